@@ -1,0 +1,154 @@
+//! Command-line grammar. Option names follow fio (`bench`) and sysstat (`iostat`) so that
+//! fingers and scripts carry over. This module only parses strings; validation into a job
+//! happens in one place (`bench::spec`), where every error text is tested.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Terminal dashboard for Linux disks: a fio-grade benchmark and an iostat-grade device
+/// monitor side by side.
+#[derive(Debug, Parser)]
+#[command(name = "diskdash", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// Device sampling interval of the monitor dashboard (e.g. 1s, 500ms).
+    #[arg(long, default_value = "1s", global = false)]
+    pub interval: String,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Benchmark a file, directory or block device (dashboard in a terminal, headless otherwise).
+    Bench(BenchArgs),
+    /// Device statistics like sysstat's `iostat -x`.
+    Iostat(IostatArgs),
+    /// The disk behind a path or device: model, transport, mounts, queue settings.
+    Info(InfoArgs),
+    /// Open a recorded run (JSON) in the dashboard.
+    Show(ShowArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Block device, existing file, or directory (a scratch file is created inside and removed
+    /// afterwards). Default: a scratch file in the current directory.
+    pub target: Option<PathBuf>,
+
+    /// I/O pattern: read, write, randread, randwrite, rw, randrw.
+    #[arg(long, default_value = "randread", help_heading = "Workload")]
+    pub rw: String,
+    /// Percentage of reads in a mixed (rw, randrw) workload.
+    #[arg(long, default_value = "50", help_heading = "Workload")]
+    pub rwmixread: String,
+    /// Block size of each I/O (4k, 1M, 1MiB, 512).
+    #[arg(long, default_value = "4k", help_heading = "Workload")]
+    pub bs: String,
+    /// Working set size; lowered with a note when free space is short.
+    #[arg(long, default_value = "1G", help_heading = "Workload")]
+    pub size: String,
+    /// I/Os in flight per worker.
+    #[arg(short = 'q', long, default_value = "32", help_heading = "Workload")]
+    pub iodepth: String,
+    /// Worker threads.
+    #[arg(short = 'j', long, default_value = "1", help_heading = "Workload")]
+    pub numjobs: String,
+
+    /// I/O engine: io_uring, psync, null.
+    #[arg(long, default_value = "io_uring", help_heading = "Engine")]
+    pub ioengine: String,
+    /// I/Os submitted per io_uring_enter (like fio's iodepth_batch_submit).
+    #[arg(long, default_value = "1", help_heading = "Engine")]
+    pub iodepth_batch: String,
+    /// Bypass the page cache with O_DIRECT (the default).
+    #[arg(long, overrides_with = "buffered", help_heading = "Engine")]
+    pub direct: bool,
+    /// Go through the page cache (results are labelled as buffered).
+    #[arg(long, overrides_with = "direct", help_heading = "Engine")]
+    pub buffered: bool,
+    /// Sync the file after every N writes (fsync).
+    #[arg(long, help_heading = "Engine")]
+    pub fsync: Option<String>,
+    /// Sync the file data after every N writes (fdatasync).
+    #[arg(long, help_heading = "Engine")]
+    pub fdatasync: Option<String>,
+    /// Open with O_DSYNC (dsync) or O_SYNC (sync).
+    #[arg(long, help_heading = "Engine")]
+    pub sync: Option<String>,
+    /// Pin workers to these CPUs (e.g. 0-3,6).
+    #[arg(long, help_heading = "Engine")]
+    pub cpus: Option<String>,
+
+    /// Run time of the measured part (500ms, 10s, 2m).
+    #[arg(long, default_value = "30s", help_heading = "Timing")]
+    pub runtime: String,
+    /// Warm-up before measuring, excluded from the results.
+    #[arg(long, default_value = "0s", help_heading = "Timing")]
+    pub ramp: String,
+    /// Status and record interval.
+    #[arg(long, default_value = "1s", help_heading = "Timing")]
+    pub interval: String,
+
+    /// Write the run record (JSON) to this file.
+    #[arg(long, help_heading = "Output")]
+    pub json: Option<PathBuf>,
+    /// Append one JSON record per interval to this file as the run goes.
+    #[arg(long, help_heading = "Output")]
+    pub jsonl: Option<PathBuf>,
+    /// Stay headless even in a terminal.
+    #[arg(long, help_heading = "Output")]
+    pub no_tui: bool,
+
+    /// Allow writing to a block device or to an existing file that holds data.
+    #[arg(long, help_heading = "Safety")]
+    pub allow_destructive: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct IostatArgs {
+    /// Extended statistics (the only format; accepted for sysstat compatibility).
+    #[arg(short = 'x')]
+    pub extended: bool,
+    /// Omit the first report (statistics since boot).
+    #[arg(short = 'y')]
+    pub omit_first: bool,
+    /// Include partitions.
+    #[arg(short = 'p')]
+    pub partitions: bool,
+    /// Omit devices with no activity during the interval.
+    #[arg(short = 'z')]
+    pub omit_idle: bool,
+    /// Output format: JSON (one object per report, JSON Lines).
+    #[arg(short = 'o')]
+    pub output: Option<String>,
+    /// Devices (vda, /dev/vda, or a path on them), then INTERVAL [COUNT].
+    pub operands: Vec<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct InfoArgs {
+    /// Paths or devices; every disk when none is given.
+    pub targets: Vec<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ShowArgs {
+    /// A run record written by `diskdash bench --json`.
+    pub record: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,47 @@
+//! Error kinds that decide the exit code: usage errors exit 2, runtime failures exit 1.
+
+use std::fmt;
+
+/// A mistake in what the user asked for (a bad value, a refused target). Exit code 2.
+///
+/// The message names the value and the fix, on one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Shorthand: `return Err(usage!("--bs {bs:?} is not a size; use e.g. 4k or 1M"))`.
+#[macro_export]
+macro_rules! usage {
+    ($($arg:tt)*) => {
+        anyhow::Error::new($crate::error::UsageError(format!($($arg)*)))
+    };
+}
+
+/// The process exit code for an error: 2 when any cause is a [`UsageError`], else 1.
+#[must_use]
+pub fn exit_code(err: &anyhow::Error) -> u8 {
+    if err.chain().any(|cause| cause.is::<UsageError>()) {
+        2
+    } else {
+        1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_errors_exit_2_even_when_wrapped() {
+        let err = usage!("--bs {:?} is not a size", "4kk").context("parsing the job");
+        assert_eq!(exit_code(&err), 2);
+        assert_eq!(exit_code(&anyhow::anyhow!("EIO at offset 0")), 1);
+    }
+}

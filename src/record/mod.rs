@@ -1,0 +1,1 @@
+//! The run record: serde DTOs (RunRecord, IntervalRecord), apart from engine types; writers.

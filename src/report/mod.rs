@@ -1,0 +1,1 @@
+//! Headless text output: the bench summary and status lines, iostat-style reports.

@@ -1,0 +1,1 @@
+//! Wires workers, the device monitor and the aggregator; publishes `watch<Arc<Snapshot>>`.

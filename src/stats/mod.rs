@@ -1,0 +1,1 @@
+//! Latency histograms and counters: per-worker, merged per interval.
