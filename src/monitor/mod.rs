@@ -1,5 +1,19 @@
-//! Device monitor: /proc/diskstats samples, iostat -x formulas, sysfs queue settings,
-//! path-to-disk resolution.
+//! Device monitor: what the kernel says each block device did and how it is set up.
+//!
+//! - [`diskstats`]: `/proc/diskstats` samples (one fd kept open, CLOCK_MONOTONIC stamps).
+//! - [`iostat`]: the `iostat -x` columns between two samples, with sysstat's formulas.
+//! - [`device`]: the block device, whole disk and stack behind a path or name.
+//! - [`sysfs`]: queue settings and the `%util` note for parallel devices.
+//! - [`info`]: everything `diskdash info` reports about a disk.
+//!
+//! Counter meanings: the kernel's `Documentation/admin-guide/iostats.rst`. The headless front
+//! ends (`diskdash iostat`, `diskdash info`) live in `crate::report`.
+
+pub mod device;
+pub mod diskstats;
+pub mod info;
+pub mod iostat;
+pub mod sysfs;
 
 use std::process::ExitCode;
 
