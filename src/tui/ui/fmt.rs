@@ -168,7 +168,8 @@ pub fn sparkline(values: &[f64], width: usize, max: f64) -> String {
                 bits |= dot;
             }
         }
-        out.push(braille(bits));
+        // An empty cell is a space, so short histories do not fill the line with blank dots.
+        out.push(if bits == 0 { ' ' } else { braille(bits) });
     }
     out
 }
@@ -238,7 +239,7 @@ mod tests {
 
     #[test]
     fn sparkline_scales_and_right_aligns() {
-        assert_eq!(sparkline(&[], 2, 1.0), "\u{2800}\u{2800}");
+        assert_eq!(sparkline(&[], 2, 1.0), "  ");
         // One full value at the right edge: right column all four dots.
         assert_eq!(sparkline(&[4.0], 1, 4.0), "\u{28b8}");
         // Tiny non-zero values still show one dot.

@@ -165,12 +165,8 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
                 .map(|&p| min_height(view.mode, p))
                 .max()
                 .unwrap_or(0);
-            let pref = panels
-                .iter()
-                .map(|&p| pref_height(view, p))
-                .max()
-                .unwrap_or(0)
-                .max(min);
+            // The left (main) panel sets the preferred height; its neighbour scrolls/cuts.
+            let pref = panels.first().map_or(0, |&p| pref_height(view, p)).max(min);
             let grows = panels
                 .iter()
                 .any(|p| matches!(p, Panel::Throughput | Panel::Latency));
