@@ -1,5 +1,8 @@
 //! The ratatui dashboard. Reads session snapshots only; never touches the hot path.
 
+pub mod ui;
+pub mod view;
+
 use std::process::ExitCode;
 
 use crate::cli::ShowArgs;
