@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use serde::{Serialize, Serializer};
 
-use super::diskstats::DiskCounters;
+use super::diskstats::{DiskCounters, DiskstatsSample};
 
 /// One device's `iostat -x` line. Fields are unrounded; JSON carries two decimals like sysstat's
 /// and uses exactly the keys of sysstat's `iostat -x -o JSON` `disk` entries.
@@ -229,6 +229,40 @@ impl IostatRow {
     pub fn is_active(&self) -> bool {
         self.reads_per_s + self.writes_per_s + self.discards_per_s + self.flushes_per_s > 0.0
     }
+}
+
+/// The counters of each device of `cur` in `prev`: same position when the device list did not
+/// change (the common case, no lookup), else by name. `None` for a device new since `prev`.
+#[must_use]
+pub fn pair_with_previous<'a>(
+    prev: &'a [DiskCounters],
+    cur: &[DiskCounters],
+) -> Vec<Option<&'a DiskCounters>> {
+    let same_order = prev.len() == cur.len() && prev.iter().zip(cur).all(|(p, c)| p.name == c.name);
+    if same_order {
+        return prev.iter().map(Some).collect();
+    }
+    let by_name: std::collections::HashMap<&str, &DiskCounters> =
+        prev.iter().map(|p| (p.name.as_str(), p)).collect();
+    cur.iter()
+        .map(|c| by_name.get(c.name.as_str()).copied())
+        .collect()
+}
+
+/// One row per device of `cur` over the interval since `prev`. A device that appeared in
+/// between (hot-plug, loop attach) accrued all its counters inside the interval, so it is
+/// measured from zero; a device that vanished has no row.
+#[must_use]
+pub fn rows_between(prev: &DiskstatsSample, cur: &DiskstatsSample) -> Vec<IostatRow> {
+    let elapsed = cur.at.saturating_sub(prev.at);
+    pair_with_previous(&prev.disks, &cur.disks)
+        .into_iter()
+        .zip(&cur.disks)
+        .map(|(p, c)| match p {
+            Some(p) => IostatRow::between(p, c, elapsed),
+            None => IostatRow::between(&DiskCounters::zeroed(&c.name), c, elapsed),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -14,17 +14,3 @@ pub mod diskstats;
 pub mod info;
 pub mod iostat;
 pub mod sysfs;
-
-use std::process::ExitCode;
-
-use crate::cli::{InfoArgs, IostatArgs};
-
-/// `diskdash iostat`.
-pub fn run_iostat(_args: &IostatArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("iostat: not built yet")
-}
-
-/// `diskdash info`.
-pub fn run_info(_args: &InfoArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("info: not built yet")
-}

@@ -200,3 +200,46 @@ fn json_has_exactly_sysstats_keys_in_sysstats_order_with_two_decimals() {
     let value = serde_json::to_value(&wrapped).unwrap();
     assert_eq!(value["counters_wrapped"], true);
 }
+
+#[test]
+fn vanished_and_appearing_devices() {
+    let read = |name: &str, at_s: u64| {
+        let path = format!(
+            "{}/tests/fixtures/diskstats/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let mut disks = Vec::new();
+        parse_diskstats(&std::fs::read(path).unwrap(), &mut disks).unwrap();
+        DiskstatsSample {
+            at: Duration::from_secs(at_s),
+            disks,
+        }
+    };
+    let (a, b) = (read("hotplug-a.txt", 100), read("hotplug-b.txt", 102));
+    let rows = rows_between(&a, &b);
+    let names: Vec<&str> = rows.iter().map(|r| r.device.as_str()).collect();
+    assert_eq!(names, ["vda", "sdb"]);
+    // vda: 7 reads, 128 writes over 2 s.
+    assert_eq!(rows[0].reads_per_s, 3.5);
+    assert_eq!(rows[0].writes_per_s, 64.0);
+    // sdb appeared: 120 reads of 960 sectors, 80 ms, io_ticks 72 ms, all within the 2 s.
+    assert_eq!(rows[1].reads_per_s, 60.0);
+    assert_eq!(rows[1].read_kb_per_s, 240.0);
+    assert_eq!(rows[1].read_await_ms, 80.0 / 120.0);
+    assert_eq!(rows[1].util_pct, 3.6);
+    assert!(!rows[1].counters_wrapped);
+    // Same device list again: paired by position.
+    let same = rows_between(&b, &b);
+    assert!(same.iter().all(|r| !r.is_active()));
+}
+
+#[test]
+fn pairs_by_position_or_by_name() {
+    let d = |n: &str| DiskCounters::zeroed(n);
+    let prev = [d("a"), d("b"), d("c")];
+    let moved = [d("c"), d("x"), d("a")];
+    let paired = pair_with_previous(&prev, &moved);
+    let names: Vec<Option<&str>> = paired.iter().map(|p| p.map(|p| p.name.as_str())).collect();
+    assert_eq!(names, [Some("c"), None, Some("a")]);
+    assert!(pair_with_previous(&prev, &prev).iter().all(Option::is_some));
+}
