@@ -1,1 +1,3 @@
 //! Headless text output: the bench summary and status lines, iostat-style reports.
+
+pub mod bench;
