@@ -220,7 +220,11 @@ fn open_scratch(spec: &JobSpec, dir: &Path) -> anyhow::Result<Target> {
     let free_bytes = stat.blocks_available() * stat.fragment_size();
     let mut notes = Vec::new();
     let mut size = spec.size_bytes;
-    if spec.size_explicit {
+    // A filesystem that reports no blocks at all (ramfs) does not account space: skip.
+    let accounts_space = stat.blocks() > 0;
+    if !accounts_space {
+        // Nothing to check.
+    } else if spec.size_explicit {
         if size > free_bytes {
             return Err(usage!(
                 "no room for the scratch file in {}: --size {} but only {} free; lower --size or \

@@ -116,7 +116,12 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         }
     }
     let spec = plan.spec.clone();
-    let depth = spec.effective_iodepth() as usize;
+    // psync (asked for, or the session's fallback) runs one I/O at a time, like fio's sync
+    // engines.
+    let depth = match plan.engine {
+        EngineKind::Psync => 1,
+        EngineKind::IoUring | EngineKind::Null => spec.iodepth as usize,
+    };
     let block_size = usize::try_from(spec.block_size_bytes).unwrap_or(usize::MAX);
     let fd = plan.file.as_raw_fd();
     let mut exit = WorkerExit {
