@@ -19,8 +19,9 @@ pub struct Cli {
     pub interval: String,
 }
 
+// Parsed once per process: the size difference between variants costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
-#[allow(clippy::large_enum_variant)] // parsed once per process; boxing buys nothing
 pub enum Command {
     /// Benchmark a file, directory or block device (dashboard in a terminal, headless otherwise).
     Bench(BenchArgs),
@@ -112,17 +113,24 @@ pub struct IostatArgs {
     /// Extended statistics (the only format; accepted for sysstat compatibility).
     #[arg(short = 'x')]
     pub extended: bool,
+    /// Device report only (the only report; accepted for sysstat compatibility).
+    #[arg(short = 'd')]
+    pub device_report: bool,
+    /// Print the time of each report (text output; JSON always carries a timestamp).
+    #[arg(short = 't')]
+    pub timestamps: bool,
     /// Omit the first report (statistics since boot).
     #[arg(short = 'y')]
     pub omit_first: bool,
-    /// Include partitions.
-    #[arg(short = 'p')]
-    pub partitions: bool,
+    /// Include partitions: of every device (`-p` or `-p ALL`) or of the listed ones
+    /// (`-p vda,sdb`).
+    #[arg(short = 'p', num_args = 0..=1, default_missing_value = "ALL", value_name = "DEVICES|ALL")]
+    pub partitions: Option<String>,
     /// Omit devices with no activity during the interval.
     #[arg(short = 'z')]
     pub omit_idle: bool,
     /// Output format: JSON (one object per report, JSON Lines).
-    #[arg(short = 'o')]
+    #[arg(short = 'o', value_name = "JSON")]
     pub output: Option<String>,
     /// Devices (vda, /dev/vda, or a path on them), then INTERVAL [COUNT].
     pub operands: Vec<String>,

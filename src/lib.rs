@@ -23,8 +23,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         None => tui::run_monitor(&cli.interval),
         Some(Command::Bench(args)) => bench::run_cli(&args),
-        Some(Command::Iostat(args)) => monitor::run_iostat(&args),
-        Some(Command::Info(args)) => monitor::run_info(&args),
+        Some(Command::Iostat(args)) => report::iostat::run(&args),
+        Some(Command::Info(args)) => report::info::run(&args),
         Some(Command::Show(args)) => tui::run_show(&args),
     }
 }

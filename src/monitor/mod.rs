@@ -1,16 +1,16 @@
-//! Device monitor: /proc/diskstats samples, iostat -x formulas, sysfs queue settings,
-//! path-to-disk resolution.
+//! Device monitor: what the kernel says each block device did and how it is set up.
+//!
+//! - [`diskstats`]: `/proc/diskstats` samples (one fd kept open, CLOCK_MONOTONIC stamps).
+//! - [`iostat`]: the `iostat -x` columns between two samples, with sysstat's formulas.
+//! - [`device`]: the block device, whole disk and stack behind a path or name.
+//! - [`sysfs`]: queue settings and the `%util` note for parallel devices.
+//! - [`info`]: everything `diskdash info` reports about a disk.
+//!
+//! Counter meanings: the kernel's `Documentation/admin-guide/iostats.rst`. The headless front
+//! ends (`diskdash iostat`, `diskdash info`) live in `crate::report`.
 
-use std::process::ExitCode;
-
-use crate::cli::{InfoArgs, IostatArgs};
-
-/// `diskdash iostat`.
-pub fn run_iostat(_args: &IostatArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("iostat: not built yet")
-}
-
-/// `diskdash info`.
-pub fn run_info(_args: &InfoArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("info: not built yet")
-}
+pub mod device;
+pub mod diskstats;
+pub mod info;
+pub mod iostat;
+pub mod sysfs;

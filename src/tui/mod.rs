@@ -1,15 +1,78 @@
-//! The ratatui dashboard. Reads session snapshots only; never touches the hot path.
+//! The ratatui dashboard. Reads session snapshots (or monitor samples, or a record) only;
+//! never touches the hot path.
+//!
+//! ```text
+//! run_monitor / run_bench / run_show
+//!      |  builds a Source (monitor.rs | session | record)
+//!      v
+//! terminal.rs  TerminalGuard: raw mode + alternate screen, restored once on every path
+//! event.rs     select! { keys, source.next(), signals, frame timer } -> draw when dirty
+//! app.rs       keys -> screen state / intents for the session
+//! view.rs      plain data for one frame        ui/  pure render functions, one per panel
+//! ```
+
+pub mod adapt;
+pub mod app;
+pub mod event;
+pub mod monitor;
+pub mod terminal;
+pub mod ui;
+pub mod view;
 
 use std::process::ExitCode;
 
 use crate::cli::ShowArgs;
+use crate::tui::app::App;
+use crate::tui::event::Exit;
+use crate::tui::terminal::TerminalGuard;
+use crate::tui::view::Mode;
+
+/// The exit code for how the dashboard ended: 0 on quit, 128 + signal otherwise.
+fn exit_code(exit: Exit) -> ExitCode {
+    match exit {
+        Exit::Quit => ExitCode::SUCCESS,
+        Exit::Signal(sig) => ExitCode::from(u8::try_from(128 + sig).unwrap_or(1)),
+        Exit::TerminalLost => ExitCode::from(1),
+    }
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?)
+}
+
+fn require_terminal(alternative: &str) -> anyhow::Result<()> {
+    if terminal::is_interactive() {
+        Ok(())
+    } else {
+        Err(crate::usage!(
+            "the dashboard needs a terminal on stdin and stdout; {alternative}"
+        ))
+    }
+}
 
 /// `diskdash` with no arguments: the monitor dashboard of every disk.
-pub fn run_monitor(_interval: &str) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("dashboard: not built yet")
+///
+/// # Errors
+/// A bad `--interval`, no terminal, or no `/proc/diskstats`.
+pub fn run_monitor(interval: &str) -> anyhow::Result<ExitCode> {
+    let interval = monitor::parse_interval(interval)?;
+    require_terminal("for plain text use `diskdash iostat -x 1`")?;
+    runtime()?.block_on(async {
+        let mut source = monitor::MonitorSource::open(interval)?;
+        let mut app = App::new(Mode::Monitor, terminal::color_enabled());
+        let mut guard = TerminalGuard::enter()?;
+        let exit = event::run(&mut guard, &mut app, &mut source).await;
+        drop(guard);
+        Ok(exit_code(exit?))
+    })
 }
 
 /// `diskdash show RUN.json`.
+///
+/// # Errors
+/// Not built yet.
 pub fn run_show(_args: &ShowArgs) -> anyhow::Result<ExitCode> {
     anyhow::bail!("show: not built yet")
 }

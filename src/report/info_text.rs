@@ -1,0 +1,203 @@
+//! Text layout of `diskdash info`: one block per disk, a label column and values; absent
+//! attributes print as `absent`.
+
+use std::fmt::Write as _;
+
+use crate::monitor::info::DiskInfo;
+use crate::monitor::sysfs::QueueSettings;
+
+const ABSENT: &str = "absent";
+
+/// `53687091200` -> `50.0 GiB`.
+#[must_use]
+#[allow(clippy::cast_precision_loss)] // display only
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+fn opt<T: ToString>(v: Option<&T>) -> String {
+    v.map_or_else(|| ABSENT.to_owned(), ToString::to_string)
+}
+
+fn yes_no(v: Option<bool>) -> String {
+    v.map_or_else(
+        || ABSENT.to_owned(),
+        |b| if b { "yes" } else { "no" }.to_owned(),
+    )
+}
+
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".to_owned()
+    } else {
+        items.join(" ")
+    }
+}
+
+/// All disks, a blank line between them.
+#[must_use]
+pub fn text(disks: &[DiskInfo]) -> String {
+    let mut out = String::new();
+    for (i, disk) in disks.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        disk_block(&mut out, disk);
+    }
+    out
+}
+
+fn line(out: &mut String, label: &str, value: &str) {
+    let _ = writeln!(out, "  {label:<20} {value}");
+}
+
+fn disk_block(out: &mut String, d: &DiskInfo) {
+    let _ = write!(out, "{} ({}:{})", d.disk, d.major, d.minor);
+    if let Some(q) = &d.queried {
+        let _ = write!(out, "  behind {q}");
+        if d.device != d.disk {
+            let _ = write!(out, " (on {})", d.device);
+        }
+    }
+    out.push('\n');
+    line(out, "model", &opt(d.model.as_ref()));
+    line(out, "vendor", &opt(d.vendor.as_ref()));
+    line(out, "serial", &opt(d.serial.as_ref()));
+    let size = d.size_bytes.map_or_else(
+        || ABSENT.to_owned(),
+        |b| format!("{} ({b} bytes)", human_bytes(b)),
+    );
+    line(out, "size", &size);
+    line(out, "transport", &d.transport);
+    line(out, "rotational", &yes_no(d.rotational));
+    line(out, "removable", &yes_no(d.removable));
+    line(out, "read-only", &yes_no(d.read_only));
+    if let Some(name) = &d.dm_name {
+        line(out, "dm name", name);
+    }
+    if let Some(level) = &d.md_level {
+        line(out, "md level", level);
+    }
+    if let Some(file) = &d.loop_backing_file {
+        line(out, "loop backing file", file);
+    }
+    let partitions: Vec<String> = d
+        .partitions
+        .iter()
+        .map(|p| match p.size_bytes {
+            Some(b) => format!("{} ({})", p.name, human_bytes(b)),
+            None => p.name.clone(),
+        })
+        .collect();
+    line(out, "partitions", &list(&partitions));
+    line(out, "holders", &list(&d.holders));
+    line(out, "slaves", &list(&d.slaves));
+    if d.backing_disks != [d.disk.clone()] {
+        line(out, "backing disks", &list(&d.backing_disks));
+    }
+    if d.mounts.is_empty() {
+        line(out, "mounts", "none");
+    }
+    for (i, m) in d.mounts.iter().enumerate() {
+        let value = format!(
+            "{} on {} type {} ({})",
+            m.device,
+            m.mount_point.display(),
+            m.fs_type,
+            m.options.join(",")
+        );
+        line(out, if i == 0 { "mounts" } else { "" }, &value);
+    }
+    let inflight = d.inflight.map_or_else(
+        || ABSENT.to_owned(),
+        |f| format!("{} reads, {} writes", f.reads, f.writes),
+    );
+    line(out, "in flight now", &inflight);
+    let _ = writeln!(out, "  queue settings");
+    queue_lines(out, &d.queue);
+    for note in &d.notes {
+        let _ = writeln!(out, "  note: {note}");
+    }
+}
+
+fn queue_lines(out: &mut String, q: &QueueSettings) {
+    let q_line = |out: &mut String, label: &str, value: String| {
+        let _ = writeln!(out, "    {label:<19} {value}");
+    };
+    let scheduler = match (&q.scheduler, &q.schedulers_available) {
+        (Some(active), Some(all)) => format!("{active} (available: {})", all.join(" ")),
+        (active, _) => opt(active.as_ref()),
+    };
+    q_line(out, "scheduler", scheduler);
+    q_line(out, "nr_requests", opt(q.nr_requests.as_ref()));
+    q_line(out, "read_ahead_kb", opt(q.read_ahead_kb.as_ref()));
+    q_line(
+        out,
+        "logical_block_size",
+        opt(q.logical_block_size.as_ref()),
+    );
+    q_line(
+        out,
+        "physical_block_size",
+        opt(q.physical_block_size.as_ref()),
+    );
+    q_line(out, "minimum_io_size", opt(q.minimum_io_size.as_ref()));
+    q_line(out, "optimal_io_size", opt(q.optimal_io_size.as_ref()));
+    q_line(out, "max_sectors_kb", opt(q.max_sectors_kb.as_ref()));
+    q_line(out, "max_hw_sectors_kb", opt(q.max_hw_sectors_kb.as_ref()));
+    q_line(out, "write_cache", opt(q.write_cache.as_ref()));
+    q_line(out, "fua", yes_no(q.fua));
+    q_line(out, "io_poll", yes_no(q.io_poll));
+    q_line(out, "nomerges", opt(q.nomerges.as_ref()));
+    q_line(out, "rq_affinity", opt(q.rq_affinity.as_ref()));
+    q_line(out, "wbt_lat_usec", opt(q.wbt_lat_usec.as_ref()));
+    q_line(out, "discard_max_bytes", opt(q.discard_max_bytes.as_ref()));
+    q_line(out, "hw_queues", opt(q.hw_queues.as_ref()));
+    q_line(out, "zoned", opt(q.zoned.as_ref()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_in_binary_units() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(1023), "1023 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(53_687_091_200), "50.0 GiB");
+    }
+
+    #[test]
+    fn absent_queue_settings_print_as_absent() {
+        let mut out = String::new();
+        queue_lines(&mut out, &QueueSettings::default());
+        assert_eq!(out.lines().count(), 18);
+        assert!(out.lines().all(|l| l.ends_with(" absent")), "{out}");
+        let mut out = String::new();
+        let q = QueueSettings {
+            scheduler: Some("none".into()),
+            schedulers_available: Some(vec!["none".into(), "mq-deadline".into()]),
+            rotational: Some(false),
+            fua: Some(true),
+            ..QueueSettings::default()
+        };
+        queue_lines(&mut out, &q);
+        assert!(
+            out.starts_with("    scheduler           none (available: none mq-deadline)\n"),
+            "{out}"
+        );
+        assert!(out.contains("    fua                 yes\n"), "{out}");
+    }
+}

@@ -1,0 +1,192 @@
+//! `diskdash iostat`: the sampling loop and the choice of devices, as sysstat's `iostat -dx`
+//! does it. Without `-y` the first report covers the time since boot; then one report per
+//! interval, on a CLOCK_MONOTONIC schedule that does not drift. Devices that appear during the
+//! run (hot-plug, loop attach) show up in later reports; devices that vanish just stop.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::{Duration, SystemTime};
+
+use anyhow::Context;
+
+use super::iostat_args::{IostatConfig, Partitions, validate};
+use super::iostat_text::{json_report, system_line, text_report};
+use crate::cli::IostatArgs;
+use crate::monitor::device;
+use crate::monitor::diskstats::{DiskCounters, DiskstatsReader, monotonic_now};
+use crate::monitor::iostat::{IostatRow, pair_with_previous};
+use crate::monitor::sysfs::SYS_BLOCK;
+
+/// Runs `diskdash iostat`.
+///
+/// # Errors
+/// Usage errors (exit 2) for bad arguments; runtime errors when /proc/diskstats fails.
+pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
+    let config = validate(args)?;
+    let mut reader = DiskstatsReader::open()?;
+    let mut selector = Selector::new(&config);
+    let mut out = io::stdout().lock();
+    let mut text = String::new();
+    if !config.json {
+        text.push_str(&host_line());
+        text.push_str("\n\n");
+        if config.omit_first && config.interval.is_some() {
+            text.push('\n'); // sysstat leaves the omitted report's blank line
+        }
+    }
+
+    let first = reader.sample()?;
+    let mut reports = 0u64;
+    if config.interval.is_none() || !config.omit_first {
+        let uptime = boottime();
+        let rows: Vec<IostatRow> = first
+            .disks
+            .iter()
+            .filter(|c| selector.shows(c, c.ever_used()))
+            .map(|c| IostatRow::since_boot(c, uptime))
+            .collect();
+        emit(&config, &mut text, &rows);
+        reports += 1;
+    }
+    if !write_out(&mut out, &mut text)? {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(interval) = config.interval else {
+        return Ok(ExitCode::SUCCESS);
+    };
+
+    let mut prev = first;
+    let mut deadline = prev.at;
+    while config.count.is_none_or(|count| reports < count) {
+        deadline += interval;
+        let now = monotonic_now();
+        if deadline > now {
+            std::thread::sleep(deadline - now);
+        } else {
+            deadline = now; // fell behind (suspend, overload): restart the schedule
+        }
+        let cur = reader.sample()?;
+        let elapsed = cur.at.saturating_sub(prev.at);
+        let rows: Vec<IostatRow> = pair_with_previous(&prev.disks, &cur.disks)
+            .into_iter()
+            .zip(&cur.disks)
+            .filter_map(|(p, c)| {
+                let row = match p {
+                    Some(p) => IostatRow::between(p, c, elapsed),
+                    None => IostatRow::between(&DiskCounters::zeroed(&c.name), c, elapsed),
+                };
+                selector.shows(c, row.is_active()).then_some(row)
+            })
+            .collect();
+        emit(&config, &mut text, &rows);
+        reports += 1;
+        if !write_out(&mut out, &mut text)? {
+            return Ok(ExitCode::SUCCESS);
+        }
+        prev = cur;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn emit(config: &IostatConfig, text: &mut String, rows: &[IostatRow]) {
+    let now = SystemTime::now();
+    if config.json {
+        // Rows are numbers and names: serialization cannot fail.
+        let _ = json_report(text, rows, now);
+    } else {
+        text_report(text, rows, config.timestamps.then_some(now));
+    }
+}
+
+/// Writes and flushes; `false` when the reader went away (`| head`), which ends the run quietly.
+fn write_out(out: &mut impl Write, text: &mut String) -> anyhow::Result<bool> {
+    let result = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    text.clear();
+    match result {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(false),
+        Err(e) => Err(e).context("writing to stdout"),
+    }
+}
+
+/// Which devices a report shows, with the sysfs facts cached by name.
+struct Selector<'a> {
+    config: &'a IostatConfig,
+    /// Name -> its whole disk when it is a partition, `None` when it is whole.
+    parent: HashMap<String, Option<String>>,
+}
+
+impl<'a> Selector<'a> {
+    fn new(config: &'a IostatConfig) -> Self {
+        Self {
+            config,
+            parent: HashMap::new(),
+        }
+    }
+
+    /// The whole disk of a partition, `None` for a whole device (sysstat's test: a whole
+    /// device has a `/sys/block/<name>` entry).
+    fn parent_of(&mut self, name: &str) -> Option<&str> {
+        if !self.parent.contains_key(name) {
+            let parent = if Path::new(SYS_BLOCK).join(name).exists() {
+                None
+            } else {
+                Some(device::whole_disk(name).unwrap_or_default())
+            };
+            self.parent.insert(name.to_owned(), parent);
+        }
+        self.parent.get(name).and_then(|p| p.as_deref())
+    }
+
+    /// Whether `c` belongs in the report; `active` is "did requests in the interval" (or ever,
+    /// for the since-boot report), which `-z` looks at.
+    fn shows(&mut self, c: &DiskCounters, active: bool) -> bool {
+        if self.config.omit_idle && !active {
+            return false;
+        }
+        let config = self.config;
+        let parent = self.parent_of(&c.name).map(str::to_owned);
+        let disk = parent.as_deref().unwrap_or(&c.name);
+        let named = config.devices.contains(&c.name);
+        match &config.partitions {
+            // The default listing: whole devices that ever did I/O.
+            Partitions::None if config.devices.is_empty() => parent.is_none() && c.ever_used(),
+            Partitions::None => named,
+            Partitions::All => {
+                config.devices.is_empty() || named || config.devices.iter().any(|d| d == disk)
+            }
+            Partitions::Of(disks) => named || disks.iter().any(|d| d == disk),
+        }
+    }
+}
+
+/// sysstat's first line, from uname and the online CPU count.
+fn host_line() -> String {
+    let uts = nix::sys::utsname::uname().ok();
+    let field = |f: fn(&nix::sys::utsname::UtsName) -> &std::ffi::OsStr| {
+        uts.as_ref()
+            .map(|u| f(u).to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let cpus = nix::unistd::sysconf(nix::unistd::SysconfVar::_NPROCESSORS_ONLN)
+        .ok()
+        .flatten()
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(1);
+    system_line(
+        &field(nix::sys::utsname::UtsName::sysname),
+        &field(nix::sys::utsname::UtsName::release),
+        &field(nix::sys::utsname::UtsName::nodename),
+        &field(nix::sys::utsname::UtsName::machine),
+        cpus,
+        SystemTime::now(),
+    )
+}
+
+/// Time since boot, suspend included (what sysstat reads from /proc/uptime).
+fn boottime() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_BOOTTIME)
+        .map_or_else(|_| monotonic_now(), Duration::from)
+}

@@ -1,0 +1,283 @@
+//! `diskdash iostat` arguments -> a validated [`IostatConfig`], in one place, with every error
+//! text tested. The grammar is sysstat's: `[-x] [-y] [-p [DEVICES|ALL]] [-z] [-o JSON]
+//! [DEVICE...] [INTERVAL [COUNT]]`, where trailing numbers are the interval and the count.
+
+use std::time::Duration;
+
+use crate::cli::IostatArgs;
+use crate::monitor::device;
+use crate::usage;
+
+/// Which partitions to show next to the devices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Partitions {
+    /// None (sysstat's default).
+    None,
+    /// Of every device (`-p` or `-p ALL`).
+    All,
+    /// Of these whole disks (`-p vda,sdb`).
+    Of(Vec<String>),
+}
+
+/// A validated `diskdash iostat` request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IostatConfig {
+    /// Kernel names the user asked for, in order (empty: every device that was ever used).
+    pub devices: Vec<String>,
+    pub partitions: Partitions,
+    /// Skip the since-boot report (only meaningful with an interval).
+    pub omit_first: bool,
+    pub omit_idle: bool,
+    pub json: bool,
+    pub timestamps: bool,
+    /// `None`: one since-boot report and exit.
+    pub interval: Option<Duration>,
+    /// `None` with an interval: until interrupted.
+    pub count: Option<u64>,
+}
+
+/// The operands split into device words and the trailing INTERVAL [COUNT]. Pure.
+///
+/// # Errors
+/// Interval 0 or not a number, count 0 or not a whole number, a device after the numbers.
+pub fn split_operands(
+    operands: &[String],
+) -> anyhow::Result<(Vec<String>, Option<Duration>, Option<u64>)> {
+    let first_number = operands
+        .iter()
+        .position(|o| looks_numeric(o))
+        .unwrap_or(operands.len());
+    let (devices, numbers) = operands.split_at(first_number);
+    let interval = match numbers.first() {
+        None => None,
+        Some(text) => Some(parse_interval(text)?),
+    };
+    let count = match numbers.get(1) {
+        None => None,
+        Some(text) => Some(parse_count(text)?),
+    };
+    if let Some(extra) = numbers.get(2) {
+        return Err(usage!(
+            "unexpected operand {extra:?} after INTERVAL and COUNT; devices come first: \
+             diskdash iostat [DEVICE...] [INTERVAL [COUNT]]"
+        ));
+    }
+    Ok((devices.to_vec(), interval, count))
+}
+
+/// A word that the user meant as a number: starts with a digit or a dot and is no path.
+fn looks_numeric(word: &str) -> bool {
+    word.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        && !word.contains('/')
+        && !std::path::Path::new(word).exists()
+}
+
+fn parse_interval(text: &str) -> anyhow::Result<Duration> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| usage!("interval {text:?} is not a number of seconds; use e.g. 1 or 0.5"))?;
+    if seconds.is_nan() || seconds <= 0.0 {
+        return Err(usage!(
+            "interval {text:?} must be more than 0 seconds; use e.g. 1, or omit it for one \
+             report since boot"
+        ));
+    }
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| usage!("interval {text:?} is too long; use e.g. 1 or 60"))
+}
+
+fn parse_count(text: &str) -> anyhow::Result<u64> {
+    match text.parse::<u64>() {
+        Ok(0) => Err(usage!(
+            "count {text:?} must be at least 1; omit it to report until interrupted"
+        )),
+        Ok(n) => Ok(n),
+        Err(_) => Err(usage!("count {text:?} is not a whole number; use e.g. 5")),
+    }
+}
+
+/// Validates the arguments; device words are resolved to kernel names through sysfs.
+///
+/// # Errors
+/// Usage errors (exit 2) that name the value and the fix.
+pub fn validate(args: &IostatArgs) -> anyhow::Result<IostatConfig> {
+    let json = match args.output.as_deref() {
+        None => false,
+        Some(format) if format.eq_ignore_ascii_case("json") => true,
+        Some(other) => {
+            return Err(usage!(
+                "-o {other:?} is not an output format; use -o JSON (or leave it out for text)"
+            ));
+        }
+    };
+    let mut operands = args.operands.clone();
+    // `-p 1 5`: sysstat reads a number after -p as the interval, not a device list.
+    let partitions_word = match args.partitions.as_deref() {
+        Some(word) if looks_numeric(word) => {
+            operands.insert(0, word.to_owned());
+            Some("ALL")
+        }
+        other => other,
+    };
+    let (device_words, interval, count) = split_operands(&operands)?;
+    let mut devices = Vec::new();
+    for word in &device_words {
+        let name = device::resolve_arg(word)?.device;
+        if !devices.contains(&name) {
+            devices.push(name);
+        }
+    }
+    let partitions = match partitions_word {
+        None => Partitions::None,
+        Some(word) if word.eq_ignore_ascii_case("all") => Partitions::All,
+        Some(list) => {
+            let mut disks = Vec::new();
+            for word in list.split(',').filter(|w| !w.is_empty()) {
+                let chain = device::resolve_arg(word)
+                    .map_err(|e| usage!("-p {list:?}: {e:#}; or use -p ALL"))?;
+                if !disks.contains(&chain.disk) {
+                    disks.push(chain.disk);
+                }
+            }
+            Partitions::Of(disks)
+        }
+    };
+    Ok(IostatConfig {
+        devices,
+        partitions,
+        omit_first: args.omit_first,
+        omit_idle: args.omit_idle,
+        json,
+        timestamps: args.timestamps,
+        interval,
+        count,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::exit_code;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_owned).collect()
+    }
+
+    fn args(operands: &str) -> IostatArgs {
+        IostatArgs {
+            extended: true,
+            device_report: false,
+            timestamps: false,
+            omit_first: false,
+            partitions: None,
+            omit_idle: false,
+            output: None,
+            operands: words(operands),
+        }
+    }
+
+    fn root_device() -> String {
+        device::resolve(std::path::Path::new("/")).unwrap().device
+    }
+
+    #[test]
+    fn operands_split_into_devices_interval_and_count() {
+        let ok = |s: &str| split_operands(&words(s)).unwrap();
+        assert_eq!(ok(""), (vec![], None, None));
+        assert_eq!(ok("2"), (vec![], Some(Duration::from_secs(2)), None));
+        assert_eq!(
+            ok("0.5 3"),
+            (vec![], Some(Duration::from_millis(500)), Some(3))
+        );
+        assert_eq!(
+            ok("vda sdb 1 10"),
+            (words("vda sdb"), Some(Duration::from_secs(1)), Some(10))
+        );
+    }
+
+    #[test]
+    fn every_bad_operand_gets_its_own_message_and_exit_2() {
+        let cases = [
+            (
+                "0",
+                "interval \"0\" must be more than 0 seconds; use e.g. 1, or omit it for one report since boot",
+            ),
+            (
+                "1x",
+                "interval \"1x\" is not a number of seconds; use e.g. 1 or 0.5",
+            ),
+            (
+                "1 0",
+                "count \"0\" must be at least 1; omit it to report until interrupted",
+            ),
+            ("1 2.5", "count \"2.5\" is not a whole number; use e.g. 5"),
+            (
+                "1 2 vda",
+                "unexpected operand \"vda\" after INTERVAL and COUNT; devices come first: diskdash iostat [DEVICE...] [INTERVAL [COUNT]]",
+            ),
+            ("1e999", "interval \"1e999\" is too long; use e.g. 1 or 60"),
+        ];
+        for (operands, message) in cases {
+            let err = split_operands(&words(operands)).unwrap_err();
+            assert_eq!(err.to_string(), message, "operands {operands:?}");
+            assert_eq!(exit_code(&err), 2);
+        }
+    }
+
+    #[test]
+    fn unknown_devices_and_formats_are_usage_errors() {
+        let err = validate(&args("nosuchdisk 1")).unwrap_err();
+        assert_eq!(exit_code(&err), 2);
+        assert!(
+            err.to_string().starts_with("\"nosuchdisk\" is neither"),
+            "{err}"
+        );
+        let mut xml = args("1");
+        xml.output = Some("XML".into());
+        let err = validate(&xml).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "-o \"XML\" is not an output format; use -o JSON (or leave it out for text)"
+        );
+        let mut bad_p = args("");
+        bad_p.partitions = Some("nosuch".into());
+        let err = validate(&bad_p).unwrap_err();
+        assert!(err.to_string().starts_with("-p \"nosuch\": "), "{err}");
+        assert!(err.to_string().ends_with("; or use -p ALL"), "{err}");
+    }
+
+    #[test]
+    fn devices_by_name_node_or_path_resolve_to_kernel_names() {
+        let root = root_device();
+        let dev_node = format!("/dev/{root}");
+        let mut typed = vec![root.clone(), "/".to_owned()];
+        if std::path::Path::new(&dev_node).exists() {
+            typed.push(dev_node);
+        }
+        typed.push("1".into());
+        let mut a = args("");
+        a.operands = typed;
+        a.output = Some("json".into());
+        let config = validate(&a).unwrap();
+        assert_eq!(config.devices, vec![root]);
+        assert!(config.json);
+        assert_eq!(config.interval, Some(Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn a_number_after_p_is_the_interval() {
+        let mut a = args("3");
+        a.partitions = Some("1".into());
+        let config = validate(&a).unwrap();
+        assert_eq!(config.partitions, Partitions::All);
+        assert_eq!(config.interval, Some(Duration::from_secs(1)));
+        assert_eq!(config.count, Some(3));
+        let mut of = args("");
+        of.partitions = Some(root_device());
+        let disk = device::resolve(std::path::Path::new("/")).unwrap().disk;
+        assert_eq!(
+            validate(&of).unwrap().partitions,
+            Partitions::Of(vec![disk])
+        );
+    }
+}

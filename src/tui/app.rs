@@ -1,0 +1,276 @@
+//! Dashboard state that belongs to the screen (focus, scales, sort, selection) and the keys
+//! that change it. Pure: a key in, an [`Action`] out, so every binding is unit-tested.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::tui::view::{
+    DiskRow, DiskTableView, Focus, Mode, SortKey, UiState, natural_cmp, sort_rows,
+};
+
+/// A change the user asked of the running benchmark; the session turns it into a control.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Intent {
+    PauseResume,
+    StopStart,
+    IodepthUp,
+    IodepthDown,
+    NumjobsUp,
+    NumjobsDown,
+    BlockSizeUp,
+    BlockSizeDown,
+    NextRw,
+}
+
+/// What the loop does after a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing changed.
+    None,
+    /// Only the screen changed.
+    Redraw,
+    /// Send this to the session, then redraw.
+    Control(Intent),
+    /// Stop cleanly and leave.
+    Quit,
+}
+
+/// Screen state kept across frames.
+#[derive(Debug, Clone)]
+pub struct App {
+    pub mode: Mode,
+    pub ui: UiState,
+    pub sort: SortKey,
+    pub descending: bool,
+    /// The selected disk by name, so the selection survives re-sorting and hot-plug.
+    pub selected: Option<String>,
+}
+
+impl App {
+    #[must_use]
+    pub fn new(mode: Mode, color: bool) -> Self {
+        Self {
+            mode,
+            ui: UiState {
+                color,
+                focus: if mode == Mode::Monitor {
+                    Focus::Disks
+                } else {
+                    Focus::Charts
+                },
+                ..UiState::default()
+            },
+            sort: SortKey::Name,
+            descending: false,
+            selected: None,
+        }
+    }
+
+    /// Handles one key; `disks` are the table's names in display order.
+    pub fn on_key(&mut self, key: KeyEvent, disks: &[String]) -> Action {
+        if key.kind == KeyEventKind::Release {
+            return Action::None;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if ctrl && matches!(key.code, KeyCode::Char('c' | 'C')) {
+            return Action::Quit;
+        }
+        if self.ui.help {
+            // Any key closes the help; `q` still quits.
+            self.ui.help = false;
+            return if key.code == KeyCode::Char('q') {
+                Action::Quit
+            } else {
+                Action::Redraw
+            };
+        }
+        let bench = self.mode == Mode::Bench;
+        match key.code {
+            KeyCode::Char('q' | 'Q') => Action::Quit,
+            KeyCode::Char('?') => {
+                self.ui.help = true;
+                Action::Redraw
+            }
+            KeyCode::Tab | KeyCode::BackTab => {
+                self.ui.focus = match self.ui.focus {
+                    Focus::Charts => Focus::Disks,
+                    Focus::Disks => Focus::Charts,
+                };
+                Action::Redraw
+            }
+            KeyCode::Char('l') => {
+                self.ui.log_scale = !self.ui.log_scale;
+                Action::Redraw
+            }
+            KeyCode::Up | KeyCode::Char('k') => self.step(disks, -1),
+            KeyCode::Down | KeyCode::Char('j') => self.step(disks, 1),
+            KeyCode::Char('o') => {
+                self.sort = self.sort.next();
+                // Names read best ascending, rates descending.
+                self.descending = self.sort != SortKey::Name;
+                Action::Redraw
+            }
+            KeyCode::Char('O') => {
+                self.descending = !self.descending;
+                Action::Redraw
+            }
+            KeyCode::Char(c) if bench => match c {
+                ' ' => Action::Control(Intent::PauseResume),
+                's' => Action::Control(Intent::StopStart),
+                '+' | '=' => Action::Control(Intent::IodepthUp),
+                '-' | '_' => Action::Control(Intent::IodepthDown),
+                ']' => Action::Control(Intent::NumjobsUp),
+                '[' => Action::Control(Intent::NumjobsDown),
+                'b' => Action::Control(Intent::BlockSizeUp),
+                'B' => Action::Control(Intent::BlockSizeDown),
+                'm' => Action::Control(Intent::NextRw),
+                _ => Action::None,
+            },
+            _ => Action::None,
+        }
+    }
+
+    fn step(&mut self, disks: &[String], by: isize) -> Action {
+        if disks.is_empty() {
+            return Action::None;
+        }
+        let at = self
+            .selected
+            .as_ref()
+            .and_then(|s| disks.iter().position(|d| d == s));
+        let next = match at {
+            None => 0,
+            Some(i) => i.saturating_add_signed(by).min(disks.len() - 1),
+        };
+        self.selected = Some(disks[next].clone());
+        self.ui.focus = Focus::Disks;
+        Action::Redraw
+    }
+
+    /// Sorts `rows` as the user asked and marks the selection (the first row if none yet).
+    pub fn disk_table(&mut self, mut rows: Vec<DiskRow>) -> DiskTableView {
+        sort_rows(&mut rows, self.sort, self.descending);
+        let mut selected = self
+            .selected
+            .as_ref()
+            .and_then(|s| rows.iter().position(|r| &r.name == s));
+        if selected.is_none() && !rows.is_empty() {
+            selected = Some(0);
+            self.selected = Some(rows[0].name.clone());
+        }
+        DiskTableView {
+            rows,
+            selected,
+            sort: self.sort,
+            descending: self.descending,
+        }
+    }
+
+    /// The selected disk, or the first by name among `names`.
+    #[must_use]
+    pub fn selected_or_first(&self, names: &[String]) -> Option<String> {
+        self.selected
+            .clone()
+            .or_else(|| names.iter().min_by(|a, b| natural_cmp(a, b)).cloned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    fn names() -> Vec<String> {
+        vec!["loop0".into(), "vda".into(), "vdb".into()]
+    }
+
+    #[test]
+    fn bench_keys_become_intents() {
+        let mut app = App::new(Mode::Bench, true);
+        let cases = [
+            (' ', Intent::PauseResume),
+            ('s', Intent::StopStart),
+            ('+', Intent::IodepthUp),
+            ('-', Intent::IodepthDown),
+            (']', Intent::NumjobsUp),
+            ('[', Intent::NumjobsDown),
+            ('b', Intent::BlockSizeUp),
+            ('B', Intent::BlockSizeDown),
+            ('m', Intent::NextRw),
+        ];
+        for (c, intent) in cases {
+            assert_eq!(
+                app.on_key(key(KeyCode::Char(c)), &[]),
+                Action::Control(intent)
+            );
+        }
+    }
+
+    #[test]
+    fn the_monitor_ignores_bench_keys() {
+        let mut app = App::new(Mode::Monitor, true);
+        assert_eq!(app.on_key(key(KeyCode::Char('+')), &[]), Action::None);
+        assert_eq!(app.on_key(key(KeyCode::Char(' ')), &[]), Action::None);
+    }
+
+    #[test]
+    fn ctrl_c_and_q_quit_even_from_help() {
+        let mut app = App::new(Mode::Bench, true);
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(app.on_key(ctrl_c, &[]), Action::Quit);
+        app.ui.help = true;
+        assert_eq!(app.on_key(ctrl_c, &[]), Action::Quit);
+        app.ui.help = true;
+        assert_eq!(app.on_key(key(KeyCode::Char('x')), &[]), Action::Redraw);
+        assert!(!app.ui.help);
+        assert_eq!(app.on_key(key(KeyCode::Char('q')), &[]), Action::Quit);
+    }
+
+    #[test]
+    fn arrows_walk_the_disks_and_stop_at_the_ends() {
+        let mut app = App::new(Mode::Monitor, true);
+        let names = names();
+        app.on_key(key(KeyCode::Down), &names);
+        assert_eq!(app.selected.as_deref(), Some("loop0"));
+        app.on_key(key(KeyCode::Down), &names);
+        app.on_key(key(KeyCode::Down), &names);
+        app.on_key(key(KeyCode::Down), &names);
+        assert_eq!(app.selected.as_deref(), Some("vdb"));
+        app.on_key(key(KeyCode::Up), &names);
+        assert_eq!(app.selected.as_deref(), Some("vda"));
+        assert_eq!(app.on_key(key(KeyCode::Up), &[]), Action::None);
+    }
+
+    #[test]
+    fn toggles_and_sorting() {
+        let mut app = App::new(Mode::Monitor, true);
+        app.on_key(key(KeyCode::Char('l')), &[]);
+        assert!(app.ui.log_scale);
+        app.on_key(key(KeyCode::Tab), &[]);
+        assert_eq!(app.ui.focus, Focus::Charts);
+        app.on_key(key(KeyCode::Char('o')), &[]);
+        assert_eq!((app.sort, app.descending), (SortKey::ReadIops, true));
+        app.on_key(key(KeyCode::Char('O')), &[]);
+        assert!(!app.descending);
+    }
+
+    #[test]
+    fn the_selection_follows_the_name_across_sorts() {
+        let mut app = App::new(Mode::Monitor, true);
+        let row = |name: &str, util| DiskRow {
+            name: name.into(),
+            util,
+            ..DiskRow::default()
+        };
+        let rows = vec![row("vda", 10.0), row("loop0", 50.0)];
+        let t = app.disk_table(rows.clone());
+        assert_eq!(t.selected, Some(0));
+        assert_eq!(app.selected.as_deref(), Some("loop0"));
+        app.sort = SortKey::Util;
+        app.selected = Some("vda".into());
+        let t = app.disk_table(rows);
+        assert_eq!(t.rows[t.selected.unwrap()].name, "vda");
+    }
+}

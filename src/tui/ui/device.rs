@@ -1,0 +1,175 @@
+//! The device panel: what the kernel says the disk did, with a short braille history,
+//! the app-vs-device reconciliation and the warnings.
+//! ```text
+//! +- device vda (iostat -x) ---------------------------------------+
+//! | r/s         12.3k ⣀⣤⣶⣿   w/s           0.0                      |
+//! | rMiB/s       48.1 ⣀⣤⣶⣿   wMiB/s        0.0                      |
+//! | r_await    2.51ms ⣀⣤⣶⣿   w_await    0.00ms                      |
+//! | aqu-sz      31.02 ⣀⣤⣶⣿   %util       99.8% ⣿⣿⣿⣿                 |
+//! | app 123,456 I/Os  device 123,001  device/app 1.00              |
+//! | ! %util is not saturation on this device: ...                   |
+//! +----------------------------------------------------------------+
+//! ```
+//! Tall panels give each metric its own row; short ones use two columns.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+
+use super::fmt;
+use super::theme::Theme;
+use crate::tui::view::{DeviceRates, DeviceView, Reconciliation, View};
+
+/// Below this device/app ratio the application saw I/O the device never did.
+const PAGE_CACHE_RATIO: f64 = 0.5;
+
+struct Metric {
+    label: &'static str,
+    get: fn(&DeviceRates) -> f64,
+    show: fn(f64) -> String,
+    /// Fixed top of the sparkline scale (`%util`), else the history's maximum.
+    ceiling: Option<f64>,
+}
+
+const METRICS: [Metric; 8] = [
+    Metric {
+        label: "r/s",
+        get: |d| d.r_s,
+        show: fmt::rate,
+        ceiling: None,
+    },
+    Metric {
+        label: "w/s",
+        get: |d| d.w_s,
+        show: fmt::rate,
+        ceiling: None,
+    },
+    Metric {
+        label: "rMiB/s",
+        get: |d| d.rmb_s,
+        show: |v| format!("{v:.1}"),
+        ceiling: None,
+    },
+    Metric {
+        label: "wMiB/s",
+        get: |d| d.wmb_s,
+        show: |v| format!("{v:.1}"),
+        ceiling: None,
+    },
+    Metric {
+        label: "r_await",
+        get: |d| d.r_await_ms,
+        show: |v| format!("{v:.2}ms"),
+        ceiling: None,
+    },
+    Metric {
+        label: "w_await",
+        get: |d| d.w_await_ms,
+        show: |v| format!("{v:.2}ms"),
+        ceiling: None,
+    },
+    Metric {
+        label: "aqu-sz",
+        get: |d| d.aqu_sz,
+        show: |v| format!("{v:.2}"),
+        ceiling: None,
+    },
+    Metric {
+        label: "%util",
+        get: |d| d.util_pct,
+        show: |v| format!("{v:.1}%"),
+        ceiling: Some(100.0),
+    },
+];
+
+pub fn render(f: &mut Frame, area: Rect, view: &View) {
+    let Some(dev) = &view.device else {
+        return;
+    };
+    let theme = Theme::new(view.ui.color);
+    let block = Block::bordered()
+        .title(format!(" device {} (iostat -x) ", dev.name))
+        .border_style(theme.border(false));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if inner.is_empty() {
+        return;
+    }
+
+    let mut tail: Vec<Line> = Vec::new();
+    if let Some(rec) = dev.reconciliation {
+        tail.push(reconciliation_line(rec, theme));
+    }
+    for w in &dev.warnings {
+        let text = fmt::fit(&format!("! {}", w.text), usize::from(inner.width));
+        tail.push(Line::styled(text, theme.warning(w.kind)));
+    }
+    let tail_rows = u16::try_from(tail.len()).unwrap_or(u16::MAX);
+    let metric_rows = inner
+        .height
+        .saturating_sub(tail_rows)
+        .max(inner.height.min(4));
+    let columns = if metric_rows >= 8 || inner.width < 40 {
+        1
+    } else {
+        2
+    };
+    let col_width = usize::from(inner.width) / columns;
+
+    let mut lines: Vec<Line> = Vec::new();
+    let per_col = METRICS.len().div_ceil(columns);
+    for row in 0..per_col {
+        let mut spans = Vec::new();
+        for col in 0..columns {
+            if let Some(m) = METRICS.get(col * per_col + row) {
+                spans.extend(cell(m, dev, col_width, theme));
+            }
+        }
+        lines.push(Line::from(spans));
+    }
+    lines.truncate(usize::from(metric_rows));
+    lines.extend(tail);
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+fn cell(m: &Metric, dev: &DeviceView, width: usize, theme: Theme) -> Vec<Span<'static>> {
+    const LABEL: usize = 8;
+    const VALUE: usize = 9;
+    let value = (m.show)((m.get)(&dev.now));
+    let spark_w = width.saturating_sub(LABEL + VALUE + 2).min(40);
+    let history: Vec<f64> = dev.history.iter().map(m.get).collect();
+    let ceiling = m
+        .ceiling
+        .unwrap_or_else(|| history.iter().copied().fold(0.0, f64::max));
+    let spark = fmt::sparkline(&history, spark_w, ceiling);
+    let style = match m.label.chars().next() {
+        Some('r') => theme.read(),
+        Some('w') => theme.write(),
+        _ => Style::default(),
+    };
+    let used = LABEL + VALUE + 1 + spark_w;
+    vec![
+        Span::styled(format!("{:<LABEL$}", m.label), theme.label()),
+        Span::styled(format!("{value:>VALUE$} "), theme.value()),
+        Span::styled(spark, style),
+        Span::raw(" ".repeat(width.saturating_sub(used))),
+    ]
+}
+
+fn reconciliation_line(rec: Reconciliation, theme: Theme) -> Line<'static> {
+    let (ratio_text, style) = match rec.ratio() {
+        Some(r) if r < PAGE_CACHE_RATIO => (format!("{r:.2}"), theme.error()),
+        Some(r) => (format!("{r:.2}"), theme.good()),
+        None => ("-".to_string(), theme.dim()),
+    };
+    Line::from(vec![
+        Span::styled("app ", theme.label()),
+        Span::styled(fmt::count(rec.app_ios), theme.value()),
+        Span::styled(" I/Os  device ", theme.label()),
+        Span::styled(fmt::count(rec.device_ios), theme.value()),
+        Span::styled("  device/app ", theme.label()),
+        Span::styled(ratio_text, style),
+    ])
+}

@@ -1,0 +1,257 @@
+//! Number formatting and braille drawing shared by the panels. ASCII and braille only.
+
+use std::time::Duration;
+
+/// A count per second in at most 6 characters: `950`, `12.3k`, `1.23M`.
+#[must_use]
+pub fn rate(v: f64) -> String {
+    let v = if v.is_finite() { v.max(0.0) } else { 0.0 };
+    if v < 10.0 {
+        format!("{v:.1}")
+    } else if v < 1_000.0 {
+        format!("{v:.0}")
+    } else if v < 10_000.0 {
+        format!("{:.2}k", v / 1e3)
+    } else if v < 1_000_000.0 {
+        format!("{:.1}k", v / 1e3)
+    } else if v < 1e9 {
+        format!("{:.2}M", v / 1e6)
+    } else {
+        format!("{:.2}G", v / 1e9)
+    }
+}
+
+/// Bytes per second in binary units: `812KiB/s`, `97.6MiB/s`, `1.20GiB/s`.
+#[must_use]
+pub fn bytes_rate(v: f64) -> String {
+    format!("{}/s", bytes(v))
+}
+
+/// Bytes in binary units: `512B`, `4.0KiB`, `97.6MiB`.
+#[must_use]
+pub fn bytes(v: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = if v.is_finite() { v.max(0.0) } else { 0.0 };
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 || v >= 100.0 {
+        format!("{v:.0}{}", UNITS[unit])
+    } else {
+        format!("{v:.1}{}", UNITS[unit])
+    }
+}
+
+/// A latency in at most 7 characters: `850ns`, `12.3us`, `1.23ms`, `1.20s`.
+#[must_use]
+pub fn latency_ns(ns: u64) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    let v = ns as f64;
+    if ns < 1_000 {
+        format!("{ns}ns")
+    } else if ns < 10_000 {
+        format!("{:.2}us", v / 1e3)
+    } else if ns < 1_000_000 {
+        format!("{:.1}us", v / 1e3)
+    } else if ns < 10_000_000 {
+        format!("{:.2}ms", v / 1e6)
+    } else if ns < 1_000_000_000 {
+        format!("{:.1}ms", v / 1e6)
+    } else {
+        format!("{:.2}s", v / 1e9)
+    }
+}
+
+/// A short bucket bound: `1us`, `128us`, `2ms`, `1s` (rounded, for labels).
+#[must_use]
+pub fn bound_ns(ns: u64) -> String {
+    if ns < 1_000 {
+        format!("{ns}ns")
+    } else if ns < 1_000_000 {
+        format!("{}us", ns / 1_000)
+    } else if ns < 1_000_000_000 {
+        format!("{}ms", ns / 1_000_000)
+    } else {
+        format!("{}s", ns / 1_000_000_000)
+    }
+}
+
+/// Elapsed time: `42s`, `3m07s`, `1h02m`.
+#[must_use]
+pub fn duration(d: Duration) -> String {
+    let s = d.as_secs();
+    if s < 60 {
+        format!("{s}s")
+    } else if s < 3600 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    }
+}
+
+/// A sampling interval: `1s`, `500ms`, `2.5s`.
+#[must_use]
+pub fn interval(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{:.1}s", d.as_secs_f64())
+    }
+}
+
+/// A thousands-separated integer: `12,345,678`.
+#[must_use]
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Cuts `s` to `width` characters, marking the cut with `~`.
+#[must_use]
+pub fn fit(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        return s.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out: String = s.chars().take(width - 1).collect();
+    out.push('~');
+    out
+}
+
+/// Braille dot bits by column (left, right) and level from the bottom (0..4).
+const DOTS: [[u8; 4]; 2] = [[0x40, 0x04, 0x02, 0x01], [0x80, 0x20, 0x10, 0x08]];
+
+fn braille(bits: u8) -> char {
+    char::from_u32(0x2800 + u32::from(bits)).unwrap_or(' ')
+}
+
+/// A one-row braille sparkline of the last `2 * width` values, scaled to `max` (4 levels).
+/// Zero draws nothing; any non-zero value draws at least one dot.
+#[must_use]
+pub fn sparkline(values: &[f64], width: usize, max: f64) -> String {
+    let take = values.len().min(width * 2);
+    let values = &values[values.len() - take..];
+    let level = |v: f64| -> usize {
+        if !(v.is_finite() && v > 0.0 && max > 0.0) {
+            return 0;
+        }
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let l = ((v / max) * 4.0).ceil() as usize;
+        l.clamp(1, 4)
+    };
+    // Right-align: pad on the left when there are fewer values than dots.
+    let pad = width * 2 - take;
+    let mut out = String::with_capacity(width * 3);
+    for cell in 0..width {
+        let mut bits = 0u8;
+        for (col, dots) in DOTS.iter().enumerate() {
+            let idx = cell * 2 + col;
+            if idx < pad {
+                continue;
+            }
+            for dot in dots.iter().take(level(values[idx - pad])) {
+                bits |= dot;
+            }
+        }
+        // An empty cell is a space, so short histories do not fill the line with blank dots.
+        out.push(if bits == 0 { ' ' } else { braille(bits) });
+    }
+    out
+}
+
+/// A horizontal braille bar of `fraction` (0..=1) of `width` cells, in half-cell steps.
+#[must_use]
+pub fn bar(fraction: f64, width: usize) -> String {
+    let fraction = if fraction.is_finite() {
+        fraction.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss
+    )]
+    let halves = (fraction * (width * 2) as f64).round() as usize;
+    let mut out = String::with_capacity(width * 3);
+    out.extend(std::iter::repeat_n('\u{28ff}', halves / 2));
+    if halves % 2 == 1 {
+        out.push('\u{2847}');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_stay_short() {
+        assert_eq!(rate(0.0), "0.0");
+        assert_eq!(rate(950.4), "950");
+        assert_eq!(rate(12_345.0), "12.3k");
+        assert_eq!(rate(1_234_567.0), "1.23M");
+        assert_eq!(rate(f64::NAN), "0.0");
+    }
+
+    #[test]
+    fn latencies_pick_a_unit() {
+        assert_eq!(latency_ns(850), "850ns");
+        assert_eq!(latency_ns(12_345), "12.3us");
+        assert_eq!(latency_ns(1_234_567), "1.23ms");
+        assert_eq!(latency_ns(1_200_000_000), "1.20s");
+        assert_eq!(bound_ns(131_072), "131us");
+    }
+
+    #[test]
+    fn bytes_use_binary_units() {
+        assert_eq!(bytes(512.0), "512B");
+        assert_eq!(bytes(4096.0), "4.0KiB");
+        assert_eq!(bytes_rate(100.0 * 1024.0 * 1024.0), "100MiB/s");
+    }
+
+    #[test]
+    fn counts_and_durations() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(1234), "1,234");
+        assert_eq!(count(12_345_678), "12,345,678");
+        assert_eq!(duration(Duration::from_secs(187)), "3m07s");
+        assert_eq!(duration(Duration::from_secs(3720)), "1h02m");
+        assert_eq!(fit("abcdef", 4), "abc~");
+        assert_eq!(fit("abc", 4), "abc");
+        assert_eq!(fit("abc", 0), "");
+    }
+
+    #[test]
+    fn sparkline_scales_and_right_aligns() {
+        assert_eq!(sparkline(&[], 2, 1.0), "  ");
+        // One full value at the right edge: right column all four dots.
+        assert_eq!(sparkline(&[4.0], 1, 4.0), "\u{28b8}");
+        // Tiny non-zero values still show one dot.
+        assert_eq!(sparkline(&[0.001, 0.0], 1, 100.0), "\u{2840}");
+        assert_eq!(sparkline(&[1.0; 10], 3, 1.0).chars().count(), 3);
+    }
+
+    #[test]
+    fn bars_are_half_cell_exact() {
+        assert_eq!(bar(1.0, 3), "\u{28ff}\u{28ff}\u{28ff}");
+        assert_eq!(bar(0.5, 3), "\u{28ff}\u{2847}");
+        assert_eq!(bar(0.0, 3), "");
+        assert_eq!(bar(f64::NAN, 3), "");
+    }
+}

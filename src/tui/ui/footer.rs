@@ -1,0 +1,75 @@
+//! Footer: the keys that matter in this mode, and on the right what the last key did.
+//! ```text
+//!  q quit  space pause  s stop  +/- iodepth  ]/[ jobs  b/B bs  m rw  ? help    iodepth 64
+//! ```
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::fmt;
+use super::theme::Theme;
+use crate::tui::view::{Mode, View};
+
+/// Key and what it does, in the order they are dropped last-first on narrow terminals.
+#[must_use]
+pub fn keys(mode: Mode) -> &'static [(&'static str, &'static str)] {
+    match mode {
+        Mode::Bench => &[
+            ("q", "quit"),
+            ("space", "pause"),
+            ("s", "stop"),
+            ("+/-", "iodepth"),
+            ("]/[", "jobs"),
+            ("b/B", "bs"),
+            ("m", "rw"),
+            ("l", "log"),
+            ("?", "help"),
+        ],
+        Mode::Monitor => &[
+            ("q", "quit"),
+            ("up/down", "disk"),
+            ("o/O", "sort"),
+            ("tab", "focus"),
+            ("l", "log"),
+            ("?", "help"),
+        ],
+        Mode::Show => &[("q", "quit"), ("l", "log"), ("tab", "focus"), ("?", "help")],
+    }
+}
+
+pub fn render(f: &mut Frame, area: Rect, view: &View) {
+    if area.is_empty() {
+        return;
+    }
+    let theme = Theme::new(view.ui.color);
+    let message = view.ui.message.as_deref().unwrap_or("");
+    let width = usize::from(area.width);
+    let room = width.saturating_sub(message.chars().count() + 2);
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (key, what) in keys(view.mode) {
+        let len = key.len() + what.len() + 3;
+        if used + len > room {
+            break;
+        }
+        used += len;
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled(*key, theme.value()));
+        spans.push(Span::styled(format!(" {what} "), theme.label()));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    if !message.is_empty() {
+        let text = fmt::fit(message, width.saturating_sub(used + 1));
+        let len = u16::try_from(text.chars().count() + 1).unwrap_or(u16::MAX);
+        if len > 1 && len <= area.width {
+            let r = Rect {
+                x: area.right() - len,
+                width: len,
+                ..area
+            };
+            f.render_widget(Paragraph::new(text).style(theme.warn()), r);
+        }
+    }
+}

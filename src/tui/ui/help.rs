@@ -1,0 +1,73 @@
+//! The `?` overlay: every key, centred over the dashboard, closed by any key.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use super::theme::Theme;
+use crate::tui::view::{Mode, View};
+
+const BENCH_KEYS: [(&str, &str); 8] = [
+    ("space", "pause / resume the benchmark"),
+    ("s", "stop / start the benchmark"),
+    ("+ / -", "iodepth up / down (new segment)"),
+    ("] / [", "numjobs up / down (new segment)"),
+    ("b / B", "block size up / down (new segment)"),
+    ("m", "next rw mode (new segment)"),
+    ("q, Ctrl-C", "stop, write the record, quit"),
+    ("", ""),
+];
+
+const COMMON_KEYS: [(&str, &str); 6] = [
+    ("up / down", "select a disk"),
+    ("o / O", "sort column / reverse order"),
+    ("tab", "move focus"),
+    ("l", "log / linear scales"),
+    ("?", "this help (any key closes)"),
+    ("q, Ctrl-C", "quit"),
+];
+
+pub fn render(f: &mut Frame, area: Rect, view: &View) {
+    if !view.ui.help || area.is_empty() {
+        return;
+    }
+    let theme = Theme::new(view.ui.color);
+    let mut rows: Vec<(&str, &str)> = Vec::new();
+    if view.mode == Mode::Bench {
+        rows.extend(BENCH_KEYS);
+    }
+    rows.extend(
+        COMMON_KEYS
+            .iter()
+            .filter(|(k, _)| !(view.mode == Mode::Bench && *k == "q, Ctrl-C")),
+    );
+    let lines: Vec<Line> = rows
+        .iter()
+        .map(|(k, what)| {
+            Line::from(vec![
+                Span::styled(format!(" {k:<11}"), theme.value()),
+                Span::styled(*what, theme.label()),
+            ])
+        })
+        .collect();
+    let width = 50.min(area.width);
+    let height = u16::try_from(lines.len() + 2)
+        .unwrap_or(u16::MAX)
+        .min(area.height);
+    let popup = Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    };
+    f.render_widget(Clear, popup);
+    f.render_widget(
+        Paragraph::new(lines).block(
+            Block::bordered()
+                .title(" keys ")
+                .border_style(theme.border(true)),
+        ),
+        popup,
+    );
+}

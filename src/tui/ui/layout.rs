@@ -1,0 +1,344 @@
+//! Where each panel goes, and which panels fold away when the terminal is small.
+//!
+//! ```text
+//! bench / show                              monitor
+//! +-----------------------------------+    +-----------------------------------+
+//! | header (2 rows)                   |    | header (2 rows)                   |
+//! | throughput/IOPS   | latency       |    | all disks (iostat -x)             |
+//! | device            | queue         |    | device (selected) | queue         |
+//! | all disks (iostat -x)             |    | throughput/IOPS of that disk      |
+//! | footer (1 row)                    |    | footer (1 row)                    |
+//! +-----------------------------------+    +-----------------------------------+
+//! ```
+//! Panels fold in reverse order of importance until the minimum heights fit:
+//! bench: table, queue, latency, device, throughput; monitor: queue, throughput, device, table.
+//! Side-by-side pairs stack when the terminal is narrow. All arithmetic saturates; every rect
+//! lies inside the given area, so no size can make a render index out of bounds.
+
+use ratatui::layout::Rect;
+
+use crate::tui::view::{Mode, View};
+
+/// A panel that can fold away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Panel {
+    Throughput,
+    Latency,
+    Device,
+    Queue,
+    Table,
+}
+
+/// The rect of every panel on screen (`None`: folded or absent).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Plan {
+    pub header: Rect,
+    pub footer: Rect,
+    pub throughput: Option<Rect>,
+    pub latency: Option<Rect>,
+    pub device: Option<Rect>,
+    pub queue: Option<Rect>,
+    pub table: Option<Rect>,
+}
+
+impl Plan {
+    fn set(&mut self, panel: Panel, rect: Rect) {
+        let slot = match panel {
+            Panel::Throughput => &mut self.throughput,
+            Panel::Latency => &mut self.latency,
+            Panel::Device => &mut self.device,
+            Panel::Queue => &mut self.queue,
+            Panel::Table => &mut self.table,
+        };
+        *slot = Some(rect);
+    }
+}
+
+const HEADER_ROWS: u16 = 2;
+const FOOTER_ROWS: u16 = 1;
+
+/// Width from which a pair sits side by side.
+const CHARTS_PAIR_MIN_WIDTH: u16 = 76;
+const DEVICE_PAIR_MIN_WIDTH: u16 = 100;
+
+/// A horizontal band of one or two panels.
+#[derive(Debug, Clone)]
+struct Band {
+    panels: Vec<Panel>,
+    min: u16,
+    /// Height it is raised to before leftovers go to growing bands.
+    pref: u16,
+    grows: bool,
+}
+
+fn min_height(mode: Mode, panel: Panel) -> u16 {
+    match (mode, panel) {
+        (Mode::Monitor, Panel::Throughput) => 6,
+        (_, Panel::Throughput) => 10,
+        (_, Panel::Latency) => 9,
+        (_, Panel::Device) => 8,
+        (_, Panel::Queue) => 5,
+        (_, Panel::Table) => 5,
+    }
+}
+
+fn pref_height(view: &View, panel: Panel) -> u16 {
+    let lines = |n: usize| u16::try_from(n).unwrap_or(u16::MAX).saturating_add(2);
+    match panel {
+        Panel::Throughput => 14,
+        Panel::Latency => 14,
+        Panel::Device => view.device.as_ref().map_or(0, |d| {
+            // Eight metric rows, the reconciliation line, the warnings.
+            lines(8 + usize::from(d.reconciliation.is_some()) + d.warnings.len())
+        }),
+        Panel::Queue => view.queue.as_ref().map_or(0, |q| lines(q.settings.len())),
+        Panel::Table => view.disks.as_ref().map_or(0, |t| lines(t.rows.len() + 1)),
+    }
+}
+
+/// Most important first.
+fn priority(mode: Mode) -> [Panel; 5] {
+    match mode {
+        Mode::Monitor => [
+            Panel::Table,
+            Panel::Device,
+            Panel::Throughput,
+            Panel::Queue,
+            Panel::Latency,
+        ],
+        Mode::Bench | Mode::Show => [
+            Panel::Throughput,
+            Panel::Device,
+            Panel::Latency,
+            Panel::Queue,
+            Panel::Table,
+        ],
+    }
+}
+
+fn present(view: &View, panel: Panel) -> bool {
+    match panel {
+        Panel::Throughput => view.throughput.is_some(),
+        Panel::Latency => view.latency.is_some(),
+        Panel::Device => view.device.is_some(),
+        Panel::Queue => view.queue.is_some(),
+        Panel::Table => view.disks.is_some(),
+    }
+}
+
+fn pair(first: Panel, second: Panel, shown: &[Panel], side_by_side: bool) -> Vec<Vec<Panel>> {
+    let has = |p| shown.contains(&p);
+    match (has(first), has(second)) {
+        (true, true) if side_by_side => vec![vec![first, second]],
+        (true, true) => vec![vec![first], vec![second]],
+        (true, false) => vec![vec![first]],
+        (false, true) => vec![vec![second]],
+        (false, false) => vec![],
+    }
+}
+
+fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
+    let charts = pair(
+        Panel::Throughput,
+        Panel::Latency,
+        shown,
+        width >= CHARTS_PAIR_MIN_WIDTH,
+    );
+    let device = pair(
+        Panel::Device,
+        Panel::Queue,
+        shown,
+        width >= DEVICE_PAIR_MIN_WIDTH,
+    );
+    let table = pair(Panel::Table, Panel::Table, shown, false);
+    let table: Vec<Vec<Panel>> = table.into_iter().take(1).collect();
+    let order = match view.mode {
+        Mode::Monitor => [table, device, charts],
+        Mode::Bench | Mode::Show => [charts, device, table],
+    };
+    order
+        .into_iter()
+        .flatten()
+        .map(|panels| {
+            let min = panels
+                .iter()
+                .map(|&p| min_height(view.mode, p))
+                .max()
+                .unwrap_or(0);
+            // The left (main) panel sets the preferred height; its neighbour scrolls/cuts.
+            let pref = panels.first().map_or(0, |&p| pref_height(view, p)).max(min);
+            let grows = panels
+                .iter()
+                .any(|p| matches!(p, Panel::Throughput | Panel::Latency));
+            Band {
+                panels,
+                min,
+                pref,
+                grows,
+            }
+        })
+        .collect()
+}
+
+/// Lays the panels of `view` out in `area`.
+#[must_use]
+pub fn plan(area: Rect, view: &View) -> Plan {
+    let header_rows = HEADER_ROWS.min(area.height);
+    let footer_rows = FOOTER_ROWS.min(area.height - header_rows);
+    let mut plan = Plan {
+        header: Rect {
+            height: header_rows,
+            ..area
+        },
+        footer: Rect {
+            y: area.bottom() - footer_rows,
+            height: footer_rows,
+            ..area
+        },
+        ..Plan::default()
+    };
+    let body = Rect {
+        y: area.y + header_rows,
+        height: area.height - header_rows - footer_rows,
+        ..area
+    };
+
+    let mut shown: Vec<Panel> = priority(view.mode)
+        .into_iter()
+        .filter(|&p| present(view, p))
+        .collect();
+    let mut bands = make_bands(view, &shown, body.width);
+    while !shown.is_empty()
+        && bands.iter().map(|b| u32::from(b.min)).sum::<u32>() > u32::from(body.height)
+    {
+        shown.pop();
+        bands = make_bands(view, &shown, body.width);
+    }
+    if shown.is_empty() || body.width == 0 {
+        return plan;
+    }
+
+    let heights = distribute(&bands, view.mode, body.height);
+    let mut y = body.y;
+    for (band, height) in bands.iter().zip(heights) {
+        let row = Rect { y, height, ..body };
+        y += height;
+        match band.panels.as_slice() {
+            [one] => plan.set(*one, row),
+            [left, right] => {
+                let right_width = side_width(*right, row.width);
+                let left_rect = Rect {
+                    width: row.width - right_width,
+                    ..row
+                };
+                let right_rect = Rect {
+                    x: row.x + left_rect.width,
+                    width: right_width,
+                    ..row
+                };
+                plan.set(*left, left_rect);
+                plan.set(*right, right_rect);
+            }
+            _ => {}
+        }
+    }
+    plan
+}
+
+/// Width of the right-hand panel of a pair.
+fn side_width(panel: Panel, width: u16) -> u16 {
+    let (share, lo, hi) = match panel {
+        Panel::Latency => (width * 2 / 5, 38, 72),
+        _ => (width / 3, 30, 48),
+    };
+    share.clamp(lo, hi).min(width / 2)
+}
+
+/// Heights of the bands: each gets its minimum, then (most important first) up to its
+/// preferred height, then the rest goes to the bands that grow (charts), else the first.
+fn distribute(bands: &[Band], mode: Mode, total: u16) -> Vec<u16> {
+    let mut heights: Vec<u16> = bands.iter().map(|b| b.min).collect();
+    let mut left = total.saturating_sub(heights.iter().sum());
+    let rank = |b: &Band| {
+        priority(mode)
+            .iter()
+            .position(|p| b.panels.contains(p))
+            .unwrap_or(usize::MAX)
+    };
+    let mut order: Vec<usize> = (0..bands.len()).collect();
+    order.sort_by_key(|&i| rank(&bands[i]));
+    for &i in &order {
+        let want = bands[i].pref.saturating_sub(heights[i]).min(left);
+        heights[i] += want;
+        left -= want;
+    }
+    let growers: Vec<usize> = (0..bands.len()).filter(|&i| bands[i].grows).collect();
+    if growers.is_empty() {
+        if let Some(&first) = order.first() {
+            heights[first] += left;
+        }
+    } else {
+        let n = u16::try_from(growers.len()).unwrap_or(1);
+        for (k, &i) in growers.iter().enumerate() {
+            let extra = left / n + u16::from(u16::try_from(k).unwrap_or(0) < left % n);
+            heights[i] += extra;
+        }
+    }
+    heights
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::ui::sample;
+
+    fn rects(p: &Plan) -> Vec<Rect> {
+        [p.throughput, p.latency, p.device, p.queue, p.table]
+            .into_iter()
+            .flatten()
+            .chain([p.header, p.footer])
+            .filter(|r| !r.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn every_size_stays_inside_and_nothing_overlaps() {
+        for view in [sample::bench(), sample::monitor(), sample::show()] {
+            for w in 0..=130u16 {
+                for h in 0..=45u16 {
+                    let area = Rect::new(0, 0, w, h);
+                    let plan = plan(area, &view);
+                    let all = rects(&plan);
+                    for (i, a) in all.iter().enumerate() {
+                        assert!(area.contains(a.as_position()) && a.right() <= area.right());
+                        assert!(a.bottom() <= area.bottom(), "{a:?} outside {area:?}");
+                        for b in &all[i + 1..] {
+                            assert!(!a.intersects(*b), "{a:?} overlaps {b:?} at {w}x{h}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bench_at_80x24_folds_the_table_and_keeps_the_charts_and_device() {
+        let plan = plan(Rect::new(0, 0, 80, 24), &sample::bench());
+        assert!(plan.table.is_none());
+        assert!(plan.queue.is_none());
+        assert!(plan.throughput.is_some() && plan.latency.is_some() && plan.device.is_some());
+    }
+
+    #[test]
+    fn bench_at_160x50_shows_everything() {
+        let plan = plan(Rect::new(0, 0, 160, 50), &sample::bench());
+        assert!(plan.table.is_some() && plan.queue.is_some() && plan.latency.is_some());
+    }
+
+    #[test]
+    fn monitor_keeps_the_table_longest() {
+        let plan = plan(Rect::new(0, 0, 80, 12), &sample::monitor());
+        assert!(plan.table.is_some());
+        assert!(plan.throughput.is_none());
+    }
+}

@@ -1,0 +1,62 @@
+//! Pure render functions: `View` in, cells out. One panel per file.
+//!
+//! ```text
+//! +--------------------------------------------------------------+
+//! | header.rs      host, kernel, target (disk), engine, job, time |
+//! +--------------------------------+-----------------------------+
+//! | throughput.rs  IOPS + MiB/s     | latency.rs  percentiles +   |
+//! |   over time, segment markers    |   log-bucket histogram      |
+//! +--------------------------------+-----------------------------+
+//! | device.rs  iostat -x metrics,   | queue.rs  sysfs queue       |
+//! |   history, reconciliation, warn |   settings                  |
+//! +--------------------------------+-----------------------------+
+//! | table.rs   all disks, iostat -x columns, select + sort        |
+//! +--------------------------------------------------------------+
+//! | footer.rs  keys, last action        help.rs: `?` overlay      |
+//! +--------------------------------------------------------------+
+//! ```
+//! [`layout`] decides which panels fit and where.
+
+pub mod device;
+pub mod fmt;
+pub mod footer;
+pub mod header;
+pub mod help;
+pub mod latency;
+pub mod layout;
+pub mod queue;
+pub mod sample;
+pub mod table;
+pub mod theme;
+pub mod throughput;
+
+#[cfg(test)]
+mod tests;
+
+use ratatui::Frame;
+
+use crate::tui::view::View;
+
+/// Draws the whole dashboard into the frame.
+pub fn render(f: &mut Frame, view: &View) {
+    let area = f.area();
+    let plan = layout::plan(area, view);
+    header::render(f, plan.header, view);
+    if let Some(r) = plan.throughput {
+        throughput::render(f, r, view);
+    }
+    if let Some(r) = plan.latency {
+        latency::render(f, r, view);
+    }
+    if let Some(r) = plan.device {
+        device::render(f, r, view);
+    }
+    if let Some(r) = plan.queue {
+        queue::render(f, r, view);
+    }
+    if let Some(r) = plan.table {
+        table::render(f, r, view);
+    }
+    footer::render(f, plan.footer, view);
+    help::render(f, area, view);
+}

@@ -1,0 +1,252 @@
+//! Fixed views for the snapshot tests, the render benchmark and the docs. Numbers are shaped
+//! like a 4k random-read run on a virtio disk, with a queue-depth change half way.
+
+use std::time::Duration;
+
+use crate::tui::view::{
+    DeviceRates, DeviceView, Direction, DiskRow, DiskTableView, Header, LatencyBucket, LatencyRow,
+    LatencyView, Mode, Percentiles, QueueView, RatePoint, Reconciliation, RunState, SegmentMark,
+    SortKey, ThroughputView, UiState, View, Warning, WarningKind,
+};
+
+#[allow(clippy::cast_precision_loss)]
+fn wobble(i: usize) -> f64 {
+    // A deterministic ripple of +-6%.
+    [0.0, 0.03, 0.06, 0.02, -0.04, -0.06, -0.01, 0.04][i % 8]
+}
+
+#[allow(clippy::cast_precision_loss)]
+fn points(n: usize, split: usize) -> Vec<RatePoint> {
+    (0..n)
+        .map(|i| {
+            let base = if i < split { 21_000.0 } else { 27_500.0 };
+            let iops = base * (1.0 + wobble(i));
+            RatePoint {
+                t_s: (i + 1) as f64,
+                read_iops: iops,
+                write_iops: 0.0,
+                read_bytes_per_s: iops * 4096.0,
+                write_bytes_per_s: 0.0,
+            }
+        })
+        .collect()
+}
+
+fn rates(i: usize, iops: f64) -> DeviceRates {
+    let iops = iops * (1.0 + wobble(i));
+    DeviceRates {
+        r_s: iops,
+        w_s: 3.0,
+        rmb_s: iops * 4096.0 / 1_048_576.0,
+        wmb_s: 0.05,
+        r_await_ms: 1.48,
+        w_await_ms: 0.61,
+        aqu_sz: 31.2,
+        util_pct: 99.6,
+    }
+}
+
+fn pct(p50_ns: u64) -> Percentiles {
+    Percentiles {
+        p50_ns,
+        p90_ns: p50_ns * 17 / 10,
+        p99_ns: p50_ns * 4,
+        p999_ns: p50_ns * 9,
+        max_ns: p50_ns * 31,
+    }
+}
+
+fn buckets() -> Vec<LatencyBucket> {
+    let shape = [
+        0u64, 0, 0, 2, 40, 900, 9_000, 14_000, 3_500, 420, 60, 9, 1, 0, 0, 0,
+    ];
+    shape
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| LatencyBucket {
+            upper_ns: 8_000 << i,
+            interval: n,
+            total: n * 57 + u64::from(n > 0) * u64::try_from(i).unwrap_or(0),
+        })
+        .collect()
+}
+
+fn disks() -> DiskTableView {
+    let row = |name: &str, r_s: f64, w_s: f64, util: f64| DiskRow {
+        name: name.into(),
+        r_s,
+        rkb_s: r_s * 4.0,
+        r_await: if r_s > 0.0 { 1.48 } else { 0.0 },
+        rareq_sz: if r_s > 0.0 { 4.0 } else { 0.0 },
+        w_s,
+        wkb_s: w_s * 16.0,
+        w_await: if w_s > 0.0 { 0.61 } else { 0.0 },
+        wareq_sz: if w_s > 0.0 { 16.0 } else { 0.0 },
+        aqu_sz: util / 3.2,
+        util,
+        vanished: false,
+    };
+    DiskTableView {
+        rows: vec![
+            row("vda", 27_431.0, 3.0, 99.6),
+            row("vdb", 0.0, 12.5, 1.2),
+            row("loop0", 0.0, 0.0, 0.0),
+            row("dm-0", 14.0, 2.0, 0.4),
+        ],
+        selected: Some(0),
+        sort: SortKey::Util,
+        descending: true,
+    }
+}
+
+fn queue() -> QueueView {
+    let kv = |k: &str, v: &str| (k.to_string(), v.to_string());
+    QueueView {
+        disk: "vda".into(),
+        settings: vec![
+            kv("scheduler", "[none] mq-deadline"),
+            kv("nr_requests", "256"),
+            kv("read_ahead_kb", "128"),
+            kv("rotational", "0"),
+            kv("logical_block", "512"),
+            kv("physical_block", "512"),
+            kv("max_sectors_kb", "1280"),
+            kv("write_cache", "write back"),
+            kv("hw_queues", "2"),
+        ],
+    }
+}
+
+fn util_caveat() -> Warning {
+    Warning::new(
+        WarningKind::UtilCaveat,
+        "%util is not saturation here (non-rotational, 2 hw queues); watch aqu-sz",
+    )
+}
+
+/// A live benchmark, second segment, O_DIRECT, device and app agree.
+#[must_use]
+pub fn bench() -> View {
+    let history: Vec<DeviceRates> = (0..60)
+        .map(|i| rates(i, if i < 30 { 21_000.0 } else { 27_500.0 }))
+        .collect();
+    View {
+        mode: Mode::Bench,
+        header: Header {
+            host: "db-07".into(),
+            kernel: "Linux 6.18.0".into(),
+            target: Some("/srv/diskdash.scratch".into()),
+            disk: Some("vda".into()),
+            engine: Some("io_uring".into()),
+            job: Some("randread bs=4k iodepth=64 numjobs=1 direct".into()),
+            state: Some(RunState::Running),
+            elapsed: Duration::from_secs(60),
+            remaining: Some(Duration::from_secs(30)),
+            segment: Some((2, 2)),
+            interval: None,
+        },
+        throughput: Some(ThroughputView {
+            source: "app".into(),
+            points: points(60, 30),
+            segments: vec![SegmentMark {
+                t_s: 30.5,
+                label: "iodepth=64".into(),
+            }],
+        }),
+        latency: Some(LatencyView {
+            rows: vec![LatencyRow {
+                dir: Direction::Read,
+                interval: Some(pct(2_240_000)),
+                total: Some(pct(1_870_000)),
+            }],
+            buckets: buckets(),
+        }),
+        device: Some(DeviceView {
+            name: "vda".into(),
+            now: rates(59, 27_500.0),
+            history,
+            reconciliation: Some(Reconciliation {
+                app_ios: 1_462_118,
+                device_ios: 1_462_301,
+            }),
+            warnings: vec![util_caveat()],
+        }),
+        queue: Some(queue()),
+        disks: Some(disks()),
+        ui: UiState {
+            color: true,
+            message: Some("iodepth 32 -> 64: segment 2".into()),
+            ..UiState::default()
+        },
+    }
+}
+
+/// Every warning at once: buffered run served by the page cache, io_uring fallback, the device
+/// gone from /proc/diskstats, the run failed.
+#[must_use]
+pub fn bench_warnings() -> View {
+    let mut view = bench();
+    view.header.engine = Some("psync (io_uring unavailable: EPERM)".into());
+    view.header.job = Some("randread bs=4k iodepth=1 numjobs=1 buffered".into());
+    view.header.state = Some(RunState::Failed("EIO at offset 1048576".into()));
+    if let Some(dev) = &mut view.device {
+        dev.reconciliation = Some(Reconciliation {
+            app_ios: 1_462_118,
+            device_ios: 312,
+        });
+        dev.warnings = vec![
+            Warning::new(
+                WarningKind::PageCache,
+                "app did 4686x the device's I/O: the page cache served it; use --direct",
+            ),
+            Warning::new(
+                WarningKind::FallbackEngine,
+                "io_uring unavailable (EPERM); ran psync instead",
+            ),
+            util_caveat(),
+            Warning::new(WarningKind::DeviceGone, "vda vanished from /proc/diskstats"),
+        ];
+    }
+    if let Some(t) = &mut view.disks {
+        t.rows[0].vanished = true;
+    }
+    view.ui.message = None;
+    view
+}
+
+/// The monitor: every disk, `vda` selected.
+#[must_use]
+pub fn monitor() -> View {
+    let mut view = bench();
+    view.mode = Mode::Monitor;
+    view.header.target = None;
+    view.header.engine = None;
+    view.header.job = None;
+    view.header.state = Some(RunState::Monitoring);
+    view.header.remaining = None;
+    view.header.segment = None;
+    view.header.interval = Some(Duration::from_secs(1));
+    view.latency = None;
+    if let Some(tp) = &mut view.throughput {
+        tp.source = "vda".into();
+        tp.segments.clear();
+    }
+    if let Some(dev) = &mut view.device {
+        dev.reconciliation = None;
+    }
+    view.ui.focus = crate::tui::view::Focus::Disks;
+    view.ui.message = None;
+    view
+}
+
+/// A recorded run opened with `diskdash show`.
+#[must_use]
+pub fn show() -> View {
+    let mut view = bench();
+    view.mode = Mode::Show;
+    view.header.state = Some(RunState::Recorded);
+    view.header.remaining = None;
+    view.disks = None;
+    view.ui.message = None;
+    view
+}

@@ -1,0 +1,243 @@
+//! Snapshots of every panel and of whole frames (80x24, 160x50) with fixed data, plus the
+//! rules that hold for every size: no panic, only ASCII/box-drawing/braille, 16 colours.
+
+use ratatui::Frame;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Color;
+
+use super::sample;
+use crate::tui::view::View;
+
+fn draw_with(w: u16, h: u16, draw: impl FnOnce(&mut Frame)) -> Terminal<TestBackend> {
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test backend");
+    term.draw(draw).expect("draw");
+    term
+}
+
+fn frame(view: &View, w: u16, h: u16) -> Terminal<TestBackend> {
+    draw_with(w, h, |f| super::render(f, view))
+}
+
+fn panel(
+    view: &View,
+    w: u16,
+    h: u16,
+    render: fn(&mut Frame, Rect, &View),
+) -> Terminal<TestBackend> {
+    draw_with(w, h, |f| render(f, f.area(), view))
+}
+
+fn allowed(c: char) -> bool {
+    c.is_ascii_graphic()
+        || c == ' '
+        || ('\u{2500}'..='\u{257f}').contains(&c)
+        || ('\u{2800}'..='\u{28ff}').contains(&c)
+}
+
+fn check_cells(buf: &Buffer, color: bool) {
+    for cell in &buf.content {
+        for c in cell.symbol().chars() {
+            assert!(
+                allowed(c),
+                "{c:?} ({:#x}) is not ASCII, box drawing or braille",
+                c as u32
+            );
+        }
+        for col in [cell.fg, cell.bg] {
+            if color {
+                assert!(
+                    !matches!(col, Color::Rgb(..) | Color::Indexed(_)),
+                    "{col:?} is not one of the 16 named colours"
+                );
+            } else {
+                assert_eq!(col, Color::Reset, "NO_COLOR but a colour was set");
+            }
+        }
+    }
+}
+
+#[test]
+fn whole_frames() {
+    let cases = [
+        ("bench", sample::bench()),
+        ("bench_warnings", sample::bench_warnings()),
+        ("monitor", sample::monitor()),
+        ("show", sample::show()),
+    ];
+    for (name, view) in &cases {
+        for (w, h) in [(80, 24), (160, 50)] {
+            let term = frame(view, w, h);
+            check_cells(term.backend().buffer(), true);
+            insta::assert_snapshot!(format!("frame_{name}_{w}x{h}"), term.backend());
+        }
+    }
+}
+
+#[test]
+fn help_overlay() {
+    let mut view = sample::bench();
+    view.ui.help = true;
+    insta::assert_snapshot!(frame(&view, 80, 24).backend());
+    let mut view = sample::monitor();
+    view.ui.help = true;
+    insta::assert_snapshot!("help_monitor", frame(&view, 80, 24).backend());
+}
+
+#[test]
+fn header_panel() {
+    let view = sample::bench();
+    insta::assert_snapshot!(panel(&view, 110, 2, super::header::render).backend());
+    let failed = sample::bench_warnings();
+    insta::assert_snapshot!(
+        "header_failed",
+        panel(&failed, 110, 2, super::header::render).backend()
+    );
+    let monitor = sample::monitor();
+    insta::assert_snapshot!(
+        "header_monitor",
+        panel(&monitor, 80, 2, super::header::render).backend()
+    );
+}
+
+#[test]
+fn throughput_panel() {
+    let mut view = sample::bench();
+    insta::assert_snapshot!(
+        "throughput_tall",
+        panel(&view, 80, 18, super::throughput::render).backend()
+    );
+    insta::assert_snapshot!(
+        "throughput_wide",
+        panel(&view, 110, 10, super::throughput::render).backend()
+    );
+    view.ui.log_scale = true;
+    insta::assert_snapshot!(
+        "throughput_small_log",
+        panel(&view, 60, 9, super::throughput::render).backend()
+    );
+}
+
+#[test]
+fn latency_panel() {
+    let mut view = sample::bench();
+    insta::assert_snapshot!(
+        "latency_wide",
+        panel(&view, 80, 14, super::latency::render).backend()
+    );
+    insta::assert_snapshot!(
+        "latency_narrow",
+        panel(&view, 40, 18, super::latency::render).backend()
+    );
+    view.ui.log_scale = true;
+    if let Some(lat) = &mut view.latency {
+        lat.rows.push(crate::tui::view::LatencyRow {
+            dir: crate::tui::view::Direction::Write,
+            interval: None,
+            total: lat.rows[0].total,
+        });
+    }
+    insta::assert_snapshot!(
+        "latency_mixed_log",
+        panel(&view, 90, 12, super::latency::render).backend()
+    );
+}
+
+#[test]
+fn device_panel() {
+    let view = sample::bench();
+    insta::assert_snapshot!(
+        "device_tall",
+        panel(&view, 80, 12, super::device::render).backend()
+    );
+    insta::assert_snapshot!(
+        "device_compact",
+        panel(&view, 80, 8, super::device::render).backend()
+    );
+    let warn = sample::bench_warnings();
+    insta::assert_snapshot!(
+        "device_warnings",
+        panel(&warn, 90, 11, super::device::render).backend()
+    );
+}
+
+#[test]
+fn queue_and_table_panels() {
+    let view = sample::bench();
+    insta::assert_snapshot!(
+        "queue",
+        panel(&view, 40, 11, super::queue::render).backend()
+    );
+    insta::assert_snapshot!(
+        "table_wide",
+        panel(&view, 110, 7, super::table::render).backend()
+    );
+    let monitor = sample::monitor();
+    insta::assert_snapshot!(
+        "table_narrow_focused",
+        panel(&monitor, 50, 7, super::table::render).backend()
+    );
+    let warn = sample::bench_warnings();
+    insta::assert_snapshot!(
+        "table_vanished",
+        panel(&warn, 80, 7, super::table::render).backend()
+    );
+}
+
+#[test]
+fn footer_panel() {
+    let view = sample::bench();
+    insta::assert_snapshot!(
+        "footer_bench",
+        panel(&view, 100, 1, super::footer::render).backend()
+    );
+    insta::assert_snapshot!(
+        "footer_narrow",
+        panel(&view, 40, 1, super::footer::render).backend()
+    );
+}
+
+#[test]
+fn tiny_frames() {
+    insta::assert_snapshot!("tiny_20x5", frame(&sample::bench(), 20, 5).backend());
+    insta::assert_snapshot!("tiny_1x1", frame(&sample::bench(), 1, 1).backend());
+}
+
+#[test]
+fn no_size_panics_and_every_cell_is_allowed() {
+    let mut views = vec![
+        sample::bench(),
+        sample::bench_warnings(),
+        sample::monitor(),
+        sample::show(),
+    ];
+    let mut help = sample::bench();
+    help.ui.help = true;
+    views.push(help);
+    let mut empty = sample::bench();
+    empty.throughput = Some(crate::tui::view::ThroughputView::default());
+    empty.latency = Some(crate::tui::view::LatencyView::default());
+    empty.disks = Some(crate::tui::view::DiskTableView::default());
+    views.push(empty);
+    for view in &views {
+        for w in (0..=70).step_by(3).chain([1, 2, 80, 120, 200, 300]) {
+            for h in (0..=30).step_by(2).chain([1, 3, 24, 50, 90]) {
+                let term = frame(view, w, h);
+                check_cells(term.backend().buffer(), true);
+            }
+        }
+    }
+}
+
+#[test]
+fn no_color_sets_no_colour() {
+    for mut view in [sample::bench(), sample::bench_warnings(), sample::monitor()] {
+        view.ui.color = false;
+        view.ui.help = true;
+        for (w, h) in [(80, 24), (160, 50)] {
+            check_cells(frame(&view, w, h).backend().buffer(), false);
+        }
+    }
+}

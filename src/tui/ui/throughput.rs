@@ -1,0 +1,207 @@
+//! Throughput and IOPS over time, read and write, with segment boundaries as vertical lines.
+//! ```text
+//! +- app: throughput and IOPS ----------------------------+
+//! | IOPS  read 12.3k  write 0                             |
+//! | 14k |      ⢀⡠⠤⠒⠉⠉⠉⠑⠒⠤⣀      :                       |
+//! |     +------------------------------------------------ |
+//! | MiB/s read 48.1MiB/s                                  |
+//! | ...                                                   |
+//! +-------------------------------------------------------+
+//! ```
+//! Tall panels stack the IOPS and bandwidth charts, wide ones put them side by side, small ones
+//! keep IOPS only. `l` switches the y axes to a log scale.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph};
+
+use super::fmt;
+use super::theme::Theme;
+use crate::tui::view::{Focus, RatePoint, SegmentMark, View};
+
+pub fn render(f: &mut Frame, area: Rect, view: &View) {
+    let Some(tp) = &view.throughput else {
+        return;
+    };
+    let theme = Theme::new(view.ui.color);
+    let scale = if view.ui.log_scale { " (log)" } else { "" };
+    let block = Block::bordered()
+        .title(format!(" {}: throughput and IOPS{scale} ", tp.source))
+        .border_style(theme.border(view.ui.focus == Focus::Charts));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if inner.is_empty() {
+        return;
+    }
+
+    let iops = Metric {
+        name: "IOPS",
+        read: |p| p.read_iops,
+        write: |p| p.write_iops,
+        format: fmt::rate,
+    };
+    let bw = Metric {
+        name: "MiB/s",
+        read: |p| p.read_bytes_per_s,
+        write: |p| p.write_bytes_per_s,
+        format: fmt::bytes_rate,
+    };
+    let ctx = Ctx {
+        theme,
+        log: view.ui.log_scale,
+        points: &tp.points,
+        segments: &tp.segments,
+    };
+    if inner.height >= 12 {
+        let top = Rect {
+            height: inner.height / 2,
+            ..inner
+        };
+        let bottom = Rect {
+            y: top.bottom(),
+            height: inner.height - top.height,
+            ..inner
+        };
+        chart(f, top, &ctx, &iops);
+        chart(f, bottom, &ctx, &bw);
+    } else if inner.width >= 100 {
+        let left = Rect {
+            width: inner.width / 2,
+            ..inner
+        };
+        let right = Rect {
+            x: left.right(),
+            width: inner.width - left.width,
+            ..inner
+        };
+        chart(f, left, &ctx, &iops);
+        chart(f, right, &ctx, &bw);
+    } else {
+        chart(f, inner, &ctx, &iops);
+    }
+}
+
+struct Metric {
+    name: &'static str,
+    read: fn(&RatePoint) -> f64,
+    write: fn(&RatePoint) -> f64,
+    format: fn(f64) -> String,
+}
+
+struct Ctx<'a> {
+    theme: Theme,
+    log: bool,
+    points: &'a [RatePoint],
+    segments: &'a [SegmentMark],
+}
+
+fn scaled(v: f64, log: bool) -> f64 {
+    let v = if v.is_finite() { v.max(0.0) } else { 0.0 };
+    if log { (1.0 + v).log10() } else { v }
+}
+
+fn unscaled(v: f64, log: bool) -> f64 {
+    if log { 10f64.powf(v) - 1.0 } else { v }
+}
+
+fn chart(f: &mut Frame, area: Rect, ctx: &Ctx, metric: &Metric) {
+    if area.is_empty() {
+        return;
+    }
+    let theme = ctx.theme;
+    let last = ctx.points.last().copied().unwrap_or_default();
+    let title = Line::from(vec![
+        Span::styled(format!("{:<6}", metric.name), theme.label()),
+        Span::styled("read ", theme.read()),
+        Span::styled((metric.format)((metric.read)(&last)), theme.value()),
+        Span::raw("  "),
+        Span::styled("write ", theme.write()),
+        Span::styled((metric.format)((metric.write)(&last)), theme.value()),
+    ]);
+    f.render_widget(Paragraph::new(title), Rect { height: 1, ..area });
+    let plot = Rect {
+        y: area.y + 1,
+        height: area.height - 1,
+        ..area
+    };
+    if plot.height < 3 || plot.width < 12 {
+        return;
+    }
+
+    let series = |get: fn(&RatePoint) -> f64| -> Vec<(f64, f64)> {
+        ctx.points
+            .iter()
+            .map(|p| (p.t_s, scaled(get(p), ctx.log)))
+            .collect()
+    };
+    let read = series(metric.read);
+    let write = series(metric.write);
+    let x0 = ctx.points.first().map_or(0.0, |p| p.t_s);
+    let x1 = ctx.points.last().map_or(1.0, |p| p.t_s).max(x0 + 1.0);
+    let peak = read
+        .iter()
+        .chain(&write)
+        .map(|&(_, y)| y)
+        .fold(0.0f64, f64::max);
+    let y_max = if ctx.log {
+        peak.ceil().max(1.0)
+    } else {
+        (peak * 1.1).max(1.0)
+    };
+    let marks: Vec<[(f64, f64); 2]> = ctx
+        .segments
+        .iter()
+        .filter(|s| s.t_s > x0 && s.t_s <= x1)
+        .map(|s| [(s.t_s, 0.0), (s.t_s, y_max)])
+        .collect();
+
+    let mut datasets = Vec::new();
+    for mark in &marks {
+        datasets.push(
+            Dataset::default()
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(theme.marker())
+                .data(mark),
+        );
+    }
+    for (data, style) in [(&read, theme.read()), (&write, theme.write())] {
+        if data.iter().any(|&(_, y)| y > 0.0) {
+            datasets.push(
+                Dataset::default()
+                    .marker(Marker::Braille)
+                    .graph_type(GraphType::Line)
+                    .style(style)
+                    .data(data),
+            );
+        }
+    }
+    let y_labels = vec![
+        Span::raw("0"),
+        Span::raw((metric.format)(unscaled(y_max / 2.0, ctx.log))),
+        Span::raw((metric.format)(unscaled(y_max, ctx.log))),
+    ];
+    let x_labels = vec![
+        Span::raw(format!("{x0:.0}s")),
+        Span::raw(format!("{x1:.0}s")),
+    ];
+    let chart = Chart::new(datasets)
+        .legend_position(None)
+        .x_axis(
+            Axis::default()
+                .bounds([x0, x1])
+                .labels(x_labels)
+                .style(theme.dim()),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([0.0, y_max])
+                .labels(y_labels)
+                .style(theme.dim()),
+        )
+        .style(Style::default());
+    f.render_widget(chart, plot);
+}

@@ -1,0 +1,451 @@
+//! The view model: plain data, everything the panels show, nothing they compute from the OS.
+//!
+//! Front-end adapters (a live session snapshot, the monitor sampler, a recorded run) build a
+//! [`View`]; the render functions in [`super::ui`] only read it. Keeping this boundary plain
+//! makes every panel testable with fixed data (see the insta snapshots in `ui/tests.rs`).
+
+use std::time::Duration;
+
+/// Which front end the dashboard serves; decides the panel order and what folds first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `diskdash`: every disk, no benchmark.
+    Monitor,
+    /// `diskdash bench`: a live session beside its disk.
+    Bench,
+    /// `diskdash show RUN.json`: a recorded run.
+    Show,
+}
+
+/// What the run (or the monitor) is doing now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunState {
+    Monitoring,
+    Preparing,
+    Running,
+    Paused,
+    Stopped,
+    Finished,
+    Interrupted,
+    Failed(String),
+    Recorded,
+}
+
+impl RunState {
+    /// Short upper-case word for the header.
+    #[must_use]
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::Monitoring => "MONITOR",
+            Self::Preparing => "PREPARING",
+            Self::Running => "RUNNING",
+            Self::Paused => "PAUSED",
+            Self::Stopped => "STOPPED",
+            Self::Finished => "FINISHED",
+            Self::Interrupted => "INTERRUPTED",
+            Self::Failed(_) => "FAILED",
+            Self::Recorded => "RECORDED",
+        }
+    }
+}
+
+/// The whole screen.
+#[derive(Debug, Clone)]
+pub struct View {
+    pub mode: Mode,
+    pub header: Header,
+    pub throughput: Option<ThroughputView>,
+    pub latency: Option<LatencyView>,
+    pub device: Option<DeviceView>,
+    pub queue: Option<QueueView>,
+    pub disks: Option<DiskTableView>,
+    pub ui: UiState,
+}
+
+/// Top two lines: where we are and what runs.
+#[derive(Debug, Clone, Default)]
+pub struct Header {
+    pub host: String,
+    pub kernel: String,
+    /// The benchmark target (file or device path); `None` in the monitor.
+    pub target: Option<String>,
+    /// The whole disk behind the target, or the selected disk in the monitor.
+    pub disk: Option<String>,
+    /// Engine name, e.g. `io_uring`, with a fallback note when it was replaced.
+    pub engine: Option<String>,
+    /// Job parameters in fio words, e.g. `randread bs=4k iodepth=32 numjobs=1`.
+    pub job: Option<String>,
+    pub state: Option<RunState>,
+    pub elapsed: Duration,
+    pub remaining: Option<Duration>,
+    /// Current segment number (1-based) and how many there are.
+    pub segment: Option<(usize, usize)>,
+    /// Sampling interval of the monitor.
+    pub interval: Option<Duration>,
+}
+
+/// One point of the rate time series.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RatePoint {
+    /// Seconds since the start of the run (or of the monitor).
+    pub t_s: f64,
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_bytes_per_s: f64,
+    pub write_bytes_per_s: f64,
+}
+
+/// Where a segment starts on the time axis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SegmentMark {
+    pub t_s: f64,
+    pub label: String,
+}
+
+/// Throughput and IOPS over time.
+#[derive(Debug, Clone, Default)]
+pub struct ThroughputView {
+    /// What the rates are of: `app` (the benchmark) or a disk name.
+    pub source: String,
+    pub points: Vec<RatePoint>,
+    pub segments: Vec<SegmentMark>,
+}
+
+/// Direction of I/O.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Read,
+    Write,
+    Sync,
+}
+
+impl Direction {
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Write => "write",
+            Self::Sync => "sync",
+        }
+    }
+}
+
+/// Latency percentiles in nanoseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Percentiles {
+    pub p50_ns: u64,
+    pub p90_ns: u64,
+    pub p99_ns: u64,
+    pub p999_ns: u64,
+    pub max_ns: u64,
+}
+
+impl Percentiles {
+    /// Rows in display order: label and value.
+    #[must_use]
+    pub fn rows(&self) -> [(&'static str, u64); 5] {
+        [
+            ("p50", self.p50_ns),
+            ("p90", self.p90_ns),
+            ("p99", self.p99_ns),
+            ("p99.9", self.p999_ns),
+            ("max", self.max_ns),
+        ]
+    }
+}
+
+/// Percentiles of one direction, last interval and whole run (`None`: no I/O there).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LatencyRow {
+    pub dir: Direction,
+    pub interval: Option<Percentiles>,
+    pub total: Option<Percentiles>,
+}
+
+/// One log bucket of the latency histogram: I/Os that took at most `upper_ns`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LatencyBucket {
+    pub upper_ns: u64,
+    pub interval: u64,
+    pub total: u64,
+}
+
+/// The latency panel.
+#[derive(Debug, Clone, Default)]
+pub struct LatencyView {
+    pub rows: Vec<LatencyRow>,
+    /// Ascending by `upper_ns`; all directions summed.
+    pub buckets: Vec<LatencyBucket>,
+}
+
+/// The device metrics the panel shows, as `iostat -x` computes them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DeviceRates {
+    pub r_s: f64,
+    pub w_s: f64,
+    pub rmb_s: f64,
+    pub wmb_s: f64,
+    pub r_await_ms: f64,
+    pub w_await_ms: f64,
+    pub aqu_sz: f64,
+    pub util_pct: f64,
+}
+
+/// Completed I/Os the application counted against those the device counted, same window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reconciliation {
+    pub app_ios: u64,
+    pub device_ios: u64,
+}
+
+impl Reconciliation {
+    /// Device I/Os per application I/O; `None` when the application did nothing.
+    #[must_use]
+    pub fn ratio(&self) -> Option<f64> {
+        #[allow(clippy::cast_precision_loss)]
+        (self.app_ios > 0).then(|| self.device_ios as f64 / self.app_ios as f64)
+    }
+}
+
+/// What a warning is about; decides its colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarningKind {
+    /// The application saw far more I/O than the device: the page cache served it.
+    PageCache,
+    /// io_uring was unavailable; psync ran instead.
+    FallbackEngine,
+    /// %util is not saturation on devices that serve requests in parallel.
+    UtilCaveat,
+    /// The device disappeared from /proc/diskstats.
+    DeviceGone,
+    /// The benchmark or the monitor failed.
+    Error,
+    /// Anything else worth a line (buffered I/O, size lowered, ...).
+    Note,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub kind: WarningKind,
+    pub text: String,
+}
+
+impl Warning {
+    #[must_use]
+    pub fn new(kind: WarningKind, text: impl Into<String>) -> Self {
+        Self {
+            kind,
+            text: text.into(),
+        }
+    }
+}
+
+/// The device panel: one disk, its rates now and a short history.
+#[derive(Debug, Clone, Default)]
+pub struct DeviceView {
+    pub name: String,
+    pub now: DeviceRates,
+    /// Oldest first; the last entry is usually `now`.
+    pub history: Vec<DeviceRates>,
+    pub reconciliation: Option<Reconciliation>,
+    pub warnings: Vec<Warning>,
+}
+
+/// Queue settings of one disk, already formatted (`scheduler` -> `[mq-deadline] none`).
+#[derive(Debug, Clone, Default)]
+pub struct QueueView {
+    pub disk: String,
+    pub settings: Vec<(String, String)>,
+}
+
+/// One line of the all-disks table (`iostat -x` columns).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DiskRow {
+    pub name: String,
+    pub r_s: f64,
+    pub rkb_s: f64,
+    pub r_await: f64,
+    pub rareq_sz: f64,
+    pub w_s: f64,
+    pub wkb_s: f64,
+    pub w_await: f64,
+    pub wareq_sz: f64,
+    pub aqu_sz: f64,
+    pub util: f64,
+    /// Gone from /proc/diskstats since the last sample.
+    pub vanished: bool,
+}
+
+/// Column the disks table is sorted by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortKey {
+    #[default]
+    Name,
+    ReadIops,
+    WriteIops,
+    ReadKbs,
+    WriteKbs,
+    AquSz,
+    Util,
+}
+
+impl SortKey {
+    /// The next key in the cycle the `o` key walks.
+    #[must_use]
+    pub fn next(self) -> Self {
+        match self {
+            Self::Name => Self::ReadIops,
+            Self::ReadIops => Self::WriteIops,
+            Self::WriteIops => Self::ReadKbs,
+            Self::ReadKbs => Self::WriteKbs,
+            Self::WriteKbs => Self::AquSz,
+            Self::AquSz => Self::Util,
+            Self::Util => Self::Name,
+        }
+    }
+
+    /// The column header this key sorts by.
+    #[must_use]
+    pub fn column(self) -> &'static str {
+        match self {
+            Self::Name => "Device",
+            Self::ReadIops => "r/s",
+            Self::WriteIops => "w/s",
+            Self::ReadKbs => "rkB/s",
+            Self::WriteKbs => "wkB/s",
+            Self::AquSz => "aqu-sz",
+            Self::Util => "%util",
+        }
+    }
+}
+
+/// The all-disks table, rows already in display order.
+#[derive(Debug, Clone, Default)]
+pub struct DiskTableView {
+    pub rows: Vec<DiskRow>,
+    pub selected: Option<usize>,
+    pub sort: SortKey,
+    pub descending: bool,
+}
+
+/// Puts `rows` in the order of `key`; ties (and names) sort by name so the order is stable.
+pub fn sort_rows(rows: &mut [DiskRow], key: SortKey, descending: bool) {
+    let metric = |r: &DiskRow| match key {
+        SortKey::Name => 0.0,
+        SortKey::ReadIops => r.r_s,
+        SortKey::WriteIops => r.w_s,
+        SortKey::ReadKbs => r.rkb_s,
+        SortKey::WriteKbs => r.wkb_s,
+        SortKey::AquSz => r.aqu_sz,
+        SortKey::Util => r.util,
+    };
+    rows.sort_by(|a, b| {
+        let by_metric = metric(a).total_cmp(&metric(b));
+        let by_metric = if descending {
+            by_metric.reverse()
+        } else {
+            by_metric
+        };
+        let by_name = natural_cmp(&a.name, &b.name);
+        let by_name = if descending && key == SortKey::Name {
+            by_name.reverse()
+        } else {
+            by_name
+        };
+        by_metric.then(by_name)
+    });
+}
+
+/// Compares device names so that `vda2` < `vda10` and `loop2` < `loop10`.
+#[must_use]
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    fn split(s: &str) -> (&str, Option<u64>) {
+        let digits = s.len() - s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (head, tail) = s.split_at(s.len() - digits);
+        (head, tail.parse().ok())
+    }
+    let (ha, na) = split(a);
+    let (hb, nb) = split(b);
+    ha.cmp(hb).then(na.cmp(&nb)).then(a.cmp(b))
+}
+
+/// Which panel keyboard focus is on (Tab moves it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Focus {
+    #[default]
+    Charts,
+    Disks,
+}
+
+/// Toggles and transient text that belong to the screen, not to the data.
+#[derive(Debug, Clone, Default)]
+pub struct UiState {
+    pub focus: Focus,
+    pub log_scale: bool,
+    pub help: bool,
+    /// False when `NO_COLOR` is set.
+    pub color: bool,
+    /// A short line for the footer, e.g. what the last key did.
+    pub message: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, util: f64) -> DiskRow {
+        DiskRow {
+            name: name.into(),
+            util,
+            ..DiskRow::default()
+        }
+    }
+
+    #[test]
+    fn names_sort_naturally_and_metrics_break_ties_by_name() {
+        let mut rows = vec![row("vda10", 5.0), row("vda2", 5.0), row("loop0", 90.0)];
+        sort_rows(&mut rows, SortKey::Name, false);
+        let names: Vec<_> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["loop0", "vda2", "vda10"]);
+
+        sort_rows(&mut rows, SortKey::Util, true);
+        let names: Vec<_> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["loop0", "vda2", "vda10"]);
+
+        sort_rows(&mut rows, SortKey::Util, false);
+        let names: Vec<_> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["vda2", "vda10", "loop0"]);
+
+        sort_rows(&mut rows, SortKey::Name, true);
+        let names: Vec<_> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["vda10", "vda2", "loop0"]);
+    }
+
+    #[test]
+    fn sort_key_cycle_visits_every_key_and_returns() {
+        let mut key = SortKey::Name;
+        let mut seen = vec![key];
+        loop {
+            key = key.next();
+            if key == SortKey::Name {
+                break;
+            }
+            seen.push(key);
+        }
+        assert_eq!(seen.len(), 7);
+    }
+
+    #[test]
+    fn reconciliation_ratio_is_device_over_app() {
+        let r = Reconciliation {
+            app_ios: 1000,
+            device_ios: 990,
+        };
+        assert!((r.ratio().unwrap() - 0.99).abs() < 1e-9);
+        let none = Reconciliation {
+            app_ios: 0,
+            device_ios: 5,
+        };
+        assert_eq!(none.ratio(), None);
+    }
+}

@@ -1,0 +1,152 @@
+//! Drives the real binary in a real terminal: a detached tmux server per test (own socket),
+//! a pane of fixed size, keys in, text captures out.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+pub struct Tmux {
+    socket: String,
+    pub dir: tempfile::TempDir,
+}
+
+/// Whether tmux is installed; tests print why they skip when it is not.
+pub fn available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+impl Tmux {
+    /// Starts `diskdash ARGS` in a `width`x`height` pane, in a fresh temp dir; the exit status
+    /// lands in `status` there.
+    pub fn start(name: &str, args: &[&str], env: &[(&str, &str)], width: u16, height: u16) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let socket = format!("diskdash-{name}-{}", std::process::id());
+        let bin = env!("CARGO_BIN_EXE_diskdash");
+        let mut cmd = String::new();
+        for (k, v) in env {
+            cmd.push_str(&format!("{k}={} ", quote(v)));
+        }
+        cmd.push_str(&quote(bin));
+        for a in args {
+            cmd.push(' ');
+            cmd.push_str(&quote(a));
+        }
+        let status_file = dir.path().join("status");
+        let script = format!(
+            "cd {}; {cmd} 2>stderr; echo $? > {}; sleep 600",
+            quote(&dir.path().to_string_lossy()),
+            quote(&status_file.to_string_lossy())
+        );
+        let ok = Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-x", &width.to_string(), "-y", &height.to_string()])
+            .args(["sh", "-c", &script])
+            .status()
+            .expect("running tmux");
+        assert!(ok.success(), "tmux new-session failed");
+        Self { socket, dir }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("running tmux");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    pub fn capture(&self) -> String {
+        self.tmux(&["capture-pane", "-p"])
+    }
+
+    pub fn send(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// The pid of the process tmux started (the `sh -c` wrapper's child is the binary).
+    pub fn pane_pid(&self) -> u32 {
+        self.tmux(&["display", "-p", "#{pane_pid}"])
+            .trim()
+            .parse()
+            .expect("pane pid")
+    }
+
+    /// Polls the screen until `pred` holds; panics with the last screen after `timeout`.
+    pub fn wait_for(&self, what: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.capture();
+            if pred(&screen) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < timeout,
+                "timed out waiting for {what}; screen:\n{screen}\nstderr:\n{}",
+                std::fs::read_to_string(self.path("stderr")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Waits for the binary to exit and returns its status.
+    pub fn exit_status(&self, timeout: Duration) -> i32 {
+        let file = self.path("status");
+        let start = Instant::now();
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&file)
+                && let Ok(code) = text.trim().parse()
+            {
+                return code;
+            }
+            assert!(
+                start.elapsed() < timeout,
+                "the binary did not exit; screen:\n{}\nstderr:\n{}",
+                self.capture(),
+                std::fs::read_to_string(self.path("stderr")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The alternate screen is off and the cursor visible: the terminal was restored.
+    pub fn assert_restored(&self) {
+        let flags = self.tmux(&["display", "-p", "#{alternate_on} #{cursor_flag}"]);
+        assert_eq!(
+            flags.trim(),
+            "0 1",
+            "terminal not restored (alternate_on cursor_flag)"
+        );
+    }
+
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(self.path("stderr")).unwrap_or_default()
+    }
+
+    pub fn dir_path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+    }
+}
