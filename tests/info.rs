@@ -1,0 +1,236 @@
+//! `diskdash info` on this machine's disks and, as root, on an ext4 filesystem on a loop
+//! device: the path -> filesystem -> disk chain, mounts, queue settings, notes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_diskdash");
+
+/// Every queue setting `info --json` reports, present even when absent (`null`).
+const QUEUE_KEYS: [&str; 20] = [
+    "discard_max_bytes",
+    "fua",
+    "hw_queues",
+    "io_poll",
+    "logical_block_size",
+    "max_hw_sectors_kb",
+    "max_sectors_kb",
+    "minimum_io_size",
+    "nomerges",
+    "nr_requests",
+    "optimal_io_size",
+    "physical_block_size",
+    "read_ahead_kb",
+    "rotational",
+    "rq_affinity",
+    "scheduler",
+    "schedulers_available",
+    "wbt_lat_usec",
+    "write_cache",
+    "zoned",
+];
+
+fn info(args: &[&str]) -> Output {
+    Command::new(BIN).arg("info").args(args).output().unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = info(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_path_leads_to_its_disk_in_text() {
+    let out = info(&[env!("CARGO_MANIFEST_DIR")]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let disk = json(&["--json", env!("CARGO_MANIFEST_DIR")])["disks"][0]["disk"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(text.starts_with(&format!("{disk} (")), "{text}");
+    assert!(text.contains(&format!("behind {}", env!("CARGO_MANIFEST_DIR"))));
+    for label in [
+        "transport",
+        "rotational",
+        "partitions",
+        "holders",
+        "mounts",
+        "queue settings",
+    ] {
+        assert!(
+            text.contains(&format!("  {label}")),
+            "no {label} in\n{text}"
+        );
+    }
+    assert!(text.contains("    scheduler "), "{text}");
+    assert!(text.contains("    max_hw_sectors_kb "), "{text}");
+}
+
+#[test]
+fn every_disk_without_arguments_with_all_queue_settings() {
+    let v = json(&["--json"]);
+    let disks = v["disks"].as_array().unwrap();
+    let root_disk = json(&["--json", "/"])["disks"][0]["disk"].clone();
+    assert!(disks.iter().any(|d| d["disk"] == root_disk), "{v}");
+    for d in disks {
+        let mut keys: Vec<&str> = d["queue"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(keys, QUEUE_KEYS);
+        assert!(d["size_bytes"].as_u64().unwrap() > 0, "{d}");
+        // The %util note is there exactly for devices that serve requests in parallel.
+        let parallel = d["queue"]["rotational"] == false
+            || d["queue"]["hw_queues"].as_u64().is_some_and(|n| n > 1);
+        let note = d["notes"].as_array().unwrap().iter().any(|n| {
+            n.as_str().unwrap().contains(&format!(
+                "/sys/block/{}/inflight",
+                d["disk"].as_str().unwrap()
+            ))
+        });
+        assert_eq!(parallel, note, "{d}");
+    }
+}
+
+#[test]
+fn the_util_note_is_in_text_for_a_parallel_device() {
+    let v = json(&["--json"]);
+    let parallel = v["disks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["queue"]["rotational"] == false);
+    let Some(d) = parallel else {
+        eprintln!("skipped: no non-rotational disk on this machine");
+        return;
+    };
+    let name = d["disk"].as_str().unwrap();
+    let text = String::from_utf8(info(&[name]).stdout).unwrap();
+    assert!(
+        text.contains("  note: %util is the share of time"),
+        "{text}"
+    );
+    assert!(text.contains("aqu-sz"), "{text}");
+}
+
+#[test]
+fn unknown_targets_exit_2() {
+    let out = info(&["no-such-disk"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim_end(),
+        "error: \"no-such-disk\" is neither a block device nor an existing path; use a name from /proc/diskstats (e.g. vda), /dev/NAME, or a path on a disk"
+    );
+}
+
+fn is_root() -> bool {
+    std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap()) == 0
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Detaches the loop device on drop.
+struct LoopDevice(PathBuf);
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").arg("-d").arg(&self.0).status();
+    }
+}
+
+/// Unmounts on drop (declared after the loop device, so dropped before it).
+struct Mounted(PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_file_on_ext4_on_a_loop_device() {
+    if !is_root() {
+        eprintln!("skipped: loop devices and mounts need root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("fs.img");
+    std::fs::File::create(&image)
+        .unwrap()
+        .set_len(32 << 20)
+        .unwrap();
+    run(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&image));
+    let out = Command::new("losetup")
+        .args(["-f", "--show"])
+        .arg(&image)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let device = LoopDevice(PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()));
+    let name = device.0.file_name().unwrap().to_str().unwrap().to_owned();
+    let mnt = dir.path().join("mnt");
+    std::fs::create_dir(&mnt).unwrap();
+    run(Command::new("mount")
+        .args(["-o", "noatime"])
+        .arg(&device.0)
+        .arg(&mnt));
+    let _mounted = Mounted(mnt.clone());
+    let file = mnt.join("data");
+    std::fs::write(&file, b"x").unwrap();
+
+    let v = json(&["--json", file.to_str().unwrap()]);
+    let d = &v["disks"][0];
+    assert_eq!(d["disk"], name.as_str());
+    assert_eq!(d["device"], name.as_str());
+    assert_eq!(d["transport"], "loop");
+    assert_eq!(d["size_bytes"], 32u64 << 20);
+    assert_eq!(
+        Path::new(d["loop_backing_file"].as_str().unwrap()),
+        image.canonicalize().unwrap()
+    );
+    let mounts = d["mounts"].as_array().unwrap();
+    assert_eq!(mounts.len(), 1, "{mounts:?}");
+    assert_eq!(Path::new(mounts[0]["mount_point"].as_str().unwrap()), mnt);
+    assert_eq!(mounts[0]["fs_type"], "ext4");
+    let options: Vec<&str> = mounts[0]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap())
+        .collect();
+    assert_eq!(options[0], "rw");
+    assert!(options.contains(&"noatime"), "{options:?}");
+    assert_eq!(d["queue"]["logical_block_size"], 512);
+
+    // The same file names the device for iostat.
+    let out = Command::new(BIN)
+        .args(["iostat", "-o", "JSON"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["disk"][0]["disk_device"], name.as_str());
+}
