@@ -13,13 +13,17 @@
 
 pub mod adapt;
 pub mod app;
+pub mod bench;
 pub mod event;
+pub mod from_snapshot;
 pub mod monitor;
 pub mod terminal;
 pub mod ui;
 pub mod view;
 
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::cli::ShowArgs;
 use crate::tui::app::App;
@@ -67,6 +71,47 @@ pub fn run_monitor(interval: &str) -> anyhow::Result<ExitCode> {
         drop(guard);
         Ok(exit_code(exit?))
     })
+}
+
+/// `diskdash bench` in a terminal: the dashboard over a running session. Returns when the
+/// user quits (the session is told to quit), a signal arrives or the terminal goes away (the
+/// session is interrupted); the terminal is restored before the session is waited for, so the
+/// caller prints the summary on the normal screen.
+///
+/// # Errors
+/// The terminal could not be set up, or the session thread panicked. The session has been
+/// told to quit and has ended (and written its record) either way.
+pub fn run_bench(
+    handle: crate::session::SessionHandle,
+    interrupt: Arc<AtomicBool>,
+) -> anyhow::Result<crate::session::SessionOutcome> {
+    let rt = runtime();
+    let shown = rt
+        .as_ref()
+        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .and_then(|rt| {
+            rt.block_on(async {
+                let mut source = bench::BenchSource::new(&handle)?;
+                let mut app = App::new(Mode::Bench, terminal::color_enabled());
+                let mut guard = TerminalGuard::enter()?;
+                let exit = event::run(&mut guard, &mut app, &mut source).await;
+                drop(guard);
+                exit
+            })
+        });
+    if matches!(shown, Ok(Exit::Quit)) {
+        // The user ended it: finish the running segment as stopped (a complete segment),
+        // then quit. A quit mid-segment would record it as interrupted.
+        if let Ok(rt) = &rt {
+            rt.block_on(bench::stop_segment(&handle));
+        }
+    } else {
+        interrupt.store(true, Ordering::SeqCst);
+    }
+    let _ = handle.control.send(crate::session::Control::Quit);
+    let outcome = handle.wait()?;
+    shown?;
+    Ok(outcome)
 }
 
 /// `diskdash show RUN.json`.
