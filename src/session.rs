@@ -12,6 +12,7 @@
 //! keeps each segment with its own results. Headless runs are one segment.
 
 mod aggregate;
+pub mod device;
 mod runner;
 mod snapshot;
 
@@ -120,9 +121,16 @@ impl Session {
             Some(path) => Some(crate::record::JsonlWriter::create(path)?),
             None => None,
         };
+        let device = device::DeviceWatch::open(&target.path);
         let (control_tx, control_rx) = mpsc::unbounded_channel();
-        let runner =
-            runner::Runner::new(spec, options, target, engine, fallback, jsonl, control_rx);
+        let prepared = runner::Prepared {
+            target,
+            engine,
+            fallback,
+            jsonl,
+            device,
+        };
+        let runner = runner::Runner::new(spec, options, prepared, control_rx);
         let snapshots = runner.subscribe();
         let thread = std::thread::Builder::new()
             .name("session".into())

@@ -418,3 +418,53 @@ fn an_io_error_mid_run_stops_and_records_failed() {
     );
     assert!(stdout(&out).contains("FAILED"), "{}", stdout(&out));
 }
+
+#[test]
+fn direct_io_reconciles_with_the_device_and_buffered_reads_warn_of_the_page_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bench(
+        dir.path(),
+        &["--runtime", "300ms", "--size", "16M", "--json", "d.json"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record = read_json(&dir.path().join("d.json"));
+    assert_valid_record(&record);
+    if record["device"].is_null() {
+        eprintln!("skipping the reconciliation check: {}", record["notes"]);
+        return;
+    }
+    let rec = &record["device"]["reconciliation"];
+    assert_eq!(rec["app_read_ios"], record["read"]["total_ios"]);
+    // Other programs may use the same disk at the same time: the device can only do more.
+    assert!(rec["io_ratio"].as_f64().unwrap() >= 0.98, "{rec}");
+    assert!(record["device"]["iostat"]["r/s"].as_f64().unwrap() > 0.0);
+    assert!(stdout(&out).contains("r/s"), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("PAGE CACHE"));
+
+    let out = bench(
+        dir.path(),
+        &[
+            "--buffered",
+            "--runtime",
+            "300ms",
+            "--size",
+            "16M",
+            "--json",
+            "b.json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record = read_json(&dir.path().join("b.json"));
+    assert_valid_record(&record);
+    assert!(
+        stderr(&out).contains("WARNING: PAGE CACHE: the run moved"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("WARNING PAGE CACHE"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(record["warnings"].to_string().contains("PAGE CACHE"));
+}

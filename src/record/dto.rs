@@ -345,6 +345,8 @@ pub struct SegmentRecord {
     /// `series_stride`-th is kept (the JSON Lines file has them all).
     pub series_stride: u32,
     pub series: Vec<IntervalRecord>,
+    /// The device over this segment's measured window, when known.
+    pub device: Option<DeviceRecord>,
 }
 
 /// One interval: a line of `--jsonl`, and a point of a segment's series.

@@ -125,11 +125,35 @@ pub fn summary(record: &RunRecord) -> String {
         record.cpu.usr_cpu, record.cpu.sys_cpu, record.cpu.ctx
     );
     if let Some(device) = &record.device {
+        let io = &device.iostat;
+        let num = |key: &str| {
+            io.get(key)
+                .and_then(serde_json::Value::as_f64)
+                .unwrap_or(0.0)
+        };
+        let scheduler = device
+            .queue
+            .get("scheduler")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("?");
+        let _ = writeln!(
+            out,
+            "  device  {} ({scheduler}): r/s {:.1} w/s {:.1} rkB/s {:.1} wkB/s {:.1} r_await {:.2} \
+             w_await {:.2} aqu-sz {:.2} %util {:.1}",
+            device.name,
+            num("r/s"),
+            num("w/s"),
+            num("rkB/s"),
+            num("wkB/s"),
+            num("r_await"),
+            num("w_await"),
+            num("aqu-sz"),
+            num("util"),
+        );
         let rec = &device.reconciliation;
         let _ = writeln!(
             out,
-            "  device  {}: {} reads + {} writes completed by the device for {} + {} by the run ({})",
-            device.name,
+            "          {} reads + {} writes by the device for {} + {} by the run: {}",
             rec.device_read_ios,
             rec.device_write_ios,
             rec.app_read_ios,

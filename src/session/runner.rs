@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, watch};
 
 use super::aggregate::{Interval, SegmentRun, SegmentSetup};
+use super::device::{DeviceWatch, looks_like_page_cache};
 use super::snapshot::{
     SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, Snapshot, StatsView, TargetView,
 };
@@ -21,9 +22,9 @@ use crate::bench::target::Target;
 use crate::bench::units::format_size_short;
 use crate::bench::worker::IoFault;
 use crate::record::{
-    CpuRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION, HostRecord,
-    INTERVAL_FORMAT, IntervalRecord, JobRecord, JsonlWriter, LATENCY_DEFINITION, RunRecord,
-    RunStatus, SegmentRecord, SyncRecord, TargetRecord, rfc3339_utc,
+    CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
+    HostRecord, INTERVAL_FORMAT, IntervalRecord, JobRecord, JsonlWriter, LATENCY_DEFINITION,
+    RunRecord, RunStatus, SegmentRecord, SyncRecord, TargetRecord, rfc3339_utc,
 };
 use crate::stats::{WorkerStats, monotonic_ns};
 
@@ -51,6 +52,9 @@ pub struct Runner {
     engine_kind: EngineKind,
     engine: EngineRecord,
     jsonl: Option<JsonlWriter>,
+    device: Option<DeviceWatch>,
+    /// The device over the last segment's measured window.
+    device_record: Option<DeviceRecord>,
     controls: mpsc::UnboundedReceiver<Control>,
     tx: watch::Sender<Arc<Snapshot>>,
     snap: Snapshot,
@@ -68,16 +72,31 @@ pub struct Runner {
     last_publish_ns: u64,
 }
 
+/// What `Session::start` prepared on the caller's thread.
+pub struct Prepared {
+    pub target: Target,
+    /// The engine to run (after the io_uring probe) and why it differs, if it does.
+    pub engine: EngineKind,
+    pub fallback: Option<String>,
+    pub jsonl: Option<JsonlWriter>,
+    /// The device behind the target, or why there is none.
+    pub device: Result<DeviceWatch, String>,
+}
+
 impl Runner {
     pub fn new(
         spec: JobSpec,
         options: SessionOptions,
-        target: Target,
-        engine_kind: EngineKind,
-        fallback: Option<String>,
-        jsonl: Option<JsonlWriter>,
+        prepared: Prepared,
         controls: mpsc::UnboundedReceiver<Control>,
     ) -> Self {
+        let Prepared {
+            target,
+            engine: engine_kind,
+            fallback,
+            jsonl,
+            device,
+        } = prepared;
         let engine = EngineRecord {
             requested: spec.ioengine.as_str().to_string(),
             used: engine_kind.as_str().to_string(),
@@ -91,6 +110,13 @@ impl Runner {
                 spec.iodepth
             ));
         }
+        let device = match device {
+            Ok(device) => Some(device),
+            Err(why) => {
+                notes.push(format!("no device statistics: {why}"));
+                None
+            }
+        };
         let mut warnings = target.warnings.clone();
         if !spec.direct {
             warnings.push(
@@ -115,7 +141,7 @@ impl Runner {
                 working_set_bytes: target.working_set_bytes,
                 dio_align_bytes: target.dio_align_bytes,
             },
-            disk: None,
+            disk: device.as_ref().map(|d| d.chain.device.clone()),
             engine: engine.clone(),
             segment: 0,
             elapsed: Duration::ZERO,
@@ -125,7 +151,8 @@ impl Runner {
             series: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
             segments: Vec::new(),
             device: None,
-            queue: None,
+            device_history: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
+            queue: device.as_ref().map(|d| d.queue.clone()),
             reconciliation: None,
             warnings,
             notes,
@@ -140,6 +167,8 @@ impl Runner {
             engine_kind,
             engine,
             jsonl,
+            device,
+            device_record: None,
             controls,
             tx,
             snap,
@@ -394,6 +423,13 @@ impl Runner {
             seed: 0xD15C_DA54_0000_0000 ^ u64::from(index),
         };
         let cpu_start = rusage();
+        if let Some(device) = &mut self.device {
+            // A fresh baseline for interval rows; the window opens now unless there is a ramp.
+            device.interval_row();
+            if spec.ramp.is_zero() {
+                device.start_window();
+            }
+        }
         let mut seg = match SegmentRun::spawn(&setup) {
             Ok(seg) => seg,
             Err(message) => {
@@ -432,6 +468,9 @@ impl Runner {
             let now = monotonic_ns();
             if cpu_measure_start.is_none() && now >= seg.record_from_ns {
                 cpu_measure_start = Some(rusage());
+                if let Some(device) = &mut self.device {
+                    device.start_window();
+                }
             }
             if ending.is_none() {
                 if self.interrupt_raised() {
@@ -491,6 +530,28 @@ impl Runner {
             self.add_interval(index, last, &mut record_series, &mut stride);
         }
         let _ = record_from_ns;
+        let device_record = self.device.as_mut().and_then(|device| {
+            let (row, reconciliation) = device.end_window(
+                end.total.read.ios,
+                end.total.write.ios,
+                end.total.read.bytes + end.total.write.bytes,
+            )?;
+            Some(DeviceRecord {
+                name: device.chain.device.clone(),
+                disk: device.chain.disk.clone(),
+                queue: serde_json::to_value(&device.queue).unwrap_or_default(),
+                iostat: serde_json::to_value(&row).unwrap_or_default(),
+                reconciliation,
+            })
+        });
+        if let Some(device) = &device_record {
+            if looks_like_page_cache(&device.reconciliation) {
+                self.snap
+                    .warnings
+                    .push(device.reconciliation.verdict.clone());
+            }
+            self.snap.reconciliation = Some(device.reconciliation.clone());
+        }
         if let Some(fault) = end.faults.first() {
             self.fail_with(fault);
             ending = Some(SegmentEnding::Fault);
@@ -530,7 +591,11 @@ impl Runner {
             cpu,
             series_stride: stride,
             series: record_series,
+            device: device_record.clone(),
         });
+        if device_record.is_some() {
+            self.device_record = device_record;
+        }
         self.publish();
         ending
     }
@@ -575,6 +640,16 @@ impl Runner {
             sync: SyncRecord::from_stats(&interval.stats.sync),
             device: None,
         };
+        let mut record = record;
+        if let Some(row) = self.device.as_mut().and_then(DeviceWatch::interval_row) {
+            record.device = serde_json::to_value(&row).ok();
+            let history = Arc::make_mut(&mut self.snap.device_history);
+            if history.len() == SERIES_POINTS {
+                history.pop_front();
+            }
+            history.push_back(row.clone());
+            self.snap.device = Some(row);
+        }
         if let Some(jsonl) = &mut self.jsonl
             && let Err(err) = jsonl.write(&record)
         {
@@ -658,7 +733,7 @@ impl Runner {
                 scratch_removed,
                 notes: self.target.notes.clone(),
             },
-            device: None,
+            device: self.device_record.clone(),
             latency_definition: LATENCY_DEFINITION.to_string(),
             elapsed_ns,
             read: DirectionRecord::from_stats(&self.run_total.read, elapsed_ns),

@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use crate::bench::spec::JobSpec;
 use crate::bench::target::TargetKind;
+use crate::monitor::iostat::IostatRow;
+use crate::monitor::sysfs::QueueSettings;
 use crate::record::{EngineRecord, ReconciliationRecord, RunStatus};
 use crate::stats::{DirectionStats, LatencyBucket, LatencySummary, WorkerStats};
 
@@ -136,7 +138,7 @@ pub struct Snapshot {
     /// The current job (the next segment's when idle).
     pub job: JobSpec,
     pub target: TargetView,
-    /// The disk the target lives on (e.g. `vda`), when known.
+    /// The block device the target's I/O lands on (e.g. `vda`, `loop3`, `dm-0`), when known.
     pub disk: Option<String>,
     /// Engine in use; `fallback` says why it differs from the one asked for.
     pub engine: EngineRecord,
@@ -152,10 +154,12 @@ pub struct Snapshot {
     /// The last [`SERIES_POINTS`] intervals of the session.
     pub series: Arc<VecDeque<SeriesPoint>>,
     pub segments: Vec<SegmentMark>,
-    /// The device's `iostat -x` row over the last interval (sysstat JSON keys), when known.
-    pub device: Option<serde_json::Value>,
-    /// The device's queue settings (sysfs names), when known.
-    pub queue: Option<serde_json::Value>,
+    /// The device's `iostat -x` row over the last interval, when known.
+    pub device: Option<IostatRow>,
+    /// The last [`SERIES_POINTS`] interval rows of the device.
+    pub device_history: Arc<VecDeque<IostatRow>>,
+    /// The disk's queue settings, when known.
+    pub queue: Option<QueueSettings>,
     /// App I/Os against device I/Os over the last finished segment, when known.
     pub reconciliation: Option<ReconciliationRecord>,
     pub warnings: Vec<String>,
