@@ -2,7 +2,6 @@
 //! comes from the monitor (all disks, 1 s). Keys become [`Control`]s; each parameter change
 //! starts a new segment in the session.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,19 +9,13 @@ use tokio::sync::{mpsc, watch};
 
 use crate::bench::spec::{MAX_BLOCK_SIZE_BYTES, MAX_IODEPTH, MAX_NUMJOBS};
 use crate::bench::units::format_size_short;
-use crate::monitor::sysfs::QueueSettings;
 use crate::session::{Control, SessionHandle, SessionState, Snapshot};
 use crate::tui::adapt;
 use crate::tui::app::{App, Intent};
 use crate::tui::event::Source;
 use crate::tui::from_snapshot as snap_view;
 use crate::tui::monitor::MonitorSource;
-use crate::tui::view::{
-    DeviceRates, DeviceView, Header, Mode, QueueView, View, Warning, WarningKind,
-};
-
-/// Device rows kept for the device panel's history.
-const DEVICE_HISTORY: usize = 600;
+use crate::tui::view::{DeviceView, Header, Mode, QueueView, View, Warning, WarningKind};
 
 pub struct BenchSource {
     snapshots: watch::Receiver<Arc<Snapshot>>,
@@ -31,11 +24,8 @@ pub struct BenchSource {
     /// The session thread is gone (sender dropped): stop polling it.
     closed: bool,
     disks: MonitorSource,
-    device_history: VecDeque<DeviceRates>,
-    device_seq: Option<u64>,
     had_device: bool,
     started: bool,
-    queue: Option<QueueSettings>,
     /// The job the next key changes: ahead of the snapshot while a change is in flight.
     next_job: crate::bench::spec::JobSpec,
     host: String,
@@ -56,11 +46,8 @@ impl BenchSource {
             snap,
             closed: false,
             disks: MonitorSource::open(Duration::from_secs(1))?,
-            device_history: VecDeque::new(),
-            device_seq: None,
             had_device: false,
             started: false,
-            queue: None,
             host,
             kernel,
         };
@@ -74,23 +61,8 @@ impl BenchSource {
         if snap.job != self.snap.job || snap.warnings.len() != self.snap.warnings.len() {
             self.next_job = snap.job.clone();
         }
-        // One device row per published interval.
-        let seq = snap.series.back().map(|p| p.seq);
-        if let Some(row) = &snap.device
-            && seq != self.device_seq
-        {
-            self.device_seq = seq;
+        if snap.device.is_some() {
             self.had_device = true;
-            if self.device_history.len() == DEVICE_HISTORY {
-                self.device_history.pop_front();
-            }
-            self.device_history
-                .push_back(snap_view::device_rates_json(row));
-        }
-        if self.queue.is_none()
-            && let Some(disk) = &snap.disk
-        {
-            self.queue = Some(QueueSettings::read(&whole_disk(disk)));
         }
         self.snap = snap;
         self.auto_start();
@@ -144,7 +116,7 @@ impl Source for BenchSource {
                 ),
             ));
         }
-        if let Some(note) = self.queue.as_ref().and_then(adapt::util_caveat) {
+        if let Some(note) = snap.queue.as_ref().and_then(adapt::util_caveat) {
             warnings.push(Warning::new(WarningKind::UtilCaveat, note));
         }
         let device = disk.as_ref().map(|name| DeviceView {
@@ -152,13 +124,17 @@ impl Source for BenchSource {
             now: snap
                 .device
                 .as_ref()
-                .map(snap_view::device_rates_json)
+                .map(adapt::device_rates)
                 .unwrap_or_default(),
-            history: self.device_history.iter().copied().collect(),
+            history: snap
+                .device_history
+                .iter()
+                .map(adapt::device_rates)
+                .collect(),
             reconciliation: snap_view::reconciliation(snap),
             warnings,
         });
-        let queue: Option<QueueView> = match (&disk, &self.queue) {
+        let queue: Option<QueueView> = match (&disk, &snap.queue) {
             (Some(d), Some(q)) => Some(adapt::queue_view(&whole_disk(d), q)),
             _ => None,
         };

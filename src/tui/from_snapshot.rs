@@ -7,8 +7,8 @@ use crate::record::RunStatus;
 use crate::session::{DirectionView, SessionState, Snapshot};
 use crate::stats::LatencySummary;
 use crate::tui::view::{
-    DeviceRates, Direction, LatencyBucket, LatencyRow, LatencyView, Percentiles, RatePoint,
-    Reconciliation, RunState, SegmentMark, ThroughputView, Warning, WarningKind,
+    Direction, LatencyBucket, LatencyRow, LatencyView, Percentiles, RatePoint, Reconciliation,
+    RunState, SegmentMark, ThroughputView, Warning, WarningKind,
 };
 
 #[must_use]
@@ -141,26 +141,6 @@ pub fn throughput(snap: &Snapshot) -> ThroughputView {
     }
 }
 
-/// The device row of a snapshot, given as sysstat's JSON keys.
-#[must_use]
-pub fn device_rates_json(row: &serde_json::Value) -> DeviceRates {
-    let f = |k: &str| {
-        row.get(k)
-            .and_then(serde_json::Value::as_f64)
-            .unwrap_or(0.0)
-    };
-    DeviceRates {
-        r_s: f("r/s"),
-        w_s: f("w/s"),
-        rmb_s: f("rkB/s") / 1024.0,
-        wmb_s: f("wkB/s") / 1024.0,
-        r_await_ms: f("r_await"),
-        w_await_ms: f("w_await"),
-        aqu_sz: f("aqu-sz"),
-        util_pct: f("util"),
-    }
-}
-
 #[must_use]
 pub fn reconciliation(snap: &Snapshot) -> Option<Reconciliation> {
     snap.reconciliation.as_ref().map(|r| Reconciliation {
@@ -227,16 +207,6 @@ mod tests {
             seen.push(rw);
         }
         assert_eq!(next_rw(rw), RwMode::RandRead);
-    }
-
-    #[test]
-    fn device_json_uses_sysstat_keys() {
-        let row = serde_json::json!({"r/s": 10.0, "rkB/s": 2048.0, "util": 50.5, "aqu-sz": 1.5});
-        let d = device_rates_json(&row);
-        assert!((d.r_s - 10.0).abs() < 1e-9);
-        assert!((d.rmb_s - 2.0).abs() < 1e-9);
-        assert!((d.util_pct - 50.5).abs() < 1e-9);
-        assert!((d.aqu_sz - 1.5).abs() < 1e-9);
     }
 
     #[test]
