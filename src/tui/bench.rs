@@ -104,6 +104,9 @@ impl Source for BenchSource {
 
     fn view(&mut self, app: &mut App) -> View {
         let snap = &self.snap;
+        if app.selected.is_none() {
+            app.selected = snap.disk.as_deref().map(whole_disk);
+        }
         let table = app.disk_table(self.disks.table_rows());
         let disk = snap.disk.clone();
         let mut warnings = snap_view::warnings(snap);

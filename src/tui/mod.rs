@@ -15,8 +15,10 @@ pub mod adapt;
 pub mod app;
 pub mod bench;
 pub mod event;
+pub mod from_record;
 pub mod from_snapshot;
 pub mod monitor;
+pub mod show;
 pub mod terminal;
 pub mod ui;
 pub mod view;
@@ -114,10 +116,31 @@ pub fn run_bench(
     Ok(outcome)
 }
 
-/// `diskdash show RUN.json`.
+/// `diskdash show RUN.json`: a recorded run in the dashboard, until `q`.
 ///
 /// # Errors
-/// Not built yet.
-pub fn run_show(_args: &ShowArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("show: not built yet")
+/// The file cannot be read or is not a diskdash run record (usage error), or no terminal.
+pub fn run_show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
+    let path = &args.record;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        crate::usage!(
+            "cannot read {}: {e}; give a file written by `diskdash bench --json`",
+            path.display()
+        )
+    })?;
+    let record: crate::record::RunRecord = serde_json::from_str(&text).map_err(|e| {
+        crate::usage!(
+            "{} is not a diskdash run record ({e}); give a file written by `diskdash bench --json`",
+            path.display()
+        )
+    })?;
+    require_terminal("for a text summary read the JSON record itself")?;
+    runtime()?.block_on(async {
+        let mut source = show::ShowSource::new(record);
+        let mut app = App::new(Mode::Show, terminal::color_enabled());
+        let mut guard = TerminalGuard::enter()?;
+        let exit = event::run(&mut guard, &mut app, &mut source).await;
+        drop(guard);
+        Ok(exit_code(exit?))
+    })
 }
