@@ -117,9 +117,11 @@ echo
 cpu_ms() {
   (
     "$@" >/dev/null
-    times | awk 'NR == 2 {
+    # `times` must run in this subshell (not a pipeline's) to see the reaped child.
+    times >"$WORK/times.$BASHPID"
+    awk 'NR == 2 {
       split($1, u, /[ms]/); split($2, s, /[ms]/)
-      printf "%.0f", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }'
+      printf "%.0f", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }' "$WORK/times.$BASHPID"
   )
 }
 echo "CPU to watch the real disks every 1 s for $CPU_SECONDS s (same seconds, $ROUNDS rounds)"
