@@ -48,9 +48,9 @@ pub struct BenchArgs {
     /// Block size of each I/O (4k, 1M, 1MiB, 512).
     #[arg(long, default_value = "4k", help_heading = "Workload")]
     pub bs: String,
-    /// Working set size; lowered with a note when free space is short.
-    #[arg(long, default_value = "1G", help_heading = "Workload")]
-    pub size: String,
+    /// Working set size [default: 1G, lowered with a note when free space is short].
+    #[arg(long, help_heading = "Workload")]
+    pub size: Option<String>,
     /// I/Os in flight per worker.
     #[arg(short = 'q', long, default_value = "32", help_heading = "Workload")]
     pub iodepth: String,

@@ -1,1 +1,145 @@
-//! Wires workers, the device monitor and the aggregator; publishes `watch<Arc<Snapshot>>`.
+//! A benchmark session: wires the target, the workers, the aggregator and the recorder for
+//! both front ends (headless report and dashboard), and publishes immutable snapshots.
+//!
+//! ```text
+//!   Session::start(spec, options) ──> session thread ──> watch<Arc<Snapshot>> ──> front end
+//!        (target checks, io_uring probe)   │ fill, segments, record        ^
+//!                                          v                               │ Control
+//!                             bench-0..N workers ──(WorkerStats per tick)──┘
+//! ```
+//!
+//! Every change of job parameters ends the current segment and starts a new one; the record
+//! keeps each segment with its own results. Headless runs are one segment.
+
+mod aggregate;
+pub mod device;
+mod runner;
+mod snapshot;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::thread::JoinHandle;
+
+use anyhow::Context;
+use tokio::sync::{mpsc, watch};
+
+pub use snapshot::{
+    DirectionView, SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, Snapshot, StatsView,
+    TargetView,
+};
+
+use crate::bench::engine::uring;
+use crate::bench::spec::{EngineKind, JobSpec, RwMode};
+use crate::bench::target;
+use crate::record::{RunRecord, RunStatus};
+
+/// Commands from a front end. Parameter changes end the running segment and start a new one
+/// (or, when idle, apply to the next `Start`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Control {
+    Pause,
+    Resume,
+    /// End the running segment and go idle.
+    Stop,
+    /// Start a new segment with the current job (when idle).
+    Start,
+    SetIodepth(u32),
+    SetNumjobs(u32),
+    SetBlockSize(u64),
+    SetRw(RwMode),
+    /// End everything, write the record.
+    Quit,
+}
+
+/// How a session runs.
+#[derive(Debug, Clone, Default)]
+pub struct SessionOptions {
+    /// Block device, file or directory; `None`: a scratch file in the current directory.
+    pub target: Option<PathBuf>,
+    pub allow_destructive: bool,
+    /// Final record (written atomically at the end, whatever the end).
+    pub json: Option<PathBuf>,
+    /// One interval record per line, written as the run goes.
+    pub jsonl: Option<PathBuf>,
+    /// Finish when the segment's runtime is over (headless). Otherwise go idle and wait for
+    /// `Control`s until `Quit`.
+    pub finish_when_done: bool,
+    /// Raised by SIGINT/SIGTERM: stop, drain, record `interrupted`.
+    pub interrupt: Arc<AtomicBool>,
+}
+
+/// The running session: snapshots out, controls in.
+pub struct SessionHandle {
+    pub snapshots: watch::Receiver<Arc<Snapshot>>,
+    pub control: mpsc::UnboundedSender<Control>,
+    thread: JoinHandle<SessionOutcome>,
+}
+
+/// How the session ended.
+#[derive(Debug)]
+pub struct SessionOutcome {
+    pub status: RunStatus,
+    pub record: Box<RunRecord>,
+    /// Writing `--json` failed (the run itself may have been fine).
+    pub record_error: Option<String>,
+}
+
+impl SessionHandle {
+    /// Waits for the session to end.
+    pub fn wait(self) -> anyhow::Result<SessionOutcome> {
+        self.thread
+            .join()
+            .map_err(|_| anyhow::anyhow!("the session thread panicked"))
+    }
+}
+
+/// Entry point.
+pub struct Session;
+
+impl Session {
+    /// Checks and opens the target (usage errors come back here, before anything runs), probes
+    /// io_uring, and starts the session thread.
+    pub fn start(spec: JobSpec, options: SessionOptions) -> anyhow::Result<SessionHandle> {
+        let target = target::open(&spec, options.target.as_deref(), options.allow_destructive)?;
+        let (engine, fallback) = match spec.ioengine {
+            EngineKind::IoUring => match uring::probe() {
+                Ok(()) => (EngineKind::IoUring, None),
+                Err(err) if crate::bench::engine::uring_unavailable(&err) => (
+                    EngineKind::Psync,
+                    Some(format!(
+                        "io_uring unavailable ({}: {}); fell back to psync",
+                        crate::bench::engine::errno_name(err.raw_os_error().unwrap_or(0)),
+                        err.kind()
+                    )),
+                ),
+                Err(err) => return Err(err).context("setting up io_uring"),
+            },
+            other => (other, None),
+        };
+        let jsonl = match &options.jsonl {
+            Some(path) => Some(crate::record::JsonlWriter::create(path)?),
+            None => None,
+        };
+        let device = device::DeviceWatch::open(&target.path);
+        let (control_tx, control_rx) = mpsc::unbounded_channel();
+        let prepared = runner::Prepared {
+            target,
+            engine,
+            fallback,
+            jsonl,
+            device,
+        };
+        let runner = runner::Runner::new(spec, options, prepared, control_rx);
+        let snapshots = runner.subscribe();
+        let thread = std::thread::Builder::new()
+            .name("session".into())
+            .spawn(move || runner.run())
+            .context("starting the session thread")?;
+        Ok(SessionHandle {
+            snapshots,
+            control: control_tx,
+            thread,
+        })
+    }
+}

@@ -51,7 +51,7 @@ fn sigterm_and_sighup_restore_the_terminal() {
     for (name, sig, code) in [("term", libc::SIGTERM, 143), ("hup", libc::SIGHUP, 129)] {
         let t = Tmux::start(&format!("monitor-{name}"), &[], &[], 80, 24);
         t.wait_for("the monitor", WAIT, |s| s.contains("disks, sorted by"));
-        let pid = diskdash_pid(t.pane_pid());
+        let pid = tui_support::child_named(t.pane_pid(), "diskdash");
         // SAFETY: kill(2) on a pid this test started; no memory is involved.
         let rc = unsafe { libc::kill(pid, sig) };
         assert_eq!(rc, 0);
@@ -83,17 +83,4 @@ fn without_a_terminal_it_says_what_to_use_instead() {
         err.contains("needs a terminal") && err.contains("diskdash iostat"),
         "{err}"
     );
-}
-
-/// The diskdash process under the pane's `sh -c`.
-fn diskdash_pid(shell: u32) -> i32 {
-    let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
-        .expect("children of the pane shell");
-    children
-        .split_whitespace()
-        .filter_map(|p| p.parse::<i32>().ok())
-        .find(|p| {
-            std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "diskdash")
-        })
-        .expect("diskdash under the pane shell")
 }

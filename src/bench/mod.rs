@@ -1,10 +1,176 @@
 //! The load generator: validated job spec, target safety checks, engines, workers.
+//! `run_cli` is the headless front end of `diskdash bench`.
 
+pub mod blockdev;
+pub mod buffer;
+pub mod engine;
+pub mod fill;
+pub mod spec;
+pub mod target;
+pub mod units;
+pub mod worker;
+pub mod workload;
+
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context;
 
 use crate::cli::BenchArgs;
+use crate::record::RunStatus;
+use crate::session::{Session, SessionOptions, SessionState, Snapshot};
+use spec::{JobSpec, MachineLimits};
 
-/// `diskdash bench`: headless when `--no-tui` or stdout is not a terminal, else the dashboard.
-pub fn run_cli(_args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("bench: not built yet")
+/// Exit code of an interrupted run (128 + SIGINT, as shells report it).
+const EXIT_INTERRUPTED: u8 = 130;
+
+/// `diskdash bench`: headless when `--no-tui` or stdout is not a terminal (the dashboard
+/// drives the same session otherwise, once it exists).
+pub fn run_cli(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    let spec = JobSpec::from_args(args, &MachineLimits::detect())?;
+    let interrupt = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        // A second signal while draining ends the process at once.
+        signal_hook::flag::register_conditional_shutdown(signal, 1, interrupt.clone())
+            .context("installing signal handlers")?;
+        signal_hook::flag::register(signal, interrupt.clone())
+            .context("installing signal handlers")?;
+    }
+    // In a terminal the dashboard drives the session; it stays open after the runtime.
+    let dashboard = !args.no_tui && crate::tui::terminal::is_interactive();
+    let options = SessionOptions {
+        target: args.target.clone(),
+        allow_destructive: args.allow_destructive,
+        json: args.json.clone(),
+        jsonl: args.jsonl.clone(),
+        finish_when_done: !dashboard,
+        interrupt: interrupt.clone(),
+    };
+    let handle = Session::start(spec, options)?;
+    let outcome = if dashboard {
+        crate::tui::run_bench(handle, interrupt)?
+    } else {
+        headless(handle)?
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(crate::report::bench::summary(&outcome.record).as_bytes());
+    if let Some(path) = &args.json {
+        let _ = writeln!(stdout, "  record  {}", path.display());
+    }
+    let _ = stdout.flush();
+    if let Some(err) = outcome.record_error {
+        anyhow::bail!("{err}");
+    }
+    match outcome.status {
+        RunStatus::Completed => Ok(ExitCode::SUCCESS),
+        RunStatus::Interrupted => Ok(ExitCode::from(EXIT_INTERRUPTED)),
+        RunStatus::Failed => Err(anyhow::anyhow!(
+            "{}",
+            outcome
+                .record
+                .error
+                .as_ref()
+                .map_or("the run failed", |e| e.message.as_str())
+        )),
+    }
+}
+
+/// Status lines on stderr until the session finishes.
+fn headless(
+    handle: crate::session::SessionHandle,
+) -> anyhow::Result<crate::session::SessionOutcome> {
+    let mut snapshots = handle.snapshots.clone();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .context("starting the runtime")?;
+    let mut printer = StatusPrinter::default();
+    runtime.block_on(async {
+        loop {
+            let snapshot = snapshots.borrow_and_update().clone();
+            printer.show(&snapshot);
+            if matches!(snapshot.state, SessionState::Finished(_)) {
+                break;
+            }
+            if snapshots.changed().await.is_err() {
+                break;
+            }
+        }
+    });
+    handle.wait()
+}
+
+/// Prints what is new in each snapshot to stderr: progress, notes, warnings, status lines.
+#[derive(Default)]
+struct StatusPrinter {
+    next_seq: u64,
+    notes: usize,
+    warnings: usize,
+    fallback_shown: bool,
+    last_fill_pct: Option<u64>,
+    header_shown: bool,
+}
+
+impl StatusPrinter {
+    fn show(&mut self, snap: &Snapshot) {
+        let mut err = std::io::stderr().lock();
+        let tty = err.is_terminal();
+        if !self.header_shown {
+            self.header_shown = true;
+            let _ = writeln!(
+                err,
+                "diskdash bench: {} on {} ({} working set)",
+                snap.job.describe(),
+                snap.target.path.display(),
+                units::format_bytes(snap.target.working_set_bytes)
+            );
+        }
+        for note in snap.notes.iter().skip(self.notes) {
+            let _ = writeln!(err, "note: {note}");
+        }
+        self.notes = snap.notes.len();
+        for warning in snap.warnings.iter().skip(self.warnings) {
+            let _ = writeln!(err, "WARNING: {warning}");
+        }
+        self.warnings = snap.warnings.len();
+        if !self.fallback_shown
+            && let Some(fallback) = &snap.engine.fallback
+        {
+            self.fallback_shown = true;
+            let _ = writeln!(err, "note: {fallback}");
+        }
+        if let SessionState::Preparing {
+            done_bytes,
+            total_bytes,
+        } = snap.state
+        {
+            let pct = done_bytes * 100 / total_bytes.max(1);
+            let step = if tty { pct } else { pct / 25 * 25 };
+            if self.last_fill_pct != Some(step) {
+                self.last_fill_pct = Some(step);
+                let text = format!(
+                    "preparing: writing the working set with data {} / {} ({pct}%)",
+                    units::format_bytes(done_bytes),
+                    units::format_bytes(total_bytes)
+                );
+                if tty {
+                    let _ = write!(err, "\r{text}\x1b[K");
+                    if done_bytes >= total_bytes {
+                        let _ = writeln!(err);
+                    }
+                } else {
+                    let _ = writeln!(err, "{text}");
+                }
+            }
+        }
+        let first = self.next_seq;
+        for point in snap.series.iter().filter(|p| p.seq >= first) {
+            let line =
+                crate::report::bench::status_line(point, snap.job.reads(), snap.job.writes());
+            let _ = writeln!(err, "{line}");
+            self.next_seq = point.seq + 1;
+        }
+    }
 }

@@ -1,1 +1,29 @@
-//! The run record: serde DTOs (RunRecord, IntervalRecord), apart from engine types; writers.
+//! The run record: serde DTOs (the public JSON contract), apart from engine types, and the
+//! writers (atomic final file, JSON Lines as the run goes). The schema is
+//! `assets/schema/run-record.schema.json`; tests validate real records against it.
+//!
+//! Per direction the names are fio's (`read`/`write` with `iops`, `bw_bytes`, `io_bytes`,
+//! `total_ios`, `lat_ns` {`min`, `max`, `mean`, `stddev`, `percentile` {"99.000000": ns}}).
+
+mod dto;
+mod time;
+mod writer;
+
+pub use dto::*;
+pub use time::rfc3339_utc;
+pub use writer::{JsonlWriter, write_atomic};
+
+/// `format` of a run record.
+pub const FORMAT: &str = "diskdash-bench";
+/// `format` of one JSON Lines interval record.
+pub const INTERVAL_FORMAT: &str = "diskdash-bench-interval";
+/// Bumped on any incompatible change of either format.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// What `lat_ns` measures, stated in every record.
+pub const LATENCY_DEFINITION: &str = "lat_ns of an I/O runs from the CLOCK_MONOTONIC read just \
+before the syscall that submitted it (io_uring_enter, pread, pwrite) to the read just after the \
+syscall that reaped its completion: kernel, queue and device time plus the reap, not the \
+workload's own bookkeeping. One clock read per submit call and one per reap batch, so I/Os \
+submitted together share a start and I/Os reaped together share an end. sync.lat_ns is the \
+duration of each fsync/fdatasync call, apart from reads and writes.";

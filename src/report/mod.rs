@@ -1,5 +1,6 @@
 //! Headless text output: the bench summary and status lines, iostat-style reports.
 
+pub mod bench;
 pub mod info;
 pub mod info_text;
 pub mod iostat;

@@ -1,1 +1,147 @@
-//! Latency histograms and counters: per-worker, merged per interval.
+//! Latency histograms and counters. Workers record into a [`WorkerStats`] with no allocation
+//! per I/O and hand it over once per tick; the aggregator merges them into interval and total
+//! [`DirectionStats`] and summarises with [`LatencySummary`].
+
+mod histogram;
+
+pub use histogram::{FIO_PERCENTILES, LatencyBucket, LatencyHistogram, LatencySummary};
+
+/// Counts and latency of one direction (read, write) or of syncs.
+#[derive(Debug, Clone)]
+pub struct DirectionStats {
+    pub ios: u64,
+    pub bytes: u64,
+    pub latency: LatencyHistogram,
+}
+
+impl DirectionStats {
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            ios: 0,
+            bytes: 0,
+            latency: LatencyHistogram::new(),
+        }
+    }
+
+    /// One completed I/O.
+    #[inline]
+    pub fn record(&mut self, bytes: u64, latency_ns: u64) {
+        self.ios += 1;
+        self.bytes += bytes;
+        self.latency.record(latency_ns);
+    }
+
+    pub fn add(&mut self, other: &Self) {
+        self.ios += other.ios;
+        self.bytes += other.bytes;
+        self.latency.add(&other.latency);
+    }
+
+    pub fn reset(&mut self) {
+        self.ios = 0;
+        self.bytes = 0;
+        self.latency.reset();
+    }
+}
+
+impl Default for DirectionStats {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What one worker measured over one tick: the unit handed to the aggregator.
+#[derive(Debug, Clone)]
+pub struct WorkerStats {
+    pub worker: u32,
+    /// CLOCK_MONOTONIC nanoseconds: the tick this covers.
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub read: DirectionStats,
+    pub write: DirectionStats,
+    /// fsync/fdatasync calls (bytes unused).
+    pub sync: DirectionStats,
+    /// I/Os resubmitted after EINTR/EAGAIN/EBUSY or a short transfer.
+    pub retries: u64,
+}
+
+impl WorkerStats {
+    #[must_use]
+    pub fn new(worker: u32) -> Self {
+        Self {
+            worker,
+            start_ns: 0,
+            end_ns: 0,
+            read: DirectionStats::new(),
+            write: DirectionStats::new(),
+            sync: DirectionStats::new(),
+            retries: 0,
+        }
+    }
+
+    /// Clears the counters for a tick starting at `start_ns` (no allocation).
+    pub fn reset(&mut self, start_ns: u64) {
+        self.start_ns = start_ns;
+        self.end_ns = start_ns;
+        self.read.reset();
+        self.write.reset();
+        self.sync.reset();
+        self.retries = 0;
+    }
+
+    /// Folds `other` in (same histogram bounds, so no allocation).
+    pub fn add(&mut self, other: &Self) {
+        if self.ios() == 0 && self.sync.ios == 0 {
+            self.start_ns = other.start_ns;
+        } else {
+            self.start_ns = self.start_ns.min(other.start_ns);
+        }
+        self.end_ns = self.end_ns.max(other.end_ns);
+        self.read.add(&other.read);
+        self.write.add(&other.write);
+        self.sync.add(&other.sync);
+        self.retries += other.retries;
+    }
+
+    #[must_use]
+    pub fn ios(&self) -> u64 {
+        self.read.ios + self.write.ios
+    }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds (the vDSO clock /proc/diskstats samples are stamped with).
+#[inline]
+#[must_use]
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &raw mut ts) };
+    u64::try_from(ts.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(ts.tv_nsec).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_stats_merge_and_reset() {
+        let mut a = WorkerStats::new(0);
+        a.reset(100);
+        a.read.record(4096, 1_000);
+        a.end_ns = 200;
+        let mut b = WorkerStats::new(1);
+        b.reset(150);
+        b.write.record(512, 3_000);
+        b.end_ns = 300;
+        a.add(&b);
+        assert_eq!((a.start_ns, a.end_ns), (100, 300));
+        assert_eq!((a.read.ios, a.write.ios, a.write.bytes), (1, 1, 512));
+        a.reset(400);
+        assert_eq!((a.ios(), a.start_ns), (0, 400));
+        assert!(monotonic_ns() > 0);
+    }
+}

@@ -143,6 +143,19 @@ impl Tmux {
     }
 }
 
+/// The pid of the child of `parent` whose command is `name`.
+pub fn child_named(parent: u32, name: &str) -> i32 {
+    let children = std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
+        .expect("children of the pane shell");
+    children
+        .split_whitespace()
+        .filter_map(|p| p.parse::<i32>().ok())
+        .find(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == name)
+        })
+        .unwrap_or_else(|| panic!("no {name} under pid {parent}"))
+}
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = Command::new("tmux")

@@ -153,7 +153,13 @@ fn histogram(f: &mut Frame, area: Rect, lat: &LatencyView, log: bool, theme: The
         Span::styled("whole run", theme.label()),
     ])];
     if buckets.is_empty() {
-        lines.push(Line::styled("no completions yet", theme.dim()));
+        let measured = lat.rows.iter().any(|r| r.total.is_some());
+        let why = if measured {
+            "no histogram in this data (percentiles only)"
+        } else {
+            "no completions yet"
+        };
+        lines.push(Line::styled(why, theme.dim()));
     }
     for b in &buckets {
         lines.push(Line::from(vec![

@@ -1,0 +1,95 @@
+//! The engine contract, shaped like fio's: `prep` queues an I/O in a slot, `submit` sends the
+//! queued ones, `submit_and_wait` sends and reaps at least one completion. Engines never time
+//! or count anything; the worker does (one clock read per submit call, one per reap batch).
+
+pub mod null;
+pub mod psync;
+pub mod uring;
+
+use std::io;
+
+use crate::bench::workload::Direction;
+
+/// One I/O to issue. `buf` points into the worker's aligned buffers (slot `slot`).
+#[derive(Debug, Clone, Copy)]
+pub struct Io {
+    pub slot: u32,
+    pub direction: Direction,
+    pub offset_bytes: u64,
+    pub len_bytes: u32,
+    pub buf: *mut u8,
+}
+
+/// One completion: the slot and the syscall-style result (bytes done, or `-errno`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    pub slot: u32,
+    pub result: i32,
+}
+
+/// The engine contract (see the module doc).
+pub trait Engine {
+    /// Queues `io`; nothing reaches the kernel until `submit`.
+    fn prep(&mut self, io: &Io);
+    /// Sends queued I/Os without waiting.
+    fn submit(&mut self) -> io::Result<()>;
+    /// Sends queued I/Os, waits for at least one completion and appends every available one.
+    fn submit_and_wait(&mut self, out: &mut Vec<Completion>) -> io::Result<()>;
+}
+
+/// How a worker's engine was set up, for the output and the record.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+pub struct EngineSetup {
+    /// `io_uring`, `psync` or `null`.
+    pub engine: &'static str,
+    /// io_uring setup flags that were accepted (e.g. `COOP_TASKRUN`).
+    pub ring_flags: Vec<&'static str>,
+    pub registered_file: bool,
+    pub registered_buffers: bool,
+    /// Why something was dropped or fell back, in words.
+    pub notes: Vec<String>,
+}
+
+/// Whether an errno means io_uring is not available to this process (sysctl
+/// `kernel.io_uring_disabled`, seccomp, an old kernel): the cue to fall back to psync.
+#[must_use]
+pub fn uring_unavailable(err: &io::Error) -> bool {
+    matches!(
+        err.raw_os_error(),
+        Some(libc::EPERM | libc::ENOSYS | libc::EACCES)
+    )
+}
+
+/// Whether an errno asks to simply try again.
+#[must_use]
+pub fn is_transient(errno: i32) -> bool {
+    matches!(errno, libc::EINTR | libc::EAGAIN | libc::EBUSY)
+}
+
+/// `ENOSPC`, `EIO`, ... for messages; falls back to the number.
+#[must_use]
+pub fn errno_name(errno: i32) -> String {
+    let name = match errno {
+        libc::EIO => "EIO",
+        libc::ENOSPC => "ENOSPC",
+        libc::EINVAL => "EINVAL",
+        libc::EPERM => "EPERM",
+        libc::EACCES => "EACCES",
+        libc::EBADF => "EBADF",
+        libc::EFAULT => "EFAULT",
+        libc::EFBIG => "EFBIG",
+        libc::EDQUOT => "EDQUOT",
+        libc::EROFS => "EROFS",
+        libc::ENXIO => "ENXIO",
+        libc::ENODEV => "ENODEV",
+        libc::ENOMEM => "ENOMEM",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
+        libc::ETIMEDOUT => "ETIMEDOUT",
+        libc::ENOSYS => "ENOSYS",
+        libc::EBUSY => "EBUSY",
+        libc::EAGAIN => "EAGAIN",
+        libc::EINTR => "EINTR",
+        _ => return format!("errno {errno}"),
+    };
+    name.to_string()
+}

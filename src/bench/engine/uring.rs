@@ -1,0 +1,204 @@
+//! io_uring: one ring per worker, created on the worker's thread, with the file and the
+//! buffers registered when the kernel allows (plain fd and addresses otherwise).
+//!
+//! Setup flags, tried in order and dropped on EINVAL (older kernels):
+//! COOP_TASKRUN + SINGLE_ISSUER + DEFER_TASKRUN (6.1), COOP_TASKRUN + SINGLE_ISSUER (6.0),
+//! COOP_TASKRUN (5.19), none. `DISKDASH_URING_DISABLED=1` makes setup fail with EPERM, exactly
+//! as `kernel.io_uring_disabled=2` or a seccomp filter does, so the fallback can be tested.
+
+use std::io;
+use std::os::fd::RawFd;
+
+use io_uring::{IoUring, opcode, types};
+
+use super::{Completion, Engine, EngineSetup, Io};
+use crate::bench::buffer::AlignedBuffers;
+use crate::bench::workload::Direction;
+
+/// The environment variable that makes io_uring setup act as if the kernel said EPERM.
+pub const DISABLE_ENV: &str = "DISKDASH_URING_DISABLED";
+
+/// Attempts to give up transient submit errors (EAGAIN/EBUSY) after.
+const MAX_SUBMIT_RETRIES: u32 = 10_000;
+
+/// Creates a ring of `entries`, dropping setup flags the kernel rejects.
+pub fn build_ring(entries: u32) -> io::Result<(IoUring, Vec<&'static str>)> {
+    if std::env::var_os(DISABLE_ENV).is_some_and(|v| v == "1") {
+        return Err(io::Error::from_raw_os_error(libc::EPERM));
+    }
+    let attempts: [&[&'static str]; 4] = [
+        &["COOP_TASKRUN", "SINGLE_ISSUER", "DEFER_TASKRUN"],
+        &["COOP_TASKRUN", "SINGLE_ISSUER"],
+        &["COOP_TASKRUN"],
+        &[],
+    ];
+    let mut last_err = io::Error::from_raw_os_error(libc::EINVAL);
+    for flags in attempts {
+        let mut builder = IoUring::builder();
+        builder.setup_cqsize(entries.saturating_mul(2));
+        for flag in flags {
+            match *flag {
+                "COOP_TASKRUN" => builder.setup_coop_taskrun(),
+                "SINGLE_ISSUER" => builder.setup_single_issuer(),
+                _ => builder.setup_defer_taskrun(),
+            };
+        }
+        match builder.build(entries) {
+            Ok(ring) => return Ok((ring, flags.to_vec())),
+            Err(err) if err.raw_os_error() == Some(libc::EINVAL) => last_err = err,
+            Err(err) => return Err(err),
+        }
+    }
+    Err(last_err)
+}
+
+/// Whether this process may use io_uring at all (a tiny ring, created and dropped).
+pub fn probe() -> io::Result<()> {
+    build_ring(2).map(drop)
+}
+
+pub struct UringEngine {
+    ring: IoUring,
+    fd: RawFd,
+    fixed_file: bool,
+    fixed_buffers: bool,
+}
+
+impl UringEngine {
+    /// A ring with `iodepth` entries. `buffers` must outlive the engine (they may be
+    /// registered with the kernel).
+    pub fn new(
+        fd: RawFd,
+        iodepth: u32,
+        buffers: &AlignedBuffers,
+        block_size_bytes: usize,
+    ) -> io::Result<(Self, EngineSetup)> {
+        let (ring, ring_flags) = build_ring(iodepth.max(1))?;
+        let mut setup = EngineSetup {
+            engine: "io_uring",
+            ring_flags,
+            ..EngineSetup::default()
+        };
+        match ring.submitter().register_files(&[fd]) {
+            Ok(()) => setup.registered_file = true,
+            Err(err) => setup.notes.push(format!(
+                "file registration failed ({err}); using the plain fd"
+            )),
+        }
+        let iovecs = buffers.iovecs(block_size_bytes);
+        // SAFETY: the iovecs describe the worker's buffers, which the worker keeps alive until
+        // after this engine (and its ring) is dropped.
+        match unsafe { ring.submitter().register_buffers(&iovecs) } {
+            Ok(()) => setup.registered_buffers = true,
+            Err(err) => setup.notes.push(format!(
+                "buffer registration failed ({err}); using plain addresses"
+            )),
+        }
+        Ok((
+            Self {
+                ring,
+                fd,
+                fixed_file: setup.registered_file,
+                fixed_buffers: setup.registered_buffers,
+            },
+            setup,
+        ))
+    }
+
+    fn entry(&self, io: &Io) -> io_uring::squeue::Entry {
+        macro_rules! build {
+            ($target:expr) => {
+                match (io.direction, self.fixed_buffers) {
+                    (Direction::Read, true) => {
+                        opcode::ReadFixed::new($target, io.buf, io.len_bytes, io.slot as u16)
+                            .offset(io.offset_bytes)
+                            .build()
+                    }
+                    (Direction::Read, false) => opcode::Read::new($target, io.buf, io.len_bytes)
+                        .offset(io.offset_bytes)
+                        .build(),
+                    (Direction::Write, true) => {
+                        opcode::WriteFixed::new($target, io.buf, io.len_bytes, io.slot as u16)
+                            .offset(io.offset_bytes)
+                            .build()
+                    }
+                    (Direction::Write, false) => opcode::Write::new($target, io.buf, io.len_bytes)
+                        .offset(io.offset_bytes)
+                        .build(),
+                }
+            };
+        }
+        let entry = if self.fixed_file {
+            build!(types::Fixed(0))
+        } else {
+            build!(types::Fd(self.fd))
+        };
+        entry.user_data(u64::from(io.slot))
+    }
+
+    fn enter(&mut self, wait: bool) -> io::Result<()> {
+        let mut retries = 0;
+        loop {
+            let result = if wait {
+                self.ring.submit_and_wait(1)
+            } else {
+                self.ring.submit()
+            };
+            match result {
+                Ok(_) => return Ok(()),
+                Err(err) => {
+                    let errno = err.raw_os_error().unwrap_or(0);
+                    if !super::is_transient(errno) {
+                        return Err(err);
+                    }
+                    // EAGAIN/EBUSY: the kernel is short of resources or the completion queue
+                    // is full; completions already posted let the caller make progress.
+                    if wait && !self.ring.completion().is_empty() {
+                        return Ok(());
+                    }
+                    retries += 1;
+                    if retries > MAX_SUBMIT_RETRIES {
+                        return Err(err);
+                    }
+                    if errno != libc::EINTR {
+                        std::thread::yield_now();
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Engine for UringEngine {
+    #[inline]
+    fn prep(&mut self, io: &Io) {
+        let entry = self.entry(io);
+        loop {
+            // SAFETY: the buffer behind io.buf stays valid and untouched by the worker until the
+            // completion for this slot is reaped; the fd stays open for the whole run.
+            if unsafe { self.ring.submission().push(&entry) }.is_ok() {
+                return;
+            }
+            // The queue holds iodepth entries and the worker never queues more than that, so
+            // this only runs if a previous submit left entries behind: send them first.
+            let _ = self.ring.submit();
+        }
+    }
+
+    #[inline]
+    fn submit(&mut self) -> io::Result<()> {
+        self.enter(false)
+    }
+
+    #[inline]
+    fn submit_and_wait(&mut self, out: &mut Vec<Completion>) -> io::Result<()> {
+        self.enter(true)?;
+        for cqe in self.ring.completion() {
+            out.push(Completion {
+                slot: u32::try_from(cqe.user_data()).unwrap_or(u32::MAX),
+                result: cqe.result(),
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,190 @@
+//! Sizes and durations as fio users write them (`4k`, `1MiB`, `512`, `500ms`, `2m`), and their
+//! human-readable forms. Sizes are binary (`k` = 1024), as fio's default `kb_base=1024`.
+
+use std::time::Duration;
+
+/// Parses a size in bytes: a positive integer with an optional binary suffix
+/// (`k`, `m`, `g`, `t`, optionally followed by `b` or `ib`, any case). Returns `None` when the
+/// text is not a size or overflows; zero is returned as `Some(0)` for the caller to reject.
+#[must_use]
+pub fn parse_size_bytes(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let digits_end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    if digits_end == 0 {
+        return None;
+    }
+    let number: u64 = text[..digits_end].parse().ok()?;
+    let shift = match text[digits_end..].to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        _ => return None,
+    };
+    number.checked_mul(1u64 << shift)
+}
+
+/// Parses a duration: an integer with a unit (`us`, `ms`, `s`, `m`, `h`); a bare number is
+/// seconds, as in fio. Returns `None` when the text is not a duration.
+#[must_use]
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let digits_end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    if digits_end == 0 {
+        return None;
+    }
+    let number: u64 = text[..digits_end].parse().ok()?;
+    let duration = match &text[digits_end..] {
+        "us" => Duration::from_micros(number),
+        "ms" => Duration::from_millis(number),
+        "" | "s" => Duration::from_secs(number),
+        "m" | "min" => Duration::from_secs(number.checked_mul(60)?),
+        "h" => Duration::from_secs(number.checked_mul(3600)?),
+        _ => return None,
+    };
+    Some(duration)
+}
+
+/// `4 KiB`, `1.5 MiB`, `512 B`: binary units, at most one decimal.
+#[must_use]
+pub fn format_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 || value.fract() == 0.0 {
+        format!("{value:.0} {}", UNITS[unit])
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// A compact size for job descriptions: `4k`, `1M`, `1536` (exact, fio style).
+#[must_use]
+pub fn format_size_short(bytes: u64) -> String {
+    for (shift, suffix) in [(40, "T"), (30, "G"), (20, "M"), (10, "k")] {
+        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return format!("{}{suffix}", bytes >> shift);
+        }
+    }
+    bytes.to_string()
+}
+
+/// `850 ns`, `12.3 us`, `4.56 ms`, `1.20 s`.
+#[must_use]
+pub fn format_latency_ns(ns: f64) -> String {
+    if ns < 1_000.0 {
+        format!("{ns:.0} ns")
+    } else if ns < 1_000_000.0 {
+        format!("{:.1} us", ns / 1e3)
+    } else if ns < 1_000_000_000.0 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
+}
+
+/// `950`, `12.3k`, `1.25M` operations per second.
+#[must_use]
+pub fn format_rate(per_s: f64) -> String {
+    if per_s < 1_000.0 {
+        format!("{per_s:.0}")
+    } else if per_s < 1_000_000.0 {
+        format!("{:.1}k", per_s / 1e3)
+    } else {
+        format!("{:.2}M", per_s / 1e6)
+    }
+}
+
+/// `2m`, `10s`, `500ms`: the shortest exact form.
+#[must_use]
+pub fn format_duration(duration: Duration) -> String {
+    let ms = duration.as_millis();
+    if ms == 0 {
+        format!("{}us", duration.as_micros())
+    } else if ms % 60_000 == 0 {
+        format!("{}m", ms / 60_000)
+    } else if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_like_fio() {
+        let cases = [
+            ("4k", Some(4096)),
+            ("4K", Some(4096)),
+            ("1M", Some(1 << 20)),
+            ("1MiB", Some(1 << 20)),
+            ("1mb", Some(1 << 20)),
+            ("512", Some(512)),
+            ("512b", Some(512)),
+            ("2G", Some(2 << 30)),
+            ("1t", Some(1 << 40)),
+            ("0", Some(0)),
+            ("4kk", None),
+            ("-1", None),
+            ("k", None),
+            ("", None),
+            ("1.5M", None),
+            ("soon", None),
+            ("99999999999999999999", None),
+            ("16777216T", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse_size_bytes(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn durations_parse_with_units_and_bare_seconds() {
+        let cases = [
+            ("500ms", Some(Duration::from_millis(500))),
+            ("10s", Some(Duration::from_secs(10))),
+            ("2m", Some(Duration::from_secs(120))),
+            ("1h", Some(Duration::from_secs(3600))),
+            ("250us", Some(Duration::from_micros(250))),
+            ("30", Some(Duration::from_secs(30))),
+            ("0", Some(Duration::ZERO)),
+            ("soon", None),
+            ("-1", None),
+            ("1.5s", None),
+            ("10 s", None),
+            ("5d", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse_duration(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn formats_are_compact_and_exact() {
+        assert_eq!(format_bytes(512), "512 B");
+        assert_eq!(format_bytes(4096), "4 KiB");
+        assert_eq!(format_bytes(1536 * 1024), "1.5 MiB");
+        assert_eq!(format_size_short(4096), "4k");
+        assert_eq!(format_size_short(1 << 30), "1G");
+        assert_eq!(format_size_short(1536), "1536");
+        assert_eq!(format_latency_ns(850.0), "850 ns");
+        assert_eq!(format_latency_ns(12_345.0), "12.3 us");
+        assert_eq!(format_latency_ns(4_560_000.0), "4.56 ms");
+        assert_eq!(format_rate(12_345.0), "12.3k");
+        assert_eq!(format_duration(Duration::from_millis(500)), "500ms");
+        assert_eq!(format_duration(Duration::from_secs(120)), "2m");
+        assert_eq!(format_duration(Duration::from_secs(30)), "30s");
+    }
+}

@@ -1,0 +1,530 @@
+//! One worker thread (`bench-N`): owns its engine, buffers, slot table, workload, counters and
+//! histograms. Per I/O it touches nothing shared: no lock, no channel, no allocation. Once per
+//! tick it hands its [`WorkerStats`] to the aggregator over a bounded queue and takes a spare
+//! back; when the queue is full it keeps recording and sends next time.
+//!
+//! Latency of an I/O runs from the clock read just before the syscall that submits it to the
+//! clock read just after the syscall that reaped it (one read per submit call, one per reap
+//! batch, CLOCK_MONOTONIC via the vDSO).
+
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender, SyncSender, TrySendError};
+use std::sync::{Arc, Barrier};
+use std::time::Duration;
+
+use crate::bench::buffer::AlignedBuffers;
+use crate::bench::engine::null::NullEngine;
+use crate::bench::engine::psync::PsyncEngine;
+use crate::bench::engine::uring::UringEngine;
+use crate::bench::engine::{
+    Completion, Engine, EngineSetup, Io, errno_name, is_transient, uring_unavailable,
+};
+use crate::bench::spec::{EngineKind, JobSpec, SyncEvery};
+use crate::bench::units::format_bytes;
+use crate::bench::workload::{Direction, Workload};
+use crate::stats::{WorkerStats, monotonic_ns};
+
+/// Resubmissions of one I/O after EINTR/EAGAIN/EBUSY before it counts as failed.
+const MAX_IO_RETRIES: u16 = 1000;
+/// Spare stats objects per worker (allocated once, at setup).
+const SPARES: usize = 3;
+
+/// What one worker is to do.
+pub struct WorkerPlan {
+    pub worker: u32,
+    pub spec: Arc<JobSpec>,
+    pub file: Arc<OwnedFd>,
+    pub working_set_bytes: u64,
+    pub seed: u64,
+    /// The engine to use (after the session's io_uring probe).
+    pub engine: EngineKind,
+    pub cpu: Option<usize>,
+    /// Tick length: how often stats are handed over.
+    pub tick: Duration,
+}
+
+/// State shared by the workers of one segment and the session. Read once per reap batch.
+pub struct SegmentControl {
+    pub stop: AtomicBool,
+    pub paused: AtomicBool,
+    /// CLOCK_MONOTONIC ns when the segment started (set before the start barrier).
+    pub start_ns: AtomicU64,
+    pub barrier: Barrier,
+}
+
+impl SegmentControl {
+    #[must_use]
+    pub fn new(workers: u32) -> Self {
+        Self {
+            stop: AtomicBool::new(false),
+            paused: AtomicBool::new(false),
+            start_ns: AtomicU64::new(0),
+            barrier: Barrier::new(workers as usize + 1),
+        }
+    }
+}
+
+/// The worker's ends of the channels to the aggregator.
+pub struct WorkerLinks {
+    pub reports: SyncSender<Box<WorkerStats>>,
+    pub spares: Receiver<Box<WorkerStats>>,
+    pub ready: Sender<(u32, Result<EngineSetup, String>)>,
+}
+
+/// An I/O that failed for good: what, where, why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IoFault {
+    pub worker: u32,
+    /// `read`, `write`, `fsync`, `fdatasync`, `submit`.
+    pub operation: &'static str,
+    pub offset_bytes: Option<u64>,
+    /// 0 for an unexpected end of file/device.
+    pub errno: i32,
+}
+
+impl std::fmt::Display for IoFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.operation)?;
+        if let Some(offset) = self.offset_bytes {
+            write!(f, " at offset {offset} ({})", format_bytes(offset))?;
+        }
+        if self.errno == 0 {
+            write!(f, " reached the end of the file or device early")
+        } else {
+            let text = std::io::Error::from_raw_os_error(self.errno);
+            let text = text.to_string();
+            let text = text.split(" (os error").next().unwrap_or(&text);
+            write!(f, " failed: {text} ({})", errno_name(self.errno))
+        }
+    }
+}
+
+/// What a worker returns when it ends: its last (unsent) stats, the fault if any, its setup.
+pub struct WorkerExit {
+    pub stats: Box<WorkerStats>,
+    pub fault: Option<IoFault>,
+    pub setup: EngineSetup,
+}
+
+/// Thread body. Always reaches the segment's start barrier, even when setup fails.
+pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -> WorkerExit {
+    if let Some(cpu) = plan.cpu {
+        let mut set = nix::sched::CpuSet::new();
+        if set.set(cpu).is_ok() {
+            let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set);
+        }
+    }
+    let spec = plan.spec.clone();
+    // psync (asked for, or the session's fallback) runs one I/O at a time, like fio's sync
+    // engines.
+    let depth = match plan.engine {
+        EngineKind::Psync => 1,
+        EngineKind::IoUring | EngineKind::Null => spec.iodepth as usize,
+    };
+    let block_size = usize::try_from(spec.block_size_bytes).unwrap_or(usize::MAX);
+    let fd = plan.file.as_raw_fd();
+    let mut exit = WorkerExit {
+        stats: Box::new(WorkerStats::new(plan.worker)),
+        fault: None,
+        setup: EngineSetup::default(),
+    };
+    // Declared before the engine so it is dropped after it: the ring may have it registered.
+    let buffers = match AlignedBuffers::new(depth, block_size, plan.seed) {
+        Ok(buffers) => buffers,
+        Err(err) => {
+            let _ = links.ready.send((plan.worker, Err(format!("{err:#}"))));
+            control.barrier.wait();
+            return exit;
+        }
+    };
+    let mut stats = Vec::with_capacity(SPARES + 2);
+    for _ in 0..SPARES {
+        stats.push(Box::new(WorkerStats::new(plan.worker)));
+    }
+    let mut state = Loop::new(&plan, &control, links, stats, depth, fd);
+    match plan.engine {
+        EngineKind::IoUring => match UringEngine::new(fd, depth as u32, &buffers, block_size) {
+            Ok((mut engine, setup)) => {
+                exit.setup = setup;
+                state.start(&exit.setup);
+                state.drive(&mut engine, &buffers);
+            }
+            Err(err) if uring_unavailable(&err) => {
+                exit.setup = EngineSetup {
+                    engine: "psync",
+                    notes: vec![format!("io_uring unavailable ({err}); fell back to psync")],
+                    ..EngineSetup::default()
+                };
+                let mut engine = PsyncEngine::new(fd, 1);
+                state.depth = 1;
+                state.start(&exit.setup);
+                state.drive(&mut engine, &buffers);
+            }
+            Err(err) => {
+                let _ = state
+                    .links
+                    .ready
+                    .send((plan.worker, Err(format!("io_uring setup failed: {err}"))));
+                control.barrier.wait();
+                return exit;
+            }
+        },
+        EngineKind::Psync => {
+            exit.setup.engine = "psync";
+            let mut engine = PsyncEngine::new(fd, 1);
+            state.start(&exit.setup);
+            state.drive(&mut engine, &buffers);
+        }
+        EngineKind::Null => {
+            exit.setup.engine = "null";
+            let mut engine = NullEngine::new(depth as u32);
+            state.start(&exit.setup);
+            state.drive(&mut engine, &buffers);
+        }
+    }
+    exit.fault = state.fault.take();
+    exit.stats = state.finish();
+    exit
+}
+
+/// The worker's loop state. Stats stay boxed: they travel through channels by pointer.
+#[allow(clippy::vec_box)]
+struct Loop<'a> {
+    spec: Arc<JobSpec>,
+    control: &'a SegmentControl,
+    links: WorkerLinks,
+    worker: u32,
+    fd: RawFd,
+    depth: usize,
+    workload: Workload,
+    cur: Box<WorkerStats>,
+    spares: Vec<Box<WorkerStats>>,
+    tick_ns: u64,
+    next_tick_ns: u64,
+    record_from_ns: u64,
+    deadline_ns: u64,
+    recording: bool,
+    fault: Option<IoFault>,
+}
+
+impl<'a> Loop<'a> {
+    #[allow(clippy::vec_box)]
+    fn new(
+        plan: &WorkerPlan,
+        control: &'a SegmentControl,
+        links: WorkerLinks,
+        mut spares: Vec<Box<WorkerStats>>,
+        depth: usize,
+        fd: RawFd,
+    ) -> Self {
+        let cur = spares
+            .pop()
+            .unwrap_or_else(|| Box::new(WorkerStats::new(plan.worker)));
+        Self {
+            spec: plan.spec.clone(),
+            control,
+            links,
+            worker: plan.worker,
+            fd,
+            depth,
+            workload: Workload::new(&plan.spec, plan.working_set_bytes, plan.worker, plan.seed),
+            cur,
+            spares,
+            tick_ns: u64::try_from(plan.tick.as_nanos())
+                .unwrap_or(u64::MAX)
+                .max(1),
+            next_tick_ns: 0,
+            record_from_ns: 0,
+            deadline_ns: 0,
+            recording: false,
+            fault: None,
+        }
+    }
+
+    /// Reports ready, waits for the common start, sets the timeline.
+    fn start(&mut self, setup: &EngineSetup) {
+        let _ = self.links.ready.send((self.worker, Ok(setup.clone())));
+        self.control.barrier.wait();
+        let start_ns = self.control.start_ns.load(Ordering::Acquire);
+        let ramp_ns = u64::try_from(self.spec.ramp.as_nanos()).unwrap_or(u64::MAX);
+        let runtime_ns = u64::try_from(self.spec.runtime.as_nanos()).unwrap_or(u64::MAX);
+        self.record_from_ns = start_ns.saturating_add(ramp_ns);
+        self.deadline_ns = self.record_from_ns.saturating_add(runtime_ns);
+        self.next_tick_ns = self.record_from_ns.saturating_add(self.tick_ns);
+        if ramp_ns == 0 {
+            self.recording = true;
+            self.cur.reset(start_ns);
+        }
+    }
+
+    /// The hot loop. Returns when the run ends, is stopped, or fails.
+    fn drive<E: Engine>(&mut self, engine: &mut E, buffers: &AlignedBuffers) {
+        let depth = self.depth;
+        let batch = (self.spec.iodepth_batch as usize).clamp(1, depth);
+        let block_size = u32::try_from(self.spec.block_size_bytes).unwrap_or(u32::MAX);
+        let sync_every = self.spec.sync_every;
+        let mut slots: Vec<Io> = (0..depth)
+            .map(|slot| Io {
+                slot: slot as u32,
+                direction: Direction::Read,
+                offset_bytes: 0,
+                len_bytes: block_size,
+                buf: buffers.slot_ptr(slot),
+            })
+            .collect();
+        let mut submit_ns = vec![0u64; depth];
+        let mut retries = vec![0u16; depth];
+        let mut free: Vec<u32> = (0..depth as u32).rev().collect();
+        let mut unstamped: Vec<u32> = Vec::with_capacity(depth);
+        let mut completions: Vec<Completion> = Vec::with_capacity(depth * 2);
+        let mut in_flight = 0usize;
+        let mut queued = 0usize;
+        let mut writes_since_sync = 0u32;
+        let mut sync_due = false;
+        let mut stopping = false;
+        let mut paused = false;
+
+        if self.control.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        loop {
+            if !stopping && !sync_due && !paused {
+                while in_flight + queued < depth {
+                    let Some(slot) = free.pop() else { break };
+                    let (direction, offset_bytes) = self.workload.next_io();
+                    let io = &mut slots[slot as usize];
+                    io.direction = direction;
+                    io.offset_bytes = offset_bytes;
+                    io.len_bytes = block_size;
+                    io.buf = buffers.slot_ptr(slot as usize);
+                    retries[slot as usize] = 0;
+                    engine.prep(io);
+                    unstamped.push(slot);
+                    queued += 1;
+                    if direction == Direction::Write
+                        && let Some(every) = sync_every
+                    {
+                        writes_since_sync += 1;
+                        if writes_since_sync >= every.every_writes() {
+                            sync_due = true;
+                            break;
+                        }
+                    }
+                    if queued >= batch && in_flight + queued < depth {
+                        let now = monotonic_ns();
+                        for s in unstamped.drain(..) {
+                            submit_ns[s as usize] = now;
+                        }
+                        if let Err(err) = engine.submit() {
+                            self.fail("submit", None, &err);
+                            return;
+                        }
+                        in_flight += queued;
+                        queued = 0;
+                    }
+                }
+            }
+            if in_flight + queued == 0 {
+                if sync_due && !stopping {
+                    self.sync(sync_every);
+                    writes_since_sync = 0;
+                    sync_due = false;
+                    if self.fault.is_some() {
+                        stopping = true;
+                    }
+                    continue;
+                }
+                if stopping {
+                    return;
+                }
+                if paused {
+                    self.pause();
+                    paused = false;
+                    stopping = self.control.stop.load(Ordering::Relaxed);
+                    continue;
+                }
+            }
+            let now = monotonic_ns();
+            for s in unstamped.drain(..) {
+                submit_ns[s as usize] = now;
+            }
+            if let Err(err) = engine.submit_and_wait(&mut completions) {
+                self.fail("submit", None, &err);
+                return;
+            }
+            in_flight += queued;
+            queued = 0;
+            let reaped_ns = monotonic_ns();
+            if !self.recording && reaped_ns >= self.record_from_ns {
+                self.recording = true;
+                self.cur.reset(reaped_ns);
+            }
+            for completion in completions.drain(..) {
+                in_flight -= 1;
+                let slot = completion.slot as usize;
+                let io = &mut slots[slot];
+                if completion.result < 0 {
+                    let errno = -completion.result;
+                    if is_transient(errno) && retries[slot] < MAX_IO_RETRIES {
+                        retries[slot] += 1;
+                        self.cur.retries += 1;
+                        engine.prep(io);
+                        queued += 1;
+                        continue;
+                    }
+                    free.push(completion.slot);
+                    if self.fault.is_none() {
+                        self.fault = Some(IoFault {
+                            worker: self.worker,
+                            operation: direction_name(io.direction),
+                            offset_bytes: Some(io.offset_bytes),
+                            errno,
+                        });
+                    }
+                    self.control.stop.store(true, Ordering::Relaxed);
+                    stopping = true;
+                    continue;
+                }
+                let done = completion.result.unsigned_abs();
+                if done < io.len_bytes {
+                    if done == 0 {
+                        free.push(completion.slot);
+                        if self.fault.is_none() {
+                            self.fault = Some(IoFault {
+                                worker: self.worker,
+                                operation: direction_name(io.direction),
+                                offset_bytes: Some(io.offset_bytes),
+                                errno: 0,
+                            });
+                        }
+                        self.control.stop.store(true, Ordering::Relaxed);
+                        stopping = true;
+                        continue;
+                    }
+                    // A short transfer: send the rest; latency keeps the first submit time.
+                    io.offset_bytes += u64::from(done);
+                    // SAFETY: done < len_bytes, so the pointer stays inside this slot's buffer.
+                    io.buf = unsafe { io.buf.add(done as usize) };
+                    io.len_bytes -= done;
+                    self.cur.retries += 1;
+                    engine.prep(io);
+                    queued += 1;
+                    continue;
+                }
+                if self.recording {
+                    let latency_ns = reaped_ns.saturating_sub(submit_ns[slot]);
+                    match io.direction {
+                        Direction::Read => self.cur.read.record(u64::from(block_size), latency_ns),
+                        Direction::Write => {
+                            self.cur.write.record(u64::from(block_size), latency_ns);
+                        }
+                    }
+                }
+                free.push(completion.slot);
+            }
+            if self.recording && reaped_ns >= self.next_tick_ns {
+                self.hand_off(reaped_ns);
+            }
+            if reaped_ns >= self.deadline_ns || self.control.stop.load(Ordering::Relaxed) {
+                stopping = true;
+            }
+            if self.control.paused.load(Ordering::Relaxed) {
+                paused = true;
+            }
+        }
+    }
+
+    fn sync(&mut self, every: Option<SyncEvery>) {
+        let start_ns = monotonic_ns();
+        let (operation, result) = match every {
+            // SAFETY: fsync/fdatasync on an fd that stays open for the run.
+            Some(SyncEvery::Fsync(_)) => ("fsync", unsafe { libc::fsync(self.fd) }),
+            // SAFETY: as above.
+            _ => ("fdatasync", unsafe { libc::fdatasync(self.fd) }),
+        };
+        let end_ns = monotonic_ns();
+        if result < 0 {
+            let err = std::io::Error::last_os_error();
+            self.fail(operation, None, &err);
+            return;
+        }
+        if self.recording {
+            self.cur.sync.record(0, end_ns.saturating_sub(start_ns));
+        }
+    }
+
+    /// Waits while paused (in-flight I/O already drained), still handing over empty ticks;
+    /// the deadline moves by the time spent paused.
+    fn pause(&mut self) {
+        let paused_at = monotonic_ns();
+        while self.control.paused.load(Ordering::Relaxed)
+            && !self.control.stop.load(Ordering::Relaxed)
+        {
+            std::thread::sleep(Duration::from_millis(5));
+            let now = monotonic_ns();
+            if self.recording && now >= self.next_tick_ns {
+                self.hand_off(now);
+            }
+        }
+        let paused_ns = monotonic_ns().saturating_sub(paused_at);
+        self.deadline_ns = self.deadline_ns.saturating_add(paused_ns);
+        if !self.recording {
+            self.record_from_ns = self.record_from_ns.saturating_add(paused_ns);
+        }
+    }
+
+    fn fail(&mut self, operation: &'static str, offset_bytes: Option<u64>, err: &std::io::Error) {
+        if self.fault.is_none() {
+            self.fault = Some(IoFault {
+                worker: self.worker,
+                operation,
+                offset_bytes,
+                errno: err.raw_os_error().unwrap_or(libc::EIO),
+            });
+        }
+        self.control.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Sends the tick's stats and starts a new tick on a spare; keeps recording into the same
+    /// stats when the queue is full or no spare has come back yet.
+    fn hand_off(&mut self, now_ns: u64) {
+        self.cur.end_ns = now_ns;
+        while self.spares.len() < self.spares.capacity() {
+            match self.links.spares.try_recv() {
+                Ok(spare) => self.spares.push(spare),
+                Err(_) => break,
+            }
+        }
+        if let Some(mut next) = self.spares.pop() {
+            next.reset(now_ns);
+            let full = std::mem::replace(&mut self.cur, next);
+            match self.links.reports.try_send(full) {
+                Ok(()) => {}
+                Err(TrySendError::Full(full) | TrySendError::Disconnected(full)) => {
+                    let empty = std::mem::replace(&mut self.cur, full);
+                    self.spares.push(empty);
+                }
+            }
+        }
+        // Next boundary on the common grid (record_from + k * tick), skipping missed ones.
+        let since = now_ns.saturating_sub(self.record_from_ns);
+        self.next_tick_ns = self.record_from_ns + (since / self.tick_ns + 1) * self.tick_ns;
+    }
+
+    fn finish(&mut self) -> Box<WorkerStats> {
+        let now = monotonic_ns();
+        if !self.recording {
+            self.cur.reset(now);
+        }
+        self.cur.end_ns = now;
+        std::mem::replace(&mut self.cur, Box::new(WorkerStats::new(self.worker)))
+    }
+}
+
+fn direction_name(direction: Direction) -> &'static str {
+    match direction {
+        Direction::Read => "read",
+        Direction::Write => "write",
+    }
+}

@@ -1,0 +1,368 @@
+//! Record DTOs. Field names are the contract: fio's where a fio user would look, sizes in
+//! bytes and times in nanoseconds unless the name says otherwise.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::bench::spec::format_cpu_list;
+use crate::bench::spec::{JobSpec, SyncEvery};
+use crate::stats::{DirectionStats, LatencySummary};
+
+/// How the run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    Completed,
+    Interrupted,
+    Failed,
+}
+
+/// The whole run (`--json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub format: String,
+    pub format_version: u32,
+    pub diskdash_version: String,
+    pub status: RunStatus,
+    pub error: Option<ErrorRecord>,
+    pub started_at: String,
+    pub ended_at: String,
+    pub host: HostRecord,
+    /// The job of the first segment (headless runs have exactly one).
+    pub job: JobRecord,
+    pub engine: EngineRecord,
+    pub target: TargetRecord,
+    pub device: Option<DeviceRecord>,
+    pub latency_definition: String,
+    /// Measured time summed over segments (ramp and pauses excluded), ns.
+    pub elapsed_ns: u64,
+    /// Totals over all segments.
+    pub read: DirectionRecord,
+    pub write: DirectionRecord,
+    pub sync: SyncRecord,
+    /// I/Os resubmitted (EINTR/EAGAIN/EBUSY, short transfers).
+    pub retries: u64,
+    pub cpu: CpuRecord,
+    pub segments: Vec<SegmentRecord>,
+    pub warnings: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+/// Why the run failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorRecord {
+    pub message: String,
+    /// `read`, `write`, `fsync`, ... when an I/O failed.
+    pub operation: Option<String>,
+    pub errno: Option<i32>,
+    pub errno_name: Option<String>,
+    pub offset_bytes: Option<u64>,
+    pub worker: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct HostRecord {
+    pub hostname: String,
+    pub kernel: String,
+    pub cpus: usize,
+    pub memory_bytes: u64,
+}
+
+impl HostRecord {
+    #[must_use]
+    pub fn detect() -> Self {
+        let hostname = nix::unistd::gethostname()
+            .map(|h| h.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let kernel = nix::sys::utsname::uname()
+            .map(|u| u.release().to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let machine = crate::bench::spec::MachineLimits::detect();
+        Self {
+            hostname,
+            kernel,
+            cpus: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+            memory_bytes: machine.memory_bytes,
+        }
+    }
+}
+
+/// The job, fio's option names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobRecord {
+    pub description: String,
+    pub rw: String,
+    pub rwmixread: u8,
+    pub bs: u64,
+    /// The working set asked for (`target.working_set_bytes` is what was used).
+    pub size: u64,
+    pub iodepth: u32,
+    pub numjobs: u32,
+    pub ioengine: String,
+    pub iodepth_batch: u32,
+    pub direct: bool,
+    pub fsync: Option<u32>,
+    pub fdatasync: Option<u32>,
+    pub sync: Option<String>,
+    pub cpus: Option<String>,
+    pub runtime_ns: u64,
+    pub ramp_ns: u64,
+    pub interval_ns: u64,
+}
+
+impl From<&JobSpec> for JobRecord {
+    fn from(spec: &JobSpec) -> Self {
+        Self {
+            description: spec.describe(),
+            rw: spec.rw.as_str().to_string(),
+            rwmixread: spec.rwmixread_pct,
+            bs: spec.block_size_bytes,
+            size: spec.size_bytes,
+            iodepth: spec.iodepth,
+            numjobs: spec.numjobs,
+            ioengine: spec.ioengine.as_str().to_string(),
+            iodepth_batch: spec.iodepth_batch,
+            direct: spec.direct,
+            fsync: match spec.sync_every {
+                Some(SyncEvery::Fsync(n)) => Some(n),
+                _ => None,
+            },
+            fdatasync: match spec.sync_every {
+                Some(SyncEvery::Fdatasync(n)) => Some(n),
+                _ => None,
+            },
+            sync: spec.open_sync.map(|s| s.as_str().to_string()),
+            cpus: spec.cpus.as_deref().map(format_cpu_list),
+            runtime_ns: nanos(spec.runtime),
+            ramp_ns: nanos(spec.ramp),
+            interval_ns: nanos(spec.interval),
+        }
+    }
+}
+
+/// Saturating nanoseconds of a duration.
+#[must_use]
+pub fn nanos(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineRecord {
+    pub requested: String,
+    pub used: String,
+    /// Why the requested engine was not used (e.g. io_uring denied with EPERM).
+    pub fallback: Option<String>,
+    pub ring_flags: Vec<String>,
+    pub registered_file: bool,
+    pub registered_buffers: bool,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TargetRecord {
+    pub path: String,
+    /// `scratch`, `file` or `block_device`.
+    pub kind: String,
+    pub working_set_bytes: u64,
+    pub dio_align_bytes: u32,
+    /// The working set was written with data before the run.
+    pub preconditioned: bool,
+    /// The scratch file was removed afterwards.
+    pub scratch_removed: bool,
+    pub notes: Vec<String>,
+}
+
+/// The device behind the target over the measured window.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DeviceRecord {
+    /// Kernel name of the device I/O lands on (e.g. `vda`, `loop3`, `dm-0`).
+    pub name: String,
+    /// Its whole disk.
+    pub disk: String,
+    /// sysfs queue settings (scheduler, nr_requests, ...), sysfs names.
+    pub queue: serde_json::Value,
+    /// `iostat -x` metrics over the measured window (sysstat's JSON keys).
+    pub iostat: serde_json::Value,
+    pub reconciliation: ReconciliationRecord,
+}
+
+/// I/Os the run completed against I/Os the device completed (/proc/diskstats).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReconciliationRecord {
+    pub app_read_ios: u64,
+    pub app_write_ios: u64,
+    pub device_read_ios: u64,
+    pub device_write_ios: u64,
+    pub app_bytes: u64,
+    pub device_bytes: u64,
+    /// device I/Os / app I/Os (1.0 when every I/O reached the device once).
+    pub io_ratio: Option<f64>,
+    pub verdict: String,
+}
+
+/// One direction, fio's names.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DirectionRecord {
+    pub io_bytes: u64,
+    pub io_kbytes: u64,
+    pub bw_bytes: u64,
+    /// KiB/s, as fio's `bw`.
+    pub bw: u64,
+    pub iops: f64,
+    /// Milliseconds, as fio's `runtime`.
+    pub runtime: u64,
+    pub total_ios: u64,
+    pub lat_ns: LatencyRecord,
+}
+
+impl DirectionRecord {
+    /// From merged stats over `elapsed_ns`.
+    #[must_use]
+    pub fn from_stats(stats: &DirectionStats, elapsed_ns: u64) -> Self {
+        let seconds = elapsed_ns as f64 / 1e9;
+        let per_s = |n: u64| {
+            if seconds > 0.0 {
+                n as f64 / seconds
+            } else {
+                0.0
+            }
+        };
+        let bw_bytes = per_s(stats.bytes).round() as u64;
+        Self {
+            io_bytes: stats.bytes,
+            io_kbytes: stats.bytes / 1024,
+            bw_bytes,
+            bw: bw_bytes / 1024,
+            iops: per_s(stats.ios),
+            runtime: elapsed_ns / 1_000_000,
+            total_ios: stats.ios,
+            lat_ns: LatencyRecord::from(&stats.latency.summary()),
+        }
+    }
+}
+
+/// fio's `lat_ns` object.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyRecord {
+    pub min: u64,
+    pub max: u64,
+    pub mean: f64,
+    pub stddev: f64,
+    #[serde(rename = "N")]
+    pub n: u64,
+    /// `"99.000000": ns` for fio's default percentile list (absent when no I/O).
+    pub percentile: Percentiles,
+}
+
+impl From<&LatencySummary> for LatencyRecord {
+    fn from(summary: &LatencySummary) -> Self {
+        Self {
+            min: summary.min_ns,
+            max: summary.max_ns,
+            mean: summary.mean_ns,
+            stddev: summary.stddev_ns,
+            n: summary.count,
+            percentile: Percentiles(if summary.count == 0 {
+                Vec::new()
+            } else {
+                summary.percentiles_ns.clone()
+            }),
+        }
+    }
+}
+
+/// Percentiles kept in fio's order and keyed like fio (`"99.900000"`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Percentiles(pub Vec<(f64, u64)>);
+
+impl Serialize for Percentiles {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (pct, ns) in &self.0 {
+            map.serialize_entry(&format!("{pct:.6}"), ns)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Percentiles {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let map = BTreeMap::<String, u64>::deserialize(deserializer)?;
+        let mut pairs: Vec<(f64, u64)> = map
+            .into_iter()
+            .filter_map(|(k, v)| k.parse::<f64>().ok().map(|p| (p, v)))
+            .collect();
+        pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Ok(Self(pairs))
+    }
+}
+
+/// fio's `sync` object: fsync/fdatasync calls and their latency.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SyncRecord {
+    pub total_ios: u64,
+    pub lat_ns: LatencyRecord,
+}
+
+impl SyncRecord {
+    #[must_use]
+    pub fn from_stats(stats: &DirectionStats) -> Self {
+        Self {
+            total_ios: stats.ios,
+            lat_ns: LatencyRecord::from(&stats.latency.summary()),
+        }
+    }
+}
+
+/// Process CPU over the measured window (all threads), like fio's `usr_cpu`/`sys_cpu`
+/// (percent of one CPU).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuRecord {
+    pub usr_cpu: f64,
+    pub sys_cpu: f64,
+    pub usr_ns: u64,
+    pub sys_ns: u64,
+    /// Voluntary + involuntary context switches.
+    pub ctx: u64,
+}
+
+/// One segment: a stretch of the run with one job (a headless run is one segment).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SegmentRecord {
+    pub index: u32,
+    pub status: RunStatus,
+    pub job: JobRecord,
+    pub engine: String,
+    pub elapsed_ns: u64,
+    pub read: DirectionRecord,
+    pub write: DirectionRecord,
+    pub sync: SyncRecord,
+    pub retries: u64,
+    pub cpu: CpuRecord,
+    /// Each kept point covers one interval; after many intervals only every
+    /// `series_stride`-th is kept (the JSON Lines file has them all).
+    pub series_stride: u32,
+    pub series: Vec<IntervalRecord>,
+    /// The device over this segment's measured window, when known.
+    pub device: Option<DeviceRecord>,
+}
+
+/// One interval: a line of `--jsonl`, and a point of a segment's series.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IntervalRecord {
+    pub format: String,
+    pub format_version: u32,
+    pub segment: u32,
+    pub index: u64,
+    /// End of the interval since the start of the measured window, ns.
+    pub t_ns: u64,
+    pub duration_ns: u64,
+    pub read: DirectionRecord,
+    pub write: DirectionRecord,
+    pub sync: SyncRecord,
+    /// `iostat -x` metrics of the device over this interval, when known.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub device: Option<serde_json::Value>,
+}

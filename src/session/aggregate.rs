@@ -1,0 +1,358 @@
+//! One segment's workers and their aggregation: spawn `bench-N` threads, wait until every
+//! ring and buffer is set up, start them together, then merge their per-tick reports into
+//! intervals on a common grid (measurement start + k * interval) and into the segment total.
+//! Reports are handed back as spares after merging, so steady state allocates nothing.
+
+use std::os::fd::OwnedFd;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::bench::engine::EngineSetup;
+use crate::bench::spec::{EngineKind, JobSpec};
+use crate::bench::worker::{self, IoFault, SegmentControl, WorkerExit, WorkerLinks, WorkerPlan};
+use crate::stats::{WorkerStats, monotonic_ns};
+
+/// How long after an interval's end the aggregator waits for late reports before emitting.
+const EMIT_GRACE_NS: u64 = 20_000_000;
+/// Longest tick: workers hand over stats at least this often.
+const MAX_TICK: Duration = Duration::from_millis(250);
+
+/// What a segment is to run.
+pub struct SegmentSetup {
+    pub spec: Arc<JobSpec>,
+    pub file: Arc<OwnedFd>,
+    pub working_set_bytes: u64,
+    pub engine: EngineKind,
+    pub seed: u64,
+}
+
+/// One closed interval.
+pub struct Interval {
+    pub index: u64,
+    pub duration_ns: u64,
+    /// End of the interval, ns since the segment's measurement start.
+    pub end_offset_ns: u64,
+    pub stats: WorkerStats,
+}
+
+/// What the segment left when all workers ended.
+pub struct SegmentEnd {
+    pub total: WorkerStats,
+    /// The last, partial interval (if it holds any time).
+    pub last_interval: Option<Interval>,
+    pub faults: Vec<IoFault>,
+    /// Measured time (ramp and pauses excluded), ns.
+    pub elapsed_ns: u64,
+}
+
+/// A running segment.
+pub struct SegmentRun {
+    control: Arc<SegmentControl>,
+    reports: Receiver<Box<WorkerStats>>,
+    spare_txs: Vec<Sender<Box<WorkerStats>>>,
+    handles: Vec<JoinHandle<WorkerExit>>,
+    pub setups: Vec<EngineSetup>,
+    pub record_from_ns: u64,
+    pub runtime_ns: u64,
+    interval_ns: u64,
+    cur_index: u64,
+    cur: WorkerStats,
+    next: WorkerStats,
+    total: WorkerStats,
+    paused_since_ns: Option<u64>,
+    paused_ns: u64,
+    workers_done: bool,
+}
+
+/// Tick length: the interval split into equal parts of at most 250 ms, so interval
+/// boundaries are tick boundaries.
+fn tick_for(interval: Duration) -> Duration {
+    let parts = interval.as_nanos().div_ceil(MAX_TICK.as_nanos()).max(1);
+    Duration::from_nanos(u64::try_from(interval.as_nanos() / parts).unwrap_or(u64::MAX))
+}
+
+impl SegmentRun {
+    /// Spawns the workers and starts them together. On a setup failure every worker is
+    /// stopped and joined, and the failure returned.
+    pub fn spawn(setup: &SegmentSetup) -> Result<Self, String> {
+        let spec = &setup.spec;
+        let jobs = spec.numjobs;
+        let control = Arc::new(SegmentControl::new(jobs));
+        let (report_tx, reports) = mpsc::sync_channel(jobs as usize * 4);
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let tick = tick_for(spec.interval);
+        let mut spare_txs = Vec::new();
+        let mut handles = Vec::new();
+        for worker in 0..jobs {
+            let (spare_tx, spare_rx) = mpsc::channel();
+            spare_txs.push(spare_tx);
+            let plan = WorkerPlan {
+                worker,
+                spec: spec.clone(),
+                file: setup.file.clone(),
+                working_set_bytes: setup.working_set_bytes,
+                seed: setup.seed,
+                engine: setup.engine,
+                cpu: spec
+                    .cpus
+                    .as_ref()
+                    .map(|cpus| cpus[worker as usize % cpus.len()]),
+                tick,
+            };
+            let links = WorkerLinks {
+                reports: report_tx.clone(),
+                spares: spare_rx,
+                ready: ready_tx.clone(),
+            };
+            let worker_control = control.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("bench-{worker}"))
+                .spawn(move || worker::run(plan, worker_control, links));
+            match spawned {
+                Ok(handle) => handles.push(handle),
+                Err(err) => {
+                    // Threads already started wait at the barrier, which now cannot fill:
+                    // release them through it by counting the missing ones here.
+                    control.stop.store(true, Ordering::Relaxed);
+                    drop(ready_tx);
+                    drop(report_tx);
+                    let missing = jobs as usize - handles.len();
+                    std::thread::scope(|scope| {
+                        for _ in 0..missing {
+                            scope.spawn(|| control.barrier.wait());
+                        }
+                        control.barrier.wait();
+                    });
+                    for handle in handles {
+                        let _ = handle.join();
+                    }
+                    return Err(format!("cannot start worker thread {worker}: {err}"));
+                }
+            }
+        }
+        drop(report_tx);
+        drop(ready_tx);
+        let mut setups = vec![EngineSetup::default(); jobs as usize];
+        let mut failure = None;
+        for _ in 0..jobs {
+            match ready_rx.recv() {
+                Ok((worker, Ok(engine_setup))) => setups[worker as usize] = engine_setup,
+                Ok((worker, Err(err))) => {
+                    failure.get_or_insert(format!("worker {worker}: {err}"));
+                }
+                Err(_) => {
+                    failure.get_or_insert_with(|| "a worker ended during setup".to_string());
+                    break;
+                }
+            }
+        }
+        if failure.is_some() {
+            control.stop.store(true, Ordering::Relaxed);
+        }
+        let start_ns = monotonic_ns();
+        control.start_ns.store(start_ns, Ordering::Release);
+        control.barrier.wait();
+        if let Some(failure) = failure {
+            for handle in handles {
+                let _ = handle.join();
+            }
+            return Err(failure);
+        }
+        let record_from_ns = start_ns + crate::record::nanos(spec.ramp);
+        Ok(Self {
+            control,
+            reports,
+            spare_txs,
+            handles,
+            setups,
+            record_from_ns,
+            runtime_ns: crate::record::nanos(spec.runtime),
+            interval_ns: crate::record::nanos(spec.interval).max(1),
+            cur_index: 0,
+            cur: WorkerStats::new(0),
+            next: WorkerStats::new(0),
+            total: WorkerStats::new(0),
+            paused_since_ns: None,
+            paused_ns: 0,
+            workers_done: false,
+        })
+    }
+
+    pub fn stop(&self) {
+        self.control.stop.store(true, Ordering::Relaxed);
+    }
+
+    pub fn pause(&mut self) {
+        if self.paused_since_ns.is_none() {
+            self.paused_since_ns = Some(monotonic_ns());
+            self.control.paused.store(true, Ordering::Relaxed);
+        }
+    }
+
+    pub fn resume(&mut self) {
+        if let Some(since) = self.paused_since_ns.take() {
+            self.paused_ns += monotonic_ns().saturating_sub(since);
+            self.control.paused.store(false, Ordering::Relaxed);
+        }
+    }
+
+    #[must_use]
+    pub fn is_paused(&self) -> bool {
+        self.paused_since_ns.is_some()
+    }
+
+    /// Whether the workers stopped themselves (a fault).
+    #[must_use]
+    pub fn stop_requested(&self) -> bool {
+        self.control.stop.load(Ordering::Relaxed)
+    }
+
+    /// Measured time so far (ramp and pauses excluded).
+    #[must_use]
+    pub fn elapsed_ns(&self, now_ns: u64) -> u64 {
+        let paused_now = self
+            .paused_since_ns
+            .map_or(0, |since| now_ns.saturating_sub(since));
+        now_ns
+            .saturating_sub(self.record_from_ns)
+            .saturating_sub(self.paused_ns + paused_now)
+    }
+
+    /// The segment total so far (closed intervals only).
+    #[must_use]
+    pub fn total(&self) -> &WorkerStats {
+        &self.total
+    }
+
+    /// Receives reports for up to `max_wait` and closes the intervals that are due. Returns
+    /// them in order; `workers_done()` tells when every worker has ended.
+    pub fn poll(&mut self, max_wait: Duration) -> Vec<Interval> {
+        let mut closed = Vec::new();
+        let deadline_ns = monotonic_ns() + crate::record::nanos(max_wait);
+        loop {
+            let now = monotonic_ns();
+            let due_ns = self.due_ns();
+            if now >= due_ns {
+                closed.push(self.close_interval());
+                continue;
+            }
+            if now >= deadline_ns || self.workers_done {
+                return closed;
+            }
+            let wait = Duration::from_nanos(due_ns.min(deadline_ns) - now);
+            match self.reports.recv_timeout(wait) {
+                Ok(report) => self.merge(report),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => self.workers_done = true,
+            }
+        }
+    }
+
+    #[must_use]
+    pub fn workers_done(&self) -> bool {
+        self.workers_done
+    }
+
+    fn due_ns(&self) -> u64 {
+        self.record_from_ns + (self.cur_index + 1) * self.interval_ns + EMIT_GRACE_NS
+    }
+
+    fn merge(&mut self, report: Box<WorkerStats>) {
+        let index = report.start_ns.saturating_sub(self.record_from_ns) / self.interval_ns;
+        if index <= self.cur_index {
+            self.cur.add(&report);
+        } else {
+            self.next.add(&report);
+        }
+        if let Some(tx) = self.spare_txs.get(report.worker as usize) {
+            let _ = tx.send(report);
+        }
+    }
+
+    fn close_interval(&mut self) -> Interval {
+        let index = self.cur_index;
+        self.total.add(&self.cur);
+        let stats = std::mem::replace(
+            &mut self.cur,
+            std::mem::replace(&mut self.next, WorkerStats::new(0)),
+        );
+        self.cur_index += 1;
+        Interval {
+            index,
+            duration_ns: self.interval_ns,
+            end_offset_ns: (index + 1) * self.interval_ns,
+            stats,
+        }
+    }
+
+    /// Joins the workers (call once `workers_done()`, or after `stop()`), folds their last
+    /// stats into a final partial interval and the total.
+    pub fn finish(mut self) -> SegmentEnd {
+        self.stop();
+        self.resume();
+        while !self.workers_done {
+            match self.reports.recv() {
+                Ok(report) => self.merge(report),
+                Err(_) => self.workers_done = true,
+            }
+        }
+        let mut faults = Vec::new();
+        let mut end_ns = self.record_from_ns;
+        for handle in std::mem::take(&mut self.handles) {
+            match handle.join() {
+                Ok(exit) => {
+                    end_ns = end_ns.max(exit.stats.end_ns);
+                    self.cur.add(&exit.stats);
+                    faults.extend(exit.fault);
+                }
+                Err(_) => faults.push(IoFault {
+                    worker: u32::MAX,
+                    operation: "worker thread (panicked)",
+                    offset_bytes: None,
+                    errno: libc::EIO,
+                }),
+            }
+        }
+        let next = std::mem::replace(&mut self.next, WorkerStats::new(0));
+        self.cur.add(&next);
+        let interval_start = self.record_from_ns + self.cur_index * self.interval_ns;
+        let stats = std::mem::replace(&mut self.cur, WorkerStats::new(0));
+        self.total.add(&stats);
+        let last_interval = (end_ns > interval_start).then(|| Interval {
+            index: self.cur_index,
+            duration_ns: end_ns - interval_start,
+            end_offset_ns: end_ns - self.record_from_ns,
+            stats,
+        });
+        let elapsed_ns = end_ns
+            .saturating_sub(self.record_from_ns)
+            .saturating_sub(self.paused_ns);
+        SegmentEnd {
+            total: std::mem::replace(&mut self.total, WorkerStats::new(0)),
+            last_interval,
+            faults,
+            elapsed_ns,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_divide_the_interval() {
+        assert_eq!(tick_for(Duration::from_secs(1)), Duration::from_millis(250));
+        assert_eq!(
+            tick_for(Duration::from_millis(300)),
+            Duration::from_millis(150)
+        );
+        assert_eq!(
+            tick_for(Duration::from_millis(100)),
+            Duration::from_millis(100)
+        );
+    }
+}

@@ -1,0 +1,811 @@
+//! The session thread: precondition the target, run segments one after another, apply
+//! controls, publish snapshots, write JSON Lines as intervals close and the record at the end
+//! (on every path: completed, interrupted, failed). Owns the scratch file's removal.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime};
+
+use tokio::sync::{mpsc, watch};
+
+use super::aggregate::{Interval, SegmentRun, SegmentSetup};
+use super::device::{DeviceWatch, looks_like_page_cache};
+use super::snapshot::{
+    SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, Snapshot, StatsView, TargetView,
+};
+use super::{Control, SessionOptions, SessionOutcome};
+use crate::bench::engine::{EngineSetup, errno_name};
+use crate::bench::fill::{self, FillOutcome};
+use crate::bench::spec::{EngineKind, JobSpec, MAX_IODEPTH, MAX_NUMJOBS};
+use crate::bench::target::Target;
+use crate::bench::units::format_size_short;
+use crate::bench::worker::IoFault;
+use crate::record::{
+    CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
+    HostRecord, INTERVAL_FORMAT, IntervalRecord, JobRecord, JsonlWriter, LATENCY_DEFINITION,
+    RunRecord, RunStatus, SegmentRecord, SyncRecord, TargetRecord, rfc3339_utc,
+};
+use crate::stats::{WorkerStats, monotonic_ns};
+
+/// Points kept per segment in the record's series before it is thinned by half.
+const MAX_RECORD_POINTS: usize = 4096;
+/// How often the session looks at controls and signals, and republishes at the latest.
+const POLL: Duration = Duration::from_millis(50);
+const PUBLISH_EVERY_NS: u64 = 250_000_000;
+
+/// Why a segment ended.
+#[derive(Debug, Clone, PartialEq)]
+enum SegmentEnding {
+    Runtime,
+    Stop,
+    Change(Box<JobSpec>),
+    Quit,
+    Interrupt,
+    Fault,
+}
+
+pub struct Runner {
+    spec: JobSpec,
+    options: SessionOptions,
+    target: Target,
+    engine_kind: EngineKind,
+    engine: EngineRecord,
+    jsonl: Option<JsonlWriter>,
+    device: Option<DeviceWatch>,
+    /// The device over the last segment's measured window.
+    device_record: Option<DeviceRecord>,
+    controls: mpsc::UnboundedReceiver<Control>,
+    tx: watch::Sender<Arc<Snapshot>>,
+    snap: Snapshot,
+    segments: Vec<SegmentRecord>,
+    run_total: WorkerStats,
+    run_elapsed_ns: u64,
+    run_cpu: CpuRecord,
+    started_at: SystemTime,
+    preconditioned: bool,
+    error: Option<ErrorRecord>,
+    interrupted: bool,
+    quit: bool,
+    series_seq: u64,
+    series_base: Duration,
+    last_publish_ns: u64,
+}
+
+/// What `Session::start` prepared on the caller's thread.
+pub struct Prepared {
+    pub target: Target,
+    /// The engine to run (after the io_uring probe) and why it differs, if it does.
+    pub engine: EngineKind,
+    pub fallback: Option<String>,
+    pub jsonl: Option<JsonlWriter>,
+    /// The device behind the target, or why there is none.
+    pub device: Result<DeviceWatch, String>,
+}
+
+impl Runner {
+    pub fn new(
+        spec: JobSpec,
+        options: SessionOptions,
+        prepared: Prepared,
+        controls: mpsc::UnboundedReceiver<Control>,
+    ) -> Self {
+        let Prepared {
+            target,
+            engine: engine_kind,
+            fallback,
+            jsonl,
+            device,
+        } = prepared;
+        let engine = EngineRecord {
+            requested: spec.ioengine.as_str().to_string(),
+            used: engine_kind.as_str().to_string(),
+            fallback,
+            ..EngineRecord::default()
+        };
+        let mut notes = target.notes.clone();
+        if spec.ioengine == EngineKind::Psync && spec.iodepth > 1 {
+            notes.push(format!(
+                "psync issues one I/O at a time per worker; --iodepth {} applies to io_uring only",
+                spec.iodepth
+            ));
+        }
+        let device = match device {
+            Ok(device) => Some(device),
+            Err(why) => {
+                notes.push(format!("no device statistics: {why}"));
+                None
+            }
+        };
+        let mut warnings = target.warnings.clone();
+        if !spec.direct {
+            warnings.push(
+                "buffered I/O (--buffered): results include the page cache, not just the device"
+                    .to_string(),
+            );
+        }
+        let snap = Snapshot {
+            seq: 0,
+            state: if target.needs_fill {
+                SessionState::Preparing {
+                    done_bytes: 0,
+                    total_bytes: target.working_set_bytes,
+                }
+            } else {
+                SessionState::Idle
+            },
+            job: spec.clone(),
+            target: TargetView {
+                path: target.path.clone(),
+                kind: target.kind,
+                working_set_bytes: target.working_set_bytes,
+                dio_align_bytes: target.dio_align_bytes,
+            },
+            disk: device.as_ref().map(|d| d.chain.device.clone()),
+            engine: engine.clone(),
+            segment: 0,
+            elapsed: Duration::ZERO,
+            remaining: spec.runtime,
+            interval: None,
+            cumulative: StatsView::default(),
+            series: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
+            segments: Vec::new(),
+            device: None,
+            device_history: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
+            queue: device.as_ref().map(|d| d.queue.clone()),
+            reconciliation: None,
+            warnings,
+            notes,
+            error: None,
+            record_path: options.json.clone(),
+        };
+        let (tx, _) = watch::channel(Arc::new(snap.clone()));
+        Self {
+            spec,
+            options,
+            target,
+            engine_kind,
+            engine,
+            jsonl,
+            device,
+            device_record: None,
+            controls,
+            tx,
+            snap,
+            segments: Vec::new(),
+            run_total: WorkerStats::new(0),
+            run_elapsed_ns: 0,
+            run_cpu: CpuRecord::default(),
+            started_at: SystemTime::now(),
+            preconditioned: false,
+            error: None,
+            interrupted: false,
+            quit: false,
+            series_seq: 0,
+            series_base: Duration::ZERO,
+            last_publish_ns: 0,
+        }
+    }
+
+    pub fn subscribe(&self) -> watch::Receiver<Arc<Snapshot>> {
+        self.tx.subscribe()
+    }
+
+    fn publish(&mut self) {
+        self.snap.seq += 1;
+        self.last_publish_ns = monotonic_ns();
+        self.tx.send_replace(Arc::new(self.snap.clone()));
+    }
+
+    fn interrupt_raised(&self) -> bool {
+        self.options.interrupt.load(Ordering::Relaxed)
+    }
+
+    /// The thread body.
+    pub fn run(mut self) -> SessionOutcome {
+        self.publish();
+        if self.target.needs_fill {
+            self.precondition();
+        }
+        let mut start_now = self.options.finish_when_done;
+        while self.error.is_none() && !self.interrupted && !self.quit {
+            if !start_now && !self.idle() {
+                break;
+            }
+            start_now = false;
+            match self.run_segment() {
+                SegmentEnding::Change(spec) => {
+                    self.spec = *spec;
+                    self.snap.job = self.spec.clone();
+                    start_now = true;
+                }
+                SegmentEnding::Runtime if self.options.finish_when_done => break,
+                SegmentEnding::Runtime | SegmentEnding::Stop => {}
+                SegmentEnding::Quit => self.quit = true,
+                SegmentEnding::Interrupt => self.interrupted = true,
+                SegmentEnding::Fault => {}
+            }
+        }
+        self.finish()
+    }
+
+    fn precondition(&mut self) {
+        let stop = AtomicBool::new(false);
+        let total = self.target.working_set_bytes;
+        let started = monotonic_ns();
+        let mut last = 0u64;
+        let result = {
+            let target = &self.target;
+            let direct = self.spec.direct;
+            let interrupt = self.options.interrupt.clone();
+            let controls = &mut self.controls;
+            let tx = &self.tx;
+            let snap = &mut self.snap;
+            fill::fill(target, direct, &stop, |done, total| {
+                if interrupt.load(Ordering::Relaxed) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                while let Ok(control) = controls.try_recv() {
+                    if control == Control::Quit {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                let now = monotonic_ns();
+                if now - last >= 100_000_000 || done == total {
+                    last = now;
+                    snap.seq += 1;
+                    snap.state = SessionState::Preparing {
+                        done_bytes: done,
+                        total_bytes: total,
+                    };
+                    tx.send_replace(Arc::new(snap.clone()));
+                }
+            })
+        };
+        match result {
+            Ok(FillOutcome::Done) => {
+                self.preconditioned = true;
+                let seconds = (monotonic_ns() - started) as f64 / 1e9;
+                self.snap.notes.push(format!(
+                    "wrote the {} working set with data first ({seconds:.1} s) so reads measure \
+                     the device",
+                    format_size_short(total)
+                ));
+            }
+            Ok(FillOutcome::Stopped) => {
+                if self.interrupt_raised() {
+                    self.interrupted = true;
+                } else {
+                    self.quit = true;
+                }
+            }
+            Err(fault) => self.fail_with(&fault),
+        }
+        self.snap.state = SessionState::Idle;
+        self.publish();
+    }
+
+    fn fail_with(&mut self, fault: &IoFault) {
+        let message = fault.to_string();
+        self.snap.error = Some(message.clone());
+        self.error = Some(ErrorRecord {
+            message,
+            operation: Some(fault.operation.to_string()),
+            errno: (fault.errno != 0).then_some(fault.errno),
+            errno_name: (fault.errno != 0).then(|| errno_name(fault.errno)),
+            offset_bytes: fault.offset_bytes,
+            worker: (fault.worker != u32::MAX).then_some(fault.worker),
+        });
+    }
+
+    fn fail_message(&mut self, message: String) {
+        self.snap.error = Some(message.clone());
+        self.error = Some(ErrorRecord {
+            message,
+            operation: None,
+            errno: None,
+            errno_name: None,
+            offset_bytes: None,
+            worker: None,
+        });
+    }
+
+    /// Waits between segments. Returns whether to start a segment.
+    fn idle(&mut self) -> bool {
+        self.snap.state = SessionState::Idle;
+        self.publish();
+        loop {
+            if self.interrupt_raised() {
+                self.interrupted = true;
+                return false;
+            }
+            while let Ok(control) = self.controls.try_recv() {
+                match control {
+                    Control::Start => return true,
+                    Control::Quit => {
+                        self.quit = true;
+                        return false;
+                    }
+                    Control::Pause | Control::Resume | Control::Stop => {}
+                    change => {
+                        if let Some(spec) = self.changed_spec(&change) {
+                            self.spec = spec;
+                            self.snap.job = self.spec.clone();
+                            self.publish();
+                        }
+                    }
+                }
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
+    /// The job after a parameter change, or `None` (with a warning) when it is not valid.
+    fn changed_spec(&mut self, change: &Control) -> Option<JobSpec> {
+        let mut spec = self.spec.clone();
+        let problem = match *change {
+            Control::SetIodepth(n) if (1..=MAX_IODEPTH).contains(&n) => {
+                spec.iodepth = n;
+                spec.iodepth_batch = spec.iodepth_batch.min(n);
+                None
+            }
+            Control::SetIodepth(n) => {
+                Some(format!("iodepth {n} is out of range 1..={MAX_IODEPTH}"))
+            }
+            Control::SetNumjobs(n) if (1..=MAX_NUMJOBS).contains(&n) => {
+                spec.numjobs = n;
+                None
+            }
+            Control::SetNumjobs(n) => {
+                Some(format!("numjobs {n} is out of range 1..={MAX_NUMJOBS}"))
+            }
+            Control::SetBlockSize(bs) => {
+                let align = u64::from(self.target.dio_align_bytes);
+                if bs == 0 || bs > self.target.working_set_bytes {
+                    Some(format!("bs {bs} must be between 1 and the working set"))
+                } else if spec.direct && bs % align != 0 {
+                    Some(format!(
+                        "bs {bs} is not a multiple of the logical block size {align}"
+                    ))
+                } else if bs > crate::bench::spec::MAX_BLOCK_SIZE_BYTES {
+                    Some(format!("bs {bs} is too large"))
+                } else {
+                    spec.block_size_bytes = bs;
+                    None
+                }
+            }
+            Control::SetRw(rw) => {
+                let mut next = spec.clone();
+                next.rw = rw;
+                if next.writes()
+                    && !spec.writes()
+                    && self.target.kind != crate::bench::target::TargetKind::Scratch
+                    && !self.options.allow_destructive
+                {
+                    Some(format!(
+                        "{} writes; the target needs --allow-destructive",
+                        rw.as_str()
+                    ))
+                } else if next.writes()
+                    && !spec.writes()
+                    && self.target.kind == crate::bench::target::TargetKind::BlockDevice
+                {
+                    Some(format!(
+                        "{} writes; restart with a write job to open the device for writing",
+                        rw.as_str()
+                    ))
+                } else {
+                    spec.rw = rw;
+                    None
+                }
+            }
+            _ => None,
+        };
+        match problem {
+            Some(problem) => {
+                self.snap
+                    .warnings
+                    .push(format!("ignored a change: {problem}"));
+                None
+            }
+            None => Some(spec),
+        }
+    }
+
+    fn run_segment(&mut self) -> SegmentEnding {
+        let index = u32::try_from(self.segments.len()).unwrap_or(u32::MAX);
+        let spec = Arc::new(self.spec.clone());
+        let setup = SegmentSetup {
+            spec: spec.clone(),
+            file: self.target.file.clone(),
+            working_set_bytes: self.target.working_set_bytes,
+            engine: self.engine_kind,
+            seed: 0xD15C_DA54_0000_0000 ^ u64::from(index),
+        };
+        let cpu_start = rusage();
+        if let Some(device) = &mut self.device {
+            // A fresh baseline for interval rows; the window opens now unless there is a ramp.
+            device.interval_row();
+            if spec.ramp.is_zero() {
+                device.start_window();
+            }
+        }
+        let mut seg = match SegmentRun::spawn(&setup) {
+            Ok(seg) => seg,
+            Err(message) => {
+                self.fail_message(format!("setting up the workers failed: {message}"));
+                return SegmentEnding::Fault;
+            }
+        };
+        self.note_engine(&seg.setups);
+        self.snap.segment = index;
+        self.snap.interval = None;
+        self.snap.cumulative = StatsView::default();
+        self.snap.segments.push(SegmentMark {
+            index,
+            job: spec.describe(),
+            at: self.series_base,
+            engine: self.engine.used.clone(),
+        });
+        let mut record_series: Vec<IntervalRecord> = Vec::new();
+        let mut stride = 1u32;
+        let mut ending: Option<SegmentEnding> = None;
+        let mut cpu_measure_start = if spec.ramp.is_zero() {
+            Some(cpu_start)
+        } else {
+            None
+        };
+        loop {
+            let intervals = seg.poll(POLL);
+            let emitted = !intervals.is_empty();
+            for interval in intervals {
+                self.add_interval(index, &interval, &mut record_series, &mut stride);
+            }
+            if emitted {
+                let span = Duration::from_nanos(seg.elapsed_ns(monotonic_ns()));
+                self.snap.cumulative = StatsView::from_stats(seg.total(), span);
+            }
+            let now = monotonic_ns();
+            if cpu_measure_start.is_none() && now >= seg.record_from_ns {
+                cpu_measure_start = Some(rusage());
+                if let Some(device) = &mut self.device {
+                    device.start_window();
+                }
+            }
+            if ending.is_none() {
+                if self.interrupt_raised() {
+                    ending = Some(SegmentEnding::Interrupt);
+                    seg.stop();
+                } else if seg.stop_requested() {
+                    ending = Some(SegmentEnding::Fault);
+                }
+            }
+            while let Ok(control) = self.controls.try_recv() {
+                if ending.is_some() {
+                    continue;
+                }
+                match control {
+                    Control::Pause => seg.pause(),
+                    Control::Resume => seg.resume(),
+                    Control::Start => {}
+                    Control::Stop => {
+                        ending = Some(SegmentEnding::Stop);
+                        seg.stop();
+                    }
+                    Control::Quit => {
+                        ending = Some(SegmentEnding::Quit);
+                        seg.stop();
+                    }
+                    change => {
+                        if let Some(next) = self.changed_spec(&change) {
+                            ending = Some(SegmentEnding::Change(Box::new(next)));
+                            seg.stop();
+                        }
+                    }
+                }
+            }
+            let elapsed_ns = seg.elapsed_ns(now);
+            self.snap.elapsed = Duration::from_nanos(elapsed_ns);
+            self.snap.remaining = Duration::from_nanos(seg.runtime_ns.saturating_sub(elapsed_ns));
+            self.snap.state = if now < seg.record_from_ns {
+                SessionState::Ramp
+            } else if seg.is_paused() {
+                SessionState::Paused
+            } else {
+                SessionState::Running
+            };
+            if seg.workers_done() {
+                break;
+            }
+            if emitted || now - self.last_publish_ns >= PUBLISH_EVERY_NS {
+                self.publish();
+            }
+        }
+        let record_from_ns = seg.record_from_ns;
+        let end = seg.finish();
+        let cpu_end = rusage();
+        if let Some(last) = &end.last_interval
+            && (last.duration_ns >= 1_000_000 || last.stats.ios() > 0)
+        {
+            self.add_interval(index, last, &mut record_series, &mut stride);
+        }
+        let _ = record_from_ns;
+        let device_record = self.device.as_mut().and_then(|device| {
+            let (row, reconciliation) = device.end_window(
+                end.total.read.ios,
+                end.total.write.ios,
+                end.total.read.bytes + end.total.write.bytes,
+            )?;
+            Some(DeviceRecord {
+                name: device.chain.device.clone(),
+                disk: device.chain.disk.clone(),
+                queue: serde_json::to_value(&device.queue).unwrap_or_default(),
+                iostat: serde_json::to_value(&row).unwrap_or_default(),
+                reconciliation,
+            })
+        });
+        if let Some(device) = &device_record {
+            if looks_like_page_cache(&device.reconciliation) {
+                self.snap
+                    .warnings
+                    .push(device.reconciliation.verdict.clone());
+            }
+            self.snap.reconciliation = Some(device.reconciliation.clone());
+        }
+        if let Some(fault) = end.faults.first() {
+            self.fail_with(fault);
+            ending = Some(SegmentEnding::Fault);
+        } else if ending == Some(SegmentEnding::Fault) {
+            ending = None;
+        }
+        let ending = ending.unwrap_or(SegmentEnding::Runtime);
+        let cpu = cpu_record(
+            cpu_measure_start.unwrap_or(cpu_end),
+            cpu_end,
+            end.elapsed_ns,
+        );
+        self.run_cpu.usr_ns += cpu.usr_ns;
+        self.run_cpu.sys_ns += cpu.sys_ns;
+        self.run_cpu.ctx += cpu.ctx;
+        self.run_total.add(&end.total);
+        self.run_elapsed_ns += end.elapsed_ns;
+        self.series_base += Duration::from_nanos(end.elapsed_ns);
+        self.snap.cumulative =
+            StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
+        self.snap.elapsed = Duration::from_nanos(end.elapsed_ns);
+        let status = match ending {
+            SegmentEnding::Fault => RunStatus::Failed,
+            SegmentEnding::Interrupt | SegmentEnding::Quit => RunStatus::Interrupted,
+            _ => RunStatus::Completed,
+        };
+        self.segments.push(SegmentRecord {
+            index,
+            status,
+            job: JobRecord::from(spec.as_ref()),
+            engine: self.engine.used.clone(),
+            elapsed_ns: end.elapsed_ns,
+            read: DirectionRecord::from_stats(&end.total.read, end.elapsed_ns),
+            write: DirectionRecord::from_stats(&end.total.write, end.elapsed_ns),
+            sync: SyncRecord::from_stats(&end.total.sync),
+            retries: end.total.retries,
+            cpu,
+            series_stride: stride,
+            series: record_series,
+            device: device_record.clone(),
+        });
+        if device_record.is_some() {
+            self.device_record = device_record;
+        }
+        self.publish();
+        ending
+    }
+
+    fn note_engine(&mut self, setups: &[EngineSetup]) {
+        let Some(first) = setups.first() else { return };
+        self.engine.used = first.engine.to_string();
+        self.engine.ring_flags = first.ring_flags.iter().map(|f| (*f).to_string()).collect();
+        self.engine.registered_file = setups.iter().all(|s| s.registered_file);
+        self.engine.registered_buffers = setups.iter().all(|s| s.registered_buffers);
+        for setup in setups {
+            for note in &setup.notes {
+                if !self.engine.notes.contains(note) {
+                    self.engine.notes.push(note.clone());
+                }
+            }
+        }
+        if first.engine != self.spec.ioengine.as_str() && self.engine.fallback.is_none() {
+            self.engine.fallback = first.notes.first().cloned();
+        }
+        self.snap.engine = self.engine.clone();
+    }
+
+    fn add_interval(
+        &mut self,
+        segment: u32,
+        interval: &Interval,
+        record_series: &mut Vec<IntervalRecord>,
+        stride: &mut u32,
+    ) {
+        let duration = Duration::from_nanos(interval.duration_ns);
+        let view = StatsView::from_stats(&interval.stats, duration);
+        let record = IntervalRecord {
+            format: INTERVAL_FORMAT.to_string(),
+            format_version: FORMAT_VERSION,
+            segment,
+            index: interval.index,
+            t_ns: interval.end_offset_ns,
+            duration_ns: interval.duration_ns,
+            read: DirectionRecord::from_stats(&interval.stats.read, interval.duration_ns),
+            write: DirectionRecord::from_stats(&interval.stats.write, interval.duration_ns),
+            sync: SyncRecord::from_stats(&interval.stats.sync),
+            device: None,
+        };
+        let mut record = record;
+        if let Some(row) = self.device.as_mut().and_then(DeviceWatch::interval_row) {
+            record.device = serde_json::to_value(&row).ok();
+            let history = Arc::make_mut(&mut self.snap.device_history);
+            if history.len() == SERIES_POINTS {
+                history.pop_front();
+            }
+            history.push_back(row.clone());
+            self.snap.device = Some(row);
+        }
+        if let Some(jsonl) = &mut self.jsonl
+            && let Err(err) = jsonl.write(&record)
+        {
+            self.snap
+                .warnings
+                .push(format!("stopped writing --jsonl: {err:#}"));
+            self.jsonl = None;
+        }
+        let point = SeriesPoint {
+            seq: self.series_seq,
+            segment,
+            at: self.series_base + Duration::from_nanos(interval.end_offset_ns),
+            duration,
+            read_iops: view.read.iops,
+            read_bw_bytes_per_s: view.read.bw_bytes_per_s,
+            read_lat_mean_ns: view.read.latency.mean_ns,
+            read_lat_p99_ns: view.read.latency.percentile_ns(99.0),
+            write_iops: view.write.iops,
+            write_bw_bytes_per_s: view.write.bw_bytes_per_s,
+            write_lat_mean_ns: view.write.latency.mean_ns,
+            write_lat_p99_ns: view.write.latency.percentile_ns(99.0),
+            sync_lat_mean_ns: view.sync.latency.mean_ns,
+        };
+        self.series_seq += 1;
+        let series = Arc::make_mut(&mut self.snap.series);
+        if series.len() == SERIES_POINTS {
+            series.pop_front();
+        }
+        series.push_back(point);
+        if interval.index % u64::from(*stride) == 0 {
+            record_series.push(record);
+            if record_series.len() >= MAX_RECORD_POINTS {
+                *stride *= 2;
+                let keep = u64::from(*stride);
+                record_series.retain(|r| r.index % keep == 0);
+            }
+        }
+        self.snap.interval = Some(view);
+    }
+
+    fn finish(mut self) -> SessionOutcome {
+        let status = if self.error.is_some() {
+            RunStatus::Failed
+        } else if self.interrupted
+            || self
+                .segments
+                .last()
+                .is_some_and(|s| s.status == RunStatus::Interrupted)
+        {
+            RunStatus::Interrupted
+        } else {
+            RunStatus::Completed
+        };
+        let scratch_removed = self.target.remove_scratch();
+        let first_job = self
+            .segments
+            .first()
+            .map_or_else(|| JobRecord::from(&self.spec), |s| s.job.clone());
+        let elapsed_ns = self.run_elapsed_ns;
+        let cpu = cpu_totals(&self.run_cpu, elapsed_ns);
+        let record = RunRecord {
+            format: FORMAT.to_string(),
+            format_version: FORMAT_VERSION,
+            diskdash_version: env!("CARGO_PKG_VERSION").to_string(),
+            status,
+            error: self.error.clone(),
+            started_at: rfc3339_utc(self.started_at),
+            ended_at: rfc3339_utc(SystemTime::now()),
+            host: HostRecord::detect(),
+            job: first_job,
+            engine: self.engine.clone(),
+            target: TargetRecord {
+                path: self.target.path.display().to_string(),
+                kind: serde_json::to_value(self.target.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                working_set_bytes: self.target.working_set_bytes,
+                dio_align_bytes: self.target.dio_align_bytes,
+                preconditioned: self.preconditioned,
+                scratch_removed,
+                notes: self.target.notes.clone(),
+            },
+            device: self.device_record.clone(),
+            latency_definition: LATENCY_DEFINITION.to_string(),
+            elapsed_ns,
+            read: DirectionRecord::from_stats(&self.run_total.read, elapsed_ns),
+            write: DirectionRecord::from_stats(&self.run_total.write, elapsed_ns),
+            sync: SyncRecord::from_stats(&self.run_total.sync),
+            retries: self.run_total.retries,
+            cpu,
+            segments: std::mem::take(&mut self.segments),
+            warnings: self.snap.warnings.clone(),
+            notes: self.snap.notes.clone(),
+        };
+        let mut record_error = None;
+        if let Some(path) = &self.options.json {
+            let written = serde_json::to_vec_pretty(&record)
+                .map_err(anyhow::Error::from)
+                .and_then(|bytes| crate::record::write_atomic(path, &bytes));
+            if let Err(err) = written {
+                record_error = Some(format!("{err:#}"));
+            }
+        }
+        self.snap.state = SessionState::Finished(status);
+        self.publish();
+        SessionOutcome {
+            status,
+            record: Box::new(record),
+            record_error,
+        }
+    }
+}
+
+/// (user ns, system ns, context switches) of the whole process.
+fn rusage() -> (u64, u64, u64) {
+    // SAFETY: rusage is plain data; zeroed is valid.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: usage is a valid, writable rusage.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &raw mut usage) };
+    let ns = |tv: libc::timeval| {
+        u64::try_from(tv.tv_sec).unwrap_or(0) * 1_000_000_000
+            + u64::try_from(tv.tv_usec).unwrap_or(0) * 1000
+    };
+    (
+        ns(usage.ru_utime),
+        ns(usage.ru_stime),
+        u64::try_from(usage.ru_nvcsw + usage.ru_nivcsw).unwrap_or(0),
+    )
+}
+
+fn cpu_record(start: (u64, u64, u64), end: (u64, u64, u64), elapsed_ns: u64) -> CpuRecord {
+    let usr_ns = end.0.saturating_sub(start.0);
+    let sys_ns = end.1.saturating_sub(start.1);
+    cpu_totals(
+        &CpuRecord {
+            usr_ns,
+            sys_ns,
+            ctx: end.2.saturating_sub(start.2),
+            ..CpuRecord::default()
+        },
+        elapsed_ns,
+    )
+}
+
+fn cpu_totals(cpu: &CpuRecord, elapsed_ns: u64) -> CpuRecord {
+    let pct = |ns: u64| {
+        if elapsed_ns == 0 {
+            0.0
+        } else {
+            ns as f64 * 100.0 / elapsed_ns as f64
+        }
+    };
+    CpuRecord {
+        usr_cpu: pct(cpu.usr_ns),
+        sys_cpu: pct(cpu.sys_ns),
+        ..cpu.clone()
+    }
+}

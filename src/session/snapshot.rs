@@ -1,0 +1,171 @@
+//! What front ends see: an immutable [`Snapshot`] behind an `Arc`, replaced (never mutated)
+//! by the session. Cheap to clone; the series is shared between consecutive snapshots.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::bench::spec::JobSpec;
+use crate::bench::target::TargetKind;
+use crate::monitor::iostat::IostatRow;
+use crate::monitor::sysfs::QueueSettings;
+use crate::record::{EngineRecord, ReconciliationRecord, RunStatus};
+use crate::stats::{DirectionStats, LatencyBucket, LatencySummary, WorkerStats};
+
+/// Points kept in [`Snapshot::series`] (10 minutes at the default 1 s interval).
+pub const SERIES_POINTS: usize = 600;
+
+/// Where the session is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionState {
+    /// Writing the working set before the first read.
+    Preparing {
+        done_bytes: u64,
+        total_bytes: u64,
+    },
+    /// Warm-up: running, not measured.
+    Ramp,
+    Running,
+    Paused,
+    /// Between segments, waiting for `Control::Start` or a parameter change.
+    Idle,
+    Finished(RunStatus),
+}
+
+/// One direction's rates and latency over some span.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DirectionView {
+    pub ios: u64,
+    pub bytes: u64,
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    pub latency: LatencySummary,
+    /// Power-of-two latency buckets (see `LatencyHistogram::log_buckets`).
+    pub buckets: Vec<LatencyBucket>,
+}
+
+impl DirectionView {
+    #[must_use]
+    pub fn from_stats(stats: &DirectionStats, duration: Duration) -> Self {
+        let seconds = duration.as_secs_f64();
+        let per_s = |n: u64| {
+            if seconds > 0.0 {
+                n as f64 / seconds
+            } else {
+                0.0
+            }
+        };
+        Self {
+            ios: stats.ios,
+            bytes: stats.bytes,
+            iops: per_s(stats.ios),
+            bw_bytes_per_s: per_s(stats.bytes),
+            latency: stats.latency.summary(),
+            buckets: stats.latency.log_buckets(),
+        }
+    }
+}
+
+/// Read, write and sync over one span (an interval, or a segment so far).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StatsView {
+    pub duration: Duration,
+    pub read: DirectionView,
+    pub write: DirectionView,
+    /// fsync/fdatasync calls (`bytes` unused).
+    pub sync: DirectionView,
+}
+
+impl StatsView {
+    #[must_use]
+    pub fn from_stats(stats: &WorkerStats, duration: Duration) -> Self {
+        Self {
+            duration,
+            read: DirectionView::from_stats(&stats.read, duration),
+            write: DirectionView::from_stats(&stats.write, duration),
+            sync: DirectionView::from_stats(&stats.sync, duration),
+        }
+    }
+}
+
+/// One interval in the bounded time series.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SeriesPoint {
+    /// Counts every interval of the session (0, 1, 2, ...).
+    pub seq: u64,
+    pub segment: u32,
+    /// End of the interval, measured time since the session's first segment started.
+    pub at: Duration,
+    pub duration: Duration,
+    pub read_iops: f64,
+    pub read_bw_bytes_per_s: f64,
+    pub read_lat_mean_ns: f64,
+    pub read_lat_p99_ns: u64,
+    pub write_iops: f64,
+    pub write_bw_bytes_per_s: f64,
+    pub write_lat_mean_ns: f64,
+    pub write_lat_p99_ns: u64,
+    pub sync_lat_mean_ns: f64,
+}
+
+/// Where a segment starts in the series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SegmentMark {
+    pub index: u32,
+    /// `randread bs=4k iodepth=32 ...`
+    pub job: String,
+    pub at: Duration,
+    /// The engine its workers used.
+    pub engine: String,
+}
+
+/// The target as opened.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetView {
+    pub path: PathBuf,
+    pub kind: TargetKind,
+    pub working_set_bytes: u64,
+    pub dio_align_bytes: u32,
+}
+
+/// Everything a front end draws, at one moment.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// Increases with every published snapshot.
+    pub seq: u64,
+    pub state: SessionState,
+    /// The current job (the next segment's when idle).
+    pub job: JobSpec,
+    pub target: TargetView,
+    /// The block device the target's I/O lands on (e.g. `vda`, `loop3`, `dm-0`), when known.
+    pub disk: Option<String>,
+    /// Engine in use; `fallback` says why it differs from the one asked for.
+    pub engine: EngineRecord,
+    /// Index of the current (or last) segment.
+    pub segment: u32,
+    /// Measured time of the current segment (ramp and pauses excluded).
+    pub elapsed: Duration,
+    pub remaining: Duration,
+    /// The last complete interval.
+    pub interval: Option<StatsView>,
+    /// The current segment so far.
+    pub cumulative: StatsView,
+    /// The last [`SERIES_POINTS`] intervals of the session.
+    pub series: Arc<VecDeque<SeriesPoint>>,
+    pub segments: Vec<SegmentMark>,
+    /// The device's `iostat -x` row over the last interval, when known.
+    pub device: Option<IostatRow>,
+    /// The last [`SERIES_POINTS`] interval rows of the device.
+    pub device_history: Arc<VecDeque<IostatRow>>,
+    /// The disk's queue settings, when known.
+    pub queue: Option<QueueSettings>,
+    /// App I/Os against device I/Os over the last finished segment, when known.
+    pub reconciliation: Option<ReconciliationRecord>,
+    pub warnings: Vec<String>,
+    pub notes: Vec<String>,
+    /// Set when the run failed.
+    pub error: Option<String>,
+    /// Where the record is written (at the end).
+    pub record_path: Option<PathBuf>,
+}

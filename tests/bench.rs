@@ -1,0 +1,470 @@
+//! `diskdash bench` end to end, as any user: real binary, real files, real io_uring.
+
+mod bench_support;
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+use bench_support::*;
+use serde_json::Value;
+
+fn run_mode(rw: &str) {
+    for engine in ["io_uring", "psync"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = bench(
+            dir.path(),
+            &[
+                "--rw",
+                rw,
+                "--ioengine",
+                engine,
+                "--runtime",
+                "300ms",
+                "--size",
+                "16M",
+                "--interval",
+                "100ms",
+                "--json",
+                "run.json",
+                "--jsonl",
+                "run.jsonl",
+            ],
+        );
+        assert!(out.status.success(), "{rw} {engine}: {}", stderr(&out));
+        let record = read_json(&dir.path().join("run.json"));
+        assert_valid_record(&record);
+        assert_eq!(record["status"], "completed");
+        assert_eq!(record["engine"]["used"], engine);
+        assert_eq!(record["job"]["rw"], rw);
+        assert_eq!(record["target"]["kind"], "scratch");
+        assert_eq!(record["target"]["preconditioned"], true);
+        assert_eq!(record["target"]["scratch_removed"], true);
+        let reads = record["read"]["total_ios"].as_u64().unwrap();
+        let writes = record["write"]["total_ios"].as_u64().unwrap();
+        let want_reads = rw.contains("read") || rw.ends_with("rw");
+        let want_writes = rw.contains("write") || rw.ends_with("rw");
+        assert_eq!(reads > 0, want_reads, "{rw} {engine}: {reads} reads");
+        assert_eq!(writes > 0, want_writes, "{rw} {engine}: {writes} writes");
+        for dir_name in ["read", "write"] {
+            let d = &record[dir_name];
+            let ios = d["total_ios"].as_u64().unwrap();
+            assert_eq!(d["io_bytes"].as_u64().unwrap(), ios * 4096);
+            if ios > 0 {
+                let lat = &d["lat_ns"];
+                assert!(lat["min"].as_u64().unwrap() > 0);
+                assert!(lat["min"].as_u64() <= lat["percentile"]["50.000000"].as_u64());
+                assert!(lat["percentile"]["99.000000"].as_u64() <= lat["max"].as_u64());
+                let iops = d["iops"].as_f64().unwrap();
+                let elapsed_s = record["elapsed_ns"].as_f64().unwrap() / 1e9;
+                assert!((iops * elapsed_s - ios as f64).abs() < 1.0);
+            }
+        }
+        let elapsed_ms = record["elapsed_ns"].as_u64().unwrap() / 1_000_000;
+        assert!(
+            (300..1000).contains(&elapsed_ms),
+            "measured {elapsed_ms} ms"
+        );
+        // Status lines per interval on stderr, summary on stdout.
+        let status_lines = stderr(&out).lines().filter(|l| l.starts_with('[')).count();
+        assert!(status_lines >= 3, "{}", stderr(&out));
+        assert!(stdout(&out).contains("completed after"), "{}", stdout(&out));
+        // JSON Lines: one valid interval per line, adding up to the totals.
+        let text = std::fs::read_to_string(dir.path().join("run.jsonl")).unwrap();
+        let lines: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert!(lines.len() >= 3, "{} interval lines", lines.len());
+        for line in &lines {
+            assert_valid_interval(line);
+        }
+        let sum: u64 = lines
+            .iter()
+            .map(|l| {
+                l["read"]["total_ios"].as_u64().unwrap() + l["write"]["total_ios"].as_u64().unwrap()
+            })
+            .sum();
+        assert_eq!(sum, reads + writes);
+        assert_eq!(
+            record["segments"][0]["series"].as_array().unwrap().len(),
+            lines.len()
+        );
+        assert!(leftovers(dir.path(), &["run.json", "run.jsonl"]).is_empty());
+    }
+}
+
+#[test]
+fn read_with_both_engines() {
+    run_mode("read");
+}
+
+#[test]
+fn write_with_both_engines() {
+    run_mode("write");
+}
+
+#[test]
+fn randread_with_both_engines() {
+    run_mode("randread");
+}
+
+#[test]
+fn randwrite_with_both_engines() {
+    run_mode("randwrite");
+}
+
+#[test]
+fn rw_with_both_engines() {
+    run_mode("rw");
+}
+
+#[test]
+fn randrw_with_both_engines() {
+    run_mode("randrw");
+}
+
+#[test]
+fn null_engine_runs_the_hot_path_without_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bench(
+        dir.path(),
+        &[
+            "--ioengine",
+            "null",
+            "--runtime",
+            "200ms",
+            "--size",
+            "4M",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    assert_eq!(record["engine"]["used"], "null");
+    assert!(record["read"]["iops"].as_f64().unwrap() > 10_000.0);
+}
+
+#[test]
+fn fsync_latency_is_reported_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bench(
+        dir.path(),
+        &[
+            "--rw",
+            "randwrite",
+            "--fdatasync",
+            "8",
+            "--runtime",
+            "300ms",
+            "--size",
+            "8M",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    let writes = record["write"]["total_ios"].as_u64().unwrap();
+    let syncs = record["sync"]["total_ios"].as_u64().unwrap();
+    assert!(
+        syncs > 0 && syncs <= writes / 8 + 1,
+        "{syncs} syncs for {writes} writes"
+    );
+    assert!(record["sync"]["lat_ns"]["mean"].as_f64().unwrap() > 0.0);
+    assert!(stdout(&out).contains("sync "), "{}", stdout(&out));
+}
+
+#[test]
+fn io_uring_denied_falls_back_to_psync_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bench_cmd(
+        dir.path(),
+        &["--runtime", "200ms", "--size", "8M", "--json", "r.json"],
+    )
+    .env("DISKDASH_URING_DISABLED", "1")
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("note: io_uring unavailable (EPERM"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("fell back to psync"),
+        "{}",
+        stdout(&out)
+    );
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    assert_eq!(record["engine"]["requested"], "io_uring");
+    assert_eq!(record["engine"]["used"], "psync");
+    assert!(
+        record["engine"]["fallback"]
+            .as_str()
+            .unwrap()
+            .contains("EPERM")
+    );
+    assert!(record["read"]["total_ios"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn bad_input_is_a_usage_error_naming_the_value_and_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("data.bin"), vec![7u8; 1 << 20]).unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--rw", "sideways"],
+            r#"error: --rw "sideways" is not a workload; use read, write, randread, randwrite, rw or randrw"#,
+        ),
+        (
+            &["--bs", "4kk"],
+            r#"error: --bs "4kk" is not a size; use e.g. 4k, 1M or 512"#,
+        ),
+        (
+            &["--bs", "0"],
+            r#"error: --bs "0" must be greater than zero; use e.g. 4k, 1M or 512"#,
+        ),
+        (
+            &["--bs=-1"],
+            r#"error: --bs "-1" is not a size; use e.g. 4k, 1M or 512"#,
+        ),
+        (
+            &["--size", "soon"],
+            r#"error: --size "soon" is not a size; use e.g. 16M, 1G or 10G"#,
+        ),
+        (
+            &["--runtime", "soon"],
+            r#"error: --runtime "soon" is not a duration; use e.g. 500ms, 10s or 2m"#,
+        ),
+        (
+            &["--runtime", "0"],
+            r#"error: --runtime "0" must be greater than zero; use e.g. 10s"#,
+        ),
+        (
+            &["--ramp=-1"],
+            r#"error: --ramp "-1" is not a duration; use e.g. 500ms, 10s or 2m"#,
+        ),
+        (
+            &["--iodepth", "0"],
+            r#"error: --iodepth "0" must be at least 1; use e.g. 1, 32 or 128"#,
+        ),
+        (
+            &["--iodepth", "1000000"],
+            r#"error: --iodepth "1000000" is too large; use 1 to 16384"#,
+        ),
+        (
+            &["--bs", "1M", "--size", "64k"],
+            "error: --bs 1M is larger than --size 64k; raise --size or lower --bs",
+        ),
+        (
+            &["--bs", "1000", "--size", "1M"],
+            "is not a multiple of the logical block size",
+        ),
+        (
+            &["/nonexistent/dir"],
+            "error: target /nonexistent/dir does not exist; give an existing directory (a scratch file is made inside), file or block device",
+        ),
+        (
+            &["data.bin", "--rw", "randwrite"],
+            "error: refusing to write to data.bin: it holds 1 MiB of data; pass --allow-destructive to overwrite it",
+        ),
+        (
+            &["--size", "1000T"],
+            "error: no room for the scratch file in ",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = bench(dir.path(), args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}:\n got {err}\nwant {want}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+    }
+    let out = bench(dir.path(), &["--bs", "1000", "--size", "1M"]);
+    assert!(stderr(&out).ends_with("; use a multiple such as 4k, or --buffered\n"));
+    assert!(
+        leftovers(dir.path(), &["data.bin"]).is_empty(),
+        "no scratch file left behind"
+    );
+}
+
+#[test]
+fn reading_an_existing_file_keeps_its_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let data: Vec<u8> = (0..(4u32 << 20)).map(|i| (i % 251) as u8).collect();
+    std::fs::write(dir.path().join("data.bin"), &data).unwrap();
+    let out = bench(
+        dir.path(),
+        &["data.bin", "--runtime", "200ms", "--json", "r.json"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    assert_eq!(record["target"]["kind"], "file");
+    assert_eq!(record["target"]["working_set_bytes"], 4 << 20);
+    assert_eq!(record["target"]["preconditioned"], false);
+    assert!(record["notes"].to_string().contains("working set lowered"));
+    assert_eq!(std::fs::read(dir.path().join("data.bin")).unwrap(), data);
+}
+
+#[test]
+fn sigint_drains_and_records_interrupted() {
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = bench_cmd(
+            dir.path(),
+            &[
+                "--runtime",
+                "30s",
+                "--size",
+                "16M",
+                "--interval",
+                "100ms",
+                "--json",
+                "r.json",
+            ],
+        )
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        // Wait for two status lines: the run is measuring.
+        let mut seen = 0;
+        for line in lines.by_ref() {
+            if line.unwrap().starts_with('[') {
+                seen += 1;
+                if seen == 2 {
+                    break;
+                }
+            }
+        }
+        // SAFETY: kill on our own child's pid.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+        let rest: Vec<String> = lines.map_while(Result::ok).collect();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130), "{rest:?}");
+        let record = read_json(&dir.path().join("r.json"));
+        assert_valid_record(&record);
+        assert_eq!(record["status"], "interrupted");
+        assert_eq!(record["segments"][0]["status"], "interrupted");
+        assert!(record["read"]["total_ios"].as_u64().unwrap() > 0);
+        let elapsed_s = record["elapsed_ns"].as_f64().unwrap() / 1e9;
+        assert!(elapsed_s > 0.1 && elapsed_s < 10.0, "{elapsed_s}");
+        assert_eq!(record["target"]["scratch_removed"], true);
+        assert!(
+            leftovers(dir.path(), &["r.json"]).is_empty(),
+            "scratch file removed"
+        );
+    }
+}
+
+/// A write past RLIMIT_FSIZE fails with EFBIG: a real mid-run I/O error without root.
+#[test]
+fn an_io_error_mid_run_stops_and_records_failed() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("data.bin"), vec![1u8; 16 << 20]).unwrap();
+    let mut cmd = bench_cmd(
+        dir.path(),
+        &[
+            "data.bin",
+            "--rw",
+            "write",
+            "--bs",
+            "1M",
+            "-q",
+            "1",
+            "--allow-destructive",
+            "--runtime",
+            "5s",
+            "--json",
+            "r.json",
+        ],
+    );
+    // SAFETY: only async-signal-safe calls (setrlimit, signal) between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 8 << 20,
+                rlim_max: 8 << 20,
+            };
+            libc::setrlimit(libc::RLIMIT_FSIZE, &limit);
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("error: write at offset 8388608 (8 MiB) failed: File too large (EFBIG)"),
+        "{}",
+        stderr(&out)
+    );
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    assert_eq!(record["status"], "failed");
+    assert_eq!(record["error"]["errno_name"], "EFBIG");
+    assert_eq!(record["error"]["offset_bytes"], 8 << 20);
+    assert_eq!(record["error"]["operation"], "write");
+    assert_eq!(
+        record["write"]["total_ios"], 8,
+        "the 8 writes before the limit completed"
+    );
+    assert!(stdout(&out).contains("FAILED"), "{}", stdout(&out));
+}
+
+#[test]
+fn direct_io_reconciles_with_the_device_and_buffered_reads_warn_of_the_page_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bench(
+        dir.path(),
+        &["--runtime", "300ms", "--size", "16M", "--json", "d.json"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record = read_json(&dir.path().join("d.json"));
+    assert_valid_record(&record);
+    if record["device"].is_null() {
+        eprintln!("skipping the reconciliation check: {}", record["notes"]);
+        return;
+    }
+    let rec = &record["device"]["reconciliation"];
+    assert_eq!(rec["app_read_ios"], record["read"]["total_ios"]);
+    // Other programs may use the same disk at the same time: the device can only do more.
+    assert!(rec["io_ratio"].as_f64().unwrap() >= 0.98, "{rec}");
+    assert!(record["device"]["iostat"]["r/s"].as_f64().unwrap() > 0.0);
+    assert!(stdout(&out).contains("r/s"), "{}", stdout(&out));
+    assert!(!stdout(&out).contains("PAGE CACHE"));
+
+    let out = bench(
+        dir.path(),
+        &[
+            "--buffered",
+            "--runtime",
+            "300ms",
+            "--size",
+            "16M",
+            "--json",
+            "b.json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record = read_json(&dir.path().join("b.json"));
+    assert_valid_record(&record);
+    assert!(
+        stderr(&out).contains("WARNING: PAGE CACHE: the run moved"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("WARNING PAGE CACHE"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(record["warnings"].to_string().contains("PAGE CACHE"));
+}
