@@ -128,7 +128,9 @@ fn tick(c: &mut Criterion<ThreadCpuTime>) {
     let mut reader = DiskstatsReader::open_path(Path::new(&b)).unwrap();
 
     let mut group = c.benchmark_group("monitor_tick");
-    group.sample_size(30).measurement_time(Duration::from_secs(6));
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(6));
     group.bench_function("10000_devices_read_parse_rows", |bench| {
         bench.iter(|| {
             let mut cur = reader.sample().unwrap();
