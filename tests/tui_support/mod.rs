@@ -56,6 +56,21 @@ impl Tmux {
         Self { socket, dir }
     }
 
+    /// Starts a shell command line in a `width`x`height` pane, in a fresh temp dir.
+    pub fn start_shell(name: &str, script: &str, width: u16, height: u16) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let socket = format!("diskdash-{name}-{}", std::process::id());
+        let script = format!("cd {}; {script}", quote(&dir.path().to_string_lossy()));
+        let ok = Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-x", &width.to_string(), "-y", &height.to_string()])
+            .args(["sh", "-c", &script])
+            .status()
+            .expect("running tmux");
+        assert!(ok.success(), "tmux new-session failed");
+        Self { socket, dir }
+    }
+
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
