@@ -79,7 +79,7 @@ pub struct BenchArgs {
     /// Open with O_DSYNC (dsync) or O_SYNC (sync).
     #[arg(long, help_heading = "Engine")]
     pub sync: Option<String>,
-    /// Pin workers to these CPUs (e.g. 0-3,6).
+    /// Pin workers to these CPUs, worker i on the i-th listed (e.g. 0-3,6).
     #[arg(long, help_heading = "Engine")]
     pub cpus: Option<String>,
 
@@ -96,7 +96,7 @@ pub struct BenchArgs {
     /// Write the run record (JSON) to this file.
     #[arg(long, help_heading = "Output")]
     pub json: Option<PathBuf>,
-    /// Append one JSON record per interval to this file as the run goes.
+    /// Write one JSON record per interval to this file as the run goes (replaces the file).
     #[arg(long, help_heading = "Output")]
     pub jsonl: Option<PathBuf>,
     /// Stay headless even in a terminal.
