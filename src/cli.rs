@@ -64,6 +64,9 @@ pub struct BenchArgs {
     /// I/Os submitted per io_uring_enter (like fio's iodepth_batch_submit).
     #[arg(long, default_value = "1", help_heading = "Engine")]
     pub iodepth_batch: String,
+    /// Completions taken per wake-up before refilling (like fio's iodepth_batch_complete_max).
+    #[arg(long, default_value = "1", help_heading = "Engine")]
+    pub iodepth_batch_complete: String,
     /// Bypass the page cache with O_DIRECT (the default).
     #[arg(long, overrides_with = "buffered", help_heading = "Engine")]
     pub direct: bool,
