@@ -26,6 +26,9 @@ pub enum Command {
     /// Benchmark a file, directory or block device (dashboard in a terminal, headless otherwise).
     Bench(BenchArgs),
     /// Device statistics like sysstat's `iostat -x`.
+    #[command(
+        override_usage = "diskdash iostat [-x] [-d] [-t] [-y] [-z] [-p [DEVICES|ALL]] [-o JSON] [DEVICE...] [INTERVAL [COUNT]]"
+    )]
     Iostat(IostatArgs),
     /// The disk behind a path or device: model, transport, mounts, queue settings.
     Info(InfoArgs),

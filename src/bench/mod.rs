@@ -38,34 +38,22 @@ pub fn run_cli(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         signal_hook::flag::register(signal, interrupt.clone())
             .context("installing signal handlers")?;
     }
+    // In a terminal the dashboard drives the session; it stays open after the runtime.
+    let dashboard = !args.no_tui && crate::tui::terminal::is_interactive();
     let options = SessionOptions {
         target: args.target.clone(),
         allow_destructive: args.allow_destructive,
         json: args.json.clone(),
         jsonl: args.jsonl.clone(),
-        finish_when_done: true,
-        interrupt,
+        finish_when_done: !dashboard,
+        interrupt: interrupt.clone(),
     };
     let handle = Session::start(spec, options)?;
-    let mut snapshots = handle.snapshots.clone();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .context("starting the runtime")?;
-    let mut printer = StatusPrinter::default();
-    runtime.block_on(async {
-        loop {
-            let snapshot = snapshots.borrow_and_update().clone();
-            printer.show(&snapshot);
-            if matches!(snapshot.state, SessionState::Finished(_)) {
-                break;
-            }
-            if snapshots.changed().await.is_err() {
-                break;
-            }
-        }
-    });
-    let outcome = handle.wait()?;
+    let outcome = if dashboard {
+        crate::tui::run_bench(handle, interrupt)?
+    } else {
+        headless(handle)?
+    };
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(crate::report::bench::summary(&outcome.record).as_bytes());
     if let Some(path) = &args.json {
@@ -87,6 +75,31 @@ pub fn run_cli(args: &BenchArgs) -> anyhow::Result<ExitCode> {
                 .map_or("the run failed", |e| e.message.as_str())
         )),
     }
+}
+
+/// Status lines on stderr until the session finishes.
+fn headless(
+    handle: crate::session::SessionHandle,
+) -> anyhow::Result<crate::session::SessionOutcome> {
+    let mut snapshots = handle.snapshots.clone();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .context("starting the runtime")?;
+    let mut printer = StatusPrinter::default();
+    runtime.block_on(async {
+        loop {
+            let snapshot = snapshots.borrow_and_update().clone();
+            printer.show(&snapshot);
+            if matches!(snapshot.state, SessionState::Finished(_)) {
+                break;
+            }
+            if snapshots.changed().await.is_err() {
+                break;
+            }
+        }
+    });
+    handle.wait()
 }
 
 /// Prints what is new in each snapshot to stderr: progress, notes, warnings, status lines.

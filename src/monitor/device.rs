@@ -49,7 +49,7 @@ pub fn resolve(path: &Path) -> anyhow::Result<DeviceChain> {
     };
     let (major, minor) = split_dev(dev);
     if let Some(dir) = sysfs_dir_of(major, minor) {
-        return chain_from_sysfs(&dir);
+        return chain_from_sysfs(Path::new(SYS_CLASS_BLOCK), &dir);
     }
     // st_dev is an anonymous device (btrfs subvolume, overlay, tmpfs): ask the mount table.
     let mounts = procfs::process::Process::myself()
@@ -81,11 +81,16 @@ pub fn resolve(path: &Path) -> anyhow::Result<DeviceChain> {
 /// such block device exists.
 #[must_use]
 pub fn resolve_name(name: &str) -> Option<DeviceChain> {
+    resolve_name_in(Path::new(SYS_CLASS_BLOCK), name)
+}
+
+/// [`resolve_name`] under another `class/block` directory (a test tree).
+fn resolve_name_in(class_block: &Path, name: &str) -> Option<DeviceChain> {
     if name.is_empty() || name.contains('/') || name.starts_with('.') {
         return None;
     }
-    let dir = fs::canonicalize(Path::new(SYS_CLASS_BLOCK).join(name)).ok()?;
-    chain_from_sysfs(&dir).ok()
+    let dir = fs::canonicalize(class_block.join(name)).ok()?;
+    chain_from_sysfs(class_block, &dir).ok()
 }
 
 /// A device as users type it: `vda`, `/dev/vda`, or any path on a disk.
@@ -124,7 +129,7 @@ fn sysfs_dir_of(major: u32, minor: u32) -> Option<PathBuf> {
 }
 
 /// Builds the chain from a device's sysfs directory.
-fn chain_from_sysfs(dir: &Path) -> anyhow::Result<DeviceChain> {
+fn chain_from_sysfs(class_block: &Path, dir: &Path) -> anyhow::Result<DeviceChain> {
     let device = file_name(dir).context("sysfs directory without a name")?;
     let (major, minor) = read_dev_numbers(dir)
         .with_context(|| format!("{}/dev is missing or malformed", dir.display()))?;
@@ -136,9 +141,9 @@ fn chain_from_sysfs(dir: &Path) -> anyhow::Result<DeviceChain> {
             .unwrap_or_else(|| device.clone()),
         None => device.clone(),
     };
-    let slaves = list_links(&disk, "slaves");
+    let slaves = list_links_in(class_block, &disk, "slaves");
     let mut backing_disks = Vec::new();
-    collect_backing_disks(&disk, &mut backing_disks, 0);
+    collect_backing_disks(class_block, &disk, &mut backing_disks, 0);
     Ok(DeviceChain {
         device,
         major,
@@ -159,7 +164,11 @@ pub fn whole_disk(name: &str) -> Option<String> {
 /// Names linked under `/sys/class/block/<name>/<kind>` (`slaves` or `holders`), sorted.
 #[must_use]
 pub fn list_links(name: &str, kind: &str) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(Path::new(SYS_CLASS_BLOCK).join(name).join(kind))
+    list_links_in(Path::new(SYS_CLASS_BLOCK), name, kind)
+}
+
+fn list_links_in(class_block: &Path, name: &str, kind: &str) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(class_block.join(name).join(kind))
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
@@ -172,8 +181,8 @@ pub fn list_links(name: &str, kind: &str) -> Vec<String> {
 }
 
 /// Depth-first down `slaves/` to the whole disks that hold no further slaves.
-fn collect_backing_disks(disk: &str, out: &mut Vec<String>, depth: usize) {
-    let slaves = list_links(disk, "slaves");
+fn collect_backing_disks(class_block: &Path, disk: &str, out: &mut Vec<String>, depth: usize) {
+    let slaves = list_links_in(class_block, disk, "slaves");
     // Stacks are a few layers deep; the bound only guards against a sysfs loop.
     if slaves.is_empty() || depth > 16 {
         if !out.iter().any(|d| d == disk) {
@@ -182,8 +191,8 @@ fn collect_backing_disks(disk: &str, out: &mut Vec<String>, depth: usize) {
         return;
     }
     for slave in slaves {
-        let slave_disk = whole_disk(&slave).unwrap_or(slave);
-        collect_backing_disks(&slave_disk, out, depth + 1);
+        let slave_disk = resolve_name_in(class_block, &slave).map_or(slave, |c| c.disk);
+        collect_backing_disks(class_block, &slave_disk, out, depth + 1);
     }
 }
 
@@ -245,6 +254,75 @@ mod tests {
             err.to_string().starts_with("\"no-such-disk\" is neither"),
             "{err}"
         );
+    }
+
+    /// A sysfs tree in miniature: dm-0 on md0 on sda1 + sdb1 (a layout this VM's kernel
+    /// cannot build: it has neither dm nor md nor partition tables).
+    fn fake_sysfs() -> tempfile::TempDir {
+        use std::os::unix::fs::symlink;
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        let dev = |rel: &str, numbers: &str, partition: Option<&str>| {
+            let dir = r.join(rel);
+            fs::create_dir_all(&dir).unwrap();
+            fs::write(dir.join("dev"), format!("{numbers}\n")).unwrap();
+            if let Some(p) = partition {
+                fs::write(dir.join("partition"), format!("{p}\n")).unwrap();
+            }
+        };
+        dev("devices/pci/host0/block/sda", "8:0", None);
+        dev("devices/pci/host0/block/sda/sda1", "8:1", Some("1"));
+        dev("devices/pci/host1/block/sdb", "8:16", None);
+        dev("devices/pci/host1/block/sdb/sdb1", "8:17", Some("1"));
+        dev("devices/virtual/block/md0", "9:0", None);
+        dev("devices/virtual/block/dm-0", "253:0", None);
+        let class = r.join("class/block");
+        fs::create_dir_all(&class).unwrap();
+        for (name, target) in [
+            ("sda", "devices/pci/host0/block/sda"),
+            ("sda1", "devices/pci/host0/block/sda/sda1"),
+            ("sdb", "devices/pci/host1/block/sdb"),
+            ("sdb1", "devices/pci/host1/block/sdb/sdb1"),
+            ("md0", "devices/virtual/block/md0"),
+            ("dm-0", "devices/virtual/block/dm-0"),
+        ] {
+            symlink(r.join(target), class.join(name)).unwrap();
+        }
+        let slaves = |of: &str, names: &[&str]| {
+            let dir = class.join(of).join("slaves");
+            fs::create_dir_all(&dir).unwrap();
+            for n in names {
+                symlink(class.join(n), dir.join(n)).unwrap();
+            }
+        };
+        slaves("md0", &["sda1", "sdb1"]);
+        slaves("dm-0", &["md0"]);
+        root
+    }
+
+    #[test]
+    fn stacks_resolve_down_to_their_backing_disks() {
+        let root = fake_sysfs();
+        let class = root.path().join("class/block");
+        let dm = resolve_name_in(&class, "dm-0").unwrap();
+        assert_eq!(
+            dm,
+            DeviceChain {
+                device: "dm-0".into(),
+                major: 253,
+                minor: 0,
+                disk: "dm-0".into(),
+                partition: None,
+                slaves: vec!["md0".into()],
+                backing_disks: vec!["sda".into(), "sdb".into()],
+            }
+        );
+        let part = resolve_name_in(&class, "sdb1").unwrap();
+        assert_eq!((part.disk.as_str(), part.partition), ("sdb", Some(1)));
+        assert_eq!((part.major, part.minor), (8, 17));
+        assert_eq!(part.backing_disks, ["sdb"]);
+        assert_eq!(list_links_in(&class, "md0", "slaves"), ["sda1", "sdb1"]);
+        assert_eq!(resolve_name_in(&class, "sdc"), None);
     }
 
     #[test]

@@ -171,6 +171,91 @@ fn queue_lines(out: &mut String, q: &QueueSettings) {
 mod tests {
     use super::*;
 
+    fn nvme_with_lvm_on_p2() -> DiskInfo {
+        use crate::monitor::info::{Inflight, MountPoint, Partition};
+        DiskInfo {
+            queried: Some("/boot/efi".into()),
+            device: "nvme0n1p1".into(),
+            disk: "nvme0n1".into(),
+            major: 259,
+            minor: 0,
+            model: Some("Samsung SSD 980 PRO 1TB".into()),
+            vendor: None,
+            serial: Some("S5GXNF0R123456".into()),
+            size_bytes: Some(1_000_204_886_016),
+            transport: "nvme".into(),
+            rotational: Some(false),
+            removable: Some(false),
+            read_only: Some(false),
+            dm_name: None,
+            md_level: None,
+            loop_backing_file: None,
+            partitions: vec![
+                Partition {
+                    name: "nvme0n1p1".into(),
+                    number: Some(1),
+                    start_sector: Some(2048),
+                    size_bytes: Some(536_870_912),
+                },
+                Partition {
+                    name: "nvme0n1p2".into(),
+                    number: Some(2),
+                    start_sector: Some(1_050_624),
+                    size_bytes: Some(999_666_221_056),
+                },
+            ],
+            holders: vec!["dm-0".into()],
+            slaves: vec![],
+            backing_disks: vec!["nvme0n1".into()],
+            mounts: vec![
+                MountPoint {
+                    device: "nvme0n1p1".into(),
+                    mount_point: "/boot/efi".into(),
+                    fs_type: "vfat".into(),
+                    options: vec!["rw".into(), "relatime".into()],
+                },
+                MountPoint {
+                    device: "dm-0".into(),
+                    mount_point: "/srv/db".into(),
+                    fs_type: "xfs".into(),
+                    options: vec!["rw".into(), "noatime".into(), "attr2".into()],
+                },
+            ],
+            queue: QueueSettings {
+                scheduler: Some("none".into()),
+                schedulers_available: Some(vec!["none".into(), "mq-deadline".into()]),
+                nr_requests: Some(1023),
+                read_ahead_kb: Some(128),
+                rotational: Some(false),
+                logical_block_size: Some(512),
+                physical_block_size: Some(512),
+                minimum_io_size: Some(512),
+                optimal_io_size: Some(0),
+                max_sectors_kb: Some(1280),
+                max_hw_sectors_kb: Some(2048),
+                write_cache: Some("write back".into()),
+                fua: Some(true),
+                io_poll: Some(false),
+                nomerges: Some(0),
+                rq_affinity: Some(1),
+                wbt_lat_usec: Some(2000),
+                discard_max_bytes: Some(2_199_023_255_040),
+                hw_queues: Some(8),
+                zoned: Some("none".into()),
+            },
+            inflight: Some(Inflight {
+                reads: 3,
+                writes: 1,
+            }),
+            notes: vec![crate::monitor::sysfs::PARALLEL_UTIL_NOTE.replace("<dev>", "nvme0n1")],
+        }
+    }
+
+    #[test]
+    fn a_whole_disk_block() {
+        insta::assert_snapshot!(text(&[nvme_with_lvm_on_p2()]));
+    }
+
     #[test]
     fn sizes_in_binary_units() {
         assert_eq!(human_bytes(0), "0 B");

@@ -116,25 +116,36 @@ struct Selector<'a> {
     config: &'a IostatConfig,
     /// Name -> its whole disk when it is a partition, `None` when it is whole.
     parent: HashMap<String, Option<String>>,
+    /// Looks the parent up (sysfs; a table in tests).
+    lookup: fn(&str) -> Option<String>,
+}
+
+/// The whole disk of a partition, `None` for a whole device (sysstat's test: a whole device
+/// has a `/sys/block/<name>` entry).
+fn sysfs_parent(name: &str) -> Option<String> {
+    if Path::new(SYS_BLOCK).join(name).exists() {
+        None
+    } else {
+        Some(device::whole_disk(name).unwrap_or_default())
+    }
 }
 
 impl<'a> Selector<'a> {
     fn new(config: &'a IostatConfig) -> Self {
+        Self::with_lookup(config, sysfs_parent)
+    }
+
+    fn with_lookup(config: &'a IostatConfig, lookup: fn(&str) -> Option<String>) -> Self {
         Self {
             config,
             parent: HashMap::new(),
+            lookup,
         }
     }
 
-    /// The whole disk of a partition, `None` for a whole device (sysstat's test: a whole
-    /// device has a `/sys/block/<name>` entry).
     fn parent_of(&mut self, name: &str) -> Option<&str> {
         if !self.parent.contains_key(name) {
-            let parent = if Path::new(SYS_BLOCK).join(name).exists() {
-                None
-            } else {
-                Some(device::whole_disk(name).unwrap_or_default())
-            };
+            let parent = (self.lookup)(name);
             self.parent.insert(name.to_owned(), parent);
         }
         self.parent.get(name).and_then(|p| p.as_deref())
@@ -189,4 +200,85 @@ fn host_line() -> String {
 fn boottime() -> Duration {
     nix::time::clock_gettime(nix::time::ClockId::CLOCK_BOOTTIME)
         .map_or_else(|_| monotonic_now(), Duration::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `sda1`, `sda2` are partitions of `sda`; everything else is whole.
+    fn table_parent(name: &str) -> Option<String> {
+        name.strip_prefix("sda")
+            .filter(|n| !n.is_empty())
+            .map(|_| "sda".to_owned())
+    }
+
+    fn config(devices: &[&str], partitions: Partitions, omit_idle: bool) -> IostatConfig {
+        IostatConfig {
+            devices: devices.iter().map(|d| (*d).to_owned()).collect(),
+            partitions,
+            omit_first: false,
+            omit_idle,
+            json: false,
+            timestamps: false,
+            interval: None,
+            count: None,
+        }
+    }
+
+    /// `(name, ever used, active in the interval)` for each device.
+    const DEVICES: [(&str, bool, bool); 5] = [
+        ("loop0", false, false),
+        ("sda", true, true),
+        ("sda1", true, false),
+        ("sda2", true, true),
+        ("vda", true, false),
+    ];
+
+    fn shown(config: &IostatConfig) -> Vec<&'static str> {
+        let mut selector = Selector::with_lookup(config, table_parent);
+        DEVICES
+            .iter()
+            .filter(|(name, used, active)| {
+                let mut c = DiskCounters::zeroed(name);
+                c.reads = u64::from(*used);
+                selector.shows(&c, *active)
+            })
+            .map(|(name, _, _)| *name)
+            .collect()
+    }
+
+    #[test]
+    fn devices_shown_like_sysstat() {
+        use Partitions::{All, None, Of};
+        // Default: whole devices that ever did I/O.
+        assert_eq!(shown(&config(&[], None, false)), ["sda", "vda"]);
+        // -z: and only those active in the interval.
+        assert_eq!(shown(&config(&[], None, true)), ["sda"]);
+        // -p ALL: everything, used or not.
+        assert_eq!(
+            shown(&config(&[], All, false)),
+            ["loop0", "sda", "sda1", "sda2", "vda"]
+        );
+        assert_eq!(shown(&config(&[], All, true)), ["sda", "sda2"]);
+        // -p sda: the disk and its partitions.
+        assert_eq!(
+            shown(&config(&[], Of(vec!["sda".into()]), false)),
+            ["sda", "sda1", "sda2"]
+        );
+        // Named devices are shown even when never used, partitions only when named.
+        assert_eq!(
+            shown(&config(&["loop0", "sda1"], None, false)),
+            ["loop0", "sda1"]
+        );
+        // Named + -p ALL: the named ones and their partitions.
+        assert_eq!(
+            shown(&config(&["sda"], All, false)),
+            ["sda", "sda1", "sda2"]
+        );
+        assert_eq!(
+            shown(&config(&["vda"], Of(vec!["sda".into()]), false)),
+            ["sda", "sda1", "sda2", "vda"]
+        );
+    }
 }

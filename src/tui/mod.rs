@@ -13,13 +13,19 @@
 
 pub mod adapt;
 pub mod app;
+pub mod bench;
 pub mod event;
+pub mod from_record;
+pub mod from_snapshot;
 pub mod monitor;
+pub mod show;
 pub mod terminal;
 pub mod ui;
 pub mod view;
 
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::cli::ShowArgs;
 use crate::tui::app::App;
@@ -69,10 +75,72 @@ pub fn run_monitor(interval: &str) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// `diskdash show RUN.json`.
+/// `diskdash bench` in a terminal: the dashboard over a running session. Returns when the
+/// user quits (the session is told to quit), a signal arrives or the terminal goes away (the
+/// session is interrupted); the terminal is restored before the session is waited for, so the
+/// caller prints the summary on the normal screen.
 ///
 /// # Errors
-/// Not built yet.
-pub fn run_show(_args: &ShowArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("show: not built yet")
+/// The terminal could not be set up, or the session thread panicked. The session has been
+/// told to quit and has ended (and written its record) either way.
+pub fn run_bench(
+    handle: crate::session::SessionHandle,
+    interrupt: Arc<AtomicBool>,
+) -> anyhow::Result<crate::session::SessionOutcome> {
+    let rt = runtime();
+    let shown = rt
+        .as_ref()
+        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .and_then(|rt| {
+            rt.block_on(async {
+                let mut source = bench::BenchSource::new(&handle)?;
+                let mut app = App::new(Mode::Bench, terminal::color_enabled());
+                let mut guard = TerminalGuard::enter()?;
+                let exit = event::run(&mut guard, &mut app, &mut source).await;
+                drop(guard);
+                exit
+            })
+        });
+    if matches!(shown, Ok(Exit::Quit)) {
+        // The user ended it: finish the running segment as stopped (a complete segment),
+        // then quit. A quit mid-segment would record it as interrupted.
+        if let Ok(rt) = &rt {
+            rt.block_on(bench::stop_segment(&handle));
+        }
+    } else {
+        interrupt.store(true, Ordering::SeqCst);
+    }
+    let _ = handle.control.send(crate::session::Control::Quit);
+    let outcome = handle.wait()?;
+    shown?;
+    Ok(outcome)
+}
+
+/// `diskdash show RUN.json`: a recorded run in the dashboard, until `q`.
+///
+/// # Errors
+/// The file cannot be read or is not a diskdash run record (usage error), or no terminal.
+pub fn run_show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
+    let path = &args.record;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        crate::usage!(
+            "cannot read {}: {e}; give a file written by `diskdash bench --json`",
+            path.display()
+        )
+    })?;
+    let record: crate::record::RunRecord = serde_json::from_str(&text).map_err(|e| {
+        crate::usage!(
+            "{} is not a diskdash run record ({e}); give a file written by `diskdash bench --json`",
+            path.display()
+        )
+    })?;
+    require_terminal("for a text summary read the JSON record itself")?;
+    runtime()?.block_on(async {
+        let mut source = show::ShowSource::new(record);
+        let mut app = App::new(Mode::Show, terminal::color_enabled());
+        let mut guard = TerminalGuard::enter()?;
+        let exit = event::run(&mut guard, &mut app, &mut source).await;
+        drop(guard);
+        Ok(exit_code(exit?))
+    })
 }

@@ -117,6 +117,17 @@ impl MonitorSource {
     }
 }
 
+impl MonitorSource {
+    /// The all-disks table rows of the last sample (unsorted).
+    #[must_use]
+    pub fn table_rows(&self) -> Vec<crate::tui::view::DiskRow> {
+        self.rows
+            .iter()
+            .map(|(row, gone)| adapt::disk_row(row, *gone))
+            .collect()
+    }
+}
+
 impl Source for MonitorSource {
     async fn next(&mut self) {
         self.ticker.tick().await;
@@ -124,12 +135,7 @@ impl Source for MonitorSource {
     }
 
     fn view(&mut self, app: &mut App) -> View {
-        let table = app.disk_table(
-            self.rows
-                .iter()
-                .map(|(row, gone)| adapt::disk_row(row, *gone))
-                .collect(),
-        );
+        let table = app.disk_table(self.table_rows());
         let selected = table.selected.map(|i| table.rows[i].clone());
         let mut device = None;
         let mut queue = None;

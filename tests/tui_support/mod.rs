@@ -56,6 +56,21 @@ impl Tmux {
         Self { socket, dir }
     }
 
+    /// Starts a shell command line in a `width`x`height` pane, in a fresh temp dir.
+    pub fn start_shell(name: &str, script: &str, width: u16, height: u16) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let socket = format!("diskdash-{name}-{}", std::process::id());
+        let script = format!("cd {}; {script}", quote(&dir.path().to_string_lossy()));
+        let ok = Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-x", &width.to_string(), "-y", &height.to_string()])
+            .args(["sh", "-c", &script])
+            .status()
+            .expect("running tmux");
+        assert!(ok.success(), "tmux new-session failed");
+        Self { socket, dir }
+    }
+
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
@@ -71,6 +86,16 @@ impl Tmux {
 
     pub fn capture(&self) -> String {
         self.tmux(&["capture-pane", "-p"])
+    }
+
+    pub fn resize(&self, width: u16, height: u16) {
+        self.tmux(&[
+            "resize-window",
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+        ]);
     }
 
     pub fn send(&self, keys: &[&str]) {
@@ -141,6 +166,19 @@ impl Tmux {
     pub fn dir_path(&self) -> &Path {
         self.dir.path()
     }
+}
+
+/// The pid of the child of `parent` whose command is `name`.
+pub fn child_named(parent: u32, name: &str) -> i32 {
+    let children = std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
+        .expect("children of the pane shell");
+    children
+        .split_whitespace()
+        .filter_map(|p| p.parse::<i32>().ok())
+        .find(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == name)
+        })
+        .unwrap_or_else(|| panic!("no {name} under pid {parent}"))
 }
 
 impl Drop for Tmux {

@@ -71,8 +71,9 @@ fn percentile_lines(lat: &LatencyView, theme: Theme) -> Vec<Line<'static>> {
     let mut head = vec![Span::raw(format!("{:<6}", ""))];
     for row in &lat.rows {
         let d = row.dir.label();
+        let recent = lat.recent_label.unwrap_or("last");
         head.push(Span::styled(
-            format!("{:>COL$}", format!("{d} last")),
+            format!("{:>COL$}", format!("{d} {recent}")),
             dir_style(row.dir),
         ));
         head.push(Span::styled(
@@ -153,7 +154,13 @@ fn histogram(f: &mut Frame, area: Rect, lat: &LatencyView, log: bool, theme: The
         Span::styled("whole run", theme.label()),
     ])];
     if buckets.is_empty() {
-        lines.push(Line::styled("no completions yet", theme.dim()));
+        let measured = lat.rows.iter().any(|r| r.total.is_some());
+        let why = if measured {
+            "no histogram in this data (percentiles only)"
+        } else {
+            "no completions yet"
+        };
+        lines.push(Line::styled(why, theme.dim()));
     }
     for b in &buckets {
         lines.push(Line::from(vec![

@@ -131,6 +131,14 @@ fn latency_panel() {
         "latency_narrow",
         panel(&view, 40, 18, super::latency::render).backend()
     );
+    let mut recorded = sample::show();
+    if let Some(lat) = &mut recorded.latency {
+        lat.buckets.clear();
+    }
+    insta::assert_snapshot!(
+        "latency_percentiles_only",
+        panel(&recorded, 80, 10, super::latency::render).backend()
+    );
     view.ui.log_scale = true;
     if let Some(lat) = &mut view.latency {
         lat.rows.push(crate::tui::view::LatencyRow {

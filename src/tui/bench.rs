@@ -1,0 +1,264 @@
+//! The live benchmark source: session snapshots for every panel but the disks table, which
+//! comes from the monitor (all disks, 1 s). Keys become [`Control`]s; each parameter change
+//! starts a new segment in the session.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+
+use crate::bench::spec::{MAX_BLOCK_SIZE_BYTES, MAX_IODEPTH, MAX_NUMJOBS};
+use crate::bench::units::format_size_short;
+use crate::session::{Control, SessionHandle, SessionState, Snapshot};
+use crate::tui::adapt;
+use crate::tui::app::{App, Intent};
+use crate::tui::event::Source;
+use crate::tui::from_snapshot as snap_view;
+use crate::tui::monitor::MonitorSource;
+use crate::tui::view::{DeviceView, Header, Mode, QueueView, View, Warning, WarningKind};
+
+pub struct BenchSource {
+    snapshots: watch::Receiver<Arc<Snapshot>>,
+    control: mpsc::UnboundedSender<Control>,
+    snap: Arc<Snapshot>,
+    /// The session thread is gone (sender dropped): stop polling it.
+    closed: bool,
+    disks: MonitorSource,
+    had_device: bool,
+    started: bool,
+    /// The job the next key changes: ahead of the snapshot while a change is in flight.
+    next_job: crate::bench::spec::JobSpec,
+    host: String,
+    kernel: String,
+}
+
+impl BenchSource {
+    /// # Errors
+    /// `/proc/diskstats` cannot be opened.
+    pub fn new(handle: &SessionHandle) -> anyhow::Result<Self> {
+        let mut snapshots = handle.snapshots.clone();
+        let snap = snapshots.borrow_and_update().clone();
+        let (host, kernel) = adapt::host_and_kernel();
+        let mut source = Self {
+            snapshots,
+            control: handle.control.clone(),
+            next_job: snap.job.clone(),
+            snap,
+            closed: false,
+            disks: MonitorSource::open(Duration::from_secs(1))?,
+            had_device: false,
+            started: false,
+            host,
+            kernel,
+        };
+        source.take_snapshot();
+        Ok(source)
+    }
+
+    fn take_snapshot(&mut self) {
+        let snap = self.snapshots.borrow_and_update().clone();
+        // A change the session refused comes back as a warning: forget what was asked.
+        if snap.job != self.snap.job || snap.warnings.len() != self.snap.warnings.len() {
+            self.next_job = snap.job.clone();
+        }
+        if snap.device.is_some() {
+            self.had_device = true;
+        }
+        self.snap = snap;
+        self.auto_start();
+    }
+
+    /// The session waits idle until told to start; start the first segment once it is ready
+    /// (controls sent while it prepares the working set are not kept).
+    fn auto_start(&mut self) {
+        if !self.started && self.snap.state == SessionState::Idle && self.snap.segments.is_empty() {
+            self.started = self.control.send(Control::Start).is_ok();
+        }
+    }
+
+    fn send(&mut self, control: Control, message: String) -> Option<String> {
+        if self.closed || matches!(self.snap.state, SessionState::Finished(_)) {
+            return Some("the run has ended: q quits".into());
+        }
+        match self.control.send(control) {
+            Ok(()) => Some(message),
+            Err(_) => Some("the session has ended: q quits".into()),
+        }
+    }
+}
+
+fn whole_disk(device: &str) -> String {
+    crate::monitor::device::whole_disk(device).unwrap_or_else(|| device.to_string())
+}
+
+impl Source for BenchSource {
+    async fn next(&mut self) {
+        tokio::select! {
+            changed = self.snapshots.changed(), if !self.closed => match changed {
+                Ok(()) => self.take_snapshot(),
+                Err(_) => self.closed = true,
+            },
+            () = self.disks.next() => {}
+        }
+    }
+
+    fn view(&mut self, app: &mut App) -> View {
+        let snap = &self.snap;
+        if app.selected.is_none() {
+            app.selected = snap.disk.as_deref().map(whole_disk);
+        }
+        let table = app.disk_table(self.disks.table_rows());
+        let disk = snap.disk.clone();
+        let mut warnings = snap_view::warnings(snap);
+        if self.had_device && snap.device.is_none() {
+            warnings.push(Warning::new(
+                WarningKind::DeviceGone,
+                format!(
+                    "{} is gone from /proc/diskstats",
+                    disk.as_deref().unwrap_or("the device")
+                ),
+            ));
+        }
+        if let Some(note) = snap.queue.as_ref().and_then(adapt::util_caveat) {
+            warnings.push(Warning::new(WarningKind::UtilCaveat, note));
+        }
+        let device = disk.as_ref().map(|name| DeviceView {
+            name: name.clone(),
+            now: snap
+                .device
+                .as_ref()
+                .map(adapt::device_rates)
+                .unwrap_or_default(),
+            history: snap
+                .device_history
+                .iter()
+                .map(adapt::device_rates)
+                .collect(),
+            reconciliation: snap_view::reconciliation(snap),
+            warnings,
+        });
+        let queue: Option<QueueView> = match (&disk, &snap.queue) {
+            (Some(d), Some(q)) => Some(adapt::queue_view(&whole_disk(d), q)),
+            _ => None,
+        };
+        let running = matches!(snap.state, SessionState::Running | SessionState::Paused);
+        let mut ui = app.ui.clone();
+        if ui.message.is_none() {
+            ui.message = snap_view::state_message(snap);
+        }
+        View {
+            mode: Mode::Bench,
+            header: Header {
+                host: self.host.clone(),
+                kernel: self.kernel.clone(),
+                target: Some(snap.target.path.display().to_string()),
+                disk,
+                engine: Some(snap_view::engine_label(snap)),
+                job: Some(snap_view::job_label(snap)),
+                state: Some(snap_view::run_state(snap)),
+                elapsed: snap.elapsed,
+                remaining: running.then_some(snap.remaining),
+                segment: Some((
+                    usize::try_from(snap.segment).unwrap_or(0) + 1,
+                    snap.segments.len().max(1),
+                )),
+                interval: None,
+            },
+            throughput: Some(snap_view::throughput(snap)),
+            latency: Some(snap_view::latency(snap)),
+            device,
+            queue,
+            disks: Some(table),
+            ui,
+        }
+    }
+
+    fn control(&mut self, intent: Intent) -> Option<String> {
+        let state = self.snap.state.clone();
+        let job = &mut self.next_job;
+        let (control, message) = match intent {
+            Intent::PauseResume if state == SessionState::Paused => {
+                (Control::Resume, "resumed".to_string())
+            }
+            Intent::PauseResume => (Control::Pause, "paused: space resumes".to_string()),
+            Intent::StopStart if state == SessionState::Idle => {
+                (Control::Start, "started a new segment".to_string())
+            }
+            Intent::StopStart => (Control::Stop, "stopped: s starts again".to_string()),
+            Intent::IodepthUp | Intent::IodepthDown => {
+                let old = job.iodepth;
+                let new = if intent == Intent::IodepthUp {
+                    old.saturating_mul(2).min(MAX_IODEPTH)
+                } else {
+                    (old / 2).max(1)
+                };
+                job.iodepth = new;
+                (
+                    Control::SetIodepth(new),
+                    format!("iodepth {old} -> {new}: new segment"),
+                )
+            }
+            Intent::NumjobsUp | Intent::NumjobsDown => {
+                let old = job.numjobs;
+                let new = if intent == Intent::NumjobsUp {
+                    (old + 1).min(MAX_NUMJOBS)
+                } else {
+                    old.saturating_sub(1).max(1)
+                };
+                job.numjobs = new;
+                (
+                    Control::SetNumjobs(new),
+                    format!("numjobs {old} -> {new}: new segment"),
+                )
+            }
+            Intent::BlockSizeUp | Intent::BlockSizeDown => {
+                let old = job.block_size_bytes;
+                let align = u64::from(self.snap.target.dio_align_bytes).max(512);
+                let top = MAX_BLOCK_SIZE_BYTES.min(self.snap.target.working_set_bytes);
+                let new = if intent == Intent::BlockSizeUp {
+                    old.saturating_mul(2).min(top).max(old)
+                } else {
+                    (old / 2).max(align)
+                };
+                job.block_size_bytes = new;
+                (
+                    Control::SetBlockSize(new),
+                    format!(
+                        "bs {} -> {}: new segment",
+                        format_size_short(old),
+                        format_size_short(new)
+                    ),
+                )
+            }
+            Intent::NextRw => {
+                let old = job.rw;
+                let new = snap_view::next_rw(old);
+                job.rw = new;
+                (
+                    Control::SetRw(new),
+                    format!("rw {} -> {}: new segment", old.as_str(), new.as_str()),
+                )
+            }
+        };
+        self.send(control, message)
+    }
+}
+
+/// Stops the running segment and waits (at most 30 s) until the session is idle or done.
+pub async fn stop_segment(handle: &SessionHandle) {
+    let mut snapshots = handle.snapshots.clone();
+    let busy = |s: &SessionState| {
+        matches!(
+            s,
+            SessionState::Running | SessionState::Paused | SessionState::Ramp
+        )
+    };
+    if !busy(&snapshots.borrow().state) || handle.control.send(Control::Stop).is_err() {
+        return;
+    }
+    let _ = tokio::time::timeout(
+        Duration::from_secs(30),
+        snapshots.wait_for(|s| !busy(&s.state)),
+    )
+    .await;
+}

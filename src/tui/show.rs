@@ -1,0 +1,33 @@
+//! The recorded-run source: nothing changes after the first frame, so nothing is redrawn
+//! unless a key or a resize asks for it.
+
+use crate::record::RunRecord;
+use crate::tui::app::{App, Intent};
+use crate::tui::event::Source;
+use crate::tui::from_record;
+use crate::tui::view::View;
+
+pub struct ShowSource {
+    record: RunRecord,
+}
+
+impl ShowSource {
+    #[must_use]
+    pub fn new(record: RunRecord) -> Self {
+        Self { record }
+    }
+}
+
+impl Source for ShowSource {
+    async fn next(&mut self) {
+        std::future::pending::<()>().await;
+    }
+
+    fn view(&mut self, app: &mut App) -> View {
+        from_record::view(&self.record, app.ui.clone())
+    }
+
+    fn control(&mut self, _intent: Intent) -> Option<String> {
+        None
+    }
+}

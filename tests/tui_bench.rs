@@ -1,0 +1,120 @@
+//! `diskdash bench` with the dashboard, driven in a real terminal (tmux): live numbers, a
+//! queue-depth change that starts a second segment, a clean quit with the record written.
+
+mod tui_support;
+
+use std::time::Duration;
+
+use tui_support::Tmux;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// The read IOPS the throughput panel shows, e.g. `12.3k` from `IOPS  read 12.3k  write 0.0`.
+fn read_iops(screen: &str) -> Option<f64> {
+    let rest = screen.split("IOPS  read ").nth(1)?;
+    let word = rest.split_whitespace().next()?;
+    let (num, scale) = match word.chars().last()? {
+        'k' => (&word[..word.len() - 1], 1e3),
+        'M' => (&word[..word.len() - 1], 1e6),
+        _ => (word, 1.0),
+    };
+    num.parse::<f64>().ok().map(|v| v * scale)
+}
+
+#[test]
+fn bench_dashboard_runs_changes_iodepth_and_quits_with_both_segments_recorded() {
+    if !tui_support::available() {
+        eprintln!("skipping: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let args = [
+        "bench",
+        "--size",
+        "32M",
+        "--runtime",
+        "60s",
+        "--iodepth",
+        "8",
+        "--json",
+        "run.json",
+    ];
+    let t = Tmux::start("bench", &args, &[], 120, 40);
+    let screen = t.wait_for("live non-zero IOPS", WAIT, |s| {
+        s.contains("RUNNING") && read_iops(s).is_some_and(|v| v > 0.0)
+    });
+    for panel in [
+        "throughput and IOPS",
+        "latency, submit to completion",
+        "disks, sorted by",
+    ] {
+        assert!(screen.contains(panel), "no {panel:?} in:\n{screen}");
+    }
+    assert!(screen.contains("iodepth=8 "), "{screen}");
+    assert!(screen.contains("seg 1/1"), "{screen}");
+
+    t.send(&["+"]);
+    let screen = t.wait_for("the new queue depth", WAIT, |s| {
+        s.contains("iodepth=16 ") && s.contains("seg 2/2")
+    });
+    assert!(screen.contains("iodepth 8 -> 16"), "{screen}");
+    t.wait_for("live numbers in segment 2", WAIT, |s| {
+        s.contains("RUNNING") && read_iops(s).is_some_and(|v| v > 0.0)
+    });
+
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+    t.assert_restored();
+    // The summary lands on the normal screen after the dashboard is gone.
+    let screen = t.capture();
+    assert!(
+        screen.contains("diskdash bench:") && screen.contains("IOPS"),
+        "{screen}"
+    );
+
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.path("run.json")).expect("run.json"))
+            .expect("JSON record");
+    assert_eq!(record["status"], "completed", "{record:#}");
+    let segments = record["segments"].as_array().expect("segments");
+    assert_eq!(segments.len(), 2, "{record:#}");
+    assert_eq!(segments[0]["job"]["iodepth"], 8);
+    assert_eq!(segments[1]["job"]["iodepth"], 16);
+    for s in segments {
+        assert!(s["read"]["total_ios"].as_u64().unwrap_or(0) > 0, "{s:#}");
+    }
+    // Only what the test put there is left: no scratch file.
+    let mut left: Vec<String> = std::fs::read_dir(t.dir_path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["run.json", "status", "stderr"]);
+}
+
+#[test]
+fn sigterm_during_the_dashboard_interrupts_and_still_writes_the_record() {
+    if !tui_support::available() {
+        eprintln!("skipping: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let args = [
+        "bench",
+        "--size",
+        "16M",
+        "--runtime",
+        "60s",
+        "--json",
+        "run.json",
+    ];
+    let t = Tmux::start("bench-term", &args, &[], 100, 30);
+    t.wait_for("running", WAIT, |s| s.contains("RUNNING"));
+    let pid = tui_support::child_named(t.pane_pid(), "diskdash");
+    // SAFETY: kill(2) on a process this test started; no memory is involved.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    assert_eq!(t.exit_status(WAIT), 130, "stderr: {}", t.stderr());
+    t.assert_restored();
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(t.path("run.json")).expect("run.json"))
+            .expect("JSON record");
+    assert_eq!(record["status"], "interrupted");
+}

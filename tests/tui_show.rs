@@ -1,0 +1,79 @@
+//! `diskdash show RUN.json`: a real recorded run opened in the dashboard (tmux), and the
+//! errors for files that are not records.
+
+mod tui_support;
+
+use std::process::Command;
+use std::time::Duration;
+
+use tui_support::Tmux;
+
+const WAIT: Duration = Duration::from_secs(20);
+const BIN: &str = env!("CARGO_BIN_EXE_diskdash");
+
+#[test]
+fn a_recorded_run_opens_with_its_charts_latency_and_device() {
+    if !tui_support::available() {
+        eprintln!("skipping: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("run.json");
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["bench", "--no-tui", "--size", "16M", "--runtime", "2s"])
+        .args(["--interval", "250ms", "--json"])
+        .arg(&record)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let t = Tmux::start("show", &["show", &record.to_string_lossy()], &[], 120, 40);
+    let screen = t.wait_for("the recorded run", WAIT, |s| s.contains("RECORDED"));
+    for text in [
+        "throughput and IOPS",
+        "latency, submit to completion",
+        "p99.9",
+        "randread bs=4k",
+        "(completed)",
+    ] {
+        assert!(screen.contains(text), "no {text:?} in:\n{screen}");
+    }
+    // The device panel appears when the record has the device (not on tmpfs, say).
+    let recorded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    if recorded["device"].is_object() {
+        assert!(
+            screen.contains("(iostat -x)") && screen.contains("device/app"),
+            "{screen}"
+        );
+    }
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+    t.assert_restored();
+}
+
+#[test]
+fn files_that_are_not_records_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.json");
+    let not_record = dir.path().join("other.json");
+    std::fs::write(&not_record, "{\"hello\": 1}").unwrap();
+    for (path, says) in [
+        (&missing, "cannot read"),
+        (&not_record, "is not a diskdash run record"),
+    ] {
+        let out = Command::new(BIN).arg("show").arg(path).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(says) && err.contains("diskdash bench --json"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
