@@ -37,7 +37,11 @@ pub fn build_ring(entries: u32) -> io::Result<(IoUring, Vec<&'static str>)> {
     ];
     let mut last_err = io::Error::from_raw_os_error(libc::EINVAL);
     // DISKDASH_URING_FLAGS=none starts from a plain ring (to compare setups side by side).
-    let skip = if std::env::var_os(FLAGS_ENV).is_some_and(|v| v == "none") { 3 } else { 0 };
+    let skip = if std::env::var_os(FLAGS_ENV).is_some_and(|v| v == "none") {
+        3
+    } else {
+        0
+    };
     for flags in attempts.into_iter().skip(skip) {
         let mut builder = IoUring::builder();
         builder.setup_cqsize(entries.saturating_mul(2));
