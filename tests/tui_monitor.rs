@@ -84,3 +84,126 @@ fn without_a_terminal_it_says_what_to_use_instead() {
         "{err}"
     );
 }
+
+#[test]
+fn resizing_to_any_size_keeps_drawing() {
+    if skip() {
+        return;
+    }
+    let t = Tmux::start("monitor-resize", &["--interval", "200ms"], &[], 80, 24);
+    t.wait_for("the monitor", WAIT, |s| s.contains("disks, sorted by"));
+    for (w, h) in [(20, 5), (1, 1), (200, 60), (80, 24)] {
+        t.resize(w, h);
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    t.wait_for("the monitor at 80x24 again", WAIT, |s| {
+        s.contains("disks, sorted by") && s.lines().count() >= 20
+    });
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+    t.assert_restored();
+}
+
+/// A loop device that did I/O appears in the table; detached, it is marked gone, then dropped.
+#[test]
+fn a_vanishing_loop_device_is_shown_not_fatal() {
+    if skip() {
+        return;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipping: attaching a loop device needs root (CI runs as root)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("loop.img");
+    std::fs::write(&image, vec![7u8; 4 << 20]).unwrap();
+    let dev = LoopDevice::attach(&image);
+    let name = dev.path.trim_start_matches("/dev/").to_string();
+    // Read it once so the kernel counts I/O (devices that never did any are hidden).
+    let out = std::process::Command::new("dd")
+        .args([
+            &format!("if={}", dev.path),
+            "of=/dev/null",
+            "bs=4k",
+            "iflag=direct",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let t = Tmux::start("monitor-vanish", &["--interval", "200ms"], &[], 120, 40);
+    t.wait_for("the loop device in the table", WAIT, |s| {
+        s.lines().any(|l| l.contains(&format!(" {name} ")))
+    });
+    // Detaching keeps /dev/loopN (and its line in /proc/diskstats); removing it makes it vanish.
+    if !dev.detach_and_remove() {
+        eprintln!("skipping the rest: {name} was taken again before it could be removed");
+        return;
+    }
+    t.wait_for("the loop device gone", WAIT, |s| {
+        !s.lines()
+            .any(|l| l.contains(&format!(" {name} ")) && !l.contains("(gone)"))
+    });
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+    t.assert_restored();
+}
+
+/// `losetup -f --show FILE`, detached on drop.
+struct LoopDevice {
+    path: String,
+}
+
+impl LoopDevice {
+    fn attach(file: &std::path::Path) -> Self {
+        let out = std::process::Command::new("losetup")
+            .args(["-f", "--show"])
+            .arg(file)
+            .output()
+            .expect("losetup");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Self {
+            path: String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        }
+    }
+}
+
+impl LoopDevice {
+    /// Detaches the device and removes it (LOOP_CTL_REMOVE); false when it could not be.
+    fn detach_and_remove(&self) -> bool {
+        let _ = std::process::Command::new("losetup")
+            .args(["-d", &self.path])
+            .status();
+        let Ok(number) = self
+            .path
+            .trim_start_matches("/dev/loop")
+            .parse::<libc::c_ulong>()
+        else {
+            return false;
+        };
+        let Ok(control) = std::fs::File::open("/dev/loop-control") else {
+            return false;
+        };
+        const LOOP_CTL_REMOVE: libc::c_ulong = 0x4C81;
+        use std::os::fd::AsRawFd;
+        // SAFETY: ioctl on an open /dev/loop-control fd with an integer argument.
+        unsafe { libc::ioctl(control.as_raw_fd(), LOOP_CTL_REMOVE, number) == 0 }
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("losetup")
+            .args(["-d", &self.path])
+            .status();
+    }
+}

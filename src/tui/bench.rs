@@ -154,7 +154,7 @@ impl Source for BenchSource {
                 target: Some(snap.target.path.display().to_string()),
                 disk,
                 engine: Some(snap_view::engine_label(snap)),
-                job: Some(snap.job.describe()),
+                job: Some(snap_view::job_label(snap)),
                 state: Some(snap_view::run_state(snap)),
                 elapsed: snap.elapsed,
                 remaining: running.then_some(snap.remaining),

@@ -214,6 +214,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             rows,
             // Records keep percentiles, not histogram buckets.
             buckets: Vec::new(),
+            recent_label: Some("seg"),
         }),
         device,
         queue,

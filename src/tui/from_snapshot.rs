@@ -111,6 +111,7 @@ pub fn latency(snap: &Snapshot) -> LatencyView {
                 total,
             })
             .collect(),
+        recent_label: None,
     }
 }
 
@@ -178,6 +179,13 @@ pub fn engine_label(snap: &Snapshot) -> String {
     } else {
         snap.engine.used.clone()
     }
+}
+
+/// The job in fio words without the engine, which the header shows on its own.
+#[must_use]
+pub fn job_label(snap: &Snapshot) -> String {
+    let engine = format!(" {} ", snap.job.ioengine.as_str());
+    snap.job.describe().replacen(&engine, " ", 1)
 }
 
 /// The rw mode `m` switches to next.

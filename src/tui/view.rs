@@ -176,6 +176,8 @@ pub struct LatencyView {
     pub rows: Vec<LatencyRow>,
     /// Ascending by `upper_ns`; all directions summed.
     pub buckets: Vec<LatencyBucket>,
+    /// What the first column covers: `last` (interval) when `None`, `seg` for a record.
+    pub recent_label: Option<&'static str>,
 }
 
 /// The device metrics the panel shows, as `iostat -x` computes them.

@@ -88,6 +88,16 @@ impl Tmux {
         self.tmux(&["capture-pane", "-p"])
     }
 
+    pub fn resize(&self, width: u16, height: u16) {
+        self.tmux(&[
+            "resize-window",
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+        ]);
+    }
+
     pub fn send(&self, keys: &[&str]) {
         let mut args = vec!["send-keys"];
         args.extend_from_slice(keys);

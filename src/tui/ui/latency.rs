@@ -71,8 +71,9 @@ fn percentile_lines(lat: &LatencyView, theme: Theme) -> Vec<Line<'static>> {
     let mut head = vec![Span::raw(format!("{:<6}", ""))];
     for row in &lat.rows {
         let d = row.dir.label();
+        let recent = lat.recent_label.unwrap_or("last");
         head.push(Span::styled(
-            format!("{:>COL$}", format!("{d} last")),
+            format!("{:>COL$}", format!("{d} {recent}")),
             dir_style(row.dir),
         ));
         head.push(Span::styled(

@@ -160,6 +160,7 @@ pub fn bench() -> View {
                 total: Some(pct(1_870_000)),
             }],
             buckets: buckets(),
+            recent_label: None,
         }),
         device: Some(DeviceView {
             name: "vda".into(),
@@ -245,6 +246,9 @@ pub fn show() -> View {
     let mut view = bench();
     view.mode = Mode::Show;
     view.header.state = Some(RunState::Recorded);
+    if let Some(lat) = &mut view.latency {
+        lat.recent_label = Some("seg");
+    }
     view.header.remaining = None;
     view.disks = None;
     view.ui.message = None;
