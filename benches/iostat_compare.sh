@@ -5,7 +5,8 @@
 #    and sysstat's `iostat -dx -y DEV 1 N` sample the same seconds (started together, the
 #    starting order alternating between rounds). Both print the same 22 columns in the same
 #    layout, so the medians are compared column for column: rates and request sizes must agree
-#    within 3%; await, aqu-sz and %util within sysstat's own second-to-second spread (p10-p90).
+#    within 3%; await, aqu-sz and %util within sysstat's own spread: its second-to-second
+#    p10..p90 (the check) and, for reference, the range of its per-round medians.
 # 2. Cost: with the load stopped, `diskdash iostat -x 1` and sysstat's `iostat -x 1` (and
 #    `iostat -dx 1`) watch the real disks over the same CPU_SECONDS, ROUNDS times; the CPU
 #    each used (user + system, from getrusage of the reaped child) is compared as a ratio.
@@ -90,7 +91,17 @@ stats() {
 columns=(r/s rkB/s rrqm/s %rrqm r_await rareq-sz w/s wkB/s wrqm/s %wrqm w_await wareq-sz
   d/s dkB/s drqm/s %drqm d_await dareq-sz f/s f_await aqu-sz %util)
 echo "parity over $(wc -l <"$WORK/ss.rows") one-second intervals ($ROUNDS rounds of $PARITY_SECONDS s)"
-printf '%-9s %12s %12s %8s %21s  %s\n' column diskdash sysstat ratio "sysstat p10..p90" check
+for round in $(seq 1 "$ROUNDS"); do
+  awk -v d="$DEV" '$1 == d' "$WORK/ss.$round" >"$WORK/ss.rows.$round"
+done
+# min..max over rounds of sysstat's per-round median of column $1: its run-to-run spread
+round_spread() {
+  for round in $(seq 1 "$ROUNDS"); do
+    read -r m _ _ <<<"$(stats "$WORK/ss.rows.$round" "$1")"
+    echo "$m"
+  done | sort -g | awk '{ v[NR] = $1 } END { printf "%s..%s", v[1], v[NR] }'
+}
+printf '%-9s %12s %12s %8s %21s %17s  %s\n' column diskdash sysstat ratio "sysstat p10..p90" "sysstat rounds" check
 failed=0
 for i in "${!columns[@]}"; do
   col=$((i + 2))
@@ -108,7 +119,8 @@ for i in "${!columns[@]}"; do
     *) check="" ;;
   esac
   case $check in FAIL*) failed=1 ;; esac
-  printf '%-9s %12s %12s %8s %21s  %s\n' "$name" "$dm" "$sm" "$ratio" "$s10..$s90" "$check"
+  printf '%-9s %12s %12s %8s %21s %17s  %s\n' "$name" "$dm" "$sm" "$ratio" "$s10..$s90" \
+    "$(round_spread "$col")" "$check"
 done
 echo
 

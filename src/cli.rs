@@ -67,6 +67,9 @@ pub struct BenchArgs {
     /// I/Os submitted per io_uring_enter (like fio's iodepth_batch_submit).
     #[arg(long, default_value = "1", help_heading = "Engine")]
     pub iodepth_batch: String,
+    /// Completions taken per wake-up before refilling (like fio's iodepth_batch_complete_max).
+    #[arg(long, default_value = "1", help_heading = "Engine")]
+    pub iodepth_batch_complete: String,
     /// Bypass the page cache with O_DIRECT (the default).
     #[arg(long, overrides_with = "buffered", help_heading = "Engine")]
     pub direct: bool,
@@ -82,7 +85,7 @@ pub struct BenchArgs {
     /// Open with O_DSYNC (dsync) or O_SYNC (sync).
     #[arg(long, help_heading = "Engine")]
     pub sync: Option<String>,
-    /// Pin workers to these CPUs (e.g. 0-3,6).
+    /// Pin workers to these CPUs, worker i on the i-th listed (e.g. 0-3,6).
     #[arg(long, help_heading = "Engine")]
     pub cpus: Option<String>,
 
@@ -99,7 +102,7 @@ pub struct BenchArgs {
     /// Write the run record (JSON) to this file.
     #[arg(long, help_heading = "Output")]
     pub json: Option<PathBuf>,
-    /// Append one JSON record per interval to this file as the run goes.
+    /// Write one JSON record per interval to this file as the run goes (replaces the file).
     #[arg(long, help_heading = "Output")]
     pub jsonl: Option<PathBuf>,
     /// Stay headless even in a terminal.

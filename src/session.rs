@@ -14,6 +14,7 @@
 mod aggregate;
 pub mod device;
 mod runner;
+mod series;
 mod snapshot;
 
 use std::path::PathBuf;

@@ -146,6 +146,8 @@ pub struct JobSpec {
     pub numjobs: u32,
     pub ioengine: EngineKind,
     pub iodepth_batch: u32,
+    /// Completions taken per reap before refilling (fio's `iodepth_batch_complete_max`).
+    pub iodepth_batch_complete: u32,
     pub direct: bool,
     pub sync_every: Option<SyncEvery>,
     pub open_sync: Option<OpenSync>,
@@ -248,6 +250,12 @@ impl JobSpec {
                 "--iodepth-batch {iodepth_batch} exceeds --iodepth {iodepth}; use 1 to {iodepth}"
             ));
         }
+        let iodepth_batch_complete = count_option(
+            "--iodepth-batch-complete",
+            &args.iodepth_batch_complete,
+            MAX_IODEPTH,
+            "1 or 32",
+        )?;
         let buffer_bytes = block_size_bytes * u64::from(iodepth) * u64::from(numjobs);
         if machine.memory_bytes > 0 && buffer_bytes > machine.memory_bytes / 2 {
             return Err(usage!(
@@ -307,6 +315,7 @@ impl JobSpec {
             numjobs,
             ioengine,
             iodepth_batch,
+            iodepth_batch_complete,
             direct: !args.buffered,
             sync_every,
             open_sync,
@@ -497,6 +506,7 @@ mod tests {
         assert_eq!(spec.numjobs, 1);
         assert_eq!(spec.ioengine, EngineKind::IoUring);
         assert_eq!(spec.iodepth_batch, 1);
+        assert_eq!(spec.iodepth_batch_complete, 1);
         assert!(spec.direct);
         assert_eq!(spec.runtime, Duration::from_secs(30));
         assert_eq!(spec.ramp, Duration::ZERO);

@@ -262,6 +262,7 @@ impl<'a> Loop<'a> {
     fn drive<E: Engine>(&mut self, engine: &mut E, buffers: &AlignedBuffers) {
         let depth = self.depth;
         let batch = (self.spec.iodepth_batch as usize).clamp(1, depth);
+        let reap_max = (self.spec.iodepth_batch_complete as usize).clamp(1, depth);
         let block_size = u32::try_from(self.spec.block_size_bytes).unwrap_or(u32::MAX);
         let sync_every = self.spec.sync_every;
         let mut slots: Vec<Io> = (0..depth)
@@ -311,7 +312,7 @@ impl<'a> Loop<'a> {
                             break;
                         }
                     }
-                    if queued >= batch && in_flight + queued < depth {
+                    if queued >= batch {
                         let now = monotonic_ns();
                         for s in unstamped.drain(..) {
                             submit_ns[s as usize] = now;
@@ -345,11 +346,13 @@ impl<'a> Loop<'a> {
                     continue;
                 }
             }
-            let now = monotonic_ns();
-            for s in unstamped.drain(..) {
-                submit_ns[s as usize] = now;
+            if !unstamped.is_empty() {
+                let now = monotonic_ns();
+                for s in unstamped.drain(..) {
+                    submit_ns[s as usize] = now;
+                }
             }
-            if let Err(err) = engine.submit_and_wait(&mut completions) {
+            if let Err(err) = engine.reap(&mut completions, reap_max) {
                 self.fail("submit", None, &err);
                 return;
             }

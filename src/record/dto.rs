@@ -101,6 +101,7 @@ pub struct JobRecord {
     pub numjobs: u32,
     pub ioengine: String,
     pub iodepth_batch: u32,
+    pub iodepth_batch_complete: u32,
     pub direct: bool,
     pub fsync: Option<u32>,
     pub fdatasync: Option<u32>,
@@ -123,6 +124,7 @@ impl From<&JobSpec> for JobRecord {
             numjobs: spec.numjobs,
             ioengine: spec.ioengine.as_str().to_string(),
             iodepth_batch: spec.iodepth_batch,
+            iodepth_batch_complete: spec.iodepth_batch_complete,
             direct: spec.direct,
             fsync: match spec.sync_every {
                 Some(SyncEvery::Fsync(n)) => Some(n),

@@ -22,8 +22,9 @@ pub const FORMAT_VERSION: u32 = 1;
 
 /// What `lat_ns` measures, stated in every record.
 pub const LATENCY_DEFINITION: &str = "lat_ns of an I/O runs from the CLOCK_MONOTONIC read just \
-before the syscall that submitted it (io_uring_enter, pread, pwrite) to the read just after the \
-syscall that reaped its completion: kernel, queue and device time plus the reap, not the \
-workload's own bookkeeping. One clock read per submit call and one per reap batch, so I/Os \
-submitted together share a start and I/Os reaped together share an end. sync.lat_ns is the \
-duration of each fsync/fdatasync call, apart from reads and writes.";
+before the syscall that submitted it (io_uring_enter, pread, pwrite) to the read just after it \
+was reaped: kernel, queue and device time, and time waiting in the completion ring until taken \
+(one completion is taken per reap by default, like fio's iodepth_batch_complete_max=1), but \
+not the workload's own bookkeeping before submission. One clock read per submit call and one \
+per reap, so I/Os submitted together share a start. This is what fio reports as lat. \
+sync.lat_ns is the duration of each fsync/fdatasync call, apart from reads and writes.";

@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::aggregate::{Interval, SegmentRun, SegmentSetup};
 use super::device::{DeviceWatch, looks_like_page_cache};
+use super::series::RecordSeries;
 use super::snapshot::{
     SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, Snapshot, StatsView, TargetView,
 };
@@ -28,8 +29,6 @@ use crate::record::{
 };
 use crate::stats::{WorkerStats, monotonic_ns};
 
-/// Points kept per segment in the record's series before it is thinned by half.
-const MAX_RECORD_POINTS: usize = 4096;
 /// How often the session looks at controls and signals, and republishes at the latest.
 const POLL: Duration = Duration::from_millis(50);
 const PUBLISH_EVERY_NS: u64 = 250_000_000;
@@ -447,8 +446,7 @@ impl Runner {
             at: self.series_base,
             engine: self.engine.used.clone(),
         });
-        let mut record_series: Vec<IntervalRecord> = Vec::new();
-        let mut stride = 1u32;
+        let mut record_series = RecordSeries::new();
         let mut ending: Option<SegmentEnding> = None;
         let mut cpu_measure_start = if spec.ramp.is_zero() {
             Some(cpu_start)
@@ -459,7 +457,7 @@ impl Runner {
             let intervals = seg.poll(POLL);
             let emitted = !intervals.is_empty();
             for interval in intervals {
-                self.add_interval(index, &interval, &mut record_series, &mut stride);
+                self.add_interval(index, &interval, &mut record_series);
             }
             if emitted {
                 let span = Duration::from_nanos(seg.elapsed_ns(monotonic_ns()));
@@ -527,7 +525,7 @@ impl Runner {
         if let Some(last) = &end.last_interval
             && (last.duration_ns >= 1_000_000 || last.stats.ios() > 0)
         {
-            self.add_interval(index, last, &mut record_series, &mut stride);
+            self.add_interval(index, last, &mut record_series);
         }
         let _ = record_from_ns;
         let device_record = self.device.as_mut().and_then(|device| {
@@ -589,8 +587,8 @@ impl Runner {
             sync: SyncRecord::from_stats(&end.total.sync),
             retries: end.total.retries,
             cpu,
-            series_stride: stride,
-            series: record_series,
+            series_stride: record_series.stride(),
+            series: record_series.records(index),
             device: device_record.clone(),
         });
         if device_record.is_some() {
@@ -623,8 +621,7 @@ impl Runner {
         &mut self,
         segment: u32,
         interval: &Interval,
-        record_series: &mut Vec<IntervalRecord>,
-        stride: &mut u32,
+        record_series: &mut RecordSeries,
     ) {
         let duration = Duration::from_nanos(interval.duration_ns);
         let view = StatsView::from_stats(&interval.stats, duration);
@@ -679,14 +676,13 @@ impl Runner {
             series.pop_front();
         }
         series.push_back(point);
-        if interval.index % u64::from(*stride) == 0 {
-            record_series.push(record);
-            if record_series.len() >= MAX_RECORD_POINTS {
-                *stride *= 2;
-                let keep = u64::from(*stride);
-                record_series.retain(|r| r.index % keep == 0);
-            }
-        }
+        record_series.push(
+            &record,
+            self.snap
+                .device
+                .as_ref()
+                .filter(|_| record.device.is_some()),
+        );
         self.snap.interval = Some(view);
     }
 

@@ -1,6 +1,7 @@
 //! The engine contract, shaped like fio's: `prep` queues an I/O in a slot, `submit` sends the
-//! queued ones, `submit_and_wait` sends and reaps at least one completion. Engines never time
-//! or count anything; the worker does (one clock read per submit call, one per reap batch).
+//! queued ones, `reap` sends what is still queued and takes up to `max` completions, waiting
+//! only when none is ready. Engines never time or count anything; the worker does (one clock
+//! read per submit call, one per reap).
 
 pub mod null;
 pub mod psync;
@@ -33,8 +34,8 @@ pub trait Engine {
     fn prep(&mut self, io: &Io);
     /// Sends queued I/Os without waiting.
     fn submit(&mut self) -> io::Result<()>;
-    /// Sends queued I/Os, waits for at least one completion and appends every available one.
-    fn submit_and_wait(&mut self, out: &mut Vec<Completion>) -> io::Result<()>;
+    /// Sends queued I/Os; appends up to `max` completions, waiting for one if none is ready.
+    fn reap(&mut self, out: &mut Vec<Completion>, max: usize) -> io::Result<()>;
 }
 
 /// How a worker's engine was set up, for the output and the record.

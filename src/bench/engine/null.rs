@@ -2,13 +2,14 @@
 //! whole hot path (workload, slots, clock reads, histogram) without a syscall, so its rate is
 //! the ceiling the engine itself puts on any run.
 
+use std::collections::VecDeque;
 use std::io;
 
 use super::{Completion, Engine, Io};
 
 pub struct NullEngine {
     queued: Vec<Completion>,
-    in_flight: Vec<Completion>,
+    in_flight: VecDeque<Completion>,
 }
 
 impl NullEngine {
@@ -16,7 +17,7 @@ impl NullEngine {
     pub fn new(iodepth: u32) -> Self {
         Self {
             queued: Vec::with_capacity(iodepth as usize),
-            in_flight: Vec::with_capacity(iodepth as usize),
+            in_flight: VecDeque::with_capacity(iodepth as usize),
         }
     }
 }
@@ -32,14 +33,15 @@ impl Engine for NullEngine {
 
     #[inline]
     fn submit(&mut self) -> io::Result<()> {
-        self.in_flight.append(&mut self.queued);
+        self.in_flight.extend(self.queued.drain(..));
         Ok(())
     }
 
     #[inline]
-    fn submit_and_wait(&mut self, out: &mut Vec<Completion>) -> io::Result<()> {
-        self.in_flight.append(&mut self.queued);
-        out.append(&mut self.in_flight);
+    fn reap(&mut self, out: &mut Vec<Completion>, max: usize) -> io::Result<()> {
+        self.submit()?;
+        let take = max.min(self.in_flight.len());
+        out.extend(self.in_flight.drain(..take));
         Ok(())
     }
 }

@@ -63,9 +63,10 @@ impl Engine for PsyncEngine {
         Ok(())
     }
 
-    fn submit_and_wait(&mut self, out: &mut Vec<Completion>) -> io::Result<()> {
+    fn reap(&mut self, out: &mut Vec<Completion>, max: usize) -> io::Result<()> {
         self.submit()?;
-        out.append(&mut self.done);
+        let take = max.min(self.done.len());
+        out.extend(self.done.drain(..take));
         Ok(())
     }
 }

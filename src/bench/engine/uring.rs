@@ -18,6 +18,9 @@ use crate::bench::workload::Direction;
 /// The environment variable that makes io_uring setup act as if the kernel said EPERM.
 pub const DISABLE_ENV: &str = "DISKDASH_URING_DISABLED";
 
+/// The environment variable that selects a plain ring (`none`) instead of the tuned flags.
+pub const FLAGS_ENV: &str = "DISKDASH_URING_FLAGS";
+
 /// Attempts to give up transient submit errors (EAGAIN/EBUSY) after.
 const MAX_SUBMIT_RETRIES: u32 = 10_000;
 
@@ -33,7 +36,13 @@ pub fn build_ring(entries: u32) -> io::Result<(IoUring, Vec<&'static str>)> {
         &[],
     ];
     let mut last_err = io::Error::from_raw_os_error(libc::EINVAL);
-    for flags in attempts {
+    // DISKDASH_URING_FLAGS=none starts from a plain ring (to compare setups side by side).
+    let skip = if std::env::var_os(FLAGS_ENV).is_some_and(|v| v == "none") {
+        3
+    } else {
+        0
+    };
+    for flags in attempts.into_iter().skip(skip) {
         let mut builder = IoUring::builder();
         builder.setup_cqsize(entries.saturating_mul(2));
         for flag in flags {
@@ -191,9 +200,15 @@ impl Engine for UringEngine {
     }
 
     #[inline]
-    fn submit_and_wait(&mut self, out: &mut Vec<Completion>) -> io::Result<()> {
-        self.enter(true)?;
-        for cqe in self.ring.completion() {
+    fn reap(&mut self, out: &mut Vec<Completion>, max: usize) -> io::Result<()> {
+        if self.ring.completion().is_empty() {
+            // Nothing ready: send what is queued and wait for one (with DEFER_TASKRUN this
+            // is also where the kernel posts the completions it has deferred).
+            self.enter(true)?;
+        } else if !self.ring.submission().is_empty() {
+            self.enter(false)?;
+        }
+        for cqe in self.ring.completion().take(max) {
             out.push(Completion {
                 slot: u32::try_from(cqe.user_data()).unwrap_or(u32::MAX),
                 result: cqe.result(),

@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# diskdash bench against fio, side by side on the same preconditioned file and parameters,
+# alternated (fio first in odd pairs, diskdash first in even ones). Prints per case the ratio
+# diskdash/fio of IOPS or bandwidth, CPU time per I/O and mean latency (median and range), and
+# how each tool's completed I/Os compare with the device's /proc/diskstats count.
+# Then: the null engine's rate on one core, and RSS sampled over a long run.
+#
+#   benches/fio_compare.sh                      # 3 pairs x 10 s per case, 1 GiB file
+#   PAIRS=5 RUNTIME=30 SIZE=4G MEM_RUNTIME=1h benches/fio_compare.sh
+#
+# Environment: BENCH_DIR (default /var/tmp/diskdash-bench), PAIRS, RUNTIME (seconds), SIZE,
+# MEM_RUNTIME (diskdash duration, default 60s), CASES (space-separated names to run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+PAIRS=${PAIRS:-3}
+RUNTIME=${RUNTIME:-10}
+SIZE=${SIZE:-1G}
+MEM_RUNTIME=${MEM_RUNTIME:-60s}
+BENCH_DIR=${BENCH_DIR:-/var/tmp/diskdash-bench}
+CASES=${CASES:-"randread-4k-qd32 randread-4k-qd1-psync read-1m-qd8 randwrite-4k-qd32"}
+
+if ! command -v fio >/dev/null; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fio >/dev/null
+fi
+command -v python3 >/dev/null || { echo "needs python3 to read the JSON results" >&2; exit 1; }
+
+cargo build --release --quiet
+DD=$PWD/target/release/diskdash
+mkdir -p "$BENCH_DIR"
+FILE=$BENCH_DIR/data.bin
+OUT=$BENCH_DIR/results
+rm -rf "$OUT"; mkdir -p "$OUT"
+
+# The device the file lives on, as named in /proc/diskstats.
+DEV=$(python3 - "$BENCH_DIR" <<'PY'
+import os, sys
+st = os.stat(sys.argv[1])
+path = f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+print(os.path.basename(os.path.realpath(path)) if os.path.exists(path) else "")
+PY
+)
+
+# The same preconditioned file for both tools: written once, sequentially, with O_DIRECT.
+want=$(numfmt --from=iec "$SIZE")
+if [ ! -f "$FILE" ] || [ "$(stat -c %s "$FILE")" != "$want" ]; then
+  echo "preconditioning $FILE ($SIZE)"
+  rm -f "$FILE"
+  fio --name=fill --filename="$FILE" --size="$SIZE" --rw=write --bs=1M --direct=1 \
+      --ioengine=psync --output=/dev/null
+fi
+
+# Device I/Os completed (reads + writes) now, from /proc/diskstats.
+dev_ios() { awk -v d="$DEV" '$3 == d { print $4 + $8 }' /proc/diskstats; }
+
+# case name -> "rw bs iodepth engine"
+params() {
+  case $1 in
+    randread-4k-qd32) echo "randread 4k 32 io_uring" ;;
+    randread-4k-qd1-psync) echo "randread 4k 1 psync" ;;
+    read-1m-qd8) echo "read 1M 8 io_uring" ;;
+    randwrite-4k-qd32) echo "randwrite 4k 32 io_uring" ;;
+    *) echo "unknown case $1" >&2; exit 1 ;;
+  esac
+}
+
+run_fio() { # case pair
+  read -r rw bs qd engine <<<"$(params "$1")"
+  local before after
+  before=$(dev_ios)
+  fio --name="$1" --filename="$FILE" --size="$SIZE" --rw="$rw" --bs="$bs" --iodepth="$qd" \
+      --ioengine="$engine" --direct=1 --runtime="$RUNTIME" --time_based --randrepeat=0 \
+      --output-format=json --output="$OUT/$1.fio.$2.json"
+  after=$(dev_ios)
+  echo $((after - before)) >"$OUT/$1.fio.$2.dev"
+}
+
+run_dd() { # case pair
+  read -r rw bs qd engine <<<"$(params "$1")"
+  local before after
+  before=$(dev_ios)
+  "$DD" bench "$FILE" --rw "$rw" --bs "$bs" --iodepth "$qd" --ioengine "$engine" \
+      --size "$SIZE" --runtime "${RUNTIME}s" --allow-destructive --no-tui \
+      --json "$OUT/$1.dd.$2.json" >/dev/null 2>"$OUT/$1.dd.$2.err"
+  after=$(dev_ios)
+  echo $((after - before)) >"$OUT/$1.dd.$2.dev"
+}
+
+for c in $CASES; do
+  for p in $(seq 1 "$PAIRS"); do
+    echo "$c: pair $p/$PAIRS"
+    if [ $((p % 2)) -eq 1 ]; then run_fio "$c" "$p"; run_dd "$c" "$p"; else run_dd "$c" "$p"; run_fio "$c" "$p"; fi
+  done
+done
+
+python3 - "$OUT" "$PAIRS" "$CASES" "$DEV" <<'PY'
+import json, statistics, sys
+out, pairs, cases, dev = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
+
+def fio(case, p):
+    job = json.load(open(f"{out}/{case}.fio.{p}.json"))["jobs"][0]
+    d = job["read"] if job["read"]["total_ios"] else job["write"]
+    ios = d["total_ios"]
+    runtime_s = d["runtime"] / 1000
+    cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100 * runtime_s
+    return dict(iops=d["iops"], bw=d["bw_bytes"], lat=d["lat_ns"]["mean"], cpu_per_io=cpu_s / ios * 1e9,
+                ios=ios, dev=int(open(f"{out}/{case}.fio.{p}.dev").read()))
+
+def dd(case, p):
+    rec = json.load(open(f"{out}/{case}.dd.{p}.json"))
+    d = rec["read"] if rec["read"]["total_ios"] else rec["write"]
+    ios = d["total_ios"]
+    cpu_ns = rec["cpu"]["usr_ns"] + rec["cpu"]["sys_ns"]
+    dev_window = None
+    if rec["device"]:
+        r = rec["device"]["reconciliation"]
+        dev_window = r["device_read_ios"] + r["device_write_ios"]
+    return dict(iops=d["iops"], bw=d["bw_bytes"], lat=d["lat_ns"]["mean"], cpu_per_io=cpu_ns / ios,
+                ios=ios, dev=int(open(f"{out}/{case}.dd.{p}.dev").read()), dev_window=dev_window)
+
+def show(label, values, fmt="{:.3f}"):
+    med = statistics.median(values)
+    print(f"  {label:<34} median {fmt.format(med)}  range {fmt.format(min(values))}-{fmt.format(max(values))}  ({', '.join(fmt.format(v) for v in values)})")
+
+for case in cases:
+    f = [fio(case, p) for p in range(1, pairs + 1)]
+    d = [dd(case, p) for p in range(1, pairs + 1)]
+    print(f"{case}: diskdash/fio over {pairs} alternated pairs")
+    key = "bw" if case.startswith("read-1m") else "iops"
+    show(f"{'bandwidth' if key == 'bw' else 'IOPS'} ratio", [b[key] / a[key] for a, b in zip(f, d)])
+    show("CPU time per I/O ratio", [b["cpu_per_io"] / a["cpu_per_io"] for a, b in zip(f, d)])
+    show("mean latency ratio (fio lat)", [b["lat"] / a["lat"] for a, b in zip(f, d)])
+    print(f"  {'IOPS  fio / diskdash':<34} " + "  ".join(f"{a['iops']:.0f}/{b['iops']:.0f}" for a, b in zip(f, d)))
+    print(f"  {'CPU ns per I/O  fio / diskdash':<34} " + "  ".join(f"{a['cpu_per_io']:.0f}/{b['cpu_per_io']:.0f}" for a, b in zip(f, d)))
+    print(f"  {'mean lat us  fio / diskdash':<34} " + "  ".join(f"{a['lat']/1e3:.0f}/{b['lat']/1e3:.0f}" for a, b in zip(f, d)))
+    if dev:
+        show(f"device I/Os / app I/Os (fio, {dev})", [a["dev"] / a["ios"] for a in f], "{:.4f}")
+        show(f"device I/Os / app I/Os (diskdash)", [b["dev"] / b["ios"] for b in d], "{:.4f}")
+        windows = [b["dev_window"] / b["ios"] for b in d if b["dev_window"] is not None]
+        if windows:
+            show("  same, diskdash's measured window", windows, "{:.4f}")
+PY
+
+# The disk under BENCH_DIR is shared with everything else on the machine, so its counters
+# carry other I/O. A loop device over the same file (direct I/O to the backing file) sees only
+# the benchmark: there the count must match.
+if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null; then
+  echo
+  echo "reconciliation on a dedicated loop device over $FILE (randread 4k QD32, ${RUNTIME}s):"
+  LOOP=$(losetup -f --show --direct-io=on "$FILE")
+  trap 'losetup -d "$LOOP" 2>/dev/null || true' EXIT
+  L=$(basename "$LOOP")
+  loop_ios() { awk -v d="$L" '$3 == d { print $4 + $8 }' /proc/diskstats; }
+  b=$(loop_ios)
+  fio --name=loop --filename="$LOOP" --rw=randread --bs=4k --iodepth=32 --ioengine=io_uring \
+      --direct=1 --runtime="$RUNTIME" --time_based --output-format=json --output="$OUT/loop.fio.json"
+  a=$(loop_ios)
+  echo $((a - b)) >"$OUT/loop.fio.dev"
+  b=$(loop_ios)
+  "$DD" bench "$LOOP" --size "$SIZE" --runtime "${RUNTIME}s" --no-tui --json "$OUT/loop.dd.json" >/dev/null 2>&1
+  a=$(loop_ios)
+  echo $((a - b)) >"$OUT/loop.dd.dev"
+  losetup -d "$LOOP"; trap - EXIT
+  python3 - "$OUT" <<'PY'
+import json, sys
+out = sys.argv[1]
+f = json.load(open(f"{out}/loop.fio.json"))["jobs"][0]["read"]
+d = json.load(open(f"{out}/loop.dd.json"))
+fd, dd = int(open(f"{out}/loop.fio.dev").read()), int(open(f"{out}/loop.dd.dev").read())
+rec = d["device"]["reconciliation"] if d["device"] else None
+print(f"  fio:      {f['total_ios']} I/Os, device {fd}: ratio {fd / f['total_ios']:.4f}")
+print(f"  diskdash: {d['read']['total_ios']} I/Os, device {dd} (whole process): ratio {dd / d['read']['total_ios']:.4f}")
+if rec:
+    print(f"  diskdash's own reconciliation over its measured window: app {rec['app_read_ios']}, device {rec['device_read_ios']} ({rec['verdict']})")
+print(f"  mean latency diskdash/fio: {d['read']['lat_ns']['mean'] / f['lat_ns']['mean']:.3f} ({d['read']['lat_ns']['mean']/1e3:.0f} us / {f['lat_ns']['mean']/1e3:.0f} us)")
+PY
+fi
+
+echo
+echo "null engine, one worker pinned to CPU 0, iodepth 32:"
+null_json=$OUT/null.json
+"$DD" bench "$BENCH_DIR" --ioengine null --size 64M --runtime 5s --cpus 0 --no-tui --json "$null_json" >/dev/null 2>&1
+python3 -c "
+import json; r = json.load(open('$null_json'))
+print(f\"  {r['read']['iops']/1e6:.2f}M I/Os per second ({r['read']['total_ios']} in {r['elapsed_ns']/1e9:.1f} s), target >= 5M\")"
+
+echo
+echo "memory: RSS of a $MEM_RUNTIME randread run, sampled every second:"
+"$DD" bench "$FILE" --size "$SIZE" --runtime "$MEM_RUNTIME" --interval 1s --no-tui \
+    --json "$OUT/mem.json" >/dev/null 2>&1 &
+pid=$!
+: >"$OUT/rss.txt"
+while kill -0 "$pid" 2>/dev/null; do
+  awk '/VmRSS/ { print $2 }' "/proc/$pid/status" 2>/dev/null >>"$OUT/rss.txt" || true
+  sleep 1
+done
+wait "$pid" || true
+python3 - "$OUT/rss.txt" <<'PY'
+import sys
+rss = [int(x) for x in open(sys.argv[1]) if x.strip()]
+if len(rss) < 10:
+    print("  too few samples"); sys.exit()
+warm = rss[5:]
+half = len(warm) // 2
+first, second = warm[:half], warm[half:]
+print(f"  {len(rss)} samples; after 5 s: first {warm[0]} KiB, last {warm[-1]} KiB, max {max(warm)} KiB")
+print(f"  mean first half {sum(first)/len(first):.0f} KiB, second half {sum(second)/len(second):.0f} KiB; "
+      f"second half grew {(second[-1]-second[0])/max(1,len(second)-1)*60:.1f} KiB/min")
+PY

@@ -1,0 +1,124 @@
+//! The session API the dashboard drives: live controls end segments and start new ones, and
+//! the record keeps each segment with its own job and results.
+
+mod bench_support;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use bench_support::*;
+use diskdash::bench::spec::{JobSpec, MachineLimits, RwMode};
+use diskdash::record::RunStatus;
+use diskdash::session::{Control, Session, SessionOptions, SessionState, Snapshot};
+
+fn spec(args: &[&str]) -> JobSpec {
+    let mut argv = vec!["diskdash", "bench"];
+    argv.extend_from_slice(args);
+    let cli = <diskdash::cli::Cli as clap::Parser>::parse_from(argv);
+    let Some(diskdash::cli::Command::Bench(args)) = cli.command else {
+        unreachable!()
+    };
+    JobSpec::from_args(&args, &MachineLimits::detect()).unwrap()
+}
+
+/// Waits until a snapshot satisfies `want` (or panics after 10 s).
+fn wait_for(
+    rx: &mut tokio::sync::watch::Receiver<Arc<Snapshot>>,
+    want: impl Fn(&Snapshot) -> bool,
+) -> Arc<Snapshot> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let snap = rx.borrow_and_update().clone();
+        if want(&snap) {
+            return snap;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out; last state {:?}",
+            snap.state
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn controls_end_segments_and_the_record_keeps_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = SessionOptions {
+        target: Some(dir.path().to_path_buf()),
+        json: Some(dir.path().join("r.json")),
+        finish_when_done: false,
+        interrupt: Arc::new(AtomicBool::new(false)),
+        ..SessionOptions::default()
+    };
+    let handle = Session::start(
+        spec(&["--size", "16M", "--runtime", "10s", "--interval", "100ms"]),
+        options,
+    )
+    .unwrap();
+    let mut rx = handle.snapshots.clone();
+    // Idle after preconditioning; start, then measure a little.
+    wait_for(&mut rx, |s| s.state == SessionState::Idle);
+    handle.control.send(Control::Start).unwrap();
+    wait_for(&mut rx, |s| {
+        s.state == SessionState::Running && s.series.len() >= 2
+    });
+    handle.control.send(Control::Pause).unwrap();
+    wait_for(&mut rx, |s| s.state == SessionState::Paused);
+    handle.control.send(Control::Resume).unwrap();
+    wait_for(&mut rx, |s| s.state == SessionState::Running);
+    // A parameter change ends segment 0 and starts segment 1 at once.
+    handle.control.send(Control::SetIodepth(4)).unwrap();
+    let snap = wait_for(&mut rx, |s| {
+        s.segment == 1 && s.state == SessionState::Running && s.interval.is_some()
+    });
+    assert_eq!(snap.job.iodepth, 4);
+    assert_eq!(snap.segments.len(), 2);
+    handle
+        .control
+        .send(Control::SetRw(RwMode::RandWrite))
+        .unwrap();
+    wait_for(&mut rx, |s| {
+        s.segment == 2 && s.state == SessionState::Running
+    });
+    // An invalid change is refused with a warning and changes nothing.
+    handle.control.send(Control::SetBlockSize(1000)).unwrap();
+    wait_for(&mut rx, |s| {
+        s.warnings
+            .iter()
+            .any(|w| w.contains("bs 1000 is not a multiple"))
+    });
+    handle.control.send(Control::Stop).unwrap();
+    wait_for(&mut rx, |s| s.state == SessionState::Idle);
+    handle.control.send(Control::SetBlockSize(8192)).unwrap();
+    handle.control.send(Control::Start).unwrap();
+    wait_for(&mut rx, |s| {
+        s.segment == 3 && s.state == SessionState::Running
+    });
+    handle.control.send(Control::Quit).unwrap();
+    let outcome = handle.wait().unwrap();
+    assert_eq!(outcome.status, RunStatus::Interrupted, "quit while running");
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 4);
+    assert_eq!(segments[0]["job"]["iodepth"], 32);
+    assert_eq!(segments[1]["job"]["iodepth"], 4);
+    assert_eq!(segments[2]["job"]["rw"], "randwrite");
+    assert_eq!(segments[3]["job"]["bs"], 8192);
+    assert_eq!(segments[0]["status"], "completed");
+    assert_eq!(segments[3]["status"], "interrupted");
+    assert!(segments[0]["read"]["total_ios"].as_u64().unwrap() > 0);
+    assert!(segments[2]["write"]["total_ios"].as_u64().unwrap() > 0);
+    assert_eq!(segments[2]["read"]["total_ios"], 0);
+    let total: u64 = segments
+        .iter()
+        .map(|s| s["read"]["total_ios"].as_u64().unwrap())
+        .sum();
+    assert_eq!(record["read"]["total_ios"], total);
+    assert!(
+        leftovers(dir.path(), &["r.json"]).is_empty(),
+        "scratch file removed"
+    );
+}
