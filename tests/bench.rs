@@ -468,3 +468,52 @@ fn direct_io_reconciles_with_the_device_and_buffered_reads_warn_of_the_page_cach
     );
     assert!(record["warnings"].to_string().contains("PAGE CACHE"));
 }
+
+#[test]
+fn several_workers_pinned_with_a_ramp() {
+    let dir = tempfile::tempdir().unwrap();
+    for rw in ["read", "randrw"] {
+        let out = bench(
+            dir.path(),
+            &[
+                "--rw",
+                rw,
+                "-j",
+                "2",
+                "-q",
+                "4",
+                "--cpus",
+                "0",
+                "--ramp",
+                "200ms",
+                "--runtime",
+                "300ms",
+                "--size",
+                "16M",
+                "--interval",
+                "100ms",
+                "--json",
+                "r.json",
+            ],
+        );
+        assert!(out.status.success(), "{rw}: {}", stderr(&out));
+        let record = read_json(&dir.path().join("r.json"));
+        assert_valid_record(&record);
+        assert_eq!(record["job"]["numjobs"], 2);
+        assert_eq!(record["job"]["cpus"], "0");
+        assert_eq!(record["job"]["ramp_ns"], 200_000_000);
+        // The ramp is not measured: the measured time is the runtime, not runtime + ramp.
+        let elapsed_ms = record["elapsed_ns"].as_u64().unwrap() / 1_000_000;
+        assert!(
+            (300..450).contains(&elapsed_ms),
+            "{rw}: measured {elapsed_ms} ms"
+        );
+        let series = record["segments"][0]["series"].as_array().unwrap();
+        assert!(
+            (3..=4).contains(&series.len()),
+            "{rw}: {} intervals",
+            series.len()
+        );
+        assert!(record["read"]["total_ios"].as_u64().unwrap() > 0);
+    }
+}

@@ -141,11 +141,20 @@ impl StatusPrinter {
             self.fallback_shown = true;
             let _ = writeln!(err, "note: {fallback}");
         }
-        if let SessionState::Preparing {
-            done_bytes,
-            total_bytes,
-        } = snap.state
-        {
+        let (done_bytes, total_bytes) = match snap.state {
+            SessionState::Preparing {
+                done_bytes,
+                total_bytes,
+            } => (done_bytes, total_bytes),
+            // Left preparing between two snapshots: show where the fill ended.
+            _ if self.last_fill_pct.is_some_and(|pct| pct < 100)
+                && snap.notes.iter().any(|n| n.starts_with("wrote the")) =>
+            {
+                (snap.target.working_set_bytes, snap.target.working_set_bytes)
+            }
+            _ => (0, 0),
+        };
+        if total_bytes > 0 {
             let pct = done_bytes * 100 / total_bytes.max(1);
             let step = if tty { pct } else { pct / 25 * 25 };
             if self.last_fill_pct != Some(step) {

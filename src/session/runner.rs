@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::aggregate::{Interval, SegmentRun, SegmentSetup};
 use super::device::{DeviceWatch, looks_like_page_cache};
+use super::series::RecordSeries;
 use super::snapshot::{
     SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, Snapshot, StatsView, TargetView,
 };
@@ -21,6 +22,7 @@ use crate::bench::spec::{EngineKind, JobSpec, MAX_IODEPTH, MAX_NUMJOBS};
 use crate::bench::target::Target;
 use crate::bench::units::format_size_short;
 use crate::bench::worker::IoFault;
+use crate::monitor::iostat::IostatRow;
 use crate::record::{
     CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
     HostRecord, INTERVAL_FORMAT, IntervalRecord, JobRecord, JsonlWriter, LATENCY_DEFINITION,
@@ -28,8 +30,6 @@ use crate::record::{
 };
 use crate::stats::{WorkerStats, monotonic_ns};
 
-/// Points kept per segment in the record's series before it is thinned by half.
-const MAX_RECORD_POINTS: usize = 4096;
 /// How often the session looks at controls and signals, and republishes at the latest.
 const POLL: Duration = Duration::from_millis(50);
 const PUBLISH_EVERY_NS: u64 = 250_000_000;
@@ -148,10 +148,10 @@ impl Runner {
             remaining: spec.runtime,
             interval: None,
             cumulative: StatsView::default(),
-            series: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
+            series: Arc::new(resident_deque(SeriesPoint::default())),
             segments: Vec::new(),
             device: None,
-            device_history: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
+            device_history: Arc::new(resident_deque(IostatRow::idle(""))),
             queue: device.as_ref().map(|d| d.queue.clone()),
             reconciliation: None,
             warnings,
@@ -267,8 +267,8 @@ impl Runner {
                 self.preconditioned = true;
                 let seconds = (monotonic_ns() - started) as f64 / 1e9;
                 self.snap.notes.push(format!(
-                    "wrote the {} working set with data first ({seconds:.1} s) so reads measure \
-                     the device",
+                    "wrote the {} working set with data first ({seconds:.1} s): reads measure \
+                     the device, writes overwrite allocated blocks",
                     format_size_short(total)
                 ));
             }
@@ -447,8 +447,7 @@ impl Runner {
             at: self.series_base,
             engine: self.engine.used.clone(),
         });
-        let mut record_series: Vec<IntervalRecord> = Vec::new();
-        let mut stride = 1u32;
+        let mut record_series = RecordSeries::new();
         let mut ending: Option<SegmentEnding> = None;
         let mut cpu_measure_start = if spec.ramp.is_zero() {
             Some(cpu_start)
@@ -459,7 +458,7 @@ impl Runner {
             let intervals = seg.poll(POLL);
             let emitted = !intervals.is_empty();
             for interval in intervals {
-                self.add_interval(index, &interval, &mut record_series, &mut stride);
+                self.add_interval(index, &interval, &mut record_series);
             }
             if emitted {
                 let span = Duration::from_nanos(seg.elapsed_ns(monotonic_ns()));
@@ -527,7 +526,7 @@ impl Runner {
         if let Some(last) = &end.last_interval
             && (last.duration_ns >= 1_000_000 || last.stats.ios() > 0)
         {
-            self.add_interval(index, last, &mut record_series, &mut stride);
+            self.add_interval(index, last, &mut record_series);
         }
         let _ = record_from_ns;
         let device_record = self.device.as_mut().and_then(|device| {
@@ -589,8 +588,8 @@ impl Runner {
             sync: SyncRecord::from_stats(&end.total.sync),
             retries: end.total.retries,
             cpu,
-            series_stride: stride,
-            series: record_series,
+            series_stride: record_series.stride(),
+            series: record_series.records(index),
             device: device_record.clone(),
         });
         if device_record.is_some() {
@@ -623,8 +622,7 @@ impl Runner {
         &mut self,
         segment: u32,
         interval: &Interval,
-        record_series: &mut Vec<IntervalRecord>,
-        stride: &mut u32,
+        record_series: &mut RecordSeries,
     ) {
         let duration = Duration::from_nanos(interval.duration_ns);
         let view = StatsView::from_stats(&interval.stats, duration);
@@ -679,14 +677,13 @@ impl Runner {
             series.pop_front();
         }
         series.push_back(point);
-        if interval.index % u64::from(*stride) == 0 {
-            record_series.push(record);
-            if record_series.len() >= MAX_RECORD_POINTS {
-                *stride *= 2;
-                let keep = u64::from(*stride);
-                record_series.retain(|r| r.index % keep == 0);
-            }
-        }
+        record_series.push(
+            &record,
+            self.snap
+                .device
+                .as_ref()
+                .filter(|_| record.device.is_some()),
+        );
         self.snap.interval = Some(view);
     }
 
@@ -808,4 +805,13 @@ fn cpu_totals(cpu: &CpuRecord, elapsed_ns: u64) -> CpuRecord {
         sys_cpu: pct(cpu.sys_ns),
         ..cpu.clone()
     }
+}
+
+/// An empty deque of `SERIES_POINTS` capacity whose memory has been written once, so filling it
+/// later does not grow the resident set.
+fn resident_deque<T: Clone>(fill: T) -> VecDeque<T> {
+    let mut deque = VecDeque::with_capacity(SERIES_POINTS);
+    deque.resize(SERIES_POINTS, fill);
+    deque.clear();
+    deque
 }

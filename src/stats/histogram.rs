@@ -19,10 +19,12 @@ pub struct LatencyHistogram(Histogram<u64>);
 impl LatencyHistogram {
     #[must_use]
     pub fn new() -> Self {
-        Self(
-            Histogram::new_with_bounds(1, MAX_TRACKED_NS, 3)
-                .expect("constant histogram bounds are valid"),
-        )
+        let mut histogram = Histogram::new_with_bounds(1, MAX_TRACKED_NS, 3)
+            .expect("constant histogram bounds are valid");
+        // Write every counter once now so the pages are resident from the start: RSS stays
+        // flat instead of creeping up as rare latencies touch new pages.
+        histogram.reset();
+        Self(histogram)
     }
 
     #[inline]

@@ -36,6 +36,9 @@ pub struct MonitorSource {
     rows: Vec<(IostatRow, bool)>,
     history: HashMap<String, History>,
     queues: HashMap<String, QueueSettings>,
+    /// Whole disks (`/sys/block`) and every name seen in /proc/diskstats when it was listed.
+    whole: HashSet<String>,
+    known: HashSet<String>,
     host: String,
     kernel: String,
     error: Option<String>,
@@ -60,6 +63,8 @@ impl MonitorSource {
             rows: Vec::new(),
             history: HashMap::new(),
             queues: HashMap::new(),
+            whole: HashSet::new(),
+            known: HashSet::new(),
             host,
             kernel,
             error: None,
@@ -77,7 +82,12 @@ impl MonitorSource {
             }
         };
         self.error = None;
-        let whole: HashSet<String> = all_disks().into_iter().collect();
+        // /sys/block is listed again only when /proc/diskstats names a new device.
+        if cur.disks.iter().any(|d| !self.known.contains(&d.name)) {
+            self.whole = all_disks().into_iter().collect();
+            self.known = cur.disks.iter().map(|d| d.name.clone()).collect();
+        }
+        let whole = &self.whole;
         let started = *self.started.get_or_insert(cur.at);
         let t_s = cur.at.saturating_sub(started).as_secs_f64();
         let mut rows = Vec::new();
