@@ -102,6 +102,18 @@ impl Session {
     /// Checks and opens the target (usage errors come back here, before anything runs), probes
     /// io_uring, and starts the session thread.
     pub fn start(spec: JobSpec, options: SessionOptions) -> anyhow::Result<SessionHandle> {
+        for (flag, path) in [("--json", &options.json), ("--jsonl", &options.jsonl)] {
+            let Some(dir) = path.as_deref().and_then(std::path::Path::parent) else {
+                continue;
+            };
+            if !dir.as_os_str().is_empty() && !dir.is_dir() {
+                return Err(crate::usage!(
+                    "{flag} {}: directory {} does not exist; create it or write elsewhere",
+                    path.as_deref().unwrap_or(dir).display(),
+                    dir.display()
+                ));
+            }
+        }
         let target = target::open(&spec, options.target.as_deref(), options.allow_destructive)?;
         let (engine, fallback) = match spec.ioengine {
             EngineKind::IoUring => match uring::probe() {

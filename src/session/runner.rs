@@ -22,6 +22,7 @@ use crate::bench::spec::{EngineKind, JobSpec, MAX_IODEPTH, MAX_NUMJOBS};
 use crate::bench::target::Target;
 use crate::bench::units::format_size_short;
 use crate::bench::worker::IoFault;
+use crate::monitor::iostat::IostatRow;
 use crate::record::{
     CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
     HostRecord, INTERVAL_FORMAT, IntervalRecord, JobRecord, JsonlWriter, LATENCY_DEFINITION,
@@ -147,10 +148,10 @@ impl Runner {
             remaining: spec.runtime,
             interval: None,
             cumulative: StatsView::default(),
-            series: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
+            series: Arc::new(resident_deque(SeriesPoint::default())),
             segments: Vec::new(),
             device: None,
-            device_history: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
+            device_history: Arc::new(resident_deque(IostatRow::idle(""))),
             queue: device.as_ref().map(|d| d.queue.clone()),
             reconciliation: None,
             warnings,
@@ -266,8 +267,8 @@ impl Runner {
                 self.preconditioned = true;
                 let seconds = (monotonic_ns() - started) as f64 / 1e9;
                 self.snap.notes.push(format!(
-                    "wrote the {} working set with data first ({seconds:.1} s) so reads measure \
-                     the device",
+                    "wrote the {} working set with data first ({seconds:.1} s): reads measure \
+                     the device, writes overwrite allocated blocks",
                     format_size_short(total)
                 ));
             }
@@ -804,4 +805,13 @@ fn cpu_totals(cpu: &CpuRecord, elapsed_ns: u64) -> CpuRecord {
         sys_cpu: pct(cpu.sys_ns),
         ..cpu.clone()
     }
+}
+
+/// An empty deque of `SERIES_POINTS` capacity whose memory has been written once, so filling it
+/// later does not grow the resident set.
+fn resident_deque<T: Clone>(fill: T) -> VecDeque<T> {
+    let mut deque = VecDeque::with_capacity(SERIES_POINTS);
+    deque.resize(SERIES_POINTS, fill);
+    deque.clear();
+    deque
 }
