@@ -122,8 +122,18 @@ impl Source for BenchSource {
         if let Some(note) = snap.queue.as_ref().and_then(adapt::util_caveat) {
             warnings.push(Warning::new(WarningKind::UtilCaveat, note));
         }
-        let device = disk.as_ref().map(|name| DeviceView {
-            name: name.clone(),
+        // Without a block device (tmpfs, ...) the panel says why and still shows warnings.
+        let absent = snap
+            .notes
+            .iter()
+            .find(|n| n.starts_with("no device statistics"))
+            .cloned()
+            .or_else(|| {
+                disk.is_none()
+                    .then(|| "no block device behind the target".into())
+            });
+        let device = Some(DeviceView {
+            name: disk.clone().unwrap_or_else(|| "-".into()),
             now: snap
                 .device
                 .as_ref()
@@ -136,6 +146,7 @@ impl Source for BenchSource {
                 .collect(),
             reconciliation: snap_view::reconciliation(snap),
             warnings,
+            absent: if disk.is_none() { absent } else { None },
         });
         let queue: Option<QueueView> = match (&disk, &snap.queue) {
             (Some(d), Some(q)) => Some(adapt::queue_view(&whole_disk(d), q)),
@@ -144,7 +155,8 @@ impl Source for BenchSource {
         let running = matches!(snap.state, SessionState::Running | SessionState::Paused);
         let mut ui = app.ui.clone();
         if ui.message.is_none() {
-            ui.message = snap_view::state_message(snap);
+            ui.message = snap_view::state_message(snap)
+                .or_else(|| snap.notes.last().map(|n| format!("note: {n}")));
         }
         View {
             mode: Mode::Bench,

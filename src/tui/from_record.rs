@@ -159,6 +159,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             device_ios: d.reconciliation.device_read_ios + d.reconciliation.device_write_ios,
         }),
         warnings,
+        absent: None,
     });
     let queue = record.device.as_ref().map(|d| QueueView {
         disk: d.disk.clone(),

@@ -180,6 +180,7 @@ impl Source for MonitorSource {
                     .unwrap_or_default(),
                 reconciliation: None,
                 warnings,
+                absent: None,
             });
             queue = Some(adapt::queue_view(&sel.name, q));
             throughput = Some(ThroughputView {

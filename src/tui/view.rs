@@ -251,6 +251,8 @@ pub struct DeviceView {
     pub history: Vec<DeviceRates>,
     pub reconciliation: Option<Reconciliation>,
     pub warnings: Vec<Warning>,
+    /// Why there are no device numbers (e.g. the target is on tmpfs); metrics are not drawn.
+    pub absent: Option<String>,
 }
 
 /// Queue settings of one disk, already formatted (`scheduler` -> `[mq-deadline] none`).

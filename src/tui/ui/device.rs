@@ -16,7 +16,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::fmt;
 use super::theme::Theme;
@@ -89,8 +89,13 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         return;
     };
     let theme = Theme::new(view.ui.color);
+    let title = if dev.absent.is_some() {
+        " device: none ".to_string()
+    } else {
+        format!(" device {} (iostat -x) ", dev.name)
+    };
     let block = Block::bordered()
-        .title(format!(" device {} (iostat -x) ", dev.name))
+        .title(title)
         .border_style(theme.border(false));
     let inner = block.inner(area);
     f.render_widget(block, area);
@@ -105,6 +110,12 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     for w in &dev.warnings {
         let text = fmt::fit(&format!("! {}", w.text), usize::from(inner.width));
         tail.push(Line::styled(text, theme.warning(w.kind)));
+    }
+    if let Some(why) = &dev.absent {
+        let mut lines = vec![Line::styled(why.clone(), theme.label())];
+        lines.extend(tail);
+        f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
+        return;
     }
     let tail_rows = u16::try_from(tail.len()).unwrap_or(u16::MAX);
     let metric_rows = inner

@@ -18,6 +18,7 @@ pub fn keys(mode: Mode) -> &'static [(&'static str, &'static str)] {
     match mode {
         Mode::Bench => &[
             ("q", "quit"),
+            ("?", "help"),
             ("space", "pause"),
             ("s", "stop"),
             ("+/-", "iodepth"),
@@ -25,17 +26,16 @@ pub fn keys(mode: Mode) -> &'static [(&'static str, &'static str)] {
             ("b/B", "bs"),
             ("m", "rw"),
             ("l", "log"),
-            ("?", "help"),
         ],
         Mode::Monitor => &[
             ("q", "quit"),
+            ("?", "help"),
             ("up/down", "disk"),
             ("o/O", "sort"),
             ("tab", "focus"),
             ("l", "log"),
-            ("?", "help"),
         ],
-        Mode::Show => &[("q", "quit"), ("l", "log"), ("tab", "focus"), ("?", "help")],
+        Mode::Show => &[("q", "quit"), ("?", "help"), ("l", "log"), ("tab", "focus")],
     }
 }
 
@@ -46,7 +46,8 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let theme = Theme::new(view.ui.color);
     let message = view.ui.message.as_deref().unwrap_or("");
     let width = usize::from(area.width);
-    let room = width.saturating_sub(message.chars().count() + 2);
+    // Keys first; a long message gets what is left (at least 24 columns), cut with `~`.
+    let room = width.saturating_sub(message.chars().count().min(24) + 2);
     let mut spans = Vec::new();
     let mut used = 0;
     for (key, what) in keys(view.mode) {
@@ -61,7 +62,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
     if !message.is_empty() {
-        let text = fmt::fit(message, width.saturating_sub(used + 1));
+        let text = fmt::fit(message, width.saturating_sub(used + 2));
         let len = u16::try_from(text.chars().count() + 1).unwrap_or(u16::MAX);
         if len > 1 && len <= area.width {
             let r = Rect {

@@ -171,6 +171,7 @@ pub fn bench() -> View {
                 device_ios: 1_462_301,
             }),
             warnings: vec![util_caveat()],
+            absent: None,
         }),
         queue: Some(queue()),
         disks: Some(disks()),
@@ -252,5 +253,25 @@ pub fn show() -> View {
     view.header.remaining = None;
     view.disks = None;
     view.ui.message = None;
+    view
+}
+
+/// A benchmark on tmpfs: no block device, so the device panel says why.
+#[must_use]
+pub fn bench_no_device() -> View {
+    let mut view = bench();
+    view.header.disk = None;
+    view.queue = None;
+    if let Some(dev) = &mut view.device {
+        dev.name = "-".into();
+        dev.history.clear();
+        dev.reconciliation = None;
+        dev.warnings.clear();
+        dev.absent = Some(
+            "no device statistics: /dev/shm/f is on a tmpfs filesystem (tmpfs) with no block \
+             device behind it"
+                .into(),
+        );
+    }
     view
 }

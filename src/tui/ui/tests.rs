@@ -66,6 +66,7 @@ fn whole_frames() {
         ("bench_warnings", sample::bench_warnings()),
         ("monitor", sample::monitor()),
         ("show", sample::show()),
+        ("bench_no_device", sample::bench_no_device()),
     ];
     for (name, view) in &cases {
         for (w, h) in [(80, 24), (160, 50)] {
@@ -163,6 +164,11 @@ fn device_panel() {
     insta::assert_snapshot!(
         "device_compact",
         panel(&view, 80, 8, super::device::render).backend()
+    );
+    let none = sample::bench_no_device();
+    insta::assert_snapshot!(
+        "device_absent",
+        panel(&none, 80, 6, super::device::render).backend()
     );
     let warn = sample::bench_warnings();
     insta::assert_snapshot!(
