@@ -92,6 +92,11 @@ pub fn summary(record: &RunRecord) -> String {
     if let Some(fallback) = &record.engine.fallback {
         let _ = writeln!(out, "  NOTE    {fallback}");
     }
+    for note in &record.engine.notes {
+        if record.engine.fallback.as_ref() != Some(note) {
+            let _ = writeln!(out, "  note    {note}");
+        }
+    }
     let _ = writeln!(
         out,
         "  status  {status} after {:.2}s measured",
