@@ -124,9 +124,18 @@ pub fn summary(record: &RunRecord) -> String {
     if record.read.total_ios + record.write.total_ios == 0 {
         let _ = writeln!(out, "  no I/O completed in the measured window");
     }
+    let ios = record.read.total_ios + record.write.total_ios;
+    let per_io = if ios > 0 {
+        format!(
+            ", {} per I/O",
+            format_latency_ns((record.cpu.usr_ns + record.cpu.sys_ns) as f64 / ios as f64)
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "  cpu     usr {:.1}% sys {:.1}% (of one CPU), {} context switches",
+        "  cpu     usr {:.1}% sys {:.1}% (of one CPU){per_io}, {} context switches",
         record.cpu.usr_cpu, record.cpu.sys_cpu, record.cpu.ctx
     );
     if let Some(device) = &record.device {
@@ -275,7 +284,7 @@ diskdash bench: randrw bs=4k iodepth=32 numjobs=1 io_uring direct rwmixread=50 f
           lat min 52.0 us  mean 416.2 us  stddev 120.5 us  max 9.10 ms
           p50 361.7 us  p90 430.1 us  p99 2.88 ms  p99.9 5.46 ms  p99.99 8.90 ms
   sync    120 calls, lat mean 64.0 us p99 2.88 ms max 9.10 ms
-  cpu     usr 5.2% sys 39.7% (of one CPU), 2196 context switches
+  cpu     usr 5.2% sys 39.7% (of one CPU), 457.9 us per I/O, 2196 context switches
   device  vda (mq-deadline): r/s 500.0 w/s 480.5 rkB/s 2000.0 wkB/s 1922.0 r_await 0.32 w_await 0.41 aqu-sz 0.70 %util 61.2
           1000 reads + 961 writes by the device for 1000 + 961 by the run: match: vda completed every I/O of the run, once
   WARNING the working set has holes: reading holes measures nothing
