@@ -147,6 +147,39 @@ fn null_engine_runs_the_hot_path_without_io() {
 }
 
 #[test]
+fn sync_open_flags_are_accepted_and_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bench(
+        dir.path(),
+        &[
+            "--rw",
+            "randwrite",
+            "--sync",
+            "dsync",
+            "-q",
+            "4",
+            "--runtime",
+            "200ms",
+            "--size",
+            "8M",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    assert_eq!(record["job"]["sync"], "dsync");
+    assert!(
+        record["job"]["description"]
+            .as_str()
+            .unwrap()
+            .ends_with("sync=dsync")
+    );
+    assert!(record["write"]["total_ios"].as_u64().unwrap() > 0);
+}
+
+#[test]
 fn fsync_latency_is_reported_apart() {
     let dir = tempfile::tempdir().unwrap();
     let out = bench(

@@ -5,7 +5,7 @@
 mod bench_support;
 
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use bench_support::*;
 
@@ -88,6 +88,72 @@ fn refuses_to_write_to_a_mounted_device_even_when_allowed() {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
+/// An MBR with one Linux partition from sector 2048 to the end of a `bytes`-long image.
+fn write_mbr(image: &Path, bytes: u64) {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut mbr = [0u8; 512];
+    let entry = &mut mbr[446..462];
+    entry[4] = 0x83; // Linux
+    entry[8..12].copy_from_slice(&2048u32.to_le_bytes());
+    entry[12..16].copy_from_slice(&(u32::try_from(bytes / 512).unwrap() - 2048).to_le_bytes());
+    mbr[510] = 0x55;
+    mbr[511] = 0xaa;
+    let mut file = std::fs::OpenOptions::new().write(true).open(image).unwrap();
+    file.seek(SeekFrom::Start(0)).unwrap();
+    file.write_all(&mbr).unwrap();
+}
+
+#[test]
+fn refuses_to_write_to_a_disk_whose_partition_is_mounted() {
+    if skip_unless_root("refuses_to_write_to_a_disk_whose_partition_is_mounted") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("disk.img");
+    std::fs::File::create(&image)
+        .unwrap()
+        .set_len(32 << 20)
+        .unwrap();
+    write_mbr(&image, 32 << 20);
+    let dev = LoopDevice::attach_partitioned(&image);
+    let part = PathBuf::from(format!("{}p1", dev.0.display()));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while !part.exists() {
+        if std::time::Instant::now() > deadline {
+            eprintln!(
+                "skipping: {} did not appear; this kernel reads no MBR partition tables \
+                 (CONFIG_MSDOS_PARTITION)",
+                part.display()
+            );
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    run("mkfs.ext4", &["-q", "-F", part.to_str().unwrap()]);
+    let mnt = dir.path().join("mnt");
+    let _mount = Mount::new(&[part.to_str().unwrap()], &mnt);
+    let out = bench(
+        dir.path(),
+        &[
+            dev.0.to_str().unwrap(),
+            "--rw",
+            "write",
+            "--allow-destructive",
+            "--runtime",
+            "200ms",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out).trim(),
+        format!(
+            "error: refusing to write to {}: it is mounted at {}; unmount or release it first",
+            dev.0.display(),
+            mnt.display()
+        )
+    );
+}
+
 #[test]
 fn refuses_to_write_to_a_device_another_program_holds() {
     if skip_unless_root("refuses_to_write_to_a_device_another_program_holds") {
@@ -97,6 +163,16 @@ fn refuses_to_write_to_a_device_another_program_holds() {
     let image = dir.path().join("disk.img");
     data_file(&image, 16 << 20);
     let dev = LoopDevice::attach(&image);
+    let out = bench(dir.path(), &[dev.0.to_str().unwrap(), "--rw", "randwrite"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out).trim(),
+        format!(
+            "error: refusing to write to block device {}: its data would be overwritten; pass \
+             --allow-destructive if that is what you want",
+            dev.0.display()
+        )
+    );
     let holder = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_EXCL)

@@ -531,3 +531,156 @@ fn direction_name(direction: Direction) -> &'static str {
         Direction::Write => "write",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The loop's handling of what a kernel may return (short transfers, EAGAIN, errors), driven
+    //! by a scripted engine: the real kernel cannot be made to return these on demand.
+    use std::collections::VecDeque;
+    use std::sync::mpsc;
+
+    use super::*;
+    use crate::bench::spec::MachineLimits;
+
+    /// Completes I/Os in order with results from a script (full length once it runs out),
+    /// recording every I/O it was given.
+    struct ScriptedEngine {
+        script: VecDeque<i32>,
+        queued: VecDeque<Io>,
+        seen: Vec<(u64, u32, usize)>,
+    }
+
+    impl Engine for ScriptedEngine {
+        fn prep(&mut self, io: &Io) {
+            self.seen
+                .push((io.offset_bytes, io.len_bytes, io.buf as usize));
+            self.queued.push_back(*io);
+        }
+        fn submit(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn reap(&mut self, out: &mut Vec<Completion>, max: usize) -> std::io::Result<()> {
+            for _ in 0..max {
+                let Some(io) = self.queued.pop_front() else {
+                    break;
+                };
+                let full = i32::try_from(io.len_bytes).unwrap();
+                let result = self.script.pop_front().unwrap_or(full);
+                out.push(Completion {
+                    slot: io.slot,
+                    result,
+                });
+            }
+            Ok(())
+        }
+    }
+
+    fn run(
+        script: &[i32],
+        runtime: &str,
+    ) -> (ScriptedEngine, Box<WorkerStats>, Option<IoFault>, bool) {
+        let cli = <crate::cli::Cli as clap::Parser>::parse_from([
+            "diskdash",
+            "bench",
+            "--rw",
+            "read",
+            "-q",
+            "1",
+            "--size",
+            "16k",
+            "--runtime",
+            runtime,
+        ]);
+        let Some(crate::cli::Command::Bench(args)) = cli.command else {
+            unreachable!()
+        };
+        let spec = Arc::new(JobSpec::from_args(&args, &MachineLimits::detect()).unwrap());
+        let file = Arc::new(OwnedFd::from(std::fs::File::open("/dev/null").unwrap()));
+        let plan = WorkerPlan {
+            worker: 0,
+            spec,
+            file,
+            working_set_bytes: 16 << 10,
+            seed: 1,
+            engine: EngineKind::Null,
+            cpu: None,
+            tick: Duration::from_millis(250),
+        };
+        let control = SegmentControl::new(0);
+        control.start_ns.store(monotonic_ns(), Ordering::Release);
+        let (reports, _reports_rx) = mpsc::sync_channel(4);
+        let (_spares_tx, spares) = mpsc::channel();
+        let (ready, _ready_rx) = mpsc::channel();
+        let links = WorkerLinks {
+            reports,
+            spares,
+            ready,
+        };
+        let buffers = AlignedBuffers::new(1, 4096, 1).unwrap();
+        let mut state = Loop::new(
+            &plan,
+            &control,
+            links,
+            vec![Box::new(WorkerStats::new(0))],
+            1,
+            0,
+        );
+        state.start(&EngineSetup::default());
+        let mut engine = ScriptedEngine {
+            script: script.iter().copied().collect(),
+            queued: VecDeque::new(),
+            seen: Vec::new(),
+        };
+        state.drive(&mut engine, &buffers);
+        let fault = state.fault.take();
+        let stats = state.finish();
+        (engine, stats, fault, control.stop.load(Ordering::Relaxed))
+    }
+
+    #[test]
+    fn short_transfers_and_eagain_are_resubmitted_and_count_once() {
+        let (engine, stats, fault, _) = run(&[2048, -libc::EAGAIN, 2048], "20ms");
+        assert_eq!(fault, None);
+        let (first_offset, first_len, first_buf) = engine.seen[0];
+        assert_eq!((first_offset, first_len), (0, 4096));
+        // The rest of the short read: same slot, 2048 bytes further, twice (EAGAIN in between).
+        assert_eq!(engine.seen[1], (2048, 2048, first_buf + 2048));
+        assert_eq!(engine.seen[2], (2048, 2048, first_buf + 2048));
+        assert_eq!((engine.seen[3].0, engine.seen[3].1), (4096, 4096));
+        assert_eq!(stats.retries, 2);
+        // Every logical I/O counted once, with its full size.
+        let logical = engine.seen.len() as u64 - 2;
+        assert_eq!(
+            stats.read.ios, logical,
+            "in-flight I/O drains at the end and counts"
+        );
+        assert_eq!(stats.read.bytes, stats.read.ios * 4096);
+    }
+
+    #[test]
+    fn an_error_stops_the_segment_with_the_offset() {
+        let (engine, stats, fault, stopped) = run(&[4096, -libc::EIO], "10s");
+        let fault = fault.expect("a fault");
+        assert_eq!(fault.errno, libc::EIO);
+        assert_eq!(fault.operation, "read");
+        assert_eq!(fault.offset_bytes, Some(4096));
+        assert!(stopped, "the other workers are told to stop");
+        assert_eq!(engine.seen.len(), 2, "nothing submitted after the error");
+        assert_eq!(stats.read.ios, 1);
+        assert_eq!(
+            fault.to_string(),
+            "read at offset 4096 (4 KiB) failed: Input/output error (EIO)"
+        );
+    }
+
+    #[test]
+    fn a_zero_length_read_is_an_early_end() {
+        let (_, _, fault, _) = run(&[0], "10s");
+        let fault = fault.expect("a fault");
+        assert_eq!(fault.errno, 0);
+        assert_eq!(
+            fault.to_string(),
+            "read at offset 0 (0 B) reached the end of the file or device early"
+        );
+    }
+}

@@ -92,6 +92,11 @@ pub fn summary(record: &RunRecord) -> String {
     if let Some(fallback) = &record.engine.fallback {
         let _ = writeln!(out, "  NOTE    {fallback}");
     }
+    for note in &record.engine.notes {
+        if record.engine.fallback.as_ref() != Some(note) {
+            let _ = writeln!(out, "  note    {note}");
+        }
+    }
     let _ = writeln!(
         out,
         "  status  {status} after {:.2}s measured",
@@ -119,9 +124,18 @@ pub fn summary(record: &RunRecord) -> String {
     if record.read.total_ios + record.write.total_ios == 0 {
         let _ = writeln!(out, "  no I/O completed in the measured window");
     }
+    let ios = record.read.total_ios + record.write.total_ios;
+    let per_io = if ios > 0 {
+        format!(
+            ", {} per I/O",
+            format_latency_ns((record.cpu.usr_ns + record.cpu.sys_ns) as f64 / ios as f64)
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "  cpu     usr {:.1}% sys {:.1}% (of one CPU), {} context switches",
+        "  cpu     usr {:.1}% sys {:.1}% (of one CPU){per_io}, {} context switches",
         record.cpu.usr_cpu, record.cpu.sys_cpu, record.cpu.ctx
     );
     if let Some(device) = &record.device {
@@ -206,6 +220,77 @@ fn direction(out: &mut String, name: &str, dir: &DirectionRecord) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn record() -> RunRecord {
+        let lat = |mean: f64| {
+            serde_json::json!({"min": 52_000, "max": 9_100_000, "mean": mean, "stddev": 120_500.0, "N": 1_000,
+              "percentile": {"50.000000": 361_727, "90.000000": 430_079, "99.000000": 2_883_583,
+                             "99.900000": 5_460_000, "99.990000": 8_900_000}})
+        };
+        let dir = |ios: u64| {
+            serde_json::json!({"io_bytes": ios * 4096, "io_kbytes": ios * 4, "bw_bytes": ios * 4096 / 2,
+              "bw": ios * 2, "iops": ios as f64 / 2.0, "runtime": 2000, "total_ios": ios, "lat_ns": lat(416_237.1)})
+        };
+        let job = serde_json::json!({"description": "randrw bs=4k iodepth=32 numjobs=1 io_uring direct rwmixread=50 fdatasync=8",
+            "rw": "randrw", "rwmixread": 50, "bs": 4096, "size": 1 << 30, "iodepth": 32, "numjobs": 1,
+            "ioengine": "io_uring", "iodepth_batch": 1, "iodepth_batch_complete": 1, "direct": true,
+            "fsync": null, "fdatasync": 8, "sync": null, "cpus": null, "runtime_ns": 2_000_000_000u64,
+            "ramp_ns": 0, "interval_ns": 1_000_000_000u64});
+        serde_json::from_value(serde_json::json!({
+            "format": "diskdash-bench", "format_version": 1, "diskdash_version": "0.1.0",
+            "status": "failed",
+            "error": {"message": "write at offset 8388608 (8 MiB) failed: No space left on device (ENOSPC)",
+                      "operation": "write", "errno": 28, "errno_name": "ENOSPC", "offset_bytes": 8_388_608, "worker": 0},
+            "started_at": "2026-11-21T08:14:24.406Z", "ended_at": "2026-11-21T08:14:26.472Z",
+            "host": {"hostname": "vm", "kernel": "6.18", "cpus": 2, "memory_bytes": 1u64 << 34},
+            "job": job,
+            "engine": {"requested": "io_uring", "used": "io_uring", "fallback": null,
+                       "ring_flags": ["COOP_TASKRUN", "SINGLE_ISSUER", "DEFER_TASKRUN"],
+                       "registered_file": true, "registered_buffers": false,
+                       "notes": ["buffer registration failed (Cannot allocate memory); using plain addresses"]},
+            "target": {"path": "/data/.diskdash-scratch-1-0", "kind": "scratch", "working_set_bytes": 1 << 30,
+                       "dio_align_bytes": 512, "preconditioned": true, "scratch_removed": true, "notes": []},
+            "device": {"name": "vda", "disk": "vda", "queue": {"scheduler": "mq-deadline"},
+                       "iostat": {"r/s": 500.0, "w/s": 480.5, "rkB/s": 2000.0, "wkB/s": 1922.0, "r_await": 0.32,
+                                  "w_await": 0.41, "aqu-sz": 0.7, "util": 61.25},
+                       "reconciliation": {"app_read_ios": 1000, "app_write_ios": 961, "device_read_ios": 1000,
+                                          "device_write_ios": 961, "app_bytes": 8_032_256, "device_bytes": 8_032_256,
+                                          "io_ratio": 1.0, "verdict": "match: vda completed every I/O of the run, once"}},
+            "latency_definition": "...", "elapsed_ns": 2_000_000_000u64,
+            "read": dir(1000), "write": dir(961),
+            "sync": {"total_ios": 120, "lat_ns": lat(64_000.0)},
+            "retries": 0,
+            "cpu": {"usr_cpu": 5.2, "sys_cpu": 39.7, "usr_ns": 104_000_000, "sys_ns": 794_000_000, "ctx": 2196},
+            "segments": [], "warnings": ["the working set has holes: reading holes measures nothing"], "notes": []
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn summary_reads_at_a_glance() {
+        assert_eq!(
+            summary(&record()),
+            "\
+diskdash bench: randrw bs=4k iodepth=32 numjobs=1 io_uring direct rwmixread=50 fdatasync=8
+  target  /data/.diskdash-scratch-1-0 (scratch, working set 1 GiB, preconditioned, removed)
+  engine  io_uring [COOP_TASKRUN SINGLE_ISSUER DEFER_TASKRUN] registered file
+  note    buffer registration failed (Cannot allocate memory); using plain addresses
+  status  FAILED after 2.00s measured
+  error   write at offset 8388608 (8 MiB) failed: No space left on device (ENOSPC)
+  read    IOPS 500  BW 2.0 MiB/s  (3.9 MiB in 1000 I/Os)
+          lat min 52.0 us  mean 416.2 us  stddev 120.5 us  max 9.10 ms
+          p50 361.7 us  p90 430.1 us  p99 2.88 ms  p99.9 5.46 ms  p99.99 8.90 ms
+  write   IOPS 480  BW 1.9 MiB/s  (3.8 MiB in 961 I/Os)
+          lat min 52.0 us  mean 416.2 us  stddev 120.5 us  max 9.10 ms
+          p50 361.7 us  p90 430.1 us  p99 2.88 ms  p99.9 5.46 ms  p99.99 8.90 ms
+  sync    120 calls, lat mean 64.0 us p99 2.88 ms max 9.10 ms
+  cpu     usr 5.2% sys 39.7% (of one CPU), 457.9 us per I/O, 2196 context switches
+  device  vda (mq-deadline): r/s 500.0 w/s 480.5 rkB/s 2000.0 wkB/s 1922.0 r_await 0.32 w_await 0.41 aqu-sz 0.70 %util 61.2
+          1000 reads + 961 writes by the device for 1000 + 961 by the run: match: vda completed every I/O of the run, once
+  WARNING the working set has holes: reading holes measures nothing
+"
+        );
+    }
 
     #[test]
     fn status_line_shows_only_active_directions() {

@@ -115,6 +115,14 @@ impl LoopDevice {
             &["-f", "--show", file.to_str().unwrap()],
         )))
     }
+
+    /// Attached with partition scanning (`losetup -P`): partitions appear as `<dev>p1`, ...
+    pub fn attach_partitioned(file: &Path) -> Self {
+        Self(PathBuf::from(run(
+            "losetup",
+            &["-f", "--show", "-P", file.to_str().unwrap()],
+        )))
+    }
 }
 
 impl Drop for LoopDevice {
