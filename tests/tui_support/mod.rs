@@ -98,6 +98,11 @@ impl Tmux {
         ]);
     }
 
+    /// Closes the pane (its processes get SIGHUP), as a dropped SSH connection would.
+    pub fn kill_pane(&self) {
+        self.tmux(&["kill-pane"]);
+    }
+
     pub fn send(&self, keys: &[&str]) {
         let mut args = vec!["send-keys"];
         args.extend_from_slice(keys);
