@@ -162,3 +162,28 @@ fn a_dropped_terminal_still_writes_the_record_and_removes_the_scratch_file() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn a_running_benchmark_draws_at_most_ten_frames_a_second() {
+    if !tui_support::available() {
+        eprintln!("skipping: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let args = [
+        "bench",
+        "--size",
+        "16M",
+        "--runtime",
+        "60s",
+        "--interval",
+        "100ms",
+    ];
+    let t = Tmux::start("bench-fps", &args, &[], 100, 30);
+    t.wait_for("running", WAIT, |s| s.contains("RUNNING"));
+    let frames = t.count_frames(|| std::thread::sleep(Duration::from_secs(3)));
+    eprintln!("{frames} frames in 3 s");
+    // Snapshots change every few tens of ms; frames are capped at 10/s (slack for the capture window).
+    assert!((10..=33).contains(&frames), "{frames} frames in 3 s");
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+}

@@ -98,6 +98,24 @@ impl Tmux {
         ]);
     }
 
+    /// Frames drawn while `f` runs: synchronized-update starts (`ESC [ ? 2026 h`) in the
+    /// pane's output, recorded with `pipe-pane`.
+    pub fn count_frames(&self, f: impl FnOnce()) -> usize {
+        let log = self.path("pane-output");
+        let _ = std::fs::remove_file(&log);
+        self.tmux(&[
+            "pipe-pane",
+            "-o",
+            &format!("cat >> {}", quote(&log.to_string_lossy())),
+        ]);
+        f();
+        self.tmux(&["pipe-pane"]);
+        std::thread::sleep(Duration::from_millis(200));
+        let bytes = std::fs::read(&log).unwrap_or_default();
+        let needle = b"\x1b[?2026h";
+        bytes.windows(needle.len()).filter(|w| w == needle).count()
+    }
+
     /// Closes the pane (its processes get SIGHUP), as a dropped SSH connection would.
     pub fn kill_pane(&self) {
         self.tmux(&["kill-pane"]);
