@@ -91,6 +91,7 @@ fn bench_dashboard_runs_changes_iodepth_and_quits_with_both_segments_recorded() 
     let mut left: Vec<String> = std::fs::read_dir(t.dir_path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "tmux.sock")
         .collect();
     left.sort();
     assert_eq!(left, ["run.json", "status", "stderr"]);
