@@ -19,13 +19,15 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 cargo build --release --quiet
 BIN=$PWD/target/release/diskdash
+WORK=$(mktemp -d)
+trap 'tmux -S "$WORK/dash.sock" kill-server 2>/dev/null; tmux -S "$WORK/iostat.sock" kill-server 2>/dev/null; rm -rf "$WORK"' EXIT
 cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }'; }
 # The pid of the command tmux runs in the pane (exec'd, so it is the pane's pid).
 start() { # socket command...
-  local sock=$1; shift
-  tmux -L "$sock" -f /dev/null new-session -d -x 160 -y 50 "exec $*"
+  local sock=$WORK/$1.sock; shift
+  tmux -S "$sock" -f /dev/null new-session -d -x 160 -y 50 "exec $*"
   sleep 0.5
-  tmux -L "$sock" display -p '#{pane_pid}'
+  tmux -S "$sock" display -p '#{pane_pid}'
 }
 
 results=()
@@ -34,18 +36,18 @@ for round in $(seq 1 "$ROUNDS"); do
   declare -A pid=()
   for who in "${order[@]}"; do
     case $who in
-      dash) pid[dash]=$(start bench-cpu-dash "$BIN" --interval 1s) ;;
-      iostat) pid[iostat]=$(start bench-cpu-iostat iostat -x 1) ;;
+      dash) pid[dash]=$(start dash "$BIN" --interval 1s) ;;
+      iostat) pid[iostat]=$(start iostat iostat -x 1) ;;
     esac
   done
   sleep 2 # let both settle past start-up
   a0=$(cpu_ns "${pid[dash]}"); b0=$(cpu_ns "${pid[iostat]}")
   sleep "$DURATION"
   a1=$(cpu_ns "${pid[dash]}"); b1=$(cpu_ns "${pid[iostat]}")
-  tmux -L bench-cpu-dash send-keys q; tmux -L bench-cpu-iostat send-keys C-c
+  tmux -S "$WORK/dash.sock" send-keys q; tmux -S "$WORK/iostat.sock" send-keys C-c
   sleep 1
-  tmux -L bench-cpu-dash kill-server 2>/dev/null || true
-  tmux -L bench-cpu-iostat kill-server 2>/dev/null || true
+  tmux -S "$WORK/dash.sock" kill-server 2>/dev/null || true
+  tmux -S "$WORK/iostat.sock" kill-server 2>/dev/null || true
   line=$(awk -v a=$((a1 - a0)) -v b=$((b1 - b0)) -v d="$DURATION" 'BEGIN {
     pa = 100 * a / 1e9 / d; pb = 100 * b / 1e9 / d
     printf "%.3f %.3f %s", pa, pb, (b > 0 ? sprintf("%.2f", a / b) : "inf") }')

@@ -21,7 +21,7 @@ fi
 cargo build --release --quiet
 BIN=$PWD/target/release/diskdash
 WORK=$(mktemp -d "$PWD/.bench-render-XXXXXX")
-trap 'tmux -L bench-render kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'tmux -S "$WORK/tmux.sock" kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT
 FILE=$WORK/data
 dd if=/dev/urandom of="$FILE" bs=1M count="$SIZE_MB" status=none
 sync
@@ -34,13 +34,13 @@ headless() {
 
 dashboard() {
   rm -f "$WORK/d.json" "$WORK/d.status"
-  tmux -L bench-render -f /dev/null new-session -d -x 160 -y 50 \
+  tmux -S "$WORK/tmux.sock" -f /dev/null new-session -d -x 160 -y 50 \
     "$BIN bench $FILE $JOB --runtime $RUNTIME --json $WORK/d.json; echo \$? > $WORK/d.status"
   # The dashboard stays open after the runtime (STOPPED); then quit.
-  until tmux -L bench-render capture-pane -p 2>/dev/null | grep -q STOPPED; do sleep 0.5; done
-  tmux -L bench-render send-keys q
+  until tmux -S "$WORK/tmux.sock" capture-pane -p 2>/dev/null | grep -q STOPPED; do sleep 0.5; done
+  tmux -S "$WORK/tmux.sock" send-keys q
   until [ -s "$WORK/d.status" ]; do sleep 0.2; done
-  tmux -L bench-render kill-server 2>/dev/null || true
+  tmux -S "$WORK/tmux.sock" kill-server 2>/dev/null || true
   jq '.read.iops + .write.iops' "$WORK/d.json"
 }
 

@@ -61,6 +61,11 @@ fn bench_dashboard_runs_changes_iodepth_and_quits_with_both_segments_recorded() 
         s.contains("RUNNING") && read_iops(s).is_some_and(|v| v > 0.0)
     });
 
+    t.send(&["Space"]);
+    t.wait_for("paused", WAIT, |s| s.contains("PAUSED"));
+    t.send(&["Space"]);
+    t.wait_for("running again", WAIT, |s| s.contains("RUNNING"));
+
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
     t.assert_restored();
@@ -86,6 +91,7 @@ fn bench_dashboard_runs_changes_iodepth_and_quits_with_both_segments_recorded() 
     let mut left: Vec<String> = std::fs::read_dir(t.dir_path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "tmux.sock")
         .collect();
     left.sort();
     assert_eq!(left, ["run.json", "status", "stderr"]);
@@ -117,4 +123,68 @@ fn sigterm_during_the_dashboard_interrupts_and_still_writes_the_record() {
         serde_json::from_str(&std::fs::read_to_string(t.path("run.json")).expect("run.json"))
             .expect("JSON record");
     assert_eq!(record["status"], "interrupted");
+}
+
+#[test]
+fn a_dropped_terminal_still_writes_the_record_and_removes_the_scratch_file() {
+    if !tui_support::available() {
+        eprintln!("skipping: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let args = [
+        "bench",
+        "--size",
+        "16M",
+        "--runtime",
+        "60s",
+        "--json",
+        "run.json",
+    ];
+    let t = Tmux::start("bench-hup", &args, &[], 100, 30);
+    t.wait_for("running", WAIT, |s| s.contains("RUNNING"));
+    // Closing the pane is what a dropped SSH session does: SIGHUP, then no terminal at all.
+    t.kill_pane();
+    let record = t.path("run.json");
+    let start = std::time::Instant::now();
+    while !record.exists() {
+        assert!(start.elapsed() < WAIT, "no record after the hang-up");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    assert_eq!(record["status"], "interrupted");
+    assert_eq!(record["target"]["scratch_removed"], true);
+    // The process is gone and left no scratch file behind.
+    std::thread::sleep(Duration::from_millis(500));
+    let left: Vec<String> = std::fs::read_dir(t.dir_path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("scratch"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_running_benchmark_draws_at_most_ten_frames_a_second() {
+    if !tui_support::available() {
+        eprintln!("skipping: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let args = [
+        "bench",
+        "--size",
+        "16M",
+        "--runtime",
+        "60s",
+        "--interval",
+        "100ms",
+    ];
+    let t = Tmux::start("bench-fps", &args, &[], 100, 30);
+    t.wait_for("running", WAIT, |s| s.contains("RUNNING"));
+    let frames = t.count_frames(|| std::thread::sleep(Duration::from_secs(3)));
+    eprintln!("{frames} frames in 3 s");
+    // Snapshots change every few tens of ms; frames are capped at 10/s (slack for the capture window).
+    assert!((10..=33).contains(&frames), "{frames} frames in 3 s");
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
 }

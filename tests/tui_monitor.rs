@@ -207,3 +207,21 @@ impl Drop for LoopDevice {
             .status();
     }
 }
+
+#[test]
+fn an_idle_monitor_draws_once_per_sample_not_in_a_loop() {
+    if skip() {
+        return;
+    }
+    let t = Tmux::start("monitor-idle", &["--interval", "1s"], &[], 100, 30);
+    t.wait_for("the monitor", WAIT, |s| s.contains("disks, sorted by"));
+    let frames = t.count_frames(|| std::thread::sleep(Duration::from_secs(4)));
+    eprintln!("{frames} frames in 4 s");
+    // One frame per 1 s sample (a little slack for timing), far from a redraw loop.
+    assert!(
+        (2..=6).contains(&frames),
+        "{frames} frames in 4 s at a 1 s interval"
+    );
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0);
+}

@@ -145,6 +145,16 @@ impl Source for MonitorSource {
     }
 
     fn view(&mut self, app: &mut App) -> View {
+        // Start on the busiest disk (since boot on the first frame), not the first by name.
+        if app.selected.is_none() {
+            app.selected = self
+                .rows
+                .iter()
+                .max_by(|(a, _), (b, _)| {
+                    (a.reads_per_s + a.writes_per_s).total_cmp(&(b.reads_per_s + b.writes_per_s))
+                })
+                .map(|(r, _)| r.device.clone());
+        }
         let table = app.disk_table(self.table_rows());
         let selected = table.selected.map(|i| table.rows[i].clone());
         let mut device = None;
@@ -287,7 +297,8 @@ mod tests {
             let table = view.disks.expect("a disk table");
             // This machine boots from a disk that has completed I/O.
             assert!(!table.rows.is_empty(), "no disks in /proc/diskstats");
-            assert_eq!(view.device.unwrap().name, table.rows[0].name);
+            let selected = &table.rows[table.selected.expect("a selection")];
+            assert_eq!(view.device.unwrap().name, selected.name);
             assert!(view.throughput.unwrap().points.len() >= 2);
         });
     }

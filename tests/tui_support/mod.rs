@@ -1,5 +1,5 @@
-//! Drives the real binary in a real terminal: a detached tmux server per test (own socket),
-//! a pane of fixed size, keys in, text captures out.
+//! Drives the real binary in a real terminal: a detached tmux server per test (its socket in
+//! the test's temp dir, removed with it), a pane of fixed size, keys in, text captures out.
 
 #![allow(dead_code)]
 
@@ -20,6 +20,14 @@ pub fn available() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// A fresh directory named after the test; it also holds the tmux socket.
+fn temp_dir(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("diskdash-{name}-"))
+        .tempdir()
+        .expect("temp dir")
+}
+
 fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
@@ -28,8 +36,8 @@ impl Tmux {
     /// Starts `diskdash ARGS` in a `width`x`height` pane, in a fresh temp dir; the exit status
     /// lands in `status` there.
     pub fn start(name: &str, args: &[&str], env: &[(&str, &str)], width: u16, height: u16) -> Self {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let socket = format!("diskdash-{name}-{}", std::process::id());
+        let dir = temp_dir(name);
+        let socket = dir.path().join("tmux.sock").to_string_lossy().into_owned();
         let bin = env!("CARGO_BIN_EXE_diskdash");
         let mut cmd = String::new();
         for (k, v) in env {
@@ -47,7 +55,7 @@ impl Tmux {
             quote(&status_file.to_string_lossy())
         );
         let ok = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-S", &socket, "-f", "/dev/null", "new-session", "-d"])
             .args(["-x", &width.to_string(), "-y", &height.to_string()])
             .args(["sh", "-c", &script])
             .status()
@@ -58,11 +66,11 @@ impl Tmux {
 
     /// Starts a shell command line in a `width`x`height` pane, in a fresh temp dir.
     pub fn start_shell(name: &str, script: &str, width: u16, height: u16) -> Self {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let socket = format!("diskdash-{name}-{}", std::process::id());
+        let dir = temp_dir(name);
+        let socket = dir.path().join("tmux.sock").to_string_lossy().into_owned();
         let script = format!("cd {}; {script}", quote(&dir.path().to_string_lossy()));
         let ok = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-S", &socket, "-f", "/dev/null", "new-session", "-d"])
             .args(["-x", &width.to_string(), "-y", &height.to_string()])
             .args(["sh", "-c", &script])
             .status()
@@ -77,7 +85,7 @@ impl Tmux {
 
     fn tmux(&self, args: &[&str]) -> String {
         let out = Command::new("tmux")
-            .args(["-L", &self.socket])
+            .args(["-S", &self.socket])
             .args(args)
             .output()
             .expect("running tmux");
@@ -96,6 +104,29 @@ impl Tmux {
             "-y",
             &height.to_string(),
         ]);
+    }
+
+    /// Frames drawn while `f` runs: synchronized-update starts (`ESC [ ? 2026 h`) in the
+    /// pane's output, recorded with `pipe-pane`.
+    pub fn count_frames(&self, f: impl FnOnce()) -> usize {
+        let log = self.path("pane-output");
+        let _ = std::fs::remove_file(&log);
+        self.tmux(&[
+            "pipe-pane",
+            "-o",
+            &format!("cat >> {}", quote(&log.to_string_lossy())),
+        ]);
+        f();
+        self.tmux(&["pipe-pane"]);
+        std::thread::sleep(Duration::from_millis(200));
+        let bytes = std::fs::read(&log).unwrap_or_default();
+        let needle = b"\x1b[?2026h";
+        bytes.windows(needle.len()).filter(|w| w == needle).count()
+    }
+
+    /// Closes the pane (its processes get SIGHUP), as a dropped SSH connection would.
+    pub fn kill_pane(&self) {
+        self.tmux(&["kill-pane"]);
     }
 
     pub fn send(&self, keys: &[&str]) {
@@ -184,7 +215,7 @@ pub fn child_named(parent: u32, name: &str) -> i32 {
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
-            .args(["-L", &self.socket, "kill-server"])
+            .args(["-S", &self.socket, "kill-server"])
             .output();
     }
 }
