@@ -9,7 +9,7 @@
 #   PAIRS=5 RUNTIME=30 SIZE=4G MEM_RUNTIME=1h benches/fio_compare.sh
 #
 # Environment: BENCH_DIR (default /var/tmp/diskdash-bench), PAIRS, RUNTIME (seconds), SIZE,
-# MEM_RUNTIME (diskdash duration, default 240s), CASES (space-separated names to run).
+# MEM_RUNTIME (diskdash duration, default 240s), MEM_INTERVAL (default 100ms), CASES (space-separated names to run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -18,6 +18,7 @@ PAIRS=${PAIRS:-3}
 RUNTIME=${RUNTIME:-10}
 SIZE=${SIZE:-1G}
 MEM_RUNTIME=${MEM_RUNTIME:-240s}
+MEM_INTERVAL=${MEM_INTERVAL:-100ms}
 BENCH_DIR=${BENCH_DIR:-/var/tmp/diskdash-bench}
 CASES=${CASES:-"randread-4k-qd32 randread-4k-qd1-psync read-1m-qd8 randwrite-4k-qd32"}
 
@@ -190,8 +191,8 @@ echo
 # At a 100 ms interval the bounded buffers (600-point live series and device history, the
 # record's 1024-point series) fill ten times sooner than at the default 1 s: this run reaches
 # the steady state a 1-hour run at 1 s reaches after its first 10 minutes.
-echo "memory: RSS of a $MEM_RUNTIME randread run at a 100 ms interval, sampled every second:"
-"$DD" bench "$FILE" --size "$SIZE" --runtime "$MEM_RUNTIME" --interval 100ms --no-tui \
+echo "memory: RSS of a $MEM_RUNTIME randread run at a $MEM_INTERVAL interval, sampled every second:"
+"$DD" bench "$FILE" --size "$SIZE" --runtime "$MEM_RUNTIME" --interval "$MEM_INTERVAL" --no-tui \
     --json "$OUT/mem.json" >/dev/null 2>&1 &
 pid=$!
 : >"$OUT/rss.txt"
