@@ -42,6 +42,8 @@ pub struct MonitorSource {
     host: String,
     kernel: String,
     error: Option<String>,
+    /// The whole disk under the current directory, selected first.
+    home_disk: Option<String>,
 }
 
 impl MonitorSource {
@@ -68,6 +70,9 @@ impl MonitorSource {
             host,
             kernel,
             error: None,
+            home_disk: crate::monitor::device::resolve(std::path::Path::new("."))
+                .ok()
+                .map(|chain| chain.disk),
         };
         source.sample();
         Ok(source)
@@ -145,15 +150,22 @@ impl Source for MonitorSource {
     }
 
     fn view(&mut self, app: &mut App) -> View {
-        // Start on the busiest disk (since boot on the first frame), not the first by name.
+        // Start on the disk of the current directory, else the busiest one (since boot on the
+        // first frame), not the first by name.
         if app.selected.is_none() {
             app.selected = self
-                .rows
-                .iter()
-                .max_by(|(a, _), (b, _)| {
-                    (a.reads_per_s + a.writes_per_s).total_cmp(&(b.reads_per_s + b.writes_per_s))
-                })
-                .map(|(r, _)| r.device.clone());
+                .home_disk
+                .clone()
+                .filter(|d| self.rows.iter().any(|(r, _)| &r.device == d))
+                .or_else(|| {
+                    self.rows
+                        .iter()
+                        .max_by(|(a, _), (b, _)| {
+                            (a.reads_per_s + a.writes_per_s)
+                                .total_cmp(&(b.reads_per_s + b.writes_per_s))
+                        })
+                        .map(|(r, _)| r.device.clone())
+                });
         }
         let table = app.disk_table(self.table_rows());
         let selected = table.selected.map(|i| table.rows[i].clone());
