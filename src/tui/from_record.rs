@@ -157,6 +157,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         reconciliation: Some(Reconciliation {
             app_ios: d.reconciliation.app_read_ios + d.reconciliation.app_write_ios,
             device_ios: d.reconciliation.device_read_ios + d.reconciliation.device_write_ios,
+            verdict: Some(d.reconciliation.verdict.clone()),
         }),
         warnings,
         absent: None,

@@ -147,6 +147,7 @@ pub fn reconciliation(snap: &Snapshot) -> Option<Reconciliation> {
     snap.reconciliation.as_ref().map(|r| Reconciliation {
         app_ios: r.app_read_ios + r.app_write_ios,
         device_ios: r.device_read_ios + r.device_write_ios,
+        verdict: Some(r.verdict.clone()),
     })
 }
 

@@ -194,10 +194,12 @@ pub struct DeviceRates {
 }
 
 /// Completed I/Os the application counted against those the device counted, same window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reconciliation {
     pub app_ios: u64,
     pub device_ios: u64,
+    /// The session's reading of the numbers (match, page cache, other activity, ...).
+    pub verdict: Option<String>,
 }
 
 impl Reconciliation {
@@ -444,11 +446,13 @@ mod tests {
         let r = Reconciliation {
             app_ios: 1000,
             device_ios: 990,
+            verdict: None,
         };
         assert!((r.ratio().unwrap() - 0.99).abs() < 1e-9);
         let none = Reconciliation {
             app_ios: 0,
             device_ios: 5,
+            verdict: None,
         };
         assert_eq!(none.ratio(), None);
     }

@@ -24,6 +24,9 @@ use crate::tui::view::{DeviceRates, DeviceView, Reconciliation, View};
 
 /// Below this device/app ratio the application saw I/O the device never did.
 const PAGE_CACHE_RATIO: f64 = 0.5;
+/// Within these the device served the run's I/Os about once each.
+const MATCH_LOW: f64 = 0.95;
+const MATCH_HIGH: f64 = 1.05;
 
 struct Metric {
     label: &'static str,
@@ -104,8 +107,8 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     }
 
     let mut tail: Vec<Line> = Vec::new();
-    if let Some(rec) = dev.reconciliation {
-        tail.push(reconciliation_line(rec, theme));
+    if let Some(rec) = &dev.reconciliation {
+        tail.push(reconciliation_line(rec, theme, usize::from(inner.width)));
     }
     for w in &dev.warnings {
         let text = fmt::fit(&format!("! {}", w.text), usize::from(inner.width));
@@ -169,18 +172,28 @@ fn cell(m: &Metric, dev: &DeviceView, width: usize, theme: Theme) -> Vec<Span<'s
     ]
 }
 
-fn reconciliation_line(rec: Reconciliation, theme: Theme) -> Line<'static> {
+fn reconciliation_line(rec: &Reconciliation, theme: Theme, width: usize) -> Line<'static> {
     let (ratio_text, style) = match rec.ratio() {
         Some(r) if r < PAGE_CACHE_RATIO => (format!("{r:.2}"), theme.error()),
-        Some(r) => (format!("{r:.2}"), theme.good()),
+        Some(r) if (MATCH_LOW..=MATCH_HIGH).contains(&r) => (format!("{r:.2}"), theme.good()),
+        Some(r) => (format!("{r:.2}"), theme.warn()),
         None => ("-".to_string(), theme.dim()),
     };
-    Line::from(vec![
+    let mut spans = vec![
         Span::styled("app ", theme.label()),
         Span::styled(fmt::count(rec.app_ios), theme.value()),
         Span::styled(" I/Os  device ", theme.label()),
         Span::styled(fmt::count(rec.device_ios), theme.value()),
         Span::styled("  device/app ", theme.label()),
         Span::styled(ratio_text, style),
-    ])
+    ];
+    // The session's verdict explains the ratio (page cache, other activity, ...).
+    let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+    if let Some(verdict) = &rec.verdict
+        && width > used + 12
+    {
+        let text = fmt::fit(verdict, width - used - 2);
+        spans.push(Span::styled(format!("  {text}"), theme.dim()));
+    }
+    Line::from(spans)
 }

@@ -169,6 +169,7 @@ pub fn bench() -> View {
             reconciliation: Some(Reconciliation {
                 app_ios: 1_462_118,
                 device_ios: 1_462_301,
+                verdict: Some("match: vda completed every I/O of the run, once".into()),
             }),
             warnings: vec![util_caveat()],
             absent: None,
@@ -195,6 +196,7 @@ pub fn bench_warnings() -> View {
         dev.reconciliation = Some(Reconciliation {
             app_ios: 1_462_118,
             device_ios: 312,
+            verdict: None,
         });
         dev.warnings = vec![
             Warning::new(
