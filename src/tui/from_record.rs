@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use crate::record::{DirectionRecord, LatencyRecord, RunRecord, RunStatus};
 use crate::tui::view::{
-    DeviceRates, DeviceView, Direction, Header, LatencyRow, LatencyView, Mode, Percentiles,
-    QueueView, RatePoint, Reconciliation, RunState, SegmentMark, ThroughputView, UiState, View,
-    Warning, WarningKind,
+    DeviceRates, DeviceView, Direction, Header, LatencyColumns, LatencyRow, LatencyView, Mode,
+    Percentiles, QueueView, RatePoint, Reconciliation, RunState, SegmentMark, ThroughputView,
+    UiState, View, Warning, WarningKind,
 };
 
 const NS: f64 = 1e9;
@@ -216,7 +216,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             rows,
             // Records keep percentiles, not histogram buckets.
             buckets: Vec::new(),
-            recent_label: Some("seg"),
+            columns: LatencyColumns::SegmentRun,
         }),
         device,
         queue,

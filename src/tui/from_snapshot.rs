@@ -7,8 +7,8 @@ use crate::record::RunStatus;
 use crate::session::{DirectionView, SessionState, Snapshot};
 use crate::stats::LatencySummary;
 use crate::tui::view::{
-    Direction, LatencyBucket, LatencyRow, LatencyView, Percentiles, RatePoint, Reconciliation,
-    RunState, SegmentMark, ThroughputView, Warning, WarningKind,
+    Direction, LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Percentiles, RatePoint,
+    Reconciliation, RunState, SegmentMark, ThroughputView, Warning, WarningKind,
 };
 
 #[must_use]
@@ -111,7 +111,7 @@ pub fn latency(snap: &Snapshot) -> LatencyView {
                 total,
             })
             .collect(),
-        recent_label: None,
+        columns: LatencyColumns::IntervalSegment,
     }
 }
 

@@ -154,7 +154,7 @@ impl Percentiles {
     }
 }
 
-/// Percentiles of one direction, last interval and whole run (`None`: no I/O there).
+/// Percentiles of one direction over the two spans of [`LatencyColumns`] (`None`: no I/O).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LatencyRow {
     pub dir: Direction,
@@ -176,8 +176,38 @@ pub struct LatencyView {
     pub rows: Vec<LatencyRow>,
     /// Ascending by `upper_ns`; all directions summed.
     pub buckets: Vec<LatencyBucket>,
-    /// What the first column covers: `last` (interval) when `None`, `seg` for a record.
-    pub recent_label: Option<&'static str>,
+    /// What the two columns cover.
+    pub columns: LatencyColumns,
+}
+
+/// The spans the two latency columns cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LatencyColumns {
+    /// Live: the last interval and the current segment so far.
+    #[default]
+    IntervalSegment,
+    /// Recorded: the last segment and the whole run.
+    SegmentRun,
+}
+
+impl LatencyColumns {
+    /// Short labels for the percentile table.
+    #[must_use]
+    pub fn short(self) -> (&'static str, &'static str) {
+        match self {
+            Self::IntervalSegment => ("last", "seg"),
+            Self::SegmentRun => ("seg", "run"),
+        }
+    }
+
+    /// Long labels for the histogram.
+    #[must_use]
+    pub fn long(self) -> (&'static str, &'static str) {
+        match self {
+            Self::IntervalSegment => ("last interval", "this segment"),
+            Self::SegmentRun => ("last segment", "whole run"),
+        }
+    }
 }
 
 /// The device metrics the panel shows, as `iostat -x` computes them.

@@ -1,10 +1,11 @@
-//! Latency: percentiles of the last interval and of the whole run, and the log-bucket histogram.
+//! Latency: percentiles over two spans (live: the last interval and the segment so far; recorded:
+//! the last segment and the whole run), and the log-bucket histogram.
 //! ```text
 //! +- latency (submit to completion) ------+
-//! |        read last  read run            |
+//! |        read last  read seg            |
 //! | p50       95.2us    98.1us            |
 //! | p90        ...                        |
-//! |         last interval     whole run   |
+//! |         last interval  this segment   |
 //! | <=64us  ⣿⣿⣿⣿⡇      31%  ⣿⣿⣿⣿     28% |
 //! +---------------------------------------+
 //! ```
@@ -69,15 +70,15 @@ fn percentile_lines(lat: &LatencyView, theme: Theme) -> Vec<Line<'static>> {
         Direction::Write | Direction::Sync => theme.write(),
     };
     let mut head = vec![Span::raw(format!("{:<6}", ""))];
+    let (recent, total) = lat.columns.short();
     for row in &lat.rows {
         let d = row.dir.label();
-        let recent = lat.recent_label.unwrap_or("last");
         head.push(Span::styled(
             format!("{:>COL$}", format!("{d} {recent}")),
             dir_style(row.dir),
         ));
         head.push(Span::styled(
-            format!("{:>COL$}", format!("{d} run")),
+            format!("{:>COL$}", format!("{d} {total}")),
             dir_style(row.dir),
         ));
     }
@@ -150,8 +151,8 @@ fn histogram(f: &mut Frame, area: Rect, lat: &LatencyView, log: bool, theme: The
     };
     let mut lines = vec![Line::from(vec![
         Span::raw(format!("{:<label_w$}", "")),
-        Span::styled(format!("{:<half$}", "last interval"), theme.label()),
-        Span::styled("whole run", theme.label()),
+        Span::styled(format!("{:<half$}", lat.columns.long().0), theme.label()),
+        Span::styled(lat.columns.long().1, theme.label()),
     ])];
     if buckets.is_empty() {
         let measured = lat.rows.iter().any(|r| r.total.is_some());

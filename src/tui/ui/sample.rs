@@ -4,9 +4,10 @@
 use std::time::Duration;
 
 use crate::tui::view::{
-    DeviceRates, DeviceView, Direction, DiskRow, DiskTableView, Header, LatencyBucket, LatencyRow,
-    LatencyView, Mode, Percentiles, QueueView, RatePoint, Reconciliation, RunState, SegmentMark,
-    SortKey, ThroughputView, UiState, View, Warning, WarningKind,
+    DeviceRates, DeviceView, Direction, DiskRow, DiskTableView, Header, LatencyBucket,
+    LatencyColumns, LatencyRow, LatencyView, Mode, Percentiles, QueueView, RatePoint,
+    Reconciliation, RunState, SegmentMark, SortKey, ThroughputView, UiState, View, Warning,
+    WarningKind,
 };
 
 #[allow(clippy::cast_precision_loss)]
@@ -160,7 +161,7 @@ pub fn bench() -> View {
                 total: Some(pct(1_870_000)),
             }],
             buckets: buckets(),
-            recent_label: None,
+            columns: LatencyColumns::IntervalSegment,
         }),
         device: Some(DeviceView {
             name: "vda".into(),
@@ -250,7 +251,7 @@ pub fn show() -> View {
     view.mode = Mode::Show;
     view.header.state = Some(RunState::Recorded);
     if let Some(lat) = &mut view.latency {
-        lat.recent_label = Some("seg");
+        lat.columns = LatencyColumns::SegmentRun;
     }
     view.header.remaining = None;
     view.disks = None;
