@@ -187,6 +187,15 @@ impl Source for BenchSource {
 
     fn control(&mut self, intent: Intent) -> Option<String> {
         let state = self.snap.state.clone();
+        match (&state, intent) {
+            (SessionState::Preparing { .. }, _) => {
+                return Some("preparing the working set: keys work once the run starts".into());
+            }
+            (SessionState::Idle, Intent::PauseResume) => {
+                return Some("stopped: s starts a new segment".into());
+            }
+            _ => {}
+        }
         let job = &mut self.next_job;
         let (control, message) = match intent {
             Intent::PauseResume if state == SessionState::Paused => {
