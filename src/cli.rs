@@ -46,29 +46,61 @@ pub struct BenchArgs {
     #[arg(long, default_value = "randread", help_heading = "Workload")]
     pub rw: String,
     /// Percentage of reads in a mixed (rw, randrw) workload.
-    #[arg(long, default_value = "50", help_heading = "Workload")]
+    #[arg(
+        long,
+        default_value = "50",
+        help_heading = "Workload",
+        allow_hyphen_values = true
+    )]
     pub rwmixread: String,
     /// Block size of each I/O (4k, 1M, 1MiB, 512).
-    #[arg(long, default_value = "4k", help_heading = "Workload")]
+    #[arg(
+        long,
+        default_value = "4k",
+        help_heading = "Workload",
+        allow_hyphen_values = true
+    )]
     pub bs: String,
     /// Working set size [default: 1G, lowered with a note when free space is short].
-    #[arg(long, help_heading = "Workload")]
+    #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
     pub size: Option<String>,
     /// I/Os in flight per worker.
-    #[arg(short = 'q', long, default_value = "32", help_heading = "Workload")]
+    #[arg(
+        short = 'q',
+        long,
+        default_value = "32",
+        help_heading = "Workload",
+        allow_hyphen_values = true
+    )]
     pub iodepth: String,
     /// Worker threads.
-    #[arg(short = 'j', long, default_value = "1", help_heading = "Workload")]
+    #[arg(
+        short = 'j',
+        long,
+        default_value = "1",
+        help_heading = "Workload",
+        allow_hyphen_values = true
+    )]
     pub numjobs: String,
 
     /// I/O engine: io_uring, psync, null.
     #[arg(long, default_value = "io_uring", help_heading = "Engine")]
     pub ioengine: String,
     /// I/Os submitted per io_uring_enter (like fio's iodepth_batch_submit).
-    #[arg(long, default_value = "1", help_heading = "Engine")]
+    #[arg(
+        long,
+        default_value = "1",
+        help_heading = "Engine",
+        allow_hyphen_values = true
+    )]
     pub iodepth_batch: String,
     /// Completions taken per wake-up before refilling (like fio's iodepth_batch_complete_max).
-    #[arg(long, default_value = "1", help_heading = "Engine")]
+    #[arg(
+        long,
+        default_value = "1",
+        help_heading = "Engine",
+        allow_hyphen_values = true
+    )]
     pub iodepth_batch_complete: String,
     /// Bypass the page cache with O_DIRECT (the default).
     #[arg(long, overrides_with = "buffered", help_heading = "Engine")]
@@ -77,10 +109,10 @@ pub struct BenchArgs {
     #[arg(long, overrides_with = "direct", help_heading = "Engine")]
     pub buffered: bool,
     /// Sync the file after every N writes (fsync).
-    #[arg(long, help_heading = "Engine")]
+    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
     pub fsync: Option<String>,
     /// Sync the file data after every N writes (fdatasync).
-    #[arg(long, help_heading = "Engine")]
+    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
     pub fdatasync: Option<String>,
     /// Open with O_DSYNC (dsync) or O_SYNC (sync).
     #[arg(long, help_heading = "Engine")]
@@ -90,13 +122,28 @@ pub struct BenchArgs {
     pub cpus: Option<String>,
 
     /// Run time of the measured part (500ms, 10s, 2m).
-    #[arg(long, default_value = "30s", help_heading = "Timing")]
+    #[arg(
+        long,
+        default_value = "30s",
+        help_heading = "Timing",
+        allow_hyphen_values = true
+    )]
     pub runtime: String,
     /// Warm-up before measuring, excluded from the results.
-    #[arg(long, default_value = "0s", help_heading = "Timing")]
+    #[arg(
+        long,
+        default_value = "0s",
+        help_heading = "Timing",
+        allow_hyphen_values = true
+    )]
     pub ramp: String,
     /// Status and record interval.
-    #[arg(long, default_value = "1s", help_heading = "Timing")]
+    #[arg(
+        long,
+        default_value = "1s",
+        help_heading = "Timing",
+        allow_hyphen_values = true
+    )]
     pub interval: String,
 
     /// Write the run record (JSON) to this file.

@@ -262,8 +262,12 @@ fn bad_input_is_a_usage_error_naming_the_value_and_the_fix() {
             r#"error: --bs "0" must be greater than zero; use e.g. 4k, 1M or 512"#,
         ),
         (
-            &["--bs=-1"],
+            &["--bs", "-1"],
             r#"error: --bs "-1" is not a size; use e.g. 4k, 1M or 512"#,
+        ),
+        (
+            &["--iodepth", "-1"],
+            r#"error: --iodepth "-1" is not a number; use e.g. 1, 32 or 128"#,
         ),
         (
             &["--size", "soon"],
