@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::bench::units::{format_bytes, format_latency_ns, format_rate};
-use crate::record::{DirectionRecord, RunRecord, RunStatus};
+use crate::record::{DirectionRecord, RunRecord, RunStatus, SegmentRecord};
 use crate::session::SeriesPoint;
 
 /// `[   3.0s] read 52.3k IOPS 204.3 MiB/s lat 611.2 us p99 1.20 ms | write ...`
@@ -49,11 +49,7 @@ pub fn status_line(point: &SeriesPoint, reads: bool, writes: bool) -> String {
 #[must_use]
 pub fn summary(record: &RunRecord) -> String {
     let mut out = String::new();
-    let status = match record.status {
-        RunStatus::Completed => "completed",
-        RunStatus::Interrupted => "interrupted",
-        RunStatus::Failed => "FAILED",
-    };
+    let status = status_word(record.status);
     let _ = writeln!(out, "diskdash bench: {}", record.job.description);
     let _ = writeln!(
         out,
@@ -97,13 +93,24 @@ pub fn summary(record: &RunRecord) -> String {
             let _ = writeln!(out, "  note    {note}");
         }
     }
+    let segments = record.segments.len();
     let _ = writeln!(
         out,
-        "  status  {status} after {:.2}s measured",
-        Duration::from_nanos(record.elapsed_ns).as_secs_f64()
+        "  status  {status} after {:.2}s measured{}",
+        Duration::from_nanos(record.elapsed_ns).as_secs_f64(),
+        if segments > 1 {
+            format!(" in {segments} segments (totals below cover them all)")
+        } else {
+            String::new()
+        }
     );
     if let Some(error) = &record.error {
         let _ = writeln!(out, "  error   {}", error.message);
+    }
+    if segments > 1 {
+        for segment in &record.segments {
+            segment_line(&mut out, segment);
+        }
     }
     for (name, dir) in [("read", &record.read), ("write", &record.write)] {
         if dir.total_ios > 0 {
@@ -150,9 +157,14 @@ pub fn summary(record: &RunRecord) -> String {
             .get("scheduler")
             .and_then(serde_json::Value::as_str)
             .unwrap_or("?");
+        let window = if segments > 1 {
+            format!(" over segment {segments}")
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "  device  {} ({scheduler}): r/s {:.1} w/s {:.1} rkB/s {:.1} wkB/s {:.1} r_await {:.2} \
+            "  device  {}{window} ({scheduler}): r/s {:.1} w/s {:.1} rkB/s {:.1} wkB/s {:.1} r_await {:.2} \
              w_await {:.2} aqu-sz {:.2} %util {:.1}",
             device.name,
             num("r/s"),
@@ -179,6 +191,38 @@ pub fn summary(record: &RunRecord) -> String {
         let _ = writeln!(out, "  WARNING {warning}");
     }
     out
+}
+
+/// `  seg 2   rw bs=4k iodepth=64 numjobs=1  3.01s  read 35.1k IOPS p99 750.0 us  write ...`
+fn segment_line(out: &mut String, segment: &SegmentRecord) {
+    let mut line = format!(
+        "  seg {:<3} {}  {:.2}s",
+        segment.index + 1, // 1-based on screen, as the dashboard counts them
+        segment.job.description,
+        Duration::from_nanos(segment.elapsed_ns).as_secs_f64()
+    );
+    for (name, dir) in [("read", &segment.read), ("write", &segment.write)] {
+        if dir.total_ios > 0 {
+            let _ = write!(
+                line,
+                "  {name} {} IOPS p99 {}",
+                format_rate(dir.iops),
+                format_latency_ns(pct(&dir.lat_ns.percentile.0, 99.0) as f64)
+            );
+        }
+    }
+    if segment.status != RunStatus::Completed {
+        let _ = write!(line, "  ({})", status_word(segment.status));
+    }
+    let _ = writeln!(out, "{line}");
+}
+
+fn status_word(status: RunStatus) -> &'static str {
+    match status {
+        RunStatus::Completed => "completed",
+        RunStatus::Interrupted => "interrupted",
+        RunStatus::Failed => "FAILED",
+    }
 }
 
 fn pct(list: &[(f64, u64)], want: f64) -> u64 {
@@ -222,6 +266,10 @@ mod tests {
     use super::*;
 
     fn record() -> RunRecord {
+        serde_json::from_value(record_json()).unwrap()
+    }
+
+    fn record_json() -> serde_json::Value {
         let lat = |mean: f64| {
             serde_json::json!({"min": 52_000, "max": 9_100_000, "mean": mean, "stddev": 120_500.0, "N": 1_000,
               "percentile": {"50.000000": 361_727, "90.000000": 430_079, "99.000000": 2_883_583,
@@ -236,7 +284,7 @@ mod tests {
             "ioengine": "io_uring", "iodepth_batch": 1, "iodepth_batch_complete": 1, "direct": true,
             "fsync": null, "fdatasync": 8, "sync": null, "cpus": null, "runtime_ns": 2_000_000_000u64,
             "ramp_ns": 0, "interval_ns": 1_000_000_000u64});
-        serde_json::from_value(serde_json::json!({
+        serde_json::json!({
             "format": "diskdash-bench", "format_version": 1, "diskdash_version": "0.1.0",
             "status": "failed",
             "error": {"message": "write at offset 8388608 (8 MiB) failed: No space left on device (ENOSPC)",
@@ -262,8 +310,7 @@ mod tests {
             "retries": 0,
             "cpu": {"usr_cpu": 5.2, "sys_cpu": 39.7, "usr_ns": 104_000_000, "sys_ns": 794_000_000, "ctx": 2196},
             "segments": [], "warnings": ["the working set has holes: reading holes measures nothing"], "notes": []
-        }))
-        .unwrap()
+        })
     }
 
     #[test]
@@ -289,6 +336,45 @@ diskdash bench: randrw bs=4k iodepth=32 numjobs=1 io_uring direct rwmixread=50 f
           1000 reads + 961 writes by the device for 1000 + 961 by the run: match: vda completed every I/O of the run, once
   WARNING the working set has holes: reading holes measures nothing
 "
+        );
+    }
+
+    #[test]
+    fn a_run_of_several_segments_lists_each_and_says_what_the_totals_cover() {
+        let mut json = record_json();
+        let segment = |index: u32, status: &str, description: &str, iodepth: u32| {
+            let mut job = json["job"].clone();
+            job["description"] = description.into();
+            job["iodepth"] = iodepth.into();
+            serde_json::json!({"index": index, "status": status, "job": job, "engine": "io_uring",
+                "elapsed_ns": 1_500_000_000u64, "read": json["read"].clone(), "write": json["write"].clone(),
+                "sync": json["sync"].clone(), "retries": 0, "cpu": json["cpu"].clone(),
+                "series_stride": 1, "series": [], "device": json["device"].clone()})
+        };
+        let segments = vec![
+            segment(0, "completed", "randrw bs=4k iodepth=32 numjobs=1", 32),
+            segment(1, "interrupted", "randrw bs=4k iodepth=64 numjobs=1", 64),
+        ];
+        json["segments"] = segments.into();
+        json["status"] = "interrupted".into();
+        json["error"] = serde_json::Value::Null;
+        let text = summary(&serde_json::from_value(json).unwrap());
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[4],
+            "  status  interrupted after 2.00s measured in 2 segments (totals below cover them all)"
+        );
+        assert_eq!(
+            lines[5],
+            "  seg 1   randrw bs=4k iodepth=32 numjobs=1  1.50s  read 500 IOPS p99 2.88 ms  write 480 IOPS p99 2.88 ms"
+        );
+        assert_eq!(
+            lines[6],
+            "  seg 2   randrw bs=4k iodepth=64 numjobs=1  1.50s  read 500 IOPS p99 2.88 ms  write 480 IOPS p99 2.88 ms  (interrupted)"
+        );
+        assert!(
+            text.contains("\n  device  vda over segment 2 (mq-deadline): r/s 500.0"),
+            "{text}"
         );
     }
 

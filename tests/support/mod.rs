@@ -1,0 +1,264 @@
+//! Shared by the integration tests (`mod support;`): the binary, the root check, process output,
+//! JSON, loop devices and mounts. Test binaries use different parts of it.
+#![allow(dead_code)]
+
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_diskdash");
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Prints why a root-only test is skipped and returns true when it should be.
+pub fn skip_unless_root(test: &str) -> bool {
+    if is_root() {
+        return false;
+    }
+    eprintln!("skipping {test}: needs root (loop devices and mounts); CI runs it as root");
+    true
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Panics with the status and stderr unless `out` succeeded.
+pub fn assert_success(out: &Output) {
+    assert!(
+        out.status.success(),
+        "status {:?}, stderr: {}",
+        out.status,
+        stderr(out)
+    );
+}
+
+/// Runs `cmd ARGS`, asserts it succeeded, returns its trimmed stdout.
+pub fn run(cmd: &str, args: &[&str]) -> String {
+    let out = Command::new(cmd)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd} {args:?} failed: {}",
+        stderr(&out)
+    );
+    stdout(&out).trim().to_string()
+}
+
+pub fn read_json(path: &Path) -> Value {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+/// One JSON value per line.
+pub fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+const LOOP_CTL_ADD: libc::c_ulong = 0x4C80;
+const LOOP_CTL_REMOVE: libc::c_ulong = 0x4C81;
+
+/// `ioctl(/dev/loop-control, request, number)`; the kernel's error when it fails.
+fn loop_control(request: libc::c_ulong, number: u32) -> std::io::Result<()> {
+    let control = std::fs::File::open("/dev/loop-control")?;
+    // SAFETY: ioctl on an open /dev/loop-control fd with an integer argument; no memory is
+    // passed to the kernel.
+    let rc = unsafe { libc::ioctl(control.as_raw_fd(), request, libc::c_ulong::from(number)) };
+    if rc < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// A loop device over a file, detached on drop.
+///
+/// Loop devices are shared by every test (and every developer) on the machine, so the drop
+/// only detaches the device while it is still bound to this test's file, and is quiet when the
+/// test already detached or removed it (`losetup -d` on a removed device would print "failed to
+/// use device: No such device", or detach a device another test took since).
+pub struct LoopDevice {
+    path: PathBuf,
+    backing: PathBuf,
+    /// Made with LOOP_CTL_ADD by this test: removed again on drop.
+    owned_number: bool,
+}
+
+impl LoopDevice {
+    /// `losetup -f --show FILE`: the first free device.
+    pub fn attach(file: &Path) -> Self {
+        Self::losetup(file, &["-f", "--show"])
+    }
+
+    /// Attached with partition scanning (`losetup -P`): partitions appear as `<dev>p1`, ...
+    pub fn attach_partitioned(file: &Path) -> Self {
+        Self::losetup(file, &["-f", "--show", "-P"])
+    }
+
+    fn losetup(file: &Path, args: &[&str]) -> Self {
+        let mut all = args.to_vec();
+        all.push(file.to_str().unwrap());
+        Self {
+            path: PathBuf::from(run("losetup", &all)),
+            backing: file.canonicalize().unwrap(),
+            owned_number: false,
+        }
+    }
+
+    /// A loop device that exists only for this test: a number far above the ones
+    /// `losetup -f` hands out, created (LOOP_CTL_ADD) just before attaching and removed
+    /// (LOOP_CTL_REMOVE) on drop, so no other test's I/O can show under its name before or
+    /// after. The number is derived from the pid and probed upwards until one is free.
+    pub fn attach_unique(file: &Path) -> Self {
+        let base = 100_000 + (std::process::id() % 100_000) * 4;
+        for number in base..base + 64 {
+            match loop_control(LOOP_CTL_ADD, number) {
+                Ok(()) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EEXIST) => continue,
+                Err(e) => panic!("LOOP_CTL_ADD {number}: {e}"),
+            }
+            let path = PathBuf::from(format!("/dev/loop{number}"));
+            let out = Command::new("losetup")
+                .arg(&path)
+                .arg(file)
+                .output()
+                .expect("losetup");
+            if out.status.success() {
+                return Self {
+                    path,
+                    backing: file.canonicalize().unwrap(),
+                    owned_number: true,
+                };
+            }
+            // Taken by someone else between adding and attaching: leave it to them.
+        }
+        panic!("no free loop device number from {base} on");
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// `loopN`, as /proc/diskstats names it.
+    pub fn name(&self) -> String {
+        self.path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// Whether the device still exists and is bound to this test's file.
+    fn bound_to_us(&self) -> bool {
+        let backing = Path::new("/sys/block")
+            .join(self.name())
+            .join("loop/backing_file");
+        std::fs::read_to_string(backing)
+            .is_ok_and(|b| Path::new(b.trim_end_matches('\n')) == self.backing)
+    }
+
+    /// Detaches the device; false if it was not attached to this test's file any more or
+    /// `losetup -d` failed (its error is printed then).
+    pub fn detach(&self) -> bool {
+        if !self.bound_to_us() {
+            return false;
+        }
+        let out = Command::new("losetup")
+            .arg("-d")
+            .arg(&self.path)
+            .stdin(Stdio::null())
+            .output();
+        match out {
+            Ok(out) if out.status.success() => true,
+            Ok(out) => {
+                eprintln!(
+                    "losetup -d {}: {}",
+                    self.path.display(),
+                    stderr(&out).trim()
+                );
+                false
+            }
+            Err(e) => {
+                eprintln!("losetup -d {}: {e}", self.path.display());
+                false
+            }
+        }
+    }
+
+    /// Detaches the device and removes it (LOOP_CTL_REMOVE), so it leaves /proc/diskstats;
+    /// false when it could not be removed (another test took the number meanwhile).
+    pub fn detach_and_remove(&self) -> bool {
+        self.detach();
+        let Some(number) = self
+            .name()
+            .strip_prefix("loop")
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            return false;
+        };
+        // A detach while udev (or anyone) still has the device open completes at its last
+        // close; until then removing it fails with EBUSY.
+        for _ in 0..50 {
+            match loop_control(LOOP_CTL_REMOVE, number) {
+                Ok(()) => return true,
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) && !self.bound_to_other() => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(_) => return false,
+            }
+        }
+        false
+    }
+
+    /// Whether the device is bound to some other file (another test attached it).
+    fn bound_to_other(&self) -> bool {
+        let backing = Path::new("/sys/block")
+            .join(self.name())
+            .join("loop/backing_file");
+        std::fs::read_to_string(backing)
+            .is_ok_and(|b| Path::new(b.trim_end_matches('\n')) != self.backing)
+    }
+}
+
+impl Drop for LoopDevice {
+    fn drop(&mut self) {
+        if self.owned_number {
+            self.detach_and_remove();
+        } else {
+            self.detach();
+        }
+    }
+}
+
+/// A mount, unmounted (lazily, so a failing test cannot leave it busy) on drop; declare it
+/// after the loop device under it, so it is dropped first.
+pub struct Mount(pub PathBuf);
+
+impl Mount {
+    pub fn new(args: &[&str], at: &Path) -> Self {
+        std::fs::create_dir_all(at).unwrap();
+        let mut all: Vec<&str> = args.to_vec();
+        all.push(at.to_str().unwrap());
+        run("mount", &all);
+        Self(at.to_path_buf())
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
