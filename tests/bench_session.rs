@@ -36,8 +36,11 @@ fn wait_for(
         }
         assert!(
             Instant::now() < deadline,
-            "timed out; last state {:?}",
-            snap.state
+            "timed out; last state {:?}, segment {}, iodepth {}, warnings {:?}",
+            snap.state,
+            snap.segment,
+            snap.job.iodepth,
+            snap.warnings
         );
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -122,4 +125,97 @@ fn controls_end_segments_and_the_record_keeps_each() {
         leftovers(dir.path(), &["r.json"]).is_empty(),
         "scratch file removed"
     );
+}
+
+/// Waits for the session to end, failing (instead of hanging) if it does not within 20 s.
+fn wait_ended(handle: diskdash::session::SessionHandle) -> diskdash::session::SessionOutcome {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(handle.wait());
+    });
+    rx.recv_timeout(Duration::from_secs(20))
+        .expect("the session did not end within 20 s of Quit")
+        .unwrap()
+}
+
+/// An interactive session over a 16 MiB scratch file, started and measuring.
+fn running_session(dir: &std::path::Path) -> diskdash::session::SessionHandle {
+    let options = SessionOptions {
+        target: Some(dir.to_path_buf()),
+        json: Some(dir.join("r.json")),
+        finish_when_done: false,
+        interrupt: Arc::new(AtomicBool::new(false)),
+        ..SessionOptions::default()
+    };
+    let handle = Session::start(
+        spec(&["--size", "16M", "--runtime", "30s", "--interval", "100ms"]),
+        options,
+    )
+    .unwrap();
+    let mut rx = handle.snapshots.clone();
+    wait_for(&mut rx, |s| s.state == SessionState::Idle);
+    handle.control.send(Control::Start).unwrap();
+    wait_for(&mut rx, |s| {
+        s.state == SessionState::Running && !s.series.is_empty()
+    });
+    handle
+}
+
+#[test]
+fn stop_then_quit_back_to_back_ends_the_session_with_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let handle = running_session(dir.path());
+    // Quit arrives while the segment is still ending after Stop; it must not be lost.
+    handle.control.send(Control::Stop).unwrap();
+    handle.control.send(Control::Quit).unwrap();
+    let outcome = wait_ended(handle);
+    assert_eq!(outcome.status, RunStatus::Completed, "stopped, then quit");
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    assert_eq!(record["status"], "completed");
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 1, "no segment after the stop");
+    assert_eq!(segments[0]["status"], "completed");
+    assert!(segments[0]["read"]["total_ios"].as_u64().unwrap() > 0);
+    assert!(leftovers(dir.path(), &["r.json"]).is_empty());
+}
+
+#[test]
+fn quit_during_a_running_segment_ends_the_session_with_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let handle = running_session(dir.path());
+    handle.control.send(Control::Quit).unwrap();
+    let outcome = wait_ended(handle);
+    assert_eq!(outcome.status, RunStatus::Interrupted, "quit mid-segment");
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    assert_eq!(record["status"], "interrupted");
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 1);
+    assert_eq!(segments[0]["status"], "interrupted");
+    assert!(segments[0]["read"]["total_ios"].as_u64().unwrap() > 0);
+    assert!(leftovers(dir.path(), &["r.json"]).is_empty());
+}
+
+#[test]
+fn changes_while_a_segment_ends_fold_into_the_next_job_and_stop_keeps_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let handle = running_session(dir.path());
+    let mut rx = handle.snapshots.clone();
+    // All four arrive before the segment has ended: one ending, no short segment at iodepth 4.
+    handle.control.send(Control::SetIodepth(4)).unwrap();
+    handle.control.send(Control::SetIodepth(8)).unwrap();
+    handle.control.send(Control::Stop).unwrap();
+    handle.control.send(Control::Start).unwrap();
+    let snap = wait_for(&mut rx, |s| {
+        s.segment == 1 && s.state == SessionState::Running
+    });
+    assert_eq!(snap.job.iodepth, 8);
+    handle.control.send(Control::Quit).unwrap();
+    wait_ended(handle);
+    let record = read_json(&dir.path().join("r.json"));
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 2);
+    assert_eq!(segments[0]["status"], "completed");
+    assert_eq!(segments[1]["job"]["iodepth"], 8);
 }

@@ -56,6 +56,9 @@ pub struct Runner {
     /// The device over the last segment's measured window.
     device_record: Option<DeviceRecord>,
     controls: mpsc::UnboundedReceiver<Control>,
+    /// Controls that arrived while they could not act yet (during preparation, or while a
+    /// segment was ending); taken before the channel, in order. Nothing is dropped.
+    pending: VecDeque<Control>,
     tx: watch::Sender<Arc<Snapshot>>,
     snap: Snapshot,
     segments: Vec<SegmentRecord>,
@@ -170,6 +173,7 @@ impl Runner {
             device,
             device_record: None,
             controls,
+            pending: VecDeque::new(),
             tx,
             snap,
             segments: Vec::new(),
@@ -195,6 +199,13 @@ impl Runner {
         self.snap.seq += 1;
         self.last_publish_ns = monotonic_ns();
         self.tx.send_replace(Arc::new(self.snap.clone()));
+    }
+
+    /// The next control to act on: first those held back, then the channel.
+    fn next_control(&mut self) -> Option<Control> {
+        self.pending
+            .pop_front()
+            .or_else(|| self.controls.try_recv().ok())
     }
 
     fn interrupt_raised(&self) -> bool {
@@ -239,15 +250,19 @@ impl Runner {
             let direct = self.spec.direct;
             let interrupt = self.options.interrupt.clone();
             let controls = &mut self.controls;
+            let pending = &mut self.pending;
             let tx = &self.tx;
             let snap = &mut self.snap;
             fill::fill(target, direct, &stop, |done, total| {
                 if interrupt.load(Ordering::Relaxed) {
                     stop.store(true, Ordering::Relaxed);
                 }
+                // Quit stops the fill; everything else acts once the target is ready.
                 while let Ok(control) = controls.try_recv() {
                     if control == Control::Quit {
                         stop.store(true, Ordering::Relaxed);
+                    } else {
+                        pending.push_back(control);
                     }
                 }
                 let now = monotonic_ns();
@@ -319,13 +334,14 @@ impl Runner {
                 self.interrupted = true;
                 return false;
             }
-            while let Ok(control) = self.controls.try_recv() {
+            while let Some(control) = self.next_control() {
                 match control {
                     Control::Start => return true,
                     Control::Quit => {
                         self.quit = true;
                         return false;
                     }
+                    // Already stopped: nothing runs to pause, resume or stop.
                     Control::Pause | Control::Resume | Control::Stop => {}
                     change => {
                         if let Some(spec) = self.changed_spec(&change) {
@@ -342,7 +358,11 @@ impl Runner {
 
     /// The job after a parameter change, or `None` (with a warning) when it is not valid.
     fn changed_spec(&mut self, change: &Control) -> Option<JobSpec> {
-        let mut spec = self.spec.clone();
+        self.changed_from(self.spec.clone(), change)
+    }
+
+    /// `spec` after a parameter change, or `None` (with a warning) when it is not valid.
+    fn changed_from(&mut self, mut spec: JobSpec, change: &Control) -> Option<JobSpec> {
         let problem = match *change {
             Control::SetIodepth(n) if (1..=MAX_IODEPTH).contains(&n) => {
                 spec.iodepth = n;
@@ -479,8 +499,11 @@ impl Runner {
                     ending = Some(SegmentEnding::Fault);
                 }
             }
-            while let Ok(control) = self.controls.try_recv() {
-                if ending.is_some() {
+            // Held back for the next state; taken out of `pending` first so the loop ends.
+            let mut held = Vec::new();
+            while let Some(control) = self.next_control() {
+                if let Some(current) = ending.take() {
+                    ending = Some(self.while_ending(current, control, &mut held));
                     continue;
                 }
                 match control {
@@ -503,6 +526,7 @@ impl Runner {
                     }
                 }
             }
+            self.pending.extend(held);
             let elapsed_ns = seg.elapsed_ns(now);
             self.snap.elapsed = Duration::from_nanos(elapsed_ns);
             self.snap.remaining = Duration::from_nanos(seg.runtime_ns.saturating_sub(elapsed_ns));
@@ -597,6 +621,42 @@ impl Runner {
         }
         self.publish();
         ending
+    }
+
+    /// A control that arrives while the segment is already ending: Quit ends the session after
+    /// this segment, further changes fold into the next job, Stop after a change keeps the change
+    /// and goes idle; the rest waits for the next state (idle or the next segment).
+    fn while_ending(
+        &mut self,
+        ending: SegmentEnding,
+        control: Control,
+        held: &mut Vec<Control>,
+    ) -> SegmentEnding {
+        match (ending, control) {
+            (ending, Control::Quit) => {
+                self.quit = true;
+                ending
+            }
+            (SegmentEnding::Change(next), Control::Stop) => {
+                self.spec = *next;
+                self.snap.job = self.spec.clone();
+                SegmentEnding::Stop
+            }
+            (
+                SegmentEnding::Change(next),
+                change @ (Control::SetIodepth(_)
+                | Control::SetNumjobs(_)
+                | Control::SetBlockSize(_)
+                | Control::SetRw(_)),
+            ) => {
+                let folded = self.changed_from((*next).clone(), &change);
+                SegmentEnding::Change(folded.map_or(next, Box::new))
+            }
+            (ending, control) => {
+                held.push(control);
+                ending
+            }
+        }
     }
 
     fn note_engine(&mut self, setups: &[EngineSetup]) {

@@ -264,22 +264,3 @@ impl Source for BenchSource {
         self.send(control, message)
     }
 }
-
-/// Stops the running segment and waits (at most 30 s) until the session is idle or done.
-pub async fn stop_segment(handle: &SessionHandle) {
-    let mut snapshots = handle.snapshots.clone();
-    let busy = |s: &SessionState| {
-        matches!(
-            s,
-            SessionState::Running | SessionState::Paused | SessionState::Ramp
-        )
-    };
-    if !busy(&snapshots.borrow().state) || handle.control.send(Control::Stop).is_err() {
-        return;
-    }
-    let _ = tokio::time::timeout(
-        Duration::from_secs(30),
-        snapshots.wait_for(|s| !busy(&s.state)),
-    )
-    .await;
-}

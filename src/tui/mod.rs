@@ -102,11 +102,10 @@ pub fn run_bench(
             })
         });
     if matches!(shown, Ok(Exit::Quit)) {
-        // The user ended it: finish the running segment as stopped (a complete segment),
-        // then quit. A quit mid-segment would record it as interrupted.
-        if let Ok(rt) = &rt {
-            rt.block_on(bench::stop_segment(&handle));
-        }
+        // The user ended it: finish the running segment as stopped (a complete segment), then
+        // quit; the session acts on both in order (Stop while idle does nothing). A bare quit
+        // mid-segment would record it as interrupted.
+        let _ = handle.control.send(crate::session::Control::Stop);
     } else {
         interrupt.store(true, Ordering::SeqCst);
     }
