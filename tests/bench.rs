@@ -1,12 +1,13 @@
 //! `diskdash bench` end to end, as any user: real binary, real files, real io_uring.
 
-mod bench_support;
+mod support;
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
-use bench_support::*;
 use serde_json::Value;
+use support::record::*;
+use support::*;
 
 fn run_mode(rw: &str) {
     for engine in ["io_uring", "psync"] {

@@ -2,12 +2,13 @@
 //! raw device reads, refusals of devices in use, ENOSPC and EIO mid-run, O_DIRECT and space
 //! checks. Each test makes its own files, mounts and loop devices and removes them.
 
-mod bench_support;
+mod support;
 
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use bench_support::*;
+use support::record::*;
+use support::*;
 
 fn data_file(path: &Path, bytes: usize) {
     let data: Vec<u8> = (0..bytes).map(|i| (i % 251) as u8 + 1).collect();
@@ -26,7 +27,7 @@ fn reads_a_raw_loop_device() {
     let out = bench(
         dir.path(),
         &[
-            dev.0.to_str().unwrap(),
+            dev.path().to_str().unwrap(),
             "--runtime",
             "300ms",
             "--interval",
@@ -43,7 +44,7 @@ fn reads_a_raw_loop_device() {
     assert_eq!(record["target"]["working_set_bytes"], 32 << 20);
     assert!(record["notes"].to_string().contains("working set lowered"));
     assert!(record["read"]["total_ios"].as_u64().unwrap() > 0);
-    let name = dev.0.file_name().unwrap().to_str().unwrap();
+    let name = dev.path().file_name().unwrap().to_str().unwrap();
     assert_eq!(record["device"]["name"], name);
     // Nothing else touches this loop device: the counts match exactly.
     let rec = &record["device"]["reconciliation"];
@@ -64,11 +65,11 @@ fn refuses_to_write_to_a_mounted_device_even_when_allowed() {
     run("mkfs.ext4", &["-q", "-F", image.to_str().unwrap()]);
     let dev = LoopDevice::attach(&image);
     let mnt = dir.path().join("mnt");
-    let _mount = Mount::new(&[dev.0.to_str().unwrap()], &mnt);
+    let _mount = Mount::new(&[dev.path().to_str().unwrap()], &mnt);
     let out = bench(
         dir.path(),
         &[
-            dev.0.to_str().unwrap(),
+            dev.path().to_str().unwrap(),
             "--rw",
             "randwrite",
             "--allow-destructive",
@@ -79,12 +80,15 @@ fn refuses_to_write_to_a_mounted_device_even_when_allowed() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let want = format!(
         "error: refusing to write to {}: it is mounted at {}; unmount or release it first",
-        dev.0.display(),
+        dev.path().display(),
         mnt.display()
     );
     assert_eq!(stderr(&out).trim(), want);
     // Reading a mounted device is harmless and allowed.
-    let out = bench(dir.path(), &[dev.0.to_str().unwrap(), "--runtime", "200ms"]);
+    let out = bench(
+        dir.path(),
+        &[dev.path().to_str().unwrap(), "--runtime", "200ms"],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
@@ -116,7 +120,7 @@ fn refuses_to_write_to_a_disk_whose_partition_is_mounted() {
         .unwrap();
     write_mbr(&image, 32 << 20);
     let dev = LoopDevice::attach_partitioned(&image);
-    let part = PathBuf::from(format!("{}p1", dev.0.display()));
+    let part = PathBuf::from(format!("{}p1", dev.path().display()));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
     while !part.exists() {
         if std::time::Instant::now() > deadline {
@@ -135,7 +139,7 @@ fn refuses_to_write_to_a_disk_whose_partition_is_mounted() {
     let out = bench(
         dir.path(),
         &[
-            dev.0.to_str().unwrap(),
+            dev.path().to_str().unwrap(),
             "--rw",
             "write",
             "--allow-destructive",
@@ -148,7 +152,7 @@ fn refuses_to_write_to_a_disk_whose_partition_is_mounted() {
         stderr(&out).trim(),
         format!(
             "error: refusing to write to {}: it is mounted at {}; unmount or release it first",
-            dev.0.display(),
+            dev.path().display(),
             mnt.display()
         )
     );
@@ -163,25 +167,28 @@ fn refuses_to_write_to_a_device_another_program_holds() {
     let image = dir.path().join("disk.img");
     data_file(&image, 16 << 20);
     let dev = LoopDevice::attach(&image);
-    let out = bench(dir.path(), &[dev.0.to_str().unwrap(), "--rw", "randwrite"]);
+    let out = bench(
+        dir.path(),
+        &[dev.path().to_str().unwrap(), "--rw", "randwrite"],
+    );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert_eq!(
         stderr(&out).trim(),
         format!(
             "error: refusing to write to block device {}: its data would be overwritten; pass \
              --allow-destructive if that is what you want",
-            dev.0.display()
+            dev.path().display()
         )
     );
     let holder = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_EXCL)
-        .open(&dev.0)
+        .open(dev.path())
         .unwrap();
     let out = bench(
         dir.path(),
         &[
-            dev.0.to_str().unwrap(),
+            dev.path().to_str().unwrap(),
             "--rw",
             "write",
             "--allow-destructive",
@@ -199,7 +206,7 @@ fn refuses_to_write_to_a_device_another_program_holds() {
     let out = bench(
         dir.path(),
         &[
-            dev.0.to_str().unwrap(),
+            dev.path().to_str().unwrap(),
             "--rw",
             "write",
             "--allow-destructive",
@@ -224,7 +231,7 @@ fn enospc_mid_run_stops_and_records_failed() {
     run("mkfs.ext4", &["-q", "-F", image.to_str().unwrap()]);
     let dev = LoopDevice::attach(&image);
     let mnt = dir.path().join("mnt");
-    let _mount = Mount::new(&[dev.0.to_str().unwrap()], &mnt);
+    let _mount = Mount::new(&[dev.path().to_str().unwrap()], &mnt);
     let file = mnt.join("big.bin");
     std::fs::File::create(&file)
         .unwrap()
@@ -286,7 +293,7 @@ fn loop_device_over_a_full_tmpfs_fails_the_run_cleanly() {
     let out = bench(
         dir.path(),
         &[
-            dev.0.to_str().unwrap(),
+            dev.path().to_str().unwrap(),
             "--rw",
             "write",
             "--bs",
@@ -334,7 +341,7 @@ fn eio_mid_run_stops_and_records_failed() {
     run("mkfs.ext4", &["-q", "-F", image.to_str().unwrap()]);
     let dev = LoopDevice::attach(&image);
     let mnt = dir.path().join("mnt");
-    let _mount = Mount::new(&[dev.0.to_str().unwrap()], &mnt);
+    let _mount = Mount::new(&[dev.path().to_str().unwrap()], &mnt);
     let file = mnt.join("data.bin");
     data_file(&file, 16 << 20);
     let mut child = bench_cmd(

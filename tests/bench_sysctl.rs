@@ -4,11 +4,12 @@
 //! runs test binaries one after another, so no other diskdash test is using io_uring while it
 //! is set. The old value is restored on every path, panics included.
 
-mod bench_support;
+mod support;
 
 use std::path::Path;
 
-use bench_support::*;
+use support::record::*;
+use support::*;
 
 #[test]
 fn io_uring_disabled_by_sysctl_falls_back_to_psync() {

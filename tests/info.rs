@@ -1,12 +1,13 @@
 //! `diskdash info` on this machine's disks and, as root, on an ext4 filesystem on a loop
 //! device: the path -> filesystem -> disk chain, mounts, queue settings, notes.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-
-const BIN: &str = env!("CARGO_BIN_EXE_diskdash");
+use support::{BIN, LoopDevice, Mount};
 
 /// Every queue setting `info --json` reports, present even when absent (`null`).
 const QUEUE_KEYS: [&str; 20] = [
@@ -38,11 +39,7 @@ fn info(args: &[&str]) -> Output {
 
 fn json(args: &[&str]) -> Value {
     let out = info(args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::assert_success(&out);
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -134,41 +131,9 @@ fn unknown_targets_exit_2() {
     );
 }
 
-fn is_root() -> bool {
-    std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").unwrap()) == 0
-}
-
-fn run(cmd: &mut Command) {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Detaches the loop device on drop.
-struct LoopDevice(PathBuf);
-
-impl Drop for LoopDevice {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").arg("-d").arg(&self.0).status();
-    }
-}
-
-/// Unmounts on drop (declared after the loop device, so dropped before it).
-struct Mounted(PathBuf);
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
-
 #[test]
 fn a_file_on_ext4_on_a_loop_device() {
-    if !is_root() {
-        eprintln!("skipped: loop devices and mounts need root");
+    if support::skip_unless_root("a_file_on_ext4_on_a_loop_device") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -177,22 +142,12 @@ fn a_file_on_ext4_on_a_loop_device() {
         .unwrap()
         .set_len(32 << 20)
         .unwrap();
-    run(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&image));
-    let out = Command::new("losetup")
-        .args(["-f", "--show"])
-        .arg(&image)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let device = LoopDevice(PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()));
-    let name = device.0.file_name().unwrap().to_str().unwrap().to_owned();
+    support::run("mkfs.ext4", &["-q", "-F", image.to_str().unwrap()]);
+    let device = LoopDevice::attach(&image);
+    let name = device.name();
     let mnt = dir.path().join("mnt");
-    std::fs::create_dir(&mnt).unwrap();
-    run(Command::new("mount")
-        .args(["-o", "noatime"])
-        .arg(&device.0)
-        .arg(&mnt));
-    let _mounted = Mounted(mnt.clone());
+    // Declared after the loop device, so unmounted before it is detached.
+    let _mounted = Mount::new(&["-o", "noatime", device.path().to_str().unwrap()], &mnt);
     let file = mnt.join("data");
     std::fs::write(&file, b"x").unwrap();
 
@@ -226,11 +181,7 @@ fn a_file_on_ext4_on_a_loop_device() {
         .arg(&file)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::assert_success(&out);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["disk"][0]["disk_device"], name.as_str());
 }

@@ -1,14 +1,15 @@
 //! `diskdash iostat` on this machine's real disks: layout, JSON Lines, rates that follow real
 //! I/O, parity with sysstat's since-boot report, and every bad argument.
 
+mod support;
+
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
-
-const BIN: &str = env!("CARGO_BIN_EXE_diskdash");
+use support::{BIN, json_lines};
 
 /// sysstat 12's `iostat -x` disk keys, in its order.
 const SYSSTAT_KEYS: [&str; 23] = [
@@ -43,14 +44,10 @@ fn diskdash(args: &[&str]) -> Output {
     Command::new(BIN).arg("iostat").args(args).output().unwrap()
 }
 
+/// The stdout of a run that succeeded.
 fn stdout(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "status {:?}, stderr {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
+    support::assert_success(out);
+    support::stdout(out)
 }
 
 /// The device the directory of the tests lives on, as the kernel names it.
@@ -61,12 +58,6 @@ fn test_dir_device() -> String {
         .unwrap();
     let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
     v["disks"][0]["device"].as_str().unwrap().to_owned()
-}
-
-fn json_lines(text: &str) -> Vec<Value> {
-    text.lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
 }
 
 #[test]
@@ -291,10 +282,5 @@ fn a_closed_pipe_ends_the_run_quietly() {
     std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
     drop(stdout);
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{:?}", out.status);
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::assert_quiet_success(&out);
 }

@@ -65,18 +65,9 @@ fn a_loop_device_attached_mid_run_appears_and_vanishes_on_detach() {
     drop(device);
     let detached_at = start.elapsed();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{:?}", out.status);
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::assert_quiet_success(&out);
 
-    let reports: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let reports = support::json_lines(&support::stdout(&out));
     assert_eq!(reports.len(), 14);
     let rows: Vec<Option<&Value>> = reports
         .iter()

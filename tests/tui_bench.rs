@@ -1,11 +1,11 @@
 //! `diskdash bench` with the dashboard, driven in a real terminal (tmux): live numbers, a
 //! queue-depth change that starts a second segment, a clean quit with the record written.
 
-mod tui_support;
+mod support;
 
 use std::time::Duration;
 
-use tui_support::Tmux;
+use support::tmux::{self, Tmux};
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -23,7 +23,7 @@ fn read_iops(screen: &str) -> Option<f64> {
 
 #[test]
 fn bench_dashboard_runs_changes_iodepth_and_quits_with_both_segments_recorded() {
-    if !tui_support::available() {
+    if !tmux::available() {
         eprintln!("skipping: tmux is not installed (.ci/run installs it)");
         return;
     }
@@ -99,7 +99,7 @@ fn bench_dashboard_runs_changes_iodepth_and_quits_with_both_segments_recorded() 
 
 #[test]
 fn sigterm_during_the_dashboard_interrupts_and_still_writes_the_record() {
-    if !tui_support::available() {
+    if !tmux::available() {
         eprintln!("skipping: tmux is not installed (.ci/run installs it)");
         return;
     }
@@ -114,7 +114,7 @@ fn sigterm_during_the_dashboard_interrupts_and_still_writes_the_record() {
     ];
     let t = Tmux::start("bench-term", &args, &[], 100, 30);
     t.wait_for("running", WAIT, |s| s.contains("RUNNING"));
-    let pid = tui_support::child_named(t.pane_pid(), "diskdash");
+    let pid = tmux::child_named(t.pane_pid(), "diskdash");
     // SAFETY: kill(2) on a process this test started; no memory is involved.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
     assert_eq!(t.exit_status(WAIT), 130, "stderr: {}", t.stderr());
@@ -127,7 +127,7 @@ fn sigterm_during_the_dashboard_interrupts_and_still_writes_the_record() {
 
 #[test]
 fn a_dropped_terminal_still_writes_the_record_and_removes_the_scratch_file() {
-    if !tui_support::available() {
+    if !tmux::available() {
         eprintln!("skipping: tmux is not installed (.ci/run installs it)");
         return;
     }
@@ -166,7 +166,7 @@ fn a_dropped_terminal_still_writes_the_record_and_removes_the_scratch_file() {
 
 #[test]
 fn a_running_benchmark_draws_at_most_ten_frames_a_second() {
-    if !tui_support::available() {
+    if !tmux::available() {
         eprintln!("skipping: tmux is not installed (.ci/run installs it)");
         return;
     }

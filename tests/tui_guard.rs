@@ -2,9 +2,11 @@
 //! test binary inside tmux as a child that enters the dashboard's terminal mode, draws a frame
 //! and panics; the parent checks the pane afterwards.
 
-mod tui_support;
+mod support;
 
 use std::time::Duration;
+
+use support::tmux;
 
 use diskdash::tui::terminal::TerminalGuard;
 use diskdash::tui::ui::sample;
@@ -27,7 +29,7 @@ fn child_draws_then_panics() {
 
 #[test]
 fn a_panic_in_the_dashboard_restores_the_terminal() {
-    if !tui_support::available() {
+    if !tmux::available() {
         eprintln!("skipping: tmux is not installed (.ci/run installs it)");
         return;
     }
@@ -37,7 +39,7 @@ fn a_panic_in_the_dashboard_restores_the_terminal() {
          echo EXIT=$?; sleep 600",
         exe.display()
     );
-    let t = tui_support::Tmux::start_shell("guard", &script, 100, 30);
+    let t = tmux::Tmux::start_shell("guard", &script, 100, 30);
     let screen = t.wait_for("the child to exit", Duration::from_secs(30), |s| {
         s.contains("EXIT=")
     });

@@ -1,15 +1,16 @@
 //! The monitor dashboard (`diskdash` with no arguments) in a real terminal (tmux).
 
-mod tui_support;
+mod support;
 
 use std::time::Duration;
 
-use tui_support::Tmux;
+use support::LoopDevice;
+use support::tmux::{self, Tmux};
 
 const WAIT: Duration = Duration::from_secs(20);
 
 fn skip() -> bool {
-    if tui_support::available() {
+    if tmux::available() {
         return false;
     }
     eprintln!("skipping: tmux is not installed (.ci/run installs it)");
@@ -51,7 +52,7 @@ fn sigterm_and_sighup_restore_the_terminal() {
     for (name, sig, code) in [("term", libc::SIGTERM, 143), ("hup", libc::SIGHUP, 129)] {
         let t = Tmux::start(&format!("monitor-{name}"), &[], &[], 80, 24);
         t.wait_for("the monitor", WAIT, |s| s.contains("disks, sorted by"));
-        let pid = tui_support::child_named(t.pane_pid(), "diskdash");
+        let pid = tmux::child_named(t.pane_pid(), "diskdash");
         // SAFETY: kill(2) on a pid this test started; no memory is involved.
         let rc = unsafe { libc::kill(pid, sig) };
         assert_eq!(rc, 0);
@@ -74,7 +75,7 @@ fn ctrl_c_quits_and_no_color_still_draws() {
 
 #[test]
 fn without_a_terminal_it_says_what_to_use_instead() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_diskdash"))
+    let out = std::process::Command::new(support::BIN)
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
@@ -110,31 +111,25 @@ fn a_vanishing_loop_device_is_shown_not_fatal() {
     if skip() {
         return;
     }
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipping: attaching a loop device needs root (CI runs as root)");
+    if support::skip_unless_root("a_vanishing_loop_device_is_shown_not_fatal") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("loop.img");
     std::fs::write(&image, vec![7u8; 4 << 20]).unwrap();
     let dev = LoopDevice::attach(&image);
-    let name = dev.path.trim_start_matches("/dev/").to_string();
+    let name = dev.name();
     // Read it once so the kernel counts I/O (devices that never did any are hidden).
     let out = std::process::Command::new("dd")
         .args([
-            &format!("if={}", dev.path),
+            &format!("if={}", dev.path().display()),
             "of=/dev/null",
             "bs=4k",
             "iflag=direct",
         ])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::assert_success(&out);
 
     let t = Tmux::start("monitor-vanish", &["--interval", "200ms"], &[], 120, 40);
     t.wait_for("the loop device in the table", WAIT, |s| {
@@ -152,60 +147,6 @@ fn a_vanishing_loop_device_is_shown_not_fatal() {
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
     t.assert_restored();
-}
-
-/// `losetup -f --show FILE`, detached on drop.
-struct LoopDevice {
-    path: String,
-}
-
-impl LoopDevice {
-    fn attach(file: &std::path::Path) -> Self {
-        let out = std::process::Command::new("losetup")
-            .args(["-f", "--show"])
-            .arg(file)
-            .output()
-            .expect("losetup");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Self {
-            path: String::from_utf8_lossy(&out.stdout).trim().to_string(),
-        }
-    }
-}
-
-impl LoopDevice {
-    /// Detaches the device and removes it (LOOP_CTL_REMOVE); false when it could not be.
-    fn detach_and_remove(&self) -> bool {
-        let _ = std::process::Command::new("losetup")
-            .args(["-d", &self.path])
-            .status();
-        let Ok(number) = self
-            .path
-            .trim_start_matches("/dev/loop")
-            .parse::<libc::c_ulong>()
-        else {
-            return false;
-        };
-        let Ok(control) = std::fs::File::open("/dev/loop-control") else {
-            return false;
-        };
-        const LOOP_CTL_REMOVE: libc::c_ulong = 0x4C81;
-        use std::os::fd::AsRawFd;
-        // SAFETY: ioctl on an open /dev/loop-control fd with an integer argument.
-        unsafe { libc::ioctl(control.as_raw_fd(), LOOP_CTL_REMOVE, number) == 0 }
-    }
-}
-
-impl Drop for LoopDevice {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("losetup")
-            .args(["-d", &self.path])
-            .status();
-    }
 }
 
 #[test]

@@ -1,19 +1,19 @@
 //! `diskdash show RUN.json`: a real recorded run opened in the dashboard (tmux), and the
 //! errors for files that are not records.
 
-mod tui_support;
+mod support;
 
 use std::process::Command;
 use std::time::Duration;
 
-use tui_support::Tmux;
+use support::BIN;
+use support::tmux::{self, Tmux};
 
 const WAIT: Duration = Duration::from_secs(20);
-const BIN: &str = env!("CARGO_BIN_EXE_diskdash");
 
 #[test]
 fn a_recorded_run_opens_with_its_charts_latency_and_device() {
-    if !tui_support::available() {
+    if !tmux::available() {
         eprintln!("skipping: tmux is not installed (.ci/run installs it)");
         return;
     }
@@ -26,11 +26,7 @@ fn a_recorded_run_opens_with_its_charts_latency_and_device() {
         .arg(&record)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    support::assert_success(&out);
 
     let t = Tmux::start("show", &["show", &record.to_string_lossy()], &[], 120, 40);
     let screen = t.wait_for("the recorded run", WAIT, |s| s.contains("RECORDED"));

@@ -50,20 +50,36 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
     Some(duration)
 }
 
-/// `4 KiB`, `1.5 MiB`, `512 B`: binary units, at most one decimal.
+/// `bytes` in the largest binary unit it reaches: `(1.5, "MiB")` for 1.5 MiB, `(512.0, "B")`.
+/// Negative and non-finite values count as zero. The one place bytes are scaled; each caller
+/// lays the number out for its own space (`format_bytes` for reports and messages, the
+/// dashboard's width-limited `tui::ui::fmt::bytes`).
 #[must_use]
-pub fn format_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut value = bytes as f64;
+pub fn binary_scale(bytes: f64) -> (f64, &'static str) {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut value = if bytes.is_finite() {
+        bytes.max(0.0)
+    } else {
+        0.0
+    };
     let mut unit = 0;
     while value >= 1024.0 && unit + 1 < UNITS.len() {
         value /= 1024.0;
         unit += 1;
     }
-    if unit == 0 || value.fract() == 0.0 {
-        format!("{value:.0} {}", UNITS[unit])
+    (value, UNITS[unit])
+}
+
+/// `4 KiB`, `1.5 MiB`, `512 B`: binary units; exact multiples without decimals, others with
+/// one (so a rounded value shows that it is rounded: `931.0 GiB`).
+#[must_use]
+#[allow(clippy::cast_precision_loss)] // display only
+pub fn format_bytes(bytes: u64) -> String {
+    let (value, unit) = binary_scale(bytes as f64);
+    if unit == "B" || value.fract() == 0.0 {
+        format!("{value:.0} {unit}")
     } else {
-        format!("{value:.1} {}", UNITS[unit])
+        format!("{value:.1} {unit}")
     }
 }
 
@@ -176,6 +192,11 @@ mod tests {
         assert_eq!(format_bytes(512), "512 B");
         assert_eq!(format_bytes(4096), "4 KiB");
         assert_eq!(format_bytes(1536 * 1024), "1.5 MiB");
+        assert_eq!(format_bytes(1023), "1023 B");
+        assert_eq!(format_bytes(3 << 50), "3 PiB");
+        assert_eq!(binary_scale(-1.0), (0.0, "B"));
+        assert_eq!(binary_scale(f64::NAN), (0.0, "B"));
+        assert_eq!(binary_scale(1536.0), (1.5, "KiB"));
         assert_eq!(format_size_short(4096), "4k");
         assert_eq!(format_size_short(1 << 30), "1G");
         assert_eq!(format_size_short(1536), "1536");

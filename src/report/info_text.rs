@@ -3,28 +3,11 @@
 
 use std::fmt::Write as _;
 
+use crate::bench::units::format_bytes;
 use crate::monitor::info::DiskInfo;
 use crate::monitor::sysfs::QueueSettings;
 
 const ABSENT: &str = "absent";
-
-/// `53687091200` -> `50.0 GiB`.
-#[must_use]
-#[allow(clippy::cast_precision_loss)] // display only
-pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit < UNITS.len() - 1 {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
 
 fn opt<T: ToString>(v: Option<&T>) -> String {
     v.map_or_else(|| ABSENT.to_owned(), ToString::to_string)
@@ -76,7 +59,7 @@ fn disk_block(out: &mut String, d: &DiskInfo) {
     line(out, "serial", &opt(d.serial.as_ref()));
     let size = d.size_bytes.map_or_else(
         || ABSENT.to_owned(),
-        |b| format!("{} ({b} bytes)", human_bytes(b)),
+        |b| format!("{} ({b} bytes)", format_bytes(b)),
     );
     line(out, "size", &size);
     line(out, "transport", &d.transport);
@@ -96,7 +79,7 @@ fn disk_block(out: &mut String, d: &DiskInfo) {
         .partitions
         .iter()
         .map(|p| match p.size_bytes {
-            Some(b) => format!("{} ({})", p.name, human_bytes(b)),
+            Some(b) => format!("{} ({})", p.name, format_bytes(b)),
             None => p.name.clone(),
         })
         .collect();
@@ -258,10 +241,12 @@ mod tests {
 
     #[test]
     fn sizes_in_binary_units() {
-        assert_eq!(human_bytes(0), "0 B");
-        assert_eq!(human_bytes(1023), "1023 B");
-        assert_eq!(human_bytes(1536), "1.5 KiB");
-        assert_eq!(human_bytes(53_687_091_200), "50.0 GiB");
+        assert_eq!(format_bytes(0), "0 B");
+        assert_eq!(format_bytes(1023), "1023 B");
+        assert_eq!(format_bytes(1536), "1.5 KiB");
+        // Exact sizes exactly; rounded ones keep a decimal.
+        assert_eq!(format_bytes(53_687_091_200), "50 GiB");
+        assert_eq!(format_bytes(1_000_204_886_016), "931.5 GiB");
     }
 
     #[test]

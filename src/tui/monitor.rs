@@ -11,7 +11,7 @@ use tokio::time::{Interval, MissedTickBehavior};
 
 use crate::monitor::diskstats::{DiskstatsReader, DiskstatsSample};
 use crate::monitor::info::all_disks;
-use crate::monitor::iostat::IostatRow;
+use crate::monitor::iostat::{self, IostatRow};
 use crate::monitor::sysfs::QueueSettings;
 use crate::tui::adapt;
 use crate::tui::app::{App, Intent};
@@ -96,22 +96,9 @@ impl MonitorSource {
         let started = *self.started.get_or_insert(cur.at);
         let t_s = cur.at.saturating_sub(started).as_secs_f64();
         let mut rows = Vec::new();
-        for disk in cur
-            .disks
-            .iter()
-            .filter(|d| whole.contains(&d.name) && d.ever_used())
-        {
-            let row = match &self.prev {
-                None => IostatRow::since_boot(disk, cur.at),
-                Some(prev) => match prev.get(&disk.name) {
-                    Some(before) => {
-                        IostatRow::between(before, disk, cur.at.saturating_sub(prev.at))
-                    }
-                    None => IostatRow::idle(&disk.name),
-                },
-            };
+        for row in rows_for(self.prev.as_ref(), &cur, whole) {
             if self.prev.is_some() {
-                let h = self.history.entry(disk.name.clone()).or_default();
+                let h = self.history.entry(row.device.clone()).or_default();
                 if h.len() == HISTORY {
                     h.pop_front();
                 }
@@ -129,6 +116,33 @@ impl MonitorSource {
         }
         self.rows = rows;
         self.prev = Some(cur);
+    }
+}
+
+/// The rows of the whole disks in `cur` that ever completed a request: since boot for the
+/// first sample, else over the interval since `prev` exactly as `diskdash iostat` reports it
+/// (`iostat::rows_between`: paired by position, else by name; a device that appeared in the
+/// interval is measured from zero, so the I/O it did in its first interval shows).
+fn rows_for(
+    prev: Option<&DiskstatsSample>,
+    cur: &DiskstatsSample,
+    whole: &HashSet<String>,
+) -> Vec<IostatRow> {
+    let shown =
+        |d: &&crate::monitor::diskstats::DiskCounters| whole.contains(&d.name) && d.ever_used();
+    match prev {
+        None => cur
+            .disks
+            .iter()
+            .filter(shown)
+            .map(|d| IostatRow::since_boot(d, cur.at))
+            .collect(),
+        Some(prev) => iostat::rows_between(prev, cur)
+            .into_iter()
+            .zip(&cur.disks)
+            .filter(|(_, d)| shown(d))
+            .map(|(row, _)| row)
+            .collect(),
     }
 }
 
@@ -292,6 +306,42 @@ mod tests {
             assert_eq!(crate::error::exit_code(&err), 2, "{bad}");
             assert!(err.to_string().contains("--interval"), "{err}");
         }
+    }
+
+    fn fixture(name: &str, at_s: u64) -> DiskstatsSample {
+        let path = format!(
+            "{}/tests/fixtures/diskstats/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let mut disks = Vec::new();
+        crate::monitor::diskstats::parse_diskstats(&std::fs::read(path).unwrap(), &mut disks)
+            .unwrap();
+        DiskstatsSample {
+            at: Duration::from_secs(at_s),
+            disks,
+        }
+    }
+
+    #[test]
+    fn a_device_that_appears_shows_its_first_interval_like_iostat() {
+        // loop7 vanishes, sdb appears with 120 reads done within the 2 s.
+        let (a, b) = (fixture("hotplug-a.txt", 100), fixture("hotplug-b.txt", 102));
+        let whole: HashSet<String> = ["vda", "sdb", "loop7"].map(String::from).into();
+        let rows = rows_for(Some(&a), &b, &whole);
+        assert_eq!(rows, iostat::rows_between(&a, &b));
+        let names: Vec<&str> = rows.iter().map(|r| r.device.as_str()).collect();
+        assert_eq!(names, ["vda", "sdb"]);
+        assert_eq!(rows[1].reads_per_s, 60.0);
+        assert_eq!(rows[1].read_kb_per_s, 240.0);
+        // Only whole disks that ever completed a request are rows.
+        let only_vda: HashSet<String> = ["vda"].map(String::from).into();
+        let rows = rows_for(Some(&a), &b, &only_vda);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].writes_per_s, 64.0);
+        // The first sample: since boot.
+        let first = rows_for(None, &a, &whole);
+        assert_eq!(first.len(), 2);
+        assert_eq!(first[1], IostatRow::since_boot(&a.disks[1], a.at));
     }
 
     #[test]

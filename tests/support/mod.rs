@@ -1,5 +1,6 @@
 //! Shared by the integration tests (`mod support;`): the binary, the root check, process output,
-//! JSON, loop devices and mounts. Test binaries use different parts of it.
+//! JSON, loop devices and mounts; `record` validates run records, `tmux` drives the dashboard
+//! in a real terminal. Test binaries use different parts of it.
 #![allow(dead_code)]
 
 use std::os::fd::AsRawFd;
@@ -7,6 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
+
+pub mod record;
+pub mod tmux;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_diskdash");
 
@@ -40,6 +44,12 @@ pub fn assert_success(out: &Output) {
         out.status,
         stderr(out)
     );
+}
+
+/// Panics unless `out` succeeded without a word on stderr.
+pub fn assert_quiet_success(out: &Output) {
+    assert_success(out);
+    assert!(out.stderr.is_empty(), "stderr: {}", stderr(out));
 }
 
 /// Runs `cmd ARGS`, asserts it succeeded, returns its trimmed stdout.

@@ -3,6 +3,10 @@
 use std::time::Duration;
 
 /// A count per second in at most 6 characters: `950`, `12.3k`, `1.23M`.
+///
+/// Apart from the reports' `bench::units::format_rate` on purpose: dashboard cells hold three
+/// significant digits in 6 characters at every magnitude (`9.5`, `1.23k`), where the text report
+/// prints whole numbers below 1000.
 #[must_use]
 pub fn rate(v: f64) -> String {
     let v = if v.is_finite() { v.max(0.0) } else { 0.0 };
@@ -28,23 +32,25 @@ pub fn bytes_rate(v: f64) -> String {
 }
 
 /// Bytes in binary units: `512B`, `4.0KiB`, `97.6MiB`.
+///
+/// Scaled by `bench::units::binary_scale` like the reports' `format_bytes`, but laid out for
+/// table cells on purpose: no space and a fixed width (one decimal below 100, none above), so
+/// a changing value does not make a column jump; `format_bytes` drops the decimal of exact
+/// values instead, which reads better in sentences and reports.
 #[must_use]
 pub fn bytes(v: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = if v.is_finite() { v.max(0.0) } else { 0.0 };
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 || v >= 100.0 {
-        format!("{v:.0}{}", UNITS[unit])
+    let (v, unit) = crate::bench::units::binary_scale(v);
+    if unit == "B" || v >= 100.0 {
+        format!("{v:.0}{unit}")
     } else {
-        format!("{v:.1}{}", UNITS[unit])
+        format!("{v:.1}{unit}")
     }
 }
 
 /// A latency in at most 7 characters: `850ns`, `12.3us`, `1.23ms`, `1.20s`.
+///
+/// Apart from the reports' `bench::units::format_latency_ns` on purpose: no space and three
+/// significant digits, so it fits the latency panel's columns; the report keeps `12.3 us`.
 #[must_use]
 pub fn latency_ns(ns: u64) -> String {
     #[allow(clippy::cast_precision_loss)]

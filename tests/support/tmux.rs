@@ -1,8 +1,6 @@
 //! Drives the real binary in a real terminal: a detached tmux server per test (its socket in
 //! the test's temp dir, removed with it), a pane of fixed size, keys in, text captures out.
 
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -38,7 +36,7 @@ impl Tmux {
     pub fn start(name: &str, args: &[&str], env: &[(&str, &str)], width: u16, height: u16) -> Self {
         let dir = temp_dir(name);
         let socket = dir.path().join("tmux.sock").to_string_lossy().into_owned();
-        let bin = env!("CARGO_BIN_EXE_diskdash");
+        let bin = super::BIN;
         let mut cmd = String::new();
         for (k, v) in env {
             cmd.push_str(&format!("{k}={} ", quote(v)));

@@ -1,0 +1,64 @@
+//! The bench tests' part: run `diskdash bench`, validate records against the schema.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use super::{BIN, read_json};
+
+/// `diskdash bench ARGS` in `dir`, io_uring allowed.
+pub fn bench(dir: &Path, args: &[&str]) -> Output {
+    bench_cmd(dir, args).output().expect("running diskdash")
+}
+
+pub fn bench_cmd(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("bench").args(args).current_dir(dir);
+    cmd.env_remove("DISKDASH_URING_DISABLED");
+    cmd
+}
+
+fn schema() -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/schema/run-record.schema.json");
+    read_json(&path)
+}
+
+fn check(schema: &Value, instance: &Value, what: &str) {
+    let validator = jsonschema::validator_for(schema).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{what} does not match the schema:\n{}",
+        errors.join("\n")
+    );
+}
+
+/// Asserts `record` matches assets/schema/run-record.schema.json.
+pub fn assert_valid_record(record: &Value) {
+    check(&schema(), record, "run record");
+}
+
+/// Asserts one JSON Lines record matches the schema's `$defs/interval`.
+pub fn assert_valid_interval(line: &Value) {
+    let full = schema();
+    let wrapper = serde_json::json!({
+        "$schema": full["$schema"],
+        "$defs": full["$defs"],
+        "$ref": "#/$defs/interval",
+    });
+    check(&wrapper, line, "interval record");
+}
+
+/// Files left in `dir` other than `keep` (scratch files must be gone).
+pub fn leftovers(dir: &Path, keep: &[&str]) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| !keep.iter().any(|k| p.file_name().is_some_and(|n| n == *k)))
+        .collect()
+}
