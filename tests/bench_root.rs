@@ -343,15 +343,7 @@ fn eio_mid_run_stops_and_records_failed() {
     .spawn()
     .unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut seen = 0;
-    for line in lines.by_ref() {
-        if line.unwrap().starts_with('[') {
-            seen += 1;
-            if seen == 2 {
-                break;
-            }
-        }
-    }
+    wait_for_status_lines(&mut lines, 2);
     const EXT4_IOC_SHUTDOWN: libc::c_ulong = 0x8004_587d; // _IOR('X', 125, __u32)
     const EXT4_GOING_FLAGS_NOLOGFLUSH: u32 = 2;
     let mount_dir = std::fs::File::open(&mnt).unwrap();
