@@ -39,9 +39,29 @@ fn a_recorded_run_opens_with_its_charts_latency_and_device() {
     ] {
         assert!(screen.contains(text), "no {text:?} in:\n{screen}");
     }
-    // The device panel appears when the record has the device (not on tmpfs, say).
     let recorded: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    // The histogram as recorded: every read counted in the run's buckets, and the panel draws
+    // them (last segment beside the whole run) instead of saying there are none.
+    let histogram = &recorded["read"]["lat_ns"]["histogram"];
+    let counted: u64 = histogram["count"]
+        .as_array()
+        .expect("the run's read histogram")
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, recorded["read"]["total_ios"].as_u64().unwrap());
+    assert!(
+        screen.contains("last segment") && screen.contains("whole run"),
+        "{screen}"
+    );
+    assert!(!screen.contains("no histogram"), "{screen}");
+    let bars = screen
+        .lines()
+        .filter(|l| l.contains("<=") && l.contains('%'))
+        .count();
+    assert!(bars >= 2, "histogram rows in:\n{screen}");
+    // The device panel appears when the record has the device (not on tmpfs, say).
     if recorded["device"].is_object() {
         assert!(
             screen.contains("(iostat -x)") && screen.contains("device/app"),

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bench::spec::format_cpu_list;
 use crate::bench::spec::{JobSpec, SyncEvery};
-use crate::stats::{DirectionStats, LatencySummary};
+use crate::stats::{DirectionStats, LatencyBucket, LatencySummary};
 
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -242,6 +242,13 @@ impl DirectionRecord {
             lat_ns: LatencyRecord::from(&stats.latency.summary()),
         }
     }
+
+    /// Adds the latency histogram of `stats` (segments and run totals; intervals go without).
+    #[must_use]
+    pub fn with_histogram(mut self, stats: &DirectionStats) -> Self {
+        self.lat_ns.histogram = Some(HistogramRecord::of(stats));
+        self
+    }
 }
 
 /// fio's `lat_ns` object.
@@ -255,6 +262,46 @@ pub struct LatencyRecord {
     pub n: u64,
     /// `"99.000000": ns` for fio's default percentile list (absent when no I/O).
     pub percentile: Percentiles,
+    /// Log-bucket counts (segments and run totals only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub histogram: Option<HistogramRecord>,
+}
+
+/// A latency histogram in the dashboard's log buckets (`LatencyHistogram::log_buckets`: powers
+/// of two from 1 us = 2^10 ns up, the first bucket taking everything up to 1 us), sparse: only
+/// buckets with I/Os, ascending. `count[i]` I/Os took at most `le_ns[i]` and more than the
+/// power of two below it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistogramRecord {
+    pub le_ns: Vec<u64>,
+    pub count: Vec<u64>,
+}
+
+impl HistogramRecord {
+    /// The non-empty log buckets of `stats`' latency.
+    #[must_use]
+    pub fn of(stats: &DirectionStats) -> Self {
+        Self::from_buckets(&stats.latency.log_buckets())
+    }
+
+    /// Keeps the non-empty buckets.
+    #[must_use]
+    pub fn from_buckets(buckets: &[LatencyBucket]) -> Self {
+        let (le_ns, count) = buckets
+            .iter()
+            .filter(|b| b.count > 0)
+            .map(|b| (b.le_ns, b.count))
+            .unzip();
+        Self { le_ns, count }
+    }
+
+    /// The recorded (non-empty) buckets, ascending.
+    pub fn buckets(&self) -> impl Iterator<Item = LatencyBucket> + '_ {
+        self.le_ns
+            .iter()
+            .zip(&self.count)
+            .map(|(&le_ns, &count)| LatencyBucket { le_ns, count })
+    }
 }
 
 impl From<&LatencySummary> for LatencyRecord {
@@ -270,6 +317,7 @@ impl From<&LatencySummary> for LatencyRecord {
             } else {
                 summary.percentiles_ns.clone()
             }),
+            histogram: None,
         }
     }
 }
@@ -315,6 +363,13 @@ impl SyncRecord {
             total_ios: stats.ios,
             lat_ns: LatencyRecord::from(&stats.latency.summary()),
         }
+    }
+
+    /// Adds the latency histogram of `stats` (segments and run totals; intervals go without).
+    #[must_use]
+    pub fn with_histogram(mut self, stats: &DirectionStats) -> Self {
+        self.lat_ns.histogram = Some(HistogramRecord::of(stats));
+        self
     }
 }
 
@@ -367,4 +422,36 @@ pub struct IntervalRecord {
     /// `iostat -x` metrics of the device over this interval, when known.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub device: Option<serde_json::Value>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histograms_are_sparse_sum_to_n_and_round_trip() {
+        let mut stats = DirectionStats::new();
+        for (ns, n) in [(500, 2), (3_000, 5), (3_000_000, 1)] {
+            for _ in 0..n {
+                stats.record(4096, ns);
+            }
+        }
+        let record = DirectionRecord::from_stats(&stats, 1_000_000_000).with_histogram(&stats);
+        let histogram = record.lat_ns.histogram.clone().unwrap();
+        assert_eq!(histogram.le_ns, [1 << 10, 1 << 12, 1 << 22]);
+        assert_eq!(histogram.count, [2, 5, 1]);
+        assert_eq!(histogram.count.iter().sum::<u64>(), record.lat_ns.n);
+        let json = serde_json::to_value(&record).unwrap();
+        assert_eq!(
+            json["lat_ns"]["histogram"],
+            serde_json::json!({"le_ns": [1024, 4096, 4_194_304], "count": [2, 5, 1]})
+        );
+        let back: DirectionRecord = serde_json::from_value(json).unwrap();
+        assert_eq!(back, record);
+        // Intervals go without: no key at all, and records without one still read.
+        let plain = serde_json::to_value(DirectionRecord::from_stats(&stats, 1)).unwrap();
+        assert!(plain["lat_ns"].get("histogram").is_none());
+        let read: DirectionRecord = serde_json::from_value(plain).unwrap();
+        assert_eq!(read.lat_ns.histogram, None);
+    }
 }

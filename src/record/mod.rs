@@ -4,6 +4,8 @@
 //!
 //! Per direction the names are fio's (`read`/`write` with `iops`, `bw_bytes`, `io_bytes`,
 //! `total_ios`, `lat_ns` {`min`, `max`, `mean`, `stddev`, `percentile` {"99.000000": ns}}).
+//! Segments and run totals add `lat_ns.histogram` {`le_ns`: [..], `count`: [..]}: the
+//! dashboard's log buckets, empty ones left out.
 
 mod dto;
 mod time;
@@ -18,7 +20,7 @@ pub const FORMAT: &str = "diskdash-bench";
 /// `format` of one JSON Lines interval record.
 pub const INTERVAL_FORMAT: &str = "diskdash-bench-interval";
 /// Bumped on any incompatible change of either format.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// What `lat_ns` measures, stated in every record.
 pub const LATENCY_DEFINITION: &str = "lat_ns of an I/O runs from the CLOCK_MONOTONIC read just \

@@ -285,7 +285,7 @@ mod tests {
             "fsync": null, "fdatasync": 8, "sync": null, "cpus": null, "runtime_ns": 2_000_000_000u64,
             "ramp_ns": 0, "interval_ns": 1_000_000_000u64});
         serde_json::json!({
-            "format": "diskdash-bench", "format_version": 1, "diskdash_version": "0.1.0",
+            "format": "diskdash-bench", "format_version": 2, "diskdash_version": "0.1.0",
             "status": "failed",
             "error": {"message": "write at offset 8388608 (8 MiB) failed: No space left on device (ENOSPC)",
                       "operation": "write", "errno": 28, "errno_name": "ENOSPC", "offset_bytes": 8_388_608, "worker": 0},

@@ -607,9 +607,11 @@ impl Runner {
             job: JobRecord::from(spec.as_ref()),
             engine: self.engine.used.clone(),
             elapsed_ns: end.elapsed_ns,
-            read: DirectionRecord::from_stats(&end.total.read, end.elapsed_ns),
-            write: DirectionRecord::from_stats(&end.total.write, end.elapsed_ns),
-            sync: SyncRecord::from_stats(&end.total.sync),
+            read: DirectionRecord::from_stats(&end.total.read, end.elapsed_ns)
+                .with_histogram(&end.total.read),
+            write: DirectionRecord::from_stats(&end.total.write, end.elapsed_ns)
+                .with_histogram(&end.total.write),
+            sync: SyncRecord::from_stats(&end.total.sync).with_histogram(&end.total.sync),
             retries: end.total.retries,
             cpu,
             series_stride: record_series.stride(),
@@ -793,9 +795,11 @@ impl Runner {
             device: self.device_record.clone(),
             latency_definition: LATENCY_DEFINITION.to_string(),
             elapsed_ns,
-            read: DirectionRecord::from_stats(&self.run_total.read, elapsed_ns),
-            write: DirectionRecord::from_stats(&self.run_total.write, elapsed_ns),
-            sync: SyncRecord::from_stats(&self.run_total.sync),
+            read: DirectionRecord::from_stats(&self.run_total.read, elapsed_ns)
+                .with_histogram(&self.run_total.read),
+            write: DirectionRecord::from_stats(&self.run_total.write, elapsed_ns)
+                .with_histogram(&self.run_total.write),
+            sync: SyncRecord::from_stats(&self.run_total.sync).with_histogram(&self.run_total.sync),
             retries: self.run_total.retries,
             cpu,
             segments: std::mem::take(&mut self.segments),

@@ -71,6 +71,7 @@ impl DirPoint {
                     .zip(self.percentiles)
                     .collect()
             }),
+            histogram: None,
         }
     }
 

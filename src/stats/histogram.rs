@@ -70,23 +70,27 @@ impl LatencyHistogram {
     /// 1 us (`2^10`) up; the first bucket takes everything up to 1 us.
     #[must_use]
     pub fn log_buckets(&self) -> Vec<LatencyBucket> {
-        const FIRST_EXP: u32 = 10;
-        const LAST_EXP: u32 = 37;
         let mut counts = [0u64; (LAST_EXP - FIRST_EXP + 1) as usize];
         for value in self.0.iter_recorded() {
             let ns = self.0.highest_equivalent(value.value_iterated_to());
             let exp = (u64::BITS - ns.saturating_sub(1).leading_zeros()).clamp(FIRST_EXP, LAST_EXP);
             counts[(exp - FIRST_EXP) as usize] += value.count_at_value();
         }
-        counts
-            .iter()
-            .enumerate()
-            .map(|(i, &count)| LatencyBucket {
-                le_ns: 1u64 << (FIRST_EXP + i as u32),
-                count,
-            })
+        log_bucket_bounds_ns()
+            .zip(counts)
+            .map(|(le_ns, count)| LatencyBucket { le_ns, count })
             .collect()
     }
+}
+
+/// Exponents of the first and last log bucket's upper bound: 1 us (2^10 ns) to ~137 s (2^37 ns,
+/// above the tracked maximum).
+const FIRST_EXP: u32 = 10;
+const LAST_EXP: u32 = 37;
+
+/// The upper bounds of [`LatencyHistogram::log_buckets`], ascending.
+pub fn log_bucket_bounds_ns() -> impl Iterator<Item = u64> {
+    (FIRST_EXP..=LAST_EXP).map(|exp| 1u64 << exp)
 }
 
 impl Default for LatencyHistogram {

@@ -4,7 +4,9 @@
 
 mod histogram;
 
-pub use histogram::{FIO_PERCENTILES, LatencyBucket, LatencyHistogram, LatencySummary};
+pub use histogram::{
+    FIO_PERCENTILES, LatencyBucket, LatencyHistogram, LatencySummary, log_bucket_bounds_ns,
+};
 
 /// Counts and latency of one direction (read, write) or of syncs.
 #[derive(Debug, Clone)]

@@ -2,13 +2,15 @@
 //! series of every segment end to end, the latency of the last segment and of the whole run,
 //! the device as recorded. Pure: the record in, a view out.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::record::{DirectionRecord, LatencyRecord, RunRecord, RunStatus};
+use crate::record::{DirectionRecord, LatencyRecord, RunRecord, RunStatus, SegmentRecord};
+use crate::stats::log_bucket_bounds_ns;
 use crate::tui::view::{
-    DeviceRates, DeviceView, Direction, Header, LatencyColumns, LatencyRow, LatencyView, Mode,
-    Percentiles, QueueView, RatePoint, Reconciliation, RunState, SegmentMark, ThroughputView,
-    UiState, View, Warning, WarningKind,
+    DeviceRates, DeviceView, Direction, Header, LatencyBucket, LatencyColumns, LatencyRow,
+    LatencyView, Mode, Percentiles, QueueView, RatePoint, Reconciliation, RunState, SegmentMark,
+    ThroughputView, UiState, View, Warning, WarningKind,
 };
 
 const NS: f64 = 1e9;
@@ -69,6 +71,38 @@ fn settings(value: &serde_json::Value) -> Vec<(String, String)> {
                 other => other.to_string(),
             };
             Some((k.clone(), text))
+        })
+        .collect()
+}
+
+/// The recorded histograms as the latency panel's buckets: reads and writes summed (sync calls
+/// are another kind of latency), the last segment and the whole run side by side. The record
+/// leaves empty buckets out; they come back as zeros so the panel's rows are the live ones.
+fn buckets(record: &RunRecord, last: Option<&SegmentRecord>) -> Vec<LatencyBucket> {
+    let mut counts: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
+    let mut add = |lat: &LatencyRecord, pick: fn(&mut (u64, u64)) -> &mut u64| {
+        for b in lat.histogram.iter().flat_map(|h| h.buckets()) {
+            *pick(counts.entry(b.le_ns).or_default()) += b.count;
+        }
+    };
+    if let Some(seg) = last {
+        add(&seg.read.lat_ns, |c| &mut c.0);
+        add(&seg.write.lat_ns, |c| &mut c.0);
+    }
+    add(&record.read.lat_ns, |c| &mut c.1);
+    add(&record.write.lat_ns, |c| &mut c.1);
+    if counts.is_empty() {
+        return Vec::new();
+    }
+    for le_ns in log_bucket_bounds_ns() {
+        counts.entry(le_ns).or_default();
+    }
+    counts
+        .into_iter()
+        .map(|(upper_ns, (interval, total))| LatencyBucket {
+            upper_ns,
+            interval,
+            total,
         })
         .collect()
 }
@@ -214,8 +248,8 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         }),
         latency: Some(LatencyView {
             rows,
-            // Records keep percentiles, not histogram buckets.
-            buckets: Vec::new(),
+            // Records before format 2 kept percentiles only: no buckets.
+            buckets: buckets(record, last),
             columns: LatencyColumns::SegmentRun,
         }),
         device,
@@ -228,6 +262,108 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::SyncRecord;
+    use crate::stats::DirectionStats;
+
+    /// `(latency_ns, how many)` recorded into real stats.
+    fn stats(latencies: &[(u64, u64)]) -> DirectionStats {
+        let mut stats = DirectionStats::new();
+        for &(ns, n) in latencies {
+            for _ in 0..n {
+                stats.record(4096, ns);
+            }
+        }
+        stats
+    }
+
+    /// A format 2 record of two randread segments (the second slower), histograms included.
+    fn record() -> RunRecord {
+        let first = stats(&[(90_000, 300), (180_000, 500), (700_000, 20)]);
+        let second = stats(&[(300_000, 400), (600_000, 350), (3_000_000, 10)]);
+        let mut run = first.clone();
+        run.add(&second);
+        let dir = |s: &DirectionStats| {
+            serde_json::to_value(DirectionRecord::from_stats(s, 1_000_000_000).with_histogram(s))
+                .unwrap()
+        };
+        let none = DirectionStats::new();
+        let sync =
+            serde_json::to_value(SyncRecord::from_stats(&none).with_histogram(&none)).unwrap();
+        let job = |iodepth: u32| {
+            serde_json::json!({"description": format!("randread bs=4k iodepth={iodepth} numjobs=1 io_uring direct"),
+                "rw": "randread", "rwmixread": 100, "bs": 4096, "size": 16 << 20, "iodepth": iodepth,
+                "numjobs": 1, "ioengine": "io_uring", "iodepth_batch": 1, "iodepth_batch_complete": 1,
+                "direct": true, "fsync": null, "fdatasync": null, "sync": null, "cpus": null,
+                "runtime_ns": 1_000_000_000u64, "ramp_ns": 0, "interval_ns": 1_000_000_000u64})
+        };
+        let cpu =
+            serde_json::json!({"usr_cpu": 1.0, "sys_cpu": 9.0, "usr_ns": 1, "sys_ns": 9, "ctx": 5});
+        let segment = |index: u32, s: &DirectionStats, iodepth: u32| {
+            serde_json::json!({"index": index, "status": "completed", "job": job(iodepth),
+                "engine": "io_uring", "elapsed_ns": 1_000_000_000u64, "read": dir(s), "write": dir(&none),
+                "sync": sync, "retries": 0, "cpu": cpu, "series_stride": 1, "series": [], "device": null})
+        };
+        serde_json::from_value(serde_json::json!({
+            "format": "diskdash-bench", "format_version": 2, "diskdash_version": "0.1.0",
+            "status": "completed", "error": null,
+            "started_at": "2026-11-21T08:14:24.406Z", "ended_at": "2026-11-21T08:14:26.472Z",
+            "host": {"hostname": "db-07", "kernel": "6.18.0", "cpus": 2, "memory_bytes": 1u64 << 34},
+            "job": job(32),
+            "engine": {"requested": "io_uring", "used": "io_uring", "fallback": null, "ring_flags": [],
+                       "registered_file": true, "registered_buffers": true, "notes": []},
+            "target": {"path": "/srv/scratch", "kind": "scratch", "working_set_bytes": 16 << 20,
+                       "dio_align_bytes": 512, "preconditioned": true, "scratch_removed": true, "notes": []},
+            "device": null, "latency_definition": "...", "elapsed_ns": 2_000_000_000u64,
+            "read": dir(&run), "write": dir(&none), "sync": sync, "retries": 0, "cpu": cpu,
+            "segments": [segment(0, &first, 32), segment(1, &second, 64)],
+            "warnings": [], "notes": []
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_recorded_histogram_is_the_last_segment_beside_the_whole_run() {
+        let view = view(&record(), UiState::default());
+        let lat = view.latency.expect("a latency panel");
+        assert_eq!(lat.columns, LatencyColumns::SegmentRun);
+        // Dense over the fixed log buckets, so the panel folds it like the live one.
+        let bounds: Vec<u64> = lat.buckets.iter().map(|b| b.upper_ns).collect();
+        assert_eq!(bounds, log_bucket_bounds_ns().collect::<Vec<_>>());
+        let at = |ns: u64| {
+            let b = lat.buckets.iter().find(|b| b.upper_ns == ns).unwrap();
+            (b.interval, b.total)
+        };
+        assert_eq!(at(1 << 17), (0, 300), "90 us: first segment only");
+        assert_eq!(at(1 << 18), (0, 500), "180 us");
+        assert_eq!(at(1 << 19), (400, 400), "300 us: second segment");
+        assert_eq!(at(1 << 20), (350, 370), "600 us and 700 us");
+        assert_eq!(at(1 << 22), (10, 10), "3 ms");
+        assert_eq!(lat.buckets.iter().map(|b| b.total).sum::<u64>(), 1580);
+    }
+
+    #[test]
+    fn a_record_without_histograms_has_no_buckets() {
+        let mut record = record();
+        for lat in [&mut record.read.lat_ns, &mut record.write.lat_ns] {
+            lat.histogram = None;
+        }
+        for seg in &mut record.segments {
+            seg.read.lat_ns.histogram = None;
+            seg.write.lat_ns.histogram = None;
+        }
+        let lat = view(&record, UiState::default()).latency.unwrap();
+        assert!(lat.buckets.is_empty());
+        assert!(lat.rows[0].total.is_some(), "percentiles still shown");
+    }
+
+    #[test]
+    fn the_latency_panel_of_a_recorded_run() {
+        let view = view(&record(), UiState::default());
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 14)).unwrap();
+        term.draw(|f| crate::tui::ui::latency::render(f, f.area(), &view))
+            .unwrap();
+        insta::assert_snapshot!(term.backend());
+    }
 
     #[test]
     fn settings_skip_nulls_and_join_lists() {
