@@ -372,15 +372,7 @@ fn sigint_drains_and_records_interrupted() {
         .unwrap();
         let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
         // Wait for two status lines: the run is measuring.
-        let mut seen = 0;
-        for line in lines.by_ref() {
-            if line.unwrap().starts_with('[') {
-                seen += 1;
-                if seen == 2 {
-                    break;
-                }
-            }
-        }
+        wait_for_status_lines(&mut lines, 2);
         // SAFETY: kill on our own child's pid.
         assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
         let rest: Vec<String> = lines.map_while(Result::ok).collect();

@@ -58,11 +58,7 @@ fn refuses_to_write_to_a_mounted_device_even_when_allowed() {
     }
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("fs.img");
-    std::fs::File::create(&image)
-        .unwrap()
-        .set_len(32 << 20)
-        .unwrap();
-    run("mkfs.ext4", &["-q", "-F", image.to_str().unwrap()]);
+    ext4_image(&image, 32 << 20);
     let dev = LoopDevice::attach(&image);
     let mnt = dir.path().join("mnt");
     let _mount = Mount::new(&[dev.path().to_str().unwrap()], &mnt);
@@ -114,10 +110,7 @@ fn refuses_to_write_to_a_disk_whose_partition_is_mounted() {
     }
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("disk.img");
-    std::fs::File::create(&image)
-        .unwrap()
-        .set_len(32 << 20)
-        .unwrap();
+    sparse_file(&image, 32 << 20);
     write_mbr(&image, 32 << 20);
     let dev = LoopDevice::attach_partitioned(&image);
     let part = PathBuf::from(format!("{}p1", dev.path().display()));
@@ -224,19 +217,12 @@ fn enospc_mid_run_stops_and_records_failed() {
     }
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("fs.img");
-    std::fs::File::create(&image)
-        .unwrap()
-        .set_len(16 << 20)
-        .unwrap();
-    run("mkfs.ext4", &["-q", "-F", image.to_str().unwrap()]);
+    ext4_image(&image, 16 << 20);
     let dev = LoopDevice::attach(&image);
     let mnt = dir.path().join("mnt");
     let _mount = Mount::new(&[dev.path().to_str().unwrap()], &mnt);
     let file = mnt.join("big.bin");
-    std::fs::File::create(&file)
-        .unwrap()
-        .set_len(64 << 20)
-        .unwrap();
+    sparse_file(&file, 64 << 20);
     let out = bench(
         dir.path(),
         &[
@@ -285,10 +271,7 @@ fn loop_device_over_a_full_tmpfs_fails_the_run_cleanly() {
     let mnt = dir.path().join("tmpfs");
     let _mount = Mount::new(&["-t", "tmpfs", "-o", "size=8M", "tmpfs"], &mnt);
     let image = mnt.join("sparse.img");
-    std::fs::File::create(&image)
-        .unwrap()
-        .set_len(64 << 20)
-        .unwrap();
+    sparse_file(&image, 64 << 20);
     let dev = LoopDevice::attach(&image);
     let out = bench(
         dir.path(),
@@ -334,11 +317,7 @@ fn eio_mid_run_stops_and_records_failed() {
     }
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("fs.img");
-    std::fs::File::create(&image)
-        .unwrap()
-        .set_len(64 << 20)
-        .unwrap();
-    run("mkfs.ext4", &["-q", "-F", image.to_str().unwrap()]);
+    ext4_image(&image, 64 << 20);
     let dev = LoopDevice::attach(&image);
     let mnt = dir.path().join("mnt");
     let _mount = Mount::new(&[dev.path().to_str().unwrap()], &mnt);
@@ -364,15 +343,7 @@ fn eio_mid_run_stops_and_records_failed() {
     .spawn()
     .unwrap();
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut seen = 0;
-    for line in lines.by_ref() {
-        if line.unwrap().starts_with('[') {
-            seen += 1;
-            if seen == 2 {
-                break;
-            }
-        }
-    }
+    wait_for_status_lines(&mut lines, 2);
     const EXT4_IOC_SHUTDOWN: libc::c_ulong = 0x8004_587d; // _IOR('X', 125, __u32)
     const EXT4_GOING_FLAGS_NOLOGFLUSH: u32 = 2;
     let mount_dir = std::fs::File::open(&mnt).unwrap();

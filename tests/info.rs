@@ -138,11 +138,7 @@ fn a_file_on_ext4_on_a_loop_device() {
     }
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("fs.img");
-    std::fs::File::create(&image)
-        .unwrap()
-        .set_len(32 << 20)
-        .unwrap();
-    support::run("mkfs.ext4", &["-q", "-F", image.to_str().unwrap()]);
+    support::ext4_image(&image, 32 << 20);
     let device = LoopDevice::attach(&image);
     let name = device.name();
     let mnt = dir.path().join("mnt");

@@ -43,10 +43,7 @@ fn a_loop_device_attached_mid_run_appears_and_vanishes_on_detach() {
     }
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("disk.img");
-    std::fs::File::create(&image)
-        .unwrap()
-        .set_len(16 << 20)
-        .unwrap();
+    support::sparse_file(&image, 16 << 20);
     // -z: a device shows only in intervals where it did I/O, so a detached one is gone.
     let child = Command::new(BIN)
         .args(["iostat", "-z", "-y", "-o", "JSON", "0.25", "14"])

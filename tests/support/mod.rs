@@ -79,6 +79,19 @@ pub fn json_lines(text: &str) -> Vec<Value> {
         .collect()
 }
 
+/// A sparse file of `bytes` (an image for a loop device).
+pub fn sparse_file(path: &Path, bytes: u64) {
+    std::fs::File::create(path)
+        .and_then(|f| f.set_len(bytes))
+        .unwrap_or_else(|e| panic!("creating {}: {e}", path.display()));
+}
+
+/// A sparse file of `bytes` with an empty ext4 filesystem in it.
+pub fn ext4_image(path: &Path, bytes: u64) {
+    sparse_file(path, bytes);
+    run("mkfs.ext4", &["-q", "-F", path.to_str().unwrap()]);
+}
+
 const LOOP_CTL_ADD: libc::c_ulong = 0x4C80;
 const LOOP_CTL_REMOVE: libc::c_ulong = 0x4C81;
 

@@ -19,6 +19,20 @@ pub fn bench_cmd(dir: &Path, args: &[&str]) -> Command {
     cmd
 }
 
+/// Reads `diskdash bench` stderr until `n` status lines (`[...]`) went by: the run is measuring.
+pub fn wait_for_status_lines<B: std::io::BufRead>(lines: &mut std::io::Lines<B>, n: usize) {
+    let mut seen = 0;
+    for line in lines.by_ref() {
+        if line.unwrap().starts_with('[') {
+            seen += 1;
+            if seen == n {
+                return;
+            }
+        }
+    }
+    panic!("stderr ended after {seen} of {n} status lines");
+}
+
 fn schema() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/schema/run-record.schema.json");
     read_json(&path)

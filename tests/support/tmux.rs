@@ -34,37 +34,30 @@ impl Tmux {
     /// Starts `diskdash ARGS` in a `width`x`height` pane, in a fresh temp dir; the exit status
     /// lands in `status` there.
     pub fn start(name: &str, args: &[&str], env: &[(&str, &str)], width: u16, height: u16) -> Self {
-        let dir = temp_dir(name);
-        let socket = dir.path().join("tmux.sock").to_string_lossy().into_owned();
-        let bin = super::BIN;
         let mut cmd = String::new();
         for (k, v) in env {
             cmd.push_str(&format!("{k}={} ", quote(v)));
         }
-        cmd.push_str(&quote(bin));
+        cmd.push_str(&quote(super::BIN));
         for a in args {
             cmd.push(' ');
             cmd.push_str(&quote(a));
         }
-        let status_file = dir.path().join("status");
-        let script = format!(
-            "cd {}; {cmd} 2>stderr; echo $? > {}; sleep 600",
-            quote(&dir.path().to_string_lossy()),
-            quote(&status_file.to_string_lossy())
-        );
-        let ok = Command::new("tmux")
-            .args(["-S", &socket, "-f", "/dev/null", "new-session", "-d"])
-            .args(["-x", &width.to_string(), "-y", &height.to_string()])
-            .args(["sh", "-c", &script])
-            .status()
-            .expect("running tmux");
-        assert!(ok.success(), "tmux new-session failed");
-        Self { socket, dir }
+        Self::session(
+            temp_dir(name),
+            &format!("{cmd} 2>stderr; echo $? > status; sleep 600"),
+            width,
+            height,
+        )
     }
 
     /// Starts a shell command line in a `width`x`height` pane, in a fresh temp dir.
     pub fn start_shell(name: &str, script: &str, width: u16, height: u16) -> Self {
-        let dir = temp_dir(name);
+        Self::session(temp_dir(name), script, width, height)
+    }
+
+    /// A detached tmux server with its socket in `dir`, running `script` there.
+    fn session(dir: tempfile::TempDir, script: &str, width: u16, height: u16) -> Self {
         let socket = dir.path().join("tmux.sock").to_string_lossy().into_owned();
         let script = format!("cd {}; {script}", quote(&dir.path().to_string_lossy()));
         let ok = Command::new("tmux")
