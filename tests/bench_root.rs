@@ -1,6 +1,7 @@
 //! `diskdash bench` on loop devices and small filesystems (root only; CI runs as root):
 //! raw device reads, the page-cache warning, refusals of devices in use, ENOSPC and EIO mid-run,
-//! O_DIRECT and space checks. Each test makes its own files, mounts and loop devices and removes them.
+//! O_DIRECT and space checks. Each test makes its own files, mounts and loop devices and removes
+//! them.
 
 mod support;
 
