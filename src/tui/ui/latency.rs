@@ -2,7 +2,8 @@
 //! the last segment and the whole run), and the log-bucket histogram.
 //! ```text
 //! +- latency (submit to completion) ------+
-//! |        read last  read seg            |
+//! |                   read                |
+//! |            last      seg              |
 //! | p50       95.2us    98.1us            |
 //! | p90        ...                        |
 //! |         last interval  this segment   |
@@ -36,8 +37,12 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     if inner.is_empty() {
         return;
     }
-    let table = percentile_lines(lat, theme);
-    let table_width = u16::try_from(6 + COL * 2 * lat.rows.len().max(1)).unwrap_or(u16::MAX);
+    // Both spans per direction when they fit; else only the recent one (reads and writes
+    // side by side at 80 columns matter more than the second span).
+    let width_for = |spans: usize| 6 + COL * spans * lat.rows.len().max(1);
+    let both = usize::from(inner.width) >= width_for(2);
+    let table = percentile_lines(lat, theme, both);
+    let table_width = u16::try_from(width_for(if both { 2 } else { 1 })).unwrap_or(u16::MAX);
     let table_height = u16::try_from(table.len()).unwrap_or(u16::MAX);
     if inner.width >= table_width + 30 {
         let left = Rect {
@@ -64,25 +69,27 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     }
 }
 
-fn percentile_lines(lat: &LatencyView, theme: Theme) -> Vec<Line<'static>> {
+fn percentile_lines(lat: &LatencyView, theme: Theme, both: bool) -> Vec<Line<'static>> {
     let dir_style = |d: Direction| match d {
         Direction::Read => theme.read(),
         Direction::Write | Direction::Sync => theme.write(),
     };
-    let mut head = vec![Span::raw(format!("{:<6}", ""))];
+    // Two header lines: the direction over its pair of columns, then what each column covers.
+    // (One line of "write last" in a 9-wide column ran into its neighbour.)
+    let mut directions = vec![Span::raw(format!("{:<6}", ""))];
+    let mut spans_head = vec![Span::raw(format!("{:<6}", ""))];
     let (recent, total) = lat.columns.short();
     for row in &lat.rows {
-        let d = row.dir.label();
-        head.push(Span::styled(
-            format!("{:>COL$}", format!("{d} {recent}")),
+        let labels: &[&str] = if both { &[recent, total] } else { &[recent] };
+        directions.push(Span::styled(
+            format!("{:>width$}", row.dir.label(), width = COL * labels.len()),
             dir_style(row.dir),
         ));
-        head.push(Span::styled(
-            format!("{:>COL$}", format!("{d} {total}")),
-            dir_style(row.dir),
-        ));
+        for label in labels {
+            spans_head.push(Span::styled(format!("{label:>COL$}"), theme.dim()));
+        }
     }
-    let mut lines = vec![Line::from(head)];
+    let mut lines = vec![Line::from(directions), Line::from(spans_head)];
     if lat.rows.is_empty() {
         lines.push(Line::styled("no I/O yet", theme.dim()));
         return lines;
@@ -90,7 +97,12 @@ fn percentile_lines(lat: &LatencyView, theme: Theme) -> Vec<Line<'static>> {
     for (i, label) in ["p50", "p90", "p99", "p99.9", "max"].iter().enumerate() {
         let mut spans = vec![Span::styled(format!("{label:<6}"), theme.label())];
         for row in &lat.rows {
-            for p in [row.interval, row.total] {
+            let shown = if both {
+                [Some(row.interval), Some(row.total)]
+            } else {
+                [Some(row.interval), None]
+            };
+            for p in shown.into_iter().flatten() {
                 let text = p.map_or_else(|| "-".to_string(), |p| fmt::latency_ns(p.rows()[i].1));
                 spans.push(Span::styled(format!("{text:>COL$}"), theme.value()));
             }

@@ -152,6 +152,11 @@ fn latency_panel() {
         "latency_mixed_log",
         panel(&view, 90, 12, super::latency::render).backend()
     );
+    // Reads and writes in the half of an 80-column screen: one span per direction.
+    insta::assert_snapshot!(
+        "latency_mixed_narrow",
+        panel(&view, 38, 16, super::latency::render).backend()
+    );
 }
 
 #[test]
