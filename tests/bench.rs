@@ -450,7 +450,7 @@ fn an_io_error_mid_run_stops_and_records_failed() {
 }
 
 #[test]
-fn direct_io_reconciles_with_the_device_and_buffered_reads_warn_of_the_page_cache() {
+fn direct_io_reconciles_with_the_device() {
     let dir = tempfile::tempdir().unwrap();
     let out = bench(
         dir.path(),
@@ -470,33 +470,8 @@ fn direct_io_reconciles_with_the_device_and_buffered_reads_warn_of_the_page_cach
     assert!(record["device"]["iostat"]["r/s"].as_f64().unwrap() > 0.0);
     assert!(stdout(&out).contains("r/s"), "{}", stdout(&out));
     assert!(!stdout(&out).contains("PAGE CACHE"));
-
-    let out = bench(
-        dir.path(),
-        &[
-            "--buffered",
-            "--runtime",
-            "300ms",
-            "--size",
-            "16M",
-            "--json",
-            "b.json",
-        ],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let record = read_json(&dir.path().join("b.json"));
-    assert_valid_record(&record);
-    assert!(
-        stderr(&out).contains("WARNING: PAGE CACHE: the run moved"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(
-        stdout(&out).contains("WARNING PAGE CACHE"),
-        "{}",
-        stdout(&out)
-    );
-    assert!(record["warnings"].to_string().contains("PAGE CACHE"));
+    // Buffered reads warning of the page cache: tests/bench_root.rs, on a loop device of their
+    // own (on this shared disk other programs' reads would hide the cache).
 }
 
 #[test]

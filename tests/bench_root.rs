@@ -1,6 +1,7 @@
 //! `diskdash bench` on loop devices and small filesystems (root only; CI runs as root):
-//! raw device reads, refusals of devices in use, ENOSPC and EIO mid-run, O_DIRECT and space
-//! checks. Each test makes its own files, mounts and loop devices and removes them.
+//! raw device reads, the page-cache warning, refusals of devices in use, ENOSPC and EIO mid-run,
+//! O_DIRECT and space checks. Each test makes its own files, mounts and loop devices and removes
+//! them.
 
 mod support;
 
@@ -49,6 +50,45 @@ fn reads_a_raw_loop_device() {
     // Nothing else touches this loop device: the counts match exactly.
     let rec = &record["device"]["reconciliation"];
     assert_eq!(rec["device_read_ios"], rec["app_read_ios"], "{rec}");
+}
+
+#[test]
+fn buffered_reads_warn_of_the_page_cache() {
+    if skip_unless_root("buffered_reads_warn_of_the_page_cache") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("disk.img");
+    data_file(&image, 16 << 20);
+    // A device only this test uses: a shared disk's other readers would hide the cache.
+    let dev = LoopDevice::attach_unique(&image);
+    let out = bench(
+        dir.path(),
+        &[
+            dev.path().to_str().unwrap(),
+            "--buffered",
+            "--runtime",
+            "1s",
+            "--json",
+            "b.json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record = read_json(&dir.path().join("b.json"));
+    assert_valid_record(&record);
+    let verdict = record["device"]["reconciliation"]["verdict"].to_string();
+    assert!(verdict.contains("PAGE CACHE"), "{verdict}");
+    assert!(
+        stderr(&out).contains("WARNING: PAGE CACHE: the run moved"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("WARNING PAGE CACHE"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(record["warnings"].to_string().contains("PAGE CACHE"));
 }
 
 #[test]

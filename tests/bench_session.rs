@@ -46,28 +46,46 @@ fn wait_for(
     }
 }
 
-#[test]
-fn controls_end_segments_and_the_record_keeps_each() {
-    let dir = tempfile::tempdir().unwrap();
+/// Waits for the session to end, failing (instead of hanging) if it does not within 20 s.
+fn wait_ended(handle: diskdash::session::SessionHandle) -> diskdash::session::SessionOutcome {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(handle.wait());
+    });
+    rx.recv_timeout(Duration::from_secs(20))
+        .expect("the session did not end within 20 s of Quit")
+        .unwrap()
+}
+
+/// An interactive session over a 16 MiB scratch file (record `r.json`): idle after
+/// preconditioning, then started and measuring a little.
+fn running_session(dir: &std::path::Path) -> diskdash::session::SessionHandle {
     let options = SessionOptions {
-        target: Some(dir.path().to_path_buf()),
-        json: Some(dir.path().join("r.json")),
+        target: Some(dir.to_path_buf()),
+        json: Some(dir.join("r.json")),
         finish_when_done: false,
         interrupt: Arc::new(AtomicBool::new(false)),
         ..SessionOptions::default()
     };
     let handle = Session::start(
-        spec(&["--size", "16M", "--runtime", "10s", "--interval", "100ms"]),
+        spec(&["--size", "16M", "--runtime", "30s", "--interval", "100ms"]),
         options,
     )
     .unwrap();
     let mut rx = handle.snapshots.clone();
-    // Idle after preconditioning; start, then measure a little.
     wait_for(&mut rx, |s| s.state == SessionState::Idle);
     handle.control.send(Control::Start).unwrap();
     wait_for(&mut rx, |s| {
         s.state == SessionState::Running && s.series.len() >= 2
     });
+    handle
+}
+
+#[test]
+fn controls_end_segments_and_the_record_keeps_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let handle = running_session(dir.path());
+    let mut rx = handle.snapshots.clone();
     handle.control.send(Control::Pause).unwrap();
     wait_for(&mut rx, |s| s.state == SessionState::Paused);
     handle.control.send(Control::Resume).unwrap();
@@ -127,38 +145,23 @@ fn controls_end_segments_and_the_record_keeps_each() {
     );
 }
 
-/// Waits for the session to end, failing (instead of hanging) if it does not within 20 s.
-fn wait_ended(handle: diskdash::session::SessionHandle) -> diskdash::session::SessionOutcome {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(handle.wait());
-    });
-    rx.recv_timeout(Duration::from_secs(20))
-        .expect("the session did not end within 20 s of Quit")
-        .unwrap()
-}
-
-/// An interactive session over a 16 MiB scratch file, started and measuring.
-fn running_session(dir: &std::path::Path) -> diskdash::session::SessionHandle {
-    let options = SessionOptions {
-        target: Some(dir.to_path_buf()),
-        json: Some(dir.join("r.json")),
-        finish_when_done: false,
-        interrupt: Arc::new(AtomicBool::new(false)),
-        ..SessionOptions::default()
-    };
-    let handle = Session::start(
-        spec(&["--size", "16M", "--runtime", "30s", "--interval", "100ms"]),
-        options,
-    )
-    .unwrap();
-    let mut rx = handle.snapshots.clone();
-    wait_for(&mut rx, |s| s.state == SessionState::Idle);
-    handle.control.send(Control::Start).unwrap();
-    wait_for(&mut rx, |s| {
-        s.state == SessionState::Running && !s.series.is_empty()
-    });
-    handle
+/// Asserts the session ended with `status` and wrote a valid record of one segment with that
+/// status that did I/O, and removed the scratch file.
+fn assert_one_segment_recorded(
+    dir: &std::path::Path,
+    outcome: &diskdash::session::SessionOutcome,
+    status: RunStatus,
+) {
+    assert_eq!(outcome.status, status);
+    let status = serde_json::to_value(status).unwrap();
+    let record = read_json(&dir.join("r.json"));
+    assert_valid_record(&record);
+    assert_eq!(record["status"], status);
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 1, "{segments:#?}");
+    assert_eq!(segments[0]["status"], status);
+    assert!(segments[0]["read"]["total_ios"].as_u64().unwrap() > 0);
+    assert!(leftovers(dir, &["r.json"]).is_empty());
 }
 
 #[test]
@@ -168,16 +171,8 @@ fn stop_then_quit_back_to_back_ends_the_session_with_the_record() {
     // Quit arrives while the segment is still ending after Stop; it must not be lost.
     handle.control.send(Control::Stop).unwrap();
     handle.control.send(Control::Quit).unwrap();
-    let outcome = wait_ended(handle);
-    assert_eq!(outcome.status, RunStatus::Completed, "stopped, then quit");
-    let record = read_json(&dir.path().join("r.json"));
-    assert_valid_record(&record);
-    assert_eq!(record["status"], "completed");
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 1, "no segment after the stop");
-    assert_eq!(segments[0]["status"], "completed");
-    assert!(segments[0]["read"]["total_ios"].as_u64().unwrap() > 0);
-    assert!(leftovers(dir.path(), &["r.json"]).is_empty());
+    // Stopped first, so the segment is complete; nothing starts after the stop.
+    assert_one_segment_recorded(dir.path(), &wait_ended(handle), RunStatus::Completed);
 }
 
 #[test]
@@ -185,16 +180,7 @@ fn quit_during_a_running_segment_ends_the_session_with_the_record() {
     let dir = tempfile::tempdir().unwrap();
     let handle = running_session(dir.path());
     handle.control.send(Control::Quit).unwrap();
-    let outcome = wait_ended(handle);
-    assert_eq!(outcome.status, RunStatus::Interrupted, "quit mid-segment");
-    let record = read_json(&dir.path().join("r.json"));
-    assert_valid_record(&record);
-    assert_eq!(record["status"], "interrupted");
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 1);
-    assert_eq!(segments[0]["status"], "interrupted");
-    assert!(segments[0]["read"]["total_ios"].as_u64().unwrap() > 0);
-    assert!(leftovers(dir.path(), &["r.json"]).is_empty());
+    assert_one_segment_recorded(dir.path(), &wait_ended(handle), RunStatus::Interrupted);
 }
 
 #[test]
