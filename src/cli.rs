@@ -34,6 +34,8 @@ pub enum Command {
     Info(InfoArgs),
     /// Open a recorded run (JSON) in the dashboard.
     Show(ShowArgs),
+    /// Compare two recorded runs (JSON): a table, or JSON; a regression gate for CI.
+    Compare(CompareArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -202,6 +204,21 @@ pub struct InfoArgs {
 pub struct ShowArgs {
     /// A run record written by `diskdash bench --json`.
     pub record: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// The run to compare against (`diskdash bench --json`).
+    pub base: PathBuf,
+    /// The run to judge.
+    pub new: PathBuf,
+    /// Print the comparison as one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 when IOPS or bandwidth of a direction fell, or its p99 latency rose, by more than
+    /// PCT percent.
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
+    pub max_regression: Option<String>,
 }
 
 #[cfg(test)]

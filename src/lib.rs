@@ -26,5 +26,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Iostat(args)) => report::iostat::run(&args),
         Some(Command::Info(args)) => report::info::run(&args),
         Some(Command::Show(args)) => tui::run_show(&args),
+        Some(Command::Compare(args)) => report::compare::run(&args),
     }
 }

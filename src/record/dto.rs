@@ -304,6 +304,19 @@ impl HistogramRecord {
     }
 }
 
+impl LatencyRecord {
+    /// The recorded percentile `pct` (e.g. `99.9`) in ns; `None` when the record has no such
+    /// percentile (no I/O, or a percentile fio's list does not hold).
+    #[must_use]
+    pub fn percentile_ns(&self, pct: f64) -> Option<u64> {
+        self.percentile
+            .0
+            .iter()
+            .find(|(p, _)| (p - pct).abs() < 1e-9)
+            .map(|&(_, ns)| ns)
+    }
+}
+
 impl From<&LatencySummary> for LatencyRecord {
     fn from(summary: &LatencySummary) -> Self {
         Self {

@@ -8,10 +8,12 @@
 //! dashboard's log buckets, empty ones left out.
 
 mod dto;
+mod load;
 mod time;
 mod writer;
 
 pub use dto::*;
+pub use load::load;
 pub use time::rfc3339_utc;
 pub use writer::{JsonlWriter, write_atomic};
 

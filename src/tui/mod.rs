@@ -120,19 +120,7 @@ pub fn run_bench(
 /// # Errors
 /// The file cannot be read or is not a diskdash run record (usage error), or no terminal.
 pub fn run_show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
-    let path = &args.record;
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        crate::usage!(
-            "cannot read {}: {e}; give a file written by `diskdash bench --json`",
-            path.display()
-        )
-    })?;
-    let record: crate::record::RunRecord = serde_json::from_str(&text).map_err(|e| {
-        crate::usage!(
-            "{} is not a diskdash run record ({e}); give a file written by `diskdash bench --json`",
-            path.display()
-        )
-    })?;
+    let record = crate::record::load(&args.record)?;
     require_terminal("for a text summary read the JSON record itself")?;
     runtime()?.block_on(async {
         let mut source = show::ShowSource::new(record);
