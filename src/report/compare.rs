@@ -684,3 +684,302 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         ExitCode::from(1)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{
+        CpuRecord, EngineRecord, HostRecord, Percentiles, SegmentRecord, SyncRecord, TargetRecord,
+    };
+
+    /// Latency with p50 = mean, the tail above it, max 10x.
+    fn lat(n: u64, mean_ns: u64) -> LatencyRecord {
+        LatencyRecord {
+            min: mean_ns / 4,
+            max: mean_ns * 10,
+            mean: mean_ns as f64,
+            stddev: 0.0,
+            n,
+            percentile: Percentiles(vec![
+                (50.0, mean_ns),
+                (90.0, mean_ns * 2),
+                (99.0, mean_ns * 4),
+                (99.9, mean_ns * 8),
+            ]),
+            histogram: None,
+        }
+    }
+
+    fn dir(iops: f64, mean_ns: u64) -> DirectionRecord {
+        let ios = iops as u64 * 2;
+        DirectionRecord {
+            io_bytes: ios * 4096,
+            io_kbytes: ios * 4,
+            bw_bytes: iops as u64 * 4096,
+            bw: iops as u64 * 4,
+            iops,
+            runtime: 2000,
+            total_ios: ios,
+            lat_ns: if ios > 0 {
+                lat(ios, mean_ns)
+            } else {
+                LatencyRecord::default()
+            },
+        }
+    }
+
+    fn job(rw: &str, bs: u64) -> JobRecord {
+        JobRecord {
+            description: format!(
+                "{rw} bs={} iodepth=32 numjobs=1 io_uring direct",
+                format_size_short(bs)
+            ),
+            rw: rw.into(),
+            rwmixread: 50,
+            bs,
+            size: 64 << 20,
+            iodepth: 32,
+            numjobs: 1,
+            ioengine: "io_uring".into(),
+            iodepth_batch: 1,
+            iodepth_batch_complete: 1,
+            direct: true,
+            fsync: None,
+            fdatasync: None,
+            sync: None,
+            cpus: None,
+            runtime_ns: 2_000_000_000,
+            ramp_ns: 0,
+            interval_ns: 1_000_000_000,
+        }
+    }
+
+    fn run(read_iops: f64, read_mean_ns: u64) -> RunRecord {
+        RunRecord {
+            format: record::FORMAT.into(),
+            format_version: record::FORMAT_VERSION,
+            diskdash_version: "0.1.0".into(),
+            status: RunStatus::Completed,
+            error: None,
+            started_at: "2026-11-21T08:00:00.000Z".into(),
+            ended_at: "2026-11-21T08:00:02.000Z".into(),
+            host: HostRecord {
+                hostname: "vm".into(),
+                kernel: "6.18".into(),
+                cpus: 2,
+                memory_bytes: 1 << 34,
+            },
+            job: job("randread", 4096),
+            engine: EngineRecord {
+                requested: "io_uring".into(),
+                used: "io_uring".into(),
+                ..EngineRecord::default()
+            },
+            target: TargetRecord {
+                path: "/data/f".into(),
+                kind: "file".into(),
+                working_set_bytes: 64 << 20,
+                dio_align_bytes: 512,
+                preconditioned: false,
+                scratch_removed: false,
+                notes: Vec::new(),
+            },
+            device: None,
+            latency_definition: String::new(),
+            elapsed_ns: 2_000_000_000,
+            read: dir(read_iops, read_mean_ns),
+            write: DirectionRecord::default(),
+            sync: SyncRecord::default(),
+            retries: 0,
+            cpu: CpuRecord::default(),
+            segments: Vec::new(),
+            warnings: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    fn segment(record: &RunRecord, index: u32) -> SegmentRecord {
+        SegmentRecord {
+            index,
+            status: RunStatus::Completed,
+            job: record.job.clone(),
+            engine: record.engine.used.clone(),
+            elapsed_ns: record.elapsed_ns / 2,
+            read: record.read.clone(),
+            write: record.write.clone(),
+            sync: record.sync.clone(),
+            retries: 0,
+            cpu: CpuRecord::default(),
+            series_stride: 1,
+            series: Vec::new(),
+            device: None,
+        }
+    }
+
+    #[test]
+    fn the_same_job_reads_at_a_glance_with_better_and_worse_labelled() {
+        let base = run(50_000.0, 600_000);
+        let mut new = run(52_000.0, 500_000);
+        new.read.lat_ns.percentile.0[2].1 = 3_000_000; // p99 rose from 2.40 ms
+        new.job.runtime_ns = 10_000_000_000;
+        let cmp = compare("a.json", &base, "b.json", &new);
+        assert!(cmp.same_job);
+        assert_eq!(
+            cmp.text(),
+            "\
+diskdash compare: base a.json, new b.json
+  base    randread bs=4k iodepth=32 numjobs=1 io_uring direct
+          target /data/f (file), engine io_uring, completed after 2.00s
+  new     randread bs=4k iodepth=32 numjobs=1 io_uring direct
+          target /data/f (file), engine io_uring, completed after 2.00s
+  job     the same workload; differs: runtime_ns 2s -> 10s
+
+                        base           new    change
+read (100000 -> 104000 I/Os)
+  IOPS                 50.0k         52.0k     +4.0%  better
+  bandwidth      195.3 MiB/s   203.1 MiB/s     +4.0%  better
+  lat mean          600.0 us      500.0 us    -16.7%  better
+  lat p50           600.0 us      500.0 us    -16.7%  better
+  lat p90            1.20 ms       1.00 ms    -16.7%  better
+  lat p99            2.40 ms       3.00 ms    +25.0%  WORSE
+  lat p99.9          4.80 ms       4.00 ms    -16.7%  better
+  lat max            6.00 ms       5.00 ms    -16.7%  better
+"
+        );
+    }
+
+    #[test]
+    fn different_jobs_failures_fallbacks_and_segments_are_flagged() {
+        let mut base = run(50_000.0, 600_000);
+        base.segments = vec![segment(&base, 0), segment(&base, 1)];
+        base.warnings = vec!["PAGE CACHE: these results measure memory".into()];
+        let mut new = run(50_000.0, 600_000);
+        new.job = job("randrw", 65536);
+        new.write = dir(1_000.0, 1_000_000);
+        new.status = RunStatus::Failed;
+        new.error = Some(crate::record::ErrorRecord {
+            message: "EIO at offset 0".into(),
+            operation: Some("write".into()),
+            errno: Some(5),
+            errno_name: Some("EIO".into()),
+            offset_bytes: Some(0),
+            worker: Some(0),
+        });
+        new.engine.used = "psync".into();
+        new.engine.fallback = Some("io_uring denied (EPERM)".into());
+        let cmp = compare("a.json", &base, "b.json", &new);
+        assert!(!cmp.same_job && cmp.whole_run_totals);
+        let text = cmp.text();
+        let head: Vec<&str> = text.lines().take(13).collect();
+        assert_eq!(
+            head,
+            [
+                "diskdash compare: base a.json, new b.json",
+                "  base    randread bs=4k iodepth=32 numjobs=1 io_uring direct",
+                "          target /data/f (file), engine io_uring, completed after 2.00s in 2 segments",
+                "  new     randrw bs=64k iodepth=32 numjobs=1 io_uring direct",
+                "          target /data/f (file), engine psync, FAILED after 2.00s",
+                "  job     DIFFERENT: rw randread -> randrw, bs 4k -> 64k",
+                "  WARNING DIFFERENT JOBS (rw, bs): the table compares two workloads, not one \
+                 workload run twice",
+                "  WARNING base run: PAGE CACHE: these results measure memory",
+                "  WARNING new run FAILED (EIO at offset 0): its numbers cover part of the run",
+                "  WARNING new run fell back to psync: io_uring denied (EPERM)",
+                "  note    base run has 2 segments: the table compares whole-run totals",
+                "  note    the runs used different engines: io_uring -> psync",
+                "",
+            ]
+        );
+        // A direction only one run has: rates compare against nothing, latency is n/a.
+        assert!(
+            text.contains(
+                "write (0 -> 2000 I/Os)\n  IOPS                     0          1.0k       n/a\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("  lat p99               0 ns       4.00 ms       n/a\n"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_gate_names_drops_of_rates_and_rises_of_p99_only() {
+        let base = run(50_000.0, 600_000);
+        let mut new = run(40_000.0, 900_000); // -20% IOPS and bandwidth, +50% latency
+        new.sync = SyncRecord {
+            total_ios: 10,
+            lat_ns: lat(10, 1_000),
+        };
+        let mut cmp = compare("a.json", &base, "b.json", &new);
+        cmp.gate(25.0);
+        let named: Vec<String> = cmp.regressions.iter().map(ToString::to_string).collect();
+        assert_eq!(named, ["read lat p99 rose 50.0% (2.40 ms -> 3.60 ms)"]);
+        cmp.gate(10.0);
+        let named: Vec<String> = cmp.regressions.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            named,
+            [
+                "read IOPS fell 20.0% (50.0k -> 40.0k)",
+                "read bandwidth fell 20.0% (195.3 MiB/s -> 156.2 MiB/s)",
+                "read lat p99 rose 50.0% (2.40 ms -> 3.60 ms)",
+            ]
+        );
+        assert!(
+            cmp.text()
+                .ends_with("\nmax regression 10%: 3 regression(s), see stderr\n")
+        );
+        // The sync row exists (only in new: n/a) and never gates on its own.
+        assert_eq!(cmp.directions[1].direction, "sync");
+        assert!(
+            cmp.directions[1]
+                .metrics
+                .iter()
+                .all(|r| r.change_pct.is_none())
+        );
+        cmp.gate(50.0);
+        assert!(cmp.regressions.is_empty());
+        assert!(cmp.text().ends_with("\nmax regression 50%: passed\n"));
+    }
+
+    #[test]
+    fn the_json_object_keys() {
+        let base = run(50_000.0, 600_000);
+        let new = run(25_000.0, 600_000);
+        let mut cmp = compare("a.json", &base, "b.json", &new);
+        cmp.gate(5.0);
+        let json = serde_json::to_value(&cmp).unwrap();
+        assert_eq!(json["format"], "diskdash-compare");
+        assert_eq!(json["base"]["status"], "completed");
+        assert_eq!(json["same_job"], true);
+        assert_eq!(json["job_differences"], serde_json::json!([]));
+        let iops = &json["directions"][0]["metrics"][0];
+        assert_eq!(
+            *iops,
+            serde_json::json!({"metric": "iops", "base": 50_000.0, "new": 25_000.0,
+                "change_pct": -50.0, "better": "higher", "verdict": "worse"})
+        );
+        assert_eq!(json["directions"][0]["metrics"][5]["metric"], "lat_p99_ns");
+        assert_eq!(json["directions"][0]["metrics"][5]["verdict"], "same");
+        assert_eq!(json["max_regression_pct"], 5.0);
+        assert_eq!(json["regressions"][1]["metric"], "bw_bytes");
+    }
+
+    #[test]
+    fn max_regression_takes_a_percentage_of_zero_or_more() {
+        assert_eq!(parse_max_regression("5").unwrap(), 5.0);
+        assert_eq!(parse_max_regression("2.5%").unwrap(), 2.5);
+        assert_eq!(parse_max_regression("0").unwrap(), 0.0);
+        for bad in ["-1", "ten", "", "NaN", "inf"] {
+            let err = parse_max_regression(bad).unwrap_err();
+            assert_eq!(crate::error::exit_code(&err), 2);
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "--max-regression {bad:?} is not a percentage; use a number of 0 or more, \
+                     e.g. 5 or 2.5"
+                )
+            );
+        }
+    }
+}
