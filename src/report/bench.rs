@@ -217,7 +217,9 @@ fn segment_line(out: &mut String, segment: &SegmentRecord) {
     let _ = writeln!(out, "{line}");
 }
 
-fn status_word(status: RunStatus) -> &'static str {
+/// `completed`, `interrupted`, `FAILED` (loud: the numbers cover part of a run).
+#[must_use]
+pub fn status_word(status: RunStatus) -> &'static str {
     match status {
         RunStatus::Completed => "completed",
         RunStatus::Interrupted => "interrupted",

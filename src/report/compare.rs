@@ -16,6 +16,7 @@ use crate::bench::units::{
 };
 use crate::cli::CompareArgs;
 use crate::record::{self, DirectionRecord, JobRecord, LatencyRecord, RunRecord, RunStatus};
+use crate::report::bench::status_word;
 
 /// `format` of the `--json` object.
 pub const FORMAT: &str = "diskdash-compare";
@@ -265,71 +266,44 @@ pub struct Comparison {
 fn job_params(job: &JobRecord) -> Vec<(&'static str, serde_json::Value, String, bool)> {
     use serde_json::json;
     let every = |n: Option<u32>| n.map_or_else(|| "off".to_string(), |n| n.to_string());
-    let time = |ns: u64| format_duration(Duration::from_nanos(ns));
-    vec![
-        ("rw", json!(job.rw), job.rw.clone(), true),
-        (
-            "rwmixread",
-            json!(job.rwmixread),
-            job.rwmixread.to_string(),
-            true,
-        ),
-        ("bs", json!(job.bs), format_size_short(job.bs), true),
-        ("size", json!(job.size), format_size_short(job.size), true),
-        ("iodepth", json!(job.iodepth), job.iodepth.to_string(), true),
-        ("numjobs", json!(job.numjobs), job.numjobs.to_string(), true),
-        ("ioengine", json!(job.ioengine), job.ioengine.clone(), true),
+    let or = |v: &Option<String>, none: &str| v.clone().unwrap_or_else(|| none.to_string());
+    let direct = if job.direct { "direct" } else { "buffered" };
+    let workload = [
+        ("rw", json!(job.rw), job.rw.clone()),
+        ("rwmixread", json!(job.rwmixread), job.rwmixread.to_string()),
+        ("bs", json!(job.bs), format_size_short(job.bs)),
+        ("size", json!(job.size), format_size_short(job.size)),
+        ("iodepth", json!(job.iodepth), job.iodepth.to_string()),
+        ("numjobs", json!(job.numjobs), job.numjobs.to_string()),
+        ("ioengine", json!(job.ioengine), job.ioengine.clone()),
         (
             "iodepth_batch",
             json!(job.iodepth_batch),
             job.iodepth_batch.to_string(),
-            true,
         ),
         (
             "iodepth_batch_complete",
             json!(job.iodepth_batch_complete),
             job.iodepth_batch_complete.to_string(),
-            true,
         ),
-        (
-            "direct",
-            json!(job.direct),
-            if job.direct { "direct" } else { "buffered" }.to_string(),
-            true,
-        ),
-        ("fsync", json!(job.fsync), every(job.fsync), true),
-        (
-            "fdatasync",
-            json!(job.fdatasync),
-            every(job.fdatasync),
-            true,
-        ),
-        (
-            "sync",
-            json!(job.sync),
-            job.sync.clone().unwrap_or_else(|| "off".into()),
-            true,
-        ),
-        (
-            "cpus",
-            json!(job.cpus),
-            job.cpus.clone().unwrap_or_else(|| "any".into()),
-            true,
-        ),
-        (
-            "runtime_ns",
-            json!(job.runtime_ns),
-            time(job.runtime_ns),
-            false,
-        ),
-        ("ramp_ns", json!(job.ramp_ns), time(job.ramp_ns), false),
-        (
-            "interval_ns",
-            json!(job.interval_ns),
-            time(job.interval_ns),
-            false,
-        ),
+        ("direct", json!(job.direct), direct.to_string()),
+        ("fsync", json!(job.fsync), every(job.fsync)),
+        ("fdatasync", json!(job.fdatasync), every(job.fdatasync)),
+        ("sync", json!(job.sync), or(&job.sync, "off")),
+        ("cpus", json!(job.cpus), or(&job.cpus, "any")),
+    ];
+    let timing = [
+        ("runtime_ns", job.runtime_ns),
+        ("ramp_ns", job.ramp_ns),
+        ("interval_ns", job.interval_ns),
     ]
+    .map(|(key, ns)| (key, json!(ns), format_duration(Duration::from_nanos(ns))));
+    let tag = |is_workload: bool| move |(k, v, shown)| (k, v, shown, is_workload);
+    workload
+        .into_iter()
+        .map(tag(true))
+        .chain(timing.into_iter().map(tag(false)))
+        .collect()
 }
 
 fn job_differences(base: &JobRecord, new: &JobRecord) -> Vec<JobDifference> {
@@ -627,14 +601,6 @@ impl Comparison {
             );
         }
         out
-    }
-}
-
-fn status_word(status: RunStatus) -> &'static str {
-    match status {
-        RunStatus::Completed => "completed",
-        RunStatus::Interrupted => "interrupted",
-        RunStatus::Failed => "FAILED",
     }
 }
 
