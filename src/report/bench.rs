@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::bench::units::{format_bytes, format_latency_ns, format_rate};
-use crate::record::{DirectionRecord, RunRecord, RunStatus, SegmentRecord};
+use crate::record::{DirectionRecord, LatencyRecord, RunRecord, RunStatus, SegmentRecord};
 use crate::session::SeriesPoint;
 
 /// `[   3.0s] read 52.3k IOPS 204.3 MiB/s lat 611.2 us p99 1.20 ms | write ...`
@@ -124,7 +124,7 @@ pub fn summary(record: &RunRecord) -> String {
             "  sync    {} calls, lat mean {} p99 {} max {}",
             record.sync.total_ios,
             format_latency_ns(lat.mean),
-            format_latency_ns(pct(&lat.percentile.0, 99.0) as f64),
+            format_latency_ns(pct(lat, 99.0) as f64),
             format_latency_ns(lat.max as f64),
         );
     }
@@ -207,7 +207,7 @@ fn segment_line(out: &mut String, segment: &SegmentRecord) {
                 line,
                 "  {name} {} IOPS p99 {}",
                 format_rate(dir.iops),
-                format_latency_ns(pct(&dir.lat_ns.percentile.0, 99.0) as f64)
+                format_latency_ns(pct(&dir.lat_ns, 99.0) as f64)
             );
         }
     }
@@ -227,15 +227,12 @@ pub fn status_word(status: RunStatus) -> &'static str {
     }
 }
 
-fn pct(list: &[(f64, u64)], want: f64) -> u64 {
-    list.iter()
-        .find(|(p, _)| (*p - want).abs() < 1e-9)
-        .map_or(0, |&(_, ns)| ns)
+fn pct(lat: &LatencyRecord, want: f64) -> u64 {
+    lat.percentile_ns(want).unwrap_or(0)
 }
 
 fn direction(out: &mut String, name: &str, dir: &DirectionRecord) {
     let lat = &dir.lat_ns;
-    let p = &lat.percentile.0;
     let _ = writeln!(
         out,
         "  {name:<7} IOPS {}  BW {}/s  ({} in {} I/Os)",
@@ -255,11 +252,11 @@ fn direction(out: &mut String, name: &str, dir: &DirectionRecord) {
     let _ = writeln!(
         out,
         "          p50 {}  p90 {}  p99 {}  p99.9 {}  p99.99 {}",
-        format_latency_ns(pct(p, 50.0) as f64),
-        format_latency_ns(pct(p, 90.0) as f64),
-        format_latency_ns(pct(p, 99.0) as f64),
-        format_latency_ns(pct(p, 99.9) as f64),
-        format_latency_ns(pct(p, 99.99) as f64),
+        format_latency_ns(pct(lat, 50.0) as f64),
+        format_latency_ns(pct(lat, 90.0) as f64),
+        format_latency_ns(pct(lat, 99.0) as f64),
+        format_latency_ns(pct(lat, 99.9) as f64),
+        format_latency_ns(pct(lat, 99.99) as f64),
     );
 }
 

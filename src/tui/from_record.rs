@@ -16,11 +16,7 @@ use crate::tui::view::{
 const NS: f64 = 1e9;
 
 fn pct(lat: &LatencyRecord, p: f64) -> u64 {
-    lat.percentile
-        .0
-        .iter()
-        .find(|(q, _)| (q - p).abs() < 1e-9)
-        .map_or(0, |&(_, ns)| ns)
+    lat.percentile_ns(p).unwrap_or(0)
 }
 
 fn percentiles(lat: &LatencyRecord) -> Option<Percentiles> {
