@@ -172,6 +172,8 @@ pub struct RunSummary {
     pub error: Option<String>,
     pub elapsed_ns: u64,
     pub segments: usize,
+    /// Distinct jobs among the segments (the description is the first segment's).
+    pub segment_jobs: usize,
     pub warnings: Vec<String>,
 }
 
@@ -189,6 +191,12 @@ impl RunSummary {
             error: record.error.as_ref().map(|e| e.message.clone()),
             elapsed_ns: record.elapsed_ns,
             segments: record.segments.len(),
+            segment_jobs: record
+                .segments
+                .iter()
+                .enumerate()
+                .filter(|(i, seg)| record.segments[..*i].iter().all(|s| s.job != seg.job))
+                .count(),
             warnings: record.warnings.clone(),
         }
     }
@@ -412,8 +420,13 @@ fn notices(base: &RunSummary, new: &RunSummary, differences: &[JobDifference]) -
     for (which, run) in [("base", base), ("new", new)] {
         if run.segments > 1 {
             note(format!(
-                "{which} run has {} segments: the table compares whole-run totals",
-                run.segments
+                "{which} run has {} segments{}: the table compares whole-run totals",
+                run.segments,
+                if run.segment_jobs > 1 {
+                    format!(" of {} jobs (its job line is the first)", run.segment_jobs)
+                } else {
+                    String::new()
+                }
             ));
         }
     }
@@ -817,7 +830,8 @@ read (100000 -> 104000 I/Os)
     #[test]
     fn different_jobs_failures_fallbacks_and_segments_are_flagged() {
         let mut base = run(50_000.0, 600_000);
-        base.segments = vec![segment(&base, 0), segment(&base, 1)];
+        base.segments = vec![segment(&base, 0), segment(&base, 1), segment(&base, 2)];
+        base.segments[1].job.iodepth = 64;
         base.warnings = vec!["PAGE CACHE: these results measure memory".into()];
         let mut new = run(50_000.0, 600_000);
         new.job = job("randrw", 65536);
@@ -842,7 +856,7 @@ read (100000 -> 104000 I/Os)
             [
                 "diskdash compare: base a.json, new b.json",
                 "  base    randread bs=4k iodepth=32 numjobs=1 io_uring direct",
-                "          target /data/f (file), engine io_uring, completed after 2.00s in 2 segments",
+                "          target /data/f (file), engine io_uring, completed after 2.00s in 3 segments",
                 "  new     randrw bs=64k iodepth=32 numjobs=1 io_uring direct",
                 "          target /data/f (file), engine psync, FAILED after 2.00s",
                 "  job     DIFFERENT: rw randread -> randrw, bs 4k -> 64k",
@@ -851,7 +865,8 @@ read (100000 -> 104000 I/Os)
                 "  WARNING base run: PAGE CACHE: these results measure memory",
                 "  WARNING new run FAILED (EIO at offset 0): its numbers cover part of the run",
                 "  WARNING new run fell back to psync: io_uring denied (EPERM)",
-                "  note    base run has 2 segments: the table compares whole-run totals",
+                "  note    base run has 3 segments of 2 jobs (its job line is the first): the table \
+                 compares whole-run totals",
                 "  note    the runs used different engines: io_uring -> psync",
                 "",
             ]
