@@ -145,6 +145,14 @@ fn null_engine_runs_the_hot_path_without_io() {
     assert_valid_record(&record);
     assert_eq!(record["engine"]["used"], "null");
     assert!(record["read"]["iops"].as_f64().unwrap() > 10_000.0);
+    // No I/O reaches the device, so there is nothing to reconcile and no page-cache warning.
+    assert_eq!(record["warnings"], serde_json::json!([]), "{record}");
+    if !record["device"].is_null() {
+        assert_eq!(
+            record["device"]["reconciliation"]["verdict"],
+            "null engine: no I/O was sent to the device, nothing to reconcile"
+        );
+    }
 }
 
 #[test]

@@ -544,7 +544,6 @@ impl Runner {
                 self.publish();
             }
         }
-        let record_from_ns = seg.record_from_ns;
         let end = seg.finish();
         let cpu_end = rusage();
         if let Some(last) = &end.last_interval
@@ -552,13 +551,19 @@ impl Runner {
         {
             self.add_interval(index, last, &mut record_series);
         }
-        let _ = record_from_ns;
+        // The null engine sends nothing to the device: there is nothing to reconcile, and a
+        // device that served nothing must not read as "page cache".
+        let null_engine = self.engine_kind == EngineKind::Null;
         let device_record = self.device.as_mut().and_then(|device| {
-            let (row, reconciliation) = device.end_window(
+            let (row, mut reconciliation) = device.end_window(
                 end.total.read.ios,
                 end.total.write.ios,
                 end.total.read.bytes + end.total.write.bytes,
             )?;
+            if null_engine {
+                reconciliation.verdict =
+                    "null engine: no I/O was sent to the device, nothing to reconcile".to_string();
+            }
             Some(DeviceRecord {
                 name: device.chain.device.clone(),
                 disk: device.chain.disk.clone(),
