@@ -377,15 +377,7 @@ impl<'a> Loop<'a> {
                         continue;
                     }
                     free.push(completion.slot);
-                    if self.fault.is_none() {
-                        self.fault = Some(IoFault {
-                            worker: self.worker,
-                            operation: direction_name(io.direction),
-                            offset_bytes: Some(io.offset_bytes),
-                            errno,
-                        });
-                    }
-                    self.control.stop.store(true, Ordering::Relaxed);
+                    self.fail_errno(direction_name(io.direction), Some(io.offset_bytes), errno);
                     stopping = true;
                     continue;
                 }
@@ -393,15 +385,7 @@ impl<'a> Loop<'a> {
                 if done < io.len_bytes {
                     if done == 0 {
                         free.push(completion.slot);
-                        if self.fault.is_none() {
-                            self.fault = Some(IoFault {
-                                worker: self.worker,
-                                operation: direction_name(io.direction),
-                                offset_bytes: Some(io.offset_bytes),
-                                errno: 0,
-                            });
-                        }
-                        self.control.stop.store(true, Ordering::Relaxed);
+                        self.fail_errno(direction_name(io.direction), Some(io.offset_bytes), 0);
                         stopping = true;
                         continue;
                     }
@@ -478,12 +462,19 @@ impl<'a> Loop<'a> {
     }
 
     fn fail(&mut self, operation: &'static str, offset_bytes: Option<u64>, err: &std::io::Error) {
+        let errno = err.raw_os_error().unwrap_or(libc::EIO);
+        self.fail_errno(operation, offset_bytes, errno);
+    }
+
+    /// Keeps the first fault of this worker (`errno` 0: an unexpected end of file or device)
+    /// and tells every worker to stop.
+    fn fail_errno(&mut self, operation: &'static str, offset_bytes: Option<u64>, errno: i32) {
         if self.fault.is_none() {
             self.fault = Some(IoFault {
                 worker: self.worker,
                 operation,
                 offset_bytes,
-                errno: err.raw_os_error().unwrap_or(libc::EIO),
+                errno,
             });
         }
         self.control.stop.store(true, Ordering::Relaxed);
