@@ -5,35 +5,15 @@ mod support;
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
 
-use serde_json::Value;
 use support::record::*;
 use support::*;
 
 fn run_mode(rw: &str) {
     for engine in ["io_uring", "psync"] {
         let dir = tempfile::tempdir().unwrap();
-        let out = bench(
-            dir.path(),
-            &[
-                "--rw",
-                rw,
-                "--ioengine",
-                engine,
-                "--runtime",
-                "300ms",
-                "--size",
-                "16M",
-                "--interval",
-                "100ms",
-                "--json",
-                "run.json",
-                "--jsonl",
-                "run.jsonl",
-            ],
-        );
-        assert!(out.status.success(), "{rw} {engine}: {}", stderr(&out));
-        let record = read_json(&dir.path().join("run.json"));
-        assert_valid_record(&record);
+        let job = ["--rw", rw, "--ioengine", engine];
+        let timing = opts("--runtime 300ms --size 16M --interval 100ms --jsonl run.jsonl");
+        let (out, record) = bench_ok(dir.path(), &[&job[..], &timing].concat());
         assert_eq!(record["status"], "completed");
         assert_eq!(record["engine"]["used"], engine);
         assert_eq!(record["job"]["rw"], rw);
@@ -70,11 +50,7 @@ fn run_mode(rw: &str) {
         assert!(status_lines >= 3, "{}", stderr(&out));
         assert!(stdout(&out).contains("completed after"), "{}", stdout(&out));
         // JSON Lines: one valid interval per line, adding up to the totals.
-        let text = std::fs::read_to_string(dir.path().join("run.jsonl")).unwrap();
-        let lines: Vec<Value> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let lines = json_lines(&std::fs::read_to_string(dir.path().join("run.jsonl")).unwrap());
         assert!(lines.len() >= 3, "{} interval lines", lines.len());
         for line in &lines {
             assert_valid_interval(line);
@@ -90,7 +66,7 @@ fn run_mode(rw: &str) {
             record["segments"][0]["series"].as_array().unwrap().len(),
             lines.len()
         );
-        assert!(leftovers(dir.path(), &["run.json", "run.jsonl"]).is_empty());
+        assert!(leftovers(dir.path(), &[RECORD, "run.jsonl"]).is_empty());
     }
 }
 
@@ -127,22 +103,10 @@ fn randrw_with_both_engines() {
 #[test]
 fn null_engine_runs_the_hot_path_without_io() {
     let dir = tempfile::tempdir().unwrap();
-    let out = bench(
+    let (_, record) = bench_ok(
         dir.path(),
-        &[
-            "--ioengine",
-            "null",
-            "--runtime",
-            "200ms",
-            "--size",
-            "4M",
-            "--json",
-            "r.json",
-        ],
+        &opts("--ioengine null --runtime 200ms --size 4M"),
     );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let record = read_json(&dir.path().join("r.json"));
-    assert_valid_record(&record);
     assert_eq!(record["engine"]["used"], "null");
     assert!(record["read"]["iops"].as_f64().unwrap() > 10_000.0);
     // No I/O reaches the device, so there is nothing to reconcile and no page-cache warning.
@@ -158,26 +122,10 @@ fn null_engine_runs_the_hot_path_without_io() {
 #[test]
 fn sync_open_flags_are_accepted_and_recorded() {
     let dir = tempfile::tempdir().unwrap();
-    let out = bench(
+    let (_, record) = bench_ok(
         dir.path(),
-        &[
-            "--rw",
-            "randwrite",
-            "--sync",
-            "dsync",
-            "-q",
-            "4",
-            "--runtime",
-            "200ms",
-            "--size",
-            "8M",
-            "--json",
-            "r.json",
-        ],
+        &opts("--rw randwrite --sync dsync -q 4 --runtime 200ms --size 8M"),
     );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let record = read_json(&dir.path().join("r.json"));
-    assert_valid_record(&record);
     assert_eq!(record["job"]["sync"], "dsync");
     assert!(
         record["job"]["description"]
@@ -191,24 +139,10 @@ fn sync_open_flags_are_accepted_and_recorded() {
 #[test]
 fn fsync_latency_is_reported_apart() {
     let dir = tempfile::tempdir().unwrap();
-    let out = bench(
+    let (out, record) = bench_ok(
         dir.path(),
-        &[
-            "--rw",
-            "randwrite",
-            "--fdatasync",
-            "8",
-            "--runtime",
-            "300ms",
-            "--size",
-            "8M",
-            "--json",
-            "r.json",
-        ],
+        &opts("--rw randwrite --fdatasync 8 --runtime 300ms --size 8M"),
     );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let record = read_json(&dir.path().join("r.json"));
-    assert_valid_record(&record);
     let writes = record["write"]["total_ios"].as_u64().unwrap();
     let syncs = record["sync"]["total_ios"].as_u64().unwrap();
     assert!(
@@ -222,13 +156,10 @@ fn fsync_latency_is_reported_apart() {
 #[test]
 fn io_uring_denied_falls_back_to_psync_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    let out = bench_cmd(
-        dir.path(),
-        &["--runtime", "200ms", "--size", "8M", "--json", "r.json"],
-    )
-    .env("DISKDASH_URING_DISABLED", "1")
-    .output()
-    .unwrap();
+    let out = bench_cmd(dir.path(), &opts("--runtime 200ms --size 8M --json r.json"))
+        .env("DISKDASH_URING_DISABLED", "1")
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("note: io_uring unavailable (EPERM"),
@@ -240,8 +171,7 @@ fn io_uring_denied_falls_back_to_psync_and_says_so() {
         "{}",
         stdout(&out)
     );
-    let record = read_json(&dir.path().join("r.json"));
-    assert_valid_record(&record);
+    let record = record_in(dir.path());
     assert_eq!(record["engine"]["requested"], "io_uring");
     assert_eq!(record["engine"]["used"], "psync");
     assert!(
@@ -343,13 +273,7 @@ fn reading_an_existing_file_keeps_its_data() {
     let dir = tempfile::tempdir().unwrap();
     let data: Vec<u8> = (0..(4u32 << 20)).map(|i| (i % 251) as u8).collect();
     std::fs::write(dir.path().join("data.bin"), &data).unwrap();
-    let out = bench(
-        dir.path(),
-        &["data.bin", "--runtime", "200ms", "--json", "r.json"],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let record = read_json(&dir.path().join("r.json"));
-    assert_valid_record(&record);
+    let (_, record) = bench_ok(dir.path(), &opts("data.bin --runtime 200ms"));
     assert_eq!(record["target"]["kind"], "file");
     assert_eq!(record["target"]["working_set_bytes"], 4 << 20);
     assert_eq!(record["target"]["preconditioned"], false);
@@ -363,16 +287,7 @@ fn sigint_drains_and_records_interrupted() {
         let dir = tempfile::tempdir().unwrap();
         let mut child = bench_cmd(
             dir.path(),
-            &[
-                "--runtime",
-                "30s",
-                "--size",
-                "16M",
-                "--interval",
-                "100ms",
-                "--json",
-                "r.json",
-            ],
+            &opts("--runtime 30s --size 16M --interval 100ms --json r.json"),
         )
         .stderr(Stdio::piped())
         .stdout(Stdio::piped())
@@ -386,8 +301,7 @@ fn sigint_drains_and_records_interrupted() {
         let rest: Vec<String> = lines.map_while(Result::ok).collect();
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(130), "{rest:?}");
-        let record = read_json(&dir.path().join("r.json"));
-        assert_valid_record(&record);
+        let record = record_in(dir.path());
         assert_eq!(record["status"], "interrupted");
         assert_eq!(record["segments"][0]["status"], "interrupted");
         assert!(record["read"]["total_ios"].as_u64().unwrap() > 0);
@@ -395,7 +309,7 @@ fn sigint_drains_and_records_interrupted() {
         assert!(elapsed_s > 0.1 && elapsed_s < 10.0, "{elapsed_s}");
         assert_eq!(record["target"]["scratch_removed"], true);
         assert!(
-            leftovers(dir.path(), &["r.json"]).is_empty(),
+            leftovers(dir.path(), &[RECORD]).is_empty(),
             "scratch file removed"
         );
     }
@@ -409,20 +323,7 @@ fn an_io_error_mid_run_stops_and_records_failed() {
     std::fs::write(dir.path().join("data.bin"), vec![1u8; 16 << 20]).unwrap();
     let mut cmd = bench_cmd(
         dir.path(),
-        &[
-            "data.bin",
-            "--rw",
-            "write",
-            "--bs",
-            "1M",
-            "-q",
-            "1",
-            "--allow-destructive",
-            "--runtime",
-            "5s",
-            "--json",
-            "r.json",
-        ],
+        &opts("data.bin --rw write --bs 1M -q 1 --allow-destructive --runtime 5s --json r.json"),
     );
     // SAFETY: only async-signal-safe calls (setrlimit, signal) between fork and exec.
     unsafe {
@@ -444,12 +345,9 @@ fn an_io_error_mid_run_stops_and_records_failed() {
         "{}",
         stderr(&out)
     );
-    let record = read_json(&dir.path().join("r.json"));
-    assert_valid_record(&record);
-    assert_eq!(record["status"], "failed");
-    assert_eq!(record["error"]["errno_name"], "EFBIG");
+    let record = record_in(dir.path());
+    assert_write_failed_with(&record, "EFBIG");
     assert_eq!(record["error"]["offset_bytes"], 8 << 20);
-    assert_eq!(record["error"]["operation"], "write");
     assert_eq!(
         record["write"]["total_ios"], 8,
         "the 8 writes before the limit completed"
@@ -460,13 +358,7 @@ fn an_io_error_mid_run_stops_and_records_failed() {
 #[test]
 fn direct_io_reconciles_with_the_device() {
     let dir = tempfile::tempdir().unwrap();
-    let out = bench(
-        dir.path(),
-        &["--runtime", "300ms", "--size", "16M", "--json", "d.json"],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let record = read_json(&dir.path().join("d.json"));
-    assert_valid_record(&record);
+    let (out, record) = bench_ok(dir.path(), &opts("--runtime 300ms --size 16M"));
     if record["device"].is_null() {
         eprintln!("skipping the reconciliation check: {}", record["notes"]);
         return;
@@ -486,32 +378,9 @@ fn direct_io_reconciles_with_the_device() {
 fn several_workers_pinned_with_a_ramp() {
     let dir = tempfile::tempdir().unwrap();
     for rw in ["read", "randrw"] {
-        let out = bench(
-            dir.path(),
-            &[
-                "--rw",
-                rw,
-                "-j",
-                "2",
-                "-q",
-                "4",
-                "--cpus",
-                "0",
-                "--ramp",
-                "200ms",
-                "--runtime",
-                "300ms",
-                "--size",
-                "16M",
-                "--interval",
-                "100ms",
-                "--json",
-                "r.json",
-            ],
-        );
-        assert!(out.status.success(), "{rw}: {}", stderr(&out));
-        let record = read_json(&dir.path().join("r.json"));
-        assert_valid_record(&record);
+        let job =
+            opts("-j 2 -q 4 --cpus 0 --ramp 200ms --runtime 300ms --size 16M --interval 100ms");
+        let (_, record) = bench_ok(dir.path(), &[&["--rw", rw][..], &job].concat());
         assert_eq!(record["job"]["numjobs"], 2);
         assert_eq!(record["job"]["cpus"], "0");
         assert_eq!(record["job"]["ramp_ns"], 200_000_000);

@@ -16,30 +16,54 @@ fn data_file(path: &Path, bytes: usize) {
     std::fs::write(path, data).unwrap();
 }
 
+/// A loop device over `dir/disk.img`, `bytes` of data (no filesystem).
+fn data_loop_device(dir: &Path, bytes: usize) -> LoopDevice {
+    let image = dir.join("disk.img");
+    data_file(&image, bytes);
+    LoopDevice::attach(&image)
+}
+
+/// An ext4 filesystem on a loop device over `dir/fs.img`, mounted at `dir/mnt`.
+/// Fields drop in order: the mount goes before its device.
+struct MountedExt4 {
+    mount: Mount,
+    dev: LoopDevice,
+}
+
+impl MountedExt4 {
+    fn new(dir: &Path, bytes: u64) -> Self {
+        let image = dir.join("fs.img");
+        ext4_image(&image, bytes);
+        let dev = LoopDevice::attach(&image);
+        let mount = Mount::new(&[dev.path().to_str().unwrap()], &dir.join("mnt"));
+        Self { mount, dev }
+    }
+
+    fn mnt(&self) -> &Path {
+        &self.mount.0
+    }
+}
+
+/// The one-line refusal to write to `dev` while something on it is mounted at `mnt`.
+fn mounted_refusal(dev: &LoopDevice, mnt: &Path) -> String {
+    format!(
+        "error: refusing to write to {}: it is mounted at {}; unmount or release it first",
+        dev.path().display(),
+        mnt.display()
+    )
+}
+
 #[test]
 fn reads_a_raw_loop_device() {
     if skip_unless_root("reads_a_raw_loop_device") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let image = dir.path().join("disk.img");
-    data_file(&image, 32 << 20);
-    let dev = LoopDevice::attach(&image);
-    let out = bench(
+    let dev = data_loop_device(dir.path(), 32 << 20);
+    let (_, record) = bench_ok(
         dir.path(),
-        &[
-            dev.path().to_str().unwrap(),
-            "--runtime",
-            "300ms",
-            "--interval",
-            "100ms",
-            "--json",
-            "r.json",
-        ],
+        &args(dev.path(), "--runtime 300ms --interval 100ms"),
     );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let record = read_json(&dir.path().join("r.json"));
-    assert_valid_record(&record);
     assert_eq!(record["status"], "completed");
     assert_eq!(record["target"]["kind"], "block_device");
     assert_eq!(record["target"]["working_set_bytes"], 32 << 20);
@@ -62,20 +86,7 @@ fn buffered_reads_warn_of_the_page_cache() {
     data_file(&image, 16 << 20);
     // A device only this test uses: a shared disk's other readers would hide the cache.
     let dev = LoopDevice::attach_unique(&image);
-    let out = bench(
-        dir.path(),
-        &[
-            dev.path().to_str().unwrap(),
-            "--buffered",
-            "--runtime",
-            "1s",
-            "--json",
-            "b.json",
-        ],
-    );
-    assert!(out.status.success(), "{}", stderr(&out));
-    let record = read_json(&dir.path().join("b.json"));
-    assert_valid_record(&record);
+    let (out, record) = bench_ok(dir.path(), &args(dev.path(), "--buffered --runtime 1s"));
     let verdict = record["device"]["reconciliation"]["verdict"].to_string();
     assert!(verdict.contains("PAGE CACHE"), "{verdict}");
     assert!(
@@ -97,34 +108,18 @@ fn refuses_to_write_to_a_mounted_device_even_when_allowed() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let image = dir.path().join("fs.img");
-    ext4_image(&image, 32 << 20);
-    let dev = LoopDevice::attach(&image);
-    let mnt = dir.path().join("mnt");
-    let _mount = Mount::new(&[dev.path().to_str().unwrap()], &mnt);
+    let fs = MountedExt4::new(dir.path(), 32 << 20);
     let out = bench(
         dir.path(),
-        &[
-            dev.path().to_str().unwrap(),
-            "--rw",
-            "randwrite",
-            "--allow-destructive",
-            "--runtime",
-            "300ms",
-        ],
+        &args(
+            fs.dev.path(),
+            "--rw randwrite --allow-destructive --runtime 300ms",
+        ),
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let want = format!(
-        "error: refusing to write to {}: it is mounted at {}; unmount or release it first",
-        dev.path().display(),
-        mnt.display()
-    );
-    assert_eq!(stderr(&out).trim(), want);
+    assert_eq!(stderr(&out).trim(), mounted_refusal(&fs.dev, fs.mnt()));
     // Reading a mounted device is harmless and allowed.
-    let out = bench(
-        dir.path(),
-        &[dev.path().to_str().unwrap(), "--runtime", "200ms"],
-    );
+    let out = bench(dir.path(), &args(fs.dev.path(), "--runtime 200ms"));
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
@@ -171,24 +166,10 @@ fn refuses_to_write_to_a_disk_whose_partition_is_mounted() {
     let _mount = Mount::new(&[part.to_str().unwrap()], &mnt);
     let out = bench(
         dir.path(),
-        &[
-            dev.path().to_str().unwrap(),
-            "--rw",
-            "write",
-            "--allow-destructive",
-            "--runtime",
-            "200ms",
-        ],
+        &args(dev.path(), "--rw write --allow-destructive --runtime 200ms"),
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert_eq!(
-        stderr(&out).trim(),
-        format!(
-            "error: refusing to write to {}: it is mounted at {}; unmount or release it first",
-            dev.path().display(),
-            mnt.display()
-        )
-    );
+    assert_eq!(stderr(&out).trim(), mounted_refusal(&dev, &mnt));
 }
 
 #[test]
@@ -197,13 +178,8 @@ fn refuses_to_write_to_a_device_another_program_holds() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let image = dir.path().join("disk.img");
-    data_file(&image, 16 << 20);
-    let dev = LoopDevice::attach(&image);
-    let out = bench(
-        dir.path(),
-        &[dev.path().to_str().unwrap(), "--rw", "randwrite"],
-    );
+    let dev = data_loop_device(dir.path(), 16 << 20);
+    let out = bench(dir.path(), &args(dev.path(), "--rw randwrite"));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert_eq!(
         stderr(&out).trim(),
@@ -218,17 +194,8 @@ fn refuses_to_write_to_a_device_another_program_holds() {
         .custom_flags(libc::O_EXCL)
         .open(dev.path())
         .unwrap();
-    let out = bench(
-        dir.path(),
-        &[
-            dev.path().to_str().unwrap(),
-            "--rw",
-            "write",
-            "--allow-destructive",
-            "--runtime",
-            "300ms",
-        ],
-    );
+    let write = args(dev.path(), "--rw write --allow-destructive --runtime 200ms");
+    let out = bench(dir.path(), &write);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("it is in use (another program has it open exclusively)"),
@@ -236,17 +203,7 @@ fn refuses_to_write_to_a_device_another_program_holds() {
         stderr(&out)
     );
     drop(holder);
-    let out = bench(
-        dir.path(),
-        &[
-            dev.path().to_str().unwrap(),
-            "--rw",
-            "write",
-            "--allow-destructive",
-            "--runtime",
-            "200ms",
-        ],
-    );
+    let out = bench(dir.path(), &write);
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
@@ -256,46 +213,24 @@ fn enospc_mid_run_stops_and_records_failed() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let image = dir.path().join("fs.img");
-    ext4_image(&image, 16 << 20);
-    let dev = LoopDevice::attach(&image);
-    let mnt = dir.path().join("mnt");
-    let _mount = Mount::new(&[dev.path().to_str().unwrap()], &mnt);
-    let file = mnt.join("big.bin");
+    let fs = MountedExt4::new(dir.path(), 16 << 20);
+    let file = fs.mnt().join("big.bin");
     sparse_file(&file, 64 << 20);
-    let out = bench(
+    let (out, record) = bench_fails(
         dir.path(),
-        &[
-            file.to_str().unwrap(),
-            "--rw",
-            "write",
-            "--bs",
-            "1M",
-            "-q",
-            "4",
-            "--allow-destructive",
-            "--runtime",
-            "20s",
-            "--json",
-            "r.json",
-        ],
+        &args(
+            &file,
+            "--rw write --bs 1M -q 4 --allow-destructive --runtime 20s",
+        ),
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("failed: No space left on device (ENOSPC)"),
         "{}",
         stderr(&out)
     );
-    let record = read_json(&dir.path().join("r.json"));
-    assert_valid_record(&record);
-    assert_eq!(record["status"], "failed");
-    assert_eq!(record["error"]["errno_name"], "ENOSPC");
+    assert_write_failed_with(&record, "ENOSPC");
     let offset = record["error"]["offset_bytes"].as_u64().unwrap();
     assert!(offset > 0 && offset < 16 << 20, "offset {offset}");
-    assert!(
-        record["write"]["total_ios"].as_u64().unwrap() > 0,
-        "partial results kept"
-    );
 }
 
 /// The set-up often suggested for EIO; this kernel's loop driver passes the backing file's
@@ -313,27 +248,13 @@ fn loop_device_over_a_full_tmpfs_fails_the_run_cleanly() {
     let image = mnt.join("sparse.img");
     sparse_file(&image, 64 << 20);
     let dev = LoopDevice::attach(&image);
-    let out = bench(
+    let (out, record) = bench_fails(
         dir.path(),
-        &[
-            dev.path().to_str().unwrap(),
-            "--rw",
-            "write",
-            "--bs",
-            "1M",
-            "-q",
-            "1",
-            "--allow-destructive",
-            "--runtime",
-            "20s",
-            "--json",
-            "r.json",
-        ],
+        &args(
+            dev.path(),
+            "--rw write --bs 1M -q 1 --allow-destructive --runtime 20s",
+        ),
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let record = read_json(&dir.path().join("r.json"));
-    assert_valid_record(&record);
-    assert_eq!(record["status"], "failed");
     let errno = record["error"]["errno_name"].as_str().unwrap().to_string();
     assert!(errno == "EIO" || errno == "ENOSPC", "{errno}");
     let offset = record["error"]["offset_bytes"].as_u64().unwrap();
@@ -356,27 +277,15 @@ fn eio_mid_run_stops_and_records_failed() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let image = dir.path().join("fs.img");
-    ext4_image(&image, 64 << 20);
-    let dev = LoopDevice::attach(&image);
-    let mnt = dir.path().join("mnt");
-    let _mount = Mount::new(&[dev.path().to_str().unwrap()], &mnt);
-    let file = mnt.join("data.bin");
+    let fs = MountedExt4::new(dir.path(), 64 << 20);
+    let file = fs.mnt().join("data.bin");
     data_file(&file, 16 << 20);
     let mut child = bench_cmd(
         dir.path(),
-        &[
-            file.to_str().unwrap(),
-            "--rw",
-            "randwrite",
-            "--allow-destructive",
-            "--runtime",
-            "20s",
-            "--interval",
-            "100ms",
-            "--json",
-            "r.json",
-        ],
+        &args(
+            &file,
+            "--rw randwrite --allow-destructive --runtime 20s --interval 100ms --json r.json",
+        ),
     )
     .stderr(Stdio::piped())
     .stdout(Stdio::piped())
@@ -386,7 +295,7 @@ fn eio_mid_run_stops_and_records_failed() {
     wait_for_status_lines(&mut lines, 2);
     const EXT4_IOC_SHUTDOWN: libc::c_ulong = 0x8004_587d; // _IOR('X', 125, __u32)
     const EXT4_GOING_FLAGS_NOLOGFLUSH: u32 = 2;
-    let mount_dir = std::fs::File::open(&mnt).unwrap();
+    let mount_dir = std::fs::File::open(fs.mnt()).unwrap();
     let flags = EXT4_GOING_FLAGS_NOLOGFLUSH;
     // SAFETY: the ioctl reads one u32 through a pointer to a live u32.
     let rc = unsafe { libc::ioctl(mount_dir.as_raw_fd(), EXT4_IOC_SHUTDOWN, &raw const flags) };
@@ -399,16 +308,9 @@ fn eio_mid_run_stops_and_records_failed() {
             .any(|l| l.contains("failed: Input/output error (EIO)")),
         "{rest:?}"
     );
-    let record = read_json(&dir.path().join("r.json"));
-    assert_valid_record(&record);
-    assert_eq!(record["status"], "failed");
-    assert_eq!(record["error"]["errno_name"], "EIO");
-    assert_eq!(record["error"]["operation"], "write");
+    let record = record_in(dir.path());
+    assert_write_failed_with(&record, "EIO");
     assert!(record["error"]["offset_bytes"].as_u64().unwrap() < 16 << 20);
-    assert!(
-        record["write"]["total_ios"].as_u64().unwrap() > 0,
-        "partial results kept"
-    );
 }
 
 #[test]
@@ -430,14 +332,7 @@ fn filesystems_without_o_direct_or_space_are_usage_errors() {
     );
     let out = bench(
         dir.path(),
-        &[
-            ramfs.to_str().unwrap(),
-            "--size",
-            "4M",
-            "--buffered",
-            "--runtime",
-            "200ms",
-        ],
+        &args(&ramfs, "--size 4M --buffered --runtime 200ms"),
     );
     assert!(out.status.success(), "{}", stderr(&out));
 

@@ -19,6 +19,65 @@ pub fn bench_cmd(dir: &Path, args: &[&str]) -> Command {
     cmd
 }
 
+/// `TARGET OPTS...` with the options written as on a command line: `"--rw write --bs 1M"` is
+/// split at spaces; the target path is kept whole.
+pub fn args<'a>(target: &'a Path, opts: &'a str) -> Vec<&'a str> {
+    let target = target.to_str().expect("a UTF-8 path");
+    std::iter::once(target)
+        .chain(opts.split_whitespace())
+        .collect()
+}
+
+/// Options without a target (the default scratch file), split at spaces like [`args`].
+pub fn opts(opts: &str) -> Vec<&str> {
+    opts.split_whitespace().collect()
+}
+
+/// The record file the helpers below ask for with `--json`.
+pub const RECORD: &str = "r.json";
+
+/// The run record [`RECORD`] in `dir`, checked against the schema.
+pub fn record_in(dir: &Path) -> Value {
+    let record = read_json(&dir.join(RECORD));
+    assert_valid_record(&record);
+    record
+}
+
+/// Runs `diskdash bench ARGS --json r.json` in `dir`, asserts it succeeded and returns its
+/// output and its record (checked against the schema).
+pub fn bench_ok(dir: &Path, args: &[&str]) -> (Output, Value) {
+    let out = bench(dir, &[args, &["--json", RECORD]].concat());
+    assert!(out.status.success(), "{args:?}: {}", super::stderr(&out));
+    (out, record_in(dir))
+}
+
+/// Runs `diskdash bench ARGS --json r.json` in `dir`, asserts it failed as a run does (exit 1)
+/// and still recorded a `failed` run, and returns its output and that record.
+pub fn bench_fails(dir: &Path, args: &[&str]) -> (Output, Value) {
+    let out = bench(dir, &[args, &["--json", RECORD]].concat());
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{args:?}: {}",
+        super::stderr(&out)
+    );
+    let record = record_in(dir);
+    assert_eq!(record["status"], "failed");
+    (out, record)
+}
+
+/// Asserts `record` is a run that failed on a write with `errno` and kept the writes done
+/// before (partial results).
+pub fn assert_write_failed_with(record: &Value, errno: &str) {
+    assert_eq!(record["status"], "failed");
+    assert_eq!(record["error"]["errno_name"], errno, "{}", record["error"]);
+    assert_eq!(record["error"]["operation"], "write", "{}", record["error"]);
+    assert!(
+        record["write"]["total_ios"].as_u64().unwrap() > 0,
+        "partial results kept"
+    );
+}
+
 /// Reads `diskdash bench` stderr until `n` status lines (`[...]`) went by: the run is measuring.
 pub fn wait_for_status_lines<B: std::io::BufRead>(lines: &mut std::io::Lines<B>, n: usize) {
     let mut seen = 0;
