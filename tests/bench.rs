@@ -1,10 +1,6 @@
 //! `diskdash bench` end to end, as any user: real binary, real files, real io_uring.
 
 mod support;
-
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
-
 use support::record::*;
 use support::*;
 
@@ -48,7 +44,7 @@ fn run_mode(rw: &str) {
         // Status lines per interval on stderr, summary on stdout.
         let status_lines = stderr(&out).lines().filter(|l| l.starts_with('[')).count();
         assert!(status_lines >= 3, "{}", stderr(&out));
-        assert!(stdout(&out).contains("completed after"), "{}", stdout(&out));
+        assert_stdout_has(&out, "completed after");
         // JSON Lines: one valid interval per line, adding up to the totals.
         let lines = json_lines(&std::fs::read_to_string(dir.path().join("run.jsonl")).unwrap());
         assert!(lines.len() >= 3, "{} interval lines", lines.len());
@@ -150,7 +146,7 @@ fn fsync_latency_is_reported_apart() {
         "{syncs} syncs for {writes} writes"
     );
     assert!(record["sync"]["lat_ns"]["mean"].as_f64().unwrap() > 0.0);
-    assert!(stdout(&out).contains("sync "), "{}", stdout(&out));
+    assert_stdout_has(&out, "sync ");
 }
 
 #[test]
@@ -160,17 +156,9 @@ fn io_uring_denied_falls_back_to_psync_and_says_so() {
         .env("DISKDASH_URING_DISABLED", "1")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("note: io_uring unavailable (EPERM"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(
-        stdout(&out).contains("fell back to psync"),
-        "{}",
-        stdout(&out)
-    );
+    assert_success(&out);
+    assert_stderr_has(&out, "note: io_uring unavailable (EPERM");
+    assert_stdout_has(&out, "fell back to psync");
     let record = record_in(dir.path());
     assert_eq!(record["engine"]["requested"], "io_uring");
     assert_eq!(record["engine"]["used"], "psync");
@@ -285,22 +273,14 @@ fn reading_an_existing_file_keeps_its_data() {
 fn sigint_drains_and_records_interrupted() {
     for signal in [libc::SIGINT, libc::SIGTERM] {
         let dir = tempfile::tempdir().unwrap();
-        let mut child = bench_cmd(
+        let run = MeasuringRun::start(
             dir.path(),
-            &opts("--runtime 30s --size 16M --interval 100ms --json r.json"),
-        )
-        .stderr(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        // Wait for two status lines: the run is measuring.
-        wait_for_status_lines(&mut lines, 2);
+            &opts("--runtime 30s --size 16M --interval 100ms"),
+        );
         // SAFETY: kill on our own child's pid.
-        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
-        let rest: Vec<String> = lines.map_while(Result::ok).collect();
-        let status = child.wait().unwrap();
-        assert_eq!(status.code(), Some(130), "{rest:?}");
+        assert_eq!(unsafe { libc::kill(run.child.id() as i32, signal) }, 0);
+        let (code, rest) = run.finish();
+        assert_eq!(code, Some(130), "{rest:?}");
         let record = record_in(dir.path());
         assert_eq!(record["status"], "interrupted");
         assert_eq!(record["segments"][0]["status"], "interrupted");
@@ -339,11 +319,9 @@ fn an_io_error_mid_run_stops_and_records_failed() {
     }
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out)
-            .contains("error: write at offset 8388608 (8 MiB) failed: File too large (EFBIG)"),
-        "{}",
-        stderr(&out)
+    assert_stderr_has(
+        &out,
+        "error: write at offset 8388608 (8 MiB) failed: File too large (EFBIG)",
     );
     let record = record_in(dir.path());
     assert_write_failed_with(&record, "EFBIG");
@@ -352,7 +330,7 @@ fn an_io_error_mid_run_stops_and_records_failed() {
         record["write"]["total_ios"], 8,
         "the 8 writes before the limit completed"
     );
-    assert!(stdout(&out).contains("FAILED"), "{}", stdout(&out));
+    assert_stdout_has(&out, "FAILED");
 }
 
 #[test]
@@ -368,7 +346,7 @@ fn direct_io_reconciles_with_the_device() {
     // Other programs may use the same disk at the same time: the device can only do more.
     assert!(rec["io_ratio"].as_f64().unwrap() >= 0.98, "{rec}");
     assert!(record["device"]["iostat"]["r/s"].as_f64().unwrap() > 0.0);
-    assert!(stdout(&out).contains("r/s"), "{}", stdout(&out));
+    assert_stdout_has(&out, "r/s");
     assert!(!stdout(&out).contains("PAGE CACHE"));
     // Buffered reads warning of the page cache: tests/bench_root.rs, on a loop device of their
     // own (on this shared disk other programs' reads would hide the cache).

@@ -89,16 +89,8 @@ fn buffered_reads_warn_of_the_page_cache() {
     let (out, record) = bench_ok(dir.path(), &args(dev.path(), "--buffered --runtime 1s"));
     let verdict = record["device"]["reconciliation"]["verdict"].to_string();
     assert!(verdict.contains("PAGE CACHE"), "{verdict}");
-    assert!(
-        stderr(&out).contains("WARNING: PAGE CACHE: the run moved"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(
-        stdout(&out).contains("WARNING PAGE CACHE"),
-        "{}",
-        stdout(&out)
-    );
+    assert_stderr_has(&out, "WARNING: PAGE CACHE: the run moved");
+    assert_stdout_has(&out, "WARNING PAGE CACHE");
     assert!(record["warnings"].to_string().contains("PAGE CACHE"));
 }
 
@@ -116,11 +108,11 @@ fn refuses_to_write_to_a_mounted_device_even_when_allowed() {
             "--rw randwrite --allow-destructive --runtime 300ms",
         ),
     );
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_usage_error(&out);
     assert_eq!(stderr(&out).trim(), mounted_refusal(&fs.dev, fs.mnt()));
     // Reading a mounted device is harmless and allowed.
     let out = bench(dir.path(), &args(fs.dev.path(), "--runtime 200ms"));
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_success(&out);
 }
 
 /// An MBR with one Linux partition from sector 2048 to the end of a `bytes`-long image.
@@ -168,7 +160,7 @@ fn refuses_to_write_to_a_disk_whose_partition_is_mounted() {
         dir.path(),
         &args(dev.path(), "--rw write --allow-destructive --runtime 200ms"),
     );
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_usage_error(&out);
     assert_eq!(stderr(&out).trim(), mounted_refusal(&dev, &mnt));
 }
 
@@ -180,7 +172,7 @@ fn refuses_to_write_to_a_device_another_program_holds() {
     let dir = tempfile::tempdir().unwrap();
     let dev = data_loop_device(dir.path(), 16 << 20);
     let out = bench(dir.path(), &args(dev.path(), "--rw randwrite"));
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_usage_error(&out);
     assert_eq!(
         stderr(&out).trim(),
         format!(
@@ -196,15 +188,14 @@ fn refuses_to_write_to_a_device_another_program_holds() {
         .unwrap();
     let write = args(dev.path(), "--rw write --allow-destructive --runtime 200ms");
     let out = bench(dir.path(), &write);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("it is in use (another program has it open exclusively)"),
-        "{}",
-        stderr(&out)
+    assert_usage_error(&out);
+    assert_stderr_has(
+        &out,
+        "it is in use (another program has it open exclusively)",
     );
     drop(holder);
     let out = bench(dir.path(), &write);
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_success(&out);
 }
 
 #[test]
@@ -223,11 +214,7 @@ fn enospc_mid_run_stops_and_records_failed() {
             "--rw write --bs 1M -q 4 --allow-destructive --runtime 20s",
         ),
     );
-    assert!(
-        stderr(&out).contains("failed: No space left on device (ENOSPC)"),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, "failed: No space left on device (ENOSPC)");
     assert_write_failed_with(&record, "ENOSPC");
     let offset = record["error"]["offset_bytes"].as_u64().unwrap();
     assert!(offset > 0 && offset < 16 << 20, "offset {offset}");
@@ -259,20 +246,14 @@ fn loop_device_over_a_full_tmpfs_fails_the_run_cleanly() {
     assert!(errno == "EIO" || errno == "ENOSPC", "{errno}");
     let offset = record["error"]["offset_bytes"].as_u64().unwrap();
     assert!((4 << 20..=8 << 20).contains(&offset), "offset {offset}");
-    assert!(
-        stderr(&out).contains(&format!("error: write at offset {offset}")),
-        "{}",
-        stderr(&out)
-    );
+    assert_stderr_has(&out, &format!("error: write at offset {offset}"));
 }
 
 /// A real EIO mid-run: the ext4 under the target is shut down (EXT4_IOC_SHUTDOWN, as
 /// `xfs_io -c shutdown` does) while the run writes; every write after that fails with EIO.
 #[test]
 fn eio_mid_run_stops_and_records_failed() {
-    use std::io::{BufRead, BufReader};
     use std::os::fd::AsRawFd;
-    use std::process::Stdio;
     if skip_unless_root("eio_mid_run_stops_and_records_failed") {
         return;
     }
@@ -280,19 +261,13 @@ fn eio_mid_run_stops_and_records_failed() {
     let fs = MountedExt4::new(dir.path(), 64 << 20);
     let file = fs.mnt().join("data.bin");
     data_file(&file, 16 << 20);
-    let mut child = bench_cmd(
+    let run = MeasuringRun::start(
         dir.path(),
         &args(
             &file,
-            "--rw randwrite --allow-destructive --runtime 20s --interval 100ms --json r.json",
+            "--rw randwrite --allow-destructive --runtime 20s --interval 100ms",
         ),
-    )
-    .stderr(Stdio::piped())
-    .stdout(Stdio::piped())
-    .spawn()
-    .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    wait_for_status_lines(&mut lines, 2);
+    );
     const EXT4_IOC_SHUTDOWN: libc::c_ulong = 0x8004_587d; // _IOR('X', 125, __u32)
     const EXT4_GOING_FLAGS_NOLOGFLUSH: u32 = 2;
     let mount_dir = std::fs::File::open(fs.mnt()).unwrap();
@@ -300,9 +275,8 @@ fn eio_mid_run_stops_and_records_failed() {
     // SAFETY: the ioctl reads one u32 through a pointer to a live u32.
     let rc = unsafe { libc::ioctl(mount_dir.as_raw_fd(), EXT4_IOC_SHUTDOWN, &raw const flags) };
     assert_eq!(rc, 0, "shutdown: {}", std::io::Error::last_os_error());
-    let rest: Vec<String> = lines.map_while(Result::ok).collect();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(1), "{rest:?}");
+    let (code, rest) = run.finish();
+    assert_eq!(code, Some(1), "{rest:?}");
     assert!(
         rest.iter()
             .any(|l| l.contains("failed: Input/output error (EIO)")),
@@ -322,7 +296,7 @@ fn filesystems_without_o_direct_or_space_are_usage_errors() {
     let ramfs = dir.path().join("ramfs");
     let _ramfs = Mount::new(&["-t", "ramfs", "ramfs"], &ramfs);
     let out = bench(dir.path(), &[ramfs.to_str().unwrap(), "--size", "4M"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_usage_error(&out);
     assert_eq!(
         stderr(&out).trim(),
         format!(
@@ -334,13 +308,13 @@ fn filesystems_without_o_direct_or_space_are_usage_errors() {
         dir.path(),
         &args(&ramfs, "--size 4M --buffered --runtime 200ms"),
     );
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_success(&out);
 
     let full = dir.path().join("full");
     let _full = Mount::new(&["-t", "tmpfs", "-o", "size=1M", "tmpfs"], &full);
     let _ = std::fs::write(full.join("filler"), vec![0u8; 1 << 20]);
     let out = bench(dir.path(), &[full.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_usage_error(&out);
     assert!(
         stderr(&out).starts_with(&format!(
             "error: no room for the scratch file in {}: only",

@@ -46,6 +46,23 @@ pub fn assert_success(out: &Output) {
     );
 }
 
+/// Panics with the whole stderr unless it contains `want`.
+pub fn assert_stderr_has(out: &Output, want: &str) {
+    let err = stderr(out);
+    assert!(err.contains(want), "stderr lacks {want:?}: {err}");
+}
+
+/// Panics with the whole stdout unless it contains `want`.
+pub fn assert_stdout_has(out: &Output, want: &str) {
+    let text = stdout(out);
+    assert!(text.contains(want), "stdout lacks {want:?}: {text}");
+}
+
+/// Panics with the status and stderr unless `out` is a usage error (exit 2).
+pub fn assert_usage_error(out: &Output) {
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(out));
+}
+
 /// Panics unless `out` succeeded without a word on stderr.
 pub fn assert_quiet_success(out: &Output) {
     assert_success(out);

@@ -1,7 +1,8 @@
 //! The bench tests' part: run `diskdash bench`, validate records against the schema.
 
+use std::io::{BufRead, BufReader, Lines};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, ChildStderr, Command, Output, Stdio};
 
 use serde_json::Value;
 
@@ -76,6 +77,34 @@ pub fn assert_write_failed_with(record: &Value, errno: &str) {
         record["write"]["total_ios"].as_u64().unwrap() > 0,
         "partial results kept"
     );
+}
+
+/// A `diskdash bench ARGS --json r.json` running in the background that has shown two status
+/// lines: it is measuring. Stdout and stderr are piped.
+pub struct MeasuringRun {
+    pub child: Child,
+    lines: Lines<BufReader<ChildStderr>>,
+}
+
+impl MeasuringRun {
+    pub fn start(dir: &Path, args: &[&str]) -> Self {
+        let mut child = bench_cmd(dir, &[args, &["--json", RECORD]].concat())
+            .stderr(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("starting diskdash");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        wait_for_status_lines(&mut lines, 2);
+        Self { child, lines }
+    }
+
+    /// Waits for the run to end: its exit code and the stderr lines after the first two
+    /// status lines.
+    pub fn finish(mut self) -> (Option<i32>, Vec<String>) {
+        let rest: Vec<String> = self.lines.map_while(Result::ok).collect();
+        let status = self.child.wait().unwrap();
+        (status.code(), rest)
+    }
 }
 
 /// Reads `diskdash bench` stderr until `n` status lines (`[...]`) went by: the run is measuring.
