@@ -1,6 +1,7 @@
 //! `diskdash bench` end to end, as any user: real binary, real files, real io_uring.
 
 mod support;
+
 use support::record::*;
 use support::*;
 
