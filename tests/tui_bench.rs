@@ -9,6 +9,17 @@ use support::tmux::{self, Tmux};
 
 const WAIT: Duration = Duration::from_secs(30);
 
+/// A benchmark that outlives the test (it is quit, signalled or hung up on), recorded to run.json.
+const LONG_RUN_RECORDED: [&str; 7] = [
+    "bench",
+    "--size",
+    "16M",
+    "--runtime",
+    "60s",
+    "--json",
+    "run.json",
+];
+
 /// The read IOPS the throughput panel shows, e.g. `12.3k` from `IOPS  read 12.3k  write 0.0`.
 fn read_iops(screen: &str) -> Option<f64> {
     let rest = screen.split("IOPS  read ").nth(1)?;
@@ -76,9 +87,7 @@ fn bench_dashboard_runs_changes_iodepth_and_quits_with_both_segments_recorded() 
         "{screen}"
     );
 
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(t.path("run.json")).expect("run.json"))
-            .expect("JSON record");
+    let record = support::read_json(&t.path("run.json"));
     assert_eq!(record["status"], "completed", "{record:#}");
     let segments = record["segments"].as_array().expect("segments");
     assert_eq!(segments.len(), 2, "{record:#}");
@@ -103,25 +112,14 @@ fn sigterm_during_the_dashboard_interrupts_and_still_writes_the_record() {
         eprintln!("skipping: tmux is not installed (.ci/run installs it)");
         return;
     }
-    let args = [
-        "bench",
-        "--size",
-        "16M",
-        "--runtime",
-        "60s",
-        "--json",
-        "run.json",
-    ];
-    let t = Tmux::start("bench-term", &args, &[], 100, 30);
+    let t = Tmux::start("bench-term", &LONG_RUN_RECORDED, &[], 100, 30);
     t.wait_for("running", WAIT, |s| s.contains("RUNNING"));
     let pid = tmux::child_named(t.pane_pid(), "diskdash");
     // SAFETY: kill(2) on a process this test started; no memory is involved.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
     assert_eq!(t.exit_status(WAIT), 130, "stderr: {}", t.stderr());
     t.assert_restored();
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(t.path("run.json")).expect("run.json"))
-            .expect("JSON record");
+    let record = support::read_json(&t.path("run.json"));
     assert_eq!(record["status"], "interrupted");
 }
 
@@ -131,16 +129,7 @@ fn a_dropped_terminal_still_writes_the_record_and_removes_the_scratch_file() {
         eprintln!("skipping: tmux is not installed (.ci/run installs it)");
         return;
     }
-    let args = [
-        "bench",
-        "--size",
-        "16M",
-        "--runtime",
-        "60s",
-        "--json",
-        "run.json",
-    ];
-    let t = Tmux::start("bench-hup", &args, &[], 100, 30);
+    let t = Tmux::start("bench-hup", &LONG_RUN_RECORDED, &[], 100, 30);
     t.wait_for("running", WAIT, |s| s.contains("RUNNING"));
     // Closing the pane is what a dropped SSH session does: SIGHUP, then no terminal at all.
     t.kill_pane();
@@ -150,8 +139,7 @@ fn a_dropped_terminal_still_writes_the_record_and_removes_the_scratch_file() {
         assert!(start.elapsed() < WAIT, "no record after the hang-up");
         std::thread::sleep(Duration::from_millis(100));
     }
-    let record: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let record = support::read_json(&record);
     assert_eq!(record["status"], "interrupted");
     assert_eq!(record["target"]["scratch_removed"], true);
     // The process is gone and left no scratch file behind.
