@@ -148,11 +148,12 @@ pub struct BenchArgs {
     )]
     pub interval: String,
 
-    /// Write the run record (JSON) to this file.
-    #[arg(long, help_heading = "Output")]
+    /// Write the run record (JSON) to this file (`-`: stdout, the summary goes to stderr).
+    #[arg(long, help_heading = "Output", allow_hyphen_values = true)]
     pub json: Option<PathBuf>,
-    /// Write one JSON record per interval to this file as the run goes (replaces the file).
-    #[arg(long, help_heading = "Output")]
+    /// Write one JSON record per interval to this file as the run goes (`-`: stdout, headless).
+    /// Replaces an earlier record; any other existing file needs --force.
+    #[arg(long, help_heading = "Output", allow_hyphen_values = true)]
     pub jsonl: Option<PathBuf>,
     /// Stay headless even in a terminal.
     #[arg(long, help_heading = "Output")]
@@ -161,6 +162,9 @@ pub struct BenchArgs {
     /// Allow writing to a block device or to an existing file that holds data.
     #[arg(long, help_heading = "Safety")]
     pub allow_destructive: bool,
+    /// Let --json/--jsonl replace an existing file that is not a diskdash record.
+    #[arg(long, help_heading = "Safety")]
+    pub force: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -33,7 +33,8 @@ pub use snapshot::{
 use crate::bench::engine::uring;
 use crate::bench::spec::{EngineKind, JobSpec, RwMode};
 use crate::bench::target;
-use crate::record::{RunRecord, RunStatus};
+use crate::record::output::{self, Output};
+use crate::record::{JsonlWriter, RunRecord, RunStatus};
 
 /// Commands from a front end. Parameter changes end the running segment and start a new one
 /// (or, when idle, apply to the next `Start`).
@@ -59,7 +60,10 @@ pub struct SessionOptions {
     /// Block device, file or directory; `None`: a scratch file in the current directory.
     pub target: Option<PathBuf>,
     pub allow_destructive: bool,
-    /// Final record (written atomically at the end, whatever the end).
+    /// Replace existing `--json`/`--jsonl` files that are not diskdash records.
+    pub force: bool,
+    /// Final record, written atomically at the end whatever the end (`-`: the front end
+    /// prints it on stdout).
     pub json: Option<PathBuf>,
     /// One interval record per line, written as the run goes.
     pub jsonl: Option<PathBuf>,
@@ -102,19 +106,24 @@ impl Session {
     /// Checks and opens the target (usage errors come back here, before anything runs), probes
     /// io_uring, and starts the session thread.
     pub fn start(spec: JobSpec, options: SessionOptions) -> anyhow::Result<SessionHandle> {
-        for (flag, path) in [("--json", &options.json), ("--jsonl", &options.jsonl)] {
-            let Some(dir) = path.as_deref().and_then(std::path::Path::parent) else {
-                continue;
-            };
-            if !dir.as_os_str().is_empty() && !dir.is_dir() {
-                return Err(crate::usage!(
-                    "{flag} {}: directory {} does not exist; create it or write elsewhere",
-                    path.as_deref().unwrap_or(dir).display(),
-                    dir.display()
-                ));
-            }
-        }
         let target = target::open(&spec, options.target.as_deref(), options.allow_destructive)?;
+        let guard = output::Guard {
+            target: target.id,
+            force: options.force,
+        };
+        if let (Some(json), Some(jsonl)) = (&options.json, &options.jsonl)
+            && json == jsonl
+        {
+            return Err(crate::usage!(
+                "--json and --jsonl are both {}; give them different files",
+                json.display()
+            ));
+        }
+        if let Some(path) = &options.json
+            && let Output::File(path) = Output::from_arg(path)
+        {
+            output::check("--json", &path, guard)?;
+        }
         let (engine, fallback) = match spec.ioengine {
             EngineKind::IoUring => match uring::probe() {
                 Ok(()) => (EngineKind::IoUring, None),
@@ -130,8 +139,15 @@ impl Session {
             },
             other => (other, None),
         };
-        let jsonl = match &options.jsonl {
-            Some(path) => Some(crate::record::JsonlWriter::create(path)?),
+        let jsonl = match options.jsonl.as_deref().map(Output::from_arg) {
+            Some(Output::Stdout) => Some(JsonlWriter::new(
+                "standard output".into(),
+                Box::new(std::io::stdout()),
+            )),
+            Some(Output::File(path)) => Some(JsonlWriter::new(
+                path.display().to_string(),
+                Box::new(output::open_jsonl("--jsonl", &path, guard)?),
+            )),
             None => None,
         };
         let device = device::DeviceWatch::open(&target.path);

@@ -1,10 +1,14 @@
-//! Block-device facts the safety checks need: who holds or mounts a device or any of its
-//! partitions (/proc/self/mountinfo, /sys/dev/block/M:m/{holders,<partition>}), its logical
+//! Block-device facts the safety checks need: who mounts a device or any of its partitions
+//! (/proc/self/mountinfo), what is stacked on a device or a file (holders in
+//! /sys/dev/block/M:m/holders, loop devices by /sys/block/loopN/loop/backing_file), its logical
 //! block size (BLKSSZGET) and its size.
 
 use std::fs;
 use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
+
+use crate::bench::pinned::FileId;
 
 /// `major:minor` of a device number.
 #[must_use]
@@ -71,21 +75,180 @@ pub fn holders_of(ids: &[String]) -> Vec<String> {
     holders
 }
 
-/// Why writing to this device must be refused, if it is mounted or held.
+/// What lies under a write: a block device (by number) or a regular file (by identity).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bottom {
+    Device(u64),
+    File(FileId),
+}
+
+/// How a device sits on the one below it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relation {
+    /// A loop device whose backing file is the one below.
+    Backs,
+    /// A holder in sysfs (device-mapper, md, bcache, ...).
+    HeldBy,
+}
+
+/// A device directly above another.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Upper {
+    /// Kernel name (`loop6`, `dm-0`).
+    pub name: String,
+    pub relation: Relation,
+}
+
+/// The storage stack as the safety rule sees it; sysfs in production, a table in tests.
+pub trait Stack {
+    /// Devices directly above `bottom` (for a device: above it or any of its partitions).
+    fn uppers(&self, bottom: Bottom) -> Vec<Upper>;
+    /// The kernel name of a device number, for walking up from it.
+    fn device_number(&self, name: &str) -> Option<u64>;
+    /// Mount points of the device (by kernel name) or any of its partitions.
+    fn mounts(&self, name: &str) -> Vec<String>;
+}
+
+/// Why writing to `bottom` must be refused: it (or a partition) is mounted, or anything is
+/// stacked on it (a loop device over it, a holder), named as a chain up to the first mount:
+/// `it backs /dev/loop6, mounted at /mnt/x`. Anything stacked is refused even when nothing
+/// above is mounted: a loop or device-mapper device over the data is how it is being used.
 #[must_use]
-pub fn in_use_reason(rdev: u64) -> Option<String> {
-    let devices = device_and_partitions(rdev);
-    let ids: Vec<String> = devices.iter().map(|(id, _)| id.clone()).collect();
-    let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-    let mounts = mounts_of(&mountinfo, &ids);
-    if !mounts.is_empty() {
-        return Some(format!("it is mounted at {}", mounts.join(", ")));
+pub fn in_use_reason(stack: &impl Stack, bottom: Bottom, own_name: Option<&str>) -> Option<String> {
+    if let Some(name) = own_name {
+        let mounts = stack.mounts(name);
+        if !mounts.is_empty() {
+            return Some(format!("it is mounted at {}", mounts.join(", ")));
+        }
     }
-    let holders = holders_of(&ids);
-    if !holders.is_empty() {
-        return Some(format!("it is held by {}", holders.join(", ")));
+    let mut chains: Vec<Vec<Upper>> = stack.uppers(bottom).into_iter().map(|u| vec![u]).collect();
+    let mut first_chain: Option<Vec<Upper>> = None;
+    let mut seen = std::collections::HashSet::new();
+    // Breadth first, bounded: the first chain that ends at a mount is the one to name.
+    while let Some(chain) = (!chains.is_empty()).then(|| chains.remove(0)) {
+        let top = chain.last().expect("chains are never empty");
+        let mounts = stack.mounts(&top.name);
+        if !mounts.is_empty() {
+            return Some(format!(
+                "{}, mounted at {}",
+                describe_chain(&chain),
+                mounts.join(", ")
+            ));
+        }
+        first_chain.get_or_insert_with(|| chain.clone());
+        if chain.len() >= MAX_STACK_DEPTH || !seen.insert(top.name.clone()) {
+            continue;
+        }
+        if let Some(rdev) = stack.device_number(&top.name) {
+            for upper in stack.uppers(Bottom::Device(rdev)) {
+                let mut longer = chain.clone();
+                longer.push(upper);
+                chains.push(longer);
+            }
+        }
     }
-    None
+    first_chain.map(|chain| describe_chain(&chain))
+}
+
+/// Stacks deeper than this are not followed further (a loop in sysfs cannot go on forever).
+const MAX_STACK_DEPTH: usize = 16;
+
+fn describe_chain(chain: &[Upper]) -> String {
+    let mut text = String::from("it");
+    for (i, upper) in chain.iter().enumerate() {
+        let which = if i == 0 { " " } else { ", which " };
+        let verb = match upper.relation {
+            Relation::Backs => "backs",
+            Relation::HeldBy => "is held by",
+        };
+        text.push_str(&format!("{which}{verb} /dev/{}", upper.name));
+    }
+    text
+}
+
+/// The stack read from sysfs and mountinfo once.
+pub struct SysfsStack {
+    mountinfo: String,
+    /// Bound loop devices and what backs them.
+    loops: Vec<(String, Bottom)>,
+}
+
+impl SysfsStack {
+    #[must_use]
+    pub fn read() -> Self {
+        let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+        let mut loops = Vec::new();
+        for entry in fs::read_dir("/sys/block").into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Ok(backing) = fs::read_to_string(entry.path().join("loop/backing_file")) else {
+                continue;
+            };
+            // A deleted backing file ("... (deleted)") has no name left to compare.
+            let Ok(meta) = fs::metadata(backing.trim_end_matches('\n')) else {
+                continue;
+            };
+            let bottom = if meta.file_type().is_block_device() {
+                Bottom::Device(meta.rdev())
+            } else {
+                Bottom::File(FileId {
+                    dev: meta.dev(),
+                    ino: meta.ino(),
+                })
+            };
+            loops.push((name, bottom));
+        }
+        Self { mountinfo, loops }
+    }
+}
+
+impl Stack for SysfsStack {
+    fn uppers(&self, bottom: Bottom) -> Vec<Upper> {
+        let ids: Vec<String> = match bottom {
+            Bottom::Device(rdev) => device_and_partitions(rdev)
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect(),
+            Bottom::File(_) => Vec::new(),
+        };
+        let mut uppers: Vec<Upper> = holders_of(&ids)
+            .into_iter()
+            .map(|name| Upper {
+                name,
+                relation: Relation::HeldBy,
+            })
+            .collect();
+        for (name, backing) in &self.loops {
+            let over = match (bottom, backing) {
+                (Bottom::File(a), Bottom::File(b)) => a == *b,
+                (Bottom::Device(_), Bottom::Device(rdev)) => ids.contains(&dev_id(*rdev)),
+                _ => false,
+            };
+            if over {
+                uppers.push(Upper {
+                    name: name.clone(),
+                    relation: Relation::Backs,
+                });
+            }
+        }
+        uppers
+    }
+
+    fn device_number(&self, name: &str) -> Option<u64> {
+        let dev = fs::read_to_string(Path::new("/sys/class/block").join(name).join("dev")).ok()?;
+        let (major, minor) = dev.trim().split_once(':')?;
+        Some(libc::makedev(major.parse().ok()?, minor.parse().ok()?))
+    }
+
+    fn mounts(&self, name: &str) -> Vec<String> {
+        let Some(rdev) = self.device_number(name) else {
+            return Vec::new();
+        };
+        let ids: Vec<String> = device_and_partitions(rdev)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        mounts_of(&self.mountinfo, &ids)
+    }
 }
 
 /// Logical block size (BLKSSZGET).
@@ -126,5 +289,78 @@ mod tests {
         );
         assert!(mounts_of(mountinfo, &["8:0".into()]).is_empty());
         assert_eq!(dev_id(libc::makedev(7, 3)), "7:3");
+    }
+
+    /// loop5 -> loop6 -> (mounted at /mnt/x); sdb held by dm-0, nothing mounted; a file
+    /// backing loop7; a cycle loop8 <-> loop9.
+    struct Table;
+
+    impl Stack for Table {
+        fn uppers(&self, bottom: Bottom) -> Vec<Upper> {
+            let up = |name: &str, relation| Upper {
+                name: name.into(),
+                relation,
+            };
+            match bottom {
+                Bottom::Device(rdev) => match libc::minor(rdev) {
+                    5 => vec![up("loop6", Relation::Backs)],
+                    16 => vec![up("dm-0", Relation::HeldBy)],
+                    8 => vec![up("loop9", Relation::Backs)],
+                    9 => vec![up("loop8", Relation::Backs)],
+                    _ => Vec::new(),
+                },
+                Bottom::File(id) if id.ino == 42 => vec![up("loop7", Relation::Backs)],
+                Bottom::File(_) => Vec::new(),
+            }
+        }
+
+        fn device_number(&self, name: &str) -> Option<u64> {
+            let minor = match name {
+                "loop6" => 6,
+                "dm-0" => 0,
+                "loop7" => 7,
+                "loop8" => 8,
+                "loop9" => 9,
+                _ => return None,
+            };
+            Some(libc::makedev(7, minor))
+        }
+
+        fn mounts(&self, name: &str) -> Vec<String> {
+            match name {
+                "loop6" => vec!["/mnt/x".into()],
+                "sda" => vec!["/".into()],
+                _ => Vec::new(),
+            }
+        }
+    }
+
+    #[test]
+    fn the_chain_up_to_a_mount_is_named() {
+        let dev = |minor| Bottom::Device(libc::makedev(7, minor));
+        assert_eq!(
+            in_use_reason(&Table, dev(5), Some("loop5")).as_deref(),
+            Some("it backs /dev/loop6, mounted at /mnt/x")
+        );
+        assert_eq!(
+            in_use_reason(&Table, dev(1), Some("sda")).as_deref(),
+            Some("it is mounted at /")
+        );
+        assert_eq!(
+            in_use_reason(&Table, dev(16), Some("sdb")).as_deref(),
+            Some("it is held by /dev/dm-0")
+        );
+        let file = |ino| Bottom::File(FileId { dev: 1, ino });
+        assert_eq!(
+            in_use_reason(&Table, file(42), None).as_deref(),
+            Some("it backs /dev/loop7")
+        );
+        assert_eq!(in_use_reason(&Table, file(43), None), None);
+        assert_eq!(in_use_reason(&Table, dev(3), Some("loop3")), None);
+        // A cycle ends: the first link is named, nothing loops forever.
+        assert_eq!(
+            in_use_reason(&Table, dev(8), Some("loop8")).as_deref(),
+            Some("it backs /dev/loop9")
+        );
     }
 }

@@ -5,6 +5,7 @@ pub mod blockdev;
 pub mod buffer;
 pub mod engine;
 pub mod fill;
+pub mod pinned;
 pub mod spec;
 pub mod target;
 pub mod units;
@@ -12,6 +13,7 @@ pub mod worker;
 pub mod workload;
 
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -39,10 +41,13 @@ pub fn run_cli(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             .context("installing signal handlers")?;
     }
     // In a terminal the dashboard drives the session; it stays open after the runtime.
-    let dashboard = !args.no_tui && crate::tui::terminal::is_interactive();
+    // JSON Lines on stdout make stdout a data stream: no dashboard there.
+    let dash = |path: &Option<std::path::PathBuf>| path.as_deref() == Some(Path::new("-"));
+    let dashboard = !args.no_tui && !dash(&args.jsonl) && crate::tui::terminal::is_interactive();
     let options = SessionOptions {
         target: args.target.clone(),
         allow_destructive: args.allow_destructive,
+        force: args.force,
         json: args.json.clone(),
         jsonl: args.jsonl.clone(),
         finish_when_done: !dashboard,
@@ -54,12 +59,27 @@ pub fn run_cli(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         headless(handle)?
     };
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(crate::report::bench::summary(&outcome.record).as_bytes());
-    if let Some(path) = &args.json {
-        let _ = writeln!(stdout, "  record  {}", path.display());
+    let summary = crate::report::bench::summary(&outcome.record);
+    if dash(&args.json) || dash(&args.jsonl) {
+        // stdout carries the data; the summary goes beside the status lines.
+        let mut stderr = std::io::stderr().lock();
+        let _ = stderr.write_all(summary.as_bytes());
+        let _ = stderr.flush();
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(summary.as_bytes());
+        if let Some(path) = &args.json {
+            let _ = writeln!(stdout, "  record  {}", path.display());
+        }
+        let _ = stdout.flush();
     }
-    let _ = stdout.flush();
+    if dash(&args.json) {
+        let mut stdout = std::io::stdout().lock();
+        serde_json::to_writer_pretty(&mut stdout, &outcome.record)
+            .context("writing the record to stdout")?;
+        let _ = writeln!(stdout);
+        let _ = stdout.flush();
+    }
     if let Some(err) = outcome.record_error {
         anyhow::bail!("{err}");
     }

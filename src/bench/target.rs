@@ -2,22 +2,26 @@
 //! the safety rules, open it with the job's flags, size the working set, and check what needs
 //! the target (logical block size, O_DIRECT support, free space).
 //!
-//! Safety: a scratch file is created with O_EXCL|O_NOFOLLOW and removed on drop; writing to a
-//! file holding data or to a block device needs `--allow-destructive`; writing to a device that
-//! is mounted or held (itself or a partition) is refused even then, and the device is opened
-//! with O_EXCL so the kernel refuses too when someone else has it.
+//! Safety: TARGET is resolved once ([`Pinned`]); every rule applies to that object and the I/O
+//! descriptor is reopened from it, never from the path. Only directories (a scratch file is
+//! made inside), regular files on storage filesystems and block devices are targets; files of
+//! kernel-interface filesystems (procfs, sysfs, ...) are refused. A scratch file is created
+//! with O_EXCL|O_NOFOLLOW relative to the pinned directory and unlinked there. Writing to a
+//! file holding data or to a block device needs `--allow-destructive`; a read job opens
+//! existing data read-only. Writing to a device or file that is mounted or has anything stacked
+//! on it (a partition mounted, a holder, a loop device, up the whole chain) is refused even with
+//! the opt-in, and a device is opened with O_EXCL so the kernel refuses too when someone else
+//! has it.
 
-use std::ffi::CString;
-use std::os::fd::{AsFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use anyhow::Context;
 
-use crate::bench::blockdev;
+use crate::bench::blockdev::{self, Bottom, SysfsStack};
+use crate::bench::pinned::{self, FileId, ObjectKind, Pinned};
 use crate::bench::spec::{JobSpec, OpenSync};
 use crate::bench::units::{format_bytes, format_size_short};
 use crate::usage;
@@ -41,6 +45,10 @@ pub struct Target {
     pub path: PathBuf,
     pub kind: TargetKind,
     pub file: Arc<OwnedFd>,
+    /// What `file` is: outputs are checked against it so a record never replaces the target.
+    pub id: FileId,
+    /// The descriptor was opened for writing (a write job, a scratch file, or a fill).
+    pub writable: bool,
     /// Bytes the workers address (a multiple of the block size).
     pub working_set_bytes: u64,
     /// O_DIRECT offset/length alignment (the logical block size), bytes.
@@ -61,19 +69,39 @@ impl Target {
         self.scratch.is_some()
     }
 
-    /// Removes the scratch file now (also done on drop). Returns whether one was removed.
-    pub fn remove_scratch(&mut self) -> bool {
-        self.scratch.take().is_some()
+    /// Removes the scratch file now (else done on drop): `None` when there was none, else
+    /// what `unlink` said.
+    pub fn remove_scratch(&mut self) -> Option<std::io::Result<()>> {
+        self.scratch.take().map(|mut scratch| scratch.remove())
     }
 }
 
-/// Removes the scratch file when dropped, on every exit path.
+/// The scratch file's name in its pinned directory; unlinked there when dropped, on every exit
+/// path (a renamed or swapped directory path cannot make it unlink something else).
 #[derive(Debug)]
-struct ScratchFile(PathBuf);
+struct ScratchFile {
+    dir: OwnedFd,
+    name: String,
+    removed: bool,
+}
+
+impl ScratchFile {
+    fn remove(&mut self) -> std::io::Result<()> {
+        self.removed = true;
+        nix::unistd::unlinkat(
+            &self.dir,
+            self.name.as_str(),
+            nix::unistd::UnlinkatFlags::NoRemoveDir,
+        )
+        .map_err(std::io::Error::from)
+    }
+}
 
 impl Drop for ScratchFile {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        if !self.removed {
+            let _ = self.remove();
+        }
     }
 }
 
@@ -84,8 +112,8 @@ pub fn open(
     allow_destructive: bool,
 ) -> anyhow::Result<Target> {
     let path = target.unwrap_or_else(|| Path::new("."));
-    let meta = match std::fs::metadata(path) {
-        Ok(meta) => meta,
+    let pinned = match Pinned::open(path) {
+        Ok(pinned) => pinned,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             return Err(usage!(
                 "target {} does not exist; give an existing directory (a scratch file is made \
@@ -95,17 +123,28 @@ pub fn open(
         }
         Err(err) => return Err(usage!("cannot use target {}: {err}", path.display())),
     };
-    let mut target = if meta.is_dir() {
-        open_scratch(spec, path)?
-    } else if meta.is_file() {
-        open_file(spec, path, &meta, allow_destructive)?
-    } else if meta.file_type().is_block_device() {
-        open_block_device(spec, path, &meta, allow_destructive)?
-    } else {
+    if let (Some(fs), ObjectKind::Directory | ObjectKind::RegularFile) =
+        (pinned.pseudo_filesystem(), pinned.kind())
+    {
         return Err(usage!(
-            "target {} is not a directory, regular file or block device",
+            "target {} is on {fs}, a kernel interface, not storage; give a directory, file or \
+             block device on a disk",
             path.display()
         ));
+    }
+    let mut target = match pinned.kind() {
+        ObjectKind::Directory => open_scratch(spec, path, &pinned)?,
+        ObjectKind::RegularFile => open_file(spec, path, &pinned, allow_destructive)?,
+        ObjectKind::BlockDevice(rdev) => {
+            open_block_device(spec, path, &pinned, rdev, allow_destructive)?
+        }
+        ObjectKind::Other(what) => {
+            return Err(usage!(
+                "target {} is {what}; give a directory (a scratch file is made inside), a \
+                 regular file or a block device",
+                path.display()
+            ));
+        }
     };
     if spec.direct && spec.block_size_bytes % u64::from(target.dio_align_bytes) != 0 {
         return Err(usage!(
@@ -139,18 +178,6 @@ fn open_flags(spec: &JobSpec, write: bool) -> libc::c_int {
         None => {}
     }
     flags
-}
-
-fn open_raw(path: &Path, flags: libc::c_int, mode: libc::mode_t) -> std::io::Result<OwnedFd> {
-    let c_path = CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
-    // SAFETY: c_path is a valid NUL-terminated string; open has no other preconditions.
-    let fd = unsafe { libc::open(c_path.as_ptr(), flags, libc::c_uint::from(mode)) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: fd was just returned by open and is owned by nobody else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 fn direct_unsupported(path: &Path) -> anyhow::Error {
@@ -214,8 +241,8 @@ fn file_alignment(spec: &JobSpec, path: &Path, file: &OwnedFd) -> anyhow::Result
 
 static SCRATCH_COUNTER: AtomicU32 = AtomicU32::new(0);
 
-fn open_scratch(spec: &JobSpec, dir: &Path) -> anyhow::Result<Target> {
-    let stat = nix::sys::statvfs::statvfs(dir)
+fn open_scratch(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<Target> {
+    let stat = nix::sys::statvfs::fstatvfs(pinned.fd())
         .with_context(|| format!("checking free space in {}", dir.display()))?;
     let free_bytes = stat.blocks_available() * stat.fragment_size();
     let mut notes = Vec::new();
@@ -262,12 +289,21 @@ fn open_scratch(spec: &JobSpec, dir: &Path) -> anyhow::Result<Target> {
         std::process::id(),
         SCRATCH_COUNTER.fetch_add(1, Ordering::Relaxed)
     );
-    let path = dir.join(name);
+    let path = dir.join(&name);
+    // Relative to the pinned directory, never following a link planted at the name.
+    let dir_fd = pinned.reopen(libc::O_PATH | libc::O_DIRECTORY)?;
     let flags = open_flags(spec, true) | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
-    let file = match open_raw(&path, flags, 0o600) {
+    let file = match pinned::open_at(dir_fd.as_raw_fd(), name.as_bytes(), flags, 0o600) {
         Ok(file) => file,
+        Err(err) if err.raw_os_error() == Some(libc::EEXIST) => {
+            return Err(usage!(
+                "cannot create the scratch file {}: {} is in the way; remove it, or choose \
+                 another directory",
+                path.display(),
+                what_is_at(&dir_fd, &name)
+            ));
+        }
         Err(err) if err.raw_os_error() == Some(libc::EINVAL) && spec.direct => {
-            let _ = std::fs::remove_file(&path);
             return Err(direct_unsupported(dir));
         }
         Err(err) => {
@@ -277,12 +313,18 @@ fn open_scratch(spec: &JobSpec, dir: &Path) -> anyhow::Result<Target> {
             ));
         }
     };
-    let scratch = ScratchFile(path.clone());
+    let scratch = ScratchFile {
+        dir: dir_fd,
+        name,
+        removed: false,
+    };
     let dio_align_bytes = file_alignment(spec, dir, &file)?;
     Ok(Target {
         path,
         kind: TargetKind::Scratch,
+        id: pinned::file_id(&file)?,
         file: Arc::new(file),
+        writable: true,
         working_set_bytes: size,
         dio_align_bytes,
         needs_fill: true,
@@ -292,13 +334,34 @@ fn open_scratch(spec: &JobSpec, dir: &Path) -> anyhow::Result<Target> {
     })
 }
 
+/// What occupies `name` in `dir`, in words, without following it.
+fn what_is_at(dir: &OwnedFd, name: &str) -> String {
+    match nix::sys::stat::fstatat(dir, name, nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW) {
+        Ok(stat) => match stat.st_mode & libc::S_IFMT {
+            libc::S_IFLNK => {
+                let to = nix::fcntl::readlinkat(dir, name)
+                    .map(|t| t.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                format!("a symbolic link (to {to})")
+            }
+            libc::S_IFREG => format!(
+                "a regular file of {}",
+                format_bytes(u64::try_from(stat.st_size).unwrap_or(0))
+            ),
+            libc::S_IFDIR => "a directory".to_string(),
+            _ => "a special file".to_string(),
+        },
+        Err(err) => format!("something ({err})"),
+    }
+}
+
 fn open_file(
     spec: &JobSpec,
     path: &Path,
-    meta: &std::fs::Metadata,
+    pinned: &Pinned,
     allow_destructive: bool,
 ) -> anyhow::Result<Target> {
-    let len = meta.len();
+    let len = pinned.size_bytes();
     if spec.writes() && len > 0 && !allow_destructive {
         return Err(usage!(
             "refusing to write to {}: it holds {} of data; pass --allow-destructive to overwrite it",
@@ -309,17 +372,7 @@ fn open_file(
     let mut notes = Vec::new();
     let mut warnings = Vec::new();
     let empty = len == 0;
-    let open_for_write = spec.writes() || empty || allow_destructive;
-    let file = match open_raw(path, open_flags(spec, open_for_write), 0) {
-        Ok(file) => file,
-        Err(err) if err.raw_os_error() == Some(libc::EINVAL) && spec.direct => {
-            return Err(direct_unsupported(path));
-        }
-        Err(err) => return Err(usage!("cannot open {}: {err}", path.display())),
-    };
-    let dio_align_bytes = file_alignment(spec, path, &file)?;
     let mut size = spec.size_bytes;
-    let mut needs_fill = empty;
     if !empty && size > len {
         notes.push(format!(
             "working set lowered from {} to the size of {} ({})",
@@ -329,25 +382,63 @@ fn open_file(
         ));
         size = len;
     }
-    if !empty && spec.reads() && first_hole(&file) < size {
-        if allow_destructive {
-            needs_fill = true;
-            notes.push(format!(
-                "{} has holes in the working set; writing data over it first",
-                path.display()
-            ));
-        } else {
-            warnings.push(format!(
-                "{} has holes in the working set: reading holes measures nothing; pass \
-                 --allow-destructive to fill it with data first",
-                path.display()
-            ));
-        }
+    // Holes are looked for on a read-only descriptor of the pinned file, before deciding to
+    // open it for writing.
+    let holes = !empty && spec.reads() && {
+        let probe = pinned
+            .reopen(libc::O_RDONLY)
+            .map_err(|err| usage!("cannot open {}: {err}", path.display()))?;
+        first_hole(&probe) < size
+    };
+    let needs_fill = empty || (holes && allow_destructive);
+    if holes && allow_destructive {
+        notes.push(format!(
+            "{} has holes in the working set; writing data over it first",
+            path.display()
+        ));
+    } else if holes {
+        warnings.push(format!(
+            "{} has holes in the working set: reading holes measures nothing; pass \
+             --allow-destructive to fill it with data first",
+            path.display()
+        ));
     }
+    // A read job opens data read-only; it writes only to fill an empty file, or holes it was
+    // allowed to fill.
+    let writable = spec.writes() || needs_fill;
+    if writable
+        && let Some(reason) =
+            blockdev::in_use_reason(&SysfsStack::read(), Bottom::File(pinned.id()), None)
+    {
+        return Err(usage!(
+            "refusing to write to {}: {reason}; unmount or release it first",
+            path.display()
+        ));
+    }
+    let file = match pinned.reopen(open_flags(spec, writable)) {
+        Ok(file) => file,
+        Err(err) if err.raw_os_error() == Some(libc::EINVAL) && spec.direct => {
+            return Err(direct_unsupported(path));
+        }
+        Err(err) => return Err(usage!("cannot open {}: {err}", path.display())),
+    };
+    // The size may have changed since pinning: an "empty" file that now holds data is data.
+    let now_len = u64::try_from(pinned::fstat(&file)?.st_size).unwrap_or(0);
+    if writable && now_len > len && !allow_destructive {
+        return Err(usage!(
+            "refusing to write to {}: it grew to {} while being opened; pass \
+             --allow-destructive to overwrite it",
+            path.display(),
+            format_bytes(now_len)
+        ));
+    }
+    let dio_align_bytes = file_alignment(spec, path, &file)?;
     Ok(Target {
         path: path.to_path_buf(),
         kind: TargetKind::File,
+        id: pinned.id(),
         file: Arc::new(file),
+        writable,
         working_set_bytes: size,
         dio_align_bytes,
         needs_fill,
@@ -360,14 +451,15 @@ fn open_file(
 /// Offset of the first hole (SEEK_HOLE); the file size when there is none.
 fn first_hole(file: &OwnedFd) -> u64 {
     // SAFETY: lseek has no memory-safety preconditions.
-    let hole = unsafe { libc::lseek(std::os::fd::AsRawFd::as_raw_fd(file), 0, libc::SEEK_HOLE) };
+    let hole = unsafe { libc::lseek(file.as_raw_fd(), 0, libc::SEEK_HOLE) };
     u64::try_from(hole).unwrap_or(u64::MAX)
 }
 
 fn open_block_device(
     spec: &JobSpec,
     path: &Path,
-    meta: &std::fs::Metadata,
+    pinned: &Pinned,
+    rdev: u64,
     allow_destructive: bool,
 ) -> anyhow::Result<Target> {
     let mut flags = open_flags(spec, spec.writes());
@@ -379,7 +471,13 @@ fn open_block_device(
                 path.display()
             ));
         }
-        if let Some(reason) = blockdev::in_use_reason(meta.rdev()) {
+        let stack = SysfsStack::read();
+        let name = blockdev::device_and_partitions(rdev)
+            .into_iter()
+            .next()
+            .map(|(_, name)| name);
+        if let Some(reason) = blockdev::in_use_reason(&stack, Bottom::Device(rdev), name.as_deref())
+        {
             return Err(usage!(
                 "refusing to write to {}: {reason}; unmount or release it first",
                 path.display()
@@ -387,7 +485,7 @@ fn open_block_device(
         }
         flags |= libc::O_EXCL;
     }
-    let file = match open_raw(path, flags, 0) {
+    let file = match pinned.reopen(flags) {
         Ok(file) => file,
         Err(err) if err.raw_os_error() == Some(libc::EBUSY) => {
             return Err(usage!(
@@ -418,7 +516,9 @@ fn open_block_device(
     Ok(Target {
         path: path.to_path_buf(),
         kind: TargetKind::BlockDevice,
+        id: pinned.id(),
         file: Arc::new(file),
+        writable: spec.writes(),
         working_set_bytes: size,
         dio_align_bytes,
         needs_fill: false,

@@ -9,6 +9,7 @@
 
 mod dto;
 mod load;
+pub mod output;
 mod time;
 mod writer;
 

@@ -406,12 +406,9 @@ impl Runner {
                         "{} writes; the target needs --allow-destructive",
                         rw.as_str()
                     ))
-                } else if next.writes()
-                    && !spec.writes()
-                    && self.target.kind == crate::bench::target::TargetKind::BlockDevice
-                {
+                } else if next.writes() && !self.target.writable {
                     Some(format!(
-                        "{} writes; restart with a write job to open the device for writing",
+                        "{} writes; restart with a write job to open the target for writing",
                         rw.as_str()
                     ))
                 } else {
@@ -767,7 +764,17 @@ impl Runner {
         } else {
             RunStatus::Completed
         };
-        let scratch_removed = self.target.remove_scratch();
+        let scratch_removed = match self.target.remove_scratch() {
+            Some(Ok(())) => true,
+            Some(Err(err)) => {
+                self.snap.warnings.push(format!(
+                    "could not remove the scratch file {}: {err}; remove it by hand",
+                    self.target.path.display()
+                ));
+                false
+            }
+            None => false,
+        };
         let first_job = self
             .segments
             .first()
@@ -812,7 +819,12 @@ impl Runner {
             notes: self.snap.notes.clone(),
         };
         let mut record_error = None;
-        if let Some(path) = &self.options.json {
+        if let Some(path) = self
+            .options
+            .json
+            .as_deref()
+            .filter(|p| p.as_os_str() != "-")
+        {
             let written = serde_json::to_vec_pretty(&record)
                 .map_err(anyhow::Error::from)
                 .and_then(|bytes| crate::record::write_atomic(path, &bytes));
