@@ -94,13 +94,13 @@ fn race_read_jobs_against(dir: &Path, victim: &Path, check: &Path, before: &[u8]
                 "--rw randread --ioengine psync --size 1M --runtime 100ms --no-tui",
             ),
         );
+        assert_unchanged(check, before);
         let code = out.status.code();
         assert!(
             matches!(code, Some(0 | 2)),
             "run {runs}: {code:?} {}",
             stderr(&out)
         );
-        assert_unchanged(check, before);
         runs += 1;
         assert!(started.elapsed() < Duration::from_secs(55), "too slow");
     }
