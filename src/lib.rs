@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod cli;
+pub mod cmd;
 pub mod error;
 pub mod monitor;
 pub mod record;
@@ -26,6 +27,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Iostat(args)) => report::iostat::run(&args),
         Some(Command::Info(args)) => report::info::run(&args),
         Some(Command::Show(args)) => tui::run_show(&args),
-        Some(Command::Compare(args)) => report::compare::run(&args),
+        Some(Command::Compare(args)) => cmd::compare::run(&args),
     }
 }

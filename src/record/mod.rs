@@ -7,6 +7,7 @@
 //! Segments and run totals add `lat_ns.histogram` {`le_ns`: [..], `count`: [..]}: the
 //! dashboard's log buckets, empty ones left out.
 
+pub mod compare;
 mod dto;
 mod load;
 pub mod output;

@@ -1,0 +1,79 @@
+//! `diskdash compare BASE.json NEW.json`: the text (or `--json`) on stdout; with
+//! `--max-regression`, each regression on stderr and exit 1 when there is any.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::cli::CompareArgs;
+use crate::record::{self, compare::compare};
+
+/// `--max-regression PCT`: a finite number, 0 or more.
+fn parse_max_regression(text: &str) -> anyhow::Result<f64> {
+    match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(pct) if pct.is_finite() && pct >= 0.0 => Ok(pct),
+        _ => Err(crate::usage!(
+            "--max-regression {text:?} is not a percentage; use a number of 0 or more, e.g. 5 or 2.5"
+        )),
+    }
+}
+
+/// `diskdash compare`: the text (or `--json`) on stdout; with `--max-regression`, each
+/// regression on stderr and exit 1 when there is any.
+///
+/// # Errors
+/// A bad `--max-regression` or a file that is not a run record (usage errors); stdout failing.
+pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let max = args
+        .max_regression
+        .as_deref()
+        .map(parse_max_regression)
+        .transpose()?;
+    let base = record::load(&args.base)?;
+    let new = record::load(&args.new)?;
+    let shown = |p: &Path| p.display().to_string();
+    let mut comparison = compare(&shown(&args.base), &base, &shown(&args.new), &new);
+    if let Some(max) = max {
+        comparison.gate(max);
+    }
+    let text = if args.json {
+        format!("{}\n", serde_json::to_string_pretty(&comparison)?)
+    } else {
+        crate::report::compare::text(&comparison)
+    };
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    for regression in &comparison.regressions {
+        eprintln!(
+            "regression: {regression}, more than the {}% allowed",
+            max.unwrap_or_default()
+        );
+    }
+    Ok(if comparison.regressions.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_regression_takes_a_percentage_of_zero_or_more() {
+        assert_eq!(parse_max_regression("5").unwrap(), 5.0);
+        assert_eq!(parse_max_regression("2.5%").unwrap(), 2.5);
+        assert_eq!(parse_max_regression("0").unwrap(), 0.0);
+        for bad in ["-1", "ten", "", "NaN", "inf"] {
+            let err = parse_max_regression(bad).unwrap_err();
+            assert_eq!(crate::error::exit_code(&err), 2);
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "--max-regression {bad:?} is not a percentage; use a number of 0 or more, \
+                     e.g. 5 or 2.5"
+                )
+            );
+        }
+    }
+}

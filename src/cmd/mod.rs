@@ -1,0 +1,4 @@
+//! One file per subcommand: validated input in, the front end chosen, the exit code out.
+//! Only this layer (and `cli`) knows clap; the cores below never import it.
+
+pub mod compare;
