@@ -139,8 +139,8 @@ pub fn text(cmp: &Comparison) -> String {
 mod tests {
     use super::*;
     use crate::bench::units::format_size_short;
-    use crate::record::compare::compare;
     use crate::record;
+    use crate::record::compare::compare;
     use crate::record::{
         CpuRecord, EngineRecord, HostRecord, Percentiles, SegmentRecord, SyncRecord, TargetRecord,
     };

@@ -3,22 +3,19 @@
 //!
 //! ```text
 //! run_monitor / run_bench / run_show
-//!      |  builds a Source (monitor.rs | session | record)
+//!      |  builds a Source: source/ monitor.rs (diskstats) | bench.rs (session) | record.rs
 //!      v
 //! terminal.rs  TerminalGuard: raw mode + alternate screen, restored once on every path
 //! event.rs     select! { keys, source.next(), signals, frame timer } -> draw when dirty
 //! app.rs       keys -> screen state / intents for the session
-//! view.rs      plain data for one frame        ui/  pure render functions, one per panel
+//! view/        plain data for one frame (mod.rs) and its builders: from_snapshot.rs,
+//!              from_record.rs, from_monitor.rs
+//! ui/          pure render functions, one per panel
 //! ```
 
-pub mod adapt;
 pub mod app;
-pub mod bench;
 pub mod event;
-pub mod from_record;
-pub mod from_snapshot;
-pub mod monitor;
-pub mod show;
+pub mod source;
 pub mod terminal;
 pub mod ui;
 pub mod view;
@@ -63,10 +60,10 @@ fn require_terminal(alternative: &str) -> anyhow::Result<()> {
 /// # Errors
 /// A bad `--interval`, no terminal, or no `/proc/diskstats`.
 pub fn run_monitor(interval: &str) -> anyhow::Result<ExitCode> {
-    let interval = monitor::parse_interval(interval)?;
+    let interval = source::monitor::parse_interval(interval)?;
     require_terminal("for plain text use `diskdash iostat -x 1`")?;
     runtime()?.block_on(async {
-        let mut source = monitor::MonitorSource::open(interval)?;
+        let mut source = source::monitor::MonitorSource::open(interval)?;
         let mut app = App::new(Mode::Monitor, terminal::color_enabled());
         let mut guard = TerminalGuard::enter()?;
         let exit = event::run(&mut guard, &mut app, &mut source).await;
@@ -93,7 +90,7 @@ pub fn run_bench(
         .map_err(|e| anyhow::anyhow!("{e:#}"))
         .and_then(|rt| {
             rt.block_on(async {
-                let mut source = bench::BenchSource::new(&handle)?;
+                let mut source = source::bench::BenchSource::new(&handle)?;
                 let mut app = App::new(Mode::Bench, terminal::color_enabled());
                 let mut guard = TerminalGuard::enter()?;
                 let exit = event::run(&mut guard, &mut app, &mut source).await;
@@ -123,7 +120,7 @@ pub fn run_show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
     let record = crate::record::load(&args.record)?;
     require_terminal("for a text summary read the JSON record itself")?;
     runtime()?.block_on(async {
-        let mut source = show::ShowSource::new(record);
+        let mut source = source::record::ShowSource::new(record);
         let mut app = App::new(Mode::Show, terminal::color_enabled());
         let mut guard = TerminalGuard::enter()?;
         let exit = event::run(&mut guard, &mut app, &mut source).await;

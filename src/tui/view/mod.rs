@@ -4,6 +4,10 @@
 //! [`View`]; the render functions in [`super::ui`] only read it. Keeping this boundary plain
 //! makes every panel testable with fixed data (see the insta snapshots in `ui/tests.rs`).
 
+pub mod from_monitor;
+pub mod from_record;
+pub mod from_snapshot;
+
 use std::time::Duration;
 
 /// Which front end the dashboard serves; decides the panel order and what folds first.

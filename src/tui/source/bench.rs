@@ -10,11 +10,11 @@ use tokio::sync::{mpsc, watch};
 use crate::bench::spec::{MAX_BLOCK_SIZE_BYTES, MAX_IODEPTH, MAX_NUMJOBS};
 use crate::bench::units::format_size_short;
 use crate::session::{Control, SessionHandle, SessionState, Snapshot};
-use crate::tui::adapt;
 use crate::tui::app::{App, Intent};
 use crate::tui::event::Source;
-use crate::tui::from_snapshot as snap_view;
-use crate::tui::monitor::MonitorSource;
+use crate::tui::source::monitor::MonitorSource;
+use crate::tui::view::from_monitor;
+use crate::tui::view::from_snapshot as snap_view;
 use crate::tui::view::{DeviceView, Header, Mode, QueueView, View, Warning, WarningKind};
 
 pub struct BenchSource {
@@ -38,7 +38,7 @@ impl BenchSource {
     pub fn new(handle: &SessionHandle) -> anyhow::Result<Self> {
         let mut snapshots = handle.snapshots.clone();
         let snap = snapshots.borrow_and_update().clone();
-        let (host, kernel) = adapt::host_and_kernel();
+        let (host, kernel) = from_monitor::host_and_kernel();
         let mut source = Self {
             snapshots,
             control: handle.control.clone(),
@@ -119,7 +119,7 @@ impl Source for BenchSource {
                 ),
             ));
         }
-        if let Some(note) = snap.queue.as_ref().and_then(adapt::util_caveat) {
+        if let Some(note) = snap.queue.as_ref().and_then(from_monitor::util_caveat) {
             warnings.push(Warning::new(WarningKind::UtilCaveat, note));
         }
         // Without a block device (tmpfs, ...) the panel says why and still shows warnings.
@@ -137,19 +137,19 @@ impl Source for BenchSource {
             now: snap
                 .device
                 .as_ref()
-                .map(adapt::device_rates)
+                .map(from_monitor::device_rates)
                 .unwrap_or_default(),
             history: snap
                 .device_history
                 .iter()
-                .map(adapt::device_rates)
+                .map(from_monitor::device_rates)
                 .collect(),
             reconciliation: snap_view::reconciliation(snap),
             warnings,
             absent: if disk.is_none() { absent } else { None },
         });
         let queue: Option<QueueView> = match (&disk, &snap.queue) {
-            (Some(d), Some(q)) => Some(adapt::queue_view(&whole_disk(d), q)),
+            (Some(d), Some(q)) => Some(from_monitor::queue_view(&whole_disk(d), q)),
             _ => None,
         };
         let running = matches!(snap.state, SessionState::Running | SessionState::Paused);

@@ -13,9 +13,9 @@ use crate::monitor::diskstats::{DiskstatsReader, DiskstatsSample};
 use crate::monitor::info::all_disks;
 use crate::monitor::iostat::{self, IostatRow};
 use crate::monitor::sysfs::QueueSettings;
-use crate::tui::adapt;
 use crate::tui::app::{App, Intent};
 use crate::tui::event::Source;
+use crate::tui::view::from_monitor;
 use crate::tui::view::{
     DeviceView, Header, Mode, RunState, ThroughputView, View, Warning, WarningKind,
 };
@@ -55,7 +55,7 @@ impl MonitorSource {
         let reader = DiskstatsReader::open()?;
         let mut ticker = tokio::time::interval(interval);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        let (host, kernel) = adapt::host_and_kernel();
+        let (host, kernel) = from_monitor::host_and_kernel();
         let mut source = Self {
             reader,
             ticker,
@@ -152,7 +152,7 @@ impl MonitorSource {
     pub fn table_rows(&self) -> Vec<crate::tui::view::DiskRow> {
         self.rows
             .iter()
-            .map(|(row, gone)| adapt::disk_row(row, *gone))
+            .map(|(row, gone)| from_monitor::disk_row(row, *gone))
             .collect()
     }
 }
@@ -196,7 +196,7 @@ impl Source for MonitorSource {
                 .rows
                 .iter()
                 .find(|(r, _)| r.device == sel.name)
-                .map(|(r, _)| adapt::device_rates(r))
+                .map(|(r, _)| from_monitor::device_rates(r))
                 .unwrap_or_default();
             let mut warnings = Vec::new();
             if sel.vanished {
@@ -205,24 +205,32 @@ impl Source for MonitorSource {
                     format!("{} vanished from /proc/diskstats", sel.name),
                 ));
             }
-            if let Some(note) = adapt::util_caveat(q) {
+            if let Some(note) = from_monitor::util_caveat(q) {
                 warnings.push(Warning::new(WarningKind::UtilCaveat, note));
             }
             device = Some(DeviceView {
                 name: sel.name.clone(),
                 now,
                 history: history
-                    .map(|h| h.iter().map(|(_, r)| adapt::device_rates(r)).collect())
+                    .map(|h| {
+                        h.iter()
+                            .map(|(_, r)| from_monitor::device_rates(r))
+                            .collect()
+                    })
                     .unwrap_or_default(),
                 reconciliation: None,
                 warnings,
                 absent: None,
             });
-            queue = Some(adapt::queue_view(&sel.name, q));
+            queue = Some(from_monitor::queue_view(&sel.name, q));
             throughput = Some(ThroughputView {
                 source: sel.name.clone(),
                 points: history
-                    .map(|h| h.iter().map(|(t, r)| adapt::rate_point(*t, r)).collect())
+                    .map(|h| {
+                        h.iter()
+                            .map(|(t, r)| from_monitor::rate_point(*t, r))
+                            .collect()
+                    })
                     .unwrap_or_default(),
                 segments: Vec::new(),
             });

@@ -4,8 +4,8 @@
 use crate::record::RunRecord;
 use crate::tui::app::{App, Intent};
 use crate::tui::event::Source;
-use crate::tui::from_record;
 use crate::tui::view::View;
+use crate::tui::view::from_record;
 
 pub struct ShowSource {
     record: RunRecord,

@@ -1,0 +1,7 @@
+//! Where the dashboard's frames come from: the device monitor (`diskdash`), a running
+//! session (`diskdash bench`), or a recorded run (`diskdash show`). Each implements
+//! [`crate::tui::event::Source`] and builds a view with the builders in `tui::view`.
+
+pub mod bench;
+pub mod monitor;
+pub mod record;
