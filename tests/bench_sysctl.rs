@@ -4,6 +4,7 @@
 //! runs test binaries one after another, so no other diskdash test is using io_uring while it
 //! is set. The old value is restored on every path, panics included.
 
+#[path = "it/support/mod.rs"]
 mod support;
 
 use std::path::Path;
@@ -12,10 +13,9 @@ use support::record::*;
 use support::*;
 
 #[test]
+#[ignore = "needs root"]
 fn io_uring_disabled_by_sysctl_falls_back_to_psync() {
-    if skip_unless_root("io_uring_disabled_by_sysctl_falls_back_to_psync") {
-        return;
-    }
+    require_root();
     let knob = Path::new("/proc/sys/kernel/io_uring_disabled");
     let Ok(before) = std::fs::read_to_string(knob) else {
         eprintln!("skipping: this kernel has no kernel.io_uring_disabled");

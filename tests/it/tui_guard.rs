@@ -2,11 +2,9 @@
 //! test binary inside tmux as a child that enters the dashboard's terminal mode, draws a frame
 //! and panics; the parent checks the pane afterwards.
 
-mod support;
-
 use std::time::Duration;
 
-use support::tmux;
+use crate::support::tmux;
 
 use diskdash::tui::terminal::TerminalGuard;
 use diskdash::tui::ui::sample;
@@ -28,14 +26,12 @@ fn child_draws_then_panics() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn a_panic_in_the_dashboard_restores_the_terminal() {
-    if !tmux::available() {
-        eprintln!("skipping: tmux is not installed (.ci/run installs it)");
-        return;
-    }
+    tmux::require();
     let exe = std::env::current_exe().expect("test binary");
     let script = format!(
-        "{CHILD}=1 '{}' --exact child_draws_then_panics --nocapture --test-threads 1; \
+        "{CHILD}=1 '{}' --exact tui_guard::child_draws_then_panics --nocapture --test-threads 1; \
          echo EXIT=$?; sleep 600",
         exe.display()
     );

@@ -1,11 +1,9 @@
 //! `diskdash bench` with the dashboard, driven in a real terminal (tmux): live numbers, a
 //! queue-depth change that starts a second segment, a clean quit with the record written.
 
-mod support;
-
 use std::time::Duration;
 
-use support::tmux::{self, Tmux};
+use crate::support::tmux::{self, Tmux};
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -33,11 +31,9 @@ fn read_iops(screen: &str) -> Option<f64> {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn bench_dashboard_runs_changes_iodepth_and_quits_with_both_segments_recorded() {
-    if !tmux::available() {
-        eprintln!("skipping: tmux is not installed (.ci/run installs it)");
-        return;
-    }
+    tmux::require();
     let args = [
         "bench",
         "--size",
@@ -87,7 +83,7 @@ fn bench_dashboard_runs_changes_iodepth_and_quits_with_both_segments_recorded() 
         "{screen}"
     );
 
-    let record = support::read_json(&t.path("run.json"));
+    let record = crate::support::read_json(&t.path("run.json"));
     assert_eq!(record["status"], "completed", "{record:#}");
     let segments = record["segments"].as_array().expect("segments");
     assert_eq!(segments.len(), 2, "{record:#}");
@@ -107,11 +103,9 @@ fn bench_dashboard_runs_changes_iodepth_and_quits_with_both_segments_recorded() 
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn sigterm_during_the_dashboard_interrupts_and_still_writes_the_record() {
-    if !tmux::available() {
-        eprintln!("skipping: tmux is not installed (.ci/run installs it)");
-        return;
-    }
+    tmux::require();
     let t = Tmux::start("bench-term", &LONG_RUN_RECORDED, &[], 100, 30);
     t.wait_for("running", WAIT, |s| s.contains("RUNNING"));
     let pid = tmux::child_named(t.pane_pid(), "diskdash");
@@ -119,16 +113,14 @@ fn sigterm_during_the_dashboard_interrupts_and_still_writes_the_record() {
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
     assert_eq!(t.exit_status(WAIT), 130, "stderr: {}", t.stderr());
     t.assert_restored();
-    let record = support::read_json(&t.path("run.json"));
+    let record = crate::support::read_json(&t.path("run.json"));
     assert_eq!(record["status"], "interrupted");
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn a_dropped_terminal_still_writes_the_record_and_removes_the_scratch_file() {
-    if !tmux::available() {
-        eprintln!("skipping: tmux is not installed (.ci/run installs it)");
-        return;
-    }
+    tmux::require();
     let t = Tmux::start("bench-hup", &LONG_RUN_RECORDED, &[], 100, 30);
     t.wait_for("running", WAIT, |s| s.contains("RUNNING"));
     // Closing the pane is what a dropped SSH session does: SIGHUP, then no terminal at all.
@@ -139,7 +131,7 @@ fn a_dropped_terminal_still_writes_the_record_and_removes_the_scratch_file() {
         assert!(start.elapsed() < WAIT, "no record after the hang-up");
         std::thread::sleep(Duration::from_millis(100));
     }
-    let record = support::read_json(&record);
+    let record = crate::support::read_json(&record);
     assert_eq!(record["status"], "interrupted");
     assert_eq!(record["target"]["scratch_removed"], true);
     // The process is gone and left no scratch file behind.
@@ -153,11 +145,9 @@ fn a_dropped_terminal_still_writes_the_record_and_removes_the_scratch_file() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn a_running_benchmark_draws_at_most_ten_frames_a_second() {
-    if !tmux::available() {
-        eprintln!("skipping: tmux is not installed (.ci/run installs it)");
-        return;
-    }
+    tmux::require();
     let args = [
         "bench",
         "--size",
@@ -171,8 +161,10 @@ fn a_running_benchmark_draws_at_most_ten_frames_a_second() {
     t.wait_for("running", WAIT, |s| s.contains("RUNNING"));
     let frames = t.count_frames(|| std::thread::sleep(Duration::from_secs(3)));
     eprintln!("{frames} frames in 3 s");
-    // Snapshots change every few tens of ms; frames are capped at 10/s (slack for the capture window).
-    assert!((10..=33).contains(&frames), "{frames} frames in 3 s");
+    // Snapshots change every few tens of ms, and frames are capped at 10/s: at most 30 in 3 s
+    // (slack of 3 for the capture window's edges); a busy machine may draw fewer, but a live
+    // run redraws at least at every status interval (1 s).
+    assert!((3..=33).contains(&frames), "{frames} frames in 3 s");
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
 }

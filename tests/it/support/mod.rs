@@ -19,13 +19,14 @@ pub fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-/// Prints why a root-only test is skipped and returns true when it should be.
-pub fn skip_unless_root(test: &str) -> bool {
-    if is_root() {
-        return false;
-    }
-    eprintln!("skipping {test}: needs root (loop devices and mounts); CI runs it as root");
-    true
+/// Fails a root-only test (marked `#[ignore = "needs root"]`) that was asked to run without
+/// root, saying so, instead of failing somewhere in losetup.
+pub fn require_root() {
+    assert!(
+        is_root(),
+        "this test needs root (loop devices, mounts, namespaces): run it as root, or leave out \
+         --include-ignored"
+    );
 }
 
 pub fn stderr(out: &Output) -> String {

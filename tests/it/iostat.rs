@@ -1,15 +1,13 @@
 //! `diskdash iostat` on this machine's real disks: layout, JSON Lines, rates that follow real
 //! I/O, parity with sysstat's since-boot report, and every bad argument.
 
-mod support;
-
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
+use crate::support::{BIN, json_lines};
 use serde_json::Value;
-use support::{BIN, json_lines};
 
 /// sysstat 12's `iostat -x` disk keys, in its order.
 const SYSSTAT_KEYS: [&str; 23] = [
@@ -46,8 +44,8 @@ fn diskdash(args: &[&str]) -> Output {
 
 /// The stdout of a run that succeeded.
 fn stdout(out: &Output) -> String {
-    support::assert_success(out);
-    support::stdout(out)
+    crate::support::assert_success(out);
+    crate::support::stdout(out)
 }
 
 /// The device the directory of the tests lives on, as the kernel names it.
@@ -282,5 +280,5 @@ fn a_closed_pipe_ends_the_run_quietly() {
     std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
     drop(stdout);
     let out = child.wait_with_output().unwrap();
-    support::assert_quiet_success(&out);
+    crate::support::assert_quiet_success(&out);
 }

@@ -2,14 +2,12 @@
 //! object, the exit codes of `--max-regression` (a regression made by editing a copy of a real
 //! record) and the errors for files that are not records.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::support::record::bench;
+use crate::support::{BIN, assert_success, read_json, stderr, stdout};
 use serde_json::Value;
-use support::record::bench;
-use support::{BIN, assert_success, read_json, stderr, stdout};
 
 /// Records a short run in `dir` as `name`: 32 MiB, 300 ms.
 fn record(dir: &Path, name: &str, args: &[&str]) -> PathBuf {

@@ -1,16 +1,14 @@
 //! As root: a loop device attached while `diskdash iostat` runs shows up in later reports with
 //! the reads done on it, and detaching it mid-run makes it vanish without an error.
 
-mod support;
-
 use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::{BIN, LoopDevice};
 use serde_json::Value;
-use support::{BIN, LoopDevice};
 
 /// O_DIRECT reads over the whole device until `until`; returns the bytes read in all and those
 /// read before `cutoff`.
@@ -42,13 +40,12 @@ fn read_direct_until(dev: &Path, cutoff: Instant, until: Instant) -> (u64, u64) 
 }
 
 #[test]
+#[ignore = "needs root"]
 fn a_loop_device_attached_mid_run_appears_and_vanishes_on_detach() {
-    if support::skip_unless_root("a_loop_device_attached_mid_run_appears_and_vanishes_on_detach") {
-        return;
-    }
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("disk.img");
-    support::sparse_file(&image, 16 << 20);
+    crate::support::sparse_file(&image, 16 << 20);
     // -z: a device shows only in intervals where it did I/O, so a detached one is gone.
     let child = Command::new(BIN)
         .args(["iostat", "-z", "-y", "-o", "JSON", "0.25", "14"])
@@ -70,9 +67,9 @@ fn a_loop_device_attached_mid_run_appears_and_vanishes_on_detach() {
     drop(device);
     let detached_at = start.elapsed();
     let out = child.wait_with_output().unwrap();
-    support::assert_quiet_success(&out);
+    crate::support::assert_quiet_success(&out);
 
-    let reports = support::json_lines(&support::stdout(&out));
+    let reports = crate::support::json_lines(&crate::support::stdout(&out));
     assert_eq!(reports.len(), 14);
     let rows: Vec<Option<&Value>> = reports
         .iter()

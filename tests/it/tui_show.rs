@@ -1,22 +1,18 @@
 //! `diskdash show RUN.json`: a real recorded run opened in the dashboard (tmux), and the
 //! errors for files that are not records.
 
-mod support;
-
 use std::process::Command;
 use std::time::Duration;
 
-use support::BIN;
-use support::tmux::{self, Tmux};
+use crate::support::BIN;
+use crate::support::tmux::{self, Tmux};
 
 const WAIT: Duration = Duration::from_secs(20);
 
 #[test]
+#[ignore = "needs tmux"]
 fn a_recorded_run_opens_with_its_charts_latency_and_device() {
-    if !tmux::available() {
-        eprintln!("skipping: tmux is not installed (.ci/run installs it)");
-        return;
-    }
+    tmux::require();
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("run.json");
     let out = Command::new(BIN)
@@ -26,7 +22,7 @@ fn a_recorded_run_opens_with_its_charts_latency_and_device() {
         .arg(&record)
         .output()
         .unwrap();
-    support::assert_success(&out);
+    crate::support::assert_success(&out);
 
     let t = Tmux::start("show", &["show", &record.to_string_lossy()], &[], 120, 40);
     let screen = t.wait_for("the recorded run", WAIT, |s| s.contains("RECORDED"));

@@ -3,13 +3,11 @@
 //! O_DIRECT and space checks. Each test makes its own files, mounts and loop devices and removes
 //! them.
 
-mod support;
-
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use support::record::*;
-use support::*;
+use crate::support::record::*;
+use crate::support::*;
 
 fn data_file(path: &Path, bytes: usize) {
     let data: Vec<u8> = (0..bytes).map(|i| (i % 251) as u8 + 1).collect();
@@ -54,10 +52,9 @@ fn mounted_refusal(dev: &LoopDevice, mnt: &Path) -> String {
 }
 
 #[test]
+#[ignore = "needs root"]
 fn reads_a_raw_loop_device() {
-    if skip_unless_root("reads_a_raw_loop_device") {
-        return;
-    }
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let dev = data_loop_device(dir.path(), 32 << 20);
     let (_, record) = bench_ok(
@@ -77,10 +74,9 @@ fn reads_a_raw_loop_device() {
 }
 
 #[test]
+#[ignore = "needs root"]
 fn buffered_reads_warn_of_the_page_cache() {
-    if skip_unless_root("buffered_reads_warn_of_the_page_cache") {
-        return;
-    }
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("disk.img");
     data_file(&image, 16 << 20);
@@ -95,10 +91,9 @@ fn buffered_reads_warn_of_the_page_cache() {
 }
 
 #[test]
+#[ignore = "needs root"]
 fn refuses_to_write_to_a_mounted_device_even_when_allowed() {
-    if skip_unless_root("refuses_to_write_to_a_mounted_device_even_when_allowed") {
-        return;
-    }
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let fs = MountedExt4::new(dir.path(), 32 << 20);
     let out = bench(
@@ -131,10 +126,9 @@ fn write_mbr(image: &Path, bytes: u64) {
 }
 
 #[test]
+#[ignore = "needs root"]
 fn refuses_to_write_to_a_disk_whose_partition_is_mounted() {
-    if skip_unless_root("refuses_to_write_to_a_disk_whose_partition_is_mounted") {
-        return;
-    }
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("disk.img");
     sparse_file(&image, 32 << 20);
@@ -165,10 +159,9 @@ fn refuses_to_write_to_a_disk_whose_partition_is_mounted() {
 }
 
 #[test]
+#[ignore = "needs root"]
 fn refuses_to_write_to_a_device_another_program_holds() {
-    if skip_unless_root("refuses_to_write_to_a_device_another_program_holds") {
-        return;
-    }
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let dev = data_loop_device(dir.path(), 16 << 20);
     let out = bench(dir.path(), &args(dev.path(), "--rw randwrite"));
@@ -199,10 +192,9 @@ fn refuses_to_write_to_a_device_another_program_holds() {
 }
 
 #[test]
+#[ignore = "needs root"]
 fn enospc_mid_run_stops_and_records_failed() {
-    if skip_unless_root("enospc_mid_run_stops_and_records_failed") {
-        return;
-    }
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let fs = MountedExt4::new(dir.path(), 16 << 20);
     let file = fs.mnt().join("big.bin");
@@ -223,10 +215,9 @@ fn enospc_mid_run_stops_and_records_failed() {
 /// The set-up often suggested for EIO; this kernel's loop driver passes the backing file's
 /// ENOSPC up as ENOSPC (BLK_STS_NOSPC), older ones as EIO: either must fail the run cleanly.
 #[test]
+#[ignore = "needs root"]
 fn loop_device_over_a_full_tmpfs_fails_the_run_cleanly() {
-    if skip_unless_root("loop_device_over_a_full_tmpfs_fails_the_run_cleanly") {
-        return;
-    }
+    crate::support::require_root();
     // A loop device over a sparse 64 MiB file on an 8 MiB tmpfs: writes past 8 MiB fail in
     // the loop driver's backing file and come back as an I/O error.
     let dir = tempfile::tempdir().unwrap();
@@ -252,11 +243,10 @@ fn loop_device_over_a_full_tmpfs_fails_the_run_cleanly() {
 /// A real EIO mid-run: the ext4 under the target is shut down (EXT4_IOC_SHUTDOWN, as
 /// `xfs_io -c shutdown` does) while the run writes; every write after that fails with EIO.
 #[test]
+#[ignore = "needs root"]
 fn eio_mid_run_stops_and_records_failed() {
     use std::os::fd::AsRawFd;
-    if skip_unless_root("eio_mid_run_stops_and_records_failed") {
-        return;
-    }
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let fs = MountedExt4::new(dir.path(), 64 << 20);
     let file = fs.mnt().join("data.bin");
@@ -288,10 +278,9 @@ fn eio_mid_run_stops_and_records_failed() {
 }
 
 #[test]
+#[ignore = "needs root"]
 fn filesystems_without_o_direct_or_space_are_usage_errors() {
-    if skip_unless_root("filesystems_without_o_direct_or_space_are_usage_errors") {
-        return;
-    }
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let ramfs = dir.path().join("ramfs");
     let _ramfs = Mount::new(&["-t", "ramfs", "ramfs"], &ramfs);

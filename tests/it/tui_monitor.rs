@@ -1,27 +1,16 @@
 //! The monitor dashboard (`diskdash` with no arguments) in a real terminal (tmux).
 
-mod support;
-
 use std::time::Duration;
 
-use support::LoopDevice;
-use support::tmux::{self, Tmux};
+use crate::support::LoopDevice;
+use crate::support::tmux::{self, Tmux};
 
 const WAIT: Duration = Duration::from_secs(20);
 
-fn skip() -> bool {
-    if tmux::available() {
-        return false;
-    }
-    eprintln!("skipping: tmux is not installed (.ci/run installs it)");
-    true
-}
-
 #[test]
+#[ignore = "needs tmux"]
 fn monitor_shows_every_panel_and_quits_cleanly_on_q() {
-    if skip() {
-        return;
-    }
+    tmux::require();
     let t = Tmux::start("monitor-q", &["--interval", "200ms"], &[], 120, 40);
     let screen = t.wait_for("the monitor panels", WAIT, |s| {
         s.contains("disks, sorted by") && s.contains("(iostat -x)") && s.contains("queue ")
@@ -45,10 +34,9 @@ fn monitor_shows_every_panel_and_quits_cleanly_on_q() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn sigterm_and_sighup_restore_the_terminal() {
-    if skip() {
-        return;
-    }
+    tmux::require();
     for (name, sig, code) in [("term", libc::SIGTERM, 143), ("hup", libc::SIGHUP, 129)] {
         let t = Tmux::start(&format!("monitor-{name}"), &[], &[], 80, 24);
         t.wait_for("the monitor", WAIT, |s| s.contains("disks, sorted by"));
@@ -62,10 +50,9 @@ fn sigterm_and_sighup_restore_the_terminal() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn ctrl_c_quits_and_no_color_still_draws() {
-    if skip() {
-        return;
-    }
+    tmux::require();
     let t = Tmux::start("monitor-ctrlc", &[], &[("NO_COLOR", "1")], 80, 24);
     t.wait_for("the monitor", WAIT, |s| s.contains("disks, sorted by"));
     t.send(&["C-c"]);
@@ -75,7 +62,7 @@ fn ctrl_c_quits_and_no_color_still_draws() {
 
 #[test]
 fn without_a_terminal_it_says_what_to_use_instead() {
-    let out = std::process::Command::new(support::BIN)
+    let out = std::process::Command::new(crate::support::BIN)
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
@@ -87,10 +74,9 @@ fn without_a_terminal_it_says_what_to_use_instead() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn resizing_to_any_size_keeps_drawing() {
-    if skip() {
-        return;
-    }
+    tmux::require();
     let t = Tmux::start("monitor-resize", &["--interval", "200ms"], &[], 80, 24);
     t.wait_for("the monitor", WAIT, |s| s.contains("disks, sorted by"));
     for (w, h) in [(20, 5), (1, 1), (200, 60), (80, 24)] {
@@ -107,13 +93,10 @@ fn resizing_to_any_size_keeps_drawing() {
 
 /// A loop device that did I/O appears in the table; detached, it is marked gone, then dropped.
 #[test]
+#[ignore = "needs tmux and root"]
 fn a_vanishing_loop_device_is_shown_not_fatal() {
-    if skip() {
-        return;
-    }
-    if support::skip_unless_root("a_vanishing_loop_device_is_shown_not_fatal") {
-        return;
-    }
+    tmux::require();
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("loop.img");
     std::fs::write(&image, vec![7u8; 4 << 20]).unwrap();
@@ -129,7 +112,7 @@ fn a_vanishing_loop_device_is_shown_not_fatal() {
         ])
         .output()
         .unwrap();
-    support::assert_success(&out);
+    crate::support::assert_success(&out);
 
     let t = Tmux::start("monitor-vanish", &["--interval", "200ms"], &[], 120, 40);
     t.wait_for("the loop device in the table", WAIT, |s| {
@@ -150,10 +133,9 @@ fn a_vanishing_loop_device_is_shown_not_fatal() {
 }
 
 #[test]
+#[ignore = "needs tmux"]
 fn an_idle_monitor_draws_once_per_sample_not_in_a_loop() {
-    if skip() {
-        return;
-    }
+    tmux::require();
     let t = Tmux::start("monitor-idle", &["--interval", "1s"], &[], 100, 30);
     t.wait_for("the monitor", WAIT, |s| s.contains("disks, sorted by"));
     let frames = t.count_frames(|| std::thread::sleep(Duration::from_secs(4)));

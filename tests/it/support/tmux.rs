@@ -10,12 +10,17 @@ pub struct Tmux {
     pub dir: tempfile::TempDir,
 }
 
-/// Whether tmux is installed; tests print why they skip when it is not.
-pub fn available() -> bool {
-    Command::new("tmux")
+/// Fails a tmux test (marked `#[ignore = "needs tmux"]`) that was asked to run where tmux is
+/// not installed, saying so.
+pub fn require() {
+    let installed = Command::new("tmux")
         .arg("-V")
         .output()
-        .is_ok_and(|o| o.status.success())
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        installed,
+        "this test needs tmux (.ci/run installs it): install it, or leave out --include-ignored"
+    );
 }
 
 /// A fresh directory named after the test; it also holds the tmux socket.

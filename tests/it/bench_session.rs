@@ -1,17 +1,15 @@
 //! The session API the dashboard drives: live controls end segments and start new ones, and
 //! the record keeps each segment with its own job and results.
 
-mod support;
-
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use crate::support::record::*;
+use crate::support::*;
 use diskdash::bench::spec::{JobSpec, MachineLimits, RwMode};
 use diskdash::record::RunStatus;
 use diskdash::session::{Control, Session, SessionOptions, SessionState, Snapshot};
-use support::record::*;
-use support::*;
 
 fn spec(args: &[&str]) -> JobSpec {
     let mut argv = vec!["diskdash", "bench"];

@@ -4,16 +4,14 @@
 //! a mounted filesystem on top, and a scratch file whose unlink fails. Root-only tests (loop
 //! devices, mounts, namespaces) skip themselves with a message when not root; CI runs as root.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use support::record::*;
-use support::*;
+use crate::support::record::*;
+use crate::support::*;
 
 /// `bytes` of data that no fill or record looks like.
 fn data_file(path: &Path, bytes: usize) -> Vec<u8> {
@@ -118,10 +116,9 @@ fn a_flipped_symlink_never_makes_a_read_job_write_to_a_data_file() {
 }
 
 #[test]
+#[ignore = "needs root"]
 fn a_flipped_symlink_never_makes_a_read_job_write_to_a_raw_device() {
-    if skip_unless_root("a_flipped_symlink_never_makes_a_read_job_write_to_a_raw_device") {
-        return;
-    }
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("disk.img");
     let before = data_file(&image, 8 << 20);
@@ -257,10 +254,9 @@ fn records_go_to_stdout_with_a_dash() {
 }
 
 #[test]
+#[ignore = "needs root"]
 fn records_never_go_to_a_device() {
-    if skip_unless_root("records_never_go_to_a_device") {
-        return;
-    }
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("disk.img");
     data_file(&image, 4 << 20);
@@ -305,10 +301,9 @@ fn kernel_interface_files_are_not_targets() {
 /// The report's case: an empty-looking /proc file opened for writing. In a private UTS
 /// namespace, so that a failure changes nothing outside this test.
 #[test]
+#[ignore = "needs root"]
 fn the_domain_name_is_not_a_target() {
-    if skip_unless_root("the_domain_name_is_not_a_target") {
-        return;
-    }
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new("unshare")
         .args(["--uts", "sh", "-c"])
@@ -352,10 +347,9 @@ impl Stacked {
 }
 
 #[test]
+#[ignore = "needs root"]
 fn a_device_under_a_mounted_stack_is_refused_naming_the_chain() {
-    if skip_unless_root("a_device_under_a_mounted_stack_is_refused_naming_the_chain") {
-        return;
-    }
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let stack = Stacked::new(dir.path());
     std::fs::write(stack.mount.0.join("kept"), b"still here").unwrap();
@@ -397,11 +391,10 @@ fn a_device_under_a_mounted_stack_is_refused_naming_the_chain() {
 /// The scratch file's filesystem is shut down mid-run: the writes fail with EIO and so does
 /// the unlink of the scratch file; the record must say it was not removed.
 #[test]
+#[ignore = "needs root"]
 fn a_scratch_file_that_cannot_be_removed_is_reported() {
     use std::os::fd::AsRawFd;
-    if skip_unless_root("a_scratch_file_that_cannot_be_removed_is_reported") {
-        return;
-    }
+    crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("fs.img");
     ext4_image(&image, 64 << 20);

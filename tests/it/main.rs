@@ -1,0 +1,21 @@
+//! The integration tests: the real binary on real files, loop devices, terminals (tmux) and
+//! /proc. One test crate, so a cold build links one binary. Tests that need root or tmux are
+//! `#[ignore = "needs ..."]`; CI runs them with `--include-ignored` as root with tmux installed,
+//! and elsewhere they show as ignored instead of passing without running.
+//! (`tests/bench_sysctl.rs` stays a crate of its own: it turns io_uring off machine-wide, so no
+//! other test may run beside it.)
+
+mod support;
+
+mod bench;
+mod bench_root;
+mod bench_session;
+mod compare;
+mod info;
+mod iostat;
+mod iostat_loop;
+mod safety_target;
+mod tui_bench;
+mod tui_guard;
+mod tui_monitor;
+mod tui_show;
