@@ -290,7 +290,10 @@ mod tests {
         );
         // Found by the property test below: a leading zero is not JSON.
         let err = parse(br#"{"format": 00, "z": 0}"#).unwrap_err();
-        assert!(err.contains("(not JSON: invalid number at line 1 column 13)"), "{err}");
+        assert!(
+            err.contains("(not JSON: invalid number at line 1 column 13)"),
+            "{err}"
+        );
         let err = parse(b"[1, 2]").unwrap_err();
         assert!(
             err.starts_with(
