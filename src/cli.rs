@@ -120,7 +120,7 @@ pub struct BenchArgs {
     #[arg(long, help_heading = "Engine")]
     pub sync: Option<String>,
     /// Pin workers to these CPUs, worker i on the i-th listed (e.g. 0-3,6).
-    #[arg(long, help_heading = "Engine")]
+    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
     pub cpus: Option<String>,
 
     /// Run time of the measured part (500ms, 10s, 2m).
@@ -192,6 +192,8 @@ pub struct IostatArgs {
     #[arg(short = 'o', value_name = "JSON")]
     pub output: Option<String>,
     /// Devices (vda, /dev/vda, or a path on them), then INTERVAL [COUNT].
+    // Negative numbers reach the operand checks, which say what is wrong with them.
+    #[arg(allow_negative_numbers = true)]
     pub operands: Vec<String>,
 }
 
@@ -225,6 +227,68 @@ pub struct CompareArgs {
     pub max_regression: Option<String>,
 }
 
+/// What a failed parse asks of the process: help and version print as clap prints them
+/// (exit 0); every mistake becomes one line for the `error: ` prefix (exit 2).
+#[derive(Debug, PartialEq, Eq)]
+pub enum ParseFailure {
+    /// `--help`, `--version`: not an error; let clap print it.
+    Display,
+    /// A usage error as one line (without `error: `): what is wrong, clap's tip, the usage.
+    Usage(String),
+}
+
+/// Classifies clap's error and, for a mistake, folds its rendered text (message, tips, usage,
+/// "For more information" pointer) into one line: `unexpected argument '-q' found; tip: to
+/// pass '-q' as a value, use '-- -q'; usage: diskdash iostat [-x] ...; more: diskdash iostat
+/// --help`. Taken from clap's own rendering, so clap's suggestions ("a similar argument exists")
+/// are kept. `argv` (program name first) names the subcommand whose help to point at.
+#[must_use]
+pub fn parse_failure(err: &clap::Error, argv: &[String]) -> ParseFailure {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        return ParseFailure::Display;
+    }
+    let rendered = err.render().to_string();
+    let mut parts: Vec<String> = Vec::new();
+    for line in rendered.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let part = if let Some(message) = line.strip_prefix("error: ") {
+            message.to_owned()
+        } else if let Some(usage) = line.strip_prefix("Usage: ") {
+            format!("usage: {usage}")
+        } else if let Some(pointer) = line.strip_prefix("For more information, try ") {
+            // "'--help'." -> the command the user would type.
+            let help = pointer.trim_end_matches('.').trim_matches('\'');
+            format!("more: {} {help}", command_line_prefix(argv))
+        } else {
+            // A tip, a wrapped usage line, a list of possible values.
+            line.to_owned()
+        };
+        parts.push(part);
+    }
+    let text = parts.join("; ");
+    ParseFailure::Usage(crate::error::one_line(&text))
+}
+
+/// `diskdash iostat` when `argv` names a subcommand, else `diskdash`.
+fn command_line_prefix(argv: &[String]) -> String {
+    use clap::CommandFactory;
+    let command = Cli::command();
+    let subcommand = argv
+        .iter()
+        .skip(1)
+        .find_map(|word| command.find_subcommand(word))
+        .map(|sub| sub.get_name().to_owned());
+    match subcommand {
+        Some(name) => format!("diskdash {name}"),
+        None => "diskdash".to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,5 +297,68 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    fn failure(argv: &[&str]) -> ParseFailure {
+        let mut full = vec!["diskdash".to_owned()];
+        full.extend(argv.iter().map(|&a| a.to_owned()));
+        parse_failure(&Cli::try_parse_from(&full).unwrap_err(), &full)
+    }
+
+    fn one_line(argv: &[&str]) -> String {
+        match failure(argv) {
+            ParseFailure::Usage(line) => {
+                assert!(!line.contains('\n'), "{line}");
+                assert!(!line.starts_with("error:"), "{line}");
+                line
+            }
+            ParseFailure::Display => panic!("{argv:?} is not an error"),
+        }
+    }
+
+    #[test]
+    fn clap_mistakes_fold_into_one_line_with_the_fix() {
+        assert_eq!(
+            one_line(&["iostat", "-q"]),
+            "unexpected argument '-q' found; tip: to pass '-q' as a value, use '-- -q'; \
+             usage: diskdash iostat [-x] [-d] [-t] [-y] [-z] [-p [DEVICES|ALL]] [-o JSON] \
+             [DEVICE...] [INTERVAL [COUNT]]; more: diskdash iostat --help"
+        );
+        assert_eq!(
+            one_line(&["bench", "--runtim", "1s"]),
+            "unexpected argument '--runtim' found; tip: a similar argument exists: \
+             '--runtime'; usage: diskdash bench --runtime <RUNTIME> [TARGET]; \
+             more: diskdash bench --help"
+        );
+        let missing = one_line(&["iostat", "-o"]);
+        assert_eq!(
+            missing,
+            "a value is required for '-o <JSON>' but none was supplied; \
+             more: diskdash iostat --help"
+        );
+        assert!(one_line(&["benchh"]).starts_with("unrecognized subcommand 'benchh'"));
+        let newline = one_line(&["iostat", "--x\ny"]);
+        assert!(newline.starts_with("unexpected argument '--x"), "{newline}");
+    }
+
+    #[test]
+    fn help_and_version_are_not_errors() {
+        assert_eq!(failure(&["--help"]), ParseFailure::Display);
+        assert_eq!(failure(&["bench", "-h"]), ParseFailure::Display);
+        assert_eq!(failure(&["--version"]), ParseFailure::Display);
+    }
+
+    #[test]
+    fn negative_values_reach_the_validators() {
+        let cli = Cli::try_parse_from(["diskdash", "bench", "--cpus", "-1"]).unwrap();
+        let Some(Command::Bench(args)) = cli.command else {
+            panic!("not bench")
+        };
+        assert_eq!(args.cpus.as_deref(), Some("-1"));
+        let cli = Cli::try_parse_from(["diskdash", "iostat", "1", "-5"]).unwrap();
+        let Some(Command::Iostat(args)) = cli.command else {
+            panic!("not iostat")
+        };
+        assert_eq!(args.operands, ["1", "-5"]);
     }
 }

@@ -34,9 +34,43 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     }
 }
 
+/// `text` on one line: its non-blank lines, trimmed, joined with `; `; other control characters
+/// escaped. Every error the process prints goes through this, so a newline in a value (a file
+/// name, an argument) cannot break the one-line promise.
+#[must_use]
+pub fn one_line(text: &str) -> String {
+    let joined = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    joined
+        .chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn messages_are_folded_into_one_line() {
+        assert_eq!(
+            one_line("bad value\n\n  tip: use 4k\r\n"),
+            "bad value; tip: use 4k"
+        );
+        assert_eq!(one_line("a\tb\u{1b}[31m"), "a\\tb\\u{1b}[31m");
+        assert_eq!(one_line("plain"), "plain");
+    }
 
     #[test]
     fn usage_errors_exit_2_even_when_wrapped() {

@@ -4,7 +4,9 @@
 
 use std::time::Duration;
 
-use crate::bench::units::{format_bytes, format_size_short, parse_duration, parse_size_bytes};
+use crate::bench::units::{
+    DurationError, format_bytes, format_size_short, parse_duration, parse_size_bytes,
+};
 use crate::cli::BenchArgs;
 use crate::usage;
 
@@ -15,8 +17,18 @@ pub const MAX_IODEPTH: u32 = 16_384;
 pub const MAX_NUMJOBS: u32 = 1024;
 /// The largest block size (a single io_uring SQE carries a `u32` length).
 pub const MAX_BLOCK_SIZE_BYTES: u64 = 256 << 20;
-/// The shortest status interval.
+/// The shortest status interval (the monitor's `--interval` has the same bounds).
 pub const MIN_INTERVAL: Duration = Duration::from_millis(10);
+/// The longest status interval: a day, as the monitor's `--interval`.
+pub const MAX_INTERVAL: Duration = Duration::from_secs(24 * 3600);
+/// The longest `--runtime` and the longest `--ramp`: 365 days, far beyond any soak test, and
+/// small enough that `CLOCK_MONOTONIC` nanoseconds + ramp + runtime stay well inside `u64`
+/// (584 years), so the session's deadline arithmetic cannot overflow.
+pub const MAX_RUN_TIME: Duration = Duration::from_secs(365 * 24 * 3600);
+/// [`MAX_RUN_TIME`] as users write it (`parse_duration` has no day unit).
+const MAX_RUN_TIME_TEXT: &str = "8760h (365 days)";
+/// The most CPUs `--cpus` may name: Linux's largest `CONFIG_NR_CPUS`.
+pub const MAX_CPUS: usize = 8192;
 
 /// The I/O pattern, named as in fio's `--rw`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -290,18 +302,36 @@ impl JobSpec {
             None => None,
             Some(list) => Some(cpu_list(list, &machine.available_cpus)?),
         };
-        let runtime = duration_option("--runtime", &args.runtime)?;
+        let runtime = duration_option("--runtime", &args.runtime, MAX_RUN_TIME_TEXT)?;
         if runtime.is_zero() {
             return Err(usage!(
                 "--runtime {:?} must be greater than zero; use e.g. 10s",
                 args.runtime
             ));
         }
-        let ramp = duration_option("--ramp", &args.ramp)?;
-        let interval = duration_option("--interval", &args.interval)?;
+        if runtime > MAX_RUN_TIME {
+            return Err(usage!(
+                "--runtime {:?} is too long; use at most {MAX_RUN_TIME_TEXT}, e.g. 10m or 24h",
+                args.runtime
+            ));
+        }
+        let ramp = duration_option("--ramp", &args.ramp, MAX_RUN_TIME_TEXT)?;
+        if ramp > MAX_RUN_TIME {
+            return Err(usage!(
+                "--ramp {:?} is too long; use at most {MAX_RUN_TIME_TEXT}, e.g. 30s or 5m",
+                args.ramp
+            ));
+        }
+        let interval = duration_option("--interval", &args.interval, "24h")?;
         if interval < MIN_INTERVAL {
             return Err(usage!(
-                "--interval {:?} is too short; use 10ms or more, e.g. 1s",
+                "--interval {:?} is too short; use 10ms to 24h, e.g. 1s",
+                args.interval
+            ));
+        }
+        if interval > MAX_INTERVAL {
+            return Err(usage!(
+                "--interval {:?} is too long; use 10ms to 24h, e.g. 1s",
                 args.interval
             ));
         }
@@ -411,35 +441,66 @@ fn sync_count(flag: &str, text: &str) -> anyhow::Result<Option<u32>> {
     }
 }
 
-fn duration_option(flag: &str, text: &str) -> anyhow::Result<Duration> {
-    parse_duration(text)
-        .ok_or_else(|| usage!("{flag} {text:?} is not a duration; use e.g. 500ms, 10s or 2m"))
+fn duration_option(flag: &str, text: &str, max: &str) -> anyhow::Result<Duration> {
+    parse_duration(text).map_err(|e| match e {
+        DurationError::NotADuration => {
+            usage!("{flag} {text:?} is not a duration; use e.g. 500ms, 10s or 2m")
+        }
+        DurationError::TooLong => usage!("{flag} {text:?} is too long; use at most {max}"),
+    })
 }
 
-/// Parses `0-3,6` and checks every CPU is one this process may use.
-fn cpu_list(text: &str, available: &[usize]) -> anyhow::Result<Vec<usize>> {
-    let bad = || usage!("--cpus {text:?} is not a CPU list; use e.g. 0-3,6");
-    let mut cpus = Vec::new();
+/// Why a text is not a CPU list (see [`parse_cpu_list`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuListError {
+    /// Not `N`, `N-M` (N <= M) or a comma-separated list of those.
+    Syntax,
+    /// A CPU at or above [`MAX_CPUS`], which no Linux kernel has.
+    OutOfRange(usize),
+}
+
+/// Parses a CPU list as in `taskset -c` and `/sys/devices/system/cpu/online`: `0-3,6`, spaces
+/// around numbers allowed. Returns the CPUs sorted, without repeats. Memory is bounded by
+/// [`MAX_CPUS`] whatever the text (`0-8191` repeated a thousand times is one set).
+///
+/// # Errors
+/// [`CpuListError`]: a word that is not a number or range, a range that runs backwards, or a
+/// CPU of [`MAX_CPUS`] or more.
+pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, CpuListError> {
+    let mut wanted = vec![false; MAX_CPUS];
     for part in text.split(',') {
         let (first, last) = match part.split_once('-') {
             Some((a, b)) => (a.trim().parse::<usize>(), b.trim().parse::<usize>()),
             None => (part.trim().parse::<usize>(), part.trim().parse::<usize>()),
         };
         let (Ok(first), Ok(last)) = (first, last) else {
-            return Err(bad());
+            return Err(CpuListError::Syntax);
         };
-        if first > last || last - first > 4096 {
-            return Err(bad());
+        if first > last {
+            return Err(CpuListError::Syntax);
         }
-        cpus.extend(first..=last);
+        if last >= MAX_CPUS {
+            return Err(CpuListError::OutOfRange(last));
+        }
+        wanted[first..=last].fill(true);
     }
-    cpus.sort_unstable();
-    cpus.dedup();
-    if let Some(cpu) = cpus.iter().find(|cpu| !available.contains(cpu)) {
-        return Err(usage!(
+    Ok((0..MAX_CPUS).filter(|&cpu| wanted[cpu]).collect())
+}
+
+/// Parses `0-3,6` and checks every CPU is one this process may use.
+fn cpu_list(text: &str, available: &[usize]) -> anyhow::Result<Vec<usize>> {
+    let not_available = |cpu: usize| {
+        usage!(
             "--cpus {text:?}: CPU {cpu} is not available; this process may use CPUs {}",
             format_cpu_list(available)
-        ));
+        )
+    };
+    let cpus = parse_cpu_list(text).map_err(|e| match e {
+        CpuListError::Syntax => usage!("--cpus {text:?} is not a CPU list; use e.g. 0-3,6"),
+        CpuListError::OutOfRange(cpu) => not_available(cpu),
+    })?;
+    if let Some(&cpu) = cpus.iter().find(|cpu| !available.contains(cpu)) {
+        return Err(not_available(cpu));
     }
     Ok(cpus)
 }
@@ -692,7 +753,39 @@ mod tests {
             ),
             (
                 &["--interval", "1ms"],
-                r#"--interval "1ms" is too short; use 10ms or more, e.g. 1s"#,
+                r#"--interval "1ms" is too short; use 10ms to 24h, e.g. 1s"#,
+            ),
+            (
+                &["--interval", "18446744073s"],
+                r#"--interval "18446744073s" is too long; use 10ms to 24h, e.g. 1s"#,
+            ),
+            (
+                &["--interval", "25h"],
+                r#"--interval "25h" is too long; use 10ms to 24h, e.g. 1s"#,
+            ),
+            (
+                &["--interval", "99999999999999999999ms"],
+                r#"--interval "99999999999999999999ms" is too long; use at most 24h"#,
+            ),
+            (
+                &["--runtime", "8761h"],
+                r#"--runtime "8761h" is too long; use at most 8760h (365 days), e.g. 10m or 24h"#,
+            ),
+            (
+                &["--runtime", "18446744073709551615h"],
+                r#"--runtime "18446744073709551615h" is too long; use at most 8760h (365 days)"#,
+            ),
+            (
+                &["--ramp", "5124096h"],
+                r#"--ramp "5124096h" is too long; use at most 8760h (365 days), e.g. 30s or 5m"#,
+            ),
+            (
+                &["--cpus", "0-99999"],
+                r#"--cpus "0-99999": CPU 99999 is not available; this process may use CPUs 0-1"#,
+            ),
+            (
+                &["--cpus=-1"],
+                r#"--cpus "-1" is not a CPU list; use e.g. 0-3,6"#,
             ),
         ];
         for (extra, want) in cases {
@@ -701,10 +794,93 @@ mod tests {
     }
 
     #[test]
+    fn the_longest_values_are_accepted() {
+        let spec = parse(&[
+            "--runtime",
+            "8760h",
+            "--ramp",
+            "525600m",
+            "--interval",
+            "24h",
+        ])
+        .unwrap();
+        assert_eq!(spec.runtime, MAX_RUN_TIME);
+        assert_eq!(spec.ramp, MAX_RUN_TIME);
+        assert_eq!(spec.interval, MAX_INTERVAL);
+        assert_eq!(
+            parse(&["--interval", "10ms"]).unwrap().interval,
+            MIN_INTERVAL
+        );
+    }
+
+    #[test]
+    fn the_longest_run_fits_the_sessions_nanosecond_clock() {
+        // The session adds ramp, runtime and interval to a CLOCK_MONOTONIC nanosecond count
+        // (unchecked in places); the bounds must leave centuries of room.
+        let now_ns = crate::record::nanos(crate::monitor::diskstats::monotonic_now());
+        let worst = [MAX_RUN_TIME, MAX_RUN_TIME, MAX_INTERVAL, MAX_INTERVAL]
+            .into_iter()
+            .try_fold(now_ns, |sum, d| sum.checked_add(crate::record::nanos(d)));
+        assert!(worst.is_some_and(|ns| ns < u64::MAX / 100), "{worst:?}");
+    }
+
+    #[test]
     fn cpu_lists_format_back() {
         assert_eq!(format_cpu_list(&[0, 1, 2, 3, 6]), "0-3,6");
         assert_eq!(format_cpu_list(&[1]), "1");
         assert_eq!(cpu_list("1,0,0-1", &[0, 1]).unwrap(), vec![0, 1]);
+        assert_eq!(parse_cpu_list(" 2 - 3 , 0"), Ok(vec![0, 2, 3]));
+        assert_eq!(parse_cpu_list("0-8191").map(|c| c.len()), Ok(MAX_CPUS));
+        assert_eq!(parse_cpu_list("8192"), Err(CpuListError::OutOfRange(8192)));
+        for bad in ["", ",", "0,", "-", "1-", "-1", "3-1", "0-1-2", "1 2", "0x1"] {
+            assert_eq!(parse_cpu_list(bad), Err(CpuListError::Syntax), "{bad:?}");
+        }
+    }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn any_text_is_a_cpu_list_or_an_error_never_a_panic(text in "\\PC{0,40}") {
+                if let Ok(cpus) = parse_cpu_list(&text) {
+                    prop_assert!(cpus.windows(2).all(|w| w[0] < w[1]));
+                    prop_assert!(cpus.iter().all(|&cpu| cpu < MAX_CPUS));
+                }
+            }
+
+            #[test]
+            fn list_like_text_never_panics(text in "[0-9 ,-]{0,30}") {
+                let _ = parse_cpu_list(&text);
+            }
+
+            #[test]
+            fn a_formatted_set_parses_back(
+                set in proptest::collection::btree_set(0usize..MAX_CPUS, 1..64)
+            ) {
+                let cpus: Vec<usize> = set.into_iter().collect();
+                let text = format_cpu_list(&cpus);
+                prop_assert_eq!(parse_cpu_list(&text), Ok(cpus.clone()), "{}", text);
+                prop_assert!(!text.contains(' '));
+            }
+
+            #[test]
+            fn a_parsed_list_formats_to_an_equivalent_one(
+                ranges in proptest::collection::vec((0usize..300, 0usize..20), 1..8)
+            ) {
+                let text = ranges
+                    .iter()
+                    .map(|(a, len)| format!("{a}-{}", a + len))
+                    .collect::<Vec<_>>()
+                    .join(",");
+                let cpus = parse_cpu_list(&text).unwrap();
+                prop_assert_eq!(parse_cpu_list(&format_cpu_list(&cpus)), Ok(cpus.clone()));
+                for (a, len) in &ranges {
+                    prop_assert!((*a..=a + len).all(|cpu| cpus.contains(&cpu)));
+                }
+            }
+        }
     }
 
     #[test]

@@ -27,27 +27,49 @@ pub fn parse_size_bytes(text: &str) -> Option<u64> {
     number.checked_mul(1u64 << shift)
 }
 
+/// Why a text is not a duration (see [`parse_duration`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DurationError {
+    /// Not a whole number with a known unit (`soon`, `1.5s`, `-1`, `5d`).
+    NotADuration,
+    /// Written correctly but larger than any `Duration` or `u64` count of its unit can hold
+    /// (`99999999999999999999s`): too long for anything, not a typo.
+    TooLong,
+}
+
 /// Parses a duration: an integer with a unit (`us`, `ms`, `s`, `m`, `h`); a bare number is
-/// seconds, as in fio. Returns `None` when the text is not a duration.
-#[must_use]
-pub fn parse_duration(text: &str) -> Option<Duration> {
+/// seconds, as in fio. Callers bound the result (see `bench::spec`): a parsed value can be far
+/// longer than any run.
+///
+/// # Errors
+/// [`DurationError::NotADuration`] when the text is not a duration, [`DurationError::TooLong`]
+/// when it is one but the number overflows.
+pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     let text = text.trim();
     let digits_end = text
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(text.len());
     if digits_end == 0 {
-        return None;
+        return Err(DurationError::NotADuration);
     }
-    let number: u64 = text[..digits_end].parse().ok()?;
-    let duration = match &text[digits_end..] {
+    let seconds_per_unit = match &text[digits_end..] {
+        "us" | "ms" | "" | "s" => 1,
+        "m" | "min" => 60,
+        "h" => 3600,
+        _ => return Err(DurationError::NotADuration),
+    };
+    let number: u64 = text[..digits_end]
+        .parse()
+        .map_err(|_| DurationError::TooLong)?;
+    Ok(match &text[digits_end..] {
         "us" => Duration::from_micros(number),
         "ms" => Duration::from_millis(number),
-        "" | "s" => Duration::from_secs(number),
-        "m" | "min" => Duration::from_secs(number.checked_mul(60)?),
-        "h" => Duration::from_secs(number.checked_mul(3600)?),
-        _ => return None,
-    };
-    Some(duration)
+        _ => Duration::from_secs(
+            number
+                .checked_mul(seconds_per_unit)
+                .ok_or(DurationError::TooLong)?,
+        ),
+    })
 }
 
 /// `bytes` in the largest binary unit it reaches: `(1.5, "MiB")` for 1.5 MiB, `(512.0, "B")`.
@@ -120,18 +142,19 @@ pub fn format_rate(per_s: f64) -> String {
     }
 }
 
-/// `2m`, `10s`, `500ms`: the shortest exact form.
+/// `2m`, `10s`, `500ms`, `1500us`: the shortest exact form for a whole number of microseconds
+/// (what [`parse_duration`] reads back); finer parts are dropped.
 #[must_use]
 pub fn format_duration(duration: Duration) -> String {
-    let ms = duration.as_millis();
-    if ms == 0 {
-        format!("{}us", duration.as_micros())
-    } else if ms % 60_000 == 0 {
-        format!("{}m", ms / 60_000)
-    } else if ms % 1000 == 0 {
-        format!("{}s", ms / 1000)
+    let us = duration.as_micros();
+    if us % 1000 != 0 || us == 0 {
+        format!("{us}us")
+    } else if us % 60_000_000 == 0 {
+        format!("{}m", us / 60_000_000)
+    } else if us % 1_000_000 == 0 {
+        format!("{}s", us / 1_000_000)
     } else {
-        format!("{ms}ms")
+        format!("{}ms", us / 1000)
     }
 }
 
@@ -183,7 +206,16 @@ mod tests {
             ("5d", None),
         ];
         for (text, want) in cases {
-            assert_eq!(parse_duration(text), want, "{text:?}");
+            assert_eq!(parse_duration(text).ok(), want, "{text:?}");
+        }
+        for (text, want) in [
+            ("soon", DurationError::NotADuration),
+            ("99999999999999999999", DurationError::TooLong),
+            ("99999999999999999999x", DurationError::NotADuration),
+            ("18446744073709551615h", DurationError::TooLong),
+            ("307445734561825861m", DurationError::TooLong),
+        ] {
+            assert_eq!(parse_duration(text), Err(want), "{text:?}");
         }
     }
 
@@ -207,5 +239,87 @@ mod tests {
         assert_eq!(format_duration(Duration::from_millis(500)), "500ms");
         assert_eq!(format_duration(Duration::from_secs(120)), "2m");
         assert_eq!(format_duration(Duration::from_secs(30)), "30s");
+        assert_eq!(format_duration(Duration::from_micros(1500)), "1500us");
+        assert_eq!(format_duration(Duration::ZERO), "0us");
+    }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        const SIZE_SUFFIXES: [(&str, u32); 13] = [
+            ("", 0),
+            ("b", 0),
+            ("k", 10),
+            ("K", 10),
+            ("kb", 10),
+            ("KiB", 10),
+            ("m", 20),
+            ("MB", 20),
+            ("mib", 20),
+            ("g", 30),
+            ("GiB", 30),
+            ("t", 40),
+            ("TB", 40),
+        ];
+        const DURATION_UNITS: [(&str, u64); 7] = [
+            ("us", 1),
+            ("ms", 1_000),
+            ("", 1_000_000),
+            ("s", 1_000_000),
+            ("m", 60_000_000),
+            ("min", 60_000_000),
+            ("h", 3_600_000_000),
+        ];
+
+        proptest! {
+            #[test]
+            fn any_text_is_a_size_or_none_never_a_panic(text in "\\PC{0,24}") {
+                let _ = parse_size_bytes(&text);
+            }
+
+            #[test]
+            fn a_number_with_a_suffix_is_that_many_units_or_none_on_overflow(
+                number in any::<u64>(), suffix in 0..SIZE_SUFFIXES.len()
+            ) {
+                let (unit, shift) = SIZE_SUFFIXES[suffix];
+                let want = number.checked_mul(1 << shift);
+                prop_assert_eq!(parse_size_bytes(&format!("{number}{unit}")), want);
+            }
+
+            #[test]
+            fn a_formatted_size_parses_back(bytes in any::<u64>(), shift in 0u32..41) {
+                let bytes = bytes >> shift << shift;
+                prop_assert_eq!(parse_size_bytes(&format_size_short(bytes)), Some(bytes));
+            }
+
+            #[test]
+            fn any_text_is_a_duration_or_an_error_never_a_panic(text in "\\PC{0,24}") {
+                let _ = parse_duration(&text);
+            }
+
+            #[test]
+            fn a_number_with_a_unit_is_that_long_or_too_long(
+                number in any::<u64>(), unit in 0..DURATION_UNITS.len()
+            ) {
+                let (suffix, us_per_unit) = DURATION_UNITS[unit];
+                let want = u128::from(number) * u128::from(us_per_unit);
+                match parse_duration(&format!("{number}{suffix}")) {
+                    Ok(duration) => prop_assert_eq!(duration.as_micros(), want),
+                    Err(e) => {
+                        prop_assert_eq!(e, DurationError::TooLong);
+                        // Too long exactly when the seconds overflow u64.
+                        prop_assert!(want / 1_000_000 > u128::from(u64::MAX));
+                    }
+                }
+            }
+
+            #[test]
+            fn a_formatted_duration_parses_back(micros in 0u64..(400 * 24 * 3_600_000_000)) {
+                let duration = Duration::from_micros(micros);
+                let text = format_duration(duration);
+                prop_assert_eq!(parse_duration(&text), Ok(duration), "{}", text);
+            }
+        }
     }
 }

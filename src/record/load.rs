@@ -1,46 +1,252 @@
 //! Reading a run record back (`diskdash show`, `diskdash compare`): one loader, one set of
 //! error texts, the format and its version checked before the fields.
+//!
+//! The file is opened once (`O_NONBLOCK`, so a FIFO cannot hang us; `O_CLOEXEC`), checked
+//! through its descriptor (`fstat`: a regular file, at most [`MAX_RECORD_BYTES`]) and read from
+//! that descriptor with a hard cap, so `/dev/zero`, a pipe, a directory or a huge file is
+//! refused in constant memory and time. The header (`format`, `format_version`) is read by a
+//! visitor that skips every other key without building anything, so a file that is not a run
+//! record costs no more than one pass over its bytes.
 
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+
 use super::{FORMAT, FORMAT_VERSION, RunRecord};
+use crate::bench::units::format_bytes;
 
 const FIX: &str = "give a file written by `diskdash bench --json`";
 
-/// The run record in `path`. Every failure is a usage error (exit 2) naming the file and the fix.
+/// The largest run record read: 256 MiB.
+///
+/// How big records get: a segment keeps at most `session::series::MAX_POINTS` (1024) interval
+/// points, thinning older ones, so a 24-hour run of one segment holds at most 1024 points. A
+/// point of a mixed read/write job with a device row is about 4 KiB of JSON (measured: 3.9 KiB
+/// per point for `--rw randrw`), so such a record is about 4-8 MiB, whatever its length. 256 MiB
+/// leaves room for some 30 segments with full series and multi-device targets, and still keeps
+/// parsing within a few hundred MiB of memory.
+pub const MAX_RECORD_BYTES: u64 = 256 << 20;
+
+/// The run record in `path`. Every failure is a usage error (exit 2) naming the file, the
+/// reason and the fix, on one line.
+///
+/// # Errors
+/// The file cannot be opened, is not a regular file, is larger than [`MAX_RECORD_BYTES`], or
+/// is not a run record of this format version.
 pub fn load(path: &Path) -> anyhow::Result<RunRecord> {
-    let shown = path.display();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| crate::usage!("cannot read {shown}: {e}; {FIX}"))?;
-    parse(&text).map_err(|why| crate::usage!("{shown} {why}"))
+    let bytes = read_capped(path, MAX_RECORD_BYTES)?;
+    parse(&bytes).map_err(|why| crate::usage!("{} {why}", path.display()))
 }
 
-/// The record in `text`, or why it is not one (a phrase after the file name).
-fn parse(text: &str) -> Result<RunRecord, String> {
-    let value: serde_json::Value = serde_json::from_str(text)
+/// Opens `path` once and reads at most `limit` bytes of it, refusing anything but a regular
+/// file of at most `limit` bytes.
+fn read_capped(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
+    let shown = path.display();
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| crate::usage!("cannot read {shown}: {e}; {FIX}"))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| crate::usage!("cannot read {shown}: {e}; {FIX}"))?;
+    let file_type = meta.file_type();
+    if !file_type.is_file() {
+        let what = if file_type.is_dir() {
+            "a directory"
+        } else if file_type.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if file_type.is_char_device() {
+            "a character device"
+        } else if file_type.is_block_device() {
+            "a block device"
+        } else if file_type.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(crate::usage!(
+            "{shown} is {what}, not a run record; {FIX} (a regular file)"
+        ));
+    }
+    let too_large = |size: String| {
+        crate::usage!(
+            "{shown} is {size}, larger than any run record (at most {}); {FIX}",
+            format_bytes(limit)
+        )
+    };
+    if meta.len() > limit {
+        return Err(too_large(format_bytes(meta.len())));
+    }
+    read_at_most(file, limit, meta.len())
+        .map_err(|e| crate::usage!("cannot read {shown}: {e}; {FIX}"))?
+        .ok_or_else(|| too_large("growing past that".to_owned()))
+}
+
+/// Up to `limit` bytes of `file`, or `None` when it holds more (it grew since `fstat`).
+fn read_at_most(file: File, limit: u64, size_hint: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let capacity = usize::try_from(size_hint.min(limit).saturating_add(1)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(capacity);
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
+/// The record in `bytes`, or why it is not one (a phrase after the file name).
+fn parse(bytes: &[u8]) -> Result<RunRecord, String> {
+    // Syntax first, in one pass that builds nothing (serde_json skips values iteratively, so
+    // deep nesting cannot exhaust the stack either).
+    serde_json::from_slice::<IgnoredAny>(bytes)
         .map_err(|e| format!("is not a diskdash run record (not JSON: {e}); {FIX}"))?;
-    let format = value.get("format").and_then(serde_json::Value::as_str);
+    let header: Header = serde_json::from_slice(bytes)
+        .map_err(|e| format!("is not a diskdash run record ({e}); {FIX}"))?;
+    let format = match &header.format {
+        Scalar::Text(text) => Some(text.as_str()),
+        _ => None,
+    };
     if format != Some(FORMAT) {
-        let found = format.map_or_else(|| "no format key".to_string(), |f| format!("{f:?}"));
+        let found = match &header.format {
+            Scalar::Missing => "no format key".to_owned(),
+            other => other.to_string(),
+        };
         return Err(format!(
             "is not a diskdash run record (format {found}, not {FORMAT:?}); {FIX}"
         ));
     }
-    let version = value
-        .get("format_version")
-        .and_then(serde_json::Value::as_u64);
-    if version != Some(u64::from(FORMAT_VERSION)) {
-        let found = version.map_or_else(|| "missing".to_string(), |v| v.to_string());
-        let writer = value
-            .get("diskdash_version")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("another version");
-        return Err(format!(
-            "has record format_version {found}, this diskdash reads version {FORMAT_VERSION}; \
-             open it with the diskdash that wrote it ({writer}) or record the run again"
-        ));
+    let writer = match &header.diskdash_version {
+        // Escaped: the text comes from the file and the message must stay on one line.
+        Scalar::Text(version) => version.escape_debug().to_string(),
+        _ => "another version".to_owned(),
+    };
+    match header.format_version {
+        Scalar::UInt(version) if version == u64::from(FORMAT_VERSION) => {}
+        Scalar::UInt(_) | Scalar::Int(_) | Scalar::Missing => {
+            let found = match &header.format_version {
+                Scalar::Missing => "missing".to_owned(),
+                other => other.to_string(),
+            };
+            return Err(format!(
+                "has record format_version {found}, this diskdash reads version \
+                 {FORMAT_VERSION}; open it with the diskdash that wrote it ({writer}) or record \
+                 the run again"
+            ));
+        }
+        other => {
+            return Err(format!(
+                "has record format_version {other}, not a whole number; this diskdash reads \
+                 version {FORMAT_VERSION} (written as the number {FORMAT_VERSION}); {FIX}"
+            ));
+        }
     }
-    serde_json::from_value(value).map_err(|e| format!("is not a diskdash run record ({e}); {FIX}"))
+    serde_json::from_slice(bytes).map_err(|e| format!("is not a diskdash run record ({e}); {FIX}"))
+}
+
+/// The keys checked before the fields; every other key is skipped unread.
+#[derive(Debug, Default)]
+struct Header {
+    format: Scalar,
+    format_version: Scalar,
+    diskdash_version: Scalar,
+}
+
+/// A header value as found: kept when it is a string or a number, only named otherwise (an
+/// array or object is skipped, never built, however large).
+#[derive(Debug, Default, Clone, PartialEq)]
+enum Scalar {
+    #[default]
+    Missing,
+    Text(String),
+    UInt(u64),
+    Int(i64),
+    Float(f64),
+    Other(&'static str),
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Missing => f.write_str("missing"),
+            Self::Text(text) => write!(f, "{text:?}"),
+            Self::UInt(n) => write!(f, "{n}"),
+            Self::Int(n) => write!(f, "{n}"),
+            // `2.0`, not `2`: the point is that it was written as a fraction.
+            Self::Float(x) => write!(f, "{x:?}"),
+            Self::Other(what) => f.write_str(what),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ScalarVisitor;
+        impl<'de> Visitor<'de> for ScalarVisitor {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Scalar, E> {
+                // Bounded: a header string is shown in one error line.
+                Ok(Scalar::Text(v.chars().take(64).collect()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar::UInt(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar::Int(v))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Scalar, E> {
+                Ok(Scalar::Float(v))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Scalar, E> {
+                Ok(Scalar::Other("a boolean"))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
+                Ok(Scalar::Other("null"))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Scalar::Other("an array"))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Scalar::Other("an object"))
+            }
+        }
+        deserializer.deserialize_any(ScalarVisitor)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Header {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct HeaderVisitor;
+        impl<'de> Visitor<'de> for HeaderVisitor {
+            type Value = Header;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Header, A::Error> {
+                let mut header = Header::default();
+                // Keys borrowed when possible; escaped ones are owned.
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    let slot = match key.as_ref() {
+                        "format" => &mut header.format,
+                        "format_version" => &mut header.format_version,
+                        "diskdash_version" => &mut header.diskdash_version,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = map.next_value()?;
+                }
+                Ok(header)
+            }
+        }
+        deserializer.deserialize_map(HeaderVisitor)
+    }
 }
 
 #[cfg(test)]
@@ -49,33 +255,217 @@ mod tests {
 
     #[test]
     fn not_json_other_formats_and_other_versions_say_why() {
-        let err = parse("[1, 2").unwrap_err();
+        let err = parse(b"[1, 2").unwrap_err();
         assert!(
             err.starts_with("is not a diskdash run record (not JSON: "),
             "{err}"
         );
         assert_eq!(
-            parse(r#"{"format": "diskdash-bench-interval"}"#).unwrap_err(),
+            parse(br#"{"format": "diskdash-bench-interval"}"#).unwrap_err(),
             "is not a diskdash run record (format \"diskdash-bench-interval\", not \
              \"diskdash-bench\"); give a file written by `diskdash bench --json`"
         );
         assert_eq!(
-            parse("{}").unwrap_err(),
+            parse(b"{}").unwrap_err(),
             "is not a diskdash run record (format no format key, not \"diskdash-bench\"); \
              give a file written by `diskdash bench --json`"
         );
         assert_eq!(
+            parse(br#"{"format": ["diskdash-bench"]}"#).unwrap_err(),
+            "is not a diskdash run record (format an array, not \"diskdash-bench\"); \
+             give a file written by `diskdash bench --json`"
+        );
+        assert_eq!(
             parse(
-                r#"{"format": "diskdash-bench", "format_version": 9, "diskdash_version": "0.9.0"}"#
+                br#"{"format": "diskdash-bench", "format_version": 9, "diskdash_version": "0.9.0"}"#
             )
             .unwrap_err(),
             "has record format_version 9, this diskdash reads version 2; open it with the \
              diskdash that wrote it (0.9.0) or record the run again"
         );
-        let err = parse(r#"{"format": "diskdash-bench", "format_version": 2}"#).unwrap_err();
+        let err = parse(br#"{"format": "diskdash-bench", "format_version": 2}"#).unwrap_err();
         assert!(
             err.starts_with("is not a diskdash run record (missing field"),
             "{err}"
         );
+        // Found by the property test below: a leading zero is not JSON.
+        let err = parse(br#"{"format": 00, "z": 0}"#).unwrap_err();
+        assert!(
+            err.contains("(not JSON: invalid number at line 1 column 13)"),
+            "{err}"
+        );
+        let err = parse(b"[1, 2]").unwrap_err();
+        assert!(
+            err.starts_with(
+                "is not a diskdash run record (invalid type: sequence, expected a JSON object"
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_version_that_is_not_a_whole_number_is_not_called_missing() {
+        let cases = [
+            (r#""2""#, r#""2""#),
+            ("2.0", "2.0"),
+            ("2.5", "2.5"),
+            ("null", "null"),
+            ("[2]", "an array"),
+        ];
+        for (written, shown) in cases {
+            let text = format!(r#"{{"format": "diskdash-bench", "format_version": {written}}}"#);
+            assert_eq!(
+                parse(text.as_bytes()).unwrap_err(),
+                format!(
+                    "has record format_version {shown}, not a whole number; this diskdash reads \
+                     version 2 (written as the number 2); give a file written by `diskdash \
+                     bench --json`"
+                ),
+                "{written}"
+            );
+        }
+        assert_eq!(
+            parse(br#"{"format": "diskdash-bench"}"#).unwrap_err(),
+            "has record format_version missing, this diskdash reads version 2; open it with \
+             the diskdash that wrote it (another version) or record the run again"
+        );
+        assert!(
+            parse(br#"{"format": "diskdash-bench", "format_version": -2}"#)
+                .unwrap_err()
+                .starts_with("has record format_version -2, this diskdash reads version 2;")
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_exhausting_the_stack() {
+        let deep = "[".repeat(1_000_000);
+        assert!(parse(deep.as_bytes()).unwrap_err().contains("not JSON"));
+        let closed = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let err = parse(closed.as_bytes()).unwrap_err();
+        assert!(err.contains("expected a JSON object"), "{err}");
+        let inside = format!(
+            r#"{{"format": "diskdash-bench", "format_version": 2, "x": {}{}}}"#,
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let err = parse(inside.as_bytes()).unwrap_err();
+        assert!(err.starts_with("is not a diskdash run record ("), "{err}");
+    }
+
+    #[test]
+    fn the_header_is_found_among_escaped_and_repeated_keys() {
+        // JSON lets a key be escaped; the last of repeated keys wins, as in serde_json's Value.
+        let text = br#"{"form\u0061t": "other", "format": "diskdash-bench", "format_version": 7}"#;
+        assert!(parse(text).unwrap_err().contains("format_version 7,"));
+    }
+
+    /// A record of a 300 ms null-engine run (`diskdash bench --ioengine null --runtime 300ms
+    /// --interval 100ms --json`), compacted.
+    const RECORD: &str = include_str!("../../tests/fixtures/records/null-300ms.json");
+
+    #[test]
+    fn a_real_record_loads() {
+        let record = parse(RECORD.as_bytes()).unwrap();
+        assert_eq!(record.format, FORMAT);
+        assert!(!record.segments.is_empty());
+    }
+
+    #[test]
+    fn files_are_read_up_to_the_limit_and_no_further() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        std::fs::write(&path, b"0123456789").unwrap();
+        assert_eq!(read_capped(&path, 10).unwrap(), b"0123456789");
+        let err = read_capped(&path, 9).unwrap_err().to_string();
+        assert!(
+            err.contains("is 10 B, larger than any run record (at most 9 B)"),
+            "{err}"
+        );
+        // A file that grew after fstat: the cap holds on the read itself.
+        let file = File::open(&path).unwrap();
+        assert_eq!(read_at_most(file, 9, 4).unwrap(), None);
+        let file = File::open(&path).unwrap();
+        assert_eq!(
+            read_at_most(file, 10, 4).unwrap().map(|b| b.len()),
+            Some(10)
+        );
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn mutate(text: &str, at: usize, byte: u8, how: u8) -> Vec<u8> {
+            let mut bytes = text.as_bytes().to_vec();
+            let at = at % (bytes.len() + 1);
+            match how % 4 {
+                0 => bytes.insert(at, byte),
+                1 if at < bytes.len() => {
+                    bytes.remove(at);
+                }
+                2 if at < bytes.len() => bytes[at] = byte,
+                _ => bytes.truncate(at),
+            }
+            bytes
+        }
+
+        proptest! {
+            #[test]
+            fn arbitrary_bytes_are_refused_without_a_panic(
+                bytes in proptest::collection::vec(any::<u8>(), 0..200)
+            ) {
+                prop_assert!(parse(&bytes).is_err());
+            }
+
+            #[test]
+            fn arbitrary_json_is_refused_with_a_reason_on_one_line(
+                text in r#"\{("(format|format_version|diskdash_version|x)": ("[a-z-]{0,15}"|-?[1-9][0-9]{0,2}(\.[0-9])?|0|null|true|\[\]|\{\}), ){0,4}"z": 0\}"#
+            ) {
+                let why = parse(text.as_bytes()).unwrap_err();
+                prop_assert!(!why.contains('\n'), "{}", why);
+                prop_assert!(why.contains("format"), "{}", why);
+            }
+
+            #[test]
+            fn a_mutated_record_is_read_or_refused_never_a_panic(
+                at in any::<usize>(), byte in any::<u8>(), how in any::<u8>()
+            ) {
+                let bytes = mutate(RECORD, at, byte, how);
+                if let Err(why) = parse(&bytes) {
+                    prop_assert!(!why.contains('\n'), "{}", why);
+                }
+            }
+
+            #[test]
+            fn a_mutated_value_is_read_or_refused_never_a_panic(
+                index in any::<usize>(),
+                value in prop_oneof![
+                    Just("null".to_owned()), Just("-1".to_owned()), Just("1e999".to_owned()),
+                    Just("18446744073709551616".to_owned()), Just("\"\"".to_owned()),
+                    Just("[]".to_owned()), Just("{}".to_owned()), Just("0.5".to_owned()),
+                ],
+            ) {
+                // Replace the index-th number of the record.
+                let starts: Vec<usize> = RECORD
+                    .char_indices()
+                    .filter(|&(i, c)| c.is_ascii_digit() && (i == 0 || RECORD.as_bytes()[i - 1] == b':'))
+                    .map(|(i, _)| i)
+                    .collect();
+                let start = starts[index % starts.len()];
+                let end = RECORD[start..]
+                    .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == '-'))
+                    .map_or(RECORD.len(), |n| start + n);
+                let text = format!("{}{value}{}", &RECORD[..start], &RECORD[end..]);
+                let _ = parse(text.as_bytes());
+            }
+        }
+
+        #[test]
+        fn a_record_written_back_reads_back_the_same() {
+            let record = parse(RECORD.as_bytes()).unwrap();
+            let written = serde_json::to_string(&record).unwrap();
+            let again = parse(written.as_bytes()).unwrap();
+            assert_eq!(serde_json::to_string(&again).unwrap(), written);
+        }
     }
 }

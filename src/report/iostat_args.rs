@@ -65,9 +65,16 @@ pub fn split_operands(
     Ok((devices.to_vec(), interval, count))
 }
 
-/// A word that the user meant as a number: starts with a digit or a dot and is no path.
+/// The shortest INTERVAL: 10 ms, as the monitor's and `bench`'s `--interval`.
+pub const MIN_INTERVAL: Duration = Duration::from_millis(10);
+/// The longest INTERVAL: a day, as the monitor's and `bench`'s `--interval`.
+pub const MAX_INTERVAL: Duration = Duration::from_secs(24 * 3600);
+
+/// A word that the user meant as a number: starts with a digit, a dot or a minus sign before
+/// one, and is no path.
 fn looks_numeric(word: &str) -> bool {
-    word.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+    let unsigned = word.strip_prefix('-').unwrap_or(word);
+    unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.')
         && !word.contains('/')
         && !std::path::Path::new(word).exists()
 }
@@ -82,16 +89,32 @@ fn parse_interval(text: &str) -> anyhow::Result<Duration> {
              report since boot"
         ));
     }
-    Duration::try_from_secs_f64(seconds)
-        .map_err(|_| usage!("interval {text:?} is too long; use e.g. 1 or 60"))
+    if seconds < MIN_INTERVAL.as_secs_f64() {
+        return Err(usage!(
+            "interval {text:?} is too short; use 0.01 to 86400 seconds, e.g. 1 or 0.5"
+        ));
+    }
+    if seconds > MAX_INTERVAL.as_secs_f64() {
+        return Err(usage!(
+            "interval {text:?} is too long; use 0.01 to 86400 seconds, e.g. 1 or 60"
+        ));
+    }
+    // Whole microseconds: `0.3` is 300 ms, not the f64's 299.999999999 ms.
+    let micros = (seconds * 1e6).round();
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // 1e4..=8.64e10
+    Ok(Duration::from_micros(micros as u64))
 }
 
 fn parse_count(text: &str) -> anyhow::Result<u64> {
+    let at_least_one =
+        || usage!("count {text:?} must be at least 1; omit it to report until interrupted");
     match text.parse::<u64>() {
-        Ok(0) => Err(usage!(
-            "count {text:?} must be at least 1; omit it to report until interrupted"
-        )),
+        Ok(0) => Err(at_least_one()),
         Ok(n) => Ok(n),
+        Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Err(usage!(
+            "count {text:?} is too large; omit it to report until interrupted"
+        )),
+        Err(_) if text.parse::<i128>().is_ok() => Err(at_least_one()),
         Err(_) => Err(usage!("count {text:?} is not a whole number; use e.g. 5")),
     }
 }
@@ -193,6 +216,56 @@ mod tests {
             ok("vda sdb 1 10"),
             (words("vda sdb"), Some(Duration::from_secs(1)), Some(10))
         );
+        assert_eq!(ok("0.01"), (vec![], Some(MIN_INTERVAL), None));
+        assert_eq!(ok("86400"), (vec![], Some(MAX_INTERVAL), None));
+        assert_eq!(ok("0.3"), (vec![], Some(Duration::from_millis(300)), None));
+    }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #[test]
+            fn any_operands_give_a_config_or_a_one_line_usage_error(
+                operands in proptest::collection::vec("[0-9a-z.eE+-]{0,12}|\\PC{0,12}", 0..5)
+            ) {
+                match split_operands(&operands) {
+                    Ok((devices, interval, count)) => {
+                        prop_assert!(devices.len() <= operands.len());
+                        if let Some(interval) = interval {
+                            prop_assert!((MIN_INTERVAL..=MAX_INTERVAL).contains(&interval));
+                        }
+                        prop_assert!(count.is_none_or(|n| n >= 1));
+                    }
+                    Err(e) => {
+                        prop_assert_eq!(crate::error::exit_code(&e), 2);
+                        prop_assert!(!e.to_string().contains('\n'));
+                    }
+                }
+            }
+
+            #[test]
+            fn interval_and_count_as_written_parse_back(
+                millis in 10u64..=86_400_000,
+                count in proptest::option::of(1u64..=u64::MAX),
+            ) {
+                let mut operands = vec!["vda".to_owned(), format!("{}.{:03}", millis / 1000, millis % 1000)];
+                operands.extend(count.map(|n| n.to_string()));
+                let (devices, interval, parsed_count) = split_operands(&operands).unwrap();
+                prop_assert_eq!(devices, vec!["vda".to_owned()]);
+                prop_assert_eq!(interval, Some(Duration::from_millis(millis)));
+                prop_assert_eq!(parsed_count, count);
+            }
+
+            #[test]
+            fn every_interval_out_of_bounds_is_refused(
+                seconds in prop_oneof![1e-300f64..0.009_999, 86_400.001f64..1e300]
+            ) {
+                let err = split_operands(&[format!("{seconds}")]).unwrap_err();
+                prop_assert!(err.to_string().contains("0.01 to 86400 seconds"), "{}", err);
+            }
+        }
     }
 
     #[test]
@@ -215,7 +288,34 @@ mod tests {
                 "1 2 vda",
                 "unexpected operand \"vda\" after INTERVAL and COUNT; devices come first: diskdash iostat [DEVICE...] [INTERVAL [COUNT]]",
             ),
-            ("1e999", "interval \"1e999\" is too long; use e.g. 1 or 60"),
+            (
+                "1e999",
+                "interval \"1e999\" is too long; use 0.01 to 86400 seconds, e.g. 1 or 60",
+            ),
+            (
+                "1e-300",
+                "interval \"1e-300\" is too short; use 0.01 to 86400 seconds, e.g. 1 or 0.5",
+            ),
+            (
+                "0.009",
+                "interval \"0.009\" is too short; use 0.01 to 86400 seconds, e.g. 1 or 0.5",
+            ),
+            (
+                "86401",
+                "interval \"86401\" is too long; use 0.01 to 86400 seconds, e.g. 1 or 60",
+            ),
+            (
+                "-1",
+                "interval \"-1\" must be more than 0 seconds; use e.g. 1, or omit it for one report since boot",
+            ),
+            (
+                "1 -5",
+                "count \"-5\" must be at least 1; omit it to report until interrupted",
+            ),
+            (
+                "1 99999999999999999999",
+                "count \"99999999999999999999\" is too large; omit it to report until interrupted",
+            ),
         ];
         for (operands, message) in cases {
             let err = split_operands(&words(operands)).unwrap_err();

@@ -174,3 +174,182 @@ fn reads_the_real_proc_diskstats() {
     assert!(a.at > Duration::ZERO);
     assert!(b.disks.iter().all(|d| !d.name.is_empty()));
 }
+
+/// A line as the kernel prints it (`%4d %7d %s %lu ...`, see `block/genhd.c`), for the
+/// round-trip property.
+fn kernel_line(d: &DiskCounters) -> String {
+    let mut line = format!("{:4} {:7} {}", d.major, d.minor, d.name);
+    let counters = [
+        d.reads,
+        d.reads_merged,
+        d.sectors_read,
+        d.read_ms,
+        d.writes,
+        d.writes_merged,
+        d.sectors_written,
+        d.write_ms,
+        d.in_flight,
+        d.io_ms,
+        d.weighted_io_ms,
+        d.discards,
+        d.discards_merged,
+        d.sectors_discarded,
+        d.discard_ms,
+        d.flushes,
+        d.flush_ms,
+    ];
+    let shown = match d.format {
+        LineFormat::Basic => 11,
+        LineFormat::WithDiscard => 15,
+        LineFormat::WithFlush => 17,
+    };
+    for value in &counters[..shown] {
+        line += &format!(" {value}");
+    }
+    line
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn real_lines() -> Vec<String> {
+        [
+            "linux-6.18-vm-a.txt",
+            "linux-4.15-14-fields.txt",
+            "linux-4.19-18-fields.txt",
+            "linux-5.15-odd-names-20-fields.txt",
+        ]
+        .iter()
+        .flat_map(|name| {
+            std::fs::read_to_string(format!("{FIXTURES}/{name}"))
+                .unwrap()
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+    }
+
+    /// The error must name the first line the parser rejects on its own, and every line
+    /// before it must parse.
+    fn check_line_number(text: &[u8]) -> Result<(), TestCaseError> {
+        let mut disks = Vec::new();
+        let lines: Vec<&[u8]> = text.split(|b| *b == b'\n').collect();
+        match parse_diskstats(text, &mut disks) {
+            Ok(()) => {
+                let parsed = lines
+                    .iter()
+                    .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+                    .count();
+                prop_assert_eq!(disks.len(), parsed);
+            }
+            Err(err) => {
+                prop_assert!(err.line >= 1 && err.line <= lines.len(), "{}", err);
+                prop_assert_eq!(parse_line(lines[err.line - 1]), Err(err.reason.clone()));
+                for line in &lines[..err.line - 1] {
+                    prop_assert!(
+                        line.iter().all(u8::is_ascii_whitespace) || parse_line(line).is_ok()
+                    );
+                }
+                prop_assert!(!err.to_string().contains('\n'));
+            }
+        }
+        Ok(())
+    }
+
+    fn counters() -> impl Strategy<Value = DiskCounters> {
+        (
+            (any::<u32>(), any::<u32>(), "[a-z][a-z0-9!_-]{0,15}"),
+            prop_oneof![
+                Just(LineFormat::Basic),
+                Just(LineFormat::WithDiscard),
+                Just(LineFormat::WithFlush)
+            ],
+            proptest::array::uniform17(any::<u64>()),
+        )
+            .prop_map(|((major, minor, name), format, c)| {
+                let kept = match format {
+                    LineFormat::Basic => 11,
+                    LineFormat::WithDiscard => 15,
+                    LineFormat::WithFlush => 17,
+                };
+                let c: Vec<u64> = c
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| if i < kept { *v } else { 0 })
+                    .collect();
+                DiskCounters {
+                    major,
+                    minor,
+                    name,
+                    format,
+                    reads: c[0],
+                    reads_merged: c[1],
+                    sectors_read: c[2],
+                    read_ms: c[3],
+                    writes: c[4],
+                    writes_merged: c[5],
+                    sectors_written: c[6],
+                    write_ms: c[7],
+                    in_flight: c[8],
+                    io_ms: c[9],
+                    weighted_io_ms: c[10],
+                    discards: c[11],
+                    discards_merged: c[12],
+                    sectors_discarded: c[13],
+                    discard_ms: c[14],
+                    flushes: c[15],
+                    flush_ms: c[16],
+                }
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn random_bytes_never_panic_and_name_the_bad_line(
+            text in proptest::collection::vec(
+                prop_oneof![Just(b'\n'), Just(b' '), Just(b'\t'), b'0'..=b'9', any::<u8>()],
+                0..400,
+            )
+        ) {
+            check_line_number(&text)?;
+        }
+
+        #[test]
+        fn random_text_never_panics_and_names_the_bad_line(text in "\\PC{0,200}") {
+            check_line_number(text.as_bytes())?;
+        }
+
+        #[test]
+        fn mutated_real_lines_never_panic_and_name_the_bad_line(
+            picks in proptest::collection::vec(any::<prop::sample::Index>(), 1..8),
+            at in any::<prop::sample::Index>(),
+            byte in any::<u8>(),
+            how in 0u8..4,
+        ) {
+            let real = real_lines();
+            let mut lines: Vec<Vec<u8>> =
+                picks.iter().map(|i| i.get(&real).as_bytes().to_vec()).collect();
+            let victim = at.index(lines.len());
+            let line = &mut lines[victim];
+            let pos = at.index(line.len() + 1);
+            match how {
+                0 => line.insert(pos, byte),
+                1 if pos < line.len() => {
+                    line.remove(pos);
+                }
+                2 if pos < line.len() => line[pos] = byte,
+                _ => line.truncate(pos),
+            }
+            check_line_number(&lines.join(&b'\n'))?;
+        }
+
+        #[test]
+        fn a_line_as_the_kernel_prints_it_parses_back(disk in counters()) {
+            let line = kernel_line(&disk);
+            prop_assert_eq!(parse_line(line.as_bytes()), Ok(disk));
+        }
+    }
+}
