@@ -14,6 +14,7 @@ mod compare;
 mod info;
 mod iostat;
 mod iostat_loop;
+mod safety_input;
 mod safety_target;
 mod tui_bench;
 mod tui_guard;

@@ -5,14 +5,12 @@
 //! Each command runs under a timeout and an address-space limit, so a regression fails the
 //! test instead of hanging it or taking the machine's memory.
 
-mod support;
-
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::BIN;
+use crate::support::BIN;
 
 /// Enough for any refusal; a command still running after this is a failure.
 const TIMEOUT: Duration = Duration::from_secs(10);
