@@ -5,6 +5,7 @@ pub mod blockdev;
 pub mod buffer;
 pub mod engine;
 pub mod fill;
+pub mod options;
 pub mod pinned;
 pub mod spec;
 pub mod target;
@@ -23,7 +24,7 @@ use anyhow::Context;
 use crate::cli::BenchArgs;
 use crate::record::RunStatus;
 use crate::session::{Session, SessionOptions, SessionState, Snapshot};
-use spec::{JobSpec, MachineLimits};
+use spec::MachineLimits;
 
 /// Exit code of an interrupted run (128 + SIGINT, as shells report it).
 const EXIT_INTERRUPTED: u8 = 130;
@@ -31,7 +32,7 @@ const EXIT_INTERRUPTED: u8 = 130;
 /// `diskdash bench`: headless when `--no-tui` or stdout is not a terminal (the dashboard
 /// drives the same session otherwise, once it exists).
 pub fn run_cli(args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    let spec = JobSpec::from_args(args, &MachineLimits::detect())?;
+    let spec = crate::cmd::bench::job(args, &MachineLimits::detect())?;
     let interrupt = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // A second signal while draining ends the process at once.

@@ -531,7 +531,7 @@ mod tests {
     use std::sync::mpsc;
 
     use super::*;
-    use crate::bench::spec::MachineLimits;
+    use crate::bench::spec::RwMode;
 
     /// Completes I/Os in order with results from a script (full length once it runs out),
     /// recording every I/O it was given.
@@ -570,22 +570,14 @@ mod tests {
         script: &[i32],
         runtime: &str,
     ) -> (ScriptedEngine, Box<WorkerStats>, Option<IoFault>, bool) {
-        let cli = <crate::cli::Cli as clap::Parser>::parse_from([
-            "diskdash",
-            "bench",
-            "--rw",
-            "read",
-            "-q",
-            "1",
-            "--size",
-            "16k",
-            "--runtime",
-            runtime,
-        ]);
-        let Some(crate::cli::Command::Bench(args)) = cli.command else {
-            unreachable!()
-        };
-        let spec = Arc::new(JobSpec::from_args(&args, &MachineLimits::detect()).unwrap());
+        let spec = Arc::new(JobSpec {
+            rw: RwMode::Read,
+            iodepth: 1,
+            size_bytes: 16 << 10,
+            size_explicit: true,
+            runtime: crate::bench::units::parse_duration(runtime).unwrap(),
+            ..JobSpec::default()
+        });
         let file = Arc::new(OwnedFd::from(std::fs::File::open("/dev/null").unwrap()));
         let plan = WorkerPlan {
             worker: 0,

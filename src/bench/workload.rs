@@ -100,27 +100,14 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::spec::{JobSpec, MachineLimits, RwMode};
+    use crate::bench::spec::{JobSpec, RwMode};
 
     fn spec(rw: RwMode, numjobs: u32) -> JobSpec {
-        let machine = MachineLimits {
-            available_cpus: vec![0],
-            memory_bytes: 1 << 34,
-        };
-        let args = match <crate::cli::Cli as clap::Parser>::parse_from([
-            "diskdash",
-            "bench",
-            "--rw",
-            rw.as_str(),
-            "-j",
-            &numjobs.to_string(),
-        ])
-        .command
-        {
-            Some(crate::cli::Command::Bench(args)) => args,
-            _ => unreachable!(),
-        };
-        JobSpec::from_args(&args, &machine).unwrap()
+        JobSpec {
+            rw,
+            numjobs,
+            ..JobSpec::default()
+        }
     }
 
     #[test]

@@ -1,4 +1,5 @@
 //! One file per subcommand: validated input in, the front end chosen, the exit code out.
 //! Only this layer (and `cli`) knows clap; the cores below never import it.
 
+pub mod bench;
 pub mod compare;

@@ -18,7 +18,8 @@ use super::snapshot::{
 use super::{Control, SessionOptions, SessionOutcome};
 use crate::bench::engine::{EngineSetup, errno_name};
 use crate::bench::fill::{self, FillOutcome};
-use crate::bench::spec::{EngineKind, JobSpec, MAX_IODEPTH, MAX_NUMJOBS};
+use crate::bench::options::{MAX_IODEPTH, MAX_NUMJOBS};
+use crate::bench::spec::{EngineKind, JobSpec};
 use crate::bench::target::Target;
 use crate::bench::units::format_size_short;
 use crate::bench::worker::IoFault;
@@ -387,7 +388,7 @@ impl Runner {
                     Some(format!(
                         "bs {bs} is not a multiple of the logical block size {align}"
                     ))
-                } else if bs > crate::bench::spec::MAX_BLOCK_SIZE_BYTES {
+                } else if bs > crate::bench::options::MAX_BLOCK_SIZE_BYTES {
                     Some(format!("bs {bs} is too large"))
                 } else {
                     spec.block_size_bytes = bs;

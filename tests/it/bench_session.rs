@@ -7,18 +7,18 @@ use std::time::{Duration, Instant};
 
 use crate::support::record::*;
 use crate::support::*;
+use diskdash::bench::options::{JobOption, Key, validate};
 use diskdash::bench::spec::{JobSpec, MachineLimits, RwMode};
 use diskdash::record::RunStatus;
 use diskdash::session::{Control, Session, SessionOptions, SessionState, Snapshot};
 
-fn spec(args: &[&str]) -> JobSpec {
-    let mut argv = vec!["diskdash", "bench"];
-    argv.extend_from_slice(args);
-    let cli = <diskdash::cli::Cli as clap::Parser>::parse_from(argv);
-    let Some(diskdash::cli::Command::Bench(args)) = cli.command else {
-        unreachable!()
-    };
-    JobSpec::from_args(&args, &MachineLimits::detect()).unwrap()
+/// A job from fio-style options, through the one validator (no command line involved).
+fn spec(options: &[(Key, &str)]) -> JobSpec {
+    let options: Vec<JobOption> = options
+        .iter()
+        .map(|(key, value)| JobOption::flag(*key, *value))
+        .collect();
+    validate(&options, &MachineLimits::detect()).unwrap()
 }
 
 /// Waits until a snapshot satisfies `want` (or panics after 10 s).
@@ -66,7 +66,11 @@ fn running_session(dir: &std::path::Path) -> diskdash::session::SessionHandle {
         ..SessionOptions::default()
     };
     let handle = Session::start(
-        spec(&["--size", "16M", "--runtime", "30s", "--interval", "100ms"]),
+        spec(&[
+            (Key::Size, "16M"),
+            (Key::Runtime, "30s"),
+            (Key::Interval, "100ms"),
+        ]),
         options,
     )
     .unwrap();

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
-use crate::bench::spec::{MAX_BLOCK_SIZE_BYTES, MAX_IODEPTH, MAX_NUMJOBS};
+use crate::bench::options::{MAX_BLOCK_SIZE_BYTES, MAX_IODEPTH, MAX_NUMJOBS};
 use crate::bench::units::format_size_short;
 use crate::session::{Control, SessionHandle, SessionState, Snapshot};
 use crate::tui::app::{App, Intent};

@@ -1,0 +1,879 @@
+//! Options as data, and the one validator: every way of describing a job (a `bench` flag, a
+//! key pressed in the dashboard, and next a line of a fio job file or a sweep point) becomes an
+//! ordered list of fio-style [`JobOption`]s, and [`validate`] turns the list into a [`JobSpec`].
+//! Bounds, defaults and error texts exist here once; an error names the option by where it
+//! came from (`--bs`, `db.fio:14: bs`, `iodepth (dashboard)`). Later options override earlier
+//! ones of the same key, as in fio.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::bench::spec::{
+    CpuListError, EngineKind, JobSpec, MachineLimits, OpenSync, RwMode, SyncEvery, format_cpu_list,
+    parse_cpu_list,
+};
+use crate::bench::units::{
+    DurationError, format_bytes, format_size_short, parse_duration, parse_size_bytes,
+};
+use crate::usage;
+
+/// The deepest queue a worker may ask for (io_uring's `IORING_MAX_ENTRIES` is 32768; the
+/// completion queue is twice the submission queue).
+pub const MAX_IODEPTH: u32 = 16_384;
+/// The most worker threads.
+pub const MAX_NUMJOBS: u32 = 1024;
+/// The largest block size (a single io_uring SQE carries a `u32` length).
+pub const MAX_BLOCK_SIZE_BYTES: u64 = 256 << 20;
+/// The shortest status interval (the monitor's `--interval` has the same bounds).
+pub const MIN_INTERVAL: Duration = Duration::from_millis(10);
+/// The longest status interval: a day, as the monitor's `--interval`.
+pub const MAX_INTERVAL: Duration = Duration::from_secs(24 * 3600);
+/// The longest `--runtime` and the longest `--ramp`: 365 days, far beyond any soak test, and
+/// small enough that `CLOCK_MONOTONIC` nanoseconds + ramp + runtime stay well inside `u64`
+/// (584 years), so the session's deadline arithmetic cannot overflow.
+pub const MAX_RUN_TIME: Duration = Duration::from_secs(365 * 24 * 3600);
+/// [`MAX_RUN_TIME`] as users write it (`parse_duration` has no day unit).
+const MAX_RUN_TIME_TEXT: &str = "8760h (365 days)";
+/// The working set when `--size` is not given.
+pub const DEFAULT_SIZE: &str = "1G";
+
+/// A job parameter, with its `bench` flag and its fio name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Rw,
+    RwMixRead,
+    Bs,
+    Size,
+    IoDepth,
+    NumJobs,
+    IoEngine,
+    IoDepthBatch,
+    IoDepthBatchComplete,
+    /// `1`: O_DIRECT, `0`: through the page cache (`--direct` / `--buffered`).
+    Direct,
+    Fsync,
+    Fdatasync,
+    Sync,
+    Cpus,
+    Runtime,
+    Ramp,
+    Interval,
+}
+
+impl Key {
+    pub const ALL: [Self; 17] = [
+        Self::Rw,
+        Self::RwMixRead,
+        Self::Bs,
+        Self::Size,
+        Self::IoDepth,
+        Self::NumJobs,
+        Self::IoEngine,
+        Self::IoDepthBatch,
+        Self::IoDepthBatchComplete,
+        Self::Direct,
+        Self::Fsync,
+        Self::Fdatasync,
+        Self::Sync,
+        Self::Cpus,
+        Self::Runtime,
+        Self::Ramp,
+        Self::Interval,
+    ];
+
+    /// The `diskdash bench` flag.
+    #[must_use]
+    pub fn flag(self) -> &'static str {
+        match self {
+            Self::Rw => "--rw",
+            Self::RwMixRead => "--rwmixread",
+            Self::Bs => "--bs",
+            Self::Size => "--size",
+            Self::IoDepth => "--iodepth",
+            Self::NumJobs => "--numjobs",
+            Self::IoEngine => "--ioengine",
+            Self::IoDepthBatch => "--iodepth-batch",
+            Self::IoDepthBatchComplete => "--iodepth-batch-complete",
+            Self::Direct => "--direct",
+            Self::Fsync => "--fsync",
+            Self::Fdatasync => "--fdatasync",
+            Self::Sync => "--sync",
+            Self::Cpus => "--cpus",
+            Self::Runtime => "--runtime",
+            Self::Ramp => "--ramp",
+            Self::Interval => "--interval",
+        }
+    }
+
+    /// The fio option name (the record's `job` key where it differs is noted there).
+    #[must_use]
+    pub fn fio_name(self) -> &'static str {
+        match self {
+            Self::Rw => "rw",
+            Self::RwMixRead => "rwmixread",
+            Self::Bs => "bs",
+            Self::Size => "size",
+            Self::IoDepth => "iodepth",
+            Self::NumJobs => "numjobs",
+            Self::IoEngine => "ioengine",
+            Self::IoDepthBatch => "iodepth_batch",
+            Self::IoDepthBatchComplete => "iodepth_batch_complete_max",
+            Self::Direct => "direct",
+            Self::Fsync => "fsync",
+            Self::Fdatasync => "fdatasync",
+            Self::Sync => "sync",
+            Self::Cpus => "cpus_allowed",
+            Self::Runtime => "runtime",
+            Self::Ramp => "ramp_time",
+            Self::Interval => "status_interval",
+        }
+    }
+}
+
+/// Where an option came from; errors name the option this way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A `diskdash bench` flag.
+    CommandLine,
+    /// A line of a job file.
+    File { path: String, line: u32 },
+    /// A change made in the dashboard while the job runs.
+    Dashboard,
+}
+
+/// One option: a key, its value as written, and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobOption {
+    pub key: Key,
+    pub value: String,
+    pub origin: Origin,
+}
+
+impl JobOption {
+    #[must_use]
+    pub fn flag(key: Key, value: impl Into<String>) -> Self {
+        Self {
+            key,
+            value: value.into(),
+            origin: Origin::CommandLine,
+        }
+    }
+
+    #[must_use]
+    pub fn dashboard(key: Key, value: impl Into<String>) -> Self {
+        Self {
+            key,
+            value: value.into(),
+            origin: Origin::Dashboard,
+        }
+    }
+}
+
+/// How an error names an option: `--bs`, `db.fio:14: bs`, `bs (dashboard)`.
+#[derive(Debug, Clone, Copy)]
+struct Name<'a> {
+    key: Key,
+    origin: Option<&'a Origin>,
+}
+
+impl fmt::Display for Name<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.origin {
+            None | Some(Origin::CommandLine) => f.write_str(self.key.flag()),
+            Some(Origin::File { path, line }) => {
+                write!(f, "{path}:{line}: {}", self.key.fio_name())
+            }
+            Some(Origin::Dashboard) => write!(f, "{} (dashboard)", self.key.fio_name()),
+        }
+    }
+}
+
+/// The options by key, the last of each key winning.
+struct Options<'a>(&'a [JobOption]);
+
+impl<'a> Options<'a> {
+    fn get(&self, key: Key) -> Option<&'a JobOption> {
+        self.0.iter().rev().find(|o| o.key == key)
+    }
+
+    /// The value given (or `default`) and how to name it.
+    fn text(&self, key: Key, default: &'a str) -> (&'a str, Name<'a>) {
+        let option = self.get(key);
+        (
+            option.map_or(default, |o| o.value.as_str()),
+            Name {
+                key,
+                origin: option.map(|o| &o.origin),
+            },
+        )
+    }
+}
+
+/// Validates `options` (over the defaults of `diskdash bench`) into a job. Errors are usage
+/// errors (exit 2) naming the option, its value and the fix.
+pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Result<JobSpec> {
+    let opts = Options(options);
+    let (text, name) = opts.text(Key::Rw, "randread");
+    let rw = RwMode::parse(text).ok_or_else(|| {
+        usage!(
+            "{name} {text:?} is not a workload; use read, write, randread, randwrite, rw or randrw"
+        )
+    })?;
+    let (text, name) = opts.text(Key::RwMixRead, "50");
+    let rwmixread_pct = match text.parse::<u8>() {
+        Ok(pct) if pct <= 100 => pct,
+        _ => return Err(usage!("{name} {text:?} is not a percentage; use 0 to 100")),
+    };
+    let (bs_text, bs_name) = opts.text(Key::Bs, "4k");
+    let block_size_bytes = size_option(bs_name, bs_text, "4k, 1M or 512")?;
+    if block_size_bytes > MAX_BLOCK_SIZE_BYTES {
+        return Err(usage!(
+            "{bs_name} {bs_text} is too large; use at most {}",
+            format_size_short(MAX_BLOCK_SIZE_BYTES)
+        ));
+    }
+    let (size_text, size_name) = opts.text(Key::Size, DEFAULT_SIZE);
+    let size_bytes = size_option(size_name, size_text, "16M, 1G or 10G")?;
+    if block_size_bytes > size_bytes {
+        return Err(usage!(
+            "{bs_name} {bs_text} is larger than {size_name} {size_text}; raise {size_name} or \
+             lower {bs_name}"
+        ));
+    }
+    let (text, depth_name) = opts.text(Key::IoDepth, "32");
+    let iodepth = count_option(depth_name, text, MAX_IODEPTH, "1, 32 or 128")?;
+    let (text, jobs_name) = opts.text(Key::NumJobs, "1");
+    let numjobs = count_option(jobs_name, text, MAX_NUMJOBS, "1, 2 or 4")?;
+    let (text, name) = opts.text(Key::IoEngine, "io_uring");
+    let ioengine = match text {
+        "io_uring" => EngineKind::IoUring,
+        "psync" => EngineKind::Psync,
+        "null" => EngineKind::Null,
+        other => {
+            return Err(usage!(
+                "{name} {other:?} is not an engine; use io_uring, psync or null"
+            ));
+        }
+    };
+    let (text, name) = opts.text(Key::IoDepthBatch, "1");
+    let iodepth_batch = count_option(name, text, MAX_IODEPTH, "1 or 8")?;
+    if iodepth_batch > iodepth {
+        return Err(usage!(
+            "{name} {iodepth_batch} exceeds {depth_name} {iodepth}; use 1 to {iodepth}"
+        ));
+    }
+    let (text, name) = opts.text(Key::IoDepthBatchComplete, "1");
+    let iodepth_batch_complete = count_option(name, text, MAX_IODEPTH, "1 or 32")?;
+    let buffer_bytes = block_size_bytes * u64::from(iodepth) * u64::from(numjobs);
+    if machine.memory_bytes > 0 && buffer_bytes > machine.memory_bytes / 2 {
+        return Err(usage!(
+            "{bs_name} {bs_text} x {depth_name} {iodepth} x {jobs_name} {numjobs} needs {} of I/O \
+             buffers, more than half of this machine's {}; lower {depth_name}, {jobs_name} or \
+             {bs_name}",
+            format_bytes(buffer_bytes),
+            format_bytes(machine.memory_bytes)
+        ));
+    }
+    let (text, name) = opts.text(Key::Direct, "1");
+    let direct = match text {
+        "1" | "true" | "yes" => true,
+        "0" | "false" | "no" => false,
+        other => return Err(usage!("{name} {other:?} is not 1 or 0")),
+    };
+    let sync_every = match (opts.get(Key::Fsync), opts.get(Key::Fdatasync)) {
+        (Some(fsync), Some(fdatasync)) => {
+            let fsync = Name {
+                key: Key::Fsync,
+                origin: Some(&fsync.origin),
+            };
+            let fdatasync = Name {
+                key: Key::Fdatasync,
+                origin: Some(&fdatasync.origin),
+            };
+            return Err(usage!(
+                "{fsync} and {fdatasync} cannot be combined; pick one"
+            ));
+        }
+        (Some(_), None) => {
+            let (text, name) = opts.text(Key::Fsync, "0");
+            sync_count(name, text)?.map(SyncEvery::Fsync)
+        }
+        (None, Some(_)) => {
+            let (text, name) = opts.text(Key::Fdatasync, "0");
+            sync_count(name, text)?.map(SyncEvery::Fdatasync)
+        }
+        (None, None) => None,
+    };
+    let open_sync = match opts.text(Key::Sync, "") {
+        ("" | "0" | "none", _) => None,
+        ("dsync", _) => Some(OpenSync::Dsync),
+        ("sync" | "1", _) => Some(OpenSync::Sync),
+        (other, name) => {
+            return Err(usage!(
+                "{name} {other:?} is not a sync mode; use dsync or sync"
+            ));
+        }
+    };
+    let cpus = match opts.get(Key::Cpus) {
+        None => None,
+        Some(_) => {
+            let (text, name) = opts.text(Key::Cpus, "");
+            Some(cpu_list(name, text, &machine.available_cpus)?)
+        }
+    };
+    let (text, name) = opts.text(Key::Runtime, "30s");
+    let runtime = duration_option(name, text, "e.g. 10m or 24h", MAX_RUN_TIME)?;
+    if runtime.is_zero() {
+        return Err(usage!(
+            "{name} {text:?} must be greater than zero; use e.g. 10s"
+        ));
+    }
+    let (text, name) = opts.text(Key::Ramp, "0s");
+    let ramp = duration_option(name, text, "e.g. 30s or 5m", MAX_RUN_TIME)?;
+    let (text, name) = opts.text(Key::Interval, "1s");
+    let interval = duration_option(name, text, "", MAX_INTERVAL)?;
+    if interval < MIN_INTERVAL {
+        return Err(usage!(
+            "{name} {text:?} is too short; use 10ms to 24h, e.g. 1s"
+        ));
+    }
+    Ok(JobSpec {
+        rw,
+        rwmixread_pct,
+        block_size_bytes,
+        size_bytes,
+        size_explicit: opts.get(Key::Size).is_some(),
+        iodepth,
+        numjobs,
+        ioengine,
+        iodepth_batch,
+        iodepth_batch_complete,
+        direct,
+        sync_every,
+        open_sync,
+        cpus,
+        runtime,
+        ramp,
+        interval,
+    })
+}
+
+impl JobSpec {
+    /// The job as options, each as [`validate`] reads it back exactly; `origin` names them.
+    #[must_use]
+    pub fn to_options(&self, origin: &Origin) -> Vec<JobOption> {
+        let us = |d: Duration| format!("{}us", d.as_micros());
+        let mut out = vec![
+            (Key::Rw, self.rw.as_str().to_string()),
+            (Key::RwMixRead, self.rwmixread_pct.to_string()),
+            (Key::Bs, self.block_size_bytes.to_string()),
+            (Key::IoDepth, self.iodepth.to_string()),
+            (Key::NumJobs, self.numjobs.to_string()),
+            (Key::IoEngine, self.ioengine.as_str().to_string()),
+            (Key::IoDepthBatch, self.iodepth_batch.to_string()),
+            (
+                Key::IoDepthBatchComplete,
+                self.iodepth_batch_complete.to_string(),
+            ),
+            (Key::Direct, u8::from(self.direct).to_string()),
+            (Key::Runtime, us(self.runtime)),
+            (Key::Ramp, us(self.ramp)),
+            (Key::Interval, us(self.interval)),
+        ];
+        if self.size_explicit {
+            out.push((Key::Size, self.size_bytes.to_string()));
+        }
+        match self.sync_every {
+            Some(SyncEvery::Fsync(n)) => out.push((Key::Fsync, n.to_string())),
+            Some(SyncEvery::Fdatasync(n)) => out.push((Key::Fdatasync, n.to_string())),
+            None => {}
+        }
+        if let Some(sync) = self.open_sync {
+            out.push((Key::Sync, sync.as_str().to_string()));
+        }
+        if let Some(cpus) = &self.cpus {
+            out.push((Key::Cpus, format_cpu_list(cpus)));
+        }
+        out.into_iter()
+            .map(|(key, value)| JobOption {
+                key,
+                value,
+                origin: origin.clone(),
+            })
+            .collect()
+    }
+
+    /// This job with `change` applied, checked by the same rules as a new job.
+    ///
+    /// # Errors
+    /// The usage error of [`validate`] for the changed option.
+    pub fn with(&self, change: JobOption, machine: &MachineLimits) -> anyhow::Result<Self> {
+        let mut options = self.to_options(&Origin::CommandLine);
+        options.push(change);
+        validate(&options, machine)
+    }
+}
+
+fn size_option(name: Name<'_>, text: &str, examples: &str) -> anyhow::Result<u64> {
+    match parse_size_bytes(text) {
+        None => Err(usage!("{name} {text:?} is not a size; use e.g. {examples}")),
+        Some(0) => Err(usage!(
+            "{name} {text:?} must be greater than zero; use e.g. {examples}"
+        )),
+        Some(bytes) => Ok(bytes),
+    }
+}
+
+fn count_option(name: Name<'_>, text: &str, max: u32, examples: &str) -> anyhow::Result<u32> {
+    let Ok(value) = text.trim().parse::<u64>() else {
+        return Err(usage!(
+            "{name} {text:?} is not a number; use e.g. {examples}"
+        ));
+    };
+    if value == 0 {
+        return Err(usage!(
+            "{name} {text:?} must be at least 1; use e.g. {examples}"
+        ));
+    }
+    if value > u64::from(max) {
+        return Err(usage!("{name} {text:?} is too large; use 1 to {max}"));
+    }
+    Ok(u32::try_from(value).unwrap_or(max))
+}
+
+fn sync_count(name: Name<'_>, text: &str) -> anyhow::Result<Option<u32>> {
+    match text.trim().parse::<u32>() {
+        Ok(0) => Ok(None),
+        Ok(n) => Ok(Some(n)),
+        Err(_) => Err(usage!(
+            "{name} {text:?} is not a count of writes; use e.g. 1 or 32 (0 turns it off)"
+        )),
+    }
+}
+
+/// A duration of at most `max`; one text for "too long", whether the number overflowed or
+/// only passed the bound.
+fn duration_option(
+    name: Name<'_>,
+    text: &str,
+    examples: &str,
+    max: Duration,
+) -> anyhow::Result<Duration> {
+    let too_long = || {
+        if max == MAX_INTERVAL {
+            usage!("{name} {text:?} is too long; use 10ms to 24h, e.g. 1s")
+        } else {
+            usage!("{name} {text:?} is too long; use at most {MAX_RUN_TIME_TEXT}, {examples}")
+        }
+    };
+    match parse_duration(text) {
+        Err(DurationError::NotADuration) => Err(usage!(
+            "{name} {text:?} is not a duration; use e.g. 500ms, 10s or 2m"
+        )),
+        Err(DurationError::TooLong) => Err(too_long()),
+        Ok(duration) if duration > max => Err(too_long()),
+        Ok(duration) => Ok(duration),
+    }
+}
+
+/// Parses `0-3,6` and checks every CPU is one this process may use.
+fn cpu_list(name: Name<'_>, text: &str, available: &[usize]) -> anyhow::Result<Vec<usize>> {
+    let not_available = |cpu: usize| {
+        usage!(
+            "{name} {text:?}: CPU {cpu} is not available; this process may use CPUs {}",
+            format_cpu_list(available)
+        )
+    };
+    let cpus = parse_cpu_list(text).map_err(|e| match e {
+        CpuListError::Syntax => usage!("{name} {text:?} is not a CPU list; use e.g. 0-3,6"),
+        CpuListError::OutOfRange(cpu) => not_available(cpu),
+    })?;
+    if let Some(&cpu) = cpus.iter().find(|cpu| !available.contains(cpu)) {
+        return Err(not_available(cpu));
+    }
+    Ok(cpus)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Options as `bench` flags: `--bs 4k`, `--bs=4k`, `-q 8`, `--buffered`.
+    fn flags(argv: &[&str]) -> Vec<JobOption> {
+        let mut out = Vec::new();
+        let mut words = argv.iter();
+        while let Some(word) = words.next() {
+            let (flag, inline) = match word.split_once('=') {
+                Some((flag, value)) => (flag, Some(value.to_string())),
+                None => (*word, None),
+            };
+            let flag = match flag {
+                "-q" => "--iodepth",
+                "-j" => "--numjobs",
+                other => other,
+            };
+            if flag == "--buffered" || flag == "--direct" {
+                out.push(JobOption::flag(
+                    Key::Direct,
+                    if flag == "--direct" { "1" } else { "0" },
+                ));
+                continue;
+            }
+            let key = *Key::ALL
+                .iter()
+                .find(|k| k.flag() == flag)
+                .unwrap_or_else(|| panic!("no option {flag}"));
+            let value = inline.unwrap_or_else(|| words.next().expect("a value").to_string());
+            out.push(JobOption::flag(key, value));
+        }
+        out
+    }
+
+    fn machine() -> MachineLimits {
+        MachineLimits {
+            available_cpus: vec![0, 1],
+            memory_bytes: 24 << 30,
+        }
+    }
+
+    fn parse(extra: &[&str]) -> Result<JobSpec, String> {
+        validate(&flags(extra), &machine()).map_err(|e| {
+            assert_eq!(crate::error::exit_code(&e), 2, "usage error expected: {e}");
+            e.to_string()
+        })
+    }
+
+    #[test]
+    fn defaults_match_the_issue() {
+        let spec = parse(&[]).unwrap();
+        assert_eq!(spec, JobSpec::default());
+        assert_eq!(spec.rw, RwMode::RandRead);
+        assert_eq!(spec.rwmixread_pct, 50);
+        assert_eq!(spec.block_size_bytes, 4096);
+        assert_eq!(spec.size_bytes, 1 << 30);
+        assert!(!spec.size_explicit);
+        assert_eq!(spec.iodepth, 32);
+        assert_eq!(spec.numjobs, 1);
+        assert_eq!(spec.ioengine, EngineKind::IoUring);
+        assert_eq!(spec.iodepth_batch, 1);
+        assert_eq!(spec.iodepth_batch_complete, 1);
+        assert!(spec.direct);
+        assert_eq!(spec.runtime, Duration::from_secs(30));
+        assert_eq!(spec.ramp, Duration::ZERO);
+        assert_eq!(spec.interval, Duration::from_secs(1));
+        assert_eq!(
+            spec.describe(),
+            "randread bs=4k iodepth=32 numjobs=1 io_uring direct"
+        );
+    }
+
+    #[test]
+    fn options_are_read() {
+        let spec = parse(&[
+            "--rw",
+            "randrw",
+            "--rwmixread",
+            "70",
+            "--bs",
+            "1MiB",
+            "--size",
+            "64M",
+            "-q",
+            "8",
+            "-j",
+            "2",
+            "--ioengine",
+            "psync",
+            "--buffered",
+            "--fdatasync",
+            "4",
+            "--sync",
+            "dsync",
+            "--cpus",
+            "0-1",
+            "--runtime",
+            "500ms",
+            "--ramp",
+            "2s",
+            "--interval",
+            "250ms",
+        ])
+        .unwrap();
+        assert_eq!(spec.rw, RwMode::RandRw);
+        assert_eq!(spec.rwmixread_pct, 70);
+        assert_eq!(spec.block_size_bytes, 1 << 20);
+        assert_eq!(spec.size_bytes, 64 << 20);
+        assert!(spec.size_explicit);
+        assert_eq!((spec.iodepth, spec.numjobs), (8, 2));
+        assert_eq!(spec.effective_iodepth(), 1);
+        assert!(!spec.direct);
+        assert_eq!(spec.sync_every, Some(SyncEvery::Fdatasync(4)));
+        assert_eq!(spec.open_sync, Some(OpenSync::Dsync));
+        assert_eq!(spec.cpus, Some(vec![0, 1]));
+        assert_eq!(spec.runtime, Duration::from_millis(500));
+        assert_eq!(spec.ramp, Duration::from_secs(2));
+        assert!(spec.reads() && spec.writes());
+        assert_eq!(
+            spec.describe(),
+            "randrw bs=1M iodepth=8 numjobs=2 psync buffered rwmixread=70 fdatasync=4 sync=dsync"
+        );
+        assert_eq!(parse(&["--fsync", "0"]).unwrap().sync_every, None);
+        assert_eq!(parse(&["--rw", "readwrite"]).unwrap().rw, RwMode::Rw);
+    }
+
+    #[test]
+    fn every_bad_value_names_itself_and_the_fix() {
+        let cases: &[(&[&str], &str)] = &[
+            (
+                &["--rw", "randomread"],
+                r#"--rw "randomread" is not a workload; use read, write, randread, randwrite, rw or randrw"#,
+            ),
+            (
+                &["--rwmixread", "150"],
+                r#"--rwmixread "150" is not a percentage; use 0 to 100"#,
+            ),
+            (
+                &["--bs", "4kk"],
+                r#"--bs "4kk" is not a size; use e.g. 4k, 1M or 512"#,
+            ),
+            (
+                &["--bs", "0"],
+                r#"--bs "0" must be greater than zero; use e.g. 4k, 1M or 512"#,
+            ),
+            (
+                &["--bs=-1"],
+                r#"--bs "-1" is not a size; use e.g. 4k, 1M or 512"#,
+            ),
+            (
+                &["--bs", "soon"],
+                r#"--bs "soon" is not a size; use e.g. 4k, 1M or 512"#,
+            ),
+            (
+                &["--bs", "1G", "--size", "2G"],
+                "--bs 1G is too large; use at most 256M",
+            ),
+            (
+                &["--size", "4kk"],
+                r#"--size "4kk" is not a size; use e.g. 16M, 1G or 10G"#,
+            ),
+            (
+                &["--size", "0"],
+                r#"--size "0" must be greater than zero; use e.g. 16M, 1G or 10G"#,
+            ),
+            (
+                &["--bs", "1M", "--size", "512k"],
+                "--bs 1M is larger than --size 512k; raise --size or lower --bs",
+            ),
+            (
+                &["--iodepth", "0"],
+                r#"--iodepth "0" must be at least 1; use e.g. 1, 32 or 128"#,
+            ),
+            (
+                &["--iodepth", "100000"],
+                r#"--iodepth "100000" is too large; use 1 to 16384"#,
+            ),
+            (
+                &["-q", "deep"],
+                r#"--iodepth "deep" is not a number; use e.g. 1, 32 or 128"#,
+            ),
+            (
+                &["--iodepth=-1"],
+                r#"--iodepth "-1" is not a number; use e.g. 1, 32 or 128"#,
+            ),
+            (
+                &["--numjobs", "0"],
+                r#"--numjobs "0" must be at least 1; use e.g. 1, 2 or 4"#,
+            ),
+            (
+                &["--numjobs", "5000"],
+                r#"--numjobs "5000" is too large; use 1 to 1024"#,
+            ),
+            (
+                &["--ioengine", "libaio"],
+                r#"--ioengine "libaio" is not an engine; use io_uring, psync or null"#,
+            ),
+            (
+                &["--iodepth-batch", "64"],
+                "--iodepth-batch 64 exceeds --iodepth 32; use 1 to 32",
+            ),
+            (
+                &["--bs", "256M", "-q", "64"],
+                "--bs 256M x --iodepth 64 x --numjobs 1 needs 16 GiB of I/O buffers, more than half of this machine's 24 GiB; lower --iodepth, --numjobs or --bs",
+            ),
+            (
+                &["--fsync", "1", "--fdatasync", "1"],
+                "--fsync and --fdatasync cannot be combined; pick one",
+            ),
+            (
+                &["--fsync", "often"],
+                r#"--fsync "often" is not a count of writes; use e.g. 1 or 32 (0 turns it off)"#,
+            ),
+            (
+                &["--sync", "osync"],
+                r#"--sync "osync" is not a sync mode; use dsync or sync"#,
+            ),
+            (
+                &["--cpus", "a-b"],
+                r#"--cpus "a-b" is not a CPU list; use e.g. 0-3,6"#,
+            ),
+            (
+                &["--cpus", "3-1"],
+                r#"--cpus "3-1" is not a CPU list; use e.g. 0-3,6"#,
+            ),
+            (
+                &["--cpus", "0-3"],
+                r#"--cpus "0-3": CPU 2 is not available; this process may use CPUs 0-1"#,
+            ),
+            (
+                &["--runtime", "soon"],
+                r#"--runtime "soon" is not a duration; use e.g. 500ms, 10s or 2m"#,
+            ),
+            (
+                &["--runtime", "0"],
+                r#"--runtime "0" must be greater than zero; use e.g. 10s"#,
+            ),
+            (
+                &["--runtime=-1"],
+                r#"--runtime "-1" is not a duration; use e.g. 500ms, 10s or 2m"#,
+            ),
+            (
+                &["--ramp", "later"],
+                r#"--ramp "later" is not a duration; use e.g. 500ms, 10s or 2m"#,
+            ),
+            (
+                &["--interval", "1ms"],
+                r#"--interval "1ms" is too short; use 10ms to 24h, e.g. 1s"#,
+            ),
+            (
+                &["--interval", "18446744073s"],
+                r#"--interval "18446744073s" is too long; use 10ms to 24h, e.g. 1s"#,
+            ),
+            (
+                &["--interval", "25h"],
+                r#"--interval "25h" is too long; use 10ms to 24h, e.g. 1s"#,
+            ),
+            (
+                &["--interval", "99999999999999999999ms"],
+                r#"--interval "99999999999999999999ms" is too long; use 10ms to 24h, e.g. 1s"#,
+            ),
+            (
+                &["--runtime", "8761h"],
+                r#"--runtime "8761h" is too long; use at most 8760h (365 days), e.g. 10m or 24h"#,
+            ),
+            (
+                &["--runtime", "18446744073709551615h"],
+                r#"--runtime "18446744073709551615h" is too long; use at most 8760h (365 days), e.g. 10m or 24h"#,
+            ),
+            (
+                &["--ramp", "5124096h"],
+                r#"--ramp "5124096h" is too long; use at most 8760h (365 days), e.g. 30s or 5m"#,
+            ),
+            (
+                &["--cpus", "0-99999"],
+                r#"--cpus "0-99999": CPU 99999 is not available; this process may use CPUs 0-1"#,
+            ),
+            (
+                &["--cpus=-1"],
+                r#"--cpus "-1" is not a CPU list; use e.g. 0-3,6"#,
+            ),
+        ];
+        for (extra, want) in cases {
+            assert_eq!(parse(extra).unwrap_err(), *want, "{extra:?}");
+        }
+    }
+
+    #[test]
+    fn the_longest_values_are_accepted() {
+        let spec = parse(&[
+            "--runtime",
+            "8760h",
+            "--ramp",
+            "525600m",
+            "--interval",
+            "24h",
+        ])
+        .unwrap();
+        assert_eq!(spec.runtime, MAX_RUN_TIME);
+        assert_eq!(spec.ramp, MAX_RUN_TIME);
+        assert_eq!(spec.interval, MAX_INTERVAL);
+        assert_eq!(
+            parse(&["--interval", "10ms"]).unwrap().interval,
+            MIN_INTERVAL
+        );
+    }
+
+    #[test]
+    fn the_longest_run_fits_the_sessions_nanosecond_clock() {
+        // The session adds ramp, runtime and interval to a CLOCK_MONOTONIC nanosecond count
+        // (unchecked in places); the bounds must leave centuries of room.
+        let now_ns = crate::record::nanos(crate::monitor::diskstats::monotonic_now());
+        let worst = [MAX_RUN_TIME, MAX_RUN_TIME, MAX_INTERVAL, MAX_INTERVAL]
+            .into_iter()
+            .try_fold(now_ns, |sum, d| sum.checked_add(crate::record::nanos(d)));
+        assert!(worst.is_some_and(|ns| ns < u64::MAX / 100), "{worst:?}");
+    }
+
+    #[test]
+    fn a_job_reads_back_from_its_options_and_changes_are_checked_like_flags() {
+        let spec = parse(&[
+            "--rw",
+            "randrw",
+            "--rwmixread",
+            "70",
+            "--bs",
+            "1MiB",
+            "--size",
+            "64M",
+            "-q",
+            "8",
+            "-j",
+            "2",
+            "--buffered",
+            "--fdatasync",
+            "4",
+            "--sync",
+            "dsync",
+            "--cpus",
+            "0-1",
+            "--runtime",
+            "1500us",
+            "--ramp",
+            "2s",
+            "--interval",
+            "250ms",
+        ])
+        .unwrap();
+        let again = validate(&spec.to_options(&Origin::CommandLine), &machine()).unwrap();
+        assert_eq!(again, spec);
+        assert_eq!(
+            validate(
+                &JobSpec::default().to_options(&Origin::CommandLine),
+                &machine()
+            )
+            .unwrap(),
+            JobSpec::default()
+        );
+        let deeper = spec
+            .with(JobOption::dashboard(Key::IoDepth, "64"), &machine())
+            .unwrap();
+        assert_eq!(deeper.iodepth, 64);
+        assert_eq!(
+            spec.with(JobOption::dashboard(Key::IoDepth, "32768"), &machine())
+                .unwrap_err()
+                .to_string(),
+            r#"iodepth (dashboard) "32768" is too large; use 1 to 16384"#
+        );
+        let file = JobOption {
+            key: Key::Bs,
+            value: "12k5".into(),
+            origin: Origin::File {
+                path: "db.fio".into(),
+                line: 14,
+            },
+        };
+        assert_eq!(
+            validate(&[file], &machine()).unwrap_err().to_string(),
+            r#"db.fio:14: bs "12k5" is not a size; use e.g. 4k, 1M or 512"#
+        );
+    }
+}
