@@ -2,6 +2,7 @@
 //!
 //! - [`diskstats`]: `/proc/diskstats` samples (one fd kept open, CLOCK_MONOTONIC stamps).
 //! - [`iostat`]: the `iostat -x` columns between two samples, with sysstat's formulas.
+//! - [`sampler`]: the one sampler (reader, previous sample, rows between) every front end uses.
 //! - [`device`]: the block device, whole disk and stack behind a path or name.
 //! - [`sysfs`]: queue settings and the `%util` note for parallel devices.
 //! - [`info`]: everything `diskdash info` reports about a disk.
@@ -13,4 +14,5 @@ pub mod device;
 pub mod diskstats;
 pub mod info;
 pub mod iostat;
+pub mod sampler;
 pub mod sysfs;

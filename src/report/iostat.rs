@@ -1,4 +1,5 @@
-//! `diskdash iostat`: the sampling loop and the choice of devices, as sysstat's `iostat -dx`
+//! `diskdash iostat`: the report loop over the shared sampler and the choice of devices, as
+//! sysstat's `iostat -dx`
 //! does it. Without `-y` the first report covers the time since boot; then one report per
 //! interval, on a CLOCK_MONOTONIC schedule that does not drift. Devices that appear during the
 //! run (hot-plug, loop attach) show up in later reports; devices that vanish just stop.
@@ -15,8 +16,9 @@ use super::iostat_args::{IostatConfig, Partitions, validate};
 use super::iostat_text::{json_report, system_line, text_report};
 use crate::cli::IostatArgs;
 use crate::monitor::device;
-use crate::monitor::diskstats::{DiskCounters, DiskstatsReader, monotonic_now};
-use crate::monitor::iostat::{IostatRow, pair_with_previous};
+use crate::monitor::diskstats::{DiskCounters, monotonic_now};
+use crate::monitor::iostat::IostatRow;
+use crate::monitor::sampler::Sampler;
 use crate::monitor::sysfs::SYS_BLOCK;
 
 /// Runs `diskdash iostat`.
@@ -25,7 +27,7 @@ use crate::monitor::sysfs::SYS_BLOCK;
 /// Usage errors (exit 2) for bad arguments; runtime errors when /proc/diskstats fails.
 pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
     let config = validate(args)?;
-    let mut reader = DiskstatsReader::open()?;
+    let mut sampler = Sampler::open()?;
     let mut selector = Selector::new(&config);
     let mut out = io::stdout().lock();
     let mut text = String::new();
@@ -37,11 +39,13 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
-    let first = reader.sample()?;
+    let first = sampler.sample()?;
+    let mut deadline = first.cur.at;
     let mut reports = 0u64;
     if config.interval.is_none() || !config.omit_first {
         let uptime = boottime();
         let rows: Vec<IostatRow> = first
+            .cur
             .disks
             .iter()
             .filter(|c| selector.shows(c, c.ever_used()))
@@ -57,8 +61,6 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     };
 
-    let mut prev = first;
-    let mut deadline = prev.at;
     while config.count.is_none_or(|count| reports < count) {
         deadline += interval;
         let now = monotonic_now();
@@ -67,25 +69,20 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
         } else {
             deadline = now; // fell behind (suspend, overload): restart the schedule
         }
-        let cur = reader.sample()?;
-        let elapsed = cur.at.saturating_sub(prev.at);
-        let rows: Vec<IostatRow> = pair_with_previous(&prev.disks, &cur.disks)
+        let step = sampler.sample()?;
+        let rows: Vec<IostatRow> = step
+            .rows()
+            .unwrap_or_default()
             .into_iter()
-            .zip(&cur.disks)
-            .filter_map(|(p, c)| {
-                let row = match p {
-                    Some(p) => IostatRow::between(p, c, elapsed),
-                    None => IostatRow::between(&DiskCounters::zeroed(&c.name), c, elapsed),
-                };
-                selector.shows(c, row.is_active()).then_some(row)
-            })
+            .zip(&step.cur.disks)
+            .filter(|(row, c)| selector.shows(c, row.is_active()))
+            .map(|(row, _)| row)
             .collect();
         emit(&config, &mut text, &rows);
         reports += 1;
         if !write_out(&mut out, &mut text)? {
             return Ok(ExitCode::SUCCESS);
         }
-        prev = cur;
     }
     Ok(ExitCode::SUCCESS)
 }

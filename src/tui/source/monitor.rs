@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use tokio::time::{Interval, MissedTickBehavior};
 
-use crate::monitor::diskstats::{DiskstatsReader, DiskstatsSample};
+use crate::monitor::diskstats::DiskstatsSample;
 use crate::monitor::info::all_disks;
 use crate::monitor::iostat::{self, IostatRow};
+use crate::monitor::sampler::Sampler;
 use crate::monitor::sysfs::QueueSettings;
 use crate::tui::app::{App, Intent};
 use crate::tui::event::Source;
@@ -27,11 +28,10 @@ pub const HISTORY: usize = 600;
 type History = VecDeque<(f64, IostatRow)>;
 
 pub struct MonitorSource {
-    reader: DiskstatsReader,
+    sampler: Sampler,
     ticker: Interval,
     interval: Duration,
     started: Option<Duration>,
-    prev: Option<DiskstatsSample>,
     /// Rows of the last sample; `true` marks a device gone since the sample before.
     rows: Vec<(IostatRow, bool)>,
     history: HashMap<String, History>,
@@ -52,16 +52,15 @@ impl MonitorSource {
     /// # Errors
     /// `/proc/diskstats` cannot be opened.
     pub fn open(interval: Duration) -> anyhow::Result<Self> {
-        let reader = DiskstatsReader::open()?;
+        let sampler = Sampler::open()?;
         let mut ticker = tokio::time::interval(interval);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let (host, kernel) = from_monitor::host_and_kernel();
         let mut source = Self {
-            reader,
+            sampler,
             ticker,
             interval,
             started: None,
-            prev: None,
             rows: Vec::new(),
             history: HashMap::new(),
             queues: HashMap::new(),
@@ -79,14 +78,15 @@ impl MonitorSource {
     }
 
     fn sample(&mut self) {
-        let cur = match self.reader.sample() {
-            Ok(cur) => cur,
+        let step = match self.sampler.sample() {
+            Ok(step) => step,
             Err(e) => {
                 self.error = Some(format!("{e:#}"));
                 return;
             }
         };
         self.error = None;
+        let cur = step.cur;
         // /sys/block is listed again only when /proc/diskstats names a new device.
         if cur.disks.iter().any(|d| !self.known.contains(&d.name)) {
             self.whole = all_disks().into_iter().collect();
@@ -96,8 +96,8 @@ impl MonitorSource {
         let started = *self.started.get_or_insert(cur.at);
         let t_s = cur.at.saturating_sub(started).as_secs_f64();
         let mut rows = Vec::new();
-        for row in rows_for(self.prev.as_ref(), &cur, whole) {
-            if self.prev.is_some() {
+        for row in rows_for(step.prev, cur, whole) {
+            if step.prev.is_some() {
                 let h = self.history.entry(row.device.clone()).or_default();
                 if h.len() == HISTORY {
                     h.pop_front();
@@ -115,7 +115,6 @@ impl MonitorSource {
             }
         }
         self.rows = rows;
-        self.prev = Some(cur);
     }
 }
 
@@ -235,8 +234,8 @@ impl Source for MonitorSource {
                 segments: Vec::new(),
             });
         }
-        let elapsed = match (&self.prev, self.started) {
-            (Some(p), Some(s)) => p.at.saturating_sub(s),
+        let elapsed = match (self.sampler.last(), self.started) {
+            (Some(step), Some(s)) => step.cur.at.saturating_sub(s),
             _ => Duration::ZERO,
         };
         let mut ui = app.ui.clone();
