@@ -12,6 +12,7 @@
 
 pub mod device;
 pub mod diskstats;
+pub mod host;
 pub mod info;
 pub mod iostat;
 pub mod sampler;

@@ -172,23 +172,13 @@ impl<'a> Selector<'a> {
 
 /// sysstat's first line, from uname and the online CPU count.
 fn host_line() -> String {
-    let uts = nix::sys::utsname::uname().ok();
-    let field = |f: fn(&nix::sys::utsname::UtsName) -> &std::ffi::OsStr| {
-        uts.as_ref()
-            .map(|u| f(u).to_string_lossy().into_owned())
-            .unwrap_or_default()
-    };
-    let cpus = nix::unistd::sysconf(nix::unistd::SysconfVar::_NPROCESSORS_ONLN)
-        .ok()
-        .flatten()
-        .and_then(|n| usize::try_from(n).ok())
-        .unwrap_or(1);
+    let host = crate::monitor::host::Host::detect();
     system_line(
-        &field(nix::sys::utsname::UtsName::sysname),
-        &field(nix::sys::utsname::UtsName::release),
-        &field(nix::sys::utsname::UtsName::nodename),
-        &field(nix::sys::utsname::UtsName::machine),
-        cpus,
+        &host.sysname,
+        &host.release,
+        &host.hostname,
+        &host.machine,
+        host.online_cpus,
         SystemTime::now(),
     )
 }

@@ -104,13 +104,9 @@ pub fn queue_view(disk: &str, q: &QueueSettings) -> QueueView {
 /// Host name and `Linux <release>` for the header.
 #[must_use]
 pub fn host_and_kernel() -> (String, String) {
-    let host = nix::unistd::gethostname()
-        .map(|h| h.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let kernel = nix::sys::utsname::uname()
-        .map(|u| format!("Linux {}", u.release().to_string_lossy()))
-        .unwrap_or_default();
-    (host, kernel)
+    let host = crate::monitor::host::Host::detect();
+    let kernel = host.kernel();
+    (host.hostname, kernel)
 }
 
 /// The short form of the monitor's `%util` note for the device panel.
