@@ -24,8 +24,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         None => tui::run_monitor(&cli.interval),
         Some(Command::Bench(args)) => bench::run_cli(&args),
-        Some(Command::Iostat(args)) => report::iostat::run(&args),
-        Some(Command::Info(args)) => report::info::run(&args),
+        Some(Command::Iostat(args)) => cmd::iostat::run(&args),
+        Some(Command::Info(args)) => cmd::info::run(&args),
         Some(Command::Show(args)) => tui::run_show(&args),
         Some(Command::Compare(args)) => cmd::compare::run(&args),
     }

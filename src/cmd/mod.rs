@@ -3,3 +3,6 @@
 
 pub mod bench;
 pub mod compare;
+pub mod info;
+pub mod iostat;
+pub mod iostat_args;
