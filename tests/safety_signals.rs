@@ -1,0 +1,169 @@
+//! Signals and stops against the real binary, sent to its process group the way `timeout`,
+//! a closing terminal or a job-control shell sends them: whatever arrives, the run ends with a
+//! record that validates and without its scratch file; stopped time is not measured time.
+//! None of this needs root: the target is a scratch file in a temporary directory.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use serde_json::Value;
+
+use support::record::{RECORD, bench_cmd, leftovers, opts, record_in};
+
+/// Longest a test waits for the run to end after its last signal before it kills the group.
+const END_WITHIN: Duration = Duration::from_secs(60);
+
+/// `diskdash bench ARGS --json r.json` in `dir`, in a process group of its own (so the test
+/// can signal the group, as `timeout` does), stderr read line by line on a thread.
+struct GroupRun {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl GroupRun {
+    fn start(dir: &Path, args: &[&str]) -> Self {
+        let mut child = bench_cmd(dir, &[args, &["--json", RECORD]].concat())
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting diskdash");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits until `n` stderr lines have satisfied `want`; panics (after killing the group)
+    /// when stderr ends or a minute goes by first.
+    fn wait_for(&mut self, n: usize, want: impl Fn(&str) -> bool) {
+        let deadline = Instant::now() + END_WITHIN;
+        let mut matched = self.seen.iter().filter(|l| want(l)).count();
+        while matched < n {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    matched += usize::from(want(&line));
+                    self.seen.push(line);
+                }
+                Err(_) => {
+                    self.signal(Signal::SIGKILL);
+                    panic!("{matched} of {n} awaited lines; stderr: {:#?}", self.seen);
+                }
+            }
+        }
+    }
+
+    /// Waits until the run shows `n` status lines (`[   0.2s] ...`): it is measuring.
+    fn wait_measuring(&mut self, n: usize) {
+        self.wait_for(n, |l| l.starts_with('['));
+    }
+
+    fn signal(&self, signal: Signal) {
+        let group = Pid::from_raw(i32::try_from(self.child.id()).unwrap());
+        killpg(group, signal).unwrap_or_else(|e| panic!("killpg {signal}: {e}"));
+    }
+
+    /// Waits for the exit (killing the group after [`END_WITHIN`]); returns the status, the
+    /// time it took and every stderr line.
+    fn finish(mut self) -> (ExitStatus, Duration, Vec<String>) {
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > END_WITHIN {
+                self.signal(Signal::SIGKILL);
+                panic!(
+                    "still running after {END_WITHIN:?}; stderr: {:#?}",
+                    self.seen
+                );
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let took = started.elapsed();
+        self.seen.extend(self.lines.iter());
+        (status, took, self.seen)
+    }
+}
+
+/// Asserts an interrupted run: exit 130, an `interrupted` record that validates, the scratch
+/// file removed (the record says so, and nothing but the record is left in `dir`).
+fn assert_interrupted(dir: &Path, status: ExitStatus, stderr: &[String], what: &str) -> Value {
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "{what}: {status:?}, stderr: {stderr:#?}"
+    );
+    let record = record_in(dir);
+    assert_eq!(record["status"], "interrupted", "{what}");
+    assert_eq!(record["target"]["scratch_removed"], true, "{what}");
+    assert!(
+        leftovers(dir, &[RECORD]).is_empty(),
+        "{what}: files left: {:?}",
+        leftovers(dir, &[RECORD])
+    );
+    record
+}
+
+/// `timeout` sends SIGTERM to the child and to its group: two signals in a row. Neither may
+/// cut the drain short: exit 130 with the record and without the scratch file, every time.
+#[test]
+fn a_double_sigterm_to_the_group_still_records_and_removes_the_scratch_file() {
+    for engine in ["--ioengine io_uring", "--ioengine null -j 2"] {
+        for round in 0..3 {
+            let what = format!("{engine}, round {round}");
+            let dir = tempfile::tempdir().unwrap();
+            let mut run = GroupRun::start(
+                dir.path(),
+                &opts(&format!(
+                    "{engine} --runtime 30s --size 16M --interval 100ms"
+                )),
+            );
+            run.wait_measuring(2);
+            run.signal(Signal::SIGTERM);
+            run.signal(Signal::SIGTERM);
+            let (status, _, stderr) = run.finish();
+            let record = assert_interrupted(dir.path(), status, &stderr, &what);
+            assert_eq!(record["segments"][0]["status"], "interrupted", "{what}");
+            assert!(record["read"]["total_ios"].as_u64().unwrap() > 0, "{what}");
+        }
+    }
+}
+
+/// A closed terminal (SIGHUP) or Ctrl-\ (SIGQUIT) ends a headless run like SIGTERM does.
+#[test]
+fn sighup_and_sigquit_end_a_headless_run_like_sigterm() {
+    for signal in [Signal::SIGHUP, Signal::SIGQUIT] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut run = GroupRun::start(
+            dir.path(),
+            &opts("--no-tui --runtime 30s --size 16M --interval 100ms"),
+        );
+        run.wait_measuring(2);
+        run.signal(signal);
+        let (status, _, stderr) = run.finish();
+        let record = assert_interrupted(dir.path(), status, &stderr, signal.as_str());
+        assert!(record["read"]["total_ios"].as_u64().unwrap() > 0);
+    }
+}
