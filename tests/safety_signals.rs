@@ -167,3 +167,29 @@ fn sighup_and_sigquit_end_a_headless_run_like_sigterm() {
         assert!(record["read"]["total_ios"].as_u64().unwrap() > 0);
     }
 }
+
+/// `--bs 64M -q 32`: 2 GiB of I/O buffers to fill before the first I/O, seconds of setup (tens
+/// of seconds in a debug build). SIGTERM during that setup acts within about a second, still
+/// with the record and without the scratch file.
+#[test]
+fn sigterm_during_a_slow_setup_acts_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = GroupRun::start(
+        dir.path(),
+        &opts("--bs 64M -q 32 --size 64M --runtime 30s --interval 100ms"),
+    );
+    // The working set is written (a quick fill of 64 MiB); the worker fills its buffers now.
+    run.wait_for(1, |l| l.starts_with("note: wrote the"));
+    std::thread::sleep(Duration::from_millis(300));
+    run.signal(Signal::SIGTERM);
+    let (status, took, stderr) = run.finish();
+    let record = assert_interrupted(dir.path(), status, &stderr, "slow setup");
+    assert!(
+        took < Duration::from_secs(5),
+        "took {took:?} to act on SIGTERM during setup"
+    );
+    assert_eq!(record["target"]["preconditioned"], true);
+    if record["segments"].as_array().unwrap().is_empty() {
+        assert_eq!(record["read"]["total_ios"], 0, "interrupted before any I/O");
+    }
+}

@@ -69,7 +69,25 @@ impl SegmentControl {
 pub struct WorkerLinks {
     pub reports: SyncSender<Box<WorkerStats>>,
     pub spares: Receiver<Box<WorkerStats>>,
-    pub ready: Sender<(u32, Result<EngineSetup, String>)>,
+    pub ready: Sender<(u32, Result<EngineSetup, SetupError>)>,
+}
+
+/// Why a worker did not get ready to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetupError {
+    /// The segment was stopped (an interrupt) while the worker was setting up.
+    Stopped,
+    /// Buffers or the ring could not be set up.
+    Failed(String),
+}
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Stopped => write!(f, "stopped during setup"),
+            Self::Failed(why) => write!(f, "{why}"),
+        }
+    }
 }
 
 /// An I/O that failed for good: what, where, why.
@@ -107,7 +125,9 @@ pub struct WorkerExit {
     pub setup: EngineSetup,
 }
 
-/// Thread body. Always reaches the segment's start barrier, even when setup fails.
+/// Thread body. Always reaches the segment's start barrier, even when setup fails or is
+/// stopped. Setup looks at the stop flag while it fills the buffers and before it sets up the
+/// ring, so an interrupt acts within a fraction of a second even with gigabytes of buffers.
 pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -> WorkerExit {
     if let Some(cpu) = plan.cpu {
         let mut set = nix::sched::CpuSet::new();
@@ -129,12 +149,19 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         fault: None,
         setup: EngineSetup::default(),
     };
+    let not_ready = |error: SetupError| {
+        let _ = links.ready.send((plan.worker, Err(error)));
+        control.barrier.wait();
+    };
     // Declared before the engine so it is dropped after it: the ring may have it registered.
-    let buffers = match AlignedBuffers::new(depth, block_size, plan.seed) {
-        Ok(buffers) => buffers,
+    let buffers = match AlignedBuffers::new_unless(depth, block_size, plan.seed, &control.stop) {
+        Ok(Some(buffers)) if !control.stop.load(Ordering::Relaxed) => buffers,
+        Ok(_) => {
+            not_ready(SetupError::Stopped);
+            return exit;
+        }
         Err(err) => {
-            let _ = links.ready.send((plan.worker, Err(format!("{err:#}"))));
-            control.barrier.wait();
+            not_ready(SetupError::Failed(format!("{err:#}")));
             return exit;
         }
     };
@@ -162,10 +189,10 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
                 state.drive(&mut engine, &buffers);
             }
             Err(err) => {
-                let _ = state
-                    .links
-                    .ready
-                    .send((plan.worker, Err(format!("io_uring setup failed: {err}"))));
+                let _ = state.links.ready.send((
+                    plan.worker,
+                    Err(SetupError::Failed(format!("io_uring setup failed: {err}"))),
+                ));
                 control.barrier.wait();
                 return exit;
             }

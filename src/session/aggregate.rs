@@ -12,13 +12,25 @@ use std::time::Duration;
 
 use crate::bench::engine::EngineSetup;
 use crate::bench::spec::{EngineKind, JobSpec};
-use crate::bench::worker::{self, IoFault, SegmentControl, WorkerExit, WorkerLinks, WorkerPlan};
+use crate::bench::worker::{
+    self, IoFault, SegmentControl, SetupError, WorkerExit, WorkerLinks, WorkerPlan,
+};
 use crate::stats::{WorkerStats, monotonic_ns};
 
 /// How long after an interval's end the aggregator waits for late reports before emitting.
 const EMIT_GRACE_NS: u64 = 20_000_000;
 /// Longest tick: workers hand over stats at least this often.
 const MAX_TICK: Duration = Duration::from_millis(250);
+/// How often the wait for the workers' setup looks at the interrupt.
+const SETUP_POLL: Duration = Duration::from_millis(50);
+
+/// Why a segment did not start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpawnError {
+    /// Interrupted while the workers were setting up: they stopped before any I/O.
+    Interrupted,
+    Failed(String),
+}
 
 /// What a segment is to run.
 pub struct SegmentSetup {
@@ -75,9 +87,10 @@ fn tick_for(interval: Duration) -> Duration {
 }
 
 impl SegmentRun {
-    /// Spawns the workers and starts them together. On a setup failure every worker is
-    /// stopped and joined, and the failure returned.
-    pub fn spawn(setup: &SegmentSetup) -> Result<Self, String> {
+    /// Spawns the workers and starts them together. On a setup failure, or when `interrupted()`
+    /// turns true while they set up (buffers of gigabytes take seconds to fill), every worker
+    /// is stopped and joined before any I/O, and the reason returned.
+    pub fn spawn(setup: &SegmentSetup, interrupted: &dyn Fn() -> bool) -> Result<Self, SpawnError> {
         let spec = &setup.spec;
         let jobs = spec.numjobs;
         let control = Arc::new(SegmentControl::new(jobs));
@@ -129,7 +142,9 @@ impl SegmentRun {
                     for handle in handles {
                         let _ = handle.join();
                     }
-                    return Err(format!("cannot start worker thread {worker}: {err}"));
+                    return Err(SpawnError::Failed(format!(
+                        "cannot start worker thread {worker}: {err}"
+                    )));
                 }
             }
         }
@@ -137,17 +152,28 @@ impl SegmentRun {
         drop(ready_tx);
         let mut setups = vec![EngineSetup::default(); jobs as usize];
         let mut failure = None;
-        for _ in 0..jobs {
-            match ready_rx.recv() {
+        let mut interrupt = false;
+        let mut reported = 0;
+        while reported < jobs {
+            if !interrupt && interrupted() {
+                interrupt = true;
+                control.stop.store(true, Ordering::Relaxed);
+            }
+            match ready_rx.recv_timeout(SETUP_POLL) {
                 Ok((worker, Ok(engine_setup))) => setups[worker as usize] = engine_setup,
-                Ok((worker, Err(err))) => {
+                Ok((_, Err(SetupError::Stopped))) => {}
+                Ok((worker, Err(err @ SetupError::Failed(_)))) => {
                     failure.get_or_insert(format!("worker {worker}: {err}"));
+                    // The others need not finish a setup that is of no use now.
+                    control.stop.store(true, Ordering::Relaxed);
                 }
-                Err(_) => {
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => {
                     failure.get_or_insert_with(|| "a worker ended during setup".to_string());
                     break;
                 }
             }
+            reported += 1;
         }
         if failure.is_some() {
             control.stop.store(true, Ordering::Relaxed);
@@ -155,11 +181,11 @@ impl SegmentRun {
         let start_ns = monotonic_ns();
         control.start_ns.store(start_ns, Ordering::Release);
         control.barrier.wait();
-        if let Some(failure) = failure {
+        if failure.is_some() || interrupt {
             for handle in handles {
                 let _ = handle.join();
             }
-            return Err(failure);
+            return Err(failure.map_or(SpawnError::Interrupted, SpawnError::Failed));
         }
         let record_from_ns = start_ns + crate::record::nanos(spec.ramp);
         Ok(Self {

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use tokio::sync::{mpsc, watch};
 
-use super::aggregate::{Interval, SegmentRun, SegmentSetup};
+use super::aggregate::{Interval, SegmentRun, SegmentSetup, SpawnError};
 use super::device::{DeviceWatch, looks_like_page_cache};
 use super::series::RecordSeries;
 use super::snapshot::{
@@ -450,9 +450,12 @@ impl Runner {
                 device.start_window();
             }
         }
-        let mut seg = match SegmentRun::spawn(&setup) {
+        let interrupt = self.options.interrupt.clone();
+        let mut seg = match SegmentRun::spawn(&setup, &|| interrupt.load(Ordering::Relaxed)) {
             Ok(seg) => seg,
-            Err(message) => {
+            // Nothing ran: no segment to record.
+            Err(SpawnError::Interrupted) => return SegmentEnding::Interrupt,
+            Err(SpawnError::Failed(message)) => {
                 self.fail_message(format!("setting up the workers failed: {message}"));
                 return SegmentEnding::Fault;
             }
