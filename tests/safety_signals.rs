@@ -193,3 +193,66 @@ fn sigterm_during_a_slow_setup_acts_at_once() {
         assert_eq!(record["read"]["total_ios"], 0, "interrupted before any I/O");
     }
 }
+
+/// SIGSTOP for 2.5 s, then SIGCONT, in a 2 s run: the stopped time is reported as stalled (in
+/// the record, on stderr and in the summary), left out of the measured time and the rates, and
+/// the run still measures its whole 2 s.
+#[test]
+fn a_stopped_run_reports_the_stall_and_measures_only_running_time() {
+    const STOPPED: Duration = Duration::from_millis(2500);
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = GroupRun::start(
+        dir.path(),
+        &opts("--no-tui --runtime 2s --size 16M --interval 250ms"),
+    );
+    run.wait_measuring(2);
+    run.signal(Signal::SIGSTOP);
+    std::thread::sleep(STOPPED);
+    run.signal(Signal::SIGCONT);
+    let stdout = run.child.stdout.take().unwrap();
+    let (status, _, stderr) = run.finish();
+    let stdout = std::io::read_to_string(stdout).unwrap();
+    assert_eq!(status.code(), Some(0), "{status:?}, stderr: {stderr:#?}");
+    let record = record_in(dir.path());
+    assert_eq!(record["status"], "completed");
+    assert!(
+        leftovers(dir.path(), &[RECORD]).is_empty(),
+        "scratch file removed"
+    );
+
+    let ns = |v: &Value| v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"));
+    let seconds = |v: &Value| ns(v) as f64 / 1e9;
+    let stalled_s = seconds(&record["stalled_ns"]);
+    assert!((2.0..4.0).contains(&stalled_s), "stalled {stalled_s} s");
+    assert_eq!(record["segments"][0]["stalled_ns"], record["stalled_ns"]);
+    // The runtime counts running time only: the whole 2 s were measured, the stop was not.
+    let elapsed_s = seconds(&record["elapsed_ns"]);
+    assert!((1.9..2.5).contains(&elapsed_s), "measured {elapsed_s} s");
+
+    let typed = record["typed_warnings"].as_array().unwrap();
+    assert_eq!(typed.len(), 1, "{typed:?}");
+    assert_eq!(typed[0]["kind"], "stalled");
+    assert_eq!(typed[0]["segment"], 0);
+    assert_eq!(typed[0]["stalled_ns"], record["stalled_ns"]);
+    assert!(
+        stderr.iter().any(|l| l.starts_with("WARNING: stalled:")),
+        "{stderr:#?}"
+    );
+    assert!(stdout.contains("\n  WARNING stalled:"), "{stdout}");
+    assert!(stdout.contains("s stalled, not measured)"), "{stdout}");
+
+    // Rates over running time: the run's IOPS match those of the intervals that had I/O
+    // (counting the stop as measured time would divide them by about three).
+    let series = record["segments"][0]["series"].as_array().unwrap();
+    let busy: Vec<f64> = series
+        .iter()
+        .map(|i| i["read"]["iops"].as_f64().unwrap())
+        .filter(|&iops| iops > 0.0)
+        .collect();
+    let busy_mean = busy.iter().sum::<f64>() / busy.len() as f64;
+    let iops = record["read"]["iops"].as_f64().unwrap();
+    assert!(
+        iops > busy_mean * 0.6,
+        "run {iops:.0} IOPS against {busy_mean:.0} in the intervals with I/O"
+    );
+}

@@ -44,6 +44,14 @@ pub struct WorkerPlan {
     pub tick: Duration,
 }
 
+/// The stall rule: the session's loop wakes at least every 50 ms; a wake-up this much later
+/// than it asked for means the process did not run (SIGSTOP or Ctrl-Z, a frozen cgroup, a
+/// suspended VM, a machine too loaded to measure), and the whole gap counts as stalled. 1 s is
+/// 20 polls, far beyond scheduling delays, and above the longest dirty-throttling pause
+/// (200 ms, `MAX_PAUSE` in mm/page-writeback.c) the session's own `--jsonl` writes can take.
+/// Shorter gaps count as measured time.
+pub const STALL_MIN_NS: u64 = 1_000_000_000;
+
 /// State shared by the workers of one segment and the session. Read once per reap batch.
 pub struct SegmentControl {
     pub stop: AtomicBool,
@@ -51,6 +59,12 @@ pub struct SegmentControl {
     /// CLOCK_MONOTONIC ns when the segment started (set before the start barrier).
     pub start_ns: AtomicU64,
     pub barrier: Barrier,
+    /// Measured time the session found the process stalled, ns: like a pause, it moves the
+    /// end of the runtime.
+    pub stalled_ns: AtomicU64,
+    /// CLOCK_MONOTONIC ns of the session's last wake-up; stalls before it are in `stalled_ns`
+    /// (stored after it, with Release).
+    pub session_awake_ns: AtomicU64,
 }
 
 impl SegmentControl {
@@ -61,6 +75,8 @@ impl SegmentControl {
             paused: AtomicBool::new(false),
             start_ns: AtomicU64::new(0),
             barrier: Barrier::new(workers as usize + 1),
+            stalled_ns: AtomicU64::new(0),
+            session_awake_ns: AtomicU64::new(monotonic_ns()),
         }
     }
 }
@@ -440,13 +456,28 @@ impl<'a> Loop<'a> {
             if self.recording && reaped_ns >= self.next_tick_ns {
                 self.hand_off(reaped_ns);
             }
-            if reaped_ns >= self.deadline_ns || self.control.stop.load(Ordering::Relaxed) {
+            if (reaped_ns >= self.deadline_ns && self.runtime_over(reaped_ns))
+                || self.control.stop.load(Ordering::Relaxed)
+            {
                 stopping = true;
             }
             if self.control.paused.load(Ordering::Relaxed) {
                 paused = true;
             }
         }
+    }
+
+    /// Whether the runtime is over at `now_ns` (past the deadline): the session's stalled time
+    /// moves the deadline. Right after a stall this thread may run before the session has
+    /// looked; while the session's last wake-up is a stall ago, the end waits for it (the
+    /// workers go on meanwhile, as they would have without the stall).
+    fn runtime_over(&self, now_ns: u64) -> bool {
+        let awake_ns = self.control.session_awake_ns.load(Ordering::Acquire);
+        if now_ns.saturating_sub(awake_ns) >= STALL_MIN_NS {
+            return false;
+        }
+        let stalled_ns = self.control.stalled_ns.load(Ordering::Relaxed);
+        now_ns >= self.deadline_ns.saturating_add(stalled_ns)
     }
 
     fn sync(&mut self, every: Option<SyncEvery>) {

@@ -13,7 +13,7 @@ use std::time::Duration;
 use crate::bench::engine::EngineSetup;
 use crate::bench::spec::{EngineKind, JobSpec};
 use crate::bench::worker::{
-    self, IoFault, SegmentControl, SetupError, WorkerExit, WorkerLinks, WorkerPlan,
+    self, IoFault, STALL_MIN_NS, SegmentControl, SetupError, WorkerExit, WorkerLinks, WorkerPlan,
 };
 use crate::stats::{WorkerStats, monotonic_ns};
 
@@ -56,8 +56,28 @@ pub struct SegmentEnd {
     /// The last, partial interval (if it holds any time).
     pub last_interval: Option<Interval>,
     pub faults: Vec<IoFault>,
-    /// Measured time (ramp and pauses excluded), ns.
+    /// Measured time (ramp, pauses and stalls excluded), ns.
     pub elapsed_ns: u64,
+    pub stall: Stall,
+}
+
+/// Time the process did not run inside the measured window (see [`STALL_MIN_NS`]): left out
+/// of the measured time, so rates cover the time the workers could run, and added to the
+/// runtime, like a pause. Intervals stay on the wall-clock grid: those a stall covers show
+/// no I/O.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stall {
+    pub stalled_ns: u64,
+    pub stalls: u32,
+    pub longest_ns: u64,
+}
+
+impl Stall {
+    fn add(&mut self, stalled_ns: u64) {
+        self.stalled_ns += stalled_ns;
+        self.stalls += 1;
+        self.longest_ns = self.longest_ns.max(stalled_ns);
+    }
 }
 
 /// A running segment.
@@ -77,6 +97,10 @@ pub struct SegmentRun {
     paused_since_ns: Option<u64>,
     paused_ns: u64,
     workers_done: bool,
+    /// The session's last wake-up, and how long it asked to sleep after it.
+    awake_ns: u64,
+    asked_ns: u64,
+    stall: Stall,
 }
 
 /// Tick length: the interval split into equal parts of at most 250 ms, so interval
@@ -180,6 +204,7 @@ impl SegmentRun {
         }
         let start_ns = monotonic_ns();
         control.start_ns.store(start_ns, Ordering::Release);
+        control.session_awake_ns.store(start_ns, Ordering::Release);
         control.barrier.wait();
         if failure.is_some() || interrupt {
             for handle in handles {
@@ -204,6 +229,9 @@ impl SegmentRun {
             paused_since_ns: None,
             paused_ns: 0,
             workers_done: false,
+            awake_ns: start_ns,
+            asked_ns: 0,
+            stall: Stall::default(),
         })
     }
 
@@ -236,7 +264,7 @@ impl SegmentRun {
         self.control.stop.load(Ordering::Relaxed)
     }
 
-    /// Measured time so far (ramp and pauses excluded).
+    /// Measured time so far (ramp, pauses and stalls excluded).
     #[must_use]
     pub fn elapsed_ns(&self, now_ns: u64) -> u64 {
         let paused_now = self
@@ -244,7 +272,32 @@ impl SegmentRun {
             .map_or(0, |since| now_ns.saturating_sub(since));
         now_ns
             .saturating_sub(self.record_from_ns)
-            .saturating_sub(self.paused_ns + paused_now)
+            .saturating_sub(self.paused_ns + paused_now + self.stall.stalled_ns)
+    }
+
+    /// Notes a wake-up of the session at `now_ns`. One [`STALL_MIN_NS`] or more later than it
+    /// asked for means the process did not run for that long: the part of the gap inside the
+    /// measured window counts as stalled (not while paused: paused time is already left out).
+    /// The workers' deadline moves by it.
+    fn note_wake(&mut self, now_ns: u64) {
+        let late_ns = now_ns
+            .saturating_sub(self.awake_ns)
+            .saturating_sub(self.asked_ns);
+        self.awake_ns = now_ns;
+        self.asked_ns = 0;
+        if late_ns >= STALL_MIN_NS && self.paused_since_ns.is_none() {
+            let from_ns = now_ns.saturating_sub(late_ns).max(self.record_from_ns);
+            let stalled_ns = now_ns.saturating_sub(from_ns);
+            if stalled_ns > 0 {
+                self.stall.add(stalled_ns);
+                self.control
+                    .stalled_ns
+                    .store(self.stall.stalled_ns, Ordering::Relaxed);
+            }
+        }
+        self.control
+            .session_awake_ns
+            .store(now_ns, Ordering::Release);
     }
 
     /// The segment total so far (closed intervals only).
@@ -260,6 +313,7 @@ impl SegmentRun {
         let deadline_ns = monotonic_ns() + crate::record::nanos(max_wait);
         loop {
             let now = monotonic_ns();
+            self.note_wake(now);
             let due_ns = self.due_ns();
             if now >= due_ns {
                 closed.push(self.close_interval());
@@ -269,6 +323,7 @@ impl SegmentRun {
                 return closed;
             }
             let wait = Duration::from_nanos(due_ns.min(deadline_ns) - now);
+            self.asked_ns = crate::record::nanos(wait);
             match self.reports.recv_timeout(wait) {
                 Ok(report) => self.merge(report),
                 Err(RecvTimeoutError::Timeout) => {}
@@ -355,12 +410,13 @@ impl SegmentRun {
         });
         let elapsed_ns = end_ns
             .saturating_sub(self.record_from_ns)
-            .saturating_sub(self.paused_ns);
+            .saturating_sub(self.paused_ns + self.stall.stalled_ns);
         SegmentEnd {
             total: std::mem::replace(&mut self.total, WorkerStats::new(0)),
             last_interval,
             faults,
             elapsed_ns,
+            stall: self.stall,
         }
     }
 }
