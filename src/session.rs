@@ -15,6 +15,7 @@ mod aggregate;
 pub mod device;
 mod runner;
 mod series;
+pub mod signals;
 mod snapshot;
 
 use std::path::PathBuf;
@@ -70,7 +71,8 @@ pub struct SessionOptions {
     /// Finish when the segment's runtime is over (headless). Otherwise go idle and wait for
     /// `Control`s until `Quit`.
     pub finish_when_done: bool,
-    /// Raised by SIGINT/SIGTERM: stop, drain, record `interrupted`.
+    /// Raised by the interrupt signals ([`signals::INTERRUPT_SIGNALS`]): stop, drain, record
+    /// `interrupted`. Checked during setup and the fill too.
     pub interrupt: Arc<AtomicBool>,
 }
 

@@ -3,12 +3,16 @@
 
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Alignment of every buffer: the page size, which covers any logical block size.
 pub const BUFFER_ALIGN_BYTES: usize = 4096;
 
 /// A transparent huge page on x86-64 and arm64 (4 KiB base pages).
 const HUGE_PAGE_BYTES: usize = 2 << 20;
+
+/// Bytes filled between two looks at the stop flag (a multiple of 8: the same bytes as one pass).
+const FILL_STEP_BYTES: usize = 16 << 20;
 
 /// `slots` contiguous buffers of `block_size_bytes`, each starting on a 4 KiB boundary.
 pub struct AlignedBuffers {
@@ -26,6 +30,31 @@ impl AlignedBuffers {
     /// Allocates zeroed buffers, then fills them with pseudo-random bytes so written data does
     /// not compress or deduplicate to nothing.
     pub fn new(slots: usize, block_size_bytes: usize, seed: u64) -> anyhow::Result<Self> {
+        let mut buffers = Self::zeroed(slots, block_size_bytes)?;
+        fill_random(buffers.as_mut_slice(), seed);
+        Ok(buffers)
+    }
+
+    /// Like [`AlignedBuffers::new`], but gives up (`None`) once `stop` is raised: filling
+    /// gigabytes of buffers (`--bs 256M -q 32`) takes seconds.
+    pub fn new_unless(
+        slots: usize,
+        block_size_bytes: usize,
+        seed: u64,
+        stop: &AtomicBool,
+    ) -> anyhow::Result<Option<Self>> {
+        let mut buffers = Self::zeroed(slots, block_size_bytes)?;
+        let mut state = seed;
+        for step in buffers.as_mut_slice().chunks_mut(FILL_STEP_BYTES) {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(None);
+            }
+            fill_random_from(step, &mut state);
+        }
+        Ok(Some(buffers))
+    }
+
+    fn zeroed(slots: usize, block_size_bytes: usize) -> anyhow::Result<Self> {
         let stride_bytes = block_size_bytes.div_ceil(BUFFER_ALIGN_BYTES) * BUFFER_ALIGN_BYTES;
         let total = stride_bytes.checked_mul(slots.max(1)).ok_or_else(|| {
             anyhow::anyhow!("I/O buffers of {slots} x {block_size_bytes} bytes overflow")
@@ -51,14 +80,12 @@ impl AlignedBuffers {
                 libc::madvise(ptr.as_ptr().cast(), total, libc::MADV_HUGEPAGE);
             }
         }
-        let mut buffers = Self {
+        Ok(Self {
             ptr,
             layout,
             stride_bytes,
             slots: slots.max(1),
-        };
-        fill_random(buffers.as_mut_slice(), seed);
-        Ok(buffers)
+        })
     }
 
     /// Start of slot `index`'s buffer.
@@ -103,8 +130,13 @@ impl Drop for AlignedBuffers {
 /// Fills with splitmix64 output: fast, incompressible enough for a disk.
 pub fn fill_random(bytes: &mut [u8], seed: u64) {
     let mut state = seed;
+    fill_random_from(bytes, &mut state);
+}
+
+/// Continues the sequence from `state` (split at multiples of 8 bytes, it fills the same bytes).
+fn fill_random_from(bytes: &mut [u8], state: &mut u64) {
     for chunk in bytes.chunks_mut(8) {
-        let word = crate::bench::workload::splitmix64(&mut state).to_le_bytes();
+        let word = crate::bench::workload::splitmix64(state).to_le_bytes();
         chunk.copy_from_slice(&word[..chunk.len()]);
     }
 }
@@ -123,5 +155,22 @@ mod tests {
         let bytes = buffers.as_mut_slice();
         assert_eq!(bytes.len(), 3 * 4096);
         assert!(bytes.iter().filter(|&&b| b == 0).count() < bytes.len() / 64);
+    }
+
+    #[test]
+    fn a_stoppable_fill_writes_the_same_bytes_or_gives_up() {
+        let slots = (FILL_STEP_BYTES * 2 + 4096) / 4096;
+        let mut whole = AlignedBuffers::new(slots, 4096, 9).unwrap();
+        let go = AtomicBool::new(false);
+        let mut stepped = AlignedBuffers::new_unless(slots, 4096, 9, &go)
+            .unwrap()
+            .unwrap();
+        assert!(whole.as_mut_slice() == stepped.as_mut_slice());
+        let stop = AtomicBool::new(true);
+        assert!(
+            AlignedBuffers::new_unless(slots, 4096, 9, &stop)
+                .unwrap()
+                .is_none()
+        );
     }
 }

@@ -26,7 +26,8 @@ use crate::record::RunStatus;
 use crate::session::{Session, SessionOptions, SessionState, Snapshot};
 use spec::MachineLimits;
 
-/// Exit code of an interrupted run (128 + SIGINT, as shells report it).
+/// Exit code of an interrupted run, whichever signal interrupted it (128 + SIGINT, as shells
+/// report Ctrl-C).
 const EXIT_INTERRUPTED: u8 = 130;
 
 /// `diskdash bench`: headless when `--no-tui` or stdout is not a terminal (the dashboard
@@ -34,13 +35,7 @@ const EXIT_INTERRUPTED: u8 = 130;
 pub fn run_cli(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let spec = crate::cmd::bench::job(args, &MachineLimits::detect())?;
     let interrupt = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        // A second signal while draining ends the process at once.
-        signal_hook::flag::register_conditional_shutdown(signal, 1, interrupt.clone())
-            .context("installing signal handlers")?;
-        signal_hook::flag::register(signal, interrupt.clone())
-            .context("installing signal handlers")?;
-    }
+    crate::session::signals::raise_on_interrupt(&interrupt)?;
     // In a terminal the dashboard drives the session; it stays open after the runtime.
     // JSON Lines on stdout make stdout a data stream: no dashboard there.
     let dash = |path: &Option<std::path::PathBuf>| path.as_deref() == Some(Path::new("-"));

@@ -44,6 +44,14 @@ pub struct WorkerPlan {
     pub tick: Duration,
 }
 
+/// The stall rule: the session's loop wakes at least every 50 ms; a wake-up this much later
+/// than it asked for means the process did not run (SIGSTOP or Ctrl-Z, a frozen cgroup, a
+/// suspended VM, a machine too loaded to measure), and the whole gap counts as stalled. 1 s is
+/// 20 polls, far beyond scheduling delays, and above the longest dirty-throttling pause
+/// (200 ms, `MAX_PAUSE` in mm/page-writeback.c) the session's own `--jsonl` writes can take.
+/// Shorter gaps count as measured time.
+pub const STALL_MIN_NS: u64 = 1_000_000_000;
+
 /// State shared by the workers of one segment and the session. Read once per reap batch.
 pub struct SegmentControl {
     pub stop: AtomicBool,
@@ -51,6 +59,12 @@ pub struct SegmentControl {
     /// CLOCK_MONOTONIC ns when the segment started (set before the start barrier).
     pub start_ns: AtomicU64,
     pub barrier: Barrier,
+    /// Measured time the session found the process stalled, ns: like a pause, it moves the
+    /// end of the runtime.
+    pub stalled_ns: AtomicU64,
+    /// CLOCK_MONOTONIC ns of the session's last wake-up; stalls before it are in `stalled_ns`
+    /// (stored after it, with Release).
+    pub session_awake_ns: AtomicU64,
 }
 
 impl SegmentControl {
@@ -61,6 +75,8 @@ impl SegmentControl {
             paused: AtomicBool::new(false),
             start_ns: AtomicU64::new(0),
             barrier: Barrier::new(workers as usize + 1),
+            stalled_ns: AtomicU64::new(0),
+            session_awake_ns: AtomicU64::new(monotonic_ns()),
         }
     }
 }
@@ -69,7 +85,25 @@ impl SegmentControl {
 pub struct WorkerLinks {
     pub reports: SyncSender<Box<WorkerStats>>,
     pub spares: Receiver<Box<WorkerStats>>,
-    pub ready: Sender<(u32, Result<EngineSetup, String>)>,
+    pub ready: Sender<(u32, Result<EngineSetup, SetupError>)>,
+}
+
+/// Why a worker did not get ready to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetupError {
+    /// The segment was stopped (an interrupt) while the worker was setting up.
+    Stopped,
+    /// Buffers or the ring could not be set up.
+    Failed(String),
+}
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Stopped => write!(f, "stopped during setup"),
+            Self::Failed(why) => write!(f, "{why}"),
+        }
+    }
 }
 
 /// An I/O that failed for good: what, where, why.
@@ -107,7 +141,9 @@ pub struct WorkerExit {
     pub setup: EngineSetup,
 }
 
-/// Thread body. Always reaches the segment's start barrier, even when setup fails.
+/// Thread body. Always reaches the segment's start barrier, even when setup fails or is
+/// stopped. Setup looks at the stop flag while it fills the buffers and before it sets up the
+/// ring, so an interrupt acts within a fraction of a second even with gigabytes of buffers.
 pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -> WorkerExit {
     if let Some(cpu) = plan.cpu {
         let mut set = nix::sched::CpuSet::new();
@@ -129,12 +165,19 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         fault: None,
         setup: EngineSetup::default(),
     };
+    let not_ready = |error: SetupError| {
+        let _ = links.ready.send((plan.worker, Err(error)));
+        control.barrier.wait();
+    };
     // Declared before the engine so it is dropped after it: the ring may have it registered.
-    let buffers = match AlignedBuffers::new(depth, block_size, plan.seed) {
-        Ok(buffers) => buffers,
+    let buffers = match AlignedBuffers::new_unless(depth, block_size, plan.seed, &control.stop) {
+        Ok(Some(buffers)) if !control.stop.load(Ordering::Relaxed) => buffers,
+        Ok(_) => {
+            not_ready(SetupError::Stopped);
+            return exit;
+        }
         Err(err) => {
-            let _ = links.ready.send((plan.worker, Err(format!("{err:#}"))));
-            control.barrier.wait();
+            not_ready(SetupError::Failed(format!("{err:#}")));
             return exit;
         }
     };
@@ -162,10 +205,10 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
                 state.drive(&mut engine, &buffers);
             }
             Err(err) => {
-                let _ = state
-                    .links
-                    .ready
-                    .send((plan.worker, Err(format!("io_uring setup failed: {err}"))));
+                let _ = state.links.ready.send((
+                    plan.worker,
+                    Err(SetupError::Failed(format!("io_uring setup failed: {err}"))),
+                ));
                 control.barrier.wait();
                 return exit;
             }
@@ -413,13 +456,28 @@ impl<'a> Loop<'a> {
             if self.recording && reaped_ns >= self.next_tick_ns {
                 self.hand_off(reaped_ns);
             }
-            if reaped_ns >= self.deadline_ns || self.control.stop.load(Ordering::Relaxed) {
+            if (reaped_ns >= self.deadline_ns && self.runtime_over(reaped_ns))
+                || self.control.stop.load(Ordering::Relaxed)
+            {
                 stopping = true;
             }
             if self.control.paused.load(Ordering::Relaxed) {
                 paused = true;
             }
         }
+    }
+
+    /// Whether the runtime is over at `now_ns` (past the deadline): the session's stalled time
+    /// moves the deadline. Right after a stall this thread may run before the session has
+    /// looked; while the session's last wake-up is a stall ago, the end waits for it (the
+    /// workers go on meanwhile, as they would have without the stall).
+    fn runtime_over(&self, now_ns: u64) -> bool {
+        let awake_ns = self.control.session_awake_ns.load(Ordering::Acquire);
+        if now_ns.saturating_sub(awake_ns) >= STALL_MIN_NS {
+            return false;
+        }
+        let stalled_ns = self.control.stalled_ns.load(Ordering::Relaxed);
+        now_ns >= self.deadline_ns.saturating_add(stalled_ns)
     }
 
     fn sync(&mut self, every: Option<SyncEvery>) {

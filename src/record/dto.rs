@@ -35,8 +35,13 @@ pub struct RunRecord {
     pub target: TargetRecord,
     pub device: Option<DeviceRecord>,
     pub latency_definition: String,
-    /// Measured time summed over segments (ramp and pauses excluded), ns.
+    /// Measured time summed over segments (ramp, pauses and stalls excluded), ns.
     pub elapsed_ns: u64,
+    /// Time the process did not run inside the measured windows, summed over segments, ns:
+    /// not in `elapsed_ns`, nor in the rates (see [`RunWarning::Stalled`]). 0 in records
+    /// written before stalls were detected.
+    #[serde(default)]
+    pub stalled_ns: u64,
     /// Totals over all segments.
     pub read: DirectionRecord,
     pub write: DirectionRecord,
@@ -45,8 +50,57 @@ pub struct RunRecord {
     pub retries: u64,
     pub cpu: CpuRecord,
     pub segments: Vec<SegmentRecord>,
+    /// Every warning, as text.
     pub warnings: Vec<String>,
+    /// The warnings that are facts a program may act on, typed (their text is in `warnings`
+    /// too). Empty in records written before there were any.
+    #[serde(default)]
+    pub typed_warnings: Vec<RunWarning>,
     pub notes: Vec<String>,
+}
+
+/// A warning as a fact: `kind` names it, the other fields are its numbers. `Display` is the
+/// text that goes to `warnings`, stderr and the summary; nothing reads the fact back from it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RunWarning {
+    /// The process did not run for a while during a segment's measured window (SIGSTOP or
+    /// Ctrl-Z, a frozen cgroup, a suspended VM, a machine too loaded to measure): a wake-up of
+    /// the session 1 s or more later than it asked for. That time is left out of the measured
+    /// time and the rates, and the runtime was extended by it.
+    Stalled {
+        /// 0-based, as in `segments`.
+        segment: u32,
+        stalls: u32,
+        stalled_ns: u64,
+        longest_ns: u64,
+    },
+}
+
+impl std::fmt::Display for RunWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Self::Stalled {
+                segment,
+                stalls,
+                stalled_ns,
+                longest_ns,
+            } => {
+                let seconds = |ns: u64| ns as f64 / 1e9;
+                write!(
+                    f,
+                    "stalled: diskdash did not run for {:.2} s in segment {} (stopped, frozen \
+                     or starved; {stalls} stall{}, the longest {:.2} s): that time is not \
+                     measured, rates cover the time the workers ran; I/Os in flight across a \
+                     stall carry it in their latency",
+                    seconds(stalled_ns),
+                    segment + 1,
+                    if stalls == 1 { "" } else { "s" },
+                    seconds(longest_ns),
+                )
+            }
+        }
+    }
 }
 
 /// Why the run failed.
@@ -405,7 +459,11 @@ pub struct SegmentRecord {
     pub status: RunStatus,
     pub job: JobRecord,
     pub engine: String,
+    /// Measured time (ramp, pauses and stalls excluded), ns.
     pub elapsed_ns: u64,
+    /// Time the process did not run inside this segment's measured window, ns.
+    #[serde(default)]
+    pub stalled_ns: u64,
     pub read: DirectionRecord,
     pub write: DirectionRecord,
     pub sync: SyncRecord,
@@ -440,6 +498,30 @@ pub struct IntervalRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stall_is_a_typed_warning_with_its_text() {
+        let warning = RunWarning::Stalled {
+            segment: 0,
+            stalls: 1,
+            stalled_ns: 10_020_000_000,
+            longest_ns: 10_020_000_000,
+        };
+        assert_eq!(
+            serde_json::to_value(&warning).unwrap(),
+            serde_json::json!({"kind": "stalled", "segment": 0, "stalls": 1,
+                "stalled_ns": 10_020_000_000u64, "longest_ns": 10_020_000_000u64})
+        );
+        assert_eq!(
+            warning.to_string(),
+            "stalled: diskdash did not run for 10.02 s in segment 1 (stopped, frozen or starved; \
+             1 stall, the longest 10.02 s): that time is not measured, rates cover the time the \
+             workers ran; I/Os in flight across a stall carry it in their latency"
+        );
+        let back: RunWarning =
+            serde_json::from_value(serde_json::to_value(&warning).unwrap()).unwrap();
+        assert_eq!(back, warning);
+    }
 
     #[test]
     fn histograms_are_sparse_sum_to_n_and_round_trip() {

@@ -96,8 +96,16 @@ pub fn summary(record: &RunRecord) -> String {
     let segments = record.segments.len();
     let _ = writeln!(
         out,
-        "  status  {status} after {:.2}s measured{}",
+        "  status  {status} after {:.2}s measured{}{}",
         Duration::from_nanos(record.elapsed_ns).as_secs_f64(),
+        if record.stalled_ns > 0 {
+            format!(
+                " (+{:.2}s stalled, not measured)",
+                Duration::from_nanos(record.stalled_ns).as_secs_f64()
+            )
+        } else {
+            String::new()
+        },
         if segments > 1 {
             format!(" in {segments} segments (totals below cover them all)")
         } else {
@@ -375,6 +383,27 @@ diskdash bench: randrw bs=4k iodepth=32 numjobs=1 io_uring direct rwmixread=50 f
             text.contains("\n  device  vda over segment 2 (mq-deadline): r/s 500.0"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn stalled_time_is_shown_apart_from_measured_time() {
+        let mut json = record_json();
+        json["stalled_ns"] = 10_020_000_000u64.into();
+        let warning = crate::record::RunWarning::Stalled {
+            segment: 0,
+            stalls: 1,
+            stalled_ns: 10_020_000_000,
+            longest_ns: 10_020_000_000,
+        };
+        json["warnings"] = vec![warning.to_string()].into();
+        let text = summary(&serde_json::from_value(json).unwrap());
+        assert!(
+            text.contains(
+                "\n  status  FAILED after 2.00s measured (+10.02s stalled, not measured)\n"
+            ),
+            "{text}"
+        );
+        assert!(text.contains(&format!("\n  WARNING {warning}\n")), "{text}");
     }
 
     #[test]

@@ -241,6 +241,7 @@ mod tests {
             device: None,
             latency_definition: String::new(),
             elapsed_ns: 2_000_000_000,
+            stalled_ns: 0,
             read: dir(read_iops, read_mean_ns),
             write: DirectionRecord::default(),
             sync: SyncRecord::default(),
@@ -248,6 +249,7 @@ mod tests {
             cpu: CpuRecord::default(),
             segments: Vec::new(),
             warnings: Vec::new(),
+            typed_warnings: Vec::new(),
             notes: Vec::new(),
         }
     }
@@ -259,6 +261,7 @@ mod tests {
             job: record.job.clone(),
             engine: record.engine.used.clone(),
             elapsed_ns: record.elapsed_ns / 2,
+            stalled_ns: 0,
             read: record.read.clone(),
             write: record.write.clone(),
             sync: record.sync.clone(),

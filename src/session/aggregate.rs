@@ -12,13 +12,25 @@ use std::time::Duration;
 
 use crate::bench::engine::EngineSetup;
 use crate::bench::spec::{EngineKind, JobSpec};
-use crate::bench::worker::{self, IoFault, SegmentControl, WorkerExit, WorkerLinks, WorkerPlan};
+use crate::bench::worker::{
+    self, IoFault, STALL_MIN_NS, SegmentControl, SetupError, WorkerExit, WorkerLinks, WorkerPlan,
+};
 use crate::stats::{WorkerStats, monotonic_ns};
 
 /// How long after an interval's end the aggregator waits for late reports before emitting.
 const EMIT_GRACE_NS: u64 = 20_000_000;
 /// Longest tick: workers hand over stats at least this often.
 const MAX_TICK: Duration = Duration::from_millis(250);
+/// How often the wait for the workers' setup looks at the interrupt.
+const SETUP_POLL: Duration = Duration::from_millis(50);
+
+/// Why a segment did not start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpawnError {
+    /// Interrupted while the workers were setting up: they stopped before any I/O.
+    Interrupted,
+    Failed(String),
+}
 
 /// What a segment is to run.
 pub struct SegmentSetup {
@@ -44,8 +56,28 @@ pub struct SegmentEnd {
     /// The last, partial interval (if it holds any time).
     pub last_interval: Option<Interval>,
     pub faults: Vec<IoFault>,
-    /// Measured time (ramp and pauses excluded), ns.
+    /// Measured time (ramp, pauses and stalls excluded), ns.
     pub elapsed_ns: u64,
+    pub stall: Stall,
+}
+
+/// Time the process did not run inside the measured window (see [`STALL_MIN_NS`]): left out
+/// of the measured time, so rates cover the time the workers could run, and added to the
+/// runtime, like a pause. Intervals stay on the wall-clock grid: those a stall covers show
+/// no I/O.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stall {
+    pub stalled_ns: u64,
+    pub stalls: u32,
+    pub longest_ns: u64,
+}
+
+impl Stall {
+    fn add(&mut self, stalled_ns: u64) {
+        self.stalled_ns += stalled_ns;
+        self.stalls += 1;
+        self.longest_ns = self.longest_ns.max(stalled_ns);
+    }
 }
 
 /// A running segment.
@@ -65,6 +97,10 @@ pub struct SegmentRun {
     paused_since_ns: Option<u64>,
     paused_ns: u64,
     workers_done: bool,
+    /// The session's last wake-up, and how long it asked to sleep after it.
+    awake_ns: u64,
+    asked_ns: u64,
+    stall: Stall,
 }
 
 /// Tick length: the interval split into equal parts of at most 250 ms, so interval
@@ -75,9 +111,10 @@ fn tick_for(interval: Duration) -> Duration {
 }
 
 impl SegmentRun {
-    /// Spawns the workers and starts them together. On a setup failure every worker is
-    /// stopped and joined, and the failure returned.
-    pub fn spawn(setup: &SegmentSetup) -> Result<Self, String> {
+    /// Spawns the workers and starts them together. On a setup failure, or when `interrupted()`
+    /// turns true while they set up (buffers of gigabytes take seconds to fill), every worker
+    /// is stopped and joined before any I/O, and the reason returned.
+    pub fn spawn(setup: &SegmentSetup, interrupted: &dyn Fn() -> bool) -> Result<Self, SpawnError> {
         let spec = &setup.spec;
         let jobs = spec.numjobs;
         let control = Arc::new(SegmentControl::new(jobs));
@@ -129,7 +166,9 @@ impl SegmentRun {
                     for handle in handles {
                         let _ = handle.join();
                     }
-                    return Err(format!("cannot start worker thread {worker}: {err}"));
+                    return Err(SpawnError::Failed(format!(
+                        "cannot start worker thread {worker}: {err}"
+                    )));
                 }
             }
         }
@@ -137,29 +176,41 @@ impl SegmentRun {
         drop(ready_tx);
         let mut setups = vec![EngineSetup::default(); jobs as usize];
         let mut failure = None;
-        for _ in 0..jobs {
-            match ready_rx.recv() {
+        let mut interrupt = false;
+        let mut reported = 0;
+        while reported < jobs {
+            if !interrupt && interrupted() {
+                interrupt = true;
+                control.stop.store(true, Ordering::Relaxed);
+            }
+            match ready_rx.recv_timeout(SETUP_POLL) {
                 Ok((worker, Ok(engine_setup))) => setups[worker as usize] = engine_setup,
-                Ok((worker, Err(err))) => {
+                Ok((_, Err(SetupError::Stopped))) => {}
+                Ok((worker, Err(err @ SetupError::Failed(_)))) => {
                     failure.get_or_insert(format!("worker {worker}: {err}"));
+                    // The others need not finish a setup that is of no use now.
+                    control.stop.store(true, Ordering::Relaxed);
                 }
-                Err(_) => {
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => {
                     failure.get_or_insert_with(|| "a worker ended during setup".to_string());
                     break;
                 }
             }
+            reported += 1;
         }
         if failure.is_some() {
             control.stop.store(true, Ordering::Relaxed);
         }
         let start_ns = monotonic_ns();
         control.start_ns.store(start_ns, Ordering::Release);
+        control.session_awake_ns.store(start_ns, Ordering::Release);
         control.barrier.wait();
-        if let Some(failure) = failure {
+        if failure.is_some() || interrupt {
             for handle in handles {
                 let _ = handle.join();
             }
-            return Err(failure);
+            return Err(failure.map_or(SpawnError::Interrupted, SpawnError::Failed));
         }
         let record_from_ns = start_ns + crate::record::nanos(spec.ramp);
         Ok(Self {
@@ -178,6 +229,9 @@ impl SegmentRun {
             paused_since_ns: None,
             paused_ns: 0,
             workers_done: false,
+            awake_ns: start_ns,
+            asked_ns: 0,
+            stall: Stall::default(),
         })
     }
 
@@ -210,7 +264,7 @@ impl SegmentRun {
         self.control.stop.load(Ordering::Relaxed)
     }
 
-    /// Measured time so far (ramp and pauses excluded).
+    /// Measured time so far (ramp, pauses and stalls excluded).
     #[must_use]
     pub fn elapsed_ns(&self, now_ns: u64) -> u64 {
         let paused_now = self
@@ -218,7 +272,32 @@ impl SegmentRun {
             .map_or(0, |since| now_ns.saturating_sub(since));
         now_ns
             .saturating_sub(self.record_from_ns)
-            .saturating_sub(self.paused_ns + paused_now)
+            .saturating_sub(self.paused_ns + paused_now + self.stall.stalled_ns)
+    }
+
+    /// Notes a wake-up of the session at `now_ns`. One [`STALL_MIN_NS`] or more later than it
+    /// asked for means the process did not run for that long: the part of the gap inside the
+    /// measured window counts as stalled (not while paused: paused time is already left out).
+    /// The workers' deadline moves by it.
+    fn note_wake(&mut self, now_ns: u64) {
+        let late_ns = now_ns
+            .saturating_sub(self.awake_ns)
+            .saturating_sub(self.asked_ns);
+        self.awake_ns = now_ns;
+        self.asked_ns = 0;
+        if late_ns >= STALL_MIN_NS && self.paused_since_ns.is_none() {
+            let from_ns = now_ns.saturating_sub(late_ns).max(self.record_from_ns);
+            let stalled_ns = now_ns.saturating_sub(from_ns);
+            if stalled_ns > 0 {
+                self.stall.add(stalled_ns);
+                self.control
+                    .stalled_ns
+                    .store(self.stall.stalled_ns, Ordering::Relaxed);
+            }
+        }
+        self.control
+            .session_awake_ns
+            .store(now_ns, Ordering::Release);
     }
 
     /// The segment total so far (closed intervals only).
@@ -234,6 +313,7 @@ impl SegmentRun {
         let deadline_ns = monotonic_ns() + crate::record::nanos(max_wait);
         loop {
             let now = monotonic_ns();
+            self.note_wake(now);
             let due_ns = self.due_ns();
             if now >= due_ns {
                 closed.push(self.close_interval());
@@ -243,6 +323,7 @@ impl SegmentRun {
                 return closed;
             }
             let wait = Duration::from_nanos(due_ns.min(deadline_ns) - now);
+            self.asked_ns = crate::record::nanos(wait);
             match self.reports.recv_timeout(wait) {
                 Ok(report) => self.merge(report),
                 Err(RecvTimeoutError::Timeout) => {}
@@ -329,12 +410,13 @@ impl SegmentRun {
         });
         let elapsed_ns = end_ns
             .saturating_sub(self.record_from_ns)
-            .saturating_sub(self.paused_ns);
+            .saturating_sub(self.paused_ns + self.stall.stalled_ns);
         SegmentEnd {
             total: std::mem::replace(&mut self.total, WorkerStats::new(0)),
             last_interval,
             faults,
             elapsed_ns,
+            stall: self.stall,
         }
     }
 }

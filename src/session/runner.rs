@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use tokio::sync::{mpsc, watch};
 
-use super::aggregate::{Interval, SegmentRun, SegmentSetup};
+use super::aggregate::{Interval, SegmentRun, SegmentSetup, SpawnError};
 use super::device::{DeviceWatch, looks_like_page_cache};
 use super::series::RecordSeries;
 use super::snapshot::{
@@ -27,7 +27,7 @@ use crate::monitor::iostat::IostatRow;
 use crate::record::{
     CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
     HostRecord, INTERVAL_FORMAT, IntervalRecord, JobRecord, JsonlWriter, LATENCY_DEFINITION,
-    RunRecord, RunStatus, SegmentRecord, SyncRecord, TargetRecord, rfc3339_utc,
+    RunRecord, RunStatus, RunWarning, SegmentRecord, SyncRecord, TargetRecord, rfc3339_utc,
 };
 use crate::stats::{WorkerStats, monotonic_ns};
 
@@ -65,6 +65,9 @@ pub struct Runner {
     segments: Vec<SegmentRecord>,
     run_total: WorkerStats,
     run_elapsed_ns: u64,
+    run_stalled_ns: u64,
+    /// The typed form of the warnings that have one (their text is in `snap.warnings`).
+    typed_warnings: Vec<RunWarning>,
     run_cpu: CpuRecord,
     started_at: SystemTime,
     preconditioned: bool,
@@ -180,6 +183,8 @@ impl Runner {
             segments: Vec::new(),
             run_total: WorkerStats::new(0),
             run_elapsed_ns: 0,
+            run_stalled_ns: 0,
+            typed_warnings: Vec::new(),
             run_cpu: CpuRecord::default(),
             started_at: SystemTime::now(),
             preconditioned: false,
@@ -448,9 +453,12 @@ impl Runner {
                 device.start_window();
             }
         }
-        let mut seg = match SegmentRun::spawn(&setup) {
+        let interrupt = self.options.interrupt.clone();
+        let mut seg = match SegmentRun::spawn(&setup, &|| interrupt.load(Ordering::Relaxed)) {
             Ok(seg) => seg,
-            Err(message) => {
+            // Nothing ran: no segment to record.
+            Err(SpawnError::Interrupted) => return SegmentEnding::Interrupt,
+            Err(SpawnError::Failed(message)) => {
                 self.fail_message(format!("setting up the workers failed: {message}"));
                 return SegmentEnding::Fault;
             }
@@ -544,6 +552,14 @@ impl Runner {
         }
         let end = seg.finish();
         let cpu_end = rusage();
+        if end.stall.stalls > 0 {
+            self.warn(RunWarning::Stalled {
+                segment: index,
+                stalls: end.stall.stalls,
+                stalled_ns: end.stall.stalled_ns,
+                longest_ns: end.stall.longest_ns,
+            });
+        }
         if let Some(last) = &end.last_interval
             && (last.duration_ns >= 1_000_000 || last.stats.ios() > 0)
         {
@@ -595,6 +611,7 @@ impl Runner {
         self.run_cpu.ctx += cpu.ctx;
         self.run_total.add(&end.total);
         self.run_elapsed_ns += end.elapsed_ns;
+        self.run_stalled_ns += end.stall.stalled_ns;
         self.series_base += Duration::from_nanos(end.elapsed_ns);
         self.snap.cumulative =
             StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
@@ -610,6 +627,7 @@ impl Runner {
             job: JobRecord::from(spec.as_ref()),
             engine: self.engine.used.clone(),
             elapsed_ns: end.elapsed_ns,
+            stalled_ns: end.stall.stalled_ns,
             read: DirectionRecord::from_stats(&end.total.read, end.elapsed_ns)
                 .with_histogram(&end.total.read),
             write: DirectionRecord::from_stats(&end.total.write, end.elapsed_ns)
@@ -662,6 +680,12 @@ impl Runner {
                 ending
             }
         }
+    }
+
+    /// A typed warning: its text for the front ends and `warnings`, the fact for the record.
+    fn warn(&mut self, warning: RunWarning) {
+        self.snap.warnings.push(warning.to_string());
+        self.typed_warnings.push(warning);
     }
 
     fn note_engine(&mut self, setups: &[EngineSetup]) {
@@ -808,6 +832,7 @@ impl Runner {
             device: self.device_record.clone(),
             latency_definition: LATENCY_DEFINITION.to_string(),
             elapsed_ns,
+            stalled_ns: self.run_stalled_ns,
             read: DirectionRecord::from_stats(&self.run_total.read, elapsed_ns)
                 .with_histogram(&self.run_total.read),
             write: DirectionRecord::from_stats(&self.run_total.write, elapsed_ns)
@@ -817,6 +842,7 @@ impl Runner {
             cpu,
             segments: std::mem::take(&mut self.segments),
             warnings: self.snap.warnings.clone(),
+            typed_warnings: std::mem::take(&mut self.typed_warnings),
             notes: self.snap.notes.clone(),
         };
         let mut record_error = None;

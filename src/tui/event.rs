@@ -3,17 +3,19 @@
 //! ```text
 //!   keys/resize --+
 //!   source.next --+--> dirty --(at most every FRAME)--> build View --> draw
-//!   SIGINT/TERM/HUP -----------------------------------> leave (guard restores)
+//!   SIGINT/TERM/HUP/QUIT ------------------------------> leave (guard restores)
 //! ```
 //! Nothing is drawn unless something changed: an idle monitor draws once per sample.
 
+use std::task::Poll;
 use std::time::Duration;
 
 use crossterm::event::{Event, EventStream};
 use futures_util::StreamExt;
-use tokio::signal::unix::{SignalKind, signal};
+use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::time::Instant;
 
+use crate::session::signals::INTERRUPT_SIGNALS;
 use crate::tui::app::{Action, App, Intent};
 use crate::tui::terminal::TerminalGuard;
 use crate::tui::view::View;
@@ -38,7 +40,7 @@ pub trait Source {
 pub enum Exit {
     /// `q` or Ctrl-C.
     Quit,
-    /// SIGINT, SIGTERM or SIGHUP.
+    /// One of [`INTERRUPT_SIGNALS`]: SIGINT, SIGTERM, SIGHUP or SIGQUIT.
     Signal(i32),
     /// The terminal went away (input closed or output failed).
     TerminalLost,
@@ -54,9 +56,7 @@ pub async fn run<S: Source>(
     source: &mut S,
 ) -> anyhow::Result<Exit> {
     let mut events = EventStream::new();
-    let mut sigint = signal(SignalKind::interrupt())?;
-    let mut sigterm = signal(SignalKind::terminate())?;
-    let mut sighup = signal(SignalKind::hangup())?;
+    let mut signals = InterruptSignals::install()?;
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
     let mut disk_names: Vec<String> = Vec::new();
@@ -78,9 +78,7 @@ pub async fn run<S: Source>(
                 Some(Err(_)) | None => return Ok(Exit::TerminalLost),
             },
             () = source.next() => dirty = true,
-            _ = sigint.recv() => return Ok(Exit::Signal(libc::SIGINT)),
-            _ = sigterm.recv() => return Ok(Exit::Signal(libc::SIGTERM)),
-            _ = sighup.recv() => return Ok(Exit::Signal(libc::SIGHUP)),
+            signal = signals.recv() => return Ok(Exit::Signal(signal)),
             () = tokio::time::sleep_until(next_frame), if dirty => {
                 let view = source.view(app);
                 disk_names = view
@@ -95,5 +93,33 @@ pub async fn run<S: Source>(
                 last_draw = Instant::now();
             }
         }
+    }
+}
+
+/// The session's interrupt signals as tokio streams: the dashboard leaves on the same signals
+/// the headless run stops on.
+struct InterruptSignals(Vec<(libc::c_int, Signal)>);
+
+impl InterruptSignals {
+    fn install() -> std::io::Result<Self> {
+        INTERRUPT_SIGNALS
+            .iter()
+            .map(|&number| Ok((number, signal(SignalKind::from_raw(number))?)))
+            .collect::<std::io::Result<_>>()
+            .map(Self)
+    }
+
+    /// The next signal that arrives. Cancel-safe: a signal that arrived stays pending in its
+    /// stream.
+    async fn recv(&mut self) -> libc::c_int {
+        std::future::poll_fn(|cx| {
+            for (number, stream) in &mut self.0 {
+                if stream.poll_recv(cx).is_ready() {
+                    return Poll::Ready(*number);
+                }
+            }
+            Poll::Pending
+        })
+        .await
     }
 }

@@ -1,0 +1,258 @@
+//! Signals and stops against the real binary, sent to its process group the way `timeout`,
+//! a closing terminal or a job-control shell sends them: whatever arrives, the run ends with a
+//! record that validates and without its scratch file; stopped time is not measured time.
+//! None of this needs root: the target is a scratch file in a temporary directory.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use serde_json::Value;
+
+use support::record::{RECORD, bench_cmd, leftovers, opts, record_in};
+
+/// Longest a test waits for the run to end after its last signal before it kills the group.
+const END_WITHIN: Duration = Duration::from_secs(60);
+
+/// `diskdash bench ARGS --json r.json` in `dir`, in a process group of its own (so the test
+/// can signal the group, as `timeout` does), stderr read line by line on a thread.
+struct GroupRun {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl GroupRun {
+    fn start(dir: &Path, args: &[&str]) -> Self {
+        let mut child = bench_cmd(dir, &[args, &["--json", RECORD]].concat())
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting diskdash");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Waits until `n` stderr lines have satisfied `want`; panics (after killing the group)
+    /// when stderr ends or a minute goes by first.
+    fn wait_for(&mut self, n: usize, want: impl Fn(&str) -> bool) {
+        let deadline = Instant::now() + END_WITHIN;
+        let mut matched = self.seen.iter().filter(|l| want(l)).count();
+        while matched < n {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    matched += usize::from(want(&line));
+                    self.seen.push(line);
+                }
+                Err(_) => {
+                    self.signal(Signal::SIGKILL);
+                    panic!("{matched} of {n} awaited lines; stderr: {:#?}", self.seen);
+                }
+            }
+        }
+    }
+
+    /// Waits until the run shows `n` status lines (`[   0.2s] ...`): it is measuring.
+    fn wait_measuring(&mut self, n: usize) {
+        self.wait_for(n, |l| l.starts_with('['));
+    }
+
+    fn signal(&self, signal: Signal) {
+        let group = Pid::from_raw(i32::try_from(self.child.id()).unwrap());
+        killpg(group, signal).unwrap_or_else(|e| panic!("killpg {signal}: {e}"));
+    }
+
+    /// Waits for the exit (killing the group after [`END_WITHIN`]); returns the status, the
+    /// time it took and every stderr line.
+    fn finish(mut self) -> (ExitStatus, Duration, Vec<String>) {
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > END_WITHIN {
+                self.signal(Signal::SIGKILL);
+                panic!(
+                    "still running after {END_WITHIN:?}; stderr: {:#?}",
+                    self.seen
+                );
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let took = started.elapsed();
+        self.seen.extend(self.lines.iter());
+        (status, took, self.seen)
+    }
+}
+
+/// Asserts an interrupted run: exit 130, an `interrupted` record that validates, the scratch
+/// file removed (the record says so, and nothing but the record is left in `dir`).
+fn assert_interrupted(dir: &Path, status: ExitStatus, stderr: &[String], what: &str) -> Value {
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "{what}: {status:?}, stderr: {stderr:#?}"
+    );
+    let record = record_in(dir);
+    assert_eq!(record["status"], "interrupted", "{what}");
+    assert_eq!(record["target"]["scratch_removed"], true, "{what}");
+    assert!(
+        leftovers(dir, &[RECORD]).is_empty(),
+        "{what}: files left: {:?}",
+        leftovers(dir, &[RECORD])
+    );
+    record
+}
+
+/// `timeout` sends SIGTERM to the child and to its group: two signals in a row. Neither may
+/// cut the drain short: exit 130 with the record and without the scratch file, every time.
+#[test]
+fn a_double_sigterm_to_the_group_still_records_and_removes_the_scratch_file() {
+    for engine in ["--ioengine io_uring", "--ioengine null -j 2"] {
+        for round in 0..3 {
+            let what = format!("{engine}, round {round}");
+            let dir = tempfile::tempdir().unwrap();
+            let mut run = GroupRun::start(
+                dir.path(),
+                &opts(&format!(
+                    "{engine} --runtime 30s --size 16M --interval 100ms"
+                )),
+            );
+            run.wait_measuring(2);
+            run.signal(Signal::SIGTERM);
+            run.signal(Signal::SIGTERM);
+            let (status, _, stderr) = run.finish();
+            let record = assert_interrupted(dir.path(), status, &stderr, &what);
+            assert_eq!(record["segments"][0]["status"], "interrupted", "{what}");
+            assert!(record["read"]["total_ios"].as_u64().unwrap() > 0, "{what}");
+        }
+    }
+}
+
+/// A closed terminal (SIGHUP) or Ctrl-\ (SIGQUIT) ends a headless run like SIGTERM does.
+#[test]
+fn sighup_and_sigquit_end_a_headless_run_like_sigterm() {
+    for signal in [Signal::SIGHUP, Signal::SIGQUIT] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut run = GroupRun::start(
+            dir.path(),
+            &opts("--no-tui --runtime 30s --size 16M --interval 100ms"),
+        );
+        run.wait_measuring(2);
+        run.signal(signal);
+        let (status, _, stderr) = run.finish();
+        let record = assert_interrupted(dir.path(), status, &stderr, signal.as_str());
+        assert!(record["read"]["total_ios"].as_u64().unwrap() > 0);
+    }
+}
+
+/// `--bs 64M -q 32`: 2 GiB of I/O buffers to fill before the first I/O, seconds of setup (tens
+/// of seconds in a debug build). SIGTERM during that setup acts within about a second, still
+/// with the record and without the scratch file.
+#[test]
+fn sigterm_during_a_slow_setup_acts_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = GroupRun::start(
+        dir.path(),
+        &opts("--bs 64M -q 32 --size 64M --runtime 30s --interval 100ms"),
+    );
+    // The working set is written (a quick fill of 64 MiB); the worker fills its buffers now.
+    run.wait_for(1, |l| l.starts_with("note: wrote the"));
+    std::thread::sleep(Duration::from_millis(300));
+    run.signal(Signal::SIGTERM);
+    let (status, took, stderr) = run.finish();
+    let record = assert_interrupted(dir.path(), status, &stderr, "slow setup");
+    assert!(
+        took < Duration::from_secs(5),
+        "took {took:?} to act on SIGTERM during setup"
+    );
+    assert_eq!(record["target"]["preconditioned"], true);
+    if record["segments"].as_array().unwrap().is_empty() {
+        assert_eq!(record["read"]["total_ios"], 0, "interrupted before any I/O");
+    }
+}
+
+/// SIGSTOP for 2.5 s, then SIGCONT, in a 2 s run: the stopped time is reported as stalled (in
+/// the record, on stderr and in the summary), left out of the measured time and the rates, and
+/// the run still measures its whole 2 s.
+#[test]
+fn a_stopped_run_reports_the_stall_and_measures_only_running_time() {
+    const STOPPED: Duration = Duration::from_millis(2500);
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = GroupRun::start(
+        dir.path(),
+        &opts("--no-tui --runtime 2s --size 16M --interval 250ms"),
+    );
+    run.wait_measuring(2);
+    run.signal(Signal::SIGSTOP);
+    std::thread::sleep(STOPPED);
+    run.signal(Signal::SIGCONT);
+    let stdout = run.child.stdout.take().unwrap();
+    let (status, _, stderr) = run.finish();
+    let stdout = std::io::read_to_string(stdout).unwrap();
+    assert_eq!(status.code(), Some(0), "{status:?}, stderr: {stderr:#?}");
+    let record = record_in(dir.path());
+    assert_eq!(record["status"], "completed");
+    assert!(
+        leftovers(dir.path(), &[RECORD]).is_empty(),
+        "scratch file removed"
+    );
+
+    let ns = |v: &Value| v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"));
+    let seconds = |v: &Value| ns(v) as f64 / 1e9;
+    let stalled_s = seconds(&record["stalled_ns"]);
+    assert!((2.0..4.0).contains(&stalled_s), "stalled {stalled_s} s");
+    assert_eq!(record["segments"][0]["stalled_ns"], record["stalled_ns"]);
+    // The runtime counts running time only: the whole 2 s were measured, the stop was not.
+    let elapsed_s = seconds(&record["elapsed_ns"]);
+    assert!((1.9..2.5).contains(&elapsed_s), "measured {elapsed_s} s");
+
+    let typed = record["typed_warnings"].as_array().unwrap();
+    assert_eq!(typed.len(), 1, "{typed:?}");
+    assert_eq!(typed[0]["kind"], "stalled");
+    assert_eq!(typed[0]["segment"], 0);
+    assert_eq!(typed[0]["stalled_ns"], record["stalled_ns"]);
+    assert!(
+        stderr.iter().any(|l| l.starts_with("WARNING: stalled:")),
+        "{stderr:#?}"
+    );
+    assert!(stdout.contains("\n  WARNING stalled:"), "{stdout}");
+    assert!(stdout.contains("s stalled, not measured)"), "{stdout}");
+
+    // Rates over running time: the run's IOPS match those of the intervals that had I/O
+    // (counting the stop as measured time would divide them by about three).
+    let series = record["segments"][0]["series"].as_array().unwrap();
+    let busy: Vec<f64> = series
+        .iter()
+        .map(|i| i["read"]["iops"].as_f64().unwrap())
+        .filter(|&iops| iops > 0.0)
+        .collect();
+    let busy_mean = busy.iter().sum::<f64>() / busy.len() as f64;
+    let iops = record["read"]["iops"].as_f64().unwrap();
+    assert!(
+        iops > busy_mean * 0.6,
+        "run {iops:.0} IOPS against {busy_mean:.0} in the intervals with I/O"
+    );
+}
