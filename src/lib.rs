@@ -9,6 +9,7 @@ pub mod cli;
 pub mod cmd;
 pub mod error;
 pub mod monitor;
+pub mod plan;
 pub mod record;
 pub mod report;
 pub mod session;

@@ -15,6 +15,7 @@ mod info;
 mod iostat;
 mod iostat_loop;
 mod safety_input;
+mod safety_signals;
 mod safety_target;
 mod tui_bench;
 mod tui_guard;

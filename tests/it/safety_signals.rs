@@ -3,8 +3,6 @@
 //! record that validates and without its scratch file; stopped time is not measured time.
 //! None of this needs root: the target is a scratch file in a temporary directory.
 
-mod support;
-
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -16,7 +14,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use serde_json::Value;
 
-use support::record::{RECORD, bench_cmd, leftovers, opts, record_in};
+use crate::support::record::{RECORD, bench_cmd, leftovers, opts, record_in};
 
 /// Longest a test waits for the run to end after its last signal before it kills the group.
 const END_WITHIN: Duration = Duration::from_secs(60);

@@ -1,0 +1,123 @@
+//! What a session runs: a [`Plan`] is a list of [`Step`]s run one after another; a step is a
+//! set of [`Job`]s that run at the same time and share one device window; a job is a name, a
+//! validated [`JobSpec`] and its own target.
+//!
+//! A plain `diskdash bench` is a plan of one step of one job; a live change in the dashboard
+//! appends a step (the record calls each step a segment). fio's `stonewall`, sweeps and loops
+//! compile to steps too; jobs that share a step arrive with job files. Plans are data: built
+//! and checked before anything runs, then handed to `Session::start`.
+
+use std::path::PathBuf;
+
+use crate::bench::spec::JobSpec;
+
+/// One job: what runs, on what.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    /// fio's section name; `bench` for a plain `diskdash bench`.
+    pub name: String,
+    pub spec: JobSpec,
+    /// Block device, file or directory; `None`: a scratch file in the current directory.
+    pub target: Option<PathBuf>,
+}
+
+/// Jobs that run at the same time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub jobs: Vec<Job>,
+}
+
+impl Step {
+    /// A step of one job.
+    #[must_use]
+    pub fn single(job: Job) -> Self {
+        Self { jobs: vec![job] }
+    }
+}
+
+/// Steps run one after another.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub steps: Vec<Step>,
+}
+
+impl Plan {
+    /// One step of one job: `diskdash bench`.
+    #[must_use]
+    pub fn single(job: Job) -> Self {
+        Self {
+            steps: vec![Step::single(job)],
+        }
+    }
+
+    /// The job of a plan whose every step runs one job on one target, as the session runs
+    /// today (a live change appends a step with another spec, same target); `None` otherwise,
+    /// naming what does not fit.
+    ///
+    /// # Errors
+    /// A usage error naming the step that runs several jobs, or the step whose target differs.
+    pub fn single_target_job(&self) -> anyhow::Result<&Job> {
+        let first = self
+            .steps
+            .first()
+            .and_then(|s| s.jobs.first())
+            .ok_or_else(|| crate::usage!("the plan has no job; give at least one"))?;
+        for (i, step) in self.steps.iter().enumerate() {
+            if step.jobs.len() != 1 {
+                return Err(crate::usage!(
+                    "step {} runs {} jobs at once; this session runs one job per step",
+                    i + 1,
+                    step.jobs.len()
+                ));
+            }
+            if step.jobs[0].target != first.target {
+                return Err(crate::usage!(
+                    "step {} runs on another target than step 1; one session runs on one target",
+                    i + 1
+                ));
+            }
+        }
+        Ok(first)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(name: &str, target: Option<&str>) -> Job {
+        Job {
+            name: name.into(),
+            spec: JobSpec::default(),
+            target: target.map(PathBuf::from),
+        }
+    }
+
+    #[test]
+    fn a_bench_is_one_step_of_one_job() {
+        let plan = Plan::single(job("bench", Some("/data")));
+        assert_eq!(plan.steps.len(), 1);
+        assert_eq!(plan.single_target_job().unwrap().name, "bench");
+    }
+
+    #[test]
+    fn what_one_session_cannot_run_is_named() {
+        let two_at_once = Plan {
+            steps: vec![Step {
+                jobs: vec![job("a", None), job("b", None)],
+            }],
+        };
+        assert_eq!(
+            two_at_once.single_target_job().unwrap_err().to_string(),
+            "step 1 runs 2 jobs at once; this session runs one job per step"
+        );
+        let moved = Plan {
+            steps: vec![
+                Step::single(job("a", Some("/a"))),
+                Step::single(job("a", Some("/b"))),
+            ],
+        };
+        assert!(moved.single_target_job().is_err());
+        assert!(Plan { steps: vec![] }.single_target_job().is_err());
+    }
+}
