@@ -212,7 +212,7 @@ impl SegmentRun {
             }
             return Err(failure.map_or(SpawnError::Interrupted, SpawnError::Failed));
         }
-        let record_from_ns = start_ns + crate::record::nanos(spec.ramp);
+        let record_from_ns = start_ns.saturating_add(crate::record::nanos(spec.ramp));
         Ok(Self {
             control,
             reports,
@@ -270,9 +270,11 @@ impl SegmentRun {
         let paused_now = self
             .paused_since_ns
             .map_or(0, |since| now_ns.saturating_sub(since));
-        now_ns
-            .saturating_sub(self.record_from_ns)
-            .saturating_sub(self.paused_ns + paused_now + self.stall.stalled_ns)
+        now_ns.saturating_sub(self.record_from_ns).saturating_sub(
+            self.paused_ns
+                .saturating_add(paused_now)
+                .saturating_add(self.stall.stalled_ns),
+        )
     }
 
     /// Notes a wake-up of the session at `now_ns`. One [`STALL_MIN_NS`] or more later than it
@@ -310,7 +312,7 @@ impl SegmentRun {
     /// them in order; `workers_done()` tells when every worker has ended.
     pub fn poll(&mut self, max_wait: Duration) -> Vec<Interval> {
         let mut closed = Vec::new();
-        let deadline_ns = monotonic_ns() + crate::record::nanos(max_wait);
+        let deadline_ns = monotonic_ns().saturating_add(crate::record::nanos(max_wait));
         loop {
             let now = monotonic_ns();
             self.note_wake(now);
@@ -338,7 +340,9 @@ impl SegmentRun {
     }
 
     fn due_ns(&self) -> u64 {
-        self.record_from_ns + (self.cur_index + 1) * self.interval_ns + EMIT_GRACE_NS
+        self.record_from_ns
+            .saturating_add((self.cur_index + 1).saturating_mul(self.interval_ns))
+            .saturating_add(EMIT_GRACE_NS)
     }
 
     fn merge(&mut self, report: Box<WorkerStats>) {
@@ -364,7 +368,7 @@ impl SegmentRun {
         Interval {
             index,
             duration_ns: self.interval_ns,
-            end_offset_ns: (index + 1) * self.interval_ns,
+            end_offset_ns: (index + 1).saturating_mul(self.interval_ns),
             stats,
         }
     }
@@ -399,7 +403,9 @@ impl SegmentRun {
         }
         let next = std::mem::replace(&mut self.next, WorkerStats::new(0));
         self.cur.add(&next);
-        let interval_start = self.record_from_ns + self.cur_index * self.interval_ns;
+        let interval_start = self
+            .record_from_ns
+            .saturating_add(self.cur_index.saturating_mul(self.interval_ns));
         let stats = std::mem::replace(&mut self.cur, WorkerStats::new(0));
         self.total.add(&stats);
         let last_interval = (end_ns > interval_start).then(|| Interval {
@@ -410,7 +416,7 @@ impl SegmentRun {
         });
         let elapsed_ns = end_ns
             .saturating_sub(self.record_from_ns)
-            .saturating_sub(self.paused_ns + self.stall.stalled_ns);
+            .saturating_sub(self.paused_ns.saturating_add(self.stall.stalled_ns));
         SegmentEnd {
             total: std::mem::replace(&mut self.total, WorkerStats::new(0)),
             last_interval,
