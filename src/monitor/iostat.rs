@@ -21,13 +21,13 @@
 
 use std::time::Duration;
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 use super::diskstats::{DiskCounters, DiskstatsSample};
 
 /// One device's `iostat -x` line. Fields are unrounded; JSON carries two decimals like sysstat's
 /// and uses exactly the keys of sysstat's `iostat -x -o JSON` `disk` entries.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IostatRow {
     #[serde(rename = "disk_device")]
     pub device: String,
@@ -86,7 +86,7 @@ pub struct IostatRow {
     pub in_flight: u64,
     /// A counter went backwards (wrap or device re-created): every column above is 0.
     /// Serialized only when set, so normal output has exactly sysstat's keys.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub counters_wrapped: bool,
 }
 

@@ -7,13 +7,14 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Where the kernel lists whole disks.
 pub const SYS_BLOCK: &str = "/sys/block";
 
 /// The request-queue settings of one whole disk.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct QueueSettings {
     /// Active I/O scheduler (`mq-deadline`, `none`, ...): the bracketed one in `scheduler`.
     pub scheduler: Option<String>,

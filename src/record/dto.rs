@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::bench::spec::format_cpu_list;
 use crate::bench::spec::{JobSpec, SyncEvery};
+use crate::monitor::iostat::IostatRow;
+use crate::monitor::sysfs::QueueSettings;
 use crate::stats::{DirectionStats, LatencyBucket, LatencySummary};
 
 /// How the run ended.
@@ -237,9 +239,9 @@ pub struct DeviceRecord {
     /// Its whole disk.
     pub disk: String,
     /// sysfs queue settings (scheduler, nr_requests, ...), sysfs names.
-    pub queue: serde_json::Value,
+    pub queue: QueueSettings,
     /// `iostat -x` metrics over the measured window (sysstat's JSON keys).
-    pub iostat: serde_json::Value,
+    pub iostat: IostatRow,
     pub reconciliation: ReconciliationRecord,
 }
 
@@ -492,7 +494,7 @@ pub struct IntervalRecord {
     pub sync: SyncRecord,
     /// `iostat -x` metrics of the device over this interval, when known.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub device: Option<serde_json::Value>,
+    pub device: Option<IostatRow>,
 }
 
 #[cfg(test)]

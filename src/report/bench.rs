@@ -155,16 +155,7 @@ pub fn summary(record: &RunRecord) -> String {
     );
     if let Some(device) = &record.device {
         let io = &device.iostat;
-        let num = |key: &str| {
-            io.get(key)
-                .and_then(serde_json::Value::as_f64)
-                .unwrap_or(0.0)
-        };
-        let scheduler = device
-            .queue
-            .get("scheduler")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("?");
+        let scheduler = device.queue.scheduler.as_deref().unwrap_or("?");
         let window = if segments > 1 {
             format!(" over segment {segments}")
         } else {
@@ -175,14 +166,14 @@ pub fn summary(record: &RunRecord) -> String {
             "  device  {}{window} ({scheduler}): r/s {:.1} w/s {:.1} rkB/s {:.1} wkB/s {:.1} r_await {:.2} \
              w_await {:.2} aqu-sz {:.2} %util {:.1}",
             device.name,
-            num("r/s"),
-            num("w/s"),
-            num("rkB/s"),
-            num("wkB/s"),
-            num("r_await"),
-            num("w_await"),
-            num("aqu-sz"),
-            num("util"),
+            io.reads_per_s,
+            io.writes_per_s,
+            io.read_kb_per_s,
+            io.write_kb_per_s,
+            io.read_await_ms,
+            io.write_await_ms,
+            io.queue_size,
+            io.util_pct,
         );
         let rec = &device.reconciliation;
         let _ = writeln!(
@@ -276,6 +267,24 @@ mod tests {
         serde_json::from_value(record_json()).unwrap()
     }
 
+    /// A whole `iostat -x` row of the device window, as a record holds it.
+    fn iostat_row() -> serde_json::Value {
+        let mut row = serde_json::to_value(crate::monitor::iostat::IostatRow::idle("vda")).unwrap();
+        for (key, value) in [
+            ("r/s", 500.0),
+            ("w/s", 480.5),
+            ("rkB/s", 2000.0),
+            ("wkB/s", 1922.0),
+            ("r_await", 0.32),
+            ("w_await", 0.41),
+            ("aqu-sz", 0.7),
+            ("util", 61.25),
+        ] {
+            row[key] = serde_json::json!(value);
+        }
+        row
+    }
+
     fn record_json() -> serde_json::Value {
         let lat = |mean: f64| {
             serde_json::json!({"min": 52_000, "max": 9_100_000, "mean": mean, "stddev": 120_500.0, "N": 1_000,
@@ -306,8 +315,7 @@ mod tests {
             "target": {"path": "/data/.diskdash-scratch-1-0", "kind": "scratch", "working_set_bytes": 1 << 30,
                        "dio_align_bytes": 512, "preconditioned": true, "scratch_removed": true, "notes": []},
             "device": {"name": "vda", "disk": "vda", "queue": {"scheduler": "mq-deadline"},
-                       "iostat": {"r/s": 500.0, "w/s": 480.5, "rkB/s": 2000.0, "wkB/s": 1922.0, "r_await": 0.32,
-                                  "w_await": 0.41, "aqu-sz": 0.7, "util": 61.25},
+                       "iostat": iostat_row(),
                        "reconciliation": {"app_read_ios": 1000, "app_write_ios": 961, "device_read_ios": 1000,
                                           "device_write_ios": 961, "app_bytes": 8_032_256, "device_bytes": 8_032_256,
                                           "io_ratio": 1.0, "verdict": "match: vda completed every I/O of the run, once"}},

@@ -581,8 +581,8 @@ impl Runner {
             Some(DeviceRecord {
                 name: device.chain.device.clone(),
                 disk: device.chain.disk.clone(),
-                queue: serde_json::to_value(&device.queue).unwrap_or_default(),
-                iostat: serde_json::to_value(&row).unwrap_or_default(),
+                queue: device.queue.clone(),
+                iostat: row,
                 reconciliation,
             })
         });
@@ -729,7 +729,7 @@ impl Runner {
         };
         let mut record = record;
         if let Some(row) = self.device.as_mut().and_then(DeviceWatch::interval_row) {
-            record.device = serde_json::to_value(&row).ok();
+            record.device = Some(row.clone());
             let history = Arc::make_mut(&mut self.snap.device_history);
             if history.len() == SERIES_POINTS {
                 history.pop_front();

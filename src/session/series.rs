@@ -177,10 +177,7 @@ impl RecordSeries {
                     total_ios: p.sync.total_ios,
                     lat_ns: p.sync.latency(),
                 },
-                device: p
-                    .device
-                    .as_ref()
-                    .and_then(|row| serde_json::to_value(row).ok()),
+                device: p.device.clone(),
             })
             .collect()
     }

@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use crate::record::{DirectionRecord, LatencyRecord, RunRecord, RunStatus, SegmentRecord};
 use crate::stats::log_bucket_bounds_ns;
+use crate::tui::view::from_monitor;
 use crate::tui::view::{
-    DeviceRates, DeviceView, Direction, Header, LatencyBucket, LatencyColumns, LatencyRow,
-    LatencyView, Mode, Percentiles, QueueView, RatePoint, Reconciliation, RunState, SegmentMark,
-    ThroughputView, UiState, View, Warning, WarningKind,
+    DeviceView, Direction, Header, LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode,
+    Percentiles, RatePoint, Reconciliation, RunState, SegmentMark, ThroughputView, UiState, View,
+    Warning, WarningKind,
 };
 
 const NS: f64 = 1e9;
@@ -27,48 +28,6 @@ fn percentiles(lat: &LatencyRecord) -> Option<Percentiles> {
         p999_ns: pct(lat, 99.9),
         max_ns: lat.max,
     })
-}
-
-/// Device rates from an `iostat -x` object with sysstat's JSON keys.
-#[must_use]
-pub fn device_rates(row: &serde_json::Value) -> DeviceRates {
-    let f = |k: &str| {
-        row.get(k)
-            .and_then(serde_json::Value::as_f64)
-            .unwrap_or(0.0)
-    };
-    DeviceRates {
-        r_s: f("r/s"),
-        w_s: f("w/s"),
-        rmb_s: f("rkB/s") / 1024.0,
-        wmb_s: f("wkB/s") / 1024.0,
-        r_await_ms: f("r_await"),
-        w_await_ms: f("w_await"),
-        aqu_sz: f("aqu-sz"),
-        util_pct: f("util"),
-    }
-}
-
-/// A JSON object's scalar fields as rows (`null` left out, lists joined).
-fn settings(value: &serde_json::Value) -> Vec<(String, String)> {
-    let Some(map) = value.as_object() else {
-        return Vec::new();
-    };
-    map.iter()
-        .filter_map(|(k, v)| {
-            let text = match v {
-                serde_json::Value::Null => return None,
-                serde_json::Value::String(s) => s.clone(),
-                serde_json::Value::Array(items) => items
-                    .iter()
-                    .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                other => other.to_string(),
-            };
-            Some((k.clone(), text))
-        })
-        .collect()
 }
 
 /// The recorded histograms as the latency panel's buckets: reads and writes summed (sync calls
@@ -131,7 +90,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 write_bytes_per_s: p.write.bw_bytes as f64,
             });
             if let Some(dev) = &p.device {
-                device_history.push(device_rates(dev));
+                device_history.push(from_monitor::device_rates(dev));
             }
         }
         base_ns += seg.elapsed_ns;
@@ -182,7 +141,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     }
     let device = record.device.as_ref().map(|d| DeviceView {
         name: d.name.clone(),
-        now: device_rates(&d.iostat),
+        now: from_monitor::device_rates(&d.iostat),
         history: device_history,
         reconciliation: Some(Reconciliation {
             app_ios: d.reconciliation.app_read_ios + d.reconciliation.app_write_ios,
@@ -192,10 +151,11 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         warnings,
         absent: None,
     });
-    let queue = record.device.as_ref().map(|d| QueueView {
-        disk: d.disk.clone(),
-        settings: settings(&d.queue),
-    });
+    // The same queue panel as the live run's.
+    let queue = record
+        .device
+        .as_ref()
+        .map(|d| from_monitor::queue_view(&d.disk, &d.queue));
     let state = match record.status {
         RunStatus::Failed => RunState::Failed(
             record
@@ -359,16 +319,5 @@ mod tests {
         term.draw(|f| crate::tui::ui::latency::render(f, f.area(), &view))
             .unwrap();
         insta::assert_snapshot!(term.backend());
-    }
-
-    #[test]
-    fn settings_skip_nulls_and_join_lists() {
-        let v = serde_json::json!({"scheduler": "none", "nr_requests": 256, "zoned": null,
-            "schedulers_available": ["none", "mq-deadline"], "rotational": false});
-        let s = settings(&v);
-        assert!(s.contains(&("nr_requests".into(), "256".into())));
-        assert!(s.contains(&("schedulers_available".into(), "none mq-deadline".into())));
-        assert!(s.contains(&("rotational".into(), "false".into())));
-        assert!(!s.iter().any(|(k, _)| k == "zoned"));
     }
 }
