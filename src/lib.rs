@@ -1,8 +1,10 @@
 //! diskdash: a terminal dashboard for Linux disks.
 //!
-//! Three cores that never import a front end: [`bench`] (load generator), [`monitor`]
-//! (/proc/diskstats and sysfs), [`record`] (the JSON contract). [`session`] wires them and
-//! publishes snapshots; [`tui`] and [`report`] are the two front ends. See `DESIGN.md`.
+//! Layers, top down (README "Architecture"): [`cli`] (clap only) and [`cmd`] (one file per
+//! subcommand) choose a front end: [`tui`] (the dashboard) or [`report`] (text writers).
+//! [`session`] runs a [`plan`] and publishes snapshots. The cores never import anything above
+//! them: [`bench`] (options -> job, targets, engines, workers), [`monitor`] (/proc/diskstats and
+//! sysfs), [`stats`] (histograms, counters), [`record`] (the JSON contract).
 
 pub mod bench;
 pub mod cli;
@@ -23,11 +25,11 @@ use cli::{Cli, Command};
 /// Runs one command line. Errors carry their exit code (see [`error::exit_code`]).
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        None => tui::run_monitor(&cli.interval),
-        Some(Command::Bench(args)) => bench::run_cli(&args),
+        None => cmd::monitor::run(&cli.interval),
+        Some(Command::Bench(args)) => cmd::bench::run(&args),
         Some(Command::Iostat(args)) => cmd::iostat::run(&args),
         Some(Command::Info(args)) => cmd::info::run(&args),
-        Some(Command::Show(args)) => tui::run_show(&args),
+        Some(Command::Show(args)) => cmd::show::run(&args),
         Some(Command::Compare(args)) => cmd::compare::run(&args),
     }
 }

@@ -1,9 +1,196 @@
 //! `diskdash bench`: the flags as options (in the order clap defines them; a flag not given
-//! keeps the validator's default), validated by the one validator.
+//! keeps the validator's default) through the one validator, then the session, driven by the
+//! dashboard in a terminal or headless (status lines on stderr), the summary and the exit code.
+
+use std::io::{IsTerminal, Write};
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context;
 
 use crate::bench::options::{JobOption, Key, validate};
 use crate::bench::spec::{JobSpec, MachineLimits};
+use crate::bench::units;
 use crate::cli::BenchArgs;
+use crate::record::RunStatus;
+use crate::session::{Session, SessionOptions, SessionState, Snapshot};
+
+/// Exit code of an interrupted run, whichever signal interrupted it (128 + SIGINT, as shells
+/// report Ctrl-C).
+const EXIT_INTERRUPTED: u8 = 130;
+
+/// `diskdash bench`: headless when `--no-tui` or stdout is not a terminal (the dashboard
+/// drives the same session otherwise, once it exists).
+pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    let spec = job(args, &MachineLimits::detect())?;
+    let interrupt = Arc::new(AtomicBool::new(false));
+    crate::session::signals::raise_on_interrupt(&interrupt)?;
+    // In a terminal the dashboard drives the session; it stays open after the runtime.
+    // JSON Lines on stdout make stdout a data stream: no dashboard there.
+    let dash = |path: &Option<std::path::PathBuf>| path.as_deref() == Some(Path::new("-"));
+    let dashboard = !args.no_tui && !dash(&args.jsonl) && crate::tui::terminal::is_interactive();
+    let options = SessionOptions {
+        target: args.target.clone(),
+        allow_destructive: args.allow_destructive,
+        force: args.force,
+        json: args.json.clone(),
+        jsonl: args.jsonl.clone(),
+        finish_when_done: !dashboard,
+        interrupt: interrupt.clone(),
+    };
+    let handle = Session::start(spec, options)?;
+    let outcome = if dashboard {
+        crate::tui::run_bench(handle, interrupt)?
+    } else {
+        headless(handle)?
+    };
+    let summary = crate::report::bench::summary(&outcome.record);
+    if dash(&args.json) || dash(&args.jsonl) {
+        // stdout carries the data; the summary goes beside the status lines.
+        let mut stderr = std::io::stderr().lock();
+        let _ = stderr.write_all(summary.as_bytes());
+        let _ = stderr.flush();
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(summary.as_bytes());
+        if let Some(path) = &args.json {
+            let _ = writeln!(stdout, "  record  {}", path.display());
+        }
+        let _ = stdout.flush();
+    }
+    if dash(&args.json) {
+        let mut stdout = std::io::stdout().lock();
+        serde_json::to_writer_pretty(&mut stdout, &outcome.record)
+            .context("writing the record to stdout")?;
+        let _ = writeln!(stdout);
+        let _ = stdout.flush();
+    }
+    if let Some(err) = outcome.record_error {
+        anyhow::bail!("{err}");
+    }
+    match outcome.status {
+        RunStatus::Completed => Ok(ExitCode::SUCCESS),
+        RunStatus::Interrupted => Ok(ExitCode::from(EXIT_INTERRUPTED)),
+        RunStatus::Failed => Err(anyhow::anyhow!(
+            "{}",
+            outcome
+                .record
+                .error
+                .as_ref()
+                .map_or("the run failed", |e| e.message.as_str())
+        )),
+    }
+}
+
+/// Status lines on stderr until the session finishes.
+fn headless(
+    handle: crate::session::SessionHandle,
+) -> anyhow::Result<crate::session::SessionOutcome> {
+    let mut snapshots = handle.snapshots.clone();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .context("starting the runtime")?;
+    let mut printer = StatusPrinter::default();
+    runtime.block_on(async {
+        loop {
+            let snapshot = snapshots.borrow_and_update().clone();
+            printer.show(&snapshot);
+            if matches!(snapshot.state, SessionState::Finished(_)) {
+                break;
+            }
+            if snapshots.changed().await.is_err() {
+                break;
+            }
+        }
+    });
+    handle.wait()
+}
+
+/// Prints what is new in each snapshot to stderr: progress, notes, warnings, status lines.
+#[derive(Default)]
+struct StatusPrinter {
+    next_seq: u64,
+    notes: usize,
+    warnings: usize,
+    fallback_shown: bool,
+    last_fill_pct: Option<u64>,
+    header_shown: bool,
+}
+
+impl StatusPrinter {
+    fn show(&mut self, snap: &Snapshot) {
+        let mut err = std::io::stderr().lock();
+        let tty = err.is_terminal();
+        if !self.header_shown {
+            self.header_shown = true;
+            let _ = writeln!(
+                err,
+                "diskdash bench: {} on {} ({} working set)",
+                snap.job.describe(),
+                snap.target.path.display(),
+                units::format_bytes(snap.target.working_set_bytes)
+            );
+        }
+        for note in snap.notes.iter().skip(self.notes) {
+            let _ = writeln!(err, "note: {note}");
+        }
+        self.notes = snap.notes.len();
+        for warning in snap.warnings.iter().skip(self.warnings) {
+            let _ = writeln!(err, "WARNING: {warning}");
+        }
+        self.warnings = snap.warnings.len();
+        if !self.fallback_shown
+            && let Some(fallback) = &snap.engine.fallback
+        {
+            self.fallback_shown = true;
+            let _ = writeln!(err, "note: {fallback}");
+        }
+        let (done_bytes, total_bytes) = match snap.state {
+            SessionState::Preparing {
+                done_bytes,
+                total_bytes,
+            } => (done_bytes, total_bytes),
+            // Left preparing between two snapshots: show where the fill ended.
+            _ if self.last_fill_pct.is_some_and(|pct| pct < 100)
+                && snap.notes.iter().any(|n| n.starts_with("wrote the")) =>
+            {
+                (snap.target.working_set_bytes, snap.target.working_set_bytes)
+            }
+            _ => (0, 0),
+        };
+        if total_bytes > 0 {
+            let pct = done_bytes * 100 / total_bytes.max(1);
+            let step = if tty { pct } else { pct / 25 * 25 };
+            if self.last_fill_pct != Some(step) {
+                self.last_fill_pct = Some(step);
+                let text = format!(
+                    "preparing: writing the working set with data {} / {} ({pct}%)",
+                    units::format_bytes(done_bytes),
+                    units::format_bytes(total_bytes)
+                );
+                if tty {
+                    let _ = write!(err, "\r{text}\x1b[K");
+                    if done_bytes >= total_bytes {
+                        let _ = writeln!(err);
+                    }
+                } else {
+                    let _ = writeln!(err, "{text}");
+                }
+            }
+        }
+        let first = self.next_seq;
+        for point in snap.series.iter().filter(|p| p.seq >= first) {
+            let line =
+                crate::report::bench::status_line(point, snap.job.reads(), snap.job.writes());
+            let _ = writeln!(err, "{line}");
+            self.next_seq = point.seq + 1;
+        }
+    }
+}
 
 /// The job the flags describe.
 ///

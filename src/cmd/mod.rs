@@ -6,3 +6,5 @@ pub mod compare;
 pub mod info;
 pub mod iostat;
 pub mod iostat_args;
+pub mod monitor;
+pub mod show;

@@ -8,7 +8,7 @@
 //! - [`info`]: everything `diskdash info` reports about a disk.
 //!
 //! Counter meanings: the kernel's `Documentation/admin-guide/iostats.rst`. The headless front
-//! ends (`diskdash iostat`, `diskdash info`) live in `crate::report`.
+//! ends (`diskdash iostat`, `diskdash info`) are `crate::cmd` with the text in `crate::report`.
 
 pub mod device;
 pub mod diskstats;

@@ -24,7 +24,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::cli::ShowArgs;
 use crate::tui::app::App;
 use crate::tui::event::Exit;
 use crate::tui::terminal::TerminalGuard;
@@ -55,12 +54,11 @@ fn require_terminal(alternative: &str) -> anyhow::Result<()> {
     }
 }
 
-/// `diskdash` with no arguments: the monitor dashboard of every disk.
+/// The monitor dashboard of every disk, sampled every `interval`.
 ///
 /// # Errors
-/// A bad `--interval`, no terminal, or no `/proc/diskstats`.
-pub fn run_monitor(interval: &str) -> anyhow::Result<ExitCode> {
-    let interval = source::monitor::parse_interval(interval)?;
+/// No terminal, or no `/proc/diskstats`.
+pub fn run_monitor(interval: std::time::Duration) -> anyhow::Result<ExitCode> {
     require_terminal("for plain text use `diskdash iostat -x 1`")?;
     runtime()?.block_on(async {
         let mut source = source::monitor::MonitorSource::open(interval)?;
@@ -112,12 +110,11 @@ pub fn run_bench(
     Ok(outcome)
 }
 
-/// `diskdash show RUN.json`: a recorded run in the dashboard, until `q`.
+/// A recorded run in the dashboard, until `q`.
 ///
 /// # Errors
-/// The file cannot be read or is not a diskdash run record (usage error), or no terminal.
-pub fn run_show(args: &ShowArgs) -> anyhow::Result<ExitCode> {
-    let record = crate::record::load(&args.record)?;
+/// No terminal.
+pub fn run_show(record: crate::record::RunRecord) -> anyhow::Result<ExitCode> {
     require_terminal("for a text summary read the JSON record itself")?;
     runtime()?.block_on(async {
         let mut source = source::record::ShowSource::new(record);

@@ -7,6 +7,7 @@
 
 mod support;
 
+mod architecture;
 mod bench;
 mod bench_root;
 mod bench_session;

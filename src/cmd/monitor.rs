@@ -1,0 +1,60 @@
+//! `diskdash` with no subcommand: the monitor dashboard of every disk, sampled every
+//! `--interval`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Runs the monitor dashboard.
+///
+/// # Errors
+/// A bad `--interval` (usage error), no terminal, or no `/proc/diskstats`.
+pub fn run(interval: &str) -> anyhow::Result<ExitCode> {
+    crate::tui::run_monitor(parse_interval(interval)?)
+}
+
+/// Parses the monitor's `--interval`: `1s`, `500ms`, `2m`, `1.5s` or bare seconds.
+///
+/// # Errors
+/// A usage error naming the value when it is not a positive duration of at least 10 ms.
+pub fn parse_interval(text: &str) -> anyhow::Result<Duration> {
+    let t = text.trim();
+    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        (t, 1.0)
+    };
+    let secs = num
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .map(|v| v * scale);
+    match secs {
+        Some(s) if (0.01..=86_400.0).contains(&s) => Ok(Duration::from_secs_f64(s)),
+        _ => Err(crate::usage!(
+            "--interval {text:?} is not a sampling interval; use e.g. 1s, 500ms or 2m (10ms to 24h)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_parse_with_units() {
+        assert_eq!(parse_interval("1s").unwrap(), Duration::from_secs(1));
+        assert_eq!(parse_interval("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_interval("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_interval("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_interval("1.5s").unwrap(), Duration::from_millis(1500));
+        for bad in ["0", "-1s", "soon", "", "1ms", "nan"] {
+            let err = parse_interval(bad).unwrap_err();
+            assert_eq!(crate::error::exit_code(&err), 2, "{bad}");
+            assert!(err.to_string().contains("--interval"), "{err}");
+        }
+    }
+}
