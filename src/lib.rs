@@ -17,6 +17,7 @@ pub mod report;
 pub mod session;
 pub mod stats;
 pub mod tui;
+pub mod units;
 
 use std::process::ExitCode;
 

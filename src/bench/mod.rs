@@ -10,6 +10,5 @@ pub mod options;
 pub mod pinned;
 pub mod spec;
 pub mod target;
-pub mod units;
 pub mod worker;
 pub mod workload;

@@ -12,7 +12,7 @@ use crate::bench::spec::{
     CpuListError, EngineKind, JobSpec, MachineLimits, OpenSync, RwMode, SyncEvery, format_cpu_list,
     parse_cpu_list,
 };
-use crate::bench::units::{
+use crate::units::{
     DurationError, format_bytes, format_size_short, parse_duration, parse_size_bytes,
 };
 use crate::usage;

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::bench::units::format_size_short;
+use crate::units::format_size_short;
 
 /// The most CPUs `--cpus` may name: Linux's largest `CONFIG_NR_CPUS`.
 pub const MAX_CPUS: usize = 8192;

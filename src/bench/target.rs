@@ -23,7 +23,7 @@ use anyhow::Context;
 use crate::bench::blockdev::{self, Bottom, SysfsStack};
 use crate::bench::pinned::{self, FileId, ObjectKind, Pinned};
 use crate::bench::spec::{JobSpec, OpenSync};
-use crate::bench::units::{format_bytes, format_size_short};
+use crate::units::{format_bytes, format_size_short};
 use crate::usage;
 
 /// The smallest working set a scratch file is lowered to before giving up.

@@ -21,9 +21,9 @@ use crate::bench::engine::{
     Completion, Engine, EngineSetup, Io, errno_name, is_transient, uring_unavailable,
 };
 use crate::bench::spec::{EngineKind, JobSpec, SyncEvery};
-use crate::bench::units::format_bytes;
 use crate::bench::workload::{Direction, Workload};
 use crate::stats::{WorkerStats, monotonic_ns};
+use crate::units::format_bytes;
 
 /// Resubmissions of one I/O after EINTR/EAGAIN/EBUSY before it counts as failed.
 const MAX_IO_RETRIES: u16 = 1000;
@@ -633,7 +633,7 @@ mod tests {
             iodepth: 1,
             size_bytes: 16 << 10,
             size_explicit: true,
-            runtime: crate::bench::units::parse_duration(runtime).unwrap(),
+            runtime: crate::units::parse_duration(runtime).unwrap(),
             ..JobSpec::default()
         });
         let file = Arc::new(OwnedFd::from(std::fs::File::open("/dev/null").unwrap()));

@@ -13,10 +13,10 @@ use anyhow::Context;
 
 use crate::bench::options::{JobOption, Key, validate};
 use crate::bench::spec::{JobSpec, MachineLimits};
-use crate::bench::units;
 use crate::cli::BenchArgs;
 use crate::record::RunStatus;
 use crate::session::{Session, SessionOptions, SessionState, Snapshot};
+use crate::units;
 
 /// Exit code of an interrupted run, whichever signal interrupted it (128 + SIGINT, as shells
 /// report Ctrl-C).

@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::bench::units::{
+use crate::record::{DirectionRecord, JobRecord, LatencyRecord, RunRecord, RunStatus};
+use crate::units::{
     format_bytes, format_duration, format_latency_ns, format_rate, format_size_short,
 };
-use crate::record::{DirectionRecord, JobRecord, LatencyRecord, RunRecord, RunStatus};
 
 /// `format` of the `--json` object.
 pub const FORMAT: &str = "diskdash-compare";

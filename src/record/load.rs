@@ -17,7 +17,7 @@ use std::path::Path;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::{FORMAT, FORMAT_VERSION, RunRecord};
-use crate::bench::units::format_bytes;
+use crate::units::format_bytes;
 
 const FIX: &str = "give a file written by `diskdash bench --json`";
 

@@ -4,9 +4,9 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::bench::units::{format_bytes, format_latency_ns, format_rate};
 use crate::record::{DirectionRecord, LatencyRecord, RunRecord, RunStatus, SegmentRecord};
 use crate::session::SeriesPoint;
+use crate::units::{format_bytes, format_latency_ns, format_rate};
 
 /// `[   3.0s] read 52.3k IOPS 204.3 MiB/s lat 611.2 us p99 1.20 ms | write ...`
 #[must_use]

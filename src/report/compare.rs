@@ -138,13 +138,13 @@ pub fn text(cmp: &Comparison) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::units::format_size_short;
     use crate::record;
     use crate::record::compare::compare;
     use crate::record::{
         CpuRecord, EngineRecord, HostRecord, Percentiles, SegmentRecord, SyncRecord, TargetRecord,
     };
     use crate::record::{DirectionRecord, JobRecord, LatencyRecord, RunRecord, RunStatus};
+    use crate::units::format_size_short;
 
     /// Latency with p50 = mean, the tail above it, max 10x.
     fn lat(n: u64, mean_ns: u64) -> LatencyRecord {

@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 
-use crate::bench::units::format_bytes;
 use crate::monitor::info::DiskInfo;
 use crate::monitor::sysfs::QueueSettings;
+use crate::units::format_bytes;
 
 const ABSENT: &str = "absent";
 

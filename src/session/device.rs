@@ -5,12 +5,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::bench::units::format_bytes;
 use crate::monitor::device::{self, DeviceChain};
 use crate::monitor::diskstats::{DiskCounters, DiskstatsReader};
 use crate::monitor::iostat::IostatRow;
 use crate::monitor::sysfs::QueueSettings;
 use crate::record::ReconciliationRecord;
+use crate::units::format_bytes;
 
 /// /proc/diskstats sectors are always 512 bytes (kernel Documentation/admin-guide/iostats.rst).
 const SECTOR_BYTES: u64 = 512;

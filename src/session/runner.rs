@@ -21,7 +21,6 @@ use crate::bench::fill::{self, FillOutcome};
 use crate::bench::options::{MAX_IODEPTH, MAX_NUMJOBS};
 use crate::bench::spec::{EngineKind, JobSpec};
 use crate::bench::target::Target;
-use crate::bench::units::format_size_short;
 use crate::bench::worker::IoFault;
 use crate::monitor::iostat::IostatRow;
 use crate::record::{
@@ -30,6 +29,7 @@ use crate::record::{
     RunRecord, RunStatus, RunWarning, SegmentRecord, SyncRecord, TargetRecord, rfc3339_utc,
 };
 use crate::stats::{WorkerStats, monotonic_ns};
+use crate::units::format_size_short;
 
 /// How often the session looks at controls and signals, and republishes at the latest.
 const POLL: Duration = Duration::from_millis(50);

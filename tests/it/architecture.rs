@@ -47,7 +47,13 @@ fn violations(module: &str, forbidden: &[&str]) -> Vec<String> {
 
 #[test]
 fn cores_never_import_commands_front_ends_or_clap() {
-    let upper = ["crate::cli", "crate::cmd", "crate::tui", "crate::report", "clap::"];
+    let upper = [
+        "crate::cli",
+        "crate::cmd",
+        "crate::tui",
+        "crate::report",
+        "clap::",
+    ];
     for core in ["bench", "monitor", "stats", "record", "plan", "session"] {
         let found = violations(core, &upper);
         assert!(found.is_empty(), "{core} reaches up:\n{}", found.join("\n"));
@@ -58,6 +64,10 @@ fn cores_never_import_commands_front_ends_or_clap() {
 fn front_ends_never_import_commands_or_clap() {
     for front in ["tui", "report"] {
         let found = violations(front, &["crate::cli", "crate::cmd", "clap::"]);
-        assert!(found.is_empty(), "{front} reaches up:\n{}", found.join("\n"));
+        assert!(
+            found.is_empty(),
+            "{front} reaches up:\n{}",
+            found.join("\n")
+        );
     }
 }

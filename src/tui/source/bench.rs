@@ -8,7 +8,6 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
 use crate::bench::options::{MAX_BLOCK_SIZE_BYTES, MAX_IODEPTH, MAX_NUMJOBS};
-use crate::bench::units::format_size_short;
 use crate::session::{Control, SessionHandle, SessionState, Snapshot};
 use crate::tui::app::{App, Intent};
 use crate::tui::event::Source;
@@ -16,6 +15,7 @@ use crate::tui::source::monitor::MonitorSource;
 use crate::tui::view::from_monitor;
 use crate::tui::view::from_snapshot as snap_view;
 use crate::tui::view::{DeviceView, Header, Mode, QueueView, View, Warning, WarningKind};
+use crate::units::format_size_short;
 
 pub struct BenchSource {
     snapshots: watch::Receiver<Arc<Snapshot>>,

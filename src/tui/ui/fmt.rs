@@ -4,7 +4,7 @@ use std::time::Duration;
 
 /// A count per second in at most 6 characters: `950`, `12.3k`, `1.23M`.
 ///
-/// Apart from the reports' `bench::units::format_rate` on purpose: dashboard cells hold three
+/// Apart from the reports' `crate::units::format_rate` on purpose: dashboard cells hold three
 /// significant digits in 6 characters at every magnitude (`9.5`, `1.23k`), where the text report
 /// prints whole numbers below 1000.
 #[must_use]
@@ -33,13 +33,13 @@ pub fn bytes_rate(v: f64) -> String {
 
 /// Bytes in binary units: `512B`, `4.0KiB`, `97.6MiB`.
 ///
-/// Scaled by `bench::units::binary_scale` like the reports' `format_bytes`, but laid out for
+/// Scaled by `crate::units::binary_scale` like the reports' `format_bytes`, but laid out for
 /// table cells on purpose: no space and a fixed width (one decimal below 100, none above), so
 /// a changing value does not make a column jump; `format_bytes` drops the decimal of exact
 /// values instead, which reads better in sentences and reports.
 #[must_use]
 pub fn bytes(v: f64) -> String {
-    let (v, unit) = crate::bench::units::binary_scale(v);
+    let (v, unit) = crate::units::binary_scale(v);
     if unit == "B" || v >= 100.0 {
         format!("{v:.0}{unit}")
     } else {
@@ -49,7 +49,7 @@ pub fn bytes(v: f64) -> String {
 
 /// A latency in at most 7 characters: `850ns`, `12.3us`, `1.23ms`, `1.20s`.
 ///
-/// Apart from the reports' `bench::units::format_latency_ns` on purpose: no space and three
+/// Apart from the reports' `crate::units::format_latency_ns` on purpose: no space and three
 /// significant digits, so it fits the latency panel's columns; the report keeps `12.3 us`.
 #[must_use]
 pub fn latency_ns(ns: u64) -> String {
