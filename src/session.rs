@@ -27,8 +27,8 @@ use anyhow::Context;
 use tokio::sync::{mpsc, watch};
 
 pub use snapshot::{
-    DirectionView, SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, Snapshot, StatsView,
-    TargetView,
+    DirectionView, SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot,
+    StatsView, TargetView,
 };
 
 use crate::bench::engine::uring;

@@ -2,7 +2,7 @@
 //! key pressed in the dashboard, and next a line of a fio job file or a sweep point) becomes an
 //! ordered list of fio-style [`JobOption`]s, and [`validate`] turns the list into a [`JobSpec`].
 //! Bounds, defaults and error texts exist here once; an error names the option by where it
-//! came from (`--bs`, `db.fio:14: bs`, `iodepth (dashboard)`). Later options override earlier
+//! came from (`--bs`, `db.fio:14: bs`, `iodepth` for a key pressed). Later options override earlier
 //! ones of the same key, as in fio.
 
 use std::fmt;
@@ -169,7 +169,7 @@ impl JobOption {
     }
 }
 
-/// How an error names an option: `--bs`, `db.fio:14: bs`, `bs (dashboard)`.
+/// How an error names an option: `--bs`, `db.fio:14: bs`, `bs` (a dashboard key).
 #[derive(Debug, Clone, Copy)]
 struct Name<'a> {
     key: Key,
@@ -183,7 +183,7 @@ impl fmt::Display for Name<'_> {
             Some(Origin::File { path, line }) => {
                 write!(f, "{path}:{line}: {}", self.key.fio_name())
             }
-            Some(Origin::Dashboard) => write!(f, "{} (dashboard)", self.key.fio_name()),
+            Some(Origin::Dashboard) => f.write_str(self.key.fio_name()),
         }
     }
 }
@@ -403,13 +403,17 @@ impl JobSpec {
             .collect()
     }
 
-    /// This job with `change` applied, checked by the same rules as a new job.
+    /// This job with `changes` applied, checked by the same rules as a new job.
     ///
     /// # Errors
-    /// The usage error of [`validate`] for the changed option.
-    pub fn with(&self, change: JobOption, machine: &MachineLimits) -> anyhow::Result<Self> {
+    /// The usage error of [`validate`] for a changed option.
+    pub fn with(
+        &self,
+        changes: impl IntoIterator<Item = JobOption>,
+        machine: &MachineLimits,
+    ) -> anyhow::Result<Self> {
         let mut options = self.to_options(&Origin::CommandLine);
-        options.push(change);
+        options.extend(changes);
         validate(&options, machine)
     }
 }
@@ -854,14 +858,14 @@ mod tests {
             JobSpec::default()
         );
         let deeper = spec
-            .with(JobOption::dashboard(Key::IoDepth, "64"), &machine())
+            .with([JobOption::dashboard(Key::IoDepth, "64")], &machine())
             .unwrap();
         assert_eq!(deeper.iodepth, 64);
         assert_eq!(
-            spec.with(JobOption::dashboard(Key::IoDepth, "32768"), &machine())
+            spec.with([JobOption::dashboard(Key::IoDepth, "32768")], &machine())
                 .unwrap_err()
                 .to_string(),
-            r#"iodepth (dashboard) "32768" is too large; use 1 to 16384"#
+            r#"iodepth "32768" is too large; use 1 to 16384"#
         );
         let file = JobOption {
             key: Key::Bs,

@@ -146,25 +146,47 @@ pub fn open(
             ));
         }
     };
-    if spec.direct && spec.block_size_bytes % u64::from(target.dio_align_bytes) != 0 {
-        return Err(usage!(
-            "--bs {} is not a multiple of the logical block size {} of {}; use a multiple such \
-             as 4k, or --buffered",
-            format_size_short(spec.block_size_bytes),
-            target.dio_align_bytes,
-            target.path.display()
-        ));
-    }
-    if target.working_set_bytes < spec.block_size_bytes {
-        return Err(usage!(
-            "--bs {} is larger than the working set of {} ({}); lower --bs",
-            format_size_short(spec.block_size_bytes),
-            target.path.display(),
-            format_bytes(target.working_set_bytes)
-        ));
-    }
+    check_block_size(
+        spec,
+        "--bs",
+        target.dio_align_bytes,
+        target.working_set_bytes,
+        &target.path,
+    )?;
     target.working_set_bytes -= target.working_set_bytes % spec.block_size_bytes;
     Ok(target)
+}
+
+/// The block-size rules that need the target, for a new job (`name` `--bs`) and for a change
+/// made in the dashboard (`bs`): a multiple of the logical block size under O_DIRECT, and no
+/// larger than the working set.
+///
+/// # Errors
+/// A usage error naming the block size and the fix.
+pub fn check_block_size(
+    spec: &JobSpec,
+    name: &str,
+    dio_align_bytes: u32,
+    working_set_bytes: u64,
+    path: &Path,
+) -> anyhow::Result<()> {
+    if spec.direct && spec.block_size_bytes % u64::from(dio_align_bytes) != 0 {
+        return Err(usage!(
+            "{name} {} is not a multiple of the logical block size {dio_align_bytes} of {}; use a \
+             multiple such as 4k, or --buffered",
+            format_size_short(spec.block_size_bytes),
+            path.display()
+        ));
+    }
+    if working_set_bytes < spec.block_size_bytes {
+        return Err(usage!(
+            "{name} {} is larger than the working set of {} ({}); lower {name}",
+            format_size_short(spec.block_size_bytes),
+            path.display(),
+            format_bytes(working_set_bytes)
+        ));
+    }
+    Ok(())
 }
 
 fn open_flags(spec: &JobSpec, write: bool) -> libc::c_int {

@@ -155,9 +155,7 @@ impl StatusPrinter {
                 total_bytes,
             } => (done_bytes, total_bytes),
             // Left preparing between two snapshots: show where the fill ended.
-            _ if self.last_fill_pct.is_some_and(|pct| pct < 100)
-                && snap.notes.iter().any(|n| n.starts_with("wrote the")) =>
-            {
+            _ if self.last_fill_pct.is_some_and(|pct| pct < 100) && snap.filled => {
                 (snap.target.working_set_bytes, snap.target.working_set_bytes)
             }
             _ => (0, 0),

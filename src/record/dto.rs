@@ -77,6 +77,13 @@ pub enum RunWarning {
         stalled_ns: u64,
         longest_ns: u64,
     },
+    /// The device served under half of the bytes the run moved over the measured window: the
+    /// page cache served the rest, and the results measure memory, not the disk.
+    PageCache {
+        device: String,
+        app_bytes: u64,
+        device_bytes: u64,
+    },
 }
 
 impl std::fmt::Display for RunWarning {
@@ -101,6 +108,17 @@ impl std::fmt::Display for RunWarning {
                     seconds(longest_ns),
                 )
             }
+            Self::PageCache {
+                ref device,
+                app_bytes,
+                device_bytes,
+            } => write!(
+                f,
+                "PAGE CACHE: the run moved {} but {device} only {}; these results measure \
+                 memory, not the disk",
+                crate::units::format_bytes(app_bytes),
+                crate::units::format_bytes(device_bytes)
+            ),
         }
     }
 }

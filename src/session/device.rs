@@ -9,8 +9,7 @@ use crate::monitor::device::{self, DeviceChain};
 use crate::monitor::diskstats::{DiskCounters, DiskstatsReader};
 use crate::monitor::iostat::IostatRow;
 use crate::monitor::sysfs::QueueSettings;
-use crate::record::ReconciliationRecord;
-use crate::units::format_bytes;
+use crate::record::{ReconciliationRecord, RunWarning};
 
 /// /proc/diskstats sectors are always 512 bytes (kernel Documentation/admin-guide/iostats.rst).
 const SECTOR_BYTES: u64 = 512;
@@ -94,57 +93,87 @@ impl DeviceWatch {
     }
 }
 
+/// What a reconciliation found, decided by the numbers (bytes first: requests can be split or
+/// merged on the way down; bytes cannot).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The run completed no I/O.
+    NoIo,
+    /// The device served under half of the run's bytes: the results measure memory.
+    PageCache,
+    /// The device served 50..98% of the bytes: part came from the page cache.
+    PartlyCached,
+    /// Every I/O reached the device once.
+    Match,
+    /// The bytes match; the requests were split or merged.
+    MatchInBytes,
+    /// The device did more than the run (other activity, metadata, journal).
+    MoreThanRun,
+}
+
+impl Verdict {
+    /// The verdict for a reconciliation's numbers.
+    #[must_use]
+    pub fn of(rec: &ReconciliationRecord) -> Self {
+        let app_ios = rec.app_read_ios + rec.app_write_ios;
+        let device_ios = rec.device_read_ios + rec.device_write_ios;
+        match byte_ratio(rec) {
+            None => Self::NoIo,
+            Some(r) if r < 0.5 => Self::PageCache,
+            Some(r) if r < 0.98 => Self::PartlyCached,
+            Some(r) if r <= 1.02 && device_ios == app_ios => Self::Match,
+            Some(r) if r <= 1.02 => Self::MatchInBytes,
+            Some(_) => Self::MoreThanRun,
+        }
+    }
+}
+
+#[allow(clippy::cast_precision_loss)] // a ratio for a verdict
+fn byte_ratio(rec: &ReconciliationRecord) -> Option<f64> {
+    (rec.app_bytes > 0).then(|| rec.device_bytes as f64 / rec.app_bytes as f64)
+}
+
 /// Compares what the run completed with what the device completed over the same window.
-/// Bytes decide the verdict (requests can be split or merged on the way down; bytes cannot).
 #[must_use]
+#[allow(clippy::cast_precision_loss)] // ratios for people
 pub fn reconcile(device: &str, app: [u64; 3], dev: [u64; 4]) -> ReconciliationRecord {
     let [app_read_ios, app_write_ios, app_bytes] = app;
     let [device_read_ios, device_write_ios, device_bytes, merged] = dev;
     let app_ios = app_read_ios + app_write_ios;
     let device_ios = device_read_ios + device_write_ios;
-    let io_ratio = (app_ios > 0).then(|| device_ios as f64 / app_ios as f64);
-    let byte_ratio = (app_bytes > 0).then(|| device_bytes as f64 / app_bytes as f64);
-    let verdict = match byte_ratio {
-        None => "the run completed no I/O".to_string(),
-        Some(r) if r < 0.5 => format!(
-            "PAGE CACHE: the run moved {} but {device} only {}; these results measure memory, \
-             not the disk",
-            format_bytes(app_bytes),
-            format_bytes(device_bytes)
-        ),
-        Some(r) if r < 0.98 => format!(
-            "{device} served {:.0}% of the run's bytes: part came from the page cache",
-            r * 100.0
-        ),
-        Some(r) if r <= 1.02 && device_ios == app_ios => {
-            format!("match: {device} completed every I/O of the run, once")
-        }
-        Some(r) if r <= 1.02 => format!(
-            "match in bytes; {device} completed {device_ios} requests for the run's {app_ios} I/Os \
-             ({merged} merged, the rest split)"
-        ),
-        Some(r) => format!(
-            "{device} did {:.0}% of the run's bytes: other activity on the disk, or filesystem \
-             metadata and journal",
-            r * 100.0
-        ),
-    };
-    ReconciliationRecord {
+    let mut rec = ReconciliationRecord {
         app_read_ios,
         app_write_ios,
         device_read_ios,
         device_write_ios,
         app_bytes,
         device_bytes,
-        io_ratio,
-        verdict,
-    }
-}
-
-/// Whether a reconciliation says the page cache served most of the run.
-#[must_use]
-pub fn looks_like_page_cache(rec: &ReconciliationRecord) -> bool {
-    rec.verdict.starts_with("PAGE CACHE")
+        io_ratio: (app_ios > 0).then(|| device_ios as f64 / app_ios as f64),
+        verdict: String::new(),
+    };
+    let pct = byte_ratio(&rec).unwrap_or(0.0) * 100.0;
+    rec.verdict = match Verdict::of(&rec) {
+        Verdict::NoIo => "the run completed no I/O".to_string(),
+        Verdict::PageCache => RunWarning::PageCache {
+            device: device.to_string(),
+            app_bytes,
+            device_bytes,
+        }
+        .to_string(),
+        Verdict::PartlyCached => {
+            format!("{device} served {pct:.0}% of the run's bytes: part came from the page cache")
+        }
+        Verdict::Match => format!("match: {device} completed every I/O of the run, once"),
+        Verdict::MatchInBytes => format!(
+            "match in bytes; {device} completed {device_ios} requests for the run's {app_ios} I/Os \
+             ({merged} merged, the rest split)"
+        ),
+        Verdict::MoreThanRun => format!(
+            "{device} did {pct:.0}% of the run's bytes: other activity on the disk, or filesystem \
+             metadata and journal"
+        ),
+    };
+    rec
 }
 
 #[cfg(test)]
@@ -160,7 +189,12 @@ mod tests {
         );
         assert_eq!(exact.io_ratio, Some(1.0));
         let cached = reconcile("vda", [100_000, 0, 409_600_000], [10, 0, 40_960, 0]);
-        assert!(looks_like_page_cache(&cached), "{}", cached.verdict);
+        assert_eq!(
+            Verdict::of(&cached),
+            Verdict::PageCache,
+            "{}",
+            cached.verdict
+        );
         assert!(
             cached.verdict.contains("390.6 MiB but vda only 40 KiB"),
             "{}",

@@ -10,17 +10,18 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, watch};
 
 use super::aggregate::{Interval, SegmentRun, SegmentSetup, SpawnError};
-use super::device::{DeviceWatch, looks_like_page_cache};
+use super::device::{DeviceWatch, Verdict};
 use super::series::RecordSeries;
 use super::snapshot::{
-    SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, Snapshot, StatsView, TargetView,
+    SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView,
+    TargetView,
 };
 use super::{Control, SessionOptions, SessionOutcome};
 use crate::bench::engine::{EngineSetup, errno_name};
 use crate::bench::fill::{self, FillOutcome};
-use crate::bench::options::{MAX_IODEPTH, MAX_NUMJOBS};
-use crate::bench::spec::{EngineKind, JobSpec};
-use crate::bench::target::Target;
+use crate::bench::options::{JobOption, Key};
+use crate::bench::spec::{EngineKind, JobSpec, MachineLimits};
+use crate::bench::target::{self, Target, TargetKind};
 use crate::bench::worker::IoFault;
 use crate::monitor::iostat::IostatRow;
 use crate::record::{
@@ -48,6 +49,8 @@ enum SegmentEnding {
 
 pub struct Runner {
     spec: JobSpec,
+    /// What live changes are validated against (CPUs, memory), read once.
+    machine: MachineLimits,
     options: SessionOptions,
     target: Target,
     engine_kind: EngineKind,
@@ -117,19 +120,21 @@ impl Runner {
                 spec.iodepth
             ));
         }
-        let device = match device {
-            Ok(device) => Some(device),
+        let (device, device_absent) = match device {
+            Ok(device) => (Some(device), None),
             Err(why) => {
                 notes.push(format!("no device statistics: {why}"));
-                None
+                (None, Some(why))
             }
         };
-        let mut warnings = target.warnings.clone();
+        let mut warnings: Vec<SessionWarning> = target
+            .warnings
+            .iter()
+            .cloned()
+            .map(SessionWarning::Text)
+            .collect();
         if !spec.direct {
-            warnings.push(
-                "buffered I/O (--buffered): results include the page cache, not just the device"
-                    .to_string(),
-            );
+            warnings.push(SessionWarning::Buffered);
         }
         let snap = Snapshot {
             seq: 0,
@@ -163,11 +168,14 @@ impl Runner {
             reconciliation: None,
             warnings,
             notes,
+            device_absent,
+            filled: false,
             error: None,
             record_path: options.json.clone(),
         };
         let (tx, _) = watch::channel(Arc::new(snap.clone()));
         Self {
+            machine: MachineLimits::detect(),
             spec,
             options,
             target,
@@ -286,6 +294,7 @@ impl Runner {
         match result {
             Ok(FillOutcome::Done) => {
                 self.preconditioned = true;
+                self.snap.filled = true;
                 let seconds = (monotonic_ns() - started) as f64 / 1e9;
                 self.snap.notes.push(format!(
                     "wrote the {} working set with data first ({seconds:.1} s): reads measure \
@@ -367,71 +376,62 @@ impl Runner {
         self.changed_from(self.spec.clone(), change)
     }
 
-    /// `spec` after a parameter change, or `None` (with a warning) when it is not valid.
-    fn changed_from(&mut self, mut spec: JobSpec, change: &Control) -> Option<JobSpec> {
-        let problem = match *change {
-            Control::SetIodepth(n) if (1..=MAX_IODEPTH).contains(&n) => {
-                spec.iodepth = n;
-                spec.iodepth_batch = spec.iodepth_batch.min(n);
-                None
+    /// `spec` after a parameter change, or `None` (with a warning) when it is not valid. The
+    /// change goes through the validator of new jobs (its bounds and texts), then the rules
+    /// that need the open target.
+    fn changed_from(&mut self, spec: JobSpec, change: &Control) -> Option<JobSpec> {
+        let key = |key, value: String| JobOption::dashboard(key, value);
+        let changes = match *change {
+            Control::SetIodepth(n) => vec![
+                key(Key::IoDepth, n.to_string()),
+                // A shallower queue takes the batch down with it.
+                key(
+                    Key::IoDepthBatch,
+                    spec.iodepth_batch.min(n.max(1)).to_string(),
+                ),
+            ],
+            Control::SetNumjobs(n) => vec![key(Key::NumJobs, n.to_string())],
+            Control::SetBlockSize(bs) => vec![key(Key::Bs, bs.to_string())],
+            Control::SetRw(rw) => vec![key(Key::Rw, rw.as_str().to_string())],
+            _ => return Some(spec),
+        };
+        let checked = spec.with(changes, &self.machine).and_then(|next| {
+            if let Control::SetBlockSize(_) = change {
+                target::check_block_size(
+                    &next,
+                    "bs",
+                    self.target.dio_align_bytes,
+                    self.target.working_set_bytes,
+                    &self.target.path,
+                )?;
             }
-            Control::SetIodepth(n) => {
-                Some(format!("iodepth {n} is out of range 1..={MAX_IODEPTH}"))
-            }
-            Control::SetNumjobs(n) if (1..=MAX_NUMJOBS).contains(&n) => {
-                spec.numjobs = n;
-                None
-            }
-            Control::SetNumjobs(n) => {
-                Some(format!("numjobs {n} is out of range 1..={MAX_NUMJOBS}"))
-            }
-            Control::SetBlockSize(bs) => {
-                let align = u64::from(self.target.dio_align_bytes);
-                if bs == 0 || bs > self.target.working_set_bytes {
-                    Some(format!("bs {bs} must be between 1 and the working set"))
-                } else if spec.direct && bs % align != 0 {
-                    Some(format!(
-                        "bs {bs} is not a multiple of the logical block size {align}"
-                    ))
-                } else if bs > crate::bench::options::MAX_BLOCK_SIZE_BYTES {
-                    Some(format!("bs {bs} is too large"))
-                } else {
-                    spec.block_size_bytes = bs;
-                    None
-                }
-            }
-            Control::SetRw(rw) => {
-                let mut next = spec.clone();
-                next.rw = rw;
-                if next.writes()
-                    && !spec.writes()
-                    && self.target.kind != crate::bench::target::TargetKind::Scratch
-                    && !self.options.allow_destructive
-                {
-                    Some(format!(
+            if let Control::SetRw(rw) = change
+                && next.writes()
+                && !spec.writes()
+            {
+                if self.target.kind != TargetKind::Scratch && !self.options.allow_destructive {
+                    anyhow::bail!(
                         "{} writes; the target needs --allow-destructive",
                         rw.as_str()
-                    ))
-                } else if next.writes() && !self.target.writable {
-                    Some(format!(
+                    );
+                }
+                if !self.target.writable {
+                    anyhow::bail!(
                         "{} writes; restart with a write job to open the target for writing",
                         rw.as_str()
-                    ))
-                } else {
-                    spec.rw = rw;
-                    None
+                    );
                 }
             }
-            _ => None,
-        };
-        match problem {
-            Some(problem) => {
+            Ok(next)
+        });
+        match checked {
+            Ok(next) => Some(next),
+            Err(problem) => {
                 self.snap
                     .warnings
-                    .push(format!("ignored a change: {problem}"));
+                    .push(SessionWarning::Text(format!("ignored a change: {problem}")));
                 None
             }
-            None => Some(spec),
         }
     }
 
@@ -587,10 +587,12 @@ impl Runner {
             })
         });
         if let Some(device) = &device_record {
-            if looks_like_page_cache(&device.reconciliation) {
-                self.snap
-                    .warnings
-                    .push(device.reconciliation.verdict.clone());
+            if Verdict::of(&device.reconciliation) == Verdict::PageCache && !null_engine {
+                self.warn(RunWarning::PageCache {
+                    device: device.name.clone(),
+                    app_bytes: device.reconciliation.app_bytes,
+                    device_bytes: device.reconciliation.device_bytes,
+                });
             }
             self.snap.reconciliation = Some(device.reconciliation.clone());
         }
@@ -684,8 +686,8 @@ impl Runner {
 
     /// A typed warning: its text for the front ends and `warnings`, the fact for the record.
     fn warn(&mut self, warning: RunWarning) {
-        self.snap.warnings.push(warning.to_string());
-        self.typed_warnings.push(warning);
+        self.typed_warnings.push(warning.clone());
+        self.snap.warnings.push(SessionWarning::Fact(warning));
     }
 
     fn note_engine(&mut self, setups: &[EngineSetup]) {
@@ -740,9 +742,9 @@ impl Runner {
         if let Some(jsonl) = &mut self.jsonl
             && let Err(err) = jsonl.write(&record)
         {
-            self.snap
-                .warnings
-                .push(format!("stopped writing --jsonl: {err:#}"));
+            self.snap.warnings.push(SessionWarning::Text(format!(
+                "stopped writing --jsonl: {err:#}"
+            )));
             self.jsonl = None;
         }
         let point = SeriesPoint {
@@ -792,10 +794,10 @@ impl Runner {
         let scratch_removed = match self.target.remove_scratch() {
             Some(Ok(())) => true,
             Some(Err(err)) => {
-                self.snap.warnings.push(format!(
+                self.snap.warnings.push(SessionWarning::Text(format!(
                     "could not remove the scratch file {}: {err}; remove it by hand",
                     self.target.path.display()
-                ));
+                )));
                 false
             }
             None => false,
@@ -841,7 +843,7 @@ impl Runner {
             retries: self.run_total.retries,
             cpu,
             segments: std::mem::take(&mut self.segments),
-            warnings: self.snap.warnings.clone(),
+            warnings: self.snap.warnings.iter().map(ToString::to_string).collect(),
             typed_warnings: std::mem::take(&mut self.typed_warnings),
             notes: self.snap.notes.clone(),
         };

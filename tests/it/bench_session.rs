@@ -111,7 +111,7 @@ fn controls_end_segments_and_the_record_keeps_each() {
     wait_for(&mut rx, |s| {
         s.warnings
             .iter()
-            .any(|w| w.contains("bs 1000 is not a multiple"))
+            .any(|w| w.to_string().contains("bs 1000 is not a multiple"))
     });
     handle.control.send(Control::Stop).unwrap();
     wait_for(&mut rx, |s| s.state == SessionState::Idle);

@@ -124,10 +124,9 @@ impl Source for BenchSource {
         }
         // Without a block device (tmpfs, ...) the panel says why and still shows warnings.
         let absent = snap
-            .notes
-            .iter()
-            .find(|n| n.starts_with("no device statistics"))
-            .cloned()
+            .device_absent
+            .as_ref()
+            .map(|why| format!("no device statistics: {why}"))
             .or_else(|| {
                 disk.is_none()
                     .then(|| "no block device behind the target".into())

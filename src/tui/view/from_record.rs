@@ -5,7 +5,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::record::{DirectionRecord, LatencyRecord, RunRecord, RunStatus, SegmentRecord};
+use crate::record::{
+    DirectionRecord, LatencyRecord, RunRecord, RunStatus, RunWarning, SegmentRecord,
+};
+use crate::session::SessionWarning;
 use crate::stats::log_bucket_bounds_ns;
 use crate::tui::view::from_monitor;
 use crate::tui::view::{
@@ -128,8 +131,17 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     if let Some(err) = &record.error {
         warnings.push(Warning::new(WarningKind::Error, err.message.clone()));
     }
+    // The record keeps every warning as text and the facts typed beside them: a text is of
+    // the page-cache kind when it is the rendering of such a fact.
+    let page_cache: Vec<String> = record
+        .typed_warnings
+        .iter()
+        .filter(|w| matches!(w, RunWarning::PageCache { .. }))
+        .map(ToString::to_string)
+        .chain((!record.job.direct).then(|| SessionWarning::Buffered.to_string()))
+        .collect();
     for w in &record.warnings {
-        let kind = if w.contains("page cache") {
+        let kind = if page_cache.contains(w) {
             WarningKind::PageCache
         } else {
             WarningKind::Note

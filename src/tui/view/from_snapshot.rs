@@ -159,12 +159,12 @@ pub fn warnings(snap: &Snapshot) -> Vec<Warning> {
         out.push(Warning::new(WarningKind::Error, err.clone()));
     }
     for w in &snap.warnings {
-        let kind = if w.contains("page cache") {
+        let kind = if w.is_page_cache() {
             WarningKind::PageCache
         } else {
             WarningKind::Note
         };
-        out.push(Warning::new(kind, w.clone()));
+        out.push(Warning::new(kind, w.to_string()));
     }
     if let Some(fallback) = &snap.engine.fallback {
         out.push(Warning::new(WarningKind::FallbackEngine, fallback.clone()));
