@@ -131,11 +131,7 @@ impl Session {
                 Ok(()) => (EngineKind::IoUring, None),
                 Err(err) if crate::bench::engine::uring_unavailable(&err) => (
                     EngineKind::Psync,
-                    Some(format!(
-                        "io_uring unavailable ({}: {}); fell back to psync",
-                        crate::bench::engine::errno_name(err.raw_os_error().unwrap_or(0)),
-                        err.kind()
-                    )),
+                    Some(crate::bench::engine::fallback_note(&err)),
                 ),
                 Err(err) => return Err(err).context("setting up io_uring"),
             },

@@ -221,10 +221,27 @@ impl JobSpec {
     /// I/Os in flight per worker: psync issues one at a time, like fio's sync engines.
     #[must_use]
     pub fn effective_iodepth(&self) -> u32 {
-        match self.ioengine {
+        self.effective_iodepth_with(self.ioengine)
+    }
+
+    /// I/Os in flight per worker when `engine` runs the job (the session may fall back).
+    #[must_use]
+    pub fn effective_iodepth_with(&self, engine: EngineKind) -> u32 {
+        match engine {
             EngineKind::Psync => 1,
             EngineKind::IoUring | EngineKind::Null => self.iodepth,
         }
+    }
+
+    /// The note a psync job with a deeper `--iodepth` gets: the depth applies to io_uring only.
+    #[must_use]
+    pub fn depth_note(&self) -> Option<String> {
+        (self.ioengine == EngineKind::Psync && self.iodepth > 1).then(|| {
+            format!(
+                "psync issues one I/O at a time per worker; --iodepth {} applies to io_uring only",
+                self.iodepth
+            )
+        })
     }
 
     /// fio-style one-line description: `randread bs=4k iodepth=32 numjobs=1 io_uring direct`.

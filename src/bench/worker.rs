@@ -152,12 +152,8 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         }
     }
     let spec = plan.spec.clone();
-    // psync (asked for, or the session's fallback) runs one I/O at a time, like fio's sync
-    // engines.
-    let depth = match plan.engine {
-        EngineKind::Psync => 1,
-        EngineKind::IoUring | EngineKind::Null => spec.iodepth as usize,
-    };
+    // The engine that runs (the session may have fallen back to psync) decides the depth.
+    let depth = spec.effective_iodepth_with(plan.engine) as usize;
     let block_size = usize::try_from(spec.block_size_bytes).unwrap_or(usize::MAX);
     let fd = plan.file.as_raw_fd();
     let mut exit = WorkerExit {
@@ -196,11 +192,11 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
             Err(err) if uring_unavailable(&err) => {
                 exit.setup = EngineSetup {
                     engine: "psync",
-                    notes: vec![format!("io_uring unavailable ({err}); fell back to psync")],
+                    notes: vec![crate::bench::engine::fallback_note(&err)],
                     ..EngineSetup::default()
                 };
                 let mut engine = PsyncEngine::new(fd, 1);
-                state.depth = 1;
+                state.depth = spec.effective_iodepth_with(EngineKind::Psync) as usize;
                 state.start(&exit.setup);
                 state.drive(&mut engine, &buffers);
             }

@@ -114,12 +114,7 @@ impl Runner {
             ..EngineRecord::default()
         };
         let mut notes = target.notes.clone();
-        if spec.ioengine == EngineKind::Psync && spec.iodepth > 1 {
-            notes.push(format!(
-                "psync issues one I/O at a time per worker; --iodepth {} applies to io_uring only",
-                spec.iodepth
-            ));
-        }
+        notes.extend(spec.depth_note());
         let (device, device_absent) = match device {
             Ok(device) => (Some(device), None),
             Err(why) => {

@@ -61,6 +61,17 @@ pub fn uring_unavailable(err: &io::Error) -> bool {
     )
 }
 
+/// The note that says io_uring was unavailable and psync ran instead (the session's probe and
+/// a worker's ring setup say it the same way).
+#[must_use]
+pub fn fallback_note(err: &io::Error) -> String {
+    format!(
+        "io_uring unavailable ({}: {}); fell back to psync",
+        errno_name(err.raw_os_error().unwrap_or(0)),
+        err.kind()
+    )
+}
+
 /// Whether an errno asks to simply try again.
 #[must_use]
 pub fn is_transient(errno: i32) -> bool {
