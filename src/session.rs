@@ -12,6 +12,8 @@
 //! keeps each segment with its own results. Headless runs are one segment.
 
 mod aggregate;
+mod controls;
+mod cpu;
 pub mod device;
 mod runner;
 mod series;

@@ -10,6 +10,8 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{mpsc, watch};
 
 use super::aggregate::{Interval, SegmentRun, SegmentSetup, SpawnError};
+use super::controls::{self, IdleStep, SegmentEnding, SegmentFold, Workers};
+use super::cpu::{cpu_record, cpu_totals, rusage};
 use super::device::{DeviceWatch, Verdict};
 use super::series::RecordSeries;
 use super::snapshot::{
@@ -35,17 +37,6 @@ use crate::units::format_size_short;
 /// How often the session looks at controls and signals, and republishes at the latest.
 const POLL: Duration = Duration::from_millis(50);
 const PUBLISH_EVERY_NS: u64 = 250_000_000;
-
-/// Why a segment ended.
-#[derive(Debug, Clone, PartialEq)]
-enum SegmentEnding {
-    Runtime,
-    Stop,
-    Change(Box<JobSpec>),
-    Quit,
-    Interrupt,
-    Fault,
-}
 
 pub struct Runner {
     spec: JobSpec,
@@ -345,30 +336,26 @@ impl Runner {
                 return false;
             }
             while let Some(control) = self.next_control() {
-                match control {
-                    Control::Start => return true,
-                    Control::Quit => {
+                let job = self.spec.clone();
+                let step = controls::idle(control, &job, &mut |job, change| {
+                    self.changed_from(job.clone(), change)
+                });
+                match step {
+                    IdleStep::Start => return true,
+                    IdleStep::Quit => {
                         self.quit = true;
                         return false;
                     }
-                    // Already stopped: nothing runs to pause, resume or stop.
-                    Control::Pause | Control::Resume | Control::Stop => {}
-                    change => {
-                        if let Some(spec) = self.changed_spec(&change) {
-                            self.spec = spec;
-                            self.snap.job = self.spec.clone();
-                            self.publish();
-                        }
+                    IdleStep::Wait => {}
+                    IdleStep::Changed(spec) => {
+                        self.spec = *spec;
+                        self.snap.job = self.spec.clone();
+                        self.publish();
                     }
                 }
             }
             std::thread::sleep(POLL);
         }
-    }
-
-    /// The job after a parameter change, or `None` (with a warning) when it is not valid.
-    fn changed_spec(&mut self, change: &Control) -> Option<JobSpec> {
-        self.changed_from(self.spec.clone(), change)
     }
 
     /// `spec` after a parameter change, or `None` (with a warning) when it is not valid. The
@@ -469,7 +456,7 @@ impl Runner {
             engine: self.engine.used.clone(),
         });
         let mut record_series = RecordSeries::new();
-        let mut ending: Option<SegmentEnding> = None;
+        let mut fold = SegmentFold::default();
         let mut cpu_measure_start = if spec.ramp.is_zero() {
             Some(cpu_start)
         } else {
@@ -492,42 +479,36 @@ impl Runner {
                     device.start_window();
                 }
             }
-            if ending.is_none() {
-                if self.interrupt_raised() {
-                    ending = Some(SegmentEnding::Interrupt);
-                    seg.stop();
-                } else if seg.stop_requested() {
-                    ending = Some(SegmentEnding::Fault);
+            let mut orders = Vec::new();
+            if self.interrupt_raised() {
+                orders.push(fold.end(SegmentEnding::Interrupt));
+            } else if seg.stop_requested() {
+                orders.push(fold.end(SegmentEnding::Fault));
+            }
+            let arrived: Vec<Control> = std::iter::from_fn(|| self.next_control()).collect();
+            for control in arrived {
+                let job = self.spec.clone();
+                orders.push(fold.control(control, &job, &mut |job, change| {
+                    self.changed_from(job.clone(), change)
+                }));
+            }
+            for order in orders {
+                match order {
+                    Workers::Continue => {}
+                    Workers::Pause => seg.pause(),
+                    Workers::Resume => seg.resume(),
+                    Workers::Stop => seg.stop(),
                 }
             }
-            // Held back for the next state; taken out of `pending` first so the loop ends.
-            let mut held = Vec::new();
-            while let Some(control) = self.next_control() {
-                if let Some(current) = ending.take() {
-                    ending = Some(self.while_ending(current, control, &mut held));
-                    continue;
-                }
-                match control {
-                    Control::Pause => seg.pause(),
-                    Control::Resume => seg.resume(),
-                    Control::Start => {}
-                    Control::Stop => {
-                        ending = Some(SegmentEnding::Stop);
-                        seg.stop();
-                    }
-                    Control::Quit => {
-                        ending = Some(SegmentEnding::Quit);
-                        seg.stop();
-                    }
-                    change => {
-                        if let Some(next) = self.changed_spec(&change) {
-                            ending = Some(SegmentEnding::Change(Box::new(next)));
-                            seg.stop();
-                        }
-                    }
-                }
+            // Held back for the next state (taken out of `pending` first so the loop ends).
+            self.pending.extend(fold.held.drain(..));
+            if let Some(job) = fold.adopt.take() {
+                self.spec = job;
+                self.snap.job = self.spec.clone();
             }
-            self.pending.extend(held);
+            if fold.quit {
+                self.quit = true;
+            }
             let elapsed_ns = seg.elapsed_ns(now);
             self.snap.elapsed = Duration::from_nanos(elapsed_ns);
             self.snap.remaining = Duration::from_nanos(seg.runtime_ns.saturating_sub(elapsed_ns));
@@ -591,6 +572,7 @@ impl Runner {
             }
             self.snap.reconciliation = Some(device.reconciliation.clone());
         }
+        let mut ending = fold.ending;
         if let Some(fault) = end.faults.first() {
             self.fail_with(fault);
             ending = Some(SegmentEnding::Fault);
@@ -641,42 +623,6 @@ impl Runner {
         }
         self.publish();
         ending
-    }
-
-    /// A control that arrives while the segment is already ending: Quit ends the session after
-    /// this segment, further changes fold into the next job, Stop after a change keeps the change
-    /// and goes idle; the rest waits for the next state (idle or the next segment).
-    fn while_ending(
-        &mut self,
-        ending: SegmentEnding,
-        control: Control,
-        held: &mut Vec<Control>,
-    ) -> SegmentEnding {
-        match (ending, control) {
-            (ending, Control::Quit) => {
-                self.quit = true;
-                ending
-            }
-            (SegmentEnding::Change(next), Control::Stop) => {
-                self.spec = *next;
-                self.snap.job = self.spec.clone();
-                SegmentEnding::Stop
-            }
-            (
-                SegmentEnding::Change(next),
-                change @ (Control::SetIodepth(_)
-                | Control::SetNumjobs(_)
-                | Control::SetBlockSize(_)
-                | Control::SetRw(_)),
-            ) => {
-                let folded = self.changed_from((*next).clone(), &change);
-                SegmentEnding::Change(folded.map_or(next, Box::new))
-            }
-            (ending, control) => {
-                held.push(control);
-                ending
-            }
-        }
     }
 
     /// A typed warning: its text for the front ends and `warnings`, the fact for the record.
@@ -863,52 +809,6 @@ impl Runner {
             record: Box::new(record),
             record_error,
         }
-    }
-}
-
-/// (user ns, system ns, context switches) of the whole process.
-fn rusage() -> (u64, u64, u64) {
-    // SAFETY: rusage is plain data; zeroed is valid.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: usage is a valid, writable rusage.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &raw mut usage) };
-    let ns = |tv: libc::timeval| {
-        u64::try_from(tv.tv_sec).unwrap_or(0) * 1_000_000_000
-            + u64::try_from(tv.tv_usec).unwrap_or(0) * 1000
-    };
-    (
-        ns(usage.ru_utime),
-        ns(usage.ru_stime),
-        u64::try_from(usage.ru_nvcsw + usage.ru_nivcsw).unwrap_or(0),
-    )
-}
-
-fn cpu_record(start: (u64, u64, u64), end: (u64, u64, u64), elapsed_ns: u64) -> CpuRecord {
-    let usr_ns = end.0.saturating_sub(start.0);
-    let sys_ns = end.1.saturating_sub(start.1);
-    cpu_totals(
-        &CpuRecord {
-            usr_ns,
-            sys_ns,
-            ctx: end.2.saturating_sub(start.2),
-            ..CpuRecord::default()
-        },
-        elapsed_ns,
-    )
-}
-
-fn cpu_totals(cpu: &CpuRecord, elapsed_ns: u64) -> CpuRecord {
-    let pct = |ns: u64| {
-        if elapsed_ns == 0 {
-            0.0
-        } else {
-            ns as f64 * 100.0 / elapsed_ns as f64
-        }
-    };
-    CpuRecord {
-        usr_cpu: pct(cpu.usr_ns),
-        sys_cpu: pct(cpu.sys_ns),
-        ..cpu.clone()
     }
 }
 
