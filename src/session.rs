@@ -15,6 +15,7 @@ mod aggregate;
 mod controls;
 mod cpu;
 pub mod device;
+mod recorder;
 mod runner;
 mod series;
 pub mod signals;

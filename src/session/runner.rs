@@ -5,15 +5,15 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
 use super::aggregate::{Interval, SegmentRun, SegmentSetup, SpawnError};
 use super::controls::{self, IdleStep, SegmentEnding, SegmentFold, Workers};
-use super::cpu::{cpu_record, cpu_totals, rusage};
+use super::cpu::{cpu_record, rusage};
 use super::device::{DeviceWatch, Verdict};
-use super::series::RecordSeries;
+use super::recorder::{Recorder, RunOutcome, SegmentOutcome};
 use super::snapshot::{
     SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView,
     TargetView,
@@ -27,11 +27,9 @@ use crate::bench::target::{self, Target, TargetKind};
 use crate::bench::worker::IoFault;
 use crate::monitor::iostat::IostatRow;
 use crate::record::{
-    CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
-    HostRecord, INTERVAL_FORMAT, IntervalRecord, JobRecord, JsonlWriter, LATENCY_DEFINITION,
-    RunRecord, RunStatus, RunWarning, SegmentRecord, SyncRecord, TargetRecord, rfc3339_utc,
+    DeviceRecord, EngineRecord, ErrorRecord, JsonlWriter, RunStatus, RunWarning, TargetRecord,
 };
-use crate::stats::{WorkerStats, monotonic_ns};
+use crate::stats::monotonic_ns;
 use crate::units::format_size_short;
 
 /// How often the session looks at controls and signals, and republishes at the latest.
@@ -46,24 +44,15 @@ pub struct Runner {
     target: Target,
     engine_kind: EngineKind,
     engine: EngineRecord,
-    jsonl: Option<JsonlWriter>,
     device: Option<DeviceWatch>,
-    /// The device over the last segment's measured window.
-    device_record: Option<DeviceRecord>,
+    /// The record as it is built.
+    recorder: Recorder,
     controls: mpsc::UnboundedReceiver<Control>,
     /// Controls that arrived while they could not act yet (during preparation, or while a
     /// segment was ending); taken before the channel, in order. Nothing is dropped.
     pending: VecDeque<Control>,
     tx: watch::Sender<Arc<Snapshot>>,
     snap: Snapshot,
-    segments: Vec<SegmentRecord>,
-    run_total: WorkerStats,
-    run_elapsed_ns: u64,
-    run_stalled_ns: u64,
-    /// The typed form of the warnings that have one (their text is in `snap.warnings`).
-    typed_warnings: Vec<RunWarning>,
-    run_cpu: CpuRecord,
-    started_at: SystemTime,
     preconditioned: bool,
     error: Option<ErrorRecord>,
     interrupted: bool,
@@ -167,20 +156,12 @@ impl Runner {
             target,
             engine_kind,
             engine,
-            jsonl,
             device,
-            device_record: None,
+            recorder: Recorder::new(jsonl),
             controls,
             pending: VecDeque::new(),
             tx,
             snap,
-            segments: Vec::new(),
-            run_total: WorkerStats::new(0),
-            run_elapsed_ns: 0,
-            run_stalled_ns: 0,
-            typed_warnings: Vec::new(),
-            run_cpu: CpuRecord::default(),
-            started_at: SystemTime::now(),
             preconditioned: false,
             error: None,
             interrupted: false,
@@ -418,7 +399,7 @@ impl Runner {
     }
 
     fn run_segment(&mut self) -> SegmentEnding {
-        let index = u32::try_from(self.segments.len()).unwrap_or(u32::MAX);
+        let index = self.recorder.next_segment();
         let spec = Arc::new(self.spec.clone());
         let setup = SegmentSetup {
             spec: spec.clone(),
@@ -455,7 +436,7 @@ impl Runner {
             at: self.series_base,
             engine: self.engine.used.clone(),
         });
-        let mut record_series = RecordSeries::new();
+        self.recorder.start_segment();
         let mut fold = SegmentFold::default();
         let mut cpu_measure_start = if spec.ramp.is_zero() {
             Some(cpu_start)
@@ -466,7 +447,7 @@ impl Runner {
             let intervals = seg.poll(POLL);
             let emitted = !intervals.is_empty();
             for interval in intervals {
-                self.add_interval(index, &interval, &mut record_series);
+                self.add_interval(index, &interval);
             }
             if emitted {
                 let span = Duration::from_nanos(seg.elapsed_ns(monotonic_ns()));
@@ -539,7 +520,7 @@ impl Runner {
         if let Some(last) = &end.last_interval
             && (last.duration_ns >= 1_000_000 || last.stats.ios() > 0)
         {
-            self.add_interval(index, last, &mut record_series);
+            self.add_interval(index, last);
         }
         // The null engine sends nothing to the device: there is nothing to reconcile, and a
         // device that served nothing must not read as "page cache".
@@ -585,12 +566,6 @@ impl Runner {
             cpu_end,
             end.elapsed_ns,
         );
-        self.run_cpu.usr_ns += cpu.usr_ns;
-        self.run_cpu.sys_ns += cpu.sys_ns;
-        self.run_cpu.ctx += cpu.ctx;
-        self.run_total.add(&end.total);
-        self.run_elapsed_ns += end.elapsed_ns;
-        self.run_stalled_ns += end.stall.stalled_ns;
         self.series_base += Duration::from_nanos(end.elapsed_ns);
         self.snap.cumulative =
             StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
@@ -600,34 +575,21 @@ impl Runner {
             SegmentEnding::Interrupt | SegmentEnding::Quit => RunStatus::Interrupted,
             _ => RunStatus::Completed,
         };
-        self.segments.push(SegmentRecord {
-            index,
+        self.recorder.end_segment(SegmentOutcome {
             status,
-            job: JobRecord::from(spec.as_ref()),
-            engine: self.engine.used.clone(),
-            elapsed_ns: end.elapsed_ns,
-            stalled_ns: end.stall.stalled_ns,
-            read: DirectionRecord::from_stats(&end.total.read, end.elapsed_ns)
-                .with_histogram(&end.total.read),
-            write: DirectionRecord::from_stats(&end.total.write, end.elapsed_ns)
-                .with_histogram(&end.total.write),
-            sync: SyncRecord::from_stats(&end.total.sync).with_histogram(&end.total.sync),
-            retries: end.total.retries,
+            job: &spec,
+            engine: &self.engine.used,
+            end: &end,
             cpu,
-            series_stride: record_series.stride(),
-            series: record_series.records(index),
-            device: device_record.clone(),
+            device: device_record,
         });
-        if device_record.is_some() {
-            self.device_record = device_record;
-        }
         self.publish();
         ending
     }
 
     /// A typed warning: its text for the front ends and `warnings`, the fact for the record.
     fn warn(&mut self, warning: RunWarning) {
-        self.typed_warnings.push(warning.clone());
+        self.recorder.warn(warning.clone());
         self.snap.warnings.push(SessionWarning::Fact(warning));
     }
 
@@ -650,43 +612,21 @@ impl Runner {
         self.snap.engine = self.engine.clone();
     }
 
-    fn add_interval(
-        &mut self,
-        segment: u32,
-        interval: &Interval,
-        record_series: &mut RecordSeries,
-    ) {
+    fn add_interval(&mut self, segment: u32, interval: &Interval) {
         let duration = Duration::from_nanos(interval.duration_ns);
         let view = StatsView::from_stats(&interval.stats, duration);
-        let record = IntervalRecord {
-            format: INTERVAL_FORMAT.to_string(),
-            format_version: FORMAT_VERSION,
-            segment,
-            index: interval.index,
-            t_ns: interval.end_offset_ns,
-            duration_ns: interval.duration_ns,
-            read: DirectionRecord::from_stats(&interval.stats.read, interval.duration_ns),
-            write: DirectionRecord::from_stats(&interval.stats.write, interval.duration_ns),
-            sync: SyncRecord::from_stats(&interval.stats.sync),
-            device: None,
-        };
-        let mut record = record;
-        if let Some(row) = self.device.as_mut().and_then(DeviceWatch::interval_row) {
-            record.device = Some(row.clone());
+        let row = self.device.as_mut().and_then(DeviceWatch::interval_row);
+        if let Some(row) = &row {
             let history = Arc::make_mut(&mut self.snap.device_history);
             if history.len() == SERIES_POINTS {
                 history.pop_front();
             }
             history.push_back(row.clone());
-            self.snap.device = Some(row);
+            self.snap.device = Some(row.clone());
         }
-        if let Some(jsonl) = &mut self.jsonl
-            && let Err(err) = jsonl.write(&record)
-        {
-            self.snap.warnings.push(SessionWarning::Text(format!(
-                "stopped writing --jsonl: {err:#}"
-            )));
-            self.jsonl = None;
+        let (_, written) = self.recorder.interval(segment, interval, row);
+        if let Err(why) = written {
+            self.snap.warnings.push(SessionWarning::Text(why));
         }
         let point = SeriesPoint {
             seq: self.series_seq,
@@ -709,25 +649,13 @@ impl Runner {
             series.pop_front();
         }
         series.push_back(point);
-        record_series.push(
-            &record,
-            self.snap
-                .device
-                .as_ref()
-                .filter(|_| record.device.is_some()),
-        );
         self.snap.interval = Some(view);
     }
 
     fn finish(mut self) -> SessionOutcome {
         let status = if self.error.is_some() {
             RunStatus::Failed
-        } else if self.interrupted
-            || self
-                .segments
-                .last()
-                .is_some_and(|s| s.status == RunStatus::Interrupted)
-        {
+        } else if self.interrupted || self.recorder.last_status() == Some(RunStatus::Interrupted) {
             RunStatus::Interrupted
         } else {
             RunStatus::Completed
@@ -743,22 +671,10 @@ impl Runner {
             }
             None => false,
         };
-        let first_job = self
-            .segments
-            .first()
-            .map_or_else(|| JobRecord::from(&self.spec), |s| s.job.clone());
-        let elapsed_ns = self.run_elapsed_ns;
-        let cpu = cpu_totals(&self.run_cpu, elapsed_ns);
-        let record = RunRecord {
-            format: FORMAT.to_string(),
-            format_version: FORMAT_VERSION,
-            diskdash_version: env!("CARGO_PKG_VERSION").to_string(),
+        let outcome = RunOutcome {
             status,
             error: self.error.clone(),
-            started_at: rfc3339_utc(self.started_at),
-            ended_at: rfc3339_utc(SystemTime::now()),
-            host: HostRecord::detect(),
-            job: first_job,
+            job: self.spec.clone(),
             engine: self.engine.clone(),
             target: TargetRecord {
                 path: self.target.path.display().to_string(),
@@ -772,22 +688,11 @@ impl Runner {
                 scratch_removed,
                 notes: self.target.notes.clone(),
             },
-            device: self.device_record.clone(),
-            latency_definition: LATENCY_DEFINITION.to_string(),
-            elapsed_ns,
-            stalled_ns: self.run_stalled_ns,
-            read: DirectionRecord::from_stats(&self.run_total.read, elapsed_ns)
-                .with_histogram(&self.run_total.read),
-            write: DirectionRecord::from_stats(&self.run_total.write, elapsed_ns)
-                .with_histogram(&self.run_total.write),
-            sync: SyncRecord::from_stats(&self.run_total.sync).with_histogram(&self.run_total.sync),
-            retries: self.run_total.retries,
-            cpu,
-            segments: std::mem::take(&mut self.segments),
             warnings: self.snap.warnings.iter().map(ToString::to_string).collect(),
-            typed_warnings: std::mem::take(&mut self.typed_warnings),
             notes: self.snap.notes.clone(),
         };
+        let recorder = std::mem::replace(&mut self.recorder, Recorder::new(None));
+        let record = recorder.finish(outcome);
         let mut record_error = None;
         if let Some(path) = self
             .options

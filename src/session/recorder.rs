@@ -1,0 +1,206 @@
+//! The record of a session, built as it runs: one interval record per interval (written to
+//! `--jsonl` as it comes), one segment record per segment, the run's totals, and the final
+//! [`RunRecord`] (written atomically to `--json`). The runner hands it what happened and
+//! publishes; the recorder never sees the runner.
+
+use std::time::SystemTime;
+
+use super::aggregate::{Interval, SegmentEnd};
+use crate::bench::spec::JobSpec;
+use crate::monitor::iostat::IostatRow;
+use crate::record::{
+    CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
+    HostRecord, INTERVAL_FORMAT, IntervalRecord, JobRecord, JsonlWriter, LATENCY_DEFINITION,
+    RunRecord, RunStatus, RunWarning, SegmentRecord, SyncRecord, TargetRecord, rfc3339_utc,
+};
+use crate::session::cpu::cpu_totals;
+use crate::session::series::RecordSeries;
+use crate::stats::WorkerStats;
+
+/// What the record keeps of a session so far.
+pub struct Recorder {
+    jsonl: Option<JsonlWriter>,
+    started_at: SystemTime,
+    segments: Vec<SegmentRecord>,
+    /// The running segment's series, thinned to the record's bound.
+    series: RecordSeries,
+    total: WorkerStats,
+    elapsed_ns: u64,
+    stalled_ns: u64,
+    cpu: CpuRecord,
+    typed_warnings: Vec<RunWarning>,
+    /// The device over the last measured window that had one.
+    device: Option<DeviceRecord>,
+}
+
+/// How a segment ended, for its record.
+pub struct SegmentOutcome<'a> {
+    pub status: RunStatus,
+    pub job: &'a JobSpec,
+    pub engine: &'a str,
+    pub end: &'a SegmentEnd,
+    pub cpu: CpuRecord,
+    pub device: Option<DeviceRecord>,
+}
+
+/// What the record says of the run as a whole, beside what the recorder kept.
+pub struct RunOutcome {
+    pub status: RunStatus,
+    pub error: Option<ErrorRecord>,
+    /// The job when no segment ran.
+    pub job: JobSpec,
+    pub engine: EngineRecord,
+    pub target: TargetRecord,
+    pub warnings: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+impl Recorder {
+    #[must_use]
+    pub fn new(jsonl: Option<JsonlWriter>) -> Self {
+        Self {
+            jsonl,
+            started_at: SystemTime::now(),
+            segments: Vec::new(),
+            series: RecordSeries::new(),
+            total: WorkerStats::new(0),
+            elapsed_ns: 0,
+            stalled_ns: 0,
+            cpu: CpuRecord::default(),
+            typed_warnings: Vec::new(),
+            device: None,
+        }
+    }
+
+    /// The index the next segment gets.
+    #[must_use]
+    pub fn next_segment(&self) -> u32 {
+        u32::try_from(self.segments.len()).unwrap_or(u32::MAX)
+    }
+
+    /// A new segment starts: its series starts empty.
+    pub fn start_segment(&mut self) {
+        self.series = RecordSeries::new();
+    }
+
+    /// One interval: its record (also written to `--jsonl`, when it still can be). `Err` says
+    /// why `--jsonl` stopped; the record is kept either way.
+    pub fn interval(
+        &mut self,
+        segment: u32,
+        interval: &Interval,
+        device: Option<IostatRow>,
+    ) -> (IntervalRecord, Result<(), String>) {
+        let record = IntervalRecord {
+            format: INTERVAL_FORMAT.to_string(),
+            format_version: FORMAT_VERSION,
+            segment,
+            index: interval.index,
+            t_ns: interval.end_offset_ns,
+            duration_ns: interval.duration_ns,
+            read: DirectionRecord::from_stats(&interval.stats.read, interval.duration_ns),
+            write: DirectionRecord::from_stats(&interval.stats.write, interval.duration_ns),
+            sync: SyncRecord::from_stats(&interval.stats.sync),
+            device,
+        };
+        let mut written = Ok(());
+        if let Some(jsonl) = &mut self.jsonl
+            && let Err(err) = jsonl.write(&record)
+        {
+            written = Err(format!("stopped writing --jsonl: {err:#}"));
+            self.jsonl = None;
+        }
+        self.series.push(&record, record.device.as_ref());
+        (record, written)
+    }
+
+    /// A typed warning, kept for the record.
+    pub fn warn(&mut self, warning: RunWarning) {
+        self.typed_warnings.push(warning);
+    }
+
+    /// The segment has ended: its record, and its share of the run's totals.
+    pub fn end_segment(&mut self, outcome: SegmentOutcome<'_>) {
+        let SegmentOutcome {
+            status,
+            job,
+            engine,
+            end,
+            cpu,
+            device,
+        } = outcome;
+        let index = self.next_segment();
+        self.cpu.usr_ns += cpu.usr_ns;
+        self.cpu.sys_ns += cpu.sys_ns;
+        self.cpu.ctx += cpu.ctx;
+        self.total.add(&end.total);
+        self.elapsed_ns += end.elapsed_ns;
+        self.stalled_ns += end.stall.stalled_ns;
+        let series = std::mem::take(&mut self.series);
+        self.segments.push(SegmentRecord {
+            index,
+            status,
+            job: JobRecord::from(job),
+            engine: engine.to_string(),
+            elapsed_ns: end.elapsed_ns,
+            stalled_ns: end.stall.stalled_ns,
+            read: DirectionRecord::from_stats(&end.total.read, end.elapsed_ns)
+                .with_histogram(&end.total.read),
+            write: DirectionRecord::from_stats(&end.total.write, end.elapsed_ns)
+                .with_histogram(&end.total.write),
+            sync: SyncRecord::from_stats(&end.total.sync).with_histogram(&end.total.sync),
+            retries: end.total.retries,
+            cpu,
+            series_stride: series.stride(),
+            series: series.records(index),
+            device: device.clone(),
+        });
+        if device.is_some() {
+            self.device = device;
+        }
+    }
+
+    /// The status of the last segment, if one ran.
+    #[must_use]
+    pub fn last_status(&self) -> Option<RunStatus> {
+        self.segments.last().map(|s| s.status)
+    }
+
+    /// The run's record.
+    #[must_use]
+    pub fn finish(self, outcome: RunOutcome) -> RunRecord {
+        let job = self
+            .segments
+            .first()
+            .map_or_else(|| JobRecord::from(&outcome.job), |s| s.job.clone());
+        let elapsed_ns = self.elapsed_ns;
+        RunRecord {
+            format: FORMAT.to_string(),
+            format_version: FORMAT_VERSION,
+            diskdash_version: env!("CARGO_PKG_VERSION").to_string(),
+            status: outcome.status,
+            error: outcome.error,
+            started_at: rfc3339_utc(self.started_at),
+            ended_at: rfc3339_utc(SystemTime::now()),
+            host: HostRecord::detect(),
+            job,
+            engine: outcome.engine,
+            target: outcome.target,
+            device: self.device,
+            latency_definition: LATENCY_DEFINITION.to_string(),
+            elapsed_ns,
+            stalled_ns: self.stalled_ns,
+            read: DirectionRecord::from_stats(&self.total.read, elapsed_ns)
+                .with_histogram(&self.total.read),
+            write: DirectionRecord::from_stats(&self.total.write, elapsed_ns)
+                .with_histogram(&self.total.write),
+            sync: SyncRecord::from_stats(&self.total.sync).with_histogram(&self.total.sync),
+            retries: self.total.retries,
+            cpu: cpu_totals(&self.cpu, elapsed_ns),
+            segments: self.segments,
+            warnings: outcome.warnings,
+            typed_warnings: self.typed_warnings,
+            notes: outcome.notes,
+        }
+    }
+}
