@@ -1,15 +1,18 @@
-//! A benchmark session: wires the target, the workers, the aggregator and the recorder for
-//! both front ends (headless report and dashboard), and publishes immutable snapshots.
+//! A benchmark session: runs a [`Plan`] (its steps one after another) for both front ends
+//! (headless report and dashboard), and publishes immutable snapshots.
 //!
 //! ```text
-//!   Session::start(spec, options) ──> session thread ──> watch<Arc<Snapshot>> ──> front end
-//!        (target checks, io_uring probe)   │ fill, segments, record        ^
+//!   Session::start(plan, options) ──> session thread ──> watch<Arc<Snapshot>> ──> front end
+//!        (target checks, io_uring probe)   │ fill, steps, record           ^
 //!                                          v                               │ Control
 //!                             bench-0..N workers ──(WorkerStats per tick)──┘
+//!   runner.rs    the step loop: workers, intervals, device window, snapshots
+//!   controls.rs  the state machine for controls (pure)    recorder.rs  records, JSON Lines
+//!   aggregate.rs one step's workers and intervals         device.rs    the device window
 //! ```
 //!
-//! Every change of job parameters ends the current segment and starts a new one; the record
-//! keeps each segment with its own results. Headless runs are one segment.
+//! Each step runs as a segment of the record. A change of job parameters in the dashboard ends
+//! the running step and appends one with the changed job.
 
 mod aggregate;
 mod controls;
@@ -35,8 +38,9 @@ pub use snapshot::{
 };
 
 use crate::bench::engine::uring;
-use crate::bench::spec::{EngineKind, JobSpec, RwMode};
+use crate::bench::spec::{EngineKind, RwMode};
 use crate::bench::target;
+use crate::plan::Plan;
 use crate::record::output::{self, Output};
 use crate::record::{JsonlWriter, RunRecord, RunStatus};
 
@@ -61,8 +65,6 @@ pub enum Control {
 /// How a session runs.
 #[derive(Debug, Clone, Default)]
 pub struct SessionOptions {
-    /// Block device, file or directory; `None`: a scratch file in the current directory.
-    pub target: Option<PathBuf>,
     pub allow_destructive: bool,
     /// Replace existing `--json`/`--jsonl` files that are not diskdash records.
     pub force: bool,
@@ -110,8 +112,22 @@ pub struct Session;
 impl Session {
     /// Checks and opens the target (usage errors come back here, before anything runs), probes
     /// io_uring, and starts the session thread.
-    pub fn start(spec: JobSpec, options: SessionOptions) -> anyhow::Result<SessionHandle> {
-        let target = target::open(&spec, options.target.as_deref(), options.allow_destructive)?;
+    pub fn start(plan: Plan, options: SessionOptions) -> anyhow::Result<SessionHandle> {
+        let job = plan.single_target_job()?;
+        let spec = job.spec.clone();
+        let target = target::open(&spec, job.target.as_deref(), options.allow_destructive)?;
+        // Every step's block size fits the target, checked before anything runs.
+        for (i, step) in plan.steps.iter().enumerate().skip(1) {
+            for job in &step.jobs {
+                target::check_block_size(
+                    &job.spec,
+                    &format!("step {}: bs", i + 1),
+                    target.dio_align_bytes,
+                    target.working_set_bytes,
+                    &target.path,
+                )?;
+            }
+        }
         let guard = output::Guard {
             target: target.id,
             force: options.force,
@@ -160,7 +176,7 @@ impl Session {
             jsonl,
             device,
         };
-        let runner = runner::Runner::new(spec, options, prepared, control_rx);
+        let runner = runner::Runner::new(plan, options, prepared, control_rx);
         let snapshots = runner.subscribe();
         let thread = std::thread::Builder::new()
             .name("session".into())

@@ -14,6 +14,7 @@ use anyhow::Context;
 use crate::bench::options::{JobOption, Key, validate};
 use crate::bench::spec::{JobSpec, MachineLimits};
 use crate::cli::BenchArgs;
+use crate::plan::{Job, Plan};
 use crate::record::RunStatus;
 use crate::session::{Session, SessionOptions, SessionState, Snapshot};
 use crate::units;
@@ -33,7 +34,6 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let dash = |path: &Option<std::path::PathBuf>| path.as_deref() == Some(Path::new("-"));
     let dashboard = !args.no_tui && !dash(&args.jsonl) && crate::tui::terminal::is_interactive();
     let options = SessionOptions {
-        target: args.target.clone(),
         allow_destructive: args.allow_destructive,
         force: args.force,
         json: args.json.clone(),
@@ -41,7 +41,12 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         finish_when_done: !dashboard,
         interrupt: interrupt.clone(),
     };
-    let handle = Session::start(spec, options)?;
+    let plan = Plan::single(Job {
+        name: "bench".to_string(),
+        spec,
+        target: args.target.clone(),
+    });
+    let handle = Session::start(plan, options)?;
     let outcome = if dashboard {
         crate::tui::run_bench(handle, interrupt)?
     } else {

@@ -26,6 +26,7 @@ use crate::bench::spec::{EngineKind, JobSpec, MachineLimits};
 use crate::bench::target::{self, Target, TargetKind};
 use crate::bench::worker::IoFault;
 use crate::monitor::iostat::IostatRow;
+use crate::plan::{Job, Plan, Step};
 use crate::record::{
     DeviceRecord, EngineRecord, ErrorRecord, JsonlWriter, RunStatus, RunWarning, TargetRecord,
 };
@@ -37,6 +38,10 @@ const POLL: Duration = Duration::from_millis(50);
 const PUBLISH_EVERY_NS: u64 = 250_000_000;
 
 pub struct Runner {
+    /// The steps run and to run; a change in the dashboard appends one.
+    plan: Plan,
+    /// The step running (or next to run).
+    step: usize,
     spec: JobSpec,
     /// What live changes are validated against (CPUs, memory), read once.
     machine: MachineLimits,
@@ -75,11 +80,12 @@ pub struct Prepared {
 
 impl Runner {
     pub fn new(
-        spec: JobSpec,
+        plan: Plan,
         options: SessionOptions,
         prepared: Prepared,
         controls: mpsc::UnboundedReceiver<Control>,
     ) -> Self {
+        let spec = plan.steps[0].jobs[0].spec.clone();
         let Prepared {
             target,
             engine: engine_kind,
@@ -151,6 +157,8 @@ impl Runner {
         let (tx, _) = watch::channel(Arc::new(snap.clone()));
         Self {
             machine: MachineLimits::detect(),
+            plan,
+            step: 0,
             spec,
             options,
             target,
@@ -207,7 +215,20 @@ impl Runner {
             start_now = false;
             match self.run_segment() {
                 SegmentEnding::Change(spec) => {
+                    self.plan.steps.push(Step::single(Job {
+                        name: "change".to_string(),
+                        spec: (*spec).clone(),
+                        target: self.plan.steps[self.step].jobs[0].target.clone(),
+                    }));
+                    self.step = self.plan.steps.len() - 1;
                     self.spec = *spec;
+                    self.snap.job = self.spec.clone();
+                    start_now = true;
+                }
+                // The next step of the plan, when there is one.
+                SegmentEnding::Runtime if self.step + 1 < self.plan.steps.len() => {
+                    self.step += 1;
+                    self.spec = self.plan.steps[self.step].jobs[0].spec.clone();
                     self.snap.job = self.spec.clone();
                     start_now = true;
                 }

@@ -9,6 +9,7 @@ use crate::support::record::*;
 use crate::support::*;
 use diskdash::bench::options::{JobOption, Key, validate};
 use diskdash::bench::spec::{JobSpec, MachineLimits, RwMode};
+use diskdash::plan::{Job, Plan, Step};
 use diskdash::record::RunStatus;
 use diskdash::session::{Control, Session, SessionOptions, SessionState, Snapshot};
 
@@ -19,6 +20,15 @@ fn spec(options: &[(Key, &str)]) -> JobSpec {
         .map(|(key, value)| JobOption::flag(*key, *value))
         .collect();
     validate(&options, &MachineLimits::detect()).unwrap()
+}
+
+/// A plan of one step of one job on `dir`.
+fn one_job(dir: &std::path::Path, spec: JobSpec) -> Plan {
+    Plan::single(Job {
+        name: "bench".into(),
+        spec,
+        target: Some(dir.to_path_buf()),
+    })
 }
 
 /// Waits until a snapshot satisfies `want` (or panics after 10 s).
@@ -59,18 +69,20 @@ fn wait_ended(handle: diskdash::session::SessionHandle) -> diskdash::session::Se
 /// preconditioning, then started and measuring a little.
 fn running_session(dir: &std::path::Path) -> diskdash::session::SessionHandle {
     let options = SessionOptions {
-        target: Some(dir.to_path_buf()),
         json: Some(dir.join("r.json")),
         finish_when_done: false,
         interrupt: Arc::new(AtomicBool::new(false)),
         ..SessionOptions::default()
     };
     let handle = Session::start(
-        spec(&[
-            (Key::Size, "16M"),
-            (Key::Runtime, "30s"),
-            (Key::Interval, "100ms"),
-        ]),
+        one_job(
+            dir,
+            spec(&[
+                (Key::Size, "16M"),
+                (Key::Runtime, "30s"),
+                (Key::Interval, "100ms"),
+            ]),
+        ),
         options,
     )
     .unwrap();
@@ -206,4 +218,67 @@ fn changes_while_a_segment_ends_fold_into_the_next_job_and_stop_keeps_them() {
     assert_eq!(segments.len(), 2);
     assert_eq!(segments[0]["status"], "completed");
     assert_eq!(segments[1]["job"]["iodepth"], 8);
+}
+
+/// A plan of two steps runs them one after another, each a segment of the record with its own
+/// job; nothing needs a control.
+#[test]
+fn a_plan_runs_its_steps_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = |depth: &str| Job {
+        name: format!("q{depth}"),
+        spec: spec(&[
+            (Key::IoEngine, "null"),
+            (Key::Size, "16M"),
+            (Key::IoDepth, depth),
+            (Key::Runtime, "200ms"),
+            (Key::Interval, "100ms"),
+        ]),
+        target: Some(dir.path().to_path_buf()),
+    };
+    let plan = Plan {
+        steps: vec![Step::single(job("4")), Step::single(job("8"))],
+    };
+    let options = SessionOptions {
+        json: Some(dir.path().join("r.json")),
+        finish_when_done: true,
+        interrupt: Arc::new(AtomicBool::new(false)),
+        ..SessionOptions::default()
+    };
+    let outcome = Session::start(plan, options).unwrap().wait().unwrap();
+    assert_eq!(outcome.status, RunStatus::Completed);
+    let record = record_in(dir.path());
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 2);
+    assert_eq!(segments[0]["job"]["iodepth"], 4);
+    assert_eq!(segments[1]["job"]["iodepth"], 8);
+    for segment in segments {
+        assert_eq!(segment["status"], "completed");
+        assert!(segment["read"]["total_ios"].as_u64().unwrap() > 0);
+    }
+}
+
+/// Every step is checked against the target before anything runs.
+#[test]
+fn a_step_that_does_not_fit_the_target_is_refused_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::write(&data, vec![7u8; 1 << 20]).unwrap();
+    let job = |bs: &str| Job {
+        name: "bench".into(),
+        spec: spec(&[(Key::Size, "4M"), (Key::Bs, bs), (Key::Runtime, "200ms")]),
+        target: Some(data.clone()),
+    };
+    let plan = Plan {
+        steps: vec![Step::single(job("4k")), Step::single(job("2M"))],
+    };
+    let Err(err) = Session::start(plan, SessionOptions::default()) else {
+        panic!("a 2M block on a 1M file must be refused")
+    };
+    assert_eq!(diskdash::error::exit_code(&err), 2);
+    assert!(
+        err.to_string()
+            .starts_with("step 2: bs 2M is larger than the working set of"),
+        "{err}"
+    );
 }
