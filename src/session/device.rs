@@ -6,7 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::monitor::device::{self, DeviceChain};
-use crate::monitor::diskstats::{DiskCounters, DiskstatsReader};
+use crate::monitor::diskstats::DiskCounters;
+use crate::monitor::sampler::Sampler;
 use crate::monitor::iostat::IostatRow;
 use crate::monitor::sysfs::QueueSettings;
 use crate::record::{ReconciliationRecord, RunWarning};
@@ -18,8 +19,8 @@ const SECTOR_BYTES: u64 = 512;
 pub struct DeviceWatch {
     pub chain: DeviceChain,
     pub queue: QueueSettings,
-    reader: DiskstatsReader,
-    scratch: Vec<DiskCounters>,
+    sampler: Sampler,
+    /// The device's counters at the last interval row.
     last: Option<(Duration, DiskCounters)>,
     window_start: Option<(Duration, DiskCounters)>,
 }
@@ -28,13 +29,12 @@ impl DeviceWatch {
     /// Resolves the device of `path`; `Err` says in words why there is none (tmpfs, ...).
     pub fn open(path: &Path) -> Result<Self, String> {
         let chain = device::resolve(path).map_err(|e| format!("{e:#}"))?;
-        let reader = DiskstatsReader::open().map_err(|e| format!("{e:#}"))?;
+        let sampler = Sampler::open().map_err(|e| format!("{e:#}"))?;
         let queue = QueueSettings::read(&chain.disk);
         let mut watch = Self {
             chain,
             queue,
-            reader,
-            scratch: Vec::new(),
+            sampler,
             last: None,
             window_start: None,
         };
@@ -42,13 +42,11 @@ impl DeviceWatch {
         Ok(watch)
     }
 
+    /// The device's counters now, through the shared sampler; the interval and the window keep
+    /// their own marks.
     fn sample(&mut self) -> Option<(Duration, DiskCounters)> {
-        let at = self.reader.sample_into(&mut self.scratch).ok()?;
-        let name = &self.chain.device;
-        self.scratch
-            .iter()
-            .find(|d| &d.name == name)
-            .map(|d| (at, d.clone()))
+        let step = self.sampler.sample().ok()?;
+        step.cur.get(&self.chain.device).map(|d| (step.cur.at, d.clone()))
     }
 
     /// The `iostat -x` row since the previous call.
