@@ -8,7 +8,7 @@
 //!                             bench-0..N workers ──(WorkerStats per tick)──┘
 //!   runner.rs    the step loop: workers, intervals, device window, snapshots
 //!   controls.rs  the state machine for controls (pure)    recorder.rs  records, JSON Lines
-//!   aggregate.rs one step's workers and intervals         device.rs    the device window
+//!   aggregate.rs one step's workers and intervals         window.rs    the device window
 //! ```
 //!
 //! Each step runs as a segment of the record. A change of job parameters in the dashboard ends
@@ -17,12 +17,12 @@
 mod aggregate;
 mod controls;
 mod cpu;
-pub mod device;
 mod recorder;
 mod runner;
 mod series;
 pub mod signals;
 mod snapshot;
+pub mod window;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -167,7 +167,7 @@ impl Session {
             )),
             None => None,
         };
-        let device = device::DeviceWatch::open(&target.path);
+        let device = window::DeviceWatch::open(&target.path);
         let (control_tx, control_rx) = mpsc::unbounded_channel();
         let prepared = runner::Prepared {
             target,

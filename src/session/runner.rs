@@ -12,12 +12,12 @@ use tokio::sync::{mpsc, watch};
 use super::aggregate::{Interval, SegmentRun, SegmentSetup, SpawnError};
 use super::controls::{self, IdleStep, SegmentEnding, SegmentFold, Workers};
 use super::cpu::{cpu_record, rusage};
-use super::device::{DeviceWatch, Verdict};
 use super::recorder::{Recorder, RunOutcome, SegmentOutcome};
 use super::snapshot::{
     SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView,
     TargetView,
 };
+use super::window::{DeviceWatch, Verdict};
 use super::{Control, SessionOptions, SessionOutcome};
 use crate::bench::engine::{EngineSetup, errno_name};
 use crate::bench::fill::{self, FillOutcome};

@@ -1,5 +1,5 @@
-//! The target's block device during a session: /proc/diskstats samples (through the monitor's
-//! reader) per interval and over each segment's measured window, the `iostat -x` row of each,
+//! The device window: the target's block device during a session, /proc/diskstats samples
+//! (through the shared sampler) per interval and over each segment's measured window, the `iostat -x` row of each,
 //! and the reconciliation of I/Os the run completed against I/Os the device completed.
 
 use std::path::Path;
@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use crate::monitor::device::{self, DeviceChain};
 use crate::monitor::diskstats::DiskCounters;
-use crate::monitor::sampler::Sampler;
 use crate::monitor::iostat::IostatRow;
+use crate::monitor::sampler::Sampler;
 use crate::monitor::sysfs::QueueSettings;
 use crate::record::{ReconciliationRecord, RunWarning};
 
@@ -46,7 +46,9 @@ impl DeviceWatch {
     /// their own marks.
     fn sample(&mut self) -> Option<(Duration, DiskCounters)> {
         let step = self.sampler.sample().ok()?;
-        step.cur.get(&self.chain.device).map(|d| (step.cur.at, d.clone()))
+        step.cur
+            .get(&self.chain.device)
+            .map(|d| (step.cur.at, d.clone()))
     }
 
     /// The `iostat -x` row since the previous call.
