@@ -83,6 +83,41 @@ pub struct DiskCounters {
 }
 
 impl DiskCounters {
+    /// The counters of a line, in /proc/diskstats order from field 4 (reads completed) to
+    /// field 20 (time flushing); those the format lacks are zero.
+    #[must_use]
+    pub fn from_fields(
+        major: u32,
+        minor: u32,
+        name: String,
+        format: LineFormat,
+        c: [u64; 17],
+    ) -> Self {
+        Self {
+            major,
+            minor,
+            name,
+            format,
+            reads: c[0],
+            reads_merged: c[1],
+            sectors_read: c[2],
+            read_ms: c[3],
+            writes: c[4],
+            writes_merged: c[5],
+            sectors_written: c[6],
+            write_ms: c[7],
+            in_flight: c[8],
+            io_ms: c[9],
+            weighted_io_ms: c[10],
+            discards: c[11],
+            discards_merged: c[12],
+            sectors_discarded: c[13],
+            discard_ms: c[14],
+            flushes: c[15],
+            flush_ms: c[16],
+        }
+    }
+
     /// All counters 0: the state "at boot", the base of a since-boot report.
     #[must_use]
     pub fn zeroed(name: &str) -> Self {
@@ -174,29 +209,13 @@ pub fn parse_line(line: &[u8]) -> Result<DiskCounters, String> {
             ));
         }
     };
-    Ok(DiskCounters {
-        major: u32::try_from(major).map_err(|_| format!("major {major} is out of range"))?,
-        minor: u32::try_from(minor).map_err(|_| format!("minor {minor} is out of range"))?,
-        name: String::from_utf8_lossy(name).into_owned(),
+    Ok(DiskCounters::from_fields(
+        u32::try_from(major).map_err(|_| format!("major {major} is out of range"))?,
+        u32::try_from(minor).map_err(|_| format!("minor {minor} is out of range"))?,
+        String::from_utf8_lossy(name).into_owned(),
         format,
-        reads: c[0],
-        reads_merged: c[1],
-        sectors_read: c[2],
-        read_ms: c[3],
-        writes: c[4],
-        writes_merged: c[5],
-        sectors_written: c[6],
-        write_ms: c[7],
-        in_flight: c[8],
-        io_ms: c[9],
-        weighted_io_ms: c[10],
-        discards: c[11],
-        discards_merged: c[12],
-        sectors_discarded: c[13],
-        discard_ms: c[14],
-        flushes: c[15],
-        flush_ms: c[16],
-    })
+        c,
+    ))
 }
 
 /// A decimal `u64` from ASCII digits, or an error naming the field.

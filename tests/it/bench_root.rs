@@ -245,7 +245,6 @@ fn loop_device_over_a_full_tmpfs_fails_the_run_cleanly() {
 #[test]
 #[ignore = "needs root"]
 fn eio_mid_run_stops_and_records_failed() {
-    use std::os::fd::AsRawFd;
     crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let fs = MountedExt4::new(dir.path(), 64 << 20);
@@ -258,13 +257,7 @@ fn eio_mid_run_stops_and_records_failed() {
             "--rw randwrite --allow-destructive --runtime 20s --interval 100ms",
         ),
     );
-    const EXT4_IOC_SHUTDOWN: libc::c_ulong = 0x8004_587d; // _IOR('X', 125, __u32)
-    const EXT4_GOING_FLAGS_NOLOGFLUSH: u32 = 2;
-    let mount_dir = std::fs::File::open(fs.mnt()).unwrap();
-    let flags = EXT4_GOING_FLAGS_NOLOGFLUSH;
-    // SAFETY: the ioctl reads one u32 through a pointer to a live u32.
-    let rc = unsafe { libc::ioctl(mount_dir.as_raw_fd(), EXT4_IOC_SHUTDOWN, &raw const flags) };
-    assert_eq!(rc, 0, "shutdown: {}", std::io::Error::last_os_error());
+    shutdown_ext4(fs.mnt());
     let (code, rest) = run.finish();
     assert_eq!(code, Some(1), "{rest:?}");
     assert!(

@@ -393,7 +393,6 @@ fn a_device_under_a_mounted_stack_is_refused_naming_the_chain() {
 #[test]
 #[ignore = "needs root"]
 fn a_scratch_file_that_cannot_be_removed_is_reported() {
-    use std::os::fd::AsRawFd;
     crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("fs.img");
@@ -408,14 +407,7 @@ fn a_scratch_file_that_cannot_be_removed_is_reported() {
             "--rw randwrite --size 16M --runtime 20s --interval 100ms",
         ),
     );
-    const EXT4_IOC_SHUTDOWN: libc::c_ulong = 0x8004_587d; // _IOR('X', 125, __u32)
-    const EXT4_GOING_FLAGS_NOLOGFLUSH: u32 = 2;
-    let mount_dir = std::fs::File::open(&mnt).unwrap();
-    let flags = EXT4_GOING_FLAGS_NOLOGFLUSH;
-    // SAFETY: the ioctl reads one u32 through a pointer to a live u32.
-    let rc = unsafe { libc::ioctl(mount_dir.as_raw_fd(), EXT4_IOC_SHUTDOWN, &raw const flags) };
-    assert_eq!(rc, 0, "shutdown: {}", std::io::Error::last_os_error());
-    drop(mount_dir);
+    shutdown_ext4(&mnt);
     let (code, rest) = run.finish();
     assert_eq!(code, Some(1), "{rest:?}");
     let record = record_in(dir.path());

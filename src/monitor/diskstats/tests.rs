@@ -275,34 +275,9 @@ mod properties {
                     LineFormat::WithDiscard => 15,
                     LineFormat::WithFlush => 17,
                 };
-                let c: Vec<u64> = c
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| if i < kept { *v } else { 0 })
-                    .collect();
-                DiskCounters {
-                    major,
-                    minor,
-                    name,
-                    format,
-                    reads: c[0],
-                    reads_merged: c[1],
-                    sectors_read: c[2],
-                    read_ms: c[3],
-                    writes: c[4],
-                    writes_merged: c[5],
-                    sectors_written: c[6],
-                    write_ms: c[7],
-                    in_flight: c[8],
-                    io_ms: c[9],
-                    weighted_io_ms: c[10],
-                    discards: c[11],
-                    discards_merged: c[12],
-                    sectors_discarded: c[13],
-                    discard_ms: c[14],
-                    flushes: c[15],
-                    flush_ms: c[16],
-                }
+                let mut c = c;
+                c[kept..].fill(0);
+                DiskCounters::from_fields(major, minor, name, format, c)
             })
     }
 
