@@ -146,18 +146,12 @@ pub struct HostRecord {
 impl HostRecord {
     #[must_use]
     pub fn detect() -> Self {
-        let hostname = nix::unistd::gethostname()
-            .map(|h| h.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let kernel = nix::sys::utsname::uname()
-            .map(|u| u.release().to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let machine = crate::bench::spec::MachineLimits::detect();
+        let host = crate::monitor::host::Host::detect();
         Self {
-            hostname,
-            kernel,
-            cpus: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
-            memory_bytes: machine.memory_bytes,
+            hostname: host.hostname,
+            kernel: host.release,
+            cpus: host.usable_cpus,
+            memory_bytes: host.memory_bytes,
         }
     }
 }
