@@ -167,7 +167,7 @@ impl Session {
             )),
             None => None,
         };
-        let device = window::DeviceWatch::open(&target.path);
+        let device = window::DeviceWatch::open(target.device_number, &target.path);
         let (control_tx, control_rx) = mpsc::unbounded_channel();
         let prepared = runner::Prepared {
             target,

@@ -47,6 +47,8 @@ pub struct Target {
     pub file: Arc<OwnedFd>,
     /// What `file` is: outputs are checked against it so a record never replaces the target.
     pub id: FileId,
+    /// The block device I/O lands on: a device's own number, or the `st_dev` of a file.
+    pub device_number: u64,
     /// The descriptor was opened for writing (a write job, a scratch file, or a fill).
     pub writable: bool,
     /// Bytes the workers address (a multiple of the block size).
@@ -345,6 +347,7 @@ fn open_scratch(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<T
         path,
         kind: TargetKind::Scratch,
         id: pinned::file_id(&file)?,
+        device_number: pinned::file_id(&file)?.dev,
         file: Arc::new(file),
         writable: true,
         working_set_bytes: size,
@@ -459,6 +462,7 @@ fn open_file(
         path: path.to_path_buf(),
         kind: TargetKind::File,
         id: pinned.id(),
+        device_number: pinned.id().dev,
         file: Arc::new(file),
         writable,
         working_set_bytes: size,
@@ -539,6 +543,7 @@ fn open_block_device(
         path: path.to_path_buf(),
         kind: TargetKind::BlockDevice,
         id: pinned.id(),
+        device_number: rdev,
         file: Arc::new(file),
         writable: spec.writes(),
         working_set_bytes: size,

@@ -47,6 +47,17 @@ pub fn resolve(path: &Path) -> anyhow::Result<DeviceChain> {
     } else {
         meta.dev()
     };
+    resolve_number(dev, path)
+}
+
+/// The device of a device number: a block device's own number, or the `st_dev` of a file on
+/// it (what an open descriptor says, so nothing is looked up by path again). `shown` names it
+/// in errors.
+///
+/// # Errors
+/// As [`resolve`].
+pub fn resolve_number(dev: u64, shown: &Path) -> anyhow::Result<DeviceChain> {
+    let path = shown;
     let (major, minor) = split_dev(dev);
     if let Some(dir) = sysfs_dir_of(major, minor) {
         return chain_from_sysfs(Path::new(SYS_CLASS_BLOCK), &dir);

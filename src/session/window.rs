@@ -26,9 +26,10 @@ pub struct DeviceWatch {
 }
 
 impl DeviceWatch {
-    /// Resolves the device of `path`; `Err` says in words why there is none (tmpfs, ...).
-    pub fn open(path: &Path) -> Result<Self, String> {
-        let chain = device::resolve(path).map_err(|e| format!("{e:#}"))?;
+    /// Resolves the device of the open target (its device number; `path` names it in
+    /// messages); `Err` says in words why there is none (tmpfs, ...).
+    pub fn open(device_number: u64, path: &Path) -> Result<Self, String> {
+        let chain = device::resolve_number(device_number, path).map_err(|e| format!("{e:#}"))?;
         let sampler = Sampler::open().map_err(|e| format!("{e:#}"))?;
         let queue = QueueSettings::read(&chain.disk);
         let mut watch = Self {
