@@ -8,10 +8,20 @@ use crate::record::{DirectionRecord, LatencyRecord, RunRecord, RunStatus, Segmen
 use crate::session::SeriesPoint;
 use crate::units::{format_bytes, format_latency_ns, format_rate};
 
-/// `[   3.0s] read 52.3k IOPS 204.3 MiB/s lat 611.2 us p99 1.20 ms | write ...`
+/// `[   3.0s] read 52.3k IOPS 204.3 MiB/s lat 611.2 us p99 1.20 ms | write ...`; an interval
+/// that is not `interval` long (the last one, which takes the drain and any remainder, or one
+/// cut short by a stop) names its length: `[   3.2s over 1.20s]`.
 #[must_use]
-pub fn status_line(point: &SeriesPoint, reads: bool, writes: bool) -> String {
-    let mut line = format!("[{:>7.1}s]", point.at.as_secs_f64());
+pub fn status_line(point: &SeriesPoint, interval: Duration, reads: bool, writes: bool) -> String {
+    let mut line = if point.duration.abs_diff(interval) < Duration::from_millis(1) {
+        format!("[{:>7.1}s]", point.at.as_secs_f64())
+    } else {
+        format!(
+            "[{:>7.1}s over {:.2}s]",
+            point.at.as_secs_f64(),
+            point.duration.as_secs_f64()
+        )
+    };
     if reads {
         let _ = write!(
             line,
@@ -418,17 +428,36 @@ diskdash bench: randrw bs=4k iodepth=32 numjobs=1 io_uring direct rwmixread=50 f
     fn status_line_shows_only_active_directions() {
         let point = SeriesPoint {
             at: Duration::from_secs(3),
+            duration: Duration::from_secs(1),
             read_iops: 52_300.0,
             read_bw_bytes_per_s: 214_220_800.0,
             read_lat_mean_ns: 611_200.0,
             read_lat_p99_ns: 1_200_000,
             ..SeriesPoint::default()
         };
-        let line = status_line(&point, true, false);
+        let line = status_line(&point, Duration::from_secs(1), true, false);
         assert_eq!(
             line,
             "[    3.0s] read  52.3k IOPS   204.3 MiB/s lat  611.2 us p99   1.20 ms"
         );
-        assert!(status_line(&point, true, true).contains(" | write      0 IOPS"));
+        assert!(
+            status_line(&point, Duration::from_secs(1), true, true)
+                .contains(" | write      0 IOPS")
+        );
+    }
+
+    #[test]
+    fn an_interval_of_another_length_names_its_length() {
+        let point = SeriesPoint {
+            at: Duration::from_millis(3_200),
+            duration: Duration::from_millis(1_200),
+            read_iops: 1_000.0,
+            ..SeriesPoint::default()
+        };
+        let line = status_line(&point, Duration::from_secs(1), true, false);
+        assert!(
+            line.starts_with("[    3.2s over 1.20s] read   1.0k IOPS"),
+            "{line}"
+        );
     }
 }

@@ -232,6 +232,7 @@ impl Source for MonitorSource {
                     })
                     .unwrap_or_default(),
                 segments: Vec::new(),
+                headline: None,
             });
         }
         let elapsed = match (self.sampler.last(), self.started) {
