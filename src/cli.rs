@@ -9,7 +9,14 @@ use clap::{Args, Parser, Subcommand};
 /// Terminal dashboard for Linux disks: a fio-grade benchmark and an iostat-grade device
 /// monitor side by side.
 #[derive(Debug, Parser)]
-#[command(name = "diskdash", version, about, propagate_version = true)]
+#[command(
+    name = "diskdash",
+    version,
+    about,
+    propagate_version = true,
+    after_help = "`diskdash` alone opens the monitor dashboard of every disk (disks with no I/O \
+                  since boot hidden; -a shows them). `diskdash bench` benchmarks a file or disk."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -17,6 +24,10 @@ pub struct Cli {
     /// Device sampling interval of the monitor dashboard (e.g. 1s, 500ms).
     #[arg(long, default_value = "1s", global = false)]
     pub interval: String,
+    /// Monitor dashboard: list every disk, also those with no I/O since boot (like sysstat's
+    /// `-a`).
+    #[arg(short = 'a', long)]
+    pub all: bool,
 }
 
 // Parsed once per process: the size difference between variants costs nothing.
@@ -339,6 +350,18 @@ mod tests {
         assert!(one_line(&["benchh"]).starts_with("unrecognized subcommand 'benchh'"));
         let newline = one_line(&["iostat", "--x\ny"]);
         assert!(newline.starts_with("unexpected argument '--x"), "{newline}");
+    }
+
+    #[test]
+    fn help_says_that_diskdash_alone_opens_the_monitor() {
+        let help = Cli::command().render_help().to_string();
+        assert!(
+            help.contains("`diskdash` alone opens the monitor dashboard of every disk"),
+            "{help}"
+        );
+        assert!(help.contains("-a, --all"), "{help}");
+        let cli = Cli::try_parse_from(["diskdash", "-a"]).unwrap();
+        assert!(cli.all && cli.command.is_none());
     }
 
     #[test]
