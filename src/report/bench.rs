@@ -103,6 +103,9 @@ pub fn summary(record: &RunRecord) -> String {
             let _ = writeln!(out, "  note    {note}");
         }
     }
+    if let Some(cpus) = &record.job.cpus {
+        let _ = writeln!(out, "  cpus    {}", cpu_mapping(cpus, record.job.numjobs));
+    }
     let segments = record.segments.len();
     let _ = writeln!(
         out,
@@ -224,6 +227,27 @@ fn segment_line(out: &mut String, segment: &SegmentRecord) {
         let _ = write!(line, "  ({})", status_word(segment.status));
     }
     let _ = writeln!(out, "{line}");
+}
+
+/// How `--cpus` placed the workers: round-robin over the listed CPUs.
+fn cpu_mapping(cpus: &str, numjobs: u32) -> String {
+    let n = crate::bench::spec::parse_cpu_list(cpus).map_or(0, |list| list.len());
+    let workers = if numjobs == 1 { "worker" } else { "workers" };
+    if n == 0 {
+        return format!("{numjobs} {workers} pinned to CPUs {cpus}");
+    }
+    let n = u32::try_from(n).unwrap_or(u32::MAX);
+    let per = numjobs / n;
+    let spread = if numjobs <= n {
+        "one per CPU".to_string()
+    } else if numjobs % n == 0 {
+        format!("{per} per CPU")
+    } else {
+        format!("{per} or {} per CPU", per + 1)
+    };
+    format!(
+        "{numjobs} {workers} round-robin on CPUs {cpus} (worker i on the (i mod {n})-th): {spread}"
+    )
 }
 
 /// `completed`, `interrupted`, `FAILED` (loud: the numbers cover part of a run).
@@ -458,6 +482,26 @@ diskdash bench: randrw bs=4k iodepth=32 numjobs=1 io_uring direct rwmixread=50 f
         assert!(
             line.starts_with("[    3.2s over 1.20s] read   1.0k IOPS"),
             "{line}"
+        );
+    }
+
+    #[test]
+    fn the_summary_says_how_workers_map_to_cpus() {
+        assert_eq!(
+            cpu_mapping("0-1", 64),
+            "64 workers round-robin on CPUs 0-1 (worker i on the (i mod 2)-th): 32 per CPU"
+        );
+        assert_eq!(
+            cpu_mapping("0-2", 4),
+            "4 workers round-robin on CPUs 0-2 (worker i on the (i mod 3)-th): 1 or 2 per CPU"
+        );
+        let mut json = record_json();
+        json["job"]["cpus"] = "0-1".into();
+        json["job"]["numjobs"] = 64.into();
+        let text = summary(&serde_json::from_value(json).unwrap());
+        assert!(
+            text.contains("\n  cpus    64 workers round-robin on CPUs 0-1"),
+            "{text}"
         );
     }
 }
