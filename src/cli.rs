@@ -9,7 +9,14 @@ use clap::{Args, Parser, Subcommand};
 /// Terminal dashboard for Linux disks: a fio-grade benchmark and an iostat-grade device
 /// monitor side by side.
 #[derive(Debug, Parser)]
-#[command(name = "diskdash", version, about, propagate_version = true)]
+#[command(
+    name = "diskdash",
+    version,
+    about,
+    propagate_version = true,
+    after_help = "`diskdash` alone opens the monitor dashboard of every disk (disks with no I/O \
+                  since boot hidden; -a shows them). `diskdash bench` benchmarks a file or disk."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -17,6 +24,10 @@ pub struct Cli {
     /// Device sampling interval of the monitor dashboard (e.g. 1s, 500ms).
     #[arg(long, default_value = "1s", global = false)]
     pub interval: String,
+    /// Monitor dashboard: list every disk, also those with no I/O since boot (like sysstat's
+    /// `-a`).
+    #[arg(short = 'a', long)]
+    pub all: bool,
 }
 
 // Parsed once per process: the size difference between variants costs nothing.
@@ -119,7 +130,8 @@ pub struct BenchArgs {
     /// Open with O_DSYNC (dsync) or O_SYNC (sync).
     #[arg(long, help_heading = "Engine")]
     pub sync: Option<String>,
-    /// Pin workers to these CPUs, worker i on the i-th listed (e.g. 0-3,6).
+    /// Pin workers to these CPUs round-robin: worker i on the (i mod N)-th of the N listed, so
+    /// 64 workers on 0-1 put 32 on each (e.g. 0-3,6).
     #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
     pub cpus: Option<String>,
 
@@ -253,6 +265,9 @@ pub fn parse_failure(err: &clap::Error, argv: &[String]) -> ParseFailure {
     ) {
         return ParseFailure::Display;
     }
+    if let Some(hint) = fio_hint(err, argv) {
+        return ParseFailure::Usage(hint);
+    }
     let rendered = err.render().to_string();
     let mut parts: Vec<String> = Vec::new();
     for line in rendered.lines().map(str::trim).filter(|l| !l.is_empty()) {
@@ -272,6 +287,45 @@ pub fn parse_failure(err: &clap::Error, argv: &[String]) -> ParseFailure {
     }
     let text = parts.join("; ");
     ParseFailure::Usage(crate::error::one_line(&text))
+}
+
+/// A fio option `bench` does not take, said in fio terms with its `bench` equivalent, instead
+/// of clap's tip: `--direct=1`, `--name=x`, `--filename=f`, `--time_based`.
+fn fio_hint(err: &clap::Error, argv: &[String]) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue};
+    let Some(ContextValue::String(arg)) = err.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    // clap names the flag without its value: find the value on the command line.
+    let flag = arg.split_once('=').map_or(arg.as_str(), |(f, _)| f);
+    let given = argv
+        .iter()
+        .position(|w| w == flag || w.starts_with(&format!("{flag}=")));
+    let value = given.and_then(|i| match argv[i].split_once('=') {
+        Some((_, v)) => Some(v),
+        None => argv.get(i + 1).map(String::as_str),
+    });
+    let arg = given.map_or(flag, |i| argv[i].as_str());
+    let hint = match flag {
+        // clap names a switch given a value by its usage: `--direct`, `--buffered`.
+        "--direct" | "--buffered" => format!(
+            "{flag} is a switch (no value): --direct (the default, O_DIRECT) or --buffered \
+             (fio's --direct=0)"
+        ),
+        "--name" => format!(
+            "{arg}: fio's --name starts a job; diskdash bench runs one job given by its flags: \
+             drop --name"
+        ),
+        "--filename" => format!(
+            "{arg}: diskdash bench takes the target as its argument: diskdash bench {}",
+            value.unwrap_or("FILE")
+        ),
+        "--time_based" | "--time-based" => format!(
+            "{arg}: diskdash bench always runs for --runtime (fio's --time_based): drop {flag}"
+        ),
+        _ => return None,
+    };
+    Some(crate::error::one_line(&hint))
 }
 
 /// `diskdash iostat` when `argv` names a subcommand, else `diskdash`.
@@ -339,6 +393,42 @@ mod tests {
         assert!(one_line(&["benchh"]).starts_with("unrecognized subcommand 'benchh'"));
         let newline = one_line(&["iostat", "--x\ny"]);
         assert!(newline.starts_with("unexpected argument '--x"), "{newline}");
+    }
+
+    #[test]
+    fn help_says_that_diskdash_alone_opens_the_monitor() {
+        let help = Cli::command().render_help().to_string();
+        assert!(
+            help.contains("`diskdash` alone opens the monitor dashboard of every disk"),
+            "{help}"
+        );
+        assert!(help.contains("-a, --all"), "{help}");
+        let cli = Cli::try_parse_from(["diskdash", "-a"]).unwrap();
+        assert!(cli.all && cli.command.is_none());
+    }
+
+    #[test]
+    fn fio_options_get_their_bench_equivalent() {
+        assert_eq!(
+            one_line(&["bench", "--direct=1"]),
+            "--direct is a switch (no value): --direct (the default, O_DIRECT) or --buffered \
+             (fio's --direct=0)"
+        );
+        assert_eq!(
+            one_line(&["bench", "--name=x"]),
+            "--name=x: fio's --name starts a job; diskdash bench runs one job given by its flags: \
+             drop --name"
+        );
+        assert_eq!(
+            one_line(&["bench", "--filename=/dev/sdb"]),
+            "--filename=/dev/sdb: diskdash bench takes the target as its argument: diskdash \
+             bench /dev/sdb"
+        );
+        assert_eq!(
+            one_line(&["bench", "--time_based"]),
+            "--time_based: diskdash bench always runs for --runtime (fio's --time_based): drop \
+             --time_based"
+        );
     }
 
     #[test]

@@ -249,6 +249,17 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         "io_uring" => EngineKind::IoUring,
         "psync" => EngineKind::Psync,
         "null" => EngineKind::Null,
+        // fio's engines with a diskdash equivalent: say which.
+        "libaio" | "posixaio" | "windowsaio" => {
+            return Err(usage!(
+                "{name} {text:?}: diskdash uses io_uring for {text}'s job: {name} io_uring"
+            ));
+        }
+        "sync" | "pvsync" | "pvsync2" | "vsync" => {
+            return Err(usage!(
+                "{name} {text:?}: diskdash uses psync for {text}'s job: {name} psync"
+            ));
+        }
         other => {
             return Err(usage!(
                 "{name} {other:?} is not an engine; use io_uring, psync or null"
@@ -694,7 +705,15 @@ mod tests {
             ),
             (
                 &["--ioengine", "libaio"],
-                r#"--ioengine "libaio" is not an engine; use io_uring, psync or null"#,
+                r#"--ioengine "libaio": diskdash uses io_uring for libaio's job: --ioengine io_uring"#,
+            ),
+            (
+                &["--ioengine", "sync"],
+                r#"--ioengine "sync": diskdash uses psync for sync's job: --ioengine psync"#,
+            ),
+            (
+                &["--ioengine", "spdk"],
+                r#"--ioengine "spdk" is not an engine; use io_uring, psync or null"#,
             ),
             (
                 &["--iodepth-batch", "64"],

@@ -187,8 +187,12 @@ impl StatusPrinter {
         }
         let first = self.next_seq;
         for point in snap.series.iter().filter(|p| p.seq >= first) {
-            let line =
-                crate::report::bench::status_line(point, snap.job.reads(), snap.job.writes());
+            let line = crate::report::bench::status_line(
+                point,
+                snap.job.interval,
+                snap.job.reads(),
+                snap.job.writes(),
+            );
             let _ = writeln!(err, "{line}");
             self.next_seq = point.seq + 1;
         }

@@ -4,12 +4,12 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// Runs the monitor dashboard.
+/// Runs the monitor dashboard; `show_idle` lists the disks that never completed a request too.
 ///
 /// # Errors
 /// A bad `--interval` (usage error), no terminal, or no `/proc/diskstats`.
-pub fn run(interval: &str) -> anyhow::Result<ExitCode> {
-    crate::tui::run_monitor(parse_interval(interval)?)
+pub fn run(interval: &str, show_idle: bool) -> anyhow::Result<ExitCode> {
+    crate::tui::run_monitor(parse_interval(interval)?, show_idle)
 }
 
 /// Parses the monitor's `--interval`: `1s`, `500ms`, `2m`, `1.5s` or bare seconds.

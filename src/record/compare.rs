@@ -49,6 +49,9 @@ pub enum Metric {
     LatP99Ns,
     LatP999Ns,
     LatMaxNs,
+    /// A write's mean time to durability: its latency plus its share of the sync calls' time
+    /// (shown when the runs' sync policies differ, and their write latencies do not compare).
+    DurableMeanNs,
 }
 
 impl Metric {
@@ -72,6 +75,7 @@ impl Metric {
             Self::LatP99Ns => "lat p99",
             Self::LatP999Ns => "lat p99.9",
             Self::LatMaxNs => "lat max",
+            Self::DurableMeanNs => "durable mean",
         }
     }
 
@@ -101,7 +105,9 @@ impl Metric {
             Self::LatP99Ns => pct(99.0),
             Self::LatP999Ns => pct(99.9),
             Self::LatMaxNs => lat.max as f64,
-            Self::Iops | Self::BwBytes => unreachable!("not a latency metric"),
+            Self::Iops | Self::BwBytes | Self::DurableMeanNs => {
+                unreachable!("not a latency of one histogram")
+            }
         }
     }
 }
@@ -312,8 +318,9 @@ fn direction(
     name: &'static str,
     base: &DirectionRecord,
     new: &DirectionRecord,
+    latency_comparable: bool,
 ) -> DirectionComparison {
-    let both = base.total_ios > 0 && new.total_ios > 0;
+    let both = base.total_ios > 0 && new.total_ios > 0 && latency_comparable;
     let mut metrics = vec![
         Row::new(Metric::Iops, base.iops, new.iops, true),
         Row::new(
@@ -332,6 +339,23 @@ fn direction(
         new_ios: new.total_ios,
         metrics,
     }
+}
+
+/// How a job makes its writes durable: fsync/fdatasync every N writes, O_SYNC/O_DSYNC.
+fn sync_policy(job: &JobRecord) -> (Option<u32>, Option<u32>, Option<&str>) {
+    (job.fsync, job.fdatasync, job.sync.as_deref())
+}
+
+/// A write's mean time to durability in `run`: its latency plus its share of the time in
+/// sync calls (with O_SYNC/O_DSYNC the write's latency already holds it).
+#[allow(clippy::cast_precision_loss)] // a mean for people
+fn durable_mean_ns(run: &RunRecord) -> f64 {
+    let writes = run.write.total_ios;
+    if writes == 0 {
+        return 0.0;
+    }
+    let sync_ns = run.sync.lat_ns.mean * run.sync.total_ios as f64;
+    run.write.lat_ns.mean + sync_ns / writes as f64
 }
 
 fn sync(base: &RunRecord, new: &RunRecord) -> DirectionComparison {
@@ -431,13 +455,35 @@ pub fn compare(base_path: &str, base: &RunRecord, new_path: &str, new: &RunRecor
     let base_run = RunSummary::of(base_path, base);
     let new_run = RunSummary::of(new_path, new);
     let job_differences = job_differences(&base.job, &new.job);
+    let mut notices = notices(&base_run, &new_run, &job_differences);
+    // Sync time is reported apart from the writes': with different sync policies one run's
+    // write latency holds durability and the other's does not, so it gets no verdict.
+    let sync_differs = sync_policy(&base.job) != sync_policy(&new.job);
     let mut directions = Vec::new();
     for (name, b, n) in [
         ("read", &base.read, &new.read),
         ("write", &base.write, &new.write),
     ] {
         if b.total_ios > 0 || n.total_ios > 0 {
-            directions.push(direction(name, b, n));
+            let writes_differ = name == "write" && sync_differs;
+            let mut dir = direction(name, b, n, !writes_differ);
+            if writes_differ {
+                let both = b.total_ios > 0 && n.total_ios > 0;
+                dir.metrics.push(Row::new(
+                    Metric::DurableMeanNs,
+                    durable_mean_ns(base),
+                    durable_mean_ns(new),
+                    both,
+                ));
+                notices.push(Notice {
+                    level: "warning",
+                    text: "the runs make writes durable differently (fsync, fdatasync, sync): \
+                           write latency leaves sync calls out, so it is not compared; \
+                           `durable mean` is a write's latency plus its share of the sync time"
+                        .to_string(),
+                });
+            }
+            directions.push(dir);
         }
     }
     if base.sync.total_ios > 0 || new.sync.total_ios > 0 {
@@ -446,7 +492,7 @@ pub fn compare(base_path: &str, base: &RunRecord, new_path: &str, new: &RunRecor
     Comparison {
         format: FORMAT,
         format_version: FORMAT_VERSION,
-        notices: notices(&base_run, &new_run, &job_differences),
+        notices,
         same_job: job_differences.iter().all(|d| !d.workload),
         whole_run_totals: base_run.segments > 1 || new_run.segments > 1,
         base: base_run,

@@ -8,10 +8,20 @@ use crate::record::{DirectionRecord, LatencyRecord, RunRecord, RunStatus, Segmen
 use crate::session::SeriesPoint;
 use crate::units::{format_bytes, format_latency_ns, format_rate};
 
-/// `[   3.0s] read 52.3k IOPS 204.3 MiB/s lat 611.2 us p99 1.20 ms | write ...`
+/// `[   3.0s] read 52.3k IOPS 204.3 MiB/s lat 611.2 us p99 1.20 ms | write ...`; an interval
+/// that is not `interval` long (the last one, which takes the drain and any remainder, or one
+/// cut short by a stop) names its length: `[   3.2s over 1.20s]`.
 #[must_use]
-pub fn status_line(point: &SeriesPoint, reads: bool, writes: bool) -> String {
-    let mut line = format!("[{:>7.1}s]", point.at.as_secs_f64());
+pub fn status_line(point: &SeriesPoint, interval: Duration, reads: bool, writes: bool) -> String {
+    let mut line = if point.duration.abs_diff(interval) < Duration::from_millis(1) {
+        format!("[{:>7.1}s]", point.at.as_secs_f64())
+    } else {
+        format!(
+            "[{:>7.1}s over {:.2}s]",
+            point.at.as_secs_f64(),
+            point.duration.as_secs_f64()
+        )
+    };
     if reads {
         let _ = write!(
             line,
@@ -92,6 +102,9 @@ pub fn summary(record: &RunRecord) -> String {
         if record.engine.fallback.as_ref() != Some(note) {
             let _ = writeln!(out, "  note    {note}");
         }
+    }
+    if let Some(cpus) = &record.job.cpus {
+        let _ = writeln!(out, "  cpus    {}", cpu_mapping(cpus, record.job.numjobs));
     }
     let segments = record.segments.len();
     let _ = writeln!(
@@ -214,6 +227,27 @@ fn segment_line(out: &mut String, segment: &SegmentRecord) {
         let _ = write!(line, "  ({})", status_word(segment.status));
     }
     let _ = writeln!(out, "{line}");
+}
+
+/// How `--cpus` placed the workers: round-robin over the listed CPUs.
+fn cpu_mapping(cpus: &str, numjobs: u32) -> String {
+    let n = crate::bench::spec::parse_cpu_list(cpus).map_or(0, |list| list.len());
+    let workers = if numjobs == 1 { "worker" } else { "workers" };
+    if n == 0 {
+        return format!("{numjobs} {workers} pinned to CPUs {cpus}");
+    }
+    let n = u32::try_from(n).unwrap_or(u32::MAX);
+    let per = numjobs / n;
+    let spread = if numjobs <= n {
+        "one per CPU".to_string()
+    } else if numjobs % n == 0 {
+        format!("{per} per CPU")
+    } else {
+        format!("{per} or {} per CPU", per + 1)
+    };
+    format!(
+        "{numjobs} {workers} round-robin on CPUs {cpus} (worker i on the (i mod {n})-th): {spread}"
+    )
 }
 
 /// `completed`, `interrupted`, `FAILED` (loud: the numbers cover part of a run).
@@ -418,17 +452,56 @@ diskdash bench: randrw bs=4k iodepth=32 numjobs=1 io_uring direct rwmixread=50 f
     fn status_line_shows_only_active_directions() {
         let point = SeriesPoint {
             at: Duration::from_secs(3),
+            duration: Duration::from_secs(1),
             read_iops: 52_300.0,
             read_bw_bytes_per_s: 214_220_800.0,
             read_lat_mean_ns: 611_200.0,
             read_lat_p99_ns: 1_200_000,
             ..SeriesPoint::default()
         };
-        let line = status_line(&point, true, false);
+        let line = status_line(&point, Duration::from_secs(1), true, false);
         assert_eq!(
             line,
             "[    3.0s] read  52.3k IOPS   204.3 MiB/s lat  611.2 us p99   1.20 ms"
         );
-        assert!(status_line(&point, true, true).contains(" | write      0 IOPS"));
+        assert!(
+            status_line(&point, Duration::from_secs(1), true, true)
+                .contains(" | write      0 IOPS")
+        );
+    }
+
+    #[test]
+    fn an_interval_of_another_length_names_its_length() {
+        let point = SeriesPoint {
+            at: Duration::from_millis(3_200),
+            duration: Duration::from_millis(1_200),
+            read_iops: 1_000.0,
+            ..SeriesPoint::default()
+        };
+        let line = status_line(&point, Duration::from_secs(1), true, false);
+        assert!(
+            line.starts_with("[    3.2s over 1.20s] read   1.0k IOPS"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn the_summary_says_how_workers_map_to_cpus() {
+        assert_eq!(
+            cpu_mapping("0-1", 64),
+            "64 workers round-robin on CPUs 0-1 (worker i on the (i mod 2)-th): 32 per CPU"
+        );
+        assert_eq!(
+            cpu_mapping("0-2", 4),
+            "4 workers round-robin on CPUs 0-2 (worker i on the (i mod 3)-th): 1 or 2 per CPU"
+        );
+        let mut json = record_json();
+        json["job"]["cpus"] = "0-1".into();
+        json["job"]["numjobs"] = 64.into();
+        let text = summary(&serde_json::from_value(json).unwrap());
+        assert!(
+            text.contains("\n  cpus    64 workers round-robin on CPUs 0-1"),
+            "{text}"
+        );
     }
 }

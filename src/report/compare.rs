@@ -363,6 +363,47 @@ read (100000 -> 104000 I/Os)
     }
 
     #[test]
+    fn write_latency_of_runs_that_sync_differently_gets_no_verdict() {
+        // fsync=0: 1000 writes of 2 ms. fsync=1: writes of 730 us, each followed by a 3 ms fsync.
+        let mut base = run(0.0, 0);
+        base.job = job("write", 4096);
+        base.write = dir(500.0, 2_000_000);
+        let mut new = base.clone();
+        new.job.fsync = Some(1);
+        new.write = dir(200.0, 730_000);
+        new.sync = SyncRecord {
+            total_ios: 400,
+            lat_ns: lat(400, 3_000_000),
+        };
+        let cmp = compare("a.json", &base, "b.json", &new);
+        let text = text(&cmp);
+        assert!(
+            text.contains("  lat mean           2.00 ms      730.0 us       n/a\n"),
+            "{text}"
+        );
+        assert!(!text.contains("better"), "{text}");
+        assert!(
+            text.contains("  durable mean       2.00 ms       3.73 ms    +86.5%  WORSE\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "  WARNING the runs make writes durable differently (fsync, fdatasync, sync): \
+                 write latency leaves sync calls out, so it is not compared"
+            ),
+            "{text}"
+        );
+        // The same policy on both sides: write latency compares as before.
+        let mut same = new.clone();
+        same.write = dir(200.0, 800_000);
+        let cmp = compare("a.json", &new, "b.json", &same);
+        let text = super::text(&cmp);
+        assert!(!text.contains("durable"), "{text}");
+        assert!(text.contains("  lat mean  "), "{text}");
+        assert!(text.contains("+9.6%  WORSE"), "{text}");
+    }
+
+    #[test]
     fn the_gate_names_drops_of_rates_and_rises_of_p99_only() {
         let base = run(50_000.0, 600_000);
         let mut new = run(40_000.0, 900_000); // -20% IOPS and bandwidth, +50% latency

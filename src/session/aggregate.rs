@@ -316,7 +316,13 @@ impl SegmentRun {
         loop {
             let now = monotonic_ns();
             self.note_wake(now);
-            let due_ns = self.due_ns();
+            // The interval that ends the run stays open: `finish` closes it with the drained
+            // completions and any short remainder, so no interval is a sliver.
+            let due_ns = if self.is_last_interval() {
+                u64::MAX
+            } else {
+                self.due_ns()
+            };
             if now >= due_ns {
                 closed.push(self.close_interval());
                 continue;
@@ -337,6 +343,19 @@ impl SegmentRun {
     #[must_use]
     pub fn workers_done(&self) -> bool {
         self.workers_done
+    }
+
+    /// Whether the interval in progress is the run's last: the workers are stopping, or less
+    /// than half an interval of measured runtime would remain after it.
+    fn is_last_interval(&self) -> bool {
+        if self.control.stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        let end_ns = self
+            .record_from_ns
+            .saturating_add((self.cur_index + 1).saturating_mul(self.interval_ns));
+        let measured_at_end_ns = self.elapsed_ns(end_ns);
+        takes_the_rest(self.runtime_ns, measured_at_end_ns, self.interval_ns)
     }
 
     fn due_ns(&self) -> u64 {
@@ -427,9 +446,32 @@ impl SegmentRun {
     }
 }
 
+/// Whether an interval that ends when `measured_at_end_ns` of the `runtime_ns` have been
+/// measured is the last: what would remain after it is under half an interval, too short to be
+/// an interval of its own (its rates would be over a sliver of time, the drain's completions
+/// in it), so it joins this one.
+fn takes_the_rest(runtime_ns: u64, measured_at_end_ns: u64, interval_ns: u64) -> bool {
+    runtime_ns.saturating_sub(measured_at_end_ns) < interval_ns.div_ceil(2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_remainder_under_half_an_interval_joins_the_last_interval() {
+        const S: u64 = 1_000_000_000;
+        // 3 s in 1 s intervals: the third interval ends the run and takes the drain.
+        assert!(!takes_the_rest(3 * S, S, S));
+        assert!(!takes_the_rest(3 * S, 2 * S, S));
+        assert!(takes_the_rest(3 * S, 3 * S, S));
+        // 3.2 s: the 0.2 s left after the third interval joins it (an interval of 1.2 s).
+        assert!(takes_the_rest(3 * S + S / 5, 3 * S, S));
+        // 3.5 s: half an interval is an interval of its own.
+        assert!(!takes_the_rest(3 * S + S / 2, 3 * S, S));
+        // Paused or stalled time is not measured: the interval's end is earlier in the run.
+        assert!(!takes_the_rest(3 * S, 3 * S - S / 2, S));
+    }
 
     #[test]
     fn ticks_divide_the_interval() {

@@ -106,7 +106,8 @@ pub enum Verdict {
     PartlyCached,
     /// Every I/O reached the device once.
     Match,
-    /// The bytes match; the requests were split or merged.
+    /// The bytes match; the request counts do not (merges, splits or other I/O: the counters
+    /// cannot tell which).
     MatchInBytes,
     /// The device did more than the run (other activity, metadata, journal).
     MoreThanRun,
@@ -167,7 +168,8 @@ pub fn reconcile(device: &str, app: [u64; 3], dev: [u64; 4]) -> ReconciliationRe
         Verdict::Match => format!("match: {device} completed every I/O of the run, once"),
         Verdict::MatchInBytes => format!(
             "match in bytes; {device} completed {device_ios} requests for the run's {app_ios} I/Os \
-             ({merged} merged, the rest split)"
+             ({})",
+            request_difference(device_ios, app_ios, merged)
         ),
         Verdict::MoreThanRun => format!(
             "{device} did {pct:.0}% of the run's bytes: other activity on the disk, or filesystem \
@@ -175,6 +177,25 @@ pub fn reconcile(device: &str, app: [u64; 3], dev: [u64; 4]) -> ReconciliationRe
         ),
     };
     rec
+}
+
+/// What the counters say about a request count that differs from the run's: the difference,
+/// the merges the device counted, and, where it served more, that other I/O may share the disk.
+/// diskstats counts no splits, so none is claimed.
+fn request_difference(device_ios: u64, app_ios: u64, merged: u64) -> String {
+    let merges = match merged {
+        0 => "no merges counted".to_string(),
+        1 => "1 merge counted".to_string(),
+        n => format!("{n} merges counted"),
+    };
+    if device_ios > app_ios {
+        format!(
+            "{} more, {merges}; other I/O may share the disk",
+            device_ios - app_ios
+        )
+    } else {
+        format!("{} fewer, {merges}", app_ios - device_ios)
+    }
 }
 
 #[cfg(test)]
@@ -206,6 +227,23 @@ mod tests {
             split.verdict.starts_with("match in bytes"),
             "{}",
             split.verdict
+        );
+        // Other processes' I/O on the disk: nothing says a request was split.
+        let shared = reconcile(
+            "vda",
+            [1_178_819, 0, 1_178_819 * 4096],
+            [1_178_865, 0, 1_178_819 * 4096, 27],
+        );
+        assert_eq!(
+            shared.verdict,
+            "match in bytes; vda completed 1178865 requests for the run's 1178819 I/Os (46 more, \
+             27 merges counted; other I/O may share the disk)"
+        );
+        let merged = reconcile("vda", [100, 0, 100 << 12], [60, 0, 100 << 12, 40]);
+        assert_eq!(
+            merged.verdict,
+            "match in bytes; vda completed 60 requests for the run's 100 I/Os (40 fewer, 40 \
+             merges counted)"
         );
         let busy = reconcile("vda", [10, 0, 40_960], [30, 0, 122_880, 0]);
         assert!(busy.verdict.contains("300%"), "{}", busy.verdict);

@@ -58,10 +58,10 @@ fn require_terminal(alternative: &str) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// No terminal, or no `/proc/diskstats`.
-pub fn run_monitor(interval: std::time::Duration) -> anyhow::Result<ExitCode> {
+pub fn run_monitor(interval: std::time::Duration, show_idle: bool) -> anyhow::Result<ExitCode> {
     require_terminal("for plain text use `diskdash iostat -x 1`")?;
     runtime()?.block_on(async {
-        let mut source = source::monitor::MonitorSource::open(interval)?;
+        let mut source = source::monitor::MonitorSource::open(interval, show_idle)?;
         let mut app = App::new(Mode::Monitor, terminal::color_enabled());
         let mut guard = TerminalGuard::enter()?;
         let exit = event::run(&mut guard, &mut app, &mut source).await;

@@ -377,3 +377,43 @@ fn several_workers_pinned_with_a_ramp() {
         assert!(record["read"]["total_ios"].as_u64().unwrap() > 0);
     }
 }
+
+/// No interval is a sliver: the run's last interval takes the completions drained after the
+/// runtime and any remainder under half an interval, and its status line names its length.
+#[test]
+fn the_last_interval_takes_the_drain_and_a_short_remainder() {
+    for (runtime, intervals) in [("1000ms", 2), ("1200ms", 2)] {
+        let dir = tempfile::tempdir().unwrap();
+        let args =
+            format!("--rw read --bs 1M -q 8 --size 16M --runtime {runtime} --interval 500ms");
+        let (out, record) = bench_ok(dir.path(), &opts(&args));
+        let series = record["segments"][0]["series"].as_array().unwrap();
+        let durations: Vec<u64> = series
+            .iter()
+            .map(|p| p["duration_ns"].as_u64().unwrap())
+            .collect();
+        assert_eq!(series.len(), intervals, "{runtime}: {durations:?}");
+        assert!(
+            durations.iter().all(|&ns| ns >= 250_000_000),
+            "{runtime}: an interval under half the interval: {durations:?}"
+        );
+        let last = series.last().unwrap();
+        assert_eq!(
+            last["t_ns"], record["elapsed_ns"],
+            "the last ends with the run"
+        );
+        let ios: u64 = series
+            .iter()
+            .map(|p| p["read"]["total_ios"].as_u64().unwrap())
+            .sum();
+        assert_eq!(ios, record["read"]["total_ios"].as_u64().unwrap());
+        let lines: Vec<String> = stderr(&out)
+            .lines()
+            .filter(|l| l.starts_with('['))
+            .map(str::to_string)
+            .collect();
+        assert_eq!(lines.len(), intervals, "{lines:?}");
+        assert!(lines[0].starts_with("[    0.5s] read"), "{lines:?}");
+        assert!(lines[1].contains("s over "), "{lines:?}");
+    }
+}

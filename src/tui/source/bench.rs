@@ -45,7 +45,7 @@ impl BenchSource {
             next_job: snap.job.clone(),
             snap,
             closed: false,
-            disks: MonitorSource::open(Duration::from_secs(1))?,
+            disks: MonitorSource::open(Duration::from_secs(1), false)?,
             had_device: false,
             started: false,
             host,

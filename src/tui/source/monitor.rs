@@ -44,6 +44,8 @@ pub struct MonitorSource {
     error: Option<String>,
     /// The whole disk under the current directory, selected first.
     home_disk: Option<String>,
+    /// Show disks that never completed a request too (`-a`).
+    show_idle: bool,
 }
 
 impl MonitorSource {
@@ -51,7 +53,7 @@ impl MonitorSource {
     ///
     /// # Errors
     /// `/proc/diskstats` cannot be opened.
-    pub fn open(interval: Duration) -> anyhow::Result<Self> {
+    pub fn open(interval: Duration, show_idle: bool) -> anyhow::Result<Self> {
         let sampler = Sampler::open()?;
         let mut ticker = tokio::time::interval(interval);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -72,6 +74,7 @@ impl MonitorSource {
             home_disk: crate::monitor::device::resolve(std::path::Path::new("."))
                 .ok()
                 .map(|chain| chain.disk),
+            show_idle,
         };
         source.sample();
         Ok(source)
@@ -96,7 +99,7 @@ impl MonitorSource {
         let started = *self.started.get_or_insert(cur.at);
         let t_s = cur.at.saturating_sub(started).as_secs_f64();
         let mut rows = Vec::new();
-        for row in rows_for(step.prev, cur, whole) {
+        for row in rows_for(step.prev, cur, whole, self.show_idle) {
             if step.prev.is_some() {
                 let h = self.history.entry(row.device.clone()).or_default();
                 if h.len() == HISTORY {
@@ -118,7 +121,8 @@ impl MonitorSource {
     }
 }
 
-/// The rows of the whole disks in `cur` that ever completed a request: since boot for the
+/// The rows of the whole disks in `cur` that ever completed a request (every whole disk with
+/// `show_idle`, like sysstat's `-a`): since boot for the
 /// first sample, else over the interval since `prev` exactly as `diskdash iostat` reports it
 /// (`iostat::rows_between`: paired by position, else by name; a device that appeared in the
 /// interval is measured from zero, so the I/O it did in its first interval shows).
@@ -126,9 +130,11 @@ fn rows_for(
     prev: Option<&DiskstatsSample>,
     cur: &DiskstatsSample,
     whole: &HashSet<String>,
+    show_idle: bool,
 ) -> Vec<IostatRow> {
-    let shown =
-        |d: &&crate::monitor::diskstats::DiskCounters| whole.contains(&d.name) && d.ever_used();
+    let shown = |d: &&crate::monitor::diskstats::DiskCounters| {
+        whole.contains(&d.name) && (show_idle || d.ever_used())
+    };
     match prev {
         None => cur
             .disks
@@ -232,6 +238,7 @@ impl Source for MonitorSource {
                     })
                     .unwrap_or_default(),
                 segments: Vec::new(),
+                headline: None,
             });
         }
         let elapsed = match (self.sampler.last(), self.started) {
@@ -292,7 +299,7 @@ mod tests {
         // loop7 vanishes, sdb appears with 120 reads done within the 2 s.
         let (a, b) = (fixture("hotplug-a.txt", 100), fixture("hotplug-b.txt", 102));
         let whole: HashSet<String> = ["vda", "sdb", "loop7"].map(String::from).into();
-        let rows = rows_for(Some(&a), &b, &whole);
+        let rows = rows_for(Some(&a), &b, &whole, false);
         assert_eq!(rows, iostat::rows_between(&a, &b));
         let names: Vec<&str> = rows.iter().map(|r| r.device.as_str()).collect();
         assert_eq!(names, ["vda", "sdb"]);
@@ -300,13 +307,36 @@ mod tests {
         assert_eq!(rows[1].read_kb_per_s, 240.0);
         // Only whole disks that ever completed a request are rows.
         let only_vda: HashSet<String> = ["vda"].map(String::from).into();
-        let rows = rows_for(Some(&a), &b, &only_vda);
+        let rows = rows_for(Some(&a), &b, &only_vda, false);
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].writes_per_s, 64.0);
         // The first sample: since boot.
-        let first = rows_for(None, &a, &whole);
+        let first = rows_for(None, &a, &whole, false);
         assert_eq!(first.len(), 2);
         assert_eq!(first[1], IostatRow::since_boot(&a.disks[1], a.at));
+    }
+
+    #[test]
+    fn disks_that_never_did_io_are_hidden_unless_asked() {
+        // Eight loop devices, most never used (size 0), beside vda and zram0.
+        let (a, b) = (
+            fixture("linux-6.18-vm-a.txt", 100),
+            fixture("linux-6.18-vm-b.txt", 101),
+        );
+        let whole: HashSet<String> = a.disks.iter().map(|d| d.name.clone()).collect();
+        let never_used = a.disks.iter().filter(|d| !d.ever_used()).count();
+        assert!(never_used > 0);
+        for prev in [None, Some(&a)] {
+            let used = rows_for(prev, &b, &whole, false);
+            assert!(
+                used.iter()
+                    .all(|r| b.get(&r.device).is_some_and(|d| d.ever_used())),
+                "an idle disk shown without -a"
+            );
+            let all = rows_for(prev, &b, &whole, true);
+            assert_eq!(all.len(), b.disks.len(), "-a shows every whole disk");
+            assert!(all.len() > used.len());
+        }
     }
 
     #[test]
@@ -316,7 +346,7 @@ mod tests {
             .build()
             .unwrap();
         rt.block_on(async {
-            let mut source = MonitorSource::open(Duration::from_millis(20)).unwrap();
+            let mut source = MonitorSource::open(Duration::from_millis(20), false).unwrap();
             source.next().await;
             source.next().await;
             let mut app = App::new(Mode::Monitor, false);

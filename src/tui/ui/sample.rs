@@ -153,6 +153,7 @@ pub fn bench() -> View {
                 t_s: 30.5,
                 label: "iodepth=64".into(),
             }],
+            headline: None,
         }),
         latency: Some(LatencyView {
             rows: vec![LatencyRow {

@@ -54,6 +54,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         log: view.ui.log_scale,
         points: &tp.points,
         segments: &tp.segments,
+        headline: tp.headline,
     };
     if inner.height >= 12 {
         let top = Rect {
@@ -96,6 +97,7 @@ struct Ctx<'a> {
     log: bool,
     points: &'a [RatePoint],
     segments: &'a [SegmentMark],
+    headline: Option<RatePoint>,
 }
 
 fn scaled(v: f64, log: bool) -> f64 {
@@ -112,7 +114,10 @@ fn chart(f: &mut Frame, area: Rect, ctx: &Ctx, metric: &Metric) {
         return;
     }
     let theme = ctx.theme;
-    let last = ctx.points.last().copied().unwrap_or_default();
+    let last = ctx
+        .headline
+        .or_else(|| ctx.points.last().copied())
+        .unwrap_or_default();
     let title = Line::from(vec![
         Span::styled(format!("{:<6}", metric.name), theme.label()),
         Span::styled("read ", theme.read()),

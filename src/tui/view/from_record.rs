@@ -213,6 +213,15 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             source: "app".into(),
             points,
             segments: marks,
+            // The run's totals over its measured time: the summary's numbers, not the last
+            // interval's.
+            headline: Some(RatePoint {
+                t_s: record.elapsed_ns as f64 / NS,
+                read_iops: record.read.iops,
+                write_iops: record.write.iops,
+                read_bytes_per_s: record.read.bw_bytes as f64,
+                write_bytes_per_s: record.write.bw_bytes as f64,
+            }),
         }),
         latency: Some(LatencyView {
             rows,
@@ -331,5 +340,42 @@ mod tests {
         term.draw(|f| crate::tui::ui::latency::render(f, f.area(), &view))
             .unwrap();
         insta::assert_snapshot!(term.backend());
+    }
+
+    #[test]
+    fn the_headline_of_a_recorded_run_is_the_summary_s_rate() {
+        let mut record = record();
+        // The last interval was fast (a burst of completions); the run as a whole was not.
+        let fast = stats(&[(90_000, 4_000)]);
+        let none = DirectionStats::new();
+        record.segments[1]
+            .series
+            .push(crate::record::IntervalRecord {
+                format: "diskdash-bench-interval".into(),
+                format_version: 2,
+                segment: 1,
+                index: 0,
+                t_ns: 1_000_000_000,
+                duration_ns: 100_000_000,
+                read: DirectionRecord::from_stats(&fast, 100_000_000),
+                write: DirectionRecord::from_stats(&none, 100_000_000),
+                sync: crate::record::SyncRecord::from_stats(&none),
+                device: None,
+            });
+        let summary = crate::report::bench::summary(&record);
+        assert!(summary.contains("read    IOPS 1.6k "), "{summary}");
+        let view = view(&record, UiState::default());
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 10)).unwrap();
+        term.draw(|f| crate::tui::ui::throughput::render(f, f.area(), &view))
+            .unwrap();
+        let screen: String = term
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .map(ratatui::buffer::Cell::symbol)
+            .collect();
+        assert!(screen.contains("IOPS  read 1.58k"), "{screen}");
+        assert!(!screen.contains("read 40"), "{screen}");
     }
 }

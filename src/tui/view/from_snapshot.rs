@@ -130,6 +130,7 @@ pub fn throughput(snap: &Snapshot) -> ThroughputView {
                 write_bytes_per_s: p.write_bw_bytes_per_s,
             })
             .collect(),
+        headline: None,
         segments: snap
             .segments
             .iter()

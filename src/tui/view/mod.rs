@@ -113,6 +113,9 @@ pub struct ThroughputView {
     pub source: String,
     pub points: Vec<RatePoint>,
     pub segments: Vec<SegmentMark>,
+    /// The rates the panel's title shows when they are not the last point's: a recorded run
+    /// shows its totals over its measured time, as the summary does.
+    pub headline: Option<RatePoint>,
 }
 
 /// Direction of I/O.
