@@ -233,6 +233,30 @@ impl JobSpec {
         }
     }
 
+    /// Memory of the I/O buffers (block size x depth x workers).
+    #[must_use]
+    pub fn buffer_bytes(&self) -> u64 {
+        self.block_size_bytes
+            .saturating_mul(u64::from(self.effective_iodepth()))
+            .saturating_mul(u64::from(self.numjobs))
+    }
+
+    /// What the I/O buffers take, said when it is more than a few hundred MiB.
+    #[must_use]
+    pub fn buffer_note(&self) -> Option<String> {
+        const SAY_FROM_BYTES: u64 = 256 << 20;
+        let bytes = self.buffer_bytes();
+        (bytes > SAY_FROM_BYTES).then(|| {
+            format!(
+                "the I/O buffers take {} of memory (bs {} x iodepth {} x numjobs {})",
+                crate::units::format_bytes(bytes),
+                format_size_short(self.block_size_bytes),
+                self.effective_iodepth(),
+                self.numjobs
+            )
+        })
+    }
+
     /// The note a psync job with a deeper `--iodepth` gets: the depth applies to io_uring only.
     #[must_use]
     pub fn depth_note(&self) -> Option<String> {

@@ -156,6 +156,18 @@ pub fn open(
         &target.path,
     )?;
     target.working_set_bytes -= target.working_set_bytes % spec.block_size_bytes;
+    let in_flight_bytes = spec
+        .block_size_bytes
+        .saturating_mul(u64::from(spec.effective_iodepth()))
+        .saturating_mul(u64::from(spec.numjobs));
+    if target.working_set_bytes < in_flight_bytes {
+        target.warnings.push(format!(
+            "the working set ({}) is smaller than bs x iodepth x numjobs ({}): I/Os in flight \
+             overlap the same blocks; raise --size or lower --iodepth or --numjobs",
+            format_bytes(target.working_set_bytes),
+            format_bytes(in_flight_bytes)
+        ));
+    }
     Ok(target)
 }
 
@@ -530,7 +542,15 @@ fn open_block_device(
         .with_context(|| format!("reading the size of {}", path.display()))?;
     let mut notes = Vec::new();
     let mut size = spec.size_bytes;
-    if size > device_bytes {
+    if !spec.size_explicit {
+        // fio's default for a device: all of it.
+        size = device_bytes;
+        notes.push(format!(
+            "working set: the whole of {} ({}); --size to use less",
+            path.display(),
+            format_bytes(device_bytes)
+        ));
+    } else if size > device_bytes {
         notes.push(format!(
             "working set lowered from {} to the size of {} ({})",
             format_bytes(size),

@@ -123,6 +123,10 @@ struct StatusPrinter {
     warnings: usize,
     fallback_shown: bool,
     last_fill_pct: Option<u64>,
+    /// When the fill was first seen, for its rate and the time left.
+    fill_started: Option<std::time::Instant>,
+    /// The last whole second of ramp left that was printed.
+    last_ramp_s: Option<u64>,
     header_shown: bool,
 }
 
@@ -165,15 +169,25 @@ impl StatusPrinter {
             }
             _ => (0, 0),
         };
+        if total_bytes > 0 && self.fill_started.is_none() {
+            self.fill_started = Some(std::time::Instant::now());
+            let _ = writeln!(
+                err,
+                "preparing: writing the {} working set with data before measuring (reads of \
+                 never-written blocks measure nothing); progress and time left follow",
+                units::format_bytes(total_bytes)
+            );
+        }
         if total_bytes > 0 {
             let pct = done_bytes * 100 / total_bytes.max(1);
             let step = if tty { pct } else { pct / 25 * 25 };
             if self.last_fill_pct != Some(step) {
                 self.last_fill_pct = Some(step);
                 let text = format!(
-                    "preparing: writing the working set with data {} / {} ({pct}%)",
+                    "preparing: writing the working set with data {} / {} ({pct}%){}",
                     units::format_bytes(done_bytes),
-                    units::format_bytes(total_bytes)
+                    units::format_bytes(total_bytes),
+                    fill_pace(self.fill_started, done_bytes, total_bytes)
                 );
                 if tty {
                     let _ = write!(err, "\r{text}\x1b[K");
@@ -183,6 +197,17 @@ impl StatusPrinter {
                 } else {
                     let _ = writeln!(err, "{text}");
                 }
+            }
+        }
+        if let (SessionState::Ramp, Some(left)) = (&snap.state, snap.ramp_remaining) {
+            let left_s = left.as_secs();
+            if self.last_ramp_s != Some(left_s) {
+                self.last_ramp_s = Some(left_s);
+                let _ = writeln!(
+                    err,
+                    "[ramp] warming up, not measured: {:.1}s left",
+                    left.as_secs_f64()
+                );
             }
         }
         let first = self.next_seq;
@@ -197,6 +222,27 @@ impl StatusPrinter {
             self.next_seq = point.seq + 1;
         }
     }
+}
+
+/// `, 310 MiB/s, about 12s left` once the fill has been timed long enough to say.
+fn fill_pace(started: Option<std::time::Instant>, done_bytes: u64, total_bytes: u64) -> String {
+    let Some(started) = started else {
+        return String::new();
+    };
+    let secs = started.elapsed().as_secs_f64();
+    if secs < 0.5 || done_bytes == 0 || done_bytes >= total_bytes {
+        return String::new();
+    }
+    #[allow(clippy::cast_precision_loss)] // a rate for people
+    let rate = done_bytes as f64 / secs;
+    #[allow(clippy::cast_precision_loss)]
+    let left_s = (total_bytes - done_bytes) as f64 / rate;
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let rate_bytes = rate as u64;
+    format!(
+        ", {}/s, about {left_s:.0}s left",
+        units::format_bytes(rate_bytes)
+    )
 }
 
 /// The job the flags describe.

@@ -10,17 +10,19 @@ use crate::units::{format_bytes, format_latency_ns, format_rate};
 
 /// `[   3.0s] read 52.3k IOPS 204.3 MiB/s lat 611.2 us p99 1.20 ms | write ...`; an interval
 /// that is not `interval` long (the last one, which takes the drain and any remainder, or one
-/// cut short by a stop) names its length: `[   3.2s over 1.20s]`.
+/// cut short by a stop) names its length: `[   3.2s over 1.200s]`, `[   0.3s over 100.4ms]`.
 #[must_use]
 pub fn status_line(point: &SeriesPoint, interval: Duration, reads: bool, writes: bool) -> String {
     let mut line = if point.duration.abs_diff(interval) < Duration::from_millis(1) {
         format!("[{:>7.1}s]", point.at.as_secs_f64())
     } else {
-        format!(
-            "[{:>7.1}s over {:.2}s]",
-            point.at.as_secs_f64(),
-            point.duration.as_secs_f64()
-        )
+        // Precise enough that a length near the interval does not read as the interval.
+        let length = if point.duration < Duration::from_secs(1) {
+            format!("{:.1}ms", point.duration.as_secs_f64() * 1e3)
+        } else {
+            format!("{:.3}s", point.duration.as_secs_f64())
+        };
+        format!("[{:>7.1}s over {length}]", point.at.as_secs_f64())
     };
     if reads {
         let _ = write!(
@@ -480,7 +482,7 @@ diskdash bench: randrw bs=4k iodepth=32 numjobs=1 io_uring direct rwmixread=50 f
         };
         let line = status_line(&point, Duration::from_secs(1), true, false);
         assert!(
-            line.starts_with("[    3.2s over 1.20s] read   1.0k IOPS"),
+            line.starts_with("[    3.2s over 1.200s] read   1.0k IOPS"),
             "{line}"
         );
     }

@@ -101,6 +101,7 @@ impl Runner {
         };
         let mut notes = target.notes.clone();
         notes.extend(spec.depth_note());
+        notes.extend(spec.buffer_note());
         let (device, device_absent) = match device {
             Ok(device) => (Some(device), None),
             Err(why) => {
@@ -151,6 +152,7 @@ impl Runner {
             notes,
             device_absent,
             filled: false,
+            ramp_remaining: None,
             error: None,
             record_path: options.json.clone(),
         };
@@ -465,7 +467,16 @@ impl Runner {
             None
         };
         loop {
-            let intervals = seg.poll(POLL);
+            // Until measuring starts, wake when it does: the device window opens then, not up
+            // to a poll later (the workers count from that instant).
+            let wait = if cpu_measure_start.is_none() {
+                POLL.min(Duration::from_nanos(
+                    seg.record_from_ns.saturating_sub(monotonic_ns()),
+                ))
+            } else {
+                POLL
+            };
+            let intervals = seg.poll(wait);
             let emitted = !intervals.is_empty();
             for interval in intervals {
                 self.add_interval(index, &interval);
@@ -514,6 +525,8 @@ impl Runner {
             let elapsed_ns = seg.elapsed_ns(now);
             self.snap.elapsed = Duration::from_nanos(elapsed_ns);
             self.snap.remaining = Duration::from_nanos(seg.runtime_ns.saturating_sub(elapsed_ns));
+            self.snap.ramp_remaining =
+                (now < seg.record_from_ns).then(|| Duration::from_nanos(seg.record_from_ns - now));
             self.snap.state = if now < seg.record_from_ns {
                 SessionState::Ramp
             } else if seg.is_paused() {

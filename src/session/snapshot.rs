@@ -201,6 +201,8 @@ pub struct Snapshot {
     pub device_absent: Option<String>,
     /// The working set was written with data before the run (a fill finished).
     pub filled: bool,
+    /// Warm-up left before measuring, while the ramp runs.
+    pub ramp_remaining: Option<Duration>,
     /// Set when the run failed.
     pub error: Option<String>,
     /// Where the record is written (at the end).

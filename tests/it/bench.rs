@@ -417,3 +417,39 @@ fn the_last_interval_takes_the_drain_and_a_short_remainder() {
         assert!(lines[1].contains("s over "), "{lines:?}");
     }
 }
+
+/// What a fio user expects to be told: the ramp as it runs, the fill up front, I/Os that overlap
+/// in a working set smaller than what is in flight, and the memory large buffers take.
+#[test]
+fn the_ramp_the_fill_overlap_and_buffer_memory_are_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bench(
+        dir.path(),
+        &opts("--size 16M --ramp 1200ms --runtime 300ms --interval 100ms --no-tui"),
+    );
+    assert_success(&out);
+    assert_stderr_has(
+        &out,
+        "preparing: writing the 16 MiB working set with data before measuring",
+    );
+    assert_stderr_has(&out, "[ramp] warming up, not measured: ");
+    let out = bench(
+        dir.path(),
+        &opts("--size 8k --bs 4k -q 32 --ioengine null --runtime 200ms --no-tui"),
+    );
+    assert_success(&out);
+    assert_stderr_has(
+        &out,
+        "WARNING: the working set (8 KiB) is smaller than bs x iodepth x numjobs (128 KiB): I/Os \
+         in flight overlap the same blocks",
+    );
+    let out = bench(
+        dir.path(),
+        &opts("--size 64M --bs 64M -q 8 --ioengine null --runtime 200ms --no-tui"),
+    );
+    assert_success(&out);
+    assert_stderr_has(
+        &out,
+        "note: the I/O buffers take 512 MiB of memory (bs 64M x iodepth 8 x numjobs 1)",
+    );
+}

@@ -310,3 +310,24 @@ fn filesystems_without_o_direct_or_space_are_usage_errors() {
         "no scratch file left"
     );
 }
+
+/// A block device without `--size` is worked on whole, as fio does.
+#[test]
+#[ignore = "needs root"]
+fn a_block_device_is_worked_on_whole_by_default() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = data_loop_device(dir.path(), 24 << 20);
+    let (out, record) = bench_ok(
+        dir.path(),
+        &args(dev.path(), "--rw randread --runtime 200ms --no-tui"),
+    );
+    assert_eq!(record["target"]["working_set_bytes"], 24 << 20);
+    assert_stderr_has(
+        &out,
+        &format!(
+            "note: working set: the whole of {} (24 MiB)",
+            dev.path().display()
+        ),
+    );
+}
