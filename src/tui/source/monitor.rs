@@ -53,7 +53,9 @@ impl MonitorSource {
     /// `/proc/diskstats` cannot be opened.
     pub fn open(interval: Duration) -> anyhow::Result<Self> {
         let sampler = Sampler::open()?;
-        let mut ticker = tokio::time::interval(interval);
+        // The first tick one interval after the first sample: `tokio::time::interval` fires at
+        // once, which made a sample over a few microseconds (all zeros) the chart's first point.
+        let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let (host, kernel) = from_monitor::host_and_kernel();
         let mut source = Self {
@@ -307,6 +309,27 @@ mod tests {
         let first = rows_for(None, &a, &whole);
         assert_eq!(first.len(), 2);
         assert_eq!(first[1], IostatRow::since_boot(&a.disks[1], a.at));
+    }
+
+    #[test]
+    fn the_first_point_of_a_history_covers_a_whole_interval() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let interval = Duration::from_millis(100);
+            let mut source = MonitorSource::open(interval).unwrap();
+            source.next().await;
+            let first = source
+                .history
+                .values()
+                .filter_map(|h| h.front())
+                .map(|(t_s, _)| *t_s)
+                .fold(f64::INFINITY, f64::min);
+            // Not a sample taken microseconds after the first one, drawn as a ramp from zero.
+            assert!(first >= 0.09, "first point at {first} s");
+        });
     }
 
     #[test]

@@ -152,12 +152,13 @@ fn cell(m: &Metric, dev: &DeviceView, width: usize, theme: Theme) -> Vec<Span<'s
     const LABEL: usize = 8;
     const VALUE: usize = 9;
     let value = (m.show)((m.get)(&dev.now));
-    let spark_w = width.saturating_sub(LABEL + VALUE + 2).min(40);
+    // The history spans the rest of the cell, oldest sample at its left edge.
+    let spark_w = width.saturating_sub(LABEL + VALUE + 2);
     let history: Vec<f64> = dev.history.iter().map(m.get).collect();
     let ceiling = m
         .ceiling
         .unwrap_or_else(|| history.iter().copied().fold(0.0, f64::max));
-    let spark = fmt::sparkline(&history, spark_w, ceiling);
+    let spark = fmt::sparkline_fill(&history, spark_w, ceiling);
     let style = match m.label.chars().next() {
         Some('r') => theme.read(),
         Some('w') => theme.write(),

@@ -180,6 +180,21 @@ pub fn sparkline(values: &[f64], width: usize, max: f64) -> String {
     out
 }
 
+/// A one-row braille sparkline over all of `width` cells: the last `2 * width` values one per
+/// dot, or, with fewer values, each stretched over an equal share of the dots, so the oldest
+/// sample starts at the left edge and the newest ends at the right (no blank band).
+#[must_use]
+pub fn sparkline_fill(values: &[f64], width: usize, max: f64) -> String {
+    let dots = width * 2;
+    if values.is_empty() || values.len() >= dots {
+        return sparkline(values, width, max);
+    }
+    let stretched: Vec<f64> = (0..dots)
+        .map(|dot| values[dot * values.len() / dots])
+        .collect();
+    sparkline(&stretched, width, max)
+}
+
 /// A horizontal braille bar of `fraction` (0..=1) of `width` cells, in half-cell steps.
 #[must_use]
 pub fn bar(fraction: f64, width: usize) -> String {
@@ -251,6 +266,17 @@ mod tests {
         // Tiny non-zero values still show one dot.
         assert_eq!(sparkline(&[0.001, 0.0], 1, 100.0), "\u{2840}");
         assert_eq!(sparkline(&[1.0; 10], 3, 1.0).chars().count(), 3);
+    }
+
+    #[test]
+    fn a_filled_sparkline_spans_its_width_from_the_first_sample() {
+        // Two samples over three cells: the first half empty (zero), the second half full.
+        assert_eq!(sparkline_fill(&[0.0, 4.0], 3, 4.0), " \u{28b8}\u{28ff}");
+        assert_eq!(sparkline_fill(&[4.0], 2, 4.0), "\u{28ff}\u{28ff}");
+        // Enough values: the same as `sparkline`, the newest at the right.
+        let many: Vec<f64> = (0..10).map(f64::from).collect();
+        assert_eq!(sparkline_fill(&many, 3, 9.0), sparkline(&many, 3, 9.0));
+        assert_eq!(sparkline_fill(&[], 2, 1.0), "  ");
     }
 
     #[test]
