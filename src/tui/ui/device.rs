@@ -20,7 +20,7 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::fmt;
 use super::theme::Theme;
-use crate::tui::view::{DeviceRates, DeviceView, Reconciliation, View};
+use crate::tui::view::{DeviceRates, DeviceView, DeviceWindow, Reconciliation, View};
 
 /// Below this device/app ratio the application saw I/O the device never did.
 const PAGE_CACHE_RATIO: f64 = 0.5;
@@ -95,7 +95,10 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let title = if dev.absent.is_some() {
         " device: none ".to_string()
     } else {
-        format!(" device {} (iostat -x) ", dev.name)
+        match window_label(dev.window) {
+            Some(window) => format!(" device {} (iostat -x) {window} ", dev.name),
+            None => format!(" device {} (iostat -x) ", dev.name),
+        }
     };
     let block = Block::bordered()
         .title(title)
@@ -108,7 +111,12 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
 
     let mut tail: Vec<Line> = Vec::new();
     if let Some(rec) = &dev.reconciliation {
-        tail.push(reconciliation_line(rec, theme, usize::from(inner.width)));
+        tail.push(reconciliation_line(
+            rec,
+            dev.reconciliation_of.as_deref(),
+            theme,
+            usize::from(inner.width),
+        ));
     }
     for w in &dev.warnings {
         let text = fmt::fit(&format!("! {}", w.text), usize::from(inner.width));
@@ -173,21 +181,52 @@ fn cell(m: &Metric, dev: &DeviceView, width: usize, theme: Theme) -> Vec<Span<'s
     ]
 }
 
-fn reconciliation_line(rec: &Reconciliation, theme: Theme, width: usize) -> Line<'static> {
+/// What the numbers cover, for the title: `now, last 1s`, `last 1s of seg 2, stopped`,
+/// `seg 2 avg over 30s`.
+#[must_use]
+pub fn window_label(window: DeviceWindow) -> Option<String> {
+    match window {
+        DeviceWindow::Unsaid => None,
+        DeviceWindow::Now { interval } => Some(format!("now, last {}", fmt::interval(interval))),
+        DeviceWindow::SegmentEnd {
+            segment,
+            interval,
+            why,
+        } => Some(format!(
+            "last {} of seg {segment}, {}",
+            fmt::interval(interval),
+            why.label()
+        )),
+        DeviceWindow::SegmentAverage { segment, elapsed } => {
+            Some(format!("seg {segment} avg over {}", fmt::duration(elapsed)))
+        }
+    }
+}
+
+fn reconciliation_line(
+    rec: &Reconciliation,
+    of: Option<&str>,
+    theme: Theme,
+    width: usize,
+) -> Line<'static> {
     let (ratio_text, style) = match rec.ratio() {
         Some(r) if r < PAGE_CACHE_RATIO => (format!("{r:.2}"), theme.error()),
         Some(r) if (MATCH_LOW..=MATCH_HIGH).contains(&r) => (format!("{r:.2}"), theme.good()),
         Some(r) => (format!("{r:.2}"), theme.warn()),
         None => ("-".to_string(), theme.dim()),
     };
-    let mut spans = vec![
+    let mut spans = Vec::new();
+    if let Some(of) = of {
+        spans.push(Span::styled(format!("{of}: "), theme.label()));
+    }
+    spans.extend([
         Span::styled("app ", theme.label()),
         Span::styled(fmt::count(rec.app_ios), theme.value()),
         Span::styled(" I/Os  device ", theme.label()),
         Span::styled(fmt::count(rec.device_ios), theme.value()),
         Span::styled("  device/app ", theme.label()),
         Span::styled(ratio_text, style),
-    ];
+    ]);
     // The session's verdict explains the ratio (page cache, other activity, ...).
     let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
     if let Some(verdict) = &rec.verdict
