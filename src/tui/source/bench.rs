@@ -180,6 +180,17 @@ impl Source for BenchSource {
                 ),
             ));
         }
+        // Notes are facts about the run (the working set was written first, ...): they stay
+        // in the device panel, wrapped, not in the footer where a key's message replaces them.
+        for note in &snap.notes {
+            let already = snap
+                .device_absent
+                .as_ref()
+                .is_some_and(|why| note.contains(why.as_str()));
+            if !already {
+                warnings.push(Warning::new(WarningKind::Note, note.clone()));
+            }
+        }
         let segment = usize::try_from(snap.segment).unwrap_or(0) + 1;
         let reconciliation_of =
             reconciliation_of(&snap.state, segment, snap.elapsed, &snap.segments);
@@ -239,8 +250,7 @@ impl Source for BenchSource {
         let running = matches!(snap.state, SessionState::Running | SessionState::Paused);
         let mut ui = app.ui.clone();
         if ui.message.is_none() {
-            ui.message = snap_view::state_message(snap)
-                .or_else(|| snap.notes.last().map(|n| format!("note: {n}")));
+            ui.message = snap_view::state_message(snap);
         }
         View {
             mode: Mode::Bench,

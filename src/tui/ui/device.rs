@@ -109,19 +109,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         return;
     }
 
-    let mut tail: Vec<Line> = Vec::new();
-    if let Some(rec) = &dev.reconciliation {
-        tail.push(reconciliation_line(
-            rec,
-            dev.reconciliation_of.as_deref(),
-            theme,
-            usize::from(inner.width),
-        ));
-    }
-    for w in &dev.warnings {
-        let text = fmt::fit(&format!("! {}", w.text), usize::from(inner.width));
-        tail.push(Line::styled(text, theme.warning(w.kind)));
-    }
+    let tail = tail(dev, theme, usize::from(inner.width));
     if let Some(why) = &dev.absent {
         let mut lines = vec![Line::styled(why.clone(), theme.label())];
         lines.extend(tail);
@@ -154,6 +142,37 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     lines.truncate(usize::from(metric_rows));
     lines.extend(tail);
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The lines under the metrics: the reconciliation, its verdict on the same line when it fits
+/// and wrapped under it otherwise, and every warning, wrapped: nothing is cut.
+fn tail(dev: &DeviceView, theme: Theme, width: usize) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if let Some(rec) = &dev.reconciliation {
+        lines.extend(reconciliation_lines(
+            rec,
+            dev.reconciliation_of.as_deref(),
+            theme,
+            width,
+        ));
+    }
+    for w in &dev.warnings {
+        for (i, text) in fmt::wrap(&w.text, width.saturating_sub(2))
+            .into_iter()
+            .enumerate()
+        {
+            let mark = if i == 0 { "! " } else { "  " };
+            lines.push(Line::styled(format!("{mark}{text}"), theme.warning(w.kind)));
+        }
+    }
+    lines
+}
+
+/// Rows the reconciliation and warnings take in a panel `width` columns wide (borders
+/// included), for the layout.
+#[must_use]
+pub fn tail_rows(dev: &DeviceView, width: u16) -> usize {
+    tail(dev, Theme::new(false), usize::from(width.saturating_sub(2))).len()
 }
 
 fn cell(m: &Metric, dev: &DeviceView, width: usize, theme: Theme) -> Vec<Span<'static>> {
@@ -203,12 +222,12 @@ pub fn window_label(window: DeviceWindow) -> Option<String> {
     }
 }
 
-fn reconciliation_line(
+fn reconciliation_lines(
     rec: &Reconciliation,
     of: Option<&str>,
     theme: Theme,
     width: usize,
-) -> Line<'static> {
+) -> Vec<Line<'static>> {
     let (ratio_text, style) = match rec.ratio() {
         Some(r) if r < PAGE_CACHE_RATIO => (format!("{r:.2}"), theme.error()),
         Some(r) if (MATCH_LOW..=MATCH_HIGH).contains(&r) => (format!("{r:.2}"), theme.good()),
@@ -227,13 +246,21 @@ fn reconciliation_line(
         Span::styled("  device/app ", theme.label()),
         Span::styled(ratio_text, style),
     ]);
-    // The session's verdict explains the ratio (page cache, other activity, ...).
+    // The session's verdict explains the ratio (page cache, other activity, ...): beside the
+    // numbers when it fits, else on lines of its own.
     let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
-    if let Some(verdict) = &rec.verdict
-        && width > used + 12
-    {
-        let text = fmt::fit(verdict, width - used - 2);
-        spans.push(Span::styled(format!("  {text}"), theme.dim()));
+    let Some(verdict) = &rec.verdict else {
+        return vec![Line::from(spans)];
+    };
+    if used + 2 + verdict.chars().count() <= width {
+        spans.push(Span::styled(format!("  {verdict}"), theme.dim()));
+        return vec![Line::from(spans)];
     }
-    Line::from(spans)
+    let mut lines = vec![Line::from(spans)];
+    lines.extend(
+        fmt::wrap(verdict, width.saturating_sub(2))
+            .into_iter()
+            .map(|text| Line::styled(format!("  {text}"), theme.dim())),
+    );
+    lines
 }

@@ -139,6 +139,40 @@ pub fn fit(s: &str, width: usize) -> String {
     out
 }
 
+/// Splits `s` into lines of at most `width` characters at spaces; a word longer than a line
+/// is split where the line ends. Nothing is dropped.
+#[must_use]
+pub fn wrap(s: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in s.split_whitespace() {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let used = line.chars().count();
+            let gap = usize::from(used > 0);
+            if used + gap + word.len() <= width {
+                if gap == 1 {
+                    line.push(' ');
+                }
+                line.extend(word.iter());
+                break;
+            }
+            if used > 0 {
+                lines.push(std::mem::take(&mut line));
+                continue;
+            }
+            let rest = word.split_off(width);
+            lines.push(word.iter().collect());
+            word = rest;
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 /// Braille dot bits by column (left, right) and level from the bottom (0..4).
 const DOTS: [[u8; 4]; 2] = [[0x40, 0x04, 0x02, 0x01], [0x80, 0x20, 0x10, 0x08]];
 
@@ -256,6 +290,17 @@ mod tests {
         assert_eq!(fit("abcdef", 4), "abc~");
         assert_eq!(fit("abc", 4), "abc");
         assert_eq!(fit("abc", 0), "");
+    }
+
+    #[test]
+    fn wrapping_keeps_every_word() {
+        assert_eq!(
+            wrap("none [mq-deadline] kyber bfq", 14),
+            ["none", "[mq-deadline]", "kyber bfq"]
+        );
+        assert_eq!(wrap("abcdefgh", 3), ["abc", "def", "gh"]);
+        assert_eq!(wrap("", 5), [""]);
+        assert_eq!(wrap("a b", 0), ["a", "b"]);
     }
 
     #[test]

@@ -105,7 +105,7 @@ fn queue() -> QueueView {
     QueueView {
         disk: "vda".into(),
         settings: vec![
-            kv("scheduler", "[none] mq-deadline"),
+            kv("scheduler", "none [mq-deadline] kyber bfq"),
             kv("nr_requests", "256"),
             kv("read_ahead_kb", "128"),
             kv("rotational", "0"),
@@ -176,7 +176,14 @@ pub fn bench() -> View {
                 verdict: Some("match: vda completed every I/O of the run, once".into()),
             }),
             reconciliation_of: Some("seg 1 (30s)".into()),
-            warnings: vec![util_caveat()],
+            warnings: vec![
+                util_caveat(),
+                Warning::new(
+                    WarningKind::Note,
+                    "wrote the 256M working set with data first (3.1 s): reads measure the \
+                     device, writes overwrite allocated blocks",
+                ),
+            ],
             absent: None,
         }),
         queue: Some(queue()),

@@ -125,6 +125,49 @@ fn frames_say_what_window_each_number_covers() {
     }
 }
 
+/// At 80x24 and 160x50 nothing is cut with `~`: the header keeps the target and its disk two
+/// columns from the state, the footer's message is whole, the reconciliation verdict and the
+/// scheduler list wrap, notes and warnings wrap in the device panel.
+#[test]
+fn nothing_important_is_cut() {
+    let views = [
+        ("bench", sample::bench()),
+        ("bench_stopped", sample::bench_stopped()),
+        ("bench_other_disk", sample::bench_other_disk()),
+        ("monitor", sample::monitor()),
+        ("show", sample::show()),
+    ];
+    for (name, view) in &views {
+        for (w, h) in [(80, 24), (160, 50)] {
+            let screen = text(&frame(view, w, h));
+            assert!(!screen.contains('~'), "{name} {w}x{h}:\n{screen}");
+            let top = screen.lines().next().unwrap_or("");
+            if let Some(target) = &view.header.target {
+                assert!(top.contains(&format!("{target} (vda)  ")), "{top}");
+            }
+            if let Some(message) = &view.ui.message {
+                assert!(
+                    screen.contains(message.as_str()),
+                    "{name} {w}x{h}:\n{screen}"
+                );
+            }
+            if w == 160
+                && view
+                    .device
+                    .as_ref()
+                    .is_some_and(|d| d.reconciliation.is_some())
+            {
+                assert!(screen.contains("match: vda completed every I/O of the run, once"));
+            }
+        }
+    }
+    let screen = text(&frame(&sample::bench(), 80, 24));
+    assert!(
+        screen.contains("! wrote the 256M working set with data first"),
+        "{screen}"
+    );
+}
+
 #[test]
 fn help_overlay() {
     let mut view = sample::bench();
