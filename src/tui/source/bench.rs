@@ -8,14 +8,20 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
 use crate::bench::options::{MAX_BLOCK_SIZE_BYTES, MAX_IODEPTH, MAX_NUMJOBS};
-use crate::session::{Control, SessionHandle, SessionState, Snapshot};
+use crate::session::{Control, SegmentMark, SessionHandle, SessionState, Snapshot};
 use crate::tui::app::{App, Intent};
 use crate::tui::event::Source;
 use crate::tui::source::monitor::MonitorSource;
+use crate::tui::ui::fmt;
 use crate::tui::view::from_monitor;
 use crate::tui::view::from_snapshot as snap_view;
-use crate::tui::view::{DeviceView, Header, Mode, QueueView, View, Warning, WarningKind};
+use crate::tui::view::{
+    DeviceView, DeviceWindow, Frozen, Header, Mode, QueueView, View, Warning, WarningKind,
+};
 use crate::units::format_size_short;
+
+/// How often the all-disks table is sampled.
+const DISKS_INTERVAL: Duration = Duration::from_secs(1);
 
 pub struct BenchSource {
     snapshots: watch::Receiver<Arc<Snapshot>>,
@@ -45,7 +51,7 @@ impl BenchSource {
             next_job: snap.job.clone(),
             snap,
             closed: false,
-            disks: MonitorSource::open(Duration::from_secs(1), false)?,
+            disks: MonitorSource::open(DISKS_INTERVAL, false)?,
             had_device: false,
             started: false,
             host,
@@ -87,6 +93,61 @@ impl BenchSource {
     }
 }
 
+/// What the device panel's numbers of the target's disk cover: the session's last interval,
+/// live while the segment runs, frozen once it is paused, stopped or over.
+fn device_window(state: &SessionState, segment: usize, last: Option<Duration>) -> DeviceWindow {
+    let interval = last.unwrap_or(DISKS_INTERVAL);
+    let why = match state {
+        SessionState::Paused => Frozen::Paused,
+        SessionState::Idle => Frozen::Stopped,
+        SessionState::Finished(_) => Frozen::Ended,
+        SessionState::Preparing { .. } | SessionState::Ramp | SessionState::Running => {
+            return DeviceWindow::Now { interval };
+        }
+    };
+    DeviceWindow::SegmentEnd {
+        segment,
+        interval,
+        why,
+    }
+}
+
+/// Which segment the session's reconciliation covers (1-based `segment` is the current or
+/// last one): the last finished one, with its measured length, e.g. `seg 1 (30s)`.
+fn reconciliation_of(
+    state: &SessionState,
+    segment: usize,
+    elapsed: Duration,
+    marks: &[SegmentMark],
+) -> Option<String> {
+    let finished = matches!(state, SessionState::Idle | SessionState::Finished(_));
+    let of = if finished {
+        segment
+    } else {
+        segment.checked_sub(1)?
+    };
+    if of == 0 {
+        return None;
+    }
+    let start = |seg: usize| {
+        marks
+            .iter()
+            .find(|m| usize::try_from(m.index).is_ok_and(|i| i + 1 == seg))
+            .map(|m| m.at)
+    };
+    let length = if of == segment {
+        Some(elapsed)
+    } else {
+        start(of + 1)
+            .zip(start(of))
+            .map(|(end, begin)| end.saturating_sub(begin))
+    };
+    Some(match length {
+        Some(d) => format!("seg {of} ({})", fmt::duration(d)),
+        None => format!("seg {of}"),
+    })
+}
+
 fn whole_disk(device: &str) -> String {
     crate::monitor::device::whole_disk(device).unwrap_or_else(|| device.to_string())
 }
@@ -119,43 +180,77 @@ impl Source for BenchSource {
                 ),
             ));
         }
-        if let Some(note) = snap.queue.as_ref().and_then(from_monitor::util_caveat) {
-            warnings.push(Warning::new(WarningKind::UtilCaveat, note));
-        }
-        // Without a block device (tmpfs, ...) the panel says why and still shows warnings.
-        let absent = snap
-            .device_absent
-            .as_ref()
-            .map(|why| format!("no device statistics: {why}"))
-            .or_else(|| {
-                disk.is_none()
-                    .then(|| "no block device behind the target".into())
-            });
-        let device = Some(DeviceView {
-            name: disk.clone().unwrap_or_else(|| "-".into()),
-            now: snap
-                .device
+        // Notes are facts about the run (the working set was written first, ...): they stay
+        // in the device panel, wrapped, not in the footer where a key's message replaces them.
+        for note in &snap.notes {
+            let already = snap
+                .device_absent
                 .as_ref()
-                .map(from_monitor::device_rates)
-                .unwrap_or_default(),
-            history: snap
-                .device_history
-                .iter()
-                .map(from_monitor::device_rates)
-                .collect(),
-            reconciliation: snap_view::reconciliation(snap),
-            warnings,
-            absent: if disk.is_none() { absent } else { None },
-        });
-        let queue: Option<QueueView> = match (&disk, &snap.queue) {
-            (Some(d), Some(q)) => Some(from_monitor::queue_view(&whole_disk(d), q)),
-            _ => None,
+                .is_some_and(|why| note.contains(why.as_str()));
+            if !already {
+                warnings.push(Warning::new(WarningKind::Note, note.clone()));
+            }
+        }
+        let segment = usize::try_from(snap.segment).unwrap_or(0) + 1;
+        let reconciliation_of =
+            reconciliation_of(&snap.state, segment, snap.elapsed, &snap.segments);
+        // Another disk picked in the table: the device and queue panels follow it with its live
+        // rates; the reconciliation stays, as it is of the target's disk, and says so.
+        let target_disk = disk.as_deref().map(whole_disk);
+        let other = table
+            .selected
+            .map(|i| &table.rows[i])
+            .filter(|row| target_disk.as_ref().is_some_and(|t| *t != row.name));
+        let (device, queue) = if let Some(row) = other {
+            let panels = self.disks.disk_panels(row);
+            let mut device = panels.device;
+            warnings.append(&mut device.warnings);
+            device.warnings = warnings;
+            device.reconciliation = snap_view::reconciliation(snap);
+            device.reconciliation_of = reconciliation_of
+                .map(|of| format!("target {}, {of}", target_disk.as_deref().unwrap_or("-")));
+            (Some(device), Some(panels.queue))
+        } else {
+            if let Some(note) = snap.queue.as_ref().and_then(from_monitor::util_caveat) {
+                warnings.push(Warning::new(WarningKind::UtilCaveat, note));
+            }
+            // Without a block device (tmpfs, ...) the panel says why and still shows warnings.
+            let absent = snap
+                .device_absent
+                .as_ref()
+                .map(|why| format!("no device statistics: {why}"))
+                .or_else(|| {
+                    disk.is_none()
+                        .then(|| "no block device behind the target".into())
+                });
+            let device = DeviceView {
+                name: disk.clone().unwrap_or_else(|| "-".into()),
+                now: snap
+                    .device
+                    .as_ref()
+                    .map(from_monitor::device_rates)
+                    .unwrap_or_default(),
+                window: device_window(&snap.state, segment, snap.series.back().map(|p| p.duration)),
+                history: snap
+                    .device_history
+                    .iter()
+                    .map(from_monitor::device_rates)
+                    .collect(),
+                reconciliation: snap_view::reconciliation(snap),
+                reconciliation_of,
+                warnings,
+                absent: if disk.is_none() { absent } else { None },
+            };
+            let queue: Option<QueueView> = match (&disk, &snap.queue) {
+                (Some(d), Some(q)) => Some(from_monitor::queue_view(&whole_disk(d), q)),
+                _ => None,
+            };
+            (Some(device), queue)
         };
         let running = matches!(snap.state, SessionState::Running | SessionState::Paused);
         let mut ui = app.ui.clone();
         if ui.message.is_none() {
-            ui.message = snap_view::state_message(snap)
-                .or_else(|| snap.notes.last().map(|n| format!("note: {n}")));
+            ui.message = snap_view::state_message(snap);
         }
         View {
             mode: Mode::Bench,
@@ -173,7 +268,8 @@ impl Source for BenchSource {
                     usize::try_from(snap.segment).unwrap_or(0) + 1,
                     snap.segments.len().max(1),
                 )),
-                interval: None,
+                // The disks table's sampling interval.
+                interval: Some(DISKS_INTERVAL),
             },
             throughput: Some(snap_view::throughput(snap)),
             latency: Some(snap_view::latency(snap)),
@@ -261,5 +357,66 @@ impl Source for BenchSource {
             }
         };
         self.send(control, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::RunStatus;
+
+    fn mark(index: u32, at_s: u64) -> SegmentMark {
+        SegmentMark {
+            index,
+            job: "randread".into(),
+            at: Duration::from_secs(at_s),
+            engine: "io_uring".into(),
+        }
+    }
+
+    #[test]
+    fn the_device_numbers_say_whether_they_are_live_or_frozen() {
+        let second = Some(Duration::from_millis(1000));
+        assert_eq!(
+            device_window(&SessionState::Running, 2, second),
+            DeviceWindow::Now {
+                interval: Duration::from_secs(1)
+            }
+        );
+        for (state, why) in [
+            (SessionState::Paused, Frozen::Paused),
+            (SessionState::Idle, Frozen::Stopped),
+            (SessionState::Finished(RunStatus::Completed), Frozen::Ended),
+        ] {
+            assert_eq!(
+                device_window(&state, 2, Some(Duration::from_millis(400))),
+                DeviceWindow::SegmentEnd {
+                    segment: 2,
+                    interval: Duration::from_millis(400),
+                    why
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn the_reconciliation_names_the_finished_segment_it_covers() {
+        let marks = [mark(0, 0), mark(1, 30)];
+        let elapsed = Duration::from_secs(12);
+        // Segment 2 runs: the reconciliation is segment 1's, 30 s long.
+        assert_eq!(
+            reconciliation_of(&SessionState::Running, 2, elapsed, &marks).as_deref(),
+            Some("seg 1 (30s)")
+        );
+        // Segment 2 stopped: its own, over its measured 12 s.
+        assert_eq!(
+            reconciliation_of(&SessionState::Idle, 2, elapsed, &marks).as_deref(),
+            Some("seg 2 (12s)")
+        );
+        // The first segment runs: nothing finished yet.
+        assert_eq!(
+            reconciliation_of(&SessionState::Running, 1, elapsed, &marks[..1]),
+            None
+        );
     }
 }

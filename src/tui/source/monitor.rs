@@ -18,7 +18,8 @@ use crate::tui::app::{App, Intent};
 use crate::tui::event::Source;
 use crate::tui::view::from_monitor;
 use crate::tui::view::{
-    DeviceView, Header, Mode, RunState, ThroughputView, View, Warning, WarningKind,
+    DeviceView, DeviceWindow, DiskRow, Header, Mode, QueueView, RunState, ThroughputView, View,
+    Warning, WarningKind,
 };
 
 /// Samples kept per disk: ten minutes at the default 1 s.
@@ -55,7 +56,9 @@ impl MonitorSource {
     /// `/proc/diskstats` cannot be opened.
     pub fn open(interval: Duration, show_idle: bool) -> anyhow::Result<Self> {
         let sampler = Sampler::open()?;
-        let mut ticker = tokio::time::interval(interval);
+        // The first tick one interval after the first sample: `tokio::time::interval` fires at
+        // once, which made a sample over a few microseconds (all zeros) the chart's first point.
+        let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let (host, kernel) = from_monitor::host_and_kernel();
         let mut source = Self {
@@ -162,6 +165,73 @@ impl MonitorSource {
     }
 }
 
+/// The panels of one disk of the table, live: its rates and history, queue settings, chart.
+pub struct DiskPanels {
+    pub device: DeviceView,
+    pub queue: QueueView,
+    pub throughput: ThroughputView,
+}
+
+impl MonitorSource {
+    /// The device, queue and chart panels of `disk` (a row of the table), its queue settings
+    /// read once and kept.
+    pub fn disk_panels(&mut self, disk: &DiskRow) -> DiskPanels {
+        let q = self
+            .queues
+            .entry(disk.name.clone())
+            .or_insert_with(|| QueueSettings::read(&disk.name));
+        let history = self.history.get(&disk.name);
+        let now = self
+            .rows
+            .iter()
+            .find(|(r, _)| r.device == disk.name)
+            .map(|(r, _)| from_monitor::device_rates(r))
+            .unwrap_or_default();
+        let mut warnings = Vec::new();
+        if disk.vanished {
+            warnings.push(Warning::new(
+                WarningKind::DeviceGone,
+                format!("{} vanished from /proc/diskstats", disk.name),
+            ));
+        }
+        if let Some(note) = from_monitor::util_caveat(q) {
+            warnings.push(Warning::new(WarningKind::UtilCaveat, note));
+        }
+        let device = DeviceView {
+            name: disk.name.clone(),
+            now,
+            window: DeviceWindow::Now {
+                interval: self.interval,
+            },
+            history: history
+                .map(|h| {
+                    h.iter()
+                        .map(|(_, r)| from_monitor::device_rates(r))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            warnings,
+            ..DeviceView::default()
+        };
+        DiskPanels {
+            device,
+            queue: from_monitor::queue_view(&disk.name, q),
+            throughput: ThroughputView {
+                source: disk.name.clone(),
+                points: history
+                    .map(|h| {
+                        h.iter()
+                            .map(|(t, r)| from_monitor::rate_point(*t, r))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+                segments: Vec::new(),
+                headline: None,
+            },
+        }
+    }
+}
+
 impl Source for MonitorSource {
     async fn next(&mut self) {
         self.ticker.tick().await;
@@ -188,59 +258,11 @@ impl Source for MonitorSource {
         }
         let table = app.disk_table(self.table_rows());
         let selected = table.selected.map(|i| table.rows[i].clone());
-        let mut device = None;
-        let mut queue = None;
-        let mut throughput = None;
-        if let Some(sel) = &selected {
-            let q = self
-                .queues
-                .entry(sel.name.clone())
-                .or_insert_with(|| QueueSettings::read(&sel.name));
-            let history = self.history.get(&sel.name);
-            let now = self
-                .rows
-                .iter()
-                .find(|(r, _)| r.device == sel.name)
-                .map(|(r, _)| from_monitor::device_rates(r))
-                .unwrap_or_default();
-            let mut warnings = Vec::new();
-            if sel.vanished {
-                warnings.push(Warning::new(
-                    WarningKind::DeviceGone,
-                    format!("{} vanished from /proc/diskstats", sel.name),
-                ));
-            }
-            if let Some(note) = from_monitor::util_caveat(q) {
-                warnings.push(Warning::new(WarningKind::UtilCaveat, note));
-            }
-            device = Some(DeviceView {
-                name: sel.name.clone(),
-                now,
-                history: history
-                    .map(|h| {
-                        h.iter()
-                            .map(|(_, r)| from_monitor::device_rates(r))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                reconciliation: None,
-                warnings,
-                absent: None,
-            });
-            queue = Some(from_monitor::queue_view(&sel.name, q));
-            throughput = Some(ThroughputView {
-                source: sel.name.clone(),
-                points: history
-                    .map(|h| {
-                        h.iter()
-                            .map(|(t, r)| from_monitor::rate_point(*t, r))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                segments: Vec::new(),
-                headline: None,
-            });
-        }
+        let panels = selected.as_ref().map(|sel| self.disk_panels(sel));
+        let (device, queue, throughput) = match panels {
+            Some(p) => (Some(p.device), Some(p.queue), Some(p.throughput)),
+            None => (None, None, None),
+        };
         let elapsed = match (self.sampler.last(), self.started) {
             (Some(step), Some(s)) => step.cur.at.saturating_sub(s),
             _ => Duration::ZERO,
@@ -337,6 +359,27 @@ mod tests {
             assert_eq!(all.len(), b.disks.len(), "-a shows every whole disk");
             assert!(all.len() > used.len());
         }
+    }
+
+    #[test]
+    fn the_first_point_of_a_history_covers_a_whole_interval() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let interval = Duration::from_millis(100);
+            let mut source = MonitorSource::open(interval, false).unwrap();
+            source.next().await;
+            let first = source
+                .history
+                .values()
+                .filter_map(|h| h.front())
+                .map(|(t_s, _)| *t_s)
+                .fold(f64::INFINITY, f64::min);
+            // Not a sample taken microseconds after the first one, drawn as a ramp from zero.
+            assert!(first >= 0.09, "first point at {first} s");
+        });
     }
 
     #[test]

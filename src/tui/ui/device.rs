@@ -20,7 +20,7 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::fmt;
 use super::theme::Theme;
-use crate::tui::view::{DeviceRates, DeviceView, Reconciliation, View};
+use crate::tui::view::{DeviceRates, DeviceView, DeviceWindow, Reconciliation, View};
 
 /// Below this device/app ratio the application saw I/O the device never did.
 const PAGE_CACHE_RATIO: f64 = 0.5;
@@ -95,7 +95,10 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let title = if dev.absent.is_some() {
         " device: none ".to_string()
     } else {
-        format!(" device {} (iostat -x) ", dev.name)
+        match window_label(dev.window) {
+            Some(window) => format!(" device {} (iostat -x) {window} ", dev.name),
+            None => format!(" device {} (iostat -x) ", dev.name),
+        }
     };
     let block = Block::bordered()
         .title(title)
@@ -106,14 +109,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         return;
     }
 
-    let mut tail: Vec<Line> = Vec::new();
-    if let Some(rec) = &dev.reconciliation {
-        tail.push(reconciliation_line(rec, theme, usize::from(inner.width)));
-    }
-    for w in &dev.warnings {
-        let text = fmt::fit(&format!("! {}", w.text), usize::from(inner.width));
-        tail.push(Line::styled(text, theme.warning(w.kind)));
-    }
+    let tail = tail(dev, theme, usize::from(inner.width));
     if let Some(why) = &dev.absent {
         let mut lines = vec![Line::styled(why.clone(), theme.label())];
         lines.extend(tail);
@@ -148,16 +144,48 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     f.render_widget(Paragraph::new(lines), inner);
 }
 
+/// The lines under the metrics: the reconciliation, its verdict on the same line when it fits
+/// and wrapped under it otherwise, and every warning, wrapped: nothing is cut.
+fn tail(dev: &DeviceView, theme: Theme, width: usize) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if let Some(rec) = &dev.reconciliation {
+        lines.extend(reconciliation_lines(
+            rec,
+            dev.reconciliation_of.as_deref(),
+            theme,
+            width,
+        ));
+    }
+    for w in &dev.warnings {
+        for (i, text) in fmt::wrap(&w.text, width.saturating_sub(2))
+            .into_iter()
+            .enumerate()
+        {
+            let mark = if i == 0 { "! " } else { "  " };
+            lines.push(Line::styled(format!("{mark}{text}"), theme.warning(w.kind)));
+        }
+    }
+    lines
+}
+
+/// Rows the reconciliation and warnings take in a panel `width` columns wide (borders
+/// included), for the layout.
+#[must_use]
+pub fn tail_rows(dev: &DeviceView, width: u16) -> usize {
+    tail(dev, Theme::new(false), usize::from(width.saturating_sub(2))).len()
+}
+
 fn cell(m: &Metric, dev: &DeviceView, width: usize, theme: Theme) -> Vec<Span<'static>> {
     const LABEL: usize = 8;
     const VALUE: usize = 9;
     let value = (m.show)((m.get)(&dev.now));
-    let spark_w = width.saturating_sub(LABEL + VALUE + 2).min(40);
+    // The history spans the rest of the cell, oldest sample at its left edge.
+    let spark_w = width.saturating_sub(LABEL + VALUE + 2);
     let history: Vec<f64> = dev.history.iter().map(m.get).collect();
     let ceiling = m
         .ceiling
         .unwrap_or_else(|| history.iter().copied().fold(0.0, f64::max));
-    let spark = fmt::sparkline(&history, spark_w, ceiling);
+    let spark = fmt::sparkline_fill(&history, spark_w, ceiling);
     let style = match m.label.chars().next() {
         Some('r') => theme.read(),
         Some('w') => theme.write(),
@@ -172,28 +200,67 @@ fn cell(m: &Metric, dev: &DeviceView, width: usize, theme: Theme) -> Vec<Span<'s
     ]
 }
 
-fn reconciliation_line(rec: &Reconciliation, theme: Theme, width: usize) -> Line<'static> {
+/// What the numbers cover, for the title: `now, last 1s`, `last 1s of seg 2, stopped`,
+/// `seg 2 avg over 30s`.
+#[must_use]
+pub fn window_label(window: DeviceWindow) -> Option<String> {
+    match window {
+        DeviceWindow::Unsaid => None,
+        DeviceWindow::Now { interval } => Some(format!("now, last {}", fmt::interval(interval))),
+        DeviceWindow::SegmentEnd {
+            segment,
+            interval,
+            why,
+        } => Some(format!(
+            "last {} of seg {segment}, {}",
+            fmt::interval(interval),
+            why.label()
+        )),
+        DeviceWindow::SegmentAverage { segment, elapsed } => {
+            Some(format!("seg {segment} avg over {}", fmt::duration(elapsed)))
+        }
+    }
+}
+
+fn reconciliation_lines(
+    rec: &Reconciliation,
+    of: Option<&str>,
+    theme: Theme,
+    width: usize,
+) -> Vec<Line<'static>> {
     let (ratio_text, style) = match rec.ratio() {
         Some(r) if r < PAGE_CACHE_RATIO => (format!("{r:.2}"), theme.error()),
         Some(r) if (MATCH_LOW..=MATCH_HIGH).contains(&r) => (format!("{r:.2}"), theme.good()),
         Some(r) => (format!("{r:.2}"), theme.warn()),
         None => ("-".to_string(), theme.dim()),
     };
-    let mut spans = vec![
+    let mut spans = Vec::new();
+    if let Some(of) = of {
+        spans.push(Span::styled(format!("{of}: "), theme.label()));
+    }
+    spans.extend([
         Span::styled("app ", theme.label()),
         Span::styled(fmt::count(rec.app_ios), theme.value()),
         Span::styled(" I/Os  device ", theme.label()),
         Span::styled(fmt::count(rec.device_ios), theme.value()),
         Span::styled("  device/app ", theme.label()),
         Span::styled(ratio_text, style),
-    ];
-    // The session's verdict explains the ratio (page cache, other activity, ...).
+    ]);
+    // The session's verdict explains the ratio (page cache, other activity, ...): beside the
+    // numbers when it fits, else on lines of its own.
     let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
-    if let Some(verdict) = &rec.verdict
-        && width > used + 12
-    {
-        let text = fmt::fit(verdict, width - used - 2);
-        spans.push(Span::styled(format!("  {text}"), theme.dim()));
+    let Some(verdict) = &rec.verdict else {
+        return vec![Line::from(spans)];
+    };
+    if used + 2 + verdict.chars().count() <= width {
+        spans.push(Span::styled(format!("  {verdict}"), theme.dim()));
+        return vec![Line::from(spans)];
     }
-    Line::from(spans)
+    let mut lines = vec![Line::from(spans)];
+    lines.extend(
+        fmt::wrap(verdict, width.saturating_sub(2))
+            .into_iter()
+            .map(|text| Line::styled(format!("  {text}"), theme.dim())),
+    );
+    lines
 }

@@ -139,6 +139,40 @@ pub fn fit(s: &str, width: usize) -> String {
     out
 }
 
+/// Splits `s` into lines of at most `width` characters at spaces; a word longer than a line
+/// is split where the line ends. Nothing is dropped.
+#[must_use]
+pub fn wrap(s: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in s.split_whitespace() {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let used = line.chars().count();
+            let gap = usize::from(used > 0);
+            if used + gap + word.len() <= width {
+                if gap == 1 {
+                    line.push(' ');
+                }
+                line.extend(word.iter());
+                break;
+            }
+            if used > 0 {
+                lines.push(std::mem::take(&mut line));
+                continue;
+            }
+            let rest = word.split_off(width);
+            lines.push(word.iter().collect());
+            word = rest;
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 /// Braille dot bits by column (left, right) and level from the bottom (0..4).
 const DOTS: [[u8; 4]; 2] = [[0x40, 0x04, 0x02, 0x01], [0x80, 0x20, 0x10, 0x08]];
 
@@ -178,6 +212,21 @@ pub fn sparkline(values: &[f64], width: usize, max: f64) -> String {
         out.push(if bits == 0 { ' ' } else { braille(bits) });
     }
     out
+}
+
+/// A one-row braille sparkline over all of `width` cells: the last `2 * width` values one per
+/// dot, or, with fewer values, each stretched over an equal share of the dots, so the oldest
+/// sample starts at the left edge and the newest ends at the right (no blank band).
+#[must_use]
+pub fn sparkline_fill(values: &[f64], width: usize, max: f64) -> String {
+    let dots = width * 2;
+    if values.is_empty() || values.len() >= dots {
+        return sparkline(values, width, max);
+    }
+    let stretched: Vec<f64> = (0..dots)
+        .map(|dot| values[dot * values.len() / dots])
+        .collect();
+    sparkline(&stretched, width, max)
 }
 
 /// A horizontal braille bar of `fraction` (0..=1) of `width` cells, in half-cell steps.
@@ -244,6 +293,17 @@ mod tests {
     }
 
     #[test]
+    fn wrapping_keeps_every_word() {
+        assert_eq!(
+            wrap("none [mq-deadline] kyber bfq", 14),
+            ["none", "[mq-deadline]", "kyber bfq"]
+        );
+        assert_eq!(wrap("abcdefgh", 3), ["abc", "def", "gh"]);
+        assert_eq!(wrap("", 5), [""]);
+        assert_eq!(wrap("a b", 0), ["a", "b"]);
+    }
+
+    #[test]
     fn sparkline_scales_and_right_aligns() {
         assert_eq!(sparkline(&[], 2, 1.0), "  ");
         // One full value at the right edge: right column all four dots.
@@ -251,6 +311,17 @@ mod tests {
         // Tiny non-zero values still show one dot.
         assert_eq!(sparkline(&[0.001, 0.0], 1, 100.0), "\u{2840}");
         assert_eq!(sparkline(&[1.0; 10], 3, 1.0).chars().count(), 3);
+    }
+
+    #[test]
+    fn a_filled_sparkline_spans_its_width_from_the_first_sample() {
+        // Two samples over three cells: the first half empty (zero), the second half full.
+        assert_eq!(sparkline_fill(&[0.0, 4.0], 3, 4.0), " \u{28b8}\u{28ff}");
+        assert_eq!(sparkline_fill(&[4.0], 2, 4.0), "\u{28ff}\u{28ff}");
+        // Enough values: the same as `sparkline`, the newest at the right.
+        let many: Vec<f64> = (0..10).map(f64::from).collect();
+        assert_eq!(sparkline_fill(&many, 3, 9.0), sparkline(&many, 3, 9.0));
+        assert_eq!(sparkline_fill(&[], 2, 1.0), "  ");
     }
 
     #[test]

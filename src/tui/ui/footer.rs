@@ -1,4 +1,5 @@
-//! Footer: the keys that matter in this mode, and on the right what the last key did.
+//! Footer: the keys that matter in this mode, and on the right what the last key did (whole:
+//! the keys make room for it, down to `q` and `?`).
 //! ```text
 //!  q quit  space pause  s stop  +/- iodepth  ]/[ jobs  b/B bs  m rw  ? help    iodepth 64
 //! ```
@@ -46,13 +47,14 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let theme = Theme::new(view.ui.color);
     let message = view.ui.message.as_deref().unwrap_or("");
     let width = usize::from(area.width);
-    // Keys first; a long message gets what is left (at least 24 columns), cut with `~`.
-    let room = width.saturating_sub(message.chars().count().min(24) + 2);
+    // The message (what the last key did, the run's state) is shown whole; the keys take the
+    // room left, dropped from the end (`?` lists them all), but `q` and `?` always stay.
+    let room = width.saturating_sub(message.chars().count() + 2);
     let mut spans = Vec::new();
     let mut used = 0;
-    for (key, what) in keys(view.mode) {
+    for (i, (key, what)) in keys(view.mode).iter().enumerate() {
         let len = key.len() + what.len() + 3;
-        if used + len > room {
+        if used + len > room && (i >= 2 || used + len > width) {
             break;
         }
         used += len;

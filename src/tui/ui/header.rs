@@ -1,4 +1,6 @@
-//! Header, two rows; the state and times on the right win over the left when space is short:
+//! Header, two rows; the state and times on the right win over the left when space is short,
+//! two blank columns apart; the left drops the kernel, then the host, then shortens the target
+//! path from its start, and the times take a shorter form, before anything is cut:
 //! ```text
 //!  diskdash  host  Linux 6.18  target /srv/f (vda)                      RUNNING seg 2/2
 //!  io_uring  randread bs=4k iodepth=32 numjobs=1          elapsed 12s  remaining 18s
@@ -12,7 +14,7 @@ use ratatui::widgets::Paragraph;
 
 use super::fmt;
 use super::theme::Theme;
-use crate::tui::view::{RunState, View};
+use crate::tui::view::{Header, RunState, View};
 
 pub fn render(f: &mut Frame, area: Rect, view: &View) {
     if area.is_empty() {
@@ -21,13 +23,6 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let theme = Theme::new(view.ui.color);
     let h = &view.header;
 
-    let mut left = format!(" diskdash  {}  {}", h.host, h.kernel);
-    match (&h.target, &h.disk) {
-        (Some(target), Some(disk)) => left.push_str(&format!("  target {target} ({disk})")),
-        (Some(target), None) => left.push_str(&format!("  target {target}")),
-        (None, Some(disk)) => left.push_str(&format!("  disk {disk}")),
-        (None, None) => {}
-    }
     let mut right = String::new();
     if let Some(state) = &h.state {
         right.push_str(state.label());
@@ -42,10 +37,11 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         _ => theme.title_bar(),
     };
     let top = Rect { height: 1, ..area };
+    let room = usize::from(area.width).saturating_sub(right.chars().count() + GAP);
     split_line(
         f,
         top,
-        vec![Span::raw(left)],
+        vec![Span::raw(top_left(h, room))],
         Span::styled(right, state_style),
         theme.title_bar(),
     );
@@ -55,33 +51,101 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
 
     let mut spans = vec![Span::raw(" ")];
     if let Some(engine) = &h.engine {
-        spans.push(Span::styled(engine.clone(), theme.value()));
+        // A note in brackets (why the engine was replaced) goes first when the job would not
+        // fit: the device panel lists the fallback among its warnings.
+        let job_len = h.job.as_ref().map_or(0, |j| j.chars().count());
+        let shortest = times(h, 0).chars().count();
+        let fits = |e: &str| {
+            1 + e.chars().count() + 2 + job_len + GAP + shortest <= usize::from(area.width)
+        };
+        let short = engine.split(" (").next().unwrap_or(engine);
+        let engine = if fits(engine) { engine.as_str() } else { short };
+        spans.push(Span::styled(engine.to_string(), theme.value()));
         spans.push(Span::raw("  "));
     }
     if let Some(job) = &h.job {
         spans.push(Span::raw(job.clone()));
     }
-    if let Some(interval) = h.interval {
+    // The monitor's sampling interval; in `bench` the disks table says its own.
+    if let Some(interval) = h.interval.filter(|_| h.job.is_none()) {
         spans.push(Span::styled(
             format!("interval {}", fmt::interval(interval)),
             theme.label(),
         ));
     }
+    let mut left_len: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+    // The error only when it fits whole; the device panel always lists it among the warnings.
     if let Some(RunState::Failed(err)) = &h.state {
-        spans.push(Span::raw("  "));
-        spans.push(Span::styled(format!("error: {err}"), theme.error()));
+        let error = format!("  error: {err}");
+        let shortest = times(h, 0).chars().count();
+        if left_len + error.chars().count() + GAP + shortest <= usize::from(area.width) {
+            left_len += error.chars().count();
+            spans.push(Span::styled(error, theme.error()));
+        }
     }
-    let mut times = format!("elapsed {}", fmt::duration(h.elapsed));
-    if let Some(rem) = h.remaining {
-        times.push_str(&format!("  remaining {}", fmt::duration(rem)));
-    }
-    times.push(' ');
+    let times = times(h, usize::from(area.width).saturating_sub(left_len + GAP));
     let second = Rect {
         y: area.y + 1,
         height: 1,
         ..area
     };
     split_line(f, second, spans, Span::raw(times), Style::default());
+}
+
+/// Columns kept blank between the left and the right part of a line.
+const GAP: usize = 2;
+
+/// The top line's left part in `room` columns: when it is short the kernel goes first, then
+/// the host, then the target path keeps its end (`...ash.scratch`); the disk always stays.
+fn top_left(h: &Header, room: usize) -> String {
+    let line = |host: bool, kernel: bool, target: Option<&str>| {
+        let mut s = " diskdash".to_string();
+        if host {
+            s.push_str(&format!("  {}", h.host));
+        }
+        if kernel {
+            s.push_str(&format!("  {}", h.kernel));
+        }
+        match (target, &h.disk) {
+            (Some(t), Some(disk)) => s.push_str(&format!("  target {t} ({disk})")),
+            (Some(t), None) => s.push_str(&format!("  target {t}")),
+            (None, Some(disk)) => s.push_str(&format!("  disk {disk}")),
+            (None, None) => {}
+        }
+        s
+    };
+    let target = h.target.as_deref();
+    for (host, kernel) in [(true, true), (true, false), (false, false)] {
+        let s = line(host, kernel, target);
+        if s.chars().count() <= room {
+            return s;
+        }
+    }
+    let Some(t) = target else {
+        return line(false, false, None);
+    };
+    let bare = line(false, false, Some("")).chars().count();
+    let keep = room.saturating_sub(bare + 3).min(t.chars().count());
+    let tail: String = t.chars().skip(t.chars().count() - keep).collect();
+    line(false, false, Some(&format!("...{tail}")))
+}
+
+/// Elapsed and remaining time in the longest form that fits `room` columns.
+fn times(h: &Header, room: usize) -> String {
+    let elapsed = fmt::duration(h.elapsed);
+    let forms = match h.remaining.map(fmt::duration) {
+        Some(rem) => vec![
+            format!("elapsed {elapsed}  remaining {rem} "),
+            format!("elapsed {elapsed}  left {rem} "),
+            format!("{elapsed}, {rem} left "),
+        ],
+        None => vec![format!("elapsed {elapsed} "), format!("{elapsed} ")],
+    };
+    let last = forms.last().cloned().unwrap_or_default();
+    forms
+        .into_iter()
+        .find(|f| f.chars().count() <= room)
+        .unwrap_or(last)
 }
 
 /// Draws `right` flush right and `left` in what remains, cut with `~` if needed.
@@ -98,7 +162,8 @@ fn split_line(
     } else {
         0
     };
-    let room = usize::from(row.width - right_len);
+    let room =
+        usize::from(row.width - right_len).saturating_sub(if right_len > 0 { GAP } else { 0 });
     let mut used = 0;
     let mut kept = Vec::new();
     for span in left {

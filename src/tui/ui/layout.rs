@@ -10,7 +10,8 @@
 //! | footer (1 row)                    |    | footer (1 row)                    |
 //! +-----------------------------------+    +-----------------------------------+
 //! ```
-//! Panels fold in reverse order of importance until the minimum heights fit:
+//! Panels fold in reverse order of importance until the minimum heights fit; the text bands
+//! then get their preferred height before the charts grow:
 //! bench: table, queue, latency, device, throughput; monitor: queue, throughput, device, table.
 //! Side-by-side pairs stack when the terminal is narrow. All arithmetic saturates; every rect
 //! lies inside the given area, so no size can make a render index out of bounds.
@@ -82,14 +83,15 @@ fn min_height(mode: Mode, panel: Panel) -> u16 {
     }
 }
 
-fn pref_height(view: &View, panel: Panel) -> u16 {
+/// `width`: the panel's, borders included.
+fn pref_height(view: &View, panel: Panel, width: u16) -> u16 {
     let lines = |n: usize| u16::try_from(n).unwrap_or(u16::MAX).saturating_add(2);
     match panel {
         Panel::Throughput => 14,
         Panel::Latency => 14,
         Panel::Device => view.device.as_ref().map_or(0, |d| {
-            // Eight metric rows, the reconciliation line, the warnings.
-            lines(8 + usize::from(d.reconciliation.is_some()) + d.warnings.len())
+            // Eight metric rows, then the reconciliation and the warnings, wrapped.
+            lines(8 + super::device::tail_rows(d, width))
         }),
         Panel::Queue => view.queue.as_ref().map_or(0, |q| lines(q.settings.len())),
         Panel::Table => view.disks.as_ref().map_or(0, |t| lines(t.rows.len() + 1)),
@@ -166,7 +168,14 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
                 .max()
                 .unwrap_or(0);
             // The left (main) panel sets the preferred height; its neighbour scrolls/cuts.
-            let pref = panels.first().map_or(0, |&p| pref_height(view, p)).max(min);
+            let main_width = match panels.as_slice() {
+                [_, right] => width - side_width(*right, width),
+                _ => width,
+            };
+            let pref = panels
+                .first()
+                .map_or(0, |&p| pref_height(view, p, main_width))
+                .max(min);
             let grows = panels
                 .iter()
                 .any(|p| matches!(p, Panel::Throughput | Panel::Latency));
@@ -267,7 +276,11 @@ fn distribute(bands: &[Band], mode: Mode, total: u16) -> Vec<u16> {
     };
     let mut order: Vec<usize> = (0..bands.len()).collect();
     order.sort_by_key(|&i| rank(&bands[i]));
-    for &i in &order {
+    // Bands of text (device, queue, table) get their rows before the charts grow past their
+    // minimum: a chart shrinks gracefully, a cut warning or reconciliation does not.
+    let mut fill = order.clone();
+    fill.sort_by_key(|&i| bands[i].grows);
+    for &i in &fill {
         let want = bands[i].pref.saturating_sub(heights[i]).min(left);
         heights[i] += want;
         left -= want;

@@ -1,7 +1,8 @@
 //! Queue settings of the disk (sysfs `queue/`), one `name value` pair per row.
 //! ```text
 //! +- queue vda -------------------+
-//! | scheduler      [none] mq-dea~ |
+//! | scheduler      [none]         |
+//! |                mq-deadline    |
 //! | nr_requests    256            |
 //! +-------------------------------+
 //! ```
@@ -39,11 +40,19 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         queue
             .settings
             .iter()
-            .map(|(k, v)| {
-                Line::from(vec![
-                    Span::styled(format!("{k:<name_w$}"), theme.label()),
-                    Span::styled(fmt::fit(v, value_w), theme.value()),
-                ])
+            .flat_map(|(k, v)| {
+                // A long value (the scheduler list) wraps under itself instead of being cut.
+                fmt::wrap(v, value_w)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, part)| {
+                        let name = if i == 0 { k.as_str() } else { "" };
+                        Line::from(vec![
+                            Span::styled(format!("{name:<name_w$}"), theme.label()),
+                            Span::styled(part, theme.value()),
+                        ])
+                    })
+                    .collect::<Vec<_>>()
             })
             .collect()
     };

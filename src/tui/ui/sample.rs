@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use crate::tui::view::{
-    DeviceRates, DeviceView, Direction, DiskRow, DiskTableView, Header, LatencyBucket,
-    LatencyColumns, LatencyRow, LatencyView, Mode, Percentiles, QueueView, RatePoint,
-    Reconciliation, RunState, SegmentMark, SortKey, ThroughputView, UiState, View, Warning,
-    WarningKind,
+    DeviceRates, DeviceView, DeviceWindow, Direction, DiskRow, DiskTableView, Frozen, Header,
+    LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode, Percentiles, QueueView,
+    RatePoint, Reconciliation, RunState, SegmentMark, SortKey, ThroughputView, UiState, View,
+    Warning, WarningKind,
 };
 
 #[allow(clippy::cast_precision_loss)]
@@ -105,7 +105,7 @@ fn queue() -> QueueView {
     QueueView {
         disk: "vda".into(),
         settings: vec![
-            kv("scheduler", "[none] mq-deadline"),
+            kv("scheduler", "none [mq-deadline] kyber bfq"),
             kv("nr_requests", "256"),
             kv("read_ahead_kb", "128"),
             kv("rotational", "0"),
@@ -144,7 +144,7 @@ pub fn bench() -> View {
             elapsed: Duration::from_secs(60),
             remaining: Some(Duration::from_secs(30)),
             segment: Some((2, 2)),
-            interval: None,
+            interval: Some(Duration::from_secs(1)),
         },
         throughput: Some(ThroughputView {
             source: "app".into(),
@@ -167,13 +167,24 @@ pub fn bench() -> View {
         device: Some(DeviceView {
             name: "vda".into(),
             now: rates(59, 27_500.0),
+            window: DeviceWindow::Now {
+                interval: Duration::from_secs(1),
+            },
             history,
             reconciliation: Some(Reconciliation {
                 app_ios: 1_462_118,
                 device_ios: 1_462_301,
                 verdict: Some("match: vda completed every I/O of the run, once".into()),
             }),
-            warnings: vec![util_caveat()],
+            reconciliation_of: Some("seg 1 (30s)".into()),
+            warnings: vec![
+                util_caveat(),
+                Warning::new(
+                    WarningKind::Note,
+                    "wrote the 256M working set with data first (3.1 s): reads measure the \
+                     device, writes overwrite allocated blocks",
+                ),
+            ],
             absent: None,
         }),
         queue: Some(queue()),
@@ -239,6 +250,7 @@ pub fn monitor() -> View {
     }
     if let Some(dev) = &mut view.device {
         dev.reconciliation = None;
+        dev.reconciliation_of = None;
     }
     view.ui.focus = crate::tui::view::Focus::Disks;
     view.ui.message = None;
@@ -254,6 +266,14 @@ pub fn show() -> View {
     if let Some(lat) = &mut view.latency {
         lat.columns = LatencyColumns::SegmentRun;
     }
+    if let Some(dev) = &mut view.device {
+        dev.window = DeviceWindow::SegmentAverage {
+            segment: 2,
+            elapsed: Duration::from_secs(30),
+        };
+        dev.reconciliation_of = Some("seg 2".into());
+    }
+    view.header.interval = None;
     view.header.remaining = None;
     view.disks = None;
     view.ui.message = None;
@@ -276,6 +296,60 @@ pub fn bench_no_device() -> View {
              device behind it"
                 .into(),
         );
+    }
+    view
+}
+
+/// The benchmark after `s`: segment 2 stopped, the device panel frozen on its last interval
+/// while the disks table shows the disk idle now.
+#[must_use]
+pub fn bench_stopped() -> View {
+    let mut view = bench();
+    view.header.state = Some(RunState::Stopped);
+    view.header.remaining = None;
+    view.header.elapsed = Duration::from_secs(30);
+    if let Some(dev) = &mut view.device {
+        dev.window = DeviceWindow::SegmentEnd {
+            segment: 2,
+            interval: Duration::from_secs(1),
+            why: Frozen::Stopped,
+        };
+        dev.reconciliation_of = Some("seg 2 (30s)".into());
+    }
+    if let Some(t) = &mut view.disks {
+        let idle = DiskRow {
+            name: "vda".into(),
+            ..DiskRow::default()
+        };
+        t.rows[0] = idle;
+    }
+    view.ui.message = Some("stopped: s starts a new segment, q quits".into());
+    view
+}
+
+/// The benchmark with `vdb` picked in the table: its live rates in the device and queue
+/// panels, the reconciliation still the target's (`vda`).
+#[must_use]
+pub fn bench_other_disk() -> View {
+    let mut view = bench();
+    if let Some(dev) = &mut view.device {
+        dev.name = "vdb".into();
+        dev.now = DeviceRates {
+            w_s: 12.5,
+            wmb_s: 0.2,
+            w_await_ms: 0.61,
+            aqu_sz: 0.37,
+            util_pct: 1.2,
+            ..DeviceRates::default()
+        };
+        dev.history = vec![dev.now; 20];
+        dev.reconciliation_of = Some("target vda, seg 1 (30s)".into());
+    }
+    if let Some(q) = &mut view.queue {
+        q.disk = "vdb".into();
+    }
+    if let Some(t) = &mut view.disks {
+        t.selected = Some(1);
     }
     view
 }

@@ -113,9 +113,13 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     } else {
         "ascending"
     };
+    // The rows are always the latest sample, unlike the device panel after a stop: say so.
+    let window = view.header.interval.map_or(String::new(), |i| {
+        format!(", now: last {}", fmt::interval(i))
+    });
     let block = Block::bordered()
         .title(format!(
-            " disks, sorted by {} {order} ",
+            " disks, sorted by {} {order}{window} ",
             table.sort.column()
         ))
         .border_style(theme.border(focused));

@@ -77,6 +77,97 @@ fn whole_frames() {
     }
 }
 
+fn text(term: &Terminal<TestBackend>) -> String {
+    let buf = term.backend().buffer();
+    let width = usize::from(buf.area.width.max(1));
+    buf.content
+        .chunks(width)
+        .map(|row| {
+            row.iter()
+                .map(ratatui::buffer::Cell::symbol)
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// After a stop the device panel's numbers are the segment's last interval and the table's are
+/// now; another disk picked in the table takes the device panel, the reconciliation stays the
+/// target's. Each says which it is.
+#[test]
+fn frames_say_what_window_each_number_covers() {
+    for (w, h) in [(80, 24), (160, 50)] {
+        let term = frame(&sample::bench_stopped(), w, h);
+        let screen = text(&term);
+        assert!(
+            screen.contains("device vda (iostat -x) last 1s of seg 2, stopped"),
+            "{screen}"
+        );
+        assert!(
+            screen.contains("seg 2 (30s): app 1,462,118 I/Os"),
+            "{screen}"
+        );
+        if w == 160 {
+            assert!(screen.contains("disks, sorted by %util descending, now: last 1s"));
+        }
+        check_cells(term.backend().buffer(), true);
+        insta::assert_snapshot!(format!("frame_bench_stopped_{w}x{h}"), term.backend());
+
+        let term = frame(&sample::bench_other_disk(), w, h);
+        let screen = text(&term);
+        assert!(
+            screen.contains("device vdb (iostat -x) now, last 1s"),
+            "{screen}"
+        );
+        assert!(screen.contains("target vda, seg 1 (30s): app"), "{screen}");
+        check_cells(term.backend().buffer(), true);
+        insta::assert_snapshot!(format!("frame_bench_other_disk_{w}x{h}"), term.backend());
+    }
+}
+
+/// At 80x24 and 160x50 nothing is cut with `~`: the header keeps the target and its disk two
+/// columns from the state, the footer's message is whole, the reconciliation verdict and the
+/// scheduler list wrap, notes and warnings wrap in the device panel.
+#[test]
+fn nothing_important_is_cut() {
+    let views = [
+        ("bench", sample::bench()),
+        ("bench_stopped", sample::bench_stopped()),
+        ("bench_other_disk", sample::bench_other_disk()),
+        ("monitor", sample::monitor()),
+        ("show", sample::show()),
+    ];
+    for (name, view) in &views {
+        for (w, h) in [(80, 24), (160, 50)] {
+            let screen = text(&frame(view, w, h));
+            assert!(!screen.contains('~'), "{name} {w}x{h}:\n{screen}");
+            let top = screen.lines().next().unwrap_or("");
+            if let Some(target) = &view.header.target {
+                assert!(top.contains(&format!("{target} (vda)  ")), "{top}");
+            }
+            if let Some(message) = &view.ui.message {
+                assert!(
+                    screen.contains(message.as_str()),
+                    "{name} {w}x{h}:\n{screen}"
+                );
+            }
+            if w == 160
+                && view
+                    .device
+                    .as_ref()
+                    .is_some_and(|d| d.reconciliation.is_some())
+            {
+                assert!(screen.contains("match: vda completed every I/O of the run, once"));
+            }
+        }
+    }
+    let screen = text(&frame(&sample::bench(), 80, 24));
+    assert!(
+        screen.contains("! wrote the 256M working set with data first"),
+        "{screen}"
+    );
+}
+
 #[test]
 fn help_overlay() {
     let mut view = sample::bench();

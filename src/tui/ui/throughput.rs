@@ -9,7 +9,8 @@
 //! +-------------------------------------------------------+
 //! ```
 //! Tall panels stack the IOPS and bandwidth charts, wide ones put them side by side, small ones
-//! keep IOPS only. `l` switches the y axes to a log scale.
+//! keep IOPS only. `l` switches the y axes to a log scale. The x axis runs from the first sample
+//! to the last over the whole width; each sample is a level over its interval (a step).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -109,6 +110,23 @@ fn unscaled(v: f64, log: bool) -> f64 {
     if log { 10f64.powf(v) - 1.0 } else { v }
 }
 
+/// Each point is a rate averaged over the interval that ends at its time, so it is drawn as a
+/// level from the previous point's time to its own, not as a slope from the previous value (a
+/// ramp that never happened). The first point has no known start: the chart starts there.
+fn step_series(points: &[RatePoint], get: fn(&RatePoint) -> f64, log: bool) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(points.len() * 2);
+    let mut prev_t = None;
+    for p in points {
+        let y = scaled(get(p), log);
+        if let Some(t) = prev_t {
+            out.push((t, y));
+        }
+        out.push((p.t_s, y));
+        prev_t = Some(p.t_s);
+    }
+    out
+}
+
 fn chart(f: &mut Frame, area: Rect, ctx: &Ctx, metric: &Metric) {
     if area.is_empty() {
         return;
@@ -136,12 +154,7 @@ fn chart(f: &mut Frame, area: Rect, ctx: &Ctx, metric: &Metric) {
         return;
     }
 
-    let series = |get: fn(&RatePoint) -> f64| -> Vec<(f64, f64)> {
-        ctx.points
-            .iter()
-            .map(|p| (p.t_s, scaled(get(p), ctx.log)))
-            .collect()
-    };
+    let series = |get: fn(&RatePoint) -> f64| step_series(ctx.points, get, ctx.log);
     let read = series(metric.read);
     let write = series(metric.write);
     let x0 = ctx.points.first().map_or(0.0, |p| p.t_s);
@@ -209,4 +222,34 @@ fn chart(f: &mut Frame, area: Rect, ctx: &Ctx, metric: &Metric) {
         )
         .style(Style::default());
     f.render_widget(chart, plot);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(t_s: f64, read_iops: f64) -> RatePoint {
+        RatePoint {
+            t_s,
+            read_iops,
+            ..RatePoint::default()
+        }
+    }
+
+    #[test]
+    fn samples_are_levels_over_their_interval_not_slopes() {
+        let points = [point(1.0, 100.0), point(2.0, 300.0), point(3.0, 200.0)];
+        let steps = step_series(&points, |p| p.read_iops, false);
+        assert_eq!(
+            steps,
+            [
+                (1.0, 100.0),
+                (1.0, 300.0),
+                (2.0, 300.0),
+                (2.0, 200.0),
+                (3.0, 200.0)
+            ]
+        );
+        assert!(step_series(&[], |p| p.read_iops, false).is_empty());
+    }
 }

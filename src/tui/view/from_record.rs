@@ -12,9 +12,9 @@ use crate::session::SessionWarning;
 use crate::stats::log_bucket_bounds_ns;
 use crate::tui::view::from_monitor;
 use crate::tui::view::{
-    DeviceView, Direction, Header, LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode,
-    Percentiles, RatePoint, Reconciliation, RunState, SegmentMark, ThroughputView, UiState, View,
-    Warning, WarningKind,
+    DeviceView, DeviceWindow, Direction, Header, LatencyBucket, LatencyColumns, LatencyRow,
+    LatencyView, Mode, Percentiles, RatePoint, Reconciliation, RunState, SegmentMark,
+    ThroughputView, UiState, View, Warning, WarningKind,
 };
 
 const NS: f64 = 1e9;
@@ -162,6 +162,12 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         }),
         warnings,
         absent: None,
+        // `device` covers the measured window of the last segment.
+        window: DeviceWindow::SegmentAverage {
+            segment: record.segments.len(),
+            elapsed: Duration::from_nanos(record.segments.last().map_or(0, |s| s.elapsed_ns)),
+        },
+        reconciliation_of: Some(format!("seg {}", record.segments.len())),
     });
     // The same queue panel as the live run's.
     let queue = record

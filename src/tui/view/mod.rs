@@ -84,7 +84,7 @@ pub struct Header {
     pub remaining: Option<Duration>,
     /// Current segment number (1-based) and how many there are.
     pub segment: Option<(usize, usize)>,
-    /// Sampling interval of the monitor.
+    /// Sampling interval of the all-disks table (the monitor's).
     pub interval: Option<Duration>,
 }
 
@@ -281,14 +281,57 @@ impl Warning {
     }
 }
 
+/// The time the device panel's numbers cover, said in its title so that they are not read as
+/// the table's (which are always the latest sample).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeviceWindow {
+    /// Not known to the builder: nothing is said.
+    #[default]
+    Unsaid,
+    /// Live: the latest sample, over the last `interval`.
+    Now { interval: Duration },
+    /// Frozen: the last interval of `segment` (1-based), which is paused, stopped or over.
+    SegmentEnd {
+        segment: usize,
+        interval: Duration,
+        why: Frozen,
+    },
+    /// The average over a whole segment's measured window (1-based `segment`).
+    SegmentAverage { segment: usize, elapsed: Duration },
+}
+
+/// Why the device panel's numbers no longer move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frozen {
+    Paused,
+    Stopped,
+    Ended,
+}
+
+impl Frozen {
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Paused => "paused",
+            Self::Stopped => "stopped",
+            Self::Ended => "ended",
+        }
+    }
+}
+
 /// The device panel: one disk, its rates now and a short history.
 #[derive(Debug, Clone, Default)]
 pub struct DeviceView {
     pub name: String,
     pub now: DeviceRates,
+    /// What `now` covers.
+    pub window: DeviceWindow,
     /// Oldest first; the last entry is usually `now`.
     pub history: Vec<DeviceRates>,
     pub reconciliation: Option<Reconciliation>,
+    /// What the reconciliation covers, e.g. `seg 1 (30s)`, or `target vda, seg 1 (30s)` when
+    /// the panel shows another disk: it is always of the target's disk and a finished segment.
+    pub reconciliation_of: Option<String>,
     pub warnings: Vec<Warning>,
     /// Why there are no device numbers (e.g. the target is on tmpfs); metrics are not drawn.
     pub absent: Option<String>,
