@@ -128,8 +128,9 @@ impl Session {
                 )?;
             }
         }
-        let guard = output::Guard {
+        let mut guard = output::Guard {
             target: target.id,
+            other_output: None,
             force: options.force,
         };
         if let (Some(json), Some(jsonl)) = (&options.json, &options.jsonl)
@@ -139,11 +140,6 @@ impl Session {
                 "--json and --jsonl are both {}; give them different files",
                 json.display()
             ));
-        }
-        if let Some(path) = &options.json
-            && let Output::File(path) = Output::from_arg(path)
-        {
-            output::check("--json", &path, guard)?;
         }
         let (engine, fallback) = match spec.ioengine {
             EngineKind::IoUring => match uring::probe() {
@@ -156,21 +152,31 @@ impl Session {
             },
             other => (other, None),
         };
+        // JSON Lines first: the record's check then knows the file they write (two spellings
+        // or two links of one file are one file).
         let jsonl = match options.jsonl.as_deref().map(Output::from_arg) {
             Some(Output::Stdout) => Some(JsonlWriter::new(
                 "standard output".into(),
                 Box::new(std::io::stdout()),
             )),
-            Some(Output::File(path)) => Some(JsonlWriter::new(
-                path.display().to_string(),
-                Box::new(output::open_jsonl("--jsonl", &path, guard)?),
-            )),
+            Some(Output::File(path)) => {
+                let (file, id) = output::open_jsonl("--jsonl", &path, guard)?;
+                guard.other_output = Some(id);
+                Some(JsonlWriter::new(path.display().to_string(), Box::new(file)))
+            }
             None => None,
+        };
+        let json = match options.json.as_deref().map(Output::from_arg) {
+            Some(Output::File(path)) => {
+                Some(output::RecordDestination::prepare("--json", &path, guard)?)
+            }
+            Some(Output::Stdout) | None => None,
         };
         let device = window::DeviceWatch::open(target.device_number, &target.path);
         let (control_tx, control_rx) = mpsc::unbounded_channel();
         let prepared = runner::Prepared {
             target,
+            json,
             engine,
             fallback,
             jsonl,

@@ -5,7 +5,7 @@
 
 use std::fs;
 use std::os::fd::{AsRawFd, BorrowedFd};
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 use crate::bench::pinned::FileId;
@@ -166,6 +166,56 @@ fn describe_chain(chain: &[Upper]) -> String {
     text
 }
 
+/// `struct loop_info64` of linux/loop.h, as `LOOP_GET_STATUS64` fills it.
+#[repr(C)]
+struct LoopInfo64 {
+    lo_device: u64,
+    lo_inode: u64,
+    lo_rdevice: u64,
+    lo_offset: u64,
+    lo_sizelimit: u64,
+    lo_number: u32,
+    lo_encrypt_type: u32,
+    lo_encrypt_key_size: u32,
+    lo_flags: u32,
+    lo_file_name: [u8; 64],
+    lo_crypt_name: [u8; 64],
+    lo_encrypt_key: [u8; 32],
+    lo_init: [u64; 2],
+}
+
+const LOOP_GET_STATUS64: libc::c_ulong = 0x4C05;
+
+/// What backs the loop device `name`, as the kernel identifies it (device and inode of the
+/// backing file, or the backing block device's number); `None` when `/dev/NAME` cannot be asked.
+fn loop_backing(name: &str) -> Option<Bottom> {
+    let node = Path::new("/dev").join(name);
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(&node)
+        .ok()?;
+    if !file.metadata().ok()?.file_type().is_block_device() {
+        return None;
+    }
+    // SAFETY: LoopInfo64 is plain data; zeroed is a valid value.
+    let mut info: LoopInfo64 = unsafe { std::mem::zeroed() };
+    // SAFETY: LOOP_GET_STATUS64 writes one struct loop_info64 through the pointer, which points
+    // to a live value of that layout.
+    let rc = unsafe { libc::ioctl(file.as_raw_fd(), LOOP_GET_STATUS64, &raw mut info) };
+    if rc < 0 {
+        return None;
+    }
+    Some(if info.lo_rdevice != 0 {
+        Bottom::Device(info.lo_rdevice)
+    } else {
+        Bottom::File(FileId {
+            dev: info.lo_device,
+            ino: info.lo_inode,
+        })
+    })
+}
+
 /// The stack read from sysfs and mountinfo once.
 pub struct SysfsStack {
     mountinfo: String,
@@ -183,7 +233,14 @@ impl SysfsStack {
             let Ok(backing) = fs::read_to_string(entry.path().join("loop/backing_file")) else {
                 continue;
             };
-            // A deleted backing file ("... (deleted)") has no name left to compare.
+            // The kernel's own identity of the backing file: it holds across hard links,
+            // deleted names and other mount namespaces, where the name in sysfs does not.
+            if let Some(bottom) = loop_backing(&name) {
+                loops.push((name, bottom));
+                continue;
+            }
+            // No device node to ask (a container's /dev): the name is all there is. A deleted
+            // backing file ("... (deleted)") has no name left to compare.
             let Ok(meta) = fs::metadata(backing.trim_end_matches('\n')) else {
                 continue;
             };

@@ -8,10 +8,16 @@
 //! (`O_PATH|O_NOFOLLOW`), checked with `fstat`, and an existing file is reopened from that
 //! descriptor, so a path swapped between the check and the write cannot redirect it.
 
+use std::ffi::OsString;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use anyhow::Context;
+
+use super::writer::create_temp;
+
+use crate::bench::blockdev::{self, Bottom, SysfsStack};
 use crate::bench::pinned::{self, FileId};
 use crate::usage;
 
@@ -39,6 +45,8 @@ impl Output {
 pub struct Guard {
     /// The benchmark's target (file or device node).
     pub target: FileId,
+    /// The file the other output writes (`--jsonl` for `--json`), once it exists.
+    pub other_output: Option<FileId>,
     /// `--force`: replace an existing file whatever it holds.
     pub force: bool,
 }
@@ -46,86 +54,146 @@ pub struct Guard {
 /// Prefix (whitespace removed) of every record diskdash writes.
 const OURS: &[u8] = br#"{"format":"diskdash-"#;
 
-/// Checks `path` for `flag` before the run. `Ok(None)`: nothing there yet.
+/// An output path resolved once: its directory pinned, its last name inside it.
+struct Place {
+    dir: OwnedFd,
+    name: OsString,
+}
+
+impl Place {
+    fn pin(flag: &str, path: &Path) -> anyhow::Result<Self> {
+        let shown = path.display();
+        let dir_path = parent_dir(path);
+        let name = path
+            .file_name()
+            .filter(|n| !n.is_empty())
+            .ok_or_else(|| usage!("{flag} {shown} names no file; give a file name"))?
+            .to_os_string();
+        let dir = pinned::open_at(
+            libc::AT_FDCWD,
+            dir_path.as_os_str().as_bytes(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            0,
+        )
+        .map_err(|_| {
+            usage!(
+                "{flag} {shown}: directory {} does not exist; create it or write elsewhere",
+                dir_path.display()
+            )
+        })?;
+        Ok(Self { dir, name })
+    }
+
+    /// What is at the name now, checked: `None` when nothing is.
+    fn check(&self, flag: &str, shown: &Path, guard: Guard) -> anyhow::Result<Option<Existing>> {
+        let shown = shown.display();
+        let pinned = match pinned::open_at(
+            self.dir.as_raw_fd(),
+            self.name.as_bytes(),
+            libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            0,
+        ) {
+            Ok(fd) => fd,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(usage!("{flag} {shown}: {err}; write elsewhere")),
+        };
+        let stat = pinned::fstat(&pinned)?;
+        let what = match stat.st_mode & libc::S_IFMT {
+            libc::S_IFREG => None,
+            libc::S_IFLNK => Some("a symbolic link; give the path of a file, not of a link"),
+            libc::S_IFBLK => Some("a block device; records go to regular files"),
+            libc::S_IFCHR => {
+                Some("a character device; records go to regular files (or - for stdout)")
+            }
+            libc::S_IFDIR => Some("a directory; give a file name inside it"),
+            _ => Some("not a regular file; records go to regular files"),
+        };
+        if let Some(what) = what {
+            return Err(usage!("{flag} {shown} is {what}"));
+        }
+        let id = FileId {
+            dev: stat.st_dev,
+            ino: stat.st_ino,
+        };
+        if id == guard.target {
+            return Err(usage!(
+                "{flag} {shown} is the benchmark's target; write the record elsewhere"
+            ));
+        }
+        if Some(id) == guard.other_output {
+            return Err(usage!(
+                "{flag} {shown} is the file the other output writes; give them different files"
+            ));
+        }
+        // Outputs are replaced whatever `--force` says only when nothing else depends on them:
+        // not a file with other names (they would change too), not one something is stacked on.
+        if stat.st_nlink > 1 {
+            return Err(usage!(
+                "{flag} {shown} has {} names (hard links); the others would change too; write \
+                 elsewhere",
+                stat.st_nlink
+            ));
+        }
+        if let Some(reason) = blockdev::in_use_reason(&SysfsStack::read(), Bottom::File(id), None) {
+            return Err(usage!("{flag} {shown}: {reason}; write elsewhere"));
+        }
+        let file = reopen(&pinned, libc::O_RDWR | libc::O_NONBLOCK)
+            .map_err(|err| usage!("{flag} {shown}: {err}; write elsewhere"))?;
+        if stat.st_size > 0 && !guard.force && !is_our_record(&file) {
+            return Err(usage!(
+                "{flag} {shown} exists and is not a diskdash record ({} bytes); choose another \
+                 name, or pass --force to replace it",
+                stat.st_size
+            ));
+        }
+        Ok(Some(Existing { file, id }))
+    }
+}
+
+/// A checked file at an output's name.
+struct Existing {
+    file: OwnedFd,
+    id: FileId,
+}
+
+/// Checks `path` for `flag` (the rules above). `Ok(None)`: nothing there yet.
 ///
 /// # Errors
 /// A usage error naming the flag, the path, what is there and the fix.
 pub fn check(flag: &str, path: &Path, guard: Guard) -> anyhow::Result<Option<OwnedFd>> {
-    let shown = path.display();
-    let dir = parent_dir(path);
-    match std::fs::metadata(dir) {
-        Ok(meta) if meta.is_dir() => {}
-        _ => {
-            return Err(usage!(
-                "{flag} {shown}: directory {} does not exist; create it or write elsewhere",
-                dir.display()
-            ));
-        }
-    }
-    let pinned = match pinned::open_at(
-        libc::AT_FDCWD,
-        path.as_os_str().as_bytes(),
-        libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-        0,
-    ) {
-        Ok(fd) => fd,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(usage!("{flag} {shown}: {err}; write elsewhere")),
-    };
-    let stat = pinned::fstat(&pinned)?;
-    let what = match stat.st_mode & libc::S_IFMT {
-        libc::S_IFREG => None,
-        libc::S_IFLNK => Some("a symbolic link; give the path of a file, not of a link"),
-        libc::S_IFBLK => Some("a block device; records go to regular files"),
-        libc::S_IFCHR => Some("a character device; records go to regular files (or - for stdout)"),
-        libc::S_IFDIR => Some("a directory; give a file name inside it"),
-        _ => Some("not a regular file; records go to regular files"),
-    };
-    if let Some(what) = what {
-        return Err(usage!("{flag} {shown} is {what}"));
-    }
-    let id = FileId {
-        dev: stat.st_dev,
-        ino: stat.st_ino,
-    };
-    if id == guard.target {
-        return Err(usage!(
-            "{flag} {shown} is the benchmark's target; write the record elsewhere"
-        ));
-    }
-    let file = reopen(&pinned, libc::O_RDWR | libc::O_NONBLOCK)
-        .map_err(|err| usage!("{flag} {shown}: {err}; write elsewhere"))?;
-    if stat.st_size > 0 && !guard.force && !is_our_record(&file) {
-        return Err(usage!(
-            "{flag} {shown} exists and is not a diskdash record ({} bytes); choose another \
-             name, or pass --force to replace it",
-            stat.st_size
-        ));
-    }
-    Ok(Some(file))
+    let place = Place::pin(flag, path)?;
+    Ok(place.check(flag, path, guard)?.map(|e| e.file))
 }
 
-/// Opens `path` for JSON Lines, checked by [`check`]: the existing file reopened from its
-/// descriptor and emptied, or a new one made with O_EXCL (a name that appears meanwhile is
-/// checked again).
+/// Opens `path` for JSON Lines, checked like [`check`]: the existing file reopened from its
+/// descriptor and emptied, or a new one made with O_EXCL in the pinned directory (a name that
+/// appears meanwhile is checked again). Returns the file and what it is.
 ///
 /// # Errors
 /// As [`check`], or the create failed.
-pub fn open_jsonl(flag: &str, path: &Path, guard: Guard) -> anyhow::Result<std::fs::File> {
+pub fn open_jsonl(
+    flag: &str,
+    path: &Path,
+    guard: Guard,
+) -> anyhow::Result<(std::fs::File, FileId)> {
+    let place = Place::pin(flag, path)?;
     for _ in 0..8 {
-        if let Some(existing) = check(flag, path, guard)? {
-            let file = std::fs::File::from(existing);
+        if let Some(existing) = place.check(flag, path, guard)? {
+            let file = std::fs::File::from(existing.file);
             file.set_len(0)
                 .map_err(|err| usage!("{flag} {}: {err}", path.display()))?;
-            return Ok(file);
+            return Ok((file, existing.id));
         }
         match pinned::open_at(
-            libc::AT_FDCWD,
-            path.as_os_str().as_bytes(),
+            place.dir.as_raw_fd(),
+            place.name.as_bytes(),
             libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
             0o644,
         ) {
-            Ok(fd) => return Ok(std::fs::File::from(fd)),
+            Ok(fd) => {
+                let id = pinned::file_id(&fd)?;
+                return Ok((std::fs::File::from(fd), id));
+            }
             Err(err) if err.raw_os_error() == Some(libc::EEXIST) => {}
             Err(err) => {
                 return Err(usage!(
@@ -139,6 +207,123 @@ pub fn open_jsonl(flag: &str, path: &Path, guard: Guard) -> anyhow::Result<std::
         "{flag} {}: the name keeps appearing and vanishing; write elsewhere",
         path.display()
     ))
+}
+
+/// Where the final record goes, prepared before the run: the directory pinned, a temporary file
+/// already made in it (`O_CREAT|O_EXCL|O_NOFOLLOW`, so an unwritable place fails before the
+/// run, not after it), and what was at the name then. [`RecordDestination::commit`] writes the
+/// record there and renames it over the name only if the name still holds what was checked
+/// (or still nothing); otherwise the record stays in the temporary file, and the error says
+/// where. Dropped without a commit, the temporary file is removed.
+pub struct RecordDestination {
+    place: Place,
+    shown: PathBuf,
+    tmp: String,
+    file: Option<std::fs::File>,
+    /// The checked file at the name when the run started.
+    existed: Option<FileId>,
+    /// Held open until the commit, so its inode cannot be freed and its number reused by a
+    /// file that takes the name meanwhile.
+    _held: Option<OwnedFd>,
+}
+
+impl RecordDestination {
+    /// Checks `path` for `flag` and makes the temporary file.
+    ///
+    /// # Errors
+    /// As [`check`], or the directory does not take a new file.
+    pub fn prepare(flag: &str, path: &Path, guard: Guard) -> anyhow::Result<Self> {
+        let place = Place::pin(flag, path)?;
+        let existing = place.check(flag, path, guard)?;
+        let existed = existing.as_ref().map(|e| e.id);
+        let (tmp, fd) = create_temp(&place.dir, &place.name.to_string_lossy()).map_err(|err| {
+            usage!(
+                "{flag} {}: cannot write in {}: {err}; write elsewhere",
+                path.display(),
+                parent_dir(path).display()
+            )
+        })?;
+        Ok(Self {
+            place,
+            shown: path.to_path_buf(),
+            tmp,
+            file: Some(std::fs::File::from(fd)),
+            existed,
+            _held: existing.map(|e| e.file),
+        })
+    }
+
+    /// Writes `bytes` (synced) and renames them over the name.
+    ///
+    /// # Errors
+    /// The write failed, or the name changed during the run (the record is then kept in the
+    /// temporary file, which the error names).
+    pub fn commit(mut self, bytes: &[u8]) -> anyhow::Result<()> {
+        use std::io::Write as _;
+        let shown = self.shown.display().to_string();
+        let mut file = self.file.take().context("the record was already written")?;
+        file.write_all(bytes)
+            .and_then(|()| file.sync_all())
+            .with_context(|| format!("writing {shown}"))?;
+        let dir = &self.place.dir;
+        let now = nix::sys::stat::fstatat(
+            dir,
+            self.place.name.as_os_str(),
+            nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+        )
+        .ok()
+        .map(|st| FileId {
+            dev: st.st_dev,
+            ino: st.st_ino,
+        });
+        let kept_in = parent_dir(&self.shown).join(&self.tmp);
+        let kept = || {
+            anyhow::anyhow!(
+                "{shown} changed during the run; the record is kept in {}",
+                kept_in.display()
+            )
+        };
+        let renamed = match (self.existed, now) {
+            // Nothing was there and nothing is: never replace what appears meanwhile.
+            (None | Some(_), None) => nix::fcntl::renameat2(
+                dir,
+                self.tmp.as_str(),
+                dir,
+                self.place.name.as_os_str(),
+                nix::fcntl::RenameFlags::RENAME_NOREPLACE,
+            ),
+            (Some(then), Some(now)) if then == now => {
+                nix::fcntl::renameat(dir, self.tmp.as_str(), dir, self.place.name.as_os_str())
+            }
+            _ => {
+                self.tmp.clear();
+                return Err(kept());
+            }
+        };
+        match renamed {
+            Ok(()) => {
+                self.tmp.clear();
+                Ok(())
+            }
+            Err(nix::errno::Errno::EEXIST) => {
+                self.tmp.clear();
+                Err(kept())
+            }
+            Err(err) => Err(std::io::Error::from(err)).with_context(|| format!("writing {shown}")),
+        }
+    }
+}
+
+impl Drop for RecordDestination {
+    fn drop(&mut self) {
+        if !self.tmp.is_empty() {
+            let _ = nix::unistd::unlinkat(
+                &self.place.dir,
+                self.tmp.as_str(),
+                nix::unistd::UnlinkatFlags::NoRemoveDir,
+            );
+        }
+    }
 }
 
 /// The directory a path's last component lives in.
@@ -191,6 +376,7 @@ mod tests {
     fn guard() -> Guard {
         Guard {
             target: FileId { dev: 0, ino: 0 },
+            other_output: None,
             force: false,
         }
     }
@@ -232,6 +418,7 @@ mod tests {
             .to_string();
         assert!(err.contains("is a symbolic link"), "{err}");
         let target = Guard {
+            other_output: None,
             target: pinned::file_id(&OwnedFd::from(std::fs::File::open(path("data")).unwrap()))
                 .unwrap(),
             force: true,
@@ -255,10 +442,41 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let old = dir.path().join("run.jsonl");
         std::fs::write(&old, b"{\"format\":\"diskdash-bench-interval\"}\n").unwrap();
-        let file = open_jsonl("--jsonl", &old, guard()).unwrap();
+        let (file, id) = open_jsonl("--jsonl", &old, guard()).unwrap();
         assert_eq!(file.metadata().unwrap().len(), 0);
+        assert_eq!(Some(id), pinned::file_id(&OwnedFd::from(file)).ok());
         let new = dir.path().join("new.jsonl");
         open_jsonl("--jsonl", &new, guard()).unwrap();
         assert!(new.is_file());
+    }
+
+    #[test]
+    fn a_record_replaces_only_what_was_checked_and_keeps_itself_otherwise() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        // Nothing there: written, no temporary file left.
+        let dest = RecordDestination::prepare("--json", &path, guard()).unwrap();
+        dest.commit(b"{\"format\":\"diskdash-bench\"}").unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // Our record there: replaced.
+        let dest = RecordDestination::prepare("--json", &path, guard()).unwrap();
+        dest.commit(b"{\"format\":\"diskdash-bench\",\"n\":2}")
+            .unwrap();
+        assert!(std::fs::read_to_string(&path).unwrap().contains("\"n\":2"));
+        // Something else put there during the run: kept, the record waits beside it.
+        let dest = RecordDestination::prepare("--json", &path, guard()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, b"precious").unwrap();
+        let err = dest.commit(b"{}").unwrap_err().to_string();
+        assert!(
+            err.contains("changed during the run; the record is kept in"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&path).unwrap(), b"precious");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+        // Dropped without a commit (a run that never ends well): no temporary file left.
+        let other = dir.path().join("other.json");
+        drop(RecordDestination::prepare("--json", &other, guard()).unwrap());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 }

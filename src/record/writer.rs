@@ -42,7 +42,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 }
 
 /// A new temporary file `.NAME.tmp-PID-N` in `dir`, trying further names past any in the way.
-fn create_temp(
+pub(super) fn create_temp(
     dir: &std::os::fd::OwnedFd,
     name: &str,
 ) -> std::io::Result<(String, std::os::fd::OwnedFd)> {

@@ -27,6 +27,7 @@ use crate::bench::target::{self, Target, TargetKind};
 use crate::bench::worker::IoFault;
 use crate::monitor::iostat::IostatRow;
 use crate::plan::{Job, Plan, Step};
+use crate::record::output::RecordDestination;
 use crate::record::{
     DeviceRecord, EngineRecord, ErrorRecord, JsonlWriter, RunStatus, RunWarning, TargetRecord,
 };
@@ -52,6 +53,8 @@ pub struct Runner {
     device: Option<DeviceWatch>,
     /// The record as it is built.
     recorder: Recorder,
+    /// Where the final record goes (`--json FILE`).
+    json: Option<RecordDestination>,
     controls: mpsc::UnboundedReceiver<Control>,
     /// Controls that arrived while they could not act yet (during preparation, or while a
     /// segment was ending); taken before the channel, in order. Nothing is dropped.
@@ -70,6 +73,8 @@ pub struct Runner {
 /// What `Session::start` prepared on the caller's thread.
 pub struct Prepared {
     pub target: Target,
+    /// Where `--json` goes, checked and with its temporary file made.
+    pub json: Option<RecordDestination>,
     /// The engine to run (after the io_uring probe) and why it differs, if it does.
     pub engine: EngineKind,
     pub fallback: Option<String>,
@@ -88,6 +93,7 @@ impl Runner {
         let spec = plan.steps[0].jobs[0].spec.clone();
         let Prepared {
             target,
+            json,
             engine: engine_kind,
             fallback,
             jsonl,
@@ -168,6 +174,7 @@ impl Runner {
             engine,
             device,
             recorder: Recorder::new(jsonl),
+            json,
             controls,
             pending: VecDeque::new(),
             tx,
@@ -728,15 +735,10 @@ impl Runner {
         let recorder = std::mem::replace(&mut self.recorder, Recorder::new(None));
         let record = recorder.finish(outcome);
         let mut record_error = None;
-        if let Some(path) = self
-            .options
-            .json
-            .as_deref()
-            .filter(|p| p.as_os_str() != "-")
-        {
+        if let Some(destination) = self.json.take() {
             let written = serde_json::to_vec_pretty(&record)
                 .map_err(anyhow::Error::from)
-                .and_then(|bytes| crate::record::write_atomic(path, &bytes));
+                .and_then(|bytes| destination.commit(&bytes));
             if let Err(err) = written {
                 record_error = Some(format!("{err:#}"));
             }

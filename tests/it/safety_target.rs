@@ -420,3 +420,79 @@ fn a_scratch_file_that_cannot_be_removed_is_reported() {
     );
     drop(mount);
 }
+
+/// A second name of a loop device's backing file, and a backing file given as an output with
+/// `--force`: both are refused while the loop device is mounted.
+#[test]
+#[ignore = "needs root"]
+fn other_names_of_a_mounted_backing_file_are_refused_as_target_and_output() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("fs.img");
+    ext4_image(&image, 32 << 20);
+    let dev = LoopDevice::attach(&image);
+    let mnt = dir.path().join("mnt");
+    let _mount = Mount::new(&[dev.path().to_str().unwrap()], &mnt);
+    let second = dir.path().join("second-name.img");
+    std::fs::hard_link(&image, &second).unwrap();
+    refused(
+        dir.path(),
+        &second,
+        "--rw randwrite --allow-destructive --size 4M --runtime 100ms --no-tui",
+        &format!(
+            "it backs {}, mounted at {}",
+            dev.path().display(),
+            mnt.display()
+        ),
+        &image,
+    );
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    for flag in ["--jsonl", "--json"] {
+        refused(
+            dir.path(),
+            &work,
+            &format!(
+                "--ioengine null --size 16M --runtime 100ms --no-tui --force {flag} {}",
+                second.display()
+            ),
+            "has 2 names (hard links)",
+            &image,
+        );
+    }
+}
+
+/// One file named twice (`r.json` and `./r.json`) cannot be both outputs.
+#[test]
+fn the_record_and_the_interval_lines_are_never_one_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bench(
+        dir.path(),
+        &opts("--ioengine null --size 16M --runtime 100ms --no-tui --json r.json --jsonl ./r.json"),
+    );
+    assert_usage_error(&out);
+    assert_stderr_has(&out, "--json r.json is the file the other output writes");
+}
+
+/// A record that cannot be written is known before the run, not after it.
+#[test]
+#[ignore = "needs root"]
+fn an_unwritable_record_directory_is_refused_before_the_run() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let ro = dir.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    let _bind = Mount::new(&["--bind", "-o", "ro", ro.to_str().unwrap()], &ro);
+    run("mount", &["-o", "remount,bind,ro", ro.to_str().unwrap()]);
+    let out = bench(
+        dir.path(),
+        &opts("--ioengine null --size 16M --runtime 5s --no-tui --json ro/r.json"),
+    );
+    assert_usage_error(&out);
+    assert_stderr_has(&out, "--json ro/r.json: cannot write in ro: ");
+    assert!(
+        !stderr(&out).contains("[ "),
+        "the run started: {}",
+        stderr(&out)
+    );
+}
