@@ -183,6 +183,8 @@ const PSEUDO_FILESYSTEMS: &[(u64, &str)] = &[
     (0x1980_0202, "mqueue"),
     (0x6759_6969, "rpc_pipefs"),
     (0x6e66_7364, "nfsd"),
+    (0x0765_5821, "resctrl"),
+    (0xabba_1974, "xenfs"),
 ];
 
 /// The name of a kernel-interface filesystem by its `statfs` magic, `None` for storage.

@@ -84,12 +84,25 @@ impl Target {
 struct ScratchFile {
     dir: OwnedFd,
     name: String,
+    /// What was created: the name is unlinked only while it still leads to it.
+    id: FileId,
     removed: bool,
 }
 
 impl ScratchFile {
     fn remove(&mut self) -> std::io::Result<()> {
         self.removed = true;
+        let now = nix::sys::stat::fstatat(
+            &self.dir,
+            self.name.as_str(),
+            nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+        )
+        .map_err(std::io::Error::from)?;
+        if (now.st_dev, now.st_ino) != (self.id.dev, self.id.ino) {
+            return Err(std::io::Error::other(
+                "another file has taken its name; that one is left alone",
+            ));
+        }
         nix::unistd::unlinkat(
             &self.dir,
             self.name.as_str(),
@@ -352,6 +365,7 @@ fn open_scratch(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<T
     let scratch = ScratchFile {
         dir: dir_fd,
         name,
+        id: pinned::file_id(&file)?,
         removed: false,
     };
     let dio_align_bytes = file_alignment(spec, dir, &file)?;
@@ -540,6 +554,13 @@ fn open_block_device(
     let dio_align_bytes = blockdev::logical_block_bytes(file.as_fd()).unwrap_or(512);
     let device_bytes = blockdev::size_bytes(file.as_fd())
         .with_context(|| format!("reading the size of {}", path.display()))?;
+    if device_bytes == 0 {
+        return Err(usage!(
+            "{} has no capacity (0 bytes): a loop device with nothing attached, or a drive \
+             without a medium; attach or insert something, or choose another device",
+            path.display()
+        ));
+    }
     let mut notes = Vec::new();
     let mut size = spec.size_bytes;
     if !spec.size_explicit {
@@ -573,4 +594,44 @@ fn open_block_device(
         warnings: Vec::new(),
         scratch: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small_job() -> JobSpec {
+        JobSpec {
+            size_bytes: 1 << 20,
+            size_explicit: true,
+            direct: false,
+            ..JobSpec::default()
+        }
+    }
+
+    #[test]
+    fn a_scratch_name_taken_over_by_another_file_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut target = open(&small_job(), Some(dir.path()), false).unwrap();
+        let moved = dir.path().join("moved");
+        std::fs::rename(&target.path, &moved).unwrap();
+        std::fs::write(&target.path, b"someone else's").unwrap();
+        let err = target.remove_scratch().unwrap().unwrap_err();
+        assert!(
+            err.to_string().contains("another file has taken its name"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(&target.path).unwrap(), b"someone else's");
+    }
+
+    #[test]
+    fn a_scratch_file_is_removed_by_its_directory_not_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut target = open(&small_job(), Some(dir.path()), false).unwrap();
+        assert!(target.is_scratch());
+        assert!(target.path.exists());
+        assert!(target.remove_scratch().unwrap().is_ok());
+        assert!(!target.path.exists());
+        assert!(target.remove_scratch().is_none());
+    }
 }

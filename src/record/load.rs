@@ -9,14 +9,14 @@
 //! record costs no more than one pass over its bytes.
 
 use std::fmt;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Read;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::{FORMAT, FORMAT_VERSION, RunRecord};
+use crate::bench::pinned::{ObjectKind, Pinned};
 use crate::units::format_bytes;
 
 const FIX: &str = "give a file written by `diskdash bench --json`";
@@ -46,29 +46,23 @@ pub fn load(path: &Path) -> anyhow::Result<RunRecord> {
 /// file of at most `limit` bytes.
 fn read_capped(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
     let shown = path.display();
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| crate::usage!("cannot read {shown}: {e}; {FIX}"))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| crate::usage!("cannot read {shown}: {e}; {FIX}"))?;
-    let file_type = meta.file_type();
-    if !file_type.is_file() {
-        let what = if file_type.is_dir() {
-            "a directory"
-        } else if file_type.is_fifo() {
-            "a FIFO (named pipe)"
-        } else if file_type.is_char_device() {
-            "a character device"
-        } else if file_type.is_block_device() {
-            "a block device"
-        } else if file_type.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        };
+    // Pinned without opening (O_PATH calls no driver's open: a watchdog is not armed, a tape
+    // not rewound, a FIFO's writer not released), then opened only if it is a regular file.
+    let pinned =
+        Pinned::open(path).map_err(|e| crate::usage!("cannot read {shown}: {e}; {FIX}"))?;
+    let opened = || -> std::io::Result<File> {
+        Ok(File::from(
+            pinned.reopen(libc::O_RDONLY | libc::O_NONBLOCK)?,
+        ))
+    };
+    let what = match pinned.kind() {
+        ObjectKind::RegularFile => None,
+        ObjectKind::Directory => Some("a directory"),
+        ObjectKind::BlockDevice(_) => Some("a block device"),
+        ObjectKind::Other("a FIFO") => Some("a FIFO (named pipe)"),
+        ObjectKind::Other(other) => Some(other),
+    };
+    if let Some(what) = what {
         return Err(crate::usage!(
             "{shown} is {what}, not a run record; {FIX} (a regular file)"
         ));
@@ -79,10 +73,11 @@ fn read_capped(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
             format_bytes(limit)
         )
     };
-    if meta.len() > limit {
-        return Err(too_large(format_bytes(meta.len())));
+    if pinned.size_bytes() > limit {
+        return Err(too_large(format_bytes(pinned.size_bytes())));
     }
-    read_at_most(file, limit, meta.len())
+    let file = opened().map_err(|e| crate::usage!("cannot read {shown}: {e}; {FIX}"))?;
+    read_at_most(file, limit, pinned.size_bytes())
         .map_err(|e| crate::usage!("cannot read {shown}: {e}; {FIX}"))?
         .ok_or_else(|| too_large("growing past that".to_owned()))
 }

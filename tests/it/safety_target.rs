@@ -496,3 +496,21 @@ fn an_unwritable_record_directory_is_refused_before_the_run() {
         stderr(&out)
     );
 }
+
+/// A loop device with nothing attached has no capacity: said so, not "lower --bs".
+#[test]
+#[ignore = "needs root"]
+fn a_device_without_capacity_is_named_as_such() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let free = run("losetup", &["-f"]);
+    let out = bench(
+        dir.path(),
+        &args(Path::new(&free), "--rw randread --runtime 100ms --no-tui"),
+    );
+    assert_usage_error(&out);
+    assert_stderr_has(
+        &out,
+        "has no capacity (0 bytes): a loop device with nothing attached",
+    );
+}
