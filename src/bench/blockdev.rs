@@ -107,6 +107,17 @@ pub trait Stack {
     fn device_number(&self, name: &str) -> Option<u64>;
     /// Mount points of the device (by kernel name) or any of its partitions.
     fn mounts(&self, name: &str) -> Vec<String>;
+    /// For a partition: its whole disk's name, its mount points (of the whole disk itself, not
+    /// of the other partitions) and what is stacked on the whole disk itself.
+    fn whole_disk(&self, partition: u64) -> Option<WholeDisk>;
+}
+
+/// The disk a partition is part of, and what uses that disk as a whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WholeDisk {
+    pub name: String,
+    pub mounts: Vec<String>,
+    pub uppers: Vec<Upper>,
 }
 
 /// Why writing to `bottom` must be refused: it (or a partition) is mounted, or anything is
@@ -121,7 +132,28 @@ pub fn in_use_reason(stack: &impl Stack, bottom: Bottom, own_name: Option<&str>)
             return Some(format!("it is mounted at {}", mounts.join(", ")));
         }
     }
-    let mut chains: Vec<Vec<Upper>> = stack.uppers(bottom).into_iter().map(|u| vec![u]).collect();
+    if let Some(reason) = chain_reason(stack, stack.uppers(bottom)) {
+        return Some(reason);
+    }
+    // A partition is also overwritten by whatever writes its whole disk (a loop device over the
+    // disk, a filesystem on the disk itself), and loop devices do not claim what backs them.
+    let Bottom::Device(rdev) = bottom else {
+        return None;
+    };
+    let disk = stack.whole_disk(rdev)?;
+    if !disk.mounts.is_empty() {
+        return Some(format!(
+            "its disk /dev/{} is mounted at {}",
+            disk.name,
+            disk.mounts.join(", ")
+        ));
+    }
+    chain_reason(stack, disk.uppers).map(|reason| format!("its disk /dev/{}: {reason}", disk.name))
+}
+
+/// The first chain up from `uppers` that ends at a mount, or else the first chain, in words.
+fn chain_reason(stack: &impl Stack, uppers: Vec<Upper>) -> Option<String> {
+    let mut chains: Vec<Vec<Upper>> = uppers.into_iter().map(|u| vec![u]).collect();
     let mut first_chain: Option<Vec<Upper>> = None;
     let mut seen = std::collections::HashSet::new();
     // Breadth first, bounded: the first chain that ends at a mount is the one to name.
@@ -296,6 +328,39 @@ impl Stack for SysfsStack {
         Some(libc::makedev(major.parse().ok()?, minor.parse().ok()?))
     }
 
+    fn whole_disk(&self, partition: u64) -> Option<WholeDisk> {
+        let sys = Path::new("/sys/dev/block").join(dev_id(partition));
+        if !sys.join("partition").exists() {
+            return None;
+        }
+        // /sys/dev/block/M:m of a partition is a directory inside its disk's.
+        let disk_dir = fs::canonicalize(&sys).ok()?.parent()?.to_path_buf();
+        let name = disk_dir.file_name()?.to_string_lossy().into_owned();
+        let disk_rdev = self.device_number(&name)?;
+        let id = dev_id(disk_rdev);
+        let mut uppers: Vec<Upper> = holders_of(std::slice::from_ref(&id))
+            .into_iter()
+            .map(|name| Upper {
+                name,
+                relation: Relation::HeldBy,
+            })
+            .collect();
+        uppers.extend(
+            self.loops
+                .iter()
+                .filter(|(_, backing)| *backing == Bottom::Device(disk_rdev))
+                .map(|(name, _)| Upper {
+                    name: name.clone(),
+                    relation: Relation::Backs,
+                }),
+        );
+        Some(WholeDisk {
+            mounts: mounts_of(&self.mountinfo, &[id]),
+            name,
+            uppers,
+        })
+    }
+
     fn mounts(&self, name: &str) -> Vec<String> {
         let Some(rdev) = self.device_number(name) else {
             return Vec::new();
@@ -383,6 +448,26 @@ mod tests {
             Some(libc::makedev(7, minor))
         }
 
+        fn whole_disk(&self, partition: u64) -> Option<WholeDisk> {
+            // 8:1 is a partition of sda, mounted as a whole; 8:17 of sdb, which loop9 backs.
+            match (libc::major(partition), libc::minor(partition)) {
+                (8, 1) => Some(WholeDisk {
+                    name: "sda".into(),
+                    mounts: vec!["/".into()],
+                    uppers: Vec::new(),
+                }),
+                (8, 17) => Some(WholeDisk {
+                    name: "sdb".into(),
+                    mounts: Vec::new(),
+                    uppers: vec![Upper {
+                        name: "loop6".into(),
+                        relation: Relation::Backs,
+                    }],
+                }),
+                _ => None,
+            }
+        }
+
         fn mounts(&self, name: &str) -> Vec<String> {
             match name {
                 "loop6" => vec!["/mnt/x".into()],
@@ -414,6 +499,16 @@ mod tests {
         );
         assert_eq!(in_use_reason(&Table, file(43), None), None);
         assert_eq!(in_use_reason(&Table, dev(3), Some("loop3")), None);
+        // Partitions answer for their whole disk too.
+        let part = |minor| Bottom::Device(libc::makedev(8, minor));
+        assert_eq!(
+            in_use_reason(&Table, part(1), Some("sda1")).as_deref(),
+            Some("its disk /dev/sda is mounted at /")
+        );
+        assert_eq!(
+            in_use_reason(&Table, part(17), Some("sdb1")).as_deref(),
+            Some("its disk /dev/sdb: it backs /dev/loop6, mounted at /mnt/x")
+        );
         // A cycle ends: the first link is named, nothing loops forever.
         assert_eq!(
             in_use_reason(&Table, dev(8), Some("loop8")).as_deref(),
