@@ -62,21 +62,22 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         };
         f.render_widget(Paragraph::new(table), left);
         chart(f, right, lat, view, theme);
-    } else if lat.heatmap.as_ref().is_some_and(|h| !h.columns.is_empty())
-        && !view.ui.histogram
-        && inner.height >= 8
-    {
-        // Narrow but tall enough: the heatmap takes the panel, its marks carry p50/p99/p99.9
-        // of the newest interval (the percentile table is one `h` away).
-        chart(f, inner, lat, view, theme);
     } else {
+        let heat =
+            lat.heatmap.as_ref().is_some_and(|h| !h.columns.is_empty()) && !view.ui.histogram;
+        let below = Rect {
+            y: inner.y + table_height + 1,
+            height: inner.height.saturating_sub(table_height + 1),
+            ..inner
+        };
+        if heat && !heatmap::fits(below) && inner.height >= 8 {
+            // Narrow and too short for both: the heatmap takes the panel, its marks carry
+            // p50/p99/p99.9 of the newest interval (the percentile table is one `h` away).
+            chart(f, inner, lat, view, theme);
+            return;
+        }
         f.render_widget(Paragraph::new(table), inner);
         if inner.height > table_height + 2 {
-            let below = Rect {
-                y: inner.y + table_height + 1,
-                height: inner.height - table_height - 1,
-                ..inner
-            };
             chart(f, below, lat, view, theme);
         }
     }
