@@ -33,8 +33,8 @@ use anyhow::Context;
 use tokio::sync::{mpsc, watch};
 
 pub use snapshot::{
-    DirectionView, SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot,
-    StatsView, TargetView,
+    DirectionView, IntervalLatency, SERIES_POINTS, SegmentMark, SeriesPoint, SessionState,
+    SessionWarning, Snapshot, StatsView, TargetView,
 };
 
 use crate::bench::engine::uring;

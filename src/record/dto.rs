@@ -9,7 +9,7 @@ use crate::bench::spec::format_cpu_list;
 use crate::bench::spec::{JobSpec, SyncEvery};
 use crate::monitor::iostat::IostatRow;
 use crate::monitor::sysfs::QueueSettings;
-use crate::stats::{DirectionStats, LatencyBucket, LatencySummary};
+use crate::stats::{DirectionStats, FINE_SUB_BUCKET_BITS, LatencyBucket, LatencySummary, bounded};
 
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -311,10 +311,17 @@ impl DirectionRecord {
         }
     }
 
-    /// Adds the latency histogram of `stats` (segments and run totals; intervals go without).
+    /// Adds the latency histogram of `stats` (segments and run totals).
     #[must_use]
     pub fn with_histogram(mut self, stats: &DirectionStats) -> Self {
         self.lat_ns.histogram = Some(HistogramRecord::of(stats));
+        self
+    }
+
+    /// Adds one interval's latency histogram, bounded (`HistogramRecord::of_interval`).
+    #[must_use]
+    pub fn with_interval_histogram(mut self, stats: &DirectionStats) -> Self {
+        self.lat_ns.histogram = Some(HistogramRecord::of_interval(stats));
         self
     }
 }
@@ -330,37 +337,53 @@ pub struct LatencyRecord {
     pub n: u64,
     /// `"99.000000": ns` for fio's default percentile list (absent when no I/O).
     pub percentile: Percentiles,
-    /// Log-bucket counts (segments and run totals only).
+    /// Fine bucket counts (run totals, segments and, since format 3, each interval).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub histogram: Option<HistogramRecord>,
 }
 
-/// A latency histogram in the dashboard's log buckets (`LatencyHistogram::log_buckets`: powers
-/// of two from 1 us = 2^10 ns up, the first bucket taking everything up to 1 us), sparse: only
-/// buckets with I/Os, ascending. `count[i]` I/Os took at most `le_ns[i]` and more than the
-/// power of two below it.
+/// A latency histogram, sparse: only buckets with I/Os, ascending. `count[i]` I/Os took at
+/// most `le_ns[i]` and at least the lower bound of that bucket under the rule named by
+/// `sub_bucket_bits` (`stats::fine_bucket_le_ns`: log-linear, `2^sub_bucket_bits` buckets per
+/// power of two, each at most 1/128 = 0.78% of its lower bound wide at 7 bits). Segments and run
+/// totals are always at 7 bits; an interval is coarsened (fewer bits) when it would hold more
+/// than `stats::MAX_INTERVAL_BUCKETS` buckets. Format 2 records had no `sub_bucket_bits`: their
+/// buckets were powers of two from 1 us up.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HistogramRecord {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sub_bucket_bits: Option<u32>,
     pub le_ns: Vec<u64>,
     pub count: Vec<u64>,
 }
 
 impl HistogramRecord {
-    /// The non-empty log buckets of `stats`' latency.
+    /// The non-empty fine buckets of `stats`' latency, at full resolution.
     #[must_use]
     pub fn of(stats: &DirectionStats) -> Self {
-        Self::from_buckets(&stats.latency.log_buckets())
+        Self::from_buckets(&stats.latency.fine_buckets(), FINE_SUB_BUCKET_BITS)
+    }
+
+    /// The non-empty fine buckets of one interval, within `stats::MAX_INTERVAL_BUCKETS`.
+    #[must_use]
+    pub fn of_interval(stats: &DirectionStats) -> Self {
+        let (buckets, bits) = bounded(stats.latency.fine_buckets());
+        Self::from_buckets(&buckets, bits)
     }
 
     /// Keeps the non-empty buckets.
     #[must_use]
-    pub fn from_buckets(buckets: &[LatencyBucket]) -> Self {
+    pub fn from_buckets(buckets: &[LatencyBucket], sub_bucket_bits: u32) -> Self {
         let (le_ns, count) = buckets
             .iter()
             .filter(|b| b.count > 0)
             .map(|b| (b.le_ns, b.count))
             .unzip();
-        Self { le_ns, count }
+        Self {
+            sub_bucket_bits: Some(sub_bucket_bits),
+            le_ns,
+            count,
+        }
     }
 
     /// The recorded (non-empty) buckets, ascending.
@@ -446,10 +469,17 @@ impl SyncRecord {
         }
     }
 
-    /// Adds the latency histogram of `stats` (segments and run totals; intervals go without).
+    /// Adds the latency histogram of `stats` (segments and run totals).
     #[must_use]
     pub fn with_histogram(mut self, stats: &DirectionStats) -> Self {
         self.lat_ns.histogram = Some(HistogramRecord::of(stats));
+        self
+    }
+
+    /// Adds one interval's latency histogram, bounded (`HistogramRecord::of_interval`).
+    #[must_use]
+    pub fn with_interval_histogram(mut self, stats: &DirectionStats) -> Self {
+        self.lat_ns.histogram = Some(HistogramRecord::of_interval(stats));
         self
     }
 }
@@ -547,17 +577,20 @@ mod tests {
         }
         let record = DirectionRecord::from_stats(&stats, 1_000_000_000).with_histogram(&stats);
         let histogram = record.lat_ns.histogram.clone().unwrap();
-        assert_eq!(histogram.le_ns, [1 << 10, 1 << 12, 1 << 22]);
+        // Buckets 1/128 of their power of two wide: 500 ns in [500, 501], 3 us in [2992, 3007].
+        assert_eq!(histogram.le_ns, [501, 3_007, 3_014_655]);
         assert_eq!(histogram.count, [2, 5, 1]);
+        assert_eq!(histogram.sub_bucket_bits, Some(7));
         assert_eq!(histogram.count.iter().sum::<u64>(), record.lat_ns.n);
         let json = serde_json::to_value(&record).unwrap();
         assert_eq!(
             json["lat_ns"]["histogram"],
-            serde_json::json!({"le_ns": [1024, 4096, 4_194_304], "count": [2, 5, 1]})
+            serde_json::json!({"sub_bucket_bits": 7, "le_ns": [501, 3_007, 3_014_655],
+                "count": [2, 5, 1]})
         );
         let back: DirectionRecord = serde_json::from_value(json).unwrap();
         assert_eq!(back, record);
-        // Intervals go without: no key at all, and records without one still read.
+        // Without one: no key at all, and records without one still read.
         let plain = serde_json::to_value(DirectionRecord::from_stats(&stats, 1)).unwrap();
         assert!(plain["lat_ns"].get("histogram").is_none());
         let read: DirectionRecord = serde_json::from_value(plain).unwrap();

@@ -19,6 +19,10 @@ use super::{FORMAT, FORMAT_VERSION, RunRecord};
 use crate::bench::pinned::{ObjectKind, Pinned};
 use crate::units::format_bytes;
 
+/// The oldest `format_version` read: format 2 differs from 3 only in its latency histograms
+/// (power-of-two buckets, none per interval), which `show` draws as they are.
+pub const OLDEST_FORMAT_VERSION: u32 = 2;
+
 const FIX: &str = "give a file written by `diskdash bench --json`";
 
 /// The largest run record read: 256 MiB.
@@ -117,22 +121,24 @@ fn parse(bytes: &[u8]) -> Result<RunRecord, String> {
         _ => "another version".to_owned(),
     };
     match header.format_version {
-        Scalar::UInt(version) if version == u64::from(FORMAT_VERSION) => {}
+        Scalar::UInt(version)
+            if (u64::from(OLDEST_FORMAT_VERSION)..=u64::from(FORMAT_VERSION))
+                .contains(&version) => {}
         Scalar::UInt(_) | Scalar::Int(_) | Scalar::Missing => {
             let found = match &header.format_version {
                 Scalar::Missing => "missing".to_owned(),
                 other => other.to_string(),
             };
             return Err(format!(
-                "has record format_version {found}, this diskdash reads version \
-                 {FORMAT_VERSION}; open it with the diskdash that wrote it ({writer}) or record \
+                "has record format_version {found}, this diskdash reads versions \
+                 {OLDEST_FORMAT_VERSION} to {FORMAT_VERSION}; open it with the diskdash that wrote it ({writer}) or record \
                  the run again"
             ));
         }
         other => {
             return Err(format!(
                 "has record format_version {other}, not a whole number; this diskdash reads \
-                 version {FORMAT_VERSION} (written as the number {FORMAT_VERSION}); {FIX}"
+                 versions {OLDEST_FORMAT_VERSION} to {FORMAT_VERSION} (written as the number {FORMAT_VERSION}); {FIX}"
             ));
         }
     }
@@ -275,7 +281,7 @@ mod tests {
                 br#"{"format": "diskdash-bench", "format_version": 9, "diskdash_version": "0.9.0"}"#
             )
             .unwrap_err(),
-            "has record format_version 9, this diskdash reads version 2; open it with the \
+            "has record format_version 9, this diskdash reads versions 2 to 3; open it with the \
              diskdash that wrote it (0.9.0) or record the run again"
         );
         let err = parse(br#"{"format": "diskdash-bench", "format_version": 2}"#).unwrap_err();
@@ -313,7 +319,7 @@ mod tests {
                 parse(text.as_bytes()).unwrap_err(),
                 format!(
                     "has record format_version {shown}, not a whole number; this diskdash reads \
-                     version 2 (written as the number 2); give a file written by `diskdash \
+                     versions 2 to 3 (written as the number 3); give a file written by `diskdash \
                      bench --json`"
                 ),
                 "{written}"
@@ -321,13 +327,13 @@ mod tests {
         }
         assert_eq!(
             parse(br#"{"format": "diskdash-bench"}"#).unwrap_err(),
-            "has record format_version missing, this diskdash reads version 2; open it with \
+            "has record format_version missing, this diskdash reads versions 2 to 3; open it with \
              the diskdash that wrote it (another version) or record the run again"
         );
         assert!(
             parse(br#"{"format": "diskdash-bench", "format_version": -2}"#)
                 .unwrap_err()
-                .starts_with("has record format_version -2, this diskdash reads version 2;")
+                .starts_with("has record format_version -2, this diskdash reads versions 2 to 3;")
         );
     }
 

@@ -98,9 +98,12 @@ impl Recorder {
             index: interval.index,
             t_ns: interval.end_offset_ns,
             duration_ns: interval.duration_ns,
-            read: DirectionRecord::from_stats(&interval.stats.read, interval.duration_ns),
-            write: DirectionRecord::from_stats(&interval.stats.write, interval.duration_ns),
-            sync: SyncRecord::from_stats(&interval.stats.sync),
+            read: DirectionRecord::from_stats(&interval.stats.read, interval.duration_ns)
+                .with_interval_histogram(&interval.stats.read),
+            write: DirectionRecord::from_stats(&interval.stats.write, interval.duration_ns)
+                .with_interval_histogram(&interval.stats.write),
+            sync: SyncRecord::from_stats(&interval.stats.sync)
+                .with_interval_histogram(&interval.stats.sync),
             device,
         };
         let mut written = Ok(());

@@ -14,8 +14,8 @@ use super::controls::{self, IdleStep, SegmentEnding, SegmentFold, Workers};
 use super::cpu::{cpu_record, rusage};
 use super::recorder::{Recorder, RunOutcome, SegmentOutcome};
 use super::snapshot::{
-    SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView,
-    TargetView,
+    IntervalLatency, SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, SessionWarning,
+    Snapshot, StatsView, TargetView,
 };
 use super::window::{DeviceWatch, Verdict};
 use super::{Control, SessionOptions, SessionOutcome};
@@ -152,6 +152,7 @@ impl Runner {
             segments: Vec::new(),
             device: None,
             device_history: Arc::new(resident_deque(IostatRow::idle(""))),
+            latency_history: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
             queue: device.as_ref().map(|d| d.queue.clone()),
             reconciliation: None,
             warnings,
@@ -690,6 +691,19 @@ impl Runner {
             series.pop_front();
         }
         series.push_back(point);
+        let bounded =
+            |d: &crate::stats::DirectionStats| crate::stats::bounded(d.latency.fine_buckets()).0;
+        let latency = Arc::new(IntervalLatency {
+            at: point.at,
+            read: bounded(&interval.stats.read),
+            write: bounded(&interval.stats.write),
+            sync: bounded(&interval.stats.sync),
+        });
+        let history = Arc::make_mut(&mut self.snap.latency_history);
+        if history.len() == SERIES_POINTS {
+            history.pop_front();
+        }
+        history.push_back(latency);
         self.snap.interval = Some(view);
     }
 

@@ -1,11 +1,13 @@
-//! A segment's per-interval series for the record, in fixed-size memory: every point is a plain
-//! `Copy` struct in a vector allocated (and touched) once, so a long run does not grow the
-//! process. Past `MAX_POINTS` intervals every other point is dropped and the stride doubles.
+//! A segment's per-interval series for the record, in bounded memory: every point is a plain
+//! `Copy` struct in a vector allocated (and touched) once, plus each direction's sparse latency
+//! histogram, at most `stats::MAX_INTERVAL_BUCKETS` buckets, whose vectors are reused in place
+//! (at most 1024 points x 3 directions x 256 buckets x 16 bytes = 12 MiB, a few KiB in
+//! practice). Past `MAX_POINTS` intervals every other point is dropped and the stride doubles.
 
 use crate::monitor::iostat::IostatRow;
 use crate::record::{
-    DirectionRecord, FORMAT_VERSION, INTERVAL_FORMAT, IntervalRecord, LatencyRecord, Percentiles,
-    SyncRecord,
+    DirectionRecord, FORMAT_VERSION, HistogramRecord, INTERVAL_FORMAT, IntervalRecord,
+    LatencyRecord, Percentiles, SyncRecord,
 };
 use crate::stats::FIO_PERCENTILES;
 
@@ -97,6 +99,8 @@ struct Point {
     read: DirPoint,
     write: DirPoint,
     sync: DirPoint,
+    /// Read, write and sync latency over the interval (bounded, sparse).
+    histograms: [Option<HistogramRecord>; 3],
     device: Option<IostatRow>,
 }
 
@@ -147,6 +151,17 @@ impl RecordSeries {
             total_ios: record.sync.total_ios,
             ..DirPoint::from_latency(&record.sync.lat_ns)
         };
+        let latencies = [
+            &record.read.lat_ns,
+            &record.write.lat_ns,
+            &record.sync.lat_ns,
+        ];
+        for (slot, lat) in point.histograms.iter_mut().zip(latencies) {
+            match (slot, &lat.histogram) {
+                (Some(kept), Some(histogram)) => kept.clone_from(histogram),
+                (slot, histogram) => slot.clone_from(histogram),
+            }
+        }
         match (&mut point.device, device) {
             (Some(kept), Some(row)) => kept.clone_from(row),
             (slot, row) => *slot = row.cloned(),
@@ -164,20 +179,27 @@ impl RecordSeries {
     pub fn records(&self, segment: u32) -> Vec<IntervalRecord> {
         self.points[..self.len]
             .iter()
-            .map(|p| IntervalRecord {
-                format: INTERVAL_FORMAT.to_string(),
-                format_version: FORMAT_VERSION,
-                segment,
-                index: p.index,
-                t_ns: p.t_ns,
-                duration_ns: p.duration_ns,
-                read: p.read.direction(),
-                write: p.write.direction(),
-                sync: SyncRecord {
-                    total_ios: p.sync.total_ios,
-                    lat_ns: p.sync.latency(),
-                },
-                device: p.device.clone(),
+            .map(|p| {
+                let mut record = IntervalRecord {
+                    format: INTERVAL_FORMAT.to_string(),
+                    format_version: FORMAT_VERSION,
+                    segment,
+                    index: p.index,
+                    t_ns: p.t_ns,
+                    duration_ns: p.duration_ns,
+                    read: p.read.direction(),
+                    write: p.write.direction(),
+                    sync: SyncRecord {
+                        total_ios: p.sync.total_ios,
+                        lat_ns: p.sync.latency(),
+                    },
+                    device: p.device.clone(),
+                };
+                let [read, write, sync] = &p.histograms;
+                record.read.lat_ns.histogram.clone_from(read);
+                record.write.lat_ns.histogram.clone_from(write);
+                record.sync.lat_ns.histogram.clone_from(sync);
+                record
             })
             .collect()
     }
@@ -204,7 +226,8 @@ mod tests {
             index,
             t_ns: (index + 1) * 1_000_000_000,
             duration_ns: 1_000_000_000,
-            read: DirectionRecord::from_stats(&stats, 1_000_000_000),
+            read: DirectionRecord::from_stats(&stats, 1_000_000_000)
+                .with_interval_histogram(&stats),
             write: DirectionRecord::default(),
             sync: SyncRecord::default(),
             device: None,

@@ -74,7 +74,7 @@ pub struct DirectionView {
     pub iops: f64,
     pub bw_bytes_per_s: f64,
     pub latency: LatencySummary,
-    /// Power-of-two latency buckets (see `LatencyHistogram::log_buckets`).
+    /// Sparse latency buckets of the fine rule (see `LatencyHistogram::fine_buckets`).
     pub buckets: Vec<LatencyBucket>,
 }
 
@@ -95,7 +95,7 @@ impl DirectionView {
             iops: per_s(stats.ios),
             bw_bytes_per_s: per_s(stats.bytes),
             latency: stats.latency.summary(),
-            buckets: stats.latency.log_buckets(),
+            buckets: stats.latency.fine_buckets(),
         }
     }
 }
@@ -140,6 +140,17 @@ pub struct SeriesPoint {
     pub write_lat_mean_ns: f64,
     pub write_lat_p99_ns: u64,
     pub sync_lat_mean_ns: f64,
+}
+
+/// One interval's latency histograms for the heatmap: sparse, bounded like the record's
+/// (`stats::bounded`), shared between snapshots.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct IntervalLatency {
+    /// End of the interval, measured time since the session's first segment started.
+    pub at: Duration,
+    pub read: Vec<LatencyBucket>,
+    pub write: Vec<LatencyBucket>,
+    pub sync: Vec<LatencyBucket>,
 }
 
 /// Where a segment starts in the series.
@@ -187,6 +198,8 @@ pub struct Snapshot {
     /// The last [`SERIES_POINTS`] intervals of the session.
     pub series: Arc<VecDeque<SeriesPoint>>,
     pub segments: Vec<SegmentMark>,
+    /// The latency histograms of the intervals of [`Snapshot::series`].
+    pub latency_history: Arc<VecDeque<Arc<IntervalLatency>>>,
     /// The device's `iostat -x` row over the last interval, when known.
     pub device: Option<IostatRow>,
     /// The last [`SERIES_POINTS`] interval rows of the device.

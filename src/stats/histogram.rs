@@ -81,6 +81,151 @@ impl LatencyHistogram {
             .map(|(le_ns, count)| LatencyBucket { le_ns, count })
             .collect()
     }
+
+    /// The non-empty buckets of the fine rule ([`fine_bucket_le_ns`] with
+    /// [`FINE_SUB_BUCKET_BITS`]), ascending. Exact: every hdrhistogram bucket (3 significant
+    /// digits: 1024 sub-buckets per power of two, values below 2048 exact) lies inside one fine
+    /// bucket, because the fine buckets are unions of aligned hdrhistogram buckets.
+    #[must_use]
+    pub fn fine_buckets(&self) -> Vec<LatencyBucket> {
+        let mut out: Vec<LatencyBucket> = Vec::new();
+        for value in self.0.iter_recorded() {
+            let ns = self.0.highest_equivalent(value.value_iterated_to());
+            let le_ns = fine_bucket_le_ns(ns, FINE_SUB_BUCKET_BITS);
+            match out.last_mut() {
+                Some(last) if last.le_ns == le_ns => last.count += value.count_at_value(),
+                _ => out.push(LatencyBucket {
+                    le_ns,
+                    count: value.count_at_value(),
+                }),
+            }
+        }
+        out
+    }
+}
+
+/// Sub-bucket bits of the fine rule: 2^7 = 128 sub-buckets per power of two, so a bucket is at
+/// most 1/128 (0.78%) of its lower bound wide and any latency in it is within 0.78% of the
+/// bucket's upper bound.
+pub const FINE_SUB_BUCKET_BITS: u32 = 7;
+
+/// The log-linear bucket rule of records and the dashboard, with `bits` sub-bucket bits: a
+/// latency `ns` (at least 1) below `2^(bits+1)` is its own bucket; otherwise, with
+/// `e = floor(log2(ns))`, the power of two `[2^e, 2^(e+1))` is cut into `2^bits` buckets of
+/// width `2^(e-bits)`. Returns the bucket's inclusive upper bound; its lower bound is
+/// `le + 1 - 2^max(0, floor(log2(le)) - bits)`. With fewer bits each bucket is a union of
+/// buckets with more bits, so histograms of different resolutions merge exactly at the lower.
+#[inline]
+#[must_use]
+pub fn fine_bucket_le_ns(ns: u64, bits: u32) -> u64 {
+    let ns = ns.max(1);
+    let exp = u64::BITS - 1 - ns.leading_zeros();
+    if exp <= bits {
+        return ns;
+    }
+    let shift = exp - bits;
+    ((ns >> shift) << shift) | ((1u64 << shift) - 1)
+}
+
+/// The inclusive lower bound of the bucket whose upper bound is `le_ns` (rule of
+/// [`fine_bucket_le_ns`]).
+#[must_use]
+pub fn fine_bucket_ge_ns(le_ns: u64, bits: u32) -> u64 {
+    let le_ns = le_ns.max(1);
+    let exp = u64::BITS - 1 - le_ns.leading_zeros();
+    if exp <= bits {
+        le_ns
+    } else {
+        le_ns + 1 - (1u64 << (exp - bits))
+    }
+}
+
+/// Per-interval histograms keep at most this many non-empty buckets: over it, the interval is
+/// coarsened (one sub-bucket bit at a time, see [`coarsen`]) until it fits. At 128
+/// sub-buckets per power of two that is two full powers of two at full resolution.
+pub const MAX_INTERVAL_BUCKETS: usize = 256;
+
+/// Sparse, ascending `buckets` of the rule with `bits` sub-bucket bits, re-bucketed to `to_bits`
+/// (at most `bits`): exact, as each bucket lies inside one coarser bucket.
+#[must_use]
+pub fn coarsen(buckets: &[LatencyBucket], to_bits: u32) -> Vec<LatencyBucket> {
+    let mut out: Vec<LatencyBucket> = Vec::with_capacity(buckets.len());
+    for b in buckets {
+        let le_ns = fine_bucket_le_ns(b.le_ns, to_bits);
+        match out.last_mut() {
+            Some(last) if last.le_ns == le_ns => last.count += b.count,
+            _ => out.push(LatencyBucket {
+                le_ns,
+                count: b.count,
+            }),
+        }
+    }
+    out
+}
+
+/// `buckets` (fine rule, full resolution) within [`MAX_INTERVAL_BUCKETS`]: the buckets and
+/// their sub-bucket bits.
+#[must_use]
+pub fn bounded(buckets: Vec<LatencyBucket>) -> (Vec<LatencyBucket>, u32) {
+    let mut bits = FINE_SUB_BUCKET_BITS;
+    let mut buckets = buckets;
+    while buckets.len() > MAX_INTERVAL_BUCKETS && bits > 0 {
+        bits -= 1;
+        buckets = coarsen(&buckets, bits);
+    }
+    (buckets, bits)
+}
+
+/// Adds sparse, ascending `other` into `into` (same rule and bits): counts of equal bounds add.
+pub fn merge_buckets(into: &mut Vec<LatencyBucket>, other: &[LatencyBucket]) {
+    let mut merged = Vec::with_capacity(into.len() + other.len());
+    let (mut i, mut j) = (0, 0);
+    while i < into.len() || j < other.len() {
+        let take_a = j == other.len() || (i < into.len() && into[i].le_ns <= other[j].le_ns);
+        let take_b = i == into.len() || (j < other.len() && other[j].le_ns <= into[i].le_ns);
+        let mut next = LatencyBucket {
+            le_ns: if take_a {
+                into[i].le_ns
+            } else {
+                other[j].le_ns
+            },
+            count: 0,
+        };
+        if take_a {
+            next.count += into[i].count;
+            i += 1;
+        }
+        if take_b {
+            next.count += other[j].count;
+            j += 1;
+        }
+        merged.push(next);
+    }
+    *into = merged;
+}
+
+/// The upper bound of the bucket holding the `pct` percentile of sparse, ascending `buckets`
+/// (the smallest bound with at least `pct`% of the count at or below it); 0 when empty.
+#[must_use]
+pub fn bucket_percentile_ns(buckets: &[LatencyBucket], pct: f64) -> u64 {
+    let total: u64 = buckets.iter().map(|b| b.count).sum();
+    if total == 0 {
+        return 0;
+    }
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
+    let rank = ((pct / 100.0 * total as f64).ceil() as u64).clamp(1, total);
+    let mut seen = 0;
+    for b in buckets {
+        seen += b.count;
+        if seen >= rank {
+            return b.le_ns;
+        }
+    }
+    buckets.last().map_or(0, |b| b.le_ns)
 }
 
 /// Exponents of the first and last log bucket's upper bound: 1 us (2^10 ns) to ~137 s (2^37 ns,
@@ -99,7 +244,8 @@ impl Default for LatencyHistogram {
     }
 }
 
-/// One bucket of [`LatencyHistogram::log_buckets`].
+/// One bucket of a sparse histogram ([`LatencyHistogram::fine_buckets`] or
+/// [`LatencyHistogram::log_buckets`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct LatencyBucket {
     /// Upper bound (inclusive) in nanoseconds.
@@ -188,5 +334,114 @@ mod tests {
         assert_eq!(buckets[12].le_ns, 1 << 22);
         assert_eq!(buckets[12].count, 1);
         assert_eq!(buckets.iter().map(|b| b.count).sum::<u64>(), 3);
+    }
+}
+
+#[cfg(test)]
+mod fine_tests {
+    use super::*;
+
+    /// A known, skewed sample: a bulk around 100-400 us, a tail to ~60 ms, a few fast hits.
+    fn sample() -> Vec<u64> {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        (0..200_000)
+            .map(|i| {
+                let r = next();
+                match i % 100 {
+                    0 => 20_000 + r % 60_000_000,
+                    1..=3 => 700 + r % 5_000,
+                    _ => 100_000 + r % 300_000 + (r >> 40) % 7,
+                }
+            })
+            .collect()
+    }
+
+    fn exact_percentile(sorted: &[u64], pct: f64) -> u64 {
+        #[allow(
+            clippy::cast_precision_loss,
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss
+        )]
+        let rank = ((pct / 100.0 * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+        sorted[rank - 1]
+    }
+
+    #[test]
+    fn fine_percentiles_are_within_one_percent_of_the_exact_ones() {
+        let values = sample();
+        let mut hist = LatencyHistogram::new();
+        for &v in &values {
+            hist.record(v);
+        }
+        let mut sorted = values.clone();
+        sorted.sort_unstable();
+        let buckets = hist.fine_buckets();
+        assert_eq!(buckets.iter().map(|b| b.count).sum::<u64>(), 200_000);
+        assert!(buckets.windows(2).all(|w| w[0].le_ns < w[1].le_ns));
+        for pct in [0.1, 1.0, 10.0, 50.0, 90.0, 99.0, 99.5, 99.9, 99.99, 100.0] {
+            let exact = exact_percentile(&sorted, pct);
+            let fine = bucket_percentile_ns(&buckets, pct);
+            #[allow(clippy::cast_precision_loss)]
+            let error = (fine as f64 - exact as f64).abs() / exact as f64;
+            assert!(error <= 0.01, "p{pct}: exact {exact} ns, fine {fine} ns");
+        }
+    }
+
+    #[test]
+    fn the_rule_is_log_linear_and_coarsens_exactly() {
+        // 128 sub-buckets per power of two above 256 ns; each value below it is its own bucket.
+        assert_eq!(fine_bucket_le_ns(0, 7), 1);
+        assert_eq!(fine_bucket_le_ns(255, 7), 255);
+        assert_eq!(fine_bucket_le_ns(256, 7), 257);
+        assert_eq!(fine_bucket_le_ns(1_000_000, 7), 1_003_519);
+        assert_eq!(fine_bucket_ge_ns(1_003_519, 7), 999_424);
+        let per_octave = (1u64 << 20..1 << 21)
+            .map(|ns| fine_bucket_le_ns(ns, 7))
+            .collect::<std::collections::BTreeSet<_>>();
+        assert_eq!(per_octave.len(), 128);
+        for ns in [300u64, 4_097, 999_999, 77_777_777, 99_999_999_999] {
+            let le = fine_bucket_le_ns(ns, 7);
+            let ge = fine_bucket_ge_ns(le, 7);
+            assert!(ge <= ns && ns <= le);
+            #[allow(clippy::cast_precision_loss)]
+            let width = (le - ge + 1) as f64 / ge as f64;
+            assert!(width <= 1.0 / 128.0 + 1e-12, "{ns}");
+            // A coarser bucket holds the whole finer one.
+            assert_eq!(fine_bucket_le_ns(ge, 5), fine_bucket_le_ns(le, 5));
+        }
+        let mut hist = LatencyHistogram::new();
+        for v in sample() {
+            hist.record(v);
+        }
+        let fine = hist.fine_buckets();
+        let (kept, bits) = bounded(fine.clone());
+        assert!(kept.len() <= MAX_INTERVAL_BUCKETS && bits < FINE_SUB_BUCKET_BITS);
+        assert_eq!(kept, coarsen(&fine, bits));
+        assert_eq!(
+            kept.iter().map(|b| b.count).sum::<u64>(),
+            fine.iter().map(|b| b.count).sum::<u64>()
+        );
+    }
+
+    #[test]
+    fn sparse_histograms_merge_exactly() {
+        let (mut a, mut b, mut both) = (
+            LatencyHistogram::new(),
+            LatencyHistogram::new(),
+            LatencyHistogram::new(),
+        );
+        for (i, v) in sample().into_iter().enumerate() {
+            if i % 3 == 0 { &mut a } else { &mut b }.record(v);
+            both.record(v);
+        }
+        let mut merged = a.fine_buckets();
+        merge_buckets(&mut merged, &b.fine_buckets());
+        assert_eq!(merged, both.fine_buckets());
     }
 }

@@ -101,6 +101,10 @@ impl App {
                 self.ui.log_scale = !self.ui.log_scale;
                 Action::Redraw
             }
+            KeyCode::Char('h') => {
+                self.ui.histogram = !self.ui.histogram;
+                Action::Redraw
+            }
             KeyCode::Up | KeyCode::Char('k') => self.step(disks, -1),
             KeyCode::Down | KeyCode::Char('j') => self.step(disks, 1),
             KeyCode::Char('o') => {
@@ -248,6 +252,9 @@ mod tests {
         let mut app = App::new(Mode::Monitor, true);
         app.on_key(key(KeyCode::Char('l')), &[]);
         assert!(app.ui.log_scale);
+        assert!(!app.ui.histogram);
+        assert_eq!(app.on_key(key(KeyCode::Char('h')), &[]), Action::Redraw);
+        assert!(app.ui.histogram);
         app.on_key(key(KeyCode::Tab), &[]);
         assert_eq!(app.ui.focus, Focus::Charts);
         app.on_key(key(KeyCode::Char('o')), &[]);

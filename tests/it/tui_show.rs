@@ -35,6 +35,10 @@ fn a_recorded_run_opens_with_its_charts_latency_and_device() {
     ] {
         assert!(screen.contains(text), "no {text:?} in:\n{screen}");
     }
+    // Latency over time by default, from the record's per-interval histograms.
+    assert!(screen.contains("read latency over time"), "{screen}");
+    t.send(&["h"]);
+    let screen = t.wait_for("the histogram", WAIT, |s| s.contains("whole run"));
     let recorded: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
     // The histogram as recorded: every read counted in the run's buckets, and the panel draws

@@ -19,11 +19,12 @@ const BENCH_KEYS: [(&str, &str); 8] = [
     ("", ""),
 ];
 
-const COMMON_KEYS: [(&str, &str); 6] = [
+const COMMON_KEYS: [(&str, &str); 7] = [
     ("up / down", "select a disk"),
     ("o / O", "sort column / reverse order"),
     ("tab", "move focus"),
     ("l", "log / linear scales"),
+    ("h", "latency heatmap / histogram"),
     ("?", "this help (any key closes)"),
     ("q, Ctrl-C", "quit"),
 ];

@@ -1,24 +1,30 @@
 //! Latency: percentiles over two spans (live: the last interval and the segment so far; recorded:
-//! the last segment and the whole run), and the log-bucket histogram.
+//! the last segment and the whole run), and beside or below them the heatmap (latency over
+//! time, `heatmap.rs`) where it fits, else (or after `h`) the histogram: log-spaced bands over
+//! the range the data holds (p0.1 to max), folded from the fine buckets, with the p50/p99/p99.9
+//! of the second span marked.
 //! ```text
 //! +- latency (submit to completion) ------+
 //! |                   read                |
 //! |            last      seg              |
 //! | p50       95.2us    98.1us            |
 //! | p90        ...                        |
-//! |         last interval  this segment   |
-//! | <=64us  ⣿⣿⣿⣿⡇      31%  ⣿⣿⣿⣿     28% |
+//! |         last interval  this segment        |
+//! | <=1.9ms ⣿⣿⣿⣿⡇      31%  ⣿⣿⣿⣿     28% p50 |
 //! +---------------------------------------+
 //! ```
-//! Wide panels put the histogram beside the percentiles; narrow ones below, if room is left.
+//! Wide panels put the chart beside the percentiles. Narrow ones show the heatmap alone when the
+//! panel has 8 rows or more (its marks carry p50/p99/p99.9), else the table and, if room is
+//! left, the histogram below.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-use super::fmt;
 use super::theme::Theme;
+use super::{fmt, heatmap};
+use crate::stats;
 use crate::tui::view::{Direction, LatencyBucket, LatencyView, View};
 
 const COL: usize = 9;
@@ -55,16 +61,24 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
             ..inner
         };
         f.render_widget(Paragraph::new(table), left);
-        histogram(f, right, lat, view.ui.log_scale, theme);
+        chart(f, right, lat, view, theme);
     } else {
+        let heat =
+            lat.heatmap.as_ref().is_some_and(|h| !h.columns.is_empty()) && !view.ui.histogram;
+        let below = Rect {
+            y: inner.y + table_height + 1,
+            height: inner.height.saturating_sub(table_height + 1),
+            ..inner
+        };
+        if heat && !heatmap::fits(below) && inner.height >= 8 {
+            // Narrow and too short for both: the heatmap takes the panel, its marks carry
+            // p50/p99/p99.9 of the newest interval (the percentile table is one `h` away).
+            chart(f, inner, lat, view, theme);
+            return;
+        }
         f.render_widget(Paragraph::new(table), inner);
         if inner.height > table_height + 2 {
-            let below = Rect {
-                y: inner.y + table_height + 1,
-                height: inner.height - table_height - 1,
-                ..inner
-            };
-            histogram(f, below, lat, view.ui.log_scale, theme);
+            chart(f, below, lat, view, theme);
         }
     }
 }
@@ -112,22 +126,67 @@ fn percentile_lines(lat: &LatencyView, theme: Theme, both: bool) -> Vec<Line<'st
     lines
 }
 
-/// Merges neighbouring buckets until `rows` remain, keeping the upper bound of the last.
+/// The heatmap unless `h` asked for the histogram, the area is too small for it or there are
+/// no per-interval histograms (a format 2 record, the first interval of a run).
+fn chart(f: &mut Frame, area: Rect, lat: &LatencyView, view: &View, theme: Theme) {
+    match &lat.heatmap {
+        Some(heat) if !heat.columns.is_empty() && !view.ui.histogram && heatmap::fits(area) => {
+            heatmap::render(f, area, heat, theme);
+        }
+        _ => histogram(f, area, lat, view.ui.log_scale, theme),
+    }
+}
+
+/// Folds sparse buckets into at most `rows` bands (`heatmap::edges_for`: log-spaced over
+/// p0.1..p99 of the totals, one more for the tail; anything faster lands in the first band). Each band's `upper_ns` is its upper
+/// edge.
 fn fold_buckets(buckets: &[LatencyBucket], rows: usize) -> Vec<LatencyBucket> {
-    let first = buckets.iter().position(|b| b.total > 0 || b.interval > 0);
-    let last = buckets.iter().rposition(|b| b.total > 0 || b.interval > 0);
-    let (Some(first), Some(last)) = (first, last) else {
+    let totals: Vec<stats::LatencyBucket> = buckets
+        .iter()
+        .map(|b| stats::LatencyBucket {
+            le_ns: b.upper_ns,
+            count: b.total.max(b.interval),
+        })
+        .collect();
+    let Some(edges) = heatmap::edges_for(&totals, rows) else {
         return Vec::new();
     };
-    let used = &buckets[first..=last];
-    let per_row = used.len().div_ceil(rows.max(1));
-    used.chunks(per_row.max(1))
-        .map(|chunk| LatencyBucket {
-            upper_ns: chunk.last().map_or(0, |b| b.upper_ns),
-            interval: chunk.iter().map(|b| b.interval).sum(),
-            total: chunk.iter().map(|b| b.total).sum(),
+    let mut bands: Vec<LatencyBucket> = edges
+        .iter()
+        .map(|&upper_ns| LatencyBucket {
+            upper_ns,
+            interval: 0,
+            total: 0,
         })
-        .collect()
+        .collect();
+    for b in buckets {
+        let band = &mut bands[heatmap::band_of(&edges, b.upper_ns)];
+        band.interval += b.interval;
+        band.total += b.total;
+    }
+    bands
+}
+
+/// Which band of `bands` holds p50, p99 and p99.9 of the second span ("p50" etc., or empty).
+fn percentile_marks(buckets: &[LatencyBucket], bands: &[LatencyBucket]) -> Vec<&'static str> {
+    let totals: Vec<stats::LatencyBucket> = buckets
+        .iter()
+        .map(|b| stats::LatencyBucket {
+            le_ns: b.upper_ns,
+            count: b.total,
+        })
+        .collect();
+    let edges: Vec<u64> = bands.iter().map(|b| b.upper_ns).collect();
+    let mut marks = vec![""; bands.len()];
+    if totals.iter().any(|b| b.count > 0) {
+        for (pct, name) in [(50.0, "p50"), (99.0, "p99"), (99.9, "p99.9")] {
+            let row = heatmap::band_of(&edges, stats::bucket_percentile_ns(&totals, pct));
+            if marks[row].is_empty() {
+                marks[row] = name;
+            }
+        }
+    }
+    marks
 }
 
 #[allow(clippy::cast_precision_loss)]
@@ -137,9 +196,11 @@ fn histogram(f: &mut Frame, area: Rect, lat: &LatencyView, log: bool, theme: The
     }
     let rows = usize::from(area.height - 1);
     let buckets = fold_buckets(&lat.buckets, rows);
+    let marks = percentile_marks(&lat.buckets, &buckets);
     let label_w = 8;
     let pct_w = 4;
-    let half = (usize::from(area.width) - label_w) / 2;
+    let mark_w = 6;
+    let half = (usize::from(area.width) - label_w - mark_w) / 2;
     let bar_w = half.saturating_sub(pct_w + 2);
     let sum_interval: u64 = buckets.iter().map(|b| b.interval).sum();
     let sum_total: u64 = buckets.iter().map(|b| b.total).sum();
@@ -175,10 +236,10 @@ fn histogram(f: &mut Frame, area: Rect, lat: &LatencyView, log: bool, theme: The
         };
         lines.push(Line::styled(why, theme.dim()));
     }
-    for b in &buckets {
+    for (b, mark) in buckets.iter().zip(marks) {
         lines.push(Line::from(vec![
             Span::styled(
-                format!("{:<label_w$}", format!("<={}", fmt::bound_ns(b.upper_ns))),
+                format!("{:<label_w$}", format!("<={}", fmt::latency_ns(b.upper_ns))),
                 theme.label(),
             ),
             Span::styled(
@@ -194,6 +255,7 @@ fn histogram(f: &mut Frame, area: Rect, lat: &LatencyView, log: bool, theme: The
                 theme.dim(),
             ),
             Span::raw(format!("{:>pct_w$.0}%", pct(b.total, sum_total))),
+            Span::styled(format!(" {mark:<5}"), theme.marker()),
         ]));
     }
     f.render_widget(Paragraph::new(lines), area);
@@ -215,12 +277,45 @@ mod tests {
     fn folding_trims_empty_ends_and_merges_to_fit() {
         let buckets = [b(1, 0), b(2, 1), b(4, 2), b(8, 3), b(16, 4), b(32, 0)];
         let all = fold_buckets(&buckets, 10);
-        assert_eq!(all.len(), 4);
-        assert_eq!(all[0].upper_ns, 2);
+        assert!(all.len() <= 10);
+        // The range ends where the data ends: the last band is the largest bound with I/Os.
+        assert_eq!(all.last().unwrap().upper_ns, 16);
+        assert_eq!(all.iter().map(|b| b.interval).sum::<u64>(), 10);
         let two = fold_buckets(&buckets, 2);
         assert_eq!(two.len(), 2);
-        assert_eq!((two[0].upper_ns, two[0].interval), (4, 3));
+        assert_eq!((two[0].upper_ns, two[0].interval), (6, 3));
         assert_eq!((two[1].upper_ns, two[1].total), (16, 70));
         assert!(fold_buckets(&[b(1, 0)], 3).is_empty());
+    }
+
+    #[test]
+    fn fine_buckets_spread_over_rows_and_carry_the_percentile_marks() {
+        // 98% of I/Os between 270 and 520 us: one power-of-two bucket, many fine ones.
+        let mut hist = stats::LatencyHistogram::new();
+        for i in 0..9_800u64 {
+            hist.record(270_000 + (i * 7_919) % 250_000);
+        }
+        for i in 0..200u64 {
+            hist.record(600_000 + i * 40_000);
+        }
+        let buckets: Vec<LatencyBucket> = hist
+            .fine_buckets()
+            .iter()
+            .map(|x| LatencyBucket {
+                upper_ns: x.le_ns,
+                interval: x.count,
+                total: x.count,
+            })
+            .collect();
+        let bands = fold_buckets(&buckets, 8);
+        assert_eq!(bands.len(), 8);
+        let busiest = bands.iter().map(|b| b.total).max().unwrap();
+        assert!(busiest < 9_000, "{bands:?}");
+        let marks = percentile_marks(&buckets, &bands);
+        assert_eq!(
+            marks.iter().filter(|m| !m.is_empty()).count(),
+            3,
+            "{marks:?}"
+        );
     }
 }

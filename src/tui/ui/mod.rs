@@ -21,6 +21,7 @@ pub mod device;
 pub mod fmt;
 pub mod footer;
 pub mod header;
+pub mod heatmap;
 pub mod help;
 pub mod latency;
 pub mod layout;

@@ -5,9 +5,9 @@ use std::time::Duration;
 
 use crate::tui::view::{
     DeviceRates, DeviceView, DeviceWindow, Direction, DiskRow, DiskTableView, Frozen, Header,
-    LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode, Percentiles, QueueView,
-    RatePoint, Reconciliation, RunState, SegmentMark, SortKey, ThroughputView, UiState, View,
-    Warning, WarningKind,
+    HeatColumn, HeatmapView, LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode,
+    Percentiles, QueueView, RatePoint, Reconciliation, RunState, SegmentMark, SortKey,
+    ThroughputView, UiState, View, Warning, WarningKind,
 };
 
 #[allow(clippy::cast_precision_loss)]
@@ -57,19 +57,69 @@ fn pct(p50_ns: u64) -> Percentiles {
     }
 }
 
+/// Latencies of one interval shaped like a queue-bound random read around `p50_ns`: a bulk
+/// within a factor of two, a tail to ~30x and a deterministic ripple per interval.
+fn interval_latencies(i: usize, p50_ns: u64) -> crate::stats::LatencyHistogram {
+    let mut hist = crate::stats::LatencyHistogram::new();
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64 ^ (i as u64).wrapping_mul(0x2545_f491);
+    for n in 0..4_000u64 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let spread = match n % 200 {
+            0 => 4_000 + state % 26_000,
+            1..=9 => 1_400 + state % 3_000,
+            _ => 500 + state % 1_000 + (state >> 32) % 300,
+        };
+        hist.record(p50_ns * spread / 1_000);
+    }
+    hist
+}
+
+fn p50_at(i: usize) -> u64 {
+    if i < 30 { 1_700_000 } else { 2_200_000 }
+}
+
 fn buckets() -> Vec<LatencyBucket> {
-    let shape = [
-        0u64, 0, 0, 2, 40, 900, 9_000, 14_000, 3_500, 420, 60, 9, 1, 0, 0, 0,
-    ];
-    shape
-        .iter()
-        .enumerate()
-        .map(|(i, &n)| LatencyBucket {
-            upper_ns: 8_000 << i,
-            interval: n,
-            total: n * 57 + u64::from(n > 0) * u64::try_from(i).unwrap_or(0),
+    let last = interval_latencies(59, p50_at(59)).fine_buckets();
+    let mut total = crate::stats::LatencyHistogram::new();
+    for i in 30..60 {
+        total.add(&interval_latencies(i, p50_at(i)));
+    }
+    let mut merged: std::collections::BTreeMap<u64, (u64, u64)> = std::collections::BTreeMap::new();
+    for b in last {
+        merged.entry(b.le_ns).or_default().0 += b.count;
+    }
+    for b in total.fine_buckets() {
+        merged.entry(b.le_ns).or_default().1 += b.count;
+    }
+    merged
+        .into_iter()
+        .map(|(upper_ns, (interval, total))| LatencyBucket {
+            upper_ns,
+            interval,
+            total,
         })
         .collect()
+}
+
+/// Sixty intervals of reads, the bulk moving up at the iodepth change.
+#[allow(clippy::cast_precision_loss)]
+fn heatmap() -> HeatmapView {
+    HeatmapView {
+        dir: Direction::Read,
+        columns: (0..60)
+            .map(|i| {
+                let (buckets, _) =
+                    crate::stats::bounded(interval_latencies(i, p50_at(i)).fine_buckets());
+                HeatColumn {
+                    t_s: (i + 1) as f64,
+                    buckets: buckets.iter().map(|b| (b.le_ns, b.count)).collect(),
+                }
+            })
+            .collect(),
+        missing: None,
+    }
 }
 
 fn disks() -> DiskTableView {
@@ -163,6 +213,7 @@ pub fn bench() -> View {
             }],
             buckets: buckets(),
             columns: LatencyColumns::IntervalSegment,
+            heatmap: Some(heatmap()),
         }),
         device: Some(DeviceView {
             name: "vda".into(),

@@ -9,12 +9,11 @@ use crate::record::{
     DirectionRecord, LatencyRecord, RunRecord, RunStatus, RunWarning, SegmentRecord,
 };
 use crate::session::SessionWarning;
-use crate::stats::log_bucket_bounds_ns;
 use crate::tui::view::from_monitor;
 use crate::tui::view::{
-    DeviceView, DeviceWindow, Direction, Header, LatencyBucket, LatencyColumns, LatencyRow,
-    LatencyView, Mode, Percentiles, RatePoint, Reconciliation, RunState, SegmentMark,
-    ThroughputView, UiState, View, Warning, WarningKind,
+    DeviceView, DeviceWindow, Direction, Header, HeatColumn, HeatmapView, LatencyBucket,
+    LatencyColumns, LatencyRow, LatencyView, Mode, Percentiles, RatePoint, Reconciliation,
+    RunState, SegmentMark, ThroughputView, UiState, View, Warning, WarningKind,
 };
 
 const NS: f64 = 1e9;
@@ -34,8 +33,8 @@ fn percentiles(lat: &LatencyRecord) -> Option<Percentiles> {
 }
 
 /// The recorded histograms as the latency panel's buckets: reads and writes summed (sync calls
-/// are another kind of latency), the last segment and the whole run side by side. The record
-/// leaves empty buckets out; they come back as zeros so the panel's rows are the live ones.
+/// are another kind of latency), the last segment and the whole run side by side, sparse like
+/// the record's (the panel spreads them over the rows it has).
 fn buckets(record: &RunRecord, last: Option<&SegmentRecord>) -> Vec<LatencyBucket> {
     let mut counts: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
     let mut add = |lat: &LatencyRecord, pick: fn(&mut (u64, u64)) -> &mut u64| {
@@ -49,12 +48,6 @@ fn buckets(record: &RunRecord, last: Option<&SegmentRecord>) -> Vec<LatencyBucke
     }
     add(&record.read.lat_ns, |c| &mut c.1);
     add(&record.write.lat_ns, |c| &mut c.1);
-    if counts.is_empty() {
-        return Vec::new();
-    }
-    for le_ns in log_bucket_bounds_ns() {
-        counts.entry(le_ns).or_default();
-    }
     counts
         .into_iter()
         .map(|(upper_ns, (interval, total))| LatencyBucket {
@@ -63,6 +56,50 @@ fn buckets(record: &RunRecord, last: Option<&SegmentRecord>) -> Vec<LatencyBucke
             total,
         })
         .collect()
+}
+
+/// The recorded per-interval histograms of `dir`, every segment end to end. Format 2 records
+/// have none: the heatmap then says so.
+#[allow(clippy::cast_precision_loss)]
+fn heatmap(record: &RunRecord, dir: Direction) -> HeatmapView {
+    let mut columns = Vec::new();
+    let mut base_ns = 0u64;
+    let mut without = false;
+    for seg in &record.segments {
+        for p in &seg.series {
+            let lat = match dir {
+                Direction::Read => &p.read.lat_ns,
+                Direction::Write => &p.write.lat_ns,
+                Direction::Sync => &p.sync.lat_ns,
+            };
+            without |= lat.histogram.is_none();
+            columns.push(HeatColumn {
+                t_s: (base_ns + p.t_ns) as f64 / NS,
+                buckets: lat
+                    .histogram
+                    .iter()
+                    .flat_map(|h| h.buckets())
+                    .map(|b| (b.le_ns, b.count))
+                    .collect(),
+            });
+        }
+        base_ns += seg.elapsed_ns;
+    }
+    let missing = (without && columns.iter().all(|c| c.buckets.is_empty())).then(|| {
+        format!(
+            "no latency over time: this record (format_version {}) has no per-interval \
+             histograms",
+            record.format_version
+        )
+    });
+    if missing.is_some() {
+        columns.clear();
+    }
+    HeatmapView {
+        dir,
+        columns,
+        missing,
+    }
 }
 
 fn iops(d: &DirectionRecord) -> f64 {
@@ -117,6 +154,10 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             last.map(|s| &s.sync.lat_ns),
         ),
     ];
+    let heat_dir = dirs
+        .iter()
+        .find(|(_, total, _)| total.n > 0)
+        .map_or(Direction::Read, |(dir, _, _)| *dir);
     let rows = dirs
         .iter()
         .filter(|(_, total, _)| total.n > 0)
@@ -234,6 +275,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             // Records before format 2 kept percentiles only: no buckets.
             buckets: buckets(record, last),
             columns: LatencyColumns::SegmentRun,
+            heatmap: Some(heatmap(record, heat_dir)),
         }),
         device,
         queue,
@@ -309,19 +351,66 @@ mod tests {
         let view = view(&record(), UiState::default());
         let lat = view.latency.expect("a latency panel");
         assert_eq!(lat.columns, LatencyColumns::SegmentRun);
-        // Dense over the fixed log buckets, so the panel folds it like the live one.
-        let bounds: Vec<u64> = lat.buckets.iter().map(|b| b.upper_ns).collect();
-        assert_eq!(bounds, log_bucket_bounds_ns().collect::<Vec<_>>());
+        // Sparse fine buckets, as recorded: the panel folds them over the range they hold.
+        assert!(
+            lat.buckets
+                .windows(2)
+                .all(|w| w[0].upper_ns < w[1].upper_ns)
+        );
+        assert!(lat.buckets.iter().all(|b| b.interval + b.total > 0));
         let at = |ns: u64| {
-            let b = lat.buckets.iter().find(|b| b.upper_ns == ns).unwrap();
+            let le = crate::stats::fine_bucket_le_ns(ns, crate::stats::FINE_SUB_BUCKET_BITS);
+            let b = lat.buckets.iter().find(|b| b.upper_ns == le).unwrap();
             (b.interval, b.total)
         };
-        assert_eq!(at(1 << 17), (0, 300), "90 us: first segment only");
-        assert_eq!(at(1 << 18), (0, 500), "180 us");
-        assert_eq!(at(1 << 19), (400, 400), "300 us: second segment");
-        assert_eq!(at(1 << 20), (350, 370), "600 us and 700 us");
-        assert_eq!(at(1 << 22), (10, 10), "3 ms");
+        assert_eq!(at(90_000), (0, 300), "90 us: first segment only");
+        assert_eq!(at(180_000), (0, 500), "180 us");
+        assert_eq!(at(300_000), (400, 400), "300 us: second segment");
+        let (a, b) = (at(600_000), at(700_000));
+        assert_eq!((a.0 + b.0, a.1 + b.1), (350, 370), "600 us and 700 us");
+        assert_eq!(at(3_000_000), (10, 10), "3 ms");
         assert_eq!(lat.buckets.iter().map(|b| b.total).sum::<u64>(), 1580);
+    }
+
+    #[test]
+    fn a_format_2_record_shows_its_coarse_histogram_and_says_it_has_no_heatmap() {
+        let text = include_str!("../../../tests/fixtures/records/null-300ms.json");
+        let record: RunRecord = serde_json::from_str(text).unwrap();
+        assert_eq!(record.format_version, 2);
+        let lat = view(&record, UiState::default()).latency.unwrap();
+        let bounds: Vec<u64> = lat.buckets.iter().map(|b| b.upper_ns).collect();
+        assert_eq!(bounds, [32_768, 65_536, 131_072, 262_144, 1_048_576]);
+        let heat = lat.heatmap.unwrap();
+        assert!(heat.columns.is_empty());
+        assert!(heat.missing.unwrap().contains("format_version 2"));
+    }
+
+    #[test]
+    fn a_recorded_series_becomes_the_heatmap() {
+        let mut record = record();
+        let mut stats = DirectionStats::new();
+        for ns in [100_000, 100_000, 2_000_000] {
+            stats.record(4096, ns);
+        }
+        let mut point: crate::record::IntervalRecord = serde_json::from_value(serde_json::json!({
+            "format": "diskdash-bench-interval", "format_version": 3, "segment": 1, "index": 0,
+            "t_ns": 1_000_000_000u64, "duration_ns": 1_000_000_000u64,
+            "read": DirectionRecord::from_stats(&stats, 1_000_000_000),
+            "write": DirectionRecord::default(), "sync": SyncRecord::default()}))
+        .unwrap();
+        point.read = point.read.with_interval_histogram(&stats);
+        record.segments[1].series.push(point);
+        let heat = view(&record, UiState::default())
+            .latency
+            .unwrap()
+            .heatmap
+            .unwrap();
+        assert_eq!(heat.dir, Direction::Read);
+        assert_eq!(heat.columns.len(), 1);
+        // The second segment starts after the first's 1 s.
+        assert!((heat.columns[0].t_s - 2.0).abs() < 1e-9);
+        let counts: Vec<u64> = heat.columns[0].buckets.iter().map(|b| b.1).collect();
+        assert_eq!(counts, [2, 1]);
     }
 
     #[test]

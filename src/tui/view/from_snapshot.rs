@@ -7,8 +7,9 @@ use crate::record::RunStatus;
 use crate::session::{DirectionView, SessionState, Snapshot};
 use crate::stats::LatencySummary;
 use crate::tui::view::{
-    Direction, LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Percentiles, RatePoint,
-    Reconciliation, RunState, SegmentMark, ThroughputView, Warning, WarningKind,
+    Direction, HeatColumn, HeatmapView, LatencyBucket, LatencyColumns, LatencyRow, LatencyView,
+    Percentiles, RatePoint, Reconciliation, RunState, SegmentMark, ThroughputView, Warning,
+    WarningKind,
 };
 
 #[must_use]
@@ -112,6 +113,39 @@ pub fn latency(snap: &Snapshot) -> LatencyView {
             })
             .collect(),
         columns: LatencyColumns::IntervalSegment,
+        heatmap: Some(heatmap(snap, heat_direction(&dirs))),
+    }
+}
+
+/// The heatmap's direction: reads when the job reads, else writes, else syncs.
+pub fn heat_direction(shown: &[(Direction, bool)]) -> Direction {
+    shown
+        .iter()
+        .find(|(_, on)| *on)
+        .map_or(Direction::Read, |&(dir, _)| dir)
+}
+
+/// One column per interval of the session's latency history, for `dir`.
+#[must_use]
+pub fn heatmap(snap: &Snapshot, dir: Direction) -> HeatmapView {
+    HeatmapView {
+        dir,
+        columns: snap
+            .latency_history
+            .iter()
+            .map(|interval| HeatColumn {
+                t_s: interval.at.as_secs_f64(),
+                buckets: match dir {
+                    Direction::Read => &interval.read,
+                    Direction::Write => &interval.write,
+                    Direction::Sync => &interval.sync,
+                }
+                .iter()
+                .map(|b| (b.le_ns, b.count))
+                .collect(),
+            })
+            .collect(),
+        missing: None,
     }
 }
 

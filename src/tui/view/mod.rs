@@ -119,8 +119,9 @@ pub struct ThroughputView {
 }
 
 /// Direction of I/O.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Direction {
+    #[default]
     Read,
     Write,
     Sync,
@@ -169,7 +170,8 @@ pub struct LatencyRow {
     pub total: Option<Percentiles>,
 }
 
-/// One log bucket of the latency histogram: I/Os that took at most `upper_ns`.
+/// One bucket of the latency histogram (the record's fine rule, or a format 2 record's powers
+/// of two): I/Os that took at most `upper_ns`. Sparse: only buckets with I/Os.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LatencyBucket {
     pub upper_ns: u64,
@@ -185,6 +187,25 @@ pub struct LatencyView {
     pub buckets: Vec<LatencyBucket>,
     /// What the two columns cover.
     pub columns: LatencyColumns,
+    /// Latency over time for one direction, when the data has per-interval histograms.
+    pub heatmap: Option<HeatmapView>,
+}
+
+/// The latency heatmap: one column per interval, oldest first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HeatmapView {
+    pub dir: Direction,
+    pub columns: Vec<HeatColumn>,
+    /// Why there is no heatmap, when `columns` is empty (e.g. a format 2 record).
+    pub missing: Option<String>,
+}
+
+/// One interval of the heatmap: sparse `(upper_ns, count)` buckets, ascending.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HeatColumn {
+    /// End of the interval, seconds since the first segment started.
+    pub t_s: f64,
+    pub buckets: Vec<(u64, u64)>,
 }
 
 /// The spans the two latency columns cover.
@@ -468,6 +489,8 @@ pub enum Focus {
 pub struct UiState {
     pub focus: Focus,
     pub log_scale: bool,
+    /// `h`: the latency histogram instead of the heatmap.
+    pub histogram: bool,
     pub help: bool,
     /// False when `NO_COLOR` is set.
     pub color: bool,
