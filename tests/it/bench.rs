@@ -453,3 +453,49 @@ fn the_ramp_the_fill_overlap_and_buffer_memory_are_said() {
         "note: the I/O buffers take 512 MiB of memory (bs 64M x iodepth 8 x numjobs 1)",
     );
 }
+
+/// Each `--jsonl` line carries that interval's own p50/p99/p99.9 and its fine histogram, and
+/// the percentiles agree with the histogram of the same line.
+#[test]
+fn interval_lines_carry_their_own_percentiles_and_histogram() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bench(
+        dir.path(),
+        &opts("--ioengine null --size 16M --runtime 400ms --interval 100ms --jsonl -"),
+    );
+    assert_success(&out);
+    let lines = json_lines(&stdout(&out));
+    assert!(lines.len() >= 3, "{} lines", lines.len());
+    for line in &lines {
+        let lat = &line["read"]["lat_ns"];
+        let hist = &lat["histogram"];
+        let le: Vec<u64> = serde_json::from_value(hist["le_ns"].clone()).unwrap();
+        let count: Vec<u64> = serde_json::from_value(hist["count"].clone()).unwrap();
+        assert_eq!(count.iter().sum::<u64>(), lat["N"].as_u64().unwrap());
+        for (key, q) in [
+            ("50.000000", 0.5),
+            ("99.000000", 0.99),
+            ("99.900000", 0.999),
+        ] {
+            let p = lat["percentile"][key].as_u64().unwrap();
+            // The bucket holding the q-th I/O, by the histogram of this line.
+            let rank = (q * count.iter().sum::<u64>() as f64).ceil() as u64;
+            let mut seen = 0;
+            let bucket = le
+                .iter()
+                .zip(&count)
+                .find(|(_, c)| {
+                    seen += **c;
+                    seen >= rank
+                })
+                .map(|(le, _)| *le)
+                .unwrap();
+            // Within the coarsest bucket width an interval may use (b >= 4: 1/16).
+            let close = p.abs_diff(bucket) as f64 <= bucket as f64 / 16.0 + 1.0;
+            assert!(
+                close,
+                "{key}: percentile {p} ns, histogram bucket <= {bucket} ns"
+            );
+        }
+    }
+}

@@ -65,7 +65,11 @@ fn reads_a_raw_loop_device() {
     assert_eq!(record["target"]["kind"], "block_device");
     assert_eq!(record["target"]["working_set_bytes"], 32 << 20);
     // Without --size a device is worked on whole (fio's default), and the note says so.
-    assert!(record["notes"].to_string().contains("working set: the whole of"));
+    assert!(
+        record["notes"]
+            .to_string()
+            .contains("working set: the whole of")
+    );
     assert!(record["read"]["total_ios"].as_u64().unwrap() > 0);
     let name = dev.path().file_name().unwrap().to_str().unwrap();
     assert_eq!(record["device"]["name"], name);
