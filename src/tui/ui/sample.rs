@@ -93,14 +93,7 @@ fn buckets() -> Vec<LatencyBucket> {
     for b in total.fine_buckets() {
         merged.entry(b.le_ns).or_default().1 += b.count;
     }
-    merged
-        .into_iter()
-        .map(|(upper_ns, (interval, total))| LatencyBucket {
-            upper_ns,
-            interval,
-            total,
-        })
-        .collect()
+    LatencyBucket::from_counts(merged)
 }
 
 /// Sixty intervals of reads, the bulk moving up at the iodepth change.

@@ -48,14 +48,7 @@ fn buckets(record: &RunRecord, last: Option<&SegmentRecord>) -> Vec<LatencyBucke
     }
     add(&record.read.lat_ns, |c| &mut c.1);
     add(&record.write.lat_ns, |c| &mut c.1);
-    counts
-        .into_iter()
-        .map(|(upper_ns, (interval, total))| LatencyBucket {
-            upper_ns,
-            interval,
-            total,
-        })
-        .collect()
+    LatencyBucket::from_counts(counts)
 }
 
 /// The recorded per-interval histograms of `dir`, every segment end to end. Format 2 records

@@ -179,6 +179,21 @@ pub struct LatencyBucket {
     pub total: u64,
 }
 
+impl LatencyBucket {
+    /// Buckets from counts by upper bound: (the interval's or last segment's, the total's).
+    #[must_use]
+    pub fn from_counts(counts: std::collections::BTreeMap<u64, (u64, u64)>) -> Vec<Self> {
+        counts
+            .into_iter()
+            .map(|(upper_ns, (interval, total))| Self {
+                upper_ns,
+                interval,
+                total,
+            })
+            .collect()
+    }
+}
+
 /// The latency panel.
 #[derive(Debug, Clone, Default)]
 pub struct LatencyView {
