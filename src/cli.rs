@@ -285,7 +285,14 @@ pub fn parse_failure(err: &clap::Error, argv: &[String]) -> ParseFailure {
         };
         parts.push(part);
     }
-    let text = parts.join("; ");
+    // A line that ends with ':' introduces what follows ("not provided: <NEW>").
+    let mut text = String::new();
+    for part in parts {
+        if !text.is_empty() {
+            text.push_str(if text.ends_with(':') { " " } else { "; " });
+        }
+        text.push_str(&part);
+    }
     ParseFailure::Usage(crate::error::one_line(&text))
 }
 

@@ -144,20 +144,6 @@ impl StatusPrinter {
                 units::format_bytes(snap.target.working_set_bytes)
             );
         }
-        for note in snap.notes.iter().skip(self.notes) {
-            let _ = writeln!(err, "note: {note}");
-        }
-        self.notes = snap.notes.len();
-        for warning in snap.warnings.iter().skip(self.warnings) {
-            let _ = writeln!(err, "WARNING: {warning}");
-        }
-        self.warnings = snap.warnings.len();
-        if !self.fallback_shown
-            && let Some(fallback) = &snap.engine.fallback
-        {
-            self.fallback_shown = true;
-            let _ = writeln!(err, "note: {fallback}");
-        }
         let (done_bytes, total_bytes) = match snap.state {
             SessionState::Preparing {
                 done_bytes,
@@ -198,6 +184,20 @@ impl StatusPrinter {
                     let _ = writeln!(err, "{text}");
                 }
             }
+        }
+        for note in snap.notes.iter().skip(self.notes) {
+            let _ = writeln!(err, "note: {note}");
+        }
+        self.notes = snap.notes.len();
+        for warning in snap.warnings.iter().skip(self.warnings) {
+            let _ = writeln!(err, "WARNING: {warning}");
+        }
+        self.warnings = snap.warnings.len();
+        if !self.fallback_shown
+            && let Some(fallback) = &snap.engine.fallback
+        {
+            self.fallback_shown = true;
+            let _ = writeln!(err, "note: {fallback}");
         }
         if let (SessionState::Ramp, Some(left)) = (&snap.state, snap.ramp_remaining) {
             let left_s = left.as_secs();

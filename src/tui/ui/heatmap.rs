@@ -99,11 +99,12 @@ pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme) {
     if area.height < 3 || area.width < 20 {
         return;
     }
-    let label_w = 8usize;
-    // Marks carry their value when there is room ("p99 7.48ms"), else only their name.
-    let with_values = area.width >= 44;
-    let mark_w = if with_values { 12usize } else { 6 };
-    let map_w = usize::from(area.width).saturating_sub(label_w + mark_w + 1);
+    // Room for the longest band label and mark ("<=853.2us", " p99.9 4.59ms"); the map takes
+    // the rest. The bands depend on the map's width (its first column), so they are found
+    // with the widest labels first.
+    const LABEL_W: usize = 9;
+    const MARK_W: usize = 13;
+    let map_w = usize::from(area.width).saturating_sub(LABEL_W + MARK_W + 1);
     let rows = usize::from(area.height) - 2;
     let shade_style = match heat.dir {
         Direction::Read => theme.read(),
@@ -115,8 +116,13 @@ pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme) {
     let caption = [
         (
             format!("{dir} latency over time"),
-            ", shade = share of I/Os",
+            ", shade = share of I/Os, marks = last interval",
             "  h: histogram",
+        ),
+        (
+            format!("{dir} latency over time"),
+            ", shade = share of I/Os, marks = last interval",
+            "",
         ),
         (
             format!("{dir} latency over time"),
@@ -124,6 +130,7 @@ pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme) {
             "",
         ),
         (format!("{dir} latency"), ", shade = share", ""),
+        (format!("{dir} latency"), "", ""),
         (dir.to_string(), "", ""),
     ]
     .into_iter()
@@ -171,11 +178,7 @@ pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme) {
             let ns = bucket_percentile_ns(&newest, pct);
             let row = band_of(&edges, ns);
             if marks[row].is_empty() {
-                marks[row] = if with_values {
-                    format!(" {name} {}", fmt::latency_ns(ns))
-                } else {
-                    format!(" {name}")
-                };
+                marks[row] = format!(" {name} {}", fmt::latency_ns(ns));
             }
         }
     }
@@ -186,12 +189,12 @@ pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme) {
         } else {
             String::new()
         };
-        let mut spans = vec![Span::styled(format!("{label:<label_w$}"), theme.label())];
+        let mut spans = vec![Span::styled(format!("{label:<LABEL_W$}"), theme.label())];
         spans.push(Span::styled("│", theme.dim()));
         let map: String = cells[row].iter().map(|&share| shade(share)).collect();
         spans.push(Span::styled(format!("{map:<map_w$}"), shade_style));
         spans.push(Span::styled(
-            format!("{:<mark_w$}", marks[row]),
+            format!("{:<MARK_W$}", marks[row]),
             theme.marker(),
         ));
         lines.push(Line::from(spans));
@@ -199,8 +202,10 @@ pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme) {
     if let (Some(a), Some(b)) = (visible.first(), visible.last()) {
         let (from, to) = (fmt_s(a.t_s), fmt_s(b.t_s));
         let gap = visible.len().saturating_sub(from.len() + to.len());
+        let axis = format!("{from}{:gap$}{to}", "");
+        // Under the marks: whose they are.
         lines.push(Line::styled(
-            format!("{:<w$}{from}{:gap$}{to}", "", "", w = label_w + 1),
+            format!("{:<w$}{axis:<map_w$} marks: last", "", w = LABEL_W + 1),
             theme.dim(),
         ));
     }

@@ -50,17 +50,27 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let table = percentile_lines(lat, theme, both);
     let table_width = u16::try_from(width_for(if both { 2 } else { 1 })).unwrap_or(u16::MAX);
     let table_height = u16::try_from(table.len()).unwrap_or(u16::MAX);
-    if inner.width >= table_width + 30 {
+    if inner.width >= table_width + 32 {
         let left = Rect {
             width: table_width,
             ..inner
         };
-        let right = Rect {
+        // The table and the chart apart, by a rule between them.
+        let rule = Rect {
             x: left.right() + 1,
-            width: inner.width - table_width - 1,
+            width: 1,
+            ..inner
+        };
+        let right = Rect {
+            x: left.right() + 3,
+            width: inner.width - table_width - 3,
             ..inner
         };
         f.render_widget(Paragraph::new(table), left);
+        let rule_lines: Vec<Line> = (0..rule.height)
+            .map(|_| Line::styled("│", theme.dim()))
+            .collect();
+        f.render_widget(Paragraph::new(rule_lines), rule);
         chart(f, right, lat, view, theme);
     } else {
         let heat =
@@ -197,7 +207,8 @@ fn histogram(f: &mut Frame, area: Rect, lat: &LatencyView, log: bool, theme: The
     let rows = usize::from(area.height - 1);
     let buckets = fold_buckets(&lat.buckets, rows);
     let marks = percentile_marks(&lat.buckets, &buckets);
-    let label_w = 8;
+    // "<=853.2us" is the longest band label.
+    let label_w = 9;
     let pct_w = 4;
     let mark_w = 6;
     let half = (usize::from(area.width) - label_w - mark_w) / 2;

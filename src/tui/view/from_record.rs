@@ -227,10 +227,9 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     } else {
         record.engine.used.clone()
     };
-    let job = last.map_or_else(
-        || record.job.description.clone(),
-        |s| s.job.description.clone(),
-    );
+    // The description names the engine; the header shows it apart, once.
+    let description = last.map_or(&record.job.description, |s| &s.job.description);
+    let job = description.replacen(&format!(" {} ", record.job.ioengine), " ", 1);
     let mut ui = ui;
     ui.message = Some(format!("recorded {} ({status})", record.started_at));
     let n = record.segments.len();
