@@ -52,6 +52,7 @@ fn cores_never_import_commands_front_ends_or_clap() {
         "crate::cmd",
         "crate::tui",
         "crate::report",
+        "crate::serve",
         "clap::",
     ];
     for core in ["bench", "monitor", "stats", "record", "plan", "session"] {
