@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::monitor::info::model_and_transport;
-use crate::monitor::sampler::Sampler;
+use crate::monitor::sampler::{Sampler, Step};
 use crate::monitor::sysfs::{QueueSettings, SYS_BLOCK};
 use metrics::{DiskSettings, Scrape, Window, node_exporter_excludes};
 
@@ -53,19 +53,8 @@ impl Exposition {
     /// `/proc/diskstats` could not be read or parsed.
     pub fn scrape(&mut self) -> anyhow::Result<String> {
         let step = self.sampler.sample()?;
-        let served = |name: &str| !node_exporter_excludes(name);
-        let counters: Vec<_> = step
-            .cur
-            .disks
-            .iter()
-            .filter(|d| served(&d.name))
-            .cloned()
-            .collect();
-        let window = step.rows().map(|rows| Window {
-            seconds: step.elapsed().as_secs_f64(),
-            rows: rows.into_iter().filter(|r| served(&r.device)).collect(),
-        });
-        let names: Vec<String> = counters.iter().map(|d| d.name.clone()).collect();
+        let mut scrape = scrape_of(&step, Arc::clone(&self.settings));
+        let names: Vec<String> = scrape.counters.iter().map(|d| d.name.clone()).collect();
         let stale = match &self.settings_of {
             None => true,
             Some((at, known)) => at.elapsed() >= SETTINGS_MAX_AGE || *known != names,
@@ -73,12 +62,30 @@ impl Exposition {
         if stale {
             self.settings = Arc::new(names.iter().filter_map(|n| read_settings(n)).collect());
             self.settings_of = Some((Instant::now(), names));
+            scrape.settings = Arc::clone(&self.settings);
         }
-        Ok(metrics::openmetrics(Scrape {
-            counters,
-            window,
-            settings: Arc::clone(&self.settings),
-        }))
+        Ok(metrics::openmetrics(scrape))
+    }
+}
+
+/// What one sampler step exposes: the served devices' counters and the `iostat -x` window
+/// since the step before, with the given settings.
+#[must_use]
+pub fn scrape_of(step: &Step<'_>, settings: Arc<Vec<DiskSettings>>) -> Scrape {
+    let served = |name: &str| !node_exporter_excludes(name);
+    Scrape {
+        counters: step
+            .cur
+            .disks
+            .iter()
+            .filter(|d| served(&d.name))
+            .cloned()
+            .collect(),
+        window: step.rows().map(|rows| Window {
+            seconds: step.elapsed().as_secs_f64(),
+            rows: rows.into_iter().filter(|r| served(&r.device)).collect(),
+        }),
+        settings,
     }
 }
 
