@@ -47,6 +47,9 @@ pub enum Command {
     Show(ShowArgs),
     /// Compare two recorded runs (JSON): a table, or JSON; a regression gate for CI.
     Compare(CompareArgs),
+    /// Serve every disk's counters to Prometheus (OpenMetrics at /metrics, node_exporter's
+    /// names).
+    Serve(ServeArgs),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -216,6 +219,14 @@ pub struct InfoArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on: IP:PORT (`[::1]:9977` for IPv6; port 0 picks a free one). Only
+    /// loopback unless another address is given here.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9977")]
+    pub listen: String,
 }
 
 #[derive(Debug, Clone, Args)]

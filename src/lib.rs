@@ -1,7 +1,8 @@
 //! diskdash: a terminal dashboard for Linux disks.
 //!
 //! Layers, top down (README "Architecture"): [`cli`] (clap only) and [`cmd`] (one file per
-//! subcommand) choose a front end: [`tui`] (the dashboard) or [`report`] (text writers).
+//! subcommand) choose a front end: [`tui`] (the dashboard), [`report`] (text writers) or
+//! [`serve`] (the OpenMetrics endpoint).
 //! [`session`] runs a [`plan`] and publishes snapshots. The cores never import anything above
 //! them: [`bench`] (options -> job, targets, engines, workers), [`monitor`] (/proc/diskstats and
 //! sysfs), [`stats`] (histograms, counters), [`record`] (the JSON contract).
@@ -14,6 +15,7 @@ pub mod monitor;
 pub mod plan;
 pub mod record;
 pub mod report;
+pub mod serve;
 pub mod session;
 pub mod stats;
 pub mod tui;
@@ -32,5 +34,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Info(args)) => cmd::info::run(&args),
         Some(Command::Show(args)) => cmd::show::run(&args),
         Some(Command::Compare(args)) => cmd::compare::run(&args),
+        Some(Command::Serve(args)) => cmd::serve::run(&args),
     }
 }

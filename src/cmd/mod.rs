@@ -7,4 +7,5 @@ pub mod info;
 pub mod iostat;
 pub mod iostat_args;
 pub mod monitor;
+pub mod serve;
 pub mod show;

@@ -106,7 +106,7 @@ impl DiskInfo {
             disk: disk.clone(),
             major: disk_major,
             minor: disk_minor,
-            model: attr("device/model").or_else(|| attr("device/name")),
+            model: model_and_transport(disk).0,
             vendor: attr("device/vendor"),
             serial: attr("serial")
                 .or_else(|| attr("device/serial"))
@@ -146,6 +146,16 @@ pub fn all_disks() -> Vec<String> {
         .unwrap_or_default();
     disks.sort();
     disks
+}
+
+/// A disk's model (`device/model`, else `device/name` as MMC cards have it) and its
+/// [`transport`]: the identity `diskdash info` prints, read without the rest of [`DiskInfo`].
+#[must_use]
+pub fn model_and_transport(disk: &str) -> (Option<String>, String) {
+    let dir = disk_dir(disk);
+    let model =
+        read_attr(&dir.join("device/model")).or_else(|| read_attr(&dir.join("device/name")));
+    (model, transport(disk, &dir))
 }
 
 fn disk_dir(disk: &str) -> PathBuf {

@@ -1,7 +1,8 @@
 //! The integration tests: the real binary on real files, loop devices, terminals (tmux) and
-//! /proc. One test crate, so a cold build links one binary. Tests that need root or tmux are
-//! `#[ignore = "needs ..."]`; CI runs them with `--include-ignored` as root with tmux installed,
-//! and elsewhere they show as ignored instead of passing without running.
+//! /proc. One test crate, so a cold build links one binary. Tests that need root, tmux or a
+//! Prometheus server are `#[ignore = "needs ..."]`; CI runs them with `--include-ignored` as root
+//! with tmux and prometheus installed, and elsewhere they show as ignored instead of passing
+//! without running.
 //! (`tests/bench_sysctl.rs` stays a crate of its own: it turns io_uring off machine-wide, so no
 //! other test may run beside it.)
 
@@ -18,6 +19,7 @@ mod iostat_loop;
 mod safety_input;
 mod safety_signals;
 mod safety_target;
+mod serve;
 mod tui_bench;
 mod tui_guard;
 mod tui_monitor;

@@ -1,0 +1,125 @@
+//! `diskdash serve [--listen ADDR]`: the disks' counters as an OpenMetrics endpoint until SIGINT
+//! or SIGTERM. The exposition itself is `crate::serve`.
+
+use std::net::{IpAddr, SocketAddr};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::cli::ServeArgs;
+use crate::monitor::sampler::Sampler;
+use crate::serve::Exposition;
+use crate::serve::http::serve;
+use crate::usage;
+
+/// Parses `--listen`: an IP address and a port.
+///
+/// # Errors
+/// A usage error naming the value and the expected form.
+pub fn parse_listen(value: &str) -> anyhow::Result<SocketAddr> {
+    value.parse().map_err(|_| {
+        usage!(
+            "--listen {value:?} is not an address; use IP:PORT, e.g. 127.0.0.1:9977, \
+             [::1]:9977 or 0.0.0.0:9977 (every interface)"
+        )
+    })
+}
+
+/// Runs `diskdash serve`.
+///
+/// # Errors
+/// A usage error for a bad `--listen` (exit 2); the address cannot be bound, or
+/// `/proc/diskstats` cannot be opened (exit 1).
+pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let addr = parse_listen(&args.listen)?;
+    let sampler = Sampler::open()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    runtime.block_on(async {
+        // Installed before binding, so a signal right after the address is printed stops us
+        // cleanly instead of killing the process.
+        let mut interrupt = signal(SignalKind::interrupt()).context("installing SIGINT")?;
+        let mut terminate = signal(SignalKind::terminate()).context("installing SIGTERM")?;
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| bind_hint(addr))?;
+        let bound = listener.local_addr().context("reading the bound address")?;
+        println!("diskdash serve: listening on http://{bound}/metrics");
+        if !is_loopback(bound.ip()) {
+            eprintln!(
+                "note: {} is reachable from other hosts; anyone who can connect reads the disk \
+                 names, models and counters",
+                bound.ip()
+            );
+        }
+        let stop = async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
+        };
+        serve(listener, Exposition::new(sampler), stop).await
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bind_hint(addr: SocketAddr) -> String {
+    format!(
+        "cannot listen on {addr} (is another diskdash serve or an exporter using the port? pick \
+         another with --listen)"
+    )
+}
+
+fn is_loopback(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => v4.is_loopback(),
+        IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::exit_code;
+
+    #[test]
+    fn listen_accepts_ip_and_port_and_rejects_the_rest_as_usage_errors() {
+        assert_eq!(
+            parse_listen("127.0.0.1:9977").unwrap(),
+            SocketAddr::from(([127, 0, 0, 1], 9977))
+        );
+        assert_eq!(parse_listen("[::1]:0").unwrap().port(), 0);
+        for bad in [
+            "",
+            "9977",
+            "localhost",
+            "127.0.0.1",
+            "127.0.0.1:99999",
+            "1.2.3.4:x",
+        ] {
+            let err = parse_listen(bad).unwrap_err();
+            assert_eq!(exit_code(&err), 2, "{bad:?}");
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "--listen {bad:?} is not an address; use IP:PORT, e.g. 127.0.0.1:9977, \
+                     [::1]:9977 or 0.0.0.0:9977 (every interface)"
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn only_loopback_addresses_count_as_local() {
+        assert!(is_loopback("127.0.0.2".parse().unwrap()));
+        assert!(is_loopback("::1".parse().unwrap()));
+        assert!(is_loopback("::ffff:127.0.0.1".parse().unwrap()));
+        assert!(!is_loopback("0.0.0.0".parse().unwrap()));
+        assert!(!is_loopback("::".parse().unwrap()));
+    }
+}

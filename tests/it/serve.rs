@@ -1,0 +1,401 @@
+//! `diskdash serve`: the real binary on a free loopback port, scraped over TCP, its counters
+//! checked against /proc/diskstats read around the scrape; and a real Prometheus scraping it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+use crate::support::{BIN, assert_usage_error, stderr};
+
+const OPENMETRICS: &str = "application/openmetrics-text;version=1.0.0;q=0.5,\
+                           text/plain;version=0.0.4;q=0.3,*/*;q=0.2";
+
+/// A `diskdash serve` on a port the kernel picked; killed on drop if still running.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(BIN)
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("serve printed no address");
+        let addr = line
+            .trim()
+            .strip_prefix("diskdash serve: listening on http://")
+            .and_then(|rest| rest.strip_suffix("/metrics"))
+            .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+            .parse()
+            .unwrap();
+        Server { child, addr }
+    }
+
+    fn get(&self, path: &str, accept: Option<&str>) -> Response {
+        get(self.addr, path, accept)
+    }
+
+    /// Sends `signal` and returns the exit status.
+    fn stop(mut self, signal: Signal) -> std::process::ExitStatus {
+        kill(
+            Pid::from_raw(i32::try_from(self.child.id()).unwrap()),
+            signal,
+        )
+        .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "serve did not stop on {signal}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Response {
+    status: u16,
+    headers: String,
+    body: String,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.eq_ignore_ascii_case(name).then(|| value.trim())
+        })
+    }
+}
+
+/// One HTTP/1.1 GET on a fresh connection.
+fn get(addr: SocketAddr, path: &str, accept: Option<&str>) -> Response {
+    try_get(addr, path, accept).unwrap_or_else(|e| panic!("GET {path} from {addr}: {e}"))
+}
+
+fn try_get(addr: SocketAddr, path: &str, accept: Option<&str>) -> std::io::Result<Response> {
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let accept = accept.map_or(String::new(), |a| format!("Accept: {a}\r\n"));
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{accept}Connection: close\r\n\r\n"
+    )?;
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw)?;
+    let bad = || std::io::Error::other(format!("not an HTTP response: {raw:?}"));
+    let (head, body) = raw.split_once("\r\n\r\n").ok_or_else(bad)?;
+    let (status_line, headers) = head.split_once("\r\n").unwrap_or((head, ""));
+    let status = status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(bad)?;
+    Ok(Response {
+        status,
+        headers: headers.to_owned(),
+        body: body.to_owned(),
+    })
+}
+
+/// The fields of one device's /proc/diskstats line, from reads completed on.
+fn proc_counters(device: &str) -> Vec<u64> {
+    let text = std::fs::read_to_string("/proc/diskstats").unwrap();
+    text.lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f.get(2) == Some(&device))
+        .unwrap_or_else(|| panic!("{device} not in /proc/diskstats"))[3..]
+        .iter()
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
+/// A whole disk node_exporter would serve: the first in /proc/diskstats with a queue in sysfs
+/// that is not a loop, ram or zram device.
+fn real_disk() -> String {
+    let text = std::fs::read_to_string("/proc/diskstats").unwrap();
+    text.lines()
+        .filter_map(|l| l.split_whitespace().nth(2))
+        .find(|name| {
+            !["loop", "ram", "zram", "fd"]
+                .iter()
+                .any(|p| name.starts_with(p))
+                && std::path::Path::new("/sys/block")
+                    .join(name)
+                    .join("queue")
+                    .is_dir()
+        })
+        .expect("a disk in /proc/diskstats")
+        .to_owned()
+}
+
+/// The value of the sample line `name{device="dev"}`.
+fn sample(body: &str, name: &str, device: &str) -> f64 {
+    let prefix = format!("{name}{{device=\"{device}\"}} ");
+    body.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no {prefix:?} in\n{body}"))
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn metrics_have_node_exporters_names_and_the_kernels_counters() {
+    let server = Server::start();
+    let disk = real_disk();
+    let before = proc_counters(&disk);
+    let response = server.get("/metrics", Some(OPENMETRICS));
+    let after = proc_counters(&disk);
+    assert_eq!(response.status, 200, "{}", response.body);
+    assert_eq!(
+        response.header("content-type"),
+        Some("application/openmetrics-text; version=1.0.0; charset=utf-8")
+    );
+    let body = &response.body;
+    assert_eq!(body.lines().last(), Some("# EOF"), "{body}");
+    for line in [
+        "# TYPE node_disk_reads_completed counter",
+        "# HELP node_disk_reads_completed The total number of reads completed successfully.",
+        "# TYPE node_disk_read_bytes counter",
+        "# UNIT node_disk_read_bytes bytes",
+        "# UNIT node_disk_read_time_seconds seconds",
+        "# UNIT node_disk_io_time_weighted_seconds seconds",
+        "# TYPE node_disk_io_now gauge",
+        "# TYPE diskdash_disk_queue info",
+    ] {
+        assert!(body.lines().any(|l| l == line), "no {line:?} in\n{body}");
+    }
+    // Each counter lies between the kernel's values read just before and just after the scrape
+    // (the tolerance is what the disk did meanwhile); sectors are 512 bytes, ms become seconds.
+    #[allow(clippy::cast_precision_loss)]
+    let check = |name: &str, field: usize, scale: f64| {
+        let got = sample(body, name, &disk);
+        let (lo, hi) = (before[field] as f64 * scale, after[field] as f64 * scale);
+        assert!(
+            lo - 1e-9 <= got && got <= hi + 1e-9,
+            "{name}{{device={disk:?}}} = {got}, /proc/diskstats says {lo}..={hi}"
+        );
+    };
+    check("node_disk_reads_completed_total", 0, 1.0);
+    check("node_disk_reads_merged_total", 1, 1.0);
+    check("node_disk_read_bytes_total", 2, 512.0);
+    check("node_disk_read_time_seconds_total", 3, 0.001);
+    check("node_disk_writes_completed_total", 4, 1.0);
+    check("node_disk_writes_merged_total", 5, 1.0);
+    check("node_disk_written_bytes_total", 6, 512.0);
+    check("node_disk_write_time_seconds_total", 7, 0.001);
+    check("node_disk_io_time_seconds_total", 9, 0.001);
+    check("node_disk_io_time_weighted_seconds_total", 10, 0.001);
+    if before.len() >= 15 {
+        check("node_disk_discards_completed_total", 11, 1.0);
+        check("node_disk_discarded_sectors_total", 13, 1.0);
+    }
+    if before.len() >= 17 {
+        check("node_disk_flush_requests_total", 15, 1.0);
+        check("node_disk_flush_requests_time_seconds_total", 16, 0.001);
+    }
+    let info = format!("diskdash_disk_queue_info{{device=\"{disk}\",scheduler=");
+    assert!(body.lines().any(|l| l.starts_with(&info)), "no {info:?}");
+    // Partitions and loop devices are left out, as node_exporter leaves them out.
+    assert!(!body.contains("device=\"loop"), "{body}");
+}
+
+#[test]
+fn the_iostat_window_starts_at_the_second_scrape() {
+    let server = Server::start();
+    let disk = real_disk();
+    let first = server.get("/metrics", Some(OPENMETRICS)).body;
+    assert!(
+        !first.contains("diskdash_scrape_window_seconds "),
+        "{first}"
+    );
+    assert!(
+        !first.contains("# TYPE diskdash_disk_utilization_ratio"),
+        "{first}"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let second = server.get("/metrics", Some(OPENMETRICS)).body;
+    let window = second
+        .lines()
+        .find_map(|l| l.strip_prefix("diskdash_scrape_window_seconds "))
+        .unwrap_or_else(|| panic!("no window in\n{second}"))
+        .parse::<f64>()
+        .unwrap();
+    assert!((0.2..30.0).contains(&window), "window {window}");
+    assert!(second.contains("# UNIT diskdash_disk_read_await_seconds seconds"));
+    assert!(second.contains("# UNIT diskdash_disk_read_request_size_bytes bytes"));
+    let util = sample(&second, "diskdash_disk_utilization_ratio", &disk);
+    assert!((0.0..=1.0).contains(&util), "util {util}");
+    let queue = sample(&second, "diskdash_disk_queue_length", &disk);
+    assert!(queue >= 0.0, "aqu-sz {queue}");
+}
+
+#[test]
+fn plain_scrapers_get_text_format_0_0_4() {
+    let server = Server::start();
+    let response = server.get("/metrics", None);
+    assert_eq!(response.status, 200);
+    assert_eq!(
+        response.header("content-type"),
+        Some("text/plain; version=0.0.4; charset=utf-8")
+    );
+    let body = &response.body;
+    assert!(body.contains("# TYPE node_disk_reads_completed_total counter\n"));
+    assert!(body.contains("# TYPE diskdash_disk_queue_info gauge\n"));
+    assert!(!body.contains("# EOF"), "{body}");
+    assert!(!body.contains("# UNIT"), "{body}");
+}
+
+#[test]
+fn the_index_says_what_is_served_and_other_paths_are_404() {
+    let server = Server::start();
+    let index = server.get("/", None);
+    assert_eq!(index.status, 200);
+    assert!(index.body.contains("/metrics"), "{}", index.body);
+    assert!(index.body.contains("node_disk_"), "{}", index.body);
+    for path in ["/metric", "/metrics/", "/favicon.ico", "/api/v1/query"] {
+        let response = server.get(path, None);
+        assert_eq!(response.status, 404, "{path}");
+    }
+}
+
+#[test]
+fn sigint_and_sigterm_stop_it_cleanly() {
+    for signal in [Signal::SIGINT, Signal::SIGTERM] {
+        let server = Server::start();
+        let addr = server.addr;
+        assert_eq!(server.get("/metrics", None).status, 200);
+        // An idle keep-alive connection must not hold the stop up.
+        let _idle = TcpStream::connect(addr).unwrap();
+        let status = server.stop(signal);
+        assert_eq!(status.code(), Some(0), "{signal}");
+        // The port is free again.
+        TcpListener::bind(addr).unwrap();
+    }
+}
+
+#[test]
+fn a_bad_listen_address_is_a_usage_error_and_a_taken_port_a_runtime_error() {
+    let out = Command::new(BIN)
+        .args(["serve", "--listen", "localhost"])
+        .output()
+        .unwrap();
+    assert_usage_error(&out);
+    assert_eq!(
+        stderr(&out),
+        "error: --listen \"localhost\" is not an address; use IP:PORT, e.g. 127.0.0.1:9977, \
+         [::1]:9977 or 0.0.0.0:9977 (every interface)\n"
+    );
+
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = Command::new(BIN)
+        .args(["serve", "--listen", &addr])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!("error: cannot listen on {addr}")),
+        "{err}"
+    );
+    assert!(err.contains("Address already in use"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// A port free right now (the kernel's pick, released).
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+#[ignore = "needs prometheus"]
+fn a_real_prometheus_scrapes_the_series() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("prometheus.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n\
+             scrape_configs:\n  - job_name: diskdash\n    static_configs:\n\
+             \x20     - targets: ['{}']\n",
+            server.addr
+        ),
+    )
+    .unwrap();
+    let web = SocketAddr::from(([127, 0, 0, 1], free_port()));
+    let mut prometheus = Command::new("prometheus")
+        .arg(format!("--config.file={}", config.display()))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            dir.path().join("data").display()
+        ))
+        .arg(format!("--web.listen-address={web}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("prometheus (apt-get install prometheus)");
+    struct KillOnDrop<'a>(&'a mut Child);
+    impl Drop for KillOnDrop<'_> {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let _guard = KillOnDrop(&mut prometheus);
+    let disk = real_disk();
+    // Refused until Prometheus listens.
+    let query = |q: &str| {
+        try_get(web, &format!("/api/v1/query?query={q}"), None)
+            .map(|r| r.body)
+            .unwrap_or_default()
+    };
+    let deadline = Instant::now() + Duration::from_secs(90);
+    // The counters come with the first scrape; the window gauges with the second.
+    for q in [
+        "node_disk_reads_completed_total",
+        "diskdash_disk_utilization_ratio",
+        "diskdash_disk_queue_info",
+    ] {
+        let last = loop {
+            let last = query(q);
+            if last.contains(&format!("\"device\":\"{disk}\"")) {
+                break last;
+            }
+            assert!(Instant::now() < deadline, "{q} never arrived: {last}");
+            std::thread::sleep(Duration::from_millis(500));
+        };
+        assert!(last.contains(&format!("\"__name__\":\"{q}\"")), "{last}");
+        assert!(last.contains("\"job\":\"diskdash\""), "{last}");
+    }
+}
