@@ -66,22 +66,6 @@ impl LatencyHistogram {
         }
     }
 
-    /// Counts in power-of-two buckets: bucket `i` holds latencies in `(2^(i-1), 2^i]` ns, from
-    /// 1 us (`2^10`) up; the first bucket takes everything up to 1 us.
-    #[must_use]
-    pub fn log_buckets(&self) -> Vec<LatencyBucket> {
-        let mut counts = [0u64; (LAST_EXP - FIRST_EXP + 1) as usize];
-        for value in self.0.iter_recorded() {
-            let ns = self.0.highest_equivalent(value.value_iterated_to());
-            let exp = (u64::BITS - ns.saturating_sub(1).leading_zeros()).clamp(FIRST_EXP, LAST_EXP);
-            counts[(exp - FIRST_EXP) as usize] += value.count_at_value();
-        }
-        log_bucket_bounds_ns()
-            .zip(counts)
-            .map(|(le_ns, count)| LatencyBucket { le_ns, count })
-            .collect()
-    }
-
     /// The non-empty buckets of the fine rule ([`fine_bucket_le_ns`] with
     /// [`FINE_SUB_BUCKET_BITS`]), ascending. Exact: every hdrhistogram bucket (3 significant
     /// digits: 1024 sub-buckets per power of two, values below 2048 exact) lies inside one fine
@@ -228,24 +212,13 @@ pub fn bucket_percentile_ns(buckets: &[LatencyBucket], pct: f64) -> u64 {
     buckets.last().map_or(0, |b| b.le_ns)
 }
 
-/// Exponents of the first and last log bucket's upper bound: 1 us (2^10 ns) to ~137 s (2^37 ns,
-/// above the tracked maximum).
-const FIRST_EXP: u32 = 10;
-const LAST_EXP: u32 = 37;
-
-/// The upper bounds of [`LatencyHistogram::log_buckets`], ascending.
-pub fn log_bucket_bounds_ns() -> impl Iterator<Item = u64> {
-    (FIRST_EXP..=LAST_EXP).map(|exp| 1u64 << exp)
-}
-
 impl Default for LatencyHistogram {
     fn default() -> Self {
         Self::new()
     }
 }
 
-/// One bucket of a sparse histogram ([`LatencyHistogram::fine_buckets`] or
-/// [`LatencyHistogram::log_buckets`]).
+/// One bucket of a sparse histogram ([`LatencyHistogram::fine_buckets`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct LatencyBucket {
     /// Upper bound (inclusive) in nanoseconds.
@@ -308,32 +281,6 @@ mod tests {
         let mut other = LatencyHistogram::new();
         other.add(&hist);
         assert_eq!(other.count(), 2);
-    }
-
-    #[test]
-    fn log_buckets_hold_every_count() {
-        let mut hist = LatencyHistogram::new();
-        hist.record(500); // <= 1 us
-        hist.record(1_500); // (1 us, 2 us]
-        hist.record(3_000_000); // (2^21, 2^22] ns
-        let buckets = hist.log_buckets();
-        assert_eq!(
-            buckets[0],
-            LatencyBucket {
-                le_ns: 1024,
-                count: 1
-            }
-        );
-        assert_eq!(
-            buckets[1],
-            LatencyBucket {
-                le_ns: 2048,
-                count: 1
-            }
-        );
-        assert_eq!(buckets[12].le_ns, 1 << 22);
-        assert_eq!(buckets[12].count, 1);
-        assert_eq!(buckets.iter().map(|b| b.count).sum::<u64>(), 3);
     }
 }
 

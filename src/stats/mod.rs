@@ -7,7 +7,7 @@ mod histogram;
 pub use histogram::{
     FINE_SUB_BUCKET_BITS, FIO_PERCENTILES, LatencyBucket, LatencyHistogram, LatencySummary,
     MAX_INTERVAL_BUCKETS, bounded, bucket_percentile_ns, coarsen, fine_bucket_ge_ns,
-    fine_bucket_le_ns, log_bucket_bounds_ns, merge_buckets,
+    fine_bucket_le_ns, merge_buckets,
 };
 
 /// Counts and latency of one direction (read, write) or of syncs.
