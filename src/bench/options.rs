@@ -58,10 +58,16 @@ pub enum Key {
     Runtime,
     Ramp,
     Interval,
+    Offset,
+    OffsetIncrement,
+    IoSize,
+    StartDelay,
+    RandSeed,
+    EndFsync,
 }
 
 impl Key {
-    pub const ALL: [Self; 17] = [
+    pub const ALL: [Self; 23] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -79,6 +85,12 @@ impl Key {
         Self::Runtime,
         Self::Ramp,
         Self::Interval,
+        Self::Offset,
+        Self::OffsetIncrement,
+        Self::IoSize,
+        Self::StartDelay,
+        Self::RandSeed,
+        Self::EndFsync,
     ];
 
     /// The `diskdash bench` flag.
@@ -102,6 +114,12 @@ impl Key {
             Self::Runtime => "--runtime",
             Self::Ramp => "--ramp",
             Self::Interval => "--interval",
+            Self::Offset => "--offset",
+            Self::OffsetIncrement => "--offset-increment",
+            Self::IoSize => "--io-size",
+            Self::StartDelay => "--startdelay",
+            Self::RandSeed => "--randseed",
+            Self::EndFsync => "--end-fsync",
         }
     }
 
@@ -126,6 +144,12 @@ impl Key {
             Self::Runtime => "runtime",
             Self::Ramp => "ramp_time",
             Self::Interval => "status_interval",
+            Self::Offset => "offset",
+            Self::OffsetIncrement => "offset_increment",
+            Self::IoSize => "io_size",
+            Self::StartDelay => "startdelay",
+            Self::RandSeed => "randseed",
+            Self::EndFsync => "end_fsync",
         }
     }
 }
@@ -286,11 +310,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         ));
     }
     let (text, name) = opts.text(Key::Direct, "1");
-    let direct = match text {
-        "1" | "true" | "yes" => true,
-        "0" | "false" | "no" => false,
-        other => return Err(usage!("{name} {other:?} is not 1 or 0")),
-    };
+    let direct = flag_option(name, text)?;
     let sync_every = match (opts.get(Key::Fsync), opts.get(Key::Fdatasync)) {
         (Some(fsync), Some(fdatasync)) => {
             let fsync = Name {
@@ -348,6 +368,31 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
             "{name} {text:?} is too short; use 10ms to 24h, e.g. 1s"
         ));
     }
+    let (text, name) = opts.text(Key::Offset, "0");
+    let offset_bytes = offset_option(name, text)?;
+    let (text, name) = opts.text(Key::OffsetIncrement, "0");
+    let offset_increment_bytes = offset_option(name, text)?;
+    let io_size_bytes = match opts.get(Key::IoSize) {
+        None => None,
+        Some(_) => {
+            let (text, name) = opts.text(Key::IoSize, "");
+            Some(size_option(name, text, "256M or 10G")?)
+        }
+    };
+    let (text, name) = opts.text(Key::StartDelay, "0s");
+    let startdelay = duration_option(name, text, "e.g. 2s", MAX_RUN_TIME)?;
+    let randseed = match opts.get(Key::RandSeed) {
+        None => None,
+        Some(option) => Some(option.value.trim().parse::<u64>().map_err(|_| {
+            let name = Name {
+                key: Key::RandSeed,
+                origin: Some(&option.origin),
+            };
+            usage!("{name} {:?} is not a seed; use a whole number, e.g. 1234", option.value)
+        })?),
+    };
+    let (text, name) = opts.text(Key::EndFsync, "0");
+    let end_fsync = flag_option(name, text)?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -366,6 +411,12 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         runtime,
         ramp,
         interval,
+        offset_bytes,
+        offset_increment_bytes,
+        io_size_bytes,
+        startdelay,
+        randseed,
+        end_fsync,
     })
 }
 
@@ -405,6 +456,24 @@ impl JobSpec {
         if let Some(cpus) = &self.cpus {
             out.push((Key::Cpus, format_cpu_list(cpus)));
         }
+        if self.offset_bytes > 0 {
+            out.push((Key::Offset, self.offset_bytes.to_string()));
+        }
+        if self.offset_increment_bytes > 0 {
+            out.push((Key::OffsetIncrement, self.offset_increment_bytes.to_string()));
+        }
+        if let Some(bytes) = self.io_size_bytes {
+            out.push((Key::IoSize, bytes.to_string()));
+        }
+        if !self.startdelay.is_zero() {
+            out.push((Key::StartDelay, us(self.startdelay)));
+        }
+        if let Some(seed) = self.randseed {
+            out.push((Key::RandSeed, seed.to_string()));
+        }
+        if self.end_fsync {
+            out.push((Key::EndFsync, "1".to_string()));
+        }
         out.into_iter()
             .map(|(key, value)| JobOption {
                 key,
@@ -437,6 +506,24 @@ fn size_option(name: Name<'_>, text: &str, examples: &str) -> anyhow::Result<u64
         )),
         Some(bytes) => Ok(bytes),
     }
+}
+
+/// `1`/`0` (and `true`/`false`, `yes`/`no`).
+fn flag_option(name: Name<'_>, text: &str) -> anyhow::Result<bool> {
+    match text.trim() {
+        "1" | "true" | "yes" => Ok(true),
+        "0" | "false" | "no" => Ok(false),
+        other => Err(usage!("{name} {other:?} is not 1 or 0")),
+    }
+}
+
+/// A byte offset: a size, or 0.
+fn offset_option(name: Name<'_>, text: &str) -> anyhow::Result<u64> {
+    if text.trim() == "0" {
+        return Ok(0);
+    }
+    parse_size_bytes(text)
+        .ok_or_else(|| usage!("{name} {text:?} is not a size; use e.g. 0, 64M or 1G"))
 }
 
 fn count_option(name: Name<'_>, text: &str, max: u32, examples: &str) -> anyhow::Result<u32> {

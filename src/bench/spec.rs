@@ -146,6 +146,20 @@ pub struct JobSpec {
     pub runtime: Duration,
     pub ramp: Duration,
     pub interval: Duration,
+    /// Where the job's region starts in the target, bytes (fio's `offset`).
+    pub offset_bytes: u64,
+    /// Worker N's region starts `N x` this further (fio's `offset_increment`).
+    pub offset_increment_bytes: u64,
+    /// A size-based run: each worker ends after moving this many bytes (fio without
+    /// `time_based`, `bench --io-size`); `runtime` is then a cap. `None`: time-based.
+    pub io_size_bytes: Option<u64>,
+    /// Time after the step starts before this job's first I/O (fio's `startdelay`).
+    pub startdelay: Duration,
+    /// Seed of the offsets and the read/write mix; `None`: the session's fixed seed, the same
+    /// every run (fio's `randrepeat=1`).
+    pub randseed: Option<u64>,
+    /// fsync the target when the job ends (fio's `end_fsync`), timed as a sync.
+    pub end_fsync: bool,
 }
 
 /// What validation needs to know about the machine (injected so the table test is exact).
@@ -201,6 +215,12 @@ impl Default for JobSpec {
             runtime: Duration::from_secs(30),
             ramp: Duration::ZERO,
             interval: Duration::from_secs(1),
+            offset_bytes: 0,
+            offset_increment_bytes: 0,
+            io_size_bytes: None,
+            startdelay: Duration::ZERO,
+            randseed: None,
+            end_fsync: false,
         }
     }
 }

@@ -41,11 +41,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         finish_when_done: !dashboard,
         interrupt: interrupt.clone(),
     };
-    let plan = Plan::single(Job {
-        name: "bench".to_string(),
-        spec,
-        target: args.target.clone(),
-    });
+    let plan = Plan::single(Job::bench("bench", spec, args.target.clone()));
     let handle = Session::start(plan, options)?;
     let outcome = if dashboard {
         crate::tui::run_bench(handle, interrupt)?

@@ -19,6 +19,35 @@ pub struct Job {
     pub spec: JobSpec,
     /// Block device, file or directory; `None`: a scratch file in the current directory.
     pub target: Option<PathBuf>,
+    /// What to do when `target` names a file that does not exist.
+    pub missing: Missing,
+    /// fio's reporting group (`new_group`, `stonewall` start a new one); 0 for `bench`.
+    pub group: u32,
+}
+
+impl Job {
+    /// A job as `diskdash bench` makes it: an existing target (or a scratch file), group 0.
+    #[must_use]
+    pub fn bench(name: impl Into<String>, spec: JobSpec, target: Option<PathBuf>) -> Self {
+        Self {
+            name: name.into(),
+            spec,
+            target,
+            missing: Missing::Refuse,
+            group: 0,
+        }
+    }
+}
+
+/// A job's target file that does not exist yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Missing {
+    /// An error (`diskdash bench`: the target must exist).
+    Refuse,
+    /// Create it (`O_EXCL`, `size` bytes) as fio does; `unlink`: remove it when the run ends
+    /// (fio's `unlink=1`), else leave it in place like fio. Only a file the run created is
+    /// ever removed.
+    Create { unlink: bool },
 }
 
 /// Jobs that run at the same time.
@@ -86,11 +115,7 @@ mod tests {
     use super::*;
 
     fn job(name: &str, target: Option<&str>) -> Job {
-        Job {
-            name: name.into(),
-            spec: JobSpec::default(),
-            target: target.map(PathBuf::from),
-        }
+        Job::bench(name, JobSpec::default(), target.map(PathBuf::from))
     }
 
     #[test]

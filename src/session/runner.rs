@@ -225,11 +225,13 @@ impl Runner {
             start_now = false;
             match self.run_segment() {
                 SegmentEnding::Change(spec) => {
-                    self.plan.steps.push(Step::single(Job {
-                        name: "change".to_string(),
+                    let running = &self.plan.steps[self.step].jobs[0];
+                    let changed = Job {
+                        name: running.name.clone(),
                         spec: (*spec).clone(),
-                        target: self.plan.steps[self.step].jobs[0].target.clone(),
-                    }));
+                        ..running.clone()
+                    };
+                    self.plan.steps.push(Step::single(changed));
                     self.step = self.plan.steps.len() - 1;
                     self.spec = *spec;
                     self.snap.job = self.spec.clone();

@@ -9,7 +9,7 @@ use crate::support::record::*;
 use crate::support::*;
 use diskdash::bench::options::{JobOption, Key, validate};
 use diskdash::bench::spec::{JobSpec, MachineLimits, RwMode};
-use diskdash::plan::{Job, Plan, Step};
+use diskdash::plan::{Job, Missing, Plan, Step};
 use diskdash::record::RunStatus;
 use diskdash::session::{Control, Session, SessionOptions, SessionState, Snapshot};
 
@@ -24,11 +24,7 @@ fn spec(options: &[(Key, &str)]) -> JobSpec {
 
 /// A plan of one step of one job on `dir`.
 fn one_job(dir: &std::path::Path, spec: JobSpec) -> Plan {
-    Plan::single(Job {
-        name: "bench".into(),
-        spec,
-        target: Some(dir.to_path_buf()),
-    })
+    Plan::single(Job::bench("bench", spec, Some(dir.to_path_buf())))
 }
 
 /// Waits until a snapshot satisfies `want` (or panics after 10 s).
@@ -235,6 +231,8 @@ fn a_plan_runs_its_steps_in_order() {
             (Key::Interval, "100ms"),
         ]),
         target: Some(dir.path().to_path_buf()),
+        missing: Missing::Refuse,
+        group: 0,
     };
     let plan = Plan {
         steps: vec![Step::single(job("4")), Step::single(job("8"))],
@@ -268,6 +266,8 @@ fn a_step_that_does_not_fit_the_target_is_refused_before_anything_runs() {
         name: "bench".into(),
         spec: spec(&[(Key::Size, "4M"), (Key::Bs, bs), (Key::Runtime, "200ms")]),
         target: Some(data.clone()),
+        missing: Missing::Refuse,
+        group: 0,
     };
     let plan = Plan {
         steps: vec![Step::single(job("4k")), Step::single(job("2M"))],
