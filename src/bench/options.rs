@@ -64,10 +64,11 @@ pub enum Key {
     StartDelay,
     RandSeed,
     EndFsync,
+    CpusPolicy,
 }
 
 impl Key {
-    pub const ALL: [Self; 23] = [
+    pub const ALL: [Self; 24] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -91,6 +92,7 @@ impl Key {
         Self::StartDelay,
         Self::RandSeed,
         Self::EndFsync,
+        Self::CpusPolicy,
     ];
 
     /// The `diskdash bench` flag.
@@ -120,6 +122,7 @@ impl Key {
             Self::StartDelay => "--startdelay",
             Self::RandSeed => "--randseed",
             Self::EndFsync => "--end-fsync",
+            Self::CpusPolicy => "--cpus-policy",
         }
     }
 
@@ -150,6 +153,7 @@ impl Key {
             Self::StartDelay => "startdelay",
             Self::RandSeed => "randseed",
             Self::EndFsync => "end_fsync",
+            Self::CpusPolicy => "cpus_allowed_policy",
         }
     }
 }
@@ -352,6 +356,15 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
             Some(cpu_list(name, text, &machine.available_cpus)?)
         }
     };
+    let cpus_split = match opts.text(Key::CpusPolicy, "split") {
+        ("split", _) => true,
+        ("shared", _) => false,
+        (other, name) => {
+            return Err(usage!(
+                "{name} {other:?} is not a CPU policy; use shared or split"
+            ));
+        }
+    };
     let (text, name) = opts.text(Key::Runtime, "30s");
     let runtime = duration_option(name, text, "e.g. 10m or 24h", MAX_RUN_TIME)?;
     if runtime.is_zero() {
@@ -408,6 +421,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         sync_every,
         open_sync,
         cpus,
+        cpus_split,
         runtime,
         ramp,
         interval,
@@ -473,6 +487,9 @@ impl JobSpec {
         }
         if self.end_fsync {
             out.push((Key::EndFsync, "1".to_string()));
+        }
+        if !self.cpus_split {
+            out.push((Key::CpusPolicy, "shared".to_string()));
         }
         out.into_iter()
             .map(|(key, value)| JobOption {

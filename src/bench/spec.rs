@@ -143,6 +143,9 @@ pub struct JobSpec {
     pub sync_every: Option<SyncEvery>,
     pub open_sync: Option<OpenSync>,
     pub cpus: Option<Vec<usize>>,
+    /// `true`: worker N runs on the Nth CPU of `cpus` only (fio's `cpus_allowed_policy=split`,
+    /// `bench --cpus`); `false`: every worker may run on any of them (`shared`).
+    pub cpus_split: bool,
     pub runtime: Duration,
     pub ramp: Duration,
     pub interval: Duration,
@@ -212,6 +215,7 @@ impl Default for JobSpec {
             sync_every: None,
             open_sync: None,
             cpus: None,
+            cpus_split: true,
             runtime: Duration::from_secs(30),
             ramp: Duration::ZERO,
             interval: Duration::from_secs(1),
