@@ -33,8 +33,8 @@ use anyhow::Context;
 use tokio::sync::{mpsc, watch};
 
 pub use snapshot::{
-    DirectionView, IntervalLatency, SERIES_POINTS, SegmentMark, SeriesPoint, SessionState,
-    SessionWarning, Snapshot, StatsView, TargetView,
+    DirectionView, DiskView, IntervalLatency, JobView, PlanProgress, SERIES_POINTS, SegmentMark,
+    SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView, TargetView,
 };
 
 use crate::bench::engine::uring;
@@ -113,21 +113,10 @@ impl Session {
     /// Checks and opens the target (usage errors come back here, before anything runs), probes
     /// io_uring, and starts the session thread.
     pub fn start(plan: Plan, options: SessionOptions) -> anyhow::Result<SessionHandle> {
-        let job = plan.single_target_job()?;
-        let spec = job.spec.clone();
-        let target = target::open(&spec, job.target.as_deref(), options.allow_destructive)?;
-        // Every step's block size fits the target, checked before anything runs.
-        for (i, step) in plan.steps.iter().enumerate().skip(1) {
-            for job in &step.jobs {
-                target::check_block_size(
-                    &job.spec,
-                    &format!("step {}: bs", i + 1),
-                    target.dio_align_bytes,
-                    target.working_set_bytes,
-                    &target.path,
-                )?;
-            }
-        }
+        let (plan, mut plan_notes) = one_window_per_step(plan)?;
+        let targets = open_targets(&plan, options.allow_destructive)?;
+        let target = &targets.targets[0];
+        let spec = plan.steps[0].jobs[0].spec.clone();
         let mut guard = output::Guard {
             target: target.id,
             other_output: None,
@@ -141,8 +130,13 @@ impl Session {
                 json.display()
             ));
         }
-        let (engine, fallback) = match spec.ioengine {
-            EngineKind::IoUring => match uring::probe() {
+        let uses_uring = plan
+            .steps
+            .iter()
+            .flat_map(|s| &s.jobs)
+            .any(|j| j.spec.ioengine == EngineKind::IoUring);
+        let (engine, fallback) = match (spec.ioengine, uses_uring) {
+            (_, true) => match uring::probe() {
                 Ok(()) => (EngineKind::IoUring, None),
                 Err(err) if crate::bench::engine::uring_unavailable(&err) => (
                     EngineKind::Psync,
@@ -150,7 +144,13 @@ impl Session {
                 ),
                 Err(err) => return Err(err).context("setting up io_uring"),
             },
-            other => (other, None),
+            (other, false) => (other, None),
+        };
+        // The engine decided for io_uring jobs; the others run as asked.
+        let engine = if spec.ioengine == EngineKind::IoUring {
+            engine
+        } else {
+            spec.ioengine
         };
         // JSON Lines first: the record's check then knows the file they write (two spellings
         // or two links of one file are one file).
@@ -172,15 +172,41 @@ impl Session {
             }
             Some(Output::Stdout) | None => None,
         };
-        let device = window::DeviceWatch::open(target.device_number, &target.path);
+        let mut devices: Vec<window::DeviceWatch> = Vec::new();
+        let mut target_device = Vec::with_capacity(targets.targets.len());
+        let mut device_absent = None;
+        for t in &targets.targets {
+            if let Some(at) = devices
+                .iter()
+                .position(|d| d.device_number == t.device_number)
+            {
+                target_device.push(Some(at));
+                continue;
+            }
+            match window::DeviceWatch::open(t.device_number, &t.path) {
+                Ok(watch) => {
+                    devices.push(watch);
+                    target_device.push(Some(devices.len() - 1));
+                }
+                Err(why) => {
+                    device_absent.get_or_insert(why);
+                    target_device.push(None);
+                }
+            }
+        }
         let (control_tx, control_rx) = mpsc::unbounded_channel();
+        plan_notes.extend(targets.notes);
         let prepared = runner::Prepared {
-            target,
+            targets: targets.targets,
+            step_targets: targets.step_targets,
             json,
             engine,
             fallback,
             jsonl,
-            device,
+            devices,
+            target_device,
+            device_absent,
+            notes: plan_notes,
         };
         let runner = runner::Runner::new(plan, options, prepared, control_rx);
         let snapshots = runner.subscribe();
@@ -193,5 +219,162 @@ impl Session {
             control: control_tx,
             thread,
         })
+    }
+}
+
+/// Every step runs its jobs in one measured window: the step's ramp is the longest ramp of its
+/// jobs and its interval the first job's, given to every job (with a note when they differed).
+fn one_window_per_step(mut plan: Plan) -> anyhow::Result<(Plan, Vec<String>)> {
+    if plan.steps.iter().all(|s| s.jobs.is_empty()) {
+        return Err(crate::usage!("the plan has no job; give at least one"));
+    }
+    plan.steps.retain(|s| !s.jobs.is_empty());
+    let mut notes = Vec::new();
+    for (i, step) in plan.steps.iter_mut().enumerate() {
+        let ramp = step
+            .jobs
+            .iter()
+            .map(|j| j.spec.ramp)
+            .max()
+            .unwrap_or_default();
+        let interval = step.jobs[0].spec.interval;
+        if step.jobs.iter().any(|j| j.spec.ramp != ramp) {
+            notes.push(format!(
+                "step {}: every job ramps for {} (the longest ramp_time of the step), so one \
+                 measured window covers them all",
+                i + 1,
+                crate::units::format_duration(ramp)
+            ));
+        }
+        for job in &mut step.jobs {
+            job.spec.ramp = ramp;
+            job.spec.interval = interval;
+        }
+    }
+    Ok((plan, notes))
+}
+
+/// The targets of a plan, opened and checked before anything runs.
+struct OpenedTargets {
+    targets: Vec<target::Target>,
+    /// For each step, the index in `targets` of each job's target.
+    step_targets: Vec<Vec<usize>>,
+    notes: Vec<String>,
+}
+
+/// Opens every job's target. A plan of one target (`bench`, its live changes) opens it once;
+/// otherwise each job opens its own, a later step reusing an earlier step's target of the same
+/// path when it opens the same way. A file the plan creates may be written by later jobs;
+/// two jobs of one step may not share a file or device when either writes.
+fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTargets> {
+    if let Ok(job) = plan.single_target_job() {
+        let target = open_job_target(job, allow_destructive)?;
+        // Every step's block size fits the target, checked before anything runs.
+        for (i, step) in plan.steps.iter().enumerate().skip(1) {
+            for job in &step.jobs {
+                target::check_block_size(
+                    &job.spec,
+                    &format!("step {}: bs", i + 1),
+                    target.dio_align_bytes,
+                    target.working_set_bytes,
+                    &target.path,
+                )?;
+            }
+        }
+        return Ok(OpenedTargets {
+            targets: vec![target],
+            step_targets: vec![vec![0]; plan.steps.len()],
+            notes: Vec::new(),
+        });
+    }
+    let mut targets: Vec<target::Target> = Vec::new();
+    // (path, direct, open_sync, writes) of each opened target.
+    let mut opened: Vec<(
+        Option<PathBuf>,
+        bool,
+        Option<crate::bench::spec::OpenSync>,
+        bool,
+    )> = Vec::new();
+    let mut created: Vec<PathBuf> = Vec::new();
+    let mut step_targets = Vec::with_capacity(plan.steps.len());
+    for step in &plan.steps {
+        let mut here: Vec<usize> = Vec::with_capacity(step.jobs.len());
+        for job in &step.jobs {
+            let key = (
+                job.target.clone(),
+                job.spec.direct,
+                job.spec.open_sync,
+                job.spec.writes(),
+            );
+            let reuse = job.target.as_ref().and_then(|_| {
+                opened
+                    .iter()
+                    .position(|o| {
+                        *o == key || (o.0 == key.0 && o.1 == key.1 && o.2 == key.2 && o.3)
+                    })
+                    .filter(|at| !here.contains(at))
+            });
+            let index = if let Some(at) = reuse {
+                at
+            } else {
+                let made_here = job.target.as_ref().is_some_and(|p| created.contains(p));
+                let target = if made_here {
+                    // This run created it: it may be written.
+                    target::open(&job.spec, job.target.as_deref(), true)?
+                } else {
+                    open_job_target(job, allow_destructive)?
+                };
+                if target.created
+                    && let Some(path) = &job.target
+                {
+                    created.push(path.clone());
+                }
+                targets.push(target);
+                opened.push(key);
+                targets.len() - 1
+            };
+            here.push(index);
+        }
+        // Two jobs at once on one file or device, either writing: refused.
+        for (a, &ta) in here.iter().enumerate() {
+            for (b, &tb) in here.iter().enumerate().skip(a + 1) {
+                let (ja, jb) = (&step.jobs[a], &step.jobs[b]);
+                if targets[ta].id == targets[tb].id && (ja.spec.writes() || jb.spec.writes()) {
+                    return Err(crate::usage!(
+                        "jobs {} and {} both use {} at the same time and one writes; give each \
+                         its own file, or put stonewall before the second",
+                        ja.name,
+                        jb.name,
+                        targets[ta].path.display()
+                    ));
+                }
+            }
+        }
+        step_targets.push(here);
+    }
+    Ok(OpenedTargets {
+        targets,
+        step_targets,
+        notes: Vec::new(),
+    })
+}
+
+/// Opens one job's target, creating a missing file when the job says so.
+fn open_job_target(
+    job: &crate::plan::Job,
+    allow_destructive: bool,
+) -> anyhow::Result<target::Target> {
+    if let (Some(path), crate::plan::Missing::Create { unlink }) = (&job.target, job.missing)
+        && std::fs::symlink_metadata(path).is_err()
+    {
+        return target::create(&job.spec, path, unlink)
+            .with_context(|| format!("job {}", job.name));
+    }
+    let target = target::open(&job.spec, job.target.as_deref(), allow_destructive);
+    // `bench` runs one job: its errors need no name.
+    if job.name == "bench" {
+        target
+    } else {
+        target.with_context(|| format!("job {}", job.name))
     }
 }

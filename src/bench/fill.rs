@@ -28,7 +28,7 @@ pub fn fill(
     stop: &AtomicBool,
     mut progress: impl FnMut(u64, u64),
 ) -> Result<FillOutcome, IoFault> {
-    let total = target.working_set_bytes;
+    let total = target.extent_bytes;
     let chunk = FILL_CHUNK_BYTES
         .min(total)
         .max(u64::from(target.dio_align_bytes));

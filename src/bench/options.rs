@@ -401,7 +401,10 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
                 key: Key::RandSeed,
                 origin: Some(&option.origin),
             };
-            usage!("{name} {:?} is not a seed; use a whole number, e.g. 1234", option.value)
+            usage!(
+                "{name} {:?} is not a seed; use a whole number, e.g. 1234",
+                option.value
+            )
         })?),
     };
     let (text, name) = opts.text(Key::EndFsync, "0");
@@ -474,7 +477,10 @@ impl JobSpec {
             out.push((Key::Offset, self.offset_bytes.to_string()));
         }
         if self.offset_increment_bytes > 0 {
-            out.push((Key::OffsetIncrement, self.offset_increment_bytes.to_string()));
+            out.push((
+                Key::OffsetIncrement,
+                self.offset_increment_bytes.to_string(),
+            ));
         }
         if let Some(bytes) = self.io_size_bytes {
             out.push((Key::IoSize, bytes.to_string()));

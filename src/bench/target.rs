@@ -57,6 +57,14 @@ pub struct Target {
     pub dio_align_bytes: u32,
     /// The working set must be written before it is read (new or sparse).
     pub needs_fill: bool,
+    /// Bytes from the start the workers address: the working set moved by `offset` and
+    /// `offset_increment` (the fill writes all of it).
+    pub extent_bytes: u64,
+    /// Bytes the target holds when that bounds the job (a device, a file with data); `None`
+    /// when the run sizes it (a scratch file, an empty or created file).
+    pub capacity_bytes: Option<u64>,
+    /// This run created the file (fio's job files name files that need not exist).
+    pub created: bool,
     /// What was adjusted, for the output and the record.
     pub notes: Vec<String>,
     /// Warnings (e.g. holes that stay unfilled).
@@ -169,6 +177,40 @@ pub fn open(
         &target.path,
     )?;
     target.working_set_bytes -= target.working_set_bytes % spec.block_size_bytes;
+    let moved_bytes = spec.offset_bytes.saturating_add(
+        u64::from(spec.numjobs.saturating_sub(1)).saturating_mul(spec.offset_increment_bytes),
+    );
+    if moved_bytes > 0 {
+        if spec.direct
+            && (spec.offset_bytes % u64::from(target.dio_align_bytes) != 0
+                || spec.offset_increment_bytes % u64::from(target.dio_align_bytes) != 0)
+        {
+            return Err(usage!(
+                "offset {} or offset_increment {} is not a multiple of the logical block size \
+                 {} of {}; use multiples such as 4k, or buffered I/O",
+                spec.offset_bytes,
+                spec.offset_increment_bytes,
+                target.dio_align_bytes,
+                target.path.display()
+            ));
+        }
+        let extent = moved_bytes.saturating_add(target.working_set_bytes);
+        if let Some(capacity) = target.capacity_bytes
+            && extent > capacity
+        {
+            return Err(usage!(
+                "offset {} + size {} runs past the end of {} ({}); lower offset, \
+                 offset_increment or size",
+                format_bytes(moved_bytes),
+                format_bytes(target.working_set_bytes),
+                target.path.display(),
+                format_bytes(capacity)
+            ));
+        }
+        target.extent_bytes = extent;
+    } else {
+        target.extent_bytes = target.working_set_bytes;
+    }
     let in_flight_bytes = spec
         .block_size_bytes
         .saturating_mul(u64::from(spec.effective_iodepth()))
@@ -180,6 +222,100 @@ pub fn open(
             format_bytes(target.working_set_bytes),
             format_bytes(in_flight_bytes)
         ));
+    }
+    Ok(target)
+}
+
+/// Creates `path` (which must not exist: `O_CREAT | O_EXCL`, no link followed), then opens it
+/// as a target for `spec`, as fio does for a file a job names. The new file is empty, so it
+/// is written with data first. `unlink`: removed when the target is dropped or at the end of
+/// the run (only while the name still leads to the file created); else left in place.
+///
+/// # Errors
+/// Usage errors: no such directory, something already at `path`, an unwritable place.
+pub fn create(spec: &JobSpec, path: &Path, unlink: bool) -> anyhow::Result<Target> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return Err(usage!(
+            "filename {} is not a file name diskdash can create; give a UTF-8 file name",
+            path.display()
+        ));
+    };
+    let pinned_dir = Pinned::open(parent).map_err(|err| {
+        usage!(
+            "cannot create {}: its directory {}: {err}; create the directory first",
+            path.display(),
+            parent.display()
+        )
+    })?;
+    if pinned_dir.kind() != ObjectKind::Directory {
+        return Err(usage!(
+            "cannot create {}: {} is not a directory",
+            path.display(),
+            parent.display()
+        ));
+    }
+    if let Some(fs) = pinned_dir.pseudo_filesystem() {
+        return Err(usage!(
+            "cannot create {}: {} is on {fs}, a kernel interface, not storage",
+            path.display(),
+            parent.display()
+        ));
+    }
+    let dir_fd = pinned_dir.reopen(libc::O_PATH | libc::O_DIRECTORY)?;
+    let flags = libc::O_RDWR | libc::O_CLOEXEC | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
+    let created = match pinned::open_at(dir_fd.as_raw_fd(), name.as_bytes(), flags, 0o644) {
+        Ok(file) => file,
+        Err(err) if err.raw_os_error() == Some(libc::EEXIST) => {
+            return Err(usage!(
+                "cannot create {}: {} is in the way; remove it or name another file",
+                path.display(),
+                what_is_at(&dir_fd, name)
+            ));
+        }
+        Err(err) => {
+            return Err(usage!(
+                "cannot create {}: {err}; choose a writable directory",
+                path.display()
+            ));
+        }
+    };
+    let id = pinned::file_id(&created)?;
+    let guard = ScratchFile {
+        dir: dir_fd,
+        name: name.to_string(),
+        id,
+        removed: false,
+    };
+    drop(created);
+    // The file is new and empty: the rules of an existing file let it be written (filled).
+    let mut target = open(spec, Some(path), false)?;
+    if target.id != id {
+        return Err(usage!(
+            "{} was replaced while being created; run again",
+            path.display()
+        ));
+    }
+    target.created = true;
+    target.notes.push(if unlink {
+        format!(
+            "created {}; it is removed at the end (unlink=1)",
+            path.display()
+        )
+    } else {
+        format!(
+            "created {}; it is left in place (unlink=1 removes it)",
+            path.display()
+        )
+    });
+    if unlink {
+        target.scratch = Some(guard);
+    } else {
+        let mut guard = guard;
+        guard.removed = true;
     }
     Ok(target)
 }
@@ -379,6 +515,9 @@ fn open_scratch(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<T
         working_set_bytes: size,
         dio_align_bytes,
         needs_fill: true,
+        extent_bytes: size,
+        capacity_bytes: None,
+        created: true,
         notes,
         warnings: Vec::new(),
         scratch: Some(scratch),
@@ -494,6 +633,9 @@ fn open_file(
         working_set_bytes: size,
         dio_align_bytes,
         needs_fill,
+        extent_bytes: size,
+        capacity_bytes: (!empty).then_some(len),
+        created: false,
         notes,
         warnings,
         scratch: None,
@@ -590,6 +732,9 @@ fn open_block_device(
         working_set_bytes: size,
         dio_align_bytes,
         needs_fill: false,
+        extent_bytes: size,
+        capacity_bytes: Some(device_bytes),
+        created: false,
         notes,
         warnings: Vec::new(),
         scratch: None,

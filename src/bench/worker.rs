@@ -32,6 +32,10 @@ const SPARES: usize = 3;
 
 /// What one worker is to do.
 pub struct WorkerPlan {
+    /// The worker's id in the segment (every job's workers counted together): its stats and
+    /// readiness carry it.
+    pub id: u32,
+    /// The worker's index in its job: its slice of the working set, its faults.
     pub worker: u32,
     pub spec: Arc<JobSpec>,
     pub file: Arc<OwnedFd>,
@@ -39,7 +43,8 @@ pub struct WorkerPlan {
     pub seed: u64,
     /// The engine to use (after the session's io_uring probe).
     pub engine: EngineKind,
-    pub cpu: Option<usize>,
+    /// The CPUs this worker may run on (one for `split`, the job's list for `shared`).
+    pub cpus: Option<Vec<usize>>,
     /// Tick length: how often stats are handed over.
     pub tick: Duration,
 }
@@ -137,6 +142,8 @@ impl std::fmt::Display for IoFault {
 /// What a worker returns when it ends: its last (unsent) stats, the fault if any, its setup.
 pub struct WorkerExit {
     pub stats: Box<WorkerStats>,
+    /// This thread's (user ns, system ns, context switches) from the start to the end.
+    pub cpu: (u64, u64, u64),
     pub fault: Option<IoFault>,
     pub setup: EngineSetup,
 }
@@ -145,9 +152,9 @@ pub struct WorkerExit {
 /// stopped. Setup looks at the stop flag while it fills the buffers and before it sets up the
 /// ring, so an interrupt acts within a fraction of a second even with gigabytes of buffers.
 pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -> WorkerExit {
-    if let Some(cpu) = plan.cpu {
+    if let Some(cpus) = &plan.cpus {
         let mut set = nix::sched::CpuSet::new();
-        if set.set(cpu).is_ok() {
+        if cpus.iter().all(|&cpu| set.set(cpu).is_ok()) {
             let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set);
         }
     }
@@ -157,12 +164,13 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     let block_size = usize::try_from(spec.block_size_bytes).unwrap_or(usize::MAX);
     let fd = plan.file.as_raw_fd();
     let mut exit = WorkerExit {
-        stats: Box::new(WorkerStats::new(plan.worker)),
+        stats: Box::new(WorkerStats::new(plan.id)),
+        cpu: (0, 0, 0),
         fault: None,
         setup: EngineSetup::default(),
     };
     let not_ready = |error: SetupError| {
-        let _ = links.ready.send((plan.worker, Err(error)));
+        let _ = links.ready.send((plan.id, Err(error)));
         control.barrier.wait();
     };
     // Declared before the engine so it is dropped after it: the ring may have it registered.
@@ -179,7 +187,7 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     };
     let mut stats = Vec::with_capacity(SPARES + 2);
     for _ in 0..SPARES {
-        stats.push(Box::new(WorkerStats::new(plan.worker)));
+        stats.push(Box::new(WorkerStats::new(plan.id)));
     }
     let mut state = Loop::new(&plan, &control, links, stats, depth, fd);
     match plan.engine {
@@ -202,7 +210,7 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
             }
             Err(err) => {
                 let _ = state.links.ready.send((
-                    plan.worker,
+                    plan.id,
                     Err(SetupError::Failed(format!("io_uring setup failed: {err}"))),
                 ));
                 control.barrier.wait();
@@ -224,6 +232,12 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     }
     exit.fault = state.fault.take();
     exit.stats = state.finish();
+    let end = crate::stats::rusage(libc::RUSAGE_THREAD);
+    exit.cpu = (
+        end.0.saturating_sub(state.cpu_at_start.0),
+        end.1.saturating_sub(state.cpu_at_start.1),
+        end.2.saturating_sub(state.cpu_at_start.2),
+    );
     exit
 }
 
@@ -233,6 +247,7 @@ struct Loop<'a> {
     spec: Arc<JobSpec>,
     control: &'a SegmentControl,
     links: WorkerLinks,
+    id: u32,
     worker: u32,
     fd: RawFd,
     depth: usize,
@@ -245,6 +260,10 @@ struct Loop<'a> {
     deadline_ns: u64,
     recording: bool,
     fault: Option<IoFault>,
+    /// Bytes this worker may still submit in a size-based run (`u64::MAX`: time-based).
+    budget_bytes: u64,
+    /// This thread's CPU use when the segment started.
+    cpu_at_start: (u64, u64, u64),
 }
 
 impl<'a> Loop<'a> {
@@ -259,11 +278,12 @@ impl<'a> Loop<'a> {
     ) -> Self {
         let cur = spares
             .pop()
-            .unwrap_or_else(|| Box::new(WorkerStats::new(plan.worker)));
+            .unwrap_or_else(|| Box::new(WorkerStats::new(plan.id)));
         Self {
             spec: plan.spec.clone(),
             control,
             links,
+            id: plan.id,
             worker: plan.worker,
             fd,
             depth,
@@ -278,14 +298,23 @@ impl<'a> Loop<'a> {
             deadline_ns: 0,
             recording: false,
             fault: None,
+            budget_bytes: plan.spec.io_size_bytes.unwrap_or(u64::MAX),
+            cpu_at_start: (0, 0, 0),
         }
     }
 
     /// Reports ready, waits for the common start, sets the timeline.
     fn start(&mut self, setup: &EngineSetup) {
-        let _ = self.links.ready.send((self.worker, Ok(setup.clone())));
+        let _ = self.links.ready.send((self.id, Ok(setup.clone())));
         self.control.barrier.wait();
+        self.cpu_at_start = crate::stats::rusage(libc::RUSAGE_THREAD);
         let start_ns = self.control.start_ns.load(Ordering::Acquire);
+        // A start delay (fio's startdelay) moves this job's whole timeline.
+        let start_ns = start_ns.saturating_add(crate::record::nanos(self.spec.startdelay));
+        while monotonic_ns() < start_ns && !self.control.stop.load(Ordering::Relaxed) {
+            let left = start_ns.saturating_sub(monotonic_ns());
+            std::thread::sleep(Duration::from_nanos(left.min(5_000_000)));
+        }
         let ramp_ns = u64::try_from(self.spec.ramp.as_nanos()).unwrap_or(u64::MAX);
         let runtime_ns = u64::try_from(self.spec.runtime.as_nanos()).unwrap_or(u64::MAX);
         self.record_from_ns = start_ns.saturating_add(ramp_ns);
@@ -331,7 +360,13 @@ impl<'a> Loop<'a> {
         loop {
             if !stopping && !sync_due && !paused {
                 while in_flight + queued < depth {
+                    if self.budget_bytes < u64::from(block_size) {
+                        // A size-based run has submitted its bytes: drain and end.
+                        stopping = true;
+                        break;
+                    }
                     let Some(slot) = free.pop() else { break };
+                    self.budget_bytes = self.budget_bytes.saturating_sub(u64::from(block_size));
                     let (direction, offset_bytes) = self.workload.next_io();
                     let io = &mut slots[slot as usize];
                     io.direction = direction;
@@ -376,6 +411,9 @@ impl<'a> Loop<'a> {
                     continue;
                 }
                 if stopping {
+                    if self.spec.end_fsync && self.fault.is_none() {
+                        self.sync(Some(SyncEvery::Fsync(1)));
+                    }
                     return;
                 }
                 if paused {
@@ -566,7 +604,7 @@ impl<'a> Loop<'a> {
             self.cur.reset(now);
         }
         self.cur.end_ns = now;
-        std::mem::replace(&mut self.cur, Box::new(WorkerStats::new(self.worker)))
+        std::mem::replace(&mut self.cur, Box::new(WorkerStats::new(self.id)))
     }
 }
 
@@ -634,13 +672,14 @@ mod tests {
         });
         let file = Arc::new(OwnedFd::from(std::fs::File::open("/dev/null").unwrap()));
         let plan = WorkerPlan {
+            id: 0,
             worker: 0,
             spec,
             file,
             working_set_bytes: 16 << 10,
             seed: 1,
             engine: EngineKind::Null,
-            cpu: None,
+            cpus: None,
             tick: Duration::from_millis(250),
         };
         let control = SegmentControl::new(0);

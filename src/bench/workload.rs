@@ -44,11 +44,15 @@ impl Workload {
             };
             (start, blocks.max(1))
         };
+        // fio's offset and offset_increment move the whole region of worker N.
+        let base_bytes = spec
+            .offset_bytes
+            .saturating_add(u64::from(worker).saturating_mul(spec.offset_increment_bytes));
         Self {
             random: spec.rw.is_random(),
             read_pct: spec.rw.read_pct(spec.rwmixread_pct),
             block_size_bytes: spec.block_size_bytes,
-            region_start_bytes: region_start_block * spec.block_size_bytes,
+            region_start_bytes: base_bytes + region_start_block * spec.block_size_bytes,
             region_blocks,
             next_block: 0,
             rng: seed ^ (u64::from(worker) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
@@ -138,6 +142,29 @@ mod tests {
             seen.insert(offset);
         }
         assert!(seen.len() > 200, "covers the range: {}", seen.len());
+    }
+
+    #[test]
+    fn offsets_move_each_workers_region() {
+        let sequential = JobSpec {
+            offset_bytes: 1 << 20,
+            offset_increment_bytes: 1 << 21,
+            ..spec(RwMode::Read, 2)
+        };
+        let mut first = Workload::new(&sequential, 8 * 4096, 0, 1);
+        let mut second = Workload::new(&sequential, 8 * 4096, 1, 1);
+        assert_eq!(first.next_io().1, 1 << 20);
+        // The second worker's slice of the working set, moved by offset + 1 x increment.
+        assert_eq!(second.next_io().1, (1 << 20) + (1 << 21) + 4 * 4096);
+        let random = JobSpec {
+            offset_bytes: 8192,
+            ..spec(RwMode::RandRead, 1)
+        };
+        let mut random = Workload::new(&random, 4 * 4096, 0, 1);
+        for _ in 0..100 {
+            let offset = random.next_io().1;
+            assert!((8192..8192 + 4 * 4096).contains(&offset), "{offset}");
+        }
     }
 
     #[test]

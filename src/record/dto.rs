@@ -178,6 +178,31 @@ pub struct JobRecord {
     pub runtime_ns: u64,
     pub ramp_ns: u64,
     pub interval_ns: u64,
+    /// fio's `offset`, bytes (format 4).
+    #[serde(default)]
+    pub offset: u64,
+    /// fio's `offset_increment`, bytes (format 4).
+    #[serde(default)]
+    pub offset_increment: u64,
+    /// A size-based run: bytes each worker moves (format 4); `None`: time-based.
+    #[serde(default)]
+    pub io_size: Option<u64>,
+    /// fio's `startdelay` (format 4).
+    #[serde(default)]
+    pub startdelay_ns: u64,
+    /// The seed given (format 4); `None`: the fixed seed.
+    #[serde(default)]
+    pub randseed: Option<u64>,
+    /// fio's `end_fsync` (format 4).
+    #[serde(default)]
+    pub end_fsync: bool,
+    /// fio's `cpus_allowed_policy`: `split` or `shared` (format 4).
+    #[serde(default = "split")]
+    pub cpus_allowed_policy: String,
+}
+
+fn split() -> String {
+    "split".to_string()
 }
 
 impl From<&JobSpec> for JobRecord {
@@ -207,6 +232,13 @@ impl From<&JobSpec> for JobRecord {
             runtime_ns: nanos(spec.runtime),
             ramp_ns: nanos(spec.ramp),
             interval_ns: nanos(spec.interval),
+            offset: spec.offset_bytes,
+            offset_increment: spec.offset_increment_bytes,
+            io_size: spec.io_size_bytes,
+            startdelay_ns: nanos(spec.startdelay),
+            randseed: spec.randseed,
+            end_fsync: spec.end_fsync,
+            cpus_allowed_policy: if spec.cpus_split { "split" } else { "shared" }.to_string(),
         }
     }
 }
@@ -517,8 +549,42 @@ pub struct SegmentRecord {
     /// `series_stride`-th is kept (the JSON Lines file has them all).
     pub series_stride: u32,
     pub series: Vec<IntervalRecord>,
-    /// The device over this segment's measured window, when known.
+    /// The device over this segment's measured window, when known (the first job's disk;
+    /// `devices` has every disk of the step).
     pub device: Option<DeviceRecord>,
+    /// The jobs that ran at the same time in this segment (a step of the plan), each with its
+    /// own totals. Since format 4; a one-job segment has one, equal to the segment's totals.
+    #[serde(default)]
+    pub jobs: Vec<SegmentJobRecord>,
+    /// Every disk any job of the step touched, over the step's measured window, each
+    /// reconciled against the jobs on it. Since format 4.
+    #[serde(default)]
+    pub devices: Vec<DeviceRecord>,
+}
+
+/// One job of a segment: what it ran, on what, and what it measured.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SegmentJobRecord {
+    /// fio's section name (`bench` for `diskdash bench`).
+    pub name: String,
+    /// fio's reporting group.
+    pub group: u32,
+    pub job: JobRecord,
+    pub target: TargetRecord,
+    /// The disk the job's I/O lands on (a `devices` entry's name), when known.
+    pub device: Option<String>,
+    pub status: RunStatus,
+    /// Why this job failed, when it did (its failure stops the step).
+    pub error: Option<ErrorRecord>,
+    /// From the job's start (after the ramp and its start delay) to its last worker's end,
+    /// pauses and stalls excluded, ns: the job's rates are over this time.
+    pub elapsed_ns: u64,
+    pub read: DirectionRecord,
+    pub write: DirectionRecord,
+    pub sync: SyncRecord,
+    pub retries: u64,
+    /// CPU time of the job's worker threads (the session's own is in the segment's `cpu`).
+    pub cpu: CpuRecord,
 }
 
 /// One interval: a line of `--jsonl`, and a point of a segment's series.

@@ -205,6 +205,13 @@ mod tests {
             runtime_ns: 2_000_000_000,
             ramp_ns: 0,
             interval_ns: 1_000_000_000,
+            offset: 0,
+            offset_increment: 0,
+            io_size: None,
+            startdelay_ns: 0,
+            randseed: None,
+            end_fsync: false,
+            cpus_allowed_policy: "split".into(),
         }
     }
 
@@ -270,6 +277,8 @@ mod tests {
             series_stride: 1,
             series: Vec::new(),
             device: None,
+            jobs: Vec::new(),
+            devices: Vec::new(),
         }
     }
 

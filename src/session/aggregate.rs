@@ -32,13 +32,20 @@ pub enum SpawnError {
     Failed(String),
 }
 
-/// What a segment is to run.
-pub struct SegmentSetup {
+/// One job of a segment: what its workers run, on what.
+pub struct JobSetup {
     pub spec: Arc<JobSpec>,
     pub file: Arc<OwnedFd>,
     pub working_set_bytes: u64,
     pub engine: EngineKind,
     pub seed: u64,
+}
+
+/// What a segment (a step of the plan) is to run: its jobs, at the same time, on one grid.
+/// The first job's interval is the step's; every job's ramp is the step's (the runner makes
+/// them equal), so one measured window covers them all and one device window matches it.
+pub struct SegmentSetup {
+    pub jobs: Vec<JobSetup>,
 }
 
 /// One closed interval.
@@ -47,7 +54,20 @@ pub struct Interval {
     pub duration_ns: u64,
     /// End of the interval, ns since the segment's measurement start.
     pub end_offset_ns: u64,
+    /// Every job together.
     pub stats: WorkerStats,
+    /// Each job's part, in the step's order; empty when the step runs one job (`stats` is it).
+    pub jobs: Vec<WorkerStats>,
+}
+
+/// What one job of the segment left.
+pub struct JobEnd {
+    pub total: WorkerStats,
+    /// The job's measured time: from its start (after the ramp and its start delay) to its
+    /// last worker's end, pauses and stalls excluded, ns.
+    pub elapsed_ns: u64,
+    /// The job's worker threads' (user ns, system ns, context switches).
+    pub cpu: (u64, u64, u64),
 }
 
 /// What the segment left when all workers ended.
@@ -55,10 +75,25 @@ pub struct SegmentEnd {
     pub total: WorkerStats,
     /// The last, partial interval (if it holds any time).
     pub last_interval: Option<Interval>,
-    pub faults: Vec<IoFault>,
+    /// Faults, each with the index of its job in the step.
+    pub faults: Vec<(usize, IoFault)>,
     /// Measured time (ramp, pauses and stalls excluded), ns.
     pub elapsed_ns: u64,
     pub stall: Stall,
+    /// Each job's totals, in the step's order.
+    pub jobs: Vec<JobEnd>,
+}
+
+/// One job's share of the aggregation.
+struct JobSlot {
+    /// Global worker ids `first..first + workers`.
+    first: u32,
+    workers: u32,
+    startdelay_ns: u64,
+    cur: WorkerStats,
+    next: WorkerStats,
+    total: WorkerStats,
+    handles: Vec<JoinHandle<WorkerExit>>,
 }
 
 /// Time the process did not run inside the measured window (see [`STALL_MIN_NS`]): left out
@@ -85,14 +120,13 @@ pub struct SegmentRun {
     control: Arc<SegmentControl>,
     reports: Receiver<Box<WorkerStats>>,
     spare_txs: Vec<Sender<Box<WorkerStats>>>,
-    handles: Vec<JoinHandle<WorkerExit>>,
+    jobs: Vec<JobSlot>,
+    /// Every worker's engine, in global worker order.
     pub setups: Vec<EngineSetup>,
     pub record_from_ns: u64,
     pub runtime_ns: u64,
     interval_ns: u64,
     cur_index: u64,
-    cur: WorkerStats,
-    next: WorkerStats,
     total: WorkerStats,
     paused_since_ns: Option<u64>,
     paused_ns: u64,
@@ -115,63 +149,88 @@ impl SegmentRun {
     /// turns true while they set up (buffers of gigabytes take seconds to fill), every worker
     /// is stopped and joined before any I/O, and the reason returned.
     pub fn spawn(setup: &SegmentSetup, interrupted: &dyn Fn() -> bool) -> Result<Self, SpawnError> {
-        let spec = &setup.spec;
-        let jobs = spec.numjobs;
-        let control = Arc::new(SegmentControl::new(jobs));
-        let (report_tx, reports) = mpsc::sync_channel(jobs as usize * 4);
+        let first_spec = &setup.jobs[0].spec;
+        let workers_total: u32 = setup.jobs.iter().map(|j| j.spec.numjobs).sum();
+        let control = Arc::new(SegmentControl::new(workers_total));
+        let (report_tx, reports) = mpsc::sync_channel(workers_total as usize * 4);
         let (ready_tx, ready_rx) = mpsc::channel();
-        let tick = tick_for(spec.interval);
+        let tick = tick_for(first_spec.interval);
         let mut spare_txs = Vec::new();
-        let mut handles = Vec::new();
-        for worker in 0..jobs {
-            let (spare_tx, spare_rx) = mpsc::channel();
-            spare_txs.push(spare_tx);
-            let plan = WorkerPlan {
-                worker,
-                spec: spec.clone(),
-                file: setup.file.clone(),
-                working_set_bytes: setup.working_set_bytes,
-                seed: setup.seed,
-                engine: setup.engine,
-                cpu: spec
-                    .cpus
-                    .as_ref()
-                    .map(|cpus| cpus[worker as usize % cpus.len()]),
-                tick,
+        let mut slots: Vec<JobSlot> = Vec::with_capacity(setup.jobs.len());
+        let mut id = 0u32;
+        for job in &setup.jobs {
+            let spec = &job.spec;
+            let mut slot = JobSlot {
+                first: id,
+                workers: spec.numjobs,
+                startdelay_ns: crate::record::nanos(spec.startdelay),
+                cur: WorkerStats::new(0),
+                next: WorkerStats::new(0),
+                total: WorkerStats::new(0),
+                handles: Vec::new(),
             };
-            let links = WorkerLinks {
-                reports: report_tx.clone(),
-                spares: spare_rx,
-                ready: ready_tx.clone(),
-            };
-            let worker_control = control.clone();
-            let spawned = std::thread::Builder::new()
-                .name(format!("bench-{worker}"))
-                .spawn(move || worker::run(plan, worker_control, links));
-            match spawned {
-                Ok(handle) => handles.push(handle),
-                Err(err) => {
-                    // Threads already started wait at the barrier, which now cannot fill:
-                    // release them through it by counting the missing ones here.
-                    control.stop.store(true, Ordering::Relaxed);
-                    drop(ready_tx);
-                    drop(report_tx);
-                    let missing = jobs as usize - handles.len();
-                    std::thread::scope(|scope| {
-                        for _ in 0..missing {
-                            scope.spawn(|| control.barrier.wait());
-                        }
-                        control.barrier.wait();
-                    });
-                    for handle in handles {
-                        let _ = handle.join();
+            for worker in 0..spec.numjobs {
+                let (spare_tx, spare_rx) = mpsc::channel();
+                spare_txs.push(spare_tx);
+                let cpus = spec.cpus.as_ref().map(|cpus| {
+                    if spec.cpus_split {
+                        vec![cpus[worker as usize % cpus.len()]]
+                    } else {
+                        cpus.clone()
                     }
-                    return Err(SpawnError::Failed(format!(
-                        "cannot start worker thread {worker}: {err}"
-                    )));
+                });
+                let plan = WorkerPlan {
+                    id,
+                    worker,
+                    spec: spec.clone(),
+                    file: job.file.clone(),
+                    working_set_bytes: job.working_set_bytes,
+                    seed: job.seed,
+                    engine: job.engine,
+                    cpus,
+                    tick,
+                };
+                let links = WorkerLinks {
+                    reports: report_tx.clone(),
+                    spares: spare_rx,
+                    ready: ready_tx.clone(),
+                };
+                let worker_control = control.clone();
+                let spawned = std::thread::Builder::new()
+                    .name(format!("bench-{id}"))
+                    .spawn(move || worker::run(plan, worker_control, links));
+                match spawned {
+                    Ok(handle) => slot.handles.push(handle),
+                    Err(err) => {
+                        // Threads already started wait at the barrier, which now cannot fill:
+                        // release them through it by counting the missing ones here.
+                        control.stop.store(true, Ordering::Relaxed);
+                        drop(ready_tx);
+                        drop(report_tx);
+                        let missing = (workers_total - id) as usize;
+                        std::thread::scope(|scope| {
+                            for _ in 0..missing {
+                                scope.spawn(|| control.barrier.wait());
+                            }
+                            control.barrier.wait();
+                        });
+                        for handle in slots
+                            .into_iter()
+                            .flat_map(|s| s.handles)
+                            .chain(slot.handles)
+                        {
+                            let _ = handle.join();
+                        }
+                        return Err(SpawnError::Failed(format!(
+                            "cannot start worker thread {id}: {err}"
+                        )));
+                    }
                 }
+                id += 1;
             }
+            slots.push(slot);
         }
+        let jobs = workers_total;
         drop(report_tx);
         drop(ready_tx);
         let mut setups = vec![EngineSetup::default(); jobs as usize];
@@ -207,24 +266,32 @@ impl SegmentRun {
         control.session_awake_ns.store(start_ns, Ordering::Release);
         control.barrier.wait();
         if failure.is_some() || interrupt {
-            for handle in handles {
+            for handle in slots.into_iter().flat_map(|s| s.handles) {
                 let _ = handle.join();
             }
             return Err(failure.map_or(SpawnError::Interrupted, SpawnError::Failed));
         }
-        let record_from_ns = start_ns.saturating_add(crate::record::nanos(spec.ramp));
+        let record_from_ns = start_ns.saturating_add(crate::record::nanos(first_spec.ramp));
+        // The step runs until its longest job ends (start delay included).
+        let runtime_ns = setup
+            .jobs
+            .iter()
+            .map(|j| {
+                crate::record::nanos(j.spec.startdelay)
+                    .saturating_add(crate::record::nanos(j.spec.runtime))
+            })
+            .max()
+            .unwrap_or(0);
         Ok(Self {
             control,
             reports,
             spare_txs,
-            handles,
+            jobs: slots,
             setups,
             record_from_ns,
-            runtime_ns: crate::record::nanos(spec.runtime),
-            interval_ns: crate::record::nanos(spec.interval).max(1),
+            runtime_ns,
+            interval_ns: crate::record::nanos(first_spec.interval).max(1),
             cur_index: 0,
-            cur: WorkerStats::new(0),
-            next: WorkerStats::new(0),
             total: WorkerStats::new(0),
             paused_since_ns: None,
             paused_ns: 0,
@@ -366,29 +433,70 @@ impl SegmentRun {
 
     fn merge(&mut self, report: Box<WorkerStats>) {
         let index = report.start_ns.saturating_sub(self.record_from_ns) / self.interval_ns;
-        if index <= self.cur_index {
-            self.cur.add(&report);
+        let cur_index = self.cur_index;
+        let slot = self.slot_of(report.worker);
+        if index <= cur_index {
+            slot.cur.add(&report);
         } else {
-            self.next.add(&report);
+            slot.next.add(&report);
         }
         if let Some(tx) = self.spare_txs.get(report.worker as usize) {
             let _ = tx.send(report);
         }
     }
 
+    /// Each job's totals over the closed intervals, in the step's order.
+    pub fn job_totals(&self) -> impl Iterator<Item = &WorkerStats> {
+        self.jobs.iter().map(|slot| &slot.total)
+    }
+
+    /// The job a worker belongs to.
+    fn slot_of(&mut self, worker: u32) -> &mut JobSlot {
+        let at = self
+            .jobs
+            .iter()
+            .position(|s| worker < s.first + s.workers)
+            .unwrap_or(self.jobs.len() - 1);
+        &mut self.jobs[at]
+    }
+
+    /// Each job's current stats, moved out (its next become current), and their sum.
+    fn take_current(&mut self) -> (WorkerStats, Vec<WorkerStats>) {
+        let mut parts: Vec<WorkerStats> = self
+            .jobs
+            .iter_mut()
+            .map(|slot| {
+                let stats = std::mem::replace(
+                    &mut slot.cur,
+                    std::mem::replace(&mut slot.next, WorkerStats::new(0)),
+                );
+                slot.total.add(&stats);
+                stats
+            })
+            .collect();
+        if parts.len() == 1 {
+            let only = parts.pop().unwrap_or_else(|| WorkerStats::new(0));
+            self.total.add(&only);
+            return (only, parts);
+        }
+        let mut sum = WorkerStats::new(0);
+        for part in &parts {
+            sum.add(part);
+        }
+        self.total.add(&sum);
+        (sum, parts)
+    }
+
     fn close_interval(&mut self) -> Interval {
         let index = self.cur_index;
-        self.total.add(&self.cur);
-        let stats = std::mem::replace(
-            &mut self.cur,
-            std::mem::replace(&mut self.next, WorkerStats::new(0)),
-        );
+        let (stats, jobs) = self.take_current();
         self.cur_index += 1;
         Interval {
             index,
             duration_ns: self.interval_ns,
             end_offset_ns: (index + 1).saturating_mul(self.interval_ns),
             stats,
+            jobs,
         }
     }
 
@@ -405,43 +513,70 @@ impl SegmentRun {
         }
         let mut faults = Vec::new();
         let mut end_ns = self.record_from_ns;
-        for handle in std::mem::take(&mut self.handles) {
-            match handle.join() {
-                Ok(exit) => {
-                    end_ns = end_ns.max(exit.stats.end_ns);
-                    self.cur.add(&exit.stats);
-                    faults.extend(exit.fault);
+        let mut job_ends = Vec::with_capacity(self.jobs.len());
+        for (job, slot) in self.jobs.iter_mut().enumerate() {
+            let mut job_end_ns = self.record_from_ns;
+            let mut cpu = (0, 0, 0);
+            for handle in std::mem::take(&mut slot.handles) {
+                match handle.join() {
+                    Ok(exit) => {
+                        job_end_ns = job_end_ns.max(exit.stats.end_ns);
+                        cpu.0 += exit.cpu.0;
+                        cpu.1 += exit.cpu.1;
+                        cpu.2 += exit.cpu.2;
+                        slot.cur.add(&exit.stats);
+                        faults.extend(exit.fault.map(|fault| (job, fault)));
+                    }
+                    Err(_) => faults.push((
+                        job,
+                        IoFault {
+                            worker: u32::MAX,
+                            operation: "worker thread (panicked)",
+                            offset_bytes: None,
+                            errno: libc::EIO,
+                        },
+                    )),
                 }
-                Err(_) => faults.push(IoFault {
-                    worker: u32::MAX,
-                    operation: "worker thread (panicked)",
-                    offset_bytes: None,
-                    errno: libc::EIO,
-                }),
             }
+            let next = std::mem::replace(&mut slot.next, WorkerStats::new(0));
+            slot.cur.add(&next);
+            end_ns = end_ns.max(job_end_ns);
+            job_ends.push((job_end_ns, cpu));
         }
-        let next = std::mem::replace(&mut self.next, WorkerStats::new(0));
-        self.cur.add(&next);
         let interval_start = self
             .record_from_ns
             .saturating_add(self.cur_index.saturating_mul(self.interval_ns));
-        let stats = std::mem::replace(&mut self.cur, WorkerStats::new(0));
-        self.total.add(&stats);
+        let (stats, jobs) = self.take_current();
         let last_interval = (end_ns > interval_start).then(|| Interval {
             index: self.cur_index,
             duration_ns: end_ns - interval_start,
             end_offset_ns: end_ns - self.record_from_ns,
             stats,
+            jobs,
         });
+        let not_measured_ns = self.paused_ns.saturating_add(self.stall.stalled_ns);
         let elapsed_ns = end_ns
             .saturating_sub(self.record_from_ns)
-            .saturating_sub(self.paused_ns.saturating_add(self.stall.stalled_ns));
+            .saturating_sub(not_measured_ns);
+        let jobs = self
+            .jobs
+            .iter_mut()
+            .zip(job_ends)
+            .map(|(slot, (job_end_ns, cpu))| JobEnd {
+                total: std::mem::replace(&mut slot.total, WorkerStats::new(0)),
+                elapsed_ns: job_end_ns
+                    .saturating_sub(self.record_from_ns.saturating_add(slot.startdelay_ns))
+                    .saturating_sub(not_measured_ns),
+                cpu,
+            })
+            .collect();
         SegmentEnd {
             total: std::mem::replace(&mut self.total, WorkerStats::new(0)),
             last_interval,
             faults,
             elapsed_ns,
             stall: self.stall,
+            jobs,
         }
     }
 }

@@ -5,19 +5,7 @@ use crate::record::CpuRecord;
 
 /// (user ns, system ns, context switches) of the whole process.
 pub fn rusage() -> (u64, u64, u64) {
-    // SAFETY: rusage is plain data; zeroed is valid.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: usage is a valid, writable rusage.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &raw mut usage) };
-    let ns = |tv: libc::timeval| {
-        u64::try_from(tv.tv_sec).unwrap_or(0) * 1_000_000_000
-            + u64::try_from(tv.tv_usec).unwrap_or(0) * 1000
-    };
-    (
-        ns(usage.ru_utime),
-        ns(usage.ru_stime),
-        u64::try_from(usage.ru_nvcsw + usage.ru_nivcsw).unwrap_or(0),
-    )
+    crate::stats::rusage(libc::RUSAGE_SELF)
 }
 
 pub fn cpu_record(start: (u64, u64, u64), end: (u64, u64, u64), elapsed_ns: u64) -> CpuRecord {

@@ -11,7 +11,8 @@ use crate::monitor::iostat::IostatRow;
 use crate::record::{
     CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
     HostRecord, INTERVAL_FORMAT, IntervalRecord, JobRecord, JsonlWriter, LATENCY_DEFINITION,
-    RunRecord, RunStatus, RunWarning, SegmentRecord, SyncRecord, TargetRecord, rfc3339_utc,
+    RunRecord, RunStatus, RunWarning, SegmentJobRecord, SegmentRecord, SyncRecord, TargetRecord,
+    rfc3339_utc,
 };
 use crate::session::cpu::cpu_totals;
 use crate::session::series::RecordSeries;
@@ -31,6 +32,8 @@ pub struct Recorder {
     typed_warnings: Vec<RunWarning>,
     /// The device over the last measured window that had one.
     device: Option<DeviceRecord>,
+    /// For each segment, its jobs' target indices (to note removals at the end).
+    segment_targets: Vec<Vec<usize>>,
 }
 
 /// How a segment ended, for its record.
@@ -41,6 +44,11 @@ pub struct SegmentOutcome<'a> {
     pub end: &'a SegmentEnd,
     pub cpu: CpuRecord,
     pub device: Option<DeviceRecord>,
+    /// Every disk of the step.
+    pub devices: Vec<DeviceRecord>,
+    pub jobs: Vec<SegmentJobRecord>,
+    /// Each job's target index (see [`Recorder::targets_removed`]).
+    pub targets: Vec<usize>,
 }
 
 /// What the record says of the run as a whole, beside what the recorder kept.
@@ -69,6 +77,7 @@ impl Recorder {
             cpu: CpuRecord::default(),
             typed_warnings: Vec::new(),
             device: None,
+            segment_targets: Vec::new(),
         }
     }
 
@@ -118,6 +127,16 @@ impl Recorder {
     }
 
     /// A typed warning, kept for the record.
+    /// Notes which targets were removed at the end (`removed[i]` for target `i`) in every job
+    /// record.
+    pub fn targets_removed(&mut self, removed: &[bool]) {
+        for (segment, targets) in self.segments.iter_mut().zip(&self.segment_targets) {
+            for (job, &t) in segment.jobs.iter_mut().zip(targets) {
+                job.target.scratch_removed = removed.get(t).copied().unwrap_or(false);
+            }
+        }
+    }
+
     pub fn warn(&mut self, warning: RunWarning) {
         self.typed_warnings.push(warning);
     }
@@ -131,7 +150,11 @@ impl Recorder {
             end,
             cpu,
             device,
+            devices,
+            jobs,
+            targets,
         } = outcome;
+        self.segment_targets.push(targets);
         let index = self.next_segment();
         self.cpu.usr_ns += cpu.usr_ns;
         self.cpu.sys_ns += cpu.sys_ns;
@@ -157,6 +180,8 @@ impl Recorder {
             series_stride: series.stride(),
             series: series.records(index),
             device: device.clone(),
+            jobs,
+            devices,
         });
         if device.is_some() {
             self.device = device;

@@ -9,13 +9,13 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
-use super::aggregate::{Interval, SegmentRun, SegmentSetup, SpawnError};
+use super::aggregate::{Interval, JobSetup, SegmentRun, SegmentSetup, SpawnError};
 use super::controls::{self, IdleStep, SegmentEnding, SegmentFold, Workers};
 use super::cpu::{cpu_record, rusage};
 use super::recorder::{Recorder, RunOutcome, SegmentOutcome};
 use super::snapshot::{
-    IntervalLatency, SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, SessionWarning,
-    Snapshot, StatsView, TargetView,
+    DiskView, IntervalLatency, JobView, PlanProgress, SERIES_POINTS, SegmentMark, SeriesPoint,
+    SessionState, SessionWarning, Snapshot, StatsView, TargetView,
 };
 use super::window::{DeviceWatch, Verdict};
 use super::{Control, SessionOptions, SessionOutcome};
@@ -29,7 +29,8 @@ use crate::monitor::iostat::IostatRow;
 use crate::plan::{Job, Plan, Step};
 use crate::record::output::RecordDestination;
 use crate::record::{
-    DeviceRecord, EngineRecord, ErrorRecord, JsonlWriter, RunStatus, RunWarning, TargetRecord,
+    DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, JobRecord, JsonlWriter, RunStatus,
+    RunWarning, SegmentJobRecord, SyncRecord, TargetRecord,
 };
 use crate::stats::monotonic_ns;
 use crate::units::format_size_short;
@@ -47,10 +48,16 @@ pub struct Runner {
     /// What live changes are validated against (CPUs, memory), read once.
     machine: MachineLimits,
     options: SessionOptions,
-    target: Target,
+    /// Every job's target; the first is the first job's, the one live changes apply to.
+    targets: Vec<Target>,
+    /// For each step, each job's index in `targets`.
+    step_targets: Vec<Vec<usize>>,
     engine_kind: EngineKind,
     engine: EngineRecord,
-    device: Option<DeviceWatch>,
+    /// One watch per disk the plan touches.
+    devices: Vec<DeviceWatch>,
+    /// For each target, its disk in `devices`.
+    target_device: Vec<Option<usize>>,
     /// The record as it is built.
     recorder: Recorder,
     /// Where the final record goes (`--json FILE`).
@@ -72,15 +79,21 @@ pub struct Runner {
 
 /// What `Session::start` prepared on the caller's thread.
 pub struct Prepared {
-    pub target: Target,
+    pub targets: Vec<Target>,
+    pub step_targets: Vec<Vec<usize>>,
     /// Where `--json` goes, checked and with its temporary file made.
     pub json: Option<RecordDestination>,
     /// The engine to run (after the io_uring probe) and why it differs, if it does.
     pub engine: EngineKind,
     pub fallback: Option<String>,
     pub jsonl: Option<JsonlWriter>,
-    /// The device behind the target, or why there is none.
-    pub device: Result<DeviceWatch, String>,
+    /// One watch per disk, and for each target its disk.
+    pub devices: Vec<DeviceWatch>,
+    pub target_device: Vec<Option<usize>>,
+    /// Why a target has no device statistics (tmpfs, ...), when one has none.
+    pub device_absent: Option<String>,
+    /// What the plan adjusted, for the output and the record.
+    pub notes: Vec<String>,
 }
 
 impl Runner {
@@ -92,44 +105,56 @@ impl Runner {
     ) -> Self {
         let spec = plan.steps[0].jobs[0].spec.clone();
         let Prepared {
-            target,
+            targets,
+            step_targets,
             json,
             engine: engine_kind,
             fallback,
             jsonl,
-            device,
+            devices,
+            target_device,
+            device_absent,
+            notes: plan_notes,
         } = prepared;
+        let target = &targets[0];
+        let device = target_device[0].map(|at| &devices[at]);
         let engine = EngineRecord {
             requested: spec.ioengine.as_str().to_string(),
             used: engine_kind.as_str().to_string(),
             fallback,
             ..EngineRecord::default()
         };
-        let mut notes = target.notes.clone();
+        let mut notes = plan_notes;
+        let mut warnings: Vec<SessionWarning> = Vec::new();
+        for t in &targets {
+            notes.extend(t.notes.iter().cloned());
+            warnings.extend(t.warnings.iter().cloned().map(SessionWarning::Text));
+        }
         notes.extend(spec.depth_note());
         notes.extend(spec.buffer_note());
-        let (device, device_absent) = match device {
-            Ok(device) => (Some(device), None),
-            Err(why) => {
-                notes.push(format!("no device statistics: {why}"));
-                (None, Some(why))
-            }
-        };
-        let mut warnings: Vec<SessionWarning> = target
-            .warnings
+        if let Some(why) = &device_absent {
+            notes.push(format!("no device statistics: {why}"));
+        }
+        if plan
+            .steps
             .iter()
-            .cloned()
-            .map(SessionWarning::Text)
-            .collect();
-        if !spec.direct {
+            .flat_map(|s| &s.jobs)
+            .any(|j| !j.spec.direct)
+        {
             warnings.push(SessionWarning::Buffered);
         }
+        let needs_fill = targets.iter().any(|t| t.needs_fill);
+        let fill_bytes: u64 = targets
+            .iter()
+            .filter(|t| t.needs_fill)
+            .map(|t| t.extent_bytes)
+            .sum();
         let snap = Snapshot {
             seq: 0,
-            state: if target.needs_fill {
+            state: if needs_fill {
                 SessionState::Preparing {
                     done_bytes: 0,
-                    total_bytes: target.working_set_bytes,
+                    total_bytes: fill_bytes,
                 }
             } else {
                 SessionState::Idle
@@ -141,7 +166,7 @@ impl Runner {
                 working_set_bytes: target.working_set_bytes,
                 dio_align_bytes: target.dio_align_bytes,
             },
-            disk: device.as_ref().map(|d| d.chain.device.clone()),
+            disk: device.map(|d| d.chain.device.clone()),
             engine: engine.clone(),
             segment: 0,
             elapsed: Duration::ZERO,
@@ -153,7 +178,7 @@ impl Runner {
             device: None,
             device_history: Arc::new(resident_deque(IostatRow::idle(""))),
             latency_history: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
-            queue: device.as_ref().map(|d| d.queue.clone()),
+            queue: device.map(|d| d.queue.clone()),
             reconciliation: None,
             warnings,
             notes,
@@ -162,6 +187,13 @@ impl Runner {
             ramp_remaining: None,
             error: None,
             record_path: options.json.clone(),
+            jobs: Vec::new(),
+            plan: PlanProgress {
+                index: 0,
+                count: plan.steps.len(),
+                bytes: None,
+            },
+            disks: Vec::new(),
         };
         let (tx, _) = watch::channel(Arc::new(snap.clone()));
         Self {
@@ -170,10 +202,12 @@ impl Runner {
             step: 0,
             spec,
             options,
-            target,
+            targets,
+            step_targets,
             engine_kind,
             engine,
-            device,
+            devices,
+            target_device,
             recorder: Recorder::new(jsonl),
             json,
             controls,
@@ -214,7 +248,7 @@ impl Runner {
     /// The thread body.
     pub fn run(mut self) -> SessionOutcome {
         self.publish();
-        if self.target.needs_fill {
+        if self.targets.iter().any(|t| t.needs_fill) {
             self.precondition();
         }
         let mut start_now = self.options.finish_when_done;
@@ -232,6 +266,7 @@ impl Runner {
                         ..running.clone()
                     };
                     self.plan.steps.push(Step::single(changed));
+                    self.step_targets.push(vec![0]);
                     self.step = self.plan.steps.len() - 1;
                     self.spec = *spec;
                     self.snap.job = self.spec.clone();
@@ -254,20 +289,38 @@ impl Runner {
         self.finish()
     }
 
+    /// Writes data over every target that needs it (new, empty or allowed-to-fill sparse
+    /// files), one after another, with one progress over them all.
     fn precondition(&mut self) {
         let stop = AtomicBool::new(false);
-        let total = self.target.working_set_bytes;
+        let total: u64 = self
+            .targets
+            .iter()
+            .filter(|t| t.needs_fill)
+            .map(|t| t.extent_bytes)
+            .sum();
         let started = monotonic_ns();
         let mut last = 0u64;
-        let result = {
-            let target = &self.target;
-            let direct = self.spec.direct;
+        let mut before = 0u64;
+        let mut result = Ok(FillOutcome::Done);
+        for at in 0..self.targets.len() {
+            if !self.targets[at].needs_fill {
+                continue;
+            }
+            // Direct when any job on it is: the fill then checks O_DIRECT works.
+            let direct = self.plan.steps.iter().enumerate().any(|(i, step)| {
+                step.jobs
+                    .iter()
+                    .zip(&self.step_targets[i])
+                    .any(|(job, &t)| t == at && job.spec.direct)
+            });
+            let target = &self.targets[at];
             let interrupt = self.options.interrupt.clone();
             let controls = &mut self.controls;
             let pending = &mut self.pending;
             let tx = &self.tx;
             let snap = &mut self.snap;
-            fill::fill(target, direct, &stop, |done, total| {
+            result = fill::fill(target, direct, &stop, |done, _| {
                 if interrupt.load(Ordering::Relaxed) {
                     stop.store(true, Ordering::Relaxed);
                 }
@@ -280,6 +333,7 @@ impl Runner {
                     }
                 }
                 let now = monotonic_ns();
+                let done = before + done;
                 if now - last >= 100_000_000 || done == total {
                     last = now;
                     snap.seq += 1;
@@ -289,17 +343,25 @@ impl Runner {
                     };
                     tx.send_replace(Arc::new(snap.clone()));
                 }
-            })
-        };
+            });
+            before += target.extent_bytes;
+            if !matches!(result, Ok(FillOutcome::Done)) {
+                break;
+            }
+        }
         match result {
             Ok(FillOutcome::Done) => {
                 self.preconditioned = true;
                 self.snap.filled = true;
                 let seconds = (monotonic_ns() - started) as f64 / 1e9;
+                let what = if self.targets.len() == 1 {
+                    format!("the {} working set", format_size_short(total))
+                } else {
+                    format!("{} over the jobs' files", format_size_short(total))
+                };
                 self.snap.notes.push(format!(
-                    "wrote the {} working set with data first ({seconds:.1} s): reads measure \
-                     the device, writes overwrite allocated blocks",
-                    format_size_short(total)
+                    "wrote {what} with data first ({seconds:.1} s): reads measure the device, \
+                     writes overwrite allocated blocks"
                 ));
             }
             Ok(FillOutcome::Stopped) => {
@@ -391,27 +453,34 @@ impl Runner {
             Control::SetRw(rw) => vec![key(Key::Rw, rw.as_str().to_string())],
             _ => return Some(spec),
         };
+        if self.plan.steps.iter().any(|step| step.jobs.len() > 1) {
+            self.snap.warnings.push(SessionWarning::Text(
+                "ignored a change: live changes apply to runs of one job at a time".to_string(),
+            ));
+            return None;
+        }
+        let target = &self.targets[0];
         let checked = spec.with(changes, &self.machine).and_then(|next| {
             if let Control::SetBlockSize(_) = change {
                 target::check_block_size(
                     &next,
                     "bs",
-                    self.target.dio_align_bytes,
-                    self.target.working_set_bytes,
-                    &self.target.path,
+                    target.dio_align_bytes,
+                    target.working_set_bytes,
+                    &target.path,
                 )?;
             }
             if let Control::SetRw(rw) = change
                 && next.writes()
                 && !spec.writes()
             {
-                if self.target.kind != TargetKind::Scratch && !self.options.allow_destructive {
+                if target.kind != TargetKind::Scratch && !self.options.allow_destructive {
                     anyhow::bail!(
                         "{} writes; the target needs --allow-destructive",
                         rw.as_str()
                     );
                 }
-                if !self.target.writable {
+                if !target.writable {
                     anyhow::bail!(
                         "{} writes; restart with a write job to open the target for writing",
                         rw.as_str()
@@ -431,18 +500,61 @@ impl Runner {
         }
     }
 
+    /// The disks of the running step, each once, in the order of its jobs.
+    fn step_devices(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        for &t in &self.step_targets[self.step] {
+            if let Some(d) = self.target_device[t]
+                && !out.contains(&d)
+            {
+                out.push(d);
+            }
+        }
+        out
+    }
+
+    /// The running step's jobs with the spec each runs (a one-job step runs the current
+    /// spec, which live changes move).
+    fn step_jobs(&self) -> Vec<Job> {
+        let step = &self.plan.steps[self.step];
+        if step.jobs.len() == 1 {
+            let mut job = step.jobs[0].clone();
+            job.spec = self.spec.clone();
+            return vec![job];
+        }
+        step.jobs.clone()
+    }
+
     fn run_segment(&mut self) -> SegmentEnding {
         let index = self.recorder.next_segment();
-        let spec = Arc::new(self.spec.clone());
+        let jobs = self.step_jobs();
+        let spec = Arc::new(jobs[0].spec.clone());
+        let targets: Vec<usize> = self.step_targets[self.step].clone();
+        let devices = self.step_devices();
         let setup = SegmentSetup {
-            spec: spec.clone(),
-            file: self.target.file.clone(),
-            working_set_bytes: self.target.working_set_bytes,
-            engine: self.engine_kind,
-            seed: 0xD15C_DA54_0000_0000 ^ u64::from(index),
+            jobs: jobs
+                .iter()
+                .zip(&targets)
+                .enumerate()
+                .map(|(j, (job, &t))| JobSetup {
+                    spec: Arc::new(job.spec.clone()),
+                    file: self.targets[t].file.clone(),
+                    working_set_bytes: self.targets[t].working_set_bytes,
+                    engine: match job.spec.ioengine {
+                        EngineKind::IoUring => self.engine_kind,
+                        other => other,
+                    },
+                    seed: job
+                        .spec
+                        .randseed
+                        .unwrap_or(0xD15C_DA54_0000_0000 ^ u64::from(index))
+                        ^ (j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                })
+                .collect(),
         };
         let cpu_start = rusage();
-        if let Some(device) = &mut self.device {
+        for &d in &devices {
+            let device = &mut self.devices[d];
             // A fresh baseline for interval rows; the window opens now unless there is a ramp.
             device.interval_row();
             if spec.ramp.is_zero() {
@@ -463,9 +575,46 @@ impl Runner {
         self.snap.segment = index;
         self.snap.interval = None;
         self.snap.cumulative = StatsView::default();
+        self.snap.plan = PlanProgress {
+            index: self.step,
+            count: self.plan.steps.len(),
+            bytes: size_goal(&jobs),
+        };
+        self.snap.jobs = jobs
+            .iter()
+            .zip(&targets)
+            .map(|(job, &t)| JobView {
+                name: job.name.clone(),
+                group: job.group,
+                spec: job.spec.clone(),
+                target: self.targets[t].path.clone(),
+                disk: self.target_device[t].map(|d| self.devices[d].chain.device.clone()),
+                interval: None,
+                cumulative: StatsView::default(),
+                errors: 0,
+            })
+            .collect();
+        self.snap.disks = devices
+            .iter()
+            .map(|&d| DiskView {
+                name: self.devices[d].chain.device.clone(),
+                row: None,
+            })
+            .collect();
         self.snap.segments.push(SegmentMark {
             index,
-            job: spec.describe(),
+            job: if jobs.len() == 1 {
+                spec.describe()
+            } else {
+                format!(
+                    "{} jobs: {}",
+                    jobs.len(),
+                    jobs.iter()
+                        .map(|j| j.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            },
             at: self.series_base,
             engine: self.engine.used.clone(),
         });
@@ -489,17 +638,25 @@ impl Runner {
             let intervals = seg.poll(wait);
             let emitted = !intervals.is_empty();
             for interval in intervals {
-                self.add_interval(index, &interval);
+                self.add_interval(index, &interval, &devices);
             }
             if emitted {
                 let span = Duration::from_nanos(seg.elapsed_ns(monotonic_ns()));
                 self.snap.cumulative = StatsView::from_stats(seg.total(), span);
+                for (view, total) in self.snap.jobs.iter_mut().zip(seg.job_totals()) {
+                    view.cumulative = StatsView::from_stats(total, span);
+                }
+                if let Some((_, goal)) = self.snap.plan.bytes {
+                    let total = seg.total();
+                    self.snap.plan.bytes =
+                        Some(((total.read.bytes + total.write.bytes).min(goal), goal));
+                }
             }
             let now = monotonic_ns();
             if cpu_measure_start.is_none() && now >= seg.record_from_ns {
                 cpu_measure_start = Some(rusage());
-                if let Some(device) = &mut self.device {
-                    device.start_window();
+                for &d in &devices {
+                    self.devices[d].start_window();
                 }
             }
             let mut orders = Vec::new();
@@ -564,30 +721,45 @@ impl Runner {
         if let Some(last) = &end.last_interval
             && (last.duration_ns >= 1_000_000 || last.stats.ios() > 0)
         {
-            self.add_interval(index, last);
+            self.add_interval(index, last, &devices);
         }
         // The null engine sends nothing to the device: there is nothing to reconcile, and a
         // device that served nothing must not read as "page cache".
-        let null_engine = self.engine_kind == EngineKind::Null;
-        let device_record = self.device.as_mut().and_then(|device| {
-            let (row, mut reconciliation) = device.end_window(
-                end.total.read.ios,
-                end.total.write.ios,
-                end.total.read.bytes + end.total.write.bytes,
-            )?;
+        let null_engine = jobs.iter().all(|j| {
+            (if j.spec.ioengine == EngineKind::IoUring {
+                self.engine_kind
+            } else {
+                j.spec.ioengine
+            }) == EngineKind::Null
+        });
+        let mut device_records = Vec::with_capacity(devices.len());
+        for &d in &devices {
+            // The app side: the jobs whose target is on this disk.
+            let (mut reads, mut writes, mut bytes) = (0, 0, 0);
+            for (job_end, &t) in end.jobs.iter().zip(&targets) {
+                if self.target_device[t] == Some(d) {
+                    reads += job_end.total.read.ios;
+                    writes += job_end.total.write.ios;
+                    bytes += job_end.total.read.bytes + job_end.total.write.bytes;
+                }
+            }
+            let device = &mut self.devices[d];
+            let Some((row, mut reconciliation)) = device.end_window(reads, writes, bytes) else {
+                continue;
+            };
             if null_engine {
                 reconciliation.verdict =
                     "null engine: no I/O was sent to the device, nothing to reconcile".to_string();
             }
-            Some(DeviceRecord {
+            device_records.push(DeviceRecord {
                 name: device.chain.device.clone(),
                 disk: device.chain.disk.clone(),
                 queue: device.queue.clone(),
                 iostat: row,
                 reconciliation,
-            })
-        });
-        if let Some(device) = &device_record {
+            });
+        }
+        for device in &device_records {
             if Verdict::of(&device.reconciliation) == Verdict::PageCache && !null_engine {
                 self.warn(RunWarning::PageCache {
                     device: device.name.clone(),
@@ -595,11 +767,36 @@ impl Runner {
                     device_bytes: device.reconciliation.device_bytes,
                 });
             }
+        }
+        // The first job's disk is the segment's `device`, as a one-job record has it.
+        let first_disk =
+            self.target_device[targets[0]].map(|d| self.devices[d].chain.device.clone());
+        let device_record = device_records
+            .iter()
+            .find(|r| Some(&r.name) == first_disk.as_ref())
+            .cloned();
+        if let Some(device) = &device_record {
             self.snap.reconciliation = Some(device.reconciliation.clone());
         }
         let mut ending = fold.ending;
-        if let Some(fault) = end.faults.first() {
-            self.fail_with(fault);
+        let mut job_errors: Vec<Option<ErrorRecord>> = vec![None; jobs.len()];
+        for (j, fault) in &end.faults {
+            if job_errors[*j].is_none() {
+                job_errors[*j] = Some(error_record(fault));
+                if let Some(view) = self.snap.jobs.get_mut(*j) {
+                    view.errors += 1;
+                }
+            }
+        }
+        if let Some((j, fault)) = end.faults.first() {
+            if jobs.len() > 1 {
+                let mut record = error_record(fault);
+                record.message = format!("job {}: {}", jobs[*j].name, record.message);
+                self.snap.error = Some(record.message.clone());
+                self.error = Some(record);
+            } else {
+                self.fail_with(fault);
+            }
             ending = Some(SegmentEnding::Fault);
         } else if ending == Some(SegmentEnding::Fault) {
             ending = None;
@@ -613,12 +810,44 @@ impl Runner {
         self.series_base += Duration::from_nanos(end.elapsed_ns);
         self.snap.cumulative =
             StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
+        for (view, job_end) in self.snap.jobs.iter_mut().zip(&end.jobs) {
+            view.cumulative =
+                StatsView::from_stats(&job_end.total, Duration::from_nanos(job_end.elapsed_ns));
+        }
         self.snap.elapsed = Duration::from_nanos(end.elapsed_ns);
         let status = match ending {
             SegmentEnding::Fault => RunStatus::Failed,
             SegmentEnding::Interrupt | SegmentEnding::Quit => RunStatus::Interrupted,
             _ => RunStatus::Completed,
         };
+        let job_records: Vec<SegmentJobRecord> = jobs
+            .iter()
+            .zip(&targets)
+            .zip(&end.jobs)
+            .zip(job_errors)
+            .map(|(((job, &t), job_end), error)| SegmentJobRecord {
+                name: job.name.clone(),
+                group: job.group,
+                job: JobRecord::from(&job.spec),
+                target: self.target_record(t),
+                device: self.target_device[t].map(|d| self.devices[d].chain.device.clone()),
+                status: if error.is_some() {
+                    RunStatus::Failed
+                } else {
+                    status
+                },
+                error,
+                elapsed_ns: job_end.elapsed_ns,
+                read: DirectionRecord::from_stats(&job_end.total.read, job_end.elapsed_ns)
+                    .with_histogram(&job_end.total.read),
+                write: DirectionRecord::from_stats(&job_end.total.write, job_end.elapsed_ns)
+                    .with_histogram(&job_end.total.write),
+                sync: SyncRecord::from_stats(&job_end.total.sync)
+                    .with_histogram(&job_end.total.sync),
+                retries: job_end.total.retries,
+                cpu: cpu_record((0, 0, 0), job_end.cpu, job_end.elapsed_ns),
+            })
+            .collect();
         self.recorder.end_segment(SegmentOutcome {
             status,
             job: &spec,
@@ -626,9 +855,29 @@ impl Runner {
             end: &end,
             cpu,
             device: device_record,
+            devices: device_records,
+            jobs: job_records,
+            targets,
         });
         self.publish();
         ending
+    }
+
+    /// The record of target `at` as it stands (scratch removal is known at the end only).
+    fn target_record(&self, at: usize) -> TargetRecord {
+        let target = &self.targets[at];
+        TargetRecord {
+            path: target.path.display().to_string(),
+            kind: serde_json::to_value(target.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            working_set_bytes: target.working_set_bytes,
+            dio_align_bytes: target.dio_align_bytes,
+            preconditioned: self.preconditioned && target.needs_fill,
+            scratch_removed: false,
+            notes: target.notes.clone(),
+        }
     }
 
     /// A typed warning: its text for the front ends and `warnings`, the fact for the record.
@@ -656,10 +905,28 @@ impl Runner {
         self.snap.engine = self.engine.clone();
     }
 
-    fn add_interval(&mut self, segment: u32, interval: &Interval) {
+    fn add_interval(&mut self, segment: u32, interval: &Interval, devices: &[usize]) {
         let duration = Duration::from_nanos(interval.duration_ns);
         let view = StatsView::from_stats(&interval.stats, duration);
-        let row = self.device.as_mut().and_then(DeviceWatch::interval_row);
+        if interval.jobs.is_empty() {
+            if let Some(job) = self.snap.jobs.first_mut() {
+                job.interval = Some(view.clone());
+            }
+        } else {
+            for (job, stats) in self.snap.jobs.iter_mut().zip(&interval.jobs) {
+                job.interval = Some(StatsView::from_stats(stats, duration));
+            }
+        }
+        let mut row = None;
+        for (i, &d) in devices.iter().enumerate() {
+            let disk_row = self.devices[d].interval_row();
+            if let Some(view) = self.snap.disks.get_mut(i) {
+                view.row.clone_from(&disk_row);
+            }
+            if i == 0 {
+                row = disk_row;
+            }
+        }
         if let Some(row) = &row {
             let history = Arc::make_mut(&mut self.snap.device_history);
             if history.len() == SERIES_POINTS {
@@ -717,33 +984,35 @@ impl Runner {
         } else {
             RunStatus::Completed
         };
-        let scratch_removed = match self.target.remove_scratch() {
-            Some(Ok(())) => true,
-            Some(Err(err)) => {
-                self.snap.warnings.push(SessionWarning::Text(format!(
-                    "could not remove the scratch file {}: {err}; remove it by hand",
-                    self.target.path.display()
-                )));
-                false
+        let mut removed = vec![false; self.targets.len()];
+        for (at, target) in self.targets.iter_mut().enumerate() {
+            match target.remove_scratch() {
+                Some(Ok(())) => removed[at] = true,
+                Some(Err(err)) => {
+                    self.snap.warnings.push(SessionWarning::Text(format!(
+                        "could not remove {} {}: {err}; remove it by hand",
+                        if target.created {
+                            "the created file"
+                        } else {
+                            "the scratch file"
+                        },
+                        target.path.display()
+                    )));
+                }
+                None => {}
             }
-            None => false,
-        };
+        }
+        let scratch_removed = removed[0];
+        self.recorder.targets_removed(&removed);
         let outcome = RunOutcome {
             status,
             error: self.error.clone(),
             job: self.spec.clone(),
             engine: self.engine.clone(),
             target: TargetRecord {
-                path: self.target.path.display().to_string(),
-                kind: serde_json::to_value(self.target.kind)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-                working_set_bytes: self.target.working_set_bytes,
-                dio_align_bytes: self.target.dio_align_bytes,
                 preconditioned: self.preconditioned,
                 scratch_removed,
-                notes: self.target.notes.clone(),
+                ..self.target_record(0)
             },
             warnings: self.snap.warnings.iter().map(ToString::to_string).collect(),
             notes: self.snap.notes.clone(),
@@ -776,4 +1045,28 @@ fn resident_deque<T: Clone>(fill: T) -> VecDeque<T> {
     deque.resize(SERIES_POINTS, fill);
     deque.clear();
     deque
+}
+
+/// Bytes every job of a step moves when all are size-based (each worker `io_size`), else
+/// `None`.
+fn size_goal(jobs: &[Job]) -> Option<(u64, u64)> {
+    let mut goal = 0u64;
+    for job in jobs {
+        let per_worker = job.spec.io_size_bytes?;
+        let per_worker = per_worker - per_worker % job.spec.block_size_bytes.max(1);
+        goal = goal.saturating_add(per_worker.saturating_mul(u64::from(job.spec.numjobs)));
+    }
+    Some((0, goal))
+}
+
+/// A worker's fault as the record holds it.
+fn error_record(fault: &IoFault) -> ErrorRecord {
+    ErrorRecord {
+        message: fault.to_string(),
+        operation: Some(fault.operation.to_string()),
+        errno: (fault.errno != 0).then_some(fault.errno),
+        errno_name: (fault.errno != 0).then(|| errno_name(fault.errno)),
+        offset_bytes: fault.offset_bytes,
+        worker: (fault.worker != u32::MAX).then_some(fault.worker),
+    }
 }

@@ -173,6 +173,42 @@ pub struct TargetView {
     pub dio_align_bytes: u32,
 }
 
+/// One job of the running step, as the jobs table shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobView {
+    /// fio's section name (`bench` for `diskdash bench`).
+    pub name: String,
+    pub group: u32,
+    pub spec: JobSpec,
+    /// Its target's path.
+    pub target: PathBuf,
+    /// The disk its I/O lands on, when known.
+    pub disk: Option<String>,
+    /// The last complete interval.
+    pub interval: Option<StatsView>,
+    /// The step so far.
+    pub cumulative: StatsView,
+    /// Failed I/Os (its failure stops the step).
+    pub errors: u32,
+}
+
+/// Where the plan is: step `index` (0-based) of `count`, and how far the running one is.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PlanProgress {
+    pub index: usize,
+    pub count: usize,
+    /// Bytes moved and to move when every job of the step is size-based; `None` when the step
+    /// runs for a time.
+    pub bytes: Option<(u64, u64)>,
+}
+
+/// One disk of the running step: its `iostat -x` row over the last interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiskView {
+    pub name: String,
+    pub row: Option<IostatRow>,
+}
+
 /// Everything a front end draws, at one moment.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
@@ -220,4 +256,9 @@ pub struct Snapshot {
     pub error: Option<String>,
     /// Where the record is written (at the end).
     pub record_path: Option<PathBuf>,
+    /// The jobs of the running (or last) step; one for `diskdash bench`.
+    pub jobs: Vec<JobView>,
+    pub plan: PlanProgress,
+    /// Every disk of the running step (the first is [`Snapshot::disk`]).
+    pub disks: Vec<DiskView>,
 }

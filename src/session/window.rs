@@ -17,6 +17,8 @@ const SECTOR_BYTES: u64 = 512;
 
 /// The device behind the target and its sampler.
 pub struct DeviceWatch {
+    /// The device number it was opened for (a device's own, or a file's `st_dev`).
+    pub device_number: u64,
     pub chain: DeviceChain,
     pub queue: QueueSettings,
     sampler: Sampler,
@@ -33,6 +35,7 @@ impl DeviceWatch {
         let sampler = Sampler::open().map_err(|e| format!("{e:#}"))?;
         let queue = QueueSettings::read(&chain.disk);
         let mut watch = Self {
+            device_number,
             chain,
             queue,
             sampler,

@@ -127,6 +127,25 @@ pub fn monotonic_ns() -> u64 {
     u64::try_from(ts.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(ts.tv_nsec).unwrap_or(0)
 }
 
+/// (user ns, system ns, context switches) from `getrusage(who)`: `RUSAGE_SELF` for the process,
+/// `RUSAGE_THREAD` for the calling thread.
+#[must_use]
+pub fn rusage(who: libc::c_int) -> (u64, u64, u64) {
+    // SAFETY: rusage is plain data; zeroed is valid.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: usage is a valid, writable rusage.
+    unsafe { libc::getrusage(who, &raw mut usage) };
+    let ns = |tv: libc::timeval| {
+        u64::try_from(tv.tv_sec).unwrap_or(0) * 1_000_000_000
+            + u64::try_from(tv.tv_usec).unwrap_or(0) * 1000
+    };
+    (
+        ns(usage.ru_utime),
+        ns(usage.ru_stime),
+        u64::try_from(usage.ru_nvcsw + usage.ru_nivcsw).unwrap_or(0),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -282,3 +282,127 @@ fn a_step_that_does_not_fit_the_target_is_refused_before_anything_runs() {
         "{err}"
     );
 }
+
+/// A step of several jobs: they start together, each on its own target with its own spec and
+/// totals; a created file is left in place, a job's size-based run ends when it has moved its
+/// bytes, and the step's device window covers the disk they share.
+#[test]
+fn a_step_runs_its_jobs_at_once_each_with_its_own_totals() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = dir.path().join("w.dat");
+    let job = |name: &str, target: &std::path::Path, options: &[(Key, &str)]| Job {
+        name: name.into(),
+        spec: spec(options),
+        target: Some(target.to_path_buf()),
+        missing: Missing::Create { unlink: false },
+        group: 0,
+    };
+    let plan = Plan {
+        steps: vec![Step {
+            jobs: vec![
+                // Time-based random reads on a scratch file in the directory.
+                job(
+                    "reader",
+                    dir.path(),
+                    &[
+                        (Key::Size, "8M"),
+                        (Key::Runtime, "600ms"),
+                        (Key::IoDepth, "4"),
+                    ],
+                ),
+                // 4 MiB of sequential 128k writes to a file the job creates.
+                job(
+                    "writer",
+                    &writer,
+                    &[
+                        (Key::Rw, "write"),
+                        (Key::Bs, "128k"),
+                        (Key::Size, "4M"),
+                        (Key::IoSize, "4M"),
+                        (Key::Runtime, "30s"),
+                        (Key::IoDepth, "2"),
+                    ],
+                ),
+            ],
+        }],
+    };
+    let options = SessionOptions {
+        json: Some(dir.path().join("r.json")),
+        finish_when_done: true,
+        interrupt: Arc::new(AtomicBool::new(false)),
+        ..SessionOptions::default()
+    };
+    let started = Instant::now();
+    let outcome = Session::start(plan, options).unwrap().wait().unwrap();
+    assert_eq!(outcome.status, RunStatus::Completed);
+    // The size-based job does not hold the step past the time-based one.
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let record = record_in(dir.path());
+    let segment = &record["segments"][0];
+    let jobs = segment["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2);
+    assert_eq!(jobs[0]["name"], "reader");
+    assert_eq!(jobs[1]["name"], "writer");
+    assert!(jobs[0]["read"]["total_ios"].as_u64().unwrap() > 0);
+    assert_eq!(jobs[0]["write"]["total_ios"], 0);
+    // Exactly its bytes: 32 writes of 128 KiB.
+    assert_eq!(jobs[1]["write"]["io_bytes"], 4 << 20);
+    assert_eq!(jobs[1]["write"]["total_ios"], 32);
+    assert_eq!(jobs[1]["read"]["total_ios"], 0);
+    // The step's totals are the jobs' sums.
+    assert_eq!(
+        segment["read"]["total_ios"],
+        jobs[0]["read"]["total_ios"].as_u64().unwrap()
+    );
+    assert_eq!(segment["write"]["io_bytes"], 4 << 20);
+    // The created file stays (fio's way); the scratch file goes.
+    assert!(writer.exists());
+    assert_eq!(jobs[1]["target"]["scratch_removed"], false);
+    assert_eq!(jobs[0]["target"]["kind"], "scratch");
+    assert_eq!(jobs[0]["target"]["scratch_removed"], true);
+    // One disk, reconciled against both jobs.
+    let devices = segment["devices"].as_array().unwrap();
+    assert_eq!(devices.len(), 1, "{devices:?}");
+    let reconciliation = &devices[0]["reconciliation"];
+    assert_eq!(
+        reconciliation["app_read_ios"],
+        jobs[0]["read"]["total_ios"].as_u64().unwrap()
+    );
+    assert_eq!(reconciliation["app_write_ios"], 32);
+}
+
+/// Two jobs of one step on one file, one writing: refused before anything runs.
+#[test]
+fn two_jobs_at_once_on_one_file_one_writing_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::write(&data, vec![7u8; 1 << 20]).unwrap();
+    let job = |name: &str, rw: &str| Job {
+        name: name.into(),
+        spec: spec(&[(Key::Rw, rw), (Key::Size, "1M"), (Key::Runtime, "200ms")]),
+        target: Some(data.clone()),
+        missing: Missing::Refuse,
+        group: 0,
+    };
+    let plan = Plan {
+        steps: vec![Step {
+            jobs: vec![job("a", "read"), job("b", "write")],
+        }],
+    };
+    let options = SessionOptions {
+        allow_destructive: true,
+        ..SessionOptions::default()
+    };
+    let Err(err) = Session::start(plan, options) else {
+        panic!("two jobs at once on one file, one writing, must be refused")
+    };
+    assert_eq!(diskdash::error::exit_code(&err), 2);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "jobs a and b both use {} at the same time and one writes; give each its own file, \
+             or put stonewall before the second",
+            data.display()
+        )
+    );
+}
