@@ -592,6 +592,7 @@ impl Runner {
                 interval: None,
                 cumulative: StatsView::default(),
                 errors: 0,
+                series: Arc::new(VecDeque::new()),
             })
             .collect();
         self.snap.disks = devices
@@ -939,10 +940,11 @@ impl Runner {
         if let Err(why) = written {
             self.snap.warnings.push(SessionWarning::Text(why));
         }
-        let point = SeriesPoint {
+        let at = self.series_base + Duration::from_nanos(interval.end_offset_ns);
+        let point_of = |view: &StatsView| SeriesPoint {
             seq: self.series_seq,
             segment,
-            at: self.series_base + Duration::from_nanos(interval.end_offset_ns),
+            at,
             duration,
             read_iops: view.read.iops,
             read_bw_bytes_per_s: view.read.bw_bytes_per_s,
@@ -954,6 +956,19 @@ impl Runner {
             write_lat_p99_ns: view.write.latency.percentile_ns(99.0),
             sync_lat_mean_ns: view.sync.latency.mean_ns,
         };
+        let point = point_of(&view);
+        if !interval.jobs.is_empty() {
+            for job in &mut self.snap.jobs {
+                if let Some(job_view) = &job.interval {
+                    let job_point = point_of(job_view);
+                    let series = Arc::make_mut(&mut job.series);
+                    if series.len() == SERIES_POINTS {
+                        series.pop_front();
+                    }
+                    series.push_back(job_point);
+                }
+            }
+        }
         self.series_seq += 1;
         let series = Arc::make_mut(&mut self.snap.series);
         if series.len() == SERIES_POINTS {

@@ -190,6 +190,9 @@ pub struct JobView {
     pub cumulative: StatsView,
     /// Failed I/Os (its failure stops the step).
     pub errors: u32,
+    /// This job's intervals of the step, when the step runs several jobs (a one-job step's
+    /// are [`Snapshot::series`]).
+    pub series: Arc<VecDeque<SeriesPoint>>,
 }
 
 /// Where the plan is: step `index` (0-based) of `count`, and how far the running one is.
