@@ -162,6 +162,9 @@ pub struct BenchArgs {
         allow_hyphen_values = true
     )]
     pub interval: String,
+    /// A size-based run: each worker ends after moving SIZE bytes; --runtime caps it.
+    #[arg(long, help_heading = "Timing", allow_hyphen_values = true)]
+    pub io_size: Option<String>,
 
     /// Write the run record (JSON) to this file (`-`: stdout, the summary goes to stderr).
     #[arg(long, help_heading = "Output", allow_hyphen_values = true)]
