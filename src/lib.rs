@@ -11,6 +11,7 @@ pub mod bench;
 pub mod cli;
 pub mod cmd;
 pub mod error;
+pub mod fio;
 pub mod monitor;
 pub mod plan;
 pub mod record;
