@@ -99,7 +99,9 @@ fn run(spec: &JobSpec) -> String {
 /// `60s`, `1500ms`, `250us`: the shortest exact form fio reads.
 fn duration(d: Duration) -> String {
     let us = d.as_micros();
-    if us % 1_000_000 == 0 {
+    if us > 0 && us % 3_600_000_000 == 0 {
+        format!("{}h", us / 3_600_000_000)
+    } else if us % 1_000_000 == 0 {
         format!("{}s", us / 1_000_000)
     } else if us % 1000 == 0 {
         format!("{}ms", us / 1000)
@@ -127,6 +129,21 @@ fn fio_options(spec: &JobSpec) -> Vec<(&'static str, String)> {
         })
         .collect()
 }
+
+/// fio's defaults as `fio_options` writes them, left out of `--showcmd`'s fio lines.
+const FIO_DEFAULTS: &[(&str, &str)] = &[
+    ("rw", "read"),
+    ("rwmixread", "50"),
+    ("bs", "4k"),
+    ("iodepth", "1"),
+    ("numjobs", "1"),
+    ("ioengine", "psync"),
+    ("iodepth_batch", "1"),
+    ("iodepth_batch_complete_max", "1"),
+    ("direct", "0"),
+    ("ramp_time", "0s"),
+    ("cpus_allowed_policy", "shared"),
+];
 
 /// Quotes a word for a POSIX shell when it needs it.
 fn shell(word: &str) -> String {
@@ -173,11 +190,14 @@ pub fn commands(invocation: &FioInvocation) -> String {
                 fio.push("--time_based".into());
             }
             for (name, value) in fio_options(&job.spec) {
-                // The cap of a size-based run without runtime, and the status interval (a
-                // command-line option of fio), are not job options.
-                if (name == "runtime"
-                    && size_based
-                    && job.spec.runtime == crate::bench::options::MAX_RUN_TIME)
+                // The cap of a size-based run without runtime, the status interval (a
+                // command-line option of fio) and fio's defaults go without saying.
+                let default = FIO_DEFAULTS.contains(&(name, value.as_str()))
+                    || (name == "io_size" && job.spec.io_size_bytes == Some(job.spec.size_bytes));
+                if default
+                    || (name == "runtime"
+                        && size_based
+                        && job.spec.runtime == crate::bench::options::MAX_RUN_TIME)
                     || name == "status_interval"
                 {
                     continue;
