@@ -50,6 +50,17 @@ pub enum Command {
     /// Serve every disk's counters to Prometheus (OpenMetrics at /metrics, node_exporter's
     /// names).
     Serve(ServeArgs),
+    /// Run fio job files and fio command lines (`diskdash fio --help` for what it honours).
+    #[command(disable_help_flag = true)]
+    Fio(FioArgs),
+}
+
+/// fio's arguments, raw: `diskdash fio` reads them with fio's grammar (see `fio::parse`).
+#[derive(Debug, Clone, Args)]
+pub struct FioArgs {
+    /// Job files, fio options (--name=JOB --rw=read ...) and diskdash's flags.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    pub args: Vec<String>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -162,6 +173,9 @@ pub struct BenchArgs {
         allow_hyphen_values = true
     )]
     pub interval: String,
+    /// A size-based run: each worker ends after moving SIZE bytes; --runtime caps it.
+    #[arg(long, help_heading = "Timing", allow_hyphen_values = true)]
+    pub io_size: Option<String>,
 
     /// Write the run record (JSON) to this file (`-`: stdout, the summary goes to stderr).
     #[arg(long, help_heading = "Output", allow_hyphen_values = true)]

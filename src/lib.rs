@@ -11,6 +11,7 @@ pub mod bench;
 pub mod cli;
 pub mod cmd;
 pub mod error;
+pub mod fio;
 pub mod monitor;
 pub mod plan;
 pub mod record;
@@ -35,5 +36,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Show(args)) => cmd::show::run(&args),
         Some(Command::Compare(args)) => cmd::compare::run(&args),
         Some(Command::Serve(args)) => cmd::serve::run(&args),
+        Some(Command::Fio(args)) => cmd::fio::run(&args),
     }
 }

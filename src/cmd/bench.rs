@@ -272,6 +272,7 @@ pub fn job_options(args: &BenchArgs) -> Vec<JobOption> {
         (Key::Runtime, Some(&args.runtime)),
         (Key::Ramp, Some(&args.ramp)),
         (Key::Interval, Some(&args.interval)),
+        (Key::IoSize, args.io_size.as_ref()),
     ];
     let mut options: Vec<JobOption> = given
         .into_iter()

@@ -3,6 +3,8 @@
 
 pub mod bench;
 pub mod compare;
+pub mod fio;
+pub mod fio_run;
 pub mod info;
 pub mod iostat;
 pub mod iostat_args;

@@ -1,0 +1,44 @@
+//! `diskdash fio ARGS...`: fio's job files and command line into a plan (`crate::fio`); the
+//! notes on stderr; `--help`, `--parse-only` and `--showcmd` print and exit 0, anything else
+//! runs (`fio_run`).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use crate::bench::spec::MachineLimits;
+use crate::cli::FioArgs;
+
+/// Loads the invocation and prints, or runs it.
+///
+/// # Errors
+/// The usage error of a bad job file or option (exit 2), or the run's error.
+pub fn run(args: &FioArgs) -> anyhow::Result<ExitCode> {
+    if args.args.iter().any(|a| a == "--help" || a == "-h") {
+        print(&crate::fio::show::help());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let env = |name: &str| std::env::var(name).ok();
+    let invocation = crate::fio::load(&args.args, &env, &MachineLimits::detect())?;
+    {
+        let mut err = std::io::stderr().lock();
+        for note in &invocation.notes {
+            let _ = writeln!(err, "note: {}", crate::error::one_line(note));
+        }
+    }
+    if invocation.parse_only || invocation.showcmd {
+        if invocation.parse_only {
+            print(&crate::fio::show::plan(&invocation));
+        }
+        if invocation.showcmd {
+            print(&crate::fio::show::commands(&invocation));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    crate::cmd::fio_run::run(invocation)
+}
+
+fn print(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}

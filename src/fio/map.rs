@@ -1,0 +1,1029 @@
+//! fio's options -> diskdash's: the table of the options honoured (fio's name and aliases ->
+//! a [`Key`] or a job-level setting), fio's defaults put before each job's options, engine
+//! substitution, size-based runs, targets (file, device, directory, missing file to create),
+//! steps (`stonewall`) and reporting groups (`new_group`). Every job's options go through the
+//! one validator; errors name the file and line or the flag.
+//!
+//! Semantics follow fio's HOWTO: a job without `time_based` ends after `io_size` (else `size`)
+//! bytes per worker, `runtime` capping it; sizes are binary; `[global]` applies to the job
+//! sections below it.
+
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::bench::options::{JobOption, Key, Origin, validate};
+use crate::bench::spec::MachineLimits;
+use crate::fio::parse::{self, Arity, Entry, Section};
+use crate::fio::{DiskdashFlags, FioInvocation, GroupInfo, OutputFormat};
+use crate::plan::{Job, Missing, Plan, Step};
+use crate::usage;
+
+/// fio runs without a time limit unless given `runtime`; diskdash caps every job, at its
+/// longest run time (`options::MAX_RUN_TIME`).
+const UNLIMITED_RUNTIME: &str = "8760h";
+
+/// The most percentiles `percentile_list` may name (fio's `FIO_IO_U_LIST_MAX_LEN`).
+const MAX_PERCENTILES: usize = 20;
+
+/// What an option does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Opt {
+    /// The value goes to the validator as this key.
+    Job(Key),
+    /// A 1/0 key (`direct`, `end_fsync`); alone it means 1.
+    Bool(Key),
+    RwMixWrite,
+    Buffered,
+    RandRepeat,
+    IoEngine,
+    Size,
+    IoSize,
+    Runtime,
+    TimeBased,
+    Filename,
+    Directory,
+    Unlink,
+    Stonewall,
+    NewGroup,
+    GroupReporting,
+    AllowMountedWrite,
+    JobName,
+    /// Accepted; the note says what diskdash does instead.
+    Accepted(Arity, &'static str),
+    /// Tunes fio's own measurement or logs: accepted with a note.
+    Tuning(Arity),
+    PercentileList,
+    // Invocation options: fio's command line only.
+    OutputFormat,
+    Minimal,
+    Output,
+    StatusInterval,
+    ShowCmd,
+    ParseOnly,
+    Section,
+    Readonly,
+    // diskdash's own flags.
+    AllowDestructive,
+    NoTui,
+    Force,
+    Json,
+    Jsonl,
+}
+
+impl Opt {
+    fn arity(self) -> Arity {
+        match self {
+            Self::Bool(_)
+            | Self::Buffered
+            | Self::RandRepeat
+            | Self::TimeBased
+            | Self::Unlink
+            | Self::Stonewall
+            | Self::NewGroup
+            | Self::GroupReporting
+            | Self::AllowMountedWrite
+            | Self::Minimal
+            | Self::ShowCmd
+            | Self::ParseOnly
+            | Self::Readonly
+            | Self::AllowDestructive
+            | Self::NoTui
+            | Self::Force => Arity::Flag,
+            Self::Accepted(arity, _) | Self::Tuning(arity) => arity,
+            _ => Arity::Value,
+        }
+    }
+
+    /// Only on fio's command line (fio has no job-file form of these).
+    fn command_line_only(self) -> bool {
+        matches!(
+            self,
+            Self::OutputFormat
+                | Self::Minimal
+                | Self::Output
+                | Self::StatusInterval
+                | Self::ShowCmd
+                | Self::ParseOnly
+                | Self::Section
+                | Self::Readonly
+                | Self::AllowDestructive
+                | Self::NoTui
+                | Self::Force
+                | Self::Json
+                | Self::Jsonl
+        )
+    }
+}
+
+/// The option table: fio's name or alias (`-` read as `_`) -> what it does.
+fn lookup(option: &str) -> Option<Opt> {
+    use Arity::{Flag, Value};
+    let name = option.replace('-', "_");
+    Some(match name.as_str() {
+        "rw" | "readwrite" => Opt::Job(Key::Rw),
+        "rwmixread" => Opt::Job(Key::RwMixRead),
+        "rwmixwrite" => Opt::RwMixWrite,
+        "bs" | "blocksize" => Opt::Job(Key::Bs),
+        "size" | "filesize" => Opt::Size,
+        "io_size" | "io_limit" => Opt::IoSize,
+        "iodepth" => Opt::Job(Key::IoDepth),
+        "numjobs" => Opt::Job(Key::NumJobs),
+        "ioengine" => Opt::IoEngine,
+        "iodepth_batch" | "iodepth_batch_submit" => Opt::Job(Key::IoDepthBatch),
+        "iodepth_batch_complete_max" => Opt::Job(Key::IoDepthBatchComplete),
+        "iodepth_batch_complete" | "iodepth_batch_complete_min" => Opt::Accepted(
+            Value,
+            "accepted; diskdash reaps as soon as one I/O completes (iodepth_batch_complete_max \
+             sets how many it takes at most)",
+        ),
+        "direct" => Opt::Bool(Key::Direct),
+        "buffered" => Opt::Buffered,
+        "fsync" => Opt::Job(Key::Fsync),
+        "fdatasync" => Opt::Job(Key::Fdatasync),
+        "sync" => Opt::Job(Key::Sync),
+        "cpus_allowed" => Opt::Job(Key::Cpus),
+        "cpus_allowed_policy" => Opt::Job(Key::CpusPolicy),
+        "runtime" | "timeout" => Opt::Runtime,
+        "time_based" => Opt::TimeBased,
+        "ramp_time" => Opt::Job(Key::Ramp),
+        "startdelay" => Opt::Job(Key::StartDelay),
+        "offset" => Opt::Job(Key::Offset),
+        "offset_increment" => Opt::Job(Key::OffsetIncrement),
+        "randseed" => Opt::Job(Key::RandSeed),
+        "randrepeat" => Opt::RandRepeat,
+        "end_fsync" => Opt::Bool(Key::EndFsync),
+        "name" => Opt::JobName,
+        "filename" => Opt::Filename,
+        "directory" => Opt::Directory,
+        "unlink" => Opt::Unlink,
+        "stonewall" | "wait_for_previous" => Opt::Stonewall,
+        "new_group" => Opt::NewGroup,
+        "group_reporting" => Opt::GroupReporting,
+        "allow_mounted_write" => Opt::AllowMountedWrite,
+        "thread" => Opt::Accepted(Flag, "accepted; diskdash's workers are always threads"),
+        "norandommap" => Opt::Accepted(
+            Flag,
+            "accepted; diskdash draws random offsets with replacement and keeps no map",
+        ),
+        "invalidate" => Opt::Accepted(
+            Flag,
+            "accepted; diskdash does not drop the target's page cache before a job",
+        ),
+        "create_on_open" => Opt::Accepted(
+            Flag,
+            "accepted; diskdash creates a missing file before its step starts",
+        ),
+        "description" => Opt::Accepted(Value, "accepted; diskdash keeps no job description"),
+        "gtod_reduce"
+        | "clat_percentiles"
+        | "lat_percentiles"
+        | "slat_percentiles"
+        | "disable_lat"
+        | "disable_clat"
+        | "disable_slat"
+        | "disable_bw_measurement"
+        | "per_job_logs"
+        | "log_offset"
+        | "log_unix_epoch"
+        | "log_store_compressed"
+        | "log_alternate_epoch"
+        | "stats" => Opt::Tuning(Flag),
+        "log_avg_msec"
+        | "log_hist_msec"
+        | "log_hist_coarseness"
+        | "log_max_value"
+        | "log_compression"
+        | "log_compression_cpus"
+        | "write_bw_log"
+        | "write_lat_log"
+        | "write_iops_log"
+        | "write_hist_log"
+        | "bwavgtime"
+        | "iopsavgtime"
+        | "clocksource"
+        | "eta"
+        | "eta_newline"
+        | "eta_interval" => Opt::Tuning(Value),
+        "percentile_list" => Opt::PercentileList,
+        "output_format" => Opt::OutputFormat,
+        "minimal" => Opt::Minimal,
+        "output" => Opt::Output,
+        "status_interval" => Opt::StatusInterval,
+        "showcmd" => Opt::ShowCmd,
+        "parse_only" => Opt::ParseOnly,
+        "section" => Opt::Section,
+        "readonly" => Opt::Readonly,
+        "allow_destructive" => Opt::AllowDestructive,
+        "no_tui" => Opt::NoTui,
+        "force" => Opt::Force,
+        "json" => Opt::Json,
+        "jsonl" => Opt::Jsonl,
+        _ => return None,
+    })
+}
+
+/// Whether `option` (fio's spelling) takes a value on the command line (`--bs 4k`).
+#[must_use]
+pub fn arity(option: &str) -> Option<Arity> {
+    if option == "name" {
+        return Some(Arity::Value);
+    }
+    lookup(option).map(Opt::arity)
+}
+
+/// The fio option names honoured, accepted with a note, or only on the command line: for
+/// `diskdash fio --help`.
+#[must_use]
+pub fn known_options() -> Vec<(&'static str, &'static str)> {
+    const NAMES: &[&str] = &[
+        "name",
+        "filename",
+        "directory",
+        "rw",
+        "readwrite",
+        "rwmixread",
+        "rwmixwrite",
+        "bs",
+        "blocksize",
+        "size",
+        "filesize",
+        "io_size",
+        "io_limit",
+        "iodepth",
+        "numjobs",
+        "ioengine",
+        "iodepth_batch",
+        "iodepth_batch_submit",
+        "iodepth_batch_complete_max",
+        "direct",
+        "buffered",
+        "fsync",
+        "fdatasync",
+        "sync",
+        "cpus_allowed",
+        "cpus_allowed_policy",
+        "runtime",
+        "timeout",
+        "time_based",
+        "ramp_time",
+        "startdelay",
+        "offset",
+        "offset_increment",
+        "randseed",
+        "randrepeat",
+        "end_fsync",
+        "unlink",
+        "stonewall",
+        "wait_for_previous",
+        "new_group",
+        "group_reporting",
+        "allow_mounted_write",
+        "percentile_list",
+        "thread",
+        "norandommap",
+        "invalidate",
+        "create_on_open",
+        "description",
+        "iodepth_batch_complete",
+        "iodepth_batch_complete_min",
+        "gtod_reduce",
+        "clat_percentiles",
+        "lat_percentiles",
+        "slat_percentiles",
+        "disable_lat",
+        "disable_clat",
+        "disable_slat",
+        "disable_bw_measurement",
+        "stats",
+        "log_avg_msec",
+        "write_bw_log",
+        "write_lat_log",
+        "write_iops_log",
+        "write_hist_log",
+        "eta",
+    ];
+    NAMES
+        .iter()
+        .map(|&name| {
+            let how = match lookup(name) {
+                Some(Opt::Accepted(..)) => "accepted with a note",
+                Some(Opt::Tuning(_)) => "accepted with a note (tunes fio itself)",
+                _ => "honoured",
+            };
+            (name, how)
+        })
+        .collect()
+}
+
+/// What a target path is on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    Missing,
+    File {
+        bytes: u64,
+    },
+    Block {
+        bytes: u64,
+    },
+    Dir,
+    /// A character device, FIFO or socket.
+    Other,
+}
+
+/// The filesystem as the mapping sees it (injected for tests).
+pub trait Probe {
+    /// What `path` is.
+    ///
+    /// # Errors
+    /// Anything but "does not exist" (permission denied, a device that cannot be opened).
+    fn find(&self, path: &Path) -> std::io::Result<Found>;
+    /// `path` resolved (symlinks, `..`); for a missing file, its resolved directory joined
+    /// with its name.
+    fn canonical(&self, path: &Path) -> PathBuf;
+}
+
+/// The real filesystem.
+pub struct Os;
+
+impl Probe for Os {
+    fn find(&self, path: &Path) -> std::io::Result<Found> {
+        let meta = match std::fs::metadata(path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Found::Missing),
+            Err(e) => return Err(e),
+        };
+        let kind = meta.file_type();
+        Ok(if kind.is_file() {
+            Found::File { bytes: meta.len() }
+        } else if kind.is_dir() {
+            Found::Dir
+        } else if kind.is_block_device() {
+            // Read-only: the size needs an open descriptor (seek to the end).
+            let device = std::fs::File::open(path)?;
+            let bytes = crate::bench::blockdev::size_bytes(std::os::fd::AsFd::as_fd(&device))?;
+            Found::Block { bytes }
+        } else {
+            Found::Other
+        })
+    }
+
+    fn canonical(&self, path: &Path) -> PathBuf {
+        if let Ok(path) = path.canonicalize() {
+            return path;
+        }
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        match (parent.canonicalize(), path.file_name()) {
+            (Ok(dir), Some(name)) => dir.join(name),
+            _ => path.to_path_buf(),
+        }
+    }
+}
+
+/// Everything `load` reads from outside: files, the environment, targets, the clock's seed.
+pub struct Io<'a> {
+    pub read: parse::Reader<'a>,
+    pub env: parse::Env<'a>,
+    pub probe: &'a dyn Probe,
+    /// The seed of a job with `randrepeat=0` (the time of the run).
+    pub seed_now: u64,
+}
+
+/// [`crate::fio::load`] with its outside world injected.
+///
+/// # Errors
+/// A usage error naming the option's file and line (or flag), its value and the fix.
+pub fn load_with(
+    args: &[String],
+    io: &Io<'_>,
+    machine: &MachineLimits,
+) -> anyhow::Result<FioInvocation> {
+    let line = parse::command_line(args, &arity)?;
+    let mut sections = line.sections;
+    sections.extend(parse::job_files(&line.files, io.read, io.env)?);
+    build(sections, io, machine)
+}
+
+/// Invocation-level settings gathered from every section.
+#[derive(Default)]
+struct Settings {
+    output_format: OutputFormat,
+    output: Option<PathBuf>,
+    status_interval: Option<Duration>,
+    group_reporting: bool,
+    percentiles: Option<Vec<f64>>,
+    parse_only: bool,
+    showcmd: bool,
+    sections: Vec<String>,
+    readonly: Option<Entry>,
+    diskdash: DiskdashFlags,
+    notes: Vec<String>,
+}
+
+impl Settings {
+    fn note(&mut self, text: String) {
+        if !self.notes.contains(&text) {
+            self.notes.push(text);
+        }
+    }
+}
+
+/// A job section with the global options above it, before mapping.
+struct Draft {
+    name: String,
+    entries: Vec<(Opt, Entry)>,
+}
+
+fn build(
+    sections: Vec<Section>,
+    io: &Io<'_>,
+    machine: &MachineLimits,
+) -> anyhow::Result<FioInvocation> {
+    let mut settings = Settings::default();
+    let mut globals: Vec<(Opt, Entry)> = Vec::new();
+    let mut drafts: Vec<Draft> = Vec::new();
+    for section in sections {
+        let global = section.is_global();
+        let mut entries = Vec::new();
+        for entry in section.entries {
+            let Some(opt) = lookup(&entry.option) else {
+                return Err(unknown(&entry));
+            };
+            if opt.arity() == Arity::Value && entry.value.is_none() {
+                return Err(needs_value(&entry));
+            }
+            if opt.command_line_only() {
+                invocation(opt, &entry, &mut settings)?;
+            } else if opt == Opt::PercentileList {
+                settings.percentiles = Some(percentiles(&entry)?);
+            } else {
+                entries.push((opt, entry));
+            }
+        }
+        if global {
+            globals.extend(entries);
+        } else {
+            let mut all = globals.clone();
+            all.extend(entries);
+            drafts.push(Draft {
+                name: section.name,
+                entries: all,
+            });
+        }
+    }
+    if !settings.sections.is_empty() {
+        for wanted in &settings.sections {
+            if !drafts.iter().any(|d| &d.name == wanted) {
+                let names: Vec<&str> = drafts.iter().map(|d| d.name.as_str()).collect();
+                return Err(usage!(
+                    "--section={wanted} names no job section; the jobs are: {}",
+                    names.join(", ")
+                ));
+            }
+        }
+        drafts.retain(|d| settings.sections.contains(&d.name));
+    }
+    if drafts.is_empty() {
+        return Err(usage!(
+            "no job to run: give a job file with a [job] section, or --name=JOB with its \
+             options (see 'diskdash fio --help')"
+        ));
+    }
+    let mut steps: Vec<Step> = Vec::new();
+    let mut groups: Vec<GroupInfo> = Vec::new();
+    for (i, draft) in drafts.iter().enumerate() {
+        let mapped = job(draft, io, machine, &mut settings)?;
+        let mut job = mapped.job;
+        if i == 0 || mapped.stonewall {
+            steps.push(Step { jobs: Vec::new() });
+        }
+        if i > 0 && (mapped.stonewall || mapped.new_group) {
+            groups.push(GroupInfo {
+                id: u32::try_from(groups.len()).unwrap_or(u32::MAX),
+                jobs: Vec::new(),
+            });
+        } else if i == 0 {
+            groups.push(GroupInfo {
+                id: 0,
+                jobs: Vec::new(),
+            });
+        }
+        let group = groups
+            .last_mut()
+            .expect("a group was pushed for the first job");
+        job.group = group.id;
+        group.jobs.push(job.name.clone());
+        settings.group_reporting |= mapped.group_reporting;
+        steps.last_mut().expect("a step was pushed").jobs.push(job);
+    }
+    check_writers(&steps, io.probe)?;
+    if let Some(readonly) = &settings.readonly {
+        if let Some(writer) = steps.iter().flat_map(|s| &s.jobs).find(|j| j.spec.writes()) {
+            return Err(usage!(
+                "{}: job {} writes ({}); drop --readonly or make it a read job",
+                readonly.located(),
+                writer.name,
+                writer.spec.rw.as_str()
+            ));
+        }
+    }
+    Ok(FioInvocation {
+        plan: Plan { steps },
+        output_format: settings.output_format,
+        output: settings.output,
+        status_interval: settings.status_interval,
+        group_reporting: settings.group_reporting,
+        percentiles: settings.percentiles,
+        parse_only: settings.parse_only,
+        showcmd: settings.showcmd,
+        notes: settings.notes,
+        groups,
+        diskdash: settings.diskdash,
+    })
+}
+
+fn unknown(entry: &Entry) -> anyhow::Error {
+    let name = entry.option.replace('-', "_");
+    if name.contains("destructive") && matches!(entry.origin, Origin::File { .. }) {
+        return usage!(
+            "{}: a job file cannot allow destructive writes; pass --allow-destructive to \
+             diskdash fio on the command line",
+            entry.located()
+        );
+    }
+    usage!(
+        "{}: not a fio option diskdash knows; see 'diskdash fio --help' for the options it \
+         honours",
+        entry.located()
+    )
+}
+
+fn needs_value(entry: &Entry) -> anyhow::Error {
+    let prefix = if matches!(entry.origin, Origin::File { .. }) {
+        ""
+    } else {
+        "--"
+    };
+    usage!(
+        "{} needs a value; write {prefix}{}=VALUE",
+        entry.name(),
+        entry.option
+    )
+}
+
+/// `1`/`0` (and `true`/`false`, `yes`/`no`); alone, 1. The validator's wording.
+fn flag(entry: &Entry) -> anyhow::Result<bool> {
+    match entry.value.as_deref().map(str::trim) {
+        None | Some("1" | "true" | "yes") => Ok(true),
+        Some("0" | "false" | "no") => Ok(false),
+        Some(other) => Err(usage!("{} {other:?} is not 1 or 0", entry.name())),
+    }
+}
+
+fn value(entry: &Entry) -> &str {
+    entry.value.as_deref().unwrap_or("").trim()
+}
+
+/// An invocation option or a diskdash flag.
+fn invocation(opt: Opt, entry: &Entry, settings: &mut Settings) -> anyhow::Result<()> {
+    if let Origin::File { .. } = entry.origin {
+        if opt == Opt::AllowDestructive {
+            return Err(unknown(entry));
+        }
+        return Err(usage!(
+            "{}: is an option of fio's command line, not of a job file; pass --{}",
+            entry.located(),
+            entry.written()
+        ));
+    }
+    let path = || PathBuf::from(value(entry));
+    let switch = |entry: &Entry| -> anyhow::Result<bool> {
+        match entry.value {
+            None => Ok(true),
+            Some(_) => Err(usage!(
+                "{}: --{} is a switch and takes no value",
+                entry.located(),
+                entry.option
+            )),
+        }
+    };
+    match opt {
+        Opt::OutputFormat => {
+            settings.output_format = match value(entry) {
+                "normal" => OutputFormat::Normal,
+                "json" => OutputFormat::Json,
+                "json+" => {
+                    return Err(usage!(
+                        "{}: diskdash writes no fio latency bins; use --output-format=json \
+                         (its percentiles come from exact histograms)",
+                        entry.located()
+                    ));
+                }
+                "terse" => {
+                    return Err(usage!(
+                        "{}: diskdash writes no terse output; use --output-format=json for \
+                         scripts",
+                        entry.located()
+                    ));
+                }
+                _ => {
+                    return Err(usage!(
+                        "{}: not an output format diskdash writes; use normal or json (one of \
+                         them)",
+                        entry.located()
+                    ));
+                }
+            };
+        }
+        Opt::Minimal => {
+            return Err(usage!(
+                "{}: diskdash writes no terse output; use --output-format=json for scripts",
+                entry.located()
+            ));
+        }
+        Opt::Output => settings.output = Some(path()),
+        Opt::StatusInterval => {
+            let text = value(entry);
+            let interval = crate::units::parse_duration(text)
+                .ok()
+                .filter(|d| !d.is_zero() && *d <= crate::bench::options::MAX_INTERVAL)
+                .ok_or_else(|| {
+                    usage!(
+                        "--status-interval {text:?} is not a status interval; use 10ms to 24h, \
+                         e.g. 1s or 10s"
+                    )
+                })?;
+            settings.status_interval = Some(interval);
+        }
+        Opt::ShowCmd => settings.showcmd = flag(entry)?,
+        Opt::ParseOnly => settings.parse_only = flag(entry)?,
+        Opt::Section => settings.sections.push(value(entry).to_string()),
+        Opt::Readonly => {
+            if flag(entry)? {
+                settings.readonly = Some(entry.clone());
+            }
+        }
+        Opt::AllowDestructive => settings.diskdash.allow_destructive = switch(entry)?,
+        Opt::NoTui => settings.diskdash.no_tui = switch(entry)?,
+        Opt::Force => settings.diskdash.force = switch(entry)?,
+        Opt::Json => settings.diskdash.json = Some(path()),
+        Opt::Jsonl => settings.diskdash.jsonl = Some(path()),
+        _ => unreachable!("not an invocation option: {opt:?}"),
+    }
+    Ok(())
+}
+
+fn percentiles(entry: &Entry) -> anyhow::Result<Vec<f64>> {
+    let text = value(entry);
+    let bad = || {
+        usage!(
+            "{} {text:?} is not a list of percentiles; use e.g. 50:99:99.9 (each above 0, at \
+             most 100, at most {MAX_PERCENTILES})",
+            entry.name()
+        )
+    };
+    let list: Vec<f64> = text
+        .split(':')
+        .map(|p| p.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| bad())?;
+    if list.is_empty()
+        || list.len() > MAX_PERCENTILES
+        || list
+            .iter()
+            .any(|p| !p.is_finite() || *p <= 0.0 || *p > 100.0)
+    {
+        return Err(bad());
+    }
+    Ok(list)
+}
+
+/// A job and what places it in the plan.
+struct Mapped {
+    job: Job,
+    stonewall: bool,
+    new_group: bool,
+    group_reporting: bool,
+}
+
+/// fio's defaults where they differ from `diskdash bench`'s (fio's HOWTO): a sequential read
+/// of 4k, one I/O in flight, the sync engine, through the page cache, every worker on every
+/// allowed CPU, no time limit.
+fn fio_defaults() -> Vec<JobOption> {
+    [
+        (Key::Rw, "read"),
+        (Key::Bs, "4k"),
+        (Key::IoDepth, "1"),
+        (Key::IoEngine, "psync"),
+        (Key::Direct, "0"),
+        (Key::CpusPolicy, "shared"),
+        (Key::Runtime, UNLIMITED_RUNTIME),
+    ]
+    .into_iter()
+    .map(|(key, value)| JobOption::flag(key, value))
+    .collect()
+}
+
+fn push(options: &mut Vec<JobOption>, key: Key, value: impl Into<String>, entry: &Entry) {
+    options.push(JobOption {
+        key,
+        value: value.into(),
+        origin: entry.origin.clone(),
+    });
+}
+
+#[allow(clippy::too_many_lines)] // one pass over the options, then the target: read in order
+fn job(
+    draft: &Draft,
+    io: &Io<'_>,
+    machine: &MachineLimits,
+    settings: &mut Settings,
+) -> anyhow::Result<Mapped> {
+    let mut name = draft.name.clone();
+    let mut options = fio_defaults();
+    let mut filename: Option<&Entry> = None;
+    let mut directory: Option<&Entry> = None;
+    let mut size: Option<&Entry> = None;
+    let mut io_size: Option<&Entry> = None;
+    let mut runtime: Option<&Entry> = None;
+    let mut time_based: Option<&Entry> = None;
+    let (mut unlink, mut stonewall, mut new_group, mut group_reporting) =
+        (false, false, false, false);
+    let mut randrepeat = true;
+    for (opt, entry) in &draft.entries {
+        let opt = *opt;
+        match opt {
+            Opt::Job(key) => push(&mut options, key, value(entry), entry),
+            Opt::Bool(key) => push(
+                &mut options,
+                key,
+                if flag(entry)? { "1" } else { "0" },
+                entry,
+            ),
+            Opt::RwMixWrite => {
+                let text = value(entry);
+                let pct = text
+                    .parse::<u8>()
+                    .ok()
+                    .filter(|p| *p <= 100)
+                    .ok_or_else(|| {
+                        usage!(
+                            "{} {text:?} is not a percentage; use 0 to 100",
+                            entry.name()
+                        )
+                    })?;
+                push(&mut options, Key::RwMixRead, (100 - pct).to_string(), entry);
+            }
+            Opt::Buffered => {
+                let direct = if flag(entry)? { "0" } else { "1" };
+                push(&mut options, Key::Direct, direct, entry);
+            }
+            Opt::RandRepeat => randrepeat = flag(entry)?,
+            Opt::IoEngine => {
+                let engine = match value(entry) {
+                    "libaio" => {
+                        settings.note(format!(
+                            "{}: diskdash runs libaio's jobs with io_uring (same iodepth, \
+                             asynchronous like libaio)",
+                            entry.located()
+                        ));
+                        "io_uring"
+                    }
+                    "sync" | "pvsync" | "psync" => "psync",
+                    other => other,
+                };
+                push(&mut options, Key::IoEngine, engine, entry);
+            }
+            Opt::Size => size = Some(entry),
+            Opt::IoSize => io_size = Some(entry),
+            Opt::Runtime => runtime = Some(entry),
+            Opt::TimeBased => time_based = flag(entry)?.then_some(entry),
+            Opt::Filename => filename = Some(entry),
+            Opt::Directory => directory = Some(entry),
+            Opt::Unlink => unlink = flag(entry)?,
+            Opt::Stonewall => stonewall = flag(entry)?,
+            Opt::NewGroup => new_group = flag(entry)?,
+            Opt::GroupReporting => group_reporting = flag(entry)?,
+            Opt::AllowMountedWrite => {
+                if flag(entry)? {
+                    return Err(usage!(
+                        "{}: diskdash never writes to a mounted device; unmount it, or run on \
+                         a file in its filesystem",
+                        entry.located()
+                    ));
+                }
+            }
+            Opt::JobName => name = value(entry).to_string(),
+            Opt::Accepted(_, note) => settings.note(format!("{}: {note}", entry.located())),
+            Opt::Tuning(_) => settings.note(format!(
+                "{}: accepted; it tunes fio's own measurement, diskdash measures every I/O \
+                 the same way",
+                entry.located()
+            )),
+            _ => unreachable!("an invocation option in a job: {opt:?}"),
+        }
+    }
+    if !randrepeat && !options.iter().any(|o| o.key == Key::RandSeed) {
+        options.push(JobOption::flag(Key::RandSeed, io.seed_now.to_string()));
+    }
+
+    // Time-based or size-based, as fio: without time_based the job ends after its bytes.
+    match (time_based, runtime) {
+        (Some(tb), None) => {
+            return Err(usage!(
+                "{} needs a runtime; add runtime=60s (or drop time_based for a \
+                 size-based run)",
+                tb.name()
+            ));
+        }
+        (Some(_), Some(rt)) => push(&mut options, Key::Runtime, value(rt), rt),
+        // fio's runtime=0 is no limit: the cap stays.
+        (None, Some(rt)) if value(rt) != "0" => push(&mut options, Key::Runtime, value(rt), rt),
+        (None, _) => {}
+    }
+
+    // The target.
+    let dir = directory.map(|d| PathBuf::from(value(d)));
+    let (target, found, target_entry) = match filename {
+        Some(entry) => {
+            let text = value(entry);
+            if text.contains(':') {
+                return Err(usage!(
+                    "{}: diskdash runs one file or device per job; give each its own job \
+                     section (fio's ':' list)",
+                    entry.located()
+                ));
+            }
+            let path = match &dir {
+                Some(dir) if Path::new(text).is_relative() => dir.join(text),
+                _ => PathBuf::from(text),
+            };
+            let found = io.probe.find(&path).map_err(|e| {
+                usage!(
+                    "{}: cannot look at {}: {e}",
+                    entry.located(),
+                    path.display()
+                )
+            })?;
+            match found {
+                Found::Dir => {
+                    return Err(usage!(
+                        "{}: {} is a directory; use directory={} for a scratch file in it",
+                        entry.located(),
+                        path.display(),
+                        path.display()
+                    ));
+                }
+                Found::Other => {
+                    return Err(usage!(
+                        "{}: {} is neither a regular file nor a block device; name a file or a \
+                         disk",
+                        entry.located(),
+                        path.display()
+                    ));
+                }
+                _ => {}
+            }
+            (path, found, Some(entry))
+        }
+        None => {
+            let path = dir.clone().unwrap_or_else(|| PathBuf::from("."));
+            let found = io.probe.find(&path).unwrap_or(Found::Missing);
+            if found != Found::Dir {
+                let how = directory.map_or_else(String::new, |d| format!("{}: ", d.located()));
+                return Err(usage!(
+                    "{how}job {name} has no target: {} is not a directory; give filename=FILE \
+                     or directory=DIR",
+                    path.display()
+                ));
+            }
+            (path, found, directory)
+        }
+    };
+    let capacity = match found {
+        Found::File { bytes } | Found::Block { bytes } => Some(bytes),
+        _ => None,
+    };
+    // The job's size: as given, a percentage of the target, or the target's length.
+    let size_option: Option<(String, &Entry)> = match size {
+        Some(entry) if value(entry).ends_with('%') => {
+            let text = value(entry);
+            let pct = text
+                .trim_end_matches('%')
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|p| (1..=100).contains(p))
+                .ok_or_else(|| {
+                    usage!(
+                        "{} {text:?} is not a share of the target; use 1% to 100%",
+                        entry.name()
+                    )
+                })?;
+            let Some(bytes) = capacity else {
+                return Err(usage!(
+                    "{} {text}: a share needs filename= naming an existing file or device; give \
+                     a size, e.g. size=10G",
+                    entry.name()
+                ));
+            };
+            Some(((bytes / 100 * pct).to_string(), entry))
+        }
+        Some(entry) => Some((value(entry).to_string(), entry)),
+        None => capacity.and_then(|bytes| {
+            let offset = options
+                .iter()
+                .rev()
+                .find(|o| o.key == Key::Offset)
+                .and_then(|o| crate::units::parse_size_bytes(&o.value))
+                .unwrap_or(0);
+            let entry = target_entry?;
+            Some((bytes.saturating_sub(offset).to_string(), entry))
+        }),
+    };
+    let missing = match found {
+        Found::Missing => {
+            if size_option.is_none() {
+                let entry = target_entry.expect("a missing target came from filename=");
+                return Err(usage!(
+                    "{} {} does not exist and no size to create it; add size=SIZE (e.g. \
+                     size=10G) or create the file",
+                    entry.name(),
+                    target.display()
+                ));
+            }
+            Missing::Create { unlink }
+        }
+        _ => {
+            if unlink && capacity.is_some() {
+                settings.note(format!(
+                    "job {name}: unlink=1: {} existed before the run; diskdash only removes \
+                     files it created",
+                    target.display()
+                ));
+            }
+            Missing::Refuse
+        }
+    };
+    let Some((size_text, size_entry)) = size_option else {
+        return Err(usage!(
+            "job {name} has no size: a scratch file in {} needs one; add size=SIZE (e.g. \
+             size=1G) or filename=FILE",
+            target.display()
+        ));
+    };
+    push(&mut options, Key::Size, size_text.clone(), size_entry);
+    match (time_based, io_size) {
+        (None, Some(entry)) => push(&mut options, Key::IoSize, value(entry), entry),
+        (None, None) => push(&mut options, Key::IoSize, size_text, size_entry),
+        (Some(_), Some(entry)) => settings.note(format!(
+            "{}: ignored; time_based runs for runtime",
+            entry.located()
+        )),
+        (Some(_), None) => {}
+    }
+    let spec = validate(&options, machine)?;
+    Ok(Mapped {
+        job: Job {
+            name,
+            spec,
+            target: Some(target),
+            missing,
+            group: 0,
+        },
+        stonewall,
+        new_group,
+        group_reporting,
+    })
+}
+
+/// Two jobs of one step must not write the same file or device.
+fn check_writers(steps: &[Step], probe: &dyn Probe) -> anyhow::Result<()> {
+    for step in steps {
+        let mut writers: Vec<(PathBuf, &str)> = Vec::new();
+        for job in step.jobs.iter().filter(|j| j.spec.writes()) {
+            let Some(target) = &job.target else { continue };
+            // A directory target is a scratch file of the job's own.
+            if probe.find(target).is_ok_and(|f| f == Found::Dir) {
+                continue;
+            }
+            let canonical = probe.canonical(target);
+            if let Some((_, other)) = writers.iter().find(|(p, _)| *p == canonical) {
+                return Err(usage!(
+                    "jobs {other} and {} both write {} at the same time; give each its own \
+                     filename, or add stonewall to run them one after the other",
+                    job.name,
+                    canonical.display()
+                ));
+            }
+            writers.push((canonical, &job.name));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,558 @@
+//! The mapping on an injected filesystem: job files and command lines -> plans, and every
+//! error text.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::*;
+use crate::bench::spec::{EngineKind, RwMode, SyncEvery};
+
+const LSM: &str = "\
+[global]
+ioengine=psync
+fdatasync=1
+thread=1
+runtime=60
+
+[write128]
+rw=write
+bs=128k
+size=10G
+filename=db-write128
+
+[randread128]
+rw=randread
+bs=128k
+size=10G
+filename=db-randread128
+
+[write256]
+rw=write
+bs=256k
+size=10G
+filename=db-write256
+
+[randread256]
+rw=randread
+bs=256k
+size=10G
+filename=db-randread256
+";
+
+/// Files to read and targets to find.
+#[derive(Default)]
+struct World {
+    files: HashMap<PathBuf, Vec<u8>>,
+    targets: HashMap<PathBuf, Found>,
+    env: HashMap<String, String>,
+}
+
+impl Probe for World {
+    fn find(&self, path: &Path) -> std::io::Result<Found> {
+        Ok(self.targets.get(path).copied().unwrap_or(Found::Missing))
+    }
+    fn canonical(&self, path: &Path) -> PathBuf {
+        Path::new("/cwd").join(path.strip_prefix("./").unwrap_or(path))
+    }
+}
+
+impl World {
+    fn file(mut self, path: &str, text: &str) -> Self {
+        self.files.insert(path.into(), text.as_bytes().to_vec());
+        self
+    }
+    fn target(mut self, path: &str, found: Found) -> Self {
+        self.targets.insert(path.into(), found);
+        self
+    }
+    fn env(mut self, name: &str, value: &str) -> Self {
+        self.env.insert(name.into(), value.into());
+        self
+    }
+
+    fn load(&self, args: &[&str]) -> Result<FioInvocation, String> {
+        let read = |p: &Path| {
+            self.files
+                .get(p)
+                .cloned()
+                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+        };
+        let env = |name: &str| self.env.get(name).cloned();
+        let io = Io {
+            read: &read,
+            env: &env,
+            probe: self,
+            seed_now: 777,
+        };
+        let args: Vec<String> = args.iter().map(|a| (*a).to_string()).collect();
+        load_with(&args, &io, &machine()).map_err(|e| {
+            assert_eq!(crate::error::exit_code(&e), 2, "usage error expected: {e}");
+            e.to_string()
+        })
+    }
+}
+
+fn machine() -> MachineLimits {
+    MachineLimits {
+        available_cpus: vec![0, 1],
+        memory_bytes: 24 << 30,
+    }
+}
+
+fn world() -> World {
+    World::default().target(".", Found::Dir)
+}
+
+fn jobs(inv: &FioInvocation) -> Vec<&Job> {
+    inv.plan.steps.iter().flat_map(|s| &s.jobs).collect()
+}
+
+#[test]
+fn the_lsm_example_is_one_step_of_four_jobs() {
+    let inv = world().file("db.fio", LSM).load(&["db.fio"]).unwrap();
+    assert_eq!(inv.plan.steps.len(), 1);
+    let jobs = jobs(&inv);
+    let names: Vec<_> = jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["write128", "randread128", "write256", "randread256"]
+    );
+    for (job, (rw, bs)) in jobs.iter().zip([
+        (RwMode::Write, 128 << 10),
+        (RwMode::RandRead, 128 << 10),
+        (RwMode::Write, 256 << 10),
+        (RwMode::RandRead, 256 << 10),
+    ]) {
+        let spec = &job.spec;
+        assert_eq!(spec.rw, rw);
+        assert_eq!(spec.block_size_bytes, bs);
+        assert_eq!(spec.ioengine, EngineKind::Psync);
+        assert_eq!(spec.sync_every, Some(SyncEvery::Fdatasync(1)));
+        assert_eq!(spec.size_bytes, 10 << 30);
+        assert_eq!(spec.io_size_bytes, Some(10 << 30), "size-based");
+        assert_eq!(spec.runtime, Duration::from_secs(60), "a cap");
+        assert_eq!((spec.iodepth, spec.numjobs), (1, 1));
+        assert!(!spec.direct, "fio's default is buffered");
+        assert!(!spec.cpus_split);
+        assert_eq!(job.missing, Missing::Create { unlink: false });
+        assert_eq!(job.target, Some(PathBuf::from(format!("db-{}", job.name))));
+        assert_eq!(job.group, 0);
+    }
+    assert_eq!(
+        inv.notes,
+        ["db.fio:4: thread=1: accepted; diskdash's workers are always threads"]
+    );
+    assert_eq!(inv.groups.len(), 1);
+    assert_eq!(inv.groups[0].jobs.len(), 4);
+}
+
+#[test]
+fn the_command_line_gives_the_same_plan() {
+    let file = world().file("db.fio", LSM).load(&["db.fio"]).unwrap();
+    let mut args = vec![
+        "--ioengine=psync",
+        "--fdatasync",
+        "1",
+        "--thread",
+        "--runtime=60",
+    ];
+    for (name, rw, bs) in [
+        ("write128", "write", "128k"),
+        ("randread128", "randread", "128k"),
+        ("write256", "write", "256k"),
+        ("randread256", "randread", "256k"),
+    ] {
+        args.extend(["--name", name, "--rw", rw, "--bs", bs, "--size=10G"]);
+        args.push(Box::leak(format!("--filename=db-{name}").into_boxed_str()));
+    }
+    let line = world().load(&args).unwrap();
+    assert_eq!(line.plan, file.plan);
+}
+
+#[test]
+fn stonewall_starts_a_step_and_new_group_a_group() {
+    let text = "[global]\nsize=1G\nfilename=f\n[a]\n[b]\nnew_group\n[c]\nstonewall\n[d]\n";
+    let inv = world().load(&["--name=x"]).map(|_| ()).unwrap_err();
+    assert!(inv.contains("no size"), "{inv}");
+    let inv = world().file("j.fio", text).load(&["j.fio"]).unwrap();
+    let shape: Vec<Vec<(&str, u32)>> = inv
+        .plan
+        .steps
+        .iter()
+        .map(|s| s.jobs.iter().map(|j| (j.name.as_str(), j.group)).collect())
+        .collect();
+    assert_eq!(shape, [vec![("a", 0), ("b", 1)], vec![("c", 2), ("d", 2)]]);
+    assert_eq!(inv.groups.len(), 3);
+}
+
+#[test]
+fn a_later_global_changes_later_jobs_only() {
+    let text = "[global]\nbs=8k\nsize=1G\n[a]\nfilename=a\n[global]\nbs=16k\n[b]\nfilename=b\n\
+                [c]\nfilename=c\nbs=32k\n";
+    let inv = world().file("j.fio", text).load(&["j.fio"]).unwrap();
+    let bs: Vec<u64> = jobs(&inv).iter().map(|j| j.spec.block_size_bytes).collect();
+    assert_eq!(bs, [8 << 10, 16 << 10, 32 << 10]);
+}
+
+#[test]
+fn includes_and_env_vars() {
+    let w = world()
+        .file(
+            "jobs/main.fio",
+            "[global]\ninclude common.fio\n[a]\nfilename=${FILE}\n",
+        )
+        .file("jobs/common.fio", "size=${SIZE}\nrw=randwrite\n")
+        .env("SIZE", "2G")
+        .env("FILE", "/data/f");
+    let inv = w.load(&["jobs/main.fio"]).unwrap();
+    let job = jobs(&inv)[0];
+    assert_eq!(job.spec.size_bytes, 2 << 30);
+    assert_eq!(job.spec.rw, RwMode::RandWrite);
+    assert_eq!(job.target, Some(PathBuf::from("/data/f")));
+}
+
+#[test]
+fn aliases_and_fio_semantics() {
+    let inv = world()
+        .target("/dev/sdb", Found::Block { bytes: 100 << 30 })
+        .target("data", Found::File { bytes: 8 << 30 })
+        .load(&[
+            "--name=a",
+            "--filename=/dev/sdb",
+            "--readwrite=randrw",
+            "--rwmixwrite=30",
+            "--ioengine=libaio",
+            "--iodepth=32",
+            "--iodepth_batch_submit=8",
+            "--iodepth_batch_complete_max=16",
+            "--buffered=0",
+            "--size=50%",
+            "--io_limit=1G",
+            "--randrepeat=0",
+            "--ramp_time=5",
+            "--startdelay=2",
+            "--cpus_allowed=0-1",
+            "--cpus_allowed_policy=split",
+            "--end_fsync=1",
+            "--offset_increment=1G",
+            "--name=b",
+            "--filename=data",
+            "--time_based",
+            "--runtime=30s",
+            "--sync=dsync",
+            "--randseed=42",
+            "--offset=1G",
+        ])
+        .unwrap();
+    let jobs = jobs(&inv);
+    let a = &jobs[0].spec;
+    assert_eq!(a.rw, RwMode::RandRw);
+    assert_eq!(a.rwmixread_pct, 70);
+    assert_eq!(a.ioengine, EngineKind::IoUring);
+    assert_eq!(
+        (a.iodepth, a.iodepth_batch, a.iodepth_batch_complete),
+        (32, 8, 16)
+    );
+    assert!(a.direct);
+    assert_eq!(a.size_bytes, 50 << 30);
+    assert_eq!(a.io_size_bytes, Some(1 << 30));
+    assert_eq!(a.runtime, crate::bench::options::MAX_RUN_TIME);
+    assert_eq!(a.randseed, Some(777));
+    assert_eq!(a.ramp, Duration::from_secs(5));
+    assert_eq!(a.startdelay, Duration::from_secs(2));
+    assert!(a.cpus_split && a.end_fsync);
+    assert_eq!(a.offset_increment_bytes, 1 << 30);
+    assert_eq!(jobs[0].missing, Missing::Refuse);
+    let b = &jobs[1].spec;
+    assert_eq!(b.io_size_bytes, None, "time_based");
+    assert_eq!(b.runtime, Duration::from_secs(30));
+    assert_eq!(b.size_bytes, 7 << 30, "the file's length past the offset");
+    assert_eq!(b.randseed, Some(42));
+    assert_eq!(
+        inv.notes,
+        [
+            "--ioengine=libaio: diskdash runs libaio's jobs with io_uring (same iodepth, \
+          asynchronous like libaio)"
+        ]
+    );
+}
+
+#[test]
+fn invocation_options_and_diskdash_flags() {
+    let inv = world()
+        .load(&[
+            "--output-format=json",
+            "--output",
+            "out.json",
+            "--status-interval=10",
+            "--percentile_list=50:99:99.9",
+            "--parse-only",
+            "--showcmd",
+            "--allow-destructive",
+            "--no-tui",
+            "--json",
+            "rec.json",
+            "--jsonl=rec.jsonl",
+            "--force",
+            "--name=a",
+            "--size=1G",
+            "--group_reporting",
+            "--name=b",
+            "--size=1G",
+            "--section=b",
+        ])
+        .unwrap();
+    assert_eq!(inv.output_format, OutputFormat::Json);
+    assert_eq!(inv.output, Some(PathBuf::from("out.json")));
+    assert_eq!(inv.status_interval, Some(Duration::from_secs(10)));
+    assert_eq!(inv.percentiles, Some(vec![50.0, 99.0, 99.9]));
+    assert!(inv.parse_only && inv.showcmd);
+    assert_eq!(
+        inv.diskdash,
+        DiskdashFlags {
+            allow_destructive: true,
+            no_tui: true,
+            json: Some("rec.json".into()),
+            jsonl: Some("rec.jsonl".into()),
+            force: true,
+        }
+    );
+    let names: Vec<_> = jobs(&inv).iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["b"]);
+    assert_eq!(jobs(&inv)[0].target, Some(PathBuf::from(".")));
+    assert!(!inv.group_reporting, "a was not selected");
+}
+
+#[test]
+fn every_bad_input_names_itself_and_the_fix() {
+    let w = world()
+        .file("a.fio", "[a]\nsize=1G\nfoo=1\n")
+        .file("b.fio", "[a]\nsize=1G\nbs\n")
+        .file("c.fio", "[a]\nfilename=nothere\n")
+        .file("d.fio", "[a]\nsize=1G\nallow_destructive=1\n")
+        .file("e.fio", "[a]\nsize=1G\ntime_based\n")
+        .file("f.fio", "[a]\nsize=1G\nnumjobs=0\n")
+        .file(
+            "g.fio",
+            "[global]\nsize=1G\nrw=write\nfilename=x\n[a]\n[b]\n",
+        )
+        .file("h.fio", "[a]\nsize=1G\noutput-format=json\n")
+        .file("i.fio", "[a]\nsize=1G\nallow_mounted_write=1\n")
+        .target("/dev/null", Found::Other)
+        .target("dir", Found::Dir);
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["a.fio"],
+            "a.fio:3: foo=1: not a fio option diskdash knows; see 'diskdash fio --help' for the \
+             options it honours",
+        ),
+        (
+            &["--name=a", "--size=1G", "--foo"],
+            "--foo: not a fio option diskdash knows; see 'diskdash fio --help' for the options \
+             it honours",
+        ),
+        (&["b.fio"], "b.fio:3: bs needs a value; write bs=VALUE"),
+        (
+            &["--name=a", "--bs"],
+            "--bs needs a value; write --bs=VALUE",
+        ),
+        (
+            &["c.fio"],
+            "c.fio:2: filename nothere does not exist and no size to create it; add size=SIZE \
+             (e.g. size=10G) or create the file",
+        ),
+        (
+            &["d.fio"],
+            "d.fio:3: allow_destructive=1: a job file cannot allow destructive writes; pass \
+             --allow-destructive to diskdash fio on the command line",
+        ),
+        (
+            &["e.fio"],
+            "e.fio:3: time_based needs a runtime; add runtime=60s (or drop time_based for a \
+             size-based run)",
+        ),
+        (
+            &["f.fio"],
+            r#"f.fio:3: numjobs "0" must be at least 1; use e.g. 1, 2 or 4"#,
+        ),
+        (
+            &["g.fio"],
+            "jobs a and b both write /cwd/x at the same time; give each its own filename, or \
+             add stonewall to run them one after the other",
+        ),
+        (
+            &["h.fio"],
+            "h.fio:3: output-format=json: is an option of fio's command line, not of a job \
+             file; pass --output-format=json",
+        ),
+        (
+            &["i.fio"],
+            "i.fio:3: allow_mounted_write=1: diskdash never writes to a mounted device; \
+             unmount it, or run on a file in its filesystem",
+        ),
+        (
+            &["--name=a", "--filename=a:b"],
+            "--filename=a:b: diskdash runs one file or device per job; give each its own job \
+             section (fio's ':' list)",
+        ),
+        (
+            &["--name=a", "--filename=/dev/null"],
+            "--filename=/dev/null: /dev/null is neither a regular file nor a block device; name \
+             a file or a disk",
+        ),
+        (
+            &["--name=a", "--filename=dir"],
+            "--filename=dir: dir is a directory; use directory=dir for a scratch file in it",
+        ),
+        (
+            &["--name=a", "--directory=nodir", "--size=1G"],
+            "--directory=nodir: job a has no target: nodir is not a directory; give \
+             filename=FILE or directory=DIR",
+        ),
+        (
+            &["--name=a"],
+            "job a has no size: a scratch file in . needs one; add size=SIZE (e.g. size=1G) or \
+             filename=FILE",
+        ),
+        (
+            &["--name=a", "--size=50%"],
+            "--size 50%: a share needs filename= naming an existing file or device; give a \
+             size, e.g. size=10G",
+        ),
+        (
+            &["--name=a", "--size=1G", "--rwmixwrite=101"],
+            r#"--rwmixwrite "101" is not a percentage; use 0 to 100"#,
+        ),
+        (
+            &["--name=a", "--size=1G", "--ioengine=spdk"],
+            r#"--ioengine "spdk" is not an engine; use io_uring, psync or null"#,
+        ),
+        (
+            &["--output-format=json+", "--name=a", "--size=1G"],
+            "--output-format=json+: diskdash writes no fio latency bins; use \
+             --output-format=json (its percentiles come from exact histograms)",
+        ),
+        (
+            &["--output-format=terse", "--name=a", "--size=1G"],
+            "--output-format=terse: diskdash writes no terse output; use --output-format=json \
+             for scripts",
+        ),
+        (
+            &["--percentile_list=50:101", "--name=a", "--size=1G"],
+            r#"--percentile_list "50:101" is not a list of percentiles; use e.g. 50:99:99.9 (each above 0, at most 100, at most 20)"#,
+        ),
+        (
+            &["--section=zz", "--name=a", "--size=1G"],
+            "--section=zz names no job section; the jobs are: a",
+        ),
+        (
+            &["--readonly", "--name=a", "--size=1G", "--rw=write"],
+            "--readonly: job a writes (write); drop --readonly or make it a read job",
+        ),
+        (
+            &["--no-tui=1", "--name=a", "--size=1G"],
+            "--no-tui=1: --no-tui is a switch and takes no value",
+        ),
+        (
+            &[],
+            "no job to run: give a job file with a [job] section, or --name=JOB with its options \
+             (see 'diskdash fio --help')",
+        ),
+        (
+            &["--name=a", "--size=1G", "--bs=12k5"],
+            r#"--bs "12k5" is not a size; use e.g. 4k, 1M or 512"#,
+        ),
+    ];
+    for (args, want) in cases {
+        assert_eq!(w.load(args).unwrap_err(), *want, "{args:?}");
+    }
+}
+
+#[test]
+fn a_stonewall_lets_two_jobs_write_one_file_and_readers_may_share() {
+    let w = world()
+        .file(
+            "a.fio",
+            "[global]\nsize=1G\nfilename=x\n[a]\nrw=write\n[b]\nrw=write\nstonewall\n",
+        )
+        .file(
+            "b.fio",
+            "[global]\nsize=1G\nfilename=x\n[a]\nrw=write\n[b]\nrw=read\n",
+        );
+    assert_eq!(w.load(&["a.fio"]).unwrap().plan.steps.len(), 2);
+    assert_eq!(w.load(&["b.fio"]).unwrap().plan.steps.len(), 1);
+}
+
+#[test]
+fn tuning_options_are_accepted_with_one_note_each() {
+    let inv = world()
+        .file(
+            "t.fio",
+            "[global]\nsize=1G\ngtod_reduce=1\nlog_avg_msec=1000\nnorandommap\n[a]\n[b]\n",
+        )
+        .load(&["t.fio"])
+        .unwrap();
+    assert_eq!(inv.notes.len(), 3, "{:?}", inv.notes);
+    assert_eq!(
+        inv.notes[0],
+        "t.fio:3: gtod_reduce=1: accepted; it tunes fio's own measurement, diskdash measures \
+         every I/O the same way"
+    );
+}
+
+#[test]
+fn an_existing_file_gives_its_size_and_unlink_leaves_it() {
+    let inv = world()
+        .target("f", Found::File { bytes: 1 << 30 })
+        .load(&["--name=a", "--filename=f", "--unlink=1"])
+        .unwrap();
+    let job = jobs(&inv)[0];
+    assert_eq!(job.spec.size_bytes, 1 << 30);
+    assert_eq!(job.missing, Missing::Refuse);
+    assert_eq!(
+        inv.notes,
+        ["job a: unlink=1: f existed before the run; diskdash only removes files it created"]
+    );
+    let created = world()
+        .load(&["--name=a", "--filename=new", "--size=1M", "--unlink"])
+        .unwrap();
+    assert_eq!(jobs(&created)[0].missing, Missing::Create { unlink: true });
+}
+
+proptest::proptest! {
+    #[test]
+    fn random_sections_and_values_never_panic(
+        sections in proptest::collection::vec(
+            (
+                "[a-z]{1,6}",
+                proptest::collection::vec(
+                    (
+                        proptest::sample::select(vec![
+                            "rw", "bs", "size", "iodepth", "numjobs", "ioengine", "filename",
+                            "directory", "runtime", "time_based", "stonewall", "new_group",
+                            "rwmixwrite", "io_size", "offset", "randrepeat", "buffered",
+                            "percentile_list", "unlink", "cpus_allowed", "sync", "bogus",
+                        ]),
+                        proptest::option::of("[ -~]{0,8}"),
+                    ),
+                    0..6,
+                ),
+            ),
+            0..5,
+        )
+    ) {
+        let mut text = String::new();
+        for (name, options) in &sections {
+            text.push_str(&format!("[{name}]\n"));
+            for (option, value) in options {
+                match value {
+                    Some(v) => text.push_str(&format!("{option}={v}\n")),
+                    None => text.push_str(&format!("{option}\n")),
+                }
+            }
+        }
+        let w = world().file("p.fio", &text).target("f", Found::File { bytes: 1 << 20 });
+        let _ = w.load(&["p.fio"]);
+    }
+}

@@ -1,0 +1,103 @@
+//! `diskdash fio ARGS...`: fio's job files and command line, unchanged, into a validated
+//! [`Plan`] and the invocation's settings ([`FioInvocation`]). [`parse`] splits the text into
+//! sections of raw options, [`map`] gives fio's options their meaning (fio's defaults, aliases,
+//! engines, size-based runs, targets, steps and groups) through the one validator
+//! (`bench::options::validate`), [`show`] prints `--parse-only` and `--showcmd`. Running the
+//! plan is the session's business.
+
+pub mod map;
+pub mod parse;
+pub mod show;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::bench::spec::MachineLimits;
+use crate::plan::Plan;
+
+/// fio's `--output-format`, as far as diskdash writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    /// fio's human-readable report.
+    #[default]
+    Normal,
+    /// One JSON document.
+    Json,
+}
+
+/// diskdash's own flags, recognised among fio's arguments.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DiskdashFlags {
+    /// `--allow-destructive`: writes to block devices and to existing files with data. Only
+    /// the command line grants it, never a job file.
+    pub allow_destructive: bool,
+    /// `--no-tui`: headless even in a terminal.
+    pub no_tui: bool,
+    /// `--json FILE`: the run record.
+    pub json: Option<PathBuf>,
+    /// `--jsonl FILE`: one record per interval.
+    pub jsonl: Option<PathBuf>,
+    /// `--force`: let `--json`/`--jsonl` replace a file that is not a diskdash record.
+    pub force: bool,
+}
+
+/// A reporting group: fio's `new_group` and `stonewall` start one; numbered from 0.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupInfo {
+    pub id: u32,
+    /// The names of its jobs, in plan order.
+    pub jobs: Vec<String>,
+}
+
+/// What `diskdash fio ARGS...` asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FioInvocation {
+    pub plan: Plan,
+    pub output_format: OutputFormat,
+    /// `--output FILE`: the report goes there instead of stdout.
+    pub output: Option<PathBuf>,
+    /// `--status-interval`: a full report this often while running.
+    pub status_interval: Option<Duration>,
+    /// Some job asked for `group_reporting`: report per group, not per job.
+    pub group_reporting: bool,
+    /// `percentile_list` (in percent, in the order given); `None`: fio's default list.
+    pub percentiles: Option<Vec<f64>>,
+    pub parse_only: bool,
+    pub showcmd: bool,
+    /// One line each: options accepted without effect, engines substituted.
+    pub notes: Vec<String>,
+    pub groups: Vec<GroupInfo>,
+    pub diskdash: DiskdashFlags,
+}
+
+/// Reads fio's arguments (job files through the filesystem, `-` from stdin, `${VAR}` from
+/// `env`) into an invocation whose plan has been validated against `machine` and the targets
+/// on disk.
+///
+/// # Errors
+/// A usage error (exit 2) naming the file and line or the flag, the value and the fix.
+pub fn load(
+    args: &[String],
+    env: &dyn Fn(&str) -> Option<String>,
+    machine: &MachineLimits,
+) -> anyhow::Result<FioInvocation> {
+    let read = |path: &std::path::Path| {
+        if path == std::path::Path::new("-") {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
+            Ok(bytes)
+        } else {
+            std::fs::read(path)
+        }
+    };
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+    let io = map::Io {
+        read: &read,
+        env,
+        probe: &map::Os,
+        seed_now: seed,
+    };
+    map::load_with(args, &io, machine)
+}

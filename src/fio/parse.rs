@@ -1,0 +1,639 @@
+//! fio's grammar, job files and command line, into an ordered list of [`Section`]s of raw
+//! `(option, value, origin)` entries. Nothing here knows what an option means beyond whether it
+//! takes a value (for `--opt value` on the command line); `map` gives them meaning.
+//!
+//! Job files (fio's HOWTO, "Job file format"): `[name]` starts a section, `[global]` holds
+//! options for the job sections below it; `;` and `#` start a comment at the start of a line or
+//! after whitespace; `include FILE` reads FILE (relative to the including file's directory) in
+//! place; `${VAR}` is replaced by the environment variable VAR. The command line: `--name=x`
+//! starts a job, options before the first `--name` are global, other words are job files (`-`:
+//! stdin). Files are read and the environment is looked up through injected functions, so all
+//! of this runs under unit tests.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::bench::options::Origin;
+use crate::usage;
+
+/// The deepest `include` nesting; deeper is taken for a loop the path check did not see
+/// (through symlinks).
+const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// One option as written: `bs=4k` is `("bs", Some("4k"))`, `time_based` is `("time_based",
+/// None)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub option: String,
+    pub value: Option<String>,
+    pub origin: Origin,
+}
+
+impl Entry {
+    /// The entry as the user wrote it: `bs=4k`, `time_based`.
+    #[must_use]
+    pub fn written(&self) -> String {
+        match &self.value {
+            Some(value) => format!("{}={value}", self.option),
+            None => self.option.clone(),
+        }
+    }
+
+    /// How errors name it: `db.fio:3: bs=4k` or `--bs=4k`.
+    #[must_use]
+    pub fn located(&self) -> String {
+        match &self.origin {
+            Origin::File { path, line } => format!("{path}:{line}: {}", self.written()),
+            _ => format!("--{}", self.written()),
+        }
+    }
+
+    /// How errors name the option without its value: `db.fio:3: bs` or `--bs`.
+    #[must_use]
+    pub fn name(&self) -> String {
+        match &self.origin {
+            Origin::File { path, line } => format!("{path}:{line}: {}", self.option),
+            _ => format!("--{}", self.option),
+        }
+    }
+}
+
+/// A `[section]` of a job file or a `--name=` job of the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    pub name: String,
+    pub entries: Vec<Entry>,
+}
+
+impl Section {
+    /// `[global]`: options for the job sections below it.
+    #[must_use]
+    pub fn is_global(&self) -> bool {
+        self.name == "global"
+    }
+}
+
+/// What an option takes, for the command line's `--opt value` form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arity {
+    /// Takes a value: `--bs=4k` or `--bs 4k`.
+    Value,
+    /// A switch, or a value only with `=`: `--time_based`, `--direct=1`.
+    Flag,
+}
+
+/// Reads a job file (`-`: stdin) as bytes.
+pub type Reader<'a> = &'a dyn Fn(&Path) -> std::io::Result<Vec<u8>>;
+/// Looks an environment variable up.
+pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Parses job files in order into sections.
+///
+/// # Errors
+/// A usage error naming the file (and line) for an unreadable or non-UTF-8 file, a line that
+/// is neither a section, an option, a comment nor an include, an option outside any section,
+/// an include loop or an unset `${VAR}`.
+pub fn job_files(
+    paths: &[PathBuf],
+    read: Reader<'_>,
+    env: Env<'_>,
+) -> anyhow::Result<Vec<Section>> {
+    let mut sections = Vec::new();
+    for path in paths {
+        let mut parser = FileParser {
+            read,
+            env,
+            sections: &mut sections,
+            stack: Vec::new(),
+        };
+        parser.file(path, None)?;
+    }
+    Ok(sections)
+}
+
+struct FileParser<'a, 'b> {
+    read: Reader<'a>,
+    env: Env<'a>,
+    sections: &'b mut Vec<Section>,
+    /// The files being read, outermost first (normalised paths), for include loops.
+    stack: Vec<PathBuf>,
+}
+
+impl FileParser<'_, '_> {
+    /// Reads `path` (`included_at`: the `file:line` of its include directive).
+    fn file(&mut self, path: &Path, included_at: Option<&str>) -> anyhow::Result<()> {
+        let shown = display(path);
+        let at = included_at.map_or(String::new(), |at| format!("{at}: "));
+        let key = normalise(path);
+        if self.stack.contains(&key) {
+            return Err(usage!(
+                "{at}include {shown} is an include loop ({shown} is already being read); \
+                 remove the include"
+            ));
+        }
+        if self.stack.len() >= MAX_INCLUDE_DEPTH {
+            return Err(usage!(
+                "{at}include {shown} nests includes deeper than {MAX_INCLUDE_DEPTH}; is there \
+                 a loop through a symlink?"
+            ));
+        }
+        let bytes = (self.read)(path).map_err(|e| {
+            let what = if path == Path::new("-") {
+                "stdin".to_string()
+            } else {
+                format!("job file {shown}")
+            };
+            usage!("{at}cannot read {what}: {e}")
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            usage!(
+                "{at}job file {shown} is not UTF-8 text (invalid byte at offset {}); give a \
+                 fio job file",
+                e.utf8_error().valid_up_to()
+            )
+        })?;
+        self.stack.push(key);
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        for (index, raw) in text.lines().enumerate() {
+            let line = u32::try_from(index + 1).unwrap_or(u32::MAX);
+            let origin = Origin::File {
+                path: shown.clone(),
+                line,
+            };
+            let here = format!("{shown}:{line}");
+            let stripped = strip_comment(raw).trim();
+            if stripped.is_empty() {
+                continue;
+            }
+            let expanded = expand_env(stripped, self.env, &here)?;
+            let text = expanded.trim();
+            if let Some(rest) = text.strip_prefix('[') {
+                let Some(name) = rest.strip_suffix(']') else {
+                    return Err(usage!(
+                        "{here}: {} is not a section header; write [name]",
+                        short(text)
+                    ));
+                };
+                let name = name.trim();
+                if name.is_empty() {
+                    return Err(usage!(
+                        "{here}: [] has no name; write [global] or [jobname]"
+                    ));
+                }
+                self.sections.push(Section {
+                    name: name.to_string(),
+                    entries: Vec::new(),
+                });
+                continue;
+            }
+            if let Some(target) = include_target(text) {
+                let included = if Path::new(target).is_absolute() || path == Path::new("-") {
+                    PathBuf::from(target)
+                } else {
+                    dir.join(target)
+                };
+                self.file(&included, Some(&here))?;
+                continue;
+            }
+            let (option, value) = match text.split_once('=') {
+                Some((option, value)) => (option.trim(), Some(value.trim().to_string())),
+                None => (text, None),
+            };
+            if option.is_empty() || option.contains(char::is_whitespace) {
+                return Err(usage!(
+                    "{here}: {} is not an option line; write option=value, [section] or \
+                     include FILE",
+                    short(text)
+                ));
+            }
+            let entry = Entry {
+                option: option.to_string(),
+                value,
+                origin,
+            };
+            match self.sections.last_mut() {
+                Some(section) => section.entries.push(entry),
+                None => {
+                    return Err(usage!(
+                        "{here}: {} comes before any section; put it under [global] or a [job]",
+                        short(&entry.written())
+                    ));
+                }
+            }
+        }
+        self.stack.pop();
+        Ok(())
+    }
+}
+
+/// `include FILE` -> `FILE`.
+fn include_target(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("include")?;
+    rest.starts_with(char::is_whitespace)
+        .then(|| rest.trim())
+        .filter(|t| !t.is_empty())
+}
+
+/// The line without its comment: `;` or `#` at the start or after whitespace, as fio.
+fn strip_comment(line: &str) -> &str {
+    let mut previous_blank = true;
+    for (i, c) in line.char_indices() {
+        if (c == ';' || c == '#') && previous_blank {
+            return &line[..i];
+        }
+        previous_blank = c.is_whitespace();
+    }
+    line
+}
+
+/// Replaces every `${NAME}` with the environment's value; other `$` text stays as written.
+fn expand_env(text: &str, env: Env<'_>, here: &str) -> anyhow::Result<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let name_end = after.find('}');
+        match name_end {
+            Some(end)
+                if end > 0
+                    && after[..end]
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                let name = &after[..end];
+                let value = env(name).ok_or_else(|| {
+                    usage!("{here}: ${{{name}}} is not set; export {name} or write the value")
+                })?;
+                out.push_str(&value);
+                rest = &after[end + 1..];
+            }
+            _ => {
+                out.push_str("${");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// A path as errors show it.
+fn display(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".to_string()
+    } else {
+        crate::error::one_line(&path.display().to_string())
+    }
+}
+
+/// `a/./b/../c` -> `a/c`, for spotting include loops without touching the filesystem.
+fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// At most 60 characters of a line, for an error.
+fn short(text: &str) -> String {
+    const MAX: usize = 60;
+    if text.chars().count() <= MAX {
+        format!("{text:?}")
+    } else {
+        let head: String = text.chars().take(MAX).collect();
+        format!("{head:?}...")
+    }
+}
+
+/// What fio's command line holds: job sections, the job files named, and the words that are
+/// not options of jobs (diskdash's own flags and fio's invocation options stay entries too;
+/// `map` sorts them).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CommandLine {
+    /// Options before the first `--name` (a `global` section, first) and one section per
+    /// `--name`.
+    pub sections: Vec<Section>,
+    /// Job files, in order.
+    pub files: Vec<PathBuf>,
+}
+
+/// Splits fio's command line. `arity` says which options take a value (so `--bs 4k` takes the
+/// next word); `None` for an option nobody knows, which then takes a value only with `=`.
+///
+/// # Errors
+/// A usage error for `--name` without a name or a bare `--`.
+pub fn command_line(
+    args: &[String],
+    arity: &dyn Fn(&str) -> Option<Arity>,
+) -> anyhow::Result<CommandLine> {
+    let mut out = CommandLine {
+        sections: vec![Section {
+            name: "global".into(),
+            entries: Vec::new(),
+        }],
+        files: Vec::new(),
+    };
+    let mut words = args.iter().peekable();
+    while let Some(word) = words.next() {
+        let Some(flag) = word.strip_prefix("--") else {
+            if word.starts_with('-') && word != "-" {
+                return Err(usage!(
+                    "{word}: fio's short options are not supported; use the long form \
+                     (--help, --output=FILE)"
+                ));
+            }
+            out.files.push(PathBuf::from(word));
+            continue;
+        };
+        if flag.is_empty() {
+            return Err(usage!(
+                "--: not an option; give fio options (--name=job --rw=read ...) and job files"
+            ));
+        }
+        let (option, mut value) = match flag.split_once('=') {
+            Some((option, value)) => (option.to_string(), Some(value.to_string())),
+            None => (flag.to_string(), None),
+        };
+        if value.is_none() && arity(&option) == Some(Arity::Value) {
+            if let Some(next) = words.next_if(|next| !next.starts_with("--")) {
+                value = Some(next.clone());
+            }
+        }
+        if option == "name" {
+            let Some(name) = value.filter(|n| !n.trim().is_empty()) else {
+                return Err(usage!("--name needs a job name: --name=JOB"));
+            };
+            out.sections.push(Section {
+                name,
+                entries: Vec::new(),
+            });
+            continue;
+        }
+        let entry = Entry {
+            option,
+            value,
+            origin: Origin::CommandLine,
+        };
+        out.sections
+            .last_mut()
+            .expect("the global section is first")
+            .entries
+            .push(entry);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn files(map: &[(&str, &[u8])]) -> HashMap<PathBuf, Vec<u8>> {
+        map.iter()
+            .map(|(p, b)| (PathBuf::from(p), b.to_vec()))
+            .collect()
+    }
+
+    fn parse_with(
+        fs: &HashMap<PathBuf, Vec<u8>>,
+        env: &[(&str, &str)],
+        paths: &[&str],
+    ) -> Result<Vec<Section>, String> {
+        let read = |p: &Path| {
+            fs.get(p)
+                .cloned()
+                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+        };
+        let env: HashMap<String, String> = env
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect();
+        let lookup = |name: &str| env.get(name).cloned();
+        let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+        job_files(&paths, &read, &lookup).map_err(|e| {
+            assert_eq!(crate::error::exit_code(&e), 2, "{e}");
+            e.to_string()
+        })
+    }
+
+    fn parse(text: &str) -> Result<Vec<Section>, String> {
+        parse_with(&files(&[("db.fio", text.as_bytes())]), &[], &["db.fio"])
+    }
+
+    fn at(line: u32) -> Origin {
+        Origin::File {
+            path: "db.fio".into(),
+            line,
+        }
+    }
+
+    #[test]
+    fn sections_options_comments_and_blank_lines() {
+        let sections = parse(
+            "; a comment\n# another\n\n[global]\nioengine = psync ; trailing\nthread\n\
+             [a]\nfilename=x#y\nbs=4k\t# trailing\n",
+        )
+        .unwrap();
+        assert_eq!(sections.len(), 2);
+        assert!(sections[0].is_global());
+        assert_eq!(
+            sections[0].entries,
+            vec![
+                Entry {
+                    option: "ioengine".into(),
+                    value: Some("psync".into()),
+                    origin: at(5)
+                },
+                Entry {
+                    option: "thread".into(),
+                    value: None,
+                    origin: at(6)
+                },
+            ]
+        );
+        assert_eq!(sections[1].name, "a");
+        assert_eq!(sections[1].entries[0].value.as_deref(), Some("x#y"));
+        assert_eq!(sections[1].entries[1].value.as_deref(), Some("4k"));
+    }
+
+    #[test]
+    fn includes_are_read_in_place_relative_to_the_including_file() {
+        let fs = files(&[
+            (
+                "jobs/main.fio",
+                b"[global]\ninclude common.fio\n[a]\nbs=8k\n",
+            ),
+            ("jobs/common.fio", b"bs=4k\nrw=write\n"),
+        ]);
+        let sections = parse_with(&fs, &[], &["jobs/main.fio"]).unwrap();
+        assert_eq!(sections[0].entries.len(), 2);
+        assert_eq!(
+            sections[0].entries[0].origin,
+            Origin::File {
+                path: "jobs/common.fio".into(),
+                line: 1
+            }
+        );
+        assert_eq!(sections[1].entries[0].value.as_deref(), Some("8k"));
+    }
+
+    #[test]
+    fn env_vars_are_expanded() {
+        let fs = files(&[(
+            "db.fio",
+            b"[a]\nsize=${SIZE}\nfilename=/mnt/${DIR}/f\nx=$HOME\n",
+        )]);
+        let sections = parse_with(&fs, &[("SIZE", "1G"), ("DIR", "d")], &["db.fio"]).unwrap();
+        let values: Vec<_> = sections[0]
+            .entries
+            .iter()
+            .map(|e| e.value.clone().unwrap())
+            .collect();
+        assert_eq!(values, ["1G", "/mnt/d/f", "$HOME"]);
+    }
+
+    #[test]
+    fn several_files_in_order_and_stdin() {
+        let fs = files(&[("a.fio", b"[a]\n"), ("-", b"[b]\n")]);
+        let names: Vec<_> = parse_with(&fs, &[], &["a.fio", "-"])
+            .unwrap()
+            .into_iter()
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(names, ["a", "b"]);
+    }
+
+    #[test]
+    fn errors_name_the_file_and_line() {
+        let fs = files(&[
+            ("loop.fio", b"[a]\ninclude ./loop.fio\n"),
+            ("x.fio", b"[a]\ninclude y.fio\n"),
+            ("y.fio", b"include x.fio\n"),
+            ("missing.fio", b"[a]\n\ninclude gone.fio\n"),
+            ("bad.fio", b"[a]\nbs=\xff\n"),
+        ]);
+        let err = |paths: &[&str]| parse_with(&fs, &[], paths).unwrap_err();
+        assert_eq!(
+            err(&["loop.fio"]),
+            "loop.fio:2: include ./loop.fio is an include loop (./loop.fio is already being \
+             read); remove the include"
+        );
+        assert_eq!(
+            err(&["x.fio"]),
+            "y.fio:1: include x.fio is an include loop (x.fio is already being read); remove \
+             the include"
+        );
+        assert_eq!(
+            err(&["missing.fio"]),
+            "missing.fio:3: cannot read job file gone.fio: entity not found"
+        );
+        assert_eq!(
+            err(&["nope.fio"]),
+            "cannot read job file nope.fio: entity not found"
+        );
+        assert_eq!(
+            err(&["bad.fio"]),
+            "job file bad.fio is not UTF-8 text (invalid byte at offset 7); give a fio job file"
+        );
+        assert_eq!(
+            parse("[a]\nsize=${NOPE}\n").unwrap_err(),
+            "db.fio:2: ${NOPE} is not set; export NOPE or write the value"
+        );
+        assert_eq!(
+            parse("bs=4k\n").unwrap_err(),
+            r#"db.fio:1: "bs=4k" comes before any section; put it under [global] or a [job]"#
+        );
+        assert_eq!(
+            parse("[a\n").unwrap_err(),
+            r#"db.fio:1: "[a" is not a section header; write [name]"#
+        );
+        assert_eq!(
+            parse("[a]\nnot an option\n").unwrap_err(),
+            r#"db.fio:2: "not an option" is not an option line; write option=value, [section] or include FILE"#
+        );
+    }
+
+    fn arity(option: &str) -> Option<Arity> {
+        match option {
+            "time_based" => Some(Arity::Flag),
+            "bs" | "rw" | "name" => Some(Arity::Value),
+            _ => None,
+        }
+    }
+
+    fn cmd(args: &[&str]) -> Result<CommandLine, String> {
+        let args: Vec<String> = args.iter().map(|a| (*a).to_string()).collect();
+        command_line(&args, &arity).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_command_line_makes_a_global_section_and_one_per_name() {
+        let line = cmd(&[
+            "--bs",
+            "8k",
+            "--name=a",
+            "--rw=write",
+            "--time_based",
+            "job.fio",
+            "--name",
+            "b",
+            "--bs=16k",
+        ])
+        .unwrap();
+        assert_eq!(line.files, [PathBuf::from("job.fio")]);
+        let names: Vec<_> = line.sections.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["global", "a", "b"]);
+        assert_eq!(line.sections[0].entries[0].value.as_deref(), Some("8k"));
+        assert_eq!(line.sections[1].entries[1].written(), "time_based");
+        assert_eq!(line.sections[2].entries[0].located(), "--bs=16k");
+        assert_eq!(
+            cmd(&["--name"]).unwrap_err(),
+            "--name needs a job name: --name=JOB"
+        );
+        // A value option at the end keeps no value; `map` says it needs one.
+        assert_eq!(cmd(&["--bs"]).unwrap().sections[0].entries[0].value, None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn random_job_files_never_panic(
+            lines in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "\\[[a-z${}\\]\\[ ]{0,8}\\]?",
+                    "[a-z_${}]{0,8}(=[ -~]{0,12})?",
+                    "include [a-z./]{0,8}",
+                    "[ -~]{0,20}",
+                    "\\PC{0,10}",
+                ],
+                0..20,
+            )
+        ) {
+            let text = lines.join("\n");
+            let fs = files(&[("db.fio", text.as_bytes()), ("a", b"[x]\n")]);
+            let _ = parse_with(&fs, &[("A", "1")], &["db.fio"]);
+        }
+
+        #[test]
+        fn random_command_lines_never_panic(
+            args in proptest::collection::vec("(--)?[a-z_=${}-]{0,10}", 0..12)
+        ) {
+            let args: Vec<String> = args;
+            let _ = command_line(&args, &arity);
+        }
+
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..256)) {
+            let fs = files(&[("db.fio", &bytes)]);
+            let _ = parse_with(&fs, &[], &["db.fio"]);
+        }
+    }
+}

@@ -1,0 +1,359 @@
+//! Text for `diskdash fio --parse-only` (the plan: steps, jobs, resolved options, targets),
+//! `--showcmd` (each job as a fio command line and as `diskdash bench` where one exists) and
+//! `--help`.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::bench::options::{Key, Origin};
+use crate::bench::spec::{JobSpec, SyncEvery};
+use crate::fio::FioInvocation;
+use crate::plan::{Job, Missing};
+use crate::units::{format_bytes, format_size_short};
+
+/// `1`, `2 steps` style counts.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The plan as `--parse-only` prints it.
+#[must_use]
+pub fn plan(invocation: &FioInvocation) -> String {
+    let steps = &invocation.plan.steps;
+    let jobs: usize = steps.iter().map(|s| s.jobs.len()).sum();
+    let mut out = format!(
+        "plan: {}, {}\n",
+        count(steps.len(), "step", "steps"),
+        count(jobs, "job", "jobs")
+    );
+    for (i, step) in steps.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "step {} ({} at once)",
+            i + 1,
+            count(step.jobs.len(), "job", "jobs")
+        );
+        for job in &step.jobs {
+            let _ = writeln!(
+                out,
+                "  job {} (group {}): {}",
+                job.name,
+                job.group,
+                job.spec.describe()
+            );
+            let _ = writeln!(out, "    target   {}", target(job));
+            let _ = writeln!(out, "    run      {}", run(&job.spec));
+            let options: Vec<String> = fio_options(&job.spec)
+                .into_iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect();
+            let _ = writeln!(out, "    options  {}", options.join(" "));
+        }
+    }
+    out
+}
+
+/// What happens to the job's target.
+fn target(job: &Job) -> String {
+    let Some(path) = &job.target else {
+        return "a scratch file in the current directory, removed after the run".to_string();
+    };
+    let shown = path.display();
+    match job.missing {
+        Missing::Create { unlink } => format!(
+            "{shown} (created, {}; {} after the run)",
+            format_bytes(job.spec.size_bytes),
+            if unlink { "removed" } else { "kept" }
+        ),
+        Missing::Refuse if path.is_dir() => {
+            format!("a scratch file in {shown}, removed after the run")
+        }
+        Missing::Refuse => format!("{shown} (exists, kept)"),
+    }
+}
+
+/// Size-based or time-based, as fio.
+fn run(spec: &JobSpec) -> String {
+    let mut text = match spec.io_size_bytes {
+        Some(bytes) => format!(
+            "size-based: {} per worker over {}, runtime cap {}",
+            format_bytes(bytes),
+            format_bytes(spec.size_bytes),
+            duration(spec.runtime)
+        ),
+        None => format!(
+            "time-based: {} over {}",
+            duration(spec.runtime),
+            format_bytes(spec.size_bytes)
+        ),
+    };
+    if !spec.ramp.is_zero() {
+        let _ = write!(text, ", ramp {}", duration(spec.ramp));
+    }
+    if !spec.startdelay.is_zero() {
+        let _ = write!(text, ", start delay {}", duration(spec.startdelay));
+    }
+    text
+}
+
+/// `60s`, `1500ms`, `250us`: the shortest exact form fio reads.
+fn duration(d: Duration) -> String {
+    let us = d.as_micros();
+    if us > 0 && us % 3_600_000_000 == 0 {
+        format!("{}h", us / 3_600_000_000)
+    } else if us % 1_000_000 == 0 {
+        format!("{}s", us / 1_000_000)
+    } else if us % 1000 == 0 {
+        format!("{}ms", us / 1000)
+    } else {
+        format!("{us}us")
+    }
+}
+
+/// The job's options with fio's names and compact values (`bs=128k`, `runtime=60s`).
+fn fio_options(spec: &JobSpec) -> Vec<(&'static str, String)> {
+    spec.to_options(&Origin::CommandLine)
+        .into_iter()
+        .map(|o| {
+            let value = match o.key {
+                Key::Bs | Key::Size | Key::IoSize | Key::Offset | Key::OffsetIncrement => o
+                    .value
+                    .parse::<u64>()
+                    .map_or(o.value.clone(), format_size_short),
+                Key::Runtime | Key::Ramp | Key::Interval | Key::StartDelay => {
+                    crate::units::parse_duration(&o.value).map_or(o.value.clone(), duration)
+                }
+                _ => o.value.clone(),
+            };
+            (o.key.fio_name(), value)
+        })
+        .collect()
+}
+
+/// fio's defaults as `fio_options` writes them, left out of `--showcmd`'s fio lines.
+const FIO_DEFAULTS: &[(&str, &str)] = &[
+    ("rw", "read"),
+    ("rwmixread", "50"),
+    ("bs", "4k"),
+    ("iodepth", "1"),
+    ("numjobs", "1"),
+    ("ioengine", "psync"),
+    ("iodepth_batch", "1"),
+    ("iodepth_batch_complete_max", "1"),
+    ("direct", "0"),
+    ("ramp_time", "0s"),
+    ("cpus_allowed_policy", "shared"),
+];
+
+/// Quotes a word for a POSIX shell when it needs it.
+fn shell(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./:=,+%@-".contains(c))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// Each job as an equivalent `fio` command line and `diskdash bench` command (or why there
+/// is none), as `--showcmd` prints them.
+#[must_use]
+pub fn commands(invocation: &FioInvocation) -> String {
+    let mut out = String::new();
+    let mut previous_group = None;
+    for (i, step) in invocation.plan.steps.iter().enumerate() {
+        for (j, job) in step.jobs.iter().enumerate() {
+            let mut fio = vec!["fio".to_string(), format!("--name={}", job.name)];
+            match (&job.target, job.missing) {
+                (Some(path), Missing::Refuse) if path.is_dir() => {
+                    fio.push(format!("--directory={}", path.display()));
+                }
+                (Some(path), missing) => {
+                    fio.push(format!("--filename={}", path.display()));
+                    if missing == (Missing::Create { unlink: true }) {
+                        fio.push("--unlink=1".into());
+                    }
+                }
+                (None, _) => {}
+            }
+            if i > 0 && j == 0 {
+                fio.push("--stonewall".into());
+            } else if previous_group.is_some_and(|g| g != job.group) {
+                fio.push("--new_group".into());
+            }
+            previous_group = Some(job.group);
+            let size_based = job.spec.io_size_bytes.is_some();
+            if !size_based {
+                fio.push("--time_based".into());
+            }
+            for (name, value) in fio_options(&job.spec) {
+                // The cap of a size-based run without runtime, the status interval (a
+                // command-line option of fio) and fio's defaults go without saying.
+                let default = FIO_DEFAULTS.contains(&(name, value.as_str()))
+                    || (name == "io_size" && job.spec.io_size_bytes == Some(job.spec.size_bytes));
+                if default
+                    || (name == "runtime"
+                        && size_based
+                        && job.spec.runtime == crate::bench::options::MAX_RUN_TIME)
+                    || name == "status_interval"
+                {
+                    continue;
+                }
+                fio.push(format!("--{name}={value}"));
+            }
+            let fio: Vec<String> = fio.iter().map(|w| shell(w)).collect();
+            let _ = writeln!(out, "{}:", job.name);
+            let _ = writeln!(out, "  {}", fio.join(" "));
+            match bench(job) {
+                Ok(words) => {
+                    let words: Vec<String> = words.iter().map(|w| shell(w)).collect();
+                    let _ = writeln!(out, "  {}", words.join(" "));
+                }
+                Err(why) => {
+                    let _ = writeln!(out, "  no diskdash bench equivalent: {why}");
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The `diskdash bench` command that runs `job` alone, or why bench cannot.
+fn bench(job: &Job) -> Result<Vec<String>, String> {
+    let spec = &job.spec;
+    if let (Some(path), Missing::Create { .. }) = (&job.target, job.missing) {
+        return Err(format!(
+            "bench runs on an existing file, device or directory, and {} does not exist yet",
+            path.display()
+        ));
+    }
+    let missing_flag = [
+        (spec.offset_bytes > 0, "offset"),
+        (spec.offset_increment_bytes > 0, "offset_increment"),
+        (!spec.startdelay.is_zero(), "startdelay"),
+        (spec.randseed.is_some(), "randseed (or randrepeat=0)"),
+        (spec.end_fsync, "end_fsync"),
+        (
+            spec.cpus.is_some() && !spec.cpus_split,
+            "cpus_allowed_policy=shared (bench pins one worker per CPU)",
+        ),
+    ];
+    let lacking: Vec<&str> = missing_flag
+        .iter()
+        .filter(|(used, _)| *used)
+        .map(|(_, name)| *name)
+        .collect();
+    if !lacking.is_empty() {
+        return Err(format!("bench has no flag for {}", lacking.join(", ")));
+    }
+    let mut words: Vec<String> = ["diskdash", "bench", "--rw", spec.rw.as_str()]
+        .map(String::from)
+        .to_vec();
+    let mut flag = |name: &str, value: String| {
+        words.push(name.to_string());
+        words.push(value);
+    };
+    if matches!(
+        spec.rw,
+        crate::bench::spec::RwMode::Rw | crate::bench::spec::RwMode::RandRw
+    ) {
+        flag("--rwmixread", spec.rwmixread_pct.to_string());
+    }
+    flag("--bs", format_size_short(spec.block_size_bytes));
+    flag("--size", format_size_short(spec.size_bytes));
+    flag("-q", spec.iodepth.to_string());
+    flag("--numjobs", spec.numjobs.to_string());
+    flag("--ioengine", spec.ioengine.as_str().to_string());
+    if spec.iodepth_batch != 1 {
+        flag("--iodepth-batch", spec.iodepth_batch.to_string());
+    }
+    if spec.iodepth_batch_complete != 1 {
+        flag(
+            "--iodepth-batch-complete",
+            spec.iodepth_batch_complete.to_string(),
+        );
+    }
+    match spec.sync_every {
+        Some(SyncEvery::Fsync(n)) => flag("--fsync", n.to_string()),
+        Some(SyncEvery::Fdatasync(n)) => flag("--fdatasync", n.to_string()),
+        None => {}
+    }
+    if let Some(sync) = spec.open_sync {
+        flag("--sync", sync.as_str().to_string());
+    }
+    if let Some(cpus) = &spec.cpus {
+        flag("--cpus", crate::bench::spec::format_cpu_list(cpus));
+    }
+    flag("--runtime", duration(spec.runtime));
+    if !spec.ramp.is_zero() {
+        flag("--ramp", duration(spec.ramp));
+    }
+    if spec.interval != Duration::from_secs(1) {
+        flag("--interval", duration(spec.interval));
+    }
+    if let Some(bytes) = spec.io_size_bytes {
+        flag("--io-size", format_size_short(bytes));
+    }
+    if !spec.direct {
+        words.push("--buffered".into());
+    }
+    if let Some(path) = &job.target {
+        words.push(path.display().to_string());
+    }
+    Ok(words)
+}
+
+/// `diskdash fio --help`.
+#[must_use]
+pub fn help() -> String {
+    let mut out = String::from(
+        "Run fio job files and fio command lines with diskdash.\n\n\
+         Usage: diskdash fio [OPTIONS] [JOBFILE...]\n\
+         \x20      diskdash fio --name=JOB --rw=randread --bs=4k --size=1G --filename=FILE ...\n\n\
+         Job files as fio reads them: [global] and [job] sections, ; and # comments,\n\
+         include FILE, ${VAR} from the environment, - for stdin. On the command line\n\
+         each --name starts a job; options before the first --name are global.\n\
+         fio's defaults apply (rw=read bs=4k iodepth=1 ioengine=psync direct=0). Without\n\
+         time_based a job ends after size (or io_size) bytes per worker; runtime caps it.\n\n\
+         fio's command-line options:\n\
+         \x20 --parse-only              print the plan (steps, jobs, targets) and exit\n\
+         \x20 --showcmd                 print each job as fio and diskdash bench commands\n\
+         \x20 --output=FILE             write the report to FILE\n\
+         \x20 --output-format=FORMAT    normal or json\n\
+         \x20 --status-interval=TIME    a full report every TIME while running\n\
+         \x20 --section=NAME            run only job section NAME (repeatable)\n\
+         \x20 --readonly                refuse jobs that write\n\n\
+         diskdash's flags:\n\
+         \x20 --allow-destructive       allow writes to block devices and existing files\n\
+         \x20                           (a job file cannot grant this)\n\
+         \x20 --no-tui                  stay headless in a terminal\n\
+         \x20 --json FILE               write the run record (JSON)\n\
+         \x20 --jsonl FILE              write one JSON record per interval\n\
+         \x20 --force                   let --json/--jsonl replace a file that is not a record\n\n\
+         Job options diskdash knows (others are errors):\n",
+    );
+    let mut line = String::from(" ");
+    for (name, how) in crate::fio::map::known_options() {
+        let word = if how == "honoured" {
+            name.to_string()
+        } else {
+            format!("{name}*")
+        };
+        if line.len() + word.len() + 1 > 78 {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from(" ");
+        }
+        line.push(' ');
+        line.push_str(&word);
+    }
+    out.push_str(&line);
+    out.push_str(
+        "\n  (* accepted with a one-line note: diskdash does not need it)\n\n\
+         ioengine: io_uring, psync (sync, pvsync), null; libaio runs on io_uring.\n",
+    );
+    out
+}
