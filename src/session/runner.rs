@@ -552,6 +552,18 @@ impl Runner {
                 })
                 .collect(),
         };
+        // Buffered jobs start from the device (fio's invalidate=1): the fill or an earlier
+        // step must not serve their reads from memory.
+        for (job, &t) in jobs.iter().zip(&targets) {
+            if !job.spec.direct
+                && let Err(err) = self.targets[t].drop_cached()
+            {
+                self.snap.notes.push(format!(
+                    "could not drop the page cache of {}: {err}",
+                    self.targets[t].path.display()
+                ));
+            }
+        }
         let cpu_start = rusage();
         for &d in &devices {
             let device = &mut self.devices[d];
