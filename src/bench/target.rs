@@ -323,6 +323,11 @@ pub fn create(spec: &JobSpec, path: &Path, unlink: bool) -> anyhow::Result<Targe
         ));
     }
     target.created = true;
+    // A new file is filled only to be read; writes go to it as they come (fio lays out a
+    // file the same way for a write job, without writing data first).
+    if !spec.reads() {
+        target.needs_fill = false;
+    }
     target.notes.push(if unlink {
         format!(
             "created {}; it is removed at the end (unlink=1)",

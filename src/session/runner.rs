@@ -844,10 +844,11 @@ impl Runner {
                 job: JobRecord::from(&job.spec),
                 target: self.target_record(t),
                 device: self.target_device[t].map(|d| self.devices[d].chain.device.clone()),
-                status: if error.is_some() {
-                    RunStatus::Failed
-                } else {
-                    status
+                // A job stopped by another job's failure did not fail: it was cut short.
+                status: match (&error, status) {
+                    (Some(_), _) => RunStatus::Failed,
+                    (None, RunStatus::Failed) => RunStatus::Interrupted,
+                    (None, status) => status,
                 },
                 error,
                 elapsed_ns: job_end.elapsed_ns,
