@@ -949,7 +949,12 @@ impl Runner {
             history.push_back(row.clone());
             self.snap.device = Some(row.clone());
         }
-        let (_, written) = self.recorder.interval(segment, interval, row);
+        let names: Vec<String> = if interval.jobs.is_empty() {
+            Vec::new()
+        } else {
+            self.snap.jobs.iter().map(|j| j.name.clone()).collect()
+        };
+        let (_, written) = self.recorder.interval(segment, interval, row, &names);
         if let Err(why) = written {
             self.snap.warnings.push(SessionWarning::Text(why));
         }

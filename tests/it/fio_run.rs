@@ -276,3 +276,44 @@ fn a_failing_job_stops_the_step_and_the_record_names_it() {
     assert_eq!(jobs[1]["status"], "failed");
     assert_eq!(jobs[1]["error"]["errno_name"], "ENOSPC");
 }
+
+/// `--jsonl` lines of a step of several jobs carry each job's part, summing to the line.
+#[test]
+fn interval_lines_carry_each_jobs_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            // Direct psync: the workers wait in the kernel, not on the CPU the session needs.
+            "--direct=1",
+            "--size=4M",
+            "--time_based",
+            "--runtime=1",
+            "--status-interval=250ms",
+            "--name=a",
+            "--filename=a",
+            "--name=b",
+            "--rw=randread",
+            "--filename=b",
+            "--jsonl",
+            "j.jsonl",
+        ],
+    );
+    assert_success(&out);
+    let lines = json_lines(&std::fs::read_to_string(dir.path().join("j.jsonl")).unwrap());
+    assert!(lines.len() >= 3, "{} lines", lines.len());
+    for line in &lines {
+        let jobs = line["jobs"].as_array().unwrap();
+        let names: Vec<&str> = jobs.iter().map(|j| j["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["a", "b"]);
+        let sum: u64 = jobs
+            .iter()
+            .map(|j| j["read"]["total_ios"].as_u64().unwrap())
+            .sum();
+        assert_eq!(line["read"]["total_ios"].as_u64().unwrap(), sum);
+        assert!(
+            jobs.iter()
+                .all(|j| j["read"]["total_ios"].as_u64().unwrap() > 0)
+        );
+    }
+}
