@@ -202,6 +202,8 @@ impl Latency {
     }
 
     /// `(percent, ns)` for each of `list`: from the histogram, else those the record holds.
+    /// A bucket's upper bound is kept within the recorded min and max, where the I/O it
+    /// stands for was.
     fn percentiles(&self, list: &[f64]) -> Vec<(f64, u64)> {
         if self.n == 0 {
             return Vec::new();
@@ -209,7 +211,10 @@ impl Latency {
         match &self.buckets {
             Some((buckets, _)) => list
                 .iter()
-                .map(|&pct| (pct, bucket_percentile_ns(buckets, pct)))
+                .map(|&pct| {
+                    let ns = bucket_percentile_ns(buckets, pct);
+                    (pct, ns.min(self.max_ns).max(self.min_ns))
+                })
                 .collect(),
             None => list
                 .iter()
@@ -488,6 +493,26 @@ mod tests {
         assert_eq!((a.min_ns, a.max_ns, a.n), (1, 5, 3));
         assert!((a.mean_ns - 3.0).abs() < 1e-12);
         assert!((a.stddev_ns - (8.0f64 / 3.0).sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn percentiles_stay_within_min_and_max() {
+        let bucket = |ns| LatencyBucket {
+            le_ns: crate::stats::fine_bucket_le_ns(ns, 7),
+            count: 1,
+        };
+        let lat = Latency {
+            min_ns: 1_000_100,
+            max_ns: 2_000_000,
+            n: 2,
+            buckets: Some((vec![bucket(1_000_100), bucket(2_000_000)], 7)),
+            ..Latency::default()
+        };
+        // The buckets end at 1_003_519 and 2_007_039 ns.
+        assert_eq!(
+            lat.percentiles(&[50.0, 100.0]),
+            [(50.0, 1_003_519), (100.0, 2_000_000)]
+        );
     }
 
     #[test]
