@@ -43,6 +43,11 @@ pub struct App {
     pub descending: bool,
     /// The selected disk by name, so the selection survives re-sorting and hot-plug.
     pub selected: Option<String>,
+    /// The running step's jobs by name when it runs several (else empty): then `tab` and the
+    /// arrows pick the job the charts follow instead of moving focus and the disk.
+    pub jobs: Vec<String>,
+    /// The job the charts follow, by name; `None`: the step total.
+    pub job: Option<String>,
 }
 
 impl App {
@@ -62,6 +67,30 @@ impl App {
             sort: SortKey::Name,
             descending: false,
             selected: None,
+            jobs: Vec::new(),
+            job: None,
+        }
+    }
+
+    /// Takes the running step's job names (several, or none); a selected job that is not among
+    /// them gives way to the step total.
+    pub fn set_jobs<'a>(&mut self, names: impl Iterator<Item = &'a str> + Clone) {
+        let count = names.clone().count();
+        let count = if count < 2 { 0 } else { count };
+        if self.jobs.len() == count && self.jobs.iter().zip(names.clone()).all(|(a, b)| a == b) {
+            return;
+        }
+        self.jobs = if count == 0 {
+            Vec::new()
+        } else {
+            names.map(str::to_string).collect()
+        };
+        if self
+            .job
+            .as_ref()
+            .is_some_and(|name| !self.jobs.contains(name))
+        {
+            self.job = None;
         }
     }
 
@@ -84,6 +113,15 @@ impl App {
             };
         }
         let bench = self.mode == Mode::Bench;
+        if !self.jobs.is_empty() {
+            match key.code {
+                KeyCode::Tab => return self.pick_job(1, true),
+                KeyCode::BackTab => return self.pick_job(-1, true),
+                KeyCode::Up | KeyCode::Char('k') => return self.pick_job(-1, false),
+                KeyCode::Down | KeyCode::Char('j') => return self.pick_job(1, false),
+                _ => {}
+            }
+        }
         match key.code {
             KeyCode::Char('q' | 'Q') => Action::Quit,
             KeyCode::Char('?') => {
@@ -131,6 +169,27 @@ impl App {
             },
             _ => Action::None,
         }
+    }
+
+    /// Moves the job selection by one row of the jobs table (the jobs, then the step total):
+    /// `tab` wraps around, the arrows stop at the ends.
+    fn pick_job(&mut self, by: isize, wrap: bool) -> Action {
+        let rows = self.jobs.len() + 1;
+        let at = self
+            .job
+            .as_ref()
+            .and_then(|name| self.jobs.iter().position(|j| j == name))
+            .unwrap_or(rows - 1);
+        let next = if wrap {
+            (at + rows).saturating_add_signed(by) % rows
+        } else {
+            at.saturating_add_signed(by).min(rows - 1)
+        };
+        if next == at {
+            return Action::None;
+        }
+        self.job = self.jobs.get(next).cloned();
+        Action::Redraw
     }
 
     fn step(&mut self, disks: &[String], by: isize) -> Action {

@@ -188,6 +188,7 @@ pub fn bench() -> View {
             remaining: Some(Duration::from_secs(30)),
             segment: Some((2, 2)),
             interval: Some(Duration::from_secs(1)),
+            ..Header::default()
         },
         throughput: Some(ThroughputView {
             source: "app".into(),
@@ -207,6 +208,7 @@ pub fn bench() -> View {
             buckets: buckets(),
             columns: LatencyColumns::IntervalSegment,
             heatmap: Some(heatmap()),
+            of: None,
         }),
         device: Some(DeviceView {
             name: "vda".into(),
@@ -230,9 +232,11 @@ pub fn bench() -> View {
                 ),
             ],
             absent: None,
+            disks: Vec::new(),
         }),
         queue: Some(queue()),
         disks: Some(disks()),
+        jobs: None,
         ui: UiState {
             color: true,
             message: Some("iodepth 32 -> 64: segment 2".into()),
