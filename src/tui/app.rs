@@ -339,4 +339,34 @@ mod tests {
         let t = app.disk_table(rows);
         assert_eq!(t.rows[t.selected.unwrap()].name, "vda");
     }
+
+    #[test]
+    fn with_several_jobs_tab_and_arrows_pick_the_job() {
+        let mut app = App::new(Mode::Bench, true);
+        app.set_jobs(["a"].into_iter());
+        assert!(app.jobs.is_empty(), "one job: no jobs table");
+        assert_eq!(app.on_key(key(KeyCode::Tab), &[]), Action::Redraw);
+        assert_eq!(app.ui.focus, Focus::Disks);
+        app.ui.focus = Focus::Charts;
+
+        app.set_jobs(["a", "b"].into_iter());
+        app.on_key(key(KeyCode::Tab), &[]);
+        assert_eq!(
+            (app.job.as_deref(), app.ui.focus),
+            (Some("a"), Focus::Charts)
+        );
+        app.on_key(key(KeyCode::Down), &names());
+        assert_eq!(app.job.as_deref(), Some("b"));
+        assert_eq!(app.selected, None, "the arrows leave the disk alone");
+        app.on_key(key(KeyCode::Down), &names());
+        assert_eq!(app.job, None);
+        assert_eq!(app.on_key(key(KeyCode::Down), &names()), Action::None);
+        app.on_key(key(KeyCode::BackTab), &[]);
+        assert_eq!(app.job.as_deref(), Some("b"));
+        // The next step's jobs: a name that is gone gives way to the step total.
+        app.set_jobs(["c", "d"].into_iter());
+        assert_eq!(app.job, None);
+        app.set_jobs(std::iter::empty());
+        assert!(app.jobs.is_empty());
+    }
 }

@@ -1,6 +1,8 @@
 //! Fixed views for the snapshot tests, the render benchmark and the docs. Numbers are shaped
 //! like a 4k random-read run on a virtio disk, with a queue-depth change half way.
 
+pub mod plan;
+
 use std::time::Duration;
 
 use crate::tui::view::{
@@ -400,4 +402,10 @@ pub fn bench_other_disk() -> View {
         t.selected = Some(1);
     }
     view
+}
+
+/// A step of four jobs at once (see [`plan`]), the job `selected` driving the charts.
+#[must_use]
+pub fn plan(selected: Option<usize>) -> View {
+    plan::view(&plan::snapshot(), selected)
 }

@@ -382,8 +382,12 @@ pub fn disks(snap: &Snapshot) -> Vec<DiskRates> {
         .collect()
 }
 
+/// Longest brace form of the targets the header shows.
+const TARGETS_MAX_CHARS: usize = 40;
+
 /// The targets for the header: the one path, or the jobs' files in brace form when they share
-/// a directory (`/srv/db/{a,b}`), else how many there are.
+/// a directory (`/srv/db/{a,b}`; `4 files in /srv/db` when that is long), else how many there
+/// are.
 #[must_use]
 pub fn target_label(snap: &Snapshot) -> String {
     if snap.jobs.len() < 2 {
@@ -406,7 +410,12 @@ pub fn target_label(snap: &Snapshot) -> String {
                 .collect();
             match (parent, names) {
                 (Some(dir), Some(names)) => {
-                    format!("{}/{{{}}}", dir.display(), names.join(","))
+                    let braces = format!("{}/{{{}}}", dir.display(), names.join(","));
+                    if braces.chars().count() <= TARGETS_MAX_CHARS {
+                        braces
+                    } else {
+                        format!("{} files in {}", many.len(), dir.display())
+                    }
                 }
                 _ => format!("{} files", many.len()),
             }
