@@ -115,10 +115,10 @@ impl Session {
     pub fn start(plan: Plan, options: SessionOptions) -> anyhow::Result<SessionHandle> {
         let (plan, mut plan_notes) = one_window_per_step(plan)?;
         let targets = open_targets(&plan, options.allow_destructive)?;
-        let target = &targets.targets[0];
         let spec = plan.steps[0].jobs[0].spec.clone();
+        let target_ids: Vec<_> = targets.targets.iter().map(|t| t.id).collect();
         let mut guard = output::Guard {
-            target: target.id,
+            targets: &target_ids,
             other_output: None,
             force: options.force,
         };

@@ -167,6 +167,10 @@ pub enum Origin {
     File { path: String, line: u32 },
     /// A change made in the dashboard while the job runs.
     Dashboard,
+    /// fio's command line (`diskdash fio --bs=4k`): named `--bs`, fio's spelling.
+    FioFlag,
+    /// fio's default for an option the job does not set.
+    FioDefault,
 }
 
 /// One option: a key, its value as written, and where it came from.
@@ -212,6 +216,8 @@ impl fmt::Display for Name<'_> {
                 write!(f, "{path}:{line}: {}", self.key.fio_name())
             }
             Some(Origin::Dashboard) => f.write_str(self.key.fio_name()),
+            Some(Origin::FioFlag) => write!(f, "--{}", self.key.fio_name()),
+            Some(Origin::FioDefault) => write!(f, "{} (fio's default)", self.key.fio_name()),
         }
     }
 }

@@ -79,6 +79,29 @@ impl Target {
         self.scratch.is_some()
     }
 
+    /// Writes back and drops the page cache of the target (fio's `invalidate=1`), so a
+    /// buffered job starts from the device, not from what a fill or an earlier step left in
+    /// memory. Pages other processes keep dirty or mapped may stay.
+    ///
+    /// # Errors
+    /// What `fdatasync` or `posix_fadvise` said.
+    pub fn drop_cached(&self) -> std::io::Result<()> {
+        let fd = self.file.as_raw_fd();
+        // SAFETY: fdatasync on a descriptor open for the run.
+        if unsafe { libc::fdatasync(fd) } < 0 {
+            let err = std::io::Error::last_os_error();
+            // A descriptor that cannot sync (some special files) still drops clean pages.
+            if err.raw_os_error() != Some(libc::EINVAL) {
+                return Err(err);
+            }
+        }
+        // SAFETY: posix_fadvise only advises the kernel about this descriptor's pages.
+        match unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) } {
+            0 => Ok(()),
+            errno => Err(std::io::Error::from_raw_os_error(errno)),
+        }
+    }
+
     /// Removes the scratch file now (else done on drop): `None` when there was none, else
     /// what `unlink` said.
     pub fn remove_scratch(&mut self) -> Option<std::io::Result<()>> {
@@ -300,6 +323,11 @@ pub fn create(spec: &JobSpec, path: &Path, unlink: bool) -> anyhow::Result<Targe
         ));
     }
     target.created = true;
+    // A new file is filled only to be read; writes go to it as they come (fio lays out a
+    // file the same way for a write job, without writing data first).
+    if !spec.reads() {
+        target.needs_fill = false;
+    }
     target.notes.push(if unlink {
         format!(
             "created {}; it is removed at the end (unlink=1)",

@@ -21,7 +21,7 @@ use crate::units;
 
 /// Exit code of an interrupted run, whichever signal interrupted it (128 + SIGINT, as shells
 /// report Ctrl-C).
-const EXIT_INTERRUPTED: u8 = 130;
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 /// `diskdash bench`: headless when `--no-tui` or stdout is not a terminal (the dashboard
 /// drives the same session otherwise, once it exists).
@@ -87,15 +87,35 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Status lines on stderr until the session finishes.
-fn headless(
+pub(crate) fn headless(
     handle: crate::session::SessionHandle,
+) -> anyhow::Result<crate::session::SessionOutcome> {
+    headless_with(handle, StatusPrinter::default())
+}
+
+/// Status lines on stderr for a plan (`diskdash fio`): each step's jobs, then the step's
+/// totals per interval.
+pub(crate) fn headless_plan(
+    handle: crate::session::SessionHandle,
+) -> anyhow::Result<crate::session::SessionOutcome> {
+    headless_with(
+        handle,
+        StatusPrinter {
+            plan: true,
+            ..StatusPrinter::default()
+        },
+    )
+}
+
+fn headless_with(
+    handle: crate::session::SessionHandle,
+    mut printer: StatusPrinter,
 ) -> anyhow::Result<crate::session::SessionOutcome> {
     let mut snapshots = handle.snapshots.clone();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
         .context("starting the runtime")?;
-    let mut printer = StatusPrinter::default();
     runtime.block_on(async {
         loop {
             let snapshot = snapshots.borrow_and_update().clone();
@@ -124,13 +144,41 @@ struct StatusPrinter {
     /// The last whole second of ramp left that was printed.
     last_ramp_s: Option<u64>,
     header_shown: bool,
+    /// The step whose jobs were last listed (plans of several jobs).
+    step_shown: Option<(u32, usize)>,
+    /// A plan (`diskdash fio`): each step lists its jobs instead of the one-job header.
+    plan: bool,
 }
 
 impl StatusPrinter {
     fn show(&mut self, snap: &Snapshot) {
         let mut err = std::io::stderr().lock();
         let tty = err.is_terminal();
-        if !self.header_shown {
+        if self.plan
+            && !snap.jobs.is_empty()
+            && self.step_shown != Some((snap.segment, snap.plan.index))
+        {
+            self.step_shown = Some((snap.segment, snap.plan.index));
+            self.header_shown = true;
+            let _ = writeln!(
+                err,
+                "diskdash fio: step {}/{}: {} job{} at once",
+                snap.plan.index + 1,
+                snap.plan.count,
+                snap.jobs.len(),
+                if snap.jobs.len() == 1 { "" } else { "s" }
+            );
+            for job in &snap.jobs {
+                let _ = writeln!(
+                    err,
+                    "  {}: {} on {}",
+                    job.name,
+                    job.spec.describe(),
+                    job.target.display()
+                );
+            }
+        }
+        if !self.header_shown && !self.plan {
             self.header_shown = true;
             let _ = writeln!(
                 err,
@@ -208,12 +256,15 @@ impl StatusPrinter {
         }
         let first = self.next_seq;
         for point in snap.series.iter().filter(|p| p.seq >= first) {
-            let line = crate::report::bench::status_line(
-                point,
-                snap.job.interval,
-                snap.job.reads(),
-                snap.job.writes(),
-            );
+            let (reads, writes) = if snap.jobs.len() > 1 {
+                (
+                    snap.jobs.iter().any(|j| j.spec.reads()),
+                    snap.jobs.iter().any(|j| j.spec.writes()),
+                )
+            } else {
+                (snap.job.reads(), snap.job.writes())
+            };
+            let line = crate::report::bench::status_line(point, snap.job.interval, reads, writes);
             let _ = writeln!(err, "{line}");
             self.next_seq = point.seq + 1;
         }

@@ -1,12 +1,151 @@
-//! Runs a fio invocation's plan: lands with the multi-job session (replaced at merge).
+//! Runs a fio invocation's plan: the session (the dashboard in a terminal, status lines on
+//! stderr otherwise), then the report in fio's shape (`--output-format normal|json`) on stdout
+//! or in `--output FILE`, and the exit code.
 
-/// Refuses until the session runs several jobs at once.
+use std::io::Write;
+use std::os::unix::fs::MetadataExt;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context;
+
+use crate::bench::pinned::FileId;
+use crate::fio::{FioInvocation, OutputFormat};
+use crate::record::output::{self, Guard};
+use crate::record::{RunRecord, RunStatus};
+use crate::report::fio::FioReport;
+use crate::session::{Session, SessionOptions};
+
+/// Runs the plan and reports it.
 ///
 /// # Errors
-/// Always, a usage error.
-pub fn run(invocation: crate::fio::FioInvocation) -> anyhow::Result<std::process::ExitCode> {
-    let _ = invocation;
-    Err(crate::usage!(
-        "running fio jobs lands with the multi-job session; use --parse-only or --showcmd"
-    ))
+/// A usage error before anything runs (targets, outputs), or the run's failure (exit 1) after
+/// the report is written.
+pub fn run(invocation: FioInvocation) -> anyhow::Result<ExitCode> {
+    let FioInvocation {
+        mut plan,
+        output_format,
+        output: output_path,
+        status_interval,
+        group_reporting,
+        percentiles,
+        diskdash: flags,
+        ..
+    } = invocation;
+    if let Some(interval) = status_interval {
+        for job in plan.steps.iter_mut().flat_map(|s| &mut s.jobs) {
+            job.spec.interval = interval;
+        }
+    }
+    // `--output FILE`: made before anything runs, like fio; replaced whatever it held (fio's
+    // way), never a link, a device, another name of a file or a job's target.
+    let target_ids: Vec<FileId> = plan
+        .steps
+        .iter()
+        .flat_map(|s| &s.jobs)
+        .filter_map(|j| j.target.as_deref())
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| FileId {
+            dev: m.dev(),
+            ino: m.ino(),
+        })
+        .collect();
+    let mut out_file = match &output_path {
+        Some(path) => Some(
+            output::open_jsonl(
+                "--output",
+                path,
+                Guard {
+                    targets: &target_ids,
+                    other_output: None,
+                    force: true,
+                },
+            )?
+            .0,
+        ),
+        None => None,
+    };
+    let interrupt = Arc::new(AtomicBool::new(false));
+    crate::session::signals::raise_on_interrupt(&interrupt)?;
+    let stdout_data =
+        |path: &Option<std::path::PathBuf>| path.as_deref() == Some(std::path::Path::new("-"));
+    let dashboard = !flags.no_tui
+        && !stdout_data(&flags.jsonl)
+        && !stdout_data(&flags.json)
+        && crate::tui::terminal::is_interactive();
+    let options = SessionOptions {
+        allow_destructive: flags.allow_destructive,
+        force: flags.force,
+        json: flags.json.clone(),
+        jsonl: flags.jsonl.clone(),
+        finish_when_done: !dashboard,
+        interrupt: interrupt.clone(),
+    };
+    let handle = Session::start(plan, options)?;
+    let outcome = if dashboard {
+        crate::tui::run_bench(handle, interrupt)?
+    } else {
+        super::bench::headless_plan(handle)?
+    };
+    let report = FioReport {
+        group_reporting,
+        percentiles: percentiles.as_deref(),
+    };
+    let text = render(&outcome.record, output_format, &report)?;
+    match (&mut out_file, &output_path) {
+        (Some(file), Some(path)) => {
+            file.write_all(text.as_bytes())
+                .and_then(|()| file.flush())
+                .with_context(|| format!("writing --output {}", path.display()))?;
+        }
+        _ if stdout_data(&flags.json) || stdout_data(&flags.jsonl) => {
+            // stdout carries the data: the report goes beside the status lines.
+            let mut err = std::io::stderr().lock();
+            let _ = err.write_all(text.as_bytes());
+        }
+        _ => {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        }
+    }
+    if stdout_data(&flags.json) {
+        let mut stdout = std::io::stdout().lock();
+        serde_json::to_writer_pretty(&mut stdout, &outcome.record)
+            .context("writing the record to stdout")?;
+        let _ = writeln!(stdout);
+    }
+    if let Some(err) = outcome.record_error {
+        anyhow::bail!("{err}");
+    }
+    match outcome.status {
+        RunStatus::Completed => Ok(ExitCode::SUCCESS),
+        RunStatus::Interrupted => Ok(ExitCode::from(super::bench::EXIT_INTERRUPTED)),
+        RunStatus::Failed => Err(anyhow::anyhow!(
+            "{}",
+            outcome
+                .record
+                .error
+                .as_ref()
+                .map_or("the run failed", |e| e.message.as_str())
+        )),
+    }
+}
+
+/// The report in the format asked for.
+fn render(
+    record: &RunRecord,
+    format: OutputFormat,
+    report: &FioReport<'_>,
+) -> anyhow::Result<String> {
+    Ok(match format {
+        OutputFormat::Normal => crate::report::fio::text(record, report),
+        OutputFormat::Json => {
+            let mut text = serde_json::to_string_pretty(&crate::report::fio::json(record, report))
+                .context("writing the JSON report")?;
+            text.push('\n');
+            text
+        }
+    })
 }

@@ -723,7 +723,11 @@ fn fio_defaults() -> Vec<JobOption> {
         (Key::Runtime, UNLIMITED_RUNTIME),
     ]
     .into_iter()
-    .map(|(key, value)| JobOption::flag(key, value))
+    .map(|(key, value)| JobOption {
+        key,
+        value: value.to_string(),
+        origin: Origin::FioDefault,
+    })
     .collect()
 }
 

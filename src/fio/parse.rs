@@ -381,7 +381,7 @@ pub fn command_line(
         let entry = Entry {
             option,
             value,
-            origin: Origin::CommandLine,
+            origin: Origin::FioFlag,
         };
         out.sections
             .last_mut()

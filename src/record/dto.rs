@@ -603,6 +603,19 @@ pub struct IntervalRecord {
     /// `iostat -x` metrics of the device over this interval, when known.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub device: Option<IostatRow>,
+    /// Each job's part of the interval when the step runs several jobs (format 4; `--jsonl`
+    /// lines only: a segment's `series` keeps the step's totals).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub jobs: Vec<IntervalJobRecord>,
+}
+
+/// One job's part of an interval.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IntervalJobRecord {
+    pub name: String,
+    pub read: DirectionRecord,
+    pub write: DirectionRecord,
+    pub sync: SyncRecord,
 }
 
 #[cfg(test)]

@@ -42,9 +42,9 @@ impl Output {
 
 /// What an output must not clobber.
 #[derive(Debug, Clone, Copy)]
-pub struct Guard {
-    /// The benchmark's target (file or device node).
-    pub target: FileId,
+pub struct Guard<'a> {
+    /// The benchmark's targets (files or device nodes), every job's.
+    pub targets: &'a [FileId],
     /// The file the other output writes (`--jsonl` for `--json`), once it exists.
     pub other_output: Option<FileId>,
     /// `--force`: replace an existing file whatever it holds.
@@ -85,7 +85,12 @@ impl Place {
     }
 
     /// What is at the name now, checked: `None` when nothing is.
-    fn check(&self, flag: &str, shown: &Path, guard: Guard) -> anyhow::Result<Option<Existing>> {
+    fn check(
+        &self,
+        flag: &str,
+        shown: &Path,
+        guard: Guard<'_>,
+    ) -> anyhow::Result<Option<Existing>> {
         let shown = shown.display();
         let pinned = match pinned::open_at(
             self.dir.as_raw_fd(),
@@ -115,7 +120,7 @@ impl Place {
             dev: stat.st_dev,
             ino: stat.st_ino,
         };
-        if id == guard.target {
+        if guard.targets.contains(&id) {
             return Err(usage!(
                 "{flag} {shown} is the benchmark's target; write the record elsewhere"
             ));
@@ -160,7 +165,7 @@ struct Existing {
 ///
 /// # Errors
 /// A usage error naming the flag, the path, what is there and the fix.
-pub fn check(flag: &str, path: &Path, guard: Guard) -> anyhow::Result<Option<OwnedFd>> {
+pub fn check(flag: &str, path: &Path, guard: Guard<'_>) -> anyhow::Result<Option<OwnedFd>> {
     let place = Place::pin(flag, path)?;
     Ok(place.check(flag, path, guard)?.map(|e| e.file))
 }
@@ -174,7 +179,7 @@ pub fn check(flag: &str, path: &Path, guard: Guard) -> anyhow::Result<Option<Own
 pub fn open_jsonl(
     flag: &str,
     path: &Path,
-    guard: Guard,
+    guard: Guard<'_>,
 ) -> anyhow::Result<(std::fs::File, FileId)> {
     let place = Place::pin(flag, path)?;
     for _ in 0..8 {
@@ -232,7 +237,7 @@ impl RecordDestination {
     ///
     /// # Errors
     /// As [`check`], or the directory does not take a new file.
-    pub fn prepare(flag: &str, path: &Path, guard: Guard) -> anyhow::Result<Self> {
+    pub fn prepare(flag: &str, path: &Path, guard: Guard<'_>) -> anyhow::Result<Self> {
         let place = Place::pin(flag, path)?;
         let existing = place.check(flag, path, guard)?;
         let existed = existing.as_ref().map(|e| e.id);
@@ -373,9 +378,9 @@ mod tests {
         assert!(!starts_as_our_record(b""));
     }
 
-    fn guard() -> Guard {
+    fn guard() -> Guard<'static> {
         Guard {
-            target: FileId { dev: 0, ino: 0 },
+            targets: &[],
             other_output: None,
             force: false,
         }
@@ -417,10 +422,11 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("is a symbolic link"), "{err}");
+        let data_id =
+            pinned::file_id(&OwnedFd::from(std::fs::File::open(path("data")).unwrap())).unwrap();
         let target = Guard {
             other_output: None,
-            target: pinned::file_id(&OwnedFd::from(std::fs::File::open(path("data")).unwrap()))
-                .unwrap(),
+            targets: &[data_id],
             force: true,
         };
         let err = check("--jsonl", &path("data"), target)

@@ -2,5 +2,6 @@
 
 pub mod bench;
 pub mod compare;
+pub mod fio;
 pub mod info;
 pub mod iostat;

@@ -19,6 +19,10 @@ use crate::stats::{WorkerStats, monotonic_ns};
 
 /// How long after an interval's end the aggregator waits for late reports before emitting.
 const EMIT_GRACE_NS: u64 = 20_000_000;
+/// How much longer it waits for a worker that has not yet reported past the interval's end (a
+/// worker descheduled on a busy machine, or blocked in a long I/O): its tick belongs to this
+/// interval, and closing without it would put it in the next one.
+const LATE_REPORT_NS: u64 = 1_000_000_000;
 /// Longest tick: workers hand over stats at least this often.
 const MAX_TICK: Duration = Duration::from_millis(250);
 /// How often the wait for the workers' setup looks at the interrupt.
@@ -128,6 +132,8 @@ pub struct SegmentRun {
     interval_ns: u64,
     cur_index: u64,
     total: WorkerStats,
+    /// For each worker (global id), the end of the last tick it reported.
+    reported_to: Vec<u64>,
     paused_since_ns: Option<u64>,
     paused_ns: u64,
     workers_done: bool,
@@ -293,6 +299,7 @@ impl SegmentRun {
             interval_ns: crate::record::nanos(first_spec.interval).max(1),
             cur_index: 0,
             total: WorkerStats::new(0),
+            reported_to: vec![0; workers_total as usize],
             paused_since_ns: None,
             paused_ns: 0,
             workers_done: false,
@@ -390,14 +397,19 @@ impl SegmentRun {
             } else {
                 self.due_ns()
             };
+            let mut wake_ns = due_ns;
             if now >= due_ns {
-                closed.push(self.close_interval());
-                continue;
+                if now >= due_ns.saturating_add(LATE_REPORT_NS) || self.all_reported(now) {
+                    closed.push(self.close_interval());
+                    continue;
+                }
+                // A worker's tick of this interval is still on its way.
+                wake_ns = now.saturating_add(1_000_000);
             }
             if now >= deadline_ns || self.workers_done {
                 return closed;
             }
-            let wait = Duration::from_nanos(due_ns.min(deadline_ns) - now);
+            let wait = Duration::from_nanos(wake_ns.min(deadline_ns).saturating_sub(now).max(1));
             self.asked_ns = crate::record::nanos(wait);
             match self.reports.recv_timeout(wait) {
                 Ok(report) => self.merge(report),
@@ -434,6 +446,9 @@ impl SegmentRun {
     fn merge(&mut self, report: Box<WorkerStats>) {
         let index = report.start_ns.saturating_sub(self.record_from_ns) / self.interval_ns;
         let cur_index = self.cur_index;
+        if let Some(to) = self.reported_to.get_mut(report.worker as usize) {
+            *to = (*to).max(report.end_ns);
+        }
         let slot = self.slot_of(report.worker);
         if index <= cur_index {
             slot.cur.add(&report);
@@ -443,6 +458,28 @@ impl SegmentRun {
         if let Some(tx) = self.spare_txs.get(report.worker as usize) {
             let _ = tx.send(report);
         }
+    }
+
+    /// Whether every worker has reported up to the end of the current interval: those that
+    /// ended, and those of a job whose start delay has not passed, count as reported.
+    fn all_reported(&self, now_ns: u64) -> bool {
+        let end_ns = self
+            .record_from_ns
+            .saturating_add((self.cur_index + 1).saturating_mul(self.interval_ns));
+        self.jobs.iter().all(|slot| {
+            let starts_ns = self.record_from_ns.saturating_add(slot.startdelay_ns);
+            if now_ns < starts_ns.saturating_add(self.interval_ns) {
+                return true;
+            }
+            (0..slot.workers).all(|w| {
+                let id = (slot.first + w) as usize;
+                self.reported_to.get(id).is_none_or(|&to| to >= end_ns)
+                    || slot
+                        .handles
+                        .get(w as usize)
+                        .is_none_or(JoinHandle::is_finished)
+            })
+        })
     }
 
     /// Each job's totals over the closed intervals, in the step's order.

@@ -10,9 +10,9 @@ use crate::bench::spec::JobSpec;
 use crate::monitor::iostat::IostatRow;
 use crate::record::{
     CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
-    HostRecord, INTERVAL_FORMAT, IntervalRecord, JobRecord, JsonlWriter, LATENCY_DEFINITION,
-    RunRecord, RunStatus, RunWarning, SegmentJobRecord, SegmentRecord, SyncRecord, TargetRecord,
-    rfc3339_utc,
+    HostRecord, INTERVAL_FORMAT, IntervalJobRecord, IntervalRecord, JobRecord, JsonlWriter,
+    LATENCY_DEFINITION, RunRecord, RunStatus, RunWarning, SegmentJobRecord, SegmentRecord,
+    SyncRecord, TargetRecord, rfc3339_utc,
 };
 use crate::session::cpu::cpu_totals;
 use crate::session::series::RecordSeries;
@@ -99,7 +99,22 @@ impl Recorder {
         segment: u32,
         interval: &Interval,
         device: Option<IostatRow>,
+        names: &[String],
     ) -> (IntervalRecord, Result<(), String>) {
+        let d = interval.duration_ns;
+        let jobs = interval
+            .jobs
+            .iter()
+            .zip(names)
+            .map(|(stats, name)| IntervalJobRecord {
+                name: name.clone(),
+                read: DirectionRecord::from_stats(&stats.read, d)
+                    .with_interval_histogram(&stats.read),
+                write: DirectionRecord::from_stats(&stats.write, d)
+                    .with_interval_histogram(&stats.write),
+                sync: SyncRecord::from_stats(&stats.sync).with_interval_histogram(&stats.sync),
+            })
+            .collect();
         let record = IntervalRecord {
             format: INTERVAL_FORMAT.to_string(),
             format_version: FORMAT_VERSION,
@@ -114,6 +129,7 @@ impl Recorder {
             sync: SyncRecord::from_stats(&interval.stats.sync)
                 .with_interval_histogram(&interval.stats.sync),
             device,
+            jobs,
         };
         let mut written = Ok(());
         if let Some(jsonl) = &mut self.jsonl

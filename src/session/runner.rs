@@ -552,6 +552,18 @@ impl Runner {
                 })
                 .collect(),
         };
+        // Buffered jobs start from the device (fio's invalidate=1): the fill or an earlier
+        // step must not serve their reads from memory.
+        for (job, &t) in jobs.iter().zip(&targets) {
+            if !job.spec.direct
+                && let Err(err) = self.targets[t].drop_cached()
+            {
+                self.snap.notes.push(format!(
+                    "could not drop the page cache of {}: {err}",
+                    self.targets[t].path.display()
+                ));
+            }
+        }
         let cpu_start = rusage();
         for &d in &devices {
             let device = &mut self.devices[d];
@@ -832,10 +844,11 @@ impl Runner {
                 job: JobRecord::from(&job.spec),
                 target: self.target_record(t),
                 device: self.target_device[t].map(|d| self.devices[d].chain.device.clone()),
-                status: if error.is_some() {
-                    RunStatus::Failed
-                } else {
-                    status
+                // A job stopped by another job's failure did not fail: it was cut short.
+                status: match (&error, status) {
+                    (Some(_), _) => RunStatus::Failed,
+                    (None, RunStatus::Failed) => RunStatus::Interrupted,
+                    (None, status) => status,
                 },
                 error,
                 elapsed_ns: job_end.elapsed_ns,
@@ -936,7 +949,12 @@ impl Runner {
             history.push_back(row.clone());
             self.snap.device = Some(row.clone());
         }
-        let (_, written) = self.recorder.interval(segment, interval, row);
+        let names: Vec<String> = if interval.jobs.is_empty() {
+            Vec::new()
+        } else {
+            self.snap.jobs.iter().map(|j| j.name.clone()).collect()
+        };
+        let (_, written) = self.recorder.interval(segment, interval, row, &names);
         if let Err(why) = written {
             self.snap.warnings.push(SessionWarning::Text(why));
         }

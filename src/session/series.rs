@@ -194,6 +194,7 @@ impl RecordSeries {
                         lat_ns: p.sync.latency(),
                     },
                     device: p.device.clone(),
+                    jobs: Vec::new(),
                 };
                 let [read, write, sync] = &p.histograms;
                 record.read.lat_ns.histogram.clone_from(read);
@@ -231,6 +232,7 @@ mod tests {
             write: DirectionRecord::default(),
             sync: SyncRecord::default(),
             device: None,
+            jobs: Vec::new(),
         }
     }
 

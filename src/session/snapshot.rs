@@ -39,7 +39,7 @@ impl std::fmt::Display for SessionWarning {
         match self {
             Self::Fact(fact) => fact.fmt(f),
             Self::Buffered => f.write_str(
-                "buffered I/O (--buffered): results include the page cache, not just the device",
+                "buffered I/O (--buffered, direct=0): results include the page cache, not just the device",
             ),
             Self::Text(text) => f.write_str(text),
         }

@@ -499,3 +499,19 @@ fn interval_lines_carry_their_own_percentiles_and_histogram() {
         }
     }
 }
+
+/// `--io-size`: a dd-style run that writes its bytes once and ends, `--runtime` only a cap.
+#[test]
+fn io_size_writes_its_bytes_once_and_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let (_, record) = bench_ok(
+        dir.path(),
+        &opts("--rw write --bs 128k --size 8M --io-size 4M -q 4 --runtime 60s"),
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    assert_eq!(record["write"]["io_bytes"], 4 << 20);
+    assert_eq!(record["write"]["total_ios"], 32);
+    assert_eq!(record["job"]["io_size"], 4 << 20);
+    assert_eq!(record["status"], "completed");
+}

@@ -452,6 +452,7 @@ mod tests {
                 write: DirectionRecord::from_stats(&none, 100_000_000),
                 sync: crate::record::SyncRecord::from_stats(&none),
                 device: None,
+                jobs: Vec::new(),
             });
         let summary = crate::report::bench::summary(&record);
         assert!(summary.contains("read    IOPS 1.6k "), "{summary}");
