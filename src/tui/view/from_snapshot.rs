@@ -339,10 +339,12 @@ fn job_rates(interval: Option<&StatsView>) -> JobRow {
     }
 }
 
-/// Step i of N (1-based), when the plan has several steps or the step several jobs.
+/// Step i of N (1-based), when the step runs several jobs. A one-job step keeps saying its
+/// segment, as `diskdash bench` always has: there a live change appends a step, so steps and
+/// segments are the same count.
 #[must_use]
 pub fn step(snap: &Snapshot) -> Option<(usize, usize)> {
-    (snap.plan.count > 1 || snap.jobs.len() > 1).then(|| {
+    (snap.jobs.len() > 1).then(|| {
         (
             snap.plan.index + 1,
             snap.plan.count.max(snap.plan.index + 1),
@@ -409,6 +411,10 @@ pub fn target_label(snap: &Snapshot) -> String {
                 })
                 .collect();
             match (parent, names) {
+                // Relative paths (`--filename=a`) have an empty parent.
+                (Some(dir), Some(names)) if dir.as_os_str().is_empty() => {
+                    format!("{{{}}}", names.join(","))
+                }
                 (Some(dir), Some(names)) => {
                     let braces = format!("{}/{{{}}}", dir.display(), names.join(","));
                     if braces.chars().count() <= TARGETS_MAX_CHARS {
@@ -531,5 +537,45 @@ mod tests {
             (p.p50_ns, p.p90_ns, p.p99_ns, p.p999_ns, p.max_ns),
             (100, 200, 300, 400, 900)
         );
+    }
+
+    #[test]
+    fn the_targets_of_several_jobs_read_as_one_label() {
+        let mut snap = crate::tui::ui::sample::plan::snapshot();
+        assert_eq!(target_label(&snap), "4 files in /srv/lsm");
+        snap.jobs.truncate(2);
+        assert_eq!(target_label(&snap), "/srv/lsm/{write128,randread128}");
+        snap.jobs[0].target = "a".into();
+        snap.jobs[1].target = "b".into();
+        assert_eq!(target_label(&snap), "{a,b}");
+        snap.jobs[1].target = "/elsewhere/b".into();
+        assert_eq!(target_label(&snap), "2 files");
+        snap.jobs[1].target = "a".into();
+        assert_eq!(target_label(&snap), "a");
+        snap.jobs.truncate(1);
+        assert_eq!(target_label(&snap), "/srv/lsm/write128");
+    }
+
+    /// One job looks as it always has: no jobs table, no step, the app's series and latency;
+    /// a live change of `diskdash bench` (a step appended) still reads as a segment.
+    #[test]
+    fn one_job_keeps_the_one_job_dashboard() {
+        let mut snap = crate::tui::ui::sample::plan::snapshot();
+        assert_eq!(step(&snap), Some((1, 3)));
+        snap.jobs.truncate(1);
+        snap.disks.truncate(1);
+        snap.plan = crate::session::PlanProgress {
+            index: 1,
+            count: 2,
+            bytes: Some((1, 2)),
+        };
+        assert_eq!(step(&snap), None);
+        assert!(jobs(&snap, Some(0)).is_none());
+        assert!(disks(&snap).is_empty());
+        assert_eq!(throughput_for(&snap, Some(0)).source, "app");
+        assert_eq!(latency_for(&snap, Some(0)).of, None);
+        assert!(latency_for(&snap, Some(0)).heatmap.is_some());
+        assert_eq!(job_index(&snap, Some("write128")), None);
+        assert_eq!(disk_label(&snap).as_deref(), Some("vda"));
     }
 }
