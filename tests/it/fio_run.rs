@@ -317,3 +317,72 @@ fn interval_lines_carry_each_jobs_part() {
         );
     }
 }
+
+/// Each job's workers run on its own `cpus_allowed`: `split` pins one CPU per worker, `shared`
+/// lets each use the whole list. Read from the running threads' `Cpus_allowed_list`.
+#[test]
+fn each_job_runs_on_its_own_cpus() {
+    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    if cpus < 2 {
+        eprintln!("skipped: needs 2 CPUs, this machine has {cpus}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(BIN)
+        .args([
+            "fio",
+            "--no-tui",
+            "--ioengine=null",
+            "--size=1M",
+            "--time_based",
+            "--runtime=5",
+            "--name=one",
+            "--cpus_allowed=1",
+            "--filename=a",
+            "--name=both",
+            "--numjobs=2",
+            "--cpus_allowed=0-1",
+            "--cpus_allowed_policy=shared",
+            "--filename=b",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let task_dir = format!("/proc/{}/task", child.id());
+    // Worker ids count every job's workers: bench-0 is job one's, bench-1 and bench-2 job both's.
+    let mut seen = std::collections::BTreeMap::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(4);
+    while seen.len() < 3 && std::time::Instant::now() < deadline {
+        for task in std::fs::read_dir(&task_dir).into_iter().flatten().flatten() {
+            let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+            let status = std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
+            if let Some(list) = status
+                .lines()
+                .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+                && comm.starts_with("bench-")
+            {
+                seen.insert(comm.trim().to_string(), list.trim().to_string());
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        seen.get("bench-0").map(String::as_str),
+        Some("1"),
+        "{seen:?}"
+    );
+    assert_eq!(
+        seen.get("bench-1").map(String::as_str),
+        Some("0-1"),
+        "{seen:?}"
+    );
+    assert_eq!(
+        seen.get("bench-2").map(String::as_str),
+        Some("0-1"),
+        "{seen:?}"
+    );
+}

@@ -1,0 +1,353 @@
+//! The text of `diskdash fio`: fio's normal output, its quantities, units and key lines,
+//! without what diskdash does not measure (slat, the lat distribution, IO depths). Layout:
+//!
+//! ```text
+//! r: (groupid=0, jobs=1): err= 0: /data/r.dat on vda
+//!   read: IOPS=51.2k, BW=200MiB/s (210MB/s)(400MiB/2000msec)
+//!     clat (usec): min=75, max=2010, avg=118.80, stdev=190.00
+//!     clat percentiles (usec):
+//!      |  1.00th=[   81],  5.00th=[   81], 10.00th=[   81], 20.00th=[   81],
+//!      ...
+//!   cpu          : usr=5.00%, sys=30.00%, ctx=5000
+//!
+//! Run status group 0 (all jobs):
+//!    READ: bw=250MiB/s (262MB/s), 100MiB/s-200MiB/s (105MB/s-210MB/s), io=500MiB (524MB), run=1000-2000msec
+//!
+//! Disk stats (read/write):
+//!   vda: ios=120000/25000, merge=20/400, ticks=18000/12500, in_queue=30600, util=98.50%
+//! ```
+
+use std::fmt::Write as _;
+
+use super::{
+    Block, Direction, FioReport, GroupDirection, Latency, blocks, disk_totals, percent_label,
+    run_groups,
+};
+use crate::record::{RunRecord, RunStatus};
+
+pub(super) fn render(record: &RunRecord, opts: &FioReport<'_>) -> String {
+    let mut out = String::new();
+    let list = opts.percentile_list();
+    for block in blocks(record, opts) {
+        job_block(&mut out, &block, list);
+        out.push('\n');
+    }
+    for group in run_groups(record) {
+        let _ = writeln!(out, "Run status group {} (all jobs):", group.group);
+        for (name, dir) in [("READ", &group.read), ("WRITE", &group.write)] {
+            if let Some(dir) = dir {
+                group_line(&mut out, name, dir);
+            }
+        }
+        out.push('\n');
+    }
+    let disks = disk_totals(record);
+    if !disks.is_empty() {
+        out.push_str("Disk stats (read/write):\n");
+        for d in disks {
+            let _ = writeln!(
+                out,
+                "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2}%",
+                d.name,
+                d.read_ios,
+                d.write_ios,
+                d.read_merges,
+                d.write_merges,
+                d.read_ticks_ms,
+                d.write_ticks_ms,
+                d.in_queue_ms,
+                d.util_pct
+            );
+        }
+    }
+    out
+}
+
+fn job_block(out: &mut String, block: &Block<'_>, list: &[f64]) {
+    let targets: Vec<String> = block
+        .jobs
+        .iter()
+        .map(|job| match &job.device {
+            Some(device) => format!("{} on {device}", job.target.path),
+            None => job.target.path.clone(),
+        })
+        .collect();
+    let status = match block.status() {
+        RunStatus::Completed => "",
+        RunStatus::Interrupted => " (interrupted)",
+        RunStatus::Failed => " (failed)",
+    };
+    let _ = writeln!(
+        out,
+        "{}: (groupid={}, jobs={}): err={:2}: {}{status}",
+        block.name,
+        block.group,
+        block.workers,
+        block.error(),
+        targets.join(", ")
+    );
+    for error in block.jobs.iter().filter_map(|job| job.error.as_ref()) {
+        let _ = writeln!(out, "  error: {}", error.message);
+    }
+    for (name, dir) in [("read", &block.read), ("write", &block.write)] {
+        if dir.total_ios > 0 {
+            direction(out, name, dir, list);
+        }
+    }
+    if block.sync_ios > 0 {
+        out.push_str("  fsync/fdatasync/sync_file_range:\n");
+        latency(out, "sync", &block.sync_lat, list);
+    }
+    let _ = writeln!(
+        out,
+        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}",
+        block.usr_cpu, block.sys_cpu, block.ctx
+    );
+}
+
+/// `  read: IOPS=51.2k, BW=200MiB/s (210MB/s)(400MiB/2000msec)` and its latency.
+#[allow(clippy::cast_precision_loss)]
+fn direction(out: &mut String, name: &str, dir: &Direction, list: &[f64]) {
+    let _ = writeln!(
+        out,
+        "  {name}: IOPS={}, BW={}/s ({}/s)({}/{}msec)",
+        num2str(dir.iops, 4, Base::Decimal, ""),
+        bytes_binary(dir.bw_bytes as f64),
+        bytes_si(dir.bw_bytes as f64),
+        bytes_binary(dir.io_bytes as f64),
+        dir.runtime_ms
+    );
+    latency(out, "clat", &dir.lat, list);
+}
+
+/// fio's `display_lat` and `show_clat_percentiles`: the summary in the largest unit all four
+/// numbers exceed a thousand of, then the percentiles four to a row.
+#[allow(clippy::cast_precision_loss)]
+fn latency(out: &mut String, name: &str, lat: &Latency, list: &[f64]) {
+    let (min, max, mean, dev) = (lat.min_ns, lat.max_ns, lat.mean_ns, lat.stddev_ns);
+    let over = |limit: u64| min > limit && max > limit && mean > limit as f64 && dev > limit as f64;
+    let (unit, div) = if over(1_000_000) {
+        ("msec", 1_000_000)
+    } else if over(1_000) {
+        ("usec", 1_000)
+    } else {
+        ("nsec", 1)
+    };
+    let _ = writeln!(
+        out,
+        "    {name} ({unit}): min={}, max={}, avg={:5.2}, stdev={:5.2}",
+        num2str((min / div) as f64, 6, Base::Decimal, ""),
+        num2str((max / div) as f64, 6, Base::Decimal, ""),
+        mean / div as f64,
+        dev / div as f64
+    );
+    let percentiles = lat.percentiles(list);
+    let (Some(lowest), Some(highest)) = (
+        percentiles.iter().map(|p| p.1).min(),
+        percentiles.iter().map(|p| p.1).max(),
+    ) else {
+        return;
+    };
+    let (unit, div) = if lowest > 2_000_000 && highest > 99_999_999 {
+        ("msec", 1_000_000)
+    } else if lowest > 2_000 && highest > 99_999 {
+        ("usec", 1_000)
+    } else {
+        ("nsec", 1)
+    };
+    let _ = writeln!(out, "    {name} percentiles ({unit}):");
+    for (row, chunk) in percentiles.chunks(4).enumerate() {
+        out.push_str("     |");
+        for (i, &(pct, ns)) in chunk.iter().enumerate() {
+            let last = row * 4 + i + 1 == percentiles.len();
+            let _ = write!(
+                out,
+                " {:>5}th=[{:5}]{}",
+                percent_label(pct),
+                ns.div_ceil(div),
+                if last { "" } else { "," }
+            );
+        }
+        out.push('\n');
+    }
+}
+
+/// `   READ: bw=..., min-max, io=..., run=min-maxmsec` of a run-status group.
+#[allow(clippy::cast_precision_loss)]
+fn group_line(out: &mut String, name: &str, dir: &GroupDirection) {
+    let (agg, min, max) = (
+        dir.agg_bw_bytes as f64,
+        dir.min_bw_bytes as f64,
+        dir.max_bw_bytes as f64,
+    );
+    let _ = writeln!(
+        out,
+        "{name:>7}: bw={}/s ({}/s), {}/s-{}/s ({}/s-{}/s), io={} ({}), run={}-{}msec",
+        bytes_binary(agg),
+        bytes_si(agg),
+        bytes_binary(min),
+        bytes_binary(max),
+        bytes_si(min),
+        bytes_si(max),
+        bytes_binary(dir.io_bytes as f64),
+        bytes_si(dir.io_bytes as f64),
+        dir.min_run_ms,
+        dir.max_run_ms
+    );
+}
+
+#[derive(Clone, Copy)]
+enum Base {
+    Decimal,
+    Binary,
+}
+
+/// `192MiB`: fio's 4 significant digits in binary units.
+fn bytes_binary(bytes: f64) -> String {
+    num2str(bytes, 4, Base::Binary, "B")
+}
+
+/// `201MB`: the same in SI units.
+fn bytes_si(bytes: f64) -> String {
+    num2str(bytes, 4, Base::Decimal, "B")
+}
+
+/// fio's `num2str`: `value` as is when its integer part has at most `digits` digits, else
+/// scaled by 1000 (or 1024) until it does, with the decimals that still fit in `digits`
+/// (`49.1k`, `5910.3k`, `192Mi`), then `unit`.
+#[allow(
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
+fn num2str(value: f64, digits: usize, base: Base, unit: &str) -> String {
+    const DECIMAL: [&str; 6] = ["", "k", "M", "G", "T", "P"];
+    const BINARY: [&str; 6] = ["", "Ki", "Mi", "Gi", "Ti", "Pi"];
+    let (step, prefixes) = match base {
+        Base::Decimal => (1000.0, DECIMAL),
+        Base::Binary => (1024.0, BINARY),
+    };
+    let mut value = if value.is_finite() {
+        value.max(0.0)
+    } else {
+        0.0
+    };
+    let limit = 10f64.powi(i32::try_from(digits).unwrap_or(i32::MAX));
+    let mut power = 0;
+    while value.round() >= limit && power + 1 < prefixes.len() {
+        value /= step;
+        power += 1;
+    }
+    if power == 0 {
+        return format!("{value:.0}{unit}");
+    }
+    let integer_digits = (value.trunc() as u64).to_string().len();
+    let decimals = digits.saturating_sub(integer_digits + 1);
+    format!("{value:.decimals$}{}{unit}", prefixes[power])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{record, two_step_record};
+    use super::*;
+
+    #[test]
+    fn numbers_switch_units_like_fio() {
+        assert_eq!(num2str(49_110.0, 4, Base::Decimal, ""), "49.1k");
+        assert_eq!(num2str(4801.0, 4, Base::Decimal, ""), "4801");
+        assert_eq!(bytes_binary(201_326_592.0), "192MiB");
+        assert_eq!(bytes_si(201_326_592.0), "201MB");
+        assert_eq!(bytes_binary(19_712_000.0), "18.8MiB");
+        assert_eq!(bytes_binary(23_068_672.0), "22.0MiB");
+        assert_eq!(bytes_binary(2.5 * f64::from(1u32 << 30)), "2560MiB");
+        assert_eq!(bytes_binary(20.0 * f64::from(1u32 << 30)), "20.0GiB");
+        assert_eq!(num2str(5_910_300.0, 6, Base::Decimal, ""), "5910.3k");
+        assert_eq!(bytes_binary(0.0), "0B");
+    }
+
+    #[test]
+    fn one_step_of_two_jobs_reads_like_fio() {
+        let text = render(&record(), &FioReport::default());
+        let lines: Vec<&str> = text.lines().collect();
+        for want in [
+            "r: (groupid=0, jobs=1): err= 0: /data/r.dat on vda",
+            "  read: IOPS=51.2k, BW=200MiB/s (210MB/s)(400MiB/2000msec)",
+            "    clat (usec): min=75, max=2010, avg=118.80, stdev=190.00",
+            "    clat percentiles (usec):",
+            "     |  1.00th=[   81],  5.00th=[   81], 10.00th=[   81], 20.00th=[   81],",
+            "     | 30.00th=[   81], 40.00th=[   81], 50.00th=[   81], 60.00th=[  121],",
+            "     | 70.00th=[  121], 80.00th=[  121], 90.00th=[  121], 95.00th=[  121],",
+            "     | 99.00th=[  121], 99.50th=[ 2008], 99.90th=[ 2008], 99.95th=[ 2008],",
+            "     | 99.99th=[ 2008]",
+            "  cpu          : usr=5.00%, sys=30.00%, ctx=5000",
+            "w: (groupid=0, jobs=1): err= 0: /data/.diskdash-scratch-1-1 on vda",
+            "  read: IOPS=25.6k, BW=100MiB/s (105MB/s)(100MiB/1000msec)",
+            "    clat (usec): min=990, max=1010, avg=1000.00, stdev= 5.00",
+            "  write: IOPS=25.6k, BW=100MiB/s (105MB/s)(100MiB/1000msec)",
+            "Run status group 0 (all jobs):",
+            "   READ: bw=250MiB/s (262MB/s), 100MiB/s-200MiB/s (105MB/s-210MB/s), \
+             io=500MiB (524MB), run=1000-2000msec",
+            "  WRITE: bw=100MiB/s (105MB/s), 100MiB/s-100MiB/s (105MB/s-105MB/s), \
+             io=100MiB (105MB), run=1000-1000msec",
+            "Disk stats (read/write):",
+            "  vda: ios=120000/25000, merge=20/400, ticks=18000/12500, in_queue=30600, util=98.50%",
+        ] {
+            assert!(lines.contains(&want), "missing {want:?} in\n{text}");
+        }
+        // Blocks in order: r, then w, then the group, then the disks.
+        let at = |line: &str| lines.iter().position(|l| *l == line).unwrap();
+        assert!(
+            at("  cpu          : usr=5.00%, sys=30.00%, ctx=5000")
+                < at("Run status group 0 (all jobs):")
+        );
+        assert!(at("Run status group 0 (all jobs):") < at("Disk stats (read/write):"));
+    }
+
+    #[test]
+    fn group_reporting_prints_one_block_per_group() {
+        let opts = FioReport {
+            group_reporting: true,
+            percentiles: Some(&[50.0, 99.0]),
+        };
+        let text = render(&record(), &opts);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[..4],
+            [
+                "r: (groupid=0, jobs=2): err= 0: /data/r.dat on vda, /data/.diskdash-scratch-1-1 on vda",
+                "  read: IOPS=64.0k, BW=250MiB/s (262MB/s)(500MiB/2000msec)",
+                "    clat (usec): min=75, max=2010, avg=295.04, stdev=391.31",
+                "    clat percentiles (usec):",
+            ]
+        );
+        // The merged histogram's median is a 120 us read; the mean of the two medians (80 us
+        // and 1 ms) would be 540 us.
+        assert_eq!(lines[4], "     | 50.00th=[  121], 99.00th=[ 1004]");
+        assert_eq!(text.matches("(groupid=").count(), 1);
+        // fio's CPU of a group: CPU time over the jobs' summed time.
+        assert!(text.contains("  cpu          : usr=4.67%, sys=26.67%, ctx=7000\n"));
+    }
+
+    #[test]
+    fn two_steps_print_their_groups_in_order() {
+        let text = render(&two_step_record(), &FioReport::default());
+        let heads: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("(groupid=") || l.starts_with("Run status group"))
+            .collect();
+        assert_eq!(
+            heads,
+            [
+                "r: (groupid=0, jobs=1): err= 0: /data/r.dat on vda",
+                "w: (groupid=0, jobs=1): err= 0: /data/.diskdash-scratch-1-1 on vda",
+                "seq: (groupid=1, jobs=1): err= 0: /data/r.dat on vda",
+                "Run status group 0 (all jobs):",
+                "Run status group 1 (all jobs):",
+            ]
+        );
+        // One line per disk over both steps' windows.
+        assert!(text.contains(
+            "  vda: ios=240000/50000, merge=40/800, ticks=36000/25000, in_queue=61200, util=98.50%\n"
+        ));
+    }
+}
