@@ -43,6 +43,11 @@ pub struct App {
     pub descending: bool,
     /// The selected disk by name, so the selection survives re-sorting and hot-plug.
     pub selected: Option<String>,
+    /// The running step's jobs by name when it runs several (else empty): then `tab` and the
+    /// arrows pick the job the charts follow instead of moving focus and the disk.
+    pub jobs: Vec<String>,
+    /// The job the charts follow, by name; `None`: the step total.
+    pub job: Option<String>,
 }
 
 impl App {
@@ -62,6 +67,30 @@ impl App {
             sort: SortKey::Name,
             descending: false,
             selected: None,
+            jobs: Vec::new(),
+            job: None,
+        }
+    }
+
+    /// Takes the running step's job names (several, or none); a selected job that is not among
+    /// them gives way to the step total.
+    pub fn set_jobs<'a>(&mut self, names: impl Iterator<Item = &'a str> + Clone) {
+        let count = names.clone().count();
+        let count = if count < 2 { 0 } else { count };
+        if self.jobs.len() == count && self.jobs.iter().zip(names.clone()).all(|(a, b)| a == b) {
+            return;
+        }
+        self.jobs = if count == 0 {
+            Vec::new()
+        } else {
+            names.map(str::to_string).collect()
+        };
+        if self
+            .job
+            .as_ref()
+            .is_some_and(|name| !self.jobs.contains(name))
+        {
+            self.job = None;
         }
     }
 
@@ -84,6 +113,15 @@ impl App {
             };
         }
         let bench = self.mode == Mode::Bench;
+        if !self.jobs.is_empty() {
+            match key.code {
+                KeyCode::Tab => return self.pick_job(1, true),
+                KeyCode::BackTab => return self.pick_job(-1, true),
+                KeyCode::Up | KeyCode::Char('k') => return self.pick_job(-1, false),
+                KeyCode::Down | KeyCode::Char('j') => return self.pick_job(1, false),
+                _ => {}
+            }
+        }
         match key.code {
             KeyCode::Char('q' | 'Q') => Action::Quit,
             KeyCode::Char('?') => {
@@ -131,6 +169,27 @@ impl App {
             },
             _ => Action::None,
         }
+    }
+
+    /// Moves the job selection by one row of the jobs table (the jobs, then the step total):
+    /// `tab` wraps around, the arrows stop at the ends.
+    fn pick_job(&mut self, by: isize, wrap: bool) -> Action {
+        let rows = self.jobs.len() + 1;
+        let at = self
+            .job
+            .as_ref()
+            .and_then(|name| self.jobs.iter().position(|j| j == name))
+            .unwrap_or(rows - 1);
+        let next = if wrap {
+            (at + rows).saturating_add_signed(by) % rows
+        } else {
+            at.saturating_add_signed(by).min(rows - 1)
+        };
+        if next == at {
+            return Action::None;
+        }
+        self.job = self.jobs.get(next).cloned();
+        Action::Redraw
     }
 
     fn step(&mut self, disks: &[String], by: isize) -> Action {
@@ -279,5 +338,35 @@ mod tests {
         app.selected = Some("vda".into());
         let t = app.disk_table(rows);
         assert_eq!(t.rows[t.selected.unwrap()].name, "vda");
+    }
+
+    #[test]
+    fn with_several_jobs_tab_and_arrows_pick_the_job() {
+        let mut app = App::new(Mode::Bench, true);
+        app.set_jobs(["a"].into_iter());
+        assert!(app.jobs.is_empty(), "one job: no jobs table");
+        assert_eq!(app.on_key(key(KeyCode::Tab), &[]), Action::Redraw);
+        assert_eq!(app.ui.focus, Focus::Disks);
+        app.ui.focus = Focus::Charts;
+
+        app.set_jobs(["a", "b"].into_iter());
+        app.on_key(key(KeyCode::Tab), &[]);
+        assert_eq!(
+            (app.job.as_deref(), app.ui.focus),
+            (Some("a"), Focus::Charts)
+        );
+        app.on_key(key(KeyCode::Down), &names());
+        assert_eq!(app.job.as_deref(), Some("b"));
+        assert_eq!(app.selected, None, "the arrows leave the disk alone");
+        app.on_key(key(KeyCode::Down), &names());
+        assert_eq!(app.job, None);
+        assert_eq!(app.on_key(key(KeyCode::Down), &names()), Action::None);
+        app.on_key(key(KeyCode::BackTab), &[]);
+        assert_eq!(app.job.as_deref(), Some("b"));
+        // The next step's jobs: a name that is gone gives way to the step total.
+        app.set_jobs(["c", "d"].into_iter());
+        assert_eq!(app.job, None);
+        app.set_jobs(std::iter::empty());
+        assert!(app.jobs.is_empty());
     }
 }

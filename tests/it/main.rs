@@ -26,4 +26,5 @@ mod serve;
 mod tui_bench;
 mod tui_guard;
 mod tui_monitor;
+mod tui_plan;
 mod tui_show;

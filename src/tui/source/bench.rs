@@ -165,6 +165,8 @@ impl Source for BenchSource {
 
     fn view(&mut self, app: &mut App) -> View {
         let snap = &self.snap;
+        app.set_jobs(snap.jobs.iter().map(|j| j.name.as_str()));
+        let job = snap_view::job_index(snap, app.job.as_deref());
         if app.selected.is_none() {
             app.selected = snap.disk.as_deref().map(whole_disk);
         }
@@ -240,6 +242,7 @@ impl Source for BenchSource {
                 reconciliation_of,
                 warnings,
                 absent: if disk.is_none() { absent } else { None },
+                disks: snap_view::disks(snap),
             };
             let queue: Option<QueueView> = match (&disk, &snap.queue) {
                 (Some(d), Some(q)) => Some(from_monitor::queue_view(&whole_disk(d), q)),
@@ -248,6 +251,9 @@ impl Source for BenchSource {
             (Some(device), queue)
         };
         let running = matches!(snap.state, SessionState::Running | SessionState::Paused);
+        let step = snap_view::step(snap);
+        // A size-based step ends when its bytes are moved: its progress replaces the time left.
+        let size_based = step.and_then(|_| snap_view::size_progress(snap));
         let mut ui = app.ui.clone();
         if ui.message.is_none() {
             ui.message = snap_view::state_message(snap);
@@ -257,25 +263,28 @@ impl Source for BenchSource {
             header: Header {
                 host: self.host.clone(),
                 kernel: self.kernel.clone(),
-                target: Some(snap.target.path.display().to_string()),
-                disk,
+                target: Some(snap_view::target_label(snap)),
+                disk: snap_view::disk_label(snap),
                 engine: Some(snap_view::engine_label(snap)),
                 job: Some(snap_view::job_label(snap)),
                 state: Some(snap_view::run_state(snap)),
                 elapsed: snap.elapsed,
-                remaining: running.then_some(snap.remaining),
+                remaining: (running && size_based.is_none()).then_some(snap.remaining),
                 segment: Some((
                     usize::try_from(snap.segment).unwrap_or(0) + 1,
                     snap.segments.len().max(1),
                 )),
                 // The disks table's sampling interval.
                 interval: Some(DISKS_INTERVAL),
+                step,
+                size_based,
             },
-            throughput: Some(snap_view::throughput(snap)),
-            latency: Some(snap_view::latency(snap)),
+            throughput: Some(snap_view::throughput_for(snap, job)),
+            latency: Some(snap_view::latency_for(snap, job)),
             device,
             queue,
             disks: Some(table),
+            jobs: snap_view::jobs(snap, job),
             ui,
         }
     }
@@ -288,6 +297,12 @@ impl Source for BenchSource {
             }
             (SessionState::Idle, Intent::PauseResume) => {
                 return Some("stopped: s starts a new segment".into());
+            }
+            (_, Intent::PauseResume | Intent::StopStart) => {}
+            // The session refuses them for a step of several jobs: say so here, not as a
+            // warning that stays in the device panel.
+            _ if self.snap.jobs.len() > 1 => {
+                return Some("several jobs run: live changes apply to one-job steps".into());
             }
             _ => {}
         }

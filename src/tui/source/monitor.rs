@@ -289,6 +289,7 @@ impl Source for MonitorSource {
             device,
             queue,
             disks: Some(table),
+            jobs: None,
             ui,
         }
     }

@@ -10,7 +10,13 @@
 //! | ! %util is not saturation on this device: ...                   |
 //! +----------------------------------------------------------------+
 //! ```
-//! Tall panels give each metric its own row; short ones use two columns.
+//! Tall panels give each metric its own row; short ones use two columns. A step over several
+//! disks shows one row per disk instead (columns drop from the right when narrow):
+//! ```text
+//! +- devices (iostat -x) now, last 1s --------------------------------------+
+//! | disk         r/s     w/s  rMiB/s  wMiB/s r_await w_await  aqu-sz  %util  |
+//! | vda        12.3k     0.0    48.1     0.0  2.51ms  0.00ms   31.02  99.8%  |
+//! ```
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -92,8 +98,14 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         return;
     };
     let theme = Theme::new(view.ui.color);
+    let several = dev.disks.len() > 1 && dev.absent.is_none();
     let title = if dev.absent.is_some() {
         " device: none ".to_string()
+    } else if several {
+        match window_label(dev.window) {
+            Some(window) => format!(" devices (iostat -x) {window} "),
+            None => " devices (iostat -x) ".to_string(),
+        }
     } else {
         match window_label(dev.window) {
             Some(window) => format!(" device {} (iostat -x) {window} ", dev.name),
@@ -114,6 +126,12 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         let mut lines = vec![Line::styled(why.clone(), theme.label())];
         lines.extend(tail);
         f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
+        return;
+    }
+    if several {
+        let mut lines = disk_lines(dev, theme, usize::from(inner.width));
+        lines.extend(tail);
+        f.render_widget(Paragraph::new(lines), inner);
         return;
     }
     let tail_rows = u16::try_from(tail.len()).unwrap_or(u16::MAX);
@@ -142,6 +160,47 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     lines.truncate(usize::from(metric_rows));
     lines.extend(tail);
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// A header and one row per disk of the step, as many metric columns as fit `width`.
+fn disk_lines(dev: &DeviceView, theme: Theme, width: usize) -> Vec<Line<'static>> {
+    const VALUE: usize = 8;
+    let name_w = dev
+        .disks
+        .iter()
+        .map(|d| d.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 16);
+    let shown = (width.saturating_sub(name_w) / VALUE).min(METRICS.len());
+    let metrics = &METRICS[..shown];
+    let mut header = vec![Span::styled(format!("{:<name_w$}", "disk"), theme.label())];
+    header.extend(
+        metrics
+            .iter()
+            .map(|m| Span::styled(format!("{:>VALUE$}", m.label), theme.label())),
+    );
+    let mut lines = vec![Line::from(header)];
+    for disk in &dev.disks {
+        let mut spans = vec![Span::styled(
+            format!("{:<name_w$}", fmt::fit(&disk.name, name_w)),
+            theme.value(),
+        )];
+        for m in metrics {
+            let text = disk
+                .now
+                .as_ref()
+                .map_or_else(|| "-".into(), |r| (m.show)((m.get)(r)));
+            let style = match m.label.chars().next() {
+                Some('r') => theme.read(),
+                Some('w') => theme.write(),
+                _ => theme.value(),
+            };
+            spans.push(Span::styled(format!("{text:>VALUE$}"), style));
+        }
+        lines.push(Line::from(spans));
+    }
+    lines
 }
 
 /// The lines under the metrics: the reconciliation, its verdict on the same line when it fits

@@ -13,10 +13,22 @@ use super::fmt;
 use super::theme::Theme;
 use crate::tui::view::{Mode, View};
 
-/// Key and what it does, in the order they are dropped last-first on narrow terminals.
+/// Key and what it does, in the order they are dropped last-first on narrow terminals. A step
+/// of several jobs takes no live changes: its keys pick the job the charts show.
 #[must_use]
-pub fn keys(mode: Mode) -> &'static [(&'static str, &'static str)] {
-    match mode {
+pub fn keys(view: &View) -> &'static [(&'static str, &'static str)] {
+    if view.mode == Mode::Bench && view.jobs.is_some() {
+        return &[
+            ("q", "quit"),
+            ("?", "help"),
+            ("tab/up/down", "job"),
+            ("space", "pause"),
+            ("s", "stop"),
+            ("l", "log"),
+            ("h", "histogram"),
+        ];
+    }
+    match view.mode {
         Mode::Bench => &[
             ("q", "quit"),
             ("?", "help"),
@@ -52,7 +64,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let room = width.saturating_sub(message.chars().count() + 2);
     let mut spans = Vec::new();
     let mut used = 0;
-    for (i, (key, what)) in keys(view.mode).iter().enumerate() {
+    for (i, (key, what)) in keys(view).iter().enumerate() {
         let len = key.len() + what.len() + 3;
         if used + len > room && (i >= 2 || used + len > width) {
             break;

@@ -5,6 +5,8 @@
 //!  diskdash  host  Linux 6.18  target /srv/f (vda)                      RUNNING seg 2/2
 //!  io_uring  randread bs=4k iodepth=32 numjobs=1          elapsed 12s  remaining 18s
 //! ```
+//! A plan of several steps, or a step of several jobs, says `step i/N` instead of the segment;
+//! a size-based step shows `size-based: 43% (ETA 12s)` instead of the remaining time.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -27,7 +29,9 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     if let Some(state) = &h.state {
         right.push_str(state.label());
     }
-    if let Some((seg, of)) = h.segment {
+    if let Some((step, of)) = h.step {
+        right.push_str(&format!(" step {step}/{of}"));
+    } else if let Some((seg, of)) = h.segment {
         right.push_str(&format!(" seg {seg}/{of}"));
     }
     right.push(' ');
@@ -130,16 +134,31 @@ fn top_left(h: &Header, room: usize) -> String {
     line(false, false, Some(&format!("...{tail}")))
 }
 
-/// Elapsed and remaining time in the longest form that fits `room` columns.
+/// Elapsed and remaining time (or a size-based step's progress) in the longest form that fits
+/// `room` columns.
 fn times(h: &Header, room: usize) -> String {
     let elapsed = fmt::duration(h.elapsed);
-    let forms = match h.remaining.map(fmt::duration) {
-        Some(rem) => vec![
+    let forms = match (h.size_based, h.remaining.map(fmt::duration)) {
+        (Some(size), _) => {
+            let pct = size.percent();
+            match size.eta.map(fmt::duration) {
+                Some(eta) => vec![
+                    format!("elapsed {elapsed}  size-based: {pct}% (ETA {eta}) "),
+                    format!("{elapsed}  size-based: {pct}% (ETA {eta}) "),
+                    format!("{pct}%, ETA {eta} "),
+                ],
+                None => vec![
+                    format!("elapsed {elapsed}  size-based: {pct}% "),
+                    format!("{elapsed}  {pct}% "),
+                ],
+            }
+        }
+        (None, Some(rem)) => vec![
             format!("elapsed {elapsed}  remaining {rem} "),
             format!("elapsed {elapsed}  left {rem} "),
             format!("{elapsed}, {rem} left "),
         ],
-        None => vec![format!("elapsed {elapsed} "), format!("{elapsed} ")],
+        (None, None) => vec![format!("elapsed {elapsed} "), format!("{elapsed} ")],
     };
     let last = forms.last().cloned().unwrap_or_default();
     forms

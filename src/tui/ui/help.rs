@@ -19,6 +19,16 @@ const BENCH_KEYS: [(&str, &str); 8] = [
     ("", ""),
 ];
 
+/// A step of several jobs: no live changes (the session refuses them), the arrows pick a job.
+const PLAN_KEYS: [(&str, &str); 6] = [
+    ("tab / S-tab", "next / previous job (then the step total)"),
+    ("up / down", "select a job or the step total"),
+    ("space", "pause / resume the step"),
+    ("s", "stop / start"),
+    ("q, Ctrl-C", "stop, write the record, quit"),
+    ("", ""),
+];
+
 const COMMON_KEYS: [(&str, &str); 7] = [
     ("up / down", "select a disk"),
     ("o / O", "sort column / reverse order"),
@@ -34,15 +44,19 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         return;
     }
     let theme = Theme::new(view.ui.color);
+    let several = view.mode == Mode::Bench && view.jobs.is_some();
     let mut rows: Vec<(&str, &str)> = Vec::new();
-    if view.mode == Mode::Bench {
+    if several {
+        rows.extend(PLAN_KEYS);
+    } else if view.mode == Mode::Bench {
         rows.extend(BENCH_KEYS);
     }
-    rows.extend(
-        COMMON_KEYS
-            .iter()
-            .filter(|(k, _)| !(view.mode == Mode::Bench && *k == "q, Ctrl-C")),
-    );
+    // With several jobs the arrows and tab pick the job, not a disk or the focus.
+    let hidden = |k: &str| {
+        (view.mode == Mode::Bench && k == "q, Ctrl-C")
+            || (several && matches!(k, "up / down" | "tab"))
+    };
+    rows.extend(COMMON_KEYS.iter().filter(|(k, _)| !hidden(k)));
     let lines: Vec<Line> = rows
         .iter()
         .map(|(k, what)| {

@@ -35,8 +35,17 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     };
     let theme = Theme::new(view.ui.color);
     let scale = if view.ui.log_scale { " (log)" } else { "" };
+    // A job's name before all else: the panel follows the jobs table's selection.
+    let of = lat
+        .of
+        .as_ref()
+        .map_or(String::new(), |of| format!("{of}: "));
+    let mut title = format!(" {of}latency, submit to completion{scale} ");
+    if lat.of.is_some() && title.chars().count() + 2 > usize::from(area.width) {
+        title = format!(" {of}latency{scale} ");
+    }
     let block = Block::bordered()
-        .title(format!(" latency, submit to completion{scale} "))
+        .title(title)
         .border_style(theme.border(false));
     let inner = block.inner(area);
     f.render_widget(block, area);

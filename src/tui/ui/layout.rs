@@ -4,6 +4,7 @@
 //! bench / show                              monitor
 //! +-----------------------------------+    +-----------------------------------+
 //! | header (2 rows)                   |    | header (2 rows)                   |
+//! | jobs (a step of several jobs)     |    |                                   |
 //! | throughput/IOPS   | latency       |    | all disks (iostat -x)             |
 //! | device            | queue         |    | device (selected) | queue         |
 //! | all disks (iostat -x)             |    | throughput/IOPS of that disk      |
@@ -12,7 +13,9 @@
 //! ```
 //! Panels fold in reverse order of importance until the minimum heights fit; the text bands
 //! then get their preferred height before the charts grow:
-//! bench: table, queue, latency, device, throughput; monitor: queue, throughput, device, table.
+//! bench: table, queue, latency, device, throughput; with several jobs: table, queue, device,
+//! latency, jobs, throughput (the jobs table and the charts it drives stay together); monitor:
+//! queue, throughput, device, table.
 //! Side-by-side pairs stack when the terminal is narrow. All arithmetic saturates; every rect
 //! lies inside the given area, so no size can make a render index out of bounds.
 
@@ -28,6 +31,7 @@ pub enum Panel {
     Device,
     Queue,
     Table,
+    Jobs,
 }
 
 /// The rect of every panel on screen (`None`: folded or absent).
@@ -40,6 +44,7 @@ pub struct Plan {
     pub device: Option<Rect>,
     pub queue: Option<Rect>,
     pub table: Option<Rect>,
+    pub jobs: Option<Rect>,
 }
 
 impl Plan {
@@ -50,6 +55,7 @@ impl Plan {
             Panel::Device => &mut self.device,
             Panel::Queue => &mut self.queue,
             Panel::Table => &mut self.table,
+            Panel::Jobs => &mut self.jobs,
         };
         *slot = Some(rect);
     }
@@ -80,6 +86,8 @@ fn min_height(mode: Mode, panel: Panel) -> u16 {
         (_, Panel::Device) => 8,
         (_, Panel::Queue) => 5,
         (_, Panel::Table) => 5,
+        // A header, two jobs and the total; more rows scroll to the selected one.
+        (_, Panel::Jobs) => 6,
     }
 }
 
@@ -90,23 +98,40 @@ fn pref_height(view: &View, panel: Panel, width: u16) -> u16 {
         Panel::Throughput => 14,
         Panel::Latency => 14,
         Panel::Device => view.device.as_ref().map_or(0, |d| {
-            // Eight metric rows, then the reconciliation and the warnings, wrapped.
-            lines(8 + super::device::tail_rows(d, width))
+            // Eight metric rows (or a header and a row per disk of the step), then the
+            // reconciliation and the warnings, wrapped.
+            let metrics = if d.disks.len() > 1 {
+                1 + d.disks.len()
+            } else {
+                8
+            };
+            lines(metrics + super::device::tail_rows(d, width))
         }),
         Panel::Queue => view.queue.as_ref().map_or(0, |q| lines(q.settings.len())),
         Panel::Table => view.disks.as_ref().map_or(0, |t| lines(t.rows.len() + 1)),
+        Panel::Jobs => super::jobs::rows_wanted(view),
     }
 }
 
 /// Most important first.
-fn priority(mode: Mode) -> [Panel; 5] {
-    match mode {
+fn priority(view: &View) -> [Panel; 6] {
+    match view.mode {
         Mode::Monitor => [
             Panel::Table,
             Panel::Device,
             Panel::Throughput,
             Panel::Queue,
             Panel::Latency,
+            Panel::Jobs,
+        ],
+        // Several jobs: the table that picks the job and the charts that show it stay together.
+        Mode::Bench | Mode::Show if view.jobs.is_some() => [
+            Panel::Throughput,
+            Panel::Jobs,
+            Panel::Latency,
+            Panel::Device,
+            Panel::Queue,
+            Panel::Table,
         ],
         Mode::Bench | Mode::Show => [
             Panel::Throughput,
@@ -114,6 +139,7 @@ fn priority(mode: Mode) -> [Panel; 5] {
             Panel::Latency,
             Panel::Queue,
             Panel::Table,
+            Panel::Jobs,
         ],
     }
 }
@@ -125,6 +151,7 @@ fn present(view: &View, panel: Panel) -> bool {
         Panel::Device => view.device.is_some(),
         Panel::Queue => view.queue.is_some(),
         Panel::Table => view.disks.is_some(),
+        Panel::Jobs => view.jobs.is_some(),
     }
 }
 
@@ -154,9 +181,13 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
     );
     let table = pair(Panel::Table, Panel::Table, shown, false);
     let table: Vec<Vec<Panel>> = table.into_iter().take(1).collect();
+    let jobs: Vec<Vec<Panel>> = pair(Panel::Jobs, Panel::Jobs, shown, false)
+        .into_iter()
+        .take(1)
+        .collect();
     let order = match view.mode {
-        Mode::Monitor => [table, device, charts],
-        Mode::Bench | Mode::Show => [charts, device, table],
+        Mode::Monitor => [jobs, table, device, charts],
+        Mode::Bench | Mode::Show => [jobs, charts, device, table],
     };
     order
         .into_iter()
@@ -212,7 +243,7 @@ pub fn plan(area: Rect, view: &View) -> Plan {
         ..area
     };
 
-    let mut shown: Vec<Panel> = priority(view.mode)
+    let mut shown: Vec<Panel> = priority(view)
         .into_iter()
         .filter(|&p| present(view, p))
         .collect();
@@ -227,7 +258,7 @@ pub fn plan(area: Rect, view: &View) -> Plan {
         return plan;
     }
 
-    let heights = distribute(&bands, view.mode, body.height);
+    let heights = distribute(&bands, view, body.height);
     let mut y = body.y;
     for (band, height) in bands.iter().zip(heights) {
         let row = Rect { y, height, ..body };
@@ -265,11 +296,11 @@ fn side_width(panel: Panel, width: u16) -> u16 {
 
 /// Heights of the bands: each gets its minimum, then (most important first) up to its
 /// preferred height, then the rest goes to the bands that grow (charts), else the first.
-fn distribute(bands: &[Band], mode: Mode, total: u16) -> Vec<u16> {
+fn distribute(bands: &[Band], view: &View, total: u16) -> Vec<u16> {
     let mut heights: Vec<u16> = bands.iter().map(|b| b.min).collect();
     let mut left = total.saturating_sub(heights.iter().sum());
     let rank = |b: &Band| {
-        priority(mode)
+        priority(view)
             .iter()
             .position(|p| b.panels.contains(p))
             .unwrap_or(usize::MAX)
@@ -306,7 +337,7 @@ mod tests {
     use crate::tui::ui::sample;
 
     fn rects(p: &Plan) -> Vec<Rect> {
-        [p.throughput, p.latency, p.device, p.queue, p.table]
+        [p.throughput, p.latency, p.device, p.queue, p.table, p.jobs]
             .into_iter()
             .flatten()
             .chain([p.header, p.footer])
@@ -316,7 +347,12 @@ mod tests {
 
     #[test]
     fn every_size_stays_inside_and_nothing_overlaps() {
-        for view in [sample::bench(), sample::monitor(), sample::show()] {
+        for view in [
+            sample::bench(),
+            sample::monitor(),
+            sample::show(),
+            sample::plan(None),
+        ] {
             for w in 0..=130u16 {
                 for h in 0..=45u16 {
                     let area = Rect::new(0, 0, w, h);

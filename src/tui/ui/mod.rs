@@ -3,6 +3,8 @@
 //! ```text
 //! +--------------------------------------------------------------+
 //! | header.rs      host, kernel, target (disk), engine, job, time |
+//! +--------------------------------------------------------------+
+//! | jobs.rs   a step's jobs (when several), select: the charts   |
 //! +--------------------------------+-----------------------------+
 //! | throughput.rs  IOPS + MiB/s     | latency.rs  percentiles +   |
 //! |   over time, segment markers    |   log-bucket histogram      |
@@ -23,6 +25,7 @@ pub mod footer;
 pub mod header;
 pub mod heatmap;
 pub mod help;
+pub mod jobs;
 pub mod latency;
 pub mod layout;
 pub mod queue;
@@ -43,6 +46,9 @@ pub fn render(f: &mut Frame, view: &View) {
     let area = f.area();
     let plan = layout::plan(area, view);
     header::render(f, plan.header, view);
+    if let Some(r) = plan.jobs {
+        jobs::render(f, r, view);
+    }
     if let Some(r) = plan.throughput {
         throughput::render(f, r, view);
     }

@@ -1,6 +1,8 @@
 //! Fixed views for the snapshot tests, the render benchmark and the docs. Numbers are shaped
 //! like a 4k random-read run on a virtio disk, with a queue-depth change half way.
 
+pub mod plan;
+
 use std::time::Duration;
 
 use crate::tui::view::{
@@ -188,6 +190,7 @@ pub fn bench() -> View {
             remaining: Some(Duration::from_secs(30)),
             segment: Some((2, 2)),
             interval: Some(Duration::from_secs(1)),
+            ..Header::default()
         },
         throughput: Some(ThroughputView {
             source: "app".into(),
@@ -207,6 +210,7 @@ pub fn bench() -> View {
             buckets: buckets(),
             columns: LatencyColumns::IntervalSegment,
             heatmap: Some(heatmap()),
+            of: None,
         }),
         device: Some(DeviceView {
             name: "vda".into(),
@@ -230,9 +234,11 @@ pub fn bench() -> View {
                 ),
             ],
             absent: None,
+            disks: Vec::new(),
         }),
         queue: Some(queue()),
         disks: Some(disks()),
+        jobs: None,
         ui: UiState {
             color: true,
             message: Some("iodepth 32 -> 64: segment 2".into()),
@@ -396,4 +402,10 @@ pub fn bench_other_disk() -> View {
         t.selected = Some(1);
     }
     view
+}
+
+/// A step of four jobs at once (see [`plan`]), the job `selected` driving the charts.
+#[must_use]
+pub fn plan(selected: Option<usize>) -> View {
+    plan::view(&plan::snapshot(), selected)
 }

@@ -351,3 +351,104 @@ fn no_color_sets_no_colour() {
         }
     }
 }
+
+/// A step of four jobs: the jobs table with the step total, step 1/3 in the header, both disks
+/// in the device panel; the charts show the step total until a job is picked.
+#[test]
+fn a_step_of_four_jobs() {
+    let view = sample::plan(None);
+    for (w, h) in [(80, 24), (160, 50)] {
+        let term = frame(&view, w, h);
+        check_cells(term.backend().buffer(), true);
+        let screen = text(&term);
+        for name in ["write128", "randread128", "write256", "randread256"] {
+            assert!(screen.contains(&format!(" {name} ")), "{screen}");
+        }
+        assert!(screen.contains(">step total"), "{screen}");
+        assert!(screen.contains("RUNNING step 1/3"), "{screen}");
+        assert!(screen.contains("step total: latency"), "{screen}");
+        assert!(
+            screen.contains("step total: throughput and IOPS"),
+            "{screen}"
+        );
+        assert!(!screen.contains('~'), "{w}x{h}:\n{screen}");
+        if w == 160 {
+            assert!(
+                screen.contains("devices (iostat -x) now, last 1s"),
+                "{screen}"
+            );
+            assert!(screen.lines().any(|l| l.contains(" vdb ")), "{screen}");
+        }
+        insta::assert_snapshot!(format!("frame_plan_{w}x{h}"), term.backend());
+    }
+}
+
+/// `tab` walks the jobs then the step total; the highlight, the chart's and the latency
+/// panel's titles follow; the arrows stop at the ends.
+#[test]
+fn tab_and_arrows_pick_the_job_the_charts_show() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    use crate::tui::app::{Action, App};
+    use crate::tui::view::Mode;
+
+    let snap = sample::plan::snapshot();
+    let mut app = App::new(Mode::Bench, true);
+    app.set_jobs(snap.jobs.iter().map(|j| j.name.as_str()));
+    let screen_of = |app: &App| {
+        let selected = crate::tui::view::from_snapshot::job_index(&snap, app.job.as_deref());
+        text(&frame(&sample::plan::view(&snap, selected), 80, 24))
+    };
+    let key = |code| KeyEvent::new(code, KeyModifiers::NONE);
+    let names = ["write128", "randread128", "write256", "randread256"];
+    for name in names {
+        assert_eq!(app.on_key(key(KeyCode::Tab), &[]), Action::Redraw);
+        let screen = screen_of(&app);
+        assert!(screen.contains(&format!(">{name} ")), "{screen}");
+        assert!(screen.contains(&format!("{name}: latency")), "{screen}");
+        assert!(
+            screen.contains(&format!("{name}: throughput and IOPS")),
+            "{screen}"
+        );
+    }
+    app.on_key(key(KeyCode::Tab), &[]);
+    assert_eq!(app.job, None);
+    assert!(screen_of(&app).contains(">step total"));
+    app.on_key(key(KeyCode::BackTab), &[]);
+    assert_eq!(app.job.as_deref(), Some("randread256"));
+    app.on_key(key(KeyCode::Up), &[]);
+    app.on_key(key(KeyCode::Up), &[]);
+    let screen = screen_of(&app);
+    assert!(screen.contains(">randread128 "), "{screen}");
+    assert!(screen.contains("randread128: latency"), "{screen}");
+    for _ in 0..3 {
+        app.on_key(key(KeyCode::Up), &[]);
+    }
+    assert_eq!(app.job.as_deref(), Some("write128"));
+    assert_eq!(app.on_key(key(KeyCode::Up), &[]), Action::None);
+    for _ in 0..6 {
+        app.on_key(key(KeyCode::Down), &[]);
+    }
+    assert_eq!(app.job, None);
+    insta::assert_snapshot!(
+        "frame_plan_randread128_80x24",
+        frame(&sample::plan(Some(1)), 80, 24).backend()
+    );
+}
+
+/// A size-based step says how far it is and when it ends at the rate so far, not a time left.
+#[test]
+fn a_size_based_step_shows_its_progress() {
+    let mut snap = sample::plan::snapshot();
+    // 43% in 30 s: the rest at that rate takes about 40 s.
+    snap.plan.bytes = Some((430 << 20, 1000 << 20));
+    let view = sample::plan::view(&snap, None);
+    let screen = text(&panel(&view, 110, 2, super::header::render));
+    assert!(
+        screen.contains("elapsed 30s  size-based: 43% (ETA 39s)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("remaining"), "{screen}");
+    let screen = text(&frame(&view, 80, 24));
+    assert!(screen.contains("size-based: 43% (ETA 39s)"), "{screen}");
+}

@@ -202,6 +202,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             elapsed: Duration::from_nanos(record.segments.last().map_or(0, |s| s.elapsed_ns)),
         },
         reconciliation_of: Some(format!("seg {}", record.segments.len())),
+        disks: Vec::new(),
     });
     // The same queue panel as the live run's.
     let queue = record
@@ -247,6 +248,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             remaining: None,
             segment: (n > 0).then_some((n, n)),
             interval: None,
+            ..Header::default()
         },
         throughput: Some(ThroughputView {
             source: "app".into(),
@@ -268,10 +270,12 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             buckets: buckets(record, last),
             columns: LatencyColumns::SegmentRun,
             heatmap: Some(heatmap(record, heat_dir)),
+            of: None,
         }),
         device,
         queue,
         disks: None,
+        jobs: None,
         ui,
     }
 }

@@ -1,16 +1,18 @@
 //! A session [`Snapshot`] as the view model: pure conversions, no I/O.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Duration;
 
-use crate::bench::spec::RwMode;
+use crate::bench::spec::{JobSpec, RwMode};
 use crate::record::RunStatus;
-use crate::session::{DirectionView, SessionState, Snapshot};
+use crate::session::{DirectionView, SeriesPoint, SessionState, Snapshot, StatsView};
 use crate::stats::LatencySummary;
 use crate::tui::view::{
-    Direction, HeatColumn, HeatmapView, LatencyBucket, LatencyColumns, LatencyRow, LatencyView,
-    Percentiles, RatePoint, Reconciliation, RunState, SegmentMark, ThroughputView, Warning,
-    WarningKind,
+    Direction, DiskRates, HeatColumn, HeatmapView, JobRow, JobsView, LatencyBucket, LatencyColumns,
+    LatencyRow, LatencyView, Percentiles, RatePoint, Reconciliation, RunState, SegmentMark,
+    SizeProgress, ThroughputView, Warning, WarningKind,
 };
+use crate::units::format_size_short;
 
 #[must_use]
 pub fn run_state(snap: &Snapshot) -> RunState {
@@ -57,7 +59,7 @@ pub fn percentiles(summary: &LatencySummary) -> Percentiles {
     }
 }
 
-fn pick(dir: Direction, v: &crate::session::StatsView) -> &DirectionView {
+fn pick(dir: Direction, v: &StatsView) -> &DirectionView {
     match dir {
         Direction::Read => &v.read,
         Direction::Write => &v.write,
@@ -67,18 +69,75 @@ fn pick(dir: Direction, v: &crate::session::StatsView) -> &DirectionView {
 
 #[must_use]
 pub fn latency(snap: &Snapshot) -> LatencyView {
-    let syncs = snap.job.sync_every.is_some() || snap.cumulative.sync.ios > 0;
-    let dirs = [
+    let dirs = shown_directions(&snap.job, &snap.cumulative);
+    LatencyView {
+        heatmap: Some(heatmap(snap, heat_direction(&dirs))),
+        ..latency_over(&dirs, snap.interval.as_ref(), &snap.cumulative)
+    }
+}
+
+/// The latency panel of the job `selected` (an index into `snap.jobs`), or of the step total
+/// (`None`), named, when the step runs several jobs; else [`latency`]. A job has no
+/// per-interval histograms: its panel shows the histogram, not the heatmap.
+#[must_use]
+pub fn latency_for(snap: &Snapshot, selected: Option<usize>) -> LatencyView {
+    if snap.jobs.len() < 2 {
+        return latency(snap);
+    }
+    match selected.and_then(|i| snap.jobs.get(i)) {
+        Some(job) => LatencyView {
+            of: Some(job.name.clone()),
+            ..latency_over(
+                &shown_directions(&job.spec, &job.cumulative),
+                job.interval.as_ref(),
+                &job.cumulative,
+            )
+        },
+        None => {
+            let mut dirs = [
+                (Direction::Read, false),
+                (Direction::Write, false),
+                (Direction::Sync, false),
+            ];
+            for job in &snap.jobs {
+                for (on, job_on) in dirs
+                    .iter_mut()
+                    .zip(shown_directions(&job.spec, &job.cumulative))
+                {
+                    on.1 |= job_on.1;
+                }
+            }
+            LatencyView {
+                heatmap: Some(heatmap(snap, heat_direction(&dirs))),
+                of: Some(STEP_TOTAL.into()),
+                ..latency_over(&dirs, snap.interval.as_ref(), &snap.cumulative)
+            }
+        }
+    }
+}
+
+/// What the jobs table and the panel titles call the sum of a step's jobs.
+pub const STEP_TOTAL: &str = "step total";
+
+/// Which directions a job shows: those it does, and any that saw I/O.
+fn shown_directions(job: &JobSpec, cumulative: &StatsView) -> [(Direction, bool); 3] {
+    [
+        (Direction::Read, job.reads() || cumulative.read.ios > 0),
+        (Direction::Write, job.writes() || cumulative.write.ios > 0),
         (
-            Direction::Read,
-            snap.job.reads() || snap.cumulative.read.ios > 0,
+            Direction::Sync,
+            job.sync_every.is_some() || cumulative.sync.ios > 0,
         ),
-        (
-            Direction::Write,
-            snap.job.writes() || snap.cumulative.write.ios > 0,
-        ),
-        (Direction::Sync, syncs),
-    ];
+    ]
+}
+
+/// Percentile rows and the histogram of the directions shown, over the last interval and the
+/// segment so far; no heatmap.
+fn latency_over(
+    dirs: &[(Direction, bool)],
+    interval: Option<&StatsView>,
+    cumulative: &StatsView,
+) -> LatencyView {
     let rows = dirs
         .iter()
         .filter(|(_, shown)| *shown)
@@ -86,19 +145,19 @@ pub fn latency(snap: &Snapshot) -> LatencyView {
             let of = |d: &DirectionView| (d.ios > 0).then(|| percentiles(&d.latency));
             LatencyRow {
                 dir,
-                interval: snap.interval.as_ref().and_then(|v| of(pick(dir, v))),
-                total: of(pick(dir, &snap.cumulative)),
+                interval: interval.and_then(|v| of(pick(dir, v))),
+                total: of(pick(dir, cumulative)),
             }
         })
         .collect();
     // Reads and writes share the histogram; sync calls are another kind of latency.
     let mut buckets: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
-    if let Some(v) = &snap.interval {
+    if let Some(v) = interval {
         for b in v.read.buckets.iter().chain(&v.write.buckets) {
             buckets.entry(b.le_ns).or_default().0 += b.count;
         }
     }
-    let c = &snap.cumulative;
+    let c = cumulative;
     for b in c.read.buckets.iter().chain(&c.write.buckets) {
         buckets.entry(b.le_ns).or_default().1 += b.count;
     }
@@ -113,7 +172,8 @@ pub fn latency(snap: &Snapshot) -> LatencyView {
             })
             .collect(),
         columns: LatencyColumns::IntervalSegment,
-        heatmap: Some(heatmap(snap, heat_direction(&dirs))),
+        heatmap: None,
+        of: None,
     }
 }
 
@@ -151,10 +211,26 @@ pub fn heatmap(snap: &Snapshot, dir: Direction) -> HeatmapView {
 
 #[must_use]
 pub fn throughput(snap: &Snapshot) -> ThroughputView {
+    rates_of("app".into(), &snap.series, snap)
+}
+
+/// The throughput panel of the job `selected`, or of the step total (`None`), named, when the
+/// step runs several jobs; else [`throughput`].
+#[must_use]
+pub fn throughput_for(snap: &Snapshot, selected: Option<usize>) -> ThroughputView {
+    if snap.jobs.len() < 2 {
+        return throughput(snap);
+    }
+    match selected.and_then(|i| snap.jobs.get(i)) {
+        Some(job) => rates_of(job.name.clone(), &job.series, snap),
+        None => rates_of(STEP_TOTAL.into(), &snap.series, snap),
+    }
+}
+
+fn rates_of(source: String, series: &VecDeque<SeriesPoint>, snap: &Snapshot) -> ThroughputView {
     ThroughputView {
-        source: "app".into(),
-        points: snap
-            .series
+        source,
+        points: series
             .iter()
             .map(|p| RatePoint {
                 t_s: p.at.as_secs_f64(),
@@ -175,6 +251,197 @@ pub fn throughput(snap: &Snapshot) -> ThroughputView {
             })
             .collect(),
     }
+}
+
+/// The index in `snap.jobs` of the job named `name`, when the step runs several jobs.
+#[must_use]
+pub fn job_index(snap: &Snapshot, name: Option<&str>) -> Option<usize> {
+    let name = name?;
+    (snap.jobs.len() > 1)
+        .then(|| snap.jobs.iter().position(|j| j.name == name))
+        .flatten()
+}
+
+/// The jobs table, when the step runs several jobs: one row per job over its last interval,
+/// and the step's total.
+#[must_use]
+pub fn jobs(snap: &Snapshot, selected: Option<usize>) -> Option<JobsView> {
+    if snap.jobs.len() < 2 {
+        return None;
+    }
+    let rows = snap
+        .jobs
+        .iter()
+        .map(|job| {
+            let spec = &job.spec;
+            let depth = if spec.numjobs > 1 {
+                format!("{}x{}", spec.iodepth, spec.numjobs)
+            } else {
+                spec.iodepth.to_string()
+            };
+            JobRow {
+                name: job.name.clone(),
+                rw: spec.rw.as_str().to_string(),
+                bs: format_size_short(spec.block_size_bytes),
+                depth,
+                errors: job.errors,
+                ..job_rates(job.interval.as_ref())
+            }
+        })
+        .collect();
+    Some(JobsView {
+        rows,
+        total: JobRow {
+            name: STEP_TOTAL.into(),
+            errors: snap.jobs.iter().map(|j| j.errors).sum(),
+            ..job_rates(snap.interval.as_ref())
+        },
+        selected: selected.filter(|&i| i < snap.jobs.len()),
+    })
+}
+
+/// A row's rates and latency over `interval`: reads and writes together, the percentiles from
+/// the summary when one direction ran, else from the merged buckets.
+fn job_rates(interval: Option<&StatsView>) -> JobRow {
+    let Some(v) = interval else {
+        return JobRow::default();
+    };
+    let (p50_ns, p99_ns) = match (v.read.ios > 0, v.write.ios > 0) {
+        (false, false) => (None, None),
+        (true, false) | (false, true) => {
+            let d = if v.read.ios > 0 { &v.read } else { &v.write };
+            (
+                Some(d.latency.percentile_ns(50.0)),
+                Some(d.latency.percentile_ns(99.0)),
+            )
+        }
+        (true, true) => {
+            let mut merged: BTreeMap<u64, u64> = BTreeMap::new();
+            for b in v.read.buckets.iter().chain(&v.write.buckets) {
+                *merged.entry(b.le_ns).or_default() += b.count;
+            }
+            let merged: Vec<crate::stats::LatencyBucket> = merged
+                .into_iter()
+                .map(|(le_ns, count)| crate::stats::LatencyBucket { le_ns, count })
+                .collect();
+            (
+                Some(crate::stats::bucket_percentile_ns(&merged, 50.0)),
+                Some(crate::stats::bucket_percentile_ns(&merged, 99.0)),
+            )
+        }
+    };
+    JobRow {
+        iops: v.read.iops + v.write.iops,
+        bytes_per_s: v.read.bw_bytes_per_s + v.write.bw_bytes_per_s,
+        p50_ns,
+        p99_ns,
+        ..JobRow::default()
+    }
+}
+
+/// Step i of N (1-based), when the step runs several jobs. A one-job step keeps saying its
+/// segment, as `diskdash bench` always has: there a live change appends a step, so steps and
+/// segments are the same count.
+#[must_use]
+pub fn step(snap: &Snapshot) -> Option<(usize, usize)> {
+    (snap.jobs.len() > 1).then(|| {
+        (
+            snap.plan.index + 1,
+            snap.plan.count.max(snap.plan.index + 1),
+        )
+    })
+}
+
+/// How far a size-based step is, with its end at the rate so far.
+#[must_use]
+pub fn size_progress(snap: &Snapshot) -> Option<SizeProgress> {
+    let (done_bytes, total_bytes) = snap.plan.bytes?;
+    let seconds = snap.elapsed.as_secs_f64();
+    #[allow(clippy::cast_precision_loss)]
+    let eta = (done_bytes > 0 && seconds > 0.0).then(|| {
+        let rate = done_bytes as f64 / seconds;
+        Duration::from_secs_f64(total_bytes.saturating_sub(done_bytes) as f64 / rate)
+    });
+    Some(SizeProgress {
+        done_bytes,
+        total_bytes,
+        eta,
+    })
+}
+
+/// Every disk of the step with its last interval's rates, when there are several.
+#[must_use]
+pub fn disks(snap: &Snapshot) -> Vec<DiskRates> {
+    if snap.disks.len() < 2 {
+        return Vec::new();
+    }
+    snap.disks
+        .iter()
+        .map(|d| DiskRates {
+            name: d.name.clone(),
+            now: d.row.as_ref().map(super::from_monitor::device_rates),
+        })
+        .collect()
+}
+
+/// Longest brace form of the targets the header shows.
+const TARGETS_MAX_CHARS: usize = 40;
+
+/// The targets for the header: the one path, or the jobs' files in brace form when they share
+/// a directory (`/srv/db/{a,b}`; `4 files in /srv/db` when that is long), else how many there
+/// are.
+#[must_use]
+pub fn target_label(snap: &Snapshot) -> String {
+    if snap.jobs.len() < 2 {
+        return snap.target.path.display().to_string();
+    }
+    let mut paths: Vec<&std::path::Path> = snap.jobs.iter().map(|j| j.target.as_path()).collect();
+    paths.dedup();
+    match paths.as_slice() {
+        [] => snap.target.path.display().to_string(),
+        [one] => one.display().to_string(),
+        many => {
+            let parent = many[0].parent();
+            let names: Option<Vec<String>> = many
+                .iter()
+                .map(|p| {
+                    (p.parent() == parent)
+                        .then(|| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                        .flatten()
+                })
+                .collect();
+            match (parent, names) {
+                // Relative paths (`--filename=a`) have an empty parent.
+                (Some(dir), Some(names)) if dir.as_os_str().is_empty() => {
+                    format!("{{{}}}", names.join(","))
+                }
+                (Some(dir), Some(names)) => {
+                    let braces = format!("{}/{{{}}}", dir.display(), names.join(","));
+                    if braces.chars().count() <= TARGETS_MAX_CHARS {
+                        braces
+                    } else {
+                        format!("{} files in {}", many.len(), dir.display())
+                    }
+                }
+                _ => format!("{} files", many.len()),
+            }
+        }
+    }
+}
+
+/// The disks for the header: the target's, or every disk of the step.
+#[must_use]
+pub fn disk_label(snap: &Snapshot) -> Option<String> {
+    if snap.disks.len() < 2 {
+        return snap.disk.clone();
+    }
+    Some(
+        snap.disks
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
 }
 
 #[must_use]
@@ -217,9 +484,13 @@ pub fn engine_label(snap: &Snapshot) -> String {
     }
 }
 
-/// The job in fio words without the engine, which the header shows on its own.
+/// The job in fio words without the engine, which the header shows on its own; with several
+/// jobs, how many (the jobs table says what each does).
 #[must_use]
 pub fn job_label(snap: &Snapshot) -> String {
+    if snap.jobs.len() > 1 {
+        return format!("{} jobs", snap.jobs.len());
+    }
     let engine = format!(" {} ", snap.job.ioengine.as_str());
     snap.job.describe().replacen(&engine, " ", 1)
 }
@@ -266,5 +537,45 @@ mod tests {
             (p.p50_ns, p.p90_ns, p.p99_ns, p.p999_ns, p.max_ns),
             (100, 200, 300, 400, 900)
         );
+    }
+
+    #[test]
+    fn the_targets_of_several_jobs_read_as_one_label() {
+        let mut snap = crate::tui::ui::sample::plan::snapshot();
+        assert_eq!(target_label(&snap), "4 files in /srv/lsm");
+        snap.jobs.truncate(2);
+        assert_eq!(target_label(&snap), "/srv/lsm/{write128,randread128}");
+        snap.jobs[0].target = "a".into();
+        snap.jobs[1].target = "b".into();
+        assert_eq!(target_label(&snap), "{a,b}");
+        snap.jobs[1].target = "/elsewhere/b".into();
+        assert_eq!(target_label(&snap), "2 files");
+        snap.jobs[1].target = "a".into();
+        assert_eq!(target_label(&snap), "a");
+        snap.jobs.truncate(1);
+        assert_eq!(target_label(&snap), "/srv/lsm/write128");
+    }
+
+    /// One job looks as it always has: no jobs table, no step, the app's series and latency;
+    /// a live change of `diskdash bench` (a step appended) still reads as a segment.
+    #[test]
+    fn one_job_keeps_the_one_job_dashboard() {
+        let mut snap = crate::tui::ui::sample::plan::snapshot();
+        assert_eq!(step(&snap), Some((1, 3)));
+        snap.jobs.truncate(1);
+        snap.disks.truncate(1);
+        snap.plan = crate::session::PlanProgress {
+            index: 1,
+            count: 2,
+            bytes: Some((1, 2)),
+        };
+        assert_eq!(step(&snap), None);
+        assert!(jobs(&snap, Some(0)).is_none());
+        assert!(disks(&snap).is_empty());
+        assert_eq!(throughput_for(&snap, Some(0)).source, "app");
+        assert_eq!(latency_for(&snap, Some(0)).of, None);
+        assert!(latency_for(&snap, Some(0)).heatmap.is_some());
+        assert_eq!(job_index(&snap, Some("write128")), None);
+        assert_eq!(disk_label(&snap).as_deref(), Some("vda"));
     }
 }

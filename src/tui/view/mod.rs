@@ -63,6 +63,8 @@ pub struct View {
     pub device: Option<DeviceView>,
     pub queue: Option<QueueView>,
     pub disks: Option<DiskTableView>,
+    /// The running step's jobs, when it runs several at once.
+    pub jobs: Option<JobsView>,
     pub ui: UiState,
 }
 
@@ -84,8 +86,64 @@ pub struct Header {
     pub remaining: Option<Duration>,
     /// Current segment number (1-based) and how many there are.
     pub segment: Option<(usize, usize)>,
+    /// Current step of the plan (1-based) and how many there are; said instead of the segment
+    /// when the plan has several steps or the step several jobs.
+    pub step: Option<(usize, usize)>,
+    /// How far a size-based step is; it replaces the remaining time, which it does not have.
+    pub size_based: Option<SizeProgress>,
     /// Sampling interval of the all-disks table (the monitor's).
     pub interval: Option<Duration>,
+}
+
+/// A size-based step's progress: bytes moved of bytes to move, and when it ends at the rate so
+/// far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SizeProgress {
+    pub done_bytes: u64,
+    pub total_bytes: u64,
+    /// `None` before anything moved.
+    pub eta: Option<Duration>,
+}
+
+impl SizeProgress {
+    /// Whole percent done, 0 to 100.
+    #[must_use]
+    pub fn percent(&self) -> u64 {
+        if self.total_bytes == 0 {
+            return 100;
+        }
+        let pct =
+            u128::from(self.done_bytes.min(self.total_bytes)) * 100 / u128::from(self.total_bytes);
+        u64::try_from(pct).unwrap_or(100)
+    }
+}
+
+/// One row of the jobs table: a job of the running step, or the step's total.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobRow {
+    pub name: String,
+    /// fio's `rw`, e.g. `randread`; empty for the total.
+    pub rw: String,
+    /// Block size, e.g. `128k`; empty for the total.
+    pub bs: String,
+    /// `iodepth`, or `iodepth x numjobs` (`32x4`) when more than one worker; empty for the total.
+    pub depth: String,
+    /// Read and write over the last interval.
+    pub iops: f64,
+    pub bytes_per_s: f64,
+    /// Over the last interval, reads and writes together; `None` without I/O.
+    pub p50_ns: Option<u64>,
+    pub p99_ns: Option<u64>,
+    pub errors: u32,
+}
+
+/// The jobs of the running step, one row each, and their total.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobsView {
+    pub rows: Vec<JobRow>,
+    pub total: JobRow,
+    /// The job whose series and latency the charts show; `None`: the step total.
+    pub selected: Option<usize>,
 }
 
 /// One point of the rate time series.
@@ -204,6 +262,8 @@ pub struct LatencyView {
     pub columns: LatencyColumns,
     /// Latency over time for one direction, when the data has per-interval histograms.
     pub heatmap: Option<HeatmapView>,
+    /// Whose latency it is (a job's name, `step total`), when the step runs several jobs.
+    pub of: Option<String>,
 }
 
 /// The latency heatmap: one column per interval, oldest first.
@@ -371,6 +431,16 @@ pub struct DeviceView {
     pub warnings: Vec<Warning>,
     /// Why there are no device numbers (e.g. the target is on tmpfs); metrics are not drawn.
     pub absent: Option<String>,
+    /// Every disk of the step, one row each, when there are several (else empty): they replace
+    /// the metrics and the history.
+    pub disks: Vec<DiskRates>,
+}
+
+/// One disk of the step and its rates over the last interval (`None`: none yet).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiskRates {
+    pub name: String,
+    pub now: Option<DeviceRates>,
 }
 
 /// Queue settings of one disk, already formatted (`scheduler` -> `[mq-deadline] none`).
