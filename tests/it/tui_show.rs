@@ -93,3 +93,59 @@ fn files_that_are_not_records_are_usage_errors() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// A record of four jobs at once (`diskdash fio`) opens with its jobs table: one row per job
+/// over its run, and the step's total.
+#[test]
+#[ignore = "needs tmux"]
+fn a_recorded_plan_opens_with_its_jobs() {
+    tmux::require();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("plan.json");
+    let mut args: Vec<String> = ["fio", "--no-tui", "--size=4M", "--direct=1"]
+        .map(String::from)
+        .to_vec();
+    for (name, rw, bs) in [
+        ("write128", "write", "128k"),
+        ("randread128", "randread", "128k"),
+        ("write256", "write", "256k"),
+        ("randread256", "randread", "256k"),
+    ] {
+        args.extend([
+            format!("--name={name}"),
+            format!("--rw={rw}"),
+            format!("--bs={bs}"),
+            format!("--filename={name}"),
+        ]);
+    }
+    args.extend(["--json".to_string(), record.to_string_lossy().into_owned()]);
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(&args)
+        .output()
+        .unwrap();
+    crate::support::assert_success(&out);
+
+    let t = Tmux::start(
+        "show-plan",
+        &["show", &record.to_string_lossy()],
+        &[],
+        120,
+        40,
+    );
+    let screen = t.wait_for("the recorded plan", WAIT, |s| s.contains("RECORDED"));
+    assert!(
+        screen.contains("jobs of the last step, each over its run"),
+        "{screen}"
+    );
+    for name in ["write128", "randread128", "write256", "randread256"] {
+        assert!(
+            screen.lines().any(|l| l.contains(&format!("│ {name} "))),
+            "no row {name:?} in:\n{screen}"
+        );
+    }
+    assert!(screen.contains("step total"), "{screen}");
+    assert!(screen.contains("4 jobs: write128, randread128"), "{screen}");
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0);
+}

@@ -110,8 +110,14 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         return;
     };
     let theme = Theme::new(view.ui.color);
+    let title = match jobs.span {
+        crate::tui::view::JobsSpan::LastInterval => {
+            " jobs, last interval (tab/arrows select what the charts show) "
+        }
+        crate::tui::view::JobsSpan::WholeStep => " jobs of the last step, each over its run ",
+    };
     let block = Block::bordered()
-        .title(" jobs, last interval (tab/arrows select what the charts show) ")
+        .title(title)
         .border_style(theme.border(true));
     let inner = block.inner(area);
     f.render_widget(block, area);

@@ -11,9 +11,9 @@ use crate::record::{
 use crate::session::SessionWarning;
 use crate::tui::view::from_monitor;
 use crate::tui::view::{
-    DeviceView, DeviceWindow, Direction, Header, HeatColumn, HeatmapView, LatencyBucket,
-    LatencyColumns, LatencyRow, LatencyView, Mode, Percentiles, RatePoint, Reconciliation,
-    RunState, SegmentMark, ThroughputView, UiState, View, Warning, WarningKind,
+    DeviceView, DeviceWindow, Direction, Header, HeatColumn, HeatmapView, JobRow, JobsSpan,
+    JobsView, LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode, Percentiles, RatePoint,
+    Reconciliation, RunState, SegmentMark, ThroughputView, UiState, View, Warning, WarningKind,
 };
 
 const NS: f64 = 1e9;
@@ -230,7 +230,14 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     };
     // The description names the engine; the header shows it apart, once.
     let description = last.map_or(&record.job.description, |s| &s.job.description);
-    let job = description.replacen(&format!(" {} ", record.job.ioengine), " ", 1);
+    let mut job = description.replacen(&format!(" {} ", record.job.ioengine), " ", 1);
+    let mut target = record.target.path.clone();
+    if let Some(seg) = last.filter(|s| s.jobs.len() > 1) {
+        let names: Vec<&str> = seg.jobs.iter().map(|j| j.name.as_str()).collect();
+        job = format!("{} jobs: {}", names.len(), names.join(", "));
+        let paths: Vec<&str> = seg.jobs.iter().map(|j| j.target.path.as_str()).collect();
+        target = format!("{{{}}}", paths.join(","));
+    }
     let mut ui = ui;
     ui.message = Some(format!("recorded {} ({status})", record.started_at));
     let n = record.segments.len();
@@ -239,7 +246,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         header: Header {
             host: record.host.hostname.clone(),
             kernel: format!("Linux {}", record.host.kernel),
-            target: Some(record.target.path.clone()),
+            target: Some(target),
             disk: record.device.as_ref().map(|d| d.name.clone()),
             engine: Some(engine),
             job: Some(job),
@@ -275,7 +282,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         device,
         queue,
         disks: None,
-        jobs: None,
+        jobs: last.and_then(jobs),
         ui,
     }
 }
@@ -470,4 +477,76 @@ mod tests {
         assert!(screen.contains("IOPS  read 1.58k"), "{screen}");
         assert!(!screen.contains("read 40"), "{screen}");
     }
+}
+
+/// The jobs of the record's last step, when it ran several: each over its own measured time
+/// (its totals), and the step's.
+fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
+    if seg.jobs.len() < 2 {
+        return None;
+    }
+    let rates = |read: &DirectionRecord, write: &DirectionRecord| {
+        let lat = match (read.total_ios > 0, write.total_ios > 0) {
+            (true, false) => Some(&read.lat_ns),
+            (false, true) => Some(&write.lat_ns),
+            _ => None,
+        };
+        // Both directions: their histograms merged, never averaged percentiles.
+        let merged = (read.total_ios > 0 && write.total_ios > 0).then(|| {
+            let mut counts: BTreeMap<u64, u64> = BTreeMap::new();
+            for h in [&read.lat_ns, &write.lat_ns]
+                .into_iter()
+                .filter_map(|l| l.histogram.as_ref())
+            {
+                for b in h.buckets() {
+                    *counts.entry(b.le_ns).or_default() += b.count;
+                }
+            }
+            counts
+                .into_iter()
+                .map(|(le_ns, count)| crate::stats::LatencyBucket { le_ns, count })
+                .collect::<Vec<_>>()
+        });
+        let (p50_ns, p99_ns) = match (lat, merged) {
+            (Some(lat), _) => (lat.percentile_ns(50.0), lat.percentile_ns(99.0)),
+            (None, Some(merged)) if !merged.is_empty() => (
+                Some(crate::stats::bucket_percentile_ns(&merged, 50.0)),
+                Some(crate::stats::bucket_percentile_ns(&merged, 99.0)),
+            ),
+            _ => (None, None),
+        };
+        JobRow {
+            iops: read.iops + write.iops,
+            bytes_per_s: (read.bw_bytes + write.bw_bytes) as f64,
+            p50_ns,
+            p99_ns,
+            ..JobRow::default()
+        }
+    };
+    let rows = seg
+        .jobs
+        .iter()
+        .map(|job| JobRow {
+            name: job.name.clone(),
+            rw: job.job.rw.clone(),
+            bs: crate::units::format_size_short(job.job.bs),
+            depth: if job.job.numjobs > 1 {
+                format!("{}x{}", job.job.iodepth, job.job.numjobs)
+            } else {
+                job.job.iodepth.to_string()
+            },
+            errors: u32::from(job.error.is_some()),
+            ..rates(&job.read, &job.write)
+        })
+        .collect();
+    Some(JobsView {
+        rows,
+        total: JobRow {
+            name: "step total".into(),
+            errors: u32::from(seg.jobs.iter().any(|j| j.error.is_some())),
+            ..rates(&seg.read, &seg.write)
+        },
+        selected: None,
+        span: JobsSpan::WholeStep,
+    })
 }

@@ -297,6 +297,7 @@ pub fn jobs(snap: &Snapshot, selected: Option<usize>) -> Option<JobsView> {
             ..job_rates(snap.interval.as_ref())
         },
         selected: selected.filter(|&i| i < snap.jobs.len()),
+        span: super::JobsSpan::LastInterval,
     })
 }
 

@@ -144,6 +144,18 @@ pub struct JobsView {
     pub total: JobRow,
     /// The job whose series and latency the charts show; `None`: the step total.
     pub selected: Option<usize>,
+    /// What the rates cover, for the title: the last interval (live) or the whole step (a
+    /// record).
+    pub span: JobsSpan,
+}
+
+/// The time a jobs table's rates cover.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum JobsSpan {
+    #[default]
+    LastInterval,
+    /// Each job over its own measured time in the last step of a record.
+    WholeStep,
 }
 
 /// One point of the rate time series.
