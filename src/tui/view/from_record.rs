@@ -287,6 +287,78 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     }
 }
 
+/// The jobs of the record's last step, when it ran several: each over its own measured time
+/// (its totals), and the step's.
+fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
+    if seg.jobs.len() < 2 {
+        return None;
+    }
+    let rates = |read: &DirectionRecord, write: &DirectionRecord| {
+        let lat = match (read.total_ios > 0, write.total_ios > 0) {
+            (true, false) => Some(&read.lat_ns),
+            (false, true) => Some(&write.lat_ns),
+            _ => None,
+        };
+        // Both directions: their histograms merged, never averaged percentiles.
+        let merged = (read.total_ios > 0 && write.total_ios > 0).then(|| {
+            let mut counts: BTreeMap<u64, u64> = BTreeMap::new();
+            for h in [&read.lat_ns, &write.lat_ns]
+                .into_iter()
+                .filter_map(|l| l.histogram.as_ref())
+            {
+                for b in h.buckets() {
+                    *counts.entry(b.le_ns).or_default() += b.count;
+                }
+            }
+            counts
+                .into_iter()
+                .map(|(le_ns, count)| crate::stats::LatencyBucket { le_ns, count })
+                .collect::<Vec<_>>()
+        });
+        let (p50_ns, p99_ns) = match (lat, merged) {
+            (Some(lat), _) => (lat.percentile_ns(50.0), lat.percentile_ns(99.0)),
+            (None, Some(merged)) if !merged.is_empty() => (
+                Some(crate::stats::bucket_percentile_ns(&merged, 50.0)),
+                Some(crate::stats::bucket_percentile_ns(&merged, 99.0)),
+            ),
+            _ => (None, None),
+        };
+        JobRow {
+            iops: read.iops + write.iops,
+            bytes_per_s: (read.bw_bytes + write.bw_bytes) as f64,
+            p50_ns,
+            p99_ns,
+            ..JobRow::default()
+        }
+    };
+    let rows = seg
+        .jobs
+        .iter()
+        .map(|job| JobRow {
+            name: job.name.clone(),
+            rw: job.job.rw.clone(),
+            bs: crate::units::format_size_short(job.job.bs),
+            depth: if job.job.numjobs > 1 {
+                format!("{}x{}", job.job.iodepth, job.job.numjobs)
+            } else {
+                job.job.iodepth.to_string()
+            },
+            errors: u32::from(job.error.is_some()),
+            ..rates(&job.read, &job.write)
+        })
+        .collect();
+    Some(JobsView {
+        rows,
+        total: JobRow {
+            name: "step total".into(),
+            errors: u32::from(seg.jobs.iter().any(|j| j.error.is_some())),
+            ..rates(&seg.read, &seg.write)
+        },
+        selected: None,
+        span: JobsSpan::WholeStep,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,76 +549,4 @@ mod tests {
         assert!(screen.contains("IOPS  read 1.58k"), "{screen}");
         assert!(!screen.contains("read 40"), "{screen}");
     }
-}
-
-/// The jobs of the record's last step, when it ran several: each over its own measured time
-/// (its totals), and the step's.
-fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
-    if seg.jobs.len() < 2 {
-        return None;
-    }
-    let rates = |read: &DirectionRecord, write: &DirectionRecord| {
-        let lat = match (read.total_ios > 0, write.total_ios > 0) {
-            (true, false) => Some(&read.lat_ns),
-            (false, true) => Some(&write.lat_ns),
-            _ => None,
-        };
-        // Both directions: their histograms merged, never averaged percentiles.
-        let merged = (read.total_ios > 0 && write.total_ios > 0).then(|| {
-            let mut counts: BTreeMap<u64, u64> = BTreeMap::new();
-            for h in [&read.lat_ns, &write.lat_ns]
-                .into_iter()
-                .filter_map(|l| l.histogram.as_ref())
-            {
-                for b in h.buckets() {
-                    *counts.entry(b.le_ns).or_default() += b.count;
-                }
-            }
-            counts
-                .into_iter()
-                .map(|(le_ns, count)| crate::stats::LatencyBucket { le_ns, count })
-                .collect::<Vec<_>>()
-        });
-        let (p50_ns, p99_ns) = match (lat, merged) {
-            (Some(lat), _) => (lat.percentile_ns(50.0), lat.percentile_ns(99.0)),
-            (None, Some(merged)) if !merged.is_empty() => (
-                Some(crate::stats::bucket_percentile_ns(&merged, 50.0)),
-                Some(crate::stats::bucket_percentile_ns(&merged, 99.0)),
-            ),
-            _ => (None, None),
-        };
-        JobRow {
-            iops: read.iops + write.iops,
-            bytes_per_s: (read.bw_bytes + write.bw_bytes) as f64,
-            p50_ns,
-            p99_ns,
-            ..JobRow::default()
-        }
-    };
-    let rows = seg
-        .jobs
-        .iter()
-        .map(|job| JobRow {
-            name: job.name.clone(),
-            rw: job.job.rw.clone(),
-            bs: crate::units::format_size_short(job.job.bs),
-            depth: if job.job.numjobs > 1 {
-                format!("{}x{}", job.job.iodepth, job.job.numjobs)
-            } else {
-                job.job.iodepth.to_string()
-            },
-            errors: u32::from(job.error.is_some()),
-            ..rates(&job.read, &job.write)
-        })
-        .collect();
-    Some(JobsView {
-        rows,
-        total: JobRow {
-            name: "step total".into(),
-            errors: u32::from(seg.jobs.iter().any(|j| j.error.is_some())),
-            ..rates(&seg.read, &seg.write)
-        },
-        selected: None,
-        span: JobsSpan::WholeStep,
-    })
 }
