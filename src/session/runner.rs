@@ -633,6 +633,17 @@ impl Runner {
         });
         self.recorder.start_segment();
         let mut fold = SegmentFold::default();
+        // Time left: the time-based jobs' (a size-based job's runtime is only a cap), or the
+        // cap when every job is size-based.
+        let time_goal_ns = jobs
+            .iter()
+            .filter(|j| j.spec.io_size_bytes.is_none())
+            .map(|j| {
+                crate::record::nanos(j.spec.startdelay)
+                    .saturating_add(crate::record::nanos(j.spec.runtime))
+            })
+            .max()
+            .unwrap_or(seg.runtime_ns);
         let mut cpu_measure_start = if spec.ramp.is_zero() {
             Some(cpu_start)
         } else {
@@ -704,7 +715,7 @@ impl Runner {
             }
             let elapsed_ns = seg.elapsed_ns(now);
             self.snap.elapsed = Duration::from_nanos(elapsed_ns);
-            self.snap.remaining = Duration::from_nanos(seg.runtime_ns.saturating_sub(elapsed_ns));
+            self.snap.remaining = Duration::from_nanos(time_goal_ns.saturating_sub(elapsed_ns));
             self.snap.ramp_remaining =
                 (now < seg.record_from_ns).then(|| Duration::from_nanos(seg.record_from_ns - now));
             self.snap.state = if now < seg.record_from_ns {
