@@ -1035,10 +1035,10 @@ impl Runner {
                 Some(Err(err)) => {
                     self.snap.warnings.push(SessionWarning::Text(format!(
                         "could not remove {} {}: {err}; remove it by hand",
-                        if target.created {
-                            "the created file"
-                        } else {
+                        if target.kind == TargetKind::Scratch {
                             "the scratch file"
+                        } else {
+                            "the created file"
                         },
                         target.path.display()
                     )));

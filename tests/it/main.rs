@@ -13,7 +13,6 @@ mod bench;
 mod bench_root;
 mod bench_session;
 mod compare;
-mod fio_json;
 mod fio_parse;
 mod fio_run;
 mod info;
