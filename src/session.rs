@@ -33,8 +33,9 @@ use anyhow::Context;
 use tokio::sync::{mpsc, watch};
 
 pub use snapshot::{
-    DirectionView, DiskView, IntervalLatency, JobView, PlanProgress, SERIES_POINTS, SegmentMark,
-    SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView, TargetView,
+    DirectionView, DiskView, IntervalLatency, JobView, PlanProgress, PointRates, SERIES_POINTS,
+    SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView, StepResult,
+    TargetView,
 };
 
 use crate::bench::engine::uring;
@@ -58,6 +59,9 @@ pub enum Control {
     SetNumjobs(u32),
     SetBlockSize(u64),
     SetRw(RwMode),
+    /// End the running step and go on with the next step of the plan (a sweep's `n`); the
+    /// step is recorded `interrupted`.
+    Next,
     /// End everything, write the record.
     Quit,
 }

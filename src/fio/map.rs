@@ -498,7 +498,10 @@ fn build(
         let mapped = job(draft, io, machine, &mut settings)?;
         let mut job = mapped.job;
         if i == 0 || mapped.stonewall {
-            steps.push(Step { jobs: Vec::new() });
+            steps.push(Step {
+                jobs: Vec::new(),
+                point: Vec::new(),
+            });
         }
         if i > 0 && (mapped.stonewall || mapped.new_group) {
             groups.push(GroupInfo {

@@ -54,13 +54,19 @@ pub enum Missing {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
     pub jobs: Vec<Job>,
+    /// A sweep's point: the swept options and their values here, as written (`bs`, `2M`);
+    /// empty for steps of other plans.
+    pub point: Vec<(String, String)>,
 }
 
 impl Step {
     /// A step of one job.
     #[must_use]
     pub fn single(job: Job) -> Self {
-        Self { jobs: vec![job] }
+        Self {
+            jobs: vec![job],
+            point: Vec::new(),
+        }
     }
 }
 
@@ -130,6 +136,7 @@ mod tests {
         let two_at_once = Plan {
             steps: vec![Step {
                 jobs: vec![job("a", None), job("b", None)],
+                point: Vec::new(),
             }],
         };
         assert_eq!(

@@ -532,6 +532,10 @@ pub struct CpuRecord {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SegmentRecord {
     pub index: u32,
+    /// A sweep's point: the swept options and their values at this step, in the sweep's
+    /// order (format 4; absent for other runs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub point: Vec<PointValue>,
     pub status: RunStatus,
     pub job: JobRecord,
     pub engine: String,
@@ -560,6 +564,15 @@ pub struct SegmentRecord {
     /// reconciled against the jobs on it. Since format 4.
     #[serde(default)]
     pub devices: Vec<DeviceRecord>,
+}
+
+/// One swept option's value at a sweep's point.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PointValue {
+    /// The option, by its `bench` flag name without dashes (`bs`, `iodepth`, `rw`).
+    pub option: String,
+    /// As written (`2M`, `32`, `randrw:75`).
+    pub value: String,
 }
 
 /// One job of a segment: what it ran, on what, and what it measured.

@@ -264,6 +264,7 @@ mod tests {
     fn segment(record: &RunRecord, index: u32) -> SegmentRecord {
         SegmentRecord {
             index,
+            point: Vec::new(),
             status: RunStatus::Completed,
             job: record.job.clone(),
             engine: record.engine.used.clone(),

@@ -25,6 +25,8 @@ pub enum SegmentEnding {
     Quit,
     Interrupt,
     Fault,
+    /// Cut short to go on with the next step of the plan.
+    Next,
 }
 
 /// What the workers of the running segment must do.
@@ -69,6 +71,7 @@ impl SegmentFold {
             Control::Start => Workers::Continue,
             Control::Stop => self.end_with(SegmentEnding::Stop),
             Control::Quit => self.end_with(SegmentEnding::Quit),
+            Control::Next => self.end_with(SegmentEnding::Next),
             change_control => match change(current, &change_control) {
                 Some(next) => self.end_with(SegmentEnding::Change(Box::new(next))),
                 None => Workers::Continue,
@@ -146,7 +149,7 @@ pub fn idle(
     match control {
         Control::Start => IdleStep::Start,
         Control::Quit => IdleStep::Quit,
-        Control::Pause | Control::Resume | Control::Stop => IdleStep::Wait,
+        Control::Pause | Control::Resume | Control::Stop | Control::Next => IdleStep::Wait,
         change_control => change(current, &change_control)
             .map_or(IdleStep::Wait, |next| IdleStep::Changed(Box::new(next))),
     }
@@ -198,6 +201,18 @@ mod tests {
             Some(SegmentEnding::Change(job)) => Some(job.iodepth),
             _ => None,
         }
+    }
+
+    #[test]
+    fn next_ends_the_running_step_and_waits_when_idle() {
+        let (orders, fold, _) = run(&[Control::Next, Control::Next]);
+        assert_eq!(orders, [Workers::Stop, Workers::Continue]);
+        assert_eq!(fold.ending, Some(SegmentEnding::Next));
+        // The second waits for the next step.
+        assert_eq!(fold.held, [Control::Next]);
+        let job = JobSpec::default();
+        let mut check = |_: &JobSpec, _: &Control| None;
+        assert_eq!(idle(Control::Next, &job, &mut check), IdleStep::Wait);
     }
 
     #[test]

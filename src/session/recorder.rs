@@ -11,8 +11,8 @@ use crate::monitor::iostat::IostatRow;
 use crate::record::{
     CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
     HostRecord, INTERVAL_FORMAT, IntervalJobRecord, IntervalRecord, JobRecord, JsonlWriter,
-    LATENCY_DEFINITION, RunRecord, RunStatus, RunWarning, SegmentJobRecord, SegmentRecord,
-    SyncRecord, TargetRecord, rfc3339_utc,
+    LATENCY_DEFINITION, PointValue, RunRecord, RunStatus, RunWarning, SegmentJobRecord,
+    SegmentRecord, SyncRecord, TargetRecord, rfc3339_utc,
 };
 use crate::session::cpu::cpu_totals;
 use crate::session::series::RecordSeries;
@@ -49,6 +49,8 @@ pub struct SegmentOutcome<'a> {
     pub jobs: Vec<SegmentJobRecord>,
     /// Each job's target index (see [`Recorder::targets_removed`]).
     pub targets: Vec<usize>,
+    /// The step's point (a sweep's), empty otherwise.
+    pub point: &'a [(String, String)],
 }
 
 /// What the record says of the run as a whole, beside what the recorder kept.
@@ -169,6 +171,7 @@ impl Recorder {
             devices,
             jobs,
             targets,
+            point,
         } = outcome;
         self.segment_targets.push(targets);
         let index = self.next_segment();
@@ -181,6 +184,13 @@ impl Recorder {
         let series = std::mem::take(&mut self.series);
         self.segments.push(SegmentRecord {
             index,
+            point: point
+                .iter()
+                .map(|(option, value)| PointValue {
+                    option: option.clone(),
+                    value: value.clone(),
+                })
+                .collect(),
             status,
             job: JobRecord::from(job),
             engine: engine.to_string(),

@@ -14,8 +14,8 @@ use super::controls::{self, IdleStep, SegmentEnding, SegmentFold, Workers};
 use super::cpu::{cpu_record, rusage};
 use super::recorder::{Recorder, RunOutcome, SegmentOutcome};
 use super::snapshot::{
-    DiskView, IntervalLatency, JobView, PlanProgress, SERIES_POINTS, SegmentMark, SeriesPoint,
-    SessionState, SessionWarning, Snapshot, StatsView, TargetView,
+    DiskView, IntervalLatency, JobView, PlanProgress, PointRates, SERIES_POINTS, SegmentMark,
+    SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView, StepResult, TargetView,
 };
 use super::window::{DeviceWatch, Verdict};
 use super::{Control, SessionOptions, SessionOutcome};
@@ -188,6 +188,8 @@ impl Runner {
             error: None,
             record_path: options.json.clone(),
             jobs: Vec::new(),
+            plan_points: Arc::new(plan.steps.iter().map(|s| s.point.clone()).collect()),
+            finished: Arc::new(Vec::new()),
             plan: PlanProgress {
                 index: 0,
                 count: plan.steps.len(),
@@ -273,14 +275,18 @@ impl Runner {
                     start_now = true;
                 }
                 // The next step of the plan, when there is one.
-                SegmentEnding::Runtime if self.step + 1 < self.plan.steps.len() => {
+                SegmentEnding::Runtime | SegmentEnding::Next
+                    if self.step + 1 < self.plan.steps.len() =>
+                {
                     self.step += 1;
                     self.spec = self.plan.steps[self.step].jobs[0].spec.clone();
                     self.snap.job = self.spec.clone();
                     start_now = true;
                 }
-                SegmentEnding::Runtime if self.options.finish_when_done => break,
-                SegmentEnding::Runtime | SegmentEnding::Stop => {}
+                SegmentEnding::Runtime | SegmentEnding::Next if self.options.finish_when_done => {
+                    break;
+                }
+                SegmentEnding::Runtime | SegmentEnding::Next | SegmentEnding::Stop => {}
                 SegmentEnding::Quit => self.quit = true,
                 SegmentEnding::Interrupt => self.interrupted = true,
                 SegmentEnding::Fault => {}
@@ -841,9 +847,31 @@ impl Runner {
         self.snap.elapsed = Duration::from_nanos(end.elapsed_ns);
         let status = match ending {
             SegmentEnding::Fault => RunStatus::Failed,
-            SegmentEnding::Interrupt | SegmentEnding::Quit => RunStatus::Interrupted,
+            SegmentEnding::Interrupt | SegmentEnding::Quit | SegmentEnding::Next => {
+                RunStatus::Interrupted
+            }
             _ => RunStatus::Completed,
         };
+        let rates = |d: &crate::stats::DirectionStats, elapsed_ns: u64| {
+            let view =
+                super::snapshot::DirectionView::from_stats(d, Duration::from_nanos(elapsed_ns));
+            PointRates {
+                ios: d.ios,
+                iops: view.iops,
+                bytes_per_s: view.bw_bytes_per_s,
+                mean_ns: view.latency.mean_ns,
+                p99_ns: view.latency.percentile_ns(99.0),
+            }
+        };
+        Arc::make_mut(&mut self.snap.finished).push(StepResult {
+            step: self.step,
+            segment: index,
+            status,
+            read: rates(&end.total.read, end.elapsed_ns),
+            write: rates(&end.total.write, end.elapsed_ns),
+            util_pct: device_record.as_ref().map(|d| d.iostat.util_pct),
+            aqu_sz: device_record.as_ref().map(|d| d.iostat.queue_size),
+        });
         let job_records: Vec<SegmentJobRecord> = jobs
             .iter()
             .zip(&targets)
@@ -883,6 +911,7 @@ impl Runner {
             devices: device_records,
             jobs: job_records,
             targets,
+            point: &self.plan.steps[self.step].point,
         });
         self.publish();
         ending

@@ -205,6 +205,30 @@ pub struct PlanProgress {
     pub bytes: Option<(u64, u64)>,
 }
 
+/// One direction of a finished step, over its measured time.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PointRates {
+    pub ios: u64,
+    pub iops: f64,
+    pub bytes_per_s: f64,
+    pub mean_ns: f64,
+    pub p99_ns: u64,
+}
+
+/// A finished step (a sweep's point): its totals and its first disk's `iostat -x` over it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepResult {
+    /// The plan's step (its point is `Snapshot::plan_points[step]`).
+    pub step: usize,
+    /// The record's segment.
+    pub segment: u32,
+    pub status: RunStatus,
+    pub read: PointRates,
+    pub write: PointRates,
+    pub util_pct: Option<f64>,
+    pub aqu_sz: Option<f64>,
+}
+
 /// One disk of the running step: its `iostat -x` row over the last interval.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiskView {
@@ -264,4 +288,8 @@ pub struct Snapshot {
     pub plan: PlanProgress,
     /// Every disk of the running step (the first is [`Snapshot::disk`]).
     pub disks: Vec<DiskView>,
+    /// Each step's point (a sweep's swept options and values; empty otherwise), in plan order.
+    pub plan_points: Arc<Vec<Vec<(String, String)>>>,
+    /// The steps finished so far, in the order they ran.
+    pub finished: Arc<Vec<StepResult>>,
 }

@@ -324,6 +324,7 @@ fn a_step_runs_its_jobs_at_once_each_with_its_own_totals() {
                     ],
                 ),
             ],
+            point: Vec::new(),
         }],
     };
     let options = SessionOptions {
@@ -387,6 +388,7 @@ fn two_jobs_at_once_on_one_file_one_writing_are_refused() {
     let plan = Plan {
         steps: vec![Step {
             jobs: vec![job("a", "read"), job("b", "write")],
+            point: Vec::new(),
         }],
     };
     let options = SessionOptions {

@@ -236,6 +236,8 @@ pub fn snapshot() -> Snapshot {
             bytes: None,
         },
         disks,
+        plan_points: Arc::new(vec![Vec::new(); 3]),
+        finished: Arc::new(Vec::new()),
     }
 }
 
