@@ -19,6 +19,8 @@ pub enum Intent {
     BlockSizeUp,
     BlockSizeDown,
     NextRw,
+    /// A sweep's `n`: end the running point, go on with the next.
+    NextPoint,
 }
 
 /// What the loop does after a key.
@@ -48,6 +50,8 @@ pub struct App {
     pub jobs: Vec<String>,
     /// The job the charts follow, by name; `None`: the step total.
     pub job: Option<String>,
+    /// A sweep runs: `n` skips to its next point and `v` cycles its chart's metric.
+    pub sweep: bool,
 }
 
 impl App {
@@ -69,6 +73,7 @@ impl App {
             selected: None,
             jobs: Vec::new(),
             job: None,
+            sweep: false,
         }
     }
 
@@ -153,6 +158,11 @@ impl App {
             }
             KeyCode::Char('O') => {
                 self.descending = !self.descending;
+                Action::Redraw
+            }
+            KeyCode::Char('n') if bench && self.sweep => Action::Control(Intent::NextPoint),
+            KeyCode::Char('v') if self.sweep => {
+                self.ui.sweep_metric = self.ui.sweep_metric.next();
                 Action::Redraw
             }
             KeyCode::Char(c) if bench => match c {
@@ -269,6 +279,38 @@ mod tests {
                 Action::Control(intent)
             );
         }
+    }
+
+    #[test]
+    fn in_a_sweep_n_skips_to_the_next_point_and_v_cycles_the_chart() {
+        use crate::tui::view::SweepMetric;
+
+        let mut app = App::new(Mode::Bench, true);
+        assert_eq!(app.on_key(key(KeyCode::Char('n')), &[]), Action::None);
+        assert_eq!(app.on_key(key(KeyCode::Char('v')), &[]), Action::None);
+        app.sweep = true;
+        assert_eq!(
+            app.on_key(key(KeyCode::Char('n')), &[]),
+            Action::Control(Intent::NextPoint)
+        );
+        assert_eq!(
+            app.on_key(key(KeyCode::Char('s')), &[]),
+            Action::Control(Intent::StopStart)
+        );
+        let mut seen = Vec::new();
+        for _ in 0..4 {
+            assert_eq!(app.on_key(key(KeyCode::Char('v')), &[]), Action::Redraw);
+            seen.push(app.ui.sweep_metric);
+        }
+        assert_eq!(
+            seen,
+            [
+                SweepMetric::Iops,
+                SweepMetric::MeanLatency,
+                SweepMetric::P99Latency,
+                SweepMetric::Bandwidth
+            ]
+        );
     }
 
     #[test]

@@ -16,7 +16,8 @@ use crate::tui::ui::fmt;
 use crate::tui::view::from_monitor;
 use crate::tui::view::from_snapshot as snap_view;
 use crate::tui::view::{
-    DeviceView, DeviceWindow, Frozen, Header, Mode, QueueView, View, Warning, WarningKind,
+    DeviceView, DeviceWindow, Frozen, Header, Mode, QueueView, SweepView, View, Warning,
+    WarningKind, sweep::PointState,
 };
 use crate::units::format_size_short;
 
@@ -251,12 +252,20 @@ impl Source for BenchSource {
             (Some(device), queue)
         };
         let running = matches!(snap.state, SessionState::Running | SessionState::Paused);
-        let step = snap_view::step(snap);
+        let sweep = crate::tui::view::sweep::sweep(snap, app.ui.sweep_metric);
+        app.sweep = sweep.is_some();
+        let step = sweep
+            .as_ref()
+            .map(|s| s.point)
+            .or_else(|| snap_view::step(snap));
         // A size-based step ends when its bytes are moved: its progress replaces the time left.
         let size_based = step.and_then(|_| snap_view::size_progress(snap));
         let mut ui = app.ui.clone();
         if ui.message.is_none() {
-            ui.message = snap_view::state_message(snap);
+            ui.message = match &sweep {
+                Some(sweep) => sweep_message(&snap.state, sweep),
+                None => snap_view::state_message(snap),
+            };
         }
         View {
             mode: Mode::Bench,
@@ -285,12 +294,19 @@ impl Source for BenchSource {
             queue,
             disks: Some(table),
             jobs: snap_view::jobs(snap, job),
+            sweep,
             ui,
         }
     }
 
     fn control(&mut self, intent: Intent) -> Option<String> {
         let state = self.snap.state.clone();
+        if self.snap.plan_points.iter().any(|p| !p.is_empty()) {
+            return match sweep_control(&state, intent) {
+                Ok((control, message)) => self.send(control, message.into()),
+                Err(message) => Some(message.into()),
+            };
+        }
         match (&state, intent) {
             (SessionState::Preparing { .. }, _) => {
                 return Some("preparing the working set: keys work once the run starts".into());
@@ -370,8 +386,51 @@ impl Source for BenchSource {
                     format!("rw {} -> {}: new segment", old.as_str(), new.as_str()),
                 )
             }
+            Intent::NextPoint => return Some("n skips to a sweep's next point".into()),
         };
         self.send(control, message)
+    }
+}
+
+/// The footer's line about a sweep that is not simply running.
+fn sweep_message(state: &SessionState, sweep: &SweepView) -> Option<String> {
+    match state {
+        SessionState::Idle | SessionState::Finished(_) => {
+            let done = sweep
+                .rows
+                .iter()
+                .filter(|r| matches!(r.state, PointState::Done(_)))
+                .count();
+            Some(format!(
+                "sweep over: {done} of {} points, q writes the record",
+                sweep.rows.len()
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// A key during a sweep: its points are fixed (no live changes), `n` ends the running point
+/// and goes on with the next, `s` stops the sweep for good (what finished stays).
+fn sweep_control(
+    state: &SessionState,
+    intent: Intent,
+) -> Result<(Control, &'static str), &'static str> {
+    match (state, intent) {
+        (SessionState::Preparing { .. }, _) => {
+            Err("preparing the working set: keys work once the run starts")
+        }
+        (SessionState::Idle | SessionState::Finished(_), _) => {
+            Err("the sweep has stopped: q writes the record")
+        }
+        (SessionState::Paused, Intent::PauseResume) => Ok((Control::Resume, "resumed")),
+        (_, Intent::PauseResume) => Ok((Control::Pause, "paused: space resumes")),
+        (_, Intent::StopStart) => Ok((
+            Control::Stop,
+            "sweep stopped: finished points stay, q writes the record",
+        )),
+        (_, Intent::NextPoint) => Ok((Control::Next, "skipped to the next point")),
+        _ => Err("a sweep's points are fixed: n skips to the next, s stops"),
     }
 }
 
@@ -386,6 +445,30 @@ mod tests {
             job: "randread".into(),
             at: Duration::from_secs(at_s),
             engine: "io_uring".into(),
+        }
+    }
+
+    #[test]
+    fn in_a_sweep_n_sends_next_and_live_changes_are_refused() {
+        let running = SessionState::Running;
+        assert_eq!(
+            sweep_control(&running, Intent::NextPoint).map(|(c, _)| c),
+            Ok(Control::Next)
+        );
+        assert_eq!(
+            sweep_control(&running, Intent::StopStart).map(|(c, _)| c),
+            Ok(Control::Stop)
+        );
+        assert_eq!(
+            sweep_control(&SessionState::Paused, Intent::PauseResume).map(|(c, _)| c),
+            Ok(Control::Resume)
+        );
+        for intent in [Intent::IodepthUp, Intent::BlockSizeDown, Intent::NextRw] {
+            assert!(sweep_control(&running, intent).is_err());
+        }
+        // Stopped, the sweep does not start again: q writes what finished.
+        for intent in [Intent::StopStart, Intent::NextPoint] {
+            assert!(sweep_control(&SessionState::Idle, intent).is_err());
         }
     }
 

@@ -290,6 +290,7 @@ impl Source for MonitorSource {
             queue,
             disks: Some(table),
             jobs: None,
+            sweep: None,
             ui,
         }
     }

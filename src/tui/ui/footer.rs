@@ -14,9 +14,22 @@ use super::theme::Theme;
 use crate::tui::view::{Mode, View};
 
 /// Key and what it does, in the order they are dropped last-first on narrow terminals. A step
-/// of several jobs takes no live changes: its keys pick the job the charts show.
+/// of several jobs takes no live changes: its keys pick the job the charts show; nor does a
+/// sweep.
 #[must_use]
 pub fn keys(view: &View) -> &'static [(&'static str, &'static str)] {
+    // A sweep's points are fixed: no live changes; `n` skips a point, `v` picks the chart.
+    if view.mode == Mode::Bench && view.sweep.is_some() {
+        return &[
+            ("q", "quit"),
+            ("?", "help"),
+            ("n", "next point"),
+            ("s", "stop"),
+            ("v", "chart"),
+            ("space", "pause"),
+            ("l", "log"),
+        ];
+    }
     if view.mode == Mode::Bench && view.jobs.is_some() {
         return &[
             ("q", "quit"),

@@ -29,6 +29,17 @@ const PLAN_KEYS: [(&str, &str); 6] = [
     ("", ""),
 ];
 
+/// A sweep: its points are fixed (no live changes).
+const SWEEP_KEYS: [(&str, &str); 7] = [
+    ("n", "end this point, go on with the next"),
+    ("s", "stop the sweep (finished points stay)"),
+    ("v", "chart: MB/s, IOPS, mean latency, p99"),
+    ("space", "pause / resume the point"),
+    ("q, Ctrl-C", "stop, write the record, quit"),
+    ("", "> running  ! cut short  x failed"),
+    ("", ""),
+];
+
 const COMMON_KEYS: [(&str, &str); 7] = [
     ("up / down", "select a disk"),
     ("o / O", "sort column / reverse order"),
@@ -46,7 +57,10 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let theme = Theme::new(view.ui.color);
     let several = view.mode == Mode::Bench && view.jobs.is_some();
     let mut rows: Vec<(&str, &str)> = Vec::new();
-    if several {
+    let sweep = view.mode == Mode::Bench && view.sweep.is_some();
+    if sweep {
+        rows.extend(SWEEP_KEYS);
+    } else if several {
         rows.extend(PLAN_KEYS);
     } else if view.mode == Mode::Bench {
         rows.extend(BENCH_KEYS);

@@ -10,12 +10,23 @@
 //! | all disks (iostat -x)             |    | throughput/IOPS of that disk      |
 //! | footer (1 row)                    |    | footer (1 row)                    |
 //! +-----------------------------------+    +-----------------------------------+
+//!
+//! a sweep (bench)
+//! +-----------------------------------+
+//! | header (2 rows)                   |
+//! | throughput/IOPS   | latency       |
+//! | sweep results (a row per point)   |
+//! | sweep chart       | device        |
+//! | all disks (iostat -x)             |
+//! | footer (1 row)                    |
+//! +-----------------------------------+
 //! ```
 //! Panels fold in reverse order of importance until the minimum heights fit; the text bands
 //! then get their preferred height before the charts grow:
 //! bench: table, queue, latency, device, throughput; with several jobs: table, queue, device,
-//! latency, jobs, throughput (the jobs table and the charts it drives stay together); monitor:
-//! queue, throughput, device, table.
+//! latency, jobs, throughput (the jobs table and the charts it drives stay together); a sweep:
+//! queue, jobs, table, device, latency, sweep chart, results, throughput (at 80x24 the results
+//! and the running point's throughput stay); monitor: queue, throughput, device, table.
 //! Side-by-side pairs stack when the terminal is narrow. All arithmetic saturates; every rect
 //! lies inside the given area, so no size can make a render index out of bounds.
 
@@ -32,6 +43,10 @@ pub enum Panel {
     Queue,
     Table,
     Jobs,
+    /// A sweep's results table.
+    Sweep,
+    /// A sweep's metric against its swept parameter.
+    SweepChart,
 }
 
 /// The rect of every panel on screen (`None`: folded or absent).
@@ -45,6 +60,8 @@ pub struct Plan {
     pub queue: Option<Rect>,
     pub table: Option<Rect>,
     pub jobs: Option<Rect>,
+    pub sweep: Option<Rect>,
+    pub sweep_chart: Option<Rect>,
 }
 
 impl Plan {
@@ -56,6 +73,8 @@ impl Plan {
             Panel::Queue => &mut self.queue,
             Panel::Table => &mut self.table,
             Panel::Jobs => &mut self.jobs,
+            Panel::Sweep => &mut self.sweep,
+            Panel::SweepChart => &mut self.sweep_chart,
         };
         *slot = Some(rect);
     }
@@ -88,6 +107,9 @@ fn min_height(mode: Mode, panel: Panel) -> u16 {
         (_, Panel::Table) => 5,
         // A header, two jobs and the total; more rows scroll to the selected one.
         (_, Panel::Jobs) => 6,
+        // The header and a point (scrolled to the running one).
+        (_, Panel::Sweep) => 5,
+        (_, Panel::SweepChart) => 10,
     }
 }
 
@@ -110,13 +132,25 @@ fn pref_height(view: &View, panel: Panel, width: u16) -> u16 {
         Panel::Queue => view.queue.as_ref().map_or(0, |q| lines(q.settings.len())),
         Panel::Table => view.disks.as_ref().map_or(0, |t| lines(t.rows.len() + 1)),
         Panel::Jobs => super::jobs::rows_wanted(view),
+        Panel::Sweep => super::sweep::rows_wanted(view),
+        Panel::SweepChart => 16,
     }
 }
 
 /// Most important first.
-fn priority(view: &View) -> [Panel; 6] {
+fn priority(view: &View) -> Vec<Panel> {
     match view.mode {
-        Mode::Monitor => [
+        Mode::Bench | Mode::Show if view.sweep.is_some() => vec![
+            Panel::Throughput,
+            Panel::Sweep,
+            Panel::SweepChart,
+            Panel::Latency,
+            Panel::Device,
+            Panel::Table,
+            Panel::Jobs,
+            Panel::Queue,
+        ],
+        Mode::Monitor => vec![
             Panel::Table,
             Panel::Device,
             Panel::Throughput,
@@ -125,7 +159,7 @@ fn priority(view: &View) -> [Panel; 6] {
             Panel::Jobs,
         ],
         // Several jobs: the table that picks the job and the charts that show it stay together.
-        Mode::Bench | Mode::Show if view.jobs.is_some() => [
+        Mode::Bench | Mode::Show if view.jobs.is_some() => vec![
             Panel::Throughput,
             Panel::Jobs,
             Panel::Latency,
@@ -133,7 +167,7 @@ fn priority(view: &View) -> [Panel; 6] {
             Panel::Queue,
             Panel::Table,
         ],
-        Mode::Bench | Mode::Show => [
+        Mode::Bench | Mode::Show => vec![
             Panel::Throughput,
             Panel::Device,
             Panel::Latency,
@@ -149,9 +183,11 @@ fn present(view: &View, panel: Panel) -> bool {
         Panel::Throughput => view.throughput.is_some(),
         Panel::Latency => view.latency.is_some(),
         Panel::Device => view.device.is_some(),
-        Panel::Queue => view.queue.is_some(),
+        // A sweep's chart takes its place.
+        Panel::Queue => view.queue.is_some() && view.sweep.is_none(),
         Panel::Table => view.disks.is_some(),
         Panel::Jobs => view.jobs.is_some(),
+        Panel::Sweep | Panel::SweepChart => view.sweep.is_some(),
     }
 }
 
@@ -173,12 +209,26 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
         shown,
         width >= CHARTS_PAIR_MIN_WIDTH,
     );
-    let device = pair(
-        Panel::Device,
-        Panel::Queue,
-        shown,
-        width >= DEVICE_PAIR_MIN_WIDTH,
-    );
+    // A sweep's chart takes the queue's place beside the device panel, left of it.
+    let device = if view.sweep.is_some() {
+        pair(
+            Panel::SweepChart,
+            Panel::Device,
+            shown,
+            width >= DEVICE_PAIR_MIN_WIDTH,
+        )
+    } else {
+        pair(
+            Panel::Device,
+            Panel::Queue,
+            shown,
+            width >= DEVICE_PAIR_MIN_WIDTH,
+        )
+    };
+    let sweep: Vec<Vec<Panel>> = pair(Panel::Sweep, Panel::Sweep, shown, false)
+        .into_iter()
+        .take(1)
+        .collect();
     let table = pair(Panel::Table, Panel::Table, shown, false);
     let table: Vec<Vec<Panel>> = table.into_iter().take(1).collect();
     let jobs: Vec<Vec<Panel>> = pair(Panel::Jobs, Panel::Jobs, shown, false)
@@ -186,8 +236,8 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
         .take(1)
         .collect();
     let order = match view.mode {
-        Mode::Monitor => [jobs, table, device, charts],
-        Mode::Bench | Mode::Show => [jobs, charts, device, table],
+        Mode::Monitor => [jobs, table, device, charts, sweep],
+        Mode::Bench | Mode::Show => [jobs, charts, sweep, device, table],
     };
     order
         .into_iter()
@@ -209,7 +259,7 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
                 .max(min);
             let grows = panels
                 .iter()
-                .any(|p| matches!(p, Panel::Throughput | Panel::Latency));
+                .any(|p| matches!(p, Panel::Throughput | Panel::Latency | Panel::SweepChart));
             Band {
                 panels,
                 min,
@@ -337,12 +387,21 @@ mod tests {
     use crate::tui::ui::sample;
 
     fn rects(p: &Plan) -> Vec<Rect> {
-        [p.throughput, p.latency, p.device, p.queue, p.table, p.jobs]
-            .into_iter()
-            .flatten()
-            .chain([p.header, p.footer])
-            .filter(|r| !r.is_empty())
-            .collect()
+        [
+            p.throughput,
+            p.latency,
+            p.device,
+            p.queue,
+            p.table,
+            p.jobs,
+            p.sweep,
+            p.sweep_chart,
+        ]
+        .into_iter()
+        .flatten()
+        .chain([p.header, p.footer])
+        .filter(|r| !r.is_empty())
+        .collect()
     }
 
     #[test]
@@ -352,6 +411,7 @@ mod tests {
             sample::monitor(),
             sample::show(),
             sample::plan(None),
+            sample::sweep(),
         ] {
             for w in 0..=130u16 {
                 for h in 0..=45u16 {
@@ -382,6 +442,19 @@ mod tests {
     fn bench_at_160x50_shows_everything() {
         let plan = plan(Rect::new(0, 0, 160, 50), &sample::bench());
         assert!(plan.table.is_some() && plan.queue.is_some() && plan.latency.is_some());
+    }
+
+    #[test]
+    fn a_sweep_at_80x24_keeps_its_results_and_the_throughput_and_adds_the_chart_at_160x50() {
+        let small = plan(Rect::new(0, 0, 80, 24), &sample::sweep());
+        assert!(small.sweep.is_some() && small.throughput.is_some());
+        assert!(small.sweep_chart.is_none() && small.device.is_none());
+        // Every point of the sample's eight, its header and the borders.
+        assert_eq!(small.sweep.map(|r| r.height), Some(11));
+        let large = plan(Rect::new(0, 0, 160, 50), &sample::sweep());
+        assert!(large.sweep_chart.is_some() && large.device.is_some());
+        assert!(large.latency.is_some() && large.table.is_some());
+        assert!(large.queue.is_none(), "the chart takes the queue's place");
     }
 
     #[test]

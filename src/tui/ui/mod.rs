@@ -14,6 +14,9 @@
 //! +--------------------------------+-----------------------------+
 //! | table.rs   all disks, iostat -x columns, select + sort        |
 //! +--------------------------------------------------------------+
+//! | a sweep: sweep.rs its points' results (under the charts) and  |
+//! |   sweep_chart.rs a metric against the swept parameter         |
+//! +--------------------------------------------------------------+
 //! | footer.rs  keys, last action        help.rs: `?` overlay      |
 //! +--------------------------------------------------------------+
 //! ```
@@ -30,6 +33,8 @@ pub mod latency;
 pub mod layout;
 pub mod queue;
 pub mod sample;
+pub mod sweep;
+pub mod sweep_chart;
 pub mod table;
 pub mod theme;
 pub mod throughput;
@@ -63,6 +68,12 @@ pub fn render(f: &mut Frame, view: &View) {
     }
     if let Some(r) = plan.table {
         table::render(f, r, view);
+    }
+    if let Some(r) = plan.sweep {
+        sweep::render(f, r, view);
+    }
+    if let Some(r) = plan.sweep_chart {
+        sweep_chart::render(f, r, view);
     }
     footer::render(f, plan.footer, view);
     help::render(f, area, view);

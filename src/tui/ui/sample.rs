@@ -2,6 +2,7 @@
 //! like a 4k random-read run on a virtio disk, with a queue-depth change half way.
 
 pub mod plan;
+pub mod sweep;
 
 use std::time::Duration;
 
@@ -239,6 +240,7 @@ pub fn bench() -> View {
         queue: Some(queue()),
         disks: Some(disks()),
         jobs: None,
+        sweep: None,
         ui: UiState {
             color: true,
             message: Some("iodepth 32 -> 64: segment 2".into()),
@@ -408,4 +410,10 @@ pub fn bench_other_disk() -> View {
 #[must_use]
 pub fn plan(selected: Option<usize>) -> View {
     plan::view(&plan::snapshot(), selected)
+}
+
+/// A block-size sweep 12 s into its sixth point of eight (see [`sweep`]), charting MB/s.
+#[must_use]
+pub fn sweep() -> View {
+    sweep::view(&sweep::snapshot(), crate::tui::view::SweepMetric::Bandwidth)
 }

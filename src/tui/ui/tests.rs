@@ -452,3 +452,150 @@ fn a_size_based_step_shows_its_progress() {
     let screen = text(&frame(&view, 80, 24));
     assert!(screen.contains("size-based: 43% (ETA 39s)"), "{screen}");
 }
+
+/// A block-size sweep, five points finished and the sixth running: the plan line, a row per
+/// point (the running one highlighted, the one cut short marked), the running point's
+/// throughput; at 160x50 the chart of MB/s against the block size and the device panel too.
+#[test]
+fn a_sweep_fills_its_results_in() {
+    let view = sample::sweep();
+    for (w, h) in [(80, 24), (160, 50)] {
+        let term = frame(&view, w, h);
+        check_cells(term.backend().buffer(), true);
+        let screen = text(&term);
+        assert!(
+            screen.contains("sweep: point 6 of 8  elapsed 2m33s  ETA 1m22s"),
+            "{screen}"
+        );
+        assert!(screen.contains("RUNNING step 6/8"), "{screen}");
+        assert!(screen.contains("throughput and IOPS"), "{screen}");
+        for row in [
+            "  write 1M      -    393       -   412.0",
+            "! write 8M      -     57",
+            "  read  1M    570      -   598.0",
+            "> read  2M    315      -   660.6",
+        ] {
+            assert!(screen.contains(row), "{row:?} in {w}x{h}:\n{screen}");
+        }
+        assert!(
+            screen
+                .lines()
+                .any(|l| l.trim_end_matches(['│', ' ']).ends_with("read  8M"))
+        );
+        assert!(screen.contains("n next point"), "{screen}");
+        assert!(!screen.contains("+/- iodepth"), "{screen}");
+        assert!(!screen.contains('~'), "{w}x{h}:\n{screen}");
+        if w == 160 {
+            assert!(screen.contains("sweep: MB/s against bs"), "{screen}");
+            assert!(screen.contains("-- rw=write  -- rw=read"), "{screen}");
+            assert!(screen.contains("%util aqu-sz"), "{screen}");
+            assert!(screen.contains("device vda"), "{screen}");
+        } else {
+            assert!(!screen.contains("against bs"), "{screen}");
+        }
+        insta::assert_snapshot!(format!("frame_sweep_{w}x{h}"), term.backend());
+    }
+}
+
+/// The running point's row is the highlighted one, pending points are dimmed, finished ones
+/// plain; with `NO_COLOR` too.
+#[test]
+fn the_running_point_is_highlighted() {
+    use ratatui::style::Modifier;
+
+    for color in [true, false] {
+        let mut view = sample::sweep();
+        view.ui.color = color;
+        let term = frame(&view, 80, 24);
+        let buf = term.backend().buffer();
+        let screen = text(&term);
+        let row_of = |needle: &str| {
+            screen
+                .lines()
+                .position(|l| l.contains(needle))
+                .unwrap_or_else(|| panic!("{needle:?} not in\n{screen}"))
+        };
+        // A cell inside the row's parameters (`rw` column).
+        let cell = |y: usize| &buf[(3, u16::try_from(y).unwrap_or(0))];
+        let running = cell(row_of("> read  2M"));
+        assert!(running.modifier.contains(Modifier::REVERSED), "{running:?}");
+        for done in ["  write 1M", "! write 8M", "  read  1M"] {
+            let c = cell(row_of(done));
+            assert!(!c.modifier.contains(Modifier::REVERSED), "{done}: {c:?}");
+            assert_ne!(c.fg, Color::DarkGray, "{done}");
+        }
+        let pending = cell(row_of("  read  4M"));
+        assert!(!pending.modifier.contains(Modifier::REVERSED));
+        if color {
+            assert_eq!(pending.fg, Color::DarkGray);
+        } else {
+            assert!(pending.modifier.contains(Modifier::DIM));
+        }
+        check_cells(buf, color);
+    }
+}
+
+/// `v` walks the chart through IOPS, mean latency (with the p99), p99 and back to MB/s.
+#[test]
+fn v_cycles_the_sweep_chart() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    use crate::tui::app::{Action, App};
+    use crate::tui::view::Mode;
+
+    let snap = sample::sweep::snapshot();
+    let mut app = App::new(Mode::Bench, true);
+    app.sweep = true;
+    let v = KeyEvent::new(KeyCode::Char('v'), KeyModifiers::NONE);
+    let expected = [
+        ("sweep: IOPS against bs", "627"),
+        (
+            "sweep: mean latency (and p99) against bs",
+            "(upper line: p99)",
+        ),
+        ("sweep: p99 latency against bs", "ms"),
+        ("sweep: MB/s against bs", "MB/s"),
+    ];
+    for (title, label) in expected {
+        assert_eq!(app.on_key(v, &[]), Action::Redraw);
+        let view = sample::sweep::view(&snap, app.ui.sweep_metric);
+        let term = frame(&view, 160, 50);
+        let screen = text(&term);
+        let chart: Vec<&str> = screen
+            .lines()
+            .skip_while(|l| !l.contains(title))
+            .take(16)
+            .collect();
+        assert!(!chart.is_empty(), "{title:?} not in\n{screen}");
+        assert!(
+            chart.iter().any(|l| l.contains(label)),
+            "{label:?}: {chart:#?}"
+        );
+        check_cells(term.backend().buffer(), true);
+    }
+    insta::assert_snapshot!(
+        "sweep_chart_latency",
+        panel(
+            &sample::sweep::view(&snap, crate::tui::view::SweepMetric::MeanLatency),
+            90,
+            16,
+            super::sweep_chart::render
+        )
+        .backend()
+    );
+}
+
+/// Narrow, the results drop columns from the right: the rates and latencies stay longest.
+#[test]
+fn the_results_table_drops_columns_when_narrow() {
+    let view = sample::sweep();
+    let screen = text(&panel(&view, 60, 12, super::sweep::render));
+    assert!(
+        screen.contains("rIOPS  wIOPS   rMB/s   wMB/s  r mean  w mean"),
+        "{screen}"
+    );
+    assert!(!screen.contains("%util"), "{screen}");
+    assert!(!screen.contains("MiB/s"), "{screen}");
+    let screen = text(&panel(&view, 40, 12, super::sweep::render));
+    assert!(screen.contains("> read  2M"), "{screen}");
+}

@@ -79,6 +79,21 @@ impl Theme {
         Style::default().add_modifier(Modifier::REVERSED)
     }
 
+    /// The `i`-th line of a chart of several lines (the sweep's); without colour the legend
+    /// tells them apart.
+    #[must_use]
+    pub fn series(self, i: usize) -> Style {
+        const COLORS: [Color; 6] = [
+            Color::Cyan,
+            Color::Magenta,
+            Color::Green,
+            Color::Yellow,
+            Color::LightBlue,
+            Color::LightRed,
+        ];
+        self.pick(COLORS[i % COLORS.len()], Style::default())
+    }
+
     #[must_use]
     pub fn marker(self) -> Style {
         self.pick(Color::Yellow, Style::default())

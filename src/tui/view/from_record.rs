@@ -283,6 +283,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         queue,
         disks: None,
         jobs: last.and_then(jobs),
+        sweep: None,
         ui,
     }
 }

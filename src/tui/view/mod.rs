@@ -7,8 +7,11 @@
 pub mod from_monitor;
 pub mod from_record;
 pub mod from_snapshot;
+pub mod sweep;
 
 use std::time::Duration;
+
+pub use sweep::{SweepMetric, SweepView};
 
 /// Which front end the dashboard serves; decides the panel order and what folds first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +68,8 @@ pub struct View {
     pub disks: Option<DiskTableView>,
     /// The running step's jobs, when it runs several at once.
     pub jobs: Option<JobsView>,
+    /// The sweep's points and results, when the plan is a sweep.
+    pub sweep: Option<SweepView>,
     pub ui: UiState,
 }
 
@@ -588,6 +593,8 @@ pub struct UiState {
     pub log_scale: bool,
     /// `h`: the latency histogram instead of the heatmap.
     pub histogram: bool,
+    /// `v`: what the sweep chart plots.
+    pub sweep_metric: SweepMetric,
     pub help: bool,
     /// False when `NO_COLOR` is set.
     pub color: bool,

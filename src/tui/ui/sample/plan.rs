@@ -66,7 +66,14 @@ fn latencies(ios: u64, p50_ns: u64, seed: u64) -> LatencyHistogram {
     clippy::cast_sign_loss,
     clippy::cast_precision_loss
 )]
-fn job_stats(rw: RwMode, bs: u64, iops: f64, p50_ns: u64, seconds: u64, seed: u64) -> WorkerStats {
+pub(super) fn job_stats(
+    rw: RwMode,
+    bs: u64,
+    iops: f64,
+    p50_ns: u64,
+    seconds: u64,
+    seed: u64,
+) -> WorkerStats {
     let mut stats = WorkerStats::new(0);
     let ios = (iops * seconds as f64) as u64;
     let dir = if rw == RwMode::Write {
@@ -80,7 +87,7 @@ fn job_stats(rw: RwMode, bs: u64, iops: f64, p50_ns: u64, seconds: u64, seed: u6
     stats
 }
 
-fn point(seq: u64, view: &StatsView) -> SeriesPoint {
+pub(super) fn point(seq: u64, view: &StatsView) -> SeriesPoint {
     SeriesPoint {
         seq,
         segment: 0,
@@ -103,7 +110,7 @@ fn wobble(i: u64, job: usize) -> f64 {
     [0.0, 0.04, 0.08, 0.03, -0.05, -0.08, -0.02, 0.05][(i as usize + job * 3) % 8]
 }
 
-fn iostat(name: &str, r_s: f64, w_s: f64, util_pct: f64) -> IostatRow {
+pub(super) fn iostat(name: &str, r_s: f64, w_s: f64, util_pct: f64) -> IostatRow {
     IostatRow {
         reads_per_s: r_s,
         writes_per_s: w_s,

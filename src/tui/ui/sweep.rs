@@ -1,0 +1,268 @@
+//! A sweep's results: one row per point, filled in as points finish; the running point is
+//! highlighted with its numbers so far, the pending ones dimmed with their parameters. The
+//! title is the plan line: where the sweep is, its time so far and its ETA.
+//! ```text
+//! +- sweep: point 6 of 8  elapsed 2m12s  ETA 1m04s ------------------------------------+
+//! |  rw    bs    rIOPS  wIOPS   rMB/s   wMB/s  r mean  w mean   r p99   w p99 %util ... |
+//! |  write 1M        -    412       -   432.0       -  2.42ms       -  4.90ms  97.1     |
+//! | !write 8M        -     58       -   486.5       -  17.2ms       -  35.1ms  99.0     |
+//! | >read  2M      301       -   631.2       -  3.31ms       -  6.52ms       -  96.4     |
+//! |  read  4M                                                                           |
+//! +-------------------------------------------------------------------------------------+
+//! ```
+//! `>` the running point, `!` a point cut short (`n`, `s`), `x` a failed one. Columns drop
+//! when the panel is narrow: the rates and the latencies stay longest, MiB/s (the MB/s in
+//! binary units) goes first; a direction no finished point did has no columns.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::Text;
+use ratatui::widgets::{Block, Cell, Row, Table, TableState};
+
+use super::fmt;
+use super::theme::Theme;
+use crate::record::RunStatus;
+use crate::session::PointRates;
+use crate::tui::view::sweep::{PointState, SweepRow};
+use crate::tui::view::{SweepView, View};
+
+struct Column {
+    name: &'static str,
+    width: u16,
+    /// `None`: the direction did no I/O.
+    get: fn(&SweepRow) -> Option<String>,
+    /// The direction whose numbers it shows (`None`: the disk's).
+    read: Option<bool>,
+}
+
+fn mb(rates: PointRates) -> String {
+    format!("{:.1}", rates.bytes_per_s / 1e6)
+}
+
+fn mib(rates: PointRates) -> String {
+    format!("{:.1}", rates.bytes_per_s / 1_048_576.0)
+}
+
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+fn mean(rates: PointRates) -> String {
+    fmt::latency_ns(rates.mean_ns.max(0.0) as u64)
+}
+
+const COLUMNS: [Column; 12] = [
+    Column {
+        name: "rIOPS",
+        width: 6,
+        get: |r| r.read.map(|d| fmt::rate(d.iops)),
+        read: Some(true),
+    },
+    Column {
+        name: "wIOPS",
+        width: 6,
+        get: |r| r.write.map(|d| fmt::rate(d.iops)),
+        read: Some(false),
+    },
+    Column {
+        name: "rMB/s",
+        width: 7,
+        get: |r| r.read.map(mb),
+        read: Some(true),
+    },
+    Column {
+        name: "wMB/s",
+        width: 7,
+        get: |r| r.write.map(mb),
+        read: Some(false),
+    },
+    Column {
+        name: "rMiB/s",
+        width: 7,
+        get: |r| r.read.map(mib),
+        read: Some(true),
+    },
+    Column {
+        name: "wMiB/s",
+        width: 7,
+        get: |r| r.write.map(mib),
+        read: Some(false),
+    },
+    Column {
+        name: "r mean",
+        width: 7,
+        get: |r| r.read.map(mean),
+        read: Some(true),
+    },
+    Column {
+        name: "w mean",
+        width: 7,
+        get: |r| r.write.map(mean),
+        read: Some(false),
+    },
+    Column {
+        name: "r p99",
+        width: 7,
+        get: |r| r.read.map(|d| fmt::latency_ns(d.p99_ns)),
+        read: Some(true),
+    },
+    Column {
+        name: "w p99",
+        width: 7,
+        get: |r| r.write.map(|d| fmt::latency_ns(d.p99_ns)),
+        read: Some(false),
+    },
+    Column {
+        name: "%util",
+        width: 5,
+        get: |r| r.util_pct.map(|u| format!("{u:.1}")),
+        read: None,
+    },
+    Column {
+        name: "aqu-sz",
+        width: 6,
+        get: |r| r.aqu_sz.map(|q| format!("{q:.2}")),
+        read: None,
+    },
+];
+
+/// Which columns fit in `room`: IOPS, MB/s, mean, p99, %util, aqu-sz, then MiB/s; in table
+/// order.
+fn fitting(room: u16, reads: bool, writes: bool) -> Vec<&'static Column> {
+    let keep_order = [0usize, 1, 2, 3, 6, 7, 8, 9, 10, 11, 4, 5];
+    let mut room = room;
+    let mut chosen = Vec::new();
+    for i in keep_order {
+        let c = &COLUMNS[i];
+        let wanted = match c.read {
+            Some(true) => reads,
+            Some(false) => writes,
+            None => true,
+        };
+        let need = c.width + 1;
+        if wanted && room >= need {
+            room -= need;
+            chosen.push(i);
+        }
+    }
+    chosen.sort_unstable();
+    chosen.into_iter().map(|i| &COLUMNS[i]).collect()
+}
+
+/// Rows the panel wants: a header, one per point, and the borders.
+#[must_use]
+pub fn rows_wanted(view: &View) -> u16 {
+    view.sweep
+        .as_ref()
+        .map_or(0, |s| u16::try_from(s.rows.len() + 3).unwrap_or(u16::MAX))
+}
+
+/// The plan line: the point, the time so far, the ETA (or how the sweep ended).
+#[must_use]
+pub fn plan_line(sweep: &SweepView) -> String {
+    let (point, count) = sweep.point;
+    let elapsed = fmt::duration(sweep.elapsed);
+    match sweep.eta {
+        Some(eta) if sweep.running => format!(
+            "sweep: point {point} of {count}  elapsed {elapsed}  ETA {}",
+            fmt::duration(eta)
+        ),
+        _ => {
+            let done = sweep
+                .rows
+                .iter()
+                .filter(|r| matches!(r.state, PointState::Done(_)))
+                .count();
+            format!("sweep over: {done} of {count} points  elapsed {elapsed}")
+        }
+    }
+}
+
+pub fn render(f: &mut Frame, area: Rect, view: &View) {
+    let Some(sweep) = &view.sweep else {
+        return;
+    };
+    let theme = Theme::new(view.ui.color);
+    let block = Block::bordered()
+        .title(format!(" {} ", plan_line(sweep)))
+        .border_style(theme.border(true));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if inner.is_empty() {
+        return;
+    }
+    let param_widths: Vec<u16> = sweep
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            sweep
+                .rows
+                .iter()
+                .filter_map(|r| r.values.get(i))
+                .chain([name])
+                .map(|v| u16::try_from(v.chars().count()).unwrap_or(u16::MAX))
+                .max()
+                .unwrap_or(1)
+                .min(16)
+        })
+        .collect();
+    let with_data = || {
+        sweep
+            .rows
+            .iter()
+            .filter(|r| r.read.is_some() || r.write.is_some())
+    };
+    let any = with_data().next().is_some();
+    let reads = !any || with_data().any(|r| r.read.is_some());
+    let writes = !any || with_data().any(|r| r.write.is_some());
+    // The mark column, then the parameters, each with its space.
+    let fixed: u16 = 2 + param_widths.iter().map(|w| w + 1).sum::<u16>();
+    let cols = fitting(inner.width.saturating_sub(fixed), reads, writes);
+    let number = |text: String| Cell::from(Text::from(text).right_aligned());
+
+    let mut header = vec![Cell::from("")];
+    header.extend(sweep.params.iter().map(|p| Cell::from(p.clone())));
+    header.extend(cols.iter().map(|c| number(c.name.to_string())));
+    let rows: Vec<Row> = sweep
+        .rows
+        .iter()
+        .map(|r| {
+            let (mark, style) = match r.state {
+                PointState::Running => (">", theme.selected()),
+                PointState::Pending => (" ", theme.dim()),
+                PointState::Done(RunStatus::Completed) => (" ", ratatui::style::Style::default()),
+                PointState::Done(RunStatus::Interrupted) => ("!", ratatui::style::Style::default()),
+                PointState::Done(RunStatus::Failed) => ("x", theme.error()),
+            };
+            let mut cells = vec![Cell::from(mark)];
+            cells.extend(r.values.iter().map(|v| Cell::from(v.clone())));
+            let ran = r.state != PointState::Pending;
+            cells.extend(cols.iter().map(|c| {
+                let value = (c.get)(r);
+                number(match (ran, value) {
+                    (false, _) => String::new(),
+                    (true, Some(v)) => v,
+                    (true, None) => "-".into(),
+                })
+            }));
+            Row::new(cells).style(style)
+        })
+        .collect();
+    let mut widths = vec![Constraint::Length(1)];
+    widths.extend(param_widths.iter().map(|&w| Constraint::Length(w)));
+    widths.extend(cols.iter().map(|c| Constraint::Length(c.width)));
+    let table = Table::new(rows, widths)
+        .header(Row::new(header).style(theme.label()))
+        .column_spacing(1);
+    // Scrolled so that the running point (or the last that ran) is on screen.
+    let focus = sweep
+        .rows
+        .iter()
+        .position(|r| r.state == PointState::Running)
+        .or_else(|| {
+            sweep
+                .rows
+                .iter()
+                .rposition(|r| r.state != PointState::Pending)
+        });
+    let mut state = TableState::default().with_selected(focus);
+    f.render_stateful_widget(table, inner, &mut state);
+}

@@ -1,0 +1,396 @@
+//! A sweep's results as the view model: one row per point of the plan (finished, running or
+//! pending), where the plan is, and the chart of one metric against the last swept parameter.
+//! Built from a session [`Snapshot`]; pure, no I/O.
+
+use std::time::Duration;
+
+use crate::record::RunStatus;
+use crate::session::{PointRates, SessionState, Snapshot, StatsView};
+
+/// What the sweep chart plots (`v` cycles them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SweepMetric {
+    #[default]
+    Bandwidth,
+    Iops,
+    /// The mean, with the p99 as a second series.
+    MeanLatency,
+    P99Latency,
+}
+
+impl SweepMetric {
+    /// The next metric in the cycle the `v` key walks.
+    #[must_use]
+    pub fn next(self) -> Self {
+        match self {
+            Self::Bandwidth => Self::Iops,
+            Self::Iops => Self::MeanLatency,
+            Self::MeanLatency => Self::P99Latency,
+            Self::P99Latency => Self::Bandwidth,
+        }
+    }
+
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Bandwidth => "MB/s",
+            Self::Iops => "IOPS",
+            Self::MeanLatency => "mean latency (and p99)",
+            Self::P99Latency => "p99 latency",
+        }
+    }
+
+    /// Whether the values are latencies in nanoseconds.
+    #[must_use]
+    pub fn is_latency(self) -> bool {
+        matches!(self, Self::MeanLatency | Self::P99Latency)
+    }
+}
+
+/// Where a point of the plan is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PointState {
+    Pending,
+    Running,
+    /// Finished: `Completed`, or `Interrupted` when skipped with `n` or stopped with `s`.
+    Done(RunStatus),
+}
+
+/// One point: its values of the swept parameters and, once it ran, its results (the running
+/// point's so far).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepRow {
+    pub values: Vec<String>,
+    pub state: PointState,
+    pub read: Option<PointRates>,
+    pub write: Option<PointRates>,
+    pub util_pct: Option<f64>,
+    pub aqu_sz: Option<f64>,
+}
+
+/// One line of the chart: a combination of the other swept parameters (and a direction when
+/// it does both), its value at each x position that has one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepLine {
+    pub label: String,
+    /// `(x index, value)`; values in bytes/s, IO/s or ns.
+    pub points: Vec<(usize, f64)>,
+    /// The p99 of the same points, on the mean latency chart.
+    pub p99: Vec<(usize, f64)>,
+}
+
+/// The chart of the chosen metric against the last swept parameter, its values at equal
+/// spacing in plan order (sizes and depths are powers of two: equal spacing is their log axis).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SweepChart {
+    pub x_name: String,
+    pub x_values: Vec<String>,
+    pub lines: Vec<SweepLine>,
+}
+
+/// The sweep panel: the plan line, the results table, the chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepView {
+    /// The swept parameters' names, in the points' order (`rw`, `bs`).
+    pub params: Vec<String>,
+    pub rows: Vec<SweepRow>,
+    /// The running point (1-based) and how many there are.
+    pub point: (usize, usize),
+    /// Whether the sweep still runs (else it was stopped or is over).
+    pub running: bool,
+    /// The sweep so far: every started point's ramp and measured time.
+    pub elapsed: Duration,
+    /// The points left at the job's runtime and ramp, and the running one's rest; `None`
+    /// once the sweep no longer runs.
+    pub eta: Option<Duration>,
+    pub metric: SweepMetric,
+    pub chart: SweepChart,
+}
+
+/// The sweep of `snap`, when its plan is one (its steps carry points).
+#[must_use]
+pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
+    let points = &snap.plan_points;
+    let first = points.iter().find(|p| !p.is_empty())?;
+    let params: Vec<String> = first.iter().map(|(name, _)| name.clone()).collect();
+    let running = matches!(
+        snap.state,
+        SessionState::Preparing { .. }
+            | SessionState::Ramp
+            | SessionState::Running
+            | SessionState::Paused
+    ) && !snap.finished.iter().any(|r| r.step == snap.plan.index);
+    let rows: Vec<SweepRow> = points
+        .iter()
+        .enumerate()
+        .map(|(step, point)| {
+            let values = params
+                .iter()
+                .map(|name| {
+                    point
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .map_or_else(|| "-".into(), |(_, v)| v.clone())
+                })
+                .collect();
+            // A step that ran twice shows its last run.
+            if let Some(done) = snap.finished.iter().rev().find(|r| r.step == step) {
+                SweepRow {
+                    values,
+                    state: PointState::Done(done.status),
+                    read: (done.read.ios > 0).then_some(done.read),
+                    write: (done.write.ios > 0).then_some(done.write),
+                    util_pct: done.util_pct,
+                    aqu_sz: done.aqu_sz,
+                }
+            } else if running && step == snap.plan.index {
+                let (read, write) = so_far(&snap.cumulative);
+                SweepRow {
+                    values,
+                    state: PointState::Running,
+                    read,
+                    write,
+                    util_pct: snap.device.as_ref().map(|d| d.util_pct),
+                    aqu_sz: snap.device.as_ref().map(|d| d.queue_size),
+                }
+            } else {
+                SweepRow {
+                    values,
+                    state: PointState::Pending,
+                    read: None,
+                    write: None,
+                    util_pct: None,
+                    aqu_sz: None,
+                }
+            }
+        })
+        .collect();
+    let count = snap.plan.count.max(points.len());
+    Some(SweepView {
+        chart: chart(&params, &rows, metric),
+        params,
+        rows,
+        point: ((snap.plan.index + 1).min(count), count),
+        running,
+        elapsed: elapsed(snap),
+        eta: running.then(|| eta(snap)),
+        metric,
+    })
+}
+
+/// The running point's rates over its segment so far.
+fn so_far(v: &StatsView) -> (Option<PointRates>, Option<PointRates>) {
+    let rates = |d: &crate::session::DirectionView| {
+        (d.ios > 0).then(|| PointRates {
+            ios: d.ios,
+            iops: d.iops,
+            bytes_per_s: d.bw_bytes_per_s,
+            mean_ns: d.latency.mean_ns,
+            p99_ns: d.latency.percentile_ns(99.0),
+        })
+    };
+    (rates(&v.read), rates(&v.write))
+}
+
+/// The sweep so far: the measured time of its segments (the series' clock) and the ramps of
+/// the points started.
+fn elapsed(snap: &Snapshot) -> Duration {
+    let measured = snap.segments.last().map_or(Duration::ZERO, |m| m.at) + snap.elapsed;
+    let ramp = snap.job.ramp;
+    let started = u32::try_from(snap.plan.index).unwrap_or(u32::MAX);
+    let this_ramp = snap
+        .ramp_remaining
+        .map_or(ramp, |left| ramp.saturating_sub(left));
+    measured + ramp.saturating_mul(started) + this_ramp
+}
+
+/// The running point's rest (its ramp left and its time left) and every point after it at the
+/// job's ramp and runtime.
+fn eta(snap: &Snapshot) -> Duration {
+    let count = snap.plan.count.max(snap.plan_points.len());
+    let after = u32::try_from(count.saturating_sub(snap.plan.index + 1)).unwrap_or(u32::MAX);
+    let per_point = snap.job.runtime + snap.job.ramp;
+    let this = snap.remaining + snap.ramp_remaining.unwrap_or(Duration::ZERO);
+    this + per_point.saturating_mul(after)
+}
+
+/// The chart's lines: x is the last parameter; a line per combination of the others, per
+/// direction when a combination does both (or when there are no others).
+fn chart(params: &[String], rows: &[SweepRow], metric: SweepMetric) -> SweepChart {
+    let Some(x_name) = params.last() else {
+        return SweepChart::default();
+    };
+    let x_of = params.len() - 1;
+    let mut x_values: Vec<String> = Vec::new();
+    for row in rows {
+        if let Some(x) = row.values.get(x_of) {
+            if !x_values.contains(x) {
+                x_values.push(x.clone());
+            }
+        }
+    }
+    // The other parameters' combinations, in plan order.
+    let mut combos: Vec<Vec<String>> = Vec::new();
+    for row in rows {
+        let combo = row.values[..x_of].to_vec();
+        if !combos.contains(&combo) {
+            combos.push(combo);
+        }
+    }
+    let finished = |row: &&SweepRow| matches!(row.state, PointState::Done(_));
+    let mut lines = Vec::new();
+    for combo in &combos {
+        let of_combo: Vec<&SweepRow> = rows
+            .iter()
+            .filter(finished)
+            .filter(|r| r.values[..x_of] == combo[..])
+            .collect();
+        let reads = of_combo.iter().any(|r| r.read.is_some());
+        let writes = of_combo.iter().any(|r| r.write.is_some());
+        let name: Vec<String> = params[..x_of]
+            .iter()
+            .zip(combo)
+            .map(|(p, v)| format!("{p}={v}"))
+            .collect();
+        let name = name.join(" ");
+        for (is_read, on) in [(true, reads), (false, writes)] {
+            if !on {
+                continue;
+            }
+            let dir = if is_read { "read" } else { "write" };
+            let label = match (name.is_empty(), reads && writes) {
+                (true, _) => dir.to_string(),
+                (false, true) => format!("{name} {dir}"),
+                (false, false) => name.clone(),
+            };
+            let mut points = Vec::new();
+            let mut p99 = Vec::new();
+            for row in &of_combo {
+                let rates = if is_read { row.read } else { row.write };
+                let (Some(rates), Some(x)) = (
+                    rates,
+                    row.values
+                        .get(x_of)
+                        .and_then(|v| x_values.iter().position(|x| x == v)),
+                ) else {
+                    continue;
+                };
+                #[allow(clippy::cast_precision_loss)]
+                let value = match metric {
+                    SweepMetric::Bandwidth => rates.bytes_per_s,
+                    SweepMetric::Iops => rates.iops,
+                    SweepMetric::MeanLatency => rates.mean_ns,
+                    SweepMetric::P99Latency => rates.p99_ns as f64,
+                };
+                points.push((x, value));
+                if metric == SweepMetric::MeanLatency {
+                    #[allow(clippy::cast_precision_loss)]
+                    p99.push((x, rates.p99_ns as f64));
+                }
+            }
+            lines.push(SweepLine { label, points, p99 });
+        }
+    }
+    SweepChart {
+        x_name: x_name.clone(),
+        x_values,
+        lines,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::session::StepResult;
+    use crate::tui::ui::sample;
+
+    #[test]
+    fn rows_follow_the_plan_and_the_eta_counts_the_points_left() {
+        let snap = sample::sweep::snapshot();
+        let sweep = sweep(&snap, SweepMetric::Bandwidth).expect("a sweep");
+        assert_eq!(sweep.params, ["rw", "bs"]);
+        assert_eq!(sweep.point, (6, 8));
+        let states: Vec<PointState> = sweep.rows.iter().map(|r| r.state).collect();
+        let done = PointState::Done(RunStatus::Completed);
+        assert_eq!(
+            states,
+            [
+                done,
+                done,
+                done,
+                PointState::Done(RunStatus::Interrupted),
+                done,
+                PointState::Running,
+                PointState::Pending,
+                PointState::Pending
+            ]
+        );
+        // 18 s left of this point, then two of 2 s ramp + 30 s.
+        assert_eq!(sweep.eta, Some(Duration::from_secs(18 + 2 * 32)));
+        // 141 s measured and five ramps done, the sixth too.
+        assert_eq!(sweep.elapsed, Duration::from_secs(141 + 6 * 2));
+        assert!(sweep.rows[6].read.is_none() && sweep.rows[6].values == ["read", "4M"]);
+    }
+
+    #[test]
+    fn the_chart_has_a_line_per_other_combination_with_x_in_plan_order() {
+        let snap = sample::sweep::snapshot();
+        let chart = sweep(&snap, SweepMetric::MeanLatency)
+            .expect("a sweep")
+            .chart;
+        assert_eq!(chart.x_name, "bs");
+        assert_eq!(chart.x_values, ["1M", "2M", "4M", "8M"]);
+        let labels: Vec<&str> = chart.lines.iter().map(|l| l.label.as_str()).collect();
+        assert_eq!(labels, ["rw=write", "rw=read"]);
+        // The running point is not drawn until it finishes.
+        assert_eq!(chart.lines[1].points, [(0, 26_700_000.0)]);
+        assert_eq!(chart.lines[1].p99, [(0, 39_500_000.0)]);
+        assert_eq!(chart.lines[0].points.len(), 4);
+        let iops = sweep(&snap, SweepMetric::Iops).expect("a sweep").chart;
+        assert!(iops.lines.iter().all(|l| l.p99.is_empty()));
+    }
+
+    #[test]
+    fn one_swept_parameter_draws_a_line_per_direction() {
+        let mut snap = sample::sweep::snapshot();
+        let points: Vec<Vec<(String, String)>> = ["4k", "8k"]
+            .iter()
+            .map(|bs| vec![("bs".to_string(), (*bs).to_string())])
+            .collect();
+        let both = PointRates {
+            ios: 10,
+            iops: 5.0,
+            bytes_per_s: 20_480.0,
+            mean_ns: 1e6,
+            p99_ns: 2_000_000,
+        };
+        let result = |step| StepResult {
+            step,
+            segment: 0,
+            status: RunStatus::Completed,
+            read: both,
+            write: both,
+            util_pct: None,
+            aqu_sz: None,
+        };
+        snap.plan_points = Arc::new(points);
+        snap.finished = Arc::new(vec![result(0), result(1)]);
+        snap.plan.index = 1;
+        snap.plan.count = 2;
+        snap.state = SessionState::Idle;
+        let sweep = sweep(&snap, SweepMetric::Bandwidth).expect("a sweep");
+        let labels: Vec<&str> = sweep.chart.lines.iter().map(|l| l.label.as_str()).collect();
+        assert_eq!(labels, ["read", "write"]);
+        assert_eq!(sweep.chart.lines[0].points, [(0, 20_480.0), (1, 20_480.0)]);
+        // Stopped or over: no running point, no ETA.
+        assert!(!sweep.running && sweep.eta.is_none());
+    }
+
+    #[test]
+    fn a_plan_without_points_is_no_sweep() {
+        let snap = sample::plan::snapshot();
+        assert!(sweep(&snap, SweepMetric::Bandwidth).is_none());
+    }
+}
