@@ -147,6 +147,21 @@ pub struct SweepArgs {
     #[arg(long, help_heading = "Timing")]
     pub pick: Option<String>,
 
+    /// On an iodepth or numjobs sweep: stop at the first point whose latency (at
+    /// `--latency-percentile`) is above this (e.g. 1ms), and report the deepest that met it.
+    #[arg(long, help_heading = "Plan", allow_hyphen_values = true)]
+    pub latency_target: Option<String>,
+    /// The percentile `--latency-target` applies to (fio's list: 50, 90, 95, 99, 99.9, ...).
+    #[arg(
+        long,
+        default_value = "99",
+        help_heading = "Plan",
+        allow_hyphen_values = true
+    )]
+    pub latency_percentile: String,
+    /// `memory`: run the same points on /dev/shm (buffered) and add memory columns.
+    #[arg(long, help_heading = "Plan")]
+    pub baseline: Option<String>,
     /// Print the points and the estimate, and exit.
     #[arg(long, help_heading = "Plan")]
     pub points: bool,

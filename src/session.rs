@@ -83,6 +83,17 @@ pub struct SessionOptions {
     /// Raised by the interrupt signals ([`signals::INTERRUPT_SIGNALS`]): stop, drain, record
     /// `interrupted`. Checked during setup and the fill too.
     pub interrupt: Arc<AtomicBool>,
+    /// A sweep's latency target: the plan ends after the first step whose latency at this
+    /// percentile (reads and writes together) is above it.
+    pub latency_target: Option<LatencyTarget>,
+}
+
+/// A latency bound a step must meet for the plan to go on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatencyTarget {
+    /// A percentile, e.g. 99.0.
+    pub percentile: f64,
+    pub ns: u64,
 }
 
 /// The running session: snapshots out, controls in.

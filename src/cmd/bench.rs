@@ -40,6 +40,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         jsonl: args.jsonl.clone(),
         finish_when_done: !dashboard,
         interrupt: interrupt.clone(),
+        latency_target: None,
     };
     let plan = Plan::single(Job::bench("bench", spec, args.target.clone()));
     let handle = Session::start(plan, options)?;

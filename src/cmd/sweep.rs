@@ -47,18 +47,31 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     };
     let argv: Vec<String> = std::env::args().collect();
     let (axes, base) = axes_and_base(args, &argv)?;
+    let latency_target = latency_target(args, &axes)?;
+    let baseline = match args.baseline.as_deref() {
+        None => false,
+        Some("memory") if latency_target.is_some() => {
+            return Err(usage!(
+                "--baseline memory and --latency-target do not combine: the target may end the \
+                 disk's points early; run the baseline apart"
+            ));
+        }
+        Some("memory") => true,
+        Some(other) => {
+            return Err(usage!(
+                "--baseline {other:?} is not a baseline; use --baseline memory"
+            ));
+        }
+    };
     let names: Vec<String> = axes
         .iter()
         .map(|a| a.dimension.name().to_string())
         .collect();
-    let sweep = sweep::build(
-        &base,
-        axes,
-        loops,
-        args.target.clone(),
-        &MachineLimits::detect(),
-        args.yes,
-    )?;
+    let machine = MachineLimits::detect();
+    let mut sweep = sweep::build(&base, axes, loops, args.target.clone(), &machine, args.yes)?;
+    if baseline {
+        sweep::add_memory_baseline(&mut sweep, &base, &machine)?;
+    }
     let target = args.target.as_deref().map_or_else(
         || "a scratch file here".to_string(),
         |p| p.display().to_string(),
@@ -96,6 +109,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         jsonl: args.jsonl.clone(),
         finish_when_done: !dashboard,
         interrupt: interrupt.clone(),
+        latency_target,
     };
     let handle = Session::start(sweep.plan.clone(), options)?;
     let outcome = if dashboard {
@@ -104,7 +118,18 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         super::bench::headless_sweep(handle)?
     };
     let rows = table::rows(&outcome.record, pick);
+    let rows = if baseline {
+        table::with_memory(rows)
+    } else {
+        rows
+    };
     let mut text = table::render(&rows, &names, format);
+    if let (Some(target), true) = (
+        latency_target,
+        matches!(format, Format::Table | Format::Markdown),
+    ) {
+        text.push_str(&table::latency_target_line(&outcome.record, target));
+    }
     if matches!(format, Format::Table | Format::Markdown) {
         for line in table::statements(&rows, &names, args.advice) {
             text.push_str(&format!("{line}\n"));
@@ -213,4 +238,53 @@ fn axes_and_base(args: &SweepArgs, argv: &[String]) -> anyhow::Result<(Vec<Axis>
     };
     axes.sort_by_key(|a| position(a.dimension));
     Ok((axes, base))
+}
+
+/// `--latency-target`, checked: a duration, on a sweep of iodepth or numjobs, at a percentile
+/// of fio's list (the records hold those).
+fn latency_target(
+    args: &SweepArgs,
+    axes: &[Axis],
+) -> anyhow::Result<Option<crate::session::LatencyTarget>> {
+    let Some(text) = &args.latency_target else {
+        return Ok(None);
+    };
+    let ns = match crate::units::parse_duration(text) {
+        Ok(d) if !d.is_zero() => crate::record::nanos(d),
+        _ => {
+            return Err(usage!(
+                "--latency-target {text:?} is not a latency; use e.g. 500us, 1ms or 20ms"
+            ));
+        }
+    };
+    if !axes
+        .iter()
+        .any(|a| matches!(a.dimension, Dimension::IoDepth | Dimension::NumJobs))
+    {
+        return Err(usage!(
+            "--latency-target needs a sweep of --iodepth or --numjobs to walk up; add e.g. \
+             --iodepth 1..256"
+        ));
+    }
+    let pct_text = args.latency_percentile.trim();
+    let percentile = pct_text
+        .parse::<f64>()
+        .ok()
+        .filter(|p| {
+            crate::stats::FIO_PERCENTILES
+                .iter()
+                .any(|f| (f - p).abs() < 1e-9)
+        })
+        .ok_or_else(|| {
+            usage!(
+                "--latency-percentile {pct_text:?} is not one of fio's percentiles; use one of \
+                 {}",
+                crate::stats::FIO_PERCENTILES
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+    Ok(Some(crate::session::LatencyTarget { percentile, ns }))
 }

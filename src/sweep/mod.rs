@@ -342,7 +342,10 @@ impl Sweep {
         } else {
             String::new()
         };
-        let s = if points == 1 { "" } else { "s" };
+        let mut s = if points == 1 { "" } else { "s" }.to_string();
+        if self.plan.steps.len() > points * self.loops as usize {
+            s += " and their memory baseline";
+        }
         if self.size_based {
             return format!("{points} point{s}{loops}, each until it has moved its bytes");
         }
@@ -420,6 +423,61 @@ pub fn build(
         ));
     }
     Ok(sweep)
+}
+
+/// Where `--baseline memory` runs: tmpfs, memory.
+pub const MEMORY_DIR: &str = "/dev/shm";
+
+/// Appends the memory baseline: every point again (each loop too) on a scratch file in
+/// [`MEMORY_DIR`], buffered (tmpfs has no O_DIRECT), its point marked `baseline=memory`.
+///
+/// # Errors
+/// A usage error when /dev/shm is missing or too small for the working set, naming both.
+pub fn add_memory_baseline(
+    sweep: &mut Sweep,
+    base: &[JobOption],
+    machine: &MachineLimits,
+) -> anyhow::Result<()> {
+    let dir = std::path::Path::new(MEMORY_DIR);
+    let stat = nix::sys::statvfs::statvfs(dir).map_err(|err| {
+        usage!("--baseline memory needs {MEMORY_DIR} (tmpfs): {err}; mount one, or drop --baseline")
+    })?;
+    let free = stat.blocks_available() * stat.fragment_size();
+    let need = sweep
+        .plan
+        .steps
+        .first()
+        .map_or(0, |s| s.jobs[0].spec.size_bytes);
+    if free < need {
+        return Err(usage!(
+            "--baseline memory: {MEMORY_DIR} has {} free, the working set needs {}; lower \
+             --size or free {MEMORY_DIR}",
+            crate::units::format_bytes(free),
+            crate::units::format_bytes(need)
+        ));
+    }
+    let mut steps = Vec::new();
+    for point in &sweep.points {
+        let mut options = base.to_vec();
+        for (axis, (_, value)) in sweep.axes.iter().zip(point) {
+            for (key, v) in axis.dimension.options(value) {
+                options.push(JobOption::flag(key, v));
+            }
+        }
+        options.push(JobOption::flag(Key::Direct, "0"));
+        let spec = validate(&options, machine)?;
+        let job = Job::bench("memory", spec, Some(dir.to_path_buf()));
+        let mut marked = point.clone();
+        marked.push(("baseline".to_string(), "memory".to_string()));
+        for _ in 0..sweep.loops {
+            steps.push(Step {
+                jobs: vec![job.clone()],
+                point: marked.clone(),
+            });
+        }
+    }
+    sweep.plan.steps.extend(steps);
+    Ok(())
 }
 
 #[cfg(test)]

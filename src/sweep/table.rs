@@ -93,6 +93,82 @@ pub struct Row {
     pub write: Dir,
     pub util_pct: Option<f64>,
     pub aqu_sz: Option<f64>,
+    /// The same point on memory (`--baseline memory`): read and write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<(Dir, Dir)>,
+}
+
+/// The rows of the disk's points, each with its memory baseline's read and write (the rows
+/// whose point ends in `baseline=memory`) beside it.
+#[must_use]
+pub fn with_memory(rows: Vec<Row>) -> Vec<Row> {
+    let is_memory = |r: &Row| {
+        r.point
+            .last()
+            .is_some_and(|(k, v)| k == "baseline" && v == "memory")
+    };
+    let (memory, mut disk): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(is_memory);
+    for row in &mut disk {
+        row.memory = memory
+            .iter()
+            .find(|m| m.point[..m.point.len() - 1] == row.point[..])
+            .map(|m| (m.read, m.write));
+    }
+    disk
+}
+
+/// The foot line of `--latency-target`: the deepest point that met it and the first that
+/// missed, each point's latency at the target's percentile from its runs' merged histograms.
+#[must_use]
+pub fn latency_target_line(record: &RunRecord, target: crate::session::LatencyTarget) -> String {
+    let mut samples: Vec<(String, u64)> = Vec::new();
+    let mut current: Option<(Vec<crate::record::PointValue>, Vec<LatencyBucket>)> = None;
+    let flush = |current: Option<(Vec<crate::record::PointValue>, Vec<LatencyBucket>)>,
+                 samples: &mut Vec<(String, u64)>| {
+        if let Some((point, buckets)) = current {
+            let label = point
+                .iter()
+                .map(|p| format!("{}={}", p.option, p.value))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let at = if buckets.is_empty() {
+                0
+            } else {
+                bucket_percentile_ns(&buckets, target.percentile)
+            };
+            samples.push((label, at));
+        }
+    };
+    for seg in &record.segments {
+        if current.as_ref().is_some_and(|(p, _)| *p != seg.point) {
+            flush(current.take(), &mut samples);
+        }
+        let entry = current.get_or_insert_with(|| (seg.point.clone(), Vec::new()));
+        for lat in [&seg.read.lat_ns, &seg.write.lat_ns] {
+            if let Some(h) = &lat.histogram {
+                let theirs: Vec<LatencyBucket> = h.buckets().collect();
+                merge_buckets(&mut entry.1, &theirs);
+            }
+        }
+    }
+    flush(current, &mut samples);
+    let result = super::analysis::latency_target(&samples, target.ns);
+    #[allow(clippy::cast_precision_loss)]
+    let bound = format!(
+        "p{} <= {}",
+        target.percentile,
+        format_latency_ns(target.ns as f64)
+    );
+    match (result.met, result.first_miss) {
+        (Some(met), Some(miss)) => {
+            format!("latency target {bound}: met up to {met}; first missed at {miss}\n")
+        }
+        (Some(met), None) => format!("latency target {bound}: met by every point, up to {met}\n"),
+        (None, Some(miss)) => {
+            format!("latency target {bound}: missed from the first point, {miss}\n")
+        }
+        (None, None) => format!("latency target {bound}: no point measured any latency\n"),
+    }
 }
 
 /// The points of a sweep's record, each from its consecutive segments (its loops), picked.
@@ -190,6 +266,7 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
             write: dir(&seg.write),
             util_pct,
             aqu_sz,
+            memory: None,
         }
     };
     match pick {
@@ -249,6 +326,13 @@ fn header_and_cells(
     if writes {
         dir_header("write", &mut header);
     }
+    let memory = rows.iter().any(|r| r.memory.is_some());
+    if memory && reads {
+        header.push("memory read MB/s".into());
+    }
+    if memory && writes {
+        header.push("memory write MB/s".into());
+    }
     header.push("%util".into());
     header.push("aqu-sz".into());
     if human {
@@ -284,6 +368,16 @@ fn header_and_cells(
             }
             if writes {
                 dir_cells(&r.write, &mut cells);
+            }
+            let mem_cell = |d: Option<&Dir>| {
+                d.filter(|d| d.ios > 0 || !human)
+                    .map_or_else(String::new, |d| format!("{:.1}", d.bytes_per_s / 1e6))
+            };
+            if memory && reads {
+                cells.push(mem_cell(r.memory.as_ref().map(|m| &m.0)));
+            }
+            if memory && writes {
+                cells.push(mem_cell(r.memory.as_ref().map(|m| &m.1)));
             }
             cells.push(r.util_pct.map_or_else(String::new, |u| format!("{u:.1}")));
             cells.push(r.aqu_sz.map_or_else(String::new, |q| format!("{q:.2}")));

@@ -190,3 +190,149 @@ fn bad_sweeps_are_one_line_naming_the_value_and_the_fix() {
     // Nothing was made.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn a_latency_target_stops_at_the_first_miss_and_names_the_deepest_point_that_met_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // A direct read's latency is far under 1 s and far over 1 us: met at 1 s, missed at 1 us.
+    let met = sweep(
+        dir.path(),
+        &[
+            "--ioengine",
+            "null",
+            "-q",
+            "1,2,4",
+            "--size",
+            "8M",
+            "--runtime",
+            "200ms",
+            "--ramp",
+            "0s",
+            "--latency-target",
+            "1s",
+        ],
+    );
+    assert_success(&met);
+    assert_stdout_has(
+        &met,
+        "latency target p99 <= 1.00 s: met by every point, up to iodepth=4",
+    );
+    let missed = sweep(
+        dir.path(),
+        &[
+            "--ioengine",
+            "psync",
+            "-j",
+            "1,2,4",
+            "--size",
+            "8M",
+            "--runtime",
+            "200ms",
+            "--ramp",
+            "0s",
+            "--latency-target",
+            "1us",
+            "--latency-percentile",
+            "50",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_success(&missed);
+    assert_stderr_has(&missed, "note: latency target missed: p50 ");
+    let record = read_json(&dir.path().join("r.json"));
+    // The plan ended after the first point.
+    assert_eq!(record["segments"].as_array().unwrap().len(), 1);
+    for (args, want) in [
+        (
+            &["--latency-target", "1ms"][..],
+            "error: --latency-target needs a sweep of --iodepth or --numjobs to walk up; add \
+             e.g. --iodepth 1..256\n",
+        ),
+        (
+            &[
+                "-q",
+                "1,2",
+                "--latency-target",
+                "1ms",
+                "--latency-percentile",
+                "42",
+            ][..],
+            "error: --latency-percentile \"42\" is not one of fio's percentiles; use one of 1, \
+             5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99\n",
+        ),
+        (
+            &["--baseline", "ram"][..],
+            "error: --baseline \"ram\" is not a baseline; use --baseline memory\n",
+        ),
+    ] {
+        let out = sweep(dir.path(), args);
+        assert_usage_error(&out);
+        assert_eq!(stderr(&out), want, "{args:?}");
+    }
+}
+
+#[test]
+fn the_memory_baseline_runs_each_point_again_on_dev_shm() {
+    if !Path::new("/dev/shm").is_dir() {
+        eprintln!("skipped: no /dev/shm");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = sweep(
+        dir.path(),
+        &[
+            "--rw",
+            "write,read",
+            "--bs",
+            "64k,128k",
+            "--size",
+            "8M",
+            "--io-size",
+            "8M",
+            "--ioengine",
+            "psync",
+            "-q",
+            "1",
+            "--baseline",
+            "memory",
+            "--advice",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_success(&out);
+    assert_stderr_has(
+        &out,
+        "diskdash sweep: 4 points and their memory baseline, each",
+    );
+    let table = stdout(&out);
+    let header = table.lines().next().unwrap();
+    assert!(
+        header.contains("memory read MB/s") && header.contains("memory write MB/s"),
+        "{table}"
+    );
+    // Four rows: the disk's points, the memory's beside them.
+    assert_eq!(
+        table
+            .lines()
+            .filter(|l| l.starts_with("write ") || l.starts_with("read "))
+            .count(),
+        4
+    );
+    assert!(table.contains("advice: use "), "{table}");
+    let record = read_json(&dir.path().join("r.json"));
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 8);
+    assert_eq!(
+        segments[4]["point"][2],
+        serde_json::json!({"option": "baseline", "value": "memory"})
+    );
+    assert_eq!(segments[4]["jobs"][0]["job"]["direct"], false);
+    assert!(
+        segments[4]["jobs"][0]["target"]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("/dev/shm/")
+    );
+}
