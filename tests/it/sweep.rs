@@ -336,3 +336,65 @@ fn the_memory_baseline_runs_each_point_again_on_dev_shm() {
             .starts_with("/dev/shm/")
     );
 }
+
+#[test]
+fn compare_matches_two_sweeps_point_by_point_and_gates_each_point() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bs) in [("a.json", "4k,64k"), ("b.json", "64k,128k")] {
+        let out = sweep(
+            dir.path(),
+            &[
+                "--ioengine",
+                "null",
+                "--bs",
+                bs,
+                "--size",
+                "8M",
+                "--runtime",
+                "200ms",
+                "--ramp",
+                "0s",
+                "--json",
+                name,
+            ],
+        );
+        assert_success(&out);
+    }
+    let out = Command::new(BIN)
+        .args([
+            "compare",
+            "a.json",
+            "b.json",
+            "--json",
+            "--max-regression",
+            "1000",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let cmp: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let points = cmp["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1, "{cmp}");
+    assert_eq!(points[0]["point"], "bs=64k");
+    let metrics: Vec<&str> = points[0]["directions"][0]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["metric"].as_str().unwrap())
+        .collect();
+    assert_eq!(metrics, ["iops", "bw_bytes", "lat_p99_ns"]);
+    assert_eq!(
+        cmp["unmatched_points"],
+        serde_json::json!(["bs=4k (base only)", "bs=128k (new only)"])
+    );
+    // A gate no point can pass names the point.
+    let out = Command::new(BIN)
+        .args(["compare", "a.json", "a.json", "--max-regression", "0"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    assert_stdout_has(&out, "point by point (matched by the swept options):");
+    assert_stdout_has(&out, "  bs=4k read: IOPS ");
+}
