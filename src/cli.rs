@@ -53,6 +53,139 @@ pub enum Command {
     /// Run fio job files and fio command lines (`diskdash fio --help` for what it honours).
     #[command(disable_help_flag = true)]
     Fio(FioArgs),
+    /// Sweep workload options over lists and ranges (`--bs 4k..1M --rw read,write`): one
+    /// point per combination, one table.
+    Sweep(SweepArgs),
+}
+
+/// `diskdash sweep`: `bench`'s options, where the workload ones take lists (`a,b,c`) and
+/// ranges of powers of two (`4k..1M`, `1..256`). The points are the combinations, in the order
+/// the options were given, the last varying fastest.
+#[derive(Debug, Clone, Args)]
+pub struct SweepArgs {
+    /// Block device, existing file, or directory (a scratch file is made inside and removed).
+    /// Default: a scratch file in the current directory.
+    pub target: Option<PathBuf>,
+
+    /// I/O patterns: read, write, randread, randwrite, rw, randrw; `randrw:75` sets the read share.
+    #[arg(long, default_value = "randread", help_heading = "Swept")]
+    pub rw: String,
+    /// Block sizes: `4k,64k,1M` or `4k..1M` (powers of two).
+    #[arg(
+        long,
+        default_value = "4k",
+        help_heading = "Swept",
+        allow_hyphen_values = true
+    )]
+    pub bs: String,
+    /// I/Os in flight per worker: `1,32` or `1..256` (powers of two).
+    #[arg(
+        short = 'q',
+        long,
+        default_value = "32",
+        help_heading = "Swept",
+        allow_hyphen_values = true
+    )]
+    pub iodepth: String,
+    /// Worker threads: `1,2,4,8` or `1..64` (powers of two).
+    #[arg(
+        short = 'j',
+        long,
+        default_value = "1",
+        help_heading = "Swept",
+        allow_hyphen_values = true
+    )]
+    pub numjobs: String,
+    /// Engines: io_uring, psync.
+    #[arg(long, default_value = "io_uring", help_heading = "Swept")]
+    pub ioengine: String,
+    /// O_DIRECT: `yes`, `no` or `yes,no`.
+    #[arg(long, default_value = "yes", help_heading = "Swept")]
+    pub direct: String,
+    /// A sync after every N writes: `0,1` (0: none).
+    #[arg(long, help_heading = "Swept", allow_hyphen_values = true)]
+    pub fsync: Option<String>,
+
+    /// Working set (as `bench --size`).
+    #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
+    pub size: Option<String>,
+    /// Read share of `rw`/`randrw` points without `:PCT`.
+    #[arg(
+        long,
+        default_value = "50",
+        help_heading = "Workload",
+        allow_hyphen_values = true
+    )]
+    pub rwmixread: String,
+
+    /// Measured time per point.
+    #[arg(
+        long,
+        default_value = "10s",
+        help_heading = "Timing",
+        allow_hyphen_values = true
+    )]
+    pub runtime: String,
+    /// Warm-up per point, not measured (default 2s; none for `--io-size` points).
+    #[arg(long, help_heading = "Timing", allow_hyphen_values = true)]
+    pub ramp: Option<String>,
+    /// dd-style points: each worker moves SIZE bytes, timed (`--runtime` is then a cap).
+    #[arg(long, help_heading = "Timing", allow_hyphen_values = true)]
+    pub io_size: Option<String>,
+    /// Status and record interval.
+    #[arg(
+        long,
+        default_value = "1s",
+        help_heading = "Timing",
+        allow_hyphen_values = true
+    )]
+    pub interval: String,
+    /// Runs of each point; `--pick` says which counts.
+    #[arg(long, help_heading = "Timing", allow_hyphen_values = true)]
+    pub loops: Option<String>,
+    /// With `--loops`: best (CrystalDiskMark's rule), mean or median of the runs.
+    #[arg(long, help_heading = "Timing")]
+    pub pick: Option<String>,
+
+    /// On an iodepth or numjobs sweep: stop at the first point whose latency (at
+    /// `--latency-percentile`) is above this (e.g. 1ms), and report the deepest that met it.
+    #[arg(long, help_heading = "Plan", allow_hyphen_values = true)]
+    pub latency_target: Option<String>,
+    /// The percentile `--latency-target` applies to (fio's list: 50, 90, 95, 99, 99.9, ...).
+    #[arg(
+        long,
+        default_value = "99",
+        help_heading = "Plan",
+        allow_hyphen_values = true
+    )]
+    pub latency_percentile: String,
+    /// `memory`: run the same points on /dev/shm (buffered) and add memory columns.
+    #[arg(long, help_heading = "Plan")]
+    pub baseline: Option<String>,
+    /// Print the points and the estimate, and exit.
+    #[arg(long, help_heading = "Plan")]
+    pub points: bool,
+    /// Run a plan longer than 2 hours or of more than 500 points.
+    #[arg(long, help_heading = "Plan")]
+    pub yes: bool,
+
+    /// The table: table, markdown, csv or json.
+    #[arg(long, default_value = "table", help_heading = "Output")]
+    pub format: String,
+    /// One-line recommendations from the peaks of a block-size sweep.
+    #[arg(long, help_heading = "Output")]
+    pub advice: bool,
+    #[arg(long, help_heading = "Output", allow_hyphen_values = true)]
+    pub json: Option<PathBuf>,
+    #[arg(long, help_heading = "Output", allow_hyphen_values = true)]
+    pub jsonl: Option<PathBuf>,
+    #[arg(long, help_heading = "Output")]
+    pub no_tui: bool,
+
+    #[arg(long, help_heading = "Safety")]
+    pub allow_destructive: bool,
+    #[arg(long, help_heading = "Safety")]
+    pub force: bool,
 }
 
 /// fio's arguments, raw: `diskdash fio` reads them with fio's grammar (see `fio::parse`).

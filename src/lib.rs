@@ -19,6 +19,7 @@ pub mod report;
 pub mod serve;
 pub mod session;
 pub mod stats;
+pub mod sweep;
 pub mod tui;
 pub mod units;
 
@@ -37,5 +38,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Compare(args)) => cmd::compare::run(&args),
         Some(Command::Serve(args)) => cmd::serve::run(&args),
         Some(Command::Fio(args)) => cmd::fio::run(&args),
+        Some(Command::Sweep(args)) => cmd::sweep::run(&args),
     }
 }

@@ -83,6 +83,17 @@ pub struct SessionOptions {
     /// Raised by the interrupt signals ([`signals::INTERRUPT_SIGNALS`]): stop, drain, record
     /// `interrupted`. Checked during setup and the fill too.
     pub interrupt: Arc<AtomicBool>,
+    /// A sweep's latency target: the plan ends after the first step whose latency at this
+    /// percentile (reads and writes together) is above it.
+    pub latency_target: Option<LatencyTarget>,
+}
+
+/// A latency bound a step must meet for the plan to go on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatencyTarget {
+    /// A percentile, e.g. 99.0.
+    pub percentile: f64,
+    pub ns: u64,
 }
 
 /// The running session: snapshots out, controls in.
@@ -271,8 +282,38 @@ struct OpenedTargets {
 /// path when it opens the same way. A file the plan creates may be written by later jobs;
 /// two jobs of one step may not share a file or device when either writes.
 fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTargets> {
-    if let Ok(job) = plan.single_target_job() {
-        let target = open_job_target(job, allow_destructive)?;
+    let jobs = || plan.steps.iter().flat_map(|s| &s.jobs);
+    // The spec a target is opened with: `job`'s, made a writer when a job of the plan that can
+    // share the descriptor (same path, O_DIRECT, O_SYNC) writes, so a sweep's write points after
+    // its read points find it open for writing (and the write rules checked up front).
+    let open_spec = |job: &crate::plan::Job| {
+        let mut spec = job.spec.clone();
+        let shares = |other: &crate::plan::Job| {
+            other.target == job.target
+                && other.spec.direct == job.spec.direct
+                && other.spec.open_sync == job.spec.open_sync
+        };
+        if !spec.writes() && jobs().any(|other| shares(other) && other.spec.writes()) {
+            // Reads and writes: a file it creates is still filled for the reads.
+            spec.rw = crate::bench::spec::RwMode::Rw;
+            spec.rwmixread_pct = 50;
+        }
+        crate::plan::Job {
+            spec,
+            ..job.clone()
+        }
+    };
+    let one_mode = plan
+        .steps
+        .first()
+        .and_then(|s| s.jobs.first())
+        .is_some_and(|first| {
+            jobs().all(|j| {
+                j.spec.direct == first.spec.direct && j.spec.open_sync == first.spec.open_sync
+            })
+        });
+    if let (Ok(job), true) = (plan.single_target_job(), one_mode) {
+        let target = open_job_target(&open_spec(job), allow_destructive)?;
         // Every step's block size fits the target, checked before anything runs.
         for (i, step) in plan.steps.iter().enumerate().skip(1) {
             for job in &step.jobs {
@@ -310,17 +351,23 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
                 job.spec.open_sync,
                 job.spec.writes(),
             );
-            let reuse = job.target.as_ref().and_then(|_| {
-                opened
-                    .iter()
-                    .position(|o| {
-                        *o == key || (o.0 == key.0 && o.1 == key.1 && o.2 == key.2 && o.3)
-                    })
-                    .filter(|at| !here.contains(at))
-            });
+            let reuse = opened
+                .iter()
+                .position(|o| *o == key || (o.0 == key.0 && o.1 == key.1 && o.2 == key.2 && o.3))
+                .filter(|at| !here.contains(at));
             let index = if let Some(at) = reuse {
+                let target = &targets[at];
+                target::check_block_size(
+                    &job.spec,
+                    &format!("job {}: bs", job.name),
+                    target.dio_align_bytes,
+                    target.working_set_bytes,
+                    &target.path,
+                )?;
                 at
             } else {
+                let job = &open_spec(job);
+                let key = (key.0.clone(), key.1, key.2, job.spec.writes());
                 let made_here = job.target.as_ref().is_some_and(|p| created.contains(p));
                 let target = if made_here {
                     // This run created it: it may be written.

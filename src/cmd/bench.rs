@@ -40,6 +40,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         jsonl: args.jsonl.clone(),
         finish_when_done: !dashboard,
         interrupt: interrupt.clone(),
+        latency_target: None,
     };
     let plan = Plan::single(Job::bench("bench", spec, args.target.clone()));
     let handle = Session::start(plan, options)?;
@@ -107,6 +108,19 @@ pub(crate) fn headless_plan(
     )
 }
 
+/// Status lines on stderr for a sweep: each point as it starts, then its intervals.
+pub(crate) fn headless_sweep(
+    handle: crate::session::SessionHandle,
+) -> anyhow::Result<crate::session::SessionOutcome> {
+    headless_with(
+        handle,
+        StatusPrinter {
+            sweep: true,
+            ..StatusPrinter::default()
+        },
+    )
+}
+
 fn headless_with(
     handle: crate::session::SessionHandle,
     mut printer: StatusPrinter,
@@ -148,6 +162,8 @@ struct StatusPrinter {
     step_shown: Option<(u32, usize)>,
     /// A plan (`diskdash fio`): each step lists its jobs instead of the one-job header.
     plan: bool,
+    /// A sweep: each point is named as it starts.
+    sweep: bool,
 }
 
 impl StatusPrinter {
@@ -178,7 +194,26 @@ impl StatusPrinter {
                 );
             }
         }
-        if !self.header_shown && !self.plan {
+        if self.sweep
+            && !snap.jobs.is_empty()
+            && self.step_shown != Some((snap.segment, snap.plan.index))
+        {
+            self.step_shown = Some((snap.segment, snap.plan.index));
+            self.header_shown = true;
+            let point = snap
+                .plan_points
+                .get(snap.plan.index)
+                .map(|p| crate::sweep::describe(p))
+                .unwrap_or_default();
+            let _ = writeln!(
+                err,
+                "point {}/{}: {point} ({})",
+                snap.plan.index + 1,
+                snap.plan.count,
+                snap.job.describe()
+            );
+        }
+        if !self.header_shown && !self.plan && !self.sweep {
             self.header_shown = true;
             let _ = writeln!(
                 err,

@@ -81,6 +81,7 @@ pub fn run(invocation: FioInvocation) -> anyhow::Result<ExitCode> {
         jsonl: flags.jsonl.clone(),
         finish_when_done: !dashboard,
         interrupt: interrupt.clone(),
+        latency_target: None,
     };
     let handle = Session::start(plan, options)?;
     let outcome = if dashboard {

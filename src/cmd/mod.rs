@@ -11,3 +11,4 @@ pub mod iostat_args;
 pub mod monitor;
 pub mod serve;
 pub mod show;
+pub mod sweep;

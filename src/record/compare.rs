@@ -224,9 +224,21 @@ pub struct Notice {
     pub text: String,
 }
 
+/// One point of two sweeps, matched by its parameters: each direction the point ran, compared
+/// on IOPS, bandwidth and p99 (from the points' segments; loops: their first run).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PointComparison {
+    /// `bs=2M rw=write`.
+    pub point: String,
+    pub directions: Vec<DirectionComparison>,
+}
+
 /// A metric that moved the wrong way by more than `--max-regression`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Regression {
+    /// The sweep point it happened at (`None`: the runs' totals).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub point: Option<String>,
     pub direction: &'static str,
     pub metric: Metric,
     pub base: f64,
@@ -252,6 +264,65 @@ pub struct Comparison {
     pub max_regression_pct: Option<f64>,
     /// What exceeded it (empty without `--max-regression`).
     pub regressions: Vec<Regression>,
+    /// Two sweeps: their common points, compared one by one (empty otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub points: Vec<PointComparison>,
+    /// Points of one sweep the other lacks, by parameters.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unmatched_points: Vec<String>,
+}
+
+/// The sweep points of a record: each point's label and its first segment.
+fn sweep_points(record: &RunRecord) -> Vec<(String, &crate::record::SegmentRecord)> {
+    let mut out: Vec<(String, &crate::record::SegmentRecord)> = Vec::new();
+    for seg in record.segments.iter().filter(|s| !s.point.is_empty()) {
+        let label = seg
+            .point
+            .iter()
+            .map(|p| format!("{}={}", p.option, p.value))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if !out.iter().any(|(l, _)| *l == label) {
+            out.push((label, seg));
+        }
+    }
+    out
+}
+
+/// Two sweeps' common points compared, and the labels of those only one has.
+fn compare_points(base: &RunRecord, new: &RunRecord) -> (Vec<PointComparison>, Vec<String>) {
+    let (base_points, new_points) = (sweep_points(base), sweep_points(new));
+    if base_points.is_empty() || new_points.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let mut points = Vec::new();
+    let mut unmatched = Vec::new();
+    for (label, b) in &base_points {
+        let Some((_, n)) = new_points.iter().find(|(l, _)| l == label) else {
+            unmatched.push(format!("{label} (base only)"));
+            continue;
+        };
+        let mut directions = Vec::new();
+        for (name, bd, nd) in [("read", &b.read, &n.read), ("write", &b.write, &n.write)] {
+            if bd.total_ios > 0 || nd.total_ios > 0 {
+                let mut dir = direction(name, bd, nd, true);
+                dir.metrics.retain(|m| {
+                    matches!(m.metric, Metric::Iops | Metric::BwBytes | Metric::LatP99Ns)
+                });
+                directions.push(dir);
+            }
+        }
+        points.push(PointComparison {
+            point: label.clone(),
+            directions,
+        });
+    }
+    for (label, _) in &new_points {
+        if !base_points.iter().any(|(l, _)| l == label) {
+            unmatched.push(format!("{label} (new only)"));
+        }
+    }
+    (points, unmatched)
 }
 
 /// The job parameters in the record's order: key, value, how the header shows it, workload.
@@ -459,6 +530,7 @@ pub fn compare(base_path: &str, base: &RunRecord, new_path: &str, new: &RunRecor
     // Sync time is reported apart from the writes': with different sync policies one run's
     // write latency holds durability and the other's does not, so it gets no verdict.
     let sync_differs = sync_policy(&base.job) != sync_policy(&new.job);
+    let (points, unmatched_points) = compare_points(base, new);
     let mut directions = Vec::new();
     for (name, b, n) in [
         ("read", &base.read, &new.read),
@@ -501,6 +573,8 @@ pub fn compare(base_path: &str, base: &RunRecord, new_path: &str, new: &RunRecor
         directions,
         max_regression_pct: None,
         regressions: Vec::new(),
+        points,
+        unmatched_points,
     }
 }
 
@@ -509,11 +583,20 @@ impl Comparison {
     /// of more than `max_pct` percent.
     pub fn gate(&mut self, max_pct: f64) {
         self.max_regression_pct = Some(max_pct);
-        self.regressions = self
+        let totals = self
             .directions
             .iter()
-            .flat_map(|d| d.metrics.iter().map(move |row| (d.direction, row)))
-            .filter_map(|(direction, row)| {
+            .flat_map(|d| d.metrics.iter().map(move |row| (None, d.direction, row)));
+        let points = self.points.iter().flat_map(|p| {
+            p.directions.iter().flat_map(move |d| {
+                d.metrics
+                    .iter()
+                    .map(move |row| (Some(p.point.clone()), d.direction, row))
+            })
+        });
+        self.regressions = totals
+            .chain(points)
+            .filter_map(|(point, direction, row)| {
                 let change = row.change_pct?;
                 let regressed = match row.metric {
                     Metric::Iops | Metric::BwBytes => change < -max_pct,
@@ -521,6 +604,7 @@ impl Comparison {
                     _ => false,
                 };
                 regressed.then_some(Regression {
+                    point,
                     direction,
                     metric: row.metric,
                     base: row.base,

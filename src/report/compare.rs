@@ -9,6 +9,9 @@ use crate::report::bench::status_word;
 
 impl fmt::Display for Regression {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(point) = &self.point {
+            write!(f, "at {point}: ")?;
+        }
         write!(
             f,
             "{} {} {} {:.1}% ({} -> {})",
@@ -119,6 +122,51 @@ pub fn text(cmp: &Comparison) -> String {
     }
     if cmp.directions.is_empty() {
         let _ = writeln!(out, "no I/O in either run");
+    }
+    if !cmp.points.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "point by point (matched by the swept options):");
+        for point in &cmp.points {
+            for direction in &point.directions {
+                let cells: Vec<String> = direction
+                    .metrics
+                    .iter()
+                    .map(|row| {
+                        let change = row.change_pct.map_or_else(
+                            || "n/a".to_string(),
+                            |c| {
+                                if c.abs() < SAME_PCT {
+                                    "0.0%".to_string()
+                                } else {
+                                    format!("{c:+.1}%")
+                                }
+                            },
+                        );
+                        let verdict = match row.verdict {
+                            Some(Verdict::Worse) => " WORSE",
+                            Some(Verdict::Better) => " better",
+                            _ => "",
+                        };
+                        format!(
+                            "{} {} -> {} {change}{verdict}",
+                            row.metric.label(),
+                            row.metric.format(row.base),
+                            row.metric.format(row.new)
+                        )
+                    })
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "  {} {}: {}",
+                    point.point,
+                    direction.direction,
+                    cells.join(", ")
+                );
+            }
+        }
+        for label in &cmp.unmatched_points {
+            let _ = writeln!(out, "  {label}: not in the other sweep");
+        }
     }
     if let Some(max) = cmp.max_regression_pct {
         let _ = writeln!(out);

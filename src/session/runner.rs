@@ -75,6 +75,8 @@ pub struct Runner {
     series_seq: u64,
     series_base: Duration,
     last_publish_ns: u64,
+    /// A step missed the latency target: the plan ends after it.
+    target_missed: bool,
 }
 
 /// What `Session::start` prepared on the caller's thread.
@@ -223,6 +225,7 @@ impl Runner {
             series_seq: 0,
             series_base: Duration::ZERO,
             last_publish_ns: 0,
+            target_missed: false,
         }
     }
 
@@ -276,7 +279,7 @@ impl Runner {
                 }
                 // The next step of the plan, when there is one.
                 SegmentEnding::Runtime | SegmentEnding::Next
-                    if self.step + 1 < self.plan.steps.len() =>
+                    if self.step + 1 < self.plan.steps.len() && !self.target_missed =>
                 {
                     self.step += 1;
                     self.spec = self.plan.steps[self.step].jobs[0].spec.clone();
@@ -852,6 +855,22 @@ impl Runner {
             }
             _ => RunStatus::Completed,
         };
+        if let Some(target) = self.options.latency_target {
+            let mut buckets = end.total.read.latency.fine_buckets();
+            crate::stats::merge_buckets(&mut buckets, &end.total.write.latency.fine_buckets());
+            if !buckets.is_empty() {
+                let at = crate::stats::bucket_percentile_ns(&buckets, target.percentile);
+                if at > target.ns {
+                    self.target_missed = true;
+                    self.snap.notes.push(format!(
+                        "latency target missed: p{} {} > {}; no further points run",
+                        target.percentile,
+                        crate::units::format_latency_ns(at as f64),
+                        crate::units::format_latency_ns(target.ns as f64)
+                    ));
+                }
+            }
+        }
         let rates = |d: &crate::stats::DirectionStats, elapsed_ns: u64| {
             let view =
                 super::snapshot::DirectionView::from_stats(d, Duration::from_nanos(elapsed_ns));

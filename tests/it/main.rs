@@ -22,6 +22,7 @@ mod safety_input;
 mod safety_signals;
 mod safety_target;
 mod serve;
+mod sweep;
 mod tui_bench;
 mod tui_guard;
 mod tui_monitor;

@@ -1,0 +1,290 @@
+//! `diskdash sweep`: the swept options (lists and ranges) in the order given, the rest as
+//! `bench` takes them, through the one validator into a plan of one step per point; the
+//! estimate first, then the dashboard or status lines, then the table.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use crate::bench::options::{JobOption, Key};
+use crate::bench::spec::MachineLimits;
+use crate::cli::SweepArgs;
+use crate::record::RunStatus;
+use crate::session::{Session, SessionOptions};
+use crate::sweep::table::{self, Format, Pick};
+use crate::sweep::{self, Axis, Dimension};
+use crate::usage;
+
+/// Runs the sweep and prints its table.
+///
+/// # Errors
+/// Usage errors (exit 2) before anything runs; the run's failure (exit 1) after the table of
+/// what finished.
+pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
+    let format = Format::parse(&args.format)?;
+    let loops = match &args.loops {
+        None => 1,
+        Some(text) => match text.trim().parse::<u32>() {
+            Ok(n @ 1..=100) => n,
+            _ => {
+                return Err(usage!(
+                    "--loops {text:?} is not a number of runs; use 1 to 100, e.g. 5"
+                ));
+            }
+        },
+    };
+    let pick = match (&args.pick, &args.loops) {
+        (Some(_), None) => {
+            return Err(usage!(
+                "--pick needs --loops: one run per point has nothing to pick from; add e.g. \
+                 --loops 5"
+            ));
+        }
+        (Some(text), Some(_)) => Pick::parse(text)?,
+        (None, _) => Pick::Best,
+    };
+    let argv: Vec<String> = std::env::args().collect();
+    let (axes, base) = axes_and_base(args, &argv)?;
+    let latency_target = latency_target(args, &axes)?;
+    let baseline = match args.baseline.as_deref() {
+        None => false,
+        Some("memory") if latency_target.is_some() => {
+            return Err(usage!(
+                "--baseline memory and --latency-target do not combine: the target may end the \
+                 disk's points early; run the baseline apart"
+            ));
+        }
+        Some("memory") => true,
+        Some(other) => {
+            return Err(usage!(
+                "--baseline {other:?} is not a baseline; use --baseline memory"
+            ));
+        }
+    };
+    let names: Vec<String> = axes
+        .iter()
+        .map(|a| a.dimension.name().to_string())
+        .collect();
+    let machine = MachineLimits::detect();
+    let mut sweep = sweep::build(&base, axes, loops, args.target.clone(), &machine, args.yes)?;
+    if baseline {
+        sweep::add_memory_baseline(&mut sweep, &base, &machine)?;
+    }
+    let target = args.target.as_deref().map_or_else(
+        || "a scratch file here".to_string(),
+        |p| p.display().to_string(),
+    );
+    eprintln!("diskdash sweep: {} on {target}", sweep.estimate());
+    if loops > 1 {
+        eprintln!(
+            "note: each point runs {loops} times; the table shows the {} ({})",
+            pick.as_str(),
+            match pick {
+                Pick::Best => "the run with the highest bandwidth, CrystalDiskMark's rule",
+                Pick::Mean => "rates averaged, latency over all the runs' I/Os, KDiskMark's rule",
+                Pick::Median => "the run with the median bandwidth",
+            }
+        );
+    }
+    if args.points {
+        let mut out = std::io::stdout().lock();
+        for (i, point) in sweep.points.iter().enumerate() {
+            let _ = writeln!(out, "{:>4}  {}", i + 1, sweep::describe(point));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let interrupt = Arc::new(AtomicBool::new(false));
+    crate::session::signals::raise_on_interrupt(&interrupt)?;
+    let stdout_data = |p: &Option<std::path::PathBuf>| p.as_deref() == Some(Path::new("-"));
+    let dashboard = !args.no_tui
+        && !stdout_data(&args.json)
+        && !stdout_data(&args.jsonl)
+        && crate::tui::terminal::is_interactive();
+    let options = SessionOptions {
+        allow_destructive: args.allow_destructive,
+        force: args.force,
+        json: args.json.clone(),
+        jsonl: args.jsonl.clone(),
+        finish_when_done: !dashboard,
+        interrupt: interrupt.clone(),
+        latency_target,
+    };
+    let handle = Session::start(sweep.plan.clone(), options)?;
+    let outcome = if dashboard {
+        crate::tui::run_bench(handle, interrupt)?
+    } else {
+        super::bench::headless_sweep(handle)?
+    };
+    let rows = table::rows(&outcome.record, pick);
+    let rows = if baseline {
+        table::with_memory(rows)
+    } else {
+        rows
+    };
+    let mut text = table::render(&rows, &names, format);
+    if let (Some(target), true) = (
+        latency_target,
+        matches!(format, Format::Table | Format::Markdown),
+    ) {
+        text.push_str(&table::latency_target_line(&outcome.record, target));
+    }
+    if matches!(format, Format::Table | Format::Markdown) {
+        for line in table::statements(&rows, &names, args.advice) {
+            text.push_str(&format!("{line}\n"));
+        }
+    }
+    if stdout_data(&args.json) || stdout_data(&args.jsonl) {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(text.as_bytes());
+    } else {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    }
+    if stdout_data(&args.json) {
+        let mut out = std::io::stdout().lock();
+        let _ = serde_json::to_writer_pretty(&mut out, &outcome.record);
+        let _ = writeln!(out);
+    }
+    if let Some(err) = outcome.record_error {
+        anyhow::bail!("{err}");
+    }
+    match outcome.status {
+        RunStatus::Completed => Ok(ExitCode::SUCCESS),
+        RunStatus::Interrupted => Ok(ExitCode::from(super::bench::EXIT_INTERRUPTED)),
+        RunStatus::Failed => Err(anyhow::anyhow!(
+            "{}",
+            outcome
+                .record
+                .error
+                .as_ref()
+                .map_or("the run failed", |e| e.message.as_str())
+        )),
+    }
+}
+
+/// The swept options (more than one value), in the order their flags first appear in `argv`,
+/// and the options of everything else.
+fn axes_and_base(args: &SweepArgs, argv: &[String]) -> anyhow::Result<(Vec<Axis>, Vec<JobOption>)> {
+    let texts = [
+        (Dimension::Rw, Some(&args.rw)),
+        (Dimension::Bs, Some(&args.bs)),
+        (Dimension::IoDepth, Some(&args.iodepth)),
+        (Dimension::NumJobs, Some(&args.numjobs)),
+        (Dimension::IoEngine, Some(&args.ioengine)),
+        (Dimension::Direct, Some(&args.direct)),
+        (Dimension::Fsync, args.fsync.as_ref()),
+    ];
+    // A dd-style point times its bytes from the first: no warm-up unless asked for.
+    let ramp = args
+        .ramp
+        .clone()
+        .unwrap_or_else(|| if args.io_size.is_some() { "0s" } else { "2s" }.to_string());
+    let mut base: Vec<JobOption> = [
+        (Key::RwMixRead, Some(&args.rwmixread)),
+        (Key::Size, args.size.as_ref()),
+        (Key::Runtime, Some(&args.runtime)),
+        (Key::Ramp, Some(&ramp)),
+        (Key::Interval, Some(&args.interval)),
+        (Key::IoSize, args.io_size.as_ref()),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| value.map(|v| JobOption::flag(key, v.clone())))
+    .collect();
+    let fixed = [
+        ("--rwmixread", Some(&args.rwmixread)),
+        ("--size", args.size.as_ref()),
+        ("--runtime", Some(&args.runtime)),
+        ("--ramp", Some(&ramp)),
+        ("--interval", Some(&args.interval)),
+        ("--io-size", args.io_size.as_ref()),
+    ];
+    for (flag, text) in fixed {
+        if let Some(text) = text.filter(|t| t.contains(',') || t.contains("..")) {
+            return Err(usage!(
+                "{flag} {text:?}: only the workload options take lists and ranges (--rw, --bs, \
+                 --iodepth, --numjobs, --ioengine, --direct, --fsync); give {flag} one value"
+            ));
+        }
+    }
+    let mut axes = Vec::new();
+    for (dimension, text) in texts {
+        let Some(text) = text else { continue };
+        let axis = sweep::parse_axis(dimension, text)?;
+        if axis.values.len() > 1 {
+            axes.push(axis);
+        } else {
+            let value = &axis.values[0];
+            for (key, v) in dimension.options(value) {
+                base.push(JobOption::flag(key, v));
+            }
+        }
+    }
+    let position = |d: Dimension| {
+        let short = match d {
+            Dimension::IoDepth => Some("-q"),
+            Dimension::NumJobs => Some("-j"),
+            _ => None,
+        };
+        argv.iter()
+            .position(|a| {
+                a == d.flag()
+                    || a.starts_with(&format!("{}=", d.flag()))
+                    || short.is_some_and(|s| a.starts_with(s))
+            })
+            .unwrap_or(usize::MAX)
+    };
+    axes.sort_by_key(|a| position(a.dimension));
+    Ok((axes, base))
+}
+
+/// `--latency-target`, checked: a duration, on a sweep of iodepth or numjobs, at a percentile
+/// of fio's list (the records hold those).
+fn latency_target(
+    args: &SweepArgs,
+    axes: &[Axis],
+) -> anyhow::Result<Option<crate::session::LatencyTarget>> {
+    let Some(text) = &args.latency_target else {
+        return Ok(None);
+    };
+    let ns = match crate::units::parse_duration(text) {
+        Ok(d) if !d.is_zero() => crate::record::nanos(d),
+        _ => {
+            return Err(usage!(
+                "--latency-target {text:?} is not a latency; use e.g. 500us, 1ms or 20ms"
+            ));
+        }
+    };
+    if !axes
+        .iter()
+        .any(|a| matches!(a.dimension, Dimension::IoDepth | Dimension::NumJobs))
+    {
+        return Err(usage!(
+            "--latency-target needs a sweep of --iodepth or --numjobs to walk up; add e.g. \
+             --iodepth 1..256"
+        ));
+    }
+    let pct_text = args.latency_percentile.trim();
+    let percentile = pct_text
+        .parse::<f64>()
+        .ok()
+        .filter(|p| {
+            crate::stats::FIO_PERCENTILES
+                .iter()
+                .any(|f| (f - p).abs() < 1e-9)
+        })
+        .ok_or_else(|| {
+            usage!(
+                "--latency-percentile {pct_text:?} is not one of fio's percentiles; use one of \
+                 {}",
+                crate::stats::FIO_PERCENTILES
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+    Ok(Some(crate::session::LatencyTarget { percentile, ns }))
+}

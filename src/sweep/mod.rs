@@ -1,0 +1,615 @@
+//! Sweeps: workload options given as lists and ranges (`--bs 4k..1M --rw read,write`) become
+//! the points of a plan, one step per point (and per loop), run on one target; the table and
+//! the statements come from the record's segments afterwards.
+//!
+//! ```text
+//!   --bs 4k..1M --rw read,write ──parse_axis──> Axis ──points──> [[("bs","4k"),("rw","read")], ...]
+//!        (the order given; the last varies fastest)          │
+//!   bench options ─> JobOptions ──(+ the point's options, validated)──> Plan of steps ──> Session
+//!   record segments ──table::rows (loops picked)──> table, csv, markdown, json; analysis
+//! ```
+
+pub mod analysis;
+pub mod table;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::bench::options::{JobOption, Key, validate};
+use crate::bench::spec::{MachineLimits, RwMode};
+use crate::plan::{Job, Plan, Step};
+use crate::units::{format_duration, format_size_short, parse_size_bytes};
+use crate::usage;
+
+/// Plans longer than this, or of more steps than [`MAX_STEPS`], need `--yes`.
+pub const MAX_TIME: Duration = Duration::from_secs(2 * 3600);
+pub const MAX_STEPS: usize = 500;
+/// The most values one range may expand to (2^40 bytes is 1 TiB: far beyond a block size).
+const MAX_RANGE_VALUES: usize = 64;
+
+/// An option a sweep may vary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dimension {
+    Rw,
+    Bs,
+    IoDepth,
+    NumJobs,
+    IoEngine,
+    Direct,
+    Fsync,
+}
+
+impl Dimension {
+    pub const ALL: [Self; 7] = [
+        Self::Rw,
+        Self::Bs,
+        Self::IoDepth,
+        Self::NumJobs,
+        Self::IoEngine,
+        Self::Direct,
+        Self::Fsync,
+    ];
+
+    /// The name in tables and records (`bench`'s flag without dashes).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Rw => "rw",
+            Self::Bs => "bs",
+            Self::IoDepth => "iodepth",
+            Self::NumJobs => "numjobs",
+            Self::IoEngine => "ioengine",
+            Self::Direct => "direct",
+            Self::Fsync => "fsync",
+        }
+    }
+
+    /// The flag, for errors.
+    #[must_use]
+    pub fn flag(self) -> &'static str {
+        match self {
+            Self::Rw => "--rw",
+            Self::Bs => "--bs",
+            Self::IoDepth => "--iodepth",
+            Self::NumJobs => "--numjobs",
+            Self::IoEngine => "--ioengine",
+            Self::Direct => "--direct",
+            Self::Fsync => "--fsync",
+        }
+    }
+
+    /// Whether `a..b` ranges apply (powers of two).
+    fn ranges(self) -> Option<Range> {
+        match self {
+            Self::Bs => Some(Range::Size),
+            Self::IoDepth | Self::NumJobs => Some(Range::Count),
+            _ => None,
+        }
+    }
+
+    /// The options one value of this dimension sets: `randrw:75` sets `rw` and `rwmixread`,
+    /// `yes` sets `direct=1`.
+    #[must_use]
+    pub fn options(self, value: &str) -> Vec<(Key, String)> {
+        match self {
+            Self::Rw => match value.split_once(':') {
+                Some((rw, pct)) => {
+                    vec![(Key::Rw, rw.to_string()), (Key::RwMixRead, pct.to_string())]
+                }
+                None => vec![(Key::Rw, value.to_string())],
+            },
+            Self::Bs => vec![(Key::Bs, value.to_string())],
+            Self::IoDepth => vec![(Key::IoDepth, value.to_string())],
+            Self::NumJobs => vec![(Key::NumJobs, value.to_string())],
+            Self::IoEngine => vec![(Key::IoEngine, value.to_string())],
+            Self::Direct => vec![(
+                Key::Direct,
+                if matches!(value, "yes" | "1" | "true") {
+                    "1"
+                } else {
+                    "0"
+                }
+                .to_string(),
+            )],
+            Self::Fsync => vec![(Key::Fsync, value.to_string())],
+        }
+    }
+
+    /// The value as a number on a chart's x axis (bytes, a count), when it is one.
+    #[must_use]
+    pub fn x(self, value: &str) -> Option<f64> {
+        match self {
+            #[allow(clippy::cast_precision_loss)]
+            Self::Bs => parse_size_bytes(value).map(|b| b as f64),
+            Self::IoDepth | Self::NumJobs | Self::Fsync => value.parse().ok(),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Range {
+    Size,
+    Count,
+}
+
+/// One swept option and its values, as written (ranges expanded).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Axis {
+    pub dimension: Dimension,
+    pub values: Vec<String>,
+}
+
+/// Parses `text` (`a,b,c`, `lo..hi`, or a mix) for `dimension`.
+///
+/// # Errors
+/// A usage error naming the flag, the text and the fix: an empty value, a range upside down or
+/// on an option without ranges, a value that is not one of the option's.
+pub fn parse_axis(dimension: Dimension, text: &str) -> anyhow::Result<Axis> {
+    let flag = dimension.flag();
+    let mut values: Vec<String> = Vec::new();
+    for item in text.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            return Err(usage!(
+                "{flag} {text:?} has an empty value; list values like {}",
+                example(dimension)
+            ));
+        }
+        if let Some((lo, hi)) = item.split_once("..") {
+            let Some(kind) = dimension.ranges() else {
+                return Err(usage!(
+                    "{flag} {item:?}: {} takes no range; list the values, e.g. {}",
+                    dimension.name(),
+                    example(dimension)
+                ));
+            };
+            values.extend(range(flag, item, lo, hi, kind)?);
+        } else {
+            check_value(dimension, flag, item)?;
+            values.push(item.to_string());
+        }
+    }
+    let mut seen = Vec::with_capacity(values.len());
+    for value in values {
+        if !seen.contains(&value) {
+            seen.push(value);
+        }
+    }
+    Ok(Axis {
+        dimension,
+        values: seen,
+    })
+}
+
+fn example(dimension: Dimension) -> &'static str {
+    match dimension {
+        Dimension::Rw => "read,write,randrw:75",
+        Dimension::Bs => "4k,64k,1M or 4k..1M",
+        Dimension::IoDepth => "1,32 or 1..256",
+        Dimension::NumJobs => "1,4 or 1..64",
+        Dimension::IoEngine => "io_uring,psync",
+        Dimension::Direct => "yes,no",
+        Dimension::Fsync => "0,1",
+    }
+}
+
+/// The values of `lo..hi`: `lo`, `2 lo`, `4 lo`, ... up to `hi` (and `hi` itself when it is not
+/// on that ladder).
+fn range(flag: &str, item: &str, lo: &str, hi: &str, kind: Range) -> anyhow::Result<Vec<String>> {
+    let parse = |text: &str| match kind {
+        Range::Size => parse_size_bytes(text.trim()),
+        Range::Count => text.trim().parse::<u64>().ok(),
+    };
+    let what = match kind {
+        Range::Size => "sizes, e.g. 4k..1M",
+        Range::Count => "whole numbers, e.g. 1..256",
+    };
+    let (Some(low), Some(high)) = (parse(lo), parse(hi)) else {
+        return Err(usage!("{flag} {item:?} is not a range of {what}"));
+    };
+    if low == 0 {
+        return Err(usage!("{flag} {item:?} starts at zero; start at 1 or more"));
+    }
+    if low > high {
+        return Err(usage!(
+            "{flag} {item:?} runs downward; write it low to high: {}..{}",
+            hi.trim(),
+            lo.trim()
+        ));
+    }
+    let label = |n: u64| match kind {
+        Range::Size => format_size_short(n),
+        Range::Count => n.to_string(),
+    };
+    let mut out = Vec::new();
+    let mut n = low;
+    while n <= high {
+        out.push(label(n));
+        if out.len() > MAX_RANGE_VALUES {
+            return Err(usage!(
+                "{flag} {item:?} has more than {MAX_RANGE_VALUES} values; narrow it"
+            ));
+        }
+        match n.checked_mul(2) {
+            Some(next) => n = next,
+            None => break,
+        }
+    }
+    if out.last() != Some(&label(high)) {
+        out.push(label(high));
+    }
+    Ok(out)
+}
+
+fn check_value(dimension: Dimension, flag: &str, value: &str) -> anyhow::Result<()> {
+    let ok = match dimension {
+        Dimension::Rw => {
+            let (rw, pct) = value
+                .split_once(':')
+                .map_or((value, None), |(r, p)| (r, Some(p)));
+            RwMode::parse(rw).is_some()
+                && pct.is_none_or(|p| p.parse::<u8>().is_ok_and(|p| p <= 100))
+        }
+        Dimension::Direct => matches!(value, "yes" | "no" | "1" | "0" | "true" | "false"),
+        // The validator checks the rest, naming the point.
+        _ => true,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(usage!(
+            "{flag} {value:?} is not a value of {}; use e.g. {}",
+            dimension.name(),
+            example(dimension)
+        ))
+    }
+}
+
+/// `2h9m36s`, `43m12s`, `28s`; under a minute with a fraction, `1500ms`.
+#[must_use]
+pub fn human(duration: Duration) -> String {
+    let secs = duration.as_secs();
+    if secs < 60 && duration.subsec_millis() != 0 {
+        return format_duration(duration);
+    }
+    let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    let mut out = String::new();
+    if h > 0 {
+        out += &format!("{h}h");
+    }
+    if m > 0 {
+        out += &format!("{m}m");
+    }
+    if s > 0 || out.is_empty() {
+        out += &format!("{s}s");
+    }
+    out
+}
+
+/// A point: each swept option's value, in the axes' order.
+pub type Point = Vec<(String, String)>;
+
+/// Every combination, in the order of `axes`, the last varying fastest.
+#[must_use]
+pub fn points(axes: &[Axis]) -> Vec<Point> {
+    let mut out: Vec<Point> = vec![Vec::new()];
+    for axis in axes {
+        out = out
+            .into_iter()
+            .flat_map(|point| {
+                axis.values.iter().map(move |value| {
+                    let mut next = point.clone();
+                    next.push((axis.dimension.name().to_string(), value.clone()));
+                    next
+                })
+            })
+            .collect();
+    }
+    out
+}
+
+/// `bs=2M rw=write`.
+#[must_use]
+pub fn describe(point: &[(String, String)]) -> String {
+    point
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A sweep, ready to run.
+#[derive(Debug, Clone)]
+pub struct Sweep {
+    pub plan: Plan,
+    pub axes: Vec<Axis>,
+    pub points: Vec<Point>,
+    pub loops: u32,
+    /// Measured and warm-up time of one step (a size-based point's is its cap).
+    pub per_step: Duration,
+    /// Whether the points move a size (dd-style) rather than run for a time.
+    pub size_based: bool,
+}
+
+impl Sweep {
+    /// `12 points x 2 loops x 12s = 4m48s`, or for size-based points the count only.
+    #[must_use]
+    pub fn estimate(&self) -> String {
+        let points = self.points.len();
+        let loops = if self.loops > 1 {
+            format!(" x {} loops", self.loops)
+        } else {
+            String::new()
+        };
+        let mut s = if points == 1 { "" } else { "s" }.to_string();
+        if self.plan.steps.len() > points * self.loops as usize {
+            s += " and their memory baseline";
+        }
+        if self.size_based {
+            return format!("{points} point{s}{loops}, each until it has moved its bytes");
+        }
+        format!(
+            "{points} point{s}{loops} x {} = {}",
+            human(self.per_step),
+            human(self.total_time())
+        )
+    }
+
+    /// The time the steps take (without the preparation of the working set).
+    #[must_use]
+    pub fn total_time(&self) -> Duration {
+        self.per_step
+            .saturating_mul(u32::try_from(self.plan.steps.len()).unwrap_or(u32::MAX))
+    }
+}
+
+/// Builds the sweep: `base` (the options not swept) and each point's options through the one
+/// validator; each point runs `loops` times in a row.
+///
+/// # Errors
+/// A usage error naming the point whose options are invalid, or a plan over the limits
+/// without `yes`, with the estimate.
+pub fn build(
+    base: &[JobOption],
+    axes: Vec<Axis>,
+    loops: u32,
+    target: Option<PathBuf>,
+    machine: &MachineLimits,
+    yes: bool,
+) -> anyhow::Result<Sweep> {
+    let points = points(&axes);
+    let mut steps = Vec::with_capacity(points.len() * loops as usize);
+    let mut per_step = Duration::ZERO;
+    let mut size_based = false;
+    for point in &points {
+        let mut options = base.to_vec();
+        for (axis, (_, value)) in axes.iter().zip(point) {
+            for (key, v) in axis.dimension.options(value) {
+                options.push(JobOption::flag(key, v));
+            }
+        }
+        let spec = validate(&options, machine).map_err(|err| {
+            if points.len() > 1 {
+                usage!("point {}: {err}", describe(point))
+            } else {
+                err
+            }
+        })?;
+        per_step = spec.runtime + spec.ramp;
+        size_based = spec.io_size_bytes.is_some();
+        let job = Job::bench("sweep", spec, target.clone());
+        for _ in 0..loops {
+            steps.push(Step {
+                jobs: vec![job.clone()],
+                point: point.clone(),
+            });
+        }
+    }
+    let sweep = Sweep {
+        plan: Plan { steps },
+        axes,
+        points,
+        loops,
+        per_step,
+        size_based,
+    };
+    let too_long = !sweep.size_based && sweep.total_time() > MAX_TIME;
+    if !yes && (too_long || sweep.plan.steps.len() > MAX_STEPS) {
+        return Err(usage!(
+            "{} is more than {} or {MAX_STEPS} steps; pass --yes to run it, or sweep fewer values",
+            sweep.estimate(),
+            human(MAX_TIME)
+        ));
+    }
+    Ok(sweep)
+}
+
+/// Where `--baseline memory` runs: tmpfs, memory.
+pub const MEMORY_DIR: &str = "/dev/shm";
+
+/// Appends the memory baseline: every point again (each loop too) on a scratch file in
+/// [`MEMORY_DIR`], buffered (tmpfs has no O_DIRECT), its point marked `baseline=memory`.
+///
+/// # Errors
+/// A usage error when /dev/shm is missing or too small for the working set, naming both.
+pub fn add_memory_baseline(
+    sweep: &mut Sweep,
+    base: &[JobOption],
+    machine: &MachineLimits,
+) -> anyhow::Result<()> {
+    let dir = std::path::Path::new(MEMORY_DIR);
+    let stat = nix::sys::statvfs::statvfs(dir).map_err(|err| {
+        usage!("--baseline memory needs {MEMORY_DIR} (tmpfs): {err}; mount one, or drop --baseline")
+    })?;
+    let free = stat.blocks_available() * stat.fragment_size();
+    let need = sweep
+        .plan
+        .steps
+        .first()
+        .map_or(0, |s| s.jobs[0].spec.size_bytes);
+    if free < need {
+        return Err(usage!(
+            "--baseline memory: {MEMORY_DIR} has {} free, the working set needs {}; lower \
+             --size or free {MEMORY_DIR}",
+            crate::units::format_bytes(free),
+            crate::units::format_bytes(need)
+        ));
+    }
+    let mut steps = Vec::new();
+    for point in &sweep.points {
+        let mut options = base.to_vec();
+        for (axis, (_, value)) in sweep.axes.iter().zip(point) {
+            for (key, v) in axis.dimension.options(value) {
+                options.push(JobOption::flag(key, v));
+            }
+        }
+        options.push(JobOption::flag(Key::Direct, "0"));
+        let spec = validate(&options, machine)?;
+        let job = Job::bench("memory", spec, Some(dir.to_path_buf()));
+        let mut marked = point.clone();
+        marked.push(("baseline".to_string(), "memory".to_string()));
+        for _ in 0..sweep.loops {
+            steps.push(Step {
+                jobs: vec![job.clone()],
+                point: marked.clone(),
+            });
+        }
+    }
+    sweep.plan.steps.extend(steps);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn axis(d: Dimension, text: &str) -> Vec<String> {
+        parse_axis(d, text).unwrap().values
+    }
+
+    fn err(d: Dimension, text: &str) -> String {
+        parse_axis(d, text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn lists_and_ranges_expand_in_order() {
+        assert_eq!(axis(Dimension::Bs, "1M,2M,4M"), ["1M", "2M", "4M"]);
+        assert_eq!(axis(Dimension::Bs, "4k..32k"), ["4k", "8k", "16k", "32k"]);
+        assert_eq!(axis(Dimension::IoDepth, "1..256").len(), 9);
+        // An end off the ladder is kept.
+        assert_eq!(axis(Dimension::NumJobs, "1..6"), ["1", "2", "4", "6"]);
+        assert_eq!(axis(Dimension::NumJobs, "1,2,4,8,16,32,64,120").len(), 8);
+        assert_eq!(
+            axis(Dimension::Rw, "randread, randrw:75"),
+            ["randread", "randrw:75"]
+        );
+        // Repeats once.
+        assert_eq!(axis(Dimension::IoDepth, "1,1..2"), ["1", "2"]);
+    }
+
+    #[test]
+    fn bad_lists_say_what_and_how() {
+        assert_eq!(
+            err(Dimension::Bs, ","),
+            "--bs \",\" has an empty value; list values like 4k,64k,1M or 4k..1M"
+        );
+        assert_eq!(
+            err(Dimension::Bs, "1M..4k"),
+            "--bs \"1M..4k\" runs downward; write it low to high: 4k..1M"
+        );
+        assert_eq!(
+            err(Dimension::Rw, "read..write"),
+            "--rw \"read..write\": rw takes no range; list the values, e.g. read,write,randrw:75"
+        );
+        assert_eq!(
+            err(Dimension::Rw, "randrw:101"),
+            "--rw \"randrw:101\" is not a value of rw; use e.g. read,write,randrw:75"
+        );
+        assert_eq!(
+            err(Dimension::IoDepth, "0..8"),
+            "--iodepth \"0..8\" starts at zero; start at 1 or more"
+        );
+        assert!(err(Dimension::Bs, "1..1x").starts_with("--bs \"1..1x\" is not a range of sizes"));
+    }
+
+    #[test]
+    fn points_are_the_product_the_last_fastest() {
+        let axes = [
+            parse_axis(Dimension::Rw, "write,read").unwrap(),
+            parse_axis(Dimension::Bs, "1M,2M").unwrap(),
+        ];
+        let points: Vec<String> = points(&axes).iter().map(|p| describe(p)).collect();
+        assert_eq!(
+            points,
+            [
+                "rw=write bs=1M",
+                "rw=write bs=2M",
+                "rw=read bs=1M",
+                "rw=read bs=2M"
+            ]
+        );
+        assert_eq!(points_len(&[]), 1);
+    }
+
+    fn points_len(axes: &[Axis]) -> usize {
+        points(axes).len()
+    }
+
+    fn machine() -> MachineLimits {
+        MachineLimits {
+            available_cpus: vec![0, 1],
+            memory_bytes: 8 << 30,
+        }
+    }
+
+    #[test]
+    fn a_sweep_is_a_plan_of_a_step_per_point_and_loop() {
+        let axes = vec![
+            parse_axis(Dimension::Rw, "randrw:75").unwrap(),
+            parse_axis(Dimension::Bs, "4k,16k").unwrap(),
+        ];
+        let base = [
+            JobOption::flag(Key::Runtime, "3s"),
+            JobOption::flag(Key::Ramp, "1s"),
+        ];
+        let sweep = build(&base, axes, 2, None, &machine(), false).unwrap();
+        assert_eq!(sweep.plan.steps.len(), 4);
+        let first = &sweep.plan.steps[0];
+        assert_eq!(first.jobs[0].spec.rwmixread_pct, 75);
+        assert_eq!(first.jobs[0].spec.block_size_bytes, 4096);
+        assert_eq!(sweep.plan.steps[2].jobs[0].spec.block_size_bytes, 16384);
+        assert_eq!(sweep.plan.steps[1].point, first.point);
+        assert_eq!(sweep.estimate(), "2 points x 2 loops x 4s = 16s");
+    }
+
+    #[test]
+    fn an_invalid_point_and_an_absurd_plan_are_refused_up_front() {
+        let axes = vec![parse_axis(Dimension::Bs, "4k,64M").unwrap()];
+        let base = [JobOption::flag(Key::Size, "16M")];
+        let err = build(&base, axes, 1, None, &machine(), false).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "point bs=64M: --bs 64M is larger than --size 16M; raise --size or lower --bs"
+        );
+        let axes = vec![
+            parse_axis(Dimension::Bs, "512..1M").unwrap(),
+            parse_axis(Dimension::IoDepth, "1..256").unwrap(),
+            parse_axis(Dimension::NumJobs, "1..2").unwrap(),
+        ];
+        let base = [
+            JobOption::flag(Key::Runtime, "10s"),
+            JobOption::flag(Key::Ramp, "2s"),
+        ];
+        assert!(build(&base, axes.clone(), 1, None, &machine(), false).is_ok());
+        let err = build(&base, axes.clone(), 3, None, &machine(), false).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "216 points x 3 loops x 12s = 2h9m36s is more than 2h or 500 steps; pass --yes to \
+             run it, or sweep fewer values"
+        );
+        assert!(build(&base, axes, 3, None, &machine(), true).is_ok());
+        assert_eq!(human(Duration::from_secs(7200)), "2h");
+        assert_eq!(human(Duration::from_millis(1500)), "1500ms");
+    }
+}

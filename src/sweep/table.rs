@@ -1,0 +1,576 @@
+//! The sweep's table from its record: one row per point (its loops picked), the swept options
+//! first, then per direction IOPS, MB/s and MiB/s, mean and p99 latency, then the device's
+//! %util and aqu-sz; the best row per direction marked. Text, markdown, CSV or JSON.
+
+use serde::Serialize;
+
+use crate::record::{DirectionRecord, RunRecord, RunStatus, SegmentRecord};
+use crate::stats::{LatencyBucket, bucket_percentile_ns, merge_buckets};
+use crate::units::format_latency_ns;
+use crate::usage;
+
+/// Which of a point's loops counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// The run with the highest bandwidth (CrystalDiskMark's rule).
+    Best,
+    /// Rates averaged over the runs; latency over all their I/Os (p99 from the merged
+    /// histograms, never averaged).
+    Mean,
+    /// The run with the median bandwidth.
+    Median,
+}
+
+impl Pick {
+    /// # Errors
+    /// A usage error naming the value and the choices.
+    pub fn parse(text: &str) -> anyhow::Result<Self> {
+        match text {
+            "best" => Ok(Self::Best),
+            "mean" => Ok(Self::Mean),
+            "median" => Ok(Self::Median),
+            other => Err(usage!(
+                "--pick {other:?} is not a rule; use best, mean or median"
+            )),
+        }
+    }
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Best => "best",
+            Self::Mean => "mean",
+            Self::Median => "median",
+        }
+    }
+}
+
+/// How the table is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+impl Format {
+    /// # Errors
+    /// A usage error naming the value and the choices.
+    pub fn parse(text: &str) -> anyhow::Result<Self> {
+        match text {
+            "table" => Ok(Self::Table),
+            "markdown" | "md" => Ok(Self::Markdown),
+            "csv" => Ok(Self::Csv),
+            "json" => Ok(Self::Json),
+            other => Err(usage!(
+                "--format {other:?} is not a format; use table, markdown, csv or json"
+            )),
+        }
+    }
+}
+
+/// One direction of a point.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Dir {
+    pub ios: u64,
+    pub iops: f64,
+    pub bytes_per_s: f64,
+    pub mean_ns: f64,
+    pub p99_ns: u64,
+}
+
+/// One point of the sweep.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    /// The swept options and their values, in the sweep's order.
+    pub point: Vec<(String, String)>,
+    /// `completed`, or `interrupted` when a run of it was cut short (skipped or stopped).
+    pub status: String,
+    /// Runs of the point (loops that ran).
+    pub runs: usize,
+    pub read: Dir,
+    pub write: Dir,
+    pub util_pct: Option<f64>,
+    pub aqu_sz: Option<f64>,
+    /// The same point on memory (`--baseline memory`): read and write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<(Dir, Dir)>,
+}
+
+/// The rows of the disk's points, each with its memory baseline's read and write (the rows
+/// whose point ends in `baseline=memory`) beside it.
+#[must_use]
+pub fn with_memory(rows: Vec<Row>) -> Vec<Row> {
+    let is_memory = |r: &Row| {
+        r.point
+            .last()
+            .is_some_and(|(k, v)| k == "baseline" && v == "memory")
+    };
+    let (memory, mut disk): (Vec<Row>, Vec<Row>) = rows.into_iter().partition(is_memory);
+    for row in &mut disk {
+        row.memory = memory
+            .iter()
+            .find(|m| m.point[..m.point.len() - 1] == row.point[..])
+            .map(|m| (m.read, m.write));
+    }
+    disk
+}
+
+/// The foot line of `--latency-target`: the deepest point that met it and the first that
+/// missed, each point's latency at the target's percentile from its runs' merged histograms.
+#[must_use]
+pub fn latency_target_line(record: &RunRecord, target: crate::session::LatencyTarget) -> String {
+    let mut samples: Vec<(String, u64)> = Vec::new();
+    let mut current: Option<(Vec<crate::record::PointValue>, Vec<LatencyBucket>)> = None;
+    let flush = |current: Option<(Vec<crate::record::PointValue>, Vec<LatencyBucket>)>,
+                 samples: &mut Vec<(String, u64)>| {
+        if let Some((point, buckets)) = current {
+            let label = point
+                .iter()
+                .map(|p| format!("{}={}", p.option, p.value))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let at = if buckets.is_empty() {
+                0
+            } else {
+                bucket_percentile_ns(&buckets, target.percentile)
+            };
+            samples.push((label, at));
+        }
+    };
+    for seg in &record.segments {
+        if current.as_ref().is_some_and(|(p, _)| *p != seg.point) {
+            flush(current.take(), &mut samples);
+        }
+        let entry = current.get_or_insert_with(|| (seg.point.clone(), Vec::new()));
+        for lat in [&seg.read.lat_ns, &seg.write.lat_ns] {
+            if let Some(h) = &lat.histogram {
+                let theirs: Vec<LatencyBucket> = h.buckets().collect();
+                merge_buckets(&mut entry.1, &theirs);
+            }
+        }
+    }
+    flush(current, &mut samples);
+    let result = super::analysis::latency_target(&samples, target.ns);
+    #[allow(clippy::cast_precision_loss)]
+    let bound = format!(
+        "p{} <= {}",
+        target.percentile,
+        format_latency_ns(target.ns as f64)
+    );
+    match (result.met, result.first_miss) {
+        (Some(met), Some(miss)) => {
+            format!("latency target {bound}: met up to {met}; first missed at {miss}\n")
+        }
+        (Some(met), None) => format!("latency target {bound}: met by every point, up to {met}\n"),
+        (None, Some(miss)) => {
+            format!("latency target {bound}: missed from the first point, {miss}\n")
+        }
+        (None, None) => format!("latency target {bound}: no point measured any latency\n"),
+    }
+}
+
+/// The points of a sweep's record, each from its consecutive segments (its loops), picked.
+#[must_use]
+pub fn rows(record: &RunRecord, pick: Pick) -> Vec<Row> {
+    let mut out: Vec<Row> = Vec::new();
+    let mut group: Vec<&SegmentRecord> = Vec::new();
+    for seg in &record.segments {
+        if group.first().is_some_and(|g| g.point != seg.point) {
+            out.push(row(&group, pick));
+            group.clear();
+        }
+        group.push(seg);
+    }
+    if !group.is_empty() {
+        out.push(row(&group, pick));
+    }
+    out
+}
+
+fn bandwidth(seg: &SegmentRecord) -> u64 {
+    seg.read.bw_bytes + seg.write.bw_bytes
+}
+
+fn dir(d: &DirectionRecord) -> Dir {
+    Dir {
+        ios: d.total_ios,
+        iops: d.iops,
+        #[allow(clippy::cast_precision_loss)]
+        bytes_per_s: d.bw_bytes as f64,
+        mean_ns: d.lat_ns.mean,
+        p99_ns: d.lat_ns.percentile_ns(99.0).unwrap_or(0),
+    }
+}
+
+/// Rates averaged over `dirs`, the mean latency over all their I/Os, p99 from their merged
+/// histograms.
+#[allow(clippy::cast_precision_loss)]
+fn mean_dir(dirs: &[&DirectionRecord]) -> Dir {
+    let n = dirs.len().max(1) as f64;
+    let ios: u64 = dirs.iter().map(|d| d.total_ios).sum();
+    let mut buckets: Vec<LatencyBucket> = Vec::new();
+    for d in dirs {
+        if let Some(h) = &d.lat_ns.histogram {
+            let theirs: Vec<LatencyBucket> = h.buckets().collect();
+            merge_buckets(&mut buckets, &theirs);
+        }
+    }
+    Dir {
+        ios,
+        iops: dirs.iter().map(|d| d.iops).sum::<f64>() / n,
+        bytes_per_s: dirs.iter().map(|d| d.bw_bytes as f64).sum::<f64>() / n,
+        mean_ns: if ios == 0 {
+            0.0
+        } else {
+            dirs.iter()
+                .map(|d| d.lat_ns.mean * d.total_ios as f64)
+                .sum::<f64>()
+                / ios as f64
+        },
+        p99_ns: if buckets.is_empty() {
+            0
+        } else {
+            bucket_percentile_ns(&buckets, 99.0)
+        },
+    }
+}
+
+fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
+    let first = runs[0];
+    let status = if runs.iter().all(|s| s.status == RunStatus::Completed) {
+        "completed"
+    } else if runs.iter().any(|s| s.status == RunStatus::Failed) {
+        "failed"
+    } else {
+        "interrupted"
+    };
+    let device = |s: &SegmentRecord| {
+        (
+            s.device.as_ref().map(|d| d.iostat.util_pct),
+            s.device.as_ref().map(|d| d.iostat.queue_size),
+        )
+    };
+    let picked = |seg: &SegmentRecord| {
+        let (util_pct, aqu_sz) = device(seg);
+        Row {
+            point: first
+                .point
+                .iter()
+                .map(|p| (p.option.clone(), p.value.clone()))
+                .collect(),
+            status: status.to_string(),
+            runs: runs.len(),
+            read: dir(&seg.read),
+            write: dir(&seg.write),
+            util_pct,
+            aqu_sz,
+            memory: None,
+        }
+    };
+    match pick {
+        Pick::Best => picked(runs.iter().max_by_key(|s| bandwidth(s)).unwrap_or(&first)),
+        Pick::Median => {
+            let mut sorted = runs.to_vec();
+            sorted.sort_by_key(|s| bandwidth(s));
+            picked(sorted[(sorted.len() - 1) / 2])
+        }
+        Pick::Mean => {
+            let mut row = picked(first);
+            let reads: Vec<&DirectionRecord> = runs.iter().map(|s| &s.read).collect();
+            let writes: Vec<&DirectionRecord> = runs.iter().map(|s| &s.write).collect();
+            row.read = mean_dir(&reads);
+            row.write = mean_dir(&writes);
+            let mean = |values: Vec<f64>| {
+                #[allow(clippy::cast_precision_loss)]
+                let n = values.len() as f64;
+                (!values.is_empty()).then(|| values.iter().sum::<f64>() / n)
+            };
+            row.util_pct = mean(runs.iter().filter_map(|s| device(s).0).collect());
+            row.aqu_sz = mean(runs.iter().filter_map(|s| device(s).1).collect());
+            row
+        }
+    }
+}
+
+/// The index of the row with the highest bandwidth in `pick`'s direction, among rows that
+/// moved any.
+fn best(rows: &[Row], pick: impl Fn(&Row) -> &Dir) -> Option<usize> {
+    rows.iter()
+        .enumerate()
+        .filter(|(_, r)| pick(r).ios > 0)
+        .max_by(|a, b| pick(a.1).bytes_per_s.total_cmp(&pick(b.1).bytes_per_s))
+        .map(|(i, _)| i)
+}
+
+/// The columns: the swept options, then per direction with I/O, then the device.
+fn header_and_cells(
+    rows: &[Row],
+    names: &[String],
+    human: bool,
+) -> (Vec<String>, Vec<Vec<String>>) {
+    let reads = rows.iter().any(|r| r.read.ios > 0);
+    let writes = rows.iter().any(|r| r.write.ios > 0);
+    let best_read = best(rows, |r| &r.read);
+    let best_write = best(rows, |r| &r.write);
+    let mut header: Vec<String> = names.to_vec();
+    let dir_header = |prefix: &str, header: &mut Vec<String>| {
+        for col in ["IOPS", "MB/s", "MiB/s", "mean", "p99"] {
+            header.push(format!("{prefix} {col}"));
+        }
+    };
+    if reads {
+        dir_header("read", &mut header);
+    }
+    if writes {
+        dir_header("write", &mut header);
+    }
+    let memory = rows.iter().any(|r| r.memory.is_some());
+    if memory && reads {
+        header.push("memory read MB/s".into());
+    }
+    if memory && writes {
+        header.push("memory write MB/s".into());
+    }
+    header.push("%util".into());
+    header.push("aqu-sz".into());
+    if human {
+        header.push(String::new());
+    }
+    let lat = |ns: f64| {
+        if human {
+            format_latency_ns(ns)
+        } else {
+            format!("{ns:.0}")
+        }
+    };
+    let cells = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut cells: Vec<String> = r.point.iter().map(|(_, v)| v.clone()).collect();
+            let dir_cells = |d: &Dir, cells: &mut Vec<String>| {
+                if human && d.ios == 0 {
+                    // A direction this point did not run: nothing to show.
+                    cells.extend(std::iter::repeat_n(String::new(), 5));
+                    return;
+                }
+                cells.push(format!("{:.0}", d.iops));
+                cells.push(format!("{:.1}", d.bytes_per_s / 1e6));
+                cells.push(format!("{:.1}", d.bytes_per_s / f64::from(1 << 20)));
+                cells.push(lat(d.mean_ns));
+                #[allow(clippy::cast_precision_loss)]
+                cells.push(lat(d.p99_ns as f64));
+            };
+            if reads {
+                dir_cells(&r.read, &mut cells);
+            }
+            if writes {
+                dir_cells(&r.write, &mut cells);
+            }
+            let mem_cell = |d: Option<&Dir>| {
+                d.filter(|d| d.ios > 0 || !human)
+                    .map_or_else(String::new, |d| format!("{:.1}", d.bytes_per_s / 1e6))
+            };
+            if memory && reads {
+                cells.push(mem_cell(r.memory.as_ref().map(|m| &m.0)));
+            }
+            if memory && writes {
+                cells.push(mem_cell(r.memory.as_ref().map(|m| &m.1)));
+            }
+            cells.push(r.util_pct.map_or_else(String::new, |u| format!("{u:.1}")));
+            cells.push(r.aqu_sz.map_or_else(String::new, |q| format!("{q:.2}")));
+            if human {
+                let mut marks = Vec::new();
+                if best_read == Some(i) {
+                    marks.push("best read");
+                }
+                if best_write == Some(i) {
+                    marks.push("best write");
+                }
+                if r.status != "completed" {
+                    marks.push(r.status.as_str());
+                }
+                cells.push(marks.join(", "));
+            }
+            cells
+        })
+        .collect();
+    (header, cells)
+}
+
+/// The JSON form of the table.
+#[derive(Debug, Serialize)]
+struct JsonTable<'a> {
+    dimensions: &'a [String],
+    rows: &'a [Row],
+    best_read: Option<usize>,
+    best_write: Option<usize>,
+}
+
+/// The table in `format`; `names` are the swept options, in order.
+#[must_use]
+pub fn render(rows: &[Row], names: &[String], format: Format) -> String {
+    match format {
+        Format::Json => {
+            let table = JsonTable {
+                dimensions: names,
+                rows,
+                best_read: best(rows, |r| &r.read),
+                best_write: best(rows, |r| &r.write),
+            };
+            let mut text = serde_json::to_string_pretty(&table).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+        Format::Csv => {
+            let (header, cells) = header_and_cells(rows, names, false);
+            let mut out = String::new();
+            let mut header = header;
+            header.push("status".into());
+            out.push_str(&csv_line(&header));
+            for (row, mut cells) in rows.iter().zip(cells) {
+                cells.push(row.status.clone());
+                out.push_str(&csv_line(&cells));
+            }
+            out
+        }
+        Format::Markdown => {
+            let (header, cells) = header_and_cells(rows, names, true);
+            let mut out = format!("| {} |\n", header.join(" | "));
+            out.push_str(&format!(
+                "|{}\n",
+                header.iter().map(|_| " --- |").collect::<String>()
+            ));
+            for row in cells {
+                out.push_str(&format!("| {} |\n", row.join(" | ")));
+            }
+            out
+        }
+        Format::Table => {
+            let (header, cells) = header_and_cells(rows, names, true);
+            let widths: Vec<usize> = (0..header.len())
+                .map(|c| {
+                    cells
+                        .iter()
+                        .map(|r| r[c].chars().count())
+                        .chain([header[c].chars().count()])
+                        .max()
+                        .unwrap_or(0)
+                })
+                .collect();
+            let line = |cells: &[String]| {
+                let mut text = String::new();
+                for (c, cell) in cells.iter().enumerate() {
+                    let pad = widths[c].saturating_sub(cell.chars().count());
+                    if c < names.len() || c + 1 == cells.len() {
+                        text.push_str(cell);
+                        text.push_str(&" ".repeat(pad));
+                    } else {
+                        text.push_str(&" ".repeat(pad));
+                        text.push_str(cell);
+                    }
+                    text.push_str("  ");
+                }
+                format!("{}\n", text.trim_end())
+            };
+            let mut out = line(&header);
+            for row in &cells {
+                out.push_str(&line(row));
+            }
+            out
+        }
+    }
+}
+
+fn csv_line(cells: &[String]) -> String {
+    let quoted: Vec<String> = cells
+        .iter()
+        .map(|c| {
+            if c.contains([',', '"', '\n']) {
+                format!("\"{}\"", c.replace('"', "\"\""))
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
+    format!("{}\n", quoted.join(","))
+}
+
+/// The statements under the table: for each swept dimension whose other dimensions are fixed
+/// (a one-dimension sweep, or each slice of a matrix along its last dimension), per direction
+/// the peak, where the gain stops and the knee (`analysis`); with `advice`, the block-size
+/// recommendations.
+#[must_use]
+pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
+    use super::analysis::{self, Sample};
+    let Some(last) = names.last() else {
+        return Vec::new();
+    };
+    let dimension = super::Dimension::ALL
+        .into_iter()
+        .find(|d| d.name() == last.as_str());
+    let mut out = Vec::new();
+    // Rows grouped by the values of every dimension but the last.
+    let mut groups: Vec<(super::Point, Vec<&Row>)> = Vec::new();
+    for row in rows.iter().filter(|r| r.status == "completed") {
+        let key: super::Point = row.point[..row.point.len().saturating_sub(1)].to_vec();
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(row),
+            None => groups.push((key, vec![row])),
+        }
+    }
+    let sample = |row: &Row, d: &Dir| Sample {
+        x: row
+            .point
+            .last()
+            .and_then(|(_, v)| dimension.and_then(|dim| dim.x(v)))
+            .unwrap_or(0.0),
+        label: row.point.last().map(|(_, v)| v.clone()).unwrap_or_default(),
+        iops: d.iops,
+        bytes_per_s: d.bytes_per_s,
+        mean_ns: d.mean_ns,
+        p99_ns: d.p99_ns,
+    };
+    for (key, members) in &groups {
+        let prefix = if key.is_empty() {
+            String::new()
+        } else {
+            format!("{}: ", super::describe(key))
+        };
+        let reads: Vec<Sample> = members
+            .iter()
+            .filter(|r| r.read.ios > 0)
+            .map(|r| sample(r, &r.read))
+            .collect();
+        let writes: Vec<Sample> = members
+            .iter()
+            .filter(|r| r.write.ios > 0)
+            .map(|r| sample(r, &r.write))
+            .collect();
+        for (direction, samples) in [("read", &reads), ("write", &writes)] {
+            for line in analysis::statements(last, direction, samples) {
+                out.push(format!("{prefix}{line}"));
+            }
+        }
+    }
+    if advice && last == "bs" {
+        // The read and write points of the block sizes, wherever `rw` put them.
+        let reads: Vec<Sample> = rows
+            .iter()
+            .filter(|r| r.status == "completed" && r.read.ios > 0)
+            .map(|r| sample(r, &r.read))
+            .collect();
+        let writes: Vec<Sample> = rows
+            .iter()
+            .filter(|r| r.status == "completed" && r.write.ios > 0)
+            .map(|r| sample(r, &r.write))
+            .collect();
+        out.push(analysis::advice(&reads, &writes).map_or_else(
+            || "advice: needs a block-size sweep with reads and writes".to_string(),
+            |a| format!("advice: {a}"),
+        ));
+    }
+    out
+}

@@ -1,0 +1,400 @@
+//! `diskdash sweep` with the real binary: the points in order, one table row per point (loops
+//! picked), CSV that Python's csv module reads, the record's points, and every refusal.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use crate::support::record::assert_valid_record;
+use crate::support::*;
+
+fn sweep(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("sweep")
+        .args(args)
+        .arg("--no-tui")
+        .current_dir(dir)
+        .output()
+        .expect("diskdash runs")
+}
+
+#[test]
+fn points_come_in_the_order_given_the_last_fastest() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sweep(
+        dir.path(),
+        &[
+            "--bs",
+            "4k,16k",
+            "--rw",
+            "randread,randrw:75",
+            "--runtime",
+            "5s",
+            "--points",
+        ],
+    );
+    assert_success(&out);
+    assert_eq!(
+        stdout(&out),
+        "   1  bs=4k rw=randread\n   2  bs=4k rw=randrw:75\n   3  bs=16k rw=randread\n   4  \
+         bs=16k rw=randrw:75\n"
+    );
+    assert_stderr_has(
+        &out,
+        "diskdash sweep: 4 points x 7s = 28s on a scratch file here",
+    );
+}
+
+#[test]
+fn a_matrix_is_one_table_and_its_csv_has_a_row_per_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sweep(
+        dir.path(),
+        &[
+            "--rw",
+            "randread,randwrite",
+            "--bs",
+            "4k,64k",
+            "--size",
+            "8M",
+            "--runtime",
+            "300ms",
+            "--ramp",
+            "0s",
+            "-q",
+            "4",
+            "--format",
+            "csv",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_success(&out);
+    let csv = stdout(&out);
+    // Python's csv module: a header and one row per point.
+    let script = "import csv,sys\nrows=list(csv.DictReader(sys.stdin))\nprint(len(rows))\n\
+                  print(','.join(r['rw']+'/'+r['bs'] for r in rows))\n\
+                  print(all(float(r['read IOPS'])>0 for r in rows if r['rw']=='randread'))\n\
+                  print(all(float(r['write IOPS'])>0 for r in rows if r['rw']=='randwrite'))";
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), csv.as_bytes()).unwrap();
+    let parsed = child.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&parsed.stdout),
+        "4\nrandread/4k,randread/64k,randwrite/4k,randwrite/64k\nTrue\nTrue\n",
+        "{csv}"
+    );
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 4);
+    assert_eq!(
+        segments[1]["point"],
+        serde_json::json!([{"option": "rw", "value": "randread"}, {"option": "bs", "value": "64k"}])
+    );
+    assert_eq!(segments[3]["job"]["rw"], "randwrite");
+    assert_eq!(segments[3]["job"]["bs"], 65536);
+}
+
+#[test]
+fn loops_are_picked_and_the_table_says_which_and_the_peak() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sweep(
+        dir.path(),
+        &[
+            "--ioengine",
+            "null",
+            "--bs",
+            "4k,64k",
+            "--size",
+            "8M",
+            "--runtime",
+            "200ms",
+            "--loops",
+            "2",
+            "--pick",
+            "median",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_success(&out);
+    assert_stderr_has(
+        &out,
+        "note: each point runs 2 times; the table shows the median",
+    );
+    let table = stdout(&out);
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].starts_with("bs   read IOPS"), "{table}");
+    assert!(lines[1].starts_with("4k "), "{table}");
+    assert!(
+        lines[2].starts_with("64k ") && lines[2].ends_with("best read"),
+        "{table}"
+    );
+    assert!(table.contains("read peaks at 64k: "), "{table}");
+    let record = read_json(&dir.path().join("r.json"));
+    assert_eq!(record["segments"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn bad_sweeps_are_one_line_naming_the_value_and_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, want) in [
+        (
+            &["--bs", ","][..],
+            "error: --bs \",\" has an empty value; list values like 4k,64k,1M or 4k..1M\n",
+        ),
+        (
+            &["--bs", "1M..4k"][..],
+            "error: --bs \"1M..4k\" runs downward; write it low to high: 4k..1M\n",
+        ),
+        (
+            &["--size", "1M,2M"][..],
+            "error: --size \"1M,2M\": only the workload options take lists and ranges (--rw, \
+             --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync); give --size one value\n",
+        ),
+        (
+            &["--pick", "best"][..],
+            "error: --pick needs --loops: one run per point has nothing to pick from; add e.g. \
+             --loops 5\n",
+        ),
+        (
+            &["--loops", "0"][..],
+            "error: --loops \"0\" is not a number of runs; use 1 to 100, e.g. 5\n",
+        ),
+        (
+            &["--format", "xml"][..],
+            "error: --format \"xml\" is not a format; use table, markdown, csv or json\n",
+        ),
+        (
+            &[
+                "--bs", "512..1M", "-q", "1..256", "-j", "1,2", "--loops", "3",
+            ][..],
+            "error: 216 points x 3 loops x 12s = 2h9m36s is more than 2h or 500 steps; pass \
+             --yes to run it, or sweep fewer values\n",
+        ),
+        (
+            &["--bs", "4k,64M", "--size", "16M"][..],
+            "error: point bs=64M: --bs 64M is larger than --size 16M; raise --size or lower \
+             --bs\n",
+        ),
+    ] {
+        let out = sweep(dir.path(), args);
+        assert_usage_error(&out);
+        assert_eq!(stderr(&out), want, "{args:?}");
+    }
+    // Nothing was made.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_latency_target_stops_at_the_first_miss_and_names_the_deepest_point_that_met_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // A direct read's latency is far under 1 s and far over 1 us: met at 1 s, missed at 1 us.
+    let met = sweep(
+        dir.path(),
+        &[
+            "--ioengine",
+            "null",
+            "-q",
+            "1,2,4",
+            "--size",
+            "8M",
+            "--runtime",
+            "200ms",
+            "--ramp",
+            "0s",
+            "--latency-target",
+            "1s",
+        ],
+    );
+    assert_success(&met);
+    assert_stdout_has(
+        &met,
+        "latency target p99 <= 1.00 s: met by every point, up to iodepth=4",
+    );
+    let missed = sweep(
+        dir.path(),
+        &[
+            "--ioengine",
+            "psync",
+            "-j",
+            "1,2,4",
+            "--size",
+            "8M",
+            "--runtime",
+            "200ms",
+            "--ramp",
+            "0s",
+            "--latency-target",
+            "1us",
+            "--latency-percentile",
+            "50",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_success(&missed);
+    assert_stderr_has(&missed, "note: latency target missed: p50 ");
+    let record = read_json(&dir.path().join("r.json"));
+    // The plan ended after the first point.
+    assert_eq!(record["segments"].as_array().unwrap().len(), 1);
+    for (args, want) in [
+        (
+            &["--latency-target", "1ms"][..],
+            "error: --latency-target needs a sweep of --iodepth or --numjobs to walk up; add \
+             e.g. --iodepth 1..256\n",
+        ),
+        (
+            &[
+                "-q",
+                "1,2",
+                "--latency-target",
+                "1ms",
+                "--latency-percentile",
+                "42",
+            ][..],
+            "error: --latency-percentile \"42\" is not one of fio's percentiles; use one of 1, \
+             5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99\n",
+        ),
+        (
+            &["--baseline", "ram"][..],
+            "error: --baseline \"ram\" is not a baseline; use --baseline memory\n",
+        ),
+    ] {
+        let out = sweep(dir.path(), args);
+        assert_usage_error(&out);
+        assert_eq!(stderr(&out), want, "{args:?}");
+    }
+}
+
+#[test]
+fn the_memory_baseline_runs_each_point_again_on_dev_shm() {
+    if !Path::new("/dev/shm").is_dir() {
+        eprintln!("skipped: no /dev/shm");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = sweep(
+        dir.path(),
+        &[
+            "--rw",
+            "write,read",
+            "--bs",
+            "64k,128k",
+            "--size",
+            "8M",
+            "--io-size",
+            "8M",
+            "--ioengine",
+            "psync",
+            "-q",
+            "1",
+            "--baseline",
+            "memory",
+            "--advice",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_success(&out);
+    assert_stderr_has(
+        &out,
+        "diskdash sweep: 4 points and their memory baseline, each",
+    );
+    let table = stdout(&out);
+    let header = table.lines().next().unwrap();
+    assert!(
+        header.contains("memory read MB/s") && header.contains("memory write MB/s"),
+        "{table}"
+    );
+    // Four rows: the disk's points, the memory's beside them.
+    assert_eq!(
+        table
+            .lines()
+            .filter(|l| l.starts_with("write ") || l.starts_with("read "))
+            .count(),
+        4
+    );
+    assert!(table.contains("advice: use "), "{table}");
+    let record = read_json(&dir.path().join("r.json"));
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 8);
+    assert_eq!(
+        segments[4]["point"][2],
+        serde_json::json!({"option": "baseline", "value": "memory"})
+    );
+    assert_eq!(segments[4]["jobs"][0]["job"]["direct"], false);
+    assert!(
+        segments[4]["jobs"][0]["target"]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("/dev/shm/")
+    );
+}
+
+#[test]
+fn compare_matches_two_sweeps_point_by_point_and_gates_each_point() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bs) in [("a.json", "4k,64k"), ("b.json", "64k,128k")] {
+        let out = sweep(
+            dir.path(),
+            &[
+                "--ioengine",
+                "null",
+                "--bs",
+                bs,
+                "--size",
+                "8M",
+                "--runtime",
+                "200ms",
+                "--ramp",
+                "0s",
+                "--json",
+                name,
+            ],
+        );
+        assert_success(&out);
+    }
+    let out = Command::new(BIN)
+        .args([
+            "compare",
+            "a.json",
+            "b.json",
+            "--json",
+            "--max-regression",
+            "1000",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let cmp: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let points = cmp["points"].as_array().unwrap();
+    assert_eq!(points.len(), 1, "{cmp}");
+    assert_eq!(points[0]["point"], "bs=64k");
+    let metrics: Vec<&str> = points[0]["directions"][0]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["metric"].as_str().unwrap())
+        .collect();
+    assert_eq!(metrics, ["iops", "bw_bytes", "lat_p99_ns"]);
+    assert_eq!(
+        cmp["unmatched_points"],
+        serde_json::json!(["bs=4k (base only)", "bs=128k (new only)"])
+    );
+    // A gate no point can pass names the point.
+    let out = Command::new(BIN)
+        .args(["compare", "a.json", "a.json", "--max-regression", "0"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    assert_stdout_has(&out, "point by point (matched by the swept options):");
+    assert_stdout_has(&out, "  bs=4k read: IOPS ");
+}
