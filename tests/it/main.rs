@@ -28,3 +28,4 @@ mod tui_guard;
 mod tui_monitor;
 mod tui_plan;
 mod tui_show;
+mod tui_sweep;

@@ -119,7 +119,10 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
             | SessionState::Ramp
             | SessionState::Running
             | SessionState::Paused
-    ) && !snap.finished.iter().any(|r| r.step == snap.plan.index);
+    );
+    // Between two points the step that ended is among the finished before the next starts.
+    let running_step = (running && !snap.finished.iter().any(|r| r.step == snap.plan.index))
+        .then_some(snap.plan.index);
     let rows: Vec<SweepRow> = points
         .iter()
         .enumerate()
@@ -143,7 +146,7 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
                     util_pct: done.util_pct,
                     aqu_sz: done.aqu_sz,
                 }
-            } else if running && step == snap.plan.index {
+            } else if running_step == Some(step) {
                 let (read, write) = so_far(&snap.cumulative);
                 SweepRow {
                     values,
@@ -386,6 +389,22 @@ mod tests {
         assert_eq!(sweep.chart.lines[0].points, [(0, 20_480.0), (1, 20_480.0)]);
         // Stopped or over: no running point, no ETA.
         assert!(!sweep.running && sweep.eta.is_none());
+    }
+
+    #[test]
+    fn between_two_points_the_one_that_ended_is_no_longer_running() {
+        let mut snap = sample::sweep::snapshot();
+        let mut finished = (*snap.finished).clone();
+        finished.push(StepResult {
+            step: 5,
+            segment: 5,
+            ..finished[4].clone()
+        });
+        snap.finished = Arc::new(finished);
+        let sweep = sweep(&snap, SweepMetric::Bandwidth).expect("a sweep");
+        assert!(sweep.running && sweep.eta.is_some());
+        assert!(sweep.rows.iter().all(|r| r.state != PointState::Running));
+        assert_eq!(sweep.rows[5].state, PointState::Done(RunStatus::Completed));
     }
 
     #[test]
