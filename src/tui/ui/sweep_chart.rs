@@ -1,8 +1,8 @@
 //! A sweep's chosen metric against its last swept parameter, a line per combination of the
 //! others (per direction when there are none), filled in as points finish. `v` cycles
 //! bandwidth (MB/s), IOPS, mean latency (its p99 drawn too: the upper line of each colour) and
-//! p99. The x axis puts the parameter's values at equal spacing in plan order: sizes and
-//! depths are powers of two, so that is their log axis.
+//! p99; `l` makes the y axis logarithmic. The x axis puts the parameter's values at equal
+//! spacing in plan order: sizes and depths are powers of two, so that is their log axis.
 //! ```text
 //! +- sweep: MB/s against bs (v: next metric) -----------------+
 //! | -- rw=write  -- rw=read                                   |
@@ -10,7 +10,7 @@
 //! |       |          ...*''''''''''                           |
 //! |0      |*'''''''''                                         |
 //! |       +---------------------------------------------------|
-//! |        1M          2M          4M          8M    bs       |
+//! |        1M               2M               4M              8M |
 //! +-----------------------------------------------------------+
 //! ```
 
@@ -35,9 +35,16 @@ fn format(metric: SweepMetric, v: f64) -> String {
     }
 }
 
+/// `log`: `l`, the y axis as log10(1 + v), as the throughput chart.
 #[allow(clippy::cast_precision_loss)]
-fn as_xy(points: &[(usize, f64)]) -> Vec<(f64, f64)> {
-    points.iter().map(|&(x, y)| (x as f64, y)).collect()
+fn as_xy(points: &[(usize, f64)], log: bool) -> Vec<(f64, f64)> {
+    points
+        .iter()
+        .map(|&(x, y)| {
+            let y = if y.is_finite() { y.max(0.0) } else { 0.0 };
+            (x as f64, if log { (1.0 + y).log10() } else { y })
+        })
+        .collect()
 }
 
 pub fn render(f: &mut Frame, area: Rect, view: &View) {
@@ -46,11 +53,13 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     };
     let theme = Theme::new(view.ui.color);
     let chart = &sweep.chart;
+    let log = view.ui.log_scale;
     let block = Block::bordered()
         .title(format!(
-            " sweep: {} against {} (v: next metric) ",
+            " sweep: {} against {}{} (v: next metric) ",
             sweep.metric.label(),
-            chart.x_name
+            chart.x_name,
+            if log { ", log" } else { "" }
         ))
         .border_style(theme.border(view.ui.focus == Focus::Charts));
     let inner = block.inner(area);
@@ -86,14 +95,19 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         .lines
         .iter()
         .enumerate()
-        .flat_map(|(i, l)| [(i, as_xy(&l.points)), (i, as_xy(&l.p99))])
+        .flat_map(|(i, l)| [(i, as_xy(&l.points, log)), (i, as_xy(&l.p99, log))])
         .filter(|(_, data)| !data.is_empty())
         .collect();
     let peak = series
         .iter()
         .flat_map(|(_, d)| d.iter().map(|&(_, y)| y))
         .fold(0.0f64, f64::max);
-    let y_max = (peak * 1.1).max(1.0);
+    let y_max = if log {
+        peak.ceil().max(1.0)
+    } else {
+        (peak * 1.1).max(1.0)
+    };
+    let unscaled = |v: f64| if log { 10f64.powf(v) - 1.0 } else { v };
     let mut datasets = Vec::new();
     for (i, data) in &series {
         // The line between the points, and the points themselves (a lone point has no line).
@@ -112,8 +126,8 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let x_max = n.saturating_sub(1).max(1) as f64;
     let y_labels = vec![
         Span::raw("0"),
-        Span::raw(format(sweep.metric, y_max / 2.0)),
-        Span::raw(format(sweep.metric, y_max)),
+        Span::raw(format(sweep.metric, unscaled(y_max / 2.0))),
+        Span::raw(format(sweep.metric, unscaled(y_max))),
     ];
     // The chart's own x labels are spread over equal slots that are not the points' places:
     // empty ones keep the axis and its row, the values go under their points below.

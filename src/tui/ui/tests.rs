@@ -573,6 +573,10 @@ fn v_cycles_the_sweep_chart() {
         );
         check_cells(term.backend().buffer(), true);
     }
+    let mut view = sample::sweep::view(&snap, crate::tui::view::SweepMetric::Bandwidth);
+    view.ui.log_scale = true;
+    let screen = text(&frame(&view, 160, 50));
+    assert!(screen.contains("sweep: MB/s against bs, log"), "{screen}");
     insta::assert_snapshot!(
         "sweep_chart_latency",
         panel(

@@ -112,7 +112,18 @@ pub struct SweepView {
 pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
     let points = &snap.plan_points;
     let first = points.iter().find(|p| !p.is_empty())?;
-    let params: Vec<String> = first.iter().map(|(name, _)| name.clone()).collect();
+    // Every option any point names (a memory baseline's points add `baseline`), in order.
+    let mut params: Vec<String> = Vec::new();
+    for (name, _) in points.iter().flatten() {
+        if !params.contains(name) {
+            params.push(name.clone());
+        }
+    }
+    // The x axis: the sweep's last option, as the first point names them.
+    let x_of = first
+        .last()
+        .and_then(|(x, _)| params.iter().position(|p| p == x))
+        .unwrap_or(0);
     let running = matches!(
         snap.state,
         SessionState::Preparing { .. }
@@ -170,7 +181,7 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
         .collect();
     let count = snap.plan.count.max(points.len());
     Some(SweepView {
-        chart: chart(&params, &rows, metric),
+        chart: chart(&params, x_of, &rows, metric),
         params,
         rows,
         point: ((snap.plan.index + 1).min(count), count),
@@ -217,13 +228,29 @@ fn eta(snap: &Snapshot) -> Duration {
     this + per_point.saturating_mul(after)
 }
 
-/// The chart's lines: x is the last parameter; a line per combination of the others, per
-/// direction when a combination does both (or when there are no others).
-fn chart(params: &[String], rows: &[SweepRow], metric: SweepMetric) -> SweepChart {
-    let Some(x_name) = params.last() else {
+/// Sets the value at `x`, a later run replacing an earlier one.
+fn put(points: &mut Vec<(usize, f64)>, x: usize, value: f64) {
+    match points.iter_mut().find(|(at, _)| *at == x) {
+        Some(point) => point.1 = value,
+        None => points.push((x, value)),
+    }
+}
+
+/// The chart's lines: x is the parameter `x_of`; a line per combination of the others, per
+/// direction when a combination does both (or when there are no others). A point that ran
+/// several times (`--loops`) shows its last run.
+fn chart(params: &[String], x_of: usize, rows: &[SweepRow], metric: SweepMetric) -> SweepChart {
+    let Some(x_name) = params.get(x_of) else {
         return SweepChart::default();
     };
-    let x_of = params.len() - 1;
+    let others = |row: &SweepRow| -> Vec<String> {
+        row.values
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != x_of)
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
     let mut x_values: Vec<String> = Vec::new();
     for row in rows {
         if let Some(x) = row.values.get(x_of) {
@@ -235,7 +262,7 @@ fn chart(params: &[String], rows: &[SweepRow], metric: SweepMetric) -> SweepChar
     // The other parameters' combinations, in plan order.
     let mut combos: Vec<Vec<String>> = Vec::new();
     for row in rows {
-        let combo = row.values[..x_of].to_vec();
+        let combo = others(row);
         if !combos.contains(&combo) {
             combos.push(combo);
         }
@@ -246,13 +273,18 @@ fn chart(params: &[String], rows: &[SweepRow], metric: SweepMetric) -> SweepChar
         let of_combo: Vec<&SweepRow> = rows
             .iter()
             .filter(finished)
-            .filter(|r| r.values[..x_of] == combo[..])
+            .filter(|r| others(r) == *combo)
             .collect();
         let reads = of_combo.iter().any(|r| r.read.is_some());
         let writes = of_combo.iter().any(|r| r.write.is_some());
-        let name: Vec<String> = params[..x_of]
+        let name: Vec<String> = params
             .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != x_of)
+            .map(|(_, p)| p)
             .zip(combo)
+            // An option a point does not name (the disk's points beside a baseline) says nothing.
+            .filter(|(_, v)| *v != "-")
             .map(|(p, v)| format!("{p}={v}"))
             .collect();
         let name = name.join(" ");
@@ -285,12 +317,14 @@ fn chart(params: &[String], rows: &[SweepRow], metric: SweepMetric) -> SweepChar
                     SweepMetric::MeanLatency => rates.mean_ns,
                     SweepMetric::P99Latency => rates.p99_ns as f64,
                 };
-                points.push((x, value));
+                put(&mut points, x, value);
                 if metric == SweepMetric::MeanLatency {
                     #[allow(clippy::cast_precision_loss)]
-                    p99.push((x, rates.p99_ns as f64));
+                    put(&mut p99, x, rates.p99_ns as f64);
                 }
             }
+            points.sort_by_key(|&(x, _)| x);
+            p99.sort_by_key(|&(x, _)| x);
             lines.push(SweepLine { label, points, p99 });
         }
     }
@@ -405,6 +439,67 @@ mod tests {
         assert!(sweep.running && sweep.eta.is_some());
         assert!(sweep.rows.iter().all(|r| r.state != PointState::Running));
         assert_eq!(sweep.rows[5].state, PointState::Done(RunStatus::Completed));
+    }
+
+    #[test]
+    fn a_memory_baseline_is_a_combination_and_a_loop_shows_its_last_run() {
+        let mut snap = sample::sweep::snapshot();
+        let point = |bs: &str, baseline: bool| {
+            let mut p = vec![("bs".to_string(), bs.to_string())];
+            if baseline {
+                p.push(("baseline".into(), "memory".into()));
+            }
+            p
+        };
+        // Two loops of each point on the disk, then the baseline's.
+        snap.plan_points = Arc::new(vec![
+            point("4k", false),
+            point("4k", false),
+            point("8k", false),
+            point("8k", false),
+            point("4k", true),
+            point("8k", true),
+        ]);
+        let rates = |bytes_per_s| PointRates {
+            ios: 1,
+            bytes_per_s,
+            ..PointRates::default()
+        };
+        let result = |step, bytes_per_s| StepResult {
+            step,
+            segment: 0,
+            status: RunStatus::Completed,
+            read: rates(bytes_per_s),
+            write: PointRates::default(),
+            util_pct: None,
+            aqu_sz: None,
+        };
+        snap.finished = Arc::new(
+            [1.0, 2.0, 3.0, 4.0, 50.0, 60.0]
+                .iter()
+                .enumerate()
+                .map(|(step, &bw)| result(step, bw))
+                .collect(),
+        );
+        snap.plan.index = 5;
+        snap.state = SessionState::Idle;
+        let sweep = sweep(&snap, SweepMetric::Bandwidth).expect("a sweep");
+        assert_eq!(sweep.params, ["bs", "baseline"]);
+        assert_eq!(sweep.rows[0].values, ["4k", "-"]);
+        assert_eq!(sweep.chart.x_name, "bs");
+        let lines: Vec<(&str, &[(usize, f64)])> = sweep
+            .chart
+            .lines
+            .iter()
+            .map(|l| (l.label.as_str(), l.points.as_slice()))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                ("read", &[(0, 2.0), (1, 4.0)][..]),
+                ("baseline=memory", &[(0, 50.0), (1, 60.0)][..])
+            ]
+        );
     }
 
     #[test]
