@@ -32,7 +32,7 @@ const PLAN_KEYS: [(&str, &str); 6] = [
 /// A sweep: its points are fixed (no live changes).
 const SWEEP_KEYS: [(&str, &str); 7] = [
     ("n", "end this point, go on with the next"),
-    ("s", "stop the sweep (finished points stay)"),
+    ("s", "stop the sweep, keep what finished"),
     ("v", "chart: MB/s, IOPS, mean latency, p99"),
     ("space", "pause / resume the point"),
     ("q, Ctrl-C", "stop, write the record, quit"),

@@ -603,3 +603,24 @@ fn the_results_table_drops_columns_when_narrow() {
     let screen = text(&panel(&view, 40, 12, super::sweep::render));
     assert!(screen.contains("> read  2M"), "{screen}");
 }
+
+/// In a sweep the help lists `n` and `v`, not the live changes a sweep refuses.
+#[test]
+fn the_help_of_a_sweep() {
+    let mut view = sample::sweep();
+    view.ui.help = true;
+    let screen = text(&frame(&view, 80, 24));
+    assert!(
+        screen.contains("end this point, go on with the next"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("chart: MB/s, IOPS, mean latency, p99"),
+        "{screen}"
+    );
+    assert!(!screen.contains("iodepth up / down"), "{screen}");
+    assert!(
+        screen.contains("stop the sweep, keep what finished"),
+        "{screen}"
+    );
+}
