@@ -19,6 +19,24 @@ use crate::session::series::RecordSeries;
 use crate::stats::WorkerStats;
 
 /// What the record keeps of a session so far.
+/// `format` of a `--jsonl` line for a finished sweep point.
+pub const POINT_FORMAT: &str = "diskdash-sweep-point";
+
+/// A finished sweep point on `--jsonl`: the segment's point and totals.
+#[derive(serde::Serialize)]
+struct PointLine<'a> {
+    format: &'static str,
+    format_version: u32,
+    segment: u32,
+    point: &'a [PointValue],
+    status: RunStatus,
+    elapsed_ns: u64,
+    read: &'a DirectionRecord,
+    write: &'a DirectionRecord,
+    sync: &'a SyncRecord,
+    device: Option<&'a DeviceRecord>,
+}
+
 pub struct Recorder {
     jsonl: Option<JsonlWriter>,
     started_at: SystemTime,
@@ -211,6 +229,26 @@ impl Recorder {
         });
         if device.is_some() {
             self.device = device;
+        }
+        // A sweep's point: one line for it on `--jsonl` as it finishes.
+        if let (Some(seg), Some(jsonl)) = (self.segments.last(), &mut self.jsonl)
+            && !seg.point.is_empty()
+        {
+            let line = PointLine {
+                format: POINT_FORMAT,
+                format_version: FORMAT_VERSION,
+                segment: seg.index,
+                point: &seg.point,
+                status: seg.status,
+                elapsed_ns: seg.elapsed_ns,
+                read: &seg.read,
+                write: &seg.write,
+                sync: &seg.sync,
+                device: seg.device.as_ref(),
+            };
+            if jsonl.write(&line).is_err() {
+                self.jsonl = None;
+            }
         }
     }
 

@@ -66,6 +66,8 @@ fn a_matrix_is_one_table_and_its_csv_has_a_row_per_point() {
             "csv",
             "--json",
             "r.json",
+            "--jsonl",
+            "j.jsonl",
         ],
     );
     assert_success(&out);
@@ -98,6 +100,18 @@ fn a_matrix_is_one_table_and_its_csv_has_a_row_per_point() {
     );
     assert_eq!(segments[3]["job"]["rw"], "randwrite");
     assert_eq!(segments[3]["job"]["bs"], 65536);
+    // --jsonl: the intervals, and a line per point as it finishes.
+    let lines = json_lines(&std::fs::read_to_string(dir.path().join("j.jsonl")).unwrap());
+    let points: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["format"] == "diskdash-sweep-point")
+        .collect();
+    assert_eq!(points.len(), 4);
+    assert_eq!(points[3]["point"], segments[3]["point"]);
+    assert_eq!(
+        points[3]["write"]["total_ios"],
+        segments[3]["write"]["total_ios"]
+    );
 }
 
 #[test]
