@@ -13,7 +13,11 @@ use ratatui::backend::TestBackend;
 
 fn frames(c: &mut Criterion) {
     let mut group = c.benchmark_group("render");
-    for (name, view) in [("bench", sample::bench()), ("monitor", sample::monitor())] {
+    for (name, view) in [
+        ("bench", sample::bench()),
+        ("monitor", sample::monitor()),
+        ("sweep", sample::sweep()),
+    ] {
         for (w, h) in [(80u16, 24u16), (160, 50), (300, 90)] {
             let mut term = Terminal::new(TestBackend::new(w, h)).expect("backend");
             let mut flip = false;
