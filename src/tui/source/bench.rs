@@ -448,6 +448,53 @@ mod tests {
         }
     }
 
+    /// The whole path of `n`: the key, the app's intent, the source's control to the session.
+    #[test]
+    fn n_in_a_sweep_sends_next_to_the_session() {
+        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+        use crate::tui::app::Action;
+
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("runtime");
+        let _entered = runtime.enter();
+        let snap = Arc::new(crate::tui::ui::sample::sweep::snapshot());
+        let (_publish, snapshots) = watch::channel(snap.clone());
+        let (control, mut controls) = mpsc::unbounded_channel();
+        let mut source = BenchSource {
+            snapshots,
+            control,
+            next_job: snap.job.clone(),
+            snap,
+            closed: false,
+            disks: MonitorSource::open(DISKS_INTERVAL, false).expect("/proc/diskstats"),
+            had_device: false,
+            started: true,
+            host: String::new(),
+            kernel: String::new(),
+        };
+        let mut app = App::new(Mode::Bench, false);
+        let view = source.view(&mut app);
+        assert!(view.sweep.is_some() && app.sweep);
+        let key = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        let Action::Control(intent) = app.on_key(key('n'), &[]) else {
+            panic!("n is no control in a sweep");
+        };
+        assert_eq!(
+            source.control(intent).as_deref(),
+            Some("skipped to the next point")
+        );
+        assert_eq!(controls.try_recv(), Ok(Control::Next));
+        // A live change is refused here and nothing reaches the session.
+        let Action::Control(intent) = app.on_key(key('+'), &[]) else {
+            panic!("+ is a control in bench");
+        };
+        assert!(source.control(intent).is_some_and(|m| m.contains("fixed")));
+        assert!(controls.try_recv().is_err());
+    }
+
     #[test]
     fn in_a_sweep_n_sends_next_and_live_changes_are_refused() {
         let running = SessionState::Running;
