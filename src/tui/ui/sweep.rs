@@ -164,6 +164,7 @@ pub fn plan_line(sweep: &SweepView) -> String {
             "sweep: point {point} of {count}  elapsed {elapsed}  ETA {}",
             fmt::duration(eta)
         ),
+        None if sweep.running => format!("sweep: point {point} of {count}  elapsed {elapsed}"),
         _ => {
             let done = sweep
                 .rows

@@ -101,7 +101,7 @@ pub struct SweepView {
     /// The sweep so far: every started point's ramp and measured time.
     pub elapsed: Duration,
     /// The points left at the job's runtime and ramp, and the running one's rest; `None`
-    /// once the sweep no longer runs.
+    /// once the sweep no longer runs, or while size-based points have no estimate yet.
     pub eta: Option<Duration>,
     pub metric: SweepMetric,
     pub chart: SweepChart,
@@ -187,7 +187,7 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
         point: ((snap.plan.index + 1).min(count), count),
         running,
         elapsed: elapsed(snap),
-        eta: running.then(|| eta(snap)),
+        eta: if running { eta(snap) } else { None },
         metric,
     })
 }
@@ -219,13 +219,24 @@ fn elapsed(snap: &Snapshot) -> Duration {
 }
 
 /// The running point's rest (its ramp left and its time left) and every point after it at the
-/// job's ramp and runtime.
-fn eta(snap: &Snapshot) -> Duration {
+/// job's ramp and runtime. Size-based points (`--io-size`) have no time: the running one ends
+/// at its rate so far, the others take the measured average of those before it; `None`
+/// until that is known.
+fn eta(snap: &Snapshot) -> Option<Duration> {
     let count = snap.plan.count.max(snap.plan_points.len());
     let after = u32::try_from(count.saturating_sub(snap.plan.index + 1)).unwrap_or(u32::MAX);
-    let per_point = snap.job.runtime + snap.job.ramp;
-    let this = snap.remaining + snap.ramp_remaining.unwrap_or(Duration::ZERO);
-    this + per_point.saturating_mul(after)
+    if snap.plan.bytes.is_none() {
+        let per_point = snap.job.runtime + snap.job.ramp;
+        let this = snap.remaining + snap.ramp_remaining.unwrap_or(Duration::ZERO);
+        return Some(this + per_point.saturating_mul(after));
+    }
+    let this = super::from_snapshot::size_progress(snap)?.eta?;
+    if after == 0 {
+        return Some(this);
+    }
+    let before = u32::try_from(snap.plan.index).ok().filter(|&n| n > 0)?;
+    let measured = snap.segments.last()?.at;
+    Some(this + (measured / before).saturating_mul(after))
 }
 
 /// Sets the value at `x`, a later run replacing an earlier one.
@@ -500,6 +511,23 @@ mod tests {
                 ("baseline=memory", &[(0, 50.0), (1, 60.0)][..])
             ]
         );
+    }
+
+    #[test]
+    fn size_based_points_take_the_average_of_those_before() {
+        let mut snap = sample::sweep::snapshot();
+        // Point 6: 430 of 1000 MiB in 12 s, about 16 s to go; five points took 129 s.
+        snap.plan.bytes = Some((430 << 20, 1000 << 20));
+        let eta = sweep(&snap, SweepMetric::Bandwidth)
+            .and_then(|s| s.eta)
+            .expect("an ETA");
+        let this = Duration::from_secs_f64(570.0 / (430.0 / 12.0));
+        let others = Duration::from_secs(129) / 5 * 2;
+        assert_eq!(eta, this + others);
+        // Nothing moved yet: no estimate.
+        snap.plan.bytes = Some((0, 1000 << 20));
+        let sweep = sweep(&snap, SweepMetric::Bandwidth).expect("a sweep");
+        assert!(sweep.running && sweep.eta.is_none());
     }
 
     #[test]
