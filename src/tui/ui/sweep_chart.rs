@@ -29,7 +29,8 @@ use crate::tui::view::{Focus, View};
 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 fn format(metric: SweepMetric, v: f64) -> String {
     match metric {
-        SweepMetric::Bandwidth => format!("{}MB/s", fmt::rate(v / 1e6)),
+        SweepMetric::Bandwidth if v >= 1e9 => format!("{:.2}GB/s", v / 1e9),
+        SweepMetric::Bandwidth => format!("{:.0}MB/s", v / 1e6),
         SweepMetric::Iops => fmt::rate(v),
         SweepMetric::MeanLatency | SweepMetric::P99Latency => fmt::latency_ns(v.max(0.0) as u64),
     }
@@ -190,5 +191,18 @@ fn x_labels(f: &mut Frame, row: Rect, values: &[String], theme: Theme) {
         taken.push((start, end));
         let x = row.x + u16::try_from(start).unwrap_or(0);
         f.buffer_mut().set_string(x, row.y, text, theme.label());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axis_values_in_decimal_bandwidth_rates_and_latencies() {
+        assert_eq!(format(SweepMetric::Bandwidth, 658e6), "658MB/s");
+        assert_eq!(format(SweepMetric::Bandwidth, 2.07e9), "2.07GB/s");
+        assert_eq!(format(SweepMetric::Iops, 125_400.0), "125.4k");
+        assert_eq!(format(SweepMetric::P99Latency, 1_040_000.0), "1.04ms");
     }
 }

@@ -159,13 +159,18 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
                 }
             } else if running_step == Some(step) {
                 let (read, write) = so_far(&snap.cumulative);
+                // The disk's last interval, once it is this point's (it has measured I/O).
+                let device = snap
+                    .device
+                    .as_ref()
+                    .filter(|_| read.is_some() || write.is_some());
                 SweepRow {
                     values,
                     state: PointState::Running,
                     read,
                     write,
-                    util_pct: snap.device.as_ref().map(|d| d.util_pct),
-                    aqu_sz: snap.device.as_ref().map(|d| d.queue_size),
+                    util_pct: device.map(|d| d.util_pct),
+                    aqu_sz: device.map(|d| d.queue_size),
                 }
             } else {
                 SweepRow {
