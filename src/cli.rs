@@ -53,6 +53,74 @@ pub enum Command {
     /// Run fio job files and fio command lines (`diskdash fio --help` for what it honours).
     #[command(disable_help_flag = true)]
     Fio(FioArgs),
+    /// CrystalDiskMark's tests (SEQ1M Q8T1, RND4K Q32T1, ...) as one run: its window as a table.
+    Mark(MarkArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct MarkArgs {
+    /// Directory: a scratch file is made inside and removed afterwards (default: the current
+    /// directory).
+    pub target: Option<PathBuf>,
+
+    /// CrystalDiskMark's profile: default (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1),
+    /// peak (SEQ1M Q8T1, RND4K Q32T1), realworld (SEQ1M Q1T1, RND4K Q1T1), nvme (SEQ1M Q8T1,
+    /// SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1).
+    #[arg(long, default_value = "default", help_heading = "Tests")]
+    pub profile: String,
+    /// Also measure every test mixed, PCT percent reads (CrystalDiskMark's MIX column).
+    #[arg(
+        long,
+        value_name = "PCT",
+        help_heading = "Tests",
+        allow_hyphen_values = true
+    )]
+    pub mix: Option<String>,
+    /// Working set, written once before the first test [default: 1G, lowered with a note
+    /// when free space is short].
+    #[arg(long, help_heading = "Tests", allow_hyphen_values = true)]
+    pub size: Option<String>,
+    /// Measured time of each loop (the first loop of each measurement warms up as long first).
+    #[arg(
+        long,
+        default_value = "5s",
+        help_heading = "Tests",
+        allow_hyphen_values = true
+    )]
+    pub runtime: String,
+    /// Loops of each measurement.
+    #[arg(
+        long,
+        default_value = "5",
+        help_heading = "Tests",
+        allow_hyphen_values = true
+    )]
+    pub loops: String,
+    /// How the loops become one number: best (CrystalDiskMark's), mean (KDiskMark's), median.
+    #[arg(long, default_value = "best", help_heading = "Tests")]
+    pub pick: String,
+    /// Status and record interval.
+    #[arg(
+        long,
+        default_value = "1s",
+        help_heading = "Tests",
+        allow_hyphen_values = true
+    )]
+    pub interval: String,
+
+    /// Write the run record (JSON, one segment per loop) to this file (`-`: stdout).
+    #[arg(long, help_heading = "Output", allow_hyphen_values = true)]
+    pub json: Option<PathBuf>,
+    /// The result as table, markdown, csv or json.
+    #[arg(long, default_value = "table", help_heading = "Output")]
+    pub format: String,
+    /// Stay headless even in a terminal.
+    #[arg(long, help_heading = "Output")]
+    pub no_tui: bool,
+
+    /// Let --json replace an existing file that is not a diskdash record.
+    #[arg(long, help_heading = "Safety")]
+    pub force: bool,
 }
 
 /// fio's arguments, raw: `diskdash fio` reads them with fio's grammar (see `fio::parse`).

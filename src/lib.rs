@@ -37,5 +37,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Compare(args)) => cmd::compare::run(&args),
         Some(Command::Serve(args)) => cmd::serve::run(&args),
         Some(Command::Fio(args)) => cmd::fio::run(&args),
+        Some(Command::Mark(args)) => cmd::mark::run(&args),
     }
 }
