@@ -68,6 +68,8 @@ pub struct MarkSummary {
     pub target_kind: String,
     pub size_bytes: u64,
     pub runtime_ns: u64,
+    /// The warm-up before each measurement's first loop.
+    pub ramp_ns: u64,
     pub status: RunStatus,
     pub rows: Vec<MarkRow>,
 }
@@ -183,6 +185,7 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
         target_kind: record.target.kind.clone(),
         size_bytes: record.target.working_set_bytes,
         runtime_ns: record.segments.first().map_or(0, |s| s.job.runtime_ns),
+        ramp_ns: record.segments.first().map_or(0, |s| s.job.ramp_ns),
         status: record.status,
         rows,
     }
@@ -249,29 +252,39 @@ fn iops(v: f64) -> String {
 }
 
 /// How the loops became one number, for the footer.
-fn pick_text(summary: &MarkSummary) -> String {
-    let n = summary.loops;
+fn pick_text(summary: &MarkSummary) -> &'static str {
     match summary.pick {
-        "best" => format!(
-            "best of {n} loops (highest MB/s and IOPS, lowest latency: CrystalDiskMark's rule; \
-             KDiskMark averages: --pick mean)"
-        ),
-        "mean" => format!(
-            "mean of {n} loops (KDiskMark's rule for its default profile; CrystalDiskMark \
-             keeps the best)"
-        ),
-        other => format!("{other} of {n} loops"),
+        "best" => {
+            "best: the highest MB/s and IOPS and the lowest latency over the loops \
+             (CrystalDiskMark's rule; KDiskMark averages: --pick mean)"
+        }
+        "mean" => {
+            "mean: the average of the loops (KDiskMark's rule for its default profile; \
+             CrystalDiskMark keeps the best: --pick best)"
+        }
+        _ => "median: the middle loop of each number (the mean of the middle two when even)",
     }
 }
 
 /// The footer lines: profile, loops and pick rule, mix, target, size.
 fn footer(summary: &MarkSummary) -> Vec<String> {
-    let mut lines = vec![format!(
-        "profile {}, {} per loop, {}",
-        summary.profile,
-        crate::units::format_duration(std::time::Duration::from_nanos(summary.runtime_ns)),
-        pick_text(summary)
-    )];
+    let duration = |ns| crate::units::format_duration(std::time::Duration::from_nanos(ns));
+    let loops = if summary.loops == 1 { "loop" } else { "loops" };
+    let warm_up = if summary.ramp_ns > 0 {
+        format!(" (the first after a {} warm-up)", duration(summary.ramp_ns))
+    } else {
+        String::new()
+    };
+    let mut lines = vec![
+        format!(
+            "profile {}: {} {loops} of {} per measurement{warm_up}, the {} of them",
+            summary.profile,
+            summary.loops,
+            duration(summary.runtime_ns),
+            summary.pick
+        ),
+        pick_text(summary).to_string(),
+    ];
     if let Some(pct) = summary.mix_read_pct {
         lines.push(format!(
             "mix: {pct}% reads / {}% writes at once, MB/s and IOPS of both, latency over all",
@@ -444,7 +457,8 @@ mod tests {
         json!({"description": rw, "rw": rw, "rwmixread": 70, "bs": bs, "size": 1u64 << 30,
             "iodepth": iodepth, "numjobs": numjobs, "ioengine": "io_uring", "iodepth_batch": 1,
             "iodepth_batch_complete": 1, "direct": true, "fsync": null, "fdatasync": null,
-            "sync": null, "cpus": null, "runtime_ns": 5_000_000_000u64, "ramp_ns": 0,
+            "sync": null, "cpus": null, "runtime_ns": 5_000_000_000u64,
+            "ramp_ns": 5_000_000_000u64,
             "interval_ns": 1_000_000_000u64})
     }
 
@@ -553,7 +567,10 @@ mod tests {
         assert!(lines[3].contains("2002.7"), "{text}");
         assert!(lines[4].starts_with("RND4K Q32T1") && lines[4].contains("400.00"));
         assert!(
-            text.contains("profile peak, 5s per loop, best of 2 loops"),
+            text.contains(
+                "profile peak: 2 loops of 5s per measurement (the first after a 5s warm-up), \
+                 the best of them"
+            ),
             "{text}"
         );
         assert!(text.contains("KDiskMark averages: --pick mean"), "{text}");
@@ -576,7 +593,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("mix: 70% reads / 30% writes"), "{text}");
-        assert!(text.contains("median of 2 loops"), "{text}");
+        assert!(text.contains("median: the middle loop"), "{text}");
     }
 
     #[test]

@@ -49,7 +49,10 @@ fn the_default_profile_prints_four_rows_and_records_every_loop() {
         assert!(!row.contains(" - "), "{text}");
     }
     assert!(
-        text.contains("profile default, 300ms per loop, best of 2 loops"),
+        text.contains(
+            "profile default: 2 loops of 300ms per measurement (the first after a 300ms \
+             warm-up), the best of them"
+        ),
         "{text}"
     );
     assert!(text.contains("16 MiB working set"), "{text}");
