@@ -56,6 +56,78 @@ pub enum Command {
     /// Sweep workload options over lists and ranges (`--bs 4k..1M --rw read,write`): one
     /// point per combination, one table.
     Sweep(SweepArgs),
+    /// CrystalDiskMark's tests (SEQ1M Q8T1, RND4K Q32T1, ...) as one run: its window as a table.
+    Mark(MarkArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct MarkArgs {
+    /// Directory (a scratch file is made inside and removed afterwards; default: the current
+    /// directory), existing file or block device (written: needs --allow-destructive).
+    pub target: Option<PathBuf>,
+
+    /// CrystalDiskMark's profile: default (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1),
+    /// peak (SEQ1M Q8T1, RND4K Q32T1), realworld (SEQ1M Q1T1, RND4K Q1T1), nvme (SEQ1M Q8T1,
+    /// SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1).
+    #[arg(long, default_value = "default", help_heading = "Tests")]
+    pub profile: String,
+    /// Also measure every test mixed, PCT percent reads (CrystalDiskMark's MIX column).
+    #[arg(
+        long,
+        value_name = "PCT",
+        help_heading = "Tests",
+        allow_hyphen_values = true
+    )]
+    pub mix: Option<String>,
+    /// Working set, written once before the first test [default: 1G, lowered with a note
+    /// when free space is short].
+    #[arg(long, help_heading = "Tests", allow_hyphen_values = true)]
+    pub size: Option<String>,
+    /// Measured time of each loop (the first loop of each measurement warms up as long first).
+    #[arg(
+        long,
+        default_value = "5s",
+        help_heading = "Tests",
+        allow_hyphen_values = true
+    )]
+    pub runtime: String,
+    /// Loops of each measurement.
+    #[arg(
+        long,
+        default_value = "5",
+        help_heading = "Tests",
+        allow_hyphen_values = true
+    )]
+    pub loops: String,
+    /// How the loops become one number: best (CrystalDiskMark's), mean (KDiskMark's), median.
+    #[arg(long, default_value = "best", help_heading = "Tests")]
+    pub pick: String,
+    /// Status and record interval.
+    #[arg(
+        long,
+        default_value = "1s",
+        help_heading = "Tests",
+        allow_hyphen_values = true
+    )]
+    pub interval: String,
+
+    /// Write the run record (JSON, one segment per loop) to this file (`-`: stdout).
+    #[arg(long, help_heading = "Output", allow_hyphen_values = true)]
+    pub json: Option<PathBuf>,
+    /// The result as table, markdown, csv or json.
+    #[arg(long, default_value = "table", help_heading = "Output")]
+    pub format: String,
+    /// Stay headless even in a terminal.
+    #[arg(long, help_heading = "Output")]
+    pub no_tui: bool,
+
+    /// The opt-in for writing over an existing file that holds data, or a block device (every
+    /// profile writes).
+    #[arg(long, help_heading = "Safety")]
+    pub allow_destructive: bool,
+    /// Let --json replace an existing file that is not a diskdash record.
+    #[arg(long, help_heading = "Safety")]
+    pub force: bool,
 }
 
 /// `diskdash sweep`: `bench`'s options, where the workload ones take lists (`a,b,c`) and

@@ -39,5 +39,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Serve(args)) => cmd::serve::run(&args),
         Some(Command::Fio(args)) => cmd::fio::run(&args),
         Some(Command::Sweep(args)) => cmd::sweep::run(&args),
+        Some(Command::Mark(args)) => cmd::mark::run(&args),
     }
 }

@@ -313,7 +313,7 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
             })
         });
     if let (Ok(job), true) = (plan.single_target_job(), one_mode) {
-        let target = open_job_target(&open_spec(job), allow_destructive)?;
+        let target = open_job_target(&open_spec(job), allow_destructive, false)?;
         // Every step's block size fits the target, checked before anything runs.
         for (i, step) in plan.steps.iter().enumerate().skip(1) {
             for job in &step.jobs {
@@ -373,7 +373,7 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
                     // This run created it: it may be written.
                     target::open(&job.spec, job.target.as_deref(), true)?
                 } else {
-                    open_job_target(job, allow_destructive)?
+                    open_job_target(job, allow_destructive, true)?
                 };
                 if target.created
                     && let Some(path) = &job.target
@@ -410,20 +410,25 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
     })
 }
 
-/// Opens one job's target, creating a missing file when the job says so.
+/// Opens one job's target, creating a missing file when the job says so; `named`: errors
+/// name the job (a plan of several targets; one target is the run's own, unnamed).
 fn open_job_target(
     job: &crate::plan::Job,
     allow_destructive: bool,
+    named: bool,
 ) -> anyhow::Result<target::Target> {
     if let (Some(path), crate::plan::Missing::Create { unlink }) = (&job.target, job.missing)
         && std::fs::symlink_metadata(path).is_err()
     {
-        return target::create(&job.spec, path, unlink)
-            .with_context(|| format!("job {}", job.name));
+        let created = target::create(&job.spec, path, unlink);
+        return if named {
+            created.with_context(|| format!("job {}", job.name))
+        } else {
+            created
+        };
     }
     let target = target::open(&job.spec, job.target.as_deref(), allow_destructive);
-    // `bench` runs one job: its errors need no name.
-    if job.name == "bench" {
+    if !named {
         target
     } else {
         target.with_context(|| format!("job {}", job.name))

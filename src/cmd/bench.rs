@@ -94,15 +94,17 @@ pub(crate) fn headless(
     headless_with(handle, StatusPrinter::default())
 }
 
-/// Status lines on stderr for a plan (`diskdash fio`): each step's jobs, then the step's
-/// totals per interval.
+/// Status lines on stderr for a plan (`diskdash fio`, `diskdash mark`, named by `command`):
+/// each step's jobs, then the step's totals per interval.
 pub(crate) fn headless_plan(
     handle: crate::session::SessionHandle,
+    command: &'static str,
 ) -> anyhow::Result<crate::session::SessionOutcome> {
     headless_with(
         handle,
         StatusPrinter {
             plan: true,
+            command,
             ..StatusPrinter::default()
         },
     )
@@ -164,6 +166,8 @@ struct StatusPrinter {
     plan: bool,
     /// A sweep: each point is named as it starts.
     sweep: bool,
+    /// The command a plan's step lines name (`diskdash fio`).
+    command: &'static str,
 }
 
 impl StatusPrinter {
@@ -178,7 +182,8 @@ impl StatusPrinter {
             self.header_shown = true;
             let _ = writeln!(
                 err,
-                "diskdash fio: step {}/{}: {} job{} at once",
+                "{}: step {}/{}: {} job{} at once",
+                self.command,
                 snap.plan.index + 1,
                 snap.plan.count,
                 snap.jobs.len(),

@@ -87,7 +87,7 @@ pub fn run(invocation: FioInvocation) -> anyhow::Result<ExitCode> {
     let outcome = if dashboard {
         crate::tui::run_bench(handle, interrupt)?
     } else {
-        super::bench::headless_plan(handle)?
+        super::bench::headless_plan(handle, "diskdash fio")?
     };
     let report = FioReport {
         group_reporting,

@@ -8,6 +8,7 @@ pub mod fio_run;
 pub mod info;
 pub mod iostat;
 pub mod iostat_args;
+pub mod mark;
 pub mod monitor;
 pub mod serve;
 pub mod show;

@@ -7,6 +7,8 @@
 //! compile to steps too; jobs that share a step arrive with job files. Plans are data: built
 //! and checked before anything runs, then handed to `Session::start`.
 
+pub mod mark;
+
 use std::path::PathBuf;
 
 use crate::bench::spec::JobSpec;

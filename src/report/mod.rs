@@ -5,3 +5,4 @@ pub mod compare;
 pub mod fio;
 pub mod info;
 pub mod iostat;
+pub mod mark;

@@ -160,8 +160,8 @@ fn an_existing_file_with_data_is_written_only_with_the_command_line_opt_in() {
     assert_usage_error(&out);
     assert_eq!(
         stderr(&out),
-        "error: job w: refusing to write to data: it holds 1 MiB of data; pass \
-         --allow-destructive to overwrite it\n"
+        "error: refusing to write to data: it holds 1 MiB of data; pass --allow-destructive \
+         to overwrite it\n"
     );
     assert_eq!(
         std::fs::read(dir.path().join("data")).unwrap(),

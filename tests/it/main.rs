@@ -18,6 +18,7 @@ mod fio_run;
 mod info;
 mod iostat;
 mod iostat_loop;
+mod mark;
 mod safety_input;
 mod safety_signals;
 mod safety_target;

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# diskdash mark's SEQ1M Q8T1 read against the same job run by real fio: sequential 1 MiB reads,
+# 8 in flight, 1 thread, io_uring, O_DIRECT, a 1 GiB working set, a warm-up as long as the
+# measurement (CrystalDiskMark's discarded first pass; fio's ramp_time), then RUNTIME seconds
+# measured. Alternated pairs (fio first in odd pairs), the ratio diskdash/fio of bandwidth with
+# its median and range.
+#
+# diskdash's number is mark's own: `diskdash mark --profile peak --loops 1` (the smallest
+# profile with SEQ1M Q8T1), its SEQ1M Q8T1 read loop taken from the record. mark fills its own
+# scratch file each run; fio reads a file preconditioned once with O_DIRECT writes.
+#
+#   benches/mark_compare.sh                  # 3 pairs, 5 s per measurement, 1 GiB
+#   PAIRS=5 RUNTIME=10 SIZE=4G benches/mark_compare.sh
+#
+# Environment: BENCH_DIR (default /var/tmp/diskdash-mark-bench), PAIRS, RUNTIME (seconds), SIZE.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+PAIRS=${PAIRS:-3}
+RUNTIME=${RUNTIME:-5}
+SIZE=${SIZE:-1G}
+BENCH_DIR=${BENCH_DIR:-/var/tmp/diskdash-mark-bench}
+
+if ! command -v fio >/dev/null; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fio >/dev/null
+fi
+command -v python3 >/dev/null || { echo "needs python3 to read the JSON results" >&2; exit 1; }
+
+cargo build --release --quiet
+DD=$PWD/target/release/diskdash
+mkdir -p "$BENCH_DIR/mark"
+FILE=$BENCH_DIR/fio-data.bin
+OUT=$BENCH_DIR/results
+rm -rf "$OUT"; mkdir -p "$OUT"
+
+want=$(numfmt --from=iec "$SIZE")
+if [ ! -f "$FILE" ] || [ "$(stat -c %s "$FILE")" != "$want" ]; then
+  echo "preconditioning $FILE ($SIZE)"
+  rm -f "$FILE"
+  fio --name=fill --filename="$FILE" --size="$SIZE" --rw=write --bs=1M --direct=1 \
+      --ioengine=psync --output=/dev/null
+fi
+
+run_fio() { # pair
+  fio --name=seq1m-q8t1-read --filename="$FILE" --size="$SIZE" --rw=read --bs=1M \
+      --iodepth=8 --numjobs=1 --ioengine=io_uring --direct=1 --ramp_time="$RUNTIME" \
+      --runtime="$RUNTIME" --time_based --output-format=json --output="$OUT/fio.$1.json"
+}
+
+run_mark() { # pair
+  "$DD" mark "$BENCH_DIR/mark" --profile peak --loops 1 --size "$SIZE" \
+      --runtime "${RUNTIME}s" --no-tui --json "$OUT/mark.$1.json" \
+      >"$OUT/mark.$1.txt" 2>"$OUT/mark.$1.err"
+}
+
+for p in $(seq 1 "$PAIRS"); do
+  echo "pair $p/$PAIRS"
+  if [ $((p % 2)) -eq 1 ]; then run_fio "$p"; run_mark "$p"; else run_mark "$p"; run_fio "$p"; fi
+done
+
+python3 - "$OUT" "$PAIRS" "$RUNTIME" "$SIZE" <<'PY'
+import json, statistics, sys
+out, pairs, runtime, size = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+
+def fio(p):
+    return json.load(open(f"{out}/fio.{p}.json"))["jobs"][0]["read"]["bw_bytes"]
+
+def mark(p):
+    rec = json.load(open(f"{out}/mark.{p}.json"))
+    loops = [s["read"]["bw_bytes"] for s in rec["segments"]
+             if s["job"]["rw"] == "read" and s["job"]["bs"] == 1 << 20 and s["job"]["iodepth"] == 8
+             and s["job"]["numjobs"] == 1 and s["status"] == "completed"]
+    assert len(loops) == 1, loops
+    return loops[0]
+
+f = [fio(p) for p in range(1, pairs + 1)]
+d = [mark(p) for p in range(1, pairs + 1)]
+ratios = [b / a for a, b in zip(f, d)]
+print(f"SEQ1M Q8T1 read, {size}, {runtime} s warm-up + {runtime} s measured, {pairs} alternated pairs")
+print(f"  MB/s  fio / diskdash mark   " + "  ".join(f"{a/1e6:.1f}/{b/1e6:.1f}" for a, b in zip(f, d)))
+print(f"  bandwidth ratio diskdash/fio  median {statistics.median(ratios):.3f}  "
+      f"range {min(ratios):.3f}-{max(ratios):.3f}  ({', '.join(f'{r:.3f}' for r in ratios)})")
+PY

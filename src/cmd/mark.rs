@@ -1,0 +1,101 @@
+//! `diskdash mark`: CrystalDiskMark's tests as a plan (`plan::mark`), run by the session (the
+//! dashboard in a terminal, status lines on stderr otherwise), then the result laid out like
+//! CrystalDiskMark's window (`report::mark`) on stdout, and the exit code.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context;
+
+use crate::bench::spec::MachineLimits;
+use crate::cli::MarkArgs;
+use crate::plan::mark::{MarkConfig, MarkTiming, RawMark, plan};
+use crate::record::RunStatus;
+use crate::report::mark::{MarkFormat, MarkSettings, render, summarize};
+use crate::session::{Session, SessionOptions};
+
+/// Runs the profile and prints its table.
+///
+/// # Errors
+/// A usage error before anything runs, or the run's failure (exit 1) after the table.
+pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
+    let config = MarkConfig::from_raw(RawMark {
+        profile: &args.profile,
+        mix: args.mix.as_deref(),
+        loops: &args.loops,
+        pick: &args.pick,
+    })?;
+    let format = MarkFormat::parse(&args.format).ok_or_else(|| {
+        crate::usage!(
+            "--format {:?} is not a format; use table, markdown, csv or json",
+            args.format
+        )
+    })?;
+    let timing = MarkTiming {
+        size: args.size.clone(),
+        runtime: args.runtime.clone(),
+        interval: args.interval.clone(),
+    };
+    let plan = plan(
+        &config,
+        &timing,
+        args.target.clone(),
+        &MachineLimits::detect(),
+    )?;
+    let interrupt = Arc::new(AtomicBool::new(false));
+    crate::session::signals::raise_on_interrupt(&interrupt)?;
+    let json_stdout = args.json.as_deref() == Some(Path::new("-"));
+    let dashboard = !args.no_tui && !json_stdout && crate::tui::terminal::is_interactive();
+    let options = SessionOptions {
+        allow_destructive: args.allow_destructive,
+        force: args.force,
+        json: args.json.clone(),
+        jsonl: None,
+        finish_when_done: !dashboard,
+        interrupt: interrupt.clone(),
+        latency_target: None,
+    };
+    let handle = Session::start(plan, options)?;
+    let outcome = if dashboard {
+        crate::tui::run_bench(handle, interrupt)?
+    } else {
+        super::bench::headless_plan(handle, "diskdash mark")?
+    };
+    let settings = MarkSettings {
+        profile: config.profile,
+        loops: config.loops,
+        pick: config.pick,
+        mix_read_pct: config.mix_read_pct,
+    };
+    let text = render(&summarize(&outcome.record, &settings), format);
+    if json_stdout {
+        // stdout carries the record; the table goes beside the status lines.
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        let mut stdout = std::io::stdout().lock();
+        serde_json::to_writer_pretty(&mut stdout, &outcome.record)
+            .context("writing the record to stdout")?;
+        let _ = writeln!(stdout);
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(text.as_bytes());
+        let _ = stdout.flush();
+    }
+    if let Some(err) = outcome.record_error {
+        anyhow::bail!("{err}");
+    }
+    match outcome.status {
+        RunStatus::Completed => Ok(ExitCode::SUCCESS),
+        RunStatus::Interrupted => Ok(ExitCode::from(super::bench::EXIT_INTERRUPTED)),
+        RunStatus::Failed => Err(anyhow::anyhow!(
+            "{}",
+            outcome
+                .record
+                .error
+                .as_ref()
+                .map_or("the run failed", |e| e.message.as_str())
+        )),
+    }
+}

@@ -1,0 +1,498 @@
+//! CrystalDiskMark's tests as a [`Plan`]: a profile is a list of tests (`SEQ1M Q8T1`: pattern,
+//! block size, queue depth per thread, threads); each test is measured reading, then writing
+//! (then mixed, with `--mix`), `loops` times each, one step per measurement.
+//!
+//! The definitions are CrystalDiskMark 8's (hiyohiyo/CrystalDiskMark, `DiskMarkDlg.cpp`
+//! `SettingsQueuesThreads`, the "Default" and "NVMe SSD Ver.8" settings) and match KDiskMark's
+//! (`AppSettings::defaultBenchmarkParams`). The order is CrystalDiskMark's
+//! (`DiskBench.cpp` `ExecDiskBenchAll`): every test's reads, then every test's writes, then
+//! every test's mixes; within one measurement the loops run back to back, and the first loop
+//! warms up for as long as it measures (CrystalDiskMark's discarded "Preparing..." pass).
+
+use std::path::PathBuf;
+
+use crate::bench::options::{JobOption, Key, validate};
+use crate::bench::spec::{MachineLimits, RwMode};
+use crate::plan::{Job, Plan, Step};
+
+/// Sequential or random offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    Seq,
+    Rnd,
+}
+
+/// One of CrystalDiskMark's tests: `SEQ1M Q8T1` is sequential 1 MiB I/Os, 8 in flight per
+/// thread, 1 thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MarkTest {
+    pub pattern: Pattern,
+    pub block_size_bytes: u64,
+    /// I/Os in flight per thread (`Q`).
+    pub iodepth: u32,
+    /// Threads (`T`), each with its own queue.
+    pub numjobs: u32,
+}
+
+const fn test(pattern: Pattern, block_size_kib: u64, iodepth: u32, numjobs: u32) -> MarkTest {
+    MarkTest {
+        pattern,
+        block_size_bytes: block_size_kib * 1024,
+        iodepth,
+        numjobs,
+    }
+}
+
+impl MarkTest {
+    /// CrystalDiskMark's name: `SEQ1M Q8T1`, `SEQ128K Q32T1`, `RND4K Q32T16`.
+    #[must_use]
+    pub fn label(&self) -> String {
+        label(
+            self.pattern,
+            self.block_size_bytes,
+            self.iodepth,
+            self.numjobs,
+        )
+    }
+
+    /// fio's `rw` for a measurement of this test.
+    #[must_use]
+    pub fn rw(&self, measure: Measure) -> RwMode {
+        match (self.pattern, measure) {
+            (Pattern::Seq, Measure::Read) => RwMode::Read,
+            (Pattern::Seq, Measure::Write) => RwMode::Write,
+            (Pattern::Seq, Measure::Mix) => RwMode::Rw,
+            (Pattern::Rnd, Measure::Read) => RwMode::RandRead,
+            (Pattern::Rnd, Measure::Write) => RwMode::RandWrite,
+            (Pattern::Rnd, Measure::Mix) => RwMode::RandRw,
+        }
+    }
+}
+
+/// The name of a test from its parameters (a record's job says them all).
+#[must_use]
+pub fn label(pattern: Pattern, block_size_bytes: u64, iodepth: u32, numjobs: u32) -> String {
+    let kind = match pattern {
+        Pattern::Seq => "SEQ",
+        Pattern::Rnd => "RND",
+    };
+    let size = if block_size_bytes >= 1 << 20 && block_size_bytes % (1 << 20) == 0 {
+        format!("{}M", block_size_bytes >> 20)
+    } else if block_size_bytes % 1024 == 0 {
+        format!("{}K", block_size_bytes >> 10)
+    } else {
+        format!("{block_size_bytes}B")
+    };
+    format!("{kind}{size} Q{iodepth}T{numjobs}")
+}
+
+/// What one measurement does with a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Measure {
+    Read,
+    Write,
+    /// CrystalDiskMark's MIX: reads and writes at once, `--mix` percent reads.
+    Mix,
+}
+
+impl Measure {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Write => "write",
+            Self::Mix => "mix",
+        }
+    }
+}
+
+/// CrystalDiskMark's profiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    Default,
+    Peak,
+    RealWorld,
+    Nvme,
+}
+
+/// The names `--profile` takes, in the order they are listed.
+pub const PROFILE_NAMES: [&str; 4] = ["default", "peak", "realworld", "nvme"];
+
+const DEFAULT_TESTS: [MarkTest; 4] = [
+    test(Pattern::Seq, 1024, 8, 1),
+    test(Pattern::Seq, 1024, 1, 1),
+    test(Pattern::Rnd, 4, 32, 1),
+    test(Pattern::Rnd, 4, 1, 1),
+];
+const PEAK_TESTS: [MarkTest; 2] = [test(Pattern::Seq, 1024, 8, 1), test(Pattern::Rnd, 4, 32, 1)];
+const REAL_WORLD_TESTS: [MarkTest; 2] =
+    [test(Pattern::Seq, 1024, 1, 1), test(Pattern::Rnd, 4, 1, 1)];
+const NVME_TESTS: [MarkTest; 4] = [
+    test(Pattern::Seq, 1024, 8, 1),
+    test(Pattern::Seq, 128, 32, 1),
+    test(Pattern::Rnd, 4, 32, 16),
+    test(Pattern::Rnd, 4, 1, 1),
+];
+
+impl Profile {
+    /// `None` for a name that is not a profile.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "default" => Self::Default,
+            "peak" => Self::Peak,
+            "realworld" | "real-world" | "real" => Self::RealWorld,
+            "nvme" => Self::Nvme,
+            _ => return None,
+        })
+    }
+
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::Peak => "peak",
+            Self::RealWorld => "realworld",
+            Self::Nvme => "nvme",
+        }
+    }
+
+    /// The tests, top row first. `peak` is CrystalDiskMark's "Peak Performance" under its
+    /// default settings (its NVMe setting makes the random row Q32T16); `realworld` is its
+    /// "Real World Performance", the same under both settings.
+    #[must_use]
+    pub fn tests(self) -> &'static [MarkTest] {
+        match self {
+            Self::Default => &DEFAULT_TESTS,
+            Self::Peak => &PEAK_TESTS,
+            Self::RealWorld => &REAL_WORLD_TESTS,
+            Self::Nvme => &NVME_TESTS,
+        }
+    }
+}
+
+/// How a test's loops become its number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// The highest rate and the lowest latency, each over the loops (CrystalDiskMark's rule).
+    Best,
+    /// The arithmetic mean of each (KDiskMark's rule for its default profile).
+    Mean,
+    Median,
+}
+
+impl Pick {
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "best" | "max" => Self::Best,
+            "mean" | "average" | "avg" => Self::Mean,
+            "median" => Self::Median,
+            _ => return None,
+        })
+    }
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Best => "best",
+            Self::Mean => "mean",
+            Self::Median => "median",
+        }
+    }
+
+    /// The loops' values as one: `higher_is_better` for rates, not for latencies.
+    /// `None` for no values.
+    #[must_use]
+    pub fn apply(self, values: &[f64], higher_is_better: bool) -> Option<f64> {
+        if values.is_empty() {
+            return None;
+        }
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        #[allow(clippy::cast_precision_loss)] // a handful of loops
+        let n = sorted.len() as f64;
+        Some(match self {
+            Self::Best if higher_is_better => sorted[sorted.len() - 1],
+            Self::Best => sorted[0],
+            Self::Mean => sorted.iter().sum::<f64>() / n,
+            Self::Median => {
+                let mid = sorted.len() / 2;
+                if sorted.len() % 2 == 1 {
+                    sorted[mid]
+                } else {
+                    (sorted[mid - 1] + sorted[mid]) / 2.0
+                }
+            }
+        })
+    }
+}
+
+/// The most loops `--loops` takes (CrystalDiskMark offers 1 to 9).
+pub const MAX_LOOPS: u32 = 100;
+
+/// `diskdash mark`'s choices, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkConfig {
+    pub profile: Profile,
+    /// `--mix PCT`: percent reads of the mixed measurement of every test.
+    pub mix_read_pct: Option<u8>,
+    pub loops: u32,
+    pub pick: Pick,
+}
+
+/// The flags of `diskdash mark` that are not job options, as typed.
+#[derive(Debug, Clone, Copy)]
+pub struct RawMark<'a> {
+    pub profile: &'a str,
+    pub mix: Option<&'a str>,
+    pub loops: &'a str,
+    pub pick: &'a str,
+}
+
+impl MarkConfig {
+    /// # Errors
+    /// A usage error naming the flag, its value and what it takes.
+    pub fn from_raw(raw: RawMark<'_>) -> anyhow::Result<Self> {
+        let profile = Profile::parse(raw.profile).ok_or_else(|| {
+            crate::usage!(
+                "--profile {:?} is not a profile; use {}",
+                raw.profile,
+                PROFILE_NAMES.join(", ")
+            )
+        })?;
+        let mix_read_pct = match raw.mix {
+            None => None,
+            Some(text) => match text.parse::<u8>() {
+                Ok(pct) if pct <= 100 => Some(pct),
+                _ => {
+                    return Err(crate::usage!(
+                        "--mix {text:?} is not a percentage of reads; use 0 to 100 \
+                         (CrystalDiskMark's default is 70)"
+                    ));
+                }
+            },
+        };
+        let loops = match raw.loops.parse::<u32>() {
+            Ok(n) if (1..=MAX_LOOPS).contains(&n) => n,
+            _ => {
+                return Err(crate::usage!(
+                    "--loops {:?} is not a number of loops; use 1 to {MAX_LOOPS} \
+                     (CrystalDiskMark's default is 5)",
+                    raw.loops
+                ));
+            }
+        };
+        let pick = Pick::parse(raw.pick).ok_or_else(|| {
+            crate::usage!(
+                "--pick {:?} is not a rule; use best (CrystalDiskMark's), mean (KDiskMark's) \
+                 or median",
+                raw.pick
+            )
+        })?;
+        Ok(Self {
+            profile,
+            mix_read_pct,
+            loops,
+            pick,
+        })
+    }
+
+    /// The measurements in the order they run: (test, measure), each run `loops` times.
+    #[must_use]
+    pub fn measurements(&self) -> Vec<(MarkTest, Measure)> {
+        let mut measures = vec![Measure::Read, Measure::Write];
+        if self.mix_read_pct.is_some() {
+            measures.push(Measure::Mix);
+        }
+        measures
+            .into_iter()
+            .flat_map(|m| self.profile.tests().iter().map(move |t| (*t, m)))
+            .collect()
+    }
+}
+
+/// The job options every measurement shares: `--size`, `--runtime`, `--interval` as typed.
+#[derive(Debug, Clone, Default)]
+pub struct MarkTiming {
+    pub size: Option<String>,
+    pub runtime: String,
+    pub interval: String,
+}
+
+/// The plan: one step per loop of each measurement, all on `target` (one working set, filled
+/// once by the session).
+///
+/// # Errors
+/// The validator's usage error, naming the flag.
+pub fn plan(
+    config: &MarkConfig,
+    timing: &MarkTiming,
+    target: Option<PathBuf>,
+    machine: &MachineLimits,
+) -> anyhow::Result<Plan> {
+    let mut steps = Vec::new();
+    for (test, measure) in config.measurements() {
+        for lap in 1..=config.loops {
+            let mut options = vec![
+                JobOption::flag(Key::Rw, test.rw(measure).as_str()),
+                JobOption::flag(Key::Bs, test.block_size_bytes.to_string()),
+                JobOption::flag(Key::IoDepth, test.iodepth.to_string()),
+                JobOption::flag(Key::NumJobs, test.numjobs.to_string()),
+                JobOption::flag(Key::IoEngine, "io_uring"),
+                JobOption::flag(Key::Direct, "1"),
+                JobOption::flag(Key::Runtime, timing.runtime.clone()),
+                JobOption::flag(Key::Interval, timing.interval.clone()),
+            ];
+            // CrystalDiskMark's discarded first pass, as long as a measured one.
+            let ramp = if lap == 1 { &timing.runtime } else { "0s" };
+            options.push(JobOption::flag(Key::Ramp, ramp));
+            if let Some(size) = &timing.size {
+                options.push(JobOption::flag(Key::Size, size.clone()));
+            }
+            if let (Measure::Mix, Some(pct)) = (measure, config.mix_read_pct) {
+                options.push(JobOption::flag(Key::RwMixRead, pct.to_string()));
+            }
+            let spec = validate(&options, machine)?;
+            let name = format!(
+                "{} {} {lap}/{}",
+                test.label(),
+                measure.as_str(),
+                config.loops
+            );
+            steps.push(Step::single(Job::bench(name, spec, target.clone())));
+        }
+    }
+    Ok(Plan { steps })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(profile: Profile) -> Vec<String> {
+        profile.tests().iter().map(MarkTest::label).collect()
+    }
+
+    #[test]
+    fn profiles_are_crystaldiskmarks() {
+        assert_eq!(
+            labels(Profile::Default),
+            ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1"]
+        );
+        assert_eq!(labels(Profile::Peak), ["SEQ1M Q8T1", "RND4K Q32T1"]);
+        assert_eq!(labels(Profile::RealWorld), ["SEQ1M Q1T1", "RND4K Q1T1"]);
+        assert_eq!(
+            labels(Profile::Nvme),
+            ["SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T16", "RND4K Q1T1"]
+        );
+        for name in PROFILE_NAMES {
+            assert_eq!(Profile::parse(name).unwrap().name(), name);
+        }
+        let t = Profile::Nvme.tests()[2];
+        assert_eq!((t.block_size_bytes, t.iodepth, t.numjobs), (4096, 32, 16));
+        assert_eq!(t.rw(Measure::Mix), RwMode::RandRw);
+        assert_eq!(Profile::Default.tests()[0].rw(Measure::Mix), RwMode::Rw);
+    }
+
+    #[test]
+    fn the_pick_rules() {
+        let loops = [300.0, 100.0, 200.0, 400.0];
+        assert_eq!(Pick::Best.apply(&loops, true), Some(400.0));
+        assert_eq!(Pick::Best.apply(&loops, false), Some(100.0));
+        assert_eq!(Pick::Mean.apply(&loops, true), Some(250.0));
+        assert_eq!(Pick::Median.apply(&loops, true), Some(250.0));
+        assert_eq!(Pick::Median.apply(&loops[..3], false), Some(200.0));
+        assert_eq!(Pick::Mean.apply(&[], true), None);
+    }
+
+    fn raw<'a>(profile: &'a str, mix: Option<&'a str>, loops: &'a str, pick: &'a str) -> String {
+        MarkConfig::from_raw(RawMark {
+            profile,
+            mix,
+            loops,
+            pick,
+        })
+        .map_or_else(|e| e.to_string(), |c| format!("{c:?}"))
+    }
+
+    #[test]
+    fn bad_input_is_named_with_the_fix() {
+        let cases = [
+            (
+                ("fast", None, "5", "best"),
+                "--profile \"fast\" is not a profile; use default, peak, realworld, nvme",
+            ),
+            (
+                ("default", None, "0", "best"),
+                "--loops \"0\" is not a number of loops; use 1 to 100 (CrystalDiskMark's \
+                 default is 5)",
+            ),
+            (
+                ("default", Some("101"), "5", "best"),
+                "--mix \"101\" is not a percentage of reads; use 0 to 100 (CrystalDiskMark's \
+                 default is 70)",
+            ),
+            (
+                ("default", None, "5", "top"),
+                "--pick \"top\" is not a rule; use best (CrystalDiskMark's), mean (KDiskMark's) \
+                 or median",
+            ),
+        ];
+        for ((profile, mix, loops, pick), want) in cases {
+            assert_eq!(raw(profile, mix, loops, pick), want);
+        }
+        let ok = MarkConfig::from_raw(RawMark {
+            profile: "peak",
+            mix: Some("70"),
+            loops: "3",
+            pick: "median",
+        })
+        .unwrap();
+        assert_eq!(ok.mix_read_pct, Some(70));
+        assert_eq!(ok.measurements().len(), 6);
+    }
+
+    #[test]
+    fn the_plan_runs_reads_then_writes_then_mixes_each_loop_a_step() {
+        let config = MarkConfig {
+            profile: Profile::Peak,
+            mix_read_pct: Some(70),
+            loops: 2,
+            pick: Pick::Best,
+        };
+        let timing = MarkTiming {
+            size: Some("16M".into()),
+            runtime: "1s".into(),
+            interval: "1s".into(),
+        };
+        let machine = MachineLimits::detect();
+        let plan = plan(&config, &timing, None, &machine).unwrap();
+        let names: Vec<&str> = plan.steps.iter().map(|s| s.jobs[0].name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "SEQ1M Q8T1 read 1/2",
+                "SEQ1M Q8T1 read 2/2",
+                "RND4K Q32T1 read 1/2",
+                "RND4K Q32T1 read 2/2",
+                "SEQ1M Q8T1 write 1/2",
+                "SEQ1M Q8T1 write 2/2",
+                "RND4K Q32T1 write 1/2",
+                "RND4K Q32T1 write 2/2",
+                "SEQ1M Q8T1 mix 1/2",
+                "SEQ1M Q8T1 mix 2/2",
+                "RND4K Q32T1 mix 1/2",
+                "RND4K Q32T1 mix 2/2",
+            ]
+        );
+        let first = &plan.steps[0].jobs[0].spec;
+        assert_eq!(first.block_size_bytes, 1 << 20);
+        assert_eq!(first.iodepth, 8);
+        assert!(first.direct);
+        assert_eq!(first.ramp, first.runtime);
+        assert!(plan.steps[1].jobs[0].spec.ramp.is_zero());
+        let mix = &plan.steps[10].jobs[0].spec;
+        assert_eq!((mix.rw, mix.rwmixread_pct), (RwMode::RandRw, 70));
+    }
+}

@@ -1,0 +1,622 @@
+//! `diskdash mark`'s result, laid out like CrystalDiskMark's window: one row per test
+//! (`SEQ1M Q8T1` ...), Read and Write (and Mix) columns in decimal MB/s as CrystalDiskMark
+//! shows them, with IOPS and mean latency beside each, and a footer naming the profile, the
+//! loops and their pick rule, the target and its size.
+//!
+//! The numbers come from the record alone: each segment is one loop of one measurement, and its
+//! job says which test (pattern, block size, queue depth, threads) and which direction.
+//!
+//! ```text
+//!  Test            Read MB/s   IOPS   lat us  |  Write MB/s   IOPS   lat us
+//!  SEQ1M Q8T1       2345.67    2237.0  3572.10 |    ...
+//!  footer: profile, loops and pick rule, target, size
+//! ```
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::plan::mark::{Measure, Pattern, Pick, Profile, label};
+use crate::record::{RunRecord, RunStatus, SegmentRecord};
+use crate::units::format_bytes;
+
+/// What the command knows that the record does not say.
+#[derive(Debug, Clone, Copy)]
+pub struct MarkSettings {
+    pub profile: Profile,
+    pub loops: u32,
+    pub pick: Pick,
+    pub mix_read_pct: Option<u8>,
+}
+
+/// One loop of one measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LoopResult {
+    /// Decimal megabytes per second (10^6 bytes), as CrystalDiskMark.
+    pub mb_s: f64,
+    pub iops: f64,
+    pub lat_mean_us: f64,
+}
+
+/// A measurement's loops and the picked numbers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MarkCell {
+    pub mb_s: f64,
+    pub iops: f64,
+    pub lat_mean_us: f64,
+    pub loops: Vec<LoopResult>,
+}
+
+/// One test: its row in the window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MarkRow {
+    pub test: String,
+    pub read: Option<MarkCell>,
+    pub write: Option<MarkCell>,
+    pub mix: Option<MarkCell>,
+}
+
+/// The whole result, as the formats print it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MarkSummary {
+    pub format: &'static str,
+    pub profile: &'static str,
+    pub loops: u32,
+    pub pick: &'static str,
+    pub mix_read_pct: Option<u8>,
+    pub target: String,
+    pub target_kind: String,
+    pub size_bytes: u64,
+    pub runtime_ns: u64,
+    /// The warm-up before each measurement's first loop.
+    pub ramp_ns: u64,
+    pub status: RunStatus,
+    pub rows: Vec<MarkRow>,
+}
+
+/// The direction and test a segment measured: `None` for a job `mark` does not make.
+fn measured(segment: &SegmentRecord) -> Option<(String, Measure)> {
+    let (pattern, measure) = match segment.job.rw.as_str() {
+        "read" => (Pattern::Seq, Measure::Read),
+        "write" => (Pattern::Seq, Measure::Write),
+        "rw" => (Pattern::Seq, Measure::Mix),
+        "randread" => (Pattern::Rnd, Measure::Read),
+        "randwrite" => (Pattern::Rnd, Measure::Write),
+        "randrw" => (Pattern::Rnd, Measure::Mix),
+        _ => return None,
+    };
+    let test = label(
+        pattern,
+        segment.job.bs,
+        segment.job.iodepth,
+        segment.job.numjobs,
+    );
+    Some((test, measure))
+}
+
+/// A segment's numbers for its direction (a mix: reads and writes together, latency over all
+/// its I/Os).
+fn loop_result(segment: &SegmentRecord, measure: Measure) -> LoopResult {
+    let one = |d: &crate::record::DirectionRecord| LoopResult {
+        #[allow(clippy::cast_precision_loss)] // rates for people
+        mb_s: d.bw_bytes as f64 / 1e6,
+        iops: d.iops,
+        lat_mean_us: d.lat_ns.mean / 1e3,
+    };
+    match measure {
+        Measure::Read => one(&segment.read),
+        Measure::Write => one(&segment.write),
+        Measure::Mix => {
+            let (r, w) = (&segment.read, &segment.write);
+            let ios = r.total_ios + w.total_ios;
+            #[allow(clippy::cast_precision_loss)]
+            let lat_ns = if ios == 0 {
+                0.0
+            } else {
+                (r.lat_ns.mean * r.total_ios as f64 + w.lat_ns.mean * w.total_ios as f64)
+                    / ios as f64
+            };
+            #[allow(clippy::cast_precision_loss)]
+            let mb_s = (r.bw_bytes + w.bw_bytes) as f64 / 1e6;
+            LoopResult {
+                mb_s,
+                iops: r.iops + w.iops,
+                lat_mean_us: lat_ns / 1e3,
+            }
+        }
+    }
+}
+
+fn cell(loops: Vec<LoopResult>, pick: Pick) -> Option<MarkCell> {
+    let of = |f: fn(&LoopResult) -> f64| loops.iter().map(f).collect::<Vec<f64>>();
+    Some(MarkCell {
+        mb_s: pick.apply(&of(|l| l.mb_s), true)?,
+        iops: pick.apply(&of(|l| l.iops), true)?,
+        lat_mean_us: pick.apply(&of(|l| l.lat_mean_us), false)?,
+        loops,
+    })
+}
+
+/// The rows from the record's completed segments, in the order the tests first ran (every
+/// test's reads come first, so that is the profile's order).
+#[must_use]
+pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
+    // (test, measure) -> loops, in first-seen order.
+    let mut tests: Vec<String> = Vec::new();
+    let mut loops: Vec<((String, Measure), Vec<LoopResult>)> = Vec::new();
+    for segment in &record.segments {
+        if segment.status != RunStatus::Completed {
+            continue;
+        }
+        let Some(key) = measured(segment) else {
+            continue;
+        };
+        if !tests.contains(&key.0) {
+            tests.push(key.0.clone());
+        }
+        let result = loop_result(segment, key.1);
+        match loops.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, list)) => list.push(result),
+            None => loops.push((key, vec![result])),
+        }
+    }
+    let mut take = |test: &str, measure: Measure| {
+        loops
+            .iter()
+            .position(|((t, m), _)| t == test && *m == measure)
+            .and_then(|at| cell(loops.remove(at).1, settings.pick))
+    };
+    let rows = tests
+        .iter()
+        .map(|test| MarkRow {
+            test: test.clone(),
+            read: take(test, Measure::Read),
+            write: take(test, Measure::Write),
+            mix: take(test, Measure::Mix),
+        })
+        .collect();
+    MarkSummary {
+        format: "diskdash-mark",
+        profile: settings.profile.name(),
+        loops: settings.loops,
+        pick: settings.pick.as_str(),
+        mix_read_pct: settings.mix_read_pct,
+        target: record.target.path.clone(),
+        target_kind: record.target.kind.clone(),
+        size_bytes: record.target.working_set_bytes,
+        runtime_ns: record.segments.first().map_or(0, |s| s.job.runtime_ns),
+        ramp_ns: record.segments.first().map_or(0, |s| s.job.ramp_ns),
+        status: record.status,
+        rows,
+    }
+}
+
+/// The output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkFormat {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+impl MarkFormat {
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "table" | "text" => Self::Table,
+            "markdown" | "md" => Self::Markdown,
+            "csv" => Self::Csv,
+            "json" => Self::Json,
+            _ => return None,
+        })
+    }
+}
+
+/// The summary in `format`.
+#[must_use]
+pub fn render(summary: &MarkSummary, format: MarkFormat) -> String {
+    match format {
+        MarkFormat::Table => table(summary),
+        MarkFormat::Markdown => markdown(summary),
+        MarkFormat::Csv => csv(summary),
+        MarkFormat::Json => {
+            let mut text = serde_json::to_string_pretty(summary).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+    }
+}
+
+/// A column group of the window: its name and the row's cell under it.
+type Column = (&'static str, fn(&MarkRow) -> Option<&MarkCell>);
+
+/// The directions the rows have, in the window's column order.
+fn columns(summary: &MarkSummary) -> Vec<Column> {
+    let mut out: Vec<Column> = vec![
+        ("Read", |r| r.read.as_ref()),
+        ("Write", |r| r.write.as_ref()),
+    ];
+    if summary.rows.iter().any(|r| r.mix.is_some()) {
+        out.push(("Mix", |r| r.mix.as_ref()));
+    }
+    out
+}
+
+fn rate(v: f64) -> String {
+    format!("{v:.2}")
+}
+
+fn iops(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+/// How the loops became one number, for the footer.
+fn pick_text(summary: &MarkSummary) -> &'static str {
+    match summary.pick {
+        "best" => {
+            "best: the highest MB/s and IOPS and the lowest latency over the loops \
+             (CrystalDiskMark's rule; KDiskMark averages: --pick mean)"
+        }
+        "mean" => {
+            "mean: the average of the loops (KDiskMark's rule for its default profile; \
+             CrystalDiskMark keeps the best: --pick best)"
+        }
+        _ => "median: the middle loop of each number (the mean of the middle two when even)",
+    }
+}
+
+/// The footer lines: profile, loops and pick rule, mix, target, size.
+fn footer(summary: &MarkSummary) -> Vec<String> {
+    let duration = |ns| crate::units::format_duration(std::time::Duration::from_nanos(ns));
+    let loops = if summary.loops == 1 { "loop" } else { "loops" };
+    let warm_up = if summary.ramp_ns > 0 {
+        format!(" (the first after a {} warm-up)", duration(summary.ramp_ns))
+    } else {
+        String::new()
+    };
+    let mut lines = vec![
+        format!(
+            "profile {}: {} {loops} of {} per measurement{warm_up}, the {} of them",
+            summary.profile,
+            summary.loops,
+            duration(summary.runtime_ns),
+            summary.pick
+        ),
+        pick_text(summary).to_string(),
+    ];
+    if let Some(pct) = summary.mix_read_pct {
+        lines.push(format!(
+            "mix: {pct}% reads / {}% writes at once, MB/s and IOPS of both, latency over all",
+            100 - pct
+        ));
+    }
+    lines.push(format!(
+        "target {} ({}), {} working set, io_uring, O_DIRECT; MB/s = 10^6 bytes/s",
+        summary.target,
+        summary.target_kind,
+        format_bytes(summary.size_bytes)
+    ));
+    if summary.status != RunStatus::Completed {
+        lines.push(format!(
+            "run {}: only completed loops are counted",
+            match summary.status {
+                RunStatus::Interrupted => "interrupted",
+                _ => "failed",
+            }
+        ));
+    }
+    lines
+}
+
+const TEST_WIDTH: usize = 14;
+const VALUE_WIDTH: usize = 10;
+
+/// The window as text: a header of direction groups, then one line per test.
+#[must_use]
+pub fn table(summary: &MarkSummary) -> String {
+    let cols = columns(summary);
+    let mut out = String::new();
+    let group_width = VALUE_WIDTH * 3;
+    let _ = write!(out, "{:<TEST_WIDTH$}", "");
+    for (name, _) in &cols {
+        let _ = write!(out, " | {:^group_width$}", format!("{name} [MB/s]"));
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    let _ = write!(out, "{:<TEST_WIDTH$}", "Test");
+    for _ in &cols {
+        let _ = write!(
+            out,
+            " | {:>VALUE_WIDTH$}{:>VALUE_WIDTH$}{:>VALUE_WIDTH$}",
+            "MB/s", "IOPS", "lat us"
+        );
+    }
+    out.push('\n');
+    let width = TEST_WIDTH + cols.len() * (3 + group_width);
+    out.push_str(&"-".repeat(width));
+    out.push('\n');
+    for row in &summary.rows {
+        let _ = write!(out, "{:<TEST_WIDTH$}", row.test);
+        for (_, get) in &cols {
+            match get(row) {
+                Some(c) => {
+                    let _ = write!(
+                        out,
+                        " | {:>VALUE_WIDTH$}{:>VALUE_WIDTH$}{:>VALUE_WIDTH$}",
+                        rate(c.mb_s),
+                        iops(c.iops),
+                        rate(c.lat_mean_us)
+                    );
+                }
+                None => {
+                    let _ = write!(
+                        out,
+                        " | {:>VALUE_WIDTH$}{:>VALUE_WIDTH$}{:>VALUE_WIDTH$}",
+                        "-", "-", "-"
+                    );
+                }
+            }
+        }
+        out.push('\n');
+    }
+    out.push_str(&"-".repeat(width));
+    out.push('\n');
+    for line in footer(summary) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// A Markdown table with the footer as a paragraph under it.
+#[must_use]
+pub fn markdown(summary: &MarkSummary) -> String {
+    let cols = columns(summary);
+    let mut out = String::from("| Test |");
+    for (name, _) in &cols {
+        let _ = write!(out, " {name} MB/s | {name} IOPS | {name} lat us |");
+    }
+    out.push_str("\n| --- |");
+    for _ in &cols {
+        out.push_str(" ---: | ---: | ---: |");
+    }
+    out.push('\n');
+    for row in &summary.rows {
+        let _ = write!(out, "| {} |", row.test);
+        for (_, get) in &cols {
+            match get(row) {
+                Some(c) => {
+                    let _ = write!(
+                        out,
+                        " {} | {} | {} |",
+                        rate(c.mb_s),
+                        iops(c.iops),
+                        rate(c.lat_mean_us)
+                    );
+                }
+                None => out.push_str(" - | - | - |"),
+            }
+        }
+        out.push('\n');
+    }
+    out.push('\n');
+    out.push_str(&footer(summary).join("  \n"));
+    out.push('\n');
+    out
+}
+
+/// One row per test; empty cells for what did not run. The footer's facts are columns too,
+/// so each row stands alone.
+#[must_use]
+pub fn csv(summary: &MarkSummary) -> String {
+    let cols = columns(summary);
+    let mut out = String::from("test");
+    for (name, _) in &cols {
+        let name = name.to_ascii_lowercase();
+        let _ = write!(out, ",{name}_mb_s,{name}_iops,{name}_lat_mean_us");
+    }
+    out.push_str(",profile,loops,pick\n");
+    for row in &summary.rows {
+        out.push_str(&row.test);
+        for (_, get) in &cols {
+            match get(row) {
+                Some(c) => {
+                    let _ = write!(out, ",{:.3},{:.3},{:.3}", c.mb_s, c.iops, c.lat_mean_us);
+                }
+                None => out.push_str(",,,"),
+            }
+        }
+        let _ = writeln!(
+            out,
+            ",{},{},{}",
+            summary.profile, summary.loops, summary.pick
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn direction(bw_bytes: u64, iops: f64, mean_ns: f64, ios: u64) -> Value {
+        json!({"io_bytes": bw_bytes, "io_kbytes": bw_bytes / 1024, "bw_bytes": bw_bytes,
+            "bw": bw_bytes / 1024, "iops": iops, "runtime": 1000, "total_ios": ios,
+            "lat_ns": {"min": 0, "max": 0, "mean": mean_ns, "stddev": 0.0, "N": ios,
+                "percentile": {}}})
+    }
+
+    fn idle() -> Value {
+        direction(0, 0.0, 0.0, 0)
+    }
+
+    fn job(rw: &str, bs: u64, iodepth: u32, numjobs: u32) -> Value {
+        json!({"description": rw, "rw": rw, "rwmixread": 70, "bs": bs, "size": 1u64 << 30,
+            "iodepth": iodepth, "numjobs": numjobs, "ioengine": "io_uring", "iodepth_batch": 1,
+            "iodepth_batch_complete": 1, "direct": true, "fsync": null, "fdatasync": null,
+            "sync": null, "cpus": null, "runtime_ns": 5_000_000_000u64,
+            "ramp_ns": 5_000_000_000u64,
+            "interval_ns": 1_000_000_000u64})
+    }
+
+    fn idle_sync() -> Value {
+        json!({"total_ios": 0, "lat_ns": {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0,
+            "N": 0, "percentile": {}}})
+    }
+
+    /// One loop: `rw` of a test, `mb` decimal MB/s in `bs` I/Os at `lat_us`.
+    fn segment(index: u32, (rw, bs, q, t): (&str, u64, u32, u32), mb: u64, lat_us: f64) -> Value {
+        let bw = mb * 1_000_000;
+        #[allow(clippy::cast_precision_loss)]
+        let iops = bw as f64 / bs as f64;
+        let d = direction(bw, iops, lat_us * 1000.0, bw / bs);
+        let (read, write) = match rw {
+            "read" | "randread" => (d, idle()),
+            "rw" | "randrw" => (d.clone(), d),
+            _ => (idle(), d),
+        };
+        json!({"index": index, "status": "completed", "job": job(rw, bs, q, t),
+            "engine": "io_uring", "elapsed_ns": 5_000_000_000u64, "read": read, "write": write,
+            "sync": idle_sync(), "retries": 0,
+            "cpu": {"usr_cpu": 0.0, "sys_cpu": 0.0, "usr_ns": 0, "sys_ns": 0, "ctx": 0},
+            "series_stride": 1, "series": [], "device": null, "jobs": [], "devices": []})
+    }
+
+    /// The peak profile, two loops each: reads, then writes, then (with `mix`) mixes.
+    fn record(mix: bool) -> RunRecord {
+        let seq = |rw| (rw, 1u64 << 20, 8u32, 1u32);
+        let rnd = |rw| (rw, 4096u64, 32u32, 1u32);
+        let mut segments = vec![
+            segment(0, seq("read"), 2000, 4000.0),
+            segment(1, seq("read"), 2100, 3900.0),
+            segment(2, rnd("randread"), 400, 320.0),
+            segment(3, rnd("randread"), 300, 300.0),
+            segment(4, seq("write"), 1000, 8000.0),
+            segment(5, seq("write"), 1200, 7000.0),
+            segment(6, rnd("randwrite"), 200, 640.0),
+            segment(7, rnd("randwrite"), 250, 600.0),
+        ];
+        if mix {
+            segments.push(segment(8, seq("rw"), 500, 100.0));
+            segments.push(segment(9, rnd("randrw"), 100, 50.0));
+        }
+        let target = json!({"path": "/data/.diskdash-scratch-1-1", "kind": "scratch",
+            "working_set_bytes": 1u64 << 30, "dio_align_bytes": 512, "preconditioned": true,
+            "scratch_removed": true, "notes": []});
+        serde_json::from_value(json!({
+            "format": "diskdash-bench", "format_version": 4, "diskdash_version": "0.1.0",
+            "status": "completed", "error": null,
+            "started_at": "2026-11-23T14:52:20.500Z", "ended_at": "2026-11-23T14:53:20.500Z",
+            "host": {"hostname": "vm", "kernel": "6.18", "cpus": 2, "memory_bytes": 1u64 << 34},
+            "job": job("read", 1 << 20, 8, 1),
+            "engine": {"requested": "io_uring", "used": "io_uring", "fallback": null,
+                "ring_flags": [], "registered_file": false, "registered_buffers": false,
+                "notes": []},
+            "target": target, "device": null, "latency_definition": "...",
+            "elapsed_ns": 40_000_000_000u64, "read": idle(), "write": idle(),
+            "sync": idle_sync(), "retries": 0,
+            "cpu": {"usr_cpu": 0.0, "sys_cpu": 0.0, "usr_ns": 0, "sys_ns": 0, "ctx": 0},
+            "segments": segments, "warnings": [], "notes": []
+        }))
+        .unwrap()
+    }
+
+    fn settings(pick: Pick, mix: Option<u8>) -> MarkSettings {
+        MarkSettings {
+            profile: Profile::Peak,
+            loops: 2,
+            pick,
+            mix_read_pct: mix,
+        }
+    }
+
+    #[test]
+    fn loops_fold_by_the_pick_rule() {
+        let best = summarize(&record(false), &settings(Pick::Best, None));
+        let tests: Vec<&str> = best.rows.iter().map(|r| r.test.as_str()).collect();
+        assert_eq!(tests, ["SEQ1M Q8T1", "RND4K Q32T1"]);
+        let seq = best.rows[0].read.as_ref().unwrap();
+        assert_eq!((seq.mb_s, seq.lat_mean_us), (2100.0, 3900.0));
+        assert_eq!(seq.loops.len(), 2);
+        // Best latency is the lowest, whichever loop had the best rate.
+        let rnd_w = best.rows[1].write.as_ref().unwrap();
+        assert_eq!((rnd_w.mb_s, rnd_w.lat_mean_us), (250.0, 600.0));
+        let mean = summarize(&record(false), &settings(Pick::Mean, None));
+        let seq_w = mean.rows[0].write.as_ref().unwrap();
+        assert_eq!((seq_w.mb_s, seq_w.lat_mean_us), (1100.0, 7500.0));
+        assert!(mean.rows.iter().all(|r| r.mix.is_none()));
+    }
+
+    #[test]
+    fn the_table_is_crystaldiskmarks_window() {
+        let summary = summarize(&record(false), &settings(Pick::Best, None));
+        let text = table(&summary);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].contains("Read [MB/s]") && lines[0].contains("Write [MB/s]"));
+        assert!(!lines[0].contains("Mix"));
+        assert!(lines[1].starts_with("Test") && lines[1].contains("lat us"));
+        assert!(lines[3].starts_with("SEQ1M Q8T1"), "{text}");
+        assert!(
+            lines[3].contains("2100.00") && lines[3].contains("1200.00"),
+            "{text}"
+        );
+        // 2100 MB/s in 1 MiB I/Os.
+        assert!(lines[3].contains("2002.7"), "{text}");
+        assert!(lines[4].starts_with("RND4K Q32T1") && lines[4].contains("400.00"));
+        assert!(
+            text.contains(
+                "profile peak: 2 loops of 5s per measurement (the first after a 5s warm-up), \
+                 the best of them"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("KDiskMark averages: --pick mean"), "{text}");
+        assert!(
+            text.contains("target /data/.diskdash-scratch-1-1 (scratch), 1 GiB working set"),
+            "{text}"
+        );
+        assert!(text.is_ascii());
+    }
+
+    #[test]
+    fn the_mix_is_a_third_column() {
+        let summary = summarize(&record(true), &settings(Pick::Median, Some(70)));
+        let mix = summary.rows[1].mix.as_ref().unwrap();
+        // Reads and writes of the mix add up; latency is over both.
+        assert_eq!((mix.mb_s, mix.lat_mean_us), (200.0, 50.0));
+        let text = table(&summary);
+        assert!(
+            text.lines().next().unwrap().contains("Mix [MB/s]"),
+            "{text}"
+        );
+        assert!(text.contains("mix: 70% reads / 30% writes"), "{text}");
+        assert!(text.contains("median: the middle loop"), "{text}");
+    }
+
+    #[test]
+    fn csv_has_one_row_per_test_and_markdown_a_row_each_too() {
+        let summary = summarize(&record(false), &settings(Pick::Best, None));
+        let text = csv(&summary);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "test,read_mb_s,read_iops,read_lat_mean_us,write_mb_s,write_iops,\
+             write_lat_mean_us,profile,loops,pick"
+        );
+        assert_eq!(lines.len(), 3);
+        assert!(lines[1].starts_with("SEQ1M Q8T1,2100.000,"), "{text}");
+        assert!(lines[1].ends_with(",peak,2,best"), "{text}");
+        let md = markdown(&summary);
+        assert!(md.starts_with("| Test | Read MB/s | Read IOPS |"), "{md}");
+        assert!(md.contains("| RND4K Q32T1 | 400.00 |"), "{md}");
+        let json: Value = serde_json::from_str(&render(&summary, MarkFormat::Json)).unwrap();
+        assert_eq!(
+            json["rows"][0]["read"]["loops"].as_array().unwrap().len(),
+            2
+        );
+        assert_eq!(json["pick"], "best");
+    }
+}
