@@ -149,3 +149,54 @@ fn a_recorded_plan_opens_with_its_jobs() {
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0);
 }
+
+/// A recorded sweep opens with its results panel: every point as it ended.
+#[test]
+#[ignore = "needs tmux"]
+fn a_recorded_sweep_opens_with_its_results() {
+    tmux::require();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("sweep.json");
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args([
+            "sweep",
+            "--no-tui",
+            "--ioengine",
+            "null",
+            "--bs",
+            "4k,16k,64k",
+        ])
+        .args([
+            "--size",
+            "8M",
+            "--runtime",
+            "200ms",
+            "--ramp",
+            "0s",
+            "--json",
+        ])
+        .arg(&record)
+        .output()
+        .unwrap();
+    crate::support::assert_success(&out);
+    let t = Tmux::start(
+        "show-sweep",
+        &["show", &record.to_string_lossy()],
+        &[],
+        160,
+        50,
+    );
+    let screen = t.wait_for("the recorded sweep", WAIT, |s| s.contains("RECORDED"));
+    assert!(screen.contains("sweep over: 3 of 3 points"), "{screen}");
+    for bs in ["4k", "16k", "64k"] {
+        assert!(
+            screen
+                .lines()
+                .any(|l| l.contains(&format!("│ {bs} ")) || l.contains(&format!("│  {bs} "))),
+            "no row {bs} in:\n{screen}"
+        );
+    }
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0);
+}

@@ -283,7 +283,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         queue,
         disks: None,
         jobs: last.and_then(jobs),
-        sweep: None,
+        sweep: super::sweep::recorded(record, ui.sweep_metric),
         ui,
     }
 }

@@ -197,6 +197,71 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
     })
 }
 
+/// The sweep of a record (`diskdash show`): a row per segment that has a point, each as it
+/// ended; `None` when the record is not a sweep's.
+#[must_use]
+pub fn recorded(record: &crate::record::RunRecord, metric: SweepMetric) -> Option<SweepView> {
+    let segments: Vec<&crate::record::SegmentRecord> = record
+        .segments
+        .iter()
+        .filter(|s| !s.point.is_empty())
+        .collect();
+    if segments.is_empty() {
+        return None;
+    }
+    let mut params: Vec<String> = Vec::new();
+    for p in segments.iter().flat_map(|s| &s.point) {
+        if !params.contains(&p.option) {
+            params.push(p.option.clone());
+        }
+    }
+    let x_of = segments[0]
+        .point
+        .last()
+        .and_then(|p| params.iter().position(|n| *n == p.option))
+        .unwrap_or(0);
+    let rates = |d: &crate::record::DirectionRecord| {
+        (d.total_ios > 0).then(|| PointRates {
+            ios: d.total_ios,
+            iops: d.iops,
+            #[allow(clippy::cast_precision_loss)]
+            bytes_per_s: d.bw_bytes as f64,
+            mean_ns: d.lat_ns.mean,
+            p99_ns: d.lat_ns.percentile_ns(99.0).unwrap_or(0),
+        })
+    };
+    let rows: Vec<SweepRow> = segments
+        .iter()
+        .map(|s| SweepRow {
+            values: params
+                .iter()
+                .map(|name| {
+                    s.point
+                        .iter()
+                        .find(|p| p.option == *name)
+                        .map_or_else(|| "-".into(), |p| p.value.clone())
+                })
+                .collect(),
+            state: PointState::Done(s.status),
+            read: rates(&s.read),
+            write: rates(&s.write),
+            util_pct: s.device.as_ref().map(|d| d.iostat.util_pct),
+            aqu_sz: s.device.as_ref().map(|d| d.iostat.queue_size),
+        })
+        .collect();
+    let n = rows.len();
+    Some(SweepView {
+        chart: chart(&params, x_of, &rows, metric),
+        params,
+        rows,
+        point: (n, n),
+        running: false,
+        elapsed: Duration::from_nanos(record.elapsed_ns),
+        eta: None,
+        metric,
+    })
+}
+
 /// The running point's rates over its segment so far.
 fn so_far(v: &StatsView) -> (Option<PointRates>, Option<PointRates>) {
     let rates = |d: &crate::session::DirectionView| {
