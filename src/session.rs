@@ -86,6 +86,19 @@ pub struct SessionOptions {
     /// A sweep's latency target: the plan ends after the first step whose latency at this
     /// percentile (reads and writes together) is above it.
     pub latency_target: Option<LatencyTarget>,
+    /// Adds what the front end derives from the finished record (a sweep's statements)
+    /// before the record is written.
+    pub annotate: Option<Annotate>,
+}
+
+/// A pure function over the finished record, run before it is written.
+#[derive(Clone)]
+pub struct Annotate(pub Arc<dyn Fn(&mut RunRecord) + Send + Sync>);
+
+impl std::fmt::Debug for Annotate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Annotate(..)")
+    }
 }
 
 /// A latency bound a step must meet for the plan to go on.

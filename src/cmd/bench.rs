@@ -41,6 +41,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         finish_when_done: !dashboard,
         interrupt: interrupt.clone(),
         latency_target: None,
+        annotate: None,
     };
     let plan = Plan::single(Job::bench("bench", spec, args.target.clone()));
     let handle = Session::start(plan, options)?;

@@ -82,6 +82,7 @@ pub fn run(invocation: FioInvocation) -> anyhow::Result<ExitCode> {
         finish_when_done: !dashboard,
         interrupt: interrupt.clone(),
         latency_target: None,
+        annotate: None,
     };
     let handle = Session::start(plan, options)?;
     let outcome = if dashboard {

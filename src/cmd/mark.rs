@@ -57,6 +57,7 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         finish_when_done: !dashboard,
         interrupt: interrupt.clone(),
         latency_target: None,
+        annotate: None,
     };
     let handle = Session::start(plan, options)?;
     let outcome = if dashboard {

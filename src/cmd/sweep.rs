@@ -110,6 +110,13 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         finish_when_done: !dashboard,
         interrupt: interrupt.clone(),
         latency_target,
+        annotate: Some(annotate(
+            names.clone(),
+            loops,
+            pick,
+            args.advice,
+            latency_target,
+        )),
     };
     let handle = Session::start(sweep.plan.clone(), options)?;
     let outcome = if dashboard {
@@ -117,21 +124,10 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     } else {
         super::bench::headless_sweep(handle)?
     };
-    let rows = table::rows(&outcome.record, pick);
-    let rows = if baseline {
-        table::with_memory(rows)
-    } else {
-        rows
-    };
+    let rows = table::with_memory(table::rows(&outcome.record, pick));
     let mut text = table::render(&rows, &names, format);
-    if let (Some(target), true) = (
-        latency_target,
-        matches!(format, Format::Table | Format::Markdown),
-    ) {
-        text.push_str(&table::latency_target_line(&outcome.record, target));
-    }
     if matches!(format, Format::Table | Format::Markdown) {
-        for line in table::statements(&rows, &names, args.advice) {
+        for line in foot(&outcome.record, &rows, &names, args.advice, latency_target) {
             text.push_str(&format!("{line}\n"));
         }
     }
@@ -287,4 +283,40 @@ fn latency_target(
             )
         })?;
     Ok(Some(crate::session::LatencyTarget { percentile, ns }))
+}
+
+/// The lines under the table: the latency target's, then what the points show.
+fn foot(
+    record: &crate::record::RunRecord,
+    rows: &[table::Row],
+    names: &[String],
+    advice: bool,
+    target: Option<crate::session::LatencyTarget>,
+) -> Vec<String> {
+    let mut lines: Vec<String> = target
+        .map(|t| table::latency_target_line(record, t).trim_end().to_string())
+        .into_iter()
+        .collect();
+    lines.extend(table::statements(rows, names, advice));
+    lines
+}
+
+/// Puts the sweep's shape and the foot's statements into its record before it is written.
+fn annotate(
+    names: Vec<String>,
+    loops: u32,
+    pick: Pick,
+    advice: bool,
+    target: Option<crate::session::LatencyTarget>,
+) -> crate::session::Annotate {
+    crate::session::Annotate(Arc::new(move |record| {
+        let rows = table::with_memory(table::rows(record, pick));
+        let statements = foot(record, &rows, &names, advice, target);
+        record.sweep = Some(crate::record::SweepRecord {
+            dimensions: names.clone(),
+            loops,
+            pick: pick.as_str().to_string(),
+            statements,
+        });
+    }))
 }

@@ -59,6 +59,22 @@ pub struct RunRecord {
     #[serde(default)]
     pub typed_warnings: Vec<RunWarning>,
     pub notes: Vec<String>,
+    /// A sweep's shape and what its points show (format 4; absent for other runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepRecord>,
+}
+
+/// What `diskdash sweep` adds to its record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepRecord {
+    /// The swept options, in the points' order (the last varies fastest).
+    pub dimensions: Vec<String>,
+    /// Runs of each point, and which counts (`best`, `mean`, `median`).
+    pub loops: u32,
+    pub pick: String,
+    /// The peaks, where the gain stops, the knee, the latency target and the advice, as the
+    /// table's foot says them, computed from the recorded points.
+    pub statements: Vec<String>,
 }
 
 /// A warning as a fact: `kind` names it, the other fields are its numbers. `Display` is the

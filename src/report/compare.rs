@@ -306,6 +306,7 @@ mod tests {
             warnings: Vec::new(),
             typed_warnings: Vec::new(),
             notes: Vec::new(),
+            sweep: None,
         }
     }
 

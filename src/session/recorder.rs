@@ -293,6 +293,7 @@ impl Recorder {
             warnings: outcome.warnings,
             typed_warnings: self.typed_warnings,
             notes: outcome.notes,
+            sweep: None,
         }
     }
 }

@@ -1110,7 +1110,10 @@ impl Runner {
             notes: self.snap.notes.clone(),
         };
         let recorder = std::mem::replace(&mut self.recorder, Recorder::new(None));
-        let record = recorder.finish(outcome);
+        let mut record = recorder.finish(outcome);
+        if let Some(annotate) = &self.options.annotate {
+            (annotate.0)(&mut record);
+        }
         let mut record_error = None;
         if let Some(destination) = self.json.take() {
             let written = serde_json::to_vec_pretty(&record)

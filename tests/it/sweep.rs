@@ -151,7 +151,14 @@ fn loops_are_picked_and_the_table_says_which_and_the_peak() {
     );
     assert!(table.contains("read peaks at 64k: "), "{table}");
     let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
     assert_eq!(record["segments"].as_array().unwrap().len(), 4);
+    // The record keeps the sweep's shape and what the foot said.
+    assert_eq!(record["sweep"]["dimensions"], serde_json::json!(["bs"]));
+    assert_eq!(record["sweep"]["loops"], 2);
+    assert_eq!(record["sweep"]["pick"], "median");
+    let statements = record["sweep"]["statements"].to_string();
+    assert!(statements.contains("read peaks at 64k: "), "{statements}");
 }
 
 #[test]
