@@ -12,7 +12,8 @@
 #   benches/mark_compare.sh                  # 3 pairs, 5 s per measurement, 1 GiB
 #   PAIRS=5 RUNTIME=10 SIZE=4G benches/mark_compare.sh
 #
-# Environment: BENCH_DIR (default /var/tmp/diskdash-mark-bench), PAIRS, RUNTIME (seconds), SIZE.
+# Environment: BENCH_DIR (default /var/tmp/diskdash-mark-bench), PAIRS, RUNTIME (seconds), SIZE,
+# THP_MODE=never (root: both tools on 4 KiB pages, see above).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -55,6 +56,16 @@ run_mark() { # pair
       >"$OUT/mark.$1.txt" 2>"$OUT/mark.$1.err"
 }
 
+# THP=never: transparent huge pages off for the run (root), so both tools' buffers are 4 KiB
+# pages and their 1 MiB reads split alike on a queue of fewer segments; restored afterwards.
+THP=/sys/kernel/mm/transparent_hugepage/enabled
+if [ "${THP_MODE:-}" = never ] && [ -w "$THP" ]; then
+  before=$(sed -E 's/.*\[(.*)\].*/\1/' "$THP")
+  trap 'echo "$before" > "$THP"' EXIT
+  echo never > "$THP"
+  echo "transparent huge pages: never (was $before)"
+fi
+
 for p in $(seq 1 "$PAIRS"); do
   echo "pair $p/$PAIRS"
   if [ $((p % 2)) -eq 1 ]; then run_fio "$p"; run_mark "$p"; else run_mark "$p"; run_fio "$p"; fi
@@ -66,6 +77,22 @@ out, pairs, runtime, size = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv
 
 def fio(p):
     return json.load(open(f"{out}/fio.{p}.json"))["jobs"][0]["read"]["bw_bytes"]
+
+def fio_split(p):
+    # Device reads per 1 MiB read: fio's disk_util counts its whole run (ramp and measured),
+    # its read counts only the measured half, at the same rate: twice the measured I/Os.
+    doc = json.load(open(f"{out}/fio.{p}.json"))
+    dev = sum(d["read_ios"] for d in doc.get("disk_util", []))
+    ios = doc["jobs"][0]["read"]["total_ios"] * 2
+    return dev / ios if ios else float("nan")
+
+def mark_split(p):
+    rec = json.load(open(f"{out}/mark.{p}.json"))
+    for s in rec["segments"]:
+        if s["job"]["rw"] == "read" and s["job"]["iodepth"] == 8 and s["device"]:
+            r = s["device"]["reconciliation"]
+            return r["device_read_ios"] / r["app_read_ios"] if r["app_read_ios"] else float("nan")
+    return float("nan")
 
 def mark(p):
     rec = json.load(open(f"{out}/mark.{p}.json"))
@@ -82,4 +109,8 @@ print(f"SEQ1M Q8T1 read, {size}, {runtime} s warm-up + {runtime} s measured, {pa
 print(f"  MB/s  fio / diskdash mark   " + "  ".join(f"{a/1e6:.1f}/{b/1e6:.1f}" for a, b in zip(f, d)))
 print(f"  bandwidth ratio diskdash/fio  median {statistics.median(ratios):.3f}  "
       f"range {min(ratios):.3f}-{max(ratios):.3f}  ({', '.join(f'{r:.3f}' for r in ratios)})")
+# A 1 MiB read that reaches the disk as two requests (buffers of plain 4 KiB pages, more
+# segments than the queue's max_segments) runs at about half the rate of one request.
+print("  device reads per 1 MiB read  fio / diskdash   " + "  ".join(
+    f"{fio_split(p):.2f}/{mark_split(p):.2f}" for p in range(1, pairs + 1)))
 PY
