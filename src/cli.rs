@@ -381,6 +381,10 @@ pub struct BenchArgs {
     /// A size-based run: each worker ends after moving SIZE bytes; --runtime caps it.
     #[arg(long, help_heading = "Timing", allow_hyphen_values = true)]
     pub io_size: Option<String>,
+    /// How random offsets spread (fio's random_distribution): random (uniform), zipf:THETA,
+    /// pareto:H, normal:DEV (percent; hot data: a few blocks take most of the I/O).
+    #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
+    pub random_distribution: Option<String>,
 
     /// Write the run record (JSON) to this file (`-`: stdout, the summary goes to stderr).
     #[arg(long, help_heading = "Output", allow_hyphen_values = true)]

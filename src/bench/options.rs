@@ -9,8 +9,8 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::bench::spec::{
-    CpuListError, EngineKind, JobSpec, MachineLimits, OpenSync, RwMode, SyncEvery, format_cpu_list,
-    parse_cpu_list,
+    CpuListError, Distribution, EngineKind, JobSpec, MachineLimits, OpenSync, RwMode, SyncEvery,
+    format_cpu_list, parse_cpu_list,
 };
 use crate::units::{
     DurationError, format_bytes, format_size_short, parse_duration, parse_size_bytes,
@@ -65,10 +65,11 @@ pub enum Key {
     RandSeed,
     EndFsync,
     CpusPolicy,
+    RandomDistribution,
 }
 
 impl Key {
-    pub const ALL: [Self; 24] = [
+    pub const ALL: [Self; 25] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -93,6 +94,7 @@ impl Key {
         Self::RandSeed,
         Self::EndFsync,
         Self::CpusPolicy,
+        Self::RandomDistribution,
     ];
 
     /// The `diskdash bench` flag.
@@ -123,6 +125,7 @@ impl Key {
             Self::RandSeed => "--randseed",
             Self::EndFsync => "--end-fsync",
             Self::CpusPolicy => "--cpus-policy",
+            Self::RandomDistribution => "--random-distribution",
         }
     }
 
@@ -154,6 +157,7 @@ impl Key {
             Self::RandSeed => "randseed",
             Self::EndFsync => "end_fsync",
             Self::CpusPolicy => "cpus_allowed_policy",
+            Self::RandomDistribution => "random_distribution",
         }
     }
 }
@@ -371,6 +375,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
             ));
         }
     };
+    let (text, name) = opts.text(Key::RandomDistribution, "random");
+    let distribution = distribution_option(name, text)?;
     let (text, name) = opts.text(Key::Runtime, "30s");
     let runtime = duration_option(name, text, "e.g. 10m or 24h", MAX_RUN_TIME)?;
     if runtime.is_zero() {
@@ -440,6 +446,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         startdelay,
         randseed,
         end_fsync,
+        distribution,
     })
 }
 
@@ -503,6 +510,9 @@ impl JobSpec {
         if !self.cpus_split {
             out.push((Key::CpusPolicy, "shared".to_string()));
         }
+        if self.distribution != Distribution::Uniform {
+            out.push((Key::RandomDistribution, self.distribution.as_text()));
+        }
         out.into_iter()
             .map(|(key, value)| JobOption {
                 key,
@@ -534,6 +544,34 @@ fn size_option(name: Name<'_>, text: &str, examples: &str) -> anyhow::Result<u64
             "{name} {text:?} must be greater than zero; use e.g. {examples}"
         )),
         Some(bytes) => Ok(bytes),
+    }
+}
+
+/// fio's `random_distribution`: `random`, `zipf:THETA` (> 0, not 1), `pareto:H` (0 < H < 1),
+/// `normal:DEV` (the deviation in percent of the working set, 0 < DEV <= 100).
+fn distribution_option(name: Name<'_>, text: &str) -> anyhow::Result<Distribution> {
+    let fix = "use random, zipf:1.2, pareto:0.3 or normal:10";
+    let (kind, value) = text.trim().split_once(':').unwrap_or((text.trim(), ""));
+    let number = value.trim().parse::<f64>().ok().filter(|v| v.is_finite());
+    match (kind, number) {
+        ("random", _) if value.is_empty() => Ok(Distribution::Uniform),
+        ("zipf", Some(theta)) if theta > 0.0 && (theta - 1.0).abs() > f64::EPSILON => {
+            Ok(Distribution::Zipf(theta))
+        }
+        ("zipf", Some(_)) => Err(usage!(
+            "{name} {text:?}: zipf's theta must be above 0 and not 1; use e.g. zipf:1.2 or \
+             zipf:0.8"
+        )),
+        ("pareto", Some(h)) if h > 0.0 && h < 1.0 => Ok(Distribution::Pareto(h)),
+        ("pareto", Some(_)) => Err(usage!(
+            "{name} {text:?}: pareto's h must be between 0 and 1; use e.g. pareto:0.3"
+        )),
+        ("normal", Some(dev)) if dev > 0.0 && dev <= 100.0 => Ok(Distribution::Normal(dev)),
+        ("normal", Some(_)) => Err(usage!(
+            "{name} {text:?}: normal's deviation is a percentage of the working set, above 0 \
+             and at most 100; use e.g. normal:10"
+        )),
+        _ => Err(usage!("{name} {text:?} is not a distribution; {fix}")),
     }
 }
 
@@ -850,6 +888,26 @@ mod tests {
             (
                 &["--sync", "osync"],
                 r#"--sync "osync" is not a sync mode; use dsync or sync"#,
+            ),
+            (
+                &["--random-distribution", "zipf:1"],
+                r#"--random-distribution "zipf:1": zipf's theta must be above 0 and not 1; use e.g. zipf:1.2 or zipf:0.8"#,
+            ),
+            (
+                &["--random-distribution", "zipf:-2"],
+                r#"--random-distribution "zipf:-2": zipf's theta must be above 0 and not 1; use e.g. zipf:1.2 or zipf:0.8"#,
+            ),
+            (
+                &["--random-distribution", "pareto:1.5"],
+                r#"--random-distribution "pareto:1.5": pareto's h must be between 0 and 1; use e.g. pareto:0.3"#,
+            ),
+            (
+                &["--random-distribution", "normal:0"],
+                r#"--random-distribution "normal:0": normal's deviation is a percentage of the working set, above 0 and at most 100; use e.g. normal:10"#,
+            ),
+            (
+                &["--random-distribution", "hot"],
+                r#"--random-distribution "hot" is not a distribution; use random, zipf:1.2, pareto:0.3 or normal:10"#,
             ),
             (
                 &["--cpus", "a-b"],

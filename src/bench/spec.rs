@@ -163,6 +163,34 @@ pub struct JobSpec {
     pub randseed: Option<u64>,
     /// fsync the target when the job ends (fio's `end_fsync`), timed as a sync.
     pub end_fsync: bool,
+    /// How random offsets spread over the working set (fio's `random_distribution`).
+    pub distribution: Distribution,
+}
+
+/// How a random job picks its blocks (fio's `random_distribution`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Distribution {
+    /// Every block alike.
+    Uniform,
+    /// Zipf with exponent `theta` (> 0, not 1): a few blocks take most of the I/O.
+    Zipf(f64),
+    /// Pareto with `h` in (0, 1): fio's `pareto:h`.
+    Pareto(f64),
+    /// Gaussian around the middle of the working set, the deviation a percentage of it.
+    Normal(f64),
+}
+
+impl Distribution {
+    /// fio's spelling: `random`, `zipf:1.2`, `pareto:0.3`, `normal:10`.
+    #[must_use]
+    pub fn as_text(self) -> String {
+        match self {
+            Self::Uniform => "random".to_string(),
+            Self::Zipf(theta) => format!("zipf:{theta}"),
+            Self::Pareto(h) => format!("pareto:{h}"),
+            Self::Normal(dev) => format!("normal:{dev}"),
+        }
+    }
 }
 
 /// What validation needs to know about the machine (injected so the table test is exact).
@@ -225,6 +253,7 @@ impl Default for JobSpec {
             startdelay: Duration::ZERO,
             randseed: None,
             end_fsync: false,
+            distribution: Distribution::Uniform,
         }
     }
 }
@@ -314,6 +343,9 @@ impl JobSpec {
         }
         if let Some(sync) = self.open_sync {
             text += &format!(" sync={}", sync.as_str());
+        }
+        if self.rw.is_random() && self.distribution != Distribution::Uniform {
+            text += &format!(" random_distribution={}", self.distribution.as_text());
         }
         text
     }

@@ -3,7 +3,7 @@
 //! Sequential workers walk their own disjoint slice of the working set and wrap around;
 //! random workers draw a deterministic stream (seeded by worker and segment) over all of it.
 
-use crate::bench::spec::JobSpec;
+use crate::bench::spec::{Distribution, JobSpec};
 
 /// Direction of one I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,8 +13,146 @@ pub enum Direction {
 }
 
 /// The offset and mix generator of one worker.
+/// Zipf's items summed exactly up to here; the rest of the harmonic sum by its integral.
+const ZIPF_EXACT_ITEMS: u64 = 1 << 20;
+
+/// How a random block is drawn: the distribution with what it needs precomputed.
+#[derive(Debug, Clone)]
+enum Pick {
+    Uniform,
+    /// Gray et al.'s method ("Quickly generating billion-record synthetic databases", 1994),
+    /// the one fio uses: rank 1 is the hottest; `scramble` spreads ranks over the region.
+    Zipf {
+        alpha: f64,
+        zetan: f64,
+        eta: f64,
+        half_pow_theta: f64,
+        scramble: u64,
+    },
+    /// fio's pareto: rank = (n - 1) * u^power, power = ln(h) / ln(1 - h).
+    Pareto {
+        power: f64,
+        scramble: u64,
+    },
+    /// Gaussian around the middle, `sigma` blocks wide.
+    Normal {
+        sigma: f64,
+    },
+}
+
+/// The generalised harmonic number H(n, theta) = sum of i^-theta for i in 1..=n: exact for the
+/// first [`ZIPF_EXACT_ITEMS`], the tail by the integral of x^-theta (its error is far below
+/// the sampling noise of any run).
+fn zeta(n: u64, theta: f64) -> f64 {
+    let exact = n.min(ZIPF_EXACT_ITEMS);
+    #[allow(clippy::cast_precision_loss)]
+    let head: f64 = (1..=exact).map(|i| (i as f64).powf(-theta)).sum();
+    if n <= exact {
+        return head;
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let (a, b) = (exact as f64 + 0.5, n as f64 + 0.5);
+    head + (b.powf(1.0 - theta) - a.powf(1.0 - theta)) / (1.0 - theta)
+}
+
+/// An odd multiplier coprime with `n`: `rank * it mod n` is then a permutation of the ranks,
+/// so the hot blocks are spread over the region instead of packed at its start (as fio hashes
+/// them).
+fn scrambler(n: u64) -> u64 {
+    let gcd = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let mut m = (0x9E37_79B9_7F4A_7C15 % n.max(1)) | 1;
+    while n > 1 && gcd(m, n) != 1 {
+        m += 2;
+    }
+    m
+}
+
+impl Pick {
+    fn new(distribution: Distribution, n: u64) -> Self {
+        match distribution {
+            Distribution::Uniform => Self::Uniform,
+            Distribution::Zipf(theta) => {
+                let zetan = zeta(n, theta);
+                let zeta2 = zeta(2.min(n), theta);
+                #[allow(clippy::cast_precision_loss)]
+                let nf = n as f64;
+                Self::Zipf {
+                    alpha: 1.0 / (1.0 - theta),
+                    zetan,
+                    eta: (1.0 - (2.0 / nf).powf(1.0 - theta)) / (1.0 - zeta2 / zetan),
+                    half_pow_theta: 0.5f64.powf(theta),
+                    scramble: scrambler(n),
+                }
+            }
+            Distribution::Pareto(h) => Self::Pareto {
+                power: h.ln() / (1.0 - h).ln(),
+                scramble: scrambler(n),
+            },
+            #[allow(clippy::cast_precision_loss)]
+            Distribution::Normal(dev_pct) => Self::Normal {
+                sigma: (n as f64 * dev_pct / 100.0).max(1.0),
+            },
+        }
+    }
+
+    /// A block in `0..n` from the random bits of `rng`.
+    #[inline]
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
+    fn block(&self, rng: &mut u64, n: u64) -> u64 {
+        // A uniform in [0, 1) from the top 53 bits.
+        let mut unit = || (splitmix64(rng) >> 11) as f64 / (1u64 << 53) as f64;
+        match *self {
+            Self::Uniform => ((u128::from(splitmix64(rng)) * u128::from(n)) >> 64) as u64,
+            Self::Zipf {
+                alpha,
+                zetan,
+                eta,
+                half_pow_theta,
+                scramble,
+            } => {
+                let u = unit();
+                let uz = u * zetan;
+                let rank = if uz < 1.0 {
+                    0
+                } else if uz < 1.0 + half_pow_theta {
+                    1
+                } else {
+                    ((n as f64) * (eta * u - eta + 1.0).powf(alpha)) as u64
+                };
+                (u128::from(rank.min(n - 1)) * u128::from(scramble) % u128::from(n)) as u64
+            }
+            Self::Pareto { power, scramble } => {
+                let rank = ((n - 1) as f64 * unit().powf(power)) as u64;
+                (u128::from(rank.min(n - 1)) * u128::from(scramble) % u128::from(n)) as u64
+            }
+            Self::Normal { sigma } => {
+                let middle = n as f64 / 2.0;
+                // Box-Muller; draws outside the region are drawn again.
+                loop {
+                    let (u1, u2) = (unit().max(f64::MIN_POSITIVE), unit());
+                    let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+                    let x = middle + z * sigma;
+                    if x >= 0.0 && x < n as f64 {
+                        return x as u64;
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Workload {
+    pick: Pick,
     random: bool,
     read_pct: u8,
     block_size_bytes: u64,
@@ -49,6 +187,11 @@ impl Workload {
             .offset_bytes
             .saturating_add(u64::from(worker).saturating_mul(spec.offset_increment_bytes));
         Self {
+            pick: if spec.rw.is_random() {
+                Pick::new(spec.distribution, region_blocks.max(1))
+            } else {
+                Pick::Uniform
+            },
             random: spec.rw.is_random(),
             read_pct: spec.rw.read_pct(spec.rwmixread_pct),
             block_size_bytes: spec.block_size_bytes,
@@ -74,8 +217,9 @@ impl Workload {
             }
         };
         let block = if self.random {
-            // Lemire's multiply-shift: an unbiased-enough map of 64 random bits onto the range.
-            ((u128::from(splitmix64(&mut self.rng)) * u128::from(self.region_blocks)) >> 64) as u64
+            // Uniform: Lemire's multiply-shift, an unbiased-enough map of 64 random bits onto
+            // the range; the others as `Pick` draws them.
+            self.pick.block(&mut self.rng, self.region_blocks)
         } else {
             let block = self.next_block;
             self.next_block += 1;
@@ -164,6 +308,88 @@ mod tests {
         for _ in 0..100 {
             let offset = random.next_io().1;
             assert!((8192..8192 + 4 * 4096).contains(&offset), "{offset}");
+        }
+    }
+
+    /// The share of the draws that hit the `k` most drawn blocks.
+    fn top_share(spec: &JobSpec, blocks: u64, k: usize, draws: usize) -> f64 {
+        let mut workload = Workload::new(spec, blocks * 4096, 0, 7);
+        let mut counts = vec![0u32; blocks as usize];
+        for _ in 0..draws {
+            counts[(workload.next_io().1 / 4096) as usize] += 1;
+        }
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        f64::from(counts[..k].iter().sum::<u32>()) / draws as f64
+    }
+
+    fn random(distribution: Distribution) -> JobSpec {
+        JobSpec {
+            distribution,
+            ..spec(RwMode::RandRead, 1)
+        }
+    }
+
+    #[test]
+    fn zipf_gives_its_top_blocks_the_share_of_the_closed_form() {
+        // The top 1% of 10000 blocks under zipf:1.2: H(100, 1.2) / H(10000, 1.2).
+        let expected = zeta(100, 1.2) / zeta(10_000, 1.2);
+        let share = top_share(&random(Distribution::Zipf(1.2)), 10_000, 100, 400_000);
+        assert!((share - expected).abs() < 0.02, "{share} vs {expected}");
+        // theta below 1 spreads more: its top 1% takes less.
+        let flatter = top_share(&random(Distribution::Zipf(0.8)), 10_000, 100, 400_000);
+        let expected = zeta(100, 0.8) / zeta(10_000, 0.8);
+        assert!((flatter - expected).abs() < 0.02, "{flatter} vs {expected}");
+        assert!(flatter < share);
+    }
+
+    #[test]
+    fn zipf_sums_past_the_exact_items_by_the_integral() {
+        // Against the exact sum just past the cut.
+        let n = ZIPF_EXACT_ITEMS + 1000;
+        let exact: f64 = (1..=n).map(|i| (i as f64).powf(-1.2)).sum();
+        assert!((zeta(n, 1.2) - exact).abs() / exact < 1e-9);
+    }
+
+    #[test]
+    fn pareto_follows_its_cdf() {
+        // P(rank < k) = (k / (n - 1))^(1 / power), power = ln(h) / ln(1 - h).
+        let h: f64 = 0.3;
+        let power = h.ln() / (1.0 - h).ln();
+        let expected = (1000.0 / 9999.0f64).powf(1.0 / power);
+        let share = top_share(&random(Distribution::Pareto(h)), 10_000, 1000, 400_000);
+        assert!((share - expected).abs() < 0.02, "{share} vs {expected}");
+    }
+
+    #[test]
+    fn normal_centres_on_the_middle_with_its_deviation() {
+        let blocks = 10_000u64;
+        let mut workload = Workload::new(&random(Distribution::Normal(10.0)), blocks * 4096, 0, 3);
+        let draws: Vec<f64> = (0..200_000)
+            .map(|_| (workload.next_io().1 / 4096) as f64)
+            .collect();
+        let mean = draws.iter().sum::<f64>() / draws.len() as f64;
+        let var = draws.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / draws.len() as f64;
+        assert!((mean - 5000.0).abs() < 20.0, "{mean}");
+        assert!((var.sqrt() - 1000.0).abs() < 30.0, "{}", var.sqrt());
+    }
+
+    #[test]
+    fn every_distribution_stays_in_the_region_on_tiny_ones() {
+        for distribution in [
+            Distribution::Zipf(1.2),
+            Distribution::Zipf(0.5),
+            Distribution::Pareto(0.9),
+            Distribution::Normal(100.0),
+        ] {
+            for blocks in [1u64, 2, 3, 7] {
+                let mut workload = Workload::new(&random(distribution), blocks * 4096, 0, 1);
+                for _ in 0..1000 {
+                    assert!(
+                        workload.next_io().1 < blocks * 4096,
+                        "{distribution:?} {blocks}"
+                    );
+                }
+            }
         }
     }
 

@@ -365,6 +365,7 @@ pub fn job_options(args: &BenchArgs) -> Vec<JobOption> {
         (Key::Ramp, Some(&args.ramp)),
         (Key::Interval, Some(&args.interval)),
         (Key::IoSize, args.io_size.as_ref()),
+        (Key::RandomDistribution, args.random_distribution.as_ref()),
     ];
     let mut options: Vec<JobOption> = given
         .into_iter()

@@ -215,6 +215,13 @@ pub struct JobRecord {
     /// fio's `cpus_allowed_policy`: `split` or `shared` (format 4).
     #[serde(default = "split")]
     pub cpus_allowed_policy: String,
+    /// fio's `random_distribution`: `random`, `zipf:1.2`, ... (format 4).
+    #[serde(default = "uniform")]
+    pub random_distribution: String,
+}
+
+fn uniform() -> String {
+    "random".to_string()
 }
 
 fn split() -> String {
@@ -255,6 +262,7 @@ impl From<&JobSpec> for JobRecord {
             randseed: spec.randseed,
             end_fsync: spec.end_fsync,
             cpus_allowed_policy: if spec.cpus_split { "split" } else { "shared" }.to_string(),
+            random_distribution: spec.distribution.as_text(),
         }
     }
 }

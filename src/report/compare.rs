@@ -260,6 +260,7 @@ mod tests {
             randseed: None,
             end_fsync: false,
             cpus_allowed_policy: "split".into(),
+            random_distribution: "random".into(),
         }
     }
 

@@ -515,3 +515,29 @@ fn io_size_writes_its_bytes_once_and_ends() {
     assert_eq!(record["job"]["io_size"], 4 << 20);
     assert_eq!(record["status"], "completed");
 }
+
+/// A zipf workload is recorded as such, and a fio job file says the same thing.
+#[test]
+fn a_random_distribution_is_run_and_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, record) = bench_ok(
+        dir.path(),
+        &opts("--random-distribution zipf:1.2 --size 8M --runtime 300ms -q 4"),
+    );
+    assert_eq!(record["job"]["random_distribution"], "zipf:1.2");
+    assert!(record["read"]["total_ios"].as_u64().unwrap() > 0);
+    let out = std::process::Command::new(crate::support::BIN)
+        .args([
+            "fio",
+            "--name=z",
+            "--rw=randread",
+            "--size=1M",
+            "--filename=f",
+        ])
+        .args(["--random_distribution=pareto:0.3", "--parse-only"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    assert_stdout_has(&out, "random_distribution=pareto:0.3");
+}
