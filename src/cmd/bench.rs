@@ -71,6 +71,16 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         let _ = writeln!(stdout);
         let _ = stdout.flush();
     }
+    exit_code(outcome)
+}
+
+/// The exit code of a finished session (every command that runs one ends here): 0
+/// completed, 130 interrupted, the run's error (exit 1) when it failed or its record could not
+/// be written.
+///
+/// # Errors
+/// The record's write error, or the failed run's message.
+pub(crate) fn exit_code(outcome: crate::session::SessionOutcome) -> anyhow::Result<ExitCode> {
     if let Some(err) = outcome.record_error {
         anyhow::bail!("{err}");
     }

@@ -12,8 +12,8 @@ use anyhow::Context;
 
 use crate::bench::pinned::FileId;
 use crate::fio::{FioInvocation, OutputFormat};
+use crate::record::RunRecord;
 use crate::record::output::{self, Guard};
-use crate::record::{RunRecord, RunStatus};
 use crate::report::fio::FioReport;
 use crate::session::{Session, SessionOptions};
 
@@ -118,21 +118,7 @@ pub fn run(invocation: FioInvocation) -> anyhow::Result<ExitCode> {
             .context("writing the record to stdout")?;
         let _ = writeln!(stdout);
     }
-    if let Some(err) = outcome.record_error {
-        anyhow::bail!("{err}");
-    }
-    match outcome.status {
-        RunStatus::Completed => Ok(ExitCode::SUCCESS),
-        RunStatus::Interrupted => Ok(ExitCode::from(super::bench::EXIT_INTERRUPTED)),
-        RunStatus::Failed => Err(anyhow::anyhow!(
-            "{}",
-            outcome
-                .record
-                .error
-                .as_ref()
-                .map_or("the run failed", |e| e.message.as_str())
-        )),
-    }
+    super::bench::exit_code(outcome)
 }
 
 /// The report in the format asked for.

@@ -13,7 +13,6 @@ use anyhow::Context;
 use crate::bench::spec::MachineLimits;
 use crate::cli::MarkArgs;
 use crate::plan::mark::{MarkConfig, MarkTiming, RawMark, plan};
-use crate::record::RunStatus;
 use crate::report::mark::{MarkFormat, MarkSettings, render, summarize};
 use crate::session::{Session, SessionOptions};
 
@@ -84,19 +83,5 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         let _ = stdout.write_all(text.as_bytes());
         let _ = stdout.flush();
     }
-    if let Some(err) = outcome.record_error {
-        anyhow::bail!("{err}");
-    }
-    match outcome.status {
-        RunStatus::Completed => Ok(ExitCode::SUCCESS),
-        RunStatus::Interrupted => Ok(ExitCode::from(super::bench::EXIT_INTERRUPTED)),
-        RunStatus::Failed => Err(anyhow::anyhow!(
-            "{}",
-            outcome
-                .record
-                .error
-                .as_ref()
-                .map_or("the run failed", |e| e.message.as_str())
-        )),
-    }
+    super::bench::exit_code(outcome)
 }

@@ -11,7 +11,6 @@ use std::sync::atomic::AtomicBool;
 use crate::bench::options::{JobOption, Key};
 use crate::bench::spec::MachineLimits;
 use crate::cli::SweepArgs;
-use crate::record::RunStatus;
 use crate::session::{Session, SessionOptions};
 use crate::sweep::table::{self, Format, Pick};
 use crate::sweep::{self, Axis, Dimension};
@@ -144,21 +143,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         let _ = serde_json::to_writer_pretty(&mut out, &outcome.record);
         let _ = writeln!(out);
     }
-    if let Some(err) = outcome.record_error {
-        anyhow::bail!("{err}");
-    }
-    match outcome.status {
-        RunStatus::Completed => Ok(ExitCode::SUCCESS),
-        RunStatus::Interrupted => Ok(ExitCode::from(super::bench::EXIT_INTERRUPTED)),
-        RunStatus::Failed => Err(anyhow::anyhow!(
-            "{}",
-            outcome
-                .record
-                .error
-                .as_ref()
-                .map_or("the run failed", |e| e.message.as_str())
-        )),
-    }
+    super::bench::exit_code(outcome)
 }
 
 /// The swept options (more than one value), in the order their flags first appear in `argv`,
