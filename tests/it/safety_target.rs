@@ -503,10 +503,10 @@ fn an_unwritable_record_directory_is_refused_before_the_run() {
 fn a_device_without_capacity_is_named_as_such() {
     crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
-    let free = run("losetup", &["-f"]);
+    let empty = EmptyLoop::new();
     let out = bench(
         dir.path(),
-        &args(Path::new(&free), "--rw randread --runtime 100ms --no-tui"),
+        &args(empty.path(), "--rw randread --runtime 100ms --no-tui"),
     );
     assert_usage_error(&out);
     assert_stderr_has(

@@ -107,7 +107,47 @@ pub fn sparse_file(path: &Path, bytes: u64) {
 /// A sparse file of `bytes` with an empty ext4 filesystem in it.
 pub fn ext4_image(path: &Path, bytes: u64) {
     sparse_file(path, bytes);
-    run("mkfs.ext4", &["-q", "-F", path.to_str().unwrap()]);
+    // Inode tables and the journal written now: no ext4lazyinit thread writes to the image in
+    // the background after mount (tests compare images byte for byte).
+    run(
+        "mkfs.ext4",
+        &[
+            "-q",
+            "-F",
+            "-E",
+            "lazy_itable_init=0,lazy_journal_init=0",
+            path.to_str().unwrap(),
+        ],
+    );
+}
+
+/// A loop device with nothing attached that exists only for this test (LOOP_CTL_ADD of a
+/// number far above what `losetup -f` hands out; LOOP_CTL_REMOVE on drop): no other test can
+/// attach something to it meanwhile, as it could to the first free device.
+pub struct EmptyLoop(PathBuf, u32);
+
+impl EmptyLoop {
+    pub fn new() -> Self {
+        let base = 200_000 + (std::process::id() % 100_000) * 4;
+        for number in base..base + 64 {
+            match loop_control(LOOP_CTL_ADD, number) {
+                Ok(()) => return Self(PathBuf::from(format!("/dev/loop{number}")), number),
+                Err(e) if e.raw_os_error() == Some(libc::EEXIST) => {}
+                Err(e) => panic!("LOOP_CTL_ADD {number}: {e}"),
+            }
+        }
+        panic!("no free loop device number from {base} on");
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for EmptyLoop {
+    fn drop(&mut self) {
+        let _ = loop_control(LOOP_CTL_REMOVE, self.1);
+    }
 }
 
 const LOOP_CTL_ADD: libc::c_ulong = 0x4C80;
