@@ -57,6 +57,30 @@ impl RateLimit {
         }
     }
 
+    /// What the whole job (`numjobs` workers) is asked for, in words: `paced 2.0k IOPS`,
+    /// `paced 20.0k read + 5.0k write IOPS`, `paced 100 MiB/s`.
+    #[must_use]
+    pub fn job_text(&self, numjobs: u32) -> String {
+        #[allow(clippy::cast_precision_loss)] // rates for people
+        let total = |cap: u64| cap.saturating_mul(u64::from(numjobs));
+        let one = |cap: u64| match self.unit {
+            #[allow(clippy::cast_precision_loss)]
+            Unit::Iops => crate::units::format_rate(total(cap) as f64),
+            Unit::Bytes => format!("{}/s", crate::units::format_bytes(total(cap))),
+        };
+        let unit = match self.unit {
+            Unit::Iops => " IOPS",
+            Unit::Bytes => "",
+        };
+        match (self.read, self.write) {
+            (Some(r), Some(w)) if r == w => format!("paced {}{unit}", one(r)),
+            (Some(r), Some(w)) => format!("paced {} read + {} write{unit}", one(r), one(w)),
+            (Some(r), None) => format!("paced {} read{unit}", one(r)),
+            (None, Some(w)) => format!("paced {} write{unit}", one(w)),
+            (None, None) => String::new(),
+        }
+    }
+
     /// fio's spelling of the caps: `20000`, `20000,5000`, `,5000`, `1048576,`.
     #[must_use]
     pub fn as_text(&self) -> String {
@@ -373,6 +397,14 @@ mod tests {
         assert_eq!(parse_caps("1,1,1", Unit::Iops), Err(RateError::Trim));
         assert_eq!(parse_caps(",", Unit::Iops), Err(RateError::Empty));
         assert_eq!(limit(Some(5), Some(5), Process::Linear).as_text(), "5");
+        assert_eq!(
+            limit(Some(1000), None, Process::Linear).job_text(2),
+            "paced 2.0k read IOPS"
+        );
+        assert_eq!(
+            limit(Some(1000), Some(10), Process::Linear).job_text(1),
+            "paced 1.0k read + 10 write IOPS"
+        );
         assert_eq!(limit(None, Some(5), Process::Linear).as_text(), ",5");
     }
 

@@ -238,6 +238,26 @@ pub struct RateRecord {
 }
 
 impl RateRecord {
+    /// The caps as the pacer reads them.
+    #[must_use]
+    pub fn limit(&self) -> crate::bench::rate::RateLimit {
+        use crate::bench::rate::{Process, RateLimit, Unit};
+        RateLimit {
+            unit: if self.unit == "bytes" {
+                Unit::Bytes
+            } else {
+                Unit::Iops
+            },
+            read: self.read,
+            write: self.write,
+            process: if self.process == "poisson" {
+                Process::Poisson
+            } else {
+                Process::Linear
+            },
+        }
+    }
+
     /// The cap of reads (`read`) or writes for the whole job (`numjobs` workers), per second.
     #[must_use]
     pub fn job_cap(&self, read: bool, numjobs: u32) -> Option<u64> {
