@@ -385,6 +385,10 @@ pub struct BenchArgs {
     /// pareto:H, normal:DEV (percent; hot data: a few blocks take most of the I/O).
     #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
     pub random_distribution: Option<String>,
+    /// Mixed block sizes with their shares (fio's bssplit), e.g. 4k/50:64k/30:1M/20, or
+    /// READ,WRITE lists; replaces --bs. Offsets align to the smallest.
+    #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
+    pub bssplit: Option<String>,
     /// Pace each worker: READ[,WRITE] I/Os per second (fio's rate_iops; `,500` paces only
     /// writes). Latency is also measured from each I/O's scheduled time (lat_sched).
     #[arg(long, help_heading = "Pacing", allow_hyphen_values = true)]

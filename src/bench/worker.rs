@@ -371,6 +371,8 @@ impl<'a> Loop<'a> {
         let mut submit_ns = vec![0u64; depth];
         // When each I/O was due by the schedule (0: not paced).
         let mut sched_ns = vec![0u64; depth];
+        // Each I/O's length as issued (a short transfer's resubmission is shorter).
+        let mut lens = vec![block_size; depth];
         // A paced worker with nothing due: when the next I/O is.
         let mut wake_ns: Option<u64>;
         let mut retries = vec![0u16; depth];
@@ -391,7 +393,7 @@ impl<'a> Loop<'a> {
             wake_ns = None;
             if !stopping && !sync_due && !paused {
                 while in_flight + queued < depth {
-                    if self.budget_bytes < u64::from(block_size) {
+                    if self.budget_bytes < self.workload.unit_bytes() {
                         // A size-based run has submitted its bytes: drain and end.
                         stopping = true;
                         break;
@@ -422,18 +424,24 @@ impl<'a> Loop<'a> {
                             }
                         }
                     };
+                    let len = self.workload.len(direction);
+                    if u64::from(len) > self.budget_bytes {
+                        stopping = true;
+                        break;
+                    }
                     let Some(slot) = free.pop() else { break };
-                    self.budget_bytes = self.budget_bytes.saturating_sub(u64::from(block_size));
-                    let offset_bytes = self.workload.offset();
+                    self.budget_bytes -= u64::from(len);
+                    let offset_bytes = self.workload.offset(len);
                     sched_ns[slot as usize] = self
                         .pacer
                         .as_mut()
-                        .and_then(|pacer| pacer.take(direction, block_size))
+                        .and_then(|pacer| pacer.take(direction, len))
                         .unwrap_or(0);
+                    lens[slot as usize] = len;
                     let io = &mut slots[slot as usize];
                     io.direction = direction;
                     io.offset_bytes = offset_bytes;
-                    io.len_bytes = block_size;
+                    io.len_bytes = len;
                     io.buf = buffers.slot_ptr(slot as usize);
                     retries[slot as usize] = 0;
                     engine.prep(io);
@@ -580,9 +588,9 @@ impl<'a> Loop<'a> {
                         Direction::Write => &mut self.cur.write,
                     };
                     match sched_ns[slot] {
-                        0 => stats.record(u64::from(block_size), latency_ns),
+                        0 => stats.record(u64::from(lens[slot]), latency_ns),
                         due => stats.record_paced(
-                            u64::from(block_size),
+                            u64::from(lens[slot]),
                             latency_ns,
                             reaped_ns.saturating_sub(due),
                         ),
