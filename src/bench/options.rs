@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
     BsSplit, CpuListError, Distribution, EngineKind, JobSpec, MachineLimits, OpenSync, RwMode,
-    SyncEvery, format_cpu_list, parse_cpu_list,
+    SyncEvery, UringOptions, format_cpu_list, parse_cpu_list,
 };
 use crate::units::{
     DurationError, format_bytes, format_size_short, parse_duration, parse_size_bytes,
@@ -71,10 +71,16 @@ pub enum Key {
     Rate,
     RateProcess,
     BsSplit,
+    Hipri,
+    SqThreadPoll,
+    SqThreadPollCpu,
+    FixedBufs,
+    RegisterFiles,
+    NonVectored,
 }
 
 impl Key {
-    pub const ALL: [Self; 29] = [
+    pub const ALL: [Self; 35] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -104,6 +110,12 @@ impl Key {
         Self::Rate,
         Self::RateProcess,
         Self::BsSplit,
+        Self::Hipri,
+        Self::SqThreadPoll,
+        Self::SqThreadPollCpu,
+        Self::FixedBufs,
+        Self::RegisterFiles,
+        Self::NonVectored,
     ];
 
     /// The `diskdash bench` flag.
@@ -139,6 +151,12 @@ impl Key {
             Self::Rate => "--rate",
             Self::RateProcess => "--rate-process",
             Self::BsSplit => "--bssplit",
+            Self::Hipri => "--hipri",
+            Self::SqThreadPoll => "--sqthread-poll",
+            Self::SqThreadPollCpu => "--sqthread-poll-cpu",
+            Self::FixedBufs => "--fixedbufs",
+            Self::RegisterFiles => "--registerfiles",
+            Self::NonVectored => "--nonvectored",
         }
     }
 
@@ -175,6 +193,12 @@ impl Key {
             Self::Rate => "rate",
             Self::RateProcess => "rate_process",
             Self::BsSplit => "bssplit",
+            Self::Hipri => "hipri",
+            Self::SqThreadPoll => "sqthread_poll",
+            Self::SqThreadPollCpu => "sqthread_poll_cpu",
+            Self::FixedBufs => "fixedbufs",
+            Self::RegisterFiles => "registerfiles",
+            Self::NonVectored => "nonvectored",
         }
     }
 }
@@ -454,6 +478,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let (text, name) = opts.text(Key::EndFsync, "0");
     let end_fsync = flag_option(name, text)?;
     let rate = rate_option(&opts, rw.read_pct(rwmixread_pct))?;
+    let uring = uring_options(&opts, ioengine, direct, &machine.available_cpus)?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -482,6 +507,103 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         distribution,
         rate,
         bssplit,
+        uring,
+    })
+}
+
+/// fio's io_uring options. Each asks for something only io_uring has, so another engine (or
+/// the page cache, for polling) is refused rather than run without it.
+fn uring_options(
+    opts: &Options<'_>,
+    engine: EngineKind,
+    direct: bool,
+    cpus: &[usize],
+) -> anyhow::Result<UringOptions> {
+    let defaults = UringOptions::default();
+    let flag = |key: Key, default: bool| -> anyhow::Result<bool> {
+        match opts.get(key) {
+            None => Ok(default),
+            Some(option) => flag_option(
+                Name {
+                    key,
+                    origin: Some(&option.origin),
+                },
+                &option.value,
+            ),
+        }
+    };
+    let options = UringOptions {
+        hipri: flag(Key::Hipri, defaults.hipri)?,
+        sqpoll: flag(Key::SqThreadPoll, defaults.sqpoll)?,
+        sqpoll_cpu: None,
+        fixed_bufs: flag(Key::FixedBufs, defaults.fixed_bufs)?,
+        register_files: flag(Key::RegisterFiles, defaults.register_files)?,
+        nonvectored: flag(Key::NonVectored, defaults.nonvectored)?,
+    };
+    let name = |key: Key| Name {
+        key,
+        origin: opts.get(key).map(|o| &o.origin),
+    };
+    if engine != EngineKind::IoUring {
+        let asked = [
+            (Key::Hipri, options.hipri),
+            (Key::SqThreadPoll, options.sqpoll),
+            (
+                Key::SqThreadPollCpu,
+                opts.get(Key::SqThreadPollCpu).is_some(),
+            ),
+        ];
+        if let Some((key, _)) = asked.into_iter().find(|(_, on)| *on) {
+            let engine_name = name(Key::IoEngine);
+            return Err(usage!(
+                "{} needs io_uring, not {engine_name} {}; use {engine_name} io_uring or drop {}",
+                name(key),
+                engine.as_str(),
+                name(key)
+            ));
+        }
+    }
+    if options.hipri && !direct {
+        return Err(usage!(
+            "{} polls for O_DIRECT completions, and this job goes through the page cache; \
+             drop {} or the buffered option",
+            name(Key::Hipri),
+            name(Key::Hipri)
+        ));
+    }
+    let sqpoll_cpu = match opts.get(Key::SqThreadPollCpu) {
+        None => None,
+        Some(option) => {
+            let cpu_name = name(Key::SqThreadPollCpu);
+            if !options.sqpoll {
+                return Err(usage!(
+                    "{cpu_name} places the submission thread, which only {} starts; add {} 1 \
+                     or drop {cpu_name}",
+                    name(Key::SqThreadPoll),
+                    name(Key::SqThreadPoll)
+                ));
+            }
+            let text = option.value.trim();
+            match text.parse::<usize>() {
+                Ok(cpu) if cpus.contains(&cpu) => Some(cpu),
+                Ok(cpu) => {
+                    return Err(usage!(
+                        "{cpu_name} {cpu} is not a CPU this process may use; use one of {}",
+                        format_cpu_list(cpus)
+                    ));
+                }
+                Err(_) => {
+                    return Err(usage!(
+                        "{cpu_name} {text:?} is not a CPU number; use one of {}",
+                        format_cpu_list(cpus)
+                    ));
+                }
+            }
+        }
+    };
+    Ok(UringOptions {
+        sqpoll_cpu,
+        ..options
     })
 }
 
@@ -550,6 +672,25 @@ impl JobSpec {
         }
         if let Some(split) = &self.bssplit {
             out.push((Key::BsSplit, split.as_text()));
+        }
+        let uring = UringOptions::default();
+        for (key, on, default) in [
+            (Key::Hipri, self.uring.hipri, uring.hipri),
+            (Key::SqThreadPoll, self.uring.sqpoll, uring.sqpoll),
+            (Key::FixedBufs, self.uring.fixed_bufs, uring.fixed_bufs),
+            (
+                Key::RegisterFiles,
+                self.uring.register_files,
+                uring.register_files,
+            ),
+            (Key::NonVectored, self.uring.nonvectored, uring.nonvectored),
+        ] {
+            if on != default {
+                out.push((key, u8::from(on).to_string()));
+            }
+        }
+        if let Some(cpu) = self.uring.sqpoll_cpu {
+            out.push((Key::SqThreadPollCpu, cpu.to_string()));
         }
         if let Some(rate) = &self.rate {
             let key = match rate.unit {

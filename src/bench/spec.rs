@@ -172,6 +172,39 @@ pub struct JobSpec {
     /// Mixed block sizes (fio's `bssplit`); `block_size_bytes` is then the largest of them
     /// (each I/O buffer holds any).
     pub bssplit: Option<BsSplit>,
+    /// How io_uring is set up (fio's io_uring engine options).
+    pub uring: UringOptions,
+}
+
+/// fio's io_uring engine options. diskdash registers the file and the buffers by default
+/// (fio does not) and always issues non-vectored reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UringOptions {
+    /// Polled completions (`hipri`: IORING_SETUP_IOPOLL); O_DIRECT only.
+    pub hipri: bool,
+    /// A kernel thread submits (`sqthread_poll`: IORING_SETUP_SQPOLL).
+    pub sqpoll: bool,
+    /// The CPU the submission thread runs on (`sqthread_poll_cpu`).
+    pub sqpoll_cpu: Option<usize>,
+    /// Registered buffers (`fixedbufs`): READ_FIXED/WRITE_FIXED.
+    pub fixed_bufs: bool,
+    /// A registered file (`registerfiles`).
+    pub register_files: bool,
+    /// READ/WRITE rather than READV/WRITEV (`nonvectored`).
+    pub nonvectored: bool,
+}
+
+impl Default for UringOptions {
+    fn default() -> Self {
+        Self {
+            hipri: false,
+            sqpoll: false,
+            sqpoll_cpu: None,
+            fixed_bufs: true,
+            register_files: true,
+            nonvectored: true,
+        }
+    }
 }
 
 /// Block sizes with their shares in percent, per direction (fio's `bssplit`). An empty side
@@ -295,6 +328,7 @@ impl Default for JobSpec {
             distribution: Distribution::Uniform,
             rate: None,
             bssplit: None,
+            uring: UringOptions::default(),
         }
     }
 }

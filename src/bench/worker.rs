@@ -192,32 +192,43 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     }
     let mut state = Loop::new(&plan, &control, links, stats, depth, fd);
     match plan.engine {
-        EngineKind::IoUring => match UringEngine::new(fd, depth as u32, &buffers, block_size) {
-            Ok((mut engine, setup)) => {
-                exit.setup = setup;
-                state.start(&exit.setup);
-                state.drive(&mut engine, &buffers);
+        EngineKind::IoUring => {
+            match UringEngine::new(fd, depth as u32, &buffers, block_size, &spec.uring) {
+                Ok((mut engine, setup)) => {
+                    exit.setup = setup;
+                    state.start(&exit.setup);
+                    state.drive(&mut engine, &buffers);
+                }
+                // Polling was asked for: no silent ring without it.
+                Err(err) if spec.uring.hipri || spec.uring.sqpoll => {
+                    let _ = state.links.ready.send((
+                        plan.id,
+                        Err(SetupError::Failed(polling_refused(&spec.uring, &err))),
+                    ));
+                    control.barrier.wait();
+                    return exit;
+                }
+                Err(err) if uring_unavailable(&err) => {
+                    exit.setup = EngineSetup {
+                        engine: "psync",
+                        notes: vec![crate::bench::engine::fallback_note(&err)],
+                        ..EngineSetup::default()
+                    };
+                    let mut engine = PsyncEngine::new(fd, 1);
+                    state.depth = spec.effective_iodepth_with(EngineKind::Psync) as usize;
+                    state.start(&exit.setup);
+                    state.drive(&mut engine, &buffers);
+                }
+                Err(err) => {
+                    let _ = state.links.ready.send((
+                        plan.id,
+                        Err(SetupError::Failed(format!("io_uring setup failed: {err}"))),
+                    ));
+                    control.barrier.wait();
+                    return exit;
+                }
             }
-            Err(err) if uring_unavailable(&err) => {
-                exit.setup = EngineSetup {
-                    engine: "psync",
-                    notes: vec![crate::bench::engine::fallback_note(&err)],
-                    ..EngineSetup::default()
-                };
-                let mut engine = PsyncEngine::new(fd, 1);
-                state.depth = spec.effective_iodepth_with(EngineKind::Psync) as usize;
-                state.start(&exit.setup);
-                state.drive(&mut engine, &buffers);
-            }
-            Err(err) => {
-                let _ = state.links.ready.send((
-                    plan.id,
-                    Err(SetupError::Failed(format!("io_uring setup failed: {err}"))),
-                ));
-                control.barrier.wait();
-                return exit;
-            }
-        },
+        }
         EngineKind::Psync => {
             exit.setup.engine = "psync";
             let mut engine = PsyncEngine::new(fd, 1);
@@ -734,6 +745,29 @@ impl<'a> Loop<'a> {
         self.cur.end_ns = now;
         std::mem::replace(&mut self.cur, Box::new(WorkerStats::new(self.id)))
     }
+}
+
+/// Why a ring with IOPOLL or SQPOLL could not be set up, with the option to drop.
+fn polling_refused(options: &crate::bench::spec::UringOptions, err: &std::io::Error) -> String {
+    let asked: Vec<&str> = [
+        (options.hipri, "hipri (IOPOLL)"),
+        (options.sqpoll, "sqthread_poll (SQPOLL)"),
+    ]
+    .into_iter()
+    .filter_map(|(on, name)| on.then_some(name))
+    .collect();
+    let errno = err.raw_os_error().unwrap_or(0);
+    let why = if errno == libc::EPERM || errno == libc::EACCES {
+        "io_uring is not allowed to this process"
+    } else {
+        "the kernel refused the ring"
+    };
+    format!(
+        "io_uring with {} could not be set up: {why} ({}: {err}); drop {}",
+        asked.join(" and "),
+        crate::bench::engine::errno_name(errno),
+        asked.join(" and ")
+    )
 }
 
 fn direction_name(direction: Direction) -> &'static str {

@@ -345,6 +345,9 @@ pub struct EngineRecord {
     pub ring_flags: Vec<String>,
     pub registered_file: bool,
     pub registered_buffers: bool,
+    /// READV/WRITEV rather than READ/WRITE (fio's `nonvectored=0`; format 5).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub vectored: bool,
     pub notes: Vec<String>,
 }
 
