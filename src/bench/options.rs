@@ -295,7 +295,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let (text, name) = opts.text(Key::Rw, "randread");
     let rw = RwMode::parse(text).ok_or_else(|| {
         usage!(
-            "{name} {text:?} is not a workload; use read, write, randread, randwrite, rw or randrw"
+            "{name} {text:?} is not a workload; use read, write, randread, randwrite, rw, randrw, \
+             trim, randtrim or trimwrite"
         )
     })?;
     let (text, name) = opts.text(Key::RwMixRead, "50");
@@ -359,6 +360,12 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
                 "{name} {other:?} is not an engine; use io_uring, psync or null"
             ));
         }
+    };
+    // Trims are synchronous ioctls/fallocates: they run on psync (said in the job's notes).
+    let ioengine = if rw.trims() && ioengine == EngineKind::IoUring {
+        EngineKind::Psync
+    } else {
+        ioengine
     };
     let (text, name) = opts.text(Key::IoDepthBatch, "1");
     let iodepth_batch = count_option(name, text, MAX_IODEPTH, "1 or 8")?;
@@ -1157,7 +1164,7 @@ mod tests {
         let cases: &[(&[&str], &str)] = &[
             (
                 &["--rw", "randomread"],
-                r#"--rw "randomread" is not a workload; use read, write, randread, randwrite, rw or randrw"#,
+                r#"--rw "randomread" is not a workload; use read, write, randread, randwrite, rw, randrw, trim, randtrim or trimwrite"#,
             ),
             (
                 &["--rwmixread", "150"],

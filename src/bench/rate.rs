@@ -48,12 +48,12 @@ pub struct RateLimit {
 }
 
 impl RateLimit {
-    /// The cap of `direction`, per worker per second.
+    /// The cap of `direction`, per worker per second (trims are paced as writes).
     #[must_use]
     pub fn of(&self, direction: Direction) -> Option<u64> {
         match direction {
             Direction::Read => self.read,
-            Direction::Write => self.write,
+            Direction::Write | Direction::Trim => self.write,
         }
     }
 
@@ -180,7 +180,7 @@ pub struct Pacer {
 fn lane_index(direction: Direction) -> usize {
     match direction {
         Direction::Read => 0,
-        Direction::Write => 1,
+        Direction::Write | Direction::Trim => 1,
     }
 }
 

@@ -20,6 +20,12 @@ pub enum RwMode {
     RandWrite,
     Rw,
     RandRw,
+    /// Sequential discards (fio's `trim`).
+    Trim,
+    /// Random discards (fio's `randtrim`).
+    RandTrim,
+    /// Each block discarded, then written (fio's `trimwrite`), sequentially.
+    TrimWrite,
 }
 
 impl RwMode {
@@ -33,6 +39,9 @@ impl RwMode {
             "randwrite" => Self::RandWrite,
             "rw" | "readwrite" => Self::Rw,
             "randrw" => Self::RandRw,
+            "trim" => Self::Trim,
+            "randtrim" => Self::RandTrim,
+            "trimwrite" => Self::TrimWrite,
             _ => return None,
         })
     }
@@ -47,20 +56,33 @@ impl RwMode {
             Self::RandWrite => "randwrite",
             Self::Rw => "rw",
             Self::RandRw => "randrw",
+            Self::Trim => "trim",
+            Self::RandTrim => "randtrim",
+            Self::TrimWrite => "trimwrite",
         }
     }
 
     #[must_use]
     pub fn is_random(self) -> bool {
-        matches!(self, Self::RandRead | Self::RandWrite | Self::RandRw)
+        matches!(
+            self,
+            Self::RandRead | Self::RandWrite | Self::RandRw | Self::RandTrim
+        )
     }
 
-    /// Share of reads in percent, given the mix setting for mixed modes.
+    /// Whether the mode discards blocks (destructive, like a write).
+    #[must_use]
+    pub fn trims(self) -> bool {
+        matches!(self, Self::Trim | Self::RandTrim | Self::TrimWrite)
+    }
+
+    /// Share of reads in percent, given the mix setting for mixed modes (trims count as
+    /// writes: they change the data).
     #[must_use]
     pub fn read_pct(self, rwmixread_pct: u8) -> u8 {
         match self {
             Self::Read | Self::RandRead => 100,
-            Self::Write | Self::RandWrite => 0,
+            Self::Write | Self::RandWrite | Self::Trim | Self::RandTrim | Self::TrimWrite => 0,
             Self::Rw | Self::RandRw => rwmixread_pct,
         }
     }
@@ -388,6 +410,13 @@ impl JobSpec {
     /// The note a psync job with a deeper `--iodepth` gets: the depth applies to io_uring only.
     #[must_use]
     pub fn depth_note(&self) -> Option<String> {
+        if self.rw.trims() {
+            return Some(
+                "trims are synchronous (BLKDISCARD on a device, a punched hole in a file), one \
+                 at a time per worker as fio issues them: this job runs on psync"
+                    .to_string(),
+            );
+        }
         (self.ioengine == EngineKind::Psync && self.iodepth > 1).then(|| {
             format!(
                 "psync issues one I/O at a time per worker; --iodepth {} applies to io_uring only",

@@ -427,6 +427,11 @@ impl<'a> Loop<'a> {
                             match pacer
                                 .choose(monotonic_ns(), reads, writes, || workload.direction())
                             {
+                                // A trim job's "writes" are its trims (and trimwrite's
+                                // writes), paced together.
+                                Ok(Direction::Write) if self.workload.trims() => {
+                                    self.workload.direction()
+                                }
                                 Ok(direction) => direction,
                                 Err(at) => {
                                     wake_ns = Some(at);
@@ -597,6 +602,7 @@ impl<'a> Loop<'a> {
                     let stats = match io.direction {
                         Direction::Read => &mut self.cur.read,
                         Direction::Write => &mut self.cur.write,
+                        Direction::Trim => &mut self.cur.trim,
                     };
                     match sched_ns[slot] {
                         0 => stats.record(u64::from(lens[slot]), latency_ns),
@@ -774,6 +780,7 @@ fn direction_name(direction: Direction) -> &'static str {
     match direction {
         Direction::Read => "read",
         Direction::Write => "write",
+        Direction::Trim => "trim",
     }
 }
 

@@ -3,13 +3,15 @@
 //! Sequential workers walk their own disjoint slice of the working set and wrap around;
 //! random workers draw a deterministic stream (seeded by worker and segment) over all of it.
 
-use crate::bench::spec::{Distribution, JobSpec};
+use crate::bench::spec::{Distribution, JobSpec, RwMode};
 
 /// Direction of one I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
     Read,
     Write,
+    /// A discard: the range's data is dropped (BLKDISCARD, or a hole punched in a file).
+    Trim,
 }
 
 /// The offset and mix generator of one worker.
@@ -167,6 +169,20 @@ pub struct Workload {
     /// A sequential worker's next offset in its region, bytes.
     next_bytes: u64,
     rng: u64,
+    /// Discards: `trim`/`randtrim` only trim; `trimwrite` writes each trimmed range next.
+    trims: Trims,
+    /// `trimwrite`: the range just trimmed, to be written next (offset, length).
+    pending_write: Option<(u64, u32)>,
+    /// The last direction given was `pending_write`'s write.
+    writing_pending: bool,
+}
+
+/// How a job discards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trims {
+    No,
+    Only,
+    ThenWrite,
 }
 
 impl Workload {
@@ -222,6 +238,13 @@ impl Workload {
             region_start_bytes: base_bytes + region_start_block * unit_bytes,
             region_blocks,
             next_bytes: 0,
+            trims: match spec.rw {
+                RwMode::Trim | RwMode::RandTrim => Trims::Only,
+                RwMode::TrimWrite => Trims::ThenWrite,
+                _ => Trims::No,
+            },
+            pending_write: None,
+            writing_pending: false,
             rng: seed ^ (u64::from(worker) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         }
     }
@@ -238,9 +261,12 @@ impl Workload {
     /// `bssplit` by the shares.
     #[inline]
     pub fn len(&mut self, direction: Direction) -> u32 {
+        if let (true, Some((_, len))) = (self.writing_pending, self.pending_write) {
+            return len;
+        }
         let sizes = match direction {
             Direction::Read => &self.sizes[0],
-            Direction::Write => &self.sizes[1],
+            Direction::Write | Direction::Trim => &self.sizes[1],
         };
         match sizes.as_slice() {
             [] => u32::try_from(self.unit_bytes).unwrap_or(u32::MAX),
@@ -268,9 +294,28 @@ impl Workload {
         (self.read_pct > 0, self.read_pct < 100)
     }
 
-    /// The next direction by the read/write mix.
+    /// Whether the job discards (its "writes" are trims, or trims then writes).
+    #[must_use]
+    pub fn trims(&self) -> bool {
+        self.trims != Trims::No
+    }
+
+    /// The next direction by the read/write mix; a trim job's trims, and for `trimwrite` the
+    /// write of the range just trimmed.
     #[inline]
     pub fn direction(&mut self) -> Direction {
+        match self.trims {
+            Trims::No => {}
+            Trims::Only => return Direction::Trim,
+            Trims::ThenWrite => {
+                self.writing_pending = self.pending_write.is_some();
+                return if self.writing_pending {
+                    Direction::Write
+                } else {
+                    Direction::Trim
+                };
+            }
+        }
         match self.read_pct {
             100 => Direction::Read,
             0 => Direction::Write,
@@ -288,6 +333,12 @@ impl Workload {
     /// inside the region.
     #[inline]
     pub fn offset(&mut self, len_bytes: u32) -> u64 {
+        if self.writing_pending {
+            self.writing_pending = false;
+            if let Some((at, _)) = self.pending_write.take() {
+                return at;
+            }
+        }
         let region_bytes = self.region_blocks * self.unit_bytes;
         let len = u64::from(len_bytes).min(region_bytes);
         let at = if self.random {
@@ -304,6 +355,9 @@ impl Workload {
             self.next_bytes += len;
             at
         };
+        if self.trims == Trims::ThenWrite {
+            self.pending_write = Some((self.region_start_bytes + at, len_bytes));
+        }
         self.region_start_bytes + at
     }
 }
@@ -413,6 +467,7 @@ mod tests {
                     assert!(len == 4096 || len == 65536);
                 }
                 Direction::Write => assert_eq!(len, 1 << 20),
+                Direction::Trim => unreachable!("a randrw job does not trim"),
             }
         }
         let share = f64::from(small) / f64::from(reads);

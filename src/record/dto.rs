@@ -48,6 +48,9 @@ pub struct RunRecord {
     pub read: DirectionRecord,
     pub write: DirectionRecord,
     pub sync: SyncRecord,
+    /// Discards (trim, randtrim, trimwrite; format 5); absent when none were issued.
+    #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
+    pub trim: DirectionRecord,
     /// I/Os resubmitted (EINTR/EAGAIN/EBUSY, short transfers).
     pub retries: u64,
     pub cpu: CpuRecord,
@@ -391,6 +394,17 @@ pub struct ReconciliationRecord {
     /// device I/Os / app I/Os (1.0 when every I/O reached the device once).
     pub io_ratio: Option<f64>,
     pub verdict: String,
+    /// Trims the run completed (format 5; absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub app_trim_ios: u64,
+    /// Discards the device completed over the window (format 5; absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub device_discard_ios: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One direction, fio's names.
@@ -414,6 +428,12 @@ pub struct DirectionRecord {
 }
 
 impl DirectionRecord {
+    /// Nothing was issued in this direction (a record leaves it out, for trims).
+    #[must_use]
+    pub fn is_idle(&self) -> bool {
+        self.total_ios == 0
+    }
+
     /// From merged stats over `elapsed_ns`.
     #[must_use]
     pub fn from_stats(stats: &DirectionStats, elapsed_ns: u64) -> Self {
@@ -646,6 +666,9 @@ pub struct SegmentRecord {
     pub read: DirectionRecord,
     pub write: DirectionRecord,
     pub sync: SyncRecord,
+    /// Discards (trim, randtrim, trimwrite; format 5); absent when none were issued.
+    #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
+    pub trim: DirectionRecord,
     pub retries: u64,
     pub cpu: CpuRecord,
     /// Each kept point covers one interval; after many intervals only every
@@ -694,6 +717,9 @@ pub struct SegmentJobRecord {
     pub read: DirectionRecord,
     pub write: DirectionRecord,
     pub sync: SyncRecord,
+    /// Discards (trim, randtrim, trimwrite; format 5); absent when none were issued.
+    #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
+    pub trim: DirectionRecord,
     pub retries: u64,
     /// CPU time of the job's worker threads (the session's own is in the segment's `cpu`).
     pub cpu: CpuRecord,
@@ -712,6 +738,9 @@ pub struct IntervalRecord {
     pub read: DirectionRecord,
     pub write: DirectionRecord,
     pub sync: SyncRecord,
+    /// Discards (trim, randtrim, trimwrite; format 5); absent when none were issued.
+    #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
+    pub trim: DirectionRecord,
     /// `iostat -x` metrics of the device over this interval, when known.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub device: Option<IostatRow>,
@@ -728,6 +757,9 @@ pub struct IntervalJobRecord {
     pub read: DirectionRecord,
     pub write: DirectionRecord,
     pub sync: SyncRecord,
+    /// Discards (trim, randtrim, trimwrite; format 5); absent when none were issued.
+    #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
+    pub trim: DirectionRecord,
 }
 
 #[cfg(test)]

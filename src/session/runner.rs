@@ -768,16 +768,18 @@ impl Runner {
         let mut device_records = Vec::with_capacity(devices.len());
         for &d in &devices {
             // The app side: the jobs whose target is on this disk.
-            let (mut reads, mut writes, mut bytes) = (0, 0, 0);
+            let (mut reads, mut writes, mut bytes, mut trims) = (0, 0, 0, 0);
             for (job_end, &t) in end.jobs.iter().zip(&targets) {
                 if self.target_device[t] == Some(d) {
                     reads += job_end.total.read.ios;
                     writes += job_end.total.write.ios;
                     bytes += job_end.total.read.bytes + job_end.total.write.bytes;
+                    trims += job_end.total.trim.ios;
                 }
             }
             let device = &mut self.devices[d];
-            let Some((row, mut reconciliation)) = device.end_window(reads, writes, bytes) else {
+            let Some((row, mut reconciliation)) = device.end_window(reads, writes, bytes, trims)
+            else {
                 continue;
             };
             if null_engine {
@@ -939,6 +941,8 @@ impl Runner {
                     .with_histogram(&job_end.total.write),
                 sync: SyncRecord::from_stats(&job_end.total.sync)
                     .with_histogram(&job_end.total.sync),
+                trim: DirectionRecord::from_stats(&job_end.total.trim, job_end.elapsed_ns)
+                    .with_histogram(&job_end.total.trim),
                 retries: job_end.total.retries,
                 cpu: cpu_record((0, 0, 0), job_end.cpu, job_end.elapsed_ns),
             })
@@ -1066,6 +1070,10 @@ impl Runner {
                 .sched
                 .as_ref()
                 .map_or(0, |l| l.percentile_ns(99.0)),
+            trim_iops: view.trim.iops,
+            trim_bw_bytes_per_s: view.trim.bw_bytes_per_s,
+            trim_lat_mean_ns: view.trim.latency.mean_ns,
+            trim_lat_p99_ns: view.trim.latency.percentile_ns(99.0),
         };
         let point = point_of(&view);
         if !interval.jobs.is_empty() {

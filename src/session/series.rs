@@ -106,8 +106,9 @@ struct Point {
     read: DirPoint,
     write: DirPoint,
     sync: DirPoint,
-    /// Read, write and sync latency over the interval (bounded, sparse).
-    histograms: [Option<HistogramRecord>; 3],
+    trim: DirPoint,
+    /// Read, write, sync and trim latency over the interval (bounded, sparse).
+    histograms: [Option<HistogramRecord>; 4],
     device: Option<IostatRow>,
 }
 
@@ -158,10 +159,12 @@ impl RecordSeries {
             total_ios: record.sync.total_ios,
             ..DirPoint::from_latency(&record.sync.lat_ns)
         };
+        point.trim = DirPoint::from_direction(&record.trim);
         let latencies = [
             &record.read.lat_ns,
             &record.write.lat_ns,
             &record.sync.lat_ns,
+            &record.trim.lat_ns,
         ];
         for (slot, lat) in point.histograms.iter_mut().zip(latencies) {
             match (slot, &lat.histogram) {
@@ -200,13 +203,15 @@ impl RecordSeries {
                         total_ios: p.sync.total_ios,
                         lat_ns: p.sync.latency(),
                     },
+                    trim: p.trim.direction(),
                     device: p.device.clone(),
                     jobs: Vec::new(),
                 };
-                let [read, write, sync] = &p.histograms;
+                let [read, write, sync, trim] = &p.histograms;
                 record.read.lat_ns.histogram.clone_from(read);
                 record.write.lat_ns.histogram.clone_from(write);
                 record.sync.lat_ns.histogram.clone_from(sync);
+                record.trim.lat_ns.histogram.clone_from(trim);
                 record
             })
             .collect()
@@ -238,6 +243,7 @@ mod tests {
                 .with_interval_histogram(&stats),
             write: DirectionRecord::default(),
             sync: SyncRecord::default(),
+            trim: DirectionRecord::default(),
             device: None,
             jobs: Vec::new(),
         }

@@ -114,6 +114,8 @@ pub struct StatsView {
     pub write: DirectionView,
     /// fsync/fdatasync calls (`bytes` unused).
     pub sync: DirectionView,
+    /// Discards.
+    pub trim: DirectionView,
 }
 
 impl StatsView {
@@ -124,6 +126,7 @@ impl StatsView {
             read: DirectionView::from_stats(&stats.read, duration),
             write: DirectionView::from_stats(&stats.write, duration),
             sync: DirectionView::from_stats(&stats.sync, duration),
+            trim: DirectionView::from_stats(&stats.trim, duration),
         }
     }
 }
@@ -150,6 +153,10 @@ pub struct SeriesPoint {
     pub read_sched_p99_ns: u64,
     /// Paced writes' p99 latency from the schedule (0: writes not paced).
     pub write_sched_p99_ns: u64,
+    pub trim_iops: f64,
+    pub trim_bw_bytes_per_s: f64,
+    pub trim_lat_mean_ns: f64,
+    pub trim_lat_p99_ns: u64,
 }
 
 /// One interval's latency histograms for the heatmap: sparse, bounded like the record's

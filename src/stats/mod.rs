@@ -97,6 +97,8 @@ pub struct WorkerStats {
     pub write: DirectionStats,
     /// fsync/fdatasync calls (bytes unused).
     pub sync: DirectionStats,
+    /// Discards (`trim`, `randtrim`, `trimwrite`).
+    pub trim: DirectionStats,
     /// I/Os resubmitted after EINTR/EAGAIN/EBUSY or a short transfer.
     pub retries: u64,
 }
@@ -111,6 +113,7 @@ impl WorkerStats {
             read: DirectionStats::new(),
             write: DirectionStats::new(),
             sync: DirectionStats::new(),
+            trim: DirectionStats::new(),
             retries: 0,
         }
     }
@@ -136,6 +139,7 @@ impl WorkerStats {
         self.read.reset();
         self.write.reset();
         self.sync.reset();
+        self.trim.reset();
         self.retries = 0;
     }
 
@@ -150,12 +154,13 @@ impl WorkerStats {
         self.read.add(&other.read);
         self.write.add(&other.write);
         self.sync.add(&other.sync);
+        self.trim.add(&other.trim);
         self.retries += other.retries;
     }
 
     #[must_use]
     pub fn ios(&self) -> u64 {
-        self.read.ios + self.write.ios
+        self.read.ios + self.write.ios + self.trim.ios
     }
 }
 

@@ -25,6 +25,7 @@ mod safety_signals;
 mod safety_target;
 mod serve;
 mod sweep;
+mod trim;
 mod tui_bench;
 mod tui_guard;
 mod tui_monitor;

@@ -168,6 +168,15 @@ impl UringEngine {
     }
 
     fn entry(&mut self, io: &Io) -> io_uring::squeue::Entry {
+        // Trims run on psync (BLKDISCARD for devices); a file's hole is punched here too.
+        macro_rules! punch_hole {
+            ($target:expr) => {
+                opcode::Fallocate::new($target, u64::from(io.len_bytes))
+                    .offset(io.offset_bytes)
+                    .mode(libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE)
+                    .build()
+            };
+        }
         if let Some(iovecs) = self.iovecs.as_mut() {
             let slot = io.slot as usize;
             iovecs[slot] = libc::iovec {
@@ -184,6 +193,7 @@ impl UringEngine {
                         Direction::Write => opcode::Writev::new($target, iovec, 1)
                             .offset(io.offset_bytes)
                             .build(),
+                        Direction::Trim => punch_hole!($target),
                     }
                 };
             }
@@ -197,6 +207,7 @@ impl UringEngine {
         macro_rules! build {
             ($target:expr) => {
                 match (io.direction, self.fixed_buffers) {
+                    (Direction::Trim, _) => punch_hole!($target),
                     (Direction::Read, true) => {
                         opcode::ReadFixed::new($target, io.buf, io.len_bytes, io.slot as u16)
                             .offset(io.offset_bytes)

@@ -205,8 +205,12 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         now: from_monitor::device_rates(&d.iostat),
         history: device_history,
         reconciliation: Some(Reconciliation {
-            app_ios: d.reconciliation.app_read_ios + d.reconciliation.app_write_ios,
-            device_ios: d.reconciliation.device_read_ios + d.reconciliation.device_write_ios,
+            app_ios: d.reconciliation.app_read_ios
+                + d.reconciliation.app_write_ios
+                + d.reconciliation.app_trim_ios,
+            device_ios: d.reconciliation.device_read_ios
+                + d.reconciliation.device_write_ios
+                + d.reconciliation.device_discard_ios,
             verdict: Some(d.reconciliation.verdict.clone()),
         }),
         warnings,
@@ -551,6 +555,7 @@ mod tests {
                 read: DirectionRecord::from_stats(&fast, 100_000_000),
                 write: DirectionRecord::from_stats(&none, 100_000_000),
                 sync: crate::record::SyncRecord::from_stats(&none),
+                trim: DirectionRecord::default(),
                 device: None,
                 jobs: Vec::new(),
             });

@@ -467,8 +467,9 @@ pub fn disk_label(snap: &Snapshot) -> Option<String> {
 #[must_use]
 pub fn reconciliation(snap: &Snapshot) -> Option<Reconciliation> {
     snap.reconciliation.as_ref().map(|r| Reconciliation {
-        app_ios: r.app_read_ios + r.app_write_ios,
-        device_ios: r.device_read_ios + r.device_write_ios,
+        // Trims and discards are I/Os of the run and of the device too.
+        app_ios: r.app_read_ios + r.app_write_ios + r.app_trim_ios,
+        device_ios: r.device_read_ios + r.device_write_ios + r.device_discard_ios,
         verdict: Some(r.verdict.clone()),
     })
 }
@@ -524,7 +525,8 @@ pub fn next_rw(rw: RwMode) -> RwMode {
         RwMode::RandWrite => RwMode::Write,
         RwMode::Write => RwMode::RandRw,
         RwMode::RandRw => RwMode::Rw,
-        RwMode::Rw => RwMode::RandRead,
+        // Trims are chosen on the command line only (they discard data); `m` leaves them.
+        RwMode::Rw | RwMode::Trim | RwMode::RandTrim | RwMode::TrimWrite => RwMode::RandRead,
     }
 }
 
