@@ -30,7 +30,7 @@ use cli::{Cli, Command};
 /// Runs one command line. Errors carry their exit code (see [`error::exit_code`]).
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        None => cmd::monitor::run(&cli.interval, cli.all),
+        None => cmd::monitor::run(&cli.interval, cli.all, &cli.record),
         Some(Command::Bench(args)) => cmd::bench::run(&args),
         Some(Command::Iostat(args)) => cmd::iostat::run(&args),
         Some(Command::Info(args)) => cmd::info::run(&args),

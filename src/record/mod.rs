@@ -10,7 +10,10 @@
 pub mod compare;
 mod dto;
 mod load;
+pub mod monitor;
+pub mod monitor_writer;
 pub mod output;
+pub mod rotate;
 mod time;
 mod writer;
 

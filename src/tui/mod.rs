@@ -57,11 +57,18 @@ fn require_terminal(alternative: &str) -> anyhow::Result<()> {
 /// The monitor dashboard of every disk, sampled every `interval`.
 ///
 /// # Errors
-/// No terminal, or no `/proc/diskstats`.
-pub fn run_monitor(interval: std::time::Duration, show_idle: bool) -> anyhow::Result<ExitCode> {
+/// No terminal, no `/proc/diskstats`, or `--record`'s file refused.
+pub fn run_monitor(
+    interval: std::time::Duration,
+    show_idle: bool,
+    record: Option<crate::record::monitor_writer::RecordTo>,
+) -> anyhow::Result<ExitCode> {
     require_terminal("for plain text use `diskdash iostat -x 1`")?;
     runtime()?.block_on(async {
         let mut source = source::monitor::MonitorSource::open(interval, show_idle)?;
+        if let Some(to) = &record {
+            source.record_to(to)?;
+        }
         let mut app = App::new(Mode::Monitor, terminal::color_enabled());
         let mut guard = TerminalGuard::enter()?;
         let exit = event::run(&mut guard, &mut app, &mut source).await;

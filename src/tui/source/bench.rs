@@ -287,6 +287,7 @@ impl Source for BenchSource {
                 interval: Some(DISKS_INTERVAL),
                 step,
                 size_based,
+                note: None,
             },
             throughput: Some(snap_view::throughput_for(snap, job)),
             latency: Some(snap_view::latency_for(snap, job)),
