@@ -46,9 +46,27 @@ pub fn load(path: &Path) -> anyhow::Result<RunRecord> {
     parse(&bytes).map_err(|why| crate::usage!("{} {why}", path.display()))
 }
 
+/// Whether `path` is a regular file that starts like a monitor recording (`--record`): its
+/// first bytes read through a descriptor checked first, so a FIFO or device is never opened.
+#[must_use]
+pub fn is_monitor_recording_file(path: &Path) -> bool {
+    let Ok(pinned) = Pinned::open(path) else {
+        return false;
+    };
+    if pinned.kind() != ObjectKind::RegularFile {
+        return false;
+    }
+    let Ok(fd) = pinned.reopen(libc::O_RDONLY | libc::O_NONBLOCK) else {
+        return false;
+    };
+    let mut head = [0u8; 64];
+    let n = nix::sys::uio::pread(&fd, &mut head, 0).unwrap_or(0);
+    super::monitor::is_monitor_recording(&head[..n])
+}
+
 /// Opens `path` once and reads at most `limit` bytes of it, refusing anything but a regular
 /// file of at most `limit` bytes.
-fn read_capped(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
+pub(super) fn read_capped(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
     let shown = path.display();
     // Pinned without opening (O_PATH calls no driver's open: a watchdog is not armed, a tape
     // not rewound, a FIFO's writer not released), then opened only if it is a regular file.

@@ -19,6 +19,7 @@ mod info;
 mod iostat;
 mod iostat_loop;
 mod mark;
+mod monitor_record;
 mod rate;
 mod safety_input;
 mod safety_signals;
