@@ -11,7 +11,7 @@
 use std::fmt;
 use std::fs::File;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 
@@ -62,6 +62,41 @@ pub fn is_monitor_recording_file(path: &Path) -> bool {
     let mut head = [0u8; 64];
     let n = nix::sys::uio::pread(&fd, &mut head, 0).unwrap_or(0);
     super::monitor::is_monitor_recording(&head[..n])
+}
+
+/// The monitor recording in `path` and, when `path` is the newest file of a rotated set, the
+/// older ones before it (`FILE.N` .. `FILE.1`, then `FILE`): the whole set in time order.
+///
+/// # Errors
+/// A usage error naming the file when one of them is not a recording this diskdash reads.
+pub fn load_recording(path: &Path) -> anyhow::Result<super::monitor::Recording> {
+    use super::monitor::MAX_RECORDING_BYTES;
+    let name = path.file_name().map(std::ffi::OsStr::to_os_string);
+    let mut older = Vec::new();
+    if let Some(name) = name {
+        for n in 1..=super::rotate::MAX_KEEP {
+            let sibling = path.with_file_name(super::rotate::rotated_name(&name, n));
+            if !is_monitor_recording_file(&sibling) {
+                break;
+            }
+            older.push(sibling);
+        }
+    }
+    let mut recording = super::monitor::Recording::default();
+    for file in older.iter().rev().map(PathBuf::as_path).chain([path]) {
+        let shown = file.display().to_string();
+        let bytes = read_capped(file, MAX_RECORDING_BYTES)?;
+        recording
+            .add_file(&shown, &bytes)
+            .map_err(|why| crate::usage!("{shown} {why}"))?;
+    }
+    if recording.samples.is_empty() {
+        return Err(crate::usage!(
+            "{} holds no sample yet (only a header); record for longer than one interval",
+            path.display()
+        ));
+    }
+    Ok(recording)
 }
 
 /// Opens `path` once and reads at most `limit` bytes of it, refusing anything but a regular

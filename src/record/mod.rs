@@ -18,7 +18,7 @@ mod time;
 mod writer;
 
 pub use dto::*;
-pub use load::load;
+pub use load::{is_monitor_recording_file, load, load_recording};
 pub use time::rfc3339_utc;
 pub use writer::{JsonlWriter, write_atomic};
 

@@ -226,6 +226,8 @@ const MAX_NOTES: usize = 8;
 pub struct Recording {
     pub headers: Vec<MonitorHeader>,
     pub samples: Vec<MonitorSample>,
+    /// The index in `headers` of each sample's header.
+    pub header_of: Vec<usize>,
     /// Torn or unreadable lines skipped, samples missing: one line each, for the status bar.
     pub notes: Vec<String>,
 }
@@ -297,6 +299,7 @@ impl Recording {
                     }
                     last_seq = Some(sample.seq);
                     self.samples.push(sample);
+                    self.header_of.push(self.headers.len() - 1);
                 }
                 Err(e) if torn => {
                     self.note(format!(

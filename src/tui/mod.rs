@@ -132,3 +132,20 @@ pub fn run_show(record: crate::record::RunRecord) -> anyhow::Result<ExitCode> {
         Ok(exit_code(exit?))
     })
 }
+
+/// A monitor recording replayed in the monitor dashboard, until `q`.
+///
+/// # Errors
+/// No terminal.
+pub fn run_replay(recording: crate::record::monitor::Recording) -> anyhow::Result<ExitCode> {
+    require_terminal("for the numbers read the JSON Lines file itself")?;
+    runtime()?.block_on(async {
+        let mut source = source::replay::ReplaySource::new(recording);
+        let mut app = App::new(Mode::Monitor, terminal::color_enabled());
+        app.replay = true;
+        let mut guard = TerminalGuard::enter()?;
+        let exit = event::run(&mut guard, &mut app, &mut source).await;
+        drop(guard);
+        Ok(exit_code(exit?))
+    })
+}

@@ -388,6 +388,9 @@ impl Source for BenchSource {
                 )
             }
             Intent::NextPoint => return Some("n skips to a sweep's next point".into()),
+            Intent::Seek(_) | Intent::SeekFirst | Intent::SeekLast | Intent::JumpTo(_) => {
+                return None;
+            }
         };
         self.send(control, message)
     }

@@ -218,56 +218,64 @@ impl MonitorSource {
             .queues
             .entry(disk.name.clone())
             .or_insert_with(|| QueueSettings::read(&disk.name));
-        let history = self.history.get(&disk.name);
         let now = self
             .rows
             .iter()
             .find(|(r, _)| r.device == disk.name)
-            .map(|(r, _)| from_monitor::device_rates(r))
+            .map(|(r, _)| r);
+        let history: Vec<(f64, &IostatRow)> = self
+            .history
+            .get(&disk.name)
+            .map(|h| h.iter().map(|(t, r)| (*t, r)).collect())
             .unwrap_or_default();
-        let mut warnings = Vec::new();
-        if disk.vanished {
-            warnings.push(Warning::new(
-                WarningKind::DeviceGone,
-                format!("{} vanished from /proc/diskstats", disk.name),
-            ));
-        }
-        if let Some(note) = from_monitor::util_caveat(q) {
-            warnings.push(Warning::new(WarningKind::UtilCaveat, note));
-        }
-        let device = DeviceView {
-            name: disk.name.clone(),
-            now,
-            window: DeviceWindow::Now {
-                interval: self.interval,
-            },
-            history: history
-                .map(|h| {
-                    h.iter()
-                        .map(|(_, r)| from_monitor::device_rates(r))
-                        .collect()
-                })
-                .unwrap_or_default(),
-            warnings,
-            ..DeviceView::default()
-        };
-        DiskPanels {
-            device,
-            queue: from_monitor::queue_view(&disk.name, q),
-            throughput: ThroughputView {
-                source: disk.name.clone(),
-                pace: None,
-                points: history
-                    .map(|h| {
-                        h.iter()
-                            .map(|(t, r)| from_monitor::rate_point(*t, r))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                segments: Vec::new(),
-                headline: None,
-            },
-        }
+        disk_panels(disk, q, now, &history, self.interval)
+    }
+}
+
+/// The device, queue and chart panels of `disk`: its row `now` over the last `interval`, its
+/// `history` (seconds since the start, row), its queue settings. Live and replayed alike.
+#[must_use]
+pub fn disk_panels(
+    disk: &DiskRow,
+    q: &QueueSettings,
+    now: Option<&IostatRow>,
+    history: &[(f64, &IostatRow)],
+    interval: Duration,
+) -> DiskPanels {
+    let mut warnings = Vec::new();
+    if disk.vanished {
+        warnings.push(Warning::new(
+            WarningKind::DeviceGone,
+            format!("{} vanished from /proc/diskstats", disk.name),
+        ));
+    }
+    if let Some(note) = from_monitor::util_caveat(q) {
+        warnings.push(Warning::new(WarningKind::UtilCaveat, note));
+    }
+    let device = DeviceView {
+        name: disk.name.clone(),
+        now: now.map(from_monitor::device_rates).unwrap_or_default(),
+        window: DeviceWindow::Now { interval },
+        history: history
+            .iter()
+            .map(|(_, r)| from_monitor::device_rates(r))
+            .collect(),
+        warnings,
+        ..DeviceView::default()
+    };
+    DiskPanels {
+        device,
+        queue: from_monitor::queue_view(&disk.name, q),
+        throughput: ThroughputView {
+            source: disk.name.clone(),
+            pace: None,
+            points: history
+                .iter()
+                .map(|(t, r)| from_monitor::rate_point(*t, r))
+                .collect(),
+            segments: Vec::new(),
+            headline: None,
+        },
     }
 }
 
