@@ -59,9 +59,11 @@ pub fn is_monitor_recording_file(path: &Path) -> bool {
     let Ok(fd) = pinned.reopen(libc::O_RDONLY | libc::O_NONBLOCK) else {
         return false;
     };
-    let mut head = [0u8; 64];
+    // The first line, if it is shorter than 64 KiB (a header of some hundred disks).
+    let mut head = vec![0u8; 64 << 10];
     let n = nix::sys::uio::pread(&fd, &mut head, 0).unwrap_or(0);
-    super::monitor::is_monitor_recording(&head[..n])
+    let first = head[..n].split(|&b| b == b'\n').next().unwrap_or_default();
+    super::monitor::is_header_line(first)
 }
 
 /// The monitor recording in `path` and, when `path` is the newest file of a rotated set, the
@@ -86,8 +88,10 @@ pub fn load_recording(path: &Path) -> anyhow::Result<super::monitor::Recording> 
     for file in older.iter().rev().map(PathBuf::as_path).chain([path]) {
         let shown = file.display().to_string();
         let bytes = read_capped(file, MAX_RECORDING_BYTES)?;
+        // Notes name the file only: they go into the status bar.
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
         recording
-            .add_file(&shown, &bytes)
+            .add_file(name.as_deref().unwrap_or(&shown), &bytes)
             .map_err(|why| crate::usage!("{shown} {why}"))?;
     }
     if recording.samples.is_empty() {

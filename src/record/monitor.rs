@@ -66,8 +66,9 @@ pub struct RecordedDisk {
 /// One sample: every recorded disk over the window that ended at `time`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MonitorSample {
-    /// 1, 2, ... since the header before it; a gap means samples were dropped (the disk the
-    /// recording goes to stalled), which the reader reports.
+    /// 1, 2, ... from the start of the writer's run (a rotation does not restart it; a new run
+    /// appended does); a gap means samples were dropped (the disk the recording goes to
+    /// stalled), which the reader reports.
     pub seq: u64,
     /// When the window ended, RFC 3339 UTC (what a reader shows) and nanoseconds since the Unix
     /// epoch (what it computes with).
@@ -208,11 +209,29 @@ impl MonitorHeader {
     }
 }
 
-/// Whether `head` (the first bytes of a file) is the start of a monitor recording.
+/// Whether `head` (the first bytes of a file) is the start of a monitor recording as diskdash
+/// writes it (`format` first). What appending to a file and rotating over one ask.
 #[must_use]
 pub fn is_monitor_recording(head: &[u8]) -> bool {
-    let prefix = HEADER_PREFIX.as_bytes();
-    head.len() >= prefix.len() && &head[..prefix.len()] == prefix
+    head.starts_with(HEADER_PREFIX.as_bytes())
+}
+
+/// Whether `line` is a header line: written by diskdash (`format` first) or by a tool that
+/// reordered the keys (jq, a script).
+#[must_use]
+pub fn is_header_line(line: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Probe {
+        #[serde(default)]
+        format: Option<String>,
+    }
+    if is_monitor_recording(line) {
+        return true;
+    }
+    if line.starts_with(br#"{"seq":"#) {
+        return false;
+    }
+    serde_json::from_slice::<Probe>(line).is_ok_and(|p| p.format.as_deref() == Some(MONITOR_FORMAT))
 }
 
 /// The largest recording file read: 1 GiB (ten default-sized files).
@@ -246,6 +265,7 @@ impl Recording {
     /// its first line is no header, or a header has another format version.
     pub fn add_file(&mut self, shown: &str, bytes: &[u8]) -> Result<(), String> {
         let mut last_seq: Option<u64> = None;
+        let mut seen_header = false;
         let complete = bytes.ends_with(b"\n");
         let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
         let last = lines.len() - 1;
@@ -255,7 +275,7 @@ impl Recording {
             }
             let number = i + 1;
             let torn = i == last && !complete;
-            if is_monitor_recording(line) {
+            if is_header_line(line) {
                 let header: MonitorHeader = match serde_json::from_slice(line) {
                     Ok(h) => h,
                     Err(e) if torn => {
@@ -276,10 +296,12 @@ impl Recording {
                     ));
                 }
                 self.headers.push(header);
-                last_seq = Some(0);
+                seen_header = true;
+                // A restart numbers from 1 again; a rotated file goes on from where it was.
+                last_seq = None;
                 continue;
             }
-            if last_seq.is_none() {
+            if !seen_header {
                 return Err(format!(
                     "is not a diskdash monitor recording (line {number} comes before any \
                      header); give a file written by `diskdash --record` or `diskdash iostat \
@@ -288,7 +310,7 @@ impl Recording {
             }
             match serde_json::from_slice::<MonitorSample>(line) {
                 Ok(sample) => {
-                    let expected = last_seq.unwrap_or(0) + 1;
+                    let expected = last_seq.map_or(sample.seq, |last| last + 1);
                     if sample.seq > expected {
                         self.note(format!(
                             "{shown}: {} samples missing before {} (dropped while the disk \
@@ -301,9 +323,9 @@ impl Recording {
                     self.samples.push(sample);
                     self.header_of.push(self.headers.len() - 1);
                 }
-                Err(e) if torn => {
+                Err(_) if torn => {
                     self.note(format!(
-                        "{shown}: torn last line skipped (the writer was stopped mid-line: {e})"
+                        "{shown}: torn last line skipped (the writer stopped mid-line)"
                     ));
                 }
                 Err(e) => self.note(format!("{shown}:{number}: not a sample, skipped ({e})")),

@@ -30,5 +30,6 @@ mod tui_bench;
 mod tui_guard;
 mod tui_monitor;
 mod tui_plan;
+mod tui_record;
 mod tui_show;
 mod tui_sweep;
