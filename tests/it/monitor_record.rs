@@ -281,3 +281,113 @@ fn an_existing_recording_is_appended_to_and_anything_else_refused() {
         assert!(!dir.path().join("x").exists(), "{args:?}");
     }
 }
+
+/// Thaws a frozen filesystem on drop, so a failing test leaves no mount frozen.
+struct Frozen<'a>(&'a Path);
+
+impl Frozen<'_> {
+    fn thaw(&self) {
+        // Quiet: thawing what is not frozen (again, on drop) is no error worth a word.
+        let _ = Command::new("fsfreeze")
+            .arg("-u")
+            .arg(self.0)
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+impl Drop for Frozen<'_> {
+    fn drop(&mut self) {
+        self.thaw();
+    }
+}
+
+/// An ext4 image mounted in `dir/mnt` through a loop device of its own.
+fn mounted_ext4(dir: &Path) -> (LoopDevice, crate::support::Mount) {
+    let image = dir.join("fs.img");
+    crate::support::ext4_image(&image, 64 << 20);
+    let device = LoopDevice::attach_unique(&image);
+    let mnt = dir.join("mnt");
+    let mount = crate::support::Mount::new(&[device.path().to_str().unwrap()], &mnt);
+    (device, mount)
+}
+
+#[test]
+#[ignore = "needs root"]
+fn a_frozen_disk_under_the_recording_delays_no_report_and_loses_no_sample() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let (_device, mount) = mounted_ext4(dir.path());
+    let record = mount.0.join("r.jsonl");
+    let mut child = Command::new(BIN)
+        .args(["iostat", "-o", "JSON", "--record"])
+        .arg(&record)
+        .args(["0.1", "30"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_lines(&record, 1, Duration::from_secs(10));
+    let frozen = Frozen(&mount.0);
+    crate::support::run("fsfreeze", &["-f", mount.0.to_str().unwrap()]);
+    let started = Instant::now();
+    // Every report arrives on schedule although no line of the recording can be written.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut reports = 0;
+    let mut line = String::new();
+    while reports < 30 {
+        line.clear();
+        assert!(std::io::BufRead::read_line(&mut stdout, &mut line).unwrap() > 0);
+        reports += 1;
+    }
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(6),
+        "30 reports at 0.1 s took {took:?}"
+    );
+    // Then it waits for the disk to take what is queued, and writes all of it once thawed.
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "exited with samples unwritten"
+    );
+    frozen.thaw();
+    assert!(child.wait().unwrap().success());
+    let lines = recorded(&record);
+    assert_eq!(lines.len(), 1 + 29);
+    let seqs: Vec<u64> = lines[1..]
+        .iter()
+        .map(|l| l["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, (1..=29).collect::<Vec<_>>());
+}
+
+#[test]
+#[ignore = "needs root"]
+fn a_write_error_ends_iostat_with_exit_1_and_the_lines_before_it_stay() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let (_device, mount) = mounted_ext4(dir.path());
+    let record = mount.0.join("r.jsonl");
+    let child = Command::new(BIN)
+        .args(["iostat", "--record"])
+        .arg(&record)
+        .args(["0.1", "50"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_lines(&record, 3, Duration::from_secs(10));
+    let kept = std::fs::read(&record).unwrap();
+    crate::support::shutdown_ext4(&mount.0);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = crate::support::stderr(&out);
+    assert!(
+        err.starts_with(&format!("error: --record: writing {}: ", record.display()))
+            && err.trim_end().ends_with("(os error 5)")
+            && err.lines().count() == 1,
+        "{err}"
+    );
+    // Whole lines, as many as were written before the disk went away.
+    let whole = String::from_utf8(kept).unwrap();
+    assert!(whole.ends_with('\n') && json_lines(&whole).len() >= 3);
+}
