@@ -20,11 +20,17 @@ pub fn run(interval: &str, show_idle: bool, record: &RecordArgs) -> anyhow::Resu
 /// `--record FILE` with its rotation, validated (the file itself is checked when opened).
 ///
 /// # Errors
-/// A usage error for a bad `--record-max` or `--record-keep`.
+/// A usage error for `--record -` or a bad `--record-max` or `--record-keep`.
 pub fn record_to(args: &RecordArgs) -> anyhow::Result<Option<RecordTo>> {
     let Some(path) = &args.record else {
         return Ok(None);
     };
+    if path.as_os_str() == "-" {
+        return Err(crate::usage!(
+            "--record - : a recording goes to a file (it is appended to and rotated); for JSON \
+             on stdout use diskdash iostat -o JSON INTERVAL"
+        ));
+    }
     Ok(Some(RecordTo {
         path: path.clone(),
         rotation: Rotation::parse(&args.record_max, &args.record_keep)?,

@@ -270,6 +270,11 @@ fn an_existing_recording_is_appended_to_and_anything_else_refused() {
             "error: --record-keep \"0\" is not a number of files; use 1 to 1000",
         ),
         (
+            vec!["--record", "-", "1", "2"],
+            "error: --record - : a recording goes to a file (it is appended to and rotated); for \
+             JSON on stdout use diskdash iostat -o JSON INTERVAL",
+        ),
+        (
             vec!["--record", "x"],
             "error: --record needs an INTERVAL: it records one line per interval; e.g. diskdash \
              iostat --record FILE 1",
@@ -280,6 +285,19 @@ fn an_existing_recording_is_appended_to_and_anything_else_refused() {
         assert_eq!(crate::support::stderr(&out).trim(), want, "{args:?}");
         assert!(!dir.path().join("x").exists(), "{args:?}");
     }
+    // Before the subcommand it would record the dashboard, which does not run.
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["--record", "x", "iostat", "1", "2"])
+        .output()
+        .unwrap();
+    crate::support::assert_usage_error(&out);
+    assert_eq!(
+        crate::support::stderr(&out).trim(),
+        "error: --record before the subcommand records the monitor dashboard, which does not \
+         run; for iostat put it after: diskdash iostat INTERVAL --record FILE"
+    );
+    assert!(!dir.path().join("x").exists());
 }
 
 /// Thaws a frozen filesystem on drop, so a failing test leaves no mount frozen.
