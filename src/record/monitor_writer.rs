@@ -130,30 +130,42 @@ impl MonitorRecorder {
         self.status.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Writes what is queued and stops the writer.
+    /// Writes what is queued, however long the disk takes, and stops the writer (`iostat`:
+    /// headless, losing no sample is what counts).
     ///
     /// # Errors
     /// A write failed (the recording ends at the last whole line).
     pub fn finish(mut self) -> anyhow::Result<RecorderStatus> {
-        self.stop();
+        self.tx = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
         let status = self.status();
         match &status.error {
             Some(err) => Err(anyhow::anyhow!("--record: {err}")),
             None => Ok(status),
         }
     }
-
-    fn stop(&mut self) {
-        self.tx = None;
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
 }
 
+/// How long leaving the dashboard waits for a stalled disk to take the queued samples.
+pub const DRAIN_ON_DROP: Duration = Duration::from_secs(5);
+
 impl Drop for MonitorRecorder {
+    /// Waits up to [`DRAIN_ON_DROP`] for the queue to be written, then leaves the writer to
+    /// the process's exit: quitting the dashboard never hangs on a frozen disk.
     fn drop(&mut self) {
-        self.stop();
+        self.tx = None;
+        let Some(thread) = self.thread.take() else {
+            return;
+        };
+        let until = Instant::now() + DRAIN_ON_DROP;
+        while !thread.is_finished() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if thread.is_finished() {
+            let _ = thread.join();
+        }
     }
 }
 

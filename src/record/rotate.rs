@@ -131,6 +131,15 @@ impl RotatingLog {
                 }
             }
         } else {
+            // A torn last line (the writer killed mid-line) is ended first, so the header does
+            // not join it: that line stays the one unreadable line.
+            let mut last = [0u8; 1];
+            let at = i64::try_from(log.size_bytes - 1)?;
+            let n = nix::sys::uio::pread(&log.file, &mut last, at).unwrap_or(0);
+            if n == 1 && last[0] != b'\n' {
+                log.file.write_all(b"\n")?;
+                log.size_bytes += 1;
+            }
             log.put(&header)?;
         }
         Ok(log)
@@ -338,6 +347,12 @@ mod tests {
             RotatingLog::open("--record", &path, false, rotation, "H".into(), ours).unwrap();
         log.write_line("new").unwrap();
         assert_eq!(read(dir.path(), "rec.jsonl"), "H\nold\nH\nnew\n");
+        // A torn last line is ended before the restart's header.
+        std::fs::write(&path, "H\nto").unwrap();
+        let mut log =
+            RotatingLog::open("--record", &path, false, rotation, "H".into(), ours).unwrap();
+        log.write_line("new").unwrap();
+        assert_eq!(read(dir.path(), "rec.jsonl"), "H\nto\nH\nnew\n");
 
         std::fs::write(&path, "precious").unwrap();
         let err = RotatingLog::open("--record", &path, false, rotation, "H".into(), ours)
