@@ -130,42 +130,34 @@ impl MonitorRecorder {
         self.status.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Writes what is queued, however long the disk takes, and stops the writer (`iostat`:
-    /// headless, losing no sample is what counts).
+    /// Writes what is queued, however long the disk takes, and stops the writer.
     ///
     /// # Errors
     /// A write failed (the recording ends at the last whole line).
     pub fn finish(mut self) -> anyhow::Result<RecorderStatus> {
-        self.tx = None;
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        self.stop();
         let status = self.status();
         match &status.error {
             Some(err) => Err(anyhow::anyhow!("--record: {err}")),
             None => Ok(status),
         }
     }
-}
 
-/// How long leaving the dashboard waits for a stalled disk to take the queued samples.
-pub const DRAIN_ON_DROP: Duration = Duration::from_secs(5);
-
-impl Drop for MonitorRecorder {
-    /// Waits up to [`DRAIN_ON_DROP`] for the queue to be written, then leaves the writer to
-    /// the process's exit: quitting the dashboard never hangs on a frozen disk.
-    fn drop(&mut self) {
+    fn stop(&mut self) {
         self.tx = None;
-        let Some(thread) = self.thread.take() else {
-            return;
-        };
-        let until = Instant::now() + DRAIN_ON_DROP;
-        while !thread.is_finished() && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        if thread.is_finished() {
+        if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+    }
+}
+
+impl Drop for MonitorRecorder {
+    /// Writes what is queued first. No time limit: a write blocked on a frozen or hung
+    /// filesystem cannot be abandoned anyway (the kernel holds the process until it returns),
+    /// and a slow disk that still moves gets every sample. The dashboard restores the terminal
+    /// before this runs.
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 

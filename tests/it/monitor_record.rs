@@ -301,10 +301,10 @@ fn an_existing_recording_is_appended_to_and_anything_else_refused() {
 }
 
 /// Thaws a frozen filesystem on drop, so a failing test leaves no mount frozen.
-struct Frozen<'a>(&'a Path);
+pub struct Frozen<'a>(pub &'a Path);
 
 impl Frozen<'_> {
-    fn thaw(&self) {
+    pub fn thaw(&self) {
         // Quiet: thawing what is not frozen (again, on drop) is no error worth a word.
         let _ = Command::new("fsfreeze")
             .arg("-u")
@@ -321,7 +321,7 @@ impl Drop for Frozen<'_> {
 }
 
 /// An ext4 image mounted in `dir/mnt` through a loop device of its own.
-fn mounted_ext4(dir: &Path) -> (LoopDevice, crate::support::Mount) {
+pub fn mounted_ext4(dir: &Path) -> (LoopDevice, crate::support::Mount) {
     let image = dir.join("fs.img");
     crate::support::ext4_image(&image, 64 << 20);
     let device = LoopDevice::attach_unique(&image);

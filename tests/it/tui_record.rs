@@ -2,7 +2,7 @@
 //! (`diskdash show REC.jsonl`), in a real terminal (tmux).
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::support::record::assert_valid_monitor_line;
 use crate::support::tmux::{self, Tmux};
@@ -45,6 +45,68 @@ fn the_monitor_records_every_sample_while_it_draws() {
         assert!(!s["disks"].as_array().unwrap().is_empty());
         assert!(s["disks"][0]["delta"]["reads"].is_u64());
     }
+}
+
+/// The `elapsed Ns` of the dashboard's header.
+fn elapsed_s(screen: &str) -> Option<u64> {
+    let rest = &screen[screen.find("elapsed ")? + "elapsed ".len()..];
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+#[test]
+#[ignore = "needs root and tmux"]
+fn a_frozen_disk_under_the_recording_does_not_freeze_the_dashboard_nor_lose_samples() {
+    tmux::require();
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let (_device, mount) = crate::monitor_record::mounted_ext4(dir.path());
+    let record = mount.0.join("r.jsonl");
+    let t = Tmux::start(
+        "monitor-frozen",
+        &["--record", record.to_str().unwrap(), "--interval", "200ms"],
+        &[],
+        120,
+        40,
+    );
+    t.wait_for("a sample recorded", WAIT, |s| s.contains("r.jsonl (1)"));
+    let started = Instant::now();
+    let frozen = crate::monitor_record::Frozen(&mount.0);
+    crate::support::run("fsfreeze", &["-f", mount.0.to_str().unwrap()]);
+    let screen = t.wait_for("the clock", WAIT, |s| elapsed_s(s).is_some());
+    let then = elapsed_s(&screen).unwrap();
+    // The screen goes on with new samples while none can be written.
+    t.wait_for("two more seconds drawn", WAIT, |s| {
+        elapsed_s(s).is_some_and(|now| now >= then + 2)
+    });
+    let quit = Instant::now();
+    t.send(&["q"]);
+    // The terminal is back at once; the process waits for the disk to take the queue.
+    let start = Instant::now();
+    while t.tmux_flags() != "0 1" {
+        assert!(start.elapsed() < WAIT, "the terminal was not restored");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!t.path("status").exists(), "exited with samples unwritten");
+    frozen.thaw();
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+    let ran = quit.duration_since(started).as_secs_f64();
+    // Every sample up to `q`, one each 200 ms, none lost to the freeze.
+    let text = std::fs::read_to_string(&record).unwrap();
+    let lines = crate::support::json_lines(&text);
+    let seqs: Vec<u64> = lines[1..]
+        .iter()
+        .map(|l| l["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+    assert!(
+        seqs.len() as f64 >= ran / 0.2 * 0.7,
+        "{} samples in {ran:.1} s",
+        seqs.len()
+    );
 }
 
 /// A recording of one disk `vdz`, written by hand: sample `i` (1-based) ends at
