@@ -132,7 +132,10 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some(recorder) = recorder {
-        recorder.finish()?;
+        let status = recorder.finish()?;
+        if let Some(problem) = status.problem() {
+            eprintln!("note: {problem}");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -173,7 +173,7 @@ impl RecorderStatus {
         }
         (self.dropped > 0).then(|| {
             format!(
-                "recording: {} samples dropped (the disk it goes to stalled)",
+                "recording: {} samples dropped while the disk it goes to stalled (gaps in seq)",
                 self.dropped
             )
         })

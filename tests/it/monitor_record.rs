@@ -380,6 +380,61 @@ fn a_frozen_disk_under_the_recording_delays_no_report_and_loses_no_sample() {
 
 #[test]
 #[ignore = "needs root"]
+fn a_disk_frozen_longer_than_the_queue_drops_samples_and_says_so() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let (_device, mount) = mounted_ext4(dir.path());
+    let record = mount.0.join("r.jsonl");
+    let mut child = Command::new(BIN)
+        .args(["iostat", "--record"])
+        .arg(&record)
+        .args(["0.01", "400"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_lines(&record, 1, Duration::from_secs(10));
+    let frozen = Frozen(&mount.0);
+    crate::support::run("fsfreeze", &["-f", mount.0.to_str().unwrap()]);
+    // 399 samples in 4 s: far more than the 256 that wait for the disk.
+    std::thread::sleep(Duration::from_secs(6));
+    frozen.thaw();
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(status.success(), "{err}");
+    let lines = recorded(&record);
+    let seqs: Vec<u64> = lines[1..]
+        .iter()
+        .map(|l| l["seq"].as_u64().unwrap())
+        .collect();
+    let dropped = 399 - seqs.len() as u64;
+    assert!(
+        dropped > 0 && seqs.len() >= 256,
+        "{} samples written",
+        seqs.len()
+    );
+    assert!(seqs.windows(2).all(|w| w[1] > w[0]) && *seqs.last().unwrap() <= 399);
+    let gaps: u64 = seqs.windows(2).map(|w| w[1] - w[0] - 1).sum::<u64>()
+        + (399 - seqs.last().unwrap())
+        + (seqs[0] - 1);
+    assert_eq!(gaps, dropped, "every dropped sample is a gap in seq");
+    assert_eq!(
+        err.trim(),
+        format!(
+            "note: recording: {dropped} samples dropped while the disk it goes to stalled (gaps \
+             in seq)"
+        )
+    );
+}
+
+#[test]
+#[ignore = "needs root"]
 fn a_write_error_ends_iostat_with_exit_1_and_the_lines_before_it_stay() {
     crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
