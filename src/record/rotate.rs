@@ -180,32 +180,61 @@ impl RotatingLog {
         Ok(())
     }
 
-    /// FILE.(k-1) -> FILE.k down to FILE -> FILE.1, then a new FILE with the header.
+    /// FILE.(k-1) -> FILE.k down to FILE -> FILE.1, then a new FILE with the header. The new
+    /// file is made (and its header written) under a temporary name first, so a directory that
+    /// takes no new file fails the rotation before anything is renamed; the current file keeps
+    /// its name and its lines then.
     fn rotate(&mut self) -> anyhow::Result<()> {
-        let keep = self.rotation.keep;
-        for n in (1..keep).rev() {
-            match nix::fcntl::renameat(
+        let (tmp, fd) = super::writer::create_temp(&self.dir, &self.name.to_string_lossy())?;
+        let renamed = (|| -> anyhow::Result<std::fs::File> {
+            let flags = nix::fcntl::OFlag::O_APPEND;
+            nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_SETFL(flags))?;
+            let mut file = std::fs::File::from(fd);
+            file.write_all(self.header.as_bytes())?;
+            file.write_all(b"\n")?;
+            for n in (1..self.rotation.keep).rev() {
+                match nix::fcntl::renameat(
+                    &self.dir,
+                    rotated_name(&self.name, n).as_os_str(),
+                    &self.dir,
+                    rotated_name(&self.name, n + 1).as_os_str(),
+                ) {
+                    Ok(()) | Err(nix::errno::Errno::ENOENT) => {}
+                    Err(err) => return Err(err.into()),
+                }
+            }
+            nix::fcntl::renameat(
                 &self.dir,
-                rotated_name(&self.name, n).as_os_str(),
+                self.name.as_os_str(),
                 &self.dir,
-                rotated_name(&self.name, n + 1).as_os_str(),
-            ) {
-                Ok(()) | Err(nix::errno::Errno::ENOENT) => {}
-                Err(err) => return Err(err.into()),
+                rotated_name(&self.name, 1).as_os_str(),
+            )?;
+            // Never over a file that took the name in the meantime.
+            nix::fcntl::renameat2(
+                &self.dir,
+                tmp.as_str(),
+                &self.dir,
+                self.name.as_os_str(),
+                nix::fcntl::RenameFlags::RENAME_NOREPLACE,
+            )?;
+            Ok(file)
+        })();
+        match renamed {
+            Ok(file) => {
+                // The old descriptor now writes FILE.1; nothing more goes there.
+                self.file = file;
+                self.size_bytes = self.header.len() as u64 + 1;
+                Ok(())
+            }
+            Err(err) => {
+                let _ = nix::unistd::unlinkat(
+                    &self.dir,
+                    tmp.as_str(),
+                    nix::unistd::UnlinkatFlags::NoRemoveDir,
+                );
+                Err(err)
             }
         }
-        nix::fcntl::renameat(
-            &self.dir,
-            self.name.as_os_str(),
-            &self.dir,
-            rotated_name(&self.name, 1).as_os_str(),
-        )?;
-        // The old descriptor now writes FILE.1; nothing more goes there.
-        self.file = output::create_appending(&self.dir, self.name.as_bytes())?;
-        self.size_bytes = 0;
-        let header = self.header.clone();
-        self.put(&header)?;
-        Ok(())
     }
 }
 
@@ -378,6 +407,43 @@ mod tests {
         let log = RotatingLog::open("--record", &path, true, rotation, "H".into(), ours);
         assert!(log.is_ok());
         assert_eq!(read(dir.path(), "rec.jsonl"), "H\n");
+    }
+
+    #[test]
+    fn a_failed_rotation_keeps_every_line_in_the_current_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rec.jsonl");
+        let rotation = Rotation {
+            max_bytes: 20,
+            keep: 2,
+        };
+        let mut log =
+            RotatingLog::open("--record", &path, false, rotation, "H".into(), ours).unwrap();
+        // FILE.1 cannot move over FILE.2, a directory with something in it.
+        std::fs::write(dir.path().join("rec.jsonl.1"), "H\nold\n").unwrap();
+        std::fs::create_dir(dir.path().join("rec.jsonl.2")).unwrap();
+        std::fs::write(dir.path().join("rec.jsonl.2/x"), "").unwrap();
+        for i in 0..4 {
+            log.write_line(&format!("line {i:03}")).unwrap();
+        }
+        assert_eq!(
+            read(dir.path(), "rec.jsonl"),
+            "H\nline 000\nline 001\nline 002\nline 003\n"
+        );
+        assert_eq!(read(dir.path(), "rec.jsonl.1"), "H\nold\n");
+        let why = log.rotation_error.clone().unwrap();
+        assert!(
+            why.starts_with(&format!("rotating {}: ", path.display())),
+            "{why}"
+        );
+        assert_eq!(log.rotations, 0);
+        // No temporary file left behind; once the way is clear, rotation resumes.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
+        std::fs::remove_dir_all(dir.path().join("rec.jsonl.2")).unwrap();
+        log.write_line("line 004").unwrap();
+        assert_eq!(read(dir.path(), "rec.jsonl"), "H\nline 004\n");
+        assert_eq!(read(dir.path(), "rec.jsonl.2"), "H\nold\n");
+        assert_eq!(log.rotation_error, None);
     }
 
     #[test]
