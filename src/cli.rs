@@ -28,6 +28,29 @@ pub struct Cli {
     /// `-a`).
     #[arg(short = 'a', long)]
     pub all: bool,
+    #[command(flatten)]
+    pub record: RecordArgs,
+}
+
+/// `--record` of the monitor dashboard and of `iostat`: every sample to a JSON Lines file.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Recording")]
+pub struct RecordArgs {
+    /// Append one JSON line per sample to FILE (each disk's counter deltas and iostat -x
+    /// columns); `diskdash show FILE` replays it.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Rotate FILE before it passes SIZE: FILE becomes FILE.1, FILE.1 FILE.2, ...
+    #[arg(long, value_name = "SIZE", default_value = "100M", requires = "record")]
+    #[arg(allow_hyphen_values = true)]
+    pub record_max: String,
+    /// Rotated files kept (FILE.1 .. FILE.N); the oldest is removed.
+    #[arg(long, value_name = "N", default_value = "3", requires = "record")]
+    #[arg(allow_hyphen_values = true)]
+    pub record_keep: String,
+    /// Let --record replace an existing file that is not a monitor recording.
+    #[arg(long, requires = "record")]
+    pub force: bool,
 }
 
 // Parsed once per process: the size difference between variants costs nothing.
@@ -43,7 +66,7 @@ pub enum Command {
     Iostat(IostatArgs),
     /// The disk behind a path or device: model, transport, mounts, queue settings.
     Info(InfoArgs),
-    /// Open a recorded run (JSON) in the dashboard.
+    /// Open a recorded run (JSON) or monitor recording (`--record`) in the dashboard.
     Show(ShowArgs),
     /// Compare two recorded runs (JSON): a table, or JSON; a regression gate for CI.
     Compare(CompareArgs),
@@ -466,6 +489,8 @@ pub struct IostatArgs {
     // Negative numbers reach the operand checks, which say what is wrong with them.
     #[arg(allow_negative_numbers = true)]
     pub operands: Vec<String>,
+    #[command(flatten)]
+    pub record: RecordArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -487,7 +512,7 @@ pub struct ServeArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct ShowArgs {
-    /// A run record written by `diskdash bench --json`.
+    /// A run record written by `diskdash bench --json`, or a monitor recording (`--record`).
     pub record: PathBuf,
 }
 

@@ -98,6 +98,8 @@ pub struct Header {
     pub size_based: Option<SizeProgress>,
     /// Sampling interval of the all-disks table (the monitor's).
     pub interval: Option<Duration>,
+    /// After the interval: the monitor's `--record` file, or a replay's position.
+    pub note: Option<String>,
 }
 
 /// A size-based step's progress: bytes moved of bytes to move, and when it ends at the rate so
