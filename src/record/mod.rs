@@ -9,12 +9,14 @@
 
 pub mod compare;
 mod dto;
+mod fleet;
 mod load;
 pub mod output;
 mod time;
 mod writer;
 
 pub use dto::*;
+pub use fleet::*;
 pub use load::load;
 pub use time::rfc3339_utc;
 pub use writer::{JsonlWriter, write_atomic};
