@@ -1,4 +1,5 @@
-//! `diskdash show RUN.json`: a recorded run in the dashboard, until `q`.
+//! `diskdash show RUN.json`: a recorded run in the dashboard, until `q`. A fleet record shows
+//! as one run whose jobs are the hosts (`fleet::view`).
 
 use std::process::ExitCode;
 
@@ -9,6 +10,6 @@ use crate::cli::ShowArgs;
 /// # Errors
 /// The file cannot be read or is not a diskdash run record (usage error), or no terminal.
 pub fn run(args: &ShowArgs) -> anyhow::Result<ExitCode> {
-    let record = crate::record::load(&args.record)?;
+    let record = super::compare::load_run(&args.record)?;
     crate::tui::run_show(record)
 }

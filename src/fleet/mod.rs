@@ -7,5 +7,6 @@ pub mod hosts;
 pub mod merge;
 pub mod ssh;
 pub mod table;
+pub mod view;
 
 pub use hosts::parse_hosts;

@@ -17,7 +17,7 @@ mod writer;
 
 pub use dto::*;
 pub use fleet::*;
-pub use load::load;
+pub use load::{Loaded, load, load_any};
 pub use time::rfc3339_utc;
 pub use writer::{JsonlWriter, write_atomic};
 

@@ -157,6 +157,19 @@ fn three_hosts_start_together_and_the_fleet_p99_is_the_union_p99() {
         .sum();
     assert!((fleet["read"]["iops"].as_f64().unwrap() - iops).abs() < 1e-6);
     no_scratch_left(&dir);
+
+    // compare reads it: the fleet as one run, its totals the aggregate.
+    let out = Command::new(BIN)
+        .args(["compare", "--json"])
+        .args([&record, &record])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = cmp.to_string();
+    assert!(text.contains("h1,h2,h3: "), "{text}");
+    let p99 = fleet["read"]["lat_ns"]["percentile"]["99.000000"].as_u64().unwrap();
+    assert!(text.contains(&p99.to_string()), "{text}");
 }
 
 /// Lines of the child's stderr as they come, and everything at the end.
