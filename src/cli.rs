@@ -70,7 +70,9 @@ pub enum Command {
         after_help = "HOSTS: a,b,c; node[01-16] (node01..node16; node[1-3,7]); @hosts.txt (one \
                       a line, # comments). ssh runs with the user's ~/.ssh/config, agent and \
                       known_hosts and BatchMode=yes (no prompts). Each host runs the same \
-                      diskdash (see --remote-binary, --copy-binary)."
+                      diskdash (see --remote-binary, --copy-binary). The run prints a table \
+                      per interval on stderr; `diskdash show RECORD` opens the fleet's record \
+                      in the dashboard (one row per host, the fleet's totals and charts)."
     )]
     Fleet(FleetArgs),
 }
@@ -138,9 +140,6 @@ pub struct FleetArgs {
     /// (`-`: stdout).
     #[arg(long, help_heading = "Output", allow_hyphen_values = true)]
     pub json: Option<PathBuf>,
-    /// Stay headless even in a terminal.
-    #[arg(long, help_heading = "Output")]
-    pub no_tui: bool,
     /// Let --json replace an existing file that is not a diskdash record.
     #[arg(long, help_heading = "Output")]
     pub force: bool,

@@ -759,8 +759,14 @@ fn interval_table(hosts: &[Host], fronts: &[(usize, IntervalRecord)]) -> (String
     let title = match fronts.first() {
         #[allow(clippy::cast_precision_loss)]
         Some((_, r)) => format!(
-            "[{:>7.1}s] interval {} (rates over each host's interval; fleet %util: the busiest)",
+            "[{:>7.1}s] {}interval {} (rates over each host's interval; fleet %util: the \
+             busiest)",
             r.t_ns as f64 / 1e9,
+            if fronts.iter().any(|(_, f)| f.segment > 0) {
+                format!("step {} ", r.segment + 1)
+            } else {
+                String::new()
+            },
             r.index + 1
         ),
         None => String::new(),

@@ -34,11 +34,20 @@ pub fn as_run(fleet: &FleetRecord) -> Option<RunRecord> {
     run.target.path = format!("{}: {}", names.join(","), first.target.path);
     run.device = None;
     run.elapsed_ns = fleet.aggregate.elapsed_ns;
-    run.stalled_ns = with_records.iter().map(|(_, r)| r.stalled_ns).max().unwrap_or(0);
+    run.stalled_ns = with_records
+        .iter()
+        .map(|(_, r)| r.stalled_ns)
+        .max()
+        .unwrap_or(0);
     run.read = fleet.aggregate.read.clone();
     run.write = fleet.aggregate.write.clone();
     run.sync = fleet.aggregate.sync.clone();
-    run.retries = fleet.hosts.iter().filter_map(|h| h.record.as_ref()).map(|r| r.retries).sum();
+    run.retries = fleet
+        .hosts
+        .iter()
+        .filter_map(|h| h.record.as_ref())
+        .map(|r| r.retries)
+        .sum();
     run.warnings = Vec::new();
     run.typed_warnings = Vec::new();
     for (host, record) in &with_records {
@@ -108,10 +117,7 @@ fn segment(s: usize, hosts: &[(&str, &RunRecord)]) -> SegmentRecord {
             })
         })
         .collect();
-    seg.jobs = parts
-        .iter()
-        .map(|(name, p)| host_job(name, p))
-        .collect();
+    seg.jobs = parts.iter().map(|(name, p)| host_job(name, p)).collect();
     // Interval points of the same index, merged.
     let mut by_index: BTreeMap<u64, Vec<&IntervalRecord>> = BTreeMap::new();
     for (_, p) in &parts {
@@ -119,8 +125,15 @@ fn segment(s: usize, hosts: &[(&str, &RunRecord)]) -> SegmentRecord {
             by_index.entry(point.index).or_default().push(point);
         }
     }
-    seg.series = by_index.into_values().map(|points| interval(&points)).collect();
-    seg.series_stride = parts.iter().map(|(_, p)| p.series_stride).max().unwrap_or(1);
+    seg.series = by_index
+        .into_values()
+        .map(|points| interval(&points))
+        .collect();
+    seg.series_stride = parts
+        .iter()
+        .map(|(_, p)| p.series_stride)
+        .max()
+        .unwrap_or(1);
     seg
 }
 

@@ -24,7 +24,7 @@ fn fleet(sshd: &Sshd, hosts: &str, fleet_args: &[&str], command: &[&str]) -> Com
         .arg(hosts)
         .arg("-F")
         .arg(sshd.ssh_config())
-        .args(["--remote-binary", BIN, "--no-tui"])
+        .args(["--remote-binary", BIN])
         .args(fleet_args)
         .arg("--")
         .args(command)
@@ -63,6 +63,39 @@ fn union_percentile(histograms: &[&Value], pct: f64) -> u64 {
         }
     }
     unreachable!()
+}
+
+/// The fleet record in `path`, checked against `assets/schema/fleet-record.schema.json`.
+fn fleet_record(path: &Path) -> Value {
+    let record = read_json(path);
+    let schema = read_json(&schema_path("fleet-record.schema.json"));
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&record)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+    record
+}
+
+fn schema_path(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/schema")
+        .join(name)
+}
+
+/// The fleet schema holds the run schema (the hosts' records) and copies of its $defs: they
+/// must not drift apart.
+#[test]
+fn the_fleet_schema_holds_the_run_schema_unchanged() {
+    let run = read_json(&schema_path("run-record.schema.json"));
+    let fleet = read_json(&schema_path("fleet-record.schema.json"));
+    for (name, def) in run["$defs"].as_object().unwrap() {
+        assert_eq!(&fleet["$defs"][name], def, "$defs/{name} differs");
+    }
+    for key in ["type", "required", "additionalProperties", "properties"] {
+        assert_eq!(fleet["$defs"]["run_record"][key], run[key], "{key} differs");
+    }
 }
 
 fn no_scratch_left(dir: &Path) {
@@ -117,7 +150,7 @@ fn three_hosts_start_together_and_the_fleet_p99_is_the_union_p99() {
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(summary.contains("fleet completed"), "{summary}");
 
-    let r = read_json(&record);
+    let r = fleet_record(&record);
     assert_eq!(r["format"], "diskdash-fleet");
     assert_eq!(r["status"], "completed");
     let hosts = r["hosts"].as_array().unwrap();
@@ -168,7 +201,9 @@ fn three_hosts_start_together_and_the_fleet_p99_is_the_union_p99() {
     let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = cmp.to_string();
     assert!(text.contains("h1,h2,h3: "), "{text}");
-    let p99 = fleet["read"]["lat_ns"]["percentile"]["99.000000"].as_u64().unwrap();
+    let p99 = fleet["read"]["lat_ns"]["percentile"]["99.000000"]
+        .as_u64()
+        .unwrap();
     assert!(text.contains(&p99.to_string()), "{text}");
 }
 
@@ -257,7 +292,7 @@ fn a_host_that_drops_mid_run_is_failed_with_its_partial_results_and_the_others_g
         last.starts_with("error: 1 of 3 hosts failed (h3: dropped mid-run: "),
         "{last}"
     );
-    let r = read_json(&record);
+    let r = fleet_record(&record);
     assert_eq!(r["status"], "failed");
     let hosts = r["hosts"].as_array().unwrap();
     for h in &hosts[..2] {
@@ -336,7 +371,7 @@ fn sigint_stops_every_host_cleanly_with_their_records() {
         "{:?}",
         asked.elapsed()
     );
-    let r = read_json(&record);
+    let r = fleet_record(&record);
     assert_eq!(r["status"], "interrupted");
     for h in r["hosts"].as_array().unwrap() {
         assert_eq!(h["status"], "interrupted", "{h}");
@@ -360,13 +395,7 @@ fn all_or_nothing_fails_before_measuring_when_a_host_is_unreachable() {
     let out = Command::new(BIN)
         .args(["fleet", "h1,h2,gone", "-F"])
         .arg(&config_path)
-        .args([
-            "--remote-binary",
-            BIN,
-            "--no-tui",
-            "--all-or-nothing",
-            "--json",
-        ])
+        .args(["--remote-binary", BIN, "--all-or-nothing", "--json"])
         .arg(&record)
         .args(["--", "bench"])
         .arg(tmp.path())
@@ -376,7 +405,7 @@ fn all_or_nothing_fails_before_measuring_when_a_host_is_unreachable() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(!err.contains("start:"), "{err}");
-    let r = read_json(&record);
+    let r = fleet_record(&record);
     assert_eq!(r["status"], "failed");
     let gone = &r["hosts"][2];
     assert_eq!(gone["status"], "failed");
@@ -398,12 +427,7 @@ fn copy_binary_copies_to_a_host_without_diskdash_and_removes_it() {
     let out = Command::new(BIN)
         .args(["fleet", "h1", "-F"])
         .arg(sshd.ssh_config())
-        .args([
-            "--remote-binary",
-            "/nonexistent/diskdash",
-            "--copy-binary",
-            "--no-tui",
-        ])
+        .args(["--remote-binary", "/nonexistent/diskdash", "--copy-binary"])
         .args(["--", "bench"])
         .arg(tmp.path())
         .args(["--size", "8M", "--runtime", "500ms", "--interval", "250ms"])
@@ -467,4 +491,54 @@ fn bad_command_lines_are_one_line_usage_errors() {
         .unwrap();
     assert_usage_error(&out);
     assert!(stderr(&out).contains("--jsonl: fleet streams each host's intervals itself"));
+}
+
+#[test]
+#[ignore = "needs sshd"]
+fn a_host_not_ready_in_time_is_left_out_and_the_others_run() {
+    let sshd = Sshd::start(&HOSTS[..2]);
+    let tmp = tempfile::tempdir().unwrap();
+    let record = tmp.path().join("fleet.json");
+    // `slow` is h2 reached through a jump that waits 6 s first: it cannot be ready in 2 s.
+    let mut config = std::fs::read_to_string(sshd.ssh_config()).unwrap();
+    let config_path = tmp.path().join("ssh_config");
+    config.insert_str(
+        0,
+        &format!(
+            "Host slow\n  HostName 127.0.0.3\n  ProxyCommand sh -c 'sleep 6; exec ssh -F {} -W \
+             %h:%p h1'\n",
+            config_path.display()
+        ),
+    );
+    std::fs::write(&config_path, config).unwrap();
+    let started = Instant::now();
+    let out = Command::new(BIN)
+        .args(["fleet", "h1,slow", "-F"])
+        .arg(&config_path)
+        .args(["--remote-binary", BIN, "--ready-timeout", "2s", "--json"])
+        .arg(&record)
+        .args(["--", "bench"])
+        .arg(tmp.path())
+        .args(["--size", "8M", "--runtime", "1s", "--interval", "500ms"])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("start: 1 of 2 hosts at once"), "{err}");
+    assert!(
+        err.lines()
+            .last()
+            .unwrap()
+            .starts_with("error: 1 of 2 hosts failed (slow: not ready within --ready-timeout 2s)"),
+        "{err}"
+    );
+    let r = fleet_record(&record);
+    assert_eq!(r["hosts"][0]["status"], "completed");
+    assert_eq!(r["hosts"][1]["status"], "not_ready");
+    assert_eq!(r["aggregate"]["hosts"], 1);
+    let (fleet, h1) = (&r["aggregate"]["read"], &r["hosts"][0]["read"]);
+    assert_eq!(fleet["total_ios"], h1["total_ios"]);
+    assert_eq!(fleet["iops"], h1["iops"]);
+    assert!(fleet["lat_ns"]["histogram"] == h1["lat_ns"]["histogram"]);
+    assert!(started.elapsed() < Duration::from_secs(45));
 }
