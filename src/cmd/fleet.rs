@@ -725,6 +725,7 @@ fn interval_table(hosts: &[Host], fronts: &[(usize, IntervalRecord)]) -> (String
             ..Row::default()
         };
         if let Some((_, r)) = fronts.iter().find(|(at, _)| *at == i) {
+            row.measured = true;
             row.iops = r.read.iops + r.write.iops;
             #[allow(clippy::cast_precision_loss)]
             let bw = (r.read.bw_bytes + r.write.bw_bytes) as f64;
@@ -742,6 +743,7 @@ fn interval_table(hosts: &[Host], fronts: &[(usize, IntervalRecord)]) -> (String
     let fleet = Row {
         name: "fleet".into(),
         state: format!("{} of {}", fronts.len(), hosts.len()),
+        measured: !fronts.is_empty(),
         iops: fronts.iter().map(|(_, r)| r.read.iops + r.write.iops).sum(),
         #[allow(clippy::cast_precision_loss)]
         bw_bytes_per_s: fronts
@@ -783,6 +785,7 @@ pub fn summary(record: &FleetRecord) -> String {
         Row {
             name: name.to_string(),
             state,
+            measured: read.total_ios + write.total_ios > 0 || read.runtime > 0,
             iops: read.iops + write.iops,
             bw_bytes_per_s: (read.bw_bytes + write.bw_bytes) as f64,
             p50_ns,

@@ -12,6 +12,8 @@ pub struct Row {
     pub name: String,
     /// `ready`, `running`, `done`, `failed`, ...
     pub state: String,
+    /// The host sent results for the window (otherwise its numbers show as `-`).
+    pub measured: bool,
     /// Reads and writes together, per second over the window.
     pub iops: f64,
     pub bw_bytes_per_s: f64,
@@ -50,8 +52,16 @@ pub fn render(title: &str, hosts: &[Row], fleet: &Row) -> String {
             "  {:<width$}  {:<11} {:>8} {:>12} {:>9} {:>9} {:>6}  {}",
             row.name,
             row.state,
-            format_rate(row.iops),
-            format!("{:.1}", row.bw_bytes_per_s / (1024.0 * 1024.0)),
+            if row.measured {
+                format_rate(row.iops)
+            } else {
+                "-".to_string()
+            },
+            if row.measured {
+                format!("{:.1}", row.bw_bytes_per_s / (1024.0 * 1024.0))
+            } else {
+                "-".to_string()
+            },
             latency(row.p50_ns),
             latency(row.p99_ns),
             row.util_pct
@@ -72,6 +82,7 @@ mod tests {
             Row {
                 name: "node01".into(),
                 state: "running".into(),
+                measured: true,
                 iops: 1500.0,
                 bw_bytes_per_s: 6_291_456.0,
                 p50_ns: Some(120_000),
@@ -89,6 +100,7 @@ mod tests {
         let fleet = Row {
             name: "fleet".into(),
             state: "1 of 2".into(),
+            measured: true,
             iops: 1500.0,
             bw_bytes_per_s: 6_291_456.0,
             p50_ns: Some(120_000),
@@ -106,6 +118,10 @@ mod tests {
             "{text}"
         );
         assert!(lines[3].contains("failed") && lines[3].ends_with("connection closed"));
+        assert!(
+            !lines[3][8..].contains('0'),
+            "a host without results shows dashes: {text}"
+        );
         assert!(lines[4].starts_with("  fleet   1 of 2"), "{text}");
         let column = |l: &str| l.find("MiB/s").or_else(|| l.find("6.0"));
         assert_eq!(
