@@ -118,7 +118,8 @@ pub struct FleetArgs {
     /// ssh's configuration file instead of ~/.ssh/config (ssh -F).
     #[arg(short = 'F', long, value_name = "FILE", help_heading = "SSH")]
     pub ssh_config: Option<PathBuf>,
-    /// An ssh option (ssh -o KEY=VALUE), repeatable; these win over diskdash's own.
+    /// An ssh option (ssh -o KEY=VALUE), repeatable; these win over diskdash's own, except
+    /// BatchMode=yes (never a prompt).
     #[arg(
         short = 'o',
         long = "ssh-option",

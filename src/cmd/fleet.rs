@@ -33,8 +33,12 @@ use crate::record::{
 };
 use crate::stats::bucket_percentile_ns;
 
+/// What a fleet runs on its hosts.
+const COMMANDS: [&str; 3] = ["bench", "fio", "sweep"];
 /// How long a stopped host may take to drain and send its record before its ssh is killed.
 const STOP_GRACE: Duration = Duration::from_secs(30);
+/// Intervals a host may be ahead of a silent one before its tables are shown without it.
+const MAX_PENDING: usize = 8;
 /// Lines of a host's stderr kept (its last error line names why it failed).
 const STDERR_LINES: usize = 20;
 
@@ -55,21 +59,14 @@ impl FleetPlan {
     /// A usage error naming the value, where it came from, and the fix.
     pub fn from_args(args: &FleetArgs) -> anyhow::Result<Self> {
         if let Some(word) = args.stray.first() {
+            let command = args
+                .stray
+                .iter()
+                .find(|w| COMMANDS.contains(&w.as_str()))
+                .map_or("bench", String::as_str);
             return Err(crate::usage!(
-                "{word:?}: the command goes after `--`: diskdash fleet {} -- {} ...",
-                args.hosts,
-                if args
-                    .stray
-                    .iter()
-                    .any(|w| w == "bench" || w == "fio" || w == "sweep")
-                {
-                    args.stray
-                        .iter()
-                        .find(|w| ["bench", "fio", "sweep"].contains(&w.as_str()))
-                        .map_or("bench", String::as_str)
-                } else {
-                    "bench"
-                }
+                "{word:?}: the command goes after `--`: diskdash fleet {} -- {command} ...",
+                args.hosts
             ));
         }
         let hosts = crate::fleet::parse_hosts(&args.hosts)?;
@@ -80,7 +77,7 @@ impl FleetPlan {
                 args.hosts
             ));
         };
-        if !["bench", "fio", "sweep"].contains(&first.as_str()) {
+        if !COMMANDS.contains(&first.as_str()) {
             return Err(crate::usage!(
                 "{first:?} after `--` is not a command fleet runs; give bench, fio or sweep"
             ));
@@ -480,7 +477,9 @@ impl Fleet {
                             .iter()
                             .filter(|h| h.phase == Phase::Ready)
                             .count();
-                        eprintln!("start: {ready} of {} hosts at once", self.hosts.len());
+                        if ready > 0 {
+                            eprintln!("start: {ready} of {} hosts at once", self.hosts.len());
+                        }
                         for host in self.hosts.iter_mut().filter(|h| h.phase == Phase::Ready) {
                             host.say(super::fleet_remote::START);
                             host.phase = Phase::Running;
@@ -566,7 +565,10 @@ impl Fleet {
             let live = |h: &Host| !h.done() && h.verdict.is_none();
             let any = self.hosts.iter().any(|h| !h.pending.is_empty());
             let complete = self.hosts.iter().all(|h| !h.pending.is_empty() || !live(h));
-            if !any || !(complete || flush) {
+            // A host that stopped sending without dropping holds the others' tables back only
+            // so long: memory stays bounded, and the late host's rows show as they come.
+            let held_back = self.hosts.iter().any(|h| h.pending.len() > MAX_PENDING);
+            if !any || !(complete || flush || held_back) {
                 return;
             }
             let fronts: Vec<(usize, IntervalRecord)> = self

@@ -4,8 +4,9 @@
 //!
 //! Only the user's own OpenSSH client runs: their `~/.ssh/config` (or `-F FILE`), agent and
 //! known_hosts apply. `BatchMode=yes` means no password or host-key prompt ever; an unknown host
-//! key fails the host. Nothing here turns host-key checking off; the user's own `-o` options go
-//! first, so they win over ours (ssh keeps the first value of an option).
+//! key fails the host, and it comes first, so nothing can undo it (ssh keeps the first value of
+//! an option). Nothing here turns host-key checking off; the user's own `-o` options come next,
+//! so they win over diskdash's other options.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -52,13 +53,15 @@ pub fn ssh_args(ssh: &SshOptions, host: &str, remote: &str) -> Vec<OsString> {
         args.push("-F".into());
         args.push(config.into());
     }
+    // Never a prompt: a host that needs a password or an unknown host key fails. First, so no
+    // option given later can undo it (ssh keeps the first value of an option).
+    args.push("-o".into());
+    args.push("BatchMode=yes".into());
     for option in &ssh.options {
         args.push("-o".into());
         args.push(option.into());
     }
     for option in [
-        // Never a prompt: a host that needs a password or an unknown host key fails.
-        "BatchMode=yes",
         // A host gone silent (cable, power) is noticed in about 15 s instead of never.
         "ServerAliveInterval=5",
         "ServerAliveCountMax=3",
@@ -106,7 +109,7 @@ mod tests {
     }
 
     #[test]
-    fn batch_mode_always_user_options_first_host_after_double_dash() {
+    fn batch_mode_first_then_user_options_host_after_double_dash() {
         let ssh = SshOptions {
             program: "ssh".into(),
             config: Some("/t/ssh_config".into()),
@@ -120,9 +123,9 @@ mod tests {
                 "-F",
                 "/t/ssh_config",
                 "-o",
-                "StrictHostKeyChecking=accept-new",
-                "-o",
                 "BatchMode=yes",
+                "-o",
+                "StrictHostKeyChecking=accept-new",
                 "-o",
                 "ServerAliveInterval=5",
                 "-o",
