@@ -478,6 +478,16 @@ pub struct BenchArgs {
     /// pareto:H, normal:DEV (percent; hot data: a few blocks take most of the I/O).
     #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
     pub random_distribution: Option<String>,
+    /// Pace each worker: READ[,WRITE] I/Os per second (fio's rate_iops; `,500` paces only
+    /// writes). Latency is also measured from each I/O's scheduled time (lat_sched).
+    #[arg(long, help_heading = "Pacing", allow_hyphen_values = true)]
+    pub rate_iops: Option<String>,
+    /// Pace each worker: READ[,WRITE] bytes per second (fio's rate), e.g. 100M or 100M,20M.
+    #[arg(long, help_heading = "Pacing", allow_hyphen_values = true)]
+    pub rate: Option<String>,
+    /// How paced I/Os are spaced: linear (evenly) or poisson (random arrivals, mean 1/rate).
+    #[arg(long, help_heading = "Pacing")]
+    pub rate_process: Option<String>,
 
     /// Write the run record (JSON) to this file (`-`: stdout, the summary goes to stderr).
     #[arg(long, help_heading = "Output", allow_hyphen_values = true)]

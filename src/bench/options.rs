@@ -8,6 +8,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
     CpuListError, Distribution, EngineKind, JobSpec, MachineLimits, OpenSync, RwMode, SyncEvery,
     format_cpu_list, parse_cpu_list,
@@ -66,10 +67,13 @@ pub enum Key {
     EndFsync,
     CpusPolicy,
     RandomDistribution,
+    RateIops,
+    Rate,
+    RateProcess,
 }
 
 impl Key {
-    pub const ALL: [Self; 25] = [
+    pub const ALL: [Self; 28] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -95,6 +99,9 @@ impl Key {
         Self::EndFsync,
         Self::CpusPolicy,
         Self::RandomDistribution,
+        Self::RateIops,
+        Self::Rate,
+        Self::RateProcess,
     ];
 
     /// The `diskdash bench` flag.
@@ -126,6 +133,9 @@ impl Key {
             Self::EndFsync => "--end-fsync",
             Self::CpusPolicy => "--cpus-policy",
             Self::RandomDistribution => "--random-distribution",
+            Self::RateIops => "--rate-iops",
+            Self::Rate => "--rate",
+            Self::RateProcess => "--rate-process",
         }
     }
 
@@ -158,6 +168,9 @@ impl Key {
             Self::EndFsync => "end_fsync",
             Self::CpusPolicy => "cpus_allowed_policy",
             Self::RandomDistribution => "random_distribution",
+            Self::RateIops => "rate_iops",
+            Self::Rate => "rate",
+            Self::RateProcess => "rate_process",
         }
     }
 }
@@ -421,6 +434,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     };
     let (text, name) = opts.text(Key::EndFsync, "0");
     let end_fsync = flag_option(name, text)?;
+    let rate = rate_option(&opts, rw.read_pct(rwmixread_pct))?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -447,6 +461,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         randseed,
         end_fsync,
         distribution,
+        rate,
     })
 }
 
@@ -512,6 +527,16 @@ impl JobSpec {
         }
         if self.distribution != Distribution::Uniform {
             out.push((Key::RandomDistribution, self.distribution.as_text()));
+        }
+        if let Some(rate) = &self.rate {
+            let key = match rate.unit {
+                Unit::Iops => Key::RateIops,
+                Unit::Bytes => Key::Rate,
+            };
+            out.push((key, rate.as_text()));
+            if rate.process != Process::Linear {
+                out.push((Key::RateProcess, rate.process.as_str().to_string()));
+            }
         }
         out.into_iter()
             .map(|(key, value)| JobOption {
@@ -582,6 +607,85 @@ fn flag_option(name: Name<'_>, text: &str) -> anyhow::Result<bool> {
         "0" | "false" | "no" => Ok(false),
         other => Err(usage!("{name} {other:?} is not 1 or 0")),
     }
+}
+
+/// fio's `rate_iops` or `rate` (one of them) with `rate_process`, per worker. A cap on a
+/// direction the job does not do is refused: it would pace nothing.
+fn rate_option(opts: &Options<'_>, read_pct: u8) -> anyhow::Result<Option<RateLimit>> {
+    let (option, unit) = match (opts.get(Key::RateIops), opts.get(Key::Rate)) {
+        (None, None) => return Ok(None),
+        (Some(iops), Some(bytes)) => {
+            let iops = Name {
+                key: Key::RateIops,
+                origin: Some(&iops.origin),
+            };
+            let bytes = Name {
+                key: Key::Rate,
+                origin: Some(&bytes.origin),
+            };
+            return Err(usage!(
+                "{iops} and {bytes} cannot be combined; cap I/Os or bytes, not both"
+            ));
+        }
+        (Some(option), None) => (option, Unit::Iops),
+        (None, Some(option)) => (option, Unit::Bytes),
+    };
+    let name = Name {
+        key: option.key,
+        origin: Some(&option.origin),
+    };
+    let text = option.value.as_str();
+    let example = match unit {
+        Unit::Iops => "20000 (reads and writes), 20000,5000 or ,5000 (writes only)",
+        Unit::Bytes => "100M (reads and writes), 100M,20M or ,20M (writes only)",
+    };
+    let (read, write) = parse_caps(text, unit).map_err(|err| match err {
+        RateError::Zero => usage!(
+            "{name} {text:?}: a rate of 0 paces nothing; leave the direction empty (e.g. \
+             ,5000) or drop {name}"
+        ),
+        RateError::Suffix(value) => usage!(
+            "{name} {text:?}: write the count in full ({value:?} means x1024 to fio); use e.g. \
+             {example}"
+        ),
+        RateError::Trim => usage!(
+            "{name} {text:?}: a third value caps trims, which this job does not issue; use \
+             e.g. {example}"
+        ),
+        RateError::NotANumber(value) => {
+            usage!("{name} {text:?}: {value:?} is not a rate; use e.g. {example}")
+        }
+        RateError::Empty => usage!("{name} {text:?} caps nothing; use e.g. {example}"),
+    })?;
+    let reads = read_pct > 0;
+    let writes = read_pct < 100;
+    let paced = |cap: Option<u64>, done: bool| cap.is_some() && done;
+    if !paced(read, reads) && !paced(write, writes) {
+        let (does, fix) = if reads {
+            ("only reads", "give the read cap first, e.g. 20000")
+        } else {
+            ("only writes", "give the write cap, e.g. 20000 or ,20000")
+        };
+        return Err(usage!(
+            "{name} {text:?} caps no direction this job does (it {does}); {fix}"
+        ));
+    }
+    let (text, name) = opts.text(Key::RateProcess, "linear");
+    let process = match text.trim() {
+        "linear" => Process::Linear,
+        "poisson" => Process::Poisson,
+        other => {
+            return Err(usage!(
+                "{name} {other:?} is not a rate process; use linear or poisson"
+            ));
+        }
+    };
+    Ok(Some(RateLimit {
+        unit,
+        read: read.filter(|_| reads),
+        write: write.filter(|_| writes),
+        process,
+    }))
 }
 
 /// A byte offset: a size, or 0.

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use crate::bench::rate::RateLimit;
 use crate::units::format_size_short;
 
 /// The most CPUs `--cpus` may name: Linux's largest `CONFIG_NR_CPUS`.
@@ -165,6 +166,9 @@ pub struct JobSpec {
     pub end_fsync: bool,
     /// How random offsets spread over the working set (fio's `random_distribution`).
     pub distribution: Distribution,
+    /// Each worker's cap per direction (fio's `rate`/`rate_iops`, per job clone): `None`
+    /// runs flat out.
+    pub rate: Option<RateLimit>,
 }
 
 /// How a random job picks its blocks (fio's `random_distribution`).
@@ -254,6 +258,7 @@ impl Default for JobSpec {
             randseed: None,
             end_fsync: false,
             distribution: Distribution::Uniform,
+            rate: None,
         }
     }
 }
@@ -346,6 +351,22 @@ impl JobSpec {
         }
         if self.rw.is_random() && self.distribution != Distribution::Uniform {
             text += &format!(" random_distribution={}", self.distribution.as_text());
+        }
+        if let Some(rate) = &self.rate {
+            let key = match rate.unit {
+                crate::bench::rate::Unit::Iops => "rate_iops",
+                crate::bench::rate::Unit::Bytes => "rate",
+            };
+            // A job that only reads (or only writes) shows its one cap.
+            let cap = match self.rw.read_pct(self.rwmixread_pct) {
+                100 => rate.read.map(|r| r.to_string()),
+                0 => rate.write.map(|w| w.to_string()),
+                _ => None,
+            };
+            text += &format!(" {key}={}", cap.unwrap_or_else(|| rate.as_text()));
+            if rate.process != crate::bench::rate::Process::Linear {
+                text += &format!(" rate_process={}", rate.process.as_str());
+            }
         }
         text
     }

@@ -205,7 +205,20 @@ impl Workload {
     /// The next I/O: direction and byte offset.
     #[inline]
     pub fn next_io(&mut self) -> (Direction, u64) {
-        let direction = match self.read_pct {
+        let direction = self.direction();
+        (direction, self.offset())
+    }
+
+    /// Whether the job reads, and whether it writes.
+    #[must_use]
+    pub fn directions(&self) -> (bool, bool) {
+        (self.read_pct > 0, self.read_pct < 100)
+    }
+
+    /// The next direction by the read/write mix.
+    #[inline]
+    pub fn direction(&mut self) -> Direction {
+        match self.read_pct {
             100 => Direction::Read,
             0 => Direction::Write,
             pct => {
@@ -215,7 +228,12 @@ impl Workload {
                     Direction::Write
                 }
             }
-        };
+        }
+    }
+
+    /// The next byte offset.
+    #[inline]
+    pub fn offset(&mut self) -> u64 {
         let block = if self.random {
             // Uniform: Lemire's multiply-shift, an unbiased-enough map of 64 random bits onto
             // the range; the others as `Pick` draws them.
@@ -228,10 +246,7 @@ impl Workload {
             }
             block
         };
-        (
-            direction,
-            self.region_start_bytes + block * self.block_size_bytes,
-        )
+        self.region_start_bytes + block * self.block_size_bytes
     }
 }
 

@@ -397,6 +397,9 @@ pub fn job_options(args: &BenchArgs) -> Vec<JobOption> {
         (Key::Interval, Some(&args.interval)),
         (Key::IoSize, args.io_size.as_ref()),
         (Key::RandomDistribution, args.random_distribution.as_ref()),
+        (Key::RateIops, args.rate_iops.as_ref()),
+        (Key::Rate, args.rate.as_ref()),
+        (Key::RateProcess, args.rate_process.as_ref()),
     ];
     let mut options: Vec<JobOption> = given
         .into_iter()

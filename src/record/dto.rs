@@ -218,6 +218,52 @@ pub struct JobRecord {
     /// fio's `random_distribution`: `random`, `zipf:1.2`, ... (format 4).
     #[serde(default = "uniform")]
     pub random_distribution: String,
+    /// Each worker's pace (fio's `rate_iops`/`rate`, `rate_process`; format 5); absent when
+    /// the job ran flat out.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rate: Option<RateRecord>,
+}
+
+/// A paced job's caps, per worker (fio's job clone), per second.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RateRecord {
+    /// `iops` (`rate_iops`) or `bytes` (`rate`).
+    pub unit: String,
+    /// The read cap; `None`: reads are not paced.
+    pub read: Option<u64>,
+    /// The write cap; `None`: writes are not paced.
+    pub write: Option<u64>,
+    /// `linear` or `poisson`.
+    pub process: String,
+}
+
+impl RateRecord {
+    /// The caps as the pacer reads them.
+    #[must_use]
+    pub fn limit(&self) -> crate::bench::rate::RateLimit {
+        use crate::bench::rate::{Process, RateLimit, Unit};
+        RateLimit {
+            unit: if self.unit == "bytes" {
+                Unit::Bytes
+            } else {
+                Unit::Iops
+            },
+            read: self.read,
+            write: self.write,
+            process: if self.process == "poisson" {
+                Process::Poisson
+            } else {
+                Process::Linear
+            },
+        }
+    }
+
+    /// The cap of reads (`read`) or writes for the whole job (`numjobs` workers), per second.
+    #[must_use]
+    pub fn job_cap(&self, read: bool, numjobs: u32) -> Option<u64> {
+        let cap = if read { self.read } else { self.write };
+        cap.map(|c| c.saturating_mul(u64::from(numjobs)))
+    }
 }
 
 fn uniform() -> String {
@@ -263,6 +309,16 @@ impl From<&JobSpec> for JobRecord {
             end_fsync: spec.end_fsync,
             cpus_allowed_policy: if spec.cpus_split { "split" } else { "shared" }.to_string(),
             random_distribution: spec.distribution.as_text(),
+            rate: spec.rate.map(|rate| RateRecord {
+                unit: match rate.unit {
+                    crate::bench::rate::Unit::Iops => "iops",
+                    crate::bench::rate::Unit::Bytes => "bytes",
+                }
+                .to_string(),
+                read: rate.read,
+                write: rate.write,
+                process: rate.process.as_str().to_string(),
+            }),
         }
     }
 }
@@ -340,6 +396,11 @@ pub struct DirectionRecord {
     pub runtime: u64,
     pub total_ios: u64,
     pub lat_ns: LatencyRecord,
+    /// A paced direction (`rate_iops`, `rate`; format 5): latency from each I/O's scheduled
+    /// issue time to its completion, so time spent behind schedule counts (no coordinated
+    /// omission). Absent when the direction ran flat out.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub lat_sched_ns: Option<LatencyRecord>,
 }
 
 impl DirectionRecord {
@@ -364,6 +425,10 @@ impl DirectionRecord {
             runtime: elapsed_ns / 1_000_000,
             total_ios: stats.ios,
             lat_ns: LatencyRecord::from(&stats.latency.summary()),
+            lat_sched_ns: stats
+                .sched
+                .as_ref()
+                .map(|sched| LatencyRecord::from(&sched.summary())),
         }
     }
 

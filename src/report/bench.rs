@@ -33,6 +33,13 @@ pub fn status_line(point: &SeriesPoint, interval: Duration, reads: bool, writes:
             format_latency_ns(point.read_lat_mean_ns),
             format_latency_ns(point.read_lat_p99_ns as f64),
         );
+        if point.read_sched_p99_ns > 0 {
+            let _ = write!(
+                line,
+                " sched p99 {:>9}",
+                format_latency_ns(point.read_sched_p99_ns as f64)
+            );
+        }
     }
     if reads && writes {
         line.push_str(" |");
@@ -46,6 +53,13 @@ pub fn status_line(point: &SeriesPoint, interval: Duration, reads: bool, writes:
             format_latency_ns(point.write_lat_mean_ns),
             format_latency_ns(point.write_lat_p99_ns as f64),
         );
+        if point.write_sched_p99_ns > 0 {
+            let _ = write!(
+                line,
+                " sched p99 {:>9}",
+                format_latency_ns(point.write_sched_p99_ns as f64)
+            );
+        }
     }
     if point.sync_lat_mean_ns > 0.0 {
         let _ = write!(
@@ -293,6 +307,17 @@ fn direction(out: &mut String, name: &str, dir: &DirectionRecord) {
         format_latency_ns(pct(lat, 99.9) as f64),
         format_latency_ns(pct(lat, 99.99) as f64),
     );
+    if let Some(sched) = &dir.lat_sched_ns {
+        let _ = writeln!(
+            out,
+            "          from schedule: mean {}  p50 {}  p99 {}  p99.9 {}  max {}",
+            format_latency_ns(sched.mean),
+            format_latency_ns(pct(sched, 50.0) as f64),
+            format_latency_ns(pct(sched, 99.0) as f64),
+            format_latency_ns(pct(sched, 99.9) as f64),
+            format_latency_ns(sched.max as f64),
+        );
+    }
 }
 
 #[cfg(test)]

@@ -227,6 +227,7 @@ mod tests {
             } else {
                 LatencyRecord::default()
             },
+            lat_sched_ns: None,
         }
     }
 
@@ -261,6 +262,7 @@ mod tests {
             end_fsync: false,
             cpus_allowed_policy: "split".into(),
             random_distribution: "random".into(),
+            rate: None,
         }
     }
 

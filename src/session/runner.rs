@@ -881,6 +881,29 @@ impl Runner {
                 }
             }
         }
+        if status == RunStatus::Completed {
+            // A paced job that could not keep its pace: said, with what it reached.
+            for (job, job_end) in jobs.iter().zip(&end.jobs) {
+                let Some(limit) = &job.spec.rate else {
+                    continue;
+                };
+                let done = |d: &crate::stats::DirectionStats| (d.ios, d.bytes);
+                for text in crate::bench::rate::shortfalls(
+                    limit,
+                    job.spec.numjobs,
+                    job.spec.iodepth,
+                    [done(&job_end.total.read), done(&job_end.total.write)],
+                    job_end.elapsed_ns,
+                ) {
+                    let text = if jobs.len() > 1 {
+                        format!("job {}: {text}", job.name)
+                    } else {
+                        text
+                    };
+                    self.snap.warnings.push(SessionWarning::Text(text));
+                }
+            }
+        }
         let rates = |d: &crate::stats::DirectionStats, elapsed_ns: u64| {
             let view =
                 super::snapshot::DirectionView::from_stats(d, Duration::from_nanos(elapsed_ns));
@@ -1042,6 +1065,16 @@ impl Runner {
             write_lat_mean_ns: view.write.latency.mean_ns,
             write_lat_p99_ns: view.write.latency.percentile_ns(99.0),
             sync_lat_mean_ns: view.sync.latency.mean_ns,
+            read_sched_p99_ns: view
+                .read
+                .sched
+                .as_ref()
+                .map_or(0, |l| l.percentile_ns(99.0)),
+            write_sched_p99_ns: view
+                .write
+                .sched
+                .as_ref()
+                .map_or(0, |l| l.percentile_ns(99.0)),
         };
         let point = point_of(&view);
         if !interval.jobs.is_empty() {

@@ -14,7 +14,7 @@ use crate::stats::FIO_PERCENTILES;
 /// Points kept per segment before thinning.
 pub const MAX_POINTS: usize = 1024;
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct DirPoint {
     io_bytes: u64,
     bw_bytes: u64,
@@ -27,6 +27,8 @@ struct DirPoint {
     stddev: f64,
     n: u64,
     percentiles: [u64; FIO_PERCENTILES.len()],
+    /// A paced direction's latency from the schedule.
+    sched: Option<Box<DirPoint>>,
 }
 
 impl DirPoint {
@@ -53,6 +55,10 @@ impl DirPoint {
             iops: d.iops,
             runtime_ms: d.runtime,
             total_ios: d.total_ios,
+            sched: d
+                .lat_sched_ns
+                .as_ref()
+                .map(|lat| Box::new(Self::from_latency(lat))),
             ..Self::from_latency(&d.lat_ns)
         }
     }
@@ -87,6 +93,7 @@ impl DirPoint {
             runtime: self.runtime_ms,
             total_ios: self.total_ios,
             lat_ns: self.latency(),
+            lat_sched_ns: self.sched.as_ref().map(|sched| sched.latency()),
         }
     }
 }

@@ -76,6 +76,8 @@ pub struct DirectionView {
     pub latency: LatencySummary,
     /// Sparse latency buckets of the fine rule (see `LatencyHistogram::fine_buckets`).
     pub buckets: Vec<LatencyBucket>,
+    /// A paced direction: latency from each I/O's scheduled time.
+    pub sched: Option<LatencySummary>,
 }
 
 impl DirectionView {
@@ -96,6 +98,10 @@ impl DirectionView {
             bw_bytes_per_s: per_s(stats.bytes),
             latency: stats.latency.summary(),
             buckets: stats.latency.fine_buckets(),
+            sched: stats
+                .sched
+                .as_ref()
+                .map(crate::stats::LatencyHistogram::summary),
         }
     }
 }
@@ -140,6 +146,10 @@ pub struct SeriesPoint {
     pub write_lat_mean_ns: f64,
     pub write_lat_p99_ns: u64,
     pub sync_lat_mean_ns: f64,
+    /// Paced reads' p99 latency from the schedule (0: reads not paced).
+    pub read_sched_p99_ns: u64,
+    /// Paced writes' p99 latency from the schedule (0: writes not paced).
+    pub write_sched_p99_ns: u64,
 }
 
 /// One interval's latency histograms for the heatmap: sparse, bounded like the record's

@@ -20,6 +20,7 @@ mod info;
 mod iostat;
 mod iostat_loop;
 mod mark;
+mod rate;
 mod safety_input;
 mod safety_signals;
 mod safety_target;

@@ -208,12 +208,44 @@ impl Engine for UringEngine {
         } else if !self.ring.submission().is_empty() {
             self.enter(false)?;
         }
+        self.take(out, max);
+        Ok(())
+    }
+
+    fn reap_within(
+        &mut self,
+        out: &mut Vec<Completion>,
+        max: usize,
+        wait_ns: u64,
+    ) -> io::Result<()> {
+        if self.ring.completion().is_empty() {
+            // Send what is queued and wait for a completion or the timeout (EXT_ARG, 5.11),
+            // whichever comes first; ETIME is the timeout.
+            let ts = types::Timespec::new()
+                .sec(wait_ns / 1_000_000_000)
+                .nsec(u32::try_from(wait_ns % 1_000_000_000).unwrap_or(0));
+            let args = types::SubmitArgs::new().timespec(&ts);
+            match self.ring.submitter().submit_with_args(1, &args) {
+                Ok(_) => {}
+                Err(err) if err.raw_os_error() == Some(libc::ETIME) => {}
+                Err(err) if super::is_transient(err.raw_os_error().unwrap_or(0)) => {}
+                Err(err) => return Err(err),
+            }
+        } else if !self.ring.submission().is_empty() {
+            self.enter(false)?;
+        }
+        self.take(out, max);
+        Ok(())
+    }
+}
+
+impl UringEngine {
+    fn take(&mut self, out: &mut Vec<Completion>, max: usize) {
         for cqe in self.ring.completion().take(max) {
             out.push(Completion {
                 slot: u32::try_from(cqe.user_data()).unwrap_or(u32::MAX),
                 result: cqe.result(),
             });
         }
-        Ok(())
     }
 }

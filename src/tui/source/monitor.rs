@@ -218,6 +218,7 @@ impl MonitorSource {
             queue: from_monitor::queue_view(&disk.name, q),
             throughput: ThroughputView {
                 source: disk.name.clone(),
+                pace: None,
                 points: history
                     .map(|h| {
                         h.iter()

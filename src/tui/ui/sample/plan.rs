@@ -102,6 +102,8 @@ pub(super) fn point(seq: u64, view: &StatsView) -> SeriesPoint {
         write_lat_mean_ns: view.write.latency.mean_ns,
         write_lat_p99_ns: view.write.latency.percentile_ns(99.0),
         sync_lat_mean_ns: 0.0,
+        read_sched_p99_ns: 0,
+        write_sched_p99_ns: 0,
     }
 }
 
