@@ -466,6 +466,9 @@ impl Fleet {
                             ),
                         ));
                         host.stop();
+                        // Left out: it has measured nothing, and may still be connecting or
+                        // filling. Its remote run sees its input end and cleans up.
+                        let _ = host.child.kill();
                     }
                     if all_or_nothing && waiting {
                         ending = Ending::NotAllReady;

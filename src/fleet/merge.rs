@@ -108,7 +108,13 @@ pub fn merge_direction(parts: &[&DirectionRecord], rates: Rates) -> DirectionRec
             (bw, per_s(total_ios), elapsed_ns / 1_000_000)
         }
     };
+    // Paced runs (format 5): the latency from each I/O's schedule, merged the same way.
+    let scheduled: Vec<&LatencyRecord> = parts
+        .iter()
+        .filter_map(|p| p.lat_sched_ns.as_ref())
+        .collect();
     DirectionRecord {
+        lat_sched_ns: (!scheduled.is_empty()).then(|| merge_latency(&scheduled)),
         io_bytes,
         io_kbytes: io_bytes / 1024,
         bw_bytes,
