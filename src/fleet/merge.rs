@@ -203,6 +203,23 @@ mod tests {
     }
 
     #[test]
+    fn paced_parts_merge_their_schedule_latency_and_flat_out_parts_have_none() {
+        let (_, mut a) = record(&[1_000, 2_000], 1_000_000_000);
+        let (_, mut b) = record(&[3_000], 1_000_000_000);
+        let (_, sched_a) = record(&[5_000, 6_000], 1_000_000_000);
+        let (_, sched_b) = record(&[9_000], 1_000_000_000);
+        a.lat_sched_ns = Some(sched_a.lat_ns.clone());
+        b.lat_sched_ns = Some(sched_b.lat_ns.clone());
+        let merged = merge_direction(&[&a, &b], Rates::Summed);
+        let sched = merged.lat_sched_ns.unwrap();
+        assert_eq!((sched.n, sched.max), (3, sched_b.lat_ns.max));
+        assert_eq!(sched, merge_latency(&[&sched_a.lat_ns, &sched_b.lat_ns]));
+        a.lat_sched_ns = None;
+        b.lat_sched_ns = None;
+        assert_eq!(merge_direction(&[&a, &b], Rates::Summed).lat_sched_ns, None);
+    }
+
+    #[test]
     fn a_part_without_histogram_gives_no_percentiles_rather_than_wrong_ones() {
         let (_, a) = record(&[1_000], 1_000_000_000);
         let (_, mut b) = record(&[2_000], 1_000_000_000);

@@ -542,3 +542,51 @@ fn a_host_not_ready_in_time_is_left_out_and_the_others_run() {
     assert!(fleet["lat_ns"]["histogram"] == h1["lat_ns"]["histogram"]);
     assert!(started.elapsed() < Duration::from_secs(45));
 }
+
+/// `--allow-destructive` is printed per host before anything starts and forwarded; a host
+/// whose ssh fails is one failed host (here the ssh program is `false`).
+#[test]
+fn allow_destructive_is_printed_per_host_and_forwarded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let record = tmp.path().join("fleet.json");
+    let out = Command::new(BIN)
+        .args([
+            "fleet",
+            "n[1-2]",
+            "--ssh",
+            "false",
+            "--allow-destructive",
+            "--json",
+        ])
+        .arg(&record)
+        .args([
+            "--",
+            "bench",
+            "/dev/sdz",
+            "--rw",
+            "write",
+            "--runtime",
+            "1s",
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "diskdash fleet: 2 hosts: bench /dev/sdz --rw write --runtime 1s --allow-destructive",
+            "  n1: --allow-destructive: may write over the block device or file with data it names",
+            "  n2: --allow-destructive: may write over the block device or file with data it names",
+        ],
+        "{err}"
+    );
+    let r = fleet_record(&record);
+    assert_eq!(
+        r["command"].as_array().unwrap().last().unwrap(),
+        "--allow-destructive"
+    );
+    assert_eq!(r["hosts"][0]["status"], "failed");
+    assert_eq!(r["hosts"][0]["error"], "ssh exited with exit status: 1");
+}
