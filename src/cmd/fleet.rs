@@ -371,10 +371,16 @@ impl Fleet {
             let stderr_pipe = child.stderr.take().context("ssh's stderr")?;
             let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES)));
             let tail = stderr.clone();
+            let host = name.clone();
             std::thread::Builder::new()
                 .name(format!("fleet-err-{i}"))
                 .spawn(move || {
                     for line in BufReader::new(stderr_pipe).lines().map_while(Result::ok) {
+                        // A remote warning (page cache, stalls) is worth seeing as it comes;
+                        // its status lines and notes are in its record.
+                        if line.starts_with("WARNING: ") {
+                            eprintln!("  {host}: {}", crate::error::one_line(&line));
+                        }
                         if let Ok(mut tail) = tail.lock() {
                             if tail.len() == STDERR_LINES {
                                 tail.pop_front();
