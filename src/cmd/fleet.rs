@@ -37,6 +37,8 @@ use crate::stats::bucket_percentile_ns;
 const COMMANDS: [&str; 3] = ["bench", "fio", "sweep"];
 /// How long a stopped host may take to drain and send its record before its ssh is killed.
 const STOP_GRACE: Duration = Duration::from_secs(30);
+/// How long the pipes of an exited ssh may stay open (held by a process it started).
+const PIPE_GRACE: Duration = Duration::from_secs(1);
 /// Intervals a host may be ahead of a silent one before its tables are shown without it.
 const MAX_PENDING: usize = 8;
 /// Lines of a host's stderr kept (its last error line names why it failed).
@@ -229,8 +231,13 @@ pub fn run(args: &FleetArgs) -> anyhow::Result<ExitCode> {
                 .filter(|h| matches!(h.status, HostStatus::Failed | HostStatus::NotReady))
                 .map(|h| format!("{}: {}", h.host, h.error.as_deref().unwrap_or("failed")))
                 .collect();
+            let kept = if failed.len() == record.hosts.len() {
+                "the record keeps what they sent"
+            } else {
+                "the others' results and the fleet's are kept"
+            };
             Err(anyhow::anyhow!(
-                "{} of {} hosts failed ({}); the others' results and the fleet's are kept",
+                "{} of {} hosts failed ({}); {kept}",
                 failed.len(),
                 record.hosts.len(),
                 failed.join("; ")
@@ -252,6 +259,8 @@ enum Event {
     Line(usize, Line),
     /// The host's stdout ended (the remote run ended, or the connection dropped).
     End(usize),
+    /// Its stderr ended: the last error line is in.
+    ErrEnd(usize),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -269,9 +278,11 @@ struct Host {
     stdin: Option<ChildStdin>,
     phase: Phase,
     stream_ended: bool,
+    stderr_ended: bool,
     /// Set when the host is left out or fails for a reason the controller knows.
     verdict: Option<(HostStatus, String)>,
     exit: Option<std::process::ExitStatus>,
+    exited_at: Option<Instant>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     /// Received intervals not yet shown in a table.
     pending: VecDeque<IntervalRecord>,
@@ -307,7 +318,12 @@ impl Host {
     }
 
     fn done(&self) -> bool {
-        self.phase == Phase::Exited && self.stream_ended
+        // Once ssh has exited its pipes end too, unless something it started holds them (a
+        // ProxyCommand, a backgrounded ControlMaster): wait for them only briefly then.
+        let waited = |grace: Duration| self.exited_at.is_some_and(|t| t.elapsed() > grace);
+        self.phase == Phase::Exited
+            && (self.stream_ended || waited(PIPE_GRACE * 5))
+            && (self.stderr_ended || waited(PIPE_GRACE))
     }
 
     fn last_error(&self) -> Option<String> {
@@ -372,6 +388,7 @@ impl Fleet {
             let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES)));
             let tail = stderr.clone();
             let host = name.clone();
+            let err_tx = tx.clone();
             std::thread::Builder::new()
                 .name(format!("fleet-err-{i}"))
                 .spawn(move || {
@@ -388,6 +405,7 @@ impl Fleet {
                             tail.push_back(line);
                         }
                     }
+                    let _ = err_tx.send(Event::ErrEnd(i));
                 })
                 .context("starting a reader")?;
             let tx = tx.clone();
@@ -408,8 +426,10 @@ impl Fleet {
                 child,
                 phase: Phase::Preparing,
                 stream_ended: false,
+                stderr_ended: false,
                 verdict: None,
                 exit: None,
+                exited_at: None,
                 stderr,
                 pending: VecDeque::new(),
                 intervals: 0,
@@ -530,6 +550,7 @@ impl Fleet {
                 }
             }
             Event::End(i) => self.hosts[i].stream_ended = true,
+            Event::ErrEnd(i) => self.hosts[i].stderr_ended = true,
         }
     }
 
@@ -541,6 +562,7 @@ impl Fleet {
             }
             if let Ok(Some(status)) = host.child.try_wait() {
                 host.exit = Some(status);
+                host.exited_at = Some(Instant::now());
                 host.phase = Phase::Exited;
                 host.stdin = None;
             }
