@@ -228,8 +228,16 @@ pub fn run(args: &FleetArgs) -> anyhow::Result<ExitCode> {
             let failed: Vec<String> = record
                 .hosts
                 .iter()
-                .filter(|h| matches!(h.status, HostStatus::Failed | HostStatus::NotReady))
-                .map(|h| format!("{}: {}", h.host, h.error.as_deref().unwrap_or("failed")))
+                .filter(|h| h.status != HostStatus::Completed)
+                .map(|h| {
+                    let why = match (h.status, h.error.as_deref()) {
+                        (_, Some(why)) => why,
+                        // Stopped on the host itself (a signal there), not from here.
+                        (HostStatus::Interrupted, None) => "interrupted on the host",
+                        _ => "failed",
+                    };
+                    format!("{}: {why}", h.host)
+                })
                 .collect();
             let kept = if failed.len() == record.hosts.len() {
                 "the record keeps what they sent"
