@@ -478,6 +478,29 @@ pub struct BenchArgs {
     /// pareto:H, normal:DEV (percent; hot data: a few blocks take most of the I/O).
     #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
     pub random_distribution: Option<String>,
+    /// Polled completions (fio's hipri: IORING_SETUP_IOPOLL); O_DIRECT on a device with poll
+    /// queues (NVMe with poll_queues) to be truly polled.
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub hipri: Option<String>,
+    /// A kernel thread submits (fio's sqthread_poll: IORING_SETUP_SQPOLL).
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub sqthread_poll: Option<String>,
+    /// The CPU the submission thread runs on (with --sqthread-poll).
+    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
+    pub sqthread_poll_cpu: Option<String>,
+    /// Registered buffers, READ_FIXED/WRITE_FIXED (fio's fixedbufs; on by default here).
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub fixedbufs: Option<String>,
+    /// A registered file (fio's registerfiles; on by default here).
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub registerfiles: Option<String>,
+    /// READ/WRITE rather than READV/WRITEV (fio's nonvectored; on by default here).
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub nonvectored: Option<String>,
+    /// Mixed block sizes with their shares (fio's bssplit), e.g. 4k/50:64k/30:1M/20, or
+    /// READ,WRITE lists; replaces --bs. Offsets align to the smallest.
+    #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
+    pub bssplit: Option<String>,
     /// Pace each worker: READ[,WRITE] I/Os per second (fio's rate_iops; `,500` paces only
     /// writes). Latency is also measured from each I/O's scheduled time (lat_sched).
     #[arg(long, help_heading = "Pacing", allow_hyphen_values = true)]

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
-    CpuListError, Distribution, EngineKind, JobSpec, MachineLimits, OpenSync, RwMode, SyncEvery,
-    format_cpu_list, parse_cpu_list,
+    BsSplit, CpuListError, Distribution, EngineKind, JobSpec, MachineLimits, OpenSync, RwMode,
+    SyncEvery, UringOptions, format_cpu_list, parse_cpu_list,
 };
 use crate::units::{
     DurationError, format_bytes, format_size_short, parse_duration, parse_size_bytes,
@@ -70,10 +70,17 @@ pub enum Key {
     RateIops,
     Rate,
     RateProcess,
+    BsSplit,
+    Hipri,
+    SqThreadPoll,
+    SqThreadPollCpu,
+    FixedBufs,
+    RegisterFiles,
+    NonVectored,
 }
 
 impl Key {
-    pub const ALL: [Self; 28] = [
+    pub const ALL: [Self; 35] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -102,6 +109,13 @@ impl Key {
         Self::RateIops,
         Self::Rate,
         Self::RateProcess,
+        Self::BsSplit,
+        Self::Hipri,
+        Self::SqThreadPoll,
+        Self::SqThreadPollCpu,
+        Self::FixedBufs,
+        Self::RegisterFiles,
+        Self::NonVectored,
     ];
 
     /// The `diskdash bench` flag.
@@ -136,6 +150,13 @@ impl Key {
             Self::RateIops => "--rate-iops",
             Self::Rate => "--rate",
             Self::RateProcess => "--rate-process",
+            Self::BsSplit => "--bssplit",
+            Self::Hipri => "--hipri",
+            Self::SqThreadPoll => "--sqthread-poll",
+            Self::SqThreadPollCpu => "--sqthread-poll-cpu",
+            Self::FixedBufs => "--fixedbufs",
+            Self::RegisterFiles => "--registerfiles",
+            Self::NonVectored => "--nonvectored",
         }
     }
 
@@ -171,6 +192,13 @@ impl Key {
             Self::RateIops => "rate_iops",
             Self::Rate => "rate",
             Self::RateProcess => "rate_process",
+            Self::BsSplit => "bssplit",
+            Self::Hipri => "hipri",
+            Self::SqThreadPoll => "sqthread_poll",
+            Self::SqThreadPollCpu => "sqthread_poll_cpu",
+            Self::FixedBufs => "fixedbufs",
+            Self::RegisterFiles => "registerfiles",
+            Self::NonVectored => "nonvectored",
         }
     }
 }
@@ -276,13 +304,28 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         _ => return Err(usage!("{name} {text:?} is not a percentage; use 0 to 100")),
     };
     let (bs_text, bs_name) = opts.text(Key::Bs, "4k");
-    let block_size_bytes = size_option(bs_name, bs_text, "4k, 1M or 512")?;
+    let mut block_size_bytes = size_option(bs_name, bs_text, "4k, 1M or 512")?;
     if block_size_bytes > MAX_BLOCK_SIZE_BYTES {
         return Err(usage!(
             "{bs_name} {bs_text} is too large; use at most {}",
             format_size_short(MAX_BLOCK_SIZE_BYTES)
         ));
     }
+    let bssplit = bssplit_option(options, block_size_bytes)?;
+    let (bs_text, bs_name) = match (&bssplit, opts.get(Key::BsSplit)) {
+        (Some(split), Some(option)) => {
+            // Buffers hold the largest; the checks below name the split.
+            block_size_bytes = split.sizes().max().unwrap_or(block_size_bytes);
+            (
+                option.value.as_str(),
+                Name {
+                    key: Key::BsSplit,
+                    origin: Some(&option.origin),
+                },
+            )
+        }
+        _ => (bs_text, bs_name),
+    };
     let (size_text, size_name) = opts.text(Key::Size, DEFAULT_SIZE);
     let size_bytes = size_option(size_name, size_text, "16M, 1G or 10G")?;
     if block_size_bytes > size_bytes {
@@ -435,6 +478,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let (text, name) = opts.text(Key::EndFsync, "0");
     let end_fsync = flag_option(name, text)?;
     let rate = rate_option(&opts, rw.read_pct(rwmixread_pct))?;
+    let uring = uring_options(&opts, ioengine, direct, &machine.available_cpus)?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -462,6 +506,104 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         end_fsync,
         distribution,
         rate,
+        bssplit,
+        uring,
+    })
+}
+
+/// fio's io_uring options. Each asks for something only io_uring has, so another engine (or
+/// the page cache, for polling) is refused rather than run without it.
+fn uring_options(
+    opts: &Options<'_>,
+    engine: EngineKind,
+    direct: bool,
+    cpus: &[usize],
+) -> anyhow::Result<UringOptions> {
+    let defaults = UringOptions::default();
+    let flag = |key: Key, default: bool| -> anyhow::Result<bool> {
+        match opts.get(key) {
+            None => Ok(default),
+            Some(option) => flag_option(
+                Name {
+                    key,
+                    origin: Some(&option.origin),
+                },
+                &option.value,
+            ),
+        }
+    };
+    let options = UringOptions {
+        hipri: flag(Key::Hipri, defaults.hipri)?,
+        sqpoll: flag(Key::SqThreadPoll, defaults.sqpoll)?,
+        sqpoll_cpu: None,
+        fixed_bufs: flag(Key::FixedBufs, defaults.fixed_bufs)?,
+        register_files: flag(Key::RegisterFiles, defaults.register_files)?,
+        nonvectored: flag(Key::NonVectored, defaults.nonvectored)?,
+    };
+    let name = |key: Key| Name {
+        key,
+        origin: opts.get(key).map(|o| &o.origin),
+    };
+    if engine != EngineKind::IoUring {
+        let asked = [
+            (Key::Hipri, options.hipri),
+            (Key::SqThreadPoll, options.sqpoll),
+            (
+                Key::SqThreadPollCpu,
+                opts.get(Key::SqThreadPollCpu).is_some(),
+            ),
+        ];
+        if let Some((key, _)) = asked.into_iter().find(|(_, on)| *on) {
+            let engine_name = name(Key::IoEngine);
+            return Err(usage!(
+                "{} needs io_uring, not {engine_name} {}; use {engine_name} io_uring or drop {}",
+                name(key),
+                engine.as_str(),
+                name(key)
+            ));
+        }
+    }
+    if options.hipri && !direct {
+        return Err(usage!(
+            "{} polls for O_DIRECT completions, and this job goes through the page cache; \
+             drop {} or the buffered option",
+            name(Key::Hipri),
+            name(Key::Hipri)
+        ));
+    }
+    let sqpoll_cpu = match opts.get(Key::SqThreadPollCpu) {
+        None => None,
+        Some(option) => {
+            let cpu_name = name(Key::SqThreadPollCpu);
+            if !options.sqpoll {
+                return Err(usage!(
+                    "{cpu_name} places the submission thread, which only {} starts; add {} 1 \
+                     or drop {cpu_name}",
+                    name(Key::SqThreadPoll),
+                    name(Key::SqThreadPoll)
+                ));
+            }
+            let text = option.value.trim();
+            match text.parse::<usize>() {
+                Ok(cpu) if cpus.contains(&cpu) => Some(cpu),
+                Ok(cpu) => {
+                    return Err(usage!(
+                        "{cpu_name} {cpu} is not a CPU this process may use; use one of {}",
+                        format_cpu_list(cpus)
+                    ));
+                }
+                Err(_) => {
+                    return Err(usage!(
+                        "{cpu_name} {text:?} is not a CPU number; use one of {}",
+                        format_cpu_list(cpus)
+                    ));
+                }
+            }
+        }
+    };
+    Ok(UringOptions {
+        sqpoll_cpu,
+        ..options
     })
 }
 
@@ -527,6 +669,28 @@ impl JobSpec {
         }
         if self.distribution != Distribution::Uniform {
             out.push((Key::RandomDistribution, self.distribution.as_text()));
+        }
+        if let Some(split) = &self.bssplit {
+            out.push((Key::BsSplit, split.as_text()));
+        }
+        let uring = UringOptions::default();
+        for (key, on, default) in [
+            (Key::Hipri, self.uring.hipri, uring.hipri),
+            (Key::SqThreadPoll, self.uring.sqpoll, uring.sqpoll),
+            (Key::FixedBufs, self.uring.fixed_bufs, uring.fixed_bufs),
+            (
+                Key::RegisterFiles,
+                self.uring.register_files,
+                uring.register_files,
+            ),
+            (Key::NonVectored, self.uring.nonvectored, uring.nonvectored),
+        ] {
+            if on != default {
+                out.push((key, u8::from(on).to_string()));
+            }
+        }
+        if let Some(cpu) = self.uring.sqpoll_cpu {
+            out.push((Key::SqThreadPollCpu, cpu.to_string()));
         }
         if let Some(rate) = &self.rate {
             let key = match rate.unit {
@@ -686,6 +850,100 @@ fn rate_option(opts: &Options<'_>, read_pct: u8) -> anyhow::Result<Option<RateLi
         write: write.filter(|_| writes),
         process,
     }))
+}
+
+/// fio's `bssplit`: `SIZE/PCT:SIZE/PCT...`, one list for both directions or `READ,WRITE`
+/// (an empty side uses `bs`). Entries without a share split what the others leave evenly, as
+/// in fio; the shares of a side sum to 100. A `bs` changed in the dashboard after the split
+/// replaces it; otherwise the split wins over `bs`, as in fio.
+fn bssplit_option(options: &[JobOption], bs: u64) -> anyhow::Result<Option<BsSplit>> {
+    let Some(at) = options.iter().rposition(|o| o.key == Key::BsSplit) else {
+        return Ok(None);
+    };
+    if options[at..]
+        .iter()
+        .any(|o| o.key == Key::Bs && o.origin == Origin::Dashboard)
+    {
+        return Ok(None);
+    }
+    let option = &options[at];
+    let name = Name {
+        key: Key::BsSplit,
+        origin: Some(&option.origin),
+    };
+    let text = option.value.as_str();
+    let fix = "use e.g. 4k/50:64k/30:1M/20, or READ,WRITE such as 4k/70:8k/30,64k/100";
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() > 3 || parts.get(2).is_some_and(|t| !t.is_empty()) {
+        return Err(usage!(
+            "{name} {text:?}: a third list splits trims, which this job does not issue; {fix}"
+        ));
+    }
+    let side = |part: &str| -> anyhow::Result<Vec<(u64, u8)>> {
+        if part.is_empty() {
+            return Ok(vec![(bs, 100)]);
+        }
+        let mut sized: Vec<(u64, Option<u32>)> = Vec::new();
+        for entry in part.split(':').map(str::trim) {
+            let (size, pct) = entry.split_once('/').unwrap_or((entry, ""));
+            let bytes = match parse_size_bytes(size) {
+                Some(0) | None => {
+                    return Err(usage!(
+                        "{name} {text:?}: {size:?} is not a block size; {fix}"
+                    ));
+                }
+                Some(bytes) if bytes > MAX_BLOCK_SIZE_BYTES => {
+                    return Err(usage!(
+                        "{name} {text:?}: {size} is too large; use at most {}",
+                        format_size_short(MAX_BLOCK_SIZE_BYTES)
+                    ));
+                }
+                Some(bytes) => bytes,
+            };
+            let pct = match pct.trim() {
+                "" => None,
+                p => match p.parse::<u32>() {
+                    Ok(p) if p <= 100 => Some(p),
+                    _ => {
+                        return Err(usage!(
+                            "{name} {text:?}: {p:?} is not a share; use 0 to 100 after the \
+                             size, e.g. 4k/50"
+                        ));
+                    }
+                },
+            };
+            sized.push((bytes, pct));
+        }
+        let given: u32 = sized.iter().filter_map(|(_, p)| *p).sum();
+        let blanks =
+            u32::try_from(sized.iter().filter(|(_, p)| p.is_none()).count()).unwrap_or(u32::MAX);
+        if given > 100 || (blanks == 0 && given != 100) {
+            return Err(usage!(
+                "{name} {text:?}: the shares of {part:?} sum to {given}, not 100; {fix}"
+            ));
+        }
+        // What the given shares leave, evenly over the blank ones (the first take the rest).
+        let each = (100 - given).checked_div(blanks).unwrap_or(0);
+        let extra = (100 - given).checked_rem(blanks).unwrap_or(0);
+        let mut blank = 0;
+        Ok(sized
+            .into_iter()
+            .map(|(bytes, pct)| {
+                let pct = pct.unwrap_or_else(|| {
+                    blank += 1;
+                    each + u32::from(blank <= extra)
+                });
+                (bytes, u8::try_from(pct).unwrap_or(100))
+            })
+            .collect())
+    };
+    let read = side(parts[0])?;
+    let write = if parts.len() == 1 {
+        read.clone()
+    } else {
+        side(parts[1])?
+    };
+    Ok(Some(BsSplit { read, write }))
 }
 
 /// A byte offset: a size, or 0.
@@ -1175,6 +1433,61 @@ mod tests {
         assert_eq!(
             validate(&[file], &machine()).unwrap_err().to_string(),
             r#"db.fio:14: bs "12k5" is not a size; use e.g. 4k, 1M or 512"#
+        );
+    }
+
+    #[test]
+    fn bssplit_reads_like_fio_and_round_trips() {
+        let spec = parse(&["--bssplit", "4k/50:64k/30:1M/20", "--size", "64M"]).unwrap();
+        let split = spec.bssplit.clone().unwrap();
+        assert_eq!(split.read, [(4096, 50), (65536, 30), (1 << 20, 20)]);
+        assert_eq!(split.read, split.write);
+        assert_eq!(spec.block_size_bytes, 1 << 20, "buffers hold the largest");
+        assert_eq!(
+            spec.describe(),
+            "randread bssplit=4k/50:64k/30:1M/20 iodepth=32 numjobs=1 io_uring direct"
+        );
+        let again = validate(&spec.to_options(&Origin::CommandLine), &machine()).unwrap();
+        assert_eq!(again, spec);
+        // Blank shares split what is left; an empty side uses bs.
+        let spec = parse(&[
+            "--bs",
+            "8k",
+            "--bssplit",
+            "4k/40:16k:64k,",
+            "--rw",
+            "randrw",
+        ])
+        .unwrap();
+        let split = spec.bssplit.unwrap();
+        assert_eq!(split.read, [(4096, 40), (16384, 30), (65536, 30)]);
+        assert_eq!(split.write, [(8192, 100)]);
+        // A bs picked in the dashboard after the split replaces it.
+        let spec = parse(&["--bssplit", "4k/50:8k/50"]).unwrap();
+        let changed = spec
+            .with([JobOption::dashboard(Key::Bs, "16k")], &machine())
+            .unwrap();
+        assert_eq!((changed.bssplit, changed.block_size_bytes), (None, 16384));
+    }
+
+    #[test]
+    fn bad_bssplits_name_the_part_and_the_fix() {
+        let fix = "use e.g. 4k/50:64k/30:1M/20, or READ,WRITE such as 4k/70:8k/30,64k/100";
+        let cases = [
+            ("4k/50:64k/40", format!(r#"--bssplit "4k/50:64k/40": the shares of "4k/50:64k/40" sum to 90, not 100; {fix}"#)),
+            ("4k/70:8k/70", format!(r#"--bssplit "4k/70:8k/70": the shares of "4k/70:8k/70" sum to 140, not 100; {fix}"#)),
+            ("4x/100", format!(r#"--bssplit "4x/100": "4x" is not a block size; {fix}"#)),
+            ("0/100", format!(r#"--bssplit "0/100": "0" is not a block size; {fix}"#)),
+            ("4k/half", r#"--bssplit "4k/half": "half" is not a share; use 0 to 100 after the size, e.g. 4k/50"#.to_string()),
+            ("4k,4k,4k", format!(r#"--bssplit "4k,4k,4k": a third list splits trims, which this job does not issue; {fix}"#)),
+            ("512M/100", r#"--bssplit "512M/100": 512M is too large; use at most 256M"#.to_string()),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse(&["--bssplit", text]).unwrap_err(), want, "{text}");
+        }
+        assert_eq!(
+            parse(&["--bssplit", "4k/50:2M/50", "--size", "1M"]).unwrap_err(),
+            "--bssplit 4k/50:2M/50 is larger than --size 1M; raise --size or lower --bssplit"
         );
     }
 }

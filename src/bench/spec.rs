@@ -169,6 +169,74 @@ pub struct JobSpec {
     /// Each worker's cap per direction (fio's `rate`/`rate_iops`, per job clone): `None`
     /// runs flat out.
     pub rate: Option<RateLimit>,
+    /// Mixed block sizes (fio's `bssplit`); `block_size_bytes` is then the largest of them
+    /// (each I/O buffer holds any).
+    pub bssplit: Option<BsSplit>,
+    /// How io_uring is set up (fio's io_uring engine options).
+    pub uring: UringOptions,
+}
+
+/// fio's io_uring engine options. diskdash registers the file and the buffers by default
+/// (fio does not) and always issues non-vectored reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UringOptions {
+    /// Polled completions (`hipri`: IORING_SETUP_IOPOLL); O_DIRECT only.
+    pub hipri: bool,
+    /// A kernel thread submits (`sqthread_poll`: IORING_SETUP_SQPOLL).
+    pub sqpoll: bool,
+    /// The CPU the submission thread runs on (`sqthread_poll_cpu`).
+    pub sqpoll_cpu: Option<usize>,
+    /// Registered buffers (`fixedbufs`): READ_FIXED/WRITE_FIXED.
+    pub fixed_bufs: bool,
+    /// A registered file (`registerfiles`).
+    pub register_files: bool,
+    /// READ/WRITE rather than READV/WRITEV (`nonvectored`).
+    pub nonvectored: bool,
+}
+
+impl Default for UringOptions {
+    fn default() -> Self {
+        Self {
+            hipri: false,
+            sqpoll: false,
+            sqpoll_cpu: None,
+            fixed_bufs: true,
+            register_files: true,
+            nonvectored: true,
+        }
+    }
+}
+
+/// Block sizes with their shares in percent, per direction (fio's `bssplit`). An empty side
+/// means that direction uses the job's `bs`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BsSplit {
+    pub read: Vec<(u64, u8)>,
+    pub write: Vec<(u64, u8)>,
+}
+
+impl BsSplit {
+    /// fio's spelling: `4k/50:64k/30:1M/20`, or `READ,WRITE` when the sides differ.
+    #[must_use]
+    pub fn as_text(&self) -> String {
+        let side = |entries: &[(u64, u8)]| {
+            entries
+                .iter()
+                .map(|(bytes, pct)| format!("{}/{pct}", format_size_short(*bytes)))
+                .collect::<Vec<_>>()
+                .join(":")
+        };
+        if self.read == self.write {
+            side(&self.read)
+        } else {
+            format!("{},{}", side(&self.read), side(&self.write))
+        }
+    }
+
+    /// Every size named, either side.
+    pub fn sizes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.read.iter().chain(&self.write).map(|&(bytes, _)| bytes)
+    }
 }
 
 /// How a random job picks its blocks (fio's `random_distribution`).
@@ -259,6 +327,8 @@ impl Default for JobSpec {
             end_fsync: false,
             distribution: Distribution::Uniform,
             rate: None,
+            bssplit: None,
+            uring: UringOptions::default(),
         }
     }
 }
@@ -329,10 +399,13 @@ impl JobSpec {
     /// fio-style one-line description: `randread bs=4k iodepth=32 numjobs=1 io_uring direct`.
     #[must_use]
     pub fn describe(&self) -> String {
+        let bs = match &self.bssplit {
+            Some(split) => format!("bssplit={}", split.as_text()),
+            None => format!("bs={}", format_size_short(self.block_size_bytes)),
+        };
         let mut text = format!(
-            "{} bs={} iodepth={} numjobs={} {} {}",
+            "{} {bs} iodepth={} numjobs={} {} {}",
             self.rw.as_str(),
-            format_size_short(self.block_size_bytes),
             self.iodepth,
             self.numjobs,
             self.ioengine.as_str(),

@@ -192,32 +192,43 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     }
     let mut state = Loop::new(&plan, &control, links, stats, depth, fd);
     match plan.engine {
-        EngineKind::IoUring => match UringEngine::new(fd, depth as u32, &buffers, block_size) {
-            Ok((mut engine, setup)) => {
-                exit.setup = setup;
-                state.start(&exit.setup);
-                state.drive(&mut engine, &buffers);
+        EngineKind::IoUring => {
+            match UringEngine::new(fd, depth as u32, &buffers, block_size, &spec.uring) {
+                Ok((mut engine, setup)) => {
+                    exit.setup = setup;
+                    state.start(&exit.setup);
+                    state.drive(&mut engine, &buffers);
+                }
+                // Polling was asked for: no silent ring without it.
+                Err(err) if spec.uring.hipri || spec.uring.sqpoll => {
+                    let _ = state.links.ready.send((
+                        plan.id,
+                        Err(SetupError::Failed(polling_refused(&spec.uring, &err))),
+                    ));
+                    control.barrier.wait();
+                    return exit;
+                }
+                Err(err) if uring_unavailable(&err) => {
+                    exit.setup = EngineSetup {
+                        engine: "psync",
+                        notes: vec![crate::bench::engine::fallback_note(&err)],
+                        ..EngineSetup::default()
+                    };
+                    let mut engine = PsyncEngine::new(fd, 1);
+                    state.depth = spec.effective_iodepth_with(EngineKind::Psync) as usize;
+                    state.start(&exit.setup);
+                    state.drive(&mut engine, &buffers);
+                }
+                Err(err) => {
+                    let _ = state.links.ready.send((
+                        plan.id,
+                        Err(SetupError::Failed(format!("io_uring setup failed: {err}"))),
+                    ));
+                    control.barrier.wait();
+                    return exit;
+                }
             }
-            Err(err) if uring_unavailable(&err) => {
-                exit.setup = EngineSetup {
-                    engine: "psync",
-                    notes: vec![crate::bench::engine::fallback_note(&err)],
-                    ..EngineSetup::default()
-                };
-                let mut engine = PsyncEngine::new(fd, 1);
-                state.depth = spec.effective_iodepth_with(EngineKind::Psync) as usize;
-                state.start(&exit.setup);
-                state.drive(&mut engine, &buffers);
-            }
-            Err(err) => {
-                let _ = state.links.ready.send((
-                    plan.id,
-                    Err(SetupError::Failed(format!("io_uring setup failed: {err}"))),
-                ));
-                control.barrier.wait();
-                return exit;
-            }
-        },
+        }
         EngineKind::Psync => {
             exit.setup.engine = "psync";
             let mut engine = PsyncEngine::new(fd, 1);
@@ -371,6 +382,8 @@ impl<'a> Loop<'a> {
         let mut submit_ns = vec![0u64; depth];
         // When each I/O was due by the schedule (0: not paced).
         let mut sched_ns = vec![0u64; depth];
+        // Each I/O's length as issued (a short transfer's resubmission is shorter).
+        let mut lens = vec![block_size; depth];
         // A paced worker with nothing due: when the next I/O is.
         let mut wake_ns: Option<u64>;
         let mut retries = vec![0u16; depth];
@@ -391,7 +404,7 @@ impl<'a> Loop<'a> {
             wake_ns = None;
             if !stopping && !sync_due && !paused {
                 while in_flight + queued < depth {
-                    if self.budget_bytes < u64::from(block_size) {
+                    if self.budget_bytes < self.workload.unit_bytes() {
                         // A size-based run has submitted its bytes: drain and end.
                         stopping = true;
                         break;
@@ -422,18 +435,24 @@ impl<'a> Loop<'a> {
                             }
                         }
                     };
+                    let len = self.workload.len(direction);
+                    if u64::from(len) > self.budget_bytes {
+                        stopping = true;
+                        break;
+                    }
                     let Some(slot) = free.pop() else { break };
-                    self.budget_bytes = self.budget_bytes.saturating_sub(u64::from(block_size));
-                    let offset_bytes = self.workload.offset();
+                    self.budget_bytes -= u64::from(len);
+                    let offset_bytes = self.workload.offset(len);
                     sched_ns[slot as usize] = self
                         .pacer
                         .as_mut()
-                        .and_then(|pacer| pacer.take(direction, block_size))
+                        .and_then(|pacer| pacer.take(direction, len))
                         .unwrap_or(0);
+                    lens[slot as usize] = len;
                     let io = &mut slots[slot as usize];
                     io.direction = direction;
                     io.offset_bytes = offset_bytes;
-                    io.len_bytes = block_size;
+                    io.len_bytes = len;
                     io.buf = buffers.slot_ptr(slot as usize);
                     retries[slot as usize] = 0;
                     engine.prep(io);
@@ -580,9 +599,9 @@ impl<'a> Loop<'a> {
                         Direction::Write => &mut self.cur.write,
                     };
                     match sched_ns[slot] {
-                        0 => stats.record(u64::from(block_size), latency_ns),
+                        0 => stats.record(u64::from(lens[slot]), latency_ns),
                         due => stats.record_paced(
-                            u64::from(block_size),
+                            u64::from(lens[slot]),
                             latency_ns,
                             reaped_ns.saturating_sub(due),
                         ),
@@ -726,6 +745,29 @@ impl<'a> Loop<'a> {
         self.cur.end_ns = now;
         std::mem::replace(&mut self.cur, Box::new(WorkerStats::new(self.id)))
     }
+}
+
+/// Why a ring with IOPOLL or SQPOLL could not be set up, with the option to drop.
+fn polling_refused(options: &crate::bench::spec::UringOptions, err: &std::io::Error) -> String {
+    let asked: Vec<&str> = [
+        (options.hipri, "hipri (IOPOLL)"),
+        (options.sqpoll, "sqthread_poll (SQPOLL)"),
+    ]
+    .into_iter()
+    .filter_map(|(on, name)| on.then_some(name))
+    .collect();
+    let errno = err.raw_os_error().unwrap_or(0);
+    let why = if errno == libc::EPERM || errno == libc::EACCES {
+        "io_uring is not allowed to this process"
+    } else {
+        "the kernel refused the ring"
+    };
+    format!(
+        "io_uring with {} could not be set up: {why} ({}: {err}); drop {}",
+        asked.join(" and "),
+        crate::bench::engine::errno_name(errno),
+        asked.join(" and ")
+    )
 }
 
 fn direction_name(direction: Direction) -> &'static str {

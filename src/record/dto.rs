@@ -222,6 +222,9 @@ pub struct JobRecord {
     /// the job ran flat out.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub rate: Option<RateRecord>,
+    /// Mixed block sizes, fio's `bssplit` spelling (format 5); `bs` is then the largest.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub bssplit: Option<String>,
 }
 
 /// A paced job's caps, per worker (fio's job clone), per second.
@@ -319,6 +322,10 @@ impl From<&JobSpec> for JobRecord {
                 write: rate.write,
                 process: rate.process.as_str().to_string(),
             }),
+            bssplit: spec
+                .bssplit
+                .as_ref()
+                .map(crate::bench::spec::BsSplit::as_text),
         }
     }
 }
@@ -338,6 +345,9 @@ pub struct EngineRecord {
     pub ring_flags: Vec<String>,
     pub registered_file: bool,
     pub registered_buffers: bool,
+    /// READV/WRITEV rather than READ/WRITE (fio's `nonvectored=0`; format 5).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub vectored: bool,
     pub notes: Vec<String>,
 }
 

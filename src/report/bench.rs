@@ -109,6 +109,9 @@ pub fn summary(record: &RunRecord) -> String {
         if !registered.is_empty() {
             let _ = write!(engine, " registered {}", registered.join("+"));
         }
+        if record.engine.vectored {
+            engine.push_str(" vectored (readv/writev)");
+        }
     }
     let _ = writeln!(out, "  engine  {engine}");
     if let Some(fallback) = &record.engine.fallback {

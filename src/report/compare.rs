@@ -263,6 +263,7 @@ mod tests {
             cpus_allowed_policy: "split".into(),
             random_distribution: "random".into(),
             rate: None,
+            bssplit: None,
         }
     }
 

@@ -998,6 +998,7 @@ impl Runner {
         self.engine.ring_flags = first.ring_flags.iter().map(|f| (*f).to_string()).collect();
         self.engine.registered_file = setups.iter().all(|s| s.registered_file);
         self.engine.registered_buffers = setups.iter().all(|s| s.registered_buffers);
+        self.engine.vectored = setups.iter().any(|s| s.vectored);
         for setup in setups {
             for note in &setup.notes {
                 if !self.engine.notes.contains(note) {

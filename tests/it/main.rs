@@ -32,3 +32,4 @@ mod tui_monitor;
 mod tui_plan;
 mod tui_show;
 mod tui_sweep;
+mod uring_options;

@@ -1,6 +1,7 @@
 //! Paced load (`--rate-iops`, `--rate`, `--rate-process`; fio's `rate_iops`, `rate`,
 //! `rate_process`): the achieved rate against the asked one, latency from the schedule, the
-//! warning when a device cannot keep up, the fio forms and bad input.
+//! warning when a device cannot keep up, the fio forms and bad input. And mixed block sizes
+//! (`--bssplit`), which pacing by bytes meets.
 
 use std::path::Path;
 use std::process::Command;
@@ -249,4 +250,47 @@ fn bad_paces_are_usage_errors_naming_the_value_and_the_fix() {
         assert_eq!(err.trim_end(), *want, "{args}");
     }
     assert!(leftovers(dir.path(), &[]).is_empty());
+}
+
+#[test]
+fn bssplit_mixes_block_sizes_by_their_shares() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, record) = bench_ok(
+        dir.path(),
+        &opts("--bssplit 4k/50:64k/50 -q 8 --size 16M --runtime 1s"),
+    );
+    assert_eq!(record["job"]["bssplit"], "4k/50:64k/50");
+    assert_eq!(record["job"]["bs"], 65536, "buffers hold the largest");
+    let read = &record["read"];
+    let mean = read["io_bytes"].as_f64().unwrap() / read["total_ios"].as_f64().unwrap();
+    // Half 4 KiB, half 64 KiB: 34 KiB on average.
+    assert!(
+        (30_000.0..39_000.0).contains(&mean),
+        "mean I/O {mean} bytes"
+    );
+    assert_stdout_has(&out, "randread bssplit=4k/50:64k/50 iodepth=8");
+
+    // The fio form, a split per direction, paced by bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let record = fio_run(
+        dir.path(),
+        &[
+            "--name=mixed",
+            "--filename=mixed.dat",
+            "--rw=randrw",
+            "--size=16M",
+            "--bssplit=4k/100,64k/100",
+            "--runtime=1",
+            "--time_based",
+        ],
+    );
+    assert_eq!(record["job"]["bssplit"], "4k/100,64k/100");
+    for (dir_name, bytes) in [("read", 4096), ("write", 65536)] {
+        let d = &record[dir_name];
+        assert_eq!(
+            d["io_bytes"].as_u64().unwrap(),
+            d["total_ios"].as_u64().unwrap() * bytes,
+            "{dir_name}"
+        );
+    }
 }

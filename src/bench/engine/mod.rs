@@ -59,6 +59,8 @@ pub struct EngineSetup {
     pub ring_flags: Vec<&'static str>,
     pub registered_file: bool,
     pub registered_buffers: bool,
+    /// READV/WRITEV rather than READ/WRITE (`nonvectored=0`).
+    pub vectored: bool,
     /// Why something was dropped or fell back, in words.
     pub notes: Vec<String>,
 }

@@ -212,6 +212,7 @@ pub fn snapshot() -> Snapshot {
             ring_flags: Vec::new(),
             registered_file: false,
             registered_buffers: false,
+            vectored: false,
             notes: Vec::new(),
         },
         segment: 0,
