@@ -91,10 +91,16 @@ fn the_fleet_schema_holds_the_run_schema_unchanged() {
     let run = read_json(&schema_path("run-record.schema.json"));
     let fleet = read_json(&schema_path("fleet-record.schema.json"));
     for (name, def) in run["$defs"].as_object().unwrap() {
-        assert_eq!(&fleet["$defs"][name], def, "$defs/{name} differs");
+        assert_eq!(
+            &fleet["$defs"][name], def,
+            "$defs/{name} differs: copy run-record.schema.json's $defs into the fleet schema's"
+        );
     }
     for key in ["type", "required", "additionalProperties", "properties"] {
-        assert_eq!(fleet["$defs"]["run_record"][key], run[key], "{key} differs");
+        assert_eq!(
+            fleet["$defs"]["run_record"][key], run[key],
+            "{key} differs: copy run-record.schema.json's top level into $defs/run_record"
+        );
     }
 }
 
