@@ -28,6 +28,11 @@ pub struct Cli {
     /// `-a`).
     #[arg(short = 'a', long)]
     pub all: bool,
+    /// `diskdash fleet`'s remote side (before `bench`, `fio` or `sweep`): JSON Lines on stdout,
+    /// a ready line once prepared, the measured window on `start` from stdin, `stop` or the end
+    /// of stdin stops the run, the run record as the last line.
+    #[arg(long, hide = true)]
+    pub fleet_remote: bool,
     #[command(flatten)]
     pub record: RecordArgs,
 }
@@ -81,7 +86,95 @@ pub enum Command {
     Sweep(SweepArgs),
     /// CrystalDiskMark's tests (SEQ1M Q8T1, RND4K Q32T1, ...) as one run: its window as a table.
     Mark(MarkArgs),
+    /// Run bench, fio or sweep on several hosts over SSH at once: one start, one table, one
+    /// record (`diskdash fleet node[01-04] -- bench /data --rw randread`).
+    #[command(
+        override_usage = "diskdash fleet [OPTIONS] HOSTS -- bench|fio|sweep [ARGS]...",
+        after_help = "HOSTS: a,b,c; node[01-16] (node01..node16; node[1-3,7]); @hosts.txt (one \
+                      a line, # comments). ssh runs with the user's ~/.ssh/config, agent and \
+                      known_hosts and BatchMode=yes (no prompts). Each host runs the same \
+                      diskdash (see --remote-binary, --copy-binary). The run prints a table \
+                      per interval on stderr; `diskdash show RECORD` opens the fleet's record \
+                      in the dashboard (one row per host, the fleet's totals and charts)."
+    )]
+    Fleet(FleetArgs),
 }
+
+// ---- diskdash fleet (kept in one block) ----
+
+#[derive(Debug, Clone, Args)]
+pub struct FleetArgs {
+    /// The hosts: a,b,c or node[01-16] or @hosts.txt (ssh destinations; user@host works).
+    pub hosts: String,
+    /// Words before `--` other than HOSTS (caught to say where the command goes).
+    #[arg(hide = true)]
+    pub stray: Vec<String>,
+    /// What each host runs, after `--`: bench, fio or sweep and its arguments.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+
+    /// How long every host may take to prepare (fill its working set) before the start; a
+    /// host not ready by then is left out (or fails the run with --all-or-nothing).
+    #[arg(
+        long,
+        default_value = "5m",
+        help_heading = "Fleet",
+        allow_hyphen_values = true
+    )]
+    pub ready_timeout: String,
+    /// Fail the whole run when any host is not ready in time (nothing is measured then).
+    #[arg(long, help_heading = "Fleet")]
+    pub all_or_nothing: bool,
+    /// The diskdash to run on the hosts: a command on their PATH or a path.
+    #[arg(
+        long,
+        default_value = "diskdash",
+        value_name = "PATH",
+        help_heading = "Fleet"
+    )]
+    pub remote_binary: String,
+    /// Copy this diskdash to a temporary directory on hosts that lack --remote-binary (after
+    /// checking their architecture) and remove it afterwards.
+    #[arg(long, help_heading = "Fleet")]
+    pub copy_binary: bool,
+
+    /// ssh's configuration file instead of ~/.ssh/config (ssh -F).
+    #[arg(short = 'F', long, value_name = "FILE", help_heading = "SSH")]
+    pub ssh_config: Option<PathBuf>,
+    /// An ssh option (ssh -o KEY=VALUE), repeatable; these win over diskdash's own, except
+    /// BatchMode=yes (never a prompt).
+    #[arg(
+        short = 'o',
+        long = "ssh-option",
+        value_name = "KEY=VALUE",
+        help_heading = "SSH"
+    )]
+    pub ssh_options: Vec<String>,
+    /// The ssh program.
+    #[arg(
+        long,
+        default_value = "ssh",
+        env = "DISKDASH_SSH",
+        value_name = "PROGRAM",
+        help_heading = "SSH"
+    )]
+    pub ssh: PathBuf,
+
+    /// Write the fleet record (JSON: every host's record and the fleet's) to this file
+    /// (`-`: stdout).
+    #[arg(long, help_heading = "Output", allow_hyphen_values = true)]
+    pub json: Option<PathBuf>,
+    /// Let --json replace an existing file that is not a diskdash record.
+    #[arg(long, help_heading = "Output")]
+    pub force: bool,
+
+    /// Allow the hosts' runs to write to block devices or files with data: forwarded to every
+    /// host and printed per host before anything starts.
+    #[arg(long, help_heading = "Safety")]
+    pub allow_destructive: bool,
+}
+
+// ---- end of diskdash fleet ----
 
 #[derive(Debug, Clone, Args)]
 pub struct MarkArgs {

@@ -12,6 +12,7 @@ pub mod cli;
 pub mod cmd;
 pub mod error;
 pub mod fio;
+pub mod fleet;
 pub mod monitor;
 pub mod plan;
 pub mod record;
@@ -37,6 +38,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     match cli.command {
         None => cmd::monitor::run(&cli.interval, cli.all, &cli.record),
+        Some(command) if cli.fleet_remote => cmd::fleet_remote::run(command),
         Some(Command::Bench(args)) => cmd::bench::run(&args),
         Some(Command::Iostat(args)) => cmd::iostat::run(&args),
         Some(Command::Info(args)) => cmd::info::run(&args),
@@ -46,5 +48,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Fio(args)) => cmd::fio::run(&args),
         Some(Command::Sweep(args)) => cmd::sweep::run(&args),
         Some(Command::Mark(args)) => cmd::mark::run(&args),
+        Some(Command::Fleet(args)) => cmd::fleet::run(&args),
     }
 }

@@ -89,6 +89,20 @@ pub struct SessionOptions {
     /// Adds what the front end derives from the finished record (a sweep's statements)
     /// before the record is written.
     pub annotate: Option<Annotate>,
+    /// Holds the first measured window until the caller says go (`diskdash fleet`'s remote
+    /// side): after the fill, the session writes a ready line on `--jsonl` and calls the gate;
+    /// `false` ends the run as interrupted before anything is measured.
+    pub start_gate: Option<StartGate>,
+}
+
+/// Blocks until the first measured window may start; `false`: do not start (stop).
+#[derive(Clone)]
+pub struct StartGate(pub Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl std::fmt::Debug for StartGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StartGate(..)")
+    }
 }
 
 /// A pure function over the finished record, run before it is written.

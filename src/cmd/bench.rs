@@ -27,9 +27,26 @@ pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 /// `diskdash bench`: headless when `--no-tui` or stdout is not a terminal (the dashboard
 /// drives the same session otherwise, once it exists).
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    run_as(args, None)
+}
+
+/// `bench`, or `bench` as a fleet's remote side (`remote`: JSON Lines on stdout, the start
+/// from stdin, the record as the last line).
+pub(crate) fn run_as(
+    args: &BenchArgs,
+    remote: Option<&super::fleet_remote::Remote>,
+) -> anyhow::Result<ExitCode> {
     let spec = job(args, &MachineLimits::detect())?;
-    let interrupt = Arc::new(AtomicBool::new(false));
-    crate::session::signals::raise_on_interrupt(&interrupt)?;
+    let mut args = args.clone();
+    let args = &mut args;
+    let interrupt = if let Some(remote) = remote {
+        args.jsonl = Some("-".into());
+        remote.interrupt.clone()
+    } else {
+        let interrupt = Arc::new(AtomicBool::new(false));
+        crate::session::signals::raise_on_interrupt(&interrupt)?;
+        interrupt
+    };
     // In a terminal the dashboard drives the session; it stays open after the runtime.
     // JSON Lines on stdout make stdout a data stream: no dashboard there.
     let dash = |path: &Option<std::path::PathBuf>| path.as_deref() == Some(Path::new("-"));
@@ -43,6 +60,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         interrupt: interrupt.clone(),
         latency_target: None,
         annotate: None,
+        start_gate: remote.map(super::fleet_remote::Remote::gate),
     };
     let plan = Plan::single(Job::bench("bench", spec, args.target.clone()));
     let handle = Session::start(plan, options)?;
@@ -72,7 +90,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         let _ = writeln!(stdout);
         let _ = stdout.flush();
     }
-    exit_code(outcome)
+    match remote {
+        Some(remote) => remote.finish(outcome),
+        None => exit_code(outcome),
+    }
 }
 
 /// The exit code of a finished session (every command that runs one ends here): 0

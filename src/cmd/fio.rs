@@ -13,6 +13,14 @@ use crate::cli::FioArgs;
 /// # Errors
 /// The usage error of a bad job file or option (exit 2), or the run's error.
 pub fn run(args: &FioArgs) -> anyhow::Result<ExitCode> {
+    run_as(args, None)
+}
+
+/// `fio`, or `fio` as a fleet's remote side (see `fleet_remote`).
+pub(crate) fn run_as(
+    args: &FioArgs,
+    remote: Option<&super::fleet_remote::Remote>,
+) -> anyhow::Result<ExitCode> {
     if args.args.iter().any(|a| a == "--help" || a == "-h") {
         print(&crate::fio::show::help());
         return Ok(ExitCode::SUCCESS);
@@ -25,7 +33,7 @@ pub fn run(args: &FioArgs) -> anyhow::Result<ExitCode> {
             let _ = writeln!(err, "note: {}", crate::error::one_line(note));
         }
     }
-    if invocation.parse_only || invocation.showcmd {
+    if (invocation.parse_only || invocation.showcmd) && remote.is_none() {
         if invocation.parse_only {
             print(&crate::fio::show::plan(&invocation));
         }
@@ -34,7 +42,18 @@ pub fn run(args: &FioArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    crate::cmd::fio_run::run(invocation)
+    if remote.is_some() {
+        if invocation.parse_only || invocation.showcmd {
+            return Err(crate::usage!(
+                "--parse-only/--showcmd print and run nothing; run them without fleet"
+            ));
+        }
+        super::fleet_remote::refuse_stdout_outputs(
+            invocation.diskdash.json.as_deref(),
+            invocation.diskdash.jsonl.as_deref(),
+        )?;
+    }
+    crate::cmd::fio_run::run_as(invocation, remote)
 }
 
 fn print(text: &str) {

@@ -23,6 +23,14 @@ use crate::session::{Session, SessionOptions};
 /// A usage error before anything runs (targets, outputs), or the run's failure (exit 1) after
 /// the report is written.
 pub fn run(invocation: FioInvocation) -> anyhow::Result<ExitCode> {
+    run_as(invocation, None)
+}
+
+/// The plan, run as a fleet's remote side when `remote` is given (see `fleet_remote`).
+pub(crate) fn run_as(
+    invocation: FioInvocation,
+    remote: Option<&super::fleet_remote::Remote>,
+) -> anyhow::Result<ExitCode> {
     let FioInvocation {
         mut plan,
         output_format,
@@ -30,9 +38,12 @@ pub fn run(invocation: FioInvocation) -> anyhow::Result<ExitCode> {
         status_interval,
         group_reporting,
         percentiles,
-        diskdash: flags,
+        diskdash: mut flags,
         ..
     } = invocation;
+    if remote.is_some() {
+        flags.jsonl = Some("-".into());
+    }
     if let Some(interval) = status_interval {
         for job in plan.steps.iter_mut().flat_map(|s| &mut s.jobs) {
             job.spec.interval = interval;
@@ -66,8 +77,13 @@ pub fn run(invocation: FioInvocation) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
-    let interrupt = Arc::new(AtomicBool::new(false));
-    crate::session::signals::raise_on_interrupt(&interrupt)?;
+    let interrupt = if let Some(remote) = remote {
+        remote.interrupt.clone()
+    } else {
+        let interrupt = Arc::new(AtomicBool::new(false));
+        crate::session::signals::raise_on_interrupt(&interrupt)?;
+        interrupt
+    };
     let stdout_data =
         |path: &Option<std::path::PathBuf>| path.as_deref() == Some(std::path::Path::new("-"));
     let dashboard = !flags.no_tui
@@ -83,6 +99,7 @@ pub fn run(invocation: FioInvocation) -> anyhow::Result<ExitCode> {
         interrupt: interrupt.clone(),
         latency_target: None,
         annotate: None,
+        start_gate: remote.map(super::fleet_remote::Remote::gate),
     };
     let handle = Session::start(plan, options)?;
     let outcome = if dashboard {
@@ -118,7 +135,10 @@ pub fn run(invocation: FioInvocation) -> anyhow::Result<ExitCode> {
             .context("writing the record to stdout")?;
         let _ = writeln!(stdout);
     }
-    super::bench::exit_code(outcome)
+    match remote {
+        Some(remote) => remote.finish(outcome),
+        None => super::bench::exit_code(outcome),
+    }
 }
 
 /// The report in the format asked for.

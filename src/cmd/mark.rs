@@ -57,6 +57,7 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         interrupt: interrupt.clone(),
         latency_target: None,
         annotate: None,
+        start_gate: None,
     };
     let handle = Session::start(plan, options)?;
     let outcome = if dashboard {

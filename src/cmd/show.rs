@@ -1,5 +1,6 @@
-//! `diskdash show RUN.json`: a recorded run in the dashboard, until `q`; `diskdash show
-//! REC.jsonl`: a monitor recording (`--record`) replayed in the monitor dashboard.
+//! `diskdash show RUN.json`: a recorded run in the dashboard, until `q`. A fleet record shows
+//! as one run whose jobs are the hosts (`fleet::view`). `diskdash show REC.jsonl`: a monitor
+//! recording (`--record`) replayed in the monitor dashboard.
 
 use std::process::ExitCode;
 
@@ -16,6 +17,6 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<ExitCode> {
         let recording = crate::record::load_recording(&args.record)?;
         return crate::tui::run_replay(recording);
     }
-    let record = crate::record::load(&args.record)?;
+    let record = super::compare::load_run(&args.record)?;
     crate::tui::run_show(record)
 }

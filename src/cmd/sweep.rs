@@ -22,6 +22,20 @@ use crate::usage;
 /// Usage errors (exit 2) before anything runs; the run's failure (exit 1) after the table of
 /// what finished.
 pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
+    run_as(args, None)
+}
+
+/// `sweep`, or `sweep` as a fleet's remote side (see `fleet_remote`).
+pub(crate) fn run_as(
+    args: &SweepArgs,
+    remote: Option<&super::fleet_remote::Remote>,
+) -> anyhow::Result<ExitCode> {
+    let mut args = args.clone();
+    if remote.is_some() {
+        args.jsonl = Some("-".into());
+        args.points = false;
+    }
+    let args = &args;
     let format = Format::parse(&args.format)?;
     let loops = match &args.loops {
         None => 1,
@@ -94,8 +108,13 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let interrupt = Arc::new(AtomicBool::new(false));
-    crate::session::signals::raise_on_interrupt(&interrupt)?;
+    let interrupt = if let Some(remote) = remote {
+        remote.interrupt.clone()
+    } else {
+        let interrupt = Arc::new(AtomicBool::new(false));
+        crate::session::signals::raise_on_interrupt(&interrupt)?;
+        interrupt
+    };
     let stdout_data = |p: &Option<std::path::PathBuf>| p.as_deref() == Some(Path::new("-"));
     let dashboard = !args.no_tui
         && !stdout_data(&args.json)
@@ -116,6 +135,7 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
             args.advice,
             latency_target,
         )),
+        start_gate: remote.map(super::fleet_remote::Remote::gate),
     };
     let handle = Session::start(sweep.plan.clone(), options)?;
     let outcome = if dashboard {
@@ -143,7 +163,10 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         let _ = serde_json::to_writer_pretty(&mut out, &outcome.record);
         let _ = writeln!(out);
     }
-    super::bench::exit_code(outcome)
+    match remote {
+        Some(remote) => remote.finish(outcome),
+        None => super::bench::exit_code(outcome),
+    }
 }
 
 /// The swept options (more than one value), in the order their flags first appear in `argv`,

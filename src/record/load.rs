@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-use super::{FORMAT, FORMAT_VERSION, RunRecord};
+use super::{FLEET_FORMAT, FORMAT, FORMAT_VERSION, FleetRecord, RunRecord};
 use crate::bench::pinned::{ObjectKind, Pinned};
 use crate::units::format_bytes;
 
@@ -42,8 +42,38 @@ pub const MAX_RECORD_BYTES: u64 = 256 << 20;
 /// The file cannot be opened, is not a regular file, is larger than [`MAX_RECORD_BYTES`], or
 /// is not a run record of this format version.
 pub fn load(path: &Path) -> anyhow::Result<RunRecord> {
+    match load_any(path)? {
+        Loaded::Run(record) => Ok(*record),
+        Loaded::Fleet(_) => Err(crate::usage!(
+            "{} is a fleet record (diskdash fleet --json); {FIX}",
+            path.display()
+        )),
+    }
+}
+
+/// A record of one run, or of a fleet of runs.
+#[derive(Debug)]
+pub enum Loaded {
+    Run(Box<RunRecord>),
+    Fleet(Box<FleetRecord>),
+}
+
+/// The run or fleet record in `path`, with the same checks and errors as [`load`].
+///
+/// # Errors
+/// As [`load`].
+pub fn load_any(path: &Path) -> anyhow::Result<Loaded> {
     let bytes = read_capped(path, MAX_RECORD_BYTES)?;
-    parse(&bytes).map_err(|why| crate::usage!("{} {why}", path.display()))
+    parse_any(&bytes).map_err(|why| crate::usage!("{} {why}", path.display()))
+}
+
+/// A run record only (the loader's tests).
+#[cfg(test)]
+fn parse(bytes: &[u8]) -> Result<RunRecord, String> {
+    match parse_any(bytes)? {
+        Loaded::Run(record) => Ok(*record),
+        Loaded::Fleet(_) => Err("is a fleet record".to_string()),
+    }
 }
 
 /// Whether `path` is a regular file that starts like a monitor recording (`--record`): its
@@ -152,7 +182,7 @@ fn read_at_most(file: File, limit: u64, size_hint: u64) -> std::io::Result<Optio
 }
 
 /// The record in `bytes`, or why it is not one (a phrase after the file name).
-fn parse(bytes: &[u8]) -> Result<RunRecord, String> {
+fn parse_any(bytes: &[u8]) -> Result<Loaded, String> {
     // Syntax first, in one pass that builds nothing (serde_json skips values iteratively, so
     // deep nesting cannot exhaust the stack either).
     serde_json::from_slice::<IgnoredAny>(bytes)
@@ -163,7 +193,8 @@ fn parse(bytes: &[u8]) -> Result<RunRecord, String> {
         Scalar::Text(text) => Some(text.as_str()),
         _ => None,
     };
-    if format != Some(FORMAT) {
+    let fleet = format == Some(FLEET_FORMAT);
+    if format != Some(FORMAT) && !fleet {
         let found = match &header.format {
             Scalar::Missing => "no format key".to_owned(),
             other => other.to_string(),
@@ -199,7 +230,14 @@ fn parse(bytes: &[u8]) -> Result<RunRecord, String> {
             ));
         }
     }
-    serde_json::from_slice(bytes).map_err(|e| format!("is not a diskdash run record ({e}); {FIX}"))
+    if fleet {
+        return serde_json::from_slice(bytes)
+            .map(|r| Loaded::Fleet(Box::new(r)))
+            .map_err(|e| format!("is not a diskdash fleet record ({e}); {FIX}"));
+    }
+    serde_json::from_slice(bytes)
+        .map(|r| Loaded::Run(Box::new(r)))
+        .map_err(|e| format!("is not a diskdash run record ({e}); {FIX}"))
 }
 
 /// The keys checked before the fields; every other key is skipped unread.

@@ -9,6 +9,7 @@
 
 pub mod compare;
 mod dto;
+mod fleet;
 mod load;
 pub mod monitor;
 pub mod monitor_writer;
@@ -18,7 +19,8 @@ mod time;
 mod writer;
 
 pub use dto::*;
-pub use load::{is_monitor_recording_file, load, load_recording};
+pub use fleet::*;
+pub use load::{Loaded, is_monitor_recording_file, load, load_any, load_recording};
 pub use time::rfc3339_utc;
 pub use writer::{JsonlWriter, write_atomic};
 

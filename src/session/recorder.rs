@@ -11,8 +11,8 @@ use crate::monitor::iostat::IostatRow;
 use crate::record::{
     CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
     HostRecord, INTERVAL_FORMAT, IntervalJobRecord, IntervalRecord, JobRecord, JsonlWriter,
-    LATENCY_DEFINITION, PointValue, RunRecord, RunStatus, RunWarning, SegmentJobRecord,
-    SegmentRecord, SyncRecord, TargetRecord, rfc3339_utc,
+    LATENCY_DEFINITION, PointValue, ReadyRecord, RunRecord, RunStatus, RunWarning,
+    SegmentJobRecord, SegmentRecord, SyncRecord, TargetRecord, rfc3339_utc,
 };
 use crate::session::cpu::cpu_totals;
 use crate::session::series::RecordSeries;
@@ -164,6 +164,17 @@ impl Recorder {
         }
         self.series.push(&record, record.device.as_ref());
         (record, written)
+    }
+
+    /// The targets are prepared: a [`ReadyRecord`] line on `--jsonl` (fleet's start-together
+    /// handshake; a lost line shows on the other side as a host never ready).
+    pub fn ready(&mut self, working_set_bytes: u64) {
+        let line = ReadyRecord::new(working_set_bytes);
+        if let Some(jsonl) = &mut self.jsonl
+            && jsonl.write(&line).is_err()
+        {
+            self.jsonl = None;
+        }
     }
 
     /// A typed warning, kept for the record.

@@ -256,6 +256,16 @@ impl Runner {
         if self.targets.iter().any(|t| t.needs_fill) {
             self.precondition();
         }
+        if let Some(gate) = self.options.start_gate.clone()
+            && self.error.is_none()
+            && !self.interrupted
+            && !self.quit
+        {
+            self.recorder.ready(self.targets[0].working_set_bytes);
+            if !(gate.0)() {
+                self.interrupted = true;
+            }
+        }
         let mut start_now = self.options.finish_when_done;
         while self.error.is_none() && !self.interrupted && !self.quit {
             if !start_now && !self.idle() {

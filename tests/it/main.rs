@@ -15,6 +15,7 @@ mod bench_session;
 mod compare;
 mod fio_parse;
 mod fio_run;
+mod fleet;
 mod info;
 mod iostat;
 mod iostat_loop;

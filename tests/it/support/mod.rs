@@ -1,6 +1,6 @@
 //! Shared by the integration tests (`mod support;`): the binary, the root check, process output,
 //! JSON, loop devices and mounts; `record` validates run records, `tmux` drives the dashboard
-//! in a real terminal. Test binaries use different parts of it.
+//! in a real terminal, `sshd` runs an OpenSSH server for fleet runs. Test binaries use different parts of it.
 #![allow(dead_code)]
 
 use std::os::fd::AsRawFd;
@@ -10,6 +10,7 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 
 pub mod record;
+pub mod sshd;
 pub mod tmux;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_diskdash");

@@ -1,0 +1,888 @@
+//! `diskdash fleet HOSTS -- bench|fio|sweep ARGS`: the same run on every host over the user's
+//! own OpenSSH, started together, one table per interval, one record.
+//!
+//! ```text
+//!   controller                         per host: ssh -T host 'exec diskdash --fleet-remote ...'
+//!   spawn every host  ──────────────>  prepares (fills), prints {"format":"...-ready"}
+//!   all ready (or --ready-timeout) ─>  "start\n" on stdin: the measured windows begin together
+//!   interval lines  <───────────────   one JSON line per interval (`--jsonl -`)
+//!   Ctrl-C: "stop\n" to every host ─>  drained, recorded `interrupted`
+//!   run records  <──────────────────   the host's run record, the last line
+//! ```
+//! A host whose connection drops is marked failed; the intervals it sent are its partial
+//! results. The fleet's latency comes from the hosts' histograms merged (`fleet::merge`).
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::Context;
+use clap::Parser;
+
+use crate::cli::{Cli, Command, FleetArgs};
+use crate::fleet::merge::{Rates, merge_direction, merge_sync, merged_buckets};
+use crate::fleet::ssh::{self, SshOptions};
+use crate::fleet::table::{self, Row};
+use crate::record::{
+    DirectionRecord, FLEET_FORMAT, FORMAT_VERSION, FleetAggregate, FleetHostRecord, FleetRecord,
+    HostStatus, INTERVAL_FORMAT, IntervalRecord, READY_FORMAT, RunRecord, RunStatus, SyncRecord,
+    rfc3339_utc,
+};
+use crate::stats::bucket_percentile_ns;
+
+/// What a fleet runs on its hosts.
+const COMMANDS: [&str; 3] = ["bench", "fio", "sweep"];
+/// How long a stopped host may take to drain and send its record before its ssh is killed.
+const STOP_GRACE: Duration = Duration::from_secs(30);
+/// How long the pipes of an exited ssh may stay open (held by a process it started).
+const PIPE_GRACE: Duration = Duration::from_secs(1);
+/// Intervals a host may be ahead of a silent one before its tables are shown without it.
+const MAX_PENDING: usize = 8;
+/// Lines of a host's stderr kept (its last error line names why it failed).
+const STDERR_LINES: usize = 20;
+
+/// The validated command line.
+#[derive(Debug, Clone)]
+pub struct FleetPlan {
+    pub hosts: Vec<String>,
+    /// `bench ...`, `fio ...` or `sweep ...`, as each host runs it (`--allow-destructive`
+    /// added when given to fleet).
+    pub command: Vec<String>,
+    pub destructive: bool,
+    pub ready_timeout: Duration,
+    pub ssh: SshOptions,
+}
+
+impl FleetPlan {
+    /// # Errors
+    /// A usage error naming the value, where it came from, and the fix.
+    pub fn from_args(args: &FleetArgs) -> anyhow::Result<Self> {
+        if let Some(word) = args.stray.first() {
+            let command = args
+                .stray
+                .iter()
+                .find(|w| COMMANDS.contains(&w.as_str()))
+                .map_or("bench", String::as_str);
+            return Err(crate::usage!(
+                "{word:?}: the command goes after `--`: diskdash fleet {} -- {command} ...",
+                args.hosts
+            ));
+        }
+        let hosts = crate::fleet::parse_hosts(&args.hosts)?;
+        let Some(first) = args.command.first() else {
+            return Err(crate::usage!(
+                "no command after `--`; give what each host runs: diskdash fleet {} -- bench \
+                 /data --runtime 30s",
+                args.hosts
+            ));
+        };
+        if !COMMANDS.contains(&first.as_str()) {
+            return Err(crate::usage!(
+                "{first:?} after `--` is not a command fleet runs; give bench, fio or sweep"
+            ));
+        }
+        let mut command = args.command.clone();
+        let forwarded = command.iter().skip(1).any(|a| a == "--allow-destructive");
+        if args.allow_destructive && !forwarded {
+            command.push("--allow-destructive".into());
+        }
+        // The arguments are checked here with the remote side's own grammar, so a typo fails
+        // once, before any host is touched.
+        let mut argv = vec!["diskdash".to_string()];
+        argv.extend(command.iter().cloned());
+        match Cli::try_parse_from(&argv) {
+            Ok(cli) => match cli.command {
+                Some(Command::Bench(bench)) => {
+                    super::fleet_remote::refuse_stdout_outputs(
+                        bench.json.as_deref(),
+                        bench.jsonl.as_deref(),
+                    )?;
+                }
+                Some(Command::Sweep(sweep)) => {
+                    super::fleet_remote::refuse_stdout_outputs(
+                        sweep.json.as_deref(),
+                        sweep.jsonl.as_deref(),
+                    )?;
+                }
+                _ => {}
+            },
+            Err(err) => match crate::cli::parse_failure(&err, &argv) {
+                crate::cli::ParseFailure::Usage(line) => {
+                    return Err(crate::usage!("after `--`: {line}"));
+                }
+                crate::cli::ParseFailure::Display => {
+                    return Err(crate::usage!(
+                        "after `--`: help and version print locally: run diskdash {} there",
+                        command.join(" ")
+                    ));
+                }
+            },
+        }
+        let ready_timeout = crate::units::parse_duration(&args.ready_timeout)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| {
+                crate::usage!(
+                    "--ready-timeout {:?} is not a duration; use e.g. 90s or 5m",
+                    args.ready_timeout
+                )
+            })?;
+        Ok(Self {
+            hosts,
+            command,
+            destructive: args.allow_destructive || forwarded,
+            ready_timeout,
+            ssh: SshOptions {
+                program: args.ssh.clone(),
+                config: args.ssh_config.clone(),
+                options: args.ssh_options.clone(),
+            },
+        })
+    }
+}
+
+/// `diskdash fleet`.
+///
+/// # Errors
+/// Usage errors before anything starts (exit 2); a failed host or run (exit 1) after the
+/// record is written.
+pub fn run(args: &FleetArgs) -> anyhow::Result<ExitCode> {
+    let plan = FleetPlan::from_args(args)?;
+    let json_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
+    let destination = match &args.json {
+        Some(path) if !json_stdout => Some(crate::record::output::RecordDestination::prepare(
+            "--json",
+            path,
+            crate::record::output::Guard {
+                targets: &[],
+                other_output: None,
+                force: args.force,
+            },
+        )?),
+        _ => None,
+    };
+    let interrupt = Arc::new(AtomicBool::new(false));
+    crate::session::signals::raise_on_interrupt(&interrupt)?;
+    {
+        let mut err = std::io::stderr().lock();
+        let _ = writeln!(
+            err,
+            "diskdash fleet: {} host{}: {}",
+            plan.hosts.len(),
+            if plan.hosts.len() == 1 { "" } else { "s" },
+            plan.command.join(" ")
+        );
+        for host in &plan.hosts {
+            if plan.destructive {
+                let _ = writeln!(
+                    err,
+                    "  {host}: --allow-destructive: may write over the block device or file \
+                     with data it names"
+                );
+            }
+        }
+    }
+    let copies = if args.copy_binary {
+        super::fleet_copy::install(&plan, &args.remote_binary)?
+    } else {
+        super::fleet_copy::Installed::none(&plan.hosts, &args.remote_binary)
+    };
+    let started_at = SystemTime::now();
+    let mut fleet = Fleet::spawn(&plan, &copies)?;
+    let outcome = fleet.drive(&plan, &interrupt, args.all_or_nothing);
+    copies.remove(&plan);
+    let record = fleet.record(&plan, args.all_or_nothing, started_at, outcome);
+    let summary = summary(&record);
+    let mut record_error = None;
+    if let Some(destination) = destination {
+        let written = serde_json::to_vec_pretty(&record)
+            .context("serialising the fleet record")
+            .and_then(|bytes| destination.commit(&bytes));
+        if let Err(err) = written {
+            record_error = Some(format!("{err:#}"));
+        }
+    }
+    if json_stdout {
+        let _ = std::io::stderr().write_all(summary.as_bytes());
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer_pretty(&mut out, &record).context("writing the record to stdout")?;
+        let _ = writeln!(out);
+    } else {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(summary.as_bytes());
+        if let Some(path) = &args.json {
+            let _ = writeln!(out, "  record  {}", path.display());
+        }
+        let _ = out.flush();
+    }
+    if let Some(err) = record_error {
+        anyhow::bail!("{err}");
+    }
+    match record.status {
+        RunStatus::Completed => Ok(ExitCode::SUCCESS),
+        RunStatus::Interrupted => Ok(ExitCode::from(super::bench::EXIT_INTERRUPTED)),
+        RunStatus::Failed => {
+            let failed: Vec<String> = record
+                .hosts
+                .iter()
+                .filter(|h| h.status != HostStatus::Completed)
+                .map(|h| {
+                    let why = match (h.status, h.error.as_deref()) {
+                        (_, Some(why)) => why,
+                        // Stopped on the host itself (a signal there), not from here.
+                        (HostStatus::Interrupted, None) => "interrupted on the host",
+                        _ => "failed",
+                    };
+                    format!("{}: {why}", h.host)
+                })
+                .collect();
+            let kept = if failed.len() == record.hosts.len() {
+                "the record keeps what they sent"
+            } else {
+                "the others' results and the fleet's are kept"
+            };
+            Err(anyhow::anyhow!(
+                "{} of {} hosts failed ({}); {kept}",
+                failed.len(),
+                record.hosts.len(),
+                failed.join("; ")
+            ))
+        }
+    }
+}
+
+/// What a host's stdout line is.
+enum Line {
+    Ready,
+    Interval(Box<IntervalRecord>),
+    Record(Box<RunRecord>),
+    /// Another line of the stream (a sweep's point), or one not understood.
+    Other,
+}
+
+enum Event {
+    Line(usize, Line),
+    /// The host's stdout ended (the remote run ended, or the connection dropped).
+    End(usize),
+    /// Its stderr ended: the last error line is in.
+    ErrEnd(usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Preparing,
+    Ready,
+    Running,
+    /// Its ssh exited.
+    Exited,
+}
+
+struct Host {
+    name: String,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    phase: Phase,
+    stream_ended: bool,
+    stderr_ended: bool,
+    /// Set when the host is left out or fails for a reason the controller knows.
+    verdict: Option<(HostStatus, String)>,
+    exit: Option<std::process::ExitStatus>,
+    exited_at: Option<Instant>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Received intervals not yet shown in a table.
+    pending: VecDeque<IntervalRecord>,
+    intervals: u64,
+    /// The received intervals summed (partial results when no record comes).
+    elapsed_ns: u64,
+    read: DirectionRecord,
+    write: DirectionRecord,
+    sync: SyncRecord,
+    record: Option<Box<RunRecord>>,
+    /// When it was told to stop (for the grace before a kill).
+    stopped_at: Option<Instant>,
+}
+
+impl Host {
+    fn say(&mut self, word: &str) {
+        if let Some(stdin) = &mut self.stdin
+            && writeln!(stdin, "{word}")
+                .and_then(|()| stdin.flush())
+                .is_err()
+        {
+            self.stdin = None;
+        }
+    }
+
+    fn stop(&mut self) {
+        if self.stopped_at.is_none() {
+            self.say(super::fleet_remote::STOP);
+            // The end of input says the same, also to a remote that has not read yet.
+            self.stdin = None;
+            self.stopped_at = Some(Instant::now());
+        }
+    }
+
+    fn done(&self) -> bool {
+        // Once ssh has exited its pipes end too, unless something it started holds them (a
+        // ProxyCommand, a backgrounded ControlMaster): wait for them only briefly then.
+        let waited = |grace: Duration| self.exited_at.is_some_and(|t| t.elapsed() > grace);
+        self.phase == Phase::Exited
+            && (self.stream_ended || waited(PIPE_GRACE * 5))
+            && (self.stderr_ended || waited(PIPE_GRACE))
+    }
+
+    fn last_error(&self) -> Option<String> {
+        let lines = self.stderr.lock().ok()?;
+        let line = lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("error: "))
+            .or_else(|| lines.iter().rev().find(|l| !l.trim().is_empty()))?;
+        Some(crate::error::one_line(
+            line.strip_prefix("error: ").unwrap_or(line),
+        ))
+    }
+
+    fn add_interval(&mut self, interval: IntervalRecord) {
+        self.intervals += 1;
+        self.elapsed_ns += interval.duration_ns;
+        let over = Rates::Over(self.elapsed_ns);
+        self.read = merge_direction(&[&self.read, &interval.read], over);
+        self.write = merge_direction(&[&self.write, &interval.write], over);
+        self.sync = merge_sync(&[&self.sync, &interval.sync]);
+        self.pending.push_back(interval);
+    }
+}
+
+/// How the controller ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    Finished,
+    Interrupted,
+    /// `--all-or-nothing` and a host was not ready.
+    NotAllReady,
+}
+
+struct Fleet {
+    hosts: Vec<Host>,
+    events: mpsc::Receiver<Event>,
+}
+
+impl Fleet {
+    fn spawn(plan: &FleetPlan, copies: &super::fleet_copy::Installed) -> anyhow::Result<Self> {
+        let (tx, events) = mpsc::channel();
+        let mut hosts = Vec::with_capacity(plan.hosts.len());
+        for (i, name) in plan.hosts.iter().enumerate() {
+            let mut words = vec![copies.binary(i).to_string(), "--fleet-remote".to_string()];
+            words.extend(plan.command.iter().cloned());
+            let remote = ssh::remote_command(&words);
+            let mut command = std::process::Command::new(&plan.ssh.program);
+            command
+                .args(ssh::ssh_args(&plan.ssh, name, &remote))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            // Its own process group: Ctrl-C in the terminal reaches the controller only, which
+            // stops every host cleanly instead of ssh dropping the connections.
+            std::os::unix::process::CommandExt::process_group(&mut command, 0);
+            let mut child = command.spawn().with_context(|| {
+                format!("starting {} for host {name}", plan.ssh.program.display())
+            })?;
+            let stdout = child.stdout.take().context("ssh's stdout")?;
+            let stderr_pipe = child.stderr.take().context("ssh's stderr")?;
+            let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES)));
+            let tail = stderr.clone();
+            let host = name.clone();
+            let err_tx = tx.clone();
+            std::thread::Builder::new()
+                .name(format!("fleet-err-{i}"))
+                .spawn(move || {
+                    for line in BufReader::new(stderr_pipe).lines().map_while(Result::ok) {
+                        // A remote warning (page cache, stalls) is worth seeing as it comes;
+                        // its status lines and notes are in its record.
+                        if line.starts_with("WARNING: ") {
+                            eprintln!("  {host}: {}", crate::error::one_line(&line));
+                        }
+                        if let Ok(mut tail) = tail.lock() {
+                            if tail.len() == STDERR_LINES {
+                                tail.pop_front();
+                            }
+                            tail.push_back(line);
+                        }
+                    }
+                    let _ = err_tx.send(Event::ErrEnd(i));
+                })
+                .context("starting a reader")?;
+            let tx = tx.clone();
+            std::thread::Builder::new()
+                .name(format!("fleet-out-{i}"))
+                .spawn(move || {
+                    for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                        if tx.send(Event::Line(i, parse_line(&line))).is_err() {
+                            return;
+                        }
+                    }
+                    let _ = tx.send(Event::End(i));
+                })
+                .context("starting a reader")?;
+            hosts.push(Host {
+                name: name.clone(),
+                stdin: child.stdin.take(),
+                child,
+                phase: Phase::Preparing,
+                stream_ended: false,
+                stderr_ended: false,
+                verdict: None,
+                exit: None,
+                exited_at: None,
+                stderr,
+                pending: VecDeque::new(),
+                intervals: 0,
+                elapsed_ns: 0,
+                read: DirectionRecord::default(),
+                write: DirectionRecord::default(),
+                sync: SyncRecord::default(),
+                record: None,
+                stopped_at: None,
+            });
+        }
+        Ok(Self { hosts, events })
+    }
+
+    /// Runs the fleet to its end: the start together, the tables, the stop.
+    fn drive(&mut self, plan: &FleetPlan, interrupt: &AtomicBool, all_or_nothing: bool) -> Ending {
+        let deadline = Instant::now() + plan.ready_timeout;
+        let mut started = false;
+        let mut ending = Ending::Finished;
+        let mut shown_ready = vec![false; self.hosts.len()];
+        loop {
+            match self.events.recv_timeout(Duration::from_millis(100)) {
+                Ok(event) => self.take(event),
+                Err(mpsc::RecvTimeoutError::Timeout | mpsc::RecvTimeoutError::Disconnected) => {}
+            }
+            while let Ok(event) = self.events.try_recv() {
+                self.take(event);
+            }
+            self.reap();
+            for (i, host) in self.hosts.iter().enumerate() {
+                if host.phase == Phase::Ready && !shown_ready[i] {
+                    shown_ready[i] = true;
+                    eprintln!("  {}: ready", host.name);
+                }
+            }
+            if interrupt.load(Ordering::Relaxed) && ending != Ending::Interrupted {
+                ending = Ending::Interrupted;
+                eprintln!("stopping every host (their records are being written)");
+                for host in &mut self.hosts {
+                    host.stop();
+                }
+            }
+            if !started && ending == Ending::Finished {
+                let waiting = self.hosts.iter().any(|h| h.phase == Phase::Preparing);
+                let failed_early = self.hosts.iter().any(|h| h.phase == Phase::Exited);
+                if all_or_nothing && failed_early {
+                    ending = Ending::NotAllReady;
+                    self.stop_all();
+                } else if !waiting || Instant::now() >= deadline {
+                    for host in self
+                        .hosts
+                        .iter_mut()
+                        .filter(|h| h.phase == Phase::Preparing)
+                    {
+                        host.verdict = Some((
+                            HostStatus::NotReady,
+                            format!(
+                                "not ready within --ready-timeout {}",
+                                crate::units::format_duration(plan.ready_timeout)
+                            ),
+                        ));
+                        host.stop();
+                        // Left out: it has measured nothing, and may still be connecting or
+                        // filling. Its remote run sees its input end and cleans up.
+                        let _ = host.child.kill();
+                    }
+                    if all_or_nothing && waiting {
+                        ending = Ending::NotAllReady;
+                        self.stop_all();
+                    } else {
+                        started = true;
+                        let ready = self
+                            .hosts
+                            .iter()
+                            .filter(|h| h.phase == Phase::Ready)
+                            .count();
+                        if ready > 0 {
+                            eprintln!("start: {ready} of {} hosts at once", self.hosts.len());
+                        }
+                        for host in self.hosts.iter_mut().filter(|h| h.phase == Phase::Ready) {
+                            host.say(super::fleet_remote::START);
+                            host.phase = Phase::Running;
+                        }
+                    }
+                }
+            }
+            self.show_intervals(false);
+            for host in &mut self.hosts {
+                if host.phase != Phase::Exited
+                    && host.stopped_at.is_some_and(|t| t.elapsed() > STOP_GRACE)
+                {
+                    let _ = host.child.kill();
+                }
+            }
+            if self.hosts.iter().all(Host::done) {
+                break;
+            }
+        }
+        self.show_intervals(true);
+        ending
+    }
+
+    fn stop_all(&mut self) {
+        for host in &mut self.hosts {
+            host.stop();
+        }
+    }
+
+    fn take(&mut self, event: Event) {
+        match event {
+            Event::Line(i, line) => {
+                let host = &mut self.hosts[i];
+                match line {
+                    Line::Ready if host.phase == Phase::Preparing => host.phase = Phase::Ready,
+                    Line::Interval(interval) => host.add_interval(*interval),
+                    Line::Record(record) => host.record = Some(record),
+                    Line::Ready | Line::Other => {}
+                }
+            }
+            Event::End(i) => self.hosts[i].stream_ended = true,
+            Event::ErrEnd(i) => self.hosts[i].stderr_ended = true,
+        }
+    }
+
+    /// Notes the ssh processes that exited.
+    fn reap(&mut self) {
+        for host in &mut self.hosts {
+            if host.phase == Phase::Exited {
+                continue;
+            }
+            if let Ok(Some(status)) = host.child.try_wait() {
+                host.exit = Some(status);
+                host.exited_at = Some(Instant::now());
+                host.phase = Phase::Exited;
+                host.stdin = None;
+            }
+        }
+        // A host that exited without a record, once its stream is read to the end (the
+        // record may still be in flight when ssh exits).
+        for host in &mut self.hosts {
+            if host.done() && host.record.is_none() && host.verdict.is_none() {
+                let why = host.last_error().unwrap_or_else(|| {
+                    format!(
+                        "ssh exited with {}",
+                        host.exit
+                            .map_or_else(|| "no status".to_string(), |s| s.to_string())
+                    )
+                });
+                let why = if host.intervals > 0 {
+                    format!("dropped mid-run: {why}")
+                } else {
+                    why
+                };
+                eprintln!("  {}: failed: {why}", host.name);
+                host.verdict = Some((HostStatus::Failed, why));
+            }
+        }
+    }
+
+    /// Prints the table of each interval every host still running has sent (`flush`: also
+    /// the incomplete ones at the end).
+    fn show_intervals(&mut self, flush: bool) {
+        loop {
+            let live = |h: &Host| !h.done() && h.verdict.is_none();
+            let any = self.hosts.iter().any(|h| !h.pending.is_empty());
+            let complete = self.hosts.iter().all(|h| !h.pending.is_empty() || !live(h));
+            // A host that stopped sending without dropping holds the others' tables back only
+            // so long: memory stays bounded, and the late host's rows show as they come.
+            let held_back = self.hosts.iter().any(|h| h.pending.len() > MAX_PENDING);
+            if !any || !(complete || flush || held_back) {
+                return;
+            }
+            let fronts: Vec<(usize, IntervalRecord)> = self
+                .hosts
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(i, h)| h.pending.pop_front().map(|r| (i, r)))
+                .collect();
+            let (title, rows, fleet) = interval_table(&self.hosts, &fronts);
+            eprint!("{}", table::render(&title, &rows, &fleet));
+        }
+    }
+
+    /// The fleet record.
+    fn record(
+        &mut self,
+        plan: &FleetPlan,
+        all_or_nothing: bool,
+        started_at: SystemTime,
+        ending: Ending,
+    ) -> FleetRecord {
+        let mut hosts = Vec::with_capacity(self.hosts.len());
+        for host in &mut self.hosts {
+            let (status, error) = match (&host.record, &host.verdict) {
+                (_, Some((status, why))) => (*status, Some(why.clone())),
+                (Some(record), None) => (
+                    match record.status {
+                        RunStatus::Completed => HostStatus::Completed,
+                        RunStatus::Interrupted => HostStatus::Interrupted,
+                        RunStatus::Failed => HostStatus::Failed,
+                    },
+                    record.error.as_ref().map(|e| e.message.clone()),
+                ),
+                (None, None) => (HostStatus::Failed, host.last_error()),
+            };
+            let (partial, elapsed_ns, read, write, sync) = match &host.record {
+                Some(r) => (
+                    false,
+                    r.elapsed_ns,
+                    r.read.clone(),
+                    r.write.clone(),
+                    r.sync.clone(),
+                ),
+                None => (
+                    host.intervals > 0,
+                    host.elapsed_ns,
+                    host.read.clone(),
+                    host.write.clone(),
+                    host.sync.clone(),
+                ),
+            };
+            hosts.push(FleetHostRecord {
+                host: host.name.clone(),
+                status,
+                error,
+                partial,
+                intervals: host.intervals,
+                elapsed_ns,
+                read,
+                write,
+                sync,
+                record: host.record.take(),
+            });
+        }
+        let measured: Vec<&FleetHostRecord> = hosts
+            .iter()
+            .filter(|h| h.record.is_some() || h.partial)
+            .collect();
+        let reads: Vec<&DirectionRecord> = measured.iter().map(|h| &h.read).collect();
+        let writes: Vec<&DirectionRecord> = measured.iter().map(|h| &h.write).collect();
+        let syncs: Vec<&SyncRecord> = measured.iter().map(|h| &h.sync).collect();
+        let aggregate = FleetAggregate {
+            hosts: u32::try_from(measured.len()).unwrap_or(u32::MAX),
+            elapsed_ns: measured.iter().map(|h| h.elapsed_ns).max().unwrap_or(0),
+            read: merge_direction(&reads, Rates::Summed),
+            write: merge_direction(&writes, Rates::Summed),
+            sync: merge_sync(&syncs),
+        };
+        let status = match ending {
+            Ending::Interrupted => RunStatus::Interrupted,
+            Ending::NotAllReady => RunStatus::Failed,
+            Ending::Finished if hosts.iter().all(|h| h.status == HostStatus::Completed) => {
+                RunStatus::Completed
+            }
+            Ending::Finished => RunStatus::Failed,
+        };
+        FleetRecord {
+            format: FLEET_FORMAT.to_string(),
+            format_version: FORMAT_VERSION,
+            diskdash_version: env!("CARGO_PKG_VERSION").to_string(),
+            status,
+            started_at: rfc3339_utc(started_at),
+            ended_at: rfc3339_utc(SystemTime::now()),
+            command: plan.command.clone(),
+            ready_timeout_ns: crate::record::nanos(plan.ready_timeout),
+            all_or_nothing,
+            hosts,
+            aggregate,
+        }
+    }
+}
+
+/// A host's stdout line, by its `format`.
+fn parse_line(line: &str) -> Line {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        format: String,
+    }
+    let Ok(probe) = serde_json::from_str::<Probe>(line) else {
+        return Line::Other;
+    };
+    match probe.format.as_str() {
+        READY_FORMAT => Line::Ready,
+        INTERVAL_FORMAT => serde_json::from_str(line)
+            .map(|r| Line::Interval(Box::new(r)))
+            .unwrap_or(Line::Other),
+        crate::record::FORMAT => serde_json::from_str(line)
+            .map(|r| Line::Record(Box::new(r)))
+            .unwrap_or(Line::Other),
+        _ => Line::Other,
+    }
+}
+
+/// p50 and p99 of reads and writes together, from their merged histograms.
+fn percentiles(parts: &[&DirectionRecord]) -> (Option<u64>, Option<u64>) {
+    let latencies: Vec<&crate::record::LatencyRecord> = parts.iter().map(|p| &p.lat_ns).collect();
+    match merged_buckets(&latencies) {
+        Some((buckets, _)) if !buckets.is_empty() => (
+            Some(bucket_percentile_ns(&buckets, 50.0)),
+            Some(bucket_percentile_ns(&buckets, 99.0)),
+        ),
+        _ => (None, None),
+    }
+}
+
+fn state_of(host: &Host) -> String {
+    match (&host.verdict, host.phase) {
+        (Some((HostStatus::NotReady, _)), _) => "not ready".into(),
+        (Some(_), _) => "failed".into(),
+        (None, Phase::Preparing) => "preparing".into(),
+        (None, Phase::Ready) => "ready".into(),
+        (None, Phase::Running) if host.stopped_at.is_some() => "stopping".into(),
+        (None, Phase::Running) => "running".into(),
+        (None, Phase::Exited) => "done".into(),
+    }
+}
+
+/// One interval's table: each host's row (from its interval, when it sent one) and the fleet's.
+fn interval_table(hosts: &[Host], fronts: &[(usize, IntervalRecord)]) -> (String, Vec<Row>, Row) {
+    let mut rows = Vec::with_capacity(hosts.len());
+    for (i, host) in hosts.iter().enumerate() {
+        let mut row = Row {
+            name: host.name.clone(),
+            state: state_of(host),
+            error: host.verdict.as_ref().map(|(_, why)| why.clone()),
+            ..Row::default()
+        };
+        if let Some((_, r)) = fronts.iter().find(|(at, _)| *at == i) {
+            row.measured = true;
+            row.iops = r.read.iops + r.write.iops;
+            #[allow(clippy::cast_precision_loss)]
+            let bw = (r.read.bw_bytes + r.write.bw_bytes) as f64;
+            row.bw_bytes_per_s = bw;
+            (row.p50_ns, row.p99_ns) = percentiles(&[&r.read, &r.write]);
+            row.util_pct = r.device.as_ref().map(|d| d.util_pct);
+        }
+        rows.push(row);
+    }
+    let parts: Vec<&DirectionRecord> = fronts
+        .iter()
+        .flat_map(|(_, r)| [&r.read, &r.write])
+        .collect();
+    let (p50_ns, p99_ns) = percentiles(&parts);
+    let fleet = Row {
+        name: "fleet".into(),
+        state: format!("{} of {}", fronts.len(), hosts.len()),
+        measured: !fronts.is_empty(),
+        iops: fronts.iter().map(|(_, r)| r.read.iops + r.write.iops).sum(),
+        #[allow(clippy::cast_precision_loss)]
+        bw_bytes_per_s: fronts
+            .iter()
+            .map(|(_, r)| (r.read.bw_bytes + r.write.bw_bytes) as f64)
+            .sum(),
+        p50_ns,
+        p99_ns,
+        util_pct: fronts
+            .iter()
+            .filter_map(|(_, r)| r.device.as_ref().map(|d| d.util_pct))
+            .reduce(f64::max),
+        error: None,
+    };
+    let title = match fronts.first() {
+        #[allow(clippy::cast_precision_loss)]
+        Some((_, r)) => format!(
+            "[{:>7.1}s] {}interval {} (rates over each host's interval; fleet %util: the \
+             busiest)",
+            r.t_ns as f64 / 1e9,
+            if fronts.iter().any(|(_, f)| f.segment > 0) {
+                format!("step {} ", r.segment + 1)
+            } else {
+                String::new()
+            },
+            r.index + 1
+        ),
+        None => String::new(),
+    };
+    (title, rows, fleet)
+}
+
+/// The run as a table: each host over its measured window, the fleet over the hosts'.
+#[must_use]
+pub fn summary(record: &FleetRecord) -> String {
+    let row = |name: &str, state: String, read: &DirectionRecord, write: &DirectionRecord| {
+        let (p50_ns, p99_ns) = percentiles(&[read, write]);
+        #[allow(clippy::cast_precision_loss)]
+        Row {
+            name: name.to_string(),
+            state,
+            measured: read.total_ios + write.total_ios > 0 || read.runtime > 0,
+            iops: read.iops + write.iops,
+            bw_bytes_per_s: (read.bw_bytes + write.bw_bytes) as f64,
+            p50_ns,
+            p99_ns,
+            util_pct: None,
+            error: None,
+        }
+    };
+    let hosts: Vec<Row> = record
+        .hosts
+        .iter()
+        .map(|h| {
+            let state = match h.status {
+                HostStatus::Completed => "completed",
+                HostStatus::Interrupted => "interrupted",
+                HostStatus::Failed if h.partial => "failed*",
+                HostStatus::Failed => "failed",
+                HostStatus::NotReady => "not ready",
+            };
+            Row {
+                util_pct: h
+                    .record
+                    .as_ref()
+                    .and_then(|r| r.device.as_ref())
+                    .map(|d| d.iostat.util_pct),
+                error: h.error.clone(),
+                ..row(&h.host, state.to_string(), &h.read, &h.write)
+            }
+        })
+        .collect();
+    let a = &record.aggregate;
+    let fleet = Row {
+        util_pct: hosts.iter().filter_map(|r| r.util_pct).reduce(f64::max),
+        ..row(
+            "fleet",
+            format!("{} of {}", a.hosts, record.hosts.len()),
+            &a.read,
+            &a.write,
+        )
+    };
+    let status = match record.status {
+        RunStatus::Completed => "completed",
+        RunStatus::Interrupted => "interrupted",
+        RunStatus::Failed => "failed",
+    };
+    let mut text = table::render(
+        &format!(
+            "fleet {status}: {} (each host over its measured window; fleet latency from the \
+             merged histograms)",
+            record.command.join(" ")
+        ),
+        &hosts,
+        &fleet,
+    );
+    if record.hosts.iter().any(|h| h.partial) {
+        text.push_str("  * partial: the intervals received before the host dropped\n");
+    }
+    text
+}

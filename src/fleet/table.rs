@@ -1,0 +1,132 @@
+//! The fleet table: one row per host and the fleet's totals, for one interval (headless
+//! status) or the whole run (summary). Rates are over the window the table names; the
+//! totals' percentiles come from the hosts' histograms merged.
+
+use std::fmt::Write as _;
+
+use crate::units::{format_latency_ns, format_rate};
+
+/// One row: a host, or the fleet.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Row {
+    pub name: String,
+    /// `ready`, `running`, `done`, `failed`, ...
+    pub state: String,
+    /// The host sent results for the window (otherwise its numbers show as `-`).
+    pub measured: bool,
+    /// Reads and writes together, per second over the window.
+    pub iops: f64,
+    pub bw_bytes_per_s: f64,
+    /// Reads and writes together, from the (merged) histogram; `None`: no I/O.
+    pub p50_ns: Option<u64>,
+    pub p99_ns: Option<u64>,
+    /// The device's %util over the window, when known (the fleet row: the busiest host).
+    pub util_pct: Option<f64>,
+    /// Why the host failed.
+    pub error: Option<String>,
+}
+
+/// The table under a title line (`title` names the window), the fleet row last.
+#[must_use]
+pub fn render(title: &str, hosts: &[Row], fleet: &Row) -> String {
+    let width = hosts
+        .iter()
+        .map(|r| r.name.chars().count())
+        .chain([fleet.name.chars().count(), 4])
+        .max()
+        .unwrap_or(4);
+    let mut out = String::new();
+    let _ = writeln!(out, "{title}");
+    let _ = writeln!(
+        out,
+        "  {:<width$}  {:<11} {:>8} {:>12} {:>9} {:>9} {:>6}  errors",
+        "host", "state", "IOPS", "MiB/s", "p50", "p99", "%util"
+    );
+    for row in hosts.iter().chain([fleet]) {
+        let latency = |ns: Option<u64>| {
+            #[allow(clippy::cast_precision_loss)]
+            ns.map_or_else(|| "-".to_string(), |ns| format_latency_ns(ns as f64))
+        };
+        let _ = writeln!(
+            out,
+            "  {:<width$}  {:<11} {:>8} {:>12} {:>9} {:>9} {:>6}  {}",
+            row.name,
+            row.state,
+            if row.measured {
+                format_rate(row.iops)
+            } else {
+                "-".to_string()
+            },
+            if row.measured {
+                format!("{:.1}", row.bw_bytes_per_s / (1024.0 * 1024.0))
+            } else {
+                "-".to_string()
+            },
+            latency(row.p50_ns),
+            latency(row.p99_ns),
+            row.util_pct
+                .map_or_else(|| "-".to_string(), |u| format!("{u:.1}")),
+            row.error.as_deref().unwrap_or("0"),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_then_the_fleet_aligned_with_dashes_for_unknowns() {
+        let hosts = [
+            Row {
+                name: "node01".into(),
+                state: "running".into(),
+                measured: true,
+                iops: 1500.0,
+                bw_bytes_per_s: 6_291_456.0,
+                p50_ns: Some(120_000),
+                p99_ns: Some(900_000),
+                util_pct: Some(42.5),
+                error: None,
+            },
+            Row {
+                name: "node02".into(),
+                state: "failed".into(),
+                error: Some("connection closed".into()),
+                ..Row::default()
+            },
+        ];
+        let fleet = Row {
+            name: "fleet".into(),
+            state: "1 of 2".into(),
+            measured: true,
+            iops: 1500.0,
+            bw_bytes_per_s: 6_291_456.0,
+            p50_ns: Some(120_000),
+            p99_ns: Some(900_000),
+            util_pct: Some(42.5),
+            error: None,
+        };
+        let text = render("[    1.0s] interval 1", &hosts, &fleet);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5, "{text}");
+        assert_eq!(lines[0], "[    1.0s] interval 1");
+        assert!(lines[1].starts_with("  host    state"), "{text}");
+        assert!(
+            lines[2].contains("node01") && lines[2].contains("6.0"),
+            "{text}"
+        );
+        assert!(lines[3].contains("failed") && lines[3].ends_with("connection closed"));
+        assert!(
+            !lines[3][8..].contains('0'),
+            "a host without results shows dashes: {text}"
+        );
+        assert!(lines[4].starts_with("  fleet   1 of 2"), "{text}");
+        let column = |l: &str| l.find("MiB/s").or_else(|| l.find("6.0"));
+        assert_eq!(
+            column(lines[1]).map(|c| c + 5),
+            column(lines[2]).map(|c| c + 3)
+        );
+    }
+}

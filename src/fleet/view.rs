@@ -1,0 +1,193 @@
+//! A fleet record read as one run (`diskdash show`, `diskdash compare`): the hosts ran at the
+//! same time, so each host is a job of the run's segments (as the jobs of one fio step are),
+//! the totals are the fleet's aggregate, and each interval point merges the hosts' points of
+//! the same index (rates added, histograms merged bucket by bucket).
+
+use std::collections::BTreeMap;
+
+use super::merge::{Rates, merge_direction, merge_sync};
+use crate::record::{
+    DirectionRecord, FleetRecord, HostStatus, IntervalRecord, RunRecord, RunStatus,
+    SegmentJobRecord, SegmentRecord, SyncRecord,
+};
+
+/// The fleet as one run; `None` when no host sent its record back (nothing to show but the
+/// aggregate of partial results, which the fleet record itself holds).
+#[must_use]
+pub fn as_run(fleet: &FleetRecord) -> Option<RunRecord> {
+    let with_records: Vec<(&str, &RunRecord)> = fleet
+        .hosts
+        .iter()
+        .filter_map(|h| h.record.as_deref().map(|r| (h.host.as_str(), r)))
+        .collect();
+    let (_, first) = *with_records.first()?;
+    let mut run = first.clone();
+    let names: Vec<&str> = fleet.hosts.iter().map(|h| h.host.as_str()).collect();
+    run.status = fleet.status;
+    run.error = None;
+    run.started_at.clone_from(&fleet.started_at);
+    run.ended_at.clone_from(&fleet.ended_at);
+    run.host.hostname = format!("fleet of {}: {}", names.len(), names.join(","));
+    run.host.cpus = with_records.iter().map(|(_, r)| r.host.cpus).sum();
+    run.host.memory_bytes = with_records.iter().map(|(_, r)| r.host.memory_bytes).sum();
+    // The label the dashboard and `compare` show: the hosts, then the first host's target.
+    run.target.path = format!("{}: {}", names.join(","), first.target.path);
+    run.device = None;
+    run.elapsed_ns = fleet.aggregate.elapsed_ns;
+    run.stalled_ns = with_records
+        .iter()
+        .map(|(_, r)| r.stalled_ns)
+        .max()
+        .unwrap_or(0);
+    run.read = fleet.aggregate.read.clone();
+    run.write = fleet.aggregate.write.clone();
+    run.sync = fleet.aggregate.sync.clone();
+    run.retries = fleet
+        .hosts
+        .iter()
+        .filter_map(|h| h.record.as_ref())
+        .map(|r| r.retries)
+        .sum();
+    run.warnings = Vec::new();
+    run.typed_warnings = Vec::new();
+    for (host, record) in &with_records {
+        run.warnings
+            .extend(record.warnings.iter().map(|w| format!("{host}: {w}")));
+    }
+    run.notes = vec![format!(
+        "fleet of {} hosts ({} measured): totals summed over the hosts, latency from their \
+         histograms merged; each host is a job",
+        names.len(),
+        fleet.aggregate.hosts
+    )];
+    for h in &fleet.hosts {
+        match (h.status, &h.error) {
+            (HostStatus::Completed, _) => {}
+            (status, why) => run.notes.push(format!(
+                "{}: {}{}{}",
+                h.host,
+                match status {
+                    HostStatus::Interrupted => "interrupted",
+                    HostStatus::NotReady => "not ready, left out",
+                    _ if h.partial => "failed, partial results (not in the segments)",
+                    _ => "failed",
+                },
+                if why.is_some() { ": " } else { "" },
+                why.as_deref().unwrap_or("")
+            )),
+        }
+    }
+    run.segments = (0..first.segments.len())
+        .map(|s| segment(s, &with_records))
+        .collect();
+    Some(run)
+}
+
+/// Segment `s` of every host that has it, as one.
+fn segment(s: usize, hosts: &[(&str, &RunRecord)]) -> SegmentRecord {
+    let parts: Vec<(&str, &SegmentRecord)> = hosts
+        .iter()
+        .filter_map(|(name, r)| r.segments.get(s).map(|seg| (*name, seg)))
+        .collect();
+    let mut seg = parts[0].1.clone();
+    let reads: Vec<&DirectionRecord> = parts.iter().map(|(_, p)| &p.read).collect();
+    let writes: Vec<&DirectionRecord> = parts.iter().map(|(_, p)| &p.write).collect();
+    let syncs: Vec<&SyncRecord> = parts.iter().map(|(_, p)| &p.sync).collect();
+    seg.read = merge_direction(&reads, Rates::Summed);
+    seg.write = merge_direction(&writes, Rates::Summed);
+    seg.sync = merge_sync(&syncs);
+    seg.elapsed_ns = parts.iter().map(|(_, p)| p.elapsed_ns).max().unwrap_or(0);
+    seg.retries = parts.iter().map(|(_, p)| p.retries).sum();
+    seg.status = if parts.iter().all(|(_, p)| p.status == RunStatus::Completed) {
+        RunStatus::Completed
+    } else if parts.iter().any(|(_, p)| p.status == RunStatus::Failed) {
+        RunStatus::Failed
+    } else {
+        RunStatus::Interrupted
+    };
+    seg.device = None;
+    seg.devices = parts
+        .iter()
+        .flat_map(|(name, p)| {
+            p.devices.iter().map(move |d| {
+                let mut d = d.clone();
+                d.name = format!("{name}:{}", d.name);
+                d.disk = format!("{name}:{}", d.disk);
+                d
+            })
+        })
+        .collect();
+    seg.jobs = parts.iter().map(|(name, p)| host_job(name, p)).collect();
+    // Interval points of the same index, merged.
+    let mut by_index: BTreeMap<u64, Vec<&IntervalRecord>> = BTreeMap::new();
+    for (_, p) in &parts {
+        for point in &p.series {
+            by_index.entry(point.index).or_default().push(point);
+        }
+    }
+    seg.series = by_index
+        .into_values()
+        .map(|points| interval(&points))
+        .collect();
+    seg.series_stride = parts
+        .iter()
+        .map(|(_, p)| p.series_stride)
+        .max()
+        .unwrap_or(1);
+    seg
+}
+
+/// A host's share of a segment, as a job named by the host.
+fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
+    let first = seg.jobs.first();
+    SegmentJobRecord {
+        name: host.to_string(),
+        group: 0,
+        job: seg.job.clone(),
+        target: first.map_or_else(
+            || crate::record::TargetRecord {
+                path: String::new(),
+                kind: String::new(),
+                working_set_bytes: 0,
+                dio_align_bytes: 0,
+                preconditioned: false,
+                scratch_removed: false,
+                notes: Vec::new(),
+            },
+            |j| j.target.clone(),
+        ),
+        device: first
+            .and_then(|j| j.device.as_ref())
+            .map(|d| format!("{host}:{d}")),
+        status: seg.status,
+        error: first.and_then(|j| j.error.clone()),
+        elapsed_ns: seg.elapsed_ns,
+        read: seg.read.clone(),
+        write: seg.write.clone(),
+        sync: seg.sync.clone(),
+        trim: seg.trim.clone(),
+        retries: seg.retries,
+        cpu: seg.cpu.clone(),
+    }
+}
+
+/// Points of the same interval on several hosts, as one: rates added, histograms merged.
+fn interval(points: &[&IntervalRecord]) -> IntervalRecord {
+    let mut out = points[0].clone();
+    let reads: Vec<&DirectionRecord> = points.iter().map(|p| &p.read).collect();
+    let writes: Vec<&DirectionRecord> = points.iter().map(|p| &p.write).collect();
+    let syncs: Vec<&SyncRecord> = points.iter().map(|p| &p.sync).collect();
+    out.read = merge_direction(&reads, Rates::Summed);
+    out.write = merge_direction(&writes, Rates::Summed);
+    out.sync = merge_sync(&syncs);
+    out.t_ns = points.iter().map(|p| p.t_ns).max().unwrap_or(0);
+    out.duration_ns = points.iter().map(|p| p.duration_ns).max().unwrap_or(0);
+    // %util of several devices is not one number: the busiest host's row stands for them.
+    out.device = points
+        .iter()
+        .filter_map(|p| p.device.as_ref())
+        .max_by(|a, b| a.util_pct.total_cmp(&b.util_pct))
+        .cloned();
+    out.jobs = Vec::new();
+    out
+}
