@@ -27,6 +27,11 @@ pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 /// drives the same session otherwise, once it exists).
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let spec = job(args, &MachineLimits::detect())?;
+    let publish = super::serve::RunServe::bind(
+        args.publish.serve.as_deref(),
+        args.publish.serve_linger.as_deref(),
+        "diskdash bench",
+    )?;
     let interrupt = Arc::new(AtomicBool::new(false));
     crate::session::signals::raise_on_interrupt(&interrupt)?;
     // In a terminal the dashboard drives the session; it stays open after the runtime.
@@ -45,8 +50,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     };
     let plan = Plan::single(Job::bench("bench", spec, args.target.clone()));
     let handle = Session::start(plan, options)?;
+    let serving = publish
+        .map(|p| p.start(handle.snapshots.clone()))
+        .transpose()?;
     let outcome = if dashboard {
-        crate::tui::run_bench(handle, interrupt)?
+        crate::tui::run_bench(handle, interrupt.clone())?
     } else {
         headless(handle)?
     };
@@ -70,6 +78,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
             .context("writing the record to stdout")?;
         let _ = writeln!(stdout);
         let _ = stdout.flush();
+    }
+    if let Some(serving) = serving {
+        serving.finish(&interrupt);
     }
     exit_code(outcome)
 }

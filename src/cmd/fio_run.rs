@@ -66,6 +66,11 @@ pub fn run(invocation: FioInvocation) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
+    let publish = super::serve::RunServe::bind(
+        flags.serve.as_deref(),
+        flags.serve_linger.as_deref(),
+        "diskdash fio",
+    )?;
     let interrupt = Arc::new(AtomicBool::new(false));
     crate::session::signals::raise_on_interrupt(&interrupt)?;
     let stdout_data =
@@ -85,8 +90,11 @@ pub fn run(invocation: FioInvocation) -> anyhow::Result<ExitCode> {
         annotate: None,
     };
     let handle = Session::start(plan, options)?;
+    let serving = publish
+        .map(|p| p.start(handle.snapshots.clone()))
+        .transpose()?;
     let outcome = if dashboard {
-        crate::tui::run_bench(handle, interrupt)?
+        crate::tui::run_bench(handle, interrupt.clone())?
     } else {
         super::bench::headless_plan(handle, "diskdash fio")?
     };
@@ -117,6 +125,9 @@ pub fn run(invocation: FioInvocation) -> anyhow::Result<ExitCode> {
         serde_json::to_writer_pretty(&mut stdout, &outcome.record)
             .context("writing the record to stdout")?;
         let _ = writeln!(stdout);
+    }
+    if let Some(serving) = serving {
+        serving.finish(&interrupt);
     }
     super::bench::exit_code(outcome)
 }

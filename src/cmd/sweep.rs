@@ -94,6 +94,11 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    let publish = super::serve::RunServe::bind(
+        args.publish.serve.as_deref(),
+        args.publish.serve_linger.as_deref(),
+        "diskdash sweep",
+    )?;
     let interrupt = Arc::new(AtomicBool::new(false));
     crate::session::signals::raise_on_interrupt(&interrupt)?;
     let stdout_data = |p: &Option<std::path::PathBuf>| p.as_deref() == Some(Path::new("-"));
@@ -118,8 +123,11 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         )),
     };
     let handle = Session::start(sweep.plan.clone(), options)?;
+    let serving = publish
+        .map(|p| p.start(handle.snapshots.clone()))
+        .transpose()?;
     let outcome = if dashboard {
-        crate::tui::run_bench(handle, interrupt)?
+        crate::tui::run_bench(handle, interrupt.clone())?
     } else {
         super::bench::headless_sweep(handle)?
     };
@@ -142,6 +150,9 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         let mut out = std::io::stdout().lock();
         let _ = serde_json::to_writer_pretty(&mut out, &outcome.record);
         let _ = writeln!(out);
+    }
+    if let Some(serving) = serving {
+        serving.finish(&interrupt);
     }
     super::bench::exit_code(outcome)
 }
