@@ -75,6 +75,16 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         || "a scratch file here".to_string(),
         |p| p.display().to_string(),
     );
+    // Bound before anything runs (a taken port fails first); not for a listing of the points.
+    let publish = if args.points {
+        None
+    } else {
+        super::serve::RunServe::bind(
+            args.publish.serve.as_deref(),
+            args.publish.serve_linger.as_deref(),
+            "diskdash sweep",
+        )?
+    };
     eprintln!("diskdash sweep: {} on {target}", sweep.estimate());
     if loops > 1 {
         eprintln!(
@@ -94,11 +104,6 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let publish = super::serve::RunServe::bind(
-        args.publish.serve.as_deref(),
-        args.publish.serve_linger.as_deref(),
-        "diskdash sweep",
-    )?;
     let interrupt = Arc::new(AtomicBool::new(false));
     crate::session::signals::raise_on_interrupt(&interrupt)?;
     let stdout_data = |p: &Option<std::path::PathBuf>| p.as_deref() == Some(Path::new("-"));
