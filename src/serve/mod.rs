@@ -44,8 +44,16 @@ pub struct Exposition {
     settings: Arc<Vec<DiskSettings>>,
     /// When the settings were read, and the served devices then (a new one forces a re-read).
     settings_of: Option<(Instant, Vec<String>)>,
-    /// A running benchmark's snapshots, and the `le` bounds in seconds.
-    run: Option<(watch::Receiver<Arc<Snapshot>>, Arc<Vec<f64>>)>,
+    /// A running benchmark's snapshots.
+    run: Option<RunSource>,
+}
+
+/// Where a run's families come from: the session's snapshots, and the `le` bounds in seconds
+/// (computed once).
+#[derive(Debug)]
+struct RunSource {
+    snapshots: watch::Receiver<Arc<Snapshot>>,
+    le_seconds: Arc<Vec<f64>>,
 }
 
 impl Exposition {
@@ -63,7 +71,10 @@ impl Exposition {
     #[must_use]
     pub fn with_run(sampler: Sampler, snapshots: watch::Receiver<Arc<Snapshot>>) -> Self {
         Self {
-            run: Some((snapshots, Arc::new(bench::le_seconds()))),
+            run: Some(RunSource {
+                snapshots,
+                le_seconds: Arc::new(bench::le_seconds()),
+            }),
             ..Self::new(sampler)
         }
     }
@@ -96,7 +107,11 @@ impl Exposition {
             scrape.settings = Arc::clone(&self.settings);
         }
         let mut collectors: Vec<Box<dyn Collector>> = vec![Box::new(scrape)];
-        if let Some((snapshots, le_seconds)) = &self.run {
+        if let Some(RunSource {
+            snapshots,
+            le_seconds,
+        }) = &self.run
+        {
             // The latest snapshot the session published: an Arc taken under the watch's read
             // lock, which only the session thread's publish contends with (never a worker).
             let snapshot = Arc::clone(&snapshots.borrow());
