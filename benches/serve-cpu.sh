@@ -18,6 +18,7 @@
 #
 #   benches/serve-cpu.sh                                  # 3 rounds, 60 s idle, 1000 scrapes
 #   DISKS=real ROUNDS=5 DURATION=30 SCRAPES=500 benches/serve-cpu.sh
+#   BIN=target/release/diskdash benches/serve-cpu.sh      # no build first
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
@@ -31,8 +32,11 @@ command -v curl >/dev/null || need+=(curl)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
 fi
-cargo build --release --quiet
-BIN=$PWD/target/release/diskdash
+# BIN=path/to/diskdash measures a binary built already (release, as here).
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --quiet
+  BIN=$PWD/target/release/diskdash
+fi
 WORK=$(mktemp -d)
 pids=()
 cleanup() {
@@ -80,6 +84,7 @@ for round in $(seq 1 "$ROUNDS"); do
   nurl="http://127.0.0.1:$nport/metrics"
   scrape "$durl" 1; scrape "$nurl" 1
   disks_served=$(curl -s "$durl" | grep -c '^node_disk_reads_completed_total{' || true)
+  node_disks=$(curl -s "$nurl" | grep -c '^node_disk_reads_completed_total{' || true)
   sleep 2
   a0=$(cpu_ticks "$dash"); b0=$(cpu_ticks "$node")
   sleep "$DURATION"
@@ -99,7 +104,7 @@ for round in $(seq 1 "$ROUNDS"); do
     ma = 1000 * sa / t / n; mb = 1000 * sb / t / n
     printf "%.3f %.3f %.3f %.3f %s", pa, pb, ma, mb, (mb > 0 ? sprintf("%.2f", ma / mb) : "inf") }')
   read -r pa pb ma mb ratio <<< "$line"
-  echo "round $round ($disks_served disks, first: ${order[0]}): idle diskdash $pa% node_exporter $pb% of a core; scrape diskdash $ma ms node_exporter $mb ms of CPU (ratio $ratio)"
+  echo "round $round (disks served: diskdash $disks_served, node_exporter $node_disks; first: ${order[0]}): idle diskdash $pa% node_exporter $pb% of a core; scrape diskdash $ma ms node_exporter $mb ms of CPU (ratio $ratio)"
   results+=("$line")
 done
 

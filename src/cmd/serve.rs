@@ -51,9 +51,8 @@ pub(crate) struct RunServe {
 }
 
 impl RunServe {
-    /// Checks `--serve` and `--serve-linger`, opens `/proc/diskstats`, binds, and prints the
-    /// bound address on stderr (`diskdash bench: serving http://127.0.0.1:40123/metrics`).
-    /// `None` without `--serve`.
+    /// Checks `--serve` and `--serve-linger`, opens `/proc/diskstats` and binds. `None` without
+    /// `--serve`.
     ///
     /// # Errors
     /// A usage error (exit 2) for a bad address or duration, or a linger without `--serve`; a
@@ -91,15 +90,6 @@ impl RunServe {
         listener
             .set_nonblocking(true)
             .context("setting the listener non-blocking")?;
-        let bound = listener.local_addr().context("reading the bound address")?;
-        eprintln!("{command}: serving http://{bound}/metrics");
-        if !is_loopback(bound.ip()) {
-            eprintln!(
-                "note: {} is reachable from other hosts; anyone who can connect reads the run's \
-                 jobs, target paths and the disks' counters",
-                bound.ip()
-            );
-        }
         Ok(Some(RunServe {
             listener,
             sampler,
@@ -108,11 +98,24 @@ impl RunServe {
         }))
     }
 
-    /// Serves the run whose snapshots `snapshots` receives, from a thread of its own.
+    /// Serves the run whose snapshots `snapshots` receives, from a thread of its own, and prints
+    /// the bound address on stderr (`diskdash bench: serving http://127.0.0.1:40123/metrics`).
     ///
     /// # Errors
     /// The thread could not be started.
     pub fn start(self, snapshots: watch::Receiver<Arc<Snapshot>>) -> anyhow::Result<Serving> {
+        let bound = self
+            .listener
+            .local_addr()
+            .context("reading the bound address")?;
+        eprintln!("{}: serving http://{bound}/metrics", self.command);
+        if !is_loopback(bound.ip()) {
+            eprintln!(
+                "note: {} is reachable from other hosts; anyone who can connect reads the run's \
+                 jobs, target paths and the disks' counters",
+                bound.ip()
+            );
+        }
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let exposition = Exposition::with_run(self.sampler, snapshots);
         let listener = self.listener;
