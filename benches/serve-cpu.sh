@@ -5,8 +5,9 @@
 #
 #   idle    both running, nobody scraping, for DURATION seconds (after one scrape each)
 #   scrape  SCRAPES scrapes of each on one keep-alive connection with Prometheus's request
-#           headers (OpenMetrics asked for, gzip accepted), one server after the other, the
-#           order alternated every round
+#           headers (OpenMetrics asked for, gzip accepted: node_exporter compresses, diskdash
+#           does not; GZIP=0 leaves gzip out), one server after the other, the order alternated
+#           every round
 #
 # CPU is the process's user + system time from /proc/PID/stat (utime + stime, every thread,
 # clock ticks), so the kernel's work of printing /proc/diskstats counts for both.
@@ -19,12 +20,14 @@
 #   benches/serve-cpu.sh                                  # 3 rounds, 60 s idle, 1000 scrapes
 #   DISKS=real ROUNDS=5 DURATION=30 SCRAPES=500 benches/serve-cpu.sh
 #   BIN=target/release/diskdash benches/serve-cpu.sh      # no build first
+#   GZIP=0 DURATION=5 benches/serve-cpu.sh                # scrapes without compression
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-60}
 SCRAPES=${SCRAPES:-1000}
 DISKS=${DISKS:-100}
+GZIP=${GZIP:-1}
 
 need=()
 command -v prometheus-node-exporter >/dev/null || need+=(prometheus-node-exporter)
@@ -64,8 +67,10 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 # utime + stime of every thread of the process, in clock ticks.
 cpu_ticks() { sed 's/^.*) //' /proc/"$1"/stat | awk '{ print $12 + $13 }'; }
 ACCEPT='application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2'
+ENCODING=()
+[ "$GZIP" = 0 ] || ENCODING=(-H 'Accept-Encoding: gzip')
 scrape() { # url count
-  curl -sS -H "Accept: $ACCEPT" -H 'Accept-Encoding: gzip' "$1?n=[1-$2]" > /dev/null
+  curl -sS -H "Accept: $ACCEPT" "${ENCODING[@]}" "$1?n=[1-$2]" > /dev/null
 }
 
 results=()

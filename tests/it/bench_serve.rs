@@ -233,6 +233,7 @@ fn a_served_run_counts_what_its_record_counts_and_its_histogram_gives_the_same_p
     assert_eq!(hist.last().unwrap().1, total("total_ios"));
     let served_p99 = histogram_quantile(0.99, &hist);
     let own_p99 = record_p99_s(read);
+    eprintln!("p99: served {served_p99} s, the record's {own_p99} s");
     assert!(
         (served_p99 / own_p99 - 1.0).abs() <= 0.05,
         "served p99 {served_p99} s, the record's {own_p99} s"
@@ -486,6 +487,7 @@ fn a_real_prometheus_gets_the_runs_p99_within_5_percent() {
     let prometheus_p99 =
         one_value(&response).unwrap_or_else(|| panic!("no p99 from Prometheus: {response}"));
     let own_p99 = record_p99_s(&record["read"]);
+    eprintln!("read p99: Prometheus {prometheus_p99} s, the record's {own_p99} s");
     assert!(
         (prometheus_p99 / own_p99 - 1.0).abs() <= 0.05,
         "Prometheus p99 {prometheus_p99} s, the record's {own_p99} s"
@@ -497,6 +499,7 @@ fn a_real_prometheus_gets_the_runs_p99_within_5_percent() {
     ));
     let prometheus_p99 = one_value(&prometheus.query(&p99)).unwrap();
     let own_p99 = record_p99_s(&record["write"]);
+    eprintln!("write p99: Prometheus {prometheus_p99} s, the record's {own_p99} s");
     assert!(
         (prometheus_p99 / own_p99 - 1.0).abs() <= 0.05,
         "Prometheus write p99 {prometheus_p99} s, the record's {own_p99} s"
