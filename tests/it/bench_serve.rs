@@ -449,6 +449,55 @@ fn one_value(response: &str) -> Option<f64> {
     result[0]["value"][1].as_str()?.parse().ok()
 }
 
+/// The bucket of the record's histograms (diskdash's log-linear rule with `bits` sub-bucket
+/// bits) holding `ns`: its first and last nanosecond.
+fn record_bucket(ns: u64, bits: u32) -> (u64, u64) {
+    let exp = 63 - ns.max(1).leading_zeros();
+    if exp <= bits {
+        return (ns, ns);
+    }
+    let shift = exp - bits;
+    let first = (ns >> shift) << shift;
+    (first, first | ((1 << shift) - 1))
+}
+
+/// The p99 of reads over the record's first `k` intervals, in seconds: their histograms merged
+/// at the coarsest resolution among them, the rank interpolated inside its bucket (as
+/// `histogram_quantile` does inside its own).
+#[allow(clippy::cast_precision_loss)]
+fn record_intervals_p99_s(intervals: &[Value], k: usize) -> f64 {
+    let histograms: Vec<&Value> = intervals[..k]
+        .iter()
+        .map(|i| &i["read"]["lat_ns"]["histogram"])
+        .collect();
+    let bits = histograms
+        .iter()
+        .map(|h| u32::try_from(h["sub_bucket_bits"].as_u64().unwrap()).unwrap())
+        .min()
+        .unwrap();
+    let mut merged = std::collections::BTreeMap::<u64, u64>::new();
+    for h in &histograms {
+        let bounds = h["le_ns"].as_array().unwrap();
+        let counts = h["count"].as_array().unwrap();
+        for (le, n) in bounds.iter().zip(counts) {
+            let (_, last) = record_bucket(le.as_u64().unwrap(), bits);
+            *merged.entry(last).or_default() += n.as_u64().unwrap();
+        }
+    }
+    let total: u64 = merged.values().sum();
+    let rank = 0.99 * total as f64;
+    let mut below = 0u64;
+    for (&last, &n) in &merged {
+        if (below + n) as f64 >= rank {
+            let (first, _) = record_bucket(last, bits);
+            let within = (rank - below as f64) / n as f64;
+            return (first as f64 + (last + 1 - first) as f64 * within) / 1e9;
+        }
+        below += n;
+    }
+    unreachable!("the rank is within the total")
+}
+
 #[test]
 #[ignore = "needs prometheus"]
 fn a_real_prometheus_gets_the_runs_p99_within_5_percent() {
@@ -460,13 +509,42 @@ fn a_real_prometheus_gets_the_runs_p99_within_5_percent() {
     let prometheus = Prometheus::start(run.addr);
     run.wait_for(|l| l.starts_with("[    2.0s]"));
     promtool_check(run.addr);
+    // While it runs: the p99 from the run's start to Prometheus's latest scrape, and the count
+    // then, at that scrape's time.
+    run.wait_for(|l| l.starts_with("[    6.0s]"));
+    let count = url_encode(&format!("diskdash_bench_latency_seconds_count{{{READS}}}"));
+    let scraped_at = one_value(&prometheus.query(&format!("timestamp({count})")))
+        .expect("Prometheus scraped the running bench");
+    let at = |q: &str| one_value(&prometheus.query(&format!("{q}&time={scraped_at}")));
+    let p99 = url_encode(&format!(
+        "histogram_quantile(0.99, diskdash_bench_latency_seconds_bucket{{{READS}}})"
+    ));
+    let (running_count, running_p99) = (at(&count).unwrap(), at(&p99).unwrap());
     run.wait_for(|l| l.contains("serving the final values"));
     promtool_check(run.addr);
     let record = record_in(dir.path());
+    // The same window in the record: the intervals that make up that count, exactly.
+    let intervals = record["segments"][0]["series"].as_array().unwrap();
+    let mut closed = 0u64;
+    #[allow(clippy::cast_precision_loss)]
+    let k = (1..=intervals.len())
+        .find(|&k| {
+            closed += intervals[k - 1]["read"]["total_ios"].as_u64().unwrap();
+            closed as f64 == running_count
+        })
+        .unwrap_or_else(|| panic!("{running_count} reads is no sum of the first intervals"));
+    let own_running_p99 = record_intervals_p99_s(intervals, k);
+    eprintln!(
+        "read p99 over the first {k} s: Prometheus {running_p99} s, the record's {own_running_p99} s"
+    );
+    assert!(
+        (running_p99 / own_running_p99 - 1.0).abs() <= 0.05,
+        "while running: Prometheus p99 {running_p99} s, the record's first {k} intervals \
+         {own_running_p99} s"
+    );
     #[allow(clippy::cast_precision_loss)]
     let reads = record["read"]["total_ios"].as_u64().unwrap() as f64;
     // Prometheus has the final values once a scrape after the run's end is stored.
-    let count = url_encode(&format!("diskdash_bench_latency_seconds_count{{{READS}}}"));
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         if one_value(&prometheus.query(&count)) == Some(reads) {
@@ -480,9 +558,6 @@ fn a_real_prometheus_gets_the_runs_p99_within_5_percent() {
         std::thread::sleep(Duration::from_millis(250));
     }
     // Over the whole run (every bucket as of the run's end), as Prometheus computes it.
-    let p99 = url_encode(&format!(
-        "histogram_quantile(0.99, diskdash_bench_latency_seconds_bucket{{{READS}}})"
-    ));
     let response = prometheus.query(&p99);
     let prometheus_p99 =
         one_value(&response).unwrap_or_else(|| panic!("no p99 from Prometheus: {response}"));
