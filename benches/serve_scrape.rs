@@ -16,9 +16,11 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use diskdash::monitor::diskstats::DiskstatsReader;
 use diskdash::monitor::sampler::Sampler;
 use diskdash::monitor::sysfs::QueueSettings;
+use diskdash::serve::bench::{RunScrape, le_seconds};
 use diskdash::serve::format::openmetrics_to_text;
-use diskdash::serve::metrics::{DiskSettings, openmetrics};
+use diskdash::serve::metrics::{DiskSettings, openmetrics, openmetrics_of};
 use diskdash::serve::scrape_of;
+use diskdash::session::add_to_run;
 
 const DISKS: usize = 100;
 
@@ -106,6 +108,30 @@ fn scrape(c: &mut Criterion) {
             });
         });
     }
+    // A run of four jobs that has closed its intervals: the sample plan's step, its totals.
+    let mut snapshot = diskdash::tui::ui::sample::plan::snapshot();
+    let mut run = Vec::new();
+    add_to_run(&mut run, &snapshot.jobs);
+    snapshot.run = Arc::new(run);
+    let snapshot = Arc::new(snapshot);
+    let le = Arc::new(le_seconds());
+    group.bench_function("openmetrics_100_disks_and_a_4_job_run", |b| {
+        b.iter_custom(|iters| {
+            let start = thread_cpu_now();
+            for _ in 0..iters {
+                let step = sampler.sample().unwrap();
+                let body = openmetrics_of(vec![
+                    Box::new(scrape_of(&step, Arc::clone(&settings))),
+                    Box::new(RunScrape {
+                        snapshot: Arc::clone(&snapshot),
+                        le_seconds: Arc::clone(&le),
+                    }),
+                ]);
+                std::hint::black_box(body);
+            }
+            thread_cpu_now().saturating_sub(start)
+        });
+    });
     group.finish();
 }
 

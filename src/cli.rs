@@ -374,6 +374,9 @@ pub struct SweepArgs {
     pub allow_destructive: bool,
     #[arg(long, help_heading = "Safety")]
     pub force: bool,
+
+    #[command(flatten)]
+    pub publish: PublishArgs,
 }
 
 /// fio's arguments, raw: `diskdash fio` reads them with fio's grammar (see `fio::parse`).
@@ -552,6 +555,25 @@ pub struct BenchArgs {
     /// Let --json/--jsonl replace an existing file that is not a diskdash record.
     #[arg(long, help_heading = "Safety")]
     pub force: bool,
+
+    #[command(flatten)]
+    pub publish: PublishArgs,
+}
+
+/// `--serve`: the run for Prometheus while it runs (`bench`, `sweep`; `fio` reads the same
+/// flags among fio's).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Prometheus")]
+pub struct PublishArgs {
+    /// Serve the run's counters and latency histogram, and every disk's (as `diskdash serve`),
+    /// at http://ADDR/metrics while it runs: IP:PORT, port 0 picks one (the address is printed
+    /// on stderr). Only loopback unless another address is given here.
+    #[arg(long, value_name = "ADDR", allow_hyphen_values = true)]
+    pub serve: Option<String>,
+    /// Keep serving the final values this long after the run ends, so a last scrape sees the
+    /// totals (e.g. 15s, the scrape interval).
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub serve_linger: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

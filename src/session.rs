@@ -33,9 +33,9 @@ use anyhow::Context;
 use tokio::sync::{mpsc, watch};
 
 pub use snapshot::{
-    DirectionView, DiskView, IntervalLatency, JobView, PlanProgress, PointRates, SERIES_POINTS,
-    SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView, StepResult,
-    TargetView,
+    DirectionView, DiskView, IntervalLatency, JobView, PlanProgress, PointRates, RunDirection,
+    RunJobTotals, SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot,
+    StatsView, StepResult, TargetView, add_to_run,
 };
 
 use crate::bench::engine::uring;

@@ -37,6 +37,11 @@ pub(crate) fn run_as(
     remote: Option<&super::fleet_remote::Remote>,
 ) -> anyhow::Result<ExitCode> {
     let spec = job(args, &MachineLimits::detect())?;
+    let publish = super::serve::RunServe::bind(
+        args.publish.serve.as_deref(),
+        args.publish.serve_linger.as_deref(),
+        "diskdash bench",
+    )?;
     let mut args = args.clone();
     let args = &mut args;
     let interrupt = if let Some(remote) = remote {
@@ -64,8 +69,11 @@ pub(crate) fn run_as(
     };
     let plan = Plan::single(Job::bench("bench", spec, args.target.clone()));
     let handle = Session::start(plan, options)?;
+    let serving = publish
+        .map(|p| p.start(handle.snapshots.clone()))
+        .transpose()?;
     let outcome = if dashboard {
-        crate::tui::run_bench(handle, interrupt)?
+        crate::tui::run_bench(handle, interrupt.clone())?
     } else {
         headless(handle)?
     };
@@ -89,6 +97,9 @@ pub(crate) fn run_as(
             .context("writing the record to stdout")?;
         let _ = writeln!(stdout);
         let _ = stdout.flush();
+    }
+    if let Some(serving) = serving {
+        serving.finish(&interrupt);
     }
     match remote {
         Some(remote) => remote.finish(outcome),

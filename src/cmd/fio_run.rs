@@ -77,6 +77,11 @@ pub(crate) fn run_as(
         ),
         None => None,
     };
+    let publish = super::serve::RunServe::bind(
+        flags.serve.as_deref(),
+        flags.serve_linger.as_deref(),
+        "diskdash fio",
+    )?;
     let interrupt = if let Some(remote) = remote {
         remote.interrupt.clone()
     } else {
@@ -102,8 +107,11 @@ pub(crate) fn run_as(
         start_gate: remote.map(super::fleet_remote::Remote::gate),
     };
     let handle = Session::start(plan, options)?;
+    let serving = publish
+        .map(|p| p.start(handle.snapshots.clone()))
+        .transpose()?;
     let outcome = if dashboard {
-        crate::tui::run_bench(handle, interrupt)?
+        crate::tui::run_bench(handle, interrupt.clone())?
     } else {
         super::bench::headless_plan(handle, "diskdash fio")?
     };
@@ -134,6 +142,9 @@ pub(crate) fn run_as(
         serde_json::to_writer_pretty(&mut stdout, &outcome.record)
             .context("writing the record to stdout")?;
         let _ = writeln!(stdout);
+    }
+    if let Some(serving) = serving {
+        serving.finish(&interrupt);
     }
     match remote {
         Some(remote) => remote.finish(outcome),

@@ -89,6 +89,16 @@ pub(crate) fn run_as(
         || "a scratch file here".to_string(),
         |p| p.display().to_string(),
     );
+    // Bound before anything runs (a taken port fails first); not for a listing of the points.
+    let publish = if args.points {
+        None
+    } else {
+        super::serve::RunServe::bind(
+            args.publish.serve.as_deref(),
+            args.publish.serve_linger.as_deref(),
+            "diskdash sweep",
+        )?
+    };
     eprintln!("diskdash sweep: {} on {target}", sweep.estimate());
     if loops > 1 {
         eprintln!(
@@ -138,8 +148,11 @@ pub(crate) fn run_as(
         start_gate: remote.map(super::fleet_remote::Remote::gate),
     };
     let handle = Session::start(sweep.plan.clone(), options)?;
+    let serving = publish
+        .map(|p| p.start(handle.snapshots.clone()))
+        .transpose()?;
     let outcome = if dashboard {
-        crate::tui::run_bench(handle, interrupt)?
+        crate::tui::run_bench(handle, interrupt.clone())?
     } else {
         super::bench::headless_sweep(handle)?
     };
@@ -162,6 +175,9 @@ pub(crate) fn run_as(
         let mut out = std::io::stdout().lock();
         let _ = serde_json::to_writer_pretty(&mut out, &outcome.record);
         let _ = writeln!(out);
+    }
+    if let Some(serving) = serving {
+        serving.finish(&interrupt);
     }
     match remote {
         Some(remote) => remote.finish(outcome),

@@ -69,6 +69,8 @@ enum Opt {
     Force,
     Json,
     Jsonl,
+    Serve,
+    ServeLinger,
 }
 
 impl Opt {
@@ -112,6 +114,8 @@ impl Opt {
                 | Self::Force
                 | Self::Json
                 | Self::Jsonl
+                | Self::Serve
+                | Self::ServeLinger
         )
     }
 }
@@ -230,6 +234,8 @@ fn lookup(option: &str) -> Option<Opt> {
         "force" => Opt::Force,
         "json" => Opt::Json,
         "jsonl" => Opt::Jsonl,
+        "serve" => Opt::Serve,
+        "serve_linger" => Opt::ServeLinger,
         _ => return None,
     })
 }
@@ -696,6 +702,8 @@ fn invocation(opt: Opt, entry: &Entry, settings: &mut Settings) -> anyhow::Resul
         Opt::Force => settings.diskdash.force = switch(entry)?,
         Opt::Json => settings.diskdash.json = Some(path()),
         Opt::Jsonl => settings.diskdash.jsonl = Some(path()),
+        Opt::Serve => settings.diskdash.serve = Some(value(entry).to_string()),
+        Opt::ServeLinger => settings.diskdash.serve_linger = Some(value(entry).to_string()),
         _ => unreachable!("not an invocation option: {opt:?}"),
     }
     Ok(())

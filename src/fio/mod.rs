@@ -39,6 +39,10 @@ pub struct DiskdashFlags {
     pub jsonl: Option<PathBuf>,
     /// `--force`: let `--json`/`--jsonl` replace a file that is not a diskdash record.
     pub force: bool,
+    /// `--serve ADDR`: the run for Prometheus while it runs (checked when the run starts).
+    pub serve: Option<String>,
+    /// `--serve-linger DURATION`: how long the final values stay served.
+    pub serve_linger: Option<String>,
 }
 
 /// A reporting group: fio's `new_group` and `stonewall` start one; numbered from 0.

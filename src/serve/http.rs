@@ -39,6 +39,15 @@ pub const INDEX: &str = "diskdash serve: disk metrics for Prometheus\n\
           each disk's queue settings (diskdash_disk_queue_info) and the iostat -x view since\n\
           the previous scrape (diskdash_disk_*); OpenMetrics when asked for, else text 0.0.4\n";
 
+/// The page at `/` of a benchmark's `--serve`.
+pub const RUN_INDEX: &str = "diskdash --serve: a running benchmark and the disks, for Prometheus\n\
+\n\
+/metrics  the run, per job (jobname) and op (read, write, sync), cumulative over the run as of\n\
+          the last interval close: diskdash_bench_ios_total, diskdash_bench_bytes_total,\n\
+          diskdash_bench_errors_total, diskdash_bench_latency_seconds (a histogram, 16 buckets\n\
+          per power of two from 1.024us to 68.7s), diskdash_bench_job_info (the parameters);\n\
+          and every disk as `diskdash serve` serves them (node_disk_*, diskdash_disk_*)\n";
+
 type Body = Full<Bytes>;
 
 fn plain(status: StatusCode, text: impl Into<Bytes>) -> Response<Body> {
@@ -69,7 +78,11 @@ pub fn respond<B>(request: &Request<B>, exposition: &Mutex<Exposition>) -> Respo
         return response;
     }
     if path == "/" {
-        return plain(StatusCode::OK, if head { "" } else { INDEX });
+        let index = exposition
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .index();
+        return plain(StatusCode::OK, if head { "" } else { index });
     }
     let accept = request.headers().get(ACCEPT).and_then(|v| v.to_str().ok());
     let format = Format::negotiate(accept);

@@ -98,8 +98,16 @@ pub struct Scrape {
 /// The scrape as OpenMetrics text, `# EOF` included.
 #[must_use]
 pub fn openmetrics(scrape: Scrape) -> String {
+    openmetrics_of(vec![Box::new(scrape)])
+}
+
+/// The families of every collector, in order, as one OpenMetrics text.
+#[must_use]
+pub fn openmetrics_of(collectors: Vec<Box<dyn Collector>>) -> String {
     let mut registry = Registry::default();
-    registry.register_collector(Box::new(scrape));
+    for collector in collectors {
+        registry.register_collector(collector);
+    }
     let mut text = String::with_capacity(64 * 1024);
     // Writing to a String cannot fail, and the collector only reports fmt errors.
     encode(&mut text, &registry).expect("formatting into a String");

@@ -14,8 +14,9 @@ use super::controls::{self, IdleStep, SegmentEnding, SegmentFold, Workers};
 use super::cpu::{cpu_record, rusage};
 use super::recorder::{Recorder, RunOutcome, SegmentOutcome};
 use super::snapshot::{
-    DiskView, IntervalLatency, JobView, PlanProgress, PointRates, SERIES_POINTS, SegmentMark,
-    SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView, StepResult, TargetView,
+    DiskView, IntervalLatency, JobView, PlanProgress, PointRates, RunJobTotals, SERIES_POINTS,
+    SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView, StepResult,
+    TargetView, add_to_run,
 };
 use super::window::{DeviceWatch, Verdict};
 use super::{Control, SessionOptions, SessionOutcome};
@@ -77,6 +78,8 @@ pub struct Runner {
     last_publish_ns: u64,
     /// A step missed the latency target: the plan ends after it.
     target_missed: bool,
+    /// Each job's totals over the finished steps ([`Snapshot::run`] adds the running one).
+    run_base: Vec<RunJobTotals>,
 }
 
 /// What `Session::start` prepared on the caller's thread.
@@ -192,6 +195,7 @@ impl Runner {
             jobs: Vec::new(),
             plan_points: Arc::new(plan.steps.iter().map(|s| s.point.clone()).collect()),
             finished: Arc::new(Vec::new()),
+            run: Arc::new(Vec::new()),
             plan: PlanProgress {
                 index: 0,
                 count: plan.steps.len(),
@@ -226,6 +230,7 @@ impl Runner {
             series_base: Duration::ZERO,
             last_publish_ns: 0,
             target_missed: false,
+            run_base: Vec::new(),
         }
     }
 
@@ -694,6 +699,9 @@ impl Runner {
                     self.snap.plan.bytes =
                         Some(((total.read.bytes + total.write.bytes).min(goal), goal));
                 }
+                let mut run = self.run_base.clone();
+                add_to_run(&mut run, &self.snap.jobs);
+                self.snap.run = Arc::new(run);
             }
             let now = monotonic_ns();
             if cpu_measure_start.is_none() && now >= seg.record_from_ns {
@@ -969,6 +977,10 @@ impl Runner {
             targets,
             point: &self.plan.steps[self.step].point,
         });
+        // The step's final totals (its last, partial interval and its errors included) join
+        // the run's.
+        add_to_run(&mut self.run_base, &self.snap.jobs);
+        self.snap.run = Arc::new(self.run_base.clone());
         self.publish();
         ending
     }

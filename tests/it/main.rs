@@ -11,6 +11,7 @@ mod support;
 mod architecture;
 mod bench;
 mod bench_root;
+mod bench_serve;
 mod bench_session;
 mod compare;
 mod fio_parse;

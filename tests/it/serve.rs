@@ -12,7 +12,7 @@ use nix::unistd::Pid;
 
 use crate::support::{BIN, assert_usage_error, stderr};
 
-const OPENMETRICS: &str = "application/openmetrics-text;version=1.0.0;q=0.5,\
+pub(crate) const OPENMETRICS: &str = "application/openmetrics-text;version=1.0.0;q=0.5,\
                            text/plain;version=0.0.4;q=0.3,*/*;q=0.2";
 
 /// A `diskdash serve` on a port the kernel picked; killed on drop if still running.
@@ -78,14 +78,14 @@ impl Drop for Server {
     }
 }
 
-struct Response {
-    status: u16,
-    headers: String,
-    body: String,
+pub(crate) struct Response {
+    pub status: u16,
+    pub headers: String,
+    pub body: String,
 }
 
 impl Response {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.lines().find_map(|line| {
             let (key, value) = line.split_once(':')?;
             key.eq_ignore_ascii_case(name).then(|| value.trim())
@@ -94,11 +94,15 @@ impl Response {
 }
 
 /// One HTTP/1.1 GET on a fresh connection.
-fn get(addr: SocketAddr, path: &str, accept: Option<&str>) -> Response {
+pub(crate) fn get(addr: SocketAddr, path: &str, accept: Option<&str>) -> Response {
     try_get(addr, path, accept).unwrap_or_else(|e| panic!("GET {path} from {addr}: {e}"))
 }
 
-fn try_get(addr: SocketAddr, path: &str, accept: Option<&str>) -> std::io::Result<Response> {
+pub(crate) fn try_get(
+    addr: SocketAddr,
+    path: &str,
+    accept: Option<&str>,
+) -> std::io::Result<Response> {
     let mut stream = TcpStream::connect(addr)?;
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     let accept = accept.map_or(String::new(), |a| format!("Accept: {a}\r\n"));
@@ -329,7 +333,7 @@ fn a_bad_listen_address_is_a_usage_error_and_a_taken_port_a_runtime_error() {
 }
 
 /// A port free right now (the kernel's pick, released).
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -341,45 +345,10 @@ fn free_port() -> u16 {
 #[ignore = "needs prometheus"]
 fn a_real_prometheus_scrapes_the_series() {
     let server = Server::start();
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("prometheus.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n\
-             scrape_configs:\n  - job_name: diskdash\n    static_configs:\n\
-             \x20     - targets: ['{}']\n",
-            server.addr
-        ),
-    )
-    .unwrap();
-    let web = SocketAddr::from(([127, 0, 0, 1], free_port()));
-    let mut prometheus = Command::new("prometheus")
-        .arg(format!("--config.file={}", config.display()))
-        .arg(format!(
-            "--storage.tsdb.path={}",
-            dir.path().join("data").display()
-        ))
-        .arg(format!("--web.listen-address={web}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("prometheus (apt-get install prometheus)");
-    struct KillOnDrop<'a>(&'a mut Child);
-    impl Drop for KillOnDrop<'_> {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let _guard = KillOnDrop(&mut prometheus);
+    let prometheus = Prometheus::start(server.addr);
     let disk = real_disk();
     // Refused until Prometheus listens.
-    let query = |q: &str| {
-        try_get(web, &format!("/api/v1/query?query={q}"), None)
-            .map(|r| r.body)
-            .unwrap_or_default()
-    };
+    let query = |q: &str| prometheus.query(q);
     let deadline = Instant::now() + Duration::from_secs(90);
     // The counters come with the first scrape; the window gauges with the second.
     for q in [
@@ -397,5 +366,61 @@ fn a_real_prometheus_scrapes_the_series() {
         };
         assert!(last.contains(&format!("\"__name__\":\"{q}\"")), "{last}");
         assert!(last.contains("\"job\":\"diskdash\""), "{last}");
+    }
+}
+
+/// A real Prometheus scraping `target` every second on loopback, with its storage in a temporary
+/// directory; killed on drop.
+pub(crate) struct Prometheus {
+    child: Child,
+    pub web: SocketAddr,
+    _dir: tempfile::TempDir,
+}
+
+impl Prometheus {
+    pub fn start(target: SocketAddr) -> Prometheus {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("prometheus.yml");
+        std::fs::write(
+            &config,
+            format!(
+                "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n\
+                 scrape_configs:\n  - job_name: diskdash\n    static_configs:\n\
+                 \x20     - targets: ['{target}']\n"
+            ),
+        )
+        .unwrap();
+        let web = SocketAddr::from(([127, 0, 0, 1], free_port()));
+        let child = Command::new("prometheus")
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("data").display()
+            ))
+            .arg(format!("--web.listen-address={web}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("prometheus (apt-get install prometheus)");
+        Prometheus {
+            child,
+            web,
+            _dir: dir,
+        }
+    }
+
+    /// The body of an instant query (`q` URL-encoded by the caller where needed); empty while
+    /// Prometheus does not answer yet.
+    pub fn query(&self, q: &str) -> String {
+        try_get(self.web, &format!("/api/v1/query?query={q}"), None)
+            .map(|r| r.body)
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

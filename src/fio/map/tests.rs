@@ -295,6 +295,9 @@ fn invocation_options_and_diskdash_flags() {
             "rec.json",
             "--jsonl=rec.jsonl",
             "--force",
+            "--serve",
+            "127.0.0.1:0",
+            "--serve-linger=5s",
             "--name=a",
             "--size=1G",
             "--group_reporting",
@@ -316,6 +319,8 @@ fn invocation_options_and_diskdash_flags() {
             json: Some("rec.json".into()),
             jsonl: Some("rec.jsonl".into()),
             force: true,
+            serve: Some("127.0.0.1:0".into()),
+            serve_linger: Some("5s".into()),
         }
     );
     let names: Vec<_> = jobs(&inv).iter().map(|j| j.name.as_str()).collect();

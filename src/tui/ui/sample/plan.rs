@@ -247,6 +247,7 @@ pub fn snapshot() -> Snapshot {
         disks,
         plan_points: Arc::new(vec![Vec::new(); 3]),
         finished: Arc::new(Vec::new()),
+        run: Arc::new(Vec::new()),
     }
 }
 
