@@ -11,5 +11,6 @@ pub mod pinned;
 pub mod rate;
 pub mod spec;
 pub mod target;
+pub mod verify;
 pub mod worker;
 pub mod workload;
