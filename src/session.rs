@@ -34,8 +34,8 @@ use tokio::sync::{mpsc, watch};
 
 pub use snapshot::{
     DirectionView, DiskView, IntervalLatency, JobView, PlanProgress, PointRates, SERIES_POINTS,
-    SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView, StepResult,
-    TargetView,
+    SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView, SteadyView,
+    StepResult, SustainedView, TargetView,
 };
 
 use crate::bench::engine::uring;

@@ -384,5 +384,6 @@ pub fn job_options(args: &BenchArgs) -> Vec<JobOption> {
     if args.buffered {
         options.push(JobOption::flag(Key::Direct, "0"));
     }
+    options.extend(args.steady.options());
     options
 }

@@ -218,6 +218,16 @@ pub struct JobRecord {
     /// fio's `random_distribution`: `random`, `zipf:1.2`, ... (format 4).
     #[serde(default = "uniform")]
     pub random_distribution: String,
+    /// Steady state, when the job had a criterion (format 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<super::SteadyJobRecord>,
+    /// `--cliff`: percent below the running write level that marks the cliff (format 4).
+    #[serde(default = "cliff_pct")]
+    pub cliff_pct: f64,
+}
+
+fn cliff_pct() -> f64 {
+    crate::bench::spec::DEFAULT_CLIFF_PCT
 }
 
 fn uniform() -> String {
@@ -263,6 +273,8 @@ impl From<&JobSpec> for JobRecord {
             end_fsync: spec.end_fsync,
             cpus_allowed_policy: if spec.cpus_split { "split" } else { "shared" }.to_string(),
             random_distribution: spec.distribution.as_text(),
+            steadystate: spec.steady.as_ref().map(super::SteadyJobRecord::from),
+            cliff_pct: spec.cliff_pct,
         }
     }
 }
@@ -588,6 +600,9 @@ pub struct SegmentRecord {
     /// reconciled against the jobs on it. Since format 4.
     #[serde(default)]
     pub devices: Vec<DeviceRecord>,
+    /// Why the segment ended (format 4; absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<super::StopReason>,
 }
 
 /// One swept option's value at a sweep's point.
@@ -622,6 +637,12 @@ pub struct SegmentJobRecord {
     pub retries: u64,
     /// CPU time of the job's worker threads (the session's own is in the segment's `cpu`).
     pub cpu: CpuRecord,
+    /// fio's `steadystate`, when the job had a criterion (format 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<super::SteadyStateRecord>,
+    /// Write bandwidth against bytes written and the cliff, when the job wrote (format 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sustained_write: Option<super::SustainedWriteRecord>,
 }
 
 /// One interval: a line of `--jsonl`, and a point of a segment's series.

@@ -11,11 +11,13 @@ pub mod compare;
 mod dto;
 mod load;
 pub mod output;
+mod steady;
 mod time;
 mod writer;
 
 pub use dto::*;
 pub use load::load;
+pub use steady::*;
 pub use time::rfc3339_utc;
 pub use writer::{JsonlWriter, write_atomic};
 
