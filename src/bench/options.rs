@@ -1111,6 +1111,103 @@ mod tests {
     }
 
     #[test]
+    fn steady_state_options_read_back_and_refuse_what_cannot_work() {
+        use crate::stats::steady::{Criterion, Metric, SteadyState};
+        let spec = parse(&[
+            "--ss",
+            "bw_slope:2%",
+            "--ss-dur",
+            "45s",
+            "--ss-ramp",
+            "5s",
+            "--ss-keep-going",
+            "1",
+            "--cliff",
+            "25%",
+        ])
+        .unwrap();
+        assert_eq!(
+            spec.steady,
+            Some(SteadyState {
+                criterion: Criterion {
+                    metric: Metric::Bw,
+                    slope: true,
+                    limit: 2.0,
+                    pct: true
+                },
+                dur: Duration::from_secs(45),
+                ramp: Duration::from_secs(5),
+                keep_going: true,
+            })
+        );
+        assert!((spec.cliff_pct - 25.0).abs() < f64::EPSILON);
+        assert_eq!(
+            validate(&spec.to_options(&Origin::CommandLine), &machine()).unwrap(),
+            spec
+        );
+        // fio turns steady state on with ss_dur; its default criterion is iops_slope:0.01%.
+        let spec = parse(&["--ss-dur", "10s"]).unwrap();
+        assert_eq!(spec.steady.unwrap().criterion, Criterion::FIO_DEFAULT);
+        assert_eq!(parse(&[]).unwrap().steady, None);
+        let lat = parse(&["--ss", "lat:250us", "--ss-dur", "3s"]).unwrap();
+        assert_eq!(
+            validate(&lat.to_options(&Origin::CommandLine), &machine()).unwrap(),
+            lat
+        );
+        let cases: &[(&[&str], &str)] = &[
+            (
+                &["--ss", "iops:1%"],
+                r#"--ss "iops:1%" needs a steady-state window; add --ss-dur 30s (any whole seconds)"#,
+            ),
+            (
+                &["--ss-ramp", "3s"],
+                r#"--ss-ramp "3s" needs a steady-state window; add --ss-dur 30s (any whole seconds)"#,
+            ),
+            (
+                &["--ss-dur", "1s"],
+                r#"--ss-dur "1s" must be whole seconds, at least 2 (one sample a second); use e.g. 30s"#,
+            ),
+            (
+                &["--ss", "iops_slope", "--ss-dur", "5s"],
+                r#"--ss "iops_slope" is not a criterion; use iops, iops_slope, bw, bw_slope, lat or lat_slope and a limit, e.g. iops_slope:0.3% or bw:2%"#,
+            ),
+            (
+                &["--ss", "bw:0", "--ss-dur", "5s"],
+                r#"--ss "bw:0": the limit must be a number above 0, a percentage of the mean (iops:2%), bytes/s for bw (bw:10M), a time for lat (lat:50us)"#,
+            ),
+            (
+                &["--ss-dur", "5s", "--ss-keep-going", "maybe"],
+                r#"--ss-keep-going "maybe" is not 1 or 0"#,
+            ),
+            (
+                &["--ss-dur", "5s", "--runtime", "8760h"],
+                "--ss-dur needs a runtime cap to stop at when steady state is not reached; add --runtime 10m (or the longest run you accept)",
+            ),
+            (
+                &["--cliff", "100"],
+                r#"--cliff "100" is not a drop in percent; use above 0 and below 100, e.g. 30%"#,
+            ),
+        ];
+        for (extra, want) in cases {
+            assert_eq!(parse(extra).unwrap_err(), *want, "{extra:?}");
+        }
+        let file = |key, value: &str| JobOption {
+            key,
+            value: value.into(),
+            origin: Origin::File {
+                path: "ss.fio".into(),
+                line: 3,
+            },
+        };
+        assert_eq!(
+            validate(&[file(Key::SteadyState, "iops:2%")], &machine())
+                .unwrap_err()
+                .to_string(),
+            r#"ss.fio:3: steadystate "iops:2%" needs a steady-state window; add steadystate_duration=30s (any whole seconds)"#
+        );
+    }
+
+    #[test]
     fn the_longest_values_are_accepted() {
         let spec = parse(&[
             "--runtime",

@@ -261,6 +261,8 @@ mod tests {
             end_fsync: false,
             cpus_allowed_policy: "split".into(),
             random_distribution: "random".into(),
+            steadystate: None,
+            cliff_pct: 30.0,
         }
     }
 
@@ -330,6 +332,7 @@ mod tests {
             device: None,
             jobs: Vec::new(),
             devices: Vec::new(),
+            stop_reason: None,
         }
     }
 

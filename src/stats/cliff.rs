@@ -138,9 +138,7 @@ impl Cliff {
     /// Folds into the level what cannot start a cliff; confirms one when the look-ahead is in.
     fn settle(&mut self, at_end: bool) -> Option<CliffPoint> {
         loop {
-            let Some(&(first, rate)) = self.recent.first() else {
-                return None;
-            };
+            let &(first, rate) = self.recent.first()?;
             let candidate = self.level_count >= MIN_LEVEL && rate < self.line();
             if !candidate {
                 self.level_sum += rate;

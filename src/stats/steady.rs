@@ -635,7 +635,7 @@ mod tests {
 
         #[test]
         fn a_constant_window_always_attains(value in 0.0f64..1e9, n in 2usize..60) {
-            for text in ["iops:0.001%", "bw_slope:0.001%", "lat:1ns", "iops_slope:0.001"] {
+            for text in ["iops:0.001%", "bw_slope:0.001%", "lat:1us", "iops_slope:0.001"] {
                 let e = evaluate(&crit(text), &vec![value; n], 1.0).unwrap();
                 prop_assert!(e.attained, "{} {:?}", text, e);
             }

@@ -23,6 +23,7 @@ mod safety_input;
 mod safety_signals;
 mod safety_target;
 mod serve;
+mod steady;
 mod sweep;
 mod tui_bench;
 mod tui_guard;
