@@ -446,12 +446,26 @@ impl Tracker {
     }
 
     /// The window and evaluation the record reports: at attainment, else the last full one,
-    /// else what was collected (no evaluation).
+    /// else the samples collected (evaluated over those, when there are two or more: the
+    /// numbers are then of that shorter window, which the samples show).
     #[must_use]
     pub fn reported(&self) -> (Vec<Sample>, Option<Evaluation>) {
         match &self.at_attained {
             Some((window, evaluation)) => (window.clone(), Some(*evaluation)),
-            None => (self.window(), self.last),
+            None => {
+                let window = self.window();
+                let evaluation = self.last.or_else(|| {
+                    let values: Vec<f64> = window
+                        .iter()
+                        .map(|s| s.value(self.spec.criterion.metric))
+                        .collect();
+                    evaluate(&self.spec.criterion, &values, self.sample_s).map(|e| Evaluation {
+                        attained: false,
+                        ..e
+                    })
+                });
+                (window, evaluation)
+            }
         }
     }
 }
@@ -589,6 +603,23 @@ mod tests {
     }
 
     #[test]
+    fn a_window_that_never_filled_is_reported_over_the_samples_it_has() {
+        let mut t = Tracker::new(spec("iops:1%", 10, 0, false), Duration::from_secs(1));
+        let (window, e) = t.reported();
+        assert!(window.is_empty() && e.is_none());
+        t.interval(S, S, 100, 0, 0.0);
+        t.interval(2 * S, S, 120, 0, 0.0);
+        t.interval(3 * S, S, 110, 0, 0.0);
+        let (window, e) = t.reported();
+        let e = e.unwrap();
+        assert_eq!(window.len(), 3);
+        assert!((e.mean - 110.0).abs() < 1e-9 && (e.max_deviation - 10.0).abs() < 1e-9);
+        assert!((e.slope - 5.0).abs() < 1e-9);
+        assert!(!e.attained, "a partial window never counts as attained");
+        assert_eq!(t.attained_at_ns, None);
+    }
+
+    #[test]
     fn short_intervals_are_summed_into_second_samples() {
         let mut t = Tracker::new(spec("bw:1%", 2, 0, false), Duration::from_millis(250));
         assert_eq!(t.window_samples, 2);
@@ -608,6 +639,8 @@ mod tests {
         assert_eq!(w[0].duration_ns, S);
         assert!((w[0].lat_mean_ns - 10.0).abs() < 1e-9);
         // A short last interval is not a sample.
+        let (_, e) = t.reported();
+        assert!(e.is_some_and(|e| e.attained));
         assert_eq!(t.interval(8 * q + 1000, 1000, 5, 5, 0.0), None);
         assert_eq!(t.window().len(), 2);
     }
