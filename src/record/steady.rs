@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::stats::cliff::Cliff;
-use crate::stats::steady::{Metric, SteadyState, Tracker};
+use crate::stats::steady::{Evaluation, Metric, SteadyState, Tracker};
 
 /// How a job's steady state is configured (part of the record's `job`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,7 +37,8 @@ pub struct SteadyStateRecord {
     /// The window, seconds.
     pub duration: u64,
     pub attained: u8,
-    /// The criterion's value at attainment (or at the last full window): `0.21%`.
+    /// The criterion's value at attainment (or at the last full window): `0.21%`; a slope's
+    /// keeps its sign, as fio writes it (`-0.42%`).
     pub criterion: String,
     /// Largest |sample - mean| of that window, in the metric's unit.
     pub max_deviation: f64,
@@ -97,7 +98,10 @@ impl SteadyStateRecord {
             ss: ss.criterion.fio_text(),
             duration: ss.dur.as_secs(),
             attained: u8::from(tracker.attained_at_ns.is_some()),
-            criterion: format!("{:.6}{pct}", evaluation.map_or(0.0, |e| e.value)),
+            criterion: format!(
+                "{:.6}{pct}",
+                evaluation.map_or(0.0, |e| signed_value(&ss.criterion, &e))
+            ),
             max_deviation: evaluation.map_or(0.0, |e| e.max_deviation),
             slope: evaluation.map_or(0.0, |e| e.slope),
             data: SteadyStateData {
@@ -130,6 +134,15 @@ impl SteadyStateRecord {
                 .collect(),
             departure_count: tracker.departure_count,
         }
+    }
+}
+
+/// fio's `criterion`: a slope keeps its sign (fio compares its magnitude with the limit).
+fn signed_value(criterion: &crate::stats::steady::Criterion, e: &Evaluation) -> f64 {
+    if criterion.slope && e.slope < 0.0 {
+        -e.value
+    } else {
+        e.value
     }
 }
 

@@ -1054,6 +1054,7 @@ impl Runner {
 
     /// Feeds each job's part of `interval` to its steady-state tracker and write curve.
     fn track_interval(&mut self, interval: &Interval) {
+        let interval_ns = crate::record::nanos(self.snap.job.interval);
         let single = [&interval.stats];
         let parts: Vec<&crate::stats::WorkerStats> = if interval.jobs.is_empty() {
             single.to_vec()
@@ -1075,10 +1076,11 @@ impl Runner {
                 );
             }
             if let Some(Some(cliff)) = self.cliffs.get_mut(j) {
-                cliff.interval(
+                cliff.point(
                     interval.end_offset_ns,
                     interval.duration_ns,
                     stats.write.bytes,
+                    interval.duration_ns >= interval_ns / 2,
                 );
             }
         }

@@ -106,6 +106,18 @@ impl Cliff {
     /// One closed interval: its end (ns since the window opened), length and bytes written.
     /// Returns the cliff when this interval confirms it.
     pub fn interval(&mut self, end_ns: u64, duration_ns: u64, bytes: u64) -> Option<CliffPoint> {
+        self.point(end_ns, duration_ns, bytes, true)
+    }
+
+    /// [`Cliff::interval`], saying whether the interval is judged: not a short last interval
+    /// (the drain), which is drawn but can neither start nor confirm a cliff.
+    pub fn point(
+        &mut self,
+        end_ns: u64,
+        duration_ns: u64,
+        bytes: u64,
+        judged: bool,
+    ) -> Option<CliffPoint> {
         self.written_bytes += bytes;
         let point = CurvePoint {
             written_bytes: self.written_bytes,
@@ -114,7 +126,7 @@ impl Cliff {
             end_ns,
         };
         self.store(point);
-        if self.found.is_some() || duration_ns == 0 {
+        if self.found.is_some() || duration_ns == 0 || !judged {
             return None;
         }
         self.recent.push((point, point.bytes_per_s()));
@@ -290,6 +302,19 @@ mod tests {
             (rates[i - 1] as f64)
                 >= rates[..i - 1].iter().sum::<u64>() as f64 / (i - 1) as f64 * 0.7
         );
+    }
+
+    #[test]
+    fn a_short_drain_at_the_end_is_drawn_but_not_judged() {
+        let mut rates = vec![1000; 10];
+        rates.push(100);
+        let mut c = Cliff::new(30.0);
+        for (i, r) in rates.iter().enumerate() {
+            c.interval((i as u64 + 1) * S, S, r * MIB);
+        }
+        c.point(11 * S + S / 10, S / 10, MIB, false);
+        assert_eq!(c.finish(), None);
+        assert_eq!(c.curve().len(), 12);
     }
 
     #[test]
