@@ -11,12 +11,12 @@
 #   benches/ss_compare.sh                        # 3 pairs per case, ss_dur=10, runtime cap 60 s
 #   PAIRS=5 SS_DUR=20 CASES=read benches/ss_compare.sh
 #
-# Cases: read   randread 4k QD8 io_uring, ss=iops:10%
-#        write  randwrite 4k QD8 io_uring, ss=bw_slope:2%
+# Cases: read   randread 4k QD8 io_uring, ss=READ_SS (iops:10%)
+#        write  randwrite 4k QD8 io_uring, ss=WRITE_SS (bw_slope:2%)
 # Both: direct=1, time_based, runtime=RUNTIME, one preconditioned SIZE file.
 #
 # Environment: BENCH_DIR (default /var/tmp/diskdash-bench-ss), PAIRS, SS_DUR (seconds),
-# RUNTIME (seconds), SIZE, CASES.
+# RUNTIME (seconds), SIZE, CASES, READ_SS, WRITE_SS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -27,6 +27,8 @@ RUNTIME=${RUNTIME:-60}
 SIZE=${SIZE:-256M}
 BENCH_DIR=${BENCH_DIR:-/var/tmp/diskdash-bench-ss}
 CASES=${CASES:-"read write"}
+READ_SS=${READ_SS:-iops:10%}
+WRITE_SS=${WRITE_SS:-bw_slope:2%}
 
 if ! command -v fio >/dev/null; then
   apt-get update -qq
@@ -54,8 +56,8 @@ fi
 job_file() { # case -> the job file both tools run
   local rw ss
   case $1 in
-    read) rw=randread; ss=iops:10% ;;
-    write) rw=randwrite; ss=bw_slope:2% ;;
+    read) rw=randread; ss=$READ_SS ;;
+    write) rw=randwrite; ss=$WRITE_SS ;;
   esac
   cat <<EOF
 [global]
