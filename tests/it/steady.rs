@@ -305,3 +305,85 @@ fn job_files_and_sweeps_refuse_what_bench_refuses() {
         "sweep",
     );
 }
+
+#[test]
+fn each_sweep_point_runs_until_steady() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args([
+            "sweep",
+            "--bs",
+            "4k,16k",
+            "--size",
+            "16M",
+            "-q",
+            "4",
+            "--runtime",
+            "30s",
+        ])
+        .args([
+            "--ss", LOOSE, "--ss-dur", "2s", "--no-tui", "--json", RECORD,
+        ])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let record = record_in(dir.path());
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 2);
+    for segment in segments {
+        assert_eq!(segment["stop_reason"], "steady_state", "{segment:#}");
+        assert_eq!(segment["jobs"][0]["steadystate"]["attained"], 1);
+        assert!(secs(&segment["elapsed_ns"]) < 30.0);
+    }
+    assert_eq!(stderr(&out).matches("steady state attained at").count(), 2);
+}
+
+/// A step of two jobs, one with a criterion: it is judged on its own I/O, and the step stops
+/// when it attains; the other job has no steady-state object.
+#[test]
+fn in_a_step_of_two_jobs_the_one_with_a_criterion_ends_the_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = "\
+[global]
+ioengine=io_uring
+direct=1
+time_based
+runtime=30
+size=16M
+bs=4k
+iodepth=4
+
+[judged]
+filename=judged-data
+rw=randread
+ss=iops:60%
+ss_dur=3
+
+[along]
+filename=along-data
+rw=randwrite
+";
+    std::fs::write(dir.path().join("two.fio"), file).unwrap();
+    let out = fio(dir.path(), &["two.fio", "--no-tui", "--json", RECORD]);
+    assert_success(&out);
+    let record = record_in(dir.path());
+    let segment = &record["segments"][0];
+    assert_eq!(segment["stop_reason"], "steady_state");
+    let jobs = segment["jobs"].as_array().unwrap();
+    assert_eq!(jobs[0]["name"], "judged");
+    assert_eq!(jobs[0]["steadystate"]["attained"], 1);
+    assert!(jobs[0].get("sustained_write").is_none(), "it only reads");
+    assert!(jobs[1].get("steadystate").is_none());
+    assert!(
+        jobs[1]["sustained_write"]["written_bytes"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert!(
+        stderr(&out).contains("judged: steady state attained at 3.0s"),
+        "{}",
+        stderr(&out)
+    );
+}
