@@ -7,6 +7,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::fio_run::fio;
 use crate::support::record::{RECORD, args, bench, bench_ok, record_in};
 use crate::support::*;
 
@@ -187,15 +188,6 @@ fn assert_one_line(out: &Output, want: &str, what: &str) {
     assert!(lines[0].contains(want), "{what}: {err}\nwant: {want}");
 }
 
-fn fio(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .arg("fio")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("diskdash runs")
-}
-
 const JOB_FILE: &str = "\
 [global]
 ioengine=io_uring
@@ -220,13 +212,7 @@ fn a_job_file_s_steadystate_keys_stop_the_job_and_fio_json_carries_them() {
     std::fs::write(dir.path().join("ss.fio"), JOB_FILE).unwrap();
     let out = fio(
         dir.path(),
-        &[
-            "ss.fio",
-            "--output-format=json",
-            "--json",
-            RECORD,
-            "--no-tui",
-        ],
+        &["ss.fio", "--output-format=json", "--json", RECORD],
     );
     assert_success(&out);
     let record = record_in(dir.path());
@@ -264,7 +250,7 @@ fn job_files_and_sweeps_refuse_what_bench_refuses() {
     // fio's ss_dur defaults to off; without runtime a time-less job has no cap.
     let file = JOB_FILE.replace("time_based\nruntime=30\n", "");
     std::fs::write(dir.path().join("nocap.fio"), file).unwrap();
-    let out = fio(dir.path(), &["nocap.fio", "--no-tui"]);
+    let out = fio(dir.path(), &["nocap.fio"]);
     assert_one_line(
         &out,
         "nocap.fio:12: steadystate_duration needs a runtime cap to stop at when steady state is \
@@ -273,7 +259,7 @@ fn job_files_and_sweeps_refuse_what_bench_refuses() {
     );
     let file = JOB_FILE.replace("ss_dur=3\n", "");
     std::fs::write(dir.path().join("nodur.fio"), file).unwrap();
-    let out = fio(dir.path(), &["nodur.fio", "--no-tui"]);
+    let out = fio(dir.path(), &["nodur.fio"]);
     assert_one_line(
         &out,
         r#"nodur.fio:13: steadystate "iops:60%" needs a steady-state window; add steadystate_duration=30s"#,
@@ -281,13 +267,7 @@ fn job_files_and_sweeps_refuse_what_bench_refuses() {
     );
     let out = fio(
         dir.path(),
-        &[
-            "--name=x",
-            "--size=16M",
-            "--ss=bogus:1",
-            "--ss_dur=3",
-            "--no-tui",
-        ],
+        &["--name=x", "--size=16M", "--ss=bogus:1", "--ss_dur=3"],
     );
     assert_one_line(
         &out,
@@ -322,9 +302,7 @@ fn each_sweep_point_runs_until_steady() {
             "--runtime",
             "30s",
         ])
-        .args([
-            "--ss", LOOSE, "--ss-dur", "2s", "--no-tui", "--json", RECORD,
-        ])
+        .args(["--ss", LOOSE, "--ss-dur", "2s", "--json", RECORD])
         .output()
         .unwrap();
     assert_success(&out);
@@ -365,7 +343,7 @@ filename=along-data
 rw=randwrite
 ";
     std::fs::write(dir.path().join("two.fio"), file).unwrap();
-    let out = fio(dir.path(), &["two.fio", "--no-tui", "--json", RECORD]);
+    let out = fio(dir.path(), &["two.fio", "--json", RECORD]);
     assert_success(&out);
     let record = record_in(dir.path());
     let segment = &record["segments"][0];
