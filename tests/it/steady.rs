@@ -2,7 +2,6 @@
 //! and stops before its runtime, `--ss-keep-going` runs to the end, fio's job-file keys do the
 //! same, and bad settings are one-line usage errors (exit 2) from bench, fio and sweep alike.
 
-use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
