@@ -28,6 +28,29 @@ pub struct Cli {
     /// `-a`).
     #[arg(short = 'a', long)]
     pub all: bool,
+    #[command(flatten)]
+    pub record: RecordArgs,
+}
+
+/// `--record` of the monitor dashboard and of `iostat`: every sample to a JSON Lines file.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Recording")]
+pub struct RecordArgs {
+    /// Append one JSON line per sample to FILE (each disk's counter deltas and iostat -x
+    /// columns); `diskdash show FILE` replays it.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Rotate FILE before it passes SIZE: FILE becomes FILE.1, FILE.1 FILE.2, ...
+    #[arg(long, value_name = "SIZE", default_value = "100M", requires = "record")]
+    #[arg(allow_hyphen_values = true)]
+    pub record_max: String,
+    /// Rotated files kept (FILE.1 .. FILE.N); the oldest is removed.
+    #[arg(long, value_name = "N", default_value = "3", requires = "record")]
+    #[arg(allow_hyphen_values = true)]
+    pub record_keep: String,
+    /// Let --record replace an existing file that is not a monitor recording.
+    #[arg(long, requires = "record")]
+    pub force: bool,
 }
 
 // Parsed once per process: the size difference between variants costs nothing.
@@ -43,7 +66,7 @@ pub enum Command {
     Iostat(IostatArgs),
     /// The disk behind a path or device: model, transport, mounts, queue settings.
     Info(InfoArgs),
-    /// Open a recorded run (JSON) in the dashboard.
+    /// Open a recorded run (JSON) or monitor recording (`--record`) in the dashboard.
     Show(ShowArgs),
     /// Compare two recorded runs (JSON): a table, or JSON; a regression gate for CI.
     Compare(CompareArgs),
@@ -431,6 +454,39 @@ pub struct BenchArgs {
     /// pareto:H, normal:DEV (percent; hot data: a few blocks take most of the I/O).
     #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
     pub random_distribution: Option<String>,
+    /// Polled completions (fio's hipri: IORING_SETUP_IOPOLL); O_DIRECT on a device with poll
+    /// queues (NVMe with poll_queues) to be truly polled.
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub hipri: Option<String>,
+    /// A kernel thread submits (fio's sqthread_poll: IORING_SETUP_SQPOLL).
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub sqthread_poll: Option<String>,
+    /// The CPU the submission thread runs on (with --sqthread-poll).
+    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
+    pub sqthread_poll_cpu: Option<String>,
+    /// Registered buffers, READ_FIXED/WRITE_FIXED (fio's fixedbufs; on by default here).
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub fixedbufs: Option<String>,
+    /// A registered file (fio's registerfiles; on by default here).
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub registerfiles: Option<String>,
+    /// READ/WRITE rather than READV/WRITEV (fio's nonvectored; on by default here).
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub nonvectored: Option<String>,
+    /// Mixed block sizes with their shares (fio's bssplit), e.g. 4k/50:64k/30:1M/20, or
+    /// READ,WRITE lists; replaces --bs. Offsets align to the smallest.
+    #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
+    pub bssplit: Option<String>,
+    /// Pace each worker: READ[,WRITE] I/Os per second (fio's rate_iops; `,500` paces only
+    /// writes). Latency is also measured from each I/O's scheduled time (lat_sched).
+    #[arg(long, help_heading = "Pacing", allow_hyphen_values = true)]
+    pub rate_iops: Option<String>,
+    /// Pace each worker: READ[,WRITE] bytes per second (fio's rate), e.g. 100M or 100M,20M.
+    #[arg(long, help_heading = "Pacing", allow_hyphen_values = true)]
+    pub rate: Option<String>,
+    /// How paced I/Os are spaced: linear (evenly) or poisson (random arrivals, mean 1/rate).
+    #[arg(long, help_heading = "Pacing")]
+    pub rate_process: Option<String>,
 
     /// Write the run record (JSON) to this file (`-`: stdout, the summary goes to stderr).
     #[arg(long, help_heading = "Output", allow_hyphen_values = true)]
@@ -482,6 +538,8 @@ pub struct IostatArgs {
     // Negative numbers reach the operand checks, which say what is wrong with them.
     #[arg(allow_negative_numbers = true)]
     pub operands: Vec<String>,
+    #[command(flatten)]
+    pub record: RecordArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -503,7 +561,7 @@ pub struct ServeArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct ShowArgs {
-    /// A run record written by `diskdash bench --json`.
+    /// A run record written by `diskdash bench --json`, or a monitor recording (`--record`).
     pub record: PathBuf,
 }
 

@@ -29,8 +29,14 @@ use cli::{Cli, Command};
 
 /// Runs one command line. Errors carry their exit code (see [`error::exit_code`]).
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if cli.command.is_some() && cli.record.record.is_some() {
+        return Err(crate::usage!(
+            "--record before the subcommand records the monitor dashboard, which does not run; \
+             for iostat put it after: diskdash iostat INTERVAL --record FILE"
+        ));
+    }
     match cli.command {
-        None => cmd::monitor::run(&cli.interval, cli.all),
+        None => cmd::monitor::run(&cli.interval, cli.all, &cli.record),
         Some(Command::Bench(args)) => cmd::bench::run(&args),
         Some(Command::Iostat(args)) => cmd::iostat::run(&args),
         Some(Command::Info(args)) => cmd::info::run(&args),

@@ -166,6 +166,21 @@ impl Session {
         let (engine, fallback) = match (spec.ioengine, uses_uring) {
             (_, true) => match uring::probe() {
                 Ok(()) => (EngineKind::IoUring, None),
+                // Polling was asked for: psync cannot poll, so no fallback.
+                Err(err)
+                    if plan
+                        .steps
+                        .iter()
+                        .flat_map(|s| &s.jobs)
+                        .any(|j| j.spec.uring.hipri || j.spec.uring.sqpoll) =>
+                {
+                    return Err(anyhow::anyhow!(
+                        "io_uring is unavailable ({}: {err}) and a job asks for polled I/O \
+                         (hipri or sqthread_poll), which only io_uring has; drop those options \
+                         to run on psync",
+                        crate::bench::engine::errno_name(err.raw_os_error().unwrap_or(0))
+                    ));
+                }
                 Err(err) if crate::bench::engine::uring_unavailable(&err) => (
                     EngineKind::Psync,
                     Some(crate::bench::engine::fallback_note(&err)),
@@ -219,6 +234,25 @@ impl Session {
                 Err(why) => {
                     device_absent.get_or_insert(why);
                     target_device.push(None);
+                }
+            }
+        }
+        // Polled I/O on a disk without poll queues fails at the first I/O (EOPNOTSUPP): say
+        // so before anything runs.
+        for (step, at) in plan.steps.iter().zip(&targets.step_targets) {
+            for (job, &t) in step.jobs.iter().zip(at) {
+                let disk = target_device[t].map(|d| &devices[d]);
+                if let Some(disk) = disk
+                    && job.spec.uring.hipri
+                    && disk.queue.io_poll == Some(false)
+                {
+                    return Err(crate::usage!(
+                        "hipri: {} has no poll queues (queue/io_poll is 0), so polled I/O on \
+                         {} would fail with EOPNOTSUPP; drop hipri (on NVMe, poll queues come \
+                         from the nvme module's poll_queues)",
+                        disk.chain.device,
+                        targets.targets[t].path.display()
+                    ));
                 }
             }
         }

@@ -8,6 +8,7 @@ pub mod engine;
 pub mod fill;
 pub mod options;
 pub mod pinned;
+pub mod rate;
 pub mod spec;
 pub mod target;
 pub mod worker;

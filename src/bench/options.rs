@@ -8,9 +8,10 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
-    CpuListError, Distribution, EngineKind, JobSpec, MachineLimits, OpenSync, RwMode, SyncEvery,
-    format_cpu_list, parse_cpu_list,
+    BsSplit, CpuListError, Distribution, EngineKind, JobSpec, MachineLimits, OpenSync, RwMode,
+    SyncEvery, UringOptions, format_cpu_list, parse_cpu_list,
 };
 use crate::units::{
     DurationError, format_bytes, format_size_short, parse_duration, parse_size_bytes,
@@ -66,6 +67,16 @@ pub enum Key {
     EndFsync,
     CpusPolicy,
     RandomDistribution,
+    RateIops,
+    Rate,
+    RateProcess,
+    BsSplit,
+    Hipri,
+    SqThreadPoll,
+    SqThreadPollCpu,
+    FixedBufs,
+    RegisterFiles,
+    NonVectored,
     // Steady state and the sustained-write cliff (see `stats::steady`, `stats::cliff`).
     SteadyState,
     SsDur,
@@ -75,7 +86,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Self; 30] = [
+    pub const ALL: [Self; 40] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -101,6 +112,16 @@ impl Key {
         Self::EndFsync,
         Self::CpusPolicy,
         Self::RandomDistribution,
+        Self::RateIops,
+        Self::Rate,
+        Self::RateProcess,
+        Self::BsSplit,
+        Self::Hipri,
+        Self::SqThreadPoll,
+        Self::SqThreadPollCpu,
+        Self::FixedBufs,
+        Self::RegisterFiles,
+        Self::NonVectored,
         Self::SteadyState,
         Self::SsDur,
         Self::SsRamp,
@@ -137,6 +158,16 @@ impl Key {
             Self::EndFsync => "--end-fsync",
             Self::CpusPolicy => "--cpus-policy",
             Self::RandomDistribution => "--random-distribution",
+            Self::RateIops => "--rate-iops",
+            Self::Rate => "--rate",
+            Self::RateProcess => "--rate-process",
+            Self::BsSplit => "--bssplit",
+            Self::Hipri => "--hipri",
+            Self::SqThreadPoll => "--sqthread-poll",
+            Self::SqThreadPollCpu => "--sqthread-poll-cpu",
+            Self::FixedBufs => "--fixedbufs",
+            Self::RegisterFiles => "--registerfiles",
+            Self::NonVectored => "--nonvectored",
             Self::SteadyState => "--ss",
             Self::SsDur => "--ss-dur",
             Self::SsRamp => "--ss-ramp",
@@ -174,6 +205,16 @@ impl Key {
             Self::EndFsync => "end_fsync",
             Self::CpusPolicy => "cpus_allowed_policy",
             Self::RandomDistribution => "random_distribution",
+            Self::RateIops => "rate_iops",
+            Self::Rate => "rate",
+            Self::RateProcess => "rate_process",
+            Self::BsSplit => "bssplit",
+            Self::Hipri => "hipri",
+            Self::SqThreadPoll => "sqthread_poll",
+            Self::SqThreadPollCpu => "sqthread_poll_cpu",
+            Self::FixedBufs => "fixedbufs",
+            Self::RegisterFiles => "registerfiles",
+            Self::NonVectored => "nonvectored",
             Self::SteadyState => "steadystate",
             Self::SsDur => "steadystate_duration",
             Self::SsRamp => "steadystate_ramp_time",
@@ -287,7 +328,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let (text, name) = opts.text(Key::Rw, "randread");
     let rw = RwMode::parse(text).ok_or_else(|| {
         usage!(
-            "{name} {text:?} is not a workload; use read, write, randread, randwrite, rw or randrw"
+            "{name} {text:?} is not a workload; use read, write, randread, randwrite, rw, randrw, \
+             trim, randtrim or trimwrite"
         )
     })?;
     let (text, name) = opts.text(Key::RwMixRead, "50");
@@ -296,13 +338,28 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         _ => return Err(usage!("{name} {text:?} is not a percentage; use 0 to 100")),
     };
     let (bs_text, bs_name) = opts.text(Key::Bs, "4k");
-    let block_size_bytes = size_option(bs_name, bs_text, "4k, 1M or 512")?;
+    let mut block_size_bytes = size_option(bs_name, bs_text, "4k, 1M or 512")?;
     if block_size_bytes > MAX_BLOCK_SIZE_BYTES {
         return Err(usage!(
             "{bs_name} {bs_text} is too large; use at most {}",
             format_size_short(MAX_BLOCK_SIZE_BYTES)
         ));
     }
+    let bssplit = bssplit_option(options, block_size_bytes)?;
+    let (bs_text, bs_name) = match (&bssplit, opts.get(Key::BsSplit)) {
+        (Some(split), Some(option)) => {
+            // Buffers hold the largest; the checks below name the split.
+            block_size_bytes = split.sizes().max().unwrap_or(block_size_bytes);
+            (
+                option.value.as_str(),
+                Name {
+                    key: Key::BsSplit,
+                    origin: Some(&option.origin),
+                },
+            )
+        }
+        _ => (bs_text, bs_name),
+    };
     let (size_text, size_name) = opts.text(Key::Size, DEFAULT_SIZE);
     let size_bytes = size_option(size_name, size_text, "16M, 1G or 10G")?;
     if block_size_bytes > size_bytes {
@@ -336,6 +393,12 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
                 "{name} {other:?} is not an engine; use io_uring, psync or null"
             ));
         }
+    };
+    // Trims are synchronous ioctls/fallocates: they run on psync (said in the job's notes).
+    let ioengine = if rw.trims() && ioengine == EngineKind::IoUring {
+        EngineKind::Psync
+    } else {
+        ioengine
     };
     let (text, name) = opts.text(Key::IoDepthBatch, "1");
     let iodepth_batch = count_option(name, text, MAX_IODEPTH, "1 or 8")?;
@@ -454,6 +517,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     };
     let (text, name) = opts.text(Key::EndFsync, "0");
     let end_fsync = flag_option(name, text)?;
+    let rate = rate_option(&opts, rw.read_pct(rwmixread_pct))?;
+    let uring = uring_options(&opts, ioengine, direct, &machine.available_cpus)?;
     let (steady, cliff_pct) = steady_options(&opts, runtime)?;
     Ok(JobSpec {
         rw,
@@ -483,6 +548,105 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         distribution,
         steady,
         cliff_pct,
+        rate,
+        bssplit,
+        uring,
+    })
+}
+
+/// fio's io_uring options. Each asks for something only io_uring has, so another engine (or
+/// the page cache, for polling) is refused rather than run without it.
+fn uring_options(
+    opts: &Options<'_>,
+    engine: EngineKind,
+    direct: bool,
+    cpus: &[usize],
+) -> anyhow::Result<UringOptions> {
+    let defaults = UringOptions::default();
+    let flag = |key: Key, default: bool| -> anyhow::Result<bool> {
+        match opts.get(key) {
+            None => Ok(default),
+            Some(option) => flag_option(
+                Name {
+                    key,
+                    origin: Some(&option.origin),
+                },
+                &option.value,
+            ),
+        }
+    };
+    let options = UringOptions {
+        hipri: flag(Key::Hipri, defaults.hipri)?,
+        sqpoll: flag(Key::SqThreadPoll, defaults.sqpoll)?,
+        sqpoll_cpu: None,
+        fixed_bufs: flag(Key::FixedBufs, defaults.fixed_bufs)?,
+        register_files: flag(Key::RegisterFiles, defaults.register_files)?,
+        nonvectored: flag(Key::NonVectored, defaults.nonvectored)?,
+    };
+    let name = |key: Key| Name {
+        key,
+        origin: opts.get(key).map(|o| &o.origin),
+    };
+    if engine != EngineKind::IoUring {
+        let asked = [
+            (Key::Hipri, options.hipri),
+            (Key::SqThreadPoll, options.sqpoll),
+            (
+                Key::SqThreadPollCpu,
+                opts.get(Key::SqThreadPollCpu).is_some(),
+            ),
+        ];
+        if let Some((key, _)) = asked.into_iter().find(|(_, on)| *on) {
+            let engine_name = name(Key::IoEngine);
+            return Err(usage!(
+                "{} needs io_uring, not {engine_name} {}; use {engine_name} io_uring or drop {}",
+                name(key),
+                engine.as_str(),
+                name(key)
+            ));
+        }
+    }
+    if options.hipri && !direct {
+        return Err(usage!(
+            "{} polls for O_DIRECT completions, and this job goes through the page cache; \
+             drop {} or the buffered option",
+            name(Key::Hipri),
+            name(Key::Hipri)
+        ));
+    }
+    let sqpoll_cpu = match opts.get(Key::SqThreadPollCpu) {
+        None => None,
+        Some(option) => {
+            let cpu_name = name(Key::SqThreadPollCpu);
+            if !options.sqpoll {
+                return Err(usage!(
+                    "{cpu_name} places the submission thread, which only {} starts; add {} 1 \
+                     or drop {cpu_name}",
+                    name(Key::SqThreadPoll),
+                    name(Key::SqThreadPoll)
+                ));
+            }
+            let text = option.value.trim();
+            match text.parse::<usize>() {
+                Ok(cpu) if cpus.contains(&cpu) => Some(cpu),
+                Ok(cpu) => {
+                    return Err(usage!(
+                        "{cpu_name} {cpu} is not a CPU this process may use; use one of {}",
+                        format_cpu_list(cpus)
+                    ));
+                }
+                Err(_) => {
+                    return Err(usage!(
+                        "{cpu_name} {text:?} is not a CPU number; use one of {}",
+                        format_cpu_list(cpus)
+                    ));
+                }
+            }
+        }
+    };
+    Ok(UringOptions {
+        sqpoll_cpu,
+        ..options
     })
 }
 
@@ -644,6 +808,38 @@ impl JobSpec {
         if (self.cliff_pct - crate::bench::spec::DEFAULT_CLIFF_PCT).abs() > f64::EPSILON {
             out.push((Key::Cliff, format!("{}%", self.cliff_pct)));
         }
+        if let Some(split) = &self.bssplit {
+            out.push((Key::BsSplit, split.as_text()));
+        }
+        let uring = UringOptions::default();
+        for (key, on, default) in [
+            (Key::Hipri, self.uring.hipri, uring.hipri),
+            (Key::SqThreadPoll, self.uring.sqpoll, uring.sqpoll),
+            (Key::FixedBufs, self.uring.fixed_bufs, uring.fixed_bufs),
+            (
+                Key::RegisterFiles,
+                self.uring.register_files,
+                uring.register_files,
+            ),
+            (Key::NonVectored, self.uring.nonvectored, uring.nonvectored),
+        ] {
+            if on != default {
+                out.push((key, u8::from(on).to_string()));
+            }
+        }
+        if let Some(cpu) = self.uring.sqpoll_cpu {
+            out.push((Key::SqThreadPollCpu, cpu.to_string()));
+        }
+        if let Some(rate) = &self.rate {
+            let key = match rate.unit {
+                Unit::Iops => Key::RateIops,
+                Unit::Bytes => Key::Rate,
+            };
+            out.push((key, rate.as_text()));
+            if rate.process != Process::Linear {
+                out.push((Key::RateProcess, rate.process.as_str().to_string()));
+            }
+        }
         out.into_iter()
             .map(|(key, value)| JobOption {
                 key,
@@ -713,6 +909,179 @@ fn flag_option(name: Name<'_>, text: &str) -> anyhow::Result<bool> {
         "0" | "false" | "no" => Ok(false),
         other => Err(usage!("{name} {other:?} is not 1 or 0")),
     }
+}
+
+/// fio's `rate_iops` or `rate` (one of them) with `rate_process`, per worker. A cap on a
+/// direction the job does not do is refused: it would pace nothing.
+fn rate_option(opts: &Options<'_>, read_pct: u8) -> anyhow::Result<Option<RateLimit>> {
+    let (option, unit) = match (opts.get(Key::RateIops), opts.get(Key::Rate)) {
+        (None, None) => return Ok(None),
+        (Some(iops), Some(bytes)) => {
+            let iops = Name {
+                key: Key::RateIops,
+                origin: Some(&iops.origin),
+            };
+            let bytes = Name {
+                key: Key::Rate,
+                origin: Some(&bytes.origin),
+            };
+            return Err(usage!(
+                "{iops} and {bytes} cannot be combined; cap I/Os or bytes, not both"
+            ));
+        }
+        (Some(option), None) => (option, Unit::Iops),
+        (None, Some(option)) => (option, Unit::Bytes),
+    };
+    let name = Name {
+        key: option.key,
+        origin: Some(&option.origin),
+    };
+    let text = option.value.as_str();
+    let example = match unit {
+        Unit::Iops => "20000 (reads and writes), 20000,5000 or ,5000 (writes only)",
+        Unit::Bytes => "100M (reads and writes), 100M,20M or ,20M (writes only)",
+    };
+    let (read, write) = parse_caps(text, unit).map_err(|err| match err {
+        RateError::Zero => usage!(
+            "{name} {text:?}: a rate of 0 paces nothing; leave the direction empty (e.g. \
+             ,5000) or drop {name}"
+        ),
+        RateError::Suffix(value) => usage!(
+            "{name} {text:?}: write the count in full ({value:?} means x1024 to fio); use e.g. \
+             {example}"
+        ),
+        RateError::Trim => usage!(
+            "{name} {text:?}: a third value caps trims, which this job does not issue; use \
+             e.g. {example}"
+        ),
+        RateError::NotANumber(value) => {
+            usage!("{name} {text:?}: {value:?} is not a rate; use e.g. {example}")
+        }
+        RateError::Empty => usage!("{name} {text:?} caps nothing; use e.g. {example}"),
+    })?;
+    let reads = read_pct > 0;
+    let writes = read_pct < 100;
+    let paced = |cap: Option<u64>, done: bool| cap.is_some() && done;
+    if !paced(read, reads) && !paced(write, writes) {
+        let (does, fix) = if reads {
+            ("only reads", "give the read cap first, e.g. 20000")
+        } else {
+            ("only writes", "give the write cap, e.g. 20000 or ,20000")
+        };
+        return Err(usage!(
+            "{name} {text:?} caps no direction this job does (it {does}); {fix}"
+        ));
+    }
+    let (text, name) = opts.text(Key::RateProcess, "linear");
+    let process = match text.trim() {
+        "linear" => Process::Linear,
+        "poisson" => Process::Poisson,
+        other => {
+            return Err(usage!(
+                "{name} {other:?} is not a rate process; use linear or poisson"
+            ));
+        }
+    };
+    Ok(Some(RateLimit {
+        unit,
+        read: read.filter(|_| reads),
+        write: write.filter(|_| writes),
+        process,
+    }))
+}
+
+/// fio's `bssplit`: `SIZE/PCT:SIZE/PCT...`, one list for both directions or `READ,WRITE`
+/// (an empty side uses `bs`). Entries without a share split what the others leave evenly, as
+/// in fio; the shares of a side sum to 100. A `bs` changed in the dashboard after the split
+/// replaces it; otherwise the split wins over `bs`, as in fio.
+fn bssplit_option(options: &[JobOption], bs: u64) -> anyhow::Result<Option<BsSplit>> {
+    let Some(at) = options.iter().rposition(|o| o.key == Key::BsSplit) else {
+        return Ok(None);
+    };
+    if options[at..]
+        .iter()
+        .any(|o| o.key == Key::Bs && o.origin == Origin::Dashboard)
+    {
+        return Ok(None);
+    }
+    let option = &options[at];
+    let name = Name {
+        key: Key::BsSplit,
+        origin: Some(&option.origin),
+    };
+    let text = option.value.as_str();
+    let fix = "use e.g. 4k/50:64k/30:1M/20, or READ,WRITE such as 4k/70:8k/30,64k/100";
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() > 3 || parts.get(2).is_some_and(|t| !t.is_empty()) {
+        return Err(usage!(
+            "{name} {text:?}: a third list splits trims, which this job does not issue; {fix}"
+        ));
+    }
+    let side = |part: &str| -> anyhow::Result<Vec<(u64, u8)>> {
+        if part.is_empty() {
+            return Ok(vec![(bs, 100)]);
+        }
+        let mut sized: Vec<(u64, Option<u32>)> = Vec::new();
+        for entry in part.split(':').map(str::trim) {
+            let (size, pct) = entry.split_once('/').unwrap_or((entry, ""));
+            let bytes = match parse_size_bytes(size) {
+                Some(0) | None => {
+                    return Err(usage!(
+                        "{name} {text:?}: {size:?} is not a block size; {fix}"
+                    ));
+                }
+                Some(bytes) if bytes > MAX_BLOCK_SIZE_BYTES => {
+                    return Err(usage!(
+                        "{name} {text:?}: {size} is too large; use at most {}",
+                        format_size_short(MAX_BLOCK_SIZE_BYTES)
+                    ));
+                }
+                Some(bytes) => bytes,
+            };
+            let pct = match pct.trim() {
+                "" => None,
+                p => match p.parse::<u32>() {
+                    Ok(p) if p <= 100 => Some(p),
+                    _ => {
+                        return Err(usage!(
+                            "{name} {text:?}: {p:?} is not a share; use 0 to 100 after the \
+                             size, e.g. 4k/50"
+                        ));
+                    }
+                },
+            };
+            sized.push((bytes, pct));
+        }
+        let given: u32 = sized.iter().filter_map(|(_, p)| *p).sum();
+        let blanks =
+            u32::try_from(sized.iter().filter(|(_, p)| p.is_none()).count()).unwrap_or(u32::MAX);
+        if given > 100 || (blanks == 0 && given != 100) {
+            return Err(usage!(
+                "{name} {text:?}: the shares of {part:?} sum to {given}, not 100; {fix}"
+            ));
+        }
+        // What the given shares leave, evenly over the blank ones (the first take the rest).
+        let each = (100 - given).checked_div(blanks).unwrap_or(0);
+        let extra = (100 - given).checked_rem(blanks).unwrap_or(0);
+        let mut blank = 0;
+        Ok(sized
+            .into_iter()
+            .map(|(bytes, pct)| {
+                let pct = pct.unwrap_or_else(|| {
+                    blank += 1;
+                    each + u32::from(blank <= extra)
+                });
+                (bytes, u8::try_from(pct).unwrap_or(100))
+            })
+            .collect())
+    };
+    let read = side(parts[0])?;
+    let write = if parts.len() == 1 {
+        read.clone()
+    } else {
+        side(parts[1])?
+    };
+    Ok(Some(BsSplit { read, write }))
 }
 
 /// A byte offset: a size, or 0.
@@ -926,7 +1295,7 @@ mod tests {
         let cases: &[(&[&str], &str)] = &[
             (
                 &["--rw", "randomread"],
-                r#"--rw "randomread" is not a workload; use read, write, randread, randwrite, rw or randrw"#,
+                r#"--rw "randomread" is not a workload; use read, write, randread, randwrite, rw, randrw, trim, randtrim or trimwrite"#,
             ),
             (
                 &["--rwmixread", "150"],
@@ -1299,6 +1668,61 @@ mod tests {
         assert_eq!(
             validate(&[file], &machine()).unwrap_err().to_string(),
             r#"db.fio:14: bs "12k5" is not a size; use e.g. 4k, 1M or 512"#
+        );
+    }
+
+    #[test]
+    fn bssplit_reads_like_fio_and_round_trips() {
+        let spec = parse(&["--bssplit", "4k/50:64k/30:1M/20", "--size", "64M"]).unwrap();
+        let split = spec.bssplit.clone().unwrap();
+        assert_eq!(split.read, [(4096, 50), (65536, 30), (1 << 20, 20)]);
+        assert_eq!(split.read, split.write);
+        assert_eq!(spec.block_size_bytes, 1 << 20, "buffers hold the largest");
+        assert_eq!(
+            spec.describe(),
+            "randread bssplit=4k/50:64k/30:1M/20 iodepth=32 numjobs=1 io_uring direct"
+        );
+        let again = validate(&spec.to_options(&Origin::CommandLine), &machine()).unwrap();
+        assert_eq!(again, spec);
+        // Blank shares split what is left; an empty side uses bs.
+        let spec = parse(&[
+            "--bs",
+            "8k",
+            "--bssplit",
+            "4k/40:16k:64k,",
+            "--rw",
+            "randrw",
+        ])
+        .unwrap();
+        let split = spec.bssplit.unwrap();
+        assert_eq!(split.read, [(4096, 40), (16384, 30), (65536, 30)]);
+        assert_eq!(split.write, [(8192, 100)]);
+        // A bs picked in the dashboard after the split replaces it.
+        let spec = parse(&["--bssplit", "4k/50:8k/50"]).unwrap();
+        let changed = spec
+            .with([JobOption::dashboard(Key::Bs, "16k")], &machine())
+            .unwrap();
+        assert_eq!((changed.bssplit, changed.block_size_bytes), (None, 16384));
+    }
+
+    #[test]
+    fn bad_bssplits_name_the_part_and_the_fix() {
+        let fix = "use e.g. 4k/50:64k/30:1M/20, or READ,WRITE such as 4k/70:8k/30,64k/100";
+        let cases = [
+            ("4k/50:64k/40", format!(r#"--bssplit "4k/50:64k/40": the shares of "4k/50:64k/40" sum to 90, not 100; {fix}"#)),
+            ("4k/70:8k/70", format!(r#"--bssplit "4k/70:8k/70": the shares of "4k/70:8k/70" sum to 140, not 100; {fix}"#)),
+            ("4x/100", format!(r#"--bssplit "4x/100": "4x" is not a block size; {fix}"#)),
+            ("0/100", format!(r#"--bssplit "0/100": "0" is not a block size; {fix}"#)),
+            ("4k/half", r#"--bssplit "4k/half": "half" is not a share; use 0 to 100 after the size, e.g. 4k/50"#.to_string()),
+            ("4k,4k,4k", format!(r#"--bssplit "4k,4k,4k": a third list splits trims, which this job does not issue; {fix}"#)),
+            ("512M/100", r#"--bssplit "512M/100": 512M is too large; use at most 256M"#.to_string()),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse(&["--bssplit", text]).unwrap_err(), want, "{text}");
+        }
+        assert_eq!(
+            parse(&["--bssplit", "4k/50:2M/50", "--size", "1M"]).unwrap_err(),
+            "--bssplit 4k/50:2M/50 is larger than --size 1M; raise --size or lower --bssplit"
         );
     }
 }

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use crate::bench::rate::RateLimit;
 use crate::units::format_size_short;
 
 /// The most CPUs `--cpus` may name: Linux's largest `CONFIG_NR_CPUS`.
@@ -19,6 +20,12 @@ pub enum RwMode {
     RandWrite,
     Rw,
     RandRw,
+    /// Sequential discards (fio's `trim`).
+    Trim,
+    /// Random discards (fio's `randtrim`).
+    RandTrim,
+    /// Each block discarded, then written (fio's `trimwrite`), sequentially.
+    TrimWrite,
 }
 
 impl RwMode {
@@ -32,6 +39,9 @@ impl RwMode {
             "randwrite" => Self::RandWrite,
             "rw" | "readwrite" => Self::Rw,
             "randrw" => Self::RandRw,
+            "trim" => Self::Trim,
+            "randtrim" => Self::RandTrim,
+            "trimwrite" => Self::TrimWrite,
             _ => return None,
         })
     }
@@ -46,20 +56,33 @@ impl RwMode {
             Self::RandWrite => "randwrite",
             Self::Rw => "rw",
             Self::RandRw => "randrw",
+            Self::Trim => "trim",
+            Self::RandTrim => "randtrim",
+            Self::TrimWrite => "trimwrite",
         }
     }
 
     #[must_use]
     pub fn is_random(self) -> bool {
-        matches!(self, Self::RandRead | Self::RandWrite | Self::RandRw)
+        matches!(
+            self,
+            Self::RandRead | Self::RandWrite | Self::RandRw | Self::RandTrim
+        )
     }
 
-    /// Share of reads in percent, given the mix setting for mixed modes.
+    /// Whether the mode discards blocks (destructive, like a write).
+    #[must_use]
+    pub fn trims(self) -> bool {
+        matches!(self, Self::Trim | Self::RandTrim | Self::TrimWrite)
+    }
+
+    /// Share of reads in percent, given the mix setting for mixed modes (trims count as
+    /// writes: they change the data).
     #[must_use]
     pub fn read_pct(self, rwmixread_pct: u8) -> u8 {
         match self {
             Self::Read | Self::RandRead => 100,
-            Self::Write | Self::RandWrite => 0,
+            Self::Write | Self::RandWrite | Self::Trim | Self::RandTrim | Self::TrimWrite => 0,
             Self::Rw | Self::RandRw => rwmixread_pct,
         }
     }
@@ -170,6 +193,77 @@ pub struct JobSpec {
     pub steady: Option<crate::stats::steady::SteadyState>,
     /// Percent below the running write level that marks the sustained-write cliff (`--cliff`).
     pub cliff_pct: f64,
+    /// Each worker's cap per direction (fio's `rate`/`rate_iops`, per job clone): `None`
+    /// runs flat out.
+    pub rate: Option<RateLimit>,
+    /// Mixed block sizes (fio's `bssplit`); `block_size_bytes` is then the largest of them
+    /// (each I/O buffer holds any).
+    pub bssplit: Option<BsSplit>,
+    /// How io_uring is set up (fio's io_uring engine options).
+    pub uring: UringOptions,
+}
+
+/// fio's io_uring engine options. diskdash registers the file and the buffers by default
+/// (fio does not) and always issues non-vectored reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UringOptions {
+    /// Polled completions (`hipri`: IORING_SETUP_IOPOLL); O_DIRECT only.
+    pub hipri: bool,
+    /// A kernel thread submits (`sqthread_poll`: IORING_SETUP_SQPOLL).
+    pub sqpoll: bool,
+    /// The CPU the submission thread runs on (`sqthread_poll_cpu`).
+    pub sqpoll_cpu: Option<usize>,
+    /// Registered buffers (`fixedbufs`): READ_FIXED/WRITE_FIXED.
+    pub fixed_bufs: bool,
+    /// A registered file (`registerfiles`).
+    pub register_files: bool,
+    /// READ/WRITE rather than READV/WRITEV (`nonvectored`).
+    pub nonvectored: bool,
+}
+
+impl Default for UringOptions {
+    fn default() -> Self {
+        Self {
+            hipri: false,
+            sqpoll: false,
+            sqpoll_cpu: None,
+            fixed_bufs: true,
+            register_files: true,
+            nonvectored: true,
+        }
+    }
+}
+
+/// Block sizes with their shares in percent, per direction (fio's `bssplit`). An empty side
+/// means that direction uses the job's `bs`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BsSplit {
+    pub read: Vec<(u64, u8)>,
+    pub write: Vec<(u64, u8)>,
+}
+
+impl BsSplit {
+    /// fio's spelling: `4k/50:64k/30:1M/20`, or `READ,WRITE` when the sides differ.
+    #[must_use]
+    pub fn as_text(&self) -> String {
+        let side = |entries: &[(u64, u8)]| {
+            entries
+                .iter()
+                .map(|(bytes, pct)| format!("{}/{pct}", format_size_short(*bytes)))
+                .collect::<Vec<_>>()
+                .join(":")
+        };
+        if self.read == self.write {
+            side(&self.read)
+        } else {
+            format!("{},{}", side(&self.read), side(&self.write))
+        }
+    }
+
+    /// Every size named, either side.
+    pub fn sizes(&self) -> impl Iterator<Item = u64> + '_ {
+        self.read.iter().chain(&self.write).map(|&(bytes, _)| bytes)
+    }
 }
 
 /// How a random job picks its blocks (fio's `random_distribution`).
@@ -261,6 +355,9 @@ impl Default for JobSpec {
             distribution: Distribution::Uniform,
             steady: None,
             cliff_pct: DEFAULT_CLIFF_PCT,
+            rate: None,
+            bssplit: None,
+            uring: UringOptions::default(),
         }
     }
 }
@@ -323,6 +420,13 @@ impl JobSpec {
     /// The note a psync job with a deeper `--iodepth` gets: the depth applies to io_uring only.
     #[must_use]
     pub fn depth_note(&self) -> Option<String> {
+        if self.rw.trims() {
+            return Some(
+                "trims are synchronous (BLKDISCARD on a device, a punched hole in a file), one \
+                 at a time per worker as fio issues them: this job runs on psync"
+                    .to_string(),
+            );
+        }
         (self.ioengine == EngineKind::Psync && self.iodepth > 1).then(|| {
             format!(
                 "psync issues one I/O at a time per worker; --iodepth {} applies to io_uring only",
@@ -334,10 +438,13 @@ impl JobSpec {
     /// fio-style one-line description: `randread bs=4k iodepth=32 numjobs=1 io_uring direct`.
     #[must_use]
     pub fn describe(&self) -> String {
+        let bs = match &self.bssplit {
+            Some(split) => format!("bssplit={}", split.as_text()),
+            None => format!("bs={}", format_size_short(self.block_size_bytes)),
+        };
         let mut text = format!(
-            "{} bs={} iodepth={} numjobs={} {} {}",
+            "{} {bs} iodepth={} numjobs={} {} {}",
             self.rw.as_str(),
-            format_size_short(self.block_size_bytes),
             self.iodepth,
             self.numjobs,
             self.ioengine.as_str(),
@@ -356,6 +463,22 @@ impl JobSpec {
         }
         if self.rw.is_random() && self.distribution != Distribution::Uniform {
             text += &format!(" random_distribution={}", self.distribution.as_text());
+        }
+        if let Some(rate) = &self.rate {
+            let key = match rate.unit {
+                crate::bench::rate::Unit::Iops => "rate_iops",
+                crate::bench::rate::Unit::Bytes => "rate",
+            };
+            // A job that only reads (or only writes) shows its one cap.
+            let cap = match self.rw.read_pct(self.rwmixread_pct) {
+                100 => rate.read.map(|r| r.to_string()),
+                0 => rate.write.map(|w| w.to_string()),
+                _ => None,
+            };
+            text += &format!(" {key}={}", cap.unwrap_or_else(|| rate.as_text()));
+            if rate.process != crate::bench::rate::Process::Linear {
+                text += &format!(" rate_process={}", rate.process.as_str());
+            }
         }
         text
     }

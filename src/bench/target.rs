@@ -361,11 +361,20 @@ pub fn check_block_size(
     working_set_bytes: u64,
     path: &Path,
 ) -> anyhow::Result<()> {
-    if spec.direct && spec.block_size_bytes % u64::from(dio_align_bytes) != 0 {
+    let unaligned = spec
+        .bssplit
+        .as_ref()
+        .map_or_else(
+            || vec![spec.block_size_bytes],
+            |split| split.sizes().collect(),
+        )
+        .into_iter()
+        .find(|bytes| bytes % u64::from(dio_align_bytes) != 0);
+    if let (true, Some(bytes)) = (spec.direct, unaligned) {
         return Err(usage!(
             "{name} {} is not a multiple of the logical block size {dio_align_bytes} of {}; use a \
              multiple such as 4k, or --buffered",
-            format_size_short(spec.block_size_bytes),
+            format_size_short(bytes),
             path.display()
         ));
     }

@@ -20,6 +20,7 @@ use crate::bench::engine::uring::UringEngine;
 use crate::bench::engine::{
     Completion, Engine, EngineSetup, Io, errno_name, is_transient, uring_unavailable,
 };
+use crate::bench::rate::Pacer;
 use crate::bench::spec::{EngineKind, JobSpec, SyncEvery};
 use crate::bench::workload::{Direction, Workload};
 use crate::stats::{WorkerStats, monotonic_ns};
@@ -164,7 +165,7 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     let block_size = usize::try_from(spec.block_size_bytes).unwrap_or(usize::MAX);
     let fd = plan.file.as_raw_fd();
     let mut exit = WorkerExit {
-        stats: Box::new(WorkerStats::new(plan.id)),
+        stats: fresh_stats(&plan),
         cpu: (0, 0, 0),
         fault: None,
         setup: EngineSetup::default(),
@@ -187,36 +188,47 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     };
     let mut stats = Vec::with_capacity(SPARES + 2);
     for _ in 0..SPARES {
-        stats.push(Box::new(WorkerStats::new(plan.id)));
+        stats.push(fresh_stats(&plan));
     }
     let mut state = Loop::new(&plan, &control, links, stats, depth, fd);
     match plan.engine {
-        EngineKind::IoUring => match UringEngine::new(fd, depth as u32, &buffers, block_size) {
-            Ok((mut engine, setup)) => {
-                exit.setup = setup;
-                state.start(&exit.setup);
-                state.drive(&mut engine, &buffers);
+        EngineKind::IoUring => {
+            match UringEngine::new(fd, depth as u32, &buffers, block_size, &spec.uring) {
+                Ok((mut engine, setup)) => {
+                    exit.setup = setup;
+                    state.start(&exit.setup);
+                    state.drive(&mut engine, &buffers);
+                }
+                // Polling was asked for: no silent ring without it.
+                Err(err) if spec.uring.hipri || spec.uring.sqpoll => {
+                    let _ = state.links.ready.send((
+                        plan.id,
+                        Err(SetupError::Failed(polling_refused(&spec.uring, &err))),
+                    ));
+                    control.barrier.wait();
+                    return exit;
+                }
+                Err(err) if uring_unavailable(&err) => {
+                    exit.setup = EngineSetup {
+                        engine: "psync",
+                        notes: vec![crate::bench::engine::fallback_note(&err)],
+                        ..EngineSetup::default()
+                    };
+                    let mut engine = PsyncEngine::new(fd, 1);
+                    state.depth = spec.effective_iodepth_with(EngineKind::Psync) as usize;
+                    state.start(&exit.setup);
+                    state.drive(&mut engine, &buffers);
+                }
+                Err(err) => {
+                    let _ = state.links.ready.send((
+                        plan.id,
+                        Err(SetupError::Failed(format!("io_uring setup failed: {err}"))),
+                    ));
+                    control.barrier.wait();
+                    return exit;
+                }
             }
-            Err(err) if uring_unavailable(&err) => {
-                exit.setup = EngineSetup {
-                    engine: "psync",
-                    notes: vec![crate::bench::engine::fallback_note(&err)],
-                    ..EngineSetup::default()
-                };
-                let mut engine = PsyncEngine::new(fd, 1);
-                state.depth = spec.effective_iodepth_with(EngineKind::Psync) as usize;
-                state.start(&exit.setup);
-                state.drive(&mut engine, &buffers);
-            }
-            Err(err) => {
-                let _ = state.links.ready.send((
-                    plan.id,
-                    Err(SetupError::Failed(format!("io_uring setup failed: {err}"))),
-                ));
-                control.barrier.wait();
-                return exit;
-            }
-        },
+        }
         EngineKind::Psync => {
             exit.setup.engine = "psync";
             let mut engine = PsyncEngine::new(fd, 1);
@@ -241,6 +253,17 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     exit
 }
 
+/// Empty stats for this worker; a paced worker's keep the latency from the schedule too.
+fn fresh_stats(plan: &WorkerPlan) -> Box<WorkerStats> {
+    Box::new(match &plan.spec.rate {
+        Some(rate) => WorkerStats::paced(plan.id, rate.read.is_some(), rate.write.is_some()),
+        None => WorkerStats::new(plan.id),
+    })
+}
+
+/// The longest a paced worker waits without looking at the stop and pause flags.
+const PACED_WAIT_MAX_NS: u64 = 20_000_000;
+
 /// The worker's loop state. Stats stay boxed: they travel through channels by pointer.
 #[allow(clippy::vec_box)]
 struct Loop<'a> {
@@ -264,6 +287,10 @@ struct Loop<'a> {
     budget_bytes: u64,
     /// This thread's CPU use when the segment started.
     cpu_at_start: (u64, u64, u64),
+    /// The schedule of a paced job (`--rate-iops`, `--rate`).
+    pacer: Option<Pacer>,
+    /// The session's stalled time already moved into the schedule.
+    stall_seen_ns: u64,
 }
 
 impl<'a> Loop<'a> {
@@ -276,9 +303,7 @@ impl<'a> Loop<'a> {
         depth: usize,
         fd: RawFd,
     ) -> Self {
-        let cur = spares
-            .pop()
-            .unwrap_or_else(|| Box::new(WorkerStats::new(plan.id)));
+        let cur = spares.pop().unwrap_or_else(|| fresh_stats(plan));
         Self {
             spec: plan.spec.clone(),
             control,
@@ -300,6 +325,11 @@ impl<'a> Loop<'a> {
             fault: None,
             budget_bytes: plan.spec.io_size_bytes.unwrap_or(u64::MAX),
             cpu_at_start: (0, 0, 0),
+            pacer: plan
+                .spec
+                .rate
+                .map(|rate| Pacer::new(&rate, plan.seed ^ u64::from(plan.worker))),
+            stall_seen_ns: 0,
         }
     }
 
@@ -314,6 +344,13 @@ impl<'a> Loop<'a> {
         while monotonic_ns() < start_ns && !self.control.stop.load(Ordering::Relaxed) {
             let left = start_ns.saturating_sub(monotonic_ns());
             std::thread::sleep(Duration::from_nanos(left.min(5_000_000)));
+        }
+        if let Some(pacer) = self.pacer.as_mut() {
+            pacer.start(start_ns);
+            // Wake-ups on time, not up to 50 us late (the default slack): the schedule's gaps
+            // may be tens of microseconds. Best effort: a refusal only costs precision.
+            let _ = nix::sys::prctl::set_timerslack(1);
+            self.stall_seen_ns = self.control.stalled_ns.load(Ordering::Relaxed);
         }
         let ramp_ns = u64::try_from(self.spec.ramp.as_nanos()).unwrap_or(u64::MAX);
         let runtime_ns = u64::try_from(self.spec.runtime.as_nanos()).unwrap_or(u64::MAX);
@@ -343,6 +380,12 @@ impl<'a> Loop<'a> {
             })
             .collect();
         let mut submit_ns = vec![0u64; depth];
+        // When each I/O was due by the schedule (0: not paced).
+        let mut sched_ns = vec![0u64; depth];
+        // Each I/O's length as issued (a short transfer's resubmission is shorter).
+        let mut lens = vec![block_size; depth];
+        // A paced worker with nothing due: when the next I/O is.
+        let mut wake_ns: Option<u64>;
         let mut retries = vec![0u16; depth];
         let mut free: Vec<u32> = (0..depth as u32).rev().collect();
         let mut unstamped: Vec<u32> = Vec::with_capacity(depth);
@@ -358,20 +401,63 @@ impl<'a> Loop<'a> {
             return;
         }
         loop {
+            wake_ns = None;
             if !stopping && !sync_due && !paused {
                 while in_flight + queued < depth {
-                    if self.budget_bytes < u64::from(block_size) {
+                    if self.budget_bytes < self.workload.unit_bytes() {
                         // A size-based run has submitted its bytes: drain and end.
                         stopping = true;
                         break;
                     }
+                    if free.is_empty() {
+                        break;
+                    }
+                    let direction = match self.pacer.as_mut() {
+                        None => self.workload.direction(),
+                        Some(pacer) => {
+                            // Time the process did not run moves the schedule, as it moves
+                            // the deadline: the device is not to blame for it.
+                            let stalled = self.control.stalled_ns.load(Ordering::Relaxed);
+                            if stalled > self.stall_seen_ns {
+                                pacer.shift(stalled - self.stall_seen_ns);
+                                self.stall_seen_ns = stalled;
+                            }
+                            let (reads, writes) = self.workload.directions();
+                            let workload = &mut self.workload;
+                            match pacer
+                                .choose(monotonic_ns(), reads, writes, || workload.direction())
+                            {
+                                // A trim job's "writes" are its trims (and trimwrite's
+                                // writes), paced together.
+                                Ok(Direction::Write) if self.workload.trims() => {
+                                    self.workload.direction()
+                                }
+                                Ok(direction) => direction,
+                                Err(at) => {
+                                    wake_ns = Some(at);
+                                    break;
+                                }
+                            }
+                        }
+                    };
+                    let len = self.workload.len(direction);
+                    if u64::from(len) > self.budget_bytes {
+                        stopping = true;
+                        break;
+                    }
                     let Some(slot) = free.pop() else { break };
-                    self.budget_bytes = self.budget_bytes.saturating_sub(u64::from(block_size));
-                    let (direction, offset_bytes) = self.workload.next_io();
+                    self.budget_bytes -= u64::from(len);
+                    let offset_bytes = self.workload.offset(len);
+                    sched_ns[slot as usize] = self
+                        .pacer
+                        .as_mut()
+                        .and_then(|pacer| pacer.take(direction, len))
+                        .unwrap_or(0);
+                    lens[slot as usize] = len;
                     let io = &mut slots[slot as usize];
                     io.direction = direction;
                     io.offset_bytes = offset_bytes;
-                    io.len_bytes = block_size;
+                    io.len_bytes = len;
                     io.buf = buffers.slot_ptr(slot as usize);
                     retries[slot as usize] = 0;
                     engine.prep(io);
@@ -422,6 +508,32 @@ impl<'a> Loop<'a> {
                     stopping = self.control.stop.load(Ordering::Relaxed);
                     continue;
                 }
+                if let Some(at) = wake_ns {
+                    // Paced and idle: sleep until the next I/O is due (or a tick, the
+                    // deadline, or a look at the flags comes first).
+                    let now = monotonic_ns();
+                    let until = self.wait_until(at, now);
+                    if until > now {
+                        std::thread::sleep(Duration::from_nanos(until - now));
+                    }
+                    let now = monotonic_ns();
+                    if !self.recording && now >= self.record_from_ns {
+                        self.recording = true;
+                        self.cur.reset(now);
+                    }
+                    if self.recording && now >= self.next_tick_ns {
+                        self.hand_off(now);
+                    }
+                    if (now >= self.deadline_ns && self.runtime_over(now))
+                        || self.control.stop.load(Ordering::Relaxed)
+                    {
+                        stopping = true;
+                    }
+                    if self.control.paused.load(Ordering::Relaxed) {
+                        paused = true;
+                    }
+                    continue;
+                }
             }
             if !unstamped.is_empty() {
                 let now = monotonic_ns();
@@ -429,7 +541,16 @@ impl<'a> Loop<'a> {
                     submit_ns[s as usize] = now;
                 }
             }
-            if let Err(err) = engine.reap(&mut completions, reap_max) {
+            let reaped = match wake_ns {
+                // Paced: wait for a completion only until the next I/O is due.
+                Some(at) => {
+                    let now = monotonic_ns();
+                    let wait_ns = self.wait_until(at, now).saturating_sub(now);
+                    engine.reap_within(&mut completions, reap_max, wait_ns)
+                }
+                None => engine.reap(&mut completions, reap_max),
+            };
+            if let Err(err) = reaped {
                 self.fail("submit", None, &err);
                 return;
             }
@@ -478,11 +599,18 @@ impl<'a> Loop<'a> {
                 }
                 if self.recording {
                     let latency_ns = reaped_ns.saturating_sub(submit_ns[slot]);
-                    match io.direction {
-                        Direction::Read => self.cur.read.record(u64::from(block_size), latency_ns),
-                        Direction::Write => {
-                            self.cur.write.record(u64::from(block_size), latency_ns);
-                        }
+                    let stats = match io.direction {
+                        Direction::Read => &mut self.cur.read,
+                        Direction::Write => &mut self.cur.write,
+                        Direction::Trim => &mut self.cur.trim,
+                    };
+                    match sched_ns[slot] {
+                        0 => stats.record(u64::from(lens[slot]), latency_ns),
+                        due => stats.record_paced(
+                            u64::from(lens[slot]),
+                            latency_ns,
+                            reaped_ns.saturating_sub(due),
+                        ),
                     }
                 }
                 free.push(completion.slot);
@@ -499,6 +627,20 @@ impl<'a> Loop<'a> {
                 paused = true;
             }
         }
+    }
+
+    /// How long a paced worker may wait at `now_ns` for its next I/O due at `at_ns`: not past
+    /// the next tick (or the start of recording), the deadline, or [`PACED_WAIT_MAX_NS`].
+    fn wait_until(&self, at_ns: u64, now_ns: u64) -> u64 {
+        let tick = if self.recording {
+            self.next_tick_ns
+        } else {
+            self.record_from_ns
+        };
+        at_ns
+            .min(tick)
+            .min(self.deadline_ns)
+            .min(now_ns.saturating_add(PACED_WAIT_MAX_NS))
     }
 
     /// Whether the runtime is over at `now_ns` (past the deadline): the session's stalled time
@@ -548,6 +690,9 @@ impl<'a> Loop<'a> {
         }
         let paused_ns = monotonic_ns().saturating_sub(paused_at);
         self.deadline_ns = self.deadline_ns.saturating_add(paused_ns);
+        if let Some(pacer) = self.pacer.as_mut() {
+            pacer.shift(paused_ns);
+        }
         if !self.recording {
             self.record_from_ns = self.record_from_ns.saturating_add(paused_ns);
         }
@@ -608,10 +753,34 @@ impl<'a> Loop<'a> {
     }
 }
 
+/// Why a ring with IOPOLL or SQPOLL could not be set up, with the option to drop.
+fn polling_refused(options: &crate::bench::spec::UringOptions, err: &std::io::Error) -> String {
+    let asked: Vec<&str> = [
+        (options.hipri, "hipri (IOPOLL)"),
+        (options.sqpoll, "sqthread_poll (SQPOLL)"),
+    ]
+    .into_iter()
+    .filter_map(|(on, name)| on.then_some(name))
+    .collect();
+    let errno = err.raw_os_error().unwrap_or(0);
+    let why = if errno == libc::EPERM || errno == libc::EACCES {
+        "io_uring is not allowed to this process"
+    } else {
+        "the kernel refused the ring"
+    };
+    format!(
+        "io_uring with {} could not be set up: {why} ({}: {err}); drop {}",
+        asked.join(" and "),
+        crate::bench::engine::errno_name(errno),
+        asked.join(" and ")
+    )
+}
+
 fn direction_name(direction: Direction) -> &'static str {
     match direction {
         Direction::Read => "read",
         Direction::Write => "write",
+        Direction::Trim => "trim",
     }
 }
 

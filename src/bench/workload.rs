@@ -3,13 +3,15 @@
 //! Sequential workers walk their own disjoint slice of the working set and wrap around;
 //! random workers draw a deterministic stream (seeded by worker and segment) over all of it.
 
-use crate::bench::spec::{Distribution, JobSpec};
+use crate::bench::spec::{Distribution, JobSpec, RwMode};
 
 /// Direction of one I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
     Read,
     Write,
+    /// A discard: the range's data is dropped (BLKDISCARD, or a hole punched in a file).
+    Trim,
 }
 
 /// The offset and mix generator of one worker.
@@ -155,20 +157,57 @@ pub struct Workload {
     pick: Pick,
     random: bool,
     read_pct: u8,
-    block_size_bytes: u64,
+    /// Offsets are multiples of this: the block size, or the smallest of a `bssplit`.
+    unit_bytes: u64,
+    /// Per direction (read, write): the sizes of a `bssplit` with their cumulative shares in
+    /// percent (the last is 100); empty: every I/O is `unit_bytes`.
+    sizes: [Vec<(u32, u8)>; 2],
     /// First byte of this worker's region.
     region_start_bytes: u64,
-    /// Blocks in this worker's region (random workers: the whole working set).
+    /// Units in this worker's region (random workers: the whole working set).
     region_blocks: u64,
-    next_block: u64,
+    /// A sequential worker's next offset in its region, bytes.
+    next_bytes: u64,
     rng: u64,
+    /// Discards: `trim`/`randtrim` only trim; `trimwrite` writes each trimmed range next.
+    trims: Trims,
+    /// `trimwrite`: the range just trimmed, to be written next (offset, length).
+    pending_write: Option<(u64, u32)>,
+    /// The last direction given was `pending_write`'s write.
+    writing_pending: bool,
+}
+
+/// How a job discards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trims {
+    No,
+    Only,
+    ThenWrite,
 }
 
 impl Workload {
     /// Worker `worker` of `spec.numjobs` over a working set of `size_bytes`.
     #[must_use]
     pub fn new(spec: &JobSpec, size_bytes: u64, worker: u32, seed: u64) -> Self {
-        let total_blocks = (size_bytes / spec.block_size_bytes).max(1);
+        let cumulative = |entries: &[(u64, u8)]| {
+            let mut sum = 0u8;
+            entries
+                .iter()
+                .filter(|(_, pct)| *pct > 0)
+                .map(|&(bytes, pct)| {
+                    sum = sum.saturating_add(pct);
+                    (u32::try_from(bytes).unwrap_or(u32::MAX), sum.min(100))
+                })
+                .collect::<Vec<_>>()
+        };
+        let (unit_bytes, sizes) = match &spec.bssplit {
+            Some(split) => (
+                split.sizes().min().unwrap_or(spec.block_size_bytes),
+                [cumulative(&split.read), cumulative(&split.write)],
+            ),
+            None => (spec.block_size_bytes, [Vec::new(), Vec::new()]),
+        };
+        let total_blocks = (size_bytes / unit_bytes).max(1);
         let (region_start_block, region_blocks) = if spec.rw.is_random() {
             (0, total_blocks)
         } else {
@@ -194,10 +233,18 @@ impl Workload {
             },
             random: spec.rw.is_random(),
             read_pct: spec.rw.read_pct(spec.rwmixread_pct),
-            block_size_bytes: spec.block_size_bytes,
-            region_start_bytes: base_bytes + region_start_block * spec.block_size_bytes,
+            unit_bytes,
+            sizes,
+            region_start_bytes: base_bytes + region_start_block * unit_bytes,
             region_blocks,
-            next_block: 0,
+            next_bytes: 0,
+            trims: match spec.rw {
+                RwMode::Trim | RwMode::RandTrim => Trims::Only,
+                RwMode::TrimWrite => Trims::ThenWrite,
+                _ => Trims::No,
+            },
+            pending_write: None,
+            writing_pending: false,
             rng: seed ^ (u64::from(worker) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         }
     }
@@ -205,7 +252,71 @@ impl Workload {
     /// The next I/O: direction and byte offset.
     #[inline]
     pub fn next_io(&mut self) -> (Direction, u64) {
-        let direction = match self.read_pct {
+        let direction = self.direction();
+        let len = self.len(direction);
+        (direction, self.offset(len))
+    }
+
+    /// The length of the next I/O of `direction`: the block size, or a draw from its
+    /// `bssplit` by the shares.
+    #[inline]
+    pub fn len(&mut self, direction: Direction) -> u32 {
+        if let (true, Some((_, len))) = (self.writing_pending, self.pending_write) {
+            return len;
+        }
+        let sizes = match direction {
+            Direction::Read => &self.sizes[0],
+            Direction::Write | Direction::Trim => &self.sizes[1],
+        };
+        match sizes.as_slice() {
+            [] => u32::try_from(self.unit_bytes).unwrap_or(u32::MAX),
+            [(bytes, _)] => *bytes,
+            sizes => {
+                let draw = u8::try_from(splitmix64(&mut self.rng) % 100).unwrap_or(0);
+                sizes
+                    .iter()
+                    .find(|(_, below)| draw < *below)
+                    .or(sizes.last())
+                    .map_or(0, |&(bytes, _)| bytes)
+            }
+        }
+    }
+
+    /// The alignment of offsets and the shortest I/O, bytes.
+    #[must_use]
+    pub fn unit_bytes(&self) -> u64 {
+        self.unit_bytes
+    }
+
+    /// Whether the job reads, and whether it writes.
+    #[must_use]
+    pub fn directions(&self) -> (bool, bool) {
+        (self.read_pct > 0, self.read_pct < 100)
+    }
+
+    /// Whether the job discards (its "writes" are trims, or trims then writes).
+    #[must_use]
+    pub fn trims(&self) -> bool {
+        self.trims != Trims::No
+    }
+
+    /// The next direction by the read/write mix; a trim job's trims, and for `trimwrite` the
+    /// write of the range just trimmed.
+    #[inline]
+    pub fn direction(&mut self) -> Direction {
+        match self.trims {
+            Trims::No => {}
+            Trims::Only => return Direction::Trim,
+            Trims::ThenWrite => {
+                self.writing_pending = self.pending_write.is_some();
+                return if self.writing_pending {
+                    Direction::Write
+                } else {
+                    Direction::Trim
+                };
+            }
+        }
+        match self.read_pct {
             100 => Direction::Read,
             0 => Direction::Write,
             pct => {
@@ -215,23 +326,39 @@ impl Workload {
                     Direction::Write
                 }
             }
-        };
-        let block = if self.random {
-            // Uniform: Lemire's multiply-shift, an unbiased-enough map of 64 random bits onto
-            // the range; the others as `Pick` draws them.
-            self.pick.block(&mut self.rng, self.region_blocks)
-        } else {
-            let block = self.next_block;
-            self.next_block += 1;
-            if self.next_block == self.region_blocks {
-                self.next_block = 0;
+        }
+    }
+
+    /// The byte offset of the next I/O, `len_bytes` long: aligned to the unit and wholly
+    /// inside the region.
+    #[inline]
+    pub fn offset(&mut self, len_bytes: u32) -> u64 {
+        if self.writing_pending {
+            self.writing_pending = false;
+            if let Some((at, _)) = self.pending_write.take() {
+                return at;
             }
-            block
+        }
+        let region_bytes = self.region_blocks * self.unit_bytes;
+        let len = u64::from(len_bytes).min(region_bytes);
+        let at = if self.random {
+            // Uniform: Lemire's multiply-shift, an unbiased-enough map of 64 random bits onto
+            // the range; the others as `Pick` draws them. A longer I/O (bssplit) drawn near
+            // the end is moved back to end with the region.
+            let at = self.pick.block(&mut self.rng, self.region_blocks) * self.unit_bytes;
+            at.min((region_bytes - len) / self.unit_bytes * self.unit_bytes)
+        } else {
+            if self.next_bytes + len > region_bytes {
+                self.next_bytes = 0;
+            }
+            let at = self.next_bytes;
+            self.next_bytes += len;
+            at
         };
-        (
-            direction,
-            self.region_start_bytes + block * self.block_size_bytes,
-        )
+        if self.trims == Trims::ThenWrite {
+            self.pending_write = Some((self.region_start_bytes + at, len_bytes));
+        }
+        self.region_start_bytes + at
     }
 }
 
@@ -308,6 +435,58 @@ mod tests {
         for _ in 0..100 {
             let offset = random.next_io().1;
             assert!((8192..8192 + 4 * 4096).contains(&offset), "{offset}");
+        }
+    }
+
+    #[test]
+    fn bssplit_sizes_follow_their_shares_and_offsets_stay_aligned_inside() {
+        use crate::bench::spec::BsSplit;
+        let split = BsSplit {
+            read: vec![(4096, 70), (65536, 30)],
+            write: vec![(1 << 20, 100)],
+        };
+        let spec = JobSpec {
+            rw: RwMode::RandRw,
+            block_size_bytes: 1 << 20,
+            bssplit: Some(split),
+            ..spec(RwMode::RandRw, 1)
+        };
+        let size = 8 << 20;
+        let mut workload = Workload::new(&spec, size, 0, 3);
+        let (mut small, mut reads) = (0u32, 0u32);
+        for _ in 0..20_000 {
+            let direction = workload.direction();
+            let len = workload.len(direction);
+            let offset = workload.offset(len);
+            assert_eq!(offset % 4096, 0, "aligned to the smallest size");
+            assert!(offset + u64::from(len) <= size, "{offset} + {len}");
+            match direction {
+                Direction::Read => {
+                    reads += 1;
+                    small += u32::from(len == 4096);
+                    assert!(len == 4096 || len == 65536);
+                }
+                Direction::Write => assert_eq!(len, 1 << 20),
+                Direction::Trim => unreachable!("a randrw job does not trim"),
+            }
+        }
+        let share = f64::from(small) / f64::from(reads);
+        assert!((share - 0.7).abs() < 0.02, "{share}");
+        // Sequential: each I/O starts where the last ended, and wraps before the end.
+        let sequential = JobSpec {
+            rw: RwMode::Read,
+            ..spec.clone()
+        };
+        let mut workload = Workload::new(&sequential, 256 << 10, 0, 3);
+        let mut next = 0;
+        for _ in 0..100 {
+            let len = workload.len(Direction::Read);
+            let offset = workload.offset(len);
+            if offset != next {
+                assert_eq!(offset, 0, "wraps to the start");
+                assert!(next + u64::from(len) > 256 << 10, "only at the end");
+            }
+            next = offset + u64::from(len);
         }
     }
 

@@ -12,6 +12,7 @@ use std::sync::atomic::AtomicBool;
 use anyhow::Context;
 
 use crate::bench::options::{JobOption, Key, validate};
+use crate::bench::spec::RwMode;
 use crate::bench::spec::{JobSpec, MachineLimits};
 use crate::cli::BenchArgs;
 use crate::plan::{Job, Plan};
@@ -310,15 +311,20 @@ impl StatusPrinter {
         }
         let first = self.next_seq;
         for point in snap.series.iter().filter(|p| p.seq >= first) {
-            let (reads, writes) = if snap.jobs.len() > 1 {
-                (
-                    snap.jobs.iter().any(|j| j.spec.reads()),
-                    snap.jobs.iter().any(|j| j.spec.writes()),
-                )
+            let specs: Vec<&crate::bench::spec::JobSpec> = if snap.jobs.len() > 1 {
+                snap.jobs.iter().map(|j| &j.spec).collect()
             } else {
-                (snap.job.reads(), snap.job.writes())
+                vec![&snap.job]
             };
-            let line = crate::report::bench::status_line(point, snap.job.interval, reads, writes);
+            let shown = crate::report::bench::Shown {
+                reads: specs.iter().any(|s| s.reads()),
+                // A trim job's "writes" are its discards (trimwrite writes too).
+                writes: specs
+                    .iter()
+                    .any(|s| s.writes() && !matches!(s.rw, RwMode::Trim | RwMode::RandTrim)),
+                trims: specs.iter().any(|s| s.rw.trims()),
+            };
+            let line = crate::report::bench::status_line(point, snap.job.interval, shown);
             let _ = writeln!(err, "{line}");
             self.next_seq = point.seq + 1;
         }
@@ -416,6 +422,16 @@ pub fn job_options(args: &BenchArgs) -> Vec<JobOption> {
         (Key::Interval, Some(&args.interval)),
         (Key::IoSize, args.io_size.as_ref()),
         (Key::RandomDistribution, args.random_distribution.as_ref()),
+        (Key::BsSplit, args.bssplit.as_ref()),
+        (Key::Hipri, args.hipri.as_ref()),
+        (Key::SqThreadPoll, args.sqthread_poll.as_ref()),
+        (Key::SqThreadPollCpu, args.sqthread_poll_cpu.as_ref()),
+        (Key::FixedBufs, args.fixedbufs.as_ref()),
+        (Key::RegisterFiles, args.registerfiles.as_ref()),
+        (Key::NonVectored, args.nonvectored.as_ref()),
+        (Key::RateIops, args.rate_iops.as_ref()),
+        (Key::Rate, args.rate.as_ref()),
+        (Key::RateProcess, args.rate_process.as_ref()),
     ];
     let mut options: Vec<JobOption> = given
         .into_iter()

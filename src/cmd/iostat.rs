@@ -4,7 +4,7 @@
 //! interval, on a CLOCK_MONOTONIC schedule that does not drift. Devices that appear during the
 //! run (hot-plug, loop attach) show up in later reports; devices that vanish just stop.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -18,7 +18,9 @@ use crate::monitor::device;
 use crate::monitor::diskstats::{DiskCounters, monotonic_now};
 use crate::monitor::iostat::IostatRow;
 use crate::monitor::sampler::Sampler;
-use crate::monitor::sysfs::SYS_BLOCK;
+use crate::monitor::sysfs::{QueueSettings, SYS_BLOCK};
+use crate::record::monitor::{MonitorHeader, MonitorSample, RecordedDisk};
+use crate::record::monitor_writer::MonitorRecorder;
 use crate::report::iostat::{json_report, system_line, text_report};
 
 /// Runs `diskdash iostat`.
@@ -39,7 +41,37 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
+    let record = super::monitor::record_to(&args.record)?;
+    if record.is_some() && config.interval.is_none() {
+        return Err(crate::usage!(
+            "--record needs an INTERVAL: it records one line per interval; e.g. diskdash iostat \
+             --record FILE 1"
+        ));
+    }
     let first = sampler.sample()?;
+    let mut recorder = match &record {
+        Some(to) => {
+            let disks = first
+                .cur
+                .disks
+                .iter()
+                .filter(|c| selector.shows(c, c.ever_used()))
+                .map(|c| RecordedDisk {
+                    name: c.name.clone(),
+                    queue: Path::new(SYS_BLOCK)
+                        .join(&c.name)
+                        .exists()
+                        .then(|| QueueSettings::read(&c.name)),
+                })
+                .collect();
+            let interval = config.interval.unwrap_or_default();
+            Some(MonitorRecorder::start(
+                to,
+                &MonitorHeader::new("iostat", interval, disks),
+            )?)
+        }
+        None => None,
+    };
     let mut deadline = first.cur.at;
     let mut reports = 0u64;
     if config.interval.is_none() || !config.omit_first {
@@ -78,10 +110,31 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
             .filter(|(row, c)| selector.shows(c, row.is_active()))
             .map(|(row, _)| row)
             .collect();
+        if let (Some(recorder), Some(prev)) = (&mut recorder, step.prev) {
+            // The devices of the report, exactly.
+            let shown: HashSet<&str> = rows.iter().map(|r| r.device.as_str()).collect();
+            let seq = recorder.next_seq();
+            recorder.record(MonitorSample::between(
+                seq,
+                SystemTime::now(),
+                prev,
+                step.cur,
+                |c| shown.contains(c.name.as_str()),
+            ));
+            if let Some(err) = recorder.status().error {
+                return Err(anyhow::anyhow!("--record: {err}"));
+            }
+        }
         emit(&config, &mut text, &rows);
         reports += 1;
         if !write_out(&mut out, &mut text)? {
-            return Ok(ExitCode::SUCCESS);
+            break;
+        }
+    }
+    if let Some(recorder) = recorder {
+        let status = recorder.finish()?;
+        if let Some(problem) = status.problem() {
+            eprintln!("note: {problem}");
         }
     }
     Ok(ExitCode::SUCCESS)

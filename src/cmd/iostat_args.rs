@@ -196,6 +196,12 @@ mod tests {
             omit_idle: false,
             output: None,
             operands: words(operands),
+            record: crate::cli::RecordArgs {
+                record: None,
+                record_max: "100M".into(),
+                record_keep: "3".into(),
+                force: false,
+            },
         }
     }
 

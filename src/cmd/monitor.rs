@@ -4,12 +4,38 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use crate::cli::RecordArgs;
+use crate::record::monitor_writer::RecordTo;
+use crate::record::rotate::Rotation;
+
 /// Runs the monitor dashboard; `show_idle` lists the disks that never completed a request too.
 ///
 /// # Errors
 /// A bad `--interval` (usage error), no terminal, or no `/proc/diskstats`.
-pub fn run(interval: &str, show_idle: bool) -> anyhow::Result<ExitCode> {
-    crate::tui::run_monitor(parse_interval(interval)?, show_idle)
+pub fn run(interval: &str, show_idle: bool, record: &RecordArgs) -> anyhow::Result<ExitCode> {
+    let interval = parse_interval(interval)?;
+    crate::tui::run_monitor(interval, show_idle, record_to(record)?)
+}
+
+/// `--record FILE` with its rotation, validated (the file itself is checked when opened).
+///
+/// # Errors
+/// A usage error for `--record -` or a bad `--record-max` or `--record-keep`.
+pub fn record_to(args: &RecordArgs) -> anyhow::Result<Option<RecordTo>> {
+    let Some(path) = &args.record else {
+        return Ok(None);
+    };
+    if path.as_os_str() == "-" {
+        return Err(crate::usage!(
+            "--record - : a recording goes to a file (it is appended to and rotated); for JSON \
+             on stdout use diskdash iostat -o JSON INTERVAL"
+        ));
+    }
+    Ok(Some(RecordTo {
+        path: path.clone(),
+        rotation: Rotation::parse(&args.record_max, &args.record_keep)?,
+        force: args.force,
+    }))
 }
 
 /// Parses the monitor's `--interval`: `1s`, `500ms`, `2m`, `1.5s` or bare seconds.

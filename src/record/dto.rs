@@ -48,6 +48,9 @@ pub struct RunRecord {
     pub read: DirectionRecord,
     pub write: DirectionRecord,
     pub sync: SyncRecord,
+    /// Discards (trim, randtrim, trimwrite; format 5); absent when none were issued.
+    #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
+    pub trim: DirectionRecord,
     /// I/Os resubmitted (EINTR/EAGAIN/EBUSY, short transfers).
     pub retries: u64,
     pub cpu: CpuRecord,
@@ -218,6 +221,13 @@ pub struct JobRecord {
     /// fio's `random_distribution`: `random`, `zipf:1.2`, ... (format 4).
     #[serde(default = "uniform")]
     pub random_distribution: String,
+    /// Each worker's pace (fio's `rate_iops`/`rate`, `rate_process`; format 5); absent when
+    /// the job ran flat out.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rate: Option<RateRecord>,
+    /// Mixed block sizes, fio's `bssplit` spelling (format 5); `bs` is then the largest.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub bssplit: Option<String>,
     /// Steady state, when the job had a criterion (format 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steadystate: Option<super::SteadyJobRecord>,
@@ -228,6 +238,48 @@ pub struct JobRecord {
 
 fn cliff_pct() -> f64 {
     crate::bench::spec::DEFAULT_CLIFF_PCT
+}
+
+/// A paced job's caps, per worker (fio's job clone), per second.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RateRecord {
+    /// `iops` (`rate_iops`) or `bytes` (`rate`).
+    pub unit: String,
+    /// The read cap; `None`: reads are not paced.
+    pub read: Option<u64>,
+    /// The write cap; `None`: writes are not paced.
+    pub write: Option<u64>,
+    /// `linear` or `poisson`.
+    pub process: String,
+}
+
+impl RateRecord {
+    /// The caps as the pacer reads them.
+    #[must_use]
+    pub fn limit(&self) -> crate::bench::rate::RateLimit {
+        use crate::bench::rate::{Process, RateLimit, Unit};
+        RateLimit {
+            unit: if self.unit == "bytes" {
+                Unit::Bytes
+            } else {
+                Unit::Iops
+            },
+            read: self.read,
+            write: self.write,
+            process: if self.process == "poisson" {
+                Process::Poisson
+            } else {
+                Process::Linear
+            },
+        }
+    }
+
+    /// The cap of reads (`read`) or writes for the whole job (`numjobs` workers), per second.
+    #[must_use]
+    pub fn job_cap(&self, read: bool, numjobs: u32) -> Option<u64> {
+        let cap = if read { self.read } else { self.write };
+        cap.map(|c| c.saturating_mul(u64::from(numjobs)))
+    }
 }
 
 fn uniform() -> String {
@@ -275,6 +327,20 @@ impl From<&JobSpec> for JobRecord {
             random_distribution: spec.distribution.as_text(),
             steadystate: spec.steady.as_ref().map(super::SteadyJobRecord::from),
             cliff_pct: spec.cliff_pct,
+            rate: spec.rate.map(|rate| RateRecord {
+                unit: match rate.unit {
+                    crate::bench::rate::Unit::Iops => "iops",
+                    crate::bench::rate::Unit::Bytes => "bytes",
+                }
+                .to_string(),
+                read: rate.read,
+                write: rate.write,
+                process: rate.process.as_str().to_string(),
+            }),
+            bssplit: spec
+                .bssplit
+                .as_ref()
+                .map(crate::bench::spec::BsSplit::as_text),
         }
     }
 }
@@ -294,6 +360,9 @@ pub struct EngineRecord {
     pub ring_flags: Vec<String>,
     pub registered_file: bool,
     pub registered_buffers: bool,
+    /// READV/WRITEV rather than READ/WRITE (fio's `nonvectored=0`; format 5).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub vectored: bool,
     pub notes: Vec<String>,
 }
 
@@ -337,6 +406,17 @@ pub struct ReconciliationRecord {
     /// device I/Os / app I/Os (1.0 when every I/O reached the device once).
     pub io_ratio: Option<f64>,
     pub verdict: String,
+    /// Trims the run completed (format 5; absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub app_trim_ios: u64,
+    /// Discards the device completed over the window (format 5; absent when none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub device_discard_ios: u64,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One direction, fio's names.
@@ -352,9 +432,20 @@ pub struct DirectionRecord {
     pub runtime: u64,
     pub total_ios: u64,
     pub lat_ns: LatencyRecord,
+    /// A paced direction (`rate_iops`, `rate`; format 5): latency from each I/O's scheduled
+    /// issue time to its completion, so time spent behind schedule counts (no coordinated
+    /// omission). Absent when the direction ran flat out.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub lat_sched_ns: Option<LatencyRecord>,
 }
 
 impl DirectionRecord {
+    /// Nothing was issued in this direction (a record leaves it out, for trims).
+    #[must_use]
+    pub fn is_idle(&self) -> bool {
+        self.total_ios == 0
+    }
+
     /// From merged stats over `elapsed_ns`.
     #[must_use]
     pub fn from_stats(stats: &DirectionStats, elapsed_ns: u64) -> Self {
@@ -376,6 +467,10 @@ impl DirectionRecord {
             runtime: elapsed_ns / 1_000_000,
             total_ios: stats.ios,
             lat_ns: LatencyRecord::from(&stats.latency.summary()),
+            lat_sched_ns: stats
+                .sched
+                .as_ref()
+                .map(|sched| LatencyRecord::from(&sched.summary())),
         }
     }
 
@@ -583,6 +678,9 @@ pub struct SegmentRecord {
     pub read: DirectionRecord,
     pub write: DirectionRecord,
     pub sync: SyncRecord,
+    /// Discards (trim, randtrim, trimwrite; format 5); absent when none were issued.
+    #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
+    pub trim: DirectionRecord,
     pub retries: u64,
     pub cpu: CpuRecord,
     /// Each kept point covers one interval; after many intervals only every
@@ -634,6 +732,9 @@ pub struct SegmentJobRecord {
     pub read: DirectionRecord,
     pub write: DirectionRecord,
     pub sync: SyncRecord,
+    /// Discards (trim, randtrim, trimwrite; format 5); absent when none were issued.
+    #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
+    pub trim: DirectionRecord,
     pub retries: u64,
     /// CPU time of the job's worker threads (the session's own is in the segment's `cpu`).
     pub cpu: CpuRecord,
@@ -658,6 +759,9 @@ pub struct IntervalRecord {
     pub read: DirectionRecord,
     pub write: DirectionRecord,
     pub sync: SyncRecord,
+    /// Discards (trim, randtrim, trimwrite; format 5); absent when none were issued.
+    #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
+    pub trim: DirectionRecord,
     /// `iostat -x` metrics of the device over this interval, when known.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub device: Option<IostatRow>,
@@ -674,6 +778,9 @@ pub struct IntervalJobRecord {
     pub read: DirectionRecord,
     pub write: DirectionRecord,
     pub sync: SyncRecord,
+    /// Discards (trim, randtrim, trimwrite; format 5); absent when none were issued.
+    #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
+    pub trim: DirectionRecord,
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 use std::fmt;
 use std::fs::File;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 
@@ -46,9 +46,66 @@ pub fn load(path: &Path) -> anyhow::Result<RunRecord> {
     parse(&bytes).map_err(|why| crate::usage!("{} {why}", path.display()))
 }
 
+/// Whether `path` is a regular file that starts like a monitor recording (`--record`): its
+/// first bytes read through a descriptor checked first, so a FIFO or device is never opened.
+#[must_use]
+pub fn is_monitor_recording_file(path: &Path) -> bool {
+    let Ok(pinned) = Pinned::open(path) else {
+        return false;
+    };
+    if pinned.kind() != ObjectKind::RegularFile {
+        return false;
+    }
+    let Ok(fd) = pinned.reopen(libc::O_RDONLY | libc::O_NONBLOCK) else {
+        return false;
+    };
+    // The first line, if it is shorter than 64 KiB (a header of some hundred disks).
+    let mut head = vec![0u8; 64 << 10];
+    let n = nix::sys::uio::pread(&fd, &mut head, 0).unwrap_or(0);
+    let first = head[..n].split(|&b| b == b'\n').next().unwrap_or_default();
+    super::monitor::is_header_line(first)
+}
+
+/// The monitor recording in `path` and, when `path` is the newest file of a rotated set, the
+/// older ones before it (`FILE.N` .. `FILE.1`, then `FILE`): the whole set in time order.
+///
+/// # Errors
+/// A usage error naming the file when one of them is not a recording this diskdash reads.
+pub fn load_recording(path: &Path) -> anyhow::Result<super::monitor::Recording> {
+    use super::monitor::MAX_RECORDING_BYTES;
+    let name = path.file_name().map(std::ffi::OsStr::to_os_string);
+    let mut older = Vec::new();
+    if let Some(name) = name {
+        for n in 1..=super::rotate::MAX_KEEP {
+            let sibling = path.with_file_name(super::rotate::rotated_name(&name, n));
+            if !is_monitor_recording_file(&sibling) {
+                break;
+            }
+            older.push(sibling);
+        }
+    }
+    let mut recording = super::monitor::Recording::default();
+    for file in older.iter().rev().map(PathBuf::as_path).chain([path]) {
+        let shown = file.display().to_string();
+        let bytes = read_capped(file, MAX_RECORDING_BYTES)?;
+        // Notes name the file only: they go into the status bar.
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+        recording
+            .add_file(name.as_deref().unwrap_or(&shown), &bytes)
+            .map_err(|why| crate::usage!("{shown} {why}"))?;
+    }
+    if recording.samples.is_empty() {
+        return Err(crate::usage!(
+            "{} holds no sample yet (only a header); record for longer than one interval",
+            path.display()
+        ));
+    }
+    Ok(recording)
+}
+
 /// Opens `path` once and reads at most `limit` bytes of it, refusing anything but a regular
 /// file of at most `limit` bytes.
-fn read_capped(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
+pub(super) fn read_capped(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
     let shown = path.display();
     // Pinned without opening (O_PATH calls no driver's open: a watchdog is not armed, a tape
     // not rewound, a FIFO's writer not released), then opened only if it is a regular file.

@@ -10,13 +10,16 @@
 pub mod compare;
 mod dto;
 mod load;
+pub mod monitor;
+pub mod monitor_writer;
 pub mod output;
+pub mod rotate;
 mod steady;
 mod time;
 mod writer;
 
 pub use dto::*;
-pub use load::load;
+pub use load::{is_monitor_recording_file, load, load_recording};
 pub use steady::*;
 pub use time::rfc3339_utc;
 pub use writer::{JsonlWriter, write_atomic};

@@ -214,6 +214,109 @@ pub fn open_jsonl(
     ))
 }
 
+/// A JSON Lines file opened for appending (`--record`), with its directory pinned so rotation
+/// renames inside the same directory whatever happens to the path meanwhile.
+pub struct AppendTarget {
+    pub dir: OwnedFd,
+    pub name: OsString,
+    pub file: std::fs::File,
+    /// Bytes already in the file (0 when new or emptied).
+    pub size_bytes: u64,
+}
+
+/// Opens `path` for `flag` to append lines of the kind `recognized` knows by a file's first
+/// bytes: such a file (or an empty one) is appended to; any other file is refused, or emptied
+/// with `force`. Checked like [`check`] otherwise (a regular file, no link, one name).
+///
+/// # Errors
+/// As [`check`], or the create failed.
+pub fn open_append(
+    flag: &str,
+    path: &Path,
+    force: bool,
+    recognized: fn(&[u8]) -> bool,
+) -> anyhow::Result<AppendTarget> {
+    let place = Place::pin(flag, path)?;
+    // Every check but the content's, which is this function's.
+    let guard = Guard {
+        targets: &[],
+        other_output: None,
+        force: true,
+    };
+    let shown = path.display();
+    for _ in 0..8 {
+        if let Some(existing) = place.check(flag, path, guard)? {
+            let mut head = [0u8; 64];
+            let n = nix::sys::uio::pread(&existing.file, &mut head, 0).unwrap_or(0);
+            let size_bytes =
+                pinned::fstat(&existing.file).map_or(0, |st| st.st_size.unsigned_abs());
+            let file = std::fs::File::from(existing.file);
+            let size_bytes = if size_bytes == 0 || recognized(&head[..n]) {
+                size_bytes
+            } else if force {
+                file.set_len(0)
+                    .map_err(|err| usage!("{flag} {shown}: {err}"))?;
+                0
+            } else {
+                return Err(usage!(
+                    "{flag} {shown} exists and is not a diskdash monitor recording ({size_bytes} \
+                     bytes); choose another name, or pass --force to replace it"
+                ));
+            };
+            // Appends land at the end even if something else appends too.
+            nix::fcntl::fcntl(
+                &file,
+                nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_APPEND),
+            )
+            .map_err(|err| usage!("{flag} {shown}: {err}"))?;
+            return Ok(AppendTarget {
+                dir: place.dir,
+                name: place.name,
+                file,
+                size_bytes,
+            });
+        }
+        match create_appending(&place.dir, place.name.as_bytes()) {
+            Ok(file) => {
+                return Ok(AppendTarget {
+                    dir: place.dir,
+                    name: place.name,
+                    file,
+                    size_bytes: 0,
+                });
+            }
+            Err(err) if err.raw_os_error() == Some(libc::EEXIST) => {}
+            Err(err) => {
+                return Err(usage!(
+                    "{flag} {shown}: cannot create it: {err}; write elsewhere"
+                ));
+            }
+        }
+    }
+    Err(usage!(
+        "{flag} {shown}: the name keeps appearing and vanishing; write elsewhere"
+    ))
+}
+
+/// A new file `name` in `dir` for appending: never an existing one, never through a link.
+///
+/// # Errors
+/// `EEXIST` when the name is taken, or what `openat(2)` says.
+pub fn create_appending(dir: &OwnedFd, name: &[u8]) -> std::io::Result<std::fs::File> {
+    pinned::open_at(
+        dir.as_raw_fd(),
+        name,
+        libc::O_WRONLY
+            | libc::O_APPEND
+            | libc::O_CREAT
+            | libc::O_EXCL
+            | libc::O_NOFOLLOW
+            | libc::O_CLOEXEC,
+        0o644,
+    )
+    .map(std::fs::File::from)
+}
+
 /// Where the final record goes, prepared before the run: the directory pinned, a temporary file
 /// already made in it (`O_CREAT|O_EXCL|O_NOFOLLOW`, so an unwritable place fails before the
 /// run, not after it), and what was at the name then. [`RecordDestination::commit`] writes the

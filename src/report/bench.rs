@@ -11,8 +11,21 @@ use crate::units::{format_bytes, format_latency_ns, format_rate};
 /// `[   3.0s] read 52.3k IOPS 204.3 MiB/s lat 611.2 us p99 1.20 ms | write ...`; an interval
 /// that is not `interval` long (the last one, which takes the drain and any remainder, or one
 /// cut short by a stop) names its length: `[   3.2s over 1.200s]`, `[   0.3s over 100.4ms]`.
+/// Which directions a status line shows.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Shown {
+    pub reads: bool,
+    pub writes: bool,
+    pub trims: bool,
+}
+
 #[must_use]
-pub fn status_line(point: &SeriesPoint, interval: Duration, reads: bool, writes: bool) -> String {
+pub fn status_line(point: &SeriesPoint, interval: Duration, shown: Shown) -> String {
+    let Shown {
+        reads,
+        writes,
+        trims,
+    } = shown;
     let mut line = if point.duration.abs_diff(interval) < Duration::from_millis(1) {
         format!("[{:>7.1}s]", point.at.as_secs_f64())
     } else {
@@ -33,6 +46,13 @@ pub fn status_line(point: &SeriesPoint, interval: Duration, reads: bool, writes:
             format_latency_ns(point.read_lat_mean_ns),
             format_latency_ns(point.read_lat_p99_ns as f64),
         );
+        if point.read_sched_p99_ns > 0 {
+            let _ = write!(
+                line,
+                " sched p99 {:>9}",
+                format_latency_ns(point.read_sched_p99_ns as f64)
+            );
+        }
     }
     if reads && writes {
         line.push_str(" |");
@@ -45,6 +65,26 @@ pub fn status_line(point: &SeriesPoint, interval: Duration, reads: bool, writes:
             format_bytes(point.write_bw_bytes_per_s as u64),
             format_latency_ns(point.write_lat_mean_ns),
             format_latency_ns(point.write_lat_p99_ns as f64),
+        );
+        if point.write_sched_p99_ns > 0 {
+            let _ = write!(
+                line,
+                " sched p99 {:>9}",
+                format_latency_ns(point.write_sched_p99_ns as f64)
+            );
+        }
+    }
+    if trims {
+        if reads || writes {
+            line.push_str(" |");
+        }
+        let _ = write!(
+            line,
+            " trim {:>6} IOPS {:>11}/s lat {:>9} p99 {:>9}",
+            format_rate(point.trim_iops),
+            format_bytes(point.trim_bw_bytes_per_s as u64),
+            format_latency_ns(point.trim_lat_mean_ns),
+            format_latency_ns(point.trim_lat_p99_ns as f64),
         );
     }
     if point.sync_lat_mean_ns > 0.0 {
@@ -95,6 +135,9 @@ pub fn summary(record: &RunRecord) -> String {
         if !registered.is_empty() {
             let _ = write!(engine, " registered {}", registered.join("+"));
         }
+        if record.engine.vectored {
+            engine.push_str(" vectored (readv/writev)");
+        }
     }
     let _ = writeln!(out, "  engine  {engine}");
     if let Some(fallback) = &record.engine.fallback {
@@ -135,7 +178,11 @@ pub fn summary(record: &RunRecord) -> String {
             segment_line(&mut out, segment);
         }
     }
-    for (name, dir) in [("read", &record.read), ("write", &record.write)] {
+    for (name, dir) in [
+        ("read", &record.read),
+        ("write", &record.write),
+        ("trim", &record.trim),
+    ] {
         if dir.total_ios > 0 {
             direction(&mut out, name, dir);
         }
@@ -151,10 +198,10 @@ pub fn summary(record: &RunRecord) -> String {
             format_latency_ns(lat.max as f64),
         );
     }
-    if record.read.total_ios + record.write.total_ios == 0 {
+    let ios = record.read.total_ios + record.write.total_ios + record.trim.total_ios;
+    if ios == 0 {
         let _ = writeln!(out, "  no I/O completed in the measured window");
     }
-    let ios = record.read.total_ios + record.write.total_ios;
     let per_io = if ios > 0 {
         format!(
             ", {} per I/O",
@@ -190,6 +237,13 @@ pub fn summary(record: &RunRecord) -> String {
             io.queue_size,
             io.util_pct,
         );
+        if io.discards_per_s > 0.0 || record.trim.total_ios > 0 {
+            let _ = writeln!(
+                out,
+                "          d/s {:.1} dkB/s {:.1} d_await {:.2}",
+                io.discards_per_s, io.discard_kb_per_s, io.discard_await_ms
+            );
+        }
         let rec = &device.reconciliation;
         let _ = writeln!(
             out,
@@ -294,11 +348,29 @@ fn direction(out: &mut String, name: &str, dir: &DirectionRecord) {
         format_latency_ns(pct(lat, 99.9) as f64),
         format_latency_ns(pct(lat, 99.99) as f64),
     );
+    if let Some(sched) = &dir.lat_sched_ns {
+        let _ = writeln!(
+            out,
+            "          from schedule: mean {}  p50 {}  p99 {}  p99.9 {}  max {}",
+            format_latency_ns(sched.mean),
+            format_latency_ns(pct(sched, 50.0) as f64),
+            format_latency_ns(pct(sched, 99.0) as f64),
+            format_latency_ns(pct(sched, 99.9) as f64),
+            format_latency_ns(sched.max as f64),
+        );
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn reads_only() -> Shown {
+        Shown {
+            reads: true,
+            ..Shown::default()
+        }
+    }
 
     fn record() -> RunRecord {
         serde_json::from_value(record_json()).unwrap()
@@ -462,14 +534,22 @@ diskdash bench: randrw bs=4k iodepth=32 numjobs=1 io_uring direct rwmixread=50 f
             read_lat_p99_ns: 1_200_000,
             ..SeriesPoint::default()
         };
-        let line = status_line(&point, Duration::from_secs(1), true, false);
+        let line = status_line(&point, Duration::from_secs(1), reads_only());
         assert_eq!(
             line,
             "[    3.0s] read  52.3k IOPS   204.3 MiB/s lat  611.2 us p99   1.20 ms"
         );
         assert!(
-            status_line(&point, Duration::from_secs(1), true, true)
-                .contains(" | write      0 IOPS")
+            status_line(
+                &point,
+                Duration::from_secs(1),
+                Shown {
+                    reads: true,
+                    writes: true,
+                    trims: false
+                }
+            )
+            .contains(" | write      0 IOPS")
         );
     }
 
@@ -481,7 +561,7 @@ diskdash bench: randrw bs=4k iodepth=32 numjobs=1 io_uring direct rwmixread=50 f
             read_iops: 1_000.0,
             ..SeriesPoint::default()
         };
-        let line = status_line(&point, Duration::from_secs(1), true, false);
+        let line = status_line(&point, Duration::from_secs(1), reads_only());
         assert!(
             line.starts_with("[    3.2s over 1.200s] read   1.0k IOPS"),
             "{line}"

@@ -227,6 +227,7 @@ mod tests {
             } else {
                 LatencyRecord::default()
             },
+            lat_sched_ns: None,
         }
     }
 
@@ -263,6 +264,8 @@ mod tests {
             random_distribution: "random".into(),
             steadystate: None,
             cliff_pct: 30.0,
+            rate: None,
+            bssplit: None,
         }
     }
 
@@ -303,6 +306,7 @@ mod tests {
             read: dir(read_iops, read_mean_ns),
             write: DirectionRecord::default(),
             sync: SyncRecord::default(),
+            trim: DirectionRecord::default(),
             retries: 0,
             cpu: CpuRecord::default(),
             segments: Vec::new(),
@@ -325,6 +329,7 @@ mod tests {
             read: record.read.clone(),
             write: record.write.clone(),
             sync: record.sync.clone(),
+            trim: DirectionRecord::default(),
             retries: 0,
             cpu: CpuRecord::default(),
             series_stride: 1,

@@ -134,6 +134,8 @@ impl Recorder {
                 write: DirectionRecord::from_stats(&stats.write, d)
                     .with_interval_histogram(&stats.write),
                 sync: SyncRecord::from_stats(&stats.sync).with_interval_histogram(&stats.sync),
+                trim: DirectionRecord::from_stats(&stats.trim, d)
+                    .with_interval_histogram(&stats.trim),
             })
             .collect();
         let record = IntervalRecord {
@@ -149,6 +151,8 @@ impl Recorder {
                 .with_interval_histogram(&interval.stats.write),
             sync: SyncRecord::from_stats(&interval.stats.sync)
                 .with_interval_histogram(&interval.stats.sync),
+            trim: DirectionRecord::from_stats(&interval.stats.trim, interval.duration_ns)
+                .with_interval_histogram(&interval.stats.trim),
             device,
             jobs,
         };
@@ -221,6 +225,8 @@ impl Recorder {
             write: DirectionRecord::from_stats(&end.total.write, end.elapsed_ns)
                 .with_histogram(&end.total.write),
             sync: SyncRecord::from_stats(&end.total.sync).with_histogram(&end.total.sync),
+            trim: DirectionRecord::from_stats(&end.total.trim, end.elapsed_ns)
+                .with_histogram(&end.total.trim),
             retries: end.total.retries,
             cpu,
             series_stride: series.stride(),
@@ -290,6 +296,8 @@ impl Recorder {
             write: DirectionRecord::from_stats(&self.total.write, elapsed_ns)
                 .with_histogram(&self.total.write),
             sync: SyncRecord::from_stats(&self.total.sync).with_histogram(&self.total.sync),
+            trim: DirectionRecord::from_stats(&self.total.trim, elapsed_ns)
+                .with_histogram(&self.total.trim),
             retries: self.total.retries,
             cpu: cpu_totals(&self.cpu, elapsed_ns),
             segments: self.segments,

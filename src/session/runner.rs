@@ -802,16 +802,18 @@ impl Runner {
         let mut device_records = Vec::with_capacity(devices.len());
         for &d in &devices {
             // The app side: the jobs whose target is on this disk.
-            let (mut reads, mut writes, mut bytes) = (0, 0, 0);
+            let (mut reads, mut writes, mut bytes, mut trims) = (0, 0, 0, 0);
             for (job_end, &t) in end.jobs.iter().zip(&targets) {
                 if self.target_device[t] == Some(d) {
                     reads += job_end.total.read.ios;
                     writes += job_end.total.write.ios;
                     bytes += job_end.total.read.bytes + job_end.total.write.bytes;
+                    trims += job_end.total.trim.ios;
                 }
             }
             let device = &mut self.devices[d];
-            let Some((row, mut reconciliation)) = device.end_window(reads, writes, bytes) else {
+            let Some((row, mut reconciliation)) = device.end_window(reads, writes, bytes, trims)
+            else {
                 continue;
             };
             if null_engine {
@@ -920,6 +922,29 @@ impl Runner {
                 }
             }
         }
+        if status == RunStatus::Completed {
+            // A paced job that could not keep its pace: said, with what it reached.
+            for (job, job_end) in jobs.iter().zip(&end.jobs) {
+                let Some(limit) = &job.spec.rate else {
+                    continue;
+                };
+                let done = |d: &crate::stats::DirectionStats| (d.ios, d.bytes);
+                for text in crate::bench::rate::shortfalls(
+                    limit,
+                    job.spec.numjobs,
+                    job.spec.iodepth,
+                    [done(&job_end.total.read), done(&job_end.total.write)],
+                    job_end.elapsed_ns,
+                ) {
+                    let text = if jobs.len() > 1 {
+                        format!("job {}: {text}", job.name)
+                    } else {
+                        text
+                    };
+                    self.snap.warnings.push(SessionWarning::Text(text));
+                }
+            }
+        }
         let rates = |d: &crate::stats::DirectionStats, elapsed_ns: u64| {
             let view =
                 super::snapshot::DirectionView::from_stats(d, Duration::from_nanos(elapsed_ns));
@@ -966,6 +991,8 @@ impl Runner {
                     .with_histogram(&job_end.total.write),
                 sync: SyncRecord::from_stats(&job_end.total.sync)
                     .with_histogram(&job_end.total.sync),
+                trim: DirectionRecord::from_stats(&job_end.total.trim, job_end.elapsed_ns)
+                    .with_histogram(&job_end.total.trim),
                 retries: job_end.total.retries,
                 cpu: cpu_record((0, 0, 0), job_end.cpu, job_end.elapsed_ns),
                 steadystate: self.steady.get(j).and_then(Option::as_ref).map(|tracker| {
@@ -1027,6 +1054,7 @@ impl Runner {
         self.engine.ring_flags = first.ring_flags.iter().map(|f| (*f).to_string()).collect();
         self.engine.registered_file = setups.iter().all(|s| s.registered_file);
         self.engine.registered_buffers = setups.iter().all(|s| s.registered_buffers);
+        self.engine.vectored = setups.iter().any(|s| s.vectored);
         for setup in setups {
             for note in &setup.notes {
                 if !self.engine.notes.contains(note) {
@@ -1159,6 +1187,20 @@ impl Runner {
             write_lat_mean_ns: view.write.latency.mean_ns,
             write_lat_p99_ns: view.write.latency.percentile_ns(99.0),
             sync_lat_mean_ns: view.sync.latency.mean_ns,
+            read_sched_p99_ns: view
+                .read
+                .sched
+                .as_ref()
+                .map_or(0, |l| l.percentile_ns(99.0)),
+            write_sched_p99_ns: view
+                .write
+                .sched
+                .as_ref()
+                .map_or(0, |l| l.percentile_ns(99.0)),
+            trim_iops: view.trim.iops,
+            trim_bw_bytes_per_s: view.trim.bw_bytes_per_s,
+            trim_lat_mean_ns: view.trim.latency.mean_ns,
+            trim_lat_p99_ns: view.trim.latency.percentile_ns(99.0),
         };
         let point = point_of(&view);
         if !interval.jobs.is_empty() {

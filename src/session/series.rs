@@ -14,7 +14,7 @@ use crate::stats::FIO_PERCENTILES;
 /// Points kept per segment before thinning.
 pub const MAX_POINTS: usize = 1024;
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 struct DirPoint {
     io_bytes: u64,
     bw_bytes: u64,
@@ -27,6 +27,8 @@ struct DirPoint {
     stddev: f64,
     n: u64,
     percentiles: [u64; FIO_PERCENTILES.len()],
+    /// A paced direction's latency from the schedule.
+    sched: Option<Box<DirPoint>>,
 }
 
 impl DirPoint {
@@ -53,6 +55,10 @@ impl DirPoint {
             iops: d.iops,
             runtime_ms: d.runtime,
             total_ios: d.total_ios,
+            sched: d
+                .lat_sched_ns
+                .as_ref()
+                .map(|lat| Box::new(Self::from_latency(lat))),
             ..Self::from_latency(&d.lat_ns)
         }
     }
@@ -87,6 +93,7 @@ impl DirPoint {
             runtime: self.runtime_ms,
             total_ios: self.total_ios,
             lat_ns: self.latency(),
+            lat_sched_ns: self.sched.as_ref().map(|sched| sched.latency()),
         }
     }
 }
@@ -99,8 +106,9 @@ struct Point {
     read: DirPoint,
     write: DirPoint,
     sync: DirPoint,
-    /// Read, write and sync latency over the interval (bounded, sparse).
-    histograms: [Option<HistogramRecord>; 3],
+    trim: DirPoint,
+    /// Read, write, sync and trim latency over the interval (bounded, sparse).
+    histograms: [Option<HistogramRecord>; 4],
     device: Option<IostatRow>,
 }
 
@@ -151,10 +159,12 @@ impl RecordSeries {
             total_ios: record.sync.total_ios,
             ..DirPoint::from_latency(&record.sync.lat_ns)
         };
+        point.trim = DirPoint::from_direction(&record.trim);
         let latencies = [
             &record.read.lat_ns,
             &record.write.lat_ns,
             &record.sync.lat_ns,
+            &record.trim.lat_ns,
         ];
         for (slot, lat) in point.histograms.iter_mut().zip(latencies) {
             match (slot, &lat.histogram) {
@@ -193,13 +203,15 @@ impl RecordSeries {
                         total_ios: p.sync.total_ios,
                         lat_ns: p.sync.latency(),
                     },
+                    trim: p.trim.direction(),
                     device: p.device.clone(),
                     jobs: Vec::new(),
                 };
-                let [read, write, sync] = &p.histograms;
+                let [read, write, sync, trim] = &p.histograms;
                 record.read.lat_ns.histogram.clone_from(read);
                 record.write.lat_ns.histogram.clone_from(write);
                 record.sync.lat_ns.histogram.clone_from(sync);
+                record.trim.lat_ns.histogram.clone_from(trim);
                 record
             })
             .collect()
@@ -231,6 +243,7 @@ mod tests {
                 .with_interval_histogram(&stats),
             write: DirectionRecord::default(),
             sync: SyncRecord::default(),
+            trim: DirectionRecord::default(),
             device: None,
             jobs: Vec::new(),
         }

@@ -76,6 +76,8 @@ pub struct DirectionView {
     pub latency: LatencySummary,
     /// Sparse latency buckets of the fine rule (see `LatencyHistogram::fine_buckets`).
     pub buckets: Vec<LatencyBucket>,
+    /// A paced direction: latency from each I/O's scheduled time.
+    pub sched: Option<LatencySummary>,
 }
 
 impl DirectionView {
@@ -96,6 +98,10 @@ impl DirectionView {
             bw_bytes_per_s: per_s(stats.bytes),
             latency: stats.latency.summary(),
             buckets: stats.latency.fine_buckets(),
+            sched: stats
+                .sched
+                .as_ref()
+                .map(crate::stats::LatencyHistogram::summary),
         }
     }
 }
@@ -108,6 +114,8 @@ pub struct StatsView {
     pub write: DirectionView,
     /// fsync/fdatasync calls (`bytes` unused).
     pub sync: DirectionView,
+    /// Discards.
+    pub trim: DirectionView,
 }
 
 impl StatsView {
@@ -118,6 +126,7 @@ impl StatsView {
             read: DirectionView::from_stats(&stats.read, duration),
             write: DirectionView::from_stats(&stats.write, duration),
             sync: DirectionView::from_stats(&stats.sync, duration),
+            trim: DirectionView::from_stats(&stats.trim, duration),
         }
     }
 }
@@ -140,6 +149,14 @@ pub struct SeriesPoint {
     pub write_lat_mean_ns: f64,
     pub write_lat_p99_ns: u64,
     pub sync_lat_mean_ns: f64,
+    /// Paced reads' p99 latency from the schedule (0: reads not paced).
+    pub read_sched_p99_ns: u64,
+    /// Paced writes' p99 latency from the schedule (0: writes not paced).
+    pub write_sched_p99_ns: u64,
+    pub trim_iops: f64,
+    pub trim_bw_bytes_per_s: f64,
+    pub trim_lat_mean_ns: f64,
+    pub trim_lat_p99_ns: u64,
 }
 
 /// One interval's latency histograms for the heatmap: sparse, bounded like the record's

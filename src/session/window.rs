@@ -77,6 +77,7 @@ impl DeviceWatch {
         app_read_ios: u64,
         app_write_ios: u64,
         app_bytes: u64,
+        app_trim_ios: u64,
     ) -> Option<(IostatRow, ReconciliationRecord)> {
         let (start_at, start) = self.window_start.take()?;
         let (end_at, end) = self.sample()?;
@@ -88,11 +89,13 @@ impl DeviceWatch {
             * SECTOR_BYTES;
         let merged = end.reads_merged.saturating_sub(start.reads_merged)
             + end.writes_merged.saturating_sub(start.writes_merged);
-        let rec = reconcile(
+        let mut rec = reconcile(
             &self.chain.device,
             [app_read_ios, app_write_ios, app_bytes],
             [device_read_ios, device_write_ios, device_bytes, merged],
         );
+        let discards = end.discards.saturating_sub(start.discards);
+        reconcile_trims(&self.chain.device, &mut rec, app_trim_ios, discards);
         Some((row, rec))
     }
 }
@@ -155,6 +158,8 @@ pub fn reconcile(device: &str, app: [u64; 3], dev: [u64; 4]) -> ReconciliationRe
         device_bytes,
         io_ratio: (app_ios > 0).then(|| device_ios as f64 / app_ios as f64),
         verdict: String::new(),
+        app_trim_ios: 0,
+        device_discard_ios: 0,
     };
     let pct = byte_ratio(&rec).unwrap_or(0.0) * 100.0;
     rec.verdict = match Verdict::of(&rec) {
@@ -180,6 +185,41 @@ pub fn reconcile(device: &str, app: [u64; 3], dev: [u64; 4]) -> ReconciliationRe
         ),
     };
     rec
+}
+
+/// Adds the run's trims and the device's discards over the window to `rec`, and says how they
+/// compare: in the verdict's place when the run only trimmed, after it otherwise.
+pub fn reconcile_trims(
+    device: &str,
+    rec: &mut ReconciliationRecord,
+    app_trim_ios: u64,
+    device_discards: u64,
+) {
+    rec.app_trim_ios = app_trim_ios;
+    rec.device_discard_ios = device_discards;
+    if app_trim_ios == 0 {
+        return;
+    }
+    let trims = if device_discards == app_trim_ios {
+        format!("match: {device} completed every trim of the run as one discard")
+    } else if device_discards > app_trim_ios {
+        format!(
+            "{device} completed {device_discards} discards for the run's {app_trim_ios} trims \
+             ({} more; other discards may share the disk)",
+            device_discards - app_trim_ios
+        )
+    } else {
+        format!(
+            "{device} completed {device_discards} discards for the run's {app_trim_ios} trims \
+             ({} fewer)",
+            app_trim_ios - device_discards
+        )
+    };
+    rec.verdict = if rec.app_read_ios + rec.app_write_ios == 0 {
+        trims
+    } else {
+        format!("{}; trims: {trims}", rec.verdict)
+    };
 }
 
 /// What the counters say about a request count that differs from the run's: the difference,

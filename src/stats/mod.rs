@@ -18,6 +18,9 @@ pub struct DirectionStats {
     pub ios: u64,
     pub bytes: u64,
     pub latency: LatencyHistogram,
+    /// Latency from each I/O's scheduled time, for a paced direction (`--rate-iops`,
+    /// `--rate`); `None` when the direction runs flat out.
+    pub sched: Option<LatencyHistogram>,
 }
 
 impl DirectionStats {
@@ -27,6 +30,25 @@ impl DirectionStats {
             ios: 0,
             bytes: 0,
             latency: LatencyHistogram::new(),
+            sched: None,
+        }
+    }
+
+    /// Stats that also keep the latency from the schedule.
+    #[must_use]
+    pub fn paced() -> Self {
+        Self {
+            sched: Some(LatencyHistogram::new()),
+            ..Self::new()
+        }
+    }
+
+    /// One completed paced I/O: its latency from the submit and from its scheduled time.
+    #[inline]
+    pub fn record_paced(&mut self, bytes: u64, latency_ns: u64, sched_latency_ns: u64) {
+        self.record(bytes, latency_ns);
+        if let Some(sched) = self.sched.as_mut() {
+            sched.record(sched_latency_ns);
         }
     }
 
@@ -42,12 +64,21 @@ impl DirectionStats {
         self.ios += other.ios;
         self.bytes += other.bytes;
         self.latency.add(&other.latency);
+        if let Some(theirs) = &other.sched {
+            // Allocated once, on the first paced stats merged in (never by a worker).
+            self.sched
+                .get_or_insert_with(LatencyHistogram::new)
+                .add(theirs);
+        }
     }
 
     pub fn reset(&mut self) {
         self.ios = 0;
         self.bytes = 0;
         self.latency.reset();
+        if let Some(sched) = self.sched.as_mut() {
+            sched.reset();
+        }
     }
 }
 
@@ -68,6 +99,8 @@ pub struct WorkerStats {
     pub write: DirectionStats,
     /// fsync/fdatasync calls (bytes unused).
     pub sync: DirectionStats,
+    /// Discards (`trim`, `randtrim`, `trimwrite`).
+    pub trim: DirectionStats,
     /// I/Os resubmitted after EINTR/EAGAIN/EBUSY or a short transfer.
     pub retries: u64,
 }
@@ -82,8 +115,23 @@ impl WorkerStats {
             read: DirectionStats::new(),
             write: DirectionStats::new(),
             sync: DirectionStats::new(),
+            trim: DirectionStats::new(),
             retries: 0,
         }
+    }
+
+    /// Stats of a worker whose reads and/or writes are paced: they keep the latency from the
+    /// schedule too.
+    #[must_use]
+    pub fn paced(worker: u32, reads: bool, writes: bool) -> Self {
+        let mut stats = Self::new(worker);
+        if reads {
+            stats.read = DirectionStats::paced();
+        }
+        if writes {
+            stats.write = DirectionStats::paced();
+        }
+        stats
     }
 
     /// Clears the counters for a tick starting at `start_ns` (no allocation).
@@ -93,6 +141,7 @@ impl WorkerStats {
         self.read.reset();
         self.write.reset();
         self.sync.reset();
+        self.trim.reset();
         self.retries = 0;
     }
 
@@ -107,12 +156,13 @@ impl WorkerStats {
         self.read.add(&other.read);
         self.write.add(&other.write);
         self.sync.add(&other.sync);
+        self.trim.add(&other.trim);
         self.retries += other.retries;
     }
 
     #[must_use]
     pub fn ios(&self) -> u64 {
-        self.read.ios + self.write.ios
+        self.read.ios + self.write.ios + self.trim.ios
     }
 }
 

@@ -21,6 +21,65 @@ pub enum Intent {
     NextRw,
     /// A sweep's `n`: end the running point, go on with the next.
     NextPoint,
+    /// A replay (`diskdash show REC.jsonl`): move by this many samples.
+    Seek(i32),
+    /// A replay: to the first or the last sample.
+    SeekFirst,
+    SeekLast,
+    /// A replay: to the sample at a time typed after `g` or `t`.
+    JumpTo(JumpTarget),
+}
+
+/// Where `g`/`t` jumps in a replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JumpTarget {
+    /// `HH:MM` or `HH:MM:SS`, UTC like every time diskdash shows: seconds since midnight.
+    TimeOfDay(u32),
+    /// `+90`, `+2m`, `-30s`, `1h`: from the first sample (`-`: back from the last).
+    Offset { seconds: u64, from_end: bool },
+}
+
+impl JumpTarget {
+    /// Parses what was typed after `g`/`t`, or says what to type.
+    ///
+    /// # Errors
+    /// The text is neither a time of day nor an offset.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let t = text.trim();
+        let bad =
+            || format!("{t:?} is no time: type HH:MM:SS (UTC) or an offset like +90s, +5m, -1h");
+        if t.contains(':') {
+            let parts: Vec<u32> = t
+                .split(':')
+                .map(|p| p.parse::<u32>().map_err(|_| bad()))
+                .collect::<Result<_, _>>()?;
+            let (h, m, sec) = match parts[..] {
+                [h, m] => (h, m, 0),
+                [h, m, sec] => (h, m, sec),
+                _ => return Err(bad()),
+            };
+            if h > 23 || m > 59 || sec > 59 {
+                return Err(bad());
+            }
+            return Ok(Self::TimeOfDay(h * 3600 + m * 60 + sec));
+        }
+        let (from_end, rest) = match t.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, t.strip_prefix('+').unwrap_or(t)),
+        };
+        let (number, scale) = match rest.char_indices().last() {
+            Some((i, 's')) => (&rest[..i], 1),
+            Some((i, 'm')) => (&rest[..i], 60),
+            Some((i, 'h')) => (&rest[..i], 3600),
+            _ => (rest, 1),
+        };
+        let seconds = number
+            .parse::<u64>()
+            .ok()
+            .and_then(|n| n.checked_mul(scale))
+            .ok_or_else(bad)?;
+        Ok(Self::Offset { seconds, from_end })
+    }
 }
 
 /// What the loop does after a key.
@@ -52,6 +111,10 @@ pub struct App {
     pub job: Option<String>,
     /// A sweep runs: `n` skips to its next point and `v` cycles its chart's metric.
     pub sweep: bool,
+    /// A monitor recording is replayed: the arrows, PgUp/PgDn, Home/End and `g`/`t` move in it.
+    pub replay: bool,
+    /// What is typed after `g`/`t` so far (a replay's jump), until Enter or Esc.
+    pub prompt: Option<String>,
 }
 
 impl App {
@@ -74,6 +137,8 @@ impl App {
             jobs: Vec::new(),
             job: None,
             sweep: false,
+            replay: false,
+            prompt: None,
         }
     }
 
@@ -116,6 +181,11 @@ impl App {
             } else {
                 Action::Redraw
             };
+        }
+        if self.replay
+            && let Some(action) = self.replay_key(key)
+        {
+            return action;
         }
         let bench = self.mode == Mode::Bench;
         if !self.jobs.is_empty() {
@@ -179,6 +249,59 @@ impl App {
             },
             _ => Action::None,
         }
+    }
+
+    /// A replay's keys: moving in time, and the `g`/`t` prompt. `None`: not one of them.
+    fn replay_key(&mut self, key: KeyEvent) -> Option<Action> {
+        if let Some(text) = &mut self.prompt {
+            match key.code {
+                KeyCode::Esc => {
+                    self.prompt = None;
+                    self.ui.message = None;
+                }
+                KeyCode::Enter => {
+                    let typed = self.prompt.take().unwrap_or_default();
+                    return Some(match JumpTarget::parse(&typed) {
+                        Ok(target) => Action::Control(Intent::JumpTo(target)),
+                        Err(why) => {
+                            self.ui.message = Some(why);
+                            Action::Redraw
+                        }
+                    });
+                }
+                KeyCode::Backspace => {
+                    text.pop();
+                }
+                KeyCode::Char(c) if c.is_ascii_alphanumeric() || ":+-".contains(c) => {
+                    if text.len() < 16 {
+                        text.push(c);
+                    }
+                }
+                _ => return Some(Action::None),
+            }
+            if let Some(text) = &self.prompt {
+                self.ui.message = Some(format!("jump to (HH:MM:SS UTC or +offset): {text}_"));
+            }
+            return Some(Action::Redraw);
+        }
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        let intent = match key.code {
+            KeyCode::Left if shift => Intent::Seek(-10),
+            KeyCode::Right if shift => Intent::Seek(10),
+            KeyCode::Left => Intent::Seek(-1),
+            KeyCode::Right => Intent::Seek(1),
+            KeyCode::PageUp => Intent::Seek(-60),
+            KeyCode::PageDown => Intent::Seek(60),
+            KeyCode::Home => Intent::SeekFirst,
+            KeyCode::End => Intent::SeekLast,
+            KeyCode::Char('g' | 't') => {
+                self.prompt = Some(String::new());
+                self.ui.message = Some("jump to (HH:MM:SS UTC or +offset): _".into());
+                return Some(Action::Redraw);
+            }
+            _ => return None,
+        };
+        Some(Action::Control(intent))
     }
 
     /// Moves the job selection by one row of the jobs table (the jobs, then the step total):
@@ -311,6 +434,75 @@ mod tests {
                 SweepMetric::Bandwidth
             ]
         );
+    }
+
+    #[test]
+    fn a_replay_moves_in_time_and_jumps_to_what_is_typed() {
+        let mut app = App::new(Mode::Monitor, true);
+        assert_eq!(
+            app.on_key(key(KeyCode::Right), &[]),
+            Action::None,
+            "live: no time"
+        );
+        app.replay = true;
+        let shift = |code| KeyEvent::new(code, KeyModifiers::SHIFT);
+        for (k, intent) in [
+            (key(KeyCode::Right), Intent::Seek(1)),
+            (key(KeyCode::Left), Intent::Seek(-1)),
+            (shift(KeyCode::Right), Intent::Seek(10)),
+            (shift(KeyCode::Left), Intent::Seek(-10)),
+            (key(KeyCode::PageDown), Intent::Seek(60)),
+            (key(KeyCode::PageUp), Intent::Seek(-60)),
+            (key(KeyCode::Home), Intent::SeekFirst),
+            (key(KeyCode::End), Intent::SeekLast),
+        ] {
+            assert_eq!(app.on_key(k, &[]), Action::Control(intent));
+        }
+        // The disk keys still work.
+        assert_eq!(app.on_key(key(KeyCode::Down), &names()), Action::Redraw);
+        for c in "g12:0x".chars() {
+            app.on_key(key(KeyCode::Char(c)), &[]);
+        }
+        app.on_key(key(KeyCode::Backspace), &[]);
+        app.on_key(key(KeyCode::Char('5')), &[]);
+        assert_eq!(
+            app.ui.message.as_deref(),
+            Some("jump to (HH:MM:SS UTC or +offset): 12:05_")
+        );
+        assert_eq!(
+            app.on_key(key(KeyCode::Enter), &[]),
+            Action::Control(Intent::JumpTo(JumpTarget::TimeOfDay(12 * 3600 + 5 * 60)))
+        );
+        assert_eq!(app.prompt, None);
+        app.on_key(key(KeyCode::Char('t')), &[]);
+        app.on_key(key(KeyCode::Char('q')), &[]);
+        assert_eq!(app.on_key(key(KeyCode::Enter), &[]), Action::Redraw);
+        assert_eq!(
+            app.ui.message.as_deref(),
+            Some("\"q\" is no time: type HH:MM:SS (UTC) or an offset like +90s, +5m, -1h")
+        );
+        app.on_key(key(KeyCode::Char('g')), &[]);
+        assert_eq!(app.on_key(key(KeyCode::Esc), &[]), Action::Redraw);
+        assert_eq!(app.prompt, None);
+    }
+
+    #[test]
+    fn jump_targets_parse() {
+        use JumpTarget::{Offset, TimeOfDay};
+        let off = |seconds, from_end| Offset { seconds, from_end };
+        for (text, want) in [
+            ("17:20:05", TimeOfDay(17 * 3600 + 20 * 60 + 5)),
+            ("0:01", TimeOfDay(60)),
+            ("+90", off(90, false)),
+            ("90s", off(90, false)),
+            ("+5m", off(300, false)),
+            ("-1h", off(3600, true)),
+        ] {
+            assert_eq!(JumpTarget::parse(text), Ok(want), "{text}");
+        }
+        for bad in ["", "24:00", "12:60", "1:2:3:4", "+x", "5d", "-", "12:"] {
+            assert!(JumpTarget::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -57,11 +57,18 @@ fn require_terminal(alternative: &str) -> anyhow::Result<()> {
 /// The monitor dashboard of every disk, sampled every `interval`.
 ///
 /// # Errors
-/// No terminal, or no `/proc/diskstats`.
-pub fn run_monitor(interval: std::time::Duration, show_idle: bool) -> anyhow::Result<ExitCode> {
+/// No terminal, no `/proc/diskstats`, or `--record`'s file refused.
+pub fn run_monitor(
+    interval: std::time::Duration,
+    show_idle: bool,
+    record: Option<crate::record::monitor_writer::RecordTo>,
+) -> anyhow::Result<ExitCode> {
     require_terminal("for plain text use `diskdash iostat -x 1`")?;
     runtime()?.block_on(async {
         let mut source = source::monitor::MonitorSource::open(interval, show_idle)?;
+        if let Some(to) = &record {
+            source.record_to(to)?;
+        }
         let mut app = App::new(Mode::Monitor, terminal::color_enabled());
         let mut guard = TerminalGuard::enter()?;
         let exit = event::run(&mut guard, &mut app, &mut source).await;
@@ -119,6 +126,23 @@ pub fn run_show(record: crate::record::RunRecord) -> anyhow::Result<ExitCode> {
     runtime()?.block_on(async {
         let mut source = source::record::ShowSource::new(record);
         let mut app = App::new(Mode::Show, terminal::color_enabled());
+        let mut guard = TerminalGuard::enter()?;
+        let exit = event::run(&mut guard, &mut app, &mut source).await;
+        drop(guard);
+        Ok(exit_code(exit?))
+    })
+}
+
+/// A monitor recording replayed in the monitor dashboard, until `q`.
+///
+/// # Errors
+/// No terminal.
+pub fn run_replay(recording: crate::record::monitor::Recording) -> anyhow::Result<ExitCode> {
+    require_terminal("for the numbers read the JSON Lines file itself")?;
+    runtime()?.block_on(async {
+        let mut source = source::replay::ReplaySource::new(recording);
+        let mut app = App::new(Mode::Monitor, terminal::color_enabled());
+        app.replay = true;
         let mut guard = TerminalGuard::enter()?;
         let exit = event::run(&mut guard, &mut app, &mut source).await;
         drop(guard);

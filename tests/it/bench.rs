@@ -177,7 +177,7 @@ fn bad_input_is_a_usage_error_naming_the_value_and_the_fix() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["--rw", "sideways"],
-            r#"error: --rw "sideways" is not a workload; use read, write, randread, randwrite, rw or randrw"#,
+            r#"error: --rw "sideways" is not a workload; use read, write, randread, randwrite, rw, randrw, trim, randtrim or trimwrite"#,
         ),
         (
             &["--bs", "4kk"],

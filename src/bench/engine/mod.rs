@@ -36,6 +36,18 @@ pub trait Engine {
     fn submit(&mut self) -> io::Result<()>;
     /// Sends queued I/Os; appends up to `max` completions, waiting for one if none is ready.
     fn reap(&mut self, out: &mut Vec<Completion>, max: usize) -> io::Result<()>;
+    /// As [`reap`](Engine::reap), but waits at most `wait_ns` for a completion and may return
+    /// none (a paced worker wakes when its next I/O is due). Engines that complete on reap
+    /// (psync, null) never wait for anything else, so they simply reap.
+    fn reap_within(
+        &mut self,
+        out: &mut Vec<Completion>,
+        max: usize,
+        wait_ns: u64,
+    ) -> io::Result<()> {
+        let _ = wait_ns;
+        self.reap(out, max)
+    }
 }
 
 /// How a worker's engine was set up, for the output and the record.
@@ -47,6 +59,8 @@ pub struct EngineSetup {
     pub ring_flags: Vec<&'static str>,
     pub registered_file: bool,
     pub registered_buffers: bool,
+    /// READV/WRITEV rather than READ/WRITE (`nonvectored=0`).
+    pub vectored: bool,
     /// Why something was dropped or fell back, in words.
     pub notes: Vec<String>,
 }

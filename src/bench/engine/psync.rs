@@ -1,6 +1,7 @@
 //! psync: `pread`/`pwrite` at an offset, one I/O at a time (the worker runs it at iodepth 1,
 //! like fio's sync engines). The syscall happens in `submit`, between the worker's two clock
-//! reads, so latency is the syscall's duration.
+//! reads, so latency is the syscall's duration. Trims are synchronous too: BLKDISCARD on a
+//! block device, `fallocate(PUNCH_HOLE | KEEP_SIZE)` on a file (as fio issues them).
 
 use std::io;
 use std::os::fd::RawFd;
@@ -10,6 +11,8 @@ use crate::bench::workload::Direction;
 
 pub struct PsyncEngine {
     fd: RawFd,
+    /// The fd is a block device: trims are discards, not punched holes.
+    block_device: bool,
     queued: Vec<Io>,
     done: Vec<Completion>,
 }
@@ -17,8 +20,14 @@ pub struct PsyncEngine {
 impl PsyncEngine {
     #[must_use]
     pub fn new(fd: RawFd, iodepth: u32) -> Self {
+        let block_device = nix::sys::stat::fstat(
+            // SAFETY: the worker keeps the fd open for the whole run, past this engine.
+            unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) },
+        )
+        .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFBLK);
         Self {
             fd,
+            block_device,
             queued: Vec::with_capacity(iodepth as usize),
             done: Vec::with_capacity(iodepth as usize),
         }
@@ -33,6 +42,7 @@ impl PsyncEngine {
             Direction::Read => unsafe { libc::pread(self.fd, io.buf.cast(), len, offset) },
             // SAFETY: as above; the buffer is only read.
             Direction::Write => unsafe { libc::pwrite(self.fd, io.buf.cast(), len, offset) },
+            Direction::Trim => return self.trim(io),
         };
         if result < 0 {
             -io::Error::last_os_error()
@@ -40,6 +50,43 @@ impl PsyncEngine {
                 .unwrap_or(libc::EIO)
         } else {
             i32::try_from(result).unwrap_or(i32::MAX)
+        }
+    }
+}
+
+// BLKDISCARD = _IO(0x12, 119): discard the byte range [start, start + length).
+nix::ioctl_write_ptr_bad!(blkdiscard, nix::request_code_none!(0x12, 119), [u64; 2]);
+
+impl PsyncEngine {
+    /// Discards `io`'s range; the result is its length when done, as a transfer's would be.
+    fn trim(&self, io: &Io) -> i32 {
+        let rc = if self.block_device {
+            let range: [u64; 2] = [io.offset_bytes, u64::from(io.len_bytes)];
+            // SAFETY: BLKDISCARD reads two u64 (start, length) through the pointer, which points
+            // to a live array of two u64; the fd is open for the run.
+            match unsafe { blkdiscard(self.fd, &raw const range) } {
+                Ok(rc) => rc,
+                Err(errno) => return -(errno as i32),
+            }
+        } else {
+            let offset = libc::off_t::try_from(io.offset_bytes).unwrap_or(libc::off_t::MAX);
+            let len = libc::off_t::from(io.len_bytes);
+            // SAFETY: fallocate takes plain integers; the fd is open for the run.
+            unsafe {
+                libc::fallocate(
+                    self.fd,
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    offset,
+                    len,
+                )
+            }
+        };
+        if rc < 0 {
+            -io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO)
+        } else {
+            i32::try_from(io.len_bytes).unwrap_or(i32::MAX)
         }
     }
 }

@@ -13,6 +13,7 @@ use io_uring::{IoUring, opcode, types};
 
 use super::{Completion, Engine, EngineSetup, Io};
 use crate::bench::buffer::AlignedBuffers;
+use crate::bench::spec::UringOptions;
 use crate::bench::workload::Direction;
 
 /// The environment variable that makes io_uring setup act as if the kernel said EPERM.
@@ -24,8 +25,22 @@ pub const FLAGS_ENV: &str = "DISKDASH_URING_FLAGS";
 /// Attempts to give up transient submit errors (EAGAIN/EBUSY) after.
 const MAX_SUBMIT_RETRIES: u32 = 10_000;
 
-/// Creates a ring of `entries`, dropping setup flags the kernel rejects.
+/// How long the SQPOLL thread spins without work before it sleeps (fio leaves the kernel's
+/// default, which is a second too).
+const SQPOLL_IDLE_MS: u32 = 1000;
+
+/// Creates a ring of `entries`, dropping tuning flags the kernel rejects. The flags `options`
+/// asks for (IOPOLL, SQPOLL) are kept in every attempt: when the kernel refuses them, the
+/// error says so instead of a ring without them.
 pub fn build_ring(entries: u32) -> io::Result<(IoUring, Vec<&'static str>)> {
+    build_ring_with(entries, &UringOptions::default())
+}
+
+/// [`build_ring`] with the job's io_uring options.
+pub fn build_ring_with(
+    entries: u32,
+    options: &UringOptions,
+) -> io::Result<(IoUring, Vec<&'static str>)> {
     if std::env::var_os(DISABLE_ENV).is_some_and(|v| v == "1") {
         return Err(io::Error::from_raw_os_error(libc::EPERM));
     }
@@ -45,6 +60,18 @@ pub fn build_ring(entries: u32) -> io::Result<(IoUring, Vec<&'static str>)> {
     for flags in attempts.into_iter().skip(skip) {
         let mut builder = IoUring::builder();
         builder.setup_cqsize(entries.saturating_mul(2));
+        let mut asked: Vec<&'static str> = Vec::new();
+        if options.hipri {
+            builder.setup_iopoll();
+            asked.push("IOPOLL");
+        }
+        if options.sqpoll {
+            builder.setup_sqpoll(SQPOLL_IDLE_MS);
+            if let Some(cpu) = options.sqpoll_cpu {
+                builder.setup_sqpoll_cpu(u32::try_from(cpu).unwrap_or(u32::MAX));
+            }
+            asked.push("SQPOLL");
+        }
         for flag in flags {
             match *flag {
                 "COOP_TASKRUN" => builder.setup_coop_taskrun(),
@@ -53,7 +80,10 @@ pub fn build_ring(entries: u32) -> io::Result<(IoUring, Vec<&'static str>)> {
             };
         }
         match builder.build(entries) {
-            Ok(ring) => return Ok((ring, flags.to_vec())),
+            Ok(ring) => {
+                asked.extend_from_slice(flags);
+                return Ok((ring, asked));
+            }
             Err(err) if err.raw_os_error() == Some(libc::EINVAL) => last_err = err,
             Err(err) => return Err(err),
         }
@@ -71,6 +101,8 @@ pub struct UringEngine {
     fd: RawFd,
     fixed_file: bool,
     fixed_buffers: bool,
+    /// READV/WRITEV with one iovec per slot (`nonvectored=0`); `None`: READ/WRITE.
+    iovecs: Option<Vec<libc::iovec>>,
 }
 
 impl UringEngine {
@@ -81,43 +113,101 @@ impl UringEngine {
         iodepth: u32,
         buffers: &AlignedBuffers,
         block_size_bytes: usize,
+        options: &UringOptions,
     ) -> io::Result<(Self, EngineSetup)> {
-        let (ring, ring_flags) = build_ring(iodepth.max(1))?;
+        let (ring, ring_flags) = build_ring_with(iodepth.max(1), options)?;
         let mut setup = EngineSetup {
             engine: "io_uring",
             ring_flags,
+            vectored: !options.nonvectored,
             ..EngineSetup::default()
         };
-        match ring.submitter().register_files(&[fd]) {
-            Ok(()) => setup.registered_file = true,
-            Err(err) => setup.notes.push(format!(
-                "file registration failed ({err}); using the plain fd"
-            )),
+        if options.register_files {
+            match ring.submitter().register_files(&[fd]) {
+                Ok(()) => setup.registered_file = true,
+                Err(err) => setup.notes.push(format!(
+                    "file registration failed ({err}); using the plain fd"
+                )),
+            }
         }
-        let iovecs = buffers.iovecs(block_size_bytes);
-        // SAFETY: the iovecs describe the worker's buffers, which the worker keeps alive until
-        // after this engine (and its ring) is dropped.
-        match unsafe { ring.submitter().register_buffers(&iovecs) } {
-            Ok(()) => setup.registered_buffers = true,
-            Err(err) => setup.notes.push(format!(
-                "buffer registration failed ({err}); using plain addresses"
-            )),
+        // Vectored reads and writes take addresses: registered buffers would go unused.
+        if options.fixed_bufs && options.nonvectored {
+            let iovecs = buffers.iovecs(block_size_bytes);
+            // SAFETY: the iovecs describe the worker's buffers, which the worker keeps alive
+            // until after this engine (and its ring) is dropped.
+            match unsafe { ring.submitter().register_buffers(&iovecs) } {
+                Ok(()) => setup.registered_buffers = true,
+                Err(err) => setup.notes.push(format!(
+                    "buffer registration failed ({err}); using plain addresses"
+                )),
+            }
+        } else if options.fixed_bufs {
+            setup
+                .notes
+                .push("fixedbufs unused: vectored reads and writes take plain addresses".into());
         }
+        let iovecs = (!options.nonvectored).then(|| {
+            vec![
+                libc::iovec {
+                    iov_base: std::ptr::null_mut(),
+                    iov_len: 0,
+                };
+                iodepth.max(1) as usize
+            ]
+        });
         Ok((
             Self {
                 ring,
                 fd,
                 fixed_file: setup.registered_file,
                 fixed_buffers: setup.registered_buffers,
+                iovecs,
             },
             setup,
         ))
     }
 
-    fn entry(&self, io: &Io) -> io_uring::squeue::Entry {
+    fn entry(&mut self, io: &Io) -> io_uring::squeue::Entry {
+        // Trims run on psync (BLKDISCARD for devices); a file's hole is punched here too.
+        macro_rules! punch_hole {
+            ($target:expr) => {
+                opcode::Fallocate::new($target, u64::from(io.len_bytes))
+                    .offset(io.offset_bytes)
+                    .mode(libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE)
+                    .build()
+            };
+        }
+        if let Some(iovecs) = self.iovecs.as_mut() {
+            let slot = io.slot as usize;
+            iovecs[slot] = libc::iovec {
+                iov_base: io.buf.cast(),
+                iov_len: io.len_bytes as usize,
+            };
+            let iovec: *const libc::iovec = &raw const iovecs[slot];
+            macro_rules! vectored {
+                ($target:expr) => {
+                    match io.direction {
+                        Direction::Read => opcode::Readv::new($target, iovec, 1)
+                            .offset(io.offset_bytes)
+                            .build(),
+                        Direction::Write => opcode::Writev::new($target, iovec, 1)
+                            .offset(io.offset_bytes)
+                            .build(),
+                        Direction::Trim => punch_hole!($target),
+                    }
+                };
+            }
+            let entry = if self.fixed_file {
+                vectored!(types::Fixed(0))
+            } else {
+                vectored!(types::Fd(self.fd))
+            };
+            return entry.user_data(u64::from(io.slot));
+        }
         macro_rules! build {
             ($target:expr) => {
                 match (io.direction, self.fixed_buffers) {
+                    (Direction::Trim, _) => punch_hole!($target),
                     (Direction::Read, true) => {
                         opcode::ReadFixed::new($target, io.buf, io.len_bytes, io.slot as u16)
                             .offset(io.offset_bytes)
@@ -208,12 +298,44 @@ impl Engine for UringEngine {
         } else if !self.ring.submission().is_empty() {
             self.enter(false)?;
         }
+        self.take(out, max);
+        Ok(())
+    }
+
+    fn reap_within(
+        &mut self,
+        out: &mut Vec<Completion>,
+        max: usize,
+        wait_ns: u64,
+    ) -> io::Result<()> {
+        if self.ring.completion().is_empty() {
+            // Send what is queued and wait for a completion or the timeout (EXT_ARG, 5.11),
+            // whichever comes first; ETIME is the timeout.
+            let ts = types::Timespec::new()
+                .sec(wait_ns / 1_000_000_000)
+                .nsec(u32::try_from(wait_ns % 1_000_000_000).unwrap_or(0));
+            let args = types::SubmitArgs::new().timespec(&ts);
+            match self.ring.submitter().submit_with_args(1, &args) {
+                Ok(_) => {}
+                Err(err) if err.raw_os_error() == Some(libc::ETIME) => {}
+                Err(err) if super::is_transient(err.raw_os_error().unwrap_or(0)) => {}
+                Err(err) => return Err(err),
+            }
+        } else if !self.ring.submission().is_empty() {
+            self.enter(false)?;
+        }
+        self.take(out, max);
+        Ok(())
+    }
+}
+
+impl UringEngine {
+    fn take(&mut self, out: &mut Vec<Completion>, max: usize) {
         for cqe in self.ring.completion().take(max) {
             out.push(Completion {
                 slot: u32::try_from(cqe.user_data()).unwrap_or(u32::MAX),
                 result: cqe.result(),
             });
         }
-        Ok(())
     }
 }

@@ -292,6 +292,7 @@ impl Source for BenchSource {
                 interval: Some(DISKS_INTERVAL),
                 step,
                 size_based,
+                note: None,
             },
             throughput: Some(snap_view::throughput_for(snap, job)),
             latency: Some(snap_view::latency_for(snap, job)),
@@ -394,6 +395,9 @@ impl Source for BenchSource {
                 )
             }
             Intent::NextPoint => return Some("n skips to a sweep's next point".into()),
+            Intent::Seek(_) | Intent::SeekFirst | Intent::SeekLast | Intent::JumpTo(_) => {
+                return None;
+            }
         };
         self.send(control, message)
     }

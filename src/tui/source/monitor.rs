@@ -5,7 +5,7 @@
 //! completed a request. The first frame shows averages since boot, like iostat's first report.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use tokio::time::{Interval, MissedTickBehavior};
 
@@ -14,6 +14,8 @@ use crate::monitor::info::all_disks;
 use crate::monitor::iostat::{self, IostatRow};
 use crate::monitor::sampler::Sampler;
 use crate::monitor::sysfs::QueueSettings;
+use crate::record::monitor::{MonitorHeader, MonitorSample, RecordedDisk};
+use crate::record::monitor_writer::{MonitorRecorder, RecordTo, RecorderStatus};
 use crate::tui::app::{App, Intent};
 use crate::tui::event::Source;
 use crate::tui::view::from_monitor;
@@ -47,6 +49,9 @@ pub struct MonitorSource {
     home_disk: Option<String>,
     /// Show disks that never completed a request too (`-a`).
     show_idle: bool,
+    /// `--record`: every sample of the shown disks goes there.
+    recorder: Option<MonitorRecorder>,
+    record_path: Option<std::path::PathBuf>,
 }
 
 impl MonitorSource {
@@ -78,9 +83,31 @@ impl MonitorSource {
                 .ok()
                 .map(|chain| chain.disk),
             show_idle,
+            recorder: None,
+            record_path: None,
         };
         source.sample();
         Ok(source)
+    }
+
+    /// Starts recording every later sample of the disks shown (`--record`); the header lists
+    /// the disks shown now with their queue settings.
+    ///
+    /// # Errors
+    /// The file is refused or cannot be written.
+    pub fn record_to(&mut self, to: &RecordTo) -> anyhow::Result<()> {
+        let disks = self
+            .rows
+            .iter()
+            .map(|(row, _)| RecordedDisk {
+                name: row.device.clone(),
+                queue: Some(QueueSettings::read(&row.device)),
+            })
+            .collect();
+        let header = MonitorHeader::new("monitor", self.interval, disks);
+        self.recorder = Some(MonitorRecorder::start(to, &header)?);
+        self.record_path = Some(to.path.clone());
+        Ok(())
     }
 
     fn sample(&mut self) {
@@ -99,6 +126,17 @@ impl MonitorSource {
             self.known = cur.disks.iter().map(|d| d.name.clone()).collect();
         }
         let whole = &self.whole;
+        let show_idle = self.show_idle;
+        if let (Some(recorder), Some(prev)) = (&mut self.recorder, step.prev) {
+            let seq = recorder.next_seq();
+            recorder.record(MonitorSample::between(
+                seq,
+                SystemTime::now(),
+                prev,
+                cur,
+                |d| whole.contains(&d.name) && (show_idle || d.ever_used()),
+            ));
+        }
         let started = *self.started.get_or_insert(cur.at);
         let t_s = cur.at.saturating_sub(started).as_secs_f64();
         let mut rows = Vec::new();
@@ -180,55 +218,73 @@ impl MonitorSource {
             .queues
             .entry(disk.name.clone())
             .or_insert_with(|| QueueSettings::read(&disk.name));
-        let history = self.history.get(&disk.name);
         let now = self
             .rows
             .iter()
             .find(|(r, _)| r.device == disk.name)
-            .map(|(r, _)| from_monitor::device_rates(r))
+            .map(|(r, _)| r);
+        let history: Vec<(f64, &IostatRow)> = self
+            .history
+            .get(&disk.name)
+            .map(|h| h.iter().map(|(t, r)| (*t, r)).collect())
             .unwrap_or_default();
-        let mut warnings = Vec::new();
-        if disk.vanished {
-            warnings.push(Warning::new(
-                WarningKind::DeviceGone,
-                format!("{} vanished from /proc/diskstats", disk.name),
-            ));
-        }
-        if let Some(note) = from_monitor::util_caveat(q) {
-            warnings.push(Warning::new(WarningKind::UtilCaveat, note));
-        }
-        let device = DeviceView {
-            name: disk.name.clone(),
-            now,
-            window: DeviceWindow::Now {
-                interval: self.interval,
-            },
-            history: history
-                .map(|h| {
-                    h.iter()
-                        .map(|(_, r)| from_monitor::device_rates(r))
-                        .collect()
-                })
-                .unwrap_or_default(),
-            warnings,
-            ..DeviceView::default()
-        };
-        DiskPanels {
-            device,
-            queue: from_monitor::queue_view(&disk.name, q),
-            throughput: ThroughputView {
-                source: disk.name.clone(),
-                points: history
-                    .map(|h| {
-                        h.iter()
-                            .map(|(t, r)| from_monitor::rate_point(*t, r))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-                segments: Vec::new(),
-                headline: None,
-            },
-        }
+        disk_panels(disk, q, now, &history, self.interval)
+    }
+}
+
+/// The device, queue and chart panels of `disk`: its row `now` over the last `interval`, its
+/// `history` (seconds since the start, row), its queue settings. Live and replayed alike.
+#[must_use]
+pub fn disk_panels(
+    disk: &DiskRow,
+    q: &QueueSettings,
+    now: Option<&IostatRow>,
+    history: &[(f64, &IostatRow)],
+    interval: Duration,
+) -> DiskPanels {
+    let mut warnings = Vec::new();
+    if disk.vanished {
+        warnings.push(Warning::new(
+            WarningKind::DeviceGone,
+            format!("{} vanished from /proc/diskstats", disk.name),
+        ));
+    }
+    if let Some(note) = from_monitor::util_caveat(q) {
+        warnings.push(Warning::new(WarningKind::UtilCaveat, note));
+    }
+    let device = DeviceView {
+        name: disk.name.clone(),
+        now: now.map(from_monitor::device_rates).unwrap_or_default(),
+        window: DeviceWindow::Now { interval },
+        history: history
+            .iter()
+            .map(|(_, r)| from_monitor::device_rates(r))
+            .collect(),
+        warnings,
+        ..DeviceView::default()
+    };
+    DiskPanels {
+        device,
+        queue: from_monitor::queue_view(&disk.name, q),
+        throughput: ThroughputView {
+            source: disk.name.clone(),
+            pace: None,
+            points: history
+                .iter()
+                .map(|(t, r)| from_monitor::rate_point(*t, r))
+                .collect(),
+            segments: Vec::new(),
+            headline: None,
+        },
+    }
+}
+
+impl MonitorSource {
+    /// `rec FILE (N)`: where the samples go and how many are written.
+    fn recording_note(&self, status: Option<&RecorderStatus>) -> Option<String> {
+        let status = status?;
+        let path = self.record_path.as_deref()?;
+        Some(format!("rec {} ({})", path.display(), status.written))
     }
 }
 
@@ -268,8 +324,11 @@ impl Source for MonitorSource {
             _ => Duration::ZERO,
         };
         let mut ui = app.ui.clone();
+        let recording = self.recorder.as_ref().map(MonitorRecorder::status);
         if let Some(err) = &self.error {
             ui.message = Some(format!("error: {err}"));
+        } else if let Some(problem) = recording.as_ref().and_then(|s| s.problem()) {
+            ui.message = Some(problem);
         } else if self.rows.is_empty() {
             ui.message = Some("no disk has completed any I/O".into());
         }
@@ -280,6 +339,7 @@ impl Source for MonitorSource {
                 kernel: self.kernel.clone(),
                 disk: selected.map(|s| s.name),
                 state: Some(RunState::Monitoring),
+                note: self.recording_note(recording.as_ref()),
                 elapsed,
                 interval: Some(self.interval),
                 ..Header::default()

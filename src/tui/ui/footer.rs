@@ -11,7 +11,7 @@ use ratatui::widgets::Paragraph;
 
 use super::fmt;
 use super::theme::Theme;
-use crate::tui::view::{Mode, View};
+use crate::tui::view::{Mode, RunState, View};
 
 /// Key and what it does, in the order they are dropped last-first on narrow terminals. A step
 /// of several jobs takes no live changes: its keys pick the job the charts show; nor does a
@@ -39,6 +39,17 @@ pub fn keys(view: &View) -> &'static [(&'static str, &'static str)] {
             ("s", "stop"),
             ("l", "log"),
             ("h", "histogram"),
+        ];
+    }
+    if view.mode == Mode::Monitor && view.header.state == Some(RunState::Recorded) {
+        return &[
+            ("q", "quit"),
+            ("?", "help"),
+            ("left/right", "sample"),
+            ("g", "go to time"),
+            ("PgUp/PgDn", "60"),
+            ("Home/End", "ends"),
+            ("up/down", "disk"),
         ];
     }
     match view.mode {

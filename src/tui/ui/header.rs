@@ -77,6 +77,10 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
             theme.label(),
         ));
     }
+    // What the monitor records to, or where a replay stands.
+    if let Some(note) = &h.note {
+        spans.push(Span::styled(format!("  {note}"), theme.value()));
+    }
     let mut left_len: usize = spans.iter().map(|s| s.content.chars().count()).sum();
     // The error only when it fits whole; the device panel always lists it among the warnings.
     if let Some(RunState::Failed(err)) = &h.state {

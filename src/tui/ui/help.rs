@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::theme::Theme;
-use crate::tui::view::{Mode, View};
+use crate::tui::view::{Mode, RunState, View};
 
 const BENCH_KEYS: [(&str, &str); 8] = [
     ("space", "pause / resume the benchmark"),
@@ -40,6 +40,16 @@ const SWEEP_KEYS: [(&str, &str); 7] = [
     ("", ""),
 ];
 
+/// A monitor recording replayed (`diskdash show REC.jsonl`).
+const REPLAY_KEYS: [(&str, &str); 6] = [
+    ("left / right", "previous / next sample"),
+    ("S-left/right", "10 samples back / on"),
+    ("PgUp / PgDn", "60 samples back / on"),
+    ("Home / End", "first / last sample"),
+    ("g, t", "go to HH:MM:SS (UTC) or +5m, -30s"),
+    ("", ""),
+];
+
 const COMMON_KEYS: [(&str, &str); 7] = [
     ("up / down", "select a disk"),
     ("o / O", "sort column / reverse order"),
@@ -64,6 +74,8 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         rows.extend(PLAN_KEYS);
     } else if view.mode == Mode::Bench {
         rows.extend(BENCH_KEYS);
+    } else if view.header.state == Some(RunState::Recorded) && view.mode == Mode::Monitor {
+        rows.extend(REPLAY_KEYS);
     }
     // With several jobs the arrows and tab pick the job, not a disk or the focus.
     let hidden = |k: &str| {

@@ -114,8 +114,14 @@ fn percentile_lines(lat: &LatencyView, theme: Theme, both: bool) -> Vec<Line<'st
     let (recent, total) = lat.columns.short();
     for row in &lat.rows {
         let labels: &[&str] = if both { &[recent, total] } else { &[recent] };
+        // A paced direction's second row: latency from each I/O's scheduled time.
+        let name = match (row.from_schedule, both) {
+            (false, _) => row.dir.label().to_string(),
+            (true, true) => format!("{} from sched", row.dir.label()),
+            (true, false) => format!("{} sched", &row.dir.label()[..1]),
+        };
         directions.push(Span::styled(
-            format!("{:>width$}", row.dir.label(), width = COL * labels.len()),
+            format!("{name:>width$}", width = COL * labels.len()),
             dir_style(row.dir),
         ));
         for label in labels {

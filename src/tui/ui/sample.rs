@@ -201,12 +201,14 @@ pub fn bench() -> View {
                 label: "iodepth=64".into(),
             }],
             headline: None,
+            pace: None,
         }),
         latency: Some(LatencyView {
             rows: vec![LatencyRow {
                 dir: Direction::Read,
                 interval: Some(pct(2_240_000)),
                 total: Some(pct(1_870_000)),
+                from_schedule: false,
             }],
             buckets: buckets(),
             columns: LatencyColumns::IntervalSegment,
@@ -254,6 +256,25 @@ pub fn bench() -> View {
 /// Every warning at once: buffered run served by the page cache, io_uring fallback, the device
 /// gone from /proc/diskstats, the run failed.
 #[must_use]
+/// A paced run (`--rate-iops 27500`) that keeps its pace: the asked rate in the throughput
+/// title, and reads' latency from the schedule beside their latency from the submit.
+pub fn bench_paced() -> View {
+    let mut view = bench();
+    view.header.job = Some("randread bs=4k iodepth=64 numjobs=1 direct rate_iops=27500".into());
+    if let Some(tp) = &mut view.throughput {
+        tp.pace = Some("paced 27.5k read IOPS".into());
+    }
+    if let Some(lat) = &mut view.latency {
+        lat.rows.push(LatencyRow {
+            dir: Direction::Read,
+            interval: Some(pct(2_510_000)),
+            total: Some(pct(2_050_000)),
+            from_schedule: true,
+        });
+    }
+    view
+}
+
 pub fn bench_warnings() -> View {
     let mut view = bench();
     view.header.engine = Some("psync (io_uring unavailable: EPERM)".into());

@@ -64,6 +64,7 @@ fn whole_frames() {
     let cases = [
         ("bench", sample::bench()),
         ("bench_warnings", sample::bench_warnings()),
+        ("bench_paced", sample::bench_paced()),
         ("monitor", sample::monitor()),
         ("show", sample::show()),
         ("bench_no_device", sample::bench_no_device()),
@@ -273,6 +274,7 @@ fn latency_panel() {
             dir: crate::tui::view::Direction::Write,
             interval: None,
             total: lat.rows[0].total,
+            from_schedule: false,
         });
     }
     insta::assert_snapshot!(

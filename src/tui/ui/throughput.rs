@@ -29,8 +29,21 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     };
     let theme = Theme::new(view.ui.color);
     let scale = if view.ui.log_scale { " (log)" } else { "" };
+    let mut title = format!(" {}: throughput and IOPS{scale} ", tp.source);
+    if let Some(pace) = &tp.pace {
+        // The asked rate beside the achieved: in the whole title when it has room, else in
+        // place of the words a narrow panel can do without.
+        let fits = |t: &String| t.chars().count() + 2 <= usize::from(area.width);
+        let wide = format!(" {}: throughput and IOPS{scale}, {pace} ", tp.source);
+        let narrow = format!(" {}{scale}: {pace} ", tp.source);
+        if fits(&wide) {
+            title = wide;
+        } else if fits(&narrow) {
+            title = narrow;
+        }
+    }
     let block = Block::bordered()
-        .title(format!(" {}: throughput and IOPS{scale} ", tp.source))
+        .title(title)
         .border_style(theme.border(view.ui.focus == Focus::Charts));
     let inner = block.inner(area);
     f.render_widget(block, area);

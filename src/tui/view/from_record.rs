@@ -151,15 +151,30 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         .iter()
         .find(|(_, total, _)| total.n > 0)
         .map_or(Direction::Read, |(dir, _, _)| *dir);
-    let rows = dirs
-        .iter()
-        .filter(|(_, total, _)| total.n > 0)
-        .map(|(dir, total, seg)| LatencyRow {
+    let mut rows = Vec::new();
+    for (dir, total, seg) in dirs.iter().filter(|(_, total, _)| total.n > 0) {
+        rows.push(LatencyRow {
             dir: *dir,
             interval: seg.and_then(percentiles),
             total: percentiles(total),
-        })
-        .collect();
+            from_schedule: false,
+        });
+        // A paced direction: its latency from the schedule beside it.
+        let sched = |d: &crate::record::DirectionRecord| d.lat_sched_ns.clone();
+        let (total, seg) = match dir {
+            Direction::Read => (sched(&record.read), last.and_then(|s| sched(&s.read))),
+            Direction::Write => (sched(&record.write), last.and_then(|s| sched(&s.write))),
+            Direction::Sync => (None, None),
+        };
+        if let Some(total) = total {
+            rows.push(LatencyRow {
+                dir: *dir,
+                interval: seg.as_ref().and_then(percentiles),
+                total: percentiles(&total),
+                from_schedule: true,
+            });
+        }
+    }
 
     let mut warnings = Vec::new();
     if let Some(err) = &record.error {
@@ -190,8 +205,12 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         now: from_monitor::device_rates(&d.iostat),
         history: device_history,
         reconciliation: Some(Reconciliation {
-            app_ios: d.reconciliation.app_read_ios + d.reconciliation.app_write_ios,
-            device_ios: d.reconciliation.device_read_ios + d.reconciliation.device_write_ios,
+            app_ios: d.reconciliation.app_read_ios
+                + d.reconciliation.app_write_ios
+                + d.reconciliation.app_trim_ios,
+            device_ios: d.reconciliation.device_read_ios
+                + d.reconciliation.device_write_ios
+                + d.reconciliation.device_discard_ios,
             verdict: Some(d.reconciliation.verdict.clone()),
         }),
         warnings,
@@ -261,6 +280,11 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             source: "app".into(),
             points,
             segments: marks,
+            pace: record
+                .job
+                .rate
+                .as_ref()
+                .map(|rate| rate.limit().job_text(record.job.numjobs)),
             // The run's totals over its measured time: the summary's numbers, not the last
             // interval's.
             headline: Some(RatePoint {
@@ -542,6 +566,7 @@ mod tests {
                 read: DirectionRecord::from_stats(&fast, 100_000_000),
                 write: DirectionRecord::from_stats(&none, 100_000_000),
                 sync: crate::record::SyncRecord::from_stats(&none),
+                trim: DirectionRecord::default(),
                 device: None,
                 jobs: Vec::new(),
             });

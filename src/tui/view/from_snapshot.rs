@@ -138,18 +138,26 @@ fn latency_over(
     interval: Option<&StatsView>,
     cumulative: &StatsView,
 ) -> LatencyView {
-    let rows = dirs
-        .iter()
-        .filter(|(_, shown)| *shown)
-        .map(|&(dir, _)| {
-            let of = |d: &DirectionView| (d.ios > 0).then(|| percentiles(&d.latency));
-            LatencyRow {
+    let mut rows = Vec::new();
+    for &(dir, _) in dirs.iter().filter(|(_, shown)| *shown) {
+        let of = |d: &DirectionView| (d.ios > 0).then(|| percentiles(&d.latency));
+        rows.push(LatencyRow {
+            dir,
+            interval: interval.and_then(|v| of(pick(dir, v))),
+            total: of(pick(dir, cumulative)),
+            from_schedule: false,
+        });
+        // A paced direction: its latency from the schedule beside it.
+        if pick(dir, cumulative).sched.is_some() {
+            let of = |d: &DirectionView| d.sched.as_ref().filter(|s| s.count > 0).map(percentiles);
+            rows.push(LatencyRow {
                 dir,
                 interval: interval.and_then(|v| of(pick(dir, v))),
                 total: of(pick(dir, cumulative)),
-            }
-        })
-        .collect();
+                from_schedule: true,
+            });
+        }
+    }
     // Reads and writes share the histogram; sync calls are another kind of latency.
     let mut buckets: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
     if let Some(v) = interval {
@@ -211,7 +219,12 @@ pub fn heatmap(snap: &Snapshot, dir: Direction) -> HeatmapView {
 
 #[must_use]
 pub fn throughput(snap: &Snapshot) -> ThroughputView {
-    rates_of("app".into(), &snap.series, snap)
+    rates_of("app".into(), &snap.series, snap, pace(&snap.job))
+}
+
+/// A paced job's asked rate, in words.
+fn pace(job: &JobSpec) -> Option<String> {
+    job.rate.as_ref().map(|rate| rate.job_text(job.numjobs))
 }
 
 /// The throughput panel of the job `selected`, or of the step total (`None`), named, when the
@@ -222,14 +235,20 @@ pub fn throughput_for(snap: &Snapshot, selected: Option<usize>) -> ThroughputVie
         return throughput(snap);
     }
     match selected.and_then(|i| snap.jobs.get(i)) {
-        Some(job) => rates_of(job.name.clone(), &job.series, snap),
-        None => rates_of(STEP_TOTAL.into(), &snap.series, snap),
+        Some(job) => rates_of(job.name.clone(), &job.series, snap, pace(&job.spec)),
+        None => rates_of(STEP_TOTAL.into(), &snap.series, snap, None),
     }
 }
 
-fn rates_of(source: String, series: &VecDeque<SeriesPoint>, snap: &Snapshot) -> ThroughputView {
+fn rates_of(
+    source: String,
+    series: &VecDeque<SeriesPoint>,
+    snap: &Snapshot,
+    pace: Option<String>,
+) -> ThroughputView {
     ThroughputView {
         source,
+        pace,
         points: series
             .iter()
             .map(|p| RatePoint {
@@ -448,8 +467,9 @@ pub fn disk_label(snap: &Snapshot) -> Option<String> {
 #[must_use]
 pub fn reconciliation(snap: &Snapshot) -> Option<Reconciliation> {
     snap.reconciliation.as_ref().map(|r| Reconciliation {
-        app_ios: r.app_read_ios + r.app_write_ios,
-        device_ios: r.device_read_ios + r.device_write_ios,
+        // Trims and discards are I/Os of the run and of the device too.
+        app_ios: r.app_read_ios + r.app_write_ios + r.app_trim_ios,
+        device_ios: r.device_read_ios + r.device_write_ios + r.device_discard_ios,
         verdict: Some(r.verdict.clone()),
     })
 }
@@ -505,7 +525,8 @@ pub fn next_rw(rw: RwMode) -> RwMode {
         RwMode::RandWrite => RwMode::Write,
         RwMode::Write => RwMode::RandRw,
         RwMode::RandRw => RwMode::Rw,
-        RwMode::Rw => RwMode::RandRead,
+        // Trims are chosen on the command line only (they discard data); `m` leaves them.
+        RwMode::Rw | RwMode::Trim | RwMode::RandTrim | RwMode::TrimWrite => RwMode::RandRead,
     }
 }
 

@@ -103,6 +103,8 @@ pub struct Header {
     pub size_based: Option<SizeProgress>,
     /// Sampling interval of the all-disks table (the monitor's).
     pub interval: Option<Duration>,
+    /// After the interval: the monitor's `--record` file, or a replay's position.
+    pub note: Option<String>,
 }
 
 /// A size-based step's progress: bytes moved of bytes to move, and when it ends at the rate so
@@ -196,6 +198,8 @@ pub struct ThroughputView {
     /// The rates the panel's title shows when they are not the last point's: a recorded run
     /// shows its totals over its measured time, as the summary does.
     pub headline: Option<RatePoint>,
+    /// A paced job's asked rate for the whole job, e.g. `paced 2.0k IOPS`.
+    pub pace: Option<String>,
 }
 
 /// Direction of I/O.
@@ -248,6 +252,9 @@ pub struct LatencyRow {
     pub dir: Direction,
     pub interval: Option<Percentiles>,
     pub total: Option<Percentiles>,
+    /// Latency from each I/O's scheduled time (a paced direction's second row), not from its
+    /// submit.
+    pub from_schedule: bool,
 }
 
 /// One bucket of the latency histogram (the record's fine rule, or a format 2 record's powers

@@ -164,3 +164,11 @@ pub fn leftovers(dir: &Path, keep: &[&str]) -> Vec<PathBuf> {
         .filter(|p| !keep.iter().any(|k| p.file_name().is_some_and(|n| n == *k)))
         .collect()
 }
+
+/// Asserts one line of a monitor recording (`--record`) matches
+/// assets/schema/monitor-record.schema.json.
+pub fn assert_valid_monitor_line(line: &Value) {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/schema/monitor-record.schema.json");
+    check(&read_json(&path), line, "monitor recording line");
+}

@@ -176,11 +176,16 @@ impl Tmux {
         }
     }
 
+    /// `alternate_on cursor_flag`: `0 1` once the terminal is restored.
+    pub fn tmux_flags(&self) -> String {
+        let flags = self.tmux(&["display", "-p", "#{alternate_on} #{cursor_flag}"]);
+        flags.trim().to_owned()
+    }
+
     /// The alternate screen is off and the cursor visible: the terminal was restored.
     pub fn assert_restored(&self) {
-        let flags = self.tmux(&["display", "-p", "#{alternate_on} #{cursor_flag}"]);
         assert_eq!(
-            flags.trim(),
+            self.tmux_flags(),
             "0 1",
             "terminal not restored (alternate_on cursor_flag)"
         );

@@ -102,6 +102,7 @@ pub(super) fn point(seq: u64, view: &StatsView) -> SeriesPoint {
         write_lat_mean_ns: view.write.latency.mean_ns,
         write_lat_p99_ns: view.write.latency.percentile_ns(99.0),
         sync_lat_mean_ns: 0.0,
+        ..SeriesPoint::default()
     }
 }
 
@@ -212,6 +213,7 @@ pub fn snapshot() -> Snapshot {
             ring_flags: Vec::new(),
             registered_file: false,
             registered_buffers: false,
+            vectored: false,
             notes: Vec::new(),
         },
         segment: 0,

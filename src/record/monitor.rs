@@ -1,0 +1,471 @@
+//! The monitor recording (`diskdash --record`, `diskdash iostat --record`): JSON Lines, a
+//! header line at the start of every file (and after every restart that appends), then one
+//! line per sample. Schema: `assets/schema/monitor-record.schema.json`.
+//!
+//! ```text
+//! {"format":"diskdash-monitor","format_version":1,...,"interval_ns":..,"disks":[{name,queue}]}
+//! {"seq":1,"time":"2026-11-23T17:20:01.000Z","unix_ns":..,"monotonic_ns":..,"window_ns":..,
+//!  "disks":[{"name":"vda","in_flight":0,"delta":{reads,..},"iostat":{"r/s":..,..}}]}
+//! ```
+//!
+//! A sample carries both the raw counter changes over its window (`delta`, the fields of
+//! `/proc/diskstats`, kernel `Documentation/admin-guide/iostats.rst`) and the `iostat -x`
+//! columns computed from them (sysstat's keys and formulas, `monitor::iostat`), so either can be
+//! checked against the other.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::monitor::diskstats::{DiskCounters, DiskstatsSample};
+use crate::monitor::iostat::{IostatRow, pair_with_previous};
+use crate::monitor::sysfs::QueueSettings;
+
+/// `format` of a monitor recording's header line.
+pub const MONITOR_FORMAT: &str = "diskdash-monitor";
+/// Bumped on any incompatible change of the header or sample lines.
+pub const MONITOR_FORMAT_VERSION: u32 = 1;
+/// How every header line starts (the writer puts `format` first, without spaces).
+pub const HEADER_PREFIX: &str = r#"{"format":"diskdash-monitor""#;
+
+/// The first line of every file, and of every restart appended to one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MonitorHeader {
+    pub format: String,
+    pub format_version: u32,
+    pub diskdash_version: String,
+    /// What wrote it: `monitor` (the dashboard) or `iostat`.
+    pub writer: String,
+    pub host: RecordedHost,
+    /// When the recording (this run of the writer) began: RFC 3339 UTC, and CLOCK_MONOTONIC.
+    pub started: String,
+    pub started_monotonic_ns: u64,
+    /// The sampling interval asked for; each sample's `window_ns` says what it really covered.
+    pub interval_ns: u64,
+    /// The disks recorded when the recording began, with their queue settings (partitions
+    /// have none). Disks that appear later show up in the samples only.
+    pub disks: Vec<RecordedDisk>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordedHost {
+    pub hostname: String,
+    /// `Linux 6.18.0-...`.
+    pub kernel: String,
+    pub machine: String,
+    pub online_cpus: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedDisk {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueSettings>,
+}
+
+/// One sample: every recorded disk over the window that ended at `time`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MonitorSample {
+    /// 1, 2, ... from the start of the writer's run (a rotation does not restart it; a new run
+    /// appended does); a gap means samples were dropped (the disk the recording goes to
+    /// stalled), which the reader reports.
+    pub seq: u64,
+    /// When the window ended, RFC 3339 UTC (what a reader shows) and nanoseconds since the Unix
+    /// epoch (what it computes with).
+    pub time: String,
+    pub unix_ns: u64,
+    /// CLOCK_MONOTONIC at the end of the window (comparable within one boot).
+    pub monotonic_ns: u64,
+    /// The window's length: the rates below are per second of it.
+    pub window_ns: u64,
+    pub disks: Vec<SampleDisk>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SampleDisk {
+    pub name: String,
+    /// Requests in flight at the end of the window (diskstats field 9, not a delta).
+    pub in_flight: u64,
+    /// Counter changes over the window; `null` when a counter went backwards (a 32-bit field
+    /// wrapped or the device was re-created), and then every `iostat` column is 0.
+    pub delta: Option<CounterDeltas>,
+    /// The `iostat -x` columns over the window (sysstat's keys, two decimals).
+    pub iostat: IostatRow,
+}
+
+/// How much each cumulative `/proc/diskstats` counter grew over a window. Names as
+/// [`DiskCounters`]; sectors are 512 bytes, times milliseconds.
+#[allow(clippy::struct_field_names)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CounterDeltas {
+    pub reads: u64,
+    pub reads_merged: u64,
+    pub sectors_read: u64,
+    pub read_ms: u64,
+    pub writes: u64,
+    pub writes_merged: u64,
+    pub sectors_written: u64,
+    pub write_ms: u64,
+    pub io_ms: u64,
+    pub weighted_io_ms: u64,
+    pub discards: u64,
+    pub discards_merged: u64,
+    pub sectors_discarded: u64,
+    pub discard_ms: u64,
+    pub flushes: u64,
+    pub flush_ms: u64,
+}
+
+impl CounterDeltas {
+    /// `cur - prev` per counter, `None` when any went backwards.
+    #[must_use]
+    pub fn between(prev: &DiskCounters, cur: &DiskCounters) -> Option<Self> {
+        Some(Self {
+            reads: cur.reads.checked_sub(prev.reads)?,
+            reads_merged: cur.reads_merged.checked_sub(prev.reads_merged)?,
+            sectors_read: cur.sectors_read.checked_sub(prev.sectors_read)?,
+            read_ms: cur.read_ms.checked_sub(prev.read_ms)?,
+            writes: cur.writes.checked_sub(prev.writes)?,
+            writes_merged: cur.writes_merged.checked_sub(prev.writes_merged)?,
+            sectors_written: cur.sectors_written.checked_sub(prev.sectors_written)?,
+            write_ms: cur.write_ms.checked_sub(prev.write_ms)?,
+            io_ms: cur.io_ms.checked_sub(prev.io_ms)?,
+            weighted_io_ms: cur.weighted_io_ms.checked_sub(prev.weighted_io_ms)?,
+            discards: cur.discards.checked_sub(prev.discards)?,
+            discards_merged: cur.discards_merged.checked_sub(prev.discards_merged)?,
+            sectors_discarded: cur.sectors_discarded.checked_sub(prev.sectors_discarded)?,
+            discard_ms: cur.discard_ms.checked_sub(prev.discard_ms)?,
+            flushes: cur.flushes.checked_sub(prev.flushes)?,
+            flush_ms: cur.flush_ms.checked_sub(prev.flush_ms)?,
+        })
+    }
+}
+
+/// Nanoseconds in a `u64` (584 years).
+#[must_use]
+pub fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+impl MonitorSample {
+    /// The sample over the window from `prev` to `cur` of the disks of `cur` that `recorded`
+    /// keeps, paired like `iostat::rows_between` (a disk new since `prev` counts from zero).
+    #[must_use]
+    pub fn between(
+        seq: u64,
+        wall: SystemTime,
+        prev: &DiskstatsSample,
+        cur: &DiskstatsSample,
+        recorded: impl Fn(&DiskCounters) -> bool,
+    ) -> Self {
+        let window = cur.at.saturating_sub(prev.at);
+        let zero = DiskCounters::zeroed("");
+        let disks = pair_with_previous(&prev.disks, &cur.disks)
+            .into_iter()
+            .zip(&cur.disks)
+            .filter(|(_, c)| recorded(c))
+            .map(|(p, c)| {
+                let p = p.unwrap_or(&zero);
+                SampleDisk {
+                    name: c.name.clone(),
+                    in_flight: c.in_flight,
+                    delta: CounterDeltas::between(p, c),
+                    iostat: IostatRow::between(p, c, window),
+                }
+            })
+            .collect();
+        Self {
+            seq,
+            time: super::rfc3339_utc(wall),
+            unix_ns: nanos(wall.duration_since(UNIX_EPOCH).unwrap_or_default()),
+            monotonic_ns: nanos(cur.at),
+            window_ns: nanos(window),
+            disks,
+        }
+    }
+}
+
+impl MonitorHeader {
+    /// A header for a recording of `disks` starting now, by `writer`.
+    #[must_use]
+    pub fn new(writer: &str, interval: Duration, disks: Vec<RecordedDisk>) -> Self {
+        let host = crate::monitor::host::Host::detect();
+        Self {
+            format: MONITOR_FORMAT.to_owned(),
+            format_version: MONITOR_FORMAT_VERSION,
+            diskdash_version: env!("CARGO_PKG_VERSION").to_owned(),
+            writer: writer.to_owned(),
+            host: RecordedHost {
+                kernel: host.kernel(),
+                hostname: host.hostname,
+                machine: host.machine,
+                online_cpus: host.online_cpus,
+            },
+            started: super::rfc3339_utc(SystemTime::now()),
+            started_monotonic_ns: nanos(crate::monitor::diskstats::monotonic_now()),
+            interval_ns: nanos(interval),
+            disks,
+        }
+    }
+}
+
+/// Whether `head` (the first bytes of a file) is the start of a monitor recording as diskdash
+/// writes it (`format` first). What appending to a file and rotating over one ask.
+#[must_use]
+pub fn is_monitor_recording(head: &[u8]) -> bool {
+    head.starts_with(HEADER_PREFIX.as_bytes())
+}
+
+/// Whether `line` is a header line: written by diskdash (`format` first) or by a tool that
+/// reordered the keys (jq, a script).
+#[must_use]
+pub fn is_header_line(line: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Probe {
+        #[serde(default)]
+        format: Option<String>,
+    }
+    if is_monitor_recording(line) {
+        return true;
+    }
+    if line.starts_with(br#"{"seq":"#) {
+        return false;
+    }
+    serde_json::from_slice::<Probe>(line).is_ok_and(|p| p.format.as_deref() == Some(MONITOR_FORMAT))
+}
+
+/// The largest recording file read: 1 GiB (ten default-sized files).
+pub const MAX_RECORDING_BYTES: u64 = 1 << 30;
+
+/// Notes kept about skipped lines; more are counted in the last one.
+const MAX_NOTES: usize = 8;
+
+/// A recording read back: its headers, every sample in file order, and what was skipped.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Recording {
+    pub headers: Vec<MonitorHeader>,
+    pub samples: Vec<MonitorSample>,
+    /// The index in `headers` of each sample's header.
+    pub header_of: Vec<usize>,
+    /// Torn or unreadable lines skipped, samples missing: one line each, for the status bar.
+    pub notes: Vec<String>,
+}
+
+impl Recording {
+    fn note(&mut self, text: String) {
+        if self.notes.len() < MAX_NOTES {
+            self.notes.push(text);
+        }
+    }
+
+    /// Adds the lines of one file (`shown` names it in notes and errors).
+    ///
+    /// # Errors
+    /// Why the file is not a recording this diskdash reads (a phrase after the file name):
+    /// its first line is no header, or a header has another format version.
+    pub fn add_file(&mut self, shown: &str, bytes: &[u8]) -> Result<(), String> {
+        let mut last_seq: Option<u64> = None;
+        let mut seen_header = false;
+        let complete = bytes.ends_with(b"\n");
+        let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+        let last = lines.len() - 1;
+        for (i, line) in lines.iter().enumerate() {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let number = i + 1;
+            let torn = i == last && !complete;
+            if is_header_line(line) {
+                let header: MonitorHeader = match serde_json::from_slice(line) {
+                    Ok(h) => h,
+                    Err(e) if torn => {
+                        self.note(format!("{shown}: torn last line skipped ({e})"));
+                        continue;
+                    }
+                    Err(e) => {
+                        return Err(format!("line {number} is not a recording header ({e})"));
+                    }
+                };
+                if header.format_version != MONITOR_FORMAT_VERSION {
+                    return Err(format!(
+                        "line {number} is a monitor recording of format_version {}, this \
+                         diskdash reads {MONITOR_FORMAT_VERSION}; open it with the diskdash that \
+                         wrote it ({})",
+                        header.format_version,
+                        header.diskdash_version.escape_debug()
+                    ));
+                }
+                self.headers.push(header);
+                seen_header = true;
+                // A restart numbers from 1 again; a rotated file goes on from where it was.
+                last_seq = None;
+                continue;
+            }
+            if !seen_header {
+                return Err(format!(
+                    "is not a diskdash monitor recording (line {number} comes before any \
+                     header); give a file written by `diskdash --record` or `diskdash iostat \
+                     --record`"
+                ));
+            }
+            match serde_json::from_slice::<MonitorSample>(line) {
+                Ok(sample) => {
+                    let expected = last_seq.map_or(sample.seq, |last| last + 1);
+                    if sample.seq > expected {
+                        self.note(format!(
+                            "{shown}: {} samples missing before {} (dropped while the disk \
+                             written to stalled)",
+                            sample.seq - expected,
+                            sample.time.escape_debug()
+                        ));
+                    }
+                    last_seq = Some(sample.seq);
+                    self.samples.push(sample);
+                    self.header_of.push(self.headers.len() - 1);
+                }
+                Err(_) if torn => {
+                    self.note(format!(
+                        "{shown}: torn last line skipped (the writer stopped mid-line)"
+                    ));
+                }
+                Err(e) => self.note(format!("{shown}:{number}: not a sample, skipped ({e})")),
+            }
+        }
+        if self.headers.is_empty() {
+            return Err(
+                "is empty, not a diskdash monitor recording; give a file written by `diskdash \
+                 --record`"
+                    .to_owned(),
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn header() -> String {
+        serde_json::to_string(&MonitorHeader::new(
+            "iostat",
+            Duration::from_secs(1),
+            vec![RecordedDisk {
+                name: "vda".into(),
+                queue: None,
+            }],
+        ))
+        .unwrap()
+    }
+
+    fn sample(seq: u64, reads: u64) -> String {
+        let line = |reads: u64| {
+            let mut c = DiskCounters::zeroed("vda");
+            c.reads = reads;
+            c.sectors_read = reads * 8;
+            c
+        };
+        let prev = DiskstatsSample {
+            at: Duration::from_secs(seq),
+            disks: vec![line(0)],
+        };
+        let cur = DiskstatsSample {
+            at: Duration::from_secs(seq + 1),
+            disks: vec![line(reads)],
+        };
+        let wall = UNIX_EPOCH + Duration::from_secs(1_800_000_000 + seq);
+        serde_json::to_string(&MonitorSample::between(seq, wall, &prev, &cur, |_| true)).unwrap()
+    }
+
+    #[test]
+    fn samples_carry_deltas_and_the_iostat_columns_of_their_window() {
+        let s: MonitorSample = serde_json::from_str(&sample(3, 50)).unwrap();
+        assert_eq!(s.window_ns, 1_000_000_000);
+        assert_eq!(s.time, "2027-01-15T08:00:03.000Z");
+        let d = &s.disks[0];
+        assert_eq!(d.delta.unwrap().reads, 50);
+        assert_eq!(d.delta.unwrap().sectors_read, 400);
+        assert_eq!(d.iostat.reads_per_s, 50.0);
+        assert_eq!(d.iostat.read_kb_per_s, 200.0);
+        assert!(is_monitor_recording(header().as_bytes()));
+        assert!(!is_monitor_recording(sample(1, 1).as_bytes()));
+    }
+
+    #[test]
+    fn restarts_torn_lines_and_gaps_are_read_with_notes() {
+        let text = format!(
+            "{h}\n{}\n{}\n{h}\n{}\n{}\n{}",
+            sample(1, 1),
+            sample(2, 2),
+            sample(1, 3),
+            sample(4, 4),
+            &sample(5, 5)[..40],
+            h = header()
+        );
+        let mut rec = Recording::default();
+        rec.add_file("r.jsonl", text.as_bytes()).unwrap();
+        assert_eq!(rec.headers.len(), 2);
+        let seqs: Vec<u64> = rec.samples.iter().map(|s| s.seq).collect();
+        assert_eq!(seqs, [1, 2, 1, 4]);
+        assert_eq!(rec.notes.len(), 2, "{:?}", rec.notes);
+        assert!(
+            rec.notes[0].contains("2 samples missing before"),
+            "{:?}",
+            rec.notes
+        );
+        assert!(rec.notes[1].starts_with("r.jsonl: torn last line skipped"));
+    }
+
+    #[test]
+    fn other_files_are_refused() {
+        let mut rec = Recording::default();
+        let err = rec.add_file("x", sample(1, 1).as_bytes()).unwrap_err();
+        assert!(err.contains("comes before any header"), "{err}");
+        let err = rec.add_file("x", b"\n").unwrap_err();
+        assert!(err.contains("is empty"), "{err}");
+        let newer = header().replace("\"format_version\":1", "\"format_version\":9");
+        let err = rec.add_file("x", newer.as_bytes()).unwrap_err();
+        assert!(err.contains("format_version 9"), "{err}");
+    }
+
+    proptest! {
+        /// A file cut anywhere (a kill mid-write) reads as a prefix of what was written, with a
+        /// note when the cut tore a line; never a panic.
+        #[test]
+        fn a_cut_recording_reads_as_a_prefix(cut in 1usize..4000) {
+            let written = [sample(1, 1), sample(2, 7), sample(3, 9)];
+            let mut bytes = format!("{}\n{}\n", header(), written.join("\n")).into_bytes();
+            let full = bytes.len();
+            bytes.truncate(cut.min(full));
+            let mut rec = Recording::default();
+            match rec.add_file("p", &bytes) {
+                Ok(()) => {
+                    let read: Vec<String> =
+                        rec.samples.iter().map(|s| serde_json::to_string(s).unwrap()).collect();
+                    prop_assert_eq!(&read[..], &written[..read.len()]);
+                    let torn = !bytes.ends_with(b"\n");
+                    let whole_lines = bytes.iter().filter(|&&b| b == b'\n').count();
+                    prop_assert_eq!(read.len(), whole_lines - 1);
+                    prop_assert_eq!(rec.notes.len(), usize::from(torn));
+                }
+                // Only a cut inside the header line leaves no recording.
+                Err(_) => prop_assert!(!bytes.contains(&b'\n')),
+            }
+        }
+
+        /// Any byte changed anywhere: read (with notes) or refused, never a panic, never more
+        /// samples than lines.
+        #[test]
+        fn a_damaged_recording_never_panics(at in 0usize..4000, byte: u8) {
+            let mut bytes =
+                format!("{}\n{}\n{}\n", header(), sample(1, 1), sample(2, 7)).into_bytes();
+            let at = at % bytes.len();
+            bytes[at] = byte;
+            let mut rec = Recording::default();
+            if rec.add_file("p", &bytes).is_ok() {
+                prop_assert!(rec.samples.len() <= 2);
+            }
+        }
+    }
+}

@@ -1,0 +1,466 @@
+//! `--record`: `diskdash iostat --record` and the monitor dashboard's recording (JSON Lines,
+//! checked against the schema and against /proc/diskstats), rotation, appending and refusals.
+
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::record::assert_valid_monitor_line;
+use crate::support::{BIN, LoopDevice, json_lines};
+use serde_json::Value;
+
+fn iostat(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .current_dir(dir)
+        .arg("iostat")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn recorded(path: &Path) -> Vec<Value> {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let lines = json_lines(&text);
+    for line in &lines {
+        assert_valid_monitor_line(line);
+    }
+    lines
+}
+
+fn is_header(line: &Value) -> bool {
+    line["format"] == "diskdash-monitor"
+}
+
+/// The 16 cumulative counters of `name` in /proc/diskstats, in the recording's `delta` order.
+const DELTA_KEYS: [(&str, usize); 16] = [
+    ("reads", 3),
+    ("reads_merged", 4),
+    ("sectors_read", 5),
+    ("read_ms", 6),
+    ("writes", 7),
+    ("writes_merged", 8),
+    ("sectors_written", 9),
+    ("write_ms", 10),
+    ("io_ms", 12),
+    ("weighted_io_ms", 13),
+    ("discards", 14),
+    ("discards_merged", 15),
+    ("sectors_discarded", 16),
+    ("discard_ms", 17),
+    ("flushes", 18),
+    ("flush_ms", 19),
+];
+
+fn counters(name: &str) -> Vec<u64> {
+    let text = std::fs::read_to_string("/proc/diskstats").unwrap();
+    let fields: Vec<&str> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f[2] == name)
+        .unwrap_or_else(|| panic!("no {name} in /proc/diskstats"));
+    DELTA_KEYS
+        .iter()
+        .map(|(_, i)| fields[*i].parse().unwrap())
+        .collect()
+}
+
+/// Reads `bytes` of `dev` with O_DIRECT in 64 KiB requests.
+fn read_direct(dev: &Path, bytes: usize) {
+    const CHUNK: usize = 64 << 10;
+    let mut storage = vec![0u8; CHUNK + 4096];
+    let offset = storage.as_ptr().align_offset(4096);
+    let buf = &mut storage[offset..offset + CHUNK];
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(dev)
+        .unwrap();
+    let mut done = 0;
+    while done < bytes {
+        let n = file.read(buf).unwrap();
+        assert!(n > 0);
+        done += n;
+    }
+}
+
+fn wait_for_lines(path: &Path, n: usize, timeout: Duration) {
+    let start = Instant::now();
+    while std::fs::read_to_string(path).map_or(0, |t| t.lines().count()) < n {
+        assert!(
+            start.elapsed() < timeout,
+            "{} never had {n} lines",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+#[ignore = "needs root"]
+fn iostat_records_what_proc_diskstats_counted_under_a_known_load() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("disk.img");
+    crate::support::sparse_file(&image, 8 << 20);
+    // A device of this test's own: after udev's probes settle, only this test does I/O on it.
+    let device = LoopDevice::attach_unique(&image);
+    let name = device.name();
+    let _ = Command::new("udevadm").arg("settle").status();
+    std::thread::sleep(Duration::from_millis(300));
+    let before = counters(&name);
+    let record = dir.path().join("r.jsonl");
+    let mut child = Command::new(BIN)
+        .args(["iostat", "-o", "JSON", &name, "--record"])
+        .arg(&record)
+        .args(["0.2", "8"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The header is written after the first sample: the load falls inside the recording.
+    wait_for_lines(&record, 1, Duration::from_secs(10));
+    read_direct(device.path(), 4 << 20);
+    let out = {
+        let mut stdout = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut stdout)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert!(status.success());
+        stdout
+    };
+    let after = counters(&name);
+    drop(device);
+
+    let lines = recorded(&record);
+    // The since-boot report is no window: 8 reports, 7 samples.
+    assert_eq!(lines.len(), 1 + 7, "{lines:#?}");
+    assert!(is_header(&lines[0]));
+    assert_eq!(lines[0]["writer"], "iostat");
+    assert_eq!(lines[0]["interval_ns"], 200_000_000);
+    assert_eq!(lines[0]["disks"][0]["name"], name.as_str());
+    assert!(lines[0]["disks"][0]["queue"]["logical_block_size"].is_u64());
+    let samples = &lines[1..];
+    let reports = json_lines(&out);
+    for (i, s) in samples.iter().enumerate() {
+        assert_eq!(s["seq"], i as u64 + 1);
+        let disks = s["disks"].as_array().unwrap();
+        assert_eq!(disks.len(), 1, "only the device asked for");
+        let d = &disks[0];
+        assert_eq!(d["name"], name.as_str());
+        // The columns are the report's, and the deltas over the window give them.
+        assert_eq!(d["iostat"], reports[i + 1]["disk"][0], "sample {}", i + 1);
+        let window_s = s["window_ns"].as_f64().unwrap() / 1e9;
+        assert!((0.15..0.6).contains(&window_s), "window {window_s}");
+        let per_s = |key: &str| d["delta"][key].as_f64().unwrap() / window_s;
+        let near = |got: &Value, want: f64| (got.as_f64().unwrap() - want).abs() <= 0.006;
+        assert!(near(&d["iostat"]["r/s"], per_s("reads")), "{d}");
+        assert!(
+            near(&d["iostat"]["rkB/s"], per_s("sectors_read") / 2.0),
+            "{d}"
+        );
+        assert!(near(&d["iostat"]["util"], per_s("io_ms") / 10.0), "{d}");
+        if i > 0 {
+            let gap = s["monotonic_ns"].as_u64().unwrap()
+                - samples[i - 1]["monotonic_ns"].as_u64().unwrap();
+            assert_eq!(gap, s["window_ns"].as_u64().unwrap(), "windows tile");
+        }
+    }
+    // Every counter's deltas add up to what /proc/diskstats counted around the run.
+    for (k, (key, _)) in DELTA_KEYS.iter().enumerate() {
+        let sum: u64 = samples
+            .iter()
+            .map(|s| s["disks"][0]["delta"][key].as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, after[k] - before[k], "{key}");
+    }
+    let sectors: u64 = samples
+        .iter()
+        .map(|s| s["disks"][0]["delta"]["sectors_read"].as_u64().unwrap())
+        .sum();
+    assert_eq!(sectors * 512, 4 << 20, "the test's 4 MiB, nothing else");
+}
+
+#[test]
+fn a_tiny_record_max_rotates_and_keeps_the_newest_files() {
+    let dir = tempfile::tempdir().unwrap();
+    // One disk (the one this runs on), so a header and a sample are about 1.5 KiB.
+    let disk = crate::support::run(BIN, &["info", "--json", env!("CARGO_MANIFEST_DIR")]);
+    let disk: Value = serde_json::from_str(&disk).unwrap();
+    let disk = disk["disks"][0]["disk"].as_str().unwrap().to_owned();
+    let out = iostat(
+        dir.path(),
+        &[
+            &disk,
+            "--record",
+            "r.jsonl",
+            "--record-max",
+            "4k",
+            "--record-keep",
+            "2",
+            "0.02",
+            "40",
+        ],
+    );
+    crate::support::assert_success(&out);
+    let names = ["r.jsonl.2", "r.jsonl.1", "r.jsonl"];
+    assert!(!dir.path().join("r.jsonl.3").exists(), "keep 2");
+    let mut seqs = Vec::new();
+    for name in names {
+        let path = dir.path().join(name);
+        let size = std::fs::metadata(&path).unwrap().len();
+        let lines = recorded(&path);
+        assert!(
+            is_header(&lines[0]),
+            "{name} reads alone: it starts with a header"
+        );
+        assert!(lines[1..].iter().all(|l| !is_header(l)), "{name}");
+        assert!(lines.len() >= 2, "{name}: a header and samples");
+        // Rotated before passing the limit, unless one sample alone passes it.
+        assert!(size <= 4096 || lines.len() == 2, "{name}: {size} bytes");
+        seqs.extend(lines[1..].iter().map(|l| l["seq"].as_u64().unwrap()));
+    }
+    // Oldest file first: the samples follow on without a gap, up to the last of 39.
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "{seqs:?}");
+    assert_eq!(*seqs.last().unwrap(), 39);
+}
+
+#[test]
+fn an_existing_recording_is_appended_to_and_anything_else_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("r.jsonl");
+    for _ in 0..2 {
+        crate::support::assert_success(&iostat(dir.path(), &["--record", "r.jsonl", "0.05", "3"]));
+    }
+    let lines = recorded(&record);
+    let headers: Vec<usize> = (0..lines.len()).filter(|&i| is_header(&lines[i])).collect();
+    assert_eq!(headers, [0, 3], "a new header marks the restart");
+    assert_eq!(lines.len(), 6);
+
+    std::fs::write(&record, "precious\n").unwrap();
+    let out = iostat(dir.path(), &["--record", "r.jsonl", "1", "2"]);
+    crate::support::assert_usage_error(&out);
+    assert_eq!(
+        crate::support::stderr(&out).trim(),
+        "error: --record r.jsonl exists and is not a diskdash monitor recording (9 bytes); \
+         choose another name, or pass --force to replace it"
+    );
+    assert_eq!(std::fs::read_to_string(&record).unwrap(), "precious\n");
+    let out = iostat(dir.path(), &["--record", "r.jsonl", "--force", "0.05", "2"]);
+    crate::support::assert_success(&out);
+    assert_eq!(recorded(&record).len(), 2);
+
+    for (args, want) in [
+        (
+            vec!["--record", "x", "--record-max", "0", "1", "2"],
+            "error: --record-max \"0\" is not a file size; use e.g. 100M, 1G or 512k (more than 0)",
+        ),
+        (
+            vec!["--record", "x", "--record-max", "lots", "1", "2"],
+            "error: --record-max \"lots\" is not a file size; use e.g. 100M, 1G or 512k (more than 0)",
+        ),
+        (
+            vec!["--record", "x", "--record-keep", "0", "1", "2"],
+            "error: --record-keep \"0\" is not a number of files; use 1 to 1000",
+        ),
+        (
+            vec!["--record", "-", "1", "2"],
+            "error: --record - : a recording goes to a file (it is appended to and rotated); for \
+             JSON on stdout use diskdash iostat -o JSON INTERVAL",
+        ),
+        (
+            vec!["--record", "x"],
+            "error: --record needs an INTERVAL: it records one line per interval; e.g. diskdash \
+             iostat --record FILE 1",
+        ),
+    ] {
+        let out = iostat(dir.path(), &args);
+        crate::support::assert_usage_error(&out);
+        assert_eq!(crate::support::stderr(&out).trim(), want, "{args:?}");
+        assert!(!dir.path().join("x").exists(), "{args:?}");
+    }
+    // Before the subcommand it would record the dashboard, which does not run.
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["--record", "x", "iostat", "1", "2"])
+        .output()
+        .unwrap();
+    crate::support::assert_usage_error(&out);
+    assert_eq!(
+        crate::support::stderr(&out).trim(),
+        "error: --record before the subcommand records the monitor dashboard, which does not \
+         run; for iostat put it after: diskdash iostat INTERVAL --record FILE"
+    );
+    assert!(!dir.path().join("x").exists());
+}
+
+/// Thaws a frozen filesystem on drop, so a failing test leaves no mount frozen.
+pub struct Frozen<'a>(pub &'a Path);
+
+impl Frozen<'_> {
+    pub fn thaw(&self) {
+        // Quiet: thawing what is not frozen (again, on drop) is no error worth a word.
+        let _ = Command::new("fsfreeze")
+            .arg("-u")
+            .arg(self.0)
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+impl Drop for Frozen<'_> {
+    fn drop(&mut self) {
+        self.thaw();
+    }
+}
+
+/// An ext4 image mounted in `dir/mnt` through a loop device of its own.
+pub fn mounted_ext4(dir: &Path) -> (LoopDevice, crate::support::Mount) {
+    let image = dir.join("fs.img");
+    crate::support::ext4_image(&image, 64 << 20);
+    let device = LoopDevice::attach_unique(&image);
+    let mnt = dir.join("mnt");
+    let mount = crate::support::Mount::new(&[device.path().to_str().unwrap()], &mnt);
+    (device, mount)
+}
+
+#[test]
+#[ignore = "needs root"]
+fn a_frozen_disk_under_the_recording_delays_no_report_and_loses_no_sample() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let (_device, mount) = mounted_ext4(dir.path());
+    let record = mount.0.join("r.jsonl");
+    let mut child = Command::new(BIN)
+        .args(["iostat", "-o", "JSON", "--record"])
+        .arg(&record)
+        .args(["0.1", "30"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_lines(&record, 1, Duration::from_secs(10));
+    let frozen = Frozen(&mount.0);
+    crate::support::run("fsfreeze", &["-f", mount.0.to_str().unwrap()]);
+    let started = Instant::now();
+    // Every report arrives on schedule although no line of the recording can be written.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut reports = 0;
+    let mut line = String::new();
+    while reports < 30 {
+        line.clear();
+        assert!(std::io::BufRead::read_line(&mut stdout, &mut line).unwrap() > 0);
+        reports += 1;
+    }
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(6),
+        "30 reports at 0.1 s took {took:?}"
+    );
+    // Then it waits for the disk to take what is queued, and writes all of it once thawed.
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "exited with samples unwritten"
+    );
+    frozen.thaw();
+    assert!(child.wait().unwrap().success());
+    let lines = recorded(&record);
+    assert_eq!(lines.len(), 1 + 29);
+    let seqs: Vec<u64> = lines[1..]
+        .iter()
+        .map(|l| l["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, (1..=29).collect::<Vec<_>>());
+}
+
+#[test]
+#[ignore = "needs root"]
+fn a_disk_frozen_longer_than_the_queue_drops_samples_and_says_so() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let (_device, mount) = mounted_ext4(dir.path());
+    let record = mount.0.join("r.jsonl");
+    let mut child = Command::new(BIN)
+        .args(["iostat", "--record"])
+        .arg(&record)
+        .args(["0.01", "400"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_lines(&record, 1, Duration::from_secs(10));
+    let frozen = Frozen(&mount.0);
+    crate::support::run("fsfreeze", &["-f", mount.0.to_str().unwrap()]);
+    // 399 samples in 4 s: far more than the 256 that wait for the disk.
+    std::thread::sleep(Duration::from_secs(6));
+    frozen.thaw();
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(status.success(), "{err}");
+    let lines = recorded(&record);
+    let seqs: Vec<u64> = lines[1..]
+        .iter()
+        .map(|l| l["seq"].as_u64().unwrap())
+        .collect();
+    let dropped = 399 - seqs.len() as u64;
+    assert!(
+        dropped > 0 && seqs.len() >= 256,
+        "{} samples written",
+        seqs.len()
+    );
+    assert!(seqs.windows(2).all(|w| w[1] > w[0]) && *seqs.last().unwrap() <= 399);
+    let gaps: u64 = seqs.windows(2).map(|w| w[1] - w[0] - 1).sum::<u64>()
+        + (399 - seqs.last().unwrap())
+        + (seqs[0] - 1);
+    assert_eq!(gaps, dropped, "every dropped sample is a gap in seq");
+    assert_eq!(
+        err.trim(),
+        format!(
+            "note: recording: {dropped} samples dropped while the disk it goes to stalled (gaps \
+             in seq)"
+        )
+    );
+}
+
+#[test]
+#[ignore = "needs root"]
+fn a_write_error_ends_iostat_with_exit_1_and_the_lines_before_it_stay() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let (_device, mount) = mounted_ext4(dir.path());
+    let record = mount.0.join("r.jsonl");
+    let child = Command::new(BIN)
+        .args(["iostat", "--record"])
+        .arg(&record)
+        .args(["0.1", "50"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_lines(&record, 3, Duration::from_secs(10));
+    let kept = std::fs::read(&record).unwrap();
+    crate::support::shutdown_ext4(&mount.0);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = crate::support::stderr(&out);
+    assert!(
+        err.starts_with(&format!("error: --record: writing {}: ", record.display()))
+            && err.trim_end().ends_with("(os error 5)")
+            && err.lines().count() == 1,
+        "{err}"
+    );
+    // Whole lines, as many as were written before the disk went away.
+    let whole = String::from_utf8(kept).unwrap();
+    assert!(whole.ends_with('\n') && json_lines(&whole).len() >= 3);
+}
