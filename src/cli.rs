@@ -295,13 +295,14 @@ pub struct SteadyArgs {
     /// or in percent of the window's mean (iops_slope:0.3%, bw:2%, lat:50us). Needs --ss-dur.
     #[arg(long, allow_hyphen_values = true)]
     pub ss: Option<String>,
-    /// The window the criterion is judged over: the last N seconds of 1 s samples (30s).
+    /// The window the criterion is judged over: the last N seconds of 1 s samples, whole
+    /// seconds, at least 2 (e.g. 30s); without --ss, fio's criterion iops_slope:0.01%.
     #[arg(long, allow_hyphen_values = true)]
     pub ss_dur: Option<String>,
     /// Time after the start of measuring before samples are collected.
     #[arg(long, allow_hyphen_values = true)]
     pub ss_ramp: Option<String>,
-    /// Run to --runtime after attaining steady state, flagging every second out of it.
+    /// Run to --runtime after attaining steady state, flagging every sample out of it.
     #[arg(long)]
     pub ss_keep_going: bool,
     /// Sustained writes: mark the cliff where write bandwidth falls more than this below its
