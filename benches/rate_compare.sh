@@ -8,7 +8,8 @@
 #   benches/rate_compare.sh                       # 3 pairs x 10 s, rate 20000, QD 32, 1 GiB
 #   PAIRS=5 RUNTIME=30 RATE=50000 benches/rate_compare.sh
 #
-# Environment: BENCH_DIR (default /var/tmp/diskdash-bench), PAIRS, RUNTIME (seconds), RATE,
+# Environment: BIN (a built diskdash; default: cargo build --release), BENCH_DIR (default
+# /var/tmp/diskdash-bench), PAIRS, RUNTIME (seconds), RATE,
 # IODEPTH, SIZE, PROCESSES (default "linear poisson").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,8 +29,8 @@ if ! command -v fio >/dev/null; then
 fi
 command -v python3 >/dev/null || { echo "needs python3 to read the JSON results" >&2; exit 1; }
 
-cargo build --release --quiet
-DD=$PWD/target/release/diskdash
+[ -n "${BIN:-}" ] || cargo build --release --quiet
+DD=${BIN:-$PWD/target/release/diskdash}
 mkdir -p "$BENCH_DIR"
 FILE=$BENCH_DIR/data.bin
 OUT=$BENCH_DIR/rate-results
@@ -46,7 +47,7 @@ fi
 run_fio() { # process pair
   fio --name="rate-$1" --filename="$FILE" --size="$SIZE" --rw=randread --bs=4k \
       --iodepth="$IODEPTH" --ioengine=io_uring --direct=1 --runtime="$RUNTIME" --time_based \
-      --rate_iops="$RATE" --rate_process="$1" --output-format=json \
+      --rate_iops="$RATE" --rate_process="$1" --lat_percentiles=1 --output-format=json \
       --output="$OUT/$1.fio.$2.json"
 }
 

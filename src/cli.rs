@@ -377,6 +377,52 @@ pub struct SweepArgs {
 
     #[command(flatten)]
     pub publish: PublishArgs,
+    #[command(flatten)]
+    pub steady: SteadyArgs,
+}
+
+/// Steady state and the sustained-write cliff, for `bench` and `sweep` (fio's `ss`, `ss_dur`,
+/// `ss_ramp` in job files).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Steady state")]
+pub struct SteadyArgs {
+    /// Stop once steady: iops, iops_slope, bw, bw_slope, lat or lat_slope and a limit, absolute
+    /// or in percent of the window's mean (iops_slope:0.3%, bw:2%, lat:50us). Needs --ss-dur.
+    #[arg(long, allow_hyphen_values = true)]
+    pub ss: Option<String>,
+    /// The window the criterion is judged over: the last N seconds of 1 s samples, whole
+    /// seconds, at least 2 (e.g. 30s); without --ss, fio's criterion iops_slope:0.01%.
+    #[arg(long, allow_hyphen_values = true)]
+    pub ss_dur: Option<String>,
+    /// Time after the start of measuring before samples are collected.
+    #[arg(long, allow_hyphen_values = true)]
+    pub ss_ramp: Option<String>,
+    /// Run to --runtime after attaining steady state, flagging every sample out of it.
+    #[arg(long)]
+    pub ss_keep_going: bool,
+    /// Sustained writes: mark the cliff where write bandwidth falls more than this below its
+    /// running level and stays down (30%).
+    #[arg(long, allow_hyphen_values = true)]
+    pub cliff: Option<String>,
+}
+
+impl SteadyArgs {
+    /// The flags given, as options for the validator.
+    #[must_use]
+    pub fn options(&self) -> Vec<crate::bench::options::JobOption> {
+        use crate::bench::options::{JobOption, Key};
+        let keep_going = self.ss_keep_going.then(|| "1".to_string());
+        [
+            (Key::SteadyState, self.ss.as_ref()),
+            (Key::SsDur, self.ss_dur.as_ref()),
+            (Key::SsRamp, self.ss_ramp.as_ref()),
+            (Key::SsKeepGoing, keep_going.as_ref()),
+            (Key::Cliff, self.cliff.as_ref()),
+        ]
+        .into_iter()
+        .filter_map(|(key, value)| value.map(|v| JobOption::flag(key, v.clone())))
+        .collect()
+    }
 }
 
 /// fio's arguments, raw: `diskdash fio` reads them with fio's grammar (see `fio::parse`).
@@ -556,6 +602,8 @@ pub struct BenchArgs {
     #[arg(long, help_heading = "Safety")]
     pub force: bool,
 
+    #[command(flatten)]
+    pub steady: SteadyArgs,
     #[command(flatten)]
     pub publish: PublishArgs,
 }

@@ -35,7 +35,7 @@ use tokio::sync::{mpsc, watch};
 pub use snapshot::{
     DirectionView, DiskView, IntervalLatency, JobView, PlanProgress, PointRates, RunDirection,
     RunJobTotals, SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot,
-    StatsView, StepResult, TargetView, add_to_run,
+    StatsView, SteadyView, StepResult, SustainedView, TargetView, add_to_run,
 };
 
 use crate::bench::engine::uring;

@@ -77,10 +77,16 @@ pub enum Key {
     FixedBufs,
     RegisterFiles,
     NonVectored,
+    // Steady state and the sustained-write cliff (see `stats::steady`, `stats::cliff`).
+    SteadyState,
+    SsDur,
+    SsRamp,
+    SsKeepGoing,
+    Cliff,
 }
 
 impl Key {
-    pub const ALL: [Self; 35] = [
+    pub const ALL: [Self; 40] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -116,6 +122,11 @@ impl Key {
         Self::FixedBufs,
         Self::RegisterFiles,
         Self::NonVectored,
+        Self::SteadyState,
+        Self::SsDur,
+        Self::SsRamp,
+        Self::SsKeepGoing,
+        Self::Cliff,
     ];
 
     /// The `diskdash bench` flag.
@@ -157,6 +168,11 @@ impl Key {
             Self::FixedBufs => "--fixedbufs",
             Self::RegisterFiles => "--registerfiles",
             Self::NonVectored => "--nonvectored",
+            Self::SteadyState => "--ss",
+            Self::SsDur => "--ss-dur",
+            Self::SsRamp => "--ss-ramp",
+            Self::SsKeepGoing => "--ss-keep-going",
+            Self::Cliff => "--cliff",
         }
     }
 
@@ -199,6 +215,11 @@ impl Key {
             Self::FixedBufs => "fixedbufs",
             Self::RegisterFiles => "registerfiles",
             Self::NonVectored => "nonvectored",
+            Self::SteadyState => "steadystate",
+            Self::SsDur => "steadystate_duration",
+            Self::SsRamp => "steadystate_ramp_time",
+            Self::SsKeepGoing => "ss_keep_going",
+            Self::Cliff => "cliff",
         }
     }
 }
@@ -263,6 +284,18 @@ impl fmt::Display for Name<'_> {
             Some(Origin::Dashboard) => f.write_str(self.key.fio_name()),
             Some(Origin::FioFlag) => write!(f, "--{}", self.key.fio_name()),
             Some(Origin::FioDefault) => write!(f, "{} (fio's default)", self.key.fio_name()),
+        }
+    }
+}
+
+impl Name<'_> {
+    /// The option as its origin spells it before a value, without a file location:
+    /// `--runtime ` (a flag), `runtime=` (a job file, the dashboard), `--runtime=` (fio's line).
+    fn bare(self) -> String {
+        match self.origin {
+            None | Some(Origin::CommandLine) => format!("{} ", self.key.flag()),
+            Some(Origin::FioFlag) => format!("--{}=", self.key.fio_name()),
+            Some(_) => format!("{}=", self.key.fio_name()),
         }
     }
 }
@@ -486,6 +519,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let end_fsync = flag_option(name, text)?;
     let rate = rate_option(&opts, rw.read_pct(rwmixread_pct))?;
     let uring = uring_options(&opts, ioengine, direct, &machine.available_cpus)?;
+    let (steady, cliff_pct) = steady_options(&opts, runtime)?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -512,6 +546,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         randseed,
         end_fsync,
         distribution,
+        steady,
+        cliff_pct,
         rate,
         bssplit,
         uring,
@@ -614,6 +650,92 @@ fn uring_options(
     })
 }
 
+/// Steady state (`--ss`, `--ss-dur`, `--ss-ramp`, `--ss-keep-going`) and `--cliff`. fio turns
+/// steady state on with `ss_dur` (its criterion defaulting to `iops_slope:0.01%`); a criterion
+/// without a window, or settings without a runtime cap, are refused rather than ignored.
+fn steady_options(
+    opts: &Options<'_>,
+    runtime: Duration,
+) -> anyhow::Result<(Option<crate::stats::steady::SteadyState>, f64)> {
+    use crate::stats::steady::{Criterion, CriterionError, SteadyState};
+    let (text, name) = opts.text(Key::Cliff, "30%");
+    let cliff_pct = match text.trim().trim_end_matches('%').trim().parse::<f64>() {
+        Ok(pct) if pct > 0.0 && pct < 100.0 => pct,
+        _ => {
+            return Err(usage!(
+                "{name} {text:?} is not a drop in percent; use above 0 and below 100, e.g. 30%"
+            ));
+        }
+    };
+    let criterion = match opts.get(Key::SteadyState) {
+        None => None,
+        Some(_) => {
+            let (text, name) = opts.text(Key::SteadyState, "");
+            Some(Criterion::parse(text).map_err(|e| match e {
+                CriterionError::Syntax => usage!(
+                    "{name} {text:?} is not a criterion; use iops, iops_slope, bw, bw_slope, lat or lat_slope and a limit, e.g. iops_slope:0.3% or bw:2%"
+                ),
+                CriterionError::Limit => usage!(
+                    "{name} {text:?}: the limit must be a number above 0, a percentage of the mean (iops:2%), bytes/s for bw (bw:10M), a time for lat (lat:50us)"
+                ),
+            })?)
+        }
+    };
+    let named = |key: Key| Name {
+        key,
+        origin: opts.get(key).map(|o| &o.origin),
+    };
+    let Some(_) = opts.get(Key::SsDur) else {
+        let given = [Key::SteadyState, Key::SsRamp, Key::SsKeepGoing]
+            .into_iter()
+            .find(|k| opts.get(*k).is_some());
+        if let Some(key) = given {
+            let (text, name) = opts.text(key, "");
+            let given = if key == Key::SsKeepGoing {
+                name.to_string()
+            } else {
+                format!("{name} {text:?}")
+            };
+            return Err(usage!(
+                "{given} needs a steady-state window; add {}30s (any whole seconds)",
+                Name {
+                    key: Key::SsDur,
+                    origin: Some(&opts.get(key).expect("given").origin),
+                }
+                .bare()
+            ));
+        }
+        return Ok((None, cliff_pct));
+    };
+    let (text, name) = opts.text(Key::SsDur, "");
+    let dur = duration_option(name, text, "e.g. 30s or 5m", MAX_RUN_TIME)?;
+    if dur < Duration::from_secs(2) || dur.subsec_nanos() != 0 {
+        return Err(usage!(
+            "{name} {text:?} must be whole seconds, at least 2 (one sample a second); use e.g. 30s"
+        ));
+    }
+    let (text, name) = opts.text(Key::SsRamp, "0s");
+    let ramp = duration_option(name, text, "e.g. 10s", MAX_RUN_TIME)?;
+    let (text, name) = opts.text(Key::SsKeepGoing, "0");
+    let keep_going = flag_option(name, text)?;
+    if runtime >= MAX_RUN_TIME {
+        let runtime_name = named(Key::Runtime).bare();
+        return Err(usage!(
+            "{} needs a runtime cap to stop at when steady state is not reached; add {runtime_name}10m (or the longest run you accept)",
+            named(Key::SsDur)
+        ));
+    }
+    Ok((
+        Some(SteadyState {
+            criterion: criterion.unwrap_or(Criterion::FIO_DEFAULT),
+            dur,
+            ramp,
+            keep_going,
+        }),
+        cliff_pct,
+    ))
+}
+
 impl JobSpec {
     /// The job as options, each as [`validate`] reads it back exactly; `origin` names them.
     #[must_use]
@@ -676,6 +798,15 @@ impl JobSpec {
         }
         if self.distribution != Distribution::Uniform {
             out.push((Key::RandomDistribution, self.distribution.as_text()));
+        }
+        if let Some(ss) = &self.steady {
+            out.push((Key::SteadyState, ss.criterion.to_string()));
+            out.push((Key::SsDur, us(ss.dur)));
+            out.push((Key::SsRamp, us(ss.ramp)));
+            out.push((Key::SsKeepGoing, u8::from(ss.keep_going).to_string()));
+        }
+        if (self.cliff_pct - crate::bench::spec::DEFAULT_CLIFF_PCT).abs() > f64::EPSILON {
+            out.push((Key::Cliff, format!("{}%", self.cliff_pct)));
         }
         if let Some(split) = &self.bssplit {
             out.push((Key::BsSplit, split.as_text()));
@@ -1346,6 +1477,103 @@ mod tests {
         for (extra, want) in cases {
             assert_eq!(parse(extra).unwrap_err(), *want, "{extra:?}");
         }
+    }
+
+    #[test]
+    fn steady_state_options_read_back_and_refuse_what_cannot_work() {
+        use crate::stats::steady::{Criterion, Metric, SteadyState};
+        let spec = parse(&[
+            "--ss",
+            "bw_slope:2%",
+            "--ss-dur",
+            "45s",
+            "--ss-ramp",
+            "5s",
+            "--ss-keep-going",
+            "1",
+            "--cliff",
+            "25%",
+        ])
+        .unwrap();
+        assert_eq!(
+            spec.steady,
+            Some(SteadyState {
+                criterion: Criterion {
+                    metric: Metric::Bw,
+                    slope: true,
+                    limit: 2.0,
+                    pct: true
+                },
+                dur: Duration::from_secs(45),
+                ramp: Duration::from_secs(5),
+                keep_going: true,
+            })
+        );
+        assert!((spec.cliff_pct - 25.0).abs() < f64::EPSILON);
+        assert_eq!(
+            validate(&spec.to_options(&Origin::CommandLine), &machine()).unwrap(),
+            spec
+        );
+        // fio turns steady state on with ss_dur; its default criterion is iops_slope:0.01%.
+        let spec = parse(&["--ss-dur", "10s"]).unwrap();
+        assert_eq!(spec.steady.unwrap().criterion, Criterion::FIO_DEFAULT);
+        assert_eq!(parse(&[]).unwrap().steady, None);
+        let lat = parse(&["--ss", "lat:250us", "--ss-dur", "3s"]).unwrap();
+        assert_eq!(
+            validate(&lat.to_options(&Origin::CommandLine), &machine()).unwrap(),
+            lat
+        );
+        let cases: &[(&[&str], &str)] = &[
+            (
+                &["--ss", "iops:1%"],
+                r#"--ss "iops:1%" needs a steady-state window; add --ss-dur 30s (any whole seconds)"#,
+            ),
+            (
+                &["--ss-ramp", "3s"],
+                r#"--ss-ramp "3s" needs a steady-state window; add --ss-dur 30s (any whole seconds)"#,
+            ),
+            (
+                &["--ss-dur", "1s"],
+                r#"--ss-dur "1s" must be whole seconds, at least 2 (one sample a second); use e.g. 30s"#,
+            ),
+            (
+                &["--ss", "iops_slope", "--ss-dur", "5s"],
+                r#"--ss "iops_slope" is not a criterion; use iops, iops_slope, bw, bw_slope, lat or lat_slope and a limit, e.g. iops_slope:0.3% or bw:2%"#,
+            ),
+            (
+                &["--ss", "bw:0", "--ss-dur", "5s"],
+                r#"--ss "bw:0": the limit must be a number above 0, a percentage of the mean (iops:2%), bytes/s for bw (bw:10M), a time for lat (lat:50us)"#,
+            ),
+            (
+                &["--ss-dur", "5s", "--ss-keep-going", "maybe"],
+                r#"--ss-keep-going "maybe" is not 1 or 0"#,
+            ),
+            (
+                &["--ss-dur", "5s", "--runtime", "8760h"],
+                "--ss-dur needs a runtime cap to stop at when steady state is not reached; add --runtime 10m (or the longest run you accept)",
+            ),
+            (
+                &["--cliff", "100"],
+                r#"--cliff "100" is not a drop in percent; use above 0 and below 100, e.g. 30%"#,
+            ),
+        ];
+        for (extra, want) in cases {
+            assert_eq!(parse(extra).unwrap_err(), *want, "{extra:?}");
+        }
+        let file = |key, value: &str| JobOption {
+            key,
+            value: value.into(),
+            origin: Origin::File {
+                path: "ss.fio".into(),
+                line: 3,
+            },
+        };
+        assert_eq!(
+            validate(&[file(Key::SteadyState, "iops:2%")], &machine())
+                .unwrap_err()
+                .to_string(),
+            r#"ss.fio:3: steadystate "iops:2%" needs a steady-state window; add steadystate_duration=30s (any whole seconds)"#
+        );
     }
 
     #[test]

@@ -188,6 +188,11 @@ pub struct JobSpec {
     pub end_fsync: bool,
     /// How random offsets spread over the working set (fio's `random_distribution`).
     pub distribution: Distribution,
+    /// Steady state: stop (or flag departures) once the criterion holds over the window
+    /// (fio's `ss`, `ss_dur`, `ss_ramp`); `None`: run to the runtime.
+    pub steady: Option<crate::stats::steady::SteadyState>,
+    /// Percent below the running write level that marks the sustained-write cliff (`--cliff`).
+    pub cliff_pct: f64,
     /// Each worker's cap per direction (fio's `rate`/`rate_iops`, per job clone): `None`
     /// runs flat out.
     pub rate: Option<RateLimit>,
@@ -348,12 +353,17 @@ impl Default for JobSpec {
             randseed: None,
             end_fsync: false,
             distribution: Distribution::Uniform,
+            steady: None,
+            cliff_pct: DEFAULT_CLIFF_PCT,
             rate: None,
             bssplit: None,
             uring: UringOptions::default(),
         }
     }
 }
+
+/// `--cliff` when not given: a drop of more than 30 % that stays down.
+pub const DEFAULT_CLIFF_PCT: f64 = 30.0;
 
 impl JobSpec {
     /// Whether this job issues writes.

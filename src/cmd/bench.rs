@@ -212,6 +212,9 @@ struct StatusPrinter {
     sweep: bool,
     /// The command a plan's step lines name (`diskdash fio`).
     command: &'static str,
+    /// Per job of the segment shown: attained reported, departures reported, cliff reported.
+    steady_shown: Vec<(bool, u64, bool)>,
+    steady_segment: u32,
 }
 
 impl StatusPrinter {
@@ -357,6 +360,43 @@ impl StatusPrinter {
             let _ = writeln!(err, "{line}");
             self.next_seq = point.seq + 1;
         }
+        self.show_steady(snap, &mut err);
+    }
+
+    /// A line when a job attains steady state, each sample out of it after (keep-going), and
+    /// when its writes fall off a cliff.
+    fn show_steady(&mut self, snap: &Snapshot, err: &mut impl Write) {
+        use crate::report::steady;
+        if self.steady_segment != snap.segment || self.steady_shown.len() != snap.jobs.len() {
+            self.steady_segment = snap.segment;
+            self.steady_shown = vec![(false, 0, false); snap.jobs.len()];
+        }
+        for (job, shown) in snap.jobs.iter().zip(&mut self.steady_shown) {
+            let who = if snap.jobs.len() > 1 {
+                format!("{}: ", job.name)
+            } else {
+                String::new()
+            };
+            if let Some(view) = &job.steady {
+                if view.attained_at.is_some() && !shown.0 {
+                    shown.0 = true;
+                    let _ = writeln!(err, "{}", steady::attained_line(&who, view));
+                }
+                if view.departures > shown.1 {
+                    shown.1 = view.departures;
+                    if let Some(line) = steady::departure_line(&who, view) {
+                        let _ = writeln!(err, "{line}");
+                    }
+                }
+            }
+            if let Some(view) = &job.sustained
+                && !shown.2
+                && let Some(line) = steady::cliff_line(&who, view)
+            {
+                shown.2 = true;
+                let _ = writeln!(err, "{line}");
+            }
+        }
     }
 }
 
@@ -432,5 +472,6 @@ pub fn job_options(args: &BenchArgs) -> Vec<JobOption> {
     if args.buffered {
         options.push(JobOption::flag(Key::Direct, "0"));
     }
+    options.extend(args.steady.options());
     options
 }

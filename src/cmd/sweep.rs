@@ -213,6 +213,7 @@ fn axes_and_base(args: &SweepArgs, argv: &[String]) -> anyhow::Result<(Vec<Axis>
     .into_iter()
     .filter_map(|(key, value)| value.map(|v| JobOption::flag(key, v.clone())))
     .collect();
+    base.extend(args.steady.options());
     let fixed = [
         ("--rwmixread", Some(&args.rwmixread)),
         ("--size", args.size.as_ref()),

@@ -120,7 +120,12 @@ fn fio_options(spec: &JobSpec) -> Vec<(&'static str, String)> {
                     .value
                     .parse::<u64>()
                     .map_or(o.value.clone(), format_size_short),
-                Key::Runtime | Key::Ramp | Key::Interval | Key::StartDelay => {
+                Key::Runtime
+                | Key::Ramp
+                | Key::Interval
+                | Key::StartDelay
+                | Key::SsDur
+                | Key::SsRamp => {
                     crate::units::parse_duration(&o.value).map_or(o.value.clone(), duration)
                 }
                 _ => o.value.clone(),
@@ -143,7 +148,12 @@ const FIO_DEFAULTS: &[(&str, &str)] = &[
     ("direct", "0"),
     ("ramp_time", "0s"),
     ("cpus_allowed_policy", "shared"),
+    ("steadystate_ramp_time", "0s"),
+    ("ss_keep_going", "0"),
 ];
+
+/// diskdash's own job options: fio has no such keys, so its command line leaves them out.
+const DISKDASH_ONLY: &[&str] = &["ss_keep_going", "cliff"];
 
 /// Quotes a word for a POSIX shell when it needs it.
 fn shell(word: &str) -> String {
@@ -199,6 +209,7 @@ pub fn commands(invocation: &FioInvocation) -> String {
                         && size_based
                         && job.spec.runtime == crate::bench::options::MAX_RUN_TIME)
                     || name == "status_interval"
+                    || DISKDASH_ONLY.contains(&name)
                 {
                     continue;
                 }
@@ -296,6 +307,19 @@ fn bench(job: &Job) -> Result<Vec<String>, String> {
     }
     if let Some(bytes) = spec.io_size_bytes {
         flag("--io-size", format_size_short(bytes));
+    }
+    if let Some(ss) = &spec.steady {
+        flag("--ss", ss.criterion.to_string());
+        flag("--ss-dur", duration(ss.dur));
+        if !ss.ramp.is_zero() {
+            flag("--ss-ramp", duration(ss.ramp));
+        }
+    }
+    if (spec.cliff_pct - crate::bench::spec::DEFAULT_CLIFF_PCT).abs() > f64::EPSILON {
+        flag("--cliff", format!("{}%", spec.cliff_pct));
+    }
+    if spec.steady.is_some_and(|ss| ss.keep_going) {
+        words.push("--ss-keep-going".into());
     }
     if !spec.direct {
         words.push("--buffered".into());

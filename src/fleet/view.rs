@@ -168,6 +168,8 @@ fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
         trim: seg.trim.clone(),
         retries: seg.retries,
         cpu: seg.cpu.clone(),
+        steadystate: first.and_then(|j| j.steadystate.clone()),
+        sustained_write: first.and_then(|j| j.sustained_write.clone()),
     }
 }
 

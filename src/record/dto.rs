@@ -228,6 +228,16 @@ pub struct JobRecord {
     /// Mixed block sizes, fio's `bssplit` spelling (format 5); `bs` is then the largest.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub bssplit: Option<String>,
+    /// Steady state, when the job had a criterion (format 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<super::SteadyJobRecord>,
+    /// `--cliff`: percent below the running write level that marks the cliff (format 5).
+    #[serde(default = "cliff_pct")]
+    pub cliff_pct: f64,
+}
+
+fn cliff_pct() -> f64 {
+    crate::bench::spec::DEFAULT_CLIFF_PCT
 }
 
 /// A paced job's caps, per worker (fio's job clone), per second.
@@ -315,6 +325,8 @@ impl From<&JobSpec> for JobRecord {
             end_fsync: spec.end_fsync,
             cpus_allowed_policy: if spec.cpus_split { "split" } else { "shared" }.to_string(),
             random_distribution: spec.distribution.as_text(),
+            steadystate: spec.steady.as_ref().map(super::SteadyJobRecord::from),
+            cliff_pct: spec.cliff_pct,
             rate: spec.rate.map(|rate| RateRecord {
                 unit: match rate.unit {
                     crate::bench::rate::Unit::Iops => "iops",
@@ -686,6 +698,9 @@ pub struct SegmentRecord {
     /// reconciled against the jobs on it. Since format 4.
     #[serde(default)]
     pub devices: Vec<DeviceRecord>,
+    /// Why the segment ended (format 4; absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<super::StopReason>,
 }
 
 /// One swept option's value at a sweep's point.
@@ -723,6 +738,12 @@ pub struct SegmentJobRecord {
     pub retries: u64,
     /// CPU time of the job's worker threads (the session's own is in the segment's `cpu`).
     pub cpu: CpuRecord,
+    /// fio's `steadystate`, when the job had a criterion (format 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<super::SteadyStateRecord>,
+    /// Write bandwidth against bytes written and the cliff, when the job wrote (format 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sustained_write: Option<super::SustainedWriteRecord>,
 }
 
 /// One interval: a line of `--jsonl`, and a point of a segment's series.

@@ -15,12 +15,14 @@ pub mod monitor;
 pub mod monitor_writer;
 pub mod output;
 pub mod rotate;
+mod steady;
 mod time;
 mod writer;
 
 pub use dto::*;
 pub use fleet::*;
 pub use load::{Loaded, is_monitor_recording_file, load, load_any, load_recording};
+pub use steady::*;
 pub use time::rfc3339_utc;
 pub use writer::{JsonlWriter, write_atomic};
 
@@ -29,7 +31,7 @@ pub const FORMAT: &str = "diskdash-bench";
 /// `format` of one JSON Lines interval record.
 pub const INTERVAL_FORMAT: &str = "diskdash-bench-interval";
 /// Bumped on any incompatible change of either format.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// What `lat_ns` measures, stated in every record.
 pub const LATENCY_DEFINITION: &str = "lat_ns of an I/O runs from the CLOCK_MONOTONIC read just \

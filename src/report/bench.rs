@@ -255,6 +255,7 @@ pub fn summary(record: &RunRecord) -> String {
             rec.verdict
         );
     }
+    out += &super::steady::summary_lines(record);
     for warning in &record.warnings {
         let _ = writeln!(out, "  WARNING {warning}");
     }

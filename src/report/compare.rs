@@ -262,6 +262,8 @@ mod tests {
             end_fsync: false,
             cpus_allowed_policy: "split".into(),
             random_distribution: "random".into(),
+            steadystate: None,
+            cliff_pct: 30.0,
             rate: None,
             bssplit: None,
         }
@@ -335,6 +337,7 @@ mod tests {
             device: None,
             jobs: Vec::new(),
             devices: Vec::new(),
+            stop_reason: None,
         }
     }
 

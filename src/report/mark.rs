@@ -507,7 +507,7 @@ mod tests {
             "working_set_bytes": 1u64 << 30, "dio_align_bytes": 512, "preconditioned": true,
             "scratch_removed": true, "notes": []});
         serde_json::from_value(json!({
-            "format": "diskdash-bench", "format_version": 4, "diskdash_version": "0.1.0",
+            "format": "diskdash-bench", "format_version": 5, "diskdash_version": "0.1.0",
             "status": "completed", "error": null,
             "started_at": "2026-11-23T14:52:20.500Z", "ended_at": "2026-11-23T14:53:20.500Z",
             "host": {"hostname": "vm", "kernel": "6.18", "cpus": 2, "memory_bytes": 1u64 << 34},

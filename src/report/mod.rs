@@ -6,3 +6,4 @@ pub mod fio;
 pub mod info;
 pub mod iostat;
 pub mod mark;
+pub mod steady;

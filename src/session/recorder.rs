@@ -69,6 +69,7 @@ pub struct SegmentOutcome<'a> {
     pub targets: Vec<usize>,
     /// The step's point (a sweep's), empty otherwise.
     pub point: &'a [(String, String)],
+    pub stop_reason: crate::record::StopReason,
 }
 
 /// What the record says of the run as a whole, beside what the recorder kept.
@@ -205,6 +206,7 @@ impl Recorder {
             jobs,
             targets,
             point,
+            stop_reason,
         } = outcome;
         self.segment_targets.push(targets);
         let index = self.next_segment();
@@ -243,6 +245,7 @@ impl Recorder {
             device: device.clone(),
             jobs,
             devices,
+            stop_reason: Some(stop_reason),
         });
         if device.is_some() {
             self.device = device;

@@ -15,8 +15,8 @@ use super::cpu::{cpu_record, rusage};
 use super::recorder::{Recorder, RunOutcome, SegmentOutcome};
 use super::snapshot::{
     DiskView, IntervalLatency, JobView, PlanProgress, PointRates, RunJobTotals, SERIES_POINTS,
-    SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView, StepResult,
-    TargetView, add_to_run,
+    SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView, SteadyView,
+    StepResult, SustainedView, TargetView, add_to_run,
 };
 use super::window::{DeviceWatch, Verdict};
 use super::{Control, SessionOptions, SessionOutcome};
@@ -33,7 +33,10 @@ use crate::record::{
     DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, JobRecord, JsonlWriter, RunStatus,
     RunWarning, SegmentJobRecord, SyncRecord, TargetRecord,
 };
+use crate::record::{SteadyStateRecord, StopReason, SustainedWriteRecord};
+use crate::stats::cliff::Cliff;
 use crate::stats::monotonic_ns;
+use crate::stats::steady::Tracker;
 use crate::units::format_size_short;
 
 /// How often the session looks at controls and signals, and republishes at the latest.
@@ -80,6 +83,12 @@ pub struct Runner {
     target_missed: bool,
     /// Each job's totals over the finished steps ([`Snapshot::run`] adds the running one).
     run_base: Vec<RunJobTotals>,
+    /// The running step's jobs' steady-state trackers and write curves (`None`: no criterion,
+    /// no writes).
+    steady: Vec<Option<Tracker>>,
+    cliffs: Vec<Option<Cliff>>,
+    /// Steady state was attained by every job with a criterion: the step is stopping.
+    steady_stop: bool,
 }
 
 /// What `Session::start` prepared on the caller's thread.
@@ -231,6 +240,9 @@ impl Runner {
             last_publish_ns: 0,
             target_missed: false,
             run_base: Vec::new(),
+            steady: Vec::new(),
+            cliffs: Vec::new(),
+            steady_stop: false,
         }
     }
 
@@ -629,8 +641,24 @@ impl Runner {
                 cumulative: StatsView::default(),
                 errors: 0,
                 series: Arc::new(VecDeque::new()),
+                steady: None,
+                sustained: None,
             })
             .collect();
+        self.steady = jobs
+            .iter()
+            .map(|job| {
+                job.spec
+                    .steady
+                    .map(|ss| Tracker::new(ss, job.spec.interval))
+            })
+            .collect();
+        self.cliffs = jobs
+            .iter()
+            .map(|job| job.spec.writes().then(|| Cliff::new(job.spec.cliff_pct)))
+            .collect();
+        self.steady_stop = false;
+        self.publish_steady();
         self.snap.disks = devices
             .iter()
             .map(|&d| DiskView {
@@ -687,6 +715,11 @@ impl Runner {
             let emitted = !intervals.is_empty();
             for interval in intervals {
                 self.add_interval(index, &interval, &devices);
+            }
+            if !self.steady_stop && self.steady_attained() {
+                self.steady_stop = true;
+                self.publish_steady();
+                seg.stop();
             }
             if emitted {
                 let span = Duration::from_nanos(seg.elapsed_ns(monotonic_ns()));
@@ -855,6 +888,21 @@ impl Runner {
             ending = None;
         }
         let ending = ending.unwrap_or(SegmentEnding::Runtime);
+        for cliff in self.cliffs.iter_mut().flatten() {
+            cliff.finish();
+        }
+        self.publish_steady();
+        let stop_reason = match ending {
+            SegmentEnding::Runtime if self.steady_stop => StopReason::SteadyState,
+            SegmentEnding::Runtime if size_goal(&jobs).is_some() => StopReason::IoSize,
+            SegmentEnding::Runtime => StopReason::Runtime,
+            SegmentEnding::Stop => StopReason::Stopped,
+            SegmentEnding::Change(_) => StopReason::Changed,
+            SegmentEnding::Next | SegmentEnding::Quit | SegmentEnding::Interrupt => {
+                StopReason::Interrupted
+            }
+            SegmentEnding::Fault => StopReason::Failed,
+        };
         let cpu = cpu_record(
             cpu_measure_start.unwrap_or(cpu_end),
             cpu_end,
@@ -939,7 +987,8 @@ impl Runner {
             .zip(&targets)
             .zip(&end.jobs)
             .zip(job_errors)
-            .map(|(((job, &t), job_end), error)| SegmentJobRecord {
+            .enumerate()
+            .map(|(j, (((job, &t), job_end), error))| SegmentJobRecord {
                 name: job.name.clone(),
                 group: job.group,
                 job: JobRecord::from(&job.spec),
@@ -963,6 +1012,17 @@ impl Runner {
                     .with_histogram(&job_end.total.trim),
                 retries: job_end.total.retries,
                 cpu: cpu_record((0, 0, 0), job_end.cpu, job_end.elapsed_ns),
+                steadystate: self.steady.get(j).and_then(Option::as_ref).map(|tracker| {
+                    SteadyStateRecord::from_tracker(
+                        tracker,
+                        self.steady_stop && tracker.attained_at_ns.is_some(),
+                    )
+                }),
+                sustained_write: self
+                    .cliffs
+                    .get(j)
+                    .and_then(Option::as_ref)
+                    .map(SustainedWriteRecord::from),
             })
             .collect();
         self.recorder.end_segment(SegmentOutcome {
@@ -976,6 +1036,7 @@ impl Runner {
             jobs: job_records,
             targets,
             point: &self.plan.steps[self.step].point,
+            stop_reason,
         });
         // The step's final totals (its last, partial interval and its errors included) join
         // the run's.
@@ -1028,7 +1089,72 @@ impl Runner {
         self.snap.engine = self.engine.clone();
     }
 
+    /// Whether every job with a criterion has attained it and none keeps going.
+    fn steady_attained(&self) -> bool {
+        let mut any = false;
+        for tracker in self.steady.iter().flatten() {
+            if tracker.spec.keep_going || tracker.attained_at_ns.is_none() {
+                return false;
+            }
+            any = true;
+        }
+        any
+    }
+
+    /// Feeds each job's part of `interval` to its steady-state tracker and write curve.
+    fn track_interval(&mut self, interval: &Interval) {
+        let interval_ns = crate::record::nanos(self.snap.job.interval);
+        let single = [&interval.stats];
+        let parts: Vec<&crate::stats::WorkerStats> = if interval.jobs.is_empty() {
+            single.to_vec()
+        } else {
+            interval.jobs.iter().collect()
+        };
+        for (j, stats) in parts.into_iter().enumerate() {
+            if let Some(Some(tracker)) = self.steady.get_mut(j) {
+                let (r, w) = (&stats.read, &stats.write);
+                let latency_sum_ns = r.latency.summary().mean_ns * r.ios as f64
+                    + w.latency.summary().mean_ns * w.ios as f64;
+                // The step ends (run_segment) once every job with a criterion attains it.
+                tracker.interval(
+                    interval.end_offset_ns,
+                    interval.duration_ns,
+                    r.ios + w.ios,
+                    r.bytes + w.bytes,
+                    latency_sum_ns,
+                );
+            }
+            if let Some(Some(cliff)) = self.cliffs.get_mut(j) {
+                cliff.point(
+                    interval.end_offset_ns,
+                    interval.duration_ns,
+                    stats.write.bytes,
+                    interval.duration_ns >= interval_ns / 2,
+                );
+            }
+        }
+        self.publish_steady();
+    }
+
+    /// Copies the trackers' state into the job views.
+    fn publish_steady(&mut self) {
+        let stopping = self.steady_stop;
+        for (j, view) in self.snap.jobs.iter_mut().enumerate() {
+            view.steady = self
+                .steady
+                .get(j)
+                .and_then(Option::as_ref)
+                .map(|t| SteadyView::of(t, stopping));
+            view.sustained = self
+                .cliffs
+                .get(j)
+                .and_then(Option::as_ref)
+                .map(SustainedView::of);
+        }
+    }
+
     fn add_interval(&mut self, segment: u32, interval: &Interval, devices: &[usize]) {
+        self.track_interval(interval);
         let duration = Duration::from_nanos(interval.duration_ns);
         let view = StatsView::from_stats(&interval.stats, duration);
         if interval.jobs.is_empty() {

@@ -210,6 +210,73 @@ pub struct JobView {
     /// This job's intervals of the step, when the step runs several jobs (a one-job step's
     /// are [`Snapshot::series`]).
     pub series: Arc<VecDeque<SeriesPoint>>,
+    /// Its steady-state criterion as it stands, when it has one.
+    pub steady: Option<SteadyView>,
+    /// Write bandwidth against bytes written, when it writes.
+    pub sustained: Option<SustainedView>,
+}
+
+/// A job's steady state as it stands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SteadyView {
+    pub spec: crate::stats::steady::SteadyState,
+    /// One sample's length, seconds, and the window's length in samples.
+    pub sample_s: f64,
+    pub window_samples: usize,
+    pub phase: crate::stats::steady::Phase,
+    /// The criterion over the last full window.
+    pub last: Option<crate::stats::steady::Evaluation>,
+    /// When it was attained, since the measured window opened.
+    pub attained_at: Option<Duration>,
+    /// Keep-going: samples out of steady state since it was attained, and the last of them.
+    pub departures: u64,
+    pub last_departure: Option<crate::stats::steady::Departure>,
+    /// Attaining it is ending the step.
+    pub stopping: bool,
+}
+
+impl SteadyView {
+    #[must_use]
+    pub fn of(tracker: &crate::stats::steady::Tracker, stopping: bool) -> Self {
+        Self {
+            spec: tracker.spec,
+            sample_s: tracker.sample_s,
+            window_samples: tracker.window_samples,
+            phase: tracker.phase,
+            last: tracker.last,
+            attained_at: tracker.attained_at_ns.map(Duration::from_nanos),
+            departures: tracker.departure_count,
+            last_departure: tracker.departures.last().copied(),
+            stopping,
+        }
+    }
+}
+
+/// Sustained writes: `(GiB written, MiB/s)` per span, and the cliff once found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SustainedView {
+    pub threshold_pct: f64,
+    pub points: Arc<Vec<(f64, f64)>>,
+    pub cliff: Option<crate::stats::cliff::CliffPoint>,
+}
+
+impl SustainedView {
+    #[must_use]
+    pub fn of(cliff: &crate::stats::cliff::Cliff) -> Self {
+        const GIB: f64 = (1u64 << 30) as f64;
+        const MIB: f64 = (1u64 << 20) as f64;
+        Self {
+            threshold_pct: cliff.threshold_pct,
+            points: Arc::new(
+                cliff
+                    .curve()
+                    .iter()
+                    .map(|p| (p.written_bytes as f64 / GIB, p.bytes_per_s() / MIB))
+                    .collect(),
+            ),
+            cliff: cliff.found,
+        }
+    }
 }
 
 /// Where the plan is: step `index` (0-based) of `count`, and how far the running one is.
@@ -390,6 +457,8 @@ mod tests {
             cumulative: StatsView::from_stats(&stats, Duration::from_secs(1)),
             errors,
             series: Arc::default(),
+            steady: None,
+            sustained: None,
         }
     }
 

@@ -2,7 +2,9 @@
 //! per I/O and hand it over once per tick; the aggregator merges them into interval and total
 //! [`DirectionStats`] and summarises with [`LatencySummary`].
 
+pub mod cliff;
 mod histogram;
+pub mod steady;
 
 pub use histogram::{
     FINE_SUB_BUCKET_BITS, FIO_PERCENTILES, LatencyBucket, LatencyHistogram, LatencySummary,

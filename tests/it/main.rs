@@ -27,6 +27,7 @@ mod safety_input;
 mod safety_signals;
 mod safety_target;
 mod serve;
+mod steady;
 mod sweep;
 mod trim;
 mod tui_bench;

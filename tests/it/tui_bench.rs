@@ -168,3 +168,50 @@ fn a_running_benchmark_draws_at_most_ten_frames_a_second() {
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
 }
+
+/// Steady state in the dashboard: the line under the header fills its window, says
+/// `ATTAINED` and the run stops; the sustained-write chart is drawn for a write job. The
+/// record says why the segment ended.
+#[test]
+#[ignore = "needs tmux"]
+fn steady_state_shows_its_window_and_stops_the_run_when_attained() {
+    tmux::require();
+    let args = [
+        "bench",
+        "--rw",
+        "randwrite",
+        "--size",
+        "32M",
+        "--iodepth",
+        "4",
+        "--runtime",
+        "60s",
+        "--ss",
+        "iops:60%",
+        "--ss-dur",
+        "4s",
+        "--json",
+        "run.json",
+    ];
+    let t = Tmux::start("bench-steady", &args, &[], 160, 50);
+    let screen = t.wait_for("the window filling", WAIT, |s| {
+        s.contains("steady state iops:60% over 4s") && s.contains("filling the window")
+    });
+    assert!(
+        screen.contains("sustained writes: MiB/s against GiB written"),
+        "{screen}"
+    );
+    let screen = t.wait_for("steady state attained", WAIT, |s| {
+        s.contains("ATTAINED at 4.0s")
+    });
+    assert!(screen.contains("now "), "{screen}");
+    t.wait_for("the run stopped", WAIT, |s| !s.contains("RUNNING"));
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+    t.assert_restored();
+    let record = crate::support::read_json(&t.path("run.json"));
+    let segment = &record["segments"][0];
+    assert_eq!(segment["stop_reason"], "steady_state", "{record:#}");
+    assert_eq!(segment["jobs"][0]["steadystate"]["attained"], 1);
+    assert!(record["elapsed_ns"].as_u64().unwrap() < 60_000_000_000);
+}

@@ -200,3 +200,55 @@ fn a_recorded_sweep_opens_with_its_results() {
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0);
 }
+
+/// A recorded run with steady state and writes: `show` redraws the steady-state line as it
+/// ended and the sustained-write chart from the record.
+#[test]
+#[ignore = "needs tmux"]
+fn a_recorded_steady_state_run_shows_its_line_and_write_curve() {
+    tmux::require();
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("run.json");
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args([
+            "bench",
+            "--no-tui",
+            "--rw",
+            "randwrite",
+            "--size",
+            "16M",
+            "-q",
+            "4",
+        ])
+        .args([
+            "--runtime",
+            "30s",
+            "--ss",
+            "iops:60%",
+            "--ss-dur",
+            "3s",
+            "--json",
+        ])
+        .arg(&record)
+        .output()
+        .unwrap();
+    crate::support::assert_success(&out);
+    let t = Tmux::start(
+        "show-ss",
+        &["show", &record.to_string_lossy()],
+        &[],
+        160,
+        50,
+    );
+    let screen = t.wait_for("the recorded run", WAIT, |s| s.contains("RECORDED"));
+    assert!(
+        screen.contains("steady state iops:60% over 3s")
+            && screen.contains("ATTAINED at 3.0s, stopping"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("sustained writes: MiB/s against GiB written"),
+        "{screen}"
+    );
+}

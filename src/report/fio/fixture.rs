@@ -108,7 +108,7 @@ fn segment(index: u32, jobs: Vec<Value>) -> Value {
 
 fn run(segments: Vec<Value>) -> RunRecord {
     serde_json::from_value(json!({
-        "format": "diskdash-bench", "format_version": 4, "diskdash_version": "0.1.0",
+        "format": "diskdash-bench", "format_version": 5, "diskdash_version": "0.1.0",
         "status": "completed", "error": null,
         "started_at": "2026-11-23T14:52:20.500Z", "ended_at": "2026-11-23T14:52:23.250Z",
         "host": {"hostname": "vm", "kernel": "6.18", "cpus": 2, "memory_bytes": 1u64 << 34},

@@ -50,6 +50,10 @@ pub struct JobJson {
     pub usr_cpu: f64,
     pub sys_cpu: f64,
     pub ctx: u64,
+    /// fio's `steadystate` when the job had a criterion (diskdash's own fields follow fio's);
+    /// a `group_reporting` block of several jobs has none (diskdash judges each job).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<crate::record::SteadyStateRecord>,
     pub diskdash: JobNotesJson,
 }
 
@@ -220,6 +224,10 @@ fn job(block: &Block<'_>, list: &[f64]) -> JobJson {
         usr_cpu: block.usr_cpu,
         sys_cpu: block.sys_cpu,
         ctx: block.ctx,
+        steadystate: match block.jobs.as_slice() {
+            [job] => job.steadystate.clone(),
+            _ => None,
+        },
         diskdash: JobNotesJson {
             status: block.status(),
             workers: block.workers,
@@ -402,7 +410,7 @@ mod tests {
                 "in_queue": 30_600, "util": 98.5}])
         );
         let notes = &doc["diskdash"];
-        assert_eq!(notes["format_version"], 4);
+        assert_eq!(notes["format_version"], 5);
         assert_eq!(notes["reconciliation"][0]["disk"], "vda");
         assert_eq!(notes["reconciliation"][0]["device_read_ios"], 120_000);
         assert!(

@@ -252,6 +252,11 @@ impl Source for BenchSource {
             (Some(device), queue)
         };
         let running = matches!(snap.state, SessionState::Running | SessionState::Paused);
+        // The steady state and writes of the job the charts show (the first when none is
+        // picked).
+        let several = snap.jobs.len() > 1;
+        let finished = matches!(snap.state, SessionState::Finished(_) | SessionState::Idle);
+        let shown_job = job.and_then(|i| snap.jobs.get(i)).or(snap.jobs.first());
         let sweep = crate::tui::view::sweep::sweep(snap, app.ui.sweep_metric);
         app.sweep = sweep.is_some();
         let step = sweep
@@ -296,6 +301,8 @@ impl Source for BenchSource {
             disks: Some(table),
             jobs: snap_view::jobs(snap, job),
             sweep,
+            steady: shown_job.and_then(|j| crate::tui::view::steady::live(j, several, finished)),
+            sustained: shown_job.and_then(|j| crate::tui::view::steady::live_chart(j, several)),
             ui,
         }
     }

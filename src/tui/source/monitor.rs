@@ -351,6 +351,8 @@ impl Source for MonitorSource {
             disks: Some(table),
             jobs: None,
             sweep: None,
+            steady: None,
+            sustained: None,
             ui,
         }
     }

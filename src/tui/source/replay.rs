@@ -173,6 +173,8 @@ impl Source for ReplaySource {
             disks: Some(table),
             jobs: None,
             sweep: None,
+            steady: None,
+            sustained: None,
             ui,
         }
     }

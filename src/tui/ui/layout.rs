@@ -47,6 +47,10 @@ pub enum Panel {
     Sweep,
     /// A sweep's metric against its swept parameter.
     SweepChart,
+    /// The steady-state line (one row).
+    Steady,
+    /// Write bandwidth against bytes written.
+    Sustained,
 }
 
 /// The rect of every panel on screen (`None`: folded or absent).
@@ -62,6 +66,8 @@ pub struct Plan {
     pub jobs: Option<Rect>,
     pub sweep: Option<Rect>,
     pub sweep_chart: Option<Rect>,
+    pub steady: Option<Rect>,
+    pub sustained: Option<Rect>,
 }
 
 impl Plan {
@@ -75,6 +81,8 @@ impl Plan {
             Panel::Jobs => &mut self.jobs,
             Panel::Sweep => &mut self.sweep,
             Panel::SweepChart => &mut self.sweep_chart,
+            Panel::Steady => &mut self.steady,
+            Panel::Sustained => &mut self.sustained,
         };
         *slot = Some(rect);
     }
@@ -110,6 +118,8 @@ fn min_height(mode: Mode, panel: Panel) -> u16 {
         // The header and a point (scrolled to the running one).
         (_, Panel::Sweep) => 5,
         (_, Panel::SweepChart) => 10,
+        (_, Panel::Steady) => 1,
+        (_, Panel::Sustained) => 8,
     }
 }
 
@@ -134,6 +144,8 @@ fn pref_height(view: &View, panel: Panel, width: u16) -> u16 {
         Panel::Jobs => super::jobs::rows_wanted(view),
         Panel::Sweep => super::sweep::rows_wanted(view),
         Panel::SweepChart => 16,
+        Panel::Steady => 1,
+        Panel::Sustained => 14,
     }
 }
 
@@ -142,6 +154,7 @@ fn priority(view: &View) -> Vec<Panel> {
     match view.mode {
         Mode::Bench | Mode::Show if view.sweep.is_some() => vec![
             Panel::Throughput,
+            Panel::Steady,
             Panel::Sweep,
             Panel::SweepChart,
             Panel::Latency,
@@ -161,16 +174,20 @@ fn priority(view: &View) -> Vec<Panel> {
         // Several jobs: the table that picks the job and the charts that show it stay together.
         Mode::Bench | Mode::Show if view.jobs.is_some() => vec![
             Panel::Throughput,
+            Panel::Steady,
             Panel::Jobs,
             Panel::Latency,
             Panel::Device,
+            Panel::Sustained,
             Panel::Queue,
             Panel::Table,
         ],
         Mode::Bench | Mode::Show => vec![
             Panel::Throughput,
+            Panel::Steady,
             Panel::Device,
             Panel::Latency,
+            Panel::Sustained,
             Panel::Queue,
             Panel::Table,
             Panel::Jobs,
@@ -188,6 +205,9 @@ fn present(view: &View, panel: Panel) -> bool {
         Panel::Table => view.disks.is_some(),
         Panel::Jobs => view.jobs.is_some(),
         Panel::Sweep | Panel::SweepChart => view.sweep.is_some(),
+        Panel::Steady => view.steady.is_some(),
+        // A sweep's points each write a little; its chart is the sweep's.
+        Panel::Sustained => view.sustained.is_some() && view.sweep.is_none(),
     }
 }
 
@@ -235,9 +255,23 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
         .into_iter()
         .take(1)
         .collect();
+    let one = |panel| -> Vec<Vec<Panel>> {
+        pair(panel, panel, shown, false)
+            .into_iter()
+            .take(1)
+            .collect()
+    };
     let order = match view.mode {
-        Mode::Monitor => [jobs, table, device, charts, sweep],
-        Mode::Bench | Mode::Show => [jobs, charts, sweep, device, table],
+        Mode::Monitor => [jobs, table, device, charts, sweep, vec![], vec![]],
+        Mode::Bench | Mode::Show => [
+            jobs,
+            one(Panel::Steady),
+            charts,
+            one(Panel::Sustained),
+            sweep,
+            device,
+            table,
+        ],
     };
     order
         .into_iter()
@@ -257,9 +291,12 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
                 .first()
                 .map_or(0, |&p| pref_height(view, p, main_width))
                 .max(min);
-            let grows = panels
-                .iter()
-                .any(|p| matches!(p, Panel::Throughput | Panel::Latency | Panel::SweepChart));
+            let grows = panels.iter().any(|p| {
+                matches!(
+                    p,
+                    Panel::Throughput | Panel::Latency | Panel::SweepChart | Panel::Sustained
+                )
+            });
             Band {
                 panels,
                 min,
@@ -396,6 +433,8 @@ mod tests {
             p.jobs,
             p.sweep,
             p.sweep_chart,
+            p.steady,
+            p.sustained,
         ]
         .into_iter()
         .flatten()

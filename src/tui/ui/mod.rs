@@ -8,6 +8,7 @@
 //! +--------------------------------+-----------------------------+
 //! | throughput.rs  IOPS + MiB/s     | latency.rs  percentiles +   |
 //! |   over time, segment markers    |   log-bucket histogram      |
+//! | sustained.rs  write MiB/s against GiB written, the cliff      |
 //! +--------------------------------+-----------------------------+
 //! | device.rs  iostat -x metrics,   | queue.rs  sysfs queue       |
 //! |   history, reconciliation, warn |   settings                  |
@@ -33,6 +34,8 @@ pub mod latency;
 pub mod layout;
 pub mod queue;
 pub mod sample;
+pub mod steady;
+pub mod sustained;
 pub mod sweep;
 pub mod sweep_chart;
 pub mod table;
@@ -74,6 +77,12 @@ pub fn render(f: &mut Frame, view: &View) {
     }
     if let Some(r) = plan.sweep_chart {
         sweep_chart::render(f, r, view);
+    }
+    if let Some(r) = plan.steady {
+        steady::render(f, r, view);
+    }
+    if let Some(r) = plan.sustained {
+        sustained::render(f, r, view);
     }
     footer::render(f, plan.footer, view);
     help::render(f, area, view);

@@ -243,6 +243,8 @@ pub fn bench() -> View {
         disks: Some(disks()),
         jobs: None,
         sweep: None,
+        steady: None,
+        sustained: None,
         ui: UiState {
             color: true,
             message: Some("iodepth 32 -> 64: segment 2".into()),
@@ -424,6 +426,60 @@ pub fn bench_other_disk() -> View {
     if let Some(t) = &mut view.disks {
         t.selected = Some(1);
     }
+    view
+}
+
+/// A sustained random write with steady state on, built the way the session builds it: the
+/// bandwidth falls off a cliff at 6 GiB written (a drive's write cache filling), climbs, then
+/// settles; `iops_slope:1%` over 10 s is attained at 35 s (`keep_going`: it runs on, a dip at
+/// 45 s takes two samples out of steady state, the second at 54 s, where the view is).
+#[must_use]
+pub fn bench_steady(keep_going: bool) -> View {
+    use crate::session::{SteadyView, SustainedView};
+    use crate::stats::cliff::Cliff;
+    use crate::stats::steady::{Criterion, SteadyState, Tracker};
+    const S: u64 = 1_000_000_000;
+    let ss = SteadyState {
+        criterion: Criterion::parse("iops_slope:1%").expect("a criterion"),
+        dur: Duration::from_secs(10),
+        ramp: Duration::from_secs(5),
+        keep_going,
+    };
+    let mut tracker = Tracker::new(ss, Duration::from_secs(1));
+    let mut cliff = Cliff::new(30.0);
+    let end = if keep_going { 54 } else { 35 };
+    for t in 1..=end {
+        // 1.2 GiB/s for 5 s, then 209 MiB/s climbing to 313 MiB/s at 32 s, flat after (a dip
+        // at 45 s).
+        let mib: u64 = match t {
+            0..=5 => 1230,
+            6..=32 => 185 + 4 * t,
+            45 => 250,
+            _ => 313,
+        };
+        let bytes = mib << 20;
+        tracker.interval(t * S, S, bytes / 16_384, bytes, 0.0);
+        cliff.interval(t * S, S, bytes);
+    }
+    let mut view = bench();
+    view.header.job = Some("randwrite bs=16k iodepth=32 numjobs=1 direct".into());
+    if let Some(tp) = &mut view.throughput {
+        for p in &mut tp.points {
+            (p.write_iops, p.write_bytes_per_s) = (p.read_iops, p.read_bytes_per_s);
+            (p.read_iops, p.read_bytes_per_s) = (0.0, 0.0);
+        }
+    }
+    view.header.elapsed = Duration::from_secs(end);
+    view.steady = Some(crate::tui::view::steady::line(
+        &SteadyView::of(&tracker, !keep_going),
+        None,
+        false,
+    ));
+    view.sustained = Some(crate::tui::view::steady::chart(
+        &SustainedView::of(&cliff),
+        None,
+    ));
+    view.ui.message = None;
     view
 }
 

@@ -92,6 +92,42 @@ fn text(term: &Terminal<TestBackend>) -> String {
         .join("\n")
 }
 
+/// Steady state: the line under the header says the criterion, the window, the value against
+/// the limit and the state at both sizes; the sustained-write chart and its cliff at 160x50.
+#[test]
+fn steady_state_and_the_write_cliff() {
+    for keep_going in [false, true] {
+        let view = sample::bench_steady(keep_going);
+        for (w, h) in [(80, 24), (160, 50)] {
+            let term = frame(&view, w, h);
+            let screen = text(&term);
+            let want = match (keep_going, w) {
+                (true, 80) => "ss iops_slope:1%/10s 1.12% >= 1.00% LEFT x2 since 35.0s",
+                (true, _) => {
+                    "steady state iops_slope:1% over 10s  now 1.12% >= 1.00%  LEFT: 2 samples \
+                     out since attained at 35.0s"
+                }
+                (false, 80) => "ss iops_slope:1%/10s 0.95% < 1.00% ATTAINED 35.0s, stopping",
+                (false, _) => {
+                    "steady state iops_slope:1% over 10s  now 0.95% < 1.00%  ATTAINED at 35.0s, \
+                     stopping"
+                }
+            };
+            let row = screen.lines().nth(2).unwrap_or_default();
+            assert!(row.contains(want), "{w}x{h}: {row}\n{screen}");
+            if w == 160 {
+                assert!(
+                    screen.contains("sustained writes: MiB/s against GiB written, cliff at 6.01 GiB: 1.20 GiB/s -> 217 MiB/s"),
+                    "{screen}"
+                );
+            }
+            check_cells(term.backend().buffer(), true);
+            let name = if keep_going { "left" } else { "attained" };
+            insta::assert_snapshot!(format!("frame_bench_steady_{name}_{w}x{h}"), term.backend());
+        }
+    }
+}
+
 /// After a stop the device panel's numbers are the segment's last interval and the table's are
 /// now; another disk picked in the table takes the device panel, the reconciliation stays the
 /// target's. Each says which it is.

@@ -308,6 +308,17 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         disks: None,
         jobs: last.and_then(jobs),
         sweep: super::sweep::recorded(record, ui.sweep_metric),
+        // The last step's first job with one.
+        steady: last.and_then(|seg| {
+            seg.jobs
+                .iter()
+                .find_map(|j| super::steady::recorded(j, seg.jobs.len() > 1))
+        }),
+        sustained: last.and_then(|seg| {
+            seg.jobs
+                .iter()
+                .find_map(|j| super::steady::recorded_chart(j, seg.jobs.len() > 1))
+        }),
         ui,
     }
 }

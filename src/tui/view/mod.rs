@@ -7,6 +7,7 @@
 pub mod from_monitor;
 pub mod from_record;
 pub mod from_snapshot;
+pub mod steady;
 pub mod sweep;
 
 use std::time::Duration;
@@ -70,6 +71,10 @@ pub struct View {
     pub jobs: Option<JobsView>,
     /// The sweep's points and results, when the plan is a sweep.
     pub sweep: Option<SweepView>,
+    /// The shown job's steady-state criterion, when it has one.
+    pub steady: Option<steady::SteadyLine>,
+    /// The shown job's write bandwidth against bytes written, when it writes.
+    pub sustained: Option<steady::SustainedChart>,
     pub ui: UiState,
 }
 

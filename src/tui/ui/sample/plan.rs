@@ -161,6 +161,8 @@ pub fn snapshot() -> Snapshot {
             cumulative: StatsView::from_stats(&cumulative, Duration::from_secs(ELAPSED_S)),
             errors: 0,
             series: Arc::new(series),
+            steady: None,
+            sustained: None,
         });
     }
     for i in 0..ELAPSED_S {

@@ -179,6 +179,8 @@ pub fn snapshot() -> Snapshot {
         cumulative,
         errors: 0,
         series: Arc::new(VecDeque::new()),
+        steady: None,
+        sustained: None,
     }];
     snap.disks = vec![DiskView {
         name: "vda".into(),

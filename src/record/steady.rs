@@ -1,0 +1,212 @@
+//! The record's steady state (fio's `steadystate` object, its field names and types, and what
+//! diskdash adds) and the sustained-write curve with its cliff. Built from the pure trackers of
+//! `stats::steady` and `stats::cliff`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::stats::cliff::Cliff;
+use crate::stats::steady::{Evaluation, Metric, SteadyState, Tracker};
+
+/// How a job's steady state is configured (part of the record's `job`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SteadyJobRecord {
+    /// As given: `iops_slope:0.3%`.
+    pub criterion: String,
+    pub dur_ns: u64,
+    pub ramp_ns: u64,
+    pub keep_going: bool,
+}
+
+impl From<&SteadyState> for SteadyJobRecord {
+    fn from(ss: &SteadyState) -> Self {
+        Self {
+            criterion: ss.criterion.to_string(),
+            dur_ns: super::nanos(ss.dur),
+            ramp_ns: super::nanos(ss.ramp),
+            keep_going: ss.keep_going,
+        }
+    }
+}
+
+/// fio's `steadystate` (same names and types: `attained` is 0 or 1, `criterion` a string with
+/// `%` when the limit is a percentage, `bw` in bytes/s), then diskdash's own fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SteadyStateRecord {
+    /// fio's `ss`: `iops_slope:0.300000%`.
+    pub ss: String,
+    /// The window, seconds.
+    pub duration: u64,
+    pub attained: u8,
+    /// The criterion's value at attainment (or at the last full window): `0.21%`; a slope's
+    /// keeps its sign, as fio writes it (`-0.42%`).
+    pub criterion: String,
+    /// Largest |sample - mean| of that window, in the metric's unit.
+    pub max_deviation: f64,
+    /// Least-squares slope of that window, the metric's unit per second.
+    pub slope: f64,
+    pub data: SteadyStateData,
+    /// When it was attained, ns since the measured window opened.
+    pub attained_at_ns: Option<u64>,
+    /// Attaining it ended the job's step (not keep-going).
+    pub stopped_run: bool,
+    pub keep_going: bool,
+    pub ramp_ns: u64,
+    /// The length of one sample (whole intervals spanning a second), ns.
+    pub sample_ns: u64,
+    /// Keep-going: samples out of steady state after it was attained (the first 1000).
+    pub departures: Vec<DepartureRecord>,
+    pub departure_count: u64,
+}
+
+/// fio's `data`: the window's samples and means (`bw` bytes/s), plus latency and times.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SteadyStateData {
+    pub bw_mean: u64,
+    pub iops_mean: u64,
+    /// Mean of the samples' mean latencies, ns.
+    pub lat_mean: u64,
+    pub iops: Vec<u64>,
+    pub bw: Vec<u64>,
+    pub lat: Vec<u64>,
+    /// Each sample's end, ns since the measured window opened.
+    pub t_ns: Vec<u64>,
+}
+
+/// A sample out of steady state after it was attained.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DepartureRecord {
+    pub t_ns: u64,
+    /// The criterion's value then, in the criterion's unit (percent when it is a percentage).
+    pub criterion: f64,
+}
+
+impl SteadyStateRecord {
+    /// The record of a tracker; `stopped_run` when attaining it ended the step.
+    #[must_use]
+    pub fn from_tracker(tracker: &Tracker, stopped_run: bool) -> Self {
+        let ss = &tracker.spec;
+        let (window, evaluation) = tracker.reported();
+        let mean_of = |metric: Metric| {
+            if window.is_empty() {
+                0
+            } else {
+                (window.iter().map(|s| s.value(metric)).sum::<f64>() / window.len() as f64) as u64
+            }
+        };
+        let pct = if ss.criterion.pct { "%" } else { "" };
+        Self {
+            ss: ss.criterion.fio_text(),
+            duration: ss.dur.as_secs(),
+            attained: u8::from(tracker.attained_at_ns.is_some()),
+            criterion: format!(
+                "{:.6}{pct}",
+                evaluation.map_or(0.0, |e| signed_value(&ss.criterion, &e))
+            ),
+            max_deviation: evaluation.map_or(0.0, |e| e.max_deviation),
+            slope: evaluation.map_or(0.0, |e| e.slope),
+            data: SteadyStateData {
+                bw_mean: mean_of(Metric::Bw),
+                iops_mean: mean_of(Metric::Iops),
+                lat_mean: mean_of(Metric::Lat),
+                iops: window.iter().map(|s| s.iops.round() as u64).collect(),
+                bw: window
+                    .iter()
+                    .map(|s| s.bw_bytes_per_s.round() as u64)
+                    .collect(),
+                lat: window
+                    .iter()
+                    .map(|s| s.lat_mean_ns.round() as u64)
+                    .collect(),
+                t_ns: window.iter().map(|s| s.end_ns).collect(),
+            },
+            attained_at_ns: tracker.attained_at_ns,
+            stopped_run,
+            keep_going: ss.keep_going,
+            ramp_ns: super::nanos(ss.ramp),
+            sample_ns: (tracker.sample_s * 1e9).round() as u64,
+            departures: tracker
+                .departures
+                .iter()
+                .map(|d| DepartureRecord {
+                    t_ns: d.end_ns,
+                    criterion: d.value,
+                })
+                .collect(),
+            departure_count: tracker.departure_count,
+        }
+    }
+}
+
+/// fio's `criterion`: a slope keeps its sign (fio compares its magnitude with the limit).
+fn signed_value(criterion: &crate::stats::steady::Criterion, e: &Evaluation) -> f64 {
+    if criterion.slope && e.slope < 0.0 {
+        -e.value
+    } else {
+        e.value
+    }
+}
+
+const GIB: f64 = (1u64 << 30) as f64;
+const MIB: f64 = (1u64 << 20) as f64;
+
+/// Write bandwidth against bytes written, and the cliff.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SustainedWriteRecord {
+    /// `--cliff`: percent below the running level that counts as down.
+    pub threshold_pct: f64,
+    pub written_bytes: u64,
+    /// `[GiB written at the end of the span, MiB/s over the span]`, a span per interval
+    /// (several merged into one on long runs).
+    pub points: Vec<[f64; 2]>,
+    pub cliff: Option<CliffRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CliffRecord {
+    /// Written when the bandwidth fell.
+    pub gib_written: f64,
+    pub written_bytes: u64,
+    pub t_ns: u64,
+    /// The running level before and the mean of the down intervals after, MiB/s.
+    pub before_mib_s: f64,
+    pub after_mib_s: f64,
+}
+
+impl From<&Cliff> for SustainedWriteRecord {
+    fn from(cliff: &Cliff) -> Self {
+        Self {
+            threshold_pct: cliff.threshold_pct,
+            written_bytes: cliff.written_bytes(),
+            points: cliff
+                .curve()
+                .iter()
+                .map(|p| [p.written_bytes as f64 / GIB, p.bytes_per_s() / MIB])
+                .collect(),
+            cliff: cliff.found.map(|c| CliffRecord {
+                gib_written: c.written_bytes as f64 / GIB,
+                written_bytes: c.written_bytes,
+                t_ns: c.at_ns,
+                before_mib_s: c.before_bytes_per_s / MIB,
+                after_mib_s: c.after_bytes_per_s / MIB,
+            }),
+        }
+    }
+}
+
+/// Why a segment ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// Its runtime was over.
+    Runtime,
+    /// Every job moved its bytes (size-based).
+    IoSize,
+    /// Steady state was attained.
+    SteadyState,
+    /// Stopped from the dashboard.
+    Stopped,
+    /// A live change started the next segment.
+    Changed,
+    Interrupted,
+    Failed,
+}
