@@ -981,48 +981,6 @@ mod tests {
         );
     }
 
-    /// Release only: `cargo test --release --lib verify -- --ignored --nocapture`.
-    #[test]
-    #[ignore = "timing"]
-    fn speed() {
-        use std::hint::black_box;
-        use std::time::Instant;
-        const BYTES_PER_RUN: usize = 512 << 20;
-        for kind in Kind::ALL {
-            for len in [4 << 10, 64 << 10, 1 << 20] {
-                let mut buf = vec![0u8; len];
-                let rounds = BYTES_PER_RUN / len;
-                let start = Instant::now();
-                for round in 0..rounds {
-                    let id = BlockId {
-                        offset: (round * len) as u64,
-                        ..id()
-                    };
-                    fill(black_box(&mut buf), kind, &id);
-                }
-                let fill_s = start.elapsed().as_secs_f64();
-                let expected = Expect {
-                    offset: ((rounds - 1) * len) as u64,
-                    ..id().expect()
-                };
-                let start = Instant::now();
-                for _ in 0..rounds {
-                    assert!(check(black_box(&buf), kind, &expected).is_ok());
-                }
-                let check_s = start.elapsed().as_secs_f64();
-                #[allow(clippy::cast_precision_loss)] // a rate for people
-                let gb = (rounds * len) as f64 / 1e9;
-                println!(
-                    "{:8} {:>5} KiB: fill {:6.2} GB/s, check {:6.2} GB/s",
-                    kind.as_str(),
-                    len >> 10,
-                    gb / fill_s,
-                    gb / check_s
-                );
-            }
-        }
-    }
-
     proptest! {
         /// A single flipped bit anywhere in the payload is bad data, found at its byte.
         #[test]

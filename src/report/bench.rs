@@ -37,55 +37,60 @@ pub fn status_line(point: &SeriesPoint, interval: Duration, shown: Shown) -> Str
         };
         format!("[{:>7.1}s over {length}]", point.at.as_secs_f64())
     };
-    if reads {
-        let _ = write!(
-            line,
-            " read {:>6} IOPS {:>11}/s lat {:>9} p99 {:>9}",
-            format_rate(point.read_iops),
-            format_bytes(point.read_bw_bytes_per_s as u64),
-            format_latency_ns(point.read_lat_mean_ns),
-            format_latency_ns(point.read_lat_p99_ns as f64),
-        );
-        if point.read_sched_p99_ns > 0 {
-            let _ = write!(
-                line,
-                " sched p99 {:>9}",
-                format_latency_ns(point.read_sched_p99_ns as f64)
-            );
+    // One part per direction shown: (name, IOPS, bytes/s, mean, p99, p99 from the schedule).
+    let parts = [
+        (
+            reads,
+            "read",
+            point.read_iops,
+            point.read_bw_bytes_per_s,
+            point.read_lat_mean_ns,
+            point.read_lat_p99_ns,
+            point.read_sched_p99_ns,
+        ),
+        (
+            writes,
+            "write",
+            point.write_iops,
+            point.write_bw_bytes_per_s,
+            point.write_lat_mean_ns,
+            point.write_lat_p99_ns,
+            point.write_sched_p99_ns,
+        ),
+        (
+            trims,
+            "trim",
+            point.trim_iops,
+            point.trim_bw_bytes_per_s,
+            point.trim_lat_mean_ns,
+            point.trim_lat_p99_ns,
+            0,
+        ),
+    ];
+    let mut first = true;
+    for (shown, name, iops, bw, mean_ns, p99_ns, sched_p99_ns) in parts {
+        if !shown {
+            continue;
         }
-    }
-    if reads && writes {
-        line.push_str(" |");
-    }
-    if writes {
-        let _ = write!(
-            line,
-            " write {:>6} IOPS {:>11}/s lat {:>9} p99 {:>9}",
-            format_rate(point.write_iops),
-            format_bytes(point.write_bw_bytes_per_s as u64),
-            format_latency_ns(point.write_lat_mean_ns),
-            format_latency_ns(point.write_lat_p99_ns as f64),
-        );
-        if point.write_sched_p99_ns > 0 {
-            let _ = write!(
-                line,
-                " sched p99 {:>9}",
-                format_latency_ns(point.write_sched_p99_ns as f64)
-            );
-        }
-    }
-    if trims {
-        if reads || writes {
+        if !first {
             line.push_str(" |");
         }
+        first = false;
         let _ = write!(
             line,
-            " trim {:>6} IOPS {:>11}/s lat {:>9} p99 {:>9}",
-            format_rate(point.trim_iops),
-            format_bytes(point.trim_bw_bytes_per_s as u64),
-            format_latency_ns(point.trim_lat_mean_ns),
-            format_latency_ns(point.trim_lat_p99_ns as f64),
+            " {name} {:>6} IOPS {:>11}/s lat {:>9} p99 {:>9}",
+            format_rate(iops),
+            format_bytes(bw as u64),
+            format_latency_ns(mean_ns),
+            format_latency_ns(p99_ns as f64),
         );
+        if sched_p99_ns > 0 {
+            let _ = write!(
+                line,
+                " sched p99 {:>9}",
+                format_latency_ns(sched_p99_ns as f64)
+            );
+        }
     }
     if point.sync_lat_mean_ns > 0.0 {
         let _ = write!(
