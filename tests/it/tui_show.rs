@@ -243,8 +243,10 @@ fn a_recorded_steady_state_run_shows_its_line_and_write_curve() {
     );
     let screen = t.wait_for("the recorded run", WAIT, |s| s.contains("RECORDED"));
     assert!(
+        // When it attains depends on the disk: at the end of the 3 s window or later.
         screen.contains("steady state iops:60% over 3s")
-            && screen.contains("ATTAINED at 3.0s, stopping"),
+            && screen.contains("ATTAINED at ")
+            && screen.contains("s, stopping"),
         "{screen}"
     );
     assert!(
