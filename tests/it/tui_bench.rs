@@ -202,7 +202,8 @@ fn steady_state_shows_its_window_and_stops_the_run_when_attained() {
         "{screen}"
     );
     let screen = t.wait_for("steady state attained", WAIT, |s| {
-        s.contains("ATTAINED at 4.0s")
+        // At the end of the 4 s window on a quiet disk, later on a busy one.
+        s.contains("ATTAINED at ")
     });
     assert!(screen.contains("now "), "{screen}");
     t.wait_for("the run stopped", WAIT, |s| !s.contains("RUNNING"));
