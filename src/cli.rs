@@ -569,6 +569,17 @@ pub struct BenchArgs {
     /// READ/WRITE rather than READV/WRITEV (fio's nonvectored; on by default here).
     #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
     pub nonvectored: Option<String>,
+    /// Verify data (fio's verify): crc32c, xxhash, sha256 or pattern. A write job's blocks carry a
+    /// header and checksum and are read back and checked after the run; a read job checks a set
+    /// written so before, with --verify-only.
+    #[arg(long, help_heading = "Verification", allow_hyphen_values = true)]
+    pub verify: Option<String>,
+    /// Read back and check a set an earlier --verify write left; write nothing.
+    #[arg(long, help_heading = "Verification", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub verify_only: Option<String>,
+    /// Stop at the first block that fails its check.
+    #[arg(long, help_heading = "Verification", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub verify_fatal: Option<String>,
     /// Mixed block sizes with their shares (fio's bssplit), e.g. 4k/50:64k/30:1M/20, or
     /// READ,WRITE lists; replaces --bs. Offsets align to the smallest.
     #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]

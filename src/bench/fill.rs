@@ -38,6 +38,7 @@ pub fn fill(
         operation: "write (filling the working set)",
         offset_bytes: Some(offset),
         errno,
+        detail: None,
     };
     let buffers =
         AlignedBuffers::new(1, chunk as usize, 0x5eed).map_err(|_| fault(0, libc::ENOMEM))?;

@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
     BsSplit, CpuListError, Distribution, EngineKind, JobSpec, MachineLimits, OpenSync, RwMode,
-    SyncEvery, UringOptions, format_cpu_list, parse_cpu_list,
+    SyncEvery, UringOptions, VerifySpec, format_cpu_list, parse_cpu_list,
 };
 use crate::units::{
     DurationError, format_bytes, format_size_short, parse_duration, parse_size_bytes,
@@ -83,10 +83,13 @@ pub enum Key {
     SsRamp,
     SsKeepGoing,
     Cliff,
+    Verify,
+    VerifyOnly,
+    VerifyFatal,
 }
 
 impl Key {
-    pub const ALL: [Self; 40] = [
+    pub const ALL: [Self; 43] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -127,6 +130,9 @@ impl Key {
         Self::SsRamp,
         Self::SsKeepGoing,
         Self::Cliff,
+        Self::Verify,
+        Self::VerifyOnly,
+        Self::VerifyFatal,
     ];
 
     /// The `diskdash bench` flag.
@@ -173,6 +179,9 @@ impl Key {
             Self::SsRamp => "--ss-ramp",
             Self::SsKeepGoing => "--ss-keep-going",
             Self::Cliff => "--cliff",
+            Self::Verify => "--verify",
+            Self::VerifyOnly => "--verify-only",
+            Self::VerifyFatal => "--verify-fatal",
         }
     }
 
@@ -220,6 +229,9 @@ impl Key {
             Self::SsRamp => "steadystate_ramp_time",
             Self::SsKeepGoing => "ss_keep_going",
             Self::Cliff => "cliff",
+            Self::Verify => "verify",
+            Self::VerifyOnly => "verify_only",
+            Self::VerifyFatal => "verify_fatal",
         }
     }
 }
@@ -519,6 +531,14 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let end_fsync = flag_option(name, text)?;
     let rate = rate_option(&opts, rw.read_pct(rwmixread_pct))?;
     let uring = uring_options(&opts, ioengine, direct, &machine.available_cpus)?;
+    let verify = verify_option(
+        &opts,
+        rw,
+        rwmixread_pct,
+        block_size_bytes,
+        bssplit.is_some(),
+        distribution,
+    )?;
     let (steady, cliff_pct) = steady_options(&opts, runtime)?;
     Ok(JobSpec {
         rw,
@@ -551,7 +571,102 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         rate,
         bssplit,
         uring,
+        verify,
     })
+}
+
+/// fio's `verify` with `verify_only` and `verify_fatal`. What a read-back can know decides
+/// what is allowed: a write job writes each block once per pass (random writes walk a
+/// permutation), so the blocks hold what it wrote; a read job checks a set written before
+/// with `--verify-only`.
+fn verify_option(
+    opts: &Options<'_>,
+    rw: RwMode,
+    rwmixread_pct: u8,
+    block_size_bytes: u64,
+    bssplit: bool,
+    distribution: Distribution,
+) -> anyhow::Result<Option<VerifySpec>> {
+    let name = |key: Key| Name {
+        key,
+        origin: opts.get(key).map(|o| &o.origin),
+    };
+    let flag = |key: Key| -> anyhow::Result<bool> {
+        match opts.get(key) {
+            None => Ok(false),
+            Some(option) => flag_option(name(key), &option.value),
+        }
+    };
+    let only = flag(Key::VerifyOnly)?;
+    let fatal = flag(Key::VerifyFatal)?;
+    let (text, verify) = opts.text(Key::Verify, "0");
+    let kind = match text.trim() {
+        "0" | "none" | "" => None,
+        other => Some(crate::bench::verify::Kind::parse(other).ok_or_else(|| {
+            usage!("{verify} {other:?} is not a verify kind; use crc32c, xxhash, sha256 or pattern")
+        })?),
+    };
+    let Some(kind) = kind else {
+        if let Some(key) = [(Key::VerifyOnly, only), (Key::VerifyFatal, fatal)]
+            .into_iter()
+            .find_map(|(key, on)| on.then_some(key))
+        {
+            return Err(usage!(
+                "{} needs {verify} KIND (crc32c, xxhash, sha256 or pattern)",
+                name(key)
+            ));
+        }
+        return Ok(None);
+    };
+    let read_pct = rw.read_pct(rwmixread_pct);
+    let rw_name = name(Key::Rw);
+    if only && read_pct != 100 {
+        return Err(usage!(
+            "{} reads back a written set, and {rw_name} {} writes; use {rw_name} read or \
+             randread",
+            name(Key::VerifyOnly),
+            rw.as_str()
+        ));
+    }
+    if !only && read_pct == 100 {
+        return Err(usage!(
+            "{verify} on a read job checks what a --verify write left: add {} 1, or write first \
+             (e.g. {rw_name} write {verify} {})",
+            name(Key::VerifyOnly),
+            kind.as_str()
+        ));
+    }
+    if !only && (read_pct != 0 || rw.trims()) {
+        return Err(usage!(
+            "{verify} needs a job that only writes ({rw_name} {} mixes in reads or trims, \
+             which a read-back cannot tell from its writes); use {rw_name} write or randwrite, \
+             then a {} 1 read",
+            rw.as_str(),
+            name(Key::VerifyOnly)
+        ));
+    }
+    if bssplit {
+        return Err(usage!(
+            "{verify} with {}: a smaller block written over part of a larger one would fail \
+             its check; use one {}",
+            name(Key::BsSplit),
+            name(Key::Bs)
+        ));
+    }
+    if distribution != Distribution::Uniform {
+        return Err(usage!(
+            "{verify} writes each block once per pass, so {} does not apply; drop one",
+            name(Key::RandomDistribution)
+        ));
+    }
+    if block_size_bytes < crate::bench::verify::HEADER_LEN as u64 {
+        return Err(usage!(
+            "{verify} needs blocks of at least {} bytes for its header; raise {}",
+            crate::bench::verify::HEADER_LEN,
+            name(Key::Bs)
+        ));
+    }
+    Ok(Some(VerifySpec { kind, only, fatal }))
 }
 
 /// fio's io_uring options. Each asks for something only io_uring has, so another engine (or
@@ -829,6 +944,15 @@ impl JobSpec {
         }
         if let Some(cpu) = self.uring.sqpoll_cpu {
             out.push((Key::SqThreadPollCpu, cpu.to_string()));
+        }
+        if let Some(verify) = &self.verify {
+            out.push((Key::Verify, verify.kind.as_str().to_string()));
+            if verify.only {
+                out.push((Key::VerifyOnly, "1".to_string()));
+            }
+            if verify.fatal {
+                out.push((Key::VerifyFatal, "1".to_string()));
+            }
         }
         if let Some(rate) = &self.rate {
             let key = match rate.unit {

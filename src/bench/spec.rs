@@ -201,6 +201,20 @@ pub struct JobSpec {
     pub bssplit: Option<BsSplit>,
     /// How io_uring is set up (fio's io_uring engine options).
     pub uring: UringOptions,
+    /// Data verification (fio's `verify`, `verify_only`, `verify_fatal`).
+    pub verify: Option<VerifySpec>,
+}
+
+/// Data verification: writes carry a header and checksum (`verify::fill`); a write job reads
+/// back what it wrote after its run, a `only` job reads a set written before, and each block
+/// read is checked (`verify::check`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VerifySpec {
+    pub kind: crate::bench::verify::Kind,
+    /// Read back a set written by an earlier `--verify` run; write nothing (`verify_only`).
+    pub only: bool,
+    /// Stop at the first failure (`verify_fatal`).
+    pub fatal: bool,
 }
 
 /// fio's io_uring engine options. diskdash registers the file and the buffers by default
@@ -358,6 +372,7 @@ impl Default for JobSpec {
             rate: None,
             bssplit: None,
             uring: UringOptions::default(),
+            verify: None,
         }
     }
 }
@@ -463,6 +478,15 @@ impl JobSpec {
         }
         if self.rw.is_random() && self.distribution != Distribution::Uniform {
             text += &format!(" random_distribution={}", self.distribution.as_text());
+        }
+        if let Some(verify) = &self.verify {
+            text += &format!(" verify={}", verify.kind.as_str());
+            if verify.only {
+                text += " verify_only=1";
+            }
+            if verify.fatal {
+                text += " verify_fatal=1";
+            }
         }
         if let Some(rate) = &self.rate {
             let key = match rate.unit {

@@ -119,8 +119,10 @@ pub struct IoFault {
     /// `read`, `write`, `fsync`, `fdatasync`, `submit`.
     pub operation: &'static str,
     pub offset_bytes: Option<u64>,
-    /// 0 for an unexpected end of file/device.
+    /// 0 for an unexpected end of file/device, or a `detail`ed fault.
     pub errno: i32,
+    /// What went wrong when it was not a system call (a block that failed verification).
+    pub detail: Option<String>,
 }
 
 impl std::fmt::Display for IoFault {
@@ -128,6 +130,9 @@ impl std::fmt::Display for IoFault {
         write!(f, "{}", self.operation)?;
         if let Some(offset) = self.offset_bytes {
             write!(f, " at offset {offset} ({})", format_bytes(offset))?;
+        }
+        if let Some(detail) = &self.detail {
+            return write!(f, ": {detail}");
         }
         if self.errno == 0 {
             write!(f, " reached the end of the file or device early")
@@ -140,6 +145,48 @@ impl std::fmt::Display for IoFault {
     }
 }
 
+/// One block that failed its check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyFailure {
+    pub offset: u64,
+    /// The worker's index in its job.
+    pub worker: u32,
+    /// The header was wrong (else the data).
+    pub header: bool,
+    /// One line: what differs.
+    pub what: String,
+    /// The first differing byte in the block (0 when it cannot be told).
+    pub at: usize,
+    pub expected_hex: String,
+    pub found_hex: String,
+}
+
+/// A worker's (or a job's) verification: blocks checked, failed, the first failures kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VerifyOutcome {
+    pub checked: u64,
+    pub failed: u64,
+    /// The first [`VERIFY_FAILURES_KEPT`] failures, by offset.
+    pub failures: Vec<VerifyFailure>,
+    /// Time spent reading back after the run (a write job's pass), ns.
+    pub pass_ns: u64,
+}
+
+/// Failures kept in full per worker and per job; the rest are counted.
+pub const VERIFY_FAILURES_KEPT: usize = 16;
+
+impl VerifyOutcome {
+    /// Adds `other` (another worker of the job).
+    pub fn merge(&mut self, other: Self) {
+        self.checked += other.checked;
+        self.failed += other.failed;
+        self.pass_ns = self.pass_ns.max(other.pass_ns);
+        self.failures.extend(other.failures);
+        self.failures.sort_by_key(|f| f.offset);
+        self.failures.truncate(VERIFY_FAILURES_KEPT);
+    }
+}
+
 /// What a worker returns when it ends: its last (unsent) stats, the fault if any, its setup.
 pub struct WorkerExit {
     pub stats: Box<WorkerStats>,
@@ -147,6 +194,8 @@ pub struct WorkerExit {
     pub cpu: (u64, u64, u64),
     pub fault: Option<IoFault>,
     pub setup: EngineSetup,
+    /// What verification found (`--verify`).
+    pub verify: VerifyOutcome,
 }
 
 /// Thread body. Always reaches the segment's start barrier, even when setup fails or is
@@ -169,13 +218,15 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         cpu: (0, 0, 0),
         fault: None,
         setup: EngineSetup::default(),
+        verify: VerifyOutcome::default(),
     };
     let not_ready = |error: SetupError| {
         let _ = links.ready.send((plan.id, Err(error)));
         control.barrier.wait();
     };
     // Declared before the engine so it is dropped after it: the ring may have it registered.
-    let buffers = match AlignedBuffers::new_unless(depth, block_size, plan.seed, &control.stop) {
+    let mut buffers = match AlignedBuffers::new_unless(depth, block_size, plan.seed, &control.stop)
+    {
         Ok(Some(buffers)) if !control.stop.load(Ordering::Relaxed) => buffers,
         Ok(_) => {
             not_ready(SetupError::Stopped);
@@ -242,7 +293,6 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
             state.drive(&mut engine, &buffers);
         }
     }
-    exit.fault = state.fault.take();
     exit.stats = state.finish();
     let end = crate::stats::rusage(libc::RUSAGE_THREAD);
     exit.cpu = (
@@ -250,6 +300,18 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         end.1.saturating_sub(state.cpu_at_start.1),
         end.2.saturating_sub(state.cpu_at_start.2),
     );
+    // A verifying write job reads back what it wrote, after its measured window (its time
+    // and CPU are not the run's).
+    if let Some(verify) = spec.verify
+        && !verify.only
+        && state.fault.is_none()
+        && !control.stop.load(Ordering::Relaxed)
+    {
+        state.verify_pass(&mut buffers, verify);
+    }
+    state.verify_summary_fault();
+    exit.fault = state.fault.take();
+    exit.verify = std::mem::take(&mut state.verify_out);
     exit
 }
 
@@ -291,6 +353,11 @@ struct Loop<'a> {
     pacer: Option<Pacer>,
     /// The session's stalled time already moved into the schedule.
     stall_seen_ns: u64,
+    /// What verification found so far.
+    verify_out: VerifyOutcome,
+    /// The seed in every verified block's header (the job's `randseed`, else 0), the same in a
+    /// later `--verify-only` run.
+    verify_seed: u64,
 }
 
 impl<'a> Loop<'a> {
@@ -330,6 +397,8 @@ impl<'a> Loop<'a> {
                 .rate
                 .map(|rate| Pacer::new(&rate, plan.seed ^ u64::from(plan.worker))),
             stall_seen_ns: 0,
+            verify_out: VerifyOutcome::default(),
+            verify_seed: plan.spec.randseed.unwrap_or(0),
         }
     }
 
@@ -384,6 +453,8 @@ impl<'a> Loop<'a> {
         let mut sched_ns = vec![0u64; depth];
         // Each I/O's length as issued (a short transfer's resubmission is shorter).
         let mut lens = vec![block_size; depth];
+        // Each I/O's offset as issued (a short transfer's resubmission starts later).
+        let mut offsets = vec![0u64; depth];
         // A paced worker with nothing due: when the next I/O is.
         let mut wake_ns: Option<u64>;
         let mut retries = vec![0u16; depth];
@@ -447,7 +518,30 @@ impl<'a> Loop<'a> {
                     }
                     let Some(slot) = free.pop() else { break };
                     self.budget_bytes -= u64::from(len);
+                    let generation = self.workload.pass();
                     let offset_bytes = self.workload.offset(len);
+                    offsets[slot as usize] = offset_bytes;
+                    if let (Some(verify), Direction::Write) = (self.spec.verify, direction) {
+                        // SAFETY: the slot was just taken from the free list, so no I/O is in
+                        // flight on its buffer, which holds at least block_size >= len bytes
+                        // and lives as long as `buffers`.
+                        let block = unsafe {
+                            std::slice::from_raw_parts_mut(
+                                buffers.slot_ptr(slot as usize),
+                                len as usize,
+                            )
+                        };
+                        crate::bench::verify::fill(
+                            block,
+                            verify.kind,
+                            &crate::bench::verify::BlockId {
+                                offset: offset_bytes,
+                                job: 0,
+                                generation,
+                                seed: self.verify_seed,
+                            },
+                        );
+                    }
                     sched_ns[slot as usize] = self
                         .pacer
                         .as_mut()
@@ -597,6 +691,16 @@ impl<'a> Loop<'a> {
                     queued += 1;
                     continue;
                 }
+                if let (Some(verify), Direction::Read) = (self.spec.verify, io.direction) {
+                    // SAFETY: the read has completed, so nothing is in flight on this slot's
+                    // buffer, which holds at least lens[slot] bytes.
+                    let block = unsafe {
+                        std::slice::from_raw_parts(buffers.slot_ptr(slot), lens[slot] as usize)
+                    };
+                    if !self.check_block(block, offsets[slot], verify) {
+                        stopping = true;
+                    }
+                }
                 if self.recording {
                     let latency_ns = reaped_ns.saturating_sub(submit_ns[slot]);
                     let stats = match io.direction {
@@ -627,6 +731,112 @@ impl<'a> Loop<'a> {
                 paused = true;
             }
         }
+    }
+
+    /// Checks one block read back; false when `--verify-fatal` stops the run here.
+    fn check_block(
+        &mut self,
+        block: &[u8],
+        offset: u64,
+        verify: crate::bench::spec::VerifySpec,
+    ) -> bool {
+        // --verify-fatal has stopped the run: what still drains is not checked.
+        if verify.fatal && self.fault.is_some() {
+            return false;
+        }
+        self.verify_out.checked += 1;
+        let expect = crate::bench::verify::Expect {
+            offset,
+            job: 0,
+            seed: self.verify_seed,
+            generation: None,
+        };
+        let Err(mismatch) = crate::bench::verify::check(block, verify.kind, &expect) else {
+            return true;
+        };
+        self.verify_out.failed += 1;
+        let failure = VerifyFailure {
+            offset,
+            worker: self.worker,
+            header: mismatch.kind == crate::bench::verify::MismatchKind::Header,
+            what: mismatch.what.clone(),
+            at: mismatch.at,
+            expected_hex: mismatch.expected_hex.clone(),
+            found_hex: mismatch.found_hex.clone(),
+        };
+        if self.verify_out.failures.len() < VERIFY_FAILURES_KEPT {
+            self.verify_out.failures.push(failure);
+        }
+        if verify.fatal && self.fault.is_none() {
+            self.fault = Some(IoFault {
+                worker: self.worker,
+                operation: "verify",
+                offset_bytes: Some(offset),
+                errno: 0,
+                detail: Some(format!("{} (--verify-fatal: stopped here)", mismatch.what)),
+            });
+            self.control.stop.store(true, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// A verifying write job's read-back: every block it wrote, once, in a plain `pread` per
+    /// block into its first buffer (the ring is gone by now), each checked.
+    fn verify_pass(
+        &mut self,
+        buffers: &mut AlignedBuffers,
+        verify: crate::bench::spec::VerifySpec,
+    ) {
+        let started = monotonic_ns();
+        let len = usize::try_from(self.spec.block_size_bytes).unwrap_or(usize::MAX);
+        let offsets: Vec<u64> = self.workload.written_offsets().collect();
+        // SAFETY: the fd stays open for the whole run, past this pass.
+        let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(self.fd) };
+        for offset in offsets {
+            if self.control.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let buf = &mut buffers.as_mut_slice()[..len];
+            match nix::sys::uio::pread(fd, buf, i64::try_from(offset).unwrap_or(i64::MAX)) {
+                Ok(n) if n == len => {}
+                Ok(_) => {
+                    self.fail_errno("read (verifying)", Some(offset), 0);
+                    break;
+                }
+                Err(errno) => {
+                    self.fail_errno("read (verifying)", Some(offset), errno as i32);
+                    break;
+                }
+            }
+            let block = &buffers.as_mut_slice()[..len];
+            if !self.check_block(block, offset, verify) {
+                break;
+            }
+        }
+        self.verify_out.pass_ns = monotonic_ns().saturating_sub(started);
+    }
+
+    /// Blocks that failed without `--verify-fatal` still fail the run, once it is over: the
+    /// first of them is its fault, with the count.
+    fn verify_summary_fault(&mut self) {
+        let out = &self.verify_out;
+        if out.failed == 0 || self.fault.is_some() {
+            return;
+        }
+        let Some(first) = out.failures.first() else {
+            return;
+        };
+        self.fault = Some(IoFault {
+            worker: self.worker,
+            operation: "verify",
+            offset_bytes: Some(first.offset),
+            errno: 0,
+            detail: Some(format!(
+                "{} of {} blocks failed their check; the first: {}",
+                out.failed, out.checked, first.what
+            )),
+        });
     }
 
     /// How long a paced worker may wait at `now_ns` for its next I/O due at `at_ns`: not past
@@ -712,6 +922,7 @@ impl<'a> Loop<'a> {
                 operation,
                 offset_bytes,
                 errno,
+                detail: None,
             });
         }
         self.control.stop.store(true, Ordering::Relaxed);

@@ -175,6 +175,19 @@ pub struct Workload {
     pending_write: Option<(u64, u32)>,
     /// The last direction given was `pending_write`'s write.
     writing_pending: bool,
+    /// A verifying job (`--verify`) walks its own region once per pass, each block once:
+    /// sequentially, or for a random job in the order of a permutation (`rank * scramble mod
+    /// n`), so a block read back holds what this worker wrote last.
+    walk: Option<Walk>,
+}
+
+/// A verifying worker's pass over its region.
+#[derive(Debug, Clone, Copy)]
+struct Walk {
+    /// Multiplier coprime with the region's blocks (1: in order).
+    scramble: u64,
+    /// Blocks given so far, all passes.
+    given: u64,
 }
 
 /// How a job discards.
@@ -208,7 +221,8 @@ impl Workload {
             None => (spec.block_size_bytes, [Vec::new(), Vec::new()]),
         };
         let total_blocks = (size_bytes / unit_bytes).max(1);
-        let (region_start_block, region_blocks) = if spec.rw.is_random() {
+        // A verifying worker keeps to its own slice, random or not (see `walk`).
+        let (region_start_block, region_blocks) = if spec.rw.is_random() && spec.verify.is_none() {
             (0, total_blocks)
         } else {
             let jobs = u64::from(spec.numjobs);
@@ -245,6 +259,14 @@ impl Workload {
             },
             pending_write: None,
             writing_pending: false,
+            walk: spec.verify.map(|_| Walk {
+                scramble: if spec.rw.is_random() {
+                    scrambler(region_blocks)
+                } else {
+                    1
+                },
+                given: 0,
+            }),
             rng: seed ^ (u64::from(worker) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         }
     }
@@ -280,6 +302,26 @@ impl Workload {
                     .map_or(0, |&(bytes, _)| bytes)
             }
         }
+    }
+
+    /// A verifying worker's pass over its region (0 for the first), the header's generation.
+    #[must_use]
+    pub fn pass(&self) -> u32 {
+        self.walk.map_or(0, |walk| {
+            u32::try_from(walk.given / self.region_blocks.max(1)).unwrap_or(u32::MAX)
+        })
+    }
+
+    /// The offsets a verifying worker has written, each once, in the order it last wrote
+    /// them (empty when it does not verify): every block of its region once a pass is done.
+    pub fn written_offsets(&self) -> impl Iterator<Item = u64> + '_ {
+        let n = self.region_blocks.max(1);
+        let (given, scramble) = self.walk.map_or((0, 1), |walk| (walk.given, walk.scramble));
+        (0..given.min(n)).map(move |rank| {
+            let block =
+                u64::try_from(u128::from(rank) * u128::from(scramble) % u128::from(n)).unwrap_or(0);
+            self.region_start_bytes + block * self.unit_bytes
+        })
     }
 
     /// The alignment of offsets and the shortest I/O, bytes.
@@ -338,6 +380,15 @@ impl Workload {
             if let Some((at, _)) = self.pending_write.take() {
                 return at;
             }
+        }
+        if let Some(walk) = self.walk.as_mut() {
+            let n = self.region_blocks;
+            let block = u64::try_from(
+                u128::from(walk.given % n) * u128::from(walk.scramble) % u128::from(n),
+            )
+            .unwrap_or(0);
+            walk.given += 1;
+            return self.region_start_bytes + block * self.unit_bytes;
         }
         let region_bytes = self.region_blocks * self.unit_bytes;
         let len = u64::from(len_bytes).min(region_bytes);

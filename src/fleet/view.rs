@@ -141,6 +141,7 @@ fn segment(s: usize, hosts: &[(&str, &RunRecord)]) -> SegmentRecord {
 fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
     let first = seg.jobs.first();
     SegmentJobRecord {
+        verify: first.and_then(|j| j.verify.clone()),
         name: host.to_string(),
         group: 0,
         job: seg.job.clone(),

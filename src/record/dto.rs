@@ -65,6 +65,73 @@ pub struct RunRecord {
     /// A sweep's shape and what its points show (format 4; absent for other runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepRecord>,
+    /// Data verification over every job of every segment (`--verify`; format 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyRecord>,
+}
+
+/// What `--verify` found: blocks checked and failed, and the first failures in full.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyRecord {
+    /// `crc32c`, `xxhash`, `sha256` or `pattern`.
+    pub kind: String,
+    /// Blocks read and checked: a write job's read-back after its run, or a `--verify-only`
+    /// job's reads.
+    pub blocks_checked: u64,
+    pub blocks_failed: u64,
+    /// A write job's read-back time after its measured window (not in its results), ns.
+    pub read_back_ns: u64,
+    /// The first failures (at most 16 per job), by offset.
+    pub failures: Vec<VerifyFailureRecord>,
+}
+
+/// One block that failed its check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerifyFailureRecord {
+    pub offset_bytes: u64,
+    pub worker: u32,
+    /// `header` (the block's header is wrong or missing) or `data` (its checksum).
+    pub part: String,
+    pub what: String,
+    /// The first differing byte within the block, when it can be told.
+    pub at: usize,
+    /// Hex excerpts around it.
+    pub expected_hex: String,
+    pub found_hex: String,
+}
+
+impl VerifyRecord {
+    /// From a job's outcome.
+    #[must_use]
+    pub fn of(kind: &str, outcome: &crate::bench::worker::VerifyOutcome) -> Self {
+        Self {
+            kind: kind.to_string(),
+            blocks_checked: outcome.checked,
+            blocks_failed: outcome.failed,
+            read_back_ns: outcome.pass_ns,
+            failures: outcome
+                .failures
+                .iter()
+                .map(|f| VerifyFailureRecord {
+                    offset_bytes: f.offset,
+                    worker: f.worker,
+                    part: if f.header { "header" } else { "data" }.to_string(),
+                    what: f.what.clone(),
+                    at: f.at,
+                    expected_hex: f.expected_hex.clone(),
+                    found_hex: f.found_hex.clone(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Adds another job's or segment's.
+    pub fn add(&mut self, other: &Self) {
+        self.blocks_checked += other.blocks_checked;
+        self.blocks_failed += other.blocks_failed;
+        self.read_back_ns += other.read_back_ns;
+        self.failures.extend(other.failures.iter().cloned());
+    }
 }
 
 /// What `diskdash sweep` adds to its record.
@@ -715,6 +782,9 @@ pub struct PointValue {
 /// One job of a segment: what it ran, on what, and what it measured.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SegmentJobRecord {
+    /// What `--verify` found in this job (format 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyRecord>,
     /// fio's section name (`bench` for `diskdash bench`).
     pub name: String,
     /// fio's reporting group.

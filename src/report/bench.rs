@@ -203,6 +203,30 @@ pub fn summary(record: &RunRecord) -> String {
             format_latency_ns(lat.max as f64),
         );
     }
+    if let Some(v) = &record.verify {
+        let read_back = if v.read_back_ns > 0 {
+            format!(
+                ", read back after the run in {:.2}s",
+                Duration::from_nanos(v.read_back_ns).as_secs_f64()
+            )
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "  verify  {}: {} blocks checked, {} failed{read_back}",
+            v.kind, v.blocks_checked, v.blocks_failed
+        );
+        for f in v.failures.iter().take(3) {
+            let _ = writeln!(
+                out,
+                "          offset {} ({}): {}",
+                f.offset_bytes,
+                format_bytes(f.offset_bytes),
+                f.what
+            );
+        }
+    }
     let ios = record.read.total_ios + record.write.total_ios + record.trim.total_ios;
     if ios == 0 {
         let _ = writeln!(out, "  no I/O completed in the measured window");

@@ -314,6 +314,7 @@ mod tests {
             typed_warnings: Vec::new(),
             notes: Vec::new(),
             sweep: None,
+            verify: None,
         }
     }
 

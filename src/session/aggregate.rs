@@ -72,6 +72,8 @@ pub struct JobEnd {
     pub elapsed_ns: u64,
     /// The job's worker threads' (user ns, system ns, context switches).
     pub cpu: (u64, u64, u64),
+    /// What verification found (`--verify`), over the run and its read-back.
+    pub verify: crate::bench::worker::VerifyOutcome,
 }
 
 /// What the segment left when all workers ended.
@@ -98,6 +100,8 @@ struct JobSlot {
     next: WorkerStats,
     total: WorkerStats,
     handles: Vec<JoinHandle<WorkerExit>>,
+    /// What the job's workers' verification found, as they end.
+    verify: crate::bench::worker::VerifyOutcome,
 }
 
 /// Time the process did not run inside the measured window (see [`STALL_MIN_NS`]): left out
@@ -174,6 +178,7 @@ impl SegmentRun {
                 next: WorkerStats::new(0),
                 total: WorkerStats::new(0),
                 handles: Vec::new(),
+                verify: crate::bench::worker::VerifyOutcome::default(),
             };
             for worker in 0..spec.numjobs {
                 let (spare_tx, spare_rx) = mpsc::channel();
@@ -562,6 +567,7 @@ impl SegmentRun {
                         cpu.1 += exit.cpu.1;
                         cpu.2 += exit.cpu.2;
                         slot.cur.add(&exit.stats);
+                        slot.verify.merge(exit.verify);
                         faults.extend(exit.fault.map(|fault| (job, fault)));
                     }
                     Err(_) => faults.push((
@@ -571,6 +577,7 @@ impl SegmentRun {
                             operation: "worker thread (panicked)",
                             offset_bytes: None,
                             errno: libc::EIO,
+                            detail: None,
                         },
                     )),
                 }
@@ -605,6 +612,7 @@ impl SegmentRun {
                     .saturating_sub(self.record_from_ns.saturating_add(slot.startdelay_ns))
                     .saturating_sub(not_measured_ns),
                 cpu,
+                verify: std::mem::take(&mut slot.verify),
             })
             .collect();
         SegmentEnd {

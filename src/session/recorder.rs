@@ -286,6 +286,16 @@ impl Recorder {
             .first()
             .map_or_else(|| JobRecord::from(&outcome.job), |s| s.job.clone());
         let elapsed_ns = self.elapsed_ns;
+        // Verification over every job of every segment.
+        let mut verify: Option<crate::record::VerifyRecord> = None;
+        for job in self.segments.iter().flat_map(|s| &s.jobs) {
+            if let Some(v) = &job.verify {
+                match verify.as_mut() {
+                    Some(all) => all.add(v),
+                    None => verify = Some(v.clone()),
+                }
+            }
+        }
         RunRecord {
             format: FORMAT.to_string(),
             format_version: FORMAT_VERSION,
@@ -316,6 +326,7 @@ impl Recorder {
             typed_warnings: self.typed_warnings,
             notes: outcome.notes,
             sweep: None,
+            verify,
         }
     }
 }

@@ -989,6 +989,10 @@ impl Runner {
             .zip(job_errors)
             .enumerate()
             .map(|(j, (((job, &t), job_end), error))| SegmentJobRecord {
+                verify: job
+                    .spec
+                    .verify
+                    .map(|v| crate::record::VerifyRecord::of(v.kind.as_str(), &job_end.verify)),
                 name: job.name.clone(),
                 group: job.group,
                 job: JobRecord::from(&job.spec),

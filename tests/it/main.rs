@@ -38,3 +38,4 @@ mod tui_record;
 mod tui_show;
 mod tui_sweep;
 mod uring_options;
+mod verify;

@@ -1,0 +1,138 @@
+//! Data verification (`--verify`, `--verify-only`, `--verify-fatal`; fio's `verify`,
+//! `verify_only`, `verify_fatal`): a write job's blocks are read back and checked after its
+//! run; a block corrupted through a second descriptor between the write and a later
+//! `--verify-only` read is reported at exactly its offset, a flipped header bit as a header
+//! failure.
+
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use crate::support::record::*;
+use crate::support::*;
+
+/// Flips `mask` in the byte at `at` of `path`, through a descriptor of its own.
+fn flip(path: &Path, at: u64, mask: u8) {
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .unwrap();
+    let mut byte = [0u8];
+    file.seek(SeekFrom::Start(at)).unwrap();
+    file.read_exact(&mut byte).unwrap();
+    file.seek(SeekFrom::Start(at)).unwrap();
+    file.write_all(&[byte[0] ^ mask]).unwrap();
+    file.sync_all().unwrap();
+}
+
+#[test]
+fn a_corrupted_block_is_found_at_its_offset_and_a_header_bit_as_a_header_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data.bin");
+    sparse_file(&data, 8 << 20);
+    for rw in ["write", "randwrite"] {
+        let (out, record) = bench_ok(
+            dir.path(),
+            &args(
+                &data,
+                &format!(
+                    "--rw {rw} --verify crc32c --size 8M --runtime 1s --allow-destructive -q 8"
+                ),
+            ),
+        );
+        let verify = &record["verify"];
+        assert_eq!(verify["kind"], "crc32c");
+        assert_eq!(verify["blocks_failed"], 0, "{verify}");
+        // At 8 MiB and well over 2,048 writes a second, every block was written: all read back.
+        assert_eq!(verify["blocks_checked"], 2048, "{rw}: {verify}");
+        assert!(verify["read_back_ns"].as_u64().unwrap() > 0);
+        assert_stdout_has(&out, "  verify  crc32c: 2048 blocks checked, 0 failed");
+    }
+    // A later run reads the set back and finds it whole.
+    let only = "--rw read --verify crc32c --verify-only --size 8M --io-size 8M --runtime 30s";
+    let (_, record) = bench_ok(dir.path(), &args(&data, only));
+    assert_eq!(record["verify"]["blocks_checked"], 2048);
+    assert_eq!(record["verify"]["blocks_failed"], 0);
+
+    // One payload byte of block 3 and one bit of block 7's offset field, behind its back.
+    flip(&data, 3 * 4096 + 1000, 0x01);
+    flip(&data, 7 * 4096 + 8, 0x04);
+    let (out, record) = bench_fails(dir.path(), &args(&data, only));
+    let verify = &record["verify"];
+    assert_eq!(verify["blocks_checked"], 2048);
+    assert_eq!(verify["blocks_failed"], 2, "{verify}");
+    let failures = verify["failures"].as_array().unwrap();
+    assert_eq!(failures[0]["offset_bytes"], 3 * 4096);
+    assert_eq!(failures[0]["part"], "data");
+    assert_eq!(failures[0]["at"], 1000, "{}", failures[0]);
+    assert_eq!(failures[1]["offset_bytes"], 7 * 4096);
+    assert_eq!(failures[1]["part"], "header");
+    assert!(
+        failures[1]["what"]
+            .as_str()
+            .unwrap()
+            .contains("offset field 28676, expected 28672"),
+        "{}",
+        failures[1]
+    );
+    assert_eq!(record["error"]["operation"], "verify");
+    assert_eq!(record["error"]["offset_bytes"], 3 * 4096);
+    assert!(
+        stderr(&out).contains("2 of 2048 blocks failed their check"),
+        "{}",
+        stderr(&out)
+    );
+
+    // --verify-fatal stops at the first.
+    let fatal = format!("{only} --verify-fatal");
+    let (out, record) = bench_fails(dir.path(), &args(&data, &fatal));
+    assert_eq!(record["verify"]["blocks_failed"], 1);
+    assert!(
+        stderr(&out).contains("--verify-fatal: stopped here"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn bad_verify_options_are_usage_errors_naming_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&str, &str)] = &[
+        (
+            "--rw write --verify md5",
+            r#"error: --verify "md5" is not a verify kind; use crc32c, xxhash, sha256 or pattern"#,
+        ),
+        (
+            "--rw read --verify crc32c",
+            "error: --verify on a read job checks what a --verify write left: add --verify-only 1, or write first (e.g. --rw write --verify crc32c)",
+        ),
+        (
+            "--rw randrw --verify crc32c",
+            "error: --verify needs a job that only writes (--rw randrw mixes in reads or trims, which a read-back cannot tell from its writes); use --rw write or randwrite, then a --verify-only 1 read",
+        ),
+        (
+            "--rw write --verify crc32c --verify-only",
+            "error: --verify-only reads back a written set, and --rw write writes; use --rw read or randread",
+        ),
+        (
+            "--rw read --verify-only",
+            "error: --verify-only needs --verify KIND (crc32c, xxhash, sha256 or pattern)",
+        ),
+        (
+            "--rw write --verify crc32c --bssplit 4k/50:8k/50",
+            "error: --verify with --bssplit: a smaller block written over part of a larger one would fail its check; use one --bs",
+        ),
+        (
+            "--rw randwrite --verify crc32c --random-distribution zipf:1.2",
+            "error: --verify writes each block once per pass, so --random-distribution does not apply; drop one",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = bench(
+            dir.path(),
+            &opts(&format!("{args} --size 16M --runtime 1s")),
+        );
+        assert_usage_error(&out);
+        assert_eq!(stderr(&out).trim_end(), *want, "{args}");
+    }
+}
