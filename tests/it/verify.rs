@@ -136,3 +136,46 @@ fn bad_verify_options_are_usage_errors_naming_the_fix() {
         assert_eq!(stderr(&out).trim_end(), *want, "{args}");
     }
 }
+
+/// fio's verify on the same job reads back as many blocks as it wrote; so does diskdash's.
+#[test]
+#[ignore = "needs fio"]
+fn a_verified_write_reads_back_as_many_blocks_as_fio_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("fio")
+        .args([
+            "--name=v",
+            "--filename=fio.dat",
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=8M",
+            "--verify=crc32c",
+            "--direct=1",
+            "--ioengine=psync",
+            "--output-format=json",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .expect("fio is installed");
+    assert_success(&out);
+    let fio: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fio_job = &fio["jobs"][0];
+    // fio counts its verify reads as reads.
+    let fio_verified = fio_job["read"]["total_ios"].as_u64().unwrap();
+    let fio_written = fio_job["write"]["total_ios"].as_u64().unwrap();
+    assert_eq!((fio_written, fio_verified), (2048, 2048));
+
+    let data = dir.path().join("dd.dat");
+    sparse_file(&data, 8 << 20);
+    let (_, record) = bench_ok(
+        dir.path(),
+        &args(
+            &data,
+            "--rw randwrite --verify crc32c --size 8M --io-size 8M --runtime 30s \
+             --allow-destructive",
+        ),
+    );
+    assert_eq!(record["write"]["total_ios"], fio_written);
+    assert_eq!(record["verify"]["blocks_checked"], fio_verified);
+    assert_eq!(record["verify"]["blocks_failed"], 0);
+}
