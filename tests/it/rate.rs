@@ -4,7 +4,6 @@
 //! (`--bssplit`), which pacing by bytes meets.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -155,14 +154,10 @@ fn bytes_per_second_pace_by_length() {
     assert_eq!(record["job"]["rate"]["write"], 8 << 20);
 }
 
-fn fio_run(dir: &Path, args: &[&str]) -> Value {
-    let out = Command::new(BIN)
-        .arg("fio")
-        .args(args)
-        .args(["--no-tui", "--json", "r.json"])
-        .current_dir(dir)
-        .output()
-        .unwrap();
+/// `diskdash fio ARGS --json r.json` in `dir`, successful: its record, checked against the
+/// schema.
+pub fn fio_record(dir: &Path, args: &[&str]) -> Value {
+    let out = crate::fio_run::fio(dir, &[args, &["--json", "r.json"]].concat());
     assert_success(&out);
     let record = read_json(&dir.join("r.json"));
     assert_valid_record(&record);
@@ -178,13 +173,13 @@ fn fio_job_files_and_command_lines_pace_the_same_way() {
          time_based\n",
     )
     .unwrap();
-    let record = fio_run(dir.path(), &["paced.fio"]);
+    let record = fio_record(dir.path(), &["paced.fio"]);
     assert_eq!(record["job"]["rate"]["read"], 1000);
     let share = achieved_share(&record, "read", 1000.0);
     assert!((0.97..=1.01).contains(&share), "achieved {share} of 1000");
 
     let dir = tempfile::tempdir().unwrap();
-    let record = fio_run(
+    let record = fio_record(
         dir.path(),
         &[
             "--name=cli",
@@ -272,7 +267,7 @@ fn bssplit_mixes_block_sizes_by_their_shares() {
 
     // The fio form, a split per direction, paced by bytes.
     let dir = tempfile::tempdir().unwrap();
-    let record = fio_run(
+    let record = fio_record(
         dir.path(),
         &[
             "--name=mixed",

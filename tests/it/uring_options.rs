@@ -141,14 +141,7 @@ fn fio_job_files_set_the_ring() {
          ioengine=io_uring\nsqthread_poll=1\nfixedbufs=0\nregisterfiles\n",
     )
     .unwrap();
-    let out = std::process::Command::new(BIN)
-        .args(["fio", "ring.fio", "--no-tui", "--json", "r.json"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert_success(&out);
-    let record = read_json(&dir.path().join("r.json"));
-    assert_valid_record(&record);
+    let record = crate::rate::fio_record(dir.path(), &["ring.fio"]);
     let engine = &record["engine"];
     assert!(
         engine["ring_flags"]
