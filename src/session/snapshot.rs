@@ -168,6 +168,7 @@ pub struct IntervalLatency {
     pub read: Vec<LatencyBucket>,
     pub write: Vec<LatencyBucket>,
     pub sync: Vec<LatencyBucket>,
+    pub trim: Vec<LatencyBucket>,
 }
 
 /// Where a segment starts in the series.
@@ -214,6 +215,8 @@ pub struct JobView {
     pub steady: Option<SteadyView>,
     /// Write bandwidth against bytes written, when it writes.
     pub sustained: Option<SustainedView>,
+    /// Its verification so far, when it verifies (`--verify`).
+    pub verify: Option<crate::bench::worker::VerifyLive>,
 }
 
 /// A job's steady state as it stands.
@@ -459,6 +462,7 @@ mod tests {
             series: Arc::default(),
             steady: None,
             sustained: None,
+            verify: None,
         }
     }
 

@@ -5,6 +5,7 @@
 //! | header.rs      host, kernel, target (disk), engine, job, time |
 //! +--------------------------------------------------------------+
 //! | jobs.rs   a step's jobs (when several), select: the charts   |
+//! | steady.rs, verify.rs  one line each: steady state, --verify   |
 //! +--------------------------------+-----------------------------+
 //! | throughput.rs  IOPS + MiB/s     | latency.rs  percentiles +   |
 //! |   over time, segment markers    |   log-bucket histogram      |
@@ -41,6 +42,7 @@ pub mod sweep_chart;
 pub mod table;
 pub mod theme;
 pub mod throughput;
+pub mod verify;
 
 #[cfg(test)]
 mod tests;
@@ -80,6 +82,9 @@ pub fn render(f: &mut Frame, view: &View) {
     }
     if let Some(r) = plan.steady {
         steady::render(f, r, view);
+    }
+    if let Some(r) = plan.verify {
+        verify::render(f, r, view);
     }
     if let Some(r) = plan.sustained {
         sustained::render(f, r, view);

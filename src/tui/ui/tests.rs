@@ -65,6 +65,8 @@ fn whole_frames() {
         ("bench", sample::bench()),
         ("bench_warnings", sample::bench_warnings()),
         ("bench_paced", sample::bench_paced()),
+        ("bench_trim", sample::bench_trim()),
+        ("bench_verify", sample::bench_verify()),
         ("monitor", sample::monitor()),
         ("show", sample::show()),
         ("bench_no_device", sample::bench_no_device()),
