@@ -415,6 +415,8 @@ pub struct RunJobTotals {
     pub read: RunDirection,
     pub write: RunDirection,
     pub sync: RunDirection,
+    /// Discards.
+    pub trim: RunDirection,
     /// Failed I/Os.
     pub errors: u64,
 }
@@ -437,6 +439,7 @@ pub fn add_to_run(totals: &mut Vec<RunJobTotals>, jobs: &[JobView]) {
         total.read.add(&job.cumulative.read);
         total.write.add(&job.cumulative.write);
         total.sync.add(&job.cumulative.sync);
+        total.trim.add(&job.cumulative.trim);
         total.errors += u64::from(job.errors);
     }
 }
