@@ -179,6 +179,23 @@ fn bad_sweeps_are_one_line_naming_the_value_and_the_fix() {
              --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync); give --size one value\n",
         ),
         (
+            &["--json", "a,b"][..],
+            "error: --json \"a,b\": only the workload options take lists and ranges (--rw, \
+             --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync); give --json one value\n",
+        ),
+        (
+            &["--jsonl", "a.jsonl,b.jsonl"][..],
+            "error: --jsonl \"a.jsonl,b.jsonl\": only the workload options take lists and ranges \
+             (--rw, --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync); give --jsonl one \
+             value\n",
+        ),
+        (
+            &["--latency-target", "1ms..2ms", "-q", "1,2"][..],
+            "error: --latency-target \"1ms..2ms\": only the workload options take lists and \
+             ranges (--rw, --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync); give \
+             --latency-target one value\n",
+        ),
+        (
             &["--pick", "best"][..],
             "error: --pick needs --loops: one run per point has nothing to pick from; add e.g. \
              --loops 5\n",
