@@ -77,6 +77,13 @@ pub(crate) fn run_as(
             ));
         }
     };
+    if let (Some(dir), false) = (&args.baseline_dir, baseline) {
+        return Err(usage!(
+            "--baseline-dir {} is where the memory baseline runs; add --baseline memory, or \
+             drop --baseline-dir",
+            dir.display()
+        ));
+    }
     let names: Vec<String> = axes
         .iter()
         .map(|a| a.dimension.name().to_string())
@@ -84,7 +91,17 @@ pub(crate) fn run_as(
     let machine = MachineLimits::detect();
     let mut sweep = sweep::build(&base, axes, loops, args.target.clone(), &machine, args.yes)?;
     if baseline {
-        sweep::add_memory_baseline(&mut sweep, &base, &machine)?;
+        let dir = args
+            .baseline_dir
+            .clone()
+            .unwrap_or_else(|| sweep::MEMORY_DIR.into());
+        sweep::add_memory_baseline(
+            &mut sweep,
+            &base,
+            &machine,
+            &dir,
+            args.baseline_dir.is_some(),
+        )?;
     }
     let target = args.target.as_deref().map_or_else(
         || "a scratch file here".to_string(),
@@ -275,6 +292,7 @@ fn refuse_lists(args: &SweepArgs) -> anyhow::Result<()> {
     let paths = [
         ("--json", path(&args.json)),
         ("--jsonl", path(&args.jsonl)),
+        ("--baseline-dir", path(&args.baseline_dir)),
         ("--serve", args.publish.serve.clone()),
     ];
     let mut lists = values

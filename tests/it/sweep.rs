@@ -436,3 +436,138 @@ fn compare_matches_two_sweeps_point_by_point_and_gates_each_point() {
     assert_stdout_has(&out, "point by point (matched by the swept options):");
     assert_stdout_has(&out, "  bs=4k read: IOPS ");
 }
+
+#[test]
+fn a_baseline_dir_that_is_missing_or_on_a_disk_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let out = sweep(
+        dir.path(),
+        &[
+            "--baseline",
+            "memory",
+            "--baseline-dir",
+            missing.to_str().unwrap(),
+            "--points",
+        ],
+    );
+    assert_usage_error(&out);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: --baseline-dir {}: does not exist; give --baseline-dir a directory on \
+             tmpfs, e.g. /dev/shm, or mount one: mount -t tmpfs tmpfs DIR\n",
+            missing.display()
+        )
+    );
+    // Under target/: on the disk the build is on, not a tmpfs.
+    let disk = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let fs = run("stat", &["-f", "-c", "%T", disk.path().to_str().unwrap()]);
+    assert_ne!(
+        fs.trim(),
+        "tmpfs",
+        "the target directory is on tmpfs: move it to a disk"
+    );
+    let out = sweep(
+        dir.path(),
+        &[
+            "--baseline",
+            "memory",
+            "--baseline-dir",
+            disk.path().to_str().unwrap(),
+            "--points",
+        ],
+    );
+    assert_usage_error(&out);
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!(
+            "error: --baseline-dir {}: not memory (file system magic 0x",
+            disk.path().display()
+        )) && err.ends_with(
+            ", not tmpfs or ramfs): a baseline there measures a disk; give --baseline-dir a \
+             directory on tmpfs, e.g. /dev/shm, or mount one: mount -t tmpfs tmpfs DIR\n"
+        ) && err.lines().count() == 1,
+        "{err}"
+    );
+    // Without --baseline memory, --baseline-dir has nothing to say.
+    let out = sweep(dir.path(), &["--baseline-dir", "/dev/shm", "--points"]);
+    assert_usage_error(&out);
+    assert_eq!(
+        stderr(&out),
+        "error: --baseline-dir /dev/shm is where the memory baseline runs; add --baseline \
+         memory, or drop --baseline-dir\n"
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+#[ignore = "needs root"]
+fn a_baseline_tmpfs_too_small_for_the_working_set_says_how_big_it_must_be() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let shm = dir.path().join("shm");
+    let mount = Mount::new(&["-t", "tmpfs", "-o", "size=8m", "tmpfs"], &shm);
+    let shm_arg = shm.to_str().unwrap();
+    let out = sweep(
+        dir.path(),
+        &[
+            "--baseline",
+            "memory",
+            "--baseline-dir",
+            shm_arg,
+            "--size",
+            "16M",
+            "--points",
+        ],
+    );
+    assert_usage_error(&out);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: --baseline-dir {shm_arg}: 8 MiB free, the working set needs 16 MiB; it \
+             must have at least 16 MiB free: lower --size, free space there, or remount it \
+             larger (mount -o remount,size=SIZE {shm_arg})\n"
+        )
+    );
+    // A working set that fits runs there.
+    let out = sweep(
+        dir.path(),
+        &[
+            "--rw",
+            "write,read",
+            "--bs",
+            "64k",
+            "--size",
+            "4M",
+            "--io-size",
+            "4M",
+            "--ioengine",
+            "psync",
+            "-q",
+            "1",
+            "--baseline",
+            "memory",
+            "--baseline-dir",
+            shm_arg,
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_success(&out);
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 4);
+    assert!(
+        segments[3]["jobs"][0]["target"]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{shm_arg}/")),
+        "{}",
+        segments[3]
+    );
+    // The scratch file is gone: the tmpfs unmounts clean.
+    assert_eq!(std::fs::read_dir(&shm).unwrap().count(), 0);
+    drop(mount);
+}
