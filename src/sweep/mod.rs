@@ -429,7 +429,7 @@ pub fn build(
 pub const MEMORY_DIR: &str = "/dev/shm";
 
 /// ramfs's statfs magic (linux/magic.h; nix names tmpfs's only).
-const RAMFS_MAGIC: i64 = 0x8584_58f6;
+const RAMFS_MAGIC: nix::sys::statfs::FsType = nix::sys::statfs::FsType(0x8584_58f6);
 
 /// The directory the memory baseline runs in, checked: it exists, is memory (tmpfs or ramfs:
 /// anything else would baseline against a disk) and holds `need` bytes. `flag` is how the user
@@ -457,7 +457,7 @@ pub fn check_memory_dir(dir: &std::path::Path, flag: bool, need: u64) -> anyhow:
     let fs = nix::sys::statfs::statfs(dir)
         .map_err(|err| usage!("{named}: cannot read its file system ({err}); {fix}"))?;
     let magic = fs.filesystem_type();
-    let ramfs = i64::from(magic.0) == RAMFS_MAGIC;
+    let ramfs = magic == RAMFS_MAGIC;
     if magic != nix::sys::statfs::TMPFS_MAGIC && !ramfs {
         return Err(usage!(
             "{named}: not memory (file system magic {:#x}, not tmpfs or ramfs): a baseline \
