@@ -571,3 +571,80 @@ fn a_baseline_tmpfs_too_small_for_the_working_set_says_how_big_it_must_be() {
     assert_eq!(std::fs::read_dir(&shm).unwrap().count(), 0);
     drop(mount);
 }
+
+#[test]
+fn compare_of_a_sweep_with_a_regressed_point_fails_naming_it_and_draws_both_curves() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sweep(
+        dir.path(),
+        &[
+            "--ioengine",
+            "null",
+            "--bs",
+            "4k,64k,1M",
+            "--size",
+            "8M",
+            "--runtime",
+            "200ms",
+            "--ramp",
+            "0s",
+            "--json",
+            "a.json",
+        ],
+    );
+    assert_success(&out);
+    // B: the same sweep, its 1M point at half the rate.
+    let mut b = read_json(&dir.path().join("a.json"));
+    let point = &mut b["segments"][2];
+    assert_eq!(point["point"][0]["value"], "1M");
+    let read = &mut point["read"];
+    read["iops"] = serde_json::json!(read["iops"].as_f64().unwrap() / 2.0);
+    read["bw_bytes"] = serde_json::json!(read["bw_bytes"].as_u64().unwrap() / 2);
+    std::fs::write(dir.path().join("b.json"), b.to_string()).unwrap();
+    let out = Command::new(BIN)
+        .args(["compare", "a.json", "b.json", "--max-regression", "10%"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out)
+            .lines()
+            .map(|l| l.split(" fell ").next().unwrap())
+            .collect::<Vec<_>>(),
+        [
+            "regression: at bs=1M: read IOPS",
+            "regression: at bs=1M: read bandwidth"
+        ],
+        "{}",
+        stderr(&out)
+    );
+    assert_stderr_has(&out, "fell 50.0% (");
+    assert_stdout_has(&out, "  bs=1M read: IOPS ");
+    assert_stdout_has(&out, "max regression 10%: 2 regression(s), see stderr");
+    // Both curves, bandwidth against block size: the chart's title, 10 rows, the axis and the
+    // values under it.
+    let text = stdout(&out);
+    let chart: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("read bandwidth against bs (log scale): A base, B new"))
+        .take(13)
+        .collect();
+    assert_eq!(chart.len(), 13, "{text}");
+    assert!(chart[12].trim_start().starts_with("4k"), "{text}");
+    assert!(chart[12].trim_end().ends_with("1M"), "{text}");
+    // 1M's A at the top, its B halfway down (each in a row of its own); 4k and 64k the same
+    // in both (`*`).
+    let rows: Vec<&str> = chart[1..11]
+        .iter()
+        .map(|l| l.split_once(['┤', '│']).unwrap().1)
+        .collect();
+    assert!(rows[0].ends_with('A'), "{text}");
+    assert_eq!(rows.iter().filter(|l| l.contains('A')).count(), 1, "{text}");
+    assert_eq!(rows.iter().filter(|l| l.contains('B')).count(), 1, "{text}");
+    assert_eq!(
+        rows.iter().map(|l| l.matches('*').count()).sum::<usize>(),
+        2,
+        "{text}"
+    );
+}
