@@ -4,7 +4,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::support::record::assert_valid_record;
+use crate::support::record::{
+    assert_valid_interval, assert_valid_record, assert_valid_sweep_point,
+};
 use crate::support::*;
 
 fn sweep(dir: &Path, args: &[&str]) -> Output {
@@ -107,6 +109,20 @@ fn a_matrix_is_one_table_and_its_csv_has_a_row_per_point() {
         .filter(|l| l["format"] == "diskdash-sweep-point")
         .collect();
     assert_eq!(points.len(), 4);
+    for line in &lines {
+        if line["format"] == "diskdash-sweep-point" {
+            assert_valid_sweep_point(line);
+        } else {
+            assert_valid_interval(line);
+        }
+    }
+    // The schema holds: a line without its point is refused.
+    let mut broken = points[0].clone();
+    broken["point"] = serde_json::json!([]);
+    assert!(
+        std::panic::catch_unwind(|| assert_valid_sweep_point(&broken)).is_err(),
+        "a point line with an empty point passed the schema"
+    );
     assert_eq!(points[3]["point"], segments[3]["point"]);
     assert_eq!(
         points[3]["write"]["total_ios"],
@@ -279,6 +295,7 @@ fn a_latency_target_stops_at_the_first_miss_and_names_the_deepest_point_that_met
     assert_success(&missed);
     assert_stderr_has(&missed, "note: latency target missed: p50 ");
     let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
     // The plan ended after the first point.
     assert_eq!(record["segments"].as_array().unwrap().len(), 1);
     for (args, want) in [
@@ -360,6 +377,7 @@ fn the_memory_baseline_runs_each_point_again_on_dev_shm() {
     );
     assert!(table.contains("advice: use "), "{table}");
     let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
     let segments = record["segments"].as_array().unwrap();
     assert_eq!(segments.len(), 8);
     assert_eq!(
@@ -646,5 +664,78 @@ fn compare_of_a_sweep_with_a_regressed_point_fails_naming_it_and_draws_both_curv
         rows.iter().map(|l| l.matches('*').count()).sum::<usize>(),
         2,
         "{text}"
+    );
+}
+
+#[test]
+fn markdown_and_json_tables_have_a_row_per_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |format: &str| {
+        let out = sweep(
+            dir.path(),
+            &[
+                "--ioengine",
+                "null",
+                "--bs",
+                "4k,64k",
+                "--size",
+                "8M",
+                "--runtime",
+                "200ms",
+                "--ramp",
+                "0s",
+                "--format",
+                format,
+            ],
+        );
+        assert_success(&out);
+        stdout(&out)
+    };
+    let markdown = run("markdown");
+    let lines: Vec<&str> = markdown.lines().collect();
+    assert_eq!(
+        lines[0],
+        "| bs | read IOPS | read MB/s | read MiB/s | read mean | read p99 | %util | aqu-sz |  |",
+        "{markdown}"
+    );
+    assert_eq!(
+        lines[1],
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    );
+    assert!(lines[2].starts_with("| 4k | "), "{markdown}");
+    assert!(
+        lines[3].starts_with("| 64k | ") && lines[3].ends_with(" | best read |"),
+        "{markdown}"
+    );
+    // The foot's statements follow the table.
+    assert!(lines[4].starts_with("read peaks at 64k: "), "{markdown}");
+    let json: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    assert_eq!(json["dimensions"], serde_json::json!(["bs"]));
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["point"], serde_json::json!([["bs", "4k"]]));
+    assert_eq!(rows[1]["status"], "completed");
+    assert!(rows[1]["read"]["bytes_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(rows[1]["write"]["ios"], 0);
+    assert_eq!(json["best_read"], 1);
+    assert_eq!(json["best_write"], serde_json::Value::Null);
+}
+
+#[test]
+fn yes_lets_a_plan_over_the_limits_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--bs", "512..1M", "-q", "1..256", "-j", "1,2", "--loops", "3", "--points",
+    ];
+    let refused = sweep(dir.path(), &args);
+    assert_usage_error(&refused);
+    let out = sweep(dir.path(), &[&args[..], &["--yes"]].concat());
+    assert_success(&out);
+    assert_stderr_has(&out, "diskdash sweep: 216 points x 3 loops x 12s = 2h9m36s");
+    let points = stdout(&out);
+    assert_eq!(points.lines().count(), 216);
+    assert_eq!(
+        points.lines().last().unwrap(),
+        " 216  bs=1M iodepth=256 numjobs=2"
     );
 }
