@@ -132,7 +132,14 @@ pub(crate) fn run_as(
     if args.points {
         let mut out = std::io::stdout().lock();
         for (i, point) in sweep.points.iter().enumerate() {
-            let _ = writeln!(out, "{:>4}  {}", i + 1, sweep::describe(point));
+            let text = match sweep.plan.steps.first() {
+                // One point of the options as given: say so, and what it runs.
+                Some(step) if point.is_empty() => {
+                    format!("nothing swept: {}", step.jobs[0].spec.describe())
+                }
+                _ => sweep::describe(point),
+            };
+            let _ = writeln!(out, "{:>4}  {text}", i + 1);
         }
         return Ok(ExitCode::SUCCESS);
     }

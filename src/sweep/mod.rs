@@ -344,7 +344,11 @@ impl Sweep {
         };
         let mut s = if points == 1 { "" } else { "s" }.to_string();
         if self.plan.steps.len() > points * self.loops as usize {
-            s += " and their memory baseline";
+            s += if points == 1 {
+                " and its memory baseline"
+            } else {
+                " and their memory baseline"
+            };
         }
         if self.size_based {
             return format!("{points} point{s}{loops}, each until it has moved its bytes");
@@ -631,6 +635,29 @@ mod tests {
         assert_eq!(sweep.plan.steps[2].jobs[0].spec.block_size_bytes, 16384);
         assert_eq!(sweep.plan.steps[1].point, first.point);
         assert_eq!(sweep.estimate(), "2 points x 2 loops x 4s = 16s");
+    }
+
+    #[test]
+    fn the_estimate_counts_one_point_in_the_singular() {
+        let base = [
+            JobOption::flag(Key::Runtime, "3s"),
+            JobOption::flag(Key::Ramp, "1s"),
+        ];
+        let mut sweep = build(&base, Vec::new(), 1, None, &machine(), false).unwrap();
+        assert_eq!(sweep.estimate(), "1 point x 4s = 4s");
+        // The baseline's steps, as add_memory_baseline appends them.
+        sweep.plan.steps.push(sweep.plan.steps[0].clone());
+        assert_eq!(
+            sweep.estimate(),
+            "1 point and its memory baseline x 4s = 8s"
+        );
+        let axes = vec![parse_axis(Dimension::Bs, "4k,8k").unwrap()];
+        let mut sweep = build(&base, axes, 1, None, &machine(), false).unwrap();
+        sweep.plan.steps.extend(sweep.plan.steps.clone());
+        assert_eq!(
+            sweep.estimate(),
+            "2 points and their memory baseline x 4s = 16s"
+        );
     }
 
     #[test]

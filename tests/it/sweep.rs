@@ -44,6 +44,17 @@ fn points_come_in_the_order_given_the_last_fastest() {
         &out,
         "diskdash sweep: 4 points x 7s = 28s on a scratch file here",
     );
+    // Nothing swept: one point, and what it runs.
+    let out = sweep(dir.path(), &["--runtime", "5s", "--points"]);
+    assert_success(&out);
+    assert_eq!(
+        stdout(&out),
+        "   1  nothing swept: randread bs=4k iodepth=32 numjobs=1 io_uring direct\n"
+    );
+    assert_stderr_has(
+        &out,
+        "diskdash sweep: 1 point x 7s = 7s on a scratch file here",
+    );
 }
 
 #[test]
