@@ -1,6 +1,7 @@
 //! Fixed views for the snapshot tests, the render benchmark and the docs. Numbers are shaped
 //! like a 4k random-read run on a virtio disk, with a queue-depth change half way.
 
+pub mod mark;
 pub mod plan;
 pub mod sweep;
 
