@@ -547,7 +547,7 @@ fn a_mark_fills_its_tests_in_as_a_sweep_does() {
         let term = frame(&view, w, h);
         check_cells(term.backend().buffer(), true);
         let screen = text(&term);
-        assert!(screen.contains("point 6 of 8"), "{screen}");
+        assert!(screen.contains("mark: test 6 of 8"), "{screen}");
         assert!(screen.contains("measure test"), "{screen}");
         for row in [
             "  read    SEQ1M Q8T1   3.25k      -  3412.0",
