@@ -20,14 +20,7 @@ const LONG_RUN_RECORDED: [&str; 7] = [
 
 /// The read IOPS the throughput panel shows, e.g. `12.3k` from `IOPS  read 12.3k  write 0.0`.
 fn read_iops(screen: &str) -> Option<f64> {
-    let rest = screen.split("IOPS  read ").nth(1)?;
-    let word = rest.split_whitespace().next()?;
-    let (num, scale) = match word.chars().last()? {
-        'k' => (&word[..word.len() - 1], 1e3),
-        'M' => (&word[..word.len() - 1], 1e6),
-        _ => (word, 1.0),
-    };
-    num.parse::<f64>().ok().map(|v| v * scale)
+    number_after(screen, "IOPS  read ")
 }
 
 #[test]
