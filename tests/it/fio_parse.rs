@@ -263,6 +263,34 @@ fn fio_bad_input_is_one_line_and_exit_2() {
     );
 }
 
+/// Two jobs writing one block device: refused before anything is written, even with the
+/// command line's opt-in (which grants writes, not two writers at once).
+#[test]
+#[ignore = "needs root"]
+fn two_jobs_writing_one_device_are_refused() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("disk.img");
+    crate::support::sparse_file(&image, 16 << 20);
+    let dev = crate::support::LoopDevice::attach_unique(&image);
+    let job = format!(
+        "[global]\nrw=randwrite\nsize=1M\nfilename={}\n[a]\n[b]\nrw=write\n",
+        dev.path().display()
+    );
+    write(dir.path(), "dev.fio", job.as_bytes());
+    let out = fio_in(dir.path(), &["dev.fio", "--allow-destructive"], b"");
+    assert_refused(
+        &out,
+        &format!(
+            "jobs a and b both write {} at the same time; give each its own filename, or add \
+             stonewall to run them one after the other",
+            dev.path().display()
+        ),
+    );
+    let written = std::fs::read(&image).unwrap();
+    assert!(written.iter().all(|&b| b == 0), "nothing was written");
+}
+
 #[test]
 fn fio_ten_megabytes_of_garbage_fail_fast() {
     let dir = tempfile::tempdir().unwrap();
