@@ -127,7 +127,7 @@ fn segment(s: usize, hosts: &[(&str, &RunRecord)]) -> SegmentRecord {
     }
     seg.series = by_index
         .into_values()
-        .map(|points| interval(&points))
+        .map(|points| merge_interval(&points))
         .collect();
     seg.series_stride = parts
         .iter()
@@ -175,7 +175,11 @@ fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
 }
 
 /// Points of the same interval on several hosts, as one: rates added, histograms merged.
-fn interval(points: &[&IntervalRecord]) -> IntervalRecord {
+///
+/// # Panics
+/// `points` is empty.
+#[must_use]
+pub fn merge_interval(points: &[&IntervalRecord]) -> IntervalRecord {
     let mut out = points[0].clone();
     let reads: Vec<&DirectionRecord> = points.iter().map(|p| &p.read).collect();
     let writes: Vec<&DirectionRecord> = points.iter().map(|p| &p.write).collect();

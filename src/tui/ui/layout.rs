@@ -1,10 +1,10 @@
 //! Where each panel goes, and which panels fold away when the terminal is small.
 //!
 //! ```text
-//! bench / show                              monitor
+//! bench / show / fleet                      monitor
 //! +-----------------------------------+    +-----------------------------------+
 //! | header (2 rows)                   |    | header (2 rows)                   |
-//! | jobs (a step of several jobs)     |    |                                   |
+//! | jobs (several jobs; fleet: hosts) |    |                                   |
 //! | throughput/IOPS   | latency       |    | all disks (iostat -x)             |
 //! | device            | queue         |    | device (selected) | queue         |
 //! | all disks (iostat -x)             |    | throughput/IOPS of that disk      |
@@ -152,7 +152,7 @@ fn pref_height(view: &View, panel: Panel, width: u16) -> u16 {
 /// Most important first.
 fn priority(view: &View) -> Vec<Panel> {
     match view.mode {
-        Mode::Bench | Mode::Show if view.sweep.is_some() => vec![
+        Mode::Bench | Mode::Show | Mode::Fleet if view.sweep.is_some() => vec![
             Panel::Throughput,
             Panel::Steady,
             Panel::Sweep,
@@ -172,7 +172,7 @@ fn priority(view: &View) -> Vec<Panel> {
             Panel::Jobs,
         ],
         // Several jobs: the table that picks the job and the charts that show it stay together.
-        Mode::Bench | Mode::Show if view.jobs.is_some() => vec![
+        Mode::Bench | Mode::Show | Mode::Fleet if view.jobs.is_some() => vec![
             Panel::Throughput,
             Panel::Steady,
             Panel::Jobs,
@@ -182,7 +182,7 @@ fn priority(view: &View) -> Vec<Panel> {
             Panel::Queue,
             Panel::Table,
         ],
-        Mode::Bench | Mode::Show => vec![
+        Mode::Bench | Mode::Show | Mode::Fleet => vec![
             Panel::Throughput,
             Panel::Steady,
             Panel::Device,
@@ -263,7 +263,7 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
     };
     let order = match view.mode {
         Mode::Monitor => [jobs, table, device, charts, sweep, vec![], vec![]],
-        Mode::Bench | Mode::Show => [
+        Mode::Bench | Mode::Show | Mode::Fleet => [
             jobs,
             one(Panel::Steady),
             charts,
