@@ -694,3 +694,72 @@ fn the_dashboard_shows_every_host_running_and_q_stops_them_with_their_records() 
     }
     no_scratch_left(&dir);
 }
+
+/// A host that drops mid-run shows `failed` with its last error in the dashboard while the
+/// others go on running; its partial results are kept in the record.
+#[test]
+#[ignore = "needs sshd and tmux"]
+fn in_the_dashboard_a_host_that_drops_shows_failed_and_the_others_go_on() {
+    crate::support::tmux::require();
+    let sshd = Sshd::start(&HOSTS);
+    let tmp = tempfile::tempdir().unwrap();
+    let record = tmp.path().join("fleet.json");
+    let config = sshd.ssh_config();
+    let args = [
+        "fleet",
+        "h1,h2,h3",
+        "-F",
+        config.to_str().unwrap(),
+        "--remote-binary",
+        BIN,
+        "--json",
+        record.to_str().unwrap(),
+        "--",
+        "bench",
+        tmp.path().to_str().unwrap(),
+        "--size",
+        "16M",
+        "--runtime",
+        "60s",
+        "--interval",
+        "500ms",
+        "-q",
+        "4",
+    ];
+    let t = crate::support::tmux::Tmux::start("fleet-drop", &args, &[], 160, 50);
+    let wait = Duration::from_secs(90);
+    t.wait_for("every host running with IOPS", wait, |s| {
+        ["h1", "h2", "h3"]
+            .iter()
+            .all(|h| running_iops(s, h).is_some_and(|v| v > 0.0))
+    });
+    assert!(
+        sshd.drop_connections_to("127.0.0.4") > 0,
+        "no session of h3 found"
+    );
+    // The next intervals are of two hosts: the fleet row says so, h3's row says why.
+    t.wait_for("h3 failed, the others running", wait, |s| {
+        let h3_failed = s
+            .lines()
+            .any(|l| l.contains(" h3 ") && l.contains("failed") && l.contains("dropped mid-run"));
+        let two = s
+            .lines()
+            .any(|l| l.contains(">fleet") && l.contains("2 of 3"));
+        h3_failed
+            && two
+            && ["h1", "h2"]
+                .iter()
+                .all(|h| running_iops(s, h).is_some_and(|v| v > 0.0))
+    });
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(wait), 130, "stderr: {}", t.stderr());
+    t.assert_restored();
+    let r = fleet_record(&record);
+    let hosts = r["hosts"].as_array().unwrap();
+    for h in &hosts[..2] {
+        assert_eq!(h["status"], "interrupted", "{h}");
+        assert!(h["record"].is_object(), "{h}");
+    }
+    assert_eq!(hosts[2]["status"], "failed");
+    assert_eq!(hosts[2]["partial"], true);
+}
