@@ -615,6 +615,7 @@ impl Fleet {
             live.send_modify(|l| {
                 l.ended_after = l.started.map(|t| t.elapsed());
                 l.state = state;
+                l.message = Some("the run has ended: q quits and prints the summary".into());
             });
         }
         ending
