@@ -160,12 +160,12 @@ const HOST_COLUMNS: [Column; 7] = [
 
 /// Which columns fit: the rates, p99 and errors first, then what the job is, then p50. A
 /// fleet's hosts: the state, the rates and p99, the errors, then p50 and %util.
-fn fitting(columns: &'static [Column], width: u16, name_w: u16) -> Vec<&'static Column> {
-    let keep_order: &[usize] = if columns.len() == HOST_COLUMNS.len() {
-        &[0, 1, 2, 4, 6, 3, 5]
-    } else {
-        &[3, 4, 6, 7, 0, 1, 2, 5]
-    };
+fn fitting(
+    columns: &'static [Column],
+    keep_order: &[usize],
+    width: u16,
+    name_w: u16,
+) -> Vec<&'static Column> {
     let mut room = width.saturating_sub(name_w);
     let mut chosen = Vec::new();
     for &i in keep_order {
@@ -242,8 +242,12 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         .unwrap_or(4)
         .clamp(4, 24);
     // One column for the highlight mark.
-    let columns: &'static [Column] = if hosts { &HOST_COLUMNS } else { &COLUMNS };
-    let cols = fitting(columns, inner.width.saturating_sub(1), name_w);
+    let (columns, keep_order): (&'static [Column], &[usize]) = if hosts {
+        (&HOST_COLUMNS, &[0, 1, 2, 4, 6, 3, 5])
+    } else {
+        (&COLUMNS, &[3, 4, 6, 7, 0, 1, 2, 5])
+    };
+    let cols = fitting(columns, keep_order, inner.width.saturating_sub(1), name_w);
     let cell = |c: &Column, text: String| {
         if c.text {
             Cell::from(text)
