@@ -647,7 +647,8 @@ impl Fleet {
         });
     }
 
-    /// How the run ended, for the dashboard's header (the record says the same).
+    /// How the run ended, for the dashboard's header: the record's status (completed only when
+    /// every host completed).
     fn final_state(&self, ending: Ending) -> FleetState {
         let failed = self
             .hosts
@@ -656,7 +657,7 @@ impl Fleet {
                 h.verdict.is_some()
                     || h.record
                         .as_ref()
-                        .is_none_or(|r| r.status == RunStatus::Failed)
+                        .is_none_or(|r| r.status != RunStatus::Completed)
             })
             .count();
         match ending {
