@@ -62,9 +62,9 @@ const COMMON_KEYS: [(&str, &str); 7] = [
 
 /// `diskdash fleet`: the hosts' rows pick the charts; quitting stops every host first.
 const FLEET_KEYS: &[(&str, &str)] = &[
-    ("tab / S-tab", "next / previous host (then the fleet)"),
+    ("tab, S-tab", "next / previous host, then the fleet"),
     ("up / down", "select the host the charts show"),
-    ("q, Ctrl-C", "stop every host, write the record, quit"),
+    ("q, Ctrl-C", "stop every host, record, quit"),
     ("", ""),
 ];
 

@@ -451,6 +451,7 @@ mod tests {
             sample::show(),
             sample::plan(None),
             sample::sweep(),
+            sample::fleet(None),
         ] {
             for w in 0..=130u16 {
                 for h in 0..=45u16 {
@@ -494,6 +495,15 @@ mod tests {
         assert!(large.sweep_chart.is_some() && large.device.is_some());
         assert!(large.latency.is_some() && large.table.is_some());
         assert!(large.queue.is_none(), "the chart takes the queue's place");
+    }
+
+    #[test]
+    fn a_fleet_at_80x24_keeps_its_hosts_and_both_charts() {
+        let plan = plan(Rect::new(0, 0, 80, 24), &sample::fleet(None));
+        // Three hosts, the fleet row, the header and the borders.
+        assert_eq!(plan.jobs.map(|r| r.height), Some(7));
+        assert!(plan.throughput.is_some() && plan.latency.is_some());
+        assert!(plan.device.is_none() && plan.table.is_none());
     }
 
     #[test]

@@ -369,6 +369,19 @@ fn no_size_panics_and_every_cell_is_allowed() {
     empty.latency = Some(crate::tui::view::LatencyView::default());
     empty.disks = Some(crate::tui::view::DiskTableView::default());
     views.push(empty);
+    views.push(sample::fleet(None));
+    views.push(sample::fleet(Some(2)));
+    let mut fleet_help = sample::fleet(None);
+    fleet_help.ui.help = true;
+    views.push(fleet_help);
+    // A fleet before any host has said anything.
+    let names = ["a-host-with-a-long-name".to_string(), "b".to_string()];
+    views.push(crate::tui::view::from_fleet::view(
+        &crate::fleet::live::LiveFleet::new(&names, &["bench".into()], None),
+        None,
+        crate::tui::view::UiState::default(),
+        std::time::Duration::ZERO,
+    ));
     for view in &views {
         for w in (0..=70).step_by(3).chain([1, 2, 80, 120, 200, 300]) {
             for h in (0..=30).step_by(2).chain([1, 3, 24, 50, 90]) {
@@ -502,6 +515,24 @@ fn a_fleet_of_three_hosts_one_failed() {
         }
         insta::assert_snapshot!(format!("frame_fleet_{w}x{h}"), term.backend());
     }
+}
+
+/// The fleet's help names its keys and leaves out those of the disks table it does not have.
+#[test]
+fn the_fleet_help_names_its_keys() {
+    let mut view = sample::fleet(None);
+    view.ui.help = true;
+    let screen = text(&frame(&view, 80, 24));
+    assert!(
+        screen.contains("tab, S-tab next / previous host, then the fleet"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("q, Ctrl-C  stop every host, record, quit"),
+        "{screen}"
+    );
+    assert!(!screen.contains("sort column"), "{screen}");
+    assert!(!screen.contains("select a disk"), "{screen}");
 }
 
 /// `tab` walks the hosts then the fleet; the charts' titles follow.
