@@ -763,3 +763,44 @@ fn in_the_dashboard_a_host_that_drops_shows_failed_and_the_others_go_on() {
     assert_eq!(hosts[2]["status"], "failed");
     assert_eq!(hosts[2]["partial"], true);
 }
+
+/// `--no-tui` keeps a fleet in a terminal headless: the tables on stderr, the summary on the
+/// screen, no dashboard.
+#[test]
+#[ignore = "needs sshd and tmux"]
+fn no_tui_in_a_terminal_prints_the_tables() {
+    crate::support::tmux::require();
+    let sshd = Sshd::start(&HOSTS[..2]);
+    let tmp = tempfile::tempdir().unwrap();
+    let config = sshd.ssh_config();
+    let args = [
+        "fleet",
+        "h1,h2",
+        "-F",
+        config.to_str().unwrap(),
+        "--remote-binary",
+        BIN,
+        "--no-tui",
+        "--",
+        "bench",
+        tmp.path().to_str().unwrap(),
+        "--size",
+        "8M",
+        "--runtime",
+        "1s",
+        "--interval",
+        "500ms",
+    ];
+    let t = crate::support::tmux::Tmux::start("fleet-no-tui", &args, &[], 120, 40);
+    assert_eq!(t.exit_status(Duration::from_secs(90)), 0, "{}", t.stderr());
+    t.assert_restored();
+    let err = t.stderr();
+    assert!(err.contains("start: 2 of 2 hosts at once"), "{err}");
+    assert!(
+        err.contains("interval 1 (rates over each host's interval"),
+        "{err}"
+    );
+    let screen = t.capture();
+    assert!(screen.contains("fleet completed"), "{screen}");
+    assert!(!screen.contains("fleet of 2 hosts"), "{screen}");
+}
