@@ -6,14 +6,21 @@
 # its median and range.
 #
 # diskdash's number is mark's own: `diskdash mark --profile peak --loops 1` (the smallest
-# profile with SEQ1M Q8T1), its SEQ1M Q8T1 read loop taken from the record. mark fills its own
-# scratch file each run; fio reads a file preconditioned once with O_DIRECT writes.
+# profile with SEQ1M Q8T1), its SEQ1M Q8T1 read loop taken from the record. Both read the same
+# file, preconditioned once with O_DIRECT writes (mark runs on it with --allow-destructive; its
+# write tests come after its reads and rewrite it with data).
+#
+# Buffers: diskdash's are 2 MiB-aligned and get transparent huge pages (madvise), so a 1 MiB
+# O_DIRECT read is a few physical segments; fio's malloc'd buffers are 4 KiB pages and a 1 MiB
+# read can exceed the queue's max_segments and split. FIO_IOMEM=shmhuge (the default) gives fio
+# huge pages too (`iomem=shmhuge`, with vm.nr_hugepages raised for the run as root and
+# restored): like for like. FIO_IOMEM=malloc compares fio as it runs by default.
 #
 #   benches/mark_compare.sh                  # 3 pairs, 5 s per measurement, 1 GiB
-#   PAIRS=5 RUNTIME=10 SIZE=4G benches/mark_compare.sh
+#   PAIRS=7 RUNTIME=10 SIZE=4G benches/mark_compare.sh
 #
 # Environment: BENCH_DIR (default /var/tmp/diskdash-mark-bench), PAIRS, RUNTIME (seconds), SIZE,
-# THP_MODE=never (root: both tools on 4 KiB pages, see above).
+# FIO_IOMEM (shmhuge, malloc), THP_MODE=never (root: both tools on 4 KiB pages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -31,7 +38,7 @@ command -v python3 >/dev/null || { echo "needs python3 to read the JSON results"
 
 cargo build --release --quiet
 DD=$PWD/target/release/diskdash
-mkdir -p "$BENCH_DIR/mark"
+mkdir -p "$BENCH_DIR"
 FILE=$BENCH_DIR/fio-data.bin
 OUT=$BENCH_DIR/results
 rm -rf "$OUT"; mkdir -p "$OUT"
@@ -44,14 +51,25 @@ if [ ! -f "$FILE" ] || [ "$(stat -c %s "$FILE")" != "$want" ]; then
       --ioengine=psync --output=/dev/null
 fi
 
+FIO_IOMEM=${FIO_IOMEM:-shmhuge}
+HUGE=/proc/sys/vm/nr_hugepages
+if [ "$FIO_IOMEM" = shmhuge ]; then
+  [ -w "$HUGE" ] || { echo "FIO_IOMEM=shmhuge needs root (vm.nr_hugepages)" >&2; exit 1; }
+  huge_before=$(cat "$HUGE")
+  # fio's buffer: iodepth x 1 MiB = 8 MiB, in 2 MiB pages, with room to spare.
+  echo $((huge_before + 16)) > "$HUGE"
+  echo "fio: iomem=shmhuge (vm.nr_hugepages $huge_before -> $(cat "$HUGE"))"
+fi
+
 run_fio() { # pair
   fio --name=seq1m-q8t1-read --filename="$FILE" --size="$SIZE" --rw=read --bs=1M \
       --iodepth=8 --numjobs=1 --ioengine=io_uring --direct=1 --ramp_time="$RUNTIME" \
-      --runtime="$RUNTIME" --time_based --output-format=json --output="$OUT/fio.$1.json"
+      --iomem="$FIO_IOMEM" --runtime="$RUNTIME" --time_based --output-format=json \
+      --output="$OUT/fio.$1.json"
 }
 
 run_mark() { # pair
-  "$DD" mark "$BENCH_DIR/mark" --profile peak --loops 1 --size "$SIZE" \
+  "$DD" mark "$FILE" --profile peak --loops 1 --size "$SIZE" --allow-destructive \
       --runtime "${RUNTIME}s" --no-tui --json "$OUT/mark.$1.json" \
       >"$OUT/mark.$1.txt" 2>"$OUT/mark.$1.err"
 }
@@ -61,19 +79,21 @@ run_mark() { # pair
 THP=/sys/kernel/mm/transparent_hugepage/enabled
 if [ "${THP_MODE:-}" = never ] && [ -w "$THP" ]; then
   before=$(sed -E 's/.*\[(.*)\].*/\1/' "$THP")
-  trap 'echo "$before" > "$THP"' EXIT
+  trap 'echo "$before" > "$THP"; [ -z "${huge_before:-}" ] || echo "$huge_before" > "$HUGE"' EXIT
   echo never > "$THP"
   echo "transparent huge pages: never (was $before)"
 fi
+
+[ -z "${huge_before:-}" ] || [ -n "${before:-}" ] || trap 'echo "$huge_before" > "$HUGE"' EXIT
 
 for p in $(seq 1 "$PAIRS"); do
   echo "pair $p/$PAIRS"
   if [ $((p % 2)) -eq 1 ]; then run_fio "$p"; run_mark "$p"; else run_mark "$p"; run_fio "$p"; fi
 done
 
-python3 - "$OUT" "$PAIRS" "$RUNTIME" "$SIZE" <<'PY'
+python3 - "$OUT" "$PAIRS" "$RUNTIME" "$SIZE" "$FIO_IOMEM" <<'PY'
 import json, statistics, sys
-out, pairs, runtime, size = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+out, pairs, runtime, size, iomem = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 
 def fio(p):
     return json.load(open(f"{out}/fio.{p}.json"))["jobs"][0]["read"]["bw_bytes"]
@@ -105,7 +125,7 @@ def mark(p):
 f = [fio(p) for p in range(1, pairs + 1)]
 d = [mark(p) for p in range(1, pairs + 1)]
 ratios = [b / a for a, b in zip(f, d)]
-print(f"SEQ1M Q8T1 read, {size}, {runtime} s warm-up + {runtime} s measured, {pairs} alternated pairs")
+print(f"SEQ1M Q8T1 read, {size}, {runtime} s warm-up + {runtime} s measured, {pairs} alternated pairs, fio iomem={iomem}")
 print(f"  MB/s  fio / diskdash mark   " + "  ".join(f"{a/1e6:.1f}/{b/1e6:.1f}" for a, b in zip(f, d)))
 print(f"  bandwidth ratio diskdash/fio  median {statistics.median(ratios):.3f}  "
       f"range {min(ratios):.3f}-{max(ratios):.3f}  ({', '.join(f'{r:.3f}' for r in ratios)})")

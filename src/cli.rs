@@ -354,6 +354,15 @@ pub struct SweepArgs {
     /// `memory`: run the same points on /dev/shm (buffered) and add memory columns.
     #[arg(long, help_heading = "Plan")]
     pub baseline: Option<String>,
+    /// Where `--baseline memory` runs: a directory on tmpfs or ramfs (refused otherwise, so
+    /// nothing baselines against a disk) [default: /dev/shm].
+    #[arg(
+        long,
+        value_name = "DIR",
+        help_heading = "Plan",
+        allow_hyphen_values = true
+    )]
+    pub baseline_dir: Option<std::path::PathBuf>,
     /// Print the points and the estimate, and exit.
     #[arg(long, help_heading = "Plan")]
     pub points: bool,

@@ -387,6 +387,13 @@ impl JobSpec {
         self.rw.read_pct(self.rwmixread_pct) < 100
     }
 
+    /// Whether this job writes data: a trim job only discards, though the interlocks count it
+    /// as a writer ([`Self::writes`]).
+    #[must_use]
+    pub fn writes_data(&self) -> bool {
+        self.writes() && !matches!(self.rw, RwMode::Trim | RwMode::RandTrim)
+    }
+
     /// Whether this job issues reads.
     #[must_use]
     pub fn reads(&self) -> bool {

@@ -48,6 +48,59 @@ pub struct WorkerPlan {
     pub cpus: Option<Vec<usize>>,
     /// Tick length: how often stats are handed over.
     pub tick: Duration,
+    /// The job's verification so far, shared by its workers and read by the session.
+    pub verify: Arc<VerifyProgress>,
+}
+
+/// A job's verification as it goes, for the dashboard: its workers add to it, the session
+/// reads it at each publish, also while a write job reads back after its measured window.
+#[derive(Debug)]
+pub struct VerifyProgress {
+    checked: AtomicU64,
+    failed: AtomicU64,
+    /// Blocks the job's read-back passes will check, and have checked.
+    pass_blocks: AtomicU64,
+    pass_checked: AtomicU64,
+    /// The lowest offset that failed (`u64::MAX`: none).
+    first_failed: AtomicU64,
+}
+
+impl Default for VerifyProgress {
+    fn default() -> Self {
+        Self {
+            checked: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            pass_blocks: AtomicU64::new(0),
+            pass_checked: AtomicU64::new(0),
+            first_failed: AtomicU64::new(u64::MAX),
+        }
+    }
+}
+
+/// What [`VerifyProgress`] says at one moment.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VerifyLive {
+    pub checked: u64,
+    pub failed: u64,
+    /// A write job's read-back: blocks checked of blocks to check (`None` before it starts).
+    pub pass: Option<(u64, u64)>,
+    /// The lowest offset that failed so far.
+    pub first_failed: Option<u64>,
+}
+
+impl VerifyProgress {
+    #[must_use]
+    pub fn live(&self) -> VerifyLive {
+        let pass_blocks = self.pass_blocks.load(Ordering::Relaxed);
+        let first = self.first_failed.load(Ordering::Relaxed);
+        VerifyLive {
+            checked: self.checked.load(Ordering::Relaxed),
+            failed: self.failed.load(Ordering::Relaxed),
+            pass: (pass_blocks > 0)
+                .then(|| (self.pass_checked.load(Ordering::Relaxed), pass_blocks)),
+            first_failed: (first != u64::MAX).then_some(first),
+        }
+    }
 }
 
 /// The stall rule: the session's loop wakes at least every 50 ms; a wake-up this much later
@@ -355,6 +408,8 @@ struct Loop<'a> {
     stall_seen_ns: u64,
     /// What verification found so far.
     verify_out: VerifyOutcome,
+    /// The same counts, shared with the session as they grow.
+    verify_live: Arc<VerifyProgress>,
     /// The seed in every verified block's header (the job's `randseed`, else 0), the same in a
     /// later `--verify-only` run.
     verify_seed: u64,
@@ -398,6 +453,7 @@ impl<'a> Loop<'a> {
                 .map(|rate| Pacer::new(&rate, plan.seed ^ u64::from(plan.worker))),
             stall_seen_ns: 0,
             verify_out: VerifyOutcome::default(),
+            verify_live: plan.verify.clone(),
             verify_seed: plan.spec.randseed.unwrap_or(0),
         }
     }
@@ -745,6 +801,7 @@ impl<'a> Loop<'a> {
             return false;
         }
         self.verify_out.checked += 1;
+        self.verify_live.checked.fetch_add(1, Ordering::Relaxed);
         let expect = crate::bench::verify::Expect {
             offset,
             job: 0,
@@ -755,6 +812,10 @@ impl<'a> Loop<'a> {
             return true;
         };
         self.verify_out.failed += 1;
+        self.verify_live.failed.fetch_add(1, Ordering::Relaxed);
+        self.verify_live
+            .first_failed
+            .fetch_min(offset, Ordering::Relaxed);
         let failure = VerifyFailure {
             offset,
             worker: self.worker,
@@ -791,6 +852,10 @@ impl<'a> Loop<'a> {
         let started = monotonic_ns();
         let len = usize::try_from(self.spec.block_size_bytes).unwrap_or(usize::MAX);
         let offsets: Vec<u64> = self.workload.written_offsets().collect();
+        self.verify_live.pass_blocks.fetch_add(
+            u64::try_from(offsets.len()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
         // SAFETY: the fd stays open for the whole run, past this pass.
         let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(self.fd) };
         for offset in offsets {
@@ -810,7 +875,11 @@ impl<'a> Loop<'a> {
                 }
             }
             let block = &buffers.as_mut_slice()[..len];
-            if !self.check_block(block, offset, verify) {
+            let go_on = self.check_block(block, offset, verify);
+            self.verify_live
+                .pass_checked
+                .fetch_add(1, Ordering::Relaxed);
+            if !go_on {
                 break;
             }
         }
@@ -1061,6 +1130,7 @@ mod tests {
             engine: EngineKind::Null,
             cpus: None,
             tick: Duration::from_millis(250),
+            verify: Arc::default(),
         };
         let control = SegmentControl::new(0);
         control.start_ns.store(monotonic_ns(), Ordering::Release);

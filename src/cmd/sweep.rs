@@ -36,6 +36,7 @@ pub(crate) fn run_as(
         args.points = false;
     }
     let args = &args;
+    refuse_lists(args)?;
     let format = Format::parse(&args.format)?;
     let loops = match &args.loops {
         None => 1,
@@ -76,6 +77,13 @@ pub(crate) fn run_as(
             ));
         }
     };
+    if let (Some(dir), false) = (&args.baseline_dir, baseline) {
+        return Err(usage!(
+            "--baseline-dir {} is where the memory baseline runs; add --baseline memory, or \
+             drop --baseline-dir",
+            dir.display()
+        ));
+    }
     let names: Vec<String> = axes
         .iter()
         .map(|a| a.dimension.name().to_string())
@@ -83,7 +91,17 @@ pub(crate) fn run_as(
     let machine = MachineLimits::detect();
     let mut sweep = sweep::build(&base, axes, loops, args.target.clone(), &machine, args.yes)?;
     if baseline {
-        sweep::add_memory_baseline(&mut sweep, &base, &machine)?;
+        let dir = args
+            .baseline_dir
+            .clone()
+            .unwrap_or_else(|| sweep::MEMORY_DIR.into());
+        sweep::add_memory_baseline(
+            &mut sweep,
+            &base,
+            &machine,
+            &dir,
+            args.baseline_dir.is_some(),
+        )?;
     }
     let target = args.target.as_deref().map_or_else(
         || "a scratch file here".to_string(),
@@ -114,7 +132,14 @@ pub(crate) fn run_as(
     if args.points {
         let mut out = std::io::stdout().lock();
         for (i, point) in sweep.points.iter().enumerate() {
-            let _ = writeln!(out, "{:>4}  {}", i + 1, sweep::describe(point));
+            let text = match sweep.plan.steps.first() {
+                // One point of the options as given: say so, and what it runs.
+                Some(step) if point.is_empty() => {
+                    format!("nothing swept: {}", step.jobs[0].spec.describe())
+                }
+                _ => sweep::describe(point),
+            };
+            let _ = writeln!(out, "{:>4}  {text}", i + 1);
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -214,22 +239,6 @@ fn axes_and_base(args: &SweepArgs, argv: &[String]) -> anyhow::Result<(Vec<Axis>
     .filter_map(|(key, value)| value.map(|v| JobOption::flag(key, v.clone())))
     .collect();
     base.extend(args.steady.options());
-    let fixed = [
-        ("--rwmixread", Some(&args.rwmixread)),
-        ("--size", args.size.as_ref()),
-        ("--runtime", Some(&args.runtime)),
-        ("--ramp", Some(&ramp)),
-        ("--interval", Some(&args.interval)),
-        ("--io-size", args.io_size.as_ref()),
-    ];
-    for (flag, text) in fixed {
-        if let Some(text) = text.filter(|t| t.contains(',') || t.contains("..")) {
-            return Err(usage!(
-                "{flag} {text:?}: only the workload options take lists and ranges (--rw, --bs, \
-                 --iodepth, --numjobs, --ioengine, --direct, --fsync); give {flag} one value"
-            ));
-        }
-    }
     let mut axes = Vec::new();
     for (dimension, text) in texts {
         let Some(text) = text else { continue };
@@ -259,6 +268,59 @@ fn axes_and_base(args: &SweepArgs, argv: &[String]) -> anyhow::Result<(Vec<Axis>
     };
     axes.sort_by_key(|a| position(a.dimension));
     Ok((axes, base))
+}
+
+/// Refuses a list or a range on an option that takes one value: only the swept options take
+/// them. Values are checked for `..` too, except paths (`../r.json` is one file).
+fn refuse_lists(args: &SweepArgs) -> anyhow::Result<()> {
+    let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    let values = [
+        ("--rwmixread", Some(args.rwmixread.clone())),
+        ("--size", args.size.clone()),
+        ("--runtime", Some(args.runtime.clone())),
+        ("--ramp", args.ramp.clone()),
+        ("--interval", Some(args.interval.clone())),
+        ("--io-size", args.io_size.clone()),
+        ("--loops", args.loops.clone()),
+        ("--pick", args.pick.clone()),
+        ("--latency-target", args.latency_target.clone()),
+        (
+            "--latency-percentile",
+            Some(args.latency_percentile.clone()),
+        ),
+        ("--baseline", args.baseline.clone()),
+        ("--format", Some(args.format.clone())),
+        ("--ss", args.steady.ss.clone()),
+        ("--ss-dur", args.steady.ss_dur.clone()),
+        ("--ss-ramp", args.steady.ss_ramp.clone()),
+        ("--cliff", args.steady.cliff.clone()),
+        ("--serve-linger", args.publish.serve_linger.clone()),
+    ];
+    let paths = [
+        ("--json", path(&args.json)),
+        ("--jsonl", path(&args.jsonl)),
+        ("--baseline-dir", path(&args.baseline_dir)),
+        ("--serve", args.publish.serve.clone()),
+    ];
+    let mut lists = values
+        .into_iter()
+        .filter(|(_, v)| {
+            v.as_ref()
+                .is_some_and(|t| t.contains(',') || t.contains(".."))
+        })
+        .chain(
+            paths
+                .into_iter()
+                .filter(|(_, v)| v.as_ref().is_some_and(|t| t.contains(','))),
+        );
+    if let Some((flag, text)) = lists.next() {
+        let text = text.unwrap_or_default();
+        return Err(usage!(
+            "{flag} {text:?}: only the workload options take lists and ranges (--rw, --bs, \
+             --iodepth, --numjobs, --ioengine, --direct, --fsync); give {flag} one value"
+        ));
+    }
+    Ok(())
 }
 
 /// `--latency-target`, checked: a duration, on a sweep of iodepth or numjobs, at a percentile

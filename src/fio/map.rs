@@ -191,7 +191,8 @@ fn lookup(option: &str) -> Option<Opt> {
         ),
         "invalidate" => Opt::Accepted(
             Flag,
-            "accepted; diskdash does not drop the target's page cache before a job",
+            "accepted; a buffered job always starts with its target's page cache dropped, as \
+             fio's invalidate=1 (invalidate=0 is not honoured)",
         ),
         "create_on_open" => Opt::Accepted(
             Flag,

@@ -74,6 +74,8 @@ pub struct Point {
     pub write_iops: f64,
     pub read_bytes_per_s: f64,
     pub write_bytes_per_s: f64,
+    pub trim_iops: f64,
+    pub trim_bytes_per_s: f64,
 }
 
 /// One interval's latency histograms (sparse `(le_ns, count)`), for the heatmap.
@@ -83,6 +85,7 @@ pub struct Heat {
     pub read: Vec<(u64, u64)>,
     pub write: Vec<(u64, u64)>,
     pub sync: Vec<(u64, u64)>,
+    pub trim: Vec<(u64, u64)>,
 }
 
 /// The intervals of a host, or of the fleet.
@@ -98,6 +101,7 @@ pub struct Series {
     pub step_read: DirectionRecord,
     pub step_write: DirectionRecord,
     pub step_sync: SyncRecord,
+    pub step_trim: DirectionRecord,
     pub step_elapsed_ns: u64,
     /// The step of `last`, and where it began on the time axis, ns.
     step: u32,
@@ -116,6 +120,7 @@ impl Series {
             self.step_read = DirectionRecord::default();
             self.step_write = DirectionRecord::default();
             self.step_sync = SyncRecord::default();
+            self.step_trim = DirectionRecord::default();
             self.step_elapsed_ns = 0;
         }
         self.step = interval.segment;
@@ -125,6 +130,7 @@ impl Series {
         self.step_read = merge_direction(&[&self.step_read, &interval.read], over);
         self.step_write = merge_direction(&[&self.step_write, &interval.write], over);
         self.step_sync = merge_sync(&[&self.step_sync, &interval.sync]);
+        self.step_trim = merge_direction(&[&self.step_trim, &interval.trim], over);
         let t_s = (self.base_ns + interval.t_ns) as f64 / 1e9;
         push_capped(
             &mut self.points,
@@ -134,6 +140,8 @@ impl Series {
                 write_iops: interval.write.iops,
                 read_bytes_per_s: interval.read.bw_bytes as f64,
                 write_bytes_per_s: interval.write.bw_bytes as f64,
+                trim_iops: interval.trim.iops,
+                trim_bytes_per_s: interval.trim.bw_bytes as f64,
             },
             MAX_POINTS,
         );
@@ -151,6 +159,7 @@ impl Series {
                 read: buckets(&interval.read.lat_ns),
                 write: buckets(&interval.write.lat_ns),
                 sync: buckets(&interval.sync.lat_ns),
+                trim: buckets(&interval.trim.lat_ns),
             },
             MAX_HEAT,
         );

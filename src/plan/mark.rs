@@ -360,7 +360,15 @@ pub fn plan(
                 measure.as_str(),
                 config.loops
             );
-            steps.push(Step::single(Job::bench(name, spec, target.clone())));
+            // A point, as a sweep's: the dashboard's results panel has a row per step, named
+            // as CrystalDiskMark names its tests, the measure first (the chart's lines).
+            steps.push(Step {
+                jobs: vec![Job::bench(name, spec, target.clone())],
+                point: vec![
+                    ("measure".to_string(), measure.as_str().to_string()),
+                    ("test".to_string(), test.label()),
+                ],
+            });
         }
     }
     Ok(Plan { steps })
@@ -484,6 +492,23 @@ mod tests {
                 "SEQ1M Q8T1 mix 2/2",
                 "RND4K Q32T1 mix 1/2",
                 "RND4K Q32T1 mix 2/2",
+            ]
+        );
+        let points: Vec<String> = plan
+            .steps
+            .iter()
+            .map(|s| crate::sweep::describe(&s.point))
+            .step_by(2)
+            .collect();
+        assert_eq!(
+            points,
+            [
+                "measure=read test=SEQ1M Q8T1",
+                "measure=read test=RND4K Q32T1",
+                "measure=write test=SEQ1M Q8T1",
+                "measure=write test=RND4K Q32T1",
+                "measure=mix test=SEQ1M Q8T1",
+                "measure=mix test=RND4K Q32T1",
             ]
         );
         let first = &plan.steps[0].jobs[0].spec;

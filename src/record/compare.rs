@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::record::{DirectionRecord, JobRecord, LatencyRecord, RunRecord, RunStatus};
+use crate::sweep::table::{self, Pick};
 use crate::units::{
     format_bytes, format_duration, format_latency_ns, format_rate, format_size_short,
 };
@@ -225,12 +226,39 @@ pub struct Notice {
 }
 
 /// One point of two sweeps, matched by its parameters: each direction the point ran, compared
-/// on IOPS, bandwidth and p99 (from the points' segments; loops: their first run).
+/// on IOPS, bandwidth and p99 (a point's loops picked by its record's rule: best, mean or
+/// median, as its table shows them).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PointComparison {
     /// `bs=2M rw=write`.
     pub point: String,
     pub directions: Vec<DirectionComparison>,
+}
+
+/// A point of one sweep on the chart: the swept option's value and the main metric there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CurvePoint {
+    pub value: String,
+    /// The value as a number (bytes, a count), when it is one.
+    pub x: Option<f64>,
+    pub y: f64,
+}
+
+/// One direction's two curves.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CurvePair {
+    pub direction: &'static str,
+    pub base: Vec<CurvePoint>,
+    pub new: Vec<CurvePoint>,
+}
+
+/// Two sweeps of the same one dimension: the main metric (bandwidth for block sizes, IOPS
+/// otherwise) against the swept option, per direction, for the chart.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Curves {
+    pub dimension: String,
+    pub metric: Metric,
+    pub directions: Vec<CurvePair>,
 }
 
 /// A metric that moved the wrong way by more than `--max-regression`.
@@ -270,46 +298,70 @@ pub struct Comparison {
     /// Points of one sweep the other lacks, by parameters.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unmatched_points: Vec<String>,
+    /// Two sweeps of one and the same dimension: both curves of the main metric.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub curves: Option<Curves>,
 }
 
-/// The sweep points of a record: each point's label and its first segment.
-fn sweep_points(record: &RunRecord) -> Vec<(String, &crate::record::SegmentRecord)> {
-    let mut out: Vec<(String, &crate::record::SegmentRecord)> = Vec::new();
-    for seg in record.segments.iter().filter(|s| !s.point.is_empty()) {
-        let label = seg
-            .point
-            .iter()
-            .map(|p| format!("{}={}", p.option, p.value))
-            .collect::<Vec<_>>()
-            .join(" ");
-        if !out.iter().any(|(l, _)| *l == label) {
-            out.push((label, seg));
-        }
+/// How a sweep's record picks among a point's loops (`best` for records without the rule).
+fn pick_of(record: &RunRecord) -> Pick {
+    record
+        .sweep
+        .as_ref()
+        .and_then(|s| Pick::parse(&s.pick).ok())
+        .unwrap_or(Pick::Best)
+}
+
+/// The sweep points of a record, each its loops picked by the record's rule, labelled
+/// `bs=2M rw=write`.
+fn sweep_points(record: &RunRecord) -> Vec<(String, table::Row)> {
+    table::rows(record, pick_of(record))
+        .into_iter()
+        .filter(|row| !row.point.is_empty())
+        .map(|row| (crate::sweep::describe(&row.point), row))
+        .collect()
+}
+
+/// One direction of a point in both sweeps: IOPS, bandwidth and p99.
+#[allow(clippy::cast_precision_loss)] // a latency for a percentage
+fn point_direction(name: &'static str, base: &table::Dir, new: &table::Dir) -> DirectionComparison {
+    let both = base.ios > 0 && new.ios > 0;
+    DirectionComparison {
+        direction: name,
+        base_ios: base.ios,
+        new_ios: new.ios,
+        metrics: vec![
+            Row::new(Metric::Iops, base.iops, new.iops, true),
+            Row::new(Metric::BwBytes, base.bytes_per_s, new.bytes_per_s, true),
+            Row::new(
+                Metric::LatP99Ns,
+                base.p99_ns as f64,
+                new.p99_ns as f64,
+                both,
+            ),
+        ],
     }
-    out
 }
 
 /// Two sweeps' common points compared, and the labels of those only one has.
-fn compare_points(base: &RunRecord, new: &RunRecord) -> (Vec<PointComparison>, Vec<String>) {
-    let (base_points, new_points) = (sweep_points(base), sweep_points(new));
+fn compare_points(
+    base_points: &[(String, table::Row)],
+    new_points: &[(String, table::Row)],
+) -> (Vec<PointComparison>, Vec<String>) {
     if base_points.is_empty() || new_points.is_empty() {
         return (Vec::new(), Vec::new());
     }
     let mut points = Vec::new();
     let mut unmatched = Vec::new();
-    for (label, b) in &base_points {
+    for (label, b) in base_points {
         let Some((_, n)) = new_points.iter().find(|(l, _)| l == label) else {
             unmatched.push(format!("{label} (base only)"));
             continue;
         };
         let mut directions = Vec::new();
         for (name, bd, nd) in [("read", &b.read, &n.read), ("write", &b.write, &n.write)] {
-            if bd.total_ios > 0 || nd.total_ios > 0 {
-                let mut dir = direction(name, bd, nd, true);
-                dir.metrics.retain(|m| {
-                    matches!(m.metric, Metric::Iops | Metric::BwBytes | Metric::LatP99Ns)
-                });
-                directions.push(dir);
+            if bd.ios > 0 || nd.ios > 0 {
+                directions.push(point_direction(name, bd, nd));
             }
         }
         points.push(PointComparison {
@@ -317,12 +369,71 @@ fn compare_points(base: &RunRecord, new: &RunRecord) -> (Vec<PointComparison>, V
             directions,
         });
     }
-    for (label, _) in &new_points {
+    for (label, _) in new_points {
         if !base_points.iter().any(|(l, _)| l == label) {
             unmatched.push(format!("{label} (new only)"));
         }
     }
     (points, unmatched)
+}
+
+/// Both sweeps' curves when each swept the same one option (the memory baseline's points left
+/// out): bandwidth against block size, IOPS against anything else.
+fn curves(
+    base: &RunRecord,
+    new: &RunRecord,
+    base_points: &[(String, table::Row)],
+    new_points: &[(String, table::Row)],
+) -> Option<Curves> {
+    let dimension = match (&base.sweep, &new.sweep) {
+        (Some(b), Some(n)) if b.dimensions.len() == 1 && b.dimensions == n.dimensions => {
+            b.dimensions[0].clone()
+        }
+        _ => return None,
+    };
+    let axis = crate::sweep::Dimension::ALL
+        .into_iter()
+        .find(|d| d.name() == dimension);
+    let metric = if dimension == "bs" {
+        Metric::BwBytes
+    } else {
+        Metric::Iops
+    };
+    let curve = |points: &[(String, table::Row)], pick: fn(&table::Row) -> &table::Dir| {
+        points
+            .iter()
+            .filter(|(_, row)| row.point.len() == 1 && pick(row).ios > 0)
+            .map(|(_, row)| {
+                let value = row.point[0].1.clone();
+                let dir = pick(row);
+                CurvePoint {
+                    x: axis.and_then(|a| a.x(&value)),
+                    value,
+                    y: match metric {
+                        Metric::BwBytes => dir.bytes_per_s,
+                        _ => dir.iops,
+                    },
+                }
+            })
+            .collect::<Vec<_>>()
+    };
+    let directions: Vec<CurvePair> = [
+        ("read", (|r| &r.read) as fn(&table::Row) -> &table::Dir),
+        ("write", |r| &r.write),
+    ]
+    .into_iter()
+    .map(|(direction, pick)| CurvePair {
+        direction,
+        base: curve(base_points, pick),
+        new: curve(new_points, pick),
+    })
+    .filter(|pair| !pair.base.is_empty() || !pair.new.is_empty())
+    .collect();
+    (!directions.is_empty()).then_some(Curves {
+        dimension,
+        metric,
+        directions,
+    })
 }
 
 /// The job parameters in the record's order: key, value, how the header shows it, workload.
@@ -530,7 +641,22 @@ pub fn compare(base_path: &str, base: &RunRecord, new_path: &str, new: &RunRecor
     // Sync time is reported apart from the writes': with different sync policies one run's
     // write latency holds durability and the other's does not, so it gets no verdict.
     let sync_differs = sync_policy(&base.job) != sync_policy(&new.job);
-    let (points, unmatched_points) = compare_points(base, new);
+    let (base_points, new_points) = (sweep_points(base), sweep_points(new));
+    let (points, unmatched_points) = compare_points(&base_points, &new_points);
+    let curves = curves(base, new, &base_points, &new_points);
+    if let (Some(b), Some(n)) = (&base.sweep, &new.sweep)
+        && b.pick != n.pick
+        && (b.loops > 1 || n.loops > 1)
+    {
+        notices.push(Notice {
+            level: "note",
+            text: format!(
+                "the sweeps pick their loops differently ({} -> {}): each point compares what \
+                 its table shows",
+                b.pick, n.pick
+            ),
+        });
+    }
     let mut directions = Vec::new();
     for (name, b, n) in [
         ("read", &base.read, &new.read),
@@ -575,6 +701,7 @@ pub fn compare(base_path: &str, base: &RunRecord, new_path: &str, new: &RunRecor
         regressions: Vec::new(),
         points,
         unmatched_points,
+        curves,
     }
 }
 
@@ -613,5 +740,135 @@ impl Comparison {
                 })
             })
             .collect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{PointValue, SweepRecord};
+    use crate::report::fio::fixture;
+
+    /// A sweep of `bs` with `loops` runs per point: each point's runs read at the given
+    /// bandwidths (MB/s, one per loop), its IOPS that over 4 KiB.
+    fn sweep(points: &[(&str, &[f64])], pick: &str) -> RunRecord {
+        let mut record = fixture::record();
+        let template = record.segments[0].clone();
+        record.segments.clear();
+        for (value, runs) in points {
+            for mb in *runs {
+                let mut seg = template.clone();
+                seg.index = u32::try_from(record.segments.len()).unwrap();
+                seg.point = vec![PointValue {
+                    option: "bs".into(),
+                    value: (*value).into(),
+                }];
+                seg.read.total_ios = 1000;
+                seg.read.bw_bytes = (mb * 1e6) as u64;
+                seg.read.iops = mb * 1e6 / 4096.0;
+                record.segments.push(seg);
+            }
+        }
+        record.sweep = Some(SweepRecord {
+            dimensions: vec!["bs".into()],
+            loops: u32::try_from(points[0].1.len()).unwrap(),
+            pick: pick.into(),
+            statements: Vec::new(),
+        });
+        record
+    }
+
+    fn read_bw(cmp: &Comparison, point: &str) -> (f64, f64) {
+        let p = cmp.points.iter().find(|p| p.point == point).unwrap();
+        let row = p.directions[0]
+            .metrics
+            .iter()
+            .find(|m| m.metric == Metric::BwBytes)
+            .unwrap();
+        (row.base, row.new)
+    }
+
+    #[test]
+    fn loops_compare_the_picked_run_not_the_first() {
+        // The first loop is the slowest: best, mean and median each differ from it.
+        let runs: &[f64] = &[100.0, 400.0, 250.0];
+        for (pick, want) in [("best", 400e6), ("mean", 250e6), ("median", 250e6)] {
+            let base = sweep(&[("4k", runs)], pick);
+            let new = sweep(&[("4k", &[200.0, 200.0, 200.0])], pick);
+            let cmp = compare("a.json", &base, "b.json", &new);
+            assert_eq!(read_bw(&cmp, "bs=4k"), (want, 200e6), "{pick}");
+        }
+        // The median of 100, 400, 300 is 300, their mean 266.7.
+        let base = sweep(&[("4k", &[100.0, 400.0, 300.0])], "median");
+        let cmp = compare("a.json", &base, "b.json", &base);
+        assert_eq!(read_bw(&cmp, "bs=4k"), (300e6, 300e6));
+        let base = sweep(&[("4k", &[100.0, 400.0, 300.0])], "mean");
+        let (b, _) = read_bw(&compare("a.json", &base, "b.json", &base), "bs=4k");
+        assert!((b - 800e6 / 3.0).abs() < 1.0, "{b}");
+    }
+
+    #[test]
+    fn the_gate_names_the_point_whose_picked_run_regressed() {
+        let base = sweep(&[("4k", &[100.0, 400.0]), ("64k", &[500.0, 900.0])], "best");
+        // 64k's best fell 900 -> 450; its first loop (500 -> 450) is within 10%.
+        let new = sweep(&[("4k", &[400.0, 100.0]), ("64k", &[450.0, 300.0])], "best");
+        let mut cmp = compare("a.json", &base, "b.json", &new);
+        cmp.gate(10.0);
+        let at: Vec<(Option<&str>, Metric)> = cmp
+            .regressions
+            .iter()
+            .map(|r| (r.point.as_deref(), r.metric))
+            .collect();
+        assert_eq!(
+            at,
+            [
+                (Some("bs=64k"), Metric::Iops),
+                (Some("bs=64k"), Metric::BwBytes)
+            ]
+        );
+        assert!(cmp.notices.iter().all(|n| !n.text.contains("pick")));
+    }
+
+    #[test]
+    fn different_pick_rules_are_noted_and_one_dimension_gives_curves() {
+        let base = sweep(&[("4k", &[100.0, 200.0]), ("1M", &[300.0, 300.0])], "best");
+        let new = sweep(&[("4k", &[100.0, 200.0]), ("64k", &[50.0, 50.0])], "mean");
+        let cmp = compare("a.json", &base, "b.json", &new);
+        assert!(
+            cmp.notices.iter().any(|n| n
+                .text
+                .starts_with("the sweeps pick their loops differently (best -> mean)")),
+            "{:?}",
+            cmp.notices
+        );
+        let curves = cmp.curves.unwrap();
+        assert_eq!(
+            (curves.dimension.as_str(), curves.metric),
+            ("bs", Metric::BwBytes)
+        );
+        assert_eq!(curves.directions.len(), 1);
+        let pair = &curves.directions[0];
+        assert_eq!(pair.direction, "read");
+        let shown = |c: &[CurvePoint]| -> Vec<(String, Option<f64>, f64)> {
+            c.iter().map(|p| (p.value.clone(), p.x, p.y)).collect()
+        };
+        assert_eq!(
+            shown(&pair.base),
+            [
+                ("4k".to_string(), Some(4096.0), 200e6),
+                ("1M".to_string(), Some(1_048_576.0), 300e6)
+            ]
+        );
+        assert_eq!(
+            shown(&pair.new),
+            [
+                ("4k".to_string(), Some(4096.0), 150e6),
+                ("64k".to_string(), Some(65536.0), 50e6)
+            ]
+        );
+        // Not one dimension in both: no curves.
+        let mut two = new.clone();
+        two.sweep.as_mut().unwrap().dimensions = vec!["bs".into(), "rw".into()];
+        assert!(compare("a.json", &base, "b.json", &two).curves.is_none());
     }
 }

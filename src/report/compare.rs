@@ -4,7 +4,7 @@
 use std::fmt::{self, Write as _};
 use std::time::Duration;
 
-use crate::record::compare::{Comparison, Regression, SAME_PCT, Verdict};
+use crate::record::compare::{Comparison, CurvePair, Metric, Regression, SAME_PCT, Verdict};
 use crate::report::bench::status_word;
 
 impl fmt::Display for Regression {
@@ -168,6 +168,20 @@ pub fn text(cmp: &Comparison) -> String {
             let _ = writeln!(out, "  {label}: not in the other sweep");
         }
     }
+    if let Some(curves) = &cmp.curves {
+        for pair in &curves.directions {
+            let _ = writeln!(out);
+            for line in chart(
+                pair,
+                &curves.dimension,
+                curves.metric,
+                CHART_WIDTH,
+                CHART_HEIGHT,
+            ) {
+                let _ = writeln!(out, "{line}");
+            }
+        }
+    }
     if let Some(max) = cmp.max_regression_pct {
         let _ = writeln!(out);
         let _ = writeln!(
@@ -180,6 +194,135 @@ pub fn text(cmp: &Comparison) -> String {
             }
         );
     }
+    out
+}
+
+/// The plot area of a sweep's chart, in cells.
+const CHART_WIDTH: usize = 60;
+const CHART_HEIGHT: usize = 10;
+
+/// One direction's two curves as text, `width` x `height` cells of plot: `A` marks the base's
+/// points, `B` the new's, `*` a cell where both fall. The y axis is linear from 0; the x axis
+/// is logarithmic when every value is a positive number (block sizes, depths: powers of two
+/// come out equally spaced), otherwise the values in order, equally spaced.
+#[must_use]
+pub fn chart(
+    pair: &CurvePair,
+    dimension: &str,
+    metric: Metric,
+    width: usize,
+    height: usize,
+) -> Vec<String> {
+    let width = width.max(2);
+    let height = height.max(2);
+    // The x values of both curves: each once, with its number when it has one.
+    let mut values: Vec<(String, Option<f64>)> = Vec::new();
+    for p in pair.base.iter().chain(&pair.new) {
+        if !values.iter().any(|(v, _)| *v == p.value) {
+            values.push((p.value.clone(), p.x));
+        }
+    }
+    let log = !values.is_empty() && values.iter().all(|(_, x)| x.is_some_and(|x| x > 0.0));
+    if log {
+        values.sort_by(|a, b| a.1.unwrap_or(0.0).total_cmp(&b.1.unwrap_or(0.0)));
+    }
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
+    let column = |i: usize| -> usize {
+        let last = (width - 1) as f64;
+        let at = if log {
+            let lx = |j: usize| values[j].1.unwrap_or(1.0).log2();
+            let (lo, hi) = (lx(0), lx(values.len() - 1));
+            if hi > lo {
+                (lx(i) - lo) / (hi - lo)
+            } else {
+                0.0
+            }
+        } else if values.len() > 1 {
+            i as f64 / (values.len() - 1) as f64
+        } else {
+            0.0
+        };
+        (at * last).round() as usize
+    };
+    let columns: Vec<usize> = (0..values.len()).map(column).collect();
+    let top = pair
+        .base
+        .iter()
+        .chain(&pair.new)
+        .map(|p| p.y)
+        .fold(0.0_f64, f64::max);
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
+    let row = |y: f64| -> usize {
+        let from_bottom = if top > 0.0 {
+            (y / top * (height - 1) as f64).round() as usize
+        } else {
+            0
+        };
+        height - 1 - from_bottom.min(height - 1)
+    };
+    let mut grid = vec![vec![' '; width]; height];
+    for (series, mark) in [(&pair.base, 'A'), (&pair.new, 'B')] {
+        for p in series {
+            let Some(i) = values.iter().position(|(v, _)| *v == p.value) else {
+                continue;
+            };
+            let cell = &mut grid[row(p.y)][columns[i]];
+            *cell = if *cell == ' ' || *cell == mark {
+                mark
+            } else {
+                '*'
+            };
+        }
+    }
+    let labels = [
+        (0, metric.format(top)),
+        (height / 2, metric.format(top / 2.0)),
+        (height - 1, "0".to_string()),
+    ];
+    let label_width = labels
+        .iter()
+        .map(|(_, l)| l.chars().count())
+        .max()
+        .unwrap_or(1);
+    let mut out = vec![format!(
+        "{} {} against {dimension}{}: A base, B new, * both",
+        pair.direction,
+        metric.label(),
+        if log { " (log scale)" } else { "" }
+    )];
+    for (r, cells) in grid.iter().enumerate() {
+        let label = labels
+            .iter()
+            .find(|(at, _)| *at == r)
+            .map_or("", |(_, l)| l.as_str());
+        let tick = if label.is_empty() { '│' } else { '┤' };
+        let line: String = cells.iter().collect();
+        out.push(format!("{label:>label_width$} {tick}{}", line.trim_end()));
+    }
+    out.push(format!(
+        "{} └{}",
+        " ".repeat(label_width),
+        "─".repeat(width)
+    ));
+    // The values under their columns, left out where one would run into the one before.
+    let mut axis = String::new();
+    for ((value, _), &col) in values.iter().zip(&columns) {
+        let len = axis.chars().count();
+        if col < len + usize::from(len > 0) {
+            continue;
+        }
+        axis.push_str(&" ".repeat(col - len));
+        axis.push_str(value);
+    }
+    out.push(format!("{}  {axis}", " ".repeat(label_width)));
     out
 }
 
@@ -529,5 +672,62 @@ read (100000 -> 104000 I/Os)
         assert_eq!(json["directions"][0]["metrics"][5]["verdict"], "same");
         assert_eq!(json["max_regression_pct"], 5.0);
         assert_eq!(json["regressions"][1]["metric"], "bw_bytes");
+    }
+
+    fn curve(points: &[(&str, Option<f64>, f64)]) -> Vec<crate::record::compare::CurvePoint> {
+        points
+            .iter()
+            .map(|&(value, x, y)| crate::record::compare::CurvePoint {
+                value: value.into(),
+                x,
+                y,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_chart_marks_both_curves_on_a_log_axis() {
+        let kib = |k: f64| Some(k * 1024.0);
+        // Listed out of order: the axis sorts sizes; 1M is the base's only.
+        let pair = CurvePair {
+            direction: "write",
+            base: curve(&[
+                ("1M", kib(1024.0), 400e6),
+                ("4k", kib(4.0), 100e6),
+                ("32k", kib(32.0), 200e6),
+            ]),
+            new: curve(&[("4k", kib(4.0), 100e6), ("32k", kib(32.0), 300e6)]),
+        };
+        let lines = chart(&pair, "bs", Metric::BwBytes, 17, 5);
+        let want = [
+            "write bandwidth against bs (log scale): A base, B new, * both",
+            "381.5 MiB/s ┤                A",
+            "            │      B",
+            "190.7 MiB/s ┤      A",
+            "            │*",
+            "          0 ┤",
+            "            └─────────────────",
+            "             4k    32k       1M",
+        ];
+        assert_eq!(lines, want, "\n{}", lines.join("\n"));
+    }
+
+    #[test]
+    fn a_chart_of_names_spaces_them_in_order() {
+        let pair = CurvePair {
+            direction: "read",
+            base: curve(&[("io_uring", None, 50_000.0), ("psync", None, 10_000.0)]),
+            new: curve(&[("io_uring", None, 25_000.0), ("libaio", None, 0.0)]),
+        };
+        let lines = chart(&pair, "ioengine", Metric::Iops, 21, 3);
+        let want = [
+            "read IOPS against ioengine: A base, B new, * both",
+            "50.0k ┤A",
+            "25.0k ┤B",
+            "    0 ┤          A         B",
+            "      └─────────────────────",
+            "       io_uring  psync     libaio",
+        ];
+        assert_eq!(lines, want, "\n{}", lines.join("\n"));
     }
 }

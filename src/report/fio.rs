@@ -464,7 +464,7 @@ fn percent_label(pct: f64) -> String {
 }
 
 #[cfg(test)]
-mod fixture;
+pub(crate) mod fixture;
 
 #[cfg(test)]
 mod tests {

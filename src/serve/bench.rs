@@ -47,6 +47,7 @@ enum Op {
     Read,
     Write,
     Sync,
+    Trim,
 }
 
 impl Op {
@@ -55,6 +56,7 @@ impl Op {
             Op::Read => "read",
             Op::Write => "write",
             Op::Sync => "sync",
+            Op::Trim => "trim",
         }
     }
 
@@ -63,6 +65,7 @@ impl Op {
             Op::Read => &totals.read,
             Op::Write => &totals.write,
             Op::Sync => &totals.sync,
+            Op::Trim => &totals.trim,
         }
     }
 
@@ -70,13 +73,14 @@ impl Op {
     fn issued_by(self, spec: &JobSpec) -> bool {
         match self {
             Op::Read => spec.reads(),
-            Op::Write => spec.writes(),
+            Op::Write => spec.writes_data(),
             Op::Sync => spec.sync_every.is_some() || spec.end_fsync,
+            Op::Trim => spec.rw.trims(),
         }
     }
 }
 
-const OPS: [Op; 3] = [Op::Read, Op::Write, Op::Sync];
+const OPS: [Op; 4] = [Op::Read, Op::Write, Op::Sync, Op::Trim];
 
 /// A job of the run: its totals (zero before its first interval closes) and, when it is in the
 /// running (or last) step, its view there.

@@ -102,6 +102,8 @@ struct JobSlot {
     handles: Vec<JoinHandle<WorkerExit>>,
     /// What the job's workers' verification found, as they end.
     verify: crate::bench::worker::VerifyOutcome,
+    /// The same as it goes, shared with the job's workers.
+    progress: Arc<crate::bench::worker::VerifyProgress>,
 }
 
 /// Time the process did not run inside the measured window (see [`STALL_MIN_NS`]): left out
@@ -179,6 +181,7 @@ impl SegmentRun {
                 total: WorkerStats::new(0),
                 handles: Vec::new(),
                 verify: crate::bench::worker::VerifyOutcome::default(),
+                progress: Arc::default(),
             };
             for worker in 0..spec.numjobs {
                 let (spare_tx, spare_rx) = mpsc::channel();
@@ -200,6 +203,7 @@ impl SegmentRun {
                     engine: job.engine,
                     cpus,
                     tick,
+                    verify: slot.progress.clone(),
                 };
                 let links = WorkerLinks {
                     reports: report_tx.clone(),
@@ -422,6 +426,12 @@ impl SegmentRun {
                 Err(RecvTimeoutError::Disconnected) => self.workers_done = true,
             }
         }
+    }
+
+    /// Each job's verification so far (the jobs in the step's order), for the dashboard.
+    #[must_use]
+    pub fn verify_progress(&self) -> Vec<Arc<crate::bench::worker::VerifyProgress>> {
+        self.jobs.iter().map(|j| j.progress.clone()).collect()
     }
 
     #[must_use]

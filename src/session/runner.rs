@@ -643,6 +643,7 @@ impl Runner {
                 series: Arc::new(VecDeque::new()),
                 steady: None,
                 sustained: None,
+                verify: None,
             })
             .collect();
         self.steady = jobs
@@ -655,7 +656,11 @@ impl Runner {
             .collect();
         self.cliffs = jobs
             .iter()
-            .map(|job| job.spec.writes().then(|| Cliff::new(job.spec.cliff_pct)))
+            .map(|job| {
+                job.spec
+                    .writes_data()
+                    .then(|| Cliff::new(job.spec.cliff_pct))
+            })
             .collect();
         self.steady_stop = false;
         self.publish_steady();
@@ -696,6 +701,7 @@ impl Runner {
             })
             .max()
             .unwrap_or(seg.runtime_ns);
+        let verify_progress = seg.verify_progress();
         let mut cpu_measure_start = if spec.ramp.is_zero() {
             Some(cpu_start)
         } else {
@@ -785,6 +791,7 @@ impl Runner {
             } else {
                 SessionState::Running
             };
+            self.copy_verify(&verify_progress);
             if seg.workers_done() {
                 break;
             }
@@ -793,6 +800,9 @@ impl Runner {
             }
         }
         let end = seg.finish();
+        // The workers have ended: the counts are final (a read-back may have ended after the
+        // loop's last look).
+        self.copy_verify(&verify_progress);
         let cpu_end = rusage();
         if end.stall.stalls > 0 {
             self.warn(RunWarning::Stalled {
@@ -1140,6 +1150,15 @@ impl Runner {
         self.publish_steady();
     }
 
+    /// Copies each verifying job's counts into its view.
+    fn copy_verify(&mut self, progress: &[Arc<crate::bench::worker::VerifyProgress>]) {
+        for (view, progress) in self.snap.jobs.iter_mut().zip(progress) {
+            if view.spec.verify.is_some() {
+                view.verify = Some(progress.live());
+            }
+        }
+    }
+
     /// Copies the trackers' state into the job views.
     fn publish_steady(&mut self) {
         let stopping = self.steady_stop;
@@ -1253,6 +1272,7 @@ impl Runner {
             read: bounded(&interval.stats.read),
             write: bounded(&interval.stats.write),
             sync: bounded(&interval.stats.sync),
+            trim: bounded(&interval.stats.trim),
         });
         let history = Arc::make_mut(&mut self.snap.latency_history);
         if history.len() == SERIES_POINTS {

@@ -168,6 +168,7 @@ pub struct IntervalLatency {
     pub read: Vec<LatencyBucket>,
     pub write: Vec<LatencyBucket>,
     pub sync: Vec<LatencyBucket>,
+    pub trim: Vec<LatencyBucket>,
 }
 
 /// Where a segment starts in the series.
@@ -214,6 +215,8 @@ pub struct JobView {
     pub steady: Option<SteadyView>,
     /// Write bandwidth against bytes written, when it writes.
     pub sustained: Option<SustainedView>,
+    /// Its verification so far, when it verifies (`--verify`).
+    pub verify: Option<crate::bench::worker::VerifyLive>,
 }
 
 /// A job's steady state as it stands.
@@ -412,6 +415,8 @@ pub struct RunJobTotals {
     pub read: RunDirection,
     pub write: RunDirection,
     pub sync: RunDirection,
+    /// Discards.
+    pub trim: RunDirection,
     /// Failed I/Os.
     pub errors: u64,
 }
@@ -434,6 +439,7 @@ pub fn add_to_run(totals: &mut Vec<RunJobTotals>, jobs: &[JobView]) {
         total.read.add(&job.cumulative.read);
         total.write.add(&job.cumulative.write);
         total.sync.add(&job.cumulative.sync);
+        total.trim.add(&job.cumulative.trim);
         total.errors += u64::from(job.errors);
     }
 }
@@ -459,6 +465,7 @@ mod tests {
             series: Arc::default(),
             steady: None,
             sustained: None,
+            verify: None,
         }
     }
 

@@ -344,7 +344,11 @@ impl Sweep {
         };
         let mut s = if points == 1 { "" } else { "s" }.to_string();
         if self.plan.steps.len() > points * self.loops as usize {
-            s += " and their memory baseline";
+            s += if points == 1 {
+                " and its memory baseline"
+            } else {
+                " and their memory baseline"
+            };
         }
         if self.size_based {
             return format!("{points} point{s}{loops}, each until it has moved its bytes");
@@ -425,37 +429,87 @@ pub fn build(
     Ok(sweep)
 }
 
-/// Where `--baseline memory` runs: tmpfs, memory.
+/// Where `--baseline memory` runs unless `--baseline-dir` says otherwise: tmpfs, memory.
 pub const MEMORY_DIR: &str = "/dev/shm";
 
-/// Appends the memory baseline: every point again (each loop too) on a scratch file in
-/// [`MEMORY_DIR`], buffered (tmpfs has no O_DIRECT), its point marked `baseline=memory`.
+/// ramfs's statfs magic (linux/magic.h; nix names tmpfs's only).
+const RAMFS_MAGIC: nix::sys::statfs::FsType = nix::sys::statfs::FsType(0x8584_58f6);
+
+/// The directory the memory baseline runs in, checked: it exists, is memory (tmpfs or ramfs:
+/// anything else would baseline against a disk) and holds `need` bytes. `flag` is how the user
+/// named it (`None`: the default, [`MEMORY_DIR`]).
 ///
 /// # Errors
-/// A usage error when /dev/shm is missing or too small for the working set, naming both.
+/// A usage error naming the directory, where it came from, what is wrong and the fix.
+pub fn check_memory_dir(dir: &std::path::Path, flag: bool, need: u64) -> anyhow::Result<()> {
+    let shown = dir.display();
+    let named = if flag {
+        format!("--baseline-dir {shown}")
+    } else {
+        format!("--baseline memory runs on {shown} (the default; --baseline-dir changes it)")
+    };
+    let fix = "give --baseline-dir a directory on tmpfs, e.g. /dev/shm, or mount one: mount -t \
+               tmpfs tmpfs DIR";
+    if !dir.is_dir() {
+        let what = if dir.exists() {
+            "is not a directory"
+        } else {
+            "does not exist"
+        };
+        return Err(usage!("{named}: {what}; {fix}"));
+    }
+    let fs = nix::sys::statfs::statfs(dir)
+        .map_err(|err| usage!("{named}: cannot read its file system ({err}); {fix}"))?;
+    let magic = fs.filesystem_type();
+    let ramfs = magic == RAMFS_MAGIC;
+    if magic != nix::sys::statfs::TMPFS_MAGIC && !ramfs {
+        return Err(usage!(
+            "{named}: not memory (file system magic {:#x}, not tmpfs or ramfs): a baseline \
+             there measures a disk; {fix}",
+            magic.0
+        ));
+    }
+    if ramfs {
+        // ramfs has no size and reports no free space: it grows until memory runs out.
+        return Ok(());
+    }
+    let stat = nix::sys::statvfs::statvfs(dir)
+        .map_err(|err| usage!("{named}: cannot read its free space ({err}); {fix}"))?;
+    let free = stat.blocks_available() * stat.fragment_size();
+    if free < need {
+        let need_text = crate::units::format_bytes(need);
+        return Err(usage!(
+            "{named}: {} free, the working set needs {need_text}; it must have at least \
+             {need_text} free: lower --size, free space there, or remount it larger (mount -o \
+             remount,size=SIZE {shown})",
+            crate::units::format_bytes(free),
+        ));
+    }
+    Ok(())
+}
+
+/// Appends the memory baseline: every point again (each loop too) on a scratch file in `dir`
+/// ([`MEMORY_DIR`] unless `--baseline-dir` named it: `flag`), buffered (tmpfs has no
+/// O_DIRECT), its point marked `baseline=memory`.
+///
+/// # Errors
+/// A usage error when `dir` is missing, not tmpfs or ramfs, or too small for the working
+/// set (see [`check_memory_dir`]).
 pub fn add_memory_baseline(
     sweep: &mut Sweep,
     base: &[JobOption],
     machine: &MachineLimits,
+    dir: &std::path::Path,
+    flag: bool,
 ) -> anyhow::Result<()> {
-    let dir = std::path::Path::new(MEMORY_DIR);
-    let stat = nix::sys::statvfs::statvfs(dir).map_err(|err| {
-        usage!("--baseline memory needs {MEMORY_DIR} (tmpfs): {err}; mount one, or drop --baseline")
-    })?;
-    let free = stat.blocks_available() * stat.fragment_size();
     let need = sweep
         .plan
         .steps
-        .first()
-        .map_or(0, |s| s.jobs[0].spec.size_bytes);
-    if free < need {
-        return Err(usage!(
-            "--baseline memory: {MEMORY_DIR} has {} free, the working set needs {}; lower \
-             --size or free {MEMORY_DIR}",
-            crate::units::format_bytes(free),
-            crate::units::format_bytes(need)
-        ));
-    }
+        .iter()
+        .map(|s| s.jobs[0].spec.size_bytes)
+        .max()
+        .unwrap_or(0);
+    check_memory_dir(dir, flag, need)?;
     let mut steps = Vec::new();
     for point in &sweep.points {
         let mut options = base.to_vec();
@@ -581,6 +635,29 @@ mod tests {
         assert_eq!(sweep.plan.steps[2].jobs[0].spec.block_size_bytes, 16384);
         assert_eq!(sweep.plan.steps[1].point, first.point);
         assert_eq!(sweep.estimate(), "2 points x 2 loops x 4s = 16s");
+    }
+
+    #[test]
+    fn the_estimate_counts_one_point_in_the_singular() {
+        let base = [
+            JobOption::flag(Key::Runtime, "3s"),
+            JobOption::flag(Key::Ramp, "1s"),
+        ];
+        let mut sweep = build(&base, Vec::new(), 1, None, &machine(), false).unwrap();
+        assert_eq!(sweep.estimate(), "1 point x 4s = 4s");
+        // The baseline's steps, as add_memory_baseline appends them.
+        sweep.plan.steps.push(sweep.plan.steps[0].clone());
+        assert_eq!(
+            sweep.estimate(),
+            "1 point and its memory baseline x 4s = 8s"
+        );
+        let axes = vec![parse_axis(Dimension::Bs, "4k,8k").unwrap()];
+        let mut sweep = build(&base, axes, 1, None, &machine(), false).unwrap();
+        sweep.plan.steps.extend(sweep.plan.steps.clone());
+        assert_eq!(
+            sweep.estimate(),
+            "2 points and their memory baseline x 4s = 16s"
+        );
     }
 
     #[test]

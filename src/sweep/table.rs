@@ -246,9 +246,11 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
     } else {
         "interrupted"
     };
+    // %util over 100 is the kernel's counters jittering against the interval's clock:
+    // clamped, as sysstat's iostat does.
     let device = |s: &SegmentRecord| {
         (
-            s.device.as_ref().map(|d| d.iostat.util_pct),
+            s.device.as_ref().map(|d| d.iostat.util_pct.min(100.0)),
             s.device.as_ref().map(|d| d.iostat.queue_size),
         )
     };
@@ -573,4 +575,113 @@ pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::PointValue;
+    use crate::report::fio::fixture;
+
+    fn dir(iops: f64, bytes_per_s: f64, mean_ns: f64, p99_ns: u64) -> Dir {
+        Dir {
+            ios: 1000,
+            iops,
+            bytes_per_s,
+            mean_ns,
+            p99_ns,
+        }
+    }
+
+    fn rows() -> Vec<Row> {
+        let row = |bs: &str, read: Dir, util: f64, aqu: f64| Row {
+            point: vec![("bs".into(), bs.into())],
+            status: "completed".into(),
+            runs: 1,
+            read,
+            write: Dir::default(),
+            util_pct: Some(util),
+            aqu_sz: Some(aqu),
+            memory: None,
+        };
+        vec![
+            // 100 MB/s is 95.4 MiB/s; 1000 MiB/s is 1048.6 MB/s.
+            row("4k", dir(24_414.0, 100e6, 40_000.0, 120_000), 87.3, 3.5),
+            row(
+                "1M",
+                dir(1000.0, 1_048_576_000.0, 2_000_000.0, 4_500_000),
+                100.0,
+                31.97,
+            ),
+        ]
+    }
+
+    #[test]
+    fn the_columns_are_the_point_then_mb_and_mib_latency_util_and_queue() {
+        let names = ["bs".to_string()];
+        assert_eq!(
+            render(&rows(), &names, Format::Csv),
+            "bs,read IOPS,read MB/s,read MiB/s,read mean,read p99,%util,aqu-sz,status\n\
+             4k,24414,100.0,95.4,40000,120000,87.3,3.50,completed\n\
+             1M,1000,1048.6,1000.0,2000000,4500000,100.0,31.97,completed\n"
+        );
+        assert_eq!(
+            render(&rows(), &names, Format::Table),
+            "bs  read IOPS  read MB/s  read MiB/s  read mean  read p99  %util  aqu-sz\n\
+             4k      24414      100.0        95.4    40.0 us  120.0 us   87.3    3.50\n\
+             1M       1000     1048.6      1000.0    2.00 ms   4.50 ms  100.0   31.97  best read\n"
+        );
+        // A direction no point ran has no columns.
+        assert!(!render(&rows(), &names, Format::Csv).contains("write"));
+    }
+
+    /// A record of one point per `(bs, %util)` and loop, read at `mb` MB/s.
+    fn record(points: &[(&str, &[(f64, f64)])]) -> RunRecord {
+        let mut record = fixture::record();
+        let template = record.segments[0].clone();
+        record.segments.clear();
+        for (bs, runs) in points {
+            for &(mb, util) in *runs {
+                let mut seg = template.clone();
+                seg.point = vec![PointValue {
+                    option: "bs".into(),
+                    value: (*bs).into(),
+                }];
+                seg.read.total_ios = 1000;
+                seg.read.bw_bytes = (mb * 1e6) as u64;
+                let mut device = seg.devices[0].clone();
+                device.iostat.util_pct = util;
+                seg.device = Some(device);
+                record.segments.push(seg);
+            }
+        }
+        record
+    }
+
+    #[test]
+    fn util_over_100_is_clamped_as_iostat_does() {
+        let record = record(&[("4k", &[(100.0, 101.7)]), ("64k", &[(200.0, 55.0)])]);
+        let util: Vec<Option<f64>> = rows_of(&record, Pick::Best);
+        assert_eq!(util, [Some(100.0), Some(55.0)]);
+        // Clamped before the loops are averaged.
+        let record = record_mean();
+        assert_eq!(rows_of(&record, Pick::Mean), [Some(99.95)]);
+        let text = render(
+            &super::rows(&record, Pick::Mean),
+            &["bs".into()],
+            Format::Table,
+        );
+        assert!(!text.contains("101"), "{text}");
+    }
+
+    fn record_mean() -> RunRecord {
+        record(&[("4k", &[(100.0, 101.7), (100.0, 99.9)])])
+    }
+
+    fn rows_of(record: &RunRecord, pick: Pick) -> Vec<Option<f64>> {
+        super::rows(record, pick)
+            .iter()
+            .map(|r| r.util_pct.map(|u| (u * 100.0).round() / 100.0))
+            .collect()
+    }
 }

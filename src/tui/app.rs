@@ -349,7 +349,10 @@ impl App {
             .selected
             .as_ref()
             .and_then(|s| rows.iter().position(|r| &r.name == s));
-        if selected.is_none() && !rows.is_empty() {
+        // Nothing picked yet: the first row. A disk picked (or the benchmark's target) that is
+        // not in the table (not sampled yet, or idle) stays picked: it is not replaced by
+        // whichever disk sorts first.
+        if self.selected.is_none() && !rows.is_empty() {
             selected = Some(0);
             self.selected = Some(rows[0].name.clone());
         }
@@ -572,6 +575,23 @@ mod tests {
         app.selected = Some("vda".into());
         let t = app.disk_table(rows);
         assert_eq!(t.rows[t.selected.unwrap()].name, "vda");
+    }
+
+    /// A benchmark's target disk that the table has not listed yet (a loop device attached a
+    /// moment ago) stays the pick; the first row does not take its place.
+    #[test]
+    fn a_pick_not_in_the_table_yet_stays_picked() {
+        let mut app = App::new(Mode::Bench, true);
+        app.selected = Some("loop172272".into());
+        let row = |name: &str| DiskRow {
+            name: name.into(),
+            ..DiskRow::default()
+        };
+        let t = app.disk_table(vec![row("loop1"), row("vda")]);
+        assert_eq!(t.selected, None);
+        assert_eq!(app.selected.as_deref(), Some("loop172272"));
+        let t = app.disk_table(vec![row("loop1"), row("loop172272"), row("vda")]);
+        assert_eq!(t.rows[t.selected.unwrap()].name, "loop172272");
     }
 
     #[test]

@@ -282,6 +282,43 @@ fn a_served_run_counts_what_its_record_counts_and_its_histogram_gives_the_same_p
     assert_eq!(missing.status, 404);
 }
 
+/// Trims are served as their own op (a scratch file's punched holes), with their bytes and
+/// latency; a trim job serves no writes.
+#[test]
+fn a_trim_job_serves_its_trims() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = ServedRun::start(
+        dir.path(),
+        "--rw randtrim --bs 64k --size 16M --runtime 1s --serve-linger 10s",
+    );
+    run.wait_for(|l| l.contains("serving the final values"));
+    let body = run.scrape();
+    drop(run);
+    let record = record_in(dir.path());
+    let trims = record["trim"]["total_ios"].as_u64().unwrap();
+    assert!(trims > 0, "{}", record["trim"]);
+    let labels = "jobname=\"bench\",op=\"trim\"";
+    #[allow(clippy::cast_precision_loss)]
+    {
+        assert_eq!(
+            sample(&body, &format!("diskdash_bench_ios_total{{{labels}}}")),
+            trims as f64
+        );
+        assert_eq!(
+            sample(&body, &format!("diskdash_bench_bytes_total{{{labels}}}")),
+            record["trim"]["io_bytes"].as_u64().unwrap() as f64
+        );
+        assert_eq!(
+            sample(
+                &body,
+                &format!("diskdash_bench_latency_seconds_count{{{labels}}}")
+            ),
+            trims as f64
+        );
+    }
+    assert!(!body.contains("op=\"write\""), "{body}");
+}
+
 #[test]
 fn a_sweeps_counters_add_up_over_its_points() {
     let dir = tempfile::tempdir().unwrap();

@@ -119,6 +119,56 @@ fn a_job_file_runs_its_four_jobs_at_once() {
     assert_lsm(&record(dir.path()));
 }
 
+/// The scale: 256 MiB per job, `runtime=5` as the cap. The text reads like fio's: a
+/// block per job, the group's totals and the disk's stats, in that order.
+#[test]
+fn the_job_file_at_256m_runs_within_its_runtime_and_reports_like_fio() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("db.fio"),
+        LSM.replace("size=16M", "size=256M"),
+    )
+    .unwrap();
+    let out = fio(dir.path(), &["db.fio", "--json", "r.json"]);
+    assert_success(&out);
+    let text = stdout(&out);
+    let mut at = 0;
+    for name in NAMES {
+        at += text[at..]
+            .find(&format!("{name}: (groupid=0"))
+            .unwrap_or_else(|| panic!("no block of {name} after byte {at}:\n{text}"));
+    }
+    let group = text
+        .find("Run status group 0 (all jobs):")
+        .expect("group totals");
+    let disks = text.find("Disk stats (read/write):").expect("disk stats");
+    assert!(
+        at < group && group < disks,
+        "jobs, then group, then disks:\n{text}"
+    );
+    let record = record(dir.path());
+    let segment = &record["segments"][0];
+    let jobs = segment["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 4);
+    for job in jobs {
+        assert_eq!(job["status"], "completed", "{}", job["name"]);
+        let moved =
+            job["read"]["io_bytes"].as_u64().unwrap() + job["write"]["io_bytes"].as_u64().unwrap();
+        assert!(
+            moved > 0 && moved <= 256 << 20,
+            "{}: {moved} bytes, at most its size",
+            job["name"]
+        );
+        // runtime=5 caps a job that has not moved its size by then.
+        assert!(
+            job["elapsed_ns"].as_u64().unwrap() < 6_000_000_000,
+            "{}",
+            job["name"]
+        );
+    }
+    assert_eq!(segment["devices"].as_array().unwrap().len(), 1);
+}
+
 #[test]
 fn the_command_line_form_runs_the_same_plan() {
     let dir = tempfile::tempdir().unwrap();

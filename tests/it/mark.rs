@@ -95,6 +95,16 @@ fn the_default_profile_prints_four_rows_and_records_every_loop() {
         .collect();
     assert_eq!(names[0], "SEQ1M Q8T1 read 1/2");
     assert_eq!(names[15], "RND4K Q1T1 write 2/2");
+    // Each step is a point, as a sweep's: the dashboard's results panel and `show` name it.
+    assert_eq!(
+        segments[0]["point"],
+        serde_json::json!([
+            {"option": "measure", "value": "read"},
+            {"option": "test", "value": "SEQ1M Q8T1"}
+        ])
+    );
+    assert_eq!(segments[15]["point"][0]["value"], "write");
+    assert_eq!(segments[15]["point"][1]["value"], "RND4K Q1T1");
     let seq_q8 = &segments[0]["job"];
     assert_eq!(
         (seq_q8["bs"].as_u64(), seq_q8["iodepth"].as_u64()),

@@ -4,7 +4,9 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::support::record::assert_valid_record;
+use crate::support::record::{
+    assert_valid_interval, assert_valid_record, assert_valid_sweep_point,
+};
 use crate::support::*;
 
 fn sweep(dir: &Path, args: &[&str]) -> Output {
@@ -41,6 +43,17 @@ fn points_come_in_the_order_given_the_last_fastest() {
     assert_stderr_has(
         &out,
         "diskdash sweep: 4 points x 7s = 28s on a scratch file here",
+    );
+    // Nothing swept: one point, and what it runs.
+    let out = sweep(dir.path(), &["--runtime", "5s", "--points"]);
+    assert_success(&out);
+    assert_eq!(
+        stdout(&out),
+        "   1  nothing swept: randread bs=4k iodepth=32 numjobs=1 io_uring direct\n"
+    );
+    assert_stderr_has(
+        &out,
+        "diskdash sweep: 1 point x 7s = 7s on a scratch file here",
     );
 }
 
@@ -107,6 +120,20 @@ fn a_matrix_is_one_table_and_its_csv_has_a_row_per_point() {
         .filter(|l| l["format"] == "diskdash-sweep-point")
         .collect();
     assert_eq!(points.len(), 4);
+    for line in &lines {
+        if line["format"] == "diskdash-sweep-point" {
+            assert_valid_sweep_point(line);
+        } else {
+            assert_valid_interval(line);
+        }
+    }
+    // The schema holds: a line without its point is refused.
+    let mut broken = points[0].clone();
+    broken["point"] = serde_json::json!([]);
+    assert!(
+        std::panic::catch_unwind(|| assert_valid_sweep_point(&broken)).is_err(),
+        "a point line with an empty point passed the schema"
+    );
     assert_eq!(points[3]["point"], segments[3]["point"]);
     assert_eq!(
         points[3]["write"]["total_ios"],
@@ -177,6 +204,23 @@ fn bad_sweeps_are_one_line_naming_the_value_and_the_fix() {
             &["--size", "1M,2M"][..],
             "error: --size \"1M,2M\": only the workload options take lists and ranges (--rw, \
              --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync); give --size one value\n",
+        ),
+        (
+            &["--json", "a,b"][..],
+            "error: --json \"a,b\": only the workload options take lists and ranges (--rw, \
+             --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync); give --json one value\n",
+        ),
+        (
+            &["--jsonl", "a.jsonl,b.jsonl"][..],
+            "error: --jsonl \"a.jsonl,b.jsonl\": only the workload options take lists and ranges \
+             (--rw, --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync); give --jsonl one \
+             value\n",
+        ),
+        (
+            &["--latency-target", "1ms..2ms", "-q", "1,2"][..],
+            "error: --latency-target \"1ms..2ms\": only the workload options take lists and \
+             ranges (--rw, --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync); give \
+             --latency-target one value\n",
         ),
         (
             &["--pick", "best"][..],
@@ -262,6 +306,7 @@ fn a_latency_target_stops_at_the_first_miss_and_names_the_deepest_point_that_met
     assert_success(&missed);
     assert_stderr_has(&missed, "note: latency target missed: p50 ");
     let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
     // The plan ended after the first point.
     assert_eq!(record["segments"].as_array().unwrap().len(), 1);
     for (args, want) in [
@@ -343,6 +388,7 @@ fn the_memory_baseline_runs_each_point_again_on_dev_shm() {
     );
     assert!(table.contains("advice: use "), "{table}");
     let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
     let segments = record["segments"].as_array().unwrap();
     assert_eq!(segments.len(), 8);
     assert_eq!(
@@ -418,4 +464,289 @@ fn compare_matches_two_sweeps_point_by_point_and_gates_each_point() {
     assert_success(&out);
     assert_stdout_has(&out, "point by point (matched by the swept options):");
     assert_stdout_has(&out, "  bs=4k read: IOPS ");
+}
+
+#[test]
+fn a_baseline_dir_that_is_missing_or_on_a_disk_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing");
+    let out = sweep(
+        dir.path(),
+        &[
+            "--baseline",
+            "memory",
+            "--baseline-dir",
+            missing.to_str().unwrap(),
+            "--points",
+        ],
+    );
+    assert_usage_error(&out);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: --baseline-dir {}: does not exist; give --baseline-dir a directory on \
+             tmpfs, e.g. /dev/shm, or mount one: mount -t tmpfs tmpfs DIR\n",
+            missing.display()
+        )
+    );
+    // Under target/: on the disk the build is on, not a tmpfs.
+    let disk = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let fs = run("stat", &["-f", "-c", "%T", disk.path().to_str().unwrap()]);
+    assert_ne!(
+        fs.trim(),
+        "tmpfs",
+        "the target directory is on tmpfs: move it to a disk"
+    );
+    let out = sweep(
+        dir.path(),
+        &[
+            "--baseline",
+            "memory",
+            "--baseline-dir",
+            disk.path().to_str().unwrap(),
+            "--points",
+        ],
+    );
+    assert_usage_error(&out);
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!(
+            "error: --baseline-dir {}: not memory (file system magic 0x",
+            disk.path().display()
+        )) && err.ends_with(
+            ", not tmpfs or ramfs): a baseline there measures a disk; give --baseline-dir a \
+             directory on tmpfs, e.g. /dev/shm, or mount one: mount -t tmpfs tmpfs DIR\n"
+        ) && err.lines().count() == 1,
+        "{err}"
+    );
+    // Without --baseline memory, --baseline-dir has nothing to say.
+    let out = sweep(dir.path(), &["--baseline-dir", "/dev/shm", "--points"]);
+    assert_usage_error(&out);
+    assert_eq!(
+        stderr(&out),
+        "error: --baseline-dir /dev/shm is where the memory baseline runs; add --baseline \
+         memory, or drop --baseline-dir\n"
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+#[ignore = "needs root"]
+fn a_baseline_tmpfs_too_small_for_the_working_set_says_how_big_it_must_be() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let shm = dir.path().join("shm");
+    let mount = Mount::new(&["-t", "tmpfs", "-o", "size=8m", "tmpfs"], &shm);
+    let shm_arg = shm.to_str().unwrap();
+    let out = sweep(
+        dir.path(),
+        &[
+            "--baseline",
+            "memory",
+            "--baseline-dir",
+            shm_arg,
+            "--size",
+            "16M",
+            "--points",
+        ],
+    );
+    assert_usage_error(&out);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: --baseline-dir {shm_arg}: 8 MiB free, the working set needs 16 MiB; it \
+             must have at least 16 MiB free: lower --size, free space there, or remount it \
+             larger (mount -o remount,size=SIZE {shm_arg})\n"
+        )
+    );
+    // A working set that fits runs there.
+    let out = sweep(
+        dir.path(),
+        &[
+            "--rw",
+            "write,read",
+            "--bs",
+            "64k",
+            "--size",
+            "4M",
+            "--io-size",
+            "4M",
+            "--ioengine",
+            "psync",
+            "-q",
+            "1",
+            "--baseline",
+            "memory",
+            "--baseline-dir",
+            shm_arg,
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_success(&out);
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 4);
+    assert!(
+        segments[3]["jobs"][0]["target"]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{shm_arg}/")),
+        "{}",
+        segments[3]
+    );
+    // The scratch file is gone: the tmpfs unmounts clean.
+    assert_eq!(std::fs::read_dir(&shm).unwrap().count(), 0);
+    drop(mount);
+}
+
+#[test]
+fn compare_of_a_sweep_with_a_regressed_point_fails_naming_it_and_draws_both_curves() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sweep(
+        dir.path(),
+        &[
+            "--ioengine",
+            "null",
+            "--bs",
+            "4k,64k,1M",
+            "--size",
+            "8M",
+            "--runtime",
+            "200ms",
+            "--ramp",
+            "0s",
+            "--json",
+            "a.json",
+        ],
+    );
+    assert_success(&out);
+    // B: the same sweep, its 1M point at half the rate.
+    let mut b = read_json(&dir.path().join("a.json"));
+    let point = &mut b["segments"][2];
+    assert_eq!(point["point"][0]["value"], "1M");
+    let read = &mut point["read"];
+    read["iops"] = serde_json::json!(read["iops"].as_f64().unwrap() / 2.0);
+    read["bw_bytes"] = serde_json::json!(read["bw_bytes"].as_u64().unwrap() / 2);
+    std::fs::write(dir.path().join("b.json"), b.to_string()).unwrap();
+    let out = Command::new(BIN)
+        .args(["compare", "a.json", "b.json", "--max-regression", "10%"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out)
+            .lines()
+            .map(|l| l.split(" fell ").next().unwrap())
+            .collect::<Vec<_>>(),
+        [
+            "regression: at bs=1M: read IOPS",
+            "regression: at bs=1M: read bandwidth"
+        ],
+        "{}",
+        stderr(&out)
+    );
+    assert_stderr_has(&out, "fell 50.0% (");
+    assert_stdout_has(&out, "  bs=1M read: IOPS ");
+    assert_stdout_has(&out, "max regression 10%: 2 regression(s), see stderr");
+    // Both curves, bandwidth against block size: the chart's title, 10 rows, the axis and the
+    // values under it.
+    let text = stdout(&out);
+    let chart: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("read bandwidth against bs (log scale): A base, B new"))
+        .take(13)
+        .collect();
+    assert_eq!(chart.len(), 13, "{text}");
+    assert!(chart[12].trim_start().starts_with("4k"), "{text}");
+    assert!(chart[12].trim_end().ends_with("1M"), "{text}");
+    // 1M's A at the top, its B halfway down (each in a row of its own); 4k and 64k the same
+    // in both (`*`).
+    let rows: Vec<&str> = chart[1..11]
+        .iter()
+        .map(|l| l.split_once(['┤', '│']).unwrap().1)
+        .collect();
+    assert!(rows[0].ends_with('A'), "{text}");
+    assert_eq!(rows.iter().filter(|l| l.contains('A')).count(), 1, "{text}");
+    assert_eq!(rows.iter().filter(|l| l.contains('B')).count(), 1, "{text}");
+    assert_eq!(
+        rows.iter().map(|l| l.matches('*').count()).sum::<usize>(),
+        2,
+        "{text}"
+    );
+}
+
+#[test]
+fn markdown_and_json_tables_have_a_row_per_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |format: &str| {
+        let out = sweep(
+            dir.path(),
+            &[
+                "--ioengine",
+                "null",
+                "--bs",
+                "4k,64k",
+                "--size",
+                "8M",
+                "--runtime",
+                "200ms",
+                "--ramp",
+                "0s",
+                "--format",
+                format,
+            ],
+        );
+        assert_success(&out);
+        stdout(&out)
+    };
+    let markdown = run("markdown");
+    let lines: Vec<&str> = markdown.lines().collect();
+    assert_eq!(
+        lines[0],
+        "| bs | read IOPS | read MB/s | read MiB/s | read mean | read p99 | %util | aqu-sz |  |",
+        "{markdown}"
+    );
+    assert_eq!(
+        lines[1],
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+    );
+    assert!(lines[2].starts_with("| 4k | "), "{markdown}");
+    assert!(
+        lines[3].starts_with("| 64k | ") && lines[3].ends_with(" | best read |"),
+        "{markdown}"
+    );
+    // The foot's statements follow the table.
+    assert!(lines[4].starts_with("read peaks at 64k: "), "{markdown}");
+    let json: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    assert_eq!(json["dimensions"], serde_json::json!(["bs"]));
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["point"], serde_json::json!([["bs", "4k"]]));
+    assert_eq!(rows[1]["status"], "completed");
+    assert!(rows[1]["read"]["bytes_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(rows[1]["write"]["ios"], 0);
+    assert_eq!(json["best_read"], 1);
+    assert_eq!(json["best_write"], serde_json::Value::Null);
+}
+
+#[test]
+fn yes_lets_a_plan_over_the_limits_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--bs", "512..1M", "-q", "1..256", "-j", "1,2", "--loops", "3", "--points",
+    ];
+    let refused = sweep(dir.path(), &args);
+    assert_usage_error(&refused);
+    let out = sweep(dir.path(), &[&args[..], &["--yes"]].concat());
+    assert_success(&out);
+    assert_stderr_has(&out, "diskdash sweep: 216 points x 3 loops x 12s = 2h9m36s");
+    let points = stdout(&out);
+    assert_eq!(points.lines().count(), 216);
+    assert_eq!(
+        points.lines().last().unwrap(),
+        " 216  bs=1M iodepth=256 numjobs=2"
+    );
 }

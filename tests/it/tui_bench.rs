@@ -216,3 +216,123 @@ fn steady_state_shows_its_window_and_stops_the_run_when_attained() {
     assert_eq!(segment["jobs"][0]["steadystate"]["attained"], 1);
     assert!(record["elapsed_ns"].as_u64().unwrap() < 60_000_000_000);
 }
+
+/// The number after `label` on the screen, e.g. `1.94k` after `d/s`, as a value.
+fn number_after(screen: &str, label: &str) -> Option<f64> {
+    let rest = screen.split(label).nth(1)?;
+    let word = rest.split_whitespace().next()?;
+    let (num, scale) = match word.chars().last()? {
+        'k' => (&word[..word.len() - 1], 1e3),
+        'M' => (&word[..word.len() - 1], 1e6),
+        _ => (word, 1.0),
+    };
+    num.parse::<f64>().ok().map(|v| v * scale)
+}
+
+/// Trims on a loop device: the throughput panel draws them, the device panel adds iostat's
+/// discard rows, and once the run ends its reconciliation counts one discard per trim.
+#[test]
+#[ignore = "needs root and tmux"]
+fn trims_show_beside_the_devices_discards() {
+    crate::support::require_root();
+    tmux::require();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("disk.img");
+    crate::support::sparse_file(&image, 64 << 20);
+    let dev = crate::support::LoopDevice::attach_unique(&image);
+    let path = dev.path().to_string_lossy().into_owned();
+    let args = [
+        "bench",
+        &path,
+        "--rw",
+        "randtrim",
+        "--bs",
+        "64k",
+        "--runtime",
+        "4s",
+        "--allow-destructive",
+        "--json",
+        "run.json",
+    ];
+    let t = Tmux::start("bench-trim", &args, &[], 160, 50);
+    let screen = t.wait_for("trims and discards", WAIT, |s| {
+        s.contains("RUNNING")
+            && number_after(s, "  trim ").is_some_and(|v| v > 0.0)
+            && number_after(s, "│d/s ").is_some_and(|v| v > 0.0)
+    });
+    for row in ["│dMiB/s ", "│d_await ", "trim latency"] {
+        assert!(screen.contains(row), "no {row:?} in:\n{screen}");
+    }
+    let screen = t.wait_for("the run's end", WAIT, |s| s.contains("STOPPED seg 1/1"));
+    let name = dev.name();
+    assert!(
+        screen.contains(&format!("device {name} (iostat -x)")),
+        "{screen}"
+    );
+    assert!(screen.contains("device/app 1.00"), "{screen}");
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+    let record = crate::support::read_json(&t.path("run.json"));
+    let rec = &record["device"]["reconciliation"];
+    let trims = record["trim"]["total_ios"].as_u64().unwrap();
+    assert!(trims > 0);
+    assert_eq!(rec["device_discard_ios"], trims, "{rec}");
+    let shown = format!("app {} I/Os  device {}", count(trims), count(trims));
+    assert!(screen.contains(&shown), "no {shown:?} in:\n{screen}");
+}
+
+/// `12,345`, as the dashboard writes counts.
+fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A verified write: the verification line says what happens before anything is read, then
+/// counts the read-back, and ends with the record's count of checked blocks.
+#[test]
+#[ignore = "needs tmux"]
+fn a_verified_write_shows_its_read_back_and_the_final_count() {
+    tmux::require();
+    let args = [
+        "bench",
+        ".",
+        "--rw",
+        "randwrite",
+        "--verify",
+        "crc32c",
+        "--size",
+        "16M",
+        "--runtime",
+        "3s",
+        "--json",
+        "run.json",
+    ];
+    let t = Tmux::start("bench-verify", &args, &[], 160, 50);
+    let screen = t.wait_for("the verify line while writing", WAIT, |s| {
+        s.contains("RUNNING") && s.contains("verify crc32c")
+    });
+    assert!(
+        screen.contains("read back after the run") || screen.contains("reading back"),
+        "{screen}"
+    );
+    let screen = t.wait_for("the final count", WAIT, |s| {
+        s.contains("STOPPED seg 1/1") && s.contains("blocks checked")
+    });
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+    let record = crate::support::read_json(&t.path("run.json"));
+    let checked = record["verify"]["blocks_checked"].as_u64().unwrap();
+    assert!(checked > 0, "{}", record["verify"]);
+    let shown = format!(
+        "verify crc32c  {} blocks checked  none failed",
+        count(checked)
+    );
+    assert!(screen.contains(&shown), "no {shown:?} in:\n{screen}");
+}

@@ -303,6 +303,7 @@ impl Source for BenchSource {
             sweep,
             steady: shown_job.and_then(|j| crate::tui::view::steady::live(j, several, finished)),
             sustained: shown_job.and_then(|j| crate::tui::view::steady::live_chart(j, several)),
+            verify: shown_job.and_then(|j| crate::tui::view::verify::live(j, several, finished)),
             ui,
         }
     }

@@ -353,6 +353,7 @@ impl Source for MonitorSource {
             sweep: None,
             steady: None,
             sustained: None,
+            verify: None,
             ui,
         }
     }

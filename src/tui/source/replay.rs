@@ -175,6 +175,7 @@ impl Source for ReplaySource {
             sweep: None,
             steady: None,
             sustained: None,
+            verify: None,
             ui,
         }
     }

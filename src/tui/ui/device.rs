@@ -42,7 +42,9 @@ struct Metric {
     ceiling: Option<f64>,
 }
 
-const METRICS: [Metric; 8] = [
+/// `iostat -x`'s columns in the panel's order; the discard ones (`d...`) only show when the
+/// device discards (see [`shown_metrics`]).
+const METRICS: [Metric; 11] = [
     Metric {
         label: "r/s",
         get: |d| d.r_s,
@@ -52,6 +54,12 @@ const METRICS: [Metric; 8] = [
     Metric {
         label: "w/s",
         get: |d| d.w_s,
+        show: fmt::rate,
+        ceiling: None,
+    },
+    Metric {
+        label: "d/s",
+        get: |d| d.d_s,
         show: fmt::rate,
         ceiling: None,
     },
@@ -68,6 +76,12 @@ const METRICS: [Metric; 8] = [
         ceiling: None,
     },
     Metric {
+        label: "dMiB/s",
+        get: |d| d.dmb_s,
+        show: |v| format!("{v:.1}"),
+        ceiling: None,
+    },
+    Metric {
         label: "r_await",
         get: |d| d.r_await_ms,
         show: |v| format!("{v:.2}ms"),
@@ -76,6 +90,12 @@ const METRICS: [Metric; 8] = [
     Metric {
         label: "w_await",
         get: |d| d.w_await_ms,
+        show: |v| format!("{v:.2}ms"),
+        ceiling: None,
+    },
+    Metric {
+        label: "d_await",
+        get: |d| d.d_await_ms,
         show: |v| format!("{v:.2}ms"),
         ceiling: None,
     },
@@ -92,6 +112,40 @@ const METRICS: [Metric; 8] = [
         ceiling: Some(100.0),
     },
 ];
+
+/// Whether any number the panel has (now, its history, a disk of the step) is a discard.
+fn discards(dev: &DeviceView) -> bool {
+    let any = |r: &DeviceRates| r.d_s > 0.0 || r.dmb_s > 0.0;
+    any(&dev.now)
+        || dev.history.iter().any(any)
+        || dev.disks.iter().any(|d| d.now.as_ref().is_some_and(any))
+}
+
+/// The metrics the panel shows: `iostat -x`'s read and write columns, and its discard
+/// columns when the device discards.
+fn shown_metrics(dev: &DeviceView) -> Vec<&'static Metric> {
+    let with_discards = discards(dev);
+    METRICS
+        .iter()
+        .filter(|m| with_discards || !m.label.starts_with('d'))
+        .collect()
+}
+
+/// Rows the metrics take in a tall panel (one metric a row).
+#[must_use]
+pub fn metric_rows(dev: &DeviceView) -> usize {
+    shown_metrics(dev).len()
+}
+
+/// A metric's colour: reads, writes and discards as the charts draw them.
+fn metric_style(m: &Metric, theme: Theme, other: Style) -> Style {
+    match m.label.chars().next() {
+        Some('r') => theme.read(),
+        Some('w') => theme.write(),
+        Some('d') => theme.trim(),
+        _ => other,
+    }
+}
 
 pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let Some(dev) = &view.device else {
@@ -139,7 +193,8 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         .height
         .saturating_sub(tail_rows)
         .max(inner.height.min(4));
-    let columns = if metric_rows >= 8 || inner.width < 40 {
+    let metrics = shown_metrics(dev);
+    let columns = if usize::from(metric_rows) >= metrics.len() || inner.width < 40 {
         1
     } else {
         2
@@ -147,11 +202,11 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let col_width = usize::from(inner.width) / columns;
 
     let mut lines: Vec<Line> = Vec::new();
-    let per_col = METRICS.len().div_ceil(columns);
+    let per_col = metrics.len().div_ceil(columns);
     for row in 0..per_col {
         let mut spans = Vec::new();
         for col in 0..columns {
-            if let Some(m) = METRICS.get(col * per_col + row) {
+            if let Some(m) = metrics.get(col * per_col + row) {
                 spans.extend(cell(m, dev, col_width, theme));
             }
         }
@@ -172,8 +227,8 @@ fn disk_lines(dev: &DeviceView, theme: Theme, width: usize) -> Vec<Line<'static>
         .max()
         .unwrap_or(4)
         .clamp(4, 16);
-    let shown = (width.saturating_sub(name_w) / VALUE).min(METRICS.len());
-    let metrics = &METRICS[..shown];
+    let mut metrics = shown_metrics(dev);
+    metrics.truncate(width.saturating_sub(name_w) / VALUE);
     let mut header = vec![Span::styled(format!("{:<name_w$}", "disk"), theme.label())];
     header.extend(
         metrics
@@ -186,16 +241,12 @@ fn disk_lines(dev: &DeviceView, theme: Theme, width: usize) -> Vec<Line<'static>
             format!("{:<name_w$}", fmt::fit(&disk.name, name_w)),
             theme.value(),
         )];
-        for m in metrics {
+        for m in &metrics {
             let text = disk
                 .now
                 .as_ref()
                 .map_or_else(|| "-".into(), |r| (m.show)((m.get)(r)));
-            let style = match m.label.chars().next() {
-                Some('r') => theme.read(),
-                Some('w') => theme.write(),
-                _ => theme.value(),
-            };
+            let style = metric_style(m, theme, theme.value());
             spans.push(Span::styled(format!("{text:>VALUE$}"), style));
         }
         lines.push(Line::from(spans));
@@ -245,11 +296,7 @@ fn cell(m: &Metric, dev: &DeviceView, width: usize, theme: Theme) -> Vec<Span<'s
         .ceiling
         .unwrap_or_else(|| history.iter().copied().fold(0.0, f64::max));
     let spark = fmt::sparkline_fill(&history, spark_w, ceiling);
-    let style = match m.label.chars().next() {
-        Some('r') => theme.read(),
-        Some('w') => theme.write(),
-        _ => Style::default(),
-    };
+    let style = metric_style(m, theme, Style::default());
     let used = LABEL + VALUE + 1 + spark_w;
     vec![
         Span::styled(format!("{:<LABEL$}", m.label), theme.label()),

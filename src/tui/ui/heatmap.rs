@@ -109,6 +109,7 @@ pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme) {
     let shade_style = match heat.dir {
         Direction::Read => theme.read(),
         Direction::Write | Direction::Sync => theme.write(),
+        Direction::Trim => theme.trim(),
     };
     // The caption shortens to the width rather than being cut.
     let dir = heat.dir.label();

@@ -106,6 +106,7 @@ fn percentile_lines(lat: &LatencyView, theme: Theme, both: bool) -> Vec<Line<'st
     let dir_style = |d: Direction| match d {
         Direction::Read => theme.read(),
         Direction::Write | Direction::Sync => theme.write(),
+        Direction::Trim => theme.trim(),
     };
     // Two header lines: the direction over its pair of columns, then what each column covers.
     // (One line of "write last" in a 9-wide column ran into its neighbour.)

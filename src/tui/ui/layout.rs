@@ -49,6 +49,8 @@ pub enum Panel {
     SweepChart,
     /// The steady-state line (one row).
     Steady,
+    /// The verification line (one row).
+    Verify,
     /// Write bandwidth against bytes written.
     Sustained,
 }
@@ -67,6 +69,7 @@ pub struct Plan {
     pub sweep: Option<Rect>,
     pub sweep_chart: Option<Rect>,
     pub steady: Option<Rect>,
+    pub verify: Option<Rect>,
     pub sustained: Option<Rect>,
 }
 
@@ -82,6 +85,7 @@ impl Plan {
             Panel::Sweep => &mut self.sweep,
             Panel::SweepChart => &mut self.sweep_chart,
             Panel::Steady => &mut self.steady,
+            Panel::Verify => &mut self.verify,
             Panel::Sustained => &mut self.sustained,
         };
         *slot = Some(rect);
@@ -118,7 +122,7 @@ fn min_height(mode: Mode, panel: Panel) -> u16 {
         // The header and a point (scrolled to the running one).
         (_, Panel::Sweep) => 5,
         (_, Panel::SweepChart) => 10,
-        (_, Panel::Steady) => 1,
+        (_, Panel::Steady | Panel::Verify) => 1,
         (_, Panel::Sustained) => 8,
     }
 }
@@ -130,12 +134,12 @@ fn pref_height(view: &View, panel: Panel, width: u16) -> u16 {
         Panel::Throughput => 14,
         Panel::Latency => 14,
         Panel::Device => view.device.as_ref().map_or(0, |d| {
-            // Eight metric rows (or a header and a row per disk of the step), then the
-            // reconciliation and the warnings, wrapped.
+            // A row per metric (eight, eleven with discards), or a header and a row per disk
+            // of the step, then the reconciliation and the warnings, wrapped.
             let metrics = if d.disks.len() > 1 {
                 1 + d.disks.len()
             } else {
-                8
+                super::device::metric_rows(d)
             };
             lines(metrics + super::device::tail_rows(d, width))
         }),
@@ -144,7 +148,7 @@ fn pref_height(view: &View, panel: Panel, width: u16) -> u16 {
         Panel::Jobs => super::jobs::rows_wanted(view),
         Panel::Sweep => super::sweep::rows_wanted(view),
         Panel::SweepChart => 16,
-        Panel::Steady => 1,
+        Panel::Steady | Panel::Verify => 1,
         Panel::Sustained => 14,
     }
 }
@@ -155,6 +159,7 @@ fn priority(view: &View) -> Vec<Panel> {
         Mode::Bench | Mode::Show | Mode::Fleet if view.sweep.is_some() => vec![
             Panel::Throughput,
             Panel::Steady,
+            Panel::Verify,
             Panel::Sweep,
             Panel::SweepChart,
             Panel::Latency,
@@ -175,6 +180,7 @@ fn priority(view: &View) -> Vec<Panel> {
         Mode::Bench | Mode::Show | Mode::Fleet if view.jobs.is_some() => vec![
             Panel::Throughput,
             Panel::Steady,
+            Panel::Verify,
             Panel::Jobs,
             Panel::Latency,
             Panel::Device,
@@ -185,6 +191,7 @@ fn priority(view: &View) -> Vec<Panel> {
         Mode::Bench | Mode::Show | Mode::Fleet => vec![
             Panel::Throughput,
             Panel::Steady,
+            Panel::Verify,
             Panel::Device,
             Panel::Latency,
             Panel::Sustained,
@@ -206,6 +213,7 @@ fn present(view: &View, panel: Panel) -> bool {
         Panel::Jobs => view.jobs.is_some(),
         Panel::Sweep | Panel::SweepChart => view.sweep.is_some(),
         Panel::Steady => view.steady.is_some(),
+        Panel::Verify => view.verify.is_some(),
         // A sweep's points each write a little; its chart is the sweep's.
         Panel::Sustained => view.sustained.is_some() && view.sweep.is_none(),
     }
@@ -262,10 +270,11 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
             .collect()
     };
     let order = match view.mode {
-        Mode::Monitor => [jobs, table, device, charts, sweep, vec![], vec![]],
+        Mode::Monitor => [jobs, table, device, charts, sweep, vec![], vec![], vec![]],
         Mode::Bench | Mode::Show | Mode::Fleet => [
             jobs,
             one(Panel::Steady),
+            one(Panel::Verify),
             charts,
             one(Panel::Sustained),
             sweep,

@@ -6,6 +6,7 @@
 //! +--------------------------------------------------------------+
 //! | jobs.rs   a step's jobs (when several) or a fleet's hosts;   |
 //! |           the selected row is what the charts show           |
+//! | steady.rs, verify.rs  one line each: steady state, --verify   |
 //! +--------------------------------+-----------------------------+
 //! | throughput.rs  IOPS + MiB/s     | latency.rs  percentiles +   |
 //! |   over time, segment markers    |   log-bucket histogram      |
@@ -42,6 +43,7 @@ pub mod sweep_chart;
 pub mod table;
 pub mod theme;
 pub mod throughput;
+pub mod verify;
 
 #[cfg(test)]
 mod tests;
@@ -81,6 +83,9 @@ pub fn render(f: &mut Frame, view: &View) {
     }
     if let Some(r) = plan.steady {
         steady::render(f, r, view);
+    }
+    if let Some(r) = plan.verify {
+        verify::render(f, r, view);
     }
     if let Some(r) = plan.sustained {
         sustained::render(f, r, view);

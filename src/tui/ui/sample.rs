@@ -2,11 +2,13 @@
 //! like a 4k random-read run on a virtio disk, with a queue-depth change half way.
 
 pub mod fleet;
+pub mod mark;
 pub mod plan;
 pub mod sweep;
 
 use std::time::Duration;
 
+use crate::tui::view::verify::VerifyLine;
 use crate::tui::view::{
     DeviceRates, DeviceView, DeviceWindow, Direction, DiskRow, DiskTableView, Frozen, Header,
     HeatColumn, HeatmapView, LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode,
@@ -32,6 +34,7 @@ fn points(n: usize, split: usize) -> Vec<RatePoint> {
                 write_iops: 0.0,
                 read_bytes_per_s: iops * 4096.0,
                 write_bytes_per_s: 0.0,
+                ..RatePoint::default()
             }
         })
         .collect()
@@ -48,6 +51,7 @@ fn rates(i: usize, iops: f64) -> DeviceRates {
         w_await_ms: 0.61,
         aqu_sz: 31.2,
         util_pct: 99.6,
+        ..DeviceRates::default()
     }
 }
 
@@ -246,6 +250,7 @@ pub fn bench() -> View {
         sweep: None,
         steady: None,
         sustained: None,
+        verify: None,
         ui: UiState {
             color: true,
             message: Some("iodepth 32 -> 64: segment 2".into()),
@@ -273,6 +278,111 @@ pub fn bench_paced() -> View {
             from_schedule: true,
         });
     }
+    view
+}
+
+/// A random trim of a raw device: trims in the throughput chart and the latency panel, the
+/// device's discards (`d/s`, `dMiB/s`, `d_await`) in its panel, one discard per trim.
+#[must_use]
+#[allow(clippy::cast_precision_loss)]
+pub fn bench_trim() -> View {
+    let mut view = bench();
+    view.header.target = Some("/dev/loop1".into());
+    view.header.disk = Some("loop1".into());
+    view.header.engine = Some("psync".into());
+    view.header.job = Some("randtrim bs=64k iodepth=1 numjobs=1 direct".into());
+    view.header.segment = Some((1, 1));
+    view.ui.message = None;
+    if let Some(tp) = &mut view.throughput {
+        tp.segments.clear();
+        for (i, p) in tp.points.iter_mut().enumerate() {
+            let trims = 1_900.0 * (1.0 + wobble(i));
+            *p = RatePoint {
+                t_s: p.t_s,
+                trim_iops: trims,
+                trim_bytes_per_s: trims * 65_536.0,
+                ..RatePoint::default()
+            };
+        }
+    }
+    if let Some(lat) = &mut view.latency {
+        lat.rows = vec![LatencyRow {
+            dir: Direction::Trim,
+            interval: Some(pct(480_000)),
+            total: Some(pct(455_000)),
+            from_schedule: false,
+        }];
+        if let Some(heat) = &mut lat.heatmap {
+            heat.dir = Direction::Trim;
+        }
+    }
+    if let Some(dev) = &mut view.device {
+        dev.name = "loop1".into();
+        let discards = |i: usize| {
+            let d = 1_900.0 * (1.0 + wobble(i));
+            DeviceRates {
+                d_s: d,
+                dmb_s: d * 65_536.0 / 1_048_576.0,
+                d_await_ms: 0.41,
+                aqu_sz: 0.78,
+                util_pct: 78.1,
+                ..DeviceRates::default()
+            }
+        };
+        dev.history = (0..60).map(discards).collect();
+        dev.now = discards(59);
+        dev.reconciliation = Some(Reconciliation {
+            app_ios: 113_912,
+            device_ios: 113_912,
+            verdict: Some("match: loop1 completed every trim of the run as one discard".into()),
+        });
+        dev.reconciliation_of = Some("seg 1 (60s)".into());
+        dev.warnings = vec![Warning::new(
+            WarningKind::Note,
+            "trims are synchronous (BLKDISCARD on a device), one at a time per worker as fio \
+             issues them",
+        )];
+    }
+    view
+}
+
+/// A verified random write reading back after its run: the verification line under the
+/// header, one block failed.
+#[must_use]
+pub fn bench_verify() -> View {
+    let mut view = bench();
+    view.header.job = Some("randwrite bs=4k iodepth=64 numjobs=1 direct verify=crc32c".into());
+    view.header.state = Some(RunState::Running);
+    view.ui.message = None;
+    if let Some(tp) = &mut view.throughput {
+        for p in &mut tp.points {
+            *p = RatePoint {
+                t_s: p.t_s,
+                write_iops: p.read_iops,
+                write_bytes_per_s: p.read_bytes_per_s,
+                ..RatePoint::default()
+            };
+        }
+    }
+    if let Some(lat) = &mut view.latency {
+        for row in &mut lat.rows {
+            row.dir = Direction::Write;
+        }
+        if let Some(heat) = &mut lat.heatmap {
+            heat.dir = Direction::Write;
+        }
+    }
+    view.verify = Some(VerifyLine {
+        job: None,
+        kind: "crc32c".into(),
+        checked: 41_208,
+        failed: 1,
+        pass: Some((41_208, 65_536)),
+        first_failed: Some(8_392_704),
+        writes: true,
+        fatal: false,
+        finished: false,
+    });
     view
 }
 

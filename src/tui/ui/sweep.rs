@@ -159,19 +159,25 @@ pub fn rows_wanted(view: &View) -> u16 {
 pub fn plan_line(sweep: &SweepView) -> String {
     let (point, count) = sweep.point;
     let elapsed = fmt::duration(sweep.elapsed);
+    // `diskdash mark`'s points are CrystalDiskMark's tests.
+    let (what, unit) = if sweep.params.iter().any(|p| p == "test") {
+        ("mark", "test")
+    } else {
+        ("sweep", "point")
+    };
     match sweep.eta {
         Some(eta) if sweep.running => format!(
-            "sweep: point {point} of {count}  elapsed {elapsed}  ETA {}",
+            "{what}: {unit} {point} of {count}  elapsed {elapsed}  ETA {}",
             fmt::duration(eta)
         ),
-        None if sweep.running => format!("sweep: point {point} of {count}  elapsed {elapsed}"),
+        None if sweep.running => format!("{what}: {unit} {point} of {count}  elapsed {elapsed}"),
         _ => {
             let done = sweep
                 .rows
                 .iter()
                 .filter(|r| matches!(r.state, PointState::Done(_)))
                 .count();
-            format!("sweep over: {done} of {count} points  elapsed {elapsed}")
+            format!("{what} over: {done} of {count} {unit}s  elapsed {elapsed}")
         }
     }
 }

@@ -65,6 +65,8 @@ fn whole_frames() {
         ("bench", sample::bench()),
         ("bench_warnings", sample::bench_warnings()),
         ("bench_paced", sample::bench_paced()),
+        ("bench_trim", sample::bench_trim()),
+        ("bench_verify", sample::bench_verify()),
         ("monitor", sample::monitor()),
         ("show", sample::show()),
         ("bench_no_device", sample::bench_no_device()),
@@ -625,6 +627,44 @@ fn a_sweep_fills_its_results_in() {
             assert!(!screen.contains("against bs"), "{screen}");
         }
         insta::assert_snapshot!(format!("frame_sweep_{w}x{h}"), term.backend());
+    }
+}
+
+/// `diskdash mark` is a plan of points too: its tests fill the same results panel, a row per
+/// test named as CrystalDiskMark names them, the running one highlighted; at 160x50 the chart
+/// of MB/s against the test, a line per measure.
+#[test]
+fn a_mark_fills_its_tests_in_as_a_sweep_does() {
+    let view = sample::mark::view(&sample::mark::snapshot());
+    for (w, h) in [(80, 24), (160, 50)] {
+        let term = frame(&view, w, h);
+        check_cells(term.backend().buffer(), true);
+        let screen = text(&term);
+        assert!(screen.contains("mark: test 6 of 8"), "{screen}");
+        assert!(screen.contains("measure test"), "{screen}");
+        for row in [
+            "  read    SEQ1M Q8T1   3.25k      -  3412.0",
+            "  read    RND4K Q1T1   14.2k      -    58.3",
+            "  write   SEQ1M Q8T1       -  2.74k       -  2870.0",
+            "> write   SEQ1M Q1T1",
+        ] {
+            assert!(screen.contains(row), "{row:?} in {w}x{h}:\n{screen}");
+        }
+        assert!(
+            screen.lines().any(|l| l
+                .trim_end_matches(['│', ' '])
+                .ends_with("write   RND4K Q1T1")),
+            "{screen}"
+        );
+        assert!(screen.contains("n next point"), "{screen}");
+        if w == 160 {
+            assert!(screen.contains("MB/s against test"), "{screen}");
+            assert!(
+                screen.contains("-- measure=read  -- measure=write"),
+                "{screen}"
+            );
+        }
+        insta::assert_snapshot!(format!("frame_mark_{w}x{h}"), term.backend());
     }
 }
 

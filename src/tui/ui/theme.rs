@@ -37,6 +37,15 @@ impl Theme {
         )
     }
 
+    /// Trims (discards): neither reads nor writes.
+    #[must_use]
+    pub fn trim(self) -> Style {
+        self.pick(
+            Color::Green,
+            Style::default().add_modifier(Modifier::ITALIC),
+        )
+    }
+
     #[must_use]
     pub fn label(self) -> Style {
         self.pick(Color::Gray, Style::default())

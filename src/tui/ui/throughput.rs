@@ -1,4 +1,5 @@
-//! Throughput and IOPS over time, read and write, with segment boundaries as vertical lines.
+//! Throughput and IOPS over time, read and write (and trim when the run discards), with segment
+//! boundaries as vertical lines.
 //! ```text
 //! +- app: throughput and IOPS ----------------------------+
 //! | IOPS  read 12.3k  write 0                             |
@@ -55,12 +56,14 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         name: "IOPS",
         read: |p| p.read_iops,
         write: |p| p.write_iops,
+        trim: |p| p.trim_iops,
         format: fmt::rate,
     };
     let bw = Metric {
         name: "MiB/s",
         read: |p| p.read_bytes_per_s,
         write: |p| p.write_bytes_per_s,
+        trim: |p| p.trim_bytes_per_s,
         format: fmt::bytes_rate,
     };
     let ctx = Ctx {
@@ -69,6 +72,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         points: &tp.points,
         segments: &tp.segments,
         headline: tp.headline,
+        trims: tp.points.iter().chain(&tp.headline).any(RatePoint::trims),
     };
     if inner.height >= 12 {
         let top = Rect {
@@ -103,6 +107,7 @@ struct Metric {
     name: &'static str,
     read: fn(&RatePoint) -> f64,
     write: fn(&RatePoint) -> f64,
+    trim: fn(&RatePoint) -> f64,
     format: fn(f64) -> String,
 }
 
@@ -112,6 +117,8 @@ struct Ctx<'a> {
     points: &'a [RatePoint],
     segments: &'a [SegmentMark],
     headline: Option<RatePoint>,
+    /// Whether the run trims: the title and the chart add a trim series.
+    trims: bool,
 }
 
 fn scaled(v: f64, log: bool) -> f64 {
@@ -149,14 +156,22 @@ fn chart(f: &mut Frame, area: Rect, ctx: &Ctx, metric: &Metric) {
         .headline
         .or_else(|| ctx.points.last().copied())
         .unwrap_or_default();
-    let title = Line::from(vec![
+    let mut title = vec![
         Span::styled(format!("{:<6}", metric.name), theme.label()),
         Span::styled("read ", theme.read()),
         Span::styled((metric.format)((metric.read)(&last)), theme.value()),
         Span::raw("  "),
         Span::styled("write ", theme.write()),
         Span::styled((metric.format)((metric.write)(&last)), theme.value()),
-    ]);
+    ];
+    if ctx.trims {
+        title.extend([
+            Span::raw("  "),
+            Span::styled("trim ", theme.trim()),
+            Span::styled((metric.format)((metric.trim)(&last)), theme.value()),
+        ]);
+    }
+    let title = Line::from(title);
     f.render_widget(Paragraph::new(title), Rect { height: 1, ..area });
     let plot = Rect {
         y: area.y + 1,
@@ -170,11 +185,17 @@ fn chart(f: &mut Frame, area: Rect, ctx: &Ctx, metric: &Metric) {
     let series = |get: fn(&RatePoint) -> f64| step_series(ctx.points, get, ctx.log);
     let read = series(metric.read);
     let write = series(metric.write);
+    let trim = if ctx.trims {
+        series(metric.trim)
+    } else {
+        Vec::new()
+    };
     let x0 = ctx.points.first().map_or(0.0, |p| p.t_s);
     let x1 = ctx.points.last().map_or(1.0, |p| p.t_s).max(x0 + 1.0);
     let peak = read
         .iter()
         .chain(&write)
+        .chain(&trim)
         .map(|&(_, y)| y)
         .fold(0.0f64, f64::max);
     let y_max = if ctx.log {
@@ -199,7 +220,11 @@ fn chart(f: &mut Frame, area: Rect, ctx: &Ctx, metric: &Metric) {
                 .data(mark),
         );
     }
-    for (data, style) in [(&read, theme.read()), (&write, theme.write())] {
+    for (data, style) in [
+        (&read, theme.read()),
+        (&write, theme.write()),
+        (&trim, theme.trim()),
+    ] {
         if data.iter().any(|&(_, y)| y > 0.0) {
             datasets.push(
                 Dataset::default()

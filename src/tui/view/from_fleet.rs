@@ -45,6 +45,7 @@ pub fn view(fleet: &LiveFleet, selected: Option<usize>, ui: UiState, elapsed: Du
         sweep: None,
         steady: None,
         sustained: None,
+        verify: None,
         ui,
     }
 }
@@ -139,16 +140,16 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// Reads and writes together over `interval`; p50/p99 from their histograms merged.
+/// Reads, writes and trims together over `interval`; p50/p99 from their histograms merged.
 #[allow(clippy::cast_precision_loss)]
 fn rates(interval: Option<&IntervalRecord>) -> JobRow {
     let Some(r) = interval else {
         return JobRow::default();
     };
-    let (p50_ns, p99_ns) = p50_p99(&[&r.read, &r.write]);
+    let (p50_ns, p99_ns) = p50_p99(&[&r.read, &r.write, &r.trim]);
     JobRow {
-        iops: r.read.iops + r.write.iops,
-        bytes_per_s: (r.read.bw_bytes + r.write.bw_bytes) as f64,
+        iops: r.read.iops + r.write.iops + r.trim.iops,
+        bytes_per_s: (r.read.bw_bytes + r.write.bw_bytes + r.trim.bw_bytes) as f64,
         p50_ns,
         p99_ns,
         ..JobRow::default()
@@ -169,6 +170,8 @@ pub fn throughput(name: &str, series: &Series) -> ThroughputView {
                 write_iops: p.write_iops,
                 read_bytes_per_s: p.read_bytes_per_s,
                 write_bytes_per_s: p.write_bytes_per_s,
+                trim_iops: p.trim_iops,
+                trim_bytes_per_s: p.trim_bytes_per_s,
             })
             .collect(),
         segments: series
@@ -196,7 +199,7 @@ fn percentiles(lat: &LatencyRecord) -> Option<Percentiles> {
 }
 
 /// The latency panel of `series`, named: the last interval beside the step so far, the
-/// histogram of reads and writes, the heatmap of the first direction with I/O.
+/// histogram of reads, writes and trims, the heatmap of the first direction with I/O.
 #[must_use]
 pub fn latency(name: &str, series: &Series) -> LatencyView {
     let last = series.last.as_ref();
@@ -216,6 +219,11 @@ pub fn latency(name: &str, series: &Series) -> LatencyView {
             &series.step_sync.lat_ns,
             last.map(|r| &r.sync.lat_ns),
         ),
+        (
+            Direction::Trim,
+            &series.step_trim.lat_ns,
+            last.map(|r| &r.trim.lat_ns),
+        ),
     ];
     let rows = dirs
         .iter()
@@ -231,7 +239,7 @@ pub fn latency(name: &str, series: &Series) -> LatencyView {
         .iter()
         .find(|(_, step, _)| step.n > 0)
         .map_or(Direction::Read, |(dir, _, _)| *dir);
-    // Reads and writes share the histogram; sync calls are another kind of latency.
+    // Reads, writes and trims share the histogram; sync calls are another kind of latency.
     let mut counts: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
     let mut add = |lat: &LatencyRecord, interval: bool| {
         for b in lat.histogram.iter().flat_map(|h| h.buckets()) {
@@ -246,9 +254,11 @@ pub fn latency(name: &str, series: &Series) -> LatencyView {
     if let Some(r) = last {
         add(&r.read.lat_ns, true);
         add(&r.write.lat_ns, true);
+        add(&r.trim.lat_ns, true);
     }
     add(&series.step_read.lat_ns, false);
     add(&series.step_write.lat_ns, false);
+    add(&series.step_trim.lat_ns, false);
     LatencyView {
         rows,
         buckets: LatencyBucket::from_counts(counts),
@@ -264,6 +274,7 @@ pub fn latency(name: &str, series: &Series) -> LatencyView {
                         Direction::Read => h.read.clone(),
                         Direction::Write => h.write.clone(),
                         Direction::Sync => h.sync.clone(),
+                        Direction::Trim => h.trim.clone(),
                     },
                 })
                 .collect(),
@@ -407,6 +418,32 @@ mod tests {
             .map(|h| (host_row(h).p99_ns.unwrap(), 1))
             .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
         assert_ne!(total.p99_ns, Some(p99s / n), "not the mean of the p99s");
+    }
+
+    /// A trimming host's discards count in its rates and its latency, and in the fleet's.
+    #[test]
+    fn trims_count_in_the_rows_and_the_charts() {
+        let names = ["t".to_string(), "r".to_string()];
+        let mut fleet = LiveFleet::new(&names, &["bench".into()], None);
+        let mut trimming = interval(0, &[], 10.0);
+        let s = stats(&[(4_000_000, 50)]);
+        trimming.trim = DirectionRecord::from_stats(&s, 1_000_000_000).with_interval_histogram(&s);
+        fleet.push_interval(vec![
+            (0, trimming),
+            (1, interval(0, &[(100_000, 150)], 20.0)),
+        ]);
+        assert!((host_row(&fleet.hosts[0]).iops - 50.0).abs() < 1e-9);
+        let le = |ns| crate::stats::fine_bucket_le_ns(ns, crate::stats::FINE_SUB_BUCKET_BITS);
+        assert_eq!(host_row(&fleet.hosts[0]).p99_ns, Some(le(4_000_000)));
+        let total = fleet_row(&fleet);
+        assert!((total.iops - 200.0).abs() < 1e-9);
+        assert_eq!(total.p50_ns, Some(le(100_000)));
+        assert_eq!(total.p99_ns, Some(le(4_000_000)));
+        let v = view(&fleet, None, UiState::default(), Duration::ZERO);
+        let point = v.throughput.unwrap().points[0];
+        assert!((point.trim_iops - 50.0).abs() < 1e-9);
+        let dirs: Vec<Direction> = v.latency.unwrap().rows.iter().map(|r| r.dir).collect();
+        assert_eq!(dirs, [Direction::Read, Direction::Trim]);
     }
 
     #[test]

@@ -36,6 +36,9 @@ pub fn device_rates(row: &IostatRow) -> DeviceRates {
         w_await_ms: row.write_await_ms,
         aqu_sz: row.queue_size,
         util_pct: row.util_pct,
+        d_s: row.discards_per_s,
+        dmb_s: row.discard_kb_per_s * KIB / MIB,
+        d_await_ms: row.discard_await_ms,
     }
 }
 
@@ -48,6 +51,8 @@ pub fn rate_point(t_s: f64, row: &IostatRow) -> RatePoint {
         write_iops: row.writes_per_s,
         read_bytes_per_s: row.read_kb_per_s * KIB,
         write_bytes_per_s: row.write_kb_per_s * KIB,
+        trim_iops: row.discards_per_s,
+        trim_bytes_per_s: row.discard_kb_per_s * KIB,
     }
 }
 

@@ -45,9 +45,11 @@ fn buckets(record: &RunRecord, last: Option<&SegmentRecord>) -> Vec<LatencyBucke
     if let Some(seg) = last {
         add(&seg.read.lat_ns, |c| &mut c.0);
         add(&seg.write.lat_ns, |c| &mut c.0);
+        add(&seg.trim.lat_ns, |c| &mut c.0);
     }
     add(&record.read.lat_ns, |c| &mut c.1);
     add(&record.write.lat_ns, |c| &mut c.1);
+    add(&record.trim.lat_ns, |c| &mut c.1);
     LatencyBucket::from_counts(counts)
 }
 
@@ -64,6 +66,7 @@ fn heatmap(record: &RunRecord, dir: Direction) -> HeatmapView {
                 Direction::Read => &p.read.lat_ns,
                 Direction::Write => &p.write.lat_ns,
                 Direction::Sync => &p.sync.lat_ns,
+                Direction::Trim => &p.trim.lat_ns,
             };
             without |= lat.histogram.is_none();
             columns.push(HeatColumn {
@@ -121,6 +124,8 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 write_iops: iops(&p.write),
                 read_bytes_per_s: p.read.bw_bytes as f64,
                 write_bytes_per_s: p.write.bw_bytes as f64,
+                trim_iops: iops(&p.trim),
+                trim_bytes_per_s: p.trim.bw_bytes as f64,
             });
             if let Some(dev) = &p.device {
                 device_history.push(from_monitor::device_rates(dev));
@@ -146,6 +151,11 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             &record.sync.lat_ns,
             last.map(|s| &s.sync.lat_ns),
         ),
+        (
+            Direction::Trim,
+            &record.trim.lat_ns,
+            last.map(|s| &s.trim.lat_ns),
+        ),
     ];
     let heat_dir = dirs
         .iter()
@@ -164,7 +174,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         let (total, seg) = match dir {
             Direction::Read => (sched(&record.read), last.and_then(|s| sched(&s.read))),
             Direction::Write => (sched(&record.write), last.and_then(|s| sched(&s.write))),
-            Direction::Sync => (None, None),
+            Direction::Sync | Direction::Trim => (None, None),
         };
         if let Some(total) = total {
             rows.push(LatencyRow {
@@ -293,6 +303,8 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 write_iops: record.write.iops,
                 read_bytes_per_s: record.read.bw_bytes as f64,
                 write_bytes_per_s: record.write.bw_bytes as f64,
+                trim_iops: record.trim.iops,
+                trim_bytes_per_s: record.trim.bw_bytes as f64,
             }),
         }),
         latency: Some(LatencyView {
@@ -319,6 +331,11 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 .iter()
                 .find_map(|j| super::steady::recorded_chart(j, seg.jobs.len() > 1))
         }),
+        verify: last.and_then(|seg| {
+            seg.jobs
+                .iter()
+                .find_map(|j| super::verify::recorded(j, seg.jobs.len() > 1))
+        }),
         ui,
     }
 }
@@ -329,19 +346,19 @@ fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
     if seg.jobs.len() < 2 {
         return None;
     }
-    let rates = |read: &DirectionRecord, write: &DirectionRecord| {
-        let lat = match (read.total_ios > 0, write.total_ios > 0) {
-            (true, false) => Some(&read.lat_ns),
-            (false, true) => Some(&write.lat_ns),
+    let rates = |read: &DirectionRecord, write: &DirectionRecord, trim: &DirectionRecord| {
+        let ran: Vec<&DirectionRecord> = [read, write, trim]
+            .into_iter()
+            .filter(|d| d.total_ios > 0)
+            .collect();
+        let lat = match ran.as_slice() {
+            [one] => Some(&one.lat_ns),
             _ => None,
         };
-        // Both directions: their histograms merged, never averaged percentiles.
-        let merged = (read.total_ios > 0 && write.total_ios > 0).then(|| {
+        // Several directions: their histograms merged, never averaged percentiles.
+        let merged = (ran.len() > 1).then(|| {
             let mut counts: BTreeMap<u64, u64> = BTreeMap::new();
-            for h in [&read.lat_ns, &write.lat_ns]
-                .into_iter()
-                .filter_map(|l| l.histogram.as_ref())
-            {
+            for h in ran.iter().filter_map(|d| d.lat_ns.histogram.as_ref()) {
                 for b in h.buckets() {
                     *counts.entry(b.le_ns).or_default() += b.count;
                 }
@@ -360,8 +377,8 @@ fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
             _ => (None, None),
         };
         JobRow {
-            iops: read.iops + write.iops,
-            bytes_per_s: (read.bw_bytes + write.bw_bytes) as f64,
+            iops: read.iops + write.iops + trim.iops,
+            bytes_per_s: (read.bw_bytes + write.bw_bytes + trim.bw_bytes) as f64,
             p50_ns,
             p99_ns,
             ..JobRow::default()
@@ -380,7 +397,7 @@ fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
                 job.job.iodepth.to_string()
             },
             errors: u32::from(job.error.is_some()),
-            ..rates(&job.read, &job.write)
+            ..rates(&job.read, &job.write, &job.trim)
         })
         .collect();
     Some(JobsView {
@@ -388,7 +405,7 @@ fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
         total: JobRow {
             name: "step total".into(),
             errors: u32::from(seg.jobs.iter().any(|j| j.error.is_some())),
-            ..rates(&seg.read, &seg.write)
+            ..rates(&seg.read, &seg.write, &seg.trim)
         },
         selected: None,
         span: JobsSpan::WholeStep,

@@ -64,6 +64,7 @@ fn pick(dir: Direction, v: &StatsView) -> &DirectionView {
         Direction::Read => &v.read,
         Direction::Write => &v.write,
         Direction::Sync => &v.sync,
+        Direction::Trim => &v.trim,
     }
 }
 
@@ -98,6 +99,7 @@ pub fn latency_for(snap: &Snapshot, selected: Option<usize>) -> LatencyView {
                 (Direction::Read, false),
                 (Direction::Write, false),
                 (Direction::Sync, false),
+                (Direction::Trim, false),
             ];
             for job in &snap.jobs {
                 for (on, job_on) in dirs
@@ -120,14 +122,18 @@ pub fn latency_for(snap: &Snapshot, selected: Option<usize>) -> LatencyView {
 pub const STEP_TOTAL: &str = "step total";
 
 /// Which directions a job shows: those it does, and any that saw I/O.
-fn shown_directions(job: &JobSpec, cumulative: &StatsView) -> [(Direction, bool); 3] {
+fn shown_directions(job: &JobSpec, cumulative: &StatsView) -> [(Direction, bool); 4] {
     [
         (Direction::Read, job.reads() || cumulative.read.ios > 0),
-        (Direction::Write, job.writes() || cumulative.write.ios > 0),
+        (
+            Direction::Write,
+            job.writes_data() || cumulative.write.ios > 0,
+        ),
         (
             Direction::Sync,
             job.sync_every.is_some() || cumulative.sync.ios > 0,
         ),
+        (Direction::Trim, job.rw.trims() || cumulative.trim.ios > 0),
     ]
 }
 
@@ -158,15 +164,27 @@ fn latency_over(
             });
         }
     }
-    // Reads and writes share the histogram; sync calls are another kind of latency.
+    // Reads, writes and trims share the histogram; sync calls are another kind of latency.
     let mut buckets: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
     if let Some(v) = interval {
-        for b in v.read.buckets.iter().chain(&v.write.buckets) {
+        for b in v
+            .read
+            .buckets
+            .iter()
+            .chain(&v.write.buckets)
+            .chain(&v.trim.buckets)
+        {
             buckets.entry(b.le_ns).or_default().0 += b.count;
         }
     }
     let c = cumulative;
-    for b in c.read.buckets.iter().chain(&c.write.buckets) {
+    for b in c
+        .read
+        .buckets
+        .iter()
+        .chain(&c.write.buckets)
+        .chain(&c.trim.buckets)
+    {
         buckets.entry(b.le_ns).or_default().1 += b.count;
     }
     LatencyView {
@@ -207,6 +225,7 @@ pub fn heatmap(snap: &Snapshot, dir: Direction) -> HeatmapView {
                     Direction::Read => &interval.read,
                     Direction::Write => &interval.write,
                     Direction::Sync => &interval.sync,
+                    Direction::Trim => &interval.trim,
                 }
                 .iter()
                 .map(|b| (b.le_ns, b.count))
@@ -257,6 +276,8 @@ fn rates_of(
                 write_iops: p.write_iops,
                 read_bytes_per_s: p.read_bw_bytes_per_s,
                 write_bytes_per_s: p.write_bw_bytes_per_s,
+                trim_iops: p.trim_iops,
+                trim_bytes_per_s: p.trim_bw_bytes_per_s,
             })
             .collect(),
         headline: None,
@@ -320,24 +341,25 @@ pub fn jobs(snap: &Snapshot, selected: Option<usize>) -> Option<JobsView> {
     })
 }
 
-/// A row's rates and latency over `interval`: reads and writes together, the percentiles from
-/// the summary when one direction ran, else from the merged buckets.
+/// A row's rates and latency over `interval`: reads, writes and trims together, the
+/// percentiles from the summary when one direction ran, else from the merged buckets.
 fn job_rates(interval: Option<&StatsView>) -> JobRow {
     let Some(v) = interval else {
         return JobRow::default();
     };
-    let (p50_ns, p99_ns) = match (v.read.ios > 0, v.write.ios > 0) {
-        (false, false) => (None, None),
-        (true, false) | (false, true) => {
-            let d = if v.read.ios > 0 { &v.read } else { &v.write };
-            (
-                Some(d.latency.percentile_ns(50.0)),
-                Some(d.latency.percentile_ns(99.0)),
-            )
-        }
-        (true, true) => {
+    let ran: Vec<&DirectionView> = [&v.read, &v.write, &v.trim]
+        .into_iter()
+        .filter(|d| d.ios > 0)
+        .collect();
+    let (p50_ns, p99_ns) = match ran.as_slice() {
+        [] => (None, None),
+        [d] => (
+            Some(d.latency.percentile_ns(50.0)),
+            Some(d.latency.percentile_ns(99.0)),
+        ),
+        several => {
             let mut merged: BTreeMap<u64, u64> = BTreeMap::new();
-            for b in v.read.buckets.iter().chain(&v.write.buckets) {
+            for b in several.iter().flat_map(|d| &d.buckets) {
                 *merged.entry(b.le_ns).or_default() += b.count;
             }
             let merged: Vec<crate::stats::LatencyBucket> = merged
@@ -351,8 +373,8 @@ fn job_rates(interval: Option<&StatsView>) -> JobRow {
         }
     };
     JobRow {
-        iops: v.read.iops + v.write.iops,
-        bytes_per_s: v.read.bw_bytes_per_s + v.write.bw_bytes_per_s,
+        iops: v.read.iops + v.write.iops + v.trim.iops,
+        bytes_per_s: v.read.bw_bytes_per_s + v.write.bw_bytes_per_s + v.trim.bw_bytes_per_s,
         p50_ns,
         p99_ns,
         ..JobRow::default()

@@ -10,6 +10,7 @@ pub mod from_record;
 pub mod from_snapshot;
 pub mod steady;
 pub mod sweep;
+pub mod verify;
 
 use std::time::Duration;
 
@@ -78,6 +79,8 @@ pub struct View {
     pub steady: Option<steady::SteadyLine>,
     /// The shown job's write bandwidth against bytes written, when it writes.
     pub sustained: Option<steady::SustainedChart>,
+    /// The shown job's verification, when it verifies.
+    pub verify: Option<verify::VerifyLine>,
     pub ui: UiState,
 }
 
@@ -143,7 +146,7 @@ pub struct JobRow {
     pub bs: String,
     /// `iodepth`, or `iodepth x numjobs` (`32x4`) when more than one worker; empty for the total.
     pub depth: String,
-    /// Read and write over the last interval.
+    /// Reads, writes and trims over the last interval.
     pub iops: f64,
     pub bytes_per_s: f64,
     /// Over the last interval, reads and writes together; `None` without I/O.
@@ -200,6 +203,17 @@ pub struct RatePoint {
     pub write_iops: f64,
     pub read_bytes_per_s: f64,
     pub write_bytes_per_s: f64,
+    /// Trims (discards) of the run, or the device's discards in the monitor.
+    pub trim_iops: f64,
+    pub trim_bytes_per_s: f64,
+}
+
+impl RatePoint {
+    /// Whether the point has any trim: the charts draw a trim series only then.
+    #[must_use]
+    pub fn trims(&self) -> bool {
+        self.trim_iops > 0.0 || self.trim_bytes_per_s > 0.0
+    }
 }
 
 /// Where a segment starts on the time axis.
@@ -230,6 +244,7 @@ pub enum Direction {
     Read,
     Write,
     Sync,
+    Trim,
 }
 
 impl Direction {
@@ -239,6 +254,7 @@ impl Direction {
             Self::Read => "read",
             Self::Write => "write",
             Self::Sync => "sync",
+            Self::Trim => "trim",
         }
     }
 }
@@ -374,6 +390,10 @@ pub struct DeviceRates {
     pub w_await_ms: f64,
     pub aqu_sz: f64,
     pub util_pct: f64,
+    /// Discards (`d/s`, `dMiB/s`, `d_await` in `iostat -x`).
+    pub d_s: f64,
+    pub dmb_s: f64,
+    pub d_await_ms: f64,
 }
 
 /// Completed I/Os the application counted against those the device counted, same window.

@@ -155,6 +155,18 @@ pub fn assert_valid_interval(line: &Value) {
     check(&wrapper, line, "interval record");
 }
 
+/// Asserts one `--jsonl` line of a finished sweep point matches the schema's
+/// `$defs/sweep_point`.
+pub fn assert_valid_sweep_point(line: &Value) {
+    let full = schema();
+    let wrapper = serde_json::json!({
+        "$schema": full["$schema"],
+        "$defs": full["$defs"],
+        "$ref": "#/$defs/sweep_point",
+    });
+    check(&wrapper, line, "sweep point line");
+}
+
 /// Files left in `dir` other than `keep` (scratch files must be gone).
 pub fn leftovers(dir: &Path, keep: &[&str]) -> Vec<PathBuf> {
     std::fs::read_dir(dir)

@@ -163,6 +163,7 @@ pub fn snapshot() -> Snapshot {
             series: Arc::new(series),
             steady: None,
             sustained: None,
+            verify: None,
         });
     }
     for i in 0..ELAPSED_S {

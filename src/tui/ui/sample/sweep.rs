@@ -181,6 +181,7 @@ pub fn snapshot() -> Snapshot {
         series: Arc::new(VecDeque::new()),
         steady: None,
         sustained: None,
+        verify: None,
     }];
     snap.disks = vec![DiskView {
         name: "vda".into(),
