@@ -167,6 +167,10 @@ pub struct FleetArgs {
     /// Let --json replace an existing file that is not a diskdash record.
     #[arg(long, help_heading = "Output")]
     pub force: bool,
+    /// Stay headless even in a terminal: one table per interval on stderr instead of the
+    /// dashboard.
+    #[arg(long, help_heading = "Output")]
+    pub no_tui: bool,
 
     /// Allow the hosts' runs to write to block devices or files with data: forwarded to every
     /// host and printed per host before anything starts.

@@ -11,6 +11,10 @@
 //! ```
 //! A host whose connection drops is marked failed; the intervals it sent are its partial
 //! results. The fleet's latency comes from the hosts' histograms merged (`fleet::merge`).
+//!
+//! In a terminal (unless `--no-tui`) the controller runs on a thread of its own and, instead of
+//! printing, keeps the live fleet (`fleet::live`) in a watch channel for the dashboard
+//! (`tui::run_fleet`); leaving the dashboard raises the same flag SIGINT does.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
@@ -23,7 +27,8 @@ use anyhow::Context;
 use clap::Parser;
 
 use crate::cli::{Cli, Command, FleetArgs};
-use crate::fleet::merge::{Rates, merge_direction, merge_sync, merged_buckets};
+use crate::fleet::live::{FleetState, HostState, LiveFleet};
+use crate::fleet::merge::{Rates, merge_direction, merge_sync, p50_p99};
 use crate::fleet::ssh::{self, SshOptions};
 use crate::fleet::table::{self, Row};
 use crate::record::{
@@ -31,7 +36,6 @@ use crate::record::{
     HostStatus, INTERVAL_FORMAT, IntervalRecord, READY_FORMAT, RunRecord, RunStatus, SyncRecord,
     rfc3339_utc,
 };
-use crate::stats::bucket_percentile_ns;
 
 /// What a fleet runs on its hosts.
 const COMMANDS: [&str; 3] = ["bench", "fio", "sweep"];
@@ -54,6 +58,8 @@ pub struct FleetPlan {
     pub destructive: bool,
     pub ready_timeout: Duration,
     pub ssh: SshOptions,
+    /// How long each host's run takes from the start, when the command says (a timed bench).
+    pub planned: Option<Duration>,
 }
 
 impl FleetPlan {
@@ -93,6 +99,7 @@ impl FleetPlan {
         // once, before any host is touched.
         let mut argv = vec!["diskdash".to_string()];
         argv.extend(command.iter().cloned());
+        let mut planned = None;
         match Cli::try_parse_from(&argv) {
             Ok(cli) => match cli.command {
                 Some(Command::Bench(bench)) => {
@@ -100,6 +107,12 @@ impl FleetPlan {
                         bench.json.as_deref(),
                         bench.jsonl.as_deref(),
                     )?;
+                    // Warm-up and measured time; a size-based run has no known end.
+                    planned =
+                        super::bench::job(&bench, &crate::bench::spec::MachineLimits::detect())
+                            .ok()
+                            .filter(|spec| spec.io_size_bytes.is_none())
+                            .map(|spec| spec.ramp + spec.runtime);
                 }
                 Some(Command::Sweep(sweep)) => {
                     super::fleet_remote::refuse_stdout_outputs(
@@ -140,6 +153,7 @@ impl FleetPlan {
                 config: args.ssh_config.clone(),
                 options: args.ssh_options.clone(),
             },
+            planned,
         })
     }
 }
@@ -190,9 +204,42 @@ pub fn run(args: &FleetArgs) -> anyhow::Result<ExitCode> {
     } else {
         super::fleet_copy::Installed::none(&plan.hosts, &args.remote_binary)
     };
+    // In a terminal the dashboard shows the fleet; a record on stdout makes stdout data.
+    let dashboard = !args.no_tui && !json_stdout && crate::tui::terminal::is_interactive();
     let started_at = SystemTime::now();
     let mut fleet = Fleet::spawn(&plan, &copies)?;
-    let outcome = fleet.drive(&plan, &interrupt, args.all_or_nothing);
+    let (mut fleet, outcome) = if dashboard {
+        let (tx, rx) =
+            tokio::sync::watch::channel(LiveFleet::new(&plan.hosts, &plan.command, plan.planned));
+        fleet.live = Some(tx);
+        let controller = {
+            let plan = plan.clone();
+            let interrupt = interrupt.clone();
+            let all_or_nothing = args.all_or_nothing;
+            std::thread::Builder::new()
+                .name("fleet".into())
+                .spawn(move || {
+                    let outcome = fleet.drive(&plan, &interrupt, all_or_nothing);
+                    (fleet, outcome)
+                })
+                .context("starting the fleet's controller")?
+        };
+        let shown = crate::tui::run_fleet(rx, &interrupt);
+        if !controller.is_finished() {
+            eprintln!("stopping every host (their records are being written)");
+        }
+        let (mut fleet, outcome) = controller
+            .join()
+            .map_err(|_| anyhow::anyhow!("the fleet's controller panicked"))?;
+        fleet.live = None;
+        if let Err(err) = shown {
+            eprintln!("the dashboard failed: {err:#}");
+        }
+        (fleet, outcome)
+    } else {
+        let outcome = fleet.drive(&plan, &interrupt, args.all_or_nothing);
+        (fleet, outcome)
+    };
     copies.remove(&plan);
     let record = fleet.record(&plan, args.all_or_nothing, started_at, outcome);
     let summary = summary(&record);
@@ -269,6 +316,8 @@ enum Event {
     End(usize),
     /// Its stderr ended: the last error line is in.
     ErrEnd(usize),
+    /// A warning of the remote run (page cache, stalls), worth seeing as it comes.
+    Warning(usize, String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -287,6 +336,8 @@ struct Host {
     phase: Phase,
     stream_ended: bool,
     stderr_ended: bool,
+    /// A line came on its stdout.
+    heard_out: bool,
     /// Set when the host is left out or fails for a reason the controller knows.
     verdict: Option<(HostStatus, String)>,
     exit: Option<std::process::ExitStatus>,
@@ -334,6 +385,11 @@ impl Host {
             && (self.stderr_ended || waited(PIPE_GRACE))
     }
 
+    /// Anything came from the host: its stream or its stderr.
+    fn heard(&self) -> bool {
+        self.heard_out || self.stderr.lock().is_ok_and(|t| !t.is_empty())
+    }
+
     fn last_error(&self) -> Option<String> {
         let lines = self.stderr.lock().ok()?;
         let line = lines
@@ -369,6 +425,8 @@ pub enum Ending {
 struct Fleet {
     hosts: Vec<Host>,
     events: mpsc::Receiver<Event>,
+    /// The dashboard's copy of the fleet; `None`: headless, the status goes to stderr.
+    live: Option<tokio::sync::watch::Sender<LiveFleet>>,
 }
 
 impl Fleet {
@@ -395,7 +453,6 @@ impl Fleet {
             let stderr_pipe = child.stderr.take().context("ssh's stderr")?;
             let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_LINES)));
             let tail = stderr.clone();
-            let host = name.clone();
             let err_tx = tx.clone();
             std::thread::Builder::new()
                 .name(format!("fleet-err-{i}"))
@@ -404,7 +461,7 @@ impl Fleet {
                         // A remote warning (page cache, stalls) is worth seeing as it comes;
                         // its status lines and notes are in its record.
                         if line.starts_with("WARNING: ") {
-                            eprintln!("  {host}: {}", crate::error::one_line(&line));
+                            let _ = err_tx.send(Event::Warning(i, crate::error::one_line(&line)));
                         }
                         if let Ok(mut tail) = tail.lock() {
                             if tail.len() == STDERR_LINES {
@@ -435,6 +492,7 @@ impl Fleet {
                 phase: Phase::Preparing,
                 stream_ended: false,
                 stderr_ended: false,
+                heard_out: false,
                 verdict: None,
                 exit: None,
                 exited_at: None,
@@ -449,7 +507,11 @@ impl Fleet {
                 stopped_at: None,
             });
         }
-        Ok(Self { hosts, events })
+        Ok(Self {
+            hosts,
+            events,
+            live: None,
+        })
     }
 
     /// Runs the fleet to its end: the start together, the tables, the stop.
@@ -470,12 +532,15 @@ impl Fleet {
             for (i, host) in self.hosts.iter().enumerate() {
                 if host.phase == Phase::Ready && !shown_ready[i] {
                     shown_ready[i] = true;
-                    eprintln!("  {}: ready", host.name);
+                    say(self.live.as_ref(), format!("  {}: ready", host.name));
                 }
             }
             if interrupt.load(Ordering::Relaxed) && ending != Ending::Interrupted {
                 ending = Ending::Interrupted;
-                eprintln!("stopping every host (their records are being written)");
+                say(
+                    self.live.as_ref(),
+                    "stopping every host (their records are being written)".into(),
+                );
                 for host in &mut self.hosts {
                     host.stop();
                 }
@@ -515,7 +580,13 @@ impl Fleet {
                             .filter(|h| h.phase == Phase::Ready)
                             .count();
                         if ready > 0 {
-                            eprintln!("start: {ready} of {} hosts at once", self.hosts.len());
+                            say(
+                                self.live.as_ref(),
+                                format!("start: {ready} of {} hosts at once", self.hosts.len()),
+                            );
+                            if let Some(live) = &self.live {
+                                live.send_modify(|l| l.started = Some(Instant::now()));
+                            }
                         }
                         for host in self.hosts.iter_mut().filter(|h| h.phase == Phase::Ready) {
                             host.say(super::fleet_remote::START);
@@ -525,6 +596,7 @@ impl Fleet {
                 }
             }
             self.show_intervals(false);
+            self.publish(started, ending);
             for host in &mut self.hosts {
                 if host.phase != Phase::Exited
                     && host.stopped_at.is_some_and(|t| t.elapsed() > STOP_GRACE)
@@ -537,7 +609,67 @@ impl Fleet {
             }
         }
         self.show_intervals(true);
+        self.publish(started, ending);
+        if let Some(live) = &self.live {
+            let state = self.final_state(ending);
+            live.send_modify(|l| {
+                l.ended_after = l.started.map(|t| t.elapsed());
+                l.state = state;
+                l.message = Some("the run has ended: q quits and prints the summary".into());
+            });
+        }
         ending
+    }
+
+    /// The hosts' states and the fleet's into the dashboard's copy, when they changed.
+    fn publish(&self, started: bool, ending: Ending) {
+        let Some(live) = &self.live else {
+            return;
+        };
+        let hosts: Vec<(HostState, Option<String>)> = self.hosts.iter().map(live_state).collect();
+        let state =
+            if ending != Ending::Finished || self.hosts.iter().any(|h| h.stopped_at.is_some()) {
+                FleetState::Stopping
+            } else if started {
+                FleetState::Running
+            } else {
+                FleetState::Starting
+            };
+        live.send_if_modified(|l| {
+            let mut changed = l.state != state;
+            l.state = state;
+            for (host, (state, error)) in l.hosts.iter_mut().zip(hosts) {
+                changed |= host.state != state || host.error != error;
+                host.state = state;
+                host.error = error;
+            }
+            changed
+        });
+    }
+
+    /// How the run ended, for the dashboard's header: the record's status (completed only when
+    /// every host completed).
+    fn final_state(&self, ending: Ending) -> FleetState {
+        let failed = self
+            .hosts
+            .iter()
+            .filter(|h| {
+                h.verdict.is_some()
+                    || h.record
+                        .as_ref()
+                        .is_none_or(|r| r.status != RunStatus::Completed)
+            })
+            .count();
+        match ending {
+            Ending::Interrupted => FleetState::Interrupted,
+            Ending::NotAllReady => {
+                FleetState::Failed("not every host was ready (--all-or-nothing)".into())
+            }
+            Ending::Finished if failed == 0 => FleetState::Finished,
+            Ending::Finished => {
+                FleetState::Failed(format!("{failed} of {} hosts failed", self.hosts.len()))
+            }
+        }
     }
 
     fn stop_all(&mut self) {
@@ -550,6 +682,7 @@ impl Fleet {
         match event {
             Event::Line(i, line) => {
                 let host = &mut self.hosts[i];
+                host.heard_out = true;
                 match line {
                     Line::Ready if host.phase == Phase::Preparing => host.phase = Phase::Ready,
                     Line::Interval(interval) => host.add_interval(*interval),
@@ -559,6 +692,12 @@ impl Fleet {
             }
             Event::End(i) => self.hosts[i].stream_ended = true,
             Event::ErrEnd(i) => self.hosts[i].stderr_ended = true,
+            Event::Warning(i, line) => {
+                say(
+                    self.live.as_ref(),
+                    format!("  {}: {line}", self.hosts[i].name),
+                );
+            }
         }
     }
 
@@ -591,7 +730,10 @@ impl Fleet {
                 } else {
                     why
                 };
-                eprintln!("  {}: failed: {why}", host.name);
+                say(
+                    self.live.as_ref(),
+                    format!("  {}: failed: {why}", host.name),
+                );
                 host.verdict = Some((HostStatus::Failed, why));
             }
         }
@@ -616,6 +758,10 @@ impl Fleet {
                 .enumerate()
                 .filter_map(|(i, h)| h.pending.pop_front().map(|r| (i, r)))
                 .collect();
+            if let Some(live) = &self.live {
+                live.send_modify(|l| l.push_interval(fronts));
+                continue;
+            }
             let (title, rows, fleet) = interval_table(&self.hosts, &fronts);
             eprint!("{}", table::render(&title, &rows, &fleet));
         }
@@ -731,16 +877,40 @@ fn parse_line(line: &str) -> Line {
     }
 }
 
-/// p50 and p99 of reads and writes together, from their merged histograms.
-fn percentiles(parts: &[&DirectionRecord]) -> (Option<u64>, Option<u64>) {
-    let latencies: Vec<&crate::record::LatencyRecord> = parts.iter().map(|p| &p.lat_ns).collect();
-    match merged_buckets(&latencies) {
-        Some((buckets, _)) if !buckets.is_empty() => (
-            Some(bucket_percentile_ns(&buckets, 50.0)),
-            Some(bucket_percentile_ns(&buckets, 99.0)),
-        ),
-        _ => (None, None),
+/// A status line: on stderr when headless, the dashboard's footer line otherwise.
+fn say(live: Option<&tokio::sync::watch::Sender<LiveFleet>>, line: String) {
+    match live {
+        Some(live) => live.send_modify(|l| l.message = Some(line.trim().to_string())),
+        None => eprintln!("{line}"),
     }
+}
+
+/// A host as the dashboard shows it, and why it failed.
+fn live_state(host: &Host) -> (HostState, Option<String>) {
+    let run_error = host
+        .record
+        .as_ref()
+        .and_then(|r| r.error.as_ref())
+        .map(|e| e.message.clone());
+    let state = match (&host.verdict, host.phase) {
+        (Some((HostStatus::NotReady, _)), _) => HostState::LeftOut,
+        (Some(_), _) => HostState::Failed,
+        (None, Phase::Preparing) if !host.heard() => HostState::Connecting,
+        (None, Phase::Preparing) => HostState::Preparing,
+        (None, Phase::Ready) => HostState::Ready,
+        (None, Phase::Running) if host.stopped_at.is_some() => HostState::Stopping,
+        (None, Phase::Running) => HostState::Running,
+        (None, Phase::Exited) => match host.record.as_ref().map(|r| r.status) {
+            Some(RunStatus::Failed) => HostState::Failed,
+            _ => HostState::Done,
+        },
+    };
+    let error = host
+        .verdict
+        .as_ref()
+        .map(|(_, why)| why.clone())
+        .or(run_error);
+    (state, error)
 }
 
 fn state_of(host: &Host) -> String {
@@ -771,7 +941,7 @@ fn interval_table(hosts: &[Host], fronts: &[(usize, IntervalRecord)]) -> (String
             #[allow(clippy::cast_precision_loss)]
             let bw = (r.read.bw_bytes + r.write.bw_bytes) as f64;
             row.bw_bytes_per_s = bw;
-            (row.p50_ns, row.p99_ns) = percentiles(&[&r.read, &r.write]);
+            (row.p50_ns, row.p99_ns) = p50_p99(&[&r.read, &r.write]);
             row.util_pct = r.device.as_ref().map(|d| d.util_pct);
         }
         rows.push(row);
@@ -780,7 +950,7 @@ fn interval_table(hosts: &[Host], fronts: &[(usize, IntervalRecord)]) -> (String
         .iter()
         .flat_map(|(_, r)| [&r.read, &r.write])
         .collect();
-    let (p50_ns, p99_ns) = percentiles(&parts);
+    let (p50_ns, p99_ns) = p50_p99(&parts);
     let fleet = Row {
         name: "fleet".into(),
         state: format!("{} of {}", fronts.len(), hosts.len()),
@@ -821,7 +991,7 @@ fn interval_table(hosts: &[Host], fronts: &[(usize, IntervalRecord)]) -> (String
 #[must_use]
 pub fn summary(record: &FleetRecord) -> String {
     let row = |name: &str, state: String, read: &DirectionRecord, write: &DirectionRecord| {
-        let (p50_ns, p99_ns) = percentiles(&[read, write]);
+        let (p50_ns, p99_ns) = p50_p99(&[read, write]);
         #[allow(clippy::cast_precision_loss)]
         Row {
             name: name.to_string(),

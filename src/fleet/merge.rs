@@ -39,6 +39,20 @@ pub fn merged_buckets(parts: &[&LatencyRecord]) -> Option<(Vec<LatencyBucket>, u
     Some((merged, bits))
 }
 
+/// p50 and p99 of `parts` together (reads and writes of one host, or of several), read off
+/// their merged histograms; `None` without I/O or without histograms to merge.
+#[must_use]
+pub fn p50_p99(parts: &[&DirectionRecord]) -> (Option<u64>, Option<u64>) {
+    let latencies: Vec<&LatencyRecord> = parts.iter().map(|p| &p.lat_ns).collect();
+    match merged_buckets(&latencies) {
+        Some((buckets, _)) if !buckets.is_empty() => (
+            Some(bucket_percentile_ns(&buckets, 50.0)),
+            Some(bucket_percentile_ns(&buckets, 99.0)),
+        ),
+        _ => (None, None),
+    }
+}
+
 /// `lat_ns` of `parts` as one.
 #[must_use]
 pub fn merge_latency(parts: &[&LatencyRecord]) -> LatencyRecord {

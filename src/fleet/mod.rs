@@ -1,9 +1,10 @@
 //! `diskdash fleet`'s pure parts: the host list, the remote command line (one shell word per
 //! argument), the merge of the hosts' results (histograms bucket by bucket) and the fleet
-//! table. The controller that runs ssh is `cmd::fleet`; the remote side is the same binary
+//! table, and the live fleet the dashboard reads (`live`). The controller that runs ssh is `cmd::fleet`; the remote side is the same binary
 //! with `--fleet-remote` (`cmd::fleet_remote`).
 
 pub mod hosts;
+pub mod live;
 pub mod merge;
 pub mod ssh;
 pub mod table;

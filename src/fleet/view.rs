@@ -127,7 +127,7 @@ fn segment(s: usize, hosts: &[(&str, &RunRecord)]) -> SegmentRecord {
     }
     seg.series = by_index
         .into_values()
-        .map(|points| interval(&points))
+        .map(|points| merge_interval(&points))
         .collect();
     seg.series_stride = parts
         .iter()
@@ -175,14 +175,20 @@ fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
 }
 
 /// Points of the same interval on several hosts, as one: rates added, histograms merged.
-fn interval(points: &[&IntervalRecord]) -> IntervalRecord {
+///
+/// # Panics
+/// `points` is empty.
+#[must_use]
+pub fn merge_interval(points: &[&IntervalRecord]) -> IntervalRecord {
     let mut out = points[0].clone();
     let reads: Vec<&DirectionRecord> = points.iter().map(|p| &p.read).collect();
     let writes: Vec<&DirectionRecord> = points.iter().map(|p| &p.write).collect();
     let syncs: Vec<&SyncRecord> = points.iter().map(|p| &p.sync).collect();
+    let trims: Vec<&DirectionRecord> = points.iter().map(|p| &p.trim).collect();
     out.read = merge_direction(&reads, Rates::Summed);
     out.write = merge_direction(&writes, Rates::Summed);
     out.sync = merge_sync(&syncs);
+    out.trim = merge_direction(&trims, Rates::Summed);
     out.t_ns = points.iter().map(|p| p.t_ns).max().unwrap_or(0);
     out.duration_ns = points.iter().map(|p| p.duration_ns).max().unwrap_or(0);
     // %util of several devices is not one number: the busiest host's row stands for them.

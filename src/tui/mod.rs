@@ -2,14 +2,15 @@
 //! never touches the hot path.
 //!
 //! ```text
-//! run_monitor / run_bench / run_show
-//!      |  builds a Source: source/ monitor.rs (diskstats) | bench.rs (session) | record.rs
+//! run_monitor / run_bench / run_fleet / run_show
+//!      |  builds a Source: source/ monitor.rs (diskstats) | bench.rs (session) |
+//!      |                           fleet.rs (the fleet's controller) | record.rs
 //!      v
 //! terminal.rs  TerminalGuard: raw mode + alternate screen, restored once on every path
 //! event.rs     select! { keys, source.next(), signals, frame timer } -> draw when dirty
 //! app.rs       keys -> screen state / intents for the session
 //! view/        plain data for one frame (mod.rs) and its builders: from_snapshot.rs,
-//!              from_record.rs, from_monitor.rs
+//!              from_record.rs, from_monitor.rs, from_fleet.rs
 //! ui/          pure render functions, one per panel
 //! ```
 
@@ -115,6 +116,32 @@ pub fn run_bench(
     let outcome = handle.wait()?;
     shown?;
     Ok(outcome)
+}
+
+/// `diskdash fleet` in a terminal: the dashboard over the live fleet the controller keeps in
+/// `live`, until `q`, Ctrl-C, a signal or the loss of the terminal; each raises `interrupt`,
+/// which the controller answers as it does SIGINT (every host stopped cleanly, their records
+/// collected). The terminal is restored before this returns, so the caller prints the summary
+/// on the normal screen.
+///
+/// # Errors
+/// The terminal could not be set up.
+pub fn run_fleet(
+    live: tokio::sync::watch::Receiver<crate::fleet::live::LiveFleet>,
+    interrupt: &AtomicBool,
+) -> anyhow::Result<()> {
+    let shown = runtime().and_then(|rt| {
+        rt.block_on(async {
+            let mut source = source::fleet::FleetSource::new(live);
+            let mut app = App::new(Mode::Fleet, terminal::color_enabled());
+            let mut guard = TerminalGuard::enter()?;
+            let exit = event::run(&mut guard, &mut app, &mut source).await;
+            drop(guard);
+            exit
+        })
+    });
+    interrupt.store(true, Ordering::SeqCst);
+    shown.map(|_| ())
 }
 
 /// A recorded run in the dashboard, until `q`.

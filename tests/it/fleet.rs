@@ -596,3 +596,211 @@ fn allow_destructive_is_printed_per_host_and_forwarded() {
     assert_eq!(r["hosts"][0]["status"], "failed");
     assert_eq!(r["hosts"][0]["error"], "ssh exited with exit status: 1");
 }
+
+/// The IOPS a host's row of the dashboard's hosts table shows while it runs: the word after
+/// `running` on the line naming `host` (`-`: it sent nothing for the table's interval).
+fn running_iops(screen: &str, host: &str) -> Option<f64> {
+    screen.lines().find_map(|line| {
+        let words: Vec<&str> = line
+            .split(|c: char| c.is_whitespace() || c == '│' || c == '>')
+            .filter(|w| !w.is_empty())
+            .collect();
+        let at = words.iter().position(|w| *w == host)?;
+        if words.get(at + 1) != Some(&"running") {
+            return None;
+        }
+        let word = words.get(at + 2)?;
+        let (num, scale) = match word.chars().last()? {
+            'k' => (&word[..word.len() - 1], 1e3),
+            'M' => (&word[..word.len() - 1], 1e6),
+            _ => (*word, 1.0),
+        };
+        num.parse::<f64>().ok().map(|v| v * scale)
+    })
+}
+
+/// In a terminal `fleet` opens its dashboard: a row per host, running with live IOPS; `tab`
+/// puts a host's name on the charts; `q` stops every host as SIGINT does, and the fleet record
+/// holds each host's own record.
+#[test]
+#[ignore = "needs sshd and tmux"]
+fn the_dashboard_shows_every_host_running_and_q_stops_them_with_their_records() {
+    crate::support::tmux::require();
+    let sshd = Sshd::start(&HOSTS);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = awkward_dir(tmp.path());
+    let record = tmp.path().join("fleet.json");
+    let config = sshd.ssh_config();
+    let args = [
+        "fleet",
+        "h1,h2,h3",
+        "-F",
+        config.to_str().unwrap(),
+        "--remote-binary",
+        BIN,
+        "--json",
+        record.to_str().unwrap(),
+        "--",
+        "bench",
+        dir.to_str().unwrap(),
+        "--size",
+        "16M",
+        "--runtime",
+        "60s",
+        "--interval",
+        "500ms",
+        "-q",
+        "4",
+    ];
+    let t = crate::support::tmux::Tmux::start("fleet", &args, &[], 120, 40);
+    let wait = Duration::from_secs(90);
+    let screen = t.wait_for("every host running with IOPS", wait, |s| {
+        ["h1", "h2", "h3"]
+            .iter()
+            .all(|h| running_iops(s, h).is_some_and(|v| v > 0.0))
+    });
+    assert!(screen.contains("fleet of 3 hosts"), "{screen}");
+    assert!(screen.contains("RUNNING"), "{screen}");
+    assert!(screen.contains("hosts over interval "), "{screen}");
+    assert!(screen.contains("fleet: throughput and IOPS"), "{screen}");
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains(">fleet") && l.contains("3 of 3")),
+        "{screen}"
+    );
+
+    t.send(&["Tab"]);
+    t.wait_for("h1's name on the charts", wait, |s| {
+        s.contains("h1: throughput and IOPS") && s.contains("h1: latency")
+    });
+
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(wait), 130, "stderr: {}", t.stderr());
+    t.assert_restored();
+    // The summary the headless run prints, on the normal screen.
+    let screen = t.capture();
+    assert!(screen.contains("fleet interrupted"), "{screen}");
+    let r = fleet_record(&record);
+    assert_eq!(r["status"], "interrupted");
+    let hosts = r["hosts"].as_array().unwrap();
+    assert_eq!(hosts.len(), 3);
+    for (h, name) in hosts.iter().zip(["h1", "h2", "h3"]) {
+        assert_eq!(h["host"], name);
+        assert_eq!(h["status"], "interrupted", "{h}");
+        assert_eq!(h["record"]["format"], "diskdash-bench", "{h}");
+        assert_eq!(h["record"]["status"], "interrupted", "{h}");
+        assert!(h["read"]["total_ios"].as_u64().unwrap() > 0, "{h}");
+    }
+    no_scratch_left(&dir);
+}
+
+/// A host that drops mid-run shows `failed` with its last error in the dashboard while the
+/// others go on running; its partial results are kept in the record.
+#[test]
+#[ignore = "needs sshd and tmux"]
+fn in_the_dashboard_a_host_that_drops_shows_failed_and_the_others_go_on() {
+    crate::support::tmux::require();
+    let sshd = Sshd::start(&HOSTS);
+    let tmp = tempfile::tempdir().unwrap();
+    let record = tmp.path().join("fleet.json");
+    let config = sshd.ssh_config();
+    let args = [
+        "fleet",
+        "h1,h2,h3",
+        "-F",
+        config.to_str().unwrap(),
+        "--remote-binary",
+        BIN,
+        "--json",
+        record.to_str().unwrap(),
+        "--",
+        "bench",
+        tmp.path().to_str().unwrap(),
+        "--size",
+        "16M",
+        "--runtime",
+        "60s",
+        "--interval",
+        "500ms",
+        "-q",
+        "4",
+    ];
+    let t = crate::support::tmux::Tmux::start("fleet-drop", &args, &[], 160, 50);
+    let wait = Duration::from_secs(90);
+    t.wait_for("every host running with IOPS", wait, |s| {
+        ["h1", "h2", "h3"]
+            .iter()
+            .all(|h| running_iops(s, h).is_some_and(|v| v > 0.0))
+    });
+    assert!(
+        sshd.drop_connections_to("127.0.0.4") > 0,
+        "no session of h3 found"
+    );
+    // The next intervals are of two hosts: the fleet row says so, h3's row says why.
+    t.wait_for("h3 failed, the others running", wait, |s| {
+        let h3_failed = s
+            .lines()
+            .any(|l| l.contains(" h3 ") && l.contains("failed") && l.contains("dropped mid-run"));
+        let two = s
+            .lines()
+            .any(|l| l.contains(">fleet") && l.contains("2 of 3"));
+        h3_failed
+            && two
+            && ["h1", "h2"]
+                .iter()
+                .all(|h| running_iops(s, h).is_some_and(|v| v > 0.0))
+    });
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(wait), 130, "stderr: {}", t.stderr());
+    t.assert_restored();
+    let r = fleet_record(&record);
+    let hosts = r["hosts"].as_array().unwrap();
+    for h in &hosts[..2] {
+        assert_eq!(h["status"], "interrupted", "{h}");
+        assert!(h["record"].is_object(), "{h}");
+    }
+    assert_eq!(hosts[2]["status"], "failed");
+    assert_eq!(hosts[2]["partial"], true);
+}
+
+/// `--no-tui` keeps a fleet in a terminal headless: the tables on stderr, the summary on the
+/// screen, no dashboard.
+#[test]
+#[ignore = "needs sshd and tmux"]
+fn no_tui_in_a_terminal_prints_the_tables() {
+    crate::support::tmux::require();
+    let sshd = Sshd::start(&HOSTS[..2]);
+    let tmp = tempfile::tempdir().unwrap();
+    let config = sshd.ssh_config();
+    let args = [
+        "fleet",
+        "h1,h2",
+        "-F",
+        config.to_str().unwrap(),
+        "--remote-binary",
+        BIN,
+        "--no-tui",
+        "--",
+        "bench",
+        tmp.path().to_str().unwrap(),
+        "--size",
+        "8M",
+        "--runtime",
+        "1s",
+        "--interval",
+        "500ms",
+    ];
+    let t = crate::support::tmux::Tmux::start("fleet-no-tui", &args, &[], 120, 40);
+    assert_eq!(t.exit_status(Duration::from_secs(90)), 0, "{}", t.stderr());
+    t.assert_restored();
+    let err = t.stderr();
+    assert!(err.contains("start: 2 of 2 hosts at once"), "{err}");
+    assert!(
+        err.contains("interval 1 (rates over each host's interval"),
+        "{err}"
+    );
+    let screen = t.capture();
+    assert!(screen.contains("fleet completed"), "{screen}");
+    assert!(!screen.contains("fleet of 2 hosts"), "{screen}");
+}

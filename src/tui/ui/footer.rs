@@ -73,6 +73,14 @@ pub fn keys(view: &View) -> &'static [(&'static str, &'static str)] {
             ("l", "log"),
         ],
         Mode::Show => &[("q", "quit"), ("?", "help"), ("l", "log"), ("tab", "focus")],
+        // Every host runs the same fixed command: no live changes; `q` stops them all.
+        Mode::Fleet => &[
+            ("q", "stop all, quit"),
+            ("?", "help"),
+            ("tab/up/down", "host"),
+            ("l", "log"),
+            ("h", "histogram"),
+        ],
     }
 }
 

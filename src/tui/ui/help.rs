@@ -60,6 +60,14 @@ const COMMON_KEYS: [(&str, &str); 7] = [
     ("q, Ctrl-C", "quit"),
 ];
 
+/// `diskdash fleet`: the hosts' rows pick the charts; quitting stops every host first.
+const FLEET_KEYS: &[(&str, &str)] = &[
+    ("tab, S-tab", "next / previous host, then the fleet"),
+    ("up / down", "select the host the charts show"),
+    ("q, Ctrl-C", "stop every host, record, quit"),
+    ("", ""),
+];
+
 pub fn render(f: &mut Frame, area: Rect, view: &View) {
     if !view.ui.help || area.is_empty() {
         return;
@@ -74,13 +82,17 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         rows.extend(PLAN_KEYS);
     } else if view.mode == Mode::Bench {
         rows.extend(BENCH_KEYS);
+    } else if view.mode == Mode::Fleet {
+        rows.extend(FLEET_KEYS);
     } else if view.header.state == Some(RunState::Recorded) && view.mode == Mode::Monitor {
         rows.extend(REPLAY_KEYS);
     }
     // With several jobs the arrows and tab pick the job, not a disk or the focus.
     let hidden = |k: &str| {
-        (view.mode == Mode::Bench && k == "q, Ctrl-C")
+        (matches!(view.mode, Mode::Bench | Mode::Fleet) && k == "q, Ctrl-C")
             || (several && matches!(k, "up / down" | "tab"))
+            // No disks table: nothing to select or sort there.
+            || (view.mode == Mode::Fleet && matches!(k, "up / down" | "tab" | "o / O"))
     };
     rows.extend(COMMON_KEYS.iter().filter(|(k, _)| !hidden(k)));
     let lines: Vec<Line> = rows

@@ -1,10 +1,10 @@
 //! Where each panel goes, and which panels fold away when the terminal is small.
 //!
 //! ```text
-//! bench / show                              monitor
+//! bench / show / fleet                      monitor
 //! +-----------------------------------+    +-----------------------------------+
 //! | header (2 rows)                   |    | header (2 rows)                   |
-//! | jobs (a step of several jobs)     |    |                                   |
+//! | jobs (several jobs; fleet: hosts) |    |                                   |
 //! | throughput/IOPS   | latency       |    | all disks (iostat -x)             |
 //! | device            | queue         |    | device (selected) | queue         |
 //! | all disks (iostat -x)             |    | throughput/IOPS of that disk      |
@@ -156,7 +156,7 @@ fn pref_height(view: &View, panel: Panel, width: u16) -> u16 {
 /// Most important first.
 fn priority(view: &View) -> Vec<Panel> {
     match view.mode {
-        Mode::Bench | Mode::Show if view.sweep.is_some() => vec![
+        Mode::Bench | Mode::Show | Mode::Fleet if view.sweep.is_some() => vec![
             Panel::Throughput,
             Panel::Steady,
             Panel::Verify,
@@ -177,7 +177,7 @@ fn priority(view: &View) -> Vec<Panel> {
             Panel::Jobs,
         ],
         // Several jobs: the table that picks the job and the charts that show it stay together.
-        Mode::Bench | Mode::Show if view.jobs.is_some() => vec![
+        Mode::Bench | Mode::Show | Mode::Fleet if view.jobs.is_some() => vec![
             Panel::Throughput,
             Panel::Steady,
             Panel::Verify,
@@ -188,7 +188,7 @@ fn priority(view: &View) -> Vec<Panel> {
             Panel::Queue,
             Panel::Table,
         ],
-        Mode::Bench | Mode::Show => vec![
+        Mode::Bench | Mode::Show | Mode::Fleet => vec![
             Panel::Throughput,
             Panel::Steady,
             Panel::Verify,
@@ -271,7 +271,7 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
     };
     let order = match view.mode {
         Mode::Monitor => [jobs, table, device, charts, sweep, vec![], vec![], vec![]],
-        Mode::Bench | Mode::Show => [
+        Mode::Bench | Mode::Show | Mode::Fleet => [
             jobs,
             one(Panel::Steady),
             one(Panel::Verify),
@@ -460,6 +460,7 @@ mod tests {
             sample::show(),
             sample::plan(None),
             sample::sweep(),
+            sample::fleet(None),
         ] {
             for w in 0..=130u16 {
                 for h in 0..=45u16 {
@@ -503,6 +504,15 @@ mod tests {
         assert!(large.sweep_chart.is_some() && large.device.is_some());
         assert!(large.latency.is_some() && large.table.is_some());
         assert!(large.queue.is_none(), "the chart takes the queue's place");
+    }
+
+    #[test]
+    fn a_fleet_at_80x24_keeps_its_hosts_and_both_charts() {
+        let plan = plan(Rect::new(0, 0, 80, 24), &sample::fleet(None));
+        // Three hosts, the fleet row, the header and the borders.
+        assert_eq!(plan.jobs.map(|r| r.height), Some(7));
+        assert!(plan.throughput.is_some() && plan.latency.is_some());
+        assert!(plan.device.is_none() && plan.table.is_none());
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! +--------------------------------------------------------------+
 //! | header.rs      host, kernel, target (disk), engine, job, time |
 //! +--------------------------------------------------------------+
-//! | jobs.rs   a step's jobs (when several), select: the charts   |
+//! | jobs.rs   a step's jobs (when several) or a fleet's hosts;   |
+//! |           the selected row is what the charts show           |
 //! | steady.rs, verify.rs  one line each: steady state, --verify   |
 //! +--------------------------------+-----------------------------+
 //! | throughput.rs  IOPS + MiB/s     | latency.rs  percentiles +   |

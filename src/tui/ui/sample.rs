@@ -1,6 +1,7 @@
 //! Fixed views for the snapshot tests, the render benchmark and the docs. Numbers are shaped
 //! like a 4k random-read run on a virtio disk, with a queue-depth change half way.
 
+pub mod fleet;
 pub mod mark;
 pub mod plan;
 pub mod sweep;
@@ -603,4 +604,10 @@ pub fn plan(selected: Option<usize>) -> View {
 #[must_use]
 pub fn sweep() -> View {
     sweep::view(&sweep::snapshot(), crate::tui::view::SweepMetric::Bandwidth)
+}
+
+/// A fleet of three hosts, one failed (see [`fleet`]), the host `selected` driving the charts.
+#[must_use]
+pub fn fleet(selected: Option<usize>) -> View {
+    fleet::view(selected)
 }

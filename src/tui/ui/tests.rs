@@ -371,6 +371,19 @@ fn no_size_panics_and_every_cell_is_allowed() {
     empty.latency = Some(crate::tui::view::LatencyView::default());
     empty.disks = Some(crate::tui::view::DiskTableView::default());
     views.push(empty);
+    views.push(sample::fleet(None));
+    views.push(sample::fleet(Some(2)));
+    let mut fleet_help = sample::fleet(None);
+    fleet_help.ui.help = true;
+    views.push(fleet_help);
+    // A fleet before any host has said anything.
+    let names = ["a-host-with-a-long-name".to_string(), "b".to_string()];
+    views.push(crate::tui::view::from_fleet::view(
+        &crate::fleet::live::LiveFleet::new(&names, &["bench".into()], None),
+        None,
+        crate::tui::view::UiState::default(),
+        std::time::Duration::ZERO,
+    ));
     for view in &views {
         for w in (0..=70).step_by(3).chain([1, 2, 80, 120, 200, 300]) {
             for h in (0..=30).step_by(2).chain([1, 3, 24, 50, 90]) {
@@ -473,6 +486,86 @@ fn tab_and_arrows_pick_the_job_the_charts_show() {
     insta::assert_snapshot!(
         "frame_plan_randread128_80x24",
         frame(&sample::plan(Some(1)), 80, 24).backend()
+    );
+}
+
+/// A fleet of three hosts, one failed: a row per host over the same interval with its state,
+/// the failed host's error and no numbers, the fleet row (selected first) with the hosts'
+/// rates summed; the charts show the fleet until a host is picked.
+#[test]
+fn a_fleet_of_three_hosts_one_failed() {
+    let view = sample::fleet(None);
+    for (w, h) in [(80, 24), (160, 50)] {
+        let term = frame(&view, w, h);
+        check_cells(term.backend().buffer(), true);
+        let screen = text(&term);
+        assert!(screen.contains("fleet of 3 hosts"), "{screen}");
+        assert!(screen.contains("RUNNING"), "{screen}");
+        assert!(screen.contains("interval 30"), "{screen}");
+        for line in ["db-01 running", "db-02 running", "db-03 failed"] {
+            assert!(screen.contains(line), "{line}:\n{screen}");
+        }
+        let failed = screen.lines().find(|l| l.contains("db-03 failed")).unwrap();
+        assert!(failed.contains("dropped mid-run"), "{failed}");
+        assert!(screen.contains(">fleet 2 of 3"), "{screen}");
+        assert!(screen.contains("fleet: throughput and IOPS"), "{screen}");
+        assert!(screen.contains("fleet: latency"), "{screen}");
+        if w == 160 {
+            // The whole error where there is room (at 80 columns it is cut).
+            assert!(failed.contains("closed by remote host."), "{failed}");
+            assert!(!screen.contains('~'), "{w}x{h}:\n{screen}");
+        }
+        insta::assert_snapshot!(format!("frame_fleet_{w}x{h}"), term.backend());
+    }
+}
+
+/// The fleet's help names its keys and leaves out those of the disks table it does not have.
+#[test]
+fn the_fleet_help_names_its_keys() {
+    let mut view = sample::fleet(None);
+    view.ui.help = true;
+    let screen = text(&frame(&view, 80, 24));
+    assert!(
+        screen.contains("tab, S-tab next / previous host, then the fleet"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("q, Ctrl-C  stop every host, record, quit"),
+        "{screen}"
+    );
+    assert!(!screen.contains("sort column"), "{screen}");
+    assert!(!screen.contains("select a disk"), "{screen}");
+}
+
+/// `tab` walks the hosts then the fleet; the charts' titles follow.
+#[test]
+fn tab_picks_the_host_the_fleet_charts_show() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    use crate::tui::app::{Action, App};
+    use crate::tui::view::Mode;
+
+    let live = sample::fleet::live();
+    let mut app = App::new(Mode::Fleet, true);
+    app.set_jobs(live.hosts.iter().map(|h| h.name.as_str()));
+    let key = |code| KeyEvent::new(code, KeyModifiers::NONE);
+    for (i, name) in ["db-01", "db-02", "db-03"].iter().enumerate() {
+        assert_eq!(app.on_key(key(KeyCode::Tab), &[]), Action::Redraw);
+        assert_eq!(app.job.as_deref(), Some(*name));
+        let screen = text(&frame(&sample::fleet(Some(i)), 80, 24));
+        assert!(screen.contains(&format!(">{name} ")), "{screen}");
+        assert!(
+            screen.contains(&format!("{name}: throughput and IOPS")),
+            "{screen}"
+        );
+        assert!(screen.contains(&format!("{name}: latency")), "{screen}");
+    }
+    app.on_key(key(KeyCode::Tab), &[]);
+    assert_eq!(app.job, None);
+    assert_eq!(
+        app.on_key(key(KeyCode::Char('+')), &[]),
+        Action::None,
+        "no live changes"
     );
 }
 

@@ -4,6 +4,7 @@
 //! [`View`]; the render functions in [`super::ui`] only read it. Keeping this boundary plain
 //! makes every panel testable with fixed data (see the insta snapshots in `ui/tests.rs`).
 
+pub mod from_fleet;
 pub mod from_monitor;
 pub mod from_record;
 pub mod from_snapshot;
@@ -24,6 +25,8 @@ pub enum Mode {
     Bench,
     /// `diskdash show RUN.json`: a recorded run.
     Show,
+    /// `diskdash fleet`: the same run on several hosts over SSH, one row per host.
+    Fleet,
 }
 
 /// What the run (or the monitor) is doing now.
@@ -150,6 +153,21 @@ pub struct JobRow {
     pub p50_ns: Option<u64>,
     pub p99_ns: Option<u64>,
     pub errors: u32,
+    /// A fleet's host (or the fleet's total) instead of a job.
+    pub host: Option<HostCells>,
+}
+
+/// What a fleet's hosts table shows beside the rates.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HostCells {
+    /// `running`, `failed`, ...; the fleet row: how many hosts its interval has.
+    pub state: String,
+    /// The rates are of the table's interval (else they show as `-`).
+    pub measured: bool,
+    /// The device's %util over the interval (the fleet row: the busiest host's).
+    pub util_pct: Option<f64>,
+    /// Why the host failed or was left out.
+    pub error: Option<String>,
 }
 
 /// The jobs of the running step, one row each, and their total.
@@ -171,6 +189,9 @@ pub enum JobsSpan {
     LastInterval,
     /// Each job over its own measured time in the last step of a record.
     WholeStep,
+    /// A fleet's hosts, each over the same interval (1-based, 0: none yet) of step `step`
+    /// (1-based, 0: the run has one step).
+    Hosts { interval: u64, step: u32 },
 }
 
 /// One point of the rate time series.
