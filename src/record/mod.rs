@@ -9,6 +9,8 @@
 
 pub mod compare;
 mod dto;
+#[cfg(test)]
+pub(crate) mod fixture;
 mod fleet;
 mod load;
 pub mod monitor;

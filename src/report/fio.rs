@@ -464,12 +464,9 @@ fn percent_label(pct: f64) -> String {
 }
 
 #[cfg(test)]
-pub(crate) mod fixture;
-
-#[cfg(test)]
 mod tests {
-    use super::fixture::{record, two_step_record};
     use super::*;
+    use crate::record::fixture::{record, two_step_record};
 
     #[test]
     fn merged_moments_are_exact() {

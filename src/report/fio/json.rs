@@ -342,8 +342,8 @@ fn ctime(unix_s: u64) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::super::fixture::{record, two_step_record};
     use super::*;
+    use crate::record::fixture::{record, two_step_record};
 
     fn doc(group_reporting: bool) -> serde_json::Value {
         let opts = FioReport {

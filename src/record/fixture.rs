@@ -1,4 +1,4 @@
-//! Hand-built run records for the fio writers' tests: one step of two jobs on one disk, and
+//! Hand-built run records for tests (the fio writers', compare's, the sweep table's): one step of two jobs on one disk, and
 //! the same with a second step.
 
 use serde_json::{Value, json};
