@@ -1,7 +1,7 @@
 //! Aligned I/O memory: one allocation per worker, `slots` buffers of `block_size` bytes each,
 //! aligned to 4 KiB so O_DIRECT accepts it on any device (logical blocks are at most 4 KiB).
 
-use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::alloc::{Layout, alloc, dealloc};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -63,6 +63,9 @@ impl AlignedBuffers {
         // before first touch: registered io_uring buffers are handed to the block layer one
         // bvec per page, so a 1 MiB I/O over 4 KiB pages needs 256 segments and is split in
         // two on devices that take fewer (virtio: 254). Huge folios make it a few segments.
+        // The advice must come before the first write: pages faulted in before it stay 4 KiB
+        // until khugepaged gets to them, if ever (an allocator that zeroes them, as
+        // `alloc_zeroed` does for this alignment, would do exactly that).
         let align = if total >= HUGE_PAGE_BYTES {
             HUGE_PAGE_BYTES
         } else {
@@ -70,7 +73,7 @@ impl AlignedBuffers {
         };
         let layout = Layout::from_size_align(total, align)?;
         // SAFETY: the layout has a non-zero size (slots >= 1, block size >= 1).
-        let raw = unsafe { alloc_zeroed(layout) };
+        let raw = unsafe { alloc(layout) };
         let ptr = NonNull::new(raw)
             .ok_or_else(|| anyhow::anyhow!("cannot allocate {total} bytes of I/O buffers"))?;
         if align == HUGE_PAGE_BYTES {
@@ -80,6 +83,9 @@ impl AlignedBuffers {
                 libc::madvise(ptr.as_ptr().cast(), total, libc::MADV_HUGEPAGE);
             }
         }
+        // SAFETY: ptr is a live allocation of `total` bytes owned here; zeroing initialises it
+        // (the first touch, after the advice).
+        unsafe { std::ptr::write_bytes(ptr.as_ptr(), 0, total) };
         Ok(Self {
             ptr,
             layout,
@@ -114,8 +120,8 @@ impl AlignedBuffers {
 
     /// The whole allocation.
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
-        // SAFETY: ptr is a live allocation of layout.size() bytes owned by self, initialised by
-        // alloc_zeroed, and &mut self guarantees exclusive access.
+        // SAFETY: ptr is a live allocation of layout.size() bytes owned by self, initialised
+        // (zeroed) when it was made, and &mut self guarantees exclusive access.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
     }
 }
@@ -155,6 +161,43 @@ mod tests {
         let bytes = buffers.as_mut_slice();
         assert_eq!(bytes.len(), 3 * 4096);
         assert!(bytes.iter().filter(|&&b| b == 0).count() < bytes.len() / 64);
+    }
+
+    /// Kilobytes of `AnonHugePages` in the mapping of `/proc/self/smaps` that holds `addr`.
+    fn huge_kib_at(addr: usize) -> Option<u64> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let mut inside = false;
+        for line in smaps.lines() {
+            let first = line.split_whitespace().next().unwrap_or("");
+            if let Some((lo, hi)) = first.split_once('-')
+                && let (Ok(lo), Ok(hi)) =
+                    (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+            {
+                inside = (lo..hi).contains(&addr);
+            } else if inside && let Some(rest) = line.strip_prefix("AnonHugePages:") {
+                return rest.trim().trim_end_matches("kB").trim().parse().ok();
+            }
+        }
+        None
+    }
+
+    /// With transparent huge pages on (`madvise` or `always`), a pool of 2 MiB or more is
+    /// backed by huge pages from its first touch, not left in 4 KiB pages.
+    #[test]
+    fn a_large_pool_gets_huge_pages_where_the_kernel_offers_them() {
+        let mode = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+            .unwrap_or_default();
+        if !mode.contains("[madvise]") && !mode.contains("[always]") {
+            eprintln!(
+                "transparent huge pages are off here ({}): nothing to check",
+                mode.trim()
+            );
+            return;
+        }
+        let buffers = AlignedBuffers::new(8, 1 << 20, 3).unwrap();
+        let huge = huge_kib_at(buffers.slot_ptr(0) as usize).expect("the pool's mapping");
+        // The kernel may lack a free 2 MiB page now and then; most of the pool is enough.
+        assert!(huge >= 4 << 10, "{huge} KiB of 8 MiB in huge pages");
     }
 
     #[test]
