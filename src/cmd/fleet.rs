@@ -350,6 +350,7 @@ struct Host {
     elapsed_ns: u64,
     read: DirectionRecord,
     write: DirectionRecord,
+    trim: DirectionRecord,
     sync: SyncRecord,
     record: Option<Box<RunRecord>>,
     /// When it was told to stop (for the grace before a kill).
@@ -408,6 +409,7 @@ impl Host {
         let over = Rates::Over(self.elapsed_ns);
         self.read = merge_direction(&[&self.read, &interval.read], over);
         self.write = merge_direction(&[&self.write, &interval.write], over);
+        self.trim = merge_direction(&[&self.trim, &interval.trim], over);
         self.sync = merge_sync(&[&self.sync, &interval.sync]);
         self.pending.push_back(interval);
     }
@@ -502,6 +504,7 @@ impl Fleet {
                 elapsed_ns: 0,
                 read: DirectionRecord::default(),
                 write: DirectionRecord::default(),
+                trim: DirectionRecord::default(),
                 sync: SyncRecord::default(),
                 record: None,
                 stopped_at: None,
@@ -789,12 +792,13 @@ impl Fleet {
                 ),
                 (None, None) => (HostStatus::Failed, host.last_error()),
             };
-            let (partial, elapsed_ns, read, write, sync) = match &host.record {
+            let (partial, elapsed_ns, read, write, trim, sync) = match &host.record {
                 Some(r) => (
                     false,
                     r.elapsed_ns,
                     r.read.clone(),
                     r.write.clone(),
+                    r.trim.clone(),
                     r.sync.clone(),
                 ),
                 None => (
@@ -802,6 +806,7 @@ impl Fleet {
                     host.elapsed_ns,
                     host.read.clone(),
                     host.write.clone(),
+                    host.trim.clone(),
                     host.sync.clone(),
                 ),
             };
@@ -814,6 +819,7 @@ impl Fleet {
                 elapsed_ns,
                 read,
                 write,
+                trim,
                 sync,
                 record: host.record.take(),
             });
@@ -824,12 +830,14 @@ impl Fleet {
             .collect();
         let reads: Vec<&DirectionRecord> = measured.iter().map(|h| &h.read).collect();
         let writes: Vec<&DirectionRecord> = measured.iter().map(|h| &h.write).collect();
+        let trims: Vec<&DirectionRecord> = measured.iter().map(|h| &h.trim).collect();
         let syncs: Vec<&SyncRecord> = measured.iter().map(|h| &h.sync).collect();
         let aggregate = FleetAggregate {
             hosts: u32::try_from(measured.len()).unwrap_or(u32::MAX),
             elapsed_ns: measured.iter().map(|h| h.elapsed_ns).max().unwrap_or(0),
             read: merge_direction(&reads, Rates::Summed),
             write: merge_direction(&writes, Rates::Summed),
+            trim: merge_direction(&trims, Rates::Summed),
             sync: merge_sync(&syncs),
         };
         let status = match ending {
@@ -937,29 +945,32 @@ fn interval_table(hosts: &[Host], fronts: &[(usize, IntervalRecord)]) -> (String
         };
         if let Some((_, r)) = fronts.iter().find(|(at, _)| *at == i) {
             row.measured = true;
-            row.iops = r.read.iops + r.write.iops;
+            row.iops = r.read.iops + r.write.iops + r.trim.iops;
             #[allow(clippy::cast_precision_loss)]
-            let bw = (r.read.bw_bytes + r.write.bw_bytes) as f64;
+            let bw = (r.read.bw_bytes + r.write.bw_bytes + r.trim.bw_bytes) as f64;
             row.bw_bytes_per_s = bw;
-            (row.p50_ns, row.p99_ns) = p50_p99(&[&r.read, &r.write]);
+            (row.p50_ns, row.p99_ns) = p50_p99(&[&r.read, &r.write, &r.trim]);
             row.util_pct = r.device.as_ref().map(|d| d.util_pct);
         }
         rows.push(row);
     }
     let parts: Vec<&DirectionRecord> = fronts
         .iter()
-        .flat_map(|(_, r)| [&r.read, &r.write])
+        .flat_map(|(_, r)| [&r.read, &r.write, &r.trim])
         .collect();
     let (p50_ns, p99_ns) = p50_p99(&parts);
     let fleet = Row {
         name: "fleet".into(),
         state: format!("{} of {}", fronts.len(), hosts.len()),
         measured: !fronts.is_empty(),
-        iops: fronts.iter().map(|(_, r)| r.read.iops + r.write.iops).sum(),
+        iops: fronts
+            .iter()
+            .map(|(_, r)| r.read.iops + r.write.iops + r.trim.iops)
+            .sum(),
         #[allow(clippy::cast_precision_loss)]
         bw_bytes_per_s: fronts
             .iter()
-            .map(|(_, r)| (r.read.bw_bytes + r.write.bw_bytes) as f64)
+            .map(|(_, r)| (r.read.bw_bytes + r.write.bw_bytes + r.trim.bw_bytes) as f64)
             .sum(),
         p50_ns,
         p99_ns,
@@ -990,15 +1001,15 @@ fn interval_table(hosts: &[Host], fronts: &[(usize, IntervalRecord)]) -> (String
 /// The run as a table: each host over its measured window, the fleet over the hosts'.
 #[must_use]
 pub fn summary(record: &FleetRecord) -> String {
-    let row = |name: &str, state: String, read: &DirectionRecord, write: &DirectionRecord| {
-        let (p50_ns, p99_ns) = p50_p99(&[read, write]);
+    let row = |name: &str, state: String, dirs: [&DirectionRecord; 3]| {
+        let (p50_ns, p99_ns) = p50_p99(&dirs);
         #[allow(clippy::cast_precision_loss)]
         Row {
             name: name.to_string(),
             state,
-            measured: read.total_ios + write.total_ios > 0 || read.runtime > 0,
-            iops: read.iops + write.iops,
-            bw_bytes_per_s: (read.bw_bytes + write.bw_bytes) as f64,
+            measured: dirs.iter().map(|d| d.total_ios).sum::<u64>() > 0 || dirs[0].runtime > 0,
+            iops: dirs.iter().map(|d| d.iops).sum(),
+            bw_bytes_per_s: dirs.iter().map(|d| d.bw_bytes).sum::<u64>() as f64,
             p50_ns,
             p99_ns,
             util_pct: None,
@@ -1023,7 +1034,7 @@ pub fn summary(record: &FleetRecord) -> String {
                     .and_then(|r| r.device.as_ref())
                     .map(|d| d.iostat.util_pct),
                 error: h.error.clone(),
-                ..row(&h.host, state.to_string(), &h.read, &h.write)
+                ..row(&h.host, state.to_string(), [&h.read, &h.write, &h.trim])
             }
         })
         .collect();
@@ -1033,8 +1044,7 @@ pub fn summary(record: &FleetRecord) -> String {
         ..row(
             "fleet",
             format!("{} of {}", a.hosts, record.hosts.len()),
-            &a.read,
-            &a.write,
+            [&a.read, &a.write, &a.trim],
         )
     };
     let status = match record.status {

@@ -14,10 +14,10 @@ pub struct Row {
     pub state: String,
     /// The host sent results for the window (otherwise its numbers show as `-`).
     pub measured: bool,
-    /// Reads and writes together, per second over the window.
+    /// Reads, writes and trims together, per second over the window.
     pub iops: f64,
     pub bw_bytes_per_s: f64,
-    /// Reads and writes together, from the (merged) histogram; `None`: no I/O.
+    /// Reads, writes and trims together, from the (merged) histogram; `None`: no I/O.
     pub p50_ns: Option<u64>,
     pub p99_ns: Option<u64>,
     /// The device's %util over the window, when known (the fleet row: the busiest host).

@@ -41,6 +41,7 @@ pub fn as_run(fleet: &FleetRecord) -> Option<RunRecord> {
         .unwrap_or(0);
     run.read = fleet.aggregate.read.clone();
     run.write = fleet.aggregate.write.clone();
+    run.trim = fleet.aggregate.trim.clone();
     run.sync = fleet.aggregate.sync.clone();
     run.retries = fleet
         .hosts
@@ -93,8 +94,10 @@ fn segment(s: usize, hosts: &[(&str, &RunRecord)]) -> SegmentRecord {
     let reads: Vec<&DirectionRecord> = parts.iter().map(|(_, p)| &p.read).collect();
     let writes: Vec<&DirectionRecord> = parts.iter().map(|(_, p)| &p.write).collect();
     let syncs: Vec<&SyncRecord> = parts.iter().map(|(_, p)| &p.sync).collect();
+    let trims: Vec<&DirectionRecord> = parts.iter().map(|(_, p)| &p.trim).collect();
     seg.read = merge_direction(&reads, Rates::Summed);
     seg.write = merge_direction(&writes, Rates::Summed);
+    seg.trim = merge_direction(&trims, Rates::Summed);
     seg.sync = merge_sync(&syncs);
     seg.elapsed_ns = parts.iter().map(|(_, p)| p.elapsed_ns).max().unwrap_or(0);
     seg.retries = parts.iter().map(|(_, p)| p.retries).sum();

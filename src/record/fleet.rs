@@ -83,6 +83,9 @@ pub struct FleetHostRecord {
     /// intervals merged).
     pub read: DirectionRecord,
     pub write: DirectionRecord,
+    /// Discards (trim, randtrim, trimwrite); absent when none were issued.
+    #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
+    pub trim: DirectionRecord,
     pub sync: SyncRecord,
     /// The host's own run record, as the remote run wrote it.
     pub record: Option<Box<RunRecord>>,
@@ -99,5 +102,8 @@ pub struct FleetAggregate {
     pub elapsed_ns: u64,
     pub read: DirectionRecord,
     pub write: DirectionRecord,
+    /// Discards (trim, randtrim, trimwrite); absent when none were issued.
+    #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
+    pub trim: DirectionRecord,
     pub sync: SyncRecord,
 }

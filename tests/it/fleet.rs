@@ -804,3 +804,84 @@ fn no_tui_in_a_terminal_prints_the_tables() {
     assert!(screen.contains("fleet completed"), "{screen}");
     assert!(!screen.contains("fleet of 2 hosts"), "{screen}");
 }
+
+#[test]
+#[ignore = "needs sshd"]
+fn trims_on_two_hosts_are_in_their_rows_and_the_fleet_aggregate() {
+    let sshd = Sshd::start(&HOSTS);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("scratch");
+    std::fs::create_dir(&dir).unwrap();
+    let record = tmp.path().join("fleet.json");
+    let out = fleet(
+        &sshd,
+        "h1,h2",
+        &["--json", record.to_str().unwrap(), "--ready-timeout", "60s"],
+        &[
+            "bench",
+            dir.to_str().unwrap(),
+            "--rw",
+            "randtrim",
+            "--size",
+            "16M",
+            "--runtime",
+            "1s",
+            "--interval",
+            "500ms",
+        ],
+    )
+    .output()
+    .unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    let r = fleet_record(&record);
+    let mut trims = 0;
+    for h in r["hosts"].as_array().unwrap() {
+        assert_eq!(h["status"], "completed", "{h}");
+        assert_eq!(h["trim"], h["record"]["trim"], "{h}");
+        let n = h["trim"]["total_ios"].as_u64().unwrap();
+        assert!(n > 0, "{h}");
+        assert!(h.get("write").is_some_and(|w| w["total_ios"] == 0), "{h}");
+        trims += n;
+    }
+    let fleet = &r["aggregate"];
+    assert_eq!(
+        fleet["trim"]["total_ios"].as_u64().unwrap(),
+        trims,
+        "{fleet}"
+    );
+    let iops: f64 = r["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["trim"]["iops"].as_f64().unwrap())
+        .sum();
+    assert!((fleet["trim"]["iops"].as_f64().unwrap() - iops).abs() < 1e-6);
+    // The tables count trims: no interval row that has results shows the host idle.
+    let iops: Vec<&str> = err
+        .lines()
+        .filter_map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            match words.first() {
+                Some(&"h1") => words.get(2).copied(),
+                Some(&"fleet") => words.get(4).copied(),
+                _ => None,
+            }
+        })
+        .filter(|w| *w != "-")
+        .collect();
+    assert!(!iops.is_empty(), "{err}");
+    assert!(
+        iops.iter()
+            .all(|w| w.parse::<f64>().map_or(true, |v| v > 0.0)),
+        "{iops:?}\n{err}"
+    );
+    let summary = String::from_utf8_lossy(&out.stdout);
+    let fleet_row = summary
+        .lines()
+        .find(|l| l.starts_with("  fleet "))
+        .expect(&summary);
+    let iops = fleet_row.split_whitespace().nth(4).unwrap();
+    assert!(iops != "-" && iops != "0", "{summary}");
+    no_scratch_left(&dir);
+}
