@@ -265,21 +265,7 @@ mod tests {
         for _ in 0..ios {
             stats.record(4096, 100_000);
         }
-        IntervalRecord {
-            format: crate::record::INTERVAL_FORMAT.into(),
-            format_version: crate::record::FORMAT_VERSION,
-            segment,
-            index,
-            t_ns: (index + 1) * 1_000_000_000,
-            duration_ns: 1_000_000_000,
-            read: DirectionRecord::from_stats(&stats, 1_000_000_000)
-                .with_interval_histogram(&stats),
-            write: DirectionRecord::default(),
-            sync: SyncRecord::default(),
-            trim: DirectionRecord::default(),
-            device: None,
-            jobs: Vec::new(),
-        }
+        crate::record::fixture::read_interval(segment, index, &stats)
     }
 
     #[test]

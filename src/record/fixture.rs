@@ -1,10 +1,30 @@
-//! Hand-built run records for tests (the fio writers', compare's, the sweep table's): one step of two jobs on one disk, and
-//! the same with a second step.
+//! Hand-built records for tests: run records (the fio writers', compare's, the sweep table's)
+//! of one step of two jobs on one disk and the same with a second step, and interval records.
 
 use serde_json::{Value, json};
 
-use crate::record::RunRecord;
-use crate::stats::fine_bucket_le_ns;
+use crate::record::{
+    DirectionRecord, FORMAT_VERSION, INTERVAL_FORMAT, IntervalRecord, RunRecord, SyncRecord,
+};
+use crate::stats::{DirectionStats, fine_bucket_le_ns};
+
+/// Interval `index` of step `segment`: 1 s of the 4 KiB reads in `stats`, nothing else.
+pub fn read_interval(segment: u32, index: u64, stats: &DirectionStats) -> IntervalRecord {
+    IntervalRecord {
+        format: INTERVAL_FORMAT.to_string(),
+        format_version: FORMAT_VERSION,
+        segment,
+        index,
+        t_ns: (index + 1) * 1_000_000_000,
+        duration_ns: 1_000_000_000,
+        read: DirectionRecord::from_stats(stats, 1_000_000_000).with_interval_histogram(stats),
+        write: DirectionRecord::default(),
+        sync: SyncRecord::default(),
+        trim: DirectionRecord::default(),
+        device: None,
+        jobs: Vec::new(),
+    }
+}
 
 /// A full-resolution histogram of `(latency ns, I/Os)`, ascending.
 fn histogram(points: &[(u64, u64)]) -> Value {

@@ -232,21 +232,7 @@ mod tests {
     fn interval(index: u64) -> IntervalRecord {
         let mut stats = DirectionStats::new();
         stats.record(4096, 1000 + index);
-        IntervalRecord {
-            format: INTERVAL_FORMAT.to_string(),
-            format_version: FORMAT_VERSION,
-            segment: 0,
-            index,
-            t_ns: (index + 1) * 1_000_000_000,
-            duration_ns: 1_000_000_000,
-            read: DirectionRecord::from_stats(&stats, 1_000_000_000)
-                .with_interval_histogram(&stats),
-            write: DirectionRecord::default(),
-            sync: SyncRecord::default(),
-            trim: DirectionRecord::default(),
-            device: None,
-            jobs: Vec::new(),
-        }
+        crate::record::fixture::read_interval(0, index, &stats)
     }
 
     #[test]

@@ -124,6 +124,21 @@ pub fn count(n: u64) -> String {
     out
 }
 
+/// A one-row line with a long and a short form: the long one when it fits `area`, else the short.
+pub fn render_long_or_short(
+    f: &mut ratatui::Frame,
+    area: ratatui::layout::Rect,
+    form: impl Fn(bool) -> ratatui::text::Line<'static>,
+) {
+    let long = form(false);
+    let text = if long.width() <= usize::from(area.width) {
+        long
+    } else {
+        form(true)
+    };
+    f.render_widget(ratatui::widgets::Paragraph::new(text), area);
+}
+
 /// Cuts `s` to `width` characters, marking the cut with `~`.
 #[must_use]
 pub fn fit(s: &str, width: usize) -> String {

@@ -10,7 +10,6 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
 use super::fmt;
 use super::theme::Theme;
@@ -22,13 +21,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         return;
     };
     let theme = Theme::new(view.ui.color);
-    let long = spans(line, theme, false);
-    let text = if long.width() <= usize::from(area.width) {
-        long
-    } else {
-        spans(line, theme, true)
-    };
-    f.render_widget(Paragraph::new(text), area);
+    fmt::render_long_or_short(f, area, |short| spans(line, theme, short));
 }
 
 fn spans(line: &VerifyLine, theme: Theme, short: bool) -> Line<'static> {

@@ -8,13 +8,14 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::from_record::{by_direction, percentiles};
 use crate::fleet::live::{FleetState, HostState, LiveFleet, LiveHost, Series};
 use crate::fleet::merge::p50_p99;
 use crate::record::{IntervalRecord, LatencyRecord};
 use crate::tui::view::{
     Direction, Header, HeatColumn, HeatmapView, HostCells, JobRow, JobsSpan, JobsView,
-    LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode, Percentiles, RatePoint, RunState,
-    SegmentMark, ThroughputView, UiState, View,
+    LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode, RatePoint, RunState, SegmentMark,
+    ThroughputView, UiState, View,
 };
 
 /// What the hosts table and the chart titles call the fleet's total.
@@ -187,44 +188,27 @@ pub fn throughput(name: &str, series: &Series) -> ThroughputView {
     }
 }
 
-fn percentiles(lat: &LatencyRecord) -> Option<Percentiles> {
-    let pct = |p: f64| lat.percentile_ns(p).unwrap_or(0);
-    (lat.n > 0).then(|| Percentiles {
-        p50_ns: pct(50.0),
-        p90_ns: pct(90.0),
-        p99_ns: pct(99.0),
-        p999_ns: pct(99.9),
-        max_ns: lat.max,
-    })
-}
-
 /// The latency panel of `series`, named: the last interval beside the step so far, the
 /// histogram of reads, writes and trims, the heatmap of the first direction with I/O.
 #[must_use]
 pub fn latency(name: &str, series: &Series) -> LatencyView {
     let last = series.last.as_ref();
-    let dirs = [
-        (
-            Direction::Read,
+    let dirs = by_direction(
+        [
             &series.step_read.lat_ns,
-            last.map(|r| &r.read.lat_ns),
-        ),
-        (
-            Direction::Write,
             &series.step_write.lat_ns,
-            last.map(|r| &r.write.lat_ns),
-        ),
-        (
-            Direction::Sync,
             &series.step_sync.lat_ns,
-            last.map(|r| &r.sync.lat_ns),
-        ),
-        (
-            Direction::Trim,
             &series.step_trim.lat_ns,
-            last.map(|r| &r.trim.lat_ns),
-        ),
-    ];
+        ],
+        last.map(|r| {
+            [
+                &r.read.lat_ns,
+                &r.write.lat_ns,
+                &r.sync.lat_ns,
+                &r.trim.lat_ns,
+            ]
+        }),
+    );
     let rows = dirs
         .iter()
         .filter(|(_, step, _)| step.n > 0)

@@ -18,11 +18,26 @@ use crate::tui::view::{
 
 const NS: f64 = 1e9;
 
+/// Read, write, sync and trim latency, each as a total and, when there is one, a part of it
+/// (the last interval, the last segment).
+pub(super) fn by_direction<'a>(
+    total: [&'a LatencyRecord; 4],
+    part: Option<[&'a LatencyRecord; 4]>,
+) -> [(Direction, &'a LatencyRecord, Option<&'a LatencyRecord>); 4] {
+    let dirs = [
+        Direction::Read,
+        Direction::Write,
+        Direction::Sync,
+        Direction::Trim,
+    ];
+    std::array::from_fn(|i| (dirs[i], total[i], part.map(|p| p[i])))
+}
+
 fn pct(lat: &LatencyRecord, p: f64) -> u64 {
     lat.percentile_ns(p).unwrap_or(0)
 }
 
-fn percentiles(lat: &LatencyRecord) -> Option<Percentiles> {
+pub(super) fn percentiles(lat: &LatencyRecord) -> Option<Percentiles> {
     (lat.n > 0).then(|| Percentiles {
         p50_ns: pct(lat, 50.0),
         p90_ns: pct(lat, 90.0),
@@ -135,28 +150,22 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     }
 
     let last = record.segments.last();
-    let dirs = [
-        (
-            Direction::Read,
+    let dirs = by_direction(
+        [
             &record.read.lat_ns,
-            last.map(|s| &s.read.lat_ns),
-        ),
-        (
-            Direction::Write,
             &record.write.lat_ns,
-            last.map(|s| &s.write.lat_ns),
-        ),
-        (
-            Direction::Sync,
             &record.sync.lat_ns,
-            last.map(|s| &s.sync.lat_ns),
-        ),
-        (
-            Direction::Trim,
             &record.trim.lat_ns,
-            last.map(|s| &s.trim.lat_ns),
-        ),
-    ];
+        ],
+        last.map(|s| {
+            [
+                &s.read.lat_ns,
+                &s.write.lat_ns,
+                &s.sync.lat_ns,
+                &s.trim.lat_ns,
+            ]
+        }),
+    );
     let heat_dir = dirs
         .iter()
         .find(|(_, total, _)| total.n > 0)
