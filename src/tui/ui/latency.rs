@@ -251,7 +251,11 @@ fn histogram(f: &mut Frame, area: Rect, lat: &LatencyView, log: bool, theme: The
     };
     let mut lines = vec![Line::from(vec![
         Span::raw(format!("{:<label_w$}", "")),
-        Span::styled(format!("{:<half$}", lat.columns.long().0), theme.label()),
+        // At least one space between the two labels, however narrow the panel.
+        Span::styled(
+            format!("{:<w$} ", lat.columns.long().0, w = half.saturating_sub(1)),
+            theme.label(),
+        ),
         Span::styled(lat.columns.long().1, theme.label()),
     ])];
     if buckets.is_empty() {
