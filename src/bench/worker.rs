@@ -8,7 +8,7 @@
 //! batch, CLOCK_MONOTONIC via the vDSO).
 
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TrySendError};
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
@@ -124,6 +124,11 @@ pub struct SegmentControl {
     /// CLOCK_MONOTONIC ns of the session's last wake-up; stalls before it are in `stalled_ns`
     /// (stored after it, with Release).
     pub session_awake_ns: AtomicU64,
+    /// Workers whose measured I/O is over (a verifying write's read-back comes after).
+    pub measured: AtomicU32,
+    /// Set by the session once it has closed the device window after every worker's measured
+    /// I/O: read-backs wait for it, so the window holds the run's I/O only.
+    pub window_closed: AtomicBool,
 }
 
 impl SegmentControl {
@@ -136,6 +141,8 @@ impl SegmentControl {
             barrier: Barrier::new(workers as usize + 1),
             stalled_ns: AtomicU64::new(0),
             session_awake_ns: AtomicU64::new(monotonic_ns()),
+            measured: AtomicU32::new(0),
+            window_closed: AtomicBool::new(false),
         }
     }
 }
@@ -353,13 +360,15 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         end.1.saturating_sub(state.cpu_at_start.1),
         end.2.saturating_sub(state.cpu_at_start.2),
     );
+    control.measured.fetch_add(1, Ordering::Release);
     // A verifying write job reads back what it wrote, after its measured window (its time
-    // and CPU are not the run's).
+    // and CPU are not the run's, nor its reads the device window's).
     if let Some(verify) = spec.verify
         && !verify.only
         && state.fault.is_none()
         && !control.stop.load(Ordering::Relaxed)
     {
+        wait_for_window_end(&control);
         state.verify_pass(&mut buffers, verify);
     }
     state.verify_summary_fault();
@@ -1030,6 +1039,18 @@ impl<'a> Loop<'a> {
         }
         self.cur.end_ns = now;
         std::mem::replace(&mut self.cur, Box::new(WorkerStats::new(self.id)))
+    }
+}
+
+/// Waits until the session has closed the device window (it looks every 50 ms), the segment
+/// is stopped, or 2 s have passed (a session that never closes it must not hold the run).
+fn wait_for_window_end(control: &SegmentControl) {
+    let give_up = monotonic_ns().saturating_add(2_000_000_000);
+    while !control.window_closed.load(Ordering::Acquire)
+        && !control.stop.load(Ordering::Relaxed)
+        && monotonic_ns() < give_up
+    {
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
 

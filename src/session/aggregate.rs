@@ -434,6 +434,18 @@ impl SegmentRun {
         self.jobs.iter().map(|j| j.progress.clone()).collect()
     }
 
+    /// Every worker's measured I/O is over (read-backs may still run).
+    #[must_use]
+    pub fn measuring_over(&self) -> bool {
+        let workers: u32 = self.jobs.iter().map(|j| j.workers).sum();
+        self.control.measured.load(Ordering::Acquire) >= workers
+    }
+
+    /// Lets read-backs start: the device window is closed.
+    pub fn window_closed(&self) {
+        self.control.window_closed.store(true, Ordering::Release);
+    }
+
     #[must_use]
     pub fn workers_done(&self) -> bool {
         self.workers_done

@@ -604,7 +604,7 @@ impl Runner {
         for &d in &devices {
             let device = &mut self.devices[d];
             // A fresh baseline for interval rows; the window opens now unless there is a ramp.
-            device.interval_row();
+            device.restart_intervals();
             if spec.ramp.is_zero() {
                 device.start_window();
             }
@@ -702,6 +702,7 @@ impl Runner {
             .max()
             .unwrap_or(seg.runtime_ns);
         let verify_progress = seg.verify_progress();
+        let mut window_closed = false;
         let mut cpu_measure_start = if spec.ramp.is_zero() {
             Some(cpu_start)
         } else {
@@ -748,6 +749,14 @@ impl Runner {
                 for &d in &devices {
                     self.devices[d].start_window();
                 }
+            }
+            if !window_closed && seg.measuring_over() {
+                // The device window ends with the measured I/O; read-backs wait for this.
+                window_closed = true;
+                for &d in &devices {
+                    self.devices[d].end_measuring();
+                }
+                seg.window_closed();
             }
             let mut orders = Vec::new();
             if self.interrupt_raised() {

@@ -25,6 +25,9 @@ pub struct DeviceWatch {
     /// The device's counters at the last interval row.
     last: Option<(Duration, DiskCounters)>,
     window_start: Option<(Duration, DiskCounters)>,
+    /// The counters when the measured I/O ended: the window's end and the last interval's,
+    /// whatever runs after (a verifying write's read-back).
+    window_end: Option<(Duration, DiskCounters)>,
 }
 
 impl DeviceWatch {
@@ -41,6 +44,7 @@ impl DeviceWatch {
             sampler,
             last: None,
             window_start: None,
+            window_end: None,
         };
         watch.last = watch.sample();
         Ok(watch)
@@ -55,9 +59,13 @@ impl DeviceWatch {
             .map(|d| (step.cur.at, d.clone()))
     }
 
-    /// The `iostat -x` row since the previous call.
+    /// The `iostat -x` row since the previous call (up to the end of the measured I/O, once
+    /// that is marked).
     pub fn interval_row(&mut self) -> Option<IostatRow> {
-        let now = self.sample()?;
+        let now = match self.window_end.clone() {
+            Some(end) => end,
+            None => self.sample()?,
+        };
         let row = self
             .last
             .as_ref()
@@ -66,9 +74,23 @@ impl DeviceWatch {
         row
     }
 
+    /// A fresh baseline for interval rows, at a segment's start.
+    pub fn restart_intervals(&mut self) {
+        self.window_end = None;
+        self.last = self.sample();
+    }
+
     /// Marks the start of a measured window.
     pub fn start_window(&mut self) {
         self.window_start = self.sample();
+        self.window_end = None;
+    }
+
+    /// Marks the end of the measured I/O: the window and the last interval end here.
+    pub fn end_measuring(&mut self) {
+        if self.window_start.is_some() && self.window_end.is_none() {
+            self.window_end = self.sample();
+        }
     }
 
     /// Closes the window: its `iostat -x` row and the reconciliation with what the run did.
@@ -80,7 +102,10 @@ impl DeviceWatch {
         app_trim_ios: u64,
     ) -> Option<(IostatRow, ReconciliationRecord)> {
         let (start_at, start) = self.window_start.take()?;
-        let (end_at, end) = self.sample()?;
+        let (end_at, end) = match self.window_end.take() {
+            Some(end) => end,
+            None => self.sample()?,
+        };
         let row = IostatRow::between(&start, &end, end_at.saturating_sub(start_at));
         let device_read_ios = end.reads.saturating_sub(start.reads);
         let device_write_ios = end.writes.saturating_sub(start.writes);

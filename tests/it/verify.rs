@@ -179,3 +179,44 @@ fn a_verified_write_reads_back_as_many_blocks_as_fio_verifies() {
     assert_eq!(record["verify"]["blocks_checked"], fio_verified);
     assert_eq!(record["verify"]["blocks_failed"], 0);
 }
+
+/// The read-back comes after the measured window: on a loop device nothing else uses, the
+/// window's device counts are the run's writes and no reads, and so is the last interval's.
+#[test]
+#[ignore = "needs root"]
+fn the_read_back_is_not_in_the_device_window() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("disk.img");
+    sparse_file(&image, 64 << 20);
+    let dev = LoopDevice::attach_unique(&image);
+    let (out, record) = bench_ok(
+        dir.path(),
+        &args(
+            dev.path(),
+            "--rw randwrite --verify crc32c --size 32M --runtime 1s --allow-destructive -q 8",
+        ),
+    );
+    let checked = record["verify"]["blocks_checked"].as_u64().unwrap();
+    assert_eq!(checked, 8192, "{}", record["verify"]);
+    let rec = &record["device"]["reconciliation"];
+    assert_eq!(rec["device_read_ios"], 0, "the read-back's reads: {rec}");
+    assert_eq!(rec["device_write_ios"], rec["app_write_ios"], "{rec}");
+    assert!(
+        rec["verdict"].as_str().unwrap().starts_with("match:"),
+        "{rec}"
+    );
+    assert_stdout_has(&out, "0 reads + ");
+    let series = record["segments"][0]["series"].as_array().unwrap();
+    for point in series {
+        assert_eq!(point["device"]["r/s"], 0.0, "{point}");
+    }
+    // The last interval's device rate is the run's, not spread over the read-back too.
+    let last = series.last().unwrap();
+    let app = last["write"]["iops"].as_f64().unwrap();
+    let device = last["device"]["w/s"].as_f64().unwrap();
+    assert!(
+        (device / app - 1.0).abs() < 0.1,
+        "device w/s {device} against the run's {app} IOPS"
+    );
+}
