@@ -152,7 +152,7 @@ impl Row {
     }
 }
 
-/// `read`, `write` or `sync` (fsync/fdatasync calls: latency only).
+/// `read`, `write`, `trim` or `sync` (fsync/fdatasync calls: latency only).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DirectionComparison {
     pub direction: &'static str,
@@ -661,6 +661,7 @@ pub fn compare(base_path: &str, base: &RunRecord, new_path: &str, new: &RunRecor
     for (name, b, n) in [
         ("read", &base.read, &new.read),
         ("write", &base.write, &new.write),
+        ("trim", &base.trim, &new.trim),
     ] {
         if b.total_ios > 0 || n.total_ios > 0 {
             let writes_differ = name == "write" && sync_differs;

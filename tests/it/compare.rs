@@ -262,3 +262,27 @@ fn files_that_are_not_records_and_bad_percentages_are_usage_errors() {
         assert!(stdout(&out).is_empty());
     }
 }
+
+#[test]
+fn trims_are_compared_and_gated_like_reads_and_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = record(dir.path(), "base.json", &["--rw", "randtrim"]);
+    assert!(read_json(&base)["trim"]["total_ios"].as_u64().unwrap() > 0);
+    let out = compare(&[s(&base), s(&base)]);
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(!text.contains("no I/O in either run"), "{text}");
+    assert!(text.contains("trim"), "{text}");
+
+    let halved = edited(&base, "halved.json", |r| {
+        let trim = &mut r["trim"];
+        trim["iops"] = (trim["iops"].as_f64().unwrap() / 2.0).into();
+    });
+    let out = compare(&["--max-regression", "10", s(&base), s(&halved)]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("regression: trim IOPS fell 50.0% ("),
+        "{}",
+        stderr(&out)
+    );
+}
