@@ -792,6 +792,14 @@ fn fio_hint(err: &clap::Error, argv: &[String]) -> Option<String> {
         None => argv.get(i + 1).map(String::as_str),
     });
     let arg = given.map_or(flag, |i| argv[i].as_str());
+    let command = argv.iter().skip(1).find(|w| !w.starts_with('-'));
+    if flag == "--buffered" && command.is_some_and(|c| c == "sweep") {
+        return Some(
+            "--buffered: sweep takes --direct yes|no (a list sweeps both): use --direct no for \
+             buffered I/O"
+                .to_string(),
+        );
+    }
     let hint = match flag {
         // clap names a switch given a value by its usage: `--direct`, `--buffered`.
         "--direct" | "--buffered" => format!(
@@ -899,6 +907,11 @@ mod tests {
             one_line(&["bench", "--direct=1"]),
             "--direct is a switch (no value): --direct (the default, O_DIRECT) or --buffered \
              (fio's --direct=0)"
+        );
+        assert_eq!(
+            one_line(&["sweep", "--buffered"]),
+            "--buffered: sweep takes --direct yes|no (a list sweeps both): use --direct no for \
+             buffered I/O"
         );
         assert_eq!(
             one_line(&["bench", "--name=x"]),

@@ -373,7 +373,8 @@ pub fn check_block_size(
     if let (true, Some(bytes)) = (spec.direct, unaligned) {
         return Err(usage!(
             "{name} {} is not a multiple of the logical block size {dio_align_bytes} of {}; use a \
-             multiple such as 4k, or --buffered",
+             multiple such as 4k, or buffered I/O (bench --buffered, sweep --direct no, fio \
+             direct=0)",
             format_size_short(bytes),
             path.display()
         ));

@@ -332,6 +332,23 @@ pub fn plan(
     machine: &MachineLimits,
 ) -> anyhow::Result<Plan> {
     let mut steps = Vec::new();
+    // A working set smaller than a test's block: say so in mark's terms (mark has no --bs).
+    if let Some(size) = timing.size.as_deref()
+        && let Some(bytes) = crate::units::parse_size_bytes(size)
+        && let Some((test, _)) = config
+            .measurements()
+            .into_iter()
+            .max_by_key(|(t, _)| t.block_size_bytes)
+        && bytes < test.block_size_bytes
+    {
+        return Err(crate::usage!(
+            "--size {size} is smaller than one block of {} ({}); use --size {} or more (the \
+             default is 1G)",
+            test.label(),
+            crate::units::format_size_short(test.block_size_bytes),
+            crate::units::format_size_short(test.block_size_bytes)
+        ));
+    }
     for (test, measure) in config.measurements() {
         for lap in 1..=config.loops {
             let mut options = vec![

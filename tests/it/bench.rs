@@ -248,7 +248,9 @@ fn bad_input_is_a_usage_error_naming_the_value_and_the_fix() {
         assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
     }
     let out = bench(dir.path(), &["--bs", "1000", "--size", "1M"]);
-    assert!(stderr(&out).ends_with("; use a multiple such as 4k, or --buffered\n"));
+    assert!(stderr(&out).ends_with(
+        "; use a multiple such as 4k, or buffered I/O (bench --buffered, sweep --direct no, fio direct=0)\n"
+    ));
     assert!(
         leftovers(dir.path(), &["data.bin"]).is_empty(),
         "no scratch file left behind"

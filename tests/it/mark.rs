@@ -164,7 +164,7 @@ fn csv_parses_with_one_row_per_test_and_the_mix_columns() {
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &["--profile", "fast"],
             "error: --profile \"fast\" is not a profile; use default, peak, realworld, nvme\n",
@@ -187,6 +187,11 @@ fn bad_input_is_one_line_and_exit_2() {
         (
             &["--format", "xml"],
             "error: --format \"xml\" is not a format; use table, markdown, csv or json\n",
+        ),
+        (
+            &["--size", "1k"],
+            "error: --size 1k is smaller than one block of SEQ1M Q1T1 (1M); use --size 1M or \
+             more (the default is 1G)\n",
         ),
     ];
     for (args, want) in cases {
