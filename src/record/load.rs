@@ -196,11 +196,11 @@ fn parse_any(bytes: &[u8]) -> Result<Loaded, String> {
     let fleet = format == Some(FLEET_FORMAT);
     if format != Some(FORMAT) && !fleet {
         let found = match &header.format {
-            Scalar::Missing => "no format key".to_owned(),
-            other => other.to_string(),
+            Scalar::Missing => "it has no \"format\" key".to_owned(),
+            other => format!("its format is {other}"),
         };
         return Err(format!(
-            "is not a diskdash run record (format {found}, not {FORMAT:?}); {FIX}"
+            "is not a diskdash run record ({found}; a run record's is {FORMAT:?}); {FIX}"
         ));
     }
     let writer = match &header.diskdash_version {
@@ -358,17 +358,19 @@ mod tests {
         );
         assert_eq!(
             parse(br#"{"format": "diskdash-bench-interval"}"#).unwrap_err(),
-            "is not a diskdash run record (format \"diskdash-bench-interval\", not \
-             \"diskdash-bench\"); give a file written by `diskdash bench --json`"
+            "is not a diskdash run record (its format is \"diskdash-bench-interval\"; a run \
+             record's is \"diskdash-bench\"); give a file written by `diskdash bench --json`"
         );
         assert_eq!(
             parse(b"{}").unwrap_err(),
-            "is not a diskdash run record (format no format key, not \"diskdash-bench\"); \
+            "is not a diskdash run record (it has no \"format\" key; a run record's is \
+             \"diskdash-bench\"); \
              give a file written by `diskdash bench --json`"
         );
         assert_eq!(
             parse(br#"{"format": ["diskdash-bench"]}"#).unwrap_err(),
-            "is not a diskdash run record (format an array, not \"diskdash-bench\"); \
+            "is not a diskdash run record (its format is an array; a run record's is \
+             \"diskdash-bench\"); \
              give a file written by `diskdash bench --json`"
         );
         assert_eq!(

@@ -208,8 +208,10 @@ fn range(flag: &str, item: &str, lo: &str, hi: &str, kind: Range) -> anyhow::Res
     let (Some(low), Some(high)) = (parse(lo), parse(hi)) else {
         return Err(usage!("{flag} {item:?} is not a range of {what}"));
     };
-    if low == 0 {
-        return Err(usage!("{flag} {item:?} starts at zero; start at 1 or more"));
+    if low == 0 || high == 0 {
+        return Err(usage!(
+            "{flag} {item:?} reaches zero; its ends must be 1 or more"
+        ));
     }
     if low > high {
         return Err(usage!(
@@ -582,7 +584,11 @@ mod tests {
         );
         assert_eq!(
             err(Dimension::IoDepth, "0..8"),
-            "--iodepth \"0..8\" starts at zero; start at 1 or more"
+            "--iodepth \"0..8\" reaches zero; its ends must be 1 or more"
+        );
+        assert_eq!(
+            err(Dimension::IoDepth, "1..0"),
+            "--iodepth \"1..0\" reaches zero; its ends must be 1 or more"
         );
         assert!(err(Dimension::Bs, "1..1x").starts_with("--bs \"1..1x\" is not a range of sizes"));
     }

@@ -233,7 +233,7 @@ fn files_that_are_not_records_and_bad_percentages_are_usage_errors() {
         (
             vec![s(&good), s(&interval)],
             format!(
-                "error: {} is not a diskdash run record (format \"diskdash-bench-interval\"",
+                "error: {} is not a diskdash run record (its format is \"diskdash-bench-interval\"",
                 s(&interval)
             ),
         ),
