@@ -165,6 +165,7 @@ impl Runner {
             .sum();
         let snap = Snapshot {
             seq: 0,
+            ran_to_end: false,
             state: if needs_fill {
                 SessionState::Preparing {
                     done_bytes: 0,
@@ -316,7 +317,8 @@ impl Runner {
                 SegmentEnding::Runtime | SegmentEnding::Next if self.options.finish_when_done => {
                     break;
                 }
-                SegmentEnding::Runtime | SegmentEnding::Next | SegmentEnding::Stop => {}
+                SegmentEnding::Runtime | SegmentEnding::Next => self.snap.ran_to_end = true,
+                SegmentEnding::Stop => {}
                 SegmentEnding::Quit => self.quit = true,
                 SegmentEnding::Interrupt => self.interrupted = true,
                 SegmentEnding::Fault => {}
@@ -562,6 +564,7 @@ impl Runner {
     }
 
     fn run_segment(&mut self) -> SegmentEnding {
+        self.snap.ran_to_end = false;
         let index = self.recorder.next_segment();
         let jobs = self.step_jobs();
         let spec = Arc::new(jobs[0].spec.clone());

@@ -329,6 +329,9 @@ pub struct Snapshot {
     /// Increases with every published snapshot.
     pub seq: u64,
     pub state: SessionState,
+    /// The last segment ran to its end (its runtime, size or steady state; the plan's last
+    /// step): idle then means done, not stopped.
+    pub ran_to_end: bool,
     /// The current job (the next segment's when idle).
     pub job: JobSpec,
     pub target: TargetView,

@@ -256,7 +256,7 @@ fn trims_show_beside_the_devices_discards() {
     for row in ["│dMiB/s ", "│d_await ", "trim latency"] {
         assert!(screen.contains(row), "no {row:?} in:\n{screen}");
     }
-    let screen = t.wait_for("the run's end", WAIT, |s| s.contains("STOPPED seg 1/1"));
+    let screen = t.wait_for("the run's end", WAIT, |s| s.contains("FINISHED seg 1/1"));
     let name = dev.name();
     assert!(
         screen.contains(&format!("device {name} (iostat -x)")),
@@ -316,7 +316,7 @@ fn a_verified_write_shows_its_read_back_and_the_final_count() {
         "{screen}"
     );
     let screen = t.wait_for("the final count", WAIT, |s| {
-        s.contains("STOPPED seg 1/1") && s.contains("blocks checked")
+        s.contains("FINISHED seg 1/1") && s.contains("blocks checked")
     });
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());

@@ -321,7 +321,7 @@ impl Source for BenchSource {
                 return Some("preparing the working set: keys work once the run starts".into());
             }
             (SessionState::Idle, Intent::PauseResume) => {
-                return Some("stopped: s starts a new segment".into());
+                return Some("not running: s starts a new segment".into());
             }
             (_, Intent::PauseResume | Intent::StopStart) => {}
             // The session refuses them for a step of several jobs: say so here, not as a

@@ -20,6 +20,7 @@ pub fn run_state(snap: &Snapshot) -> RunState {
         SessionState::Preparing { .. } => RunState::Preparing,
         SessionState::Ramp | SessionState::Running => RunState::Running,
         SessionState::Paused => RunState::Paused,
+        SessionState::Idle if snap.ran_to_end => RunState::Finished,
         SessionState::Idle => RunState::Stopped,
         SessionState::Finished(RunStatus::Completed) => RunState::Finished,
         SessionState::Finished(RunStatus::Interrupted) => RunState::Interrupted,
@@ -43,6 +44,9 @@ pub fn state_message(snap: &Snapshot) -> Option<String> {
             done_bytes * 100 / (*total_bytes).max(1)
         )),
         SessionState::Ramp => Some("ramp: warming up, not measured".into()),
+        SessionState::Idle if snap.ran_to_end => {
+            Some("done: s starts a new segment, q quits".into())
+        }
         SessionState::Idle => Some("stopped: s starts a new segment, q quits".into()),
         SessionState::Finished(_) => Some("the run has ended: q quits".into()),
         SessionState::Running | SessionState::Paused => None,
@@ -555,6 +559,20 @@ pub fn next_rw(rw: RwMode) -> RwMode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn idle_after_the_runs_end_is_finished_and_after_s_stopped() {
+        let mut snap = crate::tui::ui::sample::plan::snapshot();
+        snap.state = SessionState::Idle;
+        assert_eq!(run_state(&snap), RunState::Stopped);
+        assert!(state_message(&snap).unwrap().starts_with("stopped: "));
+        snap.ran_to_end = true;
+        assert_eq!(run_state(&snap), RunState::Finished);
+        assert_eq!(
+            state_message(&snap).as_deref(),
+            Some("done: s starts a new segment, q quits")
+        );
+    }
 
     #[test]
     fn rw_cycle_visits_all_six_modes() {

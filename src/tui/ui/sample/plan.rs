@@ -198,6 +198,7 @@ pub fn snapshot() -> Snapshot {
     ];
     Snapshot {
         seq: 30,
+        ran_to_end: false,
         state: SessionState::Running,
         job: jobs[0].spec.clone(),
         target: TargetView {
