@@ -170,6 +170,16 @@ pub enum RunWarning {
         app_bytes: u64,
         device_bytes: u64,
     },
+    /// A job trimmed more of a file than its working set: past the first pass its trims punch
+    /// holes that are already holes, which the file system answers without work, so the trim
+    /// rate measures that, not the disk.
+    TrimsRepeated {
+        /// 0-based, as in `segments`.
+        segment: u32,
+        job: String,
+        trimmed_bytes: u64,
+        working_set_bytes: u64,
+    },
 }
 
 impl std::fmt::Display for RunWarning {
@@ -204,6 +214,21 @@ impl std::fmt::Display for RunWarning {
                  memory, not the disk",
                 crate::units::format_bytes(app_bytes),
                 crate::units::format_bytes(device_bytes)
+            ),
+            Self::TrimsRepeated {
+                segment,
+                ref job,
+                trimmed_bytes,
+                working_set_bytes,
+            } => write!(
+                f,
+                "trims repeated: {job} trimmed {} of a {} file in segment {}; past the first \
+                 pass they punch holes already punched, which the file system does without \
+                 work: the trim rate measures that, not the disk (a block device, or --io-size \
+                 at most the working set, measures one pass)",
+                crate::units::format_bytes(trimmed_bytes),
+                crate::units::format_bytes(working_set_bytes),
+                segment + 1
             ),
         }
     }

@@ -867,6 +867,20 @@ impl Runner {
                 reconciliation,
             });
         }
+        for ((job_end, &t), job) in end.jobs.iter().zip(&targets).zip(&jobs) {
+            let target = &self.targets[t];
+            if target.kind != TargetKind::BlockDevice
+                && !null_engine
+                && job_end.total.trim.bytes > target.working_set_bytes
+            {
+                self.warn(RunWarning::TrimsRepeated {
+                    segment: index,
+                    job: job.name.clone(),
+                    trimmed_bytes: job_end.total.trim.bytes,
+                    working_set_bytes: target.working_set_bytes,
+                });
+            }
+        }
         for device in &device_records {
             if Verdict::of(&device.reconciliation) == Verdict::PageCache && !null_engine {
                 self.warn(RunWarning::PageCache {

@@ -84,6 +84,33 @@ fn trims_punch_holes_in_a_scratch_file_and_spare_a_file_with_data() {
     assert_eq!(record["target"]["kind"], "scratch");
     assert_eq!(record["target"]["scratch_removed"], true);
     assert_stderr_has(&out, "trims are synchronous");
+    // Past one pass over the file the holes are punched already: said, as a fact too.
+    let trimmed = record["trim"]["io_bytes"].as_u64().unwrap();
+    let repeated: Vec<&serde_json::Value> = record["typed_warnings"]
+        .as_array()
+        .map(|w| w.iter().filter(|w| w["kind"] == "trims_repeated").collect())
+        .unwrap_or_default();
+    if trimmed > 16 << 20 {
+        assert_eq!(repeated.len(), 1, "{}", record["typed_warnings"]);
+        assert_eq!(repeated[0]["trimmed_bytes"], trimmed);
+        assert_eq!(repeated[0]["working_set_bytes"], 16 << 20);
+        assert_stderr_has(&out, "trims repeated: ");
+    } else {
+        assert!(repeated.is_empty(), "{}", record["typed_warnings"]);
+    }
+    // One pass at most: no warning.
+    let (_, record) = bench_ok(
+        dir.path(),
+        &opts("--rw trim --size 16M --io-size 8M --runtime 30s"),
+    );
+    assert_eq!(record["trim"]["io_bytes"], 8 << 20);
+    assert!(
+        record["typed_warnings"]
+            .as_array()
+            .is_none_or(|w| w.iter().all(|w| w["kind"] != "trims_repeated")),
+        "{}",
+        record["typed_warnings"]
+    );
     assert!(leftovers(dir.path(), &[RECORD]).is_empty());
 
     std::fs::write(dir.path().join("data.bin"), vec![7u8; 1 << 20]).unwrap();
