@@ -256,6 +256,14 @@ fn trims_show_beside_the_devices_discards() {
     for row in ["│dMiB/s ", "│d_await ", "trim latency"] {
         assert!(screen.contains(row), "no {row:?} in:\n{screen}");
     }
+    // The disks table adds iostat's discard columns while a disk discards.
+    let header = screen
+        .lines()
+        .find(|l| l.contains("Device") && l.contains("%util"))
+        .expect(&screen);
+    for column in [" d/s ", " dkB/s ", " d_await "] {
+        assert!(header.contains(column), "no {column:?} in {header}");
+    }
     let screen = t.wait_for("the run's end", WAIT, |s| s.contains("FINISHED seg 1/1"));
     let name = dev.name();
     assert!(

@@ -137,6 +137,7 @@ fn disks() -> DiskTableView {
         aqu_sz: util / 3.2,
         util,
         vanished: false,
+        ..DiskRow::default()
     };
     DiskTableView {
         rows: vec![
@@ -342,6 +343,23 @@ pub fn bench_trim() -> View {
             "trims are synchronous (BLKDISCARD on a device), one at a time per worker as fio \
              issues them",
         )];
+    }
+    if let Some(disks) = &mut view.disks {
+        // Sorted by %util, as the table is: after vda.
+        disks.rows.insert(
+            1,
+            DiskRow {
+                name: "loop1".into(),
+                d_s: 1_931.0,
+                dkb_s: 1_931.0 * 64.0,
+                d_await: 0.41,
+                aqu_sz: 0.78,
+                util: 78.1,
+                ..DiskRow::default()
+            },
+        );
+        // The benchmark's disk is the picked one.
+        disks.selected = Some(1);
     }
     view
 }

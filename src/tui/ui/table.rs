@@ -1,4 +1,5 @@
 //! All disks in `iostat -x` style; arrows select, `o` cycles the sort column, `O` reverses.
+//! The discard columns (`d/s`, `dkB/s`, `d_await`) show while a disk of the table discards.
 //! ```text
 //! +- disks (sorted by %util, descending) ---------------------------------------+
 //! |  Device    r/s   rkB/s  r_await rareq-sz   w/s   wkB/s w_await wareq-sz aqu-sz %util |
@@ -23,7 +24,7 @@ struct Column {
     decimals: usize,
 }
 
-const COLUMNS: [Column; 10] = [
+const COLUMNS: [Column; 13] = [
     Column {
         name: "r/s",
         width: 9,
@@ -73,6 +74,24 @@ const COLUMNS: [Column; 10] = [
         decimals: 2,
     },
     Column {
+        name: "d/s",
+        width: 9,
+        get: |r| r.d_s,
+        decimals: 2,
+    },
+    Column {
+        name: "dkB/s",
+        width: 10,
+        get: |r| r.dkb_s,
+        decimals: 2,
+    },
+    Column {
+        name: "d_await",
+        width: 8,
+        get: |r| r.d_await,
+        decimals: 2,
+    },
+    Column {
         name: "aqu-sz",
         width: 7,
         get: |r| r.aqu_sz,
@@ -86,12 +105,16 @@ const COLUMNS: [Column; 10] = [
     },
 ];
 
-/// Which columns fit: `%util` and `aqu-sz` are kept first, then the rest left to right.
-fn fitting(width: u16, name_w: u16) -> Vec<&'static Column> {
-    let keep_order = [9usize, 8, 0, 4, 1, 5, 2, 6, 3, 7];
+/// Which columns fit: `%util` and `aqu-sz` are kept first, then the rest left to right (the
+/// discard columns only `with_discards`, each after its read and write kin).
+fn fitting(width: u16, name_w: u16, with_discards: bool) -> Vec<&'static Column> {
+    let keep_order = [12usize, 11, 0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7];
     let mut room = width.saturating_sub(name_w + 1);
     let mut chosen = Vec::new();
     for i in keep_order {
+        if !with_discards && (8..=10).contains(&i) {
+            continue;
+        }
         let need = COLUMNS[i].width + 1;
         if room >= need {
             room -= need;
@@ -136,7 +159,8 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         .unwrap_or(6)
         .clamp(6, 16)
         + 1;
-    let cols = fitting(inner.width.saturating_sub(1), name_w);
+    let with_discards = table.rows.iter().any(|r| r.d_s > 0.0);
+    let cols = fitting(inner.width.saturating_sub(1), name_w, with_discards);
     let sort_mark = |name: &str| {
         if name == table.sort.column() {
             format!("{name}*")
@@ -180,4 +204,29 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         });
     let mut state = TableState::default().with_selected(table.selected);
     f.render_stateful_widget(widget, inner, &mut state);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(cols: &[&Column]) -> Vec<&'static str> {
+        cols.iter().map(|c| c.name).collect()
+    }
+
+    #[test]
+    fn discard_columns_show_only_with_discards_and_follow_their_kin() {
+        let all = fitting(200, 8, true);
+        assert_eq!(all.len(), COLUMNS.len());
+        assert!(
+            names(&fitting(200, 8, false))
+                .iter()
+                .all(|n| !n.starts_with('d'))
+        );
+        // Narrow: %util, aqu-sz, then r/s, w/s and d/s before any kB/s column.
+        let narrow = names(&fitting(8 + 1 + 6 + 1 + 7 + 1 + 3 * 10, 8, true));
+        assert_eq!(narrow, ["r/s", "w/s", "d/s", "aqu-sz", "%util"]);
+        let narrow = names(&fitting(8 + 1 + 6 + 1 + 7 + 1 + 3 * 10, 8, false));
+        assert_eq!(narrow, ["r/s", "r_await", "w/s", "aqu-sz", "%util"]);
+    }
 }

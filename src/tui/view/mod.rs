@@ -532,6 +532,10 @@ pub struct DiskRow {
     pub wkb_s: f64,
     pub w_await: f64,
     pub wareq_sz: f64,
+    /// Discards: shown when a disk in the table discards.
+    pub d_s: f64,
+    pub dkb_s: f64,
+    pub d_await: f64,
     pub aqu_sz: f64,
     pub util: f64,
     /// Gone from /proc/diskstats since the last sample.
