@@ -376,15 +376,22 @@ pub struct SweepArgs {
     /// One-line recommendations from the peaks of a block-size sweep.
     #[arg(long, help_heading = "Output")]
     pub advice: bool,
+    /// Write the run record (JSON, every point a segment with its `point`) to this file (`-`:
+    /// stdout).
     #[arg(long, help_heading = "Output", allow_hyphen_values = true)]
     pub json: Option<PathBuf>,
+    /// Stream JSON lines as the sweep goes: every interval, and a `diskdash-sweep-point` line as
+    /// each point finishes (`-`: stdout, headless).
     #[arg(long, help_heading = "Output", allow_hyphen_values = true)]
     pub jsonl: Option<PathBuf>,
+    /// Stay headless even in a terminal: status lines on stderr, the table at the end.
     #[arg(long, help_heading = "Output")]
     pub no_tui: bool,
 
+    /// Allow writing to a block device or to an existing file that holds data.
     #[arg(long, help_heading = "Safety")]
     pub allow_destructive: bool,
+    /// Let --json/--jsonl replace an existing file that is not a diskdash record.
     #[arg(long, help_heading = "Safety")]
     pub force: bool,
 
