@@ -124,8 +124,10 @@ pub struct SegmentControl {
     /// CLOCK_MONOTONIC ns of the session's last wake-up; stalls before it are in `stalled_ns`
     /// (stored after it, with Release).
     pub session_awake_ns: AtomicU64,
-    /// Workers whose measured I/O is over (a verifying write's read-back comes after).
-    pub measured: AtomicU32,
+    /// Workers whose measured I/O is over (a verifying write's read-back comes after), or that
+    /// ended without any: a count, and a flag per worker id.
+    measured: AtomicU32,
+    measured_by: Vec<AtomicBool>,
     /// Set by the session once it has closed the device window after every worker's measured
     /// I/O: read-backs wait for it, so the window holds the run's I/O only.
     pub window_closed: AtomicBool,
@@ -142,8 +144,44 @@ impl SegmentControl {
             stalled_ns: AtomicU64::new(0),
             session_awake_ns: AtomicU64::new(monotonic_ns()),
             measured: AtomicU32::new(0),
+            measured_by: (0..workers).map(|_| AtomicBool::new(false)).collect(),
             window_closed: AtomicBool::new(false),
         }
+    }
+
+    /// Worker `id`'s measured I/O is over (once per worker; later calls change nothing).
+    pub fn mark_measured(&self, id: u32) {
+        if let Some(flag) = self.measured_by.get(id as usize)
+            && !flag.swap(true, Ordering::AcqRel)
+        {
+            self.measured.fetch_add(1, Ordering::Release);
+        }
+    }
+
+    #[must_use]
+    pub fn has_measured(&self, id: u32) -> bool {
+        self.measured_by
+            .get(id as usize)
+            .is_some_and(|f| f.load(Ordering::Acquire))
+    }
+
+    /// How many workers' measured I/O is over.
+    #[must_use]
+    pub fn measured_count(&self) -> u32 {
+        self.measured.load(Ordering::Acquire)
+    }
+}
+
+/// Marks its worker's measured I/O over when dropped: on every way out of [`run`], panics
+/// included, so no read-back waits on a worker that will never say so.
+struct MeasuredOnDrop<'a> {
+    control: &'a SegmentControl,
+    id: u32,
+}
+
+impl Drop for MeasuredOnDrop<'_> {
+    fn drop(&mut self) {
+        self.control.mark_measured(self.id);
     }
 }
 
@@ -262,6 +300,10 @@ pub struct WorkerExit {
 /// stopped. Setup looks at the stop flag while it fills the buffers and before it sets up the
 /// ring, so an interrupt acts within a fraction of a second even with gigabytes of buffers.
 pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -> WorkerExit {
+    let measured = MeasuredOnDrop {
+        control: &control,
+        id: plan.id,
+    };
     if let Some(cpus) = &plan.cpus {
         let mut set = nix::sched::CpuSet::new();
         if cpus.iter().all(|&cpu| set.set(cpu).is_ok()) {
@@ -360,7 +402,7 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         end.1.saturating_sub(state.cpu_at_start.1),
         end.2.saturating_sub(state.cpu_at_start.2),
     );
-    control.measured.fetch_add(1, Ordering::Release);
+    control.mark_measured(measured.id);
     // A verifying write job reads back what it wrote, after its measured window (its time
     // and CPU are not the run's, nor its reads the device window's).
     if let Some(verify) = spec.verify
@@ -1042,14 +1084,11 @@ impl<'a> Loop<'a> {
     }
 }
 
-/// Waits until the session has closed the device window (it looks every 50 ms), the segment
-/// is stopped, or 2 s have passed (a session that never closes it must not hold the run).
+/// Waits until the session has closed the device window or the segment is stopped. The
+/// session looks every 50 ms until every worker has ended, and every way out of a worker marks
+/// it measured, so the window closes once the last one's measured I/O is over.
 fn wait_for_window_end(control: &SegmentControl) {
-    let give_up = monotonic_ns().saturating_add(2_000_000_000);
-    while !control.window_closed.load(Ordering::Acquire)
-        && !control.stop.load(Ordering::Relaxed)
-        && monotonic_ns() < give_up
-    {
+    while !control.window_closed.load(Ordering::Acquire) && !control.stop.load(Ordering::Relaxed) {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }

@@ -222,10 +222,10 @@ impl std::fmt::Display for RunWarning {
                 working_set_bytes,
             } => write!(
                 f,
-                "trims repeated: {job} trimmed {} of a {} file in segment {}; past the first \
-                 pass they punch holes already punched, which the file system does without \
-                 work: the trim rate measures that, not the disk (a block device, or --io-size \
-                 at most the working set, measures one pass)",
+                "trims repeated: {job} trimmed {} of a {} working set in segment {}; past the \
+                 first pass they punch holes already punched, which the file system does \
+                 without work: the trim rate measures that, not the disk (a block device, or \
+                 --io-size at most the working set divided by numjobs, measures one pass)",
                 crate::units::format_bytes(trimmed_bytes),
                 crate::units::format_bytes(working_set_bytes),
                 segment + 1

@@ -438,7 +438,7 @@ impl SegmentRun {
     #[must_use]
     pub fn measuring_over(&self) -> bool {
         let workers: u32 = self.jobs.iter().map(|j| j.workers).sum();
-        self.control.measured.load(Ordering::Acquire) >= workers
+        self.control.measured_count() >= workers
     }
 
     /// Lets read-backs start: the device window is closed.
@@ -501,6 +501,7 @@ impl SegmentRun {
             (0..slot.workers).all(|w| {
                 let id = (slot.first + w) as usize;
                 self.reported_to.get(id).is_none_or(|&to| to >= end_ns)
+                    || self.control.has_measured(slot.first + w)
                     || slot
                         .handles
                         .get(w as usize)

@@ -23,7 +23,7 @@ use super::{Control, SessionOptions, SessionOutcome};
 use crate::bench::engine::{EngineSetup, errno_name};
 use crate::bench::fill::{self, FillOutcome};
 use crate::bench::options::{JobOption, Key};
-use crate::bench::spec::{EngineKind, JobSpec, MachineLimits};
+use crate::bench::spec::{EngineKind, JobSpec, MachineLimits, RwMode};
 use crate::bench::target::{self, Target, TargetKind};
 use crate::bench::worker::IoFault;
 use crate::monitor::iostat::IostatRow;
@@ -317,8 +317,9 @@ impl Runner {
                 SegmentEnding::Runtime | SegmentEnding::Next if self.options.finish_when_done => {
                     break;
                 }
-                SegmentEnding::Runtime | SegmentEnding::Next => self.snap.ran_to_end = true,
-                SegmentEnding::Stop => {}
+                // `n` on the last point cuts it short: not run to its end.
+                SegmentEnding::Runtime => self.snap.ran_to_end = true,
+                SegmentEnding::Next | SegmentEnding::Stop => {}
                 SegmentEnding::Quit => self.quit = true,
                 SegmentEnding::Interrupt => self.interrupted = true,
                 SegmentEnding::Fault => {}
@@ -749,8 +750,11 @@ impl Runner {
             let now = monotonic_ns();
             if cpu_measure_start.is_none() && now >= seg.record_from_ns {
                 cpu_measure_start = Some(rusage());
-                for &d in &devices {
-                    self.devices[d].start_window();
+                // Measuring that ended within the ramp has no window (a read-back may run).
+                if !window_closed {
+                    for &d in &devices {
+                        self.devices[d].start_window();
+                    }
                 }
             }
             if !window_closed && seg.measuring_over() {
@@ -869,7 +873,9 @@ impl Runner {
         }
         for ((job_end, &t), job) in end.jobs.iter().zip(&targets).zip(&jobs) {
             let target = &self.targets[t];
+            // trimwrite writes each range after trimming it: its next pass trims data again.
             if target.kind != TargetKind::BlockDevice
+                && matches!(job.spec.rw, RwMode::Trim | RwMode::RandTrim)
                 && !null_engine
                 && job_end.total.trim.bytes > target.working_set_bytes
             {

@@ -62,8 +62,10 @@ impl DeviceWatch {
     /// The `iostat -x` row since the previous call (up to the end of the measured I/O, once
     /// that is marked).
     pub fn interval_row(&mut self) -> Option<IostatRow> {
-        let now = match self.window_end.clone() {
-            Some(end) => end,
+        let now = match &self.window_end {
+            // After the measured I/O there is nothing more to say of the device.
+            Some(end) if self.last.as_ref().is_some_and(|(at, _)| *at >= end.0) => return None,
+            Some(end) => end.clone(),
             None => self.sample()?,
         };
         let row = self

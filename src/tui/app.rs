@@ -115,6 +115,9 @@ pub struct App {
     pub replay: bool,
     /// What is typed after `g`/`t` so far (a replay's jump), until Enter or Esc.
     pub prompt: Option<String>,
+    /// A disk of the table has discarded since the dashboard opened: its discard columns stay,
+    /// rather than come and go with every sample.
+    pub discards_seen: bool,
 }
 
 impl App {
@@ -139,6 +142,7 @@ impl App {
             sweep: false,
             replay: false,
             prompt: None,
+            discards_seen: false,
         }
     }
 
@@ -356,11 +360,13 @@ impl App {
             selected = Some(0);
             self.selected = Some(rows[0].name.clone());
         }
+        self.discards_seen |= rows.iter().any(|r| r.d_s > 0.0);
         DiskTableView {
             rows,
             selected,
             sort: self.sort,
             descending: self.descending,
+            discards: self.discards_seen,
         }
     }
 
@@ -592,6 +598,20 @@ mod tests {
         assert_eq!(app.selected.as_deref(), Some("loop172272"));
         let t = app.disk_table(vec![row("loop1"), row("loop172272"), row("vda")]);
         assert_eq!(t.rows[t.selected.unwrap()].name, "loop172272");
+    }
+
+    /// The discard columns come with the first discard and stay when a sample has none.
+    #[test]
+    fn discard_columns_stay_once_a_disk_has_discarded() {
+        let mut app = App::new(Mode::Monitor, true);
+        let row = |d_s: f64| DiskRow {
+            name: "vda".into(),
+            d_s,
+            ..DiskRow::default()
+        };
+        assert!(!app.disk_table(vec![row(0.0)]).discards);
+        assert!(app.disk_table(vec![row(12.0)]).discards);
+        assert!(app.disk_table(vec![row(0.0)]).discards);
     }
 
     #[test]

@@ -220,3 +220,56 @@ fn the_read_back_is_not_in_the_device_window() {
         "device w/s {device} against the run's {app} IOPS"
     );
 }
+
+/// In a step of two jobs, the verifying writer's read-back waits (here 3 s) for the other job's measured
+/// I/O to end too: its disk's window holds its writes and no reads.
+#[test]
+#[ignore = "needs root"]
+fn a_read_back_waits_for_the_steps_other_jobs() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.img"), dir.path().join("b.img"));
+    sparse_file(&a, 64 << 20);
+    sparse_file(&b, 64 << 20);
+    let (writer, reader) = (LoopDevice::attach_unique(&a), LoopDevice::attach_unique(&b));
+    let job = format!(
+        "[global]\nioengine=io_uring\ndirect=1\nbs=4k\nsize=16M\ntime_based=1\n\
+         [w]\nfilename={}\nrw=randwrite\nverify=crc32c\nruntime=1\n\
+         [r]\nfilename={}\nrw=randread\nruntime=4\n",
+        writer.path().display(),
+        reader.path().display()
+    );
+    std::fs::write(dir.path().join("two.fio"), job).unwrap();
+    let out = std::process::Command::new(BIN)
+        .current_dir(dir.path())
+        .args([
+            "fio",
+            "two.fio",
+            "--allow-destructive",
+            "--json",
+            "two.json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let record = read_json(&dir.path().join("two.json"));
+    assert_valid_record(&record);
+    assert_eq!(
+        record["verify"]["blocks_checked"], 4096,
+        "{}",
+        record["verify"]
+    );
+    let devices = record["segments"][0]["devices"].as_array().unwrap();
+    let of = |name: String| {
+        devices
+            .iter()
+            .find(|d| d["name"] == name.as_str())
+            .unwrap_or_else(|| panic!("no {name} in {devices:?}"))["reconciliation"]
+            .clone()
+    };
+    let w = of(writer.name());
+    assert_eq!(w["device_read_ios"], 0, "the read-back's reads: {w}");
+    assert_eq!(w["device_write_ios"], w["app_write_ios"], "{w}");
+    let r = of(reader.name());
+    assert_eq!(r["device_read_ios"], r["app_read_ios"], "{r}");
+}

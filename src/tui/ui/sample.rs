@@ -149,6 +149,7 @@ fn disks() -> DiskTableView {
         selected: Some(0),
         sort: SortKey::Util,
         descending: true,
+        discards: false,
     }
 }
 
@@ -360,6 +361,7 @@ pub fn bench_trim() -> View {
         );
         // The benchmark's disk is the picked one.
         disks.selected = Some(1);
+        disks.discards = true;
     }
     view
 }

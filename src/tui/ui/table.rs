@@ -1,5 +1,6 @@
 //! All disks in `iostat -x` style; arrows select, `o` cycles the sort column, `O` reverses.
-//! The discard columns (`d/s`, `dkB/s`, `d_await`) show while a disk of the table discards.
+//! The discard columns (`d/s`, `dkB/s`, `d_await`) show once a disk of the table has discarded
+//! (and stay, so they do not come and go with every sample).
 //! ```text
 //! +- disks (sorted by %util, descending) ---------------------------------------+
 //! |  Device    r/s   rkB/s  r_await rareq-sz   w/s   wkB/s w_await wareq-sz aqu-sz %util |
@@ -159,8 +160,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         .unwrap_or(6)
         .clamp(6, 16)
         + 1;
-    let with_discards = table.rows.iter().any(|r| r.d_s > 0.0);
-    let cols = fitting(inner.width.saturating_sub(1), name_w, with_discards);
+    let cols = fitting(inner.width.saturating_sub(1), name_w, table.discards);
     let sort_mark = |name: &str| {
         if name == table.sort.column() {
             format!("{name}*")

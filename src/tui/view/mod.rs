@@ -592,6 +592,8 @@ pub struct DiskTableView {
     pub selected: Option<usize>,
     pub sort: SortKey,
     pub descending: bool,
+    /// Show the discard columns: a disk of the table has discarded since the dashboard opened.
+    pub discards: bool,
 }
 
 /// Puts `rows` in the order of `key`; ties (and names) sort by name so the order is stable.
