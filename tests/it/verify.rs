@@ -221,8 +221,8 @@ fn the_read_back_is_not_in_the_device_window() {
     );
 }
 
-/// In a step of two jobs, the verifying writer's read-back waits (here 3 s) for the other job's measured
-/// I/O to end too: its disk's window holds its writes and no reads.
+/// In a step of two jobs, the verifying writer's read-back waits (here 3 s) for the other job's
+/// measured I/O to end too: its disk's window holds its writes and no reads.
 #[test]
 #[ignore = "needs root"]
 fn a_read_back_waits_for_the_steps_other_jobs() {
