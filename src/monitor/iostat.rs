@@ -13,7 +13,7 @@
 //! | `r_await` `w_await` `d_await` `f_await` | `Δticks_ms / Δios`, 0 without requests |
 //! | `rareq-sz` `wareq-sz` `dareq-sz` | `Δsectors / Δios / 2` (kB), 0 without requests |
 //! | `aqu-sz` | `Δtime_in_queue_ms / 1000 / s` |
-//! | `%util` | `Δio_ticks_ms / 10 / s` |
+//! | `%util` | `Δio_ticks_ms / 10 / s`, at most 100 (the kernel's busy time can run a hair past the sampled interval; fio caps it too) |
 //!
 //! A counter that is lower than before (a 32-bit time field wrapped after ~49.7 days, or the
 //! device was removed and re-created under the same name) makes the whole interval
@@ -182,7 +182,8 @@ impl IostatRow {
         row.write_request_kb = ratio(d.sectors[1] / 2.0, d.ios[1]);
         row.discard_request_kb = ratio(d.sectors[2] / 2.0, d.ios[2]);
         row.queue_size = per_s(d.weighted_io_ms / 1000.0);
-        row.util_pct = per_s(d.io_ms / 10.0);
+        // Busy time cannot exceed the window: a little over 100 is the two clocks disagreeing.
+        row.util_pct = per_s(d.io_ms / 10.0).min(100.0);
         row
     }
 

@@ -243,3 +243,15 @@ fn pairs_by_position_or_by_name() {
     assert_eq!(names, [Some("c"), None, Some("a")]);
     assert!(pair_with_previous(&prev, &prev).iter().all(Option::is_some));
 }
+
+/// Busy time a hair past the sampled window (the kernel's clock and ours) reads 100%, not more.
+#[test]
+fn util_is_at_most_one_hundred_percent() {
+    let prev = counters(|c| c.io_ms = 1_000);
+    let cur = counters(|c| c.io_ms = 4_049);
+    let row = IostatRow::between(&prev, &cur, Duration::from_secs(3));
+    assert_eq!(row.util_pct, 100.0);
+    let cur = counters(|c| c.io_ms = 3_970);
+    let row = IostatRow::between(&prev, &cur, Duration::from_secs(3));
+    assert_eq!(r2(row.util_pct), 99.0);
+}
