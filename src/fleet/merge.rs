@@ -44,10 +44,12 @@ pub fn merged_buckets(parts: &[&LatencyRecord]) -> Option<(Vec<LatencyBucket>, u
 #[must_use]
 pub fn p50_p99(parts: &[&DirectionRecord]) -> (Option<u64>, Option<u64>) {
     let latencies: Vec<&LatencyRecord> = parts.iter().map(|p| &p.lat_ns).collect();
+    // Never past the slowest I/O, as the merged records' percentiles.
+    let max = latencies.iter().map(|l| l.max).max().unwrap_or(0);
     match merged_buckets(&latencies) {
         Some((buckets, _)) if !buckets.is_empty() => (
-            Some(bucket_percentile_ns(&buckets, 50.0)),
-            Some(bucket_percentile_ns(&buckets, 99.0)),
+            Some(bucket_percentile_ns(&buckets, 50.0).min(max)),
+            Some(bucket_percentile_ns(&buckets, 99.0).min(max)),
         ),
         _ => (None, None),
     }
@@ -71,12 +73,15 @@ pub fn merge_latency(parts: &[&LatencyRecord]) -> LatencyRecord {
         .map(|p| weight(p) * (p.stddev * p.stddev + (p.mean - mean).powi(2)))
         .sum::<f64>()
         / total;
+    let min = measured.iter().map(|p| p.min).min().unwrap_or(0);
+    let max = measured.iter().map(|p| p.max).max().unwrap_or(0);
     let (percentile, histogram) = match merged_buckets(parts) {
+        // A bucket's upper bound, but never past the slowest I/O nor below the fastest.
         Some((buckets, bits)) => (
             Percentiles(
                 FIO_PERCENTILES
                     .iter()
-                    .map(|&pct| (pct, bucket_percentile_ns(&buckets, pct)))
+                    .map(|&pct| (pct, bucket_percentile_ns(&buckets, pct).clamp(min, max)))
                     .collect(),
             ),
             Some(HistogramRecord::from_buckets(&buckets, bits)),
@@ -84,8 +89,8 @@ pub fn merge_latency(parts: &[&LatencyRecord]) -> LatencyRecord {
         None => (Percentiles::default(), None),
     };
     LatencyRecord {
-        min: measured.iter().map(|p| p.min).min().unwrap_or(0),
-        max: measured.iter().map(|p| p.max).max().unwrap_or(0),
+        min,
+        max,
         mean,
         stddev: variance.sqrt(),
         n,
@@ -178,13 +183,20 @@ mod tests {
         let want = HistogramRecord::of(&union);
         assert_eq!(merged.lat_ns.histogram.as_ref(), Some(&want));
         let buckets: Vec<LatencyBucket> = want.buckets().collect();
+        // The union's percentiles, as bucket bounds no slower than the slowest I/O.
+        let max = union.latency.summary().max_ns;
         for pct in [50.0, 99.0, 99.9] {
             assert_eq!(
                 merged.lat_ns.percentile_ns(pct),
-                Some(bucket_percentile_ns(&buckets, pct)),
+                Some(bucket_percentile_ns(&buckets, pct).min(max)),
                 "p{pct}"
             );
         }
+        assert!(
+            bucket_percentile_ns(&buckets, 99.9) > max,
+            "the case the clamp is for"
+        );
+        assert_eq!(merged.lat_ns.percentile_ns(99.9), Some(max));
         assert!(merged.lat_ns.percentile_ns(99.0).unwrap() < 101_500);
         assert!(merged.lat_ns.percentile_ns(99.9).unwrap() >= 10_000_000);
         assert_eq!((merged.total_ios, merged.io_bytes), (1000, 4_096_000));

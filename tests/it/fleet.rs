@@ -184,9 +184,11 @@ fn three_hosts_start_together_and_the_fleet_p99_is_the_union_p99() {
         ("50.000000", 50.0),
         ("99.900000", 99.9),
     ] {
+        // Bucket bounds, never past the slowest I/O.
+        let max = fleet["read"]["lat_ns"]["max"].as_u64().unwrap();
         assert_eq!(
             fleet["read"]["lat_ns"]["percentile"][key].as_u64().unwrap(),
-            union_percentile(&histograms, pct),
+            union_percentile(&histograms, pct).min(max),
             "p{pct}"
         );
     }

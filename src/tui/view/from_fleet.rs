@@ -330,8 +330,10 @@ mod tests {
         assert!((row.iops - 1000.0).abs() < 1e-9);
         assert!((row.bytes_per_s - 4096.0 * 1000.0).abs() < 1e-6);
         let le = |ns| crate::stats::fine_bucket_le_ns(ns, crate::stats::FINE_SUB_BUCKET_BITS);
+        // Bucket bounds, never past the slowest I/O.
+        let max = fleet.hosts[0].series.last.as_ref().unwrap().read.lat_ns.max;
         assert_eq!(row.p50_ns, Some(le(100_000)));
-        assert_eq!(row.p99_ns, Some(le(2_000_000)));
+        assert_eq!(row.p99_ns, Some(le(2_000_000).min(max)));
         assert_eq!(row.errors, 0);
 
         // h3 drops: the next interval has two hosts.
@@ -385,16 +387,22 @@ mod tests {
             .map(|(le_ns, count)| crate::stats::LatencyBucket { le_ns, count })
             .collect();
         let total = fleet_row(&fleet);
+        let max = fleet
+            .hosts
+            .iter()
+            .map(|h| h.series.last.as_ref().unwrap().read.lat_ns.max)
+            .max()
+            .unwrap();
         assert_eq!(
             total.p99_ns,
-            Some(crate::stats::bucket_percentile_ns(&buckets, 99.0))
+            Some(crate::stats::bucket_percentile_ns(&buckets, 99.0).min(max))
         );
         assert_eq!(
             total.p50_ns,
-            Some(crate::stats::bucket_percentile_ns(&buckets, 50.0))
+            Some(crate::stats::bucket_percentile_ns(&buckets, 50.0).min(max))
         );
         let le = |ns| crate::stats::fine_bucket_le_ns(ns, crate::stats::FINE_SUB_BUCKET_BITS);
-        assert_eq!(total.p99_ns, Some(le(2_000_000)));
+        assert_eq!(total.p99_ns, Some(le(2_000_000).min(max)));
         assert!((total.iops - 2010.0).abs() < 1e-9);
         let (p99s, n): (u64, u64) = fleet
             .hosts
@@ -418,11 +426,15 @@ mod tests {
         ]);
         assert!((host_row(&fleet.hosts[0]).iops - 50.0).abs() < 1e-9);
         let le = |ns| crate::stats::fine_bucket_le_ns(ns, crate::stats::FINE_SUB_BUCKET_BITS);
-        assert_eq!(host_row(&fleet.hosts[0]).p99_ns, Some(le(4_000_000)));
+        let max = fleet.hosts[0].series.last.as_ref().unwrap().trim.lat_ns.max;
+        assert_eq!(
+            host_row(&fleet.hosts[0]).p99_ns,
+            Some(le(4_000_000).min(max))
+        );
         let total = fleet_row(&fleet);
         assert!((total.iops - 200.0).abs() < 1e-9);
         assert_eq!(total.p50_ns, Some(le(100_000)));
-        assert_eq!(total.p99_ns, Some(le(4_000_000)));
+        assert_eq!(total.p99_ns, Some(le(4_000_000).min(max)));
         let v = view(&fleet, None, UiState::default(), Duration::ZERO);
         let point = v.throughput.unwrap().points[0];
         assert!((point.trim_iops - 50.0).abs() < 1e-9);
