@@ -5,8 +5,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::fleet::merge::{Rates, merge_direction, merge_sync};
 use crate::record::{
-    DirectionRecord, LatencyRecord, RunRecord, RunStatus, RunWarning, SegmentRecord,
+    DirectionRecord, LatencyRecord, RunRecord, RunStatus, RunWarning, SegmentJobRecord,
+    SegmentRecord,
 };
 use crate::session::SessionWarning;
 use crate::tui::view::from_monitor;
@@ -349,6 +351,103 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     }
 }
 
+/// The view of a record with the charts, latency and lines following job `name` of its last
+/// step (`tab` and the arrows pick it in `show`, as in the live dashboard); the step total when
+/// `name` is `None` or not a job of that step.
+#[must_use]
+pub fn view_of_job(record: &RunRecord, ui: UiState, name: Option<&str>) -> View {
+    let Some(last) = record.segments.last() else {
+        return view(record, ui);
+    };
+    let selected = name.and_then(|n| last.jobs.iter().position(|j| j.name == n));
+    let (Some(index), Some(name)) = (selected, name) else {
+        let mut whole = view(record, ui);
+        if last.jobs.len() > 1 {
+            name_the_charts(&mut whole, super::from_snapshot::STEP_TOTAL);
+        }
+        return whole;
+    };
+    let mut mine = record.clone();
+    let mut elapsed_ns = 0u64;
+    // Records keep per-job parts of their intervals only where the session wrote them.
+    let mut job_series = true;
+    for seg in &mut mine.segments {
+        let Some(at) = seg.jobs.iter().position(|j| j.name == name) else {
+            continue;
+        };
+        let job = seg.jobs.remove(at);
+        elapsed_ns += job.elapsed_ns;
+        seg.read = job.read.clone();
+        seg.write = job.write.clone();
+        seg.sync = job.sync.clone();
+        seg.trim = job.trim.clone();
+        // Its steady state, written data and verification, not another job's.
+        for other in &mut seg.jobs {
+            other.steadystate = None;
+            other.sustained_write = None;
+            other.verify = None;
+        }
+        seg.jobs.insert(0, job);
+        for point in &mut seg.series {
+            if let Some(part) = point.jobs.iter().find(|j| j.name == name) {
+                point.read = part.read.clone();
+                point.write = part.write.clone();
+                point.sync = part.sync.clone();
+                point.trim = part.trim.clone();
+            } else {
+                job_series = false;
+            }
+        }
+    }
+    // The whole-run column: the job over the segments it ran in.
+    let parts: Vec<&SegmentJobRecord> = record
+        .segments
+        .iter()
+        .filter_map(|s| s.jobs.iter().find(|j| j.name == name))
+        .collect();
+    if let [only] = parts.as_slice() {
+        // One step (a fio job file's usual case): the job's own record, exact.
+        mine.read = only.read.clone();
+        mine.write = only.write.clone();
+        mine.trim = only.trim.clone();
+        mine.sync = only.sync.clone();
+    } else {
+        let over = Rates::Over(elapsed_ns);
+        mine.read = merge_direction(&parts.iter().map(|j| &j.read).collect::<Vec<_>>(), over);
+        mine.write = merge_direction(&parts.iter().map(|j| &j.write).collect::<Vec<_>>(), over);
+        mine.trim = merge_direction(&parts.iter().map(|j| &j.trim).collect::<Vec<_>>(), over);
+        mine.sync = merge_sync(&parts.iter().map(|j| &j.sync).collect::<Vec<_>>());
+    }
+    let mut shown = view(&mine, ui.clone());
+    name_the_charts(&mut shown, name);
+    if !job_series {
+        // Over time the record has the step's rates only: the chart shows them, named so.
+        let mut whole = view(record, ui);
+        name_the_charts(&mut whole, super::from_snapshot::STEP_TOTAL);
+        shown.throughput = whole.throughput;
+        // The heatmap is drawn from those intervals too: the job's histogram stands instead.
+        if let Some(latency) = &mut shown.latency {
+            latency.heatmap = None;
+        }
+    }
+    // The table is the step's, as recorded, with the picked row.
+    shown.jobs = jobs(last).map(|mut table| {
+        table.selected = Some(index);
+        table
+    });
+    shown
+}
+
+/// Says whose rates and latency the charts show, as the live dashboard does.
+fn name_the_charts(view: &mut View, whose: &str) {
+    if let Some(throughput) = &mut view.throughput {
+        throughput.source = whose.to_string();
+    }
+    if let Some(latency) = &mut view.latency {
+        latency.of = Some(whose.to_string());
+    }
+}
+
 /// The jobs of the record's last step, when it ran several: each over its own measured time
 /// (its totals), and the step's.
 fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
@@ -611,5 +710,49 @@ mod tests {
             .collect();
         assert!(screen.contains("IOPS  read 1.58k"), "{screen}");
         assert!(!screen.contains("read 40"), "{screen}");
+    }
+}
+
+#[cfg(test)]
+mod job_tests {
+    use super::*;
+    use crate::record::fixture;
+
+    /// `show` of a step of two jobs: picking one points the charts and latency at it, with its
+    /// row marked; no pick is the step total.
+    #[test]
+    fn a_picked_job_drives_the_charts_of_a_recorded_step() {
+        let record = fixture::record();
+        let whole = view_of_job(&record, UiState::default(), None);
+        assert_eq!(whole.jobs.as_ref().unwrap().selected, None);
+        assert_eq!(
+            whole.latency.as_ref().unwrap().of.as_deref(),
+            Some("step total")
+        );
+
+        let w = view_of_job(&record, UiState::default(), Some("w"));
+        assert_eq!(w.jobs.as_ref().unwrap().selected, Some(1));
+        assert_eq!(
+            w.jobs.as_ref().unwrap().rows.len(),
+            2,
+            "the table stays the step's"
+        );
+        assert_eq!(w.throughput.as_ref().unwrap().source, "w");
+        let lat = w.latency.unwrap();
+        assert_eq!(lat.of.as_deref(), Some("w"));
+        let dirs: Vec<Direction> = lat.rows.iter().map(|r| r.dir).collect();
+        assert_eq!(dirs, [Direction::Read, Direction::Write]);
+        // w's reads: at most 1.01 ms; r's: up to 2.01 ms.
+        assert_eq!(lat.rows[0].total.unwrap().max_ns, 1_010_000);
+
+        let r = view_of_job(&record, UiState::default(), Some("r"));
+        let lat = r.latency.unwrap();
+        let dirs: Vec<Direction> = lat.rows.iter().map(|r| r.dir).collect();
+        assert_eq!(dirs, [Direction::Read]);
+        assert_eq!(lat.rows[0].total.unwrap().max_ns, 2_010_000);
+
+        // A name not in the last step: the step total.
+        let gone = view_of_job(&record, UiState::default(), Some("nope"));
+        assert_eq!(gone.jobs.unwrap().selected, None);
     }
 }
