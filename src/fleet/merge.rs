@@ -44,6 +44,16 @@ pub fn merged_buckets(parts: &[&LatencyRecord]) -> Option<(Vec<LatencyBucket>, u
 #[must_use]
 pub fn p50_p99(parts: &[&DirectionRecord]) -> (Option<u64>, Option<u64>) {
     let latencies: Vec<&LatencyRecord> = parts.iter().map(|p| &p.lat_ns).collect();
+    // One part with I/O: its own percentiles, as its latency panel shows them.
+    if let [only] = latencies
+        .iter()
+        .filter(|l| l.n > 0)
+        .collect::<Vec<_>>()
+        .as_slice()
+        && let (Some(p50), Some(p99)) = (only.percentile_ns(50.0), only.percentile_ns(99.0))
+    {
+        return (Some(p50), Some(p99));
+    }
     // Never past the slowest I/O, as the merged records' percentiles.
     let max = latencies.iter().map(|l| l.max).max().unwrap_or(0);
     match merged_buckets(&latencies) {

@@ -23,7 +23,8 @@ pub fn disk_row(row: &IostatRow, vanished: bool) -> DiskRow {
         dkb_s: row.discard_kb_per_s,
         d_await: row.discard_await_ms,
         aqu_sz: row.queue_size,
-        util: row.util_pct,
+        // Records written before %util was capped may hold a hair over 100.
+        util: row.util_pct.min(100.0),
         vanished,
     }
 }
@@ -38,7 +39,7 @@ pub fn device_rates(row: &IostatRow) -> DeviceRates {
         r_await_ms: row.read_await_ms,
         w_await_ms: row.write_await_ms,
         aqu_sz: row.queue_size,
-        util_pct: row.util_pct,
+        util_pct: row.util_pct.min(100.0),
         d_s: row.discards_per_s,
         dmb_s: row.discard_kb_per_s * KIB / MIB,
         d_await_ms: row.discard_await_ms,
