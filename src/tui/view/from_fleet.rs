@@ -271,7 +271,7 @@ pub fn latency(name: &str, series: &Series) -> LatencyView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{DirectionRecord, SyncRecord};
+    use crate::record::DirectionRecord;
     use crate::stats::DirectionStats;
 
     fn stats(latencies: &[(u64, u64)]) -> DirectionStats {
@@ -285,22 +285,11 @@ mod tests {
     }
 
     fn interval(index: u64, latencies: &[(u64, u64)], util: f64) -> IntervalRecord {
-        let s = stats(latencies);
         let mut device = crate::monitor::iostat::IostatRow::idle("vda");
         device.util_pct = util;
         IntervalRecord {
-            format: crate::record::INTERVAL_FORMAT.into(),
-            format_version: crate::record::FORMAT_VERSION,
-            segment: 0,
-            index,
-            t_ns: (index + 1) * 1_000_000_000,
-            duration_ns: 1_000_000_000,
-            read: DirectionRecord::from_stats(&s, 1_000_000_000).with_interval_histogram(&s),
-            write: DirectionRecord::default(),
-            sync: SyncRecord::default(),
-            trim: DirectionRecord::default(),
             device: Some(device),
-            jobs: Vec::new(),
+            ..crate::record::fixture::read_interval(0, index, &stats(latencies))
         }
     }
 
