@@ -8,7 +8,7 @@
 //! batch, CLOCK_MONOTONIC via the vDSO).
 
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TrySendError};
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
@@ -124,9 +124,8 @@ pub struct SegmentControl {
     /// CLOCK_MONOTONIC ns of the session's last wake-up; stalls before it are in `stalled_ns`
     /// (stored after it, with Release).
     pub session_awake_ns: AtomicU64,
-    /// Workers whose measured I/O is over (a verifying write's read-back comes after), or that
-    /// ended without any: a count, and a flag per worker id.
-    measured: AtomicU32,
+    /// Per worker id: its measured I/O is over (a verifying write's read-back comes after), or
+    /// it ended without any.
     measured_by: Vec<AtomicBool>,
     /// Set by the session once it has closed the device window after every worker's measured
     /// I/O: read-backs wait for it, so the window holds the run's I/O only.
@@ -143,18 +142,15 @@ impl SegmentControl {
             barrier: Barrier::new(workers as usize + 1),
             stalled_ns: AtomicU64::new(0),
             session_awake_ns: AtomicU64::new(monotonic_ns()),
-            measured: AtomicU32::new(0),
             measured_by: (0..workers).map(|_| AtomicBool::new(false)).collect(),
             window_closed: AtomicBool::new(false),
         }
     }
 
-    /// Worker `id`'s measured I/O is over (once per worker; later calls change nothing).
+    /// Worker `id`'s measured I/O is over (later calls change nothing).
     pub fn mark_measured(&self, id: u32) {
-        if let Some(flag) = self.measured_by.get(id as usize)
-            && !flag.swap(true, Ordering::AcqRel)
-        {
-            self.measured.fetch_add(1, Ordering::Release);
+        if let Some(flag) = self.measured_by.get(id as usize) {
+            flag.store(true, Ordering::Release);
         }
     }
 
@@ -165,10 +161,10 @@ impl SegmentControl {
             .is_some_and(|f| f.load(Ordering::Acquire))
     }
 
-    /// How many workers' measured I/O is over.
+    /// Whether every worker's measured I/O is over.
     #[must_use]
-    pub fn measured_count(&self) -> u32 {
-        self.measured.load(Ordering::Acquire)
+    pub fn all_measured(&self) -> bool {
+        self.measured_by.iter().all(|f| f.load(Ordering::Acquire))
     }
 }
 

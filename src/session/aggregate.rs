@@ -437,8 +437,7 @@ impl SegmentRun {
     /// Every worker's measured I/O is over (read-backs may still run).
     #[must_use]
     pub fn measuring_over(&self) -> bool {
-        let workers: u32 = self.jobs.iter().map(|j| j.workers).sum();
-        self.control.measured_count() >= workers
+        self.control.all_measured()
     }
 
     /// Lets read-backs start: the device window is closed.
