@@ -3,6 +3,7 @@
 //! /sys/dev/block/M:m/holders, loop devices by /sys/block/loopN/loop/backing_file), its logical
 //! block size (BLKSSZGET) and its size.
 
+use std::collections::HashSet;
 use std::fs;
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
@@ -99,14 +100,31 @@ pub struct Upper {
     pub relation: Relation,
 }
 
+/// A device or file directly below a device: what a loop device reads and writes through, or a
+/// slave of a device-mapper or md device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lower {
+    pub bottom: Bottom,
+    /// How a user knows it: `/dev/loop0`, the backing file's path.
+    pub shown: String,
+    /// The kernel name of a device (`loop0`, `sdb1`), for walking on down; `None` for a file.
+    pub name: Option<String>,
+}
+
 /// The storage stack as the safety rule sees it; sysfs in production, a table in tests.
 pub trait Stack {
     /// Devices directly above `bottom` (for a device: above it or any of its partitions).
     fn uppers(&self, bottom: Bottom) -> Vec<Upper>;
+    /// What lies directly below the device `name`: a loop device's backing file or device, a
+    /// device-mapper or md device's slaves.
+    fn lowers(&self, name: &str) -> Vec<Lower>;
     /// The kernel name of a device number, for walking up from it.
     fn device_number(&self, name: &str) -> Option<u64>;
     /// Mount points of the device (by kernel name) or any of its partitions.
     fn mounts(&self, name: &str) -> Vec<String>;
+    /// Active swap areas (as /proc/swaps names them) on `bottom`: the file itself, or the
+    /// device or any of its partitions.
+    fn swaps(&self, bottom: Bottom) -> Vec<String>;
     /// For a partition: its whole disk's name, its mount points (of the whole disk itself, not
     /// of the other partitions) and what is stacked on the whole disk itself.
     fn whole_disk(&self, partition: u64) -> Option<WholeDisk>;
@@ -120,19 +138,97 @@ pub struct WholeDisk {
     pub uppers: Vec<Upper>,
 }
 
-/// Why writing to `bottom` must be refused: it (or a partition) is mounted, or anything is
-/// stacked on it (a loop device over it, a holder), named as a chain up to the first mount:
-/// `it backs /dev/loop6, mounted at /mnt/x`. Anything stacked is refused even when nothing
-/// above is mounted: a loop or device-mapper device over the data is how it is being used.
+/// Why writing to `bottom` must be refused, walking its stack both ways:
+/// - up: it (or a partition, or its whole disk) is mounted or swap, or anything is stacked on
+///   it (a loop device over it, a holder), named as a chain up to the first mount:
+///   `it backs /dev/loop6, mounted at /mnt/x`. Anything stacked is refused even when nothing
+///   above is mounted: a loop or device-mapper device over the data is how it is being used.
+/// - down (a device named `own_name`): what it writes through (a loop device's backing file or
+///   device, dm/md slaves, and on down) is checked by the same rule, leaving out the devices
+///   on the way down, which are this write's own path: `it is backed by /dev/loop0, which is
+///   mounted at /mnt`. A loop device does not claim what backs it, so the kernel's exclusive
+///   open sees none of this.
 #[must_use]
 pub fn in_use_reason(stack: &impl Stack, bottom: Bottom, own_name: Option<&str>) -> Option<String> {
+    let mut path = HashSet::new();
+    if let Some(name) = own_name {
+        path.insert(name.to_string());
+    }
+    if let Some(reason) = up_reason(stack, bottom, own_name, &path) {
+        return Some(reason);
+    }
+    let name = own_name?;
+    down_reason(stack, name, &mut path, 0)
+}
+
+/// Walks down from `name`: the first lower whose own stack (apart from `path`) is in use.
+fn down_reason(
+    stack: &impl Stack,
+    name: &str,
+    path: &mut HashSet<String>,
+    depth: usize,
+) -> Option<String> {
+    if depth >= MAX_STACK_DEPTH {
+        return None;
+    }
+    for lower in stack.lowers(name) {
+        if let Some(lower_name) = &lower.name
+            && !path.insert(lower_name.clone())
+        {
+            // A cycle: this device is on the way down already.
+            continue;
+        }
+        let below = up_reason(stack, lower.bottom, lower.name.as_deref(), path).or_else(|| {
+            let lower_name = lower.name.as_deref()?;
+            down_reason(stack, lower_name, path, depth + 1)
+        });
+        if let Some(reason) = below {
+            return Some(format!(
+                "it is backed by {}, {}",
+                lower.shown,
+                relative(&reason)
+            ));
+        }
+    }
+    None
+}
+
+/// `it is mounted at /` -> `which is mounted at /`; `its disk ...` -> `whose disk ...`.
+fn relative(reason: &str) -> String {
+    if let Some(rest) = reason.strip_prefix("its ") {
+        format!("whose {rest}")
+    } else if let Some(rest) = reason.strip_prefix("it ") {
+        format!("which {rest}")
+    } else {
+        reason.to_string()
+    }
+}
+
+/// The upward rule for one level of the stack; devices named in `skip` (the write's own path
+/// down) do not count as using it.
+fn up_reason(
+    stack: &impl Stack,
+    bottom: Bottom,
+    own_name: Option<&str>,
+    skip: &HashSet<String>,
+) -> Option<String> {
     if let Some(name) = own_name {
         let mounts = stack.mounts(name);
         if !mounts.is_empty() {
             return Some(format!("it is mounted at {}", mounts.join(", ")));
         }
     }
-    if let Some(reason) = chain_reason(stack, stack.uppers(bottom)) {
+    let swaps = stack.swaps(bottom);
+    if !swaps.is_empty() {
+        return Some(format!("it is in use as swap ({})", swaps.join(", ")));
+    }
+    let others = |uppers: Vec<Upper>| -> Vec<Upper> {
+        uppers
+            .into_iter()
+            .filter(|u| !skip.contains(&u.name))
+            .collect()
+    };
+    if let Some(reason) = chain_reason(stack, others(stack.uppers(bottom)), skip) {
         return Some(reason);
     }
     // A partition is also overwritten by whatever writes its whole disk (a loop device over the
@@ -148,14 +244,15 @@ pub fn in_use_reason(stack: &impl Stack, bottom: Bottom, own_name: Option<&str>)
             disk.mounts.join(", ")
         ));
     }
-    chain_reason(stack, disk.uppers).map(|reason| format!("its disk /dev/{}: {reason}", disk.name))
+    chain_reason(stack, others(disk.uppers), skip)
+        .map(|reason| format!("its disk /dev/{}: {reason}", disk.name))
 }
 
 /// The first chain up from `uppers` that ends at a mount, or else the first chain, in words.
-fn chain_reason(stack: &impl Stack, uppers: Vec<Upper>) -> Option<String> {
+fn chain_reason(stack: &impl Stack, uppers: Vec<Upper>, skip: &HashSet<String>) -> Option<String> {
     let mut chains: Vec<Vec<Upper>> = uppers.into_iter().map(|u| vec![u]).collect();
     let mut first_chain: Option<Vec<Upper>> = None;
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = skip.clone();
     // Breadth first, bounded: the first chain that ends at a mount is the one to name.
     while let Some(chain) = (!chains.is_empty()).then(|| chains.remove(0)) {
         let top = chain.last().expect("chains are never empty");
@@ -248,11 +345,72 @@ fn loop_backing(name: &str) -> Option<Bottom> {
     })
 }
 
-/// The stack read from sysfs and mountinfo once.
+/// The names in `/proc/swaps` (its first column, with the kernel's octal escapes of space,
+/// tab, newline and backslash undone); the header line is skipped.
+#[must_use]
+pub fn swap_names(swaps: &str) -> Vec<String> {
+    swaps
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split([' ', '\t']).next())
+        .filter(|name| !name.is_empty())
+        .map(unescape_octal)
+        .collect()
+}
+
+/// Undoes the kernel's `\ooo` escapes (`seq_path`'s of " \t\n\\") in a /proc name.
+fn unescape_octal(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let code = bytes.get(i + 1..i + 4).and_then(|digits| {
+            digits
+                .iter()
+                .all(|d| (b'0'..=b'7').contains(d))
+                .then(|| u8::from_str_radix(std::str::from_utf8(digits).ok()?, 8).ok())
+                .flatten()
+        });
+        match (bytes[i], code) {
+            (b'\\', Some(byte)) => {
+                out.push(byte);
+                i += 4;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// What `path` is, as the stack compares it: a device number or a file identity.
+fn bottom_of(path: &str) -> Option<Bottom> {
+    let meta = fs::metadata(path).ok()?;
+    Some(if meta.file_type().is_block_device() {
+        Bottom::Device(meta.rdev())
+    } else {
+        Bottom::File(FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        })
+    })
+}
+
+/// A bound loop device: its kernel name, what backs it and the backing path sysfs gives.
+struct Loop {
+    name: String,
+    backing: Bottom,
+    backing_path: String,
+}
+
+/// The stack read from sysfs, mountinfo and /proc/swaps once.
 pub struct SysfsStack {
     mountinfo: String,
-    /// Bound loop devices and what backs them.
-    loops: Vec<(String, Bottom)>,
+    loops: Vec<Loop>,
+    /// Active swap areas: their /proc/swaps name and what they are.
+    swaps: Vec<(String, Bottom)>,
 }
 
 impl SysfsStack {
@@ -265,28 +423,38 @@ impl SysfsStack {
             let Ok(backing) = fs::read_to_string(entry.path().join("loop/backing_file")) else {
                 continue;
             };
+            let backing_path = backing.trim_end_matches('\n').to_string();
             // The kernel's own identity of the backing file: it holds across hard links,
             // deleted names and other mount namespaces, where the name in sysfs does not.
-            if let Some(bottom) = loop_backing(&name) {
-                loops.push((name, bottom));
-                continue;
-            }
-            // No device node to ask (a container's /dev): the name is all there is. A deleted
-            // backing file ("... (deleted)") has no name left to compare.
-            let Ok(meta) = fs::metadata(backing.trim_end_matches('\n')) else {
+            // With no device node to ask (a container's /dev) the name is all there is; a
+            // deleted backing file ("... (deleted)") has no name left to compare.
+            let Some(backing) = loop_backing(&name).or_else(|| bottom_of(&backing_path)) else {
                 continue;
             };
-            let bottom = if meta.file_type().is_block_device() {
-                Bottom::Device(meta.rdev())
-            } else {
-                Bottom::File(FileId {
-                    dev: meta.dev(),
-                    ino: meta.ino(),
-                })
-            };
-            loops.push((name, bottom));
+            loops.push(Loop {
+                name,
+                backing,
+                backing_path,
+            });
         }
-        Self { mountinfo, loops }
+        let swaps = swap_names(&fs::read_to_string("/proc/swaps").unwrap_or_default())
+            .into_iter()
+            .filter_map(|name| Some((name.clone(), bottom_of(&name)?)))
+            .collect();
+        Self {
+            mountinfo,
+            loops,
+            swaps,
+        }
+    }
+
+    /// `/dev/NAME` of a device number, by its kernel name.
+    fn shown_device(rdev: u64) -> (String, String) {
+        let name = device_and_partitions(rdev)
+            .into_iter()
+            .next()
+            .map_or_else(|| dev_id(rdev), |(_, name)| name);
+        (format!("/dev/{name}"), name)
     }
 }
 
@@ -306,20 +474,75 @@ impl Stack for SysfsStack {
                 relation: Relation::HeldBy,
             })
             .collect();
-        for (name, backing) in &self.loops {
-            let over = match (bottom, backing) {
-                (Bottom::File(a), Bottom::File(b)) => a == *b,
-                (Bottom::Device(_), Bottom::Device(rdev)) => ids.contains(&dev_id(*rdev)),
+        for lo in &self.loops {
+            let over = match (bottom, lo.backing) {
+                (Bottom::File(a), Bottom::File(b)) => a == b,
+                (Bottom::Device(_), Bottom::Device(rdev)) => ids.contains(&dev_id(rdev)),
                 _ => false,
             };
             if over {
                 uppers.push(Upper {
-                    name: name.clone(),
+                    name: lo.name.clone(),
                     relation: Relation::Backs,
                 });
             }
         }
         uppers
+    }
+
+    fn lowers(&self, name: &str) -> Vec<Lower> {
+        let mut lowers: Vec<Lower> = self
+            .loops
+            .iter()
+            .filter(|lo| lo.name == name)
+            .map(|lo| match lo.backing {
+                Bottom::Device(rdev) => {
+                    let (shown, name) = Self::shown_device(rdev);
+                    Lower {
+                        bottom: lo.backing,
+                        shown,
+                        name: Some(name),
+                    }
+                }
+                Bottom::File(_) => Lower {
+                    bottom: lo.backing,
+                    shown: lo.backing_path.clone(),
+                    name: None,
+                },
+            })
+            .collect();
+        // device-mapper and md list what they are built on as slaves.
+        let slaves = Path::new("/sys/class/block").join(name).join("slaves");
+        for entry in fs::read_dir(slaves).into_iter().flatten().flatten() {
+            let slave = entry.file_name().to_string_lossy().into_owned();
+            if let Some(rdev) = self.device_number(&slave) {
+                lowers.push(Lower {
+                    bottom: Bottom::Device(rdev),
+                    shown: format!("/dev/{slave}"),
+                    name: Some(slave),
+                });
+            }
+        }
+        lowers
+    }
+
+    fn swaps(&self, bottom: Bottom) -> Vec<String> {
+        let ids: Vec<String> = match bottom {
+            Bottom::Device(rdev) => device_and_partitions(rdev)
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect(),
+            Bottom::File(_) => Vec::new(),
+        };
+        self.swaps
+            .iter()
+            .filter(|(_, swap)| match (bottom, swap) {
+                (Bottom::File(a), Bottom::File(b)) => a == *b,
+                (Bottom::Device(_), Bottom::Device(rdev)) => ids.contains(&dev_id(*rdev)),
+                _ => false,
+            })
+            .map(|(name, _)| name.clone())
+            .collect()
     }
 
     fn device_number(&self, name: &str) -> Option<u64> {
@@ -348,9 +571,9 @@ impl Stack for SysfsStack {
         uppers.extend(
             self.loops
                 .iter()
-                .filter(|(_, backing)| *backing == Bottom::Device(disk_rdev))
-                .map(|(name, _)| Upper {
-                    name: name.clone(),
+                .filter(|lo| lo.backing == Bottom::Device(disk_rdev))
+                .map(|lo| Upper {
+                    name: lo.name.clone(),
                     relation: Relation::Backs,
                 }),
         );
@@ -429,10 +652,45 @@ mod tests {
                     16 => vec![up("dm-0", Relation::HeldBy)],
                     8 => vec![up("loop9", Relation::Backs)],
                     9 => vec![up("loop8", Relation::Backs)],
+                    30 => vec![up("dm-1", Relation::HeldBy)],
                     _ => Vec::new(),
                 },
                 Bottom::File(id) if id.ino == 42 => vec![up("loop7", Relation::Backs)],
+                Bottom::File(id) if id.ino == 44 => vec![up("loop22", Relation::Backs)],
                 Bottom::File(_) => Vec::new(),
+            }
+        }
+
+        fn lowers(&self, name: &str) -> Vec<Lower> {
+            let device = |minor, name: &str| Lower {
+                bottom: Bottom::Device(libc::makedev(if minor == 1 { 8 } else { 7 }, minor)),
+                shown: format!("/dev/{name}"),
+                name: Some(name.into()),
+            };
+            let file = |ino, shown: &str| Lower {
+                bottom: Bottom::File(FileId { dev: 1, ino }),
+                shown: shown.into(),
+                name: None,
+            };
+            match name {
+                "loop20" => vec![device(6, "loop6")],
+                "loop21" => vec![file(42, "/img")],
+                "loop22" => vec![file(44, "/img2")],
+                "dm-1" => vec![device(30, "sdc")],
+                "loop23" => vec![device(31, "sdd")],
+                "loop24" => vec![device(25, "loop25")],
+                "loop25" => vec![device(1, "sda1")],
+                "loop26" => vec![device(27, "loop27")],
+                "loop27" => vec![device(26, "loop26")],
+                _ => Vec::new(),
+            }
+        }
+
+        fn swaps(&self, bottom: Bottom) -> Vec<String> {
+            match bottom {
+                Bottom::Device(rdev) if libc::minor(rdev) == 31 => vec!["/dev/sdd".into()],
+                Bottom::File(id) if id.ino == 45 => vec!["/swapfile".into()],
+                _ => Vec::new(),
             }
         }
 
@@ -514,5 +772,78 @@ mod tests {
             in_use_reason(&Table, dev(8), Some("loop8")).as_deref(),
             Some("it backs /dev/loop9")
         );
+    }
+
+    #[test]
+    fn the_stack_is_walked_down_too() {
+        let dev = |minor| Bottom::Device(libc::makedev(7, minor));
+        let reason = |minor, name| in_use_reason(&Table, dev(minor), Some(name));
+        // A loop device over a mounted device.
+        assert_eq!(
+            reason(20, "loop20").as_deref(),
+            Some("it is backed by /dev/loop6, which is mounted at /mnt/x")
+        );
+        // A loop device over a file that backs another loop device too.
+        assert_eq!(
+            reason(21, "loop21").as_deref(),
+            Some("it is backed by /img, which backs /dev/loop7")
+        );
+        // Its own path down does not count: a file backing only this loop device, a disk held
+        // only by this device-mapper device.
+        assert_eq!(reason(22, "loop22"), None);
+        assert_eq!(reason(1, "dm-1"), None);
+        assert_eq!(
+            reason(23, "loop23").as_deref(),
+            Some("it is backed by /dev/sdd, which is in use as swap (/dev/sdd)")
+        );
+        // Two levels down, to a partition whose disk is mounted.
+        assert_eq!(
+            reason(24, "loop24").as_deref(),
+            Some(
+                "it is backed by /dev/loop25, which is backed by /dev/sda1, whose disk /dev/sda \
+                 is mounted at /"
+            )
+        );
+        // A cycle below ends.
+        assert_eq!(reason(26, "loop26"), None);
+        let swapfile = Bottom::File(FileId { dev: 1, ino: 45 });
+        assert_eq!(
+            in_use_reason(&Table, swapfile, None).as_deref(),
+            Some("it is in use as swap (/swapfile)")
+        );
+    }
+
+    #[test]
+    fn swap_names_are_unescaped() {
+        let swaps = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority
+/dev/zram0                              partition\t8388604\t\t0\t\t100
+/var/my\\040swap\\134file                   file\t\t1048572\t\t0\t\t-2
+";
+        assert_eq!(
+            swap_names(swaps),
+            vec!["/dev/zram0".to_string(), "/var/my swap\\file".to_string()]
+        );
+        assert!(swap_names("Filename Type Size Used Priority\n").is_empty());
+        assert_eq!(unescape_octal("a\\0b\\9999\\"), "a\\0b\\9999\\");
+    }
+
+    proptest::proptest! {
+        /// Whatever /proc/swaps holds, the reader ends, and a name escaped as the kernel does
+        /// comes back as it was.
+        #[test]
+        fn swap_names_round_trip(name in "/[a-z \t\\\\]{0,20}", junk in ".{0,200}") {
+            let escaped: String = name
+                .chars()
+                .map(|c| match c {
+                    ' ' => "\\040".to_string(),
+                    '\t' => "\\011".to_string(),
+                    '\\' => "\\134".to_string(),
+                    c => c.to_string(),
+                })
+                .collect();
+            let text = format!("Filename Type\n{escaped} file 4 0 -2\n{junk}");
+            let names = swap_names(&text);
+            proptest::prop_assert_eq!(names.first(), Some(&name));
+        }
     }
 }
