@@ -464,6 +464,8 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
         }
         step_targets.push(here);
     }
+    // Each target fits on its own; together, several files on one filesystem may not.
+    target::check_room(&targets.iter().collect::<Vec<_>>())?;
     Ok(OpenedTargets {
         targets,
         step_targets,

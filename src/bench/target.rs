@@ -70,6 +70,13 @@ pub struct Target {
     /// Warnings (e.g. holes that stay unfilled).
     pub warnings: Vec<String>,
     scratch: Option<ScratchFile>,
+    /// The length the file had before this run, when the run may make it longer (a scratch,
+    /// created or empty file, or holes filled): on ENOSPC it is given back.
+    grown_from_bytes: Option<u64>,
+    /// A file this run created and leaves in place (fio's `unlink=0`): removed on drop until
+    /// the run starts ([`Target::keep_created`]; a plan refused before it runs leaves nothing),
+    /// after that only to give space back on ENOSPC.
+    created_file: Option<ScratchFile>,
 }
 
 impl Target {
@@ -107,6 +114,137 @@ impl Target {
     pub fn remove_scratch(&mut self) -> Option<std::io::Result<()>> {
         self.scratch.take().map(|mut scratch| scratch.remove())
     }
+
+    /// The run starts: a file it created (fio's `unlink=0`) is left in place from now on.
+    pub fn keep_created(&mut self) {
+        if let Some(created) = &mut self.created_file {
+            created.removed = true;
+        }
+    }
+
+    /// Gives back the space this run took after the filesystem filled up (ENOSPC): a file it
+    /// created is removed, a file that was empty is truncated back to empty. A scratch file
+    /// is left to [`Target::remove_scratch`]; a sparse file whose holes were filled keeps its
+    /// data (what was a hole is not known any more). Says what it did, for the run's notes.
+    pub fn give_back_space(&mut self) -> Option<String> {
+        let from = self.grown_from_bytes?;
+        if self.scratch.is_some() {
+            return None;
+        }
+        if let Some(mut created) = self.created_file.take() {
+            self.grown_from_bytes = None;
+            return Some(match created.remove() {
+                Ok(()) => format!(
+                    "removed {}, created by this run, to give the space back",
+                    self.path.display()
+                ),
+                Err(err) => format!(
+                    "could not remove {}, created by this run: {err}; remove it by hand",
+                    self.path.display()
+                ),
+            });
+        }
+        if from != 0 {
+            return None;
+        }
+        self.grown_from_bytes = None;
+        let len = libc::off_t::try_from(from).unwrap_or(0);
+        // SAFETY: ftruncate on a descriptor open for the run; no memory is involved.
+        let rc = unsafe { libc::ftruncate(self.file.as_raw_fd(), len) };
+        Some(if rc == 0 {
+            format!(
+                "truncated {} back to empty to give the space back",
+                self.path.display()
+            )
+        } else {
+            format!(
+                "could not truncate {} back to empty: {}",
+                self.path.display(),
+                std::io::Error::last_os_error()
+            )
+        })
+    }
+
+    /// Bytes the filesystem must still supply for this target to reach its extent; 0 for a
+    /// target that does not grow.
+    fn bytes_to_grow(&self) -> std::io::Result<u64> {
+        if self.grown_from_bytes.is_none() {
+            return Ok(0);
+        }
+        let stat = pinned::fstat(&self.file)?;
+        let allocated = u64::try_from(stat.st_blocks)
+            .unwrap_or(0)
+            .saturating_mul(512);
+        Ok(self.extent_bytes.saturating_sub(allocated))
+    }
+}
+
+/// Free space where a target lives, for the room check: `None` on a filesystem that does not
+/// account space (ramfs reports no blocks at all).
+fn free_bytes(file: &OwnedFd) -> std::io::Result<Option<u64>> {
+    let stat = nix::sys::statvfs::fstatvfs(file).map_err(std::io::Error::from)?;
+    Ok((stat.blocks() > 0).then(|| stat.blocks_available().saturating_mul(stat.fragment_size())))
+}
+
+/// Refuses, before anything is written, targets that would fill their filesystem: each one's
+/// growth, and the sum over the targets on one filesystem.
+///
+/// # Errors
+/// A usage error with the numbers: what the targets need, what is free, and the fix.
+pub fn check_room(targets: &[&Target]) -> anyhow::Result<()> {
+    let mut by_fs: Vec<(u64, u64, Vec<&Path>)> = Vec::new();
+    let mut seen: Vec<FileId> = Vec::new();
+    for target in targets {
+        // One file opened twice (two ways of opening it) grows once.
+        if seen.contains(&target.id) {
+            continue;
+        }
+        seen.push(target.id);
+        let need = target
+            .bytes_to_grow()
+            .with_context(|| format!("checking the size of {}", target.path.display()))?;
+        if need == 0 {
+            continue;
+        }
+        match by_fs.iter_mut().find(|(dev, _, _)| *dev == target.id.dev) {
+            Some((_, sum, paths)) => {
+                *sum = sum.saturating_add(need);
+                paths.push(&target.path);
+            }
+            None => by_fs.push((target.id.dev, need, vec![&target.path])),
+        }
+        let Some(free) = free_bytes(&target.file)
+            .with_context(|| format!("checking free space for {}", target.path.display()))?
+        else {
+            continue;
+        };
+        let (_, sum, paths) = by_fs
+            .iter()
+            .find(|(dev, _, _)| *dev == target.id.dev)
+            .expect("just added");
+        if *sum > free {
+            let what = if paths.len() == 1 {
+                format!("{} needs {} more", paths[0].display(), format_bytes(*sum))
+            } else {
+                format!(
+                    "{} files on one filesystem ({}) need {} more",
+                    paths.len(),
+                    paths
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    format_bytes(*sum)
+                )
+            };
+            return Err(usage!(
+                "no room: {what} to lay out its working set, but only {} is free there; lower \
+                 the size, free some space, or choose another place",
+                format_bytes(free)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The scratch file's name in its pinned directory; unlinked there when dropped, on every exit
@@ -234,6 +372,7 @@ pub fn open(
     } else {
         target.extent_bytes = target.working_set_bytes;
     }
+    check_room(&[&target])?;
     let in_flight_bytes = spec
         .block_size_bytes
         .saturating_mul(u64::from(spec.effective_iodepth()))
@@ -342,8 +481,7 @@ pub fn create(spec: &JobSpec, path: &Path, unlink: bool) -> anyhow::Result<Targe
     if unlink {
         target.scratch = Some(guard);
     } else {
-        let mut guard = guard;
-        guard.removed = true;
+        target.created_file = Some(guard);
     }
     Ok(target)
 }
@@ -559,6 +697,8 @@ fn open_scratch(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<T
         notes,
         warnings: Vec::new(),
         scratch: Some(scratch),
+        grown_from_bytes: Some(0),
+        created_file: None,
     })
 }
 
@@ -677,6 +817,8 @@ fn open_file(
         notes,
         warnings,
         scratch: None,
+        grown_from_bytes: needs_fill.then_some(len),
+        created_file: None,
     })
 }
 
@@ -776,6 +918,8 @@ fn open_block_device(
         notes,
         warnings: Vec::new(),
         scratch: None,
+        grown_from_bytes: None,
+        created_file: None,
     })
 }
 

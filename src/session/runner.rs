@@ -270,6 +270,10 @@ impl Runner {
 
     /// The thread body.
     pub fn run(mut self) -> SessionOutcome {
+        // From here on the files the plan created stay, as fio leaves them.
+        for target in &mut self.targets {
+            target.keep_created();
+        }
         self.publish();
         if self.targets.iter().any(|t| t.needs_fill) {
             self.precondition();
@@ -1322,6 +1326,14 @@ impl Runner {
         } else {
             RunStatus::Completed
         };
+        // The filesystem filled up: what this run made longer is given back first.
+        if self.error.as_ref().and_then(|e| e.errno) == Some(libc::ENOSPC) {
+            for target in &mut self.targets {
+                if let Some(note) = target.give_back_space() {
+                    self.snap.notes.push(note);
+                }
+            }
+        }
         let mut removed = vec![false; self.targets.len()];
         for (at, target) in self.targets.iter_mut().enumerate() {
             match target.remove_scratch() {

@@ -266,3 +266,137 @@ fn a_loop_device_over_an_active_swap_file_is_refused() {
         ),
     );
 }
+
+/// ext4 of `bytes` on a loop device, mounted at `dir/small`; the mount first, so it is dropped
+/// (unmounted) before the loop device.
+fn small_filesystem(dir: &Path, bytes: u64) -> (Mount, LoopDevice) {
+    let image = dir.join("small.img");
+    ext4_image(&image, bytes);
+    let device = LoopDevice::attach(&image);
+    let mount = Mount::new(&[device.path().to_str().unwrap()], &dir.join("small"));
+    (mount, device)
+}
+
+fn free_bytes(path: &Path) -> u64 {
+    let stat = nix::sys::statvfs::statvfs(path).unwrap();
+    stat.blocks_available() * stat.fragment_size()
+}
+
+/// A job file naming a new file of 16 EiB: refused before anything is written, and the file it
+/// would have created is not left behind.
+#[test]
+fn a_new_file_larger_than_the_free_space_is_refused_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("huge.fio");
+    std::fs::write(
+        &job,
+        "[huge]\nfilename=huge.dat\nrw=write\nbs=1M\nsize=18446744073709551615\nruntime=1\n",
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let out = diskdash(dir.path(), &["fio", job.to_str().unwrap(), "--no-tui"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert_usage_error(&out);
+    assert_stderr_has(&out, "no room: huge.dat needs");
+    assert_stderr_has(&out, "is free there; lower the size");
+    assert!(!dir.path().join("huge.dat").exists());
+}
+
+/// An existing empty file on a small filesystem, to be filled with more than it holds: refused
+/// with the numbers, and nothing written (the filesystem is as free as before).
+#[test]
+#[ignore = "needs root"]
+fn filling_an_empty_file_past_the_free_space_is_refused() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let (mount, _device) = small_filesystem(dir.path(), 24 << 20);
+    let empty = mount.0.join("empty");
+    std::fs::write(&empty, b"").unwrap();
+    let before = free_bytes(&mount.0);
+    let out = diskdash(
+        dir.path(),
+        &[
+            "bench",
+            empty.to_str().unwrap(),
+            "--size",
+            "1G",
+            "--runtime",
+            "200ms",
+            "--no-tui",
+        ],
+    );
+    assert_usage_error(&out);
+    assert_stderr_has(
+        &out,
+        &format!("no room: {} needs 1 GiB more", empty.display()),
+    );
+    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
+    assert_eq!(free_bytes(&mount.0), before);
+    // Two new files of one job file that fit one at a time but not together.
+    let half = before / 2 + (1 << 20);
+    let job = dir.path().join("two.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nrw=write\nbs=64k\nsize={half}\nruntime=1\n[a]\nfilename={m}/a\n\
+             [b]\nfilename={m}/b\n",
+            m = mount.0.display()
+        ),
+    )
+    .unwrap();
+    let out = diskdash(dir.path(), &["fio", job.to_str().unwrap(), "--no-tui"]);
+    assert_usage_error(&out);
+    assert_stderr_has(&out, "no room: 2 files on one filesystem");
+    assert!(!mount.0.join("a").exists() && !mount.0.join("b").exists());
+}
+
+/// The filesystem fills up while a job writes a file it created (another program takes the
+/// space after the check): the run fails with ENOSPC, says so, and removes the file it created,
+/// so the filesystem is not left full.
+#[test]
+#[ignore = "needs root"]
+fn a_file_created_by_a_run_that_hits_enospc_is_removed() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let (mount, _device) = small_filesystem(dir.path(), 32 << 20);
+    let created = mount.0.join("grows");
+    let record = dir.path().join("run.json");
+    let job = dir.path().join("grow.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[grow]\nfilename={}\nrw=write\nbs=64k\nsize=16M\nrate=4m\nruntime=5\n",
+            created.display()
+        ),
+    )
+    .unwrap();
+    let child = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["fio", job.to_str().unwrap(), "--no-tui", "--json"])
+        .arg(&record)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the job has started writing, take all the rest of the space.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::fs::metadata(&created).map_or(0, |m| m.len()) == 0 {
+        assert!(std::time::Instant::now() < deadline, "the job never wrote");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let hog = mount.0.join("hog");
+    let free = free_bytes(&mount.0);
+    run(
+        "fallocate",
+        &["-l", &free.to_string(), hog.to_str().unwrap()],
+    );
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
+    assert_stderr_has(&out, "ENOSPC");
+    assert!(!created.exists(), "the created file was left behind");
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        text.contains("created by this run, to give the space back"),
+        "record lacks the note: {text}"
+    );
+}
