@@ -286,6 +286,8 @@ fn stonewall_runs_steps_one_after_another() {
 }
 
 /// A job that fails stops its step; the others drain, and the record says which job and why.
+/// The filler's file fits when the run starts; another program then takes the rest of the
+/// space while the filler, paced, is still laying it out.
 #[test]
 #[ignore = "needs root"]
 fn a_failing_job_stops_the_step_and_the_record_names_it() {
@@ -296,9 +298,10 @@ fn a_failing_job_stops_the_step_and_the_record_names_it() {
     let dev = LoopDevice::attach(&image);
     let mnt = dir.path().join("mnt");
     let _mount = Mount::new(&[dev.path().to_str().unwrap()], &mnt);
-    let out = fio(
-        dir.path(),
-        &[
+    let big = mnt.join("big");
+    let child = Command::new(BIN)
+        .arg("fio")
+        .args([
             "--name=reader",
             "--rw=randread",
             "--size=4M",
@@ -307,13 +310,34 @@ fn a_failing_job_stops_the_step_and_the_record_names_it() {
             "--runtime=30",
             "--name=filler",
             "--rw=write",
-            "--bs=1M",
-            "--size=64M",
-            &format!("--filename={}", mnt.join("big").display()),
+            "--bs=64k",
+            "--size=8M",
+            "--rate=2m",
+            &format!("--filename={}", big.display()),
             "--json",
             "r.json",
-        ],
+            "--no-tui",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::fs::metadata(&big).map_or(0, |m| m.len()) == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the filler never wrote"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let stat = nix::sys::statvfs::statvfs(&mnt).unwrap();
+    let free = stat.blocks_available() * stat.fragment_size();
+    run(
+        "fallocate",
+        &["-l", &free.to_string(), mnt.join("hog").to_str().unwrap()],
     );
+    let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert_stderr_has(&out, "error: job filler: write at offset");
     assert_stderr_has(&out, "(ENOSPC)");
