@@ -1,25 +1,33 @@
 //! The io_uring fallback under a real denial: `kernel.io_uring_disabled=2` (root only).
 //!
-//! The sysctl is machine-wide, so this test lives alone in its own test binary: `cargo test`
-//! runs test binaries one after another, so no other diskdash test is using io_uring while it
-//! is set. The old value is restored on every path, panics included.
+//! The sysctl is machine-wide, so these tests live alone in their own test binary: `cargo
+//! test` runs test binaries one after another, so no other diskdash test is using io_uring
+//! while it is set. Within this binary the tests take turns (one lock), each setting the
+//! sysctl only for its own run; the old value is restored on every path, panics included.
 
 #[path = "it/support/mod.rs"]
 mod support;
 
 use std::path::Path;
+use std::process::Command;
+use std::sync::Mutex;
 
 use support::record::*;
 use support::*;
 
-#[test]
-#[ignore = "needs root"]
-fn io_uring_disabled_by_sysctl_falls_back_to_psync() {
-    require_root();
+/// One test at a time sets the sysctl: two at once would restore each other's value.
+static KNOB: Mutex<()> = Mutex::new(());
+
+/// Runs `f` with `kernel.io_uring_disabled=2`, the old value back afterwards (panics too);
+/// `None` on a kernel without the sysctl.
+fn with_io_uring_disabled<T>(f: impl FnOnce() -> T) -> Option<T> {
+    let _turn = KNOB
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let knob = Path::new("/proc/sys/kernel/io_uring_disabled");
     let Ok(before) = std::fs::read_to_string(knob) else {
         eprintln!("skipping: this kernel has no kernel.io_uring_disabled");
-        return;
+        return None;
     };
     struct Restore<'a>(&'a Path, String);
     impl Drop for Restore<'_> {
@@ -29,11 +37,22 @@ fn io_uring_disabled_by_sysctl_falls_back_to_psync() {
     }
     let _restore = Restore(knob, before);
     std::fs::write(knob, "2").unwrap();
+    Some(f())
+}
+
+#[test]
+#[ignore = "needs root"]
+fn io_uring_disabled_by_sysctl_falls_back_to_psync() {
+    require_root();
     let dir = tempfile::tempdir().unwrap();
-    let out = bench(
-        dir.path(),
-        &["--runtime", "200ms", "--size", "8M", "--json", "r.json"],
-    );
+    let Some(out) = with_io_uring_disabled(|| {
+        bench(
+            dir.path(),
+            &["--runtime", "200ms", "--size", "8M", "--json", "r.json"],
+        )
+    }) else {
+        return;
+    };
     assert!(out.status.success(), "{}", stderr(&out));
     let record = read_json(&dir.path().join("r.json"));
     assert_eq!(record["engine"]["used"], "psync");
@@ -44,5 +63,46 @@ fn io_uring_disabled_by_sysctl_falls_back_to_psync() {
             .contains("EPERM"),
         "{}",
         record["engine"]
+    );
+}
+
+/// A depth sweep under the sysctl: each row says psync ran it one I/O at a time, and the
+/// depth-32 point is not called the best.
+#[test]
+#[ignore = "needs root"]
+fn a_sweep_under_the_sysctl_says_psync_ran_each_point_at_depth_1() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let Some(out) = with_io_uring_disabled(|| {
+        Command::new(BIN)
+            .args([
+                "sweep",
+                "--iodepth",
+                "1,32",
+                "--size",
+                "8M",
+                "--runtime",
+                "200ms",
+                "--ramp",
+                "0s",
+                "--no-tui",
+            ])
+            .current_dir(dir.path())
+            .env_remove("DISKDASH_URING_DISABLED")
+            .output()
+            .expect("running diskdash")
+    }) else {
+        return;
+    };
+    assert_success(&out);
+    let text = stdout(&out);
+    let q32 = text
+        .lines()
+        .find(|l| l.starts_with("32 "))
+        .unwrap_or_else(|| panic!("no iodepth=32 row: {text}"));
+    assert!(q32.ends_with("  ran psync at iodepth 1"), "{text}");
+    assert!(
+        text.contains("(EPERM: permission denied); fell back to psync: all 2 points ran on psync"),
+        "{text}"
     );
 }

@@ -217,6 +217,16 @@ struct StatusPrinter {
     steady_segment: u32,
 }
 
+/// `; runs on psync at iodepth 1` when `used` (the engine that runs) is not the one `spec`
+/// names: after a fallback the job's own words say otherwise. Empty when it runs as named.
+fn runs_on(used: &str, spec: &crate::bench::spec::JobSpec) -> String {
+    if used.is_empty() || used == spec.ioengine.as_str() {
+        return String::new();
+    }
+    let depth = if used == "psync" { 1 } else { spec.iodepth };
+    format!("; runs on {used} at iodepth {depth}")
+}
+
 impl StatusPrinter {
     fn show(&mut self, snap: &Snapshot) {
         let mut err = std::io::stderr().lock();
@@ -239,10 +249,11 @@ impl StatusPrinter {
             for job in &snap.jobs {
                 let _ = writeln!(
                     err,
-                    "  {}: {} on {}",
+                    "  {}: {} on {}{}",
                     job.name,
                     job.spec.describe(),
-                    job.target.display()
+                    job.target.display(),
+                    runs_on(&snap.engine.used, &job.spec)
                 );
             }
         }
@@ -257,9 +268,10 @@ impl StatusPrinter {
                 .get(snap.plan.index)
                 .map(|p| crate::sweep::describe(p))
                 .unwrap_or_default();
+            let ran = runs_on(&snap.engine.used, &snap.job);
             let _ = writeln!(
                 err,
-                "point {}/{}: {point} ({})",
+                "point {}/{}: {point} ({}{ran})",
                 snap.plan.index + 1,
                 snap.plan.count,
                 snap.job.describe()

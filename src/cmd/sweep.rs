@@ -372,7 +372,8 @@ fn latency_target(
     Ok(Some(crate::session::LatencyTarget { percentile, ns }))
 }
 
-/// The lines under the table: the latency target's, then what the points show.
+/// The lines under the table: the latency target's, what ran where it is not what the points
+/// say, then what the points show.
 fn foot(
     record: &crate::record::RunRecord,
     rows: &[table::Row],
@@ -384,6 +385,7 @@ fn foot(
         .map(|t| table::latency_target_line(record, t).trim_end().to_string())
         .into_iter()
         .collect();
+    lines.extend(table::fallback_line(record, rows));
     lines.extend(table::statements(rows, names, advice));
     lines
 }

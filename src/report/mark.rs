@@ -54,6 +54,15 @@ pub struct MarkRow {
     pub read: Option<MarkCell>,
     pub write: Option<MarkCell>,
     pub mix: Option<MarkCell>,
+    /// The engine that ran the test (`psync` where io_uring was unavailable).
+    pub engine: String,
+    /// I/Os in flight per thread as it ran: psync runs one at a time, whatever `Q` says.
+    pub iodepth: u32,
+    /// What the row's numbers are not, in words, when the test did not run as its name says
+    /// (`ran psync at Q1T1`) or a direction lost loops to an interruption (`write: 1 of 2
+    /// loops`). Absent when it ran as named, every loop.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// The whole result, as the formats print it.
@@ -71,6 +80,10 @@ pub struct MarkSummary {
     /// The warm-up before each measurement's first loop.
     pub ramp_ns: u64,
     pub status: RunStatus,
+    /// The engine that ran (`io_uring`, or `psync` after a fallback) and why it fell back.
+    pub engine: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub engine_fallback: Option<String>,
     pub rows: Vec<MarkRow>,
 }
 
@@ -144,6 +157,8 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
     // (test, measure) -> loops, in first-seen order.
     let mut tests: Vec<String> = Vec::new();
     let mut loops: Vec<((String, Measure), Vec<LoopResult>)> = Vec::new();
+    // Per test: the engine and depth its loops ran at, and the numjobs to name them.
+    let mut ran: Vec<(String, String, u32, u32)> = Vec::new();
     for segment in &record.segments {
         if segment.status != RunStatus::Completed {
             continue;
@@ -153,6 +168,17 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
         };
         if !tests.contains(&key.0) {
             tests.push(key.0.clone());
+            let engine = if segment.engine.is_empty() {
+                segment.job.ioengine.clone()
+            } else {
+                segment.engine.clone()
+            };
+            let depth = if engine == "psync" {
+                1
+            } else {
+                segment.job.iodepth
+            };
+            ran.push((key.0.clone(), engine, depth, segment.job.numjobs));
         }
         let result = loop_result(segment, key.1);
         match loops.iter_mut().find(|(k, _)| *k == key) {
@@ -168,11 +194,38 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
     };
     let rows = tests
         .iter()
-        .map(|test| MarkRow {
-            test: test.clone(),
-            read: take(test, Measure::Read),
-            write: take(test, Measure::Write),
-            mix: take(test, Measure::Mix),
+        .zip(&ran)
+        .map(|(test, (_, engine, depth, numjobs))| {
+            let mut row = MarkRow {
+                test: test.clone(),
+                read: take(test, Measure::Read),
+                write: take(test, Measure::Write),
+                mix: take(test, Measure::Mix),
+                engine: engine.clone(),
+                iodepth: *depth,
+                notes: Vec::new(),
+            };
+            // The test's name says its depth and threads: `Q32T1`.
+            let named = format!("Q{depth}T{numjobs}");
+            if engine != "io_uring" || !test.ends_with(&named) {
+                row.notes.push(format!("ran {engine} at {named}"));
+            }
+            for (name, cell) in [
+                ("read", &row.read),
+                ("write", &row.write),
+                ("mix", &row.mix),
+            ] {
+                if let Some(cell) = cell
+                    && cell.loops.len() < settings.loops as usize
+                {
+                    row.notes.push(format!(
+                        "{name}: {} of {} loops",
+                        cell.loops.len(),
+                        settings.loops
+                    ));
+                }
+            }
+            row
         })
         .collect();
     MarkSummary {
@@ -187,6 +240,8 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
         runtime_ns: record.segments.first().map_or(0, |s| s.job.runtime_ns),
         ramp_ns: record.segments.first().map_or(0, |s| s.job.ramp_ns),
         status: record.status,
+        engine: record.engine.used.clone(),
+        engine_fallback: record.engine.fallback.clone(),
         rows,
     }
 }
@@ -292,11 +347,18 @@ fn footer(summary: &MarkSummary) -> Vec<String> {
         ));
     }
     lines.push(format!(
-        "target {} ({}), {} working set, io_uring, O_DIRECT; MB/s = 10^6 bytes/s",
+        "target {} ({}), {} working set, {}, O_DIRECT; MB/s = 10^6 bytes/s",
         summary.target,
         summary.target_kind,
-        format_bytes(summary.size_bytes)
+        format_bytes(summary.size_bytes),
+        summary.engine
     ));
+    if let Some(fallback) = &summary.engine_fallback {
+        lines.push(format!(
+            "{fallback}: psync runs one I/O at a time, so tests named Q2 and up ran at Q1; \
+             the rows say what ran"
+        ));
+    }
     if summary.status != RunStatus::Completed {
         lines.push(format!(
             "run {}: only completed loops are counted",
@@ -358,6 +420,9 @@ pub fn table(summary: &MarkSummary) -> String {
                 }
             }
         }
+        if !row.notes.is_empty() {
+            let _ = write!(out, "  {}", row.notes.join("; "));
+        }
         out.push('\n');
     }
     out.push_str(&"-".repeat(width));
@@ -373,13 +438,20 @@ pub fn table(summary: &MarkSummary) -> String {
 #[must_use]
 pub fn markdown(summary: &MarkSummary) -> String {
     let cols = columns(summary);
+    let notes = summary.rows.iter().any(|r| !r.notes.is_empty());
     let mut out = String::from("| Test |");
     for (name, _) in &cols {
         let _ = write!(out, " {name} MB/s | {name} IOPS | {name} lat us |");
     }
+    if notes {
+        out.push_str(" Ran |");
+    }
     out.push_str("\n| --- |");
     for _ in &cols {
         out.push_str(" ---: | ---: | ---: |");
+    }
+    if notes {
+        out.push_str(" --- |");
     }
     out.push('\n');
     for row in &summary.rows {
@@ -397,6 +469,9 @@ pub fn markdown(summary: &MarkSummary) -> String {
                 }
                 None => out.push_str(" - | - | - |"),
             }
+        }
+        if notes {
+            let _ = write!(out, " {} |", row.notes.join("; "));
         }
         out.push('\n');
     }
@@ -416,7 +491,7 @@ pub fn csv(summary: &MarkSummary) -> String {
         let name = name.to_ascii_lowercase();
         let _ = write!(out, ",{name}_mb_s,{name}_iops,{name}_lat_mean_us");
     }
-    out.push_str(",profile,loops,pick\n");
+    out.push_str(",profile,loops,pick,engine,ran_iodepth,notes\n");
     for row in &summary.rows {
         out.push_str(&row.test);
         for (_, get) in &cols {
@@ -427,10 +502,16 @@ pub fn csv(summary: &MarkSummary) -> String {
                 None => out.push_str(",,,"),
             }
         }
+        let notes = row.notes.join("; ");
+        let notes = if notes.contains([',', '"']) {
+            format!("\"{}\"", notes.replace('"', "\"\""))
+        } else {
+            notes
+        };
         let _ = writeln!(
             out,
-            ",{},{},{}",
-            summary.profile, summary.loops, summary.pick
+            ",{},{},{},{},{},{notes}",
+            summary.profile, summary.loops, summary.pick, row.engine, row.iodepth
         );
     }
     out
@@ -597,6 +678,59 @@ mod tests {
     }
 
     #[test]
+    fn a_fallback_and_lost_loops_are_said_in_the_rows() {
+        let mut record = record(false);
+        for segment in &mut record.segments {
+            segment.engine = "psync".into();
+        }
+        record.engine.used = "psync".into();
+        record.engine.fallback =
+            Some("io_uring unavailable (EPERM: permission denied); fell back to psync".into());
+        // The second loop of RND4K Q32T1's write was cut short.
+        record.segments[7].status = RunStatus::Interrupted;
+        record.status = RunStatus::Interrupted;
+        let summary = summarize(&record, &settings(Pick::Best, None));
+        assert_eq!(summary.rows[0].notes, ["ran psync at Q1T1"]);
+        assert_eq!(
+            summary.rows[1].notes,
+            ["ran psync at Q1T1", "write: 1 of 2 loops"]
+        );
+        assert_eq!(summary.rows[1].iodepth, 1);
+        let text = table(&summary);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[3].ends_with("  ran psync at Q1T1"), "{text}");
+        assert!(
+            lines[4].ends_with("  ran psync at Q1T1; write: 1 of 2 loops"),
+            "{text}"
+        );
+        assert!(
+            text.contains("1 GiB working set, psync, O_DIRECT"),
+            "{text}"
+        );
+        assert!(
+            text.contains("fell back to psync: psync runs one I/O at a time"),
+            "{text}"
+        );
+        let md = markdown(&summary);
+        assert!(
+            md.contains("| Ran |") && md.contains("| ran psync at Q1T1 |"),
+            "{md}"
+        );
+        let csv = csv(&summary);
+        assert!(
+            csv.lines()
+                .nth(2)
+                .unwrap()
+                .ends_with(",psync,1,ran psync at Q1T1; write: 1 of 2 loops"),
+            "{csv}"
+        );
+        let json: Value = serde_json::from_str(&render(&summary, MarkFormat::Json)).unwrap();
+        assert_eq!(json["rows"][0]["engine"], "psync");
+        assert_eq!(json["rows"][0]["iodepth"], 1);
+        assert_eq!(json["engine"], "psync");
+    }
+
+    #[test]
     fn csv_has_one_row_per_test_and_markdown_a_row_each_too() {
         let summary = summarize(&record(false), &settings(Pick::Best, None));
         let text = csv(&summary);
@@ -604,11 +738,11 @@ mod tests {
         assert_eq!(
             lines[0],
             "test,read_mb_s,read_iops,read_lat_mean_us,write_mb_s,write_iops,\
-             write_lat_mean_us,profile,loops,pick"
+             write_lat_mean_us,profile,loops,pick,engine,ran_iodepth,notes"
         );
         assert_eq!(lines.len(), 3);
         assert!(lines[1].starts_with("SEQ1M Q8T1,2100.000,"), "{text}");
-        assert!(lines[1].ends_with(",peak,2,best"), "{text}");
+        assert!(lines[1].ends_with(",peak,2,best,io_uring,8,"), "{text}");
         let md = markdown(&summary);
         assert!(md.starts_with("| Test | Read MB/s | Read IOPS |"), "{md}");
         assert!(md.contains("| RND4K Q32T1 | 400.00 |"), "{md}");

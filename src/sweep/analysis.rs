@@ -34,6 +34,9 @@ pub struct Sample {
     pub bytes_per_s: f64,
     pub mean_ns: f64,
     pub p99_ns: u64,
+    /// What ran when it is not what the label says (`ran psync at iodepth 1`): every
+    /// statement that names the point says it too.
+    pub ran: Option<String>,
 }
 
 /// The point of highest bandwidth.
@@ -232,11 +235,19 @@ pub fn latency_target(samples: &[(String, u64)], target_ns: u64) -> TargetResult
 #[must_use]
 pub fn statements(dimension: &str, direction: &str, samples: &[Sample]) -> Vec<String> {
     let name = |label: &str| {
-        if dimension == "bs" {
+        let mut name = if dimension == "bs" {
             label.to_owned()
         } else {
             format!("{dimension}={label}")
+        };
+        if let Some(ran) = samples
+            .iter()
+            .find(|s| s.label == label)
+            .and_then(|s| s.ran.as_deref())
+        {
+            name += &format!(" ({ran})");
         }
+        name
     };
     let mut lines = Vec::new();
     if let Some(top) = peak(samples).filter(|p| p.bytes_per_s > 0.0) {
@@ -419,6 +430,7 @@ mod tests {
             bytes_per_s,
             mean_ns,
             p99_ns,
+            ran: None,
         }
     }
 
@@ -729,6 +741,25 @@ mod tests {
                 "past iodepth=32 write IOPS grows < 5% (+1.6%) while mean latency grows 3.9x",
                 "write knee at iodepth=32: 81.2k IOPS, p99 412.0 us (limit 2x the lowest p99: 600.0 us)",
             ]
+        );
+    }
+
+    #[test]
+    fn statements_say_what_ran_when_it_is_not_the_label() {
+        let mut curve = knee_at_32();
+        for s in &mut curve {
+            s.ran = Some("ran psync at iodepth 1".into());
+        }
+        let lines = statements("iodepth", "write", &curve);
+        assert_eq!(
+            lines[0],
+            "write peaks at iodepth=128 (ran psync at iodepth 1): 338 MB/s (322 MiB/s)"
+        );
+        assert!(
+            lines[1..]
+                .iter()
+                .all(|l| l.contains("iodepth=32 (ran psync at iodepth 1)")),
+            "{lines:?}"
         );
     }
 

@@ -85,10 +85,19 @@ pub struct Dir {
 pub struct Row {
     /// The swept options and their values, in the sweep's order.
     pub point: Vec<(String, String)>,
-    /// `completed`, or `interrupted` when a run of it was cut short (skipped or stopped).
+    /// `completed`; `interrupted` when a run of it was cut short (skipped or stopped),
+    /// `failed` when one failed. Only completed points can be best, a peak or a knee.
     pub status: String,
     /// Runs of the point (loops that ran).
     pub runs: usize,
+    /// The engine that ran the point (`psync` where io_uring was asked for but unavailable).
+    pub engine: String,
+    /// I/Os in flight per worker as it ran (psync issues one at a time, whatever the point's
+    /// iodepth says).
+    pub iodepth: u32,
+    /// What ran, when it is not what the point's values say: `ran psync at iodepth 1`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ran: Option<String>,
     pub read: Dir,
     pub write: Dir,
     pub util_pct: Option<f64>,
@@ -96,6 +105,24 @@ pub struct Row {
     /// The same point on memory (`--baseline memory`): read and write.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<(Dir, Dir)>,
+}
+
+impl Row {
+    /// Whether the point may be the best, a peak or a knee: it completed, and it ran the
+    /// engine and the depth its values name (an `iodepth=32` point that psync ran one I/O at a
+    /// time measured depth 1, not 32).
+    #[must_use]
+    pub fn counts(&self) -> bool {
+        self.status == "completed"
+            && self
+                .point
+                .iter()
+                .all(|(option, value)| match option.as_str() {
+                    "iodepth" => value.parse::<u32>().is_ok_and(|d| d == self.iodepth),
+                    "ioengine" => *value == self.engine,
+                    _ => true,
+                })
+    }
 }
 
 /// The rows of the disk's points, each with its memory baseline's read and write (the rows
@@ -119,19 +146,21 @@ pub fn with_memory(rows: Vec<Row>) -> Vec<Row> {
 
 /// The foot line of `--latency-target`: the deepest point that met it and the first that
 /// missed, each point's latency at the target's percentile from its runs' merged histograms.
+/// A point with a run cut short or failed neither meets nor misses.
 #[must_use]
 pub fn latency_target_line(record: &RunRecord, target: crate::session::LatencyTarget) -> String {
+    /// A point's values, its runs' merged histogram and whether every run completed.
+    type Current = (Vec<crate::record::PointValue>, Vec<LatencyBucket>, bool);
     let mut samples: Vec<(String, u64)> = Vec::new();
-    let mut current: Option<(Vec<crate::record::PointValue>, Vec<LatencyBucket>)> = None;
-    let flush = |current: Option<(Vec<crate::record::PointValue>, Vec<LatencyBucket>)>,
-                 samples: &mut Vec<(String, u64)>| {
-        if let Some((point, buckets)) = current {
+    let mut current: Option<Current> = None;
+    let flush = |current: Option<Current>, samples: &mut Vec<(String, u64)>| {
+        if let Some((point, buckets, complete)) = current {
             let label = point
                 .iter()
                 .map(|p| format!("{}={}", p.option, p.value))
                 .collect::<Vec<_>>()
                 .join(" ");
-            let at = if buckets.is_empty() {
+            let at = if buckets.is_empty() || !complete {
                 0
             } else {
                 bucket_percentile_ns(&buckets, target.percentile)
@@ -140,10 +169,11 @@ pub fn latency_target_line(record: &RunRecord, target: crate::session::LatencyTa
         }
     };
     for seg in &record.segments {
-        if current.as_ref().is_some_and(|(p, _)| *p != seg.point) {
+        if current.as_ref().is_some_and(|(p, _, _)| *p != seg.point) {
             flush(current.take(), &mut samples);
         }
-        let entry = current.get_or_insert_with(|| (seg.point.clone(), Vec::new()));
+        let entry = current.get_or_insert_with(|| (seg.point.clone(), Vec::new(), true));
+        entry.2 &= seg.status == RunStatus::Completed;
         for lat in [&seg.read.lat_ns, &seg.write.lat_ns] {
             if let Some(h) = &lat.histogram {
                 let theirs: Vec<LatencyBucket> = h.buckets().collect();
@@ -254,6 +284,7 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
             s.device.as_ref().map(|d| d.iostat.queue_size),
         )
     };
+    let (engine, iodepth, ran) = ran_as(runs);
     let picked = |seg: &SegmentRecord| {
         let (util_pct, aqu_sz) = device(seg);
         Row {
@@ -264,6 +295,9 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
                 .collect(),
             status: status.to_string(),
             runs: runs.len(),
+            engine: engine.clone(),
+            iodepth,
+            ran: ran.clone(),
             read: dir(&seg.read),
             write: dir(&seg.write),
             util_pct,
@@ -296,12 +330,75 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
     }
 }
 
+/// The engine the point's runs used and the depth they ran at (the first run that names an
+/// engine: records before engines were per segment name none), and the words for it when it is
+/// not what the point asked for (io_uring fell back to psync; psync runs one I/O at a time).
+fn ran_as(runs: &[&SegmentRecord]) -> (String, u32, Option<String>) {
+    let first = runs
+        .iter()
+        .find(|s| !s.engine.is_empty())
+        .copied()
+        .unwrap_or(runs[0]);
+    let asked_engine = first.job.ioengine.as_str();
+    let engine = if first.engine.is_empty() {
+        asked_engine.to_string()
+    } else {
+        first.engine.clone()
+    };
+    let asked_depth = first.job.iodepth;
+    let depth = if engine == "psync" { 1 } else { asked_depth };
+    let ran = (engine != asked_engine || depth != asked_depth).then(|| {
+        let mut words = format!("ran {engine}");
+        if depth != asked_depth {
+            words += &format!(" at iodepth {depth}");
+        }
+        words
+    });
+    (engine, depth, ran)
+}
+
+/// The line that says why points did not run as their values say: the engine's fallback
+/// (`record`'s), and how many points it touched. `None` when every point ran as asked.
+#[must_use]
+pub fn fallback_line(record: &RunRecord, rows: &[Row]) -> Option<String> {
+    let touched: Vec<&Row> = rows.iter().filter(|r| r.ran.is_some()).collect();
+    let first = touched.first()?;
+    let count = if touched.len() == rows.len() {
+        if rows.len() == 1 {
+            "the point".to_string()
+        } else {
+            format!("all {} points", rows.len())
+        }
+    } else {
+        format!("{} of {} points", touched.len(), rows.len())
+    };
+    let one_at_a_time = if touched.iter().any(|r| {
+        r.ran
+            .as_deref()
+            .is_some_and(|ran| ran.contains(" at iodepth "))
+    }) {
+        ", one I/O at a time per worker"
+    } else {
+        ""
+    };
+    let why = record
+        .engine
+        .fallback
+        .as_ref()
+        .map_or_else(String::new, |f| format!("{f}: "));
+    Some(format!(
+        "{why}{count} ran on {}{one_at_a_time}, not as their values say (the rows say what ran)",
+        first.engine
+    ))
+}
+
 /// The index of the row with the highest bandwidth in `pick`'s direction, among rows that
-/// moved any.
+/// moved any and [count](Row::counts): a point cut short, failed or run otherwise than its
+/// values say is never the best.
 fn best(rows: &[Row], pick: impl Fn(&Row) -> &Dir) -> Option<usize> {
     rows.iter()
         .enumerate()
-        .filter(|(_, r)| pick(r).ios > 0)
+        .filter(|(_, r)| r.counts() && pick(r).ios > 0)
         .max_by(|a, b| pick(a.1).bytes_per_s.total_cmp(&pick(b.1).bytes_per_s))
         .map(|(i, _)| i)
 }
@@ -394,6 +491,9 @@ fn header_and_cells(
                 if r.status != "completed" {
                     marks.push(r.status.as_str());
                 }
+                if let Some(ran) = &r.ran {
+                    marks.push(ran.as_str());
+                }
                 cells.push(marks.join(", "));
             }
             cells
@@ -430,9 +530,11 @@ pub fn render(rows: &[Row], names: &[String], format: Format) -> String {
             let (header, cells) = header_and_cells(rows, names, false);
             let mut out = String::new();
             let mut header = header;
-            header.push("status".into());
+            header.extend(["engine".into(), "ran iodepth".into(), "status".into()]);
             out.push_str(&csv_line(&header));
             for (row, mut cells) in rows.iter().zip(cells) {
+                cells.push(row.engine.clone());
+                cells.push(row.iodepth.to_string());
                 cells.push(row.status.clone());
                 out.push_str(&csv_line(&cells));
             }
@@ -516,7 +618,7 @@ pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
     let mut out = Vec::new();
     // Rows grouped by the values of every dimension but the last.
     let mut groups: Vec<(super::Point, Vec<&Row>)> = Vec::new();
-    for row in rows.iter().filter(|r| r.status == "completed") {
+    for row in rows.iter().filter(|r| r.counts()) {
         let key: super::Point = row.point[..row.point.len().saturating_sub(1)].to_vec();
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, members)) => members.push(row),
@@ -534,6 +636,7 @@ pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
         bytes_per_s: d.bytes_per_s,
         mean_ns: d.mean_ns,
         p99_ns: d.p99_ns,
+        ran: row.ran.clone(),
     };
     for (key, members) in &groups {
         let prefix = if key.is_empty() {
@@ -561,12 +664,12 @@ pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
         // The read and write points of the block sizes, wherever `rw` put them.
         let reads: Vec<Sample> = rows
             .iter()
-            .filter(|r| r.status == "completed" && r.read.ios > 0)
+            .filter(|r| r.counts() && r.read.ios > 0)
             .map(|r| sample(r, &r.read))
             .collect();
         let writes: Vec<Sample> = rows
             .iter()
-            .filter(|r| r.status == "completed" && r.write.ios > 0)
+            .filter(|r| r.counts() && r.write.ios > 0)
             .map(|r| sample(r, &r.write))
             .collect();
         out.push(analysis::advice(&reads, &writes).map_or_else(
@@ -598,6 +701,9 @@ mod tests {
             point: vec![("bs".into(), bs.into())],
             status: "completed".into(),
             runs: 1,
+            engine: "io_uring".into(),
+            iodepth: 32,
+            ran: None,
             read,
             write: Dir::default(),
             util_pct: Some(util),
@@ -621,9 +727,10 @@ mod tests {
         let names = ["bs".to_string()];
         assert_eq!(
             render(&rows(), &names, Format::Csv),
-            "bs,read IOPS,read MB/s,read MiB/s,read mean,read p99,%util,aqu-sz,status\n\
-             4k,24414,100.0,95.4,40000,120000,87.3,3.50,completed\n\
-             1M,1000,1048.6,1000.0,2000000,4500000,100.0,31.97,completed\n"
+            "bs,read IOPS,read MB/s,read MiB/s,read mean,read p99,%util,aqu-sz,engine,ran \
+             iodepth,status\n\
+             4k,24414,100.0,95.4,40000,120000,87.3,3.50,io_uring,32,completed\n\
+             1M,1000,1048.6,1000.0,2000000,4500000,100.0,31.97,io_uring,32,completed\n"
         );
         assert_eq!(
             render(&rows(), &names, Format::Table),
@@ -633,6 +740,53 @@ mod tests {
         );
         // A direction no point ran has no columns.
         assert!(!render(&rows(), &names, Format::Csv).contains("write"));
+    }
+
+    #[test]
+    fn an_interrupted_or_failed_point_is_never_the_best() {
+        let names = ["bs".to_string()];
+        for status in ["interrupted", "failed"] {
+            let mut rows = rows();
+            rows[1].status = status.into();
+            let text = render(&rows, &names, Format::Table);
+            let lines: Vec<&str> = text.lines().collect();
+            assert!(lines[1].ends_with("best read"), "{text}");
+            assert!(
+                lines[2].ends_with(status) && !lines[2].contains("best"),
+                "{text}"
+            );
+            let json: serde_json::Value =
+                serde_json::from_str(&render(&rows, &names, Format::Json)).unwrap();
+            assert_eq!(json["best_read"], 0, "{json}");
+            assert!(statements(&rows, &names, false)[0].contains("peaks at 4k"));
+        }
+    }
+
+    #[test]
+    fn a_point_run_at_another_depth_says_so_and_is_not_on_the_depth_curve() {
+        let mut rows = rows();
+        for (row, depth) in rows.iter_mut().zip(["1", "32"]) {
+            row.point = vec![("iodepth".into(), depth.into())];
+            row.engine = "psync".into();
+            row.iodepth = 1;
+        }
+        rows[0].ran = Some("ran psync".into());
+        rows[1].ran = Some("ran psync at iodepth 1".into());
+        let names = ["iodepth".to_string()];
+        let text = render(&rows, &names, Format::Table);
+        let lines: Vec<&str> = text.lines().collect();
+        // The faster point ran at depth 1, not 32: not the best at 32.
+        assert!(lines[1].ends_with("best read, ran psync"), "{text}");
+        assert!(lines[2].ends_with("  ran psync at iodepth 1"), "{text}");
+        assert_eq!(
+            statements(&rows, &names, false),
+            ["read peaks at iodepth=1 (ran psync): 100 MB/s (95 MiB/s)"]
+        );
+        let csv = render(&rows, &names, Format::Csv);
+        assert!(
+            csv.lines().nth(2).unwrap().ends_with(",psync,1,completed"),
+            "{csv}"
+        );
     }
 
     /// A record of one point per `(bs, %util)` and loop, read at `mb` MB/s.

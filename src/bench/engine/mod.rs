@@ -66,23 +66,75 @@ pub struct EngineSetup {
 }
 
 /// Whether an errno means io_uring is not available to this process (sysctl
-/// `kernel.io_uring_disabled`, seccomp, an old kernel): the cue to fall back to psync.
+/// `kernel.io_uring_disabled`, seccomp, an old kernel, or too little locked memory for a
+/// ring: see [`memlock_denied`]): the cue to fall back to psync.
 #[must_use]
 pub fn uring_unavailable(err: &io::Error) -> bool {
     matches!(
         err.raw_os_error(),
         Some(libc::EPERM | libc::ENOSYS | libc::EACCES)
-    )
+    ) || memlock_denied(err)
 }
 
 /// The note that says io_uring was unavailable and psync ran instead (the session's probe and
-/// a worker's ring setup say it the same way).
+/// a worker's ring setup say it the same way); for RLIMIT_MEMLOCK, the limit and the fix.
 #[must_use]
 pub fn fallback_note(err: &io::Error) -> String {
+    let errno = errno_name(err.raw_os_error().unwrap_or(0));
+    if memlock_denied(err) {
+        return format!(
+            "io_uring unavailable ({errno}: {}); fell back to psync",
+            memlock_hint()
+        );
+    }
     format!(
-        "io_uring unavailable ({}: {}); fell back to psync",
-        errno_name(err.raw_os_error().unwrap_or(0)),
+        "io_uring unavailable ({errno}: {}); fell back to psync",
         err.kind()
+    )
+}
+
+/// RLIMIT_MEMLOCK's soft limit in bytes (`ulimit -l`); `None` when unlimited or unreadable.
+#[must_use]
+pub fn memlock_limit() -> Option<u64> {
+    let (soft, _) =
+        nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_MEMLOCK).ok()?;
+    (soft != nix::sys::resource::RLIM_INFINITY).then_some(soft)
+}
+
+/// Whether this process has CAP_IPC_LOCK in its effective set (`CapEff` in
+/// /proc/self/status): then the kernel charges nothing to RLIMIT_MEMLOCK.
+fn can_lock_any_memory() -> bool {
+    const CAP_IPC_LOCK: u32 = 14;
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let hex = status
+                .lines()
+                .find_map(|l| l.strip_prefix("CapEff:"))?
+                .trim()
+                .to_string();
+            u64::from_str_radix(&hex, 16).ok()
+        })
+        .is_some_and(|caps| caps & (1 << CAP_IPC_LOCK) != 0)
+}
+
+/// Whether an error from io_uring setup or buffer registration is RLIMIT_MEMLOCK's doing:
+/// ENOMEM while a limit applies (the kernel charges a ring's memory and registered buffers to
+/// it unless the process has CAP_IPC_LOCK).
+#[must_use]
+pub fn memlock_denied(err: &io::Error) -> bool {
+    err.raw_os_error() == Some(libc::ENOMEM) && memlock_limit().is_some() && !can_lock_any_memory()
+}
+
+/// `RLIMIT_MEMLOCK (ulimit -l) is 4 KiB, too little for ...; raise it ...`: what limits and
+/// how to lift it.
+#[must_use]
+pub fn memlock_hint() -> String {
+    let limit = memlock_limit().map_or_else(|| "unlimited".to_string(), crate::units::format_bytes);
+    format!(
+        "RLIMIT_MEMLOCK (ulimit -l) is {limit}, too little for io_uring's rings and registered \
+         buffers; raise it (ulimit -l 65536, LimitMEMLOCK= in a systemd unit, memlock in \
+         /etc/security/limits.conf) or grant CAP_IPC_LOCK"
     )
 }
 

@@ -137,6 +137,15 @@ impl UringEngine {
             // until after this engine (and its ring) is dropped.
             match unsafe { ring.submitter().register_buffers(&iovecs) } {
                 Ok(()) => setup.registered_buffers = true,
+                Err(err) if super::memlock_denied(&err) => {
+                    let need: usize = iovecs.iter().map(|v| v.iov_len).sum();
+                    setup.notes.push(format!(
+                        "buffer registration failed (ENOMEM: the buffers lock {} and {}); \
+                         using plain addresses",
+                        crate::units::format_bytes(need as u64),
+                        super::memlock_hint()
+                    ));
+                }
                 Err(err) => setup.notes.push(format!(
                     "buffer registration failed ({err}); using plain addresses"
                 )),
