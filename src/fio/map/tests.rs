@@ -72,11 +72,14 @@ impl World {
     }
 
     fn load(&self, args: &[&str]) -> Result<FioInvocation, String> {
-        let read = |p: &Path| {
-            self.files
-                .get(p)
-                .cloned()
-                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+        let read = |p: &Path, max: u64| {
+            let bytes = self.files.get(p).cloned().ok_or_else(|| {
+                parse::Unreadable::Io(std::io::Error::from(std::io::ErrorKind::NotFound))
+            })?;
+            if bytes.len() as u64 > max {
+                return Err(parse::Unreadable::TooBig);
+            }
+            Ok(parse::Contents { bytes, id: None })
         };
         let env = |name: &str| self.env.get(name).cloned();
         let io = Io {
