@@ -270,7 +270,12 @@ impl FileParser<'_> {
     fn file(&mut self, path: &Path, included_at: Option<&str>) -> anyhow::Result<()> {
         let shown = display(path);
         let at = included_at.map_or(String::new(), |at| format!("{at}: "));
-        let key = normalise(path);
+        // Stdin's key is no path: a file named `-` is another file.
+        let key = if path == Path::new("-") {
+            PathBuf::new()
+        } else {
+            normalise(path)
+        };
         if self.stack.contains(&key) {
             return Err(usage!(
                 "{at}include {shown} is an include loop ({shown} is already being read); \
@@ -850,6 +855,228 @@ mod tests {
         assert_eq!(cmd(&["--bs"]).unwrap().sections[0].entries[0].value, None);
     }
 
+    /// Parses `paths` from `fs` within `limits`, counting what the reader handed out: the
+    /// result (sections or the one-line error), the bytes read and the files read.
+    fn parse_within(
+        fs: &HashMap<PathBuf, Vec<u8>>,
+        env: &[(&str, &str)],
+        paths: &[&str],
+        limits: Limits,
+    ) -> (Result<Vec<Section>, String>, u64, usize) {
+        let bytes = std::cell::Cell::new(0u64);
+        let calls = std::cell::Cell::new(0usize);
+        let read = |p: &Path, max: u64| {
+            calls.set(calls.get() + 1);
+            if p.to_string_lossy().ends_with(".fifo") {
+                return Err(Unreadable::NotRegular("a FIFO".into()));
+            }
+            let data = fs.get(p).cloned().ok_or_else(|| {
+                Unreadable::Io(std::io::Error::from(std::io::ErrorKind::NotFound))
+            })?;
+            if data.len() as u64 > max {
+                return Err(Unreadable::TooBig);
+            }
+            bytes.set(bytes.get() + data.len() as u64);
+            Ok(Contents {
+                bytes: data,
+                id: None,
+            })
+        };
+        let env: HashMap<String, String> = env
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect();
+        let lookup = |name: &str| env.get(name).cloned();
+        let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+        let result = job_files_within(&paths, &read, &lookup, limits)
+            .map(|files| files.sections)
+            .map_err(|e| {
+                assert_eq!(crate::error::exit_code(&e), 2, "{e}");
+                e.to_string()
+            });
+        (result, bytes.get(), calls.get())
+    }
+
+    const SMALL: Limits = Limits {
+        bytes: 1_000,
+        lines: 50,
+        files: 10,
+        jobs: 3,
+        line_bytes: 40,
+    };
+
+    #[test]
+    fn each_limit_refuses_with_one_line_naming_the_file_and_the_limit() {
+        let err = |fs: &[(&str, &[u8])], env: &[(&str, &str)]| {
+            parse_within(&files(fs), env, &["a.fio"], SMALL)
+                .0
+                .unwrap_err()
+        };
+        assert_eq!(
+            err(&[("a.fio", &[b'#'; 1_001])], &[]),
+            "job file a.fio takes the job files read past 1000 bytes (the limit over every \
+             file and include, an include read twice counts twice); shorten it or include \
+             each file once"
+        );
+        // Repeated includes count each time they are read.
+        let twice = [
+            ("a.fio", &b"[a]\ninclude b.fio\ninclude b.fio\n"[..]),
+            ("b.fio", &[b'#'; 600][..]),
+        ];
+        assert_eq!(
+            err(&twice, &[]),
+            "a.fio:3: job file b.fio takes the job files read past 1000 bytes (the limit over \
+             every file and include, an include read twice counts twice); shorten it or \
+             include each file once"
+        );
+        assert_eq!(
+            err(&[("a.fio", "[global]\n".repeat(51).as_bytes())], &[]),
+            "a.fio:51: the job files read pass 50 lines (the limit over every file and \
+             include, an include read twice counts twice); shorten them or include each file \
+             once"
+        );
+        assert_eq!(
+            err(&[("a.fio", "[a]\ninclude a.fifo\n".as_bytes())], &[]),
+            "a.fio:2: job file a.fifo is a FIFO, not a regular file; give a fio job file (- \
+             reads stdin)"
+        );
+        assert_eq!(
+            err(&[("a.fio", b"[a]\n[b]\n[global]\n[c]\n[d]\n")], &[]),
+            "a.fio:5: [d] would be job 4; the limit is 3 jobs; split them into several runs"
+        );
+        assert_eq!(
+            err(
+                &[("a.fio", &[b"[a]\nbs=".as_slice(), &[b'x'; 40]].concat())],
+                &[]
+            ),
+            "a.fio:2: the line is longer than 40 bytes once ${VAR}s are expanded (the limit); \
+             shorten it"
+        );
+        assert_eq!(
+            err(
+                &[("a.fio", b"[a]\nbs=${X}${X}${X}\n")],
+                &[("X", &"y".repeat(15))]
+            ),
+            "a.fio:2: the line is longer than 40 bytes once ${VAR}s are expanded (the limit); \
+             shorten it"
+        );
+        // Four includes of a file that includes another twice: 1 + 3 x 3 files read, then the
+        // fourth include of b.fio is the eleventh.
+        let fan = [
+            (
+                "a.fio",
+                &b"[a]\ninclude b.fio\ninclude b.fio\ninclude b.fio\ninclude b.fio\n"[..],
+            ),
+            ("b.fio", &b"include c.fio\ninclude c.fio\n"[..]),
+            ("c.fio", &b"bs=4k\n"[..]),
+        ];
+        assert_eq!(
+            err(&fan, &[]),
+            "a.fio:5: job file b.fio would be file number 11 read; the limit is 10 files (an \
+             include read twice counts twice); include each file once"
+        );
+        // Kept text (values once expanded, and the file name of each) is bounded too.
+        let held = format!("[a]\n{}", "bs=${X}\n".repeat(40));
+        assert_eq!(
+            err(&[("a.fio", held.as_bytes())], &[("X", &"y".repeat(30))]),
+            "a.fio:28: the options read pass 1000 bytes once ${VAR}s are expanded (the \
+             limit); shorten the values"
+        );
+        // An include of `-` names a file called `-`, never stdin again.
+        let fs = files(&[("-", b"[a]\ninclude -\n"), ("./-", b"bs=4k\n")]);
+        let sections = parse_within(&fs, &[], &["-"], SMALL).0.unwrap();
+        assert_eq!(sections[0].entries[0].written(), "bs=4k");
+    }
+
+    #[test]
+    fn the_limits_of_fio_are_the_documented_ones() {
+        assert_eq!(limit_bytes(Limits::FIO.bytes), "16 MiB");
+        assert_eq!(limit_bytes(Limits::FIO.line_bytes as u64), "64 KiB");
+        assert_eq!(Limits::FIO.jobs, 4_096);
+    }
+
+    #[test]
+    fn only_regular_files_of_storage_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = dir.path().join("job.fio");
+        std::fs::write(&job, b"[a]\nbs=4k\n").unwrap();
+        let read = read_job_file(&job, 100).unwrap();
+        assert_eq!(read.bytes, b"[a]\nbs=4k\n");
+        let meta = std::fs::metadata(&job).unwrap();
+        assert_eq!(
+            read.id,
+            Some(FileId {
+                dev: std::os::unix::fs::MetadataExt::dev(&meta),
+                ino: std::os::unix::fs::MetadataExt::ino(&meta)
+            })
+        );
+        assert!(matches!(read_job_file(&job, 9), Err(Unreadable::TooBig)));
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let kind = |path: &Path| match read_job_file(path, 1 << 20) {
+            Err(Unreadable::NotRegular(what)) => what,
+            other => panic!("{}: {other:?}", path.display()),
+        };
+        // None of these blocks or reads without end.
+        assert_eq!(kind(&fifo), "a FIFO");
+        assert_eq!(kind(Path::new("/dev/zero")), "a character device");
+        assert_eq!(kind(dir.path()), "a directory");
+        assert_eq!(
+            kind(Path::new("/proc/self/status")),
+            "a kernel file of procfs"
+        );
+        assert!(matches!(
+            read_job_file(&dir.path().join("gone"), 1),
+            Err(Unreadable::Io(e)) if e.kind() == std::io::ErrorKind::NotFound
+        ));
+    }
+
+    /// One file of a random include graph: includes of other files (by number, repeats and
+    /// cycles allowed), option lines, job sections, `${VAR}`s, a FIFO or a missing file.
+    #[derive(Debug, Clone)]
+    struct Node {
+        includes: Vec<usize>,
+        options: usize,
+        sections: usize,
+        env_lines: usize,
+        padding: usize,
+    }
+
+    fn node() -> impl proptest::strategy::Strategy<Value = Node> {
+        use proptest::prelude::*;
+        (
+            proptest::collection::vec(0usize..8, 0..6),
+            0usize..30,
+            0usize..3,
+            0usize..3,
+            0usize..400,
+        )
+            .prop_map(|(includes, options, sections, env_lines, padding)| Node {
+                includes,
+                options,
+                sections,
+                env_lines,
+                padding,
+            })
+    }
+
+    /// A message of one of the refusals the reader has, and nothing else.
+    fn known_refusal(message: &str) -> bool {
+        [
+            "the limit over every file and include",
+            "would be file number",
+            "the job files read pass",
+            "would be job",
+            "once ${VAR}s are expanded (the limit)",
+            "is an include loop",
+            "nests includes deeper than",
+            "is a FIFO, not a regular file",
+            "cannot read job file",
+        ]
+        .iter()
+        .any(|known| message.contains(known))
+    }
+
     proptest::proptest! {
         #[test]
         fn random_job_files_never_panic(
@@ -867,6 +1094,56 @@ mod tests {
             let text = lines.join("\n");
             let fs = files(&[("db.fio", text.as_bytes()), ("a", b"[x]\n")]);
             let _ = parse_with(&fs, &[("A", "1")], &["db.fio"]);
+        }
+
+        #[test]
+        fn random_include_graphs_parse_or_refuse_within_the_limits(
+            nodes in proptest::collection::vec(node(), 1..7),
+            bytes in 200u64..3_000,
+            lines in 5usize..120,
+            files_cap in 1usize..30,
+            jobs in 1usize..6,
+        ) {
+            // f6 is a FIFO, f7 is missing: includes of them are refused.
+            let limits = Limits { bytes, lines, files: files_cap, jobs, line_bytes: 60 };
+            let mut fs = HashMap::new();
+            for (i, node) in nodes.iter().enumerate() {
+                let mut text = String::from("[global]\n");
+                for k in 0..node.options.max(node.includes.len()) {
+                    if let Some(target) = node.includes.get(k) {
+                        let name = if *target == 6 { "f6.fifo".to_string() } else { format!("f{target}.fio") };
+                        text.push_str(&format!("include {name}\n"));
+                    }
+                    if k < node.options {
+                        text.push_str("bs=4k\n");
+                    }
+                }
+                for j in 0..node.sections {
+                    text.push_str(&format!("[j{i}_{j}]\nrw=read\n"));
+                }
+                for _ in 0..node.env_lines {
+                    text.push_str("size=${BIG}\n");
+                }
+                text.push_str(&"#".repeat(node.padding));
+                text.push('\n');
+                fs.insert(PathBuf::from(format!("f{i}.fio")), text.into_bytes());
+            }
+            let (result, read_bytes, read_files) =
+                parse_within(&fs, &[("BIG", &"x".repeat(30))], &["f0.fio"], limits);
+            proptest::prop_assert!(read_bytes <= limits.bytes, "{read_bytes} bytes read");
+            proptest::prop_assert!(read_files <= limits.files, "{read_files} files read");
+            match result {
+                Ok(sections) => {
+                    let jobs_read = sections.iter().filter(|s| !s.is_global()).count();
+                    let entries: usize = sections.iter().map(|s| s.entries.len()).sum();
+                    proptest::prop_assert!(jobs_read <= limits.jobs);
+                    proptest::prop_assert!(entries <= limits.lines);
+                }
+                Err(message) => {
+                    proptest::prop_assert!(!message.contains('\n'), "{message}");
+                    proptest::prop_assert!(known_refusal(&message), "{message}");
+                }
+            }
         }
 
         #[test]
