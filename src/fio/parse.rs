@@ -13,7 +13,7 @@
 //! What a run reads is bounded before it is held: only regular files of storage filesystems
 //! (never a FIFO, a device or a kernel file of /proc or /sys, which could block or never end),
 //! at most [`Limits::bytes`] over every file read (an include read twice counts twice), at most
-//! [`Limits::lines`] lines, [`Limits::files`] files, [`Limits::jobs`] job sections and
+//! [`Limits::lines`] lines (comments aside), [`Limits::files`] files, [`Limits::jobs`] job sections and
 //! [`Limits::line_bytes`] per line once `${VAR}`s are expanded. Each limit refuses with one line
 //! naming the file, the line and the limit.
 
@@ -33,7 +33,7 @@ const MAX_INCLUDE_DEPTH: usize = 16;
 pub struct Limits {
     /// Bytes read over every job file and include, repeats counted.
     pub bytes: u64,
-    /// Lines read over every file, repeats counted.
+    /// Lines read over every file besides comments and blank lines, repeats counted.
     pub lines: usize,
     /// Files read (the job files and every include, repeats counted).
     pub files: usize,
@@ -334,19 +334,19 @@ impl FileParser<'_> {
         for (index, raw) in text.lines().enumerate() {
             let line = u32::try_from(index + 1).unwrap_or(u32::MAX);
             let here = format!("{shown}:{line}");
-            if self.lines >= self.limits.lines {
-                return Err(usage!(
-                    "{here}: the job files read pass {} lines (the limit over every file and \
-                     include, an include read twice counts twice); shorten them or include \
-                     each file once",
-                    self.limits.lines
-                ));
-            }
-            self.lines += 1;
             let stripped = strip_comment(raw).trim();
             if stripped.is_empty() {
                 continue;
             }
+            if self.lines >= self.limits.lines {
+                return Err(usage!(
+                    "{here}: the job files read pass {} lines besides comments (the limit \
+                     over every file and include, an include read twice counts twice); \
+                     shorten them or include each file once",
+                    self.limits.lines
+                ));
+            }
+            self.lines += 1;
             let expanded = expand_env(stripped, self.env, &here, self.limits.line_bytes)?;
             let text = expanded.trim();
             self.held += (text.len() + shown.len()) as u64;
@@ -931,9 +931,9 @@ mod tests {
         );
         assert_eq!(
             err(&[("a.fio", "[global]\n".repeat(51).as_bytes())], &[]),
-            "a.fio:51: the job files read pass 50 lines (the limit over every file and \
-             include, an include read twice counts twice); shorten them or include each file \
-             once"
+            "a.fio:51: the job files read pass 50 lines besides comments (the limit over \
+             every file and include, an include read twice counts twice); shorten them or \
+             include each file once"
         );
         assert_eq!(
             err(&[("a.fio", "[a]\ninclude a.fifo\n".as_bytes())], &[]),

@@ -47,6 +47,7 @@ fn drain(mut from: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8
 
 /// Runs `diskdash ARGS` in `dir` with `stdin` and `envs`, at most [`TIMEOUT`] and
 /// [`ADDRESS_SPACE_BYTES`], measuring its time and peak resident memory.
+#[allow(clippy::zombie_processes)] // reaped by wait4 below, which also gives its rusage
 fn diskdash_in(dir: &Path, args: &[&str], stdin: Stdio, envs: &[(&str, &str)]) -> Ran {
     use std::os::unix::process::CommandExt;
     let mut command = Command::new(BIN);
@@ -225,9 +226,9 @@ fn a_hundred_thousand_lines_and_a_thousand_jobs_are_refused() {
     write(d, "lines.fio", &text);
     assert_eq!(
         bomb(d, &["fio", "lines.fio", "--parse-only"], &[]),
-        "error: lines.fio:65537: the job files read pass 65536 lines (the limit over every file \
-         and include, an include read twice counts twice); shorten them or include each file \
-         once"
+        "error: lines.fio:65537: the job files read pass 65536 lines besides comments (the \
+         limit over every file and include, an include read twice counts twice); shorten them \
+         or include each file once"
     );
     // Under the line limit, the product of global options and jobs is refused before mapping.
     let mut text = String::from("[global]\nsize=1M\n");
