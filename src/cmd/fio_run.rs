@@ -39,6 +39,7 @@ pub(crate) fn run_as(
         group_reporting,
         percentiles,
         diskdash: mut flags,
+        inputs,
         ..
     } = invocation;
     if remote.is_some() {
@@ -49,8 +50,9 @@ pub(crate) fn run_as(
             job.spec.interval = interval;
         }
     }
-    // `--output FILE`: made before anything runs, like fio; replaced whatever it held (fio's
-    // way), never a link, a device, another name of a file or a job's target.
+    // `--output FILE`: made before anything runs, like fio. It replaces an empty file, a fio
+    // report or a diskdash record, anything else only with --force; never a link, a device,
+    // another name of a file, a job's target, a job file of this run or the record's file.
     let target_ids: Vec<FileId> = plan
         .steps
         .iter()
@@ -63,18 +65,25 @@ pub(crate) fn run_as(
         })
         .collect();
     let mut out_file = match &output_path {
-        Some(path) => Some(
-            output::open_jsonl(
-                "--output",
-                path,
-                Guard {
-                    targets: &target_ids,
-                    other_output: None,
-                    force: true,
-                },
-            )?
-            .0,
-        ),
+        Some(path) => {
+            for (flag, other) in [("--json", &flags.json), ("--jsonl", &flags.jsonl)] {
+                if other
+                    .as_deref()
+                    .is_some_and(|other| same_place(path, other))
+                {
+                    return Err(crate::usage!(
+                        "--output {} is also {flag}'s file; give them different files",
+                        path.display()
+                    ));
+                }
+            }
+            let guard = Guard {
+                targets: &target_ids,
+                other_output: None,
+                force: flags.force,
+            };
+            Some(output::open_report("--output", path, guard, &inputs)?.0)
+        }
         None => None,
     };
     let publish = super::serve::RunServe::bind(
@@ -150,6 +159,16 @@ pub(crate) fn run_as(
         Some(remote) => remote.finish(outcome),
         None => super::bench::exit_code(outcome),
     }
+}
+
+/// Whether two output paths name the same place: the same name in the same directory (links
+/// in the directories followed). Another name of one file is refused by the outputs' checks.
+fn same_place(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let place = |path: &std::path::Path| {
+        let dir = output::parent_dir(path).canonicalize().ok()?;
+        Some(dir.join(path.file_name()?))
+    };
+    a == b || place(a).is_some_and(|a| Some(a) == place(b))
 }
 
 /// The report in the format asked for.

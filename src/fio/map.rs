@@ -451,9 +451,19 @@ pub fn load_with(
 ) -> anyhow::Result<FioInvocation> {
     let line = parse::command_line(args, &arity)?;
     let mut sections = line.sections;
-    sections.extend(parse::job_files(&line.files, io.read, io.env)?);
-    build(sections, io, machine)
+    let files = parse::job_files(&line.files, io.read, io.env)?;
+    sections.extend(files.sections);
+    let mut invocation = build(sections, io, machine)?;
+    invocation.inputs = files.inputs;
+    Ok(invocation)
 }
+
+/// Options over all jobs once each takes the `[global]` options above it: what mapping them
+/// costs grows with this product, not with the lines read.
+pub const MAX_JOB_OPTIONS: usize = 1 << 18;
+
+/// Workers over all jobs (`numjobs` summed), as fio's own limit on jobs.
+pub const MAX_WORKERS: u64 = 4_096;
 
 /// Invocation-level settings gathered from every section.
 #[derive(Default)]
@@ -469,20 +479,44 @@ struct Settings {
     readonly: Option<Entry>,
     diskdash: DiskdashFlags,
     notes: Vec<String>,
+    /// The notes already taken, so a repeated one costs a lookup, not a scan.
+    noted: std::collections::HashSet<String>,
+    /// Notes past [`MAX_NOTES`], counted (a repeat of one counts each time).
+    unshown: usize,
 }
+
+/// Notes printed at most; the rest are counted in one more.
+const MAX_NOTES: usize = 100;
 
 impl Settings {
     fn note(&mut self, text: String) {
-        if !self.notes.contains(&text) {
+        if self.noted.len() >= MAX_NOTES {
+            if !self.noted.contains(&text) {
+                self.unshown += 1;
+            }
+            return;
+        }
+        if self.noted.insert(text.clone()) {
             self.notes.push(text);
         }
     }
 }
 
-/// A job section with the global options above it, before mapping.
+/// A job section before mapping: the first `globals` global options (those above it), then
+/// its own.
 struct Draft {
     name: String,
+    globals: usize,
     entries: Vec<(Opt, Entry)>,
+}
+
+impl Draft {
+    fn options<'a>(
+        &'a self,
+        globals: &'a [(Opt, Entry)],
+    ) -> impl Iterator<Item = &'a (Opt, Entry)> {
+        globals[..self.globals].iter().chain(&self.entries)
+    }
 }
 
 fn build(
@@ -514,11 +548,19 @@ fn build(
         if global {
             globals.extend(entries);
         } else {
-            let mut all = globals.clone();
-            all.extend(entries);
+            if drafts.len() >= parse::Limits::FIO.jobs {
+                return Err(usage!(
+                    "job {} would be job {}; the limit is {} jobs; split them into several \
+                     runs",
+                    crate::error::one_line(&section.name),
+                    drafts.len() + 1,
+                    parse::Limits::FIO.jobs
+                ));
+            }
             drafts.push(Draft {
                 name: section.name,
-                entries: all,
+                globals: globals.len(),
+                entries,
             });
         }
     }
@@ -540,11 +582,29 @@ fn build(
              options (see 'diskdash fio --help')"
         ));
     }
+    let options: usize = drafts.iter().map(|d| d.globals + d.entries.len()).sum();
+    if options > MAX_JOB_OPTIONS {
+        return Err(usage!(
+            "the {} jobs take {options} options in all (each repeats the [global] options \
+             above it); the limit is {MAX_JOB_OPTIONS}; put fewer options in [global] or run \
+             fewer jobs",
+            drafts.len()
+        ));
+    }
     let mut steps: Vec<Step> = Vec::new();
     let mut groups: Vec<GroupInfo> = Vec::new();
+    let mut workers: u64 = 0;
     for (i, draft) in drafts.iter().enumerate() {
-        let mapped = job(draft, io, machine, &mut settings)?;
+        let mapped = job(draft, &globals, io, machine, &mut settings)?;
         let mut job = mapped.job;
+        workers += u64::from(job.spec.numjobs);
+        if workers > MAX_WORKERS {
+            return Err(usage!(
+                "job {} takes the workers to {workers} (numjobs summed over the jobs); the \
+                 limit is {MAX_WORKERS}; lower numjobs or split the jobs into several runs",
+                crate::error::one_line(&job.name)
+            ));
+        }
         if i == 0 || mapped.stonewall {
             steps.push(Step {
                 jobs: Vec::new(),
@@ -581,6 +641,13 @@ fn build(
             ));
         }
     }
+    if settings.unshown > 0 {
+        let more = format!(
+            "{} more notes like these are not shown (options accepted without effect)",
+            settings.unshown
+        );
+        settings.notes.push(more);
+    }
     Ok(FioInvocation {
         plan: Plan { steps },
         output_format: settings.output_format,
@@ -593,6 +660,7 @@ fn build(
         notes: settings.notes,
         groups,
         diskdash: settings.diskdash,
+        inputs: Vec::new(),
     })
 }
 
@@ -795,6 +863,7 @@ fn push(options: &mut Vec<JobOption>, key: Key, value: impl Into<String>, entry:
 #[allow(clippy::too_many_lines)] // one pass over the options, then the target: read in order
 fn job(
     draft: &Draft,
+    globals: &[(Opt, Entry)],
     io: &Io<'_>,
     machine: &MachineLimits,
     settings: &mut Settings,
@@ -810,7 +879,7 @@ fn job(
     let (mut unlink, mut stonewall, mut new_group, mut group_reporting) =
         (false, false, false, false);
     let mut randrepeat = true;
-    for (opt, entry) in &draft.entries {
+    for (opt, entry) in draft.options(globals) {
         let opt = *opt;
         match opt {
             Opt::Job(key) => push(&mut options, key, value(entry), entry),

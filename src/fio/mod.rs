@@ -72,6 +72,9 @@ pub struct FioInvocation {
     pub notes: Vec<String>,
     pub groups: Vec<GroupInfo>,
     pub diskdash: DiskdashFlags,
+    /// Every job file and include read (device and inode): no output of the run may replace
+    /// one.
+    pub inputs: Vec<crate::bench::pinned::FileId>,
 }
 
 /// Reads fio's arguments (job files through the filesystem, `-` from stdin, `${VAR}` from
@@ -85,15 +88,7 @@ pub fn load(
     env: &dyn Fn(&str) -> Option<String>,
     machine: &MachineLimits,
 ) -> anyhow::Result<FioInvocation> {
-    let read = |path: &std::path::Path| {
-        if path == std::path::Path::new("-") {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
-            Ok(bytes)
-        } else {
-            std::fs::read(path)
-        }
-    };
+    let read = parse::read_job_file;
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));

@@ -9,15 +9,77 @@
 //! starts a job, options before the first `--name` are global, other words are job files (`-`:
 //! stdin). Files are read and the environment is looked up through injected functions, so all
 //! of this runs under unit tests.
+//!
+//! What a run reads is bounded before it is held: only regular files of storage filesystems
+//! (never a FIFO, a device or a kernel file of /proc or /sys, which could block or never end),
+//! at most [`Limits::bytes`] over every file read (an include read twice counts twice), at most
+//! [`Limits::lines`] lines (comments aside), [`Limits::files`] files, [`Limits::jobs`] job sections and
+//! [`Limits::line_bytes`] per line once `${VAR}`s are expanded. Each limit refuses with one line
+//! naming the file, the line and the limit.
 
+use std::io::Read as _;
 use std::path::{Component, Path, PathBuf};
 
 use crate::bench::options::Origin;
+use crate::bench::pinned::{FileId, Pinned};
 use crate::usage;
 
 /// The deepest `include` nesting; deeper is taken for a loop the path check did not see
 /// (through symlinks).
 const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// The bounds on what job files may make the parser read and hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Bytes read over every job file and include, repeats counted.
+    pub bytes: u64,
+    /// Lines read over every file besides comments and blank lines, repeats counted.
+    pub lines: usize,
+    /// Files read (the job files and every include, repeats counted).
+    pub files: usize,
+    /// Job sections (`[global]` aside).
+    pub jobs: usize,
+    /// Bytes of one line once its `${VAR}`s are expanded.
+    pub line_bytes: usize,
+}
+
+impl Limits {
+    /// The limits of `diskdash fio`: far above any real job file (fio itself reads 8 KiB per
+    /// line and runs at most 4096 jobs), far below what would exhaust a machine.
+    pub const FIO: Self = Self {
+        bytes: 16 << 20,
+        lines: 65_536,
+        files: 1_024,
+        jobs: 4_096,
+        line_bytes: 64 << 10,
+    };
+}
+
+/// Job files read: their sections and every file read, for outputs that must not replace them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct JobFiles {
+    pub sections: Vec<Section>,
+    /// Device and inode of every job file and include read (stdin when it is a file).
+    pub inputs: Vec<FileId>,
+}
+
+/// A job file's bytes, and which file they came from.
+#[derive(Debug)]
+pub struct Contents {
+    pub bytes: Vec<u8>,
+    /// `None` for a stream (stdin from a pipe).
+    pub id: Option<FileId>,
+}
+
+/// Why a job file was not read.
+#[derive(Debug)]
+pub enum Unreadable {
+    Io(std::io::Error),
+    /// Not a regular file of storage: what it is (`a FIFO`, `a file of procfs`).
+    NotRegular(String),
+    /// Holds more than the bytes left to read.
+    TooBig,
+}
 
 /// One option as written: `bs=4k` is `("bs", Some("4k"))`, `time_based` is `("time_based",
 /// None)`.
@@ -81,49 +143,139 @@ pub enum Arity {
     Flag,
 }
 
-/// Reads a job file (`-`: stdin) as bytes.
-pub type Reader<'a> = &'a dyn Fn(&Path) -> std::io::Result<Vec<u8>>;
+/// Reads a job file (`-`: stdin), at most the given bytes ([`Unreadable::TooBig`] beyond).
+pub type Reader<'a> = &'a dyn Fn(&Path, u64) -> Result<Contents, Unreadable>;
 /// Looks an environment variable up.
 pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
 
-/// Parses job files in order into sections.
+/// Reads a job file as [`Reader`] does: `-` from stdin, anything else only when it is a
+/// regular file of a storage filesystem. The path is pinned once (`O_PATH`, which opens no
+/// device and blocks on no FIFO), checked with `fstat`/`fstatfs`, and the checked inode itself
+/// is reopened `O_NONBLOCK` for reading; at most `max` bytes are taken.
 ///
 /// # Errors
-/// A usage error naming the file (and line) for an unreadable or non-UTF-8 file, a line that
-/// is neither a section, an option, a comment nor an include, an option outside any section,
-/// an include loop or an unset `${VAR}`.
-pub fn job_files(
+/// [`Unreadable::NotRegular`] for anything but a regular file, [`Unreadable::TooBig`] past
+/// `max`, or the I/O error.
+pub fn read_job_file(path: &Path, max: u64) -> Result<Contents, Unreadable> {
+    if path == Path::new("-") {
+        let stdin = std::io::stdin();
+        let id = nix::sys::stat::fstat(&stdin)
+            .ok()
+            .filter(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG)
+            .map(|st| FileId {
+                dev: st.st_dev,
+                ino: st.st_ino,
+            });
+        let bytes = take(&mut stdin.lock(), max)?;
+        return Ok(Contents { bytes, id });
+    }
+    let pinned = Pinned::open(path).map_err(Unreadable::Io)?;
+    match pinned.kind() {
+        crate::bench::pinned::ObjectKind::RegularFile => {}
+        crate::bench::pinned::ObjectKind::Directory => {
+            return Err(Unreadable::NotRegular("a directory".into()));
+        }
+        crate::bench::pinned::ObjectKind::BlockDevice(_) => {
+            return Err(Unreadable::NotRegular("a block device".into()));
+        }
+        crate::bench::pinned::ObjectKind::Other(what) => {
+            return Err(Unreadable::NotRegular(what.into()));
+        }
+    }
+    if let Some(fs) = pinned.pseudo_filesystem() {
+        return Err(Unreadable::NotRegular(format!("a kernel file of {fs}")));
+    }
+    if pinned.size_bytes() > max {
+        return Err(Unreadable::TooBig);
+    }
+    let fd = pinned
+        .reopen(libc::O_RDONLY | libc::O_NONBLOCK)
+        .map_err(Unreadable::Io)?;
+    let bytes = take(&mut std::fs::File::from(fd), max)?;
+    Ok(Contents {
+        bytes,
+        id: Some(pinned.id()),
+    })
+}
+
+/// At most `max` bytes of `from`; [`Unreadable::TooBig`] when there are more.
+fn take(from: &mut dyn std::io::Read, max: u64) -> Result<Vec<u8>, Unreadable> {
+    let mut bytes = Vec::new();
+    from.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(Unreadable::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(Unreadable::TooBig);
+    }
+    Ok(bytes)
+}
+
+/// Parses job files in order into sections, within [`Limits::FIO`].
+///
+/// # Errors
+/// A usage error naming the file (and line) for an unreadable, non-regular or non-UTF-8 file,
+/// a limit passed, a line that is neither a section, an option, a comment nor an include, an
+/// option outside any section, an include loop or an unset `${VAR}`.
+pub fn job_files(paths: &[PathBuf], read: Reader<'_>, env: Env<'_>) -> anyhow::Result<JobFiles> {
+    job_files_within(paths, read, env, Limits::FIO)
+}
+
+/// [`job_files`] within `limits`.
+///
+/// # Errors
+/// As [`job_files`].
+pub fn job_files_within(
     paths: &[PathBuf],
     read: Reader<'_>,
     env: Env<'_>,
-) -> anyhow::Result<Vec<Section>> {
-    let mut sections = Vec::new();
+    limits: Limits,
+) -> anyhow::Result<JobFiles> {
+    let mut parser = FileParser {
+        read,
+        env,
+        limits,
+        out: JobFiles::default(),
+        stack: Vec::new(),
+        bytes: 0,
+        lines: 0,
+        files: 0,
+        jobs: 0,
+        held: 0,
+    };
     for path in paths {
-        let mut parser = FileParser {
-            read,
-            env,
-            sections: &mut sections,
-            stack: Vec::new(),
-        };
         parser.file(path, None)?;
     }
-    Ok(sections)
+    Ok(parser.out)
 }
 
-struct FileParser<'a, 'b> {
+struct FileParser<'a> {
     read: Reader<'a>,
     env: Env<'a>,
-    sections: &'b mut Vec<Section>,
+    limits: Limits,
+    out: JobFiles,
     /// The files being read, outermost first (normalised paths), for include loops.
     stack: Vec<PathBuf>,
+    /// Totals so far, against `limits`.
+    bytes: u64,
+    lines: usize,
+    files: usize,
+    jobs: usize,
+    /// Bytes of the entries and section names kept (expanded text and origins).
+    held: u64,
 }
 
-impl FileParser<'_, '_> {
+impl FileParser<'_> {
     /// Reads `path` (`included_at`: the `file:line` of its include directive).
+    #[allow(clippy::too_many_lines)] // one pass over the lines, each kind of line in order
     fn file(&mut self, path: &Path, included_at: Option<&str>) -> anyhow::Result<()> {
         let shown = display(path);
         let at = included_at.map_or(String::new(), |at| format!("{at}: "));
-        let key = normalise(path);
+        // Stdin's key is no path: a file named `-` is another file.
+        let key = if path == Path::new("-") {
+            PathBuf::new()
+        } else {
+            normalise(path)
+        };
         if self.stack.contains(&key) {
             return Err(usage!(
                 "{at}include {shown} is an include loop ({shown} is already being read); \
@@ -136,15 +288,41 @@ impl FileParser<'_, '_> {
                  a loop through a symlink?"
             ));
         }
-        let bytes = (self.read)(path).map_err(|e| {
-            let what = if path == Path::new("-") {
-                "stdin".to_string()
-            } else {
-                format!("job file {shown}")
-            };
-            usage!("{at}cannot read {what}: {e}")
+        let what = if path == Path::new("-") {
+            "stdin".to_string()
+        } else {
+            format!("job file {shown}")
+        };
+        if self.files >= self.limits.files {
+            return Err(usage!(
+                "{at}{what} would be file number {} read; the limit is {} files (an include \
+                 read twice counts twice); include each file once",
+                self.files + 1,
+                self.limits.files
+            ));
+        }
+        self.files += 1;
+        let left = self.limits.bytes - self.bytes;
+        let contents = (self.read)(path, left).map_err(|e| match e {
+            Unreadable::Io(e) => usage!("{at}cannot read {what}: {e}"),
+            Unreadable::NotRegular(kind) => usage!(
+                "{at}{what} is {kind}, not a regular file; give a fio job file (- reads \
+                 stdin)"
+            ),
+            Unreadable::TooBig => usage!(
+                "{at}{what} takes the job files read past {} (the limit over every file and \
+                 include, an include read twice counts twice); shorten it or include each \
+                 file once",
+                limit_bytes(self.limits.bytes)
+            ),
         })?;
-        let text = String::from_utf8(bytes).map_err(|e| {
+        self.bytes += contents.bytes.len() as u64;
+        if let Some(id) = contents.id {
+            if !self.out.inputs.contains(&id) {
+                self.out.inputs.push(id);
+            }
+        }
+        let text = String::from_utf8(contents.bytes).map_err(|e| {
             usage!(
                 "{at}job file {shown} is not UTF-8 text (invalid byte at offset {}); give a \
                  fio job file",
@@ -155,17 +333,30 @@ impl FileParser<'_, '_> {
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         for (index, raw) in text.lines().enumerate() {
             let line = u32::try_from(index + 1).unwrap_or(u32::MAX);
-            let origin = Origin::File {
-                path: shown.clone(),
-                line,
-            };
             let here = format!("{shown}:{line}");
             let stripped = strip_comment(raw).trim();
             if stripped.is_empty() {
                 continue;
             }
-            let expanded = expand_env(stripped, self.env, &here)?;
+            if self.lines >= self.limits.lines {
+                return Err(usage!(
+                    "{here}: the job files read pass {} lines besides comments (the limit \
+                     over every file and include, an include read twice counts twice); \
+                     shorten them or include each file once",
+                    self.limits.lines
+                ));
+            }
+            self.lines += 1;
+            let expanded = expand_env(stripped, self.env, &here, self.limits.line_bytes)?;
             let text = expanded.trim();
+            self.held += (text.len() + shown.len()) as u64;
+            if self.held > self.limits.bytes {
+                return Err(usage!(
+                    "{here}: the options read pass {} once ${{VAR}}s are expanded (the limit); \
+                     shorten the values",
+                    limit_bytes(self.limits.bytes)
+                ));
+            }
             if let Some(rest) = text.strip_prefix('[') {
                 let Some(name) = rest.strip_suffix(']') else {
                     return Err(usage!(
@@ -179,14 +370,29 @@ impl FileParser<'_, '_> {
                         "{here}: [] has no name; write [global] or [jobname]"
                     ));
                 }
-                self.sections.push(Section {
+                if name != "global" {
+                    if self.jobs >= self.limits.jobs {
+                        return Err(usage!(
+                            "{here}: [{}] would be job {}; the limit is {} jobs; split them \
+                             into several runs",
+                            short_name(name),
+                            self.jobs + 1,
+                            self.limits.jobs
+                        ));
+                    }
+                    self.jobs += 1;
+                }
+                self.out.sections.push(Section {
                     name: name.to_string(),
                     entries: Vec::new(),
                 });
                 continue;
             }
             if let Some(target) = include_target(text) {
-                let included = if Path::new(target).is_absolute() || path == Path::new("-") {
+                let included = if target == "-" {
+                    // A file named `-`, never stdin again.
+                    dir.join(".").join(target)
+                } else if Path::new(target).is_absolute() || path == Path::new("-") {
                     PathBuf::from(target)
                 } else {
                     dir.join(target)
@@ -208,9 +414,12 @@ impl FileParser<'_, '_> {
             let entry = Entry {
                 option: option.to_string(),
                 value,
-                origin,
+                origin: Origin::File {
+                    path: shown.clone(),
+                    line,
+                },
             };
-            match self.sections.last_mut() {
+            match self.out.sections.last_mut() {
                 Some(section) => section.entries.push(entry),
                 None => {
                     return Err(usage!(
@@ -223,6 +432,23 @@ impl FileParser<'_, '_> {
         self.stack.pop();
         Ok(())
     }
+}
+
+/// `16 MiB`, for the errors of the byte limits.
+fn limit_bytes(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else if bytes >= 1 << 10 && bytes % (1 << 10) == 0 {
+        format!("{} KiB", bytes >> 10)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// A section name for an error: at most 60 characters, escaped.
+fn short_name(name: &str) -> String {
+    let head: String = name.chars().take(60).collect();
+    crate::error::one_line(&head)
 }
 
 /// `include FILE` -> `FILE`.
@@ -246,10 +472,24 @@ fn strip_comment(line: &str) -> &str {
 }
 
 /// Replaces every `${NAME}` with the environment's value; other `$` text stays as written.
-fn expand_env(text: &str, env: Env<'_>, here: &str) -> anyhow::Result<String> {
+/// A line longer than `max` bytes, as written or once expanded, is refused.
+fn expand_env(text: &str, env: Env<'_>, here: &str, max: usize) -> anyhow::Result<String> {
+    let too_long = || {
+        usage!(
+            "{here}: the line is longer than {} once ${{VAR}}s are expanded (the limit); \
+             shorten it",
+            limit_bytes(max as u64)
+        )
+    };
+    if text.len() > max {
+        return Err(too_long());
+    }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
+        if out.len() + start > max {
+            return Err(too_long());
+        }
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let name_end = after.find('}');
@@ -264,6 +504,9 @@ fn expand_env(text: &str, env: Env<'_>, here: &str) -> anyhow::Result<String> {
                 let value = env(name).ok_or_else(|| {
                     usage!("{here}: ${{{name}}} is not set; export {name} or write the value")
                 })?;
+                if out.len() + value.len() > max {
+                    return Err(too_long());
+                }
                 out.push_str(&value);
                 rest = &after[end + 1..];
             }
@@ -272,6 +515,9 @@ fn expand_env(text: &str, env: Env<'_>, here: &str) -> anyhow::Result<String> {
                 rest = after;
             }
         }
+    }
+    if out.len() + rest.len() > max {
+        return Err(too_long());
     }
     out.push_str(rest);
     Ok(out)
@@ -408,10 +654,14 @@ mod tests {
         env: &[(&str, &str)],
         paths: &[&str],
     ) -> Result<Vec<Section>, String> {
-        let read = |p: &Path| {
-            fs.get(p)
-                .cloned()
-                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+        let read = |p: &Path, max: u64| {
+            let bytes = fs.get(p).cloned().ok_or_else(|| {
+                Unreadable::Io(std::io::Error::from(std::io::ErrorKind::NotFound))
+            })?;
+            if bytes.len() as u64 > max {
+                return Err(Unreadable::TooBig);
+            }
+            Ok(Contents { bytes, id: None })
         };
         let env: HashMap<String, String> = env
             .iter()
@@ -419,10 +669,12 @@ mod tests {
             .collect();
         let lookup = |name: &str| env.get(name).cloned();
         let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-        job_files(&paths, &read, &lookup).map_err(|e| {
-            assert_eq!(crate::error::exit_code(&e), 2, "{e}");
-            e.to_string()
-        })
+        job_files(&paths, &read, &lookup)
+            .map(|files| files.sections)
+            .map_err(|e| {
+                assert_eq!(crate::error::exit_code(&e), 2, "{e}");
+                e.to_string()
+            })
     }
 
     fn parse(text: &str) -> Result<Vec<Section>, String> {
@@ -603,6 +855,228 @@ mod tests {
         assert_eq!(cmd(&["--bs"]).unwrap().sections[0].entries[0].value, None);
     }
 
+    /// Parses `paths` from `fs` within `limits`, counting what the reader handed out: the
+    /// result (sections or the one-line error), the bytes read and the files read.
+    fn parse_within(
+        fs: &HashMap<PathBuf, Vec<u8>>,
+        env: &[(&str, &str)],
+        paths: &[&str],
+        limits: Limits,
+    ) -> (Result<Vec<Section>, String>, u64, usize) {
+        let bytes = std::cell::Cell::new(0u64);
+        let calls = std::cell::Cell::new(0usize);
+        let read = |p: &Path, max: u64| {
+            calls.set(calls.get() + 1);
+            if p.to_string_lossy().ends_with(".fifo") {
+                return Err(Unreadable::NotRegular("a FIFO".into()));
+            }
+            let data = fs.get(p).cloned().ok_or_else(|| {
+                Unreadable::Io(std::io::Error::from(std::io::ErrorKind::NotFound))
+            })?;
+            if data.len() as u64 > max {
+                return Err(Unreadable::TooBig);
+            }
+            bytes.set(bytes.get() + data.len() as u64);
+            Ok(Contents {
+                bytes: data,
+                id: None,
+            })
+        };
+        let env: HashMap<String, String> = env
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect();
+        let lookup = |name: &str| env.get(name).cloned();
+        let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
+        let result = job_files_within(&paths, &read, &lookup, limits)
+            .map(|files| files.sections)
+            .map_err(|e| {
+                assert_eq!(crate::error::exit_code(&e), 2, "{e}");
+                e.to_string()
+            });
+        (result, bytes.get(), calls.get())
+    }
+
+    const SMALL: Limits = Limits {
+        bytes: 1_000,
+        lines: 50,
+        files: 10,
+        jobs: 3,
+        line_bytes: 40,
+    };
+
+    #[test]
+    fn each_limit_refuses_with_one_line_naming_the_file_and_the_limit() {
+        let err = |fs: &[(&str, &[u8])], env: &[(&str, &str)]| {
+            parse_within(&files(fs), env, &["a.fio"], SMALL)
+                .0
+                .unwrap_err()
+        };
+        assert_eq!(
+            err(&[("a.fio", &[b'#'; 1_001])], &[]),
+            "job file a.fio takes the job files read past 1000 bytes (the limit over every \
+             file and include, an include read twice counts twice); shorten it or include \
+             each file once"
+        );
+        // Repeated includes count each time they are read.
+        let twice = [
+            ("a.fio", &b"[a]\ninclude b.fio\ninclude b.fio\n"[..]),
+            ("b.fio", &[b'#'; 600][..]),
+        ];
+        assert_eq!(
+            err(&twice, &[]),
+            "a.fio:3: job file b.fio takes the job files read past 1000 bytes (the limit over \
+             every file and include, an include read twice counts twice); shorten it or \
+             include each file once"
+        );
+        assert_eq!(
+            err(&[("a.fio", "[global]\n".repeat(51).as_bytes())], &[]),
+            "a.fio:51: the job files read pass 50 lines besides comments (the limit over \
+             every file and include, an include read twice counts twice); shorten them or \
+             include each file once"
+        );
+        assert_eq!(
+            err(&[("a.fio", "[a]\ninclude a.fifo\n".as_bytes())], &[]),
+            "a.fio:2: job file a.fifo is a FIFO, not a regular file; give a fio job file (- \
+             reads stdin)"
+        );
+        assert_eq!(
+            err(&[("a.fio", b"[a]\n[b]\n[global]\n[c]\n[d]\n")], &[]),
+            "a.fio:5: [d] would be job 4; the limit is 3 jobs; split them into several runs"
+        );
+        assert_eq!(
+            err(
+                &[("a.fio", &[b"[a]\nbs=".as_slice(), &[b'x'; 40]].concat())],
+                &[]
+            ),
+            "a.fio:2: the line is longer than 40 bytes once ${VAR}s are expanded (the limit); \
+             shorten it"
+        );
+        assert_eq!(
+            err(
+                &[("a.fio", b"[a]\nbs=${X}${X}${X}\n")],
+                &[("X", &"y".repeat(15))]
+            ),
+            "a.fio:2: the line is longer than 40 bytes once ${VAR}s are expanded (the limit); \
+             shorten it"
+        );
+        // Four includes of a file that includes another twice: 1 + 3 x 3 files read, then the
+        // fourth include of b.fio is the eleventh.
+        let fan = [
+            (
+                "a.fio",
+                &b"[a]\ninclude b.fio\ninclude b.fio\ninclude b.fio\ninclude b.fio\n"[..],
+            ),
+            ("b.fio", &b"include c.fio\ninclude c.fio\n"[..]),
+            ("c.fio", &b"bs=4k\n"[..]),
+        ];
+        assert_eq!(
+            err(&fan, &[]),
+            "a.fio:5: job file b.fio would be file number 11 read; the limit is 10 files (an \
+             include read twice counts twice); include each file once"
+        );
+        // Kept text (values once expanded, and the file name of each) is bounded too.
+        let held = format!("[a]\n{}", "bs=${X}\n".repeat(40));
+        assert_eq!(
+            err(&[("a.fio", held.as_bytes())], &[("X", &"y".repeat(30))]),
+            "a.fio:28: the options read pass 1000 bytes once ${VAR}s are expanded (the \
+             limit); shorten the values"
+        );
+        // An include of `-` names a file called `-`, never stdin again.
+        let fs = files(&[("-", b"[a]\ninclude -\n"), ("./-", b"bs=4k\n")]);
+        let sections = parse_within(&fs, &[], &["-"], SMALL).0.unwrap();
+        assert_eq!(sections[0].entries[0].written(), "bs=4k");
+    }
+
+    #[test]
+    fn the_limits_of_fio_are_the_documented_ones() {
+        assert_eq!(limit_bytes(Limits::FIO.bytes), "16 MiB");
+        assert_eq!(limit_bytes(Limits::FIO.line_bytes as u64), "64 KiB");
+        assert_eq!(Limits::FIO.jobs, 4_096);
+    }
+
+    #[test]
+    fn only_regular_files_of_storage_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = dir.path().join("job.fio");
+        std::fs::write(&job, b"[a]\nbs=4k\n").unwrap();
+        let read = read_job_file(&job, 100).unwrap();
+        assert_eq!(read.bytes, b"[a]\nbs=4k\n");
+        let meta = std::fs::metadata(&job).unwrap();
+        assert_eq!(
+            read.id,
+            Some(FileId {
+                dev: std::os::unix::fs::MetadataExt::dev(&meta),
+                ino: std::os::unix::fs::MetadataExt::ino(&meta)
+            })
+        );
+        assert!(matches!(read_job_file(&job, 9), Err(Unreadable::TooBig)));
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let kind = |path: &Path| match read_job_file(path, 1 << 20) {
+            Err(Unreadable::NotRegular(what)) => what,
+            other => panic!("{}: {other:?}", path.display()),
+        };
+        // None of these blocks or reads without end.
+        assert_eq!(kind(&fifo), "a FIFO");
+        assert_eq!(kind(Path::new("/dev/zero")), "a character device");
+        assert_eq!(kind(dir.path()), "a directory");
+        assert_eq!(
+            kind(Path::new("/proc/self/status")),
+            "a kernel file of procfs"
+        );
+        assert!(matches!(
+            read_job_file(&dir.path().join("gone"), 1),
+            Err(Unreadable::Io(e)) if e.kind() == std::io::ErrorKind::NotFound
+        ));
+    }
+
+    /// One file of a random include graph: includes of other files (by number, repeats and
+    /// cycles allowed), option lines, job sections, `${VAR}`s, a FIFO or a missing file.
+    #[derive(Debug, Clone)]
+    struct Node {
+        includes: Vec<usize>,
+        options: usize,
+        sections: usize,
+        env_lines: usize,
+        padding: usize,
+    }
+
+    fn node() -> impl proptest::strategy::Strategy<Value = Node> {
+        use proptest::prelude::*;
+        (
+            proptest::collection::vec(0usize..8, 0..6),
+            0usize..30,
+            0usize..3,
+            0usize..3,
+            0usize..400,
+        )
+            .prop_map(|(includes, options, sections, env_lines, padding)| Node {
+                includes,
+                options,
+                sections,
+                env_lines,
+                padding,
+            })
+    }
+
+    /// A message of one of the refusals the reader has, and nothing else.
+    fn known_refusal(message: &str) -> bool {
+        [
+            "the limit over every file and include",
+            "would be file number",
+            "the job files read pass",
+            "would be job",
+            "once ${VAR}s are expanded (the limit)",
+            "is an include loop",
+            "nests includes deeper than",
+            "is a FIFO, not a regular file",
+            "cannot read job file",
+        ]
+        .iter()
+        .any(|known| message.contains(known))
+    }
+
     proptest::proptest! {
         #[test]
         fn random_job_files_never_panic(
@@ -620,6 +1094,56 @@ mod tests {
             let text = lines.join("\n");
             let fs = files(&[("db.fio", text.as_bytes()), ("a", b"[x]\n")]);
             let _ = parse_with(&fs, &[("A", "1")], &["db.fio"]);
+        }
+
+        #[test]
+        fn random_include_graphs_parse_or_refuse_within_the_limits(
+            nodes in proptest::collection::vec(node(), 1..7),
+            bytes in 200u64..3_000,
+            lines in 5usize..120,
+            files_cap in 1usize..30,
+            jobs in 1usize..6,
+        ) {
+            // f6 is a FIFO, f7 is missing: includes of them are refused.
+            let limits = Limits { bytes, lines, files: files_cap, jobs, line_bytes: 60 };
+            let mut fs = HashMap::new();
+            for (i, node) in nodes.iter().enumerate() {
+                let mut text = String::from("[global]\n");
+                for k in 0..node.options.max(node.includes.len()) {
+                    if let Some(target) = node.includes.get(k) {
+                        let name = if *target == 6 { "f6.fifo".to_string() } else { format!("f{target}.fio") };
+                        text.push_str(&format!("include {name}\n"));
+                    }
+                    if k < node.options {
+                        text.push_str("bs=4k\n");
+                    }
+                }
+                for j in 0..node.sections {
+                    text.push_str(&format!("[j{i}_{j}]\nrw=read\n"));
+                }
+                for _ in 0..node.env_lines {
+                    text.push_str("size=${BIG}\n");
+                }
+                text.push_str(&"#".repeat(node.padding));
+                text.push('\n');
+                fs.insert(PathBuf::from(format!("f{i}.fio")), text.into_bytes());
+            }
+            let (result, read_bytes, read_files) =
+                parse_within(&fs, &[("BIG", &"x".repeat(30))], &["f0.fio"], limits);
+            proptest::prop_assert!(read_bytes <= limits.bytes, "{read_bytes} bytes read");
+            proptest::prop_assert!(read_files <= limits.files, "{read_files} files read");
+            match result {
+                Ok(sections) => {
+                    let jobs_read = sections.iter().filter(|s| !s.is_global()).count();
+                    let entries: usize = sections.iter().map(|s| s.entries.len()).sum();
+                    proptest::prop_assert!(jobs_read <= limits.jobs);
+                    proptest::prop_assert!(entries <= limits.lines);
+                }
+                Err(message) => {
+                    proptest::prop_assert!(!message.contains('\n'), "{message}");
+                    proptest::prop_assert!(known_refusal(&message), "{message}");
+                }
+            }
         }
 
         #[test]

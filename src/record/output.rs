@@ -214,6 +214,112 @@ pub fn open_jsonl(
     ))
 }
 
+/// Opens `path` for `flag`, where a fio report goes (`diskdash fio --output`): checked like
+/// [`check`], except that an existing file is replaced (emptied) only when it is empty, a fio
+/// report (text, JSON or terse, fio's or `diskdash fio`'s) or a diskdash record, or with
+/// `guard.force`; and never when it is one of `inputs` (the run's job files), even with
+/// `force`. Returns the file, its identity and whether it was made here.
+///
+/// # Errors
+/// As [`check`], the input or content refusals above, or the create failed.
+pub fn open_report(
+    flag: &str,
+    path: &Path,
+    guard: Guard<'_>,
+    inputs: &[FileId],
+) -> anyhow::Result<(std::fs::File, FileId, bool)> {
+    let place = Place::pin(flag, path)?;
+    let shown = path.display();
+    // Every check but the content's, which is this function's.
+    let structural = Guard {
+        force: true,
+        ..guard
+    };
+    for _ in 0..8 {
+        if let Some(existing) = place.check(flag, path, structural)? {
+            if inputs.contains(&existing.id) {
+                return Err(usage!(
+                    "{flag} {shown} is a job file of this run; write the report elsewhere"
+                ));
+            }
+            let mut head = [0u8; 4096];
+            let n = nix::sys::uio::pread(&existing.file, &mut head, 0).unwrap_or(0);
+            let size_bytes =
+                pinned::fstat(&existing.file).map_or(0, |st| st.st_size.unsigned_abs());
+            let replaceable = size_bytes == 0
+                || starts_as_our_record(&head[..n])
+                || starts_as_fio_output(&head[..n]);
+            if !replaceable && !guard.force {
+                return Err(usage!(
+                    "{flag} {shown} exists and is neither a fio report nor a diskdash record \
+                     ({size_bytes} bytes); choose another name, or pass --force to replace it"
+                ));
+            }
+            let file = std::fs::File::from(existing.file);
+            file.set_len(0)
+                .map_err(|err| usage!("{flag} {shown}: {err}"))?;
+            return Ok((file, existing.id, false));
+        }
+        match pinned::open_at(
+            place.dir.as_raw_fd(),
+            place.name.as_bytes(),
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            0o644,
+        ) {
+            Ok(fd) => {
+                let id = pinned::file_id(&fd)?;
+                return Ok((std::fs::File::from(fd), id, true));
+            }
+            Err(err) if err.raw_os_error() == Some(libc::EEXIST) => {}
+            Err(err) => {
+                return Err(usage!(
+                    "{flag} {shown}: cannot create it: {err}; write elsewhere"
+                ));
+            }
+        }
+    }
+    Err(usage!(
+        "{flag} {shown}: the name keeps appearing and vanishing; write elsewhere"
+    ))
+}
+
+/// Whether `head` (a file's first bytes) begins like a report fio writes: its JSON
+/// (`{"fio version": ...`, also `diskdash fio`'s), its terse lines (`3;fio-3.33;...`) or its
+/// text, whose first line is a job's (`NAME: (g=0): rw=...` from fio, `NAME: (groupid=0,
+/// jobs=1): err=...` from `diskdash fio`).
+#[must_use]
+pub fn starts_as_fio_output(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    let text = text.trim_start();
+    if let Some(rest) = text.strip_prefix('{') {
+        return rest.trim_start().starts_with("\"fio version\"");
+    }
+    let first = text.lines().next().unwrap_or("");
+    if let Some((version, rest)) = first.split_once(';') {
+        if !version.is_empty()
+            && version.bytes().all(|b| b.is_ascii_digit())
+            && rest.starts_with("fio-")
+        {
+            return true;
+        }
+    }
+    let number = |s: &str| -> Option<usize> {
+        let n = s.bytes().take_while(u8::is_ascii_digit).count();
+        (n > 0).then_some(n)
+    };
+    first.match_indices(": (").any(|(i, _)| {
+        let rest = &first[i + 3..];
+        if let Some(r) = rest.strip_prefix("g=") {
+            return number(r).is_some_and(|n| r[n..].starts_with("): rw="));
+        }
+        rest.strip_prefix("groupid=")
+            .and_then(|r| number(r).map(|n| &r[n..]))
+            .and_then(|r| r.strip_prefix(", jobs="))
+            .and_then(|r| number(r).map(|n| &r[n..]))
+            .is_some_and(|r| r.starts_with("): err="))
+    })
+}
+
 /// A JSON Lines file opened for appending (`--record`), with its directory pinned so rotation
 /// renames inside the same directory whatever happens to the path meanwhile.
 pub struct AppendTarget {
@@ -467,6 +573,77 @@ fn starts_as_our_record(head: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fio_reports_are_known_by_their_first_line() {
+        for report in [
+            "a: (g=0): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, \
+             ioengine=psync, iodepth=1\nfio-3.33\nStarting 1 process\n",
+            "a: (groupid=0, jobs=1): err= 0: data on vda\n  read: IOPS=15.7k\n",
+            "my job: x: (groupid=12, jobs=4): err= 5: x\n",
+            "{\n  \"fio version\" : \"fio-3.33\",\n  \"timestamp\" : 1795676378,",
+            "{\n  \"fio version\": \"diskdash-0.1.0\",",
+            "3;fio-3.33;a;0;0;1024;146285;36571;7;0;0",
+        ] {
+            assert!(starts_as_fio_output(report.as_bytes()), "{report}");
+        }
+        for other in [
+            "[a]\nfilename=data\n",
+            "{\"name\": 1}",
+            "a: (g=x): rw=read\n",
+            "a: (groupid=0, jobs=1) err\n",
+            "precious notes: (g=0) rw=\n",
+            "3;fi",
+            "",
+            "notes\nsecond: (g=0): rw=read\n",
+        ] {
+            assert!(!starts_as_fio_output(other.as_bytes()), "{other}");
+        }
+    }
+
+    #[test]
+    fn a_report_replaces_reports_records_and_empty_files_never_an_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out");
+        let open = |force: bool, inputs: &[FileId]| {
+            let guard = Guard { force, ..guard() };
+            open_report("--output", &path, guard, inputs).map_err(|e| e.to_string())
+        };
+        let (_, made, created) = open(false, &[]).unwrap();
+        assert!(created);
+        for replaceable in [
+            &b"a: (g=0): rw=read, bs=(R) 4096B-4096B\nfio-3.33\n"[..],
+            b"{\"format\": \"diskdash-run\"}",
+            b"",
+        ] {
+            std::fs::write(&path, replaceable).unwrap();
+            let (_, id, created) = open(false, &[]).unwrap();
+            assert_eq!((id, created), (made, false));
+            assert_eq!(std::fs::read(&path).unwrap(), b"", "emptied");
+        }
+        std::fs::write(&path, b"[a]\nrw=read\n").unwrap();
+        assert_eq!(
+            open(false, &[]).unwrap_err(),
+            format!(
+                "--output {} exists and is neither a fio report nor a diskdash record (12 \
+                 bytes); choose another name, or pass --force to replace it",
+                path.display()
+            )
+        );
+        let input = pinned::file_id(&std::fs::File::open(&path).unwrap().into()).unwrap();
+        for force in [false, true] {
+            assert_eq!(
+                open(force, &[input]).unwrap_err(),
+                format!(
+                    "--output {} is a job file of this run; write the report elsewhere",
+                    path.display()
+                )
+            );
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), b"[a]\nrw=read\n");
+        open(true, &[]).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"", "replaced with --force");
+    }
 
     #[test]
     fn our_records_are_known_by_their_first_key() {

@@ -72,11 +72,14 @@ impl World {
     }
 
     fn load(&self, args: &[&str]) -> Result<FioInvocation, String> {
-        let read = |p: &Path| {
-            self.files
-                .get(p)
-                .cloned()
-                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+        let read = |p: &Path, max: u64| {
+            let bytes = self.files.get(p).cloned().ok_or_else(|| {
+                parse::Unreadable::Io(std::io::Error::from(std::io::ErrorKind::NotFound))
+            })?;
+            if bytes.len() as u64 > max {
+                return Err(parse::Unreadable::TooBig);
+            }
+            Ok(parse::Contents { bytes, id: None })
         };
         let env = |name: &str| self.env.get(name).cloned();
         let io = Io {
@@ -560,4 +563,58 @@ proptest::proptest! {
         let w = world().file("p.fio", &text).target("f", Found::File { bytes: 1 << 20 });
         let _ = w.load(&["p.fio"]);
     }
+}
+
+#[test]
+fn what_jobs_multiply_is_capped_before_it_is_built() {
+    // Each job repeats the global options above it: the product is refused before mapping.
+    let text = format!(
+        "[global]\nsize=1M\n{}{}",
+        "bs=4k\n".repeat(2_000),
+        (0..200).map(|i| format!("[j{i}]\n")).collect::<String>()
+    );
+    assert_eq!(
+        world().file("m.fio", &text).load(&["m.fio"]).unwrap_err(),
+        "the 200 jobs take 400200 options in all (each repeats the [global] options above \
+         it); the limit is 262144; put fewer options in [global] or run fewer jobs"
+    );
+    // Only the jobs --section picks count.
+    let picked = world()
+        .file("m.fio", &text)
+        .load(&["m.fio", "--section=j7"])
+        .unwrap();
+    assert_eq!(jobs(&picked).len(), 1);
+    // Workers: numjobs summed over the jobs.
+    let workers = format!(
+        "[global]\nsize=1M\nnumjobs=1024\n{}",
+        (0..5).map(|i| format!("[j{i}]\n")).collect::<String>()
+    );
+    assert_eq!(
+        world()
+            .file("w.fio", &workers)
+            .load(&["w.fio"])
+            .unwrap_err(),
+        "job j4 takes the workers to 5120 (numjobs summed over the jobs); the limit is 4096; \
+         lower numjobs or split the jobs into several runs"
+    );
+    // Jobs of the command line count with those of the files.
+    let mut args = vec!["j.fio".to_string(), "--size=1M".to_string()];
+    args.extend((0..2).map(|i| format!("--name=c{i}")));
+    let file_jobs = (0..4_095).map(|i| format!("[f{i}]\n")).collect::<String>();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(
+        world().file("j.fio", &file_jobs).load(&args).unwrap_err(),
+        "job f4094 would be job 4097; the limit is 4096 jobs; split them into several runs"
+    );
+}
+
+#[test]
+fn notes_past_a_hundred_are_counted_in_one() {
+    let text = format!("[global]\nsize=1M\n{}[a]\n", "thread\n".repeat(150));
+    let inv = world().file("n.fio", &text).load(&["n.fio"]).unwrap();
+    assert_eq!(inv.notes.len(), 101);
+    assert_eq!(
+        inv.notes.last().unwrap(),
+        "50 more notes like these are not shown (options accepted without effect)"
+    );
 }
