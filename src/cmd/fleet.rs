@@ -17,7 +17,7 @@
 //! (`tui::run_fleet`); leaving the dashboard raises the same flag SIGINT does.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -27,6 +27,7 @@ use anyhow::Context;
 use clap::Parser;
 
 use crate::cli::{Cli, Command, FleetArgs};
+use crate::fleet::lines::{self, MAX_LINE_BYTES};
 use crate::fleet::live::{FleetState, HostState, LiveFleet};
 use crate::fleet::merge::{Rates, merge_direction, merge_sync, p50_p99};
 use crate::fleet::ssh::{self, SshOptions};
@@ -39,8 +40,25 @@ use crate::record::{
 
 /// What a fleet runs on its hosts.
 const COMMANDS: [&str; 3] = ["bench", "fio", "sweep"];
-/// How long a stopped host may take to drain and send its record before its ssh is killed.
-const STOP_GRACE: Duration = Duration::from_secs(30);
+/// How long a stopped host may take to drain and send its record before its ssh is killed (a
+/// run drains its queue in milliseconds; Ctrl-C ends the fleet in about this long). The remote
+/// run still cleans up: it sees its input end.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+/// A running host that sends no line (stdout or stderr) for this many intervals, and at least
+/// `SILENT_FLOOR`, after any warm-up, is declared silent and its ssh killed.
+const SILENT_INTERVALS: u32 = 10;
+const SILENT_FLOOR: Duration = Duration::from_secs(5);
+/// A fio job file's `ramp_time` is on the host: the silence allowed after the start covers
+/// this much warm-up.
+const UNKNOWN_RAMP: Duration = Duration::from_secs(60);
+/// A run of a known length past its planned end by this much is past its deadline.
+const DEADLINE_MARGIN: Duration = Duration::from_secs(30);
+/// Longest stderr line kept (the rest of a longer one is passed over).
+const STDERR_LINE_BYTES: usize = 4096;
+/// Characters of a host's line shown when it is not the fleet protocol.
+const SHOWN_CHARS: usize = 80;
+/// Lines before the first line of the protocol taken as the login's banner; more fail the host.
+const BANNER_LINES: usize = 64;
 /// How long the pipes of an exited ssh may stay open (held by a process it started).
 const PIPE_GRACE: Duration = Duration::from_secs(1);
 /// Intervals a host may be ahead of a silent one before its tables are shown without it.
@@ -60,6 +78,69 @@ pub struct FleetPlan {
     pub ssh: SshOptions,
     /// How long each host's run takes from the start, when the command says (a timed bench).
     pub planned: Option<Duration>,
+    /// When a running host is silent or past its deadline.
+    pub watch: Watch,
+}
+
+/// When a running host is declared silent or late, from the plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Watch {
+    /// The status interval the hosts send lines at.
+    pub interval: Duration,
+    /// Warm-up after the start (and before each point of a sweep) with no interval lines.
+    pub ramp: Duration,
+    /// `false`: no heartbeat (a size-based run that verifies: its read-back has no lines and
+    /// no known length).
+    pub heartbeat: bool,
+    /// From the start to the record, when the run has a known length and no read-back.
+    pub deadline: Option<Duration>,
+}
+
+impl Watch {
+    /// How long a running host may send nothing.
+    #[must_use]
+    pub fn silence(&self) -> Duration {
+        self.ramp + (self.interval * SILENT_INTERVALS).max(SILENT_FLOOR)
+    }
+
+    /// Why a host that started `since` ago and was last heard `quiet` ago is cut off, if it is.
+    /// The heartbeat holds until the planned end: a host gone quiet after it (writing its
+    /// record, reading back) has the deadline.
+    #[must_use]
+    pub fn verdict(
+        &self,
+        planned: Option<Duration>,
+        since: Duration,
+        quiet: Duration,
+    ) -> Option<String> {
+        let fmt = crate::units::format_duration;
+        if let Some(deadline) = self.deadline
+            && since > deadline
+        {
+            return Some(format!(
+                "still running {} after the start: past its deadline ({} planned + {} margin)",
+                fmt(since),
+                fmt(deadline.saturating_sub(DEADLINE_MARGIN)),
+                fmt(DEADLINE_MARGIN)
+            ));
+        }
+        let went_quiet = since.saturating_sub(quiet);
+        if self.heartbeat && quiet > self.silence() && planned.is_none_or(|p| went_quiet < p) {
+            return Some(format!(
+                "sent nothing for {} while running (the limit: {}{} intervals of {}, at least {})",
+                fmt(quiet),
+                if self.ramp.is_zero() {
+                    String::new()
+                } else {
+                    format!("{} warm-up + ", fmt(self.ramp))
+                },
+                SILENT_INTERVALS,
+                fmt(self.interval),
+                fmt(SILENT_FLOOR)
+            ));
+        }
+        None
+    }
 }
 
 impl FleetPlan {
@@ -100,6 +181,14 @@ impl FleetPlan {
         let mut argv = vec!["diskdash".to_string()];
         argv.extend(command.iter().cloned());
         let mut planned = None;
+        let second = Duration::from_secs(1);
+        let mut watch = Watch {
+            interval: second,
+            ramp: UNKNOWN_RAMP,
+            heartbeat: true,
+            deadline: None,
+        };
+        let duration = |text: &str| crate::units::parse_duration(text).ok();
         match Cli::try_parse_from(&argv) {
             Ok(cli) => match cli.command {
                 Some(Command::Bench(bench)) => {
@@ -107,18 +196,34 @@ impl FleetPlan {
                         bench.json.as_deref(),
                         bench.jsonl.as_deref(),
                     )?;
-                    // Warm-up and measured time; a size-based run has no known end.
-                    planned =
+                    let spec =
                         super::bench::job(&bench, &crate::bench::spec::MachineLimits::detect())
-                            .ok()
-                            .filter(|spec| spec.io_size_bytes.is_none())
-                            .map(|spec| spec.ramp + spec.runtime);
+                            .ok();
+                    // Warm-up and measured time; a size-based run has no known end.
+                    planned = spec
+                        .as_ref()
+                        .filter(|spec| spec.io_size_bytes.is_none())
+                        .map(|spec| spec.ramp + spec.runtime);
+                    let verifies = bench.verify.is_some() || bench.verify_only.is_some();
+                    watch = Watch {
+                        interval: duration(&bench.interval).unwrap_or(second),
+                        ramp: duration(&bench.ramp).unwrap_or(UNKNOWN_RAMP),
+                        heartbeat: planned.is_some() || !verifies,
+                        deadline: planned.filter(|_| !verifies).map(|p| p + DEADLINE_MARGIN),
+                    };
                 }
                 Some(Command::Sweep(sweep)) => {
                     super::fleet_remote::refuse_stdout_outputs(
                         sweep.json.as_deref(),
                         sweep.jsonl.as_deref(),
                     )?;
+                    watch.interval = duration(&sweep.interval).unwrap_or(second);
+                    // Each point warms up (2 s unless said) without interval lines.
+                    watch.ramp = sweep
+                        .ramp
+                        .as_deref()
+                        .map_or(Some(Duration::from_secs(2)), duration)
+                        .unwrap_or(UNKNOWN_RAMP);
                 }
                 _ => {}
             },
@@ -154,8 +259,24 @@ impl FleetPlan {
                 options: args.ssh_options.clone(),
             },
             planned,
+            watch: Watch {
+                // A 0 or nonsense interval is the remote's to refuse; it cannot make the
+                // heartbeat zero.
+                interval: watch.interval.max(Duration::from_millis(1)),
+                ..watch
+            },
         })
     }
+}
+
+/// A command as printed: its words joined by spaces, control characters escaped.
+#[must_use]
+pub fn shown_command(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| lines::shown(w, usize::MAX))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `diskdash fleet`.
@@ -187,7 +308,7 @@ pub fn run(args: &FleetArgs) -> anyhow::Result<ExitCode> {
             "diskdash fleet: {} host{}: {}",
             plan.hosts.len(),
             if plan.hosts.len() == 1 { "" } else { "s" },
-            plan.command.join(" ")
+            shown_command(&plan.command)
         );
         for host in &plan.hosts {
             if plan.destructive {
@@ -306,8 +427,12 @@ enum Line {
     Ready,
     Interval(Box<IntervalRecord>),
     Record(Box<RunRecord>),
-    /// Another line of the stream (a sweep's point), or one not understood.
+    /// Another line of the stream (a sweep's point).
     Other,
+    /// Not a line of the protocol: the line as shown (escaped, cut).
+    Foreign(String),
+    /// A line of the protocol that does not parse: why.
+    Broken(String),
 }
 
 enum Event {
@@ -318,6 +443,12 @@ enum Event {
     ErrEnd(usize),
     /// A warning of the remote run (page cache, stalls), worth seeing as it comes.
     Warning(usize, String),
+    /// A line came on its stderr: it is alive.
+    Heard(usize),
+    /// The remote shell's status of the run (`ssh::EXIT_MARK`).
+    RemoteExit(usize, i32),
+    /// It sent a line longer than `MAX_LINE_BYTES`: its stdout is no longer read.
+    LongLine(usize),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -355,6 +486,17 @@ struct Host {
     record: Option<Box<RunRecord>>,
     /// When it was told to stop (for the grace before a kill).
     stopped_at: Option<Instant>,
+    /// When it was told to start.
+    started_at: Option<Instant>,
+    /// When a line last came from it (stdout or stderr).
+    last_heard: Instant,
+    /// The first line before the protocol began (a login banner), as shown, and how many.
+    banner: Option<String>,
+    banner_lines: usize,
+    /// How the remote run ended, said by the remote shell (128 + N: signal N).
+    remote_exit: Option<i32>,
+    /// Failed for what it sent or did not send: its further lines are not read.
+    cut: bool,
 }
 
 impl Host {
@@ -403,6 +545,68 @@ impl Host {
         ))
     }
 
+    /// Fails the host for what it did (`why`), keeping what it sent before; its ssh is killed
+    /// (its remote run sees its input end and cleans up).
+    fn cut_off(&mut self, why: String, live: Option<&tokio::sync::watch::Sender<LiveFleet>>) {
+        if self.cut {
+            return;
+        }
+        say(live, format!("  {}: failed: {why}", self.name));
+        self.cut = true;
+        self.verdict = Some((HostStatus::Failed, why));
+        self.stop();
+        let _ = self.child.kill();
+    }
+
+    /// As `cut_off`, and nothing it sent is kept: its results are not to be trusted.
+    fn refuse(&mut self, why: String, live: Option<&tokio::sync::watch::Sender<LiveFleet>>) {
+        self.cut_off(format!("{why}: its results are left out"), live);
+        self.record = None;
+        self.pending.clear();
+        self.intervals = 0;
+        self.elapsed_ns = 0;
+        self.read = DirectionRecord::default();
+        self.write = DirectionRecord::default();
+        self.trim = DirectionRecord::default();
+        self.sync = SyncRecord::default();
+    }
+
+    /// Why the host ended without its record, from what is known.
+    fn why_no_record(&self) -> String {
+        let error = self.last_error();
+        let mut why = match (self.remote_exit, error) {
+            (Some(code), _) if code > 128 => {
+                let signal = code - 128;
+                let name = nix::sys::signal::Signal::try_from(signal)
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default();
+                format!("the remote run was killed by signal {signal}{name} before finishing")
+            }
+            (Some(code), Some(error)) => {
+                format!("the remote run exited with code {code} before finishing: {error}")
+            }
+            (Some(code), None) => {
+                format!("the remote run exited with code {code} before finishing")
+            }
+            (None, Some(error)) => error,
+            (None, None) => format!(
+                "ssh exited with {}",
+                self.exit
+                    .map_or_else(|| "no status".to_string(), |s| s.to_string())
+            ),
+        };
+        if !self.heard_out
+            && let Some(banner) = &self.banner
+        {
+            why = format!(
+                "sent a line that is not the fleet protocol: {banner} ({} line{} before                  anything of the protocol); {why}",
+                self.banner_lines,
+                if self.banner_lines == 1 { "" } else { "s" }
+            );
+        }
+        why
+    }
+
     fn add_interval(&mut self, interval: IntervalRecord) {
         self.intervals += 1;
         self.elapsed_ns += interval.duration_ns;
@@ -438,7 +642,7 @@ impl Fleet {
         for (i, name) in plan.hosts.iter().enumerate() {
             let mut words = vec![copies.binary(i).to_string(), "--fleet-remote".to_string()];
             words.extend(plan.command.iter().cloned());
-            let remote = ssh::remote_command(&words);
+            let remote = ssh::remote_command_reporting_exit(&words);
             let mut command = std::process::Command::new(&plan.ssh.program);
             command
                 .args(ssh::ssh_args(&plan.ssh, name, &remote))
@@ -459,7 +663,27 @@ impl Fleet {
             std::thread::Builder::new()
                 .name(format!("fleet-err-{i}"))
                 .spawn(move || {
-                    for line in BufReader::new(stderr_pipe).lines().map_while(Result::ok) {
+                    let mut reader = BufReader::new(stderr_pipe);
+                    let mut buf = Vec::new();
+                    loop {
+                        match lines::read_line(&mut reader, &mut buf, STDERR_LINE_BYTES) {
+                            Ok(lines::Read::Line) => {}
+                            // Kept cut; the rest of the line is passed over.
+                            Ok(lines::Read::TooLong) => {
+                                if lines::skip_rest(&mut reader).is_err() {
+                                    break;
+                                }
+                            }
+                            Ok(lines::Read::End) | Err(_) => break,
+                        }
+                        let line = String::from_utf8_lossy(&buf).into_owned();
+                        if err_tx.send(Event::Heard(i)).is_err() {
+                            return;
+                        }
+                        if let Some(code) = ssh::exit_mark(&line) {
+                            let _ = err_tx.send(Event::RemoteExit(i, code));
+                            continue;
+                        }
                         // A remote warning (page cache, stalls) is worth seeing as it comes;
                         // its status lines and notes are in its record.
                         if line.starts_with("WARNING: ") {
@@ -479,11 +703,24 @@ impl Fleet {
             std::thread::Builder::new()
                 .name(format!("fleet-out-{i}"))
                 .spawn(move || {
-                    for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                        if tx.send(Event::Line(i, parse_line(&line))).is_err() {
+                    let mut reader = BufReader::new(stdout);
+                    let mut buf = Vec::new();
+                    loop {
+                        let event = match lines::read_line(&mut reader, &mut buf, MAX_LINE_BYTES) {
+                            Ok(lines::Read::Line) => Event::Line(i, parse_line(&buf)),
+                            // Nothing more is read: the host is cut off.
+                            Ok(lines::Read::TooLong) => {
+                                let _ = tx.send(Event::LongLine(i));
+                                break;
+                            }
+                            Ok(lines::Read::End) | Err(_) => break,
+                        };
+                        if tx.send(event).is_err() {
                             return;
                         }
                     }
+                    // Dropping the pipe makes a writer on it fail instead of block.
+                    drop(reader);
                     let _ = tx.send(Event::End(i));
                 })
                 .context("starting a reader")?;
@@ -508,6 +745,12 @@ impl Fleet {
                 sync: SyncRecord::default(),
                 record: None,
                 stopped_at: None,
+                started_at: None,
+                last_heard: Instant::now(),
+                banner: None,
+                banner_lines: 0,
+                remote_exit: None,
+                cut: false,
             });
         }
         Ok(Self {
@@ -594,16 +837,28 @@ impl Fleet {
                         for host in self.hosts.iter_mut().filter(|h| h.phase == Phase::Ready) {
                             host.say(super::fleet_remote::START);
                             host.phase = Phase::Running;
+                            host.started_at = Some(Instant::now());
+                            host.last_heard = Instant::now();
                         }
                     }
                 }
             }
+            self.watch(plan);
             self.show_intervals(false);
             self.publish(started, ending);
             for host in &mut self.hosts {
                 if host.phase != Phase::Exited
                     && host.stopped_at.is_some_and(|t| t.elapsed() > STOP_GRACE)
                 {
+                    if host.record.is_none() && host.verdict.is_none() {
+                        host.verdict = Some((
+                            HostStatus::Failed,
+                            format!(
+                                "sent no record within {} of the stop: its ssh was killed",
+                                crate::units::format_duration(STOP_GRACE)
+                            ),
+                        ));
+                    }
                     let _ = host.child.kill();
                 }
             }
@@ -681,17 +936,79 @@ impl Fleet {
         }
     }
 
+    /// Cuts off the running hosts gone silent or past their deadline.
+    fn watch(&mut self, plan: &FleetPlan) {
+        for host in &mut self.hosts {
+            if host.phase != Phase::Running || host.verdict.is_some() || host.stopped_at.is_some() {
+                continue;
+            }
+            let Some(started) = host.started_at else {
+                continue;
+            };
+            if let Some(why) =
+                plan.watch
+                    .verdict(plan.planned, started.elapsed(), host.last_heard.elapsed())
+            {
+                host.cut_off(format!("{why}; its ssh was killed"), self.live.as_ref());
+            }
+        }
+    }
+
     fn take(&mut self, event: Event) {
+        let live = self.live.as_ref();
         match event {
             Event::Line(i, line) => {
                 let host = &mut self.hosts[i];
-                host.heard_out = true;
+                host.last_heard = Instant::now();
+                if host.cut {
+                    return;
+                }
                 match line {
+                    // Before the protocol begins: the login's banner (a shell's rc file).
+                    Line::Foreign(shown) if !host.heard_out => {
+                        host.banner_lines += 1;
+                        host.banner.get_or_insert(shown);
+                        if host.banner_lines > BANNER_LINES {
+                            let why = format!(
+                                "sent {BANNER_LINES} lines that are not the fleet protocol, the                                  first: {}; its ssh was killed",
+                                host.banner.as_deref().unwrap_or_default()
+                            );
+                            host.cut_off(why, live);
+                        }
+                        return;
+                    }
+                    Line::Foreign(shown) => host.cut_off(
+                        format!(
+                            "sent a line that is not the fleet protocol: {shown}; its ssh was                              killed"
+                        ),
+                        live,
+                    ),
+                    Line::Broken(why) => {
+                        host.refuse(format!("sent a fleet protocol line that is wrong: {why}"), live);
+                    }
                     Line::Ready if host.phase == Phase::Preparing => host.phase = Phase::Ready,
-                    Line::Interval(interval) => host.add_interval(*interval),
-                    Line::Record(record) => host.record = Some(record),
+                    Line::Interval(interval) => match crate::fleet::validate::interval(&interval) {
+                        Ok(()) => host.add_interval(*interval),
+                        Err(why) => host.refuse(format!("sent an invalid {why}"), live),
+                    },
+                    Line::Record(record) => match crate::fleet::validate::run_record(&record) {
+                        Ok(()) => host.record = Some(record),
+                        Err(why) => host.refuse(format!("sent an invalid {why}"), live),
+                    },
                     Line::Ready | Line::Other => {}
                 }
+                host.heard_out = true;
+            }
+            Event::Heard(i) => self.hosts[i].last_heard = Instant::now(),
+            Event::RemoteExit(i, code) => self.hosts[i].remote_exit = Some(code),
+            Event::LongLine(i) => {
+                let why = format!(
+                    "sent a line longer than {} MiB; its ssh was killed",
+                    MAX_LINE_BYTES >> 20
+                );
+                let host = &mut self.hosts[i];
+                host.last_heard = Instant::now();
+                host.cut_off(why, live);
             }
             Event::End(i) => self.hosts[i].stream_ended = true,
             Event::ErrEnd(i) => self.hosts[i].stderr_ended = true,
@@ -721,13 +1038,7 @@ impl Fleet {
         // record may still be in flight when ssh exits).
         for host in &mut self.hosts {
             if host.done() && host.record.is_none() && host.verdict.is_none() {
-                let why = host.last_error().unwrap_or_else(|| {
-                    format!(
-                        "ssh exited with {}",
-                        host.exit
-                            .map_or_else(|| "no status".to_string(), |s| s.to_string())
-                    )
-                });
+                let why = host.why_no_record();
                 let why = if host.intervals > 0 {
                     format!("dropped mid-run: {why}")
                 } else {
@@ -864,24 +1175,36 @@ impl Fleet {
     }
 }
 
-/// A host's stdout line, by its `format`.
-fn parse_line(line: &str) -> Line {
+/// A host's stdout line, by its `format`: a JSON object whose `format` is diskdash's.
+fn parse_line(bytes: &[u8]) -> Line {
     #[derive(serde::Deserialize)]
     struct Probe {
         format: String,
     }
+    let foreign = || Line::Foreign(lines::shown(&String::from_utf8_lossy(bytes), SHOWN_CHARS));
+    let Ok(line) = std::str::from_utf8(bytes) else {
+        return foreign();
+    };
     let Ok(probe) = serde_json::from_str::<Probe>(line) else {
-        return Line::Other;
+        return foreign();
+    };
+    let broken = |err: serde_json::Error| {
+        Line::Broken(format!(
+            "a {} line: {}",
+            lines::shown(&probe.format, SHOWN_CHARS),
+            lines::shown(&err.to_string(), 200)
+        ))
     };
     match probe.format.as_str() {
         READY_FORMAT => Line::Ready,
-        INTERVAL_FORMAT => serde_json::from_str(line)
-            .map(|r| Line::Interval(Box::new(r)))
-            .unwrap_or(Line::Other),
-        crate::record::FORMAT => serde_json::from_str(line)
-            .map(|r| Line::Record(Box::new(r)))
-            .unwrap_or(Line::Other),
-        _ => Line::Other,
+        INTERVAL_FORMAT => {
+            serde_json::from_str(line).map_or_else(broken, |r| Line::Interval(Box::new(r)))
+        }
+        crate::record::FORMAT => {
+            serde_json::from_str(line).map_or_else(broken, |r| Line::Record(Box::new(r)))
+        }
+        other if other.starts_with("diskdash-") => Line::Other,
+        _ => foreign(),
     }
 }
 
@@ -1056,7 +1379,7 @@ pub fn summary(record: &FleetRecord) -> String {
         &format!(
             "fleet {status}: {} (each host over its measured window; fleet latency from the \
              merged histograms)",
-            record.command.join(" ")
+            shown_command(&record.command)
         ),
         &hosts,
         &fleet,

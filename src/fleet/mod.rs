@@ -4,10 +4,12 @@
 //! with `--fleet-remote` (`cmd::fleet_remote`).
 
 pub mod hosts;
+pub mod lines;
 pub mod live;
 pub mod merge;
 pub mod ssh;
 pub mod table;
+pub mod validate;
 pub mod view;
 
 pub use hosts::parse_hosts;

@@ -45,6 +45,30 @@ pub fn remote_command(words: &[String]) -> String {
     format!("exec {}", quoted.join(" "))
 }
 
+/// The line a fleet's remote run ends with on stderr: `DISKDASH-FLEET-EXIT <status>`, the
+/// remote shell's `$?` (128 + N when a signal N killed it).
+pub const EXIT_MARK: &str = "DISKDASH-FLEET-EXIT ";
+
+/// As [`remote_command`], run by `sh` on the host, which then says on stderr how the program
+/// ended ([`EXIT_MARK`]) and exits with its status: ssh alone reports a remote killed by a
+/// signal as its own failure (255), and nothing says which signal.
+#[must_use]
+pub fn remote_command_reporting_exit(words: &[String]) -> String {
+    let script = format!("\"$@\"; s=$?; echo \"{EXIT_MARK}$s\" >&2; exit $s");
+    let quoted: Vec<String> = words.iter().map(|w| shell_quote(w)).collect();
+    format!(
+        "exec sh -c {} sh {}",
+        shell_quote(&script),
+        quoted.join(" ")
+    )
+}
+
+/// The exit status in a stderr line of a run started by [`remote_command_reporting_exit`].
+#[must_use]
+pub fn exit_mark(line: &str) -> Option<i32> {
+    line.strip_prefix(EXIT_MARK)?.trim().parse().ok()
+}
+
 /// The arguments of `ssh` (after the program) that run `remote` on `host`.
 #[must_use]
 pub fn ssh_args(ssh: &SshOptions, host: &str, remote: &str) -> Vec<OsString> {
@@ -106,6 +130,32 @@ mod tests {
         let text = String::from_utf8(out.stdout).unwrap();
         let want: String = words[2..].iter().map(|w| format!("<{w}>\n")).collect();
         assert_eq!(text, want);
+    }
+
+    /// The words arrive one for one, and how the program ended is said on stderr: its code, or
+    /// 128 + the signal that killed it; the shell exits with the same status.
+    #[test]
+    fn the_remote_shell_reports_the_exit_and_the_signal() {
+        let run = |words: &[&str]| {
+            let words: Vec<String> = words.iter().map(|w| (*w).to_string()).collect();
+            std::process::Command::new("sh")
+                .arg("-c")
+                .arg(remote_command_reporting_exit(&words))
+                .output()
+                .unwrap()
+        };
+        let out = run(&["printf", "<%s>", "a b", "it's", "$HOME"]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "<a b><it's><$HOME>");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().filter_map(exit_mark).collect::<Vec<_>>(), [0]);
+        let out = run(&["sh", "-c", "exit 7"]);
+        assert_eq!(out.status.code(), Some(7));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().filter_map(exit_mark).collect::<Vec<_>>(), [7]);
+        let out = run(&["sh", "-c", "kill -9 $$"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().filter_map(exit_mark).collect::<Vec<_>>(), [137]);
+        assert_eq!(exit_mark("DISKDASH-FLEET-EXIT x"), None);
     }
 
     #[test]

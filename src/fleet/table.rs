@@ -36,7 +36,7 @@ pub fn render(title: &str, hosts: &[Row], fleet: &Row) -> String {
         .max()
         .unwrap_or(4);
     let mut out = String::new();
-    let _ = writeln!(out, "{title}");
+    let _ = writeln!(out, "{}", crate::error::one_line(title));
     let _ = writeln!(
         out,
         "  {:<width$}  {:<11} {:>8} {:>12} {:>9} {:>9} {:>6}  errors",
@@ -66,7 +66,10 @@ pub fn render(title: &str, hosts: &[Row], fleet: &Row) -> String {
             latency(row.p99_ns),
             row.util_pct
                 .map_or_else(|| "-".to_string(), |u| format!("{u:.1}")),
-            row.error.as_deref().unwrap_or("0"),
+            // A host's error may come from its record: shown on one line, escaped.
+            row.error
+                .as_deref()
+                .map_or_else(|| "0".to_string(), crate::error::one_line),
         );
     }
     out
