@@ -156,6 +156,11 @@ impl Session {
     /// io_uring, and starts the session thread.
     pub fn start(plan: Plan, options: SessionOptions) -> anyhow::Result<SessionHandle> {
         let (plan, mut plan_notes) = one_window_per_step(plan)?;
+        // Memory before anything is opened or created: a step that cannot fit is refused
+        // with its estimate, not killed halfway with its scratch file left behind.
+        if let Some(budget) = crate::bench::memory::Budget::detect() {
+            crate::bench::memory::check_plan(&plan, &budget)?;
+        }
         let targets = open_targets(&plan, options.allow_destructive)?;
         let spec = plan.steps[0].jobs[0].spec.clone();
         let target_ids: Vec<_> = targets.targets.iter().map(|t| t.id).collect();
