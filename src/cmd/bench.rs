@@ -69,9 +69,14 @@ pub(crate) fn run_as(
     };
     let plan = Plan::single(Job::bench("bench", spec, args.target.clone()));
     let handle = Session::start(plan, options)?;
-    let serving = publish
+    // A server that cannot start ends the session first: its record, no scratch left.
+    let serving = match publish
         .map(|p| p.start(handle.snapshots.clone()))
-        .transpose()?;
+        .transpose()
+    {
+        Ok(serving) => serving,
+        Err(err) => return Err(handle.abandon(err)),
+    };
     let outcome = if dashboard {
         crate::tui::run_bench(handle, interrupt.clone())?
     } else {
