@@ -34,6 +34,7 @@ impl Finished {
 
 /// Runs `command` (stdout discarded) to its end and reports its status, stderr, peak RSS and
 /// time; kills it after [`TIMEOUT`].
+#[allow(clippy::zombie_processes)] // reaped by wait4 (which gives its rusage), not Child::wait
 fn finish(mut command: Command) -> Finished {
     command
         .stdin(Stdio::null())
