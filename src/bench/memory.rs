@@ -9,15 +9,17 @@
 //! created.
 //!
 //! The per-unit constants are calibrated against the maximum resident set size
-//! (`/usr/bin/time -v`) of real runs (`bench DIR --size 16M --runtime 1s --no-tui`, x86-64):
+//! (`/usr/bin/time -v`) of real runs (`bench DIR --size 16M --runtime 1s --no-tui`, x86-64,
+//! a debug build; the first row less its worker gives [`BASE_BYTES`]):
 //!
-//! | `-j` | `-q`  | `--bs` | measured RSS | estimate  |
-//! |------|-------|--------|--------------|-----------|
-//! | 1    | 32    | 4k     | 24.9 MiB     | 36.0 MiB  |
-//! | 64   | 1     | 4k     | 263.8 MiB    | 280.3 MiB |
-//! | 256  | 1     | 4k     | 943.5 MiB    | 1.0 GiB   |
-//! | 1    | 16384 | 512    | 90.5 MiB     | 100.0 MiB |
-//! | 16   | 16384 | 512    | 1.1 GiB      | 1.2 GiB   |
+//! | `-j` | `-q`  | `--bs` | measured RSS | estimate   |
+//! |------|-------|--------|--------------|------------|
+//! | 1    | 32    | 4k     | 25.0 MiB     | 30.6 MiB   |
+//! | 64   | 1     | 4k     | 261.3 MiB    | 274.9 MiB  |
+//! | 256  | 1     | 4k     | 943.3 MiB    | 1019.7 MiB |
+//! | 1    | 16384 | 512    | 90.5 MiB     | 98.5 MiB   |
+//! | 16   | 16384 | 512    | 1140.3 MiB   | 1176.6 MiB |
+//! | 4    | 256   | 1M     | 1060.0 MiB   | 1066.4 MiB |
 //!
 //! Per worker, 3.8 MiB measured against 4 statistics of 4 histograms (3.5 MiB) counted: the
 //! rest is the thread (stack pages touched, its malloc arena), counted as [`THREAD_BYTES`]. Per

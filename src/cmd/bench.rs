@@ -177,10 +177,17 @@ fn headless_with(
     mut printer: StatusPrinter,
 ) -> anyhow::Result<crate::session::SessionOutcome> {
     let mut snapshots = handle.snapshots.clone();
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    // Without a runtime (no file descriptors left for its event loop) the session still
+    // ends with its record and without its scratch file.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
-        .context("starting the runtime")?;
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            return Err(handle.abandon(anyhow::Error::new(err).context("starting the runtime")));
+        }
+    };
     runtime.block_on(async {
         loop {
             let snapshot = snapshots.borrow_and_update().clone();

@@ -516,6 +516,12 @@ impl Runner {
         }
         let target = &self.targets[0];
         let checked = spec.with(changes, &self.machine).and_then(|next| {
+            // The changed job must fit the memory available now (the running one's included:
+            // it holds its memory until the change starts the next step).
+            if let Some(budget) = crate::bench::memory::Budget::detect() {
+                let job = Job::bench("bench", next.clone(), None);
+                crate::bench::memory::check_plan(&Plan::single(job), &budget)?;
+            }
             if let Control::SetBlockSize(_) = change {
                 target::check_block_size(
                     &next,
