@@ -127,7 +127,9 @@ pub struct LatencyTarget {
 pub struct SessionHandle {
     pub snapshots: watch::Receiver<Arc<Snapshot>>,
     pub control: mpsc::UnboundedSender<Control>,
-    thread: JoinHandle<SessionOutcome>,
+    thread: JoinHandle<Option<SessionOutcome>>,
+    /// Why the front end gave up on the session ([`SessionHandle::abandon`]).
+    abort: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 /// How the session ended.
@@ -144,7 +146,24 @@ impl SessionHandle {
     pub fn wait(self) -> anyhow::Result<SessionOutcome> {
         self.thread
             .join()
-            .map_err(|_| anyhow::anyhow!("the session thread panicked"))
+            .map_err(|_| anyhow::anyhow!("the session thread panicked"))?
+            .ok_or_else(|| anyhow::anyhow!("the session thread got no session to run"))
+    }
+
+    /// Ends the session because the front end cannot go on (`err`: its own setup failed, e.g.
+    /// the `--serve` thread could not start): quits it, waits for its record and the scratch
+    /// file's removal, and returns `err`.
+    #[must_use]
+    pub fn abandon(self, err: anyhow::Error) -> anyhow::Error {
+        *self
+            .abort
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(format!("{err:#}"));
+        let _ = self.control.send(Control::Quit);
+        match self.wait() {
+            Ok(_) => err,
+            Err(wait) => err.context(wait.to_string()),
+        }
     }
 }
 
@@ -156,6 +175,11 @@ impl Session {
     /// io_uring, and starts the session thread.
     pub fn start(plan: Plan, options: SessionOptions) -> anyhow::Result<SessionHandle> {
         let (plan, mut plan_notes) = one_window_per_step(plan)?;
+        // Memory before anything is opened or created: a step that cannot fit is refused
+        // with its estimate, not killed halfway with its scratch file left behind.
+        if let Some(budget) = crate::bench::memory::Budget::detect() {
+            crate::bench::memory::check_plan(&plan, &budget)?;
+        }
         let targets = open_targets(&plan, options.allow_destructive)?;
         let spec = plan.steps[0].jobs[0].spec.clone();
         let target_ids: Vec<_> = targets.targets.iter().map(|t| t.id).collect();
@@ -286,14 +310,35 @@ impl Session {
         };
         let runner = runner::Runner::new(plan, options, prepared, control_rx);
         let snapshots = runner.subscribe();
-        let thread = std::thread::Builder::new()
+        let abort = runner.abort_reason();
+        // The runner is handed over once the thread exists: when it cannot be started (a
+        // pids limit, no memory for its stack), the runner is still here to write the record
+        // and remove the scratch file.
+        let (hand_over, take) = std::sync::mpsc::sync_channel::<runner::Runner>(1);
+        let thread = match std::thread::Builder::new()
             .name("session".into())
-            .spawn(move || runner.run())
-            .context("starting the session thread")?;
+            .spawn(move || take.recv().map(runner::Runner::run).ok())
+        {
+            Ok(thread) => {
+                hand_over
+                    .send(runner)
+                    .map_err(|_| anyhow::anyhow!("the session thread ended before it started"))?;
+                thread
+            }
+            Err(err) => {
+                let message = format!("cannot start the session thread: {err}");
+                let outcome = runner.fail_unstarted(message.clone());
+                return Err(match outcome.record_error {
+                    Some(record_error) => anyhow::anyhow!("{message}; {record_error}"),
+                    None => anyhow::anyhow!("{message}"),
+                });
+            }
+        };
         Ok(SessionHandle {
             snapshots,
             control: control_tx,
             thread,
+            abort,
         })
     }
 }

@@ -421,13 +421,21 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     }
     let (text, name) = opts.text(Key::IoDepthBatchComplete, "1");
     let iodepth_batch_complete = count_option(name, text, MAX_IODEPTH, "1 or 32")?;
-    let buffer_bytes = block_size_bytes * u64::from(iodepth) * u64::from(numjobs);
-    if machine.memory_bytes > 0 && buffer_bytes > machine.memory_bytes / 2 {
+    // Every per-slot and per-worker cost, not the buffers alone (the session checks each
+    // step against the memory available now: `memory::check_plan`). psync has one slot.
+    let depth = if ioengine == EngineKind::Psync {
+        1
+    } else {
+        iodepth
+    };
+    let estimate = crate::bench::memory::Estimate::of_parts(block_size_bytes, depth, numjobs, 0);
+    if machine.memory_bytes > 0 && estimate.total() > machine.memory_bytes / 2 {
         return Err(usage!(
-            "{bs_name} {bs_text} x {depth_name} {iodepth} x {jobs_name} {numjobs} needs {} of I/O \
-             buffers, more than half of this machine's {}; lower {depth_name}, {jobs_name} or \
-             {bs_name}",
-            format_bytes(buffer_bytes),
+            "{bs_name} {bs_text} x {depth_name} {iodepth} x {jobs_name} {numjobs} needs an \
+             estimated {} of memory ({}), more than half of this machine's {}; lower \
+             {depth_name}, {jobs_name} or {bs_name}",
+            format_bytes(estimate.total()),
+            estimate.parts(),
             format_bytes(machine.memory_bytes)
         ));
     }
@@ -1499,7 +1507,13 @@ mod tests {
             ),
             (
                 &["--bs", "256M", "-q", "64"],
-                "--bs 256M x --iodepth 64 x --numjobs 1 needs 16 GiB of I/O buffers, more than half of this machine's 24 GiB; lower --iodepth, --numjobs or --bs",
+                "--bs 256M x --iodepth 64 x --numjobs 1 needs an estimated 16.0 GiB of memory (I/O buffers 16 GiB, 64 queue slots 16 KiB, 1 worker 6.5 MiB), more than half of this machine's 24 GiB; lower --iodepth, --numjobs or --bs",
+            ),
+            (
+                // Whole pages per buffer, and each worker's statistics and thread: 1024 workers
+                // at depth 16384 are 64 GiB of 4 KiB pages, not 8 GiB of 512-byte blocks.
+                &["--bs", "512", "-q", "16384", "-j", "1024"],
+                "--bs 512 x --iodepth 16384 x --numjobs 1024 needs an estimated 71.9 GiB of memory (I/O buffers 64 GiB, 16777216 queue slots 4 GiB, 1024 workers 3.9 GiB), more than half of this machine's 24 GiB; lower --iodepth, --numjobs or --bs",
             ),
             (
                 &["--fsync", "1", "--fdatasync", "1"],

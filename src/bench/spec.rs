@@ -415,26 +415,38 @@ impl JobSpec {
         }
     }
 
-    /// Memory of the I/O buffers (block size x depth x workers).
+    /// Memory of the I/O buffers (block size, rounded up to a whole 4 KiB page, x depth x
+    /// workers).
     #[must_use]
     pub fn buffer_bytes(&self) -> u64 {
-        self.block_size_bytes
-            .saturating_mul(u64::from(self.effective_iodepth()))
-            .saturating_mul(u64::from(self.numjobs))
+        crate::bench::memory::Estimate::of(self).buffers
     }
 
-    /// What the I/O buffers take, said when it is more than a few hundred MiB.
+    /// What the I/O buffers and the run take, said when it is more than a few hundred MiB.
     #[must_use]
     pub fn buffer_note(&self) -> Option<String> {
         const SAY_FROM_BYTES: u64 = 256 << 20;
-        let bytes = self.buffer_bytes();
-        (bytes > SAY_FROM_BYTES).then(|| {
+        let estimate = crate::bench::memory::Estimate::of(self);
+        let bytes = estimate.buffers;
+        (estimate.total() > SAY_FROM_BYTES).then(|| {
+            let page = crate::bench::buffer::BUFFER_ALIGN_BYTES as u64;
+            let bs = if self.block_size_bytes % page == 0 {
+                format_size_short(self.block_size_bytes)
+            } else {
+                format!(
+                    "{} in {} of pages",
+                    format_size_short(self.block_size_bytes),
+                    crate::units::format_bytes(self.block_size_bytes.div_ceil(page) * page)
+                )
+            };
             format!(
-                "the I/O buffers take {} of memory (bs {} x iodepth {} x numjobs {})",
+                "the I/O buffers take {} of memory (bs {bs} x iodepth {} x numjobs {}); the \
+                 run takes an estimated {} in all ({})",
                 crate::units::format_bytes(bytes),
-                format_size_short(self.block_size_bytes),
                 self.effective_iodepth(),
-                self.numjobs
+                self.numjobs,
+                crate::units::format_bytes(estimate.total()),
+                estimate.parts()
             )
         })
     }

@@ -10,7 +10,7 @@
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TrySendError};
-use std::sync::{Arc, Barrier};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::bench::buffer::AlignedBuffers;
@@ -111,13 +111,58 @@ impl VerifyProgress {
 /// Shorter gaps count as measured time.
 pub const STALL_MIN_NS: u64 = 1_000_000_000;
 
+/// The segment's common start: each of `parties` waits once, and all go on when the last
+/// arrives. Unlike `std::sync::Barrier`, parties that will never come (a worker thread that
+/// could not be started) can be given up on with [`StartBarrier::forfeit`], so those that
+/// started are released without starting a thread for each missing one, which is what fails.
+pub struct StartBarrier {
+    /// (parties expected, parties arrived).
+    state: Mutex<(usize, usize)>,
+    all_in: Condvar,
+}
+
+impl StartBarrier {
+    #[must_use]
+    pub fn new(parties: usize) -> Self {
+        Self {
+            state: Mutex::new((parties, 0)),
+            all_in: Condvar::new(),
+        }
+    }
+
+    /// Arrives, and waits for the others (or their forfeit).
+    pub fn wait(&self) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.1 += 1;
+        if state.1 >= state.0 {
+            self.all_in.notify_all();
+            return;
+        }
+        while state.1 < state.0 {
+            state = self
+                .all_in
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// `missing` parties will not come: those waiting go on once the others have arrived.
+    pub fn forfeit(&self, missing: usize) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.0 = state.0.saturating_sub(missing);
+        if state.1 >= state.0 {
+            self.all_in.notify_all();
+        }
+    }
+}
+
 /// State shared by the workers of one segment and the session. Read once per reap batch.
 pub struct SegmentControl {
     pub stop: AtomicBool,
     pub paused: AtomicBool,
     /// CLOCK_MONOTONIC ns when the segment started (set before the start barrier).
     pub start_ns: AtomicU64,
-    pub barrier: Barrier,
+    pub barrier: StartBarrier,
     /// Measured time the session found the process stalled, ns: like a pause, it moves the
     /// end of the runtime.
     pub stalled_ns: AtomicU64,
@@ -139,7 +184,7 @@ impl SegmentControl {
             stop: AtomicBool::new(false),
             paused: AtomicBool::new(false),
             start_ns: AtomicU64::new(0),
-            barrier: Barrier::new(workers as usize + 1),
+            barrier: StartBarrier::new(workers as usize + 1),
             stalled_ns: AtomicU64::new(0),
             session_awake_ns: AtomicU64::new(monotonic_ns()),
             measured_by: (0..workers).map(|_| AtomicBool::new(false)).collect(),
@@ -1129,6 +1174,27 @@ mod tests {
 
     use super::*;
     use crate::bench::spec::RwMode;
+
+    #[test]
+    fn a_start_barrier_releases_those_started_once_the_missing_are_given_up() {
+        let barrier = Arc::new(StartBarrier::new(5));
+        let started: Vec<_> = (0..2)
+            .map(|_| {
+                let b = barrier.clone();
+                std::thread::spawn(move || b.wait())
+            })
+            .collect();
+        // Two of the four workers never started; the session gives up on them and arrives.
+        barrier.forfeit(2);
+        barrier.wait();
+        for handle in started {
+            handle.join().unwrap();
+        }
+        // Forfeits after everyone arrived change nothing; a full barrier opens as usual.
+        let full = StartBarrier::new(1);
+        full.wait();
+        full.forfeit(3);
+    }
 
     /// Completes I/Os in order with results from a script (full length once it runs out),
     /// recording every I/O it was given.

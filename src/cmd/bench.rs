@@ -69,9 +69,14 @@ pub(crate) fn run_as(
     };
     let plan = Plan::single(Job::bench("bench", spec, args.target.clone()));
     let handle = Session::start(plan, options)?;
-    let serving = publish
+    // A server that cannot start ends the session first: its record, no scratch left.
+    let serving = match publish
         .map(|p| p.start(handle.snapshots.clone()))
-        .transpose()?;
+        .transpose()
+    {
+        Ok(serving) => serving,
+        Err(err) => return Err(handle.abandon(err)),
+    };
     let outcome = if dashboard {
         crate::tui::run_bench(handle, interrupt.clone())?
     } else {
@@ -172,10 +177,17 @@ fn headless_with(
     mut printer: StatusPrinter,
 ) -> anyhow::Result<crate::session::SessionOutcome> {
     let mut snapshots = handle.snapshots.clone();
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    // Without a runtime (no file descriptors left for its event loop) the session still
+    // ends with its record and without its scratch file.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
-        .context("starting the runtime")?;
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            return Err(handle.abandon(anyhow::Error::new(err).context("starting the runtime")));
+        }
+    };
     runtime.block_on(async {
         loop {
             let snapshot = snapshots.borrow_and_update().clone();

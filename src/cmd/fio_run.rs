@@ -116,9 +116,14 @@ pub(crate) fn run_as(
         start_gate: remote.map(super::fleet_remote::Remote::gate),
     };
     let handle = Session::start(plan, options)?;
-    let serving = publish
+    // A server that cannot start ends the session first: its record, no scratch left.
+    let serving = match publish
         .map(|p| p.start(handle.snapshots.clone()))
-        .transpose()?;
+        .transpose()
+    {
+        Ok(serving) => serving,
+        Err(err) => return Err(handle.abandon(err)),
+    };
     let outcome = if dashboard {
         crate::tui::run_bench(handle, interrupt.clone())?
     } else {

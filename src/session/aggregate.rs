@@ -218,17 +218,13 @@ impl SegmentRun {
                     Ok(handle) => slot.handles.push(handle),
                     Err(err) => {
                         // Threads already started wait at the barrier, which now cannot fill:
-                        // release them through it by counting the missing ones here.
+                        // release them by giving up on the missing ones.
                         control.stop.store(true, Ordering::Relaxed);
                         drop(ready_tx);
                         drop(report_tx);
-                        let missing = (workers_total - id) as usize;
-                        std::thread::scope(|scope| {
-                            for _ in 0..missing {
-                                scope.spawn(|| control.barrier.wait());
-                            }
-                            control.barrier.wait();
-                        });
+                        // (A thread per missing one would fail as this one did.)
+                        control.barrier.forfeit((workers_total - id) as usize);
+                        control.barrier.wait();
                         for handle in slots
                             .into_iter()
                             .flat_map(|s| s.handles)

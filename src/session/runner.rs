@@ -89,6 +89,9 @@ pub struct Runner {
     cliffs: Vec<Option<Cliff>>,
     /// Steady state was attained by every job with a criterion: the step is stopping.
     steady_stop: bool,
+    /// Why the front end gave up on the session (set before it sends `Quit`): the record
+    /// says the run failed, with this message.
+    abort: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 /// What `Session::start` prepared on the caller's thread.
@@ -244,7 +247,13 @@ impl Runner {
             steady: Vec::new(),
             cliffs: Vec::new(),
             steady_stop: false,
+            abort: Arc::default(),
         }
+    }
+
+    /// Where the front end puts why it gives up on the session (see [`Self::abort`]).
+    pub fn abort_reason(&self) -> Arc<std::sync::Mutex<Option<String>>> {
+        self.abort.clone()
     }
 
     pub fn subscribe(&self) -> watch::Receiver<Arc<Snapshot>> {
@@ -266,6 +275,13 @@ impl Runner {
 
     fn interrupt_raised(&self) -> bool {
         self.options.interrupt.load(Ordering::Relaxed)
+    }
+
+    /// Ends a session that could not start its thread: the record says why (status failed),
+    /// the scratch file is removed.
+    pub fn fail_unstarted(mut self, message: String) -> SessionOutcome {
+        self.fail_message(message);
+        self.finish()
     }
 
     /// The thread body.
@@ -504,6 +520,12 @@ impl Runner {
         }
         let target = &self.targets[0];
         let checked = spec.with(changes, &self.machine).and_then(|next| {
+            // The changed job must fit the memory available now (the running one's included:
+            // it holds its memory until the change starts the next step).
+            if let Some(budget) = crate::bench::memory::Budget::detect() {
+                let job = Job::bench("bench", next.clone(), None);
+                crate::bench::memory::check_plan(&Plan::single(job), &budget)?;
+            }
             if let Control::SetBlockSize(_) = change {
                 target::check_block_size(
                     &next,
@@ -1319,6 +1341,16 @@ impl Runner {
     }
 
     fn finish(mut self) -> SessionOutcome {
+        let aborted = self
+            .abort
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(message) = aborted
+            && self.error.is_none()
+        {
+            self.fail_message(message);
+        }
         let status = if self.error.is_some() {
             RunStatus::Failed
         } else if self.interrupted || self.recorder.last_status() == Some(RunStatus::Interrupted) {

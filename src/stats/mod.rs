@@ -7,9 +7,9 @@ mod histogram;
 pub mod steady;
 
 pub use histogram::{
-    FINE_SUB_BUCKET_BITS, FIO_PERCENTILES, LatencyBucket, LatencyHistogram, LatencySummary,
-    MAX_INTERVAL_BUCKETS, bounded, bucket_percentile_ns, coarsen, fine_bucket_ge_ns,
-    fine_bucket_le_ns, merge_buckets,
+    FINE_SUB_BUCKET_BITS, FIO_PERCENTILES, HISTOGRAM_BYTES, LatencyBucket, LatencyHistogram,
+    LatencySummary, MAX_INTERVAL_BUCKETS, bounded, bucket_percentile_ns, coarsen,
+    fine_bucket_ge_ns, fine_bucket_le_ns, merge_buckets,
 };
 
 /// Counts and latency of one direction (read, write) or of syncs.

@@ -24,6 +24,10 @@ use crate::usage;
 /// Plans longer than this, or of more steps than [`MAX_STEPS`], need `--yes`.
 pub const MAX_TIME: Duration = Duration::from_secs(2 * 3600);
 pub const MAX_STEPS: usize = 500;
+/// The most steps a sweep may have even with `--yes`: the plan is built in memory (a step
+/// holds its job and point) and recorded step by step, so a bound keeps both to tens of MiB.
+/// 100 000 steps of the shortest point (1 s) run for more than a day.
+pub const HARD_MAX_STEPS: u64 = 100_000;
 /// The most values one range may expand to (2^40 bytes is 1 TiB: far beyond a block size).
 const MAX_RANGE_VALUES: usize = 64;
 
@@ -170,9 +174,11 @@ pub fn parse_axis(dimension: Dimension, text: &str) -> anyhow::Result<Axis> {
             values.push(item.to_string());
         }
     }
+    // Repeats once, first place kept (a set: a list of thousands is not quadratic).
+    let mut known = std::collections::HashSet::with_capacity(values.len());
     let mut seen = Vec::with_capacity(values.len());
     for value in values {
-        if !seen.contains(&value) {
+        if known.insert(value.clone()) {
             seen.push(value);
         }
     }
@@ -338,27 +344,15 @@ impl Sweep {
     /// `12 points x 2 loops x 12s = 4m48s`, or for size-based points the count only.
     #[must_use]
     pub fn estimate(&self) -> String {
-        let points = self.points.len();
-        let loops = if self.loops > 1 {
-            format!(" x {} loops", self.loops)
-        } else {
-            String::new()
-        };
-        let mut s = if points == 1 { "" } else { "s" }.to_string();
-        if self.plan.steps.len() > points * self.loops as usize {
-            s += if points == 1 {
-                " and its memory baseline"
-            } else {
-                " and their memory baseline"
-            };
-        }
-        if self.size_based {
-            return format!("{points} point{s}{loops}, each until it has moved its bytes");
-        }
-        format!(
-            "{points} point{s}{loops} x {} = {}",
-            human(self.per_step),
-            human(self.total_time())
+        let points = self.points.len() as u64;
+        let baseline = self.plan.steps.len() as u64 > points * u64::from(self.loops);
+        estimate_text(
+            points,
+            self.loops,
+            baseline,
+            self.per_step,
+            self.size_based,
+            self.total_time(),
         )
     }
 
@@ -368,6 +362,94 @@ impl Sweep {
         self.per_step
             .saturating_mul(u32::try_from(self.plan.steps.len()).unwrap_or(u32::MAX))
     }
+}
+
+/// The number of points of `axes`: the product of their value counts, saturating (axes of
+/// thousands of values each must not wrap to a small count).
+#[must_use]
+pub fn point_count(axes: &[Axis]) -> u64 {
+    axes.iter()
+        .fold(1u64, |n, axis| n.saturating_mul(axis.values.len() as u64))
+}
+
+/// The estimate's words from the counts: `12 points x 2 loops x 12s = 4m48s`; `size_based`
+/// points say their count only.
+fn estimate_text(
+    points: u64,
+    loops: u32,
+    baseline: bool,
+    per_step: Duration,
+    size_based: bool,
+    total: Duration,
+) -> String {
+    let loops = if loops > 1 {
+        format!(" x {loops} loops")
+    } else {
+        String::new()
+    };
+    let mut s = if points == 1 { "" } else { "s" }.to_string();
+    if baseline {
+        s += if points == 1 {
+            " and its memory baseline"
+        } else {
+            " and their memory baseline"
+        };
+    }
+    if size_based {
+        return format!("{points} point{s}{loops}, each until it has moved its bytes");
+    }
+    format!(
+        "{points} point{s}{loops} x {} = {}",
+        human(per_step),
+        human(total)
+    )
+}
+
+/// The options of one point: `base`, then each axis's value.
+fn point_options(base: &[JobOption], axes: &[Axis], point: &[(String, String)]) -> Vec<JobOption> {
+    let mut options = base.to_vec();
+    for (axis, (_, value)) in axes.iter().zip(point) {
+        for (key, v) in axis.dimension.options(value) {
+            options.push(JobOption::flag(key, v));
+        }
+    }
+    options
+}
+
+/// Refuses a plan of `steps` steps (`points` x `loops`, doubled by a memory baseline) from
+/// the counts alone, before any step is built: over [`HARD_MAX_STEPS`] always, over
+/// [`MAX_STEPS`] or [`MAX_TIME`] without `yes`. `first` is the first point's job (every point
+/// has the same runtime and ramp: neither is swept).
+fn check_size(
+    points: u64,
+    loops: u32,
+    baseline: bool,
+    first: &crate::bench::spec::JobSpec,
+    yes: bool,
+) -> anyhow::Result<()> {
+    let steps = points
+        .saturating_mul(u64::from(loops))
+        .saturating_mul(if baseline { 2 } else { 1 });
+    let per_step = first.runtime + first.ramp;
+    let size_based = first.io_size_bytes.is_some();
+    let total = per_step.saturating_mul(u32::try_from(steps).unwrap_or(u32::MAX));
+    let estimate = estimate_text(points, loops, baseline, per_step, size_based, total);
+    if steps > HARD_MAX_STEPS {
+        return Err(usage!(
+            "{estimate} makes {steps} steps, more than the {HARD_MAX_STEPS} a sweep may have \
+             even with --yes; sweep fewer values (or fewer --loops) and run the rest as another \
+             sweep"
+        ));
+    }
+    let too_long = !size_based && total > MAX_TIME;
+    if !yes && (too_long || steps > MAX_STEPS as u64) {
+        return Err(usage!(
+            "{estimate} is more than {} or {MAX_STEPS} steps; pass --yes to run it, or sweep \
+             fewer values",
+            human(MAX_TIME)
+        ));
+    }
+    Ok(())
 }
 
 /// Builds the sweep: `base` (the options not swept) and each point's options through the one
@@ -384,17 +466,27 @@ pub fn build(
     machine: &MachineLimits,
     yes: bool,
 ) -> anyhow::Result<Sweep> {
+    // The size first, from the counts: a plan of millions of points is refused before one
+    // of them is built. The first point's job gives the time of a step.
+    let first: Point = axes
+        .iter()
+        .map(|axis| (axis.dimension.name().to_string(), axis.values[0].clone()))
+        .collect();
+    let count = point_count(&axes);
+    let first_spec = validate(&point_options(base, &axes, &first), machine).map_err(|err| {
+        if count > 1 {
+            usage!("point {}: {err}", describe(&first))
+        } else {
+            err
+        }
+    })?;
+    check_size(count, loops, false, &first_spec, yes)?;
     let points = points(&axes);
     let mut steps = Vec::with_capacity(points.len() * loops as usize);
     let mut per_step = Duration::ZERO;
     let mut size_based = false;
     for point in &points {
-        let mut options = base.to_vec();
-        for (axis, (_, value)) in axes.iter().zip(point) {
-            for (key, v) in axis.dimension.options(value) {
-                options.push(JobOption::flag(key, v));
-            }
-        }
+        let options = point_options(base, &axes, point);
         let spec = validate(&options, machine).map_err(|err| {
             if points.len() > 1 {
                 usage!("point {}: {err}", describe(point))
@@ -412,23 +504,14 @@ pub fn build(
             });
         }
     }
-    let sweep = Sweep {
+    Ok(Sweep {
         plan: Plan { steps },
         axes,
         points,
         loops,
         per_step,
         size_based,
-    };
-    let too_long = !sweep.size_based && sweep.total_time() > MAX_TIME;
-    if !yes && (too_long || sweep.plan.steps.len() > MAX_STEPS) {
-        return Err(usage!(
-            "{} is more than {} or {MAX_STEPS} steps; pass --yes to run it, or sweep fewer values",
-            sweep.estimate(),
-            human(MAX_TIME)
-        ));
-    }
-    Ok(sweep)
+    })
 }
 
 /// Where `--baseline memory` runs unless `--baseline-dir` says otherwise: tmpfs, memory.
@@ -511,15 +594,21 @@ pub fn add_memory_baseline(
         .map(|s| s.jobs[0].spec.size_bytes)
         .max()
         .unwrap_or(0);
+    // The baseline doubles the steps: within the hard cap still (the --yes question was
+    // asked of the disk's steps).
+    if let Some(first) = sweep.plan.steps.first() {
+        check_size(
+            sweep.points.len() as u64,
+            sweep.loops,
+            true,
+            &first.jobs[0].spec,
+            true,
+        )?;
+    }
     check_memory_dir(dir, flag, need)?;
     let mut steps = Vec::new();
     for point in &sweep.points {
-        let mut options = base.to_vec();
-        for (axis, (_, value)) in sweep.axes.iter().zip(point) {
-            for (key, v) in axis.dimension.options(value) {
-                options.push(JobOption::flag(key, v));
-            }
-        }
+        let mut options = point_options(base, &sweep.axes, point);
         options.push(JobOption::flag(Key::Direct, "0"));
         let spec = validate(&options, machine)?;
         let job = Job::bench("memory", spec, Some(dir.to_path_buf()));
@@ -692,6 +781,48 @@ mod tests {
              run it, or sweep fewer values"
         );
         assert!(build(&base, axes, 3, None, &machine(), true).is_ok());
+        // Over the hard cap, --yes or not, from the counts alone (never expanded).
+        let big = |values: usize| {
+            vec![
+                parse_axis(
+                    Dimension::IoDepth,
+                    &(1..=values)
+                        .map(|n| n.to_string())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                )
+                .unwrap(),
+                parse_axis(
+                    Dimension::Bs,
+                    &(1..=values)
+                        .map(|n| format!("{}k", 4 * n))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                )
+                .unwrap(),
+            ]
+        };
+        for yes in [false, true] {
+            let err = build(&base, big(400), 1, None, &machine(), yes).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "160000 points x 12s = 533h20m makes 160000 steps, more than the 100000 a sweep \
+                 may have even with --yes; sweep fewer values (or fewer --loops) and run the \
+                 rest as another sweep"
+            );
+        }
+        let err = build(&base, big(100), 11, None, &machine(), true).unwrap_err();
+        assert!(
+            err.to_string().starts_with("10000 points x 11 loops x 12s"),
+            "{err}"
+        );
+        // Saturating, never wrapping to a small count.
+        let mut axes = big(1000);
+        axes.extend(big(1000));
+        axes.extend(big(1000));
+        assert_eq!(point_count(&axes[..6]), 1_000_000_000_000_000_000);
+        axes.extend(big(1000));
+        assert_eq!(point_count(&axes), u64::MAX);
         assert_eq!(human(Duration::from_secs(7200)), "2h");
         assert_eq!(human(Duration::from_millis(1500)), "1500ms");
     }
