@@ -176,7 +176,10 @@ impl Serving {
         let _ = self.stop.send(());
         match self.thread.join() {
             Ok(Ok(())) => {}
-            Ok(Err(err)) => eprintln!("note: --serve stopped early: {err:#}"),
+            Ok(Err(err)) => eprintln!(
+                "note: --serve stopped early: {}",
+                crate::error::one_line(&format!("{err:#}"))
+            ),
             Err(_) => eprintln!("note: --serve stopped early: its thread panicked"),
         }
     }
