@@ -390,3 +390,93 @@ fn serve_answers_a_scrape_while_a_thousand_idle_connections_are_open() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// A monitor recording's header line (from a real `iostat --record`), then `bytes` in all:
+/// the rest a hole, so a big set costs no disk.
+fn sparse_recording(path: &Path, header: &str, bytes: u64) {
+    std::fs::write(path, format!("{header}\n")).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_len(bytes)
+        .unwrap();
+}
+
+#[test]
+fn show_refuses_a_rotated_set_past_its_cap_before_reading_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = diskdash(
+        &["iostat", "0.01", "2", "--record", "seed.jsonl"],
+        tmp.path(),
+    );
+    assert_success(&out);
+    let seed = std::fs::read_to_string(tmp.path().join("seed.jsonl")).unwrap();
+    let header = seed.lines().next().unwrap();
+    // FILE, FILE.1, FILE.2: 300 MiB together, each alone under the cap.
+    for name in ["rec.jsonl", "rec.jsonl.1", "rec.jsonl.2"] {
+        sparse_recording(&tmp.path().join(name), header, 100 << 20);
+    }
+    let started = std::time::Instant::now();
+    let out = diskdash(&["show", "rec.jsonl"], tmp.path());
+    let took = started.elapsed();
+    crate::support::assert_usage_error(&out);
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "error: rec.jsonl and its rotated files rec.jsonl.1 .. rec.jsonl.2 (2 files) hold 300 \
+         MiB, more than show reads of a recording (256 MiB); show one file alone (`diskdash \
+         show rec.jsonl.1` reads no older file), or move the oldest files out of the directory"
+    );
+    assert!(took < std::time::Duration::from_secs(2), "took {took:?}");
+    // The way out works: one file alone is read (and, with no terminal, refused as a
+    // dashboard, not as too big).
+    let out = diskdash(&["show", "rec.jsonl.1"], tmp.path());
+    assert!(
+        !stderr(&out).contains("more than show reads"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn record_keep_stops_at_100_and_says_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    for keep in ["101", "1000"] {
+        let out = diskdash(
+            &[
+                "iostat",
+                "--record",
+                "r.jsonl",
+                "--record-keep",
+                keep,
+                "0.01",
+                "1",
+            ],
+            tmp.path(),
+        );
+        crate::support::assert_usage_error(&out);
+        assert_eq!(
+            stderr(&out).trim_end(),
+            format!(
+                "error: --record-keep \"{keep}\" is not a number of files; use 1 to 100 (`show` \
+                 reads at most 256 MiB of a rotated set)"
+            )
+        );
+        assert!(!tmp.path().join("r.jsonl").exists());
+    }
+    let out = diskdash(
+        &[
+            "iostat",
+            "--record",
+            "r.jsonl",
+            "--record-keep",
+            "100",
+            "0.01",
+            "2",
+        ],
+        tmp.path(),
+    );
+    assert_success(&out);
+}
