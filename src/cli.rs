@@ -46,7 +46,7 @@ pub struct RecordArgs {
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
     /// Rotate FILE before it passes SIZE: FILE becomes FILE.1, FILE.1 FILE.2, ...
-    #[arg(long, value_name = "SIZE", default_value = "100M", requires = "record")]
+    #[arg(long, value_name = "SIZE", default_value = "64M", requires = "record")]
     #[arg(allow_hyphen_values = true)]
     pub record_max: String,
     /// Rotated files kept (FILE.1 .. FILE.N); the oldest is removed.

@@ -35,7 +35,7 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 }
 
 /// `text` on one line: its non-blank lines, trimmed, joined with `; `; other control characters
-/// escaped. Every error the process prints goes through this, so a newline in a value (a file
+/// escaped (`crate::text::escape`). Every error the process prints goes through this, so a newline in a value (a file
 /// name, an argument) cannot break the one-line promise.
 #[must_use]
 pub fn one_line(text: &str) -> String {
@@ -45,17 +45,7 @@ pub fn one_line(text: &str) -> String {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join("; ");
-    joined
-        .chars()
-        .flat_map(|c| {
-            let escaped: Vec<char> = if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                vec![c]
-            };
-            escaped
-        })
-        .collect()
+    crate::text::escape(&joined).into_owned()
 }
 
 #[cfg(test)]

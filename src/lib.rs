@@ -21,6 +21,7 @@ pub mod serve;
 pub mod session;
 pub mod stats;
 pub mod sweep;
+pub mod text;
 pub mod tui;
 pub mod units;
 

@@ -92,7 +92,11 @@ pub(crate) fn run_as(
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(summary.as_bytes());
         if let Some(path) = &args.json {
-            let _ = writeln!(stdout, "  record  {}", path.display());
+            let _ = writeln!(
+                stdout,
+                "  record  {}",
+                crate::text::escape(&path.display().to_string())
+            );
         }
         let _ = stdout.flush();
     }
@@ -241,8 +245,9 @@ fn runs_on(used: &str, spec: &crate::bench::spec::JobSpec) -> String {
 
 impl StatusPrinter {
     fn show(&mut self, snap: &Snapshot) {
-        let mut err = std::io::stderr().lock();
-        let tty = err.is_terminal();
+        // Names, paths, notes and points are the user's or a job file's: escaped on the way.
+        let mut err = crate::text::Escaped(std::io::stderr().lock());
+        let tty = err.raw().is_terminal();
         if self.plan
             && !snap.jobs.is_empty()
             && self.step_shown != Some((snap.segment, snap.plan.index))
@@ -262,9 +267,9 @@ impl StatusPrinter {
                 let _ = writeln!(
                     err,
                     "  {}: {} on {}{}",
-                    job.name,
+                    crate::text::escape(&job.name),
                     job.spec.describe(),
-                    job.target.display(),
+                    crate::text::escape(&job.target.display().to_string()),
                     runs_on(&snap.engine.used, &job.spec)
                 );
             }
@@ -295,7 +300,7 @@ impl StatusPrinter {
                 err,
                 "diskdash bench: {} on {} ({} working set)",
                 snap.job.describe(),
-                snap.target.path.display(),
+                crate::text::escape(&snap.target.path.display().to_string()),
                 units::format_bytes(snap.target.working_set_bytes)
             );
         }
@@ -331,7 +336,7 @@ impl StatusPrinter {
                     fill_pace(self.fill_started, done_bytes, total_bytes)
                 );
                 if tty {
-                    let _ = write!(err, "\r{text}\x1b[K");
+                    let _ = write!(err.raw(), "\r{text}\x1b[K");
                     if done_bytes >= total_bytes {
                         let _ = writeln!(err);
                     }
@@ -397,7 +402,7 @@ impl StatusPrinter {
         }
         for (job, shown) in snap.jobs.iter().zip(&mut self.steady_shown) {
             let who = if snap.jobs.len() > 1 {
-                format!("{}: ", job.name)
+                format!("{}: ", crate::text::escape(&job.name))
             } else {
                 String::new()
             };

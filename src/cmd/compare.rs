@@ -61,7 +61,8 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     std::io::stdout().lock().write_all(text.as_bytes())?;
     for regression in &comparison.regressions {
         eprintln!(
-            "regression: {regression}, more than the {}% allowed",
+            "regression: {}, more than the {}% allowed",
+            crate::text::escape(&regression.to_string()),
             max.unwrap_or_default()
         );
     }

@@ -152,7 +152,11 @@ fn emit(config: &IostatConfig, text: &mut String, rows: &[IostatRow]) {
 
 /// Writes and flushes; `false` when the reader went away (`| head`), which ends the run quietly.
 fn write_out(out: &mut impl Write, text: &mut String) -> anyhow::Result<bool> {
-    let result = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+    // Device names and the host line come from the kernel, and a dm name or a hostname can
+    // hold any byte: the one escaping rule.
+    let result = out
+        .write_all(crate::text::escape_layout(text).as_bytes())
+        .and_then(|()| out.flush());
     text.clear();
     match result {
         Ok(()) => Ok(true),

@@ -87,6 +87,7 @@ impl RunServe {
         let sampler = Sampler::open()?;
         let listener =
             std::net::TcpListener::bind(addr).with_context(|| bind_hint(addr, "--serve"))?;
+        crate::serve::http::widen_backlog(&listener).context("setting the listen backlog")?;
         listener
             .set_nonblocking(true)
             .context("setting the listener non-blocking")?;
@@ -176,7 +177,10 @@ impl Serving {
         let _ = self.stop.send(());
         match self.thread.join() {
             Ok(Ok(())) => {}
-            Ok(Err(err)) => eprintln!("note: --serve stopped early: {err:#}"),
+            Ok(Err(err)) => eprintln!(
+                "note: --serve stopped early: {}",
+                crate::error::one_line(&format!("{err:#}"))
+            ),
             Err(_) => eprintln!("note: --serve stopped early: its thread panicked"),
         }
     }
@@ -202,6 +206,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| bind_hint(addr, "--listen"))?;
+        crate::serve::http::widen_backlog(&listener).context("setting the listen backlog")?;
         let bound = listener.local_addr().context("reading the bound address")?;
         println!("diskdash serve: listening on http://{bound}/metrics");
         if !is_loopback(bound.ip()) {

@@ -117,7 +117,11 @@ pub(crate) fn run_as(
             "diskdash sweep",
         )?
     };
-    eprintln!("diskdash sweep: {} on {target}", sweep.estimate());
+    eprintln!(
+        "diskdash sweep: {} on {}",
+        sweep.estimate(),
+        crate::text::escape(&target)
+    );
     if loops > 1 {
         eprintln!(
             "note: each point runs {loops} times; the table shows the {} ({})",
@@ -139,7 +143,7 @@ pub(crate) fn run_as(
                 }
                 _ => sweep::describe(point),
             };
-            let _ = writeln!(out, "{:>4}  {text}", i + 1);
+            let _ = writeln!(out, "{:>4}  {}", i + 1, crate::text::escape(&text));
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -190,7 +194,7 @@ pub(crate) fn run_as(
     let mut text = table::render(&rows, &names, format);
     if matches!(format, Format::Table | Format::Markdown) {
         for line in foot(&outcome.record, &rows, &names, args.advice, latency_target) {
-            text.push_str(&format!("{line}\n"));
+            text.push_str(&format!("{}\n", crate::text::escape_layout(&line)));
         }
     }
     if stdout_data(&args.json) || stdout_data(&args.jsonl) {

@@ -50,7 +50,7 @@ pub fn plan(invocation: &FioInvocation) -> String {
             let _ = writeln!(out, "    options  {}", options.join(" "));
         }
     }
-    out
+    crate::text::escape_layout(&out).into_owned()
 }
 
 /// What happens to the job's target.
@@ -229,7 +229,7 @@ pub fn commands(invocation: &FioInvocation) -> String {
             }
         }
     }
-    out
+    crate::text::escape_layout(&out).into_owned()
 }
 
 /// The `diskdash bench` command that runs `job` alone, or why bench cannot.

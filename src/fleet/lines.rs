@@ -86,21 +86,15 @@ pub fn skip_rest(reader: &mut impl BufRead) -> std::io::Result<()> {
     }
 }
 
-/// `text` as one printable line: control characters escaped (`\u{1b}`), cut to its first
-/// `max` characters (`...` says it was cut). What a host sends is shown through this only.
+/// `text` as one printable line: escaped by the one rule for text from outside
+/// ([`crate::text::escape`]), cut to its first `max` characters (`...` says it was cut). What a
+/// host sends is shown through this only.
 #[must_use]
 pub fn shown(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    for (n, c) in text.chars().enumerate() {
-        if n == max {
-            out.push_str("...");
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
+    let kept: String = text.chars().take(max).collect();
+    let mut out = crate::text::escape(&kept).into_owned();
+    if kept.len() < text.len() {
+        out.push_str("...");
     }
     out
 }

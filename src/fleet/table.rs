@@ -72,7 +72,8 @@ pub fn render(title: &str, hosts: &[Row], fleet: &Row) -> String {
                 .map_or_else(|| "0".to_string(), crate::error::one_line),
         );
     }
-    out
+    // Host names come from the user's host list: the one rule for text from outside.
+    crate::text::escape_layout(&out).into_owned()
 }
 
 #[cfg(test)]

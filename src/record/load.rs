@@ -114,10 +114,20 @@ pub fn load_recording(path: &Path) -> anyhow::Result<super::monitor::Recording> 
             older.push(sibling);
         }
     }
+    let files: Vec<&Path> = older
+        .iter()
+        .rev()
+        .map(PathBuf::as_path)
+        .chain([path])
+        .collect();
+    check_set_size(path, &files)?;
     let mut recording = super::monitor::Recording::default();
-    for file in older.iter().rev().map(PathBuf::as_path).chain([path]) {
+    let mut left = MAX_RECORDING_BYTES;
+    for file in files {
         let shown = file.display().to_string();
-        let bytes = read_capped(file, MAX_RECORDING_BYTES)?;
+        // The set's budget, not each file's: a file that grew since the check stops here.
+        let bytes = read_capped(file, left)?;
+        left -= bytes.len() as u64;
         // Notes name the file only: they go into the status bar.
         let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
         recording
@@ -131,6 +141,45 @@ pub fn load_recording(path: &Path) -> anyhow::Result<super::monitor::Recording> 
         ));
     }
     Ok(recording)
+}
+
+/// Refuses a recording whose files (`files`, oldest first, `path` the newest) hold more than
+/// `show` reads, before any is read: the sizes, the files and the way out, on one line.
+fn check_set_size(path: &Path, files: &[&Path]) -> anyhow::Result<()> {
+    use super::monitor::MAX_RECORDING_BYTES;
+    let sizes: Vec<u64> = files
+        .iter()
+        .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
+        .collect();
+    let total: u64 = sizes.iter().sum();
+    if total <= MAX_RECORDING_BYTES {
+        return Ok(());
+    }
+    let newest = path.display();
+    let which = match files {
+        [_] => format!("{newest} holds {}", format_bytes(total)),
+        [oldest, ..] => format!(
+            "{newest} and its rotated files {} .. {} ({} files) hold {}",
+            files[files.len() - 2].display(),
+            oldest.display(),
+            files.len() - 1,
+            format_bytes(total)
+        ),
+        [] => return Ok(()),
+    };
+    let fix = if files.len() > 1 {
+        format!(
+            "show one file alone (`diskdash show {}` reads no older file), or move the oldest \
+             files out of the directory",
+            files[files.len() - 2].display()
+        )
+    } else {
+        "record with a smaller --record-max (rotation keeps each file below it)".to_owned()
+    };
+    Err(crate::usage!(
+        "{which}, more than show reads of a recording ({}); {fix}",
+        format_bytes(MAX_RECORDING_BYTES)
+    ))
 }
 
 /// Opens `path` once and reads at most `limit` bytes of it, refusing anything but a regular

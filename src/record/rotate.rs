@@ -26,8 +26,10 @@ pub struct Rotation {
     pub keep: u32,
 }
 
-/// The most rotated files kept.
-pub const MAX_KEEP: u32 = 1000;
+/// The most rotated files kept: with `show` reading at most
+/// [`MAX_RECORDING_BYTES`](super::monitor::MAX_RECORDING_BYTES) of a set, more files than this
+/// could only be shown one at a time.
+pub const MAX_KEEP: u32 = 100;
 
 impl Rotation {
     /// Parses `--record-max` (a size as `--size` takes it: `100M`, `4k`, `1GiB`) and
@@ -50,7 +52,11 @@ impl Rotation {
             .ok()
             .filter(|n| (1..=MAX_KEEP).contains(n))
             .ok_or_else(|| {
-                usage!("--record-keep {keep:?} is not a number of files; use 1 to {MAX_KEEP}")
+                usage!(
+                    "--record-keep {keep:?} is not a number of files; use 1 to {MAX_KEEP} (`show` \
+                     reads at most {} of a rotated set)",
+                    crate::units::format_bytes(super::monitor::MAX_RECORDING_BYTES)
+                )
             })?;
         Ok(Self { max_bytes, keep })
     }
@@ -329,7 +335,10 @@ mod tests {
             let err = Rotation::parse("1M", bad).unwrap_err();
             assert_eq!(
                 err.to_string(),
-                format!("--record-keep {bad:?} is not a number of files; use 1 to 1000")
+                format!(
+                    "--record-keep {bad:?} is not a number of files; use 1 to 100 (`show` reads \
+                     at most 256 MiB of a rotated set)"
+                )
             );
         }
     }

@@ -288,7 +288,7 @@ pub fn summary(record: &RunRecord) -> String {
     for warning in &record.warnings {
         let _ = writeln!(out, "  WARNING {warning}");
     }
-    out
+    crate::text::escape_layout(&out).into_owned()
 }
 
 /// `  seg 2   rw bs=4k iodepth=64 numjobs=1  3.01s  read 35.1k IOPS p99 750.0 us  write ...`

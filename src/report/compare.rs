@@ -194,7 +194,7 @@ pub fn text(cmp: &Comparison) -> String {
             }
         );
     }
-    out
+    crate::text::escape_layout(&out).into_owned()
 }
 
 /// The plot area of a sweep's chart, in cells.

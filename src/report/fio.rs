@@ -42,7 +42,7 @@ impl FioReport<'_> {
 /// then the disks.
 #[must_use]
 pub fn text(record: &RunRecord, opts: &FioReport<'_>) -> String {
-    text::render(record, opts)
+    crate::text::escape_layout(&text::render(record, opts)).into_owned()
 }
 
 /// The `--output-format=json` document of `diskdash fio`.

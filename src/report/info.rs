@@ -38,7 +38,7 @@ pub fn text(disks: &[DiskInfo]) -> String {
         }
         disk_block(&mut out, disk);
     }
-    out
+    crate::text::escape_layout(&out).into_owned()
 }
 
 fn line(out: &mut String, label: &str, value: &str) {

@@ -271,7 +271,7 @@ impl MarkFormat {
 /// The summary in `format`.
 #[must_use]
 pub fn render(summary: &MarkSummary, format: MarkFormat) -> String {
-    match format {
+    let text = match format {
         MarkFormat::Table => table(summary),
         MarkFormat::Markdown => markdown(summary),
         MarkFormat::Csv => csv(summary),
@@ -280,7 +280,8 @@ pub fn render(summary: &MarkSummary, format: MarkFormat) -> String {
             text.push('\n');
             text
         }
-    }
+    };
+    crate::text::escape_layout(&text).into_owned()
 }
 
 /// A column group of the window: its name and the row's cell under it.
@@ -399,7 +400,7 @@ pub fn table(summary: &MarkSummary) -> String {
     out.push_str(&"-".repeat(width));
     out.push('\n');
     for row in &summary.rows {
-        let _ = write!(out, "{:<TEST_WIDTH$}", row.test);
+        let _ = write!(out, "{:<TEST_WIDTH$}", crate::text::escape(&row.test));
         for (_, get) in &cols {
             match get(row) {
                 Some(c) => {
@@ -455,7 +456,7 @@ pub fn markdown(summary: &MarkSummary) -> String {
     }
     out.push('\n');
     for row in &summary.rows {
-        let _ = write!(out, "| {} |", row.test);
+        let _ = write!(out, "| {} |", crate::text::escape(&row.test));
         for (_, get) in &cols {
             match get(row) {
                 Some(c) => {
@@ -493,7 +494,7 @@ pub fn csv(summary: &MarkSummary) -> String {
     }
     out.push_str(",profile,loops,pick,engine,ran_iodepth,notes\n");
     for row in &summary.rows {
-        out.push_str(&row.test);
+        out.push_str(&crate::text::escape(&row.test));
         for (_, get) in &cols {
             match get(row) {
                 Some(c) => {

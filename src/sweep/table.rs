@@ -413,7 +413,9 @@ fn header_and_cells(
     let writes = rows.iter().any(|r| r.write.ios > 0);
     let best_read = best(rows, |r| &r.read);
     let best_write = best(rows, |r| &r.write);
-    let mut header: Vec<String> = names.to_vec();
+    // Escaped one by one so a value stays in its cell (a `\n` would start a row).
+    let escape = |text: &String| crate::text::escape(text).into_owned();
+    let mut header: Vec<String> = names.iter().map(escape).collect();
     let dir_header = |prefix: &str, header: &mut Vec<String>| {
         for col in ["IOPS", "MB/s", "MiB/s", "mean", "p99"] {
             header.push(format!("{prefix} {col}"));
@@ -448,7 +450,7 @@ fn header_and_cells(
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let mut cells: Vec<String> = r.point.iter().map(|(_, v)| v.clone()).collect();
+            let mut cells: Vec<String> = r.point.iter().map(|(_, v)| escape(v)).collect();
             let dir_cells = |d: &Dir, cells: &mut Vec<String>| {
                 if human && d.ios == 0 {
                     // A direction this point did not run: nothing to show.
@@ -514,7 +516,7 @@ struct JsonTable<'a> {
 /// The table in `format`; `names` are the swept options, in order.
 #[must_use]
 pub fn render(rows: &[Row], names: &[String], format: Format) -> String {
-    match format {
+    let text = match format {
         Format::Json => {
             let table = JsonTable {
                 dimensions: names,
@@ -533,9 +535,9 @@ pub fn render(rows: &[Row], names: &[String], format: Format) -> String {
             header.extend(["engine".into(), "ran iodepth".into(), "status".into()]);
             out.push_str(&csv_line(&header));
             for (row, mut cells) in rows.iter().zip(cells) {
-                cells.push(row.engine.clone());
+                cells.push(crate::text::escape(&row.engine).into_owned());
                 cells.push(row.iodepth.to_string());
-                cells.push(row.status.clone());
+                cells.push(crate::text::escape(&row.status).into_owned());
                 out.push_str(&csv_line(&cells));
             }
             out
@@ -585,7 +587,8 @@ pub fn render(rows: &[Row], names: &[String], format: Format) -> String {
             }
             out
         }
-    }
+    };
+    crate::text::escape_layout(&text).into_owned()
 }
 
 fn csv_line(cells: &[String]) -> String {

@@ -267,7 +267,8 @@ fn an_existing_recording_is_appended_to_and_anything_else_refused() {
         ),
         (
             vec!["--record", "x", "--record-keep", "0", "1", "2"],
-            "error: --record-keep \"0\" is not a number of files; use 1 to 1000",
+            "error: --record-keep \"0\" is not a number of files; use 1 to 100 (`show` reads at \
+             most 256 MiB of a rotated set)",
         ),
         (
             vec!["--record", "-", "1", "2"],

@@ -203,21 +203,17 @@ fn ctrl_c_ends_a_fleet_with_a_hung_host_within_seconds_and_keeps_the_others_reco
     );
 }
 
-/// The most memory the process `pid` held, in KiB (its VmHWM), polled until it ends.
+/// The most memory the process `pid` held, in KiB (its VmHWM since it became diskdash),
+/// polled until it ends.
 fn peak_kib_until_exit(pid: u32) -> std::thread::JoinHandle<u64> {
     std::thread::spawn(move || {
         let mut peak = 0;
+        let pid = libc::pid_t::try_from(pid).unwrap();
         while let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
             if status.contains("State:\tZ") {
                 break;
             }
-            if let Some(kib) = status
-                .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())
-            {
-                peak = peak.max(kib);
-            }
+            peak = peak.max(crate::support::peak_rss_since_exec(pid).unwrap_or(0) / 1024);
             std::thread::sleep(Duration::from_millis(20));
         }
         peak

@@ -52,7 +52,9 @@ fn finish(mut command: Command) -> Finished {
     let mut status: libc::c_int = 0;
     // SAFETY: rusage is plain data; zeroed is valid.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let mut peak_bytes = 0u64;
     loop {
+        peak_bytes = peak_bytes.max(crate::support::peak_rss_since_exec(pid).unwrap_or(0));
         // SAFETY: status and usage are valid, writable; pid is our own child.
         let done = unsafe { libc::wait4(pid, &raw mut status, libc::WNOHANG, &raw mut usage) };
         if done == pid {
@@ -75,7 +77,8 @@ fn finish(mut command: Command) -> Finished {
         code: exited.then(|| libc::WEXITSTATUS(status)),
         signal: libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)),
         stderr: reader.join().unwrap(),
-        max_rss_bytes: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
+        // Polled while it ran: `usage.ru_maxrss` counts the test process's pages too.
+        max_rss_bytes: peak_bytes,
         took,
     }
 }

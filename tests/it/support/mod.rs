@@ -356,3 +356,24 @@ pub fn shutdown_ext4(mnt: &Path) {
     let rc = unsafe { libc::ioctl(mount_dir.as_raw_fd(), EXT4_IOC_SHUTDOWN, &raw const flags) };
     assert_eq!(rc, 0, "shutdown: {}", std::io::Error::last_os_error());
 }
+
+/// The peak resident memory of the running child `pid` since it became [`BIN`] (`VmHWM` of the
+/// address space `exec` gave it), in bytes; `None` before its `exec` or after its exit. Poll it
+/// while the child runs: a child's `ru_maxrss` also counts the pages it shared with the test
+/// process between fork and exec, which in a busy test binary are hundreds of MB.
+pub fn peak_rss_since_exec(pid: libc::pid_t) -> Option<u64> {
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+    if exe != std::fs::canonicalize(BIN).ok()? {
+        return None;
+    }
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
+}
