@@ -993,6 +993,17 @@ mod tests {
     }
 
     #[test]
+    fn iostat_dash_h_is_human_readable_and_long_help_is_help() {
+        let cli = Cli::try_parse_from(["diskdash", "iostat", "-x", "-h"]).unwrap();
+        let Some(Command::Iostat(args)) = cli.command else {
+            panic!("not iostat")
+        };
+        assert!(args.extended && args.human_pretty);
+        assert_eq!(failure(&["iostat", "--help"]), ParseFailure::Display);
+        assert_eq!(failure(&["iostat", "-x", "--help"]), ParseFailure::Display);
+    }
+
+    #[test]
     fn negative_values_reach_the_validators() {
         let cli = Cli::try_parse_from(["diskdash", "bench", "--cpus", "-1"]).unwrap();
         let Some(Command::Bench(args)) = cli.command else {

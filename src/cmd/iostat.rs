@@ -550,4 +550,74 @@ mod tests {
             ["sda", "sda1", "sda2", "vda"]
         );
     }
+
+    fn counters(name: &str, reads: u64, io_ms: u64) -> DiskCounters {
+        let mut c = DiskCounters::zeroed(name);
+        c.reads = reads;
+        c.sectors_read = reads * 8;
+        c.read_ms = reads;
+        c.io_ms = io_ms;
+        c
+    }
+
+    #[test]
+    fn a_group_sums_its_devices_and_averages_util_like_sysstat() {
+        let second = Duration::from_secs(1);
+        let pairs = vec![
+            (counters("vda", 0, 0), counters("vda", 300, 500), second),
+            (counters("zram0", 0, 0), counters("zram0", 100, 0), second),
+        ];
+        let mut c = config(&[], Partitions::None, false);
+        c.group = Some(super::super::iostat_args::Group {
+            name: " grp".into(),
+            only: false,
+        });
+        let mut names = Names::new(&c);
+        let lines = report_lines(&c, &mut names, &pairs);
+        let shown: Vec<&str> = lines.iter().map(|l| l.row.device.as_str()).collect();
+        assert_eq!(shown, ["vda", "zram0", " grp"]);
+        let group = &lines[2];
+        assert_eq!(group.row.reads_per_s, 400.0);
+        assert_eq!(group.row.read_kb_per_s, 1600.0);
+        assert_eq!(group.sectors, [3200, 0, 0]);
+        // 50 % busy and idle: sysstat's group %util is the mean, 25 %.
+        assert_eq!(group.row.util_pct, 25.0);
+        // -H: the group's line alone.
+        c.group = Some(super::super::iostat_args::Group {
+            name: " grp".into(),
+            only: true,
+        });
+        let mut names = Names::new(&c);
+        let lines = report_lines(&c, &mut names, &pairs);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].row.device, " grp");
+    }
+
+    #[test]
+    fn device_mapper_and_persistent_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let sys = dir.path().join("block");
+        std::fs::create_dir_all(sys.join("dm-0/dm")).unwrap();
+        std::fs::write(sys.join("dm-0/dm/name"), "vg0-root\n").unwrap();
+        std::fs::create_dir_all(sys.join("dm-1")).unwrap();
+        assert_eq!(dm_name(&sys, "dm-0").as_deref(), Some("vg0-root"));
+        assert_eq!(dm_name(&sys, "dm-1"), None, "no dm/name");
+        assert_eq!(dm_name(&sys, "vda"), None, "not device-mapper");
+
+        let by_id = dir.path().join("by-id");
+        std::fs::create_dir(&by_id).unwrap();
+        for (link, target) in [
+            ("virtio-b", "../../vda"),
+            ("virtio-a", "../../vda"),
+            ("virtio-a-part1", "../../vda1"),
+        ] {
+            std::os::unix::fs::symlink(target, by_id.join(link)).unwrap();
+        }
+        assert_eq!(persistent_name(&by_id, "vda").as_deref(), Some("virtio-a"));
+        assert_eq!(
+            persistent_name(&by_id, "vda1").as_deref(),
+            Some("virtio-a-part1")
+        );
+        assert_eq!(persistent_name(&by_id, "sdb"), None);
+    }
 }

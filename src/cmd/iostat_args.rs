@@ -387,6 +387,55 @@ mod tests {
             }
 
             #[test]
+            fn dec_takes_0_1_or_2_and_refuses_the_rest_in_one_line(text in "\\PC{0,6}") {
+                match parse_decimals(&text) {
+                    Ok(n) => {
+                        prop_assert!(n <= 2);
+                        prop_assert_eq!(text, n.to_string());
+                    }
+                    Err(e) => {
+                        prop_assert_eq!(crate::error::exit_code(&e), 2);
+                        prop_assert!(!e.to_string().contains('\n'));
+                        prop_assert!(e.to_string().starts_with("--dec "), "{}", e);
+                    }
+                }
+            }
+
+            /// Any mix of sysstat's switches parses and validates to a report of something,
+            /// or to a one-line usage error.
+            #[test]
+            fn any_mix_of_switches_gives_a_report_or_a_usage_error(
+                switches in proptest::sample::subsequence(
+                    vec!["-c", "-d", "-x", "-k", "-m", "-s", "-h", "-N", "-t", "-y", "-z",
+                         "-H", "--human", "--pretty", "--compact", "--dec=1"],
+                    0..8,
+                ),
+            ) {
+                use clap::Parser;
+                let mut argv = vec!["diskdash", "iostat"];
+                argv.extend(&switches);
+                let cli = crate::cli::Cli::try_parse_from(&argv)
+                    .unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+                let Some(crate::cli::Command::Iostat(args)) = cli.command else {
+                    panic!("not iostat");
+                };
+                match validate(&args) {
+                    Ok(config) => {
+                        prop_assert!(config.cpu || config.disks);
+                        prop_assert_eq!(config.cpu, switches.contains(&"-c") || !switches.contains(&"-d"));
+                        prop_assert_eq!(config.layout.human, switches.contains(&"-h") || switches.contains(&"--human"));
+                        prop_assert!(config.layout.decimals <= 2);
+                    }
+                    Err(e) => {
+                        prop_assert_eq!(crate::error::exit_code(&e), 2);
+                        prop_assert!(!e.to_string().contains('\n'));
+                        let both_units = switches.contains(&"-k") && switches.contains(&"-m");
+                        prop_assert!(both_units || switches.contains(&"-H"), "{}", e);
+                    }
+                }
+            }
+
+            #[test]
             fn every_interval_out_of_bounds_is_refused(
                 seconds in prop_oneof![1e-300f64..0.009_999, 86_400.001f64..1e300]
             ) {
@@ -490,6 +539,49 @@ mod tests {
         assert_eq!(config.devices, vec![root]);
         assert!(config.json);
         assert_eq!(config.interval, Some(Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn reports_and_units_follow_sysstats_switches() {
+        let with = |f: &dyn Fn(&mut IostatArgs)| {
+            let mut a = args("");
+            a.extended = false;
+            f(&mut a);
+            validate(&a).unwrap()
+        };
+        // Neither -c nor -d: both; -c: the CPU; -d: the devices; -x adds the devices.
+        let plain = with(&|_| {});
+        assert!(plain.cpu && plain.disks && !plain.layout.extended);
+        let c = with(&|a| a.cpu_report = true);
+        assert!(c.cpu && !c.disks);
+        let d = with(&|a| a.device_report = true);
+        assert!(!d.cpu && d.disks);
+        let cx = with(&|a| {
+            a.cpu_report = true;
+            a.extended = true;
+        });
+        assert!(cx.cpu && cx.disks && cx.layout.extended);
+        // -h is --human --pretty; -j sets --pretty where /dev/disk has the type.
+        let h = with(&|a| a.human_pretty = true);
+        assert!(h.layout.human && h.layout.pretty);
+        let m = with(&|a| {
+            a.megabytes = true;
+            a.decimals = Some("0".into());
+        });
+        assert!(m.layout.mega && m.layout.decimals == 0);
+        let g = with(&|a| {
+            a.group = Some("all".into());
+            a.group_only = true;
+            a.operands = vec!["ALL".into()];
+        });
+        assert_eq!(
+            g.group,
+            Some(Group {
+                name: " all".into(),
+                only: true
+            })
+        );
+        assert!(g.devices.is_empty(), "ALL is every device");
     }
 
     #[test]
