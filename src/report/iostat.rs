@@ -520,6 +520,10 @@ pub fn json_statistics(out: &mut String, layout: &Layout, report: &Report<'_>, f
                         Value::U(v) => write!(entry, ", \"{}\": {v}", columns[i].key),
                     };
                 }
+                if line.row.counters_wrapped {
+                    // The only key beyond sysstat's: this interval's numbers are meaningless.
+                    entry.push_str(", \"counters_wrapped\": true");
+                }
                 entry.push('}');
                 entry
             })
@@ -967,6 +971,30 @@ mod tests {
         let vda: serde_json::Value = serde_json::from_str(vda.trim()).unwrap();
         let sectors = lines[1].sectors;
         assert_eq!(vda["kB_wrtn"], sectors[1] / 2);
+        assert!(vda.get("counters_wrapped").is_none());
+        // A counter that went backwards: zeros, and the one key beyond sysstat's.
+        let mut before = DiskCounters::zeroed("sdz");
+        before.reads = 10;
+        let wrapped = [DiskLine::between(
+            &before,
+            &DiskCounters::zeroed("sdz"),
+            Duration::from_secs(1),
+        )];
+        let mut out = String::new();
+        json_statistics(
+            &mut out,
+            &extended(),
+            &Report {
+                time: None,
+                cpu: None,
+                disks: Some(&wrapped),
+            },
+            true,
+        );
+        let sdz = out.lines().find(|l| l.contains("\"sdz\"")).unwrap();
+        let sdz: serde_json::Value = serde_json::from_str(sdz.trim()).unwrap();
+        assert_eq!(sdz["counters_wrapped"], true);
+        assert_eq!(sdz["r/s"], 0.0);
         assert!((vda["kB_wrtn/s"].as_f64().unwrap() - lines[1].row.write_kb_per_s).abs() < 0.006);
     }
 
