@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # diskdash iostat against sysstat's iostat, side by side on this machine.
 #
-# 1. Parity: a rate-limited fio load runs on a scratch file; `diskdash iostat -x -y DEV 1 N`
+# 1. Parity: a rate-limited fio load runs on a scratch file; `diskdash iostat -dx -y DEV 1 N`
 #    and sysstat's `iostat -dx -y DEV 1 N` sample the same seconds (started together, the
 #    starting order alternating between rounds). Both print the same 22 columns in the same
 #    layout, so the medians are compared column for column: rates and request sizes must agree
@@ -63,13 +63,13 @@ sleep 3
 # --- 1. parity -------------------------------------------------------------------------
 for round in $(seq 1 "$ROUNDS"); do
   if [ $((round % 2)) -eq 1 ]; then
-    "$DD" iostat -x -y "$DEV" 1 "$PARITY_SECONDS" >"$WORK/dd.$round" &
+    "$DD" iostat -dx -y "$DEV" 1 "$PARITY_SECONDS" >"$WORK/dd.$round" &
     first=$!
     iostat -dx -y "$DEV" 1 "$PARITY_SECONDS" >"$WORK/ss.$round" &
   else
     iostat -dx -y "$DEV" 1 "$PARITY_SECONDS" >"$WORK/ss.$round" &
     first=$!
-    "$DD" iostat -x -y "$DEV" 1 "$PARITY_SECONDS" >"$WORK/dd.$round" &
+    "$DD" iostat -dx -y "$DEV" 1 "$PARITY_SECONDS" >"$WORK/dd.$round" &
   fi
   wait "$first" $!
 done

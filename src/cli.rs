@@ -64,9 +64,10 @@ pub struct RecordArgs {
 pub enum Command {
     /// Benchmark a file, directory or block device (dashboard in a terminal, headless otherwise).
     Bench(BenchArgs),
-    /// Device statistics like sysstat's `iostat -x`.
+    /// CPU and device statistics like sysstat's `iostat`.
     #[command(
-        override_usage = "diskdash iostat [-x] [-d] [-t] [-y] [-z] [-p [DEVICES|ALL]] [-o JSON] [DEVICE...] [INTERVAL [COUNT]]"
+        override_usage = "diskdash iostat [-c] [-d] [-x] [-k|-m] [-s] [-h] [-t] [-y] [-z] [-N] [-p [DEVICES|ALL]] [-g NAME [-H]] [-o JSON] [DEVICE...] [INTERVAL [COUNT]]",
+        disable_help_flag = true
     )]
     Iostat(IostatArgs),
     /// The disk behind a path or device: model, transport, mounts, queue settings.
@@ -656,14 +657,60 @@ pub struct PublishArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+#[allow(clippy::struct_excessive_bools)] // one switch per sysstat option
 pub struct IostatArgs {
-    /// Extended statistics (the only format; accepted for sysstat compatibility).
-    #[arg(short = 'x')]
-    pub extended: bool,
-    /// Device report only (the only report; accepted for sysstat compatibility).
+    /// Print help (`-h` is sysstat's human-readable output).
+    #[arg(long = "help", action = clap::ArgAction::Help)]
+    pub help: Option<bool>,
+    /// The CPU utilization report (avg-cpu); with -d or -x the device report as well.
+    #[arg(short = 'c')]
+    pub cpu_report: bool,
+    /// The device utilization report; with -c the CPU report as well.
     #[arg(short = 'd')]
     pub device_report: bool,
-    /// Print the time of each report (text output; JSON always carries a timestamp).
+    /// Extended statistics (the iostat -x table).
+    #[arg(short = 'x')]
+    pub extended: bool,
+    /// Statistics in kilobytes (the default).
+    #[arg(short = 'k')]
+    pub kilobytes: bool,
+    /// Statistics in megabytes.
+    #[arg(short = 'm')]
+    pub megabytes: bool,
+    /// Short (narrow) report that fits in 80 columns.
+    #[arg(short = 's')]
+    pub short: bool,
+    /// Human-readable: --human --pretty.
+    #[arg(short = 'h')]
+    pub human_pretty: bool,
+    /// Sizes with a unit suffix (1.2M), percentages with a % sign.
+    #[arg(long)]
+    pub human: bool,
+    /// Device name on the right; the extended report split into reads, writes, discards
+    /// and the rest.
+    #[arg(long)]
+    pub pretty: bool,
+    /// With --pretty: keep the extended report on one line.
+    #[arg(long)]
+    pub compact: bool,
+    /// Decimal places, 0 to 2 (default 2).
+    #[arg(long = "dec", value_name = "0|1|2", allow_hyphen_values = true)]
+    pub decimals: Option<String>,
+    /// Device-mapper devices by their registered names (vg-lv for dm-0).
+    #[arg(short = 'N')]
+    pub dm_names: bool,
+    /// A group of the listed devices (every shown device with ALL or none listed), reported
+    /// after them as one line named NAME.
+    #[arg(short = 'g', value_name = "NAME", allow_hyphen_values = true)]
+    pub group: Option<String>,
+    /// With -g: only the group's line.
+    #[arg(short = 'H')]
+    pub group_only: bool,
+    /// Persistent device names of this type (a directory /dev/disk/by-TYPE: ID, LABEL, PATH,
+    /// UUID, ...).
+    #[arg(short = 'j', value_name = "TYPE", allow_hyphen_values = true)]
+    pub persistent: Option<String>,
+    /// Print the time of each report.
     #[arg(short = 't')]
     pub timestamps: bool,
     /// Omit the first report (statistics since boot).
@@ -676,7 +723,7 @@ pub struct IostatArgs {
     /// Omit devices with no activity during the interval.
     #[arg(short = 'z')]
     pub omit_idle: bool,
-    /// Output format: JSON (one object per report, JSON Lines).
+    /// Output format: JSON (sysstat's document: .sysstat.hosts[0].statistics[]).
     #[arg(short = 'o', value_name = "JSON")]
     pub output: Option<String>,
     /// Devices (vda, /dev/vda, or a path on them), then INTERVAL [COUNT].
@@ -876,8 +923,9 @@ mod tests {
         assert_eq!(
             one_line(&["iostat", "-q"]),
             "unexpected argument '-q' found; tip: to pass '-q' as a value, use '-- -q'; \
-             usage: diskdash iostat [-x] [-d] [-t] [-y] [-z] [-p [DEVICES|ALL]] [-o JSON] \
-             [DEVICE...] [INTERVAL [COUNT]]; more: diskdash iostat --help"
+             usage: diskdash iostat [-c] [-d] [-x] [-k|-m] [-s] [-h] [-t] [-y] [-z] [-N] \
+             [-p [DEVICES|ALL]] [-g NAME [-H]] [-o JSON] [DEVICE...] [INTERVAL [COUNT]]; \
+             more: diskdash iostat --help"
         );
         assert_eq!(
             one_line(&["bench", "--runtim", "1s"]),
@@ -942,6 +990,17 @@ mod tests {
         assert_eq!(failure(&["--help"]), ParseFailure::Display);
         assert_eq!(failure(&["bench", "-h"]), ParseFailure::Display);
         assert_eq!(failure(&["--version"]), ParseFailure::Display);
+    }
+
+    #[test]
+    fn iostat_dash_h_is_human_readable_and_long_help_is_help() {
+        let cli = Cli::try_parse_from(["diskdash", "iostat", "-x", "-h"]).unwrap();
+        let Some(Command::Iostat(args)) = cli.command else {
+            panic!("not iostat")
+        };
+        assert!(args.extended && args.human_pretty);
+        assert_eq!(failure(&["iostat", "--help"]), ParseFailure::Display);
+        assert_eq!(failure(&["iostat", "-x", "--help"]), ParseFailure::Display);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! `diskdash iostat`: the report loop over the shared sampler and the choice of devices, as
-//! sysstat's `iostat -dx`
-//! does it. Without `-y` the first report covers the time since boot; then one report per
+//! sysstat's `iostat` does it: the `avg-cpu` block from `/proc/stat`, the device table, the
+//! names (`-N`, `-j`) and a group's line (`-g`). Without `-y` the first report covers the time since boot; then one report per
 //! interval, on a CLOCK_MONOTONIC schedule that does not drift. Devices that appear during the
 //! run (hot-plug, loop attach) show up in later reports; devices that vanish just stop.
 
@@ -8,20 +8,25 @@ use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 use anyhow::Context;
 
 use super::iostat_args::{IostatConfig, Partitions, validate};
 use crate::cli::IostatArgs;
+use crate::monitor::cpu::{CpuCounters, CpuPercent};
 use crate::monitor::device;
 use crate::monitor::diskstats::{DiskCounters, monotonic_now};
-use crate::monitor::iostat::IostatRow;
+use crate::monitor::iostat::{IostatRow, pair_with_previous};
 use crate::monitor::sampler::Sampler;
 use crate::monitor::sysfs::{QueueSettings, SYS_BLOCK};
 use crate::record::monitor::{MonitorHeader, MonitorSample, RecordedDisk};
 use crate::record::monitor_writer::MonitorRecorder;
-use crate::report::iostat::{json_report, system_line, text_report};
+use crate::report::iostat::{
+    DiskLine, JsonHost, Report, json_close, json_open, json_statistics, system_line, text_report,
+};
 
 /// Runs `diskdash iostat`.
 ///
@@ -31,10 +36,31 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
     let config = validate(args)?;
     let mut sampler = Sampler::open()?;
     let mut selector = Selector::new(&config);
+    let mut names = Names::new(&config);
     let mut out = io::stdout().lock();
     let mut text = String::new();
-    if !config.json {
-        text.push_str(&host_line());
+    let host = crate::monitor::host::Host::detect();
+    if config.json {
+        json_open(
+            &mut text,
+            &JsonHost {
+                nodename: host.hostname.clone(),
+                sysname: host.sysname.clone(),
+                release: host.release.clone(),
+                machine: host.machine.clone(),
+                cpus: host.online_cpus,
+                date: SystemTime::now(),
+            },
+        );
+    } else {
+        text.push_str(&system_line(
+            &host.sysname,
+            &host.release,
+            &host.hostname,
+            &host.machine,
+            host.online_cpus,
+            SystemTime::now(),
+        ));
         text.push_str("\n\n");
         if config.omit_first && config.interval.is_some() {
             text.push('\n'); // sysstat leaves the omitted report's blank line
@@ -48,7 +74,13 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
              --record FILE 1"
         ));
     }
+    // JSON is one document: an interrupted run still closes it, so that it parses.
+    let interrupted = Arc::new(AtomicBool::new(false));
+    if config.json && config.interval.is_some() {
+        crate::session::signals::raise_on_interrupt(&interrupted)?;
+    }
     let first = sampler.sample()?;
+    let mut cpu_prev = read_cpu(&config)?;
     let mut recorder = match &record {
         Some(to) => {
             let disks = first
@@ -75,44 +107,49 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
     let mut deadline = first.cur.at;
     let mut reports = 0u64;
     if config.interval.is_none() || !config.omit_first {
-        let uptime = boottime();
-        let rows: Vec<IostatRow> = first
-            .cur
-            .disks
-            .iter()
-            .filter(|c| selector.shows(c, c.ever_used()))
-            .map(|c| IostatRow::since_boot(c, uptime))
-            .collect();
-        emit(&config, &mut text, &rows);
+        let lines = disk_lines(&[], &first.cur.disks, boottime(), &mut selector, true);
+        let cpu = cpu_prev.map(|c| CpuPercent::between(None, &c));
+        emit(&config, &mut text, &mut names, cpu, lines, reports == 0);
         reports += 1;
     }
-    if !write_out(&mut out, &mut text)? {
-        return Ok(ExitCode::SUCCESS);
-    }
-    let Some(interval) = config.interval else {
-        return Ok(ExitCode::SUCCESS);
+    let mut open = write_out(&mut out, &mut text)?;
+    let Some(interval) = config.interval.filter(|_| open) else {
+        return finish(&config, &mut out, &mut text, open);
     };
 
     while config.count.is_none_or(|count| reports < count) {
         deadline += interval;
-        let now = monotonic_now();
-        if deadline > now {
-            std::thread::sleep(deadline - now);
-        } else {
-            deadline = now; // fell behind (suspend, overload): restart the schedule
+        if deadline <= monotonic_now() {
+            deadline = monotonic_now(); // fell behind (suspend, overload): restart the schedule
+        }
+        // In slices, so that an interrupt closes the JSON document within 50 ms.
+        loop {
+            let now = monotonic_now();
+            if interrupted.load(Ordering::Relaxed) || deadline <= now {
+                break;
+            }
+            std::thread::sleep((deadline - now).min(Duration::from_millis(50)));
+        }
+        if interrupted.load(Ordering::Relaxed) {
+            break;
         }
         let step = sampler.sample()?;
-        let rows: Vec<IostatRow> = step
-            .rows()
-            .unwrap_or_default()
-            .into_iter()
-            .zip(&step.cur.disks)
-            .filter(|(row, c)| selector.shows(c, row.is_active()))
-            .map(|(row, _)| row)
-            .collect();
+        let cpu_cur = read_cpu(&config)?;
+        let cpu = cpu_cur.map(|c| CpuPercent::between(cpu_prev.as_ref(), &c));
+        cpu_prev = cpu_cur;
+        let lines = match step.prev {
+            Some(prev) => disk_lines(
+                &prev.disks,
+                &step.cur.disks,
+                step.elapsed(),
+                &mut selector,
+                false,
+            ),
+            None => Vec::new(),
+        };
         if let (Some(recorder), Some(prev)) = (&mut recorder, step.prev) {
             // The devices of the report, exactly.
-            let shown: HashSet<&str> = rows.iter().map(|r| r.device.as_str()).collect();
+            let shown: HashSet<&str> = lines.iter().map(|(_, c, _)| c.name.as_str()).collect();
             let seq = recorder.next_seq();
             recorder.record(MonitorSample::between(
                 seq,
@@ -125,9 +162,10 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
                 return Err(anyhow::anyhow!("--record: {err}"));
             }
         }
-        emit(&config, &mut text, &rows);
+        emit(&config, &mut text, &mut names, cpu, lines, reports == 0);
         reports += 1;
-        if !write_out(&mut out, &mut text)? {
+        open = write_out(&mut out, &mut text)?;
+        if !open {
             break;
         }
     }
@@ -137,17 +175,211 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
             eprintln!("note: {problem}");
         }
     }
+    finish(&config, &mut out, &mut text, open)
+}
+
+/// Closes the JSON document (when the reader is still there).
+fn finish(
+    config: &IostatConfig,
+    out: &mut impl Write,
+    text: &mut String,
+    open: bool,
+) -> anyhow::Result<ExitCode> {
+    if config.json && open {
+        json_close(text);
+        write_out(out, text)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-fn emit(config: &IostatConfig, text: &mut String, rows: &[IostatRow]) {
-    let now = SystemTime::now();
-    if config.json {
-        // Rows are numbers and names: serialization cannot fail.
-        let _ = json_report(text, rows, now);
+/// The CPU counters when the report shows `avg-cpu`.
+fn read_cpu(config: &IostatConfig) -> anyhow::Result<Option<CpuCounters>> {
+    if config.cpu {
+        CpuCounters::read().map(Some)
     } else {
-        text_report(text, rows, config.timestamps.then_some(now));
+        Ok(None)
     }
+}
+
+/// The shown devices' counters before and after `elapsed` (a device missing from `prev`
+/// counts from zero), in `/proc/diskstats` order. `since_boot`: `-z` looks at "ever used".
+fn disk_lines(
+    prev: &[DiskCounters],
+    cur: &[DiskCounters],
+    elapsed: Duration,
+    selector: &mut Selector<'_>,
+    since_boot: bool,
+) -> Vec<(DiskCounters, DiskCounters, Duration)> {
+    pair_with_previous(prev, cur)
+        .into_iter()
+        .zip(cur)
+        .filter_map(|(p, c)| {
+            let p = p.cloned().unwrap_or_else(|| DiskCounters::zeroed(&c.name));
+            let active = if since_boot {
+                c.ever_used()
+            } else {
+                IostatRow::between(&p, c, elapsed).is_active()
+            };
+            selector.shows(c, active).then(|| (p, c.clone(), elapsed))
+        })
+        .collect()
+}
+
+/// The report's device lines: each device under its shown name, then the group's line.
+fn report_lines(
+    config: &IostatConfig,
+    names: &mut Names<'_>,
+    pairs: &[(DiskCounters, DiskCounters, Duration)],
+) -> Vec<DiskLine> {
+    let line = |name: String, p: &DiskCounters, c: &DiskCounters, elapsed: Duration| {
+        let mut line = DiskLine::between(p, c, elapsed);
+        line.row.device = name;
+        line
+    };
+    let mut lines = Vec::new();
+    if !config.group.as_ref().is_some_and(|g| g.only) {
+        for (p, c, elapsed) in pairs {
+            lines.push(line(names.shown(&c.name), p, c, *elapsed));
+        }
+    }
+    if let Some(group) = &config.group {
+        let elapsed = pairs.first().map_or(Duration::ZERO, |(_, _, e)| *e);
+        let (p, c) = group_counters(&group.name, pairs);
+        let mut group_line = line(group.name.clone(), &p, &c, elapsed);
+        // sysstat's group %util: the mean of its devices'.
+        let n = pairs.len().max(1);
+        #[allow(clippy::cast_precision_loss)] // a handful of devices
+        {
+            group_line.row.util_pct = pairs
+                .iter()
+                .map(|(p, c, e)| IostatRow::between(p, c, *e).util_pct)
+                .sum::<f64>()
+                / n as f64;
+        }
+        lines.push(group_line);
+    }
+    lines
+}
+
+/// The sums of the devices' counters before and after the interval.
+fn group_counters(
+    name: &str,
+    pairs: &[(DiskCounters, DiskCounters, Duration)],
+) -> (DiskCounters, DiskCounters) {
+    let mut sums = (DiskCounters::zeroed(name), DiskCounters::zeroed(name));
+    for (p, c, _) in pairs {
+        for (sum, one) in [(&mut sums.0, p), (&mut sums.1, c)] {
+            sum.reads += one.reads;
+            sum.reads_merged += one.reads_merged;
+            sum.sectors_read += one.sectors_read;
+            sum.read_ms += one.read_ms;
+            sum.writes += one.writes;
+            sum.writes_merged += one.writes_merged;
+            sum.sectors_written += one.sectors_written;
+            sum.write_ms += one.write_ms;
+            sum.in_flight += one.in_flight;
+            sum.io_ms += one.io_ms;
+            sum.weighted_io_ms += one.weighted_io_ms;
+            sum.discards += one.discards;
+            sum.discards_merged += one.discards_merged;
+            sum.sectors_discarded += one.sectors_discarded;
+            sum.discard_ms += one.discard_ms;
+            sum.flushes += one.flushes;
+            sum.flush_ms += one.flush_ms;
+        }
+    }
+    sums
+}
+
+fn emit(
+    config: &IostatConfig,
+    text: &mut String,
+    names: &mut Names<'_>,
+    cpu: Option<CpuPercent>,
+    pairs: Vec<(DiskCounters, DiskCounters, Duration)>,
+    first: bool,
+) {
+    let mut pairs = pairs;
+    if config.group.is_some() {
+        // A group lists its devices in the order they were named, as sysstat does.
+        pairs.sort_by_key(|(_, c, _)| config.devices.iter().position(|d| *d == c.name));
+    } else {
+        // sysstat keeps its devices sorted by name.
+        pairs.sort_by(|(_, a, _), (_, b, _)| a.name.cmp(&b.name));
+    }
+    let lines = report_lines(config, names, &pairs);
+    let report = Report {
+        time: config.timestamps.then(SystemTime::now),
+        cpu: cpu.filter(|_| config.cpu),
+        disks: config.disks.then_some(lines.as_slice()),
+    };
+    if config.json {
+        json_statistics(text, &config.layout, &report, first);
+    } else {
+        text_report(text, &config.layout, &report);
+    }
+}
+
+/// The names devices are shown under: the kernel's, a device-mapper name (`-N`) or a
+/// persistent name (`-j`), looked up once per device.
+struct Names<'a> {
+    config: &'a IostatConfig,
+    cache: HashMap<String, String>,
+}
+
+impl<'a> Names<'a> {
+    fn new(config: &'a IostatConfig) -> Self {
+        Self {
+            config,
+            cache: HashMap::new(),
+        }
+    }
+
+    fn shown(&mut self, kernel: &str) -> String {
+        if let Some(name) = self.cache.get(kernel) {
+            return name.clone();
+        }
+        let mut name = kernel.to_owned();
+        if self.config.dm_names {
+            if let Some(dm) = dm_name(Path::new(SYS_BLOCK), kernel) {
+                name = dm;
+            }
+        }
+        if let Some(dir) = &self.config.persistent {
+            if let Some(persistent) = persistent_name(dir, kernel) {
+                name = persistent;
+            }
+        }
+        self.cache.insert(kernel.to_owned(), name.clone());
+        name
+    }
+}
+
+/// The registered name of a device-mapper device (`/sys/block/dm-0/dm/name`), as sysstat's
+/// `-N` shows it.
+fn dm_name(sys_block: &Path, kernel: &str) -> Option<String> {
+    if !kernel.starts_with("dm-") {
+        return None;
+    }
+    let name = std::fs::read_to_string(sys_block.join(kernel).join("dm/name")).ok()?;
+    Some(name.trim_end().to_owned()).filter(|n| !n.is_empty())
+}
+
+/// The first (sorted) name in `dir` (`/dev/disk/by-id`) whose link leads to `kernel`.
+fn persistent_name(dir: &Path, kernel: &str) -> Option<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| {
+            std::fs::read_link(e.path())
+                .ok()
+                .and_then(|target| target.file_name().map(|f| f == kernel))
+                .unwrap_or(false)
+        })
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names.into_iter().next()
 }
 
 /// Writes and flushes; `false` when the reader went away (`| head`), which ends the run quietly.
@@ -216,6 +448,10 @@ impl<'a> Selector<'a> {
         let disk = parent.as_deref().unwrap_or(&c.name);
         let named = config.devices.contains(&c.name);
         match &config.partitions {
+            // -g NAME ALL: every whole device, used or not.
+            Partitions::None if config.devices.is_empty() && config.group.is_some() => {
+                parent.is_none()
+            }
             // The default listing: whole devices that ever did I/O.
             Partitions::None if config.devices.is_empty() => parent.is_none() && c.ever_used(),
             Partitions::None => named,
@@ -225,19 +461,6 @@ impl<'a> Selector<'a> {
             Partitions::Of(disks) => named || disks.iter().any(|d| d == disk),
         }
     }
-}
-
-/// sysstat's first line, from uname and the online CPU count.
-fn host_line() -> String {
-    let host = crate::monitor::host::Host::detect();
-    system_line(
-        &host.sysname,
-        &host.release,
-        &host.hostname,
-        &host.machine,
-        host.online_cpus,
-        SystemTime::now(),
-    )
 }
 
 /// Time since boot, suspend included (what sysstat reads from /proc/uptime).
@@ -265,6 +488,12 @@ mod tests {
             omit_idle,
             json: false,
             timestamps: false,
+            cpu: true,
+            disks: true,
+            layout: crate::report::iostat::Layout::default(),
+            dm_names: false,
+            group: None,
+            persistent: None,
             interval: None,
             count: None,
         }
@@ -324,5 +553,75 @@ mod tests {
             shown(&config(&["vda"], Of(vec!["sda".into()]), false)),
             ["sda", "sda1", "sda2", "vda"]
         );
+    }
+
+    fn counters(name: &str, reads: u64, io_ms: u64) -> DiskCounters {
+        let mut c = DiskCounters::zeroed(name);
+        c.reads = reads;
+        c.sectors_read = reads * 8;
+        c.read_ms = reads;
+        c.io_ms = io_ms;
+        c
+    }
+
+    #[test]
+    fn a_group_sums_its_devices_and_averages_util_like_sysstat() {
+        let second = Duration::from_secs(1);
+        let pairs = vec![
+            (counters("vda", 0, 0), counters("vda", 300, 500), second),
+            (counters("zram0", 0, 0), counters("zram0", 100, 0), second),
+        ];
+        let mut c = config(&[], Partitions::None, false);
+        c.group = Some(super::super::iostat_args::Group {
+            name: " grp".into(),
+            only: false,
+        });
+        let mut names = Names::new(&c);
+        let lines = report_lines(&c, &mut names, &pairs);
+        let shown: Vec<&str> = lines.iter().map(|l| l.row.device.as_str()).collect();
+        assert_eq!(shown, ["vda", "zram0", " grp"]);
+        let group = &lines[2];
+        assert_eq!(group.row.reads_per_s, 400.0);
+        assert_eq!(group.row.read_kb_per_s, 1600.0);
+        assert_eq!(group.sectors, [3200, 0, 0]);
+        // 50 % busy and idle: sysstat's group %util is the mean, 25 %.
+        assert_eq!(group.row.util_pct, 25.0);
+        // -H: the group's line alone.
+        c.group = Some(super::super::iostat_args::Group {
+            name: " grp".into(),
+            only: true,
+        });
+        let mut names = Names::new(&c);
+        let lines = report_lines(&c, &mut names, &pairs);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].row.device, " grp");
+    }
+
+    #[test]
+    fn device_mapper_and_persistent_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let sys = dir.path().join("block");
+        std::fs::create_dir_all(sys.join("dm-0/dm")).unwrap();
+        std::fs::write(sys.join("dm-0/dm/name"), "vg0-root\n").unwrap();
+        std::fs::create_dir_all(sys.join("dm-1")).unwrap();
+        assert_eq!(dm_name(&sys, "dm-0").as_deref(), Some("vg0-root"));
+        assert_eq!(dm_name(&sys, "dm-1"), None, "no dm/name");
+        assert_eq!(dm_name(&sys, "vda"), None, "not device-mapper");
+
+        let by_id = dir.path().join("by-id");
+        std::fs::create_dir(&by_id).unwrap();
+        for (link, target) in [
+            ("virtio-b", "../../vda"),
+            ("virtio-a", "../../vda"),
+            ("virtio-a-part1", "../../vda1"),
+        ] {
+            std::os::unix::fs::symlink(target, by_id.join(link)).unwrap();
+        }
+        assert_eq!(persistent_name(&by_id, "vda").as_deref(), Some("virtio-a"));
+        assert_eq!(
+            persistent_name(&by_id, "vda1").as_deref(),
+            Some("virtio-a-part1")
+        );
+        assert_eq!(persistent_name(&by_id, "sdb"), None);
     }
 }

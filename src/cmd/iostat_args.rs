@@ -1,11 +1,15 @@
 //! `diskdash iostat` arguments -> a validated [`IostatConfig`], in one place, with every error
-//! text tested. The grammar is sysstat's: `[-x] [-y] [-p [DEVICES|ALL]] [-z] [-o JSON]
-//! [DEVICE...] [INTERVAL [COUNT]]`, where trailing numbers are the interval and the count.
+//! text tested. The grammar is sysstat's: `[-c] [-d] [-x] [-k|-m] [-s] [-h] [-N] [-y] [-z]
+//! [-p [DEVICES|ALL]] [-g NAME [-H]] [-j TYPE] [--human] [--pretty] [--compact] [--dec N]
+//! [-o JSON] [DEVICE...] [INTERVAL [COUNT]]`, where trailing numbers are the interval and the
+//! count.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cli::IostatArgs;
 use crate::monitor::device;
+use crate::report::iostat::Layout;
 use crate::usage;
 
 /// Which partitions to show next to the devices.
@@ -30,10 +34,48 @@ pub struct IostatConfig {
     pub omit_idle: bool,
     pub json: bool,
     pub timestamps: bool,
+    /// The `avg-cpu` block (`-c`, or no `-d`).
+    pub cpu: bool,
+    /// The device table (`-d`, `-x`, or neither `-c` nor `-d`).
+    pub disks: bool,
+    pub layout: Layout,
+    /// `-N`: device-mapper devices by their registered names.
+    pub dm_names: bool,
+    /// `-g NAME [-H]`: a line for the devices together.
+    pub group: Option<Group>,
+    /// `-j TYPE`: the directory of persistent names (`/dev/disk/by-id`).
+    pub persistent: Option<PathBuf>,
     /// `None`: one since-boot report and exit.
     pub interval: Option<Duration>,
     /// `None` with an interval: until interrupted.
     pub count: Option<u64>,
+}
+
+/// `-g NAME`: the devices summed into one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// Shown with a leading space, as sysstat shows group names.
+    pub name: String,
+    /// `-H`: the group's line only, not its devices'.
+    pub only: bool,
+}
+
+/// Where `-j TYPE` looks: `/dev/disk/by-<type>`.
+pub const DEV_DISK: &str = "/dev/disk";
+
+/// `--dec`'s value: 0, 1 or 2 decimal places. Pure.
+///
+/// # Errors
+/// Anything else, as a one-line usage error.
+pub fn parse_decimals(text: &str) -> anyhow::Result<usize> {
+    match text {
+        "0" => Ok(0),
+        "1" => Ok(1),
+        "2" => Ok(2),
+        _ => Err(usage!(
+            "--dec {text:?} is not a number of decimal places; use --dec 0, 1 or 2"
+        )),
+    }
 }
 
 /// The operands split into device words and the trailing INTERVAL [COUNT]. Pure.
@@ -133,6 +175,59 @@ pub fn validate(args: &IostatArgs) -> anyhow::Result<IostatConfig> {
             ));
         }
     };
+    if args.kilobytes && args.megabytes {
+        return Err(usage!(
+            "-k and -m both given; use -k for kilobytes or -m for megabytes"
+        ));
+    }
+    if args.group_only && args.group.is_none() {
+        return Err(usage!(
+            "-H needs -g NAME: it shows only the group's line; e.g. -g all -H"
+        ));
+    }
+    let group = match args.group.as_deref() {
+        None => None,
+        Some(name) if name.trim().is_empty() || name.starts_with('-') => {
+            return Err(usage!(
+                "-g {name:?} is not a group name; use a name, e.g. -g disks vda vdb"
+            ));
+        }
+        Some(name) => Some(Group {
+            name: format!(" {name}"),
+            only: args.group_only,
+        }),
+    };
+    let persistent = match args.persistent.as_deref() {
+        None => None,
+        Some(kind) => {
+            let dir = PathBuf::from(DEV_DISK).join(format!("by-{}", kind.to_ascii_lowercase()));
+            if !dir.is_dir() {
+                return Err(usage!(
+                    "-j {kind:?}: {} does not exist on this machine (no persistent names of that \
+                     type); use a type listed in {DEV_DISK}, or leave -j out",
+                    dir.display()
+                ));
+            }
+            Some(dir)
+        }
+    };
+    let decimals = match args.decimals.as_deref() {
+        None => 2,
+        Some(text) => parse_decimals(text)?,
+    };
+    let human = args.human || args.human_pretty;
+    let layout = Layout {
+        extended: args.extended,
+        short: args.short,
+        mega: args.megabytes,
+        human,
+        pretty: args.pretty || args.human_pretty || persistent.is_some(),
+        compact: args.compact,
+        decimals,
+    };
+    // sysstat: -c alone is the CPU block, -d alone the devices, -x adds the devices.
+    let cpu = args.cpu_report || !args.device_report;
+    let disks = args.device_report || args.extended || !args.cpu_report;
     let mut operands = args.operands.clone();
     // `-p 1 5`: sysstat reads a number after -p as the interval, not a device list.
     let partitions_word = match args.partitions.as_deref() {
@@ -145,7 +240,14 @@ pub fn validate(args: &IostatArgs) -> anyhow::Result<IostatConfig> {
     let (device_words, interval, count) = split_operands(&operands)?;
     let mut devices = Vec::new();
     for word in &device_words {
-        let name = device::resolve_arg(word)?.device;
+        if group.is_some() && word.eq_ignore_ascii_case("all") {
+            continue; // -g NAME ALL: every device shown
+        }
+        let by_persistent_name = persistent.as_ref().map(|dir| dir.join(word));
+        let name = match by_persistent_name.filter(|p| p.exists()) {
+            Some(path) => device::resolve_arg(&path.to_string_lossy())?.device,
+            None => device::resolve_arg(word)?.device,
+        };
         if !devices.contains(&name) {
             devices.push(name);
         }
@@ -172,6 +274,12 @@ pub fn validate(args: &IostatArgs) -> anyhow::Result<IostatConfig> {
         omit_idle: args.omit_idle,
         json,
         timestamps: args.timestamps,
+        cpu,
+        disks,
+        layout,
+        dm_names: args.dm_names,
+        group,
+        persistent,
         interval,
         count,
     })
@@ -188,6 +296,20 @@ mod tests {
 
     fn args(operands: &str) -> IostatArgs {
         IostatArgs {
+            help: None,
+            cpu_report: false,
+            kilobytes: false,
+            megabytes: false,
+            short: false,
+            human_pretty: false,
+            human: false,
+            pretty: false,
+            compact: false,
+            decimals: None,
+            dm_names: false,
+            group: None,
+            group_only: false,
+            persistent: None,
             extended: true,
             device_report: false,
             timestamps: false,
@@ -262,6 +384,55 @@ mod tests {
                 prop_assert_eq!(devices, vec!["vda".to_owned()]);
                 prop_assert_eq!(interval, Some(Duration::from_millis(millis)));
                 prop_assert_eq!(parsed_count, count);
+            }
+
+            #[test]
+            fn dec_takes_0_1_or_2_and_refuses_the_rest_in_one_line(text in "\\PC{0,6}") {
+                match parse_decimals(&text) {
+                    Ok(n) => {
+                        prop_assert!(n <= 2);
+                        prop_assert_eq!(text, n.to_string());
+                    }
+                    Err(e) => {
+                        prop_assert_eq!(crate::error::exit_code(&e), 2);
+                        prop_assert!(!e.to_string().contains('\n'));
+                        prop_assert!(e.to_string().starts_with("--dec "), "{}", e);
+                    }
+                }
+            }
+
+            /// Any mix of sysstat's switches parses and validates to a report of something,
+            /// or to a one-line usage error.
+            #[test]
+            fn any_mix_of_switches_gives_a_report_or_a_usage_error(
+                switches in proptest::sample::subsequence(
+                    vec!["-c", "-d", "-x", "-k", "-m", "-s", "-h", "-N", "-t", "-y", "-z",
+                         "-H", "--human", "--pretty", "--compact", "--dec=1"],
+                    0..8,
+                ),
+            ) {
+                use clap::Parser;
+                let mut argv = vec!["diskdash", "iostat"];
+                argv.extend(&switches);
+                let cli = crate::cli::Cli::try_parse_from(&argv)
+                    .unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+                let Some(crate::cli::Command::Iostat(args)) = cli.command else {
+                    panic!("not iostat");
+                };
+                match validate(&args) {
+                    Ok(config) => {
+                        prop_assert!(config.cpu || config.disks);
+                        prop_assert_eq!(config.cpu, switches.contains(&"-c") || !switches.contains(&"-d"));
+                        prop_assert_eq!(config.layout.human, switches.contains(&"-h") || switches.contains(&"--human"));
+                        prop_assert!(config.layout.decimals <= 2);
+                    }
+                    Err(e) => {
+                        prop_assert_eq!(crate::error::exit_code(&e), 2);
+                        prop_assert!(!e.to_string().contains('\n'));
+                        let both_units = switches.contains(&"-k") && switches.contains(&"-m");
+                        prop_assert!(both_units || switches.contains(&"-H"), "{}", e);
+                    }
+                }
             }
 
             #[test]
@@ -368,6 +539,49 @@ mod tests {
         assert_eq!(config.devices, vec![root]);
         assert!(config.json);
         assert_eq!(config.interval, Some(Duration::from_secs(1)));
+    }
+
+    #[test]
+    fn reports_and_units_follow_sysstats_switches() {
+        let with = |f: &dyn Fn(&mut IostatArgs)| {
+            let mut a = args("");
+            a.extended = false;
+            f(&mut a);
+            validate(&a).unwrap()
+        };
+        // Neither -c nor -d: both; -c: the CPU; -d: the devices; -x adds the devices.
+        let plain = with(&|_| {});
+        assert!(plain.cpu && plain.disks && !plain.layout.extended);
+        let c = with(&|a| a.cpu_report = true);
+        assert!(c.cpu && !c.disks);
+        let d = with(&|a| a.device_report = true);
+        assert!(!d.cpu && d.disks);
+        let cx = with(&|a| {
+            a.cpu_report = true;
+            a.extended = true;
+        });
+        assert!(cx.cpu && cx.disks && cx.layout.extended);
+        // -h is --human --pretty; -j sets --pretty where /dev/disk has the type.
+        let h = with(&|a| a.human_pretty = true);
+        assert!(h.layout.human && h.layout.pretty);
+        let m = with(&|a| {
+            a.megabytes = true;
+            a.decimals = Some("0".into());
+        });
+        assert!(m.layout.mega && m.layout.decimals == 0);
+        let g = with(&|a| {
+            a.group = Some("all".into());
+            a.group_only = true;
+            a.operands = vec!["ALL".into()];
+        });
+        assert_eq!(
+            g.group,
+            Some(Group {
+                name: " all".into(),
+                only: true
+            })
+        );
+        assert!(g.devices.is_empty(), "ALL is every device");
     }
 
     #[test]

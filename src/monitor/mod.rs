@@ -1,6 +1,7 @@
 //! Device monitor: what the kernel says each block device did and how it is set up.
 //!
 //! - [`diskstats`]: `/proc/diskstats` samples (one fd kept open, CLOCK_MONOTONIC stamps).
+//! - [`cpu`]: `/proc/stat` and sysstat's `avg-cpu` shares.
 //! - [`iostat`]: the `iostat -x` columns between two samples, with sysstat's formulas.
 //! - [`sampler`]: the one sampler (reader, previous sample, rows between) every front end uses.
 //! - [`device`]: the block device, whole disk and stack behind a path or name.
@@ -10,6 +11,7 @@
 //! Counter meanings: the kernel's `Documentation/admin-guide/iostats.rst`. The headless front
 //! ends (`diskdash iostat`, `diskdash info`) are `crate::cmd` with the text in `crate::report`.
 
+pub mod cpu;
 pub mod device;
 pub mod diskstats;
 pub mod host;

@@ -1,71 +1,14 @@
-//! `diskdash iostat` output: text laid out column for column like sysstat 12's `iostat -dx`,
-//! or one JSON object per report (JSON Lines) with sysstat's `disk` keys and a timestamp.
+//! `diskdash iostat` output as sysstat 12.6 prints it: the `avg-cpu` block and the tps or
+//! extended (`-x`) device table, column for column, under `-s -m --human --pretty --compact
+//! --dec`; or sysstat's JSON document (`-o JSON`) with its keys.
 //! Pure functions over [`IostatRow`]s; the report loop is in `cmd::iostat`.
 
 use std::fmt::Write as _;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use serde::Serialize;
-
+use crate::monitor::cpu::CpuPercent;
+use crate::monitor::diskstats::DiskCounters;
 use crate::monitor::iostat::IostatRow;
-
-/// sysstat's column headers and their widths (a space and a right-aligned `%.2f`).
-pub const COLUMNS: [(&str, usize); 22] = [
-    ("r/s", 8),
-    ("rkB/s", 10),
-    ("rrqm/s", 9),
-    ("%rrqm", 7),
-    ("r_await", 8),
-    ("rareq-sz", 9),
-    ("w/s", 8),
-    ("wkB/s", 10),
-    ("wrqm/s", 9),
-    ("%wrqm", 7),
-    ("w_await", 8),
-    ("wareq-sz", 9),
-    ("d/s", 8),
-    ("dkB/s", 10),
-    ("drqm/s", 9),
-    ("%drqm", 7),
-    ("d_await", 8),
-    ("dareq-sz", 9),
-    ("f/s", 8),
-    ("f_await", 8),
-    ("aqu-sz", 8),
-    ("%util", 7),
-];
-
-/// Width of the device-name column (`%-13s` in sysstat).
-const NAME_WIDTH: usize = 13;
-
-/// The values of a row in [`COLUMNS`] order.
-#[must_use]
-pub fn values(r: &IostatRow) -> [f64; 22] {
-    [
-        r.reads_per_s,
-        r.read_kb_per_s,
-        r.read_merges_per_s,
-        r.read_merged_pct,
-        r.read_await_ms,
-        r.read_request_kb,
-        r.writes_per_s,
-        r.write_kb_per_s,
-        r.write_merges_per_s,
-        r.write_merged_pct,
-        r.write_await_ms,
-        r.write_request_kb,
-        r.discards_per_s,
-        r.discard_kb_per_s,
-        r.discard_merges_per_s,
-        r.discard_merged_pct,
-        r.discard_await_ms,
-        r.discard_request_kb,
-        r.flushes_per_s,
-        r.flush_await_ms,
-        r.queue_size,
-        r.util_pct,
-    ]
-}
 
 /// sysstat's first line: `Linux 6.18.44 (host) \t11/21/26 \t_x86_64_\t(2 CPU)`.
 #[must_use]
@@ -86,56 +29,525 @@ pub fn system_line(
     )
 }
 
-/// One text report like sysstat's: optional time line, header, a line per row, two blank lines.
-pub fn text_report(out: &mut String, rows: &[IostatRow], time: Option<SystemTime>) {
-    if let Some(time) = time {
-        let t = UtcTime::from(time);
-        let _ = writeln!(
-            out,
-            "{:02}/{:02}/{:02} {:02}:{:02}:{:02}",
-            t.month,
-            t.day,
-            t.year % 100,
-            t.hour,
-            t.minute,
-            t.second
-        );
-    }
-    let _ = write!(out, "{:<NAME_WIDTH$}", "Device");
-    for (title, width) in COLUMNS {
-        let _ = write!(out, "{title:>width$}");
-    }
-    out.push('\n');
-    for row in rows {
-        let _ = write!(out, "{:<NAME_WIDTH$}", row.device);
-        for (value, (_, width)) in values(row).iter().zip(COLUMNS) {
-            let _ = write!(out, " {value:>w$.2}", w = width - 1);
+/// How the device and CPU reports are laid out: sysstat's `-x -s -m --human --pretty
+/// --compact --dec`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(clippy::struct_excessive_bools)] // one switch per sysstat option
+pub struct Layout {
+    /// `-x`: the extended table, else the tps table.
+    pub extended: bool,
+    /// `-s`: the narrow table.
+    pub short: bool,
+    /// `-m`: MB instead of kB.
+    pub mega: bool,
+    /// `--human` (`-h`): sizes with a unit suffix (`1.2M`), percents with `%`.
+    pub human: bool,
+    /// `--pretty` (`-h`, `-j`): device name on the right, the extended table split in four.
+    pub pretty: bool,
+    /// `--compact`: no split of the extended table.
+    pub compact: bool,
+    /// `--dec`: decimal places, 0 to 2.
+    pub decimals: usize,
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Self {
+            extended: false,
+            short: false,
+            mega: false,
+            human: false,
+            pretty: false,
+            compact: false,
+            decimals: 2,
         }
-        out.push('\n');
     }
-    out.push_str("\n\n");
 }
 
-/// One JSON Lines report.
-#[derive(Debug, Serialize)]
-pub struct JsonReport<'a> {
-    /// When the report's interval ended, RFC 3339 in UTC.
-    pub timestamp: String,
-    pub disk: &'a [IostatRow],
+/// One device's line: its `iostat -x` row and the 512-byte sectors read, written and
+/// discarded in the interval (the tps table's totals).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiskLine {
+    pub row: IostatRow,
+    pub sectors: [u64; 3],
 }
 
-/// One JSON object and a newline.
-///
-/// # Errors
-/// Never in practice (the rows are plain numbers and strings).
-pub fn json_report(out: &mut String, rows: &[IostatRow], time: SystemTime) -> anyhow::Result<()> {
-    let report = JsonReport {
-        timestamp: UtcTime::from(time).rfc3339(),
-        disk: rows,
-    };
-    out.push_str(&serde_json::to_string(&report)?);
+impl DiskLine {
+    /// The line of a device between two readings `elapsed` apart (the same device).
+    #[must_use]
+    pub fn between(prev: &DiskCounters, cur: &DiskCounters, elapsed: Duration) -> Self {
+        let row = IostatRow::between(prev, cur, elapsed);
+        let wrapped = row.counters_wrapped;
+        let d = |p: u64, c: u64| if wrapped { 0 } else { c.saturating_sub(p) };
+        Self {
+            row,
+            sectors: [
+                d(prev.sectors_read, cur.sectors_read),
+                d(prev.sectors_written, cur.sectors_written),
+                d(prev.sectors_discarded, cur.sectors_discarded),
+            ],
+        }
+    }
+}
+
+/// One report: an interval (or the time since boot) of CPU and devices.
+#[derive(Debug, Clone, Copy)]
+pub struct Report<'a> {
+    /// `-t`: the time line (text) or the `timestamp` key (JSON).
+    pub time: Option<SystemTime>,
+    /// The `avg-cpu` block, `None` under `-d`.
+    pub cpu: Option<CpuPercent>,
+    /// The device table, `None` under `-c`.
+    pub disks: Option<&'a [DiskLine]>,
+}
+
+/// How sysstat prints a column's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A rate, time or count: `%.2f` always.
+    Plain,
+    /// kilobytes (a rate or a request size): with `--human` scaled and suffixed (`1.2M`).
+    Size,
+    /// A percentage: with `--human` one decimal less and a `%` sign.
+    Percent,
+}
+
+/// A value of a line: a float, or a whole number of kilobytes (the tps table's totals).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Value {
+    F(f64),
+    U(u64),
+}
+
+/// A column: its header, the width it takes with its leading space, its kind, its JSON key.
+struct Column {
+    title: String,
+    width: usize,
+    kind: Kind,
+    key: String,
+}
+
+fn column(title: &str, width: usize, kind: Kind, key: &str) -> Column {
+    Column {
+        title: title.to_owned(),
+        width,
+        kind,
+        key: key.to_owned(),
+    }
+}
+
+impl Layout {
+    /// `kB` or `MB` in the column names.
+    fn unit(&self) -> &'static str {
+        if self.mega { "MB" } else { "kB" }
+    }
+
+    /// The columns of the device table in sysstat's order, with the JSON keys.
+    fn columns(&self) -> Vec<Column> {
+        let u = self.unit();
+        match (self.extended, self.short) {
+            (false, false) => vec![
+                column("tps", 9, Kind::Plain, "tps"),
+                column(
+                    &format!("{u}_read/s"),
+                    13,
+                    Kind::Size,
+                    &format!("{u}_read/s"),
+                ),
+                column(
+                    &format!("{u}_wrtn/s"),
+                    13,
+                    Kind::Size,
+                    &format!("{u}_wrtn/s"),
+                ),
+                column(
+                    &format!("{u}_dscd/s"),
+                    13,
+                    Kind::Size,
+                    &format!("{u}_dscd/s"),
+                ),
+                column(&format!("{u}_read"), 11, Kind::Size, &format!("{u}_read")),
+                column(&format!("{u}_wrtn"), 11, Kind::Size, &format!("{u}_wrtn")),
+                column(&format!("{u}_dscd"), 11, Kind::Size, &format!("{u}_dscd")),
+            ],
+            (false, true) => vec![
+                column("tps", 9, Kind::Plain, "tps"),
+                column(
+                    &format!("{u}_read/s"),
+                    13,
+                    Kind::Size,
+                    &format!("{u}_read/s"),
+                ),
+                column(&format!("{u}_w+d/s"), 13, Kind::Size, &format!("{u}_w+d/s")),
+                column(&format!("{u}_read"), 11, Kind::Size, &format!("{u}_read")),
+                column(&format!("{u}_w+d"), 11, Kind::Size, &format!("{u}_w+d")),
+            ],
+            (true, true) => vec![
+                column("tps", 9, Kind::Plain, "tps"),
+                column(&format!("{u}/s"), 10, Kind::Size, &format!("{u}/s")),
+                column("rqm/s", 9, Kind::Plain, "rqm/s"),
+                column("await", 8, Kind::Plain, "await"),
+                column("areq-sz", 9, Kind::Size, "areq-sz"),
+                column("aqu-sz", 8, Kind::Plain, "aqu-sz"),
+                column("%util", 7, Kind::Percent, "util"),
+            ],
+            (true, false) => {
+                let mut columns = Vec::new();
+                for d in ["r", "w", "d"] {
+                    columns.push(column(&format!("{d}/s"), 8, Kind::Plain, &format!("{d}/s")));
+                    columns.push(column(
+                        &format!("{d}{u}/s"),
+                        10,
+                        Kind::Size,
+                        &format!("{d}{u}/s"),
+                    ));
+                    columns.push(column(
+                        &format!("{d}rqm/s"),
+                        9,
+                        Kind::Plain,
+                        &format!("{d}rqm/s"),
+                    ));
+                    columns.push(column(
+                        &format!("%{d}rqm"),
+                        7,
+                        Kind::Percent,
+                        &format!("{d}rqm"),
+                    ));
+                    columns.push(column(
+                        &format!("{d}_await"),
+                        8,
+                        Kind::Plain,
+                        &format!("{d}_await"),
+                    ));
+                    columns.push(column(
+                        &format!("{d}areq-sz"),
+                        9,
+                        Kind::Size,
+                        &format!("{d}areq-sz"),
+                    ));
+                }
+                columns.push(column("f/s", 8, Kind::Plain, "f/s"));
+                columns.push(column("f_await", 8, Kind::Plain, "f_await"));
+                columns.push(column("aqu-sz", 8, Kind::Plain, "aqu-sz"));
+                columns.push(column("%util", 7, Kind::Percent, "util"));
+                columns
+            }
+        }
+    }
+
+    /// A line's values in [`Layout::columns`] order. Sizes are in kilobytes under `--human`
+    /// (which picks its own unit), else in the unit of `-k`/`-m`.
+    fn values(&self, line: &DiskLine) -> Vec<Value> {
+        let r = &line.row;
+        let scale = if self.mega && !self.human {
+            1024.0
+        } else {
+            1.0
+        };
+        let size = |kb: f64| Value::F(kb / scale);
+        // Whole kB (or MB) from sectors, truncated as sysstat's integer division.
+        let sectors_per = if self.mega && !self.human { 2048 } else { 2 };
+        let total = |sectors: u64| {
+            if self.human {
+                #[allow(clippy::cast_precision_loss)] // shown with one decimal
+                Value::F(sectors as f64 / 2.0)
+            } else {
+                Value::U(sectors / sectors_per)
+            }
+        };
+        let [read, written, discarded] = line.sectors;
+        let tps = r.reads_per_s + r.writes_per_s + r.discards_per_s;
+        match (self.extended, self.short) {
+            (false, false) => vec![
+                Value::F(tps),
+                size(r.read_kb_per_s),
+                size(r.write_kb_per_s),
+                size(r.discard_kb_per_s),
+                total(read),
+                total(written),
+                total(discarded),
+            ],
+            (false, true) => vec![
+                Value::F(tps),
+                size(r.read_kb_per_s),
+                size(r.write_kb_per_s + r.discard_kb_per_s),
+                total(read),
+                total(written + discarded),
+            ],
+            (true, true) => {
+                let kb = r.read_kb_per_s + r.write_kb_per_s + r.discard_kb_per_s;
+                // Each await weighted by its requests: the mean over reads, writes and
+                // discards (sysstat's `await`); flushes are not requests with data.
+                let waited = r.read_await_ms * r.reads_per_s
+                    + r.write_await_ms * r.writes_per_s
+                    + r.discard_await_ms * r.discards_per_s;
+                let per_request = |v: f64| if tps > 0.0 { v / tps } else { 0.0 };
+                vec![
+                    Value::F(tps),
+                    size(kb),
+                    Value::F(r.read_merges_per_s + r.write_merges_per_s + r.discard_merges_per_s),
+                    Value::F(per_request(waited)),
+                    Value::F(per_request(kb)),
+                    Value::F(r.queue_size),
+                    Value::F(r.util_pct),
+                ]
+            }
+            (true, false) => vec![
+                Value::F(r.reads_per_s),
+                size(r.read_kb_per_s),
+                Value::F(r.read_merges_per_s),
+                Value::F(r.read_merged_pct),
+                Value::F(r.read_await_ms),
+                Value::F(r.read_request_kb),
+                Value::F(r.writes_per_s),
+                size(r.write_kb_per_s),
+                Value::F(r.write_merges_per_s),
+                Value::F(r.write_merged_pct),
+                Value::F(r.write_await_ms),
+                Value::F(r.write_request_kb),
+                Value::F(r.discards_per_s),
+                size(r.discard_kb_per_s),
+                Value::F(r.discard_merges_per_s),
+                Value::F(r.discard_merged_pct),
+                Value::F(r.discard_await_ms),
+                Value::F(r.discard_request_kb),
+                Value::F(r.flushes_per_s),
+                Value::F(r.flush_await_ms),
+                Value::F(r.queue_size),
+                Value::F(r.util_pct),
+            ],
+        }
+    }
+
+    /// One cell as sysstat's `cprintf_f`, `cprintf_u64`, `cprintf_pc` and `cprintf_unit` print
+    /// it: a space, then the value right-aligned in `width - 1`.
+    fn cell(&self, out: &mut String, kind: Kind, width: usize, value: Value) {
+        let w = width - 1;
+        let d = self.decimals;
+        match (kind, value) {
+            (Kind::Size, Value::F(kb)) if self.human => {
+                const UNITS: [char; 6] = ['k', 'M', 'G', 'T', 'P', 'E'];
+                let (mut v, mut unit) = (kb, 0);
+                while v >= 1024.0 && unit + 1 < UNITS.len() {
+                    v /= 1024.0;
+                    unit += 1;
+                }
+                let places = usize::from(d > 0);
+                let _ = write!(out, " {v:>w$.places$}{}", UNITS[unit], w = w.max(4) - 1);
+            }
+            (Kind::Percent, Value::F(v)) if self.human => {
+                let _ = write!(
+                    out,
+                    " {v:>w$.p$}%",
+                    w = w.max(4) - 1,
+                    p = d.saturating_sub(1)
+                );
+            }
+            (_, Value::F(v)) => {
+                let _ = write!(out, " {v:>w$.d$}");
+            }
+            (_, Value::U(v)) => {
+                let _ = write!(out, " {v:>w$}");
+            }
+        }
+    }
+
+    /// The column groups of a table: four sub-reports for the pretty extended table (reads,
+    /// writes, discards, the rest), else one.
+    fn groups(&self, n: usize) -> Vec<std::ops::Range<usize>> {
+        if self.pretty && self.extended && !self.short && !self.compact {
+            vec![0..6, 6..12, 12..18, 18..n]
+        } else {
+            std::iter::once(0..n).collect()
+        }
+    }
+}
+
+/// Width of the device-name column (`%-13s` in sysstat).
+const NAME_WIDTH: usize = 13;
+
+/// The `avg-cpu` header, as sysstat prints it.
+pub const CPU_HEADER: &str = "avg-cpu:  %user   %nice %system %iowait  %steal   %idle";
+
+/// One text report like sysstat's: the time line (`-t`), the `avg-cpu` block, the device
+/// table, and blank lines where sysstat puts them.
+pub fn text_report(out: &mut String, layout: &Layout, report: &Report<'_>) {
+    if let Some(time) = report.time {
+        let _ = writeln!(out, "{}", sysstat_time(time));
+    }
+    if let Some(cpu) = &report.cpu {
+        out.push_str(CPU_HEADER);
+        out.push_str("\n       ");
+        for v in cpu.values() {
+            layout.cell(out, Kind::Percent, 8, Value::F(v));
+        }
+        out.push_str("\n\n");
+    }
+    match report.disks {
+        Some(lines) => {
+            let columns = layout.columns();
+            let rows: Vec<Vec<Value>> = lines.iter().map(|l| layout.values(l)).collect();
+            for (i, group) in layout.groups(columns.len()).into_iter().enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                if !layout.pretty {
+                    let _ = write!(out, "{:<NAME_WIDTH$}", "Device");
+                }
+                for c in &columns[group.clone()] {
+                    let _ = write!(out, "{:>w$}", c.title, w = c.width);
+                }
+                out.push_str(if layout.pretty { " Device\n" } else { "\n" });
+                for (line, values) in lines.iter().zip(&rows) {
+                    if !layout.pretty {
+                        let _ = write!(out, "{:<NAME_WIDTH$}", line.row.device);
+                    }
+                    for (c, v) in columns[group.clone()].iter().zip(&values[group.clone()]) {
+                        layout.cell(out, c.kind, c.width, *v);
+                    }
+                    if layout.pretty {
+                        out.push(' ');
+                        out.push_str(&line.row.device);
+                    }
+                    out.push('\n');
+                }
+            }
+            out.push('\n');
+        }
+        // sysstat ends a CPU-only report with one more blank line.
+        None => out.push('\n'),
+    }
     out.push('\n');
-    Ok(())
+}
+
+/// `11/21/26 08:00:00`: the `-t` line and JSON `timestamp` (sysstat's default format, UTC).
+#[must_use]
+pub fn sysstat_time(time: SystemTime) -> String {
+    let t = UtcTime::from(time);
+    format!(
+        "{:02}/{:02}/{:02} {:02}:{:02}:{:02}",
+        t.month,
+        t.day,
+        t.year % 100,
+        t.hour,
+        t.minute,
+        t.second
+    )
+}
+
+/// The machine that heads sysstat's JSON document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonHost {
+    pub nodename: String,
+    pub sysname: String,
+    pub release: String,
+    pub machine: String,
+    pub cpus: usize,
+    pub date: SystemTime,
+}
+
+fn json_string(s: &str) -> String {
+    // A string always serializes.
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+/// sysstat's JSON document up to its `statistics` array, laid out as sysstat lays it out.
+pub fn json_open(out: &mut String, host: &JsonHost) {
+    let t = UtcTime::from(host.date);
+    let _ = write!(
+        out,
+        "{{\"sysstat\": {{\n\t\"hosts\": [\n\t\t{{\n\t\t\t\"nodename\": {},\n\t\t\t\"sysname\": {},\n\
+         \t\t\t\"release\": {},\n\t\t\t\"machine\": {},\n\t\t\t\"number-of-cpus\": {},\n\
+         \t\t\t\"date\": \"{:02}/{:02}/{:02}\",\n\t\t\t\"statistics\": [\n",
+        json_string(&host.nodename),
+        json_string(&host.sysname),
+        json_string(&host.release),
+        json_string(&host.machine),
+        host.cpus,
+        t.month,
+        t.day,
+        t.year % 100
+    );
+}
+
+/// One entry of the `statistics` array; `first` leaves out the comma before it.
+pub fn json_statistics(out: &mut String, layout: &Layout, report: &Report<'_>, first: bool) {
+    if !first {
+        out.push_str(",\n");
+    }
+    out.push_str("\t\t\t\t{\n");
+    let mut parts = Vec::new();
+    if let Some(time) = report.time {
+        parts.push(format!(
+            "\t\t\t\t\t\"timestamp\": \"{}\"",
+            sysstat_time(time)
+        ));
+    }
+    if let Some(cpu) = &report.cpu {
+        let [user, nice, system, iowait, steal, idle] = cpu.values().map(two_decimals);
+        parts.push(format!(
+            "\t\t\t\t\t\"avg-cpu\":  {{\"user\": {user:.2}, \"nice\": {nice:.2}, \"system\": \
+             {system:.2}, \"iowait\": {iowait:.2}, \"steal\": {steal:.2}, \"idle\": {idle:.2}}}"
+        ));
+    }
+    if let Some(lines) = report.disks {
+        // JSON is never human: sizes in the unit of -k/-m.
+        let plain = Layout {
+            human: false,
+            ..*layout
+        };
+        let columns = plain.columns();
+        let mut order: Vec<usize> = (0..columns.len()).collect();
+        if plain.extended && !plain.short {
+            // sysstat's JSON order: counts, sizes, merges, merge shares, waits, request sizes.
+            order = vec![
+                0, 6, 12, 18, 1, 7, 13, 2, 8, 14, 3, 9, 15, 4, 10, 16, 19, 5, 11, 17, 20, 21,
+            ];
+        }
+        let entries: Vec<String> = lines
+            .iter()
+            .map(|line| {
+                let values = plain.values(line);
+                let mut entry = format!(
+                    "\t\t\t\t\t\t{{\"disk_device\": {}",
+                    json_string(&line.row.device)
+                );
+                for &i in &order {
+                    let _ = match values[i] {
+                        Value::F(v) => {
+                            write!(entry, ", \"{}\": {:.2}", columns[i].key, two_decimals(v))
+                        }
+                        Value::U(v) => write!(entry, ", \"{}\": {v}", columns[i].key),
+                    };
+                }
+                if line.row.counters_wrapped {
+                    // The only key beyond sysstat's: this interval's numbers are meaningless.
+                    entry.push_str(", \"counters_wrapped\": true");
+                }
+                entry.push('}');
+                entry
+            })
+            .collect();
+        let body = if entries.is_empty() {
+            String::new()
+        } else {
+            format!("{}\n", entries.join(",\n"))
+        };
+        parts.push(format!("\t\t\t\t\t\"disk\": [\n{body}\t\t\t\t\t]"));
+    }
+    out.push_str(&parts.join(",\n"));
+    out.push_str("\n\t\t\t\t}");
+}
+
+/// Rounded to two decimals as the `--record` lines' `iostat` columns are, so that the two
+/// carry the same numbers.
+fn two_decimals(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+/// Closes the document [`json_open`] began.
+pub fn json_close(out: &mut String) {
+    out.push_str("\n\t\t\t]\n\t\t}\n\t]\n}}\n");
 }
 
 /// A wall-clock instant split into UTC calendar fields (no time-zone database needed).
@@ -194,7 +606,6 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::monitor::diskstats::DiskCounters;
 
     fn at(secs: u64) -> SystemTime {
         UNIX_EPOCH + Duration::from_secs(secs)
@@ -224,6 +635,28 @@ mod tests {
             system_line("Linux", "6.18.44", "vm", "x86_64", 2, at(1_795_248_000)),
             "Linux 6.18.44 (vm) \t11/21/26 \t_x86_64_\t(2 CPU)"
         );
+    }
+
+    fn line(row: IostatRow) -> DiskLine {
+        DiskLine {
+            row,
+            sectors: [0; 3],
+        }
+    }
+
+    fn extended() -> Layout {
+        Layout {
+            extended: true,
+            ..Layout::default()
+        }
+    }
+
+    fn disks_only<'a>(lines: &'a [DiskLine], time: Option<SystemTime>) -> Report<'a> {
+        Report {
+            time,
+            cpu: None,
+            disks: Some(lines),
+        }
     }
 
     /// The header and a line of sysstat 12.6.1's `iostat -dx` on this VM, byte for byte; the
@@ -266,17 +699,18 @@ mod tests {
             *field = value;
         }
         let mut out = String::new();
-        text_report(&mut out, &[row], None);
+        text_report(&mut out, &extended(), &disks_only(&[line(row)], None));
         assert_eq!(out, format!("{sysstat_header}\n{sysstat_line}\n\n\n"));
     }
 
     #[test]
     fn long_names_push_the_line_like_sysstat() {
         let mut out = String::new();
+        let lines = [line(IostatRow::idle("nvme10n1p12345"))];
         text_report(
             &mut out,
-            &[IostatRow::idle("nvme10n1p12345")],
-            Some(at(1_795_248_000)),
+            &extended(),
+            &disks_only(&lines, Some(at(1_795_248_000))),
         );
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines[0], "11/21/26 08:00:00");
@@ -287,18 +721,306 @@ mod tests {
         );
     }
 
+    /// The fixture pair: `/proc/diskstats` and `/proc/stat` one second apart on the VM.
+    fn fixture() -> (Vec<DiskLine>, CpuPercent) {
+        let read = |name: &str| {
+            let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+            std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+        };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        crate::monitor::diskstats::parse_diskstats(&read("diskstats/linux-6.18-vm-a.txt"), &mut a)
+            .unwrap();
+        crate::monitor::diskstats::parse_diskstats(&read("diskstats/linux-6.18-vm-b.txt"), &mut b)
+            .unwrap();
+        let lines = a
+            .iter()
+            .zip(&b)
+            .filter(|(_, c)| c.name == "vda" || c.name == "loop0")
+            .map(|(p, c)| DiskLine::between(p, c, Duration::from_secs(1)))
+            .collect();
+        let stat = |name: &str| {
+            crate::monitor::cpu::CpuCounters::parse(&String::from_utf8(read(name)).unwrap())
+                .unwrap()
+        };
+        let cpu = CpuPercent::between(Some(&stat("iostat/stat-a.txt")), &stat("iostat/stat-b.txt"));
+        (lines, cpu)
+    }
+
+    /// Golden reports for each flag set, on the fixture pair. The layouts (headers, widths,
+    /// units, blank lines, the pretty split) are sysstat 12.6.1's for the same flags, checked
+    /// side by side with its output on this VM.
     #[test]
-    fn json_line_carries_a_timestamp_and_sysstat_disk_objects() {
-        let mut cur = DiskCounters::zeroed("sda");
-        cur.writes = 10;
-        let row = IostatRow::between(&DiskCounters::zeroed("sda"), &cur, Duration::from_secs(4));
+    fn golden_reports_for_each_flag_set() {
+        let (lines, cpu) = fixture();
+        let base = Layout::default();
+        let x = extended();
+        let cases: [(&str, Layout, bool, bool); 16] = [
+            ("plain", base, true, true),
+            ("d", base, false, true),
+            ("c", base, true, false),
+            ("x", x, true, true),
+            ("dx", x, false, true),
+            ("d_m", Layout { mega: true, ..base }, false, true),
+            (
+                "d_s",
+                Layout {
+                    short: true,
+                    ..base
+                },
+                false,
+                true,
+            ),
+            ("dx_s", Layout { short: true, ..x }, false, true),
+            ("dx_m", Layout { mega: true, ..x }, false, true),
+            (
+                "dx_s_m",
+                Layout {
+                    short: true,
+                    mega: true,
+                    ..x
+                },
+                false,
+                true,
+            ),
+            (
+                "h",
+                Layout {
+                    human: true,
+                    pretty: true,
+                    ..base
+                },
+                true,
+                true,
+            ),
+            (
+                "dx_h",
+                Layout {
+                    human: true,
+                    pretty: true,
+                    ..x
+                },
+                false,
+                true,
+            ),
+            (
+                "d_human",
+                Layout {
+                    human: true,
+                    ..base
+                },
+                false,
+                true,
+            ),
+            (
+                "dx_pretty_compact",
+                Layout {
+                    pretty: true,
+                    compact: true,
+                    ..x
+                },
+                false,
+                true,
+            ),
+            (
+                "d_dec0",
+                Layout {
+                    decimals: 0,
+                    ..base
+                },
+                true,
+                true,
+            ),
+            (
+                "dx_dec1_human",
+                Layout {
+                    decimals: 1,
+                    human: true,
+                    ..x
+                },
+                false,
+                true,
+            ),
+        ];
+        for (name, layout, with_cpu, with_disks) in cases {
+            let report = Report {
+                time: None,
+                cpu: with_cpu.then_some(cpu),
+                disks: with_disks.then_some(lines.as_slice()),
+            };
+            let mut out = String::new();
+            text_report(&mut out, &layout, &report);
+            // sysstat's blank lines (which the snapshot does not keep): two after the device
+            // table, three after a CPU block alone.
+            let newlines = out.len() - out.trim_end_matches('\n').len();
+            assert_eq!(newlines, if with_disks { 3 } else { 4 }, "{name}: {out:?}");
+            insta::assert_snapshot!(format!("golden_{name}"), out);
+        }
+    }
+
+    /// The document of `iostat -o JSON` over two reports, parsed back: sysstat's shape and keys.
+    #[test]
+    fn json_document_has_sysstats_shape_and_keys() {
+        let (lines, cpu) = fixture();
+        let host = JsonHost {
+            nodename: "vm".into(),
+            sysname: "Linux".into(),
+            release: "6.18.44".into(),
+            machine: "x86_64".into(),
+            cpus: 2,
+            date: at(1_795_248_000),
+        };
+        let keys = |v: &serde_json::Value| -> Vec<String> {
+            v.as_object().unwrap().keys().cloned().collect()
+        };
+        for (layout, disk_keys) in [
+            (
+                Layout::default(),
+                "disk_device tps kB_read/s kB_wrtn/s kB_dscd/s kB_read kB_wrtn kB_dscd",
+            ),
+            (
+                Layout {
+                    mega: true,
+                    human: true,
+                    ..Layout::default()
+                },
+                "disk_device tps MB_read/s MB_wrtn/s MB_dscd/s MB_read MB_wrtn MB_dscd",
+            ),
+            (
+                Layout {
+                    short: true,
+                    ..extended()
+                },
+                "disk_device tps kB/s rqm/s await areq-sz aqu-sz util",
+            ),
+            (
+                extended(),
+                "disk_device r/s w/s d/s f/s rkB/s wkB/s dkB/s rrqm/s wrqm/s drqm/s rrqm wrqm drqm \
+                 r_await w_await d_await f_await rareq-sz wareq-sz dareq-sz aqu-sz util",
+            ),
+        ] {
+            let mut out = String::new();
+            json_open(&mut out, &host);
+            let timed = Report {
+                time: Some(at(1_795_248_001)),
+                cpu: Some(cpu),
+                disks: Some(&lines),
+            };
+            json_statistics(&mut out, &layout, &timed, true);
+            let untimed = Report {
+                time: None,
+                cpu: None,
+                disks: Some(&[]),
+            };
+            json_statistics(&mut out, &layout, &untimed, false);
+            json_close(&mut out);
+            let v: serde_json::Value =
+                serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+            let h = &v["sysstat"]["hosts"][0];
+            assert_eq!(
+                keys(h),
+                [
+                    "date",
+                    "machine",
+                    "nodename",
+                    "number-of-cpus",
+                    "release",
+                    "statistics",
+                    "sysname"
+                ]
+            );
+            assert_eq!(h["date"], "11/21/26");
+            assert_eq!(h["number-of-cpus"], 2);
+            let stats = h["statistics"].as_array().unwrap();
+            assert_eq!(stats.len(), 2);
+            assert_eq!(keys(&stats[0]), ["avg-cpu", "disk", "timestamp"]);
+            assert_eq!(stats[0]["timestamp"], "11/21/26 08:00:01");
+            assert_eq!(
+                keys(&stats[0]["avg-cpu"]),
+                ["idle", "iowait", "nice", "steal", "system", "user"]
+            );
+            assert_eq!(keys(&stats[1]), ["disk"]);
+            assert_eq!(stats[1]["disk"].as_array().unwrap().len(), 0);
+            let disks = stats[0]["disk"].as_array().unwrap();
+            assert_eq!(disks.len(), 2);
+            // In sysstat's order, not sorted: the text of the first entry.
+            let first_keys: Vec<&str> = out
+                .lines()
+                .find(|l| l.contains("\"disk_device\""))
+                .unwrap()
+                .split('"')
+                .skip(1)
+                .step_by(2)
+                .filter(|k| !["loop0", "vda"].contains(k))
+                .collect();
+            assert_eq!(first_keys.join(" "), disk_keys);
+            assert_eq!(disks[1]["disk_device"], "vda");
+        }
+        // The values: the fixture wrote 64 MiB in the second, 32768 kB... in whole kB.
         let mut out = String::new();
-        json_report(&mut out, &[row], at(1_795_248_000)).unwrap();
-        assert!(out.ends_with("}\n") && out.lines().count() == 1);
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v["timestamp"], "2026-11-21T08:00:00.000Z");
-        assert_eq!(v["disk"][0]["disk_device"], "sda");
-        assert_eq!(v["disk"][0]["w/s"], 2.5);
-        assert_eq!(v.as_object().unwrap().len(), 2);
+        json_statistics(
+            &mut out,
+            &Layout::default(),
+            &Report {
+                time: None,
+                cpu: None,
+                disks: Some(&lines),
+            },
+            true,
+        );
+        let vda = out.lines().find(|l| l.contains("\"vda\"")).unwrap();
+        let vda: serde_json::Value = serde_json::from_str(vda.trim()).unwrap();
+        let sectors = lines[1].sectors;
+        assert_eq!(vda["kB_wrtn"], sectors[1] / 2);
+        assert!(vda.get("counters_wrapped").is_none());
+        // A counter that went backwards: zeros, and the one key beyond sysstat's.
+        let mut before = DiskCounters::zeroed("sdz");
+        before.reads = 10;
+        let wrapped = [DiskLine::between(
+            &before,
+            &DiskCounters::zeroed("sdz"),
+            Duration::from_secs(1),
+        )];
+        let mut out = String::new();
+        json_statistics(
+            &mut out,
+            &extended(),
+            &Report {
+                time: None,
+                cpu: None,
+                disks: Some(&wrapped),
+            },
+            true,
+        );
+        let sdz = out.lines().find(|l| l.contains("\"sdz\"")).unwrap();
+        let sdz: serde_json::Value = serde_json::from_str(sdz.trim()).unwrap();
+        assert_eq!(sdz["counters_wrapped"], true);
+        assert_eq!(sdz["r/s"], 0.0);
+        assert!((vda["kB_wrtn/s"].as_f64().unwrap() - lines[1].row.write_kb_per_s).abs() < 0.006);
+    }
+
+    #[test]
+    fn human_sizes_scale_like_sysstat() {
+        let layout = Layout {
+            human: true,
+            ..Layout::default()
+        };
+        let cell = |kind, value| {
+            let mut out = String::new();
+            layout.cell(&mut out, kind, 13, value);
+            out
+        };
+        assert_eq!(cell(Kind::Size, Value::F(161.25)), "       161.2k");
+        assert_eq!(cell(Kind::Size, Value::F(0.0)), "         0.0k");
+        assert_eq!(cell(Kind::Size, Value::F(346_601.0)), "       338.5M");
+        assert_eq!(cell(Kind::Size, Value::F(115_512_900.0)), "       110.2G");
+        assert_eq!(cell(Kind::Percent, Value::F(9.43)), "         9.4%");
+        assert_eq!(cell(Kind::Plain, Value::F(5952.68)), "      5952.68");
+        let dec0 = Layout {
+            decimals: 0,
+            ..layout
+        };
+        let mut out = String::new();
+        dec0.cell(&mut out, Kind::Size, 11, Value::F(346_601.0));
+        assert_eq!(out, "       338M");
     }
 }

@@ -175,6 +175,6 @@ fn a_file_on_ext4_on_a_loop_device() {
         .output()
         .unwrap();
     crate::support::assert_success(&out);
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = &crate::iostat::statistics(&crate::support::stdout(&out))[0];
     assert_eq!(report["disk"][0]["disk_device"], name.as_str());
 }

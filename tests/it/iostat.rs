@@ -1,13 +1,24 @@
-//! `diskdash iostat` on this machine's real disks: layout, JSON Lines, rates that follow real
-//! I/O, parity with sysstat's since-boot report, and every bad argument.
+//! `diskdash iostat` on this machine's real disks: layout, sysstat's JSON document, rates that
+//! follow real I/O, parity with sysstat side by side (layout, devices, JSON keys and since-boot
+//! values), and every bad argument.
 
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use crate::support::{BIN, json_lines};
+use crate::support::BIN;
 use serde_json::Value;
+
+/// The `statistics` entries of sysstat's JSON document: `.sysstat.hosts[0].statistics[]`, the
+/// traversal sysstat's own consumers use.
+pub(crate) fn statistics(text: &str) -> Vec<Value> {
+    let doc: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    doc["sysstat"]["hosts"][0]["statistics"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no .sysstat.hosts[0].statistics in {text}"))
+        .clone()
+}
 
 /// sysstat 12's `iostat -x` disk keys, in its order.
 const SYSSTAT_KEYS: [&str; 23] = [
@@ -61,7 +72,7 @@ fn test_dir_device() -> String {
 #[test]
 fn since_boot_report_is_laid_out_like_sysstat() {
     let dev = test_dir_device();
-    let text = stdout(&diskdash(&["-x"]));
+    let text = stdout(&diskdash(&["-dx"]));
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].contains(" CPU)"), "{}", lines[0]);
     assert_eq!(lines[1], "");
@@ -82,10 +93,12 @@ fn since_boot_report_is_laid_out_like_sysstat() {
 }
 
 #[test]
-fn json_lines_carry_sysstats_keys_and_a_timestamp() {
+fn json_document_carries_sysstats_keys_and_timestamps() {
     let dev = test_dir_device();
-    let text = stdout(&diskdash(&["-x", "-y", "-o", "JSON", &dev, "0.2", "3"]));
-    let reports = json_lines(&text);
+    let text = stdout(&diskdash(&[
+        "-dx", "-t", "-y", "-o", "JSON", &dev, "0.2", "3",
+    ]));
+    let reports = statistics(&text);
     assert_eq!(reports.len(), 3);
     let mut previous = String::new();
     for report in &reports {
@@ -97,7 +110,9 @@ fn json_lines_carry_sysstats_keys_and_a_timestamp() {
             .collect();
         assert_eq!(keys, ["disk", "timestamp"]);
         let stamp = report["timestamp"].as_str().unwrap().to_owned();
-        assert!(stamp.ends_with('Z') && stamp > previous, "{stamp}");
+        // sysstat's `-t` format, whole seconds: MM/DD/YY HH:MM:SS.
+        assert_eq!(stamp.len(), 17, "{stamp}");
+        assert!(stamp >= previous, "{stamp}");
         previous = stamp;
         let disks = report["disk"].as_array().unwrap();
         assert_eq!(disks.len(), 1);
@@ -139,7 +154,7 @@ fn write_rates_follow_real_o_direct_writes() {
     let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
     let dev = test_dir_device();
     let child = Command::new(BIN)
-        .args(["iostat", "-y", "-o", "JSON", &dev, "0.25", "8"])
+        .args(["iostat", "-x", "-y", "-o", "JSON", &dev, "0.25", "8"])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -147,8 +162,10 @@ fn write_rates_follow_real_o_direct_writes() {
     const TOTAL: usize = 24 << 20;
     direct_write(dir.path(), TOTAL);
     let out = child.wait_with_output().unwrap();
-    let reports = json_lines(&stdout(&out));
+    let reports = statistics(&stdout(&out));
     assert_eq!(reports.len(), 8);
+    // -x without -d: the avg-cpu block too.
+    assert!(reports.iter().all(|r| r["avg-cpu"]["idle"].is_f64()));
     let written_kb: f64 = reports
         .iter()
         .map(|r| r["disk"][0]["wkB/s"].as_f64().unwrap() * 0.25)
@@ -177,7 +194,7 @@ fn since_boot_numbers_agree_with_sysstat() {
         .args(["-d", "-x", "-o", "JSON", &dev])
         .output()
         .unwrap();
-    let ours = &json_lines(&ours)[0]["disk"][0];
+    let ours = &statistics(&ours)[0]["disk"][0];
     let theirs: Value = serde_json::from_slice(&theirs.stdout).unwrap();
     let theirs = &theirs["sysstat"]["hosts"][0]["statistics"][0]["disk"][0];
     assert_eq!(theirs["disk_device"], dev.as_str());
@@ -194,8 +211,8 @@ fn since_boot_numbers_agree_with_sysstat() {
 
 #[test]
 fn partitions_all_and_omit_idle_select_like_sysstat() {
-    let all = stdout(&diskdash(&["-p", "ALL"]));
-    let default = stdout(&diskdash(&[]));
+    let all = stdout(&diskdash(&["-d", "-p", "ALL"]));
+    let default = stdout(&diskdash(&["-d"]));
     let names = |t: &str| -> Vec<String> {
         t.lines()
             .skip(3)
@@ -210,7 +227,7 @@ fn partitions_all_and_omit_idle_select_like_sysstat() {
     let diskstats = std::fs::read_to_string("/proc/diskstats").unwrap();
     assert!(all.len() + 2 >= diskstats.lines().count(), "{all:?}");
     // -z over a quiet 0.2 s: every device shown did I/O, each row has a non-zero rate.
-    let quiet = stdout(&diskdash(&["-z", "-y", "0.2", "1"]));
+    let quiet = stdout(&diskdash(&["-dx", "-z", "-y", "0.2", "1"]));
     for line in quiet.lines().skip(4).filter(|l| !l.is_empty()) {
         let v: Vec<f64> = line
             .split_whitespace()
@@ -223,7 +240,23 @@ fn partitions_all_and_omit_idle_select_like_sysstat() {
 
 #[test]
 fn bad_arguments_exit_2_with_the_value_and_the_fix() {
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 11] = [
+        (
+            &["--dec", "3"],
+            "error: --dec \"3\" is not a number of decimal places; use --dec 0, 1 or 2",
+        ),
+        (
+            &["-k", "-m"],
+            "error: -k and -m both given; use -k for kilobytes or -m for megabytes",
+        ),
+        (
+            &["-H"],
+            "error: -H needs -g NAME: it shows only the group's line; e.g. -g all -H",
+        ),
+        (
+            &["-j", "NOSUCHTYPE"],
+            "error: -j \"NOSUCHTYPE\": /dev/disk/by-nosuchtype does not exist on this machine (no persistent names of that type); use a type listed in /dev/disk, or leave -j out",
+        ),
         (
             &["nosuchdisk", "1"],
             "error: \"nosuchdisk\" is neither a block device nor an existing path; use a name from /proc/diskstats (e.g. vda), /dev/NAME, or a path on a disk",
@@ -281,4 +314,244 @@ fn a_closed_pipe_ends_the_run_quietly() {
     drop(stdout);
     let out = child.wait_with_output().unwrap();
     crate::support::assert_quiet_success(&out);
+}
+
+/// Whether sysstat's `iostat` is installed (CI installs it); the side-by-side tests skip
+/// without it.
+fn sysstat() -> bool {
+    let found = Command::new("iostat").arg("-V").output().is_ok();
+    if !found {
+        eprintln!("skipped: sysstat's iostat is not installed (apt-get install sysstat)");
+    }
+    found
+}
+
+/// The layout of a text report: every line that is not a device's values (the header lines,
+/// the avg-cpu title, blank lines) as is, and `@device` for each device line, with the name
+/// taken from the left or, for --pretty, from the right.
+fn layout(text: &str) -> Vec<String> {
+    let mut pretty = false;
+    text.lines()
+        .skip(1) // the system line: the date may turn over between the runs
+        .map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let is_values = words
+                .iter()
+                .filter(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+                .count()
+                >= 2;
+            if line.ends_with(" Device") {
+                pretty = true;
+            } else if line.starts_with("Device") {
+                pretty = false;
+            }
+            match (is_values, words.first(), words.last()) {
+                (true, Some(first), Some(last)) if !line.starts_with(' ') || pretty => {
+                    if pretty {
+                        format!("@{last}")
+                    } else if line.starts_with(|c: char| c.is_ascii_whitespace()) {
+                        "(values)".to_owned() // the avg-cpu values
+                    } else {
+                        format!("@{first}")
+                    }
+                }
+                (true, _, _) => "(values)".to_owned(),
+                _ => line.to_owned(),
+            }
+        })
+        .collect()
+}
+
+/// Runs sysstat's `iostat` and ours with the same arguments at the same moment.
+fn both(args: &[&str]) -> (Output, Output) {
+    let theirs = Command::new("iostat")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ours = Command::new(BIN)
+        .arg("iostat")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    (
+        ours.wait_with_output().unwrap(),
+        theirs.wait_with_output().unwrap(),
+    )
+}
+
+/// The same flags give sysstat's layout: the same header lines and column names, the avg-cpu
+/// block where sysstat prints it, the same blank lines, and the same devices in the same order.
+#[test]
+fn text_reports_are_laid_out_like_sysstats_for_every_flag_set() {
+    if !sysstat() {
+        return;
+    }
+    let dev = test_dir_device();
+    let flag_sets: [&[&str]; 22] = [
+        &[],
+        &["-d"],
+        &["-c"],
+        &["-x"],
+        &["-dx"],
+        &["-c", "-x"],
+        &["-d", "-k"],
+        &["-d", "-m"],
+        &["-dx", "-m"],
+        &["-d", "-s"],
+        &["-dx", "-s"],
+        &["-dx", "-s", "-m"],
+        &["-h"],
+        &["-dx", "-h"],
+        &["-d", "--human"],
+        &["-dx", "--pretty", "--compact"],
+        &["-d", "-p", "ALL"],
+        &["-dx", "-p", "ALL", "-z"],
+        &["-d", "-N"],
+        &["-d", "--dec=0"],
+        &["-dx", "--dec=1", "-t"],
+        &["-d", "-g", "grp", &dev],
+    ];
+    for args in flag_sets {
+        // Devices come and go (other tests attach loop devices): one retry on a change.
+        let mut tries = 0;
+        loop {
+            let (ours, theirs) = both(args);
+            let (ours, theirs) = (stdout(&ours), stdout(&theirs));
+            let (a, b) = (layout(&ours), layout(&theirs));
+            if a == b {
+                break;
+            }
+            tries += 1;
+            assert!(
+                tries < 2,
+                "{args:?}: layouts differ\n--- diskdash\n{ours}\n--- sysstat\n{theirs}\n\
+                 --- {a:#?}\n--- {b:#?}"
+            );
+        }
+    }
+    // -H: only the group's line.
+    let (ours, theirs) = both(&["-d", "-g", "grp", "-H", &dev]);
+    let (ours, theirs) = (stdout(&ours), stdout(&theirs));
+    assert_eq!(layout(&ours), layout(&theirs), "{ours}\n{theirs}");
+    assert!(ours.contains("\n grp "), "{ours}");
+}
+
+/// The keys of each statistics entry and of its avg-cpu and disk objects, and the devices.
+fn json_shape(doc: &str) -> Vec<String> {
+    let keys = |v: &Value| -> String {
+        v.as_object()
+            .map(|o| o.keys().cloned().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    };
+    let mut shape = Vec::new();
+    let whole: Value = serde_json::from_str(doc).unwrap_or_else(|e| panic!("{e}: {doc}"));
+    shape.push(keys(&whole["sysstat"]["hosts"][0]));
+    for entry in statistics(doc) {
+        shape.push(keys(&entry));
+        shape.push(keys(&entry["avg-cpu"]));
+        for disk in entry["disk"].as_array().into_iter().flatten() {
+            shape.push(format!("{} {}", disk["disk_device"], keys(disk)));
+        }
+    }
+    shape
+}
+
+/// sysstat's JSON consumers work unchanged: the same document shape and keys through
+/// `.sysstat.hosts[0].statistics[]`, and the since-boot values of both tools agree.
+#[test]
+fn json_documents_match_sysstats_side_by_side() {
+    if !sysstat() {
+        return;
+    }
+    let dev = test_dir_device();
+    for args in [
+        &["-o", "JSON", "-t", "1", "2"][..],
+        &["-o", "JSON", "-dx", "-t", "1", "2"],
+        &["-o", "JSON", "-c", "1", "2"],
+        &["-o", "JSON", "-d", "-m", &dev],
+        &["-o", "JSON", "-dx", "-s", &dev],
+    ] {
+        let mut tries = 0;
+        let (ours, theirs) = loop {
+            let (ours, theirs) = both(args);
+            let (ours, theirs) = (stdout(&ours), stdout(&theirs));
+            if json_shape(&ours) == json_shape(&theirs) {
+                break (ours, theirs);
+            }
+            tries += 1;
+            assert!(
+                tries < 2,
+                "{args:?}: shapes differ\n{:#?}\n{:#?}",
+                json_shape(&ours),
+                json_shape(&theirs)
+            );
+        };
+        // The since-boot report: the same numbers within print rounding and the moments
+        // between the two reads.
+        let (a, b) = (&statistics(&ours)[0], &statistics(&theirs)[0]);
+        for key in ["user", "nice", "system", "iowait", "steal", "idle"] {
+            if let (Some(x), Some(y)) = (a["avg-cpu"][key].as_f64(), b["avg-cpu"][key].as_f64()) {
+                assert!(
+                    (x - y).abs() <= 0.5,
+                    "avg-cpu {key}: diskdash {x}, sysstat {y}"
+                );
+            }
+        }
+        let disks = |v: &Value| v["disk"].as_array().cloned().unwrap_or_default();
+        for (x, y) in disks(a).iter().zip(disks(b).iter()) {
+            assert_eq!(x["disk_device"], y["disk_device"]);
+            for (key, value) in y.as_object().unwrap() {
+                let (Some(mine), Some(theirs)) = (x[key].as_f64(), value.as_f64()) else {
+                    continue;
+                };
+                // Totals (kB_read...) grow with the I/O done between the two reads; rates
+                // since boot barely move.
+                let tolerance = 0.02f64.max(theirs.abs() * 0.02);
+                assert!(
+                    (mine - theirs).abs() <= tolerance,
+                    "{args:?} {} {key}: diskdash {mine}, sysstat {theirs}",
+                    y["disk_device"]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn dash_h_is_human_readable_and_help_is_long() {
+    let out = diskdash(&["-x", "-h"]);
+    let text = stdout(&out);
+    assert!(!text.contains("Usage"), "{text}");
+    // --pretty: device names on the right, the extended table in four parts; --human: units.
+    assert_eq!(
+        text.lines().filter(|l| l.ends_with(" Device")).count(),
+        4,
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l.starts_with("avg-cpu:")), "{text}");
+    assert!(text.contains('%') && text.contains("k "), "{text}");
+    let help = stdout(&diskdash(&["--help"]));
+    assert!(help.starts_with("CPU and device statistics"), "{help}");
+    assert!(help.contains("Usage: diskdash iostat"), "{help}");
+}
+
+#[test]
+fn an_interrupted_json_run_still_closes_its_document() {
+    let child = Command::new(BIN)
+        .args(["iostat", "-o", "JSON", "-d", "0.1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(600));
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let out = child.wait_with_output().unwrap();
+    crate::support::assert_quiet_success(&out);
+    let reports = statistics(&crate::support::stdout(&out));
+    assert!(reports.len() >= 3, "{reports:?}");
 }

@@ -48,7 +48,7 @@ fn a_loop_device_attached_mid_run_appears_and_vanishes_on_detach() {
     crate::support::sparse_file(&image, 16 << 20);
     // -z: a device shows only in intervals where it did I/O, so a detached one is gone.
     let child = Command::new(BIN)
-        .args(["iostat", "-z", "-y", "-o", "JSON", "0.25", "14"])
+        .args(["iostat", "-dx", "-z", "-y", "-o", "JSON", "0.25", "14"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -69,7 +69,7 @@ fn a_loop_device_attached_mid_run_appears_and_vanishes_on_detach() {
     let out = child.wait_with_output().unwrap();
     crate::support::assert_quiet_success(&out);
 
-    let reports = crate::support::json_lines(&crate::support::stdout(&out));
+    let reports = crate::iostat::statistics(&crate::support::stdout(&out));
     assert_eq!(reports.len(), 14);
     let rows: Vec<Option<&Value>> = reports
         .iter()

@@ -113,7 +113,7 @@ fn iostat_records_what_proc_diskstats_counted_under_a_known_load() {
     let before = counters(&name);
     let record = dir.path().join("r.jsonl");
     let mut child = Command::new(BIN)
-        .args(["iostat", "-o", "JSON", &name, "--record"])
+        .args(["iostat", "-dx", "-o", "JSON", &name, "--record"])
         .arg(&record)
         .args(["0.2", "8"])
         .stdout(Stdio::piped())
@@ -147,7 +147,7 @@ fn iostat_records_what_proc_diskstats_counted_under_a_known_load() {
     assert_eq!(lines[0]["disks"][0]["name"], name.as_str());
     assert!(lines[0]["disks"][0]["queue"]["logical_block_size"].is_u64());
     let samples = &lines[1..];
-    let reports = json_lines(&out);
+    let reports = crate::iostat::statistics(&out);
     for (i, s) in samples.iter().enumerate() {
         assert_eq!(s["seq"], i as u64 + 1);
         let disks = s["disks"].as_array().unwrap();
