@@ -397,4 +397,25 @@ fn diskdash_s_json_has_every_key_fio_s_has_for_the_same_job() {
         "fio: {fio_line}\ndiskdash: {our_line}"
     );
     assert!(our_line.starts_with("3;fio-3.33;rw;0;0;"), "{our_line}");
+    // Field by field the same shape (digits aside): `1.000000%=23`, `0.000000%`, `100.0%`.
+    let shape = |line: &str, disks: usize| -> Vec<std::string::String> {
+        let fields: Vec<&str> = line.trim_end().split(';').collect();
+        fields[..fields.len() - 9 * disks]
+            .iter()
+            .map(|f| {
+                let mut out = std::string::String::new();
+                for c in f.chars() {
+                    let c = if c.is_ascii_digit() { '9' } else { c };
+                    if !(c == '9' && out.ends_with('9')) {
+                        out.push(c);
+                    }
+                }
+                out
+            })
+            .collect()
+    };
+    let (fio_shape, our_shape) = (shape(&fio_line, fio_disks), shape(&our_line, our_disks));
+    for (i, (a, b)) in fio_shape.iter().zip(&our_shape).enumerate().skip(3) {
+        assert_eq!(a, b, "field {}: fio {fio_line}\ndiskdash {our_line}", i + 1);
+    }
 }

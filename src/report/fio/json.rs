@@ -481,7 +481,8 @@ fn block_series<'r>(record: &'r RunRecord, block: &Block<'_>) -> Option<&'r [Int
 /// `bwavgtime` (500 ms) windows; diskdash's window is the job's interval (`interval_ns`: the
 /// status interval, 1 s by default). An interval shorter than half of it (the last, cut short
 /// by the run's end) is left out, as is one without I/O in this direction (fio logs none for
-/// it). Samples are whole KiB/s and I/Os per second, as fio keeps them.
+/// it). Samples are whole KiB/s and I/Os per second, as fio keeps them. A long run's series
+/// keeps every `series_stride`-th interval: the samples are those kept.
 #[allow(
     clippy::cast_precision_loss,
     clippy::cast_possible_truncation,

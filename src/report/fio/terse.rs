@@ -33,17 +33,18 @@ pub(super) fn render(record: &RunRecord, opts: &FioReport<'_>) -> String {
             d.util
         );
     }
+    let list = opts.percentile_list();
     let mut out = String::new();
     for job in &doc.jobs {
-        out.push_str(&line(job));
+        out.push_str(&line(job, list));
         out.push_str(&disks);
         out.push('\n');
     }
     out
 }
 
-/// One job's fields, before the disks.
-fn line(job: &JobJson) -> String {
+/// One job's fields, before the disks; `list` is the percentile list asked for.
+fn line(job: &JobJson, list: &[f64]) -> String {
     let mut out = format!(
         "{TERSE_VERSION};{FIO_LAYOUT_VERSION};{};{};{}",
         field(&job.jobname),
@@ -51,7 +52,7 @@ fn line(job: &JobJson) -> String {
         job.error
     );
     for dir in [&job.read, &job.write] {
-        direction(&mut out, dir);
+        direction(&mut out, dir, list);
     }
     let _ = write!(
         out,
@@ -74,7 +75,7 @@ fn line(job: &JobJson) -> String {
 }
 
 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-fn direction(out: &mut String, dir: &DirectionJson) {
+fn direction(out: &mut String, dir: &DirectionJson, list: &[f64]) {
     let _ = write!(
         out,
         ";{};{};{};{}",
@@ -85,11 +86,13 @@ fn direction(out: &mut String, dir: &DirectionJson) {
     );
     latency(out, &dir.slat_ns);
     latency(out, &dir.clat_ns);
+    // Without I/O fio still lists its percentiles, each at 0.
+    let none: Vec<(f64, u64)> = list.iter().map(|&pct| (pct, 0)).collect();
     let listed = dir
         .clat_ns
         .percentile
         .as_ref()
-        .map_or(&[][..], |p| &p.0[..]);
+        .map_or(&none[..], |p| &p.0[..]);
     for i in 0..PERCENTILE_FIELDS {
         match listed.get(i) {
             Some((pct, ns)) => {
@@ -144,6 +147,9 @@ mod tests {
         assert_eq!(f[17 + 6], "50.000000%=80", "p50 of 80_383 ns");
         assert_eq!(f[17 + 17], "0%=0", "17 percentiles, then 0%=0");
         assert_eq!(f[43], "0.000000%", "job r shared its step: no samples");
+        // Job r wrote nothing: fio's percentiles, each at 0.
+        assert_eq!(&f[5 + 41 + 12..5 + 41 + 14], ["1.000000%=0", "5.000000%=0"]);
+        assert_eq!(f[5 + 41 + 12 + 17], "0%=0");
         assert_eq!(&f[87..89], ["5.000000%", "30.000000%"]);
         assert_eq!(f[87 + 2], "5000");
         assert_eq!(f[f.len() - 9], "vda");
