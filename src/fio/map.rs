@@ -58,6 +58,7 @@ enum Opt {
     // Invocation options: fio's command line only.
     OutputFormat,
     Minimal,
+    TerseVersion,
     Output,
     StatusInterval,
     ShowCmd,
@@ -104,6 +105,7 @@ impl Opt {
             self,
             Self::OutputFormat
                 | Self::Minimal
+                | Self::TerseVersion
                 | Self::Output
                 | Self::StatusInterval
                 | Self::ShowCmd
@@ -252,6 +254,7 @@ option_table! {
         "percentile_list" => Opt::PercentileList,
         "output_format" => Opt::OutputFormat,
         "minimal" => Opt::Minimal,
+        "terse_version" => Opt::TerseVersion,
         "output" => Opt::Output,
         "status_interval" => Opt::StatusInterval,
         "showcmd" => Opt::ShowCmd,
@@ -825,6 +828,15 @@ fn invocation(opt: Opt, entry: &Entry, settings: &mut Settings) -> anyhow::Resul
         Opt::Minimal => {
             if flag(entry)? {
                 settings.output_format = OutputFormat::Terse;
+            }
+        }
+        Opt::TerseVersion => {
+            if value(entry) != "3" {
+                return Err(usage!(
+                    "{}: diskdash writes terse version 3 (fio's default); use \
+                     --terse-version=3 or leave it out",
+                    entry.located()
+                ));
             }
         }
         Opt::Output => settings.output = Some(path()),

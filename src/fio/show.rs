@@ -350,7 +350,7 @@ pub fn help() -> String {
          \x20 --output=FILE             write the report to FILE\n\
          \x20 --output-format=FORMAT    normal, json, json+ (with fio's latency bins) or\n\
          \x20                           terse (fio's version 3 lines)\n\
-         \x20 --minimal                 terse output\n\
+         \x20 --minimal                 terse output (--terse-version=3, fio's default)\n\
          \x20 --status-interval=TIME    a full report every TIME while running\n\
          \x20 --section=NAME            run only job section NAME (repeatable)\n\
          \x20 --readonly                refuse jobs that write\n\n\

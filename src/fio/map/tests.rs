@@ -437,6 +437,11 @@ fn every_bad_input_names_itself_and_the_fix() {
             r#"--ioengine "spdk" is not an engine; use io_uring, psync or null"#,
         ),
         (
+            &["--terse-version=5", "--name=a", "--size=1G"],
+            "--terse-version=5: diskdash writes terse version 3 (fio's default); use \
+             --terse-version=3 or leave it out",
+        ),
+        (
             &["--output-format=xml", "--name=a", "--size=1G"],
             "--output-format=xml: not an output format diskdash writes; use normal, json, json+ \
              or terse (one of them)",
