@@ -1,5 +1,5 @@
 //! Runs a fio invocation's plan: the session (the dashboard in a terminal, status lines on
-//! stderr otherwise), then the report in fio's shape (`--output-format normal|json`) on stdout
+//! stderr otherwise), then the report in fio's shape (`--output-format normal|json|json+|terse`) on stdout
 //! or in `--output FILE`, and the exit code.
 
 use std::io::Write;
@@ -40,6 +40,7 @@ pub(crate) fn run_as(
         percentiles,
         diskdash: mut flags,
         inputs,
+        given,
         ..
     } = invocation;
     if remote.is_some() {
@@ -132,6 +133,8 @@ pub(crate) fn run_as(
     let report = FioReport {
         group_reporting,
         percentiles: percentiles.as_deref(),
+        bins: output_format == OutputFormat::JsonPlus,
+        given: Some(&given),
     };
     let text = render(&outcome.record, output_format, &report)?;
     match (&mut out_file, &output_path) {
@@ -184,7 +187,8 @@ fn render(
 ) -> anyhow::Result<String> {
     Ok(match format {
         OutputFormat::Normal => crate::report::fio::text(record, report),
-        OutputFormat::Json => {
+        OutputFormat::Terse => crate::report::fio::terse(record, report),
+        OutputFormat::Json | OutputFormat::JsonPlus => {
             let mut text = serde_json::to_string_pretty(&crate::report::fio::json(record, report))
                 .context("writing the JSON report")?;
             text.push('\n');

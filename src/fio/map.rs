@@ -17,6 +17,7 @@ use crate::bench::spec::MachineLimits;
 use crate::fio::parse::{self, Arity, Entry, Section};
 use crate::fio::{DiskdashFlags, FioInvocation, GroupInfo, OutputFormat};
 use crate::plan::{Job, Missing, Plan, Step};
+use crate::report::fio::GivenOptions;
 use crate::usage;
 
 /// fio runs without a time limit unless given `runtime`; diskdash caps every job, at its
@@ -57,6 +58,7 @@ enum Opt {
     // Invocation options: fio's command line only.
     OutputFormat,
     Minimal,
+    TerseVersion,
     Output,
     StatusInterval,
     ShowCmd,
@@ -103,6 +105,7 @@ impl Opt {
             self,
             Self::OutputFormat
                 | Self::Minimal
+                | Self::TerseVersion
                 | Self::Output
                 | Self::StatusInterval
                 | Self::ShowCmd
@@ -120,11 +123,30 @@ impl Opt {
     }
 }
 
+/// Makes the option table's two views from one list of arms: [`exact`] (a name -> what it
+/// does) and [`OPTION_NAMES`] (every name, for fio's unambiguous prefixes on the command line).
+macro_rules! option_table {
+    ($($($name:literal)|+ => $opt:expr,)*) => {
+        /// The option table: fio's name or alias, exactly -> what it does.
+        fn exact(name: &str) -> Option<Opt> {
+            use Arity::{Flag, Value};
+            Some(match name {
+                $($($name)|+ => $opt,)*
+                _ => return None,
+            })
+        }
+
+        /// Every name of [`exact`], in the table's order.
+        const OPTION_NAMES: &[&str] = &[$($($name,)+)*];
+    };
+}
+
 /// The option table: fio's name or alias (`-` read as `_`) -> what it does.
 fn lookup(option: &str) -> Option<Opt> {
-    use Arity::{Flag, Value};
-    let name = option.replace('-', "_");
-    Some(match name.as_str() {
+    exact(&option.replace('-', "_"))
+}
+
+option_table! {
         "rw" | "readwrite" => Opt::Job(Key::Rw),
         "rwmixread" => Opt::Job(Key::RwMixRead),
         "rwmixwrite" => Opt::RwMixWrite,
@@ -232,6 +254,7 @@ fn lookup(option: &str) -> Option<Opt> {
         "percentile_list" => Opt::PercentileList,
         "output_format" => Opt::OutputFormat,
         "minimal" => Opt::Minimal,
+        "terse_version" => Opt::TerseVersion,
         "output" => Opt::Output,
         "status_interval" => Opt::StatusInterval,
         "showcmd" => Opt::ShowCmd,
@@ -245,8 +268,6 @@ fn lookup(option: &str) -> Option<Opt> {
         "jsonl" => Opt::Jsonl,
         "serve" => Opt::Serve,
         "serve_linger" => Opt::ServeLinger,
-        _ => return None,
-    })
 }
 
 /// Whether `option` (fio's spelling) takes a value on the command line (`--bs 4k`).
@@ -256,6 +277,49 @@ pub fn arity(option: &str) -> Option<Arity> {
         return Some(Arity::Value);
     }
     lookup(option).map(Opt::arity)
+}
+
+/// fio's command line naming an option (getopt_long): `written` (`-` read as `_`) exactly (kept
+/// as written), else the one option it is a prefix of (`group_report` -> `group_reporting`; aliases of one option
+/// count once; the tuning options share one meaning but are distinct options). `allow_destructive` is only ever taken spelled out: the opt-in to destroy data is
+/// never guessed from a prefix. Returns the option's name and what it takes; `None` when no
+/// option begins so.
+///
+/// # Errors
+/// A one-line usage error listing the options an ambiguous prefix begins.
+pub fn resolve(written: &str) -> anyhow::Result<Option<(String, Arity)>> {
+    let name = written.replace('-', "_");
+    if let Some(opt) = exact(&name) {
+        return Ok(Some((written.to_string(), opt.arity())));
+    }
+    if name.is_empty() {
+        return Ok(None);
+    }
+    let mut found: Vec<(&str, Opt)> = Vec::new();
+    for &candidate in OPTION_NAMES {
+        let Some(opt) = exact(candidate) else {
+            continue;
+        };
+        if candidate.starts_with(&name)
+            && opt != Opt::AllowDestructive
+            && !found
+                .iter()
+                .any(|&(_, seen)| seen == opt && !matches!(opt, Opt::Tuning(_)))
+        {
+            found.push((candidate, opt));
+        }
+    }
+    match found.as_slice() {
+        [] => Ok(None),
+        [(full, opt)] => Ok(Some(((*full).to_string(), opt.arity()))),
+        many => {
+            let names: Vec<&str> = many.iter().map(|(n, _)| *n).collect();
+            Err(usage!(
+                "--{written}: ambiguous, it begins the options {}; write more of the name",
+                names.join(", ")
+            ))
+        }
+    }
 }
 
 /// The fio option names honoured, accepted with a note, or only on the command line: for
@@ -449,7 +513,7 @@ pub fn load_with(
     io: &Io<'_>,
     machine: &MachineLimits,
 ) -> anyhow::Result<FioInvocation> {
-    let line = parse::command_line(args, &arity)?;
+    let line = parse::command_line(args, &resolve)?;
     let mut sections = line.sections;
     let files = parse::job_files(&line.files, io.read, io.env)?;
     sections.extend(files.sections);
@@ -648,7 +712,23 @@ fn build(
         );
         settings.notes.push(more);
     }
+    let mut given = GivenOptions::default();
+    for (_, entry) in &globals {
+        if let Some(value) = &entry.value {
+            GivenOptions::set(&mut given.global, &entry.option, value.trim());
+        }
+    }
+    for draft in &drafts {
+        let mut own = Vec::new();
+        for (_, entry) in &draft.entries {
+            if let Some(value) = &entry.value {
+                GivenOptions::set(&mut own, &entry.option, value.trim());
+            }
+        }
+        given.jobs.push((draft.name.clone(), own));
+    }
     Ok(FioInvocation {
+        given,
         plan: Plan { steps },
         output_format: settings.output_format,
         output: settings.output,
@@ -734,34 +814,30 @@ fn invocation(opt: Opt, entry: &Entry, settings: &mut Settings) -> anyhow::Resul
             settings.output_format = match value(entry) {
                 "normal" => OutputFormat::Normal,
                 "json" => OutputFormat::Json,
-                "json+" => {
-                    return Err(usage!(
-                        "{}: diskdash writes no fio latency bins; use --output-format=json \
-                         (its percentiles come from exact histograms)",
-                        entry.located()
-                    ));
-                }
-                "terse" => {
-                    return Err(usage!(
-                        "{}: diskdash writes no terse output; use --output-format=json for \
-                         scripts",
-                        entry.located()
-                    ));
-                }
+                "json+" => OutputFormat::JsonPlus,
+                "terse" => OutputFormat::Terse,
                 _ => {
                     return Err(usage!(
-                        "{}: not an output format diskdash writes; use normal or json (one of \
-                         them)",
+                        "{}: not an output format diskdash writes; use normal, json, json+ or \
+                         terse (one of them)",
                         entry.located()
                     ));
                 }
             };
         }
         Opt::Minimal => {
-            return Err(usage!(
-                "{}: diskdash writes no terse output; use --output-format=json for scripts",
-                entry.located()
-            ));
+            if flag(entry)? {
+                settings.output_format = OutputFormat::Terse;
+            }
+        }
+        Opt::TerseVersion => {
+            if value(entry) != "3" {
+                return Err(usage!(
+                    "{}: diskdash writes terse version 3 (fio's default); use \
+                     --terse-version=3 or leave it out",
+                    entry.located()
+                ));
+            }
         }
         Opt::Output => settings.output = Some(path()),
         Opt::StatusInterval => {

@@ -23,6 +23,10 @@ pub enum OutputFormat {
     Normal,
     /// One JSON document.
     Json,
+    /// `json+`: the JSON document with each latency's `bins` (fio's histogram layout).
+    JsonPlus,
+    /// fio's terse (`--minimal`) lines, version 3: one line of `;`-separated fields per job.
+    Terse,
 }
 
 /// diskdash's own flags, recognised among fio's arguments.
@@ -75,6 +79,8 @@ pub struct FioInvocation {
     /// Every job file and include read (device and inode): no output of the run may replace
     /// one.
     pub inputs: Vec<crate::bench::pinned::FileId>,
+    /// The options as written, for the JSON report's `global options` and `job options`.
+    pub given: crate::report::fio::GivenOptions,
 }
 
 /// Reads fio's arguments (job files through the filesystem, `-` from stdin, `${VAR}` from

@@ -572,15 +572,19 @@ pub struct CommandLine {
     pub files: Vec<PathBuf>,
 }
 
-/// Splits fio's command line. `arity` says which options take a value (so `--bs 4k` takes the
-/// next word); `None` for an option nobody knows, which then takes a value only with `=`.
+/// How the command line names an option: `resolve(written)` gives the option's full name and
+/// what it takes (fio's getopt_long: an exact name, else the one option the name begins), `None`
+/// for an option nobody knows (it then takes a value only with `=`), or the error of an
+/// ambiguous prefix.
+pub type Resolver<'a> = &'a dyn Fn(&str) -> anyhow::Result<Option<(String, Arity)>>;
+
+/// Splits fio's command line as fio's `getopt_long_only` does: `--opt` and `-opt` are both long
+/// options, `--opt=value` or `--opt value` for an option that takes a value, a prefix stands
+/// for the option it begins. Other words are job files (`-`: stdin).
 ///
 /// # Errors
-/// A usage error for `--name` without a name or a bare `--`.
-pub fn command_line(
-    args: &[String],
-    arity: &dyn Fn(&str) -> Option<Arity>,
-) -> anyhow::Result<CommandLine> {
+/// A usage error for `--name` without a name, a bare `--` or an ambiguous prefix.
+pub fn command_line(args: &[String], resolve: Resolver<'_>) -> anyhow::Result<CommandLine> {
     let mut out = CommandLine {
         sections: vec![Section {
             name: "global".into(),
@@ -590,27 +594,29 @@ pub fn command_line(
     };
     let mut words = args.iter().peekable();
     while let Some(word) = words.next() {
-        let Some(flag) = word.strip_prefix("--") else {
-            if word.starts_with('-') && word != "-" {
-                return Err(usage!(
-                    "{word}: fio's short options are not supported; use the long form \
-                     (--help, --output=FILE)"
-                ));
+        let flag = match word.strip_prefix("--") {
+            Some(flag) => flag,
+            None if word.len() > 1 && word.starts_with('-') => &word[1..],
+            None => {
+                out.files.push(PathBuf::from(word));
+                continue;
             }
-            out.files.push(PathBuf::from(word));
-            continue;
         };
         if flag.is_empty() {
             return Err(usage!(
                 "--: not an option; give fio options (--name=job --rw=read ...) and job files"
             ));
         }
-        let (option, mut value) = match flag.split_once('=') {
-            Some((option, value)) => (option.to_string(), Some(value.to_string())),
-            None => (flag.to_string(), None),
+        let (written, mut value) = match flag.split_once('=') {
+            Some((option, value)) => (option, Some(value.to_string())),
+            None => (flag, None),
         };
-        if value.is_none() && arity(&option) == Some(Arity::Value) {
-            if let Some(next) = words.next_if(|next| !next.starts_with("--")) {
+        let (option, arity) = match resolve(written)? {
+            Some((option, arity)) => (option, Some(arity)),
+            None => (written.to_string(), None),
+        };
+        if value.is_none() && arity == Some(Arity::Value) {
+            if let Some(next) = words.next_if(|next| !looks_like_option(next)) {
                 value = Some(next.clone());
             }
         }
@@ -636,6 +642,14 @@ pub fn command_line(
             .push(entry);
     }
     Ok(out)
+}
+
+/// `--x` or `-x` (a letter after the dash): the next option, not a value (`-1`, `-` are values).
+fn looks_like_option(word: &str) -> bool {
+    word.strip_prefix('-')
+        .and_then(|rest| rest.trim_start_matches('-').chars().next())
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        || word == "--"
 }
 
 #[cfg(test)]
@@ -814,12 +828,13 @@ mod tests {
         );
     }
 
-    fn arity(option: &str) -> Option<Arity> {
-        match option {
-            "time_based" => Some(Arity::Flag),
-            "bs" | "rw" | "name" => Some(Arity::Value),
+    #[allow(clippy::unnecessary_wraps)] // a Resolver
+    fn arity(option: &str) -> anyhow::Result<Option<(String, Arity)>> {
+        Ok(match option {
+            "time_based" => Some((option.to_string(), Arity::Flag)),
+            "bs" | "rw" | "name" => Some((option.to_string(), Arity::Value)),
             _ => None,
-        }
+        })
     }
 
     fn cmd(args: &[&str]) -> Result<CommandLine, String> {

@@ -339,14 +339,18 @@ pub fn help() -> String {
          \x20      diskdash fio --name=JOB --rw=randread --bs=4k --size=1G --filename=FILE ...\n\n\
          Job files as fio reads them: [global] and [job] sections, ; and # comments,\n\
          include FILE, ${VAR} from the environment, - for stdin. On the command line\n\
-         each --name starts a job; options before the first --name are global.\n\
+         each --name starts a job; options before the first --name are global. As fio,\n\
+         -opt is --opt, --opt VALUE is --opt=VALUE and a prefix names the one option it\n\
+         begins (--group_report is --group_reporting).\n\
          fio's defaults apply (rw=read bs=4k iodepth=1 ioengine=psync direct=0). Without\n\
          time_based a job ends after size (or io_size) bytes per worker; runtime caps it.\n\n\
          fio's command-line options:\n\
          \x20 --parse-only              print the plan (steps, jobs, targets) and exit\n\
          \x20 --showcmd                 print each job as fio and diskdash bench commands\n\
          \x20 --output=FILE             write the report to FILE\n\
-         \x20 --output-format=FORMAT    normal or json\n\
+         \x20 --output-format=FORMAT    normal, json, json+ (with fio's latency bins) or\n\
+         \x20                           terse (fio's version 3 lines)\n\
+         \x20 --minimal                 terse output (--terse-version=3, fio's default)\n\
          \x20 --status-interval=TIME    a full report every TIME while running\n\
          \x20 --section=NAME            run only job section NAME (repeatable)\n\
          \x20 --readonly                refuse jobs that write\n\n\

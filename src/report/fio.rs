@@ -8,11 +8,14 @@
 //! histogram, never from averaged percentiles); wording and layout are ours.
 
 mod json;
+mod plat;
+mod terse;
 mod text;
 
 pub use json::{
-    DirectionJson, DiskReconciliationJson, DiskUtilJson, FioJson, JobJson, JobNotesJson,
-    LatencyJson, RunNotesJson, SyncJson, TargetJson,
+    BinsJson, DirectionJson, DiskReconciliationJson, DiskUtilJson, FIO_LAYOUT_VERSION, FioJson,
+    JobJson, JobNotesJson, LatencyJson, OptionsJson, PercentJson, RunNotesJson, SyncJson,
+    TargetJson,
 };
 
 use crate::record::{
@@ -30,6 +33,40 @@ pub struct FioReport<'a> {
     pub group_reporting: bool,
     /// fio's `percentile_list`, in percent; `None`: fio's default list.
     pub percentiles: Option<&'a [f64]>,
+    /// `json+`: each completion latency with its `bins` in fio's histogram layout.
+    pub bins: bool,
+    /// The options as given, for fio's `global options` and `job options`.
+    pub given: Option<&'a GivenOptions>,
+}
+
+/// The options a run was given, as written (name, value), for fio's `global options` (the
+/// `[global]` sections and the command line before the first `--name`) and `job options` (each
+/// job section's own). Like fio, an option written without a value is not listed, and a
+/// repeated one keeps its last value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GivenOptions {
+    pub global: Vec<(String, String)>,
+    /// Per job section, by name, in plan order.
+    pub jobs: Vec<(String, Vec<(String, String)>)>,
+}
+
+impl GivenOptions {
+    /// Adds `option=value` to `list`, replacing an earlier value of the same option.
+    pub fn set(list: &mut Vec<(String, String)>, option: &str, value: &str) {
+        match list.iter_mut().find(|(name, _)| name == option) {
+            Some(entry) => entry.1 = value.to_string(),
+            None => list.push((option.to_string(), value.to_string())),
+        }
+    }
+
+    /// The first job section named `name`'s own options.
+    #[must_use]
+    pub fn job(&self, name: &str) -> &[(String, String)] {
+        self.jobs
+            .iter()
+            .find(|(job, _)| job == name)
+            .map_or(&[], |(_, options)| options.as_slice())
+    }
 }
 
 impl FioReport<'_> {
@@ -43,6 +80,12 @@ impl FioReport<'_> {
 #[must_use]
 pub fn text(record: &RunRecord, opts: &FioReport<'_>) -> String {
     crate::text::escape_layout(&text::render(record, opts)).into_owned()
+}
+
+/// fio's terse (`--minimal`) lines, version 3.
+#[must_use]
+pub fn terse(record: &RunRecord, opts: &FioReport<'_>) -> String {
+    terse::render(record, opts)
 }
 
 /// The `--output-format=json` document of `diskdash fio`.

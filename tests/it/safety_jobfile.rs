@@ -429,7 +429,7 @@ fn fio_output_replaces_reports_records_and_empty_files_and_nothing_else_without_
         assert_eq!(ran.code, Some(0), "{}", ran.stderr);
         let report = std::fs::read_to_string(d.join(output)).unwrap();
         let first = if format == "json" {
-            "{\n  \"fio version\": \"diskdash-"
+            "{\n  \"fio version\": \"fio-3."
         } else {
             "a: (groupid=0, jobs=1): err= 0:"
         };

@@ -437,14 +437,14 @@ fn every_bad_input_names_itself_and_the_fix() {
             r#"--ioengine "spdk" is not an engine; use io_uring, psync or null"#,
         ),
         (
-            &["--output-format=json+", "--name=a", "--size=1G"],
-            "--output-format=json+: diskdash writes no fio latency bins; use \
-             --output-format=json (its percentiles come from exact histograms)",
+            &["--terse-version=5", "--name=a", "--size=1G"],
+            "--terse-version=5: diskdash writes terse version 3 (fio's default); use \
+             --terse-version=3 or leave it out",
         ),
         (
-            &["--output-format=terse", "--name=a", "--size=1G"],
-            "--output-format=terse: diskdash writes no terse output; use --output-format=json \
-             for scripts",
+            &["--output-format=xml", "--name=a", "--size=1G"],
+            "--output-format=xml: not an output format diskdash writes; use normal, json, json+ \
+             or terse (one of them)",
         ),
         (
             &["--percentile_list=50:101", "--name=a", "--size=1G"],
@@ -617,4 +617,180 @@ fn notes_past_a_hundred_are_counted_in_one() {
         inv.notes.last().unwrap(),
         "50 more notes like these are not shown (options accepted without effect)"
     );
+}
+
+#[test]
+fn prefixes_and_single_dashes_name_fio_s_options_as_getopt_long_only() {
+    let full = world()
+        .load(&[
+            "--name=iops",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1M",
+            "--iodepth=64",
+            "--runtime=15",
+            "--ramp_time=5",
+            "--group_reporting",
+        ])
+        .unwrap();
+    for args in [
+        // The seed notes' lines, as pasted: a prefix and fio's single-dash long options.
+        &[
+            "--name=iops",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1M",
+            "--iodepth=64",
+            "--runtime=15",
+            "--ramp_time=5",
+            "--group_report",
+        ][..],
+        &[
+            "-name=iops",
+            "-rw=read",
+            "-bs=4k",
+            "-size=1M",
+            "-iodepth=64",
+            "-runtime=15",
+            "-ramp_time=5",
+            "-group_reporting",
+        ],
+        &[
+            "-name",
+            "iops",
+            "-rw",
+            "read",
+            "--bs",
+            "4k",
+            "-size",
+            "1M",
+            "--iodepth=64",
+            "-runt",
+            "15",
+            "--ramp=5",
+            "-group_r",
+        ],
+    ] {
+        let inv = world().load(args).unwrap();
+        assert_eq!(inv.plan, full.plan, "{args:?}");
+        assert!(inv.group_reporting, "{args:?}");
+    }
+    let other = world()
+        .load(&[
+            "--name=a",
+            "--size=1M",
+            "--readonly",
+            "--eta=never",
+            "--output-format=json+",
+            "--name=b",
+            "--size=1M",
+            "--section=a",
+            "--section=b",
+        ])
+        .unwrap();
+    assert_eq!(jobs(&other).len(), 2);
+    assert_eq!(other.output_format, OutputFormat::JsonPlus);
+    assert_eq!(
+        world()
+            .load(&["--minim", "--name=a", "--size=1M"])
+            .unwrap()
+            .output_format,
+        OutputFormat::Terse
+    );
+    assert_eq!(
+        world()
+            .load(&["--name=a", "--size=1M", "--iodepth_batch_comp=1"])
+            .unwrap_err(),
+        "--iodepth_batch_comp: ambiguous, it begins the options iodepth_batch_complete_max, \
+         iodepth_batch_complete; write more of the name"
+    );
+    // Destroying data is never asked for by a prefix.
+    assert_eq!(
+        world()
+            .load(&["--allow-destr", "--name=a", "--size=1M"])
+            .unwrap_err(),
+        "--allow-destr: not a fio option diskdash knows; see 'diskdash fio --help' for the \
+         options it honours"
+    );
+    assert_eq!(
+        world()
+            .load(&["--name=a", "--size=1M", "--rw=write", "--readonly"])
+            .unwrap_err(),
+        "--readonly: job a writes (write); drop --readonly or make it a read job"
+    );
+}
+
+#[test]
+fn every_name_of_the_table_is_an_option() {
+    for name in OPTION_NAMES {
+        assert!(exact(name).is_some(), "{name}");
+        assert_eq!(resolve(name).unwrap().unwrap().0, *name);
+        assert_eq!(
+            resolve(&name.replace('_', "-")).unwrap().unwrap().0,
+            name.replace('_', "-")
+        );
+    }
+}
+
+proptest::proptest! {
+    /// Any prefix of any option: it is that option, another option it begins, or an error
+    /// naming at least two options it begins; a word no option begins is nobody's.
+    #[test]
+    fn a_prefix_names_the_one_option_it_begins_or_says_which_it_could_be(
+        which in 0..OPTION_NAMES.len(),
+        cut in 1usize..40,
+        junk in "[a-z_]{0,3}",
+    ) {
+        let name = OPTION_NAMES[which];
+        let prefix = format!("{}{junk}", &name[..cut.min(name.len())]);
+        match resolve(&prefix) {
+            Ok(Some((full, _))) => proptest::prop_assert!(full.starts_with(&prefix), "{prefix} -> {full}"),
+            Ok(None) => proptest::prop_assert!(
+                !OPTION_NAMES.iter().any(|n| n.starts_with(&prefix) && *n != "allow_destructive"),
+                "{prefix}"
+            ),
+            Err(e) => {
+                let text = e.to_string();
+                proptest::prop_assert!(!text.contains('\n'));
+                let listed = text.split("the options ").nth(1).unwrap().split(';').next().unwrap();
+                let listed: Vec<&str> = listed.split(", ").collect();
+                proptest::prop_assert!(listed.len() >= 2, "{text}");
+                for option in listed {
+                    proptest::prop_assert!(option.starts_with(&prefix), "{text}");
+                }
+            }
+        }
+        if resolve(name).is_ok() {
+            proptest::prop_assert_eq!(resolve(name).unwrap().unwrap().0, name);
+        }
+    }
+
+    /// `--opt value`, `--opt=value`, `-opt value` and `-opt=value` are one command line.
+    #[test]
+    fn every_spelling_of_an_option_is_the_same_command_line(
+        options in proptest::collection::vec(
+            (
+                proptest::sample::select(vec!["bs", "rw", "size", "iodepth", "name", "runtime", "numjobs"]),
+                "[a-z0-9]{1,6}",
+            ),
+            0..8,
+        ),
+        spelling in 0u8..4,
+    ) {
+        let mut canonical = Vec::new();
+        let mut spelled = Vec::new();
+        for (option, value) in &options {
+            canonical.push(format!("--{option}={value}"));
+            let dashes = if spelling % 2 == 0 { "--" } else { "-" };
+            if spelling < 2 {
+                spelled.push(format!("{dashes}{option}={value}"));
+            } else {
+                spelled.push(format!("{dashes}{option}"));
+                spelled.push(value.clone());
+            }
+        }
+        let a = parse::command_line(&canonical, &resolve).map_err(|e| e.to_string());
+        let b = parse::command_line(&spelled, &resolve).map_err(|e| e.to_string());
+        proptest::prop_assert_eq!(a, b);
+    }
 }

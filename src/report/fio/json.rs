@@ -1,11 +1,24 @@
-//! The `--output-format=json` document of `diskdash fio`: fio's keys where a script reading
-//! fio's JSON looks (`jobs[].read.iops`, `.bw`, `.clat_ns.percentile["99.000000"]`,
+//! The `--output-format=json` (and `json+`) document of `diskdash fio`: fio 3.33's keys, each
+//! with fio's meaning and unit, where a script reading fio's JSON looks (`jobs[].read.iops`,
+//! `.bw`, `.bw_mean`, `.clat_ns.percentile["99.000000"]`, `job options`, `latency_ms`,
 //! `disk_util[]`), and a `diskdash` object, top-level and per job, for what is ours.
 
 use serde::Serialize;
 
-use super::{Block, Direction, FioReport, Latency, blocks, disk_totals};
-use crate::record::{Percentiles, ReconciliationRecord, RunRecord, RunStatus};
+use super::plat::{self, SampleStats};
+use super::{Block, Direction, FioReport, Latency, blocks, disk_totals, run_groups};
+use crate::record::{IntervalRecord, Percentiles, ReconciliationRecord, RunRecord, RunStatus};
+
+/// The fio release whose JSON layout the document follows: consumers check `fio version` for
+/// `fio-3.x`. diskdash's own version is in `diskdash version`.
+pub const FIO_LAYOUT_VERSION: &str = "fio-3.33";
+
+/// What the keys fio fills from counters diskdash does not keep are, said in the document.
+const SETTINGS_NOTE: &str = "iodepth_level, iodepth_submit and iodepth_complete put every I/O \
+    at the job's iodepth, iodepth_batch and iodepth_batch_complete_max (diskdash keeps iodepth \
+    I/Os in flight and does not sample the depth); majf and minf are 0 (page faults are not \
+    counted); bw_* and iops_* are over the job's intervals (the status interval, 1 s by default, \
+    not fio's 500 ms bwavgtime) and are 0 for a job that shared its step with others";
 
 /// What diskdash's latency is, said in the document: fio splits it into slat and clat.
 const LATENCY_NOTE: &str = "diskdash measures each I/O from just before its submission to its \
@@ -19,14 +32,23 @@ const DISK_UTIL_NOTE: &str = "disk_util counts are over the steps' measured wind
 /// The whole document.
 #[derive(Debug, Clone, Serialize)]
 pub struct FioJson {
-    /// `diskdash-<version>`.
+    /// [`FIO_LAYOUT_VERSION`].
     #[serde(rename = "fio version")]
     pub fio_version: String,
+    /// `diskdash-<version>`: the program that ran.
+    #[serde(rename = "diskdash version")]
+    pub diskdash_version: String,
     /// End of the run, Unix seconds.
     pub timestamp: u64,
     pub timestamp_ms: u64,
     /// End of the run, as fio's `ctime` line (UTC here).
     pub time: String,
+    /// The `[global]` options as written; absent without any, as fio.
+    #[serde(
+        rename = "global options",
+        skip_serializing_if = "OptionsJson::is_empty"
+    )]
+    pub global_options: OptionsJson,
     pub jobs: Vec<JobJson>,
     pub disk_util: Vec<DiskUtilJson>,
     pub diskdash: RunNotesJson,
@@ -39,17 +61,45 @@ pub struct JobJson {
     pub groupid: u32,
     /// errno of the failure, 0 when none.
     pub error: i32,
-    /// Measured time, ms.
-    pub job_runtime: u64,
+    /// Seconds left when reported: 0, the run is over.
+    pub eta: u64,
+    /// Seconds from the run's start to the report, rounded up (fio counts from its start too).
+    pub elapsed: u64,
+    /// The job section's own options as written (not those of `[global]`).
+    #[serde(rename = "job options")]
+    pub job_options: OptionsJson,
     pub read: DirectionJson,
     pub write: DirectionJson,
     /// Always idle: diskdash does not trim; here so scripts iterating fio's three find it.
     pub trim: DirectionJson,
     pub sync: SyncJson,
+    /// Measured time, ms.
+    pub job_runtime: u64,
     /// Percent of one CPU.
     pub usr_cpu: f64,
     pub sys_cpu: f64,
     pub ctx: u64,
+    /// Major and minor page faults: not counted, 0.
+    pub majf: u64,
+    pub minf: u64,
+    /// Percent of I/Os by depth in flight at submission (`1`, `2`, `4` .. `32`, `>=64`).
+    pub iodepth_level: PercentJson,
+    /// Percent of submit calls by I/Os per call (`0`, `4` (1 to 4), `8` .. `64`, `>=64`).
+    pub iodepth_submit: PercentJson,
+    /// Percent of reap calls by I/Os per call, keys as `iodepth_submit`.
+    pub iodepth_complete: PercentJson,
+    /// Percent of all I/Os by latency below 1 us, keyed by each range's upper end in ns.
+    pub latency_ns: PercentJson,
+    /// Percent of all I/Os from 1 us to below 1 ms, keyed in us.
+    pub latency_us: PercentJson,
+    /// Percent of all I/Os from 1 ms, keyed in ms (`2000`, `>=2000` last).
+    pub latency_ms: PercentJson,
+    /// fio's `latency_target` search: the depth it ended at (the job's iodepth: no target).
+    pub latency_depth: u32,
+    /// The target (ns), percentile and window (us) of that search: none, fio's defaults.
+    pub latency_target: u64,
+    pub latency_percentile: f64,
+    pub latency_window: u64,
     /// fio's `steadystate` when the job had a criterion (diskdash's own fields follow fio's);
     /// a `group_reporting` block of several jobs has none (diskdash judges each job).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -74,6 +124,78 @@ pub struct DirectionJson {
     pub slat_ns: LatencyJson,
     pub clat_ns: LatencyJson,
     pub lat_ns: LatencyJson,
+    /// Bandwidth of the job's intervals (KiB/s): min, max, mean, sample stddev, count.
+    pub bw_min: u64,
+    pub bw_max: u64,
+    /// The mean as a percent of its run-status group's aggregate bandwidth (at most 100).
+    pub bw_agg: f64,
+    pub bw_mean: f64,
+    pub bw_dev: f64,
+    pub bw_samples: u64,
+    /// IOPS of the job's intervals: min, max, mean, sample stddev, count.
+    pub iops_min: u64,
+    pub iops_max: u64,
+    pub iops_mean: f64,
+    pub iops_stddev: f64,
+    pub iops_samples: u64,
+}
+
+/// `{"option": "value"}` in the order written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OptionsJson(pub Vec<(String, String)>);
+
+impl OptionsJson {
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for OptionsJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+/// `{"key": percent}` in fio's key order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PercentJson(pub Vec<(String, f64)>);
+
+impl Serialize for PercentJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+impl From<Vec<(&'static str, f64)>> for PercentJson {
+    fn from(list: Vec<(&'static str, f64)>) -> Self {
+        Self(list.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    }
+}
+
+/// json+'s `bins`: `{"<fio bucket value, ns>": count}`, ascending.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BinsJson(pub Vec<(u64, u64)>);
+
+impl Serialize for BinsJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (ns, count) in &self.0 {
+            map.serialize_entry(&ns.to_string(), count)?;
+        }
+        map.end()
+    }
 }
 
 /// fio's latency object, ns.
@@ -88,6 +210,9 @@ pub struct LatencyJson {
     /// `"99.000000": ns`; absent without I/O.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub percentile: Option<Percentiles>,
+    /// json+ only, `clat_ns` only (as fio): the histogram in fio's buckets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bins: Option<BinsJson>,
 }
 
 /// fio's `sync` object (fsync/fdatasync calls).
@@ -147,6 +272,8 @@ pub struct RunNotesJson {
     pub status: RunStatus,
     pub latency: &'static str,
     pub disk_util: &'static str,
+    /// How the keys fio fills from counters diskdash does not keep are filled.
+    pub settings: &'static str,
     pub reconciliation: Vec<DiskReconciliationJson>,
     pub warnings: Vec<String>,
 }
@@ -162,16 +289,38 @@ pub struct DiskReconciliationJson {
 }
 
 pub(super) fn document(record: &RunRecord, opts: &FioReport<'_>) -> FioJson {
-    let list = opts.percentile_list();
     let end_ms = unix_ms(&record.ended_at).unwrap_or(0);
+    let elapsed_s = unix_ms(&record.started_at)
+        .map_or(0, |start_ms| end_ms.saturating_sub(start_ms).div_ceil(1000));
+    let groups = run_groups(record);
+    let context = Context {
+        record,
+        opts,
+        elapsed_s,
+        agg_kib: &|group: u32, read: bool| {
+            groups
+                .iter()
+                .find(|g| g.group == group)
+                .and_then(|g| {
+                    if read {
+                        g.read.as_ref()
+                    } else {
+                        g.write.as_ref()
+                    }
+                })
+                .map_or(0, |d| d.agg_bw_bytes / 1024)
+        },
+    };
     FioJson {
-        fio_version: format!("diskdash-{}", record.diskdash_version),
+        fio_version: FIO_LAYOUT_VERSION.to_string(),
+        diskdash_version: format!("diskdash-{}", record.diskdash_version),
         timestamp: end_ms / 1000,
         timestamp_ms: end_ms,
         time: ctime(end_ms / 1000),
+        global_options: OptionsJson(opts.given.map(|g| g.global.clone()).unwrap_or_default()),
         jobs: blocks(record, opts)
             .iter()
-            .map(|block| job(block, list))
+            .map(|block| job(block, &context))
             .collect(),
         disk_util: disk_totals(record)
             .into_iter()
@@ -192,6 +341,7 @@ pub(super) fn document(record: &RunRecord, opts: &FioReport<'_>) -> FioJson {
             status: record.status,
             latency: LATENCY_NOTE,
             disk_util: DISK_UTIL_NOTE,
+            settings: SETTINGS_NOTE,
             reconciliation: record
                 .segments
                 .iter()
@@ -208,22 +358,80 @@ pub(super) fn document(record: &RunRecord, opts: &FioReport<'_>) -> FioJson {
     }
 }
 
-fn job(block: &Block<'_>, list: &[f64]) -> JobJson {
+/// What every job's keys are computed against.
+struct Context<'a> {
+    record: &'a RunRecord,
+    opts: &'a FioReport<'a>,
+    /// The run's wall time, s.
+    elapsed_s: u64,
+    /// A run-status group's aggregate bandwidth in a direction (`true`: read), KiB/s.
+    agg_kib: &'a dyn Fn(u32, bool) -> u64,
+}
+
+fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
+    let list = context.opts.percentile_list();
+    let first = block.jobs.first();
+    let series = block_series(context.record, block);
+    let dir = |d: &Direction, read: bool| {
+        let mut out = direction(d, list, context.opts.bins);
+        if let Some(series) = series {
+            let interval_ns = first.map_or(0, |job| job.job.interval_ns);
+            samples(&mut out, series, interval_ns, read);
+            let agg = (context.agg_kib)(block.group, read);
+            if agg > 0 {
+                #[allow(clippy::cast_precision_loss)]
+                let pct = out.bw_mean * 100.0 / agg as f64;
+                out.bw_agg = pct.min(100.0);
+            }
+        }
+        out
+    };
+    let any_io = block.read.total_ios + block.write.total_ios > 0;
+    let spec = first.map(|job| &job.job);
+    let depth = spec.map_or(1, |s| s.iodepth);
+    let submit = spec.map_or(1, |s| s.iodepth_batch.max(1));
+    let complete = spec.map_or(1, |s| s.iodepth_batch_complete.max(1));
+    let buckets: Vec<(Vec<crate::stats::LatencyBucket>, u32)> = [&block.read, &block.write]
+        .iter()
+        .filter_map(|d| d.lat.buckets.clone())
+        .collect();
+    let tables = plat::latency_tables(&buckets, block.read.total_ios + block.write.total_ios);
     JobJson {
         jobname: block.name.to_string(),
         groupid: block.group,
         error: block.error(),
-        job_runtime: block.elapsed_ns / 1_000_000,
-        read: direction(&block.read, list),
-        write: direction(&block.write, list),
+        eta: 0,
+        elapsed: context.elapsed_s,
+        job_options: OptionsJson(
+            context
+                .opts
+                .given
+                .map(|g| g.job(block.name).to_vec())
+                .unwrap_or_default(),
+        ),
+        read: dir(&block.read, true),
+        write: dir(&block.write, false),
         trim: DirectionJson::default(),
         sync: SyncJson {
             total_ios: block.sync_ios,
             lat_ns: latency(&block.sync_lat, list),
         },
+        job_runtime: block.elapsed_ns / 1_000_000,
         usr_cpu: block.usr_cpu,
         sys_cpu: block.sys_cpu,
         ctx: block.ctx,
+        majf: 0,
+        minf: 0,
+        iodepth_level: plat::depth_table(depth, any_io).into(),
+        iodepth_submit: plat::batch_table(submit, any_io).into(),
+        iodepth_complete: plat::batch_table(complete, any_io).into(),
+        latency_ns: PercentJson(tables.ns),
+        latency_us: PercentJson(tables.us),
+        latency_ms: PercentJson(tables.ms),
+        latency_depth: depth,
+        latency_target: 0,
+        latency_percentile: 100.0,
+        latency_window: 0,
         steadystate: match block.jobs.as_slice() {
             [job] => job.steadystate.clone(),
             _ => None,
@@ -252,8 +460,74 @@ fn job(block: &Block<'_>, list: &[f64]) -> JobJson {
     }
 }
 
-fn direction(dir: &Direction, list: &[f64]) -> DirectionJson {
+/// The intervals of `block`: its step's series when the block is exactly that step's jobs (a
+/// job alone in its step, or a reporting group that is one step). The record keeps a step's
+/// series, not each job's, so a job that shared its step has none.
+fn block_series<'r>(record: &'r RunRecord, block: &Block<'_>) -> Option<&'r [IntervalRecord]> {
+    let first = block.jobs.first()?;
+    let segment = record
+        .segments
+        .iter()
+        .find(|s| s.jobs.iter().any(|job| std::ptr::eq(job, *first)))?;
+    let all_in = segment.jobs.len() == block.jobs.len()
+        && block
+            .jobs
+            .iter()
+            .all(|b| segment.jobs.iter().any(|job| std::ptr::eq(job, *b)));
+    all_in.then_some(segment.series.as_slice())
+}
+
+/// fio's bw and iops statistics from per-interval samples. fio averages bandwidth over
+/// `bwavgtime` (500 ms) windows; diskdash's window is the job's interval (`interval_ns`: the
+/// status interval, 1 s by default). An interval shorter than half of it (the last, cut short
+/// by the run's end) is left out, as is one without I/O in this direction (fio logs none for
+/// it). Samples are whole KiB/s and I/Os per second, as fio keeps them. A long run's series
+/// keeps every `series_stride`-th interval: the samples are those kept.
+#[allow(
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
+fn samples(out: &mut DirectionJson, series: &[IntervalRecord], interval_ns: u64, read: bool) {
+    let mut bw = Vec::new();
+    let mut iops = Vec::new();
+    for interval in series {
+        let dir = if read {
+            &interval.read
+        } else {
+            &interval.write
+        };
+        if interval.duration_ns == 0
+            || interval.duration_ns.saturating_mul(2) < interval_ns
+            || dir.total_ios == 0
+        {
+            continue;
+        }
+        let seconds = interval.duration_ns as f64 / 1e9;
+        bw.push((dir.io_bytes as f64 / 1024.0 / seconds) as u64);
+        iops.push((dir.total_ios as f64 / seconds) as u64);
+    }
+    let bw = SampleStats::of(&bw);
+    let iops = SampleStats::of(&iops);
+    out.bw_min = bw.min;
+    out.bw_max = bw.max;
+    out.bw_mean = bw.mean;
+    out.bw_dev = bw.dev;
+    out.bw_samples = bw.samples;
+    out.iops_min = iops.min;
+    out.iops_max = iops.max;
+    out.iops_mean = iops.mean;
+    out.iops_stddev = iops.dev;
+    out.iops_samples = iops.samples;
+}
+
+fn direction(dir: &Direction, list: &[f64], bins: bool) -> DirectionJson {
     let lat = latency(&dir.lat, list);
+    let mut clat = lat.clone();
+    // Only where there were I/Os: fio's tools read the first bin of any `bins` they find.
+    if let (true, Some((buckets, bits))) = (bins && dir.total_ios > 0, &dir.lat.buckets) {
+        clat.bins = Some(BinsJson(plat::bins(buckets, *bits)));
+    }
     DirectionJson {
         io_bytes: dir.io_bytes,
         io_kbytes: dir.io_bytes / 1024,
@@ -265,8 +539,9 @@ fn direction(dir: &Direction, list: &[f64]) -> DirectionJson {
         short_ios: 0,
         drop_ios: 0,
         slat_ns: LatencyJson::default(),
-        clat_ns: lat.clone(),
+        clat_ns: clat,
         lat_ns: lat,
+        ..DirectionJson::default()
     }
 }
 
@@ -279,6 +554,7 @@ fn latency(lat: &Latency, list: &[f64]) -> LatencyJson {
         stddev: lat.stddev_ns,
         n: lat.n,
         percentile: (!percentiles.is_empty()).then_some(Percentiles(percentiles)),
+        bins: None,
     }
 }
 
@@ -349,6 +625,7 @@ mod tests {
         let opts = FioReport {
             group_reporting,
             percentiles: None,
+            ..FioReport::default()
         };
         serde_json::to_value(document(&record(), &opts)).unwrap()
     }
@@ -356,7 +633,8 @@ mod tests {
     #[test]
     fn the_document_has_fio_s_paths_and_units() {
         let doc = doc(false);
-        assert_eq!(doc["fio version"], "diskdash-0.1.0");
+        assert_eq!(doc["fio version"], "fio-3.33");
+        assert_eq!(doc["diskdash version"], "diskdash-0.1.0");
         assert_eq!(doc["timestamp"], 1_795_445_543u64);
         assert_eq!(doc["timestamp_ms"], 1_795_445_543_250u64);
         assert_eq!(doc["time"], "Mon Nov 23 14:52:23 2026");
@@ -464,6 +742,7 @@ mod tests {
         let opts = FioReport {
             group_reporting: false,
             percentiles: Some(&[50.0, 99.999]),
+            ..FioReport::default()
         };
         let doc = serde_json::to_value(document(&record(), &opts)).unwrap();
         let keys: Vec<&String> = doc["jobs"][0]["read"]["lat_ns"]["percentile"]
@@ -491,6 +770,148 @@ mod tests {
             .collect();
         assert_eq!(jobs, [("r", 0), ("w", 0), ("seq", 1)]);
         assert_eq!(doc["diskdash"]["reconciliation"][1]["step"], 1);
+    }
+
+    /// `two_step_record` with seq's step sampled: three whole 1 s intervals of 100, 200 and
+    /// 300 MiB, a 0.2 s tail and an interval without reads.
+    fn sampled_record() -> RunRecord {
+        let mut record = two_step_record();
+        let mut stats = crate::stats::DirectionStats::new();
+        stats.record(4096, 80_000);
+        let mut series = Vec::new();
+        for (i, (mib, duration_ns)) in [
+            (100u64, 1_000_000_000u64),
+            (200, 1_000_000_000),
+            (0, 1_000_000_000),
+            (300, 1_000_000_000),
+            (10, 200_000_000),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut interval = crate::record::fixture::read_interval(1, i as u64, &stats);
+            interval.duration_ns = duration_ns;
+            interval.read.io_bytes = mib << 20;
+            interval.read.total_ios = (mib << 20) / 4096;
+            series.push(interval);
+        }
+        record.segments[1].series = series;
+        record
+    }
+
+    #[test]
+    fn bw_and_iops_come_from_the_step_s_intervals() {
+        let doc = serde_json::to_value(document(&sampled_record(), &FioReport::default())).unwrap();
+        let seq = &doc["jobs"][2]["read"];
+        assert_eq!(doc["jobs"][2]["jobname"], "seq");
+        // KiB/s of 100, 200 and 300 MiB/s; the tail and the idle interval are left out.
+        assert_eq!(
+            (seq["bw_min"].as_u64(), seq["bw_max"].as_u64()),
+            (Some(102_400), Some(307_200))
+        );
+        assert_eq!(seq["bw_mean"], 204_800.0);
+        assert_eq!(seq["bw_dev"], 102_400.0, "sample stddev");
+        assert_eq!(seq["bw_samples"], 3);
+        assert_eq!(
+            (seq["iops_min"].as_u64(), seq["iops_max"].as_u64()),
+            (Some(25_600), Some(76_800))
+        );
+        assert_eq!(seq["iops_mean"], 51_200.0);
+        assert_eq!(seq["iops_stddev"], 25_600.0);
+        assert_eq!(seq["iops_samples"], 3);
+        // Its group's aggregate is its own 200 MiB/s: the mean is all of it.
+        assert_eq!(seq["bw_agg"], 100.0);
+        // Job r shared its step: no samples, fio's zeros.
+        let r = &doc["jobs"][0]["read"];
+        assert_eq!(
+            (r["bw_samples"].as_u64(), r["bw_mean"].as_f64()),
+            (Some(0), Some(0.0))
+        );
+        assert_eq!(doc["jobs"][2]["write"]["bw_samples"], 0);
+    }
+
+    #[test]
+    fn fio_s_job_keys_have_fio_s_meaning() {
+        let given = crate::report::fio::GivenOptions {
+            global: vec![("ioengine".into(), "io_uring".into())],
+            jobs: vec![(
+                "r".into(),
+                vec![("rw".into(), "randread".into()), ("bs".into(), "4k".into())],
+            )],
+        };
+        let opts = FioReport {
+            given: Some(&given),
+            ..FioReport::default()
+        };
+        let doc = serde_json::to_value(document(&record(), &opts)).unwrap();
+        assert_eq!(doc["global options"], json!({"ioengine": "io_uring"}));
+        let r = &doc["jobs"][0];
+        assert_eq!(r["job options"], json!({"rw": "randread", "bs": "4k"}));
+        assert_eq!(doc["jobs"][1]["job options"], json!({}));
+        // 2.75 s from start to end, rounded up; the run is over.
+        assert_eq!(
+            (r["elapsed"].as_u64(), r["eta"].as_u64()),
+            (Some(3), Some(0))
+        );
+        // Keys in fio's order (a Value would sort them).
+        let typed = document(&record(), &opts);
+        let keys =
+            |t: &PercentJson| -> Vec<String> { t.0.iter().map(|(k, _)| k.clone()).collect() };
+        assert_eq!(
+            keys(&typed.jobs[0].iodepth_level),
+            ["1", "2", "4", "8", "16", "32", ">=64"]
+        );
+        assert_eq!(
+            keys(&typed.jobs[0].iodepth_submit),
+            ["0", "4", "8", "16", "32", "64", ">=64"]
+        );
+        assert_eq!(keys(&typed.jobs[0].latency_ms).last().unwrap(), ">=2000");
+        assert_eq!(r["iodepth_level"]["8"], 100.0, "job r runs at iodepth 8");
+        assert_eq!(r["latency_depth"], 8);
+        // Every I/O is in exactly one of the three latency tables.
+        let sum: f64 = ["latency_ns", "latency_us", "latency_ms"]
+            .iter()
+            .flat_map(|t| r[t].as_object().unwrap().values())
+            .map(|v| v.as_f64().unwrap())
+            .sum();
+        assert!((sum - 100.0).abs() < 1e-6, "{sum}");
+        // Job r's reads: half at 80 us (50 to below 100 us), 49% at 120 us, 1% at 2 ms (2 to
+        // below 4 ms).
+        assert_eq!(r["latency_us"]["100"], 50.0);
+        assert_eq!(r["latency_us"]["250"], 49.0);
+        assert_eq!(r["latency_ms"]["4"], 1.0);
+        assert_eq!((r["majf"].as_u64(), r["minf"].as_u64()), (Some(0), Some(0)));
+        assert_eq!(r["latency_percentile"], 100.0);
+        // Without json+, no bins; without a global section, no `global options`.
+        assert!(r["read"]["clat_ns"].get("bins").is_none());
+        let bare = serde_json::to_value(document(&record(), &FioReport::default())).unwrap();
+        assert!(bare.get("global options").is_none());
+    }
+
+    #[test]
+    fn json_plus_bins_are_fio_s_buckets_of_every_i_o() {
+        let opts = FioReport {
+            bins: true,
+            ..FioReport::default()
+        };
+        let doc = serde_json::to_value(document(&record(), &opts)).unwrap();
+        let read = &doc["jobs"][0]["read"];
+        let bins = read["clat_ns"]["bins"].as_object().unwrap();
+        let total: u64 = bins.values().map(|v| v.as_u64().unwrap()).sum();
+        assert_eq!(total, read["total_ios"].as_u64().unwrap());
+        for key in bins.keys() {
+            let ns: u64 = key.parse().unwrap();
+            assert_eq!(
+                plat::plat_value(plat::plat_index(ns)),
+                ns,
+                "{key} is a bucket's value"
+            );
+        }
+        assert!(read["lat_ns"].get("bins").is_none(), "clat_ns only, as fio");
+        assert!(
+            doc["jobs"][0]["write"]["clat_ns"].get("bins").is_none(),
+            "no I/O, no bins"
+        );
     }
 
     #[test]

@@ -308,6 +308,7 @@ mod tests {
         let opts = FioReport {
             group_reporting: true,
             percentiles: Some(&[50.0, 99.0]),
+            ..FioReport::default()
         };
         let text = render(&record(), &opts);
         let lines: Vec<&str> = text.lines().collect();
