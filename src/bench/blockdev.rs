@@ -458,15 +458,30 @@ impl SysfsStack {
     }
 }
 
+/// `major:minor` of a device and its partitions; none for a file.
+fn partition_ids(bottom: Bottom) -> Vec<String> {
+    match bottom {
+        Bottom::Device(rdev) => device_and_partitions(rdev)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect(),
+        Bottom::File(_) => Vec::new(),
+    }
+}
+
+/// Whether `what` (a loop's backing, a swap area) is `bottom` itself, or for a device any of
+/// its partitions (`ids`, from [`partition_ids`]).
+fn lies_on(what: Bottom, bottom: Bottom, ids: &[String]) -> bool {
+    match (bottom, what) {
+        (Bottom::File(a), Bottom::File(b)) => a == b,
+        (Bottom::Device(_), Bottom::Device(rdev)) => ids.contains(&dev_id(rdev)),
+        _ => false,
+    }
+}
+
 impl Stack for SysfsStack {
     fn uppers(&self, bottom: Bottom) -> Vec<Upper> {
-        let ids: Vec<String> = match bottom {
-            Bottom::Device(rdev) => device_and_partitions(rdev)
-                .into_iter()
-                .map(|(id, _)| id)
-                .collect(),
-            Bottom::File(_) => Vec::new(),
-        };
+        let ids = partition_ids(bottom);
         let mut uppers: Vec<Upper> = holders_of(&ids)
             .into_iter()
             .map(|name| Upper {
@@ -475,12 +490,7 @@ impl Stack for SysfsStack {
             })
             .collect();
         for lo in &self.loops {
-            let over = match (bottom, lo.backing) {
-                (Bottom::File(a), Bottom::File(b)) => a == b,
-                (Bottom::Device(_), Bottom::Device(rdev)) => ids.contains(&dev_id(rdev)),
-                _ => false,
-            };
-            if over {
+            if lies_on(lo.backing, bottom, &ids) {
                 uppers.push(Upper {
                     name: lo.name.clone(),
                     relation: Relation::Backs,
@@ -527,20 +537,10 @@ impl Stack for SysfsStack {
     }
 
     fn swaps(&self, bottom: Bottom) -> Vec<String> {
-        let ids: Vec<String> = match bottom {
-            Bottom::Device(rdev) => device_and_partitions(rdev)
-                .into_iter()
-                .map(|(id, _)| id)
-                .collect(),
-            Bottom::File(_) => Vec::new(),
-        };
+        let ids = partition_ids(bottom);
         self.swaps
             .iter()
-            .filter(|(_, swap)| match (bottom, swap) {
-                (Bottom::File(a), Bottom::File(b)) => a == *b,
-                (Bottom::Device(_), Bottom::Device(rdev)) => ids.contains(&dev_id(*rdev)),
-                _ => false,
-            })
+            .filter(|(_, swap)| lies_on(*swap, bottom, &ids))
             .map(|(name, _)| name.clone())
             .collect()
     }

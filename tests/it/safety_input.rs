@@ -5,94 +5,29 @@
 //! Each command runs under a timeout and an address-space limit, so a regression fails the
 //! test instead of hanging it or taking the machine's memory.
 
-use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::support::BIN;
+use crate::support::limited::{self, Limited};
 
 /// Enough for any refusal; a command still running after this is a failure.
 const TIMEOUT: Duration = Duration::from_secs(10);
 /// Address-space limit of the command under test (a debug build with a few threads needs far
 /// less; reading /dev/zero into memory would reach it in about a second).
 const ADDRESS_SPACE_BYTES: u64 = 2 << 30;
-/// Kept of each output stream; the rest is read and counted, not stored.
-const KEPT_BYTES: usize = 64 << 10;
-
-struct Finished {
-    /// `None` when killed by a signal (the timeout or the memory limit).
-    code: Option<i32>,
-    stdout: String,
-    stdout_bytes: usize,
-    stderr: String,
-}
-
-fn drain(mut from: impl Read + Send + 'static) -> std::thread::JoinHandle<(Vec<u8>, usize)> {
-    std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut total = 0;
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = from.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            total += n;
-            let room = KEPT_BYTES.saturating_sub(kept.len());
-            kept.extend_from_slice(&buf[..n.min(room)]);
-        }
-        (kept, total)
-    })
-}
-
 /// Runs `diskdash ARGS` with no stdin, at most [`TIMEOUT`] and [`ADDRESS_SPACE_BYTES`].
-fn diskdash(args: &[&str]) -> Finished {
-    use std::os::unix::process::CommandExt;
+fn diskdash(args: &[&str]) -> Limited {
     let mut command = Command::new(BIN);
-    command
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // SAFETY: the closure runs in the child between fork and exec and only calls setrlimit,
-    // which is async-signal-safe; it allocates nothing.
-    unsafe {
-        command.pre_exec(|| {
-            nix::sys::resource::setrlimit(
-                nix::sys::resource::Resource::RLIMIT_AS,
-                ADDRESS_SPACE_BYTES,
-                ADDRESS_SPACE_BYTES,
-            )
-            .map_err(std::io::Error::from)
-        });
-    }
-    let mut child = command.spawn().expect("spawning diskdash");
-    let out = drain(child.stdout.take().unwrap());
-    let err = drain(child.stderr.take().unwrap());
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > TIMEOUT {
-            child.kill().unwrap();
-            child.wait().unwrap();
-            let (stderr, _) = err.join().unwrap();
-            panic!(
-                "diskdash {args:?} still running after {TIMEOUT:?}; stderr: {}",
-                String::from_utf8_lossy(&stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let (stdout, stdout_bytes) = out.join().unwrap();
-    let (stderr, _) = err.join().unwrap();
-    Finished {
-        code: status.code(),
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        stdout_bytes,
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-    }
+    command.args(args).stdin(Stdio::null());
+    let out = limited::run(command, Some(ADDRESS_SPACE_BYTES), TIMEOUT);
+    assert!(
+        !out.timed_out,
+        "diskdash {args:?} still running after {TIMEOUT:?}; stderr: {}",
+        out.stderr
+    );
+    out
 }
 
 /// Exit 2, nothing on stdout, exactly one `error: ` line on stderr containing every `want`.
@@ -270,7 +205,8 @@ fn clap_mistakes_are_one_line_usage_errors() {
 
 #[test]
 fn help_and_version_still_print_normally() {
-    for args in [&["--help"][..], &["bench", "--help"], &["iostat", "-h"]] {
+    // `iostat -h` is sysstat's human-readable switch; its help is `--help`.
+    for args in [&["--help"][..], &["bench", "--help"], &["iostat", "--help"]] {
         let out = diskdash(args);
         assert_eq!(out.code, Some(0), "{args:?}: {}", out.stderr);
         assert!(out.stdout.contains("Usage: diskdash"), "{}", out.stdout);

@@ -4,112 +4,32 @@
 //! with one `error: ` line and exit 2 in under 2 s with under 100 MB resident (its own peak,
 //! `VmHWM`, polled while it runs).
 
-use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::support::BIN;
+use crate::support::limited::{self, Limited};
 
 /// A command still running after this is a failure (and is killed).
 const TIMEOUT: Duration = Duration::from_secs(10);
 /// What a refused bomb may take.
 const BOMB_SECONDS: Duration = Duration::from_secs(2);
-const BOMB_RSS_KIB: i64 = 100_000;
+const BOMB_RSS_BYTES: u64 = 100_000_000;
 /// Address-space limit of the command under test: a bomb that grows dies here, not the machine.
 const ADDRESS_SPACE_BYTES: u64 = 2 << 30;
-/// Kept of each output stream; the rest is read and counted, not stored.
-const KEPT_BYTES: usize = 64 << 10;
-
-struct Ran {
-    /// `None` when killed by a signal (the timeout or the memory limit).
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    elapsed: Duration,
-    max_rss_kib: i64,
-}
-
-fn drain(mut from: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut buf = [0u8; 8192];
-        while let Ok(n) = from.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            let room = KEPT_BYTES.saturating_sub(kept.len());
-            kept.extend_from_slice(&buf[..n.min(room)]);
-        }
-        kept
-    })
-}
-
 /// Runs `diskdash ARGS` in `dir` with `stdin` and `envs`, at most [`TIMEOUT`] and
 /// [`ADDRESS_SPACE_BYTES`], measuring its time and peak resident memory.
-#[allow(clippy::zombie_processes)] // reaped by wait4 below, which also gives its rusage
-fn diskdash_in(dir: &Path, args: &[&str], stdin: Stdio, envs: &[(&str, &str)]) -> Ran {
-    use std::os::unix::process::CommandExt;
+fn diskdash_in(dir: &Path, args: &[&str], stdin: Stdio, envs: &[(&str, &str)]) -> Limited {
     let mut command = Command::new(BIN);
     command
         .args(args)
         .envs(envs.iter().copied())
         .current_dir(dir)
-        .stdin(stdin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // SAFETY: the closure runs in the child between fork and exec and only calls setrlimit,
-    // which is async-signal-safe; it allocates nothing.
-    unsafe {
-        command.pre_exec(|| {
-            nix::sys::resource::setrlimit(
-                nix::sys::resource::Resource::RLIMIT_AS,
-                ADDRESS_SPACE_BYTES,
-                ADDRESS_SPACE_BYTES,
-            )
-            .map_err(std::io::Error::from)
-        });
-    }
-    let started = Instant::now();
-    let mut child = command.spawn().expect("spawning diskdash");
-    let pid = libc::pid_t::try_from(child.id()).unwrap();
-    let out = drain(child.stdout.take().unwrap());
-    let err = drain(child.stderr.take().unwrap());
-    let mut status: libc::c_int = 0;
-    // SAFETY: rusage is plain data; zeroed is a valid value.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let mut killed = false;
-    let mut peak_bytes = 0u64;
-    loop {
-        peak_bytes = peak_bytes.max(crate::support::peak_rss_since_exec(pid).unwrap_or(0));
-        let flags = if killed { 0 } else { libc::WNOHANG };
-        // SAFETY: pid is our unreaped child; status and usage point to writable memory of the
-        // right types.
-        let reaped = unsafe { libc::wait4(pid, &raw mut status, flags, &raw mut usage) };
-        assert!(reaped >= 0, "wait4: {}", std::io::Error::last_os_error());
-        if reaped == pid {
-            break;
-        }
-        if started.elapsed() > TIMEOUT {
-            // Not reaped yet, so the pid is still this child's.
-            child.kill().unwrap();
-            killed = true;
-            continue;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let elapsed = started.elapsed();
-    let text = |bytes: Vec<u8>| String::from_utf8_lossy(&bytes).into_owned();
-    let ran = Ran {
-        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
-        stdout: text(out.join().unwrap()),
-        stderr: text(err.join().unwrap()),
-        elapsed,
-        // Polled while it ran: `usage.ru_maxrss` counts the test process's pages too.
-        max_rss_kib: i64::try_from(peak_bytes / 1024).unwrap_or(i64::MAX),
-    };
+        .stdin(stdin);
+    let ran = limited::run(command, Some(ADDRESS_SPACE_BYTES), TIMEOUT);
     assert!(
-        !killed,
+        !ran.timed_out,
         "diskdash {args:?} ran past {TIMEOUT:?}: {}",
         ran.stderr
     );
@@ -117,12 +37,12 @@ fn diskdash_in(dir: &Path, args: &[&str], stdin: Stdio, envs: &[(&str, &str)]) -
 }
 
 /// Asserts a bomb was refused: exit 2, exactly one `error: ` line holding each of `want`, in
-/// under [`BOMB_SECONDS`] and [`BOMB_RSS_KIB`]. Returns the line.
-fn refused(ran: &Ran, want: &[&str]) -> String {
+/// under [`BOMB_SECONDS`] and [`BOMB_RSS_BYTES`]. Returns the line.
+fn refused(ran: &Limited, want: &[&str]) -> String {
     eprintln!(
         "refused in {:.3} s, {} KiB resident: {}",
-        ran.elapsed.as_secs_f64(),
-        ran.max_rss_kib,
+        ran.took.as_secs_f64(),
+        ran.peak_rss_bytes / 1024,
         ran.stderr.trim_end()
     );
     assert_eq!(ran.code, Some(2), "{}", ran.stderr);
@@ -133,15 +53,15 @@ fn refused(ran: &Ran, want: &[&str]) -> String {
         assert!(lines[0].contains(want), "{want:?} in {}", ran.stderr);
     }
     assert!(
-        ran.elapsed < BOMB_SECONDS,
+        ran.took < BOMB_SECONDS,
         "took {:?}: {}",
-        ran.elapsed,
+        ran.took,
         ran.stderr
     );
     assert!(
-        ran.max_rss_kib < BOMB_RSS_KIB,
+        ran.peak_rss_bytes < BOMB_RSS_BYTES,
         "{} KiB resident: {}",
-        ran.max_rss_kib,
+        ran.peak_rss_bytes / 1024,
         ran.stderr
     );
     lines[0].to_string()
@@ -345,7 +265,7 @@ fn read_job() -> tempfile::TempDir {
     dir
 }
 
-fn run_fio(dir: &Path, args: &[&str]) -> Ran {
+fn run_fio(dir: &Path, args: &[&str]) -> Limited {
     let mut all = vec!["fio", "--no-tui"];
     all.extend_from_slice(args);
     diskdash_in(dir, &all, Stdio::null(), &[])

@@ -1,103 +1,36 @@
 //! Memory, thread and plan-size limits: refused before anything runs, with the estimate; failures under resource limits leave a record and no scratch file.
 //!
-//! Each command runs under a timeout and (where given) an address-space limit; its peak
-//! resident set comes from `wait4`, so "refused cheaply" is measured, not assumed.
+//! Each command runs under a timeout and (where given) an address-space limit; its own peak
+//! resident set is polled while it runs, so "refused cheaply" is measured, not assumed.
 
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use crate::support::limited::{self, Limited};
 use crate::support::{BIN, read_json, require_root};
 
 /// A command still running after this is a failure.
 const TIMEOUT: Duration = Duration::from_secs(30);
 
-struct Finished {
-    /// `None`: killed by a signal (see `signal`).
-    code: Option<i32>,
-    signal: Option<i32>,
-    stderr: String,
-    max_rss_bytes: u64,
-    took: Duration,
-}
-
-impl Finished {
-    /// The `error: ` lines of stderr.
-    fn errors(&self) -> Vec<&str> {
-        self.stderr
-            .lines()
-            .filter(|l| l.starts_with("error: "))
-            .collect()
-    }
-}
-
-/// Runs `command` (stdout discarded) to its end and reports its status, stderr, peak RSS and
-/// time; kills it after [`TIMEOUT`].
-#[allow(clippy::zombie_processes)] // reaped by wait4 (which gives its rusage), not Child::wait
-fn finish(mut command: Command) -> Finished {
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    let started = Instant::now();
-    let mut child = command.spawn().expect("spawning diskdash");
-    let pid = child.id() as libc::pid_t;
-    let mut pipe = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = std::io::Read::read_to_string(&mut pipe, &mut text);
-        text
-    });
-    let mut status: libc::c_int = 0;
-    // SAFETY: rusage is plain data; zeroed is valid.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let mut peak_bytes = 0u64;
-    loop {
-        peak_bytes = peak_bytes.max(crate::support::peak_rss_since_exec(pid).unwrap_or(0));
-        // SAFETY: status and usage are valid, writable; pid is our own child.
-        let done = unsafe { libc::wait4(pid, &raw mut status, libc::WNOHANG, &raw mut usage) };
-        if done == pid {
-            break;
-        }
-        assert!(done == 0, "wait4: {}", std::io::Error::last_os_error());
-        if started.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "still running after {TIMEOUT:?}: {}",
-                reader.join().unwrap()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let took = started.elapsed();
-    let exited = libc::WIFEXITED(status);
-    Finished {
-        code: exited.then(|| libc::WEXITSTATUS(status)),
-        signal: libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)),
-        stderr: reader.join().unwrap(),
-        // Polled while it ran: `usage.ru_maxrss` counts the test process's pages too.
-        max_rss_bytes: peak_bytes,
-        took,
-    }
+/// Runs `command` (no stdin) to its end: its status, stderr, own peak memory and time;
+/// killed, and the test failed, after [`TIMEOUT`].
+fn finish(mut command: Command, address_space: Option<u64>) -> Limited {
+    command.stdin(Stdio::null());
+    let out = limited::run(command, address_space, TIMEOUT);
+    assert!(
+        !out.timed_out,
+        "still running after {TIMEOUT:?}: {}",
+        out.stderr
+    );
+    out
 }
 
 /// `diskdash ARGS` in `dir`, under an address-space limit when one is given.
-fn diskdash(dir: &Path, args: &[&str], address_space: Option<u64>) -> Finished {
+fn diskdash(dir: &Path, args: &[&str], address_space: Option<u64>) -> Limited {
     let mut command = Command::new(BIN);
     command.args(args).current_dir(dir);
-    if let Some(bytes) = address_space {
-        // SAFETY: the closure runs in the child between fork and exec and only calls
-        // setrlimit, which is async-signal-safe; it allocates nothing.
-        unsafe {
-            command.pre_exec(move || {
-                nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_AS, bytes, bytes)
-                    .map_err(std::io::Error::from)
-            });
-        }
-    }
-    finish(command)
+    finish(command, address_space)
 }
 
 /// Files diskdash leaves only when something went wrong: scratch files and records' temporary
@@ -112,7 +45,7 @@ fn leftovers(dir: &Path) -> Vec<String> {
 
 /// Exit 2 in under 2 s with under 100 MB resident, one `error: ` line holding each `want`,
 /// nothing created in `dir`.
-fn assert_refused_cheaply(out: &Finished, dir: &Path, want: &[&str]) {
+fn assert_refused_cheaply(out: &Limited, dir: &Path, want: &[&str]) {
     assert_eq!(out.code, Some(2), "stderr: {}", out.stderr);
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "one line: {}", out.stderr);
@@ -122,9 +55,9 @@ fn assert_refused_cheaply(out: &Finished, dir: &Path, want: &[&str]) {
     }
     assert!(out.took < Duration::from_secs(2), "took {:?}", out.took);
     assert!(
-        out.max_rss_bytes < 100_000_000,
+        out.peak_rss_bytes < 100_000_000,
         "peak RSS {} MB",
-        out.max_rss_bytes / 1_000_000
+        out.peak_rss_bytes / 1_000_000
     );
     assert_eq!(leftovers(dir), Vec::<String>::new());
 }
@@ -308,13 +241,13 @@ impl PidsCgroup {
         Self(dir)
     }
 
-    fn run(&self, dir: &Path, args: &[&str]) -> Finished {
+    fn run(&self, dir: &Path, args: &[&str]) -> Limited {
         run_in_cgroup(&self.0, dir, args)
     }
 }
 
 /// `diskdash ARGS` in `dir`, moved into `cgroup` before it starts.
-fn run_in_cgroup(cgroup: &Path, dir: &Path, args: &[&str]) -> Finished {
+fn run_in_cgroup(cgroup: &Path, dir: &Path, args: &[&str]) -> Limited {
     let mut command = Command::new("sh");
     command
         .arg("-c")
@@ -323,7 +256,7 @@ fn run_in_cgroup(cgroup: &Path, dir: &Path, args: &[&str]) -> Finished {
         .arg(BIN)
         .args(args)
         .current_dir(dir);
-    finish(command)
+    finish(command, None)
 }
 
 impl Drop for PidsCgroup {
@@ -442,7 +375,7 @@ impl MemoryCgroup {
         Self(dir)
     }
 
-    fn run(&self, dir: &Path, args: &[&str]) -> Finished {
+    fn run(&self, dir: &Path, args: &[&str]) -> Limited {
         run_in_cgroup(&self.0, dir, args)
     }
 }

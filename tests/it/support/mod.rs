@@ -9,6 +9,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+pub mod limited;
 pub mod record;
 pub mod sshd;
 pub mod tmux;
