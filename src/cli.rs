@@ -98,6 +98,21 @@ pub enum Command {
                       in the dashboard (one row per host, the fleet's totals and charts)."
     )]
     Fleet(FleetArgs),
+    /// Print the manual page (roff) or a shell's completion script, made from this command
+    /// line's own definition (`diskdash generate bash > /etc/bash_completion.d/diskdash`).
+    Generate(GenerateArgs),
+}
+
+/// `diskdash generate`: what to print.
+#[derive(Debug, Clone, Args)]
+pub struct GenerateArgs {
+    /// man (roff, for `man -l -`), bash, zsh, fish or powershell.
+    #[arg(value_name = "WHAT")]
+    pub what: String,
+    /// With `man`: the page of this subcommand (`diskdash generate man mark`) instead of
+    /// diskdash's own.
+    #[arg(value_name = "SUBCOMMAND")]
+    pub subcommand: Option<String>,
 }
 
 // ---- diskdash fleet (kept in one block) ----

@@ -17,6 +17,7 @@ mod compare;
 mod fio_parse;
 mod fio_run;
 mod fleet;
+mod generate;
 mod info;
 mod iostat;
 mod iostat_loop;
