@@ -86,7 +86,10 @@ fn the_man_pages_render_with_man_and_groff_without_warnings() {
         &mark.stdout,
         &[("MANWIDTH", "100")],
     ));
-    assert!(text.contains("--profile"), "{text}");
+    assert!(
+        text.contains("--profile") && text.contains("--like"),
+        "{text}"
+    );
 }
 
 #[test]
