@@ -401,3 +401,104 @@ fn the_demo_profile_is_one_sequential_test_under_crystaldiskmarks_rules() {
     );
     assert!(text.contains("MB/s = 10^6 bytes/s"), "{text}");
 }
+
+/// KDiskMark's fio command lines (`src/helper.cpp`: the layout, then one per loop), through
+/// `diskdash fio`: the layout creates and fills the file and measures nothing, the loops run
+/// size-based and print fio's JSON, whose `bw` KDiskMark divides by 1000.
+#[test]
+fn kdiskmarks_own_fio_command_lines_run_under_diskdash_fio() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(".kdiskmark.tmp");
+    let filename = format!("--filename={}", file.display());
+    let fio = |args: &[&str]| {
+        Command::new(BIN)
+            .arg("fio")
+            .args(args)
+            .current_dir(dir.path())
+            .env_remove("DISKDASH_URING_DISABLED")
+            .output()
+            .expect("running diskdash")
+    };
+    let prepare = fio(&[
+        "--output-format=json",
+        "--create_only=1",
+        &filename,
+        "--size=16m",
+        "--zero_buffers=0",
+        "--name=prepare",
+    ]);
+    assert_success(&prepare);
+    assert_stderr_has(&prepare, "laid out");
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 16 << 20);
+    // Laid out with data, not a sparse file: every block is allocated.
+    use std::os::unix::fs::MetadataExt;
+    assert!(std::fs::metadata(&file).unwrap().blocks() * 512 >= 16 << 20);
+    // Laying out again leaves the file as it is.
+    let again = fio(&["--create_only=1", &filename, "--size=16m", "--name=prepare"]);
+    assert_success(&again);
+    assert_stderr_has(&again, "exists; left as it is");
+
+    for (rw, bs, q, t) in [
+        ("read", "1024k", "8", "1"),
+        ("randwrite", "4k", "32", "16"),
+        ("randrw", "4k", "1", "1"),
+    ] {
+        let name = format!("--name={rw}");
+        let bs = format!("--bs={bs}");
+        let rw_arg = format!("--rw={rw}");
+        let q = format!("--iodepth={q}");
+        let t = format!("--numjobs={t}");
+        let mut args = vec![
+            "--output-format=json",
+            "--ioengine=libaio",
+            "--randrepeat=0",
+            "--refill_buffers",
+            "--end_fsync=1",
+            "--direct=1",
+            "--rwmixread=70",
+            &filename,
+            &name,
+            "--size=16m",
+            "--zero_buffers=0",
+            &bs,
+            "--runtime=1",
+            &rw_arg,
+            &q,
+            &t,
+        ];
+        // The file holds data: writing it needs the opt-in (the Safety model), which
+        // KDiskMark's line does not carry.
+        if rw != "read" {
+            args.push("--allow-destructive");
+        }
+        let out = fio(&args);
+        assert_success(&out);
+        let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let jobs = report["jobs"].as_array().unwrap();
+        assert!(!jobs.is_empty(), "{report}");
+        let sum = |dir: &str, key: &str| -> u64 {
+            jobs.iter().map(|j| j[dir][key].as_u64().unwrap()).sum()
+        };
+        let moved = sum("read", "io_bytes") + sum("write", "io_bytes");
+        let runtime_ms = jobs
+            .iter()
+            .map(|j| {
+                j["read"]["runtime"]
+                    .as_u64()
+                    .unwrap()
+                    .max(j["write"]["runtime"].as_u64().unwrap())
+            })
+            .max()
+            .unwrap();
+        // Size-based: 16 MiB per thread unless the 1 s cap came first.
+        let threads: u64 = t.trim_start_matches("--numjobs=").parse().unwrap();
+        assert!(
+            moved == threads * (16 << 20) || runtime_ms >= 990,
+            "{rw}: {moved} bytes in {runtime_ms} ms"
+        );
+        assert!(sum("read", "bw") + sum("write", "bw") > 0, "{rw}: {report}");
+        assert!(jobs[0]["read"]["clat_ns"]["mean"].is_number(), "{report}");
+    }
+    // The file stays, as KDiskMark removes it itself.
+    assert!(file.exists());
+}
