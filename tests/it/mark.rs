@@ -339,6 +339,14 @@ fn like_kdiskmark_runs_its_rules_and_says_so_in_the_window_and_the_record() {
         .map(|s| s["job"]["startdelay_ns"].as_u64().unwrap_or(0) / 1_000_000)
         .collect();
     assert_eq!(delays, [0, 0, 200, 0, 200, 0, 200, 0, 200, 0, 200, 0]);
+    // The pause is not measured time: a paused loop's own rates are its job's, as fio's
+    // group runtime leaves the start delay out.
+    for s in segments {
+        for dir in ["read", "write"] {
+            assert_eq!(s[dir]["bw"], s["jobs"][0][dir]["bw"], "{dir}: {s}");
+        }
+        assert_eq!(s["elapsed_ns"], s["jobs"][0]["elapsed_ns"]);
+    }
     // Size-based: each loop moves the 16 MiB working set (or stops at the 1s cap).
     for s in segments {
         let moved = s["jobs"][0]["read"]["io_bytes"].as_u64().unwrap()
