@@ -224,6 +224,10 @@ pub struct MarkArgs {
         default_missing_value = "70"
     )]
     pub mix: Option<String>,
+    /// Which directions run: all, read (reads, and the mix with --mix: writes nothing
+    /// without --mix) or write (writes, and the mix), as KDiskMark's modes.
+    #[arg(long, default_value = "all", help_heading = "Tests")]
+    pub mode: String,
     /// Working set, written once before the first test [default: 1G, lowered with a note
     /// when free space is short].
     #[arg(long, help_heading = "Tests", allow_hyphen_values = true)]

@@ -28,6 +28,7 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         like: &args.like,
         pick: args.pick.as_deref(),
         pause: args.pause.as_deref(),
+        mode: &args.mode,
     })?;
     let format = MarkFormat::parse(&args.format).ok_or_else(|| {
         crate::usage!(
@@ -75,6 +76,7 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         profile: config.profile,
         loops: config.loops,
         rules: config.rules,
+        mode: config.mode,
         mix_read_pct: config.mix_read_pct,
     };
     let text = render(&summarize(&outcome.record, &settings), format);

@@ -416,6 +416,45 @@ impl Rules {
     }
 }
 
+/// Which directions run (`--mode`, KDiskMark's "Read + Mix" and "Write + Mix"): the mix,
+/// when asked for, runs in every mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    All,
+    Read,
+    Write,
+}
+
+impl Mode {
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "all" | "rw" => Self::All,
+            "read" => Self::Read,
+            "write" => Self::Write,
+            _ => return None,
+        })
+    }
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::All => "all",
+            Self::Read => "read",
+            Self::Write => "write",
+        }
+    }
+
+    /// Whether `measure` runs in this mode.
+    #[must_use]
+    pub fn runs(self, measure: Measure) -> bool {
+        !matches!(
+            (self, measure),
+            (Self::Read, Measure::Write) | (Self::Write, Measure::Read)
+        )
+    }
+}
+
 /// The most loops `--loops` takes (CrystalDiskMark offers 1 to 9).
 pub const MAX_LOOPS: u32 = 100;
 
@@ -427,6 +466,7 @@ pub struct MarkConfig {
     pub mix_read_pct: Option<u8>,
     pub loops: u32,
     pub rules: Rules,
+    pub mode: Mode,
 }
 
 /// The flags of `diskdash mark` that are not job options, as typed.
@@ -440,6 +480,7 @@ pub struct RawMark<'a> {
     pub pick: Option<&'a str>,
     /// `None`: the rule set's.
     pub pause: Option<&'a str>,
+    pub mode: &'a str,
 }
 
 impl MarkConfig {
@@ -500,11 +541,19 @@ impl MarkConfig {
                 )
             })?;
         }
+        let mode = Mode::parse(raw.mode).ok_or_else(|| {
+            crate::usage!(
+                "--mode {:?} is not a mode; use all, read (reads and any --mix) or write \
+                 (writes and any --mix)",
+                raw.mode
+            )
+        })?;
         Ok(Self {
             profile,
             mix_read_pct,
             loops,
             rules,
+            mode,
         })
     }
 
@@ -515,6 +564,7 @@ impl MarkConfig {
         if self.mix_read_pct.is_some() {
             measures.push(Measure::Mix);
         }
+        measures.retain(|m| self.mode.runs(*m));
         measures
             .into_iter()
             .flat_map(|m| self.profile.tests().iter().map(move |t| (*t, m)))
@@ -670,6 +720,7 @@ mod tests {
             like: "crystaldiskmark",
             pick: Some(pick),
             pause: None,
+            mode: "all",
         })
         .map_or_else(|e| e.to_string(), |c| format!("{c:?}"))
     }
@@ -682,6 +733,7 @@ mod tests {
             like,
             pick,
             pause,
+            mode: "all",
         })
         .unwrap()
     }
@@ -711,6 +763,53 @@ mod tests {
             given
                 .describe()
                 .contains("the median of the loops (--pick)")
+        );
+    }
+
+    #[test]
+    fn read_and_write_modes_leave_out_the_other_direction_but_keep_the_mix() {
+        let with = |mode| {
+            let mut c = config("peak", "kdiskmark", None, None);
+            c.mix_read_pct = Some(70);
+            c.mode = mode;
+            c.measurements()
+                .into_iter()
+                .map(|(t, m)| format!("{} {}", t.label(), m.as_str()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            with(Mode::Read),
+            [
+                "SEQ1M Q8T1 read",
+                "RND4K Q32T1 read",
+                "SEQ1M Q8T1 mix",
+                "RND4K Q32T1 mix"
+            ]
+        );
+        assert_eq!(
+            with(Mode::Write),
+            [
+                "SEQ1M Q8T1 write",
+                "RND4K Q32T1 write",
+                "SEQ1M Q8T1 mix",
+                "RND4K Q32T1 mix"
+            ]
+        );
+        assert_eq!(with(Mode::All).len(), 6);
+        let bad = MarkConfig::from_raw(RawMark {
+            profile: "peak",
+            mix: None,
+            loops: "1",
+            like: "kdiskmark",
+            pick: None,
+            pause: None,
+            mode: "both",
+        })
+        .unwrap_err();
+        assert_eq!(
+            bad.to_string(),
+            "--mode \"both\" is not a mode; use all, read (reads and any --mix) or write \
+             (writes and any --mix)"
         );
     }
 
@@ -811,6 +910,7 @@ mod tests {
             like: "crystaldiskmark",
             pick: Some("median"),
             pause: None,
+            mode: "all",
         })
         .unwrap();
         let bad = |like, pause| {
@@ -821,6 +921,7 @@ mod tests {
                 like,
                 pick: None,
                 pause,
+                mode: "all",
             })
             .unwrap_err()
             .to_string()
@@ -844,6 +945,7 @@ mod tests {
             mix_read_pct: Some(70),
             loops: 2,
             rules: Rules::of(Like::CrystalDiskMark, Profile::Peak),
+            mode: Mode::All,
         };
         let timing = MarkTiming {
             size: Some("16M".into()),

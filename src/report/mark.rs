@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::plan::mark::{MbUnit, Measure, MixReport, Pattern, Pick, Profile, Rules, label};
+use crate::plan::mark::{MbUnit, Measure, MixReport, Mode, Pattern, Pick, Profile, Rules, label};
 use crate::record::{RunRecord, RunStatus, SegmentRecord};
 use crate::units::format_bytes;
 
@@ -27,6 +27,7 @@ pub struct MarkSettings {
     pub profile: Profile,
     pub loops: u32,
     pub rules: Rules,
+    pub mode: Mode,
     pub mix_read_pct: Option<u8>,
 }
 
@@ -79,6 +80,8 @@ pub struct MarkSummary {
     pub mb_bytes: u64,
     pub loops: u32,
     pub pick: &'static str,
+    /// Which directions ran (`all`, `read`, `write`).
+    pub mode: &'static str,
     pub mix_read_pct: Option<u8>,
     pub target: String,
     pub target_kind: String,
@@ -330,6 +333,7 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
         mb_bytes: rules.mb.bytes(),
         loops: settings.loops,
         pick: rules.pick.as_str(),
+        mode: settings.mode.as_str(),
         mix_read_pct: settings.mix_read_pct,
         target: record.target.path.clone(),
         target_kind: record.target.kind.clone(),
@@ -385,10 +389,13 @@ type Column = (&'static str, fn(&MarkRow) -> Option<&MarkCell>);
 
 /// The directions the rows have, in the window's column order.
 fn columns(summary: &MarkSummary) -> Vec<Column> {
-    let mut out: Vec<Column> = vec![
-        ("Read", |r| r.read.as_ref()),
-        ("Write", |r| r.write.as_ref()),
-    ];
+    let mut out: Vec<Column> = Vec::new();
+    if summary.mode != "write" {
+        out.push(("Read", |r| r.read.as_ref()));
+    }
+    if summary.mode != "read" {
+        out.push(("Write", |r| r.write.as_ref()));
+    }
     if summary.rows.iter().any(|r| r.mix.is_some()) {
         out.push(("Mix", |r| r.mix.as_ref()));
     }
@@ -439,6 +446,11 @@ fn footer(summary: &MarkSummary) -> Vec<String> {
         summary.rules.clone(),
         pick_text(summary).to_string(),
     ];
+    match summary.mode {
+        "read" => lines.push("mode read: reads only (and the mix, with --mix)".to_string()),
+        "write" => lines.push("mode write: writes only (and the mix, with --mix)".to_string()),
+        _ => {}
+    }
     if let Some(pct) = summary.mix_read_pct {
         if summary.like == "kdiskmark" {
             lines.push(format!(
@@ -468,6 +480,15 @@ fn footer(summary: &MarkSummary) -> Vec<String> {
         format_bytes(summary.size_bytes),
         summary.engine
     ));
+    if summary.like == "kdiskmark" {
+        // diskdash times an I/O from before its submit call (record::LATENCY_DEFINITION);
+        // fio's clat starts after it.
+        lines.push(
+            "lat: KDiskMark shows fio's clat mean, which starts after the submit call; this \
+             lat includes the submit call, so expect it a little higher"
+                .to_string(),
+        );
+    }
     if let Some(fallback) = &summary.engine_fallback {
         lines.push(format!(
             "{fallback}: psync runs one I/O at a time, so tests named Q2 and up ran at Q1; \
@@ -728,6 +749,7 @@ mod tests {
             profile: Profile::Peak,
             loops: 2,
             rules,
+            mode: Mode::All,
             mix_read_pct: mix,
         }
     }
@@ -737,6 +759,7 @@ mod tests {
             profile,
             loops: 2,
             rules: Rules::of(Like::KDiskMark, profile),
+            mode: Mode::All,
             mix_read_pct: mix,
         }
     }
@@ -914,6 +937,7 @@ mod tests {
         );
         assert!(text.contains("MB/s = 1024000 bytes/s"), "{text}");
         assert!(text.contains("2001.95"), "{text}");
+        assert!(text.contains("KDiskMark shows fio's clat mean"), "{text}");
         let json: Value = serde_json::from_str(&render(&default, MarkFormat::Json)).unwrap();
         assert_eq!(json["like"], "kdiskmark");
         assert!(

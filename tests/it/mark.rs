@@ -164,7 +164,12 @@ fn csv_parses_with_one_row_per_test_and_the_mix_columns() {
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 9] = [
+        (
+            &["--mode", "both"],
+            "error: --mode \"both\" is not a mode; use all, read (reads and any --mix) or write \
+             (writes and any --mix)\n",
+        ),
         (
             &["--like", "atto"],
             "error: --like \"atto\" is not a rule set; use crystaldiskmark or kdiskmark\n",
@@ -509,4 +514,52 @@ fn kdiskmarks_own_fio_command_lines_run_under_diskdash_fio() {
     }
     // The file stays, as KDiskMark removes it itself.
     assert!(file.exists());
+}
+
+/// `--mode read` writes nothing, so an existing file with data needs no opt-in, and the
+/// window has no Write column.
+#[test]
+fn read_mode_reads_a_file_with_data_without_the_opt_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("data.img");
+    let data: Vec<u8> = (0..16u32 << 20).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&file, &data).unwrap();
+    let out = mark(
+        dir.path(),
+        &[
+            "data.img",
+            "--mode",
+            "read",
+            "--like",
+            "kdiskmark",
+            "--pause",
+            "0",
+            "--profile",
+            "realworld",
+            "--runtime",
+            "300ms",
+            "--loops",
+            "1",
+            "--no-tui",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(
+        text.lines().next().unwrap().contains("Read [MB/s]"),
+        "{text}"
+    );
+    assert!(!text.contains("Write [MB/s]"), "{text}");
+    assert!(text.contains("mode read: reads only"), "{text}");
+    let record = read_json(&dir.path().join("r.json"));
+    let rw: Vec<&str> = record["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["job"]["rw"].as_str().unwrap())
+        .collect();
+    assert_eq!(rw, ["read", "randread"]);
+    assert_eq!(std::fs::read(&file).unwrap(), data);
 }
