@@ -435,9 +435,15 @@ fn footer(summary: &MarkSummary) -> Vec<String> {
     } else {
         String::new()
     };
+    // KDiskMark's loops end with the working set; the run time only caps them.
+    let at_most = if summary.like == "kdiskmark" {
+        "at most "
+    } else {
+        ""
+    };
     let mut lines = vec![
         format!(
-            "profile {}: {} {loops} of {} per measurement{warm_up}, the {} of them",
+            "profile {}: {} {loops} of {at_most}{} per measurement{warm_up}, the {} of them",
             summary.profile,
             summary.loops,
             duration(summary.runtime_ns),
@@ -938,6 +944,10 @@ mod tests {
         assert!(text.contains("MB/s = 1024000 bytes/s"), "{text}");
         assert!(text.contains("2001.95"), "{text}");
         assert!(text.contains("KDiskMark shows fio's clat mean"), "{text}");
+        assert!(
+            text.contains("profile default: 2 loops of at most 5s per measurement"),
+            "{text}"
+        );
         let json: Value = serde_json::from_str(&render(&default, MarkFormat::Json)).unwrap();
         assert_eq!(json["like"], "kdiskmark");
         assert!(
