@@ -99,6 +99,21 @@ pub enum Command {
                       in the dashboard (one row per host, the fleet's totals and charts)."
     )]
     Fleet(FleetArgs),
+    /// Print the manual page (roff) or a shell's completion script, made from this command
+    /// line's own definition (`diskdash generate bash > /etc/bash_completion.d/diskdash`).
+    Generate(GenerateArgs),
+}
+
+/// `diskdash generate`: what to print.
+#[derive(Debug, Clone, Args)]
+pub struct GenerateArgs {
+    /// man (roff, for `man -l -`), bash, zsh, fish or powershell.
+    #[arg(value_name = "WHAT")]
+    pub what: String,
+    /// With `man`: the page of this subcommand (`diskdash generate man mark`) instead of
+    /// diskdash's own.
+    #[arg(value_name = "SUBCOMMAND")]
+    pub subcommand: Option<String>,
 }
 
 // ---- diskdash fleet (kept in one block) ----
@@ -187,19 +202,33 @@ pub struct MarkArgs {
     /// directory), existing file or block device (written: needs --allow-destructive).
     pub target: Option<PathBuf>,
 
-    /// CrystalDiskMark's profile: default (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1),
-    /// peak (SEQ1M Q8T1, RND4K Q32T1), realworld (SEQ1M Q1T1, RND4K Q1T1), nvme (SEQ1M Q8T1,
-    /// SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1).
+    /// The profile: default (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1), peak
+    /// (SEQ1M Q8T1, RND4K Q32T1), realworld (SEQ1M Q1T1, RND4K Q1T1), demo (SEQ1M Q8T1, as
+    /// KDiskMark's), nvme (SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1), peak-nvme
+    /// (SEQ1M Q8T1, RND4K Q32T16: peak under the NVMe preset).
     #[arg(long, default_value = "default", help_heading = "Tests")]
     pub profile: String,
-    /// Also measure every test mixed, PCT percent reads (CrystalDiskMark's MIX column).
+    /// Whose rules to follow: crystaldiskmark (time-based loops, the first warmed up, the
+    /// best loop, MB/s of 10^6 bytes, the mix as reads + writes) or kdiskmark (size-based
+    /// loops capped by --runtime, no warm-up, 5s pause between tests, the mean of the loops
+    /// for the default profile and the best for others, MB/s = fio's bw / 1000, the mix
+    /// weighed by its read share). The window and the record say which.
+    #[arg(long, default_value = "crystaldiskmark", help_heading = "Tests")]
+    pub like: String,
+    /// Also measure every test mixed, PCT percent reads (`--mix` alone: 70, CrystalDiskMark's
+    /// and KDiskMark's default).
     #[arg(
         long,
         value_name = "PCT",
         help_heading = "Tests",
-        allow_hyphen_values = true
+        num_args = 0..=1,
+        default_missing_value = "70"
     )]
     pub mix: Option<String>,
+    /// Which directions run: all, read (reads, and the mix with --mix: writes nothing
+    /// without --mix) or write (writes, and the mix), as KDiskMark's modes.
+    #[arg(long, default_value = "all", help_heading = "Tests")]
+    pub mode: String,
     /// Working set, written once before the first test [default: 1G, lowered with a note
     /// when free space is short].
     #[arg(long, help_heading = "Tests", allow_hyphen_values = true)]
@@ -220,9 +249,14 @@ pub struct MarkArgs {
         allow_hyphen_values = true
     )]
     pub loops: String,
-    /// How the loops become one number: best (CrystalDiskMark's), mean (KDiskMark's), median.
-    #[arg(long, default_value = "best", help_heading = "Tests")]
-    pub pick: String,
+    /// How the loops become one number, over --like's rule: best (CrystalDiskMark's), mean
+    /// (KDiskMark's for its default profile), median.
+    #[arg(long, help_heading = "Tests")]
+    pub pick: Option<String>,
+    /// Idle time before each test but the first, over --like's (kdiskmark: 5s,
+    /// crystaldiskmark: 0).
+    #[arg(long, value_name = "DURATION", help_heading = "Tests")]
+    pub pause: Option<String>,
     /// Status and record interval.
     #[arg(
         long,

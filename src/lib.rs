@@ -50,5 +50,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Sweep(args)) => cmd::sweep::run(&args),
         Some(Command::Mark(args)) => cmd::mark::run(&args),
         Some(Command::Fleet(args)) => cmd::fleet::run(&args),
+        Some(Command::Generate(args)) => cmd::generate::run(&args),
     }
 }

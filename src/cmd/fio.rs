@@ -1,12 +1,20 @@
 //! `diskdash fio ARGS...`: fio's job files and command line into a plan (`crate::fio`); the
-//! notes on stderr; `--help`, `--parse-only` and `--showcmd` print and exit 0, anything else
-//! runs (`fio_run`).
+//! notes on stderr; `--help`, `--parse-only` and `--showcmd` print and exit 0, `create_only=1`
+//! lays out the jobs' files and exits 0, anything else runs (`fio_run`).
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
+use anyhow::Context;
+
+use crate::bench::fill::{FillOutcome, fill};
 use crate::bench::spec::MachineLimits;
 use crate::cli::FioArgs;
+use crate::fio::FioInvocation;
+use crate::plan::Missing;
+use crate::units::format_bytes;
 
 /// Loads the invocation and prints, or runs it.
 ///
@@ -42,6 +50,14 @@ pub(crate) fn run_as(
         }
         return Ok(ExitCode::SUCCESS);
     }
+    if invocation.create_only {
+        if remote.is_some() {
+            return Err(crate::usage!(
+                "create_only=1 lays out files and measures nothing; run it without fleet"
+            ));
+        }
+        return lay_out(&invocation);
+    }
     if remote.is_some() {
         if invocation.parse_only || invocation.showcmd {
             return Err(crate::usage!(
@@ -54,6 +70,58 @@ pub(crate) fn run_as(
         )?;
     }
     crate::cmd::fio_run::run_as(invocation, remote)
+}
+
+/// fio's `create_only=1`: the setup phase alone. Each job's missing file is created and
+/// written with data (as fio lays a file out before its job), the file stays, and nothing is
+/// measured; a file already there is left as it is. A layout that fails or is interrupted
+/// removes the file it created. One line per file on stderr.
+fn lay_out(invocation: &FioInvocation) -> anyhow::Result<ExitCode> {
+    let interrupt = Arc::new(AtomicBool::new(false));
+    crate::session::signals::raise_on_interrupt(&interrupt)?;
+    let mut err = std::io::stderr().lock();
+    for job in invocation.plan.steps.iter().flat_map(|s| &s.jobs) {
+        let Some(path) = &job.target else {
+            let _ = writeln!(err, "create_only: job {}: no file to lay out", job.name);
+            continue;
+        };
+        if !matches!(job.missing, Missing::Create { .. }) || std::fs::symlink_metadata(path).is_ok()
+        {
+            let _ = writeln!(
+                err,
+                "create_only: job {}: {} exists; left as it is",
+                job.name,
+                path.display()
+            );
+            continue;
+        }
+        let mut target = crate::bench::target::create(&job.spec, path, false)
+            .with_context(|| format!("job {}", job.name))?;
+        match fill(&target, job.spec.direct, &interrupt, |_, _| {}) {
+            Ok(FillOutcome::Done) => {
+                // Laid out: from now on the file stays (until now a drop removes it).
+                target.keep_created();
+                let _ = writeln!(
+                    err,
+                    "create_only: job {}: laid out {} ({}) with data; nothing measured",
+                    job.name,
+                    path.display(),
+                    format_bytes(target.extent_bytes)
+                );
+            }
+            Ok(FillOutcome::Stopped) => {
+                anyhow::bail!(
+                    "job {}: interrupted while laying out {}; the partly written file was removed",
+                    job.name,
+                    path.display()
+                );
+            }
+            Err(fault) => {
+                anyhow::bail!("job {}: laying out {}: {fault}", job.name, path.display());
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn print(text: &str) {

@@ -14,7 +14,7 @@ use crate::bench::spec::MachineLimits;
 use crate::cli::MarkArgs;
 use crate::plan::mark::{MarkConfig, MarkTiming, RawMark, plan};
 use crate::report::mark::{MarkFormat, MarkSettings, render, summarize};
-use crate::session::{Session, SessionOptions};
+use crate::session::{Annotate, Session, SessionOptions};
 
 /// Runs the profile and prints its table.
 ///
@@ -25,7 +25,10 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         profile: &args.profile,
         mix: args.mix.as_deref(),
         loops: &args.loops,
-        pick: &args.pick,
+        like: &args.like,
+        pick: args.pick.as_deref(),
+        pause: args.pause.as_deref(),
+        mode: &args.mode,
     })?;
     let format = MarkFormat::parse(&args.format).ok_or_else(|| {
         crate::usage!(
@@ -44,6 +47,7 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         args.target.clone(),
         &MachineLimits::detect(),
     )?;
+    let rules_text = config.rules.describe();
     let interrupt = Arc::new(AtomicBool::new(false));
     crate::session::signals::raise_on_interrupt(&interrupt)?;
     let json_stdout = args.json.as_deref() == Some(Path::new("-"));
@@ -56,7 +60,10 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         finish_when_done: !dashboard,
         interrupt: interrupt.clone(),
         latency_target: None,
-        annotate: None,
+        // The record says whose rules its numbers are to be read by.
+        annotate: Some(Annotate(Arc::new(move |record| {
+            record.notes.push(format!("diskdash mark: {}", rules_text));
+        }))),
         start_gate: None,
     };
     let handle = Session::start(plan, options)?;
@@ -68,7 +75,8 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
     let settings = MarkSettings {
         profile: config.profile,
         loops: config.loops,
-        pick: config.pick,
+        rules: config.rules,
+        mode: config.mode,
         mix_read_pct: config.mix_read_pct,
     };
     let text = render(&summarize(&outcome.record, &settings), format);

@@ -8,6 +8,7 @@ pub mod fio_run;
 pub mod fleet;
 pub mod fleet_copy;
 pub mod fleet_remote;
+pub mod generate;
 pub mod info;
 pub mod iostat;
 pub mod iostat_args;

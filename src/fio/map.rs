@@ -50,6 +50,12 @@ enum Opt {
     GroupReporting,
     AllowMountedWrite,
     JobName,
+    /// Lay out the job's file and run nothing (`create_only=1`).
+    CreateOnly,
+    /// `zero_buffers`: 0 (fio's default, random buffer contents) is diskdash's only kind.
+    ZeroBuffers,
+    /// `refill_buffers`: 0 (fio's default: buffers filled once, reused) is what diskdash does.
+    RefillBuffers,
     /// Accepted; the note says what diskdash does instead.
     Accepted(Arity, &'static str),
     /// Tunes fio's own measurement or logs: accepted with a note.
@@ -87,6 +93,9 @@ impl Opt {
             | Self::NewGroup
             | Self::GroupReporting
             | Self::AllowMountedWrite
+            | Self::CreateOnly
+            | Self::ZeroBuffers
+            | Self::RefillBuffers
             | Self::Minimal
             | Self::ShowCmd
             | Self::ParseOnly
@@ -206,6 +215,9 @@ option_table! {
         "new_group" => Opt::NewGroup,
         "group_reporting" => Opt::GroupReporting,
         "allow_mounted_write" => Opt::AllowMountedWrite,
+        "create_only" => Opt::CreateOnly,
+        "zero_buffers" => Opt::ZeroBuffers,
+        "refill_buffers" => Opt::RefillBuffers,
         "thread" => Opt::Accepted(Flag, "accepted; diskdash's workers are always threads"),
         "norandommap" => Opt::Accepted(
             Flag,
@@ -396,6 +408,9 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "norandommap",
         "invalidate",
         "create_on_open",
+        "create_only",
+        "zero_buffers",
+        "refill_buffers",
         "description",
         "iodepth_batch_complete",
         "iodepth_batch_complete_min",
@@ -658,8 +673,11 @@ fn build(
     let mut steps: Vec<Step> = Vec::new();
     let mut groups: Vec<GroupInfo> = Vec::new();
     let mut workers: u64 = 0;
+    // Each job's create_only, with its name.
+    let mut create_only: Vec<(bool, String)> = Vec::new();
     for (i, draft) in drafts.iter().enumerate() {
         let mapped = job(draft, &globals, io, machine, &mut settings)?;
+        create_only.push((mapped.create_only, mapped.job.name.clone()));
         let mut job = mapped.job;
         workers += u64::from(job.spec.numjobs);
         if workers > MAX_WORKERS {
@@ -694,6 +712,22 @@ fn build(
         settings.group_reporting |= mapped.group_reporting;
         steps.last_mut().expect("a step was pushed").jobs.push(job);
     }
+    let create_only = match (
+        create_only.iter().find(|(c, _)| *c),
+        create_only.iter().find(|(c, _)| !*c),
+    ) {
+        (Some((_, laid_out)), Some((_, run))) => {
+            return Err(usage!(
+                "job {} has create_only=1 but job {} runs: diskdash lays out the files of a \
+                 whole command line or runs it; give the create_only jobs their own command \
+                 line",
+                crate::error::one_line(laid_out),
+                crate::error::one_line(run)
+            ));
+        }
+        (Some(_), None) => true,
+        _ => false,
+    };
     check_writers(&steps, io.probe)?;
     if let Some(readonly) = &settings.readonly {
         if let Some(writer) = steps.iter().flat_map(|s| &s.jobs).find(|j| j.spec.writes()) {
@@ -736,6 +770,7 @@ fn build(
         group_reporting: settings.group_reporting,
         percentiles: settings.percentiles,
         parse_only: settings.parse_only,
+        create_only,
         showcmd: settings.showcmd,
         notes: settings.notes,
         groups,
@@ -901,6 +936,8 @@ fn percentiles(entry: &Entry) -> anyhow::Result<Vec<f64>> {
 /// A job and what places it in the plan.
 struct Mapped {
     job: Job,
+    /// `create_only=1`: lay out the file, run nothing.
+    create_only: bool,
     stonewall: bool,
     new_group: bool,
     group_reporting: bool,
@@ -955,6 +992,7 @@ fn job(
     let (mut unlink, mut stonewall, mut new_group, mut group_reporting) =
         (false, false, false, false);
     let mut randrepeat = true;
+    let mut create_only = false;
     for (opt, entry) in draft.options(globals) {
         let opt = *opt;
         match opt {
@@ -1019,6 +1057,26 @@ fn job(
                 }
             }
             Opt::JobName => name = value(entry).to_string(),
+            Opt::CreateOnly => create_only = flag(entry)?,
+            Opt::ZeroBuffers => {
+                if flag(entry)? {
+                    return Err(usage!(
+                        "{}: diskdash writes pseudo-random data only (fio's default, \
+                         zero_buffers=0); drop zero_buffers or set it to 0",
+                        entry.located()
+                    ));
+                }
+            }
+            Opt::RefillBuffers => {
+                if flag(entry)? {
+                    settings.note(format!(
+                        "{}: accepted; diskdash fills each worker's buffers with pseudo-random \
+                         data once and reuses them (fio's refill_buffers=0), so data reduction \
+                         in the device can see repeated blocks",
+                        entry.located()
+                    ));
+                }
+            }
             Opt::Accepted(_, note) => settings.note(format!("{}: {note}", entry.located())),
             Opt::Tuning(_) => settings.note(format!(
                 "{}: accepted; it tunes fio's own measurement, diskdash measures every I/O \
@@ -1189,6 +1247,7 @@ fn job(
     }
     let spec = validate(&options, machine)?;
     Ok(Mapped {
+        create_only,
         job: Job {
             name,
             spec,

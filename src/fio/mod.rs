@@ -71,6 +71,8 @@ pub struct FioInvocation {
     /// `percentile_list` (in percent, in the order given); `None`: fio's default list.
     pub percentiles: Option<Vec<f64>>,
     pub parse_only: bool,
+    /// fio's `create_only=1` on every job: lay out the missing files, run nothing.
+    pub create_only: bool,
     pub showcmd: bool,
     /// One line each: options accepted without effect, engines substituted.
     pub notes: Vec<String>,

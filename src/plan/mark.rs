@@ -6,10 +6,18 @@
 //! `SettingsQueuesThreads`, the "Default" and "NVMe SSD Ver.8" settings) and match KDiskMark's
 //! (`AppSettings::defaultBenchmarkParams`). The order is CrystalDiskMark's
 //! (`DiskBench.cpp` `ExecDiskBenchAll`): every test's reads, then every test's writes, then
-//! every test's mixes; within one measurement the loops run back to back, and the first loop
-//! warms up for as long as it measures (CrystalDiskMark's discarded "Preparing..." pass).
+//! every test's mixes; within one measurement the loops run back to back.
+//!
+//! How loops run and become numbers is a rule set ([`Rules`], `--like`): CrystalDiskMark's
+//! (the default: time-based loops, the first warmed up for as long as it measures, the best
+//! loop, MB/s of 10^6 bytes) or KDiskMark's (`JonMagon/KDiskMark` `src/benchmark.cpp`
+//! `startTest`/`sendResult`/`runBenchmark`, `src/helper.cpp`: size-based loops capped by the
+//! measuring time, no warm-up, a pause between tests, the mean of the loops for the default
+//! profile and the best for the others, MB/s as fio's `bw` / 1000, a mix reported as the
+//! read-weighted average of its reads and writes).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::bench::options::{JobOption, Key, validate};
 use crate::bench::spec::{MachineLimits, RwMode};
@@ -106,17 +114,20 @@ impl Measure {
     }
 }
 
-/// CrystalDiskMark's profiles.
+/// CrystalDiskMark's and KDiskMark's profiles; `nvme` and `peak-nvme` are `default` and
+/// `peak` under their "NVMe SSD" preset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Profile {
     Default,
     Peak,
     RealWorld,
+    Demo,
     Nvme,
+    PeakNvme,
 }
 
 /// The names `--profile` takes, in the order they are listed.
-pub const PROFILE_NAMES: [&str; 4] = ["default", "peak", "realworld", "nvme"];
+pub const PROFILE_NAMES: [&str; 6] = ["default", "peak", "realworld", "demo", "nvme", "peak-nvme"];
 
 const DEFAULT_TESTS: [MarkTest; 4] = [
     test(Pattern::Seq, 1024, 8, 1),
@@ -127,6 +138,12 @@ const DEFAULT_TESTS: [MarkTest; 4] = [
 const PEAK_TESTS: [MarkTest; 2] = [test(Pattern::Seq, 1024, 8, 1), test(Pattern::Rnd, 4, 32, 1)];
 const REAL_WORLD_TESTS: [MarkTest; 2] =
     [test(Pattern::Seq, 1024, 1, 1), test(Pattern::Rnd, 4, 1, 1)];
+/// KDiskMark's "Demo" (`AppSettings::defaultBenchmarkParams`): one sequential test.
+const DEMO_TESTS: [MarkTest; 1] = [test(Pattern::Seq, 1024, 8, 1)];
+const PEAK_NVME_TESTS: [MarkTest; 2] = [
+    test(Pattern::Seq, 1024, 8, 1),
+    test(Pattern::Rnd, 4, 32, 16),
+];
 const NVME_TESTS: [MarkTest; 4] = [
     test(Pattern::Seq, 1024, 8, 1),
     test(Pattern::Seq, 128, 32, 1),
@@ -142,7 +159,9 @@ impl Profile {
             "default" => Self::Default,
             "peak" => Self::Peak,
             "realworld" | "real-world" | "real" => Self::RealWorld,
+            "demo" => Self::Demo,
             "nvme" => Self::Nvme,
+            "peak-nvme" | "peaknvme" | "nvme-peak" => Self::PeakNvme,
             _ => return None,
         })
     }
@@ -153,20 +172,25 @@ impl Profile {
             Self::Default => "default",
             Self::Peak => "peak",
             Self::RealWorld => "realworld",
+            Self::Demo => "demo",
             Self::Nvme => "nvme",
+            Self::PeakNvme => "peak-nvme",
         }
     }
 
     /// The tests, top row first. `peak` is CrystalDiskMark's "Peak Performance" under its
-    /// default settings (its NVMe setting makes the random row Q32T16); `realworld` is its
-    /// "Real World Performance", the same under both settings.
+    /// default settings, `peak-nvme` under its NVMe setting (the random row Q32T16);
+    /// `realworld` is its "Real World Performance", the same under both settings; `demo` is
+    /// KDiskMark's "Demo".
     #[must_use]
     pub fn tests(self) -> &'static [MarkTest] {
         match self {
             Self::Default => &DEFAULT_TESTS,
             Self::Peak => &PEAK_TESTS,
             Self::RealWorld => &REAL_WORLD_TESTS,
+            Self::Demo => &DEMO_TESTS,
             Self::Nvme => &NVME_TESTS,
+            Self::PeakNvme => &PEAK_NVME_TESTS,
         }
     }
 }
@@ -228,6 +252,209 @@ impl Pick {
     }
 }
 
+/// Whose rules a run follows (`--like`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Like {
+    CrystalDiskMark,
+    KDiskMark,
+}
+
+/// The names `--like` takes.
+pub const LIKE_NAMES: [&str; 2] = ["crystaldiskmark", "kdiskmark"];
+
+impl Like {
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text.to_ascii_lowercase().as_str() {
+            "crystaldiskmark" | "cdm" => Self::CrystalDiskMark,
+            "kdiskmark" | "kdm" => Self::KDiskMark,
+            _ => return None,
+        })
+    }
+
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::CrystalDiskMark => "crystaldiskmark",
+            Self::KDiskMark => "kdiskmark",
+        }
+    }
+}
+
+/// What one megabyte of the MB/s columns is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MbUnit {
+    /// 10^6 bytes (CrystalDiskMark).
+    Decimal,
+    /// fio's `bw` (whole KiB/s) / 1000, as KDiskMark divides it: 1,024,000 bytes.
+    FioKib,
+}
+
+impl MbUnit {
+    #[must_use]
+    pub fn bytes(self) -> u64 {
+        match self {
+            Self::Decimal => 1_000_000,
+            Self::FioKib => 1_024_000,
+        }
+    }
+
+    /// MB/s from a rate: `bw_bytes` bytes/s, `bw_kib` fio's whole KiB/s of the same.
+    #[must_use]
+    #[allow(clippy::cast_precision_loss)] // rates for people
+    pub fn mb_s(self, bw_bytes: u64, bw_kib: u64) -> f64 {
+        match self {
+            Self::Decimal => bw_bytes as f64 / 1e6,
+            Self::FioKib => bw_kib as f64 / 1000.0,
+        }
+    }
+}
+
+/// How a mixed measurement becomes one number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MixReport {
+    /// Reads and writes together: their MB/s and IOPS added, latency over all I/Os.
+    Total,
+    /// KDiskMark's `(read * p + write * (100 - p)) / 100` of each number, `p` the percent
+    /// reads, each direction folded over the loops first.
+    Weighted,
+}
+
+/// How loops run and become numbers: a rule set of [`Like`], `--pick` and `--pause` over it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    pub like: Like,
+    pub pick: Pick,
+    /// `--pick` was given, over the rule set's own.
+    pub pick_given: bool,
+    pub mb: MbUnit,
+    /// The first loop of each measurement warms up for as long as it measures.
+    pub warm_up: bool,
+    /// Each loop ends after the working set's bytes per thread (fio without `time_based`),
+    /// `--runtime` capping it; else it runs `--runtime`.
+    pub size_based: bool,
+    /// Idle time before each measurement but the first.
+    pub pause: Duration,
+    pub mix: MixReport,
+}
+
+/// KDiskMark's "Interval Time" and "Measuring Time" defaults (`AppSettings`), seconds.
+pub const KDISKMARK_PAUSE: Duration = Duration::from_secs(5);
+
+impl Rules {
+    /// `like`'s rules for `profile`.
+    #[must_use]
+    pub fn of(like: Like, profile: Profile) -> Self {
+        match like {
+            Like::CrystalDiskMark => Self {
+                like,
+                pick: Pick::Best,
+                pick_given: false,
+                mb: MbUnit::Decimal,
+                warm_up: true,
+                size_based: false,
+                pause: Duration::ZERO,
+                mix: MixReport::Total,
+            },
+            Like::KDiskMark => Self {
+                like,
+                // `Benchmark::startTest`: the default profile sums and divides, the others
+                // keep the better value.
+                pick: if matches!(profile, Profile::Default | Profile::Nvme) {
+                    Pick::Mean
+                } else {
+                    Pick::Best
+                },
+                pick_given: false,
+                mb: MbUnit::FioKib,
+                warm_up: false,
+                size_based: true,
+                pause: KDISKMARK_PAUSE,
+                mix: MixReport::Weighted,
+            },
+        }
+    }
+
+    /// The rules in words, for the window's footer and the record's notes.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let pause = if self.pause.is_zero() {
+            "no pause between tests".to_string()
+        } else {
+            format!(
+                "{} pause before each test",
+                crate::units::format_duration(self.pause)
+            )
+        };
+        let runs = if self.size_based {
+            "size-based loops (the working set once per thread, --runtime the cap)"
+        } else {
+            "time-based loops"
+        };
+        let warm_up = if self.warm_up {
+            ", the first warmed up"
+        } else {
+            ", no warm-up"
+        };
+        let pick = if self.pick_given {
+            format!("the {} of the loops (--pick)", self.pick.as_str())
+        } else {
+            format!("the {} of the loops", self.pick.as_str())
+        };
+        let mb = match self.mb {
+            MbUnit::Decimal => "MB/s = 10^6 bytes/s",
+            MbUnit::FioKib => "MB/s = fio's bw (KiB/s) / 1000, i.e. 1,024,000 bytes/s",
+        };
+        let mix = match self.mix {
+            MixReport::Total => "mix = reads + writes",
+            MixReport::Weighted => "mix = (read * p + write * (100 - p)) / 100",
+        };
+        format!(
+            "rules: {} ({runs}{warm_up}, {pause}, {pick}, {mb}, {mix})",
+            self.like.name()
+        )
+    }
+}
+
+/// Which directions run (`--mode`, KDiskMark's "Read + Mix" and "Write + Mix"): the mix,
+/// when asked for, runs in every mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    All,
+    Read,
+    Write,
+}
+
+impl Mode {
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "all" | "rw" => Self::All,
+            "read" => Self::Read,
+            "write" => Self::Write,
+            _ => return None,
+        })
+    }
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::All => "all",
+            Self::Read => "read",
+            Self::Write => "write",
+        }
+    }
+
+    /// Whether `measure` runs in this mode.
+    #[must_use]
+    pub fn runs(self, measure: Measure) -> bool {
+        !matches!(
+            (self, measure),
+            (Self::Read, Measure::Write) | (Self::Write, Measure::Read)
+        )
+    }
+}
+
 /// The most loops `--loops` takes (CrystalDiskMark offers 1 to 9).
 pub const MAX_LOOPS: u32 = 100;
 
@@ -238,7 +465,8 @@ pub struct MarkConfig {
     /// `--mix PCT`: percent reads of the mixed measurement of every test.
     pub mix_read_pct: Option<u8>,
     pub loops: u32,
-    pub pick: Pick,
+    pub rules: Rules,
+    pub mode: Mode,
 }
 
 /// The flags of `diskdash mark` that are not job options, as typed.
@@ -247,7 +475,12 @@ pub struct RawMark<'a> {
     pub profile: &'a str,
     pub mix: Option<&'a str>,
     pub loops: &'a str,
-    pub pick: &'a str,
+    pub like: &'a str,
+    /// `None`: the rule set's.
+    pub pick: Option<&'a str>,
+    /// `None`: the rule set's.
+    pub pause: Option<&'a str>,
+    pub mode: &'a str,
 }
 
 impl MarkConfig {
@@ -283,18 +516,44 @@ impl MarkConfig {
                 ));
             }
         };
-        let pick = Pick::parse(raw.pick).ok_or_else(|| {
+        let like = Like::parse(raw.like).ok_or_else(|| {
             crate::usage!(
-                "--pick {:?} is not a rule; use best (CrystalDiskMark's), mean (KDiskMark's) \
-                 or median",
-                raw.pick
+                "--like {:?} is not a rule set; use {}",
+                raw.like,
+                LIKE_NAMES.join(" or ")
+            )
+        })?;
+        let mut rules = Rules::of(like, profile);
+        if let Some(text) = raw.pick {
+            rules.pick = Pick::parse(text).ok_or_else(|| {
+                crate::usage!(
+                    "--pick {text:?} is not a rule; use best (CrystalDiskMark's), mean \
+                     (KDiskMark's) or median"
+                )
+            })?;
+            rules.pick_given = true;
+        }
+        if let Some(text) = raw.pause {
+            rules.pause = crate::units::parse_duration(text).map_err(|_| {
+                crate::usage!(
+                    "--pause {text:?} is not a duration; use e.g. 5s, 500ms or 0 \
+                     (KDiskMark's is 5s)"
+                )
+            })?;
+        }
+        let mode = Mode::parse(raw.mode).ok_or_else(|| {
+            crate::usage!(
+                "--mode {:?} is not a mode; use all, read (reads and any --mix) or write \
+                 (writes and any --mix)",
+                raw.mode
             )
         })?;
         Ok(Self {
             profile,
             mix_read_pct,
             loops,
-            pick,
+            rules,
+            mode,
         })
     }
 
@@ -305,6 +564,7 @@ impl MarkConfig {
         if self.mix_read_pct.is_some() {
             measures.push(Measure::Mix);
         }
+        measures.retain(|m| self.mode.runs(*m));
         measures
             .into_iter()
             .flat_map(|m| self.profile.tests().iter().map(move |t| (*t, m)))
@@ -349,7 +609,8 @@ pub fn plan(
             crate::units::format_size_short(test.block_size_bytes)
         ));
     }
-    for (test, measure) in config.measurements() {
+    let rules = &config.rules;
+    for (index, (test, measure)) in config.measurements().into_iter().enumerate() {
         for lap in 1..=config.loops {
             let mut options = vec![
                 JobOption::flag(Key::Rw, test.rw(measure).as_str()),
@@ -362,10 +623,27 @@ pub fn plan(
                 JobOption::flag(Key::Interval, timing.interval.clone()),
             ];
             // CrystalDiskMark's discarded first pass, as long as a measured one.
-            let ramp = if lap == 1 { &timing.runtime } else { "0s" };
+            let ramp = if rules.warm_up && lap == 1 {
+                &timing.runtime
+            } else {
+                "0s"
+            };
             options.push(JobOption::flag(Key::Ramp, ramp));
             if let Some(size) = &timing.size {
                 options.push(JobOption::flag(Key::Size, size.clone()));
+            }
+            if rules.size_based {
+                // KDiskMark's fio line has `--size` and `--runtime` but no `time_based`.
+                let bytes = timing.size.clone().unwrap_or_else(|| "1G".to_string());
+                options.push(JobOption::flag(Key::IoSize, bytes));
+            }
+            if index > 0 && lap == 1 && !rules.pause.is_zero() {
+                // KDiskMark idles between tests (`runBenchmark`'s "Interval Time"); the
+                // delay is not part of the measured time.
+                options.push(JobOption::flag(
+                    Key::StartDelay,
+                    format!("{}ms", rules.pause.as_millis()),
+                ));
             }
             if let (Measure::Mix, Some(pct)) = (measure, config.mix_read_pct) {
                 options.push(JobOption::flag(Key::RwMixRead, pct.to_string()));
@@ -411,6 +689,9 @@ mod tests {
             labels(Profile::Nvme),
             ["SEQ1M Q8T1", "SEQ128K Q32T1", "RND4K Q32T16", "RND4K Q1T1"]
         );
+        // KDiskMark's Demo, and Peak under the NVMe preset.
+        assert_eq!(labels(Profile::Demo), ["SEQ1M Q8T1"]);
+        assert_eq!(labels(Profile::PeakNvme), ["SEQ1M Q8T1", "RND4K Q32T16"]);
         for name in PROFILE_NAMES {
             assert_eq!(Profile::parse(name).unwrap().name(), name);
         }
@@ -436,9 +717,163 @@ mod tests {
             profile,
             mix,
             loops,
-            pick,
+            like: "crystaldiskmark",
+            pick: Some(pick),
+            pause: None,
+            mode: "all",
         })
         .map_or_else(|e| e.to_string(), |c| format!("{c:?}"))
+    }
+
+    fn config(profile: &str, like: &str, pick: Option<&str>, pause: Option<&str>) -> MarkConfig {
+        MarkConfig::from_raw(RawMark {
+            profile,
+            mix: None,
+            loops: "5",
+            like,
+            pick,
+            pause,
+            mode: "all",
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn kdiskmark_averages_the_default_profile_and_keeps_the_best_elsewhere() {
+        for (profile, pick) in [
+            ("default", Pick::Mean),
+            ("nvme", Pick::Mean),
+            ("peak", Pick::Best),
+            ("peak-nvme", Pick::Best),
+            ("realworld", Pick::Best),
+            ("demo", Pick::Best),
+        ] {
+            assert_eq!(
+                config(profile, "kdiskmark", None, None).rules.pick,
+                pick,
+                "{profile}"
+            );
+            let cdm = config(profile, "crystaldiskmark", None, None).rules;
+            assert_eq!(cdm.pick, Pick::Best, "{profile}");
+        }
+        // --pick wins over the rule set, and says so.
+        let given = config("default", "kdiskmark", Some("median"), None).rules;
+        assert_eq!((given.pick, given.pick_given), (Pick::Median, true));
+        assert!(
+            given
+                .describe()
+                .contains("the median of the loops (--pick)")
+        );
+    }
+
+    #[test]
+    fn read_and_write_modes_leave_out_the_other_direction_but_keep_the_mix() {
+        let with = |mode| {
+            let mut c = config("peak", "kdiskmark", None, None);
+            c.mix_read_pct = Some(70);
+            c.mode = mode;
+            c.measurements()
+                .into_iter()
+                .map(|(t, m)| format!("{} {}", t.label(), m.as_str()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            with(Mode::Read),
+            [
+                "SEQ1M Q8T1 read",
+                "RND4K Q32T1 read",
+                "SEQ1M Q8T1 mix",
+                "RND4K Q32T1 mix"
+            ]
+        );
+        assert_eq!(
+            with(Mode::Write),
+            [
+                "SEQ1M Q8T1 write",
+                "RND4K Q32T1 write",
+                "SEQ1M Q8T1 mix",
+                "RND4K Q32T1 mix"
+            ]
+        );
+        assert_eq!(with(Mode::All).len(), 6);
+        let bad = MarkConfig::from_raw(RawMark {
+            profile: "peak",
+            mix: None,
+            loops: "1",
+            like: "kdiskmark",
+            pick: None,
+            pause: None,
+            mode: "both",
+        })
+        .unwrap_err();
+        assert_eq!(
+            bad.to_string(),
+            "--mode \"both\" is not a mode; use all, read (reads and any --mix) or write \
+             (writes and any --mix)"
+        );
+    }
+
+    #[test]
+    fn the_rule_sets_differ_in_units_timing_and_mix() {
+        let k = config("peak", "kdiskmark", None, None).rules;
+        assert_eq!(
+            (k.mb.bytes(), k.warm_up, k.size_based, k.pause, k.mix),
+            (
+                1_024_000,
+                false,
+                true,
+                Duration::from_secs(5),
+                MixReport::Weighted
+            )
+        );
+        let c = config("peak", "crystaldiskmark", None, None).rules;
+        assert_eq!(
+            (c.mb.bytes(), c.warm_up, c.size_based, c.pause, c.mix),
+            (1_000_000, true, false, Duration::ZERO, MixReport::Total)
+        );
+        // KDiskMark: fio's whole KiB/s over 1000; CrystalDiskMark: bytes over 10^6.
+        assert_eq!(MbUnit::FioKib.mb_s(2_048_000_000, 2_000_000), 2000.0);
+        assert_eq!(MbUnit::Decimal.mb_s(2_048_000_000, 2_000_000), 2048.0);
+        assert_eq!(
+            k.describe(),
+            "rules: kdiskmark (size-based loops (the working set once per thread, --runtime the \
+             cap), no warm-up, 5s pause before each test, the best of the loops, MB/s = fio's bw \
+             (KiB/s) / 1000, i.e. 1,024,000 bytes/s, mix = (read * p + write * (100 - p)) / 100)"
+        );
+        assert_eq!(
+            config("peak", "kdiskmark", None, Some("1500ms"))
+                .rules
+                .pause,
+            Duration::from_millis(1500)
+        );
+        assert!(Like::parse("KDiskMark") == Some(Like::KDiskMark));
+    }
+
+    #[test]
+    fn kdiskmark_loops_are_size_based_unwarmed_and_paused_between_tests() {
+        let config = config("peak", "kdiskmark", None, Some("2s"));
+        let config = MarkConfig { loops: 2, ..config };
+        let timing = MarkTiming {
+            size: Some("16M".into()),
+            runtime: "5s".into(),
+            interval: "1s".into(),
+        };
+        let plan = plan(&config, &timing, None, &MachineLimits::detect()).unwrap();
+        let specs: Vec<_> = plan.steps.iter().map(|s| &s.jobs[0].spec).collect();
+        assert_eq!(specs.len(), 8);
+        assert!(specs.iter().all(|s| s.ramp.is_zero()));
+        assert!(specs.iter().all(|s| s.io_size_bytes == Some(16 << 20)));
+        assert!(specs.iter().all(|s| s.runtime == Duration::from_secs(5)));
+        // A pause before the first loop of each test but the very first; none between loops.
+        let delays: Vec<u64> = specs.iter().map(|s| s.startdelay.as_secs()).collect();
+        assert_eq!(delays, [0, 0, 2, 0, 2, 0, 2, 0]);
+        // Without --size, the loops still end after KDiskMark's default 1 GiB.
+        let timing = MarkTiming {
+            size: None,
+            ..timing
+        };
+        let plan = super::plan(&config, &timing, None, &MachineLimits::detect()).unwrap();
+        assert_eq!(plan.steps[0].jobs[0].spec.io_size_bytes, Some(1 << 30));
     }
 
     #[test]
@@ -446,7 +881,8 @@ mod tests {
         let cases = [
             (
                 ("fast", None, "5", "best"),
-                "--profile \"fast\" is not a profile; use default, peak, realworld, nvme",
+                "--profile \"fast\" is not a profile; use default, peak, realworld, demo, nvme, \
+                 peak-nvme",
             ),
             (
                 ("default", None, "0", "best"),
@@ -471,9 +907,33 @@ mod tests {
             profile: "peak",
             mix: Some("70"),
             loops: "3",
-            pick: "median",
+            like: "crystaldiskmark",
+            pick: Some("median"),
+            pause: None,
+            mode: "all",
         })
         .unwrap();
+        let bad = |like, pause| {
+            MarkConfig::from_raw(RawMark {
+                profile: "peak",
+                mix: None,
+                loops: "3",
+                like,
+                pick: None,
+                pause,
+                mode: "all",
+            })
+            .unwrap_err()
+            .to_string()
+        };
+        assert_eq!(
+            bad("fio", None),
+            "--like \"fio\" is not a rule set; use crystaldiskmark or kdiskmark"
+        );
+        assert_eq!(
+            bad("kdiskmark", Some("soon")),
+            "--pause \"soon\" is not a duration; use e.g. 5s, 500ms or 0 (KDiskMark's is 5s)"
+        );
         assert_eq!(ok.mix_read_pct, Some(70));
         assert_eq!(ok.measurements().len(), 6);
     }
@@ -484,7 +944,8 @@ mod tests {
             profile: Profile::Peak,
             mix_read_pct: Some(70),
             loops: 2,
-            pick: Pick::Best,
+            rules: Rules::of(Like::CrystalDiskMark, Profile::Peak),
+            mode: Mode::All,
         };
         let timing = MarkTiming {
             size: Some("16M".into()),

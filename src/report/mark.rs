@@ -1,7 +1,8 @@
 //! `diskdash mark`'s result, laid out like CrystalDiskMark's window: one row per test
-//! (`SEQ1M Q8T1` ...), Read and Write (and Mix) columns in decimal MB/s as CrystalDiskMark
-//! shows them, with IOPS and mean latency beside each, and a footer naming the profile, the
-//! loops and their pick rule, the target and its size.
+//! (`SEQ1M Q8T1` ...), Read and Write (and Mix) columns in MB/s as the rule set's tool shows
+//! them (`plan::mark::Rules`: 10^6 bytes for CrystalDiskMark, fio's `bw` / 1000 for
+//! KDiskMark), with IOPS and mean latency beside each, and a footer naming the rules, the
+//! profile, the loops and their pick rule, the target and its size.
 //!
 //! The numbers come from the record alone: each segment is one loop of one measurement, and its
 //! job says which test (pattern, block size, queue depth, threads) and which direction.
@@ -16,7 +17,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::plan::mark::{Measure, Pattern, Pick, Profile, label};
+use crate::plan::mark::{MbUnit, Measure, MixReport, Mode, Pattern, Pick, Profile, Rules, label};
 use crate::record::{RunRecord, RunStatus, SegmentRecord};
 use crate::units::format_bytes;
 
@@ -25,14 +26,15 @@ use crate::units::format_bytes;
 pub struct MarkSettings {
     pub profile: Profile,
     pub loops: u32,
-    pub pick: Pick,
+    pub rules: Rules,
+    pub mode: Mode,
     pub mix_read_pct: Option<u8>,
 }
 
 /// One loop of one measurement.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct LoopResult {
-    /// Decimal megabytes per second (10^6 bytes), as CrystalDiskMark.
+    /// Megabytes per second in the rule set's megabytes (`MarkSummary::mb_bytes`).
     pub mb_s: f64,
     pub iops: f64,
     pub lat_mean_us: f64,
@@ -70,8 +72,16 @@ pub struct MarkRow {
 pub struct MarkSummary {
     pub format: &'static str,
     pub profile: &'static str,
+    /// Whose rules the numbers follow (`crystaldiskmark`, `kdiskmark`).
+    pub like: &'static str,
+    /// The rules in words.
+    pub rules: String,
+    /// Bytes in one MB of the MB/s columns.
+    pub mb_bytes: u64,
     pub loops: u32,
     pub pick: &'static str,
+    /// Which directions ran (`all`, `read`, `write`).
+    pub mode: &'static str,
     pub mix_read_pct: Option<u8>,
     pub target: String,
     pub target_kind: String,
@@ -107,20 +117,37 @@ fn measured(segment: &SegmentRecord) -> Option<(String, Measure)> {
     Some((test, measure))
 }
 
-/// A segment's numbers for its direction (a mix: reads and writes together, latency over all
-/// its I/Os).
-fn loop_result(segment: &SegmentRecord, measure: Measure) -> LoopResult {
-    let one = |d: &crate::record::DirectionRecord| LoopResult {
-        #[allow(clippy::cast_precision_loss)] // rates for people
-        mb_s: d.bw_bytes as f64 / 1e6,
+/// A direction's numbers in `mb` megabytes.
+fn direction(d: &crate::record::DirectionRecord, mb: MbUnit) -> LoopResult {
+    LoopResult {
+        mb_s: mb.mb_s(d.bw_bytes, d.bw),
         iops: d.iops,
         lat_mean_us: d.lat_ns.mean / 1e3,
-    };
+    }
+}
+
+/// A segment's reads and writes: its one job's own (measured from the job's start, so a
+/// start delay before it does not count), else the segment's.
+fn directions(
+    segment: &SegmentRecord,
+) -> (
+    &crate::record::DirectionRecord,
+    &crate::record::DirectionRecord,
+) {
+    match segment.jobs.as_slice() {
+        [job] => (&job.read, &job.write),
+        _ => (&segment.read, &segment.write),
+    }
+}
+
+/// A segment's numbers for its direction (a mix: reads and writes together, latency over all
+/// its I/Os).
+fn loop_result(segment: &SegmentRecord, measure: Measure, mb: MbUnit) -> LoopResult {
+    let (r, w) = directions(segment);
     match measure {
-        Measure::Read => one(&segment.read),
-        Measure::Write => one(&segment.write),
+        Measure::Read => direction(r, mb),
+        Measure::Write => direction(w, mb),
         Measure::Mix => {
-            let (r, w) = (&segment.read, &segment.write);
             let ios = r.total_ios + w.total_ios;
             #[allow(clippy::cast_precision_loss)]
             let lat_ns = if ios == 0 {
@@ -129,15 +156,60 @@ fn loop_result(segment: &SegmentRecord, measure: Measure) -> LoopResult {
                 (r.lat_ns.mean * r.total_ios as f64 + w.lat_ns.mean * w.total_ios as f64)
                     / ios as f64
             };
-            #[allow(clippy::cast_precision_loss)]
-            let mb_s = (r.bw_bytes + w.bw_bytes) as f64 / 1e6;
             LoopResult {
-                mb_s,
+                mb_s: mb.mb_s(r.bw_bytes + w.bw_bytes, r.bw + w.bw),
                 iops: r.iops + w.iops,
                 lat_mean_us: lat_ns / 1e3,
             }
         }
     }
+}
+
+/// KDiskMark's mix: `(read * p + write * (100 - p)) / 100` of each number.
+fn weigh(read: &LoopResult, write: &LoopResult, read_pct: u8) -> LoopResult {
+    let p = f64::from(read_pct);
+    let of = |r: f64, w: f64| (r * p + w * (100.0 - p)) / 100.0;
+    LoopResult {
+        mb_s: of(read.mb_s, write.mb_s),
+        iops: of(read.iops, write.iops),
+        lat_mean_us: of(read.lat_mean_us, write.lat_mean_us),
+    }
+}
+
+/// A weighted mix's cell: each direction folded over the loops by `pick` first (as KDiskMark
+/// keeps a running total or best per direction), then weighed; the loops listed are each
+/// loop's own weighing.
+fn weighted_cell(
+    reads: &[LoopResult],
+    writes: &[LoopResult],
+    read_pct: u8,
+    pick: Pick,
+) -> Option<MarkCell> {
+    let read = cell(reads.to_vec(), pick)?;
+    let write = cell(writes.to_vec(), pick)?;
+    let picked = weigh(
+        &LoopResult {
+            mb_s: read.mb_s,
+            iops: read.iops,
+            lat_mean_us: read.lat_mean_us,
+        },
+        &LoopResult {
+            mb_s: write.mb_s,
+            iops: write.iops,
+            lat_mean_us: write.lat_mean_us,
+        },
+        read_pct,
+    );
+    Some(MarkCell {
+        mb_s: picked.mb_s,
+        iops: picked.iops,
+        lat_mean_us: picked.lat_mean_us,
+        loops: reads
+            .iter()
+            .zip(writes)
+            .map(|(r, w)| weigh(r, w, read_pct))
+            .collect(),
+    })
 }
 
 fn cell(loops: Vec<LoopResult>, pick: Pick) -> Option<MarkCell> {
@@ -157,6 +229,13 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
     // (test, measure) -> loops, in first-seen order.
     let mut tests: Vec<String> = Vec::new();
     let mut loops: Vec<((String, Measure), Vec<LoopResult>)> = Vec::new();
+    // A weighted mix's loops per test: each loop's reads and writes apart.
+    let mut halves: Vec<(String, Vec<LoopResult>, Vec<LoopResult>)> = Vec::new();
+    let rules = settings.rules;
+    let weighted = match (rules.mix, settings.mix_read_pct) {
+        (MixReport::Weighted, Some(pct)) => Some(pct),
+        _ => None,
+    };
     // Per test: the engine and depth its loops ran at, and the numjobs to name them.
     let mut ran: Vec<(String, String, u32, u32)> = Vec::new();
     for segment in &record.segments {
@@ -180,17 +259,35 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
             };
             ran.push((key.0.clone(), engine, depth, segment.job.numjobs));
         }
-        let result = loop_result(segment, key.1);
+        if let (Measure::Mix, Some(_)) = (key.1, weighted) {
+            let (r, w) = directions(segment);
+            let (r, w) = (direction(r, rules.mb), direction(w, rules.mb));
+            match halves.iter_mut().find(|(t, _, _)| *t == key.0) {
+                Some((_, reads, writes)) => {
+                    reads.push(r);
+                    writes.push(w);
+                }
+                None => halves.push((key.0.clone(), vec![r], vec![w])),
+            }
+            continue;
+        }
+        let result = loop_result(segment, key.1, rules.mb);
         match loops.iter_mut().find(|(k, _)| *k == key) {
             Some((_, list)) => list.push(result),
             None => loops.push((key, vec![result])),
         }
     }
     let mut take = |test: &str, measure: Measure| {
+        if let (Measure::Mix, Some(pct)) = (measure, weighted) {
+            return halves
+                .iter()
+                .find(|(t, _, _)| t == test)
+                .and_then(|(_, reads, writes)| weighted_cell(reads, writes, pct, rules.pick));
+        }
         loops
             .iter()
             .position(|((t, m), _)| t == test && *m == measure)
-            .and_then(|at| cell(loops.remove(at).1, settings.pick))
+            .and_then(|at| cell(loops.remove(at).1, rules.pick))
     };
     let rows = tests
         .iter()
@@ -231,8 +328,12 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
     MarkSummary {
         format: "diskdash-mark",
         profile: settings.profile.name(),
+        like: rules.like.name(),
+        rules: rules.describe(),
+        mb_bytes: rules.mb.bytes(),
         loops: settings.loops,
-        pick: settings.pick.as_str(),
+        pick: rules.pick.as_str(),
+        mode: settings.mode.as_str(),
         mix_read_pct: settings.mix_read_pct,
         target: record.target.path.clone(),
         target_kind: record.target.kind.clone(),
@@ -289,10 +390,13 @@ type Column = (&'static str, fn(&MarkRow) -> Option<&MarkCell>);
 
 /// The directions the rows have, in the window's column order.
 fn columns(summary: &MarkSummary) -> Vec<Column> {
-    let mut out: Vec<Column> = vec![
-        ("Read", |r| r.read.as_ref()),
-        ("Write", |r| r.write.as_ref()),
-    ];
+    let mut out: Vec<Column> = Vec::new();
+    if summary.mode != "write" {
+        out.push(("Read", |r| r.read.as_ref()));
+    }
+    if summary.mode != "read" {
+        out.push(("Write", |r| r.write.as_ref()));
+    }
     if summary.rows.iter().any(|r| r.mix.is_some()) {
         out.push(("Mix", |r| r.mix.as_ref()));
     }
@@ -312,7 +416,8 @@ fn pick_text(summary: &MarkSummary) -> &'static str {
     match summary.pick {
         "best" => {
             "best: the highest MB/s and IOPS and the lowest latency over the loops \
-             (CrystalDiskMark's rule; KDiskMark averages: --pick mean)"
+             (CrystalDiskMark's rule, and KDiskMark's but for its default profile, which it \
+             averages: --pick mean)"
         }
         "mean" => {
             "mean: the average of the loops (KDiskMark's rule for its default profile; \
@@ -331,29 +436,66 @@ fn footer(summary: &MarkSummary) -> Vec<String> {
     } else {
         String::new()
     };
+    // KDiskMark's loops end with the working set; the run time only caps them.
+    let at_most = if summary.like == "kdiskmark" {
+        "at most "
+    } else {
+        ""
+    };
     let mut lines = vec![
         format!(
-            "profile {}: {} {loops} of {} per measurement{warm_up}, the {} of them",
+            "profile {}: {} {loops} of {at_most}{} per measurement{warm_up}, the {} of them",
             summary.profile,
             summary.loops,
             duration(summary.runtime_ns),
             summary.pick
         ),
+        summary.rules.clone(),
         pick_text(summary).to_string(),
     ];
-    if let Some(pct) = summary.mix_read_pct {
-        lines.push(format!(
-            "mix: {pct}% reads / {}% writes at once, MB/s and IOPS of both, latency over all",
-            100 - pct
-        ));
+    match summary.mode {
+        "read" => lines.push("mode read: reads only (and the mix, with --mix)".to_string()),
+        "write" => lines.push("mode write: writes only (and the mix, with --mix)".to_string()),
+        _ => {}
     }
+    if let Some(pct) = summary.mix_read_pct {
+        if summary.like == "kdiskmark" {
+            lines.push(format!(
+                "mix: {pct}% reads / {}% writes at once, each number ({pct} * read + {} * \
+                 write) / 100",
+                100 - pct,
+                100 - pct
+            ));
+        } else {
+            lines.push(format!(
+                "mix: {pct}% reads / {}% writes at once, MB/s and IOPS of both, latency over \
+                 all",
+                100 - pct
+            ));
+        }
+    }
+    let mb = if summary.mb_bytes == 1_000_000 {
+        "MB/s = 10^6 bytes/s".to_string()
+    } else {
+        format!("MB/s = {} bytes/s", summary.mb_bytes)
+    };
     lines.push(format!(
-        "target {} ({}), {} working set, {}, O_DIRECT; MB/s = 10^6 bytes/s",
+        "target {} ({}), {} working set, {}, O_DIRECT; {mb}; lat = fio's lat (submit to \
+         completion)",
         summary.target,
         summary.target_kind,
         format_bytes(summary.size_bytes),
         summary.engine
     ));
+    if summary.like == "kdiskmark" {
+        // diskdash times an I/O from before its submit call (record::LATENCY_DEFINITION);
+        // fio's clat starts after it.
+        lines.push(
+            "lat: KDiskMark shows fio's clat mean, which starts after the submit call; this \
+             lat includes the submit call, so expect it a little higher"
+                .to_string(),
+        );
+    }
     if let Some(fallback) = &summary.engine_fallback {
         lines.push(format!(
             "{fallback}: psync runs one I/O at a time, so tests named Q2 and up ran at Q1; \
@@ -523,6 +665,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::plan::mark::Like;
 
     fn direction(bw_bytes: u64, iops: f64, mean_ns: f64, ios: u64) -> Value {
         json!({"io_bytes": bw_bytes, "io_kbytes": bw_bytes / 1024, "bw_bytes": bw_bytes,
@@ -607,10 +750,23 @@ mod tests {
     }
 
     fn settings(pick: Pick, mix: Option<u8>) -> MarkSettings {
+        let mut rules = Rules::of(Like::CrystalDiskMark, Profile::Peak);
+        rules.pick = pick;
         MarkSettings {
             profile: Profile::Peak,
             loops: 2,
-            pick,
+            rules,
+            mode: Mode::All,
+            mix_read_pct: mix,
+        }
+    }
+
+    fn kdiskmark(profile: Profile, mix: Option<u8>) -> MarkSettings {
+        MarkSettings {
+            profile,
+            loops: 2,
+            rules: Rules::of(Like::KDiskMark, profile),
+            mode: Mode::All,
             mix_read_pct: mix,
         }
     }
@@ -655,7 +811,11 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(text.contains("KDiskMark averages: --pick mean"), "{text}");
+        assert!(text.contains("which it averages: --pick mean"), "{text}");
+        assert!(
+            text.contains("rules: crystaldiskmark (time-based loops, the first warmed up"),
+            "{text}"
+        );
         assert!(
             text.contains("target /data/.diskdash-scratch-1-1 (scratch), 1 GiB working set"),
             "{text}"
@@ -753,5 +913,82 @@ mod tests {
             2
         );
         assert_eq!(json["pick"], "best");
+    }
+
+    /// KDiskMark's MB/s of a fixture loop of `mb` decimal MB/s: fio's whole KiB/s / 1000.
+    fn kdm(mb: u64) -> f64 {
+        #[allow(clippy::cast_precision_loss)]
+        let kib = (mb * 1_000_000 / 1024) as f64;
+        kib / 1000.0
+    }
+
+    #[test]
+    fn kdiskmark_averages_default_keeps_the_best_of_peak_in_its_megabytes() {
+        let peak = summarize(&record(false), &kdiskmark(Profile::Peak, None));
+        let seq = peak.rows[0].read.as_ref().unwrap();
+        assert_eq!((seq.mb_s, seq.lat_mean_us), (kdm(2100), 3900.0));
+        assert_eq!(seq.mb_s, 2050.781);
+        // The same loops under the default profile: the mean.
+        let default = summarize(&record(false), &kdiskmark(Profile::Default, None));
+        let seq = default.rows[0].read.as_ref().unwrap();
+        assert_eq!(seq.mb_s, f64::midpoint(kdm(2000), kdm(2100)));
+        assert_eq!(seq.lat_mean_us, 3950.0);
+        assert_eq!(
+            (default.like, default.pick, default.mb_bytes),
+            ("kdiskmark", "mean", 1_024_000)
+        );
+        let text = table(&default);
+        assert!(
+            text.contains("rules: kdiskmark (size-based loops"),
+            "{text}"
+        );
+        assert!(text.contains("MB/s = 1024000 bytes/s"), "{text}");
+        assert!(text.contains("2001.95"), "{text}");
+        assert!(text.contains("KDiskMark shows fio's clat mean"), "{text}");
+        assert!(
+            text.contains("profile default: 2 loops of at most 5s per measurement"),
+            "{text}"
+        );
+        let json: Value = serde_json::from_str(&render(&default, MarkFormat::Json)).unwrap();
+        assert_eq!(json["like"], "kdiskmark");
+        assert!(
+            json["rules"]
+                .as_str()
+                .unwrap()
+                .starts_with("rules: kdiskmark")
+        );
+    }
+
+    #[test]
+    fn kdiskmark_weighs_the_mix_by_its_read_share() {
+        let one = |mb_s, iops, lat_mean_us| LoopResult {
+            mb_s,
+            iops,
+            lat_mean_us,
+        };
+        let reads = [one(700.0, 7000.0, 100.0), one(900.0, 9000.0, 80.0)];
+        let writes = [one(300.0, 3000.0, 200.0), one(100.0, 1000.0, 400.0)];
+        // Best per direction first (900, 9000, 80 and 300, 3000, 200), then weighed 70/30.
+        let best = weighted_cell(&reads, &writes, 70, Pick::Best).unwrap();
+        assert_eq!(
+            (best.mb_s, best.iops, best.lat_mean_us),
+            (720.0, 7200.0, 116.0)
+        );
+        // The mean per direction (800, 8000, 90 and 200, 2000, 300), then weighed.
+        let mean = weighted_cell(&reads, &writes, 70, Pick::Mean).unwrap();
+        assert_eq!(
+            (mean.mb_s, mean.iops, mean.lat_mean_us),
+            (620.0, 6200.0, 153.0)
+        );
+        assert_eq!(mean.loops[0].mb_s, 580.0);
+        assert_eq!(weighted_cell(&reads, &[], 70, Pick::Best), None);
+        // Through the record: the fixture's mix has equal reads and writes, so the weighing
+        // gives that one value where CrystalDiskMark's rule adds them.
+        let k = summarize(&record(true), &kdiskmark(Profile::Peak, Some(70)));
+        let mix = k.rows[1].mix.as_ref().unwrap();
+        assert_eq!((mix.mb_s, mix.lat_mean_us), (kdm(100), 50.0));
+        let c = summarize(&record(true), &settings(Pick::Best, Some(70)));
+        assert_eq!(c.rows[1].mix.as_ref().unwrap().mb_s, 200.0);
+        assert!(table(&k).contains("each number (70 * read + 30 * write) / 100"));
     }
 }

@@ -617,10 +617,7 @@ impl SegmentRun {
             jobs,
         });
         let not_measured_ns = self.paused_ns.saturating_add(self.stall.stalled_ns);
-        let elapsed_ns = end_ns
-            .saturating_sub(self.record_from_ns)
-            .saturating_sub(not_measured_ns);
-        let jobs = self
+        let jobs: Vec<JobEnd> = self
             .jobs
             .iter_mut()
             .zip(job_ends)
@@ -633,6 +630,13 @@ impl SegmentRun {
                 verify: std::mem::take(&mut slot.verify),
             })
             .collect();
+        // The segment's time is its longest job's, each from its own start (fio's group
+        // runtime): a start delay every job waits out is not measured time.
+        let elapsed_ns = jobs.iter().map(|j| j.elapsed_ns).max().unwrap_or_else(|| {
+            end_ns
+                .saturating_sub(self.record_from_ns)
+                .saturating_sub(not_measured_ns)
+        });
         SegmentEnd {
             total: std::mem::replace(&mut self.total, WorkerStats::new(0)),
             last_interval,

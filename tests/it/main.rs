@@ -18,6 +18,7 @@ mod fio_output;
 mod fio_parse;
 mod fio_run;
 mod fleet;
+mod generate;
 mod info;
 mod iostat;
 mod iostat_loop;

@@ -164,10 +164,25 @@ fn csv_parses_with_one_row_per_test_and_the_mix_columns() {
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 9] = [
+        (
+            &["--mode", "both"],
+            "error: --mode \"both\" is not a mode; use all, read (reads and any --mix) or write \
+             (writes and any --mix)\n",
+        ),
+        (
+            &["--like", "atto"],
+            "error: --like \"atto\" is not a rule set; use crystaldiskmark or kdiskmark\n",
+        ),
+        (
+            &["--like", "kdiskmark", "--pause", "soon"],
+            "error: --pause \"soon\" is not a duration; use e.g. 5s, 500ms or 0 (KDiskMark's is \
+             5s)\n",
+        ),
         (
             &["--profile", "fast"],
-            "error: --profile \"fast\" is not a profile; use default, peak, realworld, nvme\n",
+            "error: --profile \"fast\" is not a profile; use default, peak, realworld, demo, nvme, \
+             peak-nvme\n",
         ),
         (
             &["--loops", "0"],
@@ -258,4 +273,293 @@ fn an_existing_file_with_the_opt_in_is_read_then_written() {
     assert!(segments.iter().all(|s| s["status"] == "completed"));
     // The file stays (it was not diskdash's to remove).
     assert!(file.exists());
+}
+
+/// fio's whole KiB/s of a loop's one job in `dir`, over 1000: KDiskMark's MB/s.
+fn kdiskmark_mb_s(segment: &Value, dir: &str) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    let kib = segment["jobs"][0][dir]["bw"].as_u64().unwrap() as f64;
+    kib / 1000.0
+}
+
+#[test]
+fn like_kdiskmark_runs_its_rules_and_says_so_in_the_window_and_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mark(
+        dir.path(),
+        &[
+            "--profile",
+            "peak",
+            "--like",
+            "kdiskmark",
+            "--mix",
+            "--size",
+            "16M",
+            "--runtime",
+            "1s",
+            "--loops",
+            "2",
+            "--pause",
+            "200ms",
+            "--no-tui",
+            "--json",
+            "r.json",
+            "--format",
+            "json",
+        ],
+    );
+    assert_success(&out);
+    let summary: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(summary["like"], "kdiskmark");
+    assert_eq!(summary["pick"], "best");
+    assert_eq!(summary["mb_bytes"], 1_024_000);
+    // `--mix` alone is 70% reads, KDiskMark's default.
+    assert_eq!(summary["mix_read_pct"], 70);
+    assert!(
+        summary["rules"]
+            .as_str()
+            .unwrap()
+            .contains("200ms pause before each test")
+    );
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    let notes: Vec<&str> = record["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("diskdash mark: rules: kdiskmark (size-based loops")),
+        "{notes:?}"
+    );
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 12);
+    // No warm-up; a pause before the first loop of each test but the very first.
+    assert!(segments.iter().all(|s| s["job"]["ramp_ns"] == 0));
+    let delays: Vec<u64> = segments
+        .iter()
+        .map(|s| s["job"]["startdelay_ns"].as_u64().unwrap_or(0) / 1_000_000)
+        .collect();
+    assert_eq!(delays, [0, 0, 200, 0, 200, 0, 200, 0, 200, 0, 200, 0]);
+    // The pause is not measured time: a paused loop's own rates are its job's, as fio's
+    // group runtime leaves the start delay out.
+    for s in segments {
+        for dir in ["read", "write"] {
+            assert_eq!(s[dir]["bw"], s["jobs"][0][dir]["bw"], "{dir}: {s}");
+        }
+        assert_eq!(s["elapsed_ns"], s["jobs"][0]["elapsed_ns"]);
+    }
+    // Size-based: each loop moves the 16 MiB working set (or stops at the 1s cap).
+    for s in segments {
+        let moved = s["jobs"][0]["read"]["io_bytes"].as_u64().unwrap()
+            + s["jobs"][0]["write"]["io_bytes"].as_u64().unwrap();
+        let elapsed = s["jobs"][0]["elapsed_ns"].as_u64().unwrap();
+        assert!(
+            moved == 16 << 20 || elapsed >= 1_000_000_000,
+            "{moved} bytes in {elapsed} ns"
+        );
+    }
+    // The best of the loops, in fio's KiB/s over 1000; the mix weighed 70/30.
+    let rows = summary["rows"].as_array().unwrap();
+    let best = |a: f64, b: f64| a.max(b);
+    let seq_read = best(
+        kdiskmark_mb_s(&segments[0], "read"),
+        kdiskmark_mb_s(&segments[1], "read"),
+    );
+    assert!((rows[0]["read"]["mb_s"].as_f64().unwrap() - seq_read).abs() < 1e-9);
+    let mix_read = best(
+        kdiskmark_mb_s(&segments[8], "read"),
+        kdiskmark_mb_s(&segments[9], "read"),
+    );
+    let mix_write = best(
+        kdiskmark_mb_s(&segments[8], "write"),
+        kdiskmark_mb_s(&segments[9], "write"),
+    );
+    let mix = rows[0]["mix"]["mb_s"].as_f64().unwrap();
+    assert!(
+        (mix - (mix_read * 70.0 + mix_write * 30.0) / 100.0).abs() < 1e-6,
+        "{mix} from {mix_read} and {mix_write}"
+    );
+    assert!(leftovers(dir.path(), &["r.json"]).is_empty());
+}
+
+#[test]
+fn the_demo_profile_is_one_sequential_test_under_crystaldiskmarks_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = mark(
+        dir.path(),
+        &[
+            "--profile",
+            "demo",
+            "--size",
+            "16M",
+            "--runtime",
+            "200ms",
+            "--loops",
+            "1",
+            "--no-tui",
+        ],
+    );
+    assert_success(&out);
+    let text = stdout(&out);
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("SEQ")).collect();
+    assert_eq!(rows.len(), 1, "{text}");
+    assert!(rows[0].starts_with("SEQ1M Q8T1"), "{text}");
+    assert!(
+        text.contains("rules: crystaldiskmark (time-based loops, the first warmed up"),
+        "{text}"
+    );
+    assert!(text.contains("MB/s = 10^6 bytes/s"), "{text}");
+}
+
+/// KDiskMark's fio command lines (`src/helper.cpp`: the layout, then one per loop), through
+/// `diskdash fio`: the layout creates and fills the file and measures nothing, the loops run
+/// size-based and print fio's JSON, whose `bw` KDiskMark divides by 1000.
+#[test]
+fn kdiskmarks_own_fio_command_lines_run_under_diskdash_fio() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(".kdiskmark.tmp");
+    let filename = format!("--filename={}", file.display());
+    let fio = |args: &[&str]| {
+        Command::new(BIN)
+            .arg("fio")
+            .args(args)
+            .current_dir(dir.path())
+            .env_remove("DISKDASH_URING_DISABLED")
+            .output()
+            .expect("running diskdash")
+    };
+    let prepare = fio(&[
+        "--output-format=json",
+        "--create_only=1",
+        &filename,
+        "--size=16m",
+        "--zero_buffers=0",
+        "--name=prepare",
+    ]);
+    assert_success(&prepare);
+    assert_stderr_has(&prepare, "laid out");
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 16 << 20);
+    // Laid out with data, not a sparse file: every block is allocated.
+    use std::os::unix::fs::MetadataExt;
+    assert!(std::fs::metadata(&file).unwrap().blocks() * 512 >= 16 << 20);
+    // Laying out again leaves the file as it is.
+    let again = fio(&["--create_only=1", &filename, "--size=16m", "--name=prepare"]);
+    assert_success(&again);
+    assert_stderr_has(&again, "exists; left as it is");
+
+    for (rw, bs, q, t) in [
+        ("read", "1024k", "8", "1"),
+        ("randwrite", "4k", "32", "16"),
+        ("randrw", "4k", "1", "1"),
+    ] {
+        let name = format!("--name={rw}");
+        let bs = format!("--bs={bs}");
+        let rw_arg = format!("--rw={rw}");
+        let q = format!("--iodepth={q}");
+        let t = format!("--numjobs={t}");
+        let mut args = vec![
+            "--output-format=json",
+            "--ioengine=libaio",
+            "--randrepeat=0",
+            "--refill_buffers",
+            "--end_fsync=1",
+            "--direct=1",
+            "--rwmixread=70",
+            &filename,
+            &name,
+            "--size=16m",
+            "--zero_buffers=0",
+            &bs,
+            "--runtime=1",
+            &rw_arg,
+            &q,
+            &t,
+        ];
+        // The file holds data: writing it needs the opt-in (the Safety model), which
+        // KDiskMark's line does not carry.
+        if rw != "read" {
+            args.push("--allow-destructive");
+        }
+        let out = fio(&args);
+        assert_success(&out);
+        let report: Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let jobs = report["jobs"].as_array().unwrap();
+        assert!(!jobs.is_empty(), "{report}");
+        let sum = |dir: &str, key: &str| -> u64 {
+            jobs.iter().map(|j| j[dir][key].as_u64().unwrap()).sum()
+        };
+        let moved = sum("read", "io_bytes") + sum("write", "io_bytes");
+        let runtime_ms = jobs
+            .iter()
+            .map(|j| {
+                j["read"]["runtime"]
+                    .as_u64()
+                    .unwrap()
+                    .max(j["write"]["runtime"].as_u64().unwrap())
+            })
+            .max()
+            .unwrap();
+        // Size-based: 16 MiB per thread unless the 1 s cap came first.
+        let threads: u64 = t.trim_start_matches("--numjobs=").parse().unwrap();
+        assert!(
+            moved == threads * (16 << 20) || runtime_ms >= 990,
+            "{rw}: {moved} bytes in {runtime_ms} ms"
+        );
+        assert!(sum("read", "bw") + sum("write", "bw") > 0, "{rw}: {report}");
+        assert!(jobs[0]["read"]["clat_ns"]["mean"].is_number(), "{report}");
+    }
+    // The file stays, as KDiskMark removes it itself.
+    assert!(file.exists());
+}
+
+/// `--mode read` writes nothing, so an existing file with data needs no opt-in, and the
+/// window has no Write column.
+#[test]
+fn read_mode_reads_a_file_with_data_without_the_opt_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("data.img");
+    let data: Vec<u8> = (0..16u32 << 20).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&file, &data).unwrap();
+    let out = mark(
+        dir.path(),
+        &[
+            "data.img",
+            "--mode",
+            "read",
+            "--like",
+            "kdiskmark",
+            "--pause",
+            "0",
+            "--profile",
+            "realworld",
+            "--runtime",
+            "300ms",
+            "--loops",
+            "1",
+            "--no-tui",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(
+        text.lines().next().unwrap().contains("Read [MB/s]"),
+        "{text}"
+    );
+    assert!(!text.contains("Write [MB/s]"), "{text}");
+    assert!(text.contains("mode read: reads only"), "{text}");
+    let record = read_json(&dir.path().join("r.json"));
+    let rw: Vec<&str> = record["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["job"]["rw"].as_str().unwrap())
+        .collect();
+    assert_eq!(rw, ["read", "randread"]);
+    assert_eq!(std::fs::read(&file).unwrap(), data);
 }

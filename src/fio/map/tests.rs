@@ -794,3 +794,85 @@ proptest::proptest! {
         proptest::prop_assert_eq!(a, b);
     }
 }
+
+/// KDiskMark's two command lines (`src/helper.cpp`): the layout, then a measured loop.
+#[test]
+fn kdiskmarks_buffer_and_layout_options_keep_fios_meaning() {
+    let prepare = world()
+        .load(&[
+            "--output-format=json",
+            "--create_only=1",
+            "--filename=/d/.kdiskmark.tmp",
+            "--size=1024m",
+            "--zero_buffers=0",
+            "--name=prepare",
+        ])
+        .unwrap();
+    assert!(prepare.create_only);
+    assert_eq!(jobs(&prepare)[0].missing, Missing::Create { unlink: false });
+    assert!(prepare.notes.is_empty(), "{:?}", prepare.notes);
+    let measure = world()
+        .target("/d/.kdiskmark.tmp", Found::File { bytes: 1 << 30 })
+        .load(&[
+            "--output-format=json",
+            "--ioengine=libaio",
+            "--randrepeat=0",
+            "--refill_buffers",
+            "--end_fsync=1",
+            "--direct=1",
+            "--rwmixread=70",
+            "--filename=/d/.kdiskmark.tmp",
+            "--name=randread",
+            "--size=1024m",
+            "--zero_buffers=0",
+            "--bs=4k",
+            "--runtime=5",
+            "--rw=randread",
+            "--iodepth=32",
+            "--numjobs=16",
+        ])
+        .unwrap();
+    assert!(!measure.create_only);
+    let spec = &jobs(&measure)[0].spec;
+    // Size-based, capped at 5 s, as fio runs it without time_based.
+    assert_eq!(spec.io_size_bytes, Some(1 << 30));
+    assert_eq!(spec.runtime, Duration::from_secs(5));
+    assert!(
+        measure
+            .notes
+            .iter()
+            .any(|n| n.starts_with("--refill_buffers: accepted; diskdash fills each worker's")),
+        "{:?}",
+        measure.notes
+    );
+    // fio's defaults given explicitly cost no note.
+    let quiet = world()
+        .load(&[
+            "--name=a",
+            "--size=1M",
+            "--refill_buffers=0",
+            "--zero_buffers=0",
+            "--create_only=0",
+        ])
+        .unwrap();
+    assert!(
+        quiet.notes.is_empty() && !quiet.create_only,
+        "{:?}",
+        quiet.notes
+    );
+    assert_eq!(
+        world()
+            .load(&["--name=a", "--size=1M", "--zero_buffers=1"])
+            .unwrap_err(),
+        "--zero_buffers=1: diskdash writes pseudo-random data only (fio's default, \
+         zero_buffers=0); drop zero_buffers or set it to 0"
+    );
+    assert_eq!(
+        world()
+            .file("j.fio", "[prep]\nsize=1M\ncreate_only=1\n[run]\nsize=1M\n")
+            .load(&["j.fio"])
+            .unwrap_err(),
+        "job prep has create_only=1 but job run runs: diskdash lays out the files of a whole \
+         command line or runs it; give the create_only jobs their own command line"
+    );
+}

@@ -1,0 +1,160 @@
+//! `diskdash generate`: the manual page (clap_mangen) and the shell completion scripts
+//! (clap_complete), both made from `cli::Cli`, the one definition of the command line, so
+//! they cannot drift from what the binary parses.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::CommandFactory;
+use clap_complete::Shell;
+
+use crate::cli::{Cli, GenerateArgs};
+
+/// What `generate` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generated {
+    Man,
+    Completion(Shell),
+}
+
+/// The names `generate` takes, in the order the error lists them.
+pub const GENERATED_NAMES: [&str; 5] = ["man", "bash", "zsh", "fish", "powershell"];
+
+impl Generated {
+    /// `None` for a name that is not one of [`GENERATED_NAMES`].
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "man" => Self::Man,
+            "bash" => Self::Completion(Shell::Bash),
+            "zsh" => Self::Completion(Shell::Zsh),
+            "fish" => Self::Completion(Shell::Fish),
+            "powershell" | "pwsh" => Self::Completion(Shell::PowerShell),
+            _ => return None,
+        })
+    }
+}
+
+/// The bytes `generate` prints for `args`.
+///
+/// # Errors
+/// A usage error naming the value and what is taken instead.
+pub fn generate(args: &GenerateArgs) -> anyhow::Result<Vec<u8>> {
+    let what = Generated::parse(&args.what).ok_or_else(|| {
+        crate::usage!(
+            "generate {:?} is not something diskdash generates; use {}",
+            args.what,
+            GENERATED_NAMES.join(", ")
+        )
+    })?;
+    let mut cmd = Cli::command();
+    // Gives every subcommand its display name (`diskdash-mark`), which its page is titled by.
+    cmd.build();
+    let mut out = Vec::new();
+    match (what, args.subcommand.as_deref()) {
+        (Generated::Man, None) => clap_mangen::Man::new(cmd)
+            .render(&mut out)
+            .context("rendering the manual page")?,
+        (Generated::Man, Some(name)) => {
+            let sub = cmd.find_subcommand(name).cloned().ok_or_else(|| {
+                let names: Vec<&str> = cmd
+                    .get_subcommands()
+                    .filter(|s| !s.is_hide_set())
+                    .map(clap::Command::get_name)
+                    .collect();
+                crate::usage!(
+                    "generate man {name:?}: diskdash has no such subcommand; use one of {}",
+                    names.join(", ")
+                )
+            })?;
+            clap_mangen::Man::new(sub)
+                .render(&mut out)
+                .context("rendering the manual page")?;
+        }
+        (Generated::Completion(shell), None) => {
+            clap_complete::generate(shell, &mut cmd, "diskdash", &mut out);
+        }
+        (Generated::Completion(_), Some(name)) => {
+            return Err(crate::usage!(
+                "generate {} {name:?}: a completion script covers every subcommand; drop \
+                 {name:?} (only man takes a subcommand)",
+                args.what
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Prints what `args` asks for on stdout.
+///
+/// # Errors
+/// A usage error for an unknown name; writing to stdout failing.
+pub fn run(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
+    let bytes = generate(args)?;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(&bytes).and_then(|()| stdout.flush()) {
+        // `diskdash generate man | head` closing the pipe early is not a failure.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other.context("writing to stdout")?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(what: &str, subcommand: Option<&str>) -> String {
+        let args = GenerateArgs {
+            what: what.to_string(),
+            subcommand: subcommand.map(str::to_string),
+        };
+        generate(&args).map_or_else(|e| format!("error: {e}"), |b| String::from_utf8(b).unwrap())
+    }
+
+    #[test]
+    fn every_shell_names_every_subcommand() {
+        let cmd = Cli::command();
+        let subcommands: Vec<&str> = cmd.get_subcommands().map(clap::Command::get_name).collect();
+        assert!(subcommands.contains(&"mark") && subcommands.contains(&"generate"));
+        for shell in &GENERATED_NAMES[1..] {
+            let script = text(shell, None);
+            assert!(!script.starts_with("error"), "{script}");
+            for sub in &subcommands {
+                assert!(script.contains(sub), "{shell} lacks {sub}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_man_pages_are_roff_titled_by_command() {
+        let page = text("man", None);
+        assert!(page.contains(".TH diskdash 1"), "{}", &page[..200]);
+        assert!(page.contains("SUBCOMMANDS"), "{page}");
+        let mark = text("man", Some("mark"));
+        assert!(mark.contains(".TH diskdash-mark 1"), "{}", &mark[..200]);
+        assert!(mark.contains("\\-\\-profile"), "{mark}");
+    }
+
+    #[test]
+    fn bad_names_are_named_with_the_fix() {
+        assert_eq!(
+            text("tcsh", None),
+            "error: generate \"tcsh\" is not something diskdash generates; use man, bash, zsh, \
+             fish, powershell"
+        );
+        let missing = text("man", Some("nope"));
+        assert!(
+            missing.starts_with(
+                "error: generate man \"nope\": diskdash has no such subcommand; use one of bench,"
+            ),
+            "{missing}"
+        );
+        assert_eq!(
+            text("bash", Some("mark")),
+            "error: generate bash \"mark\": a completion script covers every subcommand; drop \
+             \"mark\" (only man takes a subcommand)"
+        );
+    }
+}
