@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
-    BsSplit, CpuListError, Distribution, EngineKind, JobSpec, MachineLimits, OpenSync, RwMode,
-    SyncEvery, UringOptions, VerifySpec, format_cpu_list, parse_cpu_list,
+    BsSplit, CpuListError, Distribution, EngineKind, JobSpec, MachineLimits, OpenSync, RateMin,
+    RwMode, SyncEvery, ThinkTime, UringOptions, VerifySpec, format_cpu_list, parse_cpu_list,
 };
 use crate::units::{
     DurationError, format_bytes, format_size_short, parse_duration, parse_size_bytes,
@@ -86,10 +86,25 @@ pub enum Key {
     Verify,
     VerifyOnly,
     VerifyFatal,
+    /// fio's `do_verify`: a verifying write job reads back what it wrote (default 1).
+    DoVerify,
+    /// fio's `number_ios`: each worker ends after this many I/Os at most.
+    NumberIos,
+    // fio's think time between I/Os (`thinktime`, `thinktime_spin`, `thinktime_blocks`,
+    // `thinktime_blocks_type`).
+    ThinkTime,
+    ThinkTimeSpin,
+    ThinkTimeBlocks,
+    ThinkTimeBlocksType,
+    // fio's floor under the rate: the job fails below it (`rate_min`, `rate_iops_min`,
+    // averaged over `rate_cycle`).
+    RateMin,
+    RateIopsMin,
+    RateCycle,
 }
 
 impl Key {
-    pub const ALL: [Self; 43] = [
+    pub const ALL: [Self; 52] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -133,6 +148,15 @@ impl Key {
         Self::Verify,
         Self::VerifyOnly,
         Self::VerifyFatal,
+        Self::DoVerify,
+        Self::NumberIos,
+        Self::ThinkTime,
+        Self::ThinkTimeSpin,
+        Self::ThinkTimeBlocks,
+        Self::ThinkTimeBlocksType,
+        Self::RateMin,
+        Self::RateIopsMin,
+        Self::RateCycle,
     ];
 
     /// The `diskdash bench` flag.
@@ -182,6 +206,15 @@ impl Key {
             Self::Verify => "--verify",
             Self::VerifyOnly => "--verify-only",
             Self::VerifyFatal => "--verify-fatal",
+            Self::DoVerify => "--do-verify",
+            Self::NumberIos => "--number-ios",
+            Self::ThinkTime => "--thinktime",
+            Self::ThinkTimeSpin => "--thinktime-spin",
+            Self::ThinkTimeBlocks => "--thinktime-blocks",
+            Self::ThinkTimeBlocksType => "--thinktime-blocks-type",
+            Self::RateMin => "--rate-min",
+            Self::RateIopsMin => "--rate-iops-min",
+            Self::RateCycle => "--rate-cycle",
         }
     }
 
@@ -232,6 +265,15 @@ impl Key {
             Self::Verify => "verify",
             Self::VerifyOnly => "verify_only",
             Self::VerifyFatal => "verify_fatal",
+            Self::DoVerify => "do_verify",
+            Self::NumberIos => "number_ios",
+            Self::ThinkTime => "thinktime",
+            Self::ThinkTimeSpin => "thinktime_spin",
+            Self::ThinkTimeBlocks => "thinktime_blocks",
+            Self::ThinkTimeBlocksType => "thinktime_blocks_type",
+            Self::RateMin => "rate_min",
+            Self::RateIopsMin => "rate_iops_min",
+            Self::RateCycle => "rate_cycle",
         }
     }
 }
@@ -548,6 +590,24 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         distribution,
     )?;
     let (steady, cliff_pct) = steady_options(&opts, runtime)?;
+    let number_ios = match opts.get(Key::NumberIos) {
+        None => None,
+        Some(_) => {
+            let (text, name) = opts.text(Key::NumberIos, "");
+            match text.trim().parse::<u64>() {
+                // fio's number_ios=0 is no limit.
+                Ok(0) => None,
+                Ok(n) => Some(n),
+                Err(_) => {
+                    return Err(usage!(
+                        "{name} {text:?} is not a number of I/Os; use e.g. 1000 (0: no limit)"
+                    ));
+                }
+            }
+        }
+    };
+    let think = think_options(&opts)?;
+    let rate_min = rate_min_options(&opts)?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -580,7 +640,122 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         bssplit,
         uring,
         verify,
+        number_ios,
+        think,
+        rate_min,
     })
+}
+
+/// A time where a bare number counts `unit`s (fio's `thinktime` in microseconds,
+/// `rate_cycle` in milliseconds).
+fn time_in(name: Name<'_>, text: &str, unit: &str, examples: &str) -> anyhow::Result<Duration> {
+    let text = text.trim();
+    let written = if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        format!("{text}{unit}")
+    } else {
+        text.to_string()
+    };
+    duration_option(name, &written, examples, MAX_RUN_TIME)
+}
+
+/// fio's `thinktime` with `thinktime_spin`, `thinktime_blocks` and `thinktime_blocks_type`;
+/// the companions without `thinktime` are refused (fio ignores them: they would do nothing).
+fn think_options(opts: &Options<'_>) -> anyhow::Result<Option<ThinkTime>> {
+    let name = |key: Key| Name {
+        key,
+        origin: opts.get(key).map(|o| &o.origin),
+    };
+    let (text, think_name) = opts.text(Key::ThinkTime, "0");
+    let pause = time_in(think_name, text, "us", "e.g. 100 (microseconds) or 10ms")?;
+    if pause.is_zero() {
+        if let Some(key) = [
+            Key::ThinkTimeSpin,
+            Key::ThinkTimeBlocks,
+            Key::ThinkTimeBlocksType,
+        ]
+        .into_iter()
+        .find(|k| opts.get(*k).is_some())
+        {
+            return Err(usage!(
+                "{} needs thinktime (a pause to tune); add thinktime=TIME, e.g. \
+                 thinktime=1ms",
+                name(key)
+            ));
+        }
+        return Ok(None);
+    }
+    let (text, spin_name) = opts.text(Key::ThinkTimeSpin, "0");
+    let spin = time_in(spin_name, text, "us", "e.g. 50 (microseconds)")?;
+    if spin > pause {
+        return Err(usage!(
+            "{spin_name} {text:?} is longer than {think_name}; spin at most the whole pause"
+        ));
+    }
+    let (text, blocks_name) = opts.text(Key::ThinkTimeBlocks, "1");
+    let blocks = count_option(blocks_name, text, u32::MAX, "1 or 8")?;
+    let on_issue = match opts.text(Key::ThinkTimeBlocksType, "complete") {
+        ("complete", _) => false,
+        ("issue", _) => true,
+        (other, name) => {
+            return Err(usage!(
+                "{name} {other:?} is not a way to count; use complete or issue"
+            ));
+        }
+    };
+    Ok(Some(ThinkTime {
+        pause,
+        spin,
+        blocks,
+        on_issue,
+    }))
+}
+
+/// fio's `rate_min` (bytes/s) and `rate_iops_min`, averaged over `rate_cycle` (ms, default
+/// 1000). One value for every direction; fio's per-direction `READ,WRITE` form is refused.
+fn rate_min_options(opts: &Options<'_>) -> anyhow::Result<Option<RateMin>> {
+    let floor = |key: Key, size: bool| -> anyhow::Result<Option<u64>> {
+        let Some(_) = opts.get(key) else {
+            return Ok(None);
+        };
+        let (text, name) = opts.text(key, "");
+        if text.contains(',') {
+            return Err(usage!(
+                "{name} {text:?}: diskdash takes one floor for every direction; give one value"
+            ));
+        }
+        let value = if size {
+            parse_size_bytes(text.trim())
+        } else {
+            text.trim().parse::<u64>().ok()
+        };
+        match value {
+            Some(0) => Ok(None),
+            Some(v) => Ok(Some(v)),
+            None if size => Err(usage!(
+                "{name} {text:?} is not a rate; use bytes per second, e.g. 10m"
+            )),
+            None => Err(usage!(
+                "{name} {text:?} is not a rate; use I/Os per second, e.g. 100"
+            )),
+        }
+    };
+    let bytes_per_sec = floor(Key::RateMin, true)?;
+    let iops = floor(Key::RateIopsMin, false)?;
+    let (text, name) = opts.text(Key::RateCycle, "1000");
+    let cycle = time_in(name, text, "ms", "e.g. 1000 (milliseconds)")?;
+    if bytes_per_sec.is_none() && iops.is_none() {
+        return Ok(None);
+    }
+    if cycle < MIN_INTERVAL {
+        return Err(usage!(
+            "{name} {text:?} is too short to average over; use e.g. 1000 (milliseconds)"
+        ));
+    }
+    Ok(Some(RateMin {
+        bytes_per_sec,
+        iops,
+        cycle,
+    }))
 }
 
 /// fio's `verify` with `verify_only` and `verify_fatal`. What a read-back can know decides
@@ -606,6 +781,10 @@ fn verify_option(
         }
     };
     let only = flag(Key::VerifyOnly)?;
+    let read_back = match opts.get(Key::DoVerify) {
+        None => true,
+        Some(option) => flag_option(name(Key::DoVerify), &option.value)?,
+    };
     let fatal = flag(Key::VerifyFatal)?;
     let (text, verify) = opts.text(Key::Verify, "0");
     let kind = match text.trim() {
@@ -674,7 +853,12 @@ fn verify_option(
             name(Key::Bs)
         ));
     }
-    Ok(Some(VerifySpec { kind, only, fatal }))
+    Ok(Some(VerifySpec {
+        kind,
+        only,
+        fatal,
+        read_back,
+    }))
 }
 
 /// fio's io_uring options. Each asks for something only io_uring has, so another engine (or

@@ -203,6 +203,36 @@ pub struct JobSpec {
     pub uring: UringOptions,
     /// Data verification (fio's `verify`, `verify_only`, `verify_fatal`).
     pub verify: Option<VerifySpec>,
+    /// Each worker ends after this many I/Os, whichever of its ends comes first (fio's
+    /// `number_ios`).
+    pub number_ios: Option<u64>,
+    /// A pause after every few I/Os (fio's `thinktime` and its companions).
+    pub think: Option<ThinkTime>,
+    /// The job fails when a direction it does moves less than this (fio's `rate_min`,
+    /// `rate_iops_min`, `rate_cycle`).
+    pub rate_min: Option<RateMin>,
+}
+
+/// fio's think time: after `blocks` I/Os (counted as they complete, or as they are issued),
+/// the worker lets its in-flight I/O finish, then spins the CPU for `spin` and sleeps the rest
+/// of `pause`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThinkTime {
+    pub pause: Duration,
+    /// The part of `pause` spent busy on the CPU (`thinktime_spin`), at most `pause`.
+    pub spin: Duration,
+    pub blocks: u32,
+    /// Count I/Os as they are issued (`thinktime_blocks_type=issue`), not as they complete.
+    pub on_issue: bool,
+}
+
+/// fio's floor under a job's rate, per worker and per direction the job does, over each
+/// `cycle` after the ramp: below it the job stops with an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateMin {
+    pub bytes_per_sec: Option<u64>,
+    pub iops: Option<u64>,
+    pub cycle: Duration,
 }
 
 /// Data verification: writes carry a header and checksum (`verify::fill`); a write job reads
@@ -215,6 +245,9 @@ pub struct VerifySpec {
     pub only: bool,
     /// Stop at the first failure (`verify_fatal`).
     pub fatal: bool,
+    /// A write job reads back what it wrote after its run (fio's `do_verify`, default 1);
+    /// `false` writes the verify headers only, for a later `verify_only` job.
+    pub read_back: bool,
 }
 
 /// fio's io_uring engine options. diskdash registers the file and the buffers by default
@@ -373,6 +406,9 @@ impl Default for JobSpec {
             bssplit: None,
             uring: UringOptions::default(),
             verify: None,
+            number_ios: None,
+            think: None,
+            rate_min: None,
         }
     }
 }

@@ -448,6 +448,7 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     // and CPU are not the run's, nor its reads the device window's).
     if let Some(verify) = spec.verify
         && !verify.only
+        && verify.read_back
         && state.fault.is_none()
         && !control.stop.load(Ordering::Relaxed)
     {
@@ -505,6 +506,15 @@ struct Loop<'a> {
     /// The seed in every verified block's header (the job's `randseed`, else 0), the same in a
     /// later `--verify-only` run.
     verify_seed: u64,
+    /// I/Os this worker may still issue (fio's `number_ios`; `u64::MAX`: no limit).
+    ios_left: u64,
+    /// I/Os counted towards the next think time (fio's `thinktime_blocks`).
+    think_count: u32,
+    /// The rate floor's current cycle: its start and what each direction moved in it
+    /// (fio's `rate_min`, `rate_iops_min`).
+    cycle_start_ns: u64,
+    cycle_bytes: [u64; 2],
+    cycle_ios: [u64; 2],
 }
 
 impl<'a> Loop<'a> {
@@ -547,6 +557,11 @@ impl<'a> Loop<'a> {
             verify_out: VerifyOutcome::default(),
             verify_live: plan.verify.clone(),
             verify_seed: plan.spec.randseed.unwrap_or(0),
+            ios_left: plan.spec.number_ios.unwrap_or(u64::MAX),
+            think_count: 0,
+            cycle_start_ns: 0,
+            cycle_bytes: [0; 2],
+            cycle_ios: [0; 2],
         }
     }
 
@@ -577,6 +592,7 @@ impl<'a> Loop<'a> {
         if ramp_ns == 0 {
             self.recording = true;
             self.cur.reset(start_ns);
+            self.cycle_start_ns = start_ns;
         }
     }
 
@@ -615,15 +631,17 @@ impl<'a> Loop<'a> {
         let mut sync_due = false;
         let mut stopping = false;
         let mut paused = false;
+        let think = self.spec.think;
+        let mut think_due = false;
 
         if self.control.stop.load(Ordering::Relaxed) {
             return;
         }
         loop {
             wake_ns = None;
-            if !stopping && !sync_due && !paused {
+            if !stopping && !sync_due && !paused && !think_due {
                 while in_flight + queued < depth {
-                    if self.budget_bytes < self.workload.unit_bytes() {
+                    if self.budget_bytes < self.workload.unit_bytes() || self.ios_left == 0 {
                         // A size-based run has submitted its bytes: drain and end.
                         stopping = true;
                         break;
@@ -666,6 +684,7 @@ impl<'a> Loop<'a> {
                     }
                     let Some(slot) = free.pop() else { break };
                     self.budget_bytes -= u64::from(len);
+                    self.ios_left -= 1;
                     let generation = self.workload.pass();
                     let offset_bytes = self.workload.offset(len);
                     offsets[slot as usize] = offset_bytes;
@@ -705,6 +724,14 @@ impl<'a> Loop<'a> {
                     engine.prep(io);
                     unstamped.push(slot);
                     queued += 1;
+                    if let Some(think) = think.filter(|t| t.on_issue) {
+                        self.think_count += 1;
+                        if self.think_count >= think.blocks {
+                            self.think_count = 0;
+                            think_due = true;
+                            break;
+                        }
+                    }
                     if direction == Direction::Write
                         && let Some(every) = sync_every
                     {
@@ -738,6 +765,22 @@ impl<'a> Loop<'a> {
                     }
                     continue;
                 }
+                if let (true, false, Some(think)) = (think_due, stopping, think) {
+                    // fio's thinktime: the I/O in flight has completed; pause, then go on.
+                    self.think(think);
+                    think_due = false;
+                    let now = monotonic_ns();
+                    self.check_rate_min(now);
+                    if (now >= self.deadline_ns && self.runtime_over(now))
+                        || self.control.stop.load(Ordering::Relaxed)
+                    {
+                        stopping = true;
+                    }
+                    if self.control.paused.load(Ordering::Relaxed) {
+                        paused = true;
+                    }
+                    continue;
+                }
                 if stopping {
                     if self.spec.end_fsync && self.fault.is_none() {
                         self.sync(Some(SyncEvery::Fsync(1)));
@@ -762,9 +805,13 @@ impl<'a> Loop<'a> {
                     if !self.recording && now >= self.record_from_ns {
                         self.recording = true;
                         self.cur.reset(now);
+                        self.cycle_start_ns = now;
                     }
                     if self.recording && now >= self.next_tick_ns {
                         self.hand_off(now);
+                    }
+                    if self.check_rate_min(now) {
+                        stopping = true;
                     }
                     if (now >= self.deadline_ns && self.runtime_over(now))
                         || self.control.stop.load(Ordering::Relaxed)
@@ -802,6 +849,7 @@ impl<'a> Loop<'a> {
             if !self.recording && reaped_ns >= self.record_from_ns {
                 self.recording = true;
                 self.cur.reset(reaped_ns);
+                self.cycle_start_ns = reaped_ns;
             }
             for completion in completions.drain(..) {
                 in_flight -= 1;
@@ -849,7 +897,17 @@ impl<'a> Loop<'a> {
                         stopping = true;
                     }
                 }
+                if let Some(think) = think.filter(|t| !t.on_issue) {
+                    self.think_count += 1;
+                    if self.think_count >= think.blocks {
+                        self.think_count = 0;
+                        think_due = true;
+                    }
+                }
                 if self.recording {
+                    let side = usize::from(io.direction != Direction::Read);
+                    self.cycle_bytes[side] += u64::from(lens[slot]);
+                    self.cycle_ios[side] += 1;
                     let latency_ns = reaped_ns.saturating_sub(submit_ns[slot]);
                     let stats = match io.direction {
                         Direction::Read => &mut self.cur.read,
@@ -869,6 +927,9 @@ impl<'a> Loop<'a> {
             }
             if self.recording && reaped_ns >= self.next_tick_ns {
                 self.hand_off(reaped_ns);
+            }
+            if self.check_rate_min(reaped_ns) {
+                stopping = true;
             }
             if (reaped_ns >= self.deadline_ns && self.runtime_over(reaped_ns))
                 || self.control.stop.load(Ordering::Relaxed)
@@ -1014,6 +1075,96 @@ impl<'a> Loop<'a> {
             .min(now_ns.saturating_add(PACED_WAIT_MAX_NS))
     }
 
+    /// fio's think time: spins the CPU for `spin`, then sleeps the rest of the pause, still
+    /// handing over ticks; ends early when the run is stopped or its runtime is over.
+    fn think(&mut self, think: crate::bench::spec::ThinkTime) {
+        let start = monotonic_ns();
+        let spin_end = start.saturating_add(crate::record::nanos(think.spin));
+        let end = start.saturating_add(crate::record::nanos(think.pause));
+        loop {
+            let now = monotonic_ns();
+            if !self.recording && now >= self.record_from_ns {
+                self.recording = true;
+                self.cur.reset(now);
+                self.cycle_start_ns = now;
+            }
+            if self.recording && now >= self.next_tick_ns {
+                self.hand_off(now);
+            }
+            if now >= end
+                || self.control.stop.load(Ordering::Relaxed)
+                || (now >= self.deadline_ns && self.runtime_over(now))
+            {
+                return;
+            }
+            if now < spin_end {
+                std::hint::spin_loop();
+                continue;
+            }
+            let until = self.wait_until(end, now).max(now + 100_000).min(end);
+            std::thread::sleep(Duration::from_nanos(until.saturating_sub(now)));
+        }
+    }
+
+    /// fio's `rate_min`/`rate_iops_min`: at the end of each `rate_cycle` after the ramp, a
+    /// direction the job does that moved less than its floor fails the job. True when it did.
+    fn check_rate_min(&mut self, now_ns: u64) -> bool {
+        let Some(floor) = self.spec.rate_min else {
+            return false;
+        };
+        let cycle_ns = crate::record::nanos(floor.cycle);
+        if !self.recording || now_ns.saturating_sub(self.cycle_start_ns) < cycle_ns {
+            return false;
+        }
+        let elapsed_ns = now_ns - self.cycle_start_ns;
+        let (reads, writes) = self.workload.directions();
+        let per_sec = |count: u64| {
+            u64::try_from(u128::from(count) * 1_000_000_000 / u128::from(elapsed_ns.max(1)))
+                .unwrap_or(u64::MAX)
+        };
+        let mut shortfall = None;
+        for (side, does, name) in [(0, reads, "read"), (1, writes, "write")] {
+            if !does {
+                continue;
+            }
+            let bytes = per_sec(self.cycle_bytes[side]);
+            let ios = per_sec(self.cycle_ios[side]);
+            if let Some(min) = floor.bytes_per_sec.filter(|min| bytes < *min) {
+                shortfall = Some(format!(
+                    "{name}s moved {}/s over {} ms, below rate_min {}/s",
+                    format_bytes(bytes),
+                    elapsed_ns / 1_000_000,
+                    format_bytes(min)
+                ));
+                break;
+            }
+            if let Some(min) = floor.iops.filter(|min| ios < *min) {
+                shortfall = Some(format!(
+                    "{name}s ran {ios} IOPS over {} ms, below rate_iops_min {min}",
+                    elapsed_ns / 1_000_000
+                ));
+                break;
+            }
+        }
+        self.cycle_start_ns = now_ns;
+        self.cycle_bytes = [0; 2];
+        self.cycle_ios = [0; 2];
+        let Some(detail) = shortfall else {
+            return false;
+        };
+        if self.fault.is_none() {
+            self.fault = Some(IoFault {
+                worker: self.worker,
+                operation: "rate",
+                offset_bytes: None,
+                errno: 0,
+                detail: Some(detail),
+            });
+        }
+        self.control.stop.store(true, Ordering::Relaxed);
+        true
+    }
+
     /// Whether the runtime is over at `now_ns` (past the deadline): the session's stalled time
     /// moves the deadline. Right after a stall this thread may run before the session has
     /// looked; while the session's last wake-up is a stall ago, the end waits for it (the
@@ -1067,6 +1218,10 @@ impl<'a> Loop<'a> {
         if !self.recording {
             self.record_from_ns = self.record_from_ns.saturating_add(paused_ns);
         }
+        // A paused cycle is not the device's: the rate floor starts a new one.
+        self.cycle_start_ns = monotonic_ns();
+        self.cycle_bytes = [0; 2];
+        self.cycle_ios = [0; 2];
     }
 
     fn fail(&mut self, operation: &'static str, offset_bytes: Option<u64>, err: &std::io::Error) {

@@ -56,6 +56,16 @@ enum Opt {
     ZeroBuffers,
     /// `refill_buffers`: 0 (fio's default: buffers filled once, reused) is what diskdash does.
     RefillBuffers,
+    /// `loops`: the job's I/O N times over (size-based).
+    Loops,
+    /// `verify`: fio's kinds, some run as the nearest of diskdash's.
+    Verify,
+    /// `do_verify`: honoured with `verify`; alone it has nothing to do.
+    DoVerify,
+    /// `wait_for`: starts after the named job ends.
+    WaitFor,
+    Fallocate,
+    ContinueOnError,
     /// Accepted; the note says what diskdash does instead.
     Accepted(Arity, &'static str),
     /// Tunes fio's own measurement or logs: accepted with a note.
@@ -189,7 +199,20 @@ option_table! {
         "randrepeat" => Opt::RandRepeat,
         "random_distribution" => Opt::Job(Key::RandomDistribution),
         "bssplit" => Opt::Job(Key::BsSplit),
-        "verify" => Opt::Job(Key::Verify),
+        "verify" => Opt::Verify,
+        "do_verify" => Opt::DoVerify,
+        "loops" => Opt::Loops,
+        "number_ios" => Opt::Job(Key::NumberIos),
+        "thinktime" => Opt::Job(Key::ThinkTime),
+        "thinktime_spin" => Opt::Job(Key::ThinkTimeSpin),
+        "thinktime_blocks" => Opt::Job(Key::ThinkTimeBlocks),
+        "thinktime_blocks_type" => Opt::Job(Key::ThinkTimeBlocksType),
+        "rate_min" | "ratemin" => Opt::Job(Key::RateMin),
+        "rate_iops_min" => Opt::Job(Key::RateIopsMin),
+        "rate_cycle" | "ratecycle" => Opt::Job(Key::RateCycle),
+        "wait_for" => Opt::WaitFor,
+        "fallocate" => Opt::Fallocate,
+        "continue_on_error" => Opt::ContinueOnError,
         "verify_only" => Opt::Bool(Key::VerifyOnly),
         "verify_fatal" => Opt::Bool(Key::VerifyFatal),
         "hipri" => Opt::Bool(Key::Hipri),
@@ -218,7 +241,7 @@ option_table! {
         "create_only" => Opt::CreateOnly,
         "zero_buffers" => Opt::ZeroBuffers,
         "refill_buffers" => Opt::RefillBuffers,
-        "thread" => Opt::Accepted(Flag, "accepted; diskdash's workers are always threads"),
+        "thread" | "threads" => Opt::Accepted(Flag, "accepted; diskdash's workers are always threads"),
         "norandommap" => Opt::Accepted(
             Flag,
             "accepted; diskdash draws random offsets with replacement and keeps no map",
@@ -404,7 +427,22 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "group_reporting",
         "allow_mounted_write",
         "percentile_list",
+        "loops",
+        "number_ios",
+        "thinktime",
+        "thinktime_spin",
+        "thinktime_blocks",
+        "thinktime_blocks_type",
+        "rate_min",
+        "ratemin",
+        "rate_iops_min",
+        "rate_cycle",
+        "do_verify",
+        "wait_for",
+        "fallocate",
+        "continue_on_error",
         "thread",
+        "threads",
         "norandommap",
         "invalidate",
         "create_on_open",
@@ -434,7 +472,7 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         .iter()
         .map(|&name| {
             let how = match lookup(name) {
-                Some(Opt::Accepted(..)) => "accepted with a note",
+                Some(Opt::Accepted(..) | Opt::Fallocate) => "accepted with a note",
                 Some(Opt::Tuning(_)) => "accepted with a note (tunes fio itself)",
                 _ => "honoured",
             };
@@ -675,9 +713,27 @@ fn build(
     let mut workers: u64 = 0;
     // Each job's create_only, with its name.
     let mut create_only: Vec<(bool, String)> = Vec::new();
+    // The job whose wait_for began the last step, when one did.
+    let mut waiter: Option<String> = None;
     for (i, draft) in drafts.iter().enumerate() {
         let mapped = job(draft, &globals, io, machine, &mut settings)?;
         create_only.push((mapped.create_only, mapped.job.name.clone()));
+        let waits = match &mapped.wait_for {
+            Some(entry) => wait_for(entry, &mapped.job.name, &steps)?,
+            None => false,
+        };
+        if let (Some(w), false, false) = (&waiter, mapped.stonewall, waits) {
+            return Err(usage!(
+                "job {} would start after job {w}'s wait_for, where fio starts it at once; \
+                 put it before job {w}, or give it stonewall",
+                crate::error::one_line(&mapped.job.name)
+            ));
+        }
+        if mapped.stonewall {
+            waiter = None;
+        } else if waits {
+            waiter = Some(mapped.job.name.clone());
+        }
         let mut job = mapped.job;
         workers += u64::from(job.spec.numjobs);
         if workers > MAX_WORKERS {
@@ -687,7 +743,7 @@ fn build(
                 crate::error::one_line(&job.name)
             ));
         }
-        if i == 0 || mapped.stonewall {
+        if i == 0 || mapped.stonewall || waits {
             steps.push(Step {
                 jobs: Vec::new(),
                 point: Vec::new(),
@@ -938,6 +994,8 @@ struct Mapped {
     job: Job,
     /// `create_only=1`: lay out the file, run nothing.
     create_only: bool,
+    /// `wait_for`: the job it starts after, and where that was said.
+    wait_for: Option<Entry>,
     stonewall: bool,
     new_group: bool,
     group_reporting: bool,
@@ -989,12 +1047,22 @@ fn job(
     let mut io_size: Option<&Entry> = None;
     let mut runtime: Option<&Entry> = None;
     let mut time_based: Option<&Entry> = None;
+
     let (mut unlink, mut stonewall, mut new_group, mut group_reporting) =
         (false, false, false, false);
     let mut randrepeat = true;
     let mut create_only = false;
+    let mut loops: Option<(u64, &Entry)> = None;
+    let mut do_verify: Option<&Entry> = None;
+    let mut wait_for: Option<&Entry> = None;
     for (opt, entry) in draft.options(globals) {
         let opt = *opt;
+        if matches!(
+            opt,
+            Opt::Size | Opt::IoSize | Opt::Job(Key::Offset | Key::OffsetIncrement)
+        ) {
+            refuse_zones(entry)?;
+        }
         match opt {
             Opt::Job(key) => push(&mut options, key, value(entry), entry),
             Opt::Bool(key) => push(
@@ -1077,6 +1145,91 @@ fn job(
                     ));
                 }
             }
+            Opt::Loops => {
+                let text = value(entry);
+                let n = text
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .ok_or_else(|| {
+                        usage!(
+                            "{} {text:?} is not a number of loops; use 1 or more, e.g. loops=3",
+                            entry.name()
+                        )
+                    })?;
+                loops = Some((n, entry));
+            }
+            Opt::Verify => {
+                let text = value(entry);
+                let ours = match text.to_ascii_lowercase().as_str() {
+                    "md5" | "sha1" | "sha512" | "sha3-224" | "sha3-256" | "sha3-384"
+                    | "sha3-512" => Some("sha256"),
+                    "crc64" | "crc32" | "crc16" | "crc7" | "meta" => Some("crc32c"),
+                    _ => None,
+                };
+                match ours {
+                    Some(ours) => {
+                        settings.note(format!(
+                            "{}: verify={text} runs as diskdash's {ours} check; the blocks \
+                             carry diskdash's header, which fio's verify cannot read (nor \
+                             diskdash fio's)",
+                            entry.located()
+                        ));
+                        push(&mut options, Key::Verify, ours, entry);
+                    }
+                    None => push(&mut options, Key::Verify, text, entry),
+                }
+            }
+            Opt::DoVerify => {
+                flag(entry)?;
+                do_verify = Some(entry);
+                push(
+                    &mut options,
+                    Key::DoVerify,
+                    if flag(entry)? { "1" } else { "0" },
+                    entry,
+                );
+            }
+            Opt::WaitFor => wait_for = Some(entry),
+            Opt::Fallocate => {
+                let text = value(entry);
+                if !matches!(
+                    text,
+                    "none" | "native" | "posix" | "keep" | "truncate" | "0" | "1"
+                ) {
+                    return Err(usage!(
+                        "{} {text:?} is not a way to preallocate; use none, native, posix, \
+                         keep, truncate, 0 or 1",
+                        entry.name()
+                    ));
+                }
+                settings.note(format!(
+                    "{}: accepted; diskdash lays out a file it creates by writing it in full \
+                     before the run (fio writes its layout after preallocating), so the file \
+                     holds the same data; its extents may differ",
+                    entry.located()
+                ));
+            }
+            Opt::ContinueOnError => {
+                let text = value(entry);
+                match text {
+                    "none" | "0" => {}
+                    "read" | "write" | "io" | "verify" | "all" | "1" => {
+                        return Err(usage!(
+                            "{}={text}: diskdash stops a job at its first I/O error and \
+                             reports it; drop continue_on_error (or set it to none)",
+                            entry.name()
+                        ));
+                    }
+                    _ => {
+                        return Err(usage!(
+                            "{} {text:?} is not an error class; use none, read, write, io, \
+                             verify, all, 0 or 1",
+                            entry.name()
+                        ));
+                    }
+                }
+            }
             Opt::Accepted(_, note) => settings.note(format!("{}: {note}", entry.located())),
             Opt::Tuning(_) => settings.note(format!(
                 "{}: accepted; it tunes fio's own measurement, diskdash measures every I/O \
@@ -1091,14 +1244,17 @@ fn job(
     }
 
     // Time-based or size-based, as fio: without time_based the job ends after its bytes.
+    if let (Some(tb), None) = (time_based, runtime) {
+        // fio logs "time_based requires a runtime/timeout setting" and runs size-based.
+        settings.note(format!(
+            "{}: time_based needs a runtime; without one the job runs size-based, as fio \
+             does (add runtime=60s for a timed run)",
+            tb.located()
+        ));
+        time_based = None;
+    }
     match (time_based, runtime) {
-        (Some(tb), None) => {
-            return Err(usage!(
-                "{} needs a runtime; add runtime=60s (or drop time_based for a \
-                 size-based run)",
-                tb.name()
-            ));
-        }
+        (Some(_), None) => unreachable!("time_based without a runtime became size-based"),
         (Some(_), Some(rt)) => push(&mut options, Key::Runtime, value(rt), rt),
         // fio's runtime=0 is no limit: the cap stays.
         (None, Some(rt)) if value(rt) != "0" => push(&mut options, Key::Runtime, value(rt), rt),
@@ -1237,17 +1393,34 @@ fn job(
     };
     push(&mut options, Key::Size, size_text.clone(), size_entry);
     match (time_based, io_size) {
-        (None, Some(entry)) => push(&mut options, Key::IoSize, value(entry), entry),
-        (None, None) => push(&mut options, Key::IoSize, size_text, size_entry),
+        (None, Some(entry)) => push_io_size(&mut options, value(entry), entry, loops)?,
+        (None, None) => push_io_size(&mut options, &size_text, size_entry, loops)?,
         (Some(_), Some(entry)) => settings.note(format!(
             "{}: ignored; time_based runs for runtime",
             entry.located()
         )),
         (Some(_), None) => {}
     }
+    if let (Some(_), Some((_, entry))) = (time_based, loops) {
+        settings.note(format!(
+            "{}: ignored; time_based repeats the job until its runtime is over",
+            entry.located()
+        ));
+    }
+    if let Some(entry) = do_verify
+        && !options
+            .iter()
+            .any(|o| o.key == Key::Verify && o.value != "0")
+    {
+        settings.note(format!(
+            "{}: accepted; without verify there is nothing to check",
+            entry.located()
+        ));
+    }
     let spec = validate(&options, machine)?;
     Ok(Mapped {
         create_only,
+        wait_for: wait_for.cloned(),
         job: Job {
             name,
             spec,
@@ -1259,6 +1432,86 @@ fn job(
         new_group,
         group_reporting,
     })
+}
+
+/// fio's `wait_for=JOB`: whether `name` must start a new step to start after JOB. JOB must
+/// be an earlier job; one in an earlier step has ended before this step starts (nothing to
+/// do); one in the current step must be alone there, else the new step would wait for the
+/// others too.
+fn wait_for(entry: &Entry, name: &str, steps: &[Step]) -> anyhow::Result<bool> {
+    let waitee = value(entry);
+    let Some(at) = steps
+        .iter()
+        .position(|s| s.jobs.iter().any(|j| j.name == waitee))
+    else {
+        return Err(usage!(
+            "{} {waitee:?} names no job before job {}; wait for a job defined above it",
+            entry.name(),
+            crate::error::one_line(name)
+        ));
+    };
+    if at + 1 < steps.len() {
+        return Ok(false);
+    }
+    let others: Vec<&str> = steps[at]
+        .jobs
+        .iter()
+        .map(|j| j.name.as_str())
+        .filter(|n| *n != waitee)
+        .collect();
+    if !others.is_empty() {
+        return Err(usage!(
+            "{}={waitee}: diskdash runs jobs in steps, and job {waitee} runs beside {}; job {} \
+             would wait for them too; give job {waitee} stonewall, or use stonewall here \
+             to wait for all of them",
+            entry.name(),
+            others.join(", "),
+            crate::error::one_line(name)
+        ));
+    }
+    Ok(true)
+}
+
+/// fio's `z` suffix counts zones (`offset=2z`), which need fio's `zonemode`.
+fn refuse_zones(entry: &Entry) -> anyhow::Result<()> {
+    let text = value(entry);
+    if let Some(count) = text.strip_suffix(['z', 'Z'])
+        && !count.is_empty()
+        && count.trim().bytes().all(|b| b.is_ascii_digit())
+    {
+        return Err(usage!(
+            "{} {text:?} counts zones (fio's z suffix, with zonemode); diskdash has no zones; \
+             give bytes, e.g. 256m",
+            entry.name()
+        ));
+    }
+    Ok(())
+}
+
+/// The bytes each worker moves, `loops` times over (fio's `loops` repeats a size-based job).
+fn push_io_size(
+    options: &mut Vec<JobOption>,
+    text: &str,
+    entry: &Entry,
+    loops: Option<(u64, &Entry)>,
+) -> anyhow::Result<()> {
+    let Some((n, loops_entry)) = loops.filter(|(n, _)| *n > 1) else {
+        push(options, Key::IoSize, text, entry);
+        return Ok(());
+    };
+    // A value the validator refuses keeps its own error.
+    let Some(bytes) = crate::units::parse_size_bytes(text) else {
+        push(options, Key::IoSize, text, entry);
+        return Ok(());
+    };
+    let total = bytes.checked_mul(n).ok_or_else(|| {
+        usage!(
+            "{} {n} x {text} overflows; use fewer loops",
+            loops_entry.name()
+        )
+    })?;
+    push(options, Key::IoSize, total.to_string(), loops_entry);
+    Ok(())
 }
 
 /// Two jobs of one step must not write the same file or device.

@@ -183,7 +183,6 @@ fn fio_bad_input_is_one_line_and_exit_2() {
     );
     write(d, "numjobs.fio", b"[a]\nsize=1M\nnumjobs=0\n");
     write(d, "binary.fio", b"[a]\nsize=1M\xff\xfe\n");
-    write(d, "tb.fio", b"[a]\nsize=1M\ntime_based\n");
     write(d, "grant.fio", b"[a]\nsize=1M\nallow_destructive=1\n");
     let cases: &[(&[&str], &str)] = &[
         (
@@ -233,11 +232,6 @@ fn fio_bad_input_is_one_line_and_exit_2() {
             &["binary.fio"],
             "job file binary.fio is not UTF-8 text (invalid byte at offset 11); give a fio job \
              file",
-        ),
-        (
-            &["tb.fio"],
-            "tb.fio:3: time_based needs a runtime; add runtime=60s (or drop time_based for a \
-             size-based run)",
         ),
         (
             &["grant.fio"],

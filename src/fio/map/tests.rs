@@ -339,7 +339,7 @@ fn every_bad_input_names_itself_and_the_fix() {
         .file("b.fio", "[a]\nsize=1G\nbs\n")
         .file("c.fio", "[a]\nfilename=nothere\n")
         .file("d.fio", "[a]\nsize=1G\nallow_destructive=1\n")
-        .file("e.fio", "[a]\nsize=1G\ntime_based\n")
+        .file("e.fio", "[a]\nsize=1G\ncontinue_on_error=all\n")
         .file("f.fio", "[a]\nsize=1G\nnumjobs=0\n")
         .file(
             "g.fio",
@@ -377,8 +377,8 @@ fn every_bad_input_names_itself_and_the_fix() {
         ),
         (
             &["e.fio"],
-            "e.fio:3: time_based needs a runtime; add runtime=60s (or drop time_based for a \
-             size-based run)",
+            "e.fio:3: continue_on_error=all: diskdash stops a job at its first I/O error and \
+             reports it; drop continue_on_error (or set it to none)",
         ),
         (
             &["f.fio"],
@@ -875,4 +875,138 @@ fn kdiskmarks_buffer_and_layout_options_keep_fios_meaning() {
         "job prep has create_only=1 but job run runs: diskdash lays out the files of a whole \
          command line or runs it; give the create_only jobs their own command line"
     );
+}
+
+fn one(text: &str) -> Result<FioInvocation, String> {
+    world().file("j.fio", text).load(&["j.fio"])
+}
+
+#[test]
+fn loops_multiplies_the_bytes_moved() {
+    let inv = one("[a]\nsize=16m\nloops=3\n").unwrap();
+    assert_eq!(jobs(&inv)[0].spec.io_size_bytes, Some(48 << 20));
+    let inv = one("[a]\nsize=16m\nio_size=4m\nloops=2\n").unwrap();
+    assert_eq!(jobs(&inv)[0].spec.io_size_bytes, Some(8 << 20));
+    let err = one("[a]\nsize=16m\nloops=0\n").unwrap_err();
+    assert!(
+        err.contains("j.fio:3: loops \"0\" is not a number of loops"),
+        "{err}"
+    );
+    let inv = one("[a]\nsize=16m\nloops=3\ntime_based\nruntime=2s\n").unwrap();
+    assert_eq!(jobs(&inv)[0].spec.io_size_bytes, None);
+    assert!(
+        inv.notes.iter().any(|n| n.contains("loops=3: ignored")),
+        "{:?}",
+        inv.notes
+    );
+}
+
+#[test]
+fn time_based_without_runtime_runs_size_based_with_a_note() {
+    let inv = one("[a]\nsize=16m\ntime_based\n").unwrap();
+    assert_eq!(jobs(&inv)[0].spec.io_size_bytes, Some(16 << 20));
+    assert!(
+        inv.notes
+            .iter()
+            .any(|n| n.contains("time_based needs a runtime")),
+        "{:?}",
+        inv.notes
+    );
+}
+
+#[test]
+fn number_ios_thinktime_and_rate_min_reach_the_job() {
+    let inv = one(
+        "[a]\nsize=16m\nnumber_ios=100\nthinktime=250\nthinktime_spin=50\n\
+         thinktime_blocks=4\nthinktime_blocks_type=issue\nratemin=1m\nrate_cycle=500\n",
+    )
+    .unwrap();
+    let spec = &jobs(&inv)[0].spec;
+    assert_eq!(spec.number_ios, Some(100));
+    let think = spec.think.unwrap();
+    assert_eq!(
+        think.pause,
+        Duration::from_micros(250),
+        "bare: microseconds"
+    );
+    assert_eq!(think.spin, Duration::from_micros(50));
+    assert_eq!((think.blocks, think.on_issue), (4, true));
+    let floor = spec.rate_min.unwrap();
+    assert_eq!(floor.bytes_per_sec, Some(1 << 20));
+    assert_eq!(
+        floor.cycle,
+        Duration::from_millis(500),
+        "bare: milliseconds"
+    );
+    let inv = one("[a]\nsize=16m\nnumber_ios=0\nthinktime=10ms\n").unwrap();
+    let spec = &jobs(&inv)[0].spec;
+    assert_eq!(spec.number_ios, None, "0: no limit");
+    assert_eq!(spec.think.unwrap().blocks, 1);
+    assert!(!spec.think.unwrap().on_issue);
+    let err = one("[a]\nsize=16m\nthinktime_blocks=4\n").unwrap_err();
+    assert!(err.contains("thinktime_blocks needs thinktime"), "{err}");
+    let err = one("[a]\nsize=16m\nthinktime=10\nthinktime_spin=20\n").unwrap_err();
+    assert!(err.contains("is longer than"), "{err}");
+    let err = one("[a]\nsize=16m\nrate_min=1m,2m\n").unwrap_err();
+    assert!(err.contains("one floor for every direction"), "{err}");
+}
+
+#[test]
+fn verify_kinds_of_fio_map_to_ours_with_a_note() {
+    let inv = one("[a]\nsize=16m\nrw=write\nverify=md5\ndo_verify=0\n").unwrap();
+    let verify = jobs(&inv)[0].spec.verify.unwrap();
+    assert_eq!(verify.kind.as_str(), "sha256");
+    assert!(!verify.read_back, "do_verify=0");
+    assert!(
+        inv.notes
+            .iter()
+            .any(|n| n.contains("verify=md5 runs as diskdash's sha256"))
+    );
+    let inv = one("[a]\nsize=16m\nrw=write\nverify=crc64\n").unwrap();
+    let verify = jobs(&inv)[0].spec.verify.unwrap();
+    assert_eq!(verify.kind.as_str(), "crc32c");
+    assert!(verify.read_back, "do_verify defaults to 1");
+    let inv = one("[a]\nsize=16m\ndo_verify=0\n").unwrap();
+    assert!(inv.notes.iter().any(|n| n.contains("nothing to check")));
+}
+
+#[test]
+fn threads_fallocate_and_continue_on_error_none_are_accepted() {
+    let inv = one("[a]\nsize=16m\nthreads=1\nfallocate=keep\ncontinue_on_error=none\n").unwrap();
+    assert!(
+        inv.notes
+            .iter()
+            .any(|n| n.contains("fallocate=keep: accepted"))
+    );
+    let err = one("[a]\nsize=16m\nfallocate=maybe\n").unwrap_err();
+    assert!(err.contains("not a way to preallocate"), "{err}");
+}
+
+#[test]
+fn the_zone_suffix_is_refused_naming_zones() {
+    let err = one("[a]\nsize=2z\n").unwrap_err();
+    assert!(err.contains("j.fio:2: size \"2z\" counts zones"), "{err}");
+    let err = one("[a]\nsize=16m\noffset=1z\n").unwrap_err();
+    assert!(err.contains("counts zones"), "{err}");
+}
+
+#[test]
+fn wait_for_starts_a_step_after_the_job_it_names() {
+    let inv = one("[global]\nsize=16m\n[w]\nrw=write\nfilename=f\n[r]\nwait_for=w\nfilename=f\n")
+        .unwrap();
+    assert_eq!(inv.plan.steps.len(), 2);
+    assert_eq!(inv.plan.steps[1].jobs[0].name, "r");
+    let err = one("[global]\nsize=16m\n[a]\n[b]\n[c]\nwait_for=a\n").unwrap_err();
+    assert!(err.contains("job a runs beside b"), "{err}");
+    let err = one("[global]\nsize=16m\n[a]\nwait_for=z\n").unwrap_err();
+    assert!(err.contains("names no job before job a"), "{err}");
+    let err = one("[global]\nsize=16m\n[a]\n[b]\nwait_for=a\n[c]\n").unwrap_err();
+    assert!(
+        err.contains("job c would start after job b's wait_for"),
+        "{err}"
+    );
+    // A job ended in an earlier step: nothing to wait for.
+    let inv = one("[global]\nsize=16m\n[a]\n[b]\nstonewall\n[c]\nwait_for=a\n").unwrap();
+    assert_eq!(inv.plan.steps.len(), 2);
+    assert_eq!(inv.plan.steps[1].jobs.len(), 2);
 }
