@@ -206,3 +206,70 @@ pub fn encode_uname(encoder: &mut DescriptorEncoder, uname: &Uname) -> Result<()
         ]],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::serve::metrics::{Scrape, openmetrics};
+    use crate::serve::udev::parse;
+
+    fn disk(device: &str, udev: &str) -> DiskIdentity {
+        DiskIdentity {
+            device: device.to_owned(),
+            major: 8,
+            minor: 0,
+            rotational: false,
+            udev: parse(udev),
+        }
+    }
+
+    #[test]
+    fn ata_gauges_need_id_ata_and_a_number_and_empty_families_are_left_out() {
+        let text = openmetrics(Scrape {
+            identities: Arc::new(vec![
+                disk(
+                    "sda",
+                    "E:ID_ATA=1\nE:ID_ATA_ROTATION_RATE_RPM=5400\nE:ID_ATA_WRITE_CACHE=x\n",
+                ),
+                disk("sdb", "E:ID_ATA_ROTATION_RATE_RPM=7200\n"),
+            ]),
+            ..Scrape::default()
+        });
+        assert!(
+            text.contains("node_disk_ata_rotation_rate_rpm{device=\"sda\"} 5400.0"),
+            "{text}"
+        );
+        assert!(!text.contains("{device=\"sdb\"} 7200"), "{text}");
+        assert!(!text.contains("node_disk_ata_write_cache"), "{text}");
+        assert!(!text.contains("node_disk_filesystem"), "{text}");
+        assert!(!text.contains("node_disk_device_mapper"), "{text}");
+        assert!(text.contains("# TYPE node_disk info"), "{text}");
+    }
+
+    #[test]
+    fn no_node_metrics_drops_every_node_family() {
+        let uname = Uname {
+            sysname: "Linux".to_owned(),
+            domainname: "(none)".to_owned(),
+            ..Uname::default()
+        };
+        let with = openmetrics(Scrape {
+            identities: Arc::new(vec![disk("sda", "")]),
+            uname: Some(uname.clone()),
+            ..Scrape::default()
+        });
+        assert!(
+            with.contains("node_uname_info{domainname=\"(none)\","),
+            "{with}"
+        );
+        let without = openmetrics(Scrape {
+            identities: Arc::new(vec![disk("sda", "")]),
+            uname: Some(uname),
+            no_node_metrics: true,
+            ..Scrape::default()
+        });
+        assert!(!without.contains("node_"), "{without}");
+    }
+}
