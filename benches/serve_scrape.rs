@@ -17,6 +17,7 @@ use diskdash::monitor::diskstats::DiskstatsReader;
 use diskdash::monitor::sampler::Sampler;
 use diskdash::monitor::sysfs::QueueSettings;
 use diskdash::serve::bench::{RunScrape, le_seconds};
+use diskdash::serve::filter::DeviceFilter;
 use diskdash::serve::format::openmetrics_to_text;
 use diskdash::serve::metrics::{DiskSettings, openmetrics, openmetrics_of};
 use diskdash::serve::scrape_of;
@@ -86,6 +87,7 @@ fn scrape(c: &mut Criterion) {
     let mut sampler = Sampler::with_reader(DiskstatsReader::open_path(&path).unwrap());
     sampler.sample().unwrap();
     let settings = settings();
+    let filter = DeviceFilter::default();
     let mut group = c.benchmark_group("serve_scrape");
     for (name, text_format) in [
         ("openmetrics_100_disks", false),
@@ -96,7 +98,7 @@ fn scrape(c: &mut Criterion) {
                 let start = thread_cpu_now();
                 for _ in 0..iters {
                     let step = sampler.sample().unwrap();
-                    let om = openmetrics(scrape_of(&step, Arc::clone(&settings)));
+                    let om = openmetrics(scrape_of(&step, &filter, Arc::clone(&settings)));
                     let body = if text_format {
                         openmetrics_to_text(&om)
                     } else {
@@ -121,7 +123,7 @@ fn scrape(c: &mut Criterion) {
             for _ in 0..iters {
                 let step = sampler.sample().unwrap();
                 let body = openmetrics_of(vec![
-                    Box::new(scrape_of(&step, Arc::clone(&settings))),
+                    Box::new(scrape_of(&step, &filter, Arc::clone(&settings))),
                     Box::new(RunScrape {
                         snapshot: Arc::clone(&snapshot),
                         le_seconds: Arc::clone(&le),

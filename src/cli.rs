@@ -783,6 +783,39 @@ pub struct ServeArgs {
     /// loopback unless another address is given here.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9977")]
     pub listen: String,
+    /// Serve only the devices whose name matches REGEX (node_exporter's flag; replaces the
+    /// default exclude).
+    #[arg(
+        long = "collector.diskstats.device-include",
+        visible_alias = "device-include",
+        value_name = "REGEX"
+    )]
+    pub device_include: Option<String>,
+    /// Leave out the devices whose name matches REGEX (node_exporter's flag) [default:
+    /// ^(z?ram|loop|fd|(h|s|v|xv)d[a-z]|nvme\d+n\d+p)\d+$, partitions and RAM/loop devices].
+    #[arg(
+        long = "collector.diskstats.device-exclude",
+        visible_alias = "device-exclude",
+        value_name = "REGEX"
+    )]
+    pub device_exclude: Option<String>,
+    /// Leave out every node_* family and serve only diskdash's own, for a host whose
+    /// node_exporter serves them already.
+    #[arg(long)]
+    pub no_node_metrics: bool,
+    /// Where procfs is mounted (node_exporter's flag; /host/proc in a container).
+    #[arg(long = "path.procfs", value_name = "DIR", default_value = "/proc")]
+    pub procfs: PathBuf,
+    /// Where sysfs is mounted (node_exporter's flag).
+    #[arg(long = "path.sysfs", value_name = "DIR", default_value = "/sys")]
+    pub sysfs: PathBuf,
+    /// udev's database, for node_disk_info's model, serial and path (node_exporter's flag).
+    #[arg(
+        long = "path.udev.data",
+        value_name = "DIR",
+        default_value = "/run/udev/data"
+    )]
+    pub udev_data: PathBuf,
 }
 
 #[derive(Debug, Clone, Args)]

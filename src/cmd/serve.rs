@@ -15,9 +15,11 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::{oneshot, watch};
 
 use crate::cli::ServeArgs;
+use crate::monitor::diskstats::DiskstatsReader;
 use crate::monitor::sampler::Sampler;
-use crate::serve::Exposition;
+use crate::serve::filter::DeviceFilter;
 use crate::serve::http::serve;
+use crate::serve::{Exposition, HostPaths, ServeOptions};
 use crate::session::Snapshot;
 use crate::usage;
 
@@ -193,7 +195,19 @@ impl Serving {
 /// `/proc/diskstats` cannot be opened (exit 1).
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let addr = parse_listen(&args.listen)?;
-    let sampler = Sampler::open()?;
+    let options = ServeOptions {
+        filter: DeviceFilter::new(
+            args.device_include.as_deref(),
+            args.device_exclude.as_deref(),
+        )?,
+        no_node_metrics: args.no_node_metrics,
+        paths: HostPaths {
+            procfs: args.procfs.clone(),
+            sysfs: args.sysfs.clone(),
+            udev_data: args.udev_data.clone(),
+        },
+    };
+    let sampler = Sampler::with_reader(DiskstatsReader::open_path(&options.paths.diskstats())?);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -222,7 +236,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
                 _ = terminate.recv() => {}
             }
         };
-        serve(listener, Exposition::new(sampler), stop).await
+        serve(listener, Exposition::with_options(sampler, options), stop).await
     })?;
     Ok(ExitCode::SUCCESS)
 }

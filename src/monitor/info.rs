@@ -152,7 +152,15 @@ pub fn all_disks() -> Vec<String> {
 /// [`transport`]: the identity `diskdash info` prints, read without the rest of [`DiskInfo`].
 #[must_use]
 pub fn model_and_transport(disk: &str) -> (Option<String>, String) {
-    let dir = disk_dir(disk);
+    model_and_transport_in(Path::new("/sys"), disk)
+}
+
+/// [`model_and_transport`] from a sysfs mounted at `sysfs` (`/sys`, or a container's
+/// `/host/sys`).
+#[must_use]
+pub fn model_and_transport_in(sysfs: &Path, disk: &str) -> (Option<String>, String) {
+    let dir = fs::canonicalize(sysfs.join("class/block").join(disk))
+        .unwrap_or_else(|_| sysfs.join("block").join(disk));
     let model =
         read_attr(&dir.join("device/model")).or_else(|| read_attr(&dir.join("device/name")));
     (model, transport(disk, &dir))

@@ -28,46 +28,13 @@ use prometheus_client::registry::{Registry, Unit};
 use crate::monitor::diskstats::{DiskCounters, LineFormat};
 use crate::monitor::iostat::IostatRow;
 use crate::monitor::sysfs::QueueSettings;
+use crate::serve::node_info::{self, DiskIdentity, Uname};
 
 /// Bytes in a `/proc/diskstats` sector, whatever the device's block size (iostats.rst).
 const SECTOR_BYTES: u64 = 512;
 
-/// Whether node_exporter leaves a device out by default: its
-/// `--collector.diskstats.device-exclude` default `^(z?ram|loop|fd|(h|s|v|xv)d[a-z]|nvme\d+n\d+p)\d+$`
-/// (partitions of sd/hd/vd/xvd and NVMe namespaces, RAM disks, zram, loop and floppy devices).
-/// Everything else is served: whole disks, dm-*, md*, mmcblk*, nbd*, sr*.
-#[must_use]
-pub fn node_exporter_excludes(device: &str) -> bool {
-    // The regex, spelled out: a prefix, then one or more digits to the end.
-    let Some(stem) = strip_trailing_digits(device) else {
-        return false;
-    };
-    let letter_disk = |prefix: &str| {
-        stem.strip_prefix(prefix)
-            .is_some_and(|rest| rest.len() == 1 && rest.as_bytes()[0].is_ascii_lowercase())
-    };
-    if matches!(stem, "ram" | "zram" | "loop" | "fd") {
-        return true;
-    }
-    if ["hd", "sd", "vd", "xvd"].into_iter().any(letter_disk) {
-        return true;
-    }
-    // nvme\d+n\d+p
-    stem.strip_prefix("nvme")
-        .and_then(|rest| rest.strip_suffix('p'))
-        .and_then(|rest| rest.split_once('n'))
-        .is_some_and(|(ctrl, ns)| all_digits(ctrl) && all_digits(ns))
-}
-
-/// `name` without its trailing digits, or `None` when it does not end in one.
-fn strip_trailing_digits(name: &str) -> Option<&str> {
-    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit());
-    (stem.len() < name.len()).then_some(stem)
-}
-
-fn all_digits(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
-}
+/// node_exporter's `secondsPerTick`: kernel milliseconds to seconds.
+const SECONDS_PER_MILLI: f64 = 1.0 / 1000.0;
 
 /// What a disk's info metric says about it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -93,6 +60,13 @@ pub struct Scrape {
     pub window: Option<Window>,
     /// Shared with the server's cache: the settings change rarely and are not copied per scrape.
     pub settings: Arc<Vec<DiskSettings>>,
+    /// The served devices' udev identities (`node_disk_info` and co.), cached like `settings`.
+    pub identities: Arc<Vec<DiskIdentity>>,
+    /// `node_uname_info`; none, none served.
+    pub uname: Option<Uname>,
+    /// `--no-node-metrics`: leave out every `node_*` family (a host whose node_exporter
+    /// serves them already), serve only diskdash's own.
+    pub no_node_metrics: bool,
 }
 
 /// The scrape as OpenMetrics text, `# EOF` included.
@@ -422,9 +396,12 @@ impl Scrape {
                     (false, Scale::Sectors) => {
                         ConstCounter::new(raw.saturating_mul(SECTOR_BYTES)).encode(sample)?;
                     }
+                    // Multiplied by 1/1000 as node_exporter does (`secondsPerTick`), not
+                    // divided: the two differ in the last bit for some counts (9653880 ms is
+                    // 9653.880000000001 s there), and a drop-in serves the same float.
                     #[allow(clippy::cast_precision_loss)] // exact below 2^53 ms (285,000 years)
                     (false, Scale::Millis) => {
-                        ConstCounter::new(raw as f64 / 1000.0).encode(sample)?;
+                        ConstCounter::new(raw as f64 * SECONDS_PER_MILLI).encode(sample)?;
                     }
                 }
             }
@@ -481,8 +458,102 @@ impl Scrape {
             let none: [(&str, &str); 0] = [];
             Info::new(settings_labels(disk)).encode(metric.encode_family(&none)?)?;
         }
+        for gauge in queue_gauges() {
+            let values: Vec<(&str, u64)> = self
+                .settings
+                .iter()
+                .filter_map(|d| Some((d.device.as_str(), (gauge.value)(&d.queue)?)))
+                .collect();
+            if values.is_empty() {
+                continue;
+            }
+            let mut metric = encoder.encode_descriptor(
+                gauge.name,
+                gauge.help,
+                gauge.unit.as_ref(),
+                ConstGauge::new(0u64).metric_type(),
+            )?;
+            for (device, value) in values {
+                ConstGauge::new(value).encode(metric.encode_family(&device_label(device))?)?;
+            }
+        }
         Ok(())
     }
+}
+
+/// One numeric queue setting as a gauge of its own, for arithmetic and alerts (`max by
+/// (device)`, `!= 0`) that the info metric's string labels do not allow.
+struct QueueGauge {
+    /// The name without unit (prometheus-client appends it).
+    name: &'static str,
+    unit: Option<Unit>,
+    help: &'static str,
+    /// `None` when the kernel does not offer the attribute.
+    value: fn(&QueueSettings) -> Option<u64>,
+}
+
+fn queue_gauges() -> [QueueGauge; 8] {
+    const KIB: u64 = 1024;
+    fn flag(v: Option<bool>) -> Option<u64> {
+        v.map(u64::from)
+    }
+    [
+        QueueGauge {
+            name: "diskdash_disk_queue_nr_requests",
+            unit: None,
+            help: "Requests the block layer queues per hardware queue (queue/nr_requests).",
+            value: |q| q.nr_requests,
+        },
+        QueueGauge {
+            name: "diskdash_disk_queue_read_ahead",
+            unit: Some(Unit::Bytes),
+            help: "Read-ahead of buffered sequential reads (queue/read_ahead_kb x 1024).",
+            value: |q| q.read_ahead_kb.map(|kb| kb * KIB),
+        },
+        QueueGauge {
+            name: "diskdash_disk_queue_max_request_size",
+            unit: Some(Unit::Bytes),
+            help: "Largest request the block layer sends the device (queue/max_sectors_kb x \
+                   1024).",
+            value: |q| q.max_sectors_kb.map(|kb| kb * KIB),
+        },
+        QueueGauge {
+            name: "diskdash_disk_queue_logical_block_size",
+            unit: Some(Unit::Bytes),
+            help: "Smallest unit the device addresses (queue/logical_block_size).",
+            value: |q| q.logical_block_size,
+        },
+        QueueGauge {
+            name: "diskdash_disk_queue_physical_block_size",
+            unit: Some(Unit::Bytes),
+            help: "Smallest unit the device writes without a read-modify-write \
+                   (queue/physical_block_size).",
+            value: |q| q.physical_block_size,
+        },
+        QueueGauge {
+            name: "diskdash_disk_queue_rotational",
+            unit: None,
+            help: "1 for a spinning disk (seeks cost), 0 otherwise (queue/rotational).",
+            value: |q| flag(q.rotational),
+        },
+        QueueGauge {
+            name: "diskdash_disk_queue_write_back",
+            unit: None,
+            help: "1 when the kernel treats the device's write cache as volatile and sends \
+                   flushes (queue/write_cache \"write back\"), 0 for \"write through\".",
+            value: |q| {
+                q.write_cache
+                    .as_deref()
+                    .map(|w| u64::from(w == "write back"))
+            },
+        },
+        QueueGauge {
+            name: "diskdash_disk_queue_io_poll",
+            unit: None,
+            help: "1 when the queue can complete polled I/O (queue/io_poll).",
+            value: |q| flag(q.io_poll),
+        },
+    ]
 }
 
 /// The info metric's labels: every listed attribute, empty when absent.
@@ -508,6 +579,15 @@ fn settings_labels(disk: &DiskSettings) -> Vec<(&'static str, Cow<'_, str>)> {
         ("logical_block_size", number(q.logical_block_size)),
         ("physical_block_size", number(q.physical_block_size)),
         ("max_sectors_kb", number(q.max_sectors_kb)),
+        ("write_cache", text(q.write_cache.as_ref())),
+        (
+            "io_poll",
+            Cow::Borrowed(match q.io_poll {
+                Some(true) => "1",
+                Some(false) => "0",
+                None => "",
+            }),
+        ),
         ("model", text(disk.model.as_ref())),
         ("transport", Cow::Borrowed(disk.transport.as_str())),
     ]
@@ -515,7 +595,13 @@ fn settings_labels(disk: &DiskSettings) -> Vec<(&'static str, Cow<'_, str>)> {
 
 impl Collector for Scrape {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        self.encode_node(&mut encoder)?;
+        if !self.no_node_metrics {
+            self.encode_node(&mut encoder)?;
+            node_info::encode_disks(&mut encoder, &self.identities)?;
+            if let Some(uname) = &self.uname {
+                node_info::encode_uname(&mut encoder, uname)?;
+            }
+        }
         self.encode_settings(&mut encoder)?;
         self.encode_window(&mut encoder)
     }
@@ -671,6 +757,8 @@ mod tests {
                 logical_block_size: Some(512),
                 physical_block_size: Some(4096),
                 max_sectors_kb: None,
+                write_cache: Some("write back".to_owned()),
+                io_poll: Some(false),
                 ..QueueSettings::default()
             },
             model: Some("Samsung SSD 980 \"PRO\"".to_owned()),
@@ -685,44 +773,8 @@ mod tests {
         let want = "diskdash_disk_queue_info{device=\"nvme0n1\",scheduler=\"none\",\
                     rotational=\"0\",nr_requests=\"1023\",read_ahead_kb=\"128\",\
                     logical_block_size=\"512\",physical_block_size=\"4096\",max_sectors_kb=\"\",\
+                    write_cache=\"write back\",io_poll=\"0\",\
                     model=\"Samsung SSD 980 \\\"PRO\\\"\",transport=\"nvme\"} 1";
         assert!(got.contains(&want), "missing {want}\nin\n{text}");
-    }
-
-    #[test]
-    fn node_exporters_default_exclusions() {
-        for excluded in [
-            "ram0",
-            "zram0",
-            "loop0",
-            "loop12",
-            "fd0",
-            "sda1",
-            "hdb2",
-            "vda15",
-            "xvda1",
-            "nvme0n1p1",
-            "nvme10n2p13",
-        ] {
-            assert!(node_exporter_excludes(excluded), "{excluded}");
-        }
-        for served in [
-            "sda",
-            "vda",
-            "xvda",
-            "nvme0n1",
-            "dm-0",
-            "md0",
-            "mmcblk0",
-            "mmcblk0p1",
-            "sr0",
-            "nbd0",
-            "sdaa1",
-            "loop",
-            "nvme0n1p",
-            "zram",
-        ] {
-            assert!(!node_exporter_excludes(served), "{served}");
-        }
     }
 }

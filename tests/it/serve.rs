@@ -1,6 +1,7 @@
 //! `diskdash serve`: the real binary on a free loopback port, scraped over TCP, its counters
 //! checked against /proc/diskstats read around the scrape; and a real Prometheus scraping it.
 
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
@@ -23,8 +24,14 @@ struct Server {
 
 impl Server {
     fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    /// `diskdash serve` with more arguments.
+    fn start_with(args: &[&str]) -> Server {
         let mut child = Command::new(BIN)
             .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -422,5 +429,260 @@ impl Drop for Prometheus {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// node_exporter's diskstats fixture (tests/fixtures/node_exporter/README.md).
+const NODE_FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/node_exporter");
+
+/// `diskdash serve` reading the fixture host instead of this one.
+fn fixture_server(extra: &[&str]) -> Server {
+    let path = |rel: &str| format!("{NODE_FIXTURE}/{rel}");
+    let (proc, sys, udev) = (path("proc"), path("sys"), path("udev/data"));
+    let mut args = vec![
+        "--path.procfs",
+        proc.as_str(),
+        "--path.sysfs",
+        sys.as_str(),
+        "--path.udev.data",
+        udev.as_str(),
+    ];
+    args.extend_from_slice(extra);
+    Server::start_with(&args)
+}
+
+/// A text-format exposition's samples: (name, labels sorted by name) -> value.
+fn series(text: &str) -> BTreeMap<(String, Vec<(String, String)>), f64> {
+    let mut out = BTreeMap::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let (head, value) = line.rsplit_once(' ').unwrap();
+        let (name, labels) = match head.split_once('{') {
+            Some((name, rest)) => (name, rest.strip_suffix('}').unwrap()),
+            None => (head, ""),
+        };
+        let mut pairs = Vec::new();
+        let mut rest = labels;
+        while !rest.is_empty() {
+            let (key, after) = rest.split_once("=\"").unwrap();
+            // Label values here contain no escaped quotes.
+            let end = after.find('"').unwrap();
+            pairs.push((key.to_owned(), after[..end].to_owned()));
+            rest = after[end + 1..].trim_start_matches(',');
+        }
+        pairs.sort();
+        let value: f64 = value.parse().unwrap_or_else(|_| panic!("{line}"));
+        assert!(
+            out.insert((name.to_owned(), pairs), value).is_none(),
+            "duplicate series {line}"
+        );
+    }
+    out
+}
+
+fn node_disk_series(text: &str) -> BTreeMap<(String, Vec<(String, String)>), f64> {
+    series(text)
+        .into_iter()
+        .filter(|((name, _), _)| name.starts_with("node_disk_"))
+        .collect()
+}
+
+#[test]
+fn on_node_exporters_fixture_every_node_disk_series_equals_node_exporters() {
+    let server = fixture_server(&[]);
+    let response = server.get("/metrics", None);
+    assert_eq!(response.status, 200);
+    let expected_text =
+        std::fs::read_to_string(format!("{NODE_FIXTURE}/expected-node_disk.txt")).unwrap();
+    let expected = node_disk_series(&expected_text);
+    let got = node_disk_series(&response.body);
+    let missing: Vec<_> = expected
+        .iter()
+        .filter(|(key, value)| got.get(*key) != Some(*value))
+        .map(|(key, value)| format!("{key:?} = {value} (ours: {:?})", got.get(key)))
+        .collect();
+    let extra: Vec<_> = got.keys().filter(|k| !expected.contains_key(*k)).collect();
+    assert!(
+        missing.is_empty(),
+        "differ from node_exporter:\n{}",
+        missing.join("\n")
+    );
+    assert!(extra.is_empty(), "not in node_exporter's output: {extra:?}");
+    assert_eq!(got.len(), 215);
+    // Same help texts as node_exporter, family for family.
+    for help in expected_text.lines().filter(|l| l.starts_with("# HELP ")) {
+        assert!(response.body.lines().any(|l| l == help), "missing {help:?}");
+    }
+    // Prometheus' own linter, where installed (CI installs it).
+    if let Ok(mut promtool) = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        promtool
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(response.body.as_bytes())
+            .unwrap();
+        let out = promtool.wait_with_output().unwrap();
+        let report = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success() && report.trim().is_empty(), "{report}");
+    }
+}
+
+#[test]
+fn uname_info_is_this_hosts_and_queue_settings_come_as_info_and_gauges() {
+    let server = fixture_server(&[]);
+    let body = server.get("/metrics", None).body;
+    let all = series(&body);
+    let uname = |flag: &str| {
+        let out = Command::new("uname").arg(flag).output().unwrap();
+        String::from_utf8(out.stdout).unwrap().trim_end().to_owned()
+    };
+    let domain = std::fs::read_to_string("/proc/sys/kernel/domainname").unwrap();
+    let want: Vec<(String, String)> = [
+        ("domainname", domain.trim_end().to_owned()),
+        ("machine", uname("-m")),
+        ("nodename", uname("-n")),
+        ("release", uname("-r")),
+        ("sysname", uname("-s")),
+        ("version", uname("-v")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    assert_eq!(
+        all.get(&("node_uname_info".to_owned(), want.clone())),
+        Some(&1.0),
+        "{body}"
+    );
+    let gauge = |name: &str, device: &str| {
+        all.get(&(
+            name.to_owned(),
+            vec![("device".to_owned(), device.to_owned())],
+        ))
+        .copied()
+    };
+    assert_eq!(gauge("diskdash_disk_queue_rotational", "sda"), Some(1.0));
+    assert_eq!(
+        gauge("diskdash_disk_queue_rotational", "nvme0n1"),
+        Some(0.0)
+    );
+    assert_eq!(
+        gauge("diskdash_disk_queue_nr_requests", "nvme0n1"),
+        Some(1023.0)
+    );
+    assert_eq!(
+        gauge("diskdash_disk_queue_read_ahead_bytes", "sda"),
+        Some(131_072.0)
+    );
+    assert_eq!(
+        gauge("diskdash_disk_queue_max_request_size_bytes", "sda"),
+        Some(1_310_720.0)
+    );
+    assert_eq!(
+        gauge("diskdash_disk_queue_logical_block_size_bytes", "sda"),
+        Some(512.0)
+    );
+    assert_eq!(
+        gauge("diskdash_disk_queue_physical_block_size_bytes", "sda"),
+        Some(4096.0)
+    );
+    assert_eq!(gauge("diskdash_disk_queue_write_back", "sda"), Some(1.0));
+    assert_eq!(gauge("diskdash_disk_queue_write_back", "sdb"), Some(0.0));
+    assert_eq!(gauge("diskdash_disk_queue_io_poll", "nvme0n1"), Some(1.0));
+    // sdb's queue offers no nr_requests: no sample rather than a made-up one.
+    assert_eq!(gauge("diskdash_disk_queue_nr_requests", "sdb"), None);
+    let info = body
+        .lines()
+        .find(|l| l.starts_with("diskdash_disk_queue_info{device=\"sda\""))
+        .unwrap_or_else(|| panic!("no sda queue info in\n{body}"));
+    for label in [
+        "scheduler=\"bfq\"",
+        "rotational=\"1\"",
+        "write_cache=\"write back\"",
+        "io_poll=\"0\"",
+        "max_sectors_kb=\"1280\"",
+    ] {
+        assert!(info.contains(label), "{label} not in {info}");
+    }
+}
+
+#[test]
+fn no_node_metrics_leaves_only_diskdashs_families() {
+    let server = fixture_server(&["--no-node-metrics"]);
+    let body = server.get("/metrics", None).body;
+    assert!(!body.contains("node_"), "{body}");
+    assert!(
+        body.contains("diskdash_disk_queue_info{device=\"sda\""),
+        "{body}"
+    );
+}
+
+#[test]
+fn device_include_and_exclude_pick_the_devices_as_node_exporter_does() {
+    let devices = |args: &[&str]| -> Vec<String> {
+        let server = fixture_server(args);
+        let body = server.get("/metrics", None).body;
+        let mut names: Vec<String> = series(&body)
+            .into_keys()
+            .filter(|(name, _)| name == "node_disk_reads_completed_total")
+            .map(|(_, labels)| labels[0].1.clone())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        devices(&[
+            "--collector.diskstats.device-include",
+            "^(sd[a-z]|loop)\\d*$"
+        ]),
+        [
+            "loop0", "loop1", "loop2", "loop3", "loop4", "loop5", "loop6", "loop7", "sda", "sda1",
+            "sda2", "sda3", "sda4", "sdb", "sdb1", "sdb2", "sdc", "sdc1"
+        ]
+    );
+    // Our short spelling; an exclude replaces the default one.
+    let excluded = devices(&["--device-exclude", "^(ram|loop|dm-|mmcblk|sd|vd|fd|sr)"]);
+    assert_eq!(excluded, ["nvme0n1", "nvme0n1p1", "nvme0n1p2"]);
+}
+
+#[test]
+fn bad_device_filters_are_usage_errors() {
+    for (args, want) in [
+        (
+            &[
+                "--collector.diskstats.device-include",
+                "sd",
+                "--collector.diskstats.device-exclude",
+                "loop",
+            ][..],
+            "error: --collector.diskstats.device-include and \
+             --collector.diskstats.device-exclude are mutually exclusive",
+        ),
+        (
+            &["--device-exclude", "(sd"][..],
+            "error: --collector.diskstats.device-exclude \"(sd\" is not a regular expression \
+             (unclosed group)",
+        ),
+    ] {
+        let out = Command::new(BIN)
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_usage_error(&out);
+        let err = stderr(&out);
+        assert!(err.starts_with(want), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
 }
