@@ -986,14 +986,6 @@ fn job(
             Opt::RandRepeat => randrepeat = flag(entry)?,
             Opt::IoEngine => {
                 let engine = match value(entry) {
-                    "libaio" => {
-                        settings.note(format!(
-                            "{}: diskdash runs libaio's jobs with io_uring (same iodepth, \
-                             asynchronous like libaio)",
-                            entry.located()
-                        ));
-                        "io_uring"
-                    }
                     "sync" | "pvsync" | "psync" => "psync",
                     other => other,
                 };
