@@ -21,6 +21,7 @@ mod fleet;
 mod info;
 mod iostat;
 mod iostat_loop;
+mod libaio;
 mod mark;
 mod monitor_record;
 mod rate;
