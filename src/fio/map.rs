@@ -207,6 +207,10 @@ option_table! {
         "group_reporting" => Opt::GroupReporting,
         "allow_mounted_write" => Opt::AllowMountedWrite,
         "thread" => Opt::Accepted(Flag, "accepted; diskdash's workers are always threads"),
+        "userspace_reap" => Opt::Accepted(
+            Flag,
+            "accepted; diskdash's libaio always reaps with io_getevents",
+        ),
         "norandommap" => Opt::Accepted(
             Flag,
             "accepted; diskdash draws random offsets with replacement and keeps no map",

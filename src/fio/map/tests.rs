@@ -508,6 +508,23 @@ fn tuning_options_are_accepted_with_one_note_each() {
 }
 
 #[test]
+fn libaio_jobs_run_on_libaio_and_userspace_reap_is_noted() {
+    let inv = world()
+        .file(
+            "a.fio",
+            "[a]\nsize=1G\nioengine=libaio\niodepth=64\nuserspace_reap\n",
+        )
+        .load(&["a.fio"])
+        .unwrap();
+    let spec = &jobs(&inv)[0].spec;
+    assert_eq!((spec.ioengine, spec.iodepth), (EngineKind::Libaio, 64));
+    assert_eq!(
+        inv.notes,
+        ["a.fio:5: userspace_reap: accepted; diskdash's libaio always reaps with io_getevents"]
+    );
+}
+
+#[test]
 fn an_existing_file_gives_its_size_and_unlink_leaves_it() {
     let inv = world()
         .target("f", Found::File { bytes: 1 << 30 })
