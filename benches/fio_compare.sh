@@ -9,7 +9,8 @@
 #   PAIRS=5 RUNTIME=30 SIZE=4G MEM_RUNTIME=1h benches/fio_compare.sh
 #
 # Environment: BENCH_DIR (default /var/tmp/diskdash-bench), PAIRS, RUNTIME (seconds), SIZE,
-# MEM_RUNTIME (diskdash duration, default 240s), MEM_INTERVAL (default 100ms), CASES (space-separated names to run).
+# MEM_RUNTIME (diskdash duration, default 240s), MEM_INTERVAL (default 100ms), CASES (space-separated names to run),
+# EXTRAS (0: stop after the cases' table).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -20,7 +21,9 @@ SIZE=${SIZE:-1G}
 MEM_RUNTIME=${MEM_RUNTIME:-240s}
 MEM_INTERVAL=${MEM_INTERVAL:-100ms}
 BENCH_DIR=${BENCH_DIR:-/var/tmp/diskdash-bench}
-CASES=${CASES:-"randread-4k-qd32 randread-4k-qd1-psync read-1m-qd8 randwrite-4k-qd32"}
+CASES=${CASES:-"randread-4k-qd32 randread-4k-qd32-libaio randread-4k-qd1-psync read-1m-qd8 randwrite-4k-qd32"}
+# EXTRAS=0: the cases' table only (no loop-device reconciliation, null engine or RSS run).
+EXTRAS=${EXTRAS:-1}
 
 if ! command -v fio >/dev/null; then
   apt-get update -qq
@@ -60,6 +63,7 @@ dev_ios() { awk -v d="$DEV" '$3 == d { print $4 + $8 }' /proc/diskstats; }
 params() {
   case $1 in
     randread-4k-qd32) echo "randread 4k 32 io_uring" ;;
+    randread-4k-qd32-libaio) echo "randread 4k 32 libaio" ;;
     randread-4k-qd1-psync) echo "randread 4k 1 psync" ;;
     read-1m-qd8) echo "read 1M 8 io_uring" ;;
     randwrite-4k-qd32) echo "randwrite 4k 32 io_uring" ;;
@@ -143,6 +147,8 @@ for case in cases:
         if windows:
             show("  same, diskdash's measured window", windows, "{:.4f}")
 PY
+
+[ "$EXTRAS" = 0 ] && exit 0
 
 # The disk under BENCH_DIR is shared with everything else on the machine, so its counters
 # carry other I/O. A loop device over the same file (direct I/O to the backing file) sees only

@@ -323,7 +323,7 @@ pub struct SweepArgs {
         allow_hyphen_values = true
     )]
     pub numjobs: String,
-    /// Engines: io_uring, psync.
+    /// Engines: io_uring, libaio, psync.
     #[arg(long, default_value = "io_uring", help_heading = "Swept")]
     pub ioengine: String,
     /// O_DIRECT: `yes`, `no` or `yes,no`.
@@ -535,7 +535,7 @@ pub struct BenchArgs {
     )]
     pub numjobs: String,
 
-    /// I/O engine: io_uring, psync, null.
+    /// I/O engine: io_uring, libaio, psync, null.
     #[arg(long, default_value = "io_uring", help_heading = "Engine")]
     pub ioengine: String,
     /// I/Os submitted per io_uring_enter (like fio's iodepth_batch_submit).

@@ -430,9 +430,10 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let ioengine = match text {
         "io_uring" => EngineKind::IoUring,
         "psync" => EngineKind::Psync,
+        "libaio" => EngineKind::Libaio,
         "null" => EngineKind::Null,
         // fio's engines with a diskdash equivalent: say which.
-        "libaio" | "posixaio" | "windowsaio" => {
+        "posixaio" | "windowsaio" => {
             return Err(usage!(
                 "{name} {text:?}: diskdash uses io_uring for {text}'s job: {name} io_uring"
             ));
@@ -444,12 +445,13 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         }
         other => {
             return Err(usage!(
-                "{name} {other:?} is not an engine; use io_uring, psync or null"
+                "{name} {other:?} is not an engine; use io_uring, libaio, psync or null"
             ));
         }
     };
-    // Trims are synchronous ioctls/fallocates: they run on psync (said in the job's notes).
-    let ioengine = if rw.trims() && ioengine == EngineKind::IoUring {
+    // Trims are synchronous ioctls/fallocates (libaio has no iocb for them either): they run
+    // on psync (said in the job's notes).
+    let ioengine = if rw.trims() && matches!(ioengine, EngineKind::IoUring | EngineKind::Libaio) {
         EngineKind::Psync
     } else {
         ioengine
@@ -1674,8 +1676,8 @@ mod tests {
                 r#"--numjobs "5000" is too large; use 1 to 1024"#,
             ),
             (
-                &["--ioengine", "libaio"],
-                r#"--ioengine "libaio": diskdash uses io_uring for libaio's job: --ioengine io_uring"#,
+                &["--ioengine", "posixaio"],
+                r#"--ioengine "posixaio": diskdash uses io_uring for posixaio's job: --ioengine io_uring"#,
             ),
             (
                 &["--ioengine", "sync"],
@@ -1683,7 +1685,7 @@ mod tests {
             ),
             (
                 &["--ioengine", "spdk"],
-                r#"--ioengine "spdk" is not an engine; use io_uring, psync or null"#,
+                r#"--ioengine "spdk" is not an engine; use io_uring, libaio, psync or null"#,
             ),
             (
                 &["--iodepth-batch", "64"],

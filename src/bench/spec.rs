@@ -94,6 +94,9 @@ impl RwMode {
 pub enum EngineKind {
     /// A ring per worker, `iodepth` I/Os in flight.
     IoUring,
+    /// Linux native AIO (`io_submit`/`io_getevents`), a context per worker, `iodepth` I/Os in
+    /// flight (asynchronous with O_DIRECT only).
+    Libaio,
     /// `pread`/`pwrite`, one I/O at a time per worker.
     Psync,
     /// No I/O: completes every request at once; measures the engine's own overhead.
@@ -105,6 +108,7 @@ impl EngineKind {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::IoUring => "io_uring",
+            Self::Libaio => "libaio",
             Self::Psync => "psync",
             Self::Null => "null",
         }
@@ -447,7 +451,7 @@ impl JobSpec {
     pub fn effective_iodepth_with(&self, engine: EngineKind) -> u32 {
         match engine {
             EngineKind::Psync => 1,
-            EngineKind::IoUring | EngineKind::Null => self.iodepth,
+            EngineKind::IoUring | EngineKind::Libaio | EngineKind::Null => self.iodepth,
         }
     }
 
@@ -499,7 +503,7 @@ impl JobSpec {
         }
         (self.ioengine == EngineKind::Psync && self.iodepth > 1).then(|| {
             format!(
-                "psync issues one I/O at a time per worker; --iodepth {} applies to io_uring only",
+                "psync issues one I/O at a time per worker; --iodepth {} applies to io_uring and libaio only",
                 self.iodepth
             )
         })

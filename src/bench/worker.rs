@@ -14,6 +14,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::bench::buffer::AlignedBuffers;
+use crate::bench::engine::libaio::LibaioEngine;
 use crate::bench::engine::null::NullEngine;
 use crate::bench::engine::psync::PsyncEngine;
 use crate::bench::engine::uring::UringEngine;
@@ -423,6 +424,23 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
                 }
             }
         }
+        EngineKind::Libaio => match LibaioEngine::new(fd, depth as u32) {
+            Ok((mut engine, setup)) => {
+                exit.setup = setup;
+                state.start(&exit.setup);
+                state.drive(&mut engine, &buffers);
+            }
+            // libaio was asked for by name: no silent io_uring or psync instead.
+            Err(err) => {
+                let message = crate::bench::engine::libaio::setup_error(&err, depth as u32);
+                let _ = state
+                    .links
+                    .ready
+                    .send((plan.id, Err(SetupError::Failed(message))));
+                control.barrier.wait();
+                return exit;
+            }
+        },
         EngineKind::Psync => {
             exit.setup.engine = "psync";
             let mut engine = PsyncEngine::new(fd, 1);

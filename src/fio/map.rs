@@ -242,6 +242,10 @@ option_table! {
         "zero_buffers" => Opt::ZeroBuffers,
         "refill_buffers" => Opt::RefillBuffers,
         "thread" | "threads" => Opt::Accepted(Flag, "accepted; diskdash's workers are always threads"),
+        "userspace_reap" => Opt::Accepted(
+            Flag,
+            "accepted; diskdash's libaio always reaps with io_getevents",
+        ),
         "norandommap" => Opt::Accepted(
             Flag,
             "accepted; diskdash draws random offsets with replacement and keeps no map",
@@ -1092,14 +1096,6 @@ fn job(
             Opt::RandRepeat => randrepeat = flag(entry)?,
             Opt::IoEngine => {
                 let engine = match value(entry) {
-                    "libaio" => {
-                        settings.note(format!(
-                            "{}: diskdash runs libaio's jobs with io_uring (same iodepth, \
-                             asynchronous like libaio)",
-                            entry.located()
-                        ));
-                        "io_uring"
-                    }
                     "sync" | "pvsync" | "psync" => "psync",
                     other => other,
                 };

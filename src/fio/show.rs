@@ -383,7 +383,7 @@ pub fn help() -> String {
     out.push_str(&line);
     out.push_str(
         "\n  (* accepted with a one-line note: diskdash does not need it)\n\n\
-         ioengine: io_uring, psync (sync, pvsync), null; libaio runs on io_uring.\n",
+         ioengine: io_uring, libaio, psync (sync, pvsync), null.\n",
     );
     out
 }

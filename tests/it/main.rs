@@ -23,6 +23,7 @@ mod generate;
 mod info;
 mod iostat;
 mod iostat_loop;
+mod libaio;
 mod mark;
 mod monitor_record;
 mod rate;

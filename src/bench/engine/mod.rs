@@ -3,6 +3,7 @@
 //! only when none is ready. Engines never time or count anything; the worker does (one clock
 //! read per submit call, one per reap).
 
+pub mod libaio;
 pub mod null;
 pub mod psync;
 pub mod uring;
@@ -53,7 +54,7 @@ pub trait Engine {
 /// How a worker's engine was set up, for the output and the record.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct EngineSetup {
-    /// `io_uring`, `psync` or `null`.
+    /// `io_uring`, `libaio`, `psync` or `null`.
     pub engine: &'static str,
     /// io_uring setup flags that were accepted (e.g. `COOP_TASKRUN`).
     pub ring_flags: Vec<&'static str>,

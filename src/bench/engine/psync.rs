@@ -42,7 +42,7 @@ impl PsyncEngine {
             Direction::Read => unsafe { libc::pread(self.fd, io.buf.cast(), len, offset) },
             // SAFETY: as above; the buffer is only read.
             Direction::Write => unsafe { libc::pwrite(self.fd, io.buf.cast(), len, offset) },
-            Direction::Trim => return self.trim(io),
+            Direction::Trim => return trim(self.fd, self.block_device, io),
         };
         if result < 0 {
             -io::Error::last_os_error()
@@ -57,37 +57,36 @@ impl PsyncEngine {
 // BLKDISCARD = _IO(0x12, 119): discard the byte range [start, start + length).
 nix::ioctl_write_ptr_bad!(blkdiscard, nix::request_code_none!(0x12, 119), [u64; 2]);
 
-impl PsyncEngine {
-    /// Discards `io`'s range; the result is its length when done, as a transfer's would be.
-    fn trim(&self, io: &Io) -> i32 {
-        let rc = if self.block_device {
-            let range: [u64; 2] = [io.offset_bytes, u64::from(io.len_bytes)];
-            // SAFETY: BLKDISCARD reads two u64 (start, length) through the pointer, which points
-            // to a live array of two u64; the fd is open for the run.
-            match unsafe { blkdiscard(self.fd, &raw const range) } {
-                Ok(rc) => rc,
-                Err(errno) => return -(errno as i32),
-            }
-        } else {
-            let offset = libc::off_t::try_from(io.offset_bytes).unwrap_or(libc::off_t::MAX);
-            let len = libc::off_t::from(io.len_bytes);
-            // SAFETY: fallocate takes plain integers; the fd is open for the run.
-            unsafe {
-                libc::fallocate(
-                    self.fd,
-                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-                    offset,
-                    len,
-                )
-            }
-        };
-        if rc < 0 {
-            -io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EIO)
-        } else {
-            i32::try_from(io.len_bytes).unwrap_or(i32::MAX)
+/// Discards `io`'s range on `fd` (BLKDISCARD on a block device, a punched hole in a file);
+/// the result is its length when done, as a transfer's would be, or `-errno`.
+pub(super) fn trim(fd: RawFd, block_device: bool, io: &Io) -> i32 {
+    let rc = if block_device {
+        let range: [u64; 2] = [io.offset_bytes, u64::from(io.len_bytes)];
+        // SAFETY: BLKDISCARD reads two u64 (start, length) through the pointer, which points
+        // to a live array of two u64; the fd is open for the run.
+        match unsafe { blkdiscard(fd, &raw const range) } {
+            Ok(rc) => rc,
+            Err(errno) => return -(errno as i32),
         }
+    } else {
+        let offset = libc::off_t::try_from(io.offset_bytes).unwrap_or(libc::off_t::MAX);
+        let len = libc::off_t::from(io.len_bytes);
+        // SAFETY: fallocate takes plain integers; the fd is open for the run.
+        unsafe {
+            libc::fallocate(
+                fd,
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                offset,
+                len,
+            )
+        }
+    };
+    if rc < 0 {
+        -io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO)
+    } else {
+        i32::try_from(io.len_bytes).unwrap_or(i32::MAX)
     }
 }
 
