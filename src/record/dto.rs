@@ -1009,6 +1009,51 @@ mod tests {
     }
 
     #[test]
+    fn a_page_cache_warning_names_its_point_and_reads_back_without_it() {
+        let warning = RunWarning::PageCache {
+            device: "vda".into(),
+            app_bytes: 8 << 30,
+            device_bytes: 16 << 20,
+            segment: Some(3),
+            point: Some("bs=4M".into()),
+        };
+        assert_eq!(
+            warning.to_string(),
+            "PAGE CACHE: point bs=4M: the run moved 8 GiB but vda only 16 MiB; these results \
+             measure memory, not the disk"
+        );
+        assert_eq!(
+            serde_json::to_value(&warning).unwrap(),
+            serde_json::json!({"kind": "page_cache", "device": "vda", "app_bytes": 8u64 << 30,
+                "device_bytes": 16 << 20, "segment": 3, "point": "bs=4M"})
+        );
+        // A record written before warnings named their point.
+        let old: RunWarning = serde_json::from_value(serde_json::json!({"kind": "page_cache",
+            "device": "vda", "app_bytes": 10, "device_bytes": 1}))
+        .unwrap();
+        assert!(
+            old.to_string()
+                .starts_with("PAGE CACHE: the run moved 10 B")
+        );
+    }
+
+    #[test]
+    fn swept_values_are_numbers_where_they_are_whole_numbers() {
+        assert_eq!(
+            serde_json::to_value([
+                SweptValue::of("4"),
+                SweptValue::of("2M"),
+                SweptValue::of("04")
+            ])
+            .unwrap(),
+            serde_json::json!([4, "2M", "04"])
+        );
+        let back: Vec<SweptValue> = serde_json::from_value(serde_json::json!([4, "2M"])).unwrap();
+        assert_eq!(back, [SweptValue::Number(4), SweptValue::Text("2M".into())]);
+        assert_eq!(back[0].to_string(), "4");
+    }
+
+    #[test]
     fn histograms_are_sparse_sum_to_n_and_round_trip() {
         let mut stats = DirectionStats::new();
         for (ns, n) in [(500, 2), (3_000, 5), (3_000_000, 1)] {

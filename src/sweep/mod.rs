@@ -643,6 +643,28 @@ pub fn add_memory_baseline(
 mod tests {
     use super::*;
 
+    #[test]
+    fn sync_modes_and_fdatasync_are_dimensions() {
+        assert_eq!(
+            axis(Dimension::Sync, "none,dsync,sync"),
+            ["none", "dsync", "sync"]
+        );
+        assert_eq!(
+            Dimension::Sync.options("dsync"),
+            [(Key::Sync, "dsync".to_string())]
+        );
+        assert_eq!(
+            err(Dimension::Sync, "dsync,osync"),
+            "--sync \"osync\" is not a value of sync; use e.g. none,dsync,sync"
+        );
+        assert_eq!(axis(Dimension::Fdatasync, "0,1,8"), ["0", "1", "8"]);
+        assert_eq!(Dimension::Fdatasync.x("8"), Some(8.0));
+        assert_eq!(
+            Dimension::Fdatasync.options("1"),
+            [(Key::Fdatasync, "1".to_string())]
+        );
+    }
+
     fn axis(d: Dimension, text: &str) -> Vec<String> {
         parse_axis(d, text).unwrap().values
     }

@@ -1261,6 +1261,51 @@ mod tests {
         assert!(!text.contains("101"), "{text}");
     }
 
+    #[test]
+    fn a_row_from_the_record_has_its_syncs_bytes_time_and_page_cache() {
+        let mut record = record(&[
+            ("4k", &[(100.0, 50.0)]),
+            ("64k", &[(200.0, 60.0), (300.0, 70.0)]),
+        ]);
+        let seg = &mut record.segments[0];
+        seg.read.io_bytes = 1 << 20;
+        seg.elapsed_ns = 500_000_000;
+        seg.sync.total_ios = 10;
+        seg.sync.lat_ns.mean = 2000.0;
+        seg.job.sync = Some("dsync".into());
+        // The device served a tenth of the bytes: the page cache served the rest.
+        let reconciliation = &mut seg.device.as_mut().unwrap().reconciliation;
+        reconciliation.app_bytes = 1000;
+        reconciliation.device_bytes = 100;
+        for (seg, mib) in record.segments[1..].iter_mut().zip([2u64, 4]) {
+            seg.read.io_bytes = mib << 20;
+            seg.elapsed_ns = mib * 500_000_000;
+        }
+        let rows = super::rows(&record, Pick::Mean);
+        let r = &rows[0];
+        assert_eq!(
+            (r.bytes, r.elapsed_ns, r.page_cache),
+            (1 << 20, 500_000_000, true)
+        );
+        assert_eq!(r.sync.map(|s| (s.ios, s.mean_ns)), Some((10, 2000.0)));
+        assert_eq!(r.open_sync.as_deref(), Some("dsync"));
+        assert_eq!(r.write_lat_includes_sync, Some(true));
+        assert!(!r.counts());
+        // Two loops averaged: 3 MiB in 1.5 s.
+        let r = &rows[1];
+        assert_eq!(
+            (r.bytes, r.elapsed_ns, r.page_cache),
+            (3 << 20, 1_500_000_000, false)
+        );
+        assert_eq!((r.sync, r.write_lat_includes_sync), (None, None));
+        // The best loop's own numbers.
+        let r = &super::rows(&record, Pick::Best)[1];
+        assert_eq!((r.bytes, r.elapsed_ns), (4 << 20, 2_000_000_000));
+        // The null engine sends the device nothing: never the page cache.
+        record.segments[0].engine = "null".into();
+        assert!(!super::rows(&record, Pick::Best)[0].page_cache);
+    }
+
     fn record_mean() -> RunRecord {
         record(&[("4k", &[(100.0, 101.7), (100.0, 99.9)])])
     }
