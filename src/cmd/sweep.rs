@@ -427,6 +427,7 @@ fn foot(
         .into_iter()
         .collect();
     lines.extend(table::fallback_line(record, rows));
+    lines.extend(table::page_cache_line(rows));
     lines.extend(table::sync_line(rows));
     lines.extend(table::statements(rows, names, advice));
     lines

@@ -714,6 +714,27 @@ pub fn sync_line(rows: &[Row]) -> Option<String> {
     }
 }
 
+/// The line under the table for the rows that measured the page cache: how many, which, and
+/// that none of them is the best, a peak or a knee. `None` when no row did.
+#[must_use]
+pub fn page_cache_line(rows: &[Row]) -> Option<String> {
+    let cached: Vec<String> = rows
+        .iter()
+        .filter(|r| r.page_cache)
+        .map(|r| super::describe(&r.point))
+        .collect();
+    if cached.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "PAGE CACHE: {} of {} points measured memory, not the disk ({}): flagged in their rows, \
+         never the best, a peak or a knee",
+        cached.len(),
+        rows.len(),
+        cached.join(", ")
+    ))
+}
+
 /// The JSON form of the table.
 #[derive(Debug, Serialize)]
 struct JsonTable<'a> {
@@ -1149,6 +1170,12 @@ mod tests {
         );
         let csv = render(&rows, &names, Format::Csv);
         assert!(csv.lines().nth(2).unwrap().ends_with(",true"), "{csv}");
+        assert_eq!(
+            page_cache_line(&rows).unwrap(),
+            "PAGE CACHE: 1 of 2 points measured memory, not the disk (bs=1M): flagged in their \
+             rows, never the best, a peak or a knee"
+        );
+        assert_eq!(page_cache_line(&rows[..1]), None);
         let json: serde_json::Value =
             serde_json::from_str(&render(&rows, &names, Format::Json)).unwrap();
         assert_eq!(json["best_read"], 0);

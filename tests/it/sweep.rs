@@ -1053,6 +1053,10 @@ fn a_page_cache_point_is_named_in_its_warning_flagged_in_its_row_and_never_the_b
         lines[2].starts_with("no ") && lines[2].ends_with("  PAGE CACHE: measures memory"),
         "{table}"
     );
+    assert!(
+        table.contains("PAGE CACHE: 1 of 2 points measured memory, not the disk (direct=no): "),
+        "{table}"
+    );
     let record = read_json(&dir.path().join("r.json"));
     assert_valid_record(&record);
     let warning = record["typed_warnings"]
