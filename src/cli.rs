@@ -332,10 +332,55 @@ pub struct SweepArgs {
     /// A sync after every N writes: `0,1` (0: none).
     #[arg(long, help_heading = "Swept", allow_hyphen_values = true)]
     pub fsync: Option<String>,
+    /// A data sync (fdatasync) after every N writes: `0,1` (0: none).
+    #[arg(long, help_heading = "Swept", allow_hyphen_values = true)]
+    pub fdatasync: Option<String>,
+    /// Open the files O_DSYNC (`dsync`), O_SYNC (`sync`) or neither (`none`): `none,dsync,sync`.
+    #[arg(long, help_heading = "Swept")]
+    pub sync: Option<String>,
 
     /// Working set (as `bench --size`).
     #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
     pub size: Option<String>,
+    /// How random offsets spread (as `bench --random-distribution`).
+    #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
+    pub random_distribution: Option<String>,
+    /// Pin workers to these CPUs round-robin (as `bench --cpus`, e.g. 0-3,6).
+    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
+    pub cpus: Option<String>,
+    /// I/Os submitted at once (as `bench --iodepth-batch`).
+    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
+    pub iodepth_batch: Option<String>,
+    /// Completions reaped at once (as `bench --iodepth-batch-complete`).
+    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
+    pub iodepth_batch_complete: Option<String>,
+    /// Polled completions (as `bench --hipri`).
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub hipri: Option<String>,
+    /// A kernel thread submits (as `bench --sqthread-poll`).
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub sqthread_poll: Option<String>,
+    /// The CPU the submission thread runs on (as `bench --sqthread-poll-cpu`).
+    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
+    pub sqthread_poll_cpu: Option<String>,
+    /// Registered buffers (as `bench --fixedbufs`).
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub fixedbufs: Option<String>,
+    /// A registered file (as `bench --registerfiles`).
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub registerfiles: Option<String>,
+    /// READ/WRITE rather than READV/WRITEV (as `bench --nonvectored`).
+    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub nonvectored: Option<String>,
+    /// Pace each worker: READ[,WRITE] I/Os per second (as `bench --rate-iops`).
+    #[arg(long, help_heading = "Pacing", allow_hyphen_values = true)]
+    pub rate_iops: Option<String>,
+    /// Pace each worker: READ[,WRITE] bytes per second (as `bench --rate`).
+    #[arg(long, help_heading = "Pacing", allow_hyphen_values = true)]
+    pub rate: Option<String>,
+    /// How paced I/Os are spaced: linear or poisson (as `bench --rate-process`).
+    #[arg(long, help_heading = "Pacing")]
+    pub rate_process: Option<String>,
     /// Read share of `rw`/`randrw` points without `:PCT`.
     #[arg(
         long,

@@ -230,6 +230,8 @@ fn axes_and_base(args: &SweepArgs, argv: &[String]) -> anyhow::Result<(Vec<Axis>
         (Dimension::IoEngine, Some(&args.ioengine)),
         (Dimension::Direct, Some(&args.direct)),
         (Dimension::Fsync, args.fsync.as_ref()),
+        (Dimension::Fdatasync, args.fdatasync.as_ref()),
+        (Dimension::Sync, args.sync.as_ref()),
     ];
     // A dd-style point times its bytes from the first: no warm-up unless asked for.
     let ramp = args
@@ -243,6 +245,22 @@ fn axes_and_base(args: &SweepArgs, argv: &[String]) -> anyhow::Result<(Vec<Axis>
         (Key::Ramp, Some(&ramp)),
         (Key::Interval, Some(&args.interval)),
         (Key::IoSize, args.io_size.as_ref()),
+        (Key::RandomDistribution, args.random_distribution.as_ref()),
+        (Key::Cpus, args.cpus.as_ref()),
+        (Key::IoDepthBatch, args.iodepth_batch.as_ref()),
+        (
+            Key::IoDepthBatchComplete,
+            args.iodepth_batch_complete.as_ref(),
+        ),
+        (Key::Hipri, args.hipri.as_ref()),
+        (Key::SqThreadPoll, args.sqthread_poll.as_ref()),
+        (Key::SqThreadPollCpu, args.sqthread_poll_cpu.as_ref()),
+        (Key::FixedBufs, args.fixedbufs.as_ref()),
+        (Key::RegisterFiles, args.registerfiles.as_ref()),
+        (Key::NonVectored, args.nonvectored.as_ref()),
+        (Key::RateIops, args.rate_iops.as_ref()),
+        (Key::Rate, args.rate.as_ref()),
+        (Key::RateProcess, args.rate_process.as_ref()),
     ]
     .into_iter()
     .filter_map(|(key, value)| value.map(|v| JobOption::flag(key, v.clone())))
@@ -290,6 +308,19 @@ fn refuse_lists(args: &SweepArgs) -> anyhow::Result<()> {
         ("--ramp", args.ramp.clone()),
         ("--interval", Some(args.interval.clone())),
         ("--io-size", args.io_size.clone()),
+        ("--random-distribution", args.random_distribution.clone()),
+        ("--iodepth-batch", args.iodepth_batch.clone()),
+        (
+            "--iodepth-batch-complete",
+            args.iodepth_batch_complete.clone(),
+        ),
+        ("--hipri", args.hipri.clone()),
+        ("--sqthread-poll", args.sqthread_poll.clone()),
+        ("--sqthread-poll-cpu", args.sqthread_poll_cpu.clone()),
+        ("--fixedbufs", args.fixedbufs.clone()),
+        ("--registerfiles", args.registerfiles.clone()),
+        ("--nonvectored", args.nonvectored.clone()),
+        ("--rate-process", args.rate_process.clone()),
         ("--loops", args.loops.clone()),
         ("--pick", args.pick.clone()),
         ("--latency-target", args.latency_target.clone()),
@@ -326,7 +357,8 @@ fn refuse_lists(args: &SweepArgs) -> anyhow::Result<()> {
         let text = text.unwrap_or_default();
         return Err(usage!(
             "{flag} {text:?}: only the workload options take lists and ranges (--rw, --bs, \
-             --iodepth, --numjobs, --ioengine, --direct, --fsync); give {flag} one value"
+             --iodepth, --numjobs, --ioengine, --direct, --fsync, --fdatasync, --sync); give \
+             {flag} one value"
         ));
     }
     Ok(())
@@ -395,11 +427,14 @@ fn foot(
         .into_iter()
         .collect();
     lines.extend(table::fallback_line(record, rows));
+    lines.extend(table::page_cache_line(rows));
+    lines.extend(table::sync_line(rows));
     lines.extend(table::statements(rows, names, advice));
     lines
 }
 
-/// Puts the sweep's shape and the foot's statements into its record before it is written.
+/// Puts the sweep's shape, the foot's statements and the typed analysis they render into its
+/// record before it is written.
 fn annotate(
     names: Vec<String>,
     loops: u32,
@@ -415,6 +450,7 @@ fn annotate(
             loops,
             pick: pick.as_str().to_string(),
             statements,
+            analysis: table::analysis(&rows, &names),
         });
     }))
 }

@@ -775,6 +775,7 @@ mod tests {
             loops: u32::try_from(points[0].1.len()).unwrap(),
             pick: pick.into(),
             statements: Vec::new(),
+            analysis: Vec::new(),
         });
         record
     }

@@ -143,8 +143,98 @@ pub struct SweepRecord {
     pub loops: u32,
     pub pick: String,
     /// The peaks, where the gain stops, the knee, the latency target and the advice, as the
-    /// table's foot says them, computed from the recorded points.
+    /// table's foot says them, computed from the recorded points. The sentences of the peaks,
+    /// gain stops and knees are rendered from `analysis`.
     pub statements: Vec<String>,
+    /// The peaks, gain stops, knees and best rows, typed. Empty in records written before
+    /// there was a typed analysis.
+    #[serde(default)]
+    pub analysis: Vec<SweepFinding>,
+}
+
+/// A swept value as a finding names it: a whole number where the value is one (`iodepth` 4),
+/// else the text as written (`2M`, `randread`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SweptValue {
+    Number(u64),
+    Text(String),
+}
+
+impl SweptValue {
+    #[must_use]
+    pub fn of(text: &str) -> Self {
+        match text.parse::<u64>() {
+            Ok(n) if n.to_string() == text => Self::Number(n),
+            _ => Self::Text(text.to_string()),
+        }
+    }
+}
+
+impl std::fmt::Display for SweptValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Number(n) => write!(f, "{n}"),
+            Self::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+/// What a sweep's points show, as facts: the sentences under the table are rendered from
+/// these. `at` is the other dimensions' values where a matrix is read along its last
+/// dimension (empty for a one-dimension sweep); `ran` says what ran when it is not what the
+/// value says (`ran psync at iodepth 1`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SweepFinding {
+    /// The highest bandwidth along `dimension`.
+    Peak {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        at: Vec<PointValue>,
+        dimension: String,
+        value: SweptValue,
+        direction: String,
+        bytes_per_s: f64,
+        iops: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ran: Option<String>,
+    },
+    /// Past `value`, `metric` (`iops` or `bandwidth`) grows < 5% while mean latency grows
+    /// `latency_factor` times.
+    GainStop {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        at: Vec<PointValue>,
+        dimension: String,
+        value: SweptValue,
+        direction: String,
+        metric: String,
+        growth_pct: f64,
+        latency_factor: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ran: Option<String>,
+    },
+    /// The last point whose IOPS grew >= 5% while p99 stayed within 2x the lowest point's.
+    Knee {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        at: Vec<PointValue>,
+        dimension: String,
+        value: SweptValue,
+        direction: String,
+        iops: f64,
+        p99_ns: u64,
+        p99_limit_ns: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ran: Option<String>,
+    },
+    /// The row of the highest bandwidth in `direction` over the whole table (0-based `row`),
+    /// among points that completed as their values say and did not measure the page cache.
+    Best {
+        direction: String,
+        row: u32,
+        point: Vec<PointValue>,
+        bytes_per_s: f64,
+        iops: f64,
+    },
 }
 
 /// A warning as a fact: `kind` names it, the other fields are its numbers. `Display` is the
@@ -169,6 +259,13 @@ pub enum RunWarning {
         device: String,
         app_bytes: u64,
         device_bytes: u64,
+        /// 0-based, as in `segments`; absent where no segment is meant (a verdict's text) and
+        /// in records written before warnings named it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        segment: Option<u32>,
+        /// The sweep's point the segment ran (`bs=4M`); absent outside a sweep.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        point: Option<String>,
     },
     /// A job trimmed more of a file than its working set: past the first pass its trims punch
     /// holes that are already holes, which the file system answers without work, so the trim
@@ -208,10 +305,15 @@ impl std::fmt::Display for RunWarning {
                 ref device,
                 app_bytes,
                 device_bytes,
+                ref point,
+                ..
             } => write!(
                 f,
-                "PAGE CACHE: the run moved {} but {device} only {}; these results measure \
+                "PAGE CACHE: {}the run moved {} but {device} only {}; these results measure \
                  memory, not the disk",
+                point
+                    .as_deref()
+                    .map_or_else(String::new, |p| format!("point {p}: ")),
                 crate::units::format_bytes(app_bytes),
                 crate::units::format_bytes(device_bytes)
             ),
@@ -904,6 +1006,51 @@ mod tests {
         let back: RunWarning =
             serde_json::from_value(serde_json::to_value(&warning).unwrap()).unwrap();
         assert_eq!(back, warning);
+    }
+
+    #[test]
+    fn a_page_cache_warning_names_its_point_and_reads_back_without_it() {
+        let warning = RunWarning::PageCache {
+            device: "vda".into(),
+            app_bytes: 8 << 30,
+            device_bytes: 16 << 20,
+            segment: Some(3),
+            point: Some("bs=4M".into()),
+        };
+        assert_eq!(
+            warning.to_string(),
+            "PAGE CACHE: point bs=4M: the run moved 8 GiB but vda only 16 MiB; these results \
+             measure memory, not the disk"
+        );
+        assert_eq!(
+            serde_json::to_value(&warning).unwrap(),
+            serde_json::json!({"kind": "page_cache", "device": "vda", "app_bytes": 8u64 << 30,
+                "device_bytes": 16 << 20, "segment": 3, "point": "bs=4M"})
+        );
+        // A record written before warnings named their point.
+        let old: RunWarning = serde_json::from_value(serde_json::json!({"kind": "page_cache",
+            "device": "vda", "app_bytes": 10, "device_bytes": 1}))
+        .unwrap();
+        assert!(
+            old.to_string()
+                .starts_with("PAGE CACHE: the run moved 10 B")
+        );
+    }
+
+    #[test]
+    fn swept_values_are_numbers_where_they_are_whole_numbers() {
+        assert_eq!(
+            serde_json::to_value([
+                SweptValue::of("4"),
+                SweptValue::of("2M"),
+                SweptValue::of("04")
+            ])
+            .unwrap(),
+            serde_json::json!([4, "2M", "04"])
+        );
+        let back: Vec<SweptValue> = serde_json::from_value(serde_json::json!([4, "2M"])).unwrap();
+        assert_eq!(back, [SweptValue::Number(4), SweptValue::Text("2M".into())]);
+        assert_eq!(back[0].to_string(), "4");
     }
 
     #[test]

@@ -915,10 +915,13 @@ impl Runner {
         }
         for device in &device_records {
             if Verdict::of(&device.reconciliation) == Verdict::PageCache && !null_engine {
+                let point = &self.plan.steps[self.step].point;
                 self.warn(RunWarning::PageCache {
                     device: device.name.clone(),
                     app_bytes: device.reconciliation.app_bytes,
                     device_bytes: device.reconciliation.device_bytes,
+                    segment: Some(index),
+                    point: (!point.is_empty()).then(|| crate::sweep::describe(point)),
                 });
             }
         }

@@ -7,6 +7,7 @@
 //! zero where a ratio needs a divisor) are skipped by the rule that cannot use them, never a
 //! panic: a failed step must not make the analysis fail.
 
+use crate::record::{PointValue, SweepFinding, SweptValue};
 use crate::units::{format_latency_ns, format_rate};
 
 /// Growth below this (percent) means "adding more stops paying" ([`gain_stop`]) and growth at
@@ -62,9 +63,10 @@ impl Metric {
         }
     }
 
-    fn name(self) -> &'static str {
+    /// As the record's `gain_stop` names it.
+    fn key(self) -> &'static str {
         match self {
-            Self::Iops => "IOPS",
+            Self::Iops => "iops",
             Self::Bandwidth => "bandwidth",
         }
     }
@@ -223,68 +225,170 @@ pub fn latency_target(samples: &[(String, u64)], target_ns: u64) -> TargetResult
     result
 }
 
-/// One-line statements for the sweep table's foot, for one direction:
-/// - every dimension: "write peaks at 2M: 4.20 GB/s (4005 MiB/s)" (only when the peak > 0);
-/// - `bs` (bandwidth), `iodepth` and `numjobs` (IOPS): "past numjobs=8 write IOPS grows < 5%
-///   (+1.2%) while mean latency grows 3.9x", when [`gain_stop`] finds a stop;
-/// - `iodepth` and `numjobs`: "write knee at iodepth=32: 81.2k IOPS, p99 412.0 us (limit 2x
-///   the lowest p99: 600.0 us)", when [`knee`] finds one.
+/// What one direction of a sweep along `dimension` shows, typed (`at`: the other dimensions'
+/// values, in a matrix):
+/// - every dimension: the peak (only when its bandwidth > 0);
+/// - `bs` (bandwidth), `iodepth` and `numjobs` (IOPS): where the gain stops, when
+///   [`gain_stop`] finds a stop;
+/// - `iodepth` and `numjobs`: the knee, when [`knee`] finds one.
 ///
-/// A point is named by its label for `bs` ("2M") and as `dimension=label` otherwise
-/// ("iodepth=32"). Categorical dimensions (rw, direct, fsync, ioengine) get only the peak.
+/// Categorical dimensions (rw, direct, fsync, ioengine, sync) get only the peak.
 #[must_use]
-pub fn statements(dimension: &str, direction: &str, samples: &[Sample]) -> Vec<String> {
-    let name = |label: &str| {
-        let mut name = if dimension == "bs" {
-            label.to_owned()
-        } else {
-            format!("{dimension}={label}")
-        };
-        if let Some(ran) = samples
+pub fn findings(
+    dimension: &str,
+    direction: &str,
+    at: &[PointValue],
+    samples: &[Sample],
+) -> Vec<SweepFinding> {
+    let ran = |label: &str| {
+        samples
             .iter()
             .find(|s| s.label == label)
-            .and_then(|s| s.ran.as_deref())
-        {
-            name += &format!(" ({ran})");
-        }
-        name
+            .and_then(|s| s.ran.clone())
     };
-    let mut lines = Vec::new();
+    let mut out = Vec::new();
     if let Some(top) = peak(samples).filter(|p| p.bytes_per_s > 0.0) {
-        lines.push(format!(
-            "{direction} peaks at {}: {}",
-            name(&top.label),
-            format_bandwidth(top.bytes_per_s)
-        ));
+        out.push(SweepFinding::Peak {
+            at: at.to_vec(),
+            dimension: dimension.to_string(),
+            value: SweptValue::of(&top.label),
+            direction: direction.to_string(),
+            bytes_per_s: top.bytes_per_s,
+            iops: top.iops,
+            ran: ran(&top.label),
+        });
     }
     let gain_metric = match dimension {
         "bs" => Some(Metric::Bandwidth),
         "iodepth" | "numjobs" => Some(Metric::Iops),
         _ => None,
     };
-    if let Some(stop) = gain_metric.and_then(|m| gain_stop(samples, m).map(|s| (m, s))) {
-        let (metric, stop) = stop;
-        lines.push(format!(
-            "past {} {direction} {} grows < 5% ({:+.1}%) while mean latency grows {:.1}x",
-            name(&stop.label),
-            metric.name(),
-            stop.growth_pct,
-            stop.latency_factor
-        ));
+    if let Some((metric, stop)) = gain_metric.and_then(|m| gain_stop(samples, m).map(|s| (m, s))) {
+        out.push(SweepFinding::GainStop {
+            at: at.to_vec(),
+            dimension: dimension.to_string(),
+            value: SweptValue::of(&stop.label),
+            direction: direction.to_string(),
+            metric: metric.key().to_string(),
+            growth_pct: stop.growth_pct,
+            latency_factor: stop.latency_factor,
+            ran: ran(&stop.label),
+        });
     }
     if matches!(dimension, "iodepth" | "numjobs") {
         if let Some(k) = knee(samples) {
-            #[allow(clippy::cast_precision_loss)] // display only
-            lines.push(format!(
-                "{direction} knee at {}: {} IOPS, p99 {} (limit 2x the lowest p99: {})",
-                name(&k.label),
-                format_rate(k.iops),
-                format_latency_ns(k.p99_ns as f64),
-                format_latency_ns(k.p99_limit_ns as f64)
-            ));
+            out.push(SweepFinding::Knee {
+                at: at.to_vec(),
+                dimension: dimension.to_string(),
+                value: SweptValue::of(&k.label),
+                direction: direction.to_string(),
+                iops: k.iops,
+                p99_ns: k.p99_ns,
+                p99_limit_ns: k.p99_limit_ns,
+                ran: ran(&k.label),
+            });
         }
     }
-    lines
+    out
+}
+
+/// The sentence of a finding for the sweep table's foot; `None` for a best row (the table
+/// marks it in its row):
+/// - "write peaks at 2M: 4.20 GB/s (4005 MiB/s)";
+/// - "past numjobs=8 write IOPS grows < 5% (+1.2%) while mean latency grows 3.9x";
+/// - "write knee at iodepth=32: 81.2k IOPS, p99 412.0 us (limit 2x the lowest p99: 600.0 us)".
+///
+/// A point is named by its value for `bs` ("2M") and as `dimension=value` otherwise
+/// ("iodepth=32"), with what ran when it is not what the value says; a matrix's slice is
+/// named first ("rw=randread: ").
+#[must_use]
+pub fn sentence(finding: &SweepFinding) -> Option<String> {
+    let name = |dimension: &str, value: &SweptValue, ran: &Option<String>| {
+        let mut name = if dimension == "bs" {
+            value.to_string()
+        } else {
+            format!("{dimension}={value}")
+        };
+        if let Some(ran) = ran {
+            name += &format!(" ({ran})");
+        }
+        name
+    };
+    let prefix = |at: &[PointValue]| {
+        if at.is_empty() {
+            String::new()
+        } else {
+            let words: Vec<String> = at
+                .iter()
+                .map(|p| format!("{}={}", p.option, p.value))
+                .collect();
+            format!("{}: ", words.join(" "))
+        }
+    };
+    match finding {
+        SweepFinding::Peak {
+            at,
+            dimension,
+            value,
+            direction,
+            bytes_per_s,
+            ran,
+            ..
+        } => Some(format!(
+            "{}{direction} peaks at {}: {}",
+            prefix(at),
+            name(dimension, value, ran),
+            format_bandwidth(*bytes_per_s)
+        )),
+        SweepFinding::GainStop {
+            at,
+            dimension,
+            value,
+            direction,
+            metric,
+            growth_pct,
+            latency_factor,
+            ran,
+        } => Some(format!(
+            "{}past {} {direction} {} grows < 5% ({growth_pct:+.1}%) while mean latency grows \
+             {latency_factor:.1}x",
+            prefix(at),
+            name(dimension, value, ran),
+            if metric == "iops" {
+                "IOPS"
+            } else {
+                "bandwidth"
+            },
+        )),
+        #[allow(clippy::cast_precision_loss)] // display only
+        SweepFinding::Knee {
+            at,
+            dimension,
+            value,
+            direction,
+            iops,
+            p99_ns,
+            p99_limit_ns,
+            ran,
+        } => Some(format!(
+            "{}{direction} knee at {}: {} IOPS, p99 {} (limit 2x the lowest p99: {})",
+            prefix(at),
+            name(dimension, value, ran),
+            format_rate(*iops),
+            format_latency_ns(*p99_ns as f64),
+            format_latency_ns(*p99_limit_ns as f64)
+        )),
+        SweepFinding::Best { .. } => None,
+    }
+}
+
+/// The sentences of [`findings`] for one direction of a one-dimension sweep.
+#[must_use]
+pub fn statements(dimension: &str, direction: &str, samples: &[Sample]) -> Vec<String> {
+    findings(dimension, direction, &[], samples)
+        .iter()
+        .filter_map(sentence)
+        .collect()
 }
 
 /// `--advice` for a block-size sweep, from its read and write points.

@@ -41,10 +41,13 @@ pub enum Dimension {
     IoEngine,
     Direct,
     Fsync,
+    Fdatasync,
+    /// How the files are opened: O_DSYNC (`dsync`), O_SYNC (`sync`) or neither (`none`).
+    Sync,
 }
 
 impl Dimension {
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 9] = [
         Self::Rw,
         Self::Bs,
         Self::IoDepth,
@@ -52,6 +55,8 @@ impl Dimension {
         Self::IoEngine,
         Self::Direct,
         Self::Fsync,
+        Self::Fdatasync,
+        Self::Sync,
     ];
 
     /// The name in tables and records (`bench`'s flag without dashes).
@@ -65,6 +70,8 @@ impl Dimension {
             Self::IoEngine => "ioengine",
             Self::Direct => "direct",
             Self::Fsync => "fsync",
+            Self::Fdatasync => "fdatasync",
+            Self::Sync => "sync",
         }
     }
 
@@ -79,6 +86,8 @@ impl Dimension {
             Self::IoEngine => "--ioengine",
             Self::Direct => "--direct",
             Self::Fsync => "--fsync",
+            Self::Fdatasync => "--fdatasync",
+            Self::Sync => "--sync",
         }
     }
 
@@ -116,6 +125,8 @@ impl Dimension {
                 .to_string(),
             )],
             Self::Fsync => vec![(Key::Fsync, value.to_string())],
+            Self::Fdatasync => vec![(Key::Fdatasync, value.to_string())],
+            Self::Sync => vec![(Key::Sync, value.to_string())],
         }
     }
 
@@ -125,7 +136,7 @@ impl Dimension {
         match self {
             #[allow(clippy::cast_precision_loss)]
             Self::Bs => parse_size_bytes(value).map(|b| b as f64),
-            Self::IoDepth | Self::NumJobs | Self::Fsync => value.parse().ok(),
+            Self::IoDepth | Self::NumJobs | Self::Fsync | Self::Fdatasync => value.parse().ok(),
             _ => None,
         }
     }
@@ -197,6 +208,8 @@ fn example(dimension: Dimension) -> &'static str {
         Dimension::IoEngine => "io_uring,psync",
         Dimension::Direct => "yes,no",
         Dimension::Fsync => "0,1",
+        Dimension::Fdatasync => "0,1",
+        Dimension::Sync => "none,dsync,sync",
     }
 }
 
@@ -260,6 +273,7 @@ fn check_value(dimension: Dimension, flag: &str, value: &str) -> anyhow::Result<
                 && pct.is_none_or(|p| p.parse::<u8>().is_ok_and(|p| p <= 100))
         }
         Dimension::Direct => matches!(value, "yes" | "no" | "1" | "0" | "true" | "false"),
+        Dimension::Sync => matches!(value, "none" | "0" | "dsync" | "sync" | "1"),
         // The validator checks the rest, naming the point.
         _ => true,
     };
@@ -628,6 +642,28 @@ pub fn add_memory_baseline(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sync_modes_and_fdatasync_are_dimensions() {
+        assert_eq!(
+            axis(Dimension::Sync, "none,dsync,sync"),
+            ["none", "dsync", "sync"]
+        );
+        assert_eq!(
+            Dimension::Sync.options("dsync"),
+            [(Key::Sync, "dsync".to_string())]
+        );
+        assert_eq!(
+            err(Dimension::Sync, "dsync,osync"),
+            "--sync \"osync\" is not a value of sync; use e.g. none,dsync,sync"
+        );
+        assert_eq!(axis(Dimension::Fdatasync, "0,1,8"), ["0", "1", "8"]);
+        assert_eq!(Dimension::Fdatasync.x("8"), Some(8.0));
+        assert_eq!(
+            Dimension::Fdatasync.options("1"),
+            [(Key::Fdatasync, "1".to_string())]
+        );
+    }
 
     fn axis(d: Dimension, text: &str) -> Vec<String> {
         parse_axis(d, text).unwrap().values

@@ -1,10 +1,15 @@
 //! The sweep's table from its record: one row per point (its loops picked), the swept options
-//! first, then per direction IOPS, MB/s and MiB/s, mean and p99 latency, then the device's
-//! %util and aqu-sz; the best row per direction marked. Text, markdown, CSV or JSON.
+//! first, then per direction IOPS, MB/s and MiB/s, mean and p99 latency, the fsync/fdatasync
+//! calls' mean and p99 where a point made any, the bytes moved and the measured time, then the
+//! device's %util and aqu-sz; the best row per direction marked, a row that measured the page
+//! cache flagged (and never the best). Text, markdown, CSV (units in the header names, absent
+//! values empty) or JSON (with the analysis typed).
 
 use serde::Serialize;
 
-use crate::record::{DirectionRecord, RunRecord, RunStatus, SegmentRecord};
+use crate::record::{
+    DirectionRecord, PointValue, RunRecord, RunStatus, SegmentRecord, SweepFinding, SyncRecord,
+};
 use crate::stats::{LatencyBucket, bucket_percentile_ns, merge_buckets};
 use crate::units::format_latency_ns;
 use crate::usage;
@@ -80,6 +85,14 @@ pub struct Dir {
     pub p99_ns: u64,
 }
 
+/// A point's fsync/fdatasync calls: how many, their mean and p99 latency.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Sync {
+    pub ios: u64,
+    pub mean_ns: f64,
+    pub p99_ns: u64,
+}
+
 /// One point of the sweep.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
@@ -100,6 +113,25 @@ pub struct Row {
     pub ran: Option<String>,
     pub read: Dir,
     pub write: Dir,
+    /// The fsync/fdatasync calls (`--fsync N`, `--fdatasync N`), timed apart from the writes;
+    /// absent when the point made none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sync: Option<Sync>,
+    /// `dsync` or `sync` when the files were opened O_DSYNC or O_SYNC (`--sync`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_sync: Option<String>,
+    /// Whether write latency includes the sync: true when the files were opened O_DSYNC/O_SYNC
+    /// (each write returns once it is on the disk), false when the point synced with
+    /// fsync/fdatasync calls only (their latency is `sync`'s); absent when it synced nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write_lat_includes_sync: Option<bool>,
+    /// Bytes read, written and trimmed in the measured window (dd's "bytes copied").
+    pub bytes: u64,
+    /// The measured time (dd's "s").
+    pub elapsed_ns: u64,
+    /// The device served under half of the bytes: the row measured the page cache, not the
+    /// disk. Never the best, a peak or a knee.
+    pub page_cache: bool,
     pub util_pct: Option<f64>,
     pub aqu_sz: Option<f64>,
     /// The same point on memory (`--baseline memory`): read and write.
@@ -108,12 +140,13 @@ pub struct Row {
 }
 
 impl Row {
-    /// Whether the point may be the best, a peak or a knee: it completed, and it ran the
-    /// engine and the depth its values name (an `iodepth=32` point that psync ran one I/O at a
-    /// time measured depth 1, not 32).
+    /// Whether the point may be the best, a peak or a knee: it completed, it measured the
+    /// disk (not the page cache), and it ran the engine and the depth its values name (an
+    /// `iodepth=32` point that psync ran one I/O at a time measured depth 1, not 32).
     #[must_use]
     pub fn counts(&self) -> bool {
         self.status == "completed"
+            && !self.page_cache
             && self
                 .point
                 .iter()
@@ -267,6 +300,62 @@ fn mean_dir(dirs: &[&DirectionRecord]) -> Dir {
     }
 }
 
+/// The bytes a segment moved in its measured window, every direction.
+fn moved(seg: &SegmentRecord) -> u64 {
+    seg.read.io_bytes + seg.write.io_bytes + seg.trim.io_bytes
+}
+
+/// Whether a device of the segment served under half of its bytes (the page cache served the
+/// rest), as the run's `PAGE CACHE` warning says; never on the null engine, which sends the
+/// device nothing.
+fn page_cache(seg: &SegmentRecord) -> bool {
+    use crate::session::window::Verdict;
+    seg.engine != "null"
+        && seg.job.ioengine != "null"
+        && seg
+            .devices
+            .iter()
+            .chain(seg.device.iter())
+            .any(|d| Verdict::of(&d.reconciliation) == Verdict::PageCache)
+}
+
+fn sync_of(sync: &SyncRecord) -> Option<Sync> {
+    (sync.total_ios > 0).then(|| Sync {
+        ios: sync.total_ios,
+        mean_ns: sync.lat_ns.mean,
+        p99_ns: sync.lat_ns.percentile_ns(99.0).unwrap_or(0),
+    })
+}
+
+/// The calls of every run: the mean over all of them, p99 from their merged histograms.
+#[allow(clippy::cast_precision_loss)]
+fn mean_sync(syncs: &[&SyncRecord]) -> Option<Sync> {
+    let ios: u64 = syncs.iter().map(|s| s.total_ios).sum();
+    if ios == 0 {
+        return None;
+    }
+    let mut buckets: Vec<LatencyBucket> = Vec::new();
+    for s in syncs {
+        if let Some(h) = &s.lat_ns.histogram {
+            let theirs: Vec<LatencyBucket> = h.buckets().collect();
+            merge_buckets(&mut buckets, &theirs);
+        }
+    }
+    Some(Sync {
+        ios,
+        mean_ns: syncs
+            .iter()
+            .map(|s| s.lat_ns.mean * s.total_ios as f64)
+            .sum::<f64>()
+            / ios as f64,
+        p99_ns: if buckets.is_empty() {
+            0
+        } else {
+            bucket_percentile_ns(&buckets, 99.0)
+        },
+    })
+}
+
 fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
     let first = runs[0];
     let status = if runs.iter().all(|s| s.status == RunStatus::Completed) {
@@ -285,8 +374,14 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
         )
     };
     let (engine, iodepth, ran) = ran_as(runs);
+    let open_sync = first
+        .job
+        .sync
+        .clone()
+        .filter(|s| !matches!(s.as_str(), "" | "0" | "none"));
     let picked = |seg: &SegmentRecord| {
         let (util_pct, aqu_sz) = device(seg);
+        let sync = sync_of(&seg.sync);
         Row {
             point: first
                 .point
@@ -300,6 +395,16 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
             ran: ran.clone(),
             read: dir(&seg.read),
             write: dir(&seg.write),
+            write_lat_includes_sync: if open_sync.is_some() {
+                Some(true)
+            } else {
+                sync.map(|_| false)
+            },
+            sync,
+            open_sync: open_sync.clone(),
+            bytes: moved(seg),
+            elapsed_ns: seg.elapsed_ns,
+            page_cache: page_cache(seg),
             util_pct,
             aqu_sz,
             memory: None,
@@ -318,6 +423,18 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
             let writes: Vec<&DirectionRecord> = runs.iter().map(|s| &s.write).collect();
             row.read = mean_dir(&reads);
             row.write = mean_dir(&writes);
+            let syncs: Vec<&SyncRecord> = runs.iter().map(|s| &s.sync).collect();
+            row.sync = mean_sync(&syncs);
+            if row.open_sync.is_none() {
+                row.write_lat_includes_sync = row.sync.map(|_| false);
+            }
+            #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+            let mean_u64 = |values: &mut dyn Iterator<Item = u64>| {
+                (values.map(|v| v as f64).sum::<f64>() / runs.len() as f64).round() as u64
+            };
+            row.bytes = mean_u64(&mut runs.iter().map(|s| moved(s)));
+            row.elapsed_ns = mean_u64(&mut runs.iter().map(|s| s.elapsed_ns));
+            row.page_cache = runs.iter().any(|s| page_cache(s));
             let mean = |values: Vec<f64>| {
                 #[allow(clippy::cast_precision_loss)]
                 let n = values.len() as f64;
@@ -403,7 +520,11 @@ fn best(rows: &[Row], pick: impl Fn(&Row) -> &Dir) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-/// The columns: the swept options, then per direction with I/O, then the device.
+/// The columns: the swept options, then per direction with I/O, the sync calls where any point
+/// made some, the bytes and time, then the device. `human`: the table's and markdown's
+/// headers, units in the cells and a last column of marks; else CSV's: units in the header
+/// names (`read_mean_ns`), plain numbers in the cells, the engine, the depth it ran at, the
+/// status and the page-cache flag last. A value a point does not have is an empty cell.
 fn header_and_cells(
     rows: &[Row],
     names: &[String],
@@ -411,33 +532,56 @@ fn header_and_cells(
 ) -> (Vec<String>, Vec<Vec<String>>) {
     let reads = rows.iter().any(|r| r.read.ios > 0);
     let writes = rows.iter().any(|r| r.write.ios > 0);
+    let syncs = rows.iter().any(|r| r.sync.is_some());
     let best_read = best(rows, |r| &r.read);
     let best_write = best(rows, |r| &r.write);
     // Escaped one by one so a value stays in its cell (a `\n` would start a row).
     let escape = |text: &String| crate::text::escape(text).into_owned();
     let mut header: Vec<String> = names.iter().map(escape).collect();
-    let dir_header = |prefix: &str, header: &mut Vec<String>| {
-        for col in ["IOPS", "MB/s", "MiB/s", "mean", "p99"] {
-            header.push(format!("{prefix} {col}"));
+    let column = |human_name: &str, csv_name: &str| {
+        if human {
+            human_name.to_string()
+        } else {
+            csv_name.to_string()
         }
     };
-    if reads {
-        dir_header("read", &mut header);
+    for (on, prefix) in [(reads, "read"), (writes, "write")] {
+        if !on {
+            continue;
+        }
+        for (h, c) in [
+            ("IOPS", "iops"),
+            ("MB/s", "mb_s"),
+            ("MiB/s", "mib_s"),
+            ("mean", "mean_ns"),
+            ("p99", "p99_ns"),
+        ] {
+            header.push(column(&format!("{prefix} {h}"), &format!("{prefix}_{c}")));
+        }
     }
-    if writes {
-        dir_header("write", &mut header);
+    if syncs {
+        header.push(column("sync mean", "sync_mean_ns"));
+        header.push(column("sync p99", "sync_p99_ns"));
     }
+    header.push(column("bytes", "bytes"));
+    header.push(column("elapsed", "elapsed_ns"));
     let memory = rows.iter().any(|r| r.memory.is_some());
     if memory && reads {
-        header.push("memory read MB/s".into());
+        header.push(column("memory read MB/s", "memory_read_mb_s"));
     }
     if memory && writes {
-        header.push("memory write MB/s".into());
+        header.push(column("memory write MB/s", "memory_write_mb_s"));
     }
-    header.push("%util".into());
-    header.push("aqu-sz".into());
+    header.push(column("%util", "util_pct"));
+    header.push(column("aqu-sz", "aqu_sz"));
     if human {
         header.push(String::new());
+    } else {
+        header.extend(
+            ["engine", "ran_iodepth", "status", "page_cache"]
+                .into_iter()
+                .map(String::from),
+        );
     }
     let lat = |ns: f64| {
         if human {
@@ -452,7 +596,7 @@ fn header_and_cells(
         .map(|(i, r)| {
             let mut cells: Vec<String> = r.point.iter().map(|(_, v)| escape(v)).collect();
             let dir_cells = |d: &Dir, cells: &mut Vec<String>| {
-                if human && d.ios == 0 {
+                if d.ios == 0 {
                     // A direction this point did not run: nothing to show.
                     cells.extend(std::iter::repeat_n(String::new(), 5));
                     return;
@@ -470,8 +614,26 @@ fn header_and_cells(
             if writes {
                 dir_cells(&r.write, &mut cells);
             }
+            if syncs {
+                match &r.sync {
+                    Some(s) => {
+                        cells.push(lat(s.mean_ns));
+                        #[allow(clippy::cast_precision_loss)]
+                        cells.push(lat(s.p99_ns as f64));
+                    }
+                    None => cells.extend([String::new(), String::new()]),
+                }
+            }
+            #[allow(clippy::cast_precision_loss)]
+            if human {
+                cells.push(crate::units::format_bytes(r.bytes));
+                cells.push(format!("{:.3} s", r.elapsed_ns as f64 / 1e9));
+            } else {
+                cells.push(r.bytes.to_string());
+                cells.push(r.elapsed_ns.to_string());
+            }
             let mem_cell = |d: Option<&Dir>| {
-                d.filter(|d| d.ios > 0 || !human)
+                d.filter(|d| d.ios > 0)
                     .map_or_else(String::new, |d| format!("{:.1}", d.bytes_per_s / 1e6))
             };
             if memory && reads {
@@ -490,6 +652,9 @@ fn header_and_cells(
                 if best_write == Some(i) {
                     marks.push("best write");
                 }
+                if r.page_cache {
+                    marks.push("PAGE CACHE: measures memory");
+                }
                 if r.status != "completed" {
                     marks.push(r.status.as_str());
                 }
@@ -497,11 +662,77 @@ fn header_and_cells(
                     marks.push(ran.as_str());
                 }
                 cells.push(marks.join(", "));
+            } else {
+                cells.push(escape(&r.engine));
+                cells.push(r.iodepth.to_string());
+                cells.push(escape(&r.status));
+                cells.push(r.page_cache.to_string());
             }
             cells
         })
         .collect();
     (header, cells)
+}
+
+/// The line under the table that says whether write latency includes the sync: fsync and
+/// fdatasync are calls of their own, timed apart (the sync columns); O_DSYNC/O_SYNC make every
+/// write wait for the disk, so its latency includes it. `None` when no point synced.
+#[must_use]
+pub fn sync_line(rows: &[Row]) -> Option<String> {
+    let calls = rows.iter().any(|r| r.sync.is_some());
+    let open: Vec<&str> =
+        rows.iter()
+            .filter_map(|r| r.open_sync.as_deref())
+            .fold(Vec::new(), |mut seen, s| {
+                if !seen.contains(&s) {
+                    seen.push(s);
+                }
+                seen
+            });
+    let open_words = (!open.is_empty()).then(|| {
+        let flags = open
+            .iter()
+            .map(|s| if *s == "dsync" { "O_DSYNC" } else { "O_SYNC" })
+            .collect::<Vec<_>>()
+            .join("/");
+        format!(
+            "write latency includes the sync where files were opened {flags} (--sync): each \
+             write returns once it is on the disk"
+        )
+    });
+    match (calls, open_words) {
+        (false, None) => None,
+        (true, None) => Some(
+            "write latency leaves out the sync: the fsync/fdatasync calls are timed apart, in \
+             the sync columns"
+                .to_string(),
+        ),
+        (false, Some(words)) => Some(words),
+        (true, Some(words)) => Some(format!(
+            "{words}; the fsync/fdatasync calls are timed apart, in the sync columns"
+        )),
+    }
+}
+
+/// The line under the table for the rows that measured the page cache: how many, which, and
+/// that none of them is the best, a peak or a knee. `None` when no row did.
+#[must_use]
+pub fn page_cache_line(rows: &[Row]) -> Option<String> {
+    let cached: Vec<String> = rows
+        .iter()
+        .filter(|r| r.page_cache)
+        .map(|r| super::describe(&r.point))
+        .collect();
+    if cached.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "PAGE CACHE: {} of {} points measured memory, not the disk ({}): flagged in their rows, \
+         never the best, a peak or a knee",
+        cached.len(),
+        rows.len(),
+        cached.join(", ")
+    ))
 }
 
 /// The JSON form of the table.
@@ -511,6 +742,8 @@ struct JsonTable<'a> {
     rows: &'a [Row],
     best_read: Option<usize>,
     best_write: Option<usize>,
+    /// The peaks, gain stops, knees and best rows, typed, as the record's `sweep.analysis`.
+    analysis: Vec<SweepFinding>,
 }
 
 /// The table in `format`; `names` are the swept options, in order.
@@ -523,6 +756,7 @@ pub fn render(rows: &[Row], names: &[String], format: Format) -> String {
                 rows,
                 best_read: best(rows, |r| &r.read),
                 best_write: best(rows, |r| &r.write),
+                analysis: analysis(rows, names),
             };
             let mut text = serde_json::to_string_pretty(&table).unwrap_or_default();
             text.push('\n');
@@ -530,15 +764,9 @@ pub fn render(rows: &[Row], names: &[String], format: Format) -> String {
         }
         Format::Csv => {
             let (header, cells) = header_and_cells(rows, names, false);
-            let mut out = String::new();
-            let mut header = header;
-            header.extend(["engine".into(), "ran iodepth".into(), "status".into()]);
-            out.push_str(&csv_line(&header));
-            for (row, mut cells) in rows.iter().zip(cells) {
-                cells.push(crate::text::escape(&row.engine).into_owned());
-                cells.push(row.iodepth.to_string());
-                cells.push(crate::text::escape(&row.status).into_owned());
-                out.push_str(&csv_line(&cells));
+            let mut out = csv_line(&header);
+            for row in cells {
+                out.push_str(&csv_line(&row));
             }
             out
         }
@@ -605,19 +833,16 @@ fn csv_line(cells: &[String]) -> String {
     format!("{}\n", quoted.join(","))
 }
 
-/// The statements under the table: for each swept dimension whose other dimensions are fixed
-/// (a one-dimension sweep, or each slice of a matrix along its last dimension), per direction
-/// the peak, where the gain stops and the knee (`analysis`); with `advice`, the block-size
-/// recommendations.
+/// What the table shows, typed: for each swept dimension whose other dimensions are fixed (a
+/// one-dimension sweep, or each slice of a matrix along its last dimension), per direction the
+/// peak, where the gain stops and the knee (`analysis`); then the best row per direction.
+/// Only rows that [count](Row::counts) take part.
 #[must_use]
-pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
+pub fn analysis(rows: &[Row], names: &[String]) -> Vec<SweepFinding> {
     use super::analysis::{self, Sample};
     let Some(last) = names.last() else {
         return Vec::new();
     };
-    let dimension = super::Dimension::ALL
-        .into_iter()
-        .find(|d| d.name() == last.as_str());
     let mut out = Vec::new();
     // Rows grouped by the values of every dimension but the last.
     let mut groups: Vec<(super::Point, Vec<&Row>)> = Vec::new();
@@ -628,7 +853,59 @@ pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
             None => groups.push((key, vec![row])),
         }
     }
-    let sample = |row: &Row, d: &Dir| Sample {
+    for (key, members) in &groups {
+        let at: Vec<PointValue> = key
+            .iter()
+            .map(|(option, value)| PointValue {
+                option: option.clone(),
+                value: value.clone(),
+            })
+            .collect();
+        for (direction, pick) in [("read", read_of as fn(&Row) -> &Dir), ("write", write_of)] {
+            let samples: Vec<Sample> = members
+                .iter()
+                .filter(|r| pick(r).ios > 0)
+                .map(|r| sample(r, pick(r), last))
+                .collect();
+            out.extend(analysis::findings(last, direction, &at, &samples));
+        }
+    }
+    for (direction, pick) in [("read", read_of as fn(&Row) -> &Dir), ("write", write_of)] {
+        if let Some(i) = best(rows, pick) {
+            let row = &rows[i];
+            out.push(SweepFinding::Best {
+                direction: direction.to_string(),
+                row: u32::try_from(i).unwrap_or(u32::MAX),
+                point: row
+                    .point
+                    .iter()
+                    .map(|(option, value)| PointValue {
+                        option: option.clone(),
+                        value: value.clone(),
+                    })
+                    .collect(),
+                bytes_per_s: pick(row).bytes_per_s,
+                iops: pick(row).iops,
+            });
+        }
+    }
+    out
+}
+
+fn read_of(row: &Row) -> &Dir {
+    &row.read
+}
+
+fn write_of(row: &Row) -> &Dir {
+    &row.write
+}
+
+/// A row's direction `d` as the analysis takes it, along the dimension `last`.
+fn sample(row: &Row, d: &Dir, last: &str) -> super::analysis::Sample {
+    let dimension = super::Dimension::ALL
+        .into_iter()
+        .find(|dim| dim.name() == last);
+    super::analysis::Sample {
         x: row
             .point
             .last()
@@ -640,45 +917,31 @@ pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
         mean_ns: d.mean_ns,
         p99_ns: d.p99_ns,
         ran: row.ran.clone(),
-    };
-    for (key, members) in &groups {
-        let prefix = if key.is_empty() {
-            String::new()
-        } else {
-            format!("{}: ", super::describe(key))
-        };
-        let reads: Vec<Sample> = members
-            .iter()
-            .filter(|r| r.read.ios > 0)
-            .map(|r| sample(r, &r.read))
-            .collect();
-        let writes: Vec<Sample> = members
-            .iter()
-            .filter(|r| r.write.ios > 0)
-            .map(|r| sample(r, &r.write))
-            .collect();
-        for (direction, samples) in [("read", &reads), ("write", &writes)] {
-            for line in analysis::statements(last, direction, samples) {
-                out.push(format!("{prefix}{line}"));
-            }
-        }
     }
-    if advice && last == "bs" {
+}
+
+/// The statements under the table: the sentences of the [`analysis`], then with `advice` the
+/// block-size recommendations.
+#[must_use]
+pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
+    let mut out: Vec<String> = analysis(rows, names)
+        .iter()
+        .filter_map(super::analysis::sentence)
+        .collect();
+    if advice && names.last().is_some_and(|l| l == "bs") {
         // The read and write points of the block sizes, wherever `rw` put them.
-        let reads: Vec<Sample> = rows
-            .iter()
-            .filter(|r| r.counts() && r.read.ios > 0)
-            .map(|r| sample(r, &r.read))
-            .collect();
-        let writes: Vec<Sample> = rows
-            .iter()
-            .filter(|r| r.counts() && r.write.ios > 0)
-            .map(|r| sample(r, &r.write))
-            .collect();
-        out.push(analysis::advice(&reads, &writes).map_or_else(
-            || "advice: needs a block-size sweep with reads and writes".to_string(),
-            |a| format!("advice: {a}"),
-        ));
+        let of = |pick: fn(&Row) -> &Dir| -> Vec<super::analysis::Sample> {
+            rows.iter()
+                .filter(|r| r.counts() && pick(r).ios > 0)
+                .map(|r| sample(r, pick(r), "bs"))
+                .collect()
+        };
+        out.push(
+            super::analysis::advice(&of(read_of), &of(write_of)).map_or_else(
+                || "advice: needs a block-size sweep with reads and writes".to_string(),
+                |a| format!("advice: {a}"),
+            ),
+        );
     }
     out
 }
@@ -709,6 +972,12 @@ mod tests {
             ran: None,
             read,
             write: Dir::default(),
+            sync: None,
+            open_sync: None,
+            write_lat_includes_sync: None,
+            bytes: 64 << 20,
+            elapsed_ns: 1_250_000_000,
+            page_cache: false,
             util_pct: Some(util),
             aqu_sz: Some(aqu),
             memory: None,
@@ -730,16 +999,18 @@ mod tests {
         let names = ["bs".to_string()];
         assert_eq!(
             render(&rows(), &names, Format::Csv),
-            "bs,read IOPS,read MB/s,read MiB/s,read mean,read p99,%util,aqu-sz,engine,ran \
-             iodepth,status\n\
-             4k,24414,100.0,95.4,40000,120000,87.3,3.50,io_uring,32,completed\n\
-             1M,1000,1048.6,1000.0,2000000,4500000,100.0,31.97,io_uring,32,completed\n"
+            "bs,read_iops,read_mb_s,read_mib_s,read_mean_ns,read_p99_ns,bytes,elapsed_ns,\
+             util_pct,aqu_sz,engine,ran_iodepth,status,page_cache\n\
+             4k,24414,100.0,95.4,40000,120000,67108864,1250000000,87.3,3.50,io_uring,32,\
+             completed,false\n\
+             1M,1000,1048.6,1000.0,2000000,4500000,67108864,1250000000,100.0,31.97,io_uring,32,\
+             completed,false\n"
         );
         assert_eq!(
             render(&rows(), &names, Format::Table),
-            "bs  read IOPS  read MB/s  read MiB/s  read mean  read p99  %util  aqu-sz\n\
-             4k      24414      100.0        95.4    40.0 us  120.0 us   87.3    3.50\n\
-             1M       1000     1048.6      1000.0    2.00 ms   4.50 ms  100.0   31.97  best read\n"
+            "bs  read IOPS  read MB/s  read MiB/s  read mean  read p99   bytes  elapsed  %util  aqu-sz\n\
+             4k      24414      100.0        95.4    40.0 us  120.0 us  64 MiB  1.250 s   87.3    3.50\n\
+             1M       1000     1048.6      1000.0    2.00 ms   4.50 ms  64 MiB  1.250 s  100.0   31.97  best read\n"
         );
         // A direction no point ran has no columns.
         assert!(!render(&rows(), &names, Format::Csv).contains("write"));
@@ -787,9 +1058,195 @@ mod tests {
         );
         let csv = render(&rows, &names, Format::Csv);
         assert!(
-            csv.lines().nth(2).unwrap().ends_with(",psync,1,completed"),
+            csv.lines()
+                .nth(2)
+                .unwrap()
+                .ends_with(",psync,1,completed,false"),
             "{csv}"
         );
+    }
+
+    #[test]
+    fn a_direction_a_point_lacks_is_empty_in_csv_not_zero() {
+        let mut rows = rows();
+        rows[1].read = Dir::default();
+        rows[1].write = dir(1000.0, 1e6, 3000.0, 9000);
+        rows[0].util_pct = None;
+        let csv = render(&rows, &["bs".to_string()], Format::Csv);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(
+            lines[0].starts_with(
+                "bs,read_iops,read_mb_s,read_mib_s,read_mean_ns,read_p99_ns,\
+                 write_iops,write_mb_s,write_mib_s,write_mean_ns,write_p99_ns,bytes,elapsed_ns,\
+                 util_pct,"
+            ),
+            "{csv}"
+        );
+        assert!(
+            lines[1].starts_with("4k,24414,100.0,95.4,40000,120000,,,,,,"),
+            "{csv}"
+        );
+        assert!(lines[1].contains(",1250000000,,3.50,"), "{csv}");
+        assert!(
+            lines[2].starts_with("1M,,,,,,1000,1.0,1.0,3000,9000,"),
+            "{csv}"
+        );
+    }
+
+    #[test]
+    fn sync_calls_get_their_columns_and_the_foot_says_write_latency_leaves_them_out() {
+        let mut rows = rows();
+        for row in &mut rows {
+            row.write = row.read;
+            row.read = Dir::default();
+        }
+        rows[0].sync = Some(Sync {
+            ios: 500,
+            mean_ns: 108_000.0,
+            p99_ns: 250_000,
+        });
+        rows[0].write_lat_includes_sync = Some(false);
+        let names = ["fsync".to_string()];
+        for row in &mut rows {
+            row.point = vec![("fsync".into(), "1".into())];
+        }
+        rows[1].point = vec![("fsync".into(), "0".into())];
+        let text = render(&rows, &names, Format::Table);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].contains("write p99  sync mean  sync p99  "),
+            "{text}"
+        );
+        assert!(
+            lines[1].contains(" 120.0 us   108.0 us  250.0 us  "),
+            "{text}"
+        );
+        // The point without syncs has empty sync cells.
+        assert!(
+            lines[2].contains(" 4.50 ms                       64 MiB"),
+            "{text}"
+        );
+        let csv = render(&rows, &names, Format::Csv);
+        assert!(
+            csv.contains(",write_p99_ns,sync_mean_ns,sync_p99_ns,bytes,"),
+            "{csv}"
+        );
+        assert!(csv.contains(",120000,108000,250000,67108864,"), "{csv}");
+        assert!(csv.contains(",4500000,,,67108864,"), "{csv}");
+        assert_eq!(
+            sync_line(&rows).unwrap(),
+            "write latency leaves out the sync: the fsync/fdatasync calls are timed apart, in the \
+             sync columns"
+        );
+        rows[1].open_sync = Some("dsync".into());
+        assert!(
+            sync_line(&rows)
+                .unwrap()
+                .starts_with("write latency includes the sync where files were opened O_DSYNC"),
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&render(&rows, &names, Format::Json)).unwrap();
+        assert_eq!(json["rows"][0]["sync"]["mean_ns"], 108_000.0);
+        assert_eq!(json["rows"][0]["write_lat_includes_sync"], false);
+        assert_eq!(json["rows"][1]["sync"], serde_json::Value::Null);
+        rows[1].sync = None;
+        rows[0].sync = None;
+        rows[1].open_sync = None;
+        assert_eq!(sync_line(&rows), None);
+        assert!(!render(&rows, &names, Format::Table).contains("sync mean"));
+    }
+
+    #[test]
+    fn a_page_cache_row_is_flagged_and_never_the_best_nor_the_peak() {
+        let mut rows = rows();
+        rows[1].page_cache = true;
+        let names = ["bs".to_string()];
+        let text = render(&rows, &names, Format::Table);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].ends_with("best read"), "{text}");
+        assert!(
+            lines[2].ends_with("  PAGE CACHE: measures memory"),
+            "{text}"
+        );
+        let csv = render(&rows, &names, Format::Csv);
+        assert!(csv.lines().nth(2).unwrap().ends_with(",true"), "{csv}");
+        assert_eq!(
+            page_cache_line(&rows).unwrap(),
+            "PAGE CACHE: 1 of 2 points measured memory, not the disk (bs=1M): flagged in their \
+             rows, never the best, a peak or a knee"
+        );
+        assert_eq!(page_cache_line(&rows[..1]), None);
+        let json: serde_json::Value =
+            serde_json::from_str(&render(&rows, &names, Format::Json)).unwrap();
+        assert_eq!(json["best_read"], 0);
+        assert_eq!(json["rows"][1]["page_cache"], true);
+        assert_eq!(
+            statements(&rows, &names, false),
+            ["read peaks at 4k: 100 MB/s (95 MiB/s)"]
+        );
+    }
+
+    #[test]
+    fn the_analysis_is_typed_and_the_sentences_are_rendered_from_it() {
+        let depth = |d: &str, iops: f64, p99_us: u64| Row {
+            point: vec![
+                ("rw".into(), "randread".into()),
+                ("iodepth".into(), d.into()),
+            ],
+            read: dir(iops, iops * 4096.0, 1e9 / iops, p99_us * 1000),
+            iodepth: d.parse().unwrap(),
+            ..rows()[0].clone()
+        };
+        let rows = vec![
+            depth("1", 10_000.0, 100),
+            depth("4", 40_000.0, 150),
+            depth("16", 41_000.0, 400),
+        ];
+        let names = ["rw".to_string(), "iodepth".to_string()];
+        let analysis = analysis(&rows, &names);
+        let json = serde_json::to_value(&analysis).unwrap();
+        let knee = json
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["kind"] == "knee")
+            .unwrap();
+        assert_eq!(
+            *knee,
+            serde_json::json!({
+                "kind": "knee",
+                "at": [{"option": "rw", "value": "randread"}],
+                "dimension": "iodepth",
+                "value": 4,
+                "direction": "read",
+                "iops": 40_000.0,
+                "p99_ns": 150_000,
+                "p99_limit_ns": 200_000,
+            })
+        );
+        let best = json.as_array().unwrap().last().unwrap();
+        assert_eq!(best["kind"], "best");
+        assert_eq!(best["row"], 2);
+        assert_eq!(best["direction"], "read");
+        // Read back, the findings render the foot's sentences.
+        let back: Vec<SweepFinding> = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back, analysis);
+        let sentences: Vec<String> = back
+            .iter()
+            .filter_map(crate::sweep::analysis::sentence)
+            .collect();
+        assert_eq!(sentences, statements(&rows, &names, false));
+        assert_eq!(
+            sentences,
+            [
+                "rw=randread: read peaks at iodepth=16: 168 MB/s (160 MiB/s)",
+                "rw=randread: read knee at iodepth=4: 40.0k IOPS, p99 150.0 us (limit 2x the \
+                 lowest p99: 200.0 us)",
+            ]
+        );
+        let table: serde_json::Value =
+            serde_json::from_str(&render(&rows, &names, Format::Json)).unwrap();
+        assert_eq!(table["analysis"], json);
     }
 
     /// A record of one point per `(bs, %util)` and loop, read at `mb` MB/s.
@@ -829,6 +1286,51 @@ mod tests {
             Format::Table,
         );
         assert!(!text.contains("101"), "{text}");
+    }
+
+    #[test]
+    fn a_row_from_the_record_has_its_syncs_bytes_time_and_page_cache() {
+        let mut record = record(&[
+            ("4k", &[(100.0, 50.0)]),
+            ("64k", &[(200.0, 60.0), (300.0, 70.0)]),
+        ]);
+        let seg = &mut record.segments[0];
+        seg.read.io_bytes = 1 << 20;
+        seg.elapsed_ns = 500_000_000;
+        seg.sync.total_ios = 10;
+        seg.sync.lat_ns.mean = 2000.0;
+        seg.job.sync = Some("dsync".into());
+        // The device served a tenth of the bytes: the page cache served the rest.
+        let reconciliation = &mut seg.device.as_mut().unwrap().reconciliation;
+        reconciliation.app_bytes = 1000;
+        reconciliation.device_bytes = 100;
+        for (seg, mib) in record.segments[1..].iter_mut().zip([2u64, 4]) {
+            seg.read.io_bytes = mib << 20;
+            seg.elapsed_ns = mib * 500_000_000;
+        }
+        let rows = super::rows(&record, Pick::Mean);
+        let r = &rows[0];
+        assert_eq!(
+            (r.bytes, r.elapsed_ns, r.page_cache),
+            (1 << 20, 500_000_000, true)
+        );
+        assert_eq!(r.sync.map(|s| (s.ios, s.mean_ns)), Some((10, 2000.0)));
+        assert_eq!(r.open_sync.as_deref(), Some("dsync"));
+        assert_eq!(r.write_lat_includes_sync, Some(true));
+        assert!(!r.counts());
+        // Two loops averaged: 3 MiB in 1.5 s.
+        let r = &rows[1];
+        assert_eq!(
+            (r.bytes, r.elapsed_ns, r.page_cache),
+            (3 << 20, 1_500_000_000, false)
+        );
+        assert_eq!((r.sync, r.write_lat_includes_sync), (None, None));
+        // The best loop's own numbers.
+        let r = &super::rows(&record, Pick::Best)[1];
+        assert_eq!((r.bytes, r.elapsed_ns), (4 << 20, 2_000_000_000));
+        // The null engine sends the device nothing: never the page cache.
+        record.segments[0].engine = "null".into();
+        assert!(!super::rows(&record, Pick::Best)[0].page_cache);
     }
 
     fn record_mean() -> RunRecord {

@@ -117,10 +117,13 @@ fn a_sweep_without_io_uring_says_in_each_row_that_psync_ran_at_depth_1() {
         csv.lines()
             .next()
             .unwrap()
-            .ends_with(",engine,ran iodepth,status"),
+            .ends_with(",engine,ran_iodepth,status,page_cache"),
         "{csv}"
     );
-    assert!(row(&csv, "32,").ends_with(",psync,1,completed"), "{csv}");
+    assert!(
+        row(&csv, "32,").ends_with(",psync,1,completed,false"),
+        "{csv}"
+    );
 }
 
 #[test]

@@ -88,8 +88,8 @@ fn a_matrix_is_one_table_and_its_csv_has_a_row_per_point() {
     // Python's csv module: a header and one row per point.
     let script = "import csv,sys\nrows=list(csv.DictReader(sys.stdin))\nprint(len(rows))\n\
                   print(','.join(r['rw']+'/'+r['bs'] for r in rows))\n\
-                  print(all(float(r['read IOPS'])>0 for r in rows if r['rw']=='randread'))\n\
-                  print(all(float(r['write IOPS'])>0 for r in rows if r['rw']=='randwrite'))";
+                  print(all(float(r['read_iops'])>0 for r in rows if r['rw']=='randread'))\n\
+                  print(all(float(r['write_iops'])>0 for r in rows if r['rw']=='randwrite'))";
     let mut child = Command::new("python3")
         .args(["-c", script])
         .stdin(std::process::Stdio::piped())
@@ -203,24 +203,41 @@ fn bad_sweeps_are_one_line_naming_the_value_and_the_fix() {
         (
             &["--size", "1M,2M"][..],
             "error: --size \"1M,2M\": only the workload options take lists and ranges (--rw, \
-             --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync); give --size one value\n",
+             --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync, --fdatasync, --sync); \
+             give --size one value\n",
         ),
         (
             &["--json", "a,b"][..],
             "error: --json \"a,b\": only the workload options take lists and ranges (--rw, \
-             --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync); give --json one value\n",
+             --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync, --fdatasync, --sync); \
+             give --json one value\n",
         ),
         (
             &["--jsonl", "a.jsonl,b.jsonl"][..],
             "error: --jsonl \"a.jsonl,b.jsonl\": only the workload options take lists and ranges \
-             (--rw, --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync); give --jsonl one \
-             value\n",
+             (--rw, --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync, --fdatasync, \
+             --sync); give --jsonl one value\n",
         ),
         (
             &["--latency-target", "1ms..2ms", "-q", "1,2"][..],
             "error: --latency-target \"1ms..2ms\": only the workload options take lists and \
-             ranges (--rw, --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync); give \
-             --latency-target one value\n",
+             ranges (--rw, --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync, \
+             --fdatasync, --sync); give --latency-target one value\n",
+        ),
+        (
+            &["--sync", "dsync..sync"][..],
+            "error: --sync \"dsync..sync\": sync takes no range; list the values, e.g. \
+             none,dsync,sync\n",
+        ),
+        (
+            &["--sync", "odirect"][..],
+            "error: --sync \"odirect\" is not a value of sync; use e.g. none,dsync,sync\n",
+        ),
+        (
+            &["--hipri", "0..1"][..],
+            "error: --hipri \"0..1\": only the workload options take lists and ranges (--rw, \
+             --bs, --iodepth, --numjobs, --ioengine, --direct, --fsync, --fdatasync, --sync); \
+             give --hipri one value\n",
         ),
         (
             &["--pick", "best"][..],
@@ -706,12 +723,13 @@ fn markdown_and_json_tables_have_a_row_per_point() {
     let lines: Vec<&str> = markdown.lines().collect();
     assert_eq!(
         lines[0],
-        "| bs | read IOPS | read MB/s | read MiB/s | read mean | read p99 | %util | aqu-sz |  |",
+        "| bs | read IOPS | read MB/s | read MiB/s | read mean | read p99 | bytes | elapsed | \
+         %util | aqu-sz |  |",
         "{markdown}"
     );
     assert_eq!(
         lines[1],
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     );
     assert!(lines[2].starts_with("| 4k | "), "{markdown}");
     assert!(
@@ -749,4 +767,313 @@ fn yes_lets_a_plan_over_the_limits_through() {
         points.lines().last().unwrap(),
         " 216  bs=1M iodepth=256 numjobs=2"
     );
+}
+
+/// `script` run by python3 over `input` on its stdin: its stdout.
+fn python(script: &str, input: &str) -> String {
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn csv_names_its_units_leaves_absent_cells_empty_and_gives_the_sync_bytes_and_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sweep(
+        dir.path(),
+        &[
+            "--rw",
+            "randread,randwrite",
+            "--bs",
+            "4k",
+            "--fsync",
+            "1",
+            "--size",
+            "4M",
+            "--io-size",
+            "512k",
+            "--runtime",
+            "10s",
+            "--format",
+            "csv",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_success(&out);
+    let csv = stdout(&out);
+    // Python's csv module reads every number as its type; a direction or a sync a point does
+    // not have is an empty cell, not 0.
+    let script = "import csv,sys\n\
+        r=csv.DictReader(sys.stdin)\n\
+        rows=list(r)\n\
+        need=['rw','read_iops','read_mb_s','read_mib_s','read_mean_ns','read_p99_ns',\
+        'write_iops','write_mb_s','write_mib_s','write_mean_ns','write_p99_ns','sync_mean_ns',\
+        'sync_p99_ns','bytes','elapsed_ns','util_pct','aqu_sz','engine','ran_iodepth','status',\
+        'page_cache']\n\
+        print(r.fieldnames==need)\n\
+        rd,wr=rows\n\
+        print([rd[k] for k in need if k.startswith(('write_','sync_'))]==['']*7)\n\
+        print([wr[k] for k in need if k.startswith('read_')]==['']*5)\n\
+        print(int(rd['read_iops'])>0,float(rd['read_mib_s'])>0,int(rd['read_mean_ns'])>0,\
+        int(rd['read_p99_ns'])>0)\n\
+        print(int(wr['sync_mean_ns'])>0,int(wr['sync_p99_ns'])>0,int(wr['write_mean_ns'])>0)\n\
+        print(int(rd['bytes']),int(wr['bytes']),int(rd['elapsed_ns'])>0,int(wr['elapsed_ns'])>0)\n\
+        print(int(wr['ran_iodepth']),wr['status'],wr['page_cache'])\n\
+        print(wr['sync_mean_ns'])";
+    let parsed = python(script, &csv);
+    let lines: Vec<&str> = parsed.lines().collect();
+    assert_eq!(
+        lines[..7],
+        [
+            "True",
+            "True",
+            "True",
+            "True True True True",
+            "True True True",
+            "524288 524288 True True",
+            "32 completed false",
+        ],
+        "{csv}"
+    );
+    // The sync columns are the record's fsync latency, which write latency leaves out.
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    let sync = &record["segments"][1]["sync"];
+    assert_eq!(sync["total_ios"], 128, "{sync}");
+    assert_eq!(
+        lines[7],
+        format!("{:.0}", sync["lat_ns"]["mean"].as_f64().unwrap()),
+        "{csv}"
+    );
+    assert_eq!(record["segments"][0]["sync"]["total_ios"], 0);
+}
+
+#[test]
+fn sync_modes_are_swept_and_the_foot_says_whether_write_latency_includes_the_sync() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sweep(
+        dir.path(),
+        &[
+            "--rw",
+            "randwrite",
+            "--bs",
+            "4k",
+            "--sync",
+            "none,dsync",
+            "--fsync",
+            "1",
+            "--size",
+            "4M",
+            "--io-size",
+            "256k",
+            "--runtime",
+            "10s",
+            "--rate-iops",
+            "4000",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_success(&out);
+    let table = stdout(&out);
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].starts_with("sync   write IOPS"), "{table}");
+    assert!(
+        lines[0].contains("write p99  sync mean  sync p99")
+            && lines[0].contains(" bytes  elapsed  "),
+        "{table}"
+    );
+    assert!(lines[1].starts_with("none "), "{table}");
+    assert!(lines[2].starts_with("dsync "), "{table}");
+    // The dd study's answer on every row: the bytes moved and the time.
+    for line in &lines[1..3] {
+        assert!(line.contains("256 KiB  "), "{table}");
+        assert!(line.contains(" s  "), "{table}");
+    }
+    assert!(
+        table.contains(
+            "write latency includes the sync where files were opened O_DSYNC (--sync): each \
+             write returns once it is on the disk; the fsync/fdatasync calls are timed apart, in \
+             the sync columns"
+        ),
+        "{table}"
+    );
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(
+        segments[1]["point"],
+        serde_json::json!([{"option": "sync", "value": "dsync"}])
+    );
+    assert_eq!(segments[1]["job"]["sync"], "dsync");
+    assert_eq!(segments[0]["job"]["sync"], serde_json::Value::Null);
+    // An option set once applies to every point.
+    for seg in segments {
+        assert_eq!(seg["job"]["fsync"], 1, "{seg}");
+        assert!(seg["job"]["rate"].is_object(), "{seg}");
+    }
+}
+
+/// Asserts `finding` matches the run record schema's `$defs/sweep_finding`.
+fn assert_valid_finding(finding: &serde_json::Value) -> Result<(), String> {
+    let full = read_json(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/schema/run-record.schema.json"),
+    );
+    let wrapper = serde_json::json!({
+        "$schema": full["$schema"],
+        "$defs": full["$defs"],
+        "$ref": "#/$defs/sweep_finding",
+    });
+    let validator = jsonschema::validator_for(&wrapper).expect("the schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(finding)
+        .map(|e| e.to_string())
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{finding} does not match: {}", errors.join("; ")))
+    }
+}
+
+#[test]
+fn the_json_table_and_the_record_carry_the_analysis_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sweep(
+        dir.path(),
+        &[
+            "--ioengine",
+            "null",
+            "-q",
+            "1,4,16",
+            "--size",
+            "8M",
+            "--runtime",
+            "200ms",
+            "--ramp",
+            "0s",
+            "--format",
+            "json",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_success(&out);
+    let table: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let analysis = table["analysis"].as_array().unwrap();
+    for finding in analysis {
+        assert_valid_finding(finding).unwrap();
+    }
+    let peak = analysis.iter().find(|f| f["kind"] == "peak").unwrap();
+    assert_eq!(peak["dimension"], "iodepth");
+    assert_eq!(peak["direction"], "read");
+    assert!(peak["value"].is_u64(), "{peak}");
+    assert!(peak["bytes_per_s"].as_f64().unwrap() > 0.0);
+    let best = analysis.iter().find(|f| f["kind"] == "best").unwrap();
+    assert_eq!(best["row"], table["best_read"]);
+    assert_eq!(
+        best["point"][0]["value"],
+        table["rows"][best["row"].as_u64().unwrap() as usize]["point"][0][1]
+    );
+    // The record stores the same analysis, and the sentences rendered from it.
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    assert_eq!(record["sweep"]["analysis"], table["analysis"]);
+    let statements = record["sweep"]["statements"].to_string();
+    assert!(
+        statements.contains(&format!("read peaks at iodepth={}: ", peak["value"])),
+        "{statements}"
+    );
+    // The schema holds: a knee without its p99, or with a value that is neither a number nor
+    // a text, is refused.
+    let knee = serde_json::json!({"kind": "knee", "dimension": "iodepth", "value": 4,
+        "direction": "read", "iops": 1.0, "p99_ns": 10, "p99_limit_ns": 20});
+    assert_valid_finding(&knee).unwrap();
+    let mut broken = knee.clone();
+    broken.as_object_mut().unwrap().remove("p99_ns");
+    assert!(assert_valid_finding(&broken).is_err());
+    broken = knee.clone();
+    broken["value"] = serde_json::json!(4.5);
+    assert!(assert_valid_finding(&broken).is_err());
+}
+
+fn data_file(path: &Path, bytes: usize) {
+    let data: Vec<u8> = (0..bytes).map(|i| (i % 251) as u8 + 1).collect();
+    std::fs::write(path, data).unwrap();
+}
+
+#[test]
+#[ignore = "needs root"]
+fn a_page_cache_point_is_named_in_its_warning_flagged_in_its_row_and_never_the_best() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("disk.img");
+    data_file(&image, 16 << 20);
+    // A device only this test uses: a shared disk's other readers would hide the cache.
+    let dev = LoopDevice::attach_unique(&image);
+    let out = sweep(
+        dir.path(),
+        &[
+            dev.path().to_str().unwrap(),
+            "--rw",
+            "read",
+            "--bs",
+            "64k",
+            "--direct",
+            "yes,no",
+            "--runtime",
+            "1s",
+            "--ramp",
+            "0s",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_success(&out);
+    assert_stderr_has(&out, "WARNING: PAGE CACHE: point direct=no: the run moved");
+    assert!(
+        !stderr(&out).contains("point direct=yes"),
+        "{}",
+        stderr(&out)
+    );
+    let table = stdout(&out);
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(
+        lines[1].starts_with("yes ") && lines[1].ends_with("  best read"),
+        "{table}"
+    );
+    assert!(
+        lines[2].starts_with("no ") && lines[2].ends_with("  PAGE CACHE: measures memory"),
+        "{table}"
+    );
+    assert!(
+        table.contains("PAGE CACHE: 1 of 2 points measured memory, not the disk (direct=no): "),
+        "{table}"
+    );
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    let warning = record["typed_warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == "page_cache")
+        .unwrap()
+        .clone();
+    assert_eq!(warning["segment"], 1, "{warning}");
+    assert_eq!(warning["point"], "direct=no", "{warning}");
+    let best = record["sweep"]["analysis"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "best")
+        .unwrap()
+        .clone();
+    assert_eq!(best["row"], 0, "{best}");
 }
