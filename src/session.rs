@@ -93,6 +93,22 @@ pub struct SessionOptions {
     /// side): after the fill, the session writes a ready line on `--jsonl` and calls the gate;
     /// `false` ends the run as interrupted before anything is measured.
     pub start_gate: Option<StartGate>,
+    /// Called with each interval's record as it closes (once per interval, on the session's
+    /// thread, never per I/O): fio's log files.
+    pub interval_sink: Option<IntervalSink>,
+}
+
+/// What an [`IntervalSink`] calls.
+pub type IntervalFn = dyn FnMut(&crate::record::IntervalRecord) + Send;
+
+/// Receives each interval's record (see [`SessionOptions::interval_sink`]).
+#[derive(Clone)]
+pub struct IntervalSink(pub Arc<std::sync::Mutex<IntervalFn>>);
+
+impl std::fmt::Debug for IntervalSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IntervalSink")
+    }
 }
 
 /// Blocks until the first measured window may start; `false`: do not start (stop).

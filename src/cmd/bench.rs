@@ -66,6 +66,7 @@ pub(crate) fn run_as(
         latency_target: None,
         annotate: None,
         start_gate: remote.map(super::fleet_remote::Remote::gate),
+        interval_sink: None,
     };
     let plan = Plan::single(Job::bench("bench", spec, args.target.clone()));
     let handle = Session::start(plan, options)?;

@@ -87,6 +87,31 @@ pub(crate) fn run_as(
         }
         None => None,
     };
+    // fio's log files: made now, so a bad name fails before anything runs.
+    let mut protected = target_ids.clone();
+    protected.extend(inputs.iter().cloned());
+    let (logs, log_notes) = crate::fio::logs::LogWriter::open(
+        &mut plan,
+        &given,
+        status_interval.is_some(),
+        &protected,
+    )?;
+    {
+        let mut err = std::io::stderr().lock();
+        for note in &log_notes {
+            let _ = writeln!(err, "note: {}", crate::error::one_line(note));
+        }
+    }
+    let logs = logs.map(|writer| Arc::new(std::sync::Mutex::new(writer)));
+    let interval_sink = logs.clone().map(|writer| {
+        crate::session::IntervalSink(Arc::new(std::sync::Mutex::new(
+            move |record: &crate::record::IntervalRecord| {
+                if let Ok(mut writer) = writer.lock() {
+                    writer.interval(record);
+                }
+            },
+        )))
+    });
     let publish = super::serve::RunServe::bind(
         flags.serve.as_deref(),
         flags.serve_linger.as_deref(),
@@ -115,6 +140,7 @@ pub(crate) fn run_as(
         latency_target: None,
         annotate: None,
         start_gate: remote.map(super::fleet_remote::Remote::gate),
+        interval_sink,
     };
     let handle = Session::start(plan, options)?;
     // A server that cannot start ends the session first: its record, no scratch left.
@@ -130,6 +156,13 @@ pub(crate) fn run_as(
     } else {
         super::bench::headless_plan(handle, "diskdash fio")?
     };
+    // The logs hold every closed interval, also of a run that failed or was interrupted.
+    if let Some(logs) = logs
+        && let Ok(mut writer) = logs.lock()
+        && let Err(why) = writer.finish()
+    {
+        let _ = writeln!(std::io::stderr(), "warning: writing fio's log files: {why}");
+    }
     let report = FioReport {
         group_reporting,
         percentiles: percentiles.as_deref(),

@@ -65,6 +65,7 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
             record.notes.push(format!("diskdash mark: {}", rules_text));
         }))),
         start_gate: None,
+        interval_sink: None,
     };
     let handle = Session::start(plan, options)?;
     let outcome = if dashboard {

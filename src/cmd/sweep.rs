@@ -175,6 +175,7 @@ pub(crate) fn run_as(
             latency_target,
         )),
         start_gate: remote.map(super::fleet_remote::Remote::gate),
+        interval_sink: None,
     };
     let handle = Session::start(sweep.plan.clone(), options)?;
     // A server that cannot start ends the session first: its record, no scratch left.

@@ -70,6 +70,8 @@ enum Opt {
     Accepted(Arity, &'static str),
     /// Tunes fio's own measurement or logs: accepted with a note.
     Tuning(Arity),
+    /// fio's log files: written from the intervals after the plan is made (`fio::logs`).
+    Log(Arity),
     PercentileList,
     // Invocation options: fio's command line only.
     OutputFormat,
@@ -113,7 +115,7 @@ impl Opt {
             | Self::AllowDestructive
             | Self::NoTui
             | Self::Force => Arity::Flag,
-            Self::Accepted(arity, _) | Self::Tuning(arity) => arity,
+            Self::Accepted(arity, _) | Self::Tuning(arity) | Self::Log(arity) => arity,
             _ => Arity::Value,
         }
     }
@@ -268,7 +270,6 @@ option_table! {
         | "disable_clat"
         | "disable_slat"
         | "disable_bw_measurement"
-        | "per_job_logs"
         | "log_offset"
         | "log_unix_epoch"
         | "log_store_compressed"
@@ -277,13 +278,14 @@ option_table! {
         "log_avg_msec"
         | "log_hist_msec"
         | "log_hist_coarseness"
-        | "log_max_value"
-        | "log_compression"
-        | "log_compression_cpus"
         | "write_bw_log"
         | "write_lat_log"
         | "write_iops_log"
-        | "write_hist_log"
+        | "write_hist_log" => Opt::Log(Value),
+        "per_job_logs" => Opt::Log(Flag),
+        "log_max_value"
+        | "log_compression"
+        | "log_compression_cpus"
         | "bwavgtime"
         | "iopsavgtime"
         | "clocksource"
@@ -343,7 +345,7 @@ pub fn resolve(written: &str) -> anyhow::Result<Option<(String, Arity)>> {
             && opt != Opt::AllowDestructive
             && !found
                 .iter()
-                .any(|&(_, seen)| seen == opt && !matches!(opt, Opt::Tuning(_)))
+                .any(|&(_, seen)| seen == opt && !matches!(opt, Opt::Tuning(_) | Opt::Log(_)))
         {
             found.push((candidate, opt));
         }
@@ -470,6 +472,9 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "write_lat_log",
         "write_iops_log",
         "write_hist_log",
+        "log_hist_msec",
+        "log_hist_coarseness",
+        "per_job_logs",
         "eta",
     ];
     NAMES
@@ -1227,6 +1232,8 @@ fn job(
                 }
             }
             Opt::Accepted(_, note) => settings.note(format!("{}: {note}", entry.located())),
+            // The log files are opened from the options as given, once the plan is made.
+            Opt::Log(_) => {}
             Opt::Tuning(_) => settings.note(format!(
                 "{}: accepted; it tunes fio's own measurement, diskdash measures every I/O \
                  the same way",

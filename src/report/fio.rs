@@ -8,7 +8,7 @@
 //! histogram, never from averaged percentiles); wording and layout are ours.
 
 mod json;
-mod plat;
+pub(crate) mod plat;
 mod terse;
 mod text;
 

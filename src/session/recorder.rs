@@ -52,6 +52,8 @@ pub struct Recorder {
     device: Option<DeviceRecord>,
     /// For each segment, its jobs' target indices (to note removals at the end).
     segment_targets: Vec<Vec<usize>>,
+    /// Gets each interval's record as it closes.
+    sink: Option<crate::session::IntervalSink>,
 }
 
 /// How a segment ended, for its record.
@@ -99,7 +101,15 @@ impl Recorder {
             typed_warnings: Vec::new(),
             device: None,
             segment_targets: Vec::new(),
+            sink: None,
         }
+    }
+
+    /// Hands each interval's record to `sink` too.
+    #[must_use]
+    pub fn with_sink(mut self, sink: Option<crate::session::IntervalSink>) -> Self {
+        self.sink = sink;
+        self
     }
 
     /// The index the next segment gets.
@@ -162,6 +172,11 @@ impl Recorder {
         {
             written = Err(format!("stopped writing --jsonl: {err:#}"));
             self.jsonl = None;
+        }
+        if let Some(sink) = &self.sink
+            && let Ok(mut sink) = sink.0.lock()
+        {
+            (*sink)(&record);
         }
         self.series.push(&record, record.device.as_ref());
         (record, written)

@@ -121,6 +121,7 @@ impl Runner {
         controls: mpsc::UnboundedReceiver<Control>,
     ) -> Self {
         let spec = plan.steps[0].jobs[0].spec.clone();
+        let sink = options.interval_sink.clone();
         let Prepared {
             targets,
             step_targets,
@@ -229,7 +230,7 @@ impl Runner {
             engine,
             devices,
             target_device,
-            recorder: Recorder::new(jsonl),
+            recorder: Recorder::new(jsonl).with_sink(sink),
             json,
             controls,
             pending: VecDeque::new(),

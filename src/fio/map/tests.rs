@@ -495,7 +495,7 @@ fn tuning_options_are_accepted_with_one_note_each() {
     let inv = world()
         .file(
             "t.fio",
-            "[global]\nsize=1G\ngtod_reduce=1\nlog_avg_msec=1000\nnorandommap\n[a]\n[b]\n",
+            "[global]\nsize=1G\ngtod_reduce=1\nbwavgtime=500\nnorandommap\n[a]\n[b]\n",
         )
         .load(&["t.fio"])
         .unwrap();

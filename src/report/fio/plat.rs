@@ -14,7 +14,7 @@ const PLAT_VAL: u64 = 1 << PLAT_BITS;
 /// Powers of two covered (fio's `FIO_IO_U_PLAT_GROUP_NR`); the last bucket takes the rest.
 const PLAT_GROUPS: u64 = 29;
 /// Buckets in all (fio's `FIO_IO_U_PLAT_NR`).
-const PLAT_NR: u64 = PLAT_GROUPS * PLAT_VAL;
+pub const PLAT_NR: u64 = PLAT_GROUPS * PLAT_VAL;
 
 /// fio's bucket index of a latency in ns: values below `2 * PLAT_VAL` are their own bucket;
 /// above, the power of two `[2^m, 2^(m+1))` is cut into `PLAT_VAL` buckets.
