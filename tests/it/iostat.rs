@@ -270,8 +270,8 @@ fn bad_arguments_exit_2_with_the_value_and_the_fix() {
             "error: count \"0\" must be at least 1; omit it to report until interrupted",
         ),
         (
-            &["1s"],
-            "error: interval \"1s\" is not a number of seconds; use e.g. 1 or 0.5",
+            &["1x"],
+            "error: interval \"1x\" is not an interval; use 10ms to 24h, e.g. 1s, 500ms or 2m",
         ),
         (
             &["1", "two"],

@@ -21,6 +21,7 @@ mod fio_run;
 mod fleet;
 mod generate;
 mod info;
+mod interval;
 mod iostat;
 mod iostat_loop;
 mod mark;
