@@ -72,6 +72,111 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     })
 }
 
+/// The shortest sampling, status or record interval, everywhere one is taken.
+pub const MIN_INTERVAL: Duration = Duration::from_millis(10);
+/// The longest interval: a day.
+pub const MAX_INTERVAL: Duration = Duration::from_secs(24 * 3600);
+
+/// A sampling, status or record interval: [`MIN_INTERVAL`] to [`MAX_INTERVAL`], the one rule of
+/// `bench`/`sweep`/`mark --interval`, fio's `--status-interval`, iostat's INTERVAL and the
+/// monitor's `--interval`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Interval(Duration);
+
+/// Why a text is not an [`Interval`]; its `Display` is the rest of the sentence after the
+/// option's name and value (`--interval "1ms" is too short; use 10ms to 24h, e.g. 1s`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntervalError {
+    /// Not a number with a known unit (`soon`, `-1s`, `1e3`, `5d`).
+    NotADuration,
+    /// Under [`MIN_INTERVAL`], zero included.
+    TooShort,
+    /// Over [`MAX_INTERVAL`], however many digits.
+    TooLong,
+}
+
+impl std::fmt::Display for IntervalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::NotADuration => "is not an interval; use 10ms to 24h, e.g. 1s, 500ms or 2m",
+            Self::TooShort => "is too short; use 10ms to 24h, e.g. 1s",
+            Self::TooLong => "is too long; use 10ms to 24h, e.g. 1s",
+        })
+    }
+}
+
+impl std::error::Error for IntervalError {}
+
+impl Interval {
+    /// Parses an interval: a whole or decimal number with a unit (`us`, `ms`, `s`, `m`/`min`,
+    /// `h`); a bare number is seconds, as in fio and sysstat's iostat (`0.5`, `1.5s`, `1h`).
+    /// Decimals are exact to the nanosecond (`0.3` is 300 ms), digits past it are dropped.
+    ///
+    /// # Errors
+    /// [`IntervalError`] when the text is no duration or lies outside 10 ms to 24 h.
+    pub fn parse(text: &str) -> Result<Self, IntervalError> {
+        let text = text.trim();
+        let number_end = text
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(text.len());
+        let (number, unit) = text.split_at(number_end);
+        let nanos_per_unit: u128 = match unit {
+            "us" => 1_000,
+            "ms" => 1_000_000,
+            "" | "s" => 1_000_000_000,
+            "m" | "min" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => return Err(IntervalError::NotADuration),
+        };
+        let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+        if whole.is_empty() && fraction.is_empty() || fraction.contains('.') {
+            return Err(IntervalError::NotADuration);
+        }
+        let whole_nanos = whole
+            .bytes()
+            .try_fold(0u128, |n, d| {
+                n.checked_mul(10)?.checked_add(u128::from(d - b'0'))
+            })
+            .and_then(|n| n.checked_mul(nanos_per_unit))
+            .ok_or(IntervalError::TooLong)?;
+        // 18 digits of a fraction times at most 3.6e12 ns stay inside u128; later digits are
+        // below a nanosecond for every unit.
+        let digits = &fraction[..fraction.len().min(18)];
+        let scale = 10u128.pow(u32::try_from(digits.len()).unwrap_or(18));
+        let fraction_value = digits
+            .bytes()
+            .fold(0u128, |n, d| n * 10 + u128::from(d - b'0'));
+        let nanos = whole_nanos.saturating_add(fraction_value * nanos_per_unit / scale);
+        if nanos > MAX_INTERVAL.as_nanos() {
+            return Err(IntervalError::TooLong);
+        }
+        // At most a day in nanoseconds: well inside u64.
+        Self::new(Duration::from_nanos(
+            u64::try_from(nanos).map_err(|_| IntervalError::TooLong)?,
+        ))
+    }
+
+    /// `duration` as an interval.
+    ///
+    /// # Errors
+    /// [`IntervalError::TooShort`] or [`IntervalError::TooLong`] outside 10 ms to 24 h.
+    pub fn new(duration: Duration) -> Result<Self, IntervalError> {
+        if duration < MIN_INTERVAL {
+            Err(IntervalError::TooShort)
+        } else if duration > MAX_INTERVAL {
+            Err(IntervalError::TooLong)
+        } else {
+            Ok(Self(duration))
+        }
+    }
+
+    /// The interval's length.
+    #[must_use]
+    pub const fn get(self) -> Duration {
+        self.0
+    }
+}
+
 /// `bytes` in the largest binary unit it reaches: `(1.5, "MiB")` for 1.5 MiB, `(512.0, "B")`.
 /// Negative and non-finite values count as zero. The one place bytes are scaled; each caller
 /// lays the number out for its own space (`format_bytes` for reports and messages, the
@@ -220,6 +325,70 @@ mod tests {
     }
 
     #[test]
+    fn intervals_parse_with_units_decimals_and_bare_seconds() {
+        let ok = [
+            ("1s", Duration::from_secs(1)),
+            ("500ms", Duration::from_millis(500)),
+            ("2m", Duration::from_secs(120)),
+            ("2min", Duration::from_secs(120)),
+            ("1h", Duration::from_secs(3600)),
+            ("24h", MAX_INTERVAL),
+            ("10ms", MIN_INTERVAL),
+            ("10000us", MIN_INTERVAL),
+            ("0.01", MIN_INTERVAL),
+            ("86400", MAX_INTERVAL),
+            ("2", Duration::from_secs(2)),
+            ("1.5s", Duration::from_millis(1500)),
+            ("0.3", Duration::from_millis(300)),
+            (".5", Duration::from_millis(500)),
+            ("1.", Duration::from_secs(1)),
+            (" 1s ", Duration::from_secs(1)),
+            (
+                "0.0166666666666666666666666m",
+                Duration::from_nanos(999_999_999),
+            ),
+        ];
+        for (text, want) in ok {
+            assert_eq!(
+                Interval::parse(text).map(Interval::get),
+                Ok(want),
+                "{text:?}"
+            );
+        }
+        let bad = [
+            ("1ms", IntervalError::TooShort),
+            ("9999us", IntervalError::TooShort),
+            ("0.009", IntervalError::TooShort),
+            ("0", IntervalError::TooShort),
+            ("0s", IntervalError::TooShort),
+            ("25h", IntervalError::TooLong),
+            ("86400.000001", IntervalError::TooLong),
+            ("1441m", IntervalError::TooLong),
+            ("99999999999999999999ms", IntervalError::TooLong),
+            ("", IntervalError::NotADuration),
+            (".", IntervalError::NotADuration),
+            ("1.2.3", IntervalError::NotADuration),
+            ("-1s", IntervalError::NotADuration),
+            ("soon", IntervalError::NotADuration),
+            ("1e3", IntervalError::NotADuration),
+            ("nan", IntervalError::NotADuration),
+            ("5d", IntervalError::NotADuration),
+            ("1 s", IntervalError::NotADuration),
+        ];
+        for (text, want) in bad {
+            assert_eq!(Interval::parse(text), Err(want), "{text:?}");
+        }
+        assert_eq!(
+            Interval::parse(&"9".repeat(60)),
+            Err(IntervalError::TooLong)
+        );
+        assert_eq!(
+            IntervalError::TooShort.to_string(),
+            "is too short; use 10ms to 24h, e.g. 1s"
+        );
+    }
+
+    #[test]
     fn formats_are_compact_and_exact() {
         assert_eq!(format_bytes(512), "512 B");
         assert_eq!(format_bytes(4096), "4 KiB");
@@ -312,6 +481,46 @@ mod tests {
                         prop_assert!(want / 1_000_000 > u128::from(u64::MAX));
                     }
                 }
+            }
+
+            #[test]
+            fn any_text_is_an_interval_in_bounds_or_an_error(text in "\\PC{0,24}") {
+                if let Ok(interval) = Interval::parse(&text) {
+                    prop_assert!((MIN_INTERVAL..=MAX_INTERVAL).contains(&interval.get()));
+                }
+            }
+
+            #[test]
+            fn a_number_with_a_unit_is_that_interval_or_out_of_bounds(
+                number in 0u64..200_000_000_000, unit in 0..DURATION_UNITS.len()
+            ) {
+                let (suffix, us_per_unit) = DURATION_UNITS[unit];
+                let us = u128::from(number) * u128::from(us_per_unit);
+                let want = if us < MIN_INTERVAL.as_micros() {
+                    Err(IntervalError::TooShort)
+                } else if us > MAX_INTERVAL.as_micros() {
+                    Err(IntervalError::TooLong)
+                } else {
+                    Ok(us)
+                };
+                let got = Interval::parse(&format!("{number}{suffix}")).map(|i| i.get().as_micros());
+                prop_assert_eq!(got, want);
+            }
+
+            #[test]
+            fn decimal_seconds_are_exact_to_the_nanosecond(
+                whole in 0u64..86_400, nanos in 0u32..1_000_000_000
+            ) {
+                let want = Duration::new(whole, nanos);
+                let got = Interval::parse(&format!("{whole}.{nanos:09}")).map(Interval::get);
+                prop_assert_eq!(got, Interval::new(want).map(Interval::get));
+            }
+
+            #[test]
+            fn a_formatted_interval_parses_back(micros in 10_000u64..=86_400_000_000) {
+                let duration = Duration::from_micros(micros);
+                let text = format_duration(duration);
+                prop_assert_eq!(Interval::parse(&text).map(Interval::get), Ok(duration), "{}", text);
             }
 
             #[test]

@@ -18,17 +18,20 @@ use support::*;
 /// One test at a time sets the sysctl: two at once would restore each other's value.
 static KNOB: Mutex<()> = Mutex::new(());
 
-/// Runs `f` with `kernel.io_uring_disabled=2`, the old value back afterwards (panics too);
-/// `None` on a kernel without the sysctl.
-fn with_io_uring_disabled<T>(f: impl FnOnce() -> T) -> Option<T> {
+/// Runs `f` with `kernel.io_uring_disabled=2`, the old value back afterwards (panics too).
+/// Fails, saying so, on a kernel without the sysctl (before 6.6).
+fn with_io_uring_disabled<T>(f: impl FnOnce() -> T) -> T {
     let _turn = KNOB
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let knob = Path::new("/proc/sys/kernel/io_uring_disabled");
-    let Ok(before) = std::fs::read_to_string(knob) else {
-        eprintln!("skipping: this kernel has no kernel.io_uring_disabled");
-        return None;
-    };
+    let before = std::fs::read_to_string(knob).unwrap_or_else(|e| {
+        panic!(
+            "this test needs kernel.io_uring_disabled (Linux 6.6 or later): {}: {e}; run it on \
+             such a kernel, or leave out --include-ignored",
+            knob.display()
+        )
+    });
     struct Restore<'a>(&'a Path, String);
     impl Drop for Restore<'_> {
         fn drop(&mut self) {
@@ -37,7 +40,7 @@ fn with_io_uring_disabled<T>(f: impl FnOnce() -> T) -> Option<T> {
     }
     let _restore = Restore(knob, before);
     std::fs::write(knob, "2").unwrap();
-    Some(f())
+    f()
 }
 
 #[test]
@@ -45,14 +48,12 @@ fn with_io_uring_disabled<T>(f: impl FnOnce() -> T) -> Option<T> {
 fn io_uring_disabled_by_sysctl_falls_back_to_psync() {
     require_root();
     let dir = tempfile::tempdir().unwrap();
-    let Some(out) = with_io_uring_disabled(|| {
+    let out = with_io_uring_disabled(|| {
         bench(
             dir.path(),
             &["--runtime", "200ms", "--size", "8M", "--json", "r.json"],
         )
-    }) else {
-        return;
-    };
+    });
     assert!(out.status.success(), "{}", stderr(&out));
     let record = read_json(&dir.path().join("r.json"));
     assert_eq!(record["engine"]["used"], "psync");
@@ -73,7 +74,7 @@ fn io_uring_disabled_by_sysctl_falls_back_to_psync() {
 fn a_sweep_under_the_sysctl_says_psync_ran_each_point_at_depth_1() {
     require_root();
     let dir = tempfile::tempdir().unwrap();
-    let Some(out) = with_io_uring_disabled(|| {
+    let out = with_io_uring_disabled(|| {
         Command::new(BIN)
             .args([
                 "sweep",
@@ -91,9 +92,7 @@ fn a_sweep_under_the_sysctl_says_psync_ran_each_point_at_depth_1() {
             .env_remove("DISKDASH_URING_DISABLED")
             .output()
             .expect("running diskdash")
-    }) else {
-        return;
-    };
+    });
     assert_success(&out);
     let text = stdout(&out);
     let q32 = text

@@ -14,7 +14,7 @@ use crate::bench::spec::{
     RwMode, SyncEvery, ThinkTime, UringOptions, VerifySpec, format_cpu_list, parse_cpu_list,
 };
 use crate::units::{
-    DurationError, format_bytes, format_size_short, parse_duration, parse_size_bytes,
+    DurationError, Interval, format_bytes, format_size_short, parse_duration, parse_size_bytes,
 };
 use crate::usage;
 
@@ -25,10 +25,7 @@ pub const MAX_IODEPTH: u32 = 16_384;
 pub const MAX_NUMJOBS: u32 = 1024;
 /// The largest block size (a single io_uring SQE carries a `u32` length).
 pub const MAX_BLOCK_SIZE_BYTES: u64 = 256 << 20;
-/// The shortest status interval (the monitor's `--interval` has the same bounds).
-pub const MIN_INTERVAL: Duration = Duration::from_millis(10);
-/// The longest status interval: a day, as the monitor's `--interval`.
-pub const MAX_INTERVAL: Duration = Duration::from_secs(24 * 3600);
+pub use crate::units::{MAX_INTERVAL, MIN_INTERVAL};
 /// The longest `--runtime` and the longest `--ramp`: 365 days, far beyond any soak test, and
 /// small enough that `CLOCK_MONOTONIC` nanoseconds + ramp + runtime stay well inside `u64`
 /// (584 years), so the session's deadline arithmetic cannot overflow.
@@ -547,12 +544,9 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let (text, name) = opts.text(Key::Ramp, "0s");
     let ramp = duration_option(name, text, "e.g. 30s or 5m", MAX_RUN_TIME)?;
     let (text, name) = opts.text(Key::Interval, "1s");
-    let interval = duration_option(name, text, "", MAX_INTERVAL)?;
-    if interval < MIN_INTERVAL {
-        return Err(usage!(
-            "{name} {text:?} is too short; use 10ms to 24h, e.g. 1s"
-        ));
-    }
+    let interval = Interval::parse(text)
+        .map_err(|e| usage!("{name} {text:?} {e}"))?
+        .get();
     let (text, name) = opts.text(Key::Offset, "0");
     let offset_bytes = offset_option(name, text)?;
     let (text, name) = opts.text(Key::OffsetIncrement, "0");
@@ -1446,13 +1440,8 @@ fn duration_option(
     examples: &str,
     max: Duration,
 ) -> anyhow::Result<Duration> {
-    let too_long = || {
-        if max == MAX_INTERVAL {
-            usage!("{name} {text:?} is too long; use 10ms to 24h, e.g. 1s")
-        } else {
-            usage!("{name} {text:?} is too long; use at most {MAX_RUN_TIME_TEXT}, {examples}")
-        }
-    };
+    let too_long =
+        || usage!("{name} {text:?} is too long; use at most {MAX_RUN_TIME_TEXT}, {examples}");
     match parse_duration(text) {
         Err(DurationError::NotADuration) => Err(usage!(
             "{name} {text:?} is not a duration; use e.g. 500ms, 10s or 2m"

@@ -48,7 +48,7 @@ pub(crate) fn run_as(
     }
     if let Some(interval) = status_interval {
         for job in plan.steps.iter_mut().flat_map(|s| &mut s.jobs) {
-            job.spec.interval = interval;
+            job.spec.interval = interval.get();
         }
     }
     // `--output FILE`: made before anything runs, like fio. It replaces an empty file, a fio

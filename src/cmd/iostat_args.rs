@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::cli::IostatArgs;
 use crate::monitor::device;
 use crate::report::iostat::Layout;
+use crate::units::Interval;
 use crate::usage;
 
 /// Which partitions to show next to the devices.
@@ -107,11 +108,6 @@ pub fn split_operands(
     Ok((devices.to_vec(), interval, count))
 }
 
-/// The shortest INTERVAL: 10 ms, as the monitor's and `bench`'s `--interval`.
-pub const MIN_INTERVAL: Duration = Duration::from_millis(10);
-/// The longest INTERVAL: a day, as the monitor's and `bench`'s `--interval`.
-pub const MAX_INTERVAL: Duration = Duration::from_secs(24 * 3600);
-
 /// A word that the user meant as a number: starts with a digit, a dot or a minus sign before
 /// one, and is no path.
 fn looks_numeric(word: &str) -> bool {
@@ -121,30 +117,18 @@ fn looks_numeric(word: &str) -> bool {
         && !std::path::Path::new(word).exists()
 }
 
+/// INTERVAL as sysstat writes it (seconds, `0.5`) or with a unit (`500ms`): the one interval
+/// rule. Zero or a negative number gets iostat's own hint, as sysstat reads them as no interval.
 fn parse_interval(text: &str) -> anyhow::Result<Duration> {
-    let seconds: f64 = text
-        .parse()
-        .map_err(|_| usage!("interval {text:?} is not a number of seconds; use e.g. 1 or 0.5"))?;
-    if seconds.is_nan() || seconds <= 0.0 {
+    if text.parse::<f64>().is_ok_and(|seconds| seconds <= 0.0) {
         return Err(usage!(
             "interval {text:?} must be more than 0 seconds; use e.g. 1, or omit it for one \
              report since boot"
         ));
     }
-    if seconds < MIN_INTERVAL.as_secs_f64() {
-        return Err(usage!(
-            "interval {text:?} is too short; use 0.01 to 86400 seconds, e.g. 1 or 0.5"
-        ));
-    }
-    if seconds > MAX_INTERVAL.as_secs_f64() {
-        return Err(usage!(
-            "interval {text:?} is too long; use 0.01 to 86400 seconds, e.g. 1 or 60"
-        ));
-    }
-    // Whole microseconds: `0.3` is 300 ms, not the f64's 299.999999999 ms.
-    let micros = (seconds * 1e6).round();
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // 1e4..=8.64e10
-    Ok(Duration::from_micros(micros as u64))
+    Interval::parse(text)
+        .map(Interval::get)
+        .map_err(|e| usage!("interval {text:?} {e}"))
 }
 
 fn parse_count(text: &str) -> anyhow::Result<u64> {
@@ -289,6 +273,7 @@ pub fn validate(args: &IostatArgs) -> anyhow::Result<IostatConfig> {
 mod tests {
     use super::*;
     use crate::error::exit_code;
+    use crate::units::{MAX_INTERVAL, MIN_INTERVAL};
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_owned).collect()
@@ -351,6 +336,8 @@ mod tests {
 
     mod properties {
         use super::super::*;
+        use crate::units::{MAX_INTERVAL, MIN_INTERVAL};
+
         use proptest::prelude::*;
 
         proptest! {
@@ -440,7 +427,7 @@ mod tests {
                 seconds in prop_oneof![1e-300f64..0.009_999, 86_400.001f64..1e300]
             ) {
                 let err = split_operands(&[format!("{seconds}")]).unwrap_err();
-                prop_assert!(err.to_string().contains("0.01 to 86400 seconds"), "{}", err);
+                prop_assert!(err.to_string().contains("use 10ms to 24h"), "{}", err);
             }
         }
     }
@@ -454,7 +441,7 @@ mod tests {
             ),
             (
                 "1x",
-                "interval \"1x\" is not a number of seconds; use e.g. 1 or 0.5",
+                "interval \"1x\" is not an interval; use 10ms to 24h, e.g. 1s, 500ms or 2m",
             ),
             (
                 "1 0",
@@ -467,19 +454,19 @@ mod tests {
             ),
             (
                 "1e999",
-                "interval \"1e999\" is too long; use 0.01 to 86400 seconds, e.g. 1 or 60",
+                "interval \"1e999\" is not an interval; use 10ms to 24h, e.g. 1s, 500ms or 2m",
             ),
             (
                 "1e-300",
-                "interval \"1e-300\" is too short; use 0.01 to 86400 seconds, e.g. 1 or 0.5",
+                "interval \"1e-300\" is not an interval; use 10ms to 24h, e.g. 1s, 500ms or 2m",
             ),
             (
                 "0.009",
-                "interval \"0.009\" is too short; use 0.01 to 86400 seconds, e.g. 1 or 0.5",
+                "interval \"0.009\" is too short; use 10ms to 24h, e.g. 1s",
             ),
             (
                 "86401",
-                "interval \"86401\" is too long; use 0.01 to 86400 seconds, e.g. 1 or 60",
+                "interval \"86401\" is too long; use 10ms to 24h, e.g. 1s",
             ),
             (
                 "-1",

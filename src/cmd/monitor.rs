@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::cli::RecordArgs;
 use crate::record::monitor_writer::RecordTo;
 use crate::record::rotate::Rotation;
+use crate::units::Interval;
 
 /// Runs the monitor dashboard; `show_idle` lists the disks that never completed a request too.
 ///
@@ -38,32 +39,15 @@ pub fn record_to(args: &RecordArgs) -> anyhow::Result<Option<RecordTo>> {
     }))
 }
 
-/// Parses the monitor's `--interval`: `1s`, `500ms`, `2m`, `1.5s` or bare seconds.
+/// Parses the monitor's `--interval` (`1s`, `500ms`, `2m`, `1.5s`, `1h` or bare seconds): the
+/// one interval rule of [`Interval`].
 ///
 /// # Errors
-/// A usage error naming the value when it is not a positive duration of at least 10 ms.
+/// A usage error naming the value when it is no interval of 10 ms to 24 h.
 pub fn parse_interval(text: &str) -> anyhow::Result<Duration> {
-    let t = text.trim();
-    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = t.strip_suffix('m') {
-        (n, 60.0)
-    } else {
-        (t, 1.0)
-    };
-    let secs = num
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v > 0.0)
-        .map(|v| v * scale);
-    match secs {
-        Some(s) if (0.01..=86_400.0).contains(&s) => Ok(Duration::from_secs_f64(s)),
-        _ => Err(crate::usage!(
-            "--interval {text:?} is not a sampling interval; use e.g. 1s, 500ms or 2m (10ms to 24h)"
-        )),
-    }
+    Interval::parse(text)
+        .map(Interval::get)
+        .map_err(|e| crate::usage!("--interval {text:?} {e}"))
 }
 
 #[cfg(test)]
@@ -77,7 +61,9 @@ mod tests {
         assert_eq!(parse_interval("2m").unwrap(), Duration::from_secs(120));
         assert_eq!(parse_interval("2").unwrap(), Duration::from_secs(2));
         assert_eq!(parse_interval("1.5s").unwrap(), Duration::from_millis(1500));
-        for bad in ["0", "-1s", "soon", "", "1ms", "nan"] {
+        assert_eq!(parse_interval("1h").unwrap(), Duration::from_secs(3600));
+        assert_eq!(parse_interval("24h").unwrap(), Duration::from_secs(86_400));
+        for bad in ["0", "-1s", "soon", "", "1ms", "nan", "25h"] {
             let err = parse_interval(bad).unwrap_err();
             assert_eq!(crate::error::exit_code(&err), 2, "{bad}");
             assert!(err.to_string().contains("--interval"), "{err}");

@@ -10,7 +10,6 @@
 
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use crate::bench::options::{JobOption, Key, Origin, validate};
 use crate::bench::spec::MachineLimits;
@@ -596,7 +595,7 @@ pub const MAX_WORKERS: u64 = 4_096;
 struct Settings {
     output_format: OutputFormat,
     output: Option<PathBuf>,
-    status_interval: Option<Duration>,
+    status_interval: Option<crate::units::Interval>,
     group_reporting: bool,
     percentiles: Option<Vec<f64>>,
     parse_only: bool,
@@ -942,15 +941,8 @@ fn invocation(opt: Opt, entry: &Entry, settings: &mut Settings) -> anyhow::Resul
         Opt::Output => settings.output = Some(path()),
         Opt::StatusInterval => {
             let text = value(entry);
-            let interval = crate::units::parse_duration(text)
-                .ok()
-                .filter(|d| !d.is_zero() && *d <= crate::bench::options::MAX_INTERVAL)
-                .ok_or_else(|| {
-                    usage!(
-                        "--status-interval {text:?} is not a status interval; use 10ms to 24h, \
-                         e.g. 1s or 10s"
-                    )
-                })?;
+            let interval = crate::units::Interval::parse(text)
+                .map_err(|e| usage!("{} {text:?} {e}", entry.name()))?;
             settings.status_interval = Some(interval);
         }
         Opt::ShowCmd => settings.showcmd = flag(entry)?,

@@ -11,7 +11,6 @@ pub mod parse;
 pub mod show;
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use crate::bench::spec::MachineLimits;
 use crate::plan::Plan;
@@ -66,7 +65,7 @@ pub struct FioInvocation {
     /// `--output FILE`: the report goes there instead of stdout.
     pub output: Option<PathBuf>,
     /// `--status-interval`: a full report this often while running.
-    pub status_interval: Option<Duration>,
+    pub status_interval: Option<crate::units::Interval>,
     /// Some job asked for `group_reporting`: report per group, not per job.
     pub group_reporting: bool,
     /// `percentile_list` (in percent, in the order given); `None`: fio's default list.

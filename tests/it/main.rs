@@ -22,6 +22,7 @@ mod fio_run;
 mod fleet;
 mod generate;
 mod info;
+mod interval;
 mod iostat;
 mod iostat_loop;
 mod libaio;

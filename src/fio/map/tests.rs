@@ -309,7 +309,10 @@ fn invocation_options_and_diskdash_flags() {
         .unwrap();
     assert_eq!(inv.output_format, OutputFormat::Json);
     assert_eq!(inv.output, Some(PathBuf::from("out.json")));
-    assert_eq!(inv.status_interval, Some(Duration::from_secs(10)));
+    assert_eq!(
+        inv.status_interval.map(crate::units::Interval::get),
+        Some(Duration::from_secs(10))
+    );
     assert_eq!(inv.percentiles, Some(vec![50.0, 99.0, 99.9]));
     assert!(inv.parse_only && inv.showcmd);
     assert_eq!(
