@@ -98,21 +98,27 @@ fn every_disk_without_arguments_with_all_queue_settings() {
     }
 }
 
+/// A device that serves requests in parallel (non-rotational: here a loop device marked so,
+/// as an SSD is) gets the note that %util is not saturation.
 #[test]
-#[ignore = "needs a non-rotational disk"]
+#[ignore = "needs root"]
 fn the_util_note_is_in_text_for_a_parallel_device() {
-    let v = json(&["--json"]);
-    let parallel = v["disks"]
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("parallel.img");
+    crate::support::sparse_file(&image, 8 << 20);
+    let dev = LoopDevice::attach(&image);
+    let loop_name = dev.name();
+    // A loop device takes `rotational` from what backs it; the queue attribute can be set.
+    std::fs::write(format!("/sys/block/{loop_name}/queue/rotational"), "0").unwrap();
+    let v = json(&["--json", &loop_name]);
+    let d = v["disks"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|d| d["queue"]["rotational"] == false);
-    let Some(d) = parallel else {
-        panic!(
-            "this test needs a non-rotational disk in /sys/block (an SSD, NVMe, a loop device): \
-             attach one, or leave out --include-ignored"
-        );
-    };
+        .find(|d| d["disk"] == loop_name.as_str())
+        .unwrap_or_else(|| panic!("info lists no {loop_name}: {v}"));
+    assert_eq!(d["queue"]["rotational"], false, "{d}");
     let name = d["disk"].as_str().unwrap();
     let text = String::from_utf8(info(&[name]).stdout).unwrap();
     assert!(
