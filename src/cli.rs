@@ -795,9 +795,9 @@ pub struct IostatArgs {
     /// Omit the first report (statistics since boot).
     #[arg(short = 'y')]
     pub omit_first: bool,
-    /// Include partitions: of every device (`-p` or `-p ALL`) or of the listed ones
-    /// (`-p vda,sdb`).
-    #[arg(short = 'p', num_args = 0..=1, default_missing_value = "ALL", value_name = "DEVICES|ALL")]
+    /// Include partitions: of every device (`-p ALL`; a bare `-p` lists only those that did
+    /// I/O) or of the listed ones (`-p vda,sdb`).
+    #[arg(short = 'p', num_args = 0..=1, default_missing_value = "", value_name = "DEVICES|ALL")]
     pub partitions: Option<String>,
     /// Omit devices with no activity during the interval.
     #[arg(short = 'z')]

@@ -300,13 +300,7 @@ fn emit(
     first: bool,
 ) {
     let mut pairs = pairs;
-    if config.group.is_some() {
-        // A group lists its devices in the order they were named, as sysstat does.
-        pairs.sort_by_key(|(_, c, _)| config.devices.iter().position(|d| *d == c.name));
-    } else {
-        // sysstat keeps its devices sorted by name.
-        pairs.sort_by(|(_, a, _), (_, b, _)| a.name.cmp(&b.name));
-    }
+    order_like_sysstat(config, &mut pairs);
     let lines = report_lines(config, names, &pairs);
     let report = Report {
         time: config.timestamps.then(SystemTime::now),
@@ -317,6 +311,28 @@ fn emit(
         json_statistics(text, &config.layout, &report, first);
     } else {
         text_report(text, &config.layout, &report);
+    }
+}
+
+/// Puts the report's devices in sysstat's order. `pairs` come in `/proc/diskstats` order, which
+/// is the order the kernel registered the devices in (a loop device attached later comes last).
+/// - `-g`: the devices in the order they were named (others, then, as `/proc/diskstats` has them);
+/// - `-p ALL` (or a bare `-p`): devices named on the command line first, then `/proc/diskstats`
+///   order, because sysstat then reads that file and keeps what it reads in place;
+/// - otherwise sorted by name, byte by byte (`sda10` before `sda2`), as sysstat inserts them.
+fn order_like_sysstat(config: &IostatConfig, pairs: &mut [(DiskCounters, DiskCounters, Duration)]) {
+    let named = |name: &str| {
+        config
+            .devices
+            .iter()
+            .position(|d| d == name)
+            .unwrap_or(usize::MAX)
+    };
+    if config.group.is_some() || matches!(config.partitions, Partitions::All { .. }) {
+        // Stable: what was not named keeps its /proc/diskstats place.
+        pairs.sort_by_key(|(_, c, _)| named(&c.name));
+    } else {
+        pairs.sort_by(|(_, a, _), (_, b, _)| a.name.as_bytes().cmp(b.name.as_bytes()));
     }
 }
 
@@ -455,9 +471,8 @@ impl<'a> Selector<'a> {
             // The default listing: whole devices that ever did I/O.
             Partitions::None if config.devices.is_empty() => parent.is_none() && c.ever_used(),
             Partitions::None => named,
-            Partitions::All => {
-                config.devices.is_empty() || named || config.devices.iter().any(|d| d == disk)
-            }
+            // sysstat reads all of /proc/diskstats then: naming a device does not narrow it.
+            Partitions::All { unused } => *unused || c.ever_used(),
             Partitions::Of(disks) => named || disks.iter().any(|d| d == disk),
         }
     }
@@ -521,6 +536,57 @@ mod tests {
             .collect()
     }
 
+    fn ordered(config: &IostatConfig, diskstats: &[&str]) -> Vec<String> {
+        let mut pairs: Vec<_> = diskstats
+            .iter()
+            .map(|n| {
+                (
+                    DiskCounters::zeroed(n),
+                    DiskCounters::zeroed(n),
+                    Duration::ZERO,
+                )
+            })
+            .collect();
+        order_like_sysstat(config, &mut pairs);
+        pairs.into_iter().map(|(_, c, _)| c.name).collect()
+    }
+
+    #[test]
+    fn devices_are_ordered_like_sysstat() {
+        // A loop device attached after boot comes last in /proc/diskstats.
+        let diskstats = ["sda", "sda2", "sda10", "vda", "zram0", "loop0"];
+        // Default and -p sda: by name, byte by byte.
+        let by_name = ["loop0", "sda", "sda10", "sda2", "vda", "zram0"];
+        assert_eq!(
+            ordered(&config(&[], Partitions::None, false), &diskstats),
+            by_name
+        );
+        let of_sda = Partitions::Of(vec!["sda".into()]);
+        assert_eq!(ordered(&config(&[], of_sda, false), &diskstats), by_name);
+        // -p ALL: as /proc/diskstats has them, named devices first.
+        assert_eq!(
+            ordered(
+                &config(&[], Partitions::All { unused: true }, false),
+                &diskstats
+            ),
+            diskstats
+        );
+        assert_eq!(
+            ordered(
+                &config(&["vda", "loop0"], Partitions::All { unused: true }, false),
+                &diskstats
+            ),
+            ["vda", "loop0", "sda", "sda2", "sda10", "zram0"]
+        );
+        // -g: in the order named.
+        let mut grouped = config(&["zram0", "sda"], Partitions::None, false);
+        grouped.group = Some(super::super::iostat_args::Group {
+            name: " g".into(),
+            only: false,
+        });
+        assert_eq!(ordered(&grouped, &["sda", "zram0"]), ["zram0", "sda"]);
+    }
+
     #[test]
     fn devices_shown_like_sysstat() {
         use Partitions::{All, None, Of};
@@ -529,11 +595,17 @@ mod tests {
         // -z: and only those active in the interval.
         assert_eq!(shown(&config(&[], None, true)), ["sda"]);
         // -p ALL: everything, used or not.
+        let all = All { unused: true };
         assert_eq!(
-            shown(&config(&[], All, false)),
+            shown(&config(&[], all.clone(), false)),
             ["loop0", "sda", "sda1", "sda2", "vda"]
         );
-        assert_eq!(shown(&config(&[], All, true)), ["sda", "sda2"]);
+        assert_eq!(shown(&config(&[], all.clone(), true)), ["sda", "sda2"]);
+        // A bare -p: everything that did I/O.
+        assert_eq!(
+            shown(&config(&[], All { unused: false }, false)),
+            ["sda", "sda1", "sda2", "vda"]
+        );
         // -p sda: the disk and its partitions.
         assert_eq!(
             shown(&config(&[], Of(vec!["sda".into()]), false)),
@@ -544,10 +616,10 @@ mod tests {
             shown(&config(&["loop0", "sda1"], None, false)),
             ["loop0", "sda1"]
         );
-        // Named + -p ALL: the named ones and their partitions.
+        // Named + -p ALL: still everything (sysstat reads all of /proc/diskstats).
         assert_eq!(
-            shown(&config(&["sda"], All, false)),
-            ["sda", "sda1", "sda2"]
+            shown(&config(&["sda"], all, false)),
+            ["loop0", "sda", "sda1", "sda2", "vda"]
         );
         assert_eq!(
             shown(&config(&["vda"], Of(vec!["sda".into()]), false)),

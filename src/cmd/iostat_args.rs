@@ -18,8 +18,9 @@ use crate::usage;
 pub enum Partitions {
     /// None (sysstat's default).
     None,
-    /// Of every device (`-p` or `-p ALL`).
-    All,
+    /// Of every device, in `/proc/diskstats` order: `-p ALL` (`unused`: also those that never
+    /// did I/O), or a bare `-p` (only those that did, unless devices are named, as in sysstat).
+    All { unused: bool },
     /// Of these whole disks (`-p vda,sdb`).
     Of(Vec<String>),
 }
@@ -217,7 +218,7 @@ pub fn validate(args: &IostatArgs) -> anyhow::Result<IostatConfig> {
     let partitions_word = match args.partitions.as_deref() {
         Some(word) if looks_numeric(word) => {
             operands.insert(0, word.to_owned());
-            Some("ALL")
+            Some("")
         }
         other => other,
     };
@@ -238,7 +239,11 @@ pub fn validate(args: &IostatArgs) -> anyhow::Result<IostatConfig> {
     }
     let partitions = match partitions_word {
         None => Partitions::None,
-        Some(word) if word.eq_ignore_ascii_case("all") => Partitions::All,
+        // A bare -p lists the devices that did I/O; naming one lists them all, as -p ALL does.
+        Some("") => Partitions::All {
+            unused: !devices.is_empty(),
+        },
+        Some(word) if word.eq_ignore_ascii_case("all") => Partitions::All { unused: true },
         Some(list) => {
             let mut disks = Vec::new();
             for word in list.split(',').filter(|w| !w.is_empty()) {
@@ -576,7 +581,7 @@ mod tests {
         let mut a = args("3");
         a.partitions = Some("1".into());
         let config = validate(&a).unwrap();
-        assert_eq!(config.partitions, Partitions::All);
+        assert_eq!(config.partitions, Partitions::All { unused: false });
         assert_eq!(config.interval, Some(Duration::from_secs(1)));
         assert_eq!(config.count, Some(3));
         let mut of = args("");

@@ -387,7 +387,7 @@ fn both(args: &[&str]) -> (Output, Output) {
 fn text_reports_are_laid_out_like_sysstats_for_every_flag_set() {
     require_sysstat();
     let dev = test_dir_device();
-    let flag_sets: [&[&str]; 22] = [
+    let flag_sets: [&[&str]; 24] = [
         &[],
         &["-d"],
         &["-c"],
@@ -406,6 +406,8 @@ fn text_reports_are_laid_out_like_sysstats_for_every_flag_set() {
         &["-dx", "--pretty", "--compact"],
         &["-d", "-p", "ALL"],
         &["-dx", "-p", "ALL", "-z"],
+        &["-d", "-p"],
+        &["-x", "-p", "ALL", &dev],
         &["-d", "-N"],
         &["-d", "--dec=0"],
         &["-dx", "--dec=1", "-t"],
