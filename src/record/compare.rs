@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::record::{DirectionRecord, JobRecord, LatencyRecord, RunRecord, RunStatus};
 use crate::sweep::table::{self, Pick};
@@ -208,10 +208,10 @@ impl RunSummary {
 /// A job parameter (the record's `job` key) that differs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct JobDifference {
-    pub key: &'static str,
+    pub key: String,
     pub base: serde_json::Value,
     pub new: serde_json::Value,
-    /// Part of the workload (everything but `runtime_ns`, `ramp_ns`, `interval_ns`).
+    /// Part of the workload (everything but the keys of [`NOT_WORKLOAD`]).
     pub workload: bool,
     /// Both values as the header shows them.
     #[serde(skip)]
@@ -437,62 +437,112 @@ fn curves(
 }
 
 /// The job parameters in the record's order: key, value, how the header shows it, workload.
-fn job_params(job: &JobRecord) -> Vec<(&'static str, serde_json::Value, String, bool)> {
-    use serde_json::json;
-    let every = |n: Option<u32>| n.map_or_else(|| "off".to_string(), |n| n.to_string());
-    let or = |v: &Option<String>, none: &str| v.clone().unwrap_or_else(|| none.to_string());
-    let direct = if job.direct { "direct" } else { "buffered" };
-    let workload = [
-        ("rw", json!(job.rw), job.rw.clone()),
-        ("rwmixread", json!(job.rwmixread), job.rwmixread.to_string()),
-        ("bs", json!(job.bs), format_size_short(job.bs)),
-        ("size", json!(job.size), format_size_short(job.size)),
-        ("iodepth", json!(job.iodepth), job.iodepth.to_string()),
-        ("numjobs", json!(job.numjobs), job.numjobs.to_string()),
-        ("ioengine", json!(job.ioengine), job.ioengine.clone()),
-        (
-            "iodepth_batch",
-            json!(job.iodepth_batch),
-            job.iodepth_batch.to_string(),
-        ),
-        (
-            "iodepth_batch_complete",
-            json!(job.iodepth_batch_complete),
-            job.iodepth_batch_complete.to_string(),
-        ),
-        ("direct", json!(job.direct), direct.to_string()),
-        ("fsync", json!(job.fsync), every(job.fsync)),
-        ("fdatasync", json!(job.fdatasync), every(job.fdatasync)),
-        ("sync", json!(job.sync), or(&job.sync, "off")),
-        ("cpus", json!(job.cpus), or(&job.cpus, "any")),
-    ];
-    let timing = [
-        ("runtime_ns", job.runtime_ns),
-        ("ramp_ns", job.ramp_ns),
-        ("interval_ns", job.interval_ns),
-    ]
-    .map(|(key, ns)| (key, json!(ns), format_duration(Duration::from_nanos(ns))));
-    let tag = |is_workload: bool| move |(k, v, shown)| (k, v, shown, is_workload);
-    workload
+/// Keys of the job section that change when or how a run is measured, not the I/O it does:
+/// two runs differing only in these still ran "the same job".
+const NOT_WORKLOAD: [&str; 6] = [
+    "runtime_ns",
+    "ramp_ns",
+    "interval_ns",
+    "startdelay_ns",
+    "steadystate",
+    "cliff_pct",
+];
+
+/// The job section as fio's option names and values, in the record's order: every key the
+/// record stores but the free-text `description`, so an option added to [`JobRecord`] is
+/// compared without a list to keep up to date.
+fn job_map(job: &JobRecord) -> Vec<(String, serde_json::Value)> {
+    /// A JSON object's entries in document order (`serde_json::Map` sorts them).
+    struct Entries(Vec<(String, serde_json::Value)>);
+    impl<'de> Deserialize<'de> for Entries {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct Visit;
+            impl<'de> serde::de::Visitor<'de> for Visit {
+                type Value = Entries;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a JSON object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<Entries, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(entry) = map.next_entry()? {
+                        out.push(entry);
+                    }
+                    Ok(Entries(out))
+                }
+            }
+            d.deserialize_map(Visit)
+        }
+    }
+    // A struct of plain fields always serializes to an object.
+    let text = serde_json::to_string(job).unwrap_or_default();
+    serde_json::from_str::<Entries>(&text)
+        .map(|e| e.0)
+        .unwrap_or_default()
         .into_iter()
-        .map(tag(true))
-        .chain(timing.into_iter().map(tag(false)))
+        .filter(|(key, _)| key != "description")
         .collect()
 }
 
+/// One job value as the header shows it: sizes and durations in units, absent options as
+/// what they mean.
+fn shown_job_value(key: &str, value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match (key, value) {
+        ("bs" | "size" | "io_size" | "offset" | "offset_increment", Value::Number(n)) => {
+            n.as_u64().map_or_else(|| n.to_string(), format_size_short)
+        }
+        (k, Value::Number(n)) if k.ends_with("_ns") => n.as_u64().map_or_else(
+            || n.to_string(),
+            |ns| format_duration(Duration::from_nanos(ns)),
+        ),
+        ("direct", Value::Bool(true)) => "direct".into(),
+        ("direct", Value::Bool(false)) => "buffered".into(),
+        ("cpus", Value::Null) => "any".into(),
+        ("io_size", Value::Null) => "time-based".into(),
+        ("randseed", Value::Null) => "fixed".into(),
+        (_, Value::Null) => "off".into(),
+        (_, Value::String(s)) => s.clone(),
+        (_, other) => other.to_string(),
+    }
+}
+
 fn job_differences(base: &JobRecord, new: &JobRecord) -> Vec<JobDifference> {
-    job_params(base)
-        .into_iter()
-        .zip(job_params(new))
-        .filter(|(b, n)| b.1 != n.1)
-        .map(|(b, n)| JobDifference {
-            key: b.0,
-            base: b.1,
-            new: n.1,
-            workload: b.3,
-            shown: (b.2, n.2),
-        })
-        .collect()
+    let (base, mut new) = (job_map(base), job_map(new));
+    let mut out = Vec::new();
+    for (key, b) in base {
+        let n = match new.iter().position(|(k, _)| *k == key) {
+            Some(at) => new.remove(at).1,
+            None => serde_json::Value::Null,
+        };
+        if b != n {
+            out.push(job_difference(key, b, n));
+        }
+    }
+    // Keys only the new record has (an option the base run left unset).
+    for (key, n) in new {
+        if !n.is_null() {
+            out.push(job_difference(key, serde_json::Value::Null, n));
+        }
+    }
+    out
+}
+
+fn job_difference(key: String, base: serde_json::Value, new: serde_json::Value) -> JobDifference {
+    let mut shown = (shown_job_value(&key, &base), shown_job_value(&key, &new));
+    if shown.0 == shown.1 {
+        // Rounded alike (1 ns and 0 ns are both "0us"): the exact values, never "x -> x".
+        shown = (base.to_string(), new.to_string());
+    }
+    JobDifference {
+        workload: !NOT_WORKLOAD.contains(&key.as_str()),
+        shown,
+        key,
+        base,
+        new,
+    }
 }
 
 #[allow(clippy::cast_precision_loss)] // rates and percentages only
@@ -564,7 +614,7 @@ fn notices(base: &RunSummary, new: &RunSummary, differences: &[JobDifference]) -
     let workload: Vec<&str> = differences
         .iter()
         .filter(|d| d.workload)
-        .map(|d| d.key)
+        .map(|d| d.key.as_str())
         .collect();
     if !workload.is_empty() {
         warn(format!(
@@ -778,6 +828,130 @@ mod tests {
             analysis: Vec::new(),
         });
         record
+    }
+
+    /// A job section with every optional key set, so that each can be changed and unset.
+    fn full_job() -> JobRecord {
+        let mut job = fixture::record().job;
+        job.fsync = Some(4);
+        job.fdatasync = Some(8);
+        job.sync = Some("dsync".into());
+        job.cpus = Some("0-1".into());
+        job.io_size = Some(64 << 20);
+        job.randseed = Some(7);
+        job.rate = Some(crate::record::RateRecord {
+            unit: "iops".into(),
+            read: Some(1000),
+            write: Some(500),
+            process: "linear".into(),
+        });
+        job.bssplit = Some("4k/50:64k/50".into());
+        job.steadystate = Some(crate::record::SteadyJobRecord {
+            criterion: "iops_slope:0.3%".into(),
+            dur_ns: 5_000_000_000,
+            ramp_ns: 1_000_000_000,
+            keep_going: false,
+        });
+        job.offset = 4096;
+        job.offset_increment = 1 << 20;
+        job.startdelay_ns = 1_000_000;
+        job.rwmixread = 70;
+        job
+    }
+
+    /// Another value of the same type, shown differently (doubled numbers, flipped flags).
+    fn changed(value: &serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        match value {
+            Value::Bool(b) => Value::Bool(!b),
+            Value::Number(n) => match (n.as_u64(), n.as_f64()) {
+                (Some(0), _) => serde_json::json!(1),
+                (Some(u), _) if u <= 100 => serde_json::json!(u + 1),
+                (Some(u), _) => serde_json::json!(u * 2),
+                (None, Some(f)) => serde_json::json!(f * 2.0 + 1.0),
+                _ => value.clone(),
+            },
+            Value::String(s) => Value::String(format!("{s}2")),
+            Value::Object(map) => {
+                let mut map = map.clone();
+                let first = map.keys().next().cloned().unwrap();
+                let inner = changed(&map[&first]);
+                map.insert(first, inner);
+                Value::Object(map)
+            }
+            other => other.clone(),
+        }
+    }
+
+    fn with(base: &JobRecord, key: &str, value: serde_json::Value) -> JobRecord {
+        let mut map = serde_json::to_value(base).unwrap();
+        map[key] = value;
+        serde_json::from_value(map).unwrap()
+    }
+
+    /// Any one job option changed, set or unset is named, alone, with two different texts.
+    #[test]
+    fn a_difference_in_any_one_job_option_is_named() {
+        let base = full_job();
+        let keys = job_map(&base);
+        assert!(keys.len() >= 28, "{keys:?}");
+        assert!(job_differences(&base, &base.clone()).is_empty());
+        for (key, value) in &keys {
+            let mut news = vec![changed(value)];
+            if !matches!(key.as_str(), "rate" | "bssplit" | "steadystate")
+                && serde_json::from_value::<JobRecord>({
+                    let mut m = serde_json::to_value(&base).unwrap();
+                    m[key.as_str()] = serde_json::Value::Null;
+                    m
+                })
+                .is_ok()
+            {
+                news.push(serde_json::Value::Null); // an option unset
+            }
+            if matches!(key.as_str(), "rate" | "bssplit" | "steadystate") {
+                let mut m = serde_json::to_value(&base).unwrap();
+                m.as_object_mut().unwrap().remove(key.as_str());
+                let unset: JobRecord = serde_json::from_value(m).unwrap();
+                let diffs = job_differences(&base, &unset);
+                assert_eq!(diffs.len(), 1, "{key} unset: {diffs:?}");
+                assert_eq!(diffs[0].key, *key);
+            }
+            for new_value in news {
+                let new = with(&base, key, new_value.clone());
+                let diffs = job_differences(&base, &new);
+                let named: Vec<&str> = diffs.iter().map(|d| d.key.as_str()).collect();
+                assert_eq!(named, [key.as_str()], "{key} -> {new_value}");
+                let d = &diffs[0];
+                assert_ne!(d.shown.0, d.shown.1, "{key}: {d:?}");
+                assert_eq!(d.workload, !NOT_WORKLOAD.contains(&key.as_str()), "{key}");
+                // And the other way round: a key the new run set and the base did not.
+                let back = job_differences(&new, &base);
+                assert_eq!(back.len(), 1, "{key} reversed: {back:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_header_shows_job_values_in_units() {
+        let base = full_job();
+        let new = with(&base, "bs", serde_json::json!(65536));
+        let d = &job_differences(&base, &new)[0];
+        assert_eq!(d.shown.1, format_size_short(65536));
+        let new = with(&base, "runtime_ns", serde_json::json!(30_000_000_000u64));
+        let d = &job_differences(&base, &new)[0];
+        assert_eq!(d.shown.1, format_duration(Duration::from_secs(30)));
+        assert!(!d.workload, "timing is not the workload");
+        let new = with(&base, "fsync", serde_json::Value::Null);
+        assert_eq!(
+            job_differences(&base, &new)[0].shown,
+            ("4".into(), "off".into())
+        );
+        let new = with(&base, "direct", serde_json::json!(!base.direct));
+        let shown = &job_differences(&base, &new)[0].shown;
+        assert!(
+            [&shown.0, &shown.1].contains(&&"buffered".to_string()),
+            "{shown:?}"
+        );
     }
 
     fn read_bw(cmp: &Comparison, point: &str) -> (f64, f64) {
