@@ -35,6 +35,8 @@ pub mod jobs;
 pub mod latency;
 pub mod layout;
 pub mod queue;
+/// Fixture snapshots for the snapshot tests, integration tests and benches.
+#[cfg(any(test, feature = "fixtures"))]
 pub mod sample;
 pub mod steady;
 pub mod sustained;
