@@ -65,6 +65,18 @@ enum Opt {
     WaitFor,
     Fallocate,
     ContinueOnError,
+    /// `nrfiles`: files per job; diskdash runs one.
+    NrFiles,
+    /// `openfiles`: files open at once; with one file, 1.
+    OpenFiles,
+    /// `file_service_type`: how a job moves between its files; with one file, nothing to do.
+    FileServiceType,
+    /// `filename_format`: the name of a job's file in its directory.
+    FilenameFormat,
+    /// `blockalign`: the alignment of random offsets.
+    BlockAlign,
+    /// `bsrange`: a range of block sizes; one size when both ends agree.
+    BsRange,
     /// Accepted; the note says what diskdash does instead.
     Accepted(Arity, &'static str),
     /// Tunes fio's own measurement or logs: accepted with a note.
@@ -214,6 +226,39 @@ option_table! {
         "wait_for" => Opt::WaitFor,
         "fallocate" => Opt::Fallocate,
         "continue_on_error" => Opt::ContinueOnError,
+        "nrfiles" | "nr_files" => Opt::NrFiles,
+        "openfiles" | "open_files" => Opt::OpenFiles,
+        "file_service_type" => Opt::FileServiceType,
+        "filename_format" => Opt::FilenameFormat,
+        "blockalign" | "ba" => Opt::BlockAlign,
+        "bsrange" | "blocksize_range" => Opt::BsRange,
+        "exitall" => Opt::Accepted(
+            Flag,
+            "accepted; diskdash runs every job of a step to its own end, where fio's exitall \
+             stops them all when the first ends",
+        ),
+        "verify_backlog" | "verify_backlog_batch" => Opt::Accepted(
+            Value,
+            "accepted; diskdash checks each block as its job's verify pass reads it back, after \
+             the writes, where fio's verify_backlog interleaves reads among the writes",
+        ),
+        "verify_dump" => Opt::Accepted(
+            Flag,
+            "accepted; diskdash reports a failed check in its error and writes no dump files",
+        ),
+        "exit_what" => Opt::Accepted(
+            Value,
+            "accepted; diskdash runs every job of a step to its own end (see exitall)",
+        ),
+        "verify_interval" => Opt::Accepted(
+            Value,
+            "accepted; diskdash's check covers each whole block (fio's verify_interval splits \
+             it into smaller checked pieces)",
+        ),
+        "random_generator" => Opt::Accepted(
+            Value,
+            "accepted; diskdash draws random offsets with its own generator",
+        ),
         "verify_only" => Opt::Bool(Key::VerifyOnly),
         "verify_fatal" => Opt::Bool(Key::VerifyFatal),
         "hipri" => Opt::Bool(Key::Hipri),
@@ -475,6 +520,23 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "log_hist_coarseness",
         "per_job_logs",
         "eta",
+        "nrfiles",
+        "nr_files",
+        "openfiles",
+        "open_files",
+        "file_service_type",
+        "filename_format",
+        "blockalign",
+        "ba",
+        "bsrange",
+        "blocksize_range",
+        "exitall",
+        "exit_what",
+        "verify_backlog",
+        "verify_backlog_batch",
+        "verify_interval",
+        "verify_dump",
+        "random_generator",
     ];
     NAMES
         .iter()
@@ -652,13 +714,15 @@ fn build(
     let mut settings = Settings::default();
     let mut globals: Vec<(Opt, Entry)> = Vec::new();
     let mut drafts: Vec<Draft> = Vec::new();
+    let facts = crate::fio::arith::Facts::of(machine);
     for section in sections {
         let global = section.is_global();
         let mut entries = Vec::new();
-        for entry in section.entries {
+        for mut entry in section.entries {
             let Some(opt) = lookup(&entry.option) else {
                 return Err(unknown(&entry));
             };
+            arithmetic(opt, &mut entry, &facts)?;
             if opt.arity() == Arity::Value && entry.value.is_none() {
                 return Err(needs_value(&entry));
             }
@@ -841,6 +905,37 @@ fn build(
         diskdash: settings.diskdash,
         inputs: Vec::new(),
     })
+}
+
+/// fio's keywords and arithmetic in a value (`size=$mb_memory/2`, `bs=(2*4k)`), done before
+/// the value means anything; names, paths and words are left as written.
+fn arithmetic(opt: Opt, entry: &mut Entry, facts: &crate::fio::arith::Facts) -> anyhow::Result<()> {
+    let words = matches!(
+        opt,
+        Opt::Filename
+            | Opt::Directory
+            | Opt::JobName
+            | Opt::FilenameFormat
+            | Opt::WaitFor
+            | Opt::IoEngine
+            | Opt::Verify
+            | Opt::Accepted(..)
+            | Opt::Log(_)
+    ) || opt.command_line_only();
+    let Some(text) = entry.value.as_deref().filter(|_| !words) else {
+        return Ok(());
+    };
+    match crate::fio::arith::evaluate(text.trim(), facts) {
+        Ok(Some(value)) => entry.value = Some(value),
+        Ok(None) => {}
+        Err(why) => {
+            return Err(usage!(
+                "{}: the arithmetic {why}; write a number, e.g. size=(2*4k) or size=$mb_memory/2",
+                entry.located()
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn unknown(entry: &Entry) -> anyhow::Error {
@@ -1056,6 +1151,8 @@ fn job(
     let mut loops: Option<(u64, &Entry)> = None;
     let mut do_verify: Option<&Entry> = None;
     let mut wait_for: Option<&Entry> = None;
+    let mut filename_format: Option<&Entry> = None;
+    let mut blockalign: Option<&Entry> = None;
     for (opt, entry) in draft.options(globals) {
         let opt = *opt;
         if matches!(
@@ -1092,10 +1189,7 @@ fn job(
             }
             Opt::RandRepeat => randrepeat = flag(entry)?,
             Opt::IoEngine => {
-                let engine = match value(entry) {
-                    "sync" | "pvsync" | "psync" => "psync",
-                    other => other,
-                };
+                let engine = engine(entry, settings)?;
                 push(&mut options, Key::IoEngine, engine, entry);
             }
             Opt::Size => size = Some(entry),
@@ -1223,6 +1317,52 @@ fn job(
                     }
                 }
             }
+            Opt::NrFiles => {
+                let text = value(entry);
+                match text.parse::<u64>() {
+                    Ok(1) => {}
+                    Ok(n) if n > 1 => {
+                        return Err(usage!(
+                            "{} {text:?}: diskdash runs one file per job; give each file its own \
+                             job section, or use nrfiles=1",
+                            entry.name()
+                        ));
+                    }
+                    _ => {
+                        return Err(usage!(
+                            "{} {text:?} is not a number of files; use 1",
+                            entry.name()
+                        ));
+                    }
+                }
+            }
+            Opt::OpenFiles => {
+                let text = value(entry);
+                if !text.parse::<u64>().is_ok_and(|n| n >= 1) {
+                    return Err(usage!(
+                        "{} {text:?} is not a number of open files; use 1 or more",
+                        entry.name()
+                    ));
+                }
+            }
+            Opt::FileServiceType => {
+                let text = value(entry);
+                let (kind, arg) = text.split_once([':', '%']).unwrap_or((text, "1"));
+                let known = matches!(
+                    kind,
+                    "random" | "roundrobin" | "sequential" | "zipf" | "pareto" | "normal" | "gauss"
+                );
+                if !known || arg.trim().parse::<f64>().is_err() {
+                    return Err(usage!(
+                        "{} {text:?} is not a file service type; use random, roundrobin, \
+                         sequential, zipf, pareto, normal or gauss (each with an optional :N)",
+                        entry.name()
+                    ));
+                }
+            }
+            Opt::FilenameFormat => filename_format = Some(entry),
+            Opt::BlockAlign => blockalign = Some(entry),
+            Opt::BsRange => bs_range(&mut options, entry)?,
             Opt::Accepted(_, note) => settings.note(format!("{}: {note}", entry.located())),
             // The log files are opened from the options as given, once the plan is made.
             Opt::Log(_) => {}
@@ -1299,6 +1439,29 @@ fn job(
                 _ => {}
             }
             (path, found, Some(entry))
+        }
+        None if filename_format.is_some() => {
+            let format = filename_format.expect("matched");
+            let text = file_name_of(value(format), &name);
+            let path = match &dir {
+                Some(dir) if Path::new(&text).is_relative() => dir.join(&text),
+                _ => PathBuf::from(&text),
+            };
+            let found = io.probe.find(&path).map_err(|e| {
+                usage!(
+                    "{}: cannot look at {}: {e}",
+                    format.located(),
+                    path.display()
+                )
+            })?;
+            if !matches!(found, Found::Missing | Found::File { .. }) {
+                return Err(usage!(
+                    "{}: {} is not a regular file; name a file",
+                    format.located(),
+                    path.display()
+                ));
+            }
+            (path, found, Some(format))
         }
         None => {
             let path = dir.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -1413,6 +1576,22 @@ fn job(
         ));
     }
     let spec = validate(&options, machine)?;
+    if let Some(entry) = blockalign {
+        check_blockalign(entry, &spec)?;
+    }
+    if let Some(format) = filename_format
+        && filename.is_none()
+        && spec.numjobs > 1
+        && value(format).contains("$jobnum")
+    {
+        settings.note(format!(
+            "{}: the {} workers of job {name} share {}, where fio gives each clone its own \
+             file ($jobnum)",
+            format.located(),
+            spec.numjobs,
+            target.display()
+        ));
+    }
     Ok(Mapped {
         create_only,
         wait_for: wait_for.cloned(),
@@ -1427,6 +1606,135 @@ fn job(
         new_group,
         group_reporting,
     })
+}
+
+/// fio's engines that reach storage through the kernel's file interface: run as the diskdash
+/// engine that issues the same system calls (a note states the difference), the others given
+/// as written to the validator. Engines for networks, RDMA, GPUs, object stores and other
+/// non-block backends are refused naming the engine and what it drives.
+fn engine<'a>(entry: &'a Entry, settings: &mut Settings) -> anyhow::Result<&'a str> {
+    let text = value(entry);
+    let mapped = match text {
+        // fio's sync is read/write after lseek; psync is pread/pwrite: the same I/O, one call.
+        "sync" | "psync" => return Ok("psync"),
+        "vsync" | "pvsync" | "pvsync2" => Some((
+            "psync",
+            "diskdash issues one pread/pwrite per I/O where fio issues a one-buffer \
+             readv/writev (preadv2 for pvsync2, whose per-I/O flags diskdash does not set)",
+        )),
+        "posixaio" => Some((
+            "io_uring",
+            "diskdash submits through io_uring, asynchronous at the same iodepth, where fio \
+             uses glibc's POSIX AIO (a thread pool issuing pread/pwrite)",
+        )),
+        _ => None,
+    };
+    if let Some((ours, how)) = mapped {
+        settings.note(format!(
+            "{}: runs as diskdash's {ours}: {how}",
+            entry.located()
+        ));
+        return Ok(ours);
+    }
+    let drives = match text {
+        "net" | "netsplice" => "drives network sockets",
+        "rdma"
+        | "librpma_apm_client"
+        | "librpma_apm_server"
+        | "librpma_gpspm_client"
+        | "librpma_gpspm_server" => "drives RDMA",
+        "libcufile" | "gpu" => "drives GPU memory (cuFile)",
+        "http" | "nfs" | "libhdfs" | "gfapi" | "dfs" | "rados" | "rbd" | "libiscsi" | "nbd"
+        | "ime_psync" | "ime_psyncv" | "ime_aio" => "drives a network or object-store service",
+        "cpuio" => "burns CPU",
+        "exec" => "runs a program",
+        "cpp_null" => "tests fio's C++ engine interface",
+        "e4defrag" => "defragments ext4 files",
+        "dev-dax" | "libpmem" | "pmemblk" => "drives persistent memory",
+        "mtd" => "drives raw flash (MTD)",
+        // Block-storage engines diskdash may run: the validator takes or refuses them.
+        _ => return Ok(text),
+    };
+    Err(usage!(
+        "{} {text:?}: fio's {text} engine {drives}, not a block device or file; \
+         diskdash measures block storage (use io_uring, libaio, psync or null)",
+        entry.name()
+    ))
+}
+
+/// fio's `filename_format` for the job's first (and only) file: `$jobname` is the job's
+/// name, `$jobnum` the clone's number (0: diskdash's workers share the file), `$filenum` the
+/// file's (0) and `$clientuid` the client's (0: no client/server mode).
+fn file_name_of(format: &str, job: &str) -> String {
+    format
+        .replace("$jobname", job)
+        .replace("$jobnum", "0")
+        .replace("$filenum", "0")
+        .replace("$clientuid", "0")
+}
+
+/// fio's `bsrange=MIN-MAX` (or `READ,WRITE` ranges): one size when both ends agree.
+fn bs_range(options: &mut Vec<JobOption>, entry: &Entry) -> anyhow::Result<()> {
+    let text = value(entry);
+    let mut sizes = Vec::new();
+    for side in text.split(',') {
+        let (lo, hi) = side.split_once('-').unwrap_or((side, side));
+        let (Some(lo), Some(hi)) = (
+            crate::units::parse_size_bytes(lo.trim()),
+            crate::units::parse_size_bytes(hi.trim()),
+        ) else {
+            return Err(usage!(
+                "{} {text:?} is not a block size range; use MIN-MAX, e.g. 4k-4k",
+                entry.name()
+            ));
+        };
+        if lo != hi {
+            return Err(usage!(
+                "{} {text:?}: diskdash runs fixed block sizes; give one size (bsrange=4k-4k or \
+                 bs=4k) or fixed shares with bssplit=4k/50:64k/50",
+                entry.name()
+            ));
+        }
+        sizes.push(lo);
+    }
+    if sizes.windows(2).any(|w| w[0] != w[1]) {
+        return Err(usage!(
+            "{} {text:?}: diskdash runs one block size for reads and writes; give one range",
+            entry.name()
+        ));
+    }
+    push(options, Key::Bs, sizes[0].to_string(), entry);
+    Ok(())
+}
+
+/// fio's `blockalign`: diskdash aligns random offsets to the job's smallest block size, fio's
+/// default; another alignment is refused.
+fn check_blockalign(entry: &Entry, spec: &crate::bench::spec::JobSpec) -> anyhow::Result<()> {
+    let text = value(entry);
+    let smallest = spec
+        .bssplit
+        .as_ref()
+        .and_then(|split| split.sizes().min())
+        .unwrap_or(spec.block_size_bytes);
+    let given = text
+        .split(',')
+        .map(|side| crate::units::parse_size_bytes(side.trim()))
+        .collect::<Option<Vec<u64>>>()
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| {
+            usage!(
+                "{} {text:?} is not an alignment; use a size, e.g. blockalign=4k",
+                entry.name()
+            )
+        })?;
+    if given.iter().any(|&bytes| bytes != smallest) {
+        return Err(usage!(
+            "{} {text:?}: diskdash aligns offsets to the smallest block size, {smallest} \
+             bytes (fio's default); use blockalign={smallest} or leave it out",
+            entry.name()
+        ));
+    }
+    Ok(())
 }
 
 /// fio's `wait_for=JOB`: whether `name` must start a new step to start after JOB. JOB must

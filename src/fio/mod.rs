@@ -5,6 +5,7 @@
 //! (`bench::options::validate`), [`show`] prints `--parse-only` and `--showcmd`. Running the
 //! plan is the session's business.
 
+pub mod arith;
 pub mod logs;
 pub mod map;
 pub mod parse;

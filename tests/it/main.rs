@@ -19,6 +19,7 @@ mod fio_options;
 mod fio_output;
 mod fio_parse;
 mod fio_run;
+mod fio_world;
 mod fleet;
 mod generate;
 mod info;

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# fio's own job files (fio 3.33's examples/*.fio) through `fio --parse-only` and
+# `diskdash fio --parse-only`: how many each accepts, and the one-line reason for each file
+# diskdash refuses.
+#
+# Every path the files name is pointed into a scratch directory first: `filename=` keeps only
+# its last component (a device such as /dev/sdb becomes a 1 GiB sparse file of that name, so
+# a job that takes the device's size still has one), `directory=` becomes the scratch
+# directory, a `filename_format` with a leading directory loses it, and ${FIO_DIR} is the
+# scratch directory. Nothing outside the scratch directory is read or written; --parse-only
+# runs no I/O.
+#
+#   benches/fio_examples.sh                 # fetch fio's source with tools/fio-source.sh
+#   benches/fio_examples.sh DIR/examples    # an examples/ checkout already at hand
+#   VERBOSE=1 benches/fio_examples.sh       # also list the files fio refuses, and why
+#
+# Environment: FIO (default: fio on PATH, else /work/shared/tools/fio-3.33-static),
+# DISKDASH (default: target/debug/diskdash, built if missing), SCRATCH (default: a new
+# temporary directory, removed at the end).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+examples=${1:-}
+if [ -z "$examples" ]; then
+  fetch=${FIO_SOURCE:-/work/shared/tools/fio-source.sh}
+  [ -x "$fetch" ] || fetch=tools/fio-source.sh
+  src=$("$fetch" "${FIO_SRC_DIR:-/var/tmp/diskdash-fio-src}")
+  examples=$src/examples
+fi
+[ -d "$examples" ] || { echo "$examples: not a directory of fio job files" >&2; exit 2; }
+
+FIO=${FIO:-$(command -v fio || echo /work/shared/tools/fio-3.33-static)}
+DISKDASH=${DISKDASH:-target/debug/diskdash}
+[ -x "$DISKDASH" ] || cargo build --quiet
+own_scratch=0
+if [ -z "${SCRATCH:-}" ]; then SCRATCH=$(mktemp -d); own_scratch=1; fi
+[ "$own_scratch" = 1 ] && trap 'rm -rf "$SCRATCH"' EXIT
+mkdir -p "$SCRATCH/jobs" "$SCRATCH/data"
+
+# Rewrites one job file's paths into the scratch directory.
+point_at_scratch() {
+  local in=$1 out=$2 data=$SCRATCH/data
+  awk -v data="$data" '
+    function base(p) { sub(/[ \t]+[#;].*$/, "", p); n = split(p, parts, "/"); return parts[n] }
+    /^[ \t]*filename[ \t]*=/ {
+      v = $0; sub(/^[^=]*=[ \t]*/, "", v); sub(/[ \t]+[#;].*$/, "", v)
+      n = split(v, list, ":"); out = ""
+      for (i = 1; i <= n; i++) {
+        b = base(list[i]); if (b == "") continue
+        out = out (out == "" ? "" : ":") data "/" b
+        if (list[i] ~ /^\/dev\//) devices[data "/" b] = 1
+      }
+      print "filename=" out; next
+    }
+    /^[ \t]*directory[ \t]*=/ { print "directory=" data; next }
+    /^[ \t]*filename_format[ \t]*=/ {
+      v = $0; sub(/^[^=]*=[ \t]*/, "", v); print "filename_format=" base(v); next
+    }
+    { print }
+    END { for (d in devices) print d > "/dev/stderr" }
+  ' "$in" > "$out" 2> "$out.devices"
+  while read -r dev; do
+    [ -e "$dev" ] || truncate -s 1G "$dev"
+  done < "$out.devices"
+  rm -f "$out.devices"
+}
+
+fio_ok=0; dd_ok=0; both=0; total=0
+refused=()
+fio_refused=()
+for f in "$examples"/*.fio; do
+  name=$(basename "$f")
+  job=$SCRATCH/jobs/$name
+  point_at_scratch "$f" "$job"
+  total=$((total + 1))
+  fio_accepts=0
+  if out=$(cd "$SCRATCH/data" && FIO_DIR=$SCRATCH/data timeout 20 "$FIO" --parse-only "$job" 2>&1); then
+    fio_ok=$((fio_ok + 1)); fio_accepts=1
+  else
+    fio_refused+=("$name: $(printf '%s\n' "$out" | grep -v '^$' | head -n1)")
+  fi
+  if out=$(cd "$SCRATCH/data" && FIO_DIR=$SCRATCH/data timeout 20 "$OLDPWD/$DISKDASH" fio --parse-only "$job" 2>&1 >/dev/null); then
+    dd_ok=$((dd_ok + 1))
+    [ "$fio_accepts" = 1 ] && both=$((both + 1))
+  elif [ "$fio_accepts" = 1 ]; then
+    reason=$(printf '%s\n' "$out" | grep -v '^$' | tail -n1)
+    refused+=("$name: ${reason//$SCRATCH\/jobs\//}")
+  fi
+done
+
+echo "fio job files: $total ($examples)"
+echo "fio accepts N = $fio_ok ($FIO --parse-only)"
+echo "diskdash accepts M = $both of those ($DISKDASH fio --parse-only; $dd_ok in all)"
+echo
+echo "refused by diskdash, accepted by fio (${#refused[@]}):"
+for r in "${refused[@]}"; do echo "  $r"; done
+if [ -n "${VERBOSE:-}" ]; then
+  echo
+  echo "refused by fio (${#fio_refused[@]}):"
+  for r in "${fio_refused[@]}"; do echo "  ${r//$SCRATCH\/jobs\//}"; done
+fi

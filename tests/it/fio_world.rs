@@ -1,0 +1,291 @@
+//! The options and values fio's own example job files use: fio's arithmetic, the sync engine
+//! family and posixaio, the engines refused by name, `nrfiles`/`openfiles`/
+//! `file_service_type`/`filename_format`, `bsrange`, `blockalign`, and the options accepted
+//! with a note (`exitall`, `exit_what`, `verify_backlog`, `verify_interval`, `verify_dump`,
+//! `random_generator`). `--parse-only` shows how each was taken; those that change the I/O
+//! also run for real on small files.
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::fio_run::fio;
+use crate::support::*;
+
+/// `diskdash fio --parse-only` on `job` (a job file) in a scratch directory.
+fn parse_only(job: &str) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("j.fio"), job).unwrap();
+    fio(dir.path(), &["--parse-only", "j.fio"])
+}
+
+/// Runs `job` in `dir`; the output and the record's only job.
+fn run_in(dir: &Path, job: &str) -> (Output, Value) {
+    std::fs::write(dir.join("j.fio"), job).unwrap();
+    let out = fio(dir, &["j.fio", "--json", "r.json"]);
+    let record = read_json(&dir.join("r.json"));
+    let job = record["segments"][0]["jobs"][0].clone();
+    (out, job)
+}
+
+/// Asserts exit 2 and exactly one stderr line, `error: {want}`.
+fn assert_refused(out: &Output, want: &str) {
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(out));
+    assert_eq!(stderr(out), format!("error: {want}\n"));
+}
+
+#[test]
+fn fio_arithmetic_in_values_is_computed() {
+    let out = parse_only("[a]\nrw=read\nbs=$pagesize\nsize=(2*4m)\nnumjobs=(1+1)\nfilename=f\n");
+    assert_success(&out);
+    let text = stdout(&out);
+    let page = rustix_page_size();
+    assert!(text.contains("target   f (created, 8 MiB;"), "{text}");
+    assert!(text.contains("numjobs=2"), "{text}");
+    assert!(
+        text.contains(&format!(" bs={}", size_short(page))),
+        "{text}"
+    );
+}
+
+#[test]
+fn mb_memory_and_ncpus_are_the_machines() {
+    // size=$mb_memory/1024: the memory's GiB count, in bytes (bc's integer division).
+    let out =
+        parse_only("[a]\nrw=read\nsize=$mb_memory/1024*4096\nnumjobs=$ncpus/$ncpus\nfilename=f\n");
+    assert_success(&out);
+    let text = stdout(&out);
+    let mem_kib: u64 = std::fs::read_to_string("/proc/meminfo")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    let bytes = (mem_kib >> 10) / 1024 * 4096;
+    let plain = parse_only(&format!(
+        "[a]\nrw=read\nsize={bytes}\nnumjobs=1\nfilename=f\n"
+    ));
+    assert_success(&plain);
+    assert_eq!(
+        text,
+        stdout(&plain),
+        "the same plan as the number written out"
+    );
+}
+
+#[test]
+fn bad_arithmetic_is_one_line() {
+    let out = parse_only("[a]\nsize=(4k*\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:2: size=(4k*: the arithmetic ends where a number belongs; write a number, e.g. \
+         size=(2*4k) or size=$mb_memory/2",
+    );
+    let out = parse_only("[a]\nsize=(1-2)\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:2: size=(1-2): the arithmetic comes to -1, below 0; write a number, e.g. \
+         size=(2*4k) or size=$mb_memory/2",
+    );
+}
+
+#[test]
+fn arithmetic_sizes_the_io_of_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, job) = run_in(
+        dir.path(),
+        "[a]\nrw=write\nbs=64k\nsize=(3*256k)\nfilename=f\n",
+    );
+    assert_success(&out);
+    assert_eq!(job["write"]["io_bytes"], 3 * (256 << 10));
+}
+
+#[test]
+fn the_sync_family_and_posixaio_run_with_a_note() {
+    for (engine, ours) in [
+        ("vsync", "psync"),
+        ("pvsync", "psync"),
+        ("pvsync2", "psync"),
+        ("posixaio", "io_uring"),
+    ] {
+        let out = parse_only(&format!("[a]\nioengine={engine}\nsize=1m\nfilename=f\n"));
+        assert_success(&out);
+        assert!(
+            stdout(&out).contains(&format!(" {ours} buffered")),
+            "{}",
+            stdout(&out)
+        );
+        assert_stderr_has(
+            &out,
+            &format!("note: j.fio:2: ioengine={engine}: runs as diskdash's {ours}: "),
+        );
+    }
+    for engine in ["sync", "psync"] {
+        let out = parse_only(&format!("[a]\nioengine={engine}\nsize=1m\nfilename=f\n"));
+        assert_success(&out);
+        assert_eq!(stderr(&out), "", "{engine}: the same I/O, no note");
+    }
+}
+
+#[test]
+fn posixaio_runs_its_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, job) = run_in(
+        dir.path(),
+        "[a]\nioengine=posixaio\niodepth=4\nrw=write\nbs=64k\nsize=1m\nfilename=f\n",
+    );
+    assert_success(&out);
+    assert_eq!(job["write"]["io_bytes"], 1 << 20);
+    assert_eq!(
+        std::fs::metadata(dir.path().join("f")).unwrap().len(),
+        1 << 20
+    );
+}
+
+#[test]
+fn engines_for_other_backends_are_refused_naming_the_engine() {
+    for (engine, does) in [
+        ("rdma", "drives RDMA"),
+        ("net", "drives network sockets"),
+        ("libcufile", "drives GPU memory (cuFile)"),
+        ("http", "drives a network or object-store service"),
+        ("rbd", "drives a network or object-store service"),
+        ("cpuio", "burns CPU"),
+    ] {
+        let out = parse_only(&format!("[a]\nioengine={engine}\nsize=1m\nfilename=f\n"));
+        assert_refused(
+            &out,
+            &format!(
+                "j.fio:2: ioengine {engine:?}: fio's {engine} engine {does}, not a block device \
+                 or file; diskdash measures block storage (use io_uring, libaio, psync or null)"
+            ),
+        );
+    }
+}
+
+#[test]
+fn one_file_per_job_is_taken_and_more_are_refused() {
+    let out = parse_only(
+        "[a]\nnrfiles=1\nopenfiles=1\nfile_service_type=roundrobin\nsize=1m\nfilename=f\n",
+    );
+    assert_success(&out);
+    assert_eq!(stderr(&out), "");
+    let out = parse_only("[a]\nnrfiles=4\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:2: nrfiles \"4\": diskdash runs one file per job; give each file its own job \
+         section, or use nrfiles=1",
+    );
+    let out = parse_only("[a]\nfile_service_type=bogus\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:2: file_service_type \"bogus\" is not a file service type; use random, \
+         roundrobin, sequential, zipf, pareto, normal or gauss (each with an optional :N)",
+    );
+}
+
+#[test]
+fn filename_format_names_the_file_the_job_creates() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("d")).unwrap();
+    let (out, job) = run_in(
+        dir.path(),
+        "[seq]\ndirectory=d\nfilename_format=$jobname.$jobnum.$filenum\nrw=write\nbs=64k\n\
+         size=512k\n",
+    );
+    assert_success(&out);
+    assert_eq!(job["write"]["io_bytes"], 512 << 10);
+    let file = dir.path().join("d/seq.0.0");
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().len(),
+        512 << 10,
+        "fio's name for it"
+    );
+}
+
+#[test]
+fn bsrange_with_one_size_is_that_size() {
+    let out = parse_only("[a]\nbsrange=16k-16k\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    assert!(stdout(&out).contains(" bs=16k "), "{}", stdout(&out));
+    let out = parse_only("[a]\nbsrange=4k-8k\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:2: bsrange \"4k-8k\": diskdash runs fixed block sizes; give one size \
+         (bsrange=4k-4k or bs=4k) or fixed shares with bssplit=4k/50:64k/50",
+    );
+}
+
+#[test]
+fn bsrange_sets_the_block_size_of_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, job) = run_in(
+        dir.path(),
+        "[a]\nrw=write\nbsrange=128k-128k\nsize=1m\nfilename=f\n",
+    );
+    assert_success(&out);
+    assert_eq!(job["write"]["total_ios"], 8, "1 MiB in 128 KiB writes");
+}
+
+#[test]
+fn blockalign_is_the_smallest_block_size_or_refused() {
+    let out = parse_only("[a]\nrw=randread\nbs=8k\nblockalign=8k\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    let out =
+        parse_only("[a]\nrw=randread\nbssplit=4k/50:64k/50\nblockalign=4k\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    let out = parse_only("[a]\nrw=randread\nbs=8k\nblockalign=512\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:4: blockalign \"512\": diskdash aligns offsets to the smallest block size, 8192 \
+         bytes (fio's default); use blockalign=8192 or leave it out",
+    );
+}
+
+#[test]
+fn options_without_a_diskdash_equivalent_are_accepted_with_a_note() {
+    let out = parse_only(
+        "[a]\nexitall\nexit_what=all\nverify_backlog=16\nverify_interval=512\nverify_dump=1\n\
+         random_generator=lfsr\nsize=1m\nfilename=f\n",
+    );
+    assert_success(&out);
+    let err = stderr(&out);
+    for (line, option) in [
+        (2, "exitall"),
+        (3, "exit_what=all"),
+        (4, "verify_backlog=16"),
+        (5, "verify_interval=512"),
+        (6, "verify_dump=1"),
+        (7, "random_generator=lfsr"),
+    ] {
+        assert!(
+            err.contains(&format!("note: j.fio:{line}: {option}: accepted; ")),
+            "{option}: {err}"
+        );
+    }
+}
+
+/// The page size, as fio's `$pagesize`.
+fn rustix_page_size() -> u64 {
+    let out = std::process::Command::new("getconf")
+        .arg("PAGESIZE")
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// diskdash's short size spelling for the plan's `bs=`.
+fn size_short(bytes: u64) -> String {
+    if bytes % (1 << 20) == 0 {
+        format!("{}m", bytes >> 20)
+    } else if bytes % 1024 == 0 {
+        format!("{}k", bytes >> 10)
+    } else {
+        bytes.to_string()
+    }
+}
