@@ -390,7 +390,9 @@ pub fn check(buf: &[u8], kind: Kind, expected: &Expect) -> Result<(), Mismatch> 
             kind.checksum_text(&header[CHECKSUM])
         )
     };
-    Err(data_mismatch(payload, &source, what))
+    // A pattern's message names its first differing byte already; a checksum's does not.
+    let names_the_byte = kind == Kind::Pattern;
+    Err(data_mismatch(payload, &source, what, names_the_byte))
 }
 
 /// The first header field that differs from what the reader expects, as `name found, expected
@@ -496,7 +498,12 @@ fn header_mismatch(buf: &[u8], kind: Kind, expected: &Expect, what: String, at: 
 
 /// A data mismatch found by a checksum or the pattern: the first differing byte is found by
 /// comparing the payload with the one the header's fields make.
-fn data_mismatch(payload: &[u8], source: &Payload, mut what: String) -> Mismatch {
+fn data_mismatch(
+    payload: &[u8],
+    source: &Payload,
+    mut what: String,
+    names_the_byte: bool,
+) -> Mismatch {
     let Some(first) = source.first_difference(payload) else {
         // The payload is the one the header's fields make, yet its checksum is not the one
         // in the header: the header was written with another payload (or by another writer).
@@ -511,7 +518,7 @@ fn data_mismatch(payload: &[u8], source: &Payload, mut what: String) -> Mismatch
         };
     };
     let at = HEADER_LEN + first;
-    if !what.starts_with("data: pattern") {
+    if !names_the_byte {
         let _ = write!(what, " (first difference at byte {at})");
     }
     let start = excerpt_start(first, 0, payload.len());
