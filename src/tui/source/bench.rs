@@ -149,29 +149,55 @@ fn reconciliation_of(
     })
 }
 
+/// While the numbers are live, the device panel takes the target's disks from the disks
+/// table's rows: both then show the same sample pair (the monitor's last two reads of
+/// /proc/diskstats), not two windows that merely have the same length. A disk the table has
+/// no row for keeps the session's numbers; frozen numbers (a segment's last interval) keep
+/// theirs, and the title says which interval they are.
+fn same_sample(device: &mut DeviceView, rows: &[crate::tui::view::DiskRow]) {
+    let DeviceWindow::Now { .. } = device.window else {
+        return;
+    };
+    let row_of = |name: &str| {
+        rows.iter()
+            .find(|r| r.name == name)
+            .or_else(|| rows.iter().find(|r| r.name == whole_disk(name)))
+    };
+    let mut took = false;
+    if device.absent.is_none()
+        && let Some(row) = row_of(&device.name)
+    {
+        device.now = from_monitor::row_rates(row);
+        took = true;
+    }
+    for disk in &mut device.disks {
+        if let Some(row) = row_of(&disk.name) {
+            disk.now = Some(from_monitor::row_rates(row));
+            took = true;
+        }
+    }
+    if took {
+        device.window = DeviceWindow::Now {
+            interval: DISKS_INTERVAL,
+        };
+    }
+}
+
 fn whole_disk(device: &str) -> String {
     crate::monitor::device::whole_disk(device).unwrap_or_else(|| device.to_string())
 }
 
-impl Source for BenchSource {
-    async fn next(&mut self) {
-        tokio::select! {
-            changed = self.snapshots.changed(), if !self.closed => match changed {
-                Ok(()) => self.take_snapshot(),
-                Err(_) => self.closed = true,
-            },
-            () = self.disks.next() => {}
-        }
-    }
-
-    fn view(&mut self, app: &mut App) -> View {
+impl BenchSource {
+    /// The dashboard of the snapshot beside the disks table of `rows` (the monitor's last
+    /// sample).
+    fn view_of(&mut self, app: &mut App, rows: Vec<crate::tui::view::DiskRow>) -> View {
         let snap = &self.snap;
         app.set_jobs(snap.jobs.iter().map(|j| j.name.as_str()));
         let job = snap_view::job_index(snap, app.job.as_deref());
         if app.selected.is_none() {
             app.selected = snap.disk.as_deref().map(whole_disk);
         }
-        let table = app.disk_table(self.disks.table_rows());
+        let table = app.disk_table(rows);
         let disk = snap.disk.clone();
         let mut warnings = snap_view::warnings(snap);
         if self.had_device && snap.device.is_none() {
@@ -226,7 +252,7 @@ impl Source for BenchSource {
                     disk.is_none()
                         .then(|| "no block device behind the target".into())
                 });
-            let device = DeviceView {
+            let mut device = DeviceView {
                 name: disk.clone().unwrap_or_else(|| "-".into()),
                 now: snap
                     .device
@@ -245,6 +271,7 @@ impl Source for BenchSource {
                 absent: if disk.is_none() { absent } else { None },
                 disks: snap_view::disks(snap),
             };
+            same_sample(&mut device, &table.rows);
             let queue: Option<QueueView> = match (&disk, &snap.queue) {
                 (Some(d), Some(q)) => Some(from_monitor::queue_view(&whole_disk(d), q)),
                 _ => None,
@@ -263,8 +290,11 @@ impl Source for BenchSource {
             .as_ref()
             .map(|s| s.point)
             .or_else(|| snap_view::step(snap));
-        // A size-based step ends when its bytes are moved: its progress replaces the time left.
-        let size_based = step.and_then(|_| snap_view::size_progress(snap));
+        // A size-based step ends when its bytes are moved: its progress replaces the time left
+        // while it runs; once over, the header says the state and the time the run took.
+        let size_based = step
+            .filter(|_| !snap_view::over(snap))
+            .and_then(|_| snap_view::size_progress(snap));
         let mut ui = app.ui.clone();
         if ui.message.is_none() {
             ui.message = match &sweep {
@@ -306,6 +336,23 @@ impl Source for BenchSource {
             verify: shown_job.and_then(|j| crate::tui::view::verify::live(j, several, finished)),
             ui,
         }
+    }
+}
+
+impl Source for BenchSource {
+    async fn next(&mut self) {
+        tokio::select! {
+            changed = self.snapshots.changed(), if !self.closed => match changed {
+                Ok(()) => self.take_snapshot(),
+                Err(_) => self.closed = true,
+            },
+            () = self.disks.next() => {}
+        }
+    }
+
+    fn view(&mut self, app: &mut App) -> View {
+        let rows = self.disks.table_rows();
+        self.view_of(app, rows)
     }
 
     fn control(&mut self, intent: Intent) -> Option<String> {
@@ -404,19 +451,31 @@ impl Source for BenchSource {
     }
 }
 
-/// The footer's line about a sweep that is not simply running.
+/// The footer's line about a sweep (or mark) that is not simply running: its warm-up, or how
+/// many of its points (mark: tests) finished once it is over.
 fn sweep_message(state: &SessionState, sweep: &SweepView) -> Option<String> {
+    let mark = sweep.is_mark();
     match state {
+        SessionState::Ramp => {
+            let (point, count) = sweep.point;
+            Some(if mark {
+                format!("warm-up: test {point} of {count}, not measured")
+            } else {
+                format!("warm-up: point {point} of {count}, not measured")
+            })
+        }
         SessionState::Idle | SessionState::Finished(_) => {
             let done = sweep
                 .rows
                 .iter()
                 .filter(|r| matches!(r.state, PointState::Done(_)))
                 .count();
-            Some(format!(
-                "sweep over: {done} of {} points, q writes the record",
-                sweep.rows.len()
-            ))
+            let count = sweep.rows.len();
+            Some(if mark {
+                format!("mark over, tests: {done} of {count}; q writes the record")
+            } else {
+                format!("sweep over: {done} of {count} points, q writes the record")
+            })
         }
         _ => None,
     }
@@ -529,6 +588,343 @@ mod tests {
         for intent in [Intent::StopStart, Intent::NextPoint] {
             assert!(sweep_control(&SessionState::Idle, intent).is_err());
         }
+    }
+
+    /// A source over `snap` (host and kernel fixed) beside the disks table's `rows`, in a
+    /// runtime as the dashboard has one.
+    fn dashboard(
+        snap: Snapshot,
+        rows: &[crate::monitor::iostat::IostatRow],
+        size: (u16, u16),
+    ) -> (
+        View,
+        String,
+        ratatui::Terminal<ratatui::backend::TestBackend>,
+    ) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("runtime");
+        let _entered = runtime.enter();
+        let snap = Arc::new(snap);
+        let (_publish, snapshots) = watch::channel(snap.clone());
+        let (control, _controls) = mpsc::unbounded_channel();
+        let mut source = BenchSource {
+            snapshots,
+            control,
+            next_job: snap.job.clone(),
+            snap,
+            closed: false,
+            disks: MonitorSource::open(DISKS_INTERVAL, false).expect("/proc/diskstats"),
+            had_device: true,
+            started: true,
+            host: "db-07".into(),
+            kernel: "Linux 6.18.0".into(),
+        };
+        let mut app = App::new(Mode::Bench, true);
+        let rows = rows
+            .iter()
+            .map(|r| from_monitor::disk_row(r, false))
+            .collect();
+        let view = source.view_of(&mut app, rows);
+        let mut term =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(size.0, size.1)).unwrap();
+        term.draw(|f| crate::tui::ui::render(f, &view)).unwrap();
+        let buf = term.backend().buffer();
+        let text = buf
+            .content
+            .chunks(usize::from(size.0))
+            .map(|row| row.iter().map(ratatui::buffer::Cell::symbol).collect())
+            .collect::<Vec<String>>()
+            .join("\n");
+        (view, text, term)
+    }
+
+    /// `iostat -x` rows of the disks table: vda and vdb, not the session's numbers.
+    fn table_rows() -> Vec<crate::monitor::iostat::IostatRow> {
+        use crate::monitor::iostat::IostatRow;
+        ["vda", "vdb"]
+            .iter()
+            .zip([66_612.35, 48_210.5])
+            .map(|(name, r_s)| IostatRow {
+                reads_per_s: r_s,
+                read_kb_per_s: r_s * 4.0,
+                read_await_ms: 0.41,
+                queue_size: 27.3,
+                util_pct: 99.2,
+                ..IostatRow::idle(name)
+            })
+            .collect()
+    }
+
+    const SIZES: [(u16, u16); 2] = [(80, 24), (160, 50)];
+
+    /// A size-based fio plan of four jobs that ended at different times, over: the jobs table
+    /// shows each job's whole-run numbers (not the same last interval four times) and says so;
+    /// the header does not read `size-based: 0%`; the charts' headline is the totals.
+    #[test]
+    fn a_finished_plan_shows_each_job_s_whole_run() {
+        let mut snap = crate::tui::ui::sample::plan::snapshot();
+        snap.state = SessionState::Finished(RunStatus::Completed);
+        snap.ran_to_end = true;
+        snap.plan = crate::session::PlanProgress {
+            index: 0,
+            count: 1,
+            bytes: Some((0, 4 << 30)),
+        };
+        snap.plan_points = Arc::new(vec![Vec::new()]);
+        // The jobs ended at different times (21.4 s, 20.86 s, 26.5 s, 30 s): each job's rates are over its
+        // own time, as the session leaves them at the step's end.
+        let last = snap.jobs[3].interval.clone();
+        for (job, own_s) in snap.jobs.iter_mut().zip([30.0, 21.4, 20.86, 26.5]) {
+            let c = &mut job.cumulative;
+            for d in [&mut c.read, &mut c.write] {
+                #[allow(clippy::cast_precision_loss)]
+                {
+                    d.iops = d.ios as f64 / own_s;
+                    d.bw_bytes_per_s = d.bytes as f64 / own_s;
+                }
+            }
+            c.duration = Duration::from_secs_f64(own_s);
+            // The last interval was the same for all: the step total's.
+            job.interval.clone_from(&last);
+        }
+        let expected: Vec<String> = snap
+            .jobs
+            .iter()
+            .map(|j| {
+                let c = &j.cumulative;
+                format!(
+                    "{:.1}",
+                    (c.read.bw_bytes_per_s + c.write.bw_bytes_per_s) / 1_048_576.0
+                )
+            })
+            .collect();
+        for size in SIZES {
+            let (view, screen, term) = dashboard(snap.clone(), &table_rows(), size);
+            assert_eq!(
+                view.jobs.as_ref().unwrap().span,
+                crate::tui::view::JobsSpan::WholeRun
+            );
+            assert!(
+                screen.contains("jobs, whole run (each over its own time)"),
+                "{screen}"
+            );
+            for (job, mib) in snap.jobs.iter().zip(&expected) {
+                let row = screen
+                    .lines()
+                    .find(|l| l.contains(&format!(" {} ", job.name)))
+                    .unwrap_or_else(|| panic!("{} in {screen}", job.name));
+                assert!(row.contains(&format!(" {mib} ")), "{mib} in {row}");
+            }
+            assert!(!screen.contains("last interval"), "{screen}");
+            assert!(!screen.contains("size-based"), "{screen}");
+            assert!(screen.contains("FINISHED step 1/1"), "{screen}");
+            assert!(screen.contains("throughput and IOPS, totals"), "{screen}");
+            insta::assert_snapshot!(
+                format!("finished_plan_{}x{}", size.0, size.1),
+                term.backend()
+            );
+        }
+    }
+
+    /// A one-job bench, over: at 80x24 the latency marks are the segment's p99 (the
+    /// summary's), not the last interval's.
+    #[test]
+    fn a_finished_bench_shows_the_run_s_p99() {
+        let mut snap = crate::tui::ui::sample::plan::snapshot();
+        let job = snap.jobs.remove(1);
+        snap.jobs = vec![job];
+        snap.disks.truncate(1);
+        let job = &snap.jobs[0];
+        snap.job = job.spec.clone();
+        snap.interval.clone_from(&job.interval);
+        snap.cumulative = job.cumulative.clone();
+        snap.series = job.series.clone();
+        snap.plan = crate::session::PlanProgress {
+            index: 0,
+            count: 1,
+            bytes: None,
+        };
+        snap.plan_points = Arc::new(vec![Vec::new()]);
+        snap.state = SessionState::Finished(RunStatus::Completed);
+        snap.ran_to_end = true;
+        let p99 = |v: &crate::session::StatsView| {
+            fmt::latency_ns(snap_view::percentiles(&v.read.latency).p99_ns)
+        };
+        let run = p99(&snap.cumulative);
+        let last = p99(snap.interval.as_ref().unwrap());
+        assert_ne!(run, last, "the sample's last interval differs from its run");
+        for size in SIZES {
+            let (_, screen, term) = dashboard(snap.clone(), &table_rows(), size);
+            assert!(screen.contains(&format!("p99 {run}")), "{run} in {screen}");
+            assert!(
+                !screen.contains(&format!("p99 {last}")),
+                "{last} in {screen}"
+            );
+            assert!(!screen.contains("marks: last"), "{screen}");
+            assert!(screen.contains("FINISHED"), "{screen}");
+            assert!(screen.contains("throughput and IOPS, totals"), "{screen}");
+            if size == (80, 24) {
+                assert!(screen.contains("marks: seg"), "{screen}");
+            }
+            insta::assert_snapshot!(
+                format!("finished_bench_{}x{}", size.0, size.1),
+                term.backend()
+            );
+        }
+    }
+
+    /// A sweep stopped after its fifth point: the footer says how many points finished, the
+    /// charts' headline is the last point's totals.
+    #[test]
+    fn a_finished_sweep_says_so() {
+        let mut snap = crate::tui::ui::sample::sweep::snapshot();
+        snap.state = SessionState::Finished(RunStatus::Interrupted);
+        for size in SIZES {
+            let (view, screen, term) = dashboard(snap.clone(), &table_rows(), size);
+            let done = view
+                .sweep
+                .as_ref()
+                .unwrap()
+                .rows
+                .iter()
+                .filter(|r| matches!(r.state, PointState::Done(_)))
+                .count();
+            assert!(
+                screen.contains(&format!("sweep over: {done} of 8 points")),
+                "{screen}"
+            );
+            assert!(screen.contains("INTERRUPTED"), "{screen}");
+            assert!(screen.contains("throughput and IOPS, totals"), "{screen}");
+            assert!(!screen.contains("ETA"), "{screen}");
+            insta::assert_snapshot!(
+                format!("finished_sweep_{}x{}", size.0, size.1),
+                term.backend()
+            );
+        }
+    }
+
+    /// mark speaks of its tests: over, the footer counts tests, not a sweep's points.
+    #[test]
+    fn a_finished_mark_counts_its_tests() {
+        let mut snap = crate::tui::ui::sample::mark::snapshot();
+        snap.state = SessionState::Finished(RunStatus::Completed);
+        for size in SIZES {
+            let (_, screen, term) = dashboard(snap.clone(), &table_rows(), size);
+            assert!(screen.contains("mark over, tests: "), "{screen}");
+            assert!(!screen.contains("sweep over"), "{screen}");
+            assert!(!screen.contains(" points"), "{screen}");
+            insta::assert_snapshot!(
+                format!("finished_mark_{}x{}", size.0, size.1),
+                term.backend()
+            );
+        }
+    }
+
+    /// During a mark test's warm-up the header says so, and the charts say no rate: the last
+    /// point is the previous test's.
+    #[test]
+    fn a_mark_warming_up_shows_no_stale_rate() {
+        let mut snap = crate::tui::ui::sample::mark::snapshot();
+        snap.state = SessionState::Ramp;
+        snap.ramp_remaining = Some(Duration::from_secs(2));
+        let previous = snap
+            .series
+            .back()
+            .copied()
+            .expect("a previous test's point");
+        let stale = fmt::rate(previous.read_iops + previous.write_iops);
+        for size in SIZES {
+            let (view, screen, _) = dashboard(snap.clone(), &table_rows(), size);
+            assert_eq!(
+                view.header.state,
+                Some(crate::tui::view::RunState::WarmingUp)
+            );
+            assert!(screen.contains("WARM-UP"), "{screen}");
+            assert!(screen.contains("warm-up, not measured"), "{screen}");
+            assert!(screen.contains("warm-up: test 6 of 8"), "{screen}");
+            let iops_line = screen
+                .lines()
+                .find(|l| l.contains("IOPS  "))
+                .expect("the IOPS chart's title");
+            assert!(!iops_line.contains(&stale), "{stale} in {iops_line}");
+            assert!(!iops_line.contains("read "), "{iops_line}");
+        }
+    }
+
+    /// The device panel and the disks table show the same sample of the target's disks:
+    /// both from the table's rows while live; frozen numbers keep the session's and say so.
+    #[test]
+    fn the_device_panel_takes_the_disks_table_s_sample() {
+        use crate::tui::view::{DeviceRates, DiskRates};
+
+        let rows: Vec<crate::tui::view::DiskRow> = table_rows()
+            .iter()
+            .map(|r| from_monitor::disk_row(r, false))
+            .collect();
+        let session = DeviceRates {
+            r_s: 49_200.0,
+            ..DeviceRates::default()
+        };
+        let live = DeviceView {
+            name: "vda".into(),
+            now: session,
+            window: DeviceWindow::Now {
+                interval: Duration::from_millis(1002),
+            },
+            disks: vec![
+                DiskRates {
+                    name: "vda".into(),
+                    now: Some(session),
+                },
+                DiskRates {
+                    name: "vdb".into(),
+                    now: None,
+                },
+            ],
+            ..DeviceView::default()
+        };
+        let mut device = live.clone();
+        same_sample(&mut device, &rows);
+        assert_eq!(device.now, from_monitor::row_rates(&rows[0]));
+        assert!((device.now.r_s - 66_612.35).abs() < 1e-9);
+        assert_eq!(device.disks[0].now.unwrap().r_s, rows[0].r_s);
+        assert_eq!(device.disks[1].now.unwrap().r_s, rows[1].r_s);
+        assert_eq!(
+            device.window,
+            DeviceWindow::Now {
+                interval: DISKS_INTERVAL
+            }
+        );
+        // Frozen: the segment's last interval stays, labelled as such.
+        let frozen_window = DeviceWindow::SegmentEnd {
+            segment: 2,
+            interval: Duration::from_millis(400),
+            why: Frozen::Ended,
+        };
+        let mut frozen = DeviceView {
+            window: frozen_window,
+            ..live.clone()
+        };
+        same_sample(&mut frozen, &rows);
+        assert_eq!((frozen.now, frozen.window), (session, frozen_window));
+        // A disk the table lacks keeps the session's numbers.
+        let mut other = live;
+        same_sample(&mut other, &[]);
+        assert_eq!(other.now, session);
+
+        // The whole dashboard: the panel's r/s is the table's.
+        let snap = crate::tui::ui::sample::plan::snapshot();
+        let (_, screen, _) = dashboard(snap, &table_rows(), (160, 50));
+        assert!(
+            screen.contains("devices (iostat -x) now, last 1s"),
+            "{screen}"
+        );
+        assert!(screen.contains("now: last 1s"), "{screen}");
+        assert!(screen.contains("66.6k"), "{screen}");
+        assert!(screen.contains("66612.35"), "{screen}");
+        assert!(!screen.contains("962"), "the session's r/s: {screen}");
     }
 
     #[test]

@@ -94,8 +94,24 @@ fn merged(heat: &HeatmapView, first: usize) -> Vec<LatencyBucket> {
         .collect()
 }
 
+/// Whose percentiles the marks on the right are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marks {
+    /// The newest interval's, read from the map.
+    Last,
+    /// Given: p50/p99/p99.9 over a longer span (a finished run's segment), with the span's
+    /// short and long names (`seg`, `this segment`).
+    Over {
+        p50_ns: u64,
+        p99_ns: u64,
+        p999_ns: u64,
+        short: &'static str,
+        long: &'static str,
+    },
+}
+
 #[allow(clippy::cast_precision_loss)]
-pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme) {
+pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme, of: Marks) {
     if area.height < 3 || area.width < 20 {
         return;
     }
@@ -114,29 +130,30 @@ pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme) {
     // The caption shortens to the width rather than being cut.
     let dir = heat.dir.label();
     let width = usize::from(area.width);
+    let (marks_short, marks_long) = match of {
+        Marks::Last => ("last", "last interval"),
+        Marks::Over { short, long, .. } => (short, long),
+    };
+    let with_marks = format!(", shade = share of I/Os, marks = {marks_long}");
     let caption = [
         (
             format!("{dir} latency over time"),
-            ", shade = share of I/Os, marks = last interval",
+            with_marks.clone(),
             "  h: histogram",
         ),
+        (format!("{dir} latency over time"), with_marks, ""),
         (
             format!("{dir} latency over time"),
-            ", shade = share of I/Os, marks = last interval",
+            ", shade = share of I/Os".to_string(),
             "",
         ),
-        (
-            format!("{dir} latency over time"),
-            ", shade = share of I/Os",
-            "",
-        ),
-        (format!("{dir} latency"), ", shade = share", ""),
-        (format!("{dir} latency"), "", ""),
-        (dir.to_string(), "", ""),
+        (format!("{dir} latency"), ", shade = share".to_string(), ""),
+        (format!("{dir} latency"), String::new(), ""),
+        (dir.to_string(), String::new(), ""),
     ]
     .into_iter()
     .find(|(a, b, c)| a.chars().count() + b.len() + c.len() <= width)
-    .unwrap_or_else(|| (dir.to_string(), "", ""));
+    .unwrap_or_else(|| (dir.to_string(), String::new(), ""));
     let mut lines = vec![Line::from(vec![
         Span::styled(caption.0, shade_style),
         Span::styled(caption.1, theme.label()),
@@ -174,9 +191,21 @@ pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme) {
         })
         .unwrap_or_default();
     let mut marks = vec![String::new(); edges.len()];
-    if !newest.is_empty() {
-        for (pct, name) in [(50.0, "p50"), (99.0, "p99"), (99.9, "p99.9")] {
-            let ns = bucket_percentile_ns(&newest, pct);
+    let values: Vec<(u64, &str)> = match of {
+        Marks::Last if newest.is_empty() => Vec::new(),
+        Marks::Last => [(50.0, "p50"), (99.0, "p99"), (99.9, "p99.9")]
+            .into_iter()
+            .map(|(pct, name)| (bucket_percentile_ns(&newest, pct), name))
+            .collect(),
+        Marks::Over {
+            p50_ns,
+            p99_ns,
+            p999_ns,
+            ..
+        } => vec![(p50_ns, "p50"), (p99_ns, "p99"), (p999_ns, "p99.9")],
+    };
+    {
+        for (ns, name) in values {
             let row = band_of(&edges, ns);
             if marks[row].is_empty() {
                 marks[row] = format!(" {name} {}", fmt::latency_ns(ns));
@@ -206,7 +235,11 @@ pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme) {
         let axis = format!("{from}{:gap$}{to}", "");
         // Under the marks: whose they are.
         lines.push(Line::styled(
-            format!("{:<w$}{axis:<map_w$} marks: last", "", w = LABEL_W + 1),
+            format!(
+                "{:<w$}{axis:<map_w$} marks: {marks_short}",
+                "",
+                w = LABEL_W + 1
+            ),
             theme.dim(),
         ));
     }

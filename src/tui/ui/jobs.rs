@@ -222,6 +222,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
             " jobs, last interval (tab/arrows select what the charts show) ".to_string()
         }
         JobsSpan::WholeStep => " jobs of the last step, each over its run ".to_string(),
+        JobsSpan::WholeRun => " jobs, whole run (each over its own time) ".to_string(),
         JobsSpan::Hosts { interval, step } => hosts_title(interval, step, area.width),
     };
     let hosts = matches!(jobs.span, JobsSpan::Hosts { .. });

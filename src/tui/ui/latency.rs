@@ -25,7 +25,7 @@ use ratatui::widgets::{Block, Paragraph};
 use super::theme::Theme;
 use super::{fmt, heatmap};
 use crate::stats;
-use crate::tui::view::{Direction, LatencyBucket, LatencyView, View};
+use crate::tui::view::{Direction, LatencyBucket, LatencyView, RunState, View};
 
 const COL: usize = 9;
 
@@ -56,7 +56,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     // side by side at 80 columns matter more than the second span).
     let width_for = |spans: usize| 6 + COL * spans * lat.rows.len().max(1);
     let both = usize::from(inner.width) >= width_for(2);
-    let table = percentile_lines(lat, theme, both);
+    let table = percentile_lines(lat, theme, both, over(view));
     let table_width = u16::try_from(width_for(if both { 2 } else { 1 })).unwrap_or(u16::MAX);
     let table_height = u16::try_from(table.len()).unwrap_or(u16::MAX);
     if inner.width >= table_width + 32 {
@@ -102,7 +102,9 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     }
 }
 
-fn percentile_lines(lat: &LatencyView, theme: Theme, both: bool) -> Vec<Line<'static>> {
+/// The percentile table; with room for one span only, the recent one while the run goes on
+/// and the total once it is over (`over`).
+fn percentile_lines(lat: &LatencyView, theme: Theme, both: bool, over: bool) -> Vec<Line<'static>> {
     let dir_style = |d: Direction| match d {
         Direction::Read => theme.read(),
         Direction::Write | Direction::Sync => theme.write(),
@@ -114,7 +116,11 @@ fn percentile_lines(lat: &LatencyView, theme: Theme, both: bool) -> Vec<Line<'st
     let mut spans_head = vec![Span::raw(format!("{:<6}", ""))];
     let (recent, total) = lat.columns.short();
     for row in &lat.rows {
-        let labels: &[&str] = if both { &[recent, total] } else { &[recent] };
+        let labels: &[&str] = match (both, over) {
+            (true, _) => &[recent, total],
+            (false, false) => &[recent],
+            (false, true) => &[total],
+        };
         // A paced direction's second row: latency from each I/O's scheduled time.
         let name = match (row.from_schedule, both) {
             (false, _) => row.dir.label().to_string(),
@@ -137,10 +143,10 @@ fn percentile_lines(lat: &LatencyView, theme: Theme, both: bool) -> Vec<Line<'st
     for (i, label) in ["p50", "p90", "p99", "p99.9", "max"].iter().enumerate() {
         let mut spans = vec![Span::styled(format!("{label:<6}"), theme.label())];
         for row in &lat.rows {
-            let shown = if both {
-                [Some(row.interval), Some(row.total)]
-            } else {
-                [Some(row.interval), None]
+            let shown = match (both, over) {
+                (true, _) => [Some(row.interval), Some(row.total)],
+                (false, false) => [Some(row.interval), None],
+                (false, true) => [Some(row.total), None],
             };
             for p in shown.into_iter().flatten() {
                 let text = p.map_or_else(|| "-".to_string(), |p| fmt::latency_ns(p.rows()[i].1));
@@ -152,12 +158,41 @@ fn percentile_lines(lat: &LatencyView, theme: Theme, both: bool) -> Vec<Line<'st
     lines
 }
 
+/// Whether the run is over: its numbers no longer move, and the panel shows the totals where
+/// it has room for one span only.
+fn over(view: &View) -> bool {
+    matches!(
+        view.header.state,
+        Some(RunState::Finished | RunState::Stopped | RunState::Interrupted | RunState::Failed(_))
+    )
+}
+
+/// The heatmap's marks: the newest interval's while the run goes on; once it is over, the
+/// total of `dir` (the segment's, as the summary prints it).
+fn marks(lat: &LatencyView, dir: Direction, over: bool) -> heatmap::Marks {
+    let total = lat
+        .rows
+        .iter()
+        .find(|r| r.dir == dir && !r.from_schedule)
+        .and_then(|r| r.total);
+    match total {
+        Some(p) if over => heatmap::Marks::Over {
+            p50_ns: p.p50_ns,
+            p99_ns: p.p99_ns,
+            p999_ns: p.p999_ns,
+            short: lat.columns.short().1,
+            long: lat.columns.long().1,
+        },
+        _ => heatmap::Marks::Last,
+    }
+}
+
 /// The heatmap unless `h` asked for the histogram, the area is too small for it or there are
 /// no per-interval histograms (a format 2 record, the first interval of a run).
 fn chart(f: &mut Frame, area: Rect, lat: &LatencyView, view: &View, theme: Theme) {
     match &lat.heatmap {
         Some(heat) if !heat.columns.is_empty() && !view.ui.histogram && heatmap::fits(area) => {
-            heatmap::render(f, area, heat, theme);
+            heatmap::render(f, area, heat, theme, marks(lat, heat.dir, over(view)));
         }
         _ => histogram(f, area, lat, view.ui.log_scale, theme),
     }

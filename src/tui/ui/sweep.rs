@@ -160,7 +160,7 @@ pub fn plan_line(sweep: &SweepView) -> String {
     let (point, count) = sweep.point;
     let elapsed = fmt::duration(sweep.elapsed);
     // `diskdash mark`'s points are CrystalDiskMark's tests.
-    let (what, unit) = if sweep.params.iter().any(|p| p == "test") {
+    let (what, unit) = if sweep.is_mark() {
         ("mark", "test")
     } else {
         ("sweep", "point")

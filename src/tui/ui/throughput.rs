@@ -22,7 +22,7 @@ use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph};
 
 use super::fmt;
 use super::theme::Theme;
-use crate::tui::view::{Focus, RatePoint, SegmentMark, View};
+use crate::tui::view::{Focus, RatePoint, RunState, SegmentMark, View};
 
 pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let Some(tp) = &view.throughput else {
@@ -30,7 +30,13 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     };
     let theme = Theme::new(view.ui.color);
     let scale = if view.ui.log_scale { " (log)" } else { "" };
-    let mut title = format!(" {}: throughput and IOPS{scale} ", tp.source);
+    // Over: the numbers above the charts are the totals, not the last interval's.
+    let totals = if tp.headline.is_some() && over(view) {
+        ", totals"
+    } else {
+        ""
+    };
+    let mut title = format!(" {}: throughput and IOPS{scale}{totals} ", tp.source);
     if let Some(pace) = &tp.pace {
         // The asked rate beside the achieved: in the whole title when it has room, else in
         // place of the words a narrow panel can do without.
@@ -67,6 +73,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         format: fmt::bytes_rate,
     };
     let ctx = Ctx {
+        warming_up: view.header.state == Some(RunState::WarmingUp),
         theme,
         log: view.ui.log_scale,
         points: &tp.points,
@@ -112,6 +119,8 @@ struct Metric {
 }
 
 struct Ctx<'a> {
+    /// Warm-up: the last point is another step's, so no rate is said.
+    warming_up: bool,
     theme: Theme,
     log: bool,
     points: &'a [RatePoint],
@@ -156,8 +165,38 @@ fn chart(f: &mut Frame, area: Rect, ctx: &Ctx, metric: &Metric) {
         .headline
         .or_else(|| ctx.points.last().copied())
         .unwrap_or_default();
+    let mut title = vec![Span::styled(format!("{:<6}", metric.name), theme.label())];
+    if ctx.warming_up {
+        title.push(Span::styled("warm-up, not measured", theme.dim()));
+    } else {
+        title.extend(rates_title(ctx, metric, &last));
+    }
+    let title = Line::from(title);
+    f.render_widget(Paragraph::new(title), Rect { height: 1, ..area });
+    let plot = Rect {
+        y: area.y + 1,
+        height: area.height - 1,
+        ..area
+    };
+    if plot.height < 3 || plot.width < 12 {
+        return;
+    }
+    plot_chart(f, plot, ctx, metric);
+}
+
+/// Whether the run is over (its totals are the headline).
+fn over(view: &View) -> bool {
+    matches!(
+        view.header.state,
+        Some(RunState::Finished | RunState::Stopped | RunState::Interrupted | RunState::Failed(_))
+    )
+}
+
+/// `read 1.2k  write 300` (and trims) of `last`.
+fn rates_title(ctx: &Ctx, metric: &Metric, last: &RatePoint) -> Vec<Span<'static>> {
+    let theme = ctx.theme;
+    let last = *last;
     let mut title = vec![
-        Span::styled(format!("{:<6}", metric.name), theme.label()),
         Span::styled("read ", theme.read()),
         Span::styled((metric.format)((metric.read)(&last)), theme.value()),
         Span::raw("  "),
@@ -171,16 +210,11 @@ fn chart(f: &mut Frame, area: Rect, ctx: &Ctx, metric: &Metric) {
             Span::styled((metric.format)((metric.trim)(&last)), theme.value()),
         ]);
     }
-    let title = Line::from(title);
-    f.render_widget(Paragraph::new(title), Rect { height: 1, ..area });
-    let plot = Rect {
-        y: area.y + 1,
-        height: area.height - 1,
-        ..area
-    };
-    if plot.height < 3 || plot.width < 12 {
-        return;
-    }
+    title
+}
+
+fn plot_chart(f: &mut Frame, plot: Rect, ctx: &Ctx, metric: &Metric) {
+    let theme = ctx.theme;
 
     let series = |get: fn(&RatePoint) -> f64| step_series(ctx.points, get, ctx.log);
     let read = series(metric.read);

@@ -46,6 +46,25 @@ pub fn device_rates(row: &IostatRow) -> DeviceRates {
     }
 }
 
+/// A disks table row's rates as the device panel shows them: the same sample, the same
+/// numbers.
+#[must_use]
+pub fn row_rates(row: &DiskRow) -> DeviceRates {
+    DeviceRates {
+        r_s: row.r_s,
+        w_s: row.w_s,
+        rmb_s: row.rkb_s * KIB / MIB,
+        wmb_s: row.wkb_s * KIB / MIB,
+        r_await_ms: row.r_await,
+        w_await_ms: row.w_await,
+        aqu_sz: row.aqu_sz,
+        util_pct: row.util,
+        d_s: row.d_s,
+        dmb_s: row.dkb_s * KIB / MIB,
+        d_await_ms: row.d_await,
+    }
+}
+
 /// A device's rates as a point of the throughput chart.
 #[must_use]
 pub fn rate_point(t_s: f64, row: &IostatRow) -> RatePoint {

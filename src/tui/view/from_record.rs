@@ -221,7 +221,15 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     if let Some(fallback) = &record.engine.fallback {
         warnings.push(Warning::new(WarningKind::FallbackEngine, fallback.clone()));
     }
-    let device = record.device.as_ref().map(|d| DeviceView {
+    // The panel is the last segment's: a segment without a device (a memory baseline's, on
+    // tmpfs) says so rather than show another segment's numbers. Records without segments
+    // keep the run's device.
+    let last_device = match last {
+        Some(seg) => seg.device.as_ref(),
+        None => record.device.as_ref(),
+    };
+    let no_device = last_device.is_none() && record.device.is_some();
+    let device = last_device.map(|d| DeviceView {
         name: d.name.clone(),
         now: from_monitor::device_rates(&d.iostat),
         history: device_history,
@@ -234,7 +242,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 + d.reconciliation.device_discard_ios,
             verdict: Some(d.reconciliation.verdict.clone()),
         }),
-        warnings,
+        warnings: warnings.clone(),
         absent: None,
         // `device` covers the measured window of the last segment.
         window: DeviceWindow::SegmentAverage {
@@ -244,11 +252,19 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         reconciliation_of: Some(format!("seg {}", record.segments.len())),
         disks: Vec::new(),
     });
+    let device = device.or_else(|| {
+        no_device.then(|| DeviceView {
+            name: "-".into(),
+            absent: Some(format!(
+                "no device: seg {} ran without a block device (e.g. a memory baseline on tmpfs)",
+                record.segments.len()
+            )),
+            warnings,
+            ..DeviceView::default()
+        })
+    });
     // The same queue panel as the live run's.
-    let queue = record
-        .device
-        .as_ref()
-        .map(|d| from_monitor::queue_view(&d.disk, &d.queue));
+    let queue = last_device.map(|d| from_monitor::queue_view(&d.disk, &d.queue));
     let state = match record.status {
         RunStatus::Failed => RunState::Failed(
             record
@@ -671,6 +687,73 @@ mod tests {
         term.draw(|f| crate::tui::ui::latency::render(f, f.area(), &view))
             .unwrap();
         insta::assert_snapshot!(term.backend());
+    }
+
+    /// A sweep with `--baseline memory`: its first point ran on vda, its last (the baseline)
+    /// on tmpfs without a device. `show` says the last segment has no device and shows none
+    /// of the first segment's numbers.
+    #[test]
+    fn show_of_a_memory_baseline_says_its_last_segment_has_no_device() {
+        use crate::monitor::iostat::IostatRow;
+        use crate::record::{DeviceRecord, ReconciliationRecord};
+
+        let mut record = record();
+        let vda = DeviceRecord {
+            name: "vda".into(),
+            disk: "vda".into(),
+            queue: crate::monitor::sysfs::QueueSettings::default(),
+            iostat: IostatRow {
+                reads_per_s: 215.0,
+                read_kb_per_s: 860.0,
+                util_pct: 41.0,
+                ..IostatRow::idle("vda")
+            },
+            reconciliation: ReconciliationRecord {
+                app_read_ios: 820,
+                app_write_ios: 0,
+                device_read_ios: 215,
+                device_write_ios: 0,
+                app_bytes: 820 * 4096,
+                device_bytes: 215 * 4096,
+                io_ratio: Some(0.26),
+                verdict: "vda served 26% of the run's I/Os".into(),
+                app_trim_ios: 0,
+                device_discard_ios: 0,
+            },
+        };
+        record.segments[0].device = Some(vda.clone());
+        record.segments[1].device = None;
+        // The run's device is the last one any segment had, as the recorder keeps it.
+        record.device = Some(vda);
+        let view = view(&record, UiState::default());
+        let dev = view
+            .device
+            .as_ref()
+            .expect("the panel says why it is empty");
+        assert!(dev.reconciliation.is_none());
+        assert!(view.queue.is_none());
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 8)).unwrap();
+        term.draw(|f| crate::tui::ui::device::render(f, f.area(), &view))
+            .unwrap();
+        let screen: String = term
+            .backend()
+            .buffer()
+            .content
+            .iter()
+            .map(ratatui::buffer::Cell::symbol)
+            .collect();
+        assert!(screen.contains("no device: seg 2"), "{screen}");
+        for foreign in ["215", "vda", "device/app", "avg over"] {
+            assert!(!screen.contains(foreign), "{foreign} in {screen}");
+        }
+        insta::assert_snapshot!(term.backend());
+
+        // The first segment alone: its own device, as before.
+        record.segments.truncate(1);
+        let view = super::view(&record, UiState::default());
+        let dev = view.device.unwrap();
+        assert_eq!((dev.name.as_str(), dev.absent), ("vda", None));
+        assert_eq!(dev.reconciliation.unwrap().device_ios, 215);
     }
 
     #[test]

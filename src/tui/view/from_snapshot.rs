@@ -18,7 +18,8 @@ use crate::units::format_size_short;
 pub fn run_state(snap: &Snapshot) -> RunState {
     match &snap.state {
         SessionState::Preparing { .. } => RunState::Preparing,
-        SessionState::Ramp | SessionState::Running => RunState::Running,
+        SessionState::Ramp => RunState::WarmingUp,
+        SessionState::Running => RunState::Running,
         SessionState::Paused => RunState::Paused,
         SessionState::Idle if snap.ran_to_end => RunState::Finished,
         SessionState::Idle => RunState::Stopped,
@@ -30,6 +31,13 @@ pub fn run_state(snap: &Snapshot) -> RunState {
                 .unwrap_or_else(|| "the run failed".into()),
         ),
     }
+}
+
+/// Whether the run (or the segment) is over: stopped, done or ended. Every panel then shows
+/// its totals, not its last interval.
+#[must_use]
+pub fn over(snap: &Snapshot) -> bool {
+    matches!(snap.state, SessionState::Idle | SessionState::Finished(_))
 }
 
 /// A line for the footer about where the session is, when it is not simply running.
@@ -251,15 +259,36 @@ fn pace(job: &JobSpec) -> Option<String> {
 }
 
 /// The throughput panel of the job `selected`, or of the step total (`None`), named, when the
-/// step runs several jobs; else [`throughput`].
+/// step runs several jobs; else [`throughput`]. Once the run is over its title gives the
+/// totals (each job's over its own time), not the last interval's rates.
 #[must_use]
 pub fn throughput_for(snap: &Snapshot, selected: Option<usize>) -> ThroughputView {
-    if snap.jobs.len() < 2 {
-        return throughput(snap);
-    }
-    match selected.and_then(|i| snap.jobs.get(i)) {
+    let job = selected
+        .and_then(|i| snap.jobs.get(i))
+        .filter(|_| snap.jobs.len() > 1);
+    let mut view = match job {
+        _ if snap.jobs.len() < 2 => throughput(snap),
         Some(job) => rates_of(job.name.clone(), &job.series, snap, pace(&job.spec)),
         None => rates_of(STEP_TOTAL.into(), &snap.series, snap, None),
+    };
+    if over(snap) {
+        view.headline = Some(totals_point(
+            job.map_or(&snap.cumulative, |j| &j.cumulative),
+        ));
+    }
+    view
+}
+
+/// The rates of a whole span as one point (its time unused).
+fn totals_point(v: &StatsView) -> RatePoint {
+    RatePoint {
+        t_s: v.duration.as_secs_f64(),
+        read_iops: v.read.iops,
+        write_iops: v.write.iops,
+        read_bytes_per_s: v.read.bw_bytes_per_s,
+        write_bytes_per_s: v.write.bw_bytes_per_s,
+        trim_iops: v.trim.iops,
+        trim_bytes_per_s: v.trim.bw_bytes_per_s,
     }
 }
 
@@ -307,12 +336,26 @@ pub fn job_index(snap: &Snapshot, name: Option<&str>) -> Option<usize> {
 }
 
 /// The jobs table, when the step runs several jobs: one row per job over its last interval,
-/// and the step's total.
+/// and the step's total. Once the run is over, each job over its own measured time (the step
+/// total over the step's), as the report has them, and the title says so.
 #[must_use]
 pub fn jobs(snap: &Snapshot, selected: Option<usize>) -> Option<JobsView> {
     if snap.jobs.len() < 2 {
         return None;
     }
+    let over = over(snap);
+    let span = match over {
+        false => super::JobsSpan::LastInterval,
+        true if snap.plan.count <= 1 && snap.segments.len() <= 1 => super::JobsSpan::WholeRun,
+        true => super::JobsSpan::WholeStep,
+    };
+    let of = |interval: Option<&StatsView>, cumulative: &StatsView| {
+        if over {
+            job_rates(Some(cumulative))
+        } else {
+            job_rates(interval)
+        }
+    };
     let rows = snap
         .jobs
         .iter()
@@ -329,7 +372,7 @@ pub fn jobs(snap: &Snapshot, selected: Option<usize>) -> Option<JobsView> {
                 bs: format_size_short(spec.block_size_bytes),
                 depth,
                 errors: job.errors,
-                ..job_rates(job.interval.as_ref())
+                ..of(job.interval.as_ref(), &job.cumulative)
             }
         })
         .collect();
@@ -338,10 +381,10 @@ pub fn jobs(snap: &Snapshot, selected: Option<usize>) -> Option<JobsView> {
         total: JobRow {
             name: STEP_TOTAL.into(),
             errors: snap.jobs.iter().map(|j| j.errors).sum(),
-            ..job_rates(snap.interval.as_ref())
+            ..of(snap.interval.as_ref(), &snap.cumulative)
         },
         selected: selected.filter(|&i| i < snap.jobs.len()),
-        span: super::JobsSpan::LastInterval,
+        span,
     })
 }
 

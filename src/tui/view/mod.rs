@@ -34,6 +34,8 @@ pub enum Mode {
 pub enum RunState {
     Monitoring,
     Preparing,
+    /// Warm-up (ramp) before measuring: nothing shown yet is of the running step.
+    WarmingUp,
     Running,
     Paused,
     Stopped,
@@ -50,6 +52,7 @@ impl RunState {
         match self {
             Self::Monitoring => "MONITOR",
             Self::Preparing => "PREPARING",
+            Self::WarmingUp => "WARM-UP",
             Self::Running => "RUNNING",
             Self::Paused => "PAUSED",
             Self::Stopped => "STOPPED",
@@ -187,8 +190,11 @@ pub struct JobsView {
 pub enum JobsSpan {
     #[default]
     LastInterval,
-    /// Each job over its own measured time in the last step of a record.
+    /// Each job over its own measured time in the last step of a record, or of a finished
+    /// run of several steps.
     WholeStep,
+    /// A finished run of one step: each job over its own measured time, as the report says.
+    WholeRun,
     /// A fleet's hosts, each over the same interval (1-based, 0: none yet) of step `step`
     /// (1-based, 0: the run has one step).
     Hosts { interval: u64, step: u32 },

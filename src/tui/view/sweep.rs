@@ -107,6 +107,14 @@ pub struct SweepView {
     pub chart: SweepChart,
 }
 
+impl SweepView {
+    /// Whether the points are `diskdash mark`'s tests (CrystalDiskMark's names).
+    #[must_use]
+    pub fn is_mark(&self) -> bool {
+        self.params.iter().any(|p| p == "test")
+    }
+}
+
 /// The sweep of `snap`, when its plan is one (its steps carry points).
 #[must_use]
 pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
