@@ -192,13 +192,25 @@ pub(crate) fn run_as(
         super::bench::headless_sweep(handle)?
     };
     let rows = table::with_memory(table::rows(&outcome.record, pick));
-    let mut text = table::render(&rows, &names, format);
+    let to_stderr = stdout_data(&args.json) || stdout_data(&args.jsonl);
+    // A terminal gets the table fitted to its width; a pipe or a file the whole table.
+    let fit = (format == Format::Table && !to_stderr)
+        .then(terminal_width)
+        .flatten();
+    let mut text = match fit {
+        Some(width) => table::render_fitted(&rows, &names, width),
+        None => table::render(&rows, &names, format),
+    };
     if matches!(format, Format::Table | Format::Markdown) {
         for line in foot(&outcome.record, &rows, &names, args.advice, latency_target) {
-            text.push_str(&format!("{}\n", crate::text::escape_layout(&line)));
+            let line = crate::text::escape_layout(&line);
+            match fit {
+                Some(width) => text.push_str(&table::wrap(&line, width)),
+                None => text.push_str(&format!("{line}\n")),
+            }
         }
     }
-    if stdout_data(&args.json) || stdout_data(&args.jsonl) {
+    if to_stderr {
         let mut err = std::io::stderr().lock();
         let _ = err.write_all(text.as_bytes());
     } else {
@@ -218,6 +230,18 @@ pub(crate) fn run_as(
         Some(remote) => remote.finish(outcome),
         None => super::bench::exit_code(outcome),
     }
+}
+
+/// The width of the terminal stdout writes to; `None` when stdout is no terminal.
+fn terminal_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    crossterm::terminal::size()
+        .ok()
+        .map(|(columns, _)| usize::from(columns))
+        .filter(|&w| w > 0)
 }
 
 /// The swept options (more than one value), in the order their flags first appear in `argv`,

@@ -530,6 +530,34 @@ fn header_and_cells(
     names: &[String],
     human: bool,
 ) -> (Vec<String>, Vec<Vec<String>>) {
+    let (header, _, cells) = ranked_header_and_cells(rows, names, human);
+    (header, cells)
+}
+
+/// How much a column of the text table matters when the terminal is narrow: the swept values
+/// and the marks stay, then the rates, the tail and mean latency, the syncs, dd's bytes and
+/// time, the device's %util and aqu-sz, the memory baseline, and MiB/s (MB/s in other units)
+/// goes first.
+mod rank {
+    pub const KEEP: u8 = 0;
+    pub const IOPS: u8 = 1;
+    pub const MB_S: u8 = 2;
+    pub const P99: u8 = 3;
+    pub const MEAN: u8 = 4;
+    pub const SYNC: u8 = 5;
+    pub const DD: u8 = 6;
+    pub const UTIL: u8 = 7;
+    pub const AQU_SZ: u8 = 8;
+    pub const MEMORY: u8 = 9;
+    pub const MIB_S: u8 = 10;
+}
+
+/// The header, each column's [rank], and the cells.
+fn ranked_header_and_cells(
+    rows: &[Row],
+    names: &[String],
+    human: bool,
+) -> (Vec<String>, Vec<u8>, Vec<Vec<String>>) {
     let reads = rows.iter().any(|r| r.read.ios > 0);
     let writes = rows.iter().any(|r| r.write.ios > 0);
     let syncs = rows.iter().any(|r| r.sync.is_some());
@@ -538,6 +566,7 @@ fn header_and_cells(
     // Escaped one by one so a value stays in its cell (a `\n` would start a row).
     let escape = |text: &String| crate::text::escape(text).into_owned();
     let mut header: Vec<String> = names.iter().map(escape).collect();
+    let mut ranks = vec![rank::KEEP; names.len()];
     let column = |human_name: &str, csv_name: &str| {
         if human {
             human_name.to_string()
@@ -549,39 +578,47 @@ fn header_and_cells(
         if !on {
             continue;
         }
-        for (h, c) in [
-            ("IOPS", "iops"),
-            ("MB/s", "mb_s"),
-            ("MiB/s", "mib_s"),
-            ("mean", "mean_ns"),
-            ("p99", "p99_ns"),
+        for (h, c, r) in [
+            ("IOPS", "iops", rank::IOPS),
+            ("MB/s", "mb_s", rank::MB_S),
+            ("MiB/s", "mib_s", rank::MIB_S),
+            ("mean", "mean_ns", rank::MEAN),
+            ("p99", "p99_ns", rank::P99),
         ] {
             header.push(column(&format!("{prefix} {h}"), &format!("{prefix}_{c}")));
+            ranks.push(r);
         }
     }
     if syncs {
         header.push(column("sync mean", "sync_mean_ns"));
         header.push(column("sync p99", "sync_p99_ns"));
+        ranks.extend([rank::SYNC; 2]);
     }
     header.push(column("bytes", "bytes"));
     header.push(column("elapsed", "elapsed_ns"));
+    ranks.extend([rank::DD; 2]);
     let memory = rows.iter().any(|r| r.memory.is_some());
     if memory && reads {
         header.push(column("memory read MB/s", "memory_read_mb_s"));
+        ranks.push(rank::MEMORY);
     }
     if memory && writes {
         header.push(column("memory write MB/s", "memory_write_mb_s"));
+        ranks.push(rank::MEMORY);
     }
     header.push(column("%util", "util_pct"));
     header.push(column("aqu-sz", "aqu_sz"));
+    ranks.extend([rank::UTIL, rank::AQU_SZ]);
     if human {
         header.push(String::new());
+        ranks.push(rank::KEEP);
     } else {
         header.extend(
             ["engine", "ran_iodepth", "status", "page_cache"]
                 .into_iter()
                 .map(String::from),
         );
+        ranks.resize(header.len(), rank::KEEP);
     }
     let lat = |ns: f64| {
         if human {
@@ -671,7 +708,7 @@ fn header_and_cells(
             cells
         })
         .collect();
-    (header, cells)
+    (header, ranks, cells)
 }
 
 /// The line under the table that says whether write latency includes the sync: fsync and
@@ -784,39 +821,121 @@ pub fn render(rows: &[Row], names: &[String], format: Format) -> String {
         }
         Format::Table => {
             let (header, cells) = header_and_cells(rows, names, true);
-            let widths: Vec<usize> = (0..header.len())
-                .map(|c| {
-                    cells
-                        .iter()
-                        .map(|r| r[c].chars().count())
-                        .chain([header[c].chars().count()])
-                        .max()
-                        .unwrap_or(0)
-                })
-                .collect();
-            let line = |cells: &[String]| {
-                let mut text = String::new();
-                for (c, cell) in cells.iter().enumerate() {
-                    let pad = widths[c].saturating_sub(cell.chars().count());
-                    if c < names.len() || c + 1 == cells.len() {
-                        text.push_str(cell);
-                        text.push_str(&" ".repeat(pad));
-                    } else {
-                        text.push_str(&" ".repeat(pad));
-                        text.push_str(cell);
-                    }
-                    text.push_str("  ");
-                }
-                format!("{}\n", text.trim_end())
-            };
-            let mut out = line(&header);
-            for row in &cells {
-                out.push_str(&line(row));
-            }
-            out
+            let keep = vec![true; header.len()];
+            text_table(&header, &cells, names.len(), &keep)
         }
     };
     crate::text::escape_layout(&text).into_owned()
+}
+
+/// The text table of the columns `keep` marks: the swept values left-aligned, the numbers
+/// right-aligned, the marks last.
+fn text_table(header: &[String], cells: &[Vec<String>], params: usize, keep: &[bool]) -> String {
+    let widths = column_widths(header, cells);
+    let line = |cells: &[String]| {
+        let mut text = String::new();
+        for (c, cell) in cells.iter().enumerate().filter(|(c, _)| keep[*c]) {
+            let pad = widths[c].saturating_sub(cell.chars().count());
+            if c < params || c + 1 == cells.len() {
+                text.push_str(cell);
+                text.push_str(&" ".repeat(pad));
+            } else {
+                text.push_str(&" ".repeat(pad));
+                text.push_str(cell);
+            }
+            text.push_str("  ");
+        }
+        format!("{}\n", text.trim_end())
+    };
+    let mut out = line(header);
+    for row in cells {
+        out.push_str(&line(row));
+    }
+    out
+}
+
+fn column_widths(header: &[String], cells: &[Vec<String>]) -> Vec<usize> {
+    (0..header.len())
+        .map(|c| {
+            cells
+                .iter()
+                .map(|r| r[c].chars().count())
+                .chain([header[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+/// The text table fitted to a terminal `width` columns wide: the least important columns
+/// (MiB/s first, see [rank]) leave until every line fits, and a line under the table names
+/// them and where the full table is. The swept values and the marks always stay.
+#[must_use]
+pub fn render_fitted(rows: &[Row], names: &[String], width: usize) -> String {
+    let (header, ranks, cells) = ranked_header_and_cells(rows, names, true);
+    let widths = column_widths(&header, &cells);
+    let mut keep = vec![true; header.len()];
+    // Each column takes its width and two spaces; the last line's trailing ones are trimmed.
+    let used = |keep: &[bool]| -> usize {
+        (0..header.len())
+            .filter(|&c| keep[c])
+            .map(|c| widths[c] + 2)
+            .sum::<usize>()
+            .saturating_sub(2)
+    };
+    // Least important first; of equal rank the rightmost (writes after reads) first.
+    let mut order: Vec<usize> = (0..header.len())
+        .filter(|&c| ranks[c] != rank::KEEP)
+        .collect();
+    order.sort_by_key(|&c| (std::cmp::Reverse(ranks[c]), std::cmp::Reverse(c)));
+    for c in order {
+        if used(&keep) <= width {
+            break;
+        }
+        keep[c] = false;
+    }
+    let mut text = text_table(&header, &cells, names.len(), &keep);
+    let left_out: Vec<&str> = (0..header.len())
+        .filter(|&c| !keep[c])
+        .map(|c| header[c].as_str())
+        .collect();
+    if !left_out.is_empty() {
+        text.push_str(&left_out_note(&left_out, width));
+    }
+    crate::text::escape_layout(&text).into_owned()
+}
+
+/// `+3 columns (read MiB/s, write MiB/s, aqu-sz): --format markdown or csv`, wrapped to `width`.
+fn left_out_note(columns: &[&str], width: usize) -> String {
+    let s = if columns.len() == 1 { "" } else { "s" };
+    let text = format!(
+        "+{} column{s} ({}): --format markdown or csv, or stdout to a file, shows all",
+        columns.len(),
+        columns.join(", ")
+    );
+    wrap(&text, width)
+}
+
+/// `text` broken at spaces into lines of at most `width` characters (a longer word stands
+/// alone), each ending in a newline.
+#[must_use]
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+    out
 }
 
 fn csv_line(cells: &[String]) -> String {
@@ -992,6 +1111,99 @@ mod tests {
                 31.97,
             ),
         ]
+    }
+
+    /// A `--rw read,write` by `--bs` sweep of ten points: both directions' columns.
+    fn ten_rw_points() -> Vec<Row> {
+        let mut out = Vec::new();
+        for rw in ["read", "write"] {
+            for (bs, k) in [
+                ("4k", 1.0),
+                ("16k", 4.0),
+                ("64k", 16.0),
+                ("256k", 64.0),
+                ("1M", 256.0),
+            ] {
+                let d = dir(20_000.0 / k, 80e6 * k.sqrt(), 50_000.0 * k, 900_000);
+                let mut row = rows().remove(0);
+                row.point = vec![("rw".into(), rw.into()), ("bs".into(), bs.into())];
+                (row.read, row.write) = if rw == "read" {
+                    (d, Dir::default())
+                } else {
+                    (Dir::default(), d)
+                };
+                out.push(row);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn fitted_to_80_columns_keeps_rates_and_latency_and_names_what_it_left_out() {
+        let rows = ten_rw_points();
+        let names = vec!["rw".to_string(), "bs".to_string()];
+        let full = render(&rows, &names, Format::Table);
+        assert!(full.lines().any(|l| l.chars().count() > 80), "{full}");
+        let text = render_fitted(&rows, &names, 80);
+        for line in text.lines() {
+            assert!(line.chars().count() <= 80, "{line:?} in:\n{text}");
+        }
+        let header = text.lines().next().unwrap();
+        for kept in [
+            "read IOPS",
+            "read MB/s",
+            "read p99",
+            "write IOPS",
+            "write MB/s",
+        ] {
+            assert!(header.contains(kept), "{kept} in {header:?}");
+        }
+        assert!(!header.contains("MiB/s"), "{header:?}");
+        // Every point keeps its row, its values and the best marks.
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.contains("k ") || l.contains("1M "))
+                .count(),
+            10
+        );
+        assert!(
+            text.contains("best read") && text.contains("best write"),
+            "{text}"
+        );
+        let note: String = text.lines().skip(11).collect::<Vec<_>>().join(" ");
+        assert!(note.starts_with('+'), "{text}");
+        assert!(
+            note.contains("read MiB/s") && note.contains("aqu-sz"),
+            "{note}"
+        );
+        assert!(note.contains("--format markdown or csv"), "{note}");
+        let dropped: usize = note[1..].split(' ').next().unwrap().parse().unwrap();
+        let columns = |t: &str| {
+            t.lines()
+                .next()
+                .unwrap()
+                .split("  ")
+                .filter(|c| !c.trim().is_empty())
+                .count()
+        };
+        assert_eq!(columns(&full), columns(&text) + dropped, "{full}\n{text}");
+    }
+
+    #[test]
+    fn fitted_to_a_wide_terminal_is_the_whole_table() {
+        let names = vec!["rw".to_string(), "bs".to_string()];
+        let rows = ten_rw_points();
+        assert_eq!(
+            render_fitted(&rows, &names, 400),
+            render(&rows, &names, Format::Table)
+        );
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_within_the_width() {
+        assert_eq!(wrap("aa bb cc", 5), "aa bb\ncc\n");
+        assert_eq!(wrap("abcdefgh ij", 4), "abcdefgh\nij\n");
+        assert_eq!(wrap("short", 80), "short\n");
     }
 
     #[test]

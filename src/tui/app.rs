@@ -82,6 +82,9 @@ impl JumpTarget {
     }
 }
 
+/// Rows PgUp/PgDn move a sweep's results: most of the panel at 80x24.
+const SWEEP_PAGE: i32 = 5;
+
 /// What the loop does after a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
@@ -111,6 +114,8 @@ pub struct App {
     pub job: Option<String>,
     /// A sweep runs: `n` skips to its next point and `v` cycles its chart's metric.
     pub sweep: bool,
+    /// The sweep's points: how far PgUp/PgDn/Home scroll its results.
+    pub sweep_points: usize,
     /// A monitor recording is replayed: the arrows, PgUp/PgDn, Home/End and `g`/`t` move in it.
     pub replay: bool,
     /// What is typed after `g`/`t` so far (a replay's jump), until Enter or Esc.
@@ -140,6 +145,7 @@ impl App {
             jobs: Vec::new(),
             job: None,
             sweep: false,
+            sweep_points: 0,
             replay: false,
             prompt: None,
             discards_seen: false,
@@ -235,6 +241,9 @@ impl App {
                 Action::Redraw
             }
             KeyCode::Char('n') if bench && self.sweep => Action::Control(Intent::NextPoint),
+            KeyCode::PageUp | KeyCode::PageDown | KeyCode::Home | KeyCode::End if self.sweep => {
+                self.scroll_sweep(key.code)
+            }
             KeyCode::Char('v') if self.sweep => {
                 self.ui.sweep_metric = self.ui.sweep_metric.next();
                 Action::Redraw
@@ -253,6 +262,24 @@ impl App {
             },
             _ => Action::None,
         }
+    }
+
+    /// PgUp/PgDn move the sweep's results a page of rows, Home to the first point, End back
+    /// to following the running one.
+    fn scroll_sweep(&mut self, code: KeyCode) -> Action {
+        let most = i32::try_from(self.sweep_points).unwrap_or(i32::MAX);
+        let scroll = match code {
+            KeyCode::PageUp => self.ui.sweep_scroll - SWEEP_PAGE,
+            KeyCode::PageDown => self.ui.sweep_scroll + SWEEP_PAGE,
+            KeyCode::Home => -most,
+            _ => 0,
+        }
+        .clamp(-most, most);
+        if scroll == self.ui.sweep_scroll {
+            return Action::None;
+        }
+        self.ui.sweep_scroll = scroll;
+        Action::Redraw
     }
 
     /// A replay's keys: moving in time, and the `g`/`t` prompt. `None`: not one of them.

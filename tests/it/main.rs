@@ -46,6 +46,7 @@ mod trim;
 mod tui_bench;
 mod tui_guard;
 mod tui_monitor;
+mod tui_narrow;
 mod tui_plan;
 mod tui_record;
 mod tui_show;

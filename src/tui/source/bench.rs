@@ -286,6 +286,7 @@ impl BenchSource {
         let shown_job = job.and_then(|i| snap.jobs.get(i)).or(snap.jobs.first());
         let sweep = crate::tui::view::sweep::sweep(snap, app.ui.sweep_metric);
         app.sweep = sweep.is_some();
+        app.sweep_points = sweep.as_ref().map_or(0, |s| s.rows.len());
         let step = sweep
             .as_ref()
             .map(|s| s.point)

@@ -25,6 +25,7 @@ pub fn keys(view: &View) -> &'static [(&'static str, &'static str)] {
             ("?", "help"),
             ("n", "next point"),
             ("s", "stop"),
+            ("PgUp/PgDn", "rows"),
             ("v", "chart"),
             ("space", "pause"),
             ("l", "log"),

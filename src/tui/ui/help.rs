@@ -30,9 +30,10 @@ const PLAN_KEYS: [(&str, &str); 6] = [
 ];
 
 /// A sweep: its points are fixed (no live changes).
-const SWEEP_KEYS: [(&str, &str); 7] = [
+const SWEEP_KEYS: [(&str, &str); 8] = [
     ("n", "end this point, go on with the next"),
     ("s", "stop the sweep, keep what finished"),
+    ("PgUp/PgDn", "scroll the results (Home/End)"),
     ("v", "chart: MB/s, IOPS, mean latency, p99"),
     ("space", "pause / resume the point"),
     ("q, Ctrl-C", "stop, write the record, quit"),

@@ -111,7 +111,8 @@ struct Band {
 
 fn min_height(mode: Mode, panel: Panel) -> u16 {
     match (mode, panel) {
-        (Mode::Monitor, Panel::Throughput) => 6,
+        // A title, the plot and its axis: rows enough to read a trend at 80x24.
+        (Mode::Monitor, Panel::Throughput) => 8,
         (_, Panel::Throughput) => 10,
         (_, Panel::Latency) => 9,
         (_, Panel::Device) => 8,

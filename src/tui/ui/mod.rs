@@ -49,6 +49,8 @@ pub mod verify;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_narrow;
 
 use ratatui::Frame;
 

@@ -11,8 +11,11 @@
 //! +-------------------------------------------------------------------------------------+
 //! ```
 //! `>` the running point, `!` a point cut short (`n`, `s`), `x` a failed one. Columns drop
-//! when the panel is narrow: the rates and the latencies stay longest, MiB/s (the MB/s in
-//! binary units) goes first; a direction no finished point did has no columns.
+//! when the panel is narrow: IOPS, MB/s, p99 and %util stay longest, then the mean and
+//! aqu-sz, MiB/s (the MB/s in binary units) goes first; the bottom border names those left
+//! out. A direction no finished point did has no columns. Rows that do not fit scroll:
+//! the running point stays in view, PgUp/PgDn move a page, Home/End to the first point and
+//! back to the running one; the bottom border says which rows are shown.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
@@ -123,27 +126,75 @@ const COLUMNS: [Column; 12] = [
     },
 ];
 
-/// Which columns fit in `room`: IOPS, MB/s, mean, p99, %util, aqu-sz, then MiB/s; in table
-/// order.
-fn fitting(room: u16, reads: bool, writes: bool) -> Vec<&'static Column> {
-    let keep_order = [0usize, 1, 2, 3, 6, 7, 8, 9, 10, 11, 4, 5];
+/// Which columns fit in `room`, by importance: IOPS, MB/s, p99, %util, mean, aqu-sz, then
+/// MiB/s (MB/s in other units), a direction's pair together; in table order. Also the names
+/// of those left out.
+fn fitting(room: u16, reads: bool, writes: bool) -> (Vec<&'static Column>, Vec<&'static str>) {
+    let groups: [&[usize]; 7] = [&[0, 1], &[2, 3], &[8, 9], &[10], &[6, 7], &[11], &[4, 5]];
     let mut room = room;
     let mut chosen = Vec::new();
-    for i in keep_order {
-        let c = &COLUMNS[i];
-        let wanted = match c.read {
-            Some(true) => reads,
-            Some(false) => writes,
-            None => true,
-        };
-        let need = c.width + 1;
-        if wanted && room >= need {
+    let mut left_out = Vec::new();
+    for group in groups {
+        let wanted: Vec<usize> = group
+            .iter()
+            .copied()
+            .filter(|&i| match COLUMNS[i].read {
+                Some(true) => reads,
+                Some(false) => writes,
+                None => true,
+            })
+            .collect();
+        let need: u16 = wanted.iter().map(|&i| COLUMNS[i].width + 1).sum();
+        if room >= need {
             room -= need;
-            chosen.push(i);
+            chosen.extend(wanted);
+        } else {
+            left_out.extend(wanted);
         }
     }
     chosen.sort_unstable();
-    chosen.into_iter().map(|i| &COLUMNS[i]).collect()
+    left_out.sort_unstable();
+    (
+        chosen.into_iter().map(|i| &COLUMNS[i]).collect(),
+        left_out.into_iter().map(|i| COLUMNS[i].name).collect(),
+    )
+}
+
+/// The first row on screen when `visible` of `count` rows fit: the `focus` row (the running
+/// point) kept in view, moved by the user's `scroll`, never past either end.
+fn first_row(count: usize, visible: usize, focus: Option<usize>, scroll: i32) -> usize {
+    let last_top = count.saturating_sub(visible);
+    let follow = focus.map_or(0, |f| (f + 1).saturating_sub(visible));
+    let top = i64::try_from(follow).unwrap_or(i64::MAX) + i64::from(scroll);
+    usize::try_from(top.max(0)).map_or(last_top, |t| t.min(last_top))
+}
+
+/// The bottom border's text: which rows are on screen and which columns did not fit.
+fn bottom_line(top: usize, shown: usize, count: usize, left_out: &[&str], width: u16) -> String {
+    let mut parts = Vec::new();
+    if shown < count {
+        parts.push(format!(
+            "rows {}-{} of {count}: PgUp/PgDn",
+            top + 1,
+            top + shown
+        ));
+    }
+    if !left_out.is_empty() {
+        let s = if left_out.len() == 1 { "" } else { "s" };
+        let named = format!("+{} column{s}: {}", left_out.len(), left_out.join(" "));
+        let room = usize::from(width.saturating_sub(4));
+        let joined = parts.iter().map(|p| p.chars().count() + 2).sum::<usize>();
+        if joined + named.chars().count() <= room {
+            parts.push(named);
+        } else {
+            parts.push(format!("+{} column{s}", left_out.len()));
+        }
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" {} ", parts.join("  "))
+    }
 }
 
 /// Rows the panel wants: a header, one per point, and the borders.
@@ -222,7 +273,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let writes = !any || with_data().any(|r| r.write.is_some());
     // The mark column, then the parameters, each with its space.
     let fixed: u16 = 2 + param_widths.iter().map(|w| w + 1).sum::<u16>();
-    let cols = fitting(inner.width.saturating_sub(fixed), reads, writes);
+    let (cols, left_out) = fitting(inner.width.saturating_sub(fixed), reads, writes);
     let number = |text: String| Cell::from(Text::from(text).right_aligned());
 
     let mut header = vec![Cell::from("")];
@@ -259,7 +310,8 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let table = Table::new(rows, widths)
         .header(Row::new(header).style(theme.label()))
         .column_spacing(1);
-    // Scrolled so that the running point (or the last that ran) is on screen.
+    // Scrolled so that the running point (or the last that ran) is on screen, then as far as
+    // PgUp/PgDn moved it.
     let focus = sweep
         .rows
         .iter()
@@ -270,6 +322,22 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
                 .iter()
                 .rposition(|r| r.state != PointState::Pending)
         });
-    let mut state = TableState::default().with_selected(focus);
+    let count = sweep.rows.len();
+    let visible = usize::from(inner.height.saturating_sub(1)).min(count);
+    let top = first_row(count, visible, focus, view.ui.sweep_scroll);
+    let mut state = TableState::default().with_offset(top);
     f.render_stateful_widget(table, inner, &mut state);
+    let note = bottom_line(top, visible, count, &left_out, area.width);
+    if !note.is_empty() && area.height > 1 {
+        let bottom = Rect {
+            x: area.x + 1,
+            y: area.bottom() - 1,
+            width: area.width.saturating_sub(2),
+            height: 1,
+        };
+        f.render_widget(
+            ratatui::widgets::Paragraph::new(note).style(theme.dim()),
+            bottom,
+        );
+    }
 }

@@ -760,17 +760,22 @@ fn v_cycles_the_sweep_chart() {
     );
 }
 
-/// Narrow, the results drop columns from the right: the rates and latencies stay longest.
+/// Narrow, the results drop columns by importance: the rates and the p99 stay longest.
 #[test]
 fn the_results_table_drops_columns_when_narrow() {
     let view = sample::sweep();
     let screen = text(&panel(&view, 60, 12, super::sweep::render));
     assert!(
-        screen.contains("rIOPS  wIOPS   rMB/s   wMB/s  r mean  w mean"),
+        screen.contains("rIOPS  wIOPS   rMB/s   wMB/s   r p99   w p99"),
         "{screen}"
     );
-    assert!(!screen.contains("%util"), "{screen}");
-    assert!(!screen.contains("MiB/s"), "{screen}");
+    let header = screen.lines().nth(1).unwrap_or_default();
+    assert!(!header.contains("%util"), "{screen}");
+    assert!(!header.contains("MiB/s"), "{screen}");
+    assert!(
+        screen.contains("+6 columns: rMiB/s wMiB/s r mean w mean %util aqu-sz"),
+        "{screen}"
+    );
     let screen = text(&panel(&view, 40, 12, super::sweep::render));
     assert!(screen.contains("> read  2M"), "{screen}");
 }

@@ -660,6 +660,9 @@ pub struct UiState {
     pub histogram: bool,
     /// `v`: what the sweep chart plots.
     pub sweep_metric: SweepMetric,
+    /// PgUp/PgDn: rows the sweep's results are scrolled from where they follow the running
+    /// point (negative: up); 0 follows it.
+    pub sweep_scroll: i32,
     pub help: bool,
     /// False when `NO_COLOR` is set.
     pub color: bool,

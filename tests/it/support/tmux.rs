@@ -92,6 +92,12 @@ impl Tmux {
         self.tmux(&["capture-pane", "-p"])
     }
 
+    /// The pane and its history with lines the terminal wrapped joined again: a line longer
+    /// than the pane is one the program printed too wide.
+    pub fn capture_joined(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-J", "-S", "-"])
+    }
+
     pub fn resize(&self, width: u16, height: u16) {
         self.tmux(&[
             "resize-window",

@@ -1,0 +1,167 @@
+//! An SSH session's default terminal, 80x24: the sweep's results keep their key columns, say
+//! which they left out and scroll to every point; mark keeps both directions' p99; the
+//! monitor's throughput chart keeps rows enough to read.
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::layout::Rect;
+
+use super::sample;
+use crate::tui::view::View;
+use crate::tui::view::sweep::{PointState, SweepRow};
+
+fn screen(view: &View, w: u16, h: u16) -> String {
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("test backend");
+    term.draw(|f| super::render(f, view)).expect("draw");
+    let buf = term.backend().buffer();
+    buf.content
+        .chunks(usize::from(w))
+        .map(|row| row.iter().map(ratatui::buffer::Cell::symbol).collect())
+        .collect::<Vec<String>>()
+        .join("\n")
+}
+
+/// The sample sweep with two more points (`read 16M`, `read 32M`, pending): ten rows.
+fn ten_points() -> View {
+    let mut view = sample::sweep();
+    let sweep = view.sweep.as_mut().expect("a sweep");
+    for bs in ["16M", "32M"] {
+        sweep.rows.push(SweepRow {
+            values: vec!["read".into(), bs.into()],
+            state: PointState::Pending,
+            read: None,
+            write: None,
+            util_pct: None,
+            aqu_sz: None,
+        });
+    }
+    sweep.point.1 = 10;
+    view
+}
+
+/// The results panel's header line (it starts with the swept parameters).
+fn results_header(screen: &str) -> &str {
+    screen
+        .lines()
+        .find(|l| l.contains(" rw ") && l.contains("bs"))
+        .unwrap_or_default()
+}
+
+/// The rows of the results panel on screen, by their parameters (`write 1M`).
+fn rows_on(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .filter_map(|l| {
+            let body = l.trim_start_matches('│').get(1..)?;
+            let mut words = body.split_whitespace();
+            let (rw, bs) = (words.next()?, words.next()?);
+            (["read", "write"].contains(&rw) && bs.ends_with('M')).then(|| format!("{rw} {bs}"))
+        })
+        .collect()
+}
+
+#[test]
+fn sweep_results_at_80x24_keep_the_key_columns_and_name_the_rest() {
+    let view = ten_points();
+    let screen = screen(&view, 80, 24);
+    let header = results_header(&screen);
+    for kept in [
+        "rIOPS", "wIOPS", "rMB/s", "wMB/s", "r p99", "w p99", "%util", "aqu-sz",
+    ] {
+        assert!(header.contains(kept), "{kept} in {header:?}:\n{screen}");
+    }
+    for left in ["rMiB/s", "wMiB/s", "r mean", "w mean"] {
+        assert!(!header.contains(left), "{left} in {header:?}");
+    }
+    assert!(
+        screen.contains("+4 columns: rMiB/s wMiB/s r mean w mean"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("narrow_sweep_80x24", screen);
+}
+
+#[test]
+fn sweep_results_at_80x24_scroll_to_every_point() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    use crate::tui::app::{Action, App};
+    use crate::tui::view::Mode;
+
+    let mut view = ten_points();
+    let all: Vec<String> = view
+        .sweep
+        .as_ref()
+        .map(|s| s.rows.iter().map(|r| r.values.join(" ")).collect())
+        .unwrap_or_default();
+    assert_eq!(all.len(), 10);
+    let first = screen(&view, 80, 24);
+    let shown = rows_on(&first);
+    assert!(shown.len() < 10, "all ten fit: nothing to scroll\n{first}");
+    // The running point (the sixth) is in view, and the border says which rows are.
+    assert!(shown.contains(&"read 2M".to_string()), "{first}");
+    assert!(first.contains(" of 10: PgUp/PgDn"), "{first}");
+
+    let mut app = App::new(Mode::Bench, true);
+    app.sweep = true;
+    app.sweep_points = 10;
+    let mut seen: Vec<String> = shown;
+    for code in [
+        KeyCode::Home,
+        KeyCode::PageDown,
+        KeyCode::PageDown,
+        KeyCode::PageDown,
+    ] {
+        let key = KeyEvent::new(code, KeyModifiers::NONE);
+        let action = app.on_key(key, &[]);
+        view.ui = app.ui.clone();
+        let now = screen(&view, 80, 24);
+        if action == Action::Redraw {
+            seen.extend(rows_on(&now));
+        }
+        if code == KeyCode::Home {
+            assert_eq!(
+                rows_on(&now).first().map(String::as_str),
+                Some("write 1M"),
+                "{now}"
+            );
+            assert!(now.contains("rows 1-"), "{now}");
+        }
+    }
+    let last = screen(&view, 80, 24);
+    assert_eq!(
+        rows_on(&last).last().map(String::as_str),
+        Some("read 32M"),
+        "{last}"
+    );
+    for row in &all {
+        assert!(seen.contains(row), "{row} never on screen");
+    }
+    // End follows the running point again.
+    app.on_key(KeyEvent::new(KeyCode::End, KeyModifiers::NONE), &[]);
+    assert_eq!(app.ui.sweep_scroll, 0);
+    // The footer names the keys.
+    assert!(first.contains("PgUp/PgDn rows"), "{first}");
+}
+
+#[test]
+fn mark_at_80x24_keeps_both_directions_p99() {
+    let view = sample::mark::view(&sample::mark::snapshot());
+    let screen = screen(&view, 80, 24);
+    let header = screen
+        .lines()
+        .find(|l| l.contains("measure") && l.contains("test"))
+        .unwrap_or_default();
+    for kept in ["rIOPS", "wIOPS", "rMB/s", "wMB/s", "r p99", "w p99"] {
+        assert!(header.contains(kept), "{kept} in {header:?}:\n{screen}");
+    }
+    assert!(screen.contains("columns:"), "{screen}");
+}
+
+#[test]
+fn the_monitors_throughput_chart_keeps_rows_to_read_at_80x24() {
+    let view = sample::monitor();
+    let plan = super::layout::plan(Rect::new(0, 0, 80, 24), &view);
+    let chart = plan.throughput.expect("the throughput chart at 80x24");
+    assert!(chart.height >= 8, "{chart:?}");
+    assert!(plan.table.is_some() && plan.device.is_some(), "{plan:?}");
+}
