@@ -512,6 +512,32 @@ fn kdiskmarks_own_fio_command_lines_run_under_diskdash_fio() {
         assert!(sum("read", "bw") + sum("write", "bw") > 0, "{rw}: {report}");
         assert!(jobs[0]["read"]["clat_ns"]["mean"].is_number(), "{report}");
     }
+    // KDiskMark's "Zeros" test data: the same line with --zero_buffers=1 writes zeros.
+    let out = fio(&[
+        "--output-format=json",
+        "--ioengine=libaio",
+        "--randrepeat=0",
+        "--refill_buffers",
+        "--end_fsync=1",
+        "--direct=1",
+        &filename,
+        "--name=write",
+        "--size=16m",
+        "--zero_buffers=1",
+        "--bs=1024k",
+        "--runtime=5",
+        "--rw=write",
+        "--iodepth=8",
+        "--numjobs=1",
+        "--allow-destructive",
+    ]);
+    assert_success(&out);
+    let data = std::fs::read(&file).unwrap();
+    assert_eq!(data.len(), 16 << 20);
+    assert!(
+        data.iter().all(|&b| b == 0),
+        "--zero_buffers=1 wrote non-zero bytes"
+    );
     // The file stays, as KDiskMark removes it itself.
     assert!(file.exists());
 }
