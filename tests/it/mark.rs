@@ -740,4 +740,37 @@ fn flush_cache_drops_the_page_cache_before_each_loop_as_kdiskmark_does() {
         text.contains("page cache dropped before each loop (1 > /proc/sys/vm/drop_caches)"),
         "{text}"
     );
+
+    // Without root: one line, exit 1, before anything is written.
+    let open = tempfile::tempdir().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(open.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid",
+            "65534",
+            "--regid",
+            "65534",
+            "--clear-groups",
+            BIN,
+            "mark",
+        ])
+        .args([
+            "--flush-cache",
+            "--profile",
+            "demo",
+            "--size",
+            "4M",
+            "--no-tui",
+        ])
+        .current_dir(open.path())
+        .output()
+        .expect("setpriv (util-linux)");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "error: --flush-cache: cannot open /proc/sys/vm/drop_caches for writing: Permission \
+         denied (os error 13); run diskdash mark as root, or drop --flush-cache\n"
+    );
+    assert_eq!(std::fs::read_dir(open.path()).unwrap().count(), 0);
 }
