@@ -257,6 +257,14 @@ pub struct MarkArgs {
     /// crystaldiskmark: 0).
     #[arg(long, value_name = "DURATION", help_heading = "Tests")]
     pub pause: Option<String>,
+    /// Test data: random (kdiskmark: refilled before each write, fio's refill_buffers;
+    /// crystaldiskmark: filled once) or zero (fio's zero_buffers), as KDiskMark's "Test Data".
+    #[arg(long, value_name = "random|zero", help_heading = "Tests")]
+    pub data: Option<String>,
+    /// Drop the kernel's page cache (write 1 to /proc/sys/vm/drop_caches, as KDiskMark's
+    /// "Flush Pagecache") before every loop of every test; needs root.
+    #[arg(long, help_heading = "Tests")]
+    pub flush_cache: bool,
     /// Status and record interval.
     #[arg(
         long,

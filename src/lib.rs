@@ -1,6 +1,6 @@
 //! diskdash: a terminal dashboard for Linux disks.
 //!
-//! Layers, top down (README "Architecture"): [`cli`] (clap only) and [`cmd`] (one file per
+//! Layers, top down (assets/doc/architecture.md): [`cli`] (clap only) and [`cmd`] (one file per
 //! subcommand) choose a front end: [`tui`] (the dashboard), [`report`] (text writers) or
 //! [`serve`] (the OpenMetrics endpoint).
 //! [`session`] runs a [`plan`] and publishes snapshots. The cores never import anything above

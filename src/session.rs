@@ -19,6 +19,7 @@ mod controls;
 mod cpu;
 mod recorder;
 mod runner;
+pub use runner::{DROP_CACHES, drop_page_cache};
 mod series;
 pub mod signals;
 mod snapshot;

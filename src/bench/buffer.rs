@@ -35,6 +35,11 @@ impl AlignedBuffers {
         Ok(buffers)
     }
 
+    /// Zeroed buffers that stay zeros (fio's `zero_buffers`).
+    pub fn new_zeroed(slots: usize, block_size_bytes: usize) -> anyhow::Result<Self> {
+        Self::zeroed(slots, block_size_bytes)
+    }
+
     /// Like [`AlignedBuffers::new`], but gives up (`None`) once `stop` is raised: filling
     /// gigabytes of buffers (`--bs 256M -q 32`) takes seconds.
     pub fn new_unless(
@@ -140,7 +145,8 @@ pub fn fill_random(bytes: &mut [u8], seed: u64) {
 }
 
 /// Continues the sequence from `state` (split at multiples of 8 bytes, it fills the same bytes).
-fn fill_random_from(bytes: &mut [u8], state: &mut u64) {
+/// [`fill_random`] going on from `state` (a stream across calls).
+pub fn fill_random_from(bytes: &mut [u8], state: &mut u64) {
     for chunk in bytes.chunks_mut(8) {
         let word = crate::bench::workload::splitmix64(state).to_le_bytes();
         chunk.copy_from_slice(&word[..chunk.len()]);

@@ -639,6 +639,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         number_ios,
         think,
         rate_min,
+        data: crate::bench::spec::BufferData::Random,
+        drop_caches: false,
     })
 }
 

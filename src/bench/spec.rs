@@ -215,6 +215,36 @@ pub struct JobSpec {
     /// The job fails when a direction it does moves less than this (fio's `rate_min`,
     /// `rate_iops_min`, `rate_cycle`).
     pub rate_min: Option<RateMin>,
+    /// What the written blocks hold (fio's `zero_buffers`, `refill_buffers`).
+    pub data: BufferData,
+    /// Before this job's segment starts, drop the kernel's clean page cache by writing `1` to
+    /// `/proc/sys/vm/drop_caches` (KDiskMark's "Flush Pagecache"; root only).
+    pub drop_caches: bool,
+}
+
+/// What the written blocks hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BufferData {
+    /// Pseudo-random bytes filled once per worker and reused (fio's default:
+    /// `refill_buffers=0`, `zero_buffers=0`).
+    #[default]
+    Random,
+    /// Fresh pseudo-random bytes before every write (fio's `refill_buffers`).
+    Refill,
+    /// Zeros (fio's `zero_buffers`): a device that compresses or deduplicates stores nothing.
+    Zero,
+}
+
+impl BufferData {
+    /// fio's option for it, as a name for people.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Random => "random (filled once, fio's default)",
+            Self::Refill => "random, refilled before each write (fio's refill_buffers)",
+            Self::Zero => "zeros (fio's zero_buffers)",
+        }
+    }
 }
 
 /// fio's think time: after `blocks` I/Os (counted as they complete, or as they are issued),
@@ -413,6 +443,8 @@ impl Default for JobSpec {
             number_ios: None,
             think: None,
             rate_min: None,
+            data: BufferData::Random,
+            drop_caches: false,
         }
     }
 }

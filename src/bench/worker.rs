@@ -22,7 +22,7 @@ use crate::bench::engine::{
     Completion, Engine, EngineSetup, Io, errno_name, is_transient, uring_unavailable,
 };
 use crate::bench::rate::Pacer;
-use crate::bench::spec::{EngineKind, JobSpec, SyncEvery};
+use crate::bench::spec::{BufferData, EngineKind, JobSpec, SyncEvery};
 use crate::bench::workload::{Direction, Workload};
 use crate::stats::{WorkerStats, monotonic_ns};
 use crate::units::format_bytes;
@@ -369,8 +369,12 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         control.barrier.wait();
     };
     // Declared before the engine so it is dropped after it: the ring may have it registered.
-    let mut buffers = match AlignedBuffers::new_unless(depth, block_size, plan.seed, &control.stop)
-    {
+    let buffers = if plan.spec.data == BufferData::Zero {
+        AlignedBuffers::new_zeroed(depth, block_size).map(Some)
+    } else {
+        AlignedBuffers::new_unless(depth, block_size, plan.seed, &control.stop)
+    };
+    let mut buffers = match buffers {
         Ok(Some(buffers)) if !control.stop.load(Ordering::Relaxed) => buffers,
         Ok(_) => {
             not_ready(SetupError::Stopped);
@@ -524,6 +528,8 @@ struct Loop<'a> {
     /// The seed in every verified block's header (the job's `randseed`, else 0), the same in a
     /// later `--verify-only` run.
     verify_seed: u64,
+    /// The pseudo-random stream that refills each write's buffer (`BufferData::Refill`).
+    refill_state: u64,
     /// I/Os this worker may still issue (fio's `number_ios`; `u64::MAX`: no limit).
     ios_left: u64,
     /// I/Os counted towards the next think time (fio's `thinktime_blocks`).
@@ -575,6 +581,7 @@ impl<'a> Loop<'a> {
             verify_out: VerifyOutcome::default(),
             verify_live: plan.verify.clone(),
             verify_seed: plan.spec.randseed.unwrap_or(0),
+            refill_state: plan.seed ^ 0x5EED_F111_0000_0000,
             ios_left: plan.spec.number_ios.unwrap_or(u64::MAX),
             think_count: 0,
             cycle_start_ns: 0,
@@ -726,6 +733,18 @@ impl<'a> Loop<'a> {
                                 seed: self.verify_seed,
                             },
                         );
+                    } else if self.spec.data == BufferData::Refill
+                        && matches!(direction, Direction::Write)
+                    {
+                        // SAFETY: as above: a free slot, no I/O in flight on its buffer of at
+                        // least block_size >= len bytes.
+                        let block = unsafe {
+                            std::slice::from_raw_parts_mut(
+                                buffers.slot_ptr(slot as usize),
+                                len as usize,
+                            )
+                        };
+                        crate::bench::buffer::fill_random_from(block, &mut self.refill_state);
                     }
                     sched_ns[slot as usize] = self
                         .pacer

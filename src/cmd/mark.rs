@@ -29,7 +29,19 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         pick: args.pick.as_deref(),
         pause: args.pause.as_deref(),
         mode: &args.mode,
+        data: args.data.as_deref(),
+        flush: args.flush_cache,
     })?;
+    if config.rules.flush {
+        // Checked before anything is written, so a run without root fails at once.
+        let knob = crate::session::DROP_CACHES;
+        if let Err(err) = std::fs::OpenOptions::new().write(true).open(knob) {
+            anyhow::bail!(
+                "--flush-cache: cannot open {knob} for writing: {err}; run diskdash mark as \
+                 root, or drop --flush-cache"
+            );
+        }
+    }
     let format = MarkFormat::parse(&args.format).ok_or_else(|| {
         crate::usage!(
             "--format {:?} is not a format; use table, markdown, csv or json",

@@ -12,7 +12,7 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use crate::bench::options::{JobOption, Key, Origin, validate};
-use crate::bench::spec::MachineLimits;
+use crate::bench::spec::{BufferData, MachineLimits};
 use crate::fio::parse::{self, Arity, Entry, Section};
 use crate::fio::{DiskdashFlags, FioInvocation, GroupInfo, OutputFormat};
 use crate::plan::{Job, Missing, Plan, Step};
@@ -51,9 +51,10 @@ enum Opt {
     JobName,
     /// Lay out the job's file and run nothing (`create_only=1`).
     CreateOnly,
-    /// `zero_buffers`: 0 (fio's default, random buffer contents) is diskdash's only kind.
+    /// `zero_buffers`: write zeros (1) or random buffer contents (0, fio's default).
     ZeroBuffers,
-    /// `refill_buffers`: 0 (fio's default: buffers filled once, reused) is what diskdash does.
+    /// `refill_buffers`: fresh random contents before every write (1), or buffers filled once
+    /// and reused (0, fio's default).
     RefillBuffers,
     /// `loops`: the job's I/O N times over (size-based).
     Loops,
@@ -1148,6 +1149,7 @@ fn job(
         (false, false, false, false);
     let mut randrepeat = true;
     let mut create_only = false;
+    let (mut zero_buffers, mut refill_buffers) = (false, false);
     let mut loops: Option<(u64, &Entry)> = None;
     let mut do_verify: Option<&Entry> = None;
     let mut wait_for: Option<&Entry> = None;
@@ -1213,25 +1215,8 @@ fn job(
             }
             Opt::JobName => name = value(entry).to_string(),
             Opt::CreateOnly => create_only = flag(entry)?,
-            Opt::ZeroBuffers => {
-                if flag(entry)? {
-                    return Err(usage!(
-                        "{}: diskdash writes pseudo-random data only (fio's default, \
-                         zero_buffers=0); drop zero_buffers or set it to 0",
-                        entry.located()
-                    ));
-                }
-            }
-            Opt::RefillBuffers => {
-                if flag(entry)? {
-                    settings.note(format!(
-                        "{}: accepted; diskdash fills each worker's buffers with pseudo-random \
-                         data once and reuses them (fio's refill_buffers=0), so data reduction \
-                         in the device can see repeated blocks",
-                        entry.located()
-                    ));
-                }
-            }
+            Opt::ZeroBuffers => zero_buffers = flag(entry)?,
+            Opt::RefillBuffers => refill_buffers = flag(entry)?,
             Opt::Loops => {
                 let text = value(entry);
                 let n = text
@@ -1575,7 +1560,15 @@ fn job(
             entry.located()
         ));
     }
-    let spec = validate(&options, machine)?;
+    let mut spec = validate(&options, machine)?;
+    // As fio fills a buffer: zeros win over refilling (`fill_io_buffer`).
+    spec.data = if zero_buffers {
+        BufferData::Zero
+    } else if refill_buffers {
+        BufferData::Refill
+    } else {
+        BufferData::Random
+    };
     if let Some(entry) = blockalign {
         check_blockalign(entry, &spec)?;
     }

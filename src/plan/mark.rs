@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::bench::options::{JobOption, Key, validate};
-use crate::bench::spec::{MachineLimits, RwMode};
+use crate::bench::spec::{BufferData, MachineLimits, RwMode};
 use crate::plan::{Job, Plan, Step};
 
 /// Sequential or random offsets.
@@ -336,6 +336,11 @@ pub struct Rules {
     /// Idle time before each measurement but the first.
     pub pause: Duration,
     pub mix: MixReport,
+    /// What the written blocks hold (`--data`).
+    pub data: BufferData,
+    /// Drop the kernel's page cache before every loop (`--flush-cache`, KDiskMark's "Flush
+    /// Pagecache").
+    pub flush: bool,
 }
 
 /// KDiskMark's "Interval Time" and "Measuring Time" defaults (`AppSettings`), seconds.
@@ -355,6 +360,8 @@ impl Rules {
                 size_based: false,
                 pause: Duration::ZERO,
                 mix: MixReport::Total,
+                data: BufferData::Random,
+                flush: false,
             },
             Like::KDiskMark => Self {
                 like,
@@ -371,6 +378,9 @@ impl Rules {
                 size_based: true,
                 pause: KDISKMARK_PAUSE,
                 mix: MixReport::Weighted,
+                // `Helper::startTest` passes `--refill_buffers` and `--zero_buffers=0`.
+                data: BufferData::Refill,
+                flush: false,
             },
         }
     }
@@ -409,8 +419,18 @@ impl Rules {
             MixReport::Total => "mix = reads + writes",
             MixReport::Weighted => "mix = (read * p + write * (100 - p)) / 100",
         };
+        let data = match self.data {
+            BufferData::Random => "data random (filled once)",
+            BufferData::Refill => "data random (refilled before each write)",
+            BufferData::Zero => "data zeros",
+        };
+        let flush = if self.flush {
+            "page cache dropped before each loop (1 > /proc/sys/vm/drop_caches)"
+        } else {
+            "page cache not flushed"
+        };
         format!(
-            "rules: {} ({runs}{warm_up}, {pause}, {pick}, {mb}, {mix})",
+            "rules: {} ({runs}{warm_up}, {pause}, {pick}, {mb}, {mix}, {data}, {flush})",
             self.like.name()
         )
     }
@@ -481,6 +501,10 @@ pub struct RawMark<'a> {
     /// `None`: the rule set's.
     pub pause: Option<&'a str>,
     pub mode: &'a str,
+    /// `--data`: `None`: random, as the rule set fills it.
+    pub data: Option<&'a str>,
+    /// `--flush-cache`.
+    pub flush: bool,
 }
 
 impl MarkConfig {
@@ -541,6 +565,17 @@ impl MarkConfig {
                 )
             })?;
         }
+        match raw.data {
+            None | Some("random") => {}
+            Some("zero" | "zeros") => rules.data = BufferData::Zero,
+            Some(other) => {
+                return Err(crate::usage!(
+                    "--data {other:?} is not a kind of test data; use random or zero \
+                     (KDiskMark's \"Random\" and \"Zeros\")"
+                ));
+            }
+        }
+        rules.flush = raw.flush;
         let mode = Mode::parse(raw.mode).ok_or_else(|| {
             crate::usage!(
                 "--mode {:?} is not a mode; use all, read (reads and any --mix) or write \
@@ -648,7 +683,10 @@ pub fn plan(
             if let (Measure::Mix, Some(pct)) = (measure, config.mix_read_pct) {
                 options.push(JobOption::flag(Key::RwMixRead, pct.to_string()));
             }
-            let spec = validate(&options, machine)?;
+            let mut spec = validate(&options, machine)?;
+            spec.data = rules.data;
+            // KDiskMark's `Benchmark::startFIO` flushes before every loop of every test.
+            spec.drop_caches = rules.flush;
             let name = format!(
                 "{} {} {lap}/{}",
                 test.label(),
@@ -721,6 +759,8 @@ mod tests {
             pick: Some(pick),
             pause: None,
             mode: "all",
+            data: None,
+            flush: false,
         })
         .map_or_else(|e| e.to_string(), |c| format!("{c:?}"))
     }
@@ -734,6 +774,8 @@ mod tests {
             pick,
             pause,
             mode: "all",
+            data: None,
+            flush: false,
         })
         .unwrap()
     }
@@ -804,6 +846,8 @@ mod tests {
             pick: None,
             pause: None,
             mode: "both",
+            data: None,
+            flush: false,
         })
         .unwrap_err();
         assert_eq!(
@@ -838,7 +882,8 @@ mod tests {
             k.describe(),
             "rules: kdiskmark (size-based loops (the working set once per thread, --runtime the \
              cap), no warm-up, 5s pause before each test, the best of the loops, MB/s = fio's bw \
-             (KiB/s) / 1000, i.e. 1,024,000 bytes/s, mix = (read * p + write * (100 - p)) / 100)"
+             (KiB/s) / 1000, i.e. 1,024,000 bytes/s, mix = (read * p + write * (100 - p)) / 100, \
+             data random (refilled before each write), page cache not flushed)"
         );
         assert_eq!(
             config("peak", "kdiskmark", None, Some("1500ms"))
@@ -911,6 +956,8 @@ mod tests {
             pick: Some("median"),
             pause: None,
             mode: "all",
+            data: None,
+            flush: false,
         })
         .unwrap();
         let bad = |like, pause| {
@@ -922,6 +969,8 @@ mod tests {
                 pick: None,
                 pause,
                 mode: "all",
+                data: None,
+                flush: false,
             })
             .unwrap_err()
             .to_string()
@@ -936,6 +985,69 @@ mod tests {
         );
         assert_eq!(ok.mix_read_pct, Some(70));
         assert_eq!(ok.measurements().len(), 6);
+    }
+
+    fn data_config(like: &str, data: Option<&str>, flush: bool) -> anyhow::Result<MarkConfig> {
+        MarkConfig::from_raw(RawMark {
+            profile: "demo",
+            mix: None,
+            loops: "2",
+            like,
+            pick: None,
+            pause: Some("0"),
+            mode: "all",
+            data,
+            flush,
+        })
+    }
+
+    #[test]
+    fn test_data_and_the_cache_flush_follow_kdiskmarks_helper() {
+        // KDiskMark's random data is fio's refill_buffers; its zeros are zero_buffers.
+        let k = data_config("kdiskmark", None, false).unwrap();
+        assert_eq!((k.rules.data, k.rules.flush), (BufferData::Refill, false));
+        let k = data_config("kdiskmark", Some("random"), false).unwrap();
+        assert_eq!(k.rules.data, BufferData::Refill);
+        let z = data_config("kdiskmark", Some("zero"), true).unwrap();
+        assert_eq!((z.rules.data, z.rules.flush), (BufferData::Zero, true));
+        // CrystalDiskMark's rules keep diskdash's buffers, filled once.
+        let c = data_config("crystaldiskmark", None, false).unwrap();
+        assert_eq!(c.rules.data, BufferData::Random);
+        assert_eq!(
+            data_config("kdiskmark", Some("ones"), false)
+                .unwrap_err()
+                .to_string(),
+            "--data \"ones\" is not a kind of test data; use random or zero (KDiskMark's \
+             \"Random\" and \"Zeros\")"
+        );
+        // Every loop's job carries them: the flush comes before each loop, reads and writes.
+        let timing = MarkTiming {
+            size: Some("16M".into()),
+            runtime: "1s".into(),
+            interval: "1s".into(),
+        };
+        let machine = MachineLimits::detect();
+        let p = plan(&z, &timing, None, &machine).unwrap();
+        assert_eq!(p.steps.len(), 4);
+        for step in &p.steps {
+            assert_eq!(step.jobs[0].spec.data, BufferData::Zero);
+            assert!(step.jobs[0].spec.drop_caches, "{}", step.jobs[0].name);
+        }
+        let p = plan(&c, &timing, None, &machine).unwrap();
+        assert!(p.steps.iter().all(|s| !s.jobs[0].spec.drop_caches));
+        // And the window says which.
+        let said = z.rules.describe();
+        assert!(said.contains("data zeros"), "{said}");
+        assert!(
+            said.contains("page cache dropped before each loop (1 > /proc/sys/vm/drop_caches)"),
+            "{said}"
+        );
+        let said = k.rules.describe();
+        assert!(
+            said.contains("data random (refilled before each write)"),
+            "{said}"
+        );
+        assert!(said.contains("page cache not flushed"), "{said}");
     }
 
     #[test]

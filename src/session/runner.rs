@@ -3,6 +3,8 @@
 //! (on every path: completed, interrupted, failed). Owns the scratch file's removal.
 
 use std::collections::VecDeque;
+use std::io::Write;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -630,6 +632,15 @@ impl Runner {
                     self.targets[t].path.display()
                 ));
             }
+        }
+        // KDiskMark's "Flush Pagecache": the whole clean page cache, before every loop.
+        if jobs.iter().any(|job| job.spec.drop_caches)
+            && let Err(err) = drop_page_cache(Path::new(DROP_CACHES))
+        {
+            self.fail_message(format!(
+                "could not drop the page cache ({DROP_CACHES}): {err}; dropping it takes root"
+            ));
+            return SegmentEnding::Fault;
         }
         let cpu_start = rusage();
         for &d in &devices {
@@ -1458,4 +1469,19 @@ fn error_record(fault: &IoFault) -> ErrorRecord {
         offset_bytes: fault.offset_bytes,
         worker: (fault.worker != u32::MAX).then_some(fault.worker),
     }
+}
+
+/// The kernel's knob that drops clean caches.
+pub const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
+
+/// Writes `1` to `knob` (`/proc/sys/vm/drop_caches`): the kernel drops its clean page cache,
+/// as KDiskMark's helper does (`Helper::flushPageCache`), with no `sync` before it.
+///
+/// # Errors
+/// What opening or writing the knob said (EACCES without root).
+pub fn drop_page_cache(knob: &Path) -> std::io::Result<()> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(knob)?
+        .write_all(b"1")
 }

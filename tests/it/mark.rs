@@ -512,6 +512,32 @@ fn kdiskmarks_own_fio_command_lines_run_under_diskdash_fio() {
         assert!(sum("read", "bw") + sum("write", "bw") > 0, "{rw}: {report}");
         assert!(jobs[0]["read"]["clat_ns"]["mean"].is_number(), "{report}");
     }
+    // KDiskMark's "Zeros" test data: the same line with --zero_buffers=1 writes zeros.
+    let out = fio(&[
+        "--output-format=json",
+        "--ioengine=libaio",
+        "--randrepeat=0",
+        "--refill_buffers",
+        "--end_fsync=1",
+        "--direct=1",
+        &filename,
+        "--name=write",
+        "--size=16m",
+        "--zero_buffers=1",
+        "--bs=1024k",
+        "--runtime=5",
+        "--rw=write",
+        "--iodepth=8",
+        "--numjobs=1",
+        "--allow-destructive",
+    ]);
+    assert_success(&out);
+    let data = std::fs::read(&file).unwrap();
+    assert_eq!(data.len(), 16 << 20);
+    assert!(
+        data.iter().all(|&b| b == 0),
+        "--zero_buffers=1 wrote non-zero bytes"
+    );
     // The file stays, as KDiskMark removes it itself.
     assert!(file.exists());
 }
@@ -562,4 +588,189 @@ fn read_mode_reads_a_file_with_data_without_the_opt_in() {
         .collect();
     assert_eq!(rw, ["read", "randread"]);
     assert_eq!(std::fs::read(&file).unwrap(), data);
+}
+
+/// The 1 MiB blocks of `path`.
+fn mib_blocks(path: &Path) -> Vec<Vec<u8>> {
+    std::fs::read(path)
+        .unwrap()
+        .chunks(1 << 20)
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// KDiskMark's one write pass of a 16 MiB file with SEQ1M Q8T1 (16 writes through 8 buffers),
+/// with `data` (`--data`), into an empty file; the file afterwards.
+fn kdiskmark_write_pass(data: &str) -> (Output, Vec<Vec<u8>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.bin");
+    std::fs::File::create(&file).unwrap();
+    let out = mark(
+        dir.path(),
+        &[
+            "--like",
+            "kdiskmark",
+            "--profile",
+            "demo",
+            "--mode",
+            "write",
+            "--data",
+            data,
+            "--size",
+            "16M",
+            "--loops",
+            "1",
+            "--runtime",
+            "5s",
+            "--pause",
+            "0",
+            "--no-tui",
+            "t.bin",
+        ],
+    );
+    let blocks = mib_blocks(&file);
+    (out, blocks)
+}
+
+#[test]
+fn data_zero_writes_zeros_and_random_refills_every_write_as_kdiskmark_does() {
+    let (out, blocks) = kdiskmark_write_pass("zero");
+    assert_success(&out);
+    assert_eq!(blocks.len(), 16);
+    assert!(
+        blocks.iter().all(|b| b.iter().all(|&x| x == 0)),
+        "--data zero left non-zero bytes"
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("data zeros, page cache not flushed)"),
+        "{text}"
+    );
+
+    // Random data, refilled before each write: 16 writes through 8 buffers, no two alike (with
+    // buffers filled once, every buffer would be written twice).
+    let (out, blocks) = kdiskmark_write_pass("random");
+    assert_success(&out);
+    assert_eq!(blocks.len(), 16);
+    let distinct: std::collections::HashSet<&Vec<u8>> = blocks.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        16,
+        "repeated 1 MiB blocks: buffers were not refilled"
+    );
+    assert!(blocks.iter().all(|b| b.iter().any(|&x| x != 0)));
+    assert!(
+        stdout(&out).contains("data random (refilled before each write)"),
+        "{}",
+        stdout(&out)
+    );
+    let bad = mark(Path::new("."), &["--data", "ones", "--no-tui"]);
+    assert_usage_error(&bad);
+    assert_eq!(
+        stderr(&bad),
+        "error: --data \"ones\" is not a kind of test data; use random or zero (KDiskMark's \
+         \"Random\" and \"Zeros\")\n"
+    );
+}
+
+/// Bytes of `path` in the page cache, as util-linux's `fincore` counts them.
+fn resident_bytes(path: &Path) -> u64 {
+    let out = Command::new("fincore")
+        .args(["--bytes", "--noheadings", "--output", "RES"])
+        .arg(path)
+        .output()
+        .expect("fincore (util-linux)");
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out).trim().parse().unwrap()
+}
+
+#[test]
+#[ignore = "needs root"]
+fn flush_cache_drops_the_page_cache_before_each_loop_as_kdiskmark_does() {
+    require_root();
+    let dir = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+    // A file in the page cache, clean (synced), that the run never touches.
+    let cached = dir.path().join("cached.bin");
+    std::fs::write(&cached, vec![7u8; 4 << 20]).unwrap();
+    std::fs::File::open(&cached).unwrap().sync_all().unwrap();
+    let _ = std::fs::read(&cached).unwrap();
+    let run = |extra: &[&str]| {
+        mark(
+            dir.path(),
+            &[
+                &[
+                    "--like",
+                    "kdiskmark",
+                    "--profile",
+                    "demo",
+                    "--mode",
+                    "read",
+                    "--size",
+                    "4M",
+                    "--loops",
+                    "1",
+                    "--runtime",
+                    "1s",
+                    "--pause",
+                    "0",
+                    "--no-tui",
+                ][..],
+                extra,
+            ]
+            .concat(),
+        )
+    };
+    // Without the flag the cached file stays cached.
+    assert!(resident_bytes(&cached) > 0);
+    let out = run(&[]);
+    assert_success(&out);
+    assert!(
+        resident_bytes(&cached) > 0,
+        "a run without --flush-cache dropped the cache"
+    );
+    let out = run(&["--flush-cache"]);
+    assert_success(&out);
+    assert_eq!(
+        resident_bytes(&cached),
+        0,
+        "--flush-cache left the page cache"
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("page cache dropped before each loop (1 > /proc/sys/vm/drop_caches)"),
+        "{text}"
+    );
+
+    // Without root: one line, exit 1, before anything is written.
+    let open = tempfile::tempdir().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(open.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid",
+            "65534",
+            "--regid",
+            "65534",
+            "--clear-groups",
+            BIN,
+            "mark",
+        ])
+        .args([
+            "--flush-cache",
+            "--profile",
+            "demo",
+            "--size",
+            "4M",
+            "--no-tui",
+        ])
+        .current_dir(open.path())
+        .output()
+        .expect("setpriv (util-linux)");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "error: --flush-cache: cannot open /proc/sys/vm/drop_caches for writing: Permission \
+         denied (os error 13); run diskdash mark as root, or drop --flush-cache\n"
+    );
+    assert_eq!(std::fs::read_dir(open.path()).unwrap().count(), 0);
 }

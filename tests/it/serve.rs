@@ -376,6 +376,165 @@ fn a_real_prometheus_scrapes_the_series() {
     }
 }
 
+/// "Node Exporter Full" (Grafana dashboard 1860): the disk panels' queries and the uname
+/// dropdowns, as the dashboard sends them with `$job`, `$node` and `$diskdevices` filled in.
+/// `$__rate_interval` is 4 scrape intervals here.
+const NODE_EXPORTER_FULL_DISK_QUERIES: &[&str] = &[
+    // Disk IOps, Disk Throughput, I/O Utilization (overview row, filtered by $diskdevices).
+    "irate(node_disk_reads_completed_total{instance=\"$node\",job=\"$job\",device=~\"$diskdevices\"}[4s])",
+    "irate(node_disk_writes_completed_total{instance=\"$node\",job=\"$job\",device=~\"$diskdevices\"}[4s])",
+    "irate(node_disk_read_bytes_total{instance=\"$node\",job=\"$job\",device=~\"$diskdevices\"}[4s])",
+    "irate(node_disk_written_bytes_total{instance=\"$node\",job=\"$job\",device=~\"$diskdevices\"}[4s])",
+    "irate(node_disk_io_time_seconds_total{instance=\"$node\",job=\"$job\",device=~\"$diskdevices\"} [4s])",
+    // Storage Disk row.
+    "irate(node_disk_reads_completed_total{instance=\"$node\",job=\"$job\"}[4s])",
+    "irate(node_disk_writes_completed_total{instance=\"$node\",job=\"$job\"}[4s])",
+    "irate(node_disk_read_bytes_total{instance=\"$node\",job=\"$job\"}[4s])",
+    "irate(node_disk_written_bytes_total{instance=\"$node\",job=\"$job\"}[4s])",
+    "irate(node_disk_read_time_seconds_total{instance=\"$node\",job=\"$job\"}[4s]) / irate(node_disk_reads_completed_total{instance=\"$node\",job=\"$job\"}[4s])",
+    "irate(node_disk_write_time_seconds_total{instance=\"$node\",job=\"$job\"}[4s]) / irate(node_disk_writes_completed_total{instance=\"$node\",job=\"$job\"}[4s])",
+    "irate(node_disk_io_time_weighted_seconds_total{instance=\"$node\",job=\"$job\"}[4s])",
+    "irate(node_disk_reads_merged_total{instance=\"$node\",job=\"$job\"}[4s])",
+    "irate(node_disk_writes_merged_total{instance=\"$node\",job=\"$job\"}[4s])",
+    "irate(node_disk_io_time_seconds_total{instance=\"$node\",job=\"$job\"}[4s])",
+    "irate(node_disk_discard_time_seconds_total{instance=\"$node\",job=\"$job\"}[4s])",
+    "irate(node_disk_discards_completed_total{instance=\"$node\",job=\"$job\"}[4s])",
+    "irate(node_disk_discards_merged_total{instance=\"$node\",job=\"$job\"}[4s])",
+    "node_disk_io_now{instance=\"$node\",job=\"$job\"}",
+];
+
+/// Percent-encoding of everything but RFC 3986's unreserved characters.
+fn url_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The `data` of a successful Prometheus API answer.
+fn prometheus_data(body: &str, what: &str) -> serde_json::Value {
+    let v: serde_json::Value =
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{what}: {e}: {body}"));
+    assert_eq!(v["status"], "success", "{what}: {body}");
+    v["data"].clone()
+}
+
+#[test]
+#[ignore = "needs prometheus"]
+fn node_exporter_fulls_disk_and_uname_queries_evaluate_through_a_real_prometheus() {
+    let server = Server::start();
+    let prometheus = Prometheus::start(server.addr);
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while !prometheus
+        .query("node_uname_info")
+        .contains("\"job\":\"diskdash\"")
+    {
+        assert!(Instant::now() < deadline, "node_uname_info never arrived");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    // The job and instance dropdowns: label_values(node_uname_info, job) and
+    // label_values(node_uname_info{job="$job"}, instance), as Grafana asks the label API.
+    let instance = server.addr.to_string();
+    for (label, selector, want) in [
+        ("job", "node_uname_info", "diskdash"),
+        (
+            "instance",
+            "node_uname_info{job=\"diskdash\"}",
+            instance.as_str(),
+        ),
+        ("nodename", "node_uname_info{job=\"diskdash\"}", ""),
+    ] {
+        let path = format!(
+            "/api/v1/label/{label}/values?match[]={}",
+            url_encode(selector)
+        );
+        let body = get(prometheus.web, &path, None).body;
+        let values = prometheus_data(&body, &path);
+        let values: Vec<&str> = values
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert!(
+            !values.is_empty() && (want.is_empty() || values.contains(&want)),
+            "label_values({selector}, {label}) = {values:?}, wanted {want:?}"
+        );
+    }
+
+    // Reads and writes on a real disk, O_DIRECT, while Prometheus scrapes every second.
+    let dir = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+    let bench = Command::new(BIN)
+        .args(["bench", "--no-tui", "--rw", "randrw", "--size", "16M"])
+        .args(["--iodepth", "4", "--runtime", "6s"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let end = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let out = String::from_utf8_lossy(&bench.stdout);
+    assert!(bench.status.success(), "{out}{}", stderr(&bench));
+    let disk = out
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("device  "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("bench named no device for {}: {out}", dir.path().display()))
+        .to_owned();
+    // Scrapes at least 1.5 s before the process ended were inside the measured 6 s.
+    let at = end - 1.5;
+
+    for template in NODE_EXPORTER_FULL_DISK_QUERIES {
+        let q = template
+            .replace("$node", &instance)
+            .replace("$job", "diskdash")
+            .replace("$diskdevices", "[a-z]+|nvme[0-9]+n[0-9]+|mmcblk[0-9]+");
+        let path = format!("/api/v1/query?query={}&time={at:.3}", url_encode(&q));
+        let body = get(prometheus.web, &path, None).body;
+        let data = prometheus_data(&body, &q);
+        let sample = data["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["metric"]["device"] == disk.as_str())
+            .unwrap_or_else(|| panic!("{q}: no series for {disk}: {body}"));
+        let value: f64 = sample["value"][1].as_str().unwrap().parse().unwrap();
+        assert!(
+            value.is_finite() && value >= 0.0,
+            "{q} = {value} for {disk}"
+        );
+        let metric = q
+            .split_once('(')
+            .map_or(q.as_str(), |(_, rest)| rest)
+            .split('{')
+            .next()
+            .unwrap();
+        match metric {
+            // What the benchmark's reads and writes must have moved.
+            "node_disk_reads_completed_total"
+            | "node_disk_writes_completed_total"
+            | "node_disk_read_bytes_total"
+            | "node_disk_written_bytes_total"
+            | "node_disk_io_time_weighted_seconds_total" => {
+                assert!(value > 0.0, "{q} = {value} while {disk} did I/O")
+            }
+            // A share of a second, and a latency in seconds.
+            "node_disk_io_time_seconds_total" => {
+                assert!(value > 0.0 && value <= 1.05, "{q} = {value}")
+            }
+            "node_disk_read_time_seconds_total" | "node_disk_write_time_seconds_total" => {
+                assert!(value > 0.0 && value < 1.0, "{q} = {value} s per I/O")
+            }
+            _ => {}
+        }
+    }
+}
+
 /// A real Prometheus scraping `target` every second on loopback, with its storage in a temporary
 /// directory; killed on drop.
 pub(crate) struct Prometheus {

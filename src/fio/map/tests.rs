@@ -855,14 +855,9 @@ fn kdiskmarks_buffer_and_layout_options_keep_fios_meaning() {
     // Size-based, capped at 5 s, as fio runs it without time_based.
     assert_eq!(spec.io_size_bytes, Some(1 << 30));
     assert_eq!(spec.runtime, Duration::from_secs(5));
-    assert!(
-        measure
-            .notes
-            .iter()
-            .any(|n| n.starts_with("--refill_buffers: accepted; diskdash fills each worker's")),
-        "{:?}",
-        measure.notes
-    );
+    // Fresh random data before every write, as fio's refill_buffers.
+    assert_eq!(spec.data, BufferData::Refill);
+    assert!(measure.notes.is_empty(), "{:?}", measure.notes);
     // fio's defaults given explicitly cost no note.
     let quiet = world()
         .load(&[
@@ -878,13 +873,17 @@ fn kdiskmarks_buffer_and_layout_options_keep_fios_meaning() {
         "{:?}",
         quiet.notes
     );
-    assert_eq!(
-        world()
-            .load(&["--name=a", "--size=1M", "--zero_buffers=1"])
-            .unwrap_err(),
-        "--zero_buffers=1: diskdash writes pseudo-random data only (fio's default, \
-         zero_buffers=0); drop zero_buffers or set it to 0"
-    );
+    assert_eq!(jobs(&quiet)[0].spec.data, BufferData::Random);
+    // KDiskMark's "Zeros": zero_buffers=1 beside refill_buffers writes zeros, as fio does.
+    let zeros = world()
+        .load(&[
+            "--name=a",
+            "--size=1M",
+            "--refill_buffers",
+            "--zero_buffers=1",
+        ])
+        .unwrap();
+    assert_eq!(jobs(&zeros)[0].spec.data, BufferData::Zero);
     assert_eq!(
         world()
             .file("j.fio", "[prep]\nsize=1M\ncreate_only=1\n[run]\nsize=1M\n")
