@@ -458,7 +458,19 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
             state.drive(&mut engine, &buffers);
         }
     }
-    exit.stats = state.finish();
+    // The last tick goes to the aggregator like every other, before the worker counts as
+    // measured: it then lands in the interval its I/Os completed in, not in the segment's last.
+    // Only when the aggregator is gone does the exit carry it.
+    let last = state.finish();
+    let end_ns = last.end_ns;
+    exit.stats = match state.links.reports.send(last) {
+        Ok(()) => {
+            let mut ended = Box::new(WorkerStats::new(plan.id));
+            ended.reset(end_ns);
+            ended
+        }
+        Err(std::sync::mpsc::SendError(last)) => last,
+    };
     let end = crate::stats::rusage(libc::RUSAGE_THREAD);
     exit.cpu = (
         end.0.saturating_sub(state.cpu_at_start.0),
@@ -1313,6 +1325,7 @@ impl<'a> Loop<'a> {
             self.cur.reset(now);
         }
         self.cur.end_ns = now;
+        self.cur.last = true;
         std::mem::replace(&mut self.cur, Box::new(WorkerStats::new(self.id)))
     }
 }

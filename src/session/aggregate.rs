@@ -62,6 +62,11 @@ pub struct Interval {
     pub stats: WorkerStats,
     /// Each job's part, in the step's order; empty when the step runs one job (`stats` is it).
     pub jobs: Vec<WorkerStats>,
+    /// For each job, in the step's order (one also when the step runs one job), the part of
+    /// the interval it ran in, `(from, to)` in ns since the measurement start: from its start
+    /// (its start delay) to its end; `None` when it ran in no part of it. A job still running
+    /// runs to the interval's end.
+    pub spans: Vec<Option<(u64, u64)>>,
 }
 
 /// What one job of the segment left.
@@ -104,6 +109,32 @@ struct JobSlot {
     verify: crate::bench::worker::VerifyOutcome,
     /// The same as it goes, shared with the job's workers.
     progress: Arc<crate::bench::worker::VerifyProgress>,
+    /// Workers whose last tick has come in, and the latest end among them.
+    ended: u32,
+    ended_at_ns: u64,
+}
+
+impl JobSlot {
+    /// When the job's measured I/O ended, ns since `record_from_ns`, once every one of its
+    /// workers has handed in its last tick.
+    fn end_offset_ns(&self, record_from_ns: u64) -> Option<u64> {
+        (self.ended >= self.workers).then(|| self.ended_at_ns.saturating_sub(record_from_ns))
+    }
+}
+
+/// The part of the interval `[from_ns, to_ns)` a job that starts at `job_start_ns` and ends at
+/// `job_end_ns` (still running: `None`) ran in, all ns since the measurement start; `None` when
+/// it ran in no part of it (not started yet, or ended before the interval began).
+#[must_use]
+pub fn job_span(
+    from_ns: u64,
+    to_ns: u64,
+    job_start_ns: u64,
+    job_end_ns: Option<u64>,
+) -> Option<(u64, u64)> {
+    let from = from_ns.max(job_start_ns);
+    let to = job_end_ns.map_or(to_ns, |end| end.min(to_ns));
+    (to > from).then_some((from, to))
 }
 
 /// Time the process did not run inside the measured window (see [`STALL_MIN_NS`]): left out
@@ -182,6 +213,8 @@ impl SegmentRun {
                 handles: Vec::new(),
                 verify: crate::bench::worker::VerifyOutcome::default(),
                 progress: Arc::default(),
+                ended: 0,
+                ended_at_ns: 0,
             };
             for worker in 0..spec.numjobs {
                 let (spare_tx, spare_rx) = mpsc::channel();
@@ -405,6 +438,9 @@ impl SegmentRun {
             let mut wake_ns = due_ns;
             if now >= due_ns {
                 if now >= due_ns.saturating_add(LATE_REPORT_NS) || self.all_reported(now) {
+                    // A worker counts as reported once its measured I/O is over, and it sends
+                    // its last tick before that: take what is queued, so that tick is in.
+                    self.drain();
                     closed.push(self.close_interval());
                     continue;
                 }
@@ -465,6 +501,20 @@ impl SegmentRun {
             .saturating_add(EMIT_GRACE_NS)
     }
 
+    /// Merges every report already queued.
+    fn drain(&mut self) {
+        loop {
+            match self.reports.try_recv() {
+                Ok(report) => self.merge(report),
+                Err(mpsc::TryRecvError::Empty) => return,
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    self.workers_done = true;
+                    return;
+                }
+            }
+        }
+    }
+
     fn merge(&mut self, report: Box<WorkerStats>) {
         let index = report.start_ns.saturating_sub(self.record_from_ns) / self.interval_ns;
         let cur_index = self.cur_index;
@@ -472,6 +522,10 @@ impl SegmentRun {
             *to = (*to).max(report.end_ns);
         }
         let slot = self.slot_of(report.worker);
+        if report.last {
+            slot.ended += 1;
+            slot.ended_at_ns = slot.ended_at_ns.max(report.end_ns);
+        }
         if index <= cur_index {
             slot.cur.add(&report);
         } else {
@@ -547,16 +601,34 @@ impl SegmentRun {
         (sum, parts)
     }
 
+    /// Each job's part of the interval `[from_ns, to_ns)` (since the measurement start), with
+    /// the jobs' ends as known now.
+    fn spans(&self, from_ns: u64, to_ns: u64) -> Vec<Option<(u64, u64)>> {
+        self.jobs
+            .iter()
+            .map(|slot| {
+                job_span(
+                    from_ns,
+                    to_ns,
+                    slot.startdelay_ns,
+                    slot.end_offset_ns(self.record_from_ns),
+                )
+            })
+            .collect()
+    }
+
     fn close_interval(&mut self) -> Interval {
         let index = self.cur_index;
         let (stats, jobs) = self.take_current();
         self.cur_index += 1;
+        let end_offset_ns = (index + 1).saturating_mul(self.interval_ns);
         Interval {
             index,
             duration_ns: self.interval_ns,
-            end_offset_ns: (index + 1).saturating_mul(self.interval_ns),
+            end_offset_ns,
             stats,
             jobs,
+            spans: self.spans(index.saturating_mul(self.interval_ns), end_offset_ns),
         }
     }
 
@@ -581,6 +653,11 @@ impl SegmentRun {
                 match handle.join() {
                     Ok(exit) => {
                         job_end_ns = job_end_ns.max(exit.stats.end_ns);
+                        if exit.stats.last {
+                            // Its last tick did not reach the aggregator: it is here.
+                            slot.ended += 1;
+                            slot.ended_at_ns = slot.ended_at_ns.max(exit.stats.end_ns);
+                        }
                         cpu.0 += exit.cpu.0;
                         cpu.1 += exit.cpu.1;
                         cpu.2 += exit.cpu.2;
@@ -609,12 +686,29 @@ impl SegmentRun {
             .record_from_ns
             .saturating_add(self.cur_index.saturating_mul(self.interval_ns));
         let (stats, jobs) = self.take_current();
+        let from_ns = interval_start.saturating_sub(self.record_from_ns);
+        let to_ns = end_ns.saturating_sub(self.record_from_ns);
+        // Every job has ended now, each at its own time.
+        let spans = self
+            .jobs
+            .iter()
+            .zip(&job_ends)
+            .map(|(slot, &(job_end_ns, _))| {
+                job_span(
+                    from_ns,
+                    to_ns,
+                    slot.startdelay_ns,
+                    Some(job_end_ns.saturating_sub(self.record_from_ns)),
+                )
+            })
+            .collect();
         let last_interval = (end_ns > interval_start).then(|| Interval {
             index: self.cur_index,
             duration_ns: end_ns - interval_start,
             end_offset_ns: end_ns - self.record_from_ns,
             stats,
             jobs,
+            spans,
         });
         let not_measured_ns = self.paused_ns.saturating_add(self.stall.stalled_ns);
         let jobs: Vec<JobEnd> = self
@@ -673,6 +767,29 @@ mod tests {
         assert!(!takes_the_rest(3 * S + S / 2, 3 * S, S));
         // Paused or stalled time is not measured: the interval's end is earlier in the run.
         assert!(!takes_the_rest(3 * S, 3 * S - S / 2, S));
+    }
+
+    #[test]
+    fn a_job_spans_only_the_part_of_an_interval_it_ran_in() {
+        const S: u64 = 1_000_000_000;
+        // Running through the interval, or not ended yet: all of it.
+        assert_eq!(job_span(S, 2 * S, 0, None), Some((S, 2 * S)));
+        assert_eq!(job_span(S, 2 * S, 0, Some(5 * S)), Some((S, 2 * S)));
+        // Ends inside it: up to its end.
+        assert_eq!(job_span(0, S, 0, Some(S * 2 / 5)), Some((0, S * 2 / 5)));
+        // Ended before it, or exactly at its start: no part.
+        assert_eq!(job_span(4 * S, 5 * S, 0, Some(S * 64 / 100)), None);
+        assert_eq!(job_span(S, 2 * S, 0, Some(S)), None);
+        // A start delay: from its start; not started yet: no part.
+        assert_eq!(
+            job_span(S, 2 * S, S + S / 2, None),
+            Some((S + S / 2, 2 * S))
+        );
+        assert_eq!(job_span(0, S, 2 * S, None), None);
+        // Started and ended inside one interval.
+        assert_eq!(job_span(0, S, S / 4, Some(S / 2)), Some((S / 4, S / 2)));
+        // Ended during the ramp (before the measurement start): no part anywhere.
+        assert_eq!(job_span(0, S, 0, Some(0)), None);
     }
 
     #[test]

@@ -1198,14 +1198,19 @@ impl Runner {
             interval.jobs.iter().collect()
         };
         for (j, stats) in parts.into_iter().enumerate() {
+            // Only the part of the interval the job ran in: none after its end (its empty
+            // intervals would read as a fall), its own end for the interval it ended in.
+            let Some((end_offset_ns, duration_ns)) = own_part(interval, j) else {
+                continue;
+            };
             if let Some(Some(tracker)) = self.steady.get_mut(j) {
                 let (r, w) = (&stats.read, &stats.write);
                 let latency_sum_ns = r.latency.summary().mean_ns * r.ios as f64
                     + w.latency.summary().mean_ns * w.ios as f64;
                 // The step ends (run_segment) once every job with a criterion attains it.
                 tracker.interval(
-                    interval.end_offset_ns,
-                    interval.duration_ns,
+                    end_offset_ns,
+                    duration_ns,
                     r.ios + w.ios,
                     r.bytes + w.bytes,
                     latency_sum_ns,
@@ -1213,10 +1218,10 @@ impl Runner {
             }
             if let Some(Some(cliff)) = self.cliffs.get_mut(j) {
                 cliff.point(
-                    interval.end_offset_ns,
-                    interval.duration_ns,
+                    end_offset_ns,
+                    duration_ns,
                     stats.write.bytes,
-                    interval.duration_ns >= interval_ns / 2,
+                    duration_ns >= interval_ns / 2,
                 );
             }
         }
@@ -1457,6 +1462,17 @@ fn size_goal(jobs: &[Job]) -> Option<(u64, u64)> {
         goal = goal.saturating_add(per_worker.saturating_mul(u64::from(job.spec.numjobs)));
     }
     Some((0, goal))
+}
+
+/// Job `job`'s part of `interval`: its end (the interval's, or the job's own when it ended in
+/// it) and length, ns; `None` when the job ran in no part of it.
+fn own_part(interval: &Interval, job: usize) -> Option<(u64, u64)> {
+    match interval.spans.get(job) {
+        Some(Some((from, to))) => Some((*to, to - from)),
+        Some(None) => None,
+        // An interval without spans covers every job.
+        None => Some((interval.end_offset_ns, interval.duration_ns)),
+    }
 }
 
 /// A worker's fault as the record holds it.

@@ -103,6 +103,8 @@ pub struct WorkerStats {
     pub trim: DirectionStats,
     /// I/Os resubmitted after EINTR/EAGAIN/EBUSY or a short transfer.
     pub retries: u64,
+    /// The worker's last tick: its measured I/O ended at `end_ns`.
+    pub last: bool,
 }
 
 impl WorkerStats {
@@ -117,6 +119,7 @@ impl WorkerStats {
             sync: DirectionStats::new(),
             trim: DirectionStats::new(),
             retries: 0,
+            last: false,
         }
     }
 
@@ -143,6 +146,7 @@ impl WorkerStats {
         self.sync.reset();
         self.trim.reset();
         self.retries = 0;
+        self.last = false;
     }
 
     /// Folds `other` in (same histogram bounds, so no allocation).

@@ -27,6 +27,7 @@ mod info;
 mod interval;
 mod iostat;
 mod iostat_loop;
+mod job_windows;
 mod libaio;
 mod mark;
 mod monitor_record;
