@@ -8,6 +8,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::bench::randmap::Generator;
 use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
     BsSplit, CpuListError, Distribution, EngineKind, JobSpec, MachineLimits, OpenSync, RateMin,
@@ -98,10 +99,15 @@ pub enum Key {
     RateMin,
     RateIopsMin,
     RateCycle,
+    /// fio's `norandommap`: random offsets drawn with replacement (default 0: each block once
+    /// per pass).
+    NoRandomMap,
+    /// fio's `random_generator`: tausworthe, lfsr or tausworthe64.
+    RandomGenerator,
 }
 
 impl Key {
-    pub const ALL: [Self; 52] = [
+    pub const ALL: [Self; 54] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -154,6 +160,8 @@ impl Key {
         Self::RateMin,
         Self::RateIopsMin,
         Self::RateCycle,
+        Self::NoRandomMap,
+        Self::RandomGenerator,
     ];
 
     /// The `diskdash bench` flag.
@@ -212,6 +220,8 @@ impl Key {
             Self::RateMin => "--rate-min",
             Self::RateIopsMin => "--rate-iops-min",
             Self::RateCycle => "--rate-cycle",
+            Self::NoRandomMap => "--norandommap",
+            Self::RandomGenerator => "--random-generator",
         }
     }
 
@@ -271,6 +281,8 @@ impl Key {
             Self::RateMin => "rate_min",
             Self::RateIopsMin => "rate_iops_min",
             Self::RateCycle => "rate_cycle",
+            Self::NoRandomMap => "norandommap",
+            Self::RandomGenerator => "random_generator",
         }
     }
 }
@@ -604,6 +616,12 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     };
     let think = think_options(&opts)?;
     let rate_min = rate_min_options(&opts)?;
+    let (text, name) = opts.text(Key::NoRandomMap, "0");
+    let random_map = !flag_option(name, text)?;
+    let (text, name) = opts.text(Key::RandomGenerator, "tausworthe");
+    let random_generator = Generator::parse(text).ok_or_else(|| {
+        usage!("{name} {text:?} is not a random generator; use tausworthe, lfsr or tausworthe64")
+    })?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -639,6 +657,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         number_ios,
         think,
         rate_min,
+        random_map,
+        random_generator,
     })
 }
 
@@ -1101,6 +1121,15 @@ impl JobSpec {
         }
         if self.distribution != Distribution::Uniform {
             out.push((Key::RandomDistribution, self.distribution.as_text()));
+        }
+        if !self.random_map {
+            out.push((Key::NoRandomMap, "1".to_string()));
+        }
+        if self.random_generator != Generator::Tausworthe {
+            out.push((
+                Key::RandomGenerator,
+                self.random_generator.as_str().to_string(),
+            ));
         }
         if let Some(ss) = &self.steady {
             out.push((Key::SteadyState, ss.criterion.to_string()));

@@ -215,6 +215,11 @@ pub struct JobSpec {
     /// The job fails when a direction it does moves less than this (fio's `rate_min`,
     /// `rate_iops_min`, `rate_cycle`).
     pub rate_min: Option<RateMin>,
+    /// Uniform random offsets visit each block once per pass (fio's default; `norandommap`
+    /// draws with replacement).
+    pub random_map: bool,
+    /// How the random map draws (fio's `random_generator`).
+    pub random_generator: crate::bench::randmap::Generator,
 }
 
 /// fio's think time: after `blocks` I/Os (counted as they complete, or as they are issued),
@@ -413,6 +418,8 @@ impl Default for JobSpec {
             number_ios: None,
             think: None,
             rate_min: None,
+            random_map: true,
+            random_generator: crate::bench::randmap::Generator::Tausworthe,
         }
     }
 }

@@ -701,10 +701,11 @@ impl<'a> Loop<'a> {
                         break;
                     }
                     let Some(slot) = free.pop() else { break };
-                    self.budget_bytes -= u64::from(len);
                     self.ios_left -= 1;
                     let generation = self.workload.pass();
-                    let offset_bytes = self.workload.offset(len);
+                    // The random map may cut the I/O short (never longer).
+                    let (offset_bytes, len) = self.workload.place(len);
+                    self.budget_bytes -= u64::from(len);
                     offsets[slot as usize] = offset_bytes;
                     if let (Some(verify), Direction::Write) = (self.spec.verify, direction) {
                         // SAFETY: the slot was just taken from the free list, so no I/O is in

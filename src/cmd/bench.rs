@@ -484,6 +484,8 @@ pub fn job_options(args: &BenchArgs) -> Vec<JobOption> {
         (Key::Interval, Some(&args.interval)),
         (Key::IoSize, args.io_size.as_ref()),
         (Key::RandomDistribution, args.random_distribution.as_ref()),
+        (Key::NoRandomMap, args.norandommap.as_ref()),
+        (Key::RandomGenerator, args.random_generator.as_ref()),
         (Key::BsSplit, args.bssplit.as_ref()),
         (Key::Verify, args.verify.as_ref()),
         (Key::VerifyOnly, args.verify_only.as_ref()),

@@ -247,10 +247,8 @@ option_table! {
             Flag,
             "accepted; diskdash's libaio always reaps with io_getevents",
         ),
-        "norandommap" => Opt::Accepted(
-            Flag,
-            "accepted; diskdash draws random offsets with replacement and keeps no map",
-        ),
+        "norandommap" => Opt::Bool(Key::NoRandomMap),
+        "random_generator" => Opt::Job(Key::RandomGenerator),
         "invalidate" => Opt::Accepted(
             Flag,
             "accepted; a buffered job always starts with its target's page cache dropped, as \
@@ -449,6 +447,7 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "thread",
         "threads",
         "norandommap",
+        "random_generator",
         "invalidate",
         "create_on_open",
         "create_only",

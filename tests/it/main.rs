@@ -14,6 +14,7 @@ mod bench_root;
 mod bench_serve;
 mod bench_session;
 mod compare;
+mod fio_fidelity;
 mod fio_logs;
 mod fio_options;
 mod fio_output;
