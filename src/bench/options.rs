@@ -11,8 +11,9 @@ use std::time::Duration;
 use crate::bench::randmap::Generator;
 use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
-    BsSplit, CpuListError, Distribution, EngineKind, JobSpec, MachineLimits, OpenSync, RateMin,
-    RwMode, SyncEvery, ThinkTime, UringOptions, VerifySpec, format_cpu_list, parse_cpu_list,
+    BsSplit, CpuListError, Distribution, EngineKind, Fadvise, JobSpec, MachineLimits, OpenSync,
+    RateMin, RwMode, SyncEvery, ThinkTime, UringOptions, VerifySpec, format_cpu_list,
+    parse_cpu_list,
 };
 use crate::units::{
     DurationError, Interval, format_bytes, format_size_short, parse_duration, parse_size_bytes,
@@ -104,10 +105,14 @@ pub enum Key {
     NoRandomMap,
     /// fio's `random_generator`: tausworthe, lfsr or tausworthe64.
     RandomGenerator,
+    /// fio's `invalidate`: drop a buffered job's page cache at the start and each wrap.
+    Invalidate,
+    /// fio's `fadvise_hint`: 0, 1 (by pattern), sequential or random.
+    FadviseHint,
 }
 
 impl Key {
-    pub const ALL: [Self; 54] = [
+    pub const ALL: [Self; 56] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -162,6 +167,8 @@ impl Key {
         Self::RateCycle,
         Self::NoRandomMap,
         Self::RandomGenerator,
+        Self::Invalidate,
+        Self::FadviseHint,
     ];
 
     /// The `diskdash bench` flag.
@@ -222,6 +229,8 @@ impl Key {
             Self::RateCycle => "--rate-cycle",
             Self::NoRandomMap => "--norandommap",
             Self::RandomGenerator => "--random-generator",
+            Self::Invalidate => "--invalidate",
+            Self::FadviseHint => "--fadvise-hint",
         }
     }
 
@@ -283,6 +292,8 @@ impl Key {
             Self::RateCycle => "rate_cycle",
             Self::NoRandomMap => "norandommap",
             Self::RandomGenerator => "random_generator",
+            Self::Invalidate => "invalidate",
+            Self::FadviseHint => "fadvise_hint",
         }
     }
 }
@@ -622,6 +633,12 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let random_generator = Generator::parse(text).ok_or_else(|| {
         usage!("{name} {text:?} is not a random generator; use tausworthe, lfsr or tausworthe64")
     })?;
+    let (text, name) = opts.text(Key::Invalidate, "1");
+    let invalidate = flag_option(name, text)?;
+    let (text, name) = opts.text(Key::FadviseHint, "1");
+    let fadvise = Fadvise::parse(text).ok_or_else(|| {
+        usage!("{name} {text:?} is not an fadvise hint; use 0, 1, sequential or random")
+    })?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -659,6 +676,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         rate_min,
         random_map,
         random_generator,
+        invalidate,
+        fadvise,
     })
 }
 
@@ -1124,6 +1143,12 @@ impl JobSpec {
         }
         if !self.random_map {
             out.push((Key::NoRandomMap, "1".to_string()));
+        }
+        if !self.invalidate {
+            out.push((Key::Invalidate, "0".to_string()));
+        }
+        if self.fadvise != Fadvise::ByPattern {
+            out.push((Key::FadviseHint, self.fadvise.as_str().to_string()));
         }
         if self.random_generator != Generator::Tausworthe {
             out.push((

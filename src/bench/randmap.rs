@@ -124,6 +124,12 @@ impl Bitmap {
         (start, count)
     }
 
+    /// Every block is done: the next claim starts a new pass.
+    #[must_use]
+    pub fn is_full(&self) -> bool {
+        self.done >= self.blocks
+    }
+
     /// A new pass: every block free again.
     pub fn reset(&mut self) {
         self.words.fill(0);

@@ -182,6 +182,10 @@ pub struct Workload {
     walk: Option<Walk>,
     /// A uniform random job's random map: each block once per pass (fio's default).
     cover: Cover,
+    /// Blocks drawn from the LFSR, all passes.
+    drawn: u64,
+    /// The region was wrapped (a new pass began) since [`Self::take_wrap`] last looked.
+    wrapped: bool,
 }
 
 /// How a uniform random worker covers its region.
@@ -297,8 +301,18 @@ impl Workload {
                     Cover::Map(Bitmap::new(region_blocks))
                 }
             },
+            drawn: 0,
+            wrapped: false,
             rng: seed ^ (u64::from(worker) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         }
+    }
+
+    /// Whether a new pass over the region began since the last call (a sequential walk back
+    /// at its start, a full random map or LFSR period): fio drops a buffered time-based job's
+    /// page cache there.
+    #[inline]
+    pub fn take_wrap(&mut self) -> bool {
+        std::mem::take(&mut self.wrapped)
     }
 
     /// The next I/O: direction and byte offset.
@@ -423,6 +437,7 @@ impl Workload {
             let want = u64::from(len_bytes).div_ceil(self.unit_bytes);
             let block = ((u128::from(splitmix64(&mut self.rng)) * u128::from(self.region_blocks))
                 >> 64) as u64;
+            self.wrapped |= map.is_full();
             let (block, blocks) = map.claim(block, want);
             let len = if blocks >= want {
                 len_bytes
@@ -457,13 +472,18 @@ impl Workload {
             // the range; the others as `Pick` draws them. A longer I/O (bssplit) drawn near
             // the end is moved back to end with the region.
             let block = match &mut self.cover {
-                Cover::Lfsr(lfsr) => lfsr.next_block(),
+                Cover::Lfsr(lfsr) => {
+                    self.wrapped |= self.drawn > 0 && self.drawn % self.region_blocks == 0;
+                    self.drawn += 1;
+                    lfsr.next_block()
+                }
                 Cover::Draws | Cover::Map(_) => self.pick.block(&mut self.rng, self.region_blocks),
             };
             let at = block * self.unit_bytes;
             at.min((region_bytes - len) / self.unit_bytes * self.unit_bytes)
         } else {
             if self.next_bytes + len > region_bytes {
+                self.wrapped |= self.next_bytes > 0;
                 self.next_bytes = 0;
             }
             let at = self.next_bytes;
@@ -781,6 +801,33 @@ mod tests {
         for (generator, map) in [(Generator::Tausworthe, false), (Generator::Lfsr, true)] {
             let mean = bssplit_mean(&[(4096, 50), (65536, 50)], generator, map, 64 << 20);
             assert!((32.0..36.0).contains(&mean), "{generator:?} {map}: {mean}");
+        }
+    }
+
+    #[test]
+    fn a_wrap_is_reported_once_at_each_new_pass() {
+        for (rw, generator) in [
+            (RwMode::Read, Generator::Tausworthe),
+            (RwMode::RandRead, Generator::Tausworthe),
+            (RwMode::RandRead, Generator::Lfsr),
+        ] {
+            let spec = JobSpec {
+                random_generator: generator,
+                ..spec(rw, 1)
+            };
+            let mut workload = Workload::new(&spec, 10 * 4096, 0, 3);
+            let wraps: Vec<usize> = (0..35)
+                .filter(|_| {
+                    workload.next_io();
+                    workload.take_wrap()
+                })
+                .map(|_| 0)
+                .collect();
+            assert_eq!(
+                wraps.len(),
+                3,
+                "{rw:?} {generator:?}: 35 I/Os over 10 blocks"
+            );
         }
     }
 

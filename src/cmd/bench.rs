@@ -486,6 +486,8 @@ pub fn job_options(args: &BenchArgs) -> Vec<JobOption> {
         (Key::RandomDistribution, args.random_distribution.as_ref()),
         (Key::NoRandomMap, args.norandommap.as_ref()),
         (Key::RandomGenerator, args.random_generator.as_ref()),
+        (Key::Invalidate, args.invalidate.as_ref()),
+        (Key::FadviseHint, args.fadvise_hint.as_ref()),
         (Key::BsSplit, args.bssplit.as_ref()),
         (Key::Verify, args.verify.as_ref()),
         (Key::VerifyOnly, args.verify_only.as_ref()),

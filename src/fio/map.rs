@@ -249,11 +249,8 @@ option_table! {
         ),
         "norandommap" => Opt::Bool(Key::NoRandomMap),
         "random_generator" => Opt::Job(Key::RandomGenerator),
-        "invalidate" => Opt::Accepted(
-            Flag,
-            "accepted; a buffered job always starts with its target's page cache dropped, as \
-             fio's invalidate=1 (invalidate=0 is not honoured)",
-        ),
+        "invalidate" => Opt::Bool(Key::Invalidate),
+        "fadvise_hint" => Opt::Job(Key::FadviseHint),
         "create_on_open" => Opt::Accepted(
             Flag,
             "accepted; diskdash creates a missing file before its step starts",
@@ -449,6 +446,7 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "norandommap",
         "random_generator",
         "invalidate",
+        "fadvise_hint",
         "create_on_open",
         "create_only",
         "zero_buffers",

@@ -113,3 +113,104 @@ fn fio_bssplit_random_reads_shrink_under_the_random_map_as_fios_do() {
         assert!((30.0..38.0).contains(&drawn), "{extra}: {drawn}");
     }
 }
+
+#[test]
+fn fio_parse_only_shows_invalidate_and_fadvise_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--parse-only",
+            "--size=16M",
+            "--name=plain",
+            "--name=kept",
+            "--invalidate=0",
+            "--fadvise_hint=sequential",
+        ],
+    );
+    assert_success(&out);
+    let text = stdout(&out);
+    let plain = options_line(&text, "plain");
+    assert!(
+        !plain.contains("invalidate") && !plain.contains("fadvise"),
+        "{plain}"
+    );
+    let kept = options_line(&text, "kept");
+    assert!(
+        kept.contains(" invalidate=0") && kept.contains(" fadvise_hint=sequential"),
+        "{kept}"
+    );
+    let out = fio(
+        dir.path(),
+        &[
+            "--parse-only",
+            "--name=x",
+            "--size=16M",
+            "--fadvise_hint=often",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --fadvise_hint \"often\" is not an fadvise hint; use 0, 1, sequential or random\n"
+    );
+}
+
+/// Sectors read from `dev` (e.g. `loop3`) so far, from /proc/diskstats.
+fn sectors_read(dev: &str) -> u64 {
+    let stats = std::fs::read_to_string("/proc/diskstats").unwrap();
+    stats
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f[2] == dev)
+        .map(|f| f[5].parse().unwrap())
+        .unwrap_or_else(|| panic!("{dev} not in /proc/diskstats"))
+}
+
+#[test]
+#[ignore = "needs root"]
+fn fio_buffered_time_based_reads_the_device_on_every_pass() {
+    use crate::support::{LoopDevice, Mount, ext4_image, require_root};
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("fs.img");
+    ext4_image(&image, 64 << 20);
+    let dev = LoopDevice::attach(&image);
+    let mnt = Mount::new(&[dev.path().to_str().unwrap()], &dir.path().join("mnt"));
+    std::fs::write(mnt.0.join("data"), vec![3u8; 4 << 20]).unwrap();
+    let name = dev.name();
+    // Bytes read from the device over a 1 s buffered sequential read of a 4 MiB file, and
+    // bytes the job moved.
+    let run = |extra: &[&str]| {
+        let before = sectors_read(&name);
+        let mut args = vec![
+            "--name=x",
+            "--filename=data",
+            "--size=4M",
+            "--bs=64k",
+            "--runtime=1",
+            "--time_based",
+            "--output-format=json",
+        ];
+        args.extend_from_slice(extra);
+        let out = fio(&mnt.0, &args);
+        assert_success(&out);
+        let text = stdout(&out);
+        let json: Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+        let moved = json["jobs"][0]["read"]["io_bytes"].as_u64().unwrap();
+        ((sectors_read(&name) - before) * 512, moved)
+    };
+    let (device, moved) = run(&[]);
+    assert!(moved > 5 * (4 << 20), "several passes: {moved}");
+    assert!(
+        device * 2 > moved,
+        "each pass from the device: {device} of {moved} bytes"
+    );
+    // invalidate=0: after the first pass the reads come from memory.
+    let (device, moved) = run(&["--invalidate=0"]);
+    assert!(moved > 5 * (4 << 20), "several passes: {moved}");
+    assert!(
+        device < 2 * (4 << 20),
+        "one pass at most from the device: {device} of {moved} bytes"
+    );
+}
