@@ -658,6 +658,22 @@ pub struct BenchArgs {
     /// pareto:H, normal:DEV (percent; hot data: a few blocks take most of the I/O).
     #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
     pub random_distribution: Option<String>,
+    /// Random offsets drawn with replacement (fio's norandommap). Default, as fio: each block
+    /// of the working set once per pass, a long bssplit block cut where the pass has been.
+    #[arg(long, help_heading = "Workload", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub norandommap: Option<String>,
+    /// How the random map draws (fio's random_generator): tausworthe (default: a map of the
+    /// blocks done), lfsr (a maximal-length LFSR, no memory) or tausworthe64.
+    #[arg(long, help_heading = "Workload")]
+    pub random_generator: Option<String>,
+    /// A buffered job drops its file's page cache at the start and, time-based, at each wrap
+    /// of its pass (fio's invalidate; default 1, as fio).
+    #[arg(long, help_heading = "Workload", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub invalidate: Option<String>,
+    /// posix_fadvise hint on the target (fio's fadvise_hint): 1 (default, as fio: random or
+    /// sequential by the pattern), 0, sequential or random.
+    #[arg(long, help_heading = "Workload")]
+    pub fadvise_hint: Option<String>,
     /// Polled completions (fio's hipri: IORING_SETUP_IOPOLL); O_DIRECT on a device with poll
     /// queues (NVMe with poll_queues) to be truly polled.
     #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]

@@ -9,6 +9,7 @@ pub mod fill;
 pub mod memory;
 pub mod options;
 pub mod pinned;
+pub mod randmap;
 pub mod rate;
 pub mod spec;
 pub mod target;

@@ -8,10 +8,12 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::bench::randmap::Generator;
 use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
-    BsSplit, CpuListError, Distribution, EngineKind, JobSpec, MachineLimits, OpenSync, RateMin,
-    RwMode, SyncEvery, ThinkTime, UringOptions, VerifySpec, format_cpu_list, parse_cpu_list,
+    BsSplit, CpuListError, Distribution, EngineKind, Fadvise, JobSpec, MachineLimits, OpenSync,
+    RateMin, RwMode, SyncEvery, ThinkTime, UringOptions, VerifySpec, format_cpu_list,
+    parse_cpu_list,
 };
 use crate::units::{
     DurationError, Interval, format_bytes, format_size_short, parse_duration, parse_size_bytes,
@@ -98,10 +100,19 @@ pub enum Key {
     RateMin,
     RateIopsMin,
     RateCycle,
+    /// fio's `norandommap`: random offsets drawn with replacement (default 0: each block once
+    /// per pass).
+    NoRandomMap,
+    /// fio's `random_generator`: tausworthe, lfsr or tausworthe64.
+    RandomGenerator,
+    /// fio's `invalidate`: drop a buffered job's page cache at the start and each wrap.
+    Invalidate,
+    /// fio's `fadvise_hint`: 0, 1 (by pattern), sequential or random.
+    FadviseHint,
 }
 
 impl Key {
-    pub const ALL: [Self; 52] = [
+    pub const ALL: [Self; 56] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -154,6 +165,10 @@ impl Key {
         Self::RateMin,
         Self::RateIopsMin,
         Self::RateCycle,
+        Self::NoRandomMap,
+        Self::RandomGenerator,
+        Self::Invalidate,
+        Self::FadviseHint,
     ];
 
     /// The `diskdash bench` flag.
@@ -212,6 +227,10 @@ impl Key {
             Self::RateMin => "--rate-min",
             Self::RateIopsMin => "--rate-iops-min",
             Self::RateCycle => "--rate-cycle",
+            Self::NoRandomMap => "--norandommap",
+            Self::RandomGenerator => "--random-generator",
+            Self::Invalidate => "--invalidate",
+            Self::FadviseHint => "--fadvise-hint",
         }
     }
 
@@ -271,6 +290,10 @@ impl Key {
             Self::RateMin => "rate_min",
             Self::RateIopsMin => "rate_iops_min",
             Self::RateCycle => "rate_cycle",
+            Self::NoRandomMap => "norandommap",
+            Self::RandomGenerator => "random_generator",
+            Self::Invalidate => "invalidate",
+            Self::FadviseHint => "fadvise_hint",
         }
     }
 }
@@ -604,6 +627,18 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     };
     let think = think_options(&opts)?;
     let rate_min = rate_min_options(&opts)?;
+    let (text, name) = opts.text(Key::NoRandomMap, "0");
+    let random_map = !flag_option(name, text)?;
+    let (text, name) = opts.text(Key::RandomGenerator, "tausworthe");
+    let random_generator = Generator::parse(text).ok_or_else(|| {
+        usage!("{name} {text:?} is not a random generator; use tausworthe, lfsr or tausworthe64")
+    })?;
+    let (text, name) = opts.text(Key::Invalidate, "1");
+    let invalidate = flag_option(name, text)?;
+    let (text, name) = opts.text(Key::FadviseHint, "1");
+    let fadvise = Fadvise::parse(text).ok_or_else(|| {
+        usage!("{name} {text:?} is not an fadvise hint; use 0, 1, sequential or random")
+    })?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -641,6 +676,10 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         rate_min,
         data: crate::bench::spec::BufferData::Random,
         drop_caches: false,
+        random_map,
+        random_generator,
+        invalidate,
+        fadvise,
     })
 }
 
@@ -1103,6 +1142,21 @@ impl JobSpec {
         }
         if self.distribution != Distribution::Uniform {
             out.push((Key::RandomDistribution, self.distribution.as_text()));
+        }
+        if !self.random_map {
+            out.push((Key::NoRandomMap, "1".to_string()));
+        }
+        if !self.invalidate {
+            out.push((Key::Invalidate, "0".to_string()));
+        }
+        if self.fadvise != Fadvise::ByPattern {
+            out.push((Key::FadviseHint, self.fadvise.as_str().to_string()));
+        }
+        if self.random_generator != Generator::Tausworthe {
+            out.push((
+                Key::RandomGenerator,
+                self.random_generator.as_str().to_string(),
+            ));
         }
         if let Some(ss) = &self.steady {
             out.push((Key::SteadyState, ss.criterion.to_string()));

@@ -220,6 +220,16 @@ pub struct JobSpec {
     /// Before this job's segment starts, drop the kernel's clean page cache by writing `1` to
     /// `/proc/sys/vm/drop_caches` (KDiskMark's "Flush Pagecache"; root only).
     pub drop_caches: bool,
+    /// Uniform random offsets visit each block once per pass (fio's default; `norandommap`
+    /// draws with replacement).
+    pub random_map: bool,
+    /// How the random map draws (fio's `random_generator`).
+    pub random_generator: crate::bench::randmap::Generator,
+    /// A buffered job drops its file's page cache at the start and, time-based, at each wrap
+    /// of its pass (fio's `invalidate=1`, its default).
+    pub invalidate: bool,
+    /// `posix_fadvise` hint on the job's files (fio's `fadvise_hint`, default 1: by pattern).
+    pub fadvise: Fadvise,
 }
 
 /// What the written blocks hold.
@@ -243,6 +253,51 @@ impl BufferData {
             Self::Random => "random (filled once, fio's default)",
             Self::Refill => "random, refilled before each write (fio's refill_buffers)",
             Self::Zero => "zeros (fio's zero_buffers)",
+        }
+    }
+}
+
+/// fio's `fadvise_hint`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fadvise {
+    /// `0`: no hint.
+    Off,
+    /// `1`: POSIX_FADV_RANDOM for random jobs, POSIX_FADV_SEQUENTIAL for sequential ones.
+    ByPattern,
+    Sequential,
+    Random,
+}
+
+impl Fadvise {
+    /// fio's spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Off => "0",
+            Self::ByPattern => "1",
+            Self::Sequential => "sequential",
+            Self::Random => "random",
+        }
+    }
+
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim() {
+            "0" => Some(Self::Off),
+            "1" => Some(Self::ByPattern),
+            "sequential" => Some(Self::Sequential),
+            "random" => Some(Self::Random),
+            _ => None,
+        }
+    }
+
+    /// The `posix_fadvise` advice for a job of `random` offsets, if any.
+    #[must_use]
+    pub fn advice(self, random: bool) -> Option<libc::c_int> {
+        match (self, random) {
+            (Self::Off, _) => None,
+            (Self::Random, _) | (Self::ByPattern, true) => Some(libc::POSIX_FADV_RANDOM),
+            (Self::Sequential, _) | (Self::ByPattern, false) => Some(libc::POSIX_FADV_SEQUENTIAL),
         }
     }
 }
@@ -445,6 +500,10 @@ impl Default for JobSpec {
             rate_min: None,
             data: BufferData::Random,
             drop_caches: false,
+            random_map: true,
+            random_generator: crate::bench::randmap::Generator::Tausworthe,
+            invalidate: true,
+            fadvise: Fadvise::ByPattern,
         }
     }
 }

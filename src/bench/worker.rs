@@ -357,6 +357,11 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     let depth = spec.effective_iodepth_with(plan.engine) as usize;
     let block_size = usize::try_from(spec.block_size_bytes).unwrap_or(usize::MAX);
     let fd = plan.file.as_raw_fd();
+    if let Some(advice) = spec.fadvise.advice(spec.rw.is_random()) {
+        // SAFETY: posix_fadvise only advises the kernel about this descriptor's pages; a
+        // hint it refuses (a device without readahead) changes nothing, so it is not checked.
+        unsafe { libc::posix_fadvise(fd, 0, 0, advice) };
+    }
     let mut exit = WorkerExit {
         stats: fresh_stats(&plan),
         cpu: (0, 0, 0),
@@ -515,6 +520,8 @@ struct Loop<'a> {
     id: u32,
     worker: u32,
     fd: RawFd,
+    /// Drop the file's page cache at each wrap (buffered, time-based, `invalidate=1`).
+    invalidate_on_wrap: bool,
     depth: usize,
     workload: Workload,
     cur: Box<WorkerStats>,
@@ -572,6 +579,9 @@ impl<'a> Loop<'a> {
             worker: plan.worker,
             fd,
             depth,
+            invalidate_on_wrap: !plan.spec.direct
+                && plan.spec.invalidate
+                && plan.spec.io_size_bytes.is_none(),
             workload: Workload::new(&plan.spec, plan.working_set_bytes, plan.worker, plan.seed),
             cur,
             spares,
@@ -720,10 +730,18 @@ impl<'a> Loop<'a> {
                         break;
                     }
                     let Some(slot) = free.pop() else { break };
-                    self.budget_bytes -= u64::from(len);
                     self.ios_left -= 1;
                     let generation = self.workload.pass();
-                    let offset_bytes = self.workload.offset(len);
+                    // The random map may cut the I/O short (never longer).
+                    let (offset_bytes, len) = self.workload.place(len);
+                    self.budget_bytes -= u64::from(len);
+                    if self.workload.take_wrap() && self.invalidate_on_wrap {
+                        // fio's loop_cache_invalidate: each pass of a buffered time-based
+                        // job reads the device, not what the last pass left in memory.
+                        // SAFETY: posix_fadvise only advises the kernel about this
+                        // descriptor's pages; a refusal leaves the pages cached, no more.
+                        unsafe { libc::posix_fadvise(self.fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
+                    }
                     offsets[slot as usize] = offset_bytes;
                     if let (Some(verify), Direction::Write) = (self.spec.verify, direction) {
                         // SAFETY: the slot was just taken from the free list, so no I/O is in

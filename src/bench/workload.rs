@@ -3,6 +3,7 @@
 //! Sequential workers walk their own disjoint slice of the working set and wrap around;
 //! random workers draw a deterministic stream (seeded by worker and segment) over all of it.
 
+use crate::bench::randmap::{Bitmap, Generator, Lfsr};
 use crate::bench::spec::{Distribution, JobSpec, RwMode};
 
 /// Direction of one I/O.
@@ -179,6 +180,23 @@ pub struct Workload {
     /// sequentially, or for a random job in the order of a permutation (`rank * scramble mod
     /// n`), so a block read back holds what this worker wrote last.
     walk: Option<Walk>,
+    /// A uniform random job's random map: each block once per pass (fio's default).
+    cover: Cover,
+    /// Blocks drawn from the LFSR, all passes.
+    drawn: u64,
+    /// The region was wrapped (a new pass began) since [`Self::take_wrap`] last looked.
+    wrapped: bool,
+}
+
+/// How a uniform random worker covers its region.
+#[derive(Debug, Clone)]
+enum Cover {
+    /// Draws with replacement (`norandommap`, other distributions, sequential jobs).
+    Draws,
+    /// Blocks done this pass; a longer I/O is cut at the first done block.
+    Map(Bitmap),
+    /// A maximal-length LFSR's permutation of the blocks.
+    Lfsr(Lfsr),
 }
 
 /// A verifying worker's pass over its region.
@@ -267,8 +285,34 @@ impl Workload {
                 },
                 given: 0,
             }),
+            cover: match (
+                spec.rw.is_random()
+                    && spec.verify.is_none()
+                    && spec.random_map
+                    && spec.distribution == Distribution::Uniform,
+                spec.random_generator,
+            ) {
+                (false, _) => Cover::Draws,
+                (true, Generator::Lfsr) => Cover::Lfsr(Lfsr::new(
+                    region_blocks,
+                    seed ^ (u64::from(worker) + 1).wrapping_mul(0xD6E8_FEB8_6659_FD93),
+                )),
+                (true, Generator::Tausworthe | Generator::Tausworthe64) => {
+                    Cover::Map(Bitmap::new(region_blocks))
+                }
+            },
+            drawn: 0,
+            wrapped: false,
             rng: seed ^ (u64::from(worker) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         }
+    }
+
+    /// Whether a new pass over the region began since the last call (a sequential walk back
+    /// at its start, a full random map or LFSR period): fio drops a buffered time-based job's
+    /// page cache there.
+    #[inline]
+    pub fn take_wrap(&mut self) -> bool {
+        std::mem::take(&mut self.wrapped)
     }
 
     /// The next I/O: direction and byte offset.
@@ -372,15 +416,46 @@ impl Workload {
     }
 
     /// The byte offset of the next I/O, `len_bytes` long: aligned to the unit and wholly
-    /// inside the region.
+    /// inside the region (see [`Self::place`], which may also shorten it).
     #[inline]
     pub fn offset(&mut self, len_bytes: u32) -> u64 {
+        self.place(len_bytes).0
+    }
+
+    /// Where the next I/O of `len_bytes` goes, and its length: with the random map, an I/O
+    /// that would cover blocks done this pass is cut before the first of them (at least one
+    /// unit long), as fio cuts it, so large blocks of a `bssplit` shrink as a pass fills.
+    #[inline]
+    pub fn place(&mut self, len_bytes: u32) -> (u64, u32) {
         if self.writing_pending {
             self.writing_pending = false;
-            if let Some((at, _)) = self.pending_write.take() {
-                return at;
+            if let Some((at, len)) = self.pending_write.take() {
+                return (at, len);
             }
         }
+        if let Cover::Map(map) = &mut self.cover {
+            let want = u64::from(len_bytes).div_ceil(self.unit_bytes);
+            let block = ((u128::from(splitmix64(&mut self.rng)) * u128::from(self.region_blocks))
+                >> 64) as u64;
+            self.wrapped |= map.is_full();
+            let (block, blocks) = map.claim(block, want);
+            let len = if blocks >= want {
+                len_bytes
+            } else {
+                u32::try_from(blocks * self.unit_bytes).unwrap_or(len_bytes)
+            };
+            let at = self.region_start_bytes + block * self.unit_bytes;
+            if self.trims == Trims::ThenWrite {
+                self.pending_write = Some((at, len));
+            }
+            return (at, len);
+        }
+        (self.offset_of(len_bytes), len_bytes)
+    }
+
+    /// The offset of an I/O of `len_bytes` without the bitmap.
+    #[inline]
+    fn offset_of(&mut self, len_bytes: u32) -> u64 {
         if let Some(walk) = self.walk.as_mut() {
             let n = self.region_blocks;
             let block = u64::try_from(
@@ -396,10 +471,19 @@ impl Workload {
             // Uniform: Lemire's multiply-shift, an unbiased-enough map of 64 random bits onto
             // the range; the others as `Pick` draws them. A longer I/O (bssplit) drawn near
             // the end is moved back to end with the region.
-            let at = self.pick.block(&mut self.rng, self.region_blocks) * self.unit_bytes;
+            let block = match &mut self.cover {
+                Cover::Lfsr(lfsr) => {
+                    self.wrapped |= self.drawn > 0 && self.drawn % self.region_blocks == 0;
+                    self.drawn += 1;
+                    lfsr.next_block()
+                }
+                Cover::Draws | Cover::Map(_) => self.pick.block(&mut self.rng, self.region_blocks),
+            };
+            let at = block * self.unit_bytes;
             at.min((region_bytes - len) / self.unit_bytes * self.unit_bytes)
         } else {
             if self.next_bytes + len > region_bytes {
+                self.wrapped |= self.next_bytes > 0;
                 self.next_bytes = 0;
             }
             let at = self.next_bytes;
@@ -500,6 +584,8 @@ mod tests {
             rw: RwMode::RandRw,
             block_size_bytes: 1 << 20,
             bssplit: Some(split),
+            // The shares as drawn: the random map would cut the long ones.
+            random_map: false,
             ..spec(RwMode::RandRw, 1)
         };
         let size = 8 << 20;
@@ -508,7 +594,7 @@ mod tests {
         for _ in 0..20_000 {
             let direction = workload.direction();
             let len = workload.len(direction);
-            let offset = workload.offset(len);
+            let (offset, len) = workload.place(len);
             assert_eq!(offset % 4096, 0, "aligned to the smallest size");
             assert!(offset + u64::from(len) <= size, "{offset} + {len}");
             match direction {
@@ -620,6 +706,128 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    fn random_with(generator: Generator, map: bool) -> JobSpec {
+        JobSpec {
+            random_map: map,
+            random_generator: generator,
+            ..spec(RwMode::RandRead, 1)
+        }
+    }
+
+    #[test]
+    fn the_random_map_visits_every_block_once_per_pass() {
+        for generator in [
+            Generator::Tausworthe,
+            Generator::Lfsr,
+            Generator::Tausworthe64,
+        ] {
+            for blocks in [1u64, 2, 3, 63, 64, 65, 1000, 4099] {
+                let spec = random_with(generator, true);
+                let mut workload = Workload::new(&spec, blocks * 4096, 0, 11);
+                for pass in 0..3 {
+                    let mut seen = vec![0u32; blocks as usize];
+                    for _ in 0..blocks {
+                        let (direction, offset) = workload.next_io();
+                        assert_eq!(direction, Direction::Read);
+                        assert_eq!(offset % 4096, 0);
+                        seen[(offset / 4096) as usize] += 1;
+                    }
+                    assert!(
+                        seen.iter().all(|&n| n == 1),
+                        "{generator:?} {blocks} blocks, pass {pass}: {seen:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn norandommap_draws_with_replacement() {
+        let spec = random_with(Generator::Tausworthe, false);
+        let blocks = 1000u64;
+        let mut workload = Workload::new(&spec, blocks * 4096, 0, 11);
+        let distinct: std::collections::HashSet<u64> =
+            (0..blocks).map(|_| workload.next_io().1).collect();
+        // Drawing n of n with replacement leaves about 1/e of them out.
+        assert!((550..720).contains(&distinct.len()), "{}", distinct.len());
+    }
+
+    /// Mean bytes per I/O over `passes` passes of a randread `bssplit` over `size` bytes.
+    fn bssplit_mean(split: &[(u64, u8)], generator: Generator, map: bool, size: u64) -> f64 {
+        use crate::bench::spec::BsSplit;
+        let spec = JobSpec {
+            bssplit: Some(BsSplit {
+                read: split.to_vec(),
+                write: Vec::new(),
+            }),
+            block_size_bytes: split.iter().map(|(bytes, _)| *bytes).max().unwrap_or(4096),
+            ..random_with(generator, map)
+        };
+        let mut workload = Workload::new(&spec, size, 0, 5);
+        let (mut bytes, mut ios) = (0u64, 0u64);
+        while bytes < 4 * size {
+            let len = workload.len(Direction::Read);
+            let (offset, len) = workload.place(len);
+            assert!(offset + u64::from(len) <= size && offset % 4096 == 0);
+            bytes += u64::from(len);
+            ios += 1;
+        }
+        bytes as f64 / ios as f64 / 1024.0
+    }
+
+    #[test]
+    fn bssplit_under_the_map_shrinks_blocks_that_no_longer_fit_as_fio_does() {
+        // fio 3.33 over a 64 MiB file (size-based randread, one pass): 4k/50:64k/50 gives a
+        // mean of 19.3-20.1 KiB per I/O; 4k/90:1M/10 gives 7.1-8.9 KiB by the seed (9.66 KiB
+        // over four passes). Drawn with replacement both would be the shares' mean.
+        let mean = bssplit_mean(
+            &[(4096, 50), (65536, 50)],
+            Generator::Tausworthe,
+            true,
+            64 << 20,
+        );
+        assert!((17.0..23.0).contains(&mean), "{mean}");
+        let mean = bssplit_mean(
+            &[(4096, 90), (1 << 20, 10)],
+            Generator::Tausworthe,
+            true,
+            64 << 20,
+        );
+        assert!((6.5..11.0).contains(&mean), "{mean}");
+        // Without the map (or with the LFSR, which keeps none) the shares alone: 34 KiB.
+        for (generator, map) in [(Generator::Tausworthe, false), (Generator::Lfsr, true)] {
+            let mean = bssplit_mean(&[(4096, 50), (65536, 50)], generator, map, 64 << 20);
+            assert!((32.0..36.0).contains(&mean), "{generator:?} {map}: {mean}");
+        }
+    }
+
+    #[test]
+    fn a_wrap_is_reported_once_at_each_new_pass() {
+        for (rw, generator) in [
+            (RwMode::Read, Generator::Tausworthe),
+            (RwMode::RandRead, Generator::Tausworthe),
+            (RwMode::RandRead, Generator::Lfsr),
+        ] {
+            let spec = JobSpec {
+                random_generator: generator,
+                ..spec(rw, 1)
+            };
+            let mut workload = Workload::new(&spec, 10 * 4096, 0, 3);
+            let wraps: Vec<usize> = (0..35)
+                .filter(|_| {
+                    workload.next_io();
+                    workload.take_wrap()
+                })
+                .map(|_| 0)
+                .collect();
+            assert_eq!(
+                wraps.len(),
+                3,
+                "{rw:?} {generator:?}: 35 I/Os over 10 blocks"
+            );
         }
     }
 

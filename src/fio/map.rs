@@ -256,10 +256,6 @@ option_table! {
             "accepted; diskdash's check covers each whole block (fio's verify_interval splits \
              it into smaller checked pieces)",
         ),
-        "random_generator" => Opt::Accepted(
-            Value,
-            "accepted; diskdash draws random offsets with its own generator",
-        ),
         "verify_only" => Opt::Bool(Key::VerifyOnly),
         "verify_fatal" => Opt::Bool(Key::VerifyFatal),
         "hipri" => Opt::Bool(Key::Hipri),
@@ -293,15 +289,10 @@ option_table! {
             Flag,
             "accepted; diskdash's libaio always reaps with io_getevents",
         ),
-        "norandommap" => Opt::Accepted(
-            Flag,
-            "accepted; diskdash draws random offsets with replacement and keeps no map",
-        ),
-        "invalidate" => Opt::Accepted(
-            Flag,
-            "accepted; a buffered job always starts with its target's page cache dropped, as \
-             fio's invalidate=1 (invalidate=0 is not honoured)",
-        ),
+        "norandommap" => Opt::Bool(Key::NoRandomMap),
+        "random_generator" => Opt::Job(Key::RandomGenerator),
+        "invalidate" => Opt::Bool(Key::Invalidate),
+        "fadvise_hint" => Opt::Job(Key::FadviseHint),
         "create_on_open" => Opt::Accepted(
             Flag,
             "accepted; diskdash creates a missing file before its step starts",
@@ -495,7 +486,9 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "thread",
         "threads",
         "norandommap",
+        "random_generator",
         "invalidate",
+        "fadvise_hint",
         "create_on_open",
         "create_only",
         "zero_buffers",

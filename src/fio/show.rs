@@ -318,6 +318,15 @@ fn bench(job: &Job) -> Result<Vec<String>, String> {
     if (spec.cliff_pct - crate::bench::spec::DEFAULT_CLIFF_PCT).abs() > f64::EPSILON {
         flag("--cliff", format!("{}%", spec.cliff_pct));
     }
+    if spec.random_generator != crate::bench::randmap::Generator::Tausworthe {
+        flag(
+            "--random-generator",
+            spec.random_generator.as_str().to_string(),
+        );
+    }
+    if !spec.random_map {
+        words.push("--norandommap".into());
+    }
     if spec.steady.is_some_and(|ss| ss.keep_going) {
         words.push("--ss-keep-going".into());
     }

@@ -625,6 +625,7 @@ impl Runner {
         // step must not serve their reads from memory.
         for (job, &t) in jobs.iter().zip(&targets) {
             if !job.spec.direct
+                && job.spec.invalidate
                 && let Err(err) = self.targets[t].drop_cached()
             {
                 self.snap.notes.push(format!(

@@ -1,8 +1,8 @@
 //! The options and values fio's own example job files use: fio's arithmetic, the sync engine
 //! family and posixaio, the engines refused by name, `nrfiles`/`openfiles`/
 //! `file_service_type`/`filename_format`, `bsrange`, `blockalign`, and the options accepted
-//! with a note (`exitall`, `exit_what`, `verify_backlog`, `verify_interval`, `verify_dump`,
-//! `random_generator`). `--parse-only` shows how each was taken; those that change the I/O
+//! with a note (`exitall`, `exit_what`, `verify_backlog`, `verify_interval`, `verify_dump`).
+//! `--parse-only` shows how each was taken; those that change the I/O
 //! also run for real on small files.
 
 use std::path::Path;
@@ -247,7 +247,7 @@ fn blockalign_is_the_smallest_block_size_or_refused() {
 fn options_without_a_diskdash_equivalent_are_accepted_with_a_note() {
     let out = parse_only(
         "[a]\nexitall\nexit_what=all\nverify_backlog=16\nverify_interval=512\nverify_dump=1\n\
-         random_generator=lfsr\nsize=1m\nfilename=f\n",
+         size=1m\nfilename=f\n",
     );
     assert_success(&out);
     let err = stderr(&out);
@@ -257,7 +257,6 @@ fn options_without_a_diskdash_equivalent_are_accepted_with_a_note() {
         (4, "verify_backlog=16"),
         (5, "verify_interval=512"),
         (6, "verify_dump=1"),
-        (7, "random_generator=lfsr"),
     ] {
         assert!(
             err.contains(&format!("note: j.fio:{line}: {option}: accepted; ")),

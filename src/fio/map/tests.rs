@@ -498,7 +498,7 @@ fn tuning_options_are_accepted_with_one_note_each() {
     let inv = world()
         .file(
             "t.fio",
-            "[global]\nsize=1G\ngtod_reduce=1\nbwavgtime=500\nnorandommap\n[a]\n[b]\n",
+            "[global]\nsize=1G\ngtod_reduce=1\nbwavgtime=500\ncreate_on_open\n[a]\n[b]\n",
         )
         .load(&["t.fio"])
         .unwrap();
@@ -1026,4 +1026,39 @@ fn wait_for_starts_a_step_after_the_job_it_names() {
     let inv = one("[global]\nsize=16m\n[a]\n[b]\nstonewall\n[c]\nwait_for=a\n").unwrap();
     assert_eq!(inv.plan.steps.len(), 2);
     assert_eq!(inv.plan.steps[1].jobs.len(), 2);
+}
+
+#[test]
+fn the_random_map_is_on_unless_norandommap_and_random_generator_picks_how() {
+    use crate::bench::randmap::Generator;
+    let inv = world()
+        .file(
+            "t.fio",
+            "[global]\nsize=1G\nrw=randread\n[a]\n[b]\nnorandommap\n[c]\nrandom_generator=lfsr\n\
+             [d]\nnorandommap=0\nrandom_generator=tausworthe64\n",
+        )
+        .load(&["t.fio"])
+        .unwrap();
+    let got: Vec<(bool, Generator)> = jobs(&inv)
+        .iter()
+        .map(|j| (j.spec.random_map, j.spec.random_generator))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (true, Generator::Tausworthe),
+            (false, Generator::Tausworthe),
+            (true, Generator::Lfsr),
+            (true, Generator::Tausworthe64),
+        ]
+    );
+    let err = world()
+        .file("t.fio", "[a]\nsize=1G\nrandom_generator=mt\n")
+        .load(&["t.fio"])
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "t.fio:3: random_generator \"mt\" is not a random generator; use tausworthe, lfsr or \
+         tausworthe64"
+    );
 }

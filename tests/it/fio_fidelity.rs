@@ -1,0 +1,216 @@
+//! fio's semantics as `diskdash fio`'s defaults: the random map (`norandommap`,
+//! `random_generator`), seen in the plan and in the sizes of a `bssplit` run.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use crate::support::{BIN, assert_success, stdout};
+
+fn fio(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("fio")
+        .args(args)
+        .arg("--no-tui")
+        .current_dir(dir)
+        .output()
+        .expect("diskdash runs")
+}
+
+fn options_line(text: &str, job: &str) -> String {
+    let mut lines = text
+        .lines()
+        .skip_while(|l| !l.starts_with(&format!("  job {job} ")));
+    lines
+        .find(|l| l.starts_with("    options  "))
+        .unwrap_or_else(|| panic!("no options for {job}: {text}"))
+        .to_string()
+}
+
+#[test]
+fn fio_parse_only_shows_the_random_map_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--parse-only",
+            "--rw=randread",
+            "--size=16M",
+            "--name=mapped",
+            "--name=drawn",
+            "--norandommap",
+            "--name=lfsr",
+            "--random_generator=lfsr",
+        ],
+    );
+    assert_success(&out);
+    let text = stdout(&out);
+    let mapped = options_line(&text, "mapped");
+    assert!(
+        !mapped.contains("norandommap") && !mapped.contains("random_generator"),
+        "{mapped}"
+    );
+    assert!(
+        options_line(&text, "drawn").contains(" norandommap=1"),
+        "{text}"
+    );
+    assert!(
+        options_line(&text, "lfsr").contains(" random_generator=lfsr"),
+        "{text}"
+    );
+    let out = fio(
+        dir.path(),
+        &[
+            "--parse-only",
+            "--name=x",
+            "--size=16M",
+            "--random_generator=mt19937",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --random_generator \"mt19937\" is not a random generator; use tausworthe, lfsr \
+         or tausworthe64\n"
+    );
+}
+
+/// Mean read size in KiB of a size-based `bssplit` randread over a 16 MiB file (four passes).
+fn mean_read_kib(dir: &Path, extra: &[&str]) -> f64 {
+    let mut args = vec![
+        "--name=x",
+        "--filename=data",
+        "--size=16M",
+        "--io_size=64M",
+        "--rw=randread",
+        "--bssplit=4k/50:64k/50",
+        "--output-format=json",
+    ];
+    args.extend_from_slice(extra);
+    let out = fio(dir, &args);
+    assert_success(&out);
+    let text = stdout(&out);
+    let json: Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+    let read = &json["jobs"][0]["read"];
+    let (bytes, ios) = (
+        read["io_bytes"].as_f64().unwrap(),
+        read["total_ios"].as_f64().unwrap(),
+    );
+    assert!(bytes > 60.0 * 1048576.0, "{read}");
+    bytes / ios / 1024.0
+}
+
+#[test]
+fn fio_bssplit_random_reads_shrink_under_the_random_map_as_fios_do() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("data"), vec![7u8; 16 << 20]).unwrap();
+    // fio 3.33 on the same job: 19.3-20.1 KiB per read with its map; 33.8 KiB without.
+    let mapped = mean_read_kib(dir.path(), &[]);
+    assert!((16.0..24.0).contains(&mapped), "{mapped}");
+    for extra in ["--norandommap", "--random_generator=lfsr"] {
+        let drawn = mean_read_kib(dir.path(), &[extra]);
+        assert!((30.0..38.0).contains(&drawn), "{extra}: {drawn}");
+    }
+}
+
+#[test]
+fn fio_parse_only_shows_invalidate_and_fadvise_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--parse-only",
+            "--size=16M",
+            "--name=plain",
+            "--name=kept",
+            "--invalidate=0",
+            "--fadvise_hint=sequential",
+        ],
+    );
+    assert_success(&out);
+    let text = stdout(&out);
+    let plain = options_line(&text, "plain");
+    assert!(
+        !plain.contains("invalidate") && !plain.contains("fadvise"),
+        "{plain}"
+    );
+    let kept = options_line(&text, "kept");
+    assert!(
+        kept.contains(" invalidate=0") && kept.contains(" fadvise_hint=sequential"),
+        "{kept}"
+    );
+    let out = fio(
+        dir.path(),
+        &[
+            "--parse-only",
+            "--name=x",
+            "--size=16M",
+            "--fadvise_hint=often",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --fadvise_hint \"often\" is not an fadvise hint; use 0, 1, sequential or random\n"
+    );
+}
+
+/// Sectors read from `dev` (e.g. `loop3`) so far, from /proc/diskstats.
+fn sectors_read(dev: &str) -> u64 {
+    let stats = std::fs::read_to_string("/proc/diskstats").unwrap();
+    stats
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f[2] == dev)
+        .map(|f| f[5].parse().unwrap())
+        .unwrap_or_else(|| panic!("{dev} not in /proc/diskstats"))
+}
+
+#[test]
+#[ignore = "needs root"]
+fn fio_buffered_time_based_reads_the_device_on_every_pass() {
+    use crate::support::{LoopDevice, Mount, ext4_image, require_root};
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("fs.img");
+    ext4_image(&image, 64 << 20);
+    let dev = LoopDevice::attach(&image);
+    let mnt = Mount::new(&[dev.path().to_str().unwrap()], &dir.path().join("mnt"));
+    std::fs::write(mnt.0.join("data"), vec![3u8; 4 << 20]).unwrap();
+    let name = dev.name();
+    // Bytes read from the device over a 1 s buffered sequential read of a 4 MiB file, and
+    // bytes the job moved.
+    let run = |extra: &[&str]| {
+        let before = sectors_read(&name);
+        let mut args = vec![
+            "--name=x",
+            "--filename=data",
+            "--size=4M",
+            "--bs=64k",
+            "--runtime=1",
+            "--time_based",
+            "--output-format=json",
+        ];
+        args.extend_from_slice(extra);
+        let out = fio(&mnt.0, &args);
+        assert_success(&out);
+        let text = stdout(&out);
+        let json: Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+        let moved = json["jobs"][0]["read"]["io_bytes"].as_u64().unwrap();
+        ((sectors_read(&name) - before) * 512, moved)
+    };
+    let (device, moved) = run(&[]);
+    assert!(moved > 5 * (4 << 20), "several passes: {moved}");
+    assert!(
+        device * 2 > moved,
+        "each pass from the device: {device} of {moved} bytes"
+    );
+    // invalidate=0: after the first pass the reads come from memory.
+    let (device, moved) = run(&["--invalidate=0"]);
+    assert!(moved > 5 * (4 << 20), "several passes: {moved}");
+    assert!(
+        device < 2 * (4 << 20),
+        "one pass at most from the device: {device} of {moved} bytes"
+    );
+}
