@@ -11,7 +11,8 @@ use std::time::Duration;
 use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
     BsSplit, CpuListError, Distribution, EngineKind, JobSpec, MachineLimits, OpenSync, RateMin,
-    RwMode, SyncEvery, ThinkTime, UringOptions, VerifySpec, format_cpu_list, parse_cpu_list,
+    RwMode, Sequencer, SyncEvery, ThinkTime, UringOptions, VerifySpec, format_cpu_list,
+    parse_cpu_list,
 };
 use crate::units::{
     DurationError, Interval, format_bytes, format_size_short, parse_duration, parse_size_bytes,
@@ -376,13 +377,21 @@ impl<'a> Options<'a> {
 /// errors (exit 2) naming the option, its value and the fix.
 pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Result<JobSpec> {
     let opts = Options(options);
-    let (text, name) = opts.text(Key::Rw, "randread");
-    let rw = RwMode::parse(text).ok_or_else(|| {
+    let (rw_text, rw_name) = opts.text(Key::Rw, "randread");
+    let (mode, modifier) = match rw_text.split_once(':') {
+        Some((mode, modifier)) => (mode.trim(), Some(modifier.trim())),
+        None => (rw_text.trim(), None),
+    };
+    let rw = RwMode::parse(mode).ok_or_else(|| {
         usage!(
-            "{name} {text:?} is not a workload; use read, write, randread, randwrite, rw, randrw, \
-             trim, randtrim or trimwrite"
+            "{rw_name} {rw_text:?} is not a workload; use read, write, randread, randwrite, rw, \
+             randrw, trim, randtrim or trimwrite"
         )
     })?;
+    let sequencer = match modifier {
+        None => None,
+        Some(text) => sequencer_option(rw_name, rw_text, rw, text)?,
+    };
     let (text, name) = opts.text(Key::RwMixRead, "50");
     let rwmixread_pct = match text.parse::<u8>() {
         Ok(pct) if pct <= 100 => pct,
@@ -585,6 +594,30 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         bssplit.is_some(),
         distribution,
     )?;
+    if let Some(seq) = sequencer {
+        let unit = bssplit
+            .as_ref()
+            .and_then(|split| split.sizes().min())
+            .unwrap_or(block_size_bytes);
+        if let Sequencer::Skip(skip) = seq
+            && skip.unsigned_abs() % unit != 0
+        {
+            return Err(usage!(
+                "{rw_name} {rw_text:?}: the skip must be a multiple of the block size ({}) so \
+                 every I/O stays aligned; use e.g. {}:{}",
+                format_size_short(unit),
+                rw.as_str(),
+                format_size_short(unit)
+            ));
+        }
+        let backwards_or_random = !matches!(seq, Sequencer::Skip(skip) if skip > 0);
+        if verify.is_some() && backwards_or_random {
+            return Err(usage!(
+                "{rw_name} {rw_text:?}: a verifying job writes each block of its region once \
+                 per pass, forwards; use a forward skip (e.g. write:8k) or drop verify"
+            ));
+        }
+    }
     let (steady, cliff_pct) = steady_options(&opts, runtime)?;
     let number_ios = match opts.get(Key::NumberIos) {
         None => None,
@@ -639,6 +672,50 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         number_ios,
         think,
         rate_min,
+        sequencer,
+    })
+}
+
+/// fio's `rw=MODE:N` (`rw_sequencer`): for a sequential mode a size to skip after each I/O
+/// (`read:8k`; negative walks backwards: `read:-8k`), for a random one a count (`randread:8`:
+/// a new random offset every 8 I/Os). `:0` and `randread:1` are the plain mode.
+fn sequencer_option(
+    name: Name<'_>,
+    rw_text: &str,
+    rw: RwMode,
+    text: &str,
+) -> anyhow::Result<Option<Sequencer>> {
+    if rw.is_random() {
+        return match text.parse::<u32>() {
+            Ok(0) | Err(_) => Err(usage!(
+                "{name} {rw_text:?}: after {}: comes the number of I/Os between random \
+                 offsets; use e.g. {}:8",
+                rw.as_str(),
+                rw.as_str()
+            )),
+            Ok(1) => Ok(None),
+            Ok(n) => Ok(Some(Sequencer::RandomEvery(n))),
+        };
+    }
+    let (negative, magnitude) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest.trim()),
+        None => (false, text.strip_prefix('+').unwrap_or(text).trim()),
+    };
+    let bytes = parse_size_bytes(magnitude)
+        .and_then(|b| i64::try_from(b).ok())
+        .ok_or_else(|| {
+            usage!(
+                "{name} {rw_text:?}: after {}: comes the bytes to skip after each I/O; use \
+                 e.g. {}:8k, or {}:-8k to go backwards",
+                rw.as_str(),
+                rw.as_str(),
+                rw.as_str()
+            )
+        })?;
+    Ok(match bytes {
+        0 => None,
+        b if negative => Some(Sequencer::Skip(-b)),
+        b => Some(Sequencer::Skip(b)),
     })
 }
 
@@ -1045,7 +1122,7 @@ impl JobSpec {
     pub fn to_options(&self, origin: &Origin) -> Vec<JobOption> {
         let us = |d: Duration| format!("{}us", d.as_micros());
         let mut out = vec![
-            (Key::Rw, self.rw.as_str().to_string()),
+            (Key::Rw, self.rw_text()),
             (Key::RwMixRead, self.rwmixread_pct.to_string()),
             (Key::Bs, self.block_size_bytes.to_string()),
             (Key::IoDepth, self.iodepth.to_string()),
@@ -2037,5 +2114,40 @@ mod tests {
             parse(&["--bssplit", "4k/50:2M/50", "--size", "1M"]).unwrap_err(),
             "--bssplit 4k/50:2M/50 is larger than --size 1M; raise --size or lower --bssplit"
         );
+    }
+
+    #[test]
+    fn rw_modifiers_read_like_fio_and_round_trip() {
+        let seq = |rw: &str| parse(&["--rw", rw]).map(|spec| spec.sequencer);
+        assert_eq!(seq("read:8k"), Ok(Some(Sequencer::Skip(8192))));
+        assert_eq!(seq("write:-8k"), Ok(Some(Sequencer::Skip(-8192))));
+        assert_eq!(seq("randread:8"), Ok(Some(Sequencer::RandomEvery(8))));
+        assert_eq!(seq("read:0"), Ok(None));
+        assert_eq!(seq("randread:1"), Ok(None));
+        let spec = parse(&["--rw", "read:-16k"]).unwrap();
+        assert_eq!(spec.rw, RwMode::Read);
+        let back = validate(&spec.to_options(&Origin::CommandLine), &machine()).unwrap();
+        assert_eq!(back.sequencer, Some(Sequencer::Skip(-16384)));
+        for (rw, error) in [
+            (
+                "randread:x",
+                r#"--rw "randread:x": after randread: comes the number of I/Os between random offsets; use e.g. randread:8"#,
+            ),
+            (
+                "read:lots",
+                r#"--rw "read:lots": after read: comes the bytes to skip after each I/O; use e.g. read:8k, or read:-8k to go backwards"#,
+            ),
+            (
+                "read:5k",
+                r#"--rw "read:5k": the skip must be a multiple of the block size (4k) so every I/O stays aligned; use e.g. read:4k"#,
+            ),
+        ] {
+            assert_eq!(parse(&["--rw", rw]).unwrap_err(), error);
+        }
+        assert_eq!(
+            parse(&["--rw", "write:-8k", "--verify", "crc32c"]).unwrap_err(),
+            r#"--rw "write:-8k": a verifying job writes each block of its region once per pass, forwards; use a forward skip (e.g. write:8k) or drop verify"#
+        );
+        assert!(parse(&["--rw", "write:8k", "--verify", "crc32c"]).is_ok());
     }
 }

@@ -215,6 +215,33 @@ pub struct JobSpec {
     /// The job fails when a direction it does moves less than this (fio's `rate_min`,
     /// `rate_iops_min`, `rate_cycle`).
     pub rate_min: Option<RateMin>,
+    /// fio's `rw=MODE:N` modifier (its `rw_sequencer`): `None` for plain `rw=MODE`.
+    pub sequencer: Option<Sequencer>,
+}
+
+/// fio's `rw=MODE:N`: how offsets move between I/Os.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sequencer {
+    /// A sequential job skips this many bytes after each I/O (negative: it walks backwards,
+    /// each I/O this far before the end of the previous one), wrapping at the region's ends.
+    Skip(i64),
+    /// A random job draws a new random offset every this many I/Os and goes on sequentially
+    /// from the last one in between.
+    RandomEvery(u32),
+}
+
+impl Sequencer {
+    /// The modifier as fio writes it after `rw=MODE:`.
+    #[must_use]
+    pub fn suffix(self) -> String {
+        match self {
+            Self::Skip(bytes) if bytes < 0 => {
+                format!("-{}", crate::units::format_size_short(bytes.unsigned_abs()))
+            }
+            Self::Skip(bytes) => crate::units::format_size_short(bytes.unsigned_abs()),
+            Self::RandomEvery(n) => n.to_string(),
+        }
+    }
 }
 
 /// fio's think time: after `blocks` I/Os (counted as they complete, or as they are issued),
@@ -413,6 +440,7 @@ impl Default for JobSpec {
             number_ios: None,
             think: None,
             rate_min: None,
+            sequencer: None,
         }
     }
 }
@@ -421,6 +449,15 @@ impl Default for JobSpec {
 pub const DEFAULT_CLIFF_PCT: f64 = 30.0;
 
 impl JobSpec {
+    /// fio's `rw` value: the mode, with its `:N` modifier when there is one.
+    #[must_use]
+    pub fn rw_text(&self) -> String {
+        match self.sequencer {
+            Some(seq) => format!("{}:{}", self.rw.as_str(), seq.suffix()),
+            None => self.rw.as_str().to_string(),
+        }
+    }
+
     /// Whether this job issues writes.
     #[must_use]
     pub fn writes(&self) -> bool {
@@ -518,7 +555,7 @@ impl JobSpec {
         };
         let mut text = format!(
             "{} {bs} iodepth={} numjobs={} {} {}",
-            self.rw.as_str(),
+            self.rw_text(),
             self.iodepth,
             self.numjobs,
             self.ioengine.as_str(),

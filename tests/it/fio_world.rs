@@ -289,3 +289,79 @@ fn size_short(bytes: u64) -> String {
         bytes.to_string()
     }
 }
+
+#[test]
+fn rw_modifiers_are_taken_and_bad_ones_refused() {
+    let out = parse_only("[a]\nrw=read:-8k\nbs=4k\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    assert!(
+        stdout(&out).contains("job a (group 0): read:-8k bs=4k"),
+        "{}",
+        stdout(&out)
+    );
+    let out = parse_only("[a]\nrw=randread:8\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    assert!(
+        stdout(&out).contains("randread:8 bs=4k"),
+        "{}",
+        stdout(&out)
+    );
+    let out = parse_only("[a]\nrw=read:6k\nbs=4k\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:2: rw \"read:6k\": the skip must be a multiple of the block size (4k) so every \
+         I/O stays aligned; use e.g. read:4k",
+    );
+    let out = parse_only("[a]\nrw=randwrite:often\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:2: rw \"randwrite:often\": after randwrite: comes the number of I/Os between \
+         random offsets; use e.g. randwrite:8",
+    );
+}
+
+/// The 4 KiB blocks of `file` that hold anything but zeros.
+fn written_blocks(file: &Path) -> Vec<usize> {
+    let data = std::fs::read(file).unwrap();
+    data.chunks(4096)
+        .enumerate()
+        .filter(|(_, block)| block.iter().any(|b| *b != 0))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[test]
+fn rw_modifiers_write_the_blocks_fio_writes() {
+    // What fio 3.33 writes into a sparse 64 KiB file (its write_iolog): a backward skip
+    // starts at 0, then one skip before the end and down 4k at a time; a forward skip leaves
+    // a hole after every block.
+    for (rw, io_size, want) in [
+        ("write:-8k", "24k", vec![0, 10, 11, 12, 13, 14]),
+        ("write:4k", "32k", vec![0, 2, 4, 6, 8, 10, 12, 14]),
+        ("write:8k", "16k", vec![0, 3, 6, 9]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        sparse_file(&dir.path().join("f"), 64 << 10);
+        std::fs::write(
+            dir.path().join("j.fio"),
+            format!("[a]\nrw={rw}\nbs=4k\nsize=64k\nio_size={io_size}\nfilename=f\n"),
+        )
+        .unwrap();
+        let out = fio(dir.path(), &["j.fio", "--allow-destructive"]);
+        assert_success(&out);
+        assert_eq!(written_blocks(&dir.path().join("f")), want, "rw={rw}");
+    }
+    // randwrite:4: three blocks in a row after each random one.
+    let dir = tempfile::tempdir().unwrap();
+    sparse_file(&dir.path().join("f"), 1 << 20);
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[a]\nrw=randwrite:4\nbs=4k\nsize=1m\nio_size=16k\nfilename=f\n",
+    )
+    .unwrap();
+    let out = fio(dir.path(), &["j.fio", "--allow-destructive"]);
+    assert_success(&out);
+    let blocks = written_blocks(&dir.path().join("f"));
+    assert_eq!(blocks[..3], [0, 1, 2], "{blocks:?}");
+    assert_eq!(blocks.len(), 4, "{blocks:?}");
+}
