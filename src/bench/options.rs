@@ -438,6 +438,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         "psync" => EngineKind::Psync,
         "libaio" => EngineKind::Libaio,
         "null" => EngineKind::Null,
+        "falloc" => EngineKind::Falloc,
+        "ftruncate" => EngineKind::Ftruncate,
         // fio's engines with a diskdash equivalent: say which.
         "posixaio" | "windowsaio" => {
             return Err(usage!(
@@ -462,6 +464,13 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     } else {
         ioengine
     };
+    if ioengine == EngineKind::Ftruncate && (rw.read_pct(rwmixread_pct) > 0 || rw.trims()) {
+        let (engine_text, engine_name) = opts.text(Key::IoEngine, "");
+        return Err(usage!(
+            "{engine_name} {engine_text:?} only writes (each write truncates the file to its \
+             offset), but {rw_name} is {rw_text:?}; use rw=write or rw=randwrite"
+        ));
+    }
     let (text, name) = opts.text(Key::IoDepthBatch, "1");
     let iodepth_batch = count_option(name, text, MAX_IODEPTH, "1 or 8")?;
     if iodepth_batch > iodepth {
@@ -473,7 +482,10 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let iodepth_batch_complete = count_option(name, text, MAX_IODEPTH, "1 or 32")?;
     // Every per-slot and per-worker cost, not the buffers alone (the session checks each
     // step against the memory available now: `memory::check_plan`). psync has one slot.
-    let depth = if ioengine == EngineKind::Psync {
+    let depth = if matches!(
+        ioengine,
+        EngineKind::Psync | EngineKind::Falloc | EngineKind::Ftruncate
+    ) {
         1
     } else {
         iodepth

@@ -101,6 +101,11 @@ pub enum EngineKind {
     Psync,
     /// No I/O: completes every request at once; measures the engine's own overhead.
     Null,
+    /// fio's `falloc`: `fallocate` on the range, one at a time (a write allocates it, a read
+    /// allocates it keeping the file's size, a trim punches a hole); no data moves.
+    Falloc,
+    /// fio's `ftruncate`: each write truncates the file to its offset, one at a time.
+    Ftruncate,
 }
 
 impl EngineKind {
@@ -111,6 +116,8 @@ impl EngineKind {
             Self::Libaio => "libaio",
             Self::Psync => "psync",
             Self::Null => "null",
+            Self::Falloc => "falloc",
+            Self::Ftruncate => "ftruncate",
         }
     }
 }
@@ -487,7 +494,7 @@ impl JobSpec {
     #[must_use]
     pub fn effective_iodepth_with(&self, engine: EngineKind) -> u32 {
         match engine {
-            EngineKind::Psync => 1,
+            EngineKind::Psync | EngineKind::Falloc | EngineKind::Ftruncate => 1,
             EngineKind::IoUring | EngineKind::Libaio | EngineKind::Null => self.iodepth,
         }
     }
@@ -538,9 +545,14 @@ impl JobSpec {
                     .to_string(),
             );
         }
-        (self.ioengine == EngineKind::Psync && self.iodepth > 1).then(|| {
+        let one_at_a_time = matches!(
+            self.ioengine,
+            EngineKind::Psync | EngineKind::Falloc | EngineKind::Ftruncate
+        );
+        (one_at_a_time && self.iodepth > 1).then(|| {
             format!(
-                "psync issues one I/O at a time per worker; --iodepth {} applies to io_uring and libaio only",
+                "{} issues one I/O at a time per worker; --iodepth {} applies to io_uring and libaio only",
+                self.ioengine.as_str(),
                 self.iodepth
             )
         })

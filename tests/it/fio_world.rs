@@ -365,3 +365,77 @@ fn rw_modifiers_write_the_blocks_fio_writes() {
     assert_eq!(blocks[..3], [0, 1, 2], "{blocks:?}");
     assert_eq!(blocks.len(), 4, "{blocks:?}");
 }
+
+#[test]
+fn file_engines_are_taken_mapped_or_refused_by_name() {
+    for engine in ["falloc", "ftruncate"] {
+        let out = parse_only(&format!(
+            "[a]\nioengine={engine}\nrw=randwrite\nsize=1m\nfilename=f\n"
+        ));
+        assert_success(&out);
+        assert!(
+            stdout(&out).contains(&format!(" {engine} buffered")),
+            "{}",
+            stdout(&out)
+        );
+    }
+    let out = parse_only("[a]\nioengine=mmap\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    assert_stderr_has(
+        &out,
+        "note: j.fio:2: ioengine=mmap: runs as diskdash's psync: diskdash issues pread/pwrite",
+    );
+    let out = parse_only("[a]\nioengine=ftruncate\nrw=read\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:2: ioengine \"ftruncate\" only writes (each write truncates the file to its \
+         offset), but j.fio:3: rw is \"read\"; use rw=write or rw=randwrite",
+    );
+    let out = parse_only("[a]\nioengine=filestat\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:2: ioengine \"filestat\": fio's filestat engine times stat calls on files, \
+         metadata operations with no reads or writes; diskdash measures reads and writes (use \
+         io_uring, libaio, psync or null)",
+    );
+}
+
+#[test]
+fn falloc_allocates_and_ftruncate_truncates() {
+    use std::os::unix::fs::MetadataExt;
+    // falloc: each write allocates its 4 KiB in the sparse file, and no data is written.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    sparse_file(&file, 1 << 20);
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[a]\nioengine=falloc\nrw=write\nbs=4k\nsize=1m\nio_size=64k\nfilename=f\n",
+    )
+    .unwrap();
+    let out = fio(dir.path(), &["j.fio", "--allow-destructive"]);
+    assert_success(&out);
+    let meta = std::fs::metadata(&file).unwrap();
+    assert_eq!(meta.len(), 1 << 20);
+    assert!(meta.blocks() * 512 >= 64 << 10, "{} sectors", meta.blocks());
+    assert!(written_blocks(&file).is_empty(), "fallocate writes no data");
+    // ftruncate: a sequential write truncates to each offset in turn, the last 60k.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t");
+    sparse_file(&file, 64 << 10);
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[a]\nioengine=ftruncate\nrw=write\nbs=4k\nsize=64k\nfilename=t\n",
+    )
+    .unwrap();
+    let out = fio(
+        dir.path(),
+        &["j.fio", "--allow-destructive", "--json", "r.json"],
+    );
+    assert_success(&out);
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 60 << 10);
+    let record = read_json(&dir.path().join("r.json"));
+    assert_eq!(
+        record["segments"][0]["jobs"][0]["write"]["io_bytes"],
+        64 << 10
+    );
+}
