@@ -1277,8 +1277,52 @@ fn size_option(name: Name<'_>, text: &str, examples: &str) -> anyhow::Result<u64
 
 /// fio's `random_distribution`: `random`, `zipf:THETA` (> 0, not 1), `pareto:H` (0 < H < 1),
 /// `normal:DEV` (the deviation in percent of the working set, 0 < DEV <= 100).
+/// fio's `zoned:A/S:A/S...` (percent of the I/O / percent of the working set, zone by zone
+/// from the start): the I/O shares add up to 100, the sizes to at most 100; a last size left
+/// empty (`20/`) takes the rest of the working set.
+fn zoned_option(name: Name<'_>, text: &str, value: &str) -> anyhow::Result<Distribution> {
+    let fix = "use e.g. zoned:60/10:30/20:10/70 (percent of the I/O / percent of the working \
+               set, zone by zone)";
+    let parts: Vec<&str> = value.split(':').map(str::trim).collect();
+    if parts.len() > crate::bench::spec::MAX_ZONES {
+        return Err(usage!(
+            "{name} {text:?}: {} zones, at most {}; {fix}",
+            parts.len(),
+            crate::bench::spec::MAX_ZONES
+        ));
+    }
+    let mut zones = crate::bench::spec::Zones {
+        count: 0,
+        zones: [(0, 0); crate::bench::spec::MAX_ZONES],
+    };
+    let (mut io_sum, mut size_sum) = (0u32, 0u32);
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        let (io, size) = part.split_once('/').unwrap_or((part, "?"));
+        let io = io.trim().parse::<u8>().ok().filter(|p| *p <= 100);
+        let size = match size.trim() {
+            "" if last => u8::try_from(100u32.saturating_sub(size_sum)).ok(),
+            size => size.parse::<u8>().ok().filter(|p| (1..=100).contains(p)),
+        };
+        let (Some(io), Some(size)) = (io, size) else {
+            return Err(usage!("{name} {text:?}: zone {part:?} is not A/S; {fix}"));
+        };
+        io_sum += u32::from(io);
+        size_sum += u32::from(size);
+        zones.zones[i] = (io, size);
+        zones.count += 1;
+    }
+    if io_sum != 100 || size_sum > 100 || size_sum == 0 {
+        return Err(usage!(
+            "{name} {text:?}: the I/O shares add up to {io_sum}% (must be 100) and the sizes \
+             to {size_sum}% (must be 1 to 100); {fix}"
+        ));
+    }
+    Ok(Distribution::Zoned(zones))
+}
+
 fn distribution_option(name: Name<'_>, text: &str) -> anyhow::Result<Distribution> {
-    let fix = "use random, zipf:1.2, pareto:0.3 or normal:10";
+    let fix = "use random, zipf:1.2, pareto:0.3, normal:10 or zoned:60/10:40/90";
     let (kind, value) = text.trim().split_once(':').unwrap_or((text.trim(), ""));
     let number = value.trim().parse::<f64>().ok().filter(|v| v.is_finite());
     match (kind, number) {
@@ -1294,6 +1338,7 @@ fn distribution_option(name: Name<'_>, text: &str) -> anyhow::Result<Distributio
         ("pareto", Some(_)) => Err(usage!(
             "{name} {text:?}: pareto's h must be between 0 and 1; use e.g. pareto:0.3"
         )),
+        ("zoned", _) => zoned_option(name, text, value),
         ("normal", Some(dev)) if dev > 0.0 && dev <= 100.0 => Ok(Distribution::Normal(dev)),
         ("normal", Some(_)) => Err(usage!(
             "{name} {text:?}: normal's deviation is a percentage of the working set, above 0 \
@@ -1809,7 +1854,7 @@ mod tests {
             ),
             (
                 &["--random-distribution", "hot"],
-                r#"--random-distribution "hot" is not a distribution; use random, zipf:1.2, pareto:0.3 or normal:10"#,
+                r#"--random-distribution "hot" is not a distribution; use random, zipf:1.2, pareto:0.3, normal:10 or zoned:60/10:40/90"#,
             ),
             (
                 &["--cpus", "a-b"],
@@ -2161,5 +2206,25 @@ mod tests {
             r#"--rw "write:-8k": a verifying job writes each block of its region once per pass, forwards; use a forward skip (e.g. write:8k) or drop verify"#
         );
         assert!(parse(&["--rw", "write:8k", "--verify", "crc32c"]).is_ok());
+    }
+
+    #[test]
+    fn zoned_distributions_read_like_fio() {
+        let dist = |text: &str| parse(&["--random-distribution", text]).map(|s| s.distribution);
+        let Ok(Distribution::Zoned(zones)) = dist("zoned:50/5:30/15:20/") else {
+            panic!("{:?}", dist("zoned:50/5:30/15:20/"));
+        };
+        assert_eq!(zones.list(), [(50, 5), (30, 15), (20, 80)]);
+        let spec = parse(&["--random-distribution", "zoned:60/10:40/90"]).unwrap();
+        let back = validate(&spec.to_options(&Origin::CommandLine), &machine()).unwrap();
+        assert_eq!(back.distribution, spec.distribution);
+        assert_eq!(
+            dist("zoned:50/5:30/15").unwrap_err(),
+            r#"--random-distribution "zoned:50/5:30/15": the I/O shares add up to 80% (must be 100) and the sizes to 20% (must be 1 to 100); use e.g. zoned:60/10:30/20:10/70 (percent of the I/O / percent of the working set, zone by zone)"#
+        );
+        assert_eq!(
+            dist("zoned:50:50/50").unwrap_err(),
+            r#"--random-distribution "zoned:50:50/50": zone "50" is not A/S; use e.g. zoned:60/10:30/20:10/70 (percent of the I/O / percent of the working set, zone by zone)"#
+        );
     }
 }

@@ -362,6 +362,28 @@ pub enum Distribution {
     Pareto(f64),
     /// Gaussian around the middle of the working set, the deviation a percentage of it.
     Normal(f64),
+    /// fio's `zoned:A/S:...`: A% of the I/O goes to the next S% of the working set, uniform
+    /// within each zone.
+    Zoned(Zones),
+}
+
+/// The most zones a `zoned` distribution may have.
+pub const MAX_ZONES: usize = 16;
+
+/// fio's `zoned` zones, in order from the start of the working set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Zones {
+    pub count: u8,
+    /// (percent of the I/O, percent of the working set); the first `count` are used.
+    pub zones: [(u8, u8); MAX_ZONES],
+}
+
+impl Zones {
+    /// The zones in use.
+    #[must_use]
+    pub fn list(&self) -> &[(u8, u8)] {
+        &self.zones[..usize::from(self.count)]
+    }
 }
 
 impl Distribution {
@@ -373,6 +395,14 @@ impl Distribution {
             Self::Zipf(theta) => format!("zipf:{theta}"),
             Self::Pareto(h) => format!("pareto:{h}"),
             Self::Normal(dev) => format!("normal:{dev}"),
+            Self::Zoned(zones) => {
+                let parts: Vec<String> = zones
+                    .list()
+                    .iter()
+                    .map(|(io, size)| format!("{io}/{size}"))
+                    .collect();
+                format!("zoned:{}", parts.join(":"))
+            }
         }
     }
 }

@@ -40,6 +40,11 @@ enum Pick {
     Normal {
         sigma: f64,
     },
+    /// fio's zoned: (cumulative percent of the I/O, first block, blocks) per zone (built
+    /// once at setup).
+    Zoned {
+        zones: Box<[(u8, u64, u64)]>,
+    },
 }
 
 /// The generalised harmonic number H(n, theta) = sum of i^-theta for i in 1..=n: exact for the
@@ -99,6 +104,21 @@ impl Pick {
             Distribution::Normal(dev_pct) => Self::Normal {
                 sigma: (n as f64 * dev_pct / 100.0).max(1.0),
             },
+            Distribution::Zoned(list) => {
+                let mut zones = Vec::with_capacity(list.list().len());
+                let (mut io, mut size) = (0u8, 0u64);
+                for &(io_pct, size_pct) in list.list() {
+                    let start = (u128::from(n) * u128::from(size) / 100) as u64;
+                    size += u64::from(size_pct);
+                    let end = (u128::from(n) * u128::from(size) / 100) as u64;
+                    io = io.saturating_add(io_pct);
+                    let start = start.min(n - 1);
+                    zones.push((io, start, end.saturating_sub(start).max(1).min(n - start)));
+                }
+                Self::Zoned {
+                    zones: zones.into_boxed_slice(),
+                }
+            }
         }
     }
 
@@ -135,6 +155,15 @@ impl Pick {
             Self::Pareto { power, scramble } => {
                 let rank = ((n - 1) as f64 * unit().powf(power)) as u64;
                 (u128::from(rank.min(n - 1)) * u128::from(scramble) % u128::from(n)) as u64
+            }
+            Self::Zoned { ref zones } => {
+                let draw = splitmix64(rng) % 100;
+                let &(_, start, blocks) = zones
+                    .iter()
+                    .find(|(below, _, _)| draw < u64::from(*below))
+                    .or(zones.last())
+                    .expect("a zoned distribution has a zone");
+                start + ((u128::from(splitmix64(rng)) * u128::from(blocks)) >> 64) as u64
             }
             Self::Normal { sigma } => {
                 let middle = n as f64 / 2.0;
@@ -783,5 +812,33 @@ mod tests {
         assert_eq!(w.pass(), 1);
         let written: Vec<u64> = w.written_offsets().map(|o| o / 4096).collect();
         assert_eq!(written, [0, 4, 8, 12]);
+    }
+
+    #[test]
+    fn zoned_sends_each_share_of_the_io_to_its_zone() {
+        let mut zones = crate::bench::spec::Zones {
+            count: 3,
+            zones: [(0, 0); crate::bench::spec::MAX_ZONES],
+        };
+        zones.zones[..3].copy_from_slice(&[(50, 5), (30, 15), (20, 80)]);
+        let spec = JobSpec {
+            distribution: Distribution::Zoned(zones),
+            ..spec(RwMode::RandRead, 1)
+        };
+        let blocks = 10_000u64;
+        let mut w = Workload::new(&spec, blocks * 4096, 0, 5);
+        let mut counts = [0u32; 3];
+        for _ in 0..100_000 {
+            let block = w.next_io().1 / 4096;
+            assert!(block < blocks);
+            counts[match block {
+                0..500 => 0,
+                500..2000 => 1,
+                _ => 2,
+            }] += 1;
+        }
+        for (got, want) in counts.iter().zip([50_000, 30_000, 20_000]) {
+            assert!(got.abs_diff(want) < 1_000, "{counts:?}");
+        }
     }
 }

@@ -439,3 +439,35 @@ fn falloc_allocates_and_ftruncate_truncates() {
         64 << 10
     );
 }
+
+#[test]
+fn zoned_random_distribution_is_taken_and_runs() {
+    let out = parse_only(
+        "[a]\nrw=randread\nrandom_distribution=zoned:50/5:30/15:20/\nsize=1m\nfilename=f\n",
+    );
+    assert_success(&out);
+    assert_stdout_has(&out, "random_distribution=zoned:50/5:30/15:20/80");
+    let out = parse_only("[a]\nrw=randread\nrandom_distribution=zoned:50/5\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:3: random_distribution \"zoned:50/5\": the I/O shares add up to 50% (must be \
+         100) and the sizes to 5% (must be 1 to 100); use e.g. zoned:60/10:30/20:10/70 \
+         (percent of the I/O / percent of the working set, zone by zone)",
+    );
+    // All of the writes in the first quarter of a sparse file: nothing lands past it.
+    let dir = tempfile::tempdir().unwrap();
+    sparse_file(&dir.path().join("f"), 1 << 20);
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[a]\nrw=randwrite\nrandom_distribution=zoned:100/25:0/75\nbs=4k\nsize=1m\n\
+         io_size=256k\nfilename=f\n",
+    )
+    .unwrap();
+    let out = fio(dir.path(), &["j.fio", "--allow-destructive"]);
+    assert_success(&out);
+    let blocks = written_blocks(&dir.path().join("f"));
+    assert!(
+        !blocks.is_empty() && blocks.iter().all(|b| *b < 64),
+        "{blocks:?}"
+    );
+}
