@@ -12,7 +12,7 @@ use crate::bench::randmap::Generator;
 use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
     BsSplit, CpuListError, Distribution, EngineKind, Fadvise, JobSpec, MachineLimits, OpenSync,
-    RateMin, RwMode, SyncEvery, ThinkTime, UringOptions, VerifySpec, format_cpu_list,
+    RateMin, RwMode, Sequencer, SyncEvery, ThinkTime, UringOptions, VerifySpec, format_cpu_list,
     parse_cpu_list,
 };
 use crate::units::{
@@ -399,13 +399,21 @@ impl<'a> Options<'a> {
 /// errors (exit 2) naming the option, its value and the fix.
 pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Result<JobSpec> {
     let opts = Options(options);
-    let (text, name) = opts.text(Key::Rw, "randread");
-    let rw = RwMode::parse(text).ok_or_else(|| {
+    let (rw_text, rw_name) = opts.text(Key::Rw, "randread");
+    let (mode, modifier) = match rw_text.split_once(':') {
+        Some((mode, modifier)) => (mode.trim(), Some(modifier.trim())),
+        None => (rw_text.trim(), None),
+    };
+    let rw = RwMode::parse(mode).ok_or_else(|| {
         usage!(
-            "{name} {text:?} is not a workload; use read, write, randread, randwrite, rw, randrw, \
-             trim, randtrim or trimwrite"
+            "{rw_name} {rw_text:?} is not a workload; use read, write, randread, randwrite, rw, \
+             randrw, trim, randtrim or trimwrite"
         )
     })?;
+    let sequencer = match modifier {
+        None => None,
+        Some(text) => sequencer_option(rw_name, rw_text, rw, text)?,
+    };
     let (text, name) = opts.text(Key::RwMixRead, "50");
     let rwmixread_pct = match text.parse::<u8>() {
         Ok(pct) if pct <= 100 => pct,
@@ -452,6 +460,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         "psync" => EngineKind::Psync,
         "libaio" => EngineKind::Libaio,
         "null" => EngineKind::Null,
+        "falloc" => EngineKind::Falloc,
+        "ftruncate" => EngineKind::Ftruncate,
         // fio's engines with a diskdash equivalent: say which.
         "posixaio" | "windowsaio" => {
             return Err(usage!(
@@ -476,6 +486,13 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     } else {
         ioengine
     };
+    if ioengine == EngineKind::Ftruncate && (rw.read_pct(rwmixread_pct) > 0 || rw.trims()) {
+        let (engine_text, engine_name) = opts.text(Key::IoEngine, "");
+        return Err(usage!(
+            "{engine_name} {engine_text:?} only writes (each write truncates the file to its \
+             offset), but {rw_name} is {rw_text:?}; use rw=write or rw=randwrite"
+        ));
+    }
     let (text, name) = opts.text(Key::IoDepthBatch, "1");
     let iodepth_batch = count_option(name, text, MAX_IODEPTH, "1 or 8")?;
     if iodepth_batch > iodepth {
@@ -487,7 +504,10 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let iodepth_batch_complete = count_option(name, text, MAX_IODEPTH, "1 or 32")?;
     // Every per-slot and per-worker cost, not the buffers alone (the session checks each
     // step against the memory available now: `memory::check_plan`). psync has one slot.
-    let depth = if ioengine == EngineKind::Psync {
+    let depth = if matches!(
+        ioengine,
+        EngineKind::Psync | EngineKind::Falloc | EngineKind::Ftruncate
+    ) {
         1
     } else {
         iodepth
@@ -608,6 +628,30 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         bssplit.is_some(),
         distribution,
     )?;
+    if let Some(seq) = sequencer {
+        let unit = bssplit
+            .as_ref()
+            .and_then(|split| split.sizes().min())
+            .unwrap_or(block_size_bytes);
+        if let Sequencer::Skip(skip) = seq
+            && skip.unsigned_abs() % unit != 0
+        {
+            return Err(usage!(
+                "{rw_name} {rw_text:?}: the skip must be a multiple of the block size ({}) so \
+                 every I/O stays aligned; use e.g. {}:{}",
+                format_size_short(unit),
+                rw.as_str(),
+                format_size_short(unit)
+            ));
+        }
+        let backwards_or_random = !matches!(seq, Sequencer::Skip(skip) if skip > 0);
+        if verify.is_some() && backwards_or_random {
+            return Err(usage!(
+                "{rw_name} {rw_text:?}: a verifying job writes each block of its region once \
+                 per pass, forwards; use a forward skip (e.g. write:8k) or drop verify"
+            ));
+        }
+    }
     let (steady, cliff_pct) = steady_options(&opts, runtime)?;
     let number_ios = match opts.get(Key::NumberIos) {
         None => None,
@@ -680,6 +724,50 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         random_generator,
         invalidate,
         fadvise,
+        sequencer,
+    })
+}
+
+/// fio's `rw=MODE:N` (`rw_sequencer`): for a sequential mode a size to skip after each I/O
+/// (`read:8k`; negative walks backwards: `read:-8k`), for a random one a count (`randread:8`:
+/// a new random offset every 8 I/Os). `:0` and `randread:1` are the plain mode.
+fn sequencer_option(
+    name: Name<'_>,
+    rw_text: &str,
+    rw: RwMode,
+    text: &str,
+) -> anyhow::Result<Option<Sequencer>> {
+    if rw.is_random() {
+        return match text.parse::<u32>() {
+            Ok(0) | Err(_) => Err(usage!(
+                "{name} {rw_text:?}: after {}: comes the number of I/Os between random \
+                 offsets; use e.g. {}:8",
+                rw.as_str(),
+                rw.as_str()
+            )),
+            Ok(1) => Ok(None),
+            Ok(n) => Ok(Some(Sequencer::RandomEvery(n))),
+        };
+    }
+    let (negative, magnitude) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest.trim()),
+        None => (false, text.strip_prefix('+').unwrap_or(text).trim()),
+    };
+    let bytes = parse_size_bytes(magnitude)
+        .and_then(|b| i64::try_from(b).ok())
+        .ok_or_else(|| {
+            usage!(
+                "{name} {rw_text:?}: after {}: comes the bytes to skip after each I/O; use \
+                 e.g. {}:8k, or {}:-8k to go backwards",
+                rw.as_str(),
+                rw.as_str(),
+                rw.as_str()
+            )
+        })?;
+    Ok(match bytes {
+        0 => None,
+        b if negative => Some(Sequencer::Skip(-b)),
+        b => Some(Sequencer::Skip(b)),
     })
 }
 
@@ -1086,7 +1174,7 @@ impl JobSpec {
     pub fn to_options(&self, origin: &Origin) -> Vec<JobOption> {
         let us = |d: Duration| format!("{}us", d.as_micros());
         let mut out = vec![
-            (Key::Rw, self.rw.as_str().to_string()),
+            (Key::Rw, self.rw_text()),
             (Key::RwMixRead, self.rwmixread_pct.to_string()),
             (Key::Bs, self.block_size_bytes.to_string()),
             (Key::IoDepth, self.iodepth.to_string()),
@@ -1244,8 +1332,52 @@ fn size_option(name: Name<'_>, text: &str, examples: &str) -> anyhow::Result<u64
 
 /// fio's `random_distribution`: `random`, `zipf:THETA` (> 0, not 1), `pareto:H` (0 < H < 1),
 /// `normal:DEV` (the deviation in percent of the working set, 0 < DEV <= 100).
+/// fio's `zoned:A/S:A/S...` (percent of the I/O / percent of the working set, zone by zone
+/// from the start): the I/O shares add up to 100, the sizes to at most 100; a last size left
+/// empty (`20/`) takes the rest of the working set.
+fn zoned_option(name: Name<'_>, text: &str, value: &str) -> anyhow::Result<Distribution> {
+    let fix = "use e.g. zoned:60/10:30/20:10/70 (percent of the I/O / percent of the working \
+               set, zone by zone)";
+    let parts: Vec<&str> = value.split(':').map(str::trim).collect();
+    if parts.len() > crate::bench::spec::MAX_ZONES {
+        return Err(usage!(
+            "{name} {text:?}: {} zones, at most {}; {fix}",
+            parts.len(),
+            crate::bench::spec::MAX_ZONES
+        ));
+    }
+    let mut zones = crate::bench::spec::Zones {
+        count: 0,
+        zones: [(0, 0); crate::bench::spec::MAX_ZONES],
+    };
+    let (mut io_sum, mut size_sum) = (0u32, 0u32);
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        let (io, size) = part.split_once('/').unwrap_or((part, "?"));
+        let io = io.trim().parse::<u8>().ok().filter(|p| *p <= 100);
+        let size = match size.trim() {
+            "" if last => u8::try_from(100u32.saturating_sub(size_sum)).ok(),
+            size => size.parse::<u8>().ok().filter(|p| (1..=100).contains(p)),
+        };
+        let (Some(io), Some(size)) = (io, size) else {
+            return Err(usage!("{name} {text:?}: zone {part:?} is not A/S; {fix}"));
+        };
+        io_sum += u32::from(io);
+        size_sum += u32::from(size);
+        zones.zones[i] = (io, size);
+        zones.count += 1;
+    }
+    if io_sum != 100 || size_sum > 100 || size_sum == 0 {
+        return Err(usage!(
+            "{name} {text:?}: the I/O shares add up to {io_sum}% (must be 100) and the sizes \
+             to {size_sum}% (must be 1 to 100); {fix}"
+        ));
+    }
+    Ok(Distribution::Zoned(zones))
+}
+
 fn distribution_option(name: Name<'_>, text: &str) -> anyhow::Result<Distribution> {
-    let fix = "use random, zipf:1.2, pareto:0.3 or normal:10";
+    let fix = "use random, zipf:1.2, pareto:0.3, normal:10 or zoned:60/10:40/90";
     let (kind, value) = text.trim().split_once(':').unwrap_or((text.trim(), ""));
     let number = value.trim().parse::<f64>().ok().filter(|v| v.is_finite());
     match (kind, number) {
@@ -1261,6 +1393,7 @@ fn distribution_option(name: Name<'_>, text: &str) -> anyhow::Result<Distributio
         ("pareto", Some(_)) => Err(usage!(
             "{name} {text:?}: pareto's h must be between 0 and 1; use e.g. pareto:0.3"
         )),
+        ("zoned", _) => zoned_option(name, text, value),
         ("normal", Some(dev)) if dev > 0.0 && dev <= 100.0 => Ok(Distribution::Normal(dev)),
         ("normal", Some(_)) => Err(usage!(
             "{name} {text:?}: normal's deviation is a percentage of the working set, above 0 \
@@ -1776,7 +1909,7 @@ mod tests {
             ),
             (
                 &["--random-distribution", "hot"],
-                r#"--random-distribution "hot" is not a distribution; use random, zipf:1.2, pareto:0.3 or normal:10"#,
+                r#"--random-distribution "hot" is not a distribution; use random, zipf:1.2, pareto:0.3, normal:10 or zoned:60/10:40/90"#,
             ),
             (
                 &["--cpus", "a-b"],
@@ -2092,6 +2225,61 @@ mod tests {
         assert_eq!(
             parse(&["--bssplit", "4k/50:2M/50", "--size", "1M"]).unwrap_err(),
             "--bssplit 4k/50:2M/50 is larger than --size 1M; raise --size or lower --bssplit"
+        );
+    }
+
+    #[test]
+    fn rw_modifiers_read_like_fio_and_round_trip() {
+        let seq = |rw: &str| parse(&["--rw", rw]).map(|spec| spec.sequencer);
+        assert_eq!(seq("read:8k"), Ok(Some(Sequencer::Skip(8192))));
+        assert_eq!(seq("write:-8k"), Ok(Some(Sequencer::Skip(-8192))));
+        assert_eq!(seq("randread:8"), Ok(Some(Sequencer::RandomEvery(8))));
+        assert_eq!(seq("read:0"), Ok(None));
+        assert_eq!(seq("randread:1"), Ok(None));
+        let spec = parse(&["--rw", "read:-16k"]).unwrap();
+        assert_eq!(spec.rw, RwMode::Read);
+        let back = validate(&spec.to_options(&Origin::CommandLine), &machine()).unwrap();
+        assert_eq!(back.sequencer, Some(Sequencer::Skip(-16384)));
+        for (rw, error) in [
+            (
+                "randread:x",
+                r#"--rw "randread:x": after randread: comes the number of I/Os between random offsets; use e.g. randread:8"#,
+            ),
+            (
+                "read:lots",
+                r#"--rw "read:lots": after read: comes the bytes to skip after each I/O; use e.g. read:8k, or read:-8k to go backwards"#,
+            ),
+            (
+                "read:5k",
+                r#"--rw "read:5k": the skip must be a multiple of the block size (4k) so every I/O stays aligned; use e.g. read:4k"#,
+            ),
+        ] {
+            assert_eq!(parse(&["--rw", rw]).unwrap_err(), error);
+        }
+        assert_eq!(
+            parse(&["--rw", "write:-8k", "--verify", "crc32c"]).unwrap_err(),
+            r#"--rw "write:-8k": a verifying job writes each block of its region once per pass, forwards; use a forward skip (e.g. write:8k) or drop verify"#
+        );
+        assert!(parse(&["--rw", "write:8k", "--verify", "crc32c"]).is_ok());
+    }
+
+    #[test]
+    fn zoned_distributions_read_like_fio() {
+        let dist = |text: &str| parse(&["--random-distribution", text]).map(|s| s.distribution);
+        let Ok(Distribution::Zoned(zones)) = dist("zoned:50/5:30/15:20/") else {
+            panic!("{:?}", dist("zoned:50/5:30/15:20/"));
+        };
+        assert_eq!(zones.list(), [(50, 5), (30, 15), (20, 80)]);
+        let spec = parse(&["--random-distribution", "zoned:60/10:40/90"]).unwrap();
+        let back = validate(&spec.to_options(&Origin::CommandLine), &machine()).unwrap();
+        assert_eq!(back.distribution, spec.distribution);
+        assert_eq!(
+            dist("zoned:50/5:30/15").unwrap_err(),
+            r#"--random-distribution "zoned:50/5:30/15": the I/O shares add up to 80% (must be 100) and the sizes to 20% (must be 1 to 100); use e.g. zoned:60/10:30/20:10/70 (percent of the I/O / percent of the working set, zone by zone)"#
+        );
+        assert_eq!(
+            dist("zoned:50:50/50").unwrap_err(),
+            r#"--random-distribution "zoned:50:50/50": zone "50" is not A/S; use e.g. zoned:60/10:30/20:10/70 (percent of the I/O / percent of the working set, zone by zone)"#
         );
     }
 }

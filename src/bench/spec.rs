@@ -101,6 +101,11 @@ pub enum EngineKind {
     Psync,
     /// No I/O: completes every request at once; measures the engine's own overhead.
     Null,
+    /// fio's `falloc`: `fallocate` on the range, one at a time (a write allocates it, a read
+    /// allocates it keeping the file's size, a trim punches a hole); no data moves.
+    Falloc,
+    /// fio's `ftruncate`: each write truncates the file to its offset, one at a time.
+    Ftruncate,
 }
 
 impl EngineKind {
@@ -111,6 +116,8 @@ impl EngineKind {
             Self::Libaio => "libaio",
             Self::Psync => "psync",
             Self::Null => "null",
+            Self::Falloc => "falloc",
+            Self::Ftruncate => "ftruncate",
         }
     }
 }
@@ -230,6 +237,8 @@ pub struct JobSpec {
     pub invalidate: bool,
     /// `posix_fadvise` hint on the job's files (fio's `fadvise_hint`, default 1: by pattern).
     pub fadvise: Fadvise,
+    /// fio's `rw=MODE:N` modifier (its `rw_sequencer`): `None` for plain `rw=MODE`.
+    pub sequencer: Option<Sequencer>,
 }
 
 /// What the written blocks hold.
@@ -298,6 +307,31 @@ impl Fadvise {
             (Self::Off, _) => None,
             (Self::Random, _) | (Self::ByPattern, true) => Some(libc::POSIX_FADV_RANDOM),
             (Self::Sequential, _) | (Self::ByPattern, false) => Some(libc::POSIX_FADV_SEQUENTIAL),
+        }
+    }
+}
+
+/// fio's `rw=MODE:N`: how offsets move between I/Os.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sequencer {
+    /// A sequential job skips this many bytes after each I/O (negative: it walks backwards,
+    /// each I/O this far before the end of the previous one), wrapping at the region's ends.
+    Skip(i64),
+    /// A random job draws a new random offset every this many I/Os and goes on sequentially
+    /// from the last one in between.
+    RandomEvery(u32),
+}
+
+impl Sequencer {
+    /// The modifier as fio writes it after `rw=MODE:`.
+    #[must_use]
+    pub fn suffix(self) -> String {
+        match self {
+            Self::Skip(bytes) if bytes < 0 => {
+                format!("-{}", crate::units::format_size_short(bytes.unsigned_abs()))
+            }
+            Self::Skip(bytes) => crate::units::format_size_short(bytes.unsigned_abs()),
+            Self::RandomEvery(n) => n.to_string(),
         }
     }
 }
@@ -413,6 +447,28 @@ pub enum Distribution {
     Pareto(f64),
     /// Gaussian around the middle of the working set, the deviation a percentage of it.
     Normal(f64),
+    /// fio's `zoned:A/S:...`: A% of the I/O goes to the next S% of the working set, uniform
+    /// within each zone.
+    Zoned(Zones),
+}
+
+/// The most zones a `zoned` distribution may have.
+pub const MAX_ZONES: usize = 16;
+
+/// fio's `zoned` zones, in order from the start of the working set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Zones {
+    pub count: u8,
+    /// (percent of the I/O, percent of the working set); the first `count` are used.
+    pub zones: [(u8, u8); MAX_ZONES],
+}
+
+impl Zones {
+    /// The zones in use.
+    #[must_use]
+    pub fn list(&self) -> &[(u8, u8)] {
+        &self.zones[..usize::from(self.count)]
+    }
 }
 
 impl Distribution {
@@ -424,6 +480,14 @@ impl Distribution {
             Self::Zipf(theta) => format!("zipf:{theta}"),
             Self::Pareto(h) => format!("pareto:{h}"),
             Self::Normal(dev) => format!("normal:{dev}"),
+            Self::Zoned(zones) => {
+                let parts: Vec<String> = zones
+                    .list()
+                    .iter()
+                    .map(|(io, size)| format!("{io}/{size}"))
+                    .collect();
+                format!("zoned:{}", parts.join(":"))
+            }
         }
     }
 }
@@ -504,6 +568,7 @@ impl Default for JobSpec {
             random_generator: crate::bench::randmap::Generator::Tausworthe,
             invalidate: true,
             fadvise: Fadvise::ByPattern,
+            sequencer: None,
         }
     }
 }
@@ -512,6 +577,15 @@ impl Default for JobSpec {
 pub const DEFAULT_CLIFF_PCT: f64 = 30.0;
 
 impl JobSpec {
+    /// fio's `rw` value: the mode, with its `:N` modifier when there is one.
+    #[must_use]
+    pub fn rw_text(&self) -> String {
+        match self.sequencer {
+            Some(seq) => format!("{}:{}", self.rw.as_str(), seq.suffix()),
+            None => self.rw.as_str().to_string(),
+        }
+    }
+
     /// Whether this job issues writes.
     #[must_use]
     pub fn writes(&self) -> bool {
@@ -541,7 +615,7 @@ impl JobSpec {
     #[must_use]
     pub fn effective_iodepth_with(&self, engine: EngineKind) -> u32 {
         match engine {
-            EngineKind::Psync => 1,
+            EngineKind::Psync | EngineKind::Falloc | EngineKind::Ftruncate => 1,
             EngineKind::IoUring | EngineKind::Libaio | EngineKind::Null => self.iodepth,
         }
     }
@@ -592,9 +666,14 @@ impl JobSpec {
                     .to_string(),
             );
         }
-        (self.ioengine == EngineKind::Psync && self.iodepth > 1).then(|| {
+        let one_at_a_time = matches!(
+            self.ioengine,
+            EngineKind::Psync | EngineKind::Falloc | EngineKind::Ftruncate
+        );
+        (one_at_a_time && self.iodepth > 1).then(|| {
             format!(
-                "psync issues one I/O at a time per worker; --iodepth {} applies to io_uring and libaio only",
+                "{} issues one I/O at a time per worker; --iodepth {} applies to io_uring and libaio only",
+                self.ioengine.as_str(),
                 self.iodepth
             )
         })
@@ -609,7 +688,7 @@ impl JobSpec {
         };
         let mut text = format!(
             "{} {bs} iodepth={} numjobs={} {} {}",
-            self.rw.as_str(),
+            self.rw_text(),
             self.iodepth,
             self.numjobs,
             self.ioengine.as_str(),

@@ -16,7 +16,7 @@ use std::time::Duration;
 use crate::bench::buffer::AlignedBuffers;
 use crate::bench::engine::libaio::LibaioEngine;
 use crate::bench::engine::null::NullEngine;
-use crate::bench::engine::psync::PsyncEngine;
+use crate::bench::engine::psync::{Calls, PsyncEngine};
 use crate::bench::engine::uring::UringEngine;
 use crate::bench::engine::{
     Completion, Engine, EngineSetup, Io, errno_name, is_transient, uring_unavailable,
@@ -450,9 +450,14 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
                 return exit;
             }
         },
-        EngineKind::Psync => {
-            exit.setup.engine = "psync";
-            let mut engine = PsyncEngine::new(fd, 1);
+        EngineKind::Psync | EngineKind::Falloc | EngineKind::Ftruncate => {
+            exit.setup.engine = spec.ioengine.as_str();
+            let calls = match spec.ioengine {
+                EngineKind::Falloc => Calls::Falloc,
+                EngineKind::Ftruncate => Calls::Ftruncate,
+                _ => Calls::ReadWrite,
+            };
+            let mut engine = PsyncEngine::new(fd, 1).with_calls(calls);
             state.start(&exit.setup);
             state.drive(&mut engine, &buffers);
         }

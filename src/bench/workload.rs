@@ -4,7 +4,7 @@
 //! random workers draw a deterministic stream (seeded by worker and segment) over all of it.
 
 use crate::bench::randmap::{Bitmap, Generator, Lfsr};
-use crate::bench::spec::{Distribution, JobSpec, RwMode};
+use crate::bench::spec::{Distribution, JobSpec, RwMode, Sequencer};
 
 /// Direction of one I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +40,11 @@ enum Pick {
     /// Gaussian around the middle, `sigma` blocks wide.
     Normal {
         sigma: f64,
+    },
+    /// fio's zoned: (cumulative percent of the I/O, first block, blocks) per zone (built
+    /// once at setup).
+    Zoned {
+        zones: Box<[(u8, u64, u64)]>,
     },
 }
 
@@ -100,6 +105,21 @@ impl Pick {
             Distribution::Normal(dev_pct) => Self::Normal {
                 sigma: (n as f64 * dev_pct / 100.0).max(1.0),
             },
+            Distribution::Zoned(list) => {
+                let mut zones = Vec::with_capacity(list.list().len());
+                let (mut io, mut size) = (0u8, 0u64);
+                for &(io_pct, size_pct) in list.list() {
+                    let start = (u128::from(n) * u128::from(size) / 100) as u64;
+                    size += u64::from(size_pct);
+                    let end = (u128::from(n) * u128::from(size) / 100) as u64;
+                    io = io.saturating_add(io_pct);
+                    let start = start.min(n - 1);
+                    zones.push((io, start, end.saturating_sub(start).max(1).min(n - start)));
+                }
+                Self::Zoned {
+                    zones: zones.into_boxed_slice(),
+                }
+            }
         }
     }
 
@@ -137,6 +157,15 @@ impl Pick {
                 let rank = ((n - 1) as f64 * unit().powf(power)) as u64;
                 (u128::from(rank.min(n - 1)) * u128::from(scramble) % u128::from(n)) as u64
             }
+            Self::Zoned { ref zones } => {
+                let draw = splitmix64(rng) % 100;
+                let &(_, start, blocks) = zones
+                    .iter()
+                    .find(|(below, _, _)| draw < u64::from(*below))
+                    .or(zones.last())
+                    .expect("a zoned distribution has a zone");
+                start + ((u128::from(splitmix64(rng)) * u128::from(blocks)) >> 64) as u64
+            }
             Self::Normal { sigma } => {
                 let middle = n as f64 / 2.0;
                 // Box-Muller; draws outside the region are drawn again.
@@ -167,8 +196,15 @@ pub struct Workload {
     region_start_bytes: u64,
     /// Units in this worker's region (random workers: the whole working set).
     region_blocks: u64,
-    /// A sequential worker's next offset in its region, bytes.
+    /// A sequential worker's next offset in its region, bytes (with a [`Sequencer`]: the end
+    /// of the last I/O, as fio's `last_pos`).
     next_bytes: u64,
+    /// fio's `rw=MODE:N`: bytes skipped after each sequential I/O (negative: backwards).
+    skip_bytes: i64,
+    /// fio's `randMODE:N`: a random offset every this many I/Os (1: every I/O).
+    random_every: u64,
+    /// I/Os given, for `random_every`.
+    given: u64,
     rng: u64,
     /// Discards: `trim`/`randtrim` only trim; `trimwrite` writes each trimmed range next.
     trims: Trims,
@@ -202,8 +238,12 @@ enum Cover {
 /// A verifying worker's pass over its region.
 #[derive(Debug, Clone, Copy)]
 struct Walk {
-    /// Multiplier coprime with the region's blocks (1: in order).
+    /// Multiplier coprime with the slots (1: in order).
     scramble: u64,
+    /// Slots in a pass: the region's blocks, or fewer with a forward skip (`write:112k`).
+    slots: u64,
+    /// Units from one slot to the next (1 without a skip).
+    step: u64,
     /// Blocks given so far, all passes.
     given: u64,
 }
@@ -270,6 +310,15 @@ impl Workload {
             region_start_bytes: base_bytes + region_start_block * unit_bytes,
             region_blocks,
             next_bytes: 0,
+            skip_bytes: match spec.sequencer {
+                Some(Sequencer::Skip(bytes)) => bytes,
+                _ => 0,
+            },
+            random_every: match spec.sequencer {
+                Some(Sequencer::RandomEvery(n)) => u64::from(n),
+                _ => 1,
+            },
+            given: 0,
             trims: match spec.rw {
                 RwMode::Trim | RwMode::RandTrim => Trims::Only,
                 RwMode::TrimWrite => Trims::ThenWrite,
@@ -277,18 +326,33 @@ impl Workload {
             },
             pending_write: None,
             writing_pending: false,
-            walk: spec.verify.map(|_| Walk {
-                scramble: if spec.rw.is_random() {
-                    scrambler(region_blocks)
-                } else {
-                    1
-                },
-                given: 0,
+            walk: spec.verify.map(|_| {
+                // A forward skip (the validator refuses the other modifiers with verify):
+                // each slot is one block and the skip after it.
+                let step = match spec.sequencer {
+                    Some(Sequencer::Skip(bytes)) if bytes > 0 => {
+                        1 + bytes.unsigned_abs() / unit_bytes
+                    }
+                    _ => 1,
+                };
+                let slots = (region_blocks / step).max(1);
+                Walk {
+                    scramble: if spec.rw.is_random() {
+                        scrambler(slots)
+                    } else {
+                        1
+                    },
+                    slots,
+                    step,
+                    given: 0,
+                }
             }),
             cover: match (
                 spec.rw.is_random()
                     && spec.verify.is_none()
                     && spec.random_map
+                    // randMODE:N goes sequential between its draws: no map to keep then.
+                    && spec.sequencer.is_none()
                     && spec.distribution == Distribution::Uniform,
                 spec.random_generator,
             ) {
@@ -352,19 +416,20 @@ impl Workload {
     #[must_use]
     pub fn pass(&self) -> u32 {
         self.walk.map_or(0, |walk| {
-            u32::try_from(walk.given / self.region_blocks.max(1)).unwrap_or(u32::MAX)
+            u32::try_from(walk.given / walk.slots.max(1)).unwrap_or(u32::MAX)
         })
     }
 
     /// The offsets a verifying worker has written, each once, in the order it last wrote
     /// them (empty when it does not verify): every block of its region once a pass is done.
     pub fn written_offsets(&self) -> impl Iterator<Item = u64> + '_ {
-        let n = self.region_blocks.max(1);
-        let (given, scramble) = self.walk.map_or((0, 1), |walk| (walk.given, walk.scramble));
+        let (given, scramble, n, step) = self.walk.map_or((0, 1, 1, 1), |walk| {
+            (walk.given, walk.scramble, walk.slots.max(1), walk.step)
+        });
         (0..given.min(n)).map(move |rank| {
-            let block =
+            let slot =
                 u64::try_from(u128::from(rank) * u128::from(scramble) % u128::from(n)).unwrap_or(0);
-            self.region_start_bytes + block * self.unit_bytes
+            self.region_start_bytes + slot * step * self.unit_bytes
         })
     }
 
@@ -457,17 +522,27 @@ impl Workload {
     #[inline]
     fn offset_of(&mut self, len_bytes: u32) -> u64 {
         if let Some(walk) = self.walk.as_mut() {
-            let n = self.region_blocks;
-            let block = u64::try_from(
+            let n = walk.slots;
+            let slot = u64::try_from(
                 u128::from(walk.given % n) * u128::from(walk.scramble) % u128::from(n),
             )
             .unwrap_or(0);
             walk.given += 1;
-            return self.region_start_bytes + block * self.unit_bytes;
+            return self.region_start_bytes + slot * walk.step * self.unit_bytes;
         }
         let region_bytes = self.region_blocks * self.unit_bytes;
         let len = u64::from(len_bytes).min(region_bytes);
-        let at = if self.random {
+        self.given += 1;
+        let at = if self.random && self.random_every > 1 && self.given % self.random_every != 0 {
+            // fio's randMODE:N: sequential from the end of the last I/O between random ones.
+            let at = if self.next_bytes + len > region_bytes {
+                0
+            } else {
+                self.next_bytes
+            };
+            self.next_bytes = at + len;
+            at
+        } else if self.random {
             // Uniform: Lemire's multiply-shift, an unbiased-enough map of 64 random bits onto
             // the range; the others as `Pick` draws them. A longer I/O (bssplit) drawn near
             // the end is moved back to end with the region.
@@ -480,7 +555,11 @@ impl Workload {
                 Cover::Draws | Cover::Map(_) => self.pick.block(&mut self.rng, self.region_blocks),
             };
             let at = block * self.unit_bytes;
-            at.min((region_bytes - len) / self.unit_bytes * self.unit_bytes)
+            let at = at.min((region_bytes - len) / self.unit_bytes * self.unit_bytes);
+            self.next_bytes = at + len;
+            at
+        } else if self.skip_bytes != 0 {
+            self.skipped(len, region_bytes)
         } else {
             if self.next_bytes + len > region_bytes {
                 self.wrapped |= self.next_bytes > 0;
@@ -494,6 +573,33 @@ impl Workload {
             self.pending_write = Some((self.region_start_bytes + at, len_bytes));
         }
         self.region_start_bytes + at
+    }
+}
+
+impl Workload {
+    /// fio's sequential offset with `rw=MODE:SKIP` (its `get_next_seq_offset`): the first
+    /// I/O at the region's start, then the end of the last I/O plus the skip; past either end
+    /// it wraps (forwards to the start, backwards to one skip before the end). As fio 3.33's
+    /// `write_iolog` shows for `read:-8k`, bs=4k over 64k: 0, 56k, 52k, ... 0, 56k.
+    fn skipped(&mut self, len: u64, region_bytes: u64) -> u64 {
+        let region = i128::from(region_bytes);
+        let mut pos = i128::from(self.next_bytes);
+        if pos != 0 {
+            pos += i128::from(self.skip_bytes);
+            if pos < 0 || pos + i128::from(len) > region {
+                pos = if self.skip_bytes > 0 {
+                    0
+                } else {
+                    (region + i128::from(self.skip_bytes)).max(0)
+                };
+            }
+        }
+        if pos + i128::from(len) > region {
+            pos = 0;
+        }
+        let at = u64::try_from(pos).unwrap_or(0);
+        self.next_bytes = at + len;
+        at
     }
 }
 
@@ -839,5 +945,110 @@ mod tests {
             .filter(|_| workload.next_io().0 == Direction::Read)
             .count();
         assert!((4_700..5_300).contains(&reads), "{reads}");
+    }
+
+    fn sequenced(rw: RwMode, sequencer: Sequencer) -> JobSpec {
+        JobSpec {
+            sequencer: Some(sequencer),
+            ..spec(rw, 1)
+        }
+    }
+
+    #[test]
+    fn a_forward_skip_leaves_holes_and_wraps_like_fio() {
+        // fio's rw=read:8k, bs=4k over 32k: 0, 12k, 24k, then past the end back to 0.
+        let mut w = Workload::new(&sequenced(RwMode::Read, Sequencer::Skip(8192)), 32768, 0, 1);
+        let got: Vec<u64> = (0..5).map(|_| w.next_io().1).collect();
+        assert_eq!(got, [0, 12288, 24576, 0, 12288]);
+    }
+
+    #[test]
+    fn a_backward_skip_walks_down_from_one_skip_before_the_end_as_fio() {
+        // fio's backwards-read.fio (rw=read:-8k, bs=4k), as fio 3.33's write_iolog has it:
+        // 0 first, then from size-8k 4k lower each time, and from 0 back to size-8k.
+        let size = 8 * 4096;
+        let mut w = Workload::new(&sequenced(RwMode::Read, Sequencer::Skip(-8192)), size, 0, 1);
+        let got: Vec<u64> = (0..9).map(|_| w.next_io().1 / 4096).collect();
+        assert_eq!(got, [0, 6, 5, 4, 3, 2, 1, 0, 6]);
+    }
+
+    #[test]
+    fn random_every_n_goes_sequential_between_random_offsets() {
+        let n = 4;
+        let mut w = Workload::new(
+            &sequenced(RwMode::RandRead, Sequencer::RandomEvery(n)),
+            1 << 24,
+            0,
+            9,
+        );
+        let offsets: Vec<u64> = (0..400).map(|_| w.next_io().1).collect();
+        // The first n - 1 follow on from 0; then each n-th is drawn and the n - 1 after it
+        // follow it block by block.
+        assert_eq!(offsets[..3], [0, 4096, 8192]);
+        let mut jumps = 0;
+        for (i, pair) in offsets.windows(2).enumerate() {
+            let io = i + 1; // the index of pair[1]
+            if (io + 1) % n as usize == 0 {
+                jumps += usize::from(pair[1] != pair[0] + 4096);
+            } else {
+                // (From the region's last block it wraps to the first.)
+                assert_eq!(
+                    pair[1],
+                    (pair[0] + 4096) % (1 << 24),
+                    "I/O {io} continues sequentially"
+                );
+            }
+        }
+        assert!(
+            jumps > 90,
+            "every {n}th is a random draw: {jumps} of 100 moved"
+        );
+    }
+
+    #[test]
+    fn a_verifying_skip_writes_one_block_per_slot() {
+        let spec = JobSpec {
+            verify: Some(crate::bench::spec::VerifySpec {
+                kind: crate::bench::verify::Kind::Crc32c,
+                only: false,
+                fatal: false,
+                read_back: true,
+            }),
+            ..sequenced(RwMode::Write, Sequencer::Skip(3 * 4096))
+        };
+        let mut w = Workload::new(&spec, 16 * 4096, 0, 1);
+        let got: Vec<u64> = (0..5).map(|_| w.next_io().1 / 4096).collect();
+        assert_eq!(got, [0, 4, 8, 12, 0]);
+        assert_eq!(w.pass(), 1);
+        let written: Vec<u64> = w.written_offsets().map(|o| o / 4096).collect();
+        assert_eq!(written, [0, 4, 8, 12]);
+    }
+
+    #[test]
+    fn zoned_sends_each_share_of_the_io_to_its_zone() {
+        let mut zones = crate::bench::spec::Zones {
+            count: 3,
+            zones: [(0, 0); crate::bench::spec::MAX_ZONES],
+        };
+        zones.zones[..3].copy_from_slice(&[(50, 5), (30, 15), (20, 80)]);
+        let spec = JobSpec {
+            distribution: Distribution::Zoned(zones),
+            ..spec(RwMode::RandRead, 1)
+        };
+        let blocks = 10_000u64;
+        let mut w = Workload::new(&spec, blocks * 4096, 0, 5);
+        let mut counts = [0u32; 3];
+        for _ in 0..100_000 {
+            let block = w.next_io().1 / 4096;
+            assert!(block < blocks);
+            counts[match block {
+                0..500 => 0,
+                500..2000 => 1,
+                _ => 2,
+            }] += 1;
+        }
+        for (got, want) in counts.iter().zip([50_000, 30_000, 20_000]) {
+            assert!(got.abs_diff(want) < 1_000, "{counts:?}");
+        }
     }
 }

@@ -1613,6 +1613,11 @@ fn engine<'a>(entry: &'a Entry, settings: &mut Settings) -> anyhow::Result<&'a s
             "diskdash submits through io_uring, asynchronous at the same iodepth, where fio \
              uses glibc's POSIX AIO (a thread pool issuing pread/pwrite)",
         )),
+        "mmap" => Some((
+            "psync",
+            "diskdash issues pread/pwrite where fio copies to and from an mmap of the file \
+             (page faults and msync instead of system calls)",
+        )),
         _ => None,
     };
     if let Some((ours, how)) = mapped {
@@ -1621,6 +1626,19 @@ fn engine<'a>(entry: &'a Entry, settings: &mut Settings) -> anyhow::Result<&'a s
             entry.located()
         ));
         return Ok(ours);
+    }
+    if let Some(times) = match text {
+        "filecreate" => Some("creating files (open with O_CREAT, close)"),
+        "filestat" => Some("stat calls on files"),
+        "filedelete" => Some("unlinking files"),
+        _ => None,
+    } {
+        return Err(usage!(
+            "{} {text:?}: fio's {text} engine times {times}, metadata operations with no \
+             reads or writes; diskdash measures reads and writes (use io_uring, libaio, psync \
+             or null)",
+            entry.name()
+        ));
     }
     let drives = match text {
         "net" | "netsplice" => "drives network sockets",

@@ -260,7 +260,7 @@ fn bench(job: &Job) -> Result<Vec<String>, String> {
     if !lacking.is_empty() {
         return Err(format!("bench has no flag for {}", lacking.join(", ")));
     }
-    let mut words: Vec<String> = ["diskdash", "bench", "--rw", spec.rw.as_str()]
+    let mut words: Vec<String> = ["diskdash", "bench", "--rw", &spec.rw_text()]
         .map(String::from)
         .to_vec();
     let mut flag = |name: &str, value: String| {

@@ -288,3 +288,185 @@ fn size_short(bytes: u64) -> String {
         bytes.to_string()
     }
 }
+
+#[test]
+fn rw_modifiers_are_taken_and_bad_ones_refused() {
+    let out = parse_only("[a]\nrw=read:-8k\nbs=4k\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    assert!(
+        stdout(&out).contains("job a (group 0): read:-8k bs=4k"),
+        "{}",
+        stdout(&out)
+    );
+    let out = parse_only("[a]\nrw=randread:8\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    assert!(
+        stdout(&out).contains("randread:8 bs=4k"),
+        "{}",
+        stdout(&out)
+    );
+    let out = parse_only("[a]\nrw=read:6k\nbs=4k\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:2: rw \"read:6k\": the skip must be a multiple of the block size (4k) so every \
+         I/O stays aligned; use e.g. read:4k",
+    );
+    let out = parse_only("[a]\nrw=randwrite:often\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:2: rw \"randwrite:often\": after randwrite: comes the number of I/Os between \
+         random offsets; use e.g. randwrite:8",
+    );
+}
+
+/// The 4 KiB blocks of `file` that hold anything but zeros.
+fn written_blocks(file: &Path) -> Vec<usize> {
+    let data = std::fs::read(file).unwrap();
+    data.chunks(4096)
+        .enumerate()
+        .filter(|(_, block)| block.iter().any(|b| *b != 0))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[test]
+fn rw_modifiers_write_the_blocks_fio_writes() {
+    // What fio 3.33 writes into a sparse 64 KiB file (its write_iolog): a backward skip
+    // starts at 0, then one skip before the end and down 4k at a time; a forward skip leaves
+    // a hole after every block.
+    for (rw, io_size, want) in [
+        ("write:-8k", "24k", vec![0, 10, 11, 12, 13, 14]),
+        ("write:4k", "32k", vec![0, 2, 4, 6, 8, 10, 12, 14]),
+        ("write:8k", "16k", vec![0, 3, 6, 9]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        sparse_file(&dir.path().join("f"), 64 << 10);
+        std::fs::write(
+            dir.path().join("j.fio"),
+            format!("[a]\nrw={rw}\nbs=4k\nsize=64k\nio_size={io_size}\nfilename=f\n"),
+        )
+        .unwrap();
+        let out = fio(dir.path(), &["j.fio", "--allow-destructive"]);
+        assert_success(&out);
+        assert_eq!(written_blocks(&dir.path().join("f")), want, "rw={rw}");
+    }
+    // randwrite:4: three blocks in a row after each random one.
+    let dir = tempfile::tempdir().unwrap();
+    sparse_file(&dir.path().join("f"), 1 << 20);
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[a]\nrw=randwrite:4\nbs=4k\nsize=1m\nio_size=16k\nfilename=f\n",
+    )
+    .unwrap();
+    let out = fio(dir.path(), &["j.fio", "--allow-destructive"]);
+    assert_success(&out);
+    let blocks = written_blocks(&dir.path().join("f"));
+    assert_eq!(blocks[..3], [0, 1, 2], "{blocks:?}");
+    assert_eq!(blocks.len(), 4, "{blocks:?}");
+}
+
+#[test]
+fn file_engines_are_taken_mapped_or_refused_by_name() {
+    for engine in ["falloc", "ftruncate"] {
+        let out = parse_only(&format!(
+            "[a]\nioengine={engine}\nrw=randwrite\nsize=1m\nfilename=f\n"
+        ));
+        assert_success(&out);
+        assert!(
+            stdout(&out).contains(&format!(" {engine} buffered")),
+            "{}",
+            stdout(&out)
+        );
+    }
+    let out = parse_only("[a]\nioengine=mmap\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    assert_stderr_has(
+        &out,
+        "note: j.fio:2: ioengine=mmap: runs as diskdash's psync: diskdash issues pread/pwrite",
+    );
+    let out = parse_only("[a]\nioengine=ftruncate\nrw=read\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:2: ioengine \"ftruncate\" only writes (each write truncates the file to its \
+         offset), but j.fio:3: rw is \"read\"; use rw=write or rw=randwrite",
+    );
+    let out = parse_only("[a]\nioengine=filestat\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:2: ioengine \"filestat\": fio's filestat engine times stat calls on files, \
+         metadata operations with no reads or writes; diskdash measures reads and writes (use \
+         io_uring, libaio, psync or null)",
+    );
+}
+
+#[test]
+fn falloc_allocates_and_ftruncate_truncates() {
+    use std::os::unix::fs::MetadataExt;
+    // falloc: each write allocates its 4 KiB in the sparse file, and no data is written.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    sparse_file(&file, 1 << 20);
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[a]\nioengine=falloc\nrw=write\nbs=4k\nsize=1m\nio_size=64k\nfilename=f\n",
+    )
+    .unwrap();
+    let out = fio(dir.path(), &["j.fio", "--allow-destructive"]);
+    assert_success(&out);
+    let meta = std::fs::metadata(&file).unwrap();
+    assert_eq!(meta.len(), 1 << 20);
+    assert!(meta.blocks() * 512 >= 64 << 10, "{} sectors", meta.blocks());
+    assert!(written_blocks(&file).is_empty(), "fallocate writes no data");
+    // ftruncate: a sequential write truncates to each offset in turn, the last 60k.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t");
+    sparse_file(&file, 64 << 10);
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[a]\nioengine=ftruncate\nrw=write\nbs=4k\nsize=64k\nfilename=t\n",
+    )
+    .unwrap();
+    let out = fio(
+        dir.path(),
+        &["j.fio", "--allow-destructive", "--json", "r.json"],
+    );
+    assert_success(&out);
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 60 << 10);
+    let record = read_json(&dir.path().join("r.json"));
+    assert_eq!(
+        record["segments"][0]["jobs"][0]["write"]["io_bytes"],
+        64 << 10
+    );
+}
+
+#[test]
+fn zoned_random_distribution_is_taken_and_runs() {
+    let out = parse_only(
+        "[a]\nrw=randread\nrandom_distribution=zoned:50/5:30/15:20/\nsize=1m\nfilename=f\n",
+    );
+    assert_success(&out);
+    assert_stdout_has(&out, "random_distribution=zoned:50/5:30/15:20/80");
+    let out = parse_only("[a]\nrw=randread\nrandom_distribution=zoned:50/5\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:3: random_distribution \"zoned:50/5\": the I/O shares add up to 50% (must be \
+         100) and the sizes to 5% (must be 1 to 100); use e.g. zoned:60/10:30/20:10/70 \
+         (percent of the I/O / percent of the working set, zone by zone)",
+    );
+    // All of the writes in the first quarter of a sparse file: nothing lands past it.
+    let dir = tempfile::tempdir().unwrap();
+    sparse_file(&dir.path().join("f"), 1 << 20);
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[a]\nrw=randwrite\nrandom_distribution=zoned:100/25:0/75\nbs=4k\nsize=1m\n\
+         io_size=256k\nfilename=f\n",
+    )
+    .unwrap();
+    let out = fio(dir.path(), &["j.fio", "--allow-destructive"]);
+    assert_success(&out);
+    let blocks = written_blocks(&dir.path().join("f"));
+    assert!(
+        !blocks.is_empty() && blocks.iter().all(|b| *b < 64),
+        "{blocks:?}"
+    );
+}

@@ -9,8 +9,21 @@ use std::os::fd::RawFd;
 use super::{Completion, Engine, Io};
 use crate::bench::workload::Direction;
 
+/// The system call a read or a write becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Calls {
+    /// `pread`/`pwrite`.
+    ReadWrite,
+    /// fio's falloc engine: `fallocate` of the range, `FALLOC_FL_KEEP_SIZE` for a read, mode
+    /// 0 for a write (a trim punches a hole, as for the others).
+    Falloc,
+    /// fio's ftruncate engine: a write truncates the file to its offset; a read is `EINVAL`.
+    Ftruncate,
+}
+
 pub struct PsyncEngine {
     fd: RawFd,
+    calls: Calls,
     /// The fd is a block device: trims are discards, not punched holes.
     block_device: bool,
     queued: Vec<Io>,
@@ -27,22 +40,60 @@ impl PsyncEngine {
         .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFBLK);
         Self {
             fd,
+            calls: Calls::ReadWrite,
             block_device,
             queued: Vec::with_capacity(iodepth as usize),
             done: Vec::with_capacity(iodepth as usize),
         }
     }
 
+    /// Reads and writes become `calls`.
+    #[must_use]
+    pub fn with_calls(mut self, calls: Calls) -> Self {
+        self.calls = calls;
+        self
+    }
+
     fn run(&self, io: &Io) -> i32 {
         let offset = libc::off_t::try_from(io.offset_bytes).unwrap_or(libc::off_t::MAX);
         let len = io.len_bytes as usize;
+        let rc = match (self.calls, io.direction) {
+            (_, Direction::Trim) => return trim(self.fd, self.block_device, io),
+            (Calls::ReadWrite, _) => None,
+            (Calls::Falloc, direction) => {
+                let mode = if direction == Direction::Read {
+                    libc::FALLOC_FL_KEEP_SIZE
+                } else {
+                    0
+                };
+                // SAFETY: fallocate takes plain integers; the fd is open for the run.
+                Some(unsafe {
+                    libc::fallocate(self.fd, mode, offset, libc::off_t::from(io.len_bytes))
+                })
+            }
+            (Calls::Ftruncate, Direction::Write) => {
+                // SAFETY: ftruncate takes plain integers; the fd is open for the run.
+                Some(unsafe { libc::ftruncate(self.fd, offset) })
+            }
+            (Calls::Ftruncate, _) => return -libc::EINVAL,
+        };
+        if let Some(rc) = rc {
+            return if rc < 0 {
+                -io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(libc::EIO)
+            } else {
+                // Done: the range counts as moved, as fio counts it.
+                i32::try_from(io.len_bytes).unwrap_or(i32::MAX)
+            };
+        }
         let result = match io.direction {
             // SAFETY: io.buf points to at least len_bytes of the worker's buffers, which outlive
             // this call; the fd is open for the duration of the run.
             Direction::Read => unsafe { libc::pread(self.fd, io.buf.cast(), len, offset) },
             // SAFETY: as above; the buffer is only read.
             Direction::Write => unsafe { libc::pwrite(self.fd, io.buf.cast(), len, offset) },
-            Direction::Trim => return trim(self.fd, self.block_device, io),
+            Direction::Trim => unreachable!("trims are handled above"),
         };
         if result < 0 {
             -io::Error::last_os_error()
