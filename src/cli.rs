@@ -380,6 +380,19 @@ pub struct SweepArgs {
     /// READ/WRITE rather than READV/WRITEV (as `bench --nonvectored`).
     #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
     pub nonvectored: Option<String>,
+    /// Random offsets drawn with replacement (as `bench --norandommap`).
+    #[arg(long, help_heading = "Workload", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub norandommap: Option<String>,
+    /// How the random map draws (as `bench --random-generator`).
+    #[arg(long, help_heading = "Workload")]
+    pub random_generator: Option<String>,
+    /// A buffered point drops its file's page cache at the start and at each wrap (as `bench
+    /// --invalidate`; default 1, as fio).
+    #[arg(long, help_heading = "Workload", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
+    pub invalidate: Option<String>,
+    /// posix_fadvise hint on the target (as `bench --fadvise-hint`).
+    #[arg(long, help_heading = "Workload")]
+    pub fadvise_hint: Option<String>,
     /// Pace each worker: READ[,WRITE] I/Os per second (as `bench --rate-iops`).
     #[arg(long, help_heading = "Pacing", allow_hyphen_values = true)]
     pub rate_iops: Option<String>,

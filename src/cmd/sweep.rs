@@ -286,6 +286,10 @@ fn axes_and_base(args: &SweepArgs, argv: &[String]) -> anyhow::Result<(Vec<Axis>
         (Key::RateIops, args.rate_iops.as_ref()),
         (Key::Rate, args.rate.as_ref()),
         (Key::RateProcess, args.rate_process.as_ref()),
+        (Key::NoRandomMap, args.norandommap.as_ref()),
+        (Key::RandomGenerator, args.random_generator.as_ref()),
+        (Key::Invalidate, args.invalidate.as_ref()),
+        (Key::FadviseHint, args.fadvise_hint.as_ref()),
     ]
     .into_iter()
     .filter_map(|(key, value)| value.map(|v| JobOption::flag(key, v.clone())))
@@ -346,6 +350,10 @@ fn refuse_lists(args: &SweepArgs) -> anyhow::Result<()> {
         ("--registerfiles", args.registerfiles.clone()),
         ("--nonvectored", args.nonvectored.clone()),
         ("--rate-process", args.rate_process.clone()),
+        ("--norandommap", args.norandommap.clone()),
+        ("--random-generator", args.random_generator.clone()),
+        ("--invalidate", args.invalidate.clone()),
+        ("--fadvise-hint", args.fadvise_hint.clone()),
         ("--loops", args.loops.clone()),
         ("--pick", args.pick.clone()),
         ("--latency-target", args.latency_target.clone()),

@@ -1028,6 +1028,9 @@ fn a_page_cache_point_is_named_in_its_warning_flagged_in_its_row_and_never_the_b
             "64k",
             "--direct",
             "yes,no",
+            // Without fio's invalidate at each wrap, passes after the first read memory.
+            "--invalidate",
+            "0",
             "--runtime",
             "1s",
             "--ramp",
