@@ -411,6 +411,11 @@ mod tests {
         );
         assert_eq!(eval("(1-2)").unwrap_err(), "comes to -1, below 0");
         assert_eq!(eval("(2^200)").unwrap_err(), "is out of range");
+        // Past u64 but inside i128: still too big for a size.
+        assert_eq!(
+            eval("(4294967296 * 4294967296)").unwrap_err(),
+            "is out of range"
+        );
         assert_eq!(eval("(3x)").unwrap_err(), "has \"x\", not a size suffix");
         assert_eq!(
             eval("(1s)").unwrap_err(),
@@ -426,9 +431,10 @@ mod tests {
         );
     }
 
-    /// A random expression over small integers and its value by an independent reckoning.
-    fn expression() -> impl Strategy<Value = (String, i128)> {
-        let leaf = (0i128..1000).prop_map(|n| (n.to_string(), n));
+    /// A random expression over small integers and its value by an independent reckoning
+    /// (`None` where it leaves i128).
+    fn expression() -> impl Strategy<Value = (String, Option<i128>)> {
+        let leaf = (0i128..1000).prop_map(|n| (n.to_string(), Some(n)));
         leaf.prop_recursive(4, 32, 2, |inner| {
             (
                 inner.clone(),
@@ -436,11 +442,11 @@ mod tests {
                 inner,
             )
                 .prop_map(|((a, x), op, (b, y))| {
-                    let value = match op {
-                        '+' => x + y,
-                        '*' => x * y,
-                        _ => x - y,
-                    };
+                    let value = x.zip(y).and_then(|(x, y)| match op {
+                        '+' => x.checked_add(y),
+                        '*' => x.checked_mul(y),
+                        _ => x.checked_sub(y),
+                    });
                     (format!("({a} {op} {b})"), value)
                 })
         })
@@ -450,10 +456,10 @@ mod tests {
         #[test]
         fn expressions_compute_what_they_say((text, value) in expression()) {
             let got = eval(&format!("({text})"));
-            if value >= 0 {
-                prop_assert_eq!(got, Ok(Some(value.to_string())));
-            } else {
-                prop_assert!(got.is_err());
+            // A size is a u64: below 0 or above 2^64-1 is an error, as is what left i128.
+            match value.map(u64::try_from) {
+                Some(Ok(value)) => prop_assert_eq!(got, Ok(Some(value.to_string()))),
+                _ => prop_assert!(got.is_err(), "{:?}", got),
             }
         }
 
