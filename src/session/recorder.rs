@@ -170,7 +170,7 @@ impl Recorder {
         if let Some(jsonl) = &mut self.jsonl
             && let Err(err) = jsonl.write(&record)
         {
-            written = Err(format!("stopped writing --jsonl: {err:#}"));
+            written = Err(format!("{err:#}"));
             self.jsonl = None;
         }
         if let Some(sink) = &self.sink

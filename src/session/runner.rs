@@ -146,7 +146,7 @@ impl Runner {
         let mut warnings: Vec<SessionWarning> = Vec::new();
         for t in &targets {
             notes.extend(t.notes.iter().cloned());
-            warnings.extend(t.warnings.iter().cloned().map(SessionWarning::Text));
+            warnings.extend(t.warnings.iter().cloned().map(SessionWarning::Fact));
         }
         notes.extend(spec.depth_note());
         notes.extend(spec.buffer_note());
@@ -218,6 +218,13 @@ impl Runner {
             disks: Vec::new(),
         };
         let (tx, _) = watch::channel(Arc::new(snap.clone()));
+        let mut recorder = Recorder::new(jsonl).with_sink(sink);
+        // The targets' warnings are facts of the record too.
+        for warning in &snap.warnings {
+            if let SessionWarning::Fact(fact) = warning {
+                recorder.warn(fact.clone());
+            }
+        }
         Self {
             machine: MachineLimits::detect(),
             plan,
@@ -230,7 +237,7 @@ impl Runner {
             engine,
             devices,
             target_device,
-            recorder: Recorder::new(jsonl).with_sink(sink),
+            recorder,
             json,
             controls,
             pending: VecDeque::new(),
@@ -514,9 +521,7 @@ impl Runner {
             _ => return Some(spec),
         };
         if self.plan.steps.iter().any(|step| step.jobs.len() > 1) {
-            self.snap.warnings.push(SessionWarning::Text(
-                "ignored a change: live changes apply to runs of one job at a time".to_string(),
-            ));
+            self.warn(RunWarning::ChangeIgnoredManyJobs);
             return None;
         }
         let target = &self.targets[0];
@@ -558,9 +563,9 @@ impl Runner {
         match checked {
             Ok(next) => Some(next),
             Err(problem) => {
-                self.snap
-                    .warnings
-                    .push(SessionWarning::Text(format!("ignored a change: {problem}")));
+                self.warn(RunWarning::ChangeIgnored {
+                    problem: problem.to_string(),
+                });
                 None
             }
         }
@@ -1011,6 +1016,7 @@ impl Runner {
                 }
             }
         }
+        let mut shortfalls = Vec::new();
         if status == RunStatus::Completed {
             // A paced job that could not keep its pace: said, with what it reached.
             for (job, job_end) in jobs.iter().zip(&end.jobs) {
@@ -1018,21 +1024,24 @@ impl Runner {
                     continue;
                 };
                 let done = |d: &crate::stats::DirectionStats| (d.ios, d.bytes);
-                for text in crate::bench::rate::shortfalls(
+                for mut warning in crate::bench::rate::shortfalls(
                     limit,
                     job.spec.numjobs,
                     job.spec.iodepth,
                     [done(&job_end.total.read), done(&job_end.total.write)],
                     job_end.elapsed_ns,
                 ) {
-                    let text = if jobs.len() > 1 {
-                        format!("job {}: {text}", job.name)
-                    } else {
-                        text
-                    };
-                    self.snap.warnings.push(SessionWarning::Text(text));
+                    if jobs.len() > 1
+                        && let RunWarning::RateShortfall { job: named, .. } = &mut warning
+                    {
+                        *named = Some(job.name.clone());
+                    }
+                    shortfalls.push(warning);
                 }
             }
+        }
+        for warning in shortfalls {
+            self.warn(warning);
         }
         let rates = |d: &crate::stats::DirectionStats, elapsed_ns: u64| {
             let view =
@@ -1276,7 +1285,7 @@ impl Runner {
         };
         let (_, written) = self.recorder.interval(segment, interval, row, &names);
         if let Err(why) = written {
-            self.snap.warnings.push(SessionWarning::Text(why));
+            self.warn(RunWarning::JsonlStopped { error: why });
         }
         let at = self.series_base + Duration::from_nanos(interval.end_offset_ns);
         let point_of = |view: &StatsView| SeriesPoint {
@@ -1371,22 +1380,20 @@ impl Runner {
             }
         }
         let mut removed = vec![false; self.targets.len()];
+        let mut not_removed = Vec::new();
         for (at, target) in self.targets.iter_mut().enumerate() {
             match target.remove_scratch() {
                 Some(Ok(())) => removed[at] = true,
-                Some(Err(err)) => {
-                    self.snap.warnings.push(SessionWarning::Text(format!(
-                        "could not remove {} {}: {err}; remove it by hand",
-                        if target.kind == TargetKind::Scratch {
-                            "the scratch file"
-                        } else {
-                            "the created file"
-                        },
-                        target.path.display()
-                    )));
-                }
+                Some(Err(err)) => not_removed.push(RunWarning::NotRemoved {
+                    path: target.path.display().to_string(),
+                    scratch: target.kind == TargetKind::Scratch,
+                    error: err.to_string(),
+                }),
                 None => {}
             }
+        }
+        for warning in not_removed {
+            self.warn(warning);
         }
         let scratch_removed = removed[0];
         self.recorder.targets_removed(&removed);

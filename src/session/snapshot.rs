@@ -13,14 +13,14 @@ use crate::monitor::sysfs::QueueSettings;
 use crate::record::{EngineRecord, ReconciliationRecord, RunStatus, RunWarning};
 use crate::stats::{DirectionStats, LatencyBucket, LatencySummary, WorkerStats, merge_buckets};
 
-/// A warning as the session publishes it: a fact the record types (read by kind), or a line
-/// of text. Front ends tell them apart by the variant, never by the words.
+/// A warning as the session publishes it: a fact the record types (read by kind), or the
+/// buffered run (the record says it in `job.direct`). Front ends tell them apart by the
+/// variant, never by the words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionWarning {
     Fact(RunWarning),
     /// The job runs through the page cache (`--buffered`).
     Buffered,
-    Text(String),
 }
 
 impl SessionWarning {
@@ -41,7 +41,6 @@ impl std::fmt::Display for SessionWarning {
             Self::Buffered => f.write_str(
                 "buffered I/O (--buffered, direct=0): results include the page cache, not just the device",
             ),
-            Self::Text(text) => f.write_str(text),
         }
     }
 }
