@@ -57,9 +57,9 @@ pub struct RunRecord {
     pub segments: Vec<SegmentRecord>,
     /// Every warning, as text.
     pub warnings: Vec<String>,
-    /// The warnings typed, each with its numbers (their text is in `warnings` too): from
-    /// format 6 on every warning but the buffered run's (`job.direct` says it); before, only
-    /// some. Empty in records written before there were any.
+    /// The warnings typed, each with its numbers (their text is in `warnings` too, in the same
+    /// order): from format 6 on every warning; before, only some. Empty in records written
+    /// before there were any.
     #[serde(default)]
     pub typed_warnings: Vec<RunWarning>,
     pub notes: Vec<String>,
@@ -304,6 +304,8 @@ pub enum RunWarning {
         /// I/Os in flight per worker.
         iodepth: u32,
     },
+    /// A job runs through the page cache (`--buffered`, `direct=0`): its results include it.
+    Buffered,
     /// A live change of the job was not applied: several jobs run at once.
     ChangeIgnoredManyJobs,
     /// A live change of the job was not applied: `problem` says why (the changed job's
@@ -321,10 +323,10 @@ pub enum RunWarning {
 }
 
 impl RunWarning {
-    /// Found when the targets were opened, before the run (the session lists these first).
+    /// Whether the page cache is (or may be) what the numbers measure.
     #[must_use]
-    pub fn of_target(&self) -> bool {
-        matches!(self, Self::SmallWorkingSet { .. } | Self::Holes { .. })
+    pub fn is_page_cache(&self) -> bool {
+        matches!(self, Self::PageCache { .. } | Self::Buffered)
     }
 }
 
@@ -429,6 +431,10 @@ impl std::fmt::Display for RunWarning {
                     achieved / asked * 100.0
                 )
             }
+            Self::Buffered => f.write_str(
+                "buffered I/O (--buffered, direct=0): results include the page cache, not just \
+                 the device",
+            ),
             Self::ChangeIgnoredManyJobs => {
                 f.write_str("ignored a change: live changes apply to runs of one job at a time")
             }
@@ -1133,6 +1139,12 @@ mod tests {
                 "job a: write rate not delivered: asked 1.0k IOPS, achieved 700 IOPS (70.0%); \
                  the device, or 8 I/O(s) in flight per worker, could not keep up (lat_sched \
                  counts the time behind schedule)",
+            ),
+            (
+                RunWarning::Buffered,
+                "buffered",
+                "buffered I/O (--buffered, direct=0): results include the page cache, not just the \
+                 device",
             ),
             (
                 RunWarning::ChangeIgnoredManyJobs,

@@ -82,7 +82,6 @@ pub struct RunOutcome {
     pub job: JobSpec,
     pub engine: EngineRecord,
     pub target: TargetRecord,
-    pub warnings: Vec<String>,
     pub notes: Vec<String>,
 }
 
@@ -337,7 +336,12 @@ impl Recorder {
             retries: self.total.retries,
             cpu: cpu_totals(&self.cpu, elapsed_ns),
             segments: self.segments,
-            warnings: outcome.warnings,
+            // The text of each, for readers of the text.
+            warnings: self
+                .typed_warnings
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
             typed_warnings: self.typed_warnings,
             notes: outcome.notes,
             sweep: None,

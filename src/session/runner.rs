@@ -15,8 +15,8 @@ use super::cpu::{cpu_record, rusage};
 use super::recorder::{Recorder, RunOutcome, SegmentOutcome};
 use super::snapshot::{
     DiskView, IntervalLatency, JobView, PlanProgress, PointRates, RunJobTotals, SERIES_POINTS,
-    SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView, SteadyView,
-    StepResult, SustainedView, TargetView, add_to_run,
+    SegmentMark, SeriesPoint, SessionState, Snapshot, StatsView, SteadyView, StepResult,
+    SustainedView, TargetView, add_to_run,
 };
 use super::window::{DeviceWatch, Verdict};
 use super::{Control, SessionOptions, SessionOutcome};
@@ -143,10 +143,10 @@ impl Runner {
             ..EngineRecord::default()
         };
         let mut notes = plan_notes;
-        let mut warnings: Vec<SessionWarning> = Vec::new();
+        let mut warnings: Vec<RunWarning> = Vec::new();
         for t in &targets {
             notes.extend(t.notes.iter().cloned());
-            warnings.extend(t.warnings.iter().cloned().map(SessionWarning::Fact));
+            warnings.extend(t.warnings.iter().cloned());
         }
         notes.extend(spec.depth_note());
         notes.extend(spec.buffer_note());
@@ -159,7 +159,7 @@ impl Runner {
             .flat_map(|s| &s.jobs)
             .any(|j| !j.spec.direct)
         {
-            warnings.push(SessionWarning::Buffered);
+            warnings.push(RunWarning::Buffered);
         }
         let needs_fill = targets.iter().any(|t| t.needs_fill);
         let fill_bytes: u64 = targets
@@ -219,11 +219,9 @@ impl Runner {
         };
         let (tx, _) = watch::channel(Arc::new(snap.clone()));
         let mut recorder = Recorder::new(jsonl).with_sink(sink);
-        // The targets' warnings are facts of the record too.
+        // The targets' warnings and the buffered run are the record's too.
         for warning in &snap.warnings {
-            if let SessionWarning::Fact(fact) = warning {
-                recorder.warn(fact.clone());
-            }
+            recorder.warn(warning.clone());
         }
         Self {
             machine: MachineLimits::detect(),
@@ -1151,7 +1149,7 @@ impl Runner {
     /// A typed warning: its text for the front ends and `warnings`, the fact for the record.
     fn warn(&mut self, warning: RunWarning) {
         self.recorder.warn(warning.clone());
-        self.snap.warnings.push(SessionWarning::Fact(warning));
+        self.snap.warnings.push(warning);
     }
 
     fn note_engine(&mut self, setups: &[EngineSetup]) {
@@ -1407,7 +1405,6 @@ impl Runner {
                 scratch_removed,
                 ..self.target_record(0)
             },
-            warnings: self.snap.warnings.iter().map(ToString::to_string).collect(),
             notes: self.snap.notes.clone(),
         };
         let recorder = std::mem::replace(&mut self.recorder, Recorder::new(None));

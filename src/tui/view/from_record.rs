@@ -10,7 +10,6 @@ use crate::record::{
     DirectionRecord, LatencyRecord, RunRecord, RunStatus, RunWarning, SegmentJobRecord,
     SegmentRecord, TYPED_WARNINGS_FORMAT,
 };
-use crate::session::SessionWarning;
 use crate::tui::view::from_monitor;
 use crate::tui::view::{
     DeviceView, DeviceWindow, Direction, Header, HeatColumn, HeatmapView, JobRow, JobsSpan,
@@ -521,49 +520,36 @@ fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
 }
 
 /// The record's warnings as the view shows them. From format 6 on every warning is typed
-/// (`typed_warnings`) but the buffered run, which `job.direct` says: the view reads the facts.
-/// Older records typed only some warnings and kept the others as text only: for them (kept for
-/// compatibility) each text is read as before, of the page-cache kind when it is the rendering
-/// of such a fact.
+/// (`typed_warnings`, in the session's order): the view reads the facts. Older records typed
+/// only some warnings and kept the others as text only: for them (kept for compatibility) each
+/// text is read as before, of the page-cache kind when it is the rendering of such a fact or of
+/// the buffered run (`job.direct`).
 fn record_warnings(record: &RunRecord) -> Vec<Warning> {
-    let buffered = (!record.job.direct).then(|| SessionWarning::Buffered.to_string());
-    if record.format_version < TYPED_WARNINGS_FORMAT {
-        let page_cache: Vec<String> = record
+    let kind = |page_cache: bool| {
+        if page_cache {
+            WarningKind::PageCache
+        } else {
+            WarningKind::Note
+        }
+    };
+    if record.format_version >= TYPED_WARNINGS_FORMAT {
+        return record
             .typed_warnings
             .iter()
-            .filter(|w| matches!(w, RunWarning::PageCache { .. }))
-            .map(ToString::to_string)
-            .chain(buffered)
-            .collect();
-        return record
-            .warnings
-            .iter()
-            .map(|w| {
-                let kind = if page_cache.contains(w) {
-                    WarningKind::PageCache
-                } else {
-                    WarningKind::Note
-                };
-                Warning::new(kind, w.clone())
-            })
+            .map(|w| Warning::new(kind(w.is_page_cache()), w.to_string()))
             .collect();
     }
-    let kind = |w: &RunWarning| match w {
-        RunWarning::PageCache { .. } => WarningKind::PageCache,
-        _ => WarningKind::Note,
-    };
-    // In the session's order: the targets' warnings, the buffered run, then the run's own.
-    let targets = record
+    let page_cache: Vec<String> = record
         .typed_warnings
         .iter()
-        .take_while(|w| w.of_target())
-        .count();
-    let (first, rest) = record.typed_warnings.split_at(targets);
-    first
+        .filter(|w| w.is_page_cache())
+        .map(ToString::to_string)
+        .chain((!record.job.direct).then(|| RunWarning::Buffered.to_string()))
+        .collect();
+    record
+        .warnings
         .iter()
-        .map(|w| Warning::new(kind(w), w.to_string()))
-        .chain(buffered.map(|text| Warning::new(WarningKind::PageCache, text)))
-        .chain(rest.iter().map(|w| Warning::new(kind(w), w.to_string())))
+        .map(|w| Warning::new(kind(page_cache.contains(w)), w.clone()))
         .collect()
 }
 
@@ -646,19 +632,22 @@ mod tests {
     }
 
     #[test]
-    fn a_typed_record_s_warnings_are_read_by_their_kind_in_the_session_s_order() {
+    fn a_typed_record_s_warnings_are_read_by_their_kind() {
         let mut record = record();
         record.format_version = TYPED_WARNINGS_FORMAT;
-        record.job.direct = false;
-        record.typed_warnings = vec![holes(), page_cache(), RunWarning::ChangeIgnoredManyJobs];
+        record.typed_warnings = vec![
+            holes(),
+            RunWarning::Buffered,
+            page_cache(),
+            RunWarning::ChangeIgnoredManyJobs,
+        ];
         // The text is what readers of `warnings` get; the view does not read it.
         record.warnings = vec!["PAGE CACHE: ignored".into()];
-        let buffered = SessionWarning::Buffered.to_string();
         assert_eq!(
             record_warnings(&record),
             [
                 Warning::new(WarningKind::Note, holes().to_string()),
-                Warning::new(WarningKind::PageCache, buffered),
+                Warning::new(WarningKind::PageCache, RunWarning::Buffered.to_string()),
                 Warning::new(WarningKind::PageCache, page_cache().to_string()),
                 Warning::new(
                     WarningKind::Note,
