@@ -12,7 +12,7 @@ use crate::record::{
     CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
     HostRecord, INTERVAL_FORMAT, IntervalJobRecord, IntervalRecord, JobRecord, JsonlWriter,
     LATENCY_DEFINITION, PointValue, ReadyRecord, RunRecord, RunStatus, RunWarning,
-    SegmentJobRecord, SegmentRecord, SyncRecord, TargetRecord, rfc3339_utc,
+    SegmentJobRecord, SegmentRecord, SyncRecord, TargetRecord, WarningLine, rfc3339_utc,
 };
 use crate::session::cpu::cpu_totals;
 use crate::session::series::RecordSeries;
@@ -48,6 +48,8 @@ pub struct Recorder {
     stalled_ns: u64,
     cpu: CpuRecord,
     typed_warnings: Vec<RunWarning>,
+    /// Warnings go to `--jsonl` too.
+    warning_lines: bool,
     /// The device over the last measured window that had one.
     device: Option<DeviceRecord>,
     /// For each segment, its jobs' target indices (to note removals at the end).
@@ -98,6 +100,7 @@ impl Recorder {
             stalled_ns: 0,
             cpu: CpuRecord::default(),
             typed_warnings: Vec::new(),
+            warning_lines: false,
             device: None,
             segment_targets: Vec::new(),
             sink: None,
@@ -204,7 +207,21 @@ impl Recorder {
     }
 
     pub fn warn(&mut self, warning: RunWarning) {
+        if self.warning_lines
+            && let Some(jsonl) = &mut self.jsonl
+            && jsonl.write(&WarningLine::new(warning.clone())).is_err()
+        {
+            self.jsonl = None;
+        }
         self.typed_warnings.push(warning);
+    }
+
+    /// Each warning also as a [`WarningLine`] on `--jsonl`, as it comes (a fleet's remote
+    /// run).
+    #[must_use]
+    pub fn with_warning_lines(mut self, on: bool) -> Self {
+        self.warning_lines = on;
+        self
     }
 
     /// The segment has ended: its record, and its share of the run's totals.

@@ -218,7 +218,11 @@ impl Runner {
             disks: Vec::new(),
         };
         let (tx, _) = watch::channel(Arc::new(snap.clone()));
-        let mut recorder = Recorder::new(jsonl).with_sink(sink);
+        // A fleet's remote run (it waits for the start word) sends its warnings typed on its
+        // stream.
+        let mut recorder = Recorder::new(jsonl)
+            .with_sink(sink)
+            .with_warning_lines(options.start_gate.is_some());
         // The targets' warnings and the buffered run are the record's too.
         for warning in &snap.warnings {
             recorder.warn(warning.clone());
