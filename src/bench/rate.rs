@@ -292,7 +292,7 @@ impl Pacer {
 pub const DELIVERED_SHARE: f64 = 0.99;
 
 /// What a job's paced directions achieved over `elapsed_ns`, against what was asked
-/// (`numjobs` workers, each at the cap): one line per direction that fell short of
+/// (`numjobs` workers, each at the cap): one warning per direction that fell short of
 /// [`DELIVERED_SHARE`] of it (a Poisson schedule: three standard deviations of its count
 /// below the asked, when that is lower). `done` is (ios, bytes) of reads and of writes.
 #[must_use]
@@ -302,7 +302,7 @@ pub fn shortfalls(
     iodepth: u32,
     done: [(u64, u64); 2],
     elapsed_ns: u64,
-) -> Vec<String> {
+) -> Vec<crate::record::RunWarning> {
     let mut out = Vec::new();
     if elapsed_ns == 0 {
         return out;
@@ -316,39 +316,37 @@ pub fn shortfalls(
         let Some(cap) = limit.of(direction) else {
             continue;
         };
+        let asked = cap.saturating_mul(u64::from(numjobs));
+        let did = match limit.unit {
+            Unit::Iops => ios,
+            Unit::Bytes => bytes,
+        };
         #[allow(clippy::cast_precision_loss)]
-        let asked = cap as f64 * f64::from(numjobs);
-        #[allow(clippy::cast_precision_loss)]
-        let achieved = match limit.unit {
-            Unit::Iops => ios as f64,
-            Unit::Bytes => bytes as f64,
-        } / seconds;
+        let (asked_f, achieved) = (asked as f64, did as f64 / seconds);
         // A Poisson schedule's count over the window varies by its square root: allow three
         // of those before blaming the device.
         let share = match limit.process {
             Process::Linear => DELIVERED_SHARE,
-            Process::Poisson => DELIVERED_SHARE.min(1.0 - 3.0 / (asked * seconds).max(1.0).sqrt()),
+            Process::Poisson => {
+                DELIVERED_SHARE.min(1.0 - 3.0 / (asked_f * seconds).max(1.0).sqrt())
+            }
         };
-        if achieved >= asked * share {
+        if achieved >= asked_f * share {
             continue;
         }
-        let (asked_text, achieved_text) = match limit.unit {
-            Unit::Iops => (
-                format!("{} IOPS", crate::units::format_rate(asked)),
-                format!("{} IOPS", crate::units::format_rate(achieved)),
-            ),
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            Unit::Bytes => (
-                format!("{}/s", crate::units::format_bytes(asked as u64)),
-                format!("{}/s", crate::units::format_bytes(achieved as u64)),
-            ),
-        };
-        out.push(format!(
-            "{name} rate not delivered: asked {asked_text}, achieved {achieved_text} ({:.1}%); \
-             the device, or {iodepth} I/O(s) in flight per worker, could not keep up (lat_sched \
-             counts the time behind schedule)",
-            achieved / asked * 100.0
-        ));
+        out.push(crate::record::RunWarning::RateShortfall {
+            job: None,
+            direction: name.to_string(),
+            unit: match limit.unit {
+                Unit::Iops => "iops",
+                Unit::Bytes => "bytes",
+            }
+            .to_string(),
+            asked,
+            done: did,
+            elapsed_ns,
+            iodepth,
+        });
     }
     out
 }
@@ -497,7 +495,10 @@ mod tests {
     fn a_shortfall_is_named_and_a_delivered_rate_is_not() {
         let cap = limit(Some(1000), Some(500), Process::Linear);
         // Two workers, one second: reads 1990 of 2000 (99.5%), writes 700 of 1000.
-        let out = shortfalls(&cap, 2, 8, [(1990, 0), (700, 0)], 1_000_000_000);
+        let out: Vec<String> = shortfalls(&cap, 2, 8, [(1990, 0), (700, 0)], 1_000_000_000)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_eq!(out.len(), 1, "{out:?}");
         assert!(
             out[0].starts_with(
@@ -511,7 +512,10 @@ mod tests {
             write: None,
             process: Process::Linear,
         };
-        let out = shortfalls(&bytes, 1, 1, [(10, 512 << 10), (0, 0)], 1_000_000_000);
+        let out: Vec<String> = shortfalls(&bytes, 1, 1, [(10, 512 << 10), (0, 0)], 1_000_000_000)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert!(
             out[0].contains("asked 1 MiB/s, achieved 512 KiB/s (50.0%)"),
             "{out:?}"

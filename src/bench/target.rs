@@ -23,6 +23,7 @@ use anyhow::Context;
 use crate::bench::blockdev::{self, Bottom, SysfsStack};
 use crate::bench::pinned::{self, FileId, ObjectKind, Pinned};
 use crate::bench::spec::{JobSpec, OpenSync};
+use crate::record::RunWarning;
 use crate::units::{format_bytes, format_size_short};
 use crate::usage;
 
@@ -68,7 +69,7 @@ pub struct Target {
     /// What was adjusted, for the output and the record.
     pub notes: Vec<String>,
     /// Warnings (e.g. holes that stay unfilled).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<RunWarning>,
     scratch: Option<ScratchFile>,
     /// The length the file had before this run, when the run may make it longer (a scratch,
     /// created or empty file, or holes filled): on ENOSPC it is given back.
@@ -378,12 +379,10 @@ pub fn open(
         .saturating_mul(u64::from(spec.effective_iodepth()))
         .saturating_mul(u64::from(spec.numjobs));
     if target.working_set_bytes < in_flight_bytes {
-        target.warnings.push(format!(
-            "the working set ({}) is smaller than bs x iodepth x numjobs ({}): I/Os in flight \
-             overlap the same blocks; raise --size or lower --iodepth or --numjobs",
-            format_bytes(target.working_set_bytes),
-            format_bytes(in_flight_bytes)
-        ));
+        target.warnings.push(RunWarning::SmallWorkingSet {
+            working_set_bytes: target.working_set_bytes,
+            in_flight_bytes,
+        });
     }
     Ok(target)
 }
@@ -765,11 +764,9 @@ fn open_file(
             path.display()
         ));
     } else if holes {
-        warnings.push(format!(
-            "{} has holes in the working set: reading holes measures nothing; pass \
-             --allow-destructive to fill it with data first",
-            path.display()
-        ));
+        warnings.push(RunWarning::Holes {
+            path: path.display().to_string(),
+        });
     }
     // A read job opens data read-only; it writes only to fill an empty file, or holes it was
     // allowed to fill.

@@ -33,9 +33,9 @@ use crate::fleet::merge::{Rates, merge_direction, merge_sync, p50_p99};
 use crate::fleet::ssh::{self, SshOptions};
 use crate::fleet::table::{self, Row};
 use crate::record::{
-    DirectionRecord, FLEET_FORMAT, FORMAT_VERSION, FleetAggregate, FleetHostRecord, FleetRecord,
-    HostStatus, INTERVAL_FORMAT, IntervalRecord, READY_FORMAT, RunRecord, RunStatus, SyncRecord,
-    rfc3339_utc,
+    DirectionRecord, ERROR_FORMAT, ErrorLine, FLEET_FORMAT, FORMAT_VERSION, FleetAggregate,
+    FleetHostRecord, FleetRecord, HostStatus, INTERVAL_FORMAT, IntervalRecord, READY_FORMAT,
+    RunRecord, RunStatus, RunWarning, SyncRecord, WARNING_FORMAT, WarningLine, rfc3339_utc,
 };
 
 /// What a fleet runs on its hosts.
@@ -63,7 +63,8 @@ const BANNER_LINES: usize = 64;
 const PIPE_GRACE: Duration = Duration::from_secs(1);
 /// Intervals a host may be ahead of a silent one before its tables are shown without it.
 const MAX_PENDING: usize = 8;
-/// Lines of a host's stderr kept (its last error line names why it failed).
+/// Lines of a host's stderr kept (its last line names why it failed, when it failed before it
+/// could say so on its stream: ssh, a missing binary).
 const STDERR_LINES: usize = 20;
 
 /// The validated command line.
@@ -427,6 +428,10 @@ enum Line {
     Ready,
     Interval(Box<IntervalRecord>),
     Record(Box<RunRecord>),
+    /// A warning of the remote run (page cache, stalls), worth seeing as it comes.
+    Warning(Box<RunWarning>),
+    /// The error the remote run ended with.
+    Error(ErrorLine),
     /// Another line of the stream (a sweep's point).
     Other,
     /// Not a line of the protocol: the line as shown (escaped, cut).
@@ -441,8 +446,6 @@ enum Event {
     End(usize),
     /// Its stderr ended: the last error line is in.
     ErrEnd(usize),
-    /// A warning of the remote run (page cache, stalls), worth seeing as it comes.
-    Warning(usize, String),
     /// A line came on its stderr: it is alive.
     Heard(usize),
     /// The remote shell's status of the run (`ssh::EXIT_MARK`).
@@ -474,6 +477,8 @@ struct Host {
     exit: Option<std::process::ExitStatus>,
     exited_at: Option<Instant>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The error its remote run sent (one line, escaped).
+    remote_error: Option<String>,
     /// Received intervals not yet shown in a table.
     pending: VecDeque<IntervalRecord>,
     intervals: u64,
@@ -534,15 +539,8 @@ impl Host {
     }
 
     fn last_error(&self) -> Option<String> {
-        let lines = self.stderr.lock().ok()?;
-        let line = lines
-            .iter()
-            .rev()
-            .find(|l| l.starts_with("error: "))
-            .or_else(|| lines.iter().rev().find(|l| !l.trim().is_empty()))?;
-        Some(crate::error::one_line(
-            line.strip_prefix("error: ").unwrap_or(line),
-        ))
+        let tail = self.stderr.lock().ok()?;
+        failure(self.remote_error.as_deref(), &tail)
     }
 
     /// Fails the host for what it did (`why`), keeping what it sent before; its ssh is killed
@@ -684,11 +682,6 @@ impl Fleet {
                             let _ = err_tx.send(Event::RemoteExit(i, code));
                             continue;
                         }
-                        // A remote warning (page cache, stalls) is worth seeing as it comes;
-                        // its status lines and notes are in its record.
-                        if line.starts_with("WARNING: ") {
-                            let _ = err_tx.send(Event::Warning(i, crate::error::one_line(&line)));
-                        }
                         if let Ok(mut tail) = tail.lock() {
                             if tail.len() == STDERR_LINES {
                                 tail.pop_front();
@@ -736,6 +729,7 @@ impl Fleet {
                 exit: None,
                 exited_at: None,
                 stderr,
+                remote_error: None,
                 pending: VecDeque::new(),
                 intervals: 0,
                 elapsed_ns: 0,
@@ -995,6 +989,19 @@ impl Fleet {
                         Ok(()) => host.record = Some(record),
                         Err(why) => host.refuse(format!("sent an invalid {why}"), live),
                     },
+                    // Worth seeing as it comes; it is in its record too.
+                    Line::Warning(warning) => say(
+                        live,
+                        format!(
+                            "  {}: WARNING: {}",
+                            host.name,
+                            crate::error::one_line(&warning.to_string())
+                        ),
+                    ),
+                    Line::Error(error) => {
+                        let kept: String = error.message.chars().take(STDERR_LINE_BYTES).collect();
+                        host.remote_error = Some(crate::error::one_line(&kept));
+                    }
                     Line::Ready | Line::Other => {}
                 }
                 host.heard_out = true;
@@ -1012,12 +1019,6 @@ impl Fleet {
             }
             Event::End(i) => self.hosts[i].stream_ended = true,
             Event::ErrEnd(i) => self.hosts[i].stderr_ended = true,
-            Event::Warning(i, line) => {
-                say(
-                    self.live.as_ref(),
-                    format!("  {}: {line}", self.hosts[i].name),
-                );
-            }
         }
     }
 
@@ -1203,9 +1204,23 @@ fn parse_line(bytes: &[u8]) -> Line {
         crate::record::FORMAT => {
             serde_json::from_str(line).map_or_else(broken, |r| Line::Record(Box::new(r)))
         }
+        WARNING_FORMAT => serde_json::from_str::<WarningLine>(line)
+            .map_or_else(broken, |w| Line::Warning(Box::new(w.warning))),
+        ERROR_FORMAT => serde_json::from_str(line).map_or_else(broken, Line::Error),
         other if other.starts_with("diskdash-") => Line::Other,
         _ => foreign(),
     }
+}
+
+/// Why a host failed, from what it said: the error its remote run sent on its stream, else the
+/// last line of its stderr as it is (ssh's, or the remote shell's for a missing binary); no
+/// line of it is read for what it says.
+fn failure(remote_error: Option<&str>, stderr_tail: &VecDeque<String>) -> Option<String> {
+    if let Some(error) = remote_error {
+        return Some(error.to_string());
+    }
+    let line = stderr_tail.iter().rev().find(|l| !l.trim().is_empty())?;
+    Some(crate::error::one_line(line))
 }
 
 /// A status line: on stderr when headless, the dashboard's footer line otherwise.
@@ -1388,4 +1403,62 @@ pub fn summary(record: &FleetRecord) -> String {
         text.push_str("  * partial: the intervals received before the host dropped\n");
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remote_warning_and_error_arrive_typed() {
+        let warning = RunWarning::Holes {
+            path: "/srv/f".into(),
+        };
+        let line = serde_json::to_vec(&WarningLine::new(warning.clone())).unwrap();
+        assert!(matches!(parse_line(&line), Line::Warning(w) if *w == warning));
+        let error = ErrorLine::new("--size 1T: no room".into(), 2);
+        let line = serde_json::to_vec(&error).unwrap();
+        assert!(matches!(parse_line(&line), Line::Error(e) if e == error));
+        // Of the protocol but wrong: said, not taken as text.
+        let wrong =
+            br#"{"format":"diskdash-bench-warning","format_version":6,"warning":{"kind":"nope"}}"#;
+        assert!(
+            matches!(parse_line(wrong), Line::Broken(why) if why.contains("diskdash-bench-warning"))
+        );
+        let wrong = br#"{"format":"diskdash-bench-error","message":"x"}"#;
+        assert!(matches!(parse_line(wrong), Line::Broken(_)));
+        // Text that looks like a warning is not the protocol.
+        assert!(matches!(
+            parse_line(b"WARNING: PAGE CACHE: trust me"),
+            Line::Foreign(_)
+        ));
+    }
+
+    #[test]
+    fn a_host_s_failure_is_its_typed_error_else_its_last_stderr_line_as_it_is() {
+        let tail: VecDeque<String> = [
+            "error: an older line",
+            "WARNING: not read for what it says",
+            "ssh: connect to host h1 port 22: Connection refused",
+            "",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        assert_eq!(
+            failure(Some("the disk went away"), &tail).as_deref(),
+            Some("the disk went away")
+        );
+        assert_eq!(
+            failure(None, &tail).as_deref(),
+            Some("ssh: connect to host h1 port 22: Connection refused")
+        );
+        let tail: VecDeque<String> = ["error: a\u{1b}[2J"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        // Kept as it is, escaped: nothing is cut from it by what it says.
+        assert_eq!(failure(None, &tail).as_deref(), Some("error: a\\u{1b}[2J"));
+        assert_eq!(failure(None, &VecDeque::new()), None);
+    }
 }

@@ -4,7 +4,9 @@
 //! the run record as the last line. stdin carries the controller's words, one a line: `start`
 //! opens the measured window; `stop`, or the end of stdin (the connection dropped, the
 //! controller died), stops the run like Ctrl-C (drained, recorded `interrupted`, scratch file
-//! removed). Status and errors go to stderr.
+//! removed). Each warning is a `diskdash-bench-warning` line as it comes, and an error ends the
+//! stream with a `diskdash-bench-error` line (its message and exit code). Status lines, and
+//! the same warnings and error as text, go to stderr for a person.
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -26,6 +28,24 @@ pub const STOP: &str = "stop";
 /// # Errors
 /// A usage error for a command fleet does not run, or the command's own error.
 pub fn run(command: Command) -> anyhow::Result<ExitCode> {
+    let result = run_command(command);
+    if let Err(err) = &result {
+        // The controller reads the error from the stream; stderr still gets it (main prints
+        // it) for a person reading the remote's output.
+        let line = crate::record::ErrorLine::new(
+            crate::error::one_line(&format!("{err:#}")),
+            crate::error::exit_code(err),
+        );
+        let mut stdout = std::io::stdout().lock();
+        if serde_json::to_writer(&mut stdout, &line).is_ok() {
+            let _ = stdout.write_all(b"\n");
+            let _ = stdout.flush();
+        }
+    }
+    result
+}
+
+fn run_command(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Bench(args) => {
             refuse_stdout_outputs(args.json.as_deref(), args.jsonl.as_deref())?;

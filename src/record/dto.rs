@@ -57,8 +57,9 @@ pub struct RunRecord {
     pub segments: Vec<SegmentRecord>,
     /// Every warning, as text.
     pub warnings: Vec<String>,
-    /// The warnings that are facts a program may act on, typed (their text is in `warnings`
-    /// too). Empty in records written before there were any.
+    /// The warnings typed, each with its numbers (their text is in `warnings` too, in the same
+    /// order): from format 6 on every warning; before, only some. Empty in records written
+    /// before there were any.
     #[serde(default)]
     pub typed_warnings: Vec<RunWarning>,
     pub notes: Vec<String>,
@@ -277,6 +278,56 @@ pub enum RunWarning {
         trimmed_bytes: u64,
         working_set_bytes: u64,
     },
+    /// The working set is smaller than the bytes in flight (bs x iodepth x numjobs): I/Os in
+    /// flight overlap the same blocks.
+    SmallWorkingSet {
+        working_set_bytes: u64,
+        in_flight_bytes: u64,
+    },
+    /// A read job's existing file has holes in its working set and was not allowed to fill
+    /// them: reading holes measures nothing.
+    Holes { path: String },
+    /// A paced job reached less than its pace.
+    RateShortfall {
+        /// The job's name when the step ran several.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        job: Option<String>,
+        /// `read` or `write`.
+        direction: String,
+        /// `iops` or `bytes`: what `asked` and `done` count.
+        unit: String,
+        /// The pace asked of all the job's workers together, per second.
+        asked: u64,
+        /// What they did over `elapsed_ns`.
+        done: u64,
+        elapsed_ns: u64,
+        /// I/Os in flight per worker.
+        iodepth: u32,
+    },
+    /// A job runs through the page cache (`--buffered`, `direct=0`): its results include it.
+    Buffered,
+    /// A live change of the job was not applied: several jobs run at once.
+    ChangeIgnoredManyJobs,
+    /// A live change of the job was not applied: `problem` says why (the changed job's
+    /// validation error).
+    ChangeIgnored { problem: String },
+    /// Writing `--jsonl` failed; the run goes on without it.
+    JsonlStopped { error: String },
+    /// The scratch file (or a file a job created to be removed) could not be removed.
+    NotRemoved {
+        path: String,
+        /// `true`: a scratch file; `false`: a file a job created.
+        scratch: bool,
+        error: String,
+    },
+}
+
+impl RunWarning {
+    /// Whether the page cache is (or may be) what the numbers measure.
+    #[must_use]
+    pub fn is_page_cache(&self) -> bool {
+        matches!(self, Self::PageCache { .. } | Self::Buffered)
+    }
 }
 
 impl std::fmt::Display for RunWarning {
@@ -331,6 +382,76 @@ impl std::fmt::Display for RunWarning {
                 crate::units::format_bytes(trimmed_bytes),
                 crate::units::format_bytes(working_set_bytes),
                 segment + 1
+            ),
+            Self::SmallWorkingSet {
+                working_set_bytes,
+                in_flight_bytes,
+            } => write!(
+                f,
+                "the working set ({}) is smaller than bs x iodepth x numjobs ({}): I/Os in \
+                 flight overlap the same blocks; raise --size or lower --iodepth or --numjobs",
+                crate::units::format_bytes(working_set_bytes),
+                crate::units::format_bytes(in_flight_bytes)
+            ),
+            Self::Holes { ref path } => write!(
+                f,
+                "{path} has holes in the working set: reading holes measures nothing; pass \
+                 --allow-destructive to fill it with data first"
+            ),
+            Self::RateShortfall {
+                ref job,
+                ref direction,
+                ref unit,
+                asked,
+                done,
+                elapsed_ns,
+                iodepth,
+            } => {
+                if let Some(job) = job {
+                    write!(f, "job {job}: ")?;
+                }
+                #[allow(clippy::cast_precision_loss)] // rates for people
+                let (asked, achieved) = (asked as f64, done as f64 / (elapsed_ns as f64 / 1e9));
+                let rate = |value: f64| {
+                    if unit == "bytes" {
+                        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                        let bytes = value as u64;
+                        format!("{}/s", crate::units::format_bytes(bytes))
+                    } else {
+                        format!("{} IOPS", crate::units::format_rate(value))
+                    }
+                };
+                write!(
+                    f,
+                    "{direction} rate not delivered: asked {}, achieved {} ({:.1}%); the \
+                     device, or {iodepth} I/O(s) in flight per worker, could not keep up \
+                     (lat_sched counts the time behind schedule)",
+                    rate(asked),
+                    rate(achieved),
+                    achieved / asked * 100.0
+                )
+            }
+            Self::Buffered => f.write_str(
+                "buffered I/O (--buffered, direct=0): results include the page cache, not just \
+                 the device",
+            ),
+            Self::ChangeIgnoredManyJobs => {
+                f.write_str("ignored a change: live changes apply to runs of one job at a time")
+            }
+            Self::ChangeIgnored { ref problem } => write!(f, "ignored a change: {problem}"),
+            Self::JsonlStopped { ref error } => write!(f, "stopped writing --jsonl: {error}"),
+            Self::NotRemoved {
+                ref path,
+                scratch,
+                ref error,
+            } => write!(
+                f,
+                "could not remove {} {path}: {error}; remove it by hand",
+                if scratch {
+                    "the scratch file"
+                } else {
+                    "the created file"
+                }
             ),
         }
     }
@@ -983,6 +1104,86 @@ pub struct IntervalJobRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_warnings_once_text_keep_their_words_and_travel_typed() {
+        let cases = [
+            (
+                RunWarning::SmallWorkingSet {
+                    working_set_bytes: 1 << 20,
+                    in_flight_bytes: 4 << 20,
+                },
+                "small_working_set",
+                "the working set (1 MiB) is smaller than bs x iodepth x numjobs (4 MiB): I/Os in \
+                 flight overlap the same blocks; raise --size or lower --iodepth or --numjobs",
+            ),
+            (
+                RunWarning::Holes {
+                    path: "/srv/f".into(),
+                },
+                "holes",
+                "/srv/f has holes in the working set: reading holes measures nothing; pass \
+                 --allow-destructive to fill it with data first",
+            ),
+            (
+                RunWarning::RateShortfall {
+                    job: Some("a".into()),
+                    direction: "write".into(),
+                    unit: "iops".into(),
+                    asked: 1000,
+                    done: 700,
+                    elapsed_ns: 1_000_000_000,
+                    iodepth: 8,
+                },
+                "rate_shortfall",
+                "job a: write rate not delivered: asked 1.0k IOPS, achieved 700 IOPS (70.0%); \
+                 the device, or 8 I/O(s) in flight per worker, could not keep up (lat_sched \
+                 counts the time behind schedule)",
+            ),
+            (
+                RunWarning::Buffered,
+                "buffered",
+                "buffered I/O (--buffered, direct=0): results include the page cache, not just the \
+                 device",
+            ),
+            (
+                RunWarning::ChangeIgnoredManyJobs,
+                "change_ignored_many_jobs",
+                "ignored a change: live changes apply to runs of one job at a time",
+            ),
+            (
+                RunWarning::ChangeIgnored {
+                    problem: "--bs 3: not a multiple of 512".into(),
+                },
+                "change_ignored",
+                "ignored a change: --bs 3: not a multiple of 512",
+            ),
+            (
+                RunWarning::JsonlStopped {
+                    error: "No space left on device (os error 28)".into(),
+                },
+                "jsonl_stopped",
+                "stopped writing --jsonl: No space left on device (os error 28)",
+            ),
+            (
+                RunWarning::NotRemoved {
+                    path: "/srv/.diskdash-scratch-1-0".into(),
+                    scratch: true,
+                    error: "Permission denied (os error 13)".into(),
+                },
+                "not_removed",
+                "could not remove the scratch file /srv/.diskdash-scratch-1-0: Permission \
+                 denied (os error 13); remove it by hand",
+            ),
+        ];
+        for (warning, kind, text) in cases {
+            assert_eq!(warning.to_string(), text);
+            let json = serde_json::to_value(&warning).unwrap();
+            assert_eq!(json["kind"], kind, "{json}");
+            let back: RunWarning = serde_json::from_value(json).unwrap();
+            assert_eq!(back, warning);
+        }
+    }
 
     #[test]
     fn a_stall_is_a_typed_warning_with_its_text() {

@@ -1,6 +1,7 @@
 //! The fleet record (`diskdash fleet --json`): each host's own record as it sent it, and the
 //! fleet's aggregate, whose latency percentiles come from the hosts' histograms merged bucket
-//! by bucket (never from averaging percentiles). Also the remote side's ready line.
+//! by bucket (never from averaging percentiles). Also the remote side's own lines: ready,
+//! warning and error.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,6 +12,54 @@ pub const FLEET_FORMAT: &str = "diskdash-fleet";
 /// `format` of the line a remote run writes on `--jsonl` when its targets are prepared and it
 /// waits for the start (`diskdash --fleet-remote`).
 pub const READY_FORMAT: &str = "diskdash-bench-ready";
+
+/// `format` of a line a remote run writes on `--jsonl` for each warning, as it comes
+/// (`diskdash --fleet-remote`).
+pub const WARNING_FORMAT: &str = "diskdash-bench-warning";
+/// `format` of the line a remote run writes last when it ends with an error
+/// (`diskdash --fleet-remote`).
+pub const ERROR_FORMAT: &str = "diskdash-bench-error";
+
+/// A warning of a remote run, typed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WarningLine {
+    pub format: String,
+    pub format_version: u32,
+    pub warning: super::RunWarning,
+}
+
+impl WarningLine {
+    #[must_use]
+    pub fn new(warning: super::RunWarning) -> Self {
+        Self {
+            format: WARNING_FORMAT.to_string(),
+            format_version: FORMAT_VERSION,
+            warning,
+        }
+    }
+}
+
+/// The error a remote run ended with: its one-line message and its exit code (2 a usage
+/// error, 1 a runtime failure).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorLine {
+    pub format: String,
+    pub format_version: u32,
+    pub message: String,
+    pub exit_code: u8,
+}
+
+impl ErrorLine {
+    #[must_use]
+    pub fn new(message: String, exit_code: u8) -> Self {
+        Self {
+            format: ERROR_FORMAT.to_string(),
+            format_version: FORMAT_VERSION,
+            message,
+            exit_code,
+        }
+    }
+}
 
 /// The ready line: prepared, waiting for `start` on standard input.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

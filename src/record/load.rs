@@ -427,7 +427,7 @@ mod tests {
                 br#"{"format": "diskdash-bench", "format_version": 9, "diskdash_version": "0.9.0"}"#
             )
             .unwrap_err(),
-            "has record format_version 9, this diskdash reads versions 2 to 5; open it with the \
+            "has record format_version 9, this diskdash reads versions 2 to 6; open it with the \
              diskdash that wrote it (0.9.0) or record the run again"
         );
         let err = parse(br#"{"format": "diskdash-bench", "format_version": 2}"#).unwrap_err();
@@ -465,7 +465,7 @@ mod tests {
                 parse(text.as_bytes()).unwrap_err(),
                 format!(
                     "has record format_version {shown}, not a whole number; this diskdash reads \
-                     versions 2 to 5 (written as the number 5); give a file written by `diskdash \
+                     versions 2 to 6 (written as the number 6); give a file written by `diskdash \
                      bench --json`"
                 ),
                 "{written}"
@@ -473,13 +473,13 @@ mod tests {
         }
         assert_eq!(
             parse(br#"{"format": "diskdash-bench"}"#).unwrap_err(),
-            "has record format_version missing, this diskdash reads versions 2 to 5; open it with \
+            "has record format_version missing, this diskdash reads versions 2 to 6; open it with \
              the diskdash that wrote it (another version) or record the run again"
         );
         assert!(
             parse(br#"{"format": "diskdash-bench", "format_version": -2}"#)
                 .unwrap_err()
-                .starts_with("has record format_version -2, this diskdash reads versions 2 to 5;")
+                .starts_with("has record format_version -2, this diskdash reads versions 2 to 6;")
         );
     }
 

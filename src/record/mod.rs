@@ -33,7 +33,9 @@ pub const FORMAT: &str = "diskdash-bench";
 /// `format` of one JSON Lines interval record.
 pub const INTERVAL_FORMAT: &str = "diskdash-bench-interval";
 /// Bumped on any incompatible change of either format.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
+/// The first format whose `typed_warnings` holds every warning (the buffered run aside).
+pub const TYPED_WARNINGS_FORMAT: u32 = 6;
 
 /// What `lat_ns` measures, stated in every record.
 pub const LATENCY_DEFINITION: &str = "lat_ns of an I/O runs from the CLOCK_MONOTONIC read just \

@@ -12,7 +12,7 @@ use crate::record::{
     CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
     HostRecord, INTERVAL_FORMAT, IntervalJobRecord, IntervalRecord, JobRecord, JsonlWriter,
     LATENCY_DEFINITION, PointValue, ReadyRecord, RunRecord, RunStatus, RunWarning,
-    SegmentJobRecord, SegmentRecord, SyncRecord, TargetRecord, rfc3339_utc,
+    SegmentJobRecord, SegmentRecord, SyncRecord, TargetRecord, WarningLine, rfc3339_utc,
 };
 use crate::session::cpu::cpu_totals;
 use crate::session::series::RecordSeries;
@@ -48,6 +48,8 @@ pub struct Recorder {
     stalled_ns: u64,
     cpu: CpuRecord,
     typed_warnings: Vec<RunWarning>,
+    /// Warnings go to `--jsonl` too.
+    warning_lines: bool,
     /// The device over the last measured window that had one.
     device: Option<DeviceRecord>,
     /// For each segment, its jobs' target indices (to note removals at the end).
@@ -82,7 +84,6 @@ pub struct RunOutcome {
     pub job: JobSpec,
     pub engine: EngineRecord,
     pub target: TargetRecord,
-    pub warnings: Vec<String>,
     pub notes: Vec<String>,
 }
 
@@ -99,6 +100,7 @@ impl Recorder {
             stalled_ns: 0,
             cpu: CpuRecord::default(),
             typed_warnings: Vec::new(),
+            warning_lines: false,
             device: None,
             segment_targets: Vec::new(),
             sink: None,
@@ -170,7 +172,7 @@ impl Recorder {
         if let Some(jsonl) = &mut self.jsonl
             && let Err(err) = jsonl.write(&record)
         {
-            written = Err(format!("stopped writing --jsonl: {err:#}"));
+            written = Err(format!("{err:#}"));
             self.jsonl = None;
         }
         if let Some(sink) = &self.sink
@@ -205,7 +207,21 @@ impl Recorder {
     }
 
     pub fn warn(&mut self, warning: RunWarning) {
+        if self.warning_lines
+            && let Some(jsonl) = &mut self.jsonl
+            && jsonl.write(&WarningLine::new(warning.clone())).is_err()
+        {
+            self.jsonl = None;
+        }
         self.typed_warnings.push(warning);
+    }
+
+    /// Each warning also as a [`WarningLine`] on `--jsonl`, as it comes (a fleet's remote
+    /// run).
+    #[must_use]
+    pub fn with_warning_lines(mut self, on: bool) -> Self {
+        self.warning_lines = on;
+        self
     }
 
     /// The segment has ended: its record, and its share of the run's totals.
@@ -337,7 +353,12 @@ impl Recorder {
             retries: self.total.retries,
             cpu: cpu_totals(&self.cpu, elapsed_ns),
             segments: self.segments,
-            warnings: outcome.warnings,
+            // The text of each, for readers of the text.
+            warnings: self
+                .typed_warnings
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
             typed_warnings: self.typed_warnings,
             notes: outcome.notes,
             sweep: None,

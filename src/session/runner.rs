@@ -17,8 +17,8 @@ use super::cpu::{cpu_record, rusage};
 use super::recorder::{Recorder, RunOutcome, SegmentOutcome};
 use super::snapshot::{
     DiskView, IntervalLatency, JobView, PlanProgress, PointRates, RunJobTotals, SERIES_POINTS,
-    SegmentMark, SeriesPoint, SessionState, SessionWarning, Snapshot, StatsView, SteadyView,
-    StepResult, SustainedView, TargetView, add_to_run,
+    SegmentMark, SeriesPoint, SessionState, Snapshot, StatsView, SteadyView, StepResult,
+    SustainedView, TargetView, add_to_run,
 };
 use super::window::{DeviceWatch, Verdict};
 use super::{Control, SessionOptions, SessionOutcome};
@@ -145,10 +145,10 @@ impl Runner {
             ..EngineRecord::default()
         };
         let mut notes = plan_notes;
-        let mut warnings: Vec<SessionWarning> = Vec::new();
+        let mut warnings: Vec<RunWarning> = Vec::new();
         for t in &targets {
             notes.extend(t.notes.iter().cloned());
-            warnings.extend(t.warnings.iter().cloned().map(SessionWarning::Text));
+            warnings.extend(t.warnings.iter().cloned());
         }
         notes.extend(spec.depth_note());
         notes.extend(spec.buffer_note());
@@ -161,7 +161,7 @@ impl Runner {
             .flat_map(|s| &s.jobs)
             .any(|j| !j.spec.direct)
         {
-            warnings.push(SessionWarning::Buffered);
+            warnings.push(RunWarning::Buffered);
         }
         let needs_fill = targets.iter().any(|t| t.needs_fill);
         let fill_bytes: u64 = targets
@@ -220,6 +220,15 @@ impl Runner {
             disks: Vec::new(),
         };
         let (tx, _) = watch::channel(Arc::new(snap.clone()));
+        // A fleet's remote run (it waits for the start word) sends its warnings typed on its
+        // stream.
+        let mut recorder = Recorder::new(jsonl)
+            .with_sink(sink)
+            .with_warning_lines(options.start_gate.is_some());
+        // The targets' warnings and the buffered run are the record's too.
+        for warning in &snap.warnings {
+            recorder.warn(warning.clone());
+        }
         Self {
             machine: MachineLimits::detect(),
             plan,
@@ -232,7 +241,7 @@ impl Runner {
             engine,
             devices,
             target_device,
-            recorder: Recorder::new(jsonl).with_sink(sink),
+            recorder,
             json,
             controls,
             pending: VecDeque::new(),
@@ -516,9 +525,7 @@ impl Runner {
             _ => return Some(spec),
         };
         if self.plan.steps.iter().any(|step| step.jobs.len() > 1) {
-            self.snap.warnings.push(SessionWarning::Text(
-                "ignored a change: live changes apply to runs of one job at a time".to_string(),
-            ));
+            self.warn(RunWarning::ChangeIgnoredManyJobs);
             return None;
         }
         let target = &self.targets[0];
@@ -560,9 +567,9 @@ impl Runner {
         match checked {
             Ok(next) => Some(next),
             Err(problem) => {
-                self.snap
-                    .warnings
-                    .push(SessionWarning::Text(format!("ignored a change: {problem}")));
+                self.warn(RunWarning::ChangeIgnored {
+                    problem: problem.to_string(),
+                });
                 None
             }
         }
@@ -1023,6 +1030,7 @@ impl Runner {
                 }
             }
         }
+        let mut shortfalls = Vec::new();
         if status == RunStatus::Completed {
             // A paced job that could not keep its pace: said, with what it reached.
             for (job, job_end) in jobs.iter().zip(&end.jobs) {
@@ -1030,21 +1038,24 @@ impl Runner {
                     continue;
                 };
                 let done = |d: &crate::stats::DirectionStats| (d.ios, d.bytes);
-                for text in crate::bench::rate::shortfalls(
+                for mut warning in crate::bench::rate::shortfalls(
                     limit,
                     job.spec.numjobs,
                     job.spec.iodepth,
                     [done(&job_end.total.read), done(&job_end.total.write)],
                     job_end.elapsed_ns,
                 ) {
-                    let text = if jobs.len() > 1 {
-                        format!("job {}: {text}", job.name)
-                    } else {
-                        text
-                    };
-                    self.snap.warnings.push(SessionWarning::Text(text));
+                    if jobs.len() > 1
+                        && let RunWarning::RateShortfall { job: named, .. } = &mut warning
+                    {
+                        *named = Some(job.name.clone());
+                    }
+                    shortfalls.push(warning);
                 }
             }
+        }
+        for warning in shortfalls {
+            self.warn(warning);
         }
         let rates = |d: &crate::stats::DirectionStats, elapsed_ns: u64| {
             let view =
@@ -1154,7 +1165,7 @@ impl Runner {
     /// A typed warning: its text for the front ends and `warnings`, the fact for the record.
     fn warn(&mut self, warning: RunWarning) {
         self.recorder.warn(warning.clone());
-        self.snap.warnings.push(SessionWarning::Fact(warning));
+        self.snap.warnings.push(warning);
     }
 
     fn note_engine(&mut self, setups: &[EngineSetup]) {
@@ -1293,7 +1304,7 @@ impl Runner {
         };
         let (_, written) = self.recorder.interval(segment, interval, row, &names);
         if let Err(why) = written {
-            self.snap.warnings.push(SessionWarning::Text(why));
+            self.warn(RunWarning::JsonlStopped { error: why });
         }
         let at = self.series_base + Duration::from_nanos(interval.end_offset_ns);
         let point_of = |view: &StatsView| SeriesPoint {
@@ -1388,22 +1399,20 @@ impl Runner {
             }
         }
         let mut removed = vec![false; self.targets.len()];
+        let mut not_removed = Vec::new();
         for (at, target) in self.targets.iter_mut().enumerate() {
             match target.remove_scratch() {
                 Some(Ok(())) => removed[at] = true,
-                Some(Err(err)) => {
-                    self.snap.warnings.push(SessionWarning::Text(format!(
-                        "could not remove {} {}: {err}; remove it by hand",
-                        if target.kind == TargetKind::Scratch {
-                            "the scratch file"
-                        } else {
-                            "the created file"
-                        },
-                        target.path.display()
-                    )));
-                }
+                Some(Err(err)) => not_removed.push(RunWarning::NotRemoved {
+                    path: target.path.display().to_string(),
+                    scratch: target.kind == TargetKind::Scratch,
+                    error: err.to_string(),
+                }),
                 None => {}
             }
+        }
+        for warning in not_removed {
+            self.warn(warning);
         }
         let scratch_removed = removed[0];
         self.recorder.targets_removed(&removed);
@@ -1417,7 +1426,6 @@ impl Runner {
                 scratch_removed,
                 ..self.target_record(0)
             },
-            warnings: self.snap.warnings.iter().map(ToString::to_string).collect(),
             notes: self.snap.notes.clone(),
         };
         let recorder = std::mem::replace(&mut self.recorder, Recorder::new(None));

@@ -13,39 +13,6 @@ use crate::monitor::sysfs::QueueSettings;
 use crate::record::{EngineRecord, ReconciliationRecord, RunStatus, RunWarning};
 use crate::stats::{DirectionStats, LatencyBucket, LatencySummary, WorkerStats, merge_buckets};
 
-/// A warning as the session publishes it: a fact the record types (read by kind), or a line
-/// of text. Front ends tell them apart by the variant, never by the words.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SessionWarning {
-    Fact(RunWarning),
-    /// The job runs through the page cache (`--buffered`).
-    Buffered,
-    Text(String),
-}
-
-impl SessionWarning {
-    /// Whether the page cache is (or may be) what the numbers measure.
-    #[must_use]
-    pub fn is_page_cache(&self) -> bool {
-        matches!(
-            self,
-            Self::Fact(RunWarning::PageCache { .. }) | Self::Buffered
-        )
-    }
-}
-
-impl std::fmt::Display for SessionWarning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Fact(fact) => fact.fmt(f),
-            Self::Buffered => f.write_str(
-                "buffered I/O (--buffered, direct=0): results include the page cache, not just the device",
-            ),
-            Self::Text(text) => f.write_str(text),
-        }
-    }
-}
-
 /// Points kept in [`Snapshot::series`] (10 minutes at the default 1 s interval).
 pub const SERIES_POINTS: usize = 600;
 
@@ -361,7 +328,7 @@ pub struct Snapshot {
     pub queue: Option<QueueSettings>,
     /// App I/Os against device I/Os over the last finished segment, when known.
     pub reconciliation: Option<ReconciliationRecord>,
-    pub warnings: Vec<SessionWarning>,
+    pub warnings: Vec<RunWarning>,
     pub notes: Vec<String>,
     /// Why the target has no device statistics (tmpfs, ...), when it has none.
     pub device_absent: Option<String>,

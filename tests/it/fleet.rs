@@ -887,3 +887,59 @@ fn trims_on_two_hosts_are_in_their_rows_and_the_fleet_aggregate() {
     assert!(iops != "-" && iops != "0", "{summary}");
     no_scratch_left(&dir);
 }
+
+/// A remote whose stderr is thrown away: what the controller learns of its warnings and its
+/// error comes typed on its stream.
+#[test]
+#[ignore = "needs sshd"]
+fn a_remote_warning_and_a_remote_error_arrive_typed_on_the_stream() {
+    let sshd = Sshd::start(&HOSTS[..1]);
+    let tmp = tempfile::tempdir().unwrap();
+    let remote = tmp.path().join("quiet-diskdash");
+    std::fs::write(
+        &remote,
+        format!("#!/bin/sh\nexec '{BIN}' \"$@\" 2>/dev/null\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&remote, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let run = |command: &[&str]| {
+        Command::new(BIN)
+            .args(["fleet", "h1", "--no-tui", "-F"])
+            .arg(sshd.ssh_config())
+            .arg("--remote-binary")
+            .arg(&remote)
+            .arg("--")
+            .args(command)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let dir = tmp.path().to_str().unwrap();
+    let out = run(&[
+        "bench",
+        dir,
+        "--size",
+        "4M",
+        "--runtime",
+        "300ms",
+        "--interval",
+        "100ms",
+        "--buffered",
+    ]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(
+            "  h1: WARNING: buffered I/O (--buffered, direct=0): results include the page cache"
+        ),
+        "{err}"
+    );
+    let out = run(&["bench", dir, "--size", "1E"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let last = err.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("error: 1 of 1 hosts failed (h1: the remote run exited with code 2 before finishing: --size"),
+        "{err}"
+    );
+}

@@ -8,9 +8,8 @@ use std::time::Duration;
 use crate::fleet::merge::{Rates, merge_direction, merge_sync};
 use crate::record::{
     DirectionRecord, LatencyRecord, RunRecord, RunStatus, RunWarning, SegmentJobRecord,
-    SegmentRecord,
+    SegmentRecord, TYPED_WARNINGS_FORMAT,
 };
-use crate::session::SessionWarning;
 use crate::tui::view::from_monitor;
 use crate::tui::view::{
     DeviceView, DeviceWindow, Direction, Header, HeatColumn, HeatmapView, JobRow, JobsSpan,
@@ -201,23 +200,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     if let Some(err) = &record.error {
         warnings.push(Warning::new(WarningKind::Error, err.message.clone()));
     }
-    // The record keeps every warning as text and the facts typed beside them: a text is of
-    // the page-cache kind when it is the rendering of such a fact.
-    let page_cache: Vec<String> = record
-        .typed_warnings
-        .iter()
-        .filter(|w| matches!(w, RunWarning::PageCache { .. }))
-        .map(ToString::to_string)
-        .chain((!record.job.direct).then(|| SessionWarning::Buffered.to_string()))
-        .collect();
-    for w in &record.warnings {
-        let kind = if page_cache.contains(w) {
-            WarningKind::PageCache
-        } else {
-            WarningKind::Note
-        };
-        warnings.push(Warning::new(kind, w.clone()));
-    }
+    warnings.extend(record_warnings(record));
     if let Some(fallback) = &record.engine.fallback {
         warnings.push(Warning::new(WarningKind::FallbackEngine, fallback.clone()));
     }
@@ -536,6 +519,40 @@ fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
     })
 }
 
+/// The record's warnings as the view shows them. From format 6 on every warning is typed
+/// (`typed_warnings`, in the session's order): the view reads the facts. Older records typed
+/// only some warnings and kept the others as text only: for them (kept for compatibility) each
+/// text is read as before, of the page-cache kind when it is the rendering of such a fact or of
+/// the buffered run (`job.direct`).
+fn record_warnings(record: &RunRecord) -> Vec<Warning> {
+    let kind = |page_cache: bool| {
+        if page_cache {
+            WarningKind::PageCache
+        } else {
+            WarningKind::Note
+        }
+    };
+    if record.format_version >= TYPED_WARNINGS_FORMAT {
+        return record
+            .typed_warnings
+            .iter()
+            .map(|w| Warning::new(kind(w.is_page_cache()), w.to_string()))
+            .collect();
+    }
+    let page_cache: Vec<String> = record
+        .typed_warnings
+        .iter()
+        .filter(|w| w.is_page_cache())
+        .map(ToString::to_string)
+        .chain((!record.job.direct).then(|| RunWarning::Buffered.to_string()))
+        .collect();
+    record
+        .warnings
+        .iter()
+        .map(|w| Warning::new(kind(page_cache.contains(w)), w.clone()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -596,6 +613,66 @@ mod tests {
             "warnings": [], "notes": []
         }))
         .unwrap()
+    }
+
+    fn holes() -> RunWarning {
+        RunWarning::Holes {
+            path: "/srv/data".into(),
+        }
+    }
+
+    fn page_cache() -> RunWarning {
+        RunWarning::PageCache {
+            device: "vda".into(),
+            app_bytes: 1 << 30,
+            device_bytes: 1 << 20,
+            segment: Some(0),
+            point: None,
+        }
+    }
+
+    #[test]
+    fn a_typed_record_s_warnings_are_read_by_their_kind() {
+        let mut record = record();
+        record.format_version = TYPED_WARNINGS_FORMAT;
+        record.typed_warnings = vec![
+            holes(),
+            RunWarning::Buffered,
+            page_cache(),
+            RunWarning::ChangeIgnoredManyJobs,
+        ];
+        // The text is what readers of `warnings` get; the view does not read it.
+        record.warnings = vec!["PAGE CACHE: ignored".into()];
+        assert_eq!(
+            record_warnings(&record),
+            [
+                Warning::new(WarningKind::Note, holes().to_string()),
+                Warning::new(WarningKind::PageCache, RunWarning::Buffered.to_string()),
+                Warning::new(WarningKind::PageCache, page_cache().to_string()),
+                Warning::new(
+                    WarningKind::Note,
+                    RunWarning::ChangeIgnoredManyJobs.to_string()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_older_record_s_text_warnings_are_read_as_before() {
+        let mut record = record();
+        record.format_version = TYPED_WARNINGS_FORMAT - 1;
+        record.typed_warnings = vec![page_cache()];
+        record.warnings = vec![
+            "a warning typed in no format".into(),
+            page_cache().to_string(),
+        ];
+        assert_eq!(
+            record_warnings(&record),
+            [
+                Warning::new(WarningKind::Note, "a warning typed in no format"),
+                Warning::new(WarningKind::PageCache, page_cache().to_string()),
+            ]
+        );
     }
 
     #[test]
