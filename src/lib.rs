@@ -24,6 +24,7 @@ pub mod sweep;
 pub mod text;
 pub mod tui;
 pub mod units;
+pub mod values;
 
 use std::process::ExitCode;
 

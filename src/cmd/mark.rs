@@ -42,12 +42,7 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let format = MarkFormat::parse(&args.format).ok_or_else(|| {
-        crate::usage!(
-            "--format {:?} is not a format; use table, markdown, csv or json",
-            args.format
-        )
-    })?;
+    let format = MarkFormat::parse(&args.format)?;
     let timing = MarkTiming {
         size: args.size.clone(),
         runtime: args.runtime.clone(),

@@ -195,36 +195,12 @@ impl Profile {
     }
 }
 
-/// How a test's loops become its number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pick {
-    /// The highest rate and the lowest latency, each over the loops (CrystalDiskMark's rule).
-    Best,
-    /// The arithmetic mean of each (KDiskMark's rule for its default profile).
-    Mean,
-    Median,
-}
+pub use crate::values::Pick;
 
+/// How a test's loops become its number: the highest rate and the lowest latency, each over
+/// the loops (`Best`, CrystalDiskMark's rule), their arithmetic mean (`Mean`, KDiskMark's rule
+/// for its default profile), or their median.
 impl Pick {
-    #[must_use]
-    pub fn parse(text: &str) -> Option<Self> {
-        Some(match text {
-            "best" | "max" => Self::Best,
-            "mean" | "average" | "avg" => Self::Mean,
-            "median" => Self::Median,
-            _ => return None,
-        })
-    }
-
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Best => "best",
-            Self::Mean => "mean",
-            Self::Median => "median",
-        }
-    }
-
     /// The loops' values as one: `higher_is_better` for rates, not for latencies.
     /// `None` for no values.
     #[must_use]
@@ -549,12 +525,7 @@ impl MarkConfig {
         })?;
         let mut rules = Rules::of(like, profile);
         if let Some(text) = raw.pick {
-            rules.pick = Pick::parse(text).ok_or_else(|| {
-                crate::usage!(
-                    "--pick {text:?} is not a rule; use best (CrystalDiskMark's), mean \
-                     (KDiskMark's) or median"
-                )
-            })?;
+            rules.pick = Pick::parse(text)?;
             rules.pick_given = true;
         }
         if let Some(text) = raw.pause {

@@ -347,27 +347,7 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
     }
 }
 
-/// The output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MarkFormat {
-    Table,
-    Markdown,
-    Csv,
-    Json,
-}
-
-impl MarkFormat {
-    #[must_use]
-    pub fn parse(text: &str) -> Option<Self> {
-        Some(match text {
-            "table" | "text" => Self::Table,
-            "markdown" | "md" => Self::Markdown,
-            "csv" => Self::Csv,
-            "json" => Self::Json,
-            _ => return None,
-        })
-    }
-}
+pub use crate::values::TableFormat as MarkFormat;
 
 /// The summary in `format`.
 #[must_use]

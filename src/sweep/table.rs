@@ -12,68 +12,8 @@ use crate::record::{
 };
 use crate::stats::{LatencyBucket, bucket_percentile_ns, merge_buckets};
 use crate::units::format_latency_ns;
-use crate::usage;
 
-/// Which of a point's loops counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pick {
-    /// The run with the highest bandwidth (CrystalDiskMark's rule).
-    Best,
-    /// Rates averaged over the runs; latency over all their I/Os (p99 from the merged
-    /// histograms, never averaged).
-    Mean,
-    /// The run with the median bandwidth.
-    Median,
-}
-
-impl Pick {
-    /// # Errors
-    /// A usage error naming the value and the choices.
-    pub fn parse(text: &str) -> anyhow::Result<Self> {
-        match text {
-            "best" => Ok(Self::Best),
-            "mean" => Ok(Self::Mean),
-            "median" => Ok(Self::Median),
-            other => Err(usage!(
-                "--pick {other:?} is not a rule; use best, mean or median"
-            )),
-        }
-    }
-
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Best => "best",
-            Self::Mean => "mean",
-            Self::Median => "median",
-        }
-    }
-}
-
-/// How the table is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Table,
-    Markdown,
-    Csv,
-    Json,
-}
-
-impl Format {
-    /// # Errors
-    /// A usage error naming the value and the choices.
-    pub fn parse(text: &str) -> anyhow::Result<Self> {
-        match text {
-            "table" => Ok(Self::Table),
-            "markdown" | "md" => Ok(Self::Markdown),
-            "csv" => Ok(Self::Csv),
-            "json" => Ok(Self::Json),
-            other => Err(usage!(
-                "--format {other:?} is not a format; use table, markdown, csv or json"
-            )),
-        }
-    }
-}
+pub use crate::values::{Pick, TableFormat as Format};
 
 /// One direction of a point.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]

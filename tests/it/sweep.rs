@@ -1080,3 +1080,30 @@ fn a_page_cache_point_is_named_in_its_warning_flagged_in_its_row_and_never_the_b
         .clone();
     assert_eq!(best["row"], 0, "{best}");
 }
+
+/// `sweep` and `mark` take the same `--pick` words and `--format` names.
+#[test]
+fn pick_and_format_take_marks_spellings() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sweep(
+        dir.path(),
+        &[
+            "--bs",
+            "4k",
+            "--loops",
+            "2",
+            "--pick",
+            "avg",
+            "--format",
+            "text",
+            "--size",
+            "4M",
+            "--runtime",
+            "100ms",
+            "--ramp",
+            "0s",
+        ],
+    );
+    assert_success(&out);
+    assert_stdout_has(&out, "read IOPS");
+}
