@@ -621,6 +621,19 @@ impl Runner {
                 })
                 .collect(),
         };
+        // bench's buffers differ from fio's by default: say so once, in the notes the summary
+        // and the record carry.
+        if let Some(job) = jobs.iter().find(|job| job.spec.iomem.huge()) {
+            let note = format!(
+                "I/O buffers ask for huge pages (iomem={}); fio's default iomem=malloc uses \
+                 4 KiB pages, which split large direct I/O on some devices (virtio): \
+                 --iomem malloc measures as fio does",
+                job.spec.iomem.as_str()
+            );
+            if !self.snap.notes.contains(&note) {
+                self.snap.notes.push(note);
+            }
+        }
         // Buffered jobs start from the device (fio's invalidate=1): the fill or an earlier
         // step must not serve their reads from memory.
         for (job, &t) in jobs.iter().zip(&targets) {
