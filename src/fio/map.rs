@@ -1209,6 +1209,9 @@ fn job(
                     ));
                 }
             }
+            // fio names a job by its section: `name=` counts in the section itself, not
+            // in [global].
+            Opt::JobName if !draft.entries.iter().any(|(_, e)| std::ptr::eq(e, entry)) => {}
             Opt::JobName => name = value(entry).to_string(),
             Opt::CreateOnly => create_only = flag(entry)?,
             Opt::ZeroBuffers => zero_buffers = flag(entry)?,

@@ -303,3 +303,29 @@ fn bench_says_its_buffers_ask_for_huge_pages_unless_iomem_malloc() {
     let plain = bench_notes(dir.path(), &["--iomem", "malloc"]);
     assert!(!plain.iter().any(|n| n.contains("iomem")), "{plain:?}");
 }
+
+/// `jobs[]` of `diskdash fio --output-format=json` on `job_file` written into `dir`.
+fn json_jobs(dir: &Path, job_file: &str) -> Vec<Value> {
+    std::fs::write(dir.join("j.fio"), job_file).unwrap();
+    let out = fio(dir, &["--output-format=json", "j.fio"]);
+    assert_success(&out);
+    let text = stdout(&out);
+    let json: Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+    json["jobs"].as_array().unwrap().clone()
+}
+
+/// fio 3.33 on this file names its jobs `inner` and `beta`: a job is named by its section,
+/// or by a `name=` in it, never by `[global]`'s.
+#[test]
+fn fio_names_jobs_by_section_not_by_globals_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = json_jobs(
+        dir.path(),
+        "[global]\nname=glob\nsize=1M\nfilename=data\nrw=read\n[alpha]\nname=inner\n[beta]\n",
+    );
+    let names: Vec<&str> = jobs
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["inner", "beta"]);
+}
