@@ -994,6 +994,24 @@ pub struct SegmentJobRecord {
     /// Write bandwidth against bytes written and the cliff, when the job wrote (format 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sustained_write: Option<super::SustainedWriteRecord>,
+    /// Each worker's own numbers (fio's job clones, reported one by one without
+    /// `group_reporting`); absent for a job of one worker.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clones: Vec<CloneRecord>,
+}
+
+/// One worker of a job of several: what fio reports per job clone.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CloneRecord {
+    /// From the job's start to this worker's end, pauses and stalls excluded, ns.
+    pub elapsed_ns: u64,
+    pub read: DirectionRecord,
+    pub write: DirectionRecord,
+    pub sync: SyncRecord,
+    #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
+    pub trim: DirectionRecord,
+    /// CPU time of this worker's thread.
+    pub cpu: CpuRecord,
 }
 
 /// One interval: a line of `--jsonl`, and a point of a segment's series.

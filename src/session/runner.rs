@@ -1124,6 +1124,22 @@ impl Runner {
                     .get(j)
                     .and_then(Option::as_ref)
                     .map(SustainedWriteRecord::from),
+                clones: job_end
+                    .clones
+                    .iter()
+                    .map(|clone| crate::record::CloneRecord {
+                        elapsed_ns: clone.elapsed_ns,
+                        read: DirectionRecord::from_stats(&clone.total.read, clone.elapsed_ns)
+                            .with_histogram(&clone.total.read),
+                        write: DirectionRecord::from_stats(&clone.total.write, clone.elapsed_ns)
+                            .with_histogram(&clone.total.write),
+                        sync: SyncRecord::from_stats(&clone.total.sync)
+                            .with_histogram(&clone.total.sync),
+                        trim: DirectionRecord::from_stats(&clone.total.trim, clone.elapsed_ns)
+                            .with_histogram(&clone.total.trim),
+                        cpu: cpu_record((0, 0, 0), clone.cpu, clone.elapsed_ns),
+                    })
+                    .collect(),
             })
             .collect();
         self.recorder.end_segment(SegmentOutcome {

@@ -329,3 +329,25 @@ fn fio_names_jobs_by_section_not_by_globals_name() {
         .collect();
     assert_eq!(names, ["inner", "beta"]);
 }
+
+/// fio 3.33 on `numjobs=2` without group_reporting reports two entries named after the
+/// section, each with its own clone's I/O (here 1024 reads of 4 KiB each, io_size); with
+/// group_reporting one entry of both.
+#[test]
+fn fio_reports_each_clone_without_group_reporting() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = "[global]\nname=glob\nsize=4M\nio_size=4M\nrw=randread\nfilename=data\n\
+                [alpha]\nnumjobs=2\n";
+    let jobs = json_jobs(dir.path(), file);
+    assert_eq!(jobs.len(), 2, "{jobs:?}");
+    for job in &jobs {
+        assert_eq!(job["jobname"], "alpha");
+        assert_eq!(job["read"]["io_bytes"], 4 << 20, "{}", job["read"]);
+        assert_eq!(job["read"]["total_ios"], 1024);
+        assert_eq!(job["diskdash"]["workers"], 1);
+    }
+    let grouped = json_jobs(dir.path(), &format!("{file}group_reporting\n"));
+    assert_eq!(grouped.len(), 1, "{grouped:?}");
+    assert_eq!(grouped[0]["read"]["io_bytes"], 8 << 20);
+    assert_eq!(grouped[0]["diskdash"]["workers"], 2);
+}
