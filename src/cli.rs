@@ -687,6 +687,10 @@ pub struct BenchArgs {
     /// sequential by the pattern), 0, sequential or random.
     #[arg(long, help_heading = "Workload")]
     pub fadvise_hint: Option<String>,
+    /// I/O buffer memory (fio's iomem): huge (default: 2 MiB pages asked for, so a large
+    /// direct I/O is not split into 4 KiB segments) or malloc (4 KiB pages, fio's default).
+    #[arg(long, help_heading = "Workload", value_name = "malloc|huge")]
+    pub iomem: Option<String>,
     /// Polled completions (fio's hipri: IORING_SETUP_IOPOLL); O_DIRECT on a device with poll
     /// queues (NVMe with poll_queues) to be truly polled.
     #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]

@@ -14,6 +14,15 @@ const HUGE_PAGE_BYTES: usize = 2 << 20;
 /// Bytes filled between two looks at the stop flag (a multiple of 8: the same bytes as one pass).
 const FILL_STEP_BYTES: usize = 16 << 20;
 
+/// The pages the buffers live in (from fio's `iomem`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pages {
+    /// 4 KiB-aligned, no advice: what fio's `iomem=malloc` gets.
+    Plain,
+    /// A pool of 2 MiB or more is 2 MiB-aligned and asks for transparent huge pages.
+    Huge,
+}
+
 /// `slots` contiguous buffers of `block_size_bytes`, each starting on a 4 KiB boundary.
 pub struct AlignedBuffers {
     ptr: NonNull<u8>,
@@ -30,14 +39,14 @@ impl AlignedBuffers {
     /// Allocates zeroed buffers, then fills them with pseudo-random bytes so written data does
     /// not compress or deduplicate to nothing.
     pub fn new(slots: usize, block_size_bytes: usize, seed: u64) -> anyhow::Result<Self> {
-        let mut buffers = Self::zeroed(slots, block_size_bytes)?;
+        let mut buffers = Self::zeroed(slots, block_size_bytes, Pages::Huge)?;
         fill_random(buffers.as_mut_slice(), seed);
         Ok(buffers)
     }
 
     /// Zeroed buffers that stay zeros (fio's `zero_buffers`).
-    pub fn new_zeroed(slots: usize, block_size_bytes: usize) -> anyhow::Result<Self> {
-        Self::zeroed(slots, block_size_bytes)
+    pub fn new_zeroed(slots: usize, block_size_bytes: usize, pages: Pages) -> anyhow::Result<Self> {
+        Self::zeroed(slots, block_size_bytes, pages)
     }
 
     /// Like [`AlignedBuffers::new`], but gives up (`None`) once `stop` is raised: filling
@@ -46,9 +55,10 @@ impl AlignedBuffers {
         slots: usize,
         block_size_bytes: usize,
         seed: u64,
+        pages: Pages,
         stop: &AtomicBool,
     ) -> anyhow::Result<Option<Self>> {
-        let mut buffers = Self::zeroed(slots, block_size_bytes)?;
+        let mut buffers = Self::zeroed(slots, block_size_bytes, pages)?;
         let mut state = seed;
         for step in buffers.as_mut_slice().chunks_mut(FILL_STEP_BYTES) {
             if stop.load(Ordering::Relaxed) {
@@ -59,7 +69,7 @@ impl AlignedBuffers {
         Ok(Some(buffers))
     }
 
-    fn zeroed(slots: usize, block_size_bytes: usize) -> anyhow::Result<Self> {
+    fn zeroed(slots: usize, block_size_bytes: usize, pages: Pages) -> anyhow::Result<Self> {
         let stride_bytes = block_size_bytes.div_ceil(BUFFER_ALIGN_BYTES) * BUFFER_ALIGN_BYTES;
         let total = stride_bytes.checked_mul(slots.max(1)).ok_or_else(|| {
             anyhow::anyhow!("I/O buffers of {slots} x {block_size_bytes} bytes overflow")
@@ -70,8 +80,9 @@ impl AlignedBuffers {
         // two on devices that take fewer (virtio: 254). Huge folios make it a few segments.
         // The advice must come before the first write: pages faulted in before it stay 4 KiB
         // until khugepaged gets to them, if ever (an allocator that zeroes them, as
-        // `alloc_zeroed` does for this alignment, would do exactly that).
-        let align = if total >= HUGE_PAGE_BYTES {
+        // `alloc_zeroed` does for this alignment, would do exactly that). Plain pages (fio's
+        // iomem=malloc) get neither the alignment nor the advice.
+        let align = if pages == Pages::Huge && total >= HUGE_PAGE_BYTES {
             HUGE_PAGE_BYTES
         } else {
             BUFFER_ALIGN_BYTES
@@ -206,18 +217,61 @@ mod tests {
         assert!(huge >= 4 << 10, "{huge} KiB of 8 MiB in huge pages");
     }
 
+    /// The `VmFlags` of the mapping of `/proc/self/smaps` that holds `addr`.
+    fn vm_flags_at(addr: usize) -> Option<Vec<String>> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let mut inside = false;
+        for line in smaps.lines() {
+            let first = line.split_whitespace().next().unwrap_or("");
+            if let Some((lo, hi)) = first.split_once('-')
+                && let (Ok(lo), Ok(hi)) =
+                    (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+            {
+                inside = (lo..hi).contains(&addr);
+            } else if inside && let Some(rest) = line.strip_prefix("VmFlags:") {
+                return Some(rest.split_whitespace().map(str::to_string).collect());
+            }
+        }
+        None
+    }
+
+    /// fio's iomem=malloc: a large pool is not advised to huge pages (no `hg` in its
+    /// mapping's flags), and where the kernel gives huge pages only on advice it has none;
+    /// the huge default asks for them (`hg`).
+    #[test]
+    fn plain_pages_ask_for_no_huge_pages_and_huge_ones_do() {
+        let plain = AlignedBuffers::new_zeroed(8, 1 << 20, Pages::Plain).unwrap();
+        let huge = AlignedBuffers::new_zeroed(8, 1 << 20, Pages::Huge).unwrap();
+        let plain_flags = vm_flags_at(plain.slot_ptr(0) as usize).expect("the plain mapping");
+        let huge_flags = vm_flags_at(huge.slot_ptr(0) as usize).expect("the huge mapping");
+        assert!(
+            !plain_flags.iter().any(|f| f == "hg"),
+            "plain buffers advised: {plain_flags:?}"
+        );
+        assert!(
+            huge_flags.iter().any(|f| f == "hg"),
+            "huge buffers not advised: {huge_flags:?}"
+        );
+        let mode = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+            .unwrap_or_default();
+        if !mode.contains("[always]") {
+            let kib = huge_kib_at(plain.slot_ptr(0) as usize).expect("the plain mapping");
+            assert_eq!(kib, 0, "plain buffers in huge pages ({})", mode.trim());
+        }
+    }
+
     #[test]
     fn a_stoppable_fill_writes_the_same_bytes_or_gives_up() {
         let slots = (FILL_STEP_BYTES * 2 + 4096) / 4096;
         let mut whole = AlignedBuffers::new(slots, 4096, 9).unwrap();
         let go = AtomicBool::new(false);
-        let mut stepped = AlignedBuffers::new_unless(slots, 4096, 9, &go)
+        let mut stepped = AlignedBuffers::new_unless(slots, 4096, 9, Pages::Huge, &go)
             .unwrap()
             .unwrap();
         assert!(whole.as_mut_slice() == stepped.as_mut_slice());
         let stop = AtomicBool::new(true);
         assert!(
-            AlignedBuffers::new_unless(slots, 4096, 9, &stop)
+            AlignedBuffers::new_unless(slots, 4096, 9, Pages::Plain, &stop)
                 .unwrap()
                 .is_none()
         );

@@ -11,8 +11,9 @@ use std::time::Duration;
 use crate::bench::randmap::Generator;
 use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
-    BsSplit, CpuListError, Distribution, EngineKind, Fadvise, JobSpec, MachineLimits, OpenSync,
-    RateMin, RwMode, Sequencer, SyncEvery, ThinkTime, UringOptions, VerifySpec, format_cpu_list,
+    BsSplit, CpuListError, Distribution, EngineKind, Fadvise, IoMem, JobSpec, MachineLimits,
+    OpenSync, RateMin, RwMode, Sequencer, SyncEvery, ThinkTime, UringOptions, VerifySpec,
+    format_cpu_list,
     parse_cpu_list,
 };
 use crate::units::{
@@ -109,10 +110,12 @@ pub enum Key {
     Invalidate,
     /// fio's `fadvise_hint`: 0, 1 (by pattern), sequential or random.
     FadviseHint,
+    /// fio's `iomem`: malloc, mmap, shm (plain pages), shmhuge, mmaphuge, huge (huge pages).
+    IoMem,
 }
 
 impl Key {
-    pub const ALL: [Self; 56] = [
+    pub const ALL: [Self; 57] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -169,6 +172,7 @@ impl Key {
         Self::RandomGenerator,
         Self::Invalidate,
         Self::FadviseHint,
+        Self::IoMem,
     ];
 
     /// The `diskdash bench` flag.
@@ -231,6 +235,7 @@ impl Key {
             Self::RandomGenerator => "--random-generator",
             Self::Invalidate => "--invalidate",
             Self::FadviseHint => "--fadvise-hint",
+            Self::IoMem => "--iomem",
         }
     }
 
@@ -294,6 +299,7 @@ impl Key {
             Self::RandomGenerator => "random_generator",
             Self::Invalidate => "invalidate",
             Self::FadviseHint => "fadvise_hint",
+            Self::IoMem => "iomem",
         }
     }
 }
@@ -683,6 +689,13 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let fadvise = Fadvise::parse(text).ok_or_else(|| {
         usage!("{name} {text:?} is not an fadvise hint; use 0, 1, sequential or random")
     })?;
+    let (text, name) = opts.text(Key::IoMem, "huge");
+    let iomem = IoMem::parse(text).ok_or_else(|| {
+        usage!(
+            "{name} {text:?} is not an I/O memory type; use malloc, mmap, shm (4 KiB pages), \
+             huge, shmhuge or mmaphuge (huge pages)"
+        )
+    })?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -724,6 +737,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         random_generator,
         invalidate,
         fadvise,
+        iomem,
         sequencer,
     })
 }
@@ -1239,6 +1253,9 @@ impl JobSpec {
         }
         if self.fadvise != Fadvise::ByPattern {
             out.push((Key::FadviseHint, self.fadvise.as_str().to_string()));
+        }
+        if self.iomem != IoMem::Huge {
+            out.push((Key::IoMem, self.iomem.as_str().to_string()));
         }
         if self.random_generator != Generator::Tausworthe {
             out.push((

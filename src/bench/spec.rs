@@ -239,6 +239,60 @@ pub struct JobSpec {
     pub fadvise: Fadvise,
     /// fio's `rw=MODE:N` modifier (its `rw_sequencer`): `None` for plain `rw=MODE`.
     pub sequencer: Option<Sequencer>,
+    /// Where the I/O buffers live (fio's `iomem`): plain pages, or huge pages asked for.
+    pub iomem: IoMem,
+}
+
+/// fio's `iomem`: the memory the I/O buffers are carved from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IoMem {
+    /// `malloc` (fio's default), `mmap`, `shm`: 4 KiB pages, no huge-page advice.
+    Malloc,
+    Mmap,
+    Shm,
+    /// `huge` (`diskdash bench`'s default), `shmhuge`, `mmaphuge`: a pool of 2 MiB or more
+    /// is 2 MiB-aligned and asks for transparent huge pages before its first touch.
+    Huge,
+    ShmHuge,
+    MmapHuge,
+}
+
+impl IoMem {
+    /// The spelling, fio's where fio has one.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Malloc => "malloc",
+            Self::Mmap => "mmap",
+            Self::Shm => "shm",
+            Self::Huge => "huge",
+            Self::ShmHuge => "shmhuge",
+            Self::MmapHuge => "mmaphuge",
+        }
+    }
+
+    /// fio's spellings plus `huge`; `mmaphuge:PATH` (fio's hugetlbfs file) is taken as
+    /// `mmaphuge`, whose pages come from transparent huge pages here.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        let text = text.trim();
+        let kind = text.split_once(':').map_or(text, |(kind, _)| kind);
+        match kind {
+            "malloc" => Some(Self::Malloc),
+            "mmap" | "mmapshared" => Some(Self::Mmap),
+            "shm" => Some(Self::Shm),
+            "huge" => Some(Self::Huge),
+            "shmhuge" => Some(Self::ShmHuge),
+            "mmaphuge" => Some(Self::MmapHuge),
+            _ => None,
+        }
+    }
+
+    /// Whether the buffers ask for huge pages.
+    #[must_use]
+    pub fn huge(self) -> bool {
+        matches!(self, Self::Huge | Self::ShmHuge | Self::MmapHuge)
+    }
 }
 
 /// What the written blocks hold.
@@ -569,6 +623,7 @@ impl Default for JobSpec {
             invalidate: true,
             fadvise: Fadvise::ByPattern,
             sequencer: None,
+            iomem: IoMem::Huge,
         }
     }
 }

@@ -13,7 +13,7 @@ use std::sync::mpsc::{Receiver, Sender, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::bench::buffer::AlignedBuffers;
+use crate::bench::buffer::{AlignedBuffers, Pages};
 use crate::bench::engine::libaio::LibaioEngine;
 use crate::bench::engine::null::NullEngine;
 use crate::bench::engine::psync::{Calls, PsyncEngine};
@@ -374,10 +374,15 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         control.barrier.wait();
     };
     // Declared before the engine so it is dropped after it: the ring may have it registered.
-    let buffers = if plan.spec.data == BufferData::Zero {
-        AlignedBuffers::new_zeroed(depth, block_size).map(Some)
+    let pages = if plan.spec.iomem.huge() {
+        Pages::Huge
     } else {
-        AlignedBuffers::new_unless(depth, block_size, plan.seed, &control.stop)
+        Pages::Plain
+    };
+    let buffers = if plan.spec.data == BufferData::Zero {
+        AlignedBuffers::new_zeroed(depth, block_size, pages).map(Some)
+    } else {
+        AlignedBuffers::new_unless(depth, block_size, plan.seed, pages, &control.stop)
     };
     let mut buffers = match buffers {
         Ok(Some(buffers)) if !control.stop.load(Ordering::Relaxed) => buffers,

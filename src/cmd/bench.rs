@@ -488,6 +488,7 @@ pub fn job_options(args: &BenchArgs) -> Vec<JobOption> {
         (Key::RandomGenerator, args.random_generator.as_ref()),
         (Key::Invalidate, args.invalidate.as_ref()),
         (Key::FadviseHint, args.fadvise_hint.as_ref()),
+        (Key::IoMem, args.iomem.as_ref()),
         (Key::BsSplit, args.bssplit.as_ref()),
         (Key::Verify, args.verify.as_ref()),
         (Key::VerifyOnly, args.verify_only.as_ref()),

@@ -293,6 +293,7 @@ option_table! {
         "random_generator" => Opt::Job(Key::RandomGenerator),
         "invalidate" => Opt::Bool(Key::Invalidate),
         "fadvise_hint" => Opt::Job(Key::FadviseHint),
+        "iomem" | "mem" => Opt::Job(Key::IoMem),
         "create_on_open" => Opt::Accepted(
             Flag,
             "accepted; diskdash creates a missing file before its step starts",
@@ -489,6 +490,7 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "random_generator",
         "invalidate",
         "fadvise_hint",
+        "iomem",
         "create_on_open",
         "create_only",
         "zero_buffers",
@@ -1093,7 +1095,7 @@ struct Mapped {
 
 /// fio's defaults where they differ from `diskdash bench`'s (fio's HOWTO): a sequential read
 /// of 4k, one I/O in flight, the sync engine, through the page cache, every worker on every
-/// allowed CPU, no time limit.
+/// allowed CPU, no time limit, I/O buffers in plain 4 KiB pages.
 fn fio_defaults() -> Vec<JobOption> {
     [
         (Key::Rw, "read"),
@@ -1101,6 +1103,7 @@ fn fio_defaults() -> Vec<JobOption> {
         (Key::IoDepth, "1"),
         (Key::IoEngine, "psync"),
         (Key::Direct, "0"),
+        (Key::IoMem, "malloc"),
         (Key::CpusPolicy, "shared"),
         (Key::Runtime, UNLIMITED_RUNTIME),
     ]
@@ -1206,6 +1209,9 @@ fn job(
                     ));
                 }
             }
+            // fio names a job by its section: `name=` counts in the section itself, not
+            // in [global].
+            Opt::JobName if !draft.entries.iter().any(|(_, e)| std::ptr::eq(e, entry)) => {}
             Opt::JobName => name = value(entry).to_string(),
             Opt::CreateOnly => create_only = flag(entry)?,
             Opt::ZeroBuffers => zero_buffers = flag(entry)?,

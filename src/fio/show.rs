@@ -146,6 +146,7 @@ const FIO_DEFAULTS: &[(&str, &str)] = &[
     ("iodepth_batch", "1"),
     ("iodepth_batch_complete_max", "1"),
     ("direct", "0"),
+    ("iomem", "malloc"),
     ("ramp_time", "0s"),
     ("cpus_allowed_policy", "shared"),
     ("steadystate_ramp_time", "0s"),
@@ -317,6 +318,9 @@ fn bench(job: &Job) -> Result<Vec<String>, String> {
     }
     if (spec.cliff_pct - crate::bench::spec::DEFAULT_CLIFF_PCT).abs() > f64::EPSILON {
         flag("--cliff", format!("{}%", spec.cliff_pct));
+    }
+    if spec.iomem != crate::bench::spec::IoMem::Huge {
+        flag("--iomem", spec.iomem.as_str().to_string());
     }
     if spec.random_generator != crate::bench::randmap::Generator::Tausworthe {
         flag(

@@ -174,6 +174,7 @@ fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
         cpu: seg.cpu.clone(),
         steadystate: first.and_then(|j| j.steadystate.clone()),
         sustained_write: first.and_then(|j| j.sustained_write.clone()),
+        clones: Vec::new(),
     }
 }
 

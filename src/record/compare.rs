@@ -895,6 +895,19 @@ mod tests {
         let base = full_job();
         let keys = job_map(&base);
         assert!(keys.len() >= 28, "{keys:?}");
+        for fio_key in [
+            "norandommap",
+            "random_generator",
+            "invalidate",
+            "fadvise_hint",
+            "data",
+            "iomem",
+        ] {
+            assert!(
+                keys.iter().any(|(k, _)| k == fio_key),
+                "{fio_key}: {keys:?}"
+            );
+        }
         assert!(job_differences(&base, &base.clone()).is_empty());
         for (key, value) in &keys {
             let mut news = vec![changed(value)];
@@ -929,6 +942,45 @@ mod tests {
                 assert_eq!(back.len(), 1, "{key} reversed: {back:?}");
             }
         }
+    }
+
+    /// A record from before fio's buffer and cache options reads as what it ran: draws with
+    /// replacement, no fadvise hint, huge-page buffers; against today's fio defaults each of
+    /// those is named.
+    #[test]
+    fn an_older_job_section_reads_as_what_it_ran() {
+        let base = full_job();
+        let mut map = serde_json::to_value(&base).unwrap();
+        for key in [
+            "norandommap",
+            "random_generator",
+            "invalidate",
+            "fadvise_hint",
+            "data",
+            "iomem",
+        ] {
+            map.as_object_mut().unwrap().remove(key);
+        }
+        let old: JobRecord = serde_json::from_value(map).unwrap();
+        assert!(old.norandommap && old.invalidate);
+        assert_eq!(
+            (old.random_generator.as_str(), old.fadvise_hint.as_str()),
+            ("tausworthe", "0")
+        );
+        assert_eq!((old.data.as_str(), old.iomem.as_str()), ("random", "huge"));
+        let fio = JobRecord::from(&crate::bench::spec::JobSpec {
+            iomem: crate::bench::spec::IoMem::Malloc,
+            ..crate::bench::spec::JobSpec::default()
+        });
+        let mut now = old.clone();
+        now.norandommap = fio.norandommap;
+        now.fadvise_hint.clone_from(&fio.fadvise_hint);
+        now.iomem.clone_from(&fio.iomem);
+        let named: Vec<String> = job_differences(&old, &now)
+            .into_iter()
+            .map(|d| d.key)
+            .collect();
+        assert_eq!(named, ["norandommap", "fadvise_hint", "iomem"]);
     }
 
     #[test]

@@ -549,10 +549,52 @@ pub struct JobRecord {
     /// `--cliff`: percent below the running write level that marks the cliff (format 5).
     #[serde(default = "cliff_pct")]
     pub cliff_pct: f64,
+    /// fio's `norandommap`: random offsets drawn with replacement. Records from before the
+    /// random map drew that way, hence the default.
+    #[serde(default = "yes")]
+    pub norandommap: bool,
+    /// fio's `random_generator` for the random map.
+    #[serde(default = "tausworthe")]
+    pub random_generator: String,
+    /// fio's `invalidate`: a buffered job's page cache dropped at the start and each wrap.
+    #[serde(default = "yes")]
+    pub invalidate: bool,
+    /// fio's `fadvise_hint`: `0`, `1` (by pattern), `sequential`, `random`; older records
+    /// gave none.
+    #[serde(default = "no_hint")]
+    pub fadvise_hint: String,
+    /// What written blocks hold: `random` (filled once), `refill` (fio's refill_buffers) or
+    /// `zero` (fio's zero_buffers).
+    #[serde(default = "random_data")]
+    pub data: String,
+    /// fio's `iomem`: `malloc`, `mmap`, `shm` (4 KiB pages), `huge`, `shmhuge`, `mmaphuge`;
+    /// older records asked for huge pages.
+    #[serde(default = "huge")]
+    pub iomem: String,
 }
 
 fn cliff_pct() -> f64 {
     crate::bench::spec::DEFAULT_CLIFF_PCT
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn tausworthe() -> String {
+    "tausworthe".to_string()
+}
+
+fn no_hint() -> String {
+    "0".to_string()
+}
+
+fn random_data() -> String {
+    "random".to_string()
+}
+
+fn huge() -> String {
+    "huge".to_string()
 }
 
 /// A paced job's caps, per worker (fio's job clone), per second.
@@ -656,6 +698,17 @@ impl From<&JobSpec> for JobRecord {
                 .bssplit
                 .as_ref()
                 .map(crate::bench::spec::BsSplit::as_text),
+            norandommap: !spec.random_map,
+            random_generator: spec.random_generator.as_str().to_string(),
+            invalidate: spec.invalidate,
+            fadvise_hint: spec.fadvise.as_str().to_string(),
+            data: match spec.data {
+                crate::bench::spec::BufferData::Random => "random",
+                crate::bench::spec::BufferData::Refill => "refill",
+                crate::bench::spec::BufferData::Zero => "zero",
+            }
+            .to_string(),
+            iomem: spec.iomem.as_str().to_string(),
         }
     }
 }
@@ -1062,6 +1115,24 @@ pub struct SegmentJobRecord {
     /// Write bandwidth against bytes written and the cliff, when the job wrote (format 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sustained_write: Option<super::SustainedWriteRecord>,
+    /// Each worker's own numbers (fio's job clones, reported one by one without
+    /// `group_reporting`); absent for a job of one worker.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clones: Vec<CloneRecord>,
+}
+
+/// One worker of a job of several: what fio reports per job clone.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CloneRecord {
+    /// From the job's start to this worker's end, pauses and stalls excluded, ns.
+    pub elapsed_ns: u64,
+    pub read: DirectionRecord,
+    pub write: DirectionRecord,
+    pub sync: SyncRecord,
+    #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
+    pub trim: DirectionRecord,
+    /// CPU time of this worker's thread.
+    pub cpu: CpuRecord,
 }
 
 /// One interval: a line of `--jsonl`, and a point of a segment's series.

@@ -409,6 +409,12 @@ mod tests {
             cliff_pct: 30.0,
             rate: None,
             bssplit: None,
+            norandommap: false,
+            random_generator: "tausworthe".into(),
+            invalidate: true,
+            fadvise_hint: "1".into(),
+            data: "random".into(),
+            iomem: "huge".into(),
         }
     }
 

@@ -102,6 +102,8 @@ struct Block<'r> {
     /// Workers reported (`numjobs` summed over the merged jobs): fio's `jobs=`.
     workers: u32,
     jobs: Vec<&'r SegmentJobRecord>,
+    /// One worker of a job of several (fio's job clone): the step's series are not its own.
+    clone: bool,
     /// Longest measured time of the merged jobs, ns.
     elapsed_ns: u64,
     read: Direction,
@@ -308,7 +310,34 @@ fn blocks<'r>(record: &'r RunRecord, opts: &FioReport<'_>) -> Vec<Block<'r>> {
             .map(|(group, jobs)| merged_block(group, jobs))
             .collect()
     } else {
-        all_jobs(record).map(|(_, job)| job_block(job)).collect()
+        // Without group_reporting fio reports each clone of a `numjobs` job on its own.
+        all_jobs(record)
+            .flat_map(|(_, job)| {
+                if job.clones.is_empty() {
+                    vec![job_block(job)]
+                } else {
+                    job.clones.iter().map(|c| clone_block(job, c)).collect()
+                }
+            })
+            .collect()
+    }
+}
+
+fn clone_block<'r>(job: &'r SegmentJobRecord, clone: &'r crate::record::CloneRecord) -> Block<'r> {
+    Block {
+        name: &job.name,
+        group: job.group,
+        workers: 1,
+        jobs: vec![job],
+        clone: true,
+        elapsed_ns: clone.elapsed_ns,
+        read: Direction::of(&clone.read),
+        write: Direction::of(&clone.write),
+        sync_ios: clone.sync.total_ios,
+        sync_lat: Latency::of(&clone.sync.lat_ns),
+        usr_cpu: clone.cpu.usr_cpu,
+        sys_cpu: clone.cpu.sys_cpu,
+        ctx: clone.cpu.ctx,
     }
 }
 
@@ -318,6 +347,7 @@ fn job_block(job: &SegmentJobRecord) -> Block<'_> {
         group: job.group,
         workers: job.job.numjobs,
         jobs: vec![job],
+        clone: false,
         elapsed_ns: job.elapsed_ns,
         read: Direction::of(&job.read),
         write: Direction::of(&job.write),
@@ -350,6 +380,7 @@ fn merged_block(group: u32, jobs: Vec<&SegmentJobRecord>) -> Block<'_> {
         name: jobs.first().map_or("", |job| job.name.as_str()),
         group,
         workers: jobs.iter().map(|job| job.job.numjobs).sum(),
+        clone: false,
         elapsed_ns,
         read: Direction::merged(jobs.iter().map(|job| &job.read), elapsed_ns),
         write: Direction::merged(jobs.iter().map(|job| &job.write), elapsed_ns),

@@ -79,6 +79,17 @@ pub struct JobEnd {
     pub cpu: (u64, u64, u64),
     /// What verification found (`--verify`), over the run and its read-back.
     pub verify: crate::bench::worker::VerifyOutcome,
+    /// Each worker's own part (fio's job clones), when the job has more than one.
+    pub clones: Vec<CloneEnd>,
+}
+
+/// What one worker of a job of several (fio's job clone) left.
+pub struct CloneEnd {
+    pub total: WorkerStats,
+    /// From the job's start to this worker's end, pauses and stalls excluded, ns.
+    pub elapsed_ns: u64,
+    /// The worker thread's (user ns, system ns, context switches).
+    pub cpu: (u64, u64, u64),
 }
 
 /// What the segment left when all workers ended.
@@ -112,6 +123,9 @@ struct JobSlot {
     /// Workers whose last tick has come in, and the latest end among them.
     ended: u32,
     ended_at_ns: u64,
+    /// Each worker's stats over the segment, when the job has more than one (fio reports
+    /// each clone without group_reporting): added as reports come in, off the I/O path.
+    clones: Vec<WorkerStats>,
 }
 
 impl JobSlot {
@@ -215,6 +229,11 @@ impl SegmentRun {
                 progress: Arc::default(),
                 ended: 0,
                 ended_at_ns: 0,
+                clones: if spec.numjobs > 1 {
+                    (0..spec.numjobs).map(|_| WorkerStats::new(0)).collect()
+                } else {
+                    Vec::new()
+                },
             };
             for worker in 0..spec.numjobs {
                 let (spare_tx, spare_rx) = mpsc::channel();
@@ -522,6 +541,12 @@ impl SegmentRun {
             *to = (*to).max(report.end_ns);
         }
         let slot = self.slot_of(report.worker);
+        if let Some(clone) = slot
+            .clones
+            .get_mut(report.worker.wrapping_sub(slot.first) as usize)
+        {
+            clone.add(&report);
+        }
         if report.last {
             slot.ended += 1;
             slot.ended_at_ns = slot.ended_at_ns.max(report.end_ns);
@@ -649,9 +674,14 @@ impl SegmentRun {
         for (job, slot) in self.jobs.iter_mut().enumerate() {
             let mut job_end_ns = self.record_from_ns;
             let mut cpu = (0, 0, 0);
-            for handle in std::mem::take(&mut slot.handles) {
+            let mut clone_ends = Vec::with_capacity(slot.clones.len());
+            for (w, handle) in std::mem::take(&mut slot.handles).into_iter().enumerate() {
                 match handle.join() {
                     Ok(exit) => {
+                        if let Some(clone) = slot.clones.get_mut(w) {
+                            clone.add(&exit.stats);
+                            clone_ends.push((exit.stats.end_ns, exit.cpu));
+                        }
                         job_end_ns = job_end_ns.max(exit.stats.end_ns);
                         if exit.stats.last {
                             // Its last tick did not reach the aggregator: it is here.
@@ -680,7 +710,7 @@ impl SegmentRun {
             let next = std::mem::replace(&mut slot.next, WorkerStats::new(0));
             slot.cur.add(&next);
             end_ns = end_ns.max(job_end_ns);
-            job_ends.push((job_end_ns, cpu));
+            job_ends.push((job_end_ns, cpu, clone_ends));
         }
         let interval_start = self
             .record_from_ns
@@ -693,7 +723,7 @@ impl SegmentRun {
             .jobs
             .iter()
             .zip(&job_ends)
-            .map(|(slot, &(job_end_ns, _))| {
+            .map(|(slot, &(job_end_ns, _, _))| {
                 job_span(
                     from_ns,
                     to_ns,
@@ -715,13 +745,33 @@ impl SegmentRun {
             .jobs
             .iter_mut()
             .zip(job_ends)
-            .map(|(slot, (job_end_ns, cpu))| JobEnd {
-                total: std::mem::replace(&mut slot.total, WorkerStats::new(0)),
-                elapsed_ns: job_end_ns
-                    .saturating_sub(self.record_from_ns.saturating_add(slot.startdelay_ns))
-                    .saturating_sub(not_measured_ns),
-                cpu,
-                verify: std::mem::take(&mut slot.verify),
+            .map(|(slot, (job_end_ns, cpu, clone_ends))| {
+                let start_ns = self.record_from_ns.saturating_add(slot.startdelay_ns);
+                let clones = if clone_ends.len() == slot.clones.len() {
+                    std::mem::take(&mut slot.clones)
+                        .into_iter()
+                        .zip(clone_ends)
+                        .map(|(total, (end_ns, cpu))| CloneEnd {
+                            total,
+                            elapsed_ns: end_ns
+                                .saturating_sub(start_ns)
+                                .saturating_sub(not_measured_ns),
+                            cpu,
+                        })
+                        .collect()
+                } else {
+                    // A worker that panicked left no end: no per-clone report.
+                    Vec::new()
+                };
+                JobEnd {
+                    total: std::mem::replace(&mut slot.total, WorkerStats::new(0)),
+                    elapsed_ns: job_end_ns
+                        .saturating_sub(start_ns)
+                        .saturating_sub(not_measured_ns),
+                    cpu,
+                    verify: std::mem::take(&mut slot.verify),
+                    clones,
+                }
             })
             .collect();
         // The segment's time is its longest job's, each from its own start (fio's group

@@ -628,6 +628,19 @@ impl Runner {
                 })
                 .collect(),
         };
+        // bench's buffers differ from fio's by default: say so once, in the notes the summary
+        // and the record carry.
+        if let Some(job) = jobs.iter().find(|job| job.spec.iomem.huge()) {
+            let note = format!(
+                "I/O buffers ask for huge pages (iomem={}); fio's default iomem=malloc uses \
+                 4 KiB pages, which split large direct I/O on some devices (virtio): \
+                 --iomem malloc measures as fio does",
+                job.spec.iomem.as_str()
+            );
+            if !self.snap.notes.contains(&note) {
+                self.snap.notes.push(note);
+            }
+        }
         // Buffered jobs start from the device (fio's invalidate=1): the fill or an earlier
         // step must not serve their reads from memory.
         for (job, &t) in jobs.iter().zip(&targets) {
@@ -1122,6 +1135,22 @@ impl Runner {
                     .get(j)
                     .and_then(Option::as_ref)
                     .map(SustainedWriteRecord::from),
+                clones: job_end
+                    .clones
+                    .iter()
+                    .map(|clone| crate::record::CloneRecord {
+                        elapsed_ns: clone.elapsed_ns,
+                        read: DirectionRecord::from_stats(&clone.total.read, clone.elapsed_ns)
+                            .with_histogram(&clone.total.read),
+                        write: DirectionRecord::from_stats(&clone.total.write, clone.elapsed_ns)
+                            .with_histogram(&clone.total.write),
+                        sync: SyncRecord::from_stats(&clone.total.sync)
+                            .with_histogram(&clone.total.sync),
+                        trim: DirectionRecord::from_stats(&clone.total.trim, clone.elapsed_ns)
+                            .with_histogram(&clone.total.trim),
+                        cpu: cpu_record((0, 0, 0), clone.cpu, clone.elapsed_ns),
+                    })
+                    .collect(),
             })
             .collect();
         self.recorder.end_segment(SegmentOutcome {

@@ -214,3 +214,140 @@ fn fio_buffered_time_based_reads_the_device_on_every_pass() {
         "one pass at most from the device: {device} of {moved} bytes"
     );
 }
+
+#[test]
+fn fio_parse_only_shows_iomem_malloc_by_default_and_huge_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--parse-only",
+            "--size=16M",
+            "--name=plain",
+            "--name=shm",
+            "--iomem=shmhuge",
+            "--name=mm",
+            "--mem=mmaphuge:/hugepages/x",
+        ],
+    );
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(
+        options_line(&text, "plain").contains(" iomem=malloc"),
+        "{text}"
+    );
+    assert!(
+        options_line(&text, "shm").contains(" iomem=shmhuge"),
+        "{text}"
+    );
+    assert!(
+        options_line(&text, "mm").contains(" iomem=mmaphuge"),
+        "{text}"
+    );
+    let out = fio(
+        dir.path(),
+        &[
+            "--parse-only",
+            "--name=x",
+            "--size=16M",
+            "--iomem=cudamalloc",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --iomem \"cudamalloc\" is not an I/O memory type; use malloc, mmap, shm (4 KiB \
+         pages), huge, shmhuge or mmaphuge (huge pages)\n"
+    );
+}
+
+/// The notes of a short `bench` record over a scratch file in `dir`.
+fn bench_notes(dir: &Path, extra: &[&str]) -> Vec<String> {
+    let record = dir.join("r.json");
+    let out = Command::new(BIN)
+        .args([
+            "bench", "--no-tui", "--rw", "randread", "--bs", "1M", "-q", "4",
+        ])
+        .args([
+            "--size",
+            "16M",
+            "--runtime",
+            "300ms",
+            "--buffered",
+            "--json",
+        ])
+        .arg(&record)
+        .args(extra)
+        .current_dir(dir)
+        .output()
+        .expect("diskdash runs");
+    assert_success(&out);
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let notes: Vec<String> = serde_json::from_value(json["notes"].clone()).unwrap_or_default();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    for note in notes.iter().filter(|n| n.contains("iomem")) {
+        assert!(stderr.contains(note.as_str()), "{stderr}");
+    }
+    notes
+}
+
+#[test]
+fn bench_says_its_buffers_ask_for_huge_pages_unless_iomem_malloc() {
+    let dir = tempfile::tempdir().unwrap();
+    let huge = bench_notes(dir.path(), &[]);
+    assert_eq!(
+        huge.iter().filter(|n| n.contains("iomem=huge")).count(),
+        1,
+        "{huge:?}"
+    );
+    let plain = bench_notes(dir.path(), &["--iomem", "malloc"]);
+    assert!(!plain.iter().any(|n| n.contains("iomem")), "{plain:?}");
+}
+
+/// `jobs[]` of `diskdash fio --output-format=json` on `job_file` written into `dir`.
+fn json_jobs(dir: &Path, job_file: &str) -> Vec<Value> {
+    std::fs::write(dir.join("j.fio"), job_file).unwrap();
+    let out = fio(dir, &["--output-format=json", "j.fio"]);
+    assert_success(&out);
+    let text = stdout(&out);
+    let json: Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+    json["jobs"].as_array().unwrap().clone()
+}
+
+/// fio 3.33 on this file names its jobs `inner` and `beta`: a job is named by its section,
+/// or by a `name=` in it, never by `[global]`'s.
+#[test]
+fn fio_names_jobs_by_section_not_by_globals_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = json_jobs(
+        dir.path(),
+        "[global]\nname=glob\nsize=1M\nfilename=data\nrw=read\n[alpha]\nname=inner\n[beta]\n",
+    );
+    let names: Vec<&str> = jobs
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["inner", "beta"]);
+}
+
+/// fio 3.33 on `numjobs=2` without group_reporting reports two entries named after the
+/// section, each with its own clone's I/O (here 1024 reads of 4 KiB each, io_size); with
+/// group_reporting one entry of both.
+#[test]
+fn fio_reports_each_clone_without_group_reporting() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = "[global]\nname=glob\nsize=4M\nio_size=4M\nrw=randread\nfilename=data\n\
+                [alpha]\nnumjobs=2\n";
+    let jobs = json_jobs(dir.path(), file);
+    assert_eq!(jobs.len(), 2, "{jobs:?}");
+    for job in &jobs {
+        assert_eq!(job["jobname"], "alpha");
+        assert_eq!(job["read"]["io_bytes"], 4 << 20, "{}", job["read"]);
+        assert_eq!(job["read"]["total_ios"], 1024);
+        assert_eq!(job["diskdash"]["workers"], 1);
+    }
+    let grouped = json_jobs(dir.path(), &format!("{file}group_reporting\n"));
+    assert_eq!(grouped.len(), 1, "{grouped:?}");
+    assert_eq!(grouped[0]["read"]["io_bytes"], 8 << 20);
+    assert_eq!(grouped[0]["diskdash"]["workers"], 2);
+}

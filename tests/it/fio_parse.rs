@@ -134,7 +134,7 @@ fn fio_showcmd_gives_fio_and_bench_commands() {
         stdout(&out),
         "scan:\n  fio --name=scan --filename=data --rw=randread --bs=64k --size=64M\n  \
          diskdash bench --rw randread --bs 64k --size 64M -q 1 --numjobs 1 --ioengine psync \
-         --runtime 8760h --io-size 64M --buffered data\nlate:\n  fio --name=late \
+         --runtime 8760h --io-size 64M --iomem malloc --buffered data\nlate:\n  fio --name=late \
          --filename=data --size=64M --startdelay=1s\n  no diskdash bench equivalent: bench \
          has no flag for startdelay\n"
     );

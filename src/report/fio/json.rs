@@ -464,6 +464,9 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
 /// job alone in its step, or a reporting group that is one step). The record keeps a step's
 /// series, not each job's, so a job that shared its step has none.
 fn block_series<'r>(record: &'r RunRecord, block: &Block<'_>) -> Option<&'r [IntervalRecord]> {
+    if block.clone {
+        return None;
+    }
     let first = block.jobs.first()?;
     let segment = record
         .segments
