@@ -84,13 +84,19 @@ pub(crate) fn run_as(
         headless(handle)?
     };
     let summary = crate::report::bench::summary(&outcome.record);
+    // A terminal narrower than a line gets it fitted; a pipe or a file gets it as it is.
+    use crate::report::fit;
     if dash(&args.json) || dash(&args.jsonl) {
         // stdout carries the data; the summary goes beside the status lines.
-        let mut stderr = std::io::stderr().lock();
-        let _ = stderr.write_all(summary.as_bytes());
+        let stderr = std::io::stderr();
+        let width = fit::terminal_width(&stderr);
+        let mut stderr = stderr.lock();
+        let _ = stderr.write_all(fit::text(&summary, width).as_bytes());
         let _ = stderr.flush();
     } else {
-        let mut stdout = std::io::stdout().lock();
+        let stdout = std::io::stdout();
+        let width = fit::terminal_width(&stdout);
+        let mut stdout = fit::Lines::new(stdout.lock(), width);
         let _ = stdout.write_all(summary.as_bytes());
         if let Some(path) = &args.json {
             let _ = writeln!(
@@ -232,6 +238,8 @@ struct StatusPrinter {
     /// Per job of the segment shown: attained reported, departures reported, cliff reported.
     steady_shown: Vec<(bool, u64, bool)>,
     steady_segment: u32,
+    /// The width of the terminal stderr writes to, once asked (`None` inside: no terminal).
+    width: Option<Option<usize>>,
 }
 
 /// `; runs on psync at iodepth 1` when `used` (the engine that runs) is not the one `spec`
@@ -247,8 +255,12 @@ fn runs_on(used: &str, spec: &crate::bench::spec::JobSpec) -> String {
 impl StatusPrinter {
     fn show(&mut self, snap: &Snapshot) {
         // Names, paths, notes and points are the user's or a job file's: escaped on the way.
-        let mut err = crate::text::Escaped(std::io::stderr().lock());
-        let tty = err.raw().is_terminal();
+        let stderr = std::io::stderr();
+        let tty = stderr.is_terminal();
+        let width = *self
+            .width
+            .get_or_insert_with(|| crate::report::fit::terminal_width(&stderr));
+        let mut err = crate::text::Escaped(crate::report::fit::Lines::new(stderr.lock(), width));
         if self.plan
             && !snap.jobs.is_empty()
             && self.step_shown != Some((snap.segment, snap.plan.index))
@@ -337,7 +349,12 @@ impl StatusPrinter {
                     fill_pace(self.fill_started, done_bytes, total_bytes)
                 );
                 if tty {
-                    let _ = write!(err.raw(), "\r{text}\x1b[K");
+                    // Rewritten in place: a line the terminal wraps would not be.
+                    let text: String = match width {
+                        Some(width) => text.chars().take(width.saturating_sub(1)).collect(),
+                        None => text,
+                    };
+                    let _ = write!(err.raw().raw(), "\r{text}\x1b[K");
                     if done_bytes >= total_bytes {
                         let _ = writeln!(err);
                     }

@@ -87,7 +87,8 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         mode: config.mode,
         mix_read_pct: config.mix_read_pct,
     };
-    let text = render(&summarize(&outcome.record, &settings), format);
+    let summary = summarize(&outcome.record, &settings);
+    let text = render(&summary, format);
     if json_stdout {
         // stdout carries the record; the table goes beside the status lines.
         let _ = std::io::stderr().lock().write_all(text.as_bytes());
@@ -96,7 +97,16 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
             .context("writing the record to stdout")?;
         let _ = writeln!(stdout);
     } else {
-        let mut stdout = std::io::stdout().lock();
+        // A terminal gets the window fitted to its width; a pipe or a file the whole table.
+        let stdout = std::io::stdout();
+        let text = match crate::report::fit::terminal_width(&stdout) {
+            Some(width) if format == MarkFormat::Table => {
+                crate::text::escape_layout(&crate::report::mark::table_fitted(&summary, width))
+                    .into_owned()
+            }
+            _ => text,
+        };
+        let mut stdout = stdout.lock();
         let _ = stdout.write_all(text.as_bytes());
         let _ = stdout.flush();
     }

@@ -501,59 +501,121 @@ const VALUE_WIDTH: usize = 10;
 #[must_use]
 pub fn table(summary: &MarkSummary) -> String {
     let cols = columns(summary);
-    let mut out = String::new();
-    let group_width = VALUE_WIDTH * 3;
-    let _ = write!(out, "{:<TEST_WIDTH$}", "");
-    for (name, _) in &cols {
-        let _ = write!(out, " | {:^group_width$}", format!("{name} [MB/s]"));
-    }
-    out.truncate(out.trim_end().len());
-    out.push('\n');
-    let _ = write!(out, "{:<TEST_WIDTH$}", "Test");
-    for _ in &cols {
-        let _ = write!(
-            out,
-            " | {:>VALUE_WIDTH$}{:>VALUE_WIDTH$}{:>VALUE_WIDTH$}",
-            "MB/s", "IOPS", "lat us"
-        );
-    }
-    out.push('\n');
-    let width = TEST_WIDTH + cols.len() * (3 + group_width);
-    out.push_str(&"-".repeat(width));
-    out.push('\n');
-    for row in &summary.rows {
-        let _ = write!(out, "{:<TEST_WIDTH$}", crate::text::escape(&row.test));
-        for (_, get) in &cols {
-            match get(row) {
-                Some(c) => {
-                    let _ = write!(
-                        out,
-                        " | {:>VALUE_WIDTH$}{:>VALUE_WIDTH$}{:>VALUE_WIDTH$}",
-                        rate(c.mb_s),
-                        iops(c.iops),
-                        rate(c.lat_mean_us)
-                    );
-                }
-                None => {
-                    let _ = write!(
-                        out,
-                        " | {:>VALUE_WIDTH$}{:>VALUE_WIDTH$}{:>VALUE_WIDTH$}",
-                        "-", "-", "-"
-                    );
-                }
-            }
-        }
-        if !row.notes.is_empty() {
-            let _ = write!(out, "  {}", row.notes.join("; "));
-        }
-        out.push('\n');
-    }
-    out.push_str(&"-".repeat(width));
-    out.push('\n');
+    let mut out = table_of(summary, &vec![[true; 3]; cols.len()], None);
     for line in footer(summary) {
         out.push_str(&line);
         out.push('\n');
     }
+    out
+}
+
+/// The values of a group, in the order of their importance (the last is left out first).
+const VALUES: [&str; 3] = ["MB/s", "IOPS", "lat us"];
+
+/// The window fitted to a terminal `width` columns wide: when the whole table is wider, the
+/// values least needed are left out (latency, then IOPS; the mix's first, then the write's,
+/// then the read's) and a line says which; notes and the footer continue on lines of their own.
+#[must_use]
+pub fn table_fitted(summary: &MarkSummary, width: usize) -> String {
+    let cols = columns(summary);
+    let mut keep = vec![[true; 3]; cols.len()];
+    // Which (group, value) goes next: latency of the last group first, MB/s never.
+    let mut order = Vec::new();
+    for value in [2, 1] {
+        for group in (0..cols.len()).rev() {
+            order.push((group, value));
+        }
+    }
+    let widest = |text: &str| text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    let mut out = table_of(summary, &keep, Some(width));
+    let mut left_out = Vec::new();
+    for (group, value) in order {
+        if widest(&out) <= width {
+            break;
+        }
+        keep[group][value] = false;
+        left_out.push(format!("{} {}", cols[group].0, VALUES[value]));
+        out = table_of(summary, &keep, Some(width));
+    }
+    let mut fitted = out;
+    if !left_out.is_empty() {
+        let line = format!(
+            "+{} columns left out to fit {width} columns ({}): all with --format csv or in a \
+             wider terminal",
+            left_out.len(),
+            left_out.join(", ")
+        );
+        fitted.push_str(&crate::report::fit::text(&format!("{line}\n"), Some(width)));
+    }
+    for line in footer(summary) {
+        fitted.push_str(&crate::report::fit::text(&format!("{line}\n"), Some(width)));
+    }
+    fitted
+}
+
+/// The table without its footer, with the values `keep` says for each group; within `width`
+/// a row's notes that do not fit beside it go on lines of their own under it.
+fn table_of(summary: &MarkSummary, keep: &[[bool; 3]], width: Option<usize>) -> String {
+    let cols = columns(summary);
+    let mut out = String::new();
+    let shown = |k: &[bool; 3]| k.iter().filter(|&&v| v).count();
+    let _ = write!(out, "{:<TEST_WIDTH$}", "");
+    for ((name, _), k) in cols.iter().zip(keep) {
+        let group_width = VALUE_WIDTH * shown(k);
+        let head = format!("{name} [MB/s]");
+        let head = if head.len() > group_width {
+            (*name).to_string()
+        } else {
+            head
+        };
+        let _ = write!(out, " | {head:^group_width$}");
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    let _ = write!(out, "{:<TEST_WIDTH$}", "Test");
+    for k in keep {
+        out.push_str(" | ");
+        for (value, _) in VALUES.iter().zip(k).filter(|(_, k)| **k) {
+            let _ = write!(out, "{value:>VALUE_WIDTH$}");
+        }
+    }
+    out.push('\n');
+    let rule = TEST_WIDTH
+        + keep
+            .iter()
+            .map(|k| 3 + VALUE_WIDTH * shown(k))
+            .sum::<usize>();
+    out.push_str(&"-".repeat(rule));
+    out.push('\n');
+    for row in &summary.rows {
+        let _ = write!(out, "{:<TEST_WIDTH$}", crate::text::escape(&row.test));
+        for ((_, get), k) in cols.iter().zip(keep) {
+            let values = match get(row) {
+                Some(c) => [rate(c.mb_s), iops(c.iops), rate(c.lat_mean_us)],
+                None => ["-".into(), "-".into(), "-".into()],
+            };
+            out.push_str(" | ");
+            for (value, _) in values.iter().zip(k).filter(|(_, k)| **k) {
+                let _ = write!(out, "{value:>VALUE_WIDTH$}");
+            }
+        }
+        if !row.notes.is_empty() {
+            let notes = row.notes.join("; ");
+            match width {
+                Some(fit) if rule + 2 + notes.chars().count() > fit => {
+                    out.push('\n');
+                    let notes = format!("{:TEST_WIDTH$}  {notes}", "");
+                    out.push_str(&crate::report::fit::line(&notes, fit).join("\n"));
+                }
+                _ => {
+                    let _ = write!(out, "  {notes}");
+                }
+            }
+        }
+        out.push('\n');
+    }
+    out.push_str(&"-".repeat(rule));
+    out.push('\n');
     out
 }
 
@@ -816,6 +878,45 @@ mod tests {
         );
         assert!(text.contains("mix: 70% reads / 30% writes"), "{text}");
         assert!(text.contains("median: the middle loop"), "{text}");
+    }
+
+    #[test]
+    fn at_80_columns_the_window_keeps_mb_s_and_says_what_it_left_out() {
+        let summary = summarize(&record(true), &settings(Pick::Median, Some(70)));
+        let whole = table(&summary);
+        assert!(whole.lines().any(|l| l.chars().count() > 80), "{whole}");
+        let text = table_fitted(&summary, 80);
+        for line in text.lines() {
+            assert!(line.chars().count() <= 80, "{line:?} over 80:\n{text}");
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        for group in ["Read [MB/s]", "Write [MB/s]", "Mix [MB/s]"] {
+            assert!(lines[0].contains(group), "{text}");
+        }
+        assert_eq!(lines[1].matches("MB/s").count(), 3, "{text}");
+        assert_eq!(lines[1].matches("IOPS").count(), 2, "{text}");
+        assert!(lines[3].starts_with("SEQ1M Q8T1"), "{text}");
+        assert!(
+            text.contains(
+                "+4 columns left out to fit 80 columns (Mix lat us, Write lat us, Read lat us,\nMix IOPS)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("SEQ1M Q8T1     |    2050.00    1955.0 |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n                mix: 1 of 2 loops\n"),
+            "{text}"
+        );
+        assert!(text.contains("mix: 70% reads / 30% writes"), "{text}");
+        // Two groups fit 80 columns whole: nothing left out, the table as it is.
+        let two = summarize(&record(false), &settings(Pick::Best, None));
+        let fitted = table_fitted(&two, 80);
+        assert!(!fitted.contains("left out"), "{fitted}");
+        let rows = |t: &str| t.lines().take(6).map(str::to_owned).collect::<Vec<_>>();
+        assert_eq!(rows(&fitted), rows(&table(&two)));
     }
 
     #[test]

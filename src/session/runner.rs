@@ -797,11 +797,7 @@ impl Runner {
                 for (view, total) in self.snap.jobs.iter_mut().zip(seg.job_totals()) {
                     view.cumulative = StatsView::from_stats(total, span);
                 }
-                if let Some((_, goal)) = self.snap.plan.bytes {
-                    let total = seg.total();
-                    self.snap.plan.bytes =
-                        Some(((total.read.bytes + total.write.bytes).min(goal), goal));
-                }
+                self.snap.plan.bytes = moved(self.snap.plan.bytes, seg.total());
                 let mut run = self.run_base.clone();
                 add_to_run(&mut run, &self.snap.jobs);
                 self.snap.run = Arc::new(run);
@@ -1013,6 +1009,8 @@ impl Runner {
             end.elapsed_ns,
         );
         self.series_base += Duration::from_nanos(end.elapsed_ns);
+        // A step that ended before its first interval still moved its bytes.
+        self.snap.plan.bytes = moved(self.snap.plan.bytes, &end.total);
         self.snap.cumulative =
             StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
         for (view, job_end) in self.snap.jobs.iter_mut().zip(&end.jobs) {
@@ -1488,6 +1486,12 @@ fn resident_deque<T: Clone>(fill: T) -> VecDeque<T> {
     deque.resize(SERIES_POINTS, fill);
     deque.clear();
     deque
+}
+
+/// A size-based step's progress (`(done, goal)`) with the bytes `total` moved; `None` (a
+/// step that runs for a time) stays `None`.
+fn moved(progress: Option<(u64, u64)>, total: &crate::stats::WorkerStats) -> Option<(u64, u64)> {
+    progress.map(|(_, goal)| ((total.read.bytes + total.write.bytes).min(goal), goal))
 }
 
 /// Bytes every job of a step moves when all are size-based (each worker `io_size`), else

@@ -257,6 +257,38 @@ fn a_plan_runs_its_steps_in_order() {
 }
 
 /// Every step is checked against the target before anything runs.
+/// A size-based step that ends before its first interval: once over, its progress is the
+/// bytes it moved, not 0.
+#[test]
+fn a_finished_size_based_step_has_moved_its_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = one_job(
+        dir.path(),
+        spec(&[
+            (Key::Size, "4M"),
+            (Key::IoSize, "1M"),
+            (Key::Runtime, "30s"),
+            (Key::Interval, "10s"),
+        ]),
+    );
+    let options = SessionOptions {
+        finish_when_done: true,
+        interrupt: Arc::new(AtomicBool::new(false)),
+        ..SessionOptions::default()
+    };
+    let handle = Session::start(plan, options).unwrap();
+    let rx = handle.snapshots.clone();
+    let outcome = wait_ended(handle);
+    assert_eq!(outcome.status, RunStatus::Completed);
+    let last = rx.borrow().clone();
+    assert!(
+        matches!(last.state, SessionState::Finished(_)),
+        "{:?}",
+        last.state
+    );
+    assert_eq!(last.plan.bytes, Some((1 << 20, 1 << 20)));
+}
+
 #[test]
 fn a_step_that_does_not_fit_the_target_is_refused_before_anything_runs() {
     let dir = tempfile::tempdir().unwrap();

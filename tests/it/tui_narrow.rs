@@ -92,3 +92,35 @@ fn a_ten_point_sweep_at_80x24_scrolls_to_every_point_and_prints_a_table_that_fit
     }
     assert!(table.iter().any(|l| l.contains("read IOPS")), "{printed}");
 }
+
+#[test]
+#[ignore = "needs tmux"]
+fn a_headless_bench_summary_fits_80_columns_and_a_pipe_gets_the_long_lines() {
+    tmux::require();
+    let bin = crate::support::BIN;
+    let run = format!("'{bin}' bench . --rw randrw --runtime 300ms --size 4M --no-tui");
+    let script = format!("{run} > piped.txt 2>&1; {run}; echo EXIT=$?; sleep 600");
+    let t = Tmux::start_shell("narrow-bench", &script, 80, 24);
+    t.wait_for("the bench to exit", WAIT, |s| s.contains("EXIT="));
+    let printed = t.capture_joined();
+    assert!(printed.contains("EXIT=0"), "{printed}");
+    assert!(printed.contains("  status  completed"), "{printed}");
+    assert!(printed.contains("  write   IOPS"), "{printed}");
+    assert!(printed.contains("p99.99"), "{printed}");
+    for line in printed.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{line:?} is wider than 80:\n{printed}"
+        );
+    }
+    // The same run into a file keeps its lines whole: scripts parse them.
+    let piped = std::fs::read_to_string(t.path("piped.txt")).expect("piped output");
+    assert!(
+        piped.lines().any(|l| l.starts_with("  engine  ")),
+        "{piped}"
+    );
+    assert!(
+        piped.lines().any(|l| l.chars().count() > 80),
+        "nothing wider than 80 to fit:\n{piped}"
+    );
+}

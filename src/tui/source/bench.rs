@@ -465,6 +465,8 @@ fn sweep_message(state: &SessionState, sweep: &SweepView) -> Option<String> {
                 format!("warm-up: point {point} of {count}, not measured")
             })
         }
+        // Before its first point starts the sweep is not over.
+        SessionState::Idle if sweep.running => None,
         SessionState::Idle | SessionState::Finished(_) => {
             let done = sweep
                 .rows
@@ -472,10 +474,11 @@ fn sweep_message(state: &SessionState, sweep: &SweepView) -> Option<String> {
                 .filter(|r| matches!(r.state, PointState::Done(_)))
                 .count();
             let count = sweep.rows.len();
+            let over = if sweep.stopped { "stopped" } else { "over" };
             Some(if mark {
-                format!("mark over, tests: {done} of {count}; q writes the record")
+                format!("mark {over}, tests: {done} of {count}; q writes the record")
             } else {
-                format!("sweep over: {done} of {count} points, q writes the record")
+                format!("sweep {over}: {done} of {count} points, q writes the record")
             })
         }
         _ => None,
@@ -802,6 +805,38 @@ mod tests {
             insta::assert_snapshot!(
                 format!("finished_sweep_{}x{}", size.0, size.1),
                 term.backend()
+            );
+        }
+    }
+
+    /// "over" only once the plan is: waiting for its first point a sweep is starting, and
+    /// stopped short with points left it says it stopped.
+    #[test]
+    fn a_sweep_is_over_only_when_its_plan_is() {
+        let mut starting = crate::tui::ui::sample::sweep::snapshot();
+        starting.state = SessionState::Idle;
+        starting.segments.clear();
+        let mut stopped = crate::tui::ui::sample::sweep::snapshot();
+        stopped.state = SessionState::Idle;
+        for size in SIZES {
+            let (view, screen, _) = dashboard(starting.clone(), &table_rows(), size);
+            assert!(view.sweep.as_ref().unwrap().running, "{screen}");
+            assert!(!screen.contains(" over"), "{screen}");
+            assert!(!screen.contains("stopped"), "{screen}");
+            let (view, screen, _) = dashboard(stopped.clone(), &table_rows(), size);
+            let done = view
+                .sweep
+                .as_ref()
+                .unwrap()
+                .rows
+                .iter()
+                .filter(|r| matches!(r.state, PointState::Done(_)))
+                .count();
+            assert!(done < 8, "{screen}");
+            assert!(!screen.contains(" over"), "{screen}");
+            assert!(
+                screen.contains(&format!("sweep stopped: {done} of 8 points")),
+                "{screen}"
             );
         }
     }

@@ -18,6 +18,34 @@ use crate::tui::view::{Mode, RunState, View};
 /// sweep.
 #[must_use]
 pub fn keys(view: &View) -> &'static [(&'static str, &'static str)] {
+    // Once the run has ended only the keys that look at it still do something.
+    let ended = matches!(
+        view.header.state,
+        Some(RunState::Finished | RunState::Interrupted | RunState::Failed(_))
+    );
+    // A stopped sweep does not go on either: `n` and space have nothing left to act on.
+    let sweep_over = ended || view.header.state == Some(RunState::Stopped);
+    if view.mode == Mode::Bench && view.sweep.is_some() && sweep_over {
+        return &[
+            ("q", "quit"),
+            ("?", "help"),
+            ("PgUp/PgDn", "rows"),
+            ("v", "chart"),
+            ("l", "log"),
+        ];
+    }
+    if view.mode == Mode::Bench && view.jobs.is_some() && ended {
+        return &[
+            ("q", "quit"),
+            ("?", "help"),
+            ("tab/up/down", "job"),
+            ("l", "log"),
+            ("h", "histogram"),
+        ];
+    }
+    if view.mode == Mode::Bench && ended {
+        return &[("q", "quit"), ("?", "help"), ("l", "log")];
+    }
     // A sweep's points are fixed: no live changes; `n` skips a point, `v` picks the chart.
     if view.mode == Mode::Bench && view.sweep.is_some() {
         return &[

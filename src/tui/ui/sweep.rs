@@ -228,7 +228,9 @@ pub fn plan_line(sweep: &SweepView) -> String {
                 .iter()
                 .filter(|r| matches!(r.state, PointState::Done(_)))
                 .count();
-            format!("{what} over: {done} of {count} {unit}s  elapsed {elapsed}")
+            // "over" only once the plan is: a sweep stopped short says so.
+            let over = if sweep.stopped { "stopped" } else { "over" };
+            format!("{what} {over}: {done} of {count} {unit}s  elapsed {elapsed}")
         }
     }
 }

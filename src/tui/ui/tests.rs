@@ -349,6 +349,41 @@ fn footer_panel() {
     );
 }
 
+/// After the run has ended the footer lists only the keys that still do something.
+#[test]
+fn an_ended_run_s_footer_lists_only_the_keys_that_still_work() {
+    use crate::tui::view::RunState;
+    let text = |view: &View| {
+        let term = panel(view, 160, 1, super::footer::render);
+        let buf = term.backend().buffer();
+        buf.content.iter().map(|c| c.symbol()).collect::<String>()
+    };
+    let mut view = sample::bench();
+    assert!(text(&view).contains("space pause"), "{}", text(&view));
+    for state in [
+        RunState::Finished,
+        RunState::Interrupted,
+        RunState::Failed("EIO".into()),
+    ] {
+        view.header.state = Some(state);
+        view.ui.message = Some("the run has ended: q quits".into());
+        let footer = text(&view);
+        assert!(footer.contains("q quit"), "{footer}");
+        assert!(footer.contains("l log"), "{footer}");
+        assert!(footer.contains("the run has ended: q quits"), "{footer}");
+        for gone in [
+            "space pause",
+            "s stop",
+            "+/- iodepth",
+            "]/[ jobs",
+            "b/B bs",
+            "m rw",
+        ] {
+            assert!(!footer.contains(gone), "{gone} in {footer}");
+        }
+    }
+}
+
 #[test]
 fn tiny_frames() {
     insta::assert_snapshot!("tiny_20x5", frame(&sample::bench(), 20, 5).backend());

@@ -98,6 +98,8 @@ pub struct SweepView {
     pub point: (usize, usize),
     /// Whether the sweep still runs (else it was stopped or is over).
     pub running: bool,
+    /// Stopped (`s`) with points of its plan not run: not over, waiting for `q`.
+    pub stopped: bool,
     /// The sweep so far: every started point's ramp and measured time.
     pub elapsed: Duration,
     /// The points left at the job's runtime and ramp, and the running one's rest; `None`
@@ -132,13 +134,14 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
         .last()
         .and_then(|(x, _)| params.iter().position(|p| p == x))
         .unwrap_or(0);
+    // Idle before its first segment, the sweep is about to start: not over.
     let running = matches!(
         snap.state,
         SessionState::Preparing { .. }
             | SessionState::Ramp
             | SessionState::Running
             | SessionState::Paused
-    );
+    ) || (snap.state == SessionState::Idle && snap.segments.is_empty());
     // Between two points the step that ended is among the finished before the next starts.
     let running_step = (running && !snap.finished.iter().any(|r| r.step == snap.plan.index))
         .then_some(snap.plan.index);
@@ -193,11 +196,15 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
         })
         .collect();
     let count = snap.plan.count.max(points.len());
+    let stopped = snap.state == SessionState::Idle
+        && !running
+        && rows.iter().any(|r| !matches!(r.state, PointState::Done(_)));
     Some(SweepView {
         chart: chart(&params, x_of, &rows, metric),
         params,
         rows,
         point: ((snap.plan.index + 1).min(count), count),
+        stopped,
         running,
         elapsed: elapsed(snap),
         eta: if running { eta(snap) } else { None },
@@ -264,6 +271,7 @@ pub fn recorded(record: &crate::record::RunRecord, metric: SweepMetric) -> Optio
         rows,
         point: (n, n),
         running: false,
+        stopped: false,
         elapsed: Duration::from_nanos(record.elapsed_ns),
         eta: None,
         metric,
