@@ -456,8 +456,9 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
             }
         },
         EngineKind::Psync | EngineKind::Falloc | EngineKind::Ftruncate => {
-            exit.setup.engine = spec.ioengine.as_str();
-            let calls = match spec.ioengine {
+            // The engine that runs (psync when io_uring fell back), not the one asked for.
+            exit.setup.engine = plan.engine.as_str();
+            let calls = match plan.engine {
                 EngineKind::Falloc => Calls::Falloc,
                 EngineKind::Ftruncate => Calls::Ftruncate,
                 _ => Calls::ReadWrite,
