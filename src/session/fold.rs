@@ -505,3 +505,277 @@ pub fn step_result(
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::spec::{JobSpec, RwMode};
+
+    const S: u64 = 1_000_000_000;
+
+    fn job(name: &str, rw: RwMode) -> Job {
+        let spec = JobSpec {
+            rw,
+            ..JobSpec::default()
+        };
+        Job::bench(name, spec, None)
+    }
+
+    fn writes(bytes: u64) -> WorkerStats {
+        let mut stats = WorkerStats::new(0);
+        for _ in 0..bytes / 4096 {
+            stats.write.record(4096, 100_000);
+        }
+        stats
+    }
+
+    fn interval(
+        end_offset_ns: u64,
+        jobs: Vec<WorkerStats>,
+        spans: Vec<Option<(u64, u64)>>,
+    ) -> Interval {
+        let mut stats = WorkerStats::new(0);
+        for part in &jobs {
+            stats.add(part);
+        }
+        Interval {
+            index: 0,
+            duration_ns: S,
+            end_offset_ns,
+            stats,
+            jobs,
+            spans,
+        }
+    }
+
+    fn curve_len(tracking: &Tracking, j: usize) -> usize {
+        tracking.cliffs[j].as_ref().map_or(0, |c| c.curve().len())
+    }
+
+    fn end(ios: u64, elapsed_ns: u64, faults: Vec<(usize, IoFault)>) -> SegmentEnd {
+        let mut total = WorkerStats::new(0);
+        for _ in 0..ios {
+            total.read.record(4096, 50_000);
+        }
+        SegmentEnd {
+            total,
+            last_interval: None,
+            faults,
+            elapsed_ns,
+            stall: Stall::default(),
+            jobs: Vec::new(),
+        }
+    }
+
+    fn fault(worker: u32, errno: i32) -> IoFault {
+        IoFault {
+            worker,
+            operation: "write",
+            offset_bytes: Some(4096),
+            errno,
+            detail: None,
+        }
+    }
+
+    #[test]
+    fn an_interval_after_a_jobs_end_adds_nothing_for_that_job() {
+        let jobs = [job("a", RwMode::Write), job("b", RwMode::Write)];
+        let mut tracking = Tracking::for_jobs(&jobs);
+        // Both run the first second; b ends half-way through the second; the third is a's.
+        tracking.interval(
+            &interval(
+                S,
+                vec![writes(1 << 20), writes(1 << 20)],
+                vec![Some((0, S)), Some((0, S))],
+            ),
+            S,
+        );
+        tracking.interval(
+            &interval(
+                2 * S,
+                vec![writes(1 << 20), writes(1 << 19)],
+                vec![Some((S, 2 * S)), Some((S, S + S / 2))],
+            ),
+            S,
+        );
+        tracking.interval(
+            &interval(
+                3 * S,
+                vec![writes(1 << 20), WorkerStats::new(0)],
+                vec![Some((2 * S, 3 * S)), None],
+            ),
+            S,
+        );
+        assert_eq!(curve_len(&tracking, 0), 3);
+        assert_eq!(curve_len(&tracking, 1), 2);
+        let b = tracking.cliffs[1].as_ref().unwrap();
+        let last = b.curve().last().unwrap();
+        assert_eq!((last.end_ns, last.span_ns), (S + S / 2, S / 2));
+        assert_eq!(b.written_bytes(), (1 << 20) + (1 << 19));
+    }
+
+    #[test]
+    fn a_read_job_has_no_write_curve_and_no_criterion_attains_nothing() {
+        let jobs = [job("r", RwMode::Read)];
+        let mut tracking = Tracking::for_jobs(&jobs);
+        tracking.interval(&interval(S, vec![], vec![Some((0, S))]), S);
+        assert!(tracking.cliffs[0].is_none());
+        assert!(!tracking.attained());
+        assert!(tracking.steady_record(0).is_none());
+    }
+
+    #[test]
+    fn a_pause_is_not_counted() {
+        // Measuring from 1 s; paused 2 s already, and again since 6 s; a 0.5 s stall.
+        assert_eq!(measured_ns(8 * S, S, 2 * S, Some(6 * S), S / 2), 5 * S / 2);
+        // Nothing measured during the ramp, nor past what the pauses take.
+        assert_eq!(measured_ns(S / 2, S, 0, None, 0), 0);
+        assert_eq!(measured_ns(3 * S, S, 0, Some(S), 0), 0);
+    }
+
+    #[test]
+    fn the_clock_counts_time_left_from_measured_time_and_says_paused() {
+        let mut snap = crate::tui::ui::sample::plan::snapshot();
+        // 9 s after start, 2 s ramp, 4 s measured (3 s paused): 6 s of a 10 s goal left.
+        clock(&mut snap, 9 * S, 4 * S, 2 * S, 10 * S, true);
+        assert_eq!(snap.state, SessionState::Paused);
+        assert_eq!(snap.elapsed, Duration::from_secs(4));
+        assert_eq!(snap.remaining, Duration::from_secs(6));
+        assert_eq!(snap.ramp_remaining, None);
+        clock(&mut snap, S, 0, 2 * S, 10 * S, false);
+        assert_eq!(snap.state, SessionState::Ramp);
+        assert_eq!(snap.ramp_remaining, Some(Duration::from_secs(1)));
+        clock(&mut snap, 3 * S, S, 2 * S, 10 * S, false);
+        assert_eq!(snap.state, SessionState::Running);
+    }
+
+    #[test]
+    fn a_stop_mid_step_ends_it_stopped_with_its_partial_totals() {
+        let ending = settle_ending(Some(SegmentEnding::Stop), false);
+        assert_eq!(ending, SegmentEnding::Stop);
+        assert_eq!(stop_reason(&ending, false, false), StopReason::Stopped);
+        assert_eq!(step_status(&ending), RunStatus::Completed);
+        // 300 reads over 1.5 s of measured time, of a 10 s runtime.
+        let end = end(300, 3 * S / 2, Vec::new());
+        let mut snap = crate::tui::ui::sample::plan::snapshot();
+        end_totals(&mut snap, &end);
+        assert_eq!(snap.elapsed, Duration::from_millis(1500));
+        assert_eq!(snap.cumulative.read.ios, 300);
+        assert!((snap.cumulative.read.iops - 200.0).abs() < 1e-9);
+        let result = step_result(0, 1, step_status(&ending), &end, None);
+        assert_eq!(result.read.ios, 300);
+        assert!((result.read.iops - 200.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_interrupt_quit_or_skip_cuts_the_step_short() {
+        for decided in [
+            SegmentEnding::Interrupt,
+            SegmentEnding::Quit,
+            SegmentEnding::Next,
+        ] {
+            let ending = settle_ending(Some(decided.clone()), false);
+            assert_eq!(ending, decided);
+            assert_eq!(step_status(&ending), RunStatus::Interrupted);
+            assert_eq!(stop_reason(&ending, true, true), StopReason::Interrupted);
+        }
+    }
+
+    #[test]
+    fn a_step_that_runs_out_says_why() {
+        let ending = settle_ending(None, false);
+        assert_eq!(ending, SegmentEnding::Runtime);
+        assert_eq!(stop_reason(&ending, false, false), StopReason::Runtime);
+        assert_eq!(stop_reason(&ending, false, true), StopReason::IoSize);
+        assert_eq!(stop_reason(&ending, true, true), StopReason::SteadyState);
+        assert_eq!(step_status(&ending), RunStatus::Completed);
+    }
+
+    #[test]
+    fn a_fault_fails_the_step_whatever_the_controls_said() {
+        let ending = settle_ending(Some(SegmentEnding::Stop), true);
+        assert_eq!(ending, SegmentEnding::Fault);
+        assert_eq!(step_status(&ending), RunStatus::Failed);
+        assert_eq!(stop_reason(&ending, false, false), StopReason::Failed);
+        // The workers stopped for a fault that none of them left: the step ran to its end.
+        assert_eq!(
+            settle_ending(Some(SegmentEnding::Fault), false),
+            SegmentEnding::Runtime
+        );
+        // A job another job's fault stopped was cut short; its own fault fails it.
+        assert_eq!(job_status(false, RunStatus::Failed), RunStatus::Interrupted);
+        assert_eq!(job_status(true, RunStatus::Completed), RunStatus::Failed);
+        assert_eq!(
+            job_status(false, RunStatus::Completed),
+            RunStatus::Completed
+        );
+    }
+
+    #[test]
+    fn a_jobs_faults_are_counted_once_its_first_kept() {
+        let faults = vec![
+            (0, fault(0, libc::EIO)),
+            (0, fault(1, libc::ENOSPC)),
+            (2, fault(u32::MAX, 0)),
+        ];
+        let errors = job_errors(&faults, 3);
+        assert_eq!(errors.len(), 3);
+        let first = errors[0].as_ref().unwrap();
+        assert_eq!(first.errno, Some(libc::EIO));
+        assert_eq!(first.worker, Some(0));
+        assert!(errors[1].is_none());
+        let third = errors[2].as_ref().unwrap();
+        assert_eq!((third.errno, third.worker), (None, None));
+    }
+
+    #[test]
+    fn a_stall_warns_once_with_its_totals_and_no_stall_not_at_all() {
+        assert_eq!(stall_warning(3, &Stall::default()), None);
+        let stall = Stall {
+            stalled_ns: 900_000_000,
+            stalls: 3,
+            longest_ns: 500_000_000,
+        };
+        assert_eq!(
+            stall_warning(3, &stall),
+            Some(RunWarning::Stalled {
+                segment: 3,
+                stalls: 3,
+                stalled_ns: 900_000_000,
+                longest_ns: 500_000_000,
+            })
+        );
+    }
+
+    #[test]
+    fn the_time_goal_is_the_time_based_jobs_or_the_cap() {
+        let mut timed = job("t", RwMode::Read);
+        timed.spec.runtime = Duration::from_secs(3);
+        timed.spec.startdelay = Duration::from_secs(1);
+        let mut sized = job("s", RwMode::Read);
+        sized.spec.io_size_bytes = Some(1 << 20);
+        sized.spec.runtime = Duration::from_secs(60);
+        assert_eq!(time_goal_ns(&[timed.clone(), sized.clone()], 99 * S), 4 * S);
+        assert_eq!(time_goal_ns(&[sized], 99 * S), 99 * S);
+    }
+
+    #[test]
+    fn the_series_keeps_its_last_points_in_order() {
+        let mut snap = crate::tui::ui::sample::plan::snapshot();
+        let jobs = snap.jobs.len();
+        for seq in 0..=SERIES_POINTS as u64 {
+            let parts = (0..jobs).map(|_| writes(8192)).collect();
+            let spans = vec![None; jobs];
+            let at = Duration::from_secs(seq);
+            super::interval(&mut snap, 1, &interval(S, parts, spans), vec![], seq, at);
+        }
+        assert_eq!(snap.series.len(), SERIES_POINTS);
+        assert_eq!(snap.series.front().unwrap().seq, 1);
+        assert_eq!(snap.series.back().unwrap().seq, SERIES_POINTS as u64);
+        assert_eq!(snap.latency_history.len(), SERIES_POINTS);
+        for job in &snap.jobs {
+            assert_eq!(job.series.back().unwrap().seq, SERIES_POINTS as u64);
+            assert_eq!(job.interval.as_ref().unwrap().write.ios, 2);
+        }
+        assert_eq!(snap.interval.as_ref().unwrap().write.ios, 2 * jobs as u64);
+    }
+}
