@@ -17,6 +17,7 @@
 mod aggregate;
 mod controls;
 mod cpu;
+mod fold;
 mod recorder;
 mod runner;
 pub use runner::{DROP_CACHES, drop_page_cache};

@@ -27,6 +27,39 @@ use crate::bench::workload::{Direction, Workload};
 use crate::stats::{WorkerStats, monotonic_ns};
 use crate::units::format_bytes;
 
+/// One queue slot of a worker: the I/O as the engine sees it (a short transfer's resubmission
+/// moves its offset, buffer and length) and what the worker keeps of it as issued.
+struct Slot {
+    io: Io,
+    /// Offset and length as issued (verification and the counts use these).
+    offset_bytes: u64,
+    len_bytes: u32,
+    /// When it was submitted, and when it was due by the schedule (0: not paced), ns.
+    submit_ns: u64,
+    sched_ns: u64,
+    /// Resubmissions after a transient error.
+    retries: u16,
+}
+
+impl Slot {
+    fn new(slot: usize, block_size: u32, buf: *mut u8) -> Self {
+        Self {
+            io: Io {
+                slot: slot as u32,
+                direction: Direction::Read,
+                offset_bytes: 0,
+                len_bytes: block_size,
+                buf,
+            },
+            offset_bytes: 0,
+            len_bytes: block_size,
+            submit_ns: 0,
+            sched_ns: 0,
+            retries: 0,
+        }
+    }
+}
+
 /// Resubmissions of one I/O after EINTR/EAGAIN/EBUSY before it counts as failed.
 const MAX_IO_RETRIES: u16 = 1000;
 /// Spare stats objects per worker (allocated once, at setup).
@@ -661,25 +694,11 @@ impl<'a> Loop<'a> {
         let reap_max = (self.spec.iodepth_batch_complete as usize).clamp(1, depth);
         let block_size = u32::try_from(self.spec.block_size_bytes).unwrap_or(u32::MAX);
         let sync_every = self.spec.sync_every;
-        let mut slots: Vec<Io> = (0..depth)
-            .map(|slot| Io {
-                slot: slot as u32,
-                direction: Direction::Read,
-                offset_bytes: 0,
-                len_bytes: block_size,
-                buf: buffers.slot_ptr(slot),
-            })
+        let mut slots: Vec<Slot> = (0..depth)
+            .map(|slot| Slot::new(slot, block_size, buffers.slot_ptr(slot)))
             .collect();
-        let mut submit_ns = vec![0u64; depth];
-        // When each I/O was due by the schedule (0: not paced).
-        let mut sched_ns = vec![0u64; depth];
-        // Each I/O's length as issued (a short transfer's resubmission is shorter).
-        let mut lens = vec![block_size; depth];
-        // Each I/O's offset as issued (a short transfer's resubmission starts later).
-        let mut offsets = vec![0u64; depth];
         // A paced worker with nothing due: when the next I/O is.
         let mut wake_ns: Option<u64>;
-        let mut retries = vec![0u16; depth];
         let mut free: Vec<u32> = (0..depth as u32).rev().collect();
         let mut unstamped: Vec<u32> = Vec::with_capacity(depth);
         let mut completions: Vec<Completion> = Vec::with_capacity(depth * 2);
@@ -753,7 +772,8 @@ impl<'a> Loop<'a> {
                         // descriptor's pages; a refusal leaves the pages cached, no more.
                         unsafe { libc::posix_fadvise(self.fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
                     }
-                    offsets[slot as usize] = offset_bytes;
+                    let entry = &mut slots[slot as usize];
+                    entry.offset_bytes = offset_bytes;
                     if let (Some(verify), Direction::Write) = (self.spec.verify, direction) {
                         // SAFETY: the slot was just taken from the free list, so no I/O is in
                         // flight on its buffer, which holds at least block_size >= len bytes
@@ -787,19 +807,19 @@ impl<'a> Loop<'a> {
                         };
                         crate::bench::buffer::fill_random_from(block, &mut self.refill_state);
                     }
-                    sched_ns[slot as usize] = self
+                    let entry = &mut slots[slot as usize];
+                    entry.sched_ns = self
                         .pacer
                         .as_mut()
                         .and_then(|pacer| pacer.take(direction, len))
                         .unwrap_or(0);
-                    lens[slot as usize] = len;
-                    let io = &mut slots[slot as usize];
-                    io.direction = direction;
-                    io.offset_bytes = offset_bytes;
-                    io.len_bytes = len;
-                    io.buf = buffers.slot_ptr(slot as usize);
-                    retries[slot as usize] = 0;
-                    engine.prep(io);
+                    entry.len_bytes = len;
+                    entry.io.direction = direction;
+                    entry.io.offset_bytes = offset_bytes;
+                    entry.io.len_bytes = len;
+                    entry.io.buf = buffers.slot_ptr(slot as usize);
+                    entry.retries = 0;
+                    engine.prep(&entry.io);
                     unstamped.push(slot);
                     queued += 1;
                     if let Some(think) = think.filter(|t| t.on_issue) {
@@ -822,7 +842,7 @@ impl<'a> Loop<'a> {
                     if queued >= batch {
                         let now = monotonic_ns();
                         for s in unstamped.drain(..) {
-                            submit_ns[s as usize] = now;
+                            slots[s as usize].submit_ns = now;
                         }
                         if let Err(err) = engine.submit() {
                             self.fail("submit", None, &err);
@@ -905,7 +925,7 @@ impl<'a> Loop<'a> {
             if !unstamped.is_empty() {
                 let now = monotonic_ns();
                 for s in unstamped.drain(..) {
-                    submit_ns[s as usize] = now;
+                    slots[s as usize].submit_ns = now;
                 }
             }
             let reaped = match wake_ns {
@@ -932,11 +952,12 @@ impl<'a> Loop<'a> {
             for completion in completions.drain(..) {
                 in_flight -= 1;
                 let slot = completion.slot as usize;
-                let io = &mut slots[slot];
+                let entry = &mut slots[slot];
+                let io = &mut entry.io;
                 if completion.result < 0 {
                     let errno = -completion.result;
-                    if is_transient(errno) && retries[slot] < MAX_IO_RETRIES {
-                        retries[slot] += 1;
+                    if is_transient(errno) && entry.retries < MAX_IO_RETRIES {
+                        entry.retries += 1;
                         self.cur.retries += 1;
                         engine.prep(io);
                         queued += 1;
@@ -967,11 +988,11 @@ impl<'a> Loop<'a> {
                 }
                 if let (Some(verify), Direction::Read) = (self.spec.verify, io.direction) {
                     // SAFETY: the read has completed, so nothing is in flight on this slot's
-                    // buffer, which holds at least lens[slot] bytes.
+                    // buffer, which holds at least the I/O's issued length.
                     let block = unsafe {
-                        std::slice::from_raw_parts(buffers.slot_ptr(slot), lens[slot] as usize)
+                        std::slice::from_raw_parts(buffers.slot_ptr(slot), entry.len_bytes as usize)
                     };
-                    if !self.check_block(block, offsets[slot], verify) {
+                    if !self.check_block(block, entry.offset_bytes, verify) {
                         stopping = true;
                     }
                 }
@@ -984,18 +1005,18 @@ impl<'a> Loop<'a> {
                 }
                 if self.recording {
                     let side = usize::from(io.direction != Direction::Read);
-                    self.cycle_bytes[side] += u64::from(lens[slot]);
+                    self.cycle_bytes[side] += u64::from(entry.len_bytes);
                     self.cycle_ios[side] += 1;
-                    let latency_ns = reaped_ns.saturating_sub(submit_ns[slot]);
+                    let latency_ns = reaped_ns.saturating_sub(entry.submit_ns);
                     let stats = match io.direction {
                         Direction::Read => &mut self.cur.read,
                         Direction::Write => &mut self.cur.write,
                         Direction::Trim => &mut self.cur.trim,
                     };
-                    match sched_ns[slot] {
-                        0 => stats.record(u64::from(lens[slot]), latency_ns),
+                    match entry.sched_ns {
+                        0 => stats.record(u64::from(entry.len_bytes), latency_ns),
                         due => stats.record_paced(
-                            u64::from(lens[slot]),
+                            u64::from(entry.len_bytes),
                             latency_ns,
                             reaped_ns.saturating_sub(due),
                         ),

@@ -398,13 +398,12 @@ impl SegmentRun {
     /// Measured time so far (ramp, pauses and stalls excluded).
     #[must_use]
     pub fn elapsed_ns(&self, now_ns: u64) -> u64 {
-        let paused_now = self
-            .paused_since_ns
-            .map_or(0, |since| now_ns.saturating_sub(since));
-        now_ns.saturating_sub(self.record_from_ns).saturating_sub(
-            self.paused_ns
-                .saturating_add(paused_now)
-                .saturating_add(self.stall.stalled_ns),
+        super::fold::measured_ns(
+            now_ns,
+            self.record_from_ns,
+            self.paused_ns,
+            self.paused_since_ns,
+            self.stall.stalled_ns,
         )
     }
 

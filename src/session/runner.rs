@@ -11,14 +11,14 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
-use super::aggregate::{Interval, JobSetup, SegmentRun, SegmentSetup, SpawnError};
+use super::aggregate::{Interval, JobSetup, SegmentEnd, SegmentRun, SegmentSetup, SpawnError};
 use super::controls::{self, IdleStep, SegmentEnding, SegmentFold, Workers};
 use super::cpu::{cpu_record, rusage};
+use super::fold::{self, Tracking, size_goal};
 use super::recorder::{Recorder, RunOutcome, SegmentOutcome};
 use super::snapshot::{
-    DiskView, IntervalLatency, JobView, PlanProgress, PointRates, RunJobTotals, SERIES_POINTS,
-    SegmentMark, SeriesPoint, SessionState, Snapshot, StatsView, SteadyView, StepResult,
-    SustainedView, TargetView, add_to_run,
+    DiskView, JobView, PlanProgress, RunJobTotals, SERIES_POINTS, SegmentMark, SeriesPoint,
+    SessionState, Snapshot, StatsView, TargetView, add_to_run,
 };
 use super::window::{DeviceWatch, Verdict};
 use super::{Control, SessionOptions, SessionOutcome};
@@ -35,10 +35,7 @@ use crate::record::{
     DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, JobRecord, JsonlWriter, RunStatus,
     RunWarning, SegmentJobRecord, SyncRecord, TargetRecord,
 };
-use crate::record::{SteadyStateRecord, StopReason, SustainedWriteRecord};
-use crate::stats::cliff::Cliff;
 use crate::stats::monotonic_ns;
-use crate::stats::steady::Tracker;
 use crate::units::format_size_short;
 
 /// How often the session looks at controls and signals, and republishes at the latest.
@@ -85,15 +82,29 @@ pub struct Runner {
     target_missed: bool,
     /// Each job's totals over the finished steps ([`Snapshot::run`] adds the running one).
     run_base: Vec<RunJobTotals>,
-    /// The running step's jobs' steady-state trackers and write curves (`None`: no criterion,
-    /// no writes).
-    steady: Vec<Option<Tracker>>,
-    cliffs: Vec<Option<Cliff>>,
-    /// Steady state was attained by every job with a criterion: the step is stopping.
-    steady_stop: bool,
+    /// The running step's jobs' steady-state trackers and write curves.
+    tracking: Tracking,
     /// Why the front end gave up on the session (set before it sends `Quit`): the record
     /// says the run failed, with this message.
     abort: Arc<std::sync::Mutex<Option<String>>>,
+}
+
+/// A step as it runs: what [`Runner::start_step`] set up, [`Runner::tick`] moves on and
+/// [`Runner::end_step`] ends.
+struct StepRun {
+    index: u32,
+    jobs: Vec<Job>,
+    spec: Arc<JobSpec>,
+    /// Each job's index in `Runner::targets`, and the step's disks in `Runner::devices`.
+    targets: Vec<usize>,
+    devices: Vec<usize>,
+    seg: SegmentRun,
+    fold: SegmentFold,
+    time_goal_ns: u64,
+    verify_progress: Vec<Arc<crate::bench::worker::VerifyProgress>>,
+    window_closed: bool,
+    /// The CPU counters when measuring started (at once without a ramp).
+    cpu_measure_start: Option<(u64, u64, u64)>,
 }
 
 /// What `Session::start` prepared on the caller's thread.
@@ -256,9 +267,7 @@ impl Runner {
             last_publish_ns: 0,
             target_missed: false,
             run_base: Vec::new(),
-            steady: Vec::new(),
-            cliffs: Vec::new(),
-            steady_stop: false,
+            tracking: Tracking::default(),
             abort: Arc::default(),
         }
     }
@@ -600,17 +609,72 @@ impl Runner {
         step.jobs.clone()
     }
 
+    /// Runs the current step: sets it up, ticks until its workers end, ends it.
     fn run_segment(&mut self) -> SegmentEnding {
+        let mut run = match self.start_step() {
+            Ok(run) => run,
+            Err(ending) => return ending,
+        };
+        while !self.tick(&mut run) {}
+        self.end_step(run)
+    }
+
+    /// Sets the step up: caches dropped, device windows restarted, workers spawned, the
+    /// snapshot's views opened. `Err`: nothing ran (interrupted, or the setup failed).
+    fn start_step(&mut self) -> Result<StepRun, SegmentEnding> {
         self.snap.ran_to_end = false;
         let index = self.recorder.next_segment();
         let jobs = self.step_jobs();
         let spec = Arc::new(jobs[0].spec.clone());
         let targets: Vec<usize> = self.step_targets[self.step].clone();
         let devices = self.step_devices();
-        let setup = SegmentSetup {
+        let setup = self.worker_setup(index, &jobs, &targets);
+        self.note_iomem(&jobs);
+        self.drop_caches(&jobs, &targets)?;
+        let cpu_start = rusage();
+        for &d in &devices {
+            let device = &mut self.devices[d];
+            // A fresh baseline for interval rows; the window opens now unless there is a ramp.
+            device.restart_intervals();
+            if spec.ramp.is_zero() {
+                device.start_window();
+            }
+        }
+        let interrupt = self.options.interrupt.clone();
+        let seg = match SegmentRun::spawn(&setup, &|| interrupt.load(Ordering::Relaxed)) {
+            Ok(seg) => seg,
+            // Nothing ran: no segment to record.
+            Err(SpawnError::Interrupted) => return Err(SegmentEnding::Interrupt),
+            Err(SpawnError::Failed(message)) => {
+                self.fail_message(format!("setting up the workers failed: {message}"));
+                return Err(SegmentEnding::Fault);
+            }
+        };
+        self.note_engine(&seg.setups);
+        self.open_views(index, &jobs, &targets, &devices);
+        self.recorder.start_segment();
+        let cpu_measure_start = spec.ramp.is_zero().then_some(cpu_start);
+        Ok(StepRun {
+            index,
+            time_goal_ns: fold::time_goal_ns(&jobs, seg.runtime_ns),
+            verify_progress: seg.verify_progress(),
+            jobs,
+            spec,
+            targets,
+            devices,
+            seg,
+            fold: SegmentFold::default(),
+            window_closed: false,
+            cpu_measure_start,
+        })
+    }
+
+    /// What each job's workers get: its spec, file, engine and seed.
+    fn worker_setup(&self, index: u32, jobs: &[Job], targets: &[usize]) -> SegmentSetup {
+        SegmentSetup {
             jobs: jobs
                 .iter()
-                .zip(&targets)
+                .zip(targets)
                 .enumerate()
                 .map(|(j, (job, &t))| JobSetup {
                     spec: Arc::new(job.spec.clone()),
@@ -627,9 +691,12 @@ impl Runner {
                         ^ (j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
                 })
                 .collect(),
-        };
-        // bench's buffers differ from fio's by default: say so once, in the notes the summary
-        // and the record carry.
+        }
+    }
+
+    /// bench's buffers differ from fio's by default: says so once, in the notes the summary
+    /// and the record carry.
+    fn note_iomem(&mut self, jobs: &[Job]) {
         if let Some(job) = jobs.iter().find(|job| job.spec.iomem.huge()) {
             let note = format!(
                 "I/O buffers ask for huge pages (iomem={}); fio's default iomem=malloc uses \
@@ -641,9 +708,13 @@ impl Runner {
                 self.snap.notes.push(note);
             }
         }
+    }
+
+    /// Drops the page cache the step's jobs ask to start without. `Err`: the session fails.
+    fn drop_caches(&mut self, jobs: &[Job], targets: &[usize]) -> Result<(), SegmentEnding> {
         // Buffered jobs start from the device (fio's invalidate=1): the fill or an earlier
         // step must not serve their reads from memory.
-        for (job, &t) in jobs.iter().zip(&targets) {
+        for (job, &t) in jobs.iter().zip(targets) {
             if !job.spec.direct
                 && job.spec.invalidate
                 && let Err(err) = self.targets[t].drop_cached()
@@ -661,39 +732,24 @@ impl Runner {
             self.fail_message(format!(
                 "could not drop the page cache ({DROP_CACHES}): {err}; dropping it takes root"
             ));
-            return SegmentEnding::Fault;
+            return Err(SegmentEnding::Fault);
         }
-        let cpu_start = rusage();
-        for &d in &devices {
-            let device = &mut self.devices[d];
-            // A fresh baseline for interval rows; the window opens now unless there is a ramp.
-            device.restart_intervals();
-            if spec.ramp.is_zero() {
-                device.start_window();
-            }
-        }
-        let interrupt = self.options.interrupt.clone();
-        let mut seg = match SegmentRun::spawn(&setup, &|| interrupt.load(Ordering::Relaxed)) {
-            Ok(seg) => seg,
-            // Nothing ran: no segment to record.
-            Err(SpawnError::Interrupted) => return SegmentEnding::Interrupt,
-            Err(SpawnError::Failed(message)) => {
-                self.fail_message(format!("setting up the workers failed: {message}"));
-                return SegmentEnding::Fault;
-            }
-        };
-        self.note_engine(&seg.setups);
+        Ok(())
+    }
+
+    /// The snapshot of a step starting: its jobs, disks, trackers and mark on the series.
+    fn open_views(&mut self, index: u32, jobs: &[Job], targets: &[usize], devices: &[usize]) {
         self.snap.segment = index;
         self.snap.interval = None;
         self.snap.cumulative = StatsView::default();
         self.snap.plan = PlanProgress {
             index: self.step,
             count: self.plan.steps.len(),
-            bytes: size_goal(&jobs),
+            bytes: size_goal(jobs),
         };
         self.snap.jobs = jobs
             .iter()
-            .zip(&targets)
+            .zip(targets)
             .map(|(job, &t)| JobView {
                 name: job.name.clone(),
                 group: job.group,
@@ -709,24 +765,8 @@ impl Runner {
                 verify: None,
             })
             .collect();
-        self.steady = jobs
-            .iter()
-            .map(|job| {
-                job.spec
-                    .steady
-                    .map(|ss| Tracker::new(ss, job.spec.interval))
-            })
-            .collect();
-        self.cliffs = jobs
-            .iter()
-            .map(|job| {
-                job.spec
-                    .writes_data()
-                    .then(|| Cliff::new(job.spec.cliff_pct))
-            })
-            .collect();
-        self.steady_stop = false;
-        self.publish_steady();
+        self.tracking = Tracking::for_jobs(jobs);
+        self.tracking.publish(&mut self.snap.jobs);
         self.snap.disks = devices
             .iter()
             .map(|&d| DiskView {
@@ -737,7 +777,7 @@ impl Runner {
         self.snap.segments.push(SegmentMark {
             index,
             job: if jobs.len() == 1 {
-                spec.describe()
+                jobs[0].spec.describe()
             } else {
                 format!(
                     "{} jobs: {}",
@@ -751,137 +791,141 @@ impl Runner {
             at: self.series_base,
             engine: self.engine.used.clone(),
         });
-        self.recorder.start_segment();
-        let mut fold = SegmentFold::default();
-        // Time left: the time-based jobs' (a size-based job's runtime is only a cap), or the
-        // cap when every job is size-based.
-        let time_goal_ns = jobs
-            .iter()
-            .filter(|j| j.spec.io_size_bytes.is_none())
-            .map(|j| {
-                crate::record::nanos(j.spec.startdelay)
-                    .saturating_add(crate::record::nanos(j.spec.runtime))
-            })
-            .max()
-            .unwrap_or(seg.runtime_ns);
-        let verify_progress = seg.verify_progress();
-        let mut window_closed = false;
-        let mut cpu_measure_start = if spec.ramp.is_zero() {
-            Some(cpu_start)
+    }
+
+    /// One look at the running step: closed intervals, the measuring window's edges, controls,
+    /// the clock. Returns whether the workers have all ended.
+    fn tick(&mut self, run: &mut StepRun) -> bool {
+        // Until measuring starts, wake when it does: the device window opens then, not up
+        // to a poll later (the workers count from that instant).
+        let wait = if run.cpu_measure_start.is_none() {
+            POLL.min(Duration::from_nanos(
+                run.seg.record_from_ns.saturating_sub(monotonic_ns()),
+            ))
         } else {
-            None
+            POLL
         };
-        loop {
-            // Until measuring starts, wake when it does: the device window opens then, not up
-            // to a poll later (the workers count from that instant).
-            let wait = if cpu_measure_start.is_none() {
-                POLL.min(Duration::from_nanos(
-                    seg.record_from_ns.saturating_sub(monotonic_ns()),
-                ))
-            } else {
-                POLL
-            };
-            let intervals = seg.poll(wait);
-            let emitted = !intervals.is_empty();
-            for interval in intervals {
-                self.add_interval(index, &interval, &devices);
-            }
-            if !self.steady_stop && self.steady_attained() {
-                self.steady_stop = true;
-                self.publish_steady();
-                seg.stop();
-            }
-            if emitted {
-                let span = Duration::from_nanos(seg.elapsed_ns(monotonic_ns()));
-                self.snap.cumulative = StatsView::from_stats(seg.total(), span);
-                for (view, total) in self.snap.jobs.iter_mut().zip(seg.job_totals()) {
-                    view.cumulative = StatsView::from_stats(total, span);
+        let intervals = run.seg.poll(wait);
+        let emitted = !intervals.is_empty();
+        for interval in intervals {
+            self.add_interval(run.index, &interval, &run.devices);
+        }
+        if !self.tracking.stop && self.tracking.attained() {
+            self.tracking.stop = true;
+            self.tracking.publish(&mut self.snap.jobs);
+            run.seg.stop();
+        }
+        if emitted {
+            let span = Duration::from_nanos(run.seg.elapsed_ns(monotonic_ns()));
+            fold::totals(
+                &mut self.snap,
+                run.seg.total(),
+                run.seg.job_totals(),
+                span,
+                &self.run_base,
+            );
+        }
+        let now = monotonic_ns();
+        self.window_edges(run, now);
+        self.take_controls(run);
+        fold::clock(
+            &mut self.snap,
+            now,
+            run.seg.elapsed_ns(now),
+            run.seg.record_from_ns,
+            run.time_goal_ns,
+            run.seg.is_paused(),
+        );
+        self.copy_verify(&run.verify_progress);
+        if run.seg.workers_done() {
+            return true;
+        }
+        if emitted || now - self.last_publish_ns >= PUBLISH_EVERY_NS {
+            self.publish();
+        }
+        false
+    }
+
+    /// Opens the device windows when measuring starts (after the ramp) and closes them when
+    /// the measured I/O ends.
+    fn window_edges(&mut self, run: &mut StepRun, now: u64) {
+        if run.cpu_measure_start.is_none() && now >= run.seg.record_from_ns {
+            run.cpu_measure_start = Some(rusage());
+            // Measuring that ended within the ramp has no window (a read-back may run).
+            if !run.window_closed {
+                for &d in &run.devices {
+                    self.devices[d].start_window();
                 }
-                self.snap.plan.bytes = moved(self.snap.plan.bytes, seg.total());
-                let mut run = self.run_base.clone();
-                add_to_run(&mut run, &self.snap.jobs);
-                self.snap.run = Arc::new(run);
-            }
-            let now = monotonic_ns();
-            if cpu_measure_start.is_none() && now >= seg.record_from_ns {
-                cpu_measure_start = Some(rusage());
-                // Measuring that ended within the ramp has no window (a read-back may run).
-                if !window_closed {
-                    for &d in &devices {
-                        self.devices[d].start_window();
-                    }
-                }
-            }
-            if !window_closed && seg.measuring_over() {
-                // The device window ends with the measured I/O; read-backs wait for this.
-                window_closed = true;
-                for &d in &devices {
-                    self.devices[d].end_measuring();
-                }
-                seg.window_closed();
-            }
-            let mut orders = Vec::new();
-            if self.interrupt_raised() {
-                orders.push(fold.end(SegmentEnding::Interrupt));
-            } else if seg.stop_requested() {
-                orders.push(fold.end(SegmentEnding::Fault));
-            }
-            let arrived: Vec<Control> = std::iter::from_fn(|| self.next_control()).collect();
-            for control in arrived {
-                let job = self.spec.clone();
-                orders.push(fold.control(control, &job, &mut |job, change| {
-                    self.changed_from(job.clone(), change)
-                }));
-            }
-            for order in orders {
-                match order {
-                    Workers::Continue => {}
-                    Workers::Pause => seg.pause(),
-                    Workers::Resume => seg.resume(),
-                    Workers::Stop => seg.stop(),
-                }
-            }
-            // Held back for the next state (taken out of `pending` first so the loop ends).
-            self.pending.extend(fold.held.drain(..));
-            if let Some(job) = fold.adopt.take() {
-                self.spec = job;
-                self.snap.job = self.spec.clone();
-            }
-            if fold.quit {
-                self.quit = true;
-            }
-            let elapsed_ns = seg.elapsed_ns(now);
-            self.snap.elapsed = Duration::from_nanos(elapsed_ns);
-            self.snap.remaining = Duration::from_nanos(time_goal_ns.saturating_sub(elapsed_ns));
-            self.snap.ramp_remaining =
-                (now < seg.record_from_ns).then(|| Duration::from_nanos(seg.record_from_ns - now));
-            self.snap.state = if now < seg.record_from_ns {
-                SessionState::Ramp
-            } else if seg.is_paused() {
-                SessionState::Paused
-            } else {
-                SessionState::Running
-            };
-            self.copy_verify(&verify_progress);
-            if seg.workers_done() {
-                break;
-            }
-            if emitted || now - self.last_publish_ns >= PUBLISH_EVERY_NS {
-                self.publish();
             }
         }
+        if !run.window_closed && run.seg.measuring_over() {
+            // The device window ends with the measured I/O; read-backs wait for this.
+            run.window_closed = true;
+            for &d in &run.devices {
+                self.devices[d].end_measuring();
+            }
+            run.seg.window_closed();
+        }
+    }
+
+    /// Folds an interrupt, the workers' own stop and the controls that arrived into the
+    /// step's ending, and does what the fold says to the workers.
+    fn take_controls(&mut self, run: &mut StepRun) {
+        let fold = &mut run.fold;
+        let mut orders = Vec::new();
+        if self.interrupt_raised() {
+            orders.push(fold.end(SegmentEnding::Interrupt));
+        } else if run.seg.stop_requested() {
+            orders.push(fold.end(SegmentEnding::Fault));
+        }
+        let arrived: Vec<Control> = std::iter::from_fn(|| self.next_control()).collect();
+        for control in arrived {
+            let job = self.spec.clone();
+            orders.push(fold.control(control, &job, &mut |job, change| {
+                self.changed_from(job.clone(), change)
+            }));
+        }
+        for order in orders {
+            match order {
+                Workers::Continue => {}
+                Workers::Pause => run.seg.pause(),
+                Workers::Resume => run.seg.resume(),
+                Workers::Stop => run.seg.stop(),
+            }
+        }
+        // Held back for the next state (taken out of `pending` first so the loop ends).
+        self.pending.extend(fold.held.drain(..));
+        if let Some(job) = fold.adopt.take() {
+            self.spec = job;
+            self.snap.job = self.spec.clone();
+        }
+        if fold.quit {
+            self.quit = true;
+        }
+    }
+
+    /// The step's workers have ended: its last interval, device windows, warnings, faults,
+    /// status and record.
+    fn end_step(&mut self, run: StepRun) -> SegmentEnding {
+        let StepRun {
+            index,
+            jobs,
+            spec,
+            targets,
+            devices,
+            seg,
+            fold,
+            verify_progress,
+            cpu_measure_start,
+            ..
+        } = run;
         let end = seg.finish();
         // The workers have ended: the counts are final (a read-back may have ended after the
         // loop's last look).
         self.copy_verify(&verify_progress);
         let cpu_end = rusage();
-        if end.stall.stalls > 0 {
-            self.warn(RunWarning::Stalled {
-                segment: index,
-                stalls: end.stall.stalls,
-                stalled_ns: end.stall.stalled_ns,
-                longest_ns: end.stall.longest_ns,
-            });
+        if let Some(warning) = fold::stall_warning(index, &end.stall) {
+            self.warn(warning);
         }
         if let Some(last) = &end.last_interval
             && (last.duration_ns >= 1_000_000 || last.stats.ios() > 0)
@@ -897,11 +941,94 @@ impl Runner {
                 j.spec.ioengine
             }) == EngineKind::Null
         });
+        let device_records = self.end_devices(&devices, &targets, &end, null_engine);
+        self.end_warnings(index, &jobs, &targets, &end, &device_records, null_engine);
+        // The first job's disk is the segment's `device`, as a one-job record has it.
+        let first_disk =
+            self.target_device[targets[0]].map(|d| self.devices[d].chain.device.clone());
+        let device_record = device_records
+            .iter()
+            .find(|r| Some(&r.name) == first_disk.as_ref())
+            .cloned();
+        if let Some(device) = &device_record {
+            self.snap.reconciliation = Some(device.reconciliation.clone());
+        }
+        let job_errors = fold::job_errors(&end.faults, jobs.len());
+        for (view, error) in self.snap.jobs.iter_mut().zip(&job_errors) {
+            if error.is_some() {
+                view.errors += 1;
+            }
+        }
+        if let Some((j, fault)) = end.faults.first() {
+            if jobs.len() > 1 {
+                let mut record = fold::error_record(fault);
+                record.message = format!("job {}: {}", jobs[*j].name, record.message);
+                self.snap.error = Some(record.message.clone());
+                self.error = Some(record);
+            } else {
+                self.fail_with(fault);
+            }
+        }
+        let ending = fold::settle_ending(fold.ending, !end.faults.is_empty());
+        self.tracking.finish();
+        self.tracking.publish(&mut self.snap.jobs);
+        let stop_reason =
+            fold::stop_reason(&ending, self.tracking.stop, size_goal(&jobs).is_some());
+        let cpu = cpu_record(
+            cpu_measure_start.unwrap_or(cpu_end),
+            cpu_end,
+            end.elapsed_ns,
+        );
+        self.series_base += Duration::from_nanos(end.elapsed_ns);
+        fold::end_totals(&mut self.snap, &end);
+        let status = fold::step_status(&ending);
+        self.check_latency_target(&end);
+        for warning in fold::rate_shortfalls(&jobs, &end.jobs, status) {
+            self.warn(warning);
+        }
+        Arc::make_mut(&mut self.snap.finished).push(fold::step_result(
+            self.step,
+            index,
+            status,
+            &end,
+            device_record.as_ref(),
+        ));
+        let job_records = self.job_records(&jobs, &targets, &end, job_errors, status);
+        self.recorder.end_segment(SegmentOutcome {
+            status,
+            job: &spec,
+            engine: &self.engine.used,
+            end: &end,
+            cpu,
+            device: device_record,
+            devices: device_records,
+            jobs: job_records,
+            targets,
+            point: &self.plan.steps[self.step].point,
+            stop_reason,
+        });
+        // The step's final totals (its last, partial interval and its errors included) join
+        // the run's.
+        add_to_run(&mut self.run_base, &self.snap.jobs);
+        self.snap.run = Arc::new(self.run_base.clone());
+        self.publish();
+        ending
+    }
+
+    /// Closes each of the step's disks' windows: its `iostat -x` row over the step and the
+    /// reconciliation with what the jobs on it sent.
+    fn end_devices(
+        &mut self,
+        devices: &[usize],
+        targets: &[usize],
+        end: &SegmentEnd,
+        null_engine: bool,
+    ) -> Vec<DeviceRecord> {
         let mut device_records = Vec::with_capacity(devices.len());
-        for &d in &devices {
+        for &d in devices {
             // The app side: the jobs whose target is on this disk.
             let (mut reads, mut writes, mut bytes, mut trims) = (0, 0, 0, 0);
-            for (job_end, &t) in end.jobs.iter().zip(&targets) {
+            for (job_end, &t) in end.jobs.iter().zip(targets) {
                 if self.target_device[t] == Some(d) {
                     reads += job_end.total.read.ios;
                     writes += job_end.total.write.ios;
@@ -926,7 +1053,21 @@ impl Runner {
                 reconciliation,
             });
         }
-        for ((job_end, &t), job) in end.jobs.iter().zip(&targets).zip(&jobs) {
+        device_records
+    }
+
+    /// Trims that went over a file's data again, and disks that served less than the jobs
+    /// asked (the page cache did).
+    fn end_warnings(
+        &mut self,
+        index: u32,
+        jobs: &[Job],
+        targets: &[usize],
+        end: &SegmentEnd,
+        device_records: &[DeviceRecord],
+        null_engine: bool,
+    ) {
+        for ((job_end, &t), job) in end.jobs.iter().zip(targets).zip(jobs) {
             let target = &self.targets[t];
             // trimwrite writes each range after trimming it: its next pass trims data again.
             if target.kind != TargetKind::BlockDevice
@@ -942,7 +1083,7 @@ impl Runner {
                 });
             }
         }
-        for device in &device_records {
+        for device in device_records {
             if Verdict::of(&device.reconciliation) == Verdict::PageCache && !null_engine {
                 let point = &self.plan.steps[self.step].point;
                 self.warn(RunWarning::PageCache {
@@ -954,143 +1095,41 @@ impl Runner {
                 });
             }
         }
-        // The first job's disk is the segment's `device`, as a one-job record has it.
-        let first_disk =
-            self.target_device[targets[0]].map(|d| self.devices[d].chain.device.clone());
-        let device_record = device_records
-            .iter()
-            .find(|r| Some(&r.name) == first_disk.as_ref())
-            .cloned();
-        if let Some(device) = &device_record {
-            self.snap.reconciliation = Some(device.reconciliation.clone());
-        }
-        let mut ending = fold.ending;
-        let mut job_errors: Vec<Option<ErrorRecord>> = vec![None; jobs.len()];
-        for (j, fault) in &end.faults {
-            if job_errors[*j].is_none() {
-                job_errors[*j] = Some(error_record(fault));
-                if let Some(view) = self.snap.jobs.get_mut(*j) {
-                    view.errors += 1;
-                }
-            }
-        }
-        if let Some((j, fault)) = end.faults.first() {
-            if jobs.len() > 1 {
-                let mut record = error_record(fault);
-                record.message = format!("job {}: {}", jobs[*j].name, record.message);
-                self.snap.error = Some(record.message.clone());
-                self.error = Some(record);
-            } else {
-                self.fail_with(fault);
-            }
-            ending = Some(SegmentEnding::Fault);
-        } else if ending == Some(SegmentEnding::Fault) {
-            ending = None;
-        }
-        let ending = ending.unwrap_or(SegmentEnding::Runtime);
-        for cliff in self.cliffs.iter_mut().flatten() {
-            cliff.finish();
-        }
-        self.publish_steady();
-        let stop_reason = match ending {
-            SegmentEnding::Runtime if self.steady_stop => StopReason::SteadyState,
-            SegmentEnding::Runtime if size_goal(&jobs).is_some() => StopReason::IoSize,
-            SegmentEnding::Runtime => StopReason::Runtime,
-            SegmentEnding::Stop => StopReason::Stopped,
-            SegmentEnding::Change(_) => StopReason::Changed,
-            SegmentEnding::Next | SegmentEnding::Quit | SegmentEnding::Interrupt => {
-                StopReason::Interrupted
-            }
-            SegmentEnding::Fault => StopReason::Failed,
+    }
+
+    /// A sweep's latency target (`--latency-target`): a step over it ends the plan after it.
+    fn check_latency_target(&mut self, end: &SegmentEnd) {
+        let Some(target) = self.options.latency_target else {
+            return;
         };
-        let cpu = cpu_record(
-            cpu_measure_start.unwrap_or(cpu_end),
-            cpu_end,
-            end.elapsed_ns,
-        );
-        self.series_base += Duration::from_nanos(end.elapsed_ns);
-        // A step that ended before its first interval still moved its bytes.
-        self.snap.plan.bytes = moved(self.snap.plan.bytes, &end.total);
-        self.snap.cumulative =
-            StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
-        for (view, job_end) in self.snap.jobs.iter_mut().zip(&end.jobs) {
-            view.cumulative =
-                StatsView::from_stats(&job_end.total, Duration::from_nanos(job_end.elapsed_ns));
+        let mut buckets = end.total.read.latency.fine_buckets();
+        crate::stats::merge_buckets(&mut buckets, &end.total.write.latency.fine_buckets());
+        if buckets.is_empty() {
+            return;
         }
-        self.snap.elapsed = Duration::from_nanos(end.elapsed_ns);
-        let status = match ending {
-            SegmentEnding::Fault => RunStatus::Failed,
-            SegmentEnding::Interrupt | SegmentEnding::Quit | SegmentEnding::Next => {
-                RunStatus::Interrupted
-            }
-            _ => RunStatus::Completed,
-        };
-        if let Some(target) = self.options.latency_target {
-            let mut buckets = end.total.read.latency.fine_buckets();
-            crate::stats::merge_buckets(&mut buckets, &end.total.write.latency.fine_buckets());
-            if !buckets.is_empty() {
-                let at = crate::stats::bucket_percentile_ns(&buckets, target.percentile);
-                if at > target.ns {
-                    self.target_missed = true;
-                    self.snap.notes.push(format!(
-                        "latency target missed: p{} {} > {}; no further points run",
-                        target.percentile,
-                        crate::units::format_latency_ns(at as f64),
-                        crate::units::format_latency_ns(target.ns as f64)
-                    ));
-                }
-            }
+        let at = crate::stats::bucket_percentile_ns(&buckets, target.percentile);
+        if at > target.ns {
+            self.target_missed = true;
+            self.snap.notes.push(format!(
+                "latency target missed: p{} {} > {}; no further points run",
+                target.percentile,
+                crate::units::format_latency_ns(at as f64),
+                crate::units::format_latency_ns(target.ns as f64)
+            ));
         }
-        let mut shortfalls = Vec::new();
-        if status == RunStatus::Completed {
-            // A paced job that could not keep its pace: said, with what it reached.
-            for (job, job_end) in jobs.iter().zip(&end.jobs) {
-                let Some(limit) = &job.spec.rate else {
-                    continue;
-                };
-                let done = |d: &crate::stats::DirectionStats| (d.ios, d.bytes);
-                for mut warning in crate::bench::rate::shortfalls(
-                    limit,
-                    job.spec.numjobs,
-                    job.spec.iodepth,
-                    [done(&job_end.total.read), done(&job_end.total.write)],
-                    job_end.elapsed_ns,
-                ) {
-                    if jobs.len() > 1
-                        && let RunWarning::RateShortfall { job: named, .. } = &mut warning
-                    {
-                        *named = Some(job.name.clone());
-                    }
-                    shortfalls.push(warning);
-                }
-            }
-        }
-        for warning in shortfalls {
-            self.warn(warning);
-        }
-        let rates = |d: &crate::stats::DirectionStats, elapsed_ns: u64| {
-            let view =
-                super::snapshot::DirectionView::from_stats(d, Duration::from_nanos(elapsed_ns));
-            PointRates {
-                ios: d.ios,
-                iops: view.iops,
-                bytes_per_s: view.bw_bytes_per_s,
-                mean_ns: view.latency.mean_ns,
-                p99_ns: view.latency.percentile_ns(99.0),
-            }
-        };
-        Arc::make_mut(&mut self.snap.finished).push(StepResult {
-            step: self.step,
-            segment: index,
-            status,
-            read: rates(&end.total.read, end.elapsed_ns),
-            write: rates(&end.total.write, end.elapsed_ns),
-            util_pct: device_record.as_ref().map(|d| d.iostat.util_pct),
-            aqu_sz: device_record.as_ref().map(|d| d.iostat.queue_size),
-        });
-        let job_records: Vec<SegmentJobRecord> = jobs
-            .iter()
-            .zip(&targets)
+    }
+
+    /// Each job's part of the step's record.
+    fn job_records(
+        &self,
+        jobs: &[Job],
+        targets: &[usize],
+        end: &SegmentEnd,
+        job_errors: Vec<Option<ErrorRecord>>,
+        status: RunStatus,
+    ) -> Vec<SegmentJobRecord> {
+        jobs.iter()
+            .zip(targets)
             .zip(&end.jobs)
             .zip(job_errors)
             .enumerate()
@@ -1104,12 +1143,7 @@ impl Runner {
                 job: JobRecord::from(&job.spec),
                 target: self.target_record(t),
                 device: self.target_device[t].map(|d| self.devices[d].chain.device.clone()),
-                // A job stopped by another job's failure did not fail: it was cut short.
-                status: match (&error, status) {
-                    (Some(_), _) => RunStatus::Failed,
-                    (None, RunStatus::Failed) => RunStatus::Interrupted,
-                    (None, status) => status,
-                },
+                status: fold::job_status(error.is_some(), status),
                 error,
                 elapsed_ns: job_end.elapsed_ns,
                 read: DirectionRecord::from_stats(&job_end.total.read, job_end.elapsed_ns)
@@ -1122,17 +1156,8 @@ impl Runner {
                     .with_histogram(&job_end.total.trim),
                 retries: job_end.total.retries,
                 cpu: cpu_record((0, 0, 0), job_end.cpu, job_end.elapsed_ns),
-                steadystate: self.steady.get(j).and_then(Option::as_ref).map(|tracker| {
-                    SteadyStateRecord::from_tracker(
-                        tracker,
-                        self.steady_stop && tracker.attained_at_ns.is_some(),
-                    )
-                }),
-                sustained_write: self
-                    .cliffs
-                    .get(j)
-                    .and_then(Option::as_ref)
-                    .map(SustainedWriteRecord::from),
+                steadystate: self.tracking.steady_record(j),
+                sustained_write: self.tracking.sustained_record(j),
                 clones: job_end
                     .clones
                     .iter()
@@ -1150,26 +1175,7 @@ impl Runner {
                     })
                     .collect(),
             })
-            .collect();
-        self.recorder.end_segment(SegmentOutcome {
-            status,
-            job: &spec,
-            engine: &self.engine.used,
-            end: &end,
-            cpu,
-            device: device_record,
-            devices: device_records,
-            jobs: job_records,
-            targets,
-            point: &self.plan.steps[self.step].point,
-            stop_reason,
-        });
-        // The step's final totals (its last, partial interval and its errors included) join
-        // the run's.
-        add_to_run(&mut self.run_base, &self.snap.jobs);
-        self.snap.run = Arc::new(self.run_base.clone());
-        self.publish();
-        ending
+            .collect()
     }
 
     /// The record of target `at` as it stands (scratch removal is known at the end only).
@@ -1215,58 +1221,6 @@ impl Runner {
         self.snap.engine = self.engine.clone();
     }
 
-    /// Whether every job with a criterion has attained it and none keeps going.
-    fn steady_attained(&self) -> bool {
-        let mut any = false;
-        for tracker in self.steady.iter().flatten() {
-            if tracker.spec.keep_going || tracker.attained_at_ns.is_none() {
-                return false;
-            }
-            any = true;
-        }
-        any
-    }
-
-    /// Feeds each job's part of `interval` to its steady-state tracker and write curve.
-    fn track_interval(&mut self, interval: &Interval) {
-        let interval_ns = crate::record::nanos(self.snap.job.interval);
-        let single = [&interval.stats];
-        let parts: Vec<&crate::stats::WorkerStats> = if interval.jobs.is_empty() {
-            single.to_vec()
-        } else {
-            interval.jobs.iter().collect()
-        };
-        for (j, stats) in parts.into_iter().enumerate() {
-            // Only the part of the interval the job ran in: none after its end (its empty
-            // intervals would read as a fall), its own end for the interval it ended in.
-            let Some((end_offset_ns, duration_ns)) = own_part(interval, j) else {
-                continue;
-            };
-            if let Some(Some(tracker)) = self.steady.get_mut(j) {
-                let (r, w) = (&stats.read, &stats.write);
-                let latency_sum_ns = r.latency.summary().mean_ns * r.ios as f64
-                    + w.latency.summary().mean_ns * w.ios as f64;
-                // The step ends (run_segment) once every job with a criterion attains it.
-                tracker.interval(
-                    end_offset_ns,
-                    duration_ns,
-                    r.ios + w.ios,
-                    r.bytes + w.bytes,
-                    latency_sum_ns,
-                );
-            }
-            if let Some(Some(cliff)) = self.cliffs.get_mut(j) {
-                cliff.point(
-                    end_offset_ns,
-                    duration_ns,
-                    stats.write.bytes,
-                    duration_ns >= interval_ns / 2,
-                );
-            }
-        }
-        self.publish_steady();
-    }
-
     /// Copies each verifying job's counts into its view.
     fn copy_verify(&mut self, progress: &[Arc<crate::bench::worker::VerifyProgress>]) {
         for (view, progress) in self.snap.jobs.iter_mut().zip(progress) {
@@ -1276,54 +1230,25 @@ impl Runner {
         }
     }
 
-    /// Copies the trackers' state into the job views.
-    fn publish_steady(&mut self) {
-        let stopping = self.steady_stop;
-        for (j, view) in self.snap.jobs.iter_mut().enumerate() {
-            view.steady = self
-                .steady
-                .get(j)
-                .and_then(Option::as_ref)
-                .map(|t| SteadyView::of(t, stopping));
-            view.sustained = self
-                .cliffs
-                .get(j)
-                .and_then(Option::as_ref)
-                .map(SustainedView::of);
-        }
-    }
-
+    /// An interval closed: each job's trackers, the snapshot, the JSON Lines line.
     fn add_interval(&mut self, segment: u32, interval: &Interval, devices: &[usize]) {
-        self.track_interval(interval);
-        let duration = Duration::from_nanos(interval.duration_ns);
-        let view = StatsView::from_stats(&interval.stats, duration);
-        if interval.jobs.is_empty() {
-            if let Some(job) = self.snap.jobs.first_mut() {
-                job.interval = Some(view.clone());
-            }
-        } else {
-            for (job, stats) in self.snap.jobs.iter_mut().zip(&interval.jobs) {
-                job.interval = Some(StatsView::from_stats(stats, duration));
-            }
-        }
-        let mut row = None;
-        for (i, &d) in devices.iter().enumerate() {
-            let disk_row = self.devices[d].interval_row();
-            if let Some(view) = self.snap.disks.get_mut(i) {
-                view.row.clone_from(&disk_row);
-            }
-            if i == 0 {
-                row = disk_row;
-            }
-        }
-        if let Some(row) = &row {
-            let history = Arc::make_mut(&mut self.snap.device_history);
-            if history.len() == SERIES_POINTS {
-                history.pop_front();
-            }
-            history.push_back(row.clone());
-            self.snap.device = Some(row.clone());
-        }
+        let interval_ns = crate::record::nanos(self.snap.job.interval);
+        self.tracking.interval(interval, interval_ns);
+        self.tracking.publish(&mut self.snap.jobs);
+        let disk_rows = devices
+            .iter()
+            .map(|&d| self.devices[d].interval_row())
+            .collect();
+        let at = self.series_base + Duration::from_nanos(interval.end_offset_ns);
+        let row = fold::interval(
+            &mut self.snap,
+            segment,
+            interval,
+            disk_rows,
+            self.series_seq,
+            at,
+        );
+        self.series_seq += 1;
         let names: Vec<String> = if interval.jobs.is_empty() {
             Vec::new()
         } else {
@@ -1333,70 +1258,6 @@ impl Runner {
         if let Err(why) = written {
             self.warn(RunWarning::JsonlStopped { error: why });
         }
-        let at = self.series_base + Duration::from_nanos(interval.end_offset_ns);
-        let point_of = |view: &StatsView| SeriesPoint {
-            seq: self.series_seq,
-            segment,
-            at,
-            duration,
-            read_iops: view.read.iops,
-            read_bw_bytes_per_s: view.read.bw_bytes_per_s,
-            read_lat_mean_ns: view.read.latency.mean_ns,
-            read_lat_p99_ns: view.read.latency.percentile_ns(99.0),
-            write_iops: view.write.iops,
-            write_bw_bytes_per_s: view.write.bw_bytes_per_s,
-            write_lat_mean_ns: view.write.latency.mean_ns,
-            write_lat_p99_ns: view.write.latency.percentile_ns(99.0),
-            sync_lat_mean_ns: view.sync.latency.mean_ns,
-            read_sched_p99_ns: view
-                .read
-                .sched
-                .as_ref()
-                .map_or(0, |l| l.percentile_ns(99.0)),
-            write_sched_p99_ns: view
-                .write
-                .sched
-                .as_ref()
-                .map_or(0, |l| l.percentile_ns(99.0)),
-            trim_iops: view.trim.iops,
-            trim_bw_bytes_per_s: view.trim.bw_bytes_per_s,
-            trim_lat_mean_ns: view.trim.latency.mean_ns,
-            trim_lat_p99_ns: view.trim.latency.percentile_ns(99.0),
-        };
-        let point = point_of(&view);
-        if !interval.jobs.is_empty() {
-            for job in &mut self.snap.jobs {
-                if let Some(job_view) = &job.interval {
-                    let job_point = point_of(job_view);
-                    let series = Arc::make_mut(&mut job.series);
-                    if series.len() == SERIES_POINTS {
-                        series.pop_front();
-                    }
-                    series.push_back(job_point);
-                }
-            }
-        }
-        self.series_seq += 1;
-        let series = Arc::make_mut(&mut self.snap.series);
-        if series.len() == SERIES_POINTS {
-            series.pop_front();
-        }
-        series.push_back(point);
-        let bounded =
-            |d: &crate::stats::DirectionStats| crate::stats::bounded(d.latency.fine_buckets()).0;
-        let latency = Arc::new(IntervalLatency {
-            at: point.at,
-            read: bounded(&interval.stats.read),
-            write: bounded(&interval.stats.write),
-            sync: bounded(&interval.stats.sync),
-            trim: bounded(&interval.stats.trim),
-        });
-        let history = Arc::make_mut(&mut self.snap.latency_history);
-        if history.len() == SERIES_POINTS {
-            history.pop_front();
-        }
-        history.push_back(latency);
-        self.snap.interval = Some(view);
     }
 
     fn finish(mut self) -> SessionOutcome {
@@ -1486,47 +1347,6 @@ fn resident_deque<T: Clone>(fill: T) -> VecDeque<T> {
     deque.resize(SERIES_POINTS, fill);
     deque.clear();
     deque
-}
-
-/// A size-based step's progress (`(done, goal)`) with the bytes `total` moved; `None` (a
-/// step that runs for a time) stays `None`.
-fn moved(progress: Option<(u64, u64)>, total: &crate::stats::WorkerStats) -> Option<(u64, u64)> {
-    progress.map(|(_, goal)| ((total.read.bytes + total.write.bytes).min(goal), goal))
-}
-
-/// Bytes every job of a step moves when all are size-based (each worker `io_size`), else
-/// `None`.
-fn size_goal(jobs: &[Job]) -> Option<(u64, u64)> {
-    let mut goal = 0u64;
-    for job in jobs {
-        let per_worker = job.spec.io_size_bytes?;
-        let per_worker = per_worker - per_worker % job.spec.block_size_bytes.max(1);
-        goal = goal.saturating_add(per_worker.saturating_mul(u64::from(job.spec.numjobs)));
-    }
-    Some((0, goal))
-}
-
-/// Job `job`'s part of `interval`: its end (the interval's, or the job's own when it ended in
-/// it) and length, ns; `None` when the job ran in no part of it.
-fn own_part(interval: &Interval, job: usize) -> Option<(u64, u64)> {
-    match interval.spans.get(job) {
-        Some(Some((from, to))) => Some((*to, to - from)),
-        Some(None) => None,
-        // An interval without spans covers every job.
-        None => Some((interval.end_offset_ns, interval.duration_ns)),
-    }
-}
-
-/// A worker's fault as the record holds it.
-fn error_record(fault: &IoFault) -> ErrorRecord {
-    ErrorRecord {
-        message: fault.to_string(),
-        operation: Some(fault.operation.to_string()),
-        errno: (fault.errno != 0).then_some(fault.errno),
-        errno_name: (fault.errno != 0).then(|| errno_name(fault.errno)),
-        offset_bytes: fault.offset_bytes,
-        worker: (fault.worker != u32::MAX).then_some(fault.worker),
-    }
 }
 
 /// The kernel's knob that drops clean caches.
