@@ -470,3 +470,99 @@ fn zoned_random_distribution_is_taken_and_runs() {
         "{blocks:?}"
     );
 }
+
+#[test]
+fn io_submit_mode_and_log_prio_are_accepted_with_a_note() {
+    let out = parse_only(
+        "[a]\nrw=read\nio_submit_mode=offload\nlog_prio=1\nrate_iops=1000\nsize=1m\nfilename=f\n",
+    );
+    assert_success(&out);
+    let err = stderr(&out);
+    assert!(
+        err.contains("note: j.fio:3: io_submit_mode=offload: accepted; diskdash submits from"),
+        "{err}"
+    );
+    assert!(
+        err.contains("note: j.fio:4: log_prio=1: accepted; diskdash logs no I/O priorities"),
+        "{err}"
+    );
+    let out = parse_only("[a]\nrw=read\nio_submit_mode=inline\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    assert!(!stderr(&out).contains("io_submit_mode"), "{}", stderr(&out));
+    assert_refused(
+        &parse_only("[a]\nrw=read\nio_submit_mode=later\nsize=1m\nfilename=f\n"),
+        "j.fio:3: io_submit_mode \"later\" is not a submit mode; use inline or offload",
+    );
+}
+
+#[test]
+fn a_trim_cap_is_taken_by_a_trim_job_and_ignored_with_a_note_otherwise() {
+    // A job that trims nothing: fio ignores the third value; so does diskdash, saying so.
+    let out = parse_only("[a]\nrw=randrw\nrate=300,300,300\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "note: j.fio:3: rate=300,300,300: the third value caps trims, which this job does \
+             not issue; ignored, as fio ignores it"
+        ),
+        "{err}"
+    );
+    // A trim job: the third value is its cap.
+    let out = parse_only("[a]\nrw=randtrim\nrate_iops=,,50\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    assert!(stdout(&out).contains("rate_iops=,50"), "{}", stdout(&out));
+    // trimwrite paces trims and writes together: two caps that differ are refused.
+    assert_refused(
+        &parse_only("[a]\nrw=trimwrite\nrate_iops=,100,50\nsize=1m\nfilename=f\n"),
+        "j.fio:3: rate_iops \",100,50\": diskdash paces trimwrite's trims and writes with one \
+         cap; give them the same value, e.g. ,50,50",
+    );
+}
+
+#[test]
+#[ignore = "needs root"]
+fn a_trim_cap_paces_the_trims_of_a_run() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("img");
+    sparse_file(&image, 8 << 20);
+    let device = LoopDevice::attach_unique(&image);
+    let job = format!(
+        "[a]\nrw=randtrim\nbs=4k\nrate_iops=,,100\ntime_based\nruntime=1\nsize=8m\nfilename={}\n",
+        device.path().display()
+    );
+    std::fs::write(dir.path().join("j.fio"), job).unwrap();
+    let out = fio(
+        dir.path(),
+        &["j.fio", "--allow-destructive", "--json", "r.json"],
+    );
+    assert_success(&out);
+    let record = read_json(&dir.path().join("r.json"));
+    let trims = record["segments"][0]["jobs"][0]["trim"]["total_ios"]
+        .as_u64()
+        .unwrap_or(0);
+    // 100 trims a second for about a second; uncapped, a loop device trims thousands.
+    assert!((50..=150).contains(&trims), "{trims} trims: {record}");
+}
+
+#[test]
+fn verify_pattern_is_parsed_and_refused_in_one_line() {
+    assert_refused(
+        &parse_only("[a]\nrw=write\nverify=meta\nverify_pattern=0xaa555aa5\nsize=1m\nfilename=f\n"),
+        "j.fio:4: verify_pattern \"0xaa555aa5\": diskdash's verify writes a payload of its own \
+         (verify=pattern: one word from the job's seed) and cannot write a given 4-byte \
+         pattern; drop verify_pattern and keep verify to check every block",
+    );
+    assert_refused(
+        &parse_only("[a]\nrw=write\nverify_pattern=\"abc\" 0x01\nsize=1m\nfilename=f\n"),
+        "j.fio:3: verify_pattern \"\\\"abc\\\" 0x01\": diskdash's verify writes a payload of its \
+         own (verify=pattern: one word from the job's seed) and cannot write a given 4-byte \
+         pattern; drop verify_pattern and keep verify to check every block",
+    );
+    assert_refused(
+        &parse_only("[a]\nrw=write\nverify_pattern=0xzz\nsize=1m\nfilename=f\n"),
+        "j.fio:3: verify_pattern \"0xzz\": 0x with no hex digits; write 0x followed by hex \
+         digits, a quoted string or a decimal number",
+    );
+}
