@@ -1626,7 +1626,7 @@ fn job(
         BufferData::Random
     };
     if let Some(entry) = blockalign {
-        check_blockalign(entry, &spec)?;
+        block_align(entry, &mut spec, settings)?;
     }
     if let Some(format) = filename_format
         && filename.is_none()
@@ -1926,12 +1926,20 @@ fn fio_pattern(text: &str) -> Result<Vec<u8>, String> {
         }
         rest = rest.trim_start();
     }
+    if out.is_empty() {
+        return Err("an empty pattern".to_string());
+    }
     Ok(out)
 }
 
-/// fio's `blockalign`: diskdash aligns random offsets to the job's smallest block size, fio's
-/// default; another alignment is refused.
-fn check_blockalign(entry: &Entry, spec: &crate::bench::spec::JobSpec) -> anyhow::Result<()> {
+/// fio's `blockalign`: random offsets on this boundary instead of the smallest block size,
+/// the random map off (fio turns it off with blockalign). A sequential job's offsets follow
+/// its I/Os (fio aligns only random ones); one value for reads, writes and trims.
+fn block_align(
+    entry: &Entry,
+    spec: &mut crate::bench::spec::JobSpec,
+    settings: &mut Settings,
+) -> anyhow::Result<()> {
     let text = value(entry);
     let smallest = spec
         .bssplit
@@ -1940,20 +1948,51 @@ fn check_blockalign(entry: &Entry, spec: &crate::bench::spec::JobSpec) -> anyhow
         .unwrap_or(spec.block_size_bytes);
     let given = text
         .split(',')
-        .map(|side| crate::units::parse_size_bytes(side.trim()))
+        .map(|side| side.trim())
+        .filter(|side| !side.is_empty())
+        .map(crate::units::parse_size_bytes)
         .collect::<Option<Vec<u64>>>()
-        .filter(|v| !v.is_empty())
+        .filter(|v| !v.is_empty() && v.iter().all(|&bytes| bytes > 0))
         .ok_or_else(|| {
             usage!(
                 "{} {text:?} is not an alignment; use a size, e.g. blockalign=4k",
                 entry.name()
             )
         })?;
-    if given.iter().any(|&bytes| bytes != smallest) {
+    let align = given[0];
+    if given.iter().any(|&bytes| bytes != align) {
         return Err(usage!(
-            "{} {text:?}: diskdash aligns offsets to the smallest block size, {smallest} \
-             bytes (fio's default); use blockalign={smallest} or leave it out",
+            "{} {text:?}: diskdash aligns reads, writes and trims alike; give one value, e.g. \
+             blockalign={align}",
             entry.name()
+        ));
+    }
+    if align == smallest {
+        return Ok(());
+    }
+    if !spec.rw.is_random() {
+        settings.note(format!(
+            "{}: accepted; blockalign aligns random offsets and this job is sequential, as \
+             fio takes it",
+            entry.located()
+        ));
+        return Ok(());
+    }
+    if spec.verify.is_some() {
+        return Err(usage!(
+            "{} {text:?}: diskdash's verify writes and checks whole blocks at multiples of the \
+             smallest block size, {smallest} bytes; use blockalign={smallest} or leave it out \
+             with verify",
+            entry.name()
+        ));
+    }
+    spec.block_align_bytes = Some(align);
+    if spec.random_map {
+        spec.random_map = false;
+        settings.note(format!(
+            "{}: random offsets are multiples of {align} bytes and the random map is off \
+             (as norandommap), as fio turns it off with blockalign",
+            entry.located()
         ));
     }
     Ok(())
