@@ -78,6 +78,8 @@ enum Opt {
     BlockAlign,
     /// `io_submit_mode`: `inline` or `offload` (the same I/O, submitted from another thread).
     SubmitMode,
+    /// `ignore_error`: errors each class continues past, with `continue_on_error` only.
+    IgnoreError,
     /// `numa_cpu_nodes`: the CPUs of these NUMA nodes, as `cpus_allowed`.
     NumaCpuNodes,
     /// `verify_pattern`: fio's pattern syntax; diskdash cannot write a given pattern.
@@ -263,6 +265,7 @@ option_table! {
              it into smaller checked pieces)",
         ),
         "io_submit_mode" => Opt::SubmitMode,
+        "ignore_error" => Opt::IgnoreError,
         "log_prio" => Opt::Accepted(
             Value,
             "accepted; diskdash logs no I/O priorities (its logs carry no priority column)",
@@ -549,12 +552,13 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "io_submit_mode",
         "log_prio",
         "numa_cpu_nodes",
+        "ignore_error",
     ];
     NAMES
         .iter()
         .map(|&name| {
             let how = match lookup(name) {
-                Some(Opt::Accepted(..) | Opt::Fallocate | Opt::SubmitMode) => {
+                Some(Opt::Accepted(..) | Opt::Fallocate | Opt::SubmitMode | Opt::IgnoreError) => {
                     "accepted with a note"
                 }
                 Some(Opt::Tuning(_)) => "accepted with a note (tunes fio itself)",
@@ -1365,6 +1369,24 @@ fn job(
             Opt::FilenameFormat => filename_format = Some(entry),
             Opt::BlockAlign => blockalign = Some(entry),
             Opt::BsRange => bs_range(&mut options, entry)?,
+            Opt::IgnoreError => {
+                ignore_error(value(entry)).map_err(|word| {
+                    usage!(
+                        "{} {:?}: {word:?} is not an error; give READ,WRITE,VERIFY lists of \
+                         errno names or numbers joined by ':', e.g. ignore_error=,ENOSPC:EIO",
+                        entry.name(),
+                        value(entry)
+                    )
+                })?;
+                // fio skips a listed error only for a class continue_on_error names, and
+                // diskdash refuses continue_on_error past none: here the list changes nothing.
+                settings.note(format!(
+                    "{}: accepted; fio skips these errors only with continue_on_error, which \
+                     this job leaves at none, so its first I/O error ends it, in fio and in \
+                     diskdash",
+                    entry.located()
+                ));
+            }
             Opt::SubmitMode => match value(entry) {
                 "inline" | "0" => {}
                 "offload" | "1" => settings.note(format!(
@@ -1867,6 +1889,39 @@ fn numa_cpus(entry: &Entry, cpulist: &dyn Fn(usize) -> Option<String>) -> anyhow
         ));
     }
     Ok(lists.join(","))
+}
+
+/// fio's `ignore_error=READ,WRITE,VERIFY`: up to three lists, each errno names (`ENOSPC`) or
+/// numbers (`28`, or `-28`) joined by ':'. Returns the errno numbers per class; the word that
+/// is not an error, if any.
+fn ignore_error(text: &str) -> Result<Vec<Vec<i32>>, String> {
+    let classes: Vec<&str> = text.split(',').collect();
+    if classes.len() > 3 {
+        return Err(text.to_string());
+    }
+    classes
+        .iter()
+        .map(|list| {
+            list.split(':')
+                .map(str::trim)
+                .filter(|word| !word.is_empty())
+                .map(|word| errno_of(word).ok_or_else(|| word.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// An errno by its name (`EIO`) or number (`5`, `-5`): Linux's, as nix knows them.
+fn errno_of(word: &str) -> Option<i32> {
+    use nix::errno::Errno;
+    if let Ok(n) = word.parse::<i32>() {
+        let n = n.checked_abs()?;
+        return (Errno::from_raw(n) != Errno::UnknownErrno).then_some(n);
+    }
+    (1..4096).find(|&n| {
+        let errno = Errno::from_raw(n);
+        errno != Errno::UnknownErrno && format!("{errno:?}") == word
+    })
 }
 
 /// fio's pattern syntax (`verify_pattern`, `buffer_pattern`): elements one after the other,

@@ -639,3 +639,32 @@ fn numa_cpu_nodes_pins_to_the_nodes_cpus() {
         "j.fio:3: numa_cpu_nodes \"one\" is not a list of NUMA nodes; use e.g. 0, 0-1 or 0,2",
     );
 }
+
+#[test]
+fn ignore_error_without_continue_on_error_is_accepted_with_a_note() {
+    let out = parse_only("[a]\nrw=write\nignore_error=,ENOSPC:EIO\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    assert!(
+        stderr(&out).contains(
+            "note: j.fio:3: ignore_error=,ENOSPC:EIO: accepted; fio skips these errors only with \
+             continue_on_error"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_refused(
+        &parse_only("[a]\nrw=write\nignore_error=,ENOPE\nsize=1m\nfilename=f\n"),
+        "j.fio:3: ignore_error \",ENOPE\": \"ENOPE\" is not an error; give READ,WRITE,VERIFY \
+         lists of errno names or numbers joined by ':', e.g. ignore_error=,ENOSPC:EIO",
+    );
+    // With continue_on_error the list would matter: that is refused, naming continue_on_error.
+    let out = parse_only(
+        "[a]\nrw=write\ncontinue_on_error=write\nignore_error=,ENOSPC\nsize=1m\nfilename=f\n",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("continue_on_error=write: diskdash stops a job"),
+        "{}",
+        stderr(&out)
+    );
+}

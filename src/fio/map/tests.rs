@@ -1142,3 +1142,18 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn ignore_error_lists_are_errno_names_or_numbers() {
+    assert_eq!(ignore_error(",ENOSPC"), Ok(vec![vec![], vec![28]]));
+    assert_eq!(
+        ignore_error("EIO:-5,28,EILSEQ"),
+        Ok(vec![vec![5, 5], vec![28], vec![84]])
+    );
+    assert_eq!(ignore_error("EWHAT"), Err("EWHAT".to_string()));
+    assert_eq!(ignore_error("99999"), Err("99999".to_string()));
+    assert_eq!(
+        ignore_error("EIO,EIO,EIO,EIO"),
+        Err("EIO,EIO,EIO,EIO".to_string())
+    );
+}
