@@ -13,8 +13,7 @@ use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
     BsSplit, CpuListError, Distribution, EngineKind, Fadvise, IoMem, JobSpec, MachineLimits,
     OpenSync, RateMin, RwMode, Sequencer, SyncEvery, ThinkTime, UringOptions, VerifySpec,
-    format_cpu_list,
-    parse_cpu_list,
+    format_cpu_list, parse_cpu_list,
 };
 use crate::units::{
     DurationError, Interval, format_bytes, format_size_short, parse_duration, parse_size_bytes,
@@ -734,6 +733,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         data: crate::bench::spec::BufferData::Random,
         drop_caches: false,
         random_map,
+        block_align_bytes: None,
         random_generator,
         invalidate,
         fadvise,

@@ -230,6 +230,10 @@ pub struct JobSpec {
     /// Uniform random offsets visit each block once per pass (fio's default; `norandommap`
     /// draws with replacement).
     pub random_map: bool,
+    /// fio's `blockalign`: random offsets are multiples of this many bytes instead of the
+    /// smallest block size (`None`: the smallest block size). fio turns the random map off
+    /// with it.
+    pub block_align_bytes: Option<u64>,
     /// How the random map draws (fio's `random_generator`).
     pub random_generator: crate::bench::randmap::Generator,
     /// A buffered job drops its file's page cache at the start and, time-based, at each wrap
@@ -619,6 +623,7 @@ impl Default for JobSpec {
             data: BufferData::Random,
             drop_caches: false,
             random_map: true,
+            block_align_bytes: None,
             random_generator: crate::bench::randmap::Generator::Tausworthe,
             invalidate: true,
             fadvise: Fadvise::ByPattern,

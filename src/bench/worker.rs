@@ -718,7 +718,7 @@ impl<'a> Loop<'a> {
             wake_ns = None;
             if !stopping && !sync_due && !paused && !think_due {
                 while in_flight + queued < depth {
-                    if self.budget_bytes < self.workload.unit_bytes() || self.ios_left == 0 {
+                    if self.budget_bytes < self.workload.shortest_bytes() || self.ios_left == 0 {
                         // A size-based run has submitted its bytes: drain and end.
                         stopping = true;
                         break;

@@ -187,8 +187,11 @@ pub struct Workload {
     pick: Pick,
     random: bool,
     read_pct: u8,
-    /// Offsets are multiples of this: the block size, or the smallest of a `bssplit`.
+    /// Offsets are multiples of this: the block size, the smallest of a `bssplit`, or a
+    /// random job's `blockalign`.
     unit_bytes: u64,
+    /// The shortest I/O: the block size, or the smallest of a `bssplit`.
+    shortest_bytes: u64,
     /// Per direction (read, write): the sizes of a `bssplit` with their cumulative shares in
     /// percent (the last is 100); empty: every I/O is `unit_bytes`.
     sizes: [Vec<(u32, u8)>; 2],
@@ -271,12 +274,24 @@ impl Workload {
                 })
                 .collect::<Vec<_>>()
         };
-        let (unit_bytes, sizes) = match &spec.bssplit {
+        let (shortest_bytes, mut sizes) = match &spec.bssplit {
             Some(split) => (
                 split.sizes().min().unwrap_or(spec.block_size_bytes),
                 [cumulative(&split.read), cumulative(&split.write)],
             ),
             None => (spec.block_size_bytes, [Vec::new(), Vec::new()]),
+        };
+        // fio's blockalign: random offsets on its boundary; the sizes stay the block sizes.
+        let unit_bytes = match spec.block_align_bytes {
+            Some(align) if align > 0 && spec.rw.is_random() && align != shortest_bytes => {
+                for side in &mut sizes {
+                    if side.is_empty() {
+                        side.push((u32::try_from(shortest_bytes).unwrap_or(u32::MAX), 100));
+                    }
+                }
+                align
+            }
+            _ => shortest_bytes,
         };
         let total_blocks = (size_bytes / unit_bytes).max(1);
         // A verifying worker keeps to its own slice, random or not (see `walk`).
@@ -306,6 +321,7 @@ impl Workload {
             random: spec.rw.is_random(),
             read_pct: spec.rw.read_pct(spec.rwmixread_pct),
             unit_bytes,
+            shortest_bytes,
             sizes,
             region_start_bytes: base_bytes + region_start_block * unit_bytes,
             region_blocks,
@@ -433,10 +449,16 @@ impl Workload {
         })
     }
 
-    /// The alignment of offsets and the shortest I/O, bytes.
+    /// The alignment of offsets, bytes.
     #[must_use]
     pub fn unit_bytes(&self) -> u64 {
         self.unit_bytes
+    }
+
+    /// The shortest I/O, bytes.
+    #[must_use]
+    pub fn shortest_bytes(&self) -> u64 {
+        self.shortest_bytes
     }
 
     /// Whether the job reads, and whether it writes.
@@ -654,6 +676,65 @@ mod tests {
             seen.insert(offset);
         }
         assert!(seen.len() > 200, "covers the range: {}", seen.len());
+    }
+
+    #[test]
+    fn blockalign_sets_the_random_offsets_boundary_not_the_io_length() {
+        use crate::bench::spec::BsSplit;
+        // jesd219: sizes from 512 bytes, offsets on 4k.
+        let split = BsSplit {
+            read: vec![(512, 50), (8192, 50)],
+            write: vec![(512, 50), (8192, 50)],
+        };
+        let job = JobSpec {
+            block_size_bytes: 512,
+            bssplit: Some(split),
+            block_align_bytes: Some(4096),
+            random_map: false,
+            ..spec(RwMode::RandRw, 1)
+        };
+        let size = 1 << 20;
+        let mut workload = Workload::new(&job, size, 0, 9);
+        let mut short = 0;
+        for _ in 0..5_000 {
+            let direction = workload.direction();
+            let len = workload.len(direction);
+            let (offset, len) = workload.place(len);
+            assert_eq!(offset % 4096, 0, "{offset}");
+            assert!(offset + u64::from(len) <= size, "{offset} + {len}");
+            short += u32::from(len == 512);
+        }
+        assert!(
+            (2_000..3_000).contains(&short),
+            "{short} of 5000 are 512 bytes"
+        );
+        assert_eq!(workload.shortest_bytes(), 512);
+        // One block size, aligned finer than it: offsets on 512, not only on 8k.
+        let job = JobSpec {
+            block_size_bytes: 8192,
+            block_align_bytes: Some(512),
+            random_map: false,
+            ..spec(RwMode::RandRead, 1)
+        };
+        let mut workload = Workload::new(&job, size, 0, 9);
+        let offsets: Vec<u64> = (0..1_000)
+            .map(|_| workload.place(8192))
+            .map(|(o, l)| {
+                assert_eq!(l, 8192);
+                o
+            })
+            .collect();
+        assert!(offsets.iter().all(|o| o % 512 == 0 && o + 8192 <= size));
+        assert!(offsets.iter().any(|o| o % 8192 != 0), "{offsets:?}");
+        // A sequential job's offsets follow its I/Os.
+        let job = JobSpec {
+            block_size_bytes: 512,
+            block_align_bytes: Some(4096),
+            ..spec(RwMode::Read, 1)
+        };
+        let mut workload = Workload::new(&job, size, 0, 9);
+        let offsets: Vec<u64> = (0..3).map(|_| workload.next_io().1).collect();
+        assert_eq!(offsets, [0, 512, 1024]);
     }
 
     #[test]

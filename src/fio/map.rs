@@ -76,6 +76,14 @@ enum Opt {
     FilenameFormat,
     /// `blockalign`: the alignment of random offsets.
     BlockAlign,
+    /// `io_submit_mode`: `inline` or `offload` (the same I/O, submitted from another thread).
+    SubmitMode,
+    /// `ignore_error`: errors each class continues past, with `continue_on_error` only.
+    IgnoreError,
+    /// `numa_cpu_nodes`: the CPUs of these NUMA nodes, as `cpus_allowed`.
+    NumaCpuNodes,
+    /// `verify_pattern`: fio's pattern syntax; diskdash cannot write a given pattern.
+    VerifyPattern,
     /// `bsrange`: a range of block sizes; one size when both ends agree.
     BsRange,
     /// Accepted; the note says what diskdash does instead.
@@ -256,6 +264,14 @@ option_table! {
             "accepted; diskdash's check covers each whole block (fio's verify_interval splits \
              it into smaller checked pieces)",
         ),
+        "io_submit_mode" => Opt::SubmitMode,
+        "ignore_error" => Opt::IgnoreError,
+        "log_prio" => Opt::Accepted(
+            Value,
+            "accepted; diskdash logs no I/O priorities (its logs carry no priority column)",
+        ),
+        "numa_cpu_nodes" => Opt::NumaCpuNodes,
+        "verify_pattern" => Opt::VerifyPattern,
         "verify_only" => Opt::Bool(Key::VerifyOnly),
         "verify_fatal" => Opt::Bool(Key::VerifyFatal),
         "hipri" => Opt::Bool(Key::Hipri),
@@ -533,12 +549,18 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "verify_interval",
         "verify_dump",
         "random_generator",
+        "io_submit_mode",
+        "log_prio",
+        "numa_cpu_nodes",
+        "ignore_error",
     ];
     NAMES
         .iter()
         .map(|&name| {
             let how = match lookup(name) {
-                Some(Opt::Accepted(..) | Opt::Fallocate) => "accepted with a note",
+                Some(Opt::Accepted(..) | Opt::Fallocate | Opt::SubmitMode | Opt::IgnoreError) => {
+                    "accepted with a note"
+                }
                 Some(Opt::Tuning(_)) => "accepted with a note (tunes fio itself)",
                 _ => "honoured",
             };
@@ -1347,6 +1369,62 @@ fn job(
             Opt::FilenameFormat => filename_format = Some(entry),
             Opt::BlockAlign => blockalign = Some(entry),
             Opt::BsRange => bs_range(&mut options, entry)?,
+            Opt::IgnoreError => {
+                ignore_error(value(entry)).map_err(|word| {
+                    usage!(
+                        "{} {:?}: {word:?} is not an error; give READ,WRITE,VERIFY lists of \
+                         errno names or numbers joined by ':', e.g. ignore_error=,ENOSPC:EIO",
+                        entry.name(),
+                        value(entry)
+                    )
+                })?;
+                // fio skips a listed error only for a class continue_on_error names, and
+                // diskdash refuses continue_on_error past none: here the list changes nothing.
+                settings.note(format!(
+                    "{}: accepted; fio skips these errors only with continue_on_error, which \
+                     this job leaves at none, so its first I/O error ends it, in fio and in \
+                     diskdash",
+                    entry.located()
+                ));
+            }
+            Opt::SubmitMode => match value(entry) {
+                "inline" | "0" => {}
+                "offload" | "1" => settings.note(format!(
+                    "{}: accepted; diskdash submits from each worker's own thread, the same \
+                     I/Os at the same rate, where fio's offload hands them to a submitting thread",
+                    entry.located()
+                )),
+                text => {
+                    return Err(usage!(
+                        "{} {text:?} is not a submit mode; use inline or offload",
+                        entry.name()
+                    ));
+                }
+            },
+            Opt::NumaCpuNodes => {
+                let cpus = numa_cpus(entry, &|node| {
+                    std::fs::read_to_string(format!("/sys/devices/system/node/node{node}/cpulist"))
+                        .ok()
+                })?;
+                push(&mut options, Key::Cpus, cpus, entry);
+            }
+            Opt::VerifyPattern => {
+                let text = value(entry);
+                let bytes = fio_pattern(text).map_err(|why| {
+                    usage!(
+                        "{} {text:?}: {why}; write 0x followed by hex digits, a quoted string \
+                         or a decimal number",
+                        entry.name()
+                    )
+                })?;
+                return Err(usage!(
+                    "{} {text:?}: diskdash's verify writes a payload of its own (verify=pattern: \
+                     one word from the job's seed) and cannot write a given {}-byte pattern; \
+                     drop verify_pattern and keep verify to check every block",
+                    entry.name(),
+                    bytes.len()
+                ));
+            }
             Opt::Accepted(_, note) => settings.note(format!("{}: {note}", entry.located())),
             // The log files are opened from the options as given, once the plan is made.
             Opt::Log(_) => {}
@@ -1559,6 +1637,7 @@ fn job(
             entry.located()
         ));
     }
+    trim_caps(&mut options, settings)?;
     let mut spec = validate(&options, machine)?;
     // As fio fills a buffer: zeros win over refilling (`fill_io_buffer`).
     spec.data = if zero_buffers {
@@ -1569,7 +1648,7 @@ fn job(
         BufferData::Random
     };
     if let Some(entry) = blockalign {
-        check_blockalign(entry, &spec)?;
+        block_align(entry, &mut spec, settings)?;
     }
     if let Some(format) = filename_format
         && filename.is_none()
@@ -1717,9 +1796,205 @@ fn bs_range(options: &mut Vec<JobOption>, entry: &Entry) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// fio's `blockalign`: diskdash aligns random offsets to the job's smallest block size, fio's
-/// default; another alignment is refused.
-fn check_blockalign(entry: &Entry, spec: &crate::bench::spec::JobSpec) -> anyhow::Result<()> {
+/// fio's `rate`/`rate_iops` third value caps trims. diskdash paces a trim job's trims with
+/// its write cap: a job that only trims (`trim`, `randtrim`) takes the trim cap as that cap;
+/// `trimwrite` paces its trims and writes together, so the two caps must agree; a job that
+/// does not trim has nothing to cap (fio ignores the value then) and the value is dropped with
+/// a note.
+fn trim_caps(options: &mut [JobOption], settings: &mut Settings) -> anyhow::Result<()> {
+    let rw = options
+        .iter()
+        .rev()
+        .find(|o| o.key == Key::Rw)
+        .map_or("read", |o| o.value.split(':').next().unwrap_or(""));
+    let trims = match rw {
+        "trim" | "randtrim" => Some(false),
+        "trimwrite" => Some(true),
+        _ => None,
+    };
+    for option in options
+        .iter_mut()
+        .filter(|o| matches!(o.key, Key::Rate | Key::RateIops))
+    {
+        let parts: Vec<&str> = option.value.split(',').map(str::trim).collect();
+        let [read, write, trim] = parts.as_slice() else {
+            continue;
+        };
+        if trim.is_empty() {
+            continue;
+        }
+        let fio_name = option.key.fio_name();
+        let name = match &option.origin {
+            Origin::File { path, line } => format!("{path}:{line}: {fio_name}"),
+            _ => format!("--{fio_name}"),
+        };
+        let text = option.value.clone();
+        option.value = match trims {
+            None => {
+                settings.note(format!(
+                    "{name}={text}: the third value caps trims, which this job does not issue; \
+                     ignored, as fio ignores it"
+                ));
+                format!("{read},{write}")
+            }
+            Some(false) => format!("{read},{trim}"),
+            Some(true) if write.is_empty() || write == trim => format!("{read},{trim}"),
+            Some(true) => {
+                return Err(usage!(
+                    "{name} {text:?}: diskdash paces trimwrite's trims and writes with one \
+                     cap; give them the same value, e.g. {read},{trim},{trim}"
+                ));
+            }
+        };
+    }
+    Ok(())
+}
+
+/// fio's `numa_cpu_nodes` (libnuma's node list: `0`, `0-1`, `0,2`, `all`): the CPUs of those
+/// nodes as a CPU list for `cpus_allowed`. `cpulist(N)` is node N's
+/// `/sys/devices/system/node/nodeN/cpulist`, `None` when the node does not exist.
+fn numa_cpus(entry: &Entry, cpulist: &dyn Fn(usize) -> Option<String>) -> anyhow::Result<String> {
+    let text = value(entry);
+    let nodes = if text.trim() == "all" {
+        (0..crate::bench::spec::MAX_CPUS)
+            .take_while(|&n| cpulist(n).is_some())
+            .collect()
+    } else {
+        crate::bench::spec::parse_cpu_list(text).map_err(|_| {
+            usage!(
+                "{} {text:?} is not a list of NUMA nodes; use e.g. 0, 0-1 or 0,2",
+                entry.name()
+            )
+        })?
+    };
+    let mut lists = Vec::new();
+    for node in nodes {
+        let Some(list) = cpulist(node) else {
+            return Err(usage!(
+                "{} {text:?}: NUMA node {node} does not exist here \
+                 (/sys/devices/system/node/node{node}); see numactl --hardware for the nodes",
+                entry.name()
+            ));
+        };
+        let list = list.trim();
+        if !list.is_empty() {
+            lists.push(list.to_string());
+        }
+    }
+    if lists.is_empty() {
+        return Err(usage!(
+            "{} {text:?}: these NUMA nodes have no CPUs; name a node with CPUs (numactl \
+             --hardware)",
+            entry.name()
+        ));
+    }
+    Ok(lists.join(","))
+}
+
+/// fio's `ignore_error=READ,WRITE,VERIFY`: up to three lists, each errno names (`ENOSPC`) or
+/// numbers (`28`, or `-28`) joined by ':'. Returns the errno numbers per class; the word that
+/// is not an error, if any.
+fn ignore_error(text: &str) -> Result<Vec<Vec<i32>>, String> {
+    let classes: Vec<&str> = text.split(',').collect();
+    if classes.len() > 3 {
+        return Err(text.to_string());
+    }
+    classes
+        .iter()
+        .map(|list| {
+            list.split(':')
+                .map(str::trim)
+                .filter(|word| !word.is_empty())
+                .map(|word| errno_of(word).ok_or_else(|| word.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// An errno by its name (`EIO`) or number (`5`, `-5`): Linux's, as nix knows them.
+fn errno_of(word: &str) -> Option<i32> {
+    use nix::errno::Errno;
+    if let Ok(n) = word.parse::<i32>() {
+        let n = n.checked_abs()?;
+        return (Errno::from_raw(n) != Errno::UnknownErrno).then_some(n);
+    }
+    (1..4096).find(|&n| {
+        let errno = Errno::from_raw(n);
+        errno != Errno::UnknownErrno && format!("{errno:?}") == word
+    })
+}
+
+/// fio's pattern syntax (`verify_pattern`, `buffer_pattern`): elements one after the other,
+/// spaces between them ignored: `0x` and hex digits (an odd count gets a leading 0), a string
+/// in single or double quotes, or a decimal number (counted here as the fewest bytes that hold
+/// it). At most 512 bytes (fio's `MAX_PATTERN_SIZE`).
+fn fio_pattern(text: &str) -> Result<Vec<u8>, String> {
+    const MAX_PATTERN: usize = 512;
+    let mut out = Vec::new();
+    let mut rest = text.trim();
+    if rest.is_empty() {
+        return Err("an empty pattern".to_string());
+    }
+    while !rest.is_empty() {
+        if let Some(hex) = rest.strip_prefix("0x").or_else(|| rest.strip_prefix("0X")) {
+            let end = hex
+                .find(|c: char| !c.is_ascii_hexdigit())
+                .unwrap_or(hex.len());
+            let digits = &hex[..end];
+            if digits.is_empty() {
+                return Err("0x with no hex digits".to_string());
+            }
+            let padded = if digits.len() % 2 == 1 {
+                format!("0{digits}")
+            } else {
+                digits.to_string()
+            };
+            for pair in padded.as_bytes().chunks(2) {
+                let pair = std::str::from_utf8(pair).unwrap_or("00");
+                out.push(u8::from_str_radix(pair, 16).map_err(|e| e.to_string())?);
+            }
+            rest = &hex[end..];
+        } else if let Some(quote) = rest.chars().next().filter(|c| *c == '"' || *c == '\'') {
+            let body = &rest[1..];
+            let Some(end) = body.find(quote) else {
+                return Err(format!("a string with no closing {quote}"));
+            };
+            out.extend_from_slice(&body.as_bytes()[..end]);
+            rest = &body[end + 1..];
+        } else if rest.starts_with(|c: char| c.is_ascii_digit()) {
+            let end = rest
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(rest.len());
+            let n: u64 = rest[..end]
+                .parse()
+                .map_err(|_| format!("{} is too large a number", &rest[..end]))?;
+            let bytes = n.to_le_bytes();
+            let used = (8 - n.leading_zeros() as usize / 8).max(1);
+            out.extend_from_slice(&bytes[..used]);
+            rest = &rest[end..];
+        } else {
+            let word: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
+            return Err(format!("{word:?} is not part of a pattern"));
+        }
+        if out.len() > MAX_PATTERN {
+            return Err(format!("longer than fio's {MAX_PATTERN} bytes"));
+        }
+        rest = rest.trim_start();
+    }
+    if out.is_empty() {
+        return Err("an empty pattern".to_string());
+    }
+    Ok(out)
+}
+
+/// fio's `blockalign`: random offsets on this boundary instead of the smallest block size,
+/// the random map off (fio turns it off with blockalign). A sequential job's offsets follow
+/// its I/Os (fio aligns only random ones); one value for reads, writes and trims.
+fn block_align(
+    entry: &Entry,
+    spec: &mut crate::bench::spec::JobSpec,
+    settings: &mut Settings,
+) -> anyhow::Result<()> {
     let text = value(entry);
     let smallest = spec
         .bssplit
@@ -1728,20 +2003,51 @@ fn check_blockalign(entry: &Entry, spec: &crate::bench::spec::JobSpec) -> anyhow
         .unwrap_or(spec.block_size_bytes);
     let given = text
         .split(',')
-        .map(|side| crate::units::parse_size_bytes(side.trim()))
+        .map(|side| side.trim())
+        .filter(|side| !side.is_empty())
+        .map(crate::units::parse_size_bytes)
         .collect::<Option<Vec<u64>>>()
-        .filter(|v| !v.is_empty())
+        .filter(|v| !v.is_empty() && v.iter().all(|&bytes| bytes > 0))
         .ok_or_else(|| {
             usage!(
                 "{} {text:?} is not an alignment; use a size, e.g. blockalign=4k",
                 entry.name()
             )
         })?;
-    if given.iter().any(|&bytes| bytes != smallest) {
+    let align = given[0];
+    if given.iter().any(|&bytes| bytes != align) {
         return Err(usage!(
-            "{} {text:?}: diskdash aligns offsets to the smallest block size, {smallest} \
-             bytes (fio's default); use blockalign={smallest} or leave it out",
+            "{} {text:?}: diskdash aligns reads, writes and trims alike; give one value, e.g. \
+             blockalign={align}",
             entry.name()
+        ));
+    }
+    if align == smallest {
+        return Ok(());
+    }
+    if !spec.rw.is_random() {
+        settings.note(format!(
+            "{}: accepted; blockalign aligns random offsets and this job is sequential, as \
+             fio takes it",
+            entry.located()
+        ));
+        return Ok(());
+    }
+    if spec.verify.is_some() {
+        return Err(usage!(
+            "{} {text:?}: diskdash's verify writes and checks whole blocks at multiples of the \
+             smallest block size, {smallest} bytes; use blockalign={smallest} or leave it out \
+             with verify",
+            entry.name()
+        ));
+    }
+    spec.block_align_bytes = Some(align);
+    if spec.random_map {
+        spec.random_map = false;
+        settings.note(format!(
+            "{}: random offsets are multiples of {align} bytes and the random map is off \
+             (as norandommap), as fio turns it off with blockalign",
+            entry.located()
         ));
     }
     Ok(())

@@ -229,18 +229,68 @@ fn bsrange_sets_the_block_size_of_a_run() {
 }
 
 #[test]
-fn blockalign_is_the_smallest_block_size_or_refused() {
+fn blockalign_is_taken_for_random_offsets() {
+    // Equal to the smallest block size: nothing to change.
     let out = parse_only("[a]\nrw=randread\nbs=8k\nblockalign=8k\nsize=1m\nfilename=f\n");
     assert_success(&out);
+    assert!(!stderr(&out).contains("blockalign"), "{}", stderr(&out));
+    // jesd219: offsets on 4k with sizes from 512; fio turns the random map off.
     let out =
-        parse_only("[a]\nrw=randread\nbssplit=4k/50:64k/50\nblockalign=4k\nsize=1m\nfilename=f\n");
+        parse_only("[a]\nrw=randrw\nbssplit=512/50:4k/50\nblockalign=4k\nsize=1m\nfilename=f\n");
     assert_success(&out);
-    let out = parse_only("[a]\nrw=randread\nbs=8k\nblockalign=512\nsize=1m\nfilename=f\n");
-    assert_refused(
-        &out,
-        "j.fio:4: blockalign \"512\": diskdash aligns offsets to the smallest block size, 8192 \
-         bytes (fio's default); use blockalign=8192 or leave it out",
+    assert!(
+        stderr(&out).contains(
+            "note: j.fio:4: blockalign=4k: random offsets are multiples of 4096 bytes and the \
+             random map is off (as norandommap), as fio turns it off with blockalign"
+        ),
+        "{}",
+        stderr(&out)
     );
+    assert!(stdout(&out).contains("norandommap"), "{}", stdout(&out));
+    // A sequential job: fio aligns only random offsets.
+    let out = parse_only("[a]\nrw=read\nbs=512\nblockalign=4k\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    assert!(
+        stderr(&out).contains("note: j.fio:4: blockalign=4k: accepted; blockalign aligns random"),
+        "{}",
+        stderr(&out)
+    );
+    assert_refused(
+        &parse_only("[a]\nrw=randread\nbs=8k\nblockalign=4k,8k\nsize=1m\nfilename=f\n"),
+        "j.fio:4: blockalign \"4k,8k\": diskdash aligns reads, writes and trims alike; give one \
+         value, e.g. blockalign=4096",
+    );
+    assert_refused(
+        &parse_only(
+            "[a]\nrw=randwrite\nbs=512\nverify=crc32c\nblockalign=4k\nsize=1m\nfilename=f\n",
+        ),
+        "j.fio:5: blockalign \"4k\": diskdash's verify writes and checks whole blocks at \
+         multiples of the smallest block size, 512 bytes; use blockalign=512 or leave it out \
+         with verify",
+    );
+}
+
+#[test]
+fn blockalign_places_a_runs_writes_on_its_boundary() {
+    let dir = tempfile::tempdir().unwrap();
+    sparse_file(&dir.path().join("f"), 1 << 20);
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[a]\nrw=randwrite\nbs=512\nblockalign=4k\nsize=1m\nio_size=64k\nfilename=f\n",
+    )
+    .unwrap();
+    let out = fio(dir.path(), &["j.fio", "--allow-destructive"]);
+    assert_success(&out);
+    let data = std::fs::read(dir.path().join("f")).unwrap();
+    let written: Vec<usize> = data
+        .chunks(512)
+        .enumerate()
+        .filter(|(_, sector)| sector.iter().any(|b| *b != 0))
+        .map(|(i, _)| i * 512)
+        .collect();
+    assert!(written.len() > 16, "{} sectors written", written.len());
+    let off: Vec<&usize> = written.iter().filter(|at| *at % 4096 != 0).collect();
+    assert!(off.is_empty(), "writes off the 4k boundary: {off:?}");
 }
 
 #[test]
@@ -468,5 +518,153 @@ fn zoned_random_distribution_is_taken_and_runs() {
     assert!(
         !blocks.is_empty() && blocks.iter().all(|b| *b < 64),
         "{blocks:?}"
+    );
+}
+
+#[test]
+fn io_submit_mode_and_log_prio_are_accepted_with_a_note() {
+    let out = parse_only(
+        "[a]\nrw=read\nio_submit_mode=offload\nlog_prio=1\nrate_iops=1000\nsize=1m\nfilename=f\n",
+    );
+    assert_success(&out);
+    let err = stderr(&out);
+    assert!(
+        err.contains("note: j.fio:3: io_submit_mode=offload: accepted; diskdash submits from"),
+        "{err}"
+    );
+    assert!(
+        err.contains("note: j.fio:4: log_prio=1: accepted; diskdash logs no I/O priorities"),
+        "{err}"
+    );
+    let out = parse_only("[a]\nrw=read\nio_submit_mode=inline\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    assert!(!stderr(&out).contains("io_submit_mode"), "{}", stderr(&out));
+    assert_refused(
+        &parse_only("[a]\nrw=read\nio_submit_mode=later\nsize=1m\nfilename=f\n"),
+        "j.fio:3: io_submit_mode \"later\" is not a submit mode; use inline or offload",
+    );
+}
+
+#[test]
+fn a_trim_cap_is_taken_by_a_trim_job_and_ignored_with_a_note_otherwise() {
+    // A job that trims nothing: fio ignores the third value; so does diskdash, saying so.
+    let out = parse_only("[a]\nrw=randrw\nrate=300,300,300\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "note: j.fio:3: rate=300,300,300: the third value caps trims, which this job does \
+             not issue; ignored, as fio ignores it"
+        ),
+        "{err}"
+    );
+    // A trim job: the third value is its cap.
+    let out = parse_only("[a]\nrw=randtrim\nrate_iops=,,50\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    assert!(stdout(&out).contains("rate_iops=,50"), "{}", stdout(&out));
+    // trimwrite paces trims and writes together: two caps that differ are refused.
+    assert_refused(
+        &parse_only("[a]\nrw=trimwrite\nrate_iops=,100,50\nsize=1m\nfilename=f\n"),
+        "j.fio:3: rate_iops \",100,50\": diskdash paces trimwrite's trims and writes with one \
+         cap; give them the same value, e.g. ,50,50",
+    );
+}
+
+#[test]
+#[ignore = "needs root"]
+fn a_trim_cap_paces_the_trims_of_a_run() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("img");
+    sparse_file(&image, 8 << 20);
+    let device = LoopDevice::attach_unique(&image);
+    let job = format!(
+        "[a]\nrw=randtrim\nbs=4k\nrate_iops=,,100\ntime_based\nruntime=1\nsize=8m\nfilename={}\n",
+        device.path().display()
+    );
+    std::fs::write(dir.path().join("j.fio"), job).unwrap();
+    let out = fio(
+        dir.path(),
+        &["j.fio", "--allow-destructive", "--json", "r.json"],
+    );
+    assert_success(&out);
+    let record = read_json(&dir.path().join("r.json"));
+    let trims = record["segments"][0]["jobs"][0]["trim"]["total_ios"]
+        .as_u64()
+        .unwrap_or(0);
+    // 100 trims a second for about a second; uncapped, a loop device trims thousands.
+    assert!((50..=150).contains(&trims), "{trims} trims: {record}");
+}
+
+#[test]
+fn verify_pattern_is_parsed_and_refused_in_one_line() {
+    assert_refused(
+        &parse_only("[a]\nrw=write\nverify=meta\nverify_pattern=0xaa555aa5\nsize=1m\nfilename=f\n"),
+        "j.fio:4: verify_pattern \"0xaa555aa5\": diskdash's verify writes a payload of its own \
+         (verify=pattern: one word from the job's seed) and cannot write a given 4-byte \
+         pattern; drop verify_pattern and keep verify to check every block",
+    );
+    assert_refused(
+        &parse_only("[a]\nrw=write\nverify_pattern=\"abc\" 0x01\nsize=1m\nfilename=f\n"),
+        "j.fio:3: verify_pattern \"\\\"abc\\\" 0x01\": diskdash's verify writes a payload of its \
+         own (verify=pattern: one word from the job's seed) and cannot write a given 4-byte \
+         pattern; drop verify_pattern and keep verify to check every block",
+    );
+    assert_refused(
+        &parse_only("[a]\nrw=write\nverify_pattern=0xzz\nsize=1m\nfilename=f\n"),
+        "j.fio:3: verify_pattern \"0xzz\": 0x with no hex digits; write 0x followed by hex \
+         digits, a quoted string or a decimal number",
+    );
+}
+
+#[test]
+fn numa_cpu_nodes_pins_to_the_nodes_cpus() {
+    let node0 = std::fs::read_to_string("/sys/devices/system/node/node0/cpulist").unwrap();
+    let want = diskdash::bench::spec::parse_cpu_list(node0.trim()).unwrap();
+    let out = parse_only("[a]\nrw=read\nnuma_cpu_nodes=0\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    let text = stdout(&out);
+    let shown = diskdash::bench::spec::format_cpu_list(&want);
+    assert!(
+        text.contains(&format!("cpus_allowed={shown}")),
+        "{shown}: {text}"
+    );
+    assert_refused(
+        &parse_only("[a]\nrw=read\nnuma_cpu_nodes=4095\nsize=1m\nfilename=f\n"),
+        "j.fio:3: numa_cpu_nodes \"4095\": NUMA node 4095 does not exist here \
+         (/sys/devices/system/node/node4095); see numactl --hardware for the nodes",
+    );
+    assert_refused(
+        &parse_only("[a]\nrw=read\nnuma_cpu_nodes=one\nsize=1m\nfilename=f\n"),
+        "j.fio:3: numa_cpu_nodes \"one\" is not a list of NUMA nodes; use e.g. 0, 0-1 or 0,2",
+    );
+}
+
+#[test]
+fn ignore_error_without_continue_on_error_is_accepted_with_a_note() {
+    let out = parse_only("[a]\nrw=write\nignore_error=,ENOSPC:EIO\nsize=1m\nfilename=f\n");
+    assert_success(&out);
+    assert!(
+        stderr(&out).contains(
+            "note: j.fio:3: ignore_error=,ENOSPC:EIO: accepted; fio skips these errors only with \
+             continue_on_error"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_refused(
+        &parse_only("[a]\nrw=write\nignore_error=,ENOPE\nsize=1m\nfilename=f\n"),
+        "j.fio:3: ignore_error \",ENOPE\": \"ENOPE\" is not an error; give READ,WRITE,VERIFY \
+         lists of errno names or numbers joined by ':', e.g. ignore_error=,ENOSPC:EIO",
+    );
+    // With continue_on_error the list would matter: that is refused, naming continue_on_error.
+    let out = parse_only(
+        "[a]\nrw=write\ncontinue_on_error=write\nignore_error=,ENOSPC\nsize=1m\nfilename=f\n",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("continue_on_error=write: diskdash stops a job"),
+        "{}",
+        stderr(&out)
     );
 }

@@ -1062,3 +1062,98 @@ fn the_random_map_is_on_unless_norandommap_and_random_generator_picks_how() {
          tausworthe64"
     );
 }
+
+#[test]
+fn fio_patterns_are_hex_strings_and_numbers() {
+    assert_eq!(fio_pattern("0xaa555aa5"), Ok(vec![0xaa, 0x55, 0x5a, 0xa5]));
+    assert_eq!(fio_pattern("0x1"), Ok(vec![0x01]));
+    assert_eq!(fio_pattern("'ab' 0x01"), Ok(vec![b'a', b'b', 1]));
+    assert_eq!(fio_pattern("\"x\""), Ok(vec![b'x']));
+    assert_eq!(fio_pattern("255"), Ok(vec![255]));
+    assert_eq!(fio_pattern("256").map(|b| b.len()), Ok(2));
+    assert_eq!(fio_pattern("0x"), Err("0x with no hex digits".to_string()));
+    assert_eq!(
+        fio_pattern("'ab"),
+        Err("a string with no closing '".to_string())
+    );
+    assert_eq!(
+        fio_pattern("zz"),
+        Err("\"zz\" is not part of a pattern".to_string())
+    );
+    assert_eq!(fio_pattern(" "), Err("an empty pattern".to_string()));
+    assert_eq!(fio_pattern("''"), Err("an empty pattern".to_string()));
+    let long = format!("0x{}", "ab".repeat(513));
+    assert_eq!(
+        fio_pattern(&long),
+        Err("longer than fio's 512 bytes".to_string())
+    );
+}
+
+fn numa_entry(value: &str) -> Entry {
+    Entry {
+        option: "numa_cpu_nodes".to_string(),
+        value: Some(value.to_string()),
+        origin: Origin::File {
+            path: "j.fio".to_string(),
+            line: 3,
+        },
+    }
+}
+
+#[test]
+fn numa_nodes_become_their_cpus() {
+    let nodes = |node: usize| match node {
+        0 => Some("0-3\n".to_string()),
+        1 => Some("4-7,12\n".to_string()),
+        2 => Some("\n".to_string()),
+        _ => None,
+    };
+    let cpus = |text: &str| numa_cpus(&numa_entry(text), &nodes).map_err(|e| e.to_string());
+    assert_eq!(cpus("0"), Ok("0-3".to_string()));
+    assert_eq!(cpus("0-1"), Ok("0-3,4-7,12".to_string()));
+    assert_eq!(cpus("all"), Ok("0-3,4-7,12".to_string()));
+    assert_eq!(cpus("1,2"), Ok("4-7,12".to_string()));
+    assert_eq!(
+        cpus("2"),
+        Err(
+            "j.fio:3: numa_cpu_nodes \"2\": these NUMA nodes have no CPUs; name a node with \
+             CPUs (numactl --hardware)"
+                .to_string()
+        )
+    );
+    assert_eq!(
+        cpus("0,5"),
+        Err(
+            "j.fio:3: numa_cpu_nodes \"0,5\": NUMA node 5 does not exist here \
+             (/sys/devices/system/node/node5); see numactl --hardware for the nodes"
+                .to_string()
+        )
+    );
+}
+
+proptest::proptest! {
+    /// Any hex string reads back as its bytes; any text parses or fails without a panic.
+    #[test]
+    fn fio_pattern_hex_round_trips(bytes in proptest::collection::vec(proptest::num::u8::ANY, 1..64), junk in ".{0,40}") {
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        proptest::prop_assert_eq!(fio_pattern(&format!("0x{hex}")), Ok(bytes));
+        if let Ok(parsed) = fio_pattern(&junk) {
+            proptest::prop_assert!(!parsed.is_empty() && parsed.len() <= 512);
+        }
+    }
+}
+
+#[test]
+fn ignore_error_lists_are_errno_names_or_numbers() {
+    assert_eq!(ignore_error(",ENOSPC"), Ok(vec![vec![], vec![28]]));
+    assert_eq!(
+        ignore_error("EIO:-5,28,EILSEQ"),
+        Ok(vec![vec![5, 5], vec![28], vec![84]])
+    );
+    assert_eq!(ignore_error("EWHAT"), Err("EWHAT".to_string()));
+    assert_eq!(ignore_error("99999"), Err("99999".to_string()));
+    assert_eq!(
+        ignore_error("EIO,EIO,EIO,EIO"),
+        Err("EIO,EIO,EIO,EIO".to_string())
+    );
+}
