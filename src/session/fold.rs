@@ -527,6 +527,72 @@ mod tests {
         Job::bench(name, spec, None)
     }
 
+    /// A running step's snapshot with `jobs` write jobs, built here: the session's tests
+    /// use no front end's fixtures.
+    fn snapshot(jobs: usize) -> Snapshot {
+        let spec = JobSpec {
+            rw: RwMode::Write,
+            ..JobSpec::default()
+        };
+        let job_view = |j: usize| JobView {
+            name: format!("job{j}"),
+            group: 0,
+            spec: spec.clone(),
+            target: std::path::PathBuf::from(format!("/srv/job{j}")),
+            disk: Some("vda".into()),
+            interval: None,
+            cumulative: StatsView::default(),
+            errors: 0,
+            series: Arc::new(VecDeque::new()),
+            steady: None,
+            sustained: None,
+            verify: None,
+        };
+        Snapshot {
+            seq: 0,
+            ran_to_end: false,
+            state: SessionState::Running,
+            job: spec.clone(),
+            target: super::super::snapshot::TargetView {
+                path: "/srv/job0".into(),
+                kind: crate::bench::target::TargetKind::File,
+                working_set_bytes: 1 << 30,
+                dio_align_bytes: 512,
+            },
+            disk: Some("vda".into()),
+            engine: crate::record::EngineRecord::default(),
+            segment: 0,
+            elapsed: Duration::ZERO,
+            remaining: Duration::from_secs(10),
+            interval: None,
+            cumulative: StatsView::default(),
+            series: Arc::new(VecDeque::new()),
+            segments: Vec::new(),
+            device: None,
+            device_history: Arc::new(VecDeque::new()),
+            latency_history: Arc::new(VecDeque::new()),
+            queue: None,
+            reconciliation: None,
+            warnings: Vec::new(),
+            notes: Vec::new(),
+            device_absent: None,
+            filled: false,
+            ramp_remaining: None,
+            error: None,
+            record_path: None,
+            jobs: (0..jobs).map(job_view).collect(),
+            plan_points: Arc::new(Vec::new()),
+            finished: Arc::new(Vec::new()),
+            run: Arc::new(Vec::new()),
+            plan: super::super::snapshot::PlanProgress {
+                index: 0,
+                count: 1,
+                bytes: None,
+            },
+            disks: Vec::new(),
+        }
+    }
+
     fn writes(bytes: u64) -> WorkerStats {
         let mut stats = WorkerStats::new(0);
         for _ in 0..bytes / 4096 {
@@ -641,7 +707,7 @@ mod tests {
 
     #[test]
     fn the_clock_counts_time_left_from_measured_time_and_says_paused() {
-        let mut snap = crate::tui::ui::sample::plan::snapshot();
+        let mut snap = snapshot(4);
         // 9 s after start, 2 s ramp, 4 s measured (3 s paused): 6 s of a 10 s goal left.
         clock(&mut snap, 9 * S, 4 * S, 2 * S, 10 * S, true);
         assert_eq!(snap.state, SessionState::Paused);
@@ -663,7 +729,7 @@ mod tests {
         assert_eq!(step_status(&ending), RunStatus::Completed);
         // 300 reads over 1.5 s of measured time, of a 10 s runtime.
         let end = end(300, 3 * S / 2, Vec::new());
-        let mut snap = crate::tui::ui::sample::plan::snapshot();
+        let mut snap = snapshot(4);
         end_totals(&mut snap, &end);
         assert_eq!(snap.elapsed, Duration::from_millis(1500));
         assert_eq!(snap.cumulative.read.ios, 300);
@@ -767,7 +833,7 @@ mod tests {
 
     #[test]
     fn the_series_keeps_its_last_points_in_order() {
-        let mut snap = crate::tui::ui::sample::plan::snapshot();
+        let mut snap = snapshot(4);
         let jobs = snap.jobs.len();
         for seq in 0..=SERIES_POINTS as u64 {
             let parts = (0..jobs).map(|_| writes(8192)).collect();

@@ -70,7 +70,9 @@ fn sweep_fills_the_results_n_skips_a_point_s_stops_and_q_leaves() {
     // `s`: the sweep stops; the points that ran keep their rows.
     t.send(&["s"]);
     // Stopped with points left, it says so (never "over").
-    let screen = t.wait_for("the sweep stopped", WAIT, |s| s.contains("sweep stopped: "));
+    let screen = t.wait_for("the sweep stopped", WAIT, |s| {
+        s.contains("sweep stopped: ") && s.contains(" of 3 points") && !s.contains("RUNNING")
+    });
     assert!(!screen.contains("sweep over"), "{screen}");
     let first = row(&screen, "4k").unwrap_or_default();
     assert!(has_numbers(first), "4k: {first:?} in:\n{screen}");
