@@ -11,6 +11,10 @@
 # Environment: BENCH_DIR (default /var/tmp/diskdash-bench), PAIRS, RUNTIME (seconds), SIZE,
 # MEM_RUNTIME (diskdash duration, default 240s), MEM_INTERVAL (default 100ms), CASES (space-separated names to run),
 # EXTRAS (0: stop after the cases' table).
+# A case name may end in -jN: N workers (fio --numjobs=N --group_reporting; diskdash --numjobs N),
+#   CASES="randread-4k-qd32-j1 randread-4k-qd32-j4 randread-4k-qd32-j16 randwrite-4k-qd32-j4" benches/fio_compare.sh
+# NULL_JOBS (default "1 2"): worker counts of the null-engine pairs; SESSION_JOBS (default "1 16 64"):
+# worker counts of the session's own CPU per interval figure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -59,8 +63,14 @@ fi
 # Device I/Os completed (reads + writes) now, from /proc/diskstats.
 dev_ios() { awk -v d="$DEV" '$3 == d { print $4 + $8 }' /proc/diskstats; }
 
-# case name -> "rw bs iodepth engine"
+# case name -> "rw bs iodepth engine numjobs"; a trailing -jN sets the worker count.
 params() {
+  local name=$1 jobs=1
+  if [[ $name =~ ^(.*)-j([0-9]+)$ ]]; then name=${BASH_REMATCH[1]}; jobs=${BASH_REMATCH[2]}; fi
+  echo "$(base_params "$name") $jobs"
+}
+
+base_params() {
   case $1 in
     randread-4k-qd32) echo "randread 4k 32 io_uring" ;;
     randread-4k-qd32-libaio) echo "randread 4k 32 libaio" ;;
@@ -72,21 +82,21 @@ params() {
 }
 
 run_fio() { # case pair
-  read -r rw bs qd engine <<<"$(params "$1")"
+  read -r rw bs qd engine jobs <<<"$(params "$1")"
   local before after
   before=$(dev_ios)
   fio --name="$1" --filename="$FILE" --size="$SIZE" --rw="$rw" --bs="$bs" --iodepth="$qd" \
-      --ioengine="$engine" --direct=1 --runtime="$RUNTIME" --time_based --randrepeat=0 \
+      --ioengine="$engine" --numjobs="$jobs" --group_reporting --direct=1 --runtime="$RUNTIME" --time_based --randrepeat=0 \
       --output-format=json --output="$OUT/$1.fio.$2.json"
   after=$(dev_ios)
   echo $((after - before)) >"$OUT/$1.fio.$2.dev"
 }
 
 run_dd() { # case pair
-  read -r rw bs qd engine <<<"$(params "$1")"
+  read -r rw bs qd engine jobs <<<"$(params "$1")"
   local before after
   before=$(dev_ios)
-  "$DD" bench "$FILE" --rw "$rw" --bs "$bs" --iodepth "$qd" --ioengine "$engine" \
+  "$DD" bench "$FILE" --rw "$rw" --bs "$bs" --iodepth "$qd" --ioengine "$engine" --numjobs "$jobs" \
       --size "$SIZE" --runtime "${RUNTIME}s" --allow-destructive --no-tui \
       --json "$OUT/$1.dd.$2.json" >/dev/null 2>"$OUT/$1.dd.$2.err"
   after=$(dev_ios)
@@ -186,12 +196,70 @@ PY
 fi
 
 echo
-echo "null engine, one worker pinned to CPU 0, iodepth 32:"
-null_json=$OUT/null.json
-"$DD" bench "$BENCH_DIR" --ioengine null --size 64M --runtime 5s --cpus 0 --no-tui --json "$null_json" >/dev/null 2>&1
-python3 -c "
-import json; r = json.load(open('$null_json'))
-print(f\"  {r['read']['iops']/1e6:.2f}M I/Os per second ({r['read']['total_ios']} in {r['elapsed_ns']/1e9:.1f} s), target >= 5M\")"
+NULL_JOBS=${NULL_JOBS:-"1 2"}
+echo "null engine, 4k randread QD32, diskdash/fio over $PAIRS alternated pairs of ${RUNTIME}s:"
+for j in $NULL_JOBS; do
+  for p in $(seq 1 "$PAIRS"); do
+    fio_null() {
+      fio --name=null --ioengine=null --size="$SIZE" --rw=randread --bs=4k --iodepth=32 \
+          --numjobs="$j" --group_reporting --runtime="$RUNTIME" --time_based \
+          --output-format=json --output="$OUT/null-j$j.fio.$p.json"
+    }
+    dd_null() {
+      "$DD" bench "$BENCH_DIR" --ioengine null --rw randread --size "$SIZE" --iodepth 32 --numjobs "$j" \
+          --runtime "${RUNTIME}s" --no-tui --json "$OUT/null-j$j.dd.$p.json" >/dev/null 2>&1
+    }
+    if [ $((p % 2)) -eq 1 ]; then fio_null; dd_null; else dd_null; fio_null; fi
+  done
+done
+python3 - "$OUT" "$PAIRS" "$NULL_JOBS" <<'PY'
+import json, statistics, sys
+out, pairs, jobs = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+for j in jobs:
+    f = [json.load(open(f"{out}/null-j{j}.fio.{p}.json"))["jobs"][0]["read"]["iops"] for p in range(1, pairs + 1)]
+    d = [json.load(open(f"{out}/null-j{j}.dd.{p}.json"))["read"]["iops"] for p in range(1, pairs + 1)]
+    r = [b / a for a, b in zip(f, d)]
+    print(f"  {j} worker(s): ratio median {statistics.median(r):.2f} range {min(r):.2f}-{max(r):.2f}; "
+          f"M I/Os per second fio/diskdash " + "  ".join(f"{a/1e6:.2f}/{b/1e6:.2f}" for a, b in zip(f, d)))
+PY
+
+# The session's own work (aggregator, sampler, status output: every thread but the bench-J-N
+# workers) per interval, at several worker counts. It must not grow with the I/O rate.
+SESSION_JOBS=${SESSION_JOBS:-"1 16 64"}
+echo
+echo "session CPU per 100ms interval (threads other than the workers), null engine, 6 s runs:"
+for j in $SESSION_JOBS; do
+  "$DD" bench "$BENCH_DIR" --ioengine null --size 64M --numjobs "$j" --runtime 8s --interval 100ms \
+      --no-tui --json "$OUT/session-j$j.json" >/dev/null 2>&1 &
+  pid=$!
+  sleep 1
+  python3 - "$pid" "$j" <<'PY'
+import os, sys, time
+pid, jobs = sys.argv[1], sys.argv[2]
+tick = os.sysconf("SC_CLK_TCK")
+def split():
+    own = work = 0
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            comm = open(f"/proc/{pid}/task/{t}/comm").read().strip()
+            f = open(f"/proc/{pid}/task/{t}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        cpu = int(f[11]) + int(f[12])
+        if comm.startswith("bench-"):
+            work += cpu
+        else:
+            own += cpu
+    return own, work
+o0, w0 = split(); t0 = time.monotonic()
+time.sleep(6)
+o1, w1 = split(); t1 = time.monotonic()
+intervals = (t1 - t0) / 0.1
+print(f"  {jobs:>3} workers: session {(o1 - o0) / tick * 1e3 / intervals:.2f} ms CPU per interval, "
+      f"workers {(w1 - w0) / tick / (t1 - t0):.2f} CPUs busy")
+PY
+  wait "$pid" || true
+done
 
 echo
 # At a 100 ms interval the bounded buffers (600-point live series and device history, the
