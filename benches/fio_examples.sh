@@ -99,3 +99,42 @@ if [ -n "${VERBOSE:-}" ]; then
   echo "refused by fio (${#fio_refused[@]}):"
   for r in "${fio_refused[@]}"; do echo "  ${r//$SCRATCH\/jobs\//}"; done
 fi
+
+# RUN=1: eight of the accepted files run for real beside fio, alternated (fio first, then
+# diskdash), each scaled down to SIZE (default 32m) per file and RUNTIME seconds (default 3,
+# time-based; diskdash gets --allow-destructive, as fio wrote the scratch files first); the table gives each tool's summed read and write IOPS and their ratio.
+[ -z "${RUN:-}" ] && exit 0
+RUN_FILES=${RUN_FILES:-"fio-rand-read.fio fio-rand-write.fio fio-rand-RW.fio fio-seq-read.fio fio-seq-write.fio fio-seq-RW.fio aio-read.fio backwards-read.fio"}
+SIZE=${SIZE:-32m}
+RUNTIME=${RUNTIME:-3}
+echo
+echo "run for real: ${RUNTIME}s time-based, size=$SIZE, on $(df --output=source "$SCRATCH" | tail -n1)"
+printf '| %-22s | %-8s | %-15s | %-15s | %-7s |\n' "example" "sections" "fio IOPS r/w" "diskdash r/w" "ratio"
+printf '|%s|%s|%s|%s|%s|\n' "------------------------" "----------" "-----------------" "-----------------" "---------"
+for name in $RUN_FILES; do
+  src=$SCRATCH/jobs/$name
+  [ -f "$src" ] || { echo "| $name | not among the examples |"; continue; }
+  job=$SCRATCH/jobs/run-$name
+  # Sizes and times scaled down: every key that bounds a job's length goes, one [global] sets them.
+  { printf '[global]\nsize=%s\nruntime=%s\ntime_based=1\n' "$SIZE" "$RUNTIME"
+    grep -v -E '^[ \t]*(size|filesize|io_size|io_limit|runtime|time_based|loops|number_ios|ramp_time)[ \t]*(=|$)' "$src"
+  } > "$job"
+  sections=$(grep -c -E '^\[' "$src" | tr -d ' ')
+  (cd "$SCRATCH/data" && FIO_DIR=$SCRATCH/data "$FIO" --output-format=json --output="$SCRATCH/fio-$name.json" "$job" >/dev/null 2>&1) || true
+  (cd "$SCRATCH/data" && FIO_DIR=$SCRATCH/data "$OLDPWD/$DISKDASH" fio --no-tui --allow-destructive --output-format=json \
+      --output="$SCRATCH/dd-$name.json" "$job" >/dev/null 2>"$SCRATCH/dd-$name.err") || true
+  python3 - "$name" "$sections" "$SCRATCH/fio-$name.json" "$SCRATCH/dd-$name.json" <<'PY'
+import json, sys
+name, sections, f, d = sys.argv[1:5]
+def iops(path):
+    try:
+        jobs = json.load(open(path))["jobs"]
+    except (OSError, ValueError, KeyError):
+        return None
+    return sum(j["read"]["iops"] for j in jobs), sum(j["write"]["iops"] for j in jobs)
+a, b = iops(f), iops(d)
+fmt = lambda v: "failed" if v is None else f"{v[0]:.0f}/{v[1]:.0f}"
+ratio = "-" if a is None or b is None or sum(a) == 0 else f"{sum(b) / sum(a):.2f}"
+print(f"| {name:<22} | {sections:<8} | {fmt(a):<15} | {fmt(b):<15} | {ratio:<7} |")
+PY
+done

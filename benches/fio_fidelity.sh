@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Same job file, same numbers: each case is one fio job file, run unchanged by fio and by
+# `diskdash fio`, alternated (fio first in odd pairs, diskdash first in even ones). For every
+# job of every case it prints fio's and diskdash's IOPS and bandwidth (medians over the pairs),
+# the ratio diskdash/fio, and PASS when the median ratio of both is within the tolerance:
+# 10%, 20% for the buffered LSM case whose writers share the disk with its readers.
+#
+#   benches/fio_fidelity.sh                       # 3 pairs x 5 s per case
+#   PAIRS=5 RUNTIME=10 CASES="lsm bssplit" benches/fio_fidelity.sh
+#
+# Cases: lsm        two buffered psync fdatasync=1 writers (128k, 256k) and two buffered random
+#                   readers (128k, 256k), one file each, time-based
+#        read1m     1M sequential read, io_uring QD8, O_DIRECT
+#        read8m     8M sequential read, psync, O_DIRECT (the dd study)
+#        libaio     4k random read, libaio QD64 x 16 jobs on a loop device over a file (root)
+#        bssplit    random read, bssplit 4k/50:16k/20:64k/20:128k/10, io_uring QD16, O_DIRECT
+#        verify     fio's basic verify job: a 4k randwrite with crc32c, then its verify reads
+#        randread   4k random read, io_uring QD32, O_DIRECT
+#        randwrite  4k random write, io_uring QD32, O_DIRECT
+#
+# Environment: BENCH_DIR (default /var/tmp/diskdash-fidelity), PAIRS, RUNTIME (seconds), SIZE
+# (per file, default 256M), CASES, FIO (default fio on PATH, else the static fio 3.33).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+PAIRS=${PAIRS:-3}
+RUNTIME=${RUNTIME:-5}
+SIZE=${SIZE:-256M}
+BENCH_DIR=${BENCH_DIR:-/var/tmp/diskdash-fidelity}
+CASES=${CASES:-"lsm read1m read8m libaio bssplit verify randread randwrite"}
+FIO=${FIO:-$(command -v fio || echo /work/shared/tools/fio-3.33-static)}
+command -v python3 >/dev/null || { echo "needs python3 to read the JSON results" >&2; exit 1; }
+
+cargo build --release --quiet
+DD=$PWD/target/release/diskdash
+mkdir -p "$BENCH_DIR"
+OUT=$BENCH_DIR/results
+rm -rf "$OUT"; mkdir -p "$OUT"
+LOOP=""
+cleanup() { [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true; }
+trap cleanup EXIT
+
+# The job file of a case, on stdout.
+job() {
+  local d=$BENCH_DIR
+  case $1 in
+    lsm) cat <<EOF
+[global]
+ioengine=psync
+direct=0
+size=$SIZE
+runtime=$RUNTIME
+time_based=1
+[write128]
+filename=$d/lsm-w128
+rw=write
+bs=128k
+fdatasync=1
+[randread128]
+filename=$d/lsm-r128
+rw=randread
+bs=128k
+[write256]
+filename=$d/lsm-w256
+rw=write
+bs=256k
+fdatasync=1
+[randread256]
+filename=$d/lsm-r256
+rw=randread
+bs=256k
+EOF
+    ;;
+    read1m) printf '[read1m]\nfilename=%s/data\nsize=%s\nrw=read\nbs=1M\niodepth=8\nioengine=io_uring\ndirect=1\nruntime=%s\ntime_based=1\n' "$d" "$SIZE" "$RUNTIME" ;;
+    read8m) printf '[read8m]\nfilename=%s/data\nsize=%s\nrw=read\nbs=8M\nioengine=psync\ndirect=1\nruntime=%s\ntime_based=1\n' "$d" "$SIZE" "$RUNTIME" ;;
+    libaio) printf '[libaio]\nfilename=%s\nrw=randread\nbs=4k\nioengine=libaio\niodepth=64\nnumjobs=16\ngroup_reporting=1\ndirect=1\nruntime=%s\ntime_based=1\n' "$LOOP" "$RUNTIME" ;;
+    bssplit) printf '[bssplit]\nfilename=%s/data\nsize=%s\nrw=randread\nbssplit=4k/50:16k/20:64k/20:128k/10\nioengine=io_uring\niodepth=16\ndirect=1\nruntime=%s\ntime_based=1\n' "$d" "$SIZE" "$RUNTIME" ;;
+    verify) printf '[verify]\nfilename=%s/verify\nsize=64M\nrw=randwrite\nbs=4k\nverify=crc32c\nioengine=io_uring\niodepth=16\ndirect=1\n' "$d" ;;
+    randread) printf '[randread]\nfilename=%s/data\nsize=%s\nrw=randread\nbs=4k\niodepth=32\nioengine=io_uring\ndirect=1\nruntime=%s\ntime_based=1\n' "$d" "$SIZE" "$RUNTIME" ;;
+    randwrite) printf '[randwrite]\nfilename=%s/data\nsize=%s\nrw=randwrite\nbs=4k\niodepth=32\nioengine=io_uring\ndirect=1\nruntime=%s\ntime_based=1\n' "$d" "$SIZE" "$RUNTIME" ;;
+    *) echo "unknown case $1" >&2; exit 2 ;;
+  esac
+}
+
+# Files both tools read, written once by fio so that neither tool lays them out in its run.
+for f in data lsm-w128 lsm-r128 lsm-w256 lsm-r256; do
+  want=$(numfmt --from=iec "$SIZE")
+  if [ ! -f "$BENCH_DIR/$f" ] || [ "$(stat -c %s "$BENCH_DIR/$f")" != "$want" ]; then
+    rm -f "$BENCH_DIR/$f"
+    "$FIO" --name=fill --filename="$BENCH_DIR/$f" --size="$SIZE" --rw=write --bs=1M --direct=1 \
+        --ioengine=psync --output=/dev/null
+  fi
+done
+if [[ " $CASES " == *" libaio "* ]]; then
+  [ "$(id -u)" = 0 ] || { echo "the libaio case needs root (a loop device)" >&2; exit 1; }
+  LOOP=$(losetup -f --show --direct-io=on "$BENCH_DIR/data")
+fi
+
+for c in $CASES; do
+  job "$c" >"$OUT/$c.fio"
+  for p in $(seq 1 "$PAIRS"); do
+    echo "$c: pair $p/$PAIRS" >&2
+    # Every run starts from a cold page cache, for both tools alike.
+    cold() { sync; echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true; }
+    run_fio() { cold; "$FIO" --output-format=json --output="$OUT/$c.fio.$p.json" "$OUT/$c.fio" >/dev/null; }
+    run_dd() {
+      cold
+      "$DD" fio --no-tui --output-format=json --output="$OUT/$c.dd.$p.json" "$OUT/$c.fio" \
+          >/dev/null 2>"$OUT/$c.dd.$p.err"
+    }
+    if [ $((p % 2)) -eq 1 ]; then run_fio; run_dd; else run_dd; run_fio; fi
+  done
+done
+
+python3 - "$OUT" "$PAIRS" "$CASES" <<'PY'
+import json, statistics, sys
+out, pairs, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+
+def jobs(path):
+    doc = json.load(open(path))
+    return {j["jobname"]: j for j in doc["jobs"]}
+
+def totals(job):
+    r, w = job["read"], job["write"]
+    return r["iops"] + w["iops"], r["bw_bytes"] + w["bw_bytes"]
+
+failed = 0
+print(f"{'case':<10} {'job':<13} {'fio IOPS':>10} {'dd IOPS':>10} {'ratio':>6} {'fio MiB/s':>10} {'dd MiB/s':>10} {'ratio':>6}  range (IOPS)  verdict")
+for case in cases:
+    tol = 0.20 if case == "lsm" else 0.10
+    f = [jobs(f"{out}/{case}.fio.{p}.json") for p in range(1, pairs + 1)]
+    d = [jobs(f"{out}/{case}.dd.{p}.json") for p in range(1, pairs + 1)]
+    for name in f[0]:
+        if any(name not in run for run in d):
+            print(f"{case:<10} {name:<13} diskdash has no job of that name: FAIL"); failed += 1; continue
+        fi = [totals(run[name]) for run in f]
+        di = [totals(run[name]) for run in d]
+        r_iops = [b[0] / a[0] for a, b in zip(fi, di) if a[0]]
+        r_bw = [b[1] / a[1] for a, b in zip(fi, di) if a[1]]
+        mi, mb = statistics.median(r_iops), statistics.median(r_bw)
+        ok = abs(mi - 1) <= tol and abs(mb - 1) <= tol
+        failed += not ok
+        print(f"{case:<10} {name:<13} {statistics.median(a[0] for a in fi):>10.0f} {statistics.median(b[0] for b in di):>10.0f} {mi:>6.3f} "
+              f"{statistics.median(a[1] for a in fi) / 2**20:>10.1f} {statistics.median(b[1] for b in di) / 2**20:>10.1f} {mb:>6.3f}  "
+              f"{min(r_iops):.3f}-{max(r_iops):.3f}  {'PASS' if ok else 'FAIL'} (within {tol:.0%})")
+print(f"\n{failed} job(s) outside the tolerance")
+PY
