@@ -510,14 +510,18 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
             };
             here.push(index);
         }
-        // Two jobs at once on one file or device, either writing: refused.
+        // Two jobs at once on one file or device, one writing: as fio does, unless either
+        // verifies (it would read the other's blocks as corrupt).
         for (a, &ta) in here.iter().enumerate() {
             for (b, &tb) in here.iter().enumerate().skip(a + 1) {
                 let (ja, jb) = (&step.jobs[a], &step.jobs[b]);
-                if targets[ta].id == targets[tb].id && (ja.spec.writes() || jb.spec.writes()) {
+                if targets[ta].id == targets[tb].id
+                    && (ja.spec.writes() || jb.spec.writes())
+                    && (ja.spec.verify.is_some() || jb.spec.verify.is_some())
+                {
                     return Err(crate::usage!(
-                        "jobs {} and {} both use {} at the same time and one writes; give each \
-                         its own file, or put stonewall before the second",
+                        "jobs {} and {} both use {} at the same time, one writes and one \
+                         verifies; give each its own file, or put stonewall before the second",
                         ja.name,
                         jb.name,
                         targets[ta].path.display()

@@ -6,6 +6,7 @@ pub mod blockdev;
 pub mod buffer;
 pub mod engine;
 pub mod fill;
+pub mod flow;
 pub mod memory;
 pub mod options;
 pub mod pinned;

@@ -100,6 +100,10 @@ pub enum Key {
     RateMin,
     RateIopsMin,
     RateCycle,
+    // fio's token-based flow control between jobs (`flow`, `flow_id`, `flow_sleep`).
+    Flow,
+    FlowId,
+    FlowSleep,
     /// fio's `norandommap`: random offsets drawn with replacement (default 0: each block once
     /// per pass).
     NoRandomMap,
@@ -114,7 +118,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Self; 57] = [
+    pub const ALL: [Self; 60] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -167,6 +171,9 @@ impl Key {
         Self::RateMin,
         Self::RateIopsMin,
         Self::RateCycle,
+        Self::Flow,
+        Self::FlowId,
+        Self::FlowSleep,
         Self::NoRandomMap,
         Self::RandomGenerator,
         Self::Invalidate,
@@ -230,6 +237,9 @@ impl Key {
             Self::RateMin => "--rate-min",
             Self::RateIopsMin => "--rate-iops-min",
             Self::RateCycle => "--rate-cycle",
+            Self::Flow => "--flow",
+            Self::FlowId => "--flow-id",
+            Self::FlowSleep => "--flow-sleep",
             Self::NoRandomMap => "--norandommap",
             Self::RandomGenerator => "--random-generator",
             Self::Invalidate => "--invalidate",
@@ -294,6 +304,9 @@ impl Key {
             Self::RateMin => "rate_min",
             Self::RateIopsMin => "rate_iops_min",
             Self::RateCycle => "rate_cycle",
+            Self::Flow => "flow",
+            Self::FlowId => "flow_id",
+            Self::FlowSleep => "flow_sleep",
             Self::NoRandomMap => "norandommap",
             Self::RandomGenerator => "random_generator",
             Self::Invalidate => "invalidate",
@@ -676,6 +689,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     };
     let think = think_options(&opts)?;
     let rate_min = rate_min_options(&opts)?;
+    let flow = flow_options(&opts)?;
     let (text, name) = opts.text(Key::NoRandomMap, "0");
     let random_map = !flag_option(name, text)?;
     let (text, name) = opts.text(Key::RandomGenerator, "tausworthe");
@@ -730,6 +744,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         number_ios,
         think,
         rate_min,
+        flow,
         data: crate::bench::spec::BufferData::Random,
         drop_caches: false,
         random_map,
@@ -799,6 +814,37 @@ fn time_in(name: Name<'_>, text: &str, unit: &str, examples: &str) -> anyhow::Re
 
 /// fio's `thinktime` with `thinktime_spin`, `thinktime_blocks` and `thinktime_blocks_type`;
 /// the companions without `thinktime` are refused (fio ignores them: they would do nothing).
+/// fio's `flow` (a weight, 1 to 1000; 0: no flow control), `flow_id` (the group, default 0)
+/// and `flow_sleep` (microseconds to wait when held back, default 0).
+fn flow_options(opts: &Options<'_>) -> anyhow::Result<Option<crate::bench::spec::Flow>> {
+    let (text, flow_name) = opts.text(Key::Flow, "0");
+    let weight = match text.trim().parse::<u32>() {
+        Ok(w) if w <= FLOW_MAX_WEIGHT => w,
+        _ => {
+            return Err(usage!(
+                "{flow_name} {text:?} is not a flow weight; use 0 to {FLOW_MAX_WEIGHT} \
+                 (e.g. 1 and 8 for one job to do eight times the other's I/Os)"
+            ));
+        }
+    };
+    let (text, id_name) = opts.text(Key::FlowId, "0");
+    let Ok(id) = text.trim().parse::<u32>() else {
+        return Err(usage!(
+            "{id_name} {text:?} is not a flow group; use a number, e.g. 0 or 1"
+        ));
+    };
+    let (text, sleep_name) = opts.text(Key::FlowSleep, "0");
+    let sleep = time_in(sleep_name, text, "us", "e.g. 1000 (microseconds)")?;
+    if weight == 0 {
+        // fio: flow_id and flow_sleep without a weight change nothing.
+        return Ok(None);
+    }
+    Ok(Some(crate::bench::spec::Flow { weight, id, sleep }))
+}
+
+/// fio's largest `flow` weight (`FLOW_MAX_WEIGHT`).
+const FLOW_MAX_WEIGHT: u32 = 1000;
+
 fn think_options(opts: &Options<'_>) -> anyhow::Result<Option<ThinkTime>> {
     let name = |key: Key| Name {
         key,
@@ -1312,6 +1358,11 @@ impl JobSpec {
             if rate.process != Process::Linear {
                 out.push((Key::RateProcess, rate.process.as_str().to_string()));
             }
+        }
+        if let Some(flow) = &self.flow {
+            out.push((Key::Flow, flow.weight.to_string()));
+            out.push((Key::FlowId, flow.id.to_string()));
+            out.push((Key::FlowSleep, us(flow.sleep)));
         }
         out.into_iter()
             .map(|(key, value)| JobOption {

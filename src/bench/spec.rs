@@ -222,6 +222,9 @@ pub struct JobSpec {
     /// The job fails when a direction it does moves less than this (fio's `rate_min`,
     /// `rate_iops_min`, `rate_cycle`).
     pub rate_min: Option<RateMin>,
+    /// Token-based flow control with the other jobs of its group (fio's `flow`, `flow_id`,
+    /// `flow_sleep`); `None`: not in a group.
+    pub flow: Option<Flow>,
     /// What the written blocks hold (fio's `zero_buffers`, `refill_buffers`).
     pub data: BufferData,
     /// Before this job's segment starts, drop the kernel's clean page cache by writing `1` to
@@ -405,6 +408,20 @@ pub struct ThinkTime {
     pub blocks: u32,
     /// Count I/Os as they are issued (`thinktime_blocks_type=issue`), not as they complete.
     pub on_issue: bool,
+}
+
+/// fio's flow control: every worker of the jobs with one `id` counts its I/Os into a shared
+/// counter, and holds back while its share of that counter is above its `weight`'s share of
+/// the group's weights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flow {
+    /// fio's `flow`: 1 to 1000.
+    pub weight: u32,
+    /// fio's `flow_id` (default 0).
+    pub id: u32,
+    /// fio's `flow_sleep`: held back, the worker lets its in-flight I/O finish and sleeps this
+    /// long before it looks again (zero: it looks again at once).
+    pub sleep: Duration,
 }
 
 /// fio's floor under a job's rate, per worker and per direction the job does, over each
@@ -620,6 +637,7 @@ impl Default for JobSpec {
             number_ios: None,
             think: None,
             rate_min: None,
+            flow: None,
             data: BufferData::Random,
             drop_caches: false,
             random_map: true,
@@ -791,6 +809,15 @@ impl JobSpec {
             text += &format!(" {key}={}", cap.unwrap_or_else(|| rate.as_text()));
             if rate.process != crate::bench::rate::Process::Linear {
                 text += &format!(" rate_process={}", rate.process.as_str());
+            }
+        }
+        if let Some(flow) = &self.flow {
+            text += &format!(" flow={}", flow.weight);
+            if flow.id != 0 {
+                text += &format!(" flow_id={}", flow.id);
+            }
+            if !flow.sleep.is_zero() {
+                text += &format!(" flow_sleep={}us", flow.sleep.as_micros());
             }
         }
         text

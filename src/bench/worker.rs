@@ -84,6 +84,8 @@ pub struct WorkerPlan {
     pub tick: Duration,
     /// The job's verification so far, shared by its workers and read by the session.
     pub verify: Arc<VerifyProgress>,
+    /// The job's flow group (fio's `flow`), shared with the jobs of its flow id.
+    pub flow: Option<Arc<crate::bench::flow::FlowGroup>>,
 }
 
 /// A job's verification as it goes, for the dashboard: its workers add to it, the session
@@ -602,6 +604,8 @@ struct Loop<'a> {
     cycle_start_ns: u64,
     cycle_bytes: [u64; 2],
     cycle_ios: [u64; 2],
+    /// This worker in its flow group (fio's `flow`); dropped when it ends.
+    flow: Option<crate::bench::flow::FlowMember>,
 }
 
 impl<'a> Loop<'a> {
@@ -653,6 +657,11 @@ impl<'a> Loop<'a> {
             cycle_start_ns: 0,
             cycle_bytes: [0; 2],
             cycle_ios: [0; 2],
+            flow: plan
+                .flow
+                .as_ref()
+                .zip(plan.spec.flow)
+                .map(|(group, flow)| group.join(flow)),
         }
     }
 
@@ -710,13 +719,15 @@ impl<'a> Loop<'a> {
         let mut paused = false;
         let think = self.spec.think;
         let mut think_due = false;
+        // Held back by the flow group with a flow_sleep: drain, then sleep.
+        let mut flow_held = false;
 
         if self.control.stop.load(Ordering::Relaxed) {
             return;
         }
         loop {
             wake_ns = None;
-            if !stopping && !sync_due && !paused && !think_due {
+            if !stopping && !sync_due && !paused && !think_due && !flow_held {
                 while in_flight + queued < depth {
                     if self.budget_bytes < self.workload.shortest_bytes() || self.ios_left == 0 {
                         // A size-based run has submitted its bytes: drain and end.
@@ -724,6 +735,18 @@ impl<'a> Loop<'a> {
                         break;
                     }
                     if free.is_empty() {
+                        break;
+                    }
+                    if let Some(member) = self.flow.as_mut()
+                        && !member.admit()
+                    {
+                        // fio's flow_threshold_exceeded: with flow_sleep, let the I/O in
+                        // flight finish and sleep; without, look again at once.
+                        if member.flow.sleep.is_zero() {
+                            wake_ns = Some(monotonic_ns());
+                        } else {
+                            flow_held = true;
+                        }
                         break;
                     }
                     let direction = match self.pacer.as_mut() {
@@ -890,6 +913,14 @@ impl<'a> Loop<'a> {
                     paused = false;
                     stopping = self.control.stop.load(Ordering::Relaxed);
                     continue;
+                }
+                if flow_held {
+                    flow_held = false;
+                    let sleep = self
+                        .flow
+                        .as_ref()
+                        .map_or(0, |m| crate::record::nanos(m.flow.sleep));
+                    wake_ns = Some(monotonic_ns().saturating_add(sleep));
                 }
                 if let Some(at) = wake_ns {
                     // Paced and idle: sleep until the next I/O is due (or a tick, the
@@ -1376,6 +1407,8 @@ impl<'a> Loop<'a> {
         }
         self.cur.end_ns = now;
         self.cur.last = true;
+        // fio's flow_exit_job: the weight leaves the group.
+        self.flow = None;
         std::mem::replace(&mut self.cur, Box::new(WorkerStats::new(self.id)))
     }
 }
@@ -1508,6 +1541,7 @@ mod tests {
             cpus: None,
             tick: Duration::from_millis(250),
             verify: Arc::default(),
+            flow: None,
         };
         let control = SegmentControl::new(0);
         control.start_ns.store(monotonic_ns(), Ordering::Release);

@@ -232,6 +232,9 @@ option_table! {
         "rate_min" | "ratemin" => Opt::Job(Key::RateMin),
         "rate_iops_min" => Opt::Job(Key::RateIopsMin),
         "rate_cycle" | "ratecycle" => Opt::Job(Key::RateCycle),
+        "flow" => Opt::Job(Key::Flow),
+        "flow_id" => Opt::Job(Key::FlowId),
+        "flow_sleep" => Opt::Job(Key::FlowSleep),
         "wait_for" => Opt::WaitFor,
         "fallocate" => Opt::Fallocate,
         "continue_on_error" => Opt::ContinueOnError,
@@ -496,6 +499,9 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "ratemin",
         "rate_iops_min",
         "rate_cycle",
+        "flow",
+        "flow_id",
+        "flow_sleep",
         "do_verify",
         "wait_for",
         "fallocate",
@@ -2133,26 +2139,33 @@ fn push_io_size(
     Ok(())
 }
 
-/// Two jobs of one step must not write the same file or device.
+/// Two jobs of one step may write the same file or device, as in fio: the job file names it
+/// for writing in both. Not when either verifies: its check would read the other's blocks
+/// and report them as corrupt.
 fn check_writers(steps: &[Step], probe: &dyn Probe) -> anyhow::Result<()> {
     for step in steps {
-        let mut writers: Vec<(PathBuf, &str)> = Vec::new();
+        let mut writers: Vec<(PathBuf, &str, bool)> = Vec::new();
         for job in step.jobs.iter().filter(|j| j.spec.writes()) {
+            let verifies = job.spec.verify.is_some();
             let Some(target) = &job.target else { continue };
             // A directory target is a scratch file of the job's own.
             if probe.find(target).is_ok_and(|f| f == Found::Dir) {
                 continue;
             }
             let canonical = probe.canonical(target);
-            if let Some((_, other)) = writers.iter().find(|(p, _)| *p == canonical) {
+            if let Some((_, other, _)) = writers
+                .iter()
+                .find(|(p, _, v)| *p == canonical && (verifies || *v))
+            {
                 return Err(usage!(
-                    "jobs {other} and {} both write {} at the same time; give each its own \
-                     filename, or add stonewall to run them one after the other",
+                    "jobs {other} and {} both write and verify {} at the same time: each \
+                     would read the other's blocks as corrupt; give each its own filename, or \
+                     add stonewall to run them one after the other",
                     job.name,
                     canonical.display()
                 ));
             }
-            writers.push((canonical, &job.name));
+            writers.push((canonical, &job.name, verifies));
         }
     }
     Ok(())

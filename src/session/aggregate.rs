@@ -215,7 +215,8 @@ impl SegmentRun {
         let mut spare_txs = Vec::new();
         let mut slots: Vec<JobSlot> = Vec::with_capacity(setup.jobs.len());
         let mut id = 0u32;
-        for job in &setup.jobs {
+        let flows = crate::bench::flow::FlowGroup::for_jobs(setup.jobs.iter().map(|j| &*j.spec));
+        for (job, flow) in setup.jobs.iter().zip(flows) {
             let spec = &job.spec;
             let mut slot = JobSlot {
                 first: id,
@@ -256,6 +257,7 @@ impl SegmentRun {
                     cpus,
                     tick,
                     verify: slot.progress.clone(),
+                    flow: flow.clone(),
                 };
                 let links = WorkerLinks {
                     reports: report_tx.clone(),

@@ -404,22 +404,26 @@ fn a_step_runs_its_jobs_at_once_each_with_its_own_totals() {
     assert_eq!(reconciliation["app_write_ios"], 32);
 }
 
-/// Two jobs of one step on one file, one writing: refused before anything runs.
+/// Two jobs of one step on one file, one writing and one verifying: refused before anything
+/// runs (the verifier would read the other's blocks as corrupt).
 #[test]
-fn two_jobs_at_once_on_one_file_one_writing_are_refused() {
+fn two_jobs_at_once_on_one_file_one_verifying_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     std::fs::write(&data, vec![7u8; 1 << 20]).unwrap();
-    let job = |name: &str, rw: &str| Job {
+    let job = |name: &str, options: &[(Key, &str)]| Job {
         name: name.into(),
-        spec: spec(&[(Key::Rw, rw), (Key::Size, "1M"), (Key::Runtime, "200ms")]),
+        spec: spec(&[options, &[(Key::Size, "1M"), (Key::Runtime, "200ms")]].concat()),
         target: Some(data.clone()),
         missing: Missing::Refuse,
         group: 0,
     };
     let plan = Plan {
         steps: vec![Step {
-            jobs: vec![job("a", "read"), job("b", "write")],
+            jobs: vec![
+                job("a", &[(Key::Rw, "read")]),
+                job("b", &[(Key::Rw, "write"), (Key::Verify, "crc32c")]),
+            ],
             point: Vec::new(),
         }],
     };
@@ -428,14 +432,14 @@ fn two_jobs_at_once_on_one_file_one_writing_are_refused() {
         ..SessionOptions::default()
     };
     let Err(err) = Session::start(plan, options) else {
-        panic!("two jobs at once on one file, one writing, must be refused")
+        panic!("two jobs at once on one file, one verifying, must be refused")
     };
     assert_eq!(diskdash::error::exit_code(&err), 2);
     assert_eq!(
         err.to_string(),
         format!(
-            "jobs a and b both use {} at the same time and one writes; give each its own file, \
-             or put stonewall before the second",
+            "jobs a and b both use {} at the same time, one writes and one verifies; give each \
+             its own file, or put stonewall before the second",
             data.display()
         )
     );

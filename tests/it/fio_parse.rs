@@ -179,7 +179,7 @@ fn fio_bad_input_is_one_line_and_exit_2() {
     write(
         d,
         "same.fio",
-        b"[global]\nrw=write\nsize=1M\nfilename=f\n[a]\n[b]\n",
+        b"[global]\nrw=write\nsize=1M\nfilename=f\n[a]\n[b]\nverify=crc32c\n",
     );
     write(d, "numjobs.fio", b"[a]\nsize=1M\nnumjobs=0\n");
     write(d, "binary.fio", b"[a]\nsize=1M\xff\xfe\n");
@@ -250,25 +250,26 @@ fn fio_bad_input_is_one_line_and_exit_2() {
     assert_refused(
         &out,
         &format!(
-            "jobs a and b both write {} at the same time; give each its own filename, or add \
-             stonewall to run them one after the other",
+            "jobs a and b both write and verify {} at the same time: each would read the \
+             other's blocks as corrupt; give each its own filename, or add stonewall to run them \
+             one after the other",
             canonical.display()
         ),
     );
 }
 
-/// Two jobs writing one block device: refused before anything is written, even with the
-/// command line's opt-in (which grants writes, not two writers at once).
+/// Two jobs writing one block device, one verifying: refused before anything is written,
+/// even with the command line's opt-in (the verifier would read the other's blocks as corrupt).
 #[test]
 #[ignore = "needs root"]
-fn two_jobs_writing_one_device_are_refused() {
+fn two_jobs_writing_one_device_one_verifying_are_refused() {
     crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("disk.img");
     crate::support::sparse_file(&image, 16 << 20);
     let dev = crate::support::LoopDevice::attach_unique(&image);
     let job = format!(
-        "[global]\nrw=randwrite\nsize=1M\nfilename={}\n[a]\n[b]\nrw=write\n",
+        "[global]\nrw=randwrite\nsize=1M\nfilename={}\n[a]\n[b]\nrw=write\nverify=crc32c\n",
         dev.path().display()
     );
     write(dir.path(), "dev.fio", job.as_bytes());
@@ -276,8 +277,9 @@ fn two_jobs_writing_one_device_are_refused() {
     assert_refused(
         &out,
         &format!(
-            "jobs a and b both write {} at the same time; give each its own filename, or add \
-             stonewall to run them one after the other",
+            "jobs a and b both write and verify {} at the same time: each would read the \
+             other's blocks as corrupt; give each its own filename, or add stonewall to run them \
+             one after the other",
             dev.path().display()
         ),
     );

@@ -668,3 +668,100 @@ fn ignore_error_without_continue_on_error_is_accepted_with_a_note() {
         stderr(&out)
     );
 }
+
+#[test]
+fn flow_is_taken_and_a_bad_weight_refused() {
+    let out = parse_only(
+        "[global]\nsize=8m\nfilename=f\nflow_sleep=1000\n[w]\nrw=write\nflow=1\n\
+         [r]\nrw=randread\nflow=8\nflow_id=2\n",
+    );
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(text.contains(" flow=1 flow_sleep=1000us"), "{text}");
+    assert!(
+        text.contains(" flow=8 flow_id=2 flow_sleep=1000us"),
+        "{text}"
+    );
+    assert_refused(
+        &parse_only("[a]\nsize=8m\nfilename=f\nflow=1001\n"),
+        "j.fio:4: flow \"1001\" is not a flow weight; use 0 to 1000 (e.g. 1 and 8 for one job \
+         to do eight times the other's I/Os)",
+    );
+}
+
+/// The bytes each job of the record at `dir/r.json` read and wrote.
+fn job_bytes(dir: &Path) -> Vec<u64> {
+    let record = read_json(&dir.join("r.json"));
+    record["segments"][0]["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|job| {
+            job["read"]["io_bytes"].as_u64().unwrap_or(0)
+                + job["write"]["io_bytes"].as_u64().unwrap_or(0)
+        })
+        .collect()
+}
+
+#[test]
+fn flow_weights_share_the_ios_of_jobs_at_once() {
+    // fio's flow: each job's share of the group's I/Os follows its weight (1:3 here), and
+    // flow_sleep makes a held job drain and sleep rather than spin.
+    for sleep in ["0", "100"] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("j.fio"),
+            format!(
+                "[global]\nioengine=psync\nbs=4k\nsize=4m\nfilename=f\nrw=randread\n\
+                 time_based\nruntime=500ms\nflow_sleep={sleep}\n[a]\nflow=1\n[b]\nflow=3\n"
+            ),
+        )
+        .unwrap();
+        sparse_file(&dir.path().join("f"), 4 << 20);
+        let out = fio(dir.path(), &["j.fio", "--json", "r.json"]);
+        assert_success(&out);
+        let bytes = job_bytes(dir.path());
+        assert_eq!(bytes.len(), 2);
+        assert!(bytes[0] > 0, "{bytes:?}");
+        #[allow(clippy::cast_precision_loss)]
+        let ratio = bytes[1] as f64 / bytes[0] as f64;
+        assert!(
+            (2.5..=3.5).contains(&ratio),
+            "flow_sleep={sleep}: {bytes:?}"
+        );
+    }
+}
+
+#[test]
+fn two_jobs_write_one_named_file_at_once_as_in_fio() {
+    // fio runs both (its exitwhat.fio, falloc.fio); each job here writes the file the job
+    // file names for it.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[global]\nbs=4k\nsize=1m\nfilename=f\n[a]\nrw=randwrite\n[b]\nrw=write\n",
+    )
+    .unwrap();
+    let out = fio(dir.path(), &["j.fio", "--json", "r.json"]);
+    assert_success(&out);
+    assert_eq!(job_bytes(dir.path()), vec![1 << 20, 1 << 20]);
+    assert_eq!(
+        std::fs::metadata(dir.path().join("f")).unwrap().len(),
+        1 << 20
+    );
+    // Not when one of them verifies: it would read the other's blocks as corrupt.
+    std::fs::write(
+        dir.path().join("v.fio"),
+        "[global]\nbs=4k\nsize=1m\nfilename=f\n[a]\nrw=randwrite\n[b]\nrw=write\nverify=crc32c\n",
+    )
+    .unwrap();
+    assert_refused(
+        &fio(dir.path(), &["--parse-only", "v.fio"]),
+        &format!(
+            "jobs a and b both write and verify {}/f at the same time: each would read the \
+             other's blocks as corrupt; give each its own filename, or add stonewall to run them \
+             one after the other",
+            dir.path().canonicalize().unwrap().display()
+        ),
+    );
+}

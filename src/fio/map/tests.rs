@@ -344,7 +344,7 @@ fn every_bad_input_names_itself_and_the_fix() {
         .file("f.fio", "[a]\nsize=1G\nnumjobs=0\n")
         .file(
             "g.fio",
-            "[global]\nsize=1G\nrw=write\nfilename=x\n[a]\n[b]\n",
+            "[global]\nsize=1G\nrw=write\nfilename=x\n[a]\nverify=crc32c\n[b]\n",
         )
         .file("h.fio", "[a]\nsize=1G\noutput-format=json\n")
         .file("i.fio", "[a]\nsize=1G\nallow_mounted_write=1\n")
@@ -387,8 +387,9 @@ fn every_bad_input_names_itself_and_the_fix() {
         ),
         (
             &["g.fio"],
-            "jobs a and b both write /cwd/x at the same time; give each its own filename, or \
-             add stonewall to run them one after the other",
+            "jobs a and b both write and verify /cwd/x at the same time: each would read the \
+             other's blocks as corrupt; give each its own filename, or add stonewall to run them \
+             one after the other",
         ),
         (
             &["h.fio"],
@@ -1156,4 +1157,30 @@ fn ignore_error_lists_are_errno_names_or_numbers() {
         ignore_error("EIO,EIO,EIO,EIO"),
         Err("EIO,EIO,EIO,EIO".to_string())
     );
+}
+
+#[test]
+fn flow_reaches_the_job() {
+    let inv = one("[a]\nsize=16m\nflow=8\nflow_id=3\nflow_sleep=1000\n").unwrap();
+    assert_eq!(
+        jobs(&inv)[0].spec.flow,
+        Some(crate::bench::spec::Flow {
+            weight: 8,
+            id: 3,
+            sleep: Duration::from_micros(1000),
+        }),
+        "bare flow_sleep: microseconds"
+    );
+    // fio's default flow=0: no flow control, whatever flow_id and flow_sleep say.
+    let inv = one("[a]\nsize=16m\nflow_id=3\nflow_sleep=1000\n").unwrap();
+    assert_eq!(jobs(&inv)[0].spec.flow, None);
+    let inv = one("[a]\nsize=16m\nflow=0\n").unwrap();
+    assert_eq!(jobs(&inv)[0].spec.flow, None);
+    let err = one("[a]\nsize=16m\nflow=-1\n").unwrap_err();
+    assert!(
+        err.contains("flow \"-1\" is not a flow weight; use 0 to 1000"),
+        "{err}"
+    );
+    let err = one("[a]\nsize=16m\nflow=1\nflow_id=x\n").unwrap_err();
+    assert!(err.contains("flow_id \"x\" is not a flow group"), "{err}");
 }
