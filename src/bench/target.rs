@@ -483,10 +483,18 @@ pub fn create(spec: &JobSpec, path: &Path, unlink: bool, job: &str) -> anyhow::R
             path.display()
         ));
     }
-    // A new file is filled only to be read; writes go to it as they come (fio lays out a
-    // file the same way for a write job, without writing data first).
+    // A new file is filled only to be read. A pure write job's file is laid out as fio lays
+    // it out (filesetup.c, `overwrite=0`): allocated and extended to its size, not written,
+    // so the writes land in place instead of appending to an empty file.
     if !spec.reads() {
         target.needs_fill = false;
+        extend(&target.file, target.extent_bytes).map_err(|err| {
+            usage!(
+                "cannot lay out {} ({}): {err}; lower the size or choose another place",
+                path.display(),
+                format_bytes(target.extent_bytes)
+            )
+        })?;
     }
     target.notes.push(if unlink {
         format!(
@@ -505,6 +513,25 @@ pub fn create(spec: &JobSpec, path: &Path, unlink: bool, job: &str) -> anyhow::R
         target.created_file = Some(guard);
     }
     Ok(target)
+}
+
+/// Allocates `[0, bytes)` of `file` (fio's `fallocate=native`, skipped where the filesystem
+/// has no fallocate) and sets its length to `bytes`.
+fn extend(file: &OwnedFd, bytes: u64) -> std::io::Result<()> {
+    let len =
+        libc::off_t::try_from(bytes).map_err(|_| std::io::Error::from_raw_os_error(libc::EFBIG))?;
+    // SAFETY: fallocate on an open descriptor; no memory is involved.
+    if unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) } < 0 {
+        let err = std::io::Error::last_os_error();
+        if err.raw_os_error() != Some(libc::EOPNOTSUPP) {
+            return Err(err);
+        }
+    }
+    // SAFETY: ftruncate on an open descriptor; no memory is involved.
+    if unsafe { libc::ftruncate(file.as_raw_fd(), len) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// The extended attribute that marks a file diskdash created for a job: it names the job,

@@ -115,3 +115,30 @@ fn a_replaced_file_loses_the_jobs_mark() {
         stderr(&out)
     );
 }
+
+/// fio lays out a pure write job's new file before the job starts (allocated, at its size,
+/// not written): a writer capped by time finds the whole file there, not a file it appended
+/// to.
+#[test]
+fn a_new_file_of_a_write_job_is_laid_out_at_its_size_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--name=w",
+            "--rw=write",
+            "--size=8M",
+            "--rate=1m",
+            "--runtime=1",
+            "--filename=data",
+        ],
+    );
+    assert_success(&out);
+    let meta = std::fs::metadata(dir.path().join("data")).unwrap();
+    assert_eq!(meta.len(), 8 << 20, "{}", stderr(&out));
+    assert!(
+        std::os::unix::fs::MetadataExt::blocks(&meta) * 512 >= 8 << 20,
+        "allocated: {} blocks",
+        std::os::unix::fs::MetadataExt::blocks(&meta)
+    );
+}
