@@ -142,3 +142,35 @@ fn a_new_file_of_a_write_job_is_laid_out_at_its_size_before_the_run() {
         std::os::unix::fs::MetadataExt::blocks(&meta)
     );
 }
+
+/// The cpu line is the job's own on fio's scale: its worker thread's user and system time over
+/// its run time. One psync worker cannot take more than one CPU, and a job that moved data
+/// took some.
+#[test]
+fn the_cpu_of_one_psync_worker_is_on_fios_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--name=r",
+            "--rw=randread",
+            "--ioengine=psync",
+            "--size=8M",
+            "--runtime=1",
+            "--time_based",
+            "--filename=data",
+            "--output-format=json",
+        ],
+    );
+    assert_success(&out);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let job = &json["jobs"][0];
+    let (usr, sys) = (
+        job["usr_cpu"].as_f64().unwrap(),
+        job["sys_cpu"].as_f64().unwrap(),
+    );
+    assert!(
+        usr + sys > 0.0 && usr + sys <= 100.5,
+        "usr={usr}% sys={sys}%: one worker thread, at most one CPU"
+    );
+}
