@@ -550,14 +550,21 @@ fn open_job_target(
     if let (Some(path), crate::plan::Missing::Create { unlink }) = (&job.target, job.missing)
         && std::fs::symlink_metadata(path).is_err()
     {
-        let created = target::create(&job.spec, path, unlink);
+        let created = target::create(&job.spec, path, unlink, &job.name);
         return if named {
             created.with_context(|| format!("job {}", job.name))
         } else {
             created
         };
     }
-    let target = target::open(&job.spec, job.target.as_deref(), allow_destructive);
+    // A file the job names may be one it created on an earlier run (only created files carry
+    // the mark).
+    let target = target::open_as(
+        &job.spec,
+        job.target.as_deref(),
+        allow_destructive,
+        Some(&job.name),
+    );
     if !named {
         target
     } else {

@@ -296,6 +296,18 @@ pub fn open(
     target: Option<&Path>,
     allow_destructive: bool,
 ) -> anyhow::Result<Target> {
+    open_as(spec, target, allow_destructive, None)
+}
+
+/// [`open`] for the job named `job`: a file that job created on an earlier run (its mark,
+/// [`MARK_XATTR`], names this job, this path and this inode) may be written again without
+/// `allow_destructive`, as fio reruns a job over the files it laid out.
+pub fn open_as(
+    spec: &JobSpec,
+    target: Option<&Path>,
+    allow_destructive: bool,
+    job: Option<&str>,
+) -> anyhow::Result<Target> {
     let path = target.unwrap_or_else(|| Path::new("."));
     let pinned = match Pinned::open(path) {
         Ok(pinned) => pinned,
@@ -319,7 +331,7 @@ pub fn open(
     }
     let mut target = match pinned.kind() {
         ObjectKind::Directory => open_scratch(spec, path, &pinned)?,
-        ObjectKind::RegularFile => open_file(spec, path, &pinned, allow_destructive)?,
+        ObjectKind::RegularFile => open_file(spec, path, &pinned, allow_destructive, job)?,
         ObjectKind::BlockDevice(rdev) => {
             open_block_device(spec, path, &pinned, rdev, allow_destructive)?
         }
@@ -392,9 +404,12 @@ pub fn open(
 /// is written with data first. `unlink`: removed when the target is dropped or at the end of
 /// the run (only while the name still leads to the file created); else left in place.
 ///
+/// The file is marked as made by `job` ([`MARK_XATTR`]), so the same job's next run may
+/// write it again.
+///
 /// # Errors
 /// Usage errors: no such directory, something already at `path`, an unwritable place.
-pub fn create(spec: &JobSpec, path: &Path, unlink: bool) -> anyhow::Result<Target> {
+pub fn create(spec: &JobSpec, path: &Path, unlink: bool, job: &str) -> anyhow::Result<Target> {
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -461,10 +476,25 @@ pub fn create(spec: &JobSpec, path: &Path, unlink: bool) -> anyhow::Result<Targe
         ));
     }
     target.created = true;
-    // A new file is filled only to be read; writes go to it as they come (fio lays out a
-    // file the same way for a write job, without writing data first).
+    if !unlink && let Err(err) = mark(&target.file, job) {
+        target.notes.push(format!(
+            "could not mark {} as made by job {job} ({err}); a rerun over it needs \
+             --allow-destructive",
+            path.display()
+        ));
+    }
+    // A new file is filled only to be read. A pure write job's file is laid out as fio lays
+    // it out (filesetup.c, `overwrite=0`): allocated and extended to its size, not written,
+    // so the writes land in place instead of appending to an empty file.
     if !spec.reads() {
         target.needs_fill = false;
+        extend(&target.file, target.extent_bytes).map_err(|err| {
+            usage!(
+                "cannot lay out {} ({}): {err}; lower the size or choose another place",
+                path.display(),
+                format_bytes(target.extent_bytes)
+            )
+        })?;
     }
     target.notes.push(if unlink {
         format!(
@@ -483,6 +513,89 @@ pub fn create(spec: &JobSpec, path: &Path, unlink: bool) -> anyhow::Result<Targe
         target.created_file = Some(guard);
     }
     Ok(target)
+}
+
+/// Allocates `[0, bytes)` of `file` (fio's `fallocate=native`, skipped where the filesystem
+/// has no fallocate) and sets its length to `bytes`.
+fn extend(file: &OwnedFd, bytes: u64) -> std::io::Result<()> {
+    let len =
+        libc::off_t::try_from(bytes).map_err(|_| std::io::Error::from_raw_os_error(libc::EFBIG))?;
+    // SAFETY: fallocate on an open descriptor; no memory is involved.
+    if unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) } < 0 {
+        let err = std::io::Error::last_os_error();
+        if err.raw_os_error() != Some(libc::EOPNOTSUPP) {
+            return Err(err);
+        }
+    }
+    // SAFETY: ftruncate on an open descriptor; no memory is involved.
+    if unsafe { libc::ftruncate(file.as_raw_fd(), len) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The extended attribute that marks a file diskdash created for a job: it names the job,
+/// the file's path and its inode, so a copy, a replacement or another job's file never
+/// matches.
+pub const MARK_XATTR: &str = "user.diskdash";
+
+/// The mark of the file open as `file` made for `job`.
+fn mark_value(file: &OwnedFd, job: &str) -> std::io::Result<Vec<u8>> {
+    let path = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+    let ino = pinned::file_id(file)?.ino;
+    // FNV-1a over the job's name and the file's path: a short, stable identity.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in job
+        .as_bytes()
+        .iter()
+        .chain(&[0])
+        .chain(path.as_os_str().as_encoded_bytes())
+    {
+        hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+    }
+    Ok(format!("diskdash-1 ino={ino} job={hash:016x}").into_bytes())
+}
+
+/// Marks `file` as made by `job` (see [`MARK_XATTR`]).
+fn mark(file: &OwnedFd, job: &str) -> std::io::Result<()> {
+    let value = mark_value(file, job)?;
+    let name = std::ffi::CString::new(MARK_XATTR).expect("no NUL");
+    // SAFETY: the name is NUL-terminated, the value's pointer and length describe one slice,
+    // and the descriptor is open.
+    let rc = unsafe {
+        libc::fsetxattr(
+            file.as_raw_fd(),
+            name.as_ptr(),
+            value.as_ptr().cast(),
+            value.len(),
+            0,
+        )
+    };
+    if rc < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Whether `file` carries the mark of `job` for this path and this inode: a file copied or
+/// moved in with another's mark, or replaced under its name, does not.
+fn marked_for(file: &OwnedFd, job: &str) -> bool {
+    let Ok(want) = mark_value(file, job) else {
+        return false;
+    };
+    let name = std::ffi::CString::new(MARK_XATTR).expect("no NUL");
+    let mut have = [0u8; 128];
+    // SAFETY: the name is NUL-terminated, the buffer is writable for its length, and the
+    // descriptor is open.
+    let rc = unsafe {
+        libc::fgetxattr(
+            file.as_raw_fd(),
+            name.as_ptr(),
+            have.as_mut_ptr().cast(),
+            have.len(),
+        )
+    };
+    usize::try_from(rc).is_ok_and(|len| have[..len] == want[..])
 }
 
 /// The block-size rules that need the target, for a new job (`name` `--bs`) and for a change
@@ -727,8 +840,22 @@ fn open_file(
     path: &Path,
     pinned: &Pinned,
     allow_destructive: bool,
+    job: Option<&str>,
 ) -> anyhow::Result<Target> {
     let len = pinned.size_bytes();
+    // A file this job made on an earlier run is its own to write again; only a file the
+    // caller owns, so another user's mark grants nothing.
+    let own = job.is_some_and(|job| {
+        len > 0
+            && pinned::fstat(pinned.fd()).is_ok_and(|st| {
+                // SAFETY: geteuid cannot fail and touches no memory.
+                st.st_uid == unsafe { libc::geteuid() }
+            })
+            && pinned
+                .reopen(libc::O_RDONLY)
+                .is_ok_and(|probe| marked_for(&probe, job))
+    });
+    let allow_destructive = allow_destructive || own;
     if spec.writes() && len > 0 && !allow_destructive {
         return Err(usage!(
             "refusing to write to {}: it holds {} of data; pass --allow-destructive to overwrite it",

@@ -95,7 +95,7 @@ fn lay_out(invocation: &FioInvocation) -> anyhow::Result<ExitCode> {
             );
             continue;
         }
-        let mut target = crate::bench::target::create(&job.spec, path, false)
+        let mut target = crate::bench::target::create(&job.spec, path, false, &job.name)
             .with_context(|| format!("job {}", job.name))?;
         match fill(&target, job.spec.direct, &interrupt, |_, _| {}) {
             Ok(FillOutcome::Done) => {

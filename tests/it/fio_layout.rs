@@ -1,0 +1,176 @@
+//! The files a fio job names: laid out before the run as fio lays them out, marked as the
+//! job's own (`user.diskdash`) so the same job reruns over them without `--allow-destructive`,
+//! while a file it did not make, made for another job, or replaced keeps the interlock.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use crate::support::{assert_success, assert_usage_error, stderr};
+
+use crate::fio_run::fio;
+
+/// A writer and a reader over files of their own.
+const JOBS: &str = "\
+[global]
+ioengine=psync
+size=2M
+bs=64k
+
+[writer]
+rw=write
+filename=own-w
+
+[reader]
+rw=randread
+filename=own-r
+";
+
+#[test]
+fn a_rerun_of_a_job_file_over_its_own_files_needs_no_opt_in() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("jobs.fio"), JOBS).unwrap();
+    assert_success(&fio(dir.path(), &["jobs.fio"]));
+    let again = fio(dir.path(), &["jobs.fio"]);
+    assert_success(&again);
+    assert!(
+        !stderr(&again).contains("created"),
+        "the files are reused, not made again: {}",
+        stderr(&again)
+    );
+}
+
+#[test]
+fn a_file_the_job_did_not_make_stays_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("jobs.fio"), JOBS).unwrap();
+    std::fs::write(dir.path().join("own-w"), vec![7u8; 1 << 20]).unwrap();
+    let out = fio(dir.path(), &["jobs.fio"]);
+    assert_usage_error(&out);
+    assert_eq!(
+        stderr(&out),
+        "error: job writer: refusing to write to own-w: it holds 1 MiB of data; pass \
+         --allow-destructive to overwrite it\n"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("own-w")).unwrap(),
+        vec![7u8; 1 << 20]
+    );
+}
+
+#[test]
+fn a_file_made_for_another_job_stays_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = |name: &str| {
+        [
+            format!("--name={name}"),
+            "--rw=write".into(),
+            "--size=1M".into(),
+            "--filename=shared".into(),
+        ]
+    };
+    let first = job("first");
+    let first: Vec<&str> = first.iter().map(String::as_str).collect();
+    assert_success(&fio(dir.path(), &first));
+    let second = job("second");
+    let second: Vec<&str> = second.iter().map(String::as_str).collect();
+    let out = fio(dir.path(), &second);
+    assert_usage_error(&out);
+    assert!(
+        stderr(&out).contains("refusing to write to shared"),
+        "{}",
+        stderr(&out)
+    );
+    // Its own job still may.
+    assert_success(&fio(dir.path(), &first));
+}
+
+/// `cp --preserve=xattr` over the name: the mark travels, the inode does not.
+fn replace_keeping_xattrs(dir: &Path, name: &str) {
+    let copy = format!("{name}.copy");
+    for args in [
+        vec!["--preserve=xattr", name, copy.as_str()],
+        vec!["-f", copy.as_str(), name],
+    ] {
+        let program = if args[0] == "-f" { "mv" } else { "cp" };
+        let status = Command::new(program)
+            .args(&args)
+            .current_dir(dir)
+            .status()
+            .unwrap();
+        assert!(status.success(), "{program} {args:?}");
+    }
+}
+
+#[test]
+fn a_replaced_file_loses_the_jobs_mark() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = ["--name=w", "--rw=write", "--size=1M", "--filename=data"];
+    assert_success(&fio(dir.path(), &job));
+    replace_keeping_xattrs(dir.path(), "data");
+    let out: Output = fio(dir.path(), &job);
+    assert_usage_error(&out);
+    assert!(
+        stderr(&out).contains("refusing to write to data: it holds 1 MiB of data"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// fio lays out a pure write job's new file before the job starts (allocated, at its size,
+/// not written): a writer capped by time finds the whole file there, not a file it appended
+/// to.
+#[test]
+fn a_new_file_of_a_write_job_is_laid_out_at_its_size_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--name=w",
+            "--rw=write",
+            "--size=8M",
+            "--rate=1m",
+            "--runtime=1",
+            "--filename=data",
+        ],
+    );
+    assert_success(&out);
+    let meta = std::fs::metadata(dir.path().join("data")).unwrap();
+    assert_eq!(meta.len(), 8 << 20, "{}", stderr(&out));
+    assert!(
+        std::os::unix::fs::MetadataExt::blocks(&meta) * 512 >= 8 << 20,
+        "allocated: {} blocks",
+        std::os::unix::fs::MetadataExt::blocks(&meta)
+    );
+}
+
+/// The cpu line is the job's own on fio's scale: its worker thread's user and system time over
+/// its run time. One psync worker cannot take more than one CPU, and a job that moved data
+/// took some.
+#[test]
+fn the_cpu_of_one_psync_worker_is_on_fios_scale() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--name=r",
+            "--rw=randread",
+            "--ioengine=psync",
+            "--size=8M",
+            "--runtime=1",
+            "--time_based",
+            "--filename=data",
+            "--output-format=json",
+        ],
+    );
+    assert_success(&out);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let job = &json["jobs"][0];
+    let (usr, sys) = (
+        job["usr_cpu"].as_f64().unwrap(),
+        job["sys_cpu"].as_f64().unwrap(),
+    );
+    assert!(
+        usr + sys > 0.0 && usr + sys <= 100.5,
+        "usr={usr}% sys={sys}%: one worker thread, at most one CPU"
+    );
+}
