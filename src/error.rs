@@ -24,6 +24,10 @@ macro_rules! usage {
     };
 }
 
+/// Exit code of an interrupted run, whichever signal interrupted it (128 + SIGINT, as shells
+/// report Ctrl-C).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
 /// The process exit code for an error: 2 when any cause is a [`UsageError`], else 1.
 #[must_use]
 pub fn exit_code(err: &anyhow::Error) -> u8 {

@@ -10,6 +10,7 @@
 pub mod bench;
 pub mod cli;
 pub mod cmd;
+pub mod drive;
 pub mod error;
 pub mod fio;
 pub mod fleet;
@@ -40,7 +41,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     match cli.command {
         None => cmd::monitor::run(&cli.interval, cli.all, &cli.record),
-        Some(command) if cli.fleet_remote => cmd::fleet_remote::run(command),
+        Some(command) if cli.fleet_remote => cmd::fleet_remote(command),
         Some(Command::Bench(args)) => cmd::bench::run(&args),
         Some(Command::Iostat(args)) => cmd::iostat::run(&args),
         Some(Command::Info(args)) => cmd::info::run(&args),

@@ -1,532 +1,77 @@
 //! `diskdash bench`: the flags as options (in the order clap defines them; a flag not given
-//! keeps the validator's default) through the one validator, then the session, driven by the
-//! dashboard in a terminal or headless (status lines on stderr), the summary and the exit code.
+//! keeps the validator's default) through the one validator, then the session (`crate::drive`:
+//! the dashboard in a terminal or status lines on stderr), the summary and the exit code.
 
-use std::io::{IsTerminal, Write};
-
-use std::path::Path;
+use std::io::Write;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
-use anyhow::Context;
-
-use crate::bench::options::{JobOption, Key, validate};
-use crate::bench::spec::RwMode;
-use crate::bench::spec::{JobSpec, MachineLimits};
+use crate::bench::spec::MachineLimits;
 use crate::cli::BenchArgs;
+use crate::drive::{Outputs, ReportTo, Run, drive};
+use crate::fleet::remote::Remote;
 use crate::plan::{Job, Plan};
-use crate::record::RunStatus;
-use crate::session::{Session, SessionOptions, SessionState, Snapshot};
-use crate::units;
-
-/// Exit code of an interrupted run, whichever signal interrupted it (128 + SIGINT, as shells
-/// report Ctrl-C).
-pub(crate) const EXIT_INTERRUPTED: u8 = 130;
+use crate::report::fit;
+use crate::report::headless::Headless;
+use crate::serve::run::RunServe;
 
 /// `diskdash bench`: headless when `--no-tui` or stdout is not a terminal (the dashboard
-/// drives the same session otherwise, once it exists).
+/// drives the same session otherwise).
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     run_as(args, None)
 }
 
 /// `bench`, or `bench` as a fleet's remote side (`remote`: JSON Lines on stdout, the start
 /// from stdin, the record as the last line).
-pub(crate) fn run_as(
-    args: &BenchArgs,
-    remote: Option<&super::fleet_remote::Remote>,
-) -> anyhow::Result<ExitCode> {
-    let spec = job(args, &MachineLimits::detect())?;
-    let publish = super::serve::RunServe::bind(
+pub(crate) fn run_as(args: &BenchArgs, remote: Option<&Remote>) -> anyhow::Result<ExitCode> {
+    let spec = super::flags::job(args, &MachineLimits::detect())?;
+    let serve = RunServe::bind(
         args.publish.serve.as_deref(),
         args.publish.serve_linger.as_deref(),
         "diskdash bench",
     )?;
-    let mut args = args.clone();
-    let args = &mut args;
-    let interrupt = if let Some(remote) = remote {
-        args.jsonl = Some("-".into());
-        remote.interrupt.clone()
-    } else {
-        let interrupt = Arc::new(AtomicBool::new(false));
-        crate::session::signals::raise_on_interrupt(&interrupt)?;
-        interrupt
-    };
-    // In a terminal the dashboard drives the session; it stays open after the runtime.
-    // JSON Lines on stdout make stdout a data stream: no dashboard there.
-    let dash = |path: &Option<std::path::PathBuf>| path.as_deref() == Some(Path::new("-"));
-    let dashboard = !args.no_tui && !dash(&args.jsonl) && crate::tui::terminal::is_interactive();
-    let options = SessionOptions {
-        allow_destructive: args.allow_destructive,
-        force: args.force,
-        json: args.json.clone(),
-        jsonl: args.jsonl.clone(),
-        finish_when_done: !dashboard,
-        interrupt: interrupt.clone(),
+    let run = Run {
+        plan: Plan::single(Job::bench("bench", spec, args.target.clone())),
+        outputs: Outputs {
+            json: args.json.clone(),
+            jsonl: args.jsonl.clone(),
+            allow_destructive: args.allow_destructive,
+            force: args.force,
+        },
+        no_tui: args.no_tui,
+        headless: Headless::Bench,
+        serve,
+        remote,
         latency_target: None,
         annotate: None,
-        start_gate: remote.map(super::fleet_remote::Remote::gate),
         interval_sink: None,
     };
-    let plan = Plan::single(Job::bench("bench", spec, args.target.clone()));
-    let handle = Session::start(plan, options)?;
-    // A server that cannot start ends the session first: its record, no scratch left.
-    let serving = match publish
-        .map(|p| p.start(handle.snapshots.clone()))
-        .transpose()
-    {
-        Ok(serving) => serving,
-        Err(err) => return Err(handle.abandon(err)),
-    };
-    let outcome = if dashboard {
-        crate::tui::run_bench(handle, interrupt.clone())?
-    } else {
-        headless(handle)?
-    };
-    let summary = crate::report::bench::summary(&outcome.record);
-    // A terminal narrower than a line gets it fitted; a pipe or a file gets it as it is.
-    use crate::report::fit;
-    if dash(&args.json) || dash(&args.jsonl) {
-        // stdout carries the data; the summary goes beside the status lines.
-        let stderr = std::io::stderr();
-        let width = fit::terminal_width(&stderr);
-        let mut stderr = stderr.lock();
-        let _ = stderr.write_all(fit::text(&summary, width).as_bytes());
-        let _ = stderr.flush();
-    } else {
-        let stdout = std::io::stdout();
-        let width = fit::terminal_width(&stdout);
-        let mut stdout = fit::Lines::new(stdout.lock(), width);
-        let _ = stdout.write_all(summary.as_bytes());
-        if let Some(path) = &args.json {
-            let _ = writeln!(
-                stdout,
-                "  record  {}",
-                crate::text::escape(&path.display().to_string())
-            );
-        }
-        let _ = stdout.flush();
-    }
-    if dash(&args.json) {
-        let mut stdout = std::io::stdout().lock();
-        serde_json::to_writer_pretty(&mut stdout, &outcome.record)
-            .context("writing the record to stdout")?;
-        let _ = writeln!(stdout);
-        let _ = stdout.flush();
-    }
-    if let Some(serving) = serving {
-        serving.finish(&interrupt);
-    }
-    match remote {
-        Some(remote) => remote.finish(outcome),
-        None => exit_code(outcome),
-    }
-}
-
-/// The exit code of a finished session (every command that runs one ends here): 0
-/// completed, 130 interrupted, the run's error (exit 1) when it failed or its record could not
-/// be written.
-///
-/// # Errors
-/// The record's write error, or the failed run's message.
-pub(crate) fn exit_code(outcome: crate::session::SessionOutcome) -> anyhow::Result<ExitCode> {
-    if let Some(err) = outcome.record_error {
-        anyhow::bail!("{err}");
-    }
-    match outcome.status {
-        RunStatus::Completed => Ok(ExitCode::SUCCESS),
-        RunStatus::Interrupted => Ok(ExitCode::from(EXIT_INTERRUPTED)),
-        RunStatus::Failed => Err(anyhow::anyhow!(
-            "{}",
-            outcome
-                .record
-                .error
-                .as_ref()
-                .map_or("the run failed", |e| e.message.as_str())
-        )),
-    }
-}
-
-/// Status lines on stderr until the session finishes.
-pub(crate) fn headless(
-    handle: crate::session::SessionHandle,
-) -> anyhow::Result<crate::session::SessionOutcome> {
-    headless_with(handle, StatusPrinter::default())
-}
-
-/// Status lines on stderr for a plan (`diskdash fio`, `diskdash mark`, named by `command`):
-/// each step's jobs, then the step's totals per interval.
-pub(crate) fn headless_plan(
-    handle: crate::session::SessionHandle,
-    command: &'static str,
-) -> anyhow::Result<crate::session::SessionOutcome> {
-    headless_with(
-        handle,
-        StatusPrinter {
-            plan: true,
-            command,
-            ..StatusPrinter::default()
-        },
-    )
-}
-
-/// Status lines on stderr for a sweep: each point as it starts, then its intervals.
-pub(crate) fn headless_sweep(
-    handle: crate::session::SessionHandle,
-) -> anyhow::Result<crate::session::SessionOutcome> {
-    headless_with(
-        handle,
-        StatusPrinter {
-            sweep: true,
-            ..StatusPrinter::default()
-        },
-    )
-}
-
-fn headless_with(
-    handle: crate::session::SessionHandle,
-    mut printer: StatusPrinter,
-) -> anyhow::Result<crate::session::SessionOutcome> {
-    let mut snapshots = handle.snapshots.clone();
-    // Without a runtime (no file descriptors left for its event loop) the session still
-    // ends with its record and without its scratch file.
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            return Err(handle.abandon(anyhow::Error::new(err).context("starting the runtime")));
-        }
-    };
-    runtime.block_on(async {
-        loop {
-            let snapshot = snapshots.borrow_and_update().clone();
-            printer.show(&snapshot);
-            if matches!(snapshot.state, SessionState::Finished(_)) {
-                break;
+    drive(run, |outcome, to| {
+        let summary = crate::report::bench::summary(&outcome.record);
+        // A terminal narrower than a line gets it fitted; a pipe or a file gets it as it is.
+        match to {
+            ReportTo::Stderr => {
+                // stdout carries the data; the summary goes beside the status lines.
+                let stderr = std::io::stderr();
+                let width = fit::terminal_width(&stderr);
+                let mut stderr = stderr.lock();
+                let _ = stderr.write_all(fit::text(&summary, width).as_bytes());
+                let _ = stderr.flush();
             }
-            if snapshots.changed().await.is_err() {
-                break;
-            }
-        }
-    });
-    handle.wait()
-}
-
-/// Prints what is new in each snapshot to stderr: progress, notes, warnings, status lines.
-#[derive(Default)]
-struct StatusPrinter {
-    next_seq: u64,
-    notes: usize,
-    warnings: usize,
-    fallback_shown: bool,
-    last_fill_pct: Option<u64>,
-    /// When the fill was first seen, for its rate and the time left.
-    fill_started: Option<std::time::Instant>,
-    /// The last whole second of ramp left that was printed.
-    last_ramp_s: Option<u64>,
-    header_shown: bool,
-    /// The step whose jobs were last listed (plans of several jobs).
-    step_shown: Option<(u32, usize)>,
-    /// A plan (`diskdash fio`): each step lists its jobs instead of the one-job header.
-    plan: bool,
-    /// A sweep: each point is named as it starts.
-    sweep: bool,
-    /// The command a plan's step lines name (`diskdash fio`).
-    command: &'static str,
-    /// Per job of the segment shown: attained reported, departures reported, cliff reported.
-    steady_shown: Vec<(bool, u64, bool)>,
-    steady_segment: u32,
-    /// The width of the terminal stderr writes to, once asked (`None` inside: no terminal).
-    width: Option<Option<usize>>,
-}
-
-/// `; runs on psync at iodepth 1` when `used` (the engine that runs) is not the one `spec`
-/// names: after a fallback the job's own words say otherwise. Empty when it runs as named.
-fn runs_on(used: &str, spec: &crate::bench::spec::JobSpec) -> String {
-    if used.is_empty() || used == spec.ioengine.as_str() {
-        return String::new();
-    }
-    let depth = if used == "psync" { 1 } else { spec.iodepth };
-    format!("; runs on {used} at iodepth {depth}")
-}
-
-impl StatusPrinter {
-    fn show(&mut self, snap: &Snapshot) {
-        // Names, paths, notes and points are the user's or a job file's: escaped on the way.
-        let stderr = std::io::stderr();
-        let tty = stderr.is_terminal();
-        let width = *self
-            .width
-            .get_or_insert_with(|| crate::report::fit::terminal_width(&stderr));
-        let mut err = crate::text::Escaped(crate::report::fit::Lines::new(stderr.lock(), width));
-        if self.plan
-            && !snap.jobs.is_empty()
-            && self.step_shown != Some((snap.segment, snap.plan.index))
-        {
-            self.step_shown = Some((snap.segment, snap.plan.index));
-            self.header_shown = true;
-            let _ = writeln!(
-                err,
-                "{}: step {}/{}: {} job{} at once",
-                self.command,
-                snap.plan.index + 1,
-                snap.plan.count,
-                snap.jobs.len(),
-                if snap.jobs.len() == 1 { "" } else { "s" }
-            );
-            for job in &snap.jobs {
-                let _ = writeln!(
-                    err,
-                    "  {}: {} on {}{}",
-                    crate::text::escape(&job.name),
-                    job.spec.describe(),
-                    crate::text::escape(&job.target.display().to_string()),
-                    runs_on(&snap.engine.used, &job.spec)
-                );
-            }
-        }
-        if self.sweep
-            && !snap.jobs.is_empty()
-            && self.step_shown != Some((snap.segment, snap.plan.index))
-        {
-            self.step_shown = Some((snap.segment, snap.plan.index));
-            self.header_shown = true;
-            let point = snap
-                .plan_points
-                .get(snap.plan.index)
-                .map(|p| crate::sweep::describe(p))
-                .unwrap_or_default();
-            let ran = runs_on(&snap.engine.used, &snap.job);
-            let _ = writeln!(
-                err,
-                "point {}/{}: {point} ({}{ran})",
-                snap.plan.index + 1,
-                snap.plan.count,
-                snap.job.describe()
-            );
-        }
-        if !self.header_shown && !self.plan && !self.sweep {
-            self.header_shown = true;
-            let _ = writeln!(
-                err,
-                "diskdash bench: {} on {} ({} working set)",
-                snap.job.describe(),
-                crate::text::escape(&snap.target.path.display().to_string()),
-                units::format_bytes(snap.target.working_set_bytes)
-            );
-        }
-        let (done_bytes, total_bytes) = match snap.state {
-            SessionState::Preparing {
-                done_bytes,
-                total_bytes,
-            } => (done_bytes, total_bytes),
-            // Left preparing between two snapshots: show where the fill ended.
-            _ if self.last_fill_pct.is_some_and(|pct| pct < 100) && snap.filled => {
-                (snap.target.working_set_bytes, snap.target.working_set_bytes)
-            }
-            _ => (0, 0),
-        };
-        if total_bytes > 0 && self.fill_started.is_none() {
-            self.fill_started = Some(std::time::Instant::now());
-            let _ = writeln!(
-                err,
-                "preparing: writing the {} working set with data before measuring (reads of \
-                 never-written blocks measure nothing); progress and time left follow",
-                units::format_bytes(total_bytes)
-            );
-        }
-        if total_bytes > 0 {
-            let pct = done_bytes * 100 / total_bytes.max(1);
-            let step = if tty { pct } else { pct / 25 * 25 };
-            if self.last_fill_pct != Some(step) {
-                self.last_fill_pct = Some(step);
-                let text = format!(
-                    "preparing: writing the working set with data {} / {} ({pct}%){}",
-                    units::format_bytes(done_bytes),
-                    units::format_bytes(total_bytes),
-                    fill_pace(self.fill_started, done_bytes, total_bytes)
-                );
-                if tty {
-                    // Rewritten in place: a line the terminal wraps would not be.
-                    let text: String = match width {
-                        Some(width) => text.chars().take(width.saturating_sub(1)).collect(),
-                        None => text,
-                    };
-                    let _ = write!(err.raw().raw(), "\r{text}\x1b[K");
-                    if done_bytes >= total_bytes {
-                        let _ = writeln!(err);
-                    }
-                } else {
-                    let _ = writeln!(err, "{text}");
+            ReportTo::Stdout => {
+                let stdout = std::io::stdout();
+                let width = fit::terminal_width(&stdout);
+                let mut stdout = fit::Lines::new(stdout.lock(), width);
+                let _ = stdout.write_all(summary.as_bytes());
+                if let Some(path) = &args.json {
+                    let _ = writeln!(
+                        stdout,
+                        "  record  {}",
+                        crate::text::escape(&path.display().to_string())
+                    );
                 }
+                let _ = stdout.flush();
             }
         }
-        for note in snap.notes.iter().skip(self.notes) {
-            let _ = writeln!(err, "note: {note}");
-        }
-        self.notes = snap.notes.len();
-        for warning in snap.warnings.iter().skip(self.warnings) {
-            let _ = writeln!(err, "WARNING: {warning}");
-        }
-        self.warnings = snap.warnings.len();
-        if !self.fallback_shown
-            && let Some(fallback) = &snap.engine.fallback
-        {
-            self.fallback_shown = true;
-            let _ = writeln!(err, "note: {fallback}");
-        }
-        if let (SessionState::Ramp, Some(left)) = (&snap.state, snap.ramp_remaining) {
-            let left_s = left.as_secs();
-            if self.last_ramp_s != Some(left_s) {
-                self.last_ramp_s = Some(left_s);
-                let _ = writeln!(
-                    err,
-                    "[ramp] warming up, not measured: {:.1}s left",
-                    left.as_secs_f64()
-                );
-            }
-        }
-        let first = self.next_seq;
-        for point in snap.series.iter().filter(|p| p.seq >= first) {
-            let specs: Vec<&crate::bench::spec::JobSpec> = if snap.jobs.len() > 1 {
-                snap.jobs.iter().map(|j| &j.spec).collect()
-            } else {
-                vec![&snap.job]
-            };
-            let shown = crate::report::bench::Shown {
-                reads: specs.iter().any(|s| s.reads()),
-                // A trim job's "writes" are its discards (trimwrite writes too).
-                writes: specs
-                    .iter()
-                    .any(|s| s.writes() && !matches!(s.rw, RwMode::Trim | RwMode::RandTrim)),
-                trims: specs.iter().any(|s| s.rw.trims()),
-            };
-            let line = crate::report::bench::status_line(point, snap.job.interval, shown);
-            let _ = writeln!(err, "{line}");
-            self.next_seq = point.seq + 1;
-        }
-        self.show_steady(snap, &mut err);
-    }
-
-    /// A line when a job attains steady state, each sample out of it after (keep-going), and
-    /// when its writes fall off a cliff.
-    fn show_steady(&mut self, snap: &Snapshot, err: &mut impl Write) {
-        use crate::report::steady;
-        if self.steady_segment != snap.segment || self.steady_shown.len() != snap.jobs.len() {
-            self.steady_segment = snap.segment;
-            self.steady_shown = vec![(false, 0, false); snap.jobs.len()];
-        }
-        for (job, shown) in snap.jobs.iter().zip(&mut self.steady_shown) {
-            let who = if snap.jobs.len() > 1 {
-                format!("{}: ", crate::text::escape(&job.name))
-            } else {
-                String::new()
-            };
-            if let Some(view) = &job.steady {
-                if view.attained_at.is_some() && !shown.0 {
-                    shown.0 = true;
-                    let _ = writeln!(err, "{}", steady::attained_line(&who, view));
-                }
-                if view.departures > shown.1 {
-                    shown.1 = view.departures;
-                    if let Some(line) = steady::departure_line(&who, view) {
-                        let _ = writeln!(err, "{line}");
-                    }
-                }
-            }
-            if let Some(view) = &job.sustained
-                && !shown.2
-                && let Some(line) = steady::cliff_line(&who, view)
-            {
-                shown.2 = true;
-                let _ = writeln!(err, "{line}");
-            }
-        }
-    }
-}
-
-/// `, 310 MiB/s, about 12s left` once the fill has been timed long enough to say.
-fn fill_pace(started: Option<std::time::Instant>, done_bytes: u64, total_bytes: u64) -> String {
-    let Some(started) = started else {
-        return String::new();
-    };
-    let secs = started.elapsed().as_secs_f64();
-    if secs < 0.5 || done_bytes == 0 || done_bytes >= total_bytes {
-        return String::new();
-    }
-    #[allow(clippy::cast_precision_loss)] // a rate for people
-    let rate = done_bytes as f64 / secs;
-    #[allow(clippy::cast_precision_loss)]
-    let left_s = (total_bytes - done_bytes) as f64 / rate;
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    let rate_bytes = rate as u64;
-    format!(
-        ", {}/s, about {left_s:.0}s left",
-        units::format_bytes(rate_bytes)
-    )
-}
-
-/// The job the flags describe.
-///
-/// # Errors
-/// The validator's usage error, naming the flag.
-pub fn job(args: &BenchArgs, machine: &MachineLimits) -> anyhow::Result<JobSpec> {
-    validate(&job_options(args), machine)
-}
-
-/// The workload flags of `args` as options.
-#[must_use]
-pub fn job_options(args: &BenchArgs) -> Vec<JobOption> {
-    let given = [
-        (Key::Rw, Some(&args.rw)),
-        (Key::RwMixRead, Some(&args.rwmixread)),
-        (Key::Bs, Some(&args.bs)),
-        (Key::Size, args.size.as_ref()),
-        (Key::IoDepth, Some(&args.iodepth)),
-        (Key::NumJobs, Some(&args.numjobs)),
-        (Key::IoEngine, Some(&args.ioengine)),
-        (Key::IoDepthBatch, Some(&args.iodepth_batch)),
-        (
-            Key::IoDepthBatchComplete,
-            Some(&args.iodepth_batch_complete),
-        ),
-        (Key::Fsync, args.fsync.as_ref()),
-        (Key::Fdatasync, args.fdatasync.as_ref()),
-        (Key::Sync, args.sync.as_ref()),
-        (Key::Cpus, args.cpus.as_ref()),
-        (Key::Runtime, Some(&args.runtime)),
-        (Key::Ramp, Some(&args.ramp)),
-        (Key::Interval, Some(&args.interval)),
-        (Key::IoSize, args.io_size.as_ref()),
-        (Key::RandomDistribution, args.random_distribution.as_ref()),
-        (Key::NoRandomMap, args.norandommap.as_ref()),
-        (Key::RandomGenerator, args.random_generator.as_ref()),
-        (Key::Invalidate, args.invalidate.as_ref()),
-        (Key::FadviseHint, args.fadvise_hint.as_ref()),
-        (Key::IoMem, args.iomem.as_ref()),
-        (Key::BsSplit, args.bssplit.as_ref()),
-        (Key::Verify, args.verify.as_ref()),
-        (Key::VerifyOnly, args.verify_only.as_ref()),
-        (Key::VerifyFatal, args.verify_fatal.as_ref()),
-        (Key::Hipri, args.hipri.as_ref()),
-        (Key::SqThreadPoll, args.sqthread_poll.as_ref()),
-        (Key::SqThreadPollCpu, args.sqthread_poll_cpu.as_ref()),
-        (Key::FixedBufs, args.fixedbufs.as_ref()),
-        (Key::RegisterFiles, args.registerfiles.as_ref()),
-        (Key::NonVectored, args.nonvectored.as_ref()),
-        (Key::RateIops, args.rate_iops.as_ref()),
-        (Key::Rate, args.rate.as_ref()),
-        (Key::RateProcess, args.rate_process.as_ref()),
-    ];
-    let mut options: Vec<JobOption> = given
-        .into_iter()
-        .filter_map(|(key, value)| value.map(|v| JobOption::flag(key, v.clone())))
-        .collect();
-    if args.buffered {
-        options.push(JobOption::flag(Key::Direct, "0"));
-    }
-    options.extend(args.steady.options());
-    options
+        Ok(())
+    })
 }

@@ -6,24 +6,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::cli::CompareArgs;
-use crate::record::{self, compare::compare};
-
-/// The run record in `path`; a fleet record as one run (its aggregate; `fleet::view`).
-///
-/// # Errors
-/// As `record::load`, or a fleet record none of whose hosts sent its record back.
-pub fn load_run(path: &Path) -> anyhow::Result<record::RunRecord> {
-    match record::load_any(path)? {
-        record::Loaded::Run(run) => Ok(*run),
-        record::Loaded::Fleet(fleet) => crate::fleet::view::as_run(&fleet).ok_or_else(|| {
-            crate::usage!(
-                "{}: no host of this fleet record sent its run back; its aggregate of partial \
-                 results is in the file's `aggregate`",
-                path.display()
-            )
-        }),
-    }
-}
+use crate::record::compare::compare;
 
 /// `--max-regression PCT`: a finite number, 0 or more.
 fn parse_max_regression(text: &str) -> anyhow::Result<f64> {
@@ -46,8 +29,8 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         .as_deref()
         .map(parse_max_regression)
         .transpose()?;
-    let base = load_run(&args.base)?;
-    let new = load_run(&args.new)?;
+    let base = crate::fleet::view::load_run(&args.base)?;
+    let new = crate::fleet::view::load_run(&args.new)?;
     let shown = |p: &Path| p.display().to_string();
     let mut comparison = compare(&shown(&args.base), &base, &shown(&args.new), &new);
     if let Some(max) = max {

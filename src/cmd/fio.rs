@@ -1,6 +1,6 @@
 //! `diskdash fio ARGS...`: fio's job files and command line into a plan (`crate::fio`); the
 //! notes on stderr; `--help`, `--parse-only` and `--showcmd` print and exit 0, `create_only=1`
-//! lays out the jobs' files and exits 0, anything else runs (`fio_run`).
+//! lays out the jobs' files and exits 0, anything else runs (`run`).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -13,8 +13,11 @@ use crate::bench::fill::{FillOutcome, fill};
 use crate::bench::spec::MachineLimits;
 use crate::cli::FioArgs;
 use crate::fio::FioInvocation;
+use crate::fleet::remote::Remote;
 use crate::plan::Missing;
 use crate::units::format_bytes;
+
+mod run;
 
 /// Loads the invocation and prints, or runs it.
 ///
@@ -24,11 +27,8 @@ pub fn run(args: &FioArgs) -> anyhow::Result<ExitCode> {
     run_as(args, None)
 }
 
-/// `fio`, or `fio` as a fleet's remote side (see `fleet_remote`).
-pub(crate) fn run_as(
-    args: &FioArgs,
-    remote: Option<&super::fleet_remote::Remote>,
-) -> anyhow::Result<ExitCode> {
+/// `fio`, or `fio` as a fleet's remote side (see `crate::fleet::remote`).
+pub(crate) fn run_as(args: &FioArgs, remote: Option<&Remote>) -> anyhow::Result<ExitCode> {
     if args.args.iter().any(|a| a == "--help" || a == "-h") {
         print(&crate::fio::show::help());
         return Ok(ExitCode::SUCCESS);
@@ -64,12 +64,12 @@ pub(crate) fn run_as(
                 "--parse-only/--showcmd print and run nothing; run them without fleet"
             ));
         }
-        super::fleet_remote::refuse_stdout_outputs(
+        crate::fleet::remote::refuse_stdout_outputs(
             invocation.diskdash.json.as_deref(),
             invocation.diskdash.jsonl.as_deref(),
         )?;
     }
-    crate::cmd::fio_run::run_as(invocation, remote)
+    run::run_as(invocation, remote)
 }
 
 /// fio's `create_only=1`: the setup phase alone. Each job's missing file is created and

@@ -30,6 +30,7 @@ use crate::cli::{Cli, Command, FleetArgs};
 use crate::fleet::lines::{self, MAX_LINE_BYTES};
 use crate::fleet::live::{FleetState, HostState, LiveFleet};
 use crate::fleet::merge::{Rates, merge_direction, merge_sync, p50_p99};
+use crate::fleet::plan::{COMMANDS, DEADLINE_MARGIN, FleetPlan, UNKNOWN_RAMP, Watch};
 use crate::fleet::ssh::{self, SshOptions};
 use crate::fleet::table::{self, Row};
 use crate::record::{
@@ -38,21 +39,10 @@ use crate::record::{
     RunRecord, RunStatus, RunWarning, SyncRecord, WARNING_FORMAT, WarningLine, rfc3339_utc,
 };
 
-/// What a fleet runs on its hosts.
-const COMMANDS: [&str; 3] = ["bench", "fio", "sweep"];
 /// How long a stopped host may take to drain and send its record before its ssh is killed (a
 /// run drains its queue in milliseconds; Ctrl-C ends the fleet in about this long). The remote
 /// run still cleans up: it sees its input end.
 const STOP_GRACE: Duration = Duration::from_secs(2);
-/// A running host that sends no line (stdout or stderr) for this many intervals, and at least
-/// `SILENT_FLOOR`, after any warm-up, is declared silent and its ssh killed.
-const SILENT_INTERVALS: u32 = 10;
-const SILENT_FLOOR: Duration = Duration::from_secs(5);
-/// A fio job file's `ramp_time` is on the host: the silence allowed after the start covers
-/// this much warm-up.
-const UNKNOWN_RAMP: Duration = Duration::from_secs(60);
-/// A run of a known length past its planned end by this much is past its deadline.
-const DEADLINE_MARGIN: Duration = Duration::from_secs(30);
 /// Longest stderr line kept (the rest of a longer one is passed over).
 const STDERR_LINE_BYTES: usize = 4096;
 /// Characters of a host's line shown when it is not the fleet protocol.
@@ -67,207 +57,129 @@ const MAX_PENDING: usize = 8;
 /// could say so on its stream: ssh, a missing binary).
 const STDERR_LINES: usize = 20;
 
-/// The validated command line.
-#[derive(Debug, Clone)]
-pub struct FleetPlan {
-    pub hosts: Vec<String>,
-    /// `bench ...`, `fio ...` or `sweep ...`, as each host runs it (`--allow-destructive`
-    /// added when given to fleet).
-    pub command: Vec<String>,
-    pub destructive: bool,
-    pub ready_timeout: Duration,
-    pub ssh: SshOptions,
-    /// How long each host's run takes from the start, when the command says (a timed bench).
-    pub planned: Option<Duration>,
-    /// When a running host is silent or past its deadline.
-    pub watch: Watch,
-}
-
-/// When a running host is declared silent or late, from the plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Watch {
-    /// The status interval the hosts send lines at.
-    pub interval: Duration,
-    /// Warm-up after the start (and before each point of a sweep) with no interval lines.
-    pub ramp: Duration,
-    /// `false`: no heartbeat (a size-based run that verifies: its read-back has no lines and
-    /// no known length).
-    pub heartbeat: bool,
-    /// From the start to the record, when the run has a known length and no read-back.
-    pub deadline: Option<Duration>,
-}
-
-impl Watch {
-    /// How long a running host may send nothing.
-    #[must_use]
-    pub fn silence(&self) -> Duration {
-        self.ramp + (self.interval * SILENT_INTERVALS).max(SILENT_FLOOR)
+/// The plan of a fleet's command line.
+///
+/// # Errors
+/// A usage error naming the value, where it came from, and the fix.
+pub fn plan_of(args: &FleetArgs) -> anyhow::Result<FleetPlan> {
+    if let Some(word) = args.stray.first() {
+        let command = args
+            .stray
+            .iter()
+            .find(|w| COMMANDS.contains(&w.as_str()))
+            .map_or("bench", String::as_str);
+        return Err(crate::usage!(
+            "{word:?}: the command goes after `--`: diskdash fleet {} -- {command} ...",
+            args.hosts
+        ));
     }
-
-    /// Why a host that started `since` ago and was last heard `quiet` ago is cut off, if it is.
-    /// The heartbeat holds until the planned end: a host gone quiet after it (writing its
-    /// record, reading back) has the deadline.
-    #[must_use]
-    pub fn verdict(
-        &self,
-        planned: Option<Duration>,
-        since: Duration,
-        quiet: Duration,
-    ) -> Option<String> {
-        let fmt = crate::units::format_duration;
-        if let Some(deadline) = self.deadline
-            && since > deadline
-        {
-            return Some(format!(
-                "still running {} after the start: past its deadline ({} planned + {} margin)",
-                fmt(since),
-                fmt(deadline.saturating_sub(DEADLINE_MARGIN)),
-                fmt(DEADLINE_MARGIN)
-            ));
-        }
-        let went_quiet = since.saturating_sub(quiet);
-        if self.heartbeat && quiet > self.silence() && planned.is_none_or(|p| went_quiet < p) {
-            return Some(format!(
-                "sent nothing for {} while running (the limit: {}{} intervals of {}, at least {})",
-                fmt(quiet),
-                if self.ramp.is_zero() {
-                    String::new()
-                } else {
-                    format!("{} warm-up + ", fmt(self.ramp))
-                },
-                SILENT_INTERVALS,
-                fmt(self.interval),
-                fmt(SILENT_FLOOR)
-            ));
-        }
-        None
-    }
-}
-
-impl FleetPlan {
-    /// # Errors
-    /// A usage error naming the value, where it came from, and the fix.
-    pub fn from_args(args: &FleetArgs) -> anyhow::Result<Self> {
-        if let Some(word) = args.stray.first() {
-            let command = args
-                .stray
-                .iter()
-                .find(|w| COMMANDS.contains(&w.as_str()))
-                .map_or("bench", String::as_str);
-            return Err(crate::usage!(
-                "{word:?}: the command goes after `--`: diskdash fleet {} -- {command} ...",
-                args.hosts
-            ));
-        }
-        let hosts = crate::fleet::parse_hosts(&args.hosts)?;
-        let Some(first) = args.command.first() else {
-            return Err(crate::usage!(
-                "no command after `--`; give what each host runs: diskdash fleet {} -- bench \
+    let hosts = crate::fleet::parse_hosts(&args.hosts)?;
+    let Some(first) = args.command.first() else {
+        return Err(crate::usage!(
+            "no command after `--`; give what each host runs: diskdash fleet {} -- bench \
                  /data --runtime 30s",
-                args.hosts
-            ));
-        };
-        if !COMMANDS.contains(&first.as_str()) {
-            return Err(crate::usage!(
-                "{first:?} after `--` is not a command fleet runs; give bench, fio or sweep"
-            ));
-        }
-        let mut command = args.command.clone();
-        let forwarded = command.iter().skip(1).any(|a| a == "--allow-destructive");
-        if args.allow_destructive && !forwarded {
-            command.push("--allow-destructive".into());
-        }
-        // The arguments are checked here with the remote side's own grammar, so a typo fails
-        // once, before any host is touched.
-        let mut argv = vec!["diskdash".to_string()];
-        argv.extend(command.iter().cloned());
-        let mut planned = None;
-        let second = Duration::from_secs(1);
-        let mut watch = Watch {
-            interval: second,
-            ramp: UNKNOWN_RAMP,
-            heartbeat: true,
-            deadline: None,
-        };
-        let duration = |text: &str| crate::units::parse_duration(text).ok();
-        match Cli::try_parse_from(&argv) {
-            Ok(cli) => match cli.command {
-                Some(Command::Bench(bench)) => {
-                    super::fleet_remote::refuse_stdout_outputs(
-                        bench.json.as_deref(),
-                        bench.jsonl.as_deref(),
-                    )?;
-                    let spec =
-                        super::bench::job(&bench, &crate::bench::spec::MachineLimits::detect())
-                            .ok();
-                    // Warm-up and measured time; a size-based run has no known end.
-                    planned = spec
-                        .as_ref()
-                        .filter(|spec| spec.io_size_bytes.is_none())
-                        .map(|spec| spec.ramp + spec.runtime);
-                    let verifies = bench.verify.is_some() || bench.verify_only.is_some();
-                    watch = Watch {
-                        interval: duration(&bench.interval).unwrap_or(second),
-                        ramp: duration(&bench.ramp).unwrap_or(UNKNOWN_RAMP),
-                        heartbeat: planned.is_some() || !verifies,
-                        deadline: planned.filter(|_| !verifies).map(|p| p + DEADLINE_MARGIN),
-                    };
-                }
-                Some(Command::Sweep(sweep)) => {
-                    super::fleet_remote::refuse_stdout_outputs(
-                        sweep.json.as_deref(),
-                        sweep.jsonl.as_deref(),
-                    )?;
-                    watch.interval = duration(&sweep.interval).unwrap_or(second);
-                    // Each point warms up (2 s unless said) without interval lines.
-                    watch.ramp = sweep
-                        .ramp
-                        .as_deref()
-                        .map_or(Some(Duration::from_secs(2)), duration)
-                        .unwrap_or(UNKNOWN_RAMP);
-                }
-                _ => {}
-            },
-            Err(err) => match crate::cli::parse_failure(&err, &argv) {
-                crate::cli::ParseFailure::Usage(line) => {
-                    return Err(crate::usage!("after `--`: {line}"));
-                }
-                crate::cli::ParseFailure::Display => {
-                    return Err(crate::usage!(
-                        "after `--`: help and version print locally: run diskdash {} there",
-                        command.join(" ")
-                    ));
-                }
-            },
-        }
-        let ready_timeout = crate::units::parse_duration(&args.ready_timeout)
-            .ok()
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| {
-                crate::usage!(
-                    "--ready-timeout {:?} is not a duration; use e.g. 90s or 5m",
-                    args.ready_timeout
-                )
-            })?;
-        Ok(Self {
-            hosts,
-            command,
-            destructive: args.allow_destructive || forwarded,
-            ready_timeout,
-            ssh: SshOptions {
-                program: args.ssh.clone(),
-                config: args.ssh_config.clone(),
-                options: args.ssh_options.clone(),
-            },
-            planned,
-            watch: Watch {
-                // A 0 or nonsense interval is the remote's to refuse; it cannot make the
-                // heartbeat zero.
-                interval: watch.interval.max(Duration::from_millis(1)),
-                ..watch
-            },
-        })
+            args.hosts
+        ));
+    };
+    if !COMMANDS.contains(&first.as_str()) {
+        return Err(crate::usage!(
+            "{first:?} after `--` is not a command fleet runs; give bench, fio or sweep"
+        ));
     }
+    let mut command = args.command.clone();
+    let forwarded = command.iter().skip(1).any(|a| a == "--allow-destructive");
+    if args.allow_destructive && !forwarded {
+        command.push("--allow-destructive".into());
+    }
+    // The arguments are checked here with the remote side's own grammar, so a typo fails
+    // once, before any host is touched.
+    let mut argv = vec!["diskdash".to_string()];
+    argv.extend(command.iter().cloned());
+    let mut planned = None;
+    let second = Duration::from_secs(1);
+    let mut watch = Watch {
+        interval: second,
+        ramp: UNKNOWN_RAMP,
+        heartbeat: true,
+        deadline: None,
+    };
+    let duration = |text: &str| crate::units::parse_duration(text).ok();
+    match Cli::try_parse_from(&argv) {
+        Ok(cli) => match cli.command {
+            Some(Command::Bench(bench)) => {
+                crate::fleet::remote::refuse_stdout_outputs(
+                    bench.json.as_deref(),
+                    bench.jsonl.as_deref(),
+                )?;
+                let spec =
+                    super::flags::job(&bench, &crate::bench::spec::MachineLimits::detect()).ok();
+                // Warm-up and measured time; a size-based run has no known end.
+                planned = spec
+                    .as_ref()
+                    .filter(|spec| spec.io_size_bytes.is_none())
+                    .map(|spec| spec.ramp + spec.runtime);
+                let verifies = bench.verify.is_some() || bench.verify_only.is_some();
+                watch = Watch {
+                    interval: duration(&bench.interval).unwrap_or(second),
+                    ramp: duration(&bench.ramp).unwrap_or(UNKNOWN_RAMP),
+                    heartbeat: planned.is_some() || !verifies,
+                    deadline: planned.filter(|_| !verifies).map(|p| p + DEADLINE_MARGIN),
+                };
+            }
+            Some(Command::Sweep(sweep)) => {
+                crate::fleet::remote::refuse_stdout_outputs(
+                    sweep.json.as_deref(),
+                    sweep.jsonl.as_deref(),
+                )?;
+                watch.interval = duration(&sweep.interval).unwrap_or(second);
+                // Each point warms up (2 s unless said) without interval lines.
+                watch.ramp = sweep
+                    .ramp
+                    .as_deref()
+                    .map_or(Some(Duration::from_secs(2)), duration)
+                    .unwrap_or(UNKNOWN_RAMP);
+            }
+            _ => {}
+        },
+        Err(err) => match crate::cli::parse_failure(&err, &argv) {
+            crate::cli::ParseFailure::Usage(line) => {
+                return Err(crate::usage!("after `--`: {line}"));
+            }
+            crate::cli::ParseFailure::Display => {
+                return Err(crate::usage!(
+                    "after `--`: help and version print locally: run diskdash {} there",
+                    command.join(" ")
+                ));
+            }
+        },
+    }
+    let ready_timeout = crate::units::parse_duration(&args.ready_timeout)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            crate::usage!(
+                "--ready-timeout {:?} is not a duration; use e.g. 90s or 5m",
+                args.ready_timeout
+            )
+        })?;
+    Ok(FleetPlan {
+        hosts,
+        command,
+        destructive: args.allow_destructive || forwarded,
+        ready_timeout,
+        ssh: SshOptions {
+            program: args.ssh.clone(),
+            config: args.ssh_config.clone(),
+            options: args.ssh_options.clone(),
+        },
+        planned,
+        watch: Watch {
+            // A 0 or nonsense interval is the remote's to refuse; it cannot make the
+            // heartbeat zero.
+            interval: watch.interval.max(Duration::from_millis(1)),
+            ..watch
+        },
+    })
 }
 
 /// A command as printed: its words joined by spaces, control characters escaped.
@@ -286,7 +198,7 @@ pub fn shown_command(words: &[String]) -> String {
 /// Usage errors before anything starts (exit 2); a failed host or run (exit 1) after the
 /// record is written.
 pub fn run(args: &FleetArgs) -> anyhow::Result<ExitCode> {
-    let plan = FleetPlan::from_args(args)?;
+    let plan = plan_of(args)?;
     let json_stdout = args.json.as_deref() == Some(std::path::Path::new("-"));
     let destination = match &args.json {
         Some(path) if !json_stdout => Some(crate::record::output::RecordDestination::prepare(
@@ -322,9 +234,9 @@ pub fn run(args: &FleetArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let copies = if args.copy_binary {
-        super::fleet_copy::install(&plan, &args.remote_binary)?
+        crate::fleet::copy::install(&plan, &args.remote_binary)?
     } else {
-        super::fleet_copy::Installed::none(&plan.hosts, &args.remote_binary)
+        crate::fleet::copy::Installed::none(&plan.hosts, &args.remote_binary)
     };
     // In a terminal the dashboard shows the fleet; a record on stdout makes stdout data.
     let dashboard = !args.no_tui && !json_stdout && crate::tui::terminal::is_interactive();
@@ -392,7 +304,7 @@ pub fn run(args: &FleetArgs) -> anyhow::Result<ExitCode> {
     }
     match record.status {
         RunStatus::Completed => Ok(ExitCode::SUCCESS),
-        RunStatus::Interrupted => Ok(ExitCode::from(super::bench::EXIT_INTERRUPTED)),
+        RunStatus::Interrupted => Ok(ExitCode::from(crate::error::EXIT_INTERRUPTED)),
         RunStatus::Failed => {
             let failed: Vec<String> = record
                 .hosts
@@ -517,7 +429,7 @@ impl Host {
 
     fn stop(&mut self) {
         if self.stopped_at.is_none() {
-            self.say(super::fleet_remote::STOP);
+            self.say(crate::fleet::remote::STOP);
             // The end of input says the same, also to a remote that has not read yet.
             self.stdin = None;
             self.stopped_at = Some(Instant::now());
@@ -634,7 +546,7 @@ struct Fleet {
 }
 
 impl Fleet {
-    fn spawn(plan: &FleetPlan, copies: &super::fleet_copy::Installed) -> anyhow::Result<Self> {
+    fn spawn(plan: &FleetPlan, copies: &crate::fleet::copy::Installed) -> anyhow::Result<Self> {
         let (tx, events) = mpsc::channel();
         let mut hosts = Vec::with_capacity(plan.hosts.len());
         for (i, name) in plan.hosts.iter().enumerate() {
@@ -829,7 +741,7 @@ impl Fleet {
                             }
                         }
                         for host in self.hosts.iter_mut().filter(|h| h.phase == Phase::Ready) {
-                            host.say(super::fleet_remote::START);
+                            host.say(crate::fleet::remote::START);
                             host.phase = Phase::Running;
                             host.started_at = Some(Instant::now());
                             host.last_heard = Instant::now();

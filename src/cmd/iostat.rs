@@ -14,7 +14,8 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::Context;
 
-use super::iostat_args::{IostatConfig, Partitions, validate};
+mod args;
+
 use crate::cli::IostatArgs;
 use crate::monitor::cpu::{CpuCounters, CpuPercent};
 use crate::monitor::device;
@@ -27,6 +28,7 @@ use crate::record::monitor_writer::MonitorRecorder;
 use crate::report::iostat::{
     DiskLine, JsonHost, Report, json_close, json_open, json_statistics, system_line, text_report,
 };
+use args::{IostatConfig, Partitions, validate};
 
 /// Runs `diskdash iostat`.
 ///
@@ -67,7 +69,7 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
-    let record = super::monitor::record_to(&args.record)?;
+    let record = super::flags::record_to(&args.record)?;
     if record.is_some() && config.interval.is_none() {
         return Err(crate::usage!(
             "--record needs an INTERVAL: it records one line per interval; e.g. diskdash iostat \
@@ -580,7 +582,7 @@ mod tests {
         );
         // -g: in the order named.
         let mut grouped = config(&["zram0", "sda"], Partitions::None, false);
-        grouped.group = Some(super::super::iostat_args::Group {
+        grouped.group = Some(super::args::Group {
             name: " g".into(),
             only: false,
         });
@@ -644,7 +646,7 @@ mod tests {
             (counters("zram0", 0, 0), counters("zram0", 100, 0), second),
         ];
         let mut c = config(&[], Partitions::None, false);
-        c.group = Some(super::super::iostat_args::Group {
+        c.group = Some(super::args::Group {
             name: " grp".into(),
             only: false,
         });
@@ -659,7 +661,7 @@ mod tests {
         // 50 % busy and idle: sysstat's group %util is the mean, 25 %.
         assert_eq!(group.row.util_pct, 25.0);
         // -H: the group's line alone.
-        c.group = Some(super::super::iostat_args::Group {
+        c.group = Some(super::args::Group {
             name: " grp".into(),
             only: true,
         });

@@ -1,20 +1,18 @@
-//! `diskdash mark`: CrystalDiskMark's tests as a plan (`plan::mark`), run by the session (the
-//! dashboard in a terminal, status lines on stderr otherwise), then the result laid out like
+//! `diskdash mark`: CrystalDiskMark's tests as a plan (`plan::mark`), run by the session
+//! (`crate::drive`: the dashboard in a terminal, status lines on stderr otherwise), then the result laid out like
 //! CrystalDiskMark's window (`report::mark`) on stdout, and the exit code.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-
-use anyhow::Context;
 
 use crate::bench::spec::MachineLimits;
 use crate::cli::MarkArgs;
+use crate::drive::{Outputs, ReportTo, Run, drive};
 use crate::plan::mark::{MarkConfig, MarkTiming, RawMark, plan};
+use crate::report::headless::Headless;
 use crate::report::mark::{MarkFormat, MarkSettings, render, summarize};
-use crate::session::{Annotate, Session, SessionOptions};
+use crate::session::Annotate;
 
 /// Runs the profile and prints its table.
 ///
@@ -55,30 +53,24 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         &MachineLimits::detect(),
     )?;
     let rules_text = config.rules.describe();
-    let interrupt = Arc::new(AtomicBool::new(false));
-    crate::session::signals::raise_on_interrupt(&interrupt)?;
-    let json_stdout = args.json.as_deref() == Some(Path::new("-"));
-    let dashboard = !args.no_tui && !json_stdout && crate::tui::terminal::is_interactive();
-    let options = SessionOptions {
-        allow_destructive: args.allow_destructive,
-        force: args.force,
-        json: args.json.clone(),
-        jsonl: None,
-        finish_when_done: !dashboard,
-        interrupt: interrupt.clone(),
+    let run = Run {
+        plan,
+        outputs: Outputs {
+            json: args.json.clone(),
+            jsonl: None,
+            allow_destructive: args.allow_destructive,
+            force: args.force,
+        },
+        no_tui: args.no_tui,
+        headless: Headless::Plan("diskdash mark"),
+        serve: None,
+        remote: None,
         latency_target: None,
         // The record says whose rules its numbers are to be read by.
         annotate: Some(Annotate(Arc::new(move |record| {
             record.notes.push(format!("diskdash mark: {}", rules_text));
         }))),
-        start_gate: None,
         interval_sink: None,
-    };
-    let handle = Session::start(plan, options)?;
-    let outcome = if dashboard {
-        crate::tui::run_bench(handle, interrupt)?
-    } else {
-        super::bench::headless_plan(handle, "diskdash mark")?
     };
     let settings = MarkSettings {
         profile: config.profile,
@@ -87,28 +79,26 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         mode: config.mode,
         mix_read_pct: config.mix_read_pct,
     };
-    let summary = summarize(&outcome.record, &settings);
-    let text = render(&summary, format);
-    if json_stdout {
-        // stdout carries the record; the table goes beside the status lines.
-        let _ = std::io::stderr().lock().write_all(text.as_bytes());
-        let mut stdout = std::io::stdout().lock();
-        serde_json::to_writer_pretty(&mut stdout, &outcome.record)
-            .context("writing the record to stdout")?;
-        let _ = writeln!(stdout);
-    } else {
-        // A terminal gets the window fitted to its width; a pipe or a file the whole table.
-        let stdout = std::io::stdout();
-        let text = match crate::report::fit::terminal_width(&stdout) {
-            Some(width) if format == MarkFormat::Table => {
-                crate::text::escape_layout(&crate::report::mark::table_fitted(&summary, width))
-                    .into_owned()
-            }
-            _ => text,
-        };
-        let mut stdout = stdout.lock();
-        let _ = stdout.write_all(text.as_bytes());
-        let _ = stdout.flush();
-    }
-    super::bench::exit_code(outcome)
+    drive(run, |outcome, to| {
+        let summary = summarize(&outcome.record, &settings);
+        let text = render(&summary, format);
+        if to == ReportTo::Stderr {
+            // stdout carries the record; the table goes beside the status lines.
+            let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        } else {
+            // A terminal gets the window fitted to its width; a pipe or a file the whole table.
+            let stdout = std::io::stdout();
+            let text = match crate::report::fit::terminal_width(&stdout) {
+                Some(width) if format == MarkFormat::Table => {
+                    crate::text::escape_layout(&crate::report::mark::table_fitted(&summary, width))
+                        .into_owned()
+                }
+                _ => text,
+            };
+            let mut stdout = stdout.lock();
+            let _ = stdout.write_all(text.as_bytes());
+            let _ = stdout.flush();
+        }
+        Ok(())
+    })
 }

@@ -5,8 +5,6 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use crate::cli::RecordArgs;
-use crate::record::monitor_writer::RecordTo;
-use crate::record::rotate::Rotation;
 use crate::units::Interval;
 
 /// Runs the monitor dashboard; `show_idle` lists the disks that never completed a request too.
@@ -15,28 +13,7 @@ use crate::units::Interval;
 /// A bad `--interval` (usage error), no terminal, or no `/proc/diskstats`.
 pub fn run(interval: &str, show_idle: bool, record: &RecordArgs) -> anyhow::Result<ExitCode> {
     let interval = parse_interval(interval)?;
-    crate::tui::run_monitor(interval, show_idle, record_to(record)?)
-}
-
-/// `--record FILE` with its rotation, validated (the file itself is checked when opened).
-///
-/// # Errors
-/// A usage error for `--record -` or a bad `--record-max` or `--record-keep`.
-pub fn record_to(args: &RecordArgs) -> anyhow::Result<Option<RecordTo>> {
-    let Some(path) = &args.record else {
-        return Ok(None);
-    };
-    if path.as_os_str() == "-" {
-        return Err(crate::usage!(
-            "--record - : a recording goes to a file (it is appended to and rotated); for JSON \
-             on stdout use diskdash iostat -o JSON INTERVAL"
-        ));
-    }
-    Ok(Some(RecordTo {
-        path: path.clone(),
-        rotation: Rotation::parse(&args.record_max, &args.record_keep)?,
-        force: args.force,
-    }))
+    crate::tui::run_monitor(interval, show_idle, super::flags::record_to(record)?)
 }
 
 /// Parses the monitor's `--interval` (`1s`, `500ms`, `2m`, `1.5s`, `1h` or bare seconds): the

@@ -1,18 +1,11 @@
 //! `diskdash serve [--listen ADDR]`: the disks' counters as an OpenMetrics endpoint until SIGINT
-//! or SIGTERM; and `bench|fio|sweep --serve ADDR` ([`RunServe`]): the same endpoint with the
-//! running benchmark's families, for as long as the run lives. The exposition itself is
-//! `crate::serve`.
+//! or SIGTERM. A run's `--serve` is `crate::serve::run`; the exposition itself is `crate::serve`.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use tokio::signal::unix::{SignalKind, signal};
-use tokio::sync::{oneshot, watch};
 
 use crate::cli::ServeArgs;
 use crate::monitor::diskstats::DiskstatsReader;
@@ -20,172 +13,13 @@ use crate::monitor::sampler::Sampler;
 use crate::serve::filter::DeviceFilter;
 use crate::serve::http::serve;
 use crate::serve::{Exposition, HostPaths, ServeOptions};
-use crate::session::Snapshot;
-use crate::usage;
 
 /// Parses `--listen`: an IP address and a port.
 ///
 /// # Errors
 /// A usage error naming the value and the expected form.
 pub fn parse_listen(value: &str) -> anyhow::Result<SocketAddr> {
-    parse_address("--listen", value)
-}
-
-/// Parses an IP:PORT given to `flag`.
-fn parse_address(flag: &str, value: &str) -> anyhow::Result<SocketAddr> {
-    value.parse().map_err(|_| {
-        usage!(
-            "{flag} {value:?} is not an address; use IP:PORT, e.g. 127.0.0.1:9977, \
-             [::1]:9977 or 0.0.0.0:9977 (every interface)"
-        )
-    })
-}
-
-/// Longest `--serve-linger`.
-const MAX_LINGER: Duration = Duration::from_secs(3600);
-
-/// A run's `--serve`, bound before the session starts (a taken port fails before any I/O).
-pub(crate) struct RunServe {
-    listener: std::net::TcpListener,
-    sampler: Sampler,
-    linger: Duration,
-    command: &'static str,
-}
-
-impl RunServe {
-    /// Checks `--serve` and `--serve-linger`, opens `/proc/diskstats` and binds. `None` without
-    /// `--serve`.
-    ///
-    /// # Errors
-    /// A usage error (exit 2) for a bad address or duration, or a linger without `--serve`; a
-    /// runtime error (exit 1) when the address cannot be bound.
-    pub fn bind(
-        serve: Option<&str>,
-        linger: Option<&str>,
-        command: &'static str,
-    ) -> anyhow::Result<Option<RunServe>> {
-        let linger = match linger {
-            None => Duration::ZERO,
-            Some(_) if serve.is_none() => {
-                return Err(usage!(
-                    "--serve-linger needs --serve ADDR: there is nothing to keep serving; add \
-                     e.g. --serve 127.0.0.1:9977"
-                ));
-            }
-            Some(text) => crate::units::parse_duration(text)
-                .ok()
-                .filter(|d| *d <= MAX_LINGER)
-                .ok_or_else(|| {
-                    usage!(
-                        "--serve-linger {text:?} is not a duration; use 0s to 1h, e.g. 15s (one \
-                         scrape interval)"
-                    )
-                })?,
-        };
-        let Some(serve) = serve else {
-            return Ok(None);
-        };
-        let addr = parse_address("--serve", serve)?;
-        let sampler = Sampler::open()?;
-        let listener =
-            std::net::TcpListener::bind(addr).with_context(|| bind_hint(addr, "--serve"))?;
-        crate::serve::http::widen_backlog(&listener).context("setting the listen backlog")?;
-        listener
-            .set_nonblocking(true)
-            .context("setting the listener non-blocking")?;
-        Ok(Some(RunServe {
-            listener,
-            sampler,
-            linger,
-            command,
-        }))
-    }
-
-    /// Serves the run whose snapshots `snapshots` receives, from a thread of its own, and prints
-    /// the bound address on stderr (`diskdash bench: serving http://127.0.0.1:40123/metrics`).
-    ///
-    /// # Errors
-    /// The thread could not be started.
-    pub fn start(self, snapshots: watch::Receiver<Arc<Snapshot>>) -> anyhow::Result<Serving> {
-        let bound = self
-            .listener
-            .local_addr()
-            .context("reading the bound address")?;
-        eprintln!("{}: serving http://{bound}/metrics", self.command);
-        if !is_loopback(bound.ip()) {
-            eprintln!(
-                "note: {} is reachable from other hosts; anyone who can connect reads the run's \
-                 jobs, target paths and the disks' counters",
-                bound.ip()
-            );
-        }
-        let (stop_tx, stop_rx) = oneshot::channel::<()>();
-        let exposition = Exposition::with_run(self.sampler, snapshots);
-        let listener = self.listener;
-        let thread = std::thread::Builder::new()
-            .name("serve".into())
-            .spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .context("starting the runtime")?;
-                runtime.block_on(async move {
-                    let listener = tokio::net::TcpListener::from_std(listener)
-                        .context("registering the listener")?;
-                    let stop = async move {
-                        // A dropped sender stops it as well.
-                        let _ = stop_rx.await;
-                    };
-                    serve(listener, exposition, stop).await
-                })
-            })
-            .context("starting the serve thread")?;
-        Ok(Serving {
-            stop: stop_tx,
-            thread,
-            linger: self.linger,
-            command: self.command,
-        })
-    }
-}
-
-/// A run's endpoint, serving.
-pub(crate) struct Serving {
-    stop: oneshot::Sender<()>,
-    thread: JoinHandle<anyhow::Result<()>>,
-    linger: Duration,
-    command: &'static str,
-}
-
-impl Serving {
-    /// After the run: serves the final values for `--serve-linger` (an interrupt cuts it
-    /// short), then stops. A server that failed while the run went on is reported on stderr;
-    /// the run's results stand.
-    pub fn finish(self, interrupt: &AtomicBool) {
-        if !self.linger.is_zero()
-            && !self.thread.is_finished()
-            && !interrupt.load(Ordering::Relaxed)
-        {
-            eprintln!(
-                "{}: serving the final values for {} (--serve-linger)",
-                self.command,
-                crate::units::format_duration(self.linger)
-            );
-            let until = Instant::now() + self.linger;
-            while Instant::now() < until && !interrupt.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(50).min(until - Instant::now()));
-            }
-        }
-        let _ = self.stop.send(());
-        match self.thread.join() {
-            Ok(Ok(())) => {}
-            Ok(Err(err)) => eprintln!(
-                "note: --serve stopped early: {}",
-                crate::error::one_line(&format!("{err:#}"))
-            ),
-            Err(_) => eprintln!("note: --serve stopped early: its thread panicked"),
-        }
-    }
+    crate::serve::run::parse_address("--listen", value)
 }
 
 /// Runs `diskdash serve`.
@@ -219,11 +53,11 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         let mut terminate = signal(SignalKind::terminate()).context("installing SIGTERM")?;
         let listener = tokio::net::TcpListener::bind(addr)
             .await
-            .with_context(|| bind_hint(addr, "--listen"))?;
+            .with_context(|| crate::serve::run::bind_hint(addr, "--listen"))?;
         crate::serve::http::widen_backlog(&listener).context("setting the listen backlog")?;
         let bound = listener.local_addr().context("reading the bound address")?;
         println!("diskdash serve: listening on http://{bound}/metrics");
-        if !is_loopback(bound.ip()) {
+        if !crate::serve::run::is_loopback(bound.ip()) {
             eprintln!(
                 "note: {} is reachable from other hosts; anyone who can connect reads the disk \
                  names, models and counters",
@@ -239,22 +73,6 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         serve(listener, Exposition::with_options(sampler, options), stop).await
     })?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn bind_hint(addr: SocketAddr, flag: &str) -> String {
-    format!(
-        "cannot listen on {addr} (is another diskdash serve or an exporter using the port? pick \
-         another with {flag})"
-    )
-}
-
-fn is_loopback(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => v4.is_loopback(),
-        IpAddr::V6(v6) => {
-            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
-        }
-    }
 }
 
 #[cfg(test)]
@@ -287,14 +105,5 @@ mod tests {
                 )
             );
         }
-    }
-
-    #[test]
-    fn only_loopback_addresses_count_as_local() {
-        assert!(is_loopback("127.0.0.2".parse().unwrap()));
-        assert!(is_loopback("::1".parse().unwrap()));
-        assert!(is_loopback("::ffff:127.0.0.1".parse().unwrap()));
-        assert!(!is_loopback("0.0.0.0".parse().unwrap()));
-        assert!(!is_loopback("::".parse().unwrap()));
     }
 }

@@ -17,6 +17,6 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<ExitCode> {
         let recording = crate::record::load_recording(&args.record)?;
         return crate::tui::run_replay(recording);
     }
-    let record = super::compare::load_run(&args.record)?;
+    let record = crate::fleet::view::load_run(&args.record)?;
     crate::tui::run_show(record)
 }

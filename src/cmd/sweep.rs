@@ -3,15 +3,16 @@
 //! estimate first, then the dashboard or status lines, then the table.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use crate::bench::options::{JobOption, Key};
 use crate::bench::spec::MachineLimits;
 use crate::cli::SweepArgs;
-use crate::session::{Session, SessionOptions};
+use crate::drive::{Outputs, ReportTo, Run, drive};
+use crate::fleet::remote::Remote;
+use crate::report::headless::Headless;
+use crate::serve::run::RunServe;
 use crate::sweep::table::{self, Format, Pick};
 use crate::sweep::{self, Axis, Dimension};
 use crate::usage;
@@ -25,11 +26,8 @@ pub fn run(args: &SweepArgs) -> anyhow::Result<ExitCode> {
     run_as(args, None)
 }
 
-/// `sweep`, or `sweep` as a fleet's remote side (see `fleet_remote`).
-pub(crate) fn run_as(
-    args: &SweepArgs,
-    remote: Option<&super::fleet_remote::Remote>,
-) -> anyhow::Result<ExitCode> {
+/// `sweep`, or `sweep` as a fleet's remote side (see `crate::fleet::remote`).
+pub(crate) fn run_as(args: &SweepArgs, remote: Option<&Remote>) -> anyhow::Result<ExitCode> {
     let mut args = args.clone();
     if remote.is_some() {
         args.jsonl = Some("-".into());
@@ -111,7 +109,7 @@ pub(crate) fn run_as(
     let publish = if args.points {
         None
     } else {
-        super::serve::RunServe::bind(
+        RunServe::bind(
             args.publish.serve.as_deref(),
             args.publish.serve_linger.as_deref(),
             "diskdash sweep",
@@ -147,25 +145,18 @@ pub(crate) fn run_as(
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let interrupt = if let Some(remote) = remote {
-        remote.interrupt.clone()
-    } else {
-        let interrupt = Arc::new(AtomicBool::new(false));
-        crate::session::signals::raise_on_interrupt(&interrupt)?;
-        interrupt
-    };
-    let stdout_data = |p: &Option<std::path::PathBuf>| p.as_deref() == Some(Path::new("-"));
-    let dashboard = !args.no_tui
-        && !stdout_data(&args.json)
-        && !stdout_data(&args.jsonl)
-        && crate::tui::terminal::is_interactive();
-    let options = SessionOptions {
-        allow_destructive: args.allow_destructive,
-        force: args.force,
-        json: args.json.clone(),
-        jsonl: args.jsonl.clone(),
-        finish_when_done: !dashboard,
-        interrupt: interrupt.clone(),
+    let run = Run {
+        plan: sweep.plan.clone(),
+        outputs: Outputs {
+            json: args.json.clone(),
+            jsonl: args.jsonl.clone(),
+            allow_destructive: args.allow_destructive,
+            force: args.force,
+        },
+        no_tui: args.no_tui,
+        headless: Headless::Sweep,
+        serve: publish,
+        remote,
         latency_target,
         annotate: Some(annotate(
             names.clone(),
@@ -174,62 +165,38 @@ pub(crate) fn run_as(
             args.advice,
             latency_target,
         )),
-        start_gate: remote.map(super::fleet_remote::Remote::gate),
         interval_sink: None,
     };
-    let handle = Session::start(sweep.plan.clone(), options)?;
-    // A server that cannot start ends the session first: its record, no scratch left.
-    let serving = match publish
-        .map(|p| p.start(handle.snapshots.clone()))
-        .transpose()
-    {
-        Ok(serving) => serving,
-        Err(err) => return Err(handle.abandon(err)),
-    };
-    let outcome = if dashboard {
-        crate::tui::run_bench(handle, interrupt.clone())?
-    } else {
-        super::bench::headless_sweep(handle)?
-    };
-    let rows = table::with_memory(table::rows(&outcome.record, pick));
-    let to_stderr = stdout_data(&args.json) || stdout_data(&args.jsonl);
-    // A terminal gets the table fitted to its width; a pipe or a file the whole table.
-    let fit = (format == Format::Table && !to_stderr)
-        .then(terminal_width)
-        .flatten();
-    let mut text = match fit {
-        Some(width) => table::render_fitted(&rows, &names, width),
-        None => table::render(&rows, &names, format),
-    };
-    if matches!(format, Format::Table | Format::Markdown) {
-        for line in foot(&outcome.record, &rows, &names, args.advice, latency_target) {
-            let line = crate::text::escape_layout(&line);
-            match fit {
-                Some(width) => text.push_str(&table::wrap(&line, width)),
-                None => text.push_str(&format!("{line}\n")),
+    drive(run, |outcome, to| {
+        let rows = table::with_memory(table::rows(&outcome.record, pick));
+        let to_stderr = to == ReportTo::Stderr;
+        // A terminal gets the table fitted to its width; a pipe or a file the whole table.
+        let fit = (format == Format::Table && !to_stderr)
+            .then(terminal_width)
+            .flatten();
+        let mut text = match fit {
+            Some(width) => table::render_fitted(&rows, &names, width),
+            None => table::render(&rows, &names, format),
+        };
+        if matches!(format, Format::Table | Format::Markdown) {
+            for line in foot(&outcome.record, &rows, &names, args.advice, latency_target) {
+                let line = crate::text::escape_layout(&line);
+                match fit {
+                    Some(width) => text.push_str(&table::wrap(&line, width)),
+                    None => text.push_str(&format!("{line}\n")),
+                }
             }
         }
-    }
-    if to_stderr {
-        let mut err = std::io::stderr().lock();
-        let _ = err.write_all(text.as_bytes());
-    } else {
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
-    }
-    if stdout_data(&args.json) {
-        let mut out = std::io::stdout().lock();
-        let _ = serde_json::to_writer_pretty(&mut out, &outcome.record);
-        let _ = writeln!(out);
-    }
-    if let Some(serving) = serving {
-        serving.finish(&interrupt);
-    }
-    match remote {
-        Some(remote) => remote.finish(outcome),
-        None => super::bench::exit_code(outcome),
-    }
+        if to_stderr {
+            let mut err = std::io::stderr().lock();
+            let _ = err.write_all(text.as_bytes());
+        } else {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        }
+        Ok(())
+    })
 }
 
 /// The width of the terminal stdout writes to; `None` when stdout is no terminal.

@@ -204,3 +204,20 @@ pub fn merge_interval(points: &[&IntervalRecord]) -> IntervalRecord {
     out.jobs = Vec::new();
     out
 }
+
+/// The run record in `path`; a fleet record as one run (its aggregate; `fleet::view`).
+///
+/// # Errors
+/// As `record::load`, or a fleet record none of whose hosts sent its record back.
+pub fn load_run(path: &std::path::Path) -> anyhow::Result<RunRecord> {
+    match crate::record::load_any(path)? {
+        crate::record::Loaded::Run(run) => Ok(*run),
+        crate::record::Loaded::Fleet(fleet) => as_run(&fleet).ok_or_else(|| {
+            crate::usage!(
+                "{}: no host of this fleet record sent its run back; its aggregate of partial \
+                 results is in the file's `aggregate`",
+                path.display()
+            )
+        }),
+    }
+}

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod compare;
 pub mod fio;
 pub mod fit;
+pub mod headless;
 pub mod info;
 pub mod iostat;
 pub mod mark;

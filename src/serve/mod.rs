@@ -24,6 +24,7 @@ pub mod format;
 pub mod http;
 pub mod metrics;
 pub mod node_info;
+pub mod run;
 pub mod udev;
 
 use std::path::{Path, PathBuf};

@@ -1,6 +1,8 @@
 //! The layer rule, checked on the source: arrows point down only. A core (`bench`, `monitor`,
 //! `stats`, `record`, `plan`, `session`) never names a command, a front end or clap; a front
-//! end (`tui`, `report`, `serve`) never names a command or clap. Comments may mention anything.
+//! end (`tui`, `report`, `serve`, `fleet`) never names a command, the driver or clap; the
+//! driver (`drive`) never names a command or clap; no command names another. Comments may
+//! mention anything.
 
 use std::path::{Path, PathBuf};
 
@@ -68,6 +70,79 @@ fn front_ends_never_import_commands_or_clap() {
         assert!(
             found.is_empty(),
             "{front} reaches up:\n{}",
+            found.join("\n")
+        );
+    }
+}
+
+/// The subcommands: each file under `src/cmd/` (or directory with its own files) but the
+/// dispatcher and the shared flags.
+fn commands() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(Path::new(SRC).join("cmd"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let stem = name.strip_suffix(".rs").unwrap_or(&name).to_string();
+            (stem != "mod" && stem != "flags").then_some(stem)
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[test]
+fn no_command_imports_another() {
+    let commands = commands();
+    assert!(commands.len() > 10, "{commands:?}");
+    let mut files = Vec::new();
+    rust_files(&Path::new(SRC).join("cmd"), &mut files);
+    let mut found = Vec::new();
+    for file in files.iter().filter(|f| !f.ends_with("cmd/mod.rs")) {
+        let rel = file.strip_prefix(Path::new(SRC).join("cmd")).unwrap();
+        // `fio/run.rs` is `fio`'s own: it may name its parent's items, not another command.
+        let own = rel
+            .components()
+            .next()
+            .map(|c| {
+                c.as_os_str()
+                    .to_string_lossy()
+                    .trim_end_matches(".rs")
+                    .to_string()
+            })
+            .unwrap_or_default();
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for other in commands.iter().filter(|c| **c != own) {
+                for path in [format!("super::{other}::"), format!("crate::cmd::{other}")] {
+                    if code.contains(&path) {
+                        found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a command imports another:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_driver_sits_below_the_commands_and_above_the_front_ends() {
+    let found = violations("drive", &["crate::cli", "crate::cmd", "clap::"]);
+    assert!(found.is_empty(), "drive reaches up:\n{}", found.join("\n"));
+    for front in ["tui", "report", "serve", "fleet"] {
+        let found = violations(
+            front,
+            &["crate::drive", "crate::cmd", "crate::cli", "clap::"],
+        );
+        assert!(
+            found.is_empty(),
+            "{front} reaches up to the driver:\n{}",
             found.join("\n")
         );
     }

@@ -15,6 +15,7 @@ mod bench_serve;
 mod bench_session;
 mod compare;
 mod docs;
+mod drive;
 mod fio_fidelity;
 mod fio_layout;
 mod fio_logs;

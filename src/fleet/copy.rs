@@ -12,7 +12,7 @@ use std::process::Stdio;
 
 use anyhow::Context;
 
-use super::fleet::FleetPlan;
+use crate::fleet::plan::FleetPlan;
 use crate::fleet::ssh;
 
 /// The diskdash each host runs, and the directories made for copies.

@@ -1,35 +1,33 @@
-//! Runs a fio invocation's plan: the session (the dashboard in a terminal, status lines on
-//! stderr otherwise), then the report in fio's shape (`--output-format normal|json|json+|terse`) on stdout
+//! Runs a fio invocation's plan: the session (`crate::drive`: the dashboard in a terminal,
+//! status lines on stderr otherwise), then the report in fio's shape (`--output-format normal|json|json+|terse`) on stdout
 //! or in `--output FILE`, and the exit code.
 
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 
 use crate::bench::pinned::FileId;
+use crate::drive::{Outputs, ReportTo, Run, drive};
 use crate::fio::{FioInvocation, OutputFormat};
+use crate::fleet::remote::Remote;
 use crate::record::RunRecord;
 use crate::record::output::{self, Guard};
 use crate::report::fio::FioReport;
-use crate::session::{Session, SessionOptions};
+use crate::report::headless::Headless;
+use crate::serve::run::RunServe;
 
-/// Runs the plan and reports it.
+/// Runs the plan and reports it, as a fleet's remote side when `remote` is given (see
+/// `crate::fleet::remote`).
 ///
 /// # Errors
 /// A usage error before anything runs (targets, outputs), or the run's failure (exit 1) after
 /// the report is written.
-pub fn run(invocation: FioInvocation) -> anyhow::Result<ExitCode> {
-    run_as(invocation, None)
-}
-
-/// The plan, run as a fleet's remote side when `remote` is given (see `fleet_remote`).
-pub(crate) fn run_as(
+pub(super) fn run_as(
     invocation: FioInvocation,
-    remote: Option<&super::fleet_remote::Remote>,
+    remote: Option<&Remote>,
 ) -> anyhow::Result<ExitCode> {
     let FioInvocation {
         mut plan,
@@ -112,94 +110,61 @@ pub(crate) fn run_as(
             },
         )))
     });
-    let publish = super::serve::RunServe::bind(
+    let serve = RunServe::bind(
         flags.serve.as_deref(),
         flags.serve_linger.as_deref(),
         "diskdash fio",
     )?;
-    let interrupt = if let Some(remote) = remote {
-        remote.interrupt.clone()
-    } else {
-        let interrupt = Arc::new(AtomicBool::new(false));
-        crate::session::signals::raise_on_interrupt(&interrupt)?;
-        interrupt
-    };
-    let stdout_data =
-        |path: &Option<std::path::PathBuf>| path.as_deref() == Some(std::path::Path::new("-"));
-    let dashboard = !flags.no_tui
-        && !stdout_data(&flags.jsonl)
-        && !stdout_data(&flags.json)
-        && crate::tui::terminal::is_interactive();
-    let options = SessionOptions {
-        allow_destructive: flags.allow_destructive,
-        force: flags.force,
-        json: flags.json.clone(),
-        jsonl: flags.jsonl.clone(),
-        finish_when_done: !dashboard,
-        interrupt: interrupt.clone(),
+    let run = Run {
+        plan,
+        outputs: Outputs {
+            json: flags.json.clone(),
+            jsonl: flags.jsonl.clone(),
+            allow_destructive: flags.allow_destructive,
+            force: flags.force,
+        },
+        no_tui: flags.no_tui,
+        headless: Headless::Plan("diskdash fio"),
+        serve,
+        remote,
         latency_target: None,
         annotate: None,
-        start_gate: remote.map(super::fleet_remote::Remote::gate),
         interval_sink,
     };
-    let handle = Session::start(plan, options)?;
-    // A server that cannot start ends the session first: its record, no scratch left.
-    let serving = match publish
-        .map(|p| p.start(handle.snapshots.clone()))
-        .transpose()
-    {
-        Ok(serving) => serving,
-        Err(err) => return Err(handle.abandon(err)),
-    };
-    let outcome = if dashboard {
-        crate::tui::run_bench(handle, interrupt.clone())?
-    } else {
-        super::bench::headless_plan(handle, "diskdash fio")?
-    };
-    // The logs hold every closed interval, also of a run that failed or was interrupted.
-    if let Some(logs) = logs
-        && let Ok(mut writer) = logs.lock()
-        && let Err(why) = writer.finish()
-    {
-        let _ = writeln!(std::io::stderr(), "warning: writing fio's log files: {why}");
-    }
-    let report = FioReport {
-        group_reporting,
-        percentiles: percentiles.as_deref(),
-        bins: output_format == OutputFormat::JsonPlus,
-        given: Some(&given),
-    };
-    let text = render(&outcome.record, output_format, &report)?;
-    match (&mut out_file, &output_path) {
-        (Some(file), Some(path)) => {
-            file.write_all(text.as_bytes())
-                .and_then(|()| file.flush())
-                .with_context(|| format!("writing --output {}", path.display()))?;
+    drive(run, |outcome, to| {
+        // The logs hold every closed interval, also of a run that failed or was interrupted.
+        if let Some(logs) = logs
+            && let Ok(mut writer) = logs.lock()
+            && let Err(why) = writer.finish()
+        {
+            let _ = writeln!(std::io::stderr(), "warning: writing fio's log files: {why}");
         }
-        _ if stdout_data(&flags.json) || stdout_data(&flags.jsonl) => {
-            // stdout carries the data: the report goes beside the status lines.
-            let mut err = std::io::stderr().lock();
-            let _ = err.write_all(text.as_bytes());
+        let report = FioReport {
+            group_reporting,
+            percentiles: percentiles.as_deref(),
+            bins: output_format == OutputFormat::JsonPlus,
+            given: Some(&given),
+        };
+        let text = render(&outcome.record, output_format, &report)?;
+        match (&mut out_file, &output_path, to) {
+            (Some(file), Some(path), _) => {
+                file.write_all(text.as_bytes())
+                    .and_then(|()| file.flush())
+                    .with_context(|| format!("writing --output {}", path.display()))?;
+            }
+            (_, _, ReportTo::Stderr) => {
+                // stdout carries the data: the report goes beside the status lines.
+                let mut err = std::io::stderr().lock();
+                let _ = err.write_all(text.as_bytes());
+            }
+            (_, _, ReportTo::Stdout) => {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(text.as_bytes());
+                let _ = out.flush();
+            }
         }
-        _ => {
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
-        }
-    }
-    if stdout_data(&flags.json) {
-        let mut stdout = std::io::stdout().lock();
-        serde_json::to_writer_pretty(&mut stdout, &outcome.record)
-            .context("writing the record to stdout")?;
-        let _ = writeln!(stdout);
-    }
-    if let Some(serving) = serving {
-        serving.finish(&interrupt);
-    }
-    match remote {
-        Some(remote) => remote.finish(outcome),
-        None => super::bench::exit_code(outcome),
-    }
+        Ok(())
+    })
 }
 
 /// Whether two output paths name the same place: the same name in the same directory (links

@@ -9,56 +9,31 @@
 //! the same warnings and error as text, go to stderr for a person.
 
 use std::io::{BufRead, Write};
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::cli::Command;
-use crate::session::{SessionOutcome, StartGate};
+use crate::record::RunRecord;
+use crate::session::StartGate;
 
 /// The words on stdin.
 pub const START: &str = "start";
 pub const STOP: &str = "stop";
 
-/// Runs `command` as a fleet's remote side.
-///
-/// # Errors
-/// A usage error for a command fleet does not run, or the command's own error.
-pub fn run(command: Command) -> anyhow::Result<ExitCode> {
-    let result = run_command(command);
-    if let Err(err) = &result {
-        // The controller reads the error from the stream; stderr still gets it (main prints
-        // it) for a person reading the remote's output.
-        let line = crate::record::ErrorLine::new(
-            crate::error::one_line(&format!("{err:#}")),
-            crate::error::exit_code(err),
-        );
-        let mut stdout = std::io::stdout().lock();
-        if serde_json::to_writer(&mut stdout, &line).is_ok() {
-            let _ = stdout.write_all(b"\n");
-            let _ = stdout.flush();
-        }
-    }
-    result
-}
-
-fn run_command(command: Command) -> anyhow::Result<ExitCode> {
-    match command {
-        Command::Bench(args) => {
-            refuse_stdout_outputs(args.json.as_deref(), args.jsonl.as_deref())?;
-            super::bench::run_as(&args, Some(&Remote::listen()?))
-        }
-        Command::Fio(args) => super::fio::run_as(&args, Some(&Remote::listen()?)),
-        Command::Sweep(args) => {
-            refuse_stdout_outputs(args.json.as_deref(), args.jsonl.as_deref())?;
-            super::sweep::run_as(&args, Some(&Remote::listen()?))
-        }
-        _ => Err(crate::usage!(
-            "--fleet-remote runs bench, fio or sweep; give one of them after it"
-        )),
+/// Ends the stream with the command's error (its message and exit code): the controller reads
+/// it from the stream; stderr still gets it (main prints it) for a person reading the remote's
+/// output.
+pub fn send_error(err: &anyhow::Error) {
+    let line = crate::record::ErrorLine::new(
+        crate::error::one_line(&format!("{err:#}")),
+        crate::error::exit_code(err),
+    );
+    let mut stdout = std::io::stdout().lock();
+    if serde_json::to_writer(&mut stdout, &line).is_ok() {
+        let _ = stdout.write_all(b"\n");
+        let _ = stdout.flush();
     }
 }
 
@@ -150,19 +125,14 @@ impl Remote {
         }))
     }
 
-    /// Sends the run record as the stream's last line, then the command's exit code.
-    ///
-    /// # Errors
-    /// As `bench::exit_code`.
-    pub fn finish(&self, outcome: SessionOutcome) -> anyhow::Result<ExitCode> {
+    /// Sends the run record as the stream's last line (the command's exit code follows it).
+    pub fn send_record(&self, record: &RunRecord) {
         let mut stdout = std::io::stdout().lock();
         // The controller may be gone (connection dropped): the record on disk (--json after
         // `--`) and the exit code still stand.
-        if serde_json::to_writer(&mut stdout, &outcome.record).is_ok() {
+        if serde_json::to_writer(&mut stdout, record).is_ok() {
             let _ = stdout.write_all(b"\n");
             let _ = stdout.flush();
         }
-        drop(stdout);
-        super::bench::exit_code(outcome)
     }
 }
