@@ -5,8 +5,9 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
+use crate::analysis::compare::compare;
 use crate::cli::CompareArgs;
-use crate::record::{self, compare::compare};
+use crate::record;
 
 /// The run record in `path`; a fleet record as one run (its aggregate; `fleet::view`).
 ///
