@@ -5,8 +5,10 @@
 //! [`serve`] (the OpenMetrics endpoint).
 //! [`session`] runs a [`plan`] and publishes snapshots. The cores never import anything above
 //! them: [`bench`] (options -> job, targets, engines, workers), [`monitor`] (/proc/diskstats and
-//! sysfs), [`stats`] (histograms, counters), [`record`] (the JSON contract).
+//! sysfs), [`stats`] (histograms, counters), [`record`] (the JSON contract, a leaf). Above the
+//! cores and below the session, [`analysis`] reads recorded points and returns typed results.
 
+pub mod analysis;
 pub mod bench;
 pub mod cli;
 pub mod cmd;

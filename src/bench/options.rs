@@ -76,7 +76,7 @@ pub enum Key {
     FixedBufs,
     RegisterFiles,
     NonVectored,
-    // Steady state and the sustained-write cliff (see `stats::steady`, `stats::cliff`).
+    // Steady state and the sustained-write cliff (see `stats::steady`, `analysis::cliff`).
     SteadyState,
     SsDur,
     SsRamp,

@@ -351,6 +351,27 @@ pub fn shortfalls(
     out
 }
 
+impl crate::record::RateRecord {
+    /// The caps as the pacer reads them.
+    #[must_use]
+    pub fn limit(&self) -> RateLimit {
+        RateLimit {
+            unit: if self.unit == "bytes" {
+                Unit::Bytes
+            } else {
+                Unit::Iops
+            },
+            read: self.read,
+            write: self.write,
+            process: if self.process == "poisson" {
+                Process::Poisson
+            } else {
+                Process::Linear
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

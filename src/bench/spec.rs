@@ -652,7 +652,7 @@ impl Default for JobSpec {
 }
 
 /// `--cliff` when not given: a drop of more than 30 % that stays down.
-pub const DEFAULT_CLIFF_PCT: f64 = 30.0;
+pub const DEFAULT_CLIFF_PCT: f64 = crate::record::DEFAULT_CLIFF_PCT;
 
 impl JobSpec {
     /// fio's `rw` value: the mode, with its `:N` modifier when there is one.
@@ -881,6 +881,73 @@ pub fn format_cpu_list(cpus: &[usize]) -> String {
         i += 1;
     }
     parts.join(",")
+}
+
+/// The record's `job` section: fio's option names.
+impl From<&JobSpec> for crate::record::JobRecord {
+    fn from(spec: &JobSpec) -> Self {
+        Self {
+            description: spec.describe(),
+            rw: spec.rw.as_str().to_string(),
+            rwmixread: spec.rwmixread_pct,
+            bs: spec.block_size_bytes,
+            size: spec.size_bytes,
+            iodepth: spec.iodepth,
+            numjobs: spec.numjobs,
+            ioengine: spec.ioengine.as_str().to_string(),
+            iodepth_batch: spec.iodepth_batch,
+            iodepth_batch_complete: spec.iodepth_batch_complete,
+            direct: spec.direct,
+            fsync: match spec.sync_every {
+                Some(SyncEvery::Fsync(n)) => Some(n),
+                _ => None,
+            },
+            fdatasync: match spec.sync_every {
+                Some(SyncEvery::Fdatasync(n)) => Some(n),
+                _ => None,
+            },
+            sync: spec.open_sync.map(|s| s.as_str().to_string()),
+            cpus: spec.cpus.as_deref().map(format_cpu_list),
+            runtime_ns: crate::record::nanos(spec.runtime),
+            ramp_ns: crate::record::nanos(spec.ramp),
+            interval_ns: crate::record::nanos(spec.interval),
+            offset: spec.offset_bytes,
+            offset_increment: spec.offset_increment_bytes,
+            io_size: spec.io_size_bytes,
+            startdelay_ns: crate::record::nanos(spec.startdelay),
+            randseed: spec.randseed,
+            end_fsync: spec.end_fsync,
+            cpus_allowed_policy: if spec.cpus_split { "split" } else { "shared" }.to_string(),
+            random_distribution: spec.distribution.as_text(),
+            steadystate: spec
+                .steady
+                .as_ref()
+                .map(crate::record::SteadyJobRecord::from),
+            cliff_pct: spec.cliff_pct,
+            rate: spec.rate.map(|rate| crate::record::RateRecord {
+                unit: match rate.unit {
+                    crate::bench::rate::Unit::Iops => "iops",
+                    crate::bench::rate::Unit::Bytes => "bytes",
+                }
+                .to_string(),
+                read: rate.read,
+                write: rate.write,
+                process: rate.process.as_str().to_string(),
+            }),
+            bssplit: spec.bssplit.as_ref().map(BsSplit::as_text),
+            norandommap: !spec.random_map,
+            random_generator: spec.random_generator.as_str().to_string(),
+            invalidate: spec.invalidate,
+            fadvise_hint: spec.fadvise.as_str().to_string(),
+            data: match spec.data {
+                BufferData::Random => "random",
+                BufferData::Refill => "refill",
+                BufferData::Zero => "zero",
+            }
+            .to_string(),
+            iomem: spec.iomem.as_str().to_string(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -674,6 +674,32 @@ fn hex_bytes(bytes: impl Iterator<Item = u8>) -> String {
     hex(bytes, " ")
 }
 
+impl crate::record::VerifyRecord {
+    /// From a job's outcome.
+    #[must_use]
+    pub fn of(kind: &str, outcome: &crate::bench::worker::VerifyOutcome) -> Self {
+        Self {
+            kind: kind.to_string(),
+            blocks_checked: outcome.checked,
+            blocks_failed: outcome.failed,
+            read_back_ns: outcome.pass_ns,
+            failures: outcome
+                .failures
+                .iter()
+                .map(|f| crate::record::VerifyFailureRecord {
+                    offset_bytes: f.offset,
+                    worker: f.worker,
+                    part: if f.header { "header" } else { "data" }.to_string(),
+                    what: f.what.clone(),
+                    at: f.at,
+                    expected_hex: f.expected_hex.clone(),
+                    found_hex: f.found_hex.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,8 +5,8 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
+use crate::analysis::compare::compare;
 use crate::cli::CompareArgs;
-use crate::record::compare::compare;
 
 /// `--max-regression PCT`: a finite number, 0 or more.
 fn parse_max_regression(text: &str) -> anyhow::Result<f64> {

@@ -52,6 +52,20 @@ impl Host {
     }
 }
 
+impl crate::record::HostRecord {
+    /// This machine, as a record names it.
+    #[must_use]
+    pub fn detect() -> Self {
+        let host = Host::detect();
+        Self {
+            hostname: host.hostname,
+            kernel: host.release,
+            cpus: host.usable_cpus,
+            memory_bytes: host.memory_bytes,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,5 +17,6 @@ pub mod diskstats;
 pub mod host;
 pub mod info;
 pub mod iostat;
+mod record;
 pub mod sampler;
 pub mod sysfs;

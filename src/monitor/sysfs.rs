@@ -7,47 +7,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 /// Where the kernel lists whole disks.
 pub const SYS_BLOCK: &str = "/sys/block";
 
-/// The request-queue settings of one whole disk.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct QueueSettings {
-    /// Active I/O scheduler (`mq-deadline`, `none`, ...): the bracketed one in `scheduler`.
-    pub scheduler: Option<String>,
-    /// Every scheduler the kernel offers for this queue.
-    pub schedulers_available: Option<Vec<String>>,
-    pub nr_requests: Option<u64>,
-    pub read_ahead_kb: Option<u64>,
-    /// Spinning disk (seeks cost) or not.
-    pub rotational: Option<bool>,
-    pub logical_block_size: Option<u64>,
-    pub physical_block_size: Option<u64>,
-    pub minimum_io_size: Option<u64>,
-    pub optimal_io_size: Option<u64>,
-    pub max_sectors_kb: Option<u64>,
-    pub max_hw_sectors_kb: Option<u64>,
-    /// `write back` or `write through`.
-    pub write_cache: Option<String>,
-    /// Forced Unit Access supported.
-    pub fua: Option<bool>,
-    pub io_poll: Option<bool>,
-    /// 0 merges allowed, 1 only simple one-hit merges, 2 none.
-    pub nomerges: Option<u8>,
-    /// 0 complete anywhere, 1 same CPU group as submitter, 2 the submitting CPU.
-    pub rq_affinity: Option<u8>,
-    /// Writeback throttling target latency; -1 means the default, 0 disabled.
-    pub wbt_lat_usec: Option<i64>,
-    /// 0 means the device cannot discard.
-    pub discard_max_bytes: Option<u64>,
-    /// Hardware dispatch queues (`/sys/block/<disk>/mq/*`); absent on bio-based devices.
-    pub hw_queues: Option<u32>,
-    /// `none`, `host-aware` or `host-managed`.
-    pub zoned: Option<String>,
-}
+pub use crate::record::QueueSettings;
 
 impl QueueSettings {
     /// Reads the settings of `/sys/block/<disk>`. Never fails: what is missing is `None`.

@@ -5,11 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bench::spec::format_cpu_list;
-use crate::bench::spec::{JobSpec, SyncEvery};
-use crate::monitor::iostat::IostatRow;
-use crate::monitor::sysfs::QueueSettings;
-use crate::stats::{DirectionStats, FINE_SUB_BUCKET_BITS, LatencyBucket, LatencySummary, bounded};
+use super::{IostatRow, QueueSettings};
 
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,30 +98,6 @@ pub struct VerifyFailureRecord {
 }
 
 impl VerifyRecord {
-    /// From a job's outcome.
-    #[must_use]
-    pub fn of(kind: &str, outcome: &crate::bench::worker::VerifyOutcome) -> Self {
-        Self {
-            kind: kind.to_string(),
-            blocks_checked: outcome.checked,
-            blocks_failed: outcome.failed,
-            read_back_ns: outcome.pass_ns,
-            failures: outcome
-                .failures
-                .iter()
-                .map(|f| VerifyFailureRecord {
-                    offset_bytes: f.offset,
-                    worker: f.worker,
-                    part: if f.header { "header" } else { "data" }.to_string(),
-                    what: f.what.clone(),
-                    at: f.at,
-                    expected_hex: f.expected_hex.clone(),
-                    found_hex: f.found_hex.clone(),
-                })
-                .collect(),
-        }
-    }
-
     /// Adds another job's or segment's.
     pub fn add(&mut self, other: &Self) {
         self.blocks_checked += other.blocks_checked;
@@ -477,19 +449,6 @@ pub struct HostRecord {
     pub memory_bytes: u64,
 }
 
-impl HostRecord {
-    #[must_use]
-    pub fn detect() -> Self {
-        let host = crate::monitor::host::Host::detect();
-        Self {
-            hostname: host.hostname,
-            kernel: host.release,
-            cpus: host.usable_cpus,
-            memory_bytes: host.memory_bytes,
-        }
-    }
-}
-
 /// The job, fio's option names.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobRecord {
@@ -573,8 +532,11 @@ pub struct JobRecord {
     pub iomem: String,
 }
 
+/// `--cliff`'s default: percent below the running level that counts as down.
+pub const DEFAULT_CLIFF_PCT: f64 = 30.0;
+
 fn cliff_pct() -> f64 {
-    crate::bench::spec::DEFAULT_CLIFF_PCT
+    DEFAULT_CLIFF_PCT
 }
 
 fn yes() -> bool {
@@ -611,26 +573,6 @@ pub struct RateRecord {
 }
 
 impl RateRecord {
-    /// The caps as the pacer reads them.
-    #[must_use]
-    pub fn limit(&self) -> crate::bench::rate::RateLimit {
-        use crate::bench::rate::{Process, RateLimit, Unit};
-        RateLimit {
-            unit: if self.unit == "bytes" {
-                Unit::Bytes
-            } else {
-                Unit::Iops
-            },
-            read: self.read,
-            write: self.write,
-            process: if self.process == "poisson" {
-                Process::Poisson
-            } else {
-                Process::Linear
-            },
-        }
-    }
-
     /// The cap of reads (`read`) or writes for the whole job (`numjobs` workers), per second.
     #[must_use]
     pub fn job_cap(&self, read: bool, numjobs: u32) -> Option<u64> {
@@ -645,72 +587,6 @@ fn uniform() -> String {
 
 fn split() -> String {
     "split".to_string()
-}
-
-impl From<&JobSpec> for JobRecord {
-    fn from(spec: &JobSpec) -> Self {
-        Self {
-            description: spec.describe(),
-            rw: spec.rw.as_str().to_string(),
-            rwmixread: spec.rwmixread_pct,
-            bs: spec.block_size_bytes,
-            size: spec.size_bytes,
-            iodepth: spec.iodepth,
-            numjobs: spec.numjobs,
-            ioengine: spec.ioengine.as_str().to_string(),
-            iodepth_batch: spec.iodepth_batch,
-            iodepth_batch_complete: spec.iodepth_batch_complete,
-            direct: spec.direct,
-            fsync: match spec.sync_every {
-                Some(SyncEvery::Fsync(n)) => Some(n),
-                _ => None,
-            },
-            fdatasync: match spec.sync_every {
-                Some(SyncEvery::Fdatasync(n)) => Some(n),
-                _ => None,
-            },
-            sync: spec.open_sync.map(|s| s.as_str().to_string()),
-            cpus: spec.cpus.as_deref().map(format_cpu_list),
-            runtime_ns: nanos(spec.runtime),
-            ramp_ns: nanos(spec.ramp),
-            interval_ns: nanos(spec.interval),
-            offset: spec.offset_bytes,
-            offset_increment: spec.offset_increment_bytes,
-            io_size: spec.io_size_bytes,
-            startdelay_ns: nanos(spec.startdelay),
-            randseed: spec.randseed,
-            end_fsync: spec.end_fsync,
-            cpus_allowed_policy: if spec.cpus_split { "split" } else { "shared" }.to_string(),
-            random_distribution: spec.distribution.as_text(),
-            steadystate: spec.steady.as_ref().map(super::SteadyJobRecord::from),
-            cliff_pct: spec.cliff_pct,
-            rate: spec.rate.map(|rate| RateRecord {
-                unit: match rate.unit {
-                    crate::bench::rate::Unit::Iops => "iops",
-                    crate::bench::rate::Unit::Bytes => "bytes",
-                }
-                .to_string(),
-                read: rate.read,
-                write: rate.write,
-                process: rate.process.as_str().to_string(),
-            }),
-            bssplit: spec
-                .bssplit
-                .as_ref()
-                .map(crate::bench::spec::BsSplit::as_text),
-            norandommap: !spec.random_map,
-            random_generator: spec.random_generator.as_str().to_string(),
-            invalidate: spec.invalidate,
-            fadvise_hint: spec.fadvise.as_str().to_string(),
-            data: match spec.data {
-                crate::bench::spec::BufferData::Random => "random",
-                crate::bench::spec::BufferData::Refill => "refill",
-                crate::bench::spec::BufferData::Zero => "zero",
-            }
-            .to_string(),
-            iomem: spec.iomem.as_str().to_string(),
-        }
-    }
 }
 
 /// Saturating nanoseconds of a duration.
@@ -813,48 +689,6 @@ impl DirectionRecord {
     pub fn is_idle(&self) -> bool {
         self.total_ios == 0
     }
-
-    /// From merged stats over `elapsed_ns`.
-    #[must_use]
-    pub fn from_stats(stats: &DirectionStats, elapsed_ns: u64) -> Self {
-        let seconds = elapsed_ns as f64 / 1e9;
-        let per_s = |n: u64| {
-            if seconds > 0.0 {
-                n as f64 / seconds
-            } else {
-                0.0
-            }
-        };
-        let bw_bytes = per_s(stats.bytes).round() as u64;
-        Self {
-            io_bytes: stats.bytes,
-            io_kbytes: stats.bytes / 1024,
-            bw_bytes,
-            bw: bw_bytes / 1024,
-            iops: per_s(stats.ios),
-            runtime: elapsed_ns / 1_000_000,
-            total_ios: stats.ios,
-            lat_ns: LatencyRecord::from(&stats.latency.summary()),
-            lat_sched_ns: stats
-                .sched
-                .as_ref()
-                .map(|sched| LatencyRecord::from(&sched.summary())),
-        }
-    }
-
-    /// Adds the latency histogram of `stats` (segments and run totals).
-    #[must_use]
-    pub fn with_histogram(mut self, stats: &DirectionStats) -> Self {
-        self.lat_ns.histogram = Some(HistogramRecord::of(stats));
-        self
-    }
-
-    /// Adds one interval's latency histogram, bounded (`HistogramRecord::of_interval`).
-    #[must_use]
-    pub fn with_interval_histogram(mut self, stats: &DirectionStats) -> Self {
-        self.lat_ns.histogram = Some(HistogramRecord::of_interval(stats));
-        self
-    }
 }
 
 /// fio's `lat_ns` object.
@@ -873,6 +707,14 @@ pub struct LatencyRecord {
     pub histogram: Option<HistogramRecord>,
 }
 
+/// One bucket of a sparse latency histogram: `count` I/Os took at most `le_ns`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct LatencyBucket {
+    /// Upper bound (inclusive) in nanoseconds.
+    pub le_ns: u64,
+    pub count: u64,
+}
+
 /// A latency histogram, sparse: only buckets with I/Os, ascending. `count[i]` I/Os took at
 /// most `le_ns[i]` and at least the lower bound of that bucket under the rule named by
 /// `sub_bucket_bits` (`stats::fine_bucket_le_ns`: log-linear, `2^sub_bucket_bits` buckets per
@@ -889,19 +731,6 @@ pub struct HistogramRecord {
 }
 
 impl HistogramRecord {
-    /// The non-empty fine buckets of `stats`' latency, at full resolution.
-    #[must_use]
-    pub fn of(stats: &DirectionStats) -> Self {
-        Self::from_buckets(&stats.latency.fine_buckets(), FINE_SUB_BUCKET_BITS)
-    }
-
-    /// The non-empty fine buckets of one interval, within `stats::MAX_INTERVAL_BUCKETS`.
-    #[must_use]
-    pub fn of_interval(stats: &DirectionStats) -> Self {
-        let (buckets, bits) = bounded(stats.latency.fine_buckets());
-        Self::from_buckets(&buckets, bits)
-    }
-
     /// Keeps the non-empty buckets.
     #[must_use]
     pub fn from_buckets(buckets: &[LatencyBucket], sub_bucket_bits: u32) -> Self {
@@ -939,24 +768,6 @@ impl LatencyRecord {
     }
 }
 
-impl From<&LatencySummary> for LatencyRecord {
-    fn from(summary: &LatencySummary) -> Self {
-        Self {
-            min: summary.min_ns,
-            max: summary.max_ns,
-            mean: summary.mean_ns,
-            stddev: summary.stddev_ns,
-            n: summary.count,
-            percentile: Percentiles(if summary.count == 0 {
-                Vec::new()
-            } else {
-                summary.percentiles_ns.clone()
-            }),
-            histogram: None,
-        }
-    }
-}
-
 /// Percentiles kept in fio's order and keyed like fio (`"99.900000"`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Percentiles(pub Vec<(f64, u64)>);
@@ -989,30 +800,6 @@ impl<'de> Deserialize<'de> for Percentiles {
 pub struct SyncRecord {
     pub total_ios: u64,
     pub lat_ns: LatencyRecord,
-}
-
-impl SyncRecord {
-    #[must_use]
-    pub fn from_stats(stats: &DirectionStats) -> Self {
-        Self {
-            total_ios: stats.ios,
-            lat_ns: LatencyRecord::from(&stats.latency.summary()),
-        }
-    }
-
-    /// Adds the latency histogram of `stats` (segments and run totals).
-    #[must_use]
-    pub fn with_histogram(mut self, stats: &DirectionStats) -> Self {
-        self.lat_ns.histogram = Some(HistogramRecord::of(stats));
-        self
-    }
-
-    /// Adds one interval's latency histogram, bounded (`HistogramRecord::of_interval`).
-    #[must_use]
-    pub fn with_interval_histogram(mut self, stats: &DirectionStats) -> Self {
-        self.lat_ns.histogram = Some(HistogramRecord::of_interval(stats));
-        self
-    }
 }
 
 /// Process CPU over the measured window (all threads), like fio's `usr_cpu`/`sys_cpu`
@@ -1323,35 +1110,5 @@ mod tests {
         let back: Vec<SweptValue> = serde_json::from_value(serde_json::json!([4, "2M"])).unwrap();
         assert_eq!(back, [SweptValue::Number(4), SweptValue::Text("2M".into())]);
         assert_eq!(back[0].to_string(), "4");
-    }
-
-    #[test]
-    fn histograms_are_sparse_sum_to_n_and_round_trip() {
-        let mut stats = DirectionStats::new();
-        for (ns, n) in [(500, 2), (3_000, 5), (3_000_000, 1)] {
-            for _ in 0..n {
-                stats.record(4096, ns);
-            }
-        }
-        let record = DirectionRecord::from_stats(&stats, 1_000_000_000).with_histogram(&stats);
-        let histogram = record.lat_ns.histogram.clone().unwrap();
-        // Buckets 1/128 of their power of two wide: 500 ns in [500, 501], 3 us in [2992, 3007].
-        assert_eq!(histogram.le_ns, [501, 3_007, 3_014_655]);
-        assert_eq!(histogram.count, [2, 5, 1]);
-        assert_eq!(histogram.sub_bucket_bits, Some(7));
-        assert_eq!(histogram.count.iter().sum::<u64>(), record.lat_ns.n);
-        let json = serde_json::to_value(&record).unwrap();
-        assert_eq!(
-            json["lat_ns"]["histogram"],
-            serde_json::json!({"sub_bucket_bits": 7, "le_ns": [501, 3_007, 3_014_655],
-                "count": [2, 5, 1]})
-        );
-        let back: DirectionRecord = serde_json::from_value(json).unwrap();
-        assert_eq!(back, record);
-        // Without one: no key at all, and records without one still read.
-        let plain = serde_json::to_value(DirectionRecord::from_stats(&stats, 1)).unwrap();
-        assert!(plain["lat_ns"].get("histogram").is_none());
-        let read: DirectionRecord = serde_json::from_value(plain).unwrap();
-        assert_eq!(read.lat_ns.histogram, None);
     }
 }

@@ -98,7 +98,7 @@ fn job_w(group: u32) -> Value {
 }
 
 fn vda() -> Value {
-    let mut row = serde_json::to_value(crate::monitor::iostat::IostatRow::idle("vda")).unwrap();
+    let mut row = serde_json::to_value(crate::record::IostatRow::idle("vda")).unwrap();
     for (key, value) in [
         ("r/s", 60_000.0),
         ("w/s", 12_500.0),

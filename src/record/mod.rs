@@ -7,7 +7,7 @@
 //! Segments and run totals add `lat_ns.histogram` {`le_ns`: [..], `count`: [..]}: the
 //! dashboard's log buckets, empty ones left out.
 
-pub mod compare;
+mod device;
 mod dto;
 #[cfg(test)]
 pub(crate) mod fixture;
@@ -21,6 +21,7 @@ mod steady;
 mod time;
 mod writer;
 
+pub use device::{IostatRow, QueueSettings};
 pub use dto::*;
 pub use fleet::*;
 pub use load::{Loaded, is_monitor_recording_file, load, load_any, load_recording};

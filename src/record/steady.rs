@@ -1,11 +1,8 @@
 //! The record's steady state (fio's `steadystate` object, its field names and types, and what
 //! diskdash adds) and the sustained-write curve with its cliff. Built from the pure trackers of
-//! `stats::steady` and `stats::cliff`.
+//! `analysis::steady` and `analysis::cliff`, where those conversions live.
 
 use serde::{Deserialize, Serialize};
-
-use crate::stats::cliff::Cliff;
-use crate::stats::steady::{Evaluation, Metric, SteadyState, Tracker};
 
 /// How a job's steady state is configured (part of the record's `job`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -15,17 +12,6 @@ pub struct SteadyJobRecord {
     pub dur_ns: u64,
     pub ramp_ns: u64,
     pub keep_going: bool,
-}
-
-impl From<&SteadyState> for SteadyJobRecord {
-    fn from(ss: &SteadyState) -> Self {
-        Self {
-            criterion: ss.criterion.to_string(),
-            dur_ns: super::nanos(ss.dur),
-            ramp_ns: super::nanos(ss.ramp),
-            keep_going: ss.keep_going,
-        }
-    }
 }
 
 /// fio's `steadystate` (same names and types: `attained` is 0 or 1, `criterion` a string with
@@ -80,75 +66,6 @@ pub struct DepartureRecord {
     pub criterion: f64,
 }
 
-impl SteadyStateRecord {
-    /// The record of a tracker; `stopped_run` when attaining it ended the step.
-    #[must_use]
-    pub fn from_tracker(tracker: &Tracker, stopped_run: bool) -> Self {
-        let ss = &tracker.spec;
-        let (window, evaluation) = tracker.reported();
-        let mean_of = |metric: Metric| {
-            if window.is_empty() {
-                0
-            } else {
-                (window.iter().map(|s| s.value(metric)).sum::<f64>() / window.len() as f64) as u64
-            }
-        };
-        let pct = if ss.criterion.pct { "%" } else { "" };
-        Self {
-            ss: ss.criterion.fio_text(),
-            duration: ss.dur.as_secs(),
-            attained: u8::from(tracker.attained_at_ns.is_some()),
-            criterion: format!(
-                "{:.6}{pct}",
-                evaluation.map_or(0.0, |e| signed_value(&ss.criterion, &e))
-            ),
-            max_deviation: evaluation.map_or(0.0, |e| e.max_deviation),
-            slope: evaluation.map_or(0.0, |e| e.slope),
-            data: SteadyStateData {
-                bw_mean: mean_of(Metric::Bw),
-                iops_mean: mean_of(Metric::Iops),
-                lat_mean: mean_of(Metric::Lat),
-                iops: window.iter().map(|s| s.iops.round() as u64).collect(),
-                bw: window
-                    .iter()
-                    .map(|s| s.bw_bytes_per_s.round() as u64)
-                    .collect(),
-                lat: window
-                    .iter()
-                    .map(|s| s.lat_mean_ns.round() as u64)
-                    .collect(),
-                t_ns: window.iter().map(|s| s.end_ns).collect(),
-            },
-            attained_at_ns: tracker.attained_at_ns,
-            stopped_run,
-            keep_going: ss.keep_going,
-            ramp_ns: super::nanos(ss.ramp),
-            sample_ns: (tracker.sample_s * 1e9).round() as u64,
-            departures: tracker
-                .departures
-                .iter()
-                .map(|d| DepartureRecord {
-                    t_ns: d.end_ns,
-                    criterion: d.value,
-                })
-                .collect(),
-            departure_count: tracker.departure_count,
-        }
-    }
-}
-
-/// fio's `criterion`: a slope keeps its sign (fio compares its magnitude with the limit).
-fn signed_value(criterion: &crate::stats::steady::Criterion, e: &Evaluation) -> f64 {
-    if criterion.slope && e.slope < 0.0 {
-        -e.value
-    } else {
-        e.value
-    }
-}
-
-const GIB: f64 = (1u64 << 30) as f64;
-const MIB: f64 = (1u64 << 20) as f64;
-
 /// Write bandwidth against bytes written, and the cliff.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SustainedWriteRecord {
@@ -170,27 +87,6 @@ pub struct CliffRecord {
     /// The running level before and the mean of the down intervals after, MiB/s.
     pub before_mib_s: f64,
     pub after_mib_s: f64,
-}
-
-impl From<&Cliff> for SustainedWriteRecord {
-    fn from(cliff: &Cliff) -> Self {
-        Self {
-            threshold_pct: cliff.threshold_pct,
-            written_bytes: cliff.written_bytes(),
-            points: cliff
-                .curve()
-                .iter()
-                .map(|p| [p.written_bytes as f64 / GIB, p.bytes_per_s() / MIB])
-                .collect(),
-            cliff: cliff.found.map(|c| CliffRecord {
-                gib_written: c.written_bytes as f64 / GIB,
-                written_bytes: c.written_bytes,
-                t_ns: c.at_ns,
-                before_mib_s: c.before_bytes_per_s / MIB,
-                after_mib_s: c.after_bytes_per_s / MIB,
-            }),
-        }
-    }
 }
 
 /// Why a segment ended.

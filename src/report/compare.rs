@@ -4,7 +4,7 @@
 use std::fmt::{self, Write as _};
 use std::time::Duration;
 
-use crate::record::compare::{Comparison, CurvePair, Metric, Regression, SAME_PCT, Verdict};
+use crate::analysis::compare::{Comparison, CurvePair, Metric, Regression, SAME_PCT, Verdict};
 use crate::report::bench::status_word;
 
 impl fmt::Display for Regression {
@@ -329,8 +329,8 @@ pub fn chart(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::compare::compare;
     use crate::record;
-    use crate::record::compare::compare;
     use crate::record::{
         CpuRecord, EngineRecord, HostRecord, Percentiles, SegmentRecord, SyncRecord, TargetRecord,
     };
@@ -680,10 +680,10 @@ read (100000 -> 104000 I/Os)
         assert_eq!(json["regressions"][1]["metric"], "bw_bytes");
     }
 
-    fn curve(points: &[(&str, Option<f64>, f64)]) -> Vec<crate::record::compare::CurvePoint> {
+    fn curve(points: &[(&str, Option<f64>, f64)]) -> Vec<crate::analysis::compare::CurvePoint> {
         points
             .iter()
-            .map(|&(value, x, y)| crate::record::compare::CurvePoint {
+            .map(|&(value, x, y)| crate::analysis::compare::CurvePoint {
                 value: value.into(),
                 x,
                 y,

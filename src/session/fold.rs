@@ -14,6 +14,8 @@ use super::snapshot::{
     DirectionView, IntervalLatency, JobView, PointRates, RunJobTotals, SERIES_POINTS, SeriesPoint,
     SessionState, Snapshot, StatsView, SteadyView, StepResult, SustainedView, add_to_run,
 };
+use crate::analysis::cliff::Cliff;
+use crate::analysis::steady::Tracker;
 use crate::bench::engine::errno_name;
 use crate::bench::worker::IoFault;
 use crate::monitor::iostat::IostatRow;
@@ -22,8 +24,6 @@ use crate::record::{
     DeviceRecord, ErrorRecord, RunStatus, RunWarning, SteadyStateRecord, StopReason,
     SustainedWriteRecord,
 };
-use crate::stats::cliff::Cliff;
-use crate::stats::steady::Tracker;
 use crate::stats::{DirectionStats, WorkerStats};
 
 /// The running step's jobs' steady-state trackers and write curves (`None`: no criterion,

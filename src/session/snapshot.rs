@@ -193,21 +193,21 @@ pub struct SteadyView {
     /// One sample's length, seconds, and the window's length in samples.
     pub sample_s: f64,
     pub window_samples: usize,
-    pub phase: crate::stats::steady::Phase,
+    pub phase: crate::analysis::steady::Phase,
     /// The criterion over the last full window.
-    pub last: Option<crate::stats::steady::Evaluation>,
+    pub last: Option<crate::analysis::steady::Evaluation>,
     /// When it was attained, since the measured window opened.
     pub attained_at: Option<Duration>,
     /// Keep-going: samples out of steady state since it was attained, and the last of them.
     pub departures: u64,
-    pub last_departure: Option<crate::stats::steady::Departure>,
+    pub last_departure: Option<crate::analysis::steady::Departure>,
     /// Attaining it is ending the step.
     pub stopping: bool,
 }
 
 impl SteadyView {
     #[must_use]
-    pub fn of(tracker: &crate::stats::steady::Tracker, stopping: bool) -> Self {
+    pub fn of(tracker: &crate::analysis::steady::Tracker, stopping: bool) -> Self {
         Self {
             spec: tracker.spec,
             sample_s: tracker.sample_s,
@@ -227,12 +227,12 @@ impl SteadyView {
 pub struct SustainedView {
     pub threshold_pct: f64,
     pub points: Arc<Vec<(f64, f64)>>,
-    pub cliff: Option<crate::stats::cliff::CliffPoint>,
+    pub cliff: Option<crate::analysis::cliff::CliffPoint>,
 }
 
 impl SustainedView {
     #[must_use]
-    pub fn of(cliff: &crate::stats::cliff::Cliff) -> Self {
+    pub fn of(cliff: &crate::analysis::cliff::Cliff) -> Self {
         const GIB: f64 = (1u64 << 30) as f64;
         const MIB: f64 = (1u64 << 20) as f64;
         Self {

@@ -223,13 +223,8 @@ impl Default for LatencyHistogram {
     }
 }
 
-/// One bucket of a sparse histogram ([`LatencyHistogram::fine_buckets`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct LatencyBucket {
-    /// Upper bound (inclusive) in nanoseconds.
-    pub le_ns: u64,
-    pub count: u64,
-}
+/// One bucket of a sparse histogram ([`LatencyHistogram::fine_buckets`]): the record's.
+pub use crate::record::LatencyBucket;
 
 /// A histogram's summary statistics, in nanoseconds.
 #[derive(Debug, Clone, Default, PartialEq)]

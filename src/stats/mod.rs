@@ -2,8 +2,8 @@
 //! per I/O and hand it over once per tick; the aggregator merges them into interval and total
 //! [`DirectionStats`] and summarises with [`LatencySummary`].
 
-pub mod cliff;
 mod histogram;
+mod record;
 pub mod steady;
 
 pub use histogram::{

@@ -155,7 +155,7 @@ pub fn latency_target_line(record: &RunRecord, target: crate::session::LatencyTa
         }
     }
     flush(current, &mut samples);
-    let result = super::analysis::latency_target(&samples, target.ns);
+    let result = crate::analysis::sweep::latency_target(&samples, target.ns);
     #[allow(clippy::cast_precision_loss)]
     let bound = format!(
         "p{} <= {}",
@@ -898,7 +898,7 @@ fn csv_line(cells: &[String]) -> String {
 /// Only rows that [count](Row::counts) take part.
 #[must_use]
 pub fn analysis(rows: &[Row], names: &[String]) -> Vec<SweepFinding> {
-    use super::analysis::{self, Sample};
+    use crate::analysis::sweep::{self as analysis, Sample};
     let Some(last) = names.last() else {
         return Vec::new();
     };
@@ -960,11 +960,11 @@ fn write_of(row: &Row) -> &Dir {
 }
 
 /// A row's direction `d` as the analysis takes it, along the dimension `last`.
-fn sample(row: &Row, d: &Dir, last: &str) -> super::analysis::Sample {
+fn sample(row: &Row, d: &Dir, last: &str) -> crate::analysis::sweep::Sample {
     let dimension = super::Dimension::ALL
         .into_iter()
         .find(|dim| dim.name() == last);
-    super::analysis::Sample {
+    crate::analysis::sweep::Sample {
         x: row
             .point
             .last()
@@ -985,18 +985,18 @@ fn sample(row: &Row, d: &Dir, last: &str) -> super::analysis::Sample {
 pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
     let mut out: Vec<String> = analysis(rows, names)
         .iter()
-        .filter_map(super::analysis::sentence)
+        .filter_map(crate::analysis::sweep::sentence)
         .collect();
     if advice && names.last().is_some_and(|l| l == "bs") {
         // The read and write points of the block sizes, wherever `rw` put them.
-        let of = |pick: fn(&Row) -> &Dir| -> Vec<super::analysis::Sample> {
+        let of = |pick: fn(&Row) -> &Dir| -> Vec<crate::analysis::sweep::Sample> {
             rows.iter()
                 .filter(|r| r.counts() && pick(r).ios > 0)
                 .map(|r| sample(r, pick(r), "bs"))
                 .collect()
         };
         out.push(
-            super::analysis::advice(&of(read_of), &of(write_of)).map_or_else(
+            crate::analysis::sweep::advice(&of(read_of), &of(write_of)).map_or_else(
                 || "advice: needs a block-size sweep with reads and writes".to_string(),
                 |a| format!("advice: {a}"),
             ),
@@ -1385,7 +1385,7 @@ mod tests {
         assert_eq!(back, analysis);
         let sentences: Vec<String> = back
             .iter()
-            .filter_map(crate::sweep::analysis::sentence)
+            .filter_map(crate::analysis::sweep::sentence)
             .collect();
         assert_eq!(sentences, statements(&rows, &names, false));
         assert_eq!(

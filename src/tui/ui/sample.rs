@@ -566,9 +566,10 @@ pub fn bench_other_disk() -> View {
 /// 45 s takes two samples out of steady state, the second at 54 s, where the view is).
 #[must_use]
 pub fn bench_steady(keep_going: bool) -> View {
+    use crate::analysis::cliff::Cliff;
+    use crate::analysis::steady::Tracker;
     use crate::session::{SteadyView, SustainedView};
-    use crate::stats::cliff::Cliff;
-    use crate::stats::steady::{Criterion, SteadyState, Tracker};
+    use crate::stats::steady::{Criterion, SteadyState};
     const S: u64 = 1_000_000_000;
     let ss = SteadyState {
         criterion: Criterion::parse("iops_slope:1%").expect("a criterion"),

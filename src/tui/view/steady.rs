@@ -4,10 +4,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::analysis::steady::Phase;
 use crate::record::SegmentJobRecord;
 use crate::report::steady::criterion_value;
 use crate::session::{JobView, SteadyView, SustainedView};
-use crate::stats::steady::{Criterion, Phase};
+use crate::stats::steady::Criterion;
 
 /// Where a job is with its steady-state criterion.
 #[derive(Debug, Clone, PartialEq)]

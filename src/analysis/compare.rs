@@ -968,14 +968,11 @@ mod tests {
             ("tausworthe", "0")
         );
         assert_eq!((old.data.as_str(), old.iomem.as_str()), ("random", "huge"));
-        let fio = JobRecord::from(&crate::bench::spec::JobSpec {
-            iomem: crate::bench::spec::IoMem::Malloc,
-            ..crate::bench::spec::JobSpec::default()
-        });
+        // What a record written now says for fio's defaults with `iomem=malloc`.
         let mut now = old.clone();
-        now.norandommap = fio.norandommap;
-        now.fadvise_hint.clone_from(&fio.fadvise_hint);
-        now.iomem.clone_from(&fio.iomem);
+        now.norandommap = false;
+        now.fadvise_hint = "1".to_string();
+        now.iomem = "malloc".to_string();
         let named: Vec<String> = job_differences(&old, &now)
             .into_iter()
             .map(|d| d.key)

@@ -12,6 +12,8 @@
 //! The curve is kept bounded: past [`MAX_POINTS`] points every other point is merged into its
 //! neighbour (bytes and time add up, so each kept point's bandwidth is over the span it names).
 
+use crate::record::{CliffRecord, SustainedWriteRecord};
+
 /// Intervals after a candidate that must also be down.
 pub const STAYS_DOWN: usize = 4;
 /// Down intervals needed when the run ends before `STAYS_DOWN` more are seen.
@@ -225,6 +227,30 @@ impl Cliff {
                 .collect();
             self.curve = merged;
             self.stride *= 2;
+        }
+    }
+}
+
+const GIB: f64 = (1u64 << 30) as f64;
+const MIB: f64 = (1u64 << 20) as f64;
+
+impl From<&Cliff> for SustainedWriteRecord {
+    fn from(cliff: &Cliff) -> Self {
+        Self {
+            threshold_pct: cliff.threshold_pct,
+            written_bytes: cliff.written_bytes(),
+            points: cliff
+                .curve()
+                .iter()
+                .map(|p| [p.written_bytes as f64 / GIB, p.bytes_per_s() / MIB])
+                .collect(),
+            cliff: cliff.found.map(|c| CliffRecord {
+                gib_written: c.written_bytes as f64 / GIB,
+                written_bytes: c.written_bytes,
+                t_ns: c.at_ns,
+                before_mib_s: c.before_bytes_per_s / MIB,
+                after_mib_s: c.after_bytes_per_s / MIB,
+            }),
         }
     }
 }

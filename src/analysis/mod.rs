@@ -1,0 +1,12 @@
+//! What recorded points show, as pure functions returning typed results: a run against
+//! another ([`compare`]), a sweep's peaks, gain stops, knee and advice ([`sweep`]), steady
+//! state ([`steady`]) and the sustained-write cliff ([`cliff`]). Front ends render the
+//! sentences; nothing here reads a file, a clock or the terminal.
+//!
+//! Below the session and the front ends, above the cores: it reads `record`, `stats`, `units`
+//! and `values`, never a command, a front end or clap.
+
+pub mod cliff;
+pub mod compare;
+pub mod steady;
+pub mod sweep;
