@@ -138,6 +138,9 @@ pub struct Grid {
     pub indent: String,
     pub groups: Vec<Group>,
     pub columns: Vec<Column>,
+    /// The leading columns that name a row: never left out, and a row's note that does not
+    /// fit beside it starts under them.
+    pub keys: usize,
     pub rows: Vec<Row>,
     /// Lines under the table (a paragraph in Markdown; left out of CSV and JSON).
     pub footer: Vec<String>,

@@ -30,6 +30,7 @@ impl Exporter for Fitted {
             .columns
             .iter()
             .enumerate()
+            .filter(|&(c, _)| c >= grid.keys)
             .filter_map(|(c, column)| column.rank.map(|rank| (rank, c)))
             .collect();
         order.sort_by_key(|&(rank, c)| (std::cmp::Reverse(rank), std::cmp::Reverse(c)));
@@ -118,12 +119,12 @@ impl<'a> Layout<'a> {
                 .sum::<usize>()
     }
 
-    /// Where a note on lines of its own starts: under the leading key columns.
+    /// Where a note on lines of its own starts: under the [key columns](Grid::keys).
     fn note_indent(&self, keep: &[bool]) -> usize {
         chars(&self.grid.indent)
             + self
                 .shown(keep)
-                .take_while(|&(c, _)| self.grid.columns[c].rank.is_none())
+                .take_while(|&(c, _)| c < self.grid.keys)
                 .map(|(c, gap)| chars(gap) + self.widths[c])
                 .sum::<usize>()
     }
@@ -302,6 +303,7 @@ mod tests {
         }
         columns.push(Column::left(""));
         let mut grid = Grid::new(columns);
+        grid.keys = 1;
         grid.fit_hint = "--format csv shows all".into();
         let mut cells = vec!["4k".to_string()];
         cells.extend((0..12).map(|n| format!("{}", n * 1000)));
