@@ -2,8 +2,7 @@
 //! status) or the whole run (summary). Rates are over the window the table names; the
 //! totals' percentiles come from the hosts' histograms merged.
 
-use std::fmt::Write as _;
-
+use crate::report::export::{self, Column, Exporter as _, Grid};
 use crate::units::{format_latency_ns, format_rate};
 
 /// One row: a host, or the fleet.
@@ -29,39 +28,31 @@ pub struct Row {
 /// The table under a title line (`title` names the window), the fleet row last.
 #[must_use]
 pub fn render(title: &str, hosts: &[Row], fleet: &Row) -> String {
-    let width = hosts
-        .iter()
-        .map(|r| r.name.chars().count())
-        .chain([fleet.name.chars().count(), 4])
-        .max()
-        .unwrap_or(4);
-    let mut out = String::new();
-    let _ = writeln!(out, "{}", crate::error::one_line(title));
-    let _ = writeln!(
-        out,
-        "  {:<width$}  {:<11} {:>8} {:>12} {:>9} {:>9} {:>6}  errors",
-        "host", "state", "IOPS", "MiB/s", "p50", "p99", "%util"
-    );
+    let mut grid = Grid::new(vec![
+        Column::left("host").min_width(4),
+        Column::left("state").min_width(11),
+        Column::right("IOPS").min_width(8).gap(" "),
+        Column::right("MiB/s").min_width(12).gap(" "),
+        Column::right("p50").min_width(9).gap(" "),
+        Column::right("p99").min_width(9).gap(" "),
+        Column::right("%util").min_width(6).gap(" "),
+        Column::left("errors"),
+    ]);
+    grid.title = Some(crate::error::one_line(title));
+    grid.indent = "  ".to_string();
+    let measured = |row: &Row, text: String| if row.measured { text } else { "-".to_string() };
+    #[allow(clippy::cast_precision_loss)]
+    let latency =
+        |ns: Option<u64>| ns.map_or_else(|| "-".to_string(), |ns| format_latency_ns(ns as f64));
     for row in hosts.iter().chain([fleet]) {
-        let latency = |ns: Option<u64>| {
-            #[allow(clippy::cast_precision_loss)]
-            ns.map_or_else(|| "-".to_string(), |ns| format_latency_ns(ns as f64))
-        };
-        let _ = writeln!(
-            out,
-            "  {:<width$}  {:<11} {:>8} {:>12} {:>9} {:>9} {:>6}  {}",
-            row.name,
-            row.state,
-            if row.measured {
-                format_rate(row.iops)
-            } else {
-                "-".to_string()
-            },
-            if row.measured {
-                format!("{:.1}", row.bw_bytes_per_s / (1024.0 * 1024.0))
-            } else {
-                "-".to_string()
-            },
+        grid.row(vec![
+            row.name.clone(),
+            row.state.clone(),
+            measured(row, format_rate(row.iops)),
+            measured(
+                row,
+                format!("{:.1}", row.bw_bytes_per_s / (1024.0 * 1024.0)),
+            ),
             latency(row.p50_ns),
             latency(row.p99_ns),
             row.util_pct
@@ -70,10 +61,10 @@ pub fn render(title: &str, hosts: &[Row], fleet: &Row) -> String {
             row.error
                 .as_deref()
                 .map_or_else(|| "0".to_string(), crate::error::one_line),
-        );
+        ]);
     }
     // Host names come from the user's host list: the one rule for text from outside.
-    crate::text::escape_layout(&out).into_owned()
+    crate::text::escape_layout(&export::Text.render(&grid)).into_owned()
 }
 
 #[cfg(test)]

@@ -13,12 +13,11 @@
 //!  footer: profile, loops and pick rule, target, size
 //! ```
 
-use std::fmt::Write as _;
-
 use serde::Serialize;
 
 use crate::plan::mark::{MbUnit, Measure, MixReport, Mode, Pattern, Pick, Profile, Rules, label};
 use crate::record::{RunRecord, RunStatus, SegmentRecord};
+use crate::report::export::{self, Column, Exporter as _, Grid, Group};
 use crate::units::format_bytes;
 
 /// What the command knows that the record does not say.
@@ -366,11 +365,11 @@ pub fn render(summary: &MarkSummary, format: MarkFormat) -> String {
 }
 
 /// A column group of the window: its name and the row's cell under it.
-type Column = (&'static str, fn(&MarkRow) -> Option<&MarkCell>);
+type Direction = (&'static str, fn(&MarkRow) -> Option<&MarkCell>);
 
 /// The directions the rows have, in the window's column order.
-fn columns(summary: &MarkSummary) -> Vec<Column> {
-    let mut out: Vec<Column> = Vec::new();
+fn columns(summary: &MarkSummary) -> Vec<Direction> {
+    let mut out: Vec<Direction> = Vec::new();
     if summary.mode != "write" {
         out.push(("Read", |r| r.read.as_ref()));
     }
@@ -497,173 +496,69 @@ fn footer(summary: &MarkSummary) -> Vec<String> {
 const TEST_WIDTH: usize = 14;
 const VALUE_WIDTH: usize = 10;
 
+/// The values of a group, in the order of their importance (the last is left out first).
+const VALUES: [&str; 3] = ["MB/s", "IOPS", "lat us"];
+
+/// The window as a grid: the test, then a group of MB/s, IOPS and latency per direction (a
+/// narrow terminal loses latency first, then IOPS, the mix's first, then the write's, then
+/// the read's; MB/s never), the row's notes after it, the footer under it.
+fn grid(summary: &MarkSummary) -> Grid {
+    let cols = columns(summary);
+    let mut columns = vec![Column::left("Test").min_width(TEST_WIDTH).gap("")];
+    let mut groups = vec![Group::new("", "", 1)];
+    for (name, _) in &cols {
+        for (n, (value, rank)) in VALUES.iter().zip([None, Some(1), Some(2)]).enumerate() {
+            let column =
+                Column::right(*value)
+                    .min_width(VALUE_WIDTH)
+                    .gap(if n == 0 { " | " } else { "" });
+            columns.push(match rank {
+                Some(rank) => column.rank(rank),
+                None => column,
+            });
+        }
+        groups.push(Group::new(format!("{name} [MB/s]"), *name, 3));
+    }
+    let mut grid = Grid::new(columns);
+    grid.groups = groups;
+    grid.keys = 1;
+    grid.rules = true;
+    grid.markdown_align = true;
+    grid.notes = Some("Ran".to_string());
+    grid.fit_hint = "all with --format csv or in a wider terminal".to_string();
+    grid.footer = footer(summary);
+    for row in &summary.rows {
+        let mut cells = vec![crate::text::escape(&row.test).into_owned()];
+        for (_, get) in &cols {
+            match get(row) {
+                Some(c) => cells.extend([rate(c.mb_s), iops(c.iops), rate(c.lat_mean_us)]),
+                None => cells.extend(["-".to_string(), "-".to_string(), "-".to_string()]),
+            }
+        }
+        let note = (!row.notes.is_empty()).then(|| row.notes.join("; "));
+        grid.row_with_note(cells, note);
+    }
+    grid
+}
+
 /// The window as text: a header of direction groups, then one line per test.
 #[must_use]
 pub fn table(summary: &MarkSummary) -> String {
-    let cols = columns(summary);
-    let mut out = table_of(summary, &vec![[true; 3]; cols.len()], None);
-    for line in footer(summary) {
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out
+    export::Text.render(&grid(summary))
 }
-
-/// The values of a group, in the order of their importance (the last is left out first).
-const VALUES: [&str; 3] = ["MB/s", "IOPS", "lat us"];
 
 /// The window fitted to a terminal `width` columns wide: when the whole table is wider, the
 /// values least needed are left out (latency, then IOPS; the mix's first, then the write's,
 /// then the read's) and a line says which; notes and the footer continue on lines of their own.
 #[must_use]
 pub fn table_fitted(summary: &MarkSummary, width: usize) -> String {
-    let cols = columns(summary);
-    let mut keep = vec![[true; 3]; cols.len()];
-    // Which (group, value) goes next: latency of the last group first, MB/s never.
-    let mut order = Vec::new();
-    for value in [2, 1] {
-        for group in (0..cols.len()).rev() {
-            order.push((group, value));
-        }
-    }
-    let widest = |text: &str| text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
-    let mut out = table_of(summary, &keep, Some(width));
-    let mut left_out = Vec::new();
-    for (group, value) in order {
-        if widest(&out) <= width {
-            break;
-        }
-        keep[group][value] = false;
-        left_out.push(format!("{} {}", cols[group].0, VALUES[value]));
-        out = table_of(summary, &keep, Some(width));
-    }
-    let mut fitted = out;
-    if !left_out.is_empty() {
-        let line = format!(
-            "+{} columns left out to fit {width} columns ({}): all with --format csv or in a \
-             wider terminal",
-            left_out.len(),
-            left_out.join(", ")
-        );
-        fitted.push_str(&crate::report::fit::text(&format!("{line}\n"), Some(width)));
-    }
-    for line in footer(summary) {
-        fitted.push_str(&crate::report::fit::text(&format!("{line}\n"), Some(width)));
-    }
-    fitted
-}
-
-/// The table without its footer, with the values `keep` says for each group; within `width`
-/// a row's notes that do not fit beside it go on lines of their own under it.
-fn table_of(summary: &MarkSummary, keep: &[[bool; 3]], width: Option<usize>) -> String {
-    let cols = columns(summary);
-    let mut out = String::new();
-    let shown = |k: &[bool; 3]| k.iter().filter(|&&v| v).count();
-    let _ = write!(out, "{:<TEST_WIDTH$}", "");
-    for ((name, _), k) in cols.iter().zip(keep) {
-        let group_width = VALUE_WIDTH * shown(k);
-        let head = format!("{name} [MB/s]");
-        let head = if head.len() > group_width {
-            (*name).to_string()
-        } else {
-            head
-        };
-        let _ = write!(out, " | {head:^group_width$}");
-    }
-    out.truncate(out.trim_end().len());
-    out.push('\n');
-    let _ = write!(out, "{:<TEST_WIDTH$}", "Test");
-    for k in keep {
-        out.push_str(" | ");
-        for (value, _) in VALUES.iter().zip(k).filter(|(_, k)| **k) {
-            let _ = write!(out, "{value:>VALUE_WIDTH$}");
-        }
-    }
-    out.push('\n');
-    let rule = TEST_WIDTH
-        + keep
-            .iter()
-            .map(|k| 3 + VALUE_WIDTH * shown(k))
-            .sum::<usize>();
-    out.push_str(&"-".repeat(rule));
-    out.push('\n');
-    for row in &summary.rows {
-        let _ = write!(out, "{:<TEST_WIDTH$}", crate::text::escape(&row.test));
-        for ((_, get), k) in cols.iter().zip(keep) {
-            let values = match get(row) {
-                Some(c) => [rate(c.mb_s), iops(c.iops), rate(c.lat_mean_us)],
-                None => ["-".into(), "-".into(), "-".into()],
-            };
-            out.push_str(" | ");
-            for (value, _) in values.iter().zip(k).filter(|(_, k)| **k) {
-                let _ = write!(out, "{value:>VALUE_WIDTH$}");
-            }
-        }
-        if !row.notes.is_empty() {
-            let notes = row.notes.join("; ");
-            match width {
-                Some(fit) if rule + 2 + notes.chars().count() > fit => {
-                    out.push('\n');
-                    let notes = format!("{:TEST_WIDTH$}  {notes}", "");
-                    out.push_str(&crate::report::fit::line(&notes, fit).join("\n"));
-                }
-                _ => {
-                    let _ = write!(out, "  {notes}");
-                }
-            }
-        }
-        out.push('\n');
-    }
-    out.push_str(&"-".repeat(rule));
-    out.push('\n');
-    out
+    export::Fitted(width).render(&grid(summary))
 }
 
 /// A Markdown table with the footer as a paragraph under it.
 #[must_use]
 pub fn markdown(summary: &MarkSummary) -> String {
-    let cols = columns(summary);
-    let notes = summary.rows.iter().any(|r| !r.notes.is_empty());
-    let mut out = String::from("| Test |");
-    for (name, _) in &cols {
-        let _ = write!(out, " {name} MB/s | {name} IOPS | {name} lat us |");
-    }
-    if notes {
-        out.push_str(" Ran |");
-    }
-    out.push_str("\n| --- |");
-    for _ in &cols {
-        out.push_str(" ---: | ---: | ---: |");
-    }
-    if notes {
-        out.push_str(" --- |");
-    }
-    out.push('\n');
-    for row in &summary.rows {
-        let _ = write!(out, "| {} |", crate::text::escape(&row.test));
-        for (_, get) in &cols {
-            match get(row) {
-                Some(c) => {
-                    let _ = write!(
-                        out,
-                        " {} | {} | {} |",
-                        rate(c.mb_s),
-                        iops(c.iops),
-                        rate(c.lat_mean_us)
-                    );
-                }
-                None => out.push_str(" - | - | - |"),
-            }
-        }
-        if notes {
-            let _ = write!(out, " {} |", row.notes.join("; "));
-        }
-        out.push('\n');
-    }
-    out.push('\n');
-    out.push_str(&footer(summary).join("  \n"));
-    out.push('\n');
-    out
+    export::Markdown.render(&grid(summary))
 }
 
 /// One row per test; empty cells for what did not run. The footer's facts are columns too,
@@ -671,35 +566,36 @@ pub fn markdown(summary: &MarkSummary) -> String {
 #[must_use]
 pub fn csv(summary: &MarkSummary) -> String {
     let cols = columns(summary);
-    let mut out = String::from("test");
+    let mut columns = vec![Column::left("test")];
     for (name, _) in &cols {
         let name = name.to_ascii_lowercase();
-        let _ = write!(out, ",{name}_mb_s,{name}_iops,{name}_lat_mean_us");
+        for value in ["mb_s", "iops", "lat_mean_us"] {
+            columns.push(Column::right(format!("{name}_{value}")));
+        }
     }
-    out.push_str(",profile,loops,pick,engine,ran_iodepth,notes\n");
+    for name in ["profile", "loops", "pick", "engine", "ran_iodepth", "notes"] {
+        columns.push(Column::left(name));
+    }
+    let mut grid = Grid::new(columns);
     for row in &summary.rows {
-        out.push_str(&crate::text::escape(&row.test));
+        let mut cells = vec![crate::text::escape(&row.test).into_owned()];
         for (_, get) in &cols {
             match get(row) {
-                Some(c) => {
-                    let _ = write!(out, ",{:.3},{:.3},{:.3}", c.mb_s, c.iops, c.lat_mean_us);
-                }
-                None => out.push_str(",,,"),
+                Some(c) => cells.extend([c.mb_s, c.iops, c.lat_mean_us].map(|v| format!("{v:.3}"))),
+                None => cells.extend([String::new(), String::new(), String::new()]),
             }
         }
-        let notes = row.notes.join("; ");
-        let notes = if notes.contains([',', '"']) {
-            format!("\"{}\"", notes.replace('"', "\"\""))
-        } else {
-            notes
-        };
-        let _ = writeln!(
-            out,
-            ",{},{},{},{},{},{notes}",
-            summary.profile, summary.loops, summary.pick, row.engine, row.iodepth
-        );
+        cells.extend([
+            summary.profile.to_string(),
+            summary.loops.to_string(),
+            summary.pick.to_string(),
+            row.engine.clone(),
+            row.iodepth.to_string(),
+            row.notes.join("; "),
+        ]);
+        grid.row(cells);
     }
-    out
+    export::Csv.render(&grid)
 }
 
 #[cfg(test)]

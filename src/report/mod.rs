@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod compare;
+pub mod export;
 pub mod fio;
 pub mod fit;
 pub mod headless;

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::record::{
     DirectionRecord, PointValue, RunRecord, RunStatus, SegmentRecord, SweepFinding, SyncRecord,
 };
+use crate::report::export::{self, Column, Exporter as _, Grid};
 use crate::stats::{LatencyBucket, bucket_percentile_ns, merge_buckets};
 use crate::units::format_latency_ns;
 
@@ -460,20 +461,6 @@ fn best(rows: &[Row], pick: impl Fn(&Row) -> &Dir) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-/// The columns: the swept options, then per direction with I/O, the sync calls where any point
-/// made some, the bytes and time, then the device. `human`: the table's and markdown's
-/// headers, units in the cells and a last column of marks; else CSV's: units in the header
-/// names (`read_mean_ns`), plain numbers in the cells, the engine, the depth it ran at, the
-/// status and the page-cache flag last. A value a point does not have is an empty cell.
-fn header_and_cells(
-    rows: &[Row],
-    names: &[String],
-    human: bool,
-) -> (Vec<String>, Vec<Vec<String>>) {
-    let (header, _, cells) = ranked_header_and_cells(rows, names, human);
-    (header, cells)
-}
-
 /// How much a column of the text table matters when the terminal is narrow: the swept values
 /// and the marks stay, then the rates, the tail and mean latency, the syncs, dd's bytes and
 /// time, the device's %util and aqu-sz, the memory baseline, and MiB/s (MB/s in other units)
@@ -492,6 +479,12 @@ mod rank {
     pub const MIB_S: u8 = 10;
 }
 
+/// The columns: the swept options, then per direction with I/O, the sync calls where any point
+/// made some, the bytes and time, then the device. `human`: the table's and markdown's
+/// headers, units in the cells and a last column of marks; else CSV's: units in the header
+/// names (`read_mean_ns`), plain numbers in the cells, the engine, the depth it ran at, the
+/// status and the page-cache flag last. A value a point does not have is an empty cell.
+///
 /// The header, each column's [rank], and the cells.
 fn ranked_header_and_cells(
     rows: &[Row],
@@ -739,72 +732,41 @@ pub fn render(rows: &[Row], names: &[String], format: Format) -> String {
             text.push('\n');
             text
         }
-        Format::Csv => {
-            let (header, cells) = header_and_cells(rows, names, false);
-            let mut out = csv_line(&header);
-            for row in cells {
-                out.push_str(&csv_line(&row));
-            }
-            out
-        }
-        Format::Markdown => {
-            let (header, cells) = header_and_cells(rows, names, true);
-            let mut out = format!("| {} |\n", header.join(" | "));
-            out.push_str(&format!(
-                "|{}\n",
-                header.iter().map(|_| " --- |").collect::<String>()
-            ));
-            for row in cells {
-                out.push_str(&format!("| {} |\n", row.join(" | ")));
-            }
-            out
-        }
-        Format::Table => {
-            let (header, cells) = header_and_cells(rows, names, true);
-            let keep = vec![true; header.len()];
-            text_table(&header, &cells, names.len(), &keep)
-        }
+        Format::Csv => export::Csv.render(&grid(rows, names, false)),
+        Format::Markdown => export::Markdown.render(&grid(rows, names, true)),
+        Format::Table => export::Text.render(&grid(rows, names, true)),
     };
     crate::text::escape_layout(&text).into_owned()
 }
 
-/// The text table of the columns `keep` marks: the swept values left-aligned, the numbers
-/// right-aligned, the marks last.
-fn text_table(header: &[String], cells: &[Vec<String>], params: usize, keep: &[bool]) -> String {
-    let widths = column_widths(header, cells);
-    let line = |cells: &[String]| {
-        let mut text = String::new();
-        for (c, cell) in cells.iter().enumerate().filter(|(c, _)| keep[*c]) {
-            let pad = widths[c].saturating_sub(cell.chars().count());
-            if c < params || c + 1 == cells.len() {
-                text.push_str(cell);
-                text.push_str(&" ".repeat(pad));
+/// The table as a grid: the swept values and the marks are key columns, left-aligned; the
+/// numbers right-aligned, each ranked for a narrow terminal ([rank]).
+fn grid(rows: &[Row], names: &[String], human: bool) -> Grid {
+    let (header, ranks, cells) = ranked_header_and_cells(rows, names, human);
+    let last = header.len().saturating_sub(1);
+    let columns = header
+        .into_iter()
+        .zip(ranks)
+        .enumerate()
+        .map(|(c, (name, r))| {
+            let column = if c < names.len() || c == last {
+                Column::left(name)
             } else {
-                text.push_str(&" ".repeat(pad));
-                text.push_str(cell);
+                Column::right(name)
+            };
+            if r == rank::KEEP {
+                column
+            } else {
+                column.rank(r)
             }
-            text.push_str("  ");
-        }
-        format!("{}\n", text.trim_end())
-    };
-    let mut out = line(header);
-    for row in cells {
-        out.push_str(&line(row));
-    }
-    out
-}
-
-fn column_widths(header: &[String], cells: &[Vec<String>]) -> Vec<usize> {
-    (0..header.len())
-        .map(|c| {
-            cells
-                .iter()
-                .map(|r| r[c].chars().count())
-                .chain([header[c].chars().count()])
-                .max()
-                .unwrap_or(0)
         })
-        .collect()
+        .collect();
+    let mut grid = Grid::new(columns);
+    grid.fit_hint = "--format markdown or csv, or stdout to a file, shows all".to_string();
+    for row in cells {
+        grid.row(row);
+    }
+    grid
 }
 
 /// The text table fitted to a terminal `width` columns wide: the least important columns
@@ -812,48 +774,8 @@ fn column_widths(header: &[String], cells: &[Vec<String>]) -> Vec<usize> {
 /// them and where the full table is. The swept values and the marks always stay.
 #[must_use]
 pub fn render_fitted(rows: &[Row], names: &[String], width: usize) -> String {
-    let (header, ranks, cells) = ranked_header_and_cells(rows, names, true);
-    let widths = column_widths(&header, &cells);
-    let mut keep = vec![true; header.len()];
-    // Each column takes its width and two spaces; the last line's trailing ones are trimmed.
-    let used = |keep: &[bool]| -> usize {
-        (0..header.len())
-            .filter(|&c| keep[c])
-            .map(|c| widths[c] + 2)
-            .sum::<usize>()
-            .saturating_sub(2)
-    };
-    // Least important first; of equal rank the rightmost (writes after reads) first.
-    let mut order: Vec<usize> = (0..header.len())
-        .filter(|&c| ranks[c] != rank::KEEP)
-        .collect();
-    order.sort_by_key(|&c| (std::cmp::Reverse(ranks[c]), std::cmp::Reverse(c)));
-    for c in order {
-        if used(&keep) <= width {
-            break;
-        }
-        keep[c] = false;
-    }
-    let mut text = text_table(&header, &cells, names.len(), &keep);
-    let left_out: Vec<&str> = (0..header.len())
-        .filter(|&c| !keep[c])
-        .map(|c| header[c].as_str())
-        .collect();
-    if !left_out.is_empty() {
-        text.push_str(&left_out_note(&left_out, width));
-    }
+    let text = export::Fitted(width).render(&grid(rows, names, true));
     crate::text::escape_layout(&text).into_owned()
-}
-
-/// `+3 columns (read MiB/s, write MiB/s, aqu-sz): --format markdown or csv`, wrapped to `width`.
-fn left_out_note(columns: &[&str], width: usize) -> String {
-    let s = if columns.len() == 1 { "" } else { "s" };
-    let text = format!(
-        "+{} column{s} ({}): --format markdown or csv, or stdout to a file, shows all",
-        columns.len(),
-        columns.join(", ")
-    );
-    wrap(&text, width)
 }
 
 /// `text` broken at spaces into lines of at most `width` characters (a longer word stands
@@ -876,20 +798,6 @@ pub fn wrap(text: &str, width: usize) -> String {
     out.push_str(line.trim_end());
     out.push('\n');
     out
-}
-
-fn csv_line(cells: &[String]) -> String {
-    let quoted: Vec<String> = cells
-        .iter()
-        .map(|c| {
-            if c.contains([',', '"', '\n']) {
-                format!("\"{}\"", c.replace('"', "\"\""))
-            } else {
-                c.clone()
-            }
-        })
-        .collect();
-    format!("{}\n", quoted.join(","))
 }
 
 /// What the table shows, typed: for each swept dimension whose other dimensions are fixed (a
