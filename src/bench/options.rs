@@ -2026,6 +2026,37 @@ fn cpu_list(name: Name<'_>, text: &str, available: &[usize]) -> anyhow::Result<V
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_table_has_one_row_per_key_in_key_order() {
+        for (i, key) in Key::ALL.into_iter().enumerate() {
+            assert_eq!(key as usize, i);
+            assert_eq!(TABLE[i].key, key);
+        }
+        let mut flags: Vec<_> = TABLE.iter().map(|r| r.flag).collect();
+        let mut names: Vec<_> = TABLE.iter().map(|r| r.fio).collect();
+        flags.sort_unstable();
+        names.sort_unstable();
+        flags.dedup();
+        names.dedup();
+        assert_eq!((flags.len(), names.len()), (TABLE.len(), TABLE.len()));
+    }
+
+    #[test]
+    fn the_table_defaults_are_what_the_validator_takes() {
+        let machine = MachineLimits::detect();
+        let base = format!("{:?}", validate(&[], &machine).unwrap());
+        for row in TABLE.iter().filter(|r| !r.default.is_empty()) {
+            let given = validate(&[JobOption::flag(row.key, row.default)], &machine)
+                // Only whether --size was given differs (a given size is not lowered).
+                .map(|spec| {
+                    format!("{spec:?}").replace("size_explicit: true", "size_explicit: false")
+                });
+            if let Ok(given) = given {
+                assert_eq!(given, base, "{}", row.flag);
+            }
+        }
+    }
+
     /// Options as `bench` flags: `--bs 4k`, `--bs=4k`, `-q 8`, `--buffered`.
     fn flags(argv: &[&str]) -> Vec<JobOption> {
         let mut out = Vec::new();

@@ -223,3 +223,90 @@ impl<C: JobCommand> FromArgMatches for JobFlags<C> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::bench::options::{Key, TABLE};
+    use crate::cli::{Cli, Command};
+
+    fn bench(argv: &[&str]) -> Vec<(Key, String)> {
+        let cli = Cli::try_parse_from(["diskdash", "bench"].iter().chain(argv)).unwrap();
+        let Some(Command::Bench(args)) = cli.command else {
+            panic!("not bench")
+        };
+        args.job
+            .options
+            .into_iter()
+            .map(|o| (o.key, o.value))
+            .collect()
+    }
+
+    #[test]
+    fn options_come_in_command_line_order_and_only_when_given() {
+        assert!(bench(&[]).is_empty());
+        assert_eq!(
+            bench(&[
+                "--bs",
+                "8k",
+                "-q",
+                "4",
+                "--rw=read",
+                "--buffered",
+                "--hipri"
+            ]),
+            [
+                (Key::Bs, "8k".into()),
+                (Key::IoDepth, "4".into()),
+                (Key::Rw, "read".into()),
+                (Key::Direct, "0".into()),
+                (Key::Hipri, "1".into()),
+            ]
+        );
+        assert_eq!(
+            bench(&["--buffered", "--direct", "--ss-keep-going", "--hipri=0"]),
+            [
+                (Key::Direct, "1".into()),
+                (Key::SsKeepGoing, "1".into()),
+                (Key::Hipri, "0".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn every_offered_row_is_a_flag_of_its_commands() {
+        for (command, offer) in [
+            ("bench", super::options::BENCH),
+            ("sweep", super::options::SWEEP),
+            ("mark", super::options::MARK),
+        ] {
+            let cli = <Cli as clap::CommandFactory>::command();
+            let sub = cli.find_subcommand(command).unwrap();
+            for row in TABLE.iter().filter(|r| r.offered(offer)) {
+                let long = row.flag.trim_start_matches('-');
+                assert!(
+                    sub.get_arguments().any(|a| a.get_long() == Some(long)),
+                    "{command} lacks {}",
+                    row.flag
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn sweep_lists_keep_their_order() {
+        let cli =
+            Cli::try_parse_from(["diskdash", "sweep", "-j", "1,2", "--bs", "4k..8k"]).unwrap();
+        let Some(Command::Sweep(args)) = cli.command else {
+            panic!("not sweep")
+        };
+        let got: Vec<_> = args
+            .job
+            .options
+            .iter()
+            .map(|o| (o.key, o.value.as_str()))
+            .collect();
+        assert_eq!(got, [(Key::NumJobs, "1,2"), (Key::Bs, "4k..8k")]);
+    }
+}
