@@ -6,6 +6,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod job_flags;
+
+pub use job_flags::JobFlags;
+
 /// Terminal dashboard for Linux disks: a fio-grade benchmark and an iostat-grade device
 /// monitor side by side.
 #[derive(Debug, Parser)]
@@ -229,18 +233,6 @@ pub struct MarkArgs {
     /// without --mix) or write (writes, and the mix), as KDiskMark's modes.
     #[arg(long, default_value = "all", help_heading = "Tests")]
     pub mode: String,
-    /// Working set, written once before the first test [default: 1G, lowered with a note
-    /// when free space is short].
-    #[arg(long, help_heading = "Tests", allow_hyphen_values = true)]
-    pub size: Option<String>,
-    /// Measured time of each loop (the first loop of each measurement warms up as long first).
-    #[arg(
-        long,
-        default_value = "5s",
-        help_heading = "Tests",
-        allow_hyphen_values = true
-    )]
-    pub runtime: String,
     /// Loops of each measurement.
     #[arg(
         long,
@@ -265,14 +257,9 @@ pub struct MarkArgs {
     /// "Flush Pagecache") before every loop of every test; needs root.
     #[arg(long, help_heading = "Tests")]
     pub flush_cache: bool,
-    /// Status and record interval.
-    #[arg(
-        long,
-        default_value = "1s",
-        help_heading = "Tests",
-        allow_hyphen_values = true
-    )]
-    pub interval: String,
+    /// The job flags mark takes (--size, --runtime, --interval), from the option table.
+    #[command(flatten)]
+    pub job: JobFlags<job_flags::Mark>,
 
     /// Write the run record (JSON, one segment per loop) to this file (`-`: stdout).
     #[arg(long, help_heading = "Output", allow_hyphen_values = true)]
@@ -302,137 +289,11 @@ pub struct SweepArgs {
     /// Default: a scratch file in the current directory.
     pub target: Option<PathBuf>,
 
-    /// I/O patterns: read, write, randread, randwrite, rw, randrw; `randrw:75` sets the read share.
-    #[arg(long, default_value = "randread", help_heading = "Swept")]
-    pub rw: String,
-    /// Block sizes: `4k,64k,1M` or `4k..1M` (powers of two).
-    #[arg(
-        long,
-        default_value = "4k",
-        help_heading = "Swept",
-        allow_hyphen_values = true
-    )]
-    pub bs: String,
-    /// I/Os in flight per worker: `1,32` or `1..256` (powers of two).
-    #[arg(
-        short = 'q',
-        long,
-        default_value = "32",
-        help_heading = "Swept",
-        allow_hyphen_values = true
-    )]
-    pub iodepth: String,
-    /// Worker threads: `1,2,4,8` or `1..64` (powers of two).
-    #[arg(
-        short = 'j',
-        long,
-        default_value = "1",
-        help_heading = "Swept",
-        allow_hyphen_values = true
-    )]
-    pub numjobs: String,
-    /// Engines: io_uring, libaio, psync.
-    #[arg(long, default_value = "io_uring", help_heading = "Swept")]
-    pub ioengine: String,
-    /// O_DIRECT: `yes`, `no` or `yes,no`.
-    #[arg(long, default_value = "yes", help_heading = "Swept")]
-    pub direct: String,
-    /// A sync after every N writes: `0,1` (0: none).
-    #[arg(long, help_heading = "Swept", allow_hyphen_values = true)]
-    pub fsync: Option<String>,
-    /// A data sync (fdatasync) after every N writes: `0,1` (0: none).
-    #[arg(long, help_heading = "Swept", allow_hyphen_values = true)]
-    pub fdatasync: Option<String>,
-    /// Open the files O_DSYNC (`dsync`), O_SYNC (`sync`) or neither (`none`): `none,dsync,sync`.
-    #[arg(long, help_heading = "Swept")]
-    pub sync: Option<String>,
+    /// The job: `bench`'s flags from the option table, the swept ones taking lists, in the
+    /// order given.
+    #[command(flatten)]
+    pub job: JobFlags<job_flags::Sweep>,
 
-    /// Working set (as `bench --size`).
-    #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
-    pub size: Option<String>,
-    /// How random offsets spread (as `bench --random-distribution`).
-    #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
-    pub random_distribution: Option<String>,
-    /// Pin workers to these CPUs round-robin (as `bench --cpus`, e.g. 0-3,6).
-    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
-    pub cpus: Option<String>,
-    /// I/Os submitted at once (as `bench --iodepth-batch`).
-    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
-    pub iodepth_batch: Option<String>,
-    /// Completions reaped at once (as `bench --iodepth-batch-complete`).
-    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
-    pub iodepth_batch_complete: Option<String>,
-    /// Polled completions (as `bench --hipri`).
-    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub hipri: Option<String>,
-    /// A kernel thread submits (as `bench --sqthread-poll`).
-    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub sqthread_poll: Option<String>,
-    /// The CPU the submission thread runs on (as `bench --sqthread-poll-cpu`).
-    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
-    pub sqthread_poll_cpu: Option<String>,
-    /// Registered buffers (as `bench --fixedbufs`).
-    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub fixedbufs: Option<String>,
-    /// A registered file (as `bench --registerfiles`).
-    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub registerfiles: Option<String>,
-    /// READ/WRITE rather than READV/WRITEV (as `bench --nonvectored`).
-    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub nonvectored: Option<String>,
-    /// Random offsets drawn with replacement (as `bench --norandommap`).
-    #[arg(long, help_heading = "Workload", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub norandommap: Option<String>,
-    /// How the random map draws (as `bench --random-generator`).
-    #[arg(long, help_heading = "Workload")]
-    pub random_generator: Option<String>,
-    /// A buffered point drops its file's page cache at the start and at each wrap (as `bench
-    /// --invalidate`; default 1, as fio).
-    #[arg(long, help_heading = "Workload", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub invalidate: Option<String>,
-    /// posix_fadvise hint on the target (as `bench --fadvise-hint`).
-    #[arg(long, help_heading = "Workload")]
-    pub fadvise_hint: Option<String>,
-    /// Pace each worker: READ[,WRITE] I/Os per second (as `bench --rate-iops`).
-    #[arg(long, help_heading = "Pacing", allow_hyphen_values = true)]
-    pub rate_iops: Option<String>,
-    /// Pace each worker: READ[,WRITE] bytes per second (as `bench --rate`).
-    #[arg(long, help_heading = "Pacing", allow_hyphen_values = true)]
-    pub rate: Option<String>,
-    /// How paced I/Os are spaced: linear or poisson (as `bench --rate-process`).
-    #[arg(long, help_heading = "Pacing")]
-    pub rate_process: Option<String>,
-    /// Read share of `rw`/`randrw` points without `:PCT`.
-    #[arg(
-        long,
-        default_value = "50",
-        help_heading = "Workload",
-        allow_hyphen_values = true
-    )]
-    pub rwmixread: String,
-
-    /// Measured time per point.
-    #[arg(
-        long,
-        default_value = "10s",
-        help_heading = "Timing",
-        allow_hyphen_values = true
-    )]
-    pub runtime: String,
-    /// Warm-up per point, not measured (default 2s; none for `--io-size` points).
-    #[arg(long, help_heading = "Timing", allow_hyphen_values = true)]
-    pub ramp: Option<String>,
-    /// dd-style points: each worker moves SIZE bytes, timed (`--runtime` is then a cap).
-    #[arg(long, help_heading = "Timing", allow_hyphen_values = true)]
-    pub io_size: Option<String>,
-    /// Status and record interval.
-    #[arg(
-        long,
-        default_value = "1s",
-        help_heading = "Timing",
-        allow_hyphen_values = true
-    )]
-    pub interval: String,
     /// Runs of each point; `--pick` says which counts.
     #[arg(long, help_heading = "Timing", allow_hyphen_values = true)]
     pub loops: Option<String>,
@@ -498,52 +359,6 @@ pub struct SweepArgs {
 
     #[command(flatten)]
     pub publish: PublishArgs,
-    #[command(flatten)]
-    pub steady: SteadyArgs,
-}
-
-/// Steady state and the sustained-write cliff, for `bench` and `sweep` (fio's `ss`, `ss_dur`,
-/// `ss_ramp` in job files).
-#[derive(Debug, Clone, Default, Args)]
-#[command(next_help_heading = "Steady state")]
-pub struct SteadyArgs {
-    /// Stop once steady: iops, iops_slope, bw, bw_slope, lat or lat_slope and a limit, absolute
-    /// or in percent of the window's mean (iops_slope:0.3%, bw:2%, lat:50us). Needs --ss-dur.
-    #[arg(long, allow_hyphen_values = true)]
-    pub ss: Option<String>,
-    /// The window the criterion is judged over: the last N seconds of 1 s samples, whole
-    /// seconds, at least 2 (e.g. 30s); without --ss, fio's criterion iops_slope:0.01%.
-    #[arg(long, allow_hyphen_values = true)]
-    pub ss_dur: Option<String>,
-    /// Time after the start of measuring before samples are collected.
-    #[arg(long, allow_hyphen_values = true)]
-    pub ss_ramp: Option<String>,
-    /// Run to --runtime after attaining steady state, flagging every sample out of it.
-    #[arg(long)]
-    pub ss_keep_going: bool,
-    /// Sustained writes: mark the cliff where write bandwidth falls more than this below its
-    /// running level and stays down (30%).
-    #[arg(long, allow_hyphen_values = true)]
-    pub cliff: Option<String>,
-}
-
-impl SteadyArgs {
-    /// The flags given, as options for the validator.
-    #[must_use]
-    pub fn options(&self) -> Vec<crate::bench::options::JobOption> {
-        use crate::bench::options::{JobOption, Key};
-        let keep_going = self.ss_keep_going.then(|| "1".to_string());
-        [
-            (Key::SteadyState, self.ss.as_ref()),
-            (Key::SsDur, self.ss_dur.as_ref()),
-            (Key::SsRamp, self.ss_ramp.as_ref()),
-            (Key::SsKeepGoing, keep_going.as_ref()),
-            (Key::Cliff, self.cliff.as_ref()),
-        ]
-        .into_iter()
-        .filter_map(|(key, value)| value.map(|v| JobOption::flag(key, v.clone())))
-        .collect()
-    }
 }
 
 /// fio's arguments, raw: `diskdash fio` reads them with fio's grammar (see `fio::parse`).
@@ -560,181 +375,9 @@ pub struct BenchArgs {
     /// afterwards). Default: a scratch file in the current directory.
     pub target: Option<PathBuf>,
 
-    /// I/O pattern: read, write, randread, randwrite, rw, randrw.
-    #[arg(long, default_value = "randread", help_heading = "Workload")]
-    pub rw: String,
-    /// Percentage of reads in a mixed (rw, randrw) workload.
-    #[arg(
-        long,
-        default_value = "50",
-        help_heading = "Workload",
-        allow_hyphen_values = true
-    )]
-    pub rwmixread: String,
-    /// Block size of each I/O (4k, 1M, 1MiB, 512).
-    #[arg(
-        long,
-        default_value = "4k",
-        help_heading = "Workload",
-        allow_hyphen_values = true
-    )]
-    pub bs: String,
-    /// Working set size [default: 1G, lowered with a note when free space is short].
-    #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
-    pub size: Option<String>,
-    /// I/Os in flight per worker.
-    #[arg(
-        short = 'q',
-        long,
-        default_value = "32",
-        help_heading = "Workload",
-        allow_hyphen_values = true
-    )]
-    pub iodepth: String,
-    /// Worker threads.
-    #[arg(
-        short = 'j',
-        long,
-        default_value = "1",
-        help_heading = "Workload",
-        allow_hyphen_values = true
-    )]
-    pub numjobs: String,
-
-    /// I/O engine: io_uring, libaio, psync, null.
-    #[arg(long, default_value = "io_uring", help_heading = "Engine")]
-    pub ioengine: String,
-    /// I/Os submitted per io_uring_enter (like fio's iodepth_batch_submit).
-    #[arg(
-        long,
-        default_value = "1",
-        help_heading = "Engine",
-        allow_hyphen_values = true
-    )]
-    pub iodepth_batch: String,
-    /// Completions taken per wake-up before refilling (like fio's iodepth_batch_complete_max).
-    #[arg(
-        long,
-        default_value = "1",
-        help_heading = "Engine",
-        allow_hyphen_values = true
-    )]
-    pub iodepth_batch_complete: String,
-    /// Bypass the page cache with O_DIRECT (the default).
-    #[arg(long, overrides_with = "buffered", help_heading = "Engine")]
-    pub direct: bool,
-    /// Go through the page cache (results are labelled as buffered).
-    #[arg(long, overrides_with = "direct", help_heading = "Engine")]
-    pub buffered: bool,
-    /// Sync the file after every N writes (fsync).
-    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
-    pub fsync: Option<String>,
-    /// Sync the file data after every N writes (fdatasync).
-    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
-    pub fdatasync: Option<String>,
-    /// Open with O_DSYNC (dsync) or O_SYNC (sync).
-    #[arg(long, help_heading = "Engine")]
-    pub sync: Option<String>,
-    /// Pin workers to these CPUs round-robin: worker i on the (i mod N)-th of the N listed, so
-    /// 64 workers on 0-1 put 32 on each (e.g. 0-3,6).
-    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
-    pub cpus: Option<String>,
-
-    /// Run time of the measured part (500ms, 10s, 2m).
-    #[arg(
-        long,
-        default_value = "30s",
-        help_heading = "Timing",
-        allow_hyphen_values = true
-    )]
-    pub runtime: String,
-    /// Warm-up before measuring, excluded from the results.
-    #[arg(
-        long,
-        default_value = "0s",
-        help_heading = "Timing",
-        allow_hyphen_values = true
-    )]
-    pub ramp: String,
-    /// Status and record interval.
-    #[arg(
-        long,
-        default_value = "1s",
-        help_heading = "Timing",
-        allow_hyphen_values = true
-    )]
-    pub interval: String,
-    /// A size-based run: each worker ends after moving SIZE bytes; --runtime caps it.
-    #[arg(long, help_heading = "Timing", allow_hyphen_values = true)]
-    pub io_size: Option<String>,
-    /// How random offsets spread (fio's random_distribution): random (uniform), zipf:THETA,
-    /// pareto:H, normal:DEV (percent; hot data: a few blocks take most of the I/O).
-    #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
-    pub random_distribution: Option<String>,
-    /// Random offsets drawn with replacement (fio's norandommap). Default, as fio: each block
-    /// of the working set once per pass, a long bssplit block cut where the pass has been.
-    #[arg(long, help_heading = "Workload", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub norandommap: Option<String>,
-    /// How the random map draws (fio's random_generator): tausworthe (default: a map of the
-    /// blocks done), lfsr (a maximal-length LFSR, no memory) or tausworthe64.
-    #[arg(long, help_heading = "Workload")]
-    pub random_generator: Option<String>,
-    /// A buffered job drops its file's page cache at the start and, time-based, at each wrap
-    /// of its pass (fio's invalidate; default 1, as fio).
-    #[arg(long, help_heading = "Workload", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub invalidate: Option<String>,
-    /// posix_fadvise hint on the target (fio's fadvise_hint): 1 (default, as fio: random or
-    /// sequential by the pattern), 0, sequential or random.
-    #[arg(long, help_heading = "Workload")]
-    pub fadvise_hint: Option<String>,
-    /// I/O buffer memory (fio's iomem): huge (default: 2 MiB pages asked for, so a large
-    /// direct I/O is not split into 4 KiB segments) or malloc (4 KiB pages, fio's default).
-    #[arg(long, help_heading = "Workload", value_name = "malloc|huge")]
-    pub iomem: Option<String>,
-    /// Polled completions (fio's hipri: IORING_SETUP_IOPOLL); O_DIRECT on a device with poll
-    /// queues (NVMe with poll_queues) to be truly polled.
-    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub hipri: Option<String>,
-    /// A kernel thread submits (fio's sqthread_poll: IORING_SETUP_SQPOLL).
-    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub sqthread_poll: Option<String>,
-    /// The CPU the submission thread runs on (with --sqthread-poll).
-    #[arg(long, help_heading = "Engine", allow_hyphen_values = true)]
-    pub sqthread_poll_cpu: Option<String>,
-    /// Registered buffers, READ_FIXED/WRITE_FIXED (fio's fixedbufs; on by default here).
-    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub fixedbufs: Option<String>,
-    /// A registered file (fio's registerfiles; on by default here).
-    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub registerfiles: Option<String>,
-    /// READ/WRITE rather than READV/WRITEV (fio's nonvectored; on by default here).
-    #[arg(long, help_heading = "Engine", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub nonvectored: Option<String>,
-    /// Verify data (fio's verify): crc32c, xxhash, sha256 or pattern. A write job's blocks carry a
-    /// header and checksum and are read back and checked after the run; a read job checks a set
-    /// written so before, with --verify-only.
-    #[arg(long, help_heading = "Verification", allow_hyphen_values = true)]
-    pub verify: Option<String>,
-    /// Read back and check a set an earlier --verify write left; write nothing.
-    #[arg(long, help_heading = "Verification", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub verify_only: Option<String>,
-    /// Stop at the first block that fails its check.
-    #[arg(long, help_heading = "Verification", num_args = 0..=1, default_missing_value = "1", value_name = "0|1")]
-    pub verify_fatal: Option<String>,
-    /// Mixed block sizes with their shares (fio's bssplit), e.g. 4k/50:64k/30:1M/20, or
-    /// READ,WRITE lists; replaces --bs. Offsets align to the smallest.
-    #[arg(long, help_heading = "Workload", allow_hyphen_values = true)]
-    pub bssplit: Option<String>,
-    /// Pace each worker: READ[,WRITE] I/Os per second (fio's rate_iops; `,500` paces only
-    /// writes). Latency is also measured from each I/O's scheduled time (lat_sched).
-    #[arg(long, help_heading = "Pacing", allow_hyphen_values = true)]
-    pub rate_iops: Option<String>,
-    /// Pace each worker: READ[,WRITE] bytes per second (fio's rate), e.g. 100M or 100M,20M.
-    #[arg(long, help_heading = "Pacing", allow_hyphen_values = true)]
-    pub rate: Option<String>,
-    /// How paced I/Os are spaced: linear (evenly) or poisson (random arrivals, mean 1/rate).
-    #[arg(long, help_heading = "Pacing")]
-    pub rate_process: Option<String>,
+    /// The job: one flag per row of the option table, in the order given.
+    #[command(flatten)]
+    pub job: JobFlags<job_flags::Bench>,
 
     /// Write the run record (JSON) to this file (`-`: stdout, the summary goes to stderr).
     #[arg(long, help_heading = "Output", allow_hyphen_values = true)]
@@ -754,8 +397,6 @@ pub struct BenchArgs {
     #[arg(long, help_heading = "Safety")]
     pub force: bool,
 
-    #[command(flatten)]
-    pub steady: SteadyArgs,
     #[command(flatten)]
     pub publish: PublishArgs,
 }
@@ -1162,7 +803,7 @@ mod tests {
         let Some(Command::Bench(args)) = cli.command else {
             panic!("not bench")
         };
-        assert_eq!(args.cpus.as_deref(), Some("-1"));
+        assert_eq!(args.job.get(crate::bench::options::Key::Cpus), Some("-1"));
         let cli = Cli::try_parse_from(["diskdash", "iostat", "1", "-5"]).unwrap();
         let Some(Command::Iostat(args)) = cli.command else {
             panic!("not iostat")

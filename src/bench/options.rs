@@ -34,8 +34,6 @@ pub use crate::units::{MAX_INTERVAL, MIN_INTERVAL};
 pub const MAX_RUN_TIME: Duration = Duration::from_secs(365 * 24 * 3600);
 /// [`MAX_RUN_TIME`] as users write it (`parse_duration` has no day unit).
 const MAX_RUN_TIME_TEXT: &str = "8760h (365 days)";
-/// The working set when `--size` is not given.
-pub const DEFAULT_SIZE: &str = "1G";
 
 /// A job parameter, with its `bench` flag and its fio name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,140 +179,486 @@ impl Key {
         Self::IoMem,
     ];
 
+    /// The key's row of [`TABLE`].
+    #[must_use]
+    pub fn row(self) -> &'static Row {
+        &TABLE[self as usize]
+    }
+
     /// The `diskdash bench` flag.
     #[must_use]
     pub fn flag(self) -> &'static str {
-        match self {
-            Self::Rw => "--rw",
-            Self::RwMixRead => "--rwmixread",
-            Self::Bs => "--bs",
-            Self::Size => "--size",
-            Self::IoDepth => "--iodepth",
-            Self::NumJobs => "--numjobs",
-            Self::IoEngine => "--ioengine",
-            Self::IoDepthBatch => "--iodepth-batch",
-            Self::IoDepthBatchComplete => "--iodepth-batch-complete",
-            Self::Direct => "--direct",
-            Self::Fsync => "--fsync",
-            Self::Fdatasync => "--fdatasync",
-            Self::Sync => "--sync",
-            Self::Cpus => "--cpus",
-            Self::Runtime => "--runtime",
-            Self::Ramp => "--ramp",
-            Self::Interval => "--interval",
-            Self::Offset => "--offset",
-            Self::OffsetIncrement => "--offset-increment",
-            Self::IoSize => "--io-size",
-            Self::StartDelay => "--startdelay",
-            Self::RandSeed => "--randseed",
-            Self::EndFsync => "--end-fsync",
-            Self::CpusPolicy => "--cpus-policy",
-            Self::RandomDistribution => "--random-distribution",
-            Self::RateIops => "--rate-iops",
-            Self::Rate => "--rate",
-            Self::RateProcess => "--rate-process",
-            Self::BsSplit => "--bssplit",
-            Self::Hipri => "--hipri",
-            Self::SqThreadPoll => "--sqthread-poll",
-            Self::SqThreadPollCpu => "--sqthread-poll-cpu",
-            Self::FixedBufs => "--fixedbufs",
-            Self::RegisterFiles => "--registerfiles",
-            Self::NonVectored => "--nonvectored",
-            Self::SteadyState => "--ss",
-            Self::SsDur => "--ss-dur",
-            Self::SsRamp => "--ss-ramp",
-            Self::SsKeepGoing => "--ss-keep-going",
-            Self::Cliff => "--cliff",
-            Self::Verify => "--verify",
-            Self::VerifyOnly => "--verify-only",
-            Self::VerifyFatal => "--verify-fatal",
-            Self::DoVerify => "--do-verify",
-            Self::NumberIos => "--number-ios",
-            Self::ThinkTime => "--thinktime",
-            Self::ThinkTimeSpin => "--thinktime-spin",
-            Self::ThinkTimeBlocks => "--thinktime-blocks",
-            Self::ThinkTimeBlocksType => "--thinktime-blocks-type",
-            Self::RateMin => "--rate-min",
-            Self::RateIopsMin => "--rate-iops-min",
-            Self::RateCycle => "--rate-cycle",
-            Self::Flow => "--flow",
-            Self::FlowId => "--flow-id",
-            Self::FlowSleep => "--flow-sleep",
-            Self::NoRandomMap => "--norandommap",
-            Self::RandomGenerator => "--random-generator",
-            Self::Invalidate => "--invalidate",
-            Self::FadviseHint => "--fadvise-hint",
-            Self::IoMem => "--iomem",
-        }
+        self.row().flag
     }
 
     /// The fio option name (the record's `job` key where it differs is noted there).
     #[must_use]
     pub fn fio_name(self) -> &'static str {
-        match self {
-            Self::Rw => "rw",
-            Self::RwMixRead => "rwmixread",
-            Self::Bs => "bs",
-            Self::Size => "size",
-            Self::IoDepth => "iodepth",
-            Self::NumJobs => "numjobs",
-            Self::IoEngine => "ioengine",
-            Self::IoDepthBatch => "iodepth_batch",
-            Self::IoDepthBatchComplete => "iodepth_batch_complete_max",
-            Self::Direct => "direct",
-            Self::Fsync => "fsync",
-            Self::Fdatasync => "fdatasync",
-            Self::Sync => "sync",
-            Self::Cpus => "cpus_allowed",
-            Self::Runtime => "runtime",
-            Self::Ramp => "ramp_time",
-            Self::Interval => "status_interval",
-            Self::Offset => "offset",
-            Self::OffsetIncrement => "offset_increment",
-            Self::IoSize => "io_size",
-            Self::StartDelay => "startdelay",
-            Self::RandSeed => "randseed",
-            Self::EndFsync => "end_fsync",
-            Self::CpusPolicy => "cpus_allowed_policy",
-            Self::RandomDistribution => "random_distribution",
-            Self::RateIops => "rate_iops",
-            Self::Rate => "rate",
-            Self::RateProcess => "rate_process",
-            Self::BsSplit => "bssplit",
-            Self::Hipri => "hipri",
-            Self::SqThreadPoll => "sqthread_poll",
-            Self::SqThreadPollCpu => "sqthread_poll_cpu",
-            Self::FixedBufs => "fixedbufs",
-            Self::RegisterFiles => "registerfiles",
-            Self::NonVectored => "nonvectored",
-            Self::SteadyState => "steadystate",
-            Self::SsDur => "steadystate_duration",
-            Self::SsRamp => "steadystate_ramp_time",
-            Self::SsKeepGoing => "ss_keep_going",
-            Self::Cliff => "cliff",
-            Self::Verify => "verify",
-            Self::VerifyOnly => "verify_only",
-            Self::VerifyFatal => "verify_fatal",
-            Self::DoVerify => "do_verify",
-            Self::NumberIos => "number_ios",
-            Self::ThinkTime => "thinktime",
-            Self::ThinkTimeSpin => "thinktime_spin",
-            Self::ThinkTimeBlocks => "thinktime_blocks",
-            Self::ThinkTimeBlocksType => "thinktime_blocks_type",
-            Self::RateMin => "rate_min",
-            Self::RateIopsMin => "rate_iops_min",
-            Self::RateCycle => "rate_cycle",
-            Self::Flow => "flow",
-            Self::FlowId => "flow_id",
-            Self::FlowSleep => "flow_sleep",
-            Self::NoRandomMap => "norandommap",
-            Self::RandomGenerator => "random_generator",
-            Self::Invalidate => "invalidate",
-            Self::FadviseHint => "fadvise_hint",
-            Self::IoMem => "iomem",
-        }
+        self.row().fio
+    }
+
+    /// The value the validator takes when no option of this key is given.
+    #[must_use]
+    pub fn default_text(self) -> &'static str {
+        self.row().default
     }
 }
+
+/// The commands whose flags a [`Row`] is offered as (a set of bits).
+pub type Offer = u8;
+/// `diskdash bench`.
+pub const BENCH: Offer = 1;
+/// `diskdash sweep`.
+pub const SWEEP: Offer = 2;
+/// `diskdash mark`.
+pub const MARK: Offer = 4;
+
+/// How a flag takes its value on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// `--bs 4k`, `--bs=4k`.
+    Value,
+    /// `--hipri` alone means the text given here, `--hipri=0` or `--hipri 0` a value.
+    Optional(&'static str),
+    /// A switch with no value: given, it means the text given here.
+    Switch(&'static str),
+}
+
+/// Help headings of the job flags.
+pub const WORKLOAD: &str = "Workload";
+pub const ENGINE: &str = "Engine";
+pub const TIMING: &str = "Timing";
+pub const PACING: &str = "Pacing";
+pub const VERIFICATION: &str = "Verification";
+pub const STEADY: &str = "Steady state";
+/// Keys only job files and fio's command line set.
+pub const FIO_ONLY: &str = "fio";
+
+/// A command's own word on a key: `sweep` runs 10 s per point, `mark` 5 s per loop.
+#[derive(Debug, Clone, Copy)]
+pub struct Per {
+    /// One bit of [`Offer`].
+    pub command: Offer,
+    /// The command's default; empty: the row's.
+    pub default: &'static str,
+    /// Added to the help; empty: nothing.
+    pub note: &'static str,
+}
+
+/// One job option as data: how the flag is spelled and shown, how fio names it, its default
+/// and bounds, and which commands offer it. The command line (`cli`) is built from these rows;
+/// the validator reads its defaults here.
+#[derive(Debug, Clone, Copy)]
+pub struct Row {
+    pub key: Key,
+    /// `--bs`.
+    pub flag: &'static str,
+    /// `-q` for `--iodepth`.
+    pub short: Option<char>,
+    /// fio's name: `bs`.
+    pub fio: &'static str,
+    /// Other names fio knows it by.
+    pub aliases: &'static [&'static str],
+    /// The value's name in help (`0|1`); empty: the flag's name in capitals (`IO_SIZE`).
+    pub value_name: &'static str,
+    pub heading: &'static str,
+    pub help: &'static str,
+    /// The value when none is given, as the user would write it; empty: none (the validator
+    /// decides from other options).
+    pub default: &'static str,
+    /// What one command says otherwise: its own default, a note to the help.
+    pub per: &'static [Per],
+    /// Inclusive bounds of a numeric value.
+    pub bounds: Option<(u64, u64)>,
+    /// Whether `sweep` takes a list (and for some, a range) of values: the example for help.
+    pub sweep_list: Option<&'static str>,
+    /// Whether values may start with `-` (numbers, sizes: the validator explains a negative one).
+    pub hyphen_values: bool,
+    /// Whether a value holds commas of its own (`0-3,6`, `READ,WRITE`): not a sweep's list.
+    pub commas: bool,
+    pub form: Form,
+    /// `bench`'s switch that sets the opposite (`--buffered` for `--direct`): flag, value, help.
+    pub negation: Option<(&'static str, &'static str, &'static str)>,
+    pub offer: Offer,
+}
+
+impl Row {
+    const fn new(key: Key, flag: &'static str, fio: &'static str, heading: &'static str) -> Self {
+        Self {
+            key,
+            flag,
+            short: None,
+            fio,
+            aliases: &[],
+            value_name: "",
+            heading,
+            help: "",
+            default: "",
+            per: &[],
+            bounds: None,
+            sweep_list: None,
+            hyphen_values: true,
+            commas: false,
+            form: Form::Value,
+            negation: None,
+            offer: 0,
+        }
+    }
+    const fn help(mut self, help: &'static str) -> Self {
+        self.help = help;
+        self
+    }
+    const fn default(mut self, default: &'static str) -> Self {
+        self.default = default;
+        self
+    }
+    const fn short(mut self, short: char) -> Self {
+        self.short = Some(short);
+        self
+    }
+    const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.aliases = aliases;
+        self
+    }
+    const fn value_name(mut self, name: &'static str) -> Self {
+        self.value_name = name;
+        self
+    }
+    const fn bounds(mut self, low: u64, high: u64) -> Self {
+        self.bounds = Some((low, high));
+        self
+    }
+    const fn swept(mut self, example: &'static str) -> Self {
+        self.sweep_list = Some(example);
+        self
+    }
+    /// Values are words: a value starting with `-` is a flag.
+    const fn words(mut self) -> Self {
+        self.hyphen_values = false;
+        self
+    }
+    /// A value's commas are its own (`0-3,6`, `READ,WRITE`).
+    const fn commas(mut self) -> Self {
+        self.commas = true;
+        self
+    }
+    /// `--flag` alone means `1`.
+    const fn optional(mut self) -> Self {
+        self.form = Form::Optional("1");
+        self.value_name = "0|1";
+        self.hyphen_values = false;
+        self
+    }
+    const fn switch(mut self) -> Self {
+        self.form = Form::Switch("1");
+        self
+    }
+    const fn on(mut self, offer: Offer) -> Self {
+        self.offer = offer;
+        self
+    }
+    const fn negation(
+        mut self,
+        flag: &'static str,
+        value: &'static str,
+        help: &'static str,
+    ) -> Self {
+        self.negation = Some((flag, value, help));
+        self
+    }
+    const fn per(mut self, per: &'static [Per]) -> Self {
+        self.per = per;
+        self
+    }
+
+    /// Whether `command` (a bit of [`Offer`]) offers this key as a flag.
+    #[must_use]
+    pub const fn offered(&self, command: Offer) -> bool {
+        self.offer & command != 0
+    }
+
+    /// What `command` says otherwise of this key, if anything.
+    #[must_use]
+    pub fn per_command(&self, command: Offer) -> Option<&'static Per> {
+        self.per.iter().find(|p| p.command == command)
+    }
+
+    /// The default `command` shows and uses.
+    #[must_use]
+    pub fn default_for(&self, command: Offer) -> &'static str {
+        self.per_command(command)
+            .map(|p| p.default)
+            .filter(|d| !d.is_empty())
+            .unwrap_or(self.default)
+    }
+}
+
+/// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
+pub static TABLE: [Row; 60] = [
+    Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
+        .aliases(&["readwrite"])
+        .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
+        .default("randread")
+        .swept("read,write,randrw:75")
+        .words()
+        .on(BENCH | SWEEP),
+    Row::new(Key::RwMixRead, "--rwmixread", "rwmixread", WORKLOAD)
+        .help("Percentage of reads in a mixed (rw, randrw) workload.")
+        .default("50")
+        .bounds(0, 100)
+        .on(BENCH | SWEEP),
+    Row::new(Key::Bs, "--bs", "bs", WORKLOAD)
+        .aliases(&["blocksize"])
+        .help("Block size of each I/O (4k, 1M, 1MiB, 512).")
+        .default("4k")
+        .bounds(1, MAX_BLOCK_SIZE_BYTES)
+        .swept("4k,64k,1M or 4k..1M")
+        .on(BENCH | SWEEP),
+    Row::new(Key::Size, "--size", "size", WORKLOAD)
+        .help("Working set size, lowered with a note when free space is short.")
+        .default("1G")
+        .per(&[Per { command: MARK, default: "", note: "written once before the first test" }])
+        .on(BENCH | SWEEP | MARK),
+    Row::new(Key::IoDepth, "--iodepth", "iodepth", WORKLOAD)
+        .short('q')
+        .help("I/Os in flight per worker.")
+        .default("32")
+        .bounds(1, MAX_IODEPTH as u64)
+        .swept("1,32 or 1..256")
+        .on(BENCH | SWEEP),
+    Row::new(Key::NumJobs, "--numjobs", "numjobs", WORKLOAD)
+        .short('j')
+        .help("Worker threads.")
+        .default("1")
+        .bounds(1, MAX_NUMJOBS as u64)
+        .swept("1,4 or 1..64")
+        .on(BENCH | SWEEP),
+    Row::new(Key::IoEngine, "--ioengine", "ioengine", ENGINE)
+        .help("I/O engine: io_uring, libaio, psync, null.")
+        .default("io_uring")
+        .swept("io_uring,psync")
+        .words()
+        .on(BENCH | SWEEP),
+    Row::new(Key::IoDepthBatch, "--iodepth-batch", "iodepth_batch", ENGINE)
+        .aliases(&["iodepth_batch_submit"])
+        .help("I/Os submitted per io_uring_enter (like fio's iodepth_batch_submit).")
+        .default("1")
+        .bounds(1, MAX_IODEPTH as u64)
+        .on(BENCH | SWEEP),
+    Row::new(Key::IoDepthBatchComplete, "--iodepth-batch-complete", "iodepth_batch_complete_max", ENGINE)
+        .help("Completions taken per wake-up before refilling (like fio's iodepth_batch_complete_max).")
+        .default("1")
+        .bounds(1, MAX_IODEPTH as u64)
+        .on(BENCH | SWEEP),
+    Row::new(Key::Direct, "--direct", "direct", ENGINE)
+        .help("Bypass the page cache with O_DIRECT (the default).")
+        .default("1")
+        .swept("yes,no")
+        .switch()
+        .negation("--buffered", "0", "Go through the page cache (results are labelled as buffered).")
+        .on(BENCH | SWEEP),
+    Row::new(Key::Fsync, "--fsync", "fsync", ENGINE)
+        .help("Sync the file after every N writes (fsync).")
+        .default("0")
+        .swept("0,1")
+        .on(BENCH | SWEEP),
+    Row::new(Key::Fdatasync, "--fdatasync", "fdatasync", ENGINE)
+        .help("Sync the file data after every N writes (fdatasync).")
+        .default("0")
+        .swept("0,1")
+        .on(BENCH | SWEEP),
+    Row::new(Key::Sync, "--sync", "sync", ENGINE)
+        .help("Open with O_DSYNC (dsync) or O_SYNC (sync).")
+        .swept("none,dsync,sync")
+        .words()
+        .on(BENCH | SWEEP),
+    Row::new(Key::Cpus, "--cpus", "cpus_allowed", ENGINE)
+        .help("Pin workers to these CPUs round-robin: worker i on the (i mod N)-th of the N listed, so 64 workers on 0-1 put 32 on each (e.g. 0-3,6).")
+        .commas()
+        .on(BENCH | SWEEP),
+    Row::new(Key::Runtime, "--runtime", "runtime", TIMING)
+        .help("Run time of the measured part (500ms, 10s, 2m).")
+        .default("30s")
+        .per(&[
+            Per { command: SWEEP, default: "10s", note: "per point" },
+            Per {
+                command: MARK,
+                default: "5s",
+                note: "of each loop (the first loop of each measurement warms up as long first)",
+            },
+        ])
+        .on(BENCH | SWEEP | MARK),
+    Row::new(Key::Ramp, "--ramp", "ramp_time", TIMING)
+        .help("Warm-up before measuring, excluded from the results.")
+        .default("0s")
+        .per(&[Per { command: SWEEP, default: "2s", note: "per point; none for --io-size points" }])
+        .on(BENCH | SWEEP),
+    Row::new(Key::Interval, "--interval", "status_interval", TIMING)
+        .help("Status and record interval.")
+        .default("1s")
+        .on(BENCH | SWEEP | MARK),
+    Row::new(Key::Offset, "--offset", "offset", FIO_ONLY)
+        .help("Where in the target the working set starts.")
+        .default("0"),
+    Row::new(Key::OffsetIncrement, "--offset-increment", "offset_increment", FIO_ONLY)
+        .help("Each clone's working set starts this much after the previous one's.")
+        .default("0"),
+    Row::new(Key::IoSize, "--io-size", "io_size", TIMING)
+        .aliases(&["io_limit"])
+        .help("A size-based run: each worker ends after moving SIZE bytes; --runtime caps it.")
+        .on(BENCH | SWEEP),
+    Row::new(Key::StartDelay, "--startdelay", "startdelay", FIO_ONLY)
+        .help("Time before the job starts.")
+        .default("0s"),
+    Row::new(Key::RandSeed, "--randseed", "randseed", FIO_ONLY)
+        .help("The seed of the random offsets."),
+    Row::new(Key::EndFsync, "--end-fsync", "end_fsync", FIO_ONLY)
+        .help("Sync the file when the job ends.")
+        .default("0"),
+    Row::new(Key::CpusPolicy, "--cpus-policy", "cpus_allowed_policy", FIO_ONLY)
+        .help("shared or split: how cpus_allowed spreads over the clones.")
+        .default("split"),
+    Row::new(Key::RandomDistribution, "--random-distribution", "random_distribution", WORKLOAD)
+        .help("How random offsets spread (fio's random_distribution): random (uniform), zipf:THETA, pareto:H, normal:DEV (percent; hot data: a few blocks take most of the I/O).")
+        .default("random")
+        .on(BENCH | SWEEP),
+    Row::new(Key::RateIops, "--rate-iops", "rate_iops", PACING)
+        .help("Pace each worker: READ[,WRITE] I/Os per second (fio's rate_iops; `,500` paces only writes). Latency is also measured from each I/O's scheduled time (lat_sched).")
+        .commas()
+        .on(BENCH | SWEEP),
+    Row::new(Key::Rate, "--rate", "rate", PACING)
+        .help("Pace each worker: READ[,WRITE] bytes per second (fio's rate), e.g. 100M or 100M,20M.")
+        .commas()
+        .on(BENCH | SWEEP),
+    Row::new(Key::RateProcess, "--rate-process", "rate_process", PACING)
+        .help("How paced I/Os are spaced: linear (evenly) or poisson (random arrivals, mean 1/rate).")
+        .default("linear")
+        .words()
+        .on(BENCH | SWEEP),
+    Row::new(Key::BsSplit, "--bssplit", "bssplit", WORKLOAD)
+        .help("Mixed block sizes with their shares (fio's bssplit), e.g. 4k/50:64k/30:1M/20, or READ,WRITE lists; replaces --bs. Offsets align to the smallest.")
+        .commas()
+        .on(BENCH),
+    Row::new(Key::Hipri, "--hipri", "hipri", ENGINE)
+        .help("Polled completions (fio's hipri: IORING_SETUP_IOPOLL); O_DIRECT on a device with poll queues (NVMe with poll_queues) to be truly polled.")
+        .optional()
+        .on(BENCH | SWEEP),
+    Row::new(Key::SqThreadPoll, "--sqthread-poll", "sqthread_poll", ENGINE)
+        .help("A kernel thread submits (fio's sqthread_poll: IORING_SETUP_SQPOLL).")
+        .optional()
+        .on(BENCH | SWEEP),
+    Row::new(Key::SqThreadPollCpu, "--sqthread-poll-cpu", "sqthread_poll_cpu", ENGINE)
+        .help("The CPU the submission thread runs on (with --sqthread-poll).")
+        .on(BENCH | SWEEP),
+    Row::new(Key::FixedBufs, "--fixedbufs", "fixedbufs", ENGINE)
+        .help("Registered buffers, READ_FIXED/WRITE_FIXED (fio's fixedbufs; on by default here).")
+        .optional()
+        .on(BENCH | SWEEP),
+    Row::new(Key::RegisterFiles, "--registerfiles", "registerfiles", ENGINE)
+        .help("A registered file (fio's registerfiles; on by default here).")
+        .optional()
+        .on(BENCH | SWEEP),
+    Row::new(Key::NonVectored, "--nonvectored", "nonvectored", ENGINE)
+        .help("READ/WRITE rather than READV/WRITEV (fio's nonvectored; on by default here).")
+        .optional()
+        .on(BENCH | SWEEP),
+    Row::new(Key::SteadyState, "--ss", "steadystate", STEADY)
+        .aliases(&["ss"])
+        .help("Stop once steady: iops, iops_slope, bw, bw_slope, lat or lat_slope and a limit, absolute or in percent of the window's mean (iops_slope:0.3%, bw:2%, lat:50us). Needs --ss-dur.")
+        .on(BENCH | SWEEP),
+    Row::new(Key::SsDur, "--ss-dur", "steadystate_duration", STEADY)
+        .aliases(&["ss_dur"])
+        .help("The window the criterion is judged over: the last N seconds of 1 s samples, whole seconds, at least 2 (e.g. 30s); without --ss, fio's criterion iops_slope:0.01%.")
+        .on(BENCH | SWEEP),
+    Row::new(Key::SsRamp, "--ss-ramp", "steadystate_ramp_time", STEADY)
+        .aliases(&["ss_ramp"])
+        .help("Time after the start of measuring before samples are collected.")
+        .default("0s")
+        .on(BENCH | SWEEP),
+    Row::new(Key::SsKeepGoing, "--ss-keep-going", "ss_keep_going", STEADY)
+        .help("Run to --runtime after attaining steady state, flagging every sample out of it.")
+        .default("0")
+        .switch()
+        .on(BENCH | SWEEP),
+    Row::new(Key::Cliff, "--cliff", "cliff", STEADY)
+        .help("Sustained writes: mark the cliff where write bandwidth falls more than this below its running level and stays down (30%).")
+        .default("30%")
+        .on(BENCH | SWEEP),
+    Row::new(Key::Verify, "--verify", "verify", VERIFICATION)
+        .help("Verify data (fio's verify): crc32c, xxhash, sha256 or pattern. A write job's blocks carry a header and checksum and are read back and checked after the run; a read job checks a set written so before, with --verify-only.")
+        .default("0")
+        .on(BENCH),
+    Row::new(Key::VerifyOnly, "--verify-only", "verify_only", VERIFICATION)
+        .help("Read back and check a set an earlier --verify write left; write nothing.")
+        .optional()
+        .on(BENCH),
+    Row::new(Key::VerifyFatal, "--verify-fatal", "verify_fatal", VERIFICATION)
+        .help("Stop at the first block that fails its check.")
+        .optional()
+        .on(BENCH),
+    Row::new(Key::DoVerify, "--do-verify", "do_verify", FIO_ONLY)
+        .help("A verifying write job reads back what it wrote.")
+        .default("1"),
+    Row::new(Key::NumberIos, "--number-ios", "number_ios", FIO_ONLY)
+        .help("Each worker ends after this many I/Os at most."),
+    Row::new(Key::ThinkTime, "--thinktime", "thinktime", FIO_ONLY)
+        .help("Time to wait between I/Os.")
+        .default("0"),
+    Row::new(Key::ThinkTimeSpin, "--thinktime-spin", "thinktime_spin", FIO_ONLY)
+        .help("The part of the think time spent spinning.")
+        .default("0"),
+    Row::new(Key::ThinkTimeBlocks, "--thinktime-blocks", "thinktime_blocks", FIO_ONLY)
+        .help("I/Os between think times.")
+        .default("1"),
+    Row::new(Key::ThinkTimeBlocksType, "--thinktime-blocks-type", "thinktime_blocks_type", FIO_ONLY)
+        .help("complete or issue: what thinktime_blocks counts.")
+        .default("complete"),
+    Row::new(Key::RateMin, "--rate-min", "rate_min", FIO_ONLY)
+        .help("The job fails below this bandwidth.")
+        .commas(),
+    Row::new(Key::RateIopsMin, "--rate-iops-min", "rate_iops_min", FIO_ONLY)
+        .help("The job fails below this rate of I/Os.")
+        .commas(),
+    Row::new(Key::RateCycle, "--rate-cycle", "rate_cycle", FIO_ONLY)
+        .help("Milliseconds the floor under the rate is averaged over.")
+        .default("1000"),
+    Row::new(Key::Flow, "--flow", "flow", FIO_ONLY)
+        .help("The job's weight in its flow group (fio's flow): 0 (no flow control) to 1000.")
+        .default("0"),
+    Row::new(Key::FlowId, "--flow-id", "flow_id", FIO_ONLY)
+        .help("The flow group the job's weight counts in.")
+        .default("0"),
+    Row::new(Key::FlowSleep, "--flow-sleep", "flow_sleep", FIO_ONLY)
+        .help("How long a worker held by flow control sleeps before it tries again (microseconds).")
+        .default("0"),
+    Row::new(Key::NoRandomMap, "--norandommap", "norandommap", WORKLOAD)
+        .help("Random offsets drawn with replacement (fio's norandommap). Default, as fio: each block of the working set once per pass, a long bssplit block cut where the pass has been.")
+        .default("0")
+        .optional()
+        .on(BENCH | SWEEP),
+    Row::new(Key::RandomGenerator, "--random-generator", "random_generator", WORKLOAD)
+        .help("How the random map draws (fio's random_generator): tausworthe (default: a map of the blocks done), lfsr (a maximal-length LFSR, no memory) or tausworthe64.")
+        .default("tausworthe")
+        .words()
+        .on(BENCH | SWEEP),
+    Row::new(Key::Invalidate, "--invalidate", "invalidate", WORKLOAD)
+        .help("A buffered job drops its file's page cache at the start and, time-based, at each wrap of its pass (fio's invalidate; default 1, as fio).")
+        .default("1")
+        .optional()
+        .on(BENCH | SWEEP),
+    Row::new(Key::FadviseHint, "--fadvise-hint", "fadvise_hint", WORKLOAD)
+        .help("posix_fadvise hint on the target (fio's fadvise_hint): 1 (default, as fio: random or sequential by the pattern), 0, sequential or random.")
+        .default("1")
+        .words()
+        .on(BENCH | SWEEP),
+    Row::new(Key::IoMem, "--iomem", "iomem", WORKLOAD)
+        .aliases(&["mem"])
+        .help("I/O buffer memory (fio's iomem): huge (default: 2 MiB pages asked for, so a large direct I/O is not split into 4 KiB segments) or malloc (4 KiB pages, fio's default).")
+        .value_name("malloc|huge")
+        .default("huge")
+        .words()
+        .on(BENCH),
+];
 
 /// Where an option came from; errors name the option this way.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -400,6 +744,11 @@ impl<'a> Options<'a> {
         self.0.iter().rev().find(|o| o.key == key)
     }
 
+    /// The value given (or the key's default in [`TABLE`]) and how to name it.
+    fn value(&self, key: Key) -> (&'a str, Name<'a>) {
+        self.text(key, key.default_text())
+    }
+
     /// The value given (or `default`) and how to name it.
     fn text(&self, key: Key, default: &'a str) -> (&'a str, Name<'a>) {
         let option = self.get(key);
@@ -417,7 +766,7 @@ impl<'a> Options<'a> {
 /// errors (exit 2) naming the option, its value and the fix.
 pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Result<JobSpec> {
     let opts = Options(options);
-    let (rw_text, rw_name) = opts.text(Key::Rw, "randread");
+    let (rw_text, rw_name) = opts.value(Key::Rw);
     let (mode, modifier) = match rw_text.split_once(':') {
         Some((mode, modifier)) => (mode.trim(), Some(modifier.trim())),
         None => (rw_text.trim(), None),
@@ -432,12 +781,12 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         None => None,
         Some(text) => sequencer_option(rw_name, rw_text, rw, text)?,
     };
-    let (text, name) = opts.text(Key::RwMixRead, "50");
+    let (text, name) = opts.value(Key::RwMixRead);
     let rwmixread_pct = match text.parse::<u8>() {
         Ok(pct) if pct <= 100 => pct,
         _ => return Err(usage!("{name} {text:?} is not a percentage; use 0 to 100")),
     };
-    let (bs_text, bs_name) = opts.text(Key::Bs, "4k");
+    let (bs_text, bs_name) = opts.value(Key::Bs);
     let mut block_size_bytes = size_option(bs_name, bs_text, "4k, 1M or 512")?;
     if block_size_bytes > MAX_BLOCK_SIZE_BYTES {
         return Err(usage!(
@@ -460,7 +809,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         }
         _ => (bs_text, bs_name),
     };
-    let (size_text, size_name) = opts.text(Key::Size, DEFAULT_SIZE);
+    let (size_text, size_name) = opts.value(Key::Size);
     let size_bytes = size_option(size_name, size_text, "16M, 1G or 10G")?;
     if block_size_bytes > size_bytes {
         return Err(usage!(
@@ -468,11 +817,11 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
              lower {bs_name}"
         ));
     }
-    let (text, depth_name) = opts.text(Key::IoDepth, "32");
+    let (text, depth_name) = opts.value(Key::IoDepth);
     let iodepth = count_option(depth_name, text, MAX_IODEPTH, "1, 32 or 128")?;
-    let (text, jobs_name) = opts.text(Key::NumJobs, "1");
+    let (text, jobs_name) = opts.value(Key::NumJobs);
     let numjobs = count_option(jobs_name, text, MAX_NUMJOBS, "1, 2 or 4")?;
-    let (text, name) = opts.text(Key::IoEngine, "io_uring");
+    let (text, name) = opts.value(Key::IoEngine);
     let ioengine = match text {
         "io_uring" => EngineKind::IoUring,
         "psync" => EngineKind::Psync,
@@ -511,14 +860,14 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
              offset), but {rw_name} is {rw_text:?}; use rw=write or rw=randwrite"
         ));
     }
-    let (text, name) = opts.text(Key::IoDepthBatch, "1");
+    let (text, name) = opts.value(Key::IoDepthBatch);
     let iodepth_batch = count_option(name, text, MAX_IODEPTH, "1 or 8")?;
     if iodepth_batch > iodepth {
         return Err(usage!(
             "{name} {iodepth_batch} exceeds {depth_name} {iodepth}; use 1 to {iodepth}"
         ));
     }
-    let (text, name) = opts.text(Key::IoDepthBatchComplete, "1");
+    let (text, name) = opts.value(Key::IoDepthBatchComplete);
     let iodepth_batch_complete = count_option(name, text, MAX_IODEPTH, "1 or 32")?;
     // Every per-slot and per-worker cost, not the buffers alone (the session checks each
     // step against the memory available now: `memory::check_plan`). psync has one slot.
@@ -541,7 +890,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
             format_bytes(machine.memory_bytes)
         ));
     }
-    let (text, name) = opts.text(Key::Direct, "1");
+    let (text, name) = opts.value(Key::Direct);
     let direct = flag_option(name, text)?;
     let sync_every = match (opts.get(Key::Fsync), opts.get(Key::Fdatasync)) {
         (Some(fsync), Some(fdatasync)) => {
@@ -558,11 +907,11 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
             ));
         }
         (Some(_), None) => {
-            let (text, name) = opts.text(Key::Fsync, "0");
+            let (text, name) = opts.value(Key::Fsync);
             sync_count(name, text)?.map(SyncEvery::Fsync)
         }
         (None, Some(_)) => {
-            let (text, name) = opts.text(Key::Fdatasync, "0");
+            let (text, name) = opts.value(Key::Fdatasync);
             sync_count(name, text)?.map(SyncEvery::Fdatasync)
         }
         (None, None) => None,
@@ -584,7 +933,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
             Some(cpu_list(name, text, &machine.available_cpus)?)
         }
     };
-    let cpus_split = match opts.text(Key::CpusPolicy, "split") {
+    let cpus_split = match opts.value(Key::CpusPolicy) {
         ("split", _) => true,
         ("shared", _) => false,
         (other, name) => {
@@ -593,24 +942,24 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
             ));
         }
     };
-    let (text, name) = opts.text(Key::RandomDistribution, "random");
+    let (text, name) = opts.value(Key::RandomDistribution);
     let distribution = distribution_option(name, text)?;
-    let (text, name) = opts.text(Key::Runtime, "30s");
+    let (text, name) = opts.value(Key::Runtime);
     let runtime = duration_option(name, text, "e.g. 10m or 24h", MAX_RUN_TIME)?;
     if runtime.is_zero() {
         return Err(usage!(
             "{name} {text:?} must be greater than zero; use e.g. 10s"
         ));
     }
-    let (text, name) = opts.text(Key::Ramp, "0s");
+    let (text, name) = opts.value(Key::Ramp);
     let ramp = duration_option(name, text, "e.g. 30s or 5m", MAX_RUN_TIME)?;
-    let (text, name) = opts.text(Key::Interval, "1s");
+    let (text, name) = opts.value(Key::Interval);
     let interval = Interval::parse(text)
         .map_err(|e| usage!("{name} {text:?} {e}"))?
         .get();
-    let (text, name) = opts.text(Key::Offset, "0");
+    let (text, name) = opts.value(Key::Offset);
     let offset_bytes = offset_option(name, text)?;
-    let (text, name) = opts.text(Key::OffsetIncrement, "0");
+    let (text, name) = opts.value(Key::OffsetIncrement);
     let offset_increment_bytes = offset_option(name, text)?;
     let io_size_bytes = match opts.get(Key::IoSize) {
         None => None,
@@ -619,7 +968,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
             Some(size_option(name, text, "256M or 10G")?)
         }
     };
-    let (text, name) = opts.text(Key::StartDelay, "0s");
+    let (text, name) = opts.value(Key::StartDelay);
     let startdelay = duration_option(name, text, "e.g. 2s", MAX_RUN_TIME)?;
     let randseed = match opts.get(Key::RandSeed) {
         None => None,
@@ -634,7 +983,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
             )
         })?),
     };
-    let (text, name) = opts.text(Key::EndFsync, "0");
+    let (text, name) = opts.value(Key::EndFsync);
     let end_fsync = flag_option(name, text)?;
     let rate = rate_option(&opts, rw.read_pct(rwmixread_pct))?;
     let uring = uring_options(&opts, ioengine, direct, &machine.available_cpus)?;
@@ -690,19 +1039,19 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let think = think_options(&opts)?;
     let rate_min = rate_min_options(&opts)?;
     let flow = flow_options(&opts)?;
-    let (text, name) = opts.text(Key::NoRandomMap, "0");
+    let (text, name) = opts.value(Key::NoRandomMap);
     let random_map = !flag_option(name, text)?;
-    let (text, name) = opts.text(Key::RandomGenerator, "tausworthe");
+    let (text, name) = opts.value(Key::RandomGenerator);
     let random_generator = Generator::parse(text).ok_or_else(|| {
         usage!("{name} {text:?} is not a random generator; use tausworthe, lfsr or tausworthe64")
     })?;
-    let (text, name) = opts.text(Key::Invalidate, "1");
+    let (text, name) = opts.value(Key::Invalidate);
     let invalidate = flag_option(name, text)?;
-    let (text, name) = opts.text(Key::FadviseHint, "1");
+    let (text, name) = opts.value(Key::FadviseHint);
     let fadvise = Fadvise::parse(text).ok_or_else(|| {
         usage!("{name} {text:?} is not an fadvise hint; use 0, 1, sequential or random")
     })?;
-    let (text, name) = opts.text(Key::IoMem, "huge");
+    let (text, name) = opts.value(Key::IoMem);
     let iomem = IoMem::parse(text).ok_or_else(|| {
         usage!(
             "{name} {text:?} is not an I/O memory type; use malloc, mmap, shm (4 KiB pages), \
@@ -817,7 +1166,7 @@ fn time_in(name: Name<'_>, text: &str, unit: &str, examples: &str) -> anyhow::Re
 /// fio's `flow` (a weight, 1 to 1000; 0: no flow control), `flow_id` (the group, default 0)
 /// and `flow_sleep` (microseconds to wait when held back, default 0).
 fn flow_options(opts: &Options<'_>) -> anyhow::Result<Option<crate::bench::spec::Flow>> {
-    let (text, flow_name) = opts.text(Key::Flow, "0");
+    let (text, flow_name) = opts.value(Key::Flow);
     let weight = match text.trim().parse::<u32>() {
         Ok(w) if w <= FLOW_MAX_WEIGHT => w,
         _ => {
@@ -827,13 +1176,13 @@ fn flow_options(opts: &Options<'_>) -> anyhow::Result<Option<crate::bench::spec:
             ));
         }
     };
-    let (text, id_name) = opts.text(Key::FlowId, "0");
+    let (text, id_name) = opts.value(Key::FlowId);
     let Ok(id) = text.trim().parse::<u32>() else {
         return Err(usage!(
             "{id_name} {text:?} is not a flow group; use a number, e.g. 0 or 1"
         ));
     };
-    let (text, sleep_name) = opts.text(Key::FlowSleep, "0");
+    let (text, sleep_name) = opts.value(Key::FlowSleep);
     let sleep = time_in(sleep_name, text, "us", "e.g. 1000 (microseconds)")?;
     if weight == 0 {
         // fio: flow_id and flow_sleep without a weight change nothing.
@@ -850,7 +1199,7 @@ fn think_options(opts: &Options<'_>) -> anyhow::Result<Option<ThinkTime>> {
         key,
         origin: opts.get(key).map(|o| &o.origin),
     };
-    let (text, think_name) = opts.text(Key::ThinkTime, "0");
+    let (text, think_name) = opts.value(Key::ThinkTime);
     let pause = time_in(think_name, text, "us", "e.g. 100 (microseconds) or 10ms")?;
     if pause.is_zero() {
         if let Some(key) = [
@@ -869,16 +1218,16 @@ fn think_options(opts: &Options<'_>) -> anyhow::Result<Option<ThinkTime>> {
         }
         return Ok(None);
     }
-    let (text, spin_name) = opts.text(Key::ThinkTimeSpin, "0");
+    let (text, spin_name) = opts.value(Key::ThinkTimeSpin);
     let spin = time_in(spin_name, text, "us", "e.g. 50 (microseconds)")?;
     if spin > pause {
         return Err(usage!(
             "{spin_name} {text:?} is longer than {think_name}; spin at most the whole pause"
         ));
     }
-    let (text, blocks_name) = opts.text(Key::ThinkTimeBlocks, "1");
+    let (text, blocks_name) = opts.value(Key::ThinkTimeBlocks);
     let blocks = count_option(blocks_name, text, u32::MAX, "1 or 8")?;
-    let on_issue = match opts.text(Key::ThinkTimeBlocksType, "complete") {
+    let on_issue = match opts.value(Key::ThinkTimeBlocksType) {
         ("complete", _) => false,
         ("issue", _) => true,
         (other, name) => {
@@ -926,7 +1275,7 @@ fn rate_min_options(opts: &Options<'_>) -> anyhow::Result<Option<RateMin>> {
     };
     let bytes_per_sec = floor(Key::RateMin, true)?;
     let iops = floor(Key::RateIopsMin, false)?;
-    let (text, name) = opts.text(Key::RateCycle, "1000");
+    let (text, name) = opts.value(Key::RateCycle);
     let cycle = time_in(name, text, "ms", "e.g. 1000 (milliseconds)")?;
     if bytes_per_sec.is_none() && iops.is_none() {
         return Ok(None);
@@ -971,7 +1320,7 @@ fn verify_option(
         Some(option) => flag_option(name(Key::DoVerify), &option.value)?,
     };
     let fatal = flag(Key::VerifyFatal)?;
-    let (text, verify) = opts.text(Key::Verify, "0");
+    let (text, verify) = opts.value(Key::Verify);
     let kind = match text.trim() {
         "0" | "none" | "" => None,
         other => Some(crate::bench::verify::Kind::parse(other).ok_or_else(|| {
@@ -1150,7 +1499,7 @@ fn steady_options(
     runtime: Duration,
 ) -> anyhow::Result<(Option<crate::stats::steady::SteadyState>, f64)> {
     use crate::stats::steady::{Criterion, CriterionError, SteadyState};
-    let (text, name) = opts.text(Key::Cliff, "30%");
+    let (text, name) = opts.value(Key::Cliff);
     let cliff_pct = match text.trim().trim_end_matches('%').trim().parse::<f64>() {
         Ok(pct) if pct > 0.0 && pct < 100.0 => pct,
         _ => {
@@ -1206,9 +1555,9 @@ fn steady_options(
             "{name} {text:?} must be whole seconds, at least 2 (one sample a second); use e.g. 30s"
         ));
     }
-    let (text, name) = opts.text(Key::SsRamp, "0s");
+    let (text, name) = opts.value(Key::SsRamp);
     let ramp = duration_option(name, text, "e.g. 10s", MAX_RUN_TIME)?;
-    let (text, name) = opts.text(Key::SsKeepGoing, "0");
+    let (text, name) = opts.value(Key::SsKeepGoing);
     let keep_going = flag_option(name, text)?;
     if runtime >= MAX_RUN_TIME {
         let runtime_name = named(Key::Runtime).bare();
@@ -1541,7 +1890,7 @@ fn rate_option(opts: &Options<'_>, read_pct: u8) -> anyhow::Result<Option<RateLi
             "{name} {text:?} caps no direction this job does (it {does}); {fix}"
         ));
     }
-    let (text, name) = opts.text(Key::RateProcess, "linear");
+    let (text, name) = opts.value(Key::RateProcess);
     let process = match text.trim() {
         "linear" => Process::Linear,
         "poisson" => Process::Poisson,
@@ -1730,6 +2079,37 @@ fn cpu_list(name: Name<'_>, text: &str, available: &[usize]) -> anyhow::Result<V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_table_has_one_row_per_key_in_key_order() {
+        for (i, key) in Key::ALL.into_iter().enumerate() {
+            assert_eq!(key as usize, i);
+            assert_eq!(TABLE[i].key, key);
+        }
+        let mut flags: Vec<_> = TABLE.iter().map(|r| r.flag).collect();
+        let mut names: Vec<_> = TABLE.iter().map(|r| r.fio).collect();
+        flags.sort_unstable();
+        names.sort_unstable();
+        flags.dedup();
+        names.dedup();
+        assert_eq!((flags.len(), names.len()), (TABLE.len(), TABLE.len()));
+    }
+
+    #[test]
+    fn the_table_defaults_are_what_the_validator_takes() {
+        let machine = MachineLimits::detect();
+        let base = format!("{:?}", validate(&[], &machine).unwrap());
+        for row in TABLE.iter().filter(|r| !r.default.is_empty()) {
+            let given = validate(&[JobOption::flag(row.key, row.default)], &machine)
+                // Only whether --size was given differs (a given size is not lowered).
+                .map(|spec| {
+                    format!("{spec:?}").replace("size_explicit: true", "size_explicit: false")
+                });
+            if let Ok(given) = given {
+                assert_eq!(given, base, "{}", row.flag);
+            }
+        }
+    }
 
     /// Options as `bench` flags: `--bs 4k`, `--bs=4k`, `-q 8`, `--buffered`.
     fn flags(argv: &[&str]) -> Vec<JobOption> {

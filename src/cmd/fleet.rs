@@ -26,6 +26,7 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::Context;
 use clap::Parser;
 
+use crate::bench::options::Key;
 use crate::cli::{Cli, Command, FleetArgs};
 use crate::fleet::lines::{self, MAX_LINE_BYTES};
 use crate::fleet::live::{FleetState, HostState, LiveFleet};
@@ -118,10 +119,12 @@ pub fn plan_of(args: &FleetArgs) -> anyhow::Result<FleetPlan> {
                     .as_ref()
                     .filter(|spec| spec.io_size_bytes.is_none())
                     .map(|spec| spec.ramp + spec.runtime);
-                let verifies = bench.verify.is_some() || bench.verify_only.is_some();
+                let job = |key: Key| bench.job.get(key).unwrap_or(key.default_text());
+                let verifies = bench.job.get(Key::Verify).is_some()
+                    || bench.job.get(Key::VerifyOnly).is_some();
                 watch = Watch {
-                    interval: duration(&bench.interval).unwrap_or(second),
-                    ramp: duration(&bench.ramp).unwrap_or(UNKNOWN_RAMP),
+                    interval: duration(job(Key::Interval)).unwrap_or(second),
+                    ramp: duration(job(Key::Ramp)).unwrap_or(UNKNOWN_RAMP),
                     heartbeat: planned.is_some() || !verifies,
                     deadline: planned.filter(|_| !verifies).map(|p| p + DEADLINE_MARGIN),
                 };
@@ -131,11 +134,13 @@ pub fn plan_of(args: &FleetArgs) -> anyhow::Result<FleetPlan> {
                     sweep.json.as_deref(),
                     sweep.jsonl.as_deref(),
                 )?;
-                watch.interval = duration(&sweep.interval).unwrap_or(second);
+                let interval = sweep.job.get(Key::Interval);
+                watch.interval =
+                    duration(interval.unwrap_or(Key::Interval.default_text())).unwrap_or(second);
                 // Each point warms up (2 s unless said) without interval lines.
                 watch.ramp = sweep
-                    .ramp
-                    .as_deref()
+                    .job
+                    .get(Key::Ramp)
                     .map_or(Some(Duration::from_secs(2)), duration)
                     .unwrap_or(UNKNOWN_RAMP);
             }

@@ -6,6 +6,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::bench::options::{self, Key};
 use crate::bench::spec::MachineLimits;
 use crate::cli::MarkArgs;
 use crate::drive::{Outputs, ReportTo, Run, drive};
@@ -41,10 +42,12 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let format = MarkFormat::parse(&args.format)?;
+    let given = |key: Key| args.job.get(key).map(str::to_string);
+    let default = |key: Key| key.row().default_for(options::MARK).to_string();
     let timing = MarkTiming {
-        size: args.size.clone(),
-        runtime: args.runtime.clone(),
-        interval: args.interval.clone(),
+        size: given(Key::Size),
+        runtime: given(Key::Runtime).unwrap_or_else(|| default(Key::Runtime)),
+        interval: given(Key::Interval).unwrap_or_else(|| default(Key::Interval)),
     };
     let plan = plan(
         &config,

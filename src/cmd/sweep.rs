@@ -6,7 +6,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use crate::bench::options::{JobOption, Key};
+use crate::bench::options::{self, JobOption, Key};
 use crate::bench::spec::MachineLimits;
 use crate::cli::SweepArgs;
 use crate::drive::{Outputs, ReportTo, Run, drive};
@@ -57,8 +57,7 @@ pub(crate) fn run_as(args: &SweepArgs, remote: Option<&Remote>) -> anyhow::Resul
         (Some(text), Some(_)) => Pick::parse(text)?,
         (None, _) => Pick::Best,
     };
-    let argv: Vec<String> = std::env::args().collect();
-    let (axes, base) = axes_and_base(args, &argv)?;
+    let (axes, base) = axes_and_base(args)?;
     let latency_target = latency_target(args, &axes)?;
     let baseline = match args.baseline.as_deref() {
         None => false,
@@ -211,85 +210,43 @@ fn terminal_width() -> Option<usize> {
         .filter(|&w| w > 0)
 }
 
-/// The swept options (more than one value), in the order their flags first appear in `argv`,
-/// and the options of everything else.
-fn axes_and_base(args: &SweepArgs, argv: &[String]) -> anyhow::Result<(Vec<Axis>, Vec<JobOption>)> {
-    let texts = [
-        (Dimension::Rw, Some(&args.rw)),
-        (Dimension::Bs, Some(&args.bs)),
-        (Dimension::IoDepth, Some(&args.iodepth)),
-        (Dimension::NumJobs, Some(&args.numjobs)),
-        (Dimension::IoEngine, Some(&args.ioengine)),
-        (Dimension::Direct, Some(&args.direct)),
-        (Dimension::Fsync, args.fsync.as_ref()),
-        (Dimension::Fdatasync, args.fdatasync.as_ref()),
-        (Dimension::Sync, args.sync.as_ref()),
-    ];
+/// The dimension a sweepable key is.
+fn dimension(key: Key) -> Option<Dimension> {
+    Dimension::ALL.into_iter().find(|d| d.flag() == key.flag())
+}
+
+/// The swept options (more than one value), in the order their flags were given, and the
+/// options of everything else.
+fn axes_and_base(args: &SweepArgs) -> anyhow::Result<(Vec<Axis>, Vec<JobOption>)> {
+    let given = &args.job.options;
+    let sweep_default = |key: Key| JobOption::flag(key, key.row().default_for(options::SWEEP));
+    let mut base: Vec<JobOption> = Vec::new();
+    if args.job.get(Key::Runtime).is_none() {
+        base.push(sweep_default(Key::Runtime));
+    }
     // A dd-style point times its bytes from the first: no warm-up unless asked for.
-    let ramp = args
-        .ramp
-        .clone()
-        .unwrap_or_else(|| if args.io_size.is_some() { "0s" } else { "2s" }.to_string());
-    let mut base: Vec<JobOption> = [
-        (Key::RwMixRead, Some(&args.rwmixread)),
-        (Key::Size, args.size.as_ref()),
-        (Key::Runtime, Some(&args.runtime)),
-        (Key::Ramp, Some(&ramp)),
-        (Key::Interval, Some(&args.interval)),
-        (Key::IoSize, args.io_size.as_ref()),
-        (Key::RandomDistribution, args.random_distribution.as_ref()),
-        (Key::Cpus, args.cpus.as_ref()),
-        (Key::IoDepthBatch, args.iodepth_batch.as_ref()),
-        (
-            Key::IoDepthBatchComplete,
-            args.iodepth_batch_complete.as_ref(),
-        ),
-        (Key::Hipri, args.hipri.as_ref()),
-        (Key::SqThreadPoll, args.sqthread_poll.as_ref()),
-        (Key::SqThreadPollCpu, args.sqthread_poll_cpu.as_ref()),
-        (Key::FixedBufs, args.fixedbufs.as_ref()),
-        (Key::RegisterFiles, args.registerfiles.as_ref()),
-        (Key::NonVectored, args.nonvectored.as_ref()),
-        (Key::RateIops, args.rate_iops.as_ref()),
-        (Key::Rate, args.rate.as_ref()),
-        (Key::RateProcess, args.rate_process.as_ref()),
-        (Key::NoRandomMap, args.norandommap.as_ref()),
-        (Key::RandomGenerator, args.random_generator.as_ref()),
-        (Key::Invalidate, args.invalidate.as_ref()),
-        (Key::FadviseHint, args.fadvise_hint.as_ref()),
-    ]
-    .into_iter()
-    .filter_map(|(key, value)| value.map(|v| JobOption::flag(key, v.clone())))
-    .collect();
-    base.extend(args.steady.options());
+    if args.job.get(Key::Ramp).is_none() {
+        base.push(if args.job.get(Key::IoSize).is_some() {
+            JobOption::flag(Key::Ramp, "0s")
+        } else {
+            sweep_default(Key::Ramp)
+        });
+    }
+    base.extend(given.iter().filter(|o| dimension(o.key).is_none()).cloned());
     let mut axes = Vec::new();
-    for (dimension, text) in texts {
-        let Some(text) = text else { continue };
-        let axis = sweep::parse_axis(dimension, text)?;
+    for option in given {
+        let Some(dimension) = dimension(option.key) else {
+            continue;
+        };
+        let axis = sweep::parse_axis(dimension, &option.value)?;
         if axis.values.len() > 1 {
             axes.push(axis);
         } else {
-            let value = &axis.values[0];
-            for (key, v) in dimension.options(value) {
+            for (key, v) in dimension.options(&axis.values[0]) {
                 base.push(JobOption::flag(key, v));
             }
         }
     }
-    let position = |d: Dimension| {
-        let short = match d {
-            Dimension::IoDepth => Some("-q"),
-            Dimension::NumJobs => Some("-j"),
-            _ => None,
-        };
-        argv.iter()
-            .position(|a| {
-                a == d.flag()
-                    || a.starts_with(&format!("{}=", d.flag()))
-                    || short.is_some_and(|s| a.starts_with(s))
-            })
-            .unwrap_or(usize::MAX)
-    };
-    axes.sort_by_key(|a| position(a.dimension));
     Ok((axes, base))
 }
 
@@ -297,30 +254,13 @@ fn axes_and_base(args: &SweepArgs, argv: &[String]) -> anyhow::Result<(Vec<Axis>
 /// them. Values are checked for `..` too, except paths (`../r.json` is one file).
 fn refuse_lists(args: &SweepArgs) -> anyhow::Result<()> {
     let path = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    let job = args
+        .job
+        .options
+        .iter()
+        .filter(|o| o.key.row().sweep_list.is_none() && !o.key.row().commas)
+        .map(|o| (o.key.flag(), Some(o.value.clone())));
     let values = [
-        ("--rwmixread", Some(args.rwmixread.clone())),
-        ("--size", args.size.clone()),
-        ("--runtime", Some(args.runtime.clone())),
-        ("--ramp", args.ramp.clone()),
-        ("--interval", Some(args.interval.clone())),
-        ("--io-size", args.io_size.clone()),
-        ("--random-distribution", args.random_distribution.clone()),
-        ("--iodepth-batch", args.iodepth_batch.clone()),
-        (
-            "--iodepth-batch-complete",
-            args.iodepth_batch_complete.clone(),
-        ),
-        ("--hipri", args.hipri.clone()),
-        ("--sqthread-poll", args.sqthread_poll.clone()),
-        ("--sqthread-poll-cpu", args.sqthread_poll_cpu.clone()),
-        ("--fixedbufs", args.fixedbufs.clone()),
-        ("--registerfiles", args.registerfiles.clone()),
-        ("--nonvectored", args.nonvectored.clone()),
-        ("--rate-process", args.rate_process.clone()),
-        ("--norandommap", args.norandommap.clone()),
-        ("--random-generator", args.random_generator.clone()),
-        ("--invalidate", args.invalidate.clone()),
-        ("--fadvise-hint", args.fadvise_hint.clone()),
         ("--loops", args.loops.clone()),
         ("--pick", args.pick.clone()),
         ("--latency-target", args.latency_target.clone()),
@@ -330,10 +270,6 @@ fn refuse_lists(args: &SweepArgs) -> anyhow::Result<()> {
         ),
         ("--baseline", args.baseline.clone()),
         ("--format", Some(args.format.clone())),
-        ("--ss", args.steady.ss.clone()),
-        ("--ss-dur", args.steady.ss_dur.clone()),
-        ("--ss-ramp", args.steady.ss_ramp.clone()),
-        ("--cliff", args.steady.cliff.clone()),
         ("--serve-linger", args.publish.serve_linger.clone()),
     ];
     let paths = [
@@ -342,8 +278,8 @@ fn refuse_lists(args: &SweepArgs) -> anyhow::Result<()> {
         ("--baseline-dir", path(&args.baseline_dir)),
         ("--serve", args.publish.serve.clone()),
     ];
-    let mut lists = values
-        .into_iter()
+    let mut lists = job
+        .chain(values)
         .filter(|(_, v)| {
             v.as_ref()
                 .is_some_and(|t| t.contains(',') || t.contains(".."))

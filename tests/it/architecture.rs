@@ -75,9 +75,18 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The driver: below the commands, above the front ends.
     ("drive", &["crate::cli", "crate::cmd", "clap::"]),
     // Front ends.
-    ("tui", &["crate::cli", "crate::cmd", "crate::drive", "clap::"]),
-    ("report", &["crate::cli", "crate::cmd", "crate::drive", "clap::"]),
-    ("serve", &["crate::cli", "crate::cmd", "crate::drive", "clap::"]),
+    (
+        "tui",
+        &["crate::cli", "crate::cmd", "crate::drive", "clap::"],
+    ),
+    (
+        "report",
+        &["crate::cli", "crate::cmd", "crate::drive", "clap::"],
+    ),
+    (
+        "serve",
+        &["crate::cli", "crate::cmd", "crate::drive", "clap::"],
+    ),
     (
         "fleet",
         &[
