@@ -739,6 +739,7 @@ fn build(
     let mut globals: Vec<(Opt, Entry)> = Vec::new();
     let mut drafts: Vec<Draft> = Vec::new();
     let facts = crate::fio::arith::Facts::of(machine);
+    refuse_engines_first(&sections)?;
     for section in sections {
         let global = section.is_global();
         let mut entries = Vec::new();
@@ -957,6 +958,35 @@ fn arithmetic(opt: Opt, entry: &mut Entry, facts: &crate::fio::arith::Facts) -> 
                 "{}: the arithmetic {why}; write a number, e.g. size=(2*4k) or size=$mb_memory/2",
                 entry.located()
             ));
+        }
+    }
+    Ok(())
+}
+
+/// A job whose engine diskdash does not run is refused naming the engine, before any of the
+/// engine's own options (`port=`, `cpuload=`, `donorname=`) could be refused as unknown: the
+/// engine is the reason. Each job's engine is its own `ioengine`, else the last `[global]`'s
+/// above it, else fio's psync.
+const RUN_ENGINES: [&str; 6] = ["io_uring", "libaio", "psync", "null", "falloc", "ftruncate"];
+
+fn refuse_engines_first(sections: &[Section]) -> anyhow::Result<()> {
+    let mut global: Option<&Entry> = None;
+    for section in sections {
+        let own = section
+            .entries
+            .iter()
+            .rfind(|e| lookup(&e.option) == Some(Opt::IoEngine));
+        if section.is_global() {
+            global = own.or(global);
+        } else if let Some(entry) = own.or(global) {
+            let text = engine(entry, &mut Settings::default())?;
+            if !RUN_ENGINES.contains(&text) {
+                // The validator's words, said before any other option is looked at.
+                return Err(usage!(
+                    "{} {text:?} is not an engine; use io_uring, libaio, psync or null",
+                    entry.name()
+                ));
+            }
         }
     }
     Ok(())
@@ -1747,6 +1777,10 @@ fn engine<'a>(entry: &'a Entry, settings: &mut Settings) -> anyhow::Result<&'a s
         "e4defrag" => "defragments ext4 files",
         "dev-dax" | "libpmem" | "pmemblk" => "drives persistent memory",
         "mtd" => "drives raw flash (MTD)",
+        "sg" => "sends SCSI commands through the sg driver",
+        "io_uring_cmd" => "sends NVMe passthrough commands (cmd_type)",
+        "libzbc" => "drives zoned SCSI/ATA disks through libzbc",
+        "xnvme" => "drives NVMe from user space",
         // Block-storage engines diskdash may run: the validator takes or refuses them.
         _ => return Ok(text),
     };

@@ -334,6 +334,47 @@ fn invocation_options_and_diskdash_flags() {
 }
 
 #[test]
+fn an_engine_diskdash_does_not_run_is_refused_before_its_own_options() {
+    let w = world()
+        // netio.fio's shape: the engine's options come first, the engine in [global].
+        .file(
+            "n.fio",
+            "[global]\nioengine=net\n[recv]\nport=8888\nprotocol=tcp\n",
+        )
+        .file(
+            "s.fio",
+            "[a]\nbuffer_pattern=0x01\nioengine=sg\nfilename=/dev/sg0\n",
+        )
+        .file("x.fio", "[a]\ncmd_type=nvme\nioengine=xnvme\n")
+        .file(
+            "e.fio",
+            "[global]\nioengine=e4defrag\n[a]\nioengine=psync\nsize=1G\nfoo=1\n",
+        );
+    assert_eq!(
+        w.load(&["n.fio"]).unwrap_err(),
+        r#"n.fio:2: ioengine "net": fio's net engine drives network sockets, not a block device or file; diskdash measures block storage (use io_uring, libaio, psync or null)"#
+    );
+    assert_eq!(
+        w.load(&["s.fio"]).unwrap_err(),
+        r#"s.fio:3: ioengine "sg": fio's sg engine sends SCSI commands through the sg driver, not a block device or file; diskdash measures block storage (use io_uring, libaio, psync or null)"#
+    );
+    assert_eq!(
+        w.load(&["x.fio"]).unwrap_err(),
+        r#"x.fio:3: ioengine "xnvme": fio's xnvme engine drives NVMe from user space, not a block device or file; diskdash measures block storage (use io_uring, libaio, psync or null)"#
+    );
+    // A job's own engine overrides [global]'s: its unknown option is the reason.
+    assert_eq!(
+        w.load(&["e.fio"]).unwrap_err(),
+        "e.fio:6: foo=1: not a fio option diskdash knows; see 'diskdash fio --help' for the \
+         options it honours"
+    );
+    assert_eq!(
+        w.load(&["--name=a", "--ioengine=quux"]).unwrap_err(),
+        r#"--ioengine "quux" is not an engine; use io_uring, libaio, psync or null"#
+    );
+}
+
+#[test]
 fn every_bad_input_names_itself_and_the_fix() {
     let w = world()
         .file("a.fio", "[a]\nsize=1G\nfoo=1\n")
