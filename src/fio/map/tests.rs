@@ -375,6 +375,68 @@ fn an_engine_diskdash_does_not_run_is_refused_before_its_own_options() {
 }
 
 #[test]
+fn strided_zones_take_fios_defaults_and_refuse_zbd() {
+    use crate::bench::spec::StridedZones;
+    let w = world()
+        // disk-zone-profile.fio's shape: zonemode, zonesize and zoneskip; a bare write_bw_log.
+        .file(
+            "z.fio",
+            "[global]\nbs=64k\nrw=read\nzonemode=strided\nzonesize=256m\nzoneskip=2g\n\
+             [p]\nsize=8g\nwrite_bw_log\n",
+        )
+        .file("s.fio", "[a]\nsize=1g\nzonesize=1m\nzonerange=4m\n")
+        .file("n.fio", "[a]\nsize=1g\nzonemode=none\nzonesize=1m\n")
+        .file("b.fio", "[a]\nsize=1g\nzonemode=zbd\nzonesize=256m\n")
+        .file("m.fio", "[a]\nsize=1g\nzonemode=strided\n")
+        .file("q.fio", "[a]\nsize=1g\nzonemode=stripes\n")
+        .file("k.fio", "[a]\nsize=1g\nzonesize=0\n");
+    let inv = w.load(&["z.fio"]).unwrap();
+    let job = jobs(&inv)[0];
+    assert_eq!(
+        job.spec.zones,
+        Some(StridedZones {
+            size_bytes: 256 << 20,
+            range_bytes: 256 << 20,
+            skip_bytes: 2 << 30,
+        })
+    );
+    assert!(
+        inv.given
+            .job("p")
+            .iter()
+            .any(|(k, v)| k == "write_bw_log" && v.is_empty()),
+        "a bare write_bw_log takes the job's name as its prefix"
+    );
+    // zonesize alone means strided; zonerange is its own.
+    let inv = w.load(&["s.fio"]).unwrap();
+    let zones = jobs(&inv)[0].spec.zones.unwrap();
+    assert_eq!(
+        (zones.size_bytes, zones.range_bytes, zones.skip_bytes),
+        (1 << 20, 4 << 20, 0)
+    );
+    // zonemode=none: fio leaves the sizes unused.
+    assert_eq!(jobs(&w.load(&["n.fio"]).unwrap())[0].spec.zones, None);
+    assert_eq!(
+        w.load(&["b.fio"]).unwrap_err(),
+        "b.fio:3: zonemode=zbd: diskdash does not drive zoned block devices zone by zone (a \
+         zoned device shows host-managed or host-aware in /sys/block/DEV/queue/zoned) nor \
+         emulates zones on other targets; use zonemode=strided or leave zonemode out"
+    );
+    assert_eq!(
+        w.load(&["m.fio"]).unwrap_err(),
+        "m.fio:3: zonemode=strided needs zonesize=SIZE, as in fio (e.g. zonesize=256m)"
+    );
+    assert_eq!(
+        w.load(&["q.fio"]).unwrap_err(),
+        r#"q.fio:3: zonemode "stripes" is not a zone mode; use none, strided or zbd"#
+    );
+    assert_eq!(
+        w.load(&["k.fio"]).unwrap_err(),
+        r#"k.fio:3: zonesize "0" is not a size above 0; use e.g. 256m"#
+    );
+}
+
+#[test]
 fn every_bad_input_names_itself_and_the_fix() {
     let w = world()
         .file("a.fio", "[a]\nsize=1G\nfoo=1\n")
