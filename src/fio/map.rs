@@ -258,6 +258,17 @@ option_table! {
         "zonesize" => Opt::Zone(ZoneOpt::Size),
         "zonerange" => Opt::Zone(ZoneOpt::Range),
         "zoneskip" => Opt::Zone(ZoneOpt::Skip),
+        "max_open_zones" | "job_max_open_zones" | "zonecapacity" | "zone_reset_threshold"
+        | "zone_reset_frequency" => Opt::Accepted(
+            Value,
+            "accepted; it applies to zonemode=zbd only (fio ignores it otherwise), which \
+             diskdash refuses",
+        ),
+        "read_beyond_wp" | "ignore_zone_limits" => Opt::Accepted(
+            Flag,
+            "accepted; it applies to zonemode=zbd only (fio ignores it otherwise), which \
+             diskdash refuses",
+        ),
         "bsrange" | "blocksize_range" => Opt::BsRange,
         "exitall" => Opt::Accepted(
             Flag,
@@ -2170,15 +2181,24 @@ fn wait_for(entry: &Entry, name: &str, steps: &[Step]) -> anyhow::Result<bool> {
     Ok(true)
 }
 
-/// fio's `zonemode` (`none`, `strided`, `zbd`; unset: strided when `zonesize` is given),
-/// `zonesize`, `zonerange` (default `zonesize`) and `zoneskip`, by [`ZoneOpt`]: the strided
-/// zones, `None` without. As fio, the sizes mean nothing under `zonemode=none`.
+/// fio's `zonemode` (`none`, the default, `strided`, `zbd`), `zonesize`, `zonerange` (default
+/// `zonesize`) and `zoneskip`, by [`ZoneOpt`]: the strided zones, `None` without. As fio,
+/// `zonesize` needs a zone mode; `zonerange` and `zoneskip` mean nothing without one.
 fn strided_zones(zone: [Option<&Entry>; 4]) -> anyhow::Result<Option<StridedZones>> {
     let [mode, size, range, skip] = zone;
     match mode.map(value) {
-        Some("none") => return Ok(None),
-        None if size.is_none() => return Ok(None),
-        Some("strided") | None => {}
+        // fio 3.33's default is none, and none with a zonesize is its error.
+        Some("none") | None => {
+            if let Some(size) = size {
+                return Err(usage!(
+                    "{}: zonesize needs zonemode=strided (fio: zonemode=none and zonesize are \
+                     not compatible); add zonemode=strided or drop zonesize",
+                    size.located()
+                ));
+            }
+            return Ok(None);
+        }
+        Some("strided") => {}
         Some("zbd") => {
             return Err(usage!(
                 "{}=zbd: diskdash does not drive zoned block devices zone by zone (a zoned \
@@ -2209,7 +2229,7 @@ fn strided_zones(zone: [Option<&Entry>; 4]) -> anyhow::Result<Option<StridedZone
     let Some(size_bytes) = bytes(size, 1)? else {
         return Err(usage!(
             "{}=strided needs zonesize=SIZE, as in fio (e.g. zonesize=256m)",
-            mode.expect("no zonesize: zonemode was given").name()
+            mode.expect("zonemode=strided was matched").name()
         ));
     };
     Ok(Some(StridedZones {

@@ -384,12 +384,22 @@ fn strided_zones_take_fios_defaults_and_refuse_zbd() {
             "[global]\nbs=64k\nrw=read\nzonemode=strided\nzonesize=256m\nzoneskip=2g\n\
              [p]\nsize=8g\nwrite_bw_log\n",
         )
-        .file("s.fio", "[a]\nsize=1g\nzonesize=1m\nzonerange=4m\n")
-        .file("n.fio", "[a]\nsize=1g\nzonemode=none\nzonesize=1m\n")
-        .file("b.fio", "[a]\nsize=1g\nzonemode=zbd\nzonesize=256m\n")
+        .file(
+            "s.fio",
+            "[a]\nsize=1g\nzonemode=strided\nzonesize=1m\nzonerange=4m\n",
+        )
+        .file(
+            "n.fio",
+            "[a]\nsize=1g\nzonemode=none\nzoneskip=1m\nzonerange=2m\n",
+        )
+        .file("d.fio", "[a]\nsize=1g\nzonesize=1m\n")
+        .file(
+            "b.fio",
+            "[a]\nsize=1g\nzonemode=zbd\nzonesize=256m\nmax_open_zones=32\nread_beyond_wp=0\n",
+        )
         .file("m.fio", "[a]\nsize=1g\nzonemode=strided\n")
         .file("q.fio", "[a]\nsize=1g\nzonemode=stripes\n")
-        .file("k.fio", "[a]\nsize=1g\nzonesize=0\n");
+        .file("k.fio", "[a]\nsize=1g\nzonemode=strided\nzonesize=0\n");
     let inv = w.load(&["z.fio"]).unwrap();
     let job = jobs(&inv)[0];
     assert_eq!(
@@ -407,15 +417,19 @@ fn strided_zones_take_fios_defaults_and_refuse_zbd() {
             .any(|(k, v)| k == "write_bw_log" && v.is_empty()),
         "a bare write_bw_log takes the job's name as its prefix"
     );
-    // zonesize alone means strided; zonerange is its own.
     let inv = w.load(&["s.fio"]).unwrap();
     let zones = jobs(&inv)[0].spec.zones.unwrap();
     assert_eq!(
         (zones.size_bytes, zones.range_bytes, zones.skip_bytes),
         (1 << 20, 4 << 20, 0)
     );
-    // zonemode=none: fio leaves the sizes unused.
+    // zonemode=none: fio leaves zoneskip and zonerange unused, and refuses a zonesize.
     assert_eq!(jobs(&w.load(&["n.fio"]).unwrap())[0].spec.zones, None);
+    assert_eq!(
+        w.load(&["d.fio"]).unwrap_err(),
+        "d.fio:3: zonesize=1m: zonesize needs zonemode=strided (fio: zonemode=none and \
+         zonesize are not compatible); add zonemode=strided or drop zonesize"
+    );
     assert_eq!(
         w.load(&["b.fio"]).unwrap_err(),
         "b.fio:3: zonemode=zbd: diskdash does not drive zoned block devices zone by zone (a \
@@ -432,7 +446,7 @@ fn strided_zones_take_fios_defaults_and_refuse_zbd() {
     );
     assert_eq!(
         w.load(&["k.fio"]).unwrap_err(),
-        r#"k.fio:3: zonesize "0" is not a size above 0; use e.g. 256m"#
+        r#"k.fio:4: zonesize "0" is not a size above 0; use e.g. 256m"#
     );
 }
 
