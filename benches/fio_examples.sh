@@ -3,9 +3,15 @@
 # `diskdash fio --parse-only`: how many each accepts, and the one-line reason for each file
 # diskdash refuses.
 #
+# Besides all files, it counts the block-storage ones: N_block files fio accepts whose every
+# job's ioengine (fio's default: psync) is one the project runs or maps for block storage
+# (BLOCK_ENGINES below), and M_block of those diskdash accepts. Each file diskdash refuses
+# outside that list must be refused naming its engine; one that is not is listed apart.
+#
 # Every path the files name is pointed into a scratch directory first: `filename=` keeps only
-# its last component (a device such as /dev/sdb becomes a 1 GiB sparse file of that name, so
-# a job that takes the device's size still has one), `directory=` becomes the scratch
+# its last component (a device such as /dev/sdb, or a file that is not there and no `size=`
+# in the file says how big to make it, becomes a 1 GiB sparse file of that name, so a job
+# that takes the file's size still has one: fio's --parse-only looks at no file), `directory=` becomes the scratch
 # directory, a `filename_format` with a leading directory loses it, and ${FIO_DIR} is the
 # scratch directory. Nothing outside the scratch directory is read or written; --parse-only
 # runs no I/O.
@@ -36,11 +42,16 @@ own_scratch=0
 if [ -z "${SCRATCH:-}" ]; then SCRATCH=$(mktemp -d); own_scratch=1; fi
 [ "$own_scratch" = 1 ] && trap 'rm -rf "$SCRATCH"' EXIT
 mkdir -p "$SCRATCH/jobs" "$SCRATCH/data"
+# nbd.fio names nbdkit's socket as ${unixsocket} (its header: nbdkit ... --run 'export
+# unixsocket; fio $F'); a path in the scratch directory stands in.
+export unixsocket=$SCRATCH/data/nbdkit.sock
 
 # Rewrites one job file's paths into the scratch directory.
 point_at_scratch() {
   local in=$1 out=$2 data=$SCRATCH/data
-  awk -v data="$data" '
+  local sized=0
+  grep -q -E '^[ \t]*(size|filesize)[ \t]*=' "$in" && sized=1
+  awk -v data="$data" -v sized="$sized" '
     function base(p) { sub(/[ \t]+[#;].*$/, "", p); n = split(p, parts, "/"); return parts[n] }
     /^[ \t]*filename[ \t]*=/ {
       v = $0; sub(/^[^=]*=[ \t]*/, "", v); sub(/[ \t]+[#;].*$/, "", v)
@@ -48,7 +59,7 @@ point_at_scratch() {
       for (i = 1; i <= n; i++) {
         b = base(list[i]); if (b == "") continue
         out = out (out == "" ? "" : ":") data "/" b
-        if (list[i] ~ /^\/dev\//) devices[data "/" b] = 1
+        if (list[i] ~ /^\/dev\// || !sized) devices[data "/" b] = 1
       }
       print "filename=" out; next
     }
@@ -65,8 +76,32 @@ point_at_scratch() {
   rm -f "$out.devices"
 }
 
+# fio's engines for block storage, as the project lists them: run, or mapped with a stated
+# difference (sg on a device).
+BLOCK_ENGINES=" sync psync vsync pvsync pvsync2 libaio io_uring posixaio mmap null falloc ftruncate filecreate filestat filedelete sg "
+
+# The ioengine of each job section of a job file, one a line: the section's own, else the
+# last [global]'s before it, else fio's default psync.
+job_engines() {
+  awk '
+    function flush() { if (injob) print (eng != "" ? eng : (geng != "" ? geng : "psync")) }
+    /^[ \t]*\[/ {
+      flush(); s = $0; gsub(/[ \t\[\]]/, "", s)
+      injob = (s != "global"); eng = ""; next
+    }
+    /^[ \t]*ioengine[ \t]*=/ {
+      v = $0; sub(/^[^=]*=[ \t]*/, "", v); sub(/[ \t]*([#;].*)?$/, "", v)
+      if (injob) eng = v; else geng = v
+    }
+    END { flush() }
+  ' "$1" | sort -u
+}
+
 fio_ok=0; dd_ok=0; both=0; total=0
+n_block=0; m_block=0
 refused=()
+outside=()
+unnamed=()
 fio_refused=()
 for f in "$examples"/*.fio; do
   name=$(basename "$f")
@@ -79,21 +114,49 @@ for f in "$examples"/*.fio; do
   else
     fio_refused+=("$name: $(printf '%s\n' "$out" | grep -v '^$' | head -n1)")
   fi
+  block=1
+  engines=$(job_engines "$f")
+  for e in $engines; do [[ "$BLOCK_ENGINES" == *" $e "* ]] || block=0; done
+  [ "$fio_accepts" = 1 ] && [ "$block" = 1 ] && n_block=$((n_block + 1))
   if out=$(cd "$SCRATCH/data" && FIO_DIR=$SCRATCH/data timeout 20 "$OLDPWD/$DISKDASH" fio --parse-only "$job" 2>&1 >/dev/null); then
     dd_ok=$((dd_ok + 1))
     [ "$fio_accepts" = 1 ] && both=$((both + 1))
+    [ "$fio_accepts" = 1 ] && [ "$block" = 1 ] && m_block=$((m_block + 1))
   elif [ "$fio_accepts" = 1 ]; then
     reason=$(printf '%s\n' "$out" | grep -v '^$' | tail -n1)
-    refused+=("$name: ${reason//$SCRATCH\/jobs\//}")
+    reason=${reason//$SCRATCH\/jobs\//}
+    if [ "$block" = 1 ]; then
+      refused+=("$name: $reason")
+    else
+      # Outside the list: the refusal must name one of the file's engines.
+      named=0
+      for e in $engines; do
+        [[ "$BLOCK_ENGINES" == *" $e "* ]] && continue
+        [[ "$reason" == *"\"$e\""* || "$reason" == *" $e "* ]] && named=1
+      done
+      if [ "$named" = 1 ]; then
+        outside+=("$name [$(echo $engines)]: $reason")
+      else
+        unnamed+=("$name [$(echo $engines)]: $reason")
+      fi
+    fi
   fi
 done
 
 echo "fio job files: $total ($examples)"
 echo "fio accepts N = $fio_ok ($FIO --parse-only)"
 echo "diskdash accepts M = $both of those ($DISKDASH fio --parse-only; $dd_ok in all)"
+echo "block storage: fio accepts N_block = $n_block (every job's ioengine among:$BLOCK_ENGINES)"
+echo "diskdash accepts M_block = $m_block of those"
 echo
-echo "refused by diskdash, accepted by fio (${#refused[@]}):"
+echo "refused by diskdash, block storage, accepted by fio (${#refused[@]}):"
 for r in "${refused[@]}"; do echo "  $r"; done
+echo
+echo "refused by diskdash naming the engine, outside the block-storage list (${#outside[@]}):"
+for r in "${outside[@]}"; do echo "  $r"; done
+echo
+echo "refused by diskdash outside the list WITHOUT naming the engine (${#unnamed[@]}):"
+for r in "${unnamed[@]}"; do echo "  $r"; done
 if [ -n "${VERBOSE:-}" ]; then
   echo
   echo "refused by fio (${#fio_refused[@]}):"

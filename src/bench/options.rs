@@ -1098,6 +1098,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         drop_caches: false,
         random_map,
         block_align_bytes: None,
+        zones: None,
         random_generator,
         invalidate,
         fadvise,

@@ -237,6 +237,8 @@ pub struct JobSpec {
     /// smallest block size (`None`: the smallest block size). fio turns the random map off
     /// with it.
     pub block_align_bytes: Option<u64>,
+    /// fio's `zonemode=strided` (`zonesize`, `zonerange`, `zoneskip`): `None` without zones.
+    pub zones: Option<StridedZones>,
     /// How the random map draws (fio's `random_generator`).
     pub random_generator: crate::bench::randmap::Generator,
     /// A buffered job drops its file's page cache at the start and, time-based, at each wrap
@@ -325,6 +327,20 @@ impl BufferData {
             Self::Zero => "zeros (fio's zero_buffers)",
         }
     }
+}
+
+/// fio's `zonemode=strided`: each worker's I/O stays in one zone of `range_bytes` (from the
+/// zone's start again at its end) until `size_bytes` have moved there, then moves
+/// `range_bytes + skip_bytes` on, back to the region's start past its end. The job's size still
+/// bounds the bytes moved; the skipped bytes are not counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StridedZones {
+    /// fio's `zonesize`: bytes moved in a zone before the next.
+    pub size_bytes: u64,
+    /// fio's `zonerange` (default `zonesize`): the zone's length.
+    pub range_bytes: u64,
+    /// fio's `zoneskip`: bytes left out between one zone's end and the next's start.
+    pub skip_bytes: u64,
 }
 
 /// fio's `fadvise_hint`.
@@ -642,6 +658,7 @@ impl Default for JobSpec {
             drop_caches: false,
             random_map: true,
             block_align_bytes: None,
+            zones: None,
             random_generator: crate::bench::randmap::Generator::Tausworthe,
             invalidate: true,
             fadvise: Fadvise::ByPattern,

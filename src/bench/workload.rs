@@ -4,7 +4,7 @@
 //! random workers draw a deterministic stream (seeded by worker and segment) over all of it.
 
 use crate::bench::randmap::{Bitmap, Generator, Lfsr};
-use crate::bench::spec::{Distribution, JobSpec, RwMode, Sequencer};
+use crate::bench::spec::{Distribution, JobSpec, RwMode, Sequencer, StridedZones};
 
 /// Direction of one I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,6 +225,20 @@ pub struct Workload {
     drawn: u64,
     /// The region was wrapped (a new pass began) since [`Self::take_wrap`] last looked.
     wrapped: bool,
+    /// fio's `zonemode=strided`: the offsets above are inside the current zone.
+    zones: Option<ZoneWalk>,
+}
+
+/// A worker's way through strided zones (fio's `setup_strided_zone_mode`).
+#[derive(Debug, Clone, Copy)]
+struct ZoneWalk {
+    zones: StridedZones,
+    /// The worker's whole region, bytes: the zones are inside it.
+    span_bytes: u64,
+    /// The current zone's start in the region.
+    base_bytes: u64,
+    /// Bytes moved in the current zone (fio's `zone_bytes`).
+    done_bytes: u64,
 }
 
 /// How a uniform random worker covers its region.
@@ -308,6 +322,17 @@ impl Workload {
             };
             (start, blocks.max(1))
         };
+        // Strided zones: the offsets walk one zone, which `place` moves along the region.
+        let zones = spec.zones.map(|zones| ZoneWalk {
+            zones,
+            span_bytes: region_blocks * unit_bytes,
+            base_bytes: 0,
+            done_bytes: 0,
+        });
+        let region_blocks = match zones {
+            Some(walk) => (walk.zones.range_bytes / unit_bytes).clamp(1, region_blocks),
+            None => region_blocks,
+        };
         // fio's offset and offset_increment move the whole region of worker N.
         let base_bytes = spec
             .offset_bytes
@@ -383,6 +408,7 @@ impl Workload {
             },
             drawn: 0,
             wrapped: false,
+            zones,
             rng: seed ^ (u64::from(worker) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         }
     }
@@ -514,6 +540,48 @@ impl Workload {
     /// unit long), as fio cuts it, so large blocks of a `bssplit` shrink as a pass fills.
     #[inline]
     pub fn place(&mut self, len_bytes: u32) -> (u64, u32) {
+        if self.zones.is_none() {
+            return self.place_in_region(len_bytes);
+        }
+        self.enter_zone();
+        let (at, len) = self.place_in_region(len_bytes);
+        let walk = self.zones.as_mut().expect("zones were checked above");
+        walk.done_bytes += u64::from(len);
+        (at + walk.base_bytes, len)
+    }
+
+    /// fio's strided zones before each I/O: once `zonesize` bytes moved in the zone, the next
+    /// zone starts `zonerange + zoneskip` further on, back at the region's start when it would
+    /// not fit whole (fio wraps once the start passes the file's end, so it also reads the
+    /// head of a last partial zone); the walk starts again at the zone's start, and the
+    /// random map is cleared each `zonerange` bytes, as fio resets the file.
+    fn enter_zone(&mut self) {
+        let Some(walk) = self.zones.as_mut() else {
+            return;
+        };
+        let range = walk.zones.range_bytes;
+        if walk.done_bytes >= walk.zones.size_bytes {
+            walk.done_bytes = 0;
+            walk.base_bytes = walk
+                .base_bytes
+                .saturating_add(range)
+                .saturating_add(walk.zones.skip_bytes);
+            if walk.base_bytes.saturating_add(range) > walk.span_bytes {
+                walk.base_bytes = 0;
+                self.wrapped = true;
+            }
+            self.next_bytes = 0;
+        }
+        if walk.done_bytes % range.max(1) == 0
+            && let Cover::Map(map) = &mut self.cover
+        {
+            map.reset();
+        }
+    }
+
+    /// [`Self::place`] inside the region (with zones: inside the current zone).
+    #[inline]
+    fn place_in_region(&mut self, len_bytes: u32) -> (u64, u32) {
         if self.writing_pending {
             self.writing_pending = false;
             if let Some((at, len)) = self.pending_write.take() {
@@ -658,6 +726,48 @@ mod tests {
         let b: Vec<u64> = (0..5).map(|_| second.next_io().1).collect();
         assert_eq!(a, [0, 4096, 8192, 12288, 0]);
         assert_eq!(b, [16384, 20480, 24576, 28672, 16384]);
+    }
+
+    fn strided(rw: RwMode, size: u64, range: u64, skip: u64) -> JobSpec {
+        JobSpec {
+            rw,
+            block_size_bytes: 64 << 10,
+            zones: Some(StridedZones {
+                size_bytes: size << 10,
+                range_bytes: range << 10,
+                skip_bytes: skip << 10,
+            }),
+            ..JobSpec::default()
+        }
+    }
+
+    #[test]
+    fn strided_zones_move_on_after_zonesize_and_wrap_as_fio() {
+        // zonesize=256k zoneskip=512k over 2 MiB: zones at 0, 768k, 1536k, then back to 0.
+        let mut w = Workload::new(&strided(RwMode::Read, 256, 256, 512), 2 << 20, 0, 1);
+        let kib: Vec<u64> = (0..14).map(|_| w.next_io().1 >> 10).collect();
+        assert_eq!(
+            kib,
+            [
+                0, 64, 128, 192, 768, 832, 896, 960, 1536, 1600, 1664, 1728, 0, 64
+            ]
+        );
+        // zonesize above zonerange: the zone is walked again from its start until zonesize
+        // bytes moved in it (fio's "maintain zone").
+        let mut w = Workload::new(&strided(RwMode::Read, 256, 128, 0), 1 << 20, 0, 1);
+        let kib: Vec<u64> = (0..6).map(|_| w.next_io().1 >> 10).collect();
+        assert_eq!(kib, [0, 64, 0, 64, 128, 192]);
+        // Random I/O stays inside the zone of the moment.
+        let mut w = Workload::new(&strided(RwMode::RandRead, 256, 256, 768), 4 << 20, 0, 7);
+        for zone in [0u64, 1024, 2048, 3072, 0] {
+            for _ in 0..4 {
+                let at = w.next_io().1 >> 10;
+                assert!(
+                    (zone..zone + 256).contains(&at),
+                    "{at} not in zone at {zone}k"
+                );
+            }
+        }
     }
 
     #[test]

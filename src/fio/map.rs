@@ -12,7 +12,7 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use crate::bench::options::{JobOption, Key, Origin, validate};
-use crate::bench::spec::{BufferData, MachineLimits};
+use crate::bench::spec::{BufferData, MachineLimits, StridedZones};
 use crate::fio::parse::{self, Arity, Entry, Section};
 use crate::fio::{DiskdashFlags, FioInvocation, GroupInfo, OutputFormat};
 use crate::plan::{Job, Missing, Plan, Step};
@@ -25,6 +25,15 @@ const UNLIMITED_RUNTIME: &str = "8760h";
 
 /// The most percentiles `percentile_list` may name (fio's `FIO_IO_U_LIST_MAX_LEN`).
 const MAX_PERCENTILES: usize = 20;
+
+/// The options of fio's `zonemode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ZoneOpt {
+    Mode,
+    Size,
+    Range,
+    Skip,
+}
 
 /// What an option does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +85,8 @@ enum Opt {
     FilenameFormat,
     /// `blockalign`: the alignment of random offsets.
     BlockAlign,
+    /// `zonemode`, `zonesize`, `zonerange`, `zoneskip`: fio's strided zones.
+    Zone(ZoneOpt),
     /// `io_submit_mode`: `inline` or `offload` (the same I/O, submitted from another thread).
     SubmitMode,
     /// `ignore_error`: errors each class continues past, with `continue_on_error` only.
@@ -243,6 +254,21 @@ option_table! {
         "file_service_type" => Opt::FileServiceType,
         "filename_format" => Opt::FilenameFormat,
         "blockalign" | "ba" => Opt::BlockAlign,
+        "zonemode" => Opt::Zone(ZoneOpt::Mode),
+        "zonesize" => Opt::Zone(ZoneOpt::Size),
+        "zonerange" => Opt::Zone(ZoneOpt::Range),
+        "zoneskip" => Opt::Zone(ZoneOpt::Skip),
+        "max_open_zones" | "job_max_open_zones" | "zonecapacity" | "zone_reset_threshold"
+        | "zone_reset_frequency" => Opt::Accepted(
+            Value,
+            "accepted; it applies to zonemode=zbd only (fio ignores it otherwise), which \
+             diskdash refuses",
+        ),
+        "read_beyond_wp" | "ignore_zone_limits" => Opt::Accepted(
+            Flag,
+            "accepted; it applies to zonemode=zbd only (fio ignores it otherwise), which \
+             diskdash refuses",
+        ),
         "bsrange" | "blocksize_range" => Opt::BsRange,
         "exitall" => Opt::Accepted(
             Flag,
@@ -559,6 +585,10 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "log_prio",
         "numa_cpu_nodes",
         "ignore_error",
+        "zonemode",
+        "zonesize",
+        "zonerange",
+        "zoneskip",
     ];
     NAMES
         .iter()
@@ -739,6 +769,7 @@ fn build(
     let mut globals: Vec<(Opt, Entry)> = Vec::new();
     let mut drafts: Vec<Draft> = Vec::new();
     let facts = crate::fio::arith::Facts::of(machine);
+    refuse_engines_first(&sections)?;
     for section in sections {
         let global = section.is_global();
         let mut entries = Vec::new();
@@ -747,6 +778,13 @@ fn build(
                 return Err(unknown(&entry));
             };
             arithmetic(opt, &mut entry, &facts)?;
+            // fio's write_bw_log (and the other three) alone: the job's name is the prefix.
+            if opt == Opt::Log(Arity::Value)
+                && entry.value.is_none()
+                && entry.option.starts_with("write_")
+            {
+                entry.value = Some(String::new());
+            }
             if opt.arity() == Arity::Value && entry.value.is_none() {
                 return Err(needs_value(&entry));
             }
@@ -957,6 +995,35 @@ fn arithmetic(opt: Opt, entry: &mut Entry, facts: &crate::fio::arith::Facts) -> 
                 "{}: the arithmetic {why}; write a number, e.g. size=(2*4k) or size=$mb_memory/2",
                 entry.located()
             ));
+        }
+    }
+    Ok(())
+}
+
+/// A job whose engine diskdash does not run is refused naming the engine, before any of the
+/// engine's own options (`port=`, `cpuload=`, `donorname=`) could be refused as unknown: the
+/// engine is the reason. Each job's engine is its own `ioengine`, else the last `[global]`'s
+/// above it, else fio's psync.
+const RUN_ENGINES: [&str; 6] = ["io_uring", "libaio", "psync", "null", "falloc", "ftruncate"];
+
+fn refuse_engines_first(sections: &[Section]) -> anyhow::Result<()> {
+    let mut global: Option<&Entry> = None;
+    for section in sections {
+        let own = section
+            .entries
+            .iter()
+            .rfind(|e| lookup(&e.option) == Some(Opt::IoEngine));
+        if section.is_global() {
+            global = own.or(global);
+        } else if let Some(entry) = own.or(global) {
+            let text = engine(entry, &mut Settings::default())?;
+            if !RUN_ENGINES.contains(&text) {
+                // The validator's words, said before any other option is looked at.
+                return Err(usage!(
+                    "{} {text:?} is not an engine; use io_uring, libaio, psync or null",
+                    entry.name()
+                ));
+            }
         }
     }
     Ok(())
@@ -1179,6 +1246,8 @@ fn job(
     let mut wait_for: Option<&Entry> = None;
     let mut filename_format: Option<&Entry> = None;
     let mut blockalign: Option<&Entry> = None;
+    // fio's zonemode, zonesize, zonerange, zoneskip (by `ZoneOpt`).
+    let mut zone: [Option<&Entry>; 4] = [None; 4];
     for (opt, entry) in draft.options(globals) {
         let opt = *opt;
         if matches!(
@@ -1374,6 +1443,7 @@ fn job(
             }
             Opt::FilenameFormat => filename_format = Some(entry),
             Opt::BlockAlign => blockalign = Some(entry),
+            Opt::Zone(which) => zone[which as usize] = Some(entry),
             Opt::BsRange => bs_range(&mut options, entry)?,
             Opt::IgnoreError => {
                 ignore_error(value(entry)).map_err(|word| {
@@ -1656,6 +1726,16 @@ fn job(
     if let Some(entry) = blockalign {
         block_align(entry, &mut spec, settings)?;
     }
+    spec.zones = strided_zones(zone)?;
+    if let (Some(_), Some(mode_or_size)) = (spec.zones, zone[0].or(zone[1]))
+        && spec.verify.is_some()
+    {
+        return Err(usage!(
+            "{}: diskdash verifies a job's whole region, not strided zones; drop verify or \
+             the zones",
+            mode_or_size.located()
+        ));
+    }
     if let Some(format) = filename_format
         && filename.is_none()
         && spec.numjobs > 1
@@ -1747,6 +1827,10 @@ fn engine<'a>(entry: &'a Entry, settings: &mut Settings) -> anyhow::Result<&'a s
         "e4defrag" => "defragments ext4 files",
         "dev-dax" | "libpmem" | "pmemblk" => "drives persistent memory",
         "mtd" => "drives raw flash (MTD)",
+        "sg" => "sends SCSI commands through the sg driver",
+        "io_uring_cmd" => "sends NVMe passthrough commands (cmd_type)",
+        "libzbc" => "drives zoned SCSI/ATA disks through libzbc",
+        "xnvme" => "drives NVMe from user space",
         // Block-storage engines diskdash may run: the validator takes or refuses them.
         _ => return Ok(text),
     };
@@ -2097,6 +2181,64 @@ fn wait_for(entry: &Entry, name: &str, steps: &[Step]) -> anyhow::Result<bool> {
     Ok(true)
 }
 
+/// fio's `zonemode` (`none`, the default, `strided`, `zbd`), `zonesize`, `zonerange` (default
+/// `zonesize`) and `zoneskip`, by [`ZoneOpt`]: the strided zones, `None` without. As fio,
+/// `zonesize` needs a zone mode; `zonerange` and `zoneskip` mean nothing without one.
+fn strided_zones(zone: [Option<&Entry>; 4]) -> anyhow::Result<Option<StridedZones>> {
+    let [mode, size, range, skip] = zone;
+    match mode.map(value) {
+        // fio 3.33's default is none, and none with a zonesize is its error.
+        Some("none") | None => {
+            if let Some(size) = size {
+                return Err(usage!(
+                    "{}: zonesize needs zonemode=strided (fio: zonemode=none and zonesize are \
+                     not compatible); add zonemode=strided or drop zonesize",
+                    size.located()
+                ));
+            }
+            return Ok(None);
+        }
+        Some("strided") => {}
+        Some("zbd") => {
+            return Err(usage!(
+                "{}=zbd: diskdash does not drive zoned block devices zone by zone (a zoned \
+                 device shows host-managed or host-aware in /sys/block/DEV/queue/zoned) nor \
+                 emulates zones on other targets; use zonemode=strided or leave zonemode out",
+                mode.expect("matched Some").name()
+            ));
+        }
+        Some(other) => {
+            return Err(usage!(
+                "{} {other:?} is not a zone mode; use none, strided or zbd",
+                mode.expect("matched Some").name()
+            ));
+        }
+    }
+    let bytes = |entry: Option<&Entry>, least: u64| -> anyhow::Result<Option<u64>> {
+        let Some(entry) = entry else { return Ok(None) };
+        let text = value(entry);
+        match crate::units::parse_size_bytes(text) {
+            Some(n) if n >= least => Ok(Some(n)),
+            _ => Err(usage!(
+                "{} {text:?} is not a size{}; use e.g. 256m",
+                entry.name(),
+                if least > 0 { " above 0" } else { "" }
+            )),
+        }
+    };
+    let Some(size_bytes) = bytes(size, 1)? else {
+        return Err(usage!(
+            "{}=strided needs zonesize=SIZE, as in fio (e.g. zonesize=256m)",
+            mode.expect("zonemode=strided was matched").name()
+        ));
+    };
+    Ok(Some(StridedZones {
+        size_bytes,
+        range_bytes: bytes(range, 1)?.unwrap_or(size_bytes),
+        skip_bytes: bytes(skip, 0)?.unwrap_or(0),
+    }))
+}
+
 /// fio's `z` suffix counts zones (`offset=2z`), which need fio's `zonemode`.
 fn refuse_zones(entry: &Entry) -> anyhow::Result<()> {
     let text = value(entry);
@@ -2105,7 +2247,7 @@ fn refuse_zones(entry: &Entry) -> anyhow::Result<()> {
         && count.trim().bytes().all(|b| b.is_ascii_digit())
     {
         return Err(usage!(
-            "{} {text:?} counts zones (fio's z suffix, with zonemode); diskdash has no zones; \
+            "{} {text:?} counts zones (fio's z suffix, with zonemode); diskdash takes no zone counts; \
              give bytes, e.g. 256m",
             entry.name()
         ));

@@ -43,6 +43,17 @@ pub fn plan(invocation: &FioInvocation) -> String {
             );
             let _ = writeln!(out, "    target   {}", target(job));
             let _ = writeln!(out, "    run      {}", run(&job.spec));
+            if let Some(z) = job.spec.zones {
+                let size = crate::units::format_bytes;
+                let _ = writeln!(
+                    out,
+                    "    zones    strided: {} in each zone of {}, then {} skipped (fio's \
+                     zonesize, zonerange, zoneskip)",
+                    size(z.size_bytes),
+                    size(z.range_bytes),
+                    size(z.skip_bytes)
+                );
+            }
             let options: Vec<String> = fio_options(&job.spec)
                 .into_iter()
                 .map(|(name, value)| format!("{name}={value}"))

@@ -765,3 +765,50 @@ fn two_jobs_write_one_named_file_at_once_as_in_fio() {
         ),
     );
 }
+
+#[test]
+fn strided_zones_are_shown_by_parse_only() {
+    // disk-zone-profile.fio, scaled: zonemode, zonesize, zoneskip, a bare write_bw_log.
+    let out = parse_only(
+        "[global]\nbs=64k\nrw=read\nzonemode=strided\nzonesize=256m\nzoneskip=2g\n\
+         [disk-zone-profile]\nsize=8g\nwrite_bw_log\nlog_offset=1\n",
+    );
+    assert_success(&out);
+    assert!(
+        stdout(&out).contains(
+            "    zones    strided: 256 MiB in each zone of 256 MiB, then 2 GiB skipped (fio's \
+             zonesize, zonerange, zoneskip)\n"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    let out = parse_only("[a]\nzonemode=zbd\nzonesize=256m\nsize=1m\nfilename=f\n");
+    assert_refused(
+        &out,
+        "j.fio:2: zonemode=zbd: diskdash does not drive zoned block devices zone by zone (a \
+         zoned device shows host-managed or host-aware in /sys/block/DEV/queue/zoned) nor \
+         emulates zones on other targets; use zonemode=strided or leave zonemode out",
+    );
+}
+
+#[test]
+fn strided_zones_write_only_their_zones() {
+    // 64k written in each 64k zone, 64k skipped: the even 64k slots of 1 MiB, twice over (the
+    // job's size bounds the bytes, the skips are not counted); the odd slots stay holes. fio
+    // 3.33's write_iolog for this job: 0 16 32 48 128 ... 944, then 0 16 ... again.
+    let dir = tempfile::tempdir().unwrap();
+    let (out, job) = run_in(
+        dir.path(),
+        "[z]\nfilename=f\nrw=write\nbs=16k\nsize=1m\nzonemode=strided\nzonesize=64k\n\
+         zoneskip=64k\n",
+    );
+    assert_success(&out);
+    assert_eq!(job["write"]["io_bytes"], 1 << 20);
+    // The file ends where the last zone's writes end (slot 14), the skipped slot 15 unwritten.
+    let data = std::fs::read(dir.path().join("f")).unwrap();
+    assert!(data.len() >= 15 << 16, "{} bytes", data.len());
+    for (slot, chunk) in data.chunks(64 << 10).enumerate() {
+        let written = chunk.iter().any(|&b| b != 0);
+        assert_eq!(written, slot % 2 == 0, "slot {slot} (64k each)");
+    }
+}

@@ -334,6 +334,123 @@ fn invocation_options_and_diskdash_flags() {
 }
 
 #[test]
+fn an_engine_diskdash_does_not_run_is_refused_before_its_own_options() {
+    let w = world()
+        // netio.fio's shape: the engine's options come first, the engine in [global].
+        .file(
+            "n.fio",
+            "[global]\nioengine=net\n[recv]\nport=8888\nprotocol=tcp\n",
+        )
+        .file(
+            "s.fio",
+            "[a]\nbuffer_pattern=0x01\nioengine=sg\nfilename=/dev/sg0\n",
+        )
+        .file("x.fio", "[a]\ncmd_type=nvme\nioengine=xnvme\n")
+        .file(
+            "e.fio",
+            "[global]\nioengine=e4defrag\n[a]\nioengine=psync\nsize=1G\nfoo=1\n",
+        );
+    assert_eq!(
+        w.load(&["n.fio"]).unwrap_err(),
+        r#"n.fio:2: ioengine "net": fio's net engine drives network sockets, not a block device or file; diskdash measures block storage (use io_uring, libaio, psync or null)"#
+    );
+    assert_eq!(
+        w.load(&["s.fio"]).unwrap_err(),
+        r#"s.fio:3: ioengine "sg": fio's sg engine sends SCSI commands through the sg driver, not a block device or file; diskdash measures block storage (use io_uring, libaio, psync or null)"#
+    );
+    assert_eq!(
+        w.load(&["x.fio"]).unwrap_err(),
+        r#"x.fio:3: ioengine "xnvme": fio's xnvme engine drives NVMe from user space, not a block device or file; diskdash measures block storage (use io_uring, libaio, psync or null)"#
+    );
+    // A job's own engine overrides [global]'s: its unknown option is the reason.
+    assert_eq!(
+        w.load(&["e.fio"]).unwrap_err(),
+        "e.fio:6: foo=1: not a fio option diskdash knows; see 'diskdash fio --help' for the \
+         options it honours"
+    );
+    assert_eq!(
+        w.load(&["--name=a", "--ioengine=quux"]).unwrap_err(),
+        r#"--ioengine "quux" is not an engine; use io_uring, libaio, psync or null"#
+    );
+}
+
+#[test]
+fn strided_zones_take_fios_defaults_and_refuse_zbd() {
+    use crate::bench::spec::StridedZones;
+    let w = world()
+        // disk-zone-profile.fio's shape: zonemode, zonesize and zoneskip; a bare write_bw_log.
+        .file(
+            "z.fio",
+            "[global]\nbs=64k\nrw=read\nzonemode=strided\nzonesize=256m\nzoneskip=2g\n\
+             [p]\nsize=8g\nwrite_bw_log\n",
+        )
+        .file(
+            "s.fio",
+            "[a]\nsize=1g\nzonemode=strided\nzonesize=1m\nzonerange=4m\n",
+        )
+        .file(
+            "n.fio",
+            "[a]\nsize=1g\nzonemode=none\nzoneskip=1m\nzonerange=2m\n",
+        )
+        .file("d.fio", "[a]\nsize=1g\nzonesize=1m\n")
+        .file(
+            "b.fio",
+            "[a]\nsize=1g\nzonemode=zbd\nzonesize=256m\nmax_open_zones=32\nread_beyond_wp=0\n",
+        )
+        .file("m.fio", "[a]\nsize=1g\nzonemode=strided\n")
+        .file("q.fio", "[a]\nsize=1g\nzonemode=stripes\n")
+        .file("k.fio", "[a]\nsize=1g\nzonemode=strided\nzonesize=0\n");
+    let inv = w.load(&["z.fio"]).unwrap();
+    let job = jobs(&inv)[0];
+    assert_eq!(
+        job.spec.zones,
+        Some(StridedZones {
+            size_bytes: 256 << 20,
+            range_bytes: 256 << 20,
+            skip_bytes: 2 << 30,
+        })
+    );
+    assert!(
+        inv.given
+            .job("p")
+            .iter()
+            .any(|(k, v)| k == "write_bw_log" && v.is_empty()),
+        "a bare write_bw_log takes the job's name as its prefix"
+    );
+    let inv = w.load(&["s.fio"]).unwrap();
+    let zones = jobs(&inv)[0].spec.zones.unwrap();
+    assert_eq!(
+        (zones.size_bytes, zones.range_bytes, zones.skip_bytes),
+        (1 << 20, 4 << 20, 0)
+    );
+    // zonemode=none: fio leaves zoneskip and zonerange unused, and refuses a zonesize.
+    assert_eq!(jobs(&w.load(&["n.fio"]).unwrap())[0].spec.zones, None);
+    assert_eq!(
+        w.load(&["d.fio"]).unwrap_err(),
+        "d.fio:3: zonesize=1m: zonesize needs zonemode=strided (fio: zonemode=none and \
+         zonesize are not compatible); add zonemode=strided or drop zonesize"
+    );
+    assert_eq!(
+        w.load(&["b.fio"]).unwrap_err(),
+        "b.fio:3: zonemode=zbd: diskdash does not drive zoned block devices zone by zone (a \
+         zoned device shows host-managed or host-aware in /sys/block/DEV/queue/zoned) nor \
+         emulates zones on other targets; use zonemode=strided or leave zonemode out"
+    );
+    assert_eq!(
+        w.load(&["m.fio"]).unwrap_err(),
+        "m.fio:3: zonemode=strided needs zonesize=SIZE, as in fio (e.g. zonesize=256m)"
+    );
+    assert_eq!(
+        w.load(&["q.fio"]).unwrap_err(),
+        r#"q.fio:3: zonemode "stripes" is not a zone mode; use none, strided or zbd"#
+    );
+    assert_eq!(
+        w.load(&["k.fio"]).unwrap_err(),
+        r#"k.fio:4: zonesize "0" is not a size above 0; use e.g. 256m"#
+    );
+}
+
+#[test]
 fn every_bad_input_names_itself_and_the_fix() {
     let w = world()
         .file("a.fio", "[a]\nsize=1G\nfoo=1\n")
