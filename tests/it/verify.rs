@@ -254,8 +254,19 @@ fn a_read_back_waits_for_the_steps_other_jobs() {
     assert!(out.status.success(), "{}", stderr(&out));
     let record = read_json(&dir.path().join("two.json"));
     assert_valid_record(&record);
+    // The random map writes each block once per pass: a slow machine may not finish the
+    // first pass in the writer's second, and then checks every block it wrote.
+    let written = record["segments"][0]["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["name"] == "w")
+        .unwrap()["write"]["total_ios"]
+        .as_u64()
+        .unwrap();
     assert_eq!(
-        record["verify"]["blocks_checked"], 4096,
+        record["verify"]["blocks_checked"].as_u64(),
+        Some(written.min(4096)),
         "{}",
         record["verify"]
     );
