@@ -931,7 +931,8 @@ impl<'a> Loop<'a> {
             // SAFETY: the slot was just taken from the free list, so no I/O is in flight on
             // its buffer, which holds at least block_size >= len bytes and lives as long as
             // `buffers`.
-            let block = unsafe { std::slice::from_raw_parts_mut(buffers.slot_ptr(slot), len as usize) };
+            let block =
+                unsafe { std::slice::from_raw_parts_mut(buffers.slot_ptr(slot), len as usize) };
             crate::bench::verify::fill(
                 block,
                 verify.kind,
@@ -945,7 +946,8 @@ impl<'a> Loop<'a> {
         } else if self.spec.data == BufferData::Refill {
             // SAFETY: as above: a free slot, no I/O in flight on its buffer of at least
             // block_size >= len bytes.
-            let block = unsafe { std::slice::from_raw_parts_mut(buffers.slot_ptr(slot), len as usize) };
+            let block =
+                unsafe { std::slice::from_raw_parts_mut(buffers.slot_ptr(slot), len as usize) };
             crate::bench::buffer::fill_random_from(block, &mut self.refill_state);
         }
     }
