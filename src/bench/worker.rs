@@ -779,10 +779,10 @@ impl<'a> Loop<'a> {
         }
         loop {
             flight.wake_ns = None;
-            if !flight.stopping && !flight.sync_due && !flight.paused && !flight.think_due {
-                if self.fill(engine, buffers, &mut flight).is_break() {
-                    return;
-                }
+            let may_fill =
+                !flight.stopping && !flight.sync_due && !flight.paused && !flight.think_due;
+            if may_fill && self.fill(engine, buffers, &mut flight).is_break() {
+                return;
             }
             if flight.in_flight + flight.queued == 0 {
                 match self.wait(&mut flight) {

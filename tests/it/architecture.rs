@@ -179,8 +179,8 @@ fn shipped_code(text: &str) -> Vec<u8> {
             b'\'' => {
                 // A character literal, else a lifetime (left as it is).
                 let rest = &text[i + 1..];
-                if rest.starts_with('\\') {
-                    rest[1..].find('\'').map_or(i + 1, |n| i + 3 + n)
+                if let Some(escaped) = rest.strip_prefix('\\') {
+                    escaped.find('\'').map_or(i + 1, |n| i + 3 + n)
                 } else {
                     let len = rest.chars().next().map_or(0, char::len_utf8);
                     if rest[len..].starts_with('\'') {
