@@ -7,6 +7,7 @@
 //! clock read just after the syscall that reaped it (one read per submit call, one per reap
 //! batch, CLOCK_MONOTONIC via the vDSO).
 
+use std::ops::ControlFlow;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TrySendError};
@@ -58,6 +59,73 @@ impl Slot {
             retries: 0,
         }
     }
+}
+
+/// The hot loop's state between its steps: the slot table, which slots are free, what is
+/// queued or in flight, and what ends the current fill.
+struct Flight {
+    slots: Vec<Slot>,
+    /// Slots with no I/O, taken from the end.
+    free: Vec<u32>,
+    /// Slots prepared but not yet given their submit time.
+    unstamped: Vec<u32>,
+    completions: Vec<Completion>,
+    in_flight: usize,
+    /// Prepared and not yet submitted.
+    queued: usize,
+    /// I/Os per submit (`iodepth_batch`) and the most completions per reap
+    /// (`iodepth_batch_complete`).
+    batch: usize,
+    reap_max: usize,
+    writes_since_sync: u32,
+    sync_due: bool,
+    stopping: bool,
+    paused: bool,
+    think_due: bool,
+    /// Held back by the flow group with a flow_sleep: drain, then sleep.
+    flow_held: bool,
+    /// A paced worker with nothing due: when the next I/O is.
+    wake_ns: Option<u64>,
+}
+
+impl Flight {
+    fn new(spec: &JobSpec, depth: usize, buffers: &AlignedBuffers) -> Self {
+        let block_size = u32::try_from(spec.block_size_bytes).unwrap_or(u32::MAX);
+        Self {
+            slots: (0..depth)
+                .map(|slot| Slot::new(slot, block_size, buffers.slot_ptr(slot)))
+                .collect(),
+            free: (0..depth as u32).rev().collect(),
+            unstamped: Vec::with_capacity(depth),
+            completions: Vec::with_capacity(depth * 2),
+            in_flight: 0,
+            queued: 0,
+            batch: (spec.iodepth_batch as usize).clamp(1, depth),
+            reap_max: (spec.iodepth_batch_complete as usize).clamp(1, depth),
+            writes_since_sync: 0,
+            sync_due: false,
+            stopping: false,
+            paused: false,
+            think_due: false,
+            flow_held: false,
+            wake_ns: None,
+        }
+    }
+
+    /// The prepared slots' submit time: the clock read just before the submitting syscall.
+    #[inline]
+    fn stamp(&mut self, now_ns: u64) {
+        for slot in self.unstamped.drain(..) {
+            self.slots[slot as usize].submit_ns = now_ns;
+        }
+    }
+}
+
+/// What the hot loop does after a wait with nothing in flight.
+enum Next {
+    Fill,
+    Reap,
+    End,
 }
 
 /// Resubmissions of one I/O after EINTR/EAGAIN/EBUSY before it counts as failed.
@@ -435,79 +503,8 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         stats.push(fresh_stats(&plan));
     }
     let mut state = Loop::new(&plan, &control, links, stats, depth, fd);
-    match plan.engine {
-        EngineKind::IoUring => {
-            match UringEngine::new(fd, depth as u32, &buffers, block_size, &spec.uring) {
-                Ok((mut engine, setup)) => {
-                    exit.setup = setup;
-                    state.start(&exit.setup);
-                    state.drive(&mut engine, &buffers);
-                }
-                // Polling was asked for: no silent ring without it.
-                Err(err) if spec.uring.hipri || spec.uring.sqpoll => {
-                    let _ = state.links.ready.send((
-                        plan.id,
-                        Err(SetupError::Failed(polling_refused(&spec.uring, &err))),
-                    ));
-                    control.barrier.wait();
-                    return exit;
-                }
-                Err(err) if uring_unavailable(&err) => {
-                    exit.setup = EngineSetup {
-                        engine: "psync",
-                        notes: vec![crate::bench::engine::fallback_note(&err)],
-                        ..EngineSetup::default()
-                    };
-                    let mut engine = PsyncEngine::new(fd, 1);
-                    state.depth = spec.effective_iodepth_with(EngineKind::Psync) as usize;
-                    state.start(&exit.setup);
-                    state.drive(&mut engine, &buffers);
-                }
-                Err(err) => {
-                    let _ = state.links.ready.send((
-                        plan.id,
-                        Err(SetupError::Failed(format!("io_uring setup failed: {err}"))),
-                    ));
-                    control.barrier.wait();
-                    return exit;
-                }
-            }
-        }
-        EngineKind::Libaio => match LibaioEngine::new(fd, depth as u32) {
-            Ok((mut engine, setup)) => {
-                exit.setup = setup;
-                state.start(&exit.setup);
-                state.drive(&mut engine, &buffers);
-            }
-            // libaio was asked for by name: no silent io_uring or psync instead.
-            Err(err) => {
-                let message = crate::bench::engine::libaio::setup_error(&err, depth as u32);
-                let _ = state
-                    .links
-                    .ready
-                    .send((plan.id, Err(SetupError::Failed(message))));
-                control.barrier.wait();
-                return exit;
-            }
-        },
-        EngineKind::Psync | EngineKind::Falloc | EngineKind::Ftruncate => {
-            // The engine that runs (psync when io_uring fell back), not the one asked for.
-            exit.setup.engine = plan.engine.as_str();
-            let calls = match plan.engine {
-                EngineKind::Falloc => Calls::Falloc,
-                EngineKind::Ftruncate => Calls::Ftruncate,
-                _ => Calls::ReadWrite,
-            };
-            let mut engine = PsyncEngine::new(fd, 1).with_calls(calls);
-            state.start(&exit.setup);
-            state.drive(&mut engine, &buffers);
-        }
-        EngineKind::Null => {
-            exit.setup.engine = "null";
-            let mut engine = NullEngine::new(depth as u32);
-            state.start(&exit.setup);
-            state.drive(&mut engine, &buffers);
-        }
+    if !run_engine(&plan, &mut state, &buffers, depth, &mut exit.setup) {
+        return exit;
     }
     // The last tick goes to the aggregator like every other, before the worker counts as
     // measured: it then lands in the interval its I/Os completed in, not in the segment's last.
@@ -544,6 +541,95 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     exit.fault = state.fault.take();
     exit.verify = std::mem::take(&mut state.verify_out);
     exit
+}
+
+/// Sets up the engine the plan names and runs the hot loop on it. False: setup failed (the
+/// session has been told and the start barrier reached).
+fn run_engine(
+    plan: &WorkerPlan,
+    state: &mut Loop<'_>,
+    buffers: &AlignedBuffers,
+    depth: usize,
+    setup: &mut EngineSetup,
+) -> bool {
+    let spec = &plan.spec;
+    let fd = state.fd;
+    let block_size = usize::try_from(spec.block_size_bytes).unwrap_or(usize::MAX);
+    match plan.engine {
+        EngineKind::IoUring => {
+            match UringEngine::new(fd, depth as u32, buffers, block_size, &spec.uring) {
+                Ok((mut engine, ready)) => {
+                    *setup = ready;
+                    state.start(setup);
+                    state.drive(&mut engine, buffers);
+                }
+                // Polling was asked for: no silent ring without it.
+                Err(err) if spec.uring.hipri || spec.uring.sqpoll => {
+                    let _ = state.links.ready.send((
+                        state.id,
+                        Err(SetupError::Failed(polling_refused(&spec.uring, &err))),
+                    ));
+                    state.control.barrier.wait();
+                    return false;
+                }
+                Err(err) if uring_unavailable(&err) => {
+                    *setup = EngineSetup {
+                        engine: "psync",
+                        notes: vec![crate::bench::engine::fallback_note(&err)],
+                        ..EngineSetup::default()
+                    };
+                    let mut engine = PsyncEngine::new(fd, 1);
+                    state.depth = spec.effective_iodepth_with(EngineKind::Psync) as usize;
+                    state.start(setup);
+                    state.drive(&mut engine, buffers);
+                }
+                Err(err) => {
+                    let _ = state.links.ready.send((
+                        state.id,
+                        Err(SetupError::Failed(format!("io_uring setup failed: {err}"))),
+                    ));
+                    state.control.barrier.wait();
+                    return false;
+                }
+            }
+        }
+        EngineKind::Libaio => match LibaioEngine::new(fd, depth as u32) {
+            Ok((mut engine, ready)) => {
+                *setup = ready;
+                state.start(setup);
+                state.drive(&mut engine, buffers);
+            }
+            // libaio was asked for by name: no silent io_uring or psync instead.
+            Err(err) => {
+                let message = crate::bench::engine::libaio::setup_error(&err, depth as u32);
+                let _ = state
+                    .links
+                    .ready
+                    .send((state.id, Err(SetupError::Failed(message))));
+                state.control.barrier.wait();
+                return false;
+            }
+        },
+        EngineKind::Psync | EngineKind::Falloc | EngineKind::Ftruncate => {
+            // The engine that runs (psync when io_uring fell back), not the one asked for.
+            setup.engine = plan.engine.as_str();
+            let calls = match plan.engine {
+                EngineKind::Falloc => Calls::Falloc,
+                EngineKind::Ftruncate => Calls::Ftruncate,
+                _ => Calls::ReadWrite,
+            };
+            let mut engine = PsyncEngine::new(fd, 1).with_calls(calls);
+            state.start(setup);
+            state.drive(&mut engine, buffers);
+        }
+        EngineKind::Null => {
+            setup.engine = "null";
+            let mut engine = NullEngine::new(depth as u32);
+            state.start(setup);
+            state.drive(&mut engine, buffers);
+        }
+    }
+    true
 }
 
 /// Empty stats for this worker; a paced worker's keep the latency from the schedule too.
@@ -696,382 +782,415 @@ impl<'a> Loop<'a> {
         }
     }
 
-    /// The hot loop. Returns when the run ends, is stopped, or fails.
+    /// The hot loop: fill the queue, wait when nothing is in flight, reap, complete. Returns
+    /// when the run ends, is stopped, or fails.
     fn drive<E: Engine>(&mut self, engine: &mut E, buffers: &AlignedBuffers) {
-        let depth = self.depth;
-        let batch = (self.spec.iodepth_batch as usize).clamp(1, depth);
-        let reap_max = (self.spec.iodepth_batch_complete as usize).clamp(1, depth);
-        let block_size = u32::try_from(self.spec.block_size_bytes).unwrap_or(u32::MAX);
-        let sync_every = self.spec.sync_every;
-        let mut slots: Vec<Slot> = (0..depth)
-            .map(|slot| Slot::new(slot, block_size, buffers.slot_ptr(slot)))
-            .collect();
-        // A paced worker with nothing due: when the next I/O is.
-        let mut wake_ns: Option<u64>;
-        let mut free: Vec<u32> = (0..depth as u32).rev().collect();
-        let mut unstamped: Vec<u32> = Vec::with_capacity(depth);
-        let mut completions: Vec<Completion> = Vec::with_capacity(depth * 2);
-        let mut in_flight = 0usize;
-        let mut queued = 0usize;
-        let mut writes_since_sync = 0u32;
-        let mut sync_due = false;
-        let mut stopping = false;
-        let mut paused = false;
-        let think = self.spec.think;
-        let mut think_due = false;
-        // Held back by the flow group with a flow_sleep: drain, then sleep.
-        let mut flow_held = false;
-
+        let mut flight = Flight::new(&self.spec, self.depth, buffers);
         if self.control.stop.load(Ordering::Relaxed) {
             return;
         }
         loop {
-            wake_ns = None;
-            if !stopping && !sync_due && !paused && !think_due && !flow_held {
-                while in_flight + queued < depth {
-                    if self.budget_bytes < self.workload.shortest_bytes() || self.ios_left == 0 {
-                        // A size-based run has submitted its bytes: drain and end.
-                        stopping = true;
-                        break;
-                    }
-                    if free.is_empty() {
-                        break;
-                    }
-                    if let Some(member) = self.flow.as_mut()
-                        && !member.admit()
-                    {
-                        // fio's flow_threshold_exceeded: with flow_sleep, let the I/O in
-                        // flight finish and sleep; without, look again at once.
-                        if member.flow.sleep.is_zero() {
-                            wake_ns = Some(monotonic_ns());
-                        } else {
-                            flow_held = true;
-                        }
-                        break;
-                    }
-                    let direction = match self.pacer.as_mut() {
-                        None => self.workload.direction(),
-                        Some(pacer) => {
-                            // Time the process did not run moves the schedule, as it moves
-                            // the deadline: the device is not to blame for it.
-                            let stalled = self.control.stalled_ns.load(Ordering::Relaxed);
-                            if stalled > self.stall_seen_ns {
-                                pacer.shift(stalled - self.stall_seen_ns);
-                                self.stall_seen_ns = stalled;
-                            }
-                            let (reads, writes) = self.workload.directions();
-                            let workload = &mut self.workload;
-                            match pacer
-                                .choose(monotonic_ns(), reads, writes, || workload.direction())
-                            {
-                                // A trim job's "writes" are its trims (and trimwrite's
-                                // writes), paced together.
-                                Ok(Direction::Write) if self.workload.trims() => {
-                                    self.workload.direction()
-                                }
-                                Ok(direction) => direction,
-                                Err(at) => {
-                                    wake_ns = Some(at);
-                                    break;
-                                }
-                            }
-                        }
-                    };
-                    let len = self.workload.len(direction);
-                    if u64::from(len) > self.budget_bytes {
-                        stopping = true;
-                        break;
-                    }
-                    let Some(slot) = free.pop() else { break };
-                    self.ios_left -= 1;
-                    let generation = self.workload.pass();
-                    // The random map may cut the I/O short (never longer).
-                    let (offset_bytes, len) = self.workload.place(len);
-                    self.budget_bytes -= u64::from(len);
-                    if self.workload.take_wrap() && self.invalidate_on_wrap {
-                        // fio's loop_cache_invalidate: each pass of a buffered time-based
-                        // job reads the device, not what the last pass left in memory.
-                        // SAFETY: posix_fadvise only advises the kernel about this
-                        // descriptor's pages; a refusal leaves the pages cached, no more.
-                        unsafe { libc::posix_fadvise(self.fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
-                    }
-                    let entry = &mut slots[slot as usize];
-                    entry.offset_bytes = offset_bytes;
-                    if let (Some(verify), Direction::Write) = (self.spec.verify, direction) {
-                        // SAFETY: the slot was just taken from the free list, so no I/O is in
-                        // flight on its buffer, which holds at least block_size >= len bytes
-                        // and lives as long as `buffers`.
-                        let block = unsafe {
-                            std::slice::from_raw_parts_mut(
-                                buffers.slot_ptr(slot as usize),
-                                len as usize,
-                            )
-                        };
-                        crate::bench::verify::fill(
-                            block,
-                            verify.kind,
-                            &crate::bench::verify::BlockId {
-                                offset: offset_bytes,
-                                job: 0,
-                                generation,
-                                seed: self.verify_seed,
-                            },
-                        );
-                    } else if self.spec.data == BufferData::Refill
-                        && matches!(direction, Direction::Write)
-                    {
-                        // SAFETY: as above: a free slot, no I/O in flight on its buffer of at
-                        // least block_size >= len bytes.
-                        let block = unsafe {
-                            std::slice::from_raw_parts_mut(
-                                buffers.slot_ptr(slot as usize),
-                                len as usize,
-                            )
-                        };
-                        crate::bench::buffer::fill_random_from(block, &mut self.refill_state);
-                    }
-                    let entry = &mut slots[slot as usize];
-                    entry.sched_ns = self
-                        .pacer
-                        .as_mut()
-                        .and_then(|pacer| pacer.take(direction, len))
-                        .unwrap_or(0);
-                    entry.len_bytes = len;
-                    entry.io.direction = direction;
-                    entry.io.offset_bytes = offset_bytes;
-                    entry.io.len_bytes = len;
-                    entry.io.buf = buffers.slot_ptr(slot as usize);
-                    entry.retries = 0;
-                    engine.prep(&entry.io);
-                    unstamped.push(slot);
-                    queued += 1;
-                    if let Some(think) = think.filter(|t| t.on_issue) {
-                        self.think_count += 1;
-                        if self.think_count >= think.blocks {
-                            self.think_count = 0;
-                            think_due = true;
-                            break;
-                        }
-                    }
-                    if direction == Direction::Write
-                        && let Some(every) = sync_every
-                    {
-                        writes_since_sync += 1;
-                        if writes_since_sync >= every.every_writes() {
-                            sync_due = true;
-                            break;
-                        }
-                    }
-                    if queued >= batch {
-                        let now = monotonic_ns();
-                        for s in unstamped.drain(..) {
-                            slots[s as usize].submit_ns = now;
-                        }
-                        if let Err(err) = engine.submit() {
-                            self.fail("submit", None, &err);
-                            return;
-                        }
-                        in_flight += queued;
-                        queued = 0;
-                    }
-                }
-            }
-            if in_flight + queued == 0 {
-                if sync_due && !stopping {
-                    self.sync(sync_every);
-                    writes_since_sync = 0;
-                    sync_due = false;
-                    if self.fault.is_some() {
-                        stopping = true;
-                    }
-                    continue;
-                }
-                if let (true, false, Some(think)) = (think_due, stopping, think) {
-                    // fio's thinktime: the I/O in flight has completed; pause, then go on.
-                    self.think(think);
-                    think_due = false;
-                    let now = monotonic_ns();
-                    self.check_rate_min(now);
-                    if (now >= self.deadline_ns && self.runtime_over(now))
-                        || self.control.stop.load(Ordering::Relaxed)
-                    {
-                        stopping = true;
-                    }
-                    if self.control.paused.load(Ordering::Relaxed) {
-                        paused = true;
-                    }
-                    continue;
-                }
-                if stopping {
-                    if self.spec.end_fsync && self.fault.is_none() {
-                        self.sync(Some(SyncEvery::Fsync(1)));
-                    }
-                    return;
-                }
-                if paused {
-                    self.pause();
-                    paused = false;
-                    stopping = self.control.stop.load(Ordering::Relaxed);
-                    continue;
-                }
-                if flow_held {
-                    flow_held = false;
-                    let sleep = self
-                        .flow
-                        .as_ref()
-                        .map_or(0, |m| crate::record::nanos(m.flow.sleep));
-                    wake_ns = Some(monotonic_ns().saturating_add(sleep));
-                }
-                if let Some(at) = wake_ns {
-                    // Paced and idle: sleep until the next I/O is due (or a tick, the
-                    // deadline, or a look at the flags comes first).
-                    let now = monotonic_ns();
-                    let until = self.wait_until(at, now);
-                    if until > now {
-                        std::thread::sleep(Duration::from_nanos(until - now));
-                    }
-                    let now = monotonic_ns();
-                    if !self.recording && now >= self.record_from_ns {
-                        self.recording = true;
-                        self.cur.reset(now);
-                        self.cycle_start_ns = now;
-                    }
-                    if self.recording && now >= self.next_tick_ns {
-                        self.hand_off(now);
-                    }
-                    if self.check_rate_min(now) {
-                        stopping = true;
-                    }
-                    if (now >= self.deadline_ns && self.runtime_over(now))
-                        || self.control.stop.load(Ordering::Relaxed)
-                    {
-                        stopping = true;
-                    }
-                    if self.control.paused.load(Ordering::Relaxed) {
-                        paused = true;
-                    }
-                    continue;
-                }
-            }
-            if !unstamped.is_empty() {
-                let now = monotonic_ns();
-                for s in unstamped.drain(..) {
-                    slots[s as usize].submit_ns = now;
-                }
-            }
-            let reaped = match wake_ns {
-                // Paced: wait for a completion only until the next I/O is due.
-                Some(at) => {
-                    let now = monotonic_ns();
-                    let wait_ns = self.wait_until(at, now).saturating_sub(now);
-                    engine.reap_within(&mut completions, reap_max, wait_ns)
-                }
-                None => engine.reap(&mut completions, reap_max),
-            };
-            if let Err(err) = reaped {
-                self.fail("submit", None, &err);
+            flight.wake_ns = None;
+            let may_fill = !flight.stopping
+                && !flight.sync_due
+                && !flight.paused
+                && !flight.think_due
+                && !flight.flow_held;
+            if may_fill && self.fill(engine, buffers, &mut flight).is_break() {
                 return;
             }
-            in_flight += queued;
-            queued = 0;
-            let reaped_ns = monotonic_ns();
-            if !self.recording && reaped_ns >= self.record_from_ns {
-                self.recording = true;
-                self.cur.reset(reaped_ns);
-                self.cycle_start_ns = reaped_ns;
+            if flight.in_flight + flight.queued == 0 {
+                match self.wait(&mut flight) {
+                    Next::Fill => continue,
+                    Next::End => return,
+                    Next::Reap => {}
+                }
             }
-            for completion in completions.drain(..) {
-                in_flight -= 1;
-                let slot = completion.slot as usize;
-                let entry = &mut slots[slot];
-                let io = &mut entry.io;
-                if completion.result < 0 {
-                    let errno = -completion.result;
-                    if is_transient(errno) && entry.retries < MAX_IO_RETRIES {
-                        entry.retries += 1;
-                        self.cur.retries += 1;
-                        engine.prep(io);
-                        queued += 1;
-                        continue;
-                    }
-                    free.push(completion.slot);
-                    self.fail_errno(direction_name(io.direction), Some(io.offset_bytes), errno);
-                    stopping = true;
-                    continue;
-                }
-                let done = completion.result.unsigned_abs();
-                if done < io.len_bytes {
-                    if done == 0 {
-                        free.push(completion.slot);
-                        self.fail_errno(direction_name(io.direction), Some(io.offset_bytes), 0);
-                        stopping = true;
-                        continue;
-                    }
-                    // A short transfer: send the rest; latency keeps the first submit time.
-                    io.offset_bytes += u64::from(done);
-                    // SAFETY: done < len_bytes, so the pointer stays inside this slot's buffer.
-                    io.buf = unsafe { io.buf.add(done as usize) };
-                    io.len_bytes -= done;
-                    self.cur.retries += 1;
-                    engine.prep(io);
-                    queued += 1;
-                    continue;
-                }
-                if let (Some(verify), Direction::Read) = (self.spec.verify, io.direction) {
-                    // SAFETY: the read has completed, so nothing is in flight on this slot's
-                    // buffer, which holds at least the I/O's issued length.
-                    let block = unsafe {
-                        std::slice::from_raw_parts(buffers.slot_ptr(slot), entry.len_bytes as usize)
-                    };
-                    if !self.check_block(block, entry.offset_bytes, verify) {
-                        stopping = true;
-                    }
-                }
-                if let Some(think) = think.filter(|t| !t.on_issue) {
-                    self.think_count += 1;
-                    if self.think_count >= think.blocks {
-                        self.think_count = 0;
-                        think_due = true;
-                    }
-                }
-                if self.recording {
-                    let side = usize::from(io.direction != Direction::Read);
-                    self.cycle_bytes[side] += u64::from(entry.len_bytes);
-                    self.cycle_ios[side] += 1;
-                    let latency_ns = reaped_ns.saturating_sub(entry.submit_ns);
-                    let stats = match io.direction {
-                        Direction::Read => &mut self.cur.read,
-                        Direction::Write => &mut self.cur.write,
-                        Direction::Trim => &mut self.cur.trim,
-                    };
-                    match entry.sched_ns {
-                        0 => stats.record(u64::from(entry.len_bytes), latency_ns),
-                        due => stats.record_paced(
-                            u64::from(entry.len_bytes),
-                            latency_ns,
-                            reaped_ns.saturating_sub(due),
-                        ),
-                    }
-                }
-                free.push(completion.slot);
+            let ControlFlow::Continue(reaped_ns) = self.reap(engine, &mut flight) else {
+                return;
+            };
+            self.complete(engine, buffers, &mut flight, reaped_ns);
+            self.check_flags(&mut flight, reaped_ns);
+        }
+    }
+
+    /// Prepares and submits I/Os until the queue is full, or the schedule has none due, or a
+    /// sync, a think time or the end of the run comes first. Break: a submit failed.
+    #[inline]
+    fn fill<E: Engine>(
+        &mut self,
+        engine: &mut E,
+        buffers: &AlignedBuffers,
+        flight: &mut Flight,
+    ) -> ControlFlow<()> {
+        let think = self.spec.think;
+        let sync_every = self.spec.sync_every;
+        while flight.in_flight + flight.queued < self.depth {
+            if self.budget_bytes < self.workload.shortest_bytes() || self.ios_left == 0 {
+                // A size-based run has submitted its bytes: drain and end.
+                flight.stopping = true;
+                break;
             }
-            if self.recording && reaped_ns >= self.next_tick_ns {
-                self.hand_off(reaped_ns);
+            if flight.free.is_empty() {
+                break;
             }
-            if self.check_rate_min(reaped_ns) {
-                stopping = true;
-            }
-            if (reaped_ns >= self.deadline_ns && self.runtime_over(reaped_ns))
-                || self.control.stop.load(Ordering::Relaxed)
+            if let Some(member) = self.flow.as_mut()
+                && !member.admit()
             {
-                stopping = true;
+                // fio's flow_threshold_exceeded: with flow_sleep, let the I/O in flight
+                // finish and sleep; without, look again at once.
+                if member.flow.sleep.is_zero() {
+                    flight.wake_ns = Some(monotonic_ns());
+                } else {
+                    flight.flow_held = true;
+                }
+                break;
             }
-            if self.control.paused.load(Ordering::Relaxed) {
-                paused = true;
+            let Some(direction) = self.next_direction(flight) else {
+                break;
+            };
+            let len = self.workload.len(direction);
+            if u64::from(len) > self.budget_bytes {
+                flight.stopping = true;
+                break;
+            }
+            let Some(slot) = flight.free.pop() else { break };
+            self.ios_left -= 1;
+            let generation = self.workload.pass();
+            // The random map may cut the I/O short (never longer).
+            let (offset_bytes, len) = self.workload.place(len);
+            self.budget_bytes -= u64::from(len);
+            if self.workload.take_wrap() && self.invalidate_on_wrap {
+                // fio's loop_cache_invalidate: each pass of a buffered time-based
+                // job reads the device, not what the last pass left in memory.
+                // SAFETY: posix_fadvise only advises the kernel about this
+                // descriptor's pages; a refusal leaves the pages cached, no more.
+                unsafe { libc::posix_fadvise(self.fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
+            }
+            if direction == Direction::Write {
+                self.write_data(buffers, slot as usize, offset_bytes, len, generation);
+            }
+            let entry = &mut flight.slots[slot as usize];
+            entry.offset_bytes = offset_bytes;
+            entry.sched_ns = self
+                .pacer
+                .as_mut()
+                .and_then(|pacer| pacer.take(direction, len))
+                .unwrap_or(0);
+            entry.len_bytes = len;
+            entry.io.direction = direction;
+            entry.io.offset_bytes = offset_bytes;
+            entry.io.len_bytes = len;
+            entry.io.buf = buffers.slot_ptr(slot as usize);
+            entry.retries = 0;
+            engine.prep(&entry.io);
+            flight.unstamped.push(slot);
+            flight.queued += 1;
+            if let Some(think) = think.filter(|t| t.on_issue) {
+                self.think_count += 1;
+                if self.think_count >= think.blocks {
+                    self.think_count = 0;
+                    flight.think_due = true;
+                    break;
+                }
+            }
+            if direction == Direction::Write
+                && let Some(every) = sync_every
+            {
+                flight.writes_since_sync += 1;
+                if flight.writes_since_sync >= every.every_writes() {
+                    flight.sync_due = true;
+                    break;
+                }
+            }
+            if flight.queued >= flight.batch {
+                flight.stamp(monotonic_ns());
+                if let Err(err) = engine.submit() {
+                    self.fail("submit", None, &err);
+                    return ControlFlow::Break(());
+                }
+                flight.in_flight += flight.queued;
+                flight.queued = 0;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The next I/O's direction; None when a paced worker has none due yet (`wake_ns` then
+    /// says when one is).
+    #[inline]
+    fn next_direction(&mut self, flight: &mut Flight) -> Option<Direction> {
+        let Some(pacer) = self.pacer.as_mut() else {
+            return Some(self.workload.direction());
+        };
+        // Time the process did not run moves the schedule, as it moves the deadline: the
+        // device is not to blame for it.
+        let stalled = self.control.stalled_ns.load(Ordering::Relaxed);
+        if stalled > self.stall_seen_ns {
+            pacer.shift(stalled - self.stall_seen_ns);
+            self.stall_seen_ns = stalled;
+        }
+        let (reads, writes) = self.workload.directions();
+        let workload = &mut self.workload;
+        match pacer.choose(monotonic_ns(), reads, writes, || workload.direction()) {
+            // A trim job's "writes" are its trims (and trimwrite's writes), paced together.
+            Ok(Direction::Write) if self.workload.trims() => Some(self.workload.direction()),
+            Ok(direction) => Some(direction),
+            Err(at) => {
+                flight.wake_ns = Some(at);
+                None
             }
         }
     }
 
+    /// Fills a write's buffer: the verify header and pattern (`--verify`), or fresh random
+    /// bytes (`BufferData::Refill`); else the buffer is written as it is.
+    #[inline]
+    fn write_data(
+        &mut self,
+        buffers: &AlignedBuffers,
+        slot: usize,
+        offset_bytes: u64,
+        len: u32,
+        generation: u32,
+    ) {
+        if let Some(verify) = self.spec.verify {
+            // SAFETY: the slot was just taken from the free list, so no I/O is in flight on
+            // its buffer, which holds at least block_size >= len bytes and lives as long as
+            // `buffers`.
+            let block =
+                unsafe { std::slice::from_raw_parts_mut(buffers.slot_ptr(slot), len as usize) };
+            crate::bench::verify::fill(
+                block,
+                verify.kind,
+                &crate::bench::verify::BlockId {
+                    offset: offset_bytes,
+                    job: 0,
+                    generation,
+                    seed: self.verify_seed,
+                },
+            );
+        } else if self.spec.data == BufferData::Refill {
+            // SAFETY: as above: a free slot, no I/O in flight on its buffer of at least
+            // block_size >= len bytes.
+            let block =
+                unsafe { std::slice::from_raw_parts_mut(buffers.slot_ptr(slot), len as usize) };
+            crate::bench::buffer::fill_random_from(block, &mut self.refill_state);
+        }
+    }
+
+    /// Nothing in flight: sync, think, end, pause, or (paced) sleep until the next I/O is due.
+    fn wait(&mut self, flight: &mut Flight) -> Next {
+        if flight.sync_due && !flight.stopping {
+            self.sync(self.spec.sync_every);
+            flight.writes_since_sync = 0;
+            flight.sync_due = false;
+            if self.fault.is_some() {
+                flight.stopping = true;
+            }
+            return Next::Fill;
+        }
+        if let (true, false, Some(think)) = (flight.think_due, flight.stopping, self.spec.think) {
+            // fio's thinktime: the I/O in flight has completed; pause, then go on.
+            self.think(think);
+            flight.think_due = false;
+            let now = monotonic_ns();
+            self.check_rate_min(now);
+            if (now >= self.deadline_ns && self.runtime_over(now))
+                || self.control.stop.load(Ordering::Relaxed)
+            {
+                flight.stopping = true;
+            }
+            if self.control.paused.load(Ordering::Relaxed) {
+                flight.paused = true;
+            }
+            return Next::Fill;
+        }
+        if flight.stopping {
+            if self.spec.end_fsync && self.fault.is_none() {
+                self.sync(Some(SyncEvery::Fsync(1)));
+            }
+            return Next::End;
+        }
+        if flight.paused {
+            self.pause();
+            flight.paused = false;
+            flight.stopping = self.control.stop.load(Ordering::Relaxed);
+            return Next::Fill;
+        }
+        if flight.flow_held {
+            flight.flow_held = false;
+            let sleep = self
+                .flow
+                .as_ref()
+                .map_or(0, |m| crate::record::nanos(m.flow.sleep));
+            flight.wake_ns = Some(monotonic_ns().saturating_add(sleep));
+        }
+        let Some(at) = flight.wake_ns else {
+            return Next::Reap;
+        };
+        // Paced and idle: sleep until the next I/O is due (or a tick, the deadline, or a look
+        // at the flags comes first).
+        let now = monotonic_ns();
+        let until = self.wait_until(at, now);
+        if until > now {
+            std::thread::sleep(Duration::from_nanos(until - now));
+        }
+        let now = monotonic_ns();
+        self.start_recording_at(now);
+        self.check_flags(flight, now);
+        Next::Fill
+    }
+
+    /// Submit times for what was prepared but not yet submitted, then the completions (for a
+    /// paced worker only until its next I/O is due). Continue: the time they were reaped;
+    /// Break: the engine failed.
+    #[inline]
+    fn reap<E: Engine>(&mut self, engine: &mut E, flight: &mut Flight) -> ControlFlow<(), u64> {
+        if !flight.unstamped.is_empty() {
+            flight.stamp(monotonic_ns());
+        }
+        let reaped = match flight.wake_ns {
+            Some(at) => {
+                let now = monotonic_ns();
+                let wait_ns = self.wait_until(at, now).saturating_sub(now);
+                engine.reap_within(&mut flight.completions, flight.reap_max, wait_ns)
+            }
+            None => engine.reap(&mut flight.completions, flight.reap_max),
+        };
+        if let Err(err) = reaped {
+            self.fail("submit", None, &err);
+            return ControlFlow::Break(());
+        }
+        flight.in_flight += flight.queued;
+        flight.queued = 0;
+        let reaped_ns = monotonic_ns();
+        self.start_recording_at(reaped_ns);
+        ControlFlow::Continue(reaped_ns)
+    }
+
+    /// Each reaped I/O: resubmitted (a transient error, a short transfer), failed, or checked
+    /// (`--verify`) and counted; its slot freed.
+    #[inline]
+    fn complete<E: Engine>(
+        &mut self,
+        engine: &mut E,
+        buffers: &AlignedBuffers,
+        flight: &mut Flight,
+        reaped_ns: u64,
+    ) {
+        for completion in flight.completions.drain(..) {
+            flight.in_flight -= 1;
+            let slot = completion.slot as usize;
+            let entry = &mut flight.slots[slot];
+            let io = &mut entry.io;
+            if completion.result < 0 {
+                let errno = -completion.result;
+                if is_transient(errno) && entry.retries < MAX_IO_RETRIES {
+                    entry.retries += 1;
+                    self.cur.retries += 1;
+                    engine.prep(io);
+                    flight.queued += 1;
+                    continue;
+                }
+                flight.free.push(completion.slot);
+                self.fail_errno(direction_name(io.direction), Some(io.offset_bytes), errno);
+                flight.stopping = true;
+                continue;
+            }
+            let done = completion.result.unsigned_abs();
+            if done < io.len_bytes {
+                if done == 0 {
+                    flight.free.push(completion.slot);
+                    self.fail_errno(direction_name(io.direction), Some(io.offset_bytes), 0);
+                    flight.stopping = true;
+                    continue;
+                }
+                // A short transfer: send the rest; latency keeps the first submit time.
+                io.offset_bytes += u64::from(done);
+                // SAFETY: done < len_bytes, so the pointer stays inside this slot's buffer.
+                io.buf = unsafe { io.buf.add(done as usize) };
+                io.len_bytes -= done;
+                self.cur.retries += 1;
+                engine.prep(io);
+                flight.queued += 1;
+                continue;
+            }
+            if let (Some(verify), Direction::Read) = (self.spec.verify, io.direction) {
+                // SAFETY: the read has completed, so nothing is in flight on this slot's
+                // buffer, which holds at least the I/O's issued length.
+                let block = unsafe {
+                    std::slice::from_raw_parts(buffers.slot_ptr(slot), entry.len_bytes as usize)
+                };
+                if !self.check_block(block, entry.offset_bytes, verify) {
+                    flight.stopping = true;
+                }
+            }
+            if let Some(think) = self.spec.think.filter(|t| !t.on_issue) {
+                self.think_count += 1;
+                if self.think_count >= think.blocks {
+                    self.think_count = 0;
+                    flight.think_due = true;
+                }
+            }
+            if self.recording {
+                self.count(entry, reaped_ns);
+            }
+            flight.free.push(completion.slot);
+        }
+    }
+
+    /// One completed I/O into this tick's counters and histograms and the rate floor's cycle.
+    #[inline]
+    fn count(&mut self, entry: &Slot, reaped_ns: u64) {
+        let side = usize::from(entry.io.direction != Direction::Read);
+        self.cycle_bytes[side] += u64::from(entry.len_bytes);
+        self.cycle_ios[side] += 1;
+        let latency_ns = reaped_ns.saturating_sub(entry.submit_ns);
+        let stats = match entry.io.direction {
+            Direction::Read => &mut self.cur.read,
+            Direction::Write => &mut self.cur.write,
+            Direction::Trim => &mut self.cur.trim,
+        };
+        match entry.sched_ns {
+            0 => stats.record(u64::from(entry.len_bytes), latency_ns),
+            due => stats.record_paced(
+                u64::from(entry.len_bytes),
+                latency_ns,
+                reaped_ns.saturating_sub(due),
+            ),
+        }
+    }
+
+    /// The ramp is over at `now_ns`: counting starts.
+    #[inline]
+    fn start_recording_at(&mut self, now_ns: u64) {
+        if !self.recording && now_ns >= self.record_from_ns {
+            self.recording = true;
+            self.cur.reset(now_ns);
+            self.cycle_start_ns = now_ns;
+        }
+    }
+
+    /// After a reap or a paced sleep: the tick's hand-off, then whether the rate floor, the
+    /// deadline or the stop flag ends the run, or the pause flag pauses it.
+    #[inline]
+    fn check_flags(&mut self, flight: &mut Flight, now_ns: u64) {
+        if self.recording && now_ns >= self.next_tick_ns {
+            self.hand_off(now_ns);
+        }
+        if self.check_rate_min(now_ns) {
+            flight.stopping = true;
+        }
+        if (now_ns >= self.deadline_ns && self.runtime_over(now_ns))
+            || self.control.stop.load(Ordering::Relaxed)
+        {
+            flight.stopping = true;
+        }
+        if self.control.paused.load(Ordering::Relaxed) {
+            flight.paused = true;
+        }
+    }
     /// Checks one block read back; false when `--verify-fatal` stops the run here.
     fn check_block(
         &mut self,

@@ -129,6 +129,30 @@ struct JobSlot {
 }
 
 impl JobSlot {
+    /// Job `spec`'s empty share, its workers numbered from `first`.
+    fn new(first: u32, spec: &JobSpec) -> Self {
+        Self {
+            first,
+            workers: spec.numjobs,
+            startdelay_ns: crate::record::nanos(spec.startdelay),
+            cur: WorkerStats::new(0),
+            next: WorkerStats::new(0),
+            total: WorkerStats::new(0),
+            handles: Vec::new(),
+            verify: crate::bench::worker::VerifyOutcome::default(),
+            progress: Arc::default(),
+            ended: 0,
+            ended_at_ns: 0,
+            clones: if spec.numjobs > 1 {
+                (0..spec.numjobs).map(|_| WorkerStats::new(0)).collect()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+}
+
+impl JobSlot {
     /// When the job's measured I/O ended, ns since `record_from_ns`, once every one of its
     /// workers has handed in its last tick.
     fn end_offset_ns(&self, record_from_ns: u64) -> Option<u64> {
@@ -201,6 +225,43 @@ fn tick_for(interval: Duration) -> Duration {
     Duration::from_nanos(u64::try_from(interval.as_nanos() / parts).unwrap_or(u64::MAX))
 }
 
+/// Collects every worker's setup report, stopping them all at the first failure or when
+/// `interrupted()` turns true. Returns the setups by worker, the first failure and whether
+/// the run was interrupted.
+fn await_setups(
+    ready_rx: &mpsc::Receiver<(u32, Result<EngineSetup, SetupError>)>,
+    control: &SegmentControl,
+    jobs: u32,
+    interrupted: &dyn Fn() -> bool,
+) -> (Vec<EngineSetup>, Option<String>, bool) {
+    let mut setups = vec![EngineSetup::default(); jobs as usize];
+    let mut failure = None;
+    let mut interrupt = false;
+    let mut reported = 0;
+    while reported < jobs {
+        if !interrupt && interrupted() {
+            interrupt = true;
+            control.stop.store(true, Ordering::Relaxed);
+        }
+        match ready_rx.recv_timeout(SETUP_POLL) {
+            Ok((worker, Ok(engine_setup))) => setups[worker as usize] = engine_setup,
+            Ok((_, Err(SetupError::Stopped))) => {}
+            Ok((worker, Err(err @ SetupError::Failed(_)))) => {
+                failure.get_or_insert(format!("worker {worker}: {err}"));
+                // The others need not finish a setup that is of no use now.
+                control.stop.store(true, Ordering::Relaxed);
+            }
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => {
+                failure.get_or_insert_with(|| "a worker ended during setup".to_string());
+                break;
+            }
+        }
+        reported += 1;
+    }
+    (setups, failure, interrupt)
+}
+
 impl SegmentRun {
     /// Spawns the workers and starts them together. On a setup failure, or when `interrupted()`
     /// turns true while they set up (buffers of gigabytes take seconds to fill), every worker
@@ -218,24 +279,7 @@ impl SegmentRun {
         let flows = crate::bench::flow::FlowGroup::for_jobs(setup.jobs.iter().map(|j| &*j.spec));
         for (job, flow) in setup.jobs.iter().zip(flows) {
             let spec = &job.spec;
-            let mut slot = JobSlot {
-                first: id,
-                workers: spec.numjobs,
-                startdelay_ns: crate::record::nanos(spec.startdelay),
-                cur: WorkerStats::new(0),
-                next: WorkerStats::new(0),
-                total: WorkerStats::new(0),
-                handles: Vec::new(),
-                verify: crate::bench::worker::VerifyOutcome::default(),
-                progress: Arc::default(),
-                ended: 0,
-                ended_at_ns: 0,
-                clones: if spec.numjobs > 1 {
-                    (0..spec.numjobs).map(|_| WorkerStats::new(0)).collect()
-                } else {
-                    Vec::new()
-                },
-            };
+            let mut slot = JobSlot::new(id, spec);
             for worker in 0..spec.numjobs {
                 let (spare_tx, spare_rx) = mpsc::channel();
                 spare_txs.push(spare_tx);
@@ -298,31 +342,7 @@ impl SegmentRun {
         let jobs = workers_total;
         drop(report_tx);
         drop(ready_tx);
-        let mut setups = vec![EngineSetup::default(); jobs as usize];
-        let mut failure = None;
-        let mut interrupt = false;
-        let mut reported = 0;
-        while reported < jobs {
-            if !interrupt && interrupted() {
-                interrupt = true;
-                control.stop.store(true, Ordering::Relaxed);
-            }
-            match ready_rx.recv_timeout(SETUP_POLL) {
-                Ok((worker, Ok(engine_setup))) => setups[worker as usize] = engine_setup,
-                Ok((_, Err(SetupError::Stopped))) => {}
-                Ok((worker, Err(err @ SetupError::Failed(_)))) => {
-                    failure.get_or_insert(format!("worker {worker}: {err}"));
-                    // The others need not finish a setup that is of no use now.
-                    control.stop.store(true, Ordering::Relaxed);
-                }
-                Err(RecvTimeoutError::Timeout) => continue,
-                Err(RecvTimeoutError::Disconnected) => {
-                    failure.get_or_insert_with(|| "a worker ended during setup".to_string());
-                    break;
-                }
-            }
-            reported += 1;
-        }
+        let (setups, failure, interrupt) = await_setups(&ready_rx, &control, jobs, interrupted);
         if failure.is_some() {
             control.stop.store(true, Ordering::Relaxed);
         }

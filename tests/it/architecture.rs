@@ -465,3 +465,247 @@ fn the_driver_sits_below_the_commands_and_above_the_front_ends() {
         );
     }
 }
+
+/// The longest a function on the I/O path may be, from its `fn` line to its closing brace.
+const FN_LINES_MAX: usize = 150;
+
+/// The I/O path: the engines and workers, the session that runs them, the counters and
+/// histograms, the device sampler.
+const IO_PATH: [&str; 4] = ["bench", "session", "stats", "monitor"];
+
+/// Longer functions allowed for now, as (file under `src/`, function), each with why.
+const LONG_FN_EXEMPT: &[(&str, &str)] = &[
+    // The option validator: runs once per job before any I/O; it is to become the one option
+    // table's checks.
+    ("bench/options.rs", "validate"),
+];
+
+/// Blanks `code[from..to]` to spaces, keeping newlines (so line numbers hold).
+fn blank(code: &mut [u8], from: usize, to: usize) {
+    let to = to.min(code.len());
+    for byte in &mut code[from..to] {
+        if *byte != b'\n' {
+            *byte = b' ';
+        }
+    }
+}
+
+/// The index just past the brace that closes the one at `open`.
+fn closing_brace(code: &[u8], open: usize) -> usize {
+    let mut depth = 0usize;
+    for (i, &byte) in code.iter().enumerate().skip(open) {
+        match byte {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+fn is_ident(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_'
+}
+
+/// `text` with comments and string and character literals blanked, then every
+/// `#[cfg(test)]` item (the test modules) too: what is left is the shipped code's braces.
+fn shipped_code(text: &str) -> Vec<u8> {
+    let src = text.as_bytes();
+    let mut code = src.to_vec();
+    let mut i = 0;
+    while i < src.len() {
+        let next = src.get(i + 1).copied();
+        let end = match src[i] {
+            b'/' if next == Some(b'/') => src[i..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(src.len(), |n| i + n),
+            b'/' if next == Some(b'*') => {
+                let (mut depth, mut j) = (0usize, i);
+                while j < src.len() {
+                    if src[j..].starts_with(b"/*") {
+                        depth += 1;
+                        j += 2;
+                    } else if src[j..].starts_with(b"*/") {
+                        depth -= 1;
+                        j += 2;
+                        if depth == 0 {
+                            break;
+                        }
+                    } else {
+                        j += 1;
+                    }
+                }
+                j
+            }
+            b'"' => {
+                let mut j = i + 1;
+                while j < src.len() && src[j] != b'"' {
+                    j += if src[j] == b'\\' { 2 } else { 1 };
+                }
+                j + 1
+            }
+            b'r' if (i == 0
+                || !is_ident(src[i - 1])
+                || (src[i - 1] == b'b' && (i < 2 || !is_ident(src[i - 2]))))
+                && matches!(next, Some(b'"' | b'#')) =>
+            {
+                let hashes = src[i + 1..].iter().take_while(|&&b| b == b'#').count();
+                if src.get(i + 1 + hashes) == Some(&b'"') {
+                    let close: Vec<u8> = std::iter::once(b'"')
+                        .chain(std::iter::repeat_n(b'#', hashes))
+                        .collect();
+                    let body = i + 2 + hashes;
+                    src[body..]
+                        .windows(close.len())
+                        .position(|w| w == close.as_slice())
+                        .map_or(src.len(), |n| body + n + close.len())
+                } else {
+                    i + 1
+                }
+            }
+            b'\'' => {
+                // A character literal, else a lifetime (left as it is).
+                let rest = &text[i + 1..];
+                if let Some(escaped) = rest.strip_prefix('\\') {
+                    escaped.find('\'').map_or(i + 1, |n| i + 3 + n)
+                } else {
+                    let len = rest.chars().next().map_or(0, char::len_utf8);
+                    if rest[len..].starts_with('\'') {
+                        i + 2 + len
+                    } else {
+                        i + 1
+                    }
+                }
+            }
+            _ => i + 1,
+        };
+        if end > i + 1 || matches!(src[i], b'"') {
+            blank(&mut code, i, end);
+        }
+        i = end.max(i + 1);
+    }
+    let mut from = 0;
+    while let Some(n) = find(&code[from..], b"#[cfg(test)]") {
+        let at = from + n;
+        let item_end = code[at..]
+            .iter()
+            .position(|&b| b == b'{' || b == b';')
+            .map_or(code.len(), |n| at + n);
+        let end = if code.get(item_end) == Some(&b'{') {
+            closing_brace(&code, item_end)
+        } else {
+            item_end
+        };
+        blank(&mut code, at, end);
+        from = end.max(at + 1);
+    }
+    code
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Every function with a body in `text`: (name, first line, length in lines).
+fn function_lengths(text: &str) -> Vec<(String, usize, usize)> {
+    let code = shipped_code(text);
+    let line_of = |at: usize| code[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(n) = find(&code[from..], b"fn ") {
+        let at = from + n;
+        from = at + 3;
+        if at > 0 && is_ident(code[at - 1]) {
+            continue;
+        }
+        let name: String = code[from..]
+            .iter()
+            .skip_while(|b| b.is_ascii_whitespace())
+            .take_while(|&&b| is_ident(b))
+            .map(|&b| char::from(b))
+            .collect();
+        if name.is_empty() {
+            continue; // a `fn(..)` pointer type
+        }
+        let Some(body) = code[from..]
+            .iter()
+            .position(|&b| b == b'{' || b == b';')
+            .map(|n| from + n)
+            .filter(|&i| code[i] == b'{')
+        else {
+            continue; // a declaration without a body
+        };
+        let first = line_of(at);
+        let last = line_of(closing_brace(&code, body) - 1);
+        found.push((name, first, last - first + 1));
+    }
+    found
+}
+
+#[test]
+fn function_lengths_count_code_not_braces_in_text() {
+    let text = r##"
+fn short() {
+    let s = "}}}"; // }}
+    let c = '}';
+    let r = r#"{"#;
+    /* { */
+}
+
+fn with_lifetime<'a>(x: &'a str) -> &'a str {
+    x
+}
+
+trait T {
+    fn declared(&self);
+}
+
+#[cfg(test)]
+mod tests {
+    fn in_tests() {}
+}
+"##;
+    let lengths = function_lengths(text);
+    assert_eq!(
+        lengths,
+        vec![
+            ("short".to_string(), 2, 6),
+            ("with_lifetime".to_string(), 9, 3),
+        ]
+    );
+}
+
+#[test]
+fn no_function_on_the_io_path_is_over_150_lines() {
+    let mut long = Vec::new();
+    for module in IO_PATH {
+        let mut files = Vec::new();
+        rust_files(&Path::new(SRC).join(module), &mut files);
+        assert!(!files.is_empty(), "no source for {module}");
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let relative = file
+                .strip_prefix(SRC)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            for (name, line, lines) in function_lengths(&text) {
+                let exempt = LONG_FN_EXEMPT.contains(&(relative.as_str(), name.as_str()));
+                if lines > FN_LINES_MAX && !exempt {
+                    long.push(format!("src/{relative}:{line}: fn {name} is {lines} lines"));
+                }
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions on the I/O path over {FN_LINES_MAX} lines (split them into named steps):\n{}",
+        long.join("\n")
+    );
+}
