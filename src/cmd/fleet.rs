@@ -208,6 +208,7 @@ pub fn run(args: &FleetArgs) -> anyhow::Result<ExitCode> {
                 targets: &[],
                 other_output: None,
                 force: args.force,
+                in_use: crate::bench::blockdev::file_in_use,
             },
         )?),
         _ => None,

@@ -917,7 +917,7 @@ pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::record::PointValue;
-    use crate::record::fixture;
+    use crate::stats::fixture;
 
     fn dir(iops: f64, bytes_per_s: f64, mean_ns: f64, p99_ns: u64) -> Dir {
         Dir {

@@ -33,7 +33,12 @@ fn assert_png(path: &Path) {
         "{} is not a PNG",
         path.display()
     );
-    assert!(bytes.len() > 10_000, "{}: {} bytes", path.display(), bytes.len());
+    assert!(
+        bytes.len() > 10_000,
+        "{}: {} bytes",
+        path.display(),
+        bytes.len()
+    );
 }
 
 fn run_plot(dir: &Path, args: &[&str]) -> Vec<PathBuf> {
