@@ -10,3 +10,4 @@ pub mod info;
 pub mod iostat;
 pub mod mark;
 pub mod steady;
+pub mod sweep;
