@@ -5,6 +5,7 @@ pub mod compare;
 pub mod export;
 pub mod fio;
 pub mod fit;
+pub mod fleet;
 pub mod headless;
 pub mod info;
 pub mod iostat;
