@@ -17,6 +17,7 @@ pub mod error;
 pub mod fio;
 pub mod fleet;
 pub mod monitor;
+pub mod pinned;
 pub mod plan;
 pub mod record;
 pub mod report;

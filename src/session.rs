@@ -205,6 +205,7 @@ impl Session {
             targets: &target_ids,
             other_output: None,
             force: options.force,
+            in_use: crate::bench::blockdev::file_in_use,
         };
         if let (Some(json), Some(jsonl)) = (&options.json, &options.jsonl)
             && json == jsonl

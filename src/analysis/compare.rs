@@ -797,8 +797,8 @@ impl Comparison {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::fixture;
     use crate::record::{PointValue, SweepRecord};
+    use crate::stats::fixture;
 
     /// A sweep of `bs` with `loops` runs per point: each point's runs read at the given
     /// bandwidths (MB/s, one per loop), its IOPS that over 4 KiB.

@@ -1,6 +1,7 @@
 //! What a sweep's points say: pure rules that turn the measured points of one direction of a
-//! sweep into statements for the foot of the sweep table (`peak`, `gain_stop`, `knee`,
-//! `latency_target`) and into `--advice` for a block-size sweep.
+//! sweep into typed findings (`peak`, `gain_stop`, `knee`, `latency_target`; the sentences
+//! under the sweep table are rendered from them by `report::sweep`) and into `--advice` for a
+//! block-size sweep.
 //!
 //! Every function takes the points in sweep order (the order the steps ran, normally ascending
 //! `x`) and never reorders them. Points with unusable numbers (NaN, infinite, negative, or a
@@ -8,7 +9,6 @@
 //! panic: a failed step must not make the analysis fail.
 
 use crate::record::{PointValue, SweepFinding, SweptValue};
-use crate::units::{format_latency_ns, format_rate};
 
 /// Growth below this (percent) means "adding more stops paying" ([`gain_stop`]) and growth at
 /// or above it means "still growing" ([`knee`]). 5% sits above the +-3% run-to-run wobble of a
@@ -292,105 +292,6 @@ pub fn findings(
     out
 }
 
-/// The sentence of a finding for the sweep table's foot; `None` for a best row (the table
-/// marks it in its row):
-/// - "write peaks at 2M: 4.20 GB/s (4005 MiB/s)";
-/// - "past numjobs=8 write IOPS grows < 5% (+1.2%) while mean latency grows 3.9x";
-/// - "write knee at iodepth=32: 81.2k IOPS, p99 412.0 us (limit 2x the lowest p99: 600.0 us)".
-///
-/// A point is named by its value for `bs` ("2M") and as `dimension=value` otherwise
-/// ("iodepth=32"), with what ran when it is not what the value says; a matrix's slice is
-/// named first ("rw=randread: ").
-#[must_use]
-pub fn sentence(finding: &SweepFinding) -> Option<String> {
-    let name = |dimension: &str, value: &SweptValue, ran: &Option<String>| {
-        let mut name = if dimension == "bs" {
-            value.to_string()
-        } else {
-            format!("{dimension}={value}")
-        };
-        if let Some(ran) = ran {
-            name += &format!(" ({ran})");
-        }
-        name
-    };
-    let prefix = |at: &[PointValue]| {
-        if at.is_empty() {
-            String::new()
-        } else {
-            let words: Vec<String> = at
-                .iter()
-                .map(|p| format!("{}={}", p.option, p.value))
-                .collect();
-            format!("{}: ", words.join(" "))
-        }
-    };
-    match finding {
-        SweepFinding::Peak {
-            at,
-            dimension,
-            value,
-            direction,
-            bytes_per_s,
-            ran,
-            ..
-        } => Some(format!(
-            "{}{direction} peaks at {}: {}",
-            prefix(at),
-            name(dimension, value, ran),
-            format_bandwidth(*bytes_per_s)
-        )),
-        SweepFinding::GainStop {
-            at,
-            dimension,
-            value,
-            direction,
-            metric,
-            growth_pct,
-            latency_factor,
-            ran,
-        } => Some(format!(
-            "{}past {} {direction} {} grows < 5% ({growth_pct:+.1}%) while mean latency grows \
-             {latency_factor:.1}x",
-            prefix(at),
-            name(dimension, value, ran),
-            if metric == "iops" {
-                "IOPS"
-            } else {
-                "bandwidth"
-            },
-        )),
-        #[allow(clippy::cast_precision_loss)] // display only
-        SweepFinding::Knee {
-            at,
-            dimension,
-            value,
-            direction,
-            iops,
-            p99_ns,
-            p99_limit_ns,
-            ran,
-        } => Some(format!(
-            "{}{direction} knee at {}: {} IOPS, p99 {} (limit 2x the lowest p99: {})",
-            prefix(at),
-            name(dimension, value, ran),
-            format_rate(*iops),
-            format_latency_ns(*p99_ns as f64),
-            format_latency_ns(*p99_limit_ns as f64)
-        )),
-        SweepFinding::Best { .. } => None,
-    }
-}
-
-/// The sentences of [`findings`] for one direction of a one-dimension sweep.
-#[must_use]
-pub fn statements(dimension: &str, direction: &str, samples: &[Sample]) -> Vec<String> {
-    findings(dimension, direction, &[], samples)
-        .iter()
-        .filter_map(sentence)
-        .collect()
-}
-
 /// `--advice` for a block-size sweep, from its read and write points.
 ///
 /// The rule:
@@ -490,36 +391,14 @@ fn runs(points: &[(&str, f64, f64)], indices: &[usize]) -> String {
     parts.join(", ")
 }
 
-/// "4.20 GB/s (4005 MiB/s)": decimal units as on vendor sheets, then binary MiB/s as fio and
-/// dd print. Below 1 MB/s: "512 kB/s (500 KiB/s)". Non-finite or negative counts as 0.
-fn format_bandwidth(bytes_per_s: f64) -> String {
-    let b = if bytes_per_s.is_finite() {
-        bytes_per_s.max(0.0)
-    } else {
-        0.0
-    };
-    let decimal = if b >= 1e9 {
-        format!("{:.2} GB/s", b / 1e9)
-    } else if b >= 1e6 {
-        format!("{:.0} MB/s", b / 1e6)
-    } else {
-        format!("{:.0} kB/s", b / 1e3)
-    };
-    let binary = if b >= 1024.0 * 1024.0 {
-        format!("{:.0} MiB/s", b / (1024.0 * 1024.0))
-    } else {
-        format!("{:.0} KiB/s", b / 1024.0)
-    };
-    format!("{decimal} ({binary})")
-}
-
+/// Curves for tests of the rules and of what renders them.
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod curves {
+    use super::Sample;
 
-    const US: u64 = 1_000;
+    pub(crate) const US: u64 = 1_000;
 
-    fn point(
+    pub(crate) fn point(
         x: f64,
         label: &str,
         iops: f64,
@@ -540,7 +419,7 @@ mod tests {
 
     /// An iodepth sweep 1, 2, 4, ... with the given IOPS and p99s; mean latency from Little's
     /// law (depth / IOPS), bandwidth at 4 KiB per IO.
-    fn depth_sweep(iops: &[f64], p99_us: &[u64]) -> Vec<Sample> {
+    pub(crate) fn depth_sweep(iops: &[f64], p99_us: &[u64]) -> Vec<Sample> {
         iops.iter()
             .zip(p99_us)
             .enumerate()
@@ -559,7 +438,7 @@ mod tests {
     }
 
     /// The iodepth sweep of the statement examples: grows to 32, then flat while p99 explodes.
-    fn knee_at_32() -> Vec<Sample> {
+    pub(crate) fn knee_at_32() -> Vec<Sample> {
         depth_sweep(
             &[10e3, 19e3, 36e3, 60e3, 75e3, 81.2e3, 82e3, 82.5e3],
             &[300, 310, 320, 340, 380, 412, 700, 1400],
@@ -567,7 +446,7 @@ mod tests {
     }
 
     /// A block-size sweep in MB/s, labels 1M.. doubling.
-    fn bs_sweep(mb_per_s: &[f64]) -> Vec<Sample> {
+    pub(crate) fn bs_sweep(mb_per_s: &[f64]) -> Vec<Sample> {
         const LABELS: [&str; 7] = ["1M", "2M", "4M", "8M", "16M", "32M", "64M"];
         mb_per_s
             .iter()
@@ -580,6 +459,12 @@ mod tests {
             })
             .collect()
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::curves::*;
+    use super::*;
 
     fn labels(s: &Option<String>) -> Option<&str> {
         s.as_deref()
@@ -834,92 +719,6 @@ mod tests {
         assert_eq!((labels(&r.met), labels(&r.first_miss)), (Some("1"), None));
     }
 
-    // ---- statements
-
-    #[test]
-    fn statements_of_an_iodepth_sweep() {
-        assert_eq!(
-            statements("iodepth", "write", &knee_at_32()),
-            [
-                "write peaks at iodepth=128: 338 MB/s (322 MiB/s)",
-                "past iodepth=32 write IOPS grows < 5% (+1.6%) while mean latency grows 3.9x",
-                "write knee at iodepth=32: 81.2k IOPS, p99 412.0 us (limit 2x the lowest p99: 600.0 us)",
-            ]
-        );
-    }
-
-    #[test]
-    fn statements_say_what_ran_when_it_is_not_the_label() {
-        let mut curve = knee_at_32();
-        for s in &mut curve {
-            s.ran = Some("ran psync at iodepth 1".into());
-        }
-        let lines = statements("iodepth", "write", &curve);
-        assert_eq!(
-            lines[0],
-            "write peaks at iodepth=128 (ran psync at iodepth 1): 338 MB/s (322 MiB/s)"
-        );
-        assert!(
-            lines[1..]
-                .iter()
-                .all(|l| l.contains("iodepth=32 (ran psync at iodepth 1)")),
-            "{lines:?}"
-        );
-    }
-
-    #[test]
-    fn statements_of_a_bs_sweep_name_points_by_label_and_use_bandwidth() {
-        let write = bs_sweep(&[3000.0, 4200.0, 4150.0, 4100.0, 4120.0]);
-        assert_eq!(
-            statements("bs", "write", &write),
-            [
-                "write peaks at 2M: 4.20 GB/s (4005 MiB/s)",
-                "past 2M write bandwidth grows < 5% (-1.2%) while mean latency grows 8.2x",
-            ]
-        );
-    }
-
-    #[test]
-    fn statements_of_a_categorical_sweep_give_only_the_peak() {
-        let engines = [
-            point(0.0, "psync", 1e3, 4e6, 1e6, 2000 * US),
-            point(1.0, "io_uring", 2e3, 8e6, 4e6, 9000 * US),
-            point(2.0, "libaio", 2e3, 8e6, 4e6, 9000 * US),
-        ];
-        assert_eq!(
-            statements("ioengine", "read", &engines),
-            ["read peaks at ioengine=io_uring: 8 MB/s (8 MiB/s)"]
-        );
-    }
-
-    #[test]
-    fn statements_of_nothing_or_zeros_are_empty() {
-        assert!(statements("iodepth", "read", &[]).is_empty());
-        let zeros = [
-            point(1.0, "1", 0.0, 0.0, 0.0, 0),
-            point(2.0, "2", 0.0, 0.0, 0.0, 0),
-        ];
-        assert!(statements("iodepth", "read", &zeros).is_empty());
-    }
-
-    #[test]
-    fn statements_of_a_single_point_give_only_the_peak() {
-        let one = depth_sweep(&[10e3], &[100]);
-        assert_eq!(
-            statements("numjobs", "read", &one),
-            ["read peaks at numjobs=1: 41 MB/s (39 MiB/s)"]
-        );
-    }
-
-    #[test]
-    fn bandwidth_is_decimal_then_binary() {
-        assert_eq!(format_bandwidth(4.2e9), "4.20 GB/s (4005 MiB/s)");
-        assert_eq!(format_bandwidth(850e6), "850 MB/s (811 MiB/s)");
-        assert_eq!(format_bandwidth(512e3), "512 kB/s (500 KiB/s)");
-        assert_eq!(format_bandwidth(f64::NAN), "0 kB/s (0 KiB/s)");
-        assert_eq!(format_bandwidth(-1.0), "0 kB/s (0 KiB/s)");
-    }
-
     // ---- advice
 
     /// The dd study: writes peak at 2M, reads at 16M (32M within 5%), 4M and 8M keep >= 90%
@@ -1031,7 +830,7 @@ mod tests {
             let lat: Vec<(String, u64)> = read.iter().map(|s| (s.label.clone(), s.p99_ns)).collect();
             let _ = latency_target(&lat, target_ns);
             for dimension in ["bs", "iodepth", "numjobs", "rw"] {
-                let _ = statements(dimension, "read", &read);
+                let _ = findings(dimension, "read", &[], &read);
             }
             let _ = advice(&read, &write);
         }

@@ -9,7 +9,7 @@ use std::os::fd::{AsRawFd, BorrowedFd};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
-use crate::bench::pinned::FileId;
+use crate::pinned::FileId;
 
 /// `major:minor` of a device number.
 #[must_use]
@@ -136,6 +136,14 @@ pub struct WholeDisk {
     pub name: String,
     pub mounts: Vec<String>,
     pub uppers: Vec<Upper>,
+}
+
+/// Why the block layer uses the regular file `id` (a loop device's backing file, something
+/// stacked on one, a swap file), read from sysfs now; `None` when nothing does. Outputs
+/// (`--json`, `--record`, fio's `--output`) are checked with it before they are written.
+#[must_use]
+pub fn file_in_use(id: FileId) -> Option<String> {
+    in_use_reason(&SysfsStack::read(), Bottom::File(id), None)
 }
 
 /// Why writing to `bottom` must be refused, walking its stack both ways:

@@ -1,5 +1,5 @@
 //! The load generator: options -> validated job spec (`options`, the one validator), target
-//! safety checks (`target`, `pinned`, `blockdev`), engines, workers. No front end here: the
+//! safety checks (`target`, `blockdev`, on descriptors from `crate::pinned`), engines, workers. No front end here: the
 //! `bench` command is `cmd::bench`.
 
 pub mod blockdev;
@@ -9,7 +9,6 @@ pub mod fill;
 pub mod flow;
 pub mod memory;
 pub mod options;
-pub mod pinned;
 pub mod randmap;
 pub mod rate;
 pub mod spec;

@@ -21,8 +21,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use anyhow::Context;
 
 use crate::bench::blockdev::{self, Bottom, SysfsStack};
-use crate::bench::pinned::{self, FileId, ObjectKind, Pinned};
 use crate::bench::spec::{JobSpec, OpenSync};
+use crate::pinned::{self, FileId, ObjectKind, Pinned};
 use crate::record::RunWarning;
 use crate::units::{format_bytes, format_size_short};
 use crate::usage;

@@ -26,6 +26,7 @@ pub fn record_to(args: &RecordArgs) -> anyhow::Result<Option<RecordTo>> {
         path: path.clone(),
         rotation: Rotation::parse(&args.record_max, &args.record_keep)?,
         force: args.force,
+        in_use: crate::bench::blockdev::file_in_use,
     }))
 }
 

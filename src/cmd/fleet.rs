@@ -39,6 +39,7 @@ use crate::record::{
     FleetHostRecord, FleetRecord, HostStatus, INTERVAL_FORMAT, IntervalRecord, READY_FORMAT,
     RunRecord, RunStatus, RunWarning, SyncRecord, WARNING_FORMAT, WarningLine, rfc3339_utc,
 };
+use crate::report::fleet::{shown_command, summary};
 
 /// How long a stopped host may take to drain and send its record before its ssh is killed (a
 /// run drains its queue in milliseconds; Ctrl-C ends the fleet in about this long). The remote
@@ -187,16 +188,6 @@ pub fn plan_of(args: &FleetArgs) -> anyhow::Result<FleetPlan> {
     })
 }
 
-/// A command as printed: its words joined by spaces, control characters escaped.
-#[must_use]
-pub fn shown_command(words: &[String]) -> String {
-    words
-        .iter()
-        .map(|w| lines::shown(w, usize::MAX))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// `diskdash fleet`.
 ///
 /// # Errors
@@ -213,6 +204,7 @@ pub fn run(args: &FleetArgs) -> anyhow::Result<ExitCode> {
                 targets: &[],
                 other_output: None,
                 force: args.force,
+                in_use: crate::bench::blockdev::file_in_use,
             },
         )?),
         _ => None,
@@ -1251,75 +1243,6 @@ fn interval_table(hosts: &[Host], fronts: &[(usize, IntervalRecord)]) -> (String
         None => String::new(),
     };
     (title, rows, fleet)
-}
-
-/// The run as a table: each host over its measured window, the fleet over the hosts'.
-#[must_use]
-pub fn summary(record: &FleetRecord) -> String {
-    let row = |name: &str, state: String, dirs: [&DirectionRecord; 3]| {
-        let (p50_ns, p99_ns) = p50_p99(&dirs);
-        #[allow(clippy::cast_precision_loss)]
-        Row {
-            name: name.to_string(),
-            state,
-            measured: dirs.iter().map(|d| d.total_ios).sum::<u64>() > 0 || dirs[0].runtime > 0,
-            iops: dirs.iter().map(|d| d.iops).sum(),
-            bw_bytes_per_s: dirs.iter().map(|d| d.bw_bytes).sum::<u64>() as f64,
-            p50_ns,
-            p99_ns,
-            util_pct: None,
-            error: None,
-        }
-    };
-    let hosts: Vec<Row> = record
-        .hosts
-        .iter()
-        .map(|h| {
-            let state = match h.status {
-                HostStatus::Completed => "completed",
-                HostStatus::Interrupted => "interrupted",
-                HostStatus::Failed if h.partial => "failed*",
-                HostStatus::Failed => "failed",
-                HostStatus::NotReady => "not ready",
-            };
-            Row {
-                util_pct: h
-                    .record
-                    .as_ref()
-                    .and_then(|r| r.device.as_ref())
-                    .map(|d| d.iostat.util_pct),
-                error: h.error.clone(),
-                ..row(&h.host, state.to_string(), [&h.read, &h.write, &h.trim])
-            }
-        })
-        .collect();
-    let a = &record.aggregate;
-    let fleet = Row {
-        util_pct: hosts.iter().filter_map(|r| r.util_pct).reduce(f64::max),
-        ..row(
-            "fleet",
-            format!("{} of {}", a.hosts, record.hosts.len()),
-            [&a.read, &a.write, &a.trim],
-        )
-    };
-    let status = match record.status {
-        RunStatus::Completed => "completed",
-        RunStatus::Interrupted => "interrupted",
-        RunStatus::Failed => "failed",
-    };
-    let mut text = table::render(
-        &format!(
-            "fleet {status}: {} (each host over its measured window; fleet latency from the \
-             merged histograms)",
-            shown_command(&record.command)
-        ),
-        &hosts,
-        &fleet,
-    );
-    if record.hosts.iter().any(|h| h.partial) {
-        text.push_str("  * partial: the intervals received before the host dropped\n");
-    }
-    text
 }
 
 #[cfg(test)]

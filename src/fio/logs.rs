@@ -159,7 +159,7 @@ impl LogWriter {
         plan: &mut Plan,
         given: &GivenOptions,
         fixed: bool,
-        protected: &[crate::bench::pinned::FileId],
+        protected: &[crate::pinned::FileId],
     ) -> anyhow::Result<(Option<Self>, Vec<String>)> {
         let mut jobs = Vec::new();
         let mut files = Vec::new();
@@ -225,7 +225,7 @@ impl LogWriter {
                     let path = name(prefix, kind);
                     if let Ok(meta) = std::fs::metadata(&path) {
                         use std::os::unix::fs::MetadataExt;
-                        let id = crate::bench::pinned::FileId {
+                        let id = crate::pinned::FileId {
                             dev: meta.dev(),
                             ino: meta.ino(),
                         };

@@ -81,7 +81,7 @@ pub struct FioInvocation {
     pub diskdash: DiskdashFlags,
     /// Every job file and include read (device and inode): no output of the run may replace
     /// one.
-    pub inputs: Vec<crate::bench::pinned::FileId>,
+    pub inputs: Vec<crate::pinned::FileId>,
     /// The options as written, for the JSON report's `global options` and `job options`.
     pub given: crate::report::fio::GivenOptions,
 }

@@ -21,7 +21,7 @@ use std::io::Read as _;
 use std::path::{Component, Path, PathBuf};
 
 use crate::bench::options::Origin;
-use crate::bench::pinned::{FileId, Pinned};
+use crate::pinned::{FileId, Pinned};
 use crate::usage;
 
 /// The deepest `include` nesting; deeper is taken for a loop the path check did not see
@@ -171,14 +171,14 @@ pub fn read_job_file(path: &Path, max: u64) -> Result<Contents, Unreadable> {
     }
     let pinned = Pinned::open(path).map_err(Unreadable::Io)?;
     match pinned.kind() {
-        crate::bench::pinned::ObjectKind::RegularFile => {}
-        crate::bench::pinned::ObjectKind::Directory => {
+        crate::pinned::ObjectKind::RegularFile => {}
+        crate::pinned::ObjectKind::Directory => {
             return Err(Unreadable::NotRegular("a directory".into()));
         }
-        crate::bench::pinned::ObjectKind::BlockDevice(_) => {
+        crate::pinned::ObjectKind::BlockDevice(_) => {
             return Err(Unreadable::NotRegular("a block device".into()));
         }
-        crate::bench::pinned::ObjectKind::Other(what) => {
+        crate::pinned::ObjectKind::Other(what) => {
             return Err(Unreadable::NotRegular(what.into()));
         }
     }

@@ -265,7 +265,7 @@ mod tests {
         for _ in 0..ios {
             stats.record(4096, 100_000);
         }
-        crate::record::fixture::read_interval(segment, index, &stats)
+        crate::stats::fixture::read_interval(segment, index, &stats)
     }
 
     #[test]

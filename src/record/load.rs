@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::{FLEET_FORMAT, FORMAT, FORMAT_VERSION, FleetRecord, RunRecord};
-use crate::bench::pinned::{ObjectKind, Pinned};
+use crate::pinned::{ObjectKind, Pinned};
 use crate::units::format_bytes;
 
 /// The oldest `format_version` read: format 2 differs from 3 only in its latency histograms

@@ -9,8 +9,6 @@
 
 mod device;
 mod dto;
-#[cfg(test)]
-pub(crate) mod fixture;
 mod fleet;
 mod load;
 pub mod monitor;

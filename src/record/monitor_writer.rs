@@ -35,11 +35,13 @@ pub struct RecorderStatus {
 }
 
 /// Where and how to record, validated (`--record`, `--record-max`, `--record-keep`, `--force`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct RecordTo {
     pub path: std::path::PathBuf,
     pub rotation: Rotation,
     pub force: bool,
+    /// What the block layer stacks on a file (see [`super::output::InUse`]).
+    pub in_use: super::output::InUse,
 }
 
 /// The sampler's end of a recording.
@@ -65,6 +67,7 @@ impl MonitorRecorder {
             to.rotation,
             header,
             is_monitor_recording,
+            to.in_use,
         )?;
         let status = Arc::new(Mutex::new(RecorderStatus {
             rotations: log.rotations,

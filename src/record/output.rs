@@ -17,8 +17,7 @@ use anyhow::Context;
 
 use super::writer::create_temp;
 
-use crate::bench::blockdev::{self, Bottom, SysfsStack};
-use crate::bench::pinned::{self, FileId};
+use crate::pinned::{self, FileId};
 use crate::usage;
 
 /// How an output is written.
@@ -40,6 +39,10 @@ impl Output {
     }
 }
 
+/// Why the kernel uses a regular file (a loop device's backing file, a swap file), asked of the
+/// block layer by whoever opens the output: `None` when nothing depends on it.
+pub type InUse = fn(FileId) -> Option<String>;
+
 /// What an output must not clobber.
 #[derive(Debug, Clone, Copy)]
 pub struct Guard<'a> {
@@ -49,6 +52,8 @@ pub struct Guard<'a> {
     pub other_output: Option<FileId>,
     /// `--force`: replace an existing file whatever it holds.
     pub force: bool,
+    /// What the block layer stacks on a file: such a file is never an output.
+    pub in_use: InUse,
 }
 
 /// Prefix (whitespace removed) of every record diskdash writes.
@@ -139,7 +144,7 @@ impl Place {
                 stat.st_nlink
             ));
         }
-        if let Some(reason) = blockdev::in_use_reason(&SysfsStack::read(), Bottom::File(id), None) {
+        if let Some(reason) = (guard.in_use)(id) {
             return Err(usage!("{flag} {shown}: {reason}; write elsewhere"));
         }
         let file = reopen(&pinned, libc::O_RDWR | libc::O_NONBLOCK)
@@ -341,6 +346,7 @@ pub fn open_append(
     path: &Path,
     force: bool,
     recognized: fn(&[u8]) -> bool,
+    in_use: InUse,
 ) -> anyhow::Result<AppendTarget> {
     let place = Place::pin(flag, path)?;
     // Every check but the content's, which is this function's.
@@ -348,6 +354,7 @@ pub fn open_append(
         targets: &[],
         other_output: None,
         force: true,
+        in_use,
     };
     let shown = path.display();
     for _ in 0..8 {
@@ -658,11 +665,17 @@ mod tests {
         assert!(!starts_as_our_record(b""));
     }
 
+    /// Nothing in these temporary directories backs a block device.
+    fn unused(_: FileId) -> Option<String> {
+        None
+    }
+
     fn guard() -> Guard<'static> {
         Guard {
             targets: &[],
             other_output: None,
             force: false,
+            in_use: unused,
         }
     }
 
@@ -708,11 +721,23 @@ mod tests {
             other_output: None,
             targets: &[data_id],
             force: true,
+            in_use: unused,
         };
         let err = check("--jsonl", &path("data"), target)
             .unwrap_err()
             .to_string();
         assert!(err.contains("is the benchmark's target"), "{err}");
+        let loop_backing = Guard {
+            in_use: |_| Some("it backs /dev/loop7".into()),
+            ..forced
+        };
+        let err = check("--json", &path("data"), loop_backing)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.ends_with("data: it backs /dev/loop7; write elsewhere"),
+            "{err}"
+        );
         let err = check("--json", Path::new("/dev/null"), forced)
             .unwrap_err()
             .to_string();

@@ -12,7 +12,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 
-use crate::bench::pinned;
+use crate::pinned;
 use crate::usage;
 
 use super::output::{self, AppendTarget};
@@ -95,13 +95,14 @@ impl RotatingLog {
         rotation: Rotation,
         header: String,
         recognized: fn(&[u8]) -> bool,
+        in_use: output::InUse,
     ) -> anyhow::Result<Self> {
         let AppendTarget {
             dir,
             name,
             file,
             size_bytes,
-        } = output::open_append(flag, path, force, recognized)?;
+        } = output::open_append(flag, path, force, recognized, in_use)?;
         for n in 1..=rotation.keep {
             check_rotated(flag, &dir, &rotated_name(&name, n), path, force, recognized)?;
         }
@@ -352,7 +353,10 @@ mod tests {
             keep: 2,
         };
         let mut log =
-            RotatingLog::open("--record", &path, false, rotation, "H".into(), ours).unwrap();
+            RotatingLog::open("--record", &path, false, rotation, "H".into(), ours, |_| {
+                None
+            })
+            .unwrap();
         // Header (2 bytes) + 9-byte lines: two lines fit in 20, the third rotates.
         for i in 0..7 {
             log.write_line(&format!("line {i:03}")).unwrap();
@@ -382,20 +386,28 @@ mod tests {
         };
         std::fs::write(&path, "H\nold\n").unwrap();
         let mut log =
-            RotatingLog::open("--record", &path, false, rotation, "H".into(), ours).unwrap();
+            RotatingLog::open("--record", &path, false, rotation, "H".into(), ours, |_| {
+                None
+            })
+            .unwrap();
         log.write_line("new").unwrap();
         assert_eq!(read(dir.path(), "rec.jsonl"), "H\nold\nH\nnew\n");
         // A torn last line is ended before the restart's header.
         std::fs::write(&path, "H\nto").unwrap();
         let mut log =
-            RotatingLog::open("--record", &path, false, rotation, "H".into(), ours).unwrap();
+            RotatingLog::open("--record", &path, false, rotation, "H".into(), ours, |_| {
+                None
+            })
+            .unwrap();
         log.write_line("new").unwrap();
         assert_eq!(read(dir.path(), "rec.jsonl"), "H\nto\nH\nnew\n");
 
         std::fs::write(&path, "precious").unwrap();
-        let err = RotatingLog::open("--record", &path, false, rotation, "H".into(), ours)
-            .err()
-            .unwrap();
+        let err = RotatingLog::open("--record", &path, false, rotation, "H".into(), ours, |_| {
+            None
+        })
+        .err()
+        .unwrap();
         assert_eq!(crate::error::exit_code(&err), 2);
         assert!(
             err.to_string()
@@ -406,14 +418,18 @@ mod tests {
         // A rotated name holding something else is refused too: rotation would replace it.
         std::fs::write(&path, "H\n").unwrap();
         std::fs::write(dir.path().join("rec.jsonl.3"), "precious").unwrap();
-        let err = RotatingLog::open("--record", &path, false, rotation, "H".into(), ours)
-            .err()
-            .unwrap();
+        let err = RotatingLog::open("--record", &path, false, rotation, "H".into(), ours, |_| {
+            None
+        })
+        .err()
+        .unwrap();
         assert!(err.to_string().contains("rec.jsonl.3 exists"), "{err}");
         assert_eq!(read(dir.path(), "rec.jsonl.3"), "precious");
 
         std::fs::write(&path, "precious").unwrap();
-        let log = RotatingLog::open("--record", &path, true, rotation, "H".into(), ours);
+        let log = RotatingLog::open("--record", &path, true, rotation, "H".into(), ours, |_| {
+            None
+        });
         assert!(log.is_ok());
         assert_eq!(read(dir.path(), "rec.jsonl"), "H\n");
     }
@@ -427,7 +443,10 @@ mod tests {
             keep: 2,
         };
         let mut log =
-            RotatingLog::open("--record", &path, false, rotation, "H".into(), ours).unwrap();
+            RotatingLog::open("--record", &path, false, rotation, "H".into(), ours, |_| {
+                None
+            })
+            .unwrap();
         // FILE.1 cannot move over FILE.2, a directory with something in it.
         std::fs::write(dir.path().join("rec.jsonl.1"), "H\nold\n").unwrap();
         std::fs::create_dir(dir.path().join("rec.jsonl.2")).unwrap();
@@ -465,7 +484,10 @@ mod tests {
             keep: 3,
         };
         let mut log =
-            RotatingLog::open("--record", &path, false, rotation, "H".into(), ours).unwrap();
+            RotatingLog::open("--record", &path, false, rotation, "H".into(), ours, |_| {
+                None
+            })
+            .unwrap();
         log.write_line("new").unwrap();
         assert_eq!(read(dir.path(), "rec.jsonl"), "H\nnew\n");
         assert!(read(dir.path(), "rec.jsonl.1").starts_with("H\nooo"));

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use anyhow::Context;
 
-use crate::bench::pinned;
+use crate::pinned;
 
 static TEMP_COUNTER: AtomicU32 = AtomicU32::new(0);
 

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::analysis::compare::{Comparison, CurvePair, Metric, Regression, SAME_PCT, Verdict};
 use crate::report::bench::status_word;
+use crate::report::export::{Column, Exporter, Grid, Text};
 
 impl fmt::Display for Regression {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -81,45 +82,7 @@ pub fn text(cmp: &Comparison) -> String {
         let _ = writeln!(out, "  {level:<7} {}", notice.text);
     }
     let _ = writeln!(out);
-    let _ = writeln!(out, "{:<14}{:>14}{:>14}{:>10}", "", "base", "new", "change");
-    for direction in &cmp.directions {
-        let _ = writeln!(
-            out,
-            "{} ({} -> {} {})",
-            direction.direction,
-            direction.base_ios,
-            direction.new_ios,
-            if direction.direction == "sync" {
-                "calls"
-            } else {
-                "I/Os"
-            }
-        );
-        for row in &direction.metrics {
-            let change = row.change_pct.map_or_else(
-                || "n/a".to_string(),
-                |c| {
-                    if c.abs() < SAME_PCT {
-                        "0.0%".to_string()
-                    } else {
-                        format!("{c:+.1}%")
-                    }
-                },
-            );
-            let verdict = match row.verdict {
-                Some(Verdict::Better) => "  better",
-                Some(Verdict::Worse) => "  WORSE",
-                Some(Verdict::Same) | None => "",
-            };
-            let _ = writeln!(
-                out,
-                "  {:<12}{:>14}{:>14}{change:>10}{verdict}",
-                row.metric.label(),
-                row.metric.format(row.base),
-                row.metric.format(row.new),
-            );
-        }
-    }
+    out.push_str(&Text.render(&directions_grid(cmp)));
     if cmp.directions.is_empty() {
         let _ = writeln!(out, "no I/O in either run");
     }
@@ -195,6 +158,59 @@ pub fn text(cmp: &Comparison) -> String {
         );
     }
     crate::text::escape_layout(&out).into_owned()
+}
+
+/// The table of each direction's metrics: a line naming the direction and its I/Os, then a
+/// row a metric with base, new and the change, and the verdict after it.
+fn directions_grid(cmp: &Comparison) -> Grid {
+    let mut grid = Grid::new(vec![
+        Column::left("").min_width(12).gap(""),
+        Column::right("base").min_width(14).gap(""),
+        Column::right("new").min_width(14).gap(""),
+        Column::right("change").min_width(10).gap(""),
+    ]);
+    grid.indent = "  ".to_string();
+    grid.keys = 1;
+    for direction in &cmp.directions {
+        grid.line(format!(
+            "{} ({} -> {} {})",
+            direction.direction,
+            direction.base_ios,
+            direction.new_ios,
+            if direction.direction == "sync" {
+                "calls"
+            } else {
+                "I/Os"
+            }
+        ));
+        for row in &direction.metrics {
+            let change = row.change_pct.map_or_else(
+                || "n/a".to_string(),
+                |c| {
+                    if c.abs() < SAME_PCT {
+                        "0.0%".to_string()
+                    } else {
+                        format!("{c:+.1}%")
+                    }
+                },
+            );
+            let verdict = match row.verdict {
+                Some(Verdict::Better) => Some("better".to_string()),
+                Some(Verdict::Worse) => Some("WORSE".to_string()),
+                Some(Verdict::Same) | None => None,
+            };
+            grid.row_with_note(
+                vec![
+                    row.metric.label().to_string(),
+                    row.metric.format(row.base),
+                    row.metric.format(row.new),
+                    change,
+                ],
+                verdict,
+            );
+        }
+    }
+    grid
 }
 
 /// The plot area of a sweep's chart, in cells.

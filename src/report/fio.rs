@@ -540,7 +540,7 @@ fn percent_label(pct: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::fixture::{record, two_step_record};
+    use crate::stats::fixture::{record, two_step_record};
 
     #[test]
     fn merged_moments_are_exact() {

@@ -232,7 +232,7 @@ mod tests {
     fn interval(index: u64) -> IntervalRecord {
         let mut stats = DirectionStats::new();
         stats.record(4096, 1000 + index);
-        crate::record::fixture::read_interval(0, index, &stats)
+        crate::stats::fixture::read_interval(0, index, &stats)
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! per I/O and hand it over once per tick; the aggregator merges them into interval and total
 //! [`DirectionStats`] and summarises with [`LatencySummary`].
 
+#[cfg(test)]
+pub(crate) mod fixture;
 mod histogram;
 mod record;
 pub mod steady;

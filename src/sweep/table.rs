@@ -893,7 +893,7 @@ fn sample(row: &Row, d: &Dir, last: &str) -> crate::analysis::sweep::Sample {
 pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
     let mut out: Vec<String> = analysis(rows, names)
         .iter()
-        .filter_map(crate::analysis::sweep::sentence)
+        .filter_map(crate::report::sweep::sentence)
         .collect();
     if advice && names.last().is_some_and(|l| l == "bs") {
         // The read and write points of the block sizes, wherever `rw` put them.
@@ -917,7 +917,7 @@ pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::record::PointValue;
-    use crate::record::fixture;
+    use crate::stats::fixture;
 
     fn dir(iops: f64, bytes_per_s: f64, mean_ns: f64, p99_ns: u64) -> Dir {
         Dir {
@@ -1293,7 +1293,7 @@ mod tests {
         assert_eq!(back, analysis);
         let sentences: Vec<String> = back
             .iter()
-            .filter_map(crate::analysis::sweep::sentence)
+            .filter_map(crate::report::sweep::sentence)
             .collect();
         assert_eq!(sentences, statements(&rows, &names, false));
         assert_eq!(

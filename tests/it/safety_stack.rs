@@ -226,6 +226,51 @@ fn a_loop_device_over_unused_storage_is_still_written() {
     assert_success(&bench_write(dir.path(), over.path()));
 }
 
+/// A loop device's backing file is never an output, `--force` or not: `bench --json`,
+/// `bench --jsonl` and `iostat --record` name the loop device and leave the image as it was.
+#[test]
+#[ignore = "needs root"]
+fn a_loop_devices_backing_file_is_never_an_output() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("backing.img");
+    sparse_file(&image, 4 << 20);
+    let over = LoopDevice::attach(&image);
+    let target = dir.path().to_str().unwrap();
+    let img = image.to_str().unwrap();
+    let bench = [
+        "bench",
+        target,
+        "--size",
+        "1M",
+        "--runtime",
+        "100ms",
+        "--no-tui",
+        "--force",
+    ];
+    for (args, flag) in [
+        ([&bench[..], &["--json", img]].concat(), "--json"),
+        ([&bench[..], &["--jsonl", img]].concat(), "--jsonl"),
+        (
+            vec!["iostat", "--record", img, "--force", "1", "1"],
+            "--record",
+        ),
+    ] {
+        let out = diskdash(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_stderr_has(
+            &out,
+            &format!(
+                "{flag} {img}: it backs {}; write elsewhere",
+                over.path().display()
+            ),
+        );
+        assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    }
+    assert_eq!(std::fs::metadata(&image).unwrap().len(), 4 << 20);
+    assert!(std::fs::read(&image).unwrap().iter().all(|&b| b == 0));
+}
+
 /// A swap area anywhere below a device is in use: a loop device over an active swap file.
 #[test]
 #[ignore = "needs root"]

@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use crate::bench::pinned::FileId;
 use crate::drive::{Outputs, ReportTo, Run, drive};
 use crate::fio::{FioInvocation, OutputFormat};
 use crate::fleet::remote::Remote;
+use crate::pinned::FileId;
 use crate::record::RunRecord;
 use crate::record::output::{self, Guard};
 use crate::report::fio::FioReport;
@@ -80,6 +80,7 @@ pub(super) fn run_as(
                 targets: &target_ids,
                 other_output: None,
                 force: flags.force,
+                in_use: crate::bench::blockdev::file_in_use,
             };
             Some(output::open_report("--output", path, guard, &inputs)?.0)
         }

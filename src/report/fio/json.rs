@@ -622,7 +622,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::record::fixture::{record, two_step_record};
+    use crate::stats::fixture::{record, two_step_record};
 
     fn doc(group_reporting: bool) -> serde_json::Value {
         let opts = FioReport {
@@ -792,7 +792,7 @@ mod tests {
         .into_iter()
         .enumerate()
         {
-            let mut interval = crate::record::fixture::read_interval(1, i as u64, &stats);
+            let mut interval = crate::stats::fixture::read_interval(1, i as u64, &stats);
             interval.duration_ns = duration_ns;
             interval.read.io_bytes = mib << 20;
             interval.read.total_ios = (mib << 20) / 4096;

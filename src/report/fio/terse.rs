@@ -129,7 +129,7 @@ fn field(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::fixture::record;
+    use crate::stats::fixture::record;
 
     #[test]
     fn a_line_has_fio_s_v3_fields_in_order() {

@@ -249,7 +249,7 @@ fn num2str(value: f64, digits: usize, base: Base, unit: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::fixture::{record, two_step_record};
+    use crate::stats::fixture::{record, two_step_record};
 
     #[test]
     fn numbers_switch_units_like_fio() {

@@ -289,7 +289,7 @@ mod tests {
         device.util_pct = util;
         IntervalRecord {
             device: Some(device),
-            ..crate::record::fixture::read_interval(0, index, &stats(latencies))
+            ..crate::stats::fixture::read_interval(0, index, &stats(latencies))
         }
     }
 

@@ -876,7 +876,7 @@ mod tests {
 #[cfg(test)]
 mod job_tests {
     use super::*;
-    use crate::record::fixture;
+    use crate::stats::fixture;
 
     /// `show` of a step of two jobs: picking one points the charts and latency at it, with its
     /// row marked; no pick is the step total.

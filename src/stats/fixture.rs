@@ -1,4 +1,5 @@
-//! Hand-built records for tests: run records (the fio writers', compare's, the sweep table's)
+//! Hand-built records for tests (here, beside the conversions from statistics, since interval
+//! records are built from them): run records (the fio writers', compare's, the sweep table's)
 //! of one step of two jobs on one disk and the same with a second step, and interval records.
 
 use serde_json::{Value, json};
