@@ -120,7 +120,7 @@ impl StatusPrinter {
             .get_or_insert_with(|| crate::report::fit::terminal_width(&stderr));
         let mut err = crate::text::Escaped(crate::report::fit::Lines::new(stderr.lock(), width));
         if self.plan
-            && !snap.jobs.is_empty()
+            && snap.step_opened()
             && self.step_shown != Some((snap.segment, snap.plan.index))
         {
             self.step_shown = Some((snap.segment, snap.plan.index));
@@ -146,7 +146,7 @@ impl StatusPrinter {
             }
         }
         if self.sweep
-            && !snap.jobs.is_empty()
+            && snap.step_opened()
             && self.step_shown != Some((snap.segment, snap.plan.index))
         {
             self.step_shown = Some((snap.segment, snap.plan.index));
@@ -156,13 +156,13 @@ impl StatusPrinter {
                 .get(snap.plan.index)
                 .map(|p| crate::sweep::describe(p))
                 .unwrap_or_default();
-            let ran = runs_on(&snap.engine.used, &snap.job);
+            let ran = runs_on(&snap.engine.used, snap.job());
             let _ = writeln!(
                 err,
                 "point {}/{}: {point} ({}{ran})",
                 snap.plan.index + 1,
                 snap.plan.count,
-                snap.job.describe()
+                snap.job().describe()
             );
         }
         if !self.header_shown && !self.plan && !self.sweep {
@@ -170,7 +170,7 @@ impl StatusPrinter {
             let _ = writeln!(
                 err,
                 "diskdash bench: {} on {} ({} working set)",
-                snap.job.describe(),
+                snap.job().describe(),
                 crate::text::escape(&snap.target.path.display().to_string()),
                 units::format_bytes(snap.target.working_set_bytes)
             );
@@ -248,11 +248,8 @@ impl StatusPrinter {
         }
         let first = self.next_seq;
         for point in snap.series.iter().filter(|p| p.seq >= first) {
-            let specs: Vec<&crate::bench::spec::JobSpec> = if snap.jobs.len() > 1 {
-                snap.jobs.iter().map(|j| &j.spec).collect()
-            } else {
-                vec![&snap.job]
-            };
+            let specs: Vec<&crate::bench::spec::JobSpec> =
+                snap.jobs.iter().map(|j| &j.spec).collect();
             let shown = crate::report::bench::Shown {
                 reads: specs.iter().any(|s| s.reads()),
                 // A trim job's "writes" are its discards (trimwrite writes too).
@@ -261,7 +258,7 @@ impl StatusPrinter {
                     .any(|s| s.writes() && !matches!(s.rw, RwMode::Trim | RwMode::RandTrim)),
                 trims: specs.iter().any(|s| s.rw.trims()),
             };
-            let line = crate::report::bench::status_line(point, snap.job.interval, shown);
+            let line = crate::report::bench::status_line(point, snap.job().interval, shown);
             let _ = writeln!(err, "{line}");
             self.next_seq = point.seq + 1;
         }

@@ -552,14 +552,12 @@ mod tests {
             seq: 0,
             ran_to_end: false,
             state: SessionState::Running,
-            job: spec.clone(),
             target: super::super::snapshot::TargetView {
                 path: "/srv/job0".into(),
                 kind: crate::bench::target::TargetKind::File,
                 working_set_bytes: 1 << 30,
                 dio_align_bytes: 512,
             },
-            disk: Some("vda".into()),
             engine: crate::record::EngineRecord::default(),
             segment: 0,
             elapsed: Duration::ZERO,
@@ -591,6 +589,31 @@ mod tests {
             },
             disks: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_current_job_and_disk_are_the_first_job_s_and_disk_s_and_a_step_opens_with_a_mark() {
+        use super::super::snapshot::{DiskView, SegmentMark};
+        let mut snap = snapshot(2);
+        snap.jobs[0].spec.iodepth = 7;
+        snap.jobs[1].spec.iodepth = 9;
+        assert_eq!(snap.job().iodepth, 7);
+        assert_eq!(snap.disk(), None, "no disk known");
+        snap.disks = ["vdb", "vda"]
+            .map(|name| DiskView {
+                name: name.into(),
+                row: None,
+            })
+            .into();
+        assert_eq!(snap.disk(), Some("vdb"));
+        assert!(!snap.step_opened(), "the plan's first job, waiting");
+        snap.segments.push(SegmentMark {
+            index: 0,
+            job: "2 jobs: job0, job1".into(),
+            at: Duration::ZERO,
+            engine: "psync".into(),
+        });
+        assert!(snap.step_opened());
     }
 
     fn writes(bytes: u64) -> WorkerStats {

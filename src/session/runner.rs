@@ -191,14 +191,12 @@ impl Runner {
             } else {
                 SessionState::Idle
             },
-            job: spec.clone(),
             target: TargetView {
                 path: target.path.clone(),
                 kind: target.kind,
                 working_set_bytes: target.working_set_bytes,
                 dio_align_bytes: target.dio_align_bytes,
             },
-            disk: device.map(|d| d.chain.device.clone()),
             engine: engine.clone(),
             segment: 0,
             elapsed: Duration::ZERO,
@@ -219,7 +217,11 @@ impl Runner {
             ramp_remaining: None,
             error: None,
             record_path: options.json.clone(),
-            jobs: Vec::new(),
+            jobs: {
+                let t = step_targets[0][0];
+                let disk = target_device[t].map(|d| devices[d].chain.device.clone());
+                vec![job_view(&plan.steps[0].jobs[0], &targets[t].path, disk)]
+            },
             plan_points: Arc::new(plan.steps.iter().map(|s| s.point.clone()).collect()),
             finished: Arc::new(Vec::new()),
             run: Arc::new(Vec::new()),
@@ -228,7 +230,13 @@ impl Runner {
                 count: plan.steps.len(),
                 bytes: None,
             },
-            disks: Vec::new(),
+            disks: device
+                .map(|d| DiskView {
+                    name: d.chain.device.clone(),
+                    row: None,
+                })
+                .into_iter()
+                .collect(),
         };
         let (tx, _) = watch::channel(Arc::new(snap.clone()));
         // A fleet's remote run (it waits for the start word) sends its warnings typed on its
@@ -343,7 +351,7 @@ impl Runner {
                     self.step_targets.push(vec![0]);
                     self.step = self.plan.steps.len() - 1;
                     self.spec = *spec;
-                    self.snap.job = self.spec.clone();
+                    self.snap.jobs[0].spec = self.spec.clone();
                     start_now = true;
                 }
                 // The next step of the plan, when there is one.
@@ -352,7 +360,7 @@ impl Runner {
                 {
                     self.step += 1;
                     self.spec = self.plan.steps[self.step].jobs[0].spec.clone();
-                    self.snap.job = self.spec.clone();
+                    self.snap.jobs[0].spec = self.spec.clone();
                     start_now = true;
                 }
                 SegmentEnding::Runtime | SegmentEnding::Next if self.options.finish_when_done => {
@@ -505,7 +513,7 @@ impl Runner {
                     IdleStep::Wait => {}
                     IdleStep::Changed(spec) => {
                         self.spec = *spec;
-                        self.snap.job = self.spec.clone();
+                        self.snap.jobs[0].spec = self.spec.clone();
                         self.publish();
                     }
                 }
@@ -750,19 +758,9 @@ impl Runner {
         self.snap.jobs = jobs
             .iter()
             .zip(targets)
-            .map(|(job, &t)| JobView {
-                name: job.name.clone(),
-                group: job.group,
-                spec: job.spec.clone(),
-                target: self.targets[t].path.clone(),
-                disk: self.target_device[t].map(|d| self.devices[d].chain.device.clone()),
-                interval: None,
-                cumulative: StatsView::default(),
-                errors: 0,
-                series: Arc::new(VecDeque::new()),
-                steady: None,
-                sustained: None,
-                verify: None,
+            .map(|(job, &t)| {
+                let disk = self.target_device[t].map(|d| self.devices[d].chain.device.clone());
+                job_view(job, &self.targets[t].path, disk)
             })
             .collect();
         self.tracking = Tracking::for_jobs(jobs);
@@ -897,7 +895,7 @@ impl Runner {
         self.pending.extend(fold.held.drain(..));
         if let Some(job) = fold.adopt.take() {
             self.spec = job;
-            self.snap.job = self.spec.clone();
+            self.snap.jobs[0].spec = self.spec.clone();
         }
         if fold.quit {
             self.quit = true;
@@ -1232,7 +1230,7 @@ impl Runner {
 
     /// An interval closed: each job's trackers, the snapshot, the JSON Lines line.
     fn add_interval(&mut self, segment: u32, interval: &Interval, devices: &[usize]) {
-        let interval_ns = crate::record::nanos(self.snap.job.interval);
+        let interval_ns = crate::record::nanos(self.snap.job().interval);
         self.tracking.interval(interval, interval_ns);
         self.tracking.publish(&mut self.snap.jobs);
         let disk_rows = devices
@@ -1337,6 +1335,24 @@ impl Runner {
             record: Box::new(record),
             record_error,
         }
+    }
+}
+
+/// A job's view as its step opens: nothing measured yet.
+fn job_view(job: &Job, target: &Path, disk: Option<String>) -> JobView {
+    JobView {
+        name: job.name.clone(),
+        group: job.group,
+        spec: job.spec.clone(),
+        target: target.to_path_buf(),
+        disk,
+        interval: None,
+        cumulative: StatsView::default(),
+        errors: 0,
+        series: Arc::new(VecDeque::new()),
+        steady: None,
+        sustained: None,
+        verify: None,
     }
 }
 

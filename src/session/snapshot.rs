@@ -299,11 +299,7 @@ pub struct Snapshot {
     /// The last segment ran to its end (its runtime, size or steady state; the plan's last
     /// step): idle then means done, not stopped.
     pub ran_to_end: bool,
-    /// The current job (the next segment's when idle).
-    pub job: JobSpec,
     pub target: TargetView,
-    /// The block device the target's I/O lands on (e.g. `vda`, `loop3`, `dm-0`), when known.
-    pub disk: Option<String>,
     /// Engine in use; `fallback` says why it differs from the one asked for.
     pub engine: EngineRecord,
     /// Index of the current (or last) segment.
@@ -340,10 +336,13 @@ pub struct Snapshot {
     pub error: Option<String>,
     /// Where the record is written (at the end).
     pub record_path: Option<PathBuf>,
-    /// The jobs of the running (or last) step; one for `diskdash bench`.
+    /// The jobs of the running (or last) step, never empty: one for `diskdash bench`, and
+    /// before the first step opens, the plan's first job. The first one's spec is the
+    /// current job (the next segment's when idle).
     pub jobs: Vec<JobView>,
     pub plan: PlanProgress,
-    /// Every disk of the running step (the first is [`Snapshot::disk`]).
+    /// Every disk of the running step (before the first step opens, the target's); the
+    /// first is [`Snapshot::disk`].
     pub disks: Vec<DiskView>,
     /// Each step's point (a sweep's swept options and values; empty otherwise), in plan order.
     pub plan_points: Arc<Vec<Vec<(String, String)>>>,
@@ -352,6 +351,30 @@ pub struct Snapshot {
     /// Each job's totals over the whole run (every step so far), as of the last interval
     /// close: counters that only grow, for `--serve`.
     pub run: Arc<Vec<RunJobTotals>>,
+}
+
+impl Snapshot {
+    /// The current job: the first job's (the next segment's when idle).
+    ///
+    /// # Panics
+    /// When `jobs` is empty, which the session never publishes.
+    #[must_use]
+    pub fn job(&self) -> &JobSpec {
+        &self.jobs[0].spec
+    }
+
+    /// The block device the first disk is (e.g. `vda`, `loop3`, `dm-0`), when known.
+    #[must_use]
+    pub fn disk(&self) -> Option<&str> {
+        self.disks.first().map(|d| d.name.as_str())
+    }
+
+    /// A step has opened: the jobs are the running (or last) step's, not the plan's first
+    /// job waiting.
+    #[must_use]
+    pub fn step_opened(&self) -> bool {
+        !self.segments.is_empty()
+    }
 }
 
 /// One direction of a job over the whole run.

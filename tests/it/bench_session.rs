@@ -43,7 +43,7 @@ fn wait_for(
             "timed out; last state {:?}, segment {}, iodepth {}, warnings {:?}",
             snap.state,
             snap.segment,
-            snap.job.iodepth,
+            snap.job().iodepth,
             snap.warnings
         );
         std::thread::sleep(Duration::from_millis(10));
@@ -105,7 +105,7 @@ fn controls_end_segments_and_the_record_keeps_each() {
     let snap = wait_for(&mut rx, |s| {
         s.segment == 1 && s.state == SessionState::Running && s.interval.is_some()
     });
-    assert_eq!(snap.job.iodepth, 4);
+    assert_eq!(snap.job().iodepth, 4);
     assert_eq!(snap.segments.len(), 2);
     handle
         .control
@@ -206,7 +206,7 @@ fn changes_while_a_segment_ends_fold_into_the_next_job_and_stop_keeps_them() {
     let snap = wait_for(&mut rx, |s| {
         s.segment == 1 && s.state == SessionState::Running
     });
-    assert_eq!(snap.job.iodepth, 8);
+    assert_eq!(snap.job().iodepth, 8);
     handle.control.send(Control::Quit).unwrap();
     wait_ended(handle);
     let record = read_json(&dir.path().join("r.json"));
@@ -214,6 +214,44 @@ fn changes_while_a_segment_ends_fold_into_the_next_job_and_stop_keeps_them() {
     assert_eq!(segments.len(), 2);
     assert_eq!(segments[0]["status"], "completed");
     assert_eq!(segments[1]["job"]["iodepth"], 8);
+}
+
+/// Before its first step opens, a session's snapshot holds the plan's first job, waiting, and
+/// a change while idle is that job's; the step opens with the change.
+#[test]
+fn before_the_first_step_the_snapshot_holds_the_first_job_and_changes_apply_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = SessionOptions {
+        finish_when_done: false,
+        interrupt: Arc::new(AtomicBool::new(false)),
+        ..SessionOptions::default()
+    };
+    let plan = one_job(
+        dir.path(),
+        spec(&[
+            (Key::Size, "16M"),
+            (Key::Runtime, "30s"),
+            (Key::Interval, "100ms"),
+        ]),
+    );
+    let handle = Session::start(plan, options).unwrap();
+    let mut rx = handle.snapshots.clone();
+    let idle = wait_for(&mut rx, |s| s.state == SessionState::Idle);
+    assert!(!idle.step_opened());
+    assert_eq!(idle.jobs.len(), 1);
+    assert_eq!(idle.jobs[0].name, "bench");
+    assert_eq!(idle.jobs[0].target, idle.target.path);
+    assert_eq!(idle.disk(), idle.jobs[0].disk.as_deref());
+    handle.control.send(Control::SetIodepth(4)).unwrap();
+    let changed = wait_for(&mut rx, |s| s.job().iodepth == 4);
+    assert!(!changed.step_opened());
+    assert_eq!(changed.jobs.len(), 1);
+    handle.control.send(Control::Start).unwrap();
+    let running = wait_for(&mut rx, |s| s.state == SessionState::Running);
+    assert!(running.step_opened());
+    assert_eq!((running.jobs.len(), running.job().iodepth), (1, 4));
+    handle.control.send(Control::Quit).unwrap();
+    wait_ended(handle);
 }
 
 /// A plan of two steps runs them one after another, each a segment of the record with its own

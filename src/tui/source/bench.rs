@@ -49,7 +49,7 @@ impl BenchSource {
         let mut source = Self {
             snapshots,
             control: handle.control.clone(),
-            next_job: snap.job.clone(),
+            next_job: snap.job().clone(),
             snap,
             closed: false,
             disks: MonitorSource::open(DISKS_INTERVAL, false)?,
@@ -65,8 +65,8 @@ impl BenchSource {
     fn take_snapshot(&mut self) {
         let snap = self.snapshots.borrow_and_update().clone();
         // A change the session refused comes back as a warning: forget what was asked.
-        if snap.job != self.snap.job || snap.warnings.len() != self.snap.warnings.len() {
-            self.next_job = snap.job.clone();
+        if snap.job() != self.snap.job() || snap.warnings.len() != self.snap.warnings.len() {
+            self.next_job = snap.job().clone();
         }
         if snap.device.is_some() {
             self.had_device = true;
@@ -195,10 +195,10 @@ impl BenchSource {
         app.set_jobs(snap.jobs.iter().map(|j| j.name.as_str()));
         let job = snap_view::job_index(snap, app.job.as_deref());
         if app.selected.is_none() {
-            app.selected = snap.disk.as_deref().map(whole_disk);
+            app.selected = snap.disk().map(whole_disk);
         }
         let table = app.disk_table(rows);
-        let disk = snap.disk.clone();
+        let disk = snap.disk().map(str::to_owned);
         let mut warnings = snap_view::warnings(snap);
         if self.had_device && snap.device.is_none() {
             warnings.push(Warning::new(
@@ -541,7 +541,7 @@ mod tests {
         let mut source = BenchSource {
             snapshots,
             control,
-            next_job: snap.job.clone(),
+            next_job: snap.job().clone(),
             snap,
             closed: false,
             disks: MonitorSource::open(DISKS_INTERVAL, false).expect("/proc/diskstats"),
@@ -616,7 +616,7 @@ mod tests {
         let mut source = BenchSource {
             snapshots,
             control,
-            next_job: snap.job.clone(),
+            next_job: snap.job().clone(),
             snap,
             closed: false,
             disks: MonitorSource::open(DISKS_INTERVAL, false).expect("/proc/diskstats"),
@@ -741,7 +741,6 @@ mod tests {
         snap.jobs = vec![job];
         snap.disks.truncate(1);
         let job = &snap.jobs[0];
-        snap.job = job.spec.clone();
         snap.interval.clone_from(&job.interval);
         snap.cumulative = job.cumulative.clone();
         snap.series = job.series.clone();

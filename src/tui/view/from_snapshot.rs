@@ -82,7 +82,7 @@ fn pick(dir: Direction, v: &StatsView) -> &DirectionView {
 
 #[must_use]
 pub fn latency(snap: &Snapshot) -> LatencyView {
-    let dirs = shown_directions(&snap.job, &snap.cumulative);
+    let dirs = shown_directions(snap.job(), &snap.cumulative);
     LatencyView {
         heatmap: Some(heatmap(snap, heat_direction(&dirs))),
         ..latency_over(&dirs, snap.interval.as_ref(), &snap.cumulative)
@@ -250,7 +250,7 @@ pub fn heatmap(snap: &Snapshot, dir: Direction) -> HeatmapView {
 
 #[must_use]
 pub fn throughput(snap: &Snapshot) -> ThroughputView {
-    rates_of("app".into(), &snap.series, snap, pace(&snap.job))
+    rates_of("app".into(), &snap.series, snap, pace(snap.job()))
 }
 
 /// A paced job's asked rate, in words.
@@ -522,7 +522,7 @@ pub fn target_label(snap: &Snapshot) -> String {
 #[must_use]
 pub fn disk_label(snap: &Snapshot) -> Option<String> {
     if snap.disks.len() < 2 {
-        return snap.disk.clone();
+        return snap.disk().map(str::to_owned);
     }
     Some(
         snap.disks
@@ -581,8 +581,8 @@ pub fn job_label(snap: &Snapshot) -> String {
     if snap.jobs.len() > 1 {
         return format!("{} jobs", snap.jobs.len());
     }
-    let engine = format!(" {} ", snap.job.ioengine.as_str());
-    snap.job.describe().replacen(&engine, " ", 1)
+    let engine = format!(" {} ", snap.job().ioengine.as_str());
+    snap.job().describe().replacen(&engine, " ", 1)
 }
 
 /// The rw mode `m` switches to next.

@@ -296,7 +296,7 @@ fn so_far(v: &StatsView) -> (Option<PointRates>, Option<PointRates>) {
 /// the points started.
 fn elapsed(snap: &Snapshot) -> Duration {
     let measured = snap.segments.last().map_or(Duration::ZERO, |m| m.at) + snap.elapsed;
-    let ramp = snap.job.ramp;
+    let ramp = snap.job().ramp;
     let started = u32::try_from(snap.plan.index).unwrap_or(u32::MAX);
     let this_ramp = snap
         .ramp_remaining
@@ -312,7 +312,7 @@ fn eta(snap: &Snapshot) -> Option<Duration> {
     let count = snap.plan.count.max(snap.plan_points.len());
     let after = u32::try_from(count.saturating_sub(snap.plan.index + 1)).unwrap_or(u32::MAX);
     if snap.plan.bytes.is_none() {
-        let per_point = snap.job.runtime + snap.job.ramp;
+        let per_point = snap.job().runtime + snap.job().ramp;
         let this = snap.remaining + snap.ramp_remaining.unwrap_or(Duration::ZERO);
         return Some(this + per_point.saturating_mul(after));
     }

@@ -143,7 +143,6 @@ pub fn snapshot() -> Snapshot {
         write_await_ms: 0.54,
         ..iostat("vda", 0.0, 1_812.0, 93.5)
     };
-    snap.job = job.clone();
     snap.segment = 5;
     snap.elapsed = Duration::from_secs(ELAPSED_S);
     snap.remaining = RUNTIME - Duration::from_secs(ELAPSED_S);

@@ -200,14 +200,12 @@ pub fn snapshot() -> Snapshot {
         seq: 30,
         ran_to_end: false,
         state: SessionState::Running,
-        job: jobs[0].spec.clone(),
         target: TargetView {
             path: jobs[0].target.clone(),
             kind: TargetKind::File,
             working_set_bytes: 1 << 30,
             dio_align_bytes: 512,
         },
-        disk: Some("vda".into()),
         engine: EngineRecord {
             requested: "psync".into(),
             used: "psync".into(),

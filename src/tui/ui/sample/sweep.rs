@@ -155,7 +155,6 @@ pub fn snapshot() -> Snapshot {
         write_await_ms: 0.0,
         ..iostat("vda", 316.0, 0.0, 96.8)
     };
-    snap.job = job.clone();
     snap.segment = 5;
     snap.elapsed = Duration::from_secs(ELAPSED_S);
     snap.remaining = RUNTIME - Duration::from_secs(ELAPSED_S);
