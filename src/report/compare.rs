@@ -415,6 +415,7 @@ mod tests {
             fadvise_hint: "1".into(),
             data: "random".into(),
             iomem: "huge".into(),
+            fallocate: "native".into(),
         }
     }
 
