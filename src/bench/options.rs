@@ -2751,4 +2751,37 @@ mod tests {
             r#"--random-distribution "zoned:50:50/50": zone "50" is not A/S; use e.g. zoned:60/10:30/20:10/70 (percent of the I/O / percent of the working set, zone by zone)"#
         );
     }
+
+    /// fio's `fallocate`: its five modes and its `0` and `1`, read back from the options a
+    /// spec writes; `native` by default and left out of them; anything else named.
+    #[test]
+    fn fallocate_takes_fios_modes_and_reads_back() {
+        let spec = |text: &str| validate(&[JobOption::flag(Key::Fallocate, text)], &machine());
+        assert_eq!(JobSpec::default().fallocate, Fallocate::Native);
+        assert!(
+            !JobSpec::default()
+                .to_options(&Origin::CommandLine)
+                .iter()
+                .any(|o| o.key == Key::Fallocate)
+        );
+        for (text, mode) in [
+            ("none", Fallocate::None),
+            ("0", Fallocate::None),
+            ("native", Fallocate::Native),
+            ("posix", Fallocate::Posix),
+            ("1", Fallocate::Posix),
+            ("keep", Fallocate::Keep),
+            (" truncate", Fallocate::Truncate),
+        ] {
+            let job = spec(text).unwrap();
+            assert_eq!(job.fallocate, mode, "{text}");
+            let back = validate(&job.to_options(&Origin::CommandLine), &machine()).unwrap();
+            assert_eq!(back, job, "{text}");
+        }
+        assert_eq!(
+            spec("2").unwrap_err().to_string(),
+            "--fallocate \"2\" is not a way to preallocate; use none, native, posix, keep, \
+             truncate, 0 or 1"
+        );
+    }
 }
