@@ -19,7 +19,7 @@
 #        randwrite  4k random write, io_uring QD32, O_DIRECT
 #
 # Environment: BENCH_DIR (default /var/tmp/diskdash-fidelity), PAIRS, RUNTIME (seconds), SIZE
-# (per file, default 256M), CASES, FIO (default fio on PATH, else the static fio 3.33).
+# (per file, default 256M), CASES, FIO (default fio on PATH, else the static fio 3.33), DISKDASH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -32,8 +32,8 @@ CASES=${CASES:-"lsm read1m read8m libaio bssplit verify randread randwrite"}
 FIO=${FIO:-$(command -v fio || echo /work/shared/tools/fio-3.33-static)}
 command -v python3 >/dev/null || { echo "needs python3 to read the JSON results" >&2; exit 1; }
 
-cargo build --release --quiet
-DD=$PWD/target/release/diskdash
+# DISKDASH: a diskdash binary to use as it is (default: build target/release/diskdash).
+if [ -n "${DISKDASH:-}" ]; then DD=$(realpath "$DISKDASH"); else cargo build --release --quiet; DD=$PWD/target/release/diskdash; fi
 mkdir -p "$BENCH_DIR"
 OUT=$BENCH_DIR/results
 rm -rf "$OUT"; mkdir -p "$OUT"
@@ -83,7 +83,8 @@ EOF
   esac
 }
 
-# Files both tools read, written once by fio so that neither tool lays them out in its run.
+# Files both tools read, written once by fio so that neither tool lays them out in its run
+# (diskdash gets --allow-destructive: the files are this script's own, written by fio).
 for f in data lsm-w128 lsm-r128 lsm-w256 lsm-r256; do
   want=$(numfmt --from=iec "$SIZE")
   if [ ! -f "$BENCH_DIR/$f" ] || [ "$(stat -c %s "$BENCH_DIR/$f")" != "$want" ]; then
@@ -92,12 +93,13 @@ for f in data lsm-w128 lsm-r128 lsm-w256 lsm-r256; do
         --ioengine=psync --output=/dev/null
   fi
 done
-if [[ " $CASES " == *" libaio "* ]]; then
-  [ "$(id -u)" = 0 ] || { echo "the libaio case needs root (a loop device)" >&2; exit 1; }
-  LOOP=$(losetup -f --show --direct-io=on "$BENCH_DIR/data")
+if [[ " $CASES " == *" libaio "* ]] && [ "$(id -u)" != 0 ]; then
+  echo "the libaio case needs root (a loop device)" >&2; exit 1
 fi
 
 for c in $CASES; do
+  # The loop device exists only for its case: diskdash refuses to write a file that backs one.
+  [ "$c" = libaio ] && LOOP=$(losetup -f --show --direct-io=on "$BENCH_DIR/data")
   job "$c" >"$OUT/$c.fio"
   for p in $(seq 1 "$PAIRS"); do
     echo "$c: pair $p/$PAIRS" >&2
@@ -106,11 +108,12 @@ for c in $CASES; do
     run_fio() { cold; "$FIO" --output-format=json --output="$OUT/$c.fio.$p.json" "$OUT/$c.fio" >/dev/null; }
     run_dd() {
       cold
-      "$DD" fio --no-tui --output-format=json --output="$OUT/$c.dd.$p.json" "$OUT/$c.fio" \
+      "$DD" fio --no-tui --allow-destructive --output-format=json --output="$OUT/$c.dd.$p.json" "$OUT/$c.fio" \
           >/dev/null 2>"$OUT/$c.dd.$p.err"
     }
     if [ $((p % 2)) -eq 1 ]; then run_fio; run_dd; else run_dd; run_fio; fi
   done
+  if [ "$c" = libaio ]; then losetup -d "$LOOP"; LOOP=""; fi
 done
 
 python3 - "$OUT" "$PAIRS" "$CASES" <<'PY'

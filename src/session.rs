@@ -438,7 +438,9 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
             })
         });
     if let (Ok(job), true) = (plan.single_target_job(), one_mode) {
-        let target = open_job_target(&open_spec(job), allow_destructive, false)?;
+        let mut target = open_job_target(&open_spec(job), allow_destructive, false)?;
+        // Its room was checked as it opened: a new file of a pure write job is laid out now.
+        target.lay_out()?;
         // Every step's block size fits the target, checked before anything runs.
         for (i, step) in plan.steps.iter().enumerate().skip(1) {
             for job in &step.jobs {
@@ -532,8 +534,12 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
         }
         step_targets.push(here);
     }
-    // Each target fits on its own; together, several files on one filesystem may not.
+    // Each target fits on its own; together, several files on one filesystem may not. Checked
+    // before any new file is laid out, so a refusal leaves nothing behind.
     target::check_room(&targets.iter().collect::<Vec<_>>())?;
+    for target in &mut targets {
+        target.lay_out()?;
+    }
     Ok(OpenedTargets {
         targets,
         step_targets,

@@ -902,6 +902,7 @@ mod tests {
             "fadvise_hint",
             "data",
             "iomem",
+            "fallocate",
         ] {
             assert!(
                 keys.iter().any(|(k, _)| k == fio_key),
@@ -958,6 +959,7 @@ mod tests {
             "fadvise_hint",
             "data",
             "iomem",
+            "fallocate",
         ] {
             map.as_object_mut().unwrap().remove(key);
         }
@@ -968,16 +970,21 @@ mod tests {
             ("tausworthe", "0")
         );
         assert_eq!((old.data.as_str(), old.iomem.as_str()), ("random", "huge"));
+        assert_eq!(
+            old.fallocate, "none",
+            "older runs let a new file grow as written"
+        );
         // What a record written now says for fio's defaults with `iomem=malloc`.
         let mut now = old.clone();
         now.norandommap = false;
         now.fadvise_hint = "1".to_string();
         now.iomem = "malloc".to_string();
+        now.fallocate = "native".to_string();
         let named: Vec<String> = job_differences(&old, &now)
             .into_iter()
             .map(|d| d.key)
             .collect();
-        assert_eq!(named, ["norandommap", "fadvise_hint", "iomem"]);
+        assert_eq!(named, ["norandommap", "fadvise_hint", "iomem", "fallocate"]);
     }
 
     #[test]

@@ -11,9 +11,9 @@ use std::time::Duration;
 use crate::bench::randmap::Generator;
 use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
-    BsSplit, CpuListError, Distribution, EngineKind, Fadvise, IoMem, JobSpec, MachineLimits,
-    OpenSync, RateMin, RwMode, Sequencer, SyncEvery, ThinkTime, UringOptions, VerifySpec,
-    format_cpu_list, parse_cpu_list,
+    BsSplit, CpuListError, Distribution, EngineKind, Fadvise, Fallocate, IoMem, JobSpec,
+    MachineLimits, OpenSync, RateMin, RwMode, Sequencer, SyncEvery, ThinkTime, UringOptions,
+    VerifySpec, format_cpu_list, parse_cpu_list,
 };
 use crate::units::{
     DurationError, Interval, format_bytes, format_size_short, parse_duration, parse_size_bytes,
@@ -113,10 +113,13 @@ pub enum Key {
     FadviseHint,
     /// fio's `iomem`: malloc, mmap, shm (plain pages), shmhuge, mmaphuge, huge (huge pages).
     IoMem,
+    /// fio's `fallocate`: how a pure write job's new file is laid out (none, native, posix,
+    /// keep, truncate).
+    Fallocate,
 }
 
 impl Key {
-    pub const ALL: [Self; 60] = [
+    pub const ALL: [Self; 61] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -177,6 +180,7 @@ impl Key {
         Self::Invalidate,
         Self::FadviseHint,
         Self::IoMem,
+        Self::Fallocate,
     ];
 
     /// The key's row of [`TABLE`].
@@ -394,7 +398,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 60] = [
+pub static TABLE: [Row; 61] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -658,6 +662,11 @@ pub static TABLE: [Row; 60] = [
         .default("huge")
         .words()
         .on(BENCH),
+    // Only fio's jobs create the files they name; `bench` and `sweep` fill a scratch or empty
+    // file, so a layout would change nothing there.
+    Row::new(Key::Fallocate, "--fallocate", "fallocate", FIO_ONLY)
+        .help("How a pure write job's new file is laid out before the run: native (default, as fio: allocated at its size), posix, keep (allocated, length 0), truncate (sized, sparse), none (empty, grows as written); 0 is none, 1 posix.")
+        .default("native"),
 ];
 
 /// Where an option came from; errors name the option this way.
@@ -1058,6 +1067,13 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
              huge, shmhuge or mmaphuge (huge pages)"
         )
     })?;
+    let (text, name) = opts.value(Key::Fallocate);
+    let fallocate = Fallocate::parse(text).ok_or_else(|| {
+        usage!(
+            "{name} {text:?} is not a way to preallocate; use none, native, posix, keep, \
+             truncate, 0 or 1"
+        )
+    })?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -1104,6 +1120,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         fadvise,
         iomem,
         sequencer,
+        fallocate,
     })
 }
 
@@ -1652,6 +1669,9 @@ impl JobSpec {
         }
         if self.iomem != IoMem::Huge {
             out.push((Key::IoMem, self.iomem.as_str().to_string()));
+        }
+        if self.fallocate != Fallocate::Native {
+            out.push((Key::Fallocate, self.fallocate.as_str().to_string()));
         }
         if self.random_generator != Generator::Tausworthe {
             out.push((
@@ -2729,6 +2749,39 @@ mod tests {
         assert_eq!(
             dist("zoned:50:50/50").unwrap_err(),
             r#"--random-distribution "zoned:50:50/50": zone "50" is not A/S; use e.g. zoned:60/10:30/20:10/70 (percent of the I/O / percent of the working set, zone by zone)"#
+        );
+    }
+
+    /// fio's `fallocate`: its five modes and its `0` and `1`, read back from the options a
+    /// spec writes; `native` by default and left out of them; anything else named.
+    #[test]
+    fn fallocate_takes_fios_modes_and_reads_back() {
+        let spec = |text: &str| validate(&[JobOption::flag(Key::Fallocate, text)], &machine());
+        assert_eq!(JobSpec::default().fallocate, Fallocate::Native);
+        assert!(
+            !JobSpec::default()
+                .to_options(&Origin::CommandLine)
+                .iter()
+                .any(|o| o.key == Key::Fallocate)
+        );
+        for (text, mode) in [
+            ("none", Fallocate::None),
+            ("0", Fallocate::None),
+            ("native", Fallocate::Native),
+            ("posix", Fallocate::Posix),
+            ("1", Fallocate::Posix),
+            ("keep", Fallocate::Keep),
+            (" truncate", Fallocate::Truncate),
+        ] {
+            let job = spec(text).unwrap();
+            assert_eq!(job.fallocate, mode, "{text}");
+            let back = validate(&job.to_options(&Origin::CommandLine), &machine()).unwrap();
+            assert_eq!(back, job, "{text}");
+        }
+        assert_eq!(
+            spec("2").unwrap_err().to_string(),
+            "--fallocate \"2\" is not a way to preallocate; use none, native, posix, keep, \
+             truncate, 0 or 1"
         );
     }
 }

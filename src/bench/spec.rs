@@ -250,6 +250,8 @@ pub struct JobSpec {
     pub sequencer: Option<Sequencer>,
     /// Where the I/O buffers live (fio's `iomem`): plain pages, or huge pages asked for.
     pub iomem: IoMem,
+    /// How a pure write job's new file is laid out before the run (fio's `fallocate`).
+    pub fallocate: Fallocate,
 }
 
 /// fio's `iomem`: the memory the I/O buffers are carved from.
@@ -341,6 +343,50 @@ pub struct StridedZones {
     pub range_bytes: u64,
     /// fio's `zoneskip`: bytes left out between one zone's end and the next's start.
     pub skip_bytes: u64,
+}
+
+/// fio's `fallocate`: how a file a pure write job creates is laid out before the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fallocate {
+    /// `none` (`0`): nothing; the file stays empty and grows as it is written.
+    None,
+    /// `native` (fio's default): `fallocate(2)` of the whole file, which also sets its size;
+    /// skipped where the filesystem has none.
+    Native,
+    /// `posix` (`1`): `posix_fallocate(3)` (the C library writes zeros where the filesystem
+    /// cannot allocate).
+    Posix,
+    /// `keep`: `fallocate(2)` with `FALLOC_FL_KEEP_SIZE`: allocated, the length stays 0.
+    Keep,
+    /// `truncate`: `ftruncate(2)` to the size, nothing allocated (a sparse file).
+    Truncate,
+}
+
+impl Fallocate {
+    /// fio's spelling.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Native => "native",
+            Self::Posix => "posix",
+            Self::Keep => "keep",
+            Self::Truncate => "truncate",
+        }
+    }
+
+    /// fio's names, and its `0` (none) and `1` (posix).
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim() {
+            "none" | "0" => Some(Self::None),
+            "native" => Some(Self::Native),
+            "posix" | "1" => Some(Self::Posix),
+            "keep" => Some(Self::Keep),
+            "truncate" => Some(Self::Truncate),
+            _ => None,
+        }
+    }
 }
 
 /// fio's `fadvise_hint`.
@@ -664,6 +710,7 @@ impl Default for JobSpec {
             fadvise: Fadvise::ByPattern,
             sequencer: None,
             iomem: IoMem::Huge,
+            fallocate: Fallocate::Native,
         }
     }
 }
@@ -963,6 +1010,7 @@ impl From<&JobSpec> for crate::record::JobRecord {
             }
             .to_string(),
             iomem: spec.iomem.as_str().to_string(),
+            fallocate: spec.fallocate.as_str().to_string(),
         }
     }
 }

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use anyhow::Context;
 
 use crate::bench::blockdev::{self, Bottom, SysfsStack};
-use crate::bench::spec::{JobSpec, OpenSync};
+use crate::bench::spec::{Fallocate, JobSpec, OpenSync};
 use crate::pinned::{self, FileId, ObjectKind, Pinned};
 use crate::record::RunWarning;
 use crate::units::{format_bytes, format_size_short};
@@ -78,9 +78,34 @@ pub struct Target {
     /// the run starts ([`Target::keep_created`]; a plan refused before it runs leaves nothing),
     /// after that only to give space back on ENOSPC.
     created_file: Option<ScratchFile>,
+    /// A pure write job's new file, still to be laid out this way ([`Target::lay_out`]),
+    /// after the room check of all the run's targets.
+    layout: Option<Fallocate>,
 }
 
 impl Target {
+    /// Lays out a pure write job's new file as fio does before the job starts (its
+    /// `fallocate`): allocated and sized (`native`, `posix`), allocated at length 0 (`keep`),
+    /// sized sparse (`truncate`), or left empty to grow as written (`none`). Done once, after
+    /// [`check_room`] passed for every target of the run; nothing for any other target.
+    ///
+    /// # Errors
+    /// A usage error naming the file, its size and what the filesystem said.
+    pub fn lay_out(&mut self) -> anyhow::Result<()> {
+        let Some(mode) = self.layout.take() else {
+            return Ok(());
+        };
+        extend(&self.file, self.extent_bytes, mode).map_err(|err| {
+            usage!(
+                "cannot lay out {} ({}, fallocate={}): {err}; lower the size or choose another \
+                 place",
+                self.path.display(),
+                format_bytes(self.extent_bytes),
+                mode.as_str()
+            )
+        })
+    }
+
     /// Whether a scratch file was made (and will be removed).
     #[must_use]
     pub fn is_scratch(&self) -> bool {
@@ -484,17 +509,17 @@ pub fn create(spec: &JobSpec, path: &Path, unlink: bool, job: &str) -> anyhow::R
         ));
     }
     // A new file is filled only to be read. A pure write job's file is laid out as fio lays
-    // it out (filesetup.c, `overwrite=0`): allocated and extended to its size, not written,
-    // so the writes land in place instead of appending to an empty file.
+    // it out (filesetup.c, `overwrite=0`): by its `fallocate`, not written, once the room
+    // check of all the run's targets has passed ([`Target::lay_out`]).
     if !spec.reads() {
         target.needs_fill = false;
-        extend(&target.file, target.extent_bytes).map_err(|err| {
-            usage!(
-                "cannot lay out {} ({}): {err}; lower the size or choose another place",
-                path.display(),
-                format_bytes(target.extent_bytes)
-            )
-        })?;
+        target.layout = Some(spec.fallocate);
+        if spec.fallocate == Fallocate::None {
+            target.notes.push(format!(
+                "{} is not laid out (fallocate=none): it grows as the job writes it",
+                path.display()
+            ));
+        }
     }
     target.notes.push(if unlink {
         format!(
@@ -515,20 +540,39 @@ pub fn create(spec: &JobSpec, path: &Path, unlink: bool, job: &str) -> anyhow::R
     Ok(target)
 }
 
-/// Allocates `[0, bytes)` of `file` (fio's `fallocate=native`, skipped where the filesystem
-/// has no fallocate) and sets its length to `bytes`.
-fn extend(file: &OwnedFd, bytes: u64) -> std::io::Result<()> {
+/// Lays out `[0, bytes)` of `file` by fio's `fallocate` mode (filesetup.c): `native`
+/// allocates (skipped where the filesystem has no fallocate), `posix` allocates through
+/// `posix_fallocate`, both then set the length to `bytes`; `keep` allocates and keeps the
+/// length; `truncate` only sets the length; `none` does nothing.
+fn extend(file: &OwnedFd, bytes: u64, mode: Fallocate) -> std::io::Result<()> {
+    let fd = file.as_raw_fd();
     let len =
         libc::off_t::try_from(bytes).map_err(|_| std::io::Error::from_raw_os_error(libc::EFBIG))?;
-    // SAFETY: fallocate on an open descriptor; no memory is involved.
-    if unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) } < 0 {
-        let err = std::io::Error::last_os_error();
-        if err.raw_os_error() != Some(libc::EOPNOTSUPP) {
-            return Err(err);
+    let allocate = |flags: libc::c_int| -> std::io::Result<()> {
+        // SAFETY: fallocate on an open descriptor; no memory is involved.
+        if unsafe { libc::fallocate(fd, flags, 0, len) } < 0 {
+            let err = std::io::Error::last_os_error();
+            if err.raw_os_error() != Some(libc::EOPNOTSUPP) {
+                return Err(err);
+            }
         }
+        Ok(())
+    };
+    match mode {
+        Fallocate::None => return Ok(()),
+        Fallocate::Native => allocate(0)?,
+        Fallocate::Keep => return allocate(libc::FALLOC_FL_KEEP_SIZE),
+        Fallocate::Posix => {
+            // SAFETY: posix_fallocate on an open descriptor; no memory is involved.
+            let errno = unsafe { libc::posix_fallocate(fd, 0, len) };
+            if errno != 0 {
+                return Err(std::io::Error::from_raw_os_error(errno));
+            }
+        }
+        Fallocate::Truncate => {}
     }
     // SAFETY: ftruncate on an open descriptor; no memory is involved.
-    if unsafe { libc::ftruncate(file.as_raw_fd(), len) } < 0 {
+    if unsafe { libc::ftruncate(fd, len) } < 0 {
         return Err(std::io::Error::last_os_error());
     }
     Ok(())
@@ -811,6 +855,7 @@ fn open_scratch(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<T
         scratch: Some(scratch),
         grown_from_bytes: Some(0),
         created_file: None,
+        layout: None,
     })
 }
 
@@ -943,6 +988,7 @@ fn open_file(
         scratch: None,
         grown_from_bytes: needs_fill.then_some(len),
         created_file: None,
+        layout: None,
     })
 }
 
@@ -1044,6 +1090,7 @@ fn open_block_device(
         scratch: None,
         grown_from_bytes: None,
         created_file: None,
+        layout: None,
     })
 }
 

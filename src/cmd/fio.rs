@@ -97,6 +97,9 @@ fn lay_out(invocation: &FioInvocation) -> anyhow::Result<ExitCode> {
         }
         let mut target = crate::bench::target::create(&job.spec, path, false, &job.name)
             .with_context(|| format!("job {}", job.name))?;
+        target
+            .lay_out()
+            .with_context(|| format!("job {}", job.name))?;
         match fill(&target, job.spec.direct, &interrupt, |_, _| {}) {
             Ok(FillOutcome::Done) => {
                 // Laid out: from now on the file stays (until now a drop removes it).

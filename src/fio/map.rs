@@ -73,7 +73,6 @@ enum Opt {
     DoVerify,
     /// `wait_for`: starts after the named job ends.
     WaitFor,
-    Fallocate,
     ContinueOnError,
     /// `nrfiles`: files per job; diskdash runs one.
     NrFiles,
@@ -247,7 +246,7 @@ option_table! {
         "flow_id" => Opt::Job(Key::FlowId),
         "flow_sleep" => Opt::Job(Key::FlowSleep),
         "wait_for" => Opt::WaitFor,
-        "fallocate" => Opt::Fallocate,
+        "fallocate" => Opt::Job(Key::Fallocate),
         "continue_on_error" => Opt::ContinueOnError,
         "nrfiles" | "nr_files" => Opt::NrFiles,
         "openfiles" | "open_files" => Opt::OpenFiles,
@@ -594,7 +593,7 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         .iter()
         .map(|&name| {
             let how = match lookup(name) {
-                Some(Opt::Accepted(..) | Opt::Fallocate | Opt::SubmitMode | Opt::IgnoreError) => {
+                Some(Opt::Accepted(..) | Opt::SubmitMode | Opt::IgnoreError) => {
                     "accepted with a note"
                 }
                 Some(Opt::Tuning(_)) => "accepted with a note (tunes fio itself)",
@@ -1359,25 +1358,6 @@ fn job(
                 );
             }
             Opt::WaitFor => wait_for = Some(entry),
-            Opt::Fallocate => {
-                let text = value(entry);
-                if !matches!(
-                    text,
-                    "none" | "native" | "posix" | "keep" | "truncate" | "0" | "1"
-                ) {
-                    return Err(usage!(
-                        "{} {text:?} is not a way to preallocate; use none, native, posix, \
-                         keep, truncate, 0 or 1",
-                        entry.name()
-                    ));
-                }
-                settings.note(format!(
-                    "{}: accepted; diskdash lays out a file it creates by writing it in full \
-                     before the run (fio writes its layout after preallocating), so the file \
-                     holds the same data; its extents may differ",
-                    entry.located()
-                ));
-            }
             Opt::ContinueOnError => {
                 let text = value(entry);
                 match text {

@@ -530,6 +530,10 @@ pub struct JobRecord {
     /// older records asked for huge pages.
     #[serde(default = "huge")]
     pub iomem: String,
+    /// fio's `fallocate`: how a pure write job's new file was laid out (`none`, `native`,
+    /// `posix`, `keep`, `truncate`); older records let it grow as written.
+    #[serde(default = "no_layout")]
+    pub fallocate: String,
 }
 
 /// `--cliff`'s default: percent below the running level that counts as down.
@@ -545,6 +549,10 @@ fn yes() -> bool {
 
 fn tausworthe() -> String {
     "tausworthe".to_string()
+}
+
+fn no_layout() -> String {
+    "none".to_string()
 }
 
 fn no_hint() -> String {

@@ -431,6 +431,7 @@ mod tests {
             fadvise_hint: "1".into(),
             data: "random".into(),
             iomem: "huge".into(),
+            fallocate: "native".into(),
         }
     }
 

@@ -174,3 +174,101 @@ fn the_cpu_of_one_psync_worker_is_on_fios_scale() {
         "usr={usr}% sys={sys}%: one worker thread, at most one CPU"
     );
 }
+
+/// Length and allocated bytes of `path`.
+fn length_and_allocated(path: &Path) -> (u64, u64) {
+    let meta = std::fs::metadata(path).unwrap();
+    (
+        meta.len(),
+        std::os::unix::fs::MetadataExt::blocks(&meta) * 512,
+    )
+}
+
+/// fio's `fallocate` picks how the new file is laid out: `none` (and `0`) leaves it empty to
+/// grow as written, `keep` allocates it at length 0, `truncate` sizes it sparse; a writer
+/// capped at about 512 KiB shows which.
+#[test]
+fn fallocate_picks_how_a_write_jobs_new_file_is_laid_out() {
+    let dir = tempfile::tempdir().unwrap();
+    for mode in ["none", "0", "keep", "truncate"] {
+        let name = format!("data-{mode}");
+        let out = fio(
+            dir.path(),
+            &[
+                "--name=w",
+                "--rw=write",
+                "--bs=64k",
+                "--size=8M",
+                "--rate=1m",
+                "--runtime=500ms",
+                &format!("--fallocate={mode}"),
+                &format!("--filename={name}"),
+            ],
+        );
+        assert_success(&out);
+        let (len, allocated) = length_and_allocated(&dir.path().join(&name));
+        let err = stderr(&out);
+        match mode {
+            "none" | "0" => {
+                assert!(len > 0 && len < 4 << 20, "{mode}: grew to {len}: {err}");
+                assert!(allocated < 4 << 20, "{mode}: {allocated} allocated: {err}");
+                assert!(err.contains("fallocate=none"), "{mode}: {err}");
+            }
+            "keep" => {
+                assert!(len > 0 && len < 4 << 20, "keep: length {len}: {err}");
+                assert!(allocated >= 8 << 20, "keep: {allocated} allocated: {err}");
+            }
+            _ => {
+                assert_eq!(len, 8 << 20, "truncate: {err}");
+                assert!(
+                    allocated < 4 << 20,
+                    "truncate: {allocated} allocated: {err}"
+                );
+            }
+        }
+    }
+}
+
+/// `--parse-only` shows a `fallocate` other than fio's default, and names a bad one.
+#[test]
+fn fio_parse_only_shows_fallocate() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--parse-only",
+            "--size=16M",
+            "--rw=write",
+            "--name=plain",
+            "--name=grows",
+            "--fallocate=0",
+        ],
+    );
+    assert_success(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The `options` line under `  job NAME`.
+    let line = |job: &str| {
+        text.lines()
+            .skip_while(|l| !l.starts_with(&format!("  job {job} ")))
+            .find(|l| l.starts_with("    options  "))
+            .unwrap_or_else(|| panic!("no options for {job}: {text}"))
+            .to_string()
+    };
+    assert!(!line("plain").contains("fallocate"), "{text}");
+    assert!(line("grows").contains(" fallocate=none"), "{text}");
+    let out = fio(
+        dir.path(),
+        &[
+            "--parse-only",
+            "--name=x",
+            "--size=16M",
+            "--fallocate=maybe",
+        ],
+    );
+    assert_usage_error(&out);
+    assert_eq!(
+        stderr(&out),
+        "error: --fallocate \"maybe\" is not a way to preallocate; use none, native, posix, \
+         keep, truncate, 0 or 1\n"
+    );
+}

@@ -313,6 +313,8 @@ fn a_failing_job_stops_the_step_and_the_record_names_it() {
             "--bs=64k",
             "--size=8M",
             "--rate=2m",
+            // Not laid out: the file grows as written, so the filesystem fills mid-run.
+            "--fallocate=none",
             &format!("--filename={}", big.display()),
             "--json",
             "r.json",

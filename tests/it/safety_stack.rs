@@ -401,7 +401,8 @@ fn a_file_created_by_a_run_that_hits_enospc_is_removed() {
     std::fs::write(
         &job,
         format!(
-            "[grow]\nfilename={}\nrw=write\nbs=64k\nsize=16M\nrate=4m\nruntime=5\n",
+            "[grow]\nfilename={}\nrw=write\nbs=64k\nsize=16M\nrate=4m\nruntime=5\n\
+             fallocate=none\n",
             created.display()
         ),
     )

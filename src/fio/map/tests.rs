@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::*;
-use crate::bench::spec::{EngineKind, RwMode, SyncEvery};
+use crate::bench::spec::{EngineKind, Fallocate, RwMode, SyncEvery};
 
 const LSM: &str = "\
 [global]
@@ -1106,15 +1106,27 @@ fn verify_kinds_of_fio_map_to_ours_with_a_note() {
 }
 
 #[test]
-fn threads_fallocate_and_continue_on_error_none_are_accepted() {
+fn threads_and_continue_on_error_none_are_accepted_and_fallocate_is_honoured() {
     let inv = one("[a]\nsize=16m\nthreads=1\nfallocate=keep\ncontinue_on_error=none\n").unwrap();
-    assert!(
-        inv.notes
-            .iter()
-            .any(|n| n.contains("fallocate=keep: accepted"))
-    );
+    assert_eq!(jobs(&inv)[0].spec.fallocate, Fallocate::Keep);
+    assert!(!inv.notes.iter().any(|n| n.contains("fallocate")));
+    for (text, mode) in [
+        ("0", Fallocate::None),
+        ("none", Fallocate::None),
+        ("1", Fallocate::Posix),
+        ("posix", Fallocate::Posix),
+        ("truncate", Fallocate::Truncate),
+    ] {
+        let inv = one(&format!("[a]\nsize=16m\nfallocate={text}\n")).unwrap();
+        assert_eq!(jobs(&inv)[0].spec.fallocate, mode, "{text}");
+    }
+    let inv = one("[a]\nsize=16m\n").unwrap();
+    assert_eq!(jobs(&inv)[0].spec.fallocate, Fallocate::Native);
     let err = one("[a]\nsize=16m\nfallocate=maybe\n").unwrap_err();
-    assert!(err.contains("not a way to preallocate"), "{err}");
+    assert!(
+        err.contains("j.fio:3: fallocate \"maybe\" is not a way to preallocate"),
+        "{err}"
+    );
 }
 
 #[test]
