@@ -349,7 +349,8 @@ fn latency_target(
     Ok(Some(crate::session::LatencyTarget { percentile, ns }))
 }
 
-/// The lines under the table, rendered from the findings the record keeps.
+/// The lines under the table, rendered from the findings the record keeps (found again for
+/// a record the run did not annotate).
 fn foot(
     record: &crate::record::RunRecord,
     rows: &[table::Row],
@@ -357,11 +358,14 @@ fn foot(
     advice: bool,
     target: Option<crate::session::LatencyTarget>,
 ) -> Vec<String> {
-    table::foot(
-        record,
-        rows,
-        &table::findings(record, rows, names, advice, target),
-    )
+    match &record.sweep {
+        Some(sweep) => table::foot(record, rows, &sweep.analysis),
+        None => table::foot(
+            record,
+            rows,
+            &table::findings(record, rows, names, advice, target),
+        ),
+    }
 }
 
 /// Puts the sweep's shape and the typed findings the foot is rendered from into its

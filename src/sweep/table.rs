@@ -1267,6 +1267,29 @@ mod tests {
     }
 
     #[test]
+    fn the_foot_says_the_latency_target_first_and_the_advice_last() {
+        let rows = rows();
+        let names = ["bs".to_string()];
+        let mut findings = analysis(&rows, &names);
+        findings.push(SweepFinding::AdviceUnavailable);
+        findings.push(SweepFinding::LatencyTarget {
+            percentile: 99.0,
+            target_ns: 1_000_000,
+            met: None,
+            first_miss: None,
+        });
+        let foot = foot(&fixture::record(), &rows, &findings);
+        assert_eq!(
+            foot,
+            [
+                "latency target p99 <= 1.00 ms: no point measured any latency",
+                "read peaks at 1M: 1.05 GB/s (1000 MiB/s)",
+                "advice: needs a block-size sweep with reads and writes",
+            ]
+        );
+    }
+
+    #[test]
     fn the_analysis_is_typed_and_the_sentences_are_rendered_from_it() {
         let depth = |d: &str, iops: f64, p99_us: u64| Row {
             point: vec![
