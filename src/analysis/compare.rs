@@ -824,7 +824,6 @@ mod tests {
             dimensions: vec!["bs".into()],
             loops: u32::try_from(points[0].1.len()).unwrap(),
             pick: pick.into(),
-            statements: Vec::new(),
             analysis: Vec::new(),
         });
         record

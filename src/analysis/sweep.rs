@@ -93,13 +93,13 @@ pub struct Knee {
     pub p99_limit_ns: u64,
 }
 
-/// fio's `latency_target` as a visible sweep (see [`latency_target`]).
+/// fio's `latency_target` as a visible sweep (see [`latency_target`]); `L` names a point.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TargetResult {
+pub struct TargetResult<L = String> {
     /// The deepest point before the first miss whose latency met the target.
-    pub met: Option<String>,
+    pub met: Option<L>,
     /// The first point whose latency missed the target.
-    pub first_miss: Option<String>,
+    pub first_miss: Option<L>,
 }
 
 /// `Some(value)` for a finite value > 0: something a ratio can divide by.
@@ -210,7 +210,7 @@ pub fn knee(samples: &[Sample]) -> Option<Knee> {
 /// noise cannot report a met point deeper than a miss). A latency of 0 means the step measured
 /// nothing: it neither meets nor misses.
 #[must_use]
-pub fn latency_target(samples: &[(String, u64)], target_ns: u64) -> TargetResult {
+pub fn latency_target<L: Clone>(samples: &[(L, u64)], target_ns: u64) -> TargetResult<L> {
     let mut result = TargetResult {
         met: None,
         first_miss: None,
@@ -299,16 +299,17 @@ pub fn findings(
 ///    `read`. `None` when none of them has a read, or none a write, bandwidth above zero.
 /// 2. The peaks are the highest read and the highest write bandwidth among those (ties: the
 ///    earlier in sweep order). Write-heavy: the run of adjacent block sizes around the write
-///    peak whose write bandwidth is >= 95% of the peak (within noise of it), written "2M" or
+///    peak whose write bandwidth is >= 95% of the peak (within noise of it), said "2M" or
 ///    "2M-4M". Read-heavy: the same for reads.
 /// 3. Mixed: the block sizes strictly between the write peak and the read peak whose read AND
 ///    write bandwidth are both >= 90% of their peaks (the peak itself when both peak at the
-///    same block size), written as runs of adjacent block sizes ("4M-8M", "4M, 16M").
-///    When none qualifies, the advice says so.
+///    same block size), as runs of adjacent block sizes (said "4M-8M", "4M, 16M"); empty
+///    when none qualifies, which the advice says.
 ///
-/// E.g. "use 2M for write-heavy, 16M-32M for read-heavy, 4M-8M for mixed".
+/// The result is [`SweepFinding::Advice`]; `report::sweep` says it as e.g. "use 2M for
+/// write-heavy, 16M-32M for read-heavy, 4M-8M for mixed".
 #[must_use]
-pub fn advice(read: &[Sample], write: &[Sample]) -> Option<String> {
+pub fn advice(read: &[Sample], write: &[Sample]) -> Option<SweepFinding> {
     let bandwidth = |s: &Sample| positive(s.bytes_per_s).unwrap_or(0.0);
     // (label, read, write) per block size measured in both directions.
     let points: Vec<(&str, f64, f64)> = read
@@ -340,7 +341,9 @@ pub fn advice(read: &[Sample], write: &[Sample]) -> Option<String> {
             .take_while(|&i| keep(i))
             .last()
             .unwrap_or(peak);
-        runs(&points, &(first..=last).collect::<Vec<_>>())
+        (first..=last)
+            .map(|i| SweptValue::of(points[i].0))
+            .collect::<Vec<_>>()
     };
     let write_heavy = around(write_peak, &|i| {
         points[i].2 >= write_best * HEAVY_RANGE_FRACTION
@@ -361,34 +364,26 @@ pub fn advice(read: &[Sample], write: &[Sample]) -> Option<String> {
             points[i].1 >= read_best * MIXED_FRACTION && points[i].2 >= write_best * MIXED_FRACTION
         })
         .collect();
-    let head = format!("use {write_heavy} for write-heavy, {read_heavy} for read-heavy");
-    Some(if mixed.is_empty() {
-        format!(
-            "{head}; for mixed, no block size between {} and {} keeps both read and write >= 90% of their peaks",
-            points[write_peak].0, points[read_peak].0
-        )
-    } else {
-        format!("{head}, {} for mixed", runs(&points, &mixed))
+    Some(SweepFinding::Advice {
+        write_heavy,
+        read_heavy,
+        mixed: runs(&points, &mixed),
+        write_peak: SweptValue::of(points[write_peak].0),
+        read_peak: SweptValue::of(points[read_peak].0),
     })
 }
 
-/// Indices (ascending) as runs of adjacent points: "4M-8M", "4M", "1M, 4M-8M".
-fn runs(points: &[(&str, f64, f64)], indices: &[usize]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut start = 0;
-    for k in 0..indices.len() {
-        let run_ends = k + 1 == indices.len() || indices[k + 1] != indices[k] + 1;
-        if run_ends {
-            let (a, b) = (points[indices[start]].0, points[indices[k]].0);
-            parts.push(if start == k {
-                a.to_owned()
-            } else {
-                format!("{a}-{b}")
-            });
-            start = k + 1;
+/// Indices (ascending) as runs of adjacent points: [[4M, 8M]], [[1M], [4M, 8M]].
+fn runs(points: &[(&str, f64, f64)], indices: &[usize]) -> Vec<Vec<SweptValue>> {
+    let mut out: Vec<Vec<SweptValue>> = Vec::new();
+    for (k, &i) in indices.iter().enumerate() {
+        let value = SweptValue::of(points[i].0);
+        match out.last_mut() {
+            Some(run) if k > 0 && indices[k - 1] + 1 == i => run.push(value),
+            _ => out.push(vec![value]),
         }
     }
-    parts.join(", ")
+    out
 }
 
 /// Curves for tests of the rules and of what renders them.
@@ -682,7 +677,7 @@ mod tests {
     #[test]
     fn latency_target_of_nothing_is_neither() {
         assert_eq!(
-            latency_target(&[], 1000),
+            latency_target::<String>(&[], 1000),
             TargetResult {
                 met: None,
                 first_miss: None
@@ -729,12 +724,30 @@ mod tests {
         (read, write)
     }
 
+    /// The advice as [`advice`] types it: the write-heavy and read-heavy runs, the mixed
+    /// runs, the write and read peaks.
+    fn told(
+        write_heavy: &[&str],
+        read_heavy: &[&str],
+        mixed: &[&[&str]],
+        peaks: (&str, &str),
+    ) -> SweepFinding {
+        let values = |l: &[&str]| l.iter().map(|v| SweptValue::of(v)).collect::<Vec<_>>();
+        SweepFinding::Advice {
+            write_heavy: values(write_heavy),
+            read_heavy: values(read_heavy),
+            mixed: mixed.iter().map(|run| values(run)).collect(),
+            write_peak: SweptValue::of(peaks.0),
+            read_peak: SweptValue::of(peaks.1),
+        }
+    }
+
     #[test]
     fn advice_of_the_dd_study() {
         let (read, write) = dd_study();
         assert_eq!(
             advice(&read, &write).unwrap(),
-            "use 2M for write-heavy, 16M-32M for read-heavy, 4M-8M for mixed"
+            told(&["2M"], &["16M", "32M"], &[&["4M", "8M"]], ("2M", "16M"))
         );
     }
 
@@ -745,7 +758,7 @@ mod tests {
         write.remove(0); // 64M written: not measured in both, so left out
         assert_eq!(
             advice(&read, &write).unwrap(),
-            "use 2M for write-heavy, 16M-32M for read-heavy, 4M-8M for mixed"
+            told(&["2M"], &["16M", "32M"], &[&["4M", "8M"]], ("2M", "16M"))
         );
     }
 
@@ -756,8 +769,7 @@ mod tests {
         read[3].bytes_per_s = 4000e6;
         assert_eq!(
             advice(&read, &write).unwrap(),
-            "use 2M for write-heavy, 16M-32M for read-heavy; for mixed, no block size between 2M \
-             and 16M keeps both read and write >= 90% of their peaks"
+            told(&["2M"], &["16M", "32M"], &[], ("2M", "16M"))
         );
     }
 
@@ -767,7 +779,7 @@ mod tests {
         let write = bs_sweep(&[5000.0, 4600.0, 4600.0, 4600.0, 3000.0]);
         assert_eq!(
             advice(&read, &write).unwrap(),
-            "use 1M for write-heavy, 16M for read-heavy, 2M, 8M for mixed"
+            told(&["1M"], &["16M"], &[&["2M"], &["8M"]], ("1M", "16M"))
         );
     }
 
@@ -776,12 +788,17 @@ mod tests {
         let flat = bs_sweep(&[4000.0; 3]);
         assert_eq!(
             advice(&flat, &flat).unwrap(),
-            "use 1M-4M for write-heavy, 1M-4M for read-heavy, 1M for mixed"
+            told(
+                &["1M", "2M", "4M"],
+                &["1M", "2M", "4M"],
+                &[&["1M"]],
+                ("1M", "1M")
+            )
         );
         let one = bs_sweep(&[4000.0]);
         assert_eq!(
             advice(&one, &one).unwrap(),
-            "use 1M for write-heavy, 1M for read-heavy, 1M for mixed"
+            told(&["1M"], &["1M"], &[&["1M"]], ("1M", "1M"))
         );
     }
 

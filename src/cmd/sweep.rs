@@ -349,8 +349,8 @@ fn latency_target(
     Ok(Some(crate::session::LatencyTarget { percentile, ns }))
 }
 
-/// The lines under the table: the latency target's, what ran where it is not what the points
-/// say, then what the points show.
+/// The lines under the table, rendered from the findings the record keeps (found again for
+/// a record the run did not annotate).
 fn foot(
     record: &crate::record::RunRecord,
     rows: &[table::Row],
@@ -358,18 +358,17 @@ fn foot(
     advice: bool,
     target: Option<crate::session::LatencyTarget>,
 ) -> Vec<String> {
-    let mut lines: Vec<String> = target
-        .map(|t| table::latency_target_line(record, t).trim_end().to_string())
-        .into_iter()
-        .collect();
-    lines.extend(table::fallback_line(record, rows));
-    lines.extend(table::page_cache_line(rows));
-    lines.extend(table::sync_line(rows));
-    lines.extend(table::statements(rows, names, advice));
-    lines
+    match &record.sweep {
+        Some(sweep) => table::foot(record, rows, &sweep.analysis),
+        None => table::foot(
+            record,
+            rows,
+            &table::findings(record, rows, names, advice, target),
+        ),
+    }
 }
 
-/// Puts the sweep's shape, the foot's statements and the typed analysis they render into its
+/// Puts the sweep's shape and the typed findings the foot is rendered from into its
 /// record before it is written.
 fn annotate(
     names: Vec<String>,
@@ -380,13 +379,11 @@ fn annotate(
 ) -> crate::session::Annotate {
     crate::session::Annotate(Arc::new(move |record| {
         let rows = table::with_memory(table::rows(record, pick));
-        let statements = foot(record, &rows, &names, advice, target);
         record.sweep = Some(crate::record::SweepRecord {
             dimensions: names.clone(),
             loops,
             pick: pick.as_str().to_string(),
-            statements,
-            analysis: table::analysis(&rows, &names),
+            analysis: table::findings(record, &rows, &names, advice, target),
         });
     }))
 }

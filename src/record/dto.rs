@@ -115,12 +115,11 @@ pub struct SweepRecord {
     /// Runs of each point, and which counts (`best`, `mean`, `median`).
     pub loops: u32,
     pub pick: String,
-    /// The peaks, where the gain stops, the knee, the latency target and the advice, as the
-    /// table's foot says them, computed from the recorded points. The sentences of the peaks,
-    /// gain stops and knees are rendered from `analysis`.
-    pub statements: Vec<String>,
-    /// The peaks, gain stops, knees and best rows, typed. Empty in records written before
-    /// there was a typed analysis.
+    /// The peaks, gain stops, knees, best rows, the latency target and the advice, typed: the
+    /// sentences under the table are rendered from these (the lines on fallbacks, the page
+    /// cache and syncs from the segments). Empty in records written before there was a typed
+    /// analysis; their `statements` (the sentences as text, up to format version 6) are not
+    /// read.
     #[serde(default)]
     pub analysis: Vec<SweepFinding>,
 }
@@ -208,6 +207,30 @@ pub enum SweepFinding {
         bytes_per_s: f64,
         iops: f64,
     },
+    /// `--latency-target`: each point's latency at `percentile` (its runs' merged histograms)
+    /// against `target_ns`. `met`: the deepest point before the first miss that met it;
+    /// `first_miss`: the first point that missed. A point with a run cut short or failed
+    /// neither meets nor misses.
+    LatencyTarget {
+        percentile: f64,
+        target_ns: u64,
+        met: Option<Vec<PointValue>>,
+        first_miss: Option<Vec<PointValue>>,
+    },
+    /// `--advice` for a block-size sweep: the adjacent block sizes within 5% of the write
+    /// peak (`write_heavy`) and of the read peak (`read_heavy`), in sweep order; `mixed`: the
+    /// runs of adjacent block sizes between the two peaks that keep both directions >= 90% of
+    /// their peaks (empty when none does).
+    Advice {
+        write_heavy: Vec<SweptValue>,
+        read_heavy: Vec<SweptValue>,
+        mixed: Vec<Vec<SweptValue>>,
+        write_peak: SweptValue,
+        read_peak: SweptValue,
+    },
+    /// `--advice` asked of a block-size sweep without a block size measured both reading and
+    /// writing.
+    AdviceUnavailable,
 }
 
 /// A warning as a fact: `kind` names it, the other fields are its numbers. `Display` is the

@@ -399,6 +399,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_sweep_of_format_6_loads_and_its_statements_are_not_kept() {
+        let old = r#"{"dimensions": ["bs"], "loops": 1, "pick": "best",
+            "statements": ["read peaks at 4k: 1 MB/s (1 MiB/s)"],
+            "analysis": [{"kind": "peak", "dimension": "bs", "value": "4k",
+                          "direction": "read", "bytes_per_s": 1e6, "iops": 244.0}]}"#;
+        let sweep: super::super::SweepRecord = serde_json::from_str(old).unwrap();
+        assert_eq!(sweep.analysis.len(), 1);
+        let again = serde_json::to_string(&sweep).unwrap();
+        assert!(!again.contains("statements"), "{again}");
+    }
+
+    #[test]
     fn not_json_other_formats_and_other_versions_say_why() {
         let err = parse(b"[1, 2").unwrap_err();
         assert!(
@@ -427,7 +439,7 @@ mod tests {
                 br#"{"format": "diskdash-bench", "format_version": 9, "diskdash_version": "0.9.0"}"#
             )
             .unwrap_err(),
-            "has record format_version 9, this diskdash reads versions 2 to 6; open it with the \
+            "has record format_version 9, this diskdash reads versions 2 to 7; open it with the \
              diskdash that wrote it (0.9.0) or record the run again"
         );
         let err = parse(br#"{"format": "diskdash-bench", "format_version": 2}"#).unwrap_err();
@@ -465,7 +477,7 @@ mod tests {
                 parse(text.as_bytes()).unwrap_err(),
                 format!(
                     "has record format_version {shown}, not a whole number; this diskdash reads \
-                     versions 2 to 6 (written as the number 6); give a file written by `diskdash \
+                     versions 2 to 7 (written as the number 7); give a file written by `diskdash \
                      bench --json`"
                 ),
                 "{written}"
@@ -473,13 +485,13 @@ mod tests {
         }
         assert_eq!(
             parse(br#"{"format": "diskdash-bench"}"#).unwrap_err(),
-            "has record format_version missing, this diskdash reads versions 2 to 6; open it with \
+            "has record format_version missing, this diskdash reads versions 2 to 7; open it with \
              the diskdash that wrote it (another version) or record the run again"
         );
         assert!(
             parse(br#"{"format": "diskdash-bench", "format_version": -2}"#)
                 .unwrap_err()
-                .starts_with("has record format_version -2, this diskdash reads versions 2 to 6;")
+                .starts_with("has record format_version -2, this diskdash reads versions 2 to 7;")
         );
     }
 
@@ -502,8 +514,8 @@ mod tests {
     #[test]
     fn the_header_is_found_among_escaped_and_repeated_keys() {
         // JSON lets a key be escaped; the last of repeated keys wins, as in serde_json's Value.
-        let text = br#"{"form\u0061t": "other", "format": "diskdash-bench", "format_version": 7}"#;
-        assert!(parse(text).unwrap_err().contains("format_version 7,"));
+        let text = br#"{"form\u0061t": "other", "format": "diskdash-bench", "format_version": 8}"#;
+        assert!(parse(text).unwrap_err().contains("format_version 8,"));
     }
 
     /// A record of a 300 ms null-engine run (`diskdash bench --ioengine null --runtime 300ms

@@ -32,7 +32,7 @@ pub const FORMAT: &str = "diskdash-bench";
 /// `format` of one JSON Lines interval record.
 pub const INTERVAL_FORMAT: &str = "diskdash-bench-interval";
 /// Bumped on any incompatible change of either format.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// The first format whose `typed_warnings` holds every warning (the buffered run aside).
 pub const TYPED_WARNINGS_FORMAT: u32 = 6;
 

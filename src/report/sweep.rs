@@ -8,7 +8,9 @@ use crate::units::{format_latency_ns, format_rate};
 /// marks it in its row):
 /// - "write peaks at 2M: 4.20 GB/s (4005 MiB/s)";
 /// - "past numjobs=8 write IOPS grows < 5% (+1.2%) while mean latency grows 3.9x";
-/// - "write knee at iodepth=32: 81.2k IOPS, p99 412.0 us (limit 2x the lowest p99: 600.0 us)".
+/// - "write knee at iodepth=32: 81.2k IOPS, p99 412.0 us (limit 2x the lowest p99: 600.0 us)";
+/// - "latency target p99 <= 1.00 ms: met up to iodepth=16; first missed at iodepth=32";
+/// - "advice: use 2M for write-heavy, 16M-32M for read-heavy, 4M-8M for mixed".
 ///
 /// A point is named by its value for `bs` ("2M") and as `dimension=value` otherwise
 /// ("iodepth=32"), with what ran when it is not what the value says; a matrix's slice is
@@ -91,6 +93,80 @@ pub fn sentence(finding: &SweepFinding) -> Option<String> {
             format_latency_ns(*p99_limit_ns as f64)
         )),
         SweepFinding::Best { .. } => None,
+        SweepFinding::LatencyTarget {
+            percentile,
+            target_ns,
+            met,
+            first_miss,
+        } => Some(latency_target(
+            *percentile,
+            *target_ns,
+            met.as_deref(),
+            first_miss.as_deref(),
+        )),
+        SweepFinding::Advice {
+            write_heavy,
+            read_heavy,
+            mixed,
+            write_peak,
+            read_peak,
+        } => {
+            let head = format!(
+                "advice: use {} for write-heavy, {} for read-heavy",
+                run(write_heavy),
+                run(read_heavy)
+            );
+            Some(if mixed.is_empty() {
+                format!(
+                    "{head}; for mixed, no block size between {write_peak} and {read_peak} keeps \
+                     both read and write >= 90% of their peaks"
+                )
+            } else {
+                let runs: Vec<String> = mixed.iter().map(|r| run(r)).collect();
+                format!("{head}, {} for mixed", runs.join(", "))
+            })
+        }
+        SweepFinding::AdviceUnavailable => {
+            Some("advice: needs a block-size sweep with reads and writes".to_string())
+        }
+    }
+}
+
+/// The line of `--latency-target`, its points named by all their values
+/// (`iodepth=16 bs=4k`).
+#[allow(clippy::cast_precision_loss)] // display only
+fn latency_target(
+    percentile: f64,
+    target_ns: u64,
+    met: Option<&[PointValue]>,
+    first_miss: Option<&[PointValue]>,
+) -> String {
+    let point = |values: &[PointValue]| {
+        values
+            .iter()
+            .map(|p| format!("{}={}", p.option, p.value))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let bound = format!("p{percentile} <= {}", format_latency_ns(target_ns as f64));
+    match (met.map(point), first_miss.map(point)) {
+        (Some(met), Some(miss)) => {
+            format!("latency target {bound}: met up to {met}; first missed at {miss}")
+        }
+        (Some(met), None) => format!("latency target {bound}: met by every point, up to {met}"),
+        (None, Some(miss)) => {
+            format!("latency target {bound}: missed from the first point, {miss}")
+        }
+        (None, None) => format!("latency target {bound}: no point measured any latency"),
+    }
+}
+
+/// A run of adjacent swept values: "2M", or its first and last "16M-32M".
+fn run(values: &[SweptValue]) -> String {
+    match values {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [first, .., last] => format!("{first}-{last}"),
     }
 }
 
@@ -203,6 +279,88 @@ mod tests {
         assert_eq!(
             statements_of("numjobs", "read", &one),
             ["read peaks at numjobs=1: 41 MB/s (39 MiB/s)"]
+        );
+    }
+
+    /// The advice sentence of a read and a write block-size sweep (MB/s per 1M..64M).
+    fn advice_of(read: &[f64], write: &[f64]) -> String {
+        let finding = crate::analysis::sweep::advice(&bs_sweep(read), &bs_sweep(write))
+            .unwrap_or(SweepFinding::AdviceUnavailable);
+        sentence(&finding).unwrap()
+    }
+
+    #[test]
+    fn advice_is_said_as_runs_of_block_sizes() {
+        let dd_read = [2000.0, 3000.0, 5100.0, 5200.0, 5600.0, 5500.0, 5000.0];
+        let dd_write = [3000.0, 4200.0, 3900.0, 3850.0, 3500.0, 3400.0, 3300.0];
+        assert_eq!(
+            advice_of(&dd_read, &dd_write),
+            "advice: use 2M for write-heavy, 16M-32M for read-heavy, 4M-8M for mixed"
+        );
+        let mut no_mixed = dd_read;
+        no_mixed[2] = 4000.0;
+        no_mixed[3] = 4000.0;
+        assert_eq!(
+            advice_of(&no_mixed, &dd_write),
+            "advice: use 2M for write-heavy, 16M-32M for read-heavy; for mixed, no block size \
+             between 2M and 16M keeps both read and write >= 90% of their peaks"
+        );
+        assert_eq!(
+            advice_of(
+                &[1000.0, 5000.0, 4000.0, 5000.0, 5500.0],
+                &[5000.0, 4600.0, 4600.0, 4600.0, 3000.0]
+            ),
+            "advice: use 1M for write-heavy, 16M for read-heavy, 2M, 8M for mixed"
+        );
+        assert_eq!(
+            advice_of(&[4000.0; 3], &[4000.0; 3]),
+            "advice: use 1M-4M for write-heavy, 1M-4M for read-heavy, 1M for mixed"
+        );
+        assert_eq!(
+            advice_of(&[], &dd_write),
+            "advice: needs a block-size sweep with reads and writes"
+        );
+    }
+
+    #[test]
+    fn the_latency_target_names_points_by_all_their_values() {
+        let at = |depth: &str| {
+            Some(vec![
+                PointValue {
+                    option: "rw".into(),
+                    value: "randread".into(),
+                },
+                PointValue {
+                    option: "iodepth".into(),
+                    value: depth.into(),
+                },
+            ])
+        };
+        let said = |met, first_miss| {
+            sentence(&SweepFinding::LatencyTarget {
+                percentile: 99.9,
+                target_ns: 1_000_000,
+                met,
+                first_miss,
+            })
+            .unwrap()
+        };
+        assert_eq!(
+            said(at("16"), at("32")),
+            "latency target p99.9 <= 1.00 ms: met up to rw=randread iodepth=16; first missed at \
+             rw=randread iodepth=32"
+        );
+        assert_eq!(
+            said(at("64"), None),
+            "latency target p99.9 <= 1.00 ms: met by every point, up to rw=randread iodepth=64"
+        );
+        assert_eq!(
+            said(None, at("1")),
+            "latency target p99.9 <= 1.00 ms: missed from the first point, rw=randread iodepth=1"
+        );
+        assert_eq!(
+            said(None, None),
+            "latency target p99.9 <= 1.00 ms: no point measured any latency"
         );
     }
 

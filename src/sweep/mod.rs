@@ -1,6 +1,6 @@
 //! Sweeps: workload options given as lists and ranges (`--bs 4k..1M --rw read,write`) become
 //! the points of a plan, one step per point (and per loop), run on one target; the table and
-//! the statements come from the record's segments afterwards.
+//! the typed findings under it come from the record's segments afterwards.
 //!
 //! ```text
 //!   --bs 4k..1M --rw read,write ──parse_axis──> Axis ──points──> [[("bs","4k"),("rw","read")], ...]

@@ -118,28 +118,23 @@ pub fn with_memory(rows: Vec<Row>) -> Vec<Row> {
     disk
 }
 
-/// The foot line of `--latency-target`: the deepest point that met it and the first that
+/// `--latency-target` as a finding: the deepest point that met it and the first that
 /// missed, each point's latency at the target's percentile from its runs' merged histograms.
 /// A point with a run cut short or failed neither meets nor misses.
 #[must_use]
-pub fn latency_target_line(record: &RunRecord, target: crate::session::LatencyTarget) -> String {
+pub fn latency_target(record: &RunRecord, target: crate::session::LatencyTarget) -> SweepFinding {
     /// A point's values, its runs' merged histogram and whether every run completed.
-    type Current = (Vec<crate::record::PointValue>, Vec<LatencyBucket>, bool);
-    let mut samples: Vec<(String, u64)> = Vec::new();
+    type Current = (Vec<PointValue>, Vec<LatencyBucket>, bool);
+    let mut samples: Vec<(Vec<PointValue>, u64)> = Vec::new();
     let mut current: Option<Current> = None;
-    let flush = |current: Option<Current>, samples: &mut Vec<(String, u64)>| {
+    let flush = |current: Option<Current>, samples: &mut Vec<(Vec<PointValue>, u64)>| {
         if let Some((point, buckets, complete)) = current {
-            let label = point
-                .iter()
-                .map(|p| format!("{}={}", p.option, p.value))
-                .collect::<Vec<_>>()
-                .join(" ");
             let at = if buckets.is_empty() || !complete {
                 0
             } else {
                 bucket_percentile_ns(&buckets, target.percentile)
             };
-            samples.push((label, at));
+            samples.push((point, at));
         }
     };
     for seg in &record.segments {
@@ -157,21 +152,11 @@ pub fn latency_target_line(record: &RunRecord, target: crate::session::LatencyTa
     }
     flush(current, &mut samples);
     let result = crate::analysis::sweep::latency_target(&samples, target.ns);
-    #[allow(clippy::cast_precision_loss)]
-    let bound = format!(
-        "p{} <= {}",
-        target.percentile,
-        format_latency_ns(target.ns as f64)
-    );
-    match (result.met, result.first_miss) {
-        (Some(met), Some(miss)) => {
-            format!("latency target {bound}: met up to {met}; first missed at {miss}\n")
-        }
-        (Some(met), None) => format!("latency target {bound}: met by every point, up to {met}\n"),
-        (None, Some(miss)) => {
-            format!("latency target {bound}: missed from the first point, {miss}\n")
-        }
-        (None, None) => format!("latency target {bound}: no point measured any latency\n"),
+    SweepFinding::LatencyTarget {
+        percentile: target.percentile,
+        target_ns: target.ns,
+        met: result.met,
+        first_miss: result.first_miss,
     }
 }
 
@@ -887,14 +872,18 @@ fn sample(row: &Row, d: &Dir, last: &str) -> crate::analysis::sweep::Sample {
     }
 }
 
-/// The statements under the table: the sentences of the [`analysis`], then with `advice` the
-/// block-size recommendations.
+/// What the record's `sweep.analysis` holds: the [`analysis`], then with `advice` the
+/// block-size advice of a sweep whose last dimension is `bs`, then the latency target's
+/// finding.
 #[must_use]
-pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
-    let mut out: Vec<String> = analysis(rows, names)
-        .iter()
-        .filter_map(crate::report::sweep::sentence)
-        .collect();
+pub fn findings(
+    record: &RunRecord,
+    rows: &[Row],
+    names: &[String],
+    advice: bool,
+    target: Option<crate::session::LatencyTarget>,
+) -> Vec<SweepFinding> {
+    let mut out = analysis(rows, names);
     if advice && names.last().is_some_and(|l| l == "bs") {
         // The read and write points of the block sizes, wherever `rw` put them.
         let of = |pick: fn(&Row) -> &Dir| -> Vec<crate::analysis::sweep::Sample> {
@@ -904,13 +893,36 @@ pub fn statements(rows: &[Row], names: &[String], advice: bool) -> Vec<String> {
                 .collect()
         };
         out.push(
-            crate::analysis::sweep::advice(&of(read_of), &of(write_of)).map_or_else(
-                || "advice: needs a block-size sweep with reads and writes".to_string(),
-                |a| format!("advice: {a}"),
-            ),
+            crate::analysis::sweep::advice(&of(read_of), &of(write_of))
+                .unwrap_or(SweepFinding::AdviceUnavailable),
         );
     }
+    out.extend(target.map(|t| latency_target(record, t)));
     out
+}
+
+/// The lines under the table: the latency target's, what ran where it is not what the points
+/// say, the page cache and syncs (from the record's segments and the rows), then the
+/// sentences of the other `findings` in their order.
+#[must_use]
+pub fn foot(record: &RunRecord, rows: &[Row], findings: &[SweepFinding]) -> Vec<String> {
+    use crate::report::sweep::sentence;
+    let is_target = |f: &&SweepFinding| matches!(f, SweepFinding::LatencyTarget { .. });
+    let mut lines: Vec<String> = findings
+        .iter()
+        .filter(is_target)
+        .filter_map(sentence)
+        .collect();
+    lines.extend(fallback_line(record, rows));
+    lines.extend(page_cache_line(rows));
+    lines.extend(sync_line(rows));
+    lines.extend(
+        findings
+            .iter()
+            .filter(|f| !is_target(f))
+            .filter_map(sentence),
+    );
+    lines
 }
 
 #[cfg(test)]
@@ -918,6 +930,14 @@ mod tests {
     use super::*;
     use crate::record::PointValue;
     use crate::stats::fixture;
+
+    /// The sentences of `findings`, in order.
+    fn sentences(findings: &[SweepFinding]) -> Vec<String> {
+        findings
+            .iter()
+            .filter_map(crate::report::sweep::sentence)
+            .collect()
+    }
 
     fn dir(iops: f64, bytes_per_s: f64, mean_ns: f64, p99_ns: u64) -> Dir {
         Dir {
@@ -1092,7 +1112,7 @@ mod tests {
             let json: serde_json::Value =
                 serde_json::from_str(&render(&rows, &names, Format::Json)).unwrap();
             assert_eq!(json["best_read"], 0, "{json}");
-            assert!(statements(&rows, &names, false)[0].contains("peaks at 4k"));
+            assert!(sentences(&analysis(&rows, &names))[0].contains("peaks at 4k"));
         }
     }
 
@@ -1113,7 +1133,7 @@ mod tests {
         assert!(lines[1].ends_with("best read, ran psync"), "{text}");
         assert!(lines[2].ends_with("  ran psync at iodepth 1"), "{text}");
         assert_eq!(
-            statements(&rows, &names, false),
+            sentences(&analysis(&rows, &names)),
             ["read peaks at iodepth=1 (ran psync): 100 MB/s (95 MiB/s)"]
         );
         let csv = render(&rows, &names, Format::Csv);
@@ -1241,8 +1261,31 @@ mod tests {
         assert_eq!(json["best_read"], 0);
         assert_eq!(json["rows"][1]["page_cache"], true);
         assert_eq!(
-            statements(&rows, &names, false),
+            sentences(&analysis(&rows, &names)),
             ["read peaks at 4k: 100 MB/s (95 MiB/s)"]
+        );
+    }
+
+    #[test]
+    fn the_foot_says_the_latency_target_first_and_the_advice_last() {
+        let rows = rows();
+        let names = ["bs".to_string()];
+        let mut findings = analysis(&rows, &names);
+        findings.push(SweepFinding::AdviceUnavailable);
+        findings.push(SweepFinding::LatencyTarget {
+            percentile: 99.0,
+            target_ns: 1_000_000,
+            met: None,
+            first_miss: None,
+        });
+        let foot = foot(&fixture::record(), &rows, &findings);
+        assert_eq!(
+            foot,
+            [
+                "latency target p99 <= 1.00 ms: no point measured any latency",
+                "read peaks at 1M: 1.05 GB/s (1000 MiB/s)",
+                "advice: needs a block-size sweep with reads and writes",
+            ]
         );
     }
 
@@ -1291,13 +1334,8 @@ mod tests {
         // Read back, the findings render the foot's sentences.
         let back: Vec<SweepFinding> = serde_json::from_value(json.clone()).unwrap();
         assert_eq!(back, analysis);
-        let sentences: Vec<String> = back
-            .iter()
-            .filter_map(crate::report::sweep::sentence)
-            .collect();
-        assert_eq!(sentences, statements(&rows, &names, false));
         assert_eq!(
-            sentences,
+            sentences(&back),
             [
                 "rw=randread: read peaks at iodepth=16: 168 MB/s (160 MiB/s)",
                 "rw=randread: read knee at iodepth=4: 40.0k IOPS, p99 150.0 us (limit 2x the \

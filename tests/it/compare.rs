@@ -240,7 +240,7 @@ fn files_that_are_not_records_and_bad_percentages_are_usage_errors() {
         (
             vec![s(&future), s(&good)],
             format!(
-                "error: {} has record format_version 99, this diskdash reads versions 2 to 6; ",
+                "error: {} has record format_version 99, this diskdash reads versions 2 to 7; ",
                 s(&future)
             ),
         ),

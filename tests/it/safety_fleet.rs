@@ -25,7 +25,7 @@ fn remote(dir: &Path, after_start: &str) -> PathBuf {
     let script = format!(
         "#!/bin/sh\n\
          case \"$SSH_CONNECTION\" in *' 127.0.0.3 '*) ;; *) exec '{BIN}' \"$@\" ;; esac\n\
-         echo '{{\"format\":\"diskdash-bench-ready\",\"format_version\":6}}'\n\
+         echo '{{\"format\":\"diskdash-bench-ready\",\"format_version\":7}}'\n\
          read word\n\
          {after_start}\n\
          while read word; do :; done\n"
@@ -281,7 +281,7 @@ fn a_host_killed_by_a_signal_or_exiting_early_says_so() {
         ),
         // The error comes typed on the stream; stderr is not read for it.
         (
-            "echo '{\"format\":\"diskdash-bench-error\",\"format_version\":6,\
+            "echo '{\"format\":\"diskdash-bench-error\",\"format_version\":7,\
              \"message\":\"the disk went away\",\"exit_code\":1}'; \
              echo 'error: not this one' >&2; exit 1",
             "the remote run exited with code 1 before finishing: the disk went away",

@@ -227,15 +227,15 @@ fn a_format_version_that_is_not_a_whole_number_is_not_called_missing() {
     let cases: [(&str, &str); 3] = [
         (
             r#""2""#,
-            "has record format_version \"2\", not a whole number; this diskdash reads versions 2 to 6",
+            "has record format_version \"2\", not a whole number; this diskdash reads versions 2 to 7",
         ),
         (
             "2.0",
-            "has record format_version 2.0, not a whole number; this diskdash reads versions 2 to 6",
+            "has record format_version 2.0, not a whole number; this diskdash reads versions 2 to 7",
         ),
         (
             "",
-            "has record format_version missing, this diskdash reads versions 2 to 6",
+            "has record format_version missing, this diskdash reads versions 2 to 7",
         ),
     ];
     for (i, (version, want)) in cases.into_iter().enumerate() {

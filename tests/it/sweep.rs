@@ -184,8 +184,17 @@ fn loops_are_picked_and_the_table_says_which_and_the_peak() {
     assert_eq!(record["sweep"]["dimensions"], serde_json::json!(["bs"]));
     assert_eq!(record["sweep"]["loops"], 2);
     assert_eq!(record["sweep"]["pick"], "median");
-    let statements = record["sweep"]["statements"].to_string();
-    assert!(statements.contains("read peaks at 64k: "), "{statements}");
+    // The foot's findings, typed; no sentences as text.
+    assert!(record["sweep"].get("statements").is_none(), "{record}");
+    let analysis = record["sweep"]["analysis"].as_array().unwrap();
+    let peak = analysis
+        .iter()
+        .find(|f| f["kind"] == "peak" && f["direction"] == "read")
+        .unwrap();
+    assert_eq!(
+        (&peak["dimension"], &peak["value"]),
+        (&"bs".into(), &"64k".into())
+    );
 }
 
 #[test]
@@ -322,10 +331,26 @@ fn a_latency_target_stops_at_the_first_miss_and_names_the_deepest_point_that_met
     );
     assert_success(&missed);
     assert_stderr_has(&missed, "note: latency target missed: p50 ");
+    assert_stdout_has(
+        &missed,
+        "latency target p50 <= 1.0 us: missed from the first point, numjobs=1\n",
+    );
     let record = read_json(&dir.path().join("r.json"));
     assert_valid_record(&record);
     // The plan ended after the first point.
     assert_eq!(record["segments"].as_array().unwrap().len(), 1);
+    // The record keeps the target's finding typed, the line is rendered from it.
+    let target = record["sweep"]["analysis"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "latency_target")
+        .unwrap();
+    assert_eq!(
+        *target,
+        serde_json::json!({"kind": "latency_target", "percentile": 50.0, "target_ns": 1000,
+            "met": null, "first_miss": [{"option": "numjobs", "value": "1"}]})
+    );
     for (args, want) in [
         (
             &["--latency-target", "1ms"][..],
@@ -403,9 +428,29 @@ fn the_memory_baseline_runs_each_point_again_on_dev_shm() {
             .count(),
         4
     );
-    assert!(table.contains("advice: use "), "{table}");
     let record = read_json(&dir.path().join("r.json"));
     assert_valid_record(&record);
+    // The advice is kept typed; its line names the peaks it found.
+    let advice = record["sweep"]["analysis"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "advice")
+        .unwrap();
+    let sizes = ["64k", "128k"].map(serde_json::Value::from);
+    for peak in ["write_peak", "read_peak"] {
+        assert!(sizes.contains(&advice[peak]), "{advice}");
+    }
+    let write_heavy = advice["write_heavy"].as_array().unwrap();
+    let run = match &write_heavy[..] {
+        [one] => one.as_str().unwrap().to_string(),
+        [first, last] => format!("{}-{}", first.as_str().unwrap(), last.as_str().unwrap()),
+        _ => panic!("{advice}"),
+    };
+    assert!(
+        table.contains(&format!("advice: use {run} for write-heavy, ")),
+        "{table}"
+    );
     let segments = record["segments"].as_array().unwrap();
     assert_eq!(segments.len(), 8);
     assert_eq!(
@@ -982,15 +1027,11 @@ fn the_json_table_and_the_record_carry_the_analysis_typed() {
         best["point"][0]["value"],
         table["rows"][best["row"].as_u64().unwrap() as usize]["point"][0][1]
     );
-    // The record stores the same analysis, and the sentences rendered from it.
+    // The record stores the same analysis, not the sentences rendered from it.
     let record = read_json(&dir.path().join("r.json"));
     assert_valid_record(&record);
     assert_eq!(record["sweep"]["analysis"], table["analysis"]);
-    let statements = record["sweep"]["statements"].to_string();
-    assert!(
-        statements.contains(&format!("read peaks at iodepth={}: ", peak["value"])),
-        "{statements}"
-    );
+    assert!(record["sweep"].get("statements").is_none(), "{record}");
     // The schema holds: a knee without its p99, or with a value that is neither a number nor
     // a text, is refused.
     let knee = serde_json::json!({"kind": "knee", "dimension": "iodepth", "value": 4,
