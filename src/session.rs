@@ -88,7 +88,7 @@ pub struct SessionOptions {
     /// A sweep's latency target: the plan ends after the first step whose latency at this
     /// percentile (reads and writes together) is above it.
     pub latency_target: Option<LatencyTarget>,
-    /// Adds what the front end derives from the finished record (a sweep's statements)
+    /// Adds what the front end derives from the finished record (a sweep's findings)
     /// before the record is written.
     pub annotate: Option<Annotate>,
     /// Holds the first measured window until the caller says go (`diskdash fleet`'s remote

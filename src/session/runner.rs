@@ -126,6 +126,36 @@ pub struct Prepared {
     pub notes: Vec<String>,
 }
 
+/// What the run says before it starts: the plan's and targets' notes, the job's depth and
+/// buffer notes, why there are no device statistics; the targets' warnings and a buffered job's.
+fn opening_notes(
+    plan: &Plan,
+    spec: &JobSpec,
+    targets: &[Target],
+    mut notes: Vec<String>,
+    device_absent: Option<&str>,
+) -> (Vec<String>, Vec<RunWarning>) {
+    let mut warnings: Vec<RunWarning> = Vec::new();
+    for t in targets {
+        notes.extend(t.notes.iter().cloned());
+        warnings.extend(t.warnings.iter().cloned());
+    }
+    notes.extend(spec.depth_note());
+    notes.extend(spec.buffer_note());
+    if let Some(why) = device_absent {
+        notes.push(format!("no device statistics: {why}"));
+    }
+    if plan
+        .steps
+        .iter()
+        .flat_map(|s| &s.jobs)
+        .any(|j| !j.spec.direct)
+    {
+        warnings.push(RunWarning::Buffered);
+    }
+    (notes, warnings)
+}
+
 impl Runner {
     pub fn new(
         plan: Plan,
@@ -155,25 +185,8 @@ impl Runner {
             fallback,
             ..EngineRecord::default()
         };
-        let mut notes = plan_notes;
-        let mut warnings: Vec<RunWarning> = Vec::new();
-        for t in &targets {
-            notes.extend(t.notes.iter().cloned());
-            warnings.extend(t.warnings.iter().cloned());
-        }
-        notes.extend(spec.depth_note());
-        notes.extend(spec.buffer_note());
-        if let Some(why) = &device_absent {
-            notes.push(format!("no device statistics: {why}"));
-        }
-        if plan
-            .steps
-            .iter()
-            .flat_map(|s| &s.jobs)
-            .any(|j| !j.spec.direct)
-        {
-            warnings.push(RunWarning::Buffered);
-        }
+        let (notes, warnings) =
+            opening_notes(&plan, &spec, &targets, plan_notes, device_absent.as_deref());
         let needs_fill = targets.iter().any(|t| t.needs_fill);
         let fill_bytes: u64 = targets
             .iter()
