@@ -164,11 +164,15 @@ impl Direction {
         }
     }
 
-    /// `dirs` merged over `elapsed_ns` (the longest of the jobs, as fio's group rates).
+    /// `dirs`, each with its job's measured time, merged over the longest of the direction's
+    /// own times (as fio's group rates): the job's time, or the direction's `runtime_ns`
+    /// where it has one (a verifying write job's read: its read-back).
     #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
-    fn merged<'d>(dirs: impl Iterator<Item = &'d DirectionRecord>, elapsed_ns: u64) -> Self {
+    fn merged<'d>(dirs: impl Iterator<Item = (&'d DirectionRecord, u64)>) -> Self {
         let mut out = Self::default();
-        for dir in dirs {
+        let mut elapsed_ns = 0;
+        for (dir, job_elapsed_ns) in dirs {
+            elapsed_ns = dir.runtime_ns.unwrap_or(job_elapsed_ns).max(elapsed_ns);
             out.io_bytes += dir.io_bytes;
             out.total_ios += dir.total_ios;
             out.lat.add(&Latency::of(&dir.lat_ns));
@@ -382,8 +386,8 @@ fn merged_block(group: u32, jobs: Vec<&SegmentJobRecord>) -> Block<'_> {
         workers: jobs.iter().map(|job| job.job.numjobs).sum(),
         clone: false,
         elapsed_ns,
-        read: Direction::merged(jobs.iter().map(|job| &job.read), elapsed_ns),
-        write: Direction::merged(jobs.iter().map(|job| &job.write), elapsed_ns),
+        read: Direction::merged(jobs.iter().map(|job| (&job.read, job.elapsed_ns))),
+        write: Direction::merged(jobs.iter().map(|job| (&job.write, job.elapsed_ns))),
         sync_ios: jobs.iter().map(|job| job.sync.total_ios).sum(),
         sync_lat,
         usr_cpu: cpu_pct(jobs.iter().map(|job| job.cpu.usr_ns).sum()),
@@ -424,7 +428,8 @@ impl GroupDirection {
             g.max_bw_bytes = g.max_bw_bytes.max(dir.bw_bytes);
             g.min_run_ms = g.min_run_ms.min(dir.runtime);
             g.max_run_ms = g.max_run_ms.max(dir.runtime);
-            max_elapsed_ns = max_elapsed_ns.max(elapsed_ns);
+            // A verifying write job's read: over its read-back, not the job's time.
+            max_elapsed_ns = max_elapsed_ns.max(dir.runtime_ns.unwrap_or(elapsed_ns));
         }
         if let Some(g) = out.as_mut() {
             g.agg_bw_bytes = if max_elapsed_ns > 0 {
