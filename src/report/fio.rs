@@ -604,6 +604,28 @@ mod tests {
     }
 
     #[test]
+    fn a_read_back_s_reads_run_over_their_own_time_in_a_group() {
+        let mut back = crate::stats::DirectionStats::new();
+        for _ in 0..100 {
+            back.record(1 << 20, 1_000);
+        }
+        let none = crate::stats::DirectionStats::new();
+        // A 1 s write job whose read-back read 100 MiB in 100 ms.
+        let verified = DirectionRecord::with_verify_reads(&none, 1_000_000_000, &back, 100_000_000);
+        let alone = Direction::merged([(&verified, 1_000_000_000)].into_iter());
+        assert_eq!((alone.runtime_ms, alone.bw_bytes), (100, 1000 << 20));
+        let group = GroupDirection::of([(&verified, 1_000_000_000)].into_iter()).unwrap();
+        assert_eq!(group.agg_bw_bytes, 1000 << 20);
+        // Beside a 2 s read job of 100 MiB: the group's read over the longer, 2 s.
+        let reader = DirectionRecord::from_stats(&back, 2_000_000_000);
+        let both = [(&verified, 1_000_000_000), (&reader, 2_000_000_000)];
+        let merged = Direction::merged(both.into_iter());
+        assert_eq!((merged.runtime_ms, merged.bw_bytes), (2000, 100 << 20));
+        let group = GroupDirection::of(both.into_iter()).unwrap();
+        assert_eq!((group.min_run_ms, group.max_run_ms), (100, 2000));
+    }
+
+    #[test]
     fn a_group_runs_at_its_bytes_over_its_longest_job() {
         let groups = run_groups(&record());
         let read = groups[0].read.clone().unwrap();
