@@ -405,7 +405,7 @@ pub struct VerifyFailure {
 }
 
 /// A worker's (or a job's) verification: blocks checked, failed, the first failures kept.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct VerifyOutcome {
     pub checked: u64,
     pub failed: u64,
@@ -413,6 +413,9 @@ pub struct VerifyOutcome {
     pub failures: Vec<VerifyFailure>,
     /// Time spent reading back after the run (a write job's pass), ns.
     pub pass_ns: u64,
+    /// The read-back's reads, each timed as the run's I/O is: outside the measured window,
+    /// so kept apart from the run's stats (fio counts them in the job's read).
+    pub reads: crate::stats::DirectionStats,
 }
 
 /// Failures kept in full per worker and per job; the rest are counted.
@@ -424,6 +427,7 @@ impl VerifyOutcome {
         self.checked += other.checked;
         self.failed += other.failed;
         self.pass_ns = self.pass_ns.max(other.pass_ns);
+        self.reads.add(&other.reads);
         self.failures.extend(other.failures);
         self.failures.sort_by_key(|f| f.offset);
         self.failures.truncate(VERIFY_FAILURES_KEPT);
@@ -1245,7 +1249,8 @@ impl<'a> Loop<'a> {
     }
 
     /// A verifying write job's read-back: every block it wrote, once, in a plain `pread` per
-    /// block into its first buffer (the ring is gone by now), each checked.
+    /// block into its first buffer (the ring is gone by now), each checked and timed into
+    /// the outcome's `reads` (fio counts them in the job's read; the window is closed).
     fn verify_pass(
         &mut self,
         buffers: &mut AlignedBuffers,
@@ -1265,8 +1270,12 @@ impl<'a> Loop<'a> {
                 break;
             }
             let buf = &mut buffers.as_mut_slice()[..len];
+            let issued = monotonic_ns();
             match nix::sys::uio::pread(fd, buf, i64::try_from(offset).unwrap_or(i64::MAX)) {
-                Ok(n) if n == len => {}
+                Ok(n) if n == len => {
+                    let latency = monotonic_ns().saturating_sub(issued);
+                    self.verify_out.reads.record(len as u64, latency);
+                }
                 Ok(_) => {
                     self.fail_errno("read (verifying)", Some(offset), 0);
                     break;

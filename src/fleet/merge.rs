@@ -152,6 +152,7 @@ pub fn merge_direction(parts: &[&DirectionRecord], rates: Rates) -> DirectionRec
         runtime,
         total_ios,
         lat_ns: merge_latency(&latencies),
+        runtime_ns: None,
     }
 }
 

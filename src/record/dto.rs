@@ -712,6 +712,11 @@ pub struct DirectionRecord {
     /// omission). Absent when the direction ran flat out.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub lat_sched_ns: Option<LatencyRecord>,
+    /// This direction's own time, ns, where it is not its job's `elapsed_ns` (format 5): a
+    /// verifying write job's read is its read-back, after the measured window (fio's
+    /// per-direction `runtime`). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub runtime_ns: Option<u64>,
 }
 
 impl DirectionRecord {

@@ -387,6 +387,7 @@ mod tests {
                 LatencyRecord::default()
             },
             lat_sched_ns: None,
+            runtime_ns: None,
         }
     }
 

@@ -164,11 +164,15 @@ impl Direction {
         }
     }
 
-    /// `dirs` merged over `elapsed_ns` (the longest of the jobs, as fio's group rates).
+    /// `dirs`, each with its job's measured time, merged over the longest of the direction's
+    /// own times (as fio's group rates): the job's time, or the direction's `runtime_ns`
+    /// where it has one (a verifying write job's read: its read-back).
     #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
-    fn merged<'d>(dirs: impl Iterator<Item = &'d DirectionRecord>, elapsed_ns: u64) -> Self {
+    fn merged<'d>(dirs: impl Iterator<Item = (&'d DirectionRecord, u64)>) -> Self {
         let mut out = Self::default();
-        for dir in dirs {
+        let mut elapsed_ns = 0;
+        for (dir, job_elapsed_ns) in dirs {
+            elapsed_ns = dir.runtime_ns.unwrap_or(job_elapsed_ns).max(elapsed_ns);
             out.io_bytes += dir.io_bytes;
             out.total_ios += dir.total_ios;
             out.lat.add(&Latency::of(&dir.lat_ns));
@@ -382,8 +386,8 @@ fn merged_block(group: u32, jobs: Vec<&SegmentJobRecord>) -> Block<'_> {
         workers: jobs.iter().map(|job| job.job.numjobs).sum(),
         clone: false,
         elapsed_ns,
-        read: Direction::merged(jobs.iter().map(|job| &job.read), elapsed_ns),
-        write: Direction::merged(jobs.iter().map(|job| &job.write), elapsed_ns),
+        read: Direction::merged(jobs.iter().map(|job| (&job.read, job.elapsed_ns))),
+        write: Direction::merged(jobs.iter().map(|job| (&job.write, job.elapsed_ns))),
         sync_ios: jobs.iter().map(|job| job.sync.total_ios).sum(),
         sync_lat,
         usr_cpu: cpu_pct(jobs.iter().map(|job| job.cpu.usr_ns).sum()),
@@ -424,7 +428,8 @@ impl GroupDirection {
             g.max_bw_bytes = g.max_bw_bytes.max(dir.bw_bytes);
             g.min_run_ms = g.min_run_ms.min(dir.runtime);
             g.max_run_ms = g.max_run_ms.max(dir.runtime);
-            max_elapsed_ns = max_elapsed_ns.max(elapsed_ns);
+            // A verifying write job's read: over its read-back, not the job's time.
+            max_elapsed_ns = max_elapsed_ns.max(dir.runtime_ns.unwrap_or(elapsed_ns));
         }
         if let Some(g) = out.as_mut() {
             g.agg_bw_bytes = if max_elapsed_ns > 0 {
@@ -596,6 +601,28 @@ mod tests {
             .map(|b| b.name)
             .collect();
         assert_eq!(names, ["r", "w", "seq"]);
+    }
+
+    #[test]
+    fn a_read_back_s_reads_run_over_their_own_time_in_a_group() {
+        let mut back = crate::stats::DirectionStats::new();
+        for _ in 0..100 {
+            back.record(1 << 20, 1_000);
+        }
+        let none = crate::stats::DirectionStats::new();
+        // A 1 s write job whose read-back read 100 MiB in 100 ms.
+        let verified = DirectionRecord::with_verify_reads(&none, 1_000_000_000, &back, 100_000_000);
+        let alone = Direction::merged([(&verified, 1_000_000_000)].into_iter());
+        assert_eq!((alone.runtime_ms, alone.bw_bytes), (100, 1000 << 20));
+        let group = GroupDirection::of([(&verified, 1_000_000_000)].into_iter()).unwrap();
+        assert_eq!(group.agg_bw_bytes, 1000 << 20);
+        // Beside a 2 s read job of 100 MiB: the group's read over the longer, 2 s.
+        let reader = DirectionRecord::from_stats(&back, 2_000_000_000);
+        let both = [(&verified, 1_000_000_000), (&reader, 2_000_000_000)];
+        let merged = Direction::merged(both.into_iter());
+        assert_eq!((merged.runtime_ms, merged.bw_bytes), (2000, 100 << 20));
+        let group = GroupDirection::of(both.into_iter()).unwrap();
+        assert_eq!((group.min_run_ms, group.max_run_ms), (100, 2000));
     }
 
     #[test]

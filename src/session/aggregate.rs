@@ -90,6 +90,9 @@ pub struct CloneEnd {
     pub elapsed_ns: u64,
     /// The worker thread's (user ns, system ns, context switches).
     pub cpu: (u64, u64, u64),
+    /// Its verify read-back's reads and their time, ns (after the measured window).
+    pub verify_reads: crate::stats::DirectionStats,
+    pub verify_ns: u64,
 }
 
 /// What the segment left when all workers ended.
@@ -701,7 +704,8 @@ impl SegmentRun {
                     Ok(exit) => {
                         if let Some(clone) = slot.clones.get_mut(w) {
                             clone.add(&exit.stats);
-                            clone_ends.push((exit.stats.end_ns, exit.cpu));
+                            let verify = (exit.verify.reads.clone(), exit.verify.pass_ns);
+                            clone_ends.push((exit.stats.end_ns, exit.cpu, verify));
                         }
                         job_end_ns = job_end_ns.max(exit.stats.end_ns);
                         if exit.stats.last {
@@ -772,13 +776,17 @@ impl SegmentRun {
                     std::mem::take(&mut slot.clones)
                         .into_iter()
                         .zip(clone_ends)
-                        .map(|(total, (end_ns, cpu))| CloneEnd {
-                            total,
-                            elapsed_ns: end_ns
-                                .saturating_sub(start_ns)
-                                .saturating_sub(not_measured_ns),
-                            cpu,
-                        })
+                        .map(
+                            |(total, (end_ns, cpu, (verify_reads, verify_ns)))| CloneEnd {
+                                total,
+                                elapsed_ns: end_ns
+                                    .saturating_sub(start_ns)
+                                    .saturating_sub(not_measured_ns),
+                                cpu,
+                                verify_reads,
+                                verify_ns,
+                            },
+                        )
                         .collect()
                 } else {
                     // A worker that panicked left no end: no per-clone report.

@@ -1157,8 +1157,12 @@ impl Runner {
                 status: fold::job_status(error.is_some(), status),
                 error,
                 elapsed_ns: job_end.elapsed_ns,
-                read: DirectionRecord::from_stats(&job_end.total.read, job_end.elapsed_ns)
-                    .with_histogram(&job_end.total.read),
+                read: DirectionRecord::with_verify_reads(
+                    &job_end.total.read,
+                    job_end.elapsed_ns,
+                    &job_end.verify.reads,
+                    job_end.verify.pass_ns,
+                ),
                 write: DirectionRecord::from_stats(&job_end.total.write, job_end.elapsed_ns)
                     .with_histogram(&job_end.total.write),
                 sync: SyncRecord::from_stats(&job_end.total.sync)
@@ -1174,8 +1178,12 @@ impl Runner {
                     .iter()
                     .map(|clone| crate::record::CloneRecord {
                         elapsed_ns: clone.elapsed_ns,
-                        read: DirectionRecord::from_stats(&clone.total.read, clone.elapsed_ns)
-                            .with_histogram(&clone.total.read),
+                        read: DirectionRecord::with_verify_reads(
+                            &clone.total.read,
+                            clone.elapsed_ns,
+                            &clone.verify_reads,
+                            clone.verify_ns,
+                        ),
                         write: DirectionRecord::from_stats(&clone.total.write, clone.elapsed_ns)
                             .with_histogram(&clone.total.write),
                         sync: SyncRecord::from_stats(&clone.total.sync)

@@ -94,6 +94,7 @@ impl DirPoint {
             total_ios: self.total_ios,
             lat_ns: self.latency(),
             lat_sched_ns: self.sched.as_ref().map(|sched| sched.latency()),
+            runtime_ns: None,
         }
     }
 }

@@ -31,6 +31,7 @@ impl DirectionRecord {
                 .sched
                 .as_ref()
                 .map(|sched| LatencyRecord::from(&sched.summary())),
+            runtime_ns: None,
         }
     }
 
@@ -41,12 +42,43 @@ impl DirectionRecord {
         self
     }
 
+    /// A job's (or clone's) read, with its histogram: the measured reads over `elapsed_ns`,
+    /// and a verifying write job's read-back reads (`verify`, over `verify_ns`) added as fio
+    /// adds them to the job's read, its rates and `runtime` over the direction's own time
+    /// ([`direction_runtime_ns`]), kept in `runtime_ns`.
+    #[must_use]
+    pub fn with_verify_reads(
+        measured: &DirectionStats,
+        elapsed_ns: u64,
+        verify: &DirectionStats,
+        verify_ns: u64,
+    ) -> Self {
+        if verify.ios == 0 {
+            return Self::from_stats(measured, elapsed_ns).with_histogram(measured);
+        }
+        let mut all = measured.clone();
+        all.add(verify);
+        let runtime_ns = direction_runtime_ns(measured.ios, elapsed_ns, verify_ns);
+        let mut record = Self::from_stats(&all, runtime_ns).with_histogram(&all);
+        record.runtime_ns = Some(runtime_ns);
+        record
+    }
+
     /// Adds one interval's latency histogram, bounded (`HistogramRecord::of_interval`).
     #[must_use]
     pub fn with_interval_histogram(mut self, stats: &DirectionStats) -> Self {
         self.lat_ns.histogram = Some(HistogramRecord::of_interval(stats));
         self
     }
+}
+
+/// One direction's own time, as fio keeps a runtime per direction: the job's measured time
+/// where the direction did measured I/O, plus its verify read-back's time (a pure write
+/// job's read is its read-back alone).
+#[must_use]
+pub fn direction_runtime_ns(measured_ios: u64, elapsed_ns: u64, verify_ns: u64) -> u64 {
+    let measured_ns = if measured_ios > 0 { elapsed_ns } else { 0 };
+    measured_ns.saturating_add(verify_ns)
 }
 
 impl HistogramRecord {
@@ -109,6 +141,56 @@ impl SyncRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn verify_reads_count_over_their_own_runtime() {
+        assert_eq!(
+            direction_runtime_ns(0, 2_000_000_000, 250_000_000),
+            250_000_000
+        );
+        assert_eq!(
+            direction_runtime_ns(7, 2_000_000_000, 250_000_000),
+            2_250_000_000
+        );
+        assert_eq!(direction_runtime_ns(7, 2_000_000_000, 0), 2_000_000_000);
+        // A pure write job: no measured reads, 4 verify reads in 2 ms.
+        let measured = DirectionStats::new();
+        let mut verify = DirectionStats::new();
+        for ns in [1_000, 2_000, 3_000, 4_000] {
+            verify.record(4096, ns);
+        }
+        let read = DirectionRecord::with_verify_reads(&measured, 1_000_000_000, &verify, 2_000_000);
+        assert_eq!((read.total_ios, read.io_bytes), (4, 16_384));
+        assert_eq!(read.runtime_ns, Some(2_000_000));
+        assert_eq!(read.runtime, 2);
+        // Bandwidth over the read-back's 2 ms, not the job's second.
+        assert_eq!(read.bw_bytes, 8_192_000);
+        // Each read's own latency (the histogram's bucket bounds, within 1/128).
+        assert_eq!((read.lat_ns.min, read.lat_ns.n), (1_000, 4));
+        assert!(
+            (4_000..=4_032).contains(&read.lat_ns.max),
+            "{}",
+            read.lat_ns.max
+        );
+        assert_eq!(read.lat_ns.histogram.unwrap().count.iter().sum::<u64>(), 4);
+        // Measured reads and verify reads together: counts add, time adds.
+        let mut mixed = DirectionStats::new();
+        mixed.record(4096, 500);
+        let read = DirectionRecord::with_verify_reads(&mixed, 1_000_000_000, &verify, 2_000_000);
+        assert_eq!((read.total_ios, read.runtime_ns), (5, Some(1_002_000_000)));
+        // No read-back: the plain record, no `runtime_ns`.
+        let plain = DirectionRecord::with_verify_reads(&mixed, 1_000_000_000, &measured, 0);
+        assert_eq!(
+            plain,
+            DirectionRecord::from_stats(&mixed, 1_000_000_000).with_histogram(&mixed)
+        );
+        assert!(
+            serde_json::to_value(&plain)
+                .unwrap()
+                .get("runtime_ns")
+                .is_none()
+        );
+    }
 
     #[test]
     fn histograms_are_sparse_sum_to_n_and_round_trip() {

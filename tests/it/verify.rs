@@ -201,6 +201,12 @@ fn the_read_back_is_not_in_the_device_window() {
     assert_eq!(checked, 8192, "{}", record["verify"]);
     let rec = &record["device"]["reconciliation"];
     assert_eq!(rec["device_read_ios"], 0, "the read-back's reads: {rec}");
+    // The job's read counts them, as fio's; the run's (what the disk is compared with) not.
+    let job_read = &record["segments"][0]["jobs"][0]["read"];
+    assert_eq!(job_read["total_ios"], checked, "{job_read}");
+    assert!(job_read["runtime_ns"].as_u64().unwrap() > 0, "{job_read}");
+    assert_eq!(record["read"]["total_ios"], 0);
+    assert_eq!(rec["app_read_ios"], 0, "{rec}");
     assert_eq!(rec["device_write_ios"], rec["app_write_ios"], "{rec}");
     assert!(
         rec["verdict"].as_str().unwrap().starts_with("match:"),
@@ -283,4 +289,57 @@ fn a_read_back_waits_for_the_steps_other_jobs() {
     assert_eq!(w["device_write_ios"], w["app_write_ios"], "{w}");
     let r = of(reader.name());
     assert_eq!(r["device_read_ios"], r["app_read_ios"], "{r}");
+}
+
+/// fio counts a verifying write job's read-back in the job's read, over the read-back's own
+/// time; `diskdash fio` does too: the same reads and bytes as fio, and the read's rates over
+/// its own runtime, a part of the run's.
+#[test]
+#[ignore = "needs fio"]
+fn diskdash_fio_counts_the_read_back_in_the_jobs_read_as_fio_does() {
+    let job = [
+        "--name=v",
+        "--filename=v.dat",
+        "--rw=write",
+        "--verify=crc32c",
+        "--size=16M",
+        "--bs=4k",
+        "--ioengine=psync",
+        "--output-format=json",
+    ];
+    let theirs = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("fio")
+        .args(job)
+        .current_dir(theirs.path())
+        .output()
+        .expect("fio is installed");
+    assert_success(&out);
+    let fio: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ours = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let out = crate::fio_run::fio(ours.path(), &job);
+    let wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap();
+    assert_success(&out);
+    let diskdash: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let (fio_read, read) = (&fio["jobs"][0]["read"], &diskdash["jobs"][0]["read"]);
+    assert_eq!(fio_read["total_ios"], 4096, "{fio_read}");
+    assert_eq!(fio_read["io_bytes"], 16 << 20, "{fio_read}");
+    assert_eq!(read["total_ios"], fio_read["total_ios"], "{read}");
+    assert_eq!(read["io_bytes"], fio_read["io_bytes"], "{read}");
+    assert_eq!(read["lat_ns"]["N"], 4096, "{read}");
+    assert!(read["clat_ns"]["min"].as_u64().unwrap() > 0, "{read}");
+    let runtime = read["runtime"].as_u64().unwrap();
+    assert!(
+        runtime > 0 && runtime < wall_ms,
+        "read runtime {runtime} ms of {wall_ms} ms"
+    );
+    // The rate is over the read-back's time, not the writes'.
+    let bw = read["bw_bytes"].as_f64().unwrap();
+    #[allow(clippy::cast_precision_loss)]
+    let over_runtime = (16u64 << 20) as f64 * 1000.0 / runtime as f64;
+    assert!(
+        (bw / over_runtime - 1.0).abs() < 0.05,
+        "read bw {bw} B/s against 16 MiB over {runtime} ms"
+    );
+    assert_eq!(diskdash["jobs"][0]["write"]["total_ios"], 4096);
 }
