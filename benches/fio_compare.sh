@@ -227,7 +227,7 @@ PY
 # workers) per interval, at several worker counts. It must not grow with the I/O rate.
 SESSION_JOBS=${SESSION_JOBS:-"1 16 64"}
 echo
-echo "session CPU per 100ms interval (threads other than the workers), null engine, 6 s runs:"
+echo "session CPU per 100ms interval (threads other than the workers), null engine, 4 s of 8 s runs:"
 for j in $SESSION_JOBS; do
   "$DD" bench "$BENCH_DIR" --ioengine null --size 64M --numjobs "$j" --runtime 8s --interval 100ms \
       --no-tui --json "$OUT/session-j$j.json" >/dev/null 2>&1 &
@@ -237,26 +237,25 @@ for j in $SESSION_JOBS; do
 import os, sys, time
 pid, jobs = sys.argv[1], sys.argv[2]
 tick = os.sysconf("SC_CLK_TCK")
-def split():
-    own = work = 0
+def sample():
+    out = {}
     for t in os.listdir(f"/proc/{pid}/task"):
         try:
             comm = open(f"/proc/{pid}/task/{t}/comm").read().strip()
             f = open(f"/proc/{pid}/task/{t}/stat").read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        cpu = int(f[11]) + int(f[12])
-        if comm.startswith("bench-"):
-            work += cpu
-        else:
-            own += cpu
-    return own, work
-o0, w0 = split(); t0 = time.monotonic()
-time.sleep(6)
-o1, w1 = split(); t1 = time.monotonic()
+        out[t] = (comm.startswith("bench-"), int(f[11]) + int(f[12]))
+    return out
+a = sample(); t0 = time.monotonic()
+time.sleep(4)
+b = sample(); t1 = time.monotonic()
+# Threads present at both samples only: one that ends in between takes its ticks with it.
+own = sum(b[t][1] - a[t][1] for t in a.keys() & b.keys() if not a[t][0])
+work = sum(b[t][1] - a[t][1] for t in a.keys() & b.keys() if a[t][0])
 intervals = (t1 - t0) / 0.1
-print(f"  {jobs:>3} workers: session {(o1 - o0) / tick * 1e3 / intervals:.2f} ms CPU per interval, "
-      f"workers {(w1 - w0) / tick / (t1 - t0):.2f} CPUs busy")
+print(f"  {jobs:>3} workers: session {own / tick * 1e3 / intervals:.2f} ms CPU per interval, "
+      f"workers {work / tick / (t1 - t0):.2f} CPUs busy")
 PY
   wait "$pid" || true
 done
