@@ -164,6 +164,100 @@ pub fn fill_random_from(bytes: &mut [u8], state: &mut u64) {
     }
 }
 
+/// How fio's `dedupe_mode` picks the earlier block a deduplicable write repeats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DedupeMode {
+    /// The block written last before it that was not itself a repeat (fio's `repeat`).
+    Repeat,
+    /// Any of the first blocks of the job's stream, a working set of
+    /// `dedupe_working_set_percentage` of the job's blocks (fio's `working_set`).
+    WorkingSet,
+}
+
+/// What a write job's blocks hold, shaped to deduplicate and compress as asked (fio's
+/// `dedupe_percentage`, `dedupe_mode`, `dedupe_working_set_percentage`,
+/// `buffer_compress_percentage`, `buffer_compress_chunk`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// Percent of written blocks that repeat an earlier block's bytes.
+    pub dedupe_pct: u8,
+    pub mode: DedupeMode,
+    /// The working set, in percent of the job's blocks (`DedupeMode::WorkingSet`).
+    pub working_set_pct: u8,
+    /// Percent of each chunk that is zeros (the rest pseudo-random): a compressor keeps about
+    /// `100 - compress_pct` percent.
+    pub compress_pct: u8,
+    /// Bytes in each compressible chunk (fio's default: 512); 0: the whole block.
+    pub chunk_bytes: u32,
+}
+
+/// Fills write blocks by a [`Shape`]: each block is made from one seed, so a repeat of an
+/// earlier block is the same seed again.
+#[derive(Debug, Clone)]
+pub struct Shaper {
+    shape: Shape,
+    /// The stream of unique seeds: block `k` not a repeat is made from `unique(base, k)`.
+    base: u64,
+    /// Unique blocks made so far.
+    made: u64,
+    /// The working set's blocks (at least 1).
+    working_set: u64,
+    /// Draws: repeat or not, and which block of the working set.
+    draw: u64,
+}
+
+impl Shaper {
+    /// A shaper for a worker whose region holds `blocks` blocks, its streams seeded from `seed`.
+    #[must_use]
+    pub fn new(shape: Shape, blocks: u64, seed: u64) -> Self {
+        let working_set =
+            (u128::from(blocks) * u128::from(shape.working_set_pct.min(100)) / 100) as u64;
+        Self {
+            shape,
+            base: seed ^ 0xD0D0_5EED_0000_0001,
+            made: 0,
+            working_set: working_set.max(1),
+            draw: seed ^ 0x0DED_0FE0_0000_0002,
+        }
+    }
+
+    fn unique(&self, index: u64) -> u64 {
+        let mut state = self.base ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        crate::bench::workload::splitmix64(&mut state)
+    }
+
+    /// Fills `block` with the next write's bytes.
+    pub fn fill(&mut self, block: &mut [u8]) {
+        let roll = crate::bench::workload::splitmix64(&mut self.draw) % 100;
+        let repeat = self.made > 0 && roll < u64::from(self.shape.dedupe_pct);
+        let index = if repeat {
+            match self.shape.mode {
+                DedupeMode::Repeat => self.made - 1,
+                DedupeMode::WorkingSet => {
+                    crate::bench::workload::splitmix64(&mut self.draw)
+                        % self.working_set.min(self.made)
+                }
+            }
+        } else {
+            self.made += 1;
+            self.made - 1
+        };
+        let mut state = self.unique(index);
+        let chunk = match self.shape.chunk_bytes {
+            0 => block.len(),
+            n => n as usize,
+        };
+        for piece in block.chunks_mut(chunk.max(1)) {
+            // Zeros at the end of each chunk, as fio's compressible buffers: random bytes
+            // first, then the compressible rest.
+            let zeros = piece.len() * usize::from(self.shape.compress_pct.min(100)) / 100;
+            let random = piece.len() - zeros;
+            fill_random_from(&mut piece[..random], &mut state);
+            piece[random..].fill(0);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,5 +366,110 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    /// Blocks of `block_len` bytes in `bytes`: how many repeat an earlier block, and the share
+    /// of bytes that are zeros.
+    fn measure(bytes: &[u8], block_len: usize) -> (f64, f64) {
+        let mut seen = std::collections::HashSet::new();
+        let blocks = bytes.len() / block_len;
+        let repeats = bytes
+            .chunks(block_len)
+            .filter(|b| !seen.insert(b.to_vec()))
+            .count();
+        let zeros = bytes.iter().filter(|&&b| b == 0).count();
+        (
+            repeats as f64 / blocks as f64,
+            zeros as f64 / bytes.len() as f64,
+        )
+    }
+
+    fn shaped(shape: Shape, blocks: usize, seed: u64) -> Vec<u8> {
+        let mut shaper = Shaper::new(shape, blocks as u64, seed);
+        let mut out = vec![0xFFu8; blocks * 4096];
+        for block in out.chunks_mut(4096) {
+            shaper.fill(block);
+        }
+        out
+    }
+
+    /// dedupe_percentage: that share of blocks repeats an earlier one, in both modes;
+    /// buffer_compress_percentage: that share of each chunk is zeros.
+    #[test]
+    fn shaped_blocks_dedupe_and_compress_as_asked() {
+        for mode in [DedupeMode::Repeat, DedupeMode::WorkingSet] {
+            for (dedupe, compress) in [(0u8, 0u8), (50, 50), (25, 75), (80, 10)] {
+                let shape = Shape {
+                    dedupe_pct: dedupe,
+                    mode,
+                    working_set_pct: 20,
+                    compress_pct: compress,
+                    chunk_bytes: 512,
+                };
+                let bytes = shaped(shape, 4000, 3);
+                let (repeats, zeros) = measure(&bytes, 4096);
+                assert!(
+                    (repeats - f64::from(dedupe) / 100.0).abs() < 0.03,
+                    "{mode:?} {dedupe}%: {repeats}"
+                );
+                assert!(
+                    (zeros - f64::from(compress) / 100.0).abs() < 0.01,
+                    "{compress}%: {zeros}"
+                );
+            }
+        }
+    }
+
+    /// A working set's repeats come from its first blocks only; repeat mode's from the block
+    /// before.
+    #[test]
+    fn repeats_come_from_the_working_set_or_the_last_block() {
+        let shape = Shape {
+            dedupe_pct: 60,
+            mode: DedupeMode::WorkingSet,
+            working_set_pct: 10,
+            compress_pct: 0,
+            chunk_bytes: 0,
+        };
+        let bytes = shaped(shape, 2000, 5);
+        let blocks: Vec<&[u8]> = bytes.chunks(4096).collect();
+        let distinct: std::collections::HashSet<&[u8]> = blocks.iter().copied().collect();
+        // 40% unique of 2000 blocks; the repeats add none.
+        assert!(
+            (distinct.len() as f64 - 800.0).abs() < 60.0,
+            "{}",
+            distinct.len()
+        );
+        let first_unique: Vec<&[u8]> = {
+            let mut seen = std::collections::HashSet::new();
+            blocks
+                .iter()
+                .copied()
+                .filter(|b| seen.insert(*b))
+                .take(200)
+                .collect()
+        };
+        let set: std::collections::HashSet<&[u8]> = first_unique.into_iter().collect();
+        let mut seen = std::collections::HashSet::new();
+        for block in &blocks {
+            if !seen.insert(*block) {
+                assert!(set.contains(block), "a repeat outside the working set");
+            }
+        }
+        let repeat = Shape {
+            mode: DedupeMode::Repeat,
+            ..shape
+        };
+        let bytes = shaped(repeat, 500, 5);
+        let blocks: Vec<&[u8]> = bytes.chunks(4096).collect();
+        let mut last_unique: Option<&[u8]> = None;
+        let mut seen = std::collections::HashSet::new();
+        for block in blocks {
+            if seen.insert(block) {
+                last_unique = Some(block);
+            } else {
+                assert_eq!(Some(block), last_unique);
+            }
+        }
     }
 }

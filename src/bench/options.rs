@@ -116,10 +116,20 @@ pub enum Key {
     /// fio's `fallocate`: how a pure write job's new file is laid out (none, native, posix,
     /// keep, truncate).
     Fallocate,
+    /// fio's `dedupe_percentage`: percent of written blocks that repeat an earlier one.
+    DedupePercentage,
+    /// fio's `dedupe_mode`: repeat or working_set.
+    DedupeMode,
+    /// fio's `dedupe_working_set_percentage`.
+    DedupeWorkingSet,
+    /// fio's `buffer_compress_percentage`: percent of each chunk a compressor removes.
+    CompressPercentage,
+    /// fio's `buffer_compress_chunk`: the compressible chunk's size.
+    CompressChunk,
 }
 
 impl Key {
-    pub const ALL: [Self; 61] = [
+    pub const ALL: [Self; 66] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -181,6 +191,11 @@ impl Key {
         Self::FadviseHint,
         Self::IoMem,
         Self::Fallocate,
+        Self::DedupePercentage,
+        Self::DedupeMode,
+        Self::DedupeWorkingSet,
+        Self::CompressPercentage,
+        Self::CompressChunk,
     ];
 
     /// The key's row of [`TABLE`].
@@ -398,7 +413,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 61] = [
+pub static TABLE: [Row; 66] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -667,6 +682,23 @@ pub static TABLE: [Row; 61] = [
     Row::new(Key::Fallocate, "--fallocate", "fallocate", FIO_ONLY)
         .help("How a pure write job's new file is laid out before the run: native (default, as fio: allocated at its size), posix, keep (allocated, length 0), truncate (sized, sparse), none (empty, grows as written); 0 is none, 1 posix.")
         .default("native"),
+    // What a write job's blocks hold. fio's job files and command line only: `bench` writes
+    // pseudo-random blocks (neither dedupes nor compresses), as fio does by default.
+    Row::new(Key::DedupePercentage, "--dedupe-percentage", "dedupe_percentage", FIO_ONLY)
+        .help("Percent of written blocks that repeat an earlier block's bytes, for a device that deduplicates (0 to 100).")
+        .default("0"),
+    Row::new(Key::DedupeMode, "--dedupe-mode", "dedupe_mode", FIO_ONLY)
+        .help("Which earlier block a repeat copies: repeat (the last unique one, default) or working_set (any of the job's first dedupe_working_set_percentage of blocks).")
+        .default("repeat"),
+    Row::new(Key::DedupeWorkingSet, "--dedupe-working-set-percentage", "dedupe_working_set_percentage", FIO_ONLY)
+        .help("The working set of dedupe_mode=working_set, in percent of the job's blocks (default 5).")
+        .default("5"),
+    Row::new(Key::CompressPercentage, "--buffer-compress-percentage", "buffer_compress_percentage", FIO_ONLY)
+        .help("Percent of each chunk of a written block that is zeros, so a compressor removes about that much (0 to 100).")
+        .default("0"),
+    Row::new(Key::CompressChunk, "--buffer-compress-chunk", "buffer_compress_chunk", FIO_ONLY)
+        .help("Size of the chunks buffer_compress_percentage applies to (default 512; 0: the whole block).")
+        .default("512"),
 ];
 
 /// Where an option came from; errors name the option this way.
@@ -1110,7 +1142,10 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         think,
         rate_min,
         flow,
-        data: crate::bench::spec::BufferData::Random,
+        data: shape_option(&opts)?.map_or(
+            crate::bench::spec::BufferData::Random,
+            crate::bench::spec::BufferData::Shaped,
+        ),
         drop_caches: false,
         random_map,
         block_align_bytes: None,
@@ -1122,6 +1157,47 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         sequencer,
         fallocate,
     })
+}
+
+/// A percentage option, 0 to 100.
+fn pct_option(opts: &Options<'_>, key: Key) -> anyhow::Result<u8> {
+    let (text, name) = opts.value(key);
+    match text.trim().trim_end_matches('%').parse::<u8>() {
+        Ok(pct) if pct <= 100 => Ok(pct),
+        _ => Err(usage!("{name} {text:?} is not a percentage; use 0 to 100")),
+    }
+}
+
+/// fio's buffer-shaping options: `None` where the blocks are left as the other options say.
+fn shape_option(opts: &Options<'_>) -> anyhow::Result<Option<crate::bench::buffer::Shape>> {
+    use crate::bench::buffer::{DedupeMode, Shape};
+    let dedupe_pct = pct_option(opts, Key::DedupePercentage)?;
+    let compress_pct = pct_option(opts, Key::CompressPercentage)?;
+    let working_set_pct = pct_option(opts, Key::DedupeWorkingSet)?;
+    let (text, name) = opts.value(Key::DedupeMode);
+    let mode = match text.trim() {
+        "repeat" => DedupeMode::Repeat,
+        "working_set" => DedupeMode::WorkingSet,
+        _ => {
+            return Err(usage!(
+                "{name} {text:?} is not a dedupe mode; use repeat or working_set"
+            ));
+        }
+    };
+    let (text, name) = opts.value(Key::CompressChunk);
+    let chunk_bytes = match text.trim() {
+        "0" => 0,
+        _ => size_option(name, text, "512, 4k or 0")?,
+    };
+    let chunk_bytes = u32::try_from(chunk_bytes)
+        .map_err(|_| usage!("{name} {text:?} is too large; use at most the block size"))?;
+    Ok((dedupe_pct > 0 || compress_pct > 0).then_some(Shape {
+        dedupe_pct,
+        mode,
+        working_set_pct,
+        compress_pct,
+        chunk_bytes,
+    }))
 }
 
 /// fio's `rw=MODE:N` (`rw_sequencer`): for a sequential mode a size to skip after each I/O
@@ -1672,6 +1748,23 @@ impl JobSpec {
         }
         if self.fallocate != Fallocate::Native {
             out.push((Key::Fallocate, self.fallocate.as_str().to_string()));
+        }
+        if let crate::bench::spec::BufferData::Shaped(shape) = self.data {
+            out.push((Key::DedupePercentage, shape.dedupe_pct.to_string()));
+            if shape.dedupe_pct > 0 {
+                let mode = match shape.mode {
+                    crate::bench::buffer::DedupeMode::Repeat => "repeat",
+                    crate::bench::buffer::DedupeMode::WorkingSet => "working_set",
+                };
+                out.push((Key::DedupeMode, mode.to_string()));
+                if shape.mode == crate::bench::buffer::DedupeMode::WorkingSet {
+                    out.push((Key::DedupeWorkingSet, shape.working_set_pct.to_string()));
+                }
+            }
+            out.push((Key::CompressPercentage, shape.compress_pct.to_string()));
+            if shape.compress_pct > 0 {
+                out.push((Key::CompressChunk, shape.chunk_bytes.to_string()));
+            }
         }
         if self.random_generator != Generator::Tausworthe {
             out.push((

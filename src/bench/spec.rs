@@ -317,6 +317,9 @@ pub enum BufferData {
     Refill,
     /// Zeros (fio's `zero_buffers`): a device that compresses or deduplicates stores nothing.
     Zero,
+    /// Blocks that deduplicate and compress as asked (fio's `dedupe_percentage`,
+    /// `buffer_compress_percentage` and their companions), made before every write.
+    Shaped(crate::bench::buffer::Shape),
 }
 
 impl BufferData {
@@ -327,6 +330,10 @@ impl BufferData {
             Self::Random => "random (filled once, fio's default)",
             Self::Refill => "random, refilled before each write (fio's refill_buffers)",
             Self::Zero => "zeros (fio's zero_buffers)",
+            Self::Shaped(_) => {
+                "made to deduplicate and compress as asked (fio's dedupe_percentage, \
+                 buffer_compress_percentage)"
+            }
         }
     }
 }
@@ -1007,6 +1014,7 @@ impl From<&JobSpec> for crate::record::JobRecord {
                 BufferData::Random => "random",
                 BufferData::Refill => "refill",
                 BufferData::Zero => "zero",
+                BufferData::Shaped(_) => "shaped",
             }
             .to_string(),
             iomem: spec.iomem.as_str().to_string(),

@@ -685,6 +685,8 @@ struct Loop<'a> {
     verify_seed: u64,
     /// The pseudo-random stream that refills each write's buffer (`BufferData::Refill`).
     refill_state: u64,
+    /// Makes each write's bytes when they are to dedupe or compress (`BufferData::Shaped`).
+    shaper: Option<crate::bench::buffer::Shaper>,
     /// I/Os this worker may still issue (fio's `number_ios`; `u64::MAX`: no limit).
     ios_left: u64,
     /// I/Os counted towards the next think time (fio's `thinktime_blocks`).
@@ -742,6 +744,14 @@ impl<'a> Loop<'a> {
             verify_live: plan.verify.clone(),
             verify_seed: plan.spec.randseed.unwrap_or(0),
             refill_state: plan.seed ^ 0x5EED_F111_0000_0000,
+            shaper: match plan.spec.data {
+                BufferData::Shaped(shape) => Some(crate::bench::buffer::Shaper::new(
+                    shape,
+                    plan.working_set_bytes / plan.spec.block_size_bytes.max(1),
+                    plan.seed,
+                )),
+                _ => None,
+            },
             ios_left: plan.spec.number_ios.unwrap_or(u64::MAX),
             think_count: 0,
             cycle_start_ns: 0,
@@ -974,6 +984,12 @@ impl<'a> Loop<'a> {
                     seed: self.verify_seed,
                 },
             );
+        } else if let (BufferData::Shaped(_), Some(shaper)) = (self.spec.data, &mut self.shaper) {
+            // SAFETY: as below: a free slot, no I/O in flight on its buffer of at least
+            // block_size >= len bytes.
+            let block =
+                unsafe { std::slice::from_raw_parts_mut(buffers.slot_ptr(slot), len as usize) };
+            shaper.fill(block);
         } else if self.spec.data == BufferData::Refill {
             // SAFETY: as above: a free slot, no I/O in flight on its buffer of at least
             // block_size >= len bytes.

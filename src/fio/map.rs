@@ -247,6 +247,16 @@ option_table! {
         "flow_sleep" => Opt::Job(Key::FlowSleep),
         "wait_for" => Opt::WaitFor,
         "fallocate" => Opt::Job(Key::Fallocate),
+        "dedupe_percentage" => Opt::Job(Key::DedupePercentage),
+        "dedupe_mode" => Opt::Job(Key::DedupeMode),
+        "dedupe_working_set_percentage" => Opt::Job(Key::DedupeWorkingSet),
+        "dedupe_global" => Opt::Accepted(
+            Flag,
+            "accepted; each job repeats blocks of its own working set, where fio's \
+             dedupe_global draws the repeats from one set shared by all such jobs",
+        ),
+        "buffer_compress_percentage" => Opt::Job(Key::CompressPercentage),
+        "buffer_compress_chunk" => Opt::Job(Key::CompressChunk),
         "continue_on_error" => Opt::ContinueOnError,
         "nrfiles" | "nr_files" => Opt::NrFiles,
         "openfiles" | "open_files" => Opt::OpenFiles,
@@ -278,6 +288,24 @@ option_table! {
             Value,
             "accepted; diskdash checks each block as its job's verify pass reads it back, after \
              the writes, where fio's verify_backlog interleaves reads among the writes",
+        ),
+        "error_dump" => Opt::Accepted(
+            Flag,
+            "accepted; diskdash reports a job's first error in one line and dumps nothing more",
+        ),
+        "verify_async" => Opt::Accepted(
+            Value,
+            "accepted; diskdash checks blocks in the worker that reads them, where fio's \
+             verify_async hands the checks to that many threads",
+        ),
+        "verify_async_cpus" => Opt::Accepted(
+            Value,
+            "accepted; diskdash's checks run on the job's own CPUs (no verify_async threads)",
+        ),
+        "create_serialize" => Opt::Accepted(
+            Flag,
+            "accepted; diskdash lays out the jobs' new files one after another before any job \
+             starts, as fio's create_serialize=1 does",
         ),
         "verify_dump" => Opt::Accepted(
             Flag,
@@ -530,6 +558,12 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "do_verify",
         "wait_for",
         "fallocate",
+        "dedupe_percentage",
+        "dedupe_mode",
+        "dedupe_working_set_percentage",
+        "dedupe_global",
+        "buffer_compress_percentage",
+        "buffer_compress_chunk",
         "continue_on_error",
         "thread",
         "threads",
@@ -579,6 +613,10 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "verify_backlog_batch",
         "verify_interval",
         "verify_dump",
+        "error_dump",
+        "verify_async",
+        "verify_async_cpus",
+        "create_serialize",
         "random_generator",
         "io_submit_mode",
         "log_prio",
@@ -1695,8 +1733,11 @@ fn job(
     }
     trim_caps(&mut options, settings)?;
     let mut spec = validate(&options, machine)?;
-    // As fio fills a buffer: zeros win over refilling (`fill_io_buffer`).
-    spec.data = if zero_buffers {
+    // As fio fills a buffer: shaped contents (dedupe, compress) first, then zeros, then
+    // refilling (`fill_io_buffer`).
+    spec.data = if matches!(spec.data, BufferData::Shaped(_)) {
+        spec.data
+    } else if zero_buffers {
         BufferData::Zero
     } else if refill_buffers {
         BufferData::Refill

@@ -399,6 +399,7 @@ impl Rules {
             BufferData::Random => "data random (filled once)",
             BufferData::Refill => "data random (refilled before each write)",
             BufferData::Zero => "data zeros",
+            BufferData::Shaped(_) => "data shaped to dedupe and compress",
         };
         let flush = if self.flush {
             "page cache dropped before each loop (1 > /proc/sys/vm/drop_caches)"
