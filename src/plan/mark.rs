@@ -584,6 +584,8 @@ pub struct MarkTiming {
     pub size: Option<String>,
     pub runtime: String,
     pub interval: String,
+    /// The other options given (`--iomem`, `--fio-defaults`'s), put after mark's own.
+    pub extra: Vec<JobOption>,
 }
 
 /// The plan: one step per loop of each measurement, all on `target` (one working set, filled
@@ -654,6 +656,7 @@ pub fn plan(
             if let (Measure::Mix, Some(pct)) = (measure, config.mix_read_pct) {
                 options.push(JobOption::flag(Key::RwMixRead, pct.to_string()));
             }
+            options.extend(timing.extra.iter().cloned());
             let mut spec = validate(&options, machine)?;
             spec.data = rules.data;
             // KDiskMark's `Benchmark::startFIO` flushes before every loop of every test.
@@ -873,6 +876,7 @@ mod tests {
             size: Some("16M".into()),
             runtime: "5s".into(),
             interval: "1s".into(),
+            extra: Vec::new(),
         };
         let plan = plan(&config, &timing, None, &MachineLimits::detect()).unwrap();
         let specs: Vec<_> = plan.steps.iter().map(|s| &s.jobs[0].spec).collect();
@@ -996,6 +1000,7 @@ mod tests {
             size: Some("16M".into()),
             runtime: "1s".into(),
             interval: "1s".into(),
+            extra: Vec::new(),
         };
         let machine = MachineLimits::detect();
         let p = plan(&z, &timing, None, &machine).unwrap();
@@ -1034,6 +1039,7 @@ mod tests {
             size: Some("16M".into()),
             runtime: "1s".into(),
             interval: "1s".into(),
+            extra: Vec::new(),
         };
         let machine = MachineLimits::detect();
         let plan = plan(&config, &timing, None, &machine).unwrap();
