@@ -31,7 +31,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::bench::buffer::BUFFER_ALIGN_BYTES;
-use crate::bench::spec::JobSpec;
+use crate::bench::randmap::{Bitmap, Generator};
+use crate::bench::spec::{Distribution, JobSpec};
 use crate::plan::Plan;
 use crate::stats::HISTOGRAM_BYTES;
 use crate::units::format_bytes;
@@ -64,6 +65,9 @@ pub struct Estimate {
     pub workers: u64,
     /// The workers' statistics and threads, and each job's aggregation.
     pub worker_bytes: u64,
+    /// The random maps: a bit per block of the working set in each worker (fio's random map
+    /// with its default generator; none with `norandommap` or `random_generator=lfsr`).
+    pub random_map_bytes: u64,
 }
 
 impl Estimate {
@@ -86,6 +90,7 @@ impl Estimate {
             worker_bytes: workers
                 .saturating_mul(STATS_PER_WORKER * stats_bytes + THREAD_BYTES)
                 .saturating_add(STATS_PER_JOB * stats_bytes),
+            random_map_bytes: 0,
         }
     }
 
@@ -96,12 +101,15 @@ impl Estimate {
         let paced = spec.rate.map_or(0, |rate| {
             u64::from(rate.read.is_some()) + u64::from(rate.write.is_some())
         });
-        Self::of_parts(
-            spec.block_size_bytes,
-            spec.effective_iodepth_with(spec.ioengine),
-            spec.numjobs,
-            paced,
-        )
+        Self {
+            random_map_bytes: random_map_bytes(spec),
+            ..Self::of_parts(
+                spec.block_size_bytes,
+                spec.effective_iodepth_with(spec.ioengine),
+                spec.numjobs,
+                paced,
+            )
+        }
     }
 
     pub fn add(&mut self, other: &Self) {
@@ -110,6 +118,7 @@ impl Estimate {
         self.slot_bytes = self.slot_bytes.saturating_add(other.slot_bytes);
         self.workers = self.workers.saturating_add(other.workers);
         self.worker_bytes = self.worker_bytes.saturating_add(other.worker_bytes);
+        self.random_map_bytes = self.random_map_bytes.saturating_add(other.random_map_bytes);
     }
 
     /// Everything, the process's base included.
@@ -119,13 +128,20 @@ impl Estimate {
             .saturating_add(self.buffers)
             .saturating_add(self.slot_bytes)
             .saturating_add(self.worker_bytes)
+            .saturating_add(self.random_map_bytes)
     }
 
-    /// `I/O buffers 4 GiB, 1048576 queue slots 256 MiB, 64 workers 248 MiB`.
+    /// `I/O buffers 4 GiB, 1048576 queue slots 256 MiB, 64 workers 248 MiB`, and
+    /// `, random maps 64 MiB` where the job keeps them.
     #[must_use]
     pub fn parts(&self) -> String {
+        let maps = if self.random_map_bytes > 0 {
+            format!(", random maps {}", format_bytes(self.random_map_bytes))
+        } else {
+            String::new()
+        };
         format!(
-            "I/O buffers {}, {} queue slot{} {}, {} worker{} {}",
+            "I/O buffers {}, {} queue slot{} {}, {} worker{} {}{maps}",
             format_bytes(self.buffers),
             self.slots,
             if self.slots == 1 { "" } else { "s" },
@@ -135,6 +151,33 @@ impl Estimate {
             format_bytes(self.worker_bytes),
         )
     }
+}
+
+/// The random maps `spec`'s workers keep (see `workload`): each worker of a uniform random job
+/// that neither verifies nor sequences its draws maps every block of the working set, a bit a
+/// block of its smallest size (or `blockalign`), unless the generator is the LFSR.
+#[must_use]
+pub fn random_map_bytes(spec: &JobSpec) -> u64 {
+    let mapped = spec.rw.is_random()
+        && spec.verify.is_none()
+        && spec.random_map
+        && spec.sequencer.is_none()
+        && spec.distribution == Distribution::Uniform
+        && spec.random_generator != Generator::Lfsr;
+    if !mapped {
+        return 0;
+    }
+    let shortest = spec
+        .bssplit
+        .as_ref()
+        .and_then(|split| split.sizes().min())
+        .unwrap_or(spec.block_size_bytes);
+    let unit = match spec.block_align_bytes {
+        Some(align) if align > 0 => align,
+        _ => shortest,
+    }
+    .max(1);
+    Bitmap::bytes((spec.size_bytes / unit).max(1)).saturating_mul(u64::from(spec.numjobs))
 }
 
 /// How much memory a run may take now, and where that comes from.
@@ -370,6 +413,67 @@ mod tests {
         assert_eq!(huge.slots, u64::from(u32::MAX) * u64::from(u32::MAX));
     }
 
+    #[test]
+    fn a_large_working_set_counts_its_random_maps() {
+        let big = JobSpec {
+            size_bytes: 4 << 40,
+            block_size_bytes: 4096,
+            numjobs: 4,
+            ..JobSpec::default()
+        };
+        assert!(big.rw.is_random() && big.random_map);
+        // 4 TiB of 4 KiB blocks: 2^30 bits, 128 MiB a worker.
+        let estimate = Estimate::of(&big);
+        assert_eq!(estimate.random_map_bytes, 4 * 128 * MIB);
+        assert_eq!(
+            estimate.total(),
+            Estimate::of_parts(4096, 32, 4, 0).total() + 512 * MIB
+        );
+        assert!(
+            estimate.parts().ends_with(", random maps 512 MiB"),
+            "{}",
+            estimate.parts()
+        );
+        let note = big.buffer_note().unwrap();
+        assert!(note.contains("random maps 512 MiB"), "{note}");
+        // A bssplit maps its smallest block; blockalign its boundary.
+        let split = JobSpec {
+            bssplit: Some(crate::bench::spec::BsSplit {
+                read: vec![(512, 50), (64 << 10, 50)],
+                write: vec![(512, 50), (64 << 10, 50)],
+            }),
+            ..big.clone()
+        };
+        assert_eq!(Estimate::of(&split).random_map_bytes, 4 * 1024 * MIB);
+        let aligned = JobSpec {
+            block_align_bytes: Some(1 << 20),
+            ..big.clone()
+        };
+        assert_eq!(Estimate::of(&aligned).random_map_bytes, 4 * (512 << 10));
+        // No map: norandommap, the LFSR, a sequential or a skewed job.
+        for spec in [
+            JobSpec {
+                random_map: false,
+                ..big.clone()
+            },
+            JobSpec {
+                random_generator: Generator::Lfsr,
+                ..big.clone()
+            },
+            JobSpec {
+                rw: crate::bench::spec::RwMode::Read,
+                ..big.clone()
+            },
+            JobSpec {
+                distribution: Distribution::Zipf(1.2),
+                ..big.clone()
+            },
+        ] {
+            assert_eq!(Estimate::of(&spec).random_map_bytes, 0, "{spec:?}");
+            assert!(!Estimate::of(&spec).parts().contains("random maps"));
+        }
+    }
+
     fn budget(available: u64) -> Budget {
         Budget {
             available_bytes: available,
@@ -410,8 +514,8 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "the job needs an estimated 4.5 GiB of memory (I/O buffers 4 GiB, 1048576 queue \
-             slots 256 MiB, 64 workers 250.6 MiB), more than 3/4 of the 4 GiB available \
-             (MemAvailable in /proc/meminfo), 3 GiB; lower --iodepth (-q), --numjobs (-j) or \
+             slots 256 MiB, 64 workers 250.6 MiB, random maps 16 MiB), more than 3/4 of the \
+             4 GiB available (MemAvailable in /proc/meminfo), 3 GiB; lower --iodepth (-q), --numjobs (-j) or \
              --bs (iodepth=, numjobs=, bs= in a job file)"
         );
         // Jobs of one step add up; steps one after another do not.

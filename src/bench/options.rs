@@ -676,7 +676,7 @@ pub static TABLE: [Row; 66] = [
         .value_name("malloc|huge")
         .default("huge")
         .words()
-        .on(BENCH),
+        .on(BENCH | SWEEP | MARK),
     // Only fio's jobs create the files they name; `bench` and `sweep` fill a scratch or empty
     // file, so a layout would change nothing there.
     Row::new(Key::Fallocate, "--fallocate", "fallocate", FIO_ONLY)
@@ -742,6 +742,73 @@ impl JobOption {
             origin: Origin::Dashboard,
         }
     }
+}
+
+/// fio's defaults for how a job runs where `bench`, `sweep` and `mark` choose otherwise:
+/// `--fio-defaults` puts these before the flags given (a flag given still wins). What a job
+/// runs (pattern, size, depth, engine, `--direct`) stays each command's: a fio command line
+/// names those. fio's random map, `invalidate` and `fadvise_hint` are already every command's
+/// defaults.
+pub const FIO_DEFAULTS: [(Key, &str); 4] = [
+    (Key::IoMem, "malloc"),
+    (Key::FixedBufs, "0"),
+    (Key::RegisterFiles, "0"),
+    (Key::CpusPolicy, "shared"),
+];
+
+/// [`FIO_DEFAULTS`] as options, named as fio's defaults in errors.
+#[must_use]
+pub fn fio_defaults() -> Vec<JobOption> {
+    FIO_DEFAULTS
+        .iter()
+        .map(|&(key, value)| JobOption {
+            key,
+            value: value.to_string(),
+            origin: Origin::FioDefault,
+        })
+        .collect()
+}
+
+/// The settings of `spec` that differ from fio's defaults in [`FIO_DEFAULTS`] and change
+/// what it measures, as `key=value (fio's value)`: none where it runs as fio would.
+#[must_use]
+pub fn unlike_fio(spec: &JobSpec) -> Vec<String> {
+    let mut out = Vec::new();
+    if spec.iomem.huge() {
+        out.push(format!("iomem={} (fio: malloc)", spec.iomem.as_str()));
+    }
+    if spec.ioengine == EngineKind::IoUring {
+        if spec.uring.fixed_bufs {
+            out.push("fixedbufs=1 (fio: 0)".to_string());
+        }
+        if spec.uring.register_files {
+            out.push("registerfiles=1 (fio: 0)".to_string());
+        }
+    }
+    if spec.cpus_split && spec.numjobs > 1 && spec.cpus.as_ref().is_some_and(|c| c.len() > 1) {
+        out.push("cpus_allowed_policy=split (fio: shared)".to_string());
+    }
+    out
+}
+
+/// How [`unlike_fio_line`] starts.
+pub const UNLIKE_FIO: &str = "settings unlike fio's defaults:";
+
+/// The one line a summary and a record carry when `spec` runs unlike fio's defaults.
+#[must_use]
+pub fn unlike_fio_line(spec: &JobSpec) -> Option<String> {
+    let settings = unlike_fio(spec);
+    let why = if spec.iomem.huge() {
+        " (huge pages keep a large direct I/O whole on virtio, where fio's 4 KiB pages split it)"
+    } else {
+        ""
+    };
+    (!settings.is_empty()).then(|| {
+        format!(
+            "{UNLIKE_FIO} {}{why}; --fio-defaults runs as fio does",
+            settings.join(", ")
+        )
+    })
 }
 
 /// How an error names an option: `--bs`, `db.fio:14: bs`, `bs` (a dashboard key).
@@ -2223,6 +2290,46 @@ mod tests {
                 assert_eq!(given, base, "{}", row.flag);
             }
         }
+    }
+
+    #[test]
+    fn fio_defaults_leave_nothing_unlike_fio_and_each_one_counts() {
+        let machine = machine();
+        let spread = flags(&["--numjobs", "2", "--cpus", "0-1"]);
+        let spec = validate(&spread, &machine).unwrap();
+        assert_eq!(
+            unlike_fio(&spec),
+            [
+                "iomem=huge (fio: malloc)",
+                "fixedbufs=1 (fio: 0)",
+                "registerfiles=1 (fio: 0)",
+                "cpus_allowed_policy=split (fio: shared)",
+            ]
+        );
+        let line = unlike_fio_line(&spec).unwrap();
+        assert!(
+            line.starts_with(UNLIKE_FIO) && !line.contains('\n'),
+            "{line}"
+        );
+        let mut options = fio_defaults();
+        options.extend(spread.iter().cloned());
+        let spec = validate(&options, &machine).unwrap();
+        assert!(unlike_fio(&spec).is_empty());
+        assert_eq!(unlike_fio_line(&spec), None);
+        // Each of fio's defaults alone takes its own setting off the line.
+        for (n, default) in fio_defaults().into_iter().enumerate() {
+            let mut options = spread.clone();
+            options.push(default);
+            let left = unlike_fio(&validate(&options, &machine).unwrap());
+            assert_eq!(left.len(), 3, "{n}: {left:?}");
+        }
+        // fio's engine is psync: no ring, nothing registered to say.
+        let psync = validate(
+            &flags(&["--ioengine", "psync", "--iomem", "malloc"]),
+            &machine,
+        )
+        .unwrap();
+        assert_eq!(unlike_fio_line(&psync), None);
     }
 
     /// Options as `bench` flags: `--bs 4k`, `--bs=4k`, `-q 8`, `--buffered`.

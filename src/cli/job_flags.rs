@@ -141,6 +141,27 @@ fn negation(row: &Row) -> Option<Arg> {
     )
 }
 
+/// The clap id of `--fio-defaults`.
+const FIO_DEFAULTS: &str = "fio_defaults";
+
+/// `--fio-defaults`: fio's defaults for how a job runs ([`options::FIO_DEFAULTS`]).
+fn fio_defaults_arg() -> Arg {
+    let settings: Vec<String> = options::FIO_DEFAULTS
+        .iter()
+        .map(|(key, value)| format!("{}={value}", key.fio_name()))
+        .collect();
+    Arg::new(FIO_DEFAULTS)
+        .long("fio-defaults")
+        .action(ArgAction::SetTrue)
+        .help_heading(options::ENGINE)
+        .help(format!(
+            "Run as fio's command line would: fio's defaults where this command's differ ({}); \
+             flags given still win. fio's random map, invalidate and fadvise_hint are the \
+             defaults already",
+            settings.join(", ")
+        ))
+}
+
 /// Whether `command` shows `row`'s negation: only where the row is a switch.
 fn negated(row: &Row, command: Offer) -> bool {
     row.negation.is_some() && !(command == options::SWEEP && row.sweep_list.is_some())
@@ -162,7 +183,7 @@ impl<C: JobCommand> Args for JobFlags<C> {
                 cmd = cmd.arg(negation);
             }
         }
-        cmd
+        cmd.arg(fio_defaults_arg())
     }
 
     fn augment_args_for_update(cmd: Command) -> Command {
@@ -219,7 +240,14 @@ impl<C: JobCommand> FromArgMatches for JobFlags<C> {
             }
         }
         given.sort_by_key(|(index, _)| *index);
-        self.options = given.into_iter().map(|(_, option)| option).collect();
+        // fio's defaults first, wherever the switch stands: a flag given still wins.
+        self.options = if matches.get_flag(FIO_DEFAULTS) {
+            options::fio_defaults()
+        } else {
+            Vec::new()
+        };
+        self.options
+            .extend(given.into_iter().map(|(_, option)| option));
         Ok(())
     }
 }

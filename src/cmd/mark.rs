@@ -48,6 +48,13 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         size: given(Key::Size),
         runtime: given(Key::Runtime).unwrap_or_else(|| default(Key::Runtime)),
         interval: given(Key::Interval).unwrap_or_else(|| default(Key::Interval)),
+        extra: args
+            .job
+            .options
+            .iter()
+            .filter(|o| !matches!(o.key, Key::Size | Key::Runtime | Key::Interval))
+            .cloned()
+            .collect(),
     };
     let plan = plan(
         &config,

@@ -1227,7 +1227,8 @@ struct Mapped {
 
 /// fio's defaults where they differ from `diskdash bench`'s (fio's HOWTO): a sequential read
 /// of 4k, one I/O in flight, the sync engine, through the page cache, every worker on every
-/// allowed CPU, no time limit, I/O buffers in plain 4 KiB pages.
+/// allowed CPU, no time limit, I/O buffers in plain 4 KiB pages, io_uring without registered
+/// buffers or file.
 fn fio_defaults() -> Vec<JobOption> {
     [
         (Key::Rw, "read"),
@@ -1236,6 +1237,8 @@ fn fio_defaults() -> Vec<JobOption> {
         (Key::IoEngine, "psync"),
         (Key::Direct, "0"),
         (Key::IoMem, "malloc"),
+        (Key::FixedBufs, "0"),
+        (Key::RegisterFiles, "0"),
         (Key::CpusPolicy, "shared"),
         (Key::Runtime, UNLIMITED_RUNTIME),
     ]

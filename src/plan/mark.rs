@@ -585,6 +585,8 @@ pub struct MarkTiming {
     pub size: Option<String>,
     pub runtime: String,
     pub interval: String,
+    /// The other options given (`--iomem`, `--fio-defaults`'s), put after mark's own.
+    pub extra: Vec<JobOption>,
 }
 
 /// The plan: one step per loop of each measurement, all on `target` (one working set, filled
@@ -655,6 +657,7 @@ pub fn plan(
             if let (Measure::Mix, Some(pct)) = (measure, config.mix_read_pct) {
                 options.push(JobOption::flag(Key::RwMixRead, pct.to_string()));
             }
+            options.extend(timing.extra.iter().cloned());
             let mut spec = validate(&options, machine)?;
             spec.data = rules.data;
             // KDiskMark's `Benchmark::startFIO` flushes before every loop of every test.
@@ -874,6 +877,7 @@ mod tests {
             size: Some("16M".into()),
             runtime: "5s".into(),
             interval: "1s".into(),
+            extra: Vec::new(),
         };
         let plan = plan(&config, &timing, None, &MachineLimits::detect()).unwrap();
         let specs: Vec<_> = plan.steps.iter().map(|s| &s.jobs[0].spec).collect();
@@ -997,6 +1001,7 @@ mod tests {
             size: Some("16M".into()),
             runtime: "1s".into(),
             interval: "1s".into(),
+            extra: Vec::new(),
         };
         let machine = MachineLimits::detect();
         let p = plan(&z, &timing, None, &machine).unwrap();
@@ -1035,6 +1040,7 @@ mod tests {
             size: Some("16M".into()),
             runtime: "1s".into(),
             interval: "1s".into(),
+            extra: Vec::new(),
         };
         let machine = MachineLimits::detect();
         let plan = plan(&config, &timing, None, &machine).unwrap();

@@ -650,7 +650,7 @@ impl Runner {
         let targets: Vec<usize> = self.step_targets[self.step].clone();
         let devices = self.step_devices();
         let setup = self.worker_setup(index, &jobs, &targets);
-        self.note_iomem(&jobs);
+        self.note_unlike_fio(&jobs);
         self.drop_caches(&jobs, &targets)?;
         let cpu_start = rusage();
         for &d in &devices {
@@ -715,19 +715,19 @@ impl Runner {
         }
     }
 
-    /// bench's buffers differ from fio's by default: says so once, in the notes the summary
-    /// and the record carry.
-    fn note_iomem(&mut self, jobs: &[Job]) {
-        if let Some(job) = jobs.iter().find(|job| job.spec.iomem.huge()) {
-            let note = format!(
-                "I/O buffers ask for huge pages (iomem={}); fio's default iomem=malloc uses \
-                 4 KiB pages, which split large direct I/O on some devices (virtio): \
-                 --iomem malloc measures as fio does",
-                job.spec.iomem.as_str()
-            );
-            if !self.snap.notes.contains(&note) {
-                self.snap.notes.push(note);
-            }
+    /// Where a job runs unlike fio's defaults (bench's huge-page buffers, registered buffers
+    /// and file): says so once (a sweep's first such point), in one line of the notes the summary and the record carry.
+    fn note_unlike_fio(&mut self, jobs: &[Job]) {
+        if let Some(note) = jobs
+            .iter()
+            .find_map(|job| crate::bench::options::unlike_fio_line(&job.spec))
+            && !self
+                .snap
+                .notes
+                .iter()
+                .any(|n| n.starts_with(crate::bench::options::UNLIKE_FIO))
+        {
+            self.snap.notes.push(note);
         }
     }
 

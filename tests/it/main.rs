@@ -17,6 +17,7 @@ mod compare;
 mod docs;
 mod drive;
 mod fio_data;
+mod fio_defaults;
 mod fio_fidelity;
 mod fio_layout;
 mod fio_logs;
