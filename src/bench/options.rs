@@ -12,8 +12,8 @@ use crate::bench::randmap::Generator;
 use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
     BsSplit, CpuListError, Distribution, EngineKind, Fadvise, Fallocate, IoMem, JobSpec,
-    MachineLimits, OpenSync, RateMin, RwMode, Sequencer, SyncEvery, ThinkTime, UringOptions,
-    VerifySpec, format_cpu_list, parse_cpu_list,
+    MachineLimits, OpenSync, RateMin, RwMode, Sequencer, StatCall, SyncEvery, ThinkTime,
+    UringOptions, VerifySpec, format_cpu_list, parse_cpu_list,
 };
 use crate::units::{
     DurationError, Interval, format_bytes, format_size_short, parse_duration, parse_size_bytes,
@@ -116,10 +116,14 @@ pub enum Key {
     /// fio's `fallocate`: how a pure write job's new file is laid out (none, native, posix,
     /// keep, truncate).
     Fallocate,
+    /// fio's `nrfiles`: files per job, more than one for the metadata engines only.
+    NrFiles,
+    /// fio's `stat_type`: the call the `filestat` engine times (stat, lstat, statx).
+    StatType,
 }
 
 impl Key {
-    pub const ALL: [Self; 61] = [
+    pub const ALL: [Self; 63] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -181,6 +185,8 @@ impl Key {
         Self::FadviseHint,
         Self::IoMem,
         Self::Fallocate,
+        Self::NrFiles,
+        Self::StatType,
     ];
 
     /// The key's row of [`TABLE`].
@@ -398,7 +404,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 61] = [
+pub static TABLE: [Row; 63] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -667,7 +673,21 @@ pub static TABLE: [Row; 61] = [
     Row::new(Key::Fallocate, "--fallocate", "fallocate", FIO_ONLY)
         .help("How a pure write job's new file is laid out before the run: native (default, as fio: allocated at its size), posix, keep (allocated, length 0), truncate (sized, sparse), none (empty, grows as written); 0 is none, 1 posix.")
         .default("native"),
+    // fio's metadata engines (filecreate, filestat, filedelete) work on many files per job;
+    // every other engine runs one.
+    Row::new(Key::NrFiles, "--nrfiles", "nrfiles", FIO_ONLY)
+        .aliases(&["nr_files"])
+        .help("Files per job: each I/O of a filecreate, filestat or filedelete job is one of them; 1 for the other engines.")
+        .default("1")
+        .bounds(1, MAX_NRFILES),
+    Row::new(Key::StatType, "--stat-type", "stat_type", FIO_ONLY)
+        .help("The call the filestat engine times: stat (default), lstat or statx.")
+        .default("stat")
+        .words(),
 ];
+
+/// The most files a metadata engine's job may name (per worker).
+pub const MAX_NRFILES: u64 = 10_000_000;
 
 /// Where an option came from; errors name the option this way.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -838,6 +858,9 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         "null" => EngineKind::Null,
         "falloc" => EngineKind::Falloc,
         "ftruncate" => EngineKind::Ftruncate,
+        "filecreate" => EngineKind::FileCreate,
+        "filestat" => EngineKind::FileStat,
+        "filedelete" => EngineKind::FileDelete,
         // fio's engines with a diskdash equivalent: say which.
         "posixaio" | "windowsaio" => {
             return Err(usage!(
@@ -880,14 +903,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let iodepth_batch_complete = count_option(name, text, MAX_IODEPTH, "1 or 32")?;
     // Every per-slot and per-worker cost, not the buffers alone (the session checks each
     // step against the memory available now: `memory::check_plan`). psync has one slot.
-    let depth = if matches!(
-        ioengine,
-        EngineKind::Psync | EngineKind::Falloc | EngineKind::Ftruncate
-    ) {
-        1
-    } else {
-        iodepth
-    };
+    let depth = if ioengine.one_at_a_time() { 1 } else { iodepth };
     let estimate = crate::bench::memory::Estimate::of_parts(block_size_bytes, depth, numjobs, 0);
     if machine.memory_bytes > 0 && estimate.total() > machine.memory_bytes / 2 {
         return Err(usage!(
@@ -1074,6 +1090,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
              truncate, 0 or 1"
         )
     })?;
+    let meta = meta_files(&opts, ioengine, rw)?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -1121,7 +1138,66 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         iomem,
         sequencer,
         fallocate,
+        meta,
     })
+}
+
+/// The files of a metadata engine's job (`nrfiles`, `stat_type`; the names are fio's
+/// `$jobname.$jobnum.$filenum` until the job file says otherwise), `None` for the other
+/// engines, which run one file (`nrfiles=1`).
+fn meta_files(
+    opts: &Options<'_>,
+    ioengine: EngineKind,
+    rw: RwMode,
+) -> anyhow::Result<Option<crate::bench::spec::MetaFiles>> {
+    let (text, name) = opts.value(Key::NrFiles);
+    let count = match text.trim().parse::<u64>() {
+        Ok(n) if (1..=MAX_NRFILES).contains(&n) => n as u32,
+        _ => {
+            return Err(usage!(
+                "{name} {text:?} is not a number of files; use 1 to {MAX_NRFILES}"
+            ));
+        }
+    };
+    let (engine_text, engine_name) = opts.value(Key::IoEngine);
+    if !ioengine.is_metadata() {
+        if count > 1 {
+            return Err(usage!(
+                "{name} {count}: diskdash runs one file per job with {engine_name}                  {engine_text:?}; give each file its own job section, or use nrfiles=1 (many                  files are for filecreate, filestat and filedelete)"
+            ));
+        }
+        return Ok(None);
+    }
+    if matches!(
+        opts.get(Key::IoEngine).map(|o| &o.origin),
+        Some(Origin::CommandLine | Origin::Dashboard)
+    ) {
+        return Err(usage!(
+            "{engine_name} {engine_text:?}: the metadata engines run from fio job files; use              diskdash fio with ioengine={engine_text}, nrfiles and directory"
+        ));
+    }
+    let (jobs_text, jobs_name) = opts.value(Key::NumJobs);
+    if jobs_text.trim() != "1" {
+        return Err(usage!(
+            "{jobs_name} {jobs_text}: diskdash runs one worker per {engine_text} job; give each \
+             clone its own job section ([t0], [t1], ...) or use numjobs=1"
+        ));
+    }
+    if rw.trims() {
+        let (rw_text, rw_name) = opts.value(Key::Rw);
+        return Err(usage!(
+            "{engine_name} {engine_text:?} times one call per file and issues no trims, but              {rw_name} is {rw_text:?}; use rw=read or rw=write"
+        ));
+    }
+    let (text, name) = opts.value(Key::StatType);
+    let stat = StatCall::parse(text)
+        .ok_or_else(|| usage!("{name} {text:?} is not a stat call; use stat, lstat or statx"))?;
+    Ok(Some(crate::bench::spec::MetaFiles {
+        format: "$jobname.$jobnum.$filenum".to_string(),
+        count,
+        stat,
+        unlink: false,
+    }))
 }
 
 /// fio's `rw=MODE:N` (`rw_sequencer`): for a sequential mode a size to skip after each I/O
@@ -1672,6 +1748,12 @@ impl JobSpec {
         }
         if self.fallocate != Fallocate::Native {
             out.push((Key::Fallocate, self.fallocate.as_str().to_string()));
+        }
+        if let Some(files) = &self.meta {
+            out.push((Key::NrFiles, files.count.to_string()));
+            if self.ioengine == EngineKind::FileStat {
+                out.push((Key::StatType, files.stat.as_str().to_string()));
+            }
         }
         if self.random_generator != Generator::Tausworthe {
             out.push((
