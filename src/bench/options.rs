@@ -1163,7 +1163,9 @@ fn meta_files(
     if !ioengine.is_metadata() {
         if count > 1 {
             return Err(usage!(
-                "{name} {count}: diskdash runs one file per job with {engine_name}                  {engine_text:?}; give each file its own job section, or use nrfiles=1 (many                  files are for filecreate, filestat and filedelete)"
+                "{name} {count}: diskdash runs one file per job with {engine_name} \
+                 {engine_text:?}; give each file its own job section, or use nrfiles=1 (many \
+                 files are for filecreate, filestat and filedelete)"
             ));
         }
         return Ok(None);
@@ -1173,7 +1175,8 @@ fn meta_files(
         Some(Origin::CommandLine | Origin::Dashboard)
     ) {
         return Err(usage!(
-            "{engine_name} {engine_text:?}: the metadata engines run from fio job files; use              diskdash fio with ioengine={engine_text}, nrfiles and directory"
+            "{engine_name} {engine_text:?}: the metadata engines run from fio job files; use \
+             diskdash fio with ioengine={engine_text}, nrfiles and directory"
         ));
     }
     let (jobs_text, jobs_name) = opts.value(Key::NumJobs);
@@ -1186,7 +1189,8 @@ fn meta_files(
     if rw.trims() {
         let (rw_text, rw_name) = opts.value(Key::Rw);
         return Err(usage!(
-            "{engine_name} {engine_text:?} times one call per file and issues no trims, but              {rw_name} is {rw_text:?}; use rw=read or rw=write"
+            "{engine_name} {engine_text:?} times one call per file and issues no trims, but \
+             {rw_name} is {rw_text:?}; use rw=read or rw=write"
         ));
     }
     let (text, name) = opts.value(Key::StatType);
