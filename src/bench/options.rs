@@ -12,8 +12,8 @@ use crate::bench::randmap::Generator;
 use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
     BsSplit, CpuListError, Distribution, EngineKind, Fadvise, Fallocate, IoMem, JobSpec,
-    MachineLimits, OpenSync, RateMin, RwMode, Sequencer, SyncEvery, ThinkTime, UringOptions,
-    VerifySpec, format_cpu_list, parse_cpu_list,
+    MachineLimits, OpenSync, RateMin, RwMode, Sequencer, StatCall, SyncEvery, ThinkTime,
+    UringOptions, VerifySpec, format_cpu_list, parse_cpu_list,
 };
 use crate::units::{
     DurationError, Interval, format_bytes, format_size_short, parse_duration, parse_size_bytes,
@@ -126,10 +126,14 @@ pub enum Key {
     CompressPercentage,
     /// fio's `buffer_compress_chunk`: the compressible chunk's size.
     CompressChunk,
+    /// fio's `nrfiles`: files per job, more than one for the metadata engines only.
+    NrFiles,
+    /// fio's `stat_type`: the call the `filestat` engine times (stat, lstat, statx).
+    StatType,
 }
 
 impl Key {
-    pub const ALL: [Self; 66] = [
+    pub const ALL: [Self; 68] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -196,6 +200,8 @@ impl Key {
         Self::DedupeWorkingSet,
         Self::CompressPercentage,
         Self::CompressChunk,
+        Self::NrFiles,
+        Self::StatType,
     ];
 
     /// The key's row of [`TABLE`].
@@ -413,7 +419,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 66] = [
+pub static TABLE: [Row; 68] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -699,7 +705,21 @@ pub static TABLE: [Row; 66] = [
     Row::new(Key::CompressChunk, "--buffer-compress-chunk", "buffer_compress_chunk", FIO_ONLY)
         .help("Size of the chunks buffer_compress_percentage applies to (default 512; 0: the whole block).")
         .default("512"),
+    // fio's metadata engines (filecreate, filestat, filedelete) work on many files per job;
+    // every other engine runs one.
+    Row::new(Key::NrFiles, "--nrfiles", "nrfiles", FIO_ONLY)
+        .aliases(&["nr_files"])
+        .help("Files per job: each I/O of a filecreate, filestat or filedelete job is one of them; 1 for the other engines.")
+        .default("1")
+        .bounds(1, MAX_NRFILES),
+    Row::new(Key::StatType, "--stat-type", "stat_type", FIO_ONLY)
+        .help("The call the filestat engine times: stat (default), lstat or statx.")
+        .default("stat")
+        .words(),
 ];
+
+/// The most files a metadata engine's job may name (per worker).
+pub const MAX_NRFILES: u64 = 10_000_000;
 
 /// Where an option came from; errors name the option this way.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -937,6 +957,9 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         "null" => EngineKind::Null,
         "falloc" => EngineKind::Falloc,
         "ftruncate" => EngineKind::Ftruncate,
+        "filecreate" => EngineKind::FileCreate,
+        "filestat" => EngineKind::FileStat,
+        "filedelete" => EngineKind::FileDelete,
         // fio's engines with a diskdash equivalent: say which.
         "posixaio" | "windowsaio" => {
             return Err(usage!(
@@ -979,14 +1002,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let iodepth_batch_complete = count_option(name, text, MAX_IODEPTH, "1 or 32")?;
     // Every per-slot and per-worker cost, not the buffers alone (the session checks each
     // step against the memory available now: `memory::check_plan`). psync has one slot.
-    let depth = if matches!(
-        ioengine,
-        EngineKind::Psync | EngineKind::Falloc | EngineKind::Ftruncate
-    ) {
-        1
-    } else {
-        iodepth
-    };
+    let depth = if ioengine.one_at_a_time() { 1 } else { iodepth };
     let estimate = crate::bench::memory::Estimate::of_parts(block_size_bytes, depth, numjobs, 0);
     if machine.memory_bytes > 0 && estimate.total() > machine.memory_bytes / 2 {
         return Err(usage!(
@@ -1173,6 +1189,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
              truncate, 0 or 1"
         )
     })?;
+    let meta = meta_files(&opts, ioengine, rw)?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -1223,6 +1240,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         iomem,
         sequencer,
         fallocate,
+        meta,
     })
 }
 
@@ -1264,6 +1282,68 @@ fn shape_option(opts: &Options<'_>) -> anyhow::Result<Option<crate::bench::buffe
         working_set_pct,
         compress_pct,
         chunk_bytes,
+    }))
+}
+
+/// The files of a metadata engine's job (`nrfiles`, `stat_type`; the names are fio's
+/// `$jobname.$jobnum.$filenum` until the job file says otherwise), `None` for the other
+/// engines, which run one file (`nrfiles=1`).
+fn meta_files(
+    opts: &Options<'_>,
+    ioengine: EngineKind,
+    rw: RwMode,
+) -> anyhow::Result<Option<crate::bench::spec::MetaFiles>> {
+    let (text, name) = opts.value(Key::NrFiles);
+    let count = match text.trim().parse::<u64>() {
+        Ok(n) if (1..=MAX_NRFILES).contains(&n) => n as u32,
+        _ => {
+            return Err(usage!(
+                "{name} {text:?} is not a number of files; use 1 to {MAX_NRFILES}"
+            ));
+        }
+    };
+    let (engine_text, engine_name) = opts.value(Key::IoEngine);
+    if !ioengine.is_metadata() {
+        if count > 1 {
+            return Err(usage!(
+                "{name} {count}: diskdash runs one file per job with {engine_name} \
+                 {engine_text:?}; give each file its own job section, or use nrfiles=1 (many \
+                 files are for filecreate, filestat and filedelete)"
+            ));
+        }
+        return Ok(None);
+    }
+    if matches!(
+        opts.get(Key::IoEngine).map(|o| &o.origin),
+        Some(Origin::CommandLine | Origin::Dashboard)
+    ) {
+        return Err(usage!(
+            "{engine_name} {engine_text:?}: the metadata engines run from fio job files; use \
+             diskdash fio with ioengine={engine_text}, nrfiles and directory"
+        ));
+    }
+    let (jobs_text, jobs_name) = opts.value(Key::NumJobs);
+    if jobs_text.trim() != "1" {
+        return Err(usage!(
+            "{jobs_name} {jobs_text}: diskdash runs one worker per {engine_text} job; give each \
+             clone its own job section ([t0], [t1], ...) or use numjobs=1"
+        ));
+    }
+    if rw.trims() {
+        let (rw_text, rw_name) = opts.value(Key::Rw);
+        return Err(usage!(
+            "{engine_name} {engine_text:?} times one call per file and issues no trims, but \
+             {rw_name} is {rw_text:?}; use rw=read or rw=write"
+        ));
+    }
+    let (text, name) = opts.value(Key::StatType);
+    let stat = StatCall::parse(text)
+        .ok_or_else(|| usage!("{name} {text:?} is not a stat call; use stat, lstat or statx"))?;
+    Ok(Some(crate::bench::spec::MetaFiles {
+        format: "$jobname.$jobnum.$filenum".to_string(),
+        count,
+        stat,
+        unlink: false,
     }))
 }
 
@@ -1831,6 +1911,12 @@ impl JobSpec {
             out.push((Key::CompressPercentage, shape.compress_pct.to_string()));
             if shape.compress_pct > 0 {
                 out.push((Key::CompressChunk, shape.chunk_bytes.to_string()));
+            }
+        }
+        if let Some(files) = &self.meta {
+            out.push((Key::NrFiles, files.count.to_string()));
+            if self.ioengine == EngineKind::FileStat {
+                out.push((Key::StatType, files.stat.as_str().to_string()));
             }
         }
         if self.random_generator != Generator::Tausworthe {

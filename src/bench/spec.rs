@@ -106,6 +106,12 @@ pub enum EngineKind {
     Falloc,
     /// fio's `ftruncate`: each write truncates the file to its offset, one at a time.
     Ftruncate,
+    /// fio's `filecreate`: each I/O is one file created (`open(O_CREAT)`, then `close`).
+    FileCreate,
+    /// fio's `filestat`: each I/O is one `stat`, `lstat` or `statx` of a file.
+    FileStat,
+    /// fio's `filedelete`: each I/O is one `unlink` of a file laid out before the run.
+    FileDelete,
 }
 
 impl EngineKind {
@@ -118,6 +124,77 @@ impl EngineKind {
             Self::Null => "null",
             Self::Falloc => "falloc",
             Self::Ftruncate => "ftruncate",
+            Self::FileCreate => "filecreate",
+            Self::FileStat => "filestat",
+            Self::FileDelete => "filedelete",
+        }
+    }
+
+    /// fio's metadata engines: each I/O is an operation on one of the job's files (see
+    /// [`MetaFiles`]), no data moves.
+    #[must_use]
+    pub fn is_metadata(self) -> bool {
+        matches!(self, Self::FileCreate | Self::FileStat | Self::FileDelete)
+    }
+
+    /// Engines that issue one I/O at a time per worker.
+    #[must_use]
+    pub fn one_at_a_time(self) -> bool {
+        matches!(self, Self::Psync | Self::Falloc | Self::Ftruncate) || self.is_metadata()
+    }
+}
+
+/// The files a metadata engine's job works on (fio's `nrfiles`, `filename_format`), in the
+/// job's directory. I/O number `n` of a worker is file `n` of that worker's set; its size
+/// (fio's `filesize`) is the job's block size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetaFiles {
+    /// The name of each file: `$jobnum` and `$filenum` still to be replaced (the worker's
+    /// number in its job, the file's number), `$jobname` already replaced.
+    pub format: String,
+    /// Files per worker (fio's `nrfiles`).
+    pub count: u32,
+    /// The call `filestat` times (fio's `stat_type`).
+    pub stat: StatCall,
+    /// Files this run created are removed when the worker ends (fio's `unlink=1`).
+    pub unlink: bool,
+}
+
+impl MetaFiles {
+    /// File `file` of worker `worker`.
+    #[must_use]
+    pub fn name(&self, worker: u32, file: u32) -> String {
+        self.format
+            .replace("$jobnum", &worker.to_string())
+            .replace("$filenum", &file.to_string())
+    }
+}
+
+/// fio's `stat_type` for the `filestat` engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatCall {
+    Stat,
+    Lstat,
+    Statx,
+}
+
+impl StatCall {
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "stat" => Some(Self::Stat),
+            "lstat" => Some(Self::Lstat),
+            "statx" => Some(Self::Statx),
+            _ => None,
+        }
+    }
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stat => "stat",
+            Self::Lstat => "lstat",
+            Self::Statx => "statx",
         }
     }
 }
@@ -252,6 +329,8 @@ pub struct JobSpec {
     pub iomem: IoMem,
     /// How a pure write job's new file is laid out before the run (fio's `fallocate`).
     pub fallocate: Fallocate,
+    /// The files of a metadata engine's job (`filecreate`, `filestat`, `filedelete`).
+    pub meta: Option<MetaFiles>,
 }
 
 /// fio's `iomem`: the memory the I/O buffers are carved from.
@@ -718,6 +797,7 @@ impl Default for JobSpec {
             sequencer: None,
             iomem: IoMem::Huge,
             fallocate: Fallocate::Native,
+            meta: None,
         }
     }
 }
@@ -764,7 +844,12 @@ impl JobSpec {
     #[must_use]
     pub fn effective_iodepth_with(&self, engine: EngineKind) -> u32 {
         match engine {
-            EngineKind::Psync | EngineKind::Falloc | EngineKind::Ftruncate => 1,
+            EngineKind::Psync
+            | EngineKind::Falloc
+            | EngineKind::Ftruncate
+            | EngineKind::FileCreate
+            | EngineKind::FileStat
+            | EngineKind::FileDelete => 1,
             EngineKind::IoUring | EngineKind::Libaio | EngineKind::Null => self.iodepth,
         }
     }
@@ -815,10 +900,7 @@ impl JobSpec {
                     .to_string(),
             );
         }
-        let one_at_a_time = matches!(
-            self.ioengine,
-            EngineKind::Psync | EngineKind::Falloc | EngineKind::Ftruncate
-        );
+        let one_at_a_time = self.ioengine.one_at_a_time();
         (one_at_a_time && self.iodepth > 1).then(|| {
             format!(
                 "{} issues one I/O at a time per worker; --iodepth {} applies to io_uring and libaio only",

@@ -355,6 +355,7 @@ pub fn open_as(
         ));
     }
     let mut target = match pinned.kind() {
+        ObjectKind::Directory if spec.meta.is_some() => open_meta_dir(spec, path, &pinned)?,
         ObjectKind::Directory => open_scratch(spec, path, &pinned)?,
         ObjectKind::RegularFile => open_file(spec, path, &pinned, allow_destructive, job)?,
         ObjectKind::BlockDevice(rdev) => {
@@ -854,6 +855,36 @@ fn open_scratch(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<T
         warnings: Vec::new(),
         scratch: Some(scratch),
         grown_from_bytes: Some(0),
+        created_file: None,
+        layout: None,
+    })
+}
+
+/// The directory of a metadata engine's job (fio's `filecreate`, `filestat`, `filedelete`):
+/// its files are created, stat'ed or removed in it by name (`MetaFiles`), relative to this
+/// descriptor, one file per I/O; the working set is one block (`filesize`) per file.
+fn open_meta_dir(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<Target> {
+    let file = pinned
+        .reopen(libc::O_RDONLY | libc::O_DIRECTORY)
+        .map_err(|err| usage!("cannot open the directory {}: {err}", dir.display()))?;
+    let id = pinned::file_id(&file)?;
+    Ok(Target {
+        path: dir.to_path_buf(),
+        kind: TargetKind::File,
+        id,
+        device_number: id.dev,
+        file: Arc::new(file),
+        writable: false,
+        working_set_bytes: spec.size_bytes,
+        dio_align_bytes: 1,
+        needs_fill: false,
+        extent_bytes: spec.size_bytes,
+        capacity_bytes: Some(spec.size_bytes),
+        created: false,
+        notes: Vec::new(),
+        warnings: Vec::new(),
+        scratch: None,
+        grown_from_bytes: None,
         created_file: None,
         layout: None,
     })

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use crate::bench::buffer::{AlignedBuffers, Pages};
 use crate::bench::engine::libaio::LibaioEngine;
+use crate::bench::engine::meta::MetaEngine;
 use crate::bench::engine::null::NullEngine;
 use crate::bench::engine::psync::{Calls, PsyncEngine};
 use crate::bench::engine::uring::UringEngine;
@@ -625,6 +626,30 @@ fn run_engine(
             let mut engine = PsyncEngine::new(fd, 1).with_calls(calls);
             state.start(setup);
             state.drive(&mut engine, buffers);
+        }
+        EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete => {
+            setup.engine = plan.engine.as_str();
+            let made = spec.meta.as_ref().map_or_else(
+                || Err("a metadata engine's job names no files".to_string()),
+                |files| {
+                    let bs = spec.block_size_bytes;
+                    MetaEngine::new(fd, plan.engine, files, state.worker, bs, spec.offset_bytes)
+                },
+            );
+            match made {
+                Ok(mut engine) => {
+                    state.start(setup);
+                    state.drive(&mut engine, buffers);
+                }
+                Err(message) => {
+                    let _ = state
+                        .links
+                        .ready
+                        .send((state.id, Err(SetupError::Failed(message))));
+                    state.control.barrier.wait();
+                    return false;
+                }
+            }
         }
         EngineKind::Null => {
             setup.engine = "null";

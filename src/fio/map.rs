@@ -74,8 +74,6 @@ enum Opt {
     /// `wait_for`: starts after the named job ends.
     WaitFor,
     ContinueOnError,
-    /// `nrfiles`: files per job; diskdash runs one.
-    NrFiles,
     /// `openfiles`: files open at once; with one file, 1.
     OpenFiles,
     /// `file_service_type`: how a job moves between its files; with one file, nothing to do.
@@ -258,7 +256,8 @@ option_table! {
         "buffer_compress_percentage" => Opt::Job(Key::CompressPercentage),
         "buffer_compress_chunk" => Opt::Job(Key::CompressChunk),
         "continue_on_error" => Opt::ContinueOnError,
-        "nrfiles" | "nr_files" => Opt::NrFiles,
+        "nrfiles" | "nr_files" => Opt::Job(Key::NrFiles),
+        "stat_type" => Opt::Job(Key::StatType),
         "openfiles" | "open_files" => Opt::OpenFiles,
         "file_service_type" => Opt::FileServiceType,
         "filename_format" => Opt::FilenameFormat,
@@ -368,7 +367,8 @@ option_table! {
         "iomem" | "mem" => Opt::Job(Key::IoMem),
         "create_on_open" => Opt::Accepted(
             Flag,
-            "accepted; diskdash creates a missing file before its step starts",
+            "accepted; diskdash creates a missing file before its step starts (filecreate \
+             creates its files during the run, one per I/O)",
         ),
         "description" => Opt::Accepted(Value, "accepted; diskdash keeps no job description"),
         "gtod_reduce"
@@ -599,6 +599,7 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "eta",
         "nrfiles",
         "nr_files",
+        "stat_type",
         "openfiles",
         "open_files",
         "file_service_type",
@@ -1041,7 +1042,17 @@ fn arithmetic(opt: Opt, entry: &mut Entry, facts: &crate::fio::arith::Facts) -> 
 /// engine's own options (`port=`, `cpuload=`, `donorname=`) could be refused as unknown: the
 /// engine is the reason. Each job's engine is its own `ioengine`, else the last `[global]`'s
 /// above it, else fio's psync.
-const RUN_ENGINES: [&str; 6] = ["io_uring", "libaio", "psync", "null", "falloc", "ftruncate"];
+const RUN_ENGINES: [&str; 9] = [
+    "io_uring",
+    "libaio",
+    "psync",
+    "null",
+    "falloc",
+    "ftruncate",
+    "filecreate",
+    "filestat",
+    "filedelete",
+];
 
 fn refuse_engines_first(sections: &[Section]) -> anyhow::Result<()> {
     let mut global: Option<&Entry> = None;
@@ -1419,25 +1430,6 @@ fn job(
                     }
                 }
             }
-            Opt::NrFiles => {
-                let text = value(entry);
-                match text.parse::<u64>() {
-                    Ok(1) => {}
-                    Ok(n) if n > 1 => {
-                        return Err(usage!(
-                            "{} {text:?}: diskdash runs one file per job; give each file its own \
-                             job section, or use nrfiles=1",
-                            entry.name()
-                        ));
-                    }
-                    _ => {
-                        return Err(usage!(
-                            "{} {text:?} is not a number of files; use 1",
-                            entry.name()
-                        ));
-                    }
-                }
-            }
             Opt::OpenFiles => {
                 let text = value(entry);
                 if !text.parse::<u64>().is_ok_and(|n| n >= 1) {
@@ -1555,9 +1547,27 @@ fn job(
         (None, _) => {}
     }
 
-    // The target.
+    // The target. A metadata engine's job works on nrfiles files in its directory, named
+    // by filename_format.
+    let meta = is_meta_engine(&options);
+    let (filename_format, meta_format) = if meta {
+        (None, filename_format)
+    } else {
+        (filename_format, None)
+    };
     let dir = directory.map(|d| PathBuf::from(value(d)));
     let (target, found, target_entry) = match filename {
+        Some(entry) if meta => {
+            return Err(usage!(
+                "{}: a {} job works on nrfiles files in its directory; use directory=DIR \
+                 (and filename_format for their names) instead of filename",
+                entry.located(),
+                options
+                    .iter()
+                    .rfind(|o| o.key == Key::IoEngine)
+                    .map_or("", |o| o.value.as_str())
+            ));
+        }
         Some(entry) => {
             let text = value(entry);
             if text.contains(':') {
@@ -1642,6 +1652,7 @@ fn job(
     };
     // The job's size: as given, a percentage of the target, or the target's length.
     let size_option: Option<(String, &Entry)> = match size {
+        _ if meta => meta_size(size, &mut options, &name, settings)?,
         Some(entry) if value(entry).ends_with('%') => {
             let text = value(entry);
             let pct = text
@@ -1736,6 +1747,13 @@ fn job(
     }
     trim_caps(&mut options, settings)?;
     let mut spec = validate(&options, machine)?;
+    if let Some(files) = spec.meta.as_mut() {
+        if let Some(format) = meta_format {
+            files.format = value(format).to_string();
+        }
+        files.format = files.format.replace("$jobname", &name);
+        files.unlink = unlink;
+    }
     // As fio fills a buffer: shaped contents (dedupe, compress) first, then zeros, then
     // refilling (`fill_io_buffer`).
     spec.data = if matches!(spec.data, BufferData::Shaped(_)) {
@@ -1822,19 +1840,6 @@ fn engine<'a>(entry: &'a Entry, settings: &mut Settings) -> anyhow::Result<&'a s
         ));
         return Ok(ours);
     }
-    if let Some(times) = match text {
-        "filecreate" => Some("creating files (open with O_CREAT, close)"),
-        "filestat" => Some("stat calls on files"),
-        "filedelete" => Some("unlinking files"),
-        _ => None,
-    } {
-        return Err(usage!(
-            "{} {text:?}: fio's {text} engine times {times}, metadata operations with no \
-             reads or writes; diskdash measures reads and writes (use io_uring, libaio, psync \
-             or null)",
-            entry.name()
-        ));
-    }
     let drives = match text {
         "net" | "netsplice" => "drives network sockets",
         "rdma"
@@ -1863,6 +1868,69 @@ fn engine<'a>(entry: &'a Entry, settings: &mut Settings) -> anyhow::Result<&'a s
          diskdash measures block storage (use io_uring, libaio, psync or null)",
         entry.name()
     ))
+}
+
+/// Whether the job's engine is one of fio's metadata engines (`filecreate`, `filestat`,
+/// `filedelete`).
+fn is_meta_engine(options: &[JobOption]) -> bool {
+    options
+        .iter()
+        .rfind(|o| o.key == Key::IoEngine)
+        .is_some_and(|o| matches!(o.value.as_str(), "filecreate" | "filestat" | "filedelete"))
+}
+
+/// A metadata engine's sizes: each file is one I/O of `filesize` bytes (`size` is shared
+/// among the files, as in fio), so the block size is the file's size and the job's size is
+/// `nrfiles` of them. fio counts `filesize / bs` I/Os per file where `bs` is smaller; its
+/// bytes and latency samples (one per file) are the same.
+fn meta_size<'e>(
+    size: Option<&'e Entry>,
+    options: &mut Vec<JobOption>,
+    name: &str,
+    settings: &mut Settings,
+) -> anyhow::Result<Option<(String, &'e Entry)>> {
+    let Some(entry) = size else {
+        return Err(usage!(
+            "job {name} has no filesize: each of its files counts as one I/O of filesize \
+             bytes; add filesize=4k"
+        ));
+    };
+    let text = value(entry);
+    let files = options
+        .iter()
+        .rfind(|o| o.key == Key::NrFiles)
+        .and_then(|o| o.value.trim().parse::<u64>().ok())
+        .unwrap_or(1)
+        .max(1);
+    let given = crate::units::parse_size_bytes(text)
+        .filter(|&b| b > 0)
+        .ok_or_else(|| usage!("{} {text:?} is not a size; use e.g. 4k", entry.name()))?;
+    let per_file = if entry.option.replace('-', "_") == "filesize" {
+        given
+    } else {
+        given / files
+    };
+    if per_file == 0 || per_file > u64::from(u32::MAX >> 1) {
+        return Err(usage!(
+            "{} {text:?} over {files} files is not a file size diskdash runs; use 1 byte to \
+             1g per file, e.g. filesize=4k",
+            entry.name()
+        ));
+    }
+    if let Some(bs) = options
+        .iter()
+        .rfind(|o| o.key == Key::Bs && !matches!(o.origin, Origin::FioDefault))
+        && crate::units::parse_size_bytes(&bs.value) != Some(per_file)
+    {
+        settings.note(format!(
+            "job {name}: bs={}: each file counts as one I/O of its size ({per_file} bytes), \
+             where fio counts filesize/bs I/Os per file (the same bytes and one latency \
+             sample per file)",
+            bs.value
+        ));
+    }
+    push(options, Key::Bs, per_file.to_string(), entry);
+    Ok(Some(((per_file * files).to_string(), entry)))
 }
 
 /// fio's `filename_format` for the job's first (and only) file: `$jobname` is the job's

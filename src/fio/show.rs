@@ -70,6 +70,25 @@ fn target(job: &Job) -> String {
         return "a scratch file in the current directory, removed after the run".to_string();
     };
     let shown = path.display();
+    if let Some(files) = &job.spec.meta {
+        let last = files.count.saturating_sub(1);
+        let what = match job.spec.ioengine.as_str() {
+            "filecreate" => "created (open with O_CREAT, close) one per I/O",
+            "filedelete" => "laid out before the run, then unlinked one per I/O",
+            _ => "laid out where missing, then stat'ed one per I/O",
+        };
+        return format!(
+            "{} files {} .. {} in {shown}, {what}{}",
+            files.count,
+            files.name(0, 0),
+            files.name(0, last),
+            if files.unlink && job.spec.ioengine.as_str() != "filedelete" {
+                "; those created removed after the run"
+            } else {
+                ""
+            }
+        );
+    }
     match job.missing {
         Missing::Create { unlink } => format!(
             "{shown} (created, {}; {} after the run)",

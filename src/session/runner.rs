@@ -149,7 +149,7 @@ fn opening_notes(
         .steps
         .iter()
         .flat_map(|s| &s.jobs)
-        .any(|j| !j.spec.direct)
+        .any(|j| !j.spec.direct && !j.spec.ioengine.is_metadata())
     {
         warnings.push(RunWarning::Buffered);
     }
@@ -943,14 +943,15 @@ impl Runner {
         {
             self.add_interval(index, last, &devices);
         }
-        // The null engine sends nothing to the device: there is nothing to reconcile, and a
-        // device that served nothing must not read as "page cache".
+        // The null engine sends nothing to the device, the metadata engines no data: there is
+        // nothing to reconcile, and a device that served nothing must not read as "page cache".
         let null_engine = jobs.iter().all(|j| {
-            (if j.spec.ioengine == EngineKind::IoUring {
+            let engine = if j.spec.ioengine == EngineKind::IoUring {
                 self.engine_kind
             } else {
                 j.spec.ioengine
-            }) == EngineKind::Null
+            };
+            engine == EngineKind::Null || engine.is_metadata()
         });
         let device_records = self.end_devices(&devices, &targets, &end, null_engine);
         self.end_warnings(index, &jobs, &targets, &end, &device_records, null_engine);

@@ -174,8 +174,9 @@ fn one_file_per_job_is_taken_and_more_are_refused() {
     let out = parse_only("[a]\nnrfiles=4\nsize=1m\nfilename=f\n");
     assert_refused(
         &out,
-        "j.fio:2: nrfiles \"4\": diskdash runs one file per job; give each file its own job \
-         section, or use nrfiles=1",
+        "j.fio:2: nrfiles 4: diskdash runs one file per job with ioengine (fio's default) \
+         \"psync\"; give each file its own job section, or use nrfiles=1 (many files are for \
+         filecreate, filestat and filedelete)",
     );
     let out = parse_only("[a]\nfile_service_type=bogus\nsize=1m\nfilename=f\n");
     assert_refused(
@@ -443,9 +444,8 @@ fn file_engines_are_taken_mapped_or_refused_by_name() {
     let out = parse_only("[a]\nioengine=filestat\nsize=1m\nfilename=f\n");
     assert_refused(
         &out,
-        "j.fio:2: ioengine \"filestat\": fio's filestat engine times stat calls on files, \
-         metadata operations with no reads or writes; diskdash measures reads and writes (use \
-         io_uring, libaio, psync or null)",
+        "j.fio:4: filename=f: a filestat job works on nrfiles files in its directory; use \
+         directory=DIR (and filename_format for their names) instead of filename",
     );
 }
 

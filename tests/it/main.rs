@@ -21,6 +21,7 @@ mod fio_defaults;
 mod fio_fidelity;
 mod fio_layout;
 mod fio_logs;
+mod fio_meta;
 mod fio_options;
 mod fio_output;
 mod fio_parse;

@@ -4,6 +4,7 @@
 //! read per submit call, one per reap).
 
 pub mod libaio;
+pub mod meta;
 pub mod null;
 pub mod psync;
 pub mod uring;

@@ -372,8 +372,18 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
     let list = context.opts.percentile_list();
     let first = block.jobs.first();
     let series = block_series(context.record, block);
+    // fio's metadata engines time the call alone and record it as clat only (no lat).
+    let clat_only = first.is_some_and(|job| {
+        matches!(
+            job.job.ioengine.as_str(),
+            "filecreate" | "filestat" | "filedelete"
+        )
+    });
     let dir = |d: &Direction, read: bool| {
         let mut out = direction(d, list, context.opts.bins);
+        if clat_only {
+            out.lat_ns = LatencyJson::default();
+        }
         if let Some(series) = series {
             let interval_ns = first.map_or(0, |job| job.job.interval_ns);
             samples(&mut out, series, interval_ns, read);
