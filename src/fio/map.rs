@@ -294,7 +294,8 @@ option_table! {
         "ignore_error" => Opt::IgnoreError,
         "log_prio" => Opt::Accepted(
             Value,
-            "accepted; diskdash logs no I/O priorities (its logs carry no priority column)",
+            "accepted; diskdash's logs are averaged over windows, so their priority column is 0 \
+             (as in fio's averaged logs), and its JSON has no per-priority latency (clat_prio)",
         ),
         "numa_cpu_nodes" => Opt::Job(Key::NumaCpuNodes),
         "numa_mem_policy" => Opt::Job(Key::NumaMemPolicy),

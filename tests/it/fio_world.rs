@@ -533,7 +533,9 @@ fn io_submit_mode_and_log_prio_are_accepted_with_a_note() {
         "{err}"
     );
     assert!(
-        err.contains("note: j.fio:4: log_prio=1: accepted; diskdash logs no I/O priorities"),
+        err.contains(
+            "note: j.fio:4: log_prio=1: accepted; diskdash's logs are averaged over windows"
+        ),
         "{err}"
     );
     let out = parse_only("[a]\nrw=read\nio_submit_mode=inline\nsize=1m\nfilename=f\n");
