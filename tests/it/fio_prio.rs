@@ -131,7 +131,7 @@ fn bad_priority_options_are_one_line() {
 /// Starts `diskdash fio j.fio` in `dir` and waits for its `bench-0` thread; its tid.
 fn start_and_find_worker(dir: &Path, job: &str) -> (Child, i32) {
     std::fs::write(dir.join("j.fio"), job).unwrap();
-    let child = Command::new(BIN)
+    let mut child = Command::new(BIN)
         .args(["fio", "j.fio", "--no-tui"])
         .current_dir(dir)
         .stdout(Stdio::piped())
@@ -152,6 +152,8 @@ fn start_and_find_worker(dir: &Path, job: &str) -> (Child, i32) {
         }
         std::thread::sleep(Duration::from_millis(10));
     }
+    let _ = child.kill();
+    let _ = child.wait();
     panic!("no bench-0 thread in {tasks}");
 }
 
