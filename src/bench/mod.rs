@@ -9,6 +9,7 @@ pub mod fill;
 pub mod flow;
 pub mod memory;
 pub mod options;
+pub mod prio;
 pub mod randmap;
 pub mod rate;
 pub mod spec;

@@ -130,10 +130,21 @@ pub enum Key {
     NrFiles,
     /// fio's `stat_type`: the call the `filestat` engine times (stat, lstat, statx).
     StatType,
+    // fio's I/O priorities: the worker thread's (`prio`, `prioclass`) and per I/O
+    // (`cmdprio_percentage`, `cmdprio_class`, `cmdprio`, `cmdprio_bssplit`).
+    Prio,
+    PrioClass,
+    CmdPrioPercentage,
+    CmdPrioClass,
+    CmdPrio,
+    CmdPrioBsSplit,
+    // fio's NUMA placement (`numa_cpu_nodes`, `numa_mem_policy`).
+    NumaCpuNodes,
+    NumaMemPolicy,
 }
 
 impl Key {
-    pub const ALL: [Self; 68] = [
+    pub const ALL: [Self; 76] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -202,6 +213,14 @@ impl Key {
         Self::CompressChunk,
         Self::NrFiles,
         Self::StatType,
+        Self::Prio,
+        Self::PrioClass,
+        Self::CmdPrioPercentage,
+        Self::CmdPrioClass,
+        Self::CmdPrio,
+        Self::CmdPrioBsSplit,
+        Self::NumaCpuNodes,
+        Self::NumaMemPolicy,
     ];
 
     /// The key's row of [`TABLE`].
@@ -419,7 +438,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 68] = [
+pub static TABLE: [Row; 76] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -716,6 +735,32 @@ pub static TABLE: [Row; 68] = [
         .help("The call the filestat engine times: stat (default), lstat or statx.")
         .default("stat")
         .words(),
+    Row::new(Key::Prio, "--prio", "prio", FIO_ONLY)
+        .help("Each worker thread's I/O priority level, 0 (highest) to 7 (ioprio_set; class be unless prioclass says otherwise).")
+        .bounds(0, 7),
+    Row::new(Key::PrioClass, "--prioclass", "prioclass", FIO_ONLY)
+        .help("Each worker thread's I/O priority class: 1 rt, 2 be, 3 idle (ioprio_set; rt needs root).")
+        .bounds(0, 3),
+    Row::new(Key::CmdPrioPercentage, "--cmdprio-percentage", "cmdprio_percentage", FIO_ONLY)
+        .help("READ[,WRITE] percent of the I/Os sent at cmdprio_class/cmdprio through the I/O itself (libaio, io_uring).")
+        .commas(),
+    Row::new(Key::CmdPrioClass, "--cmdprio-class", "cmdprio_class", FIO_ONLY)
+        .help("READ[,WRITE] class of the prioritized I/Os: 1 rt (default), 2 be, 3 idle.")
+        .default("1")
+        .commas(),
+    Row::new(Key::CmdPrio, "--cmdprio", "cmdprio", FIO_ONLY)
+        .help("READ[,WRITE] level of the prioritized I/Os, 0 (default) to 7.")
+        .default("0")
+        .commas(),
+    Row::new(Key::CmdPrioBsSplit, "--cmdprio-bssplit", "cmdprio_bssplit", FIO_ONLY)
+        .help("READ[,WRITE] per block size the percent of I/Os prioritized: 64k/25:1M/0, or 64k/25/CLASS/LEVEL per entry (libaio, io_uring).")
+        .commas(),
+    Row::new(Key::NumaCpuNodes, "--numa-cpu-nodes", "numa_cpu_nodes", FIO_ONLY)
+        .help("Run the workers on the CPUs of these NUMA nodes (0, 0-1; from /sys/devices/system/node).")
+        .commas(),
+    Row::new(Key::NumaMemPolicy, "--numa-mem-policy", "numa_mem_policy", FIO_ONLY)
+        .help("The workers' memory policy, set before their buffers: default, local, prefer:N, bind:NODES, interleave:NODES.")
+        .commas(),
 ];
 
 /// The most files a metadata engine's job may name (per worker).
@@ -1190,6 +1235,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         )
     })?;
     let meta = meta_files(&opts, ioengine, rw)?;
+    let prio = prio_options(&opts, ioengine)?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -1241,6 +1287,121 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         sequencer,
         fallocate,
         meta,
+        ioprio: prio.ioprio,
+        cmdprio: prio.cmdprio,
+        numa_cpu_nodes: prio.numa_cpu_nodes,
+        numa_mem_policy: prio.numa_mem_policy,
+    })
+}
+
+/// What [`prio_options`] makes of fio's priority and NUMA options.
+struct PrioOptions {
+    ioprio: Option<u16>,
+    cmdprio: Option<crate::bench::prio::CmdPrio>,
+    numa_cpu_nodes: Option<Vec<u32>>,
+    numa_mem_policy: Option<crate::bench::prio::MemPolicy>,
+}
+
+/// fio's `prio`/`prioclass` (the thread's priority: a level alone is class be, a class alone
+/// level 4, as ionice), `cmdprio_percentage` or `cmdprio_bssplit` with `cmdprio_class` and
+/// `cmdprio` (libaio and io_uring only, as in fio, where they are those engines' options),
+/// `numa_cpu_nodes` and `numa_mem_policy` (nodes are checked where the worker applies them).
+fn prio_options(opts: &Options<'_>, ioengine: EngineKind) -> anyhow::Result<PrioOptions> {
+    use crate::bench::prio;
+    let level = |key: Key, max: u8, what: &str| -> anyhow::Result<Option<u8>> {
+        let Some(_) = opts.get(key) else {
+            return Ok(None);
+        };
+        let (text, name) = opts.text(key, "");
+        match text.trim().parse::<u8>() {
+            Ok(v) if v <= max => Ok(Some(v)),
+            _ => Err(usage!("{name} {text:?} is not {what}; use 0 to {max}")),
+        }
+    };
+    let prio_level = level(Key::Prio, 7, "an I/O priority level")?;
+    let class = level(
+        Key::PrioClass,
+        3,
+        "an I/O priority class (1 rt, 2 be, 3 idle)",
+    )?;
+    let ioprio = match (class, prio_level) {
+        (None, None) => None,
+        // Class 0 (none) with no level leaves the thread as it is, as fio does.
+        (Some(0), None | Some(0)) => None,
+        (Some(3), _) => Some(prio::ioprio_value(3, 0)),
+        (Some(c), l) => Some(prio::ioprio_value(
+            if c == 0 { 2 } else { c },
+            l.unwrap_or(4),
+        )),
+        (None, Some(l)) => Some(prio::ioprio_value(2, l)),
+    };
+    let (class_text, _) = opts.value(Key::CmdPrioClass);
+    let (level_text, _) = opts.value(Key::CmdPrio);
+    let cmdprio = match (
+        opts.get(Key::CmdPrioPercentage),
+        opts.get(Key::CmdPrioBsSplit),
+    ) {
+        (Some(_), Some(_)) => {
+            let (_, pct) = opts.text(Key::CmdPrioPercentage, "");
+            let (_, split) = opts.text(Key::CmdPrioBsSplit, "");
+            return Err(usage!(
+                "{pct} and {split} cannot be combined (fio refuses both); pick one"
+            ));
+        }
+        (Some(_), None) => {
+            let (text, name) = opts.text(Key::CmdPrioPercentage, "");
+            Some(
+                prio::parse_percentage(text, class_text, level_text)
+                    .map_err(|e| usage!("{name} {text:?}: {e}; cmdprio_class and cmdprio too"))?,
+            )
+        }
+        (None, Some(_)) => {
+            let (text, name) = opts.text(Key::CmdPrioBsSplit, "");
+            Some(
+                prio::parse_bssplit(text, class_text, level_text).map_err(|e| {
+                    usage!("{name} {text:?}: {e}; use e.g. 64k/25:1M/0 or 64k/25/1/1")
+                })?,
+            )
+        }
+        (None, None) => None,
+    };
+    let cmdprio = cmdprio.filter(prio::CmdPrio::any);
+    if cmdprio.is_some() && !matches!(ioengine, EngineKind::IoUring | EngineKind::Libaio) {
+        let key = if opts.get(Key::CmdPrioPercentage).is_some() {
+            Key::CmdPrioPercentage
+        } else {
+            Key::CmdPrioBsSplit
+        };
+        let (text, name) = opts.text(key, "");
+        return Err(usage!(
+            "{name} {text:?}: per-I/O priorities are options of fio's libaio and io_uring \
+             engines, not of ioengine={}; use ioengine=io_uring or libaio",
+            ioengine.as_str()
+        ));
+    }
+    let numa_cpu_nodes = match opts.get(Key::NumaCpuNodes) {
+        None => None,
+        Some(_) => {
+            let (text, name) = opts.text(Key::NumaCpuNodes, "");
+            if text.trim() == "all" {
+                None
+            } else {
+                Some(prio::parse_nodes(text).map_err(|e| usage!("{name} {e}"))?)
+            }
+        }
+    };
+    let numa_mem_policy = match opts.get(Key::NumaMemPolicy) {
+        None => None,
+        Some(_) => {
+            let (text, name) = opts.text(Key::NumaMemPolicy, "");
+            Some(prio::MemPolicy::parse(text).map_err(|e| usage!("{name} {text:?}: {e}"))?)
+        }
+    };
+    Ok(PrioOptions {
+        ioprio,
+        cmdprio,
+        numa_cpu_nodes,
+        numa_mem_policy,
     })
 }
 
@@ -1819,6 +1980,57 @@ fn steady_options(
 }
 
 impl JobSpec {
+    /// The priority and NUMA options, as [`prio_options`] reads them back.
+    fn prio_options(&self, out: &mut Vec<(Key, String)>) {
+        use crate::bench::prio::{CmdPrioEntry, format_nodes};
+        if let Some(ioprio) = self.ioprio {
+            out.push((Key::PrioClass, (ioprio >> 13).to_string()));
+            out.push((Key::Prio, (ioprio & 0xff).to_string()));
+        }
+        if let Some(cmdprio) = &self.cmdprio {
+            let side = |rules: &[CmdPrioEntry]| {
+                rules
+                    .iter()
+                    .map(|r| {
+                        format!(
+                            "{}/{}/{}/{}",
+                            format_size_short(u64::from(r.bs.unwrap_or(0))),
+                            r.pct,
+                            r.ioprio >> 13,
+                            r.ioprio & 0xff
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(":")
+            };
+            let every_size = cmdprio
+                .read
+                .iter()
+                .chain(&cmdprio.write)
+                .all(|r| r.bs.is_none());
+            if every_size {
+                let one = |rules: &[CmdPrioEntry]| {
+                    rules.first().map_or((0, 1 << 13), |r| (r.pct, r.ioprio))
+                };
+                let (r, w) = (one(&cmdprio.read), one(&cmdprio.write));
+                out.push((Key::CmdPrioPercentage, format!("{},{}", r.0, w.0)));
+                out.push((Key::CmdPrioClass, format!("{},{}", r.1 >> 13, w.1 >> 13)));
+                out.push((Key::CmdPrio, format!("{},{}", r.1 & 0xff, w.1 & 0xff)));
+            } else {
+                out.push((
+                    Key::CmdPrioBsSplit,
+                    format!("{},{}", side(&cmdprio.read), side(&cmdprio.write)),
+                ));
+            }
+        }
+        if let Some(nodes) = &self.numa_cpu_nodes {
+            out.push((Key::NumaCpuNodes, format_nodes(nodes)));
+        }
+        if let Some(policy) = &self.numa_mem_policy {
+            out.push((Key::NumaMemPolicy, policy.as_text()));
+        }
+    }
+
     /// The job as options, each as [`validate`] reads it back exactly; `origin` names them.
     #[must_use]
     pub fn to_options(&self, origin: &Origin) -> Vec<JobOption> {
@@ -1919,6 +2131,7 @@ impl JobSpec {
                 out.push((Key::StatType, files.stat.as_str().to_string()));
             }
         }
+        self.prio_options(&mut out);
         if self.random_generator != Generator::Tausworthe {
             out.push((
                 Key::RandomGenerator,
@@ -3069,5 +3282,96 @@ mod tests {
             "--fallocate \"2\" is not a way to preallocate; use none, native, posix, keep, \
              truncate, 0 or 1"
         );
+    }
+
+    /// fio's prio/prioclass become the thread's ioprio (a level alone: class be; idle: level
+    /// 0); cmdprio_* the per-I/O rules, on libaio and io_uring only; NUMA options read back.
+    #[test]
+    fn priorities_and_numa_take_fios_forms_and_read_back() {
+        use crate::bench::prio::{CmdPrioEntry, ioprio_value};
+        let fio = |opts: &[(Key, &str)]| {
+            let opts: Vec<JobOption> = opts
+                .iter()
+                .map(|&(key, value)| JobOption {
+                    key,
+                    value: value.to_string(),
+                    origin: Origin::File {
+                        path: "j.fio".to_string(),
+                        line: 3,
+                    },
+                })
+                .collect();
+            validate(&opts, &machine()).map_err(|e| e.to_string())
+        };
+        let io = (Key::IoEngine, "libaio");
+        assert_eq!(
+            fio(&[(Key::Prio, "7")]).unwrap().ioprio,
+            Some(ioprio_value(2, 7))
+        );
+        assert_eq!(
+            fio(&[(Key::PrioClass, "1")]).unwrap().ioprio,
+            Some(ioprio_value(1, 4))
+        );
+        assert_eq!(
+            fio(&[(Key::PrioClass, "3"), (Key::Prio, "5")])
+                .unwrap()
+                .ioprio,
+            Some(ioprio_value(3, 0))
+        );
+        assert_eq!(fio(&[(Key::PrioClass, "0")]).unwrap().ioprio, None);
+        assert_eq!(
+            fio(&[(Key::Prio, "8")]).unwrap_err(),
+            "j.fio:3: prio \"8\" is not an I/O priority level; use 0 to 7"
+        );
+        let job = fio(&[io, (Key::CmdPrioPercentage, "20"), (Key::CmdPrioClass, "1")]).unwrap();
+        let rule = CmdPrioEntry {
+            bs: None,
+            pct: 20,
+            ioprio: ioprio_value(1, 0),
+        };
+        let cmdprio = job.cmdprio.clone().unwrap();
+        assert_eq!((cmdprio.read, cmdprio.write), (vec![rule], vec![rule]));
+        let split = fio(&[
+            io,
+            (Key::Bs, "1M"),
+            (Key::CmdPrioBsSplit, "64k/25/1/1:64k/75/3/2:1024k/0,1024k/0"),
+        ])
+        .unwrap();
+        assert_eq!(split.cmdprio.as_ref().unwrap().read.len(), 2);
+        assert_eq!(
+            fio(&[(Key::IoEngine, "psync"), (Key::CmdPrioPercentage, "20")]).unwrap_err(),
+            "j.fio:3: cmdprio_percentage \"20\": per-I/O priorities are options of fio's libaio \
+             and io_uring engines, not of ioengine=psync; use ioengine=io_uring or libaio"
+        );
+        assert!(
+            fio(&[
+                io,
+                (Key::CmdPrioPercentage, "20"),
+                (Key::CmdPrioBsSplit, "4k/10")
+            ])
+            .unwrap_err()
+            .contains("cannot be combined")
+        );
+        // Nothing prioritized: no rules, any engine (fio's cmdprio_percentage=0).
+        assert_eq!(fio(&[(Key::CmdPrioPercentage, "0")]).unwrap().cmdprio, None);
+        let numa = fio(&[
+            (Key::NumaCpuNodes, "0-1"),
+            (Key::NumaMemPolicy, "interleave:0-1"),
+        ])
+        .unwrap();
+        assert_eq!(numa.numa_cpu_nodes, Some(vec![0, 1]));
+        assert_eq!(
+            fio(&[(Key::NumaMemPolicy, "bind")]).unwrap_err(),
+            "j.fio:3: numa_mem_policy \"bind\": bind needs its nodes, e.g. bind:0"
+        );
+        for job in [
+            job,
+            split,
+            numa,
+            fio(&[(Key::PrioClass, "2"), (Key::Prio, "1")]).unwrap(),
+        ] {
+            let back = validate(&job.to_options(&Origin::CommandLine), &machine()).unwrap();
+            assert_eq!(back, job);
+        }
     }
 }

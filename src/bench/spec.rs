@@ -331,6 +331,14 @@ pub struct JobSpec {
     pub fallocate: Fallocate,
     /// The files of a metadata engine's job (`filecreate`, `filestat`, `filedelete`).
     pub meta: Option<MetaFiles>,
+    /// Each worker thread's I/O priority (fio's `prio`, `prioclass`): ioprio_set's value.
+    pub ioprio: Option<u16>,
+    /// A share of the I/Os at a priority of their own (fio's `cmdprio_*`; libaio, io_uring).
+    pub cmdprio: Option<crate::bench::prio::CmdPrio>,
+    /// The NUMA nodes whose CPUs the workers run on (fio's `numa_cpu_nodes`).
+    pub numa_cpu_nodes: Option<Vec<u32>>,
+    /// The workers' memory policy (fio's `numa_mem_policy`), set before their buffers.
+    pub numa_mem_policy: Option<crate::bench::prio::MemPolicy>,
 }
 
 /// fio's `iomem`: the memory the I/O buffers are carved from.
@@ -798,6 +806,10 @@ impl Default for JobSpec {
             iomem: IoMem::Huge,
             fallocate: Fallocate::Native,
             meta: None,
+            ioprio: None,
+            cmdprio: None,
+            numa_cpu_nodes: None,
+            numa_mem_policy: None,
         }
     }
 }

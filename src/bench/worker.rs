@@ -52,6 +52,7 @@ impl Slot {
                 offset_bytes: 0,
                 len_bytes: block_size,
                 buf,
+                ioprio: 0,
             },
             offset_bytes: 0,
             len_bytes: block_size,
@@ -481,6 +482,12 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         let _ = links.ready.send((plan.id, Err(error)));
         control.barrier.wait();
     };
+    // fio's numa_cpu_nodes, numa_mem_policy (before the buffers, which follow it) and
+    // prio/prioclass, on this thread.
+    if let Err(why) = place_thread(&spec) {
+        not_ready(SetupError::Failed(why));
+        return exit;
+    }
     // Declared before the engine so it is dropped after it: the ring may have it registered.
     let pages = if plan.spec.iomem.huge() {
         Pages::Huge
@@ -548,6 +555,20 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     exit
 }
 
+/// Applies the job's NUMA placement and thread I/O priority to the calling worker thread.
+fn place_thread(spec: &JobSpec) -> Result<(), String> {
+    if let Some(nodes) = &spec.numa_cpu_nodes {
+        crate::bench::prio::bind_cpus_to_nodes(nodes)?;
+    }
+    if let Some(policy) = &spec.numa_mem_policy {
+        crate::bench::prio::set_mem_policy(policy)?;
+    }
+    if let Some(ioprio) = spec.ioprio {
+        crate::bench::prio::set_thread_ioprio(ioprio)?;
+    }
+    Ok(())
+}
+
 /// Sets up the engine the plan names and runs the hot loop on it. False: setup failed (the
 /// session has been told and the start barrier reached).
 fn run_engine(
@@ -583,6 +604,11 @@ fn run_engine(
                         notes: vec![crate::bench::engine::fallback_note(&err)],
                         ..EngineSetup::default()
                     };
+                    if spec.cmdprio.is_some() {
+                        setup.notes.push(
+                            "psync sends no per-I/O priority: cmdprio_* has no effect".to_string(),
+                        );
+                    }
                     let mut engine = PsyncEngine::new(fd, 1);
                     state.depth = spec.effective_iodepth_with(EngineKind::Psync) as usize;
                     state.start(setup);
@@ -723,6 +749,8 @@ struct Loop<'a> {
     cycle_ios: [u64; 2],
     /// This worker in its flow group (fio's `flow`); dropped when it ends.
     flow: Option<crate::bench::flow::FlowMember>,
+    /// Which I/Os go at a priority of their own (fio's `cmdprio_*`).
+    cmdprio: Option<crate::bench::prio::CmdPrioPicker>,
 }
 
 impl<'a> Loop<'a> {
@@ -787,6 +815,12 @@ impl<'a> Loop<'a> {
                 .as_ref()
                 .zip(plan.spec.flow)
                 .map(|(group, flow)| group.join(flow)),
+            cmdprio: plan.spec.cmdprio.clone().map(|rules| {
+                crate::bench::prio::CmdPrioPicker::new(
+                    rules,
+                    plan.seed ^ 0xC3D9_0000_0000_0000 ^ u64::from(plan.worker),
+                )
+            }),
         }
     }
 
@@ -921,6 +955,9 @@ impl<'a> Loop<'a> {
             entry.io.offset_bytes = offset_bytes;
             entry.io.len_bytes = len;
             entry.io.buf = buffers.slot_ptr(slot as usize);
+            if let Some(picker) = self.cmdprio.as_mut() {
+                entry.io.ioprio = picker.next(direction, len);
+            }
             entry.retries = 0;
             engine.prep(&entry.io);
             flight.unstamped.push(slot);
@@ -1659,12 +1696,15 @@ mod tests {
         script: VecDeque<i32>,
         queued: VecDeque<Io>,
         seen: Vec<(u64, u32, usize)>,
+        /// Each I/O's own priority, as prepared.
+        prios: Vec<u16>,
     }
 
     impl Engine for ScriptedEngine {
         fn prep(&mut self, io: &Io) {
             self.seen
                 .push((io.offset_bytes, io.len_bytes, io.buf as usize));
+            self.prios.push(io.ioprio);
             self.queued.push_back(*io);
         }
         fn submit(&mut self) -> std::io::Result<()> {
@@ -1690,14 +1730,24 @@ mod tests {
         script: &[i32],
         runtime: &str,
     ) -> (ScriptedEngine, Box<WorkerStats>, Option<IoFault>, bool) {
-        let spec = Arc::new(JobSpec {
-            rw: RwMode::Read,
-            iodepth: 1,
-            size_bytes: 16 << 10,
-            size_explicit: true,
-            runtime: crate::units::parse_duration(runtime).unwrap(),
-            ..JobSpec::default()
-        });
+        run_spec(
+            JobSpec {
+                rw: RwMode::Read,
+                iodepth: 1,
+                size_bytes: 16 << 10,
+                size_explicit: true,
+                runtime: crate::units::parse_duration(runtime).unwrap(),
+                ..JobSpec::default()
+            },
+            script,
+        )
+    }
+
+    fn run_spec(
+        spec: JobSpec,
+        script: &[i32],
+    ) -> (ScriptedEngine, Box<WorkerStats>, Option<IoFault>, bool) {
+        let spec = Arc::new(spec);
         let file = Arc::new(OwnedFd::from(std::fs::File::open("/dev/null").unwrap()));
         let plan = WorkerPlan {
             id: 0,
@@ -1736,6 +1786,7 @@ mod tests {
             script: script.iter().copied().collect(),
             queued: VecDeque::new(),
             seen: Vec::new(),
+            prios: Vec::new(),
         };
         state.drive(&mut engine, &buffers);
         let fault = state.fault.take();
@@ -1788,5 +1839,31 @@ mod tests {
             fault.to_string(),
             "read at offset 0 (0 B) reached the end of the file or device early"
         );
+    }
+
+    /// fio's cmdprio_percentage: about that share of the I/Os leave the worker carrying the
+    /// priority; the others none (the thread's applies). Without cmdprio, none carries one.
+    #[test]
+    fn cmdprio_gives_its_share_of_ios_their_priority() {
+        let job = |cmdprio| JobSpec {
+            rw: RwMode::Read,
+            iodepth: 1,
+            size_bytes: 16 << 10,
+            size_explicit: true,
+            io_size_bytes: Some(4000 * 4096),
+            runtime: Duration::from_secs(10),
+            cmdprio,
+            ..JobSpec::default()
+        };
+        let rules = crate::bench::prio::parse_percentage("20", "1", "3").unwrap();
+        let (engine, stats, fault, _) = run_spec(job(Some(rules)), &[]);
+        assert_eq!(fault, None);
+        assert_eq!(stats.read.ios, 4000);
+        let rt3 = crate::bench::prio::ioprio_value(1, 3);
+        let prioritized = engine.prios.iter().filter(|&&p| p == rt3).count();
+        assert!((650..950).contains(&prioritized), "{prioritized} of 4000");
+        assert!(engine.prios.iter().all(|&p| p == 0 || p == rt3));
+        let (engine, ..) = run_spec(job(None), &[]);
+        assert!(engine.prios.iter().all(|&p| p == 0));
     }
 }

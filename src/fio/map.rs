@@ -88,8 +88,6 @@ enum Opt {
     SubmitMode,
     /// `ignore_error`: errors each class continues past, with `continue_on_error` only.
     IgnoreError,
-    /// `numa_cpu_nodes`: the CPUs of these NUMA nodes, as `cpus_allowed`.
-    NumaCpuNodes,
     /// `verify_pattern`: fio's pattern syntax; diskdash cannot write a given pattern.
     VerifyPattern,
     /// `bsrange`: a range of block sizes; one size when both ends agree.
@@ -323,9 +321,17 @@ option_table! {
         "ignore_error" => Opt::IgnoreError,
         "log_prio" => Opt::Accepted(
             Value,
-            "accepted; diskdash logs no I/O priorities (its logs carry no priority column)",
+            "accepted; diskdash's logs are averaged over windows, so their priority column is 0 \
+             (as in fio's averaged logs), and its JSON has no per-priority latency (clat_prio)",
         ),
-        "numa_cpu_nodes" => Opt::NumaCpuNodes,
+        "numa_cpu_nodes" => Opt::Job(Key::NumaCpuNodes),
+        "numa_mem_policy" => Opt::Job(Key::NumaMemPolicy),
+        "prio" => Opt::Job(Key::Prio),
+        "prioclass" => Opt::Job(Key::PrioClass),
+        "cmdprio_percentage" => Opt::Job(Key::CmdPrioPercentage),
+        "cmdprio_class" => Opt::Job(Key::CmdPrioClass),
+        "cmdprio" => Opt::Job(Key::CmdPrio),
+        "cmdprio_bssplit" => Opt::Job(Key::CmdPrioBsSplit),
         "verify_pattern" => Opt::VerifyPattern,
         "verify_only" => Opt::Bool(Key::VerifyOnly),
         "verify_fatal" => Opt::Bool(Key::VerifyFatal),
@@ -622,6 +628,13 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "io_submit_mode",
         "log_prio",
         "numa_cpu_nodes",
+        "numa_mem_policy",
+        "prio",
+        "prioclass",
+        "cmdprio_percentage",
+        "cmdprio_class",
+        "cmdprio",
+        "cmdprio_bssplit",
         "ignore_error",
         "zonemode",
         "zonesize",
@@ -1490,13 +1503,6 @@ fn job(
                     ));
                 }
             },
-            Opt::NumaCpuNodes => {
-                let cpus = numa_cpus(entry, &|node| {
-                    std::fs::read_to_string(format!("/sys/devices/system/node/node{node}/cpulist"))
-                        .ok()
-                })?;
-                push(&mut options, Key::Cpus, cpus, entry);
-            }
             Opt::VerifyPattern => {
                 let text = value(entry);
                 let bytes = fio_pattern(text).map_err(|why| {
@@ -2030,47 +2036,6 @@ fn trim_caps(options: &mut [JobOption], settings: &mut Settings) -> anyhow::Resu
         };
     }
     Ok(())
-}
-
-/// fio's `numa_cpu_nodes` (libnuma's node list: `0`, `0-1`, `0,2`, `all`): the CPUs of those
-/// nodes as a CPU list for `cpus_allowed`. `cpulist(N)` is node N's
-/// `/sys/devices/system/node/nodeN/cpulist`, `None` when the node does not exist.
-fn numa_cpus(entry: &Entry, cpulist: &dyn Fn(usize) -> Option<String>) -> anyhow::Result<String> {
-    let text = value(entry);
-    let nodes = if text.trim() == "all" {
-        (0..crate::bench::spec::MAX_CPUS)
-            .take_while(|&n| cpulist(n).is_some())
-            .collect()
-    } else {
-        crate::bench::spec::parse_cpu_list(text).map_err(|_| {
-            usage!(
-                "{} {text:?} is not a list of NUMA nodes; use e.g. 0, 0-1 or 0,2",
-                entry.name()
-            )
-        })?
-    };
-    let mut lists = Vec::new();
-    for node in nodes {
-        let Some(list) = cpulist(node) else {
-            return Err(usage!(
-                "{} {text:?}: NUMA node {node} does not exist here \
-                 (/sys/devices/system/node/node{node}); see numactl --hardware for the nodes",
-                entry.name()
-            ));
-        };
-        let list = list.trim();
-        if !list.is_empty() {
-            lists.push(list.to_string());
-        }
-    }
-    if lists.is_empty() {
-        return Err(usage!(
-            "{} {text:?}: these NUMA nodes have no CPUs; name a node with CPUs (numactl \
-             --hardware)",
-            entry.name()
-        ));
-    }
-    Ok(lists.join(","))
 }
 
 /// fio's `ignore_error=READ,WRITE,VERIFY`: up to three lists, each errno names (`ENOSPC`) or

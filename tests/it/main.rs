@@ -26,6 +26,7 @@ mod fio_options;
 mod fio_output;
 mod fio_parse;
 mod fio_plot;
+mod fio_prio;
 mod fio_run;
 mod fio_world;
 mod fleet;

@@ -26,6 +26,8 @@ type AioContext = libc::c_ulong;
 pub const IOCB_CMD_PREAD: u16 = 0;
 /// `IOCB_CMD_PWRITE`.
 pub const IOCB_CMD_PWRITE: u16 = 1;
+/// `IOCB_FLAG_IOPRIO` of `linux/aio_abi.h`: `aio_reqprio` holds the I/O's priority.
+pub const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
 
 /// Attempts to give up transient submit errors (EAGAIN/EINTR) after.
 const MAX_SUBMIT_RETRIES: u32 = 10_000;
@@ -324,6 +326,9 @@ impl Engine for LibaioEngine {
             aio_buf: io.buf as u64,
             aio_nbytes: u64::from(io.len_bytes),
             aio_offset: i64::try_from(io.offset_bytes).unwrap_or(i64::MAX),
+            // Branch-free: the flag is set exactly when the I/O carries a priority.
+            aio_flags: u32::from(io.ioprio != 0) * IOCB_FLAG_IOPRIO,
+            aio_reqprio: io.ioprio as i16,
             ..Iocb::default()
         };
         self.pending.push(&raw mut *iocb);
@@ -401,6 +406,7 @@ mod tests {
             offset_bytes: offset,
             len_bytes: 4096,
             buf: buffers.slot_ptr(slot as usize),
+            ioprio: 0,
         }
     }
 

@@ -21,6 +21,9 @@ pub struct Io {
     pub offset_bytes: u64,
     pub len_bytes: u32,
     pub buf: *mut u8,
+    /// The I/O's own priority (fio's cmdprio: class << 13 | level); 0: the thread's applies.
+    /// io_uring sends it in the sqe, libaio with `IOCB_FLAG_IOPRIO`; psync has no place for it.
+    pub ioprio: u16,
 }
 
 /// One completion: the slot and the syscall-style result (bytes done, or `-errno`).

@@ -198,9 +198,11 @@ impl UringEngine {
                     match io.direction {
                         Direction::Read => opcode::Readv::new($target, iovec, 1)
                             .offset(io.offset_bytes)
+                            .ioprio(io.ioprio)
                             .build(),
                         Direction::Write => opcode::Writev::new($target, iovec, 1)
                             .offset(io.offset_bytes)
+                            .ioprio(io.ioprio)
                             .build(),
                         Direction::Trim => punch_hole!($target),
                     }
@@ -220,18 +222,22 @@ impl UringEngine {
                     (Direction::Read, true) => {
                         opcode::ReadFixed::new($target, io.buf, io.len_bytes, io.slot as u16)
                             .offset(io.offset_bytes)
+                            .ioprio(io.ioprio)
                             .build()
                     }
                     (Direction::Read, false) => opcode::Read::new($target, io.buf, io.len_bytes)
                         .offset(io.offset_bytes)
+                        .ioprio(io.ioprio)
                         .build(),
                     (Direction::Write, true) => {
                         opcode::WriteFixed::new($target, io.buf, io.len_bytes, io.slot as u16)
                             .offset(io.offset_bytes)
+                            .ioprio(io.ioprio)
                             .build()
                     }
                     (Direction::Write, false) => opcode::Write::new($target, io.buf, io.len_bytes)
                         .offset(io.offset_bytes)
+                        .ioprio(io.ioprio)
                         .build(),
                 }
             };

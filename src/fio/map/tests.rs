@@ -1219,48 +1219,6 @@ fn fio_patterns_are_hex_strings_and_numbers() {
     );
 }
 
-fn numa_entry(value: &str) -> Entry {
-    Entry {
-        option: "numa_cpu_nodes".to_string(),
-        value: Some(value.to_string()),
-        origin: Origin::File {
-            path: "j.fio".to_string(),
-            line: 3,
-        },
-    }
-}
-
-#[test]
-fn numa_nodes_become_their_cpus() {
-    let nodes = |node: usize| match node {
-        0 => Some("0-3\n".to_string()),
-        1 => Some("4-7,12\n".to_string()),
-        2 => Some("\n".to_string()),
-        _ => None,
-    };
-    let cpus = |text: &str| numa_cpus(&numa_entry(text), &nodes).map_err(|e| e.to_string());
-    assert_eq!(cpus("0"), Ok("0-3".to_string()));
-    assert_eq!(cpus("0-1"), Ok("0-3,4-7,12".to_string()));
-    assert_eq!(cpus("all"), Ok("0-3,4-7,12".to_string()));
-    assert_eq!(cpus("1,2"), Ok("4-7,12".to_string()));
-    assert_eq!(
-        cpus("2"),
-        Err(
-            "j.fio:3: numa_cpu_nodes \"2\": these NUMA nodes have no CPUs; name a node with \
-             CPUs (numactl --hardware)"
-                .to_string()
-        )
-    );
-    assert_eq!(
-        cpus("0,5"),
-        Err(
-            "j.fio:3: numa_cpu_nodes \"0,5\": NUMA node 5 does not exist here \
-             (/sys/devices/system/node/node5); see numactl --hardware for the nodes"
-                .to_string()
-        )
-    );
-}
-
 proptest::proptest! {
     /// Any hex string reads back as its bytes; any text parses or fails without a panic.
     #[test]
