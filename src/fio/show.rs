@@ -158,6 +158,8 @@ const FIO_DEFAULTS: &[(&str, &str)] = &[
     ("iodepth_batch_complete_max", "1"),
     ("direct", "0"),
     ("iomem", "malloc"),
+    ("fixedbufs", "0"),
+    ("registerfiles", "0"),
     ("ramp_time", "0s"),
     ("cpus_allowed_policy", "shared"),
     ("steadystate_ramp_time", "0s"),
