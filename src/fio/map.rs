@@ -1251,8 +1251,9 @@ struct Mapped {
 
 /// fio's defaults where they differ from `diskdash bench`'s (fio's HOWTO): a sequential read
 /// of 4k, one I/O in flight, the sync engine, through the page cache, every worker on every
-/// allowed CPU, no time limit, I/O buffers in plain 4 KiB pages, io_uring without registered
-/// buffers or file.
+/// allowed CPU, no time limit, I/O buffers in plain 4 KiB pages, and io_uring without
+/// registered buffers or file (fio's `fixedbufs` and `registerfiles` are off unless set:
+/// each I/O then pins its pages and looks its file up, as fio's do).
 fn fio_defaults() -> Vec<JobOption> {
     [
         (Key::Rw, "read"),

@@ -351,3 +351,54 @@ fn fio_reports_each_clone_without_group_reporting() {
     assert_eq!(grouped[0]["read"]["io_bytes"], 8 << 20);
     assert_eq!(grouped[0]["diskdash"]["workers"], 2);
 }
+
+/// fio 3.33's io_uring registers neither its buffers nor its file unless `fixedbufs` and
+/// `registerfiles` are set (each I/O pins its pages and looks the file up, a cost that shows
+/// in IOPS on a busy CPU), so neither does `diskdash fio`; set, both are registered.
+#[test]
+fn fio_io_uring_registers_buffers_and_file_only_when_asked_as_fio() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = "[ring]\nfilename=ring.dat\nrw=randread\nsize=4M\nruntime=1\ntime_based\n\
+               ioengine=io_uring\niodepth=8\n";
+    for (extra, registered) in [("", false), ("fixedbufs\nregisterfiles\n", true)] {
+        std::fs::write(dir.path().join("ring.fio"), format!("{job}{extra}")).unwrap();
+        let record = crate::rate::fio_record(dir.path(), &["ring.fio"]);
+        let engine = &record["engine"];
+        assert_eq!(
+            engine["registered_buffers"], registered,
+            "{extra:?}: {engine}"
+        );
+        assert_eq!(engine["registered_file"], registered, "{extra:?}: {engine}");
+    }
+    // The plan says so, and --showcmd leaves fio's own defaults out of fio's command line.
+    let out = fio(
+        dir.path(),
+        &[
+            "--parse-only",
+            "--name=plain",
+            "--size=4M",
+            "--ioengine=io_uring",
+        ],
+    );
+    assert_success(&out);
+    let line = options_line(&stdout(&out), "plain");
+    assert!(
+        line.contains(" fixedbufs=0") && line.contains(" registerfiles=0"),
+        "{line}"
+    );
+    let out = fio(
+        dir.path(),
+        &[
+            "--showcmd",
+            "--name=plain",
+            "--size=4M",
+            "--ioengine=io_uring",
+        ],
+    );
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(
+        !text.contains("fixedbufs") && !text.contains("registerfiles"),
+        "{text}"
+    );
+}
