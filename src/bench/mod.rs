@@ -11,6 +11,7 @@ pub mod memory;
 pub mod options;
 pub mod randmap;
 pub mod rate;
+pub mod sg;
 pub mod spec;
 pub mod target;
 pub mod verify;
