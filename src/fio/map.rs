@@ -1589,6 +1589,14 @@ fn job(
                         path.display()
                     ));
                 }
+                Found::Other if options.iter().any(|o| o.key == Key::SgWriteMode) => {
+                    return Err(usage!(
+                        "{}: {} is not a block device: diskdash sends no SCSI commands through \
+                         /dev/sg*; name the disk's block device (e.g. /dev/sdb) for ioengine=sg",
+                        entry.located(),
+                        path.display()
+                    ));
+                }
                 Found::Other => {
                     return Err(usage!(
                         "{}: {} is neither a regular file nor a block device; name a file or a \

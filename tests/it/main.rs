@@ -24,6 +24,7 @@ mod fio_output;
 mod fio_parse;
 mod fio_plot;
 mod fio_run;
+mod fio_sg;
 mod fio_world;
 mod fleet;
 mod generate;
