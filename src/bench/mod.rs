@@ -12,6 +12,7 @@ pub mod options;
 pub mod prio;
 pub mod randmap;
 pub mod rate;
+pub mod sg;
 pub mod spec;
 pub mod target;
 pub mod verify;

@@ -12,7 +12,7 @@ use crate::bench::randmap::Generator;
 use crate::bench::rate::{Process, RateError, RateLimit, Unit, parse_caps};
 use crate::bench::spec::{
     BsSplit, CpuListError, Distribution, EngineKind, Fadvise, Fallocate, IoMem, JobSpec,
-    MachineLimits, OpenSync, RateMin, RwMode, Sequencer, StatCall, SyncEvery, ThinkTime,
+    MachineLimits, OpenSync, RateMin, RwMode, Sequencer, SgMode, StatCall, SyncEvery, ThinkTime,
     UringOptions, VerifySpec, format_cpu_list, parse_cpu_list,
 };
 use crate::units::{
@@ -141,10 +141,14 @@ pub enum Key {
     // fio's NUMA placement (`numa_cpu_nodes`, `numa_mem_policy`).
     NumaCpuNodes,
     NumaMemPolicy,
+    /// fio's `buffer_pattern`: what the I/O buffers hold (fio's pattern, as hex here).
+    BufferPattern,
+    /// fio's sg engine's `sg_write_mode`, on a block device.
+    SgWriteMode,
 }
 
 impl Key {
-    pub const ALL: [Self; 76] = [
+    pub const ALL: [Self; 78] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -221,6 +225,8 @@ impl Key {
         Self::CmdPrioBsSplit,
         Self::NumaCpuNodes,
         Self::NumaMemPolicy,
+        Self::BufferPattern,
+        Self::SgWriteMode,
     ];
 
     /// The key's row of [`TABLE`].
@@ -438,7 +444,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 76] = [
+pub static TABLE: [Row; 78] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -761,6 +767,11 @@ pub static TABLE: [Row; 76] = [
     Row::new(Key::NumaMemPolicy, "--numa-mem-policy", "numa_mem_policy", FIO_ONLY)
         .help("The workers' memory policy, set before their buffers: default, local, prefer:N, bind:NODES, interleave:NODES.")
         .commas(),
+    Row::new(Key::BufferPattern, "--buffer-pattern", "buffer_pattern", FIO_ONLY)
+        .help("The bytes every I/O buffer holds, repeated (fio's buffer_pattern; 0x and hex digits here)."),
+    // Set only by a job of fio's sg engine, which runs on a block device as psync.
+    Row::new(Key::SgWriteMode, "--sg-write-mode", "sg_write_mode", FIO_ONLY)
+        .help("What an sg job's writes do on the block device: write, write_and_verify, verify_bytchk_00 (read), verify_bytchk_01 (read and compare), verify_bytchk_11 (compare each block with the first), write_same, write_same_ndob (zeros)."),
 ];
 
 /// The most files a metadata engine's job may name (per worker).
@@ -950,6 +961,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
              randrw, trim, randtrim or trimwrite"
         )
     })?;
+    let (buffer_pattern, sg, rw) = sg_options(&opts, rw)?;
     let sequencer = match modifier {
         None => None,
         Some(text) => sequencer_option(rw_name, rw_text, rw, text)?,
@@ -1291,6 +1303,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         cmdprio: prio.cmdprio,
         numa_cpu_nodes: prio.numa_cpu_nodes,
         numa_mem_policy: prio.numa_mem_policy,
+        buffer_pattern,
+        sg,
     })
 }
 
@@ -1567,6 +1581,81 @@ fn time_in(name: Name<'_>, text: &str, unit: &str, examples: &str) -> anyhow::Re
 /// the companions without `thinktime` are refused (fio ignores them: they would do nothing).
 /// fio's `flow` (a weight, 1 to 1000; 0: no flow control), `flow_id` (the group, default 0)
 /// and `flow_sleep` (microseconds to wait when held back, default 0).
+/// `buffer_pattern` (hex) and `sg_write_mode`; an sg mode that verifies turns the job's writes
+/// into reads of the same blocks (`write` to `read`, `randwrite` to `randread`).
+fn sg_options(
+    opts: &Options<'_>,
+    rw: RwMode,
+) -> anyhow::Result<(Option<Vec<u8>>, Option<SgMode>, RwMode)> {
+    let pattern = match opts.get(Key::BufferPattern) {
+        None => None,
+        Some(_) => {
+            let (text, name) = opts.value(Key::BufferPattern);
+            Some(bytes_of_hex(text).ok_or_else(|| {
+                usage!(
+                    "{name} {text:?} is not a byte pattern; use 0x and hex digits (e.g. 0xdeadbeef)"
+                )
+            })?)
+        }
+    };
+    let Some(_) = opts.get(Key::SgWriteMode) else {
+        return Ok((pattern, None, rw));
+    };
+    let (text, name) = opts.value(Key::SgWriteMode);
+    let mode = SgMode::parse(text.trim()).ok_or_else(|| {
+        usage!(
+            "{name} {text:?} is not an sg write mode; use write, write_and_verify, \
+             verify_bytchk_00, verify_bytchk_01, verify_bytchk_11, write_same, write_same_ndob \
+             or write_stream"
+        )
+    })?;
+    let rw = match (mode.reads_instead(), rw) {
+        (true, RwMode::Write) => RwMode::Read,
+        (true, RwMode::RandWrite) => RwMode::RandRead,
+        (true, RwMode::Read | RwMode::RandRead) | (false, _) => rw,
+        (true, other) => {
+            return Err(usage!(
+                "{name} {text:?} reads where the job writes, but rw={} mixes reads and writes; \
+                 use rw=write or rw=randwrite with it",
+                other.as_str()
+            ));
+        }
+    };
+    if mode == SgMode::WriteAndVerify && !matches!(rw, RwMode::Write | RwMode::RandWrite) {
+        return Err(usage!(
+            "{name} {text:?} needs a writing job; use rw=write or rw=randwrite with it"
+        ));
+    }
+    Ok((pattern, Some(mode), rw))
+}
+
+/// `0x0102` as bytes (an odd count of digits gets a leading 0).
+fn bytes_of_hex(text: &str) -> Option<Vec<u8>> {
+    let digits = text.trim().strip_prefix("0x")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let padded = if digits.len() % 2 == 1 {
+        format!("0{digits}")
+    } else {
+        digits.to_string()
+    };
+    padded
+        .as_bytes()
+        .chunks(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+        .collect()
+}
+
+/// Bytes as `0x` and hex digits, as [`bytes_of_hex`] reads them.
+fn hex_of(bytes: &[u8]) -> String {
+    let mut out = String::from("0x");
+    for byte in bytes {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    out
+}
+
 fn flow_options(opts: &Options<'_>) -> anyhow::Result<Option<crate::bench::spec::Flow>> {
     let (text, flow_name) = opts.value(Key::Flow);
     let weight = match text.trim().parse::<u32>() {
@@ -2132,6 +2221,12 @@ impl JobSpec {
             }
         }
         self.prio_options(&mut out);
+        if let Some(pattern) = &self.buffer_pattern {
+            out.push((Key::BufferPattern, hex_of(pattern)));
+        }
+        if let Some(mode) = self.sg {
+            out.push((Key::SgWriteMode, mode.as_str().to_string()));
+        }
         if self.random_generator != Generator::Tausworthe {
             out.push((
                 Key::RandomGenerator,

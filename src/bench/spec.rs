@@ -339,6 +339,97 @@ pub struct JobSpec {
     pub numa_cpu_nodes: Option<Vec<u32>>,
     /// The workers' memory policy (fio's `numa_mem_policy`), set before their buffers.
     pub numa_mem_policy: Option<crate::bench::prio::MemPolicy>,
+    /// fio's `buffer_pattern`: the bytes every I/O buffer holds, repeated from its start.
+    pub buffer_pattern: Option<Vec<u8>>,
+    /// fio's sg engine on a block device, by its `sg_write_mode`.
+    pub sg: Option<SgMode>,
+}
+
+/// fio's sg engine's `sg_write_mode`, as the I/O on a block device with the same effect on
+/// the medium and on the result (no SCSI command reaches the device: a read or write does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SgMode {
+    /// `write` (and `write_stream`): the buffer is written.
+    Write,
+    /// `write_and_verify` (`verify`): written, then read back and compared with the buffer.
+    WriteAndVerify,
+    /// `verify_bytchk_00`: the blocks are read (a medium check); nothing is compared.
+    VerifyMedium,
+    /// `verify_bytchk_01`: the blocks are read and compared with the job's buffer.
+    VerifyCompare,
+    /// `verify_bytchk_11`: each logical block read is compared with the buffer's first.
+    VerifyEachBlock,
+    /// `write_same`: the buffer's first logical block, written over every block of the I/O.
+    Same,
+    /// `write_same_ndob`: zeros written (no data-out buffer).
+    SameNdob,
+}
+
+impl SgMode {
+    /// fio's name of the mode.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Write => "write",
+            Self::WriteAndVerify => "write_and_verify",
+            Self::VerifyMedium => "verify_bytchk_00",
+            Self::VerifyCompare => "verify_bytchk_01",
+            Self::VerifyEachBlock => "verify_bytchk_11",
+            Self::Same => "write_same",
+            Self::SameNdob => "write_same_ndob",
+        }
+    }
+
+    /// fio's names: `verify` is `write_and_verify`, `same` `write_same`, `write_stream` a
+    /// plain write (the stream ID is a SCSI hint a block device is not given).
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        Some(match text {
+            "write" | "write_stream" => Self::Write,
+            "write_and_verify" | "verify" => Self::WriteAndVerify,
+            "verify_bytchk_00" => Self::VerifyMedium,
+            "verify_bytchk_01" => Self::VerifyCompare,
+            "verify_bytchk_11" => Self::VerifyEachBlock,
+            "write_same" | "same" => Self::Same,
+            "write_same_ndob" => Self::SameNdob,
+            _ => return None,
+        })
+    }
+
+    /// The mode's "writes" are reads of the medium (the SCSI VERIFY commands).
+    #[must_use]
+    pub fn reads_instead(self) -> bool {
+        matches!(
+            self,
+            Self::VerifyMedium | Self::VerifyCompare | Self::VerifyEachBlock
+        )
+    }
+}
+
+/// Where the block of `len` bytes read at `offset` first differs from what `expect` says it
+/// holds: `each` compares every `each` bytes with `expect`'s first `each` (the sg engine's
+/// `verify_bytchk_11`), else the whole block with `expect` (`verify_bytchk_01`). `None`: equal.
+#[must_use]
+pub fn sg_mismatch(block: &[u8], expect: &[u8], each: Option<usize>) -> Option<usize> {
+    let first_diff = |got: &[u8], want: &[u8]| got.iter().zip(want).position(|(a, b)| a != b);
+    match each {
+        Some(each) if each > 0 && each <= expect.len() => {
+            block.chunks(each).enumerate().find_map(|(i, chunk)| {
+                first_diff(chunk, &expect[..chunk.len()]).map(|at| i * each + at)
+            })
+        }
+        _ => first_diff(block, expect),
+    }
+}
+
+/// Fills `buf` with `pattern` repeated from its start (fio's `buffer_pattern`).
+pub fn fill_pattern(buf: &mut [u8], pattern: &[u8]) {
+    if pattern.is_empty() {
+        return;
+    }
+    for (i, byte) in buf.iter_mut().enumerate() {
+        *byte = pattern[i % pattern.len()];
+    }
 }
 
 /// fio's `iomem`: the memory the I/O buffers are carved from.
@@ -810,6 +901,8 @@ impl Default for JobSpec {
             cmdprio: None,
             numa_cpu_nodes: None,
             numa_mem_policy: None,
+            buffer_pattern: None,
+            sg: None,
         }
     }
 }

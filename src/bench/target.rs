@@ -354,6 +354,9 @@ pub fn open_as(
             path.display()
         ));
     }
+    if spec.sg.is_some() && !matches!(pinned.kind(), ObjectKind::BlockDevice(_)) {
+        return Err(refuse_sg(path, pinned.kind()));
+    }
     let mut target = match pinned.kind() {
         ObjectKind::Directory if spec.meta.is_some() => open_meta_dir(spec, path, &pinned)?,
         ObjectKind::Directory => open_scratch(spec, path, &pinned)?,
@@ -425,6 +428,30 @@ pub fn open_as(
     Ok(target)
 }
 
+/// fio's sg engine runs on a block device only (fio's: "only works on block or character
+/// devices"); diskdash sends no SCSI commands, so a character device (`/dev/sg*`) is refused
+/// too.
+fn refuse_sg(path: &Path, kind: ObjectKind) -> anyhow::Error {
+    let what = match kind {
+        ObjectKind::Directory => "a directory",
+        ObjectKind::RegularFile => "a regular file",
+        ObjectKind::BlockDevice(_) => "a block device",
+        ObjectKind::Other(what) => what,
+    };
+    if kind == ObjectKind::Other("a character device") {
+        return usage!(
+            "target {} is a character device: diskdash sends no SCSI commands through \
+             /dev/sg*; name the disk's block device (e.g. /dev/sdb) for ioengine=sg",
+            path.display()
+        );
+    }
+    usage!(
+        "target {} is {what}: fio's sg engine only works on block or character devices; name \
+         a block device for ioengine=sg, or use ioengine=psync on a file",
+        path.display()
+    )
+}
+
 /// Creates `path` (which must not exist: `O_CREAT | O_EXCL`, no link followed), then opens it
 /// as a target for `spec`, as fio does for a file a job names. The new file is empty, so it
 /// is written with data first. `unlink`: removed when the target is dropped or at the end of
@@ -436,6 +463,9 @@ pub fn open_as(
 /// # Errors
 /// Usage errors: no such directory, something already at `path`, an unwritable place.
 pub fn create(spec: &JobSpec, path: &Path, unlink: bool, job: &str) -> anyhow::Result<Target> {
+    if spec.sg.is_some() {
+        return Err(refuse_sg(path, ObjectKind::RegularFile));
+    }
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),

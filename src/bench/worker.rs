@@ -8,7 +8,7 @@
 //! batch, CLOCK_MONOTONIC via the vDSO).
 
 use std::ops::ControlFlow;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -510,11 +510,25 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
             return exit;
         }
     };
+    // fio's buffer_pattern, and the sg engine's data and checks (`bench::sg`).
+    let logical = if spec.sg.is_some() {
+        crate::bench::blockdev::logical_block_bytes(plan.file.as_fd()).unwrap_or(512) as usize
+    } else {
+        512
+    };
+    let sg = match crate::bench::sg::prepare(&spec, &mut buffers, block_size, logical) {
+        Ok(sg) => sg,
+        Err(err) => {
+            not_ready(SetupError::Failed(format!("{err:#}")));
+            return exit;
+        }
+    };
     let mut stats = Vec::with_capacity(SPARES + 2);
     for _ in 0..SPARES {
         stats.push(fresh_stats(&plan));
     }
     let mut state = Loop::new(&plan, &control, links, stats, depth, fd);
+    state.sg = sg;
     if !run_engine(&plan, &mut state, &buffers, depth, &mut exit.setup) {
         return exit;
     }
@@ -751,6 +765,8 @@ struct Loop<'a> {
     flow: Option<crate::bench::flow::FlowMember>,
     /// Which I/Os go at a priority of their own (fio's `cmdprio_*`).
     cmdprio: Option<crate::bench::prio::CmdPrioPicker>,
+    /// An sg job's compares (fio's `sg_write_mode` on a block device).
+    sg: Option<crate::bench::sg::SgData>,
 }
 
 impl<'a> Loop<'a> {
@@ -821,6 +837,7 @@ impl<'a> Loop<'a> {
                     plan.seed ^ 0xC3D9_0000_0000_0000 ^ u64::from(plan.worker),
                 )
             }),
+            sg: None,
         }
     }
 
@@ -1206,6 +1223,29 @@ impl<'a> Loop<'a> {
                 };
                 if !self.check_block(block, entry.offset_bytes, verify) {
                     flight.stopping = true;
+                }
+            }
+            if let Some(sg) = &mut self.sg {
+                let checked = if io.direction == Direction::Read {
+                    // SAFETY: as for --verify above: the read has completed on this slot.
+                    let block = unsafe {
+                        std::slice::from_raw_parts(buffers.slot_ptr(slot), entry.len_bytes as usize)
+                    };
+                    sg.check_read(block, entry.offset_bytes)
+                        .map_err(|detail| (libc::EILSEQ, detail))
+                } else {
+                    sg.check_write(self.fd, entry.offset_bytes, entry.len_bytes as usize)
+                };
+                if let Err((errno, detail)) = checked {
+                    let first = self.fault.is_none();
+                    let operation = direction_name(io.direction);
+                    self.fail_errno(operation, Some(entry.offset_bytes), errno);
+                    if let Some(fault) = self.fault.as_mut().filter(|_| first) {
+                        fault.detail = Some(detail);
+                    }
+                    flight.free.push(completion.slot);
+                    flight.stopping = true;
+                    continue;
                 }
             }
             if let Some(think) = self.spec.think.filter(|t| !t.on_issue) {

@@ -92,6 +92,12 @@ enum Opt {
     VerifyPattern,
     /// `bsrange`: a range of block sizes; one size when both ends agree.
     BsRange,
+    /// `buffer_pattern`: fio's pattern syntax, the bytes every buffer holds.
+    BufferPattern,
+    /// `sg_write_mode`: the sg engine's writes, on a block device.
+    SgWriteMode,
+    /// `readfua` (false) and `writefua` (true): the sg engine's Force Unit Access.
+    Fua(bool),
     /// Accepted; the note says what diskdash does instead.
     Accepted(Arity, &'static str),
     /// Tunes fio's own measurement or logs: accepted with a note.
@@ -333,6 +339,10 @@ option_table! {
         "cmdprio" => Opt::Job(Key::CmdPrio),
         "cmdprio_bssplit" => Opt::Job(Key::CmdPrioBsSplit),
         "verify_pattern" => Opt::VerifyPattern,
+        "buffer_pattern" => Opt::BufferPattern,
+        "sg_write_mode" => Opt::SgWriteMode,
+        "readfua" => Opt::Fua(false),
+        "writefua" => Opt::Fua(true),
         "verify_only" => Opt::Bool(Key::VerifyOnly),
         "verify_fatal" => Opt::Bool(Key::VerifyFatal),
         "hipri" => Opt::Bool(Key::Hipri),
@@ -578,6 +588,10 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "invalidate",
         "fadvise_hint",
         "iomem",
+        "buffer_pattern",
+        "sg_write_mode",
+        "readfua",
+        "writefua",
         "create_on_open",
         "create_only",
         "zero_buffers",
@@ -1313,6 +1327,9 @@ fn job(
     let mut blockalign: Option<&Entry> = None;
     // fio's zonemode, zonesize, zonerange, zoneskip (by `ZoneOpt`).
     let mut zone: [Option<&Entry>; 4] = [None; 4];
+    // fio's sg engine (its `ioengine` entry), its `sg_write_mode` and `writefua`.
+    let (mut sg, mut sg_mode, mut writefua): (Option<&Entry>, Option<&Entry>, bool) =
+        (None, None, false);
     for (opt, entry) in draft.options(globals) {
         let opt = *opt;
         if matches!(
@@ -1350,6 +1367,7 @@ fn job(
             Opt::RandRepeat => randrepeat = flag(entry)?,
             Opt::IoEngine => {
                 let engine = engine(entry, settings)?;
+                sg = (value(entry) == "sg").then_some(entry);
                 push(&mut options, Key::IoEngine, engine, entry);
             }
             Opt::Size => size = Some(entry),
@@ -1521,6 +1539,30 @@ fn job(
                     bytes.len()
                 ));
             }
+            Opt::BufferPattern => {
+                let text = value(entry);
+                let bytes = fio_pattern(text).map_err(|why| {
+                    usage!(
+                        "{} {text:?}: {why}; write 0x followed by hex digits, a quoted string \
+                         or a decimal number",
+                        entry.name()
+                    )
+                })?;
+                let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+                push(&mut options, Key::BufferPattern, format!("0x{hex}"), entry);
+            }
+            Opt::SgWriteMode => sg_mode = Some(entry),
+            Opt::Fua(true) => writefua = flag(entry)?,
+            Opt::Fua(false) => {
+                if flag(entry)? {
+                    settings.note(format!(
+                        "{}: accepted; an sg job's reads are O_DIRECT reads of the block \
+                         device, which the page cache does not serve (no FUA bit reaches the \
+                         device: its own cache may)",
+                        entry.located()
+                    ));
+                }
+            }
             Opt::Accepted(_, note) => settings.note(format!("{}: {note}", entry.located())),
             // The log files are opened from the options as given, once the plan is made.
             Opt::Log(_) => {}
@@ -1532,6 +1574,7 @@ fn job(
             _ => unreachable!("an invocation option in a job: {opt:?}"),
         }
     }
+    sg_job(&mut options, sg, sg_mode, writefua, settings)?;
     if !randrepeat && !options.iter().any(|o| o.key == Key::RandSeed) {
         options.push(JobOption::flag(Key::RandSeed, io.seed_now.to_string()));
     }
@@ -1601,6 +1644,14 @@ fn job(
                         "{}: {} is a directory; use directory={} for a scratch file in it",
                         entry.located(),
                         path.display(),
+                        path.display()
+                    ));
+                }
+                Found::Other if options.iter().any(|o| o.key == Key::SgWriteMode) => {
+                    return Err(usage!(
+                        "{}: {} is not a block device: diskdash sends no SCSI commands through \
+                         /dev/sg*; name the disk's block device (e.g. /dev/sdb) for ioengine=sg",
+                        entry.located(),
                         path.display()
                     ));
                 }
@@ -1833,6 +1884,12 @@ fn engine<'a>(entry: &'a Entry, settings: &mut Settings) -> anyhow::Result<&'a s
             "diskdash submits through io_uring, asynchronous at the same iodepth, where fio \
              uses glibc's POSIX AIO (a thread pool issuing pread/pwrite)",
         )),
+        "sg" => Some((
+            "psync",
+            "diskdash issues O_DIRECT pread/pwrite on the block device where fio sends SCSI \
+             commands (CDBs) through SG_IO; sg_write_mode's verify and write-same are done as \
+             reads compared in memory and as writes of the repeated block",
+        )),
         "mmap" => Some((
             "psync",
             "diskdash issues pread/pwrite where fio copies to and from an mmap of the file \
@@ -1863,7 +1920,6 @@ fn engine<'a>(entry: &'a Entry, settings: &mut Settings) -> anyhow::Result<&'a s
         "e4defrag" => "defragments ext4 files",
         "dev-dax" | "libpmem" | "pmemblk" => "drives persistent memory",
         "mtd" => "drives raw flash (MTD)",
-        "sg" => "sends SCSI commands through the sg driver",
         "io_uring_cmd" => "sends NVMe passthrough commands (cmd_type)",
         "libzbc" => "drives zoned SCSI/ATA disks through libzbc",
         "xnvme" => "drives NVMe from user space",
@@ -1938,6 +1994,43 @@ fn meta_size<'e>(
     }
     push(options, Key::Bs, per_file.to_string(), entry);
     Ok(Some(((per_file * files).to_string(), entry)))
+}
+
+/// An sg job runs direct (SG_IO passes no page cache) with its `sg_write_mode` (fio's default
+/// `write`), `writefua` as O_DSYNC; `sg_write_mode` without the sg engine is refused, as fio
+/// refuses an engine's option for another engine.
+fn sg_job(
+    options: &mut Vec<JobOption>,
+    sg: Option<&Entry>,
+    mode: Option<&Entry>,
+    writefua: bool,
+    settings: &mut Settings,
+) -> anyhow::Result<()> {
+    let Some(engine) = sg else {
+        if let Some(mode) = mode {
+            return Err(usage!(
+                "{} {:?}: an option of fio's sg engine, and the job's engine is not sg; set \
+                 ioengine=sg (on a block device) or drop it",
+                mode.name(),
+                value(mode)
+            ));
+        }
+        return Ok(());
+    };
+    push(options, Key::Direct, "1", engine);
+    match mode {
+        Some(mode) => push(options, Key::SgWriteMode, value(mode), mode),
+        None => push(options, Key::SgWriteMode, "write", engine),
+    }
+    if writefua {
+        push(options, Key::Sync, "dsync", engine);
+        settings.note(format!(
+            "{}: writefua runs as O_DSYNC: each write is durable when it completes, as a \
+             write with FUA is",
+            engine.located()
+        ));
+    }
+    Ok(())
 }
 
 /// fio's `filename_format` for the job's first (and only) file: `$jobname` is the job's

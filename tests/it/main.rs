@@ -28,6 +28,7 @@ mod fio_parse;
 mod fio_plot;
 mod fio_prio;
 mod fio_run;
+mod fio_sg;
 mod fio_world;
 mod fleet;
 mod generate;

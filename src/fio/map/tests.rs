@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::*;
-use crate::bench::spec::{EngineKind, Fallocate, RwMode, SyncEvery};
+use crate::bench::spec::{EngineKind, Fallocate, OpenSync, RwMode, SgMode, SyncEvery};
 
 const LSM: &str = "\
 [global]
@@ -341,10 +341,6 @@ fn an_engine_diskdash_does_not_run_is_refused_before_its_own_options() {
             "n.fio",
             "[global]\nioengine=net\n[recv]\nport=8888\nprotocol=tcp\n",
         )
-        .file(
-            "s.fio",
-            "[a]\nbuffer_pattern=0x01\nioengine=sg\nfilename=/dev/sg0\n",
-        )
         .file("x.fio", "[a]\ncmd_type=nvme\nioengine=xnvme\n")
         .file(
             "e.fio",
@@ -353,10 +349,6 @@ fn an_engine_diskdash_does_not_run_is_refused_before_its_own_options() {
     assert_eq!(
         w.load(&["n.fio"]).unwrap_err(),
         r#"n.fio:2: ioengine "net": fio's net engine drives network sockets, not a block device or file; diskdash measures block storage (use io_uring, libaio, psync or null)"#
-    );
-    assert_eq!(
-        w.load(&["s.fio"]).unwrap_err(),
-        r#"s.fio:3: ioengine "sg": fio's sg engine sends SCSI commands through the sg driver, not a block device or file; diskdash measures block storage (use io_uring, libaio, psync or null)"#
     );
     assert_eq!(
         w.load(&["x.fio"]).unwrap_err(),
@@ -1270,4 +1262,73 @@ fn flow_reaches_the_job() {
     );
     let err = one("[a]\nsize=16m\nflow=1\nflow_id=x\n").unwrap_err();
     assert!(err.contains("flow_id \"x\" is not a flow group"), "{err}");
+}
+
+#[test]
+fn fios_sg_engine_runs_direct_on_a_block_device_by_its_write_mode() {
+    let w = world()
+        .target("/dev/sdb", Found::Block { bytes: 1 << 30 })
+        .target("/dev/sg0", Found::Other)
+        .file(
+            "v.fio",
+            "[global]\nfilename=/dev/sdb\nbuffer_pattern=0x01\nioengine=sg\nrw=write\nbs=512\n\
+             number_ios=20\nstonewall\n[precon]\n[v01]\nsg_write_mode=verify_bytchk_01\n\
+             [same]\nsg_write_mode=write_same\nwritefua=1\n[rand]\nrw=randwrite\n\
+             sg_write_mode=verify_bytchk_11\n",
+        )
+        .file(
+            "mix.fio",
+            "[a]\nfilename=/dev/sdb\nioengine=sg\nrw=randrw\nsg_write_mode=verify_bytchk_00\n",
+        )
+        .file(
+            "other.fio",
+            "[a]\nfilename=/dev/sdb\nsg_write_mode=write_same\n",
+        )
+        .file(
+            "bad.fio",
+            "[a]\nfilename=/dev/sdb\nioengine=sg\nsg_write_mode=scribble\n",
+        )
+        .file("sg0.fio", "[a]\nfilename=/dev/sg0\nioengine=sg\n");
+    let inv = w.load(&["v.fio"]).unwrap();
+    let specs: Vec<_> = jobs(&inv).iter().map(|j| j.spec.clone()).collect();
+    let modes: Vec<_> = specs.iter().map(|s| (s.rw, s.sg)).collect();
+    assert_eq!(
+        modes,
+        [
+            (RwMode::Write, Some(SgMode::Write)),
+            (RwMode::Read, Some(SgMode::VerifyCompare)),
+            (RwMode::Write, Some(SgMode::Same)),
+            (RwMode::RandRead, Some(SgMode::VerifyEachBlock)),
+        ]
+    );
+    assert!(
+        specs
+            .iter()
+            .all(|s| s.direct && s.buffer_pattern == Some(vec![1]))
+    );
+    assert_eq!(specs[2].open_sync, Some(OpenSync::Dsync));
+    assert!(
+        inv.notes
+            .iter()
+            .any(|n| n.contains("runs as diskdash's psync") && n.contains("SCSI commands (CDBs)")),
+        "{:?}",
+        inv.notes
+    );
+    assert_eq!(
+        w.load(&["mix.fio"]).unwrap_err(),
+        r#"mix.fio:5: sg_write_mode "verify_bytchk_00" reads where the job writes, but rw=randrw mixes reads and writes; use rw=write or rw=randwrite with it"#
+    );
+    assert_eq!(
+        w.load(&["other.fio"]).unwrap_err(),
+        r#"other.fio:3: sg_write_mode "write_same": an option of fio's sg engine, and the job's engine is not sg; set ioengine=sg (on a block device) or drop it"#
+    );
+    assert_eq!(
+        w.load(&["bad.fio"]).unwrap_err(),
+        r#"bad.fio:4: sg_write_mode "scribble" is not an sg write mode; use write, write_and_verify, verify_bytchk_00, verify_bytchk_01, verify_bytchk_11, write_same, write_same_ndob or write_stream"#
+    );
+    assert_eq!(
+        w.load(&["sg0.fio"]).unwrap_err(),
+        "sg0.fio:2: filename=/dev/sg0: /dev/sg0 is not a block device: diskdash sends no SCSI \
+         commands through /dev/sg*; name the disk's block device (e.g. /dev/sdb) for ioengine=sg"
+    );
 }
