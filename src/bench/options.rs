@@ -2120,6 +2120,41 @@ impl JobSpec {
         }
     }
 
+    /// fio's buffer contents (dedupe, compress, pattern), the metadata engines' files, the
+    /// priorities and NUMA placement, and the sg mode, as options.
+    fn contents_and_files(&self, out: &mut Vec<(Key, String)>) {
+        if let crate::bench::spec::BufferData::Shaped(shape) = self.data {
+            out.push((Key::DedupePercentage, shape.dedupe_pct.to_string()));
+            if shape.dedupe_pct > 0 {
+                let mode = match shape.mode {
+                    crate::bench::buffer::DedupeMode::Repeat => "repeat",
+                    crate::bench::buffer::DedupeMode::WorkingSet => "working_set",
+                };
+                out.push((Key::DedupeMode, mode.to_string()));
+                if shape.mode == crate::bench::buffer::DedupeMode::WorkingSet {
+                    out.push((Key::DedupeWorkingSet, shape.working_set_pct.to_string()));
+                }
+            }
+            out.push((Key::CompressPercentage, shape.compress_pct.to_string()));
+            if shape.compress_pct > 0 {
+                out.push((Key::CompressChunk, shape.chunk_bytes.to_string()));
+            }
+        }
+        if let Some(files) = &self.meta {
+            out.push((Key::NrFiles, files.count.to_string()));
+            if self.ioengine == EngineKind::FileStat {
+                out.push((Key::StatType, files.stat.as_str().to_string()));
+            }
+        }
+        self.prio_options(out);
+        if let Some(pattern) = &self.buffer_pattern {
+            out.push((Key::BufferPattern, hex_of(pattern)));
+        }
+        if let Some(mode) = self.sg {
+            out.push((Key::SgWriteMode, mode.as_str().to_string()));
+        }
+    }
+
     /// The job as options, each as [`validate`] reads it back exactly; `origin` names them.
     #[must_use]
     pub fn to_options(&self, origin: &Origin) -> Vec<JobOption> {
@@ -2197,36 +2232,7 @@ impl JobSpec {
         if self.fallocate != Fallocate::Native {
             out.push((Key::Fallocate, self.fallocate.as_str().to_string()));
         }
-        if let crate::bench::spec::BufferData::Shaped(shape) = self.data {
-            out.push((Key::DedupePercentage, shape.dedupe_pct.to_string()));
-            if shape.dedupe_pct > 0 {
-                let mode = match shape.mode {
-                    crate::bench::buffer::DedupeMode::Repeat => "repeat",
-                    crate::bench::buffer::DedupeMode::WorkingSet => "working_set",
-                };
-                out.push((Key::DedupeMode, mode.to_string()));
-                if shape.mode == crate::bench::buffer::DedupeMode::WorkingSet {
-                    out.push((Key::DedupeWorkingSet, shape.working_set_pct.to_string()));
-                }
-            }
-            out.push((Key::CompressPercentage, shape.compress_pct.to_string()));
-            if shape.compress_pct > 0 {
-                out.push((Key::CompressChunk, shape.chunk_bytes.to_string()));
-            }
-        }
-        if let Some(files) = &self.meta {
-            out.push((Key::NrFiles, files.count.to_string()));
-            if self.ioengine == EngineKind::FileStat {
-                out.push((Key::StatType, files.stat.as_str().to_string()));
-            }
-        }
-        self.prio_options(&mut out);
-        if let Some(pattern) = &self.buffer_pattern {
-            out.push((Key::BufferPattern, hex_of(pattern)));
-        }
-        if let Some(mode) = self.sg {
-            out.push((Key::SgWriteMode, mode.as_str().to_string()));
-        }
+        self.contents_and_files(&mut out);
         if self.random_generator != Generator::Tausworthe {
             out.push((
                 Key::RandomGenerator,
