@@ -194,11 +194,15 @@ fn the_read_back_is_not_in_the_device_window() {
         dir.path(),
         &args(
             dev.path(),
-            "--rw randwrite --verify crc32c --size 32M --runtime 1s --allow-destructive -q 8",
+            "--rw randwrite --verify crc32c --size 32M --runtime 3s --allow-destructive -q 8",
         ),
     );
+    // Every block written is checked once (the random map writes each at most once a pass):
+    // all 8192 when the pass ends within the runtime, as it does on an idle machine.
     let checked = record["verify"]["blocks_checked"].as_u64().unwrap();
-    assert_eq!(checked, 8192, "{}", record["verify"]);
+    let written = record["write"]["total_ios"].as_u64().unwrap();
+    assert!(checked > 0, "{}", record["verify"]);
+    assert_eq!(checked, written.min(8192), "{}", record["verify"]);
     let rec = &record["device"]["reconciliation"];
     assert_eq!(rec["device_read_ios"], 0, "the read-back's reads: {rec}");
     // The job's read counts them, as fio's; the run's (what the disk is compared with) not.
