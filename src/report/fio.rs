@@ -106,6 +106,9 @@ struct Block<'r> {
     clone: bool,
     /// Longest measured time of the merged jobs, ns.
     elapsed_ns: u64,
+    /// Longest read-back of the merged jobs (a verifying write job's verify phase, after
+    /// the measured window), ns; 0 without one. fio's `job_runtime` counts both phases.
+    readback_ns: u64,
     read: Direction,
     write: Direction,
     sync_ios: u64,
@@ -335,6 +338,7 @@ fn clone_block<'r>(job: &'r SegmentJobRecord, clone: &'r crate::record::CloneRec
         jobs: vec![job],
         clone: true,
         elapsed_ns: clone.elapsed_ns,
+        readback_ns: clone.read.runtime_ns.unwrap_or(0),
         read: Direction::of(&clone.read),
         write: Direction::of(&clone.write),
         sync_ios: clone.sync.total_ios,
@@ -353,6 +357,7 @@ fn job_block(job: &SegmentJobRecord) -> Block<'_> {
         jobs: vec![job],
         clone: false,
         elapsed_ns: job.elapsed_ns,
+        readback_ns: job.read.runtime_ns.unwrap_or(0),
         read: Direction::of(&job.read),
         write: Direction::of(&job.write),
         sync_ios: job.sync.total_ios,
@@ -386,6 +391,11 @@ fn merged_block(group: u32, jobs: Vec<&SegmentJobRecord>) -> Block<'_> {
         workers: jobs.iter().map(|job| job.job.numjobs).sum(),
         clone: false,
         elapsed_ns,
+        readback_ns: jobs
+            .iter()
+            .filter_map(|job| job.read.runtime_ns)
+            .max()
+            .unwrap_or(0),
         read: Direction::merged(jobs.iter().map(|job| (&job.read, job.elapsed_ns))),
         write: Direction::merged(jobs.iter().map(|job| (&job.write, job.elapsed_ns))),
         sync_ios: jobs.iter().map(|job| job.sync.total_ios).sum(),

@@ -416,7 +416,8 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
             total_ios: block.sync_ios,
             lat_ns: latency(&block.sync_lat, list),
         },
-        job_runtime: block.elapsed_ns / 1_000_000,
+        // fio's job time: the measured window and, after it, a verify's read-back.
+        job_runtime: (block.elapsed_ns + block.readback_ns) / 1_000_000,
         usr_cpu: block.usr_cpu,
         sys_cpu: block.sys_cpu,
         ctx: block.ctx,
