@@ -102,8 +102,10 @@ struct Block<'r> {
     /// Workers reported (`numjobs` summed over the merged jobs): fio's `jobs=`.
     workers: u32,
     jobs: Vec<&'r SegmentJobRecord>,
-    /// One worker of a job of several (fio's job clone): the step's series are not its own.
+    /// One worker of a job of several (fio's job clone): the step's series are not its own;
+    /// its own intervals are `clone_intervals`.
     clone: bool,
+    clone_intervals: &'r [crate::record::CloneIntervalRecord],
     /// Longest measured time of the merged jobs, ns.
     elapsed_ns: u64,
     /// Longest read-back of the merged jobs (a verifying write job's verify phase, after
@@ -337,6 +339,7 @@ fn clone_block<'r>(job: &'r SegmentJobRecord, clone: &'r crate::record::CloneRec
         workers: 1,
         jobs: vec![job],
         clone: true,
+        clone_intervals: &clone.intervals,
         elapsed_ns: clone.elapsed_ns,
         readback_ns: clone.read.runtime_ns.unwrap_or(0),
         read: Direction::of(&clone.read),
@@ -356,6 +359,7 @@ fn job_block(job: &SegmentJobRecord) -> Block<'_> {
         workers: job.job.numjobs,
         jobs: vec![job],
         clone: false,
+        clone_intervals: &[],
         elapsed_ns: job.elapsed_ns,
         readback_ns: job.read.runtime_ns.unwrap_or(0),
         read: Direction::of(&job.read),
@@ -390,6 +394,7 @@ fn merged_block(group: u32, jobs: Vec<&SegmentJobRecord>) -> Block<'_> {
         group,
         workers: jobs.iter().map(|job| job.job.numjobs).sum(),
         clone: false,
+        clone_intervals: &[],
         elapsed_ns,
         readback_ns: jobs
             .iter()
