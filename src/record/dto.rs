@@ -956,6 +956,21 @@ pub struct CloneRecord {
     pub trim: DirectionRecord,
     /// CPU time of this worker's thread.
     pub cpu: CpuRecord,
+    /// This worker's bytes and I/Os in each interval of its step's series, for fio's per-clone
+    /// `bw_*` and `iops_*` samples; absent in records written before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<CloneIntervalRecord>,
+}
+
+/// One worker's part of one interval: what fio's per-clone bandwidth and IOPS samples are
+/// computed from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CloneIntervalRecord {
+    pub duration_ns: u64,
+    pub read_bytes: u64,
+    pub read_ios: u64,
+    pub write_bytes: u64,
+    pub write_ios: u64,
 }
 
 /// One interval: a line of `--jsonl`, and a point of a segment's series.

@@ -102,10 +102,15 @@ struct Block<'r> {
     /// Workers reported (`numjobs` summed over the merged jobs): fio's `jobs=`.
     workers: u32,
     jobs: Vec<&'r SegmentJobRecord>,
-    /// One worker of a job of several (fio's job clone): the step's series are not its own.
+    /// One worker of a job of several (fio's job clone): the step's series are not its own;
+    /// its own intervals are `clone_intervals`.
     clone: bool,
+    clone_intervals: &'r [crate::record::CloneIntervalRecord],
     /// Longest measured time of the merged jobs, ns.
     elapsed_ns: u64,
+    /// Longest read-back of the merged jobs (a verifying write job's verify phase, after
+    /// the measured window), ns; 0 without one. fio's `job_runtime` counts both phases.
+    readback_ns: u64,
     read: Direction,
     write: Direction,
     sync_ios: u64,
@@ -334,7 +339,9 @@ fn clone_block<'r>(job: &'r SegmentJobRecord, clone: &'r crate::record::CloneRec
         workers: 1,
         jobs: vec![job],
         clone: true,
+        clone_intervals: &clone.intervals,
         elapsed_ns: clone.elapsed_ns,
+        readback_ns: clone.read.runtime_ns.unwrap_or(0),
         read: Direction::of(&clone.read),
         write: Direction::of(&clone.write),
         sync_ios: clone.sync.total_ios,
@@ -352,7 +359,9 @@ fn job_block(job: &SegmentJobRecord) -> Block<'_> {
         workers: job.job.numjobs,
         jobs: vec![job],
         clone: false,
+        clone_intervals: &[],
         elapsed_ns: job.elapsed_ns,
+        readback_ns: job.read.runtime_ns.unwrap_or(0),
         read: Direction::of(&job.read),
         write: Direction::of(&job.write),
         sync_ios: job.sync.total_ios,
@@ -385,7 +394,13 @@ fn merged_block(group: u32, jobs: Vec<&SegmentJobRecord>) -> Block<'_> {
         group,
         workers: jobs.iter().map(|job| job.job.numjobs).sum(),
         clone: false,
+        clone_intervals: &[],
         elapsed_ns,
+        readback_ns: jobs
+            .iter()
+            .filter_map(|job| job.read.runtime_ns)
+            .max()
+            .unwrap_or(0),
         read: Direction::merged(jobs.iter().map(|job| (&job.read, job.elapsed_ns))),
         write: Direction::merged(jobs.iter().map(|job| (&job.write, job.elapsed_ns))),
         sync_ios: jobs.iter().map(|job| job.sync.total_ios).sum(),

@@ -93,6 +93,8 @@ pub struct CloneEnd {
     /// Its verify read-back's reads and their time, ns (after the measured window).
     pub verify_reads: crate::stats::DirectionStats,
     pub verify_ns: u64,
+    /// Its bytes and I/Os in each interval of the step.
+    pub intervals: Vec<crate::record::CloneIntervalRecord>,
 }
 
 /// What the segment left when all workers ended.
@@ -129,6 +131,48 @@ struct JobSlot {
     /// Each worker's stats over the segment, when the job has more than one (fio reports
     /// each clone without group_reporting): added as reports come in, off the I/O path.
     clones: Vec<WorkerStats>,
+    /// Each clone's part of the current and the next interval, and of the closed ones:
+    /// counts only, handed over with each report.
+    clone_cur: Vec<CloneCounts>,
+    clone_next: Vec<CloneCounts>,
+    clone_intervals: Vec<Vec<crate::record::CloneIntervalRecord>>,
+}
+
+/// One clone's bytes and I/Os so far in an interval.
+#[derive(Debug, Clone, Copy, Default)]
+struct CloneCounts {
+    read_bytes: u64,
+    read_ios: u64,
+    write_bytes: u64,
+    write_ios: u64,
+}
+
+impl CloneCounts {
+    fn add(&mut self, stats: &WorkerStats) {
+        self.read_bytes += stats.read.bytes;
+        self.read_ios += stats.read.ios;
+        self.write_bytes += stats.write.bytes;
+        self.write_ios += stats.write.ios;
+    }
+}
+
+impl JobSlot {
+    /// Closes the current interval of each clone (`duration_ns` long); its next becomes current.
+    fn close_clone_interval(&mut self, duration_ns: u64) {
+        for (i, cur) in self.clone_cur.iter_mut().enumerate() {
+            let next = std::mem::take(&mut self.clone_next[i]);
+            let part = std::mem::replace(cur, next);
+            if duration_ns > 0 {
+                self.clone_intervals[i].push(crate::record::CloneIntervalRecord {
+                    duration_ns,
+                    read_bytes: part.read_bytes,
+                    read_ios: part.read_ios,
+                    write_bytes: part.write_bytes,
+                    write_ios: part.write_ios,
+                });
+            }
+        }
+    }
 }
 
 impl JobSlot {
@@ -151,7 +195,19 @@ impl JobSlot {
             } else {
                 Vec::new()
             },
+            clone_cur: vec![CloneCounts::default(); clones_of(spec)],
+            clone_next: vec![CloneCounts::default(); clones_of(spec)],
+            clone_intervals: vec![Vec::new(); clones_of(spec)],
         }
+    }
+}
+
+/// How many clones of `spec` are reported on their own: its workers when it has several.
+fn clones_of(spec: &JobSpec) -> usize {
+    if spec.numjobs > 1 {
+        spec.numjobs as usize
+    } else {
+        0
     }
 }
 
@@ -565,11 +621,17 @@ impl SegmentRun {
             *to = (*to).max(report.end_ns);
         }
         let slot = self.slot_of(report.worker);
-        if let Some(clone) = slot
-            .clones
-            .get_mut(report.worker.wrapping_sub(slot.first) as usize)
-        {
+        let w = report.worker.wrapping_sub(slot.first) as usize;
+        if let Some(clone) = slot.clones.get_mut(w) {
             clone.add(&report);
+        }
+        let counts = if index <= cur_index {
+            slot.clone_cur.get_mut(w)
+        } else {
+            slot.clone_next.get_mut(w)
+        };
+        if let Some(counts) = counts {
+            counts.add(&report);
         }
         if report.last {
             slot.ended += 1;
@@ -624,11 +686,12 @@ impl SegmentRun {
     }
 
     /// Each job's current stats, moved out (its next become current), and their sum.
-    fn take_current(&mut self) -> (WorkerStats, Vec<WorkerStats>) {
+    fn take_current(&mut self, duration_ns: u64) -> (WorkerStats, Vec<WorkerStats>) {
         let mut parts: Vec<WorkerStats> = self
             .jobs
             .iter_mut()
             .map(|slot| {
+                slot.close_clone_interval(duration_ns);
                 let stats = std::mem::replace(
                     &mut slot.cur,
                     std::mem::replace(&mut slot.next, WorkerStats::new(0)),
@@ -668,7 +731,7 @@ impl SegmentRun {
 
     fn close_interval(&mut self) -> Interval {
         let index = self.cur_index;
-        let (stats, jobs) = self.take_current();
+        let (stats, jobs) = self.take_current(self.interval_ns);
         self.cur_index += 1;
         let end_offset_ns = (index + 1).saturating_mul(self.interval_ns);
         Interval {
@@ -702,6 +765,9 @@ impl SegmentRun {
             for (w, handle) in std::mem::take(&mut slot.handles).into_iter().enumerate() {
                 match handle.join() {
                     Ok(exit) => {
+                        if let Some(counts) = slot.clone_cur.get_mut(w) {
+                            counts.add(&exit.stats);
+                        }
                         if let Some(clone) = slot.clones.get_mut(w) {
                             clone.add(&exit.stats);
                             let verify = (exit.verify.reads.clone(), exit.verify.pass_ns);
@@ -734,13 +800,20 @@ impl SegmentRun {
             }
             let next = std::mem::replace(&mut slot.next, WorkerStats::new(0));
             slot.cur.add(&next);
+            for (cur, next) in slot.clone_cur.iter_mut().zip(&mut slot.clone_next) {
+                let next = std::mem::take(next);
+                cur.read_bytes += next.read_bytes;
+                cur.read_ios += next.read_ios;
+                cur.write_bytes += next.write_bytes;
+                cur.write_ios += next.write_ios;
+            }
             end_ns = end_ns.max(job_end_ns);
             job_ends.push((job_end_ns, cpu, clone_ends));
         }
         let interval_start = self
             .record_from_ns
             .saturating_add(self.cur_index.saturating_mul(self.interval_ns));
-        let (stats, jobs) = self.take_current();
+        let (stats, jobs) = self.take_current(end_ns.saturating_sub(interval_start));
         let from_ns = interval_start.saturating_sub(self.record_from_ns);
         let to_ns = end_ns.saturating_sub(self.record_from_ns);
         // Every job has ended now, each at its own time.
@@ -776,15 +849,19 @@ impl SegmentRun {
                     std::mem::take(&mut slot.clones)
                         .into_iter()
                         .zip(clone_ends)
+                        .zip(std::mem::take(&mut slot.clone_intervals))
                         .map(
-                            |(total, (end_ns, cpu, (verify_reads, verify_ns)))| CloneEnd {
-                                total,
-                                elapsed_ns: end_ns
-                                    .saturating_sub(start_ns)
-                                    .saturating_sub(not_measured_ns),
-                                cpu,
-                                verify_reads,
-                                verify_ns,
+                            |((total, (end_ns, cpu, (verify_reads, verify_ns))), intervals)| {
+                                CloneEnd {
+                                    intervals,
+                                    total,
+                                    elapsed_ns: end_ns
+                                        .saturating_sub(start_ns)
+                                        .saturating_sub(not_measured_ns),
+                                    cpu,
+                                    verify_reads,
+                                    verify_ns,
+                                }
                             },
                         )
                         .collect()

@@ -1192,6 +1192,7 @@ impl Runner {
                         trim: DirectionRecord::from_stats(&clone.total.trim, clone.elapsed_ns)
                             .with_histogram(&clone.total.trim),
                         cpu: cpu_record((0, 0, 0), clone.cpu, clone.elapsed_ns),
+                        intervals: clone.intervals.clone(),
                     })
                     .collect(),
             })

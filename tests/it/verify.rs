@@ -347,3 +347,49 @@ fn diskdash_fio_counts_the_read_back_in_the_jobs_read_as_fio_does() {
     );
     assert_eq!(diskdash["jobs"][0]["write"]["total_ios"], 4096);
 }
+
+/// fio's `job_runtime` of a verifying write job is its write phase and its verify phase
+/// (fio 3.33 on this job: 112 ms = write 55 + read 58, within a ms or two); `diskdash fio`'s
+/// is too, where it was the write phase alone.
+#[test]
+#[ignore = "needs fio"]
+fn a_verifying_jobs_runtime_is_its_write_and_its_read_back_as_fios() {
+    let job = [
+        "--name=v",
+        "--filename=v.dat",
+        "--rw=write",
+        "--verify=crc32c",
+        "--size=16M",
+        "--bs=4k",
+        "--output-format=json",
+    ];
+    let runtimes = |doc: &serde_json::Value| {
+        let job = &doc["jobs"][0];
+        let ms = |v: &serde_json::Value| v.as_u64().unwrap();
+        (
+            ms(&job["job_runtime"]),
+            ms(&job["read"]["runtime"]),
+            ms(&job["write"]["runtime"]),
+        )
+    };
+    let theirs = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("fio")
+        .args(job)
+        .current_dir(theirs.path())
+        .output()
+        .expect("fio is installed");
+    assert_success(&out);
+    let fio = runtimes(&serde_json::from_slice(&out.stdout).unwrap());
+    let ours = tempfile::tempdir().unwrap();
+    let out = crate::fio_run::fio(ours.path(), &job);
+    assert_success(&out);
+    let diskdash = runtimes(&serde_json::from_str(&stdout(&out)).unwrap());
+    for (who, (total, read, write)) in [("fio", fio), ("diskdash", diskdash)] {
+        assert!(read > 0 && write > 0, "{who}: {total} {read} {write}");
+        // Each phase is counted in whole ms, the total once: a ms or two apart.
+        assert!(
+            total + 3 >= read + write && total <= read + write + 3,
+            "{who}: job_runtime {total} ms, read {read} ms + write {write} ms"
+        );
+    }
+}

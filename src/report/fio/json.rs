@@ -384,9 +384,35 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
         if clat_only {
             out.lat_ns = LatencyJson::default();
         }
-        if let Some(series) = series {
-            let interval_ns = first.map_or(0, |job| job.job.interval_ns);
-            samples(&mut out, series, interval_ns, read);
+        let interval_ns = first.map_or(0, |job| job.job.interval_ns);
+        let parts: Option<Vec<(u64, u64, u64)>> = if block.clone {
+            // A clone's own intervals, where the record keeps them.
+            (!block.clone_intervals.is_empty()).then(|| {
+                block
+                    .clone_intervals
+                    .iter()
+                    .map(|i| {
+                        if read {
+                            (i.duration_ns, i.read_bytes, i.read_ios)
+                        } else {
+                            (i.duration_ns, i.write_bytes, i.write_ios)
+                        }
+                    })
+                    .collect()
+            })
+        } else {
+            series.map(|series| {
+                series
+                    .iter()
+                    .map(|i| {
+                        let dir = if read { &i.read } else { &i.write };
+                        (i.duration_ns, dir.io_bytes, dir.total_ios)
+                    })
+                    .collect()
+            })
+        };
+        if let Some(parts) = parts {
+            samples(&mut out, &parts, interval_ns);
             let agg = (context.agg_kib)(block.group, read);
             if agg > 0 {
                 #[allow(clippy::cast_precision_loss)]
@@ -426,7 +452,8 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
             total_ios: block.sync_ios,
             lat_ns: latency(&block.sync_lat, list),
         },
-        job_runtime: block.elapsed_ns / 1_000_000,
+        // fio's job time: the measured window and, after it, a verify's read-back.
+        job_runtime: (block.elapsed_ns + block.readback_ns) / 1_000_000,
         usr_cpu: block.usr_cpu,
         sys_cpu: block.sys_cpu,
         ctx: block.ctx,
@@ -494,31 +521,24 @@ fn block_series<'r>(record: &'r RunRecord, block: &Block<'_>) -> Option<&'r [Int
 /// `bwavgtime` (500 ms) windows; diskdash's window is the job's interval (`interval_ns`: the
 /// status interval, 1 s by default). An interval shorter than half of it (the last, cut short
 /// by the run's end) is left out, as is one without I/O in this direction (fio logs none for
-/// it). Samples are whole KiB/s and I/Os per second, as fio keeps them. A long run's series
+/// it). `parts`: each interval's (duration ns, bytes, I/Os) in this direction. Samples are
+/// whole KiB/s and I/Os per second, as fio keeps them. A long run's series
 /// keeps every `series_stride`-th interval: the samples are those kept.
 #[allow(
     clippy::cast_precision_loss,
     clippy::cast_possible_truncation,
     clippy::cast_sign_loss
 )]
-fn samples(out: &mut DirectionJson, series: &[IntervalRecord], interval_ns: u64, read: bool) {
+fn samples(out: &mut DirectionJson, parts: &[(u64, u64, u64)], interval_ns: u64) {
     let mut bw = Vec::new();
     let mut iops = Vec::new();
-    for interval in series {
-        let dir = if read {
-            &interval.read
-        } else {
-            &interval.write
-        };
-        if interval.duration_ns == 0
-            || interval.duration_ns.saturating_mul(2) < interval_ns
-            || dir.total_ios == 0
-        {
+    for &(duration_ns, bytes, ios) in parts {
+        if duration_ns == 0 || duration_ns.saturating_mul(2) < interval_ns || ios == 0 {
             continue;
         }
-        let seconds = interval.duration_ns as f64 / 1e9;
-        bw.push((dir.io_bytes as f64 / 1024.0 / seconds) as u64);
-        iops.push((dir.total_ios as f64 / seconds) as u64);
+        let seconds = duration_ns as f64 / 1e9;
+        bw.push((bytes as f64 / 1024.0 / seconds) as u64);
+        iops.push((ios as f64 / seconds) as u64);
     }
     let bw = SampleStats::of(&bw);
     let iops = SampleStats::of(&iops);
