@@ -126,10 +126,13 @@ pub enum Key {
     CompressPercentage,
     /// fio's `buffer_compress_chunk`: the compressible chunk's size.
     CompressChunk,
+    /// fio's `fill_device` (`fill_fs`): a write job writes until the filesystem or device is
+    /// full; ENOSPC (or EDQUOT) ends it without an error.
+    FillDevice,
 }
 
 impl Key {
-    pub const ALL: [Self; 66] = [
+    pub const ALL: [Self; 67] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -196,6 +199,7 @@ impl Key {
         Self::DedupeWorkingSet,
         Self::CompressPercentage,
         Self::CompressChunk,
+        Self::FillDevice,
     ];
 
     /// The key's row of [`TABLE`].
@@ -413,7 +417,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 66] = [
+pub static TABLE: [Row; 67] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -699,6 +703,9 @@ pub static TABLE: [Row; 66] = [
     Row::new(Key::CompressChunk, "--buffer-compress-chunk", "buffer_compress_chunk", FIO_ONLY)
         .help("Size of the chunks buffer_compress_percentage applies to (default 512; 0: the whole block).")
         .default("512"),
+    Row::new(Key::FillDevice, "--fill-device", "fill_device", FIO_ONLY)
+        .help("A sequential write job writes until its filesystem (a new file sized to the free space) or device is full: ENOSPC or EDQUOT then ends it without an error (1), or not (0, default).")
+        .default("0"),
 ];
 
 /// Where an option came from; errors name the option this way.
@@ -1166,6 +1173,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
              huge, shmhuge or mmaphuge (huge pages)"
         )
     })?;
+    let (text, name) = opts.value(Key::FillDevice);
+    let fill_device = flag_option(name, text)?;
     let (text, name) = opts.value(Key::Fallocate);
     let fallocate = Fallocate::parse(text).ok_or_else(|| {
         usage!(
@@ -1223,6 +1232,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         iomem,
         sequencer,
         fallocate,
+        fill_device,
     })
 }
 
@@ -1815,6 +1825,9 @@ impl JobSpec {
         }
         if self.fallocate != Fallocate::Native {
             out.push((Key::Fallocate, self.fallocate.as_str().to_string()));
+        }
+        if self.fill_device {
+            out.push((Key::FillDevice, "1".to_string()));
         }
         if let crate::bench::spec::BufferData::Shaped(shape) = self.data {
             out.push((Key::DedupePercentage, shape.dedupe_pct.to_string()));

@@ -252,6 +252,9 @@ pub struct JobSpec {
     pub iomem: IoMem,
     /// How a pure write job's new file is laid out before the run (fio's `fallocate`).
     pub fallocate: Fallocate,
+    /// Writes until the filesystem or device is full (fio's `fill_device`): a write that
+    /// fails with ENOSPC or EDQUOT ends the worker, as the end of its size would.
+    pub fill_device: bool,
 }
 
 /// fio's `iomem`: the memory the I/O buffers are carved from.
@@ -718,6 +721,7 @@ impl Default for JobSpec {
             sequencer: None,
             iomem: IoMem::Huge,
             fallocate: Fallocate::Native,
+            fill_device: false,
         }
     }
 }

@@ -74,6 +74,8 @@ enum Opt {
     /// `wait_for`: starts after the named job ends.
     WaitFor,
     ContinueOnError,
+    /// `fill_device` (`fill_fs`): write until the filesystem or device is full.
+    FillDevice,
     /// `nrfiles`: files per job; diskdash runs one.
     NrFiles,
     /// `openfiles`: files open at once; with one file, 1.
@@ -258,6 +260,7 @@ option_table! {
         "buffer_compress_percentage" => Opt::Job(Key::CompressPercentage),
         "buffer_compress_chunk" => Opt::Job(Key::CompressChunk),
         "continue_on_error" => Opt::ContinueOnError,
+        "fill_device" | "fill_fs" => Opt::FillDevice,
         "nrfiles" | "nr_files" => Opt::NrFiles,
         "openfiles" | "open_files" => Opt::OpenFiles,
         "file_service_type" => Opt::FileServiceType,
@@ -558,6 +561,8 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "do_verify",
         "wait_for",
         "fallocate",
+        "fill_device",
+        "fill_fs",
         "dedupe_percentage",
         "dedupe_mode",
         "dedupe_working_set_percentage",
@@ -667,6 +672,11 @@ pub trait Probe {
     /// `path` resolved (symlinks, `..`); for a missing file, its resolved directory joined
     /// with its name.
     fn canonical(&self, path: &Path) -> PathBuf;
+    /// Bytes free (to root: the reserved blocks too) on the filesystem holding `dir`.
+    ///
+    /// # Errors
+    /// What `statvfs` said.
+    fn free_bytes(&self, dir: &Path) -> std::io::Result<u64>;
 }
 
 /// The real filesystem.
@@ -692,6 +702,11 @@ impl Probe for Os {
         } else {
             Found::Other
         })
+    }
+
+    fn free_bytes(&self, dir: &Path) -> std::io::Result<u64> {
+        let stat = nix::sys::statvfs::statvfs(dir).map_err(std::io::Error::from)?;
+        Ok(stat.blocks_free().saturating_mul(stat.fragment_size()))
     }
 
     fn canonical(&self, path: &Path) -> PathBuf {
@@ -1286,6 +1301,7 @@ fn job(
     let mut wait_for: Option<&Entry> = None;
     let mut filename_format: Option<&Entry> = None;
     let mut blockalign: Option<&Entry> = None;
+    let mut fill_device: Option<&Entry> = None;
     // fio's zonemode, zonesize, zonerange, zoneskip (by `ZoneOpt`).
     let mut zone: [Option<&Entry>; 4] = [None; 4];
     for (opt, entry) in draft.options(globals) {
@@ -1399,6 +1415,10 @@ fn job(
                 );
             }
             Opt::WaitFor => wait_for = Some(entry),
+            Opt::FillDevice => {
+                fill_device = flag(entry)?.then_some(entry);
+                push(&mut options, Key::FillDevice, value(entry), entry);
+            }
             Opt::ContinueOnError => {
                 let text = value(entry);
                 match text {
@@ -1676,6 +1696,13 @@ fn job(
             let entry = target_entry?;
             Some((bytes.saturating_sub(offset).to_string(), entry))
         }),
+    };
+    let size_option = match (size_option, fill_device, found) {
+        (None, Some(entry), Found::Missing) => Some((
+            fill_size(io.probe, &target, &options, entry, settings)?,
+            entry,
+        )),
+        (size_option, ..) => size_option,
     };
     let missing = match found {
         Found::Missing => {
@@ -2003,6 +2030,50 @@ fn numa_cpus(entry: &Entry, cpulist: &dyn Fn(usize) -> Option<String>) -> anyhow
         ));
     }
     Ok(lists.join(","))
+}
+
+/// The size of a new file a `fill_device` job writes: past the free space of its filesystem
+/// (the blocks free to root, in whole MiB, and one MiB more), so ENOSPC ends the job as fio's
+/// "something really large" does. Only a pure write job fills.
+fn fill_size(
+    probe: &dyn Probe,
+    target: &Path,
+    options: &[JobOption],
+    entry: &Entry,
+    settings: &mut Settings,
+) -> anyhow::Result<String> {
+    let rw = options
+        .iter()
+        .rev()
+        .find(|o| o.key == Key::Rw)
+        .map_or("read", |o| o.value.as_str());
+    if !matches!(rw, "write" | "randwrite" | "trimwrite") {
+        return Err(usage!(
+            "{}: diskdash fills a filesystem with a write job only, not rw={rw}; put \
+             fill_device=1 on a job with rw=write and read the file in a later job",
+            entry.located()
+        ));
+    }
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let free = probe.free_bytes(dir).map_err(|err| {
+        usage!(
+            "{}: cannot see the free space of {}: {err}; give size=SIZE",
+            entry.located(),
+            dir.display()
+        )
+    })?;
+    let bytes = free.div_ceil(1 << 20).saturating_add(1) << 20;
+    settings.note(format!(
+        "{}: {} is sized past the free space of its filesystem ({} free); the job ends at \
+         ENOSPC",
+        entry.located(),
+        target.display(),
+        crate::units::format_bytes(free)
+    ));
+    Ok(bytes.to_string())
 }
 
 /// fio's `ignore_error=READ,WRITE,VERIFY`: up to three lists, each errno names (`ENOSPC`) or
