@@ -145,10 +145,13 @@ pub enum Key {
     BufferPattern,
     /// fio's sg engine's `sg_write_mode`, on a block device.
     SgWriteMode,
+    /// fio's `fill_device` (`fill_fs`): a write job writes until the filesystem or device is
+    /// full; ENOSPC (or EDQUOT) ends it without an error.
+    FillDevice,
 }
 
 impl Key {
-    pub const ALL: [Self; 78] = [
+    pub const ALL: [Self; 79] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -227,6 +230,7 @@ impl Key {
         Self::NumaMemPolicy,
         Self::BufferPattern,
         Self::SgWriteMode,
+        Self::FillDevice,
     ];
 
     /// The key's row of [`TABLE`].
@@ -444,7 +448,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 78] = [
+pub static TABLE: [Row; 79] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -772,6 +776,9 @@ pub static TABLE: [Row; 78] = [
     // Set only by a job of fio's sg engine, which runs on a block device as psync.
     Row::new(Key::SgWriteMode, "--sg-write-mode", "sg_write_mode", FIO_ONLY)
         .help("What an sg job's writes do on the block device: write, write_and_verify, verify_bytchk_00 (read), verify_bytchk_01 (read and compare), verify_bytchk_11 (compare each block with the first), write_same, write_same_ndob (zeros)."),
+    Row::new(Key::FillDevice, "--fill-device", "fill_device", FIO_ONLY)
+        .help("A sequential write job writes until its filesystem (a new file sized to the free space) or device is full: ENOSPC or EDQUOT then ends it without an error (1), or not (0, default).")
+        .default("0"),
 ];
 
 /// The most files a metadata engine's job may name (per worker).
@@ -1239,6 +1246,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
              huge, shmhuge or mmaphuge (huge pages)"
         )
     })?;
+    let (text, name) = opts.value(Key::FillDevice);
+    let fill_device = flag_option(name, text)?;
     let (text, name) = opts.value(Key::Fallocate);
     let fallocate = Fallocate::parse(text).ok_or_else(|| {
         usage!(
@@ -1305,6 +1314,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         numa_mem_policy: prio.numa_mem_policy,
         buffer_pattern,
         sg,
+        fill_device,
     })
 }
 
@@ -2231,6 +2241,9 @@ impl JobSpec {
         }
         if self.fallocate != Fallocate::Native {
             out.push((Key::Fallocate, self.fallocate.as_str().to_string()));
+        }
+        if self.fill_device {
+            out.push((Key::FillDevice, "1".to_string()));
         }
         self.contents_and_files(&mut out);
         if self.random_generator != Generator::Tausworthe {

@@ -343,6 +343,9 @@ pub struct JobSpec {
     pub buffer_pattern: Option<Vec<u8>>,
     /// fio's sg engine on a block device, by its `sg_write_mode`.
     pub sg: Option<SgMode>,
+    /// Writes until the filesystem or device is full (fio's `fill_device`): a write that
+    /// fails with ENOSPC or EDQUOT ends the worker, as the end of its size would.
+    pub fill_device: bool,
 }
 
 /// fio's sg engine's `sg_write_mode`, as the I/O on a block device with the same effect on
@@ -903,6 +906,7 @@ impl Default for JobSpec {
             numa_mem_policy: None,
             buffer_pattern: None,
             sg: None,
+            fill_device: false,
         }
     }
 }

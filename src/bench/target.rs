@@ -414,7 +414,10 @@ pub fn open_as(
     } else {
         target.extent_bytes = target.working_set_bytes;
     }
-    check_room(&[&target])?;
+    // A fill_device job's new file is meant to outgrow its filesystem: ENOSPC ends the job.
+    if !spec.fill_device {
+        check_room(&[&target])?;
+    }
     let in_flight_bytes = spec
         .block_size_bytes
         .saturating_mul(u64::from(spec.effective_iodepth()))
@@ -544,8 +547,19 @@ pub fn create(spec: &JobSpec, path: &Path, unlink: bool, job: &str) -> anyhow::R
     // check of all the run's targets has passed ([`Target::lay_out`]).
     if !spec.reads() {
         target.needs_fill = false;
-        target.layout = Some(spec.fallocate);
-        if spec.fallocate == Fallocate::None {
+        // fill_device: the file is sized to the free space and grows as the job writes it
+        // until the filesystem is full; its room is the whole filesystem, not checked.
+        if spec.fill_device {
+            target.layout = Some(Fallocate::None);
+            target.grown_from_bytes = None;
+            target.notes.push(format!(
+                "{} grows as the job writes it until the filesystem is full (fill_device=1)",
+                path.display()
+            ));
+        } else {
+            target.layout = Some(spec.fallocate);
+        }
+        if spec.fallocate == Fallocate::None && !spec.fill_device {
             target.notes.push(format!(
                 "{} is not laid out (fallocate=none): it grows as the job writes it",
                 path.display()

@@ -1196,7 +1196,11 @@ impl<'a> Loop<'a> {
                     continue;
                 }
                 flight.free.push(completion.slot);
-                self.fail_errno(direction_name(io.direction), Some(io.offset_bytes), errno);
+                // fio's fill_device: a full filesystem or device is the end of the job.
+                let full = matches!(errno, libc::ENOSPC | libc::EDQUOT);
+                if !(full && self.spec.fill_device && io.direction == Direction::Write) {
+                    self.fail_errno(direction_name(io.direction), Some(io.offset_bytes), errno);
+                }
                 flight.stopping = true;
                 continue;
             }

@@ -74,6 +74,8 @@ enum Opt {
     /// `wait_for`: starts after the named job ends.
     WaitFor,
     ContinueOnError,
+    /// `fill_device` (`fill_fs`): write until the filesystem or device is full.
+    FillDevice,
     /// `openfiles`: files open at once; with one file, 1.
     OpenFiles,
     /// `file_service_type`: how a job moves between its files; with one file, nothing to do.
@@ -262,6 +264,7 @@ option_table! {
         "continue_on_error" => Opt::ContinueOnError,
         "nrfiles" | "nr_files" => Opt::Job(Key::NrFiles),
         "stat_type" => Opt::Job(Key::StatType),
+        "fill_device" | "fill_fs" => Opt::FillDevice,
         "openfiles" | "open_files" => Opt::OpenFiles,
         "file_service_type" => Opt::FileServiceType,
         "filename_format" => Opt::FilenameFormat,
@@ -574,6 +577,8 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "do_verify",
         "wait_for",
         "fallocate",
+        "fill_device",
+        "fill_fs",
         "dedupe_percentage",
         "dedupe_mode",
         "dedupe_working_set_percentage",
@@ -695,6 +700,11 @@ pub trait Probe {
     /// `path` resolved (symlinks, `..`); for a missing file, its resolved directory joined
     /// with its name.
     fn canonical(&self, path: &Path) -> PathBuf;
+    /// Bytes free (to root: the reserved blocks too) on the filesystem holding `dir`.
+    ///
+    /// # Errors
+    /// What `statvfs` said.
+    fn free_bytes(&self, dir: &Path) -> std::io::Result<u64>;
 }
 
 /// The real filesystem.
@@ -720,6 +730,11 @@ impl Probe for Os {
         } else {
             Found::Other
         })
+    }
+
+    fn free_bytes(&self, dir: &Path) -> std::io::Result<u64> {
+        let stat = nix::sys::statvfs::statvfs(dir).map_err(std::io::Error::from)?;
+        Ok(stat.blocks_free().saturating_mul(stat.fragment_size()))
     }
 
     fn canonical(&self, path: &Path) -> PathBuf {
@@ -1325,6 +1340,7 @@ fn job(
     let mut wait_for: Option<&Entry> = None;
     let mut filename_format: Option<&Entry> = None;
     let mut blockalign: Option<&Entry> = None;
+    let mut fill_device: Option<&Entry> = None;
     // fio's zonemode, zonesize, zonerange, zoneskip (by `ZoneOpt`).
     let mut zone: [Option<&Entry>; 4] = [None; 4];
     // fio's sg engine (its `ioengine` entry), its `sg_write_mode` and `writefua`.
@@ -1442,6 +1458,10 @@ fn job(
                 );
             }
             Opt::WaitFor => wait_for = Some(entry),
+            Opt::FillDevice => {
+                fill_device = flag(entry)?.then_some(entry);
+                push(&mut options, Key::FillDevice, value(entry), entry);
+            }
             Opt::ContinueOnError => {
                 let text = value(entry);
                 match text {
@@ -1745,6 +1765,13 @@ fn job(
             let entry = target_entry?;
             Some((bytes.saturating_sub(offset).to_string(), entry))
         }),
+    };
+    let size_option = match (size_option, fill_device, found) {
+        (None, Some(entry), Found::Missing) => Some((
+            fill_size(io.probe, &target, &options, entry, settings)?,
+            entry,
+        )),
+        (size_option, ..) => size_option,
     };
     let missing = match found {
         Found::Missing => {
@@ -2130,6 +2157,50 @@ fn trim_caps(options: &mut [JobOption], settings: &mut Settings) -> anyhow::Resu
         };
     }
     Ok(())
+}
+
+/// The size of a new file a `fill_device` job writes: past the free space of its filesystem
+/// (the blocks free to root, in whole MiB, and one MiB more), so ENOSPC ends the job as fio's
+/// "something really large" does. Only a pure write job fills.
+fn fill_size(
+    probe: &dyn Probe,
+    target: &Path,
+    options: &[JobOption],
+    entry: &Entry,
+    settings: &mut Settings,
+) -> anyhow::Result<String> {
+    let rw = options
+        .iter()
+        .rev()
+        .find(|o| o.key == Key::Rw)
+        .map_or("read", |o| o.value.as_str());
+    if !matches!(rw, "write" | "randwrite" | "trimwrite") {
+        return Err(usage!(
+            "{}: diskdash fills a filesystem with a write job only, not rw={rw}; put \
+             fill_device=1 on a job with rw=write and read the file in a later job",
+            entry.located()
+        ));
+    }
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let free = probe.free_bytes(dir).map_err(|err| {
+        usage!(
+            "{}: cannot see the free space of {}: {err}; give size=SIZE",
+            entry.located(),
+            dir.display()
+        )
+    })?;
+    let bytes = free.div_ceil(1 << 20).saturating_add(1) << 20;
+    settings.note(format!(
+        "{}: {} is sized past the free space of its filesystem ({} free); the job ends at \
+         ENOSPC",
+        entry.located(),
+        target.display(),
+        crate::units::format_bytes(free)
+    ));
+    Ok(bytes.to_string())
 }
 
 /// fio's `ignore_error=READ,WRITE,VERIFY`: up to three lists, each errno names (`ENOSPC`) or

@@ -112,3 +112,73 @@ fn bad_buffer_options_are_refused_by_line() {
         assert_stderr_has(&out, want);
     }
 }
+
+/// fio's `fill_device`: `--parse-only` shows it taken and the new file sized past the free
+/// space of its filesystem; on a read job it is refused by line.
+#[test]
+fn fill_device_is_shown_by_parse_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = "[global]\nbs=64k\n\n[fill]\nfilename=datafile.tmp\nrw=write\nfill_device=1\n";
+    std::fs::write(dir.path().join("j.fio"), job).unwrap();
+    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    assert_success(&out);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    for want in [
+        "fill_device=1",
+        "j.fio:7: fill_device=1: datafile.tmp is sized past the free space of its filesystem",
+    ] {
+        assert!(text.contains(want), "no {want:?} in:\n{text}");
+    }
+    assert!(!dir.path().join("datafile.tmp").exists());
+    let job = "[fill]\nfilename=datafile.tmp\nrw=read\nfill_device=1\n";
+    std::fs::write(dir.path().join("j.fio"), job).unwrap();
+    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    assert_usage_error(&out);
+    assert_stderr_has(
+        &out,
+        "j.fio:4: fill_device=1: diskdash fills a filesystem with a write job only, not rw=read",
+    );
+}
+
+/// Free bytes of the filesystem holding `path` (as an unprivileged writer sees them).
+fn available(path: &Path) -> u64 {
+    let stat = nix::sys::statvfs::statvfs(path).unwrap();
+    stat.blocks_available() * stat.fragment_size()
+}
+
+/// fio's `fill_device` on a small ext4 (no blocks reserved for root): the write job fills
+/// the filesystem, the write that meets ENOSPC ends it, and the run succeeds with the file
+/// left in place holding what fitted.
+#[test]
+#[ignore = "needs root"]
+fn fill_device_fills_a_small_ext4_and_ends_at_enospc() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("ext4.img");
+    ext4_image(&image, 40 << 20);
+    run("tune2fs", &["-m", "0", image.to_str().unwrap()]);
+    let dev = LoopDevice::attach(&image);
+    let mnt = dir.path().join("mnt");
+    let _mount = Mount::new(&[dev.path().to_str().unwrap()], &mnt);
+    let free = available(&mnt);
+    let job = format!(
+        "[global]\nthread\nbs=64k\ndirect=1\nioengine=sync\n\n[write-phase]\n\
+         filename={}/datafile.tmp\nrw=write\nfill_device=1\ndo_verify=0\n",
+        mnt.display()
+    );
+    std::fs::write(dir.path().join("j.fio"), job).unwrap();
+    let out = fio(dir.path(), &["--output-format=json", "j.fio"]);
+    assert_success(&out);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["jobs"][0]["error"], 0, "{json}");
+    let written = std::fs::metadata(mnt.join("datafile.tmp")).unwrap().len();
+    assert!(
+        written > free / 10 * 9,
+        "wrote {written} bytes of {free} free"
+    );
+    assert!(
+        available(&mnt) < 1 << 20,
+        "{} bytes still free after filling {free}",
+        available(&mnt)
+    );
+}

@@ -46,11 +46,16 @@ struct World {
     files: HashMap<PathBuf, Vec<u8>>,
     targets: HashMap<PathBuf, Found>,
     env: HashMap<String, String>,
+    /// Bytes free on every filesystem.
+    free: u64,
 }
 
 impl Probe for World {
     fn find(&self, path: &Path) -> std::io::Result<Found> {
         Ok(self.targets.get(path).copied().unwrap_or(Found::Missing))
+    }
+    fn free_bytes(&self, _dir: &Path) -> std::io::Result<u64> {
+        Ok(self.free)
     }
     fn canonical(&self, path: &Path) -> PathBuf {
         Path::new("/cwd").join(path.strip_prefix("./").unwrap_or(path))
@@ -1330,5 +1335,48 @@ fn fios_sg_engine_runs_direct_on_a_block_device_by_its_write_mode() {
         w.load(&["sg0.fio"]).unwrap_err(),
         "sg0.fio:2: filename=/dev/sg0: /dev/sg0 is not a block device: diskdash sends no SCSI \
          commands through /dev/sg*; name the disk's block device (e.g. /dev/sdb) for ioengine=sg"
+    );
+}
+
+/// fio's `fill_device`: a new file of a write job is sized past the free space of its
+/// filesystem (whole MiB and one more, so ENOSPC ends it); a read job is refused.
+#[test]
+fn fill_device_sizes_a_new_file_past_the_free_space() {
+    let mut w = world().file(
+        "j.fio",
+        "[w]\nfilename=data\nrw=write\nbs=64k\nfill_device=1\n",
+    );
+    w.free = (100 << 20) + 12_345;
+    let inv = w.load(&["j.fio"]).unwrap();
+    let spec = &jobs(&inv)[0].spec;
+    assert!(spec.fill_device);
+    assert_eq!(spec.size_bytes, 102 << 20);
+    assert!(
+        inv.notes
+            .iter()
+            .any(|n| n.contains("j.fio:5: fill_device=1: data is sized past the free space")),
+        "{:?}",
+        inv.notes
+    );
+    // fill_fs is fio's other name; a given size is kept.
+    let mut w = world().file(
+        "j.fio",
+        "[w]\nfilename=data\nrw=write\nsize=8m\nfill_fs=1\n",
+    );
+    w.free = 1 << 30;
+    let inv = w.load(&["j.fio"]).unwrap();
+    assert!(jobs(&inv)[0].spec.fill_device);
+    assert_eq!(jobs(&inv)[0].spec.size_bytes, 8 << 20);
+    let inv = one("[w]\nsize=8m\nfill_device=0\n").unwrap();
+    assert!(!jobs(&inv)[0].spec.fill_device);
+
+    let mut w = world().file("j.fio", "[w]\nfilename=data\nrw=read\nfill_device=1\n");
+    w.free = 1 << 30;
+    let err = w.load(&["j.fio"]).unwrap_err();
+    assert!(
+        err.contains(
+            "j.fio:4: fill_device=1: diskdash fills a filesystem with a write job only, not rw=read"
+        ),
+        "{err}"
     );
 }
