@@ -145,10 +145,16 @@ pub enum Key {
     BufferPattern,
     /// fio's sg engine's `sg_write_mode`, on a block device.
     SgWriteMode,
+    // fio's search for the deepest queue within a latency (`latency_target`,
+    // `latency_window`, `latency_percentile`, `latency_run`).
+    LatencyTarget,
+    LatencyWindow,
+    LatencyPercentile,
+    LatencyRun,
 }
 
 impl Key {
-    pub const ALL: [Self; 78] = [
+    pub const ALL: [Self; 82] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -227,6 +233,10 @@ impl Key {
         Self::NumaMemPolicy,
         Self::BufferPattern,
         Self::SgWriteMode,
+        Self::LatencyTarget,
+        Self::LatencyWindow,
+        Self::LatencyPercentile,
+        Self::LatencyRun,
     ];
 
     /// The key's row of [`TABLE`].
@@ -444,7 +454,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 78] = [
+pub static TABLE: [Row; 82] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -772,6 +782,19 @@ pub static TABLE: [Row; 78] = [
     // Set only by a job of fio's sg engine, which runs on a block device as psync.
     Row::new(Key::SgWriteMode, "--sg-write-mode", "sg_write_mode", FIO_ONLY)
         .help("What an sg job's writes do on the block device: write, write_and_verify, verify_bytchk_00 (read), verify_bytchk_01 (read and compare), verify_bytchk_11 (compare each block with the first), write_same, write_same_ndob (zeros)."),
+    // Only fio's job files and command line search: `sweep --latency-target` already finds
+    // the deepest point within a target across whole runs, one depth per run.
+    Row::new(Key::LatencyTarget, "--latency-target", "latency_target", FIO_ONLY)
+        .help("Search for the deepest queue (up to iodepth) whose I/Os complete within this latency (microseconds without a unit)."),
+    Row::new(Key::LatencyWindow, "--latency-window", "latency_window", FIO_ONLY)
+        .help("How long each depth of the latency_target search runs before it is judged (microseconds without a unit).")
+        .default("0"),
+    Row::new(Key::LatencyPercentile, "--latency-percentile", "latency_percentile", FIO_ONLY)
+        .help("Percent of a window's I/Os that must complete within latency_target (default 100).")
+        .default("100"),
+    Row::new(Key::LatencyRun, "--latency-run", "latency_run", FIO_ONLY)
+        .help("1: the latency_target search goes on for the whole run; 0 (default): the job ends once the depth settles.")
+        .default("0"),
 ];
 
 /// The most files a metadata engine's job may name (per worker).
@@ -1248,6 +1271,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     })?;
     let meta = meta_files(&opts, ioengine, rw)?;
     let prio = prio_options(&opts, ioengine)?;
+    let latency_target = latency_options(&opts)?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -1305,7 +1329,55 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         numa_mem_policy: prio.numa_mem_policy,
         buffer_pattern,
         sg,
+        latency_target,
     })
+}
+
+/// fio's `latency_target` (microseconds without a unit; 0: no search) with
+/// `latency_window`, `latency_percentile` and `latency_run`; the companions without a target
+/// are refused (fio ignores them: they would do nothing).
+fn latency_options(
+    opts: &Options<'_>,
+) -> anyhow::Result<Option<crate::bench::latency::LatencyTarget>> {
+    let (text, target_name) = opts.value(Key::LatencyTarget);
+    let target = if opts.get(Key::LatencyTarget).is_some() {
+        time_in(target_name, text, "us", "e.g. 500 (microseconds) or 2ms")?
+    } else {
+        Duration::ZERO
+    };
+    let companions = [Key::LatencyWindow, Key::LatencyPercentile, Key::LatencyRun];
+    if target.is_zero() {
+        if let Some(key) = companions.into_iter().find(|k| opts.get(*k).is_some()) {
+            let name = Name {
+                key,
+                origin: opts.get(key).map(|o| &o.origin),
+            };
+            return Err(usage!(
+                "{name} needs latency_target (the latency to search within); add \
+                 latency_target=TIME, e.g. latency_target=2ms"
+            ));
+        }
+        return Ok(None);
+    }
+    let (text, name) = opts.value(Key::LatencyWindow);
+    let window = time_in(name, text, "us", "e.g. 5000000 (microseconds) or 5s")?;
+    let (text, name) = opts.value(Key::LatencyPercentile);
+    let percentile = match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => p,
+        _ => {
+            return Err(usage!(
+                "{name} {text:?} is not a percentile; use 0 to 100, e.g. 99.9"
+            ));
+        }
+    };
+    let (text, name) = opts.value(Key::LatencyRun);
+    let keep_running = flag_option(name, text)?;
+    Ok(Some(crate::bench::latency::LatencyTarget {
+        target,
+        window,
+        percentile,
+        keep_running,
+    }))
 }
 
 /// What [`prio_options`] makes of fio's priority and NUMA options.
@@ -2223,6 +2295,12 @@ impl JobSpec {
         self.prio_options(&mut out);
         if let Some(pattern) = &self.buffer_pattern {
             out.push((Key::BufferPattern, hex_of(pattern)));
+        }
+        if let Some(t) = self.latency_target {
+            out.push((Key::LatencyTarget, us(t.target)));
+            out.push((Key::LatencyWindow, us(t.window)));
+            out.push((Key::LatencyPercentile, t.percentile.to_string()));
+            out.push((Key::LatencyRun, u8::from(t.keep_running).to_string()));
         }
         if let Some(mode) = self.sg {
             out.push((Key::SgWriteMode, mode.as_str().to_string()));
@@ -3343,6 +3421,59 @@ mod tests {
         assert_eq!(
             dist("zoned:50:50/50").unwrap_err(),
             r#"--random-distribution "zoned:50:50/50": zone "50" is not A/S; use e.g. zoned:60/10:30/20:10/70 (percent of the I/O / percent of the working set, zone by zone)"#
+        );
+    }
+
+    /// fio's latency target: microseconds without a unit, fio's defaults for the window (0),
+    /// percentile (100) and latency_run (0); read back from the options a spec writes; the
+    /// companions without a target and a percentile out of range refused by name.
+    #[test]
+    fn latency_target_takes_fios_units_and_reads_back() {
+        use crate::bench::latency::LatencyTarget;
+        let spec = |opts: &[(Key, &str)]| {
+            let opts: Vec<JobOption> = opts.iter().map(|(k, v)| JobOption::flag(*k, *v)).collect();
+            validate(&opts, &machine()).map_err(|e| format!("{e:#}"))
+        };
+        assert_eq!(JobSpec::default().latency_target, None);
+        let t = spec(&[(Key::LatencyTarget, "500000")]).unwrap();
+        assert_eq!(
+            t.latency_target,
+            Some(LatencyTarget {
+                target: Duration::from_millis(500),
+                window: Duration::ZERO,
+                percentile: 100.0,
+                keep_running: false,
+            })
+        );
+        let t = spec(&[
+            (Key::LatencyTarget, "2ms"),
+            (Key::LatencyWindow, "5000000"),
+            (Key::LatencyPercentile, "99.9"),
+            (Key::LatencyRun, "1"),
+        ])
+        .unwrap();
+        let want = LatencyTarget {
+            target: Duration::from_millis(2),
+            window: Duration::from_secs(5),
+            percentile: 99.9,
+            keep_running: true,
+        };
+        assert_eq!(t.latency_target, Some(want));
+        let back = validate(&t.to_options(&Origin::CommandLine), &machine()).unwrap();
+        assert_eq!(back.latency_target, Some(want));
+        // latency_target=0 is no search, as in fio.
+        assert_eq!(
+            spec(&[(Key::LatencyTarget, "0")]).unwrap().latency_target,
+            None
+        );
+        assert_eq!(
+            spec(&[(Key::LatencyWindow, "5s")]).unwrap_err(),
+            "--latency-window needs latency_target (the latency to search within); add \
+             latency_target=TIME, e.g. latency_target=2ms"
+        );
+        assert_eq!(
+            spec(&[(Key::LatencyTarget, "1ms"), (Key::LatencyPercentile, "101")]).unwrap_err(),
+            r#"--latency-percentile "101" is not a percentile; use 0 to 100, e.g. 99.9"#
         );
     }
 

@@ -343,6 +343,9 @@ pub struct JobSpec {
     pub buffer_pattern: Option<Vec<u8>>,
     /// fio's sg engine on a block device, by its `sg_write_mode`.
     pub sg: Option<SgMode>,
+    /// fio's `latency_target` search for the deepest queue within a latency (`None`: the
+    /// job runs at its iodepth).
+    pub latency_target: Option<crate::bench::latency::LatencyTarget>,
 }
 
 /// fio's sg engine's `sg_write_mode`, as the I/O on a block device with the same effect on
@@ -903,6 +906,7 @@ impl Default for JobSpec {
             numa_mem_policy: None,
             buffer_pattern: None,
             sg: None,
+            latency_target: None,
         }
     }
 }
@@ -1206,6 +1210,14 @@ impl From<&JobSpec> for crate::record::JobRecord {
             .to_string(),
             iomem: spec.iomem.as_str().to_string(),
             fallocate: spec.fallocate.as_str().to_string(),
+            latency_target: spec
+                .latency_target
+                .map(|t| crate::record::LatencyTargetRecord {
+                    target_ns: crate::record::nanos(t.target),
+                    window_us: u64::try_from(t.window.as_micros()).unwrap_or(u64::MAX),
+                    percentile: t.percentile,
+                    run: t.keep_running,
+                }),
         }
     }
 }

@@ -81,6 +81,8 @@ pub struct JobEnd {
     pub verify: crate::bench::worker::VerifyOutcome,
     /// Each worker's own part (fio's job clones), when the job has more than one.
     pub clones: Vec<CloneEnd>,
+    /// The depth the job's `latency_target` search ended at (its last worker's).
+    pub latency_depth: Option<u32>,
 }
 
 /// What one worker of a job of several (fio's job clone) left.
@@ -129,6 +131,8 @@ struct JobSlot {
     /// Each worker's stats over the segment, when the job has more than one (fio reports
     /// each clone without group_reporting): added as reports come in, off the I/O path.
     clones: Vec<WorkerStats>,
+    /// The depth its workers' `latency_target` search ended at (the last to end).
+    latency_depth: Option<u32>,
 }
 
 impl JobSlot {
@@ -151,6 +155,7 @@ impl JobSlot {
             } else {
                 Vec::new()
             },
+            latency_depth: None,
         }
     }
 }
@@ -718,6 +723,7 @@ impl SegmentRun {
                         cpu.2 += exit.cpu.2;
                         slot.cur.add(&exit.stats);
                         slot.verify.merge(exit.verify);
+                        slot.latency_depth = exit.latency_depth.or(slot.latency_depth);
                         faults.extend(exit.fault.map(|fault| (job, fault)));
                     }
                     Err(_) => faults.push((
@@ -800,6 +806,7 @@ impl SegmentRun {
                     cpu,
                     verify: std::mem::take(&mut slot.verify),
                     clones,
+                    latency_depth: slot.latency_depth.take(),
                 }
             })
             .collect();

@@ -1194,6 +1194,7 @@ impl Runner {
                         cpu: cpu_record((0, 0, 0), clone.cpu, clone.elapsed_ns),
                     })
                     .collect(),
+                latency_depth: job_end.latency_depth,
             })
             .collect()
     }
