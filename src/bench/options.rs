@@ -2141,6 +2141,53 @@ fn steady_options(
 }
 
 impl JobSpec {
+    /// The options only fio's job files and command line set (written blocks' contents,
+    /// metadata files, priorities, buffer pattern, latency target, sg mode).
+    fn fio_only_options(&self, out: &mut Vec<(Key, String)>) {
+        if let crate::bench::spec::BufferData::Shaped(shape) = self.data {
+            out.push((Key::DedupePercentage, shape.dedupe_pct.to_string()));
+            if shape.dedupe_pct > 0 {
+                let mode = match shape.mode {
+                    crate::bench::buffer::DedupeMode::Repeat => "repeat",
+                    crate::bench::buffer::DedupeMode::WorkingSet => "working_set",
+                };
+                out.push((Key::DedupeMode, mode.to_string()));
+                if shape.mode == crate::bench::buffer::DedupeMode::WorkingSet {
+                    out.push((Key::DedupeWorkingSet, shape.working_set_pct.to_string()));
+                }
+            }
+            out.push((Key::CompressPercentage, shape.compress_pct.to_string()));
+            if shape.compress_pct > 0 {
+                out.push((Key::CompressChunk, shape.chunk_bytes.to_string()));
+            }
+        }
+        if let Some(files) = &self.meta {
+            out.push((Key::NrFiles, files.count.to_string()));
+            if self.ioengine == EngineKind::FileStat {
+                out.push((Key::StatType, files.stat.as_str().to_string()));
+            }
+        }
+        self.prio_options(out);
+        if let Some(pattern) = &self.buffer_pattern {
+            out.push((Key::BufferPattern, hex_of(pattern)));
+        }
+        self.latency_options(out);
+        if let Some(mode) = self.sg {
+            out.push((Key::SgWriteMode, mode.as_str().to_string()));
+        }
+    }
+
+    /// The latency target's options, as [`latency_options`] reads them back.
+    fn latency_options(&self, out: &mut Vec<(Key, String)>) {
+        let us = |d: Duration| format!("{}us", d.as_micros());
+        if let Some(t) = self.latency_target {
+            out.push((Key::LatencyTarget, us(t.target)));
+            out.push((Key::LatencyWindow, us(t.window)));
+            out.push((Key::LatencyPercentile, t.percentile.to_string()));
+            out.push((Key::LatencyRun, u8::from(t.keep_running).to_string()));
+        }
+    }
+
     /// The priority and NUMA options, as [`prio_options`] reads them back.
     fn prio_options(&self, out: &mut Vec<(Key, String)>) {
         use crate::bench::prio::{CmdPrioEntry, format_nodes};
@@ -2269,42 +2316,7 @@ impl JobSpec {
         if self.fallocate != Fallocate::Native {
             out.push((Key::Fallocate, self.fallocate.as_str().to_string()));
         }
-        if let crate::bench::spec::BufferData::Shaped(shape) = self.data {
-            out.push((Key::DedupePercentage, shape.dedupe_pct.to_string()));
-            if shape.dedupe_pct > 0 {
-                let mode = match shape.mode {
-                    crate::bench::buffer::DedupeMode::Repeat => "repeat",
-                    crate::bench::buffer::DedupeMode::WorkingSet => "working_set",
-                };
-                out.push((Key::DedupeMode, mode.to_string()));
-                if shape.mode == crate::bench::buffer::DedupeMode::WorkingSet {
-                    out.push((Key::DedupeWorkingSet, shape.working_set_pct.to_string()));
-                }
-            }
-            out.push((Key::CompressPercentage, shape.compress_pct.to_string()));
-            if shape.compress_pct > 0 {
-                out.push((Key::CompressChunk, shape.chunk_bytes.to_string()));
-            }
-        }
-        if let Some(files) = &self.meta {
-            out.push((Key::NrFiles, files.count.to_string()));
-            if self.ioengine == EngineKind::FileStat {
-                out.push((Key::StatType, files.stat.as_str().to_string()));
-            }
-        }
-        self.prio_options(&mut out);
-        if let Some(pattern) = &self.buffer_pattern {
-            out.push((Key::BufferPattern, hex_of(pattern)));
-        }
-        if let Some(t) = self.latency_target {
-            out.push((Key::LatencyTarget, us(t.target)));
-            out.push((Key::LatencyWindow, us(t.window)));
-            out.push((Key::LatencyPercentile, t.percentile.to_string()));
-            out.push((Key::LatencyRun, u8::from(t.keep_running).to_string()));
-        }
-        if let Some(mode) = self.sg {
-            out.push((Key::SgWriteMode, mode.as_str().to_string()));
-        }
+        self.fio_only_options(&mut out);
         if self.random_generator != Generator::Tausworthe {
             out.push((
                 Key::RandomGenerator,
