@@ -7,6 +7,7 @@ pub mod buffer;
 pub mod engine;
 pub mod fill;
 pub mod flow;
+pub mod latency;
 pub mod memory;
 pub mod options;
 pub mod prio;

@@ -148,10 +148,16 @@ pub enum Key {
     /// fio's `fill_device` (`fill_fs`): a write job writes until the filesystem or device is
     /// full; ENOSPC (or EDQUOT) ends it without an error.
     FillDevice,
+    // fio's search for the deepest queue within a latency (`latency_target`,
+    // `latency_window`, `latency_percentile`, `latency_run`).
+    LatencyTarget,
+    LatencyWindow,
+    LatencyPercentile,
+    LatencyRun,
 }
 
 impl Key {
-    pub const ALL: [Self; 79] = [
+    pub const ALL: [Self; 83] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -231,6 +237,10 @@ impl Key {
         Self::BufferPattern,
         Self::SgWriteMode,
         Self::FillDevice,
+        Self::LatencyTarget,
+        Self::LatencyWindow,
+        Self::LatencyPercentile,
+        Self::LatencyRun,
     ];
 
     /// The key's row of [`TABLE`].
@@ -448,7 +458,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 79] = [
+pub static TABLE: [Row; 83] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -778,6 +788,19 @@ pub static TABLE: [Row; 79] = [
         .help("What an sg job's writes do on the block device: write, write_and_verify, verify_bytchk_00 (read), verify_bytchk_01 (read and compare), verify_bytchk_11 (compare each block with the first), write_same, write_same_ndob (zeros)."),
     Row::new(Key::FillDevice, "--fill-device", "fill_device", FIO_ONLY)
         .help("A sequential write job writes until its filesystem (a new file sized to the free space) or device is full: ENOSPC or EDQUOT then ends it without an error (1), or not (0, default).")
+        .default("0"),
+    // Only fio's job files and command line search: `sweep --latency-target` already finds
+    // the deepest point within a target across whole runs, one depth per run.
+    Row::new(Key::LatencyTarget, "--latency-target", "latency_target", FIO_ONLY)
+        .help("Search for the deepest queue (up to iodepth) whose I/Os complete within this latency (microseconds without a unit)."),
+    Row::new(Key::LatencyWindow, "--latency-window", "latency_window", FIO_ONLY)
+        .help("How long each depth of the latency_target search runs before it is judged (microseconds without a unit).")
+        .default("0"),
+    Row::new(Key::LatencyPercentile, "--latency-percentile", "latency_percentile", FIO_ONLY)
+        .help("Percent of a window's I/Os that must complete within latency_target (default 100).")
+        .default("100"),
+    Row::new(Key::LatencyRun, "--latency-run", "latency_run", FIO_ONLY)
+        .help("1: the latency_target search goes on for the whole run; 0 (default): the job ends once the depth settles.")
         .default("0"),
 ];
 
@@ -1257,6 +1280,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     })?;
     let meta = meta_files(&opts, ioengine, rw)?;
     let prio = prio_options(&opts, ioengine)?;
+    let latency_target = latency_options(&opts)?;
     Ok(JobSpec {
         rw,
         rwmixread_pct,
@@ -1315,7 +1339,55 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         buffer_pattern,
         sg,
         fill_device,
+        latency_target,
     })
+}
+
+/// fio's `latency_target` (microseconds without a unit; 0: no search) with
+/// `latency_window`, `latency_percentile` and `latency_run`; the companions without a target
+/// are refused (fio ignores them: they would do nothing).
+fn latency_options(
+    opts: &Options<'_>,
+) -> anyhow::Result<Option<crate::bench::latency::LatencyTarget>> {
+    let (text, target_name) = opts.value(Key::LatencyTarget);
+    let target = if opts.get(Key::LatencyTarget).is_some() {
+        time_in(target_name, text, "us", "e.g. 500 (microseconds) or 2ms")?
+    } else {
+        Duration::ZERO
+    };
+    let companions = [Key::LatencyWindow, Key::LatencyPercentile, Key::LatencyRun];
+    if target.is_zero() {
+        if let Some(key) = companions.into_iter().find(|k| opts.get(*k).is_some()) {
+            let name = Name {
+                key,
+                origin: opts.get(key).map(|o| &o.origin),
+            };
+            return Err(usage!(
+                "{name} needs latency_target (the latency to search within); add \
+                 latency_target=TIME, e.g. latency_target=2ms"
+            ));
+        }
+        return Ok(None);
+    }
+    let (text, name) = opts.value(Key::LatencyWindow);
+    let window = time_in(name, text, "us", "e.g. 5000000 (microseconds) or 5s")?;
+    let (text, name) = opts.value(Key::LatencyPercentile);
+    let percentile = match text.trim().trim_end_matches('%').parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => p,
+        _ => {
+            return Err(usage!(
+                "{name} {text:?} is not a percentile; use 0 to 100, e.g. 99.9"
+            ));
+        }
+    };
+    let (text, name) = opts.value(Key::LatencyRun);
+    let keep_running = flag_option(name, text)?;
+    Ok(Some(crate::bench::latency::LatencyTarget {
+        target,
+        window,
+        percentile,
+        keep_running,
+    }))
 }
 
 /// What [`prio_options`] makes of fio's priority and NUMA options.
@@ -2079,6 +2151,53 @@ fn steady_options(
 }
 
 impl JobSpec {
+    /// The options only fio's job files and command line set (written blocks' contents,
+    /// metadata files, priorities, buffer pattern, latency target, sg mode).
+    fn fio_only_options(&self, out: &mut Vec<(Key, String)>) {
+        if let crate::bench::spec::BufferData::Shaped(shape) = self.data {
+            out.push((Key::DedupePercentage, shape.dedupe_pct.to_string()));
+            if shape.dedupe_pct > 0 {
+                let mode = match shape.mode {
+                    crate::bench::buffer::DedupeMode::Repeat => "repeat",
+                    crate::bench::buffer::DedupeMode::WorkingSet => "working_set",
+                };
+                out.push((Key::DedupeMode, mode.to_string()));
+                if shape.mode == crate::bench::buffer::DedupeMode::WorkingSet {
+                    out.push((Key::DedupeWorkingSet, shape.working_set_pct.to_string()));
+                }
+            }
+            out.push((Key::CompressPercentage, shape.compress_pct.to_string()));
+            if shape.compress_pct > 0 {
+                out.push((Key::CompressChunk, shape.chunk_bytes.to_string()));
+            }
+        }
+        if let Some(files) = &self.meta {
+            out.push((Key::NrFiles, files.count.to_string()));
+            if self.ioengine == EngineKind::FileStat {
+                out.push((Key::StatType, files.stat.as_str().to_string()));
+            }
+        }
+        self.prio_options(out);
+        if let Some(pattern) = &self.buffer_pattern {
+            out.push((Key::BufferPattern, hex_of(pattern)));
+        }
+        self.latency_options(out);
+        if let Some(mode) = self.sg {
+            out.push((Key::SgWriteMode, mode.as_str().to_string()));
+        }
+    }
+
+    /// The latency target's options, as [`latency_options`] reads them back.
+    fn latency_options(&self, out: &mut Vec<(Key, String)>) {
+        let us = |d: Duration| format!("{}us", d.as_micros());
+        if let Some(t) = self.latency_target {
+            out.push((Key::LatencyTarget, us(t.target)));
+            out.push((Key::LatencyWindow, us(t.window)));
+            out.push((Key::LatencyPercentile, t.percentile.to_string()));
+            out.push((Key::LatencyRun, u8::from(t.keep_running).to_string()));
+        }
+    }
+
     /// The priority and NUMA options, as [`prio_options`] reads them back.
     fn prio_options(&self, out: &mut Vec<(Key, String)>) {
         use crate::bench::prio::{CmdPrioEntry, format_nodes};
@@ -2127,41 +2246,6 @@ impl JobSpec {
         }
         if let Some(policy) = &self.numa_mem_policy {
             out.push((Key::NumaMemPolicy, policy.as_text()));
-        }
-    }
-
-    /// fio's buffer contents (dedupe, compress, pattern), the metadata engines' files, the
-    /// priorities and NUMA placement, and the sg mode, as options.
-    fn contents_and_files(&self, out: &mut Vec<(Key, String)>) {
-        if let crate::bench::spec::BufferData::Shaped(shape) = self.data {
-            out.push((Key::DedupePercentage, shape.dedupe_pct.to_string()));
-            if shape.dedupe_pct > 0 {
-                let mode = match shape.mode {
-                    crate::bench::buffer::DedupeMode::Repeat => "repeat",
-                    crate::bench::buffer::DedupeMode::WorkingSet => "working_set",
-                };
-                out.push((Key::DedupeMode, mode.to_string()));
-                if shape.mode == crate::bench::buffer::DedupeMode::WorkingSet {
-                    out.push((Key::DedupeWorkingSet, shape.working_set_pct.to_string()));
-                }
-            }
-            out.push((Key::CompressPercentage, shape.compress_pct.to_string()));
-            if shape.compress_pct > 0 {
-                out.push((Key::CompressChunk, shape.chunk_bytes.to_string()));
-            }
-        }
-        if let Some(files) = &self.meta {
-            out.push((Key::NrFiles, files.count.to_string()));
-            if self.ioengine == EngineKind::FileStat {
-                out.push((Key::StatType, files.stat.as_str().to_string()));
-            }
-        }
-        self.prio_options(out);
-        if let Some(pattern) = &self.buffer_pattern {
-            out.push((Key::BufferPattern, hex_of(pattern)));
-        }
-        if let Some(mode) = self.sg {
-            out.push((Key::SgWriteMode, mode.as_str().to_string()));
         }
     }
 
@@ -2245,7 +2329,7 @@ impl JobSpec {
         if self.fill_device {
             out.push((Key::FillDevice, "1".to_string()));
         }
-        self.contents_and_files(&mut out);
+        self.fio_only_options(&mut out);
         if self.random_generator != Generator::Tausworthe {
             out.push((
                 Key::RandomGenerator,
@@ -3362,6 +3446,59 @@ mod tests {
         assert_eq!(
             dist("zoned:50:50/50").unwrap_err(),
             r#"--random-distribution "zoned:50:50/50": zone "50" is not A/S; use e.g. zoned:60/10:30/20:10/70 (percent of the I/O / percent of the working set, zone by zone)"#
+        );
+    }
+
+    /// fio's latency target: microseconds without a unit, fio's defaults for the window (0),
+    /// percentile (100) and latency_run (0); read back from the options a spec writes; the
+    /// companions without a target and a percentile out of range refused by name.
+    #[test]
+    fn latency_target_takes_fios_units_and_reads_back() {
+        use crate::bench::latency::LatencyTarget;
+        let spec = |opts: &[(Key, &str)]| {
+            let opts: Vec<JobOption> = opts.iter().map(|(k, v)| JobOption::flag(*k, *v)).collect();
+            validate(&opts, &machine()).map_err(|e| format!("{e:#}"))
+        };
+        assert_eq!(JobSpec::default().latency_target, None);
+        let t = spec(&[(Key::LatencyTarget, "500000")]).unwrap();
+        assert_eq!(
+            t.latency_target,
+            Some(LatencyTarget {
+                target: Duration::from_millis(500),
+                window: Duration::ZERO,
+                percentile: 100.0,
+                keep_running: false,
+            })
+        );
+        let t = spec(&[
+            (Key::LatencyTarget, "2ms"),
+            (Key::LatencyWindow, "5000000"),
+            (Key::LatencyPercentile, "99.9"),
+            (Key::LatencyRun, "1"),
+        ])
+        .unwrap();
+        let want = LatencyTarget {
+            target: Duration::from_millis(2),
+            window: Duration::from_secs(5),
+            percentile: 99.9,
+            keep_running: true,
+        };
+        assert_eq!(t.latency_target, Some(want));
+        let back = validate(&t.to_options(&Origin::CommandLine), &machine()).unwrap();
+        assert_eq!(back.latency_target, Some(want));
+        // latency_target=0 is no search, as in fio.
+        assert_eq!(
+            spec(&[(Key::LatencyTarget, "0")]).unwrap().latency_target,
+            None
+        );
+        assert_eq!(
+            spec(&[(Key::LatencyWindow, "5s")]).unwrap_err(),
+            "--latency-window needs latency_target (the latency to search within); add \
+             latency_target=TIME, e.g. latency_target=2ms"
+        );
+        assert_eq!(
+            spec(&[(Key::LatencyTarget, "1ms"), (Key::LatencyPercentile, "101")]).unwrap_err(),
+            r#"--latency-percentile "101" is not a percentile; use 0 to 100, e.g. 99.9"#
         );
     }
 

@@ -346,6 +346,9 @@ pub struct JobSpec {
     /// Writes until the filesystem or device is full (fio's `fill_device`): a write that
     /// fails with ENOSPC or EDQUOT ends the worker, as the end of its size would.
     pub fill_device: bool,
+    /// fio's `latency_target` search for the deepest queue within a latency (`None`: the
+    /// job runs at its iodepth).
+    pub latency_target: Option<crate::bench::latency::LatencyTarget>,
 }
 
 /// fio's sg engine's `sg_write_mode`, as the I/O on a block device with the same effect on
@@ -907,6 +910,7 @@ impl Default for JobSpec {
             buffer_pattern: None,
             sg: None,
             fill_device: false,
+            latency_target: None,
         }
     }
 }
@@ -1210,6 +1214,14 @@ impl From<&JobSpec> for crate::record::JobRecord {
             .to_string(),
             iomem: spec.iomem.as_str().to_string(),
             fallocate: spec.fallocate.as_str().to_string(),
+            latency_target: spec
+                .latency_target
+                .map(|t| crate::record::LatencyTargetRecord {
+                    target_ns: crate::record::nanos(t.target),
+                    window_us: u64::try_from(t.window.as_micros()).unwrap_or(u64::MAX),
+                    percentile: t.percentile,
+                    run: t.keep_running,
+                }),
         }
     }
 }

@@ -23,6 +23,7 @@ use crate::bench::engine::uring::UringEngine;
 use crate::bench::engine::{
     Completion, Engine, EngineSetup, Io, errno_name, is_transient, uring_unavailable,
 };
+use crate::bench::latency::{DepthSearch, Step};
 use crate::bench::rate::Pacer;
 use crate::bench::spec::{BufferData, EngineKind, JobSpec, SyncEvery};
 use crate::bench::workload::{Direction, Workload};
@@ -445,6 +446,8 @@ pub struct WorkerExit {
     pub setup: EngineSetup,
     /// What verification found (`--verify`).
     pub verify: VerifyOutcome,
+    /// The depth fio's `latency_target` search ended at, when the job has a target.
+    pub latency_depth: Option<u32>,
 }
 
 /// Thread body. Always reaches the segment's start barrier, even when setup fails or is
@@ -477,6 +480,7 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         fault: None,
         setup: EngineSetup::default(),
         verify: VerifyOutcome::default(),
+        latency_depth: None,
     };
     let not_ready = |error: SetupError| {
         let _ = links.ready.send((plan.id, Err(error)));
@@ -536,6 +540,7 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     // measured: it then lands in the interval its I/Os completed in, not in the segment's last.
     // Only when the aggregator is gone does the exit carry it.
     let last = state.finish();
+    exit.latency_depth = state.latency.as_ref().map(DepthSearch::depth);
     let end_ns = last.end_ns;
     exit.stats = match state.links.reports.send(last) {
         Ok(()) => {
@@ -767,6 +772,10 @@ struct Loop<'a> {
     cmdprio: Option<crate::bench::prio::CmdPrioPicker>,
     /// An sg job's compares (fio's `sg_write_mode` on a block device).
     sg: Option<crate::bench::sg::SgData>,
+    /// fio's `latency_target` search; its depth is the in-flight limit.
+    latency: Option<DepthSearch>,
+    /// The search settled (or failed): the worker ends.
+    latency_done: bool,
 }
 
 impl<'a> Loop<'a> {
@@ -838,6 +847,8 @@ impl<'a> Loop<'a> {
                 )
             }),
             sg: None,
+            latency: None,
+            latency_done: false,
         }
     }
 
@@ -878,6 +889,12 @@ impl<'a> Loop<'a> {
         let mut flight = Flight::new(&self.spec, self.depth, buffers);
         if self.control.stop.load(Ordering::Relaxed) {
             return;
+        }
+        if let Some(target) = self.spec.latency_target {
+            // The engine that runs decides the ceiling (psync: 1); the search starts at 1.
+            let search = DepthSearch::new(&target, self.depth as u32, monotonic_ns());
+            self.depth = search.depth() as usize;
+            self.latency = Some(search);
         }
         loop {
             flight.wake_ns = None;
@@ -1289,6 +1306,10 @@ impl<'a> Loop<'a> {
                 reaped_ns.saturating_sub(due),
             ),
         }
+        if let Some(search) = self.latency.as_mut() {
+            let step = search.observe(entry.submit_ns, latency_ns);
+            self.latency_step(step);
+        }
     }
 
     /// The ramp is over at `now_ns`: counting starts.
@@ -1298,6 +1319,34 @@ impl<'a> Loop<'a> {
             self.recording = true;
             self.cur.reset(now_ns);
             self.cycle_start_ns = now_ns;
+            if let Some(search) = self.latency.as_mut() {
+                // fio's search starts over after the ramp.
+                search.restart(now_ns);
+                self.depth = search.depth() as usize;
+            }
+        }
+    }
+
+    /// What the `latency_target` search asks: a new in-flight limit, the end of the job
+    /// (settled), or its failure (a 100th-percentile target missed at depth 1).
+    fn latency_step(&mut self, step: Step) {
+        match step {
+            Step::Keep => {}
+            Step::Depth(depth) => self.depth = depth as usize,
+            Step::Done => self.latency_done = true,
+            Step::Missed { latency_ns } => {
+                if self.fault.is_none() {
+                    self.fail_errno("latency_target", None, libc::ETIMEDOUT);
+                    if let (Some(fault), Some(t)) = (self.fault.as_mut(), self.spec.latency_target)
+                    {
+                        fault.detail = Some(format!(
+                            "an I/O took {latency_ns} ns at depth 1, over latency_target {} ns",
+                            crate::record::nanos(t.target)
+                        ));
+                    }
+                }
+                self.latency_done = true;
+            }
         }
     }
 
@@ -1310,6 +1359,11 @@ impl<'a> Loop<'a> {
         }
         if self.check_rate_min(now_ns) {
             flight.stopping = true;
+        }
+        if let Some(search) = self.latency.as_mut().filter(|_| self.recording) {
+            let step = search.check(now_ns);
+            self.latency_step(step);
+            flight.stopping |= self.latency_done;
         }
         if (now_ns >= self.deadline_ns && self.runtime_over(now_ns))
             || self.control.stop.load(Ordering::Relaxed)

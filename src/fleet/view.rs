@@ -175,6 +175,7 @@ fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
         steadystate: first.and_then(|j| j.steadystate.clone()),
         sustained_write: first.and_then(|j| j.sustained_write.clone()),
         clones: Vec::new(),
+        latency_depth: first.and_then(|j| j.latency_depth),
     }
 }
 

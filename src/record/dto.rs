@@ -557,6 +557,22 @@ pub struct JobRecord {
     /// `posix`, `keep`, `truncate`); older records let it grow as written.
     #[serde(default = "no_layout")]
     pub fallocate: String,
+    /// fio's `latency_target` search, when the job had a target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<LatencyTargetRecord>,
+}
+
+/// fio's latency target options, in the units of fio's JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LatencyTargetRecord {
+    /// `latency_target`, ns.
+    pub target_ns: u64,
+    /// `latency_window`, us.
+    pub window_us: u64,
+    /// `latency_percentile`.
+    pub percentile: f64,
+    /// `latency_run`: the search went on for the whole run.
+    pub run: bool,
 }
 
 /// `--cliff`'s default: percent below the running level that counts as down.
@@ -942,6 +958,10 @@ pub struct SegmentJobRecord {
     /// `group_reporting`); absent for a job of one worker.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clones: Vec<CloneRecord>,
+    /// The depth fio's `latency_target` search ended at (the last worker's), when the job
+    /// had a target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_depth: Option<u32>,
 }
 
 /// One worker of a job of several: what fio reports per job clone.

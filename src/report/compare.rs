@@ -433,6 +433,7 @@ mod tests {
             data: "random".into(),
             iomem: "huge".into(),
             fallocate: "native".into(),
+            latency_target: None,
         }
     }
 

@@ -81,6 +81,8 @@ pub struct JobEnd {
     pub verify: crate::bench::worker::VerifyOutcome,
     /// Each worker's own part (fio's job clones), when the job has more than one.
     pub clones: Vec<CloneEnd>,
+    /// The depth the job's `latency_target` search ended at (its last worker's).
+    pub latency_depth: Option<u32>,
 }
 
 /// What one worker of a job of several (fio's job clone) left.
@@ -136,6 +138,8 @@ struct JobSlot {
     clone_cur: Vec<CloneCounts>,
     clone_next: Vec<CloneCounts>,
     clone_intervals: Vec<Vec<crate::record::CloneIntervalRecord>>,
+    /// The depth its workers' `latency_target` search ended at (the last to end).
+    latency_depth: Option<u32>,
 }
 
 /// One clone's bytes and I/Os so far in an interval.
@@ -198,6 +202,7 @@ impl JobSlot {
             clone_cur: vec![CloneCounts::default(); clones_of(spec)],
             clone_next: vec![CloneCounts::default(); clones_of(spec)],
             clone_intervals: vec![Vec::new(); clones_of(spec)],
+            latency_depth: None,
         }
     }
 }
@@ -744,17 +749,9 @@ impl SegmentRun {
         }
     }
 
-    /// Joins the workers (call once `workers_done()`, or after `stop()`), folds their last
-    /// stats into a final partial interval and the total.
-    pub fn finish(mut self) -> SegmentEnd {
-        self.stop();
-        self.resume();
-        while !self.workers_done {
-            match self.reports.recv() {
-                Ok(report) => self.merge(report),
-                Err(_) => self.workers_done = true,
-            }
-        }
+    /// Joins every job's workers, adding what their last ticks did not hand over: the faults,
+    /// the segment's end, and each job's end, CPU and clones' ends.
+    fn join_workers(&mut self) -> (Vec<(usize, IoFault)>, u64, Vec<JobJoin>) {
         let mut faults = Vec::new();
         let mut end_ns = self.record_from_ns;
         let mut job_ends = Vec::with_capacity(self.jobs.len());
@@ -784,6 +781,7 @@ impl SegmentRun {
                         cpu.2 += exit.cpu.2;
                         slot.cur.add(&exit.stats);
                         slot.verify.merge(exit.verify);
+                        slot.latency_depth = exit.latency_depth.or(slot.latency_depth);
                         faults.extend(exit.fault.map(|fault| (job, fault)));
                     }
                     Err(_) => faults.push((
@@ -810,6 +808,21 @@ impl SegmentRun {
             end_ns = end_ns.max(job_end_ns);
             job_ends.push((job_end_ns, cpu, clone_ends));
         }
+        (faults, end_ns, job_ends)
+    }
+
+    /// Joins the workers (call once `workers_done()`, or after `stop()`), folds their last
+    /// stats into a final partial interval and the total.
+    pub fn finish(mut self) -> SegmentEnd {
+        self.stop();
+        self.resume();
+        while !self.workers_done {
+            match self.reports.recv() {
+                Ok(report) => self.merge(report),
+                Err(_) => self.workers_done = true,
+            }
+        }
+        let (faults, end_ns, job_ends) = self.join_workers();
         let interval_start = self
             .record_from_ns
             .saturating_add(self.cur_index.saturating_mul(self.interval_ns));
@@ -877,6 +890,7 @@ impl SegmentRun {
                     cpu,
                     verify: std::mem::take(&mut slot.verify),
                     clones,
+                    latency_depth: slot.latency_depth.take(),
                 }
             })
             .collect();
@@ -897,6 +911,14 @@ impl SegmentRun {
         }
     }
 }
+
+/// A joined job: its end, its workers' CPU (user ns, system ns, context switches), and each
+/// clone's end, CPU and verify reads.
+type JobJoin = (
+    u64,
+    (u64, u64, u64),
+    Vec<(u64, (u64, u64, u64), (crate::stats::DirectionStats, u64))>,
+);
 
 /// Whether an interval that ends when `measured_at_end_ns` of the `runtime_ns` have been
 /// measured is the last: what would remain after it is under half an interval, too short to be

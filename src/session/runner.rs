@@ -1195,6 +1195,7 @@ impl Runner {
                         intervals: clone.intervals.clone(),
                     })
                     .collect(),
+                latency_depth: job_end.latency_depth,
             })
             .collect()
     }

@@ -20,6 +20,7 @@ mod fio_clones;
 mod fio_data;
 mod fio_defaults;
 mod fio_fidelity;
+mod fio_latency;
 mod fio_layout;
 mod fio_logs;
 mod fio_meta;

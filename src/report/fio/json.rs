@@ -425,6 +425,7 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
     let any_io = block.read.total_ios + block.write.total_ios > 0;
     let spec = first.map(|job| &job.job);
     let depth = spec.map_or(1, |s| s.iodepth);
+    let target = spec.and_then(|s| s.latency_target.as_ref());
     let submit = spec.map_or(1, |s| s.iodepth_batch.max(1));
     let complete = spec.map_or(1, |s| s.iodepth_batch_complete.max(1));
     let buckets: Vec<(Vec<crate::stats::LatencyBucket>, u32)> = [&block.read, &block.write]
@@ -465,10 +466,11 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
         latency_ns: PercentJson(tables.ns),
         latency_us: PercentJson(tables.us),
         latency_ms: PercentJson(tables.ms),
-        latency_depth: depth,
-        latency_target: 0,
-        latency_percentile: 100.0,
-        latency_window: 0,
+        // fio's numbers: the depth the search ended at, the target in ns, the window in us.
+        latency_depth: first.and_then(|job| job.latency_depth).unwrap_or(depth),
+        latency_target: target.map_or(0, |t| t.target_ns),
+        latency_percentile: target.map_or(100.0, |t| t.percentile),
+        latency_window: target.map_or(0, |t| t.window_us),
         steadystate: match block.jobs.as_slice() {
             [job] => job.steadystate.clone(),
             _ => None,

@@ -102,7 +102,19 @@ fn job_block(out: &mut String, block: &Block<'_>, list: &[f64]) {
         out,
         "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}",
         block.usr_cpu, block.sys_cpu, block.ctx
-    );
+    ); // fio prints this line for every job; here only for a job with a latency_target.
+    if let Some(job) = block.jobs.first()
+        && let Some(t) = &job.job.latency_target
+    {
+        let _ = writeln!(
+            out,
+            "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
+            t.target_ns,
+            t.window_us,
+            t.percentile,
+            job.latency_depth.unwrap_or(job.job.iodepth)
+        );
+    }
 }
 
 /// `  read: IOPS=51.2k, BW=200MiB/s (210MB/s)(400MiB/2000msec)` and its latency.
