@@ -280,6 +280,9 @@ pub struct SegmentRun {
     awake_ns: u64,
     asked_ns: u64,
     stall: Stall,
+    /// Interval stats handed back ([`SegmentRun::recycle`]), cleared, to close the next
+    /// intervals into: no histogram is allocated and cleared whole per interval.
+    spares: Vec<WorkerStats>,
 }
 
 /// Tick length: the interval split into equal parts of at most 250 ms, so interval
@@ -449,6 +452,7 @@ impl SegmentRun {
             awake_ns: start_ns,
             asked_ns: 0,
             stall: Stall::default(),
+            spares: Vec::new(),
         })
     }
 
@@ -690,8 +694,23 @@ impl SegmentRun {
         &mut self.jobs[at]
     }
 
+    /// Hands a closed interval's stats back once it is folded in: the next intervals close
+    /// into them, cleared (only their used counters), instead of into new ones.
+    pub fn recycle(&mut self, interval: Interval) {
+        for mut stats in std::iter::once(interval.stats).chain(interval.jobs) {
+            stats.clear();
+            self.spares.push(stats);
+        }
+    }
+
+    /// Empty stats: a recycled one, or a new one.
+    fn spare(spares: &mut Vec<WorkerStats>) -> WorkerStats {
+        spares.pop().unwrap_or_else(|| WorkerStats::new(0))
+    }
+
     /// Each job's current stats, moved out (its next become current), and their sum.
     fn take_current(&mut self, duration_ns: u64) -> (WorkerStats, Vec<WorkerStats>) {
+        let spares = &mut self.spares;
         let mut parts: Vec<WorkerStats> = self
             .jobs
             .iter_mut()
@@ -699,7 +718,7 @@ impl SegmentRun {
                 slot.close_clone_interval(duration_ns);
                 let stats = std::mem::replace(
                     &mut slot.cur,
-                    std::mem::replace(&mut slot.next, WorkerStats::new(0)),
+                    std::mem::replace(&mut slot.next, Self::spare(spares)),
                 );
                 slot.total.add(&stats);
                 stats
@@ -710,7 +729,7 @@ impl SegmentRun {
             self.total.add(&only);
             return (only, parts);
         }
-        let mut sum = WorkerStats::new(0);
+        let mut sum = Self::spare(&mut self.spares);
         for part in &parts {
             sum.add(part);
         }

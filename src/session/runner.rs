@@ -820,6 +820,7 @@ impl Runner {
         let emitted = !intervals.is_empty();
         for interval in intervals {
             self.add_interval(run.index, &interval, &run.devices);
+            run.seg.recycle(interval);
         }
         if !self.tracking.stop && self.tracking.attained() {
             self.tracking.stop = true;

@@ -1,7 +1,9 @@
-//! The latency histogram: `hdrhistogram` with fixed bounds (1 ns to 100 s, 3 significant
-//! digits, so 0.1% resolution) and no auto-resize, so recording and merging never allocate.
-
-use hdrhistogram::Histogram;
+//! The latency histogram: hdrhistogram's layout (1 ns to 100 s, 3 significant digits, so 0.1%
+//! resolution: 2048 exact counters below 2048 ns, then 1024 per power of two), kept in a fixed
+//! array that never grows, so recording and merging never allocate. It tracks the lowest and
+//! highest counter in use, so merging, summarizing, listing and clearing cost the range of
+//! latencies seen, not the whole array: the session does them for every report and interval.
+//! Its values are hdrhistogram's to the bit (unit tests compare the two).
 
 /// Highest trackable latency; slower I/Os are clamped to it (and still counted).
 pub const MAX_TRACKED_NS: u64 = 100_000_000_000;
@@ -12,108 +14,234 @@ pub const FIO_PERCENTILES: [f64; 17] = [
     99.99,
 ];
 
-/// Memory of one [`LatencyHistogram`]'s counters: hdrhistogram at 3 significant digits keeps
-/// 1024 sub-buckets per power of two (2048 below the first), 27 of them up to
-/// [`MAX_TRACKED_NS`], a u64 each: 28 x 1024 x 8 bytes (a test checks it against the real one).
-pub const HISTOGRAM_BYTES: u64 = 28 * 1024 * 8;
+/// Counters per power of two above the first 2048 ns (3 significant digits).
+const HALF_BITS: u32 = 10;
+/// Values below `2^(HALF_BITS + 1)` have a counter each.
+const EXACT_MASK: u64 = (1 << (HALF_BITS + 1)) - 1;
+/// Powers of two after the exact range up to [`MAX_TRACKED_NS`] (2^37 > 10^11 >= 2^36).
+const BUCKETS: usize = 27;
+/// Counters in all: the exact range (2048) and 1024 for each of the other 26 powers of two.
+const COUNTERS: usize = (BUCKETS + 1) << HALF_BITS;
+
+/// Memory of one [`LatencyHistogram`]'s counters: 1024 sub-buckets per power of two (2048
+/// below the first), 27 of them up to [`MAX_TRACKED_NS`], a u64 each: 28 x 1024 x 8 bytes.
+pub const HISTOGRAM_BYTES: u64 = COUNTERS as u64 * 8;
+
+/// The power of two (0: the exact range below 2048) that holds `value`.
+#[inline]
+fn bucket_of(value: u64) -> u32 {
+    (u64::BITS - 1 - HALF_BITS) - (value | EXACT_MASK).leading_zeros()
+}
+
+/// The counter of `value` (may be past the array for values over the tracked range).
+#[inline]
+fn index_of(value: u64) -> usize {
+    let bucket = bucket_of(value);
+    ((bucket as usize) << HALF_BITS) + (value >> bucket) as usize
+}
+
+/// The power of two of counter `index`.
+#[inline]
+fn bucket_of_index(index: usize) -> u32 {
+    u32::try_from(index >> HALF_BITS)
+        .unwrap_or(u32::MAX)
+        .saturating_sub(1)
+}
+
+/// The lowest value counted at `index`.
+#[inline]
+fn lowest_of(index: usize) -> u64 {
+    let bucket = bucket_of_index(index);
+    let sub = (index - ((bucket as usize) << HALF_BITS)) as u64;
+    sub << bucket
+}
+
+/// The highest value counted at `index` (hdrhistogram's `highest_equivalent`).
+#[inline]
+fn highest_of(index: usize) -> u64 {
+    (lowest_of(index) + (1u64 << bucket_of_index(index))) - 1
+}
+
+/// The middle of the values counted at `index`, rounded up (hdrhistogram's
+/// `median_equivalent`).
+#[inline]
+fn median_of(index: usize) -> u64 {
+    lowest_of(index) + ((1u64 << bucket_of_index(index)) >> 1)
+}
 
 /// A latency histogram in nanoseconds.
-#[derive(Debug, Clone)]
-pub struct LatencyHistogram(Histogram<u64>);
+#[derive(Clone)]
+pub struct LatencyHistogram {
+    counts: Box<[u64]>,
+    total: u64,
+    /// Lowest and highest counter in use; `low > high` when empty.
+    low: usize,
+    high: usize,
+}
+
+impl std::fmt::Debug for LatencyHistogram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LatencyHistogram")
+            .field("total", &self.total)
+            .field("used", &self.used())
+            .finish()
+    }
+}
 
 impl LatencyHistogram {
     #[must_use]
     pub fn new() -> Self {
-        let mut histogram = Histogram::new_with_bounds(1, MAX_TRACKED_NS, 3)
-            .expect("constant histogram bounds are valid");
+        let mut counts = vec![0u64; COUNTERS].into_boxed_slice();
         // Write every counter once now so the pages are resident from the start: RSS stays
         // flat instead of creeping up as rare latencies touch new pages.
-        histogram.reset();
-        Self(histogram)
+        std::hint::black_box(&mut counts[..]).fill(0);
+        Self {
+            counts,
+            total: 0,
+            low: COUNTERS,
+            high: 0,
+        }
+    }
+
+    /// The counters in use, and the index of the first.
+    #[inline]
+    fn used(&self) -> (usize, &[u64]) {
+        if self.low > self.high {
+            (0, &[])
+        } else {
+            (self.low, &self.counts[self.low..=self.high])
+        }
     }
 
     #[inline]
     pub fn record(&mut self, latency_ns: u64) {
-        self.0.saturating_record(latency_ns.max(1));
+        let mut index = index_of(latency_ns.max(1));
+        if index >= COUNTERS {
+            index = index_of(MAX_TRACKED_NS);
+        }
+        self.counts[index] = self.counts[index].saturating_add(1);
+        self.total = self.total.saturating_add(1);
+        self.low = self.low.min(index);
+        self.high = self.high.max(index);
     }
 
-    /// Merges a histogram with the same bounds (never allocates: auto-resize is off).
+    /// Merges another histogram: only the counters it uses.
     pub fn add(&mut self, other: &Self) {
-        // Same bounds on both sides, so this cannot fail.
-        let _ = self.0.add(&other.0);
+        let (first, counts) = other.used();
+        if counts.is_empty() {
+            return;
+        }
+        for (mine, &theirs) in self.counts[first..first + counts.len()]
+            .iter_mut()
+            .zip(counts)
+        {
+            *mine = mine.saturating_add(theirs);
+        }
+        self.total = self.total.saturating_add(other.total);
+        self.low = self.low.min(other.low);
+        self.high = self.high.max(other.high);
     }
 
+    /// Clears the counters in use (and only those).
     pub fn reset(&mut self) {
-        self.0.reset();
+        if self.low <= self.high {
+            self.counts[self.low..=self.high].fill(0);
+        }
+        self.total = 0;
+        self.low = COUNTERS;
+        self.high = 0;
     }
 
     #[must_use]
     pub fn count(&self) -> u64 {
-        self.0.len()
+        self.total
+    }
+
+    /// The non-empty counters, ascending: (index, count).
+    fn recorded(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
+        let (first, counts) = self.used();
+        counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &count)| count != 0)
+            .map(move |(i, &count)| (first + i, count))
     }
 
     /// min/max/mean/stddev and fio's percentiles. Zeroes when empty.
     ///
-    /// Two walks over the counters in all (the recorded buckets, then the percentiles in
-    /// ascending order) instead of one per statistic and per percentile: the session
-    /// summarizes every interval and every snapshot, so this is its largest cost per interval.
-    /// The results are those of hdrhistogram's `mean`, `stdev` and `value_at_quantile`, to
-    /// the bit (same terms, same order).
+    /// Two walks over the counters in use (the recorded ones, then the percentiles in
+    /// ascending order). The results are hdrhistogram's `min`, `max`, `mean`, `stdev` and
+    /// `value_at_quantile` to the bit (same terms, same order).
     #[must_use]
     #[allow(clippy::cast_precision_loss)]
     pub fn summary(&self) -> LatencySummary {
-        if self.0.is_empty() {
+        if self.total == 0 {
             return LatencySummary::default();
         }
-        let total = self.0.len();
-        let total_f = total as f64;
-        // (median-equivalent value, count) of each recorded bucket, ascending.
-        let recorded: Vec<(f64, f64)> = self
-            .0
-            .iter_recorded()
-            .map(|v| {
-                (
-                    self.0.median_equivalent(v.value_iterated_to()) as f64,
-                    v.count_at_value() as f64,
-                )
-            })
-            .collect();
-        let mean_ns = recorded.iter().fold(0.0_f64, |sum, &(value, count)| {
-            sum + value * count / total_f
+        let total_f = self.total as f64;
+        let mean_ns = self.recorded().fold(0.0_f64, |sum, (index, count)| {
+            sum + median_of(index) as f64 * count as f64 / total_f
         });
-        let deviation = recorded.iter().fold(0.0_f64, |sum, &(value, count)| {
-            let dev = value - mean_ns;
-            sum + (dev * dev) * count
+        let deviation = self.recorded().fold(0.0_f64, |sum, (index, count)| {
+            let dev = median_of(index) as f64 - mean_ns;
+            sum + (dev * dev) * count as f64
         });
-        let values = self
-            .0
-            .value_at_quantiles(FIO_PERCENTILES.iter().map(|&pct| pct / 100.0));
         LatencySummary {
-            count: total,
-            min_ns: self.0.min(),
-            max_ns: self.0.max(),
+            count: self.total,
+            min_ns: lowest_of(self.low),
+            max_ns: highest_of(self.high),
             mean_ns,
             stddev_ns: (deviation / total_f).sqrt(),
-            percentiles_ns: FIO_PERCENTILES.iter().copied().zip(values).collect(),
+            percentiles_ns: self.percentiles(),
         }
     }
 
+    /// fio's percentiles in one ascending walk: for each, the highest value of the first
+    /// counter at which the running count reaches `ceil(q * total)` (at least 1).
+    #[allow(
+        clippy::cast_precision_loss,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
+    fn percentiles(&self) -> Vec<(f64, u64)> {
+        let (first, counts) = self.used();
+        let mut seen = 0u64;
+        let mut at = 0usize;
+        let mut walk = counts.iter().enumerate();
+        FIO_PERCENTILES
+            .iter()
+            .map(|&pct| {
+                let quantile = pct / 100.0;
+                let target = ((quantile.clamp(0.0, 1.0) * self.total as f64).ceil() as u64).max(1);
+                while seen < target {
+                    let Some((i, &count)) = walk.next() else {
+                        break;
+                    };
+                    at = first + i;
+                    seen += count;
+                }
+                let ns = if quantile == 0.0 {
+                    lowest_of(at)
+                } else {
+                    highest_of(at)
+                };
+                (pct, ns)
+            })
+            .collect()
+    }
+
     /// The non-empty buckets of the fine rule ([`fine_bucket_le_ns`] with
-    /// [`FINE_SUB_BUCKET_BITS`]), ascending. Exact: every hdrhistogram bucket (3 significant
-    /// digits: 1024 sub-buckets per power of two, values below 2048 exact) lies inside one fine
-    /// bucket, because the fine buckets are unions of aligned hdrhistogram buckets.
+    /// [`FINE_SUB_BUCKET_BITS`]), ascending. Exact: every counter (3 significant digits: 1024
+    /// sub-buckets per power of two, values below 2048 exact) lies inside one fine bucket,
+    /// because the fine buckets are unions of aligned counters.
     #[must_use]
     pub fn fine_buckets(&self) -> Vec<LatencyBucket> {
         let mut out: Vec<LatencyBucket> = Vec::new();
-        for value in self.0.iter_recorded() {
-            let ns = self.0.highest_equivalent(value.value_iterated_to());
-            let le_ns = fine_bucket_le_ns(ns, FINE_SUB_BUCKET_BITS);
+        for (index, count) in self.recorded() {
+            let le_ns = fine_bucket_le_ns(highest_of(index), FINE_SUB_BUCKET_BITS);
             match out.last_mut() {
-                Some(last) if last.le_ns == le_ns => last.count += value.count_at_value(),
-                _ => out.push(LatencyBucket {
-                    le_ns,
-                    count: value.count_at_value(),
-                }),
+                Some(last) if last.le_ns == le_ns => last.count += count,
+                _ => out.push(LatencyBucket { le_ns, count }),
             }
         }
         out
@@ -280,10 +408,94 @@ impl LatencySummary {
 mod tests {
     use super::*;
 
+    use hdrhistogram::Histogram;
+
+    /// hdrhistogram with the same bounds: the reference.
+    fn reference() -> Histogram<u64> {
+        Histogram::new_with_bounds(1, MAX_TRACKED_NS, 3).expect("valid bounds")
+    }
+
+    /// Both histograms fed the same latencies.
+    fn both(latencies: impl IntoIterator<Item = u64>) -> (LatencyHistogram, Histogram<u64>) {
+        let (mut mine, mut theirs) = (LatencyHistogram::new(), reference());
+        for ns in latencies {
+            mine.record(ns);
+            theirs.saturating_record(ns.max(1));
+        }
+        (mine, theirs)
+    }
+
+    /// Heavy-tailed latencies from about 1 us to about 1 s.
+    fn heavy_tail(seed: u64, n: usize) -> Vec<u64> {
+        let mut x = seed | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                1000 + (x % 1_000_000) * (1 + (x >> 60)) * (1 + ((x >> 40) & 0xFF))
+            })
+            .collect()
+    }
+
+    /// Every statistic and bucket equals hdrhistogram's, to the bit.
+    fn assert_same(mine: &LatencyHistogram, theirs: &Histogram<u64>) {
+        assert_eq!(mine.count(), theirs.len());
+        let summary = mine.summary();
+        if theirs.is_empty() {
+            assert_eq!(summary, LatencySummary::default());
+            assert!(mine.fine_buckets().is_empty());
+            return;
+        }
+        assert_eq!(summary.mean_ns.to_bits(), theirs.mean().to_bits());
+        assert_eq!(summary.stddev_ns.to_bits(), theirs.stdev().to_bits());
+        assert_eq!(summary.percentiles_ns.len(), FIO_PERCENTILES.len());
+        for (pct, ns) in &summary.percentiles_ns {
+            assert_eq!(*ns, theirs.value_at_quantile(pct / 100.0), "p{pct}");
+        }
+        assert_eq!(
+            (summary.min_ns, summary.max_ns),
+            (theirs.min(), theirs.max())
+        );
+        // The fine buckets as they were made from hdrhistogram's recorded buckets.
+        let mut expected: Vec<LatencyBucket> = Vec::new();
+        for value in theirs.iter_recorded() {
+            let ns = theirs.highest_equivalent(value.value_iterated_to());
+            let le_ns = fine_bucket_le_ns(ns, FINE_SUB_BUCKET_BITS);
+            match expected.last_mut() {
+                Some(last) if last.le_ns == le_ns => last.count += value.count_at_value(),
+                _ => expected.push(LatencyBucket {
+                    le_ns,
+                    count: value.count_at_value(),
+                }),
+            }
+        }
+        assert_eq!(mine.fine_buckets(), expected);
+    }
+
     #[test]
     fn the_memory_of_a_histogram_is_what_the_estimate_counts() {
         let hist = LatencyHistogram::new();
-        assert_eq!(hist.0.distinct_values() as u64 * 8, HISTOGRAM_BYTES);
+        assert_eq!(hist.counts.len() as u64 * 8, HISTOGRAM_BYTES);
+        assert_eq!(reference().distinct_values() as u64 * 8, HISTOGRAM_BYTES);
+    }
+
+    #[test]
+    fn the_layout_is_hdrhistograms() {
+        let theirs = reference();
+        for index in (0..COUNTERS)
+            .step_by(7)
+            .chain([1, 2047, 2048, COUNTERS - 1])
+        {
+            let low = lowest_of(index);
+            assert_eq!(index_of(low), index, "{index}");
+            assert_eq!(index_of(highest_of(index)), index, "{index}");
+            assert_eq!(theirs.lowest_equivalent(low), low);
+            assert_eq!(theirs.highest_equivalent(low), highest_of(index));
+            assert_eq!(theirs.median_equivalent(low), median_of(index));
+        }
+        assert!(index_of(MAX_TRACKED_NS) < COUNTERS);
+        assert!(index_of(1 << 37) >= COUNTERS);
     }
 
     #[test]
@@ -305,27 +517,55 @@ mod tests {
     }
 
     #[test]
-    fn one_pass_summary_equals_hdrhistogram_to_the_bit() {
-        let mut hist = LatencyHistogram::new();
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-        for _ in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            // Latencies from 1 us to about 1 s, heavy-tailed.
-            hist.record(1000 + (x % 1_000_000) * (1 + (x >> 60)) * (1 + ((x >> 40) & 0xFF)));
+    fn summary_and_buckets_equal_hdrhistogram_to_the_bit() {
+        let (mine, theirs) = both(heavy_tail(0x9E37_79B9_7F4A_7C15, 20_000));
+        assert_same(&mine, &theirs);
+        // Exact values, the edges of the range and past it (clamped).
+        let (mine, theirs) = both([0, 1, 2, 2047, 2048, 2049, 4095, 4096, MAX_TRACKED_NS]);
+        assert_same(&mine, &theirs);
+        let (mine, theirs) = both([MAX_TRACKED_NS + 1, 1 << 37, u64::MAX, 130_000_000_000]);
+        assert_same(&mine, &theirs);
+        let (mine, theirs) = both([777]);
+        assert_same(&mine, &theirs);
+        let (mine, theirs) = both([]);
+        assert_same(&mine, &theirs);
+    }
+
+    #[test]
+    fn merged_and_reset_histograms_equal_hdrhistogram() {
+        let (mut total, mut reference_total) = (LatencyHistogram::new(), reference());
+        let (mut interval, mut reference_interval) = (LatencyHistogram::new(), reference());
+        for round in 0..6u64 {
+            // Each round a narrower or wider range than the last: a reset must clear it all.
+            let n = if round == 3 {
+                0
+            } else {
+                500 * (round as usize + 1)
+            };
+            let values = heavy_tail(round * 7919 + 3, n)
+                .into_iter()
+                .map(|ns| if round % 2 == 0 { ns / 1000 } else { ns });
+            interval.reset();
+            reference_interval.reset();
+            for ns in values {
+                interval.record(ns);
+                reference_interval.saturating_record(ns.max(1));
+            }
+            assert_same(&interval, &reference_interval);
+            total.add(&interval);
+            reference_total
+                .add(&reference_interval)
+                .expect("same bounds");
+            assert_same(&total, &reference_total);
         }
-        let summary = hist.summary();
-        assert_eq!(summary.mean_ns.to_bits(), hist.0.mean().to_bits());
-        assert_eq!(summary.stddev_ns.to_bits(), hist.0.stdev().to_bits());
-        assert_eq!(summary.percentiles_ns.len(), FIO_PERCENTILES.len());
-        for (pct, ns) in &summary.percentiles_ns {
-            assert_eq!(*ns, hist.0.value_at_quantile(pct / 100.0), "p{pct}");
-        }
-        assert_eq!(
-            (summary.min_ns, summary.max_ns),
-            (hist.0.min(), hist.0.max())
-        );
+        // A reset leaves no counter behind: what follows is as if new.
+        total.reset();
+        assert!(total.counts.iter().all(|&c| c == 0));
+        let (fresh, theirs) = both([5_000, 6_000]);
+        total.record(5_000);
+        total.record(6_000);
+        assert_same(&total, &theirs);
+        assert_eq!(total.summary(), fresh.summary());
     }
 
     #[test]

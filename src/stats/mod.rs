@@ -151,6 +151,22 @@ impl WorkerStats {
         self.last = false;
     }
 
+    /// Back to what [`WorkerStats::new`]`(0)` makes, keeping the histograms' memory (only
+    /// their used counters are cleared); a paced direction's schedule histogram is dropped, as
+    /// new stats have none.
+    pub fn clear(&mut self) {
+        self.reset(0);
+        self.worker = 0;
+        for direction in [
+            &mut self.read,
+            &mut self.write,
+            &mut self.sync,
+            &mut self.trim,
+        ] {
+            direction.sched = None;
+        }
+    }
+
     /// Folds `other` in (same histogram bounds, so no allocation).
     pub fn add(&mut self, other: &Self) {
         if self.ios() == 0 && self.sync.ios == 0 {
@@ -224,5 +240,49 @@ mod tests {
         a.reset(400);
         assert_eq!((a.ios(), a.start_ns), (0, 400));
         assert!(monotonic_ns() > 0);
+    }
+
+    #[test]
+    fn cleared_stats_are_as_new() {
+        let mut stats = WorkerStats::paced(3, true, false);
+        stats.reset(100);
+        stats.read.record_paced(4096, 50_000, 70_000);
+        stats.write.record(4096, 2_000_000);
+        stats.sync.record(0, 900);
+        stats.retries = 2;
+        stats.last = true;
+        stats.clear();
+        let new = WorkerStats::new(0);
+        assert_eq!(
+            (
+                stats.worker,
+                stats.start_ns,
+                stats.end_ns,
+                stats.retries,
+                stats.last
+            ),
+            (new.worker, new.start_ns, new.end_ns, new.retries, new.last)
+        );
+        for (cleared, new) in [
+            (&stats.read, &new.read),
+            (&stats.write, &new.write),
+            (&stats.sync, &new.sync),
+            (&stats.trim, &new.trim),
+        ] {
+            assert_eq!((cleared.ios, cleared.bytes), (new.ios, new.bytes));
+            assert_eq!(cleared.latency.summary(), new.latency.summary());
+            assert!(cleared.latency.fine_buckets().is_empty());
+            assert!(cleared.sched.is_none());
+        }
+        // Recording into it again gives what recording into new stats gives.
+        let (mut again, mut fresh) = (stats, WorkerStats::new(0));
+        for s in [&mut again, &mut fresh] {
+            s.write.record(512, 1_500);
+        }
+        assert_eq!(again.write.latency.summary(), fresh.write.latency.summary());
+        assert_eq!(
+            again.write.latency.fine_buckets(),
+            fresh.write.latency.fine_buckets()
+        );
     }
 }
