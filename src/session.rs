@@ -318,6 +318,7 @@ impl Session {
         let prepared = runner::Prepared {
             targets: targets.targets,
             step_targets: targets.step_targets,
+            clone_targets: targets.clone_targets,
             json,
             engine,
             fallback,
@@ -399,6 +400,9 @@ struct OpenedTargets {
     targets: Vec<target::Target>,
     /// For each step, the index in `targets` of each job's target.
     step_targets: Vec<Vec<usize>>,
+    /// For each step and job, the indices in `targets` of its clones' own files (clone 1
+    /// first); empty where the clones share the job's target.
+    clone_targets: Vec<Vec<Vec<usize>>>,
     notes: Vec<String>,
 }
 
@@ -437,7 +441,8 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
                 j.spec.direct == first.spec.direct && j.spec.open_sync == first.spec.open_sync
             })
         });
-    if let (Ok(job), true) = (plan.single_target_job(), one_mode) {
+    let shared = jobs().all(|j| j.clones.is_empty());
+    if let (Ok(job), true, true) = (plan.single_target_job(), one_mode, shared) {
         let mut target = open_job_target(&open_spec(job), allow_destructive, false)?;
         // Its room was checked as it opened: a new file of a pure write job is laid out now.
         target.lay_out()?;
@@ -456,6 +461,7 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
         return Ok(OpenedTargets {
             targets: vec![target],
             step_targets: vec![vec![0]; plan.steps.len()],
+            clone_targets: vec![vec![Vec::new()]; plan.steps.len()],
             notes: Vec::new(),
         });
     }
@@ -469,8 +475,12 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
     )> = Vec::new();
     let mut created: Vec<PathBuf> = Vec::new();
     let mut step_targets = Vec::with_capacity(plan.steps.len());
+    let mut clone_targets = Vec::with_capacity(plan.steps.len());
+    // For each target, the files of the clones of the job that opened it.
+    let mut clones_of: Vec<Vec<usize>> = Vec::new();
     for step in &plan.steps {
         let mut here: Vec<usize> = Vec::with_capacity(step.jobs.len());
+        let mut here_clones: Vec<Vec<usize>> = Vec::with_capacity(step.jobs.len());
         for job in &step.jobs {
             let key = (
                 job.target.clone(),
@@ -508,10 +518,21 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
                     created.push(path.clone());
                 }
                 targets.push(target);
-                opened.push(key);
-                targets.len() - 1
+                opened.push(key.clone());
+                clones_of.push(Vec::new());
+                let at = targets.len() - 1;
+                let clones = open_clones(job, allow_destructive, &mut targets)?;
+                clones_of.extend(clones.iter().map(|_| Vec::new()));
+                opened.extend(
+                    job.clones
+                        .iter()
+                        .map(|p| (Some(p.clone()), key.1, key.2, key.3)),
+                );
+                clones_of[at] = clones;
+                at
             };
             here.push(index);
+            here_clones.push(clones_of[index].clone());
         }
         // Two jobs at once on one file or device, one writing: as fio does, unless either
         // verifies (it would read the other's blocks as corrupt).
@@ -533,6 +554,7 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
             }
         }
         step_targets.push(here);
+        clone_targets.push(here_clones);
     }
     // Each target fits on its own; together, several files on one filesystem may not. Checked
     // before any new file is laid out, so a refusal leaves nothing behind.
@@ -543,8 +565,45 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
     Ok(OpenedTargets {
         targets,
         step_targets,
+        clone_targets,
         notes: Vec::new(),
     })
+}
+
+/// Opens (or creates) the files of clones 1, 2, ... of a job whose clones each run on their
+/// own, as its first clone's was; their indices in `targets`. The job's first target (the
+/// last in `targets`) notes where the others run.
+fn open_clones(
+    job: &crate::plan::Job,
+    allow_destructive: bool,
+    targets: &mut Vec<target::Target>,
+) -> anyhow::Result<Vec<usize>> {
+    if job.clones.is_empty() {
+        return Ok(Vec::new());
+    }
+    let first = targets.len() - 1;
+    let unlink = matches!(job.missing, crate::plan::Missing::Create { unlink: true });
+    let mut at = Vec::with_capacity(job.clones.len());
+    for path in &job.clones {
+        let clone = crate::plan::Job {
+            target: Some(path.clone()),
+            missing: crate::plan::Missing::Create { unlink },
+            clones: Vec::new(),
+            ..job.clone()
+        };
+        targets.push(open_job_target(&clone, allow_destructive, true)?);
+        at.push(targets.len() - 1);
+    }
+    let names: Vec<String> = std::iter::once(targets[first].path.display().to_string())
+        .chain(job.clones.iter().map(|p| p.display().to_string()))
+        .collect();
+    targets[first].notes.push(format!(
+        "job {}: each of its {} clones runs on a file of its own: {}",
+        job.name,
+        names.len(),
+        names.join(", ")
+    ));
+    Ok(at)
 }
 
 /// Opens one job's target, creating a missing file when the job says so; `named`: errors

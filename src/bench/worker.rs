@@ -145,6 +145,9 @@ pub struct WorkerPlan {
     pub worker: u32,
     pub spec: Arc<JobSpec>,
     pub file: Arc<OwnedFd>,
+    /// `file` is this worker's own (a clone's, fio's `$jobnum`): its region is the whole
+    /// working set, not its slice of a shared one.
+    pub own_file: bool,
     pub working_set_bytes: u64,
     pub seed: u64,
     /// The engine to use (after the session's io_uring probe).
@@ -800,7 +803,17 @@ impl<'a> Loop<'a> {
             invalidate_on_wrap: !plan.spec.direct
                 && plan.spec.invalidate
                 && plan.spec.io_size_bytes.is_none(),
-            workload: Workload::new(&plan.spec, plan.working_set_bytes, plan.worker, plan.seed),
+            workload: Workload::sliced(
+                &plan.spec,
+                plan.working_set_bytes,
+                plan.worker,
+                plan.seed,
+                if plan.own_file {
+                    (0, 1)
+                } else {
+                    (plan.worker, plan.spec.numjobs)
+                },
+            ),
             cur,
             spares,
             tick_ns: u64::try_from(plan.tick.as_nanos())
@@ -1858,6 +1871,7 @@ mod tests {
             worker: 0,
             spec,
             file,
+            own_file: false,
             working_set_bytes: 16 << 10,
             seed: 1,
             engine: EngineKind::Null,

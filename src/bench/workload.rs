@@ -277,6 +277,20 @@ impl Workload {
     /// Worker `worker` of `spec.numjobs` over a working set of `size_bytes`.
     #[must_use]
     pub fn new(spec: &JobSpec, size_bytes: u64, worker: u32, seed: u64) -> Self {
+        Self::sliced(spec, size_bytes, worker, seed, (worker, spec.numjobs))
+    }
+
+    /// [`Workload::new`] where a sequential (or verifying) worker's region is part `slice.0`
+    /// of `slice.1` equal parts of the working set: `(0, 1)`, the whole of it, for a worker
+    /// on a file of its own.
+    #[must_use]
+    pub fn sliced(
+        spec: &JobSpec,
+        size_bytes: u64,
+        worker: u32,
+        seed: u64,
+        slice: (u32, u32),
+    ) -> Self {
         let cumulative = |entries: &[(u64, u8)]| {
             let mut sum = 0u8;
             entries
@@ -312,10 +326,10 @@ impl Workload {
         let (region_start_block, region_blocks) = if spec.rw.is_random() && spec.verify.is_none() {
             (0, total_blocks)
         } else {
-            let jobs = u64::from(spec.numjobs);
+            let (part, jobs) = (u64::from(slice.0), u64::from(slice.1.max(1)));
             let per_job = (total_blocks / jobs).max(1);
-            let start = (u64::from(worker) * per_job).min(total_blocks - 1);
-            let blocks = if u64::from(worker) + 1 == jobs {
+            let start = (part * per_job).min(total_blocks - 1);
+            let blocks = if part + 1 == jobs {
                 total_blocks - start
             } else {
                 per_job.min(total_blocks - start)

@@ -1669,7 +1669,7 @@ fn job(
             match found {
                 Found::Dir => {
                     return Err(usage!(
-                        "{}: {} is a directory; use directory={} for a scratch file in it",
+                        "{}: {} is a directory; use directory={} for the job's files in it",
                         entry.located(),
                         path.display(),
                         path.display()
@@ -1697,39 +1697,29 @@ fn job(
         }
         None if filename_format.is_some() => {
             let format = filename_format.expect("matched");
-            let text = file_name_of(value(format), &name);
-            let path = match &dir {
-                Some(dir) if Path::new(&text).is_relative() => dir.join(&text),
-                _ => PathBuf::from(&text),
-            };
-            let found = io.probe.find(&path).map_err(|e| {
-                usage!(
-                    "{}: cannot look at {}: {e}",
-                    format.located(),
-                    path.display()
-                )
-            })?;
-            if !matches!(found, Found::Missing | Found::File { .. }) {
-                return Err(usage!(
-                    "{}: {} is not a regular file; name a file",
-                    format.located(),
-                    path.display()
-                ));
-            }
+            let path = file_path(value(format), &name, 0, dir.as_deref());
+            let found = named_file(&path, format, io.probe)?;
             (path, found, Some(format))
         }
         None => {
-            let path = dir.clone().unwrap_or_else(|| PathBuf::from("."));
-            let found = io.probe.find(&path).unwrap_or(Found::Missing);
-            if found != Found::Dir {
+            // fio's default filename_format, in the directory (or the current one); a
+            // metadata engine's job works in the directory itself.
+            let at = dir.clone().unwrap_or_else(|| PathBuf::from("."));
+            if io.probe.find(&at).unwrap_or(Found::Missing) != Found::Dir {
                 let how = directory.map_or_else(String::new, |d| format!("{}: ", d.located()));
                 return Err(usage!(
                     "{how}job {name} has no target: {} is not a directory; give filename=FILE \
                      or directory=DIR",
-                    path.display()
+                    at.display()
                 ));
             }
-            (path, found, directory)
+            if meta {
+                (at, Found::Dir, directory)
+            } else {
+                let path = file_path(DEFAULT_FILENAME_FORMAT, &name, 0, dir.as_deref());
+                let found = named_file_of_job(&path, &name, io.probe)?;
+                (path, found, directory)
+            }
         }
     };
     let capacity = match found {
@@ -1783,8 +1773,10 @@ fn job(
     };
     let missing = match found {
         Found::Missing => {
-            if size_option.is_none() {
-                let entry = target_entry.expect("a missing target came from filename=");
+            if size_option.is_none()
+                && let Some(entry) =
+                    target_entry.filter(|_| filename.is_some() || filename_format.is_some())
+            {
                 return Err(usage!(
                     "{} {} does not exist and no size to create it; add size=SIZE (e.g. \
                      size=10G) or create the file",
@@ -1807,7 +1799,7 @@ fn job(
     };
     let Some((size_text, size_entry)) = size_option else {
         return Err(usage!(
-            "job {name} has no size: a scratch file in {} needs one; add size=SIZE (e.g. \
+            "job {name} has no size: its new file {} needs one; add size=SIZE (e.g. \
              size=1G) or filename=FILE",
             target.display()
         ));
@@ -1871,19 +1863,22 @@ fn job(
             mode_or_size.located()
         ));
     }
-    if let Some(format) = filename_format
-        && filename.is_none()
-        && spec.numjobs > 1
-        && value(format).contains("$jobnum")
-    {
-        settings.note(format!(
-            "{}: the {} workers of job {name} share {}, where fio gives each clone its own \
-             file ($jobnum)",
-            format.located(),
-            spec.numjobs,
-            target.display()
-        ));
-    }
+    // fio gives each clone a file of its own when the name has its number.
+    let format_text = filename_format.map_or(DEFAULT_FILENAME_FORMAT, value);
+    let clones = if filename.is_none() && !meta && format_text.contains("$jobnum") {
+        let mut clones = Vec::new();
+        for clone in 1..spec.numjobs {
+            let path = file_path(format_text, &name, clone, dir.as_deref());
+            match filename_format {
+                Some(format) => named_file(&path, format, io.probe)?,
+                None => named_file_of_job(&path, &name, io.probe)?,
+            };
+            clones.push(path);
+        }
+        clones
+    } else {
+        Vec::new()
+    };
     Ok(Mapped {
         create_only,
         wait_for: wait_for.cloned(),
@@ -1893,6 +1888,7 @@ fn job(
             target: Some(target),
             missing,
             group: 0,
+            clones,
         },
         stonewall,
         new_group,
@@ -2068,15 +2064,62 @@ fn sg_job(
     Ok(())
 }
 
-/// fio's `filename_format` for the job's first (and only) file: `$jobname` is the job's
-/// name, `$jobnum` the clone's number (0: diskdash's workers share the file), `$filenum` the
-/// file's (0) and `$clientuid` the client's (0: no client/server mode).
-fn file_name_of(format: &str, job: &str) -> String {
+/// fio's `filename_format` when a job names no file: one file per clone, `$jobname.$jobnum.$filenum`.
+const DEFAULT_FILENAME_FORMAT: &str = "$jobname.$jobnum.$filenum";
+
+/// fio's `filename_format` for a clone's first (and only) file: `$jobname` is the job's
+/// name, `$jobnum` the clone's number, `$filenum` the file's (0: one file per clone) and
+/// `$clientuid` the client's (0: no client/server mode).
+fn file_name_of(format: &str, job: &str, clone: u32) -> String {
     format
         .replace("$jobname", job)
-        .replace("$jobnum", "0")
+        .replace("$jobnum", &clone.to_string())
         .replace("$filenum", "0")
         .replace("$clientuid", "0")
+}
+
+/// Where clone `clone`'s file is: its name in `dir` (a relative name) or as written.
+fn file_path(format: &str, job: &str, clone: u32, dir: Option<&Path>) -> PathBuf {
+    let text = file_name_of(format, job, clone);
+    match dir {
+        Some(dir) if Path::new(&text).is_relative() => dir.join(&text),
+        _ => PathBuf::from(&text),
+    }
+}
+
+/// What is at `path`, a file named by `format`: nothing yet or a regular file.
+fn named_file(path: &Path, format: &Entry, probe: &dyn Probe) -> anyhow::Result<Found> {
+    let found = probe.find(path).map_err(|e| {
+        usage!(
+            "{}: cannot look at {}: {e}",
+            format.located(),
+            path.display()
+        )
+    })?;
+    if !matches!(found, Found::Missing | Found::File { .. }) {
+        return Err(usage!(
+            "{}: {} is not a regular file; name a file",
+            format.located(),
+            path.display()
+        ));
+    }
+    Ok(found)
+}
+
+/// What is at `path`, a file job `name` names by fio's default format: nothing yet or a
+/// regular file.
+fn named_file_of_job(path: &Path, name: &str, probe: &dyn Probe) -> anyhow::Result<Found> {
+    let found = probe
+        .find(path)
+        .map_err(|e| usage!("job {name}: cannot look at {}: {e}", path.display()))?;
+    if !matches!(found, Found::Missing | Found::File { .. }) {
+        return Err(usage!(
+            "job {name}: {} is not a regular file; give filename=FILE, or directory=DIR for \
+             its files elsewhere",
+            path.display()
+        ));
+    }
+    Ok(found)
 }
 
 /// fio's `bsrange=MIN-MAX` (or `READ,WRITE` ranges): one size when both ends agree.

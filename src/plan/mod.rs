@@ -25,6 +25,10 @@ pub struct Job {
     pub missing: Missing,
     /// fio's reporting group (`new_group`, `stonewall` start a new one); 0 for `bench`.
     pub group: u32,
+    /// The files of clones 1, 2, ... of a `numjobs` job whose clones each run on a file of
+    /// their own (fio's `$jobnum`), opened as `target` (clone 0's) is; empty: every clone
+    /// runs on `target`.
+    pub clones: Vec<PathBuf>,
 }
 
 impl Job {
@@ -37,6 +41,7 @@ impl Job {
             target,
             missing: Missing::Refuse,
             group: 0,
+            clones: Vec::new(),
         }
     }
 }

@@ -40,6 +40,8 @@ pub enum SpawnError {
 pub struct JobSetup {
     pub spec: Arc<JobSpec>,
     pub file: Arc<OwnedFd>,
+    /// The files of clones 1, 2, ... that run on their own; a clone without one runs on `file`.
+    pub clone_files: Vec<Arc<OwnedFd>>,
     pub working_set_bytes: u64,
     pub engine: EngineKind,
     pub seed: u64,
@@ -357,11 +359,18 @@ impl SegmentRun {
                         cpus.clone()
                     }
                 });
+                // A clone on a file of its own, when the job gives each one (clone 0's is
+                // the job's).
+                let own_file = match worker {
+                    0 => (!job.clone_files.is_empty()).then_some(&job.file),
+                    n => job.clone_files.get(n as usize - 1),
+                };
                 let plan = WorkerPlan {
                     id,
                     worker,
                     spec: spec.clone(),
-                    file: job.file.clone(),
+                    file: own_file.unwrap_or(&job.file).clone(),
+                    own_file: own_file.is_some(),
                     working_set_bytes: job.working_set_bytes,
                     seed: job.seed,
                     engine: job.engine,

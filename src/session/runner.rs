@@ -55,6 +55,8 @@ pub struct Runner {
     targets: Vec<Target>,
     /// For each step, each job's index in `targets`.
     step_targets: Vec<Vec<usize>>,
+    /// For each step and job, its clones' own files in `targets`; empty: they share its target.
+    clone_targets: Vec<Vec<Vec<usize>>>,
     engine_kind: EngineKind,
     engine: EngineRecord,
     /// One watch per disk the plan touches.
@@ -111,6 +113,8 @@ struct StepRun {
 pub struct Prepared {
     pub targets: Vec<Target>,
     pub step_targets: Vec<Vec<usize>>,
+    /// For each step and job, its clones' own files in `targets` (clone 1 first).
+    pub clone_targets: Vec<Vec<Vec<usize>>>,
     /// Where `--json` goes, checked and with its temporary file made.
     pub json: Option<RecordDestination>,
     /// The engine to run (after the io_uring probe) and why it differs, if it does.
@@ -168,6 +172,7 @@ impl Runner {
         let Prepared {
             targets,
             step_targets,
+            clone_targets,
             json,
             engine: engine_kind,
             fallback,
@@ -269,6 +274,7 @@ impl Runner {
             options,
             targets,
             step_targets,
+            clone_targets,
             engine_kind,
             engine,
             devices,
@@ -362,6 +368,7 @@ impl Runner {
                     };
                     self.plan.steps.push(Step::single(changed));
                     self.step_targets.push(vec![0]);
+                    self.clone_targets.push(self.clone_targets[0].clone());
                     self.step = self.plan.steps.len() - 1;
                     self.spec = *spec;
                     self.snap.jobs[0].spec = self.spec.clone();
@@ -413,7 +420,8 @@ impl Runner {
                 step.jobs
                     .iter()
                     .zip(&self.step_targets[i])
-                    .any(|(job, &t)| t == at && job.spec.direct)
+                    .zip(&self.clone_targets[i])
+                    .any(|((job, &t), clones)| (t == at || clones.contains(&at)) && job.spec.direct)
             });
             let target = &self.targets[at];
             let interrupt = self.options.interrupt.clone();
@@ -700,6 +708,10 @@ impl Runner {
                 .map(|(j, (job, &t))| JobSetup {
                     spec: Arc::new(job.spec.clone()),
                     file: self.targets[t].file.clone(),
+                    clone_files: self.clone_targets[self.step][j]
+                        .iter()
+                        .map(|&c| self.targets[c].file.clone())
+                        .collect(),
                     working_set_bytes: self.targets[t].working_set_bytes,
                     engine: match job.spec.ioengine {
                         EngineKind::IoUring => self.engine_kind,
@@ -735,15 +747,18 @@ impl Runner {
     fn drop_caches(&mut self, jobs: &[Job], targets: &[usize]) -> Result<(), SegmentEnding> {
         // Buffered jobs start from the device (fio's invalidate=1): the fill or an earlier
         // step must not serve their reads from memory.
-        for (job, &t) in jobs.iter().zip(targets) {
-            if !job.spec.direct
-                && job.spec.invalidate
-                && let Err(err) = self.targets[t].drop_cached()
-            {
-                self.snap.notes.push(format!(
-                    "could not drop the page cache of {}: {err}",
-                    self.targets[t].path.display()
-                ));
+        for (j, (job, &t)) in jobs.iter().zip(targets).enumerate() {
+            if job.spec.direct || !job.spec.invalidate {
+                continue;
+            }
+            let clones = &self.clone_targets[self.step][j];
+            for &at in std::iter::once(&t).chain(clones) {
+                if let Err(err) = self.targets[at].drop_cached() {
+                    self.snap.notes.push(format!(
+                        "could not drop the page cache of {}: {err}",
+                        self.targets[at].path.display()
+                    ));
+                }
             }
         }
         // KDiskMark's "Flush Pagecache": the whole clean page cache, before every loop.

@@ -271,6 +271,7 @@ fn a_plan_runs_its_steps_in_order() {
         target: Some(dir.path().to_path_buf()),
         missing: Missing::Refuse,
         group: 0,
+        clones: Vec::new(),
     };
     let plan = Plan {
         steps: vec![Step::single(job("4")), Step::single(job("8"))],
@@ -338,6 +339,7 @@ fn a_step_that_does_not_fit_the_target_is_refused_before_anything_runs() {
         target: Some(data.clone()),
         missing: Missing::Refuse,
         group: 0,
+        clones: Vec::new(),
     };
     let plan = Plan {
         steps: vec![Step::single(job("4k")), Step::single(job("2M"))],
@@ -366,6 +368,7 @@ fn a_step_runs_its_jobs_at_once_each_with_its_own_totals() {
         target: Some(target.to_path_buf()),
         missing: Missing::Create { unlink: false },
         group: 0,
+        clones: Vec::new(),
     };
     let plan = Plan {
         steps: vec![Step {
@@ -455,6 +458,7 @@ fn two_jobs_at_once_on_one_file_one_verifying_are_refused() {
         target: Some(data.clone()),
         missing: Missing::Refuse,
         group: 0,
+        clones: Vec::new(),
     };
     let plan = Plan {
         steps: vec![Step {

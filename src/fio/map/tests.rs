@@ -334,8 +334,38 @@ fn invocation_options_and_diskdash_flags() {
     );
     let names: Vec<_> = jobs(&inv).iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, ["b"]);
-    assert_eq!(jobs(&inv)[0].target, Some(PathBuf::from(".")));
+    assert_eq!(jobs(&inv)[0].target, Some(PathBuf::from("b.0.0")));
     assert!(!inv.group_reporting, "a was not selected");
+}
+
+/// Without filename, each clone has a file of its own named as fio names it
+/// (`$jobname.$jobnum.$filenum`), in `directory` when there is one.
+#[test]
+fn each_clone_has_its_own_file_named_as_fio_names_it() {
+    let w = world()
+        .target("data", Found::Dir)
+        .file("k.fio", "[k]\nsize=4M\nnumjobs=3\n")
+        .file("d.fio", "[d]\nsize=4M\nnumjobs=2\ndirectory=data\n")
+        .file(
+            "f.fio",
+            "[f]\nsize=4M\nnumjobs=2\nfilename_format=$jobnum-$jobname\n",
+        )
+        .file("s.fio", "[s]\nsize=4M\nnumjobs=2\nfilename_format=same\n")
+        .file("n.fio", "[n]\nsize=4M\nnumjobs=2\nfilename=shared\n");
+    let job = |file: &str| w.load(&[file]).unwrap().plan.steps[0].jobs[0].clone();
+    let k = job("k.fio");
+    assert_eq!(k.target, Some(PathBuf::from("k.0.0")));
+    assert_eq!(k.clones, [PathBuf::from("k.1.0"), PathBuf::from("k.2.0")]);
+    assert_eq!(k.missing, Missing::Create { unlink: false });
+    let d = job("d.fio");
+    assert_eq!(d.target, Some(PathBuf::from("data/d.0.0")));
+    assert_eq!(d.clones, [PathBuf::from("data/d.1.0")]);
+    let f = job("f.fio");
+    assert_eq!(f.target, Some(PathBuf::from("0-f")));
+    assert_eq!(f.clones, [PathBuf::from("1-f")]);
+    // A name without the clone's number, or a filename: the clones share it, as in fio.
+    assert!(job("s.fio").clones.is_empty());
+    assert!(job("n.fio").clones.is_empty());
 }
 
 #[test]
@@ -527,7 +557,7 @@ fn every_bad_input_names_itself_and_the_fix() {
         ),
         (
             &["--name=a", "--filename=dir"],
-            "--filename=dir: dir is a directory; use directory=dir for a scratch file in it",
+            "--filename=dir: dir is a directory; use directory=dir for the job's files in it",
         ),
         (
             &["--name=a", "--directory=nodir", "--size=1G"],
@@ -536,7 +566,7 @@ fn every_bad_input_names_itself_and_the_fix() {
         ),
         (
             &["--name=a"],
-            "job a has no size: a scratch file in . needs one; add size=SIZE (e.g. size=1G) or \
+            "job a has no size: its new file a.0.0 needs one; add size=SIZE (e.g. size=1G) or \
              filename=FILE",
         ),
         (
