@@ -230,16 +230,22 @@ echo
 echo "session CPU per 100ms interval (threads other than the workers), null engine, 4 s of 8 s runs:"
 for j in $SESSION_JOBS; do
   "$DD" bench "$BENCH_DIR" --ioengine null --size 64M --numjobs "$j" --runtime 8s --interval 100ms \
-      --no-tui --json "$OUT/session-j$j.json" >/dev/null 2>&1 &
+      --no-tui --json "$OUT/session-j$j.json" >/dev/null 2>"$OUT/session-j$j.err" &
   pid=$!
   sleep 1
-  python3 - "$pid" "$j" <<'PY'
+  python3 - "$pid" "$j" "$OUT/session-j$j.err" <<'PY'
 import os, sys, time
-pid, jobs = sys.argv[1], sys.argv[2]
+pid, jobs, err = sys.argv[1], sys.argv[2], sys.argv[3]
 tick = os.sysconf("SC_CLK_TCK")
 def sample():
     out = {}
-    for t in os.listdir(f"/proc/{pid}/task"):
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        last = (open(err).read().strip().splitlines() or ["(nothing on stderr)"])[-1]
+        print(f"  {jobs:>3} workers: the run ended before it was sampled: {last}")
+        sys.exit()
+    for t in tasks:
         try:
             comm = open(f"/proc/{pid}/task/{t}/comm").read().strip()
             f = open(f"/proc/{pid}/task/{t}/stat").read().rsplit(")", 1)[1].split()
