@@ -314,6 +314,12 @@ fn address_space() -> Option<(u64, u64)> {
 const FIX: &str = "lower --iodepth (-q), --numjobs (-j) or --bs (iodepth=, numjobs=, bs= in a \
                    job file)";
 
+/// The fix where the random maps are most of the estimate: a smaller queue or block would not
+/// help (a smaller block makes a map larger).
+const MAP_FIX: &str = "the random maps are most of it: pass --norandommap or --random-generator \
+                       lfsr (norandommap=1 or random_generator=lfsr in a job file), or a \
+                       smaller --size";
+
 /// Refuses a plan one of whose steps needs more memory than `budget` allows, before anything
 /// runs: a usage error stating the estimate by part, the limit and where it comes from, and
 /// the fix. A step's jobs run at once: their estimates add up.
@@ -337,7 +343,7 @@ pub fn check_plan(plan: &Plan, budget: &Budget) -> anyhow::Result<()> {
         if total > limit {
             return Err(crate::usage!(
                 "{what} an estimated {} of memory ({}), more than {}/{} of the {} \
-                 available ({}), {}; {FIX}",
+                 available ({}), {}; {}",
                 format_bytes(total),
                 estimate.parts(),
                 SHARE.0,
@@ -345,6 +351,11 @@ pub fn check_plan(plan: &Plan, budget: &Budget) -> anyhow::Result<()> {
                 format_bytes(budget.available_bytes),
                 budget.source,
                 format_bytes(limit),
+                if estimate.random_map_bytes > total / 2 {
+                    MAP_FIX
+                } else {
+                    FIX
+                },
             ));
         }
         if let Some((limit, mapped)) = budget.address_space {
@@ -436,6 +447,17 @@ mod tests {
         );
         let note = big.buffer_note().unwrap();
         assert!(note.contains("random maps 512 MiB"), "{note}");
+        // Where the maps are most of it, the fix names what shrinks them.
+        let mut maps = plan(&[&[(4096, 32, 4)]]);
+        maps.steps[0].jobs[0].spec = big.clone();
+        let err = check_plan(&maps, &budget(512 * MIB)).unwrap_err().to_string();
+        assert!(
+            err.ends_with(
+                "; the random maps are most of it: pass --norandommap or --random-generator \
+                 lfsr (norandommap=1 or random_generator=lfsr in a job file), or a smaller --size"
+            ),
+            "{err}"
+        );
         // A bssplit maps its smallest block; blockalign its boundary.
         let split = JobSpec {
             bssplit: Some(crate::bench::spec::BsSplit {

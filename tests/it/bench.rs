@@ -236,8 +236,12 @@ fn bad_input_is_a_usage_error_naming_the_value_and_the_fix() {
             "error: refusing to write to data.bin: it holds 1 MiB of data; pass --allow-destructive to overwrite it",
         ),
         (
-            &["--size", "1000T"],
+            &["--size", "1000T", "--norandommap"],
             "error: no room for the scratch file in ",
+        ),
+        (
+            &["--size", "100000T"],
+            "error: the job needs an estimated 3.1 TiB of memory",
         ),
     ];
     for (args, want) in cases {
