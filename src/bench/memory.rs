@@ -450,7 +450,9 @@ mod tests {
         // Where the maps are most of it, the fix names what shrinks them.
         let mut maps = plan(&[&[(4096, 32, 4)]]);
         maps.steps[0].jobs[0].spec = big.clone();
-        let err = check_plan(&maps, &budget(512 * MIB)).unwrap_err().to_string();
+        let err = check_plan(&maps, &budget(512 * MIB))
+            .unwrap_err()
+            .to_string();
         assert!(
             err.ends_with(
                 "; the random maps are most of it: pass --norandommap or --random-generator \
