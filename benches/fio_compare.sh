@@ -111,7 +111,7 @@ for c in $CASES; do
 done
 
 python3 - "$OUT" "$PAIRS" "$CASES" "$DEV" <<'PY'
-import json, statistics, sys
+import json, re, statistics, sys
 out, pairs, cases, dev = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
 
 def fio(case, p):
@@ -119,7 +119,10 @@ def fio(case, p):
     d = job["read"] if job["read"]["total_ios"] else job["write"]
     ios = d["total_ios"]
     runtime_s = d["runtime"] / 1000
-    cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100 * runtime_s
+    # With group_reporting fio's usr_cpu and sys_cpu are the group's CPU time over the sum of
+    # its jobs' runtimes (stat.c sums both): one job's share. The group used numjobs times it.
+    jobs = int(case.rsplit("-j", 1)[1]) if re.search(r"-j[0-9]+$", case) else 1
+    cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100 * runtime_s * jobs
     return dict(iops=d["iops"], bw=d["bw_bytes"], lat=d["lat_ns"]["mean"], cpu_per_io=cpu_s / ios * 1e9,
                 ios=ios, dev=int(open(f"{out}/{case}.fio.{p}.dev").read()))
 

@@ -38,6 +38,7 @@ fi
 FIO=${FIO:-$(command -v fio || echo /work/shared/tools/fio-3.33-static)}
 DISKDASH=${DISKDASH:-target/debug/diskdash}
 [ -x "$DISKDASH" ] || cargo build --quiet
+DISKDASH=$(realpath "$DISKDASH")
 own_scratch=0
 if [ -z "${SCRATCH:-}" ]; then SCRATCH=$(mktemp -d); own_scratch=1; fi
 [ "$own_scratch" = 1 ] && trap 'rm -rf "$SCRATCH"' EXIT
@@ -118,7 +119,7 @@ for f in "$examples"/*.fio; do
   engines=$(job_engines "$f")
   for e in $engines; do [[ "$BLOCK_ENGINES" == *" $e "* ]] || block=0; done
   [ "$fio_accepts" = 1 ] && [ "$block" = 1 ] && n_block=$((n_block + 1))
-  if out=$(cd "$SCRATCH/data" && FIO_DIR=$SCRATCH/data timeout 20 "$OLDPWD/$DISKDASH" fio --parse-only "$job" 2>&1 >/dev/null); then
+  if out=$(cd "$SCRATCH/data" && FIO_DIR=$SCRATCH/data timeout 20 "$DISKDASH" fio --parse-only "$job" 2>&1 >/dev/null); then
     dd_ok=$((dd_ok + 1))
     [ "$fio_accepts" = 1 ] && both=$((both + 1))
     [ "$fio_accepts" = 1 ] && [ "$block" = 1 ] && m_block=$((m_block + 1))
@@ -184,7 +185,7 @@ for name in $RUN_FILES; do
   } > "$job"
   sections=$(grep -c -E '^\[' "$src" | tr -d ' ')
   (cd "$SCRATCH/data" && FIO_DIR=$SCRATCH/data "$FIO" --output-format=json --output="$SCRATCH/fio-$name.json" "$job" >/dev/null 2>&1) || true
-  (cd "$SCRATCH/data" && FIO_DIR=$SCRATCH/data "$OLDPWD/$DISKDASH" fio --no-tui --allow-destructive --output-format=json \
+  (cd "$SCRATCH/data" && FIO_DIR=$SCRATCH/data "$DISKDASH" fio --no-tui --allow-destructive --output-format=json \
       --output="$SCRATCH/dd-$name.json" "$job" >/dev/null 2>"$SCRATCH/dd-$name.err") || true
   python3 - "$name" "$sections" "$SCRATCH/fio-$name.json" "$SCRATCH/dd-$name.json" <<'PY'
 import json, sys
