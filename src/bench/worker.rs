@@ -145,9 +145,9 @@ pub struct WorkerPlan {
     pub worker: u32,
     pub spec: Arc<JobSpec>,
     pub file: Arc<OwnedFd>,
-    /// `file` is this worker's own (a clone's, fio's `$jobnum`): its region is the whole
-    /// working set, not its slice of a shared one.
-    pub own_file: bool,
+    /// Its region is the whole working set, not its slice of a shared one: `file` is its own
+    /// (a clone's, fio's `$jobnum`), or the job's clones each sweep the file as fio's do.
+    pub whole_region: bool,
     pub working_set_bytes: u64,
     pub seed: u64,
     /// The engine to use (after the session's io_uring probe).
@@ -808,7 +808,7 @@ impl<'a> Loop<'a> {
                 plan.working_set_bytes,
                 plan.worker,
                 plan.seed,
-                if plan.own_file {
+                if plan.whole_region {
                     (0, 1)
                 } else {
                     (plan.worker, plan.spec.numjobs)
@@ -1871,7 +1871,7 @@ mod tests {
             worker: 0,
             spec,
             file,
-            own_file: false,
+            whole_region: false,
             working_set_bytes: 16 << 10,
             seed: 1,
             engine: EngineKind::Null,

@@ -1889,6 +1889,7 @@ fn job(
             missing,
             group: 0,
             clones,
+            whole: true,
         },
         stonewall,
         new_group,

@@ -29,6 +29,11 @@ pub struct Job {
     /// their own (fio's `$jobnum`), opened as `target` (clone 0's) is; empty: every clone
     /// runs on `target`.
     pub clones: Vec<PathBuf>,
+    /// Each sequential clone sweeps the whole working set, as fio's clones of one job do
+    /// (each from its `offset`, moved by `offset_increment`); false: the clones of a shared
+    /// file split it into equal parts (`bench --numjobs`). A verifying job always splits a
+    /// shared file, so that no two clones write one block.
+    pub whole: bool,
 }
 
 impl Job {
@@ -42,6 +47,7 @@ impl Job {
             missing: Missing::Refuse,
             group: 0,
             clones: Vec::new(),
+            whole: false,
         }
     }
 }

@@ -42,6 +42,9 @@ pub struct JobSetup {
     pub file: Arc<OwnedFd>,
     /// The files of clones 1, 2, ... that run on their own; a clone without one runs on `file`.
     pub clone_files: Vec<Arc<OwnedFd>>,
+    /// Each clone sweeps the whole working set of a shared file (fio's clones), unless the
+    /// job verifies: see [`crate::plan::Job::whole`].
+    pub whole: bool,
     pub working_set_bytes: u64,
     pub engine: EngineKind,
     pub seed: u64,
@@ -370,7 +373,7 @@ impl SegmentRun {
                     worker,
                     spec: spec.clone(),
                     file: own_file.unwrap_or(&job.file).clone(),
-                    own_file: own_file.is_some(),
+                    whole_region: own_file.is_some() || (job.whole && spec.verify.is_none()),
                     working_set_bytes: job.working_set_bytes,
                     seed: job.seed,
                     engine: job.engine,

@@ -712,6 +712,7 @@ impl Runner {
                         .iter()
                         .map(|&c| self.targets[c].file.clone())
                         .collect(),
+                    whole: job.whole,
                     working_set_bytes: self.targets[t].working_set_bytes,
                     engine: match job.spec.ioengine {
                         EngineKind::IoUring => self.engine_kind,

@@ -272,6 +272,7 @@ fn a_plan_runs_its_steps_in_order() {
         missing: Missing::Refuse,
         group: 0,
         clones: Vec::new(),
+        whole: false,
     };
     let plan = Plan {
         steps: vec![Step::single(job("4")), Step::single(job("8"))],
@@ -340,6 +341,7 @@ fn a_step_that_does_not_fit_the_target_is_refused_before_anything_runs() {
         missing: Missing::Refuse,
         group: 0,
         clones: Vec::new(),
+        whole: false,
     };
     let plan = Plan {
         steps: vec![Step::single(job("4k")), Step::single(job("2M"))],
@@ -369,6 +371,7 @@ fn a_step_runs_its_jobs_at_once_each_with_its_own_totals() {
         missing: Missing::Create { unlink: false },
         group: 0,
         clones: Vec::new(),
+        whole: false,
     };
     let plan = Plan {
         steps: vec![Step {
@@ -459,6 +462,7 @@ fn two_jobs_at_once_on_one_file_one_verifying_are_refused() {
         missing: Missing::Refuse,
         group: 0,
         clones: Vec::new(),
+        whole: false,
     };
     let plan = Plan {
         steps: vec![Step {

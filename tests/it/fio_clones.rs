@@ -223,3 +223,35 @@ fn unlink_removes_every_clones_file() {
     );
     assert_eq!(files_of_run(dir.path(), &[]), []);
 }
+
+/// fio's clones of one job on one named file each sweep the file from their own offset
+/// (`offset_increment` moves clone N by N times it); they do not split it. Buffered reads
+/// with readahead off (`fadvise_hint=random`) leave exactly the blocks read in the page cache:
+/// [0, 1M) and [2M, 3M) of a 4 MiB file, 2 MiB. Split clones read [0, 512K) and [2.5M, 3M).
+#[test]
+fn clones_of_one_named_file_each_sweep_it_from_their_offset_as_fios() {
+    let dir = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
+    let data = dir.path().join("sh.dat");
+    std::fs::write(&data, vec![7u8; 4 << 20]).unwrap();
+    std::fs::File::open(&data).unwrap().sync_all().unwrap();
+    let out = crate::fio_run::fio(
+        dir.path(),
+        &[
+            "--name=sh",
+            "--filename=sh.dat",
+            "--rw=read",
+            "--bs=64k",
+            "--size=1M",
+            "--offset_increment=2M",
+            "--numjobs=2",
+            "--fadvise_hint=random",
+        ],
+    );
+    assert_success(&out);
+    let res = std::process::Command::new("fincore")
+        .args(["--bytes", "--noheadings", "--output", "RES"])
+        .arg(&data)
+        .output()
+        .expect("fincore (util-linux)");
+    assert_eq!(String::from_utf8_lossy(&res.stdout).trim(), "2097152");
+}
