@@ -1730,7 +1730,8 @@ fn bytes_of_hex(text: &str) -> Option<Vec<u8>> {
 }
 
 /// Bytes as `0x` and hex digits, as [`bytes_of_hex`] reads them.
-fn hex_of(bytes: &[u8]) -> String {
+#[must_use]
+pub fn hex_of(bytes: &[u8]) -> String {
     let mut out = String::from("0x");
     for byte in bytes {
         out.push_str(&format!("{byte:02x}"));

@@ -11,7 +11,7 @@
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-use crate::bench::options::{JobOption, Key, Origin, validate};
+use crate::bench::options::{JobOption, Key, Origin, hex_of, validate};
 use crate::bench::spec::{BufferData, MachineLimits, StridedZones};
 use crate::fio::parse::{self, Arity, Entry, Section};
 use crate::fio::{DiskdashFlags, FioInvocation, GroupInfo, OutputFormat};
@@ -1552,13 +1552,7 @@ fn job(
             },
             Opt::VerifyPattern => {
                 let text = value(entry);
-                let bytes = fio_pattern(text).map_err(|why| {
-                    usage!(
-                        "{} {text:?}: {why}; write 0x followed by hex digits, a quoted string \
-                         or a decimal number",
-                        entry.name()
-                    )
-                })?;
+                let bytes = pattern_of(entry)?;
                 return Err(usage!(
                     "{} {text:?}: diskdash's verify writes a payload of its own (verify=pattern: \
                      one word from the job's seed) and cannot write a given {}-byte pattern; \
@@ -1568,16 +1562,12 @@ fn job(
                 ));
             }
             Opt::BufferPattern => {
-                let text = value(entry);
-                let bytes = fio_pattern(text).map_err(|why| {
-                    usage!(
-                        "{} {text:?}: {why}; write 0x followed by hex digits, a quoted string \
-                         or a decimal number",
-                        entry.name()
-                    )
-                })?;
-                let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-                push(&mut options, Key::BufferPattern, format!("0x{hex}"), entry);
+                push(
+                    &mut options,
+                    Key::BufferPattern,
+                    hex_of(&pattern_of(entry)?),
+                    entry,
+                );
             }
             Opt::SgWriteMode => sg_mode = Some(entry),
             Opt::Fua(true) => writefua = flag(entry)?,
@@ -2285,6 +2275,19 @@ fn errno_of(word: &str) -> Option<i32> {
     (1..4096).find(|&n| {
         let errno = Errno::from_raw(n);
         errno != Errno::UnknownErrno && format!("{errno:?}") == word
+    })
+}
+
+/// The bytes of a `buffer_pattern` or `verify_pattern` entry (fio's pattern syntax), or the
+/// one-line usage error naming it.
+fn pattern_of(entry: &Entry) -> anyhow::Result<Vec<u8>> {
+    let text = value(entry);
+    fio_pattern(text).map_err(|why| {
+        usage!(
+            "{} {text:?}: {why}; write 0x followed by hex digits, a quoted string or a decimal \
+             number",
+            entry.name()
+        )
     })
 }
 
