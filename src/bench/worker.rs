@@ -978,7 +978,7 @@ impl<'a> Loop<'a> {
             self.ios_left -= 1;
             let generation = self.workload.pass();
             // The random map may cut the I/O short (never longer).
-            let (offset_bytes, len) = self.workload.place(len);
+            let (offset_bytes, len) = self.workload.place(direction, len);
             self.budget_bytes -= u64::from(len);
             if self.workload.take_wrap() && self.invalidate_on_wrap {
                 // fio's loop_cache_invalidate: each pass of a buffered time-based

@@ -199,9 +199,12 @@ pub struct Workload {
     region_start_bytes: u64,
     /// Units in this worker's region (random workers: the whole working set).
     region_blocks: u64,
-    /// A sequential worker's next offset in its region, bytes (with a [`Sequencer`]: the end
-    /// of the last I/O, as fio's `last_pos`).
-    next_bytes: u64,
+    /// Each direction's next sequential offset in the region, bytes (read, write, trim): the
+    /// end of its last I/O, as fio's `last_pos[ddir]`. A mixed sequential job (`rw=rw`)
+    /// walks the region once for its reads and once for its writes, each wrapping by itself.
+    next_bytes: [u64; 3],
+    /// The direction of the I/O being placed: its index into `next_bytes`.
+    dir: usize,
     /// fio's `rw=MODE:N`: bytes skipped after each sequential I/O (negative: backwards).
     skip_bytes: i64,
     /// fio's `randMODE:N`: a random offset every this many I/Os (1: every I/O).
@@ -364,7 +367,8 @@ impl Workload {
             sizes,
             region_start_bytes: base_bytes + region_start_block * unit_bytes,
             region_blocks,
-            next_bytes: 0,
+            next_bytes: [0; 3],
+            dir: 0,
             skip_bytes: match spec.sequencer {
                 Some(Sequencer::Skip(bytes)) => bytes,
                 _ => 0,
@@ -440,7 +444,7 @@ impl Workload {
     pub fn next_io(&mut self) -> (Direction, u64) {
         let direction = self.direction();
         let len = self.len(direction);
-        (direction, self.offset(len))
+        (direction, self.offset(direction, len))
     }
 
     /// The length of the next I/O of `direction`: the block size, or a draw from its
@@ -542,18 +546,21 @@ impl Workload {
         }
     }
 
-    /// The byte offset of the next I/O, `len_bytes` long: aligned to the unit and wholly
-    /// inside the region (see [`Self::place`], which may also shorten it).
+    /// The byte offset of the next I/O of `direction`, `len_bytes` long: aligned to the unit
+    /// and wholly inside the region (see [`Self::place`], which may also shorten it).
     #[inline]
-    pub fn offset(&mut self, len_bytes: u32) -> u64 {
-        self.place(len_bytes).0
+    pub fn offset(&mut self, direction: Direction, len_bytes: u32) -> u64 {
+        self.place(direction, len_bytes).0
     }
 
     /// Where the next I/O of `len_bytes` goes, and its length: with the random map, an I/O
     /// that would cover blocks done this pass is cut before the first of them (at least one
     /// unit long), as fio cuts it, so large blocks of a `bssplit` shrink as a pass fills.
+    /// A sequential offset follows the last I/O of the same `direction` (fio's
+    /// `last_pos[ddir]`).
     #[inline]
-    pub fn place(&mut self, len_bytes: u32) -> (u64, u32) {
+    pub fn place(&mut self, direction: Direction, len_bytes: u32) -> (u64, u32) {
+        self.dir = direction as usize;
         if self.zones.is_none() {
             return self.place_in_region(len_bytes);
         }
@@ -584,7 +591,7 @@ impl Workload {
                 walk.base_bytes = 0;
                 self.wrapped = true;
             }
-            self.next_bytes = 0;
+            self.next_bytes = [0; 3];
         }
         if walk.done_bytes % range.max(1) == 0
             && let Cover::Map(map) = &mut self.cover
@@ -639,12 +646,12 @@ impl Workload {
         self.given += 1;
         let at = if self.random && self.random_every > 1 && self.given % self.random_every != 0 {
             // fio's randMODE:N: sequential from the end of the last I/O between random ones.
-            let at = if self.next_bytes + len > region_bytes {
+            let at = if self.next_bytes[self.dir] + len > region_bytes {
                 0
             } else {
-                self.next_bytes
+                self.next_bytes[self.dir]
             };
-            self.next_bytes = at + len;
+            self.next_bytes[self.dir] = at + len;
             at
         } else if self.random {
             // Uniform: Lemire's multiply-shift, an unbiased-enough map of 64 random bits onto
@@ -660,17 +667,17 @@ impl Workload {
             };
             let at = block * self.unit_bytes;
             let at = at.min((region_bytes - len) / self.unit_bytes * self.unit_bytes);
-            self.next_bytes = at + len;
+            self.next_bytes[self.dir] = at + len;
             at
         } else if self.skip_bytes != 0 {
             self.skipped(len, region_bytes)
         } else {
-            if self.next_bytes + len > region_bytes {
-                self.wrapped |= self.next_bytes > 0;
-                self.next_bytes = 0;
+            if self.next_bytes[self.dir] + len > region_bytes {
+                self.wrapped |= self.next_bytes[self.dir] > 0;
+                self.next_bytes[self.dir] = 0;
             }
-            let at = self.next_bytes;
-            self.next_bytes += len;
+            let at = self.next_bytes[self.dir];
+            self.next_bytes[self.dir] += len;
             at
         };
         if self.trims == Trims::ThenWrite {
@@ -687,7 +694,7 @@ impl Workload {
     /// `write_iolog` shows for `read:-8k`, bs=4k over 64k: 0, 56k, 52k, ... 0, 56k.
     fn skipped(&mut self, len: u64, region_bytes: u64) -> u64 {
         let region = i128::from(region_bytes);
-        let mut pos = i128::from(self.next_bytes);
+        let mut pos = i128::from(self.next_bytes[self.dir]);
         if pos != 0 {
             pos += i128::from(self.skip_bytes);
             if pos < 0 || pos + i128::from(len) > region {
@@ -702,7 +709,7 @@ impl Workload {
             pos = 0;
         }
         let at = u64::try_from(pos).unwrap_or(0);
-        self.next_bytes = at + len;
+        self.next_bytes[self.dir] = at + len;
         at
     }
 }
@@ -823,7 +830,7 @@ mod tests {
         for _ in 0..5_000 {
             let direction = workload.direction();
             let len = workload.len(direction);
-            let (offset, len) = workload.place(len);
+            let (offset, len) = workload.place(direction, len);
             assert_eq!(offset % 4096, 0, "{offset}");
             assert!(offset + u64::from(len) <= size, "{offset} + {len}");
             short += u32::from(len == 512);
@@ -842,7 +849,7 @@ mod tests {
         };
         let mut workload = Workload::new(&job, size, 0, 9);
         let offsets: Vec<u64> = (0..1_000)
-            .map(|_| workload.place(8192))
+            .map(|_| workload.place(Direction::Read, 8192))
             .map(|(o, l)| {
                 assert_eq!(l, 8192);
                 o
@@ -905,7 +912,7 @@ mod tests {
         for _ in 0..20_000 {
             let direction = workload.direction();
             let len = workload.len(direction);
-            let (offset, len) = workload.place(len);
+            let (offset, len) = workload.place(direction, len);
             assert_eq!(offset % 4096, 0, "aligned to the smallest size");
             assert!(offset + u64::from(len) <= size, "{offset} + {len}");
             match direction {
@@ -929,7 +936,7 @@ mod tests {
         let mut next = 0;
         for _ in 0..100 {
             let len = workload.len(Direction::Read);
-            let offset = workload.offset(len);
+            let offset = workload.offset(Direction::Read, len);
             if offset != next {
                 assert_eq!(offset, 0, "wraps to the start");
                 assert!(next + u64::from(len) > 256 << 10, "only at the end");
@@ -1081,7 +1088,7 @@ mod tests {
         let (mut bytes, mut ios) = (0u64, 0u64);
         while bytes < 4 * size {
             let len = workload.len(Direction::Read);
-            let (offset, len) = workload.place(len);
+            let (offset, len) = workload.place(Direction::Read, len);
             assert!(offset + u64::from(len) <= size && offset % 4096 == 0);
             bytes += u64::from(len);
             ios += 1;
@@ -1140,6 +1147,33 @@ mod tests {
                 "{rw:?} {generator:?}: 35 I/Os over 10 blocks"
             );
         }
+    }
+
+    #[test]
+    fn a_mixed_sequential_job_walks_reads_and_writes_each_from_the_start() {
+        // fio's rw=rw: reads follow reads and writes follow writes (last_pos[ddir]), so each
+        // direction sweeps the whole region, and each wraps (and drops the cache) by itself.
+        let spec = JobSpec {
+            rwmixread_pct: 60,
+            ..spec(RwMode::Rw, 1)
+        };
+        let blocks = 8u64;
+        let mut workload = Workload::new(&spec, blocks * 4096, 0, 7);
+        let mut next = [0u64; 2];
+        let mut ios = [0u64; 2];
+        let mut wraps = 0;
+        for _ in 0..200 {
+            let (direction, offset) = workload.next_io();
+            let d = direction as usize;
+            assert_eq!(offset, next[d], "{direction:?} I/O {}", ios[d]);
+            ios[d] += 1;
+            next[d] = (offset + 4096) % (blocks * 4096);
+            wraps += usize::from(workload.take_wrap());
+        }
+        assert!(ios[0] > 0 && ios[1] > 0, "{ios:?}");
+        // Each direction's pass ends after `blocks` of its own I/Os.
+        let expected = (ios[0] - 1) / blocks + (ios[1] - 1) / blocks;
+        assert_eq!(wraps as u64, expected, "{ios:?}");
     }
 
     #[test]
