@@ -30,6 +30,7 @@ mod fio_parse;
 mod fio_plot;
 mod fio_prio;
 mod fio_run;
+mod fio_seqrw;
 mod fio_sg;
 mod fio_world;
 mod fleet;
