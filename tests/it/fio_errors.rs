@@ -106,7 +106,16 @@ fn small_ext4(dir: &Path) -> (Mount, std::path::PathBuf) {
 }
 
 fn run_json(dir: &Path, file: &str) -> (Output, Value) {
-    let out = fio(dir, &["--output-format=json", file]);
+    let record = dir.join("r.json");
+    let out = fio(
+        dir,
+        &[
+            "--output-format=json",
+            file,
+            "--json",
+            record.to_str().unwrap(),
+        ],
+    );
     let doc = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(&out), stderr(&out)));
     (out, doc)
@@ -136,6 +145,13 @@ fn enospc_passed_by_ignore_error_is_counted_and_the_job_runs_on() {
         std::fs::metadata(mnt.join("raicer")).unwrap().len() > 0,
         "what was written stays"
     );
+    // diskdash's own record keeps the count, and passes its schema.
+    let record = read_json(&dir.path().join("r.json"));
+    crate::support::record::assert_valid_record(&record);
+    let job = &record["segments"][0]["jobs"][0];
+    assert_eq!(job["continued"]["total"], writer["total_err"], "{job}");
+    assert_eq!(job["continued"]["first_errno"], libc::ENOSPC);
+    assert_eq!(record["status"], "completed");
 }
 
 #[test]
