@@ -116,6 +116,10 @@ pub enum Key {
     /// fio's `fallocate`: how a pure write job's new file is laid out (none, native, posix,
     /// keep, truncate).
     Fallocate,
+    /// fio's `continue_on_error`: the classes of failed I/O a job counts and goes on past.
+    ContinueOnError,
+    /// fio's `ignore_error`: per class, the errnos `continue_on_error` goes on past.
+    IgnoreError,
     /// fio's `dedupe_percentage`: percent of written blocks that repeat an earlier one.
     DedupePercentage,
     /// fio's `dedupe_mode`: repeat or working_set.
@@ -157,7 +161,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Self; 83] = [
+    pub const ALL: [Self; 85] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -219,6 +223,8 @@ impl Key {
         Self::FadviseHint,
         Self::IoMem,
         Self::Fallocate,
+        Self::ContinueOnError,
+        Self::IgnoreError,
         Self::DedupePercentage,
         Self::DedupeMode,
         Self::DedupeWorkingSet,
@@ -458,7 +464,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 83] = [
+pub static TABLE: [Row; 85] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -727,6 +733,13 @@ pub static TABLE: [Row; 83] = [
     Row::new(Key::Fallocate, "--fallocate", "fallocate", FIO_ONLY)
         .help("How a pure write job's new file is laid out before the run: native (default, as fio: allocated at its size), posix, keep (allocated, length 0), truncate (sized, sparse), none (empty, grows as written); 0 is none, 1 posix.")
         .default("native"),
+    // A failed I/O ends a job, in `bench` as in fio's default; fio's files may go on past some.
+    Row::new(Key::ContinueOnError, "--continue-on-error", "continue_on_error", FIO_ONLY)
+        .help("Failed I/Os the job counts and goes on past: none (default), read, write, io (read and write), verify, all; 0 is none, 1 all. Without ignore_error, only EIO and EILSEQ are passed.")
+        .default("none"),
+    Row::new(Key::IgnoreError, "--ignore-error", "ignore_error", FIO_ONLY)
+        .help("The errors continue_on_error passes, per class READ,WRITE,VERIFY: errno names or numbers joined by ':' (e.g. ,ENOSPC); a class left empty passes EIO and EILSEQ.")
+        .default(""),
     // What a write job's blocks hold. fio's job files and command line only: `bench` writes
     // pseudo-random blocks (neither dedupes nor compresses), as fio does by default.
     Row::new(Key::DedupePercentage, "--dedupe-percentage", "dedupe_percentage", FIO_ONLY)
@@ -1278,6 +1291,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
              truncate, 0 or 1"
         )
     })?;
+    let errors = error_policy(&opts)?;
     let meta = meta_files(&opts, ioengine, rw)?;
     let prio = prio_options(&opts, ioengine)?;
     let latency_target = latency_options(&opts)?;
@@ -1331,6 +1345,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         iomem,
         sequencer,
         fallocate,
+        errors,
         meta,
         ioprio: prio.ioprio,
         cmdprio: prio.cmdprio,
@@ -1540,6 +1555,30 @@ fn shape_option(opts: &Options<'_>) -> anyhow::Result<Option<crate::bench::buffe
         compress_pct,
         chunk_bytes,
     }))
+}
+
+/// fio's `continue_on_error` and `ignore_error` (checked by the fio mapping too: a value
+/// from `--continue-on-error` on the command line is checked here).
+fn error_policy(opts: &Options<'_>) -> anyhow::Result<crate::bench::spec::ErrorPolicy> {
+    use crate::bench::spec::{ErrorPolicy, ignore_lists};
+    let (text, name) = opts.value(Key::ContinueOnError);
+    let classes = ErrorPolicy::classes_of(text).ok_or_else(|| {
+        usage!(
+            "{name} {text:?} is not an error class; use none, read, write, io, verify, all, 0 or 1"
+        )
+    })?;
+    let (text, name) = opts.value(Key::IgnoreError);
+    let given = ignore_lists(text).map_err(|word| {
+        usage!(
+            "{name} {text:?}: {word:?} is not an error; give READ,WRITE,VERIFY lists of errno \
+             names or numbers joined by ':', e.g. ,ENOSPC:EIO"
+        )
+    })?;
+    let mut lists: [Vec<i32>; 3] = Default::default();
+    for (list, given) in lists.iter_mut().zip(given) {
+        *list = given;
+    }
+    Ok(ErrorPolicy { classes, lists })
 }
 
 /// The files of a metadata engine's job (`nrfiles`, `stat_type`; the names are fio's
@@ -2323,6 +2362,12 @@ impl JobSpec {
         }
         if self.iomem != IoMem::Huge {
             out.push((Key::IoMem, self.iomem.as_str().to_string()));
+        }
+        if self.errors.any() {
+            out.push((Key::ContinueOnError, self.errors.classes_text().to_string()));
+        }
+        if self.errors.lists.iter().any(|l| !l.is_empty()) {
+            out.push((Key::IgnoreError, self.errors.lists_text()));
         }
         if self.fallocate != Fallocate::Native {
             out.push((Key::Fallocate, self.fallocate.as_str().to_string()));

@@ -329,6 +329,9 @@ pub struct JobSpec {
     pub iomem: IoMem,
     /// How a pure write job's new file is laid out before the run (fio's `fallocate`).
     pub fallocate: Fallocate,
+    /// Which failed I/Os the job counts and goes on past (fio's `continue_on_error`,
+    /// `ignore_error`).
+    pub errors: ErrorPolicy,
     /// The files of a metadata engine's job (`filecreate`, `filestat`, `filedelete`).
     pub meta: Option<MetaFiles>,
     /// Each worker thread's I/O priority (fio's `prio`, `prioclass`): ioprio_set's value.
@@ -534,6 +537,124 @@ pub struct StridedZones {
     pub range_bytes: u64,
     /// fio's `zoneskip`: bytes left out between one zone's end and the next's start.
     pub skip_bytes: u64,
+}
+
+/// fio's `continue_on_error` with `ignore_error`: the classes of failed I/O (read, write,
+/// verify) a job goes on past, and per class the errnos that count as passable. A class
+/// without its own list passes fio's defaults, EIO and EILSEQ.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ErrorPolicy {
+    /// Bit 0 read, bit 1 write, bit 2 verify (fio's `ERROR_TYPE_*_BIT`).
+    pub classes: u8,
+    /// `ignore_error`'s lists, read, write, verify; an empty list is fio's default.
+    pub lists: [Vec<i32>; 3],
+}
+
+/// A failed I/O's class, fio's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    Read = 0,
+    Write = 1,
+    Verify = 2,
+}
+
+impl ErrorPolicy {
+    /// fio's `continue_on_error` words: the classes they name, or `None` for another word.
+    #[must_use]
+    pub fn classes_of(text: &str) -> Option<u8> {
+        match text.trim() {
+            "none" | "0" => Some(0),
+            "read" => Some(0b001),
+            "write" => Some(0b010),
+            "io" => Some(0b011),
+            "verify" => Some(0b100),
+            "all" | "1" => Some(0b111),
+            _ => None,
+        }
+    }
+
+    /// Whether the job goes on past `errno` in `class` (fio's `td_non_fatal_error`).
+    #[must_use]
+    pub fn continues(&self, class: ErrorClass, errno: i32) -> bool {
+        let i = class as usize;
+        if self.classes & (1 << i) == 0 {
+            return false;
+        }
+        let list = &self.lists[i];
+        if list.is_empty() {
+            matches!(errno, libc::EIO | libc::EILSEQ)
+        } else {
+            list.contains(&errno)
+        }
+    }
+
+    /// fio's word for the classes (`none`, `read`, `write`, `io`, `verify`, `all`; verify
+    /// with read or write spelled as all).
+    #[must_use]
+    pub fn classes_text(&self) -> &'static str {
+        match self.classes {
+            0 => "none",
+            0b001 => "read",
+            0b010 => "write",
+            0b011 => "io",
+            0b100 => "verify",
+            _ => "all",
+        }
+    }
+
+    /// `ignore_error`'s lists as fio reads them: errno names joined by ':', classes by ','.
+    #[must_use]
+    pub fn lists_text(&self) -> String {
+        let name = |n: &i32| format!("{:?}", nix::errno::Errno::from_raw(*n));
+        let mut lists: Vec<String> = self
+            .lists
+            .iter()
+            .map(|l| l.iter().map(name).collect::<Vec<_>>().join(":"))
+            .collect();
+        while lists.last().is_some_and(String::is_empty) {
+            lists.pop();
+        }
+        lists.join(",")
+    }
+
+    /// Whether any class is continued past (fio then reports `total_err` and `first_error`).
+    #[must_use]
+    pub fn any(&self) -> bool {
+        self.classes != 0
+    }
+}
+
+/// fio's `ignore_error=READ,WRITE,VERIFY`: up to three lists, each errno names (`ENOSPC`) or
+/// numbers (`28`, or `-28`) joined by ':'. Returns the errno numbers per class; the word that
+/// is not an error, if any.
+pub fn ignore_lists(text: &str) -> Result<Vec<Vec<i32>>, String> {
+    let classes: Vec<&str> = text.split(',').collect();
+    if classes.len() > 3 {
+        return Err(text.to_string());
+    }
+    classes
+        .iter()
+        .map(|list| {
+            list.split(':')
+                .map(str::trim)
+                .filter(|word| !word.is_empty())
+                .map(|word| errno_of(word).ok_or_else(|| word.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// An errno by its name (`EIO`) or number (`5`, `-5`): Linux's, as nix knows them.
+fn errno_of(word: &str) -> Option<i32> {
+    use nix::errno::Errno;
+    if let Ok(n) = word.parse::<i32>() {
+        let n = n.checked_abs()?;
+        return (Errno::from_raw(n) != Errno::UnknownErrno).then_some(n);
+    }
+    (1..4096).find(|&n| {
+        let errno = Errno::from_raw(n);
+        errno != Errno::UnknownErrno && format!("{errno:?}") == word
+    })
 }
 
 /// fio's `fallocate`: how a file a pure write job creates is laid out before the run.
@@ -902,6 +1023,7 @@ impl Default for JobSpec {
             sequencer: None,
             iomem: IoMem::Huge,
             fallocate: Fallocate::Native,
+            errors: ErrorPolicy::default(),
             meta: None,
             ioprio: None,
             cmdprio: None,
@@ -1228,6 +1350,37 @@ impl From<&JobSpec> for crate::record::JobRecord {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn continue_on_error_passes_only_its_classes_and_their_errors() {
+        let policy = |classes: &str, lists: &str| {
+            let given = super::ignore_lists(lists).unwrap();
+            let mut p = super::ErrorPolicy {
+                classes: super::ErrorPolicy::classes_of(classes).unwrap(),
+                lists: Default::default(),
+            };
+            for (l, g) in p.lists.iter_mut().zip(given) {
+                *l = g;
+            }
+            p
+        };
+        use super::ErrorClass::{Read, Verify, Write};
+        let none = policy("none", "");
+        assert!(!none.any() && !none.continues(Write, libc::EIO));
+        // Without a list, fio's defaults: EIO and EILSEQ only.
+        let write = policy("write", "");
+        assert!(write.continues(Write, libc::EIO) && write.continues(Write, libc::EILSEQ));
+        assert!(!write.continues(Write, libc::ENOSPC) && !write.continues(Read, libc::EIO));
+        // A list replaces the defaults for its class only.
+        let enospc = policy("io", ",ENOSPC");
+        assert!(enospc.continues(Write, libc::ENOSPC) && !enospc.continues(Write, libc::EIO));
+        assert!(enospc.continues(Read, libc::EIO) && !enospc.continues(Verify, libc::EILSEQ));
+        assert_eq!(enospc.classes_text(), "io");
+        assert_eq!(enospc.lists_text(), ",ENOSPC");
+        assert_eq!(policy("1", "EIO:28").lists_text(), "EIO:ENOSPC");
+        assert_eq!(policy("1", "").classes_text(), "all");
+        assert_eq!(super::ErrorPolicy::classes_of("sometimes"), None);
+    }
+
     use super::*;
 
     #[test]

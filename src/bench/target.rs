@@ -205,6 +205,13 @@ impl Target {
     }
 }
 
+/// Whether a job goes on past a write's ENOSPC (fio's `continue_on_error` with ENOSPC in
+/// `ignore_error`'s write list).
+fn passes_enospc(spec: &JobSpec) -> bool {
+    spec.errors
+        .continues(crate::bench::spec::ErrorClass::Write, libc::ENOSPC)
+}
+
 /// Free space where a target lives, for the room check: `None` on a filesystem that does not
 /// account space (ramfs reports no blocks at all).
 fn free_bytes(file: &OwnedFd) -> std::io::Result<Option<u64>> {
@@ -415,7 +422,7 @@ pub fn open_as(
         target.extent_bytes = target.working_set_bytes;
     }
     // A fill_device job's new file is meant to outgrow its filesystem: ENOSPC ends the job.
-    if !spec.fill_device {
+    if !spec.fill_device && !passes_enospc(spec) {
         check_room(&[&target])?;
     }
     let in_flight_bytes = spec
@@ -558,6 +565,15 @@ pub fn create(spec: &JobSpec, path: &Path, unlink: bool, job: &str) -> anyhow::R
             ));
         } else {
             target.layout = Some(spec.fallocate);
+        }
+        // A job that goes on past ENOSPC (continue_on_error, ignore_error) is meant to run
+        // into a full filesystem: its room is not checked, and what it wrote stays.
+        if passes_enospc(spec) && !spec.fill_device {
+            target.grown_from_bytes = None;
+            target.notes.push(format!(
+                "{} may fill its filesystem: the job counts ENOSPC and goes on (continue_on_error)",
+                path.display()
+            ));
         }
         if spec.fallocate == Fallocate::None && !spec.fill_device {
             target.notes.push(format!(

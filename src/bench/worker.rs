@@ -756,6 +756,8 @@ struct Loop<'a> {
     /// The seed in every verified block's header (the job's `randseed`, else 0), the same in a
     /// later `--verify-only` run.
     verify_seed: u64,
+    /// The errno of this worker's first failed I/O gone on past (`continue_on_error`).
+    first_error: i32,
     /// The pseudo-random stream that refills each write's buffer (`BufferData::Refill`).
     refill_state: u64,
     /// Makes each write's bytes when they are to dedupe or compress (`BufferData::Shaped`).
@@ -834,6 +836,7 @@ impl<'a> Loop<'a> {
             verify_out: VerifyOutcome::default(),
             verify_live: plan.verify.clone(),
             verify_seed: plan.spec.randseed.unwrap_or(0),
+            first_error: 0,
             refill_state: plan.seed ^ 0x5EED_F111_0000_0000,
             shaper: match plan.spec.data {
                 BufferData::Shaped(shape) => Some(crate::bench::buffer::Shaper::new(
@@ -1226,6 +1229,20 @@ impl<'a> Loop<'a> {
                     continue;
                 }
                 flight.free.push(completion.slot);
+                // fio's continue_on_error: a passable error is counted and the job goes on.
+                let class = if io.direction == Direction::Read {
+                    crate::bench::spec::ErrorClass::Read
+                } else {
+                    crate::bench::spec::ErrorClass::Write
+                };
+                if self.spec.errors.continues(class, errno) {
+                    self.cur.errors += 1;
+                    if self.first_error == 0 {
+                        self.first_error = errno;
+                        self.cur.first_error = errno;
+                    }
+                    continue;
+                }
                 // fio's fill_device: a full filesystem or device is the end of the job.
                 let full = matches!(errno, libc::ENOSPC | libc::EDQUOT);
                 if !(full && self.spec.fill_device && io.direction == Direction::Write) {

@@ -1335,6 +1335,7 @@ fn job(
     let mut directory: Option<&Entry> = None;
     let mut size: Option<&Entry> = None;
     let mut io_size: Option<&Entry> = None;
+    let mut filesize: Option<&Entry> = None;
     let mut runtime: Option<&Entry> = None;
     let mut time_based: Option<&Entry> = None;
 
@@ -1394,6 +1395,7 @@ fn job(
                 sg = (value(entry) == "sg").then_some(entry);
                 push(&mut options, Key::IoEngine, engine, entry);
             }
+            Opt::Size if entry.option.replace('-', "_") == "filesize" => filesize = Some(entry),
             Opt::Size => size = Some(entry),
             Opt::IoSize => io_size = Some(entry),
             Opt::Runtime => runtime = Some(entry),
@@ -1472,23 +1474,14 @@ fn job(
             }
             Opt::ContinueOnError => {
                 let text = value(entry);
-                match text {
-                    "none" | "0" => {}
-                    "read" | "write" | "io" | "verify" | "all" | "1" => {
-                        return Err(usage!(
-                            "{}={text}: diskdash stops a job at its first I/O error and \
-                             reports it; drop continue_on_error (or set it to none)",
-                            entry.name()
-                        ));
-                    }
-                    _ => {
-                        return Err(usage!(
-                            "{} {text:?} is not an error class; use none, read, write, io, \
-                             verify, all, 0 or 1",
-                            entry.name()
-                        ));
-                    }
+                if crate::bench::spec::ErrorPolicy::classes_of(text).is_none() {
+                    return Err(usage!(
+                        "{} {text:?} is not an error class; use none, read, write, io, \
+                         verify, all, 0 or 1",
+                        entry.name()
+                    ));
                 }
+                push(&mut options, Key::ContinueOnError, text, entry);
             }
             Opt::OpenFiles => {
                 let text = value(entry);
@@ -1527,14 +1520,7 @@ fn job(
                         value(entry)
                     )
                 })?;
-                // fio skips a listed error only for a class continue_on_error names, and
-                // diskdash refuses continue_on_error past none: here the list changes nothing.
-                settings.note(format!(
-                    "{}: accepted; fio skips these errors only with continue_on_error, which \
-                     this job leaves at none, so its first I/O error ends it, in fio and in \
-                     diskdash",
-                    entry.located()
-                ));
+                push(&mut options, Key::IgnoreError, value(entry), entry);
             }
             Opt::SubmitMode => match value(entry) {
                 "inline" | "0" => {}
@@ -1716,6 +1702,19 @@ fn job(
         Found::File { bytes } | Found::Block { bytes } => Some(bytes),
         _ => None,
     };
+    // fio's filesize is the file's length whatever size says; size is then the job's I/O,
+    // at most the file's length (fio caps it there).
+    if let Some(file) = filesize {
+        let bytes = |e: &Entry| crate::units::parse_size_bytes(value(e));
+        if let Some(total) = size
+            && !meta
+            && io_size.is_none()
+            && matches!((bytes(total), bytes(file)), (Some(t), Some(f)) if t < f)
+        {
+            io_size = Some(total);
+        }
+        size = Some(file);
+    }
     // The job's size: as given, a percentage of the target, or the target's length.
     let size_option: Option<(String, &Entry)> = match size {
         _ if meta => meta_size(size, &mut options, &name, settings)?,
@@ -2245,37 +2244,9 @@ fn fill_size(
     Ok(bytes.to_string())
 }
 
-/// fio's `ignore_error=READ,WRITE,VERIFY`: up to three lists, each errno names (`ENOSPC`) or
-/// numbers (`28`, or `-28`) joined by ':'. Returns the errno numbers per class; the word that
-/// is not an error, if any.
+/// fio's `ignore_error` lists, errno numbers per class (see [`crate::bench::spec::ignore_lists`]).
 fn ignore_error(text: &str) -> Result<Vec<Vec<i32>>, String> {
-    let classes: Vec<&str> = text.split(',').collect();
-    if classes.len() > 3 {
-        return Err(text.to_string());
-    }
-    classes
-        .iter()
-        .map(|list| {
-            list.split(':')
-                .map(str::trim)
-                .filter(|word| !word.is_empty())
-                .map(|word| errno_of(word).ok_or_else(|| word.to_string()))
-                .collect()
-        })
-        .collect()
-}
-
-/// An errno by its name (`EIO`) or number (`5`, `-5`): Linux's, as nix knows them.
-fn errno_of(word: &str) -> Option<i32> {
-    use nix::errno::Errno;
-    if let Ok(n) = word.parse::<i32>() {
-        let n = n.checked_abs()?;
-        return (Errno::from_raw(n) != Errno::UnknownErrno).then_some(n);
-    }
-    (1..4096).find(|&n| {
-        let errno = Errno::from_raw(n);
-        errno != Errno::UnknownErrno && format!("{errno:?}") == word
-    })
+    crate::bench::spec::ignore_lists(text)
 }
 
 /// The bytes of a `buffer_pattern` or `verify_pattern` entry (fio's pattern syntax), or the

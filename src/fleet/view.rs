@@ -171,6 +171,7 @@ fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
         sync: seg.sync.clone(),
         trim: seg.trim.clone(),
         retries: seg.retries,
+        continued: first.and_then(|j| j.continued),
         cpu: seg.cpu.clone(),
         steadystate: first.and_then(|j| j.steadystate.clone()),
         sustained_write: first.and_then(|j| j.sustained_write.clone()),

@@ -452,6 +452,15 @@ impl std::fmt::Display for RunWarning {
     }
 }
 
+/// The failed I/Os a job went on past (fio's `total_err`, `first_error`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContinuedErrorsRecord {
+    /// How many.
+    pub total: u64,
+    /// The errno of the first, 0 when none failed.
+    pub first_errno: i32,
+}
+
 /// Why the run failed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorRecord {
@@ -946,6 +955,10 @@ pub struct SegmentJobRecord {
     #[serde(default, skip_serializing_if = "DirectionRecord::is_idle")]
     pub trim: DirectionRecord,
     pub retries: u64,
+    /// Failed I/Os the job counted and went on past (fio's `continue_on_error`); absent for
+    /// a job that stops at its first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continued: Option<ContinuedErrorsRecord>,
     /// CPU time of the job's worker threads (the session's own is in the segment's `cpu`).
     pub cpu: CpuRecord,
     /// fio's `steadystate`, when the job had a criterion (format 5).

@@ -113,6 +113,8 @@ struct Block<'r> {
     readback_ns: u64,
     read: Direction,
     write: Direction,
+    /// Discards (`trim`, `randtrim`, `trimwrite`).
+    trim: Direction,
     sync_ios: u64,
     sync_lat: Latency,
     usr_cpu: f64,
@@ -123,11 +125,29 @@ struct Block<'r> {
 impl Block<'_> {
     /// fio's `err`: the errno of the first failed job; 1 when a job failed without one, since
     /// fio has no "unknown" and a script tests for non-zero.
+    /// A job that went on past its errors (`continue_on_error`) reports the first of them,
+    /// as fio.
     fn error(&self) -> i32 {
+        let continued = || self.continued().map_or(0, |c| c.first_errno);
         self.jobs
             .iter()
             .find_map(|job| job.error.as_ref())
-            .map_or(0, |error| error.errno.unwrap_or(1))
+            .map_or_else(continued, |error| error.errno.unwrap_or(1))
+    }
+
+    /// The failed I/Os the merged jobs went on past, when any has `continue_on_error`.
+    fn continued(&self) -> Option<crate::record::ContinuedErrorsRecord> {
+        self.jobs
+            .iter()
+            .filter_map(|job| job.continued)
+            .reduce(|a, b| crate::record::ContinuedErrorsRecord {
+                total: a.total + b.total,
+                first_errno: if a.first_errno != 0 {
+                    a.first_errno
+                } else {
+                    b.first_errno
+                },
+            })
     }
 
     /// The worst status of the merged jobs.
@@ -344,6 +364,7 @@ fn clone_block<'r>(job: &'r SegmentJobRecord, clone: &'r crate::record::CloneRec
         readback_ns: clone.read.runtime_ns.unwrap_or(0),
         read: Direction::of(&clone.read),
         write: Direction::of(&clone.write),
+        trim: Direction::of(&clone.trim),
         sync_ios: clone.sync.total_ios,
         sync_lat: Latency::of(&clone.sync.lat_ns),
         usr_cpu: clone.cpu.usr_cpu,
@@ -364,6 +385,7 @@ fn job_block(job: &SegmentJobRecord) -> Block<'_> {
         readback_ns: job.read.runtime_ns.unwrap_or(0),
         read: Direction::of(&job.read),
         write: Direction::of(&job.write),
+        trim: Direction::of(&job.trim),
         sync_ios: job.sync.total_ios,
         sync_lat: Latency::of(&job.sync.lat_ns),
         usr_cpu: job.cpu.usr_cpu,
@@ -403,6 +425,7 @@ fn merged_block(group: u32, jobs: Vec<&SegmentJobRecord>) -> Block<'_> {
             .unwrap_or(0),
         read: Direction::merged(jobs.iter().map(|job| (&job.read, job.elapsed_ns))),
         write: Direction::merged(jobs.iter().map(|job| (&job.write, job.elapsed_ns))),
+        trim: Direction::merged(jobs.iter().map(|job| (&job.trim, job.elapsed_ns))),
         sync_ios: jobs.iter().map(|job| job.sync.total_ios).sum(),
         sync_lat,
         usr_cpu: cpu_pct(jobs.iter().map(|job| job.cpu.usr_ns).sum()),

@@ -1188,6 +1188,14 @@ impl Runner {
                 trim: DirectionRecord::from_stats(&job_end.total.trim, job_end.elapsed_ns)
                     .with_histogram(&job_end.total.trim),
                 retries: job_end.total.retries,
+                continued: job
+                    .spec
+                    .errors
+                    .any()
+                    .then_some(crate::record::ContinuedErrorsRecord {
+                        total: job_end.total.errors,
+                        first_errno: job_end.total.first_error,
+                    }),
                 cpu: cpu_record((0, 0, 0), job_end.cpu, job_end.elapsed_ns),
                 steadystate: self.tracking.steady_record(j),
                 sustained_write: self.tracking.sustained_record(j),

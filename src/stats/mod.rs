@@ -105,6 +105,10 @@ pub struct WorkerStats {
     pub trim: DirectionStats,
     /// I/Os resubmitted after EINTR/EAGAIN/EBUSY or a short transfer.
     pub retries: u64,
+    /// Failed I/Os counted and gone on past (fio's `continue_on_error`).
+    pub errors: u64,
+    /// The errno of the first of them (fio's `first_error`), 0 when none.
+    pub first_error: i32,
     /// The worker's last tick: its measured I/O ended at `end_ns`.
     pub last: bool,
 }
@@ -121,6 +125,8 @@ impl WorkerStats {
             sync: DirectionStats::new(),
             trim: DirectionStats::new(),
             retries: 0,
+            errors: 0,
+            first_error: 0,
             last: false,
         }
     }
@@ -148,6 +154,8 @@ impl WorkerStats {
         self.sync.reset();
         self.trim.reset();
         self.retries = 0;
+        self.errors = 0;
+        self.first_error = 0;
         self.last = false;
     }
 
@@ -180,6 +188,10 @@ impl WorkerStats {
         self.sync.add(&other.sync);
         self.trim.add(&other.trim);
         self.retries += other.retries;
+        self.errors += other.errors;
+        if self.first_error == 0 {
+            self.first_error = other.first_error;
+        }
     }
 
     #[must_use]

@@ -19,6 +19,7 @@ mod drive;
 mod fio_clones;
 mod fio_data;
 mod fio_defaults;
+mod fio_errors;
 mod fio_fidelity;
 mod fio_latency;
 mod fio_layout;

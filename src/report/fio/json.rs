@@ -70,7 +70,7 @@ pub struct JobJson {
     pub job_options: OptionsJson,
     pub read: DirectionJson,
     pub write: DirectionJson,
-    /// Always idle: diskdash does not trim; here so scripts iterating fio's three find it.
+    /// Discards (`trim`, `randtrim`, `trimwrite`): totals, rates and latency.
     pub trim: DirectionJson,
     pub sync: SyncJson,
     /// Measured time, ms.
@@ -94,6 +94,12 @@ pub struct JobJson {
     pub latency_us: PercentJson,
     /// Percent of all I/Os from 1 ms, keyed in ms (`2000`, `>=2000` last).
     pub latency_ms: PercentJson,
+    /// Failed I/Os gone on past and the errno of the first (fio's `total_err`,
+    /// `first_error`): only for a job with `continue_on_error`, as fio.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_err: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_error: Option<i32>,
     /// fio's `latency_target` search: the depth it ended at (the job's iodepth: no target).
     pub latency_depth: u32,
     /// The target (ns), percentile and window (us) of that search: none, fio's defaults.
@@ -448,7 +454,7 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
         ),
         read: dir(&block.read, true),
         write: dir(&block.write, false),
-        trim: DirectionJson::default(),
+        trim: direction(&block.trim, list, context.opts.bins),
         sync: SyncJson {
             total_ios: block.sync_ios,
             lat_ns: latency(&block.sync_lat, list),
@@ -466,6 +472,8 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
         latency_ns: PercentJson(tables.ns),
         latency_us: PercentJson(tables.us),
         latency_ms: PercentJson(tables.ms),
+        total_err: block.continued().map(|c| c.total),
+        first_error: block.continued().map(|c| c.first_errno),
         // fio's numbers: the depth the search ended at, the target in ns, the window in us.
         latency_depth: first.and_then(|job| job.latency_depth).unwrap_or(depth),
         latency_target: target.map_or(0, |t| t.target_ns),
