@@ -32,6 +32,7 @@ mod fio_prio;
 mod fio_run;
 mod fio_sg;
 mod fio_world;
+mod fio_zbd;
 mod fleet;
 mod generate;
 mod info;
