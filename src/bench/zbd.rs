@@ -274,7 +274,7 @@ mod tests {
         let mut state = ZoneState::new(zones(4, 0), 0, 64 * MIB, 4);
         assert_eq!(state.count(), 16);
         let mut rng = 7u64;
-        let mut last_end = vec![0u64; 16];
+        let mut last_end = [0u64; 16];
         let mut written = 0u64;
         for i in 0..2000u32 {
             let aim = splitmix(&mut rng) % (64 * MIB);

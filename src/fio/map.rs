@@ -2539,7 +2539,7 @@ fn zone_mode(
         return Ok((strided_zones(zone)?, None));
     }
     let mode = mode.expect("zonemode=zbd was matched");
-    for entry in [range, skip].into_iter().flatten() {
+    if let Some(entry) = range.or(skip) {
         return Err(usage!(
             "{}: it belongs to zonemode=strided; drop it with zonemode=zbd",
             entry.located()

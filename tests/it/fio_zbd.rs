@@ -70,7 +70,10 @@ fn assert_zones_written_from_their_start(data: &[u8], max_open: usize) -> usize 
         }
         blocks += prefix;
     }
-    assert!(partial <= max_open, "{partial} zones partly written: {zones:?}");
+    assert!(
+        partial <= max_open,
+        "{partial} zones partly written: {zones:?}"
+    );
     blocks
 }
 
@@ -104,7 +107,10 @@ fn rand_write_writes_each_zone_from_its_start() {
         .iter()
         .filter(|zone| zone.windows(2).any(|w| !w[0] && w[1]))
         .count();
-    assert!(scattered > 0, "plain random writes left every zone a prefix");
+    assert!(
+        scattered > 0,
+        "plain random writes left every zone a prefix"
+    );
 }
 
 /// zbd-rand-write.fio time-based (runtime=1): fio's JSON with the job's writes; every zone
