@@ -2574,6 +2574,14 @@ fn zone_mode(
             crate::units::format_bytes(spec.block_size_bytes)
         ));
     }
+    if spec.size_explicit && spec.size_bytes < zone_bytes {
+        return Err(usage!(
+            "{}: the job's size ({}) holds no whole zone (fio refuses it too); lower zonesize or \
+             raise size",
+            size.located(),
+            crate::units::format_bytes(spec.size_bytes)
+        ));
+    }
     if spec.verify.is_some() {
         return Err(usage!(
             "{}: diskdash does not verify on emulated zones; drop verify or the zone mode",
