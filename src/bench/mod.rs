@@ -19,3 +19,4 @@ pub mod target;
 pub mod verify;
 pub mod worker;
 pub mod workload;
+pub mod zbd;

@@ -1339,6 +1339,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         random_map,
         block_align_bytes: None,
         zones: None,
+        zbd: None,
         random_generator,
         invalidate,
         fadvise,

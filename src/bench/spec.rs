@@ -316,6 +316,9 @@ pub struct JobSpec {
     pub block_align_bytes: Option<u64>,
     /// fio's `zonemode=strided` (`zonesize`, `zonerange`, `zoneskip`): `None` without zones.
     pub zones: Option<StridedZones>,
+    /// fio's `zonemode=zbd` emulated on the target (`zonesize`, `max_open_zones`,
+    /// `job_max_open_zones`, `read_beyond_wp`): `None` without.
+    pub zbd: Option<crate::bench::zbd::ZbdZones>,
     /// How the random map draws (fio's `random_generator`).
     pub random_generator: crate::bench::randmap::Generator,
     /// A buffered job drops its file's page cache at the start and, time-based, at each wrap
@@ -1017,6 +1020,7 @@ impl Default for JobSpec {
             random_map: true,
             block_align_bytes: None,
             zones: None,
+            zbd: None,
             random_generator: crate::bench::randmap::Generator::Tausworthe,
             invalidate: true,
             fadvise: Fadvise::ByPattern,

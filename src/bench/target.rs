@@ -364,6 +364,16 @@ pub fn open_as(
     if spec.sg.is_some() && !matches!(pinned.kind(), ObjectKind::BlockDevice(_)) {
         return Err(refuse_sg(path, pinned.kind()));
     }
+    if spec.zbd.is_some()
+        && let ObjectKind::BlockDevice(rdev) = pinned.kind()
+        && let Some(model) = crate::bench::zbd::zoned_model(rdev)
+    {
+        return Err(usage!(
+            "target {} is a zoned device ({model}): diskdash emulates zonemode=zbd on regular \
+             files and non-zoned devices only and sends no zone commands; use fio for it",
+            path.display()
+        ));
+    }
     let mut target = match pinned.kind() {
         ObjectKind::Directory if spec.meta.is_some() => open_meta_dir(spec, path, &pinned)?,
         ObjectKind::Directory => open_scratch(spec, path, &pinned)?,

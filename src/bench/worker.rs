@@ -160,6 +160,8 @@ pub struct WorkerPlan {
     pub verify: Arc<VerifyProgress>,
     /// The job's flow group (fio's `flow`), shared with the jobs of its flow id.
     pub flow: Option<Arc<crate::bench::flow::FlowGroup>>,
+    /// The job's emulated zones (fio's `zonemode=zbd`), shared with its clones.
+    pub zbd: Option<Arc<crate::bench::zbd::SharedZones>>,
 }
 
 /// A job's verification as it goes, for the dashboard: its workers add to it, the session
@@ -815,7 +817,8 @@ impl<'a> Loop<'a> {
                 } else {
                     (plan.worker, plan.spec.numjobs)
                 },
-            ),
+            )
+            .on_zones(&plan.spec, plan.zbd.clone(), plan.worker),
             cur,
             spares,
             tick_ns: u64::try_from(plan.tick.as_nanos())
@@ -982,6 +985,13 @@ impl<'a> Loop<'a> {
             let generation = self.workload.pass();
             // The random map may cut the I/O short (never longer).
             let (offset_bytes, len) = self.workload.place(direction, len);
+            if len == 0 {
+                // Emulated zones hold nothing (more) to read: the worker ends, as fio's.
+                flight.free.push(slot);
+                self.ios_left += 1;
+                flight.stopping = true;
+                break;
+            }
             self.budget_bytes -= u64::from(len);
             if self.workload.take_wrap() && self.invalidate_on_wrap {
                 // fio's loop_cache_invalidate: each pass of a buffered time-based
@@ -1896,6 +1906,7 @@ mod tests {
             tick: Duration::from_millis(250),
             verify: Arc::default(),
             flow: None,
+            zbd: None,
         };
         let control = SegmentControl::new(0);
         control.start_ns.store(monotonic_ns(), Ordering::Release);

@@ -5,6 +5,7 @@
 
 use crate::bench::randmap::{Bitmap, Generator, Lfsr};
 use crate::bench::spec::{Distribution, JobSpec, RwMode, Sequencer, StridedZones};
+use crate::bench::zbd::{SharedZones, ZbdZones};
 
 /// Direction of one I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -230,6 +231,25 @@ pub struct Workload {
     wrapped: bool,
     /// fio's `zonemode=strided`: the offsets above are inside the current zone.
     zones: Option<ZoneWalk>,
+    /// fio's `zonemode=zbd`: the offsets above only aim; the zones' write pointers place.
+    zbd: Option<ZbdWalk>,
+    /// The last direction [`Self::direction`] gave.
+    last_direction: Direction,
+}
+
+/// A worker's I/O on emulated zones (fio's `zonemode=zbd`), see [`crate::bench::zbd`].
+#[derive(Debug, Clone)]
+struct ZbdWalk {
+    shared: std::sync::Arc<SharedZones>,
+    zones: ZbdZones,
+    /// The clone's index in its job.
+    worker: u32,
+    /// A sequential worker's next aim (the end of its last I/O), bytes from the target's start.
+    cursor: u64,
+    /// The worker's region, bytes from the target's start.
+    region: (u64, u64),
+    /// A time-based job starts over at the region's start where a size-based one ends.
+    time_based: bool,
 }
 
 /// A worker's way through strided zones (fio's `setup_strided_zone_mode`).
@@ -427,6 +447,8 @@ impl Workload {
             drawn: 0,
             wrapped: false,
             zones,
+            zbd: None,
+            last_direction: Direction::Read,
             rng: seed ^ (u64::from(worker) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         }
     }
@@ -521,6 +543,13 @@ impl Workload {
     /// write of the range just trimmed.
     #[inline]
     pub fn direction(&mut self) -> Direction {
+        let direction = self.pick_direction();
+        self.last_direction = direction;
+        direction
+    }
+
+    #[inline]
+    fn pick_direction(&mut self) -> Direction {
         match self.trims {
             Trims::No => {}
             Trims::Only => return Direction::Trim,
@@ -561,6 +590,9 @@ impl Workload {
     #[inline]
     pub fn place(&mut self, direction: Direction, len_bytes: u32) -> (u64, u32) {
         self.dir = direction as usize;
+        if self.zbd.is_some() {
+            return self.place_in_zones(len_bytes);
+        }
         if self.zones.is_none() {
             return self.place_in_region(len_bytes);
         }
@@ -569,6 +601,74 @@ impl Workload {
         let walk = self.zones.as_mut().expect("zones were checked above");
         walk.done_bytes += u64::from(len);
         (at + walk.base_bytes, len)
+    }
+
+    /// Puts this worker on the emulated zones `shared` (fio's `zonemode=zbd`, the job's
+    /// `spec.zbd`), which the job's clones share: from here [`Self::place`] writes at the
+    /// zones' write pointers and reads below them, and gives a length of 0 when nothing is
+    /// left to read (the worker ends, as fio's job does at its zones' end).
+    #[must_use]
+    pub fn on_zones(
+        mut self,
+        spec: &JobSpec,
+        shared: Option<std::sync::Arc<SharedZones>>,
+        worker: u32,
+    ) -> Self {
+        let (Some(zones), Some(shared)) = (spec.zbd, shared) else {
+            return self;
+        };
+        let span = self.region_blocks * self.unit_bytes;
+        self.zbd = Some(ZbdWalk {
+            shared,
+            zones,
+            worker,
+            cursor: self.region_start_bytes,
+            region: (self.region_start_bytes, self.region_start_bytes + span),
+            time_based: spec.io_size_bytes.is_none(),
+        });
+        self
+    }
+
+    /// [`Self::place`] on emulated zones: a random worker aims where its random offsets go, a
+    /// sequential one where its last I/O ended; the zones' write pointers say where it lands.
+    /// Length 0: nothing (more) to read.
+    fn place_in_zones(&mut self, len_bytes: u32) -> (u64, u32) {
+        let (aim, len_bytes) = if self.random {
+            let (aim, len) = self.place_in_region(len_bytes);
+            (Some(aim), len)
+        } else {
+            (None, len_bytes)
+        };
+        let unit = self.unit_bytes;
+        let random = self.random;
+        let write = self.last_direction != Direction::Read;
+        let walk = self.zbd.as_mut().expect("zbd was checked by place");
+        let aim = aim.unwrap_or(walk.cursor);
+        let placed = walk.shared.with(|state| {
+            if write {
+                state.write(walk.worker, aim, len_bytes, unit)
+            } else if walk.zones.read_beyond_wp {
+                Some((aim, len_bytes))
+            } else {
+                state.read(aim, len_bytes, unit, random).or_else(|| {
+                    // No data ahead: a time-based sequential reader starts over.
+                    (walk.time_based && !random)
+                        .then(|| state.read(walk.region.0, len_bytes, unit, false))
+                        .flatten()
+                })
+            }
+        });
+        let Some((at, len)) = placed else {
+            return (walk.cursor, 0);
+        };
+        if !random {
+            walk.cursor = at + u64::from(len);
+            if walk.cursor + unit > walk.region.1 {
+                walk.cursor = walk.region.0;
+                self.wrapped = true;
+            }
+        }
+        (at, len)
     }
 
     /// fio's strided zones before each I/O: once `zonesize` bytes moved in the zone, the next

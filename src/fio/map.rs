@@ -33,6 +33,12 @@ enum ZoneOpt {
     Size,
     Range,
     Skip,
+    /// `max_open_zones` (zbd).
+    MaxOpen,
+    /// `job_max_open_zones` (zbd).
+    JobMaxOpen,
+    /// `read_beyond_wp` (zbd).
+    ReadBeyondWp,
 }
 
 /// What an option does.
@@ -148,7 +154,8 @@ impl Opt {
             | Self::Readonly
             | Self::AllowDestructive
             | Self::NoTui
-            | Self::Force => Arity::Flag,
+            | Self::Force
+            | Self::Zone(ZoneOpt::ReadBeyondWp) => Arity::Flag,
             Self::Accepted(arity, _) | Self::Tuning(arity) | Self::Log(arity) => arity,
             _ => Arity::Value,
         }
@@ -277,16 +284,24 @@ option_table! {
         "zonesize" => Opt::Zone(ZoneOpt::Size),
         "zonerange" => Opt::Zone(ZoneOpt::Range),
         "zoneskip" => Opt::Zone(ZoneOpt::Skip),
-        "max_open_zones" | "job_max_open_zones" | "zonecapacity" | "zone_reset_threshold"
-        | "zone_reset_frequency" => Opt::Accepted(
+        "max_open_zones" => Opt::Zone(ZoneOpt::MaxOpen),
+        "job_max_open_zones" => Opt::Zone(ZoneOpt::JobMaxOpen),
+        "read_beyond_wp" => Opt::Zone(ZoneOpt::ReadBeyondWp),
+        "zone_reset_threshold" | "zone_reset_frequency" => Opt::Accepted(
             Value,
-            "accepted; it applies to zonemode=zbd only (fio ignores it otherwise), which \
-             diskdash refuses",
+            "accepted; on emulated zones (zonemode=zbd) diskdash resets a zone only when a \
+             write finds it full, and a reset only moves the write pointer back, as fio's on \
+             a regular file",
         ),
-        "read_beyond_wp" | "ignore_zone_limits" => Opt::Accepted(
+        "zonecapacity" => Opt::Accepted(
+            Value,
+            "accepted; diskdash's emulated zones (zonemode=zbd) are written to their whole \
+             zonesize",
+        ),
+        "ignore_zone_limits" => Opt::Accepted(
             Flag,
-            "accepted; it applies to zonemode=zbd only (fio ignores it otherwise), which \
-             diskdash refuses",
+            "accepted; diskdash's emulated zones (zonemode=zbd) have no limits but \
+             max_open_zones and job_max_open_zones",
         ),
         "bsrange" | "blocksize_range" => Opt::BsRange,
         "exitall" => Opt::Accepted(
@@ -667,6 +682,9 @@ pub fn known_options() -> Vec<(&'static str, &'static str)> {
         "zonesize",
         "zonerange",
         "zoneskip",
+        "max_open_zones",
+        "job_max_open_zones",
+        "read_beyond_wp",
     ];
     NAMES
         .iter()
@@ -1351,7 +1369,7 @@ fn job(
     let mut blockalign: Option<&Entry> = None;
     let mut fill_device: Option<&Entry> = None;
     // fio's zonemode, zonesize, zonerange, zoneskip (by `ZoneOpt`).
-    let mut zone: [Option<&Entry>; 4] = [None; 4];
+    let mut zone: [Option<&Entry>; 7] = [None; 7];
     // fio's sg engine (its `ioengine` entry), its `sg_write_mode` and `writefua`.
     let (mut sg, mut sg_mode, mut writefua): (Option<&Entry>, Option<&Entry>, bool) =
         (None, None, false);
@@ -1842,7 +1860,7 @@ fn job(
     if let Some(entry) = blockalign {
         block_align(entry, &mut spec, settings)?;
     }
-    spec.zones = strided_zones(zone)?;
+    (spec.zones, spec.zbd) = zone_mode(zone, &spec)?;
     if let (Some(_), Some(mode_or_size)) = (spec.zones, zone[0].or(zone[1]))
         && spec.verify.is_some()
     {
@@ -2432,8 +2450,8 @@ fn wait_for(entry: &Entry, name: &str, steps: &[Step]) -> anyhow::Result<bool> {
 /// fio's `zonemode` (`none`, the default, `strided`, `zbd`), `zonesize`, `zonerange` (default
 /// `zonesize`) and `zoneskip`, by [`ZoneOpt`]: the strided zones, `None` without. As fio,
 /// `zonesize` needs a zone mode; `zonerange` and `zoneskip` mean nothing without one.
-fn strided_zones(zone: [Option<&Entry>; 4]) -> anyhow::Result<Option<StridedZones>> {
-    let [mode, size, range, skip] = zone;
+fn strided_zones(zone: [Option<&Entry>; 7]) -> anyhow::Result<Option<StridedZones>> {
+    let [mode, size, range, skip, ..] = zone;
     match mode.map(value) {
         // fio 3.33's default is none, and none with a zonesize is its error.
         Some("none") | None => {
@@ -2447,14 +2465,7 @@ fn strided_zones(zone: [Option<&Entry>; 4]) -> anyhow::Result<Option<StridedZone
             return Ok(None);
         }
         Some("strided") => {}
-        Some("zbd") => {
-            return Err(usage!(
-                "{}=zbd: diskdash does not drive zoned block devices zone by zone (a zoned \
-                 device shows host-managed or host-aware in /sys/block/DEV/queue/zoned) nor \
-                 emulates zones on other targets; use zonemode=strided or leave zonemode out",
-                mode.expect("matched Some").name()
-            ));
-        }
+        Some("zbd") => return Ok(None),
         Some(other) => {
             return Err(usage!(
                 "{} {other:?} is not a zone mode; use none, strided or zbd",
@@ -2485,6 +2496,95 @@ fn strided_zones(zone: [Option<&Entry>; 4]) -> anyhow::Result<Option<StridedZone
         range_bytes: bytes(range, 1)?.unwrap_or(size_bytes),
         skip_bytes: bytes(skip, 0)?.unwrap_or(0),
     }))
+}
+
+/// fio's zone options by [`ZoneOpt`]: `zonemode=strided`'s zones, or `zonemode=zbd`'s emulated
+/// zones (`zonesize`, `max_open_zones`, `job_max_open_zones`, `read_beyond_wp`). As fio, the zbd
+/// options mean nothing without `zonemode=zbd`.
+fn zone_mode(
+    zone: [Option<&Entry>; 7],
+    spec: &crate::bench::spec::JobSpec,
+) -> anyhow::Result<(Option<StridedZones>, Option<crate::bench::zbd::ZbdZones>)> {
+    let [mode, size, range, skip, max_open, job_max_open, beyond] = zone;
+    if mode.map(value) != Some("zbd") {
+        return Ok((strided_zones(zone)?, None));
+    }
+    let mode = mode.expect("zonemode=zbd was matched");
+    if let Some(entry) = range.or(skip) {
+        return Err(usage!(
+            "{}: it belongs to zonemode=strided; drop it with zonemode=zbd",
+            entry.located()
+        ));
+    }
+    let Some(size) = size else {
+        return Err(usage!(
+            "{}: zonemode=zbd needs zonesize=SIZE on a target that is not a zoned device (diskdash \
+             emulates the zones), e.g. zonesize=256m",
+            mode.located()
+        ));
+    };
+    let text = value(size);
+    let zone_bytes = crate::units::parse_size_bytes(text)
+        .filter(|&n| n > 0)
+        .ok_or_else(|| {
+            usage!(
+                "{} {text:?} is not a size above 0; use e.g. 256m",
+                size.name()
+            )
+        })?;
+    let largest = spec
+        .bssplit
+        .as_ref()
+        .and_then(|split| split.sizes().max())
+        .unwrap_or(spec.block_size_bytes);
+    if zone_bytes % spec.block_size_bytes != 0 || largest > zone_bytes {
+        return Err(usage!(
+            "{}: the zone size is not a multiple of the block size ({}) (fio refuses it \
+             too); choose a zonesize that is",
+            size.located(),
+            crate::units::format_bytes(spec.block_size_bytes)
+        ));
+    }
+    if spec.size_explicit && spec.size_bytes < zone_bytes {
+        return Err(usage!(
+            "{}: the job's size ({}) holds no whole zone (fio refuses it too); lower zonesize or \
+             raise size",
+            size.located(),
+            crate::units::format_bytes(spec.size_bytes)
+        ));
+    }
+    if spec.verify.is_some() {
+        return Err(usage!(
+            "{}: diskdash does not verify on emulated zones; drop verify or the zone mode",
+            mode.located()
+        ));
+    }
+    if spec.rw.trims() {
+        return Err(usage!(
+            "{}: diskdash does not trim emulated zones (fio resets them); use a read or \
+             write mode",
+            mode.located()
+        ));
+    }
+    let count = |entry: Option<&Entry>| -> anyhow::Result<u32> {
+        let Some(entry) = entry else { return Ok(0) };
+        let text = value(entry);
+        text.parse::<u32>().map_err(|_| {
+            usage!(
+                "{} {text:?} is not a count of zones; use e.g. 32 (0: no limit)",
+                entry.name()
+            )
+        })
+    };
+    Ok((
+        None,
+        Some(crate::bench::zbd::ZbdZones {
+            zone_bytes,
+            max_open: count(max_open)?,
+            job_max_open: count(job_max_open)?,
+            read_beyond_wp: beyond.map(flag).transpose()?.unwrap_or(false),
+        }),
+    ))
 }
 
 /// fio's `z` suffix counts zones (`offset=2z`), which need fio's `zonemode`.

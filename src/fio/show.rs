@@ -54,6 +54,30 @@ pub fn plan(invocation: &FioInvocation) -> String {
                     size(z.skip_bytes)
                 );
             }
+            if let Some(z) = job.spec.zbd {
+                let limit = |n: u32| {
+                    if n == 0 {
+                        "no limit".to_string()
+                    } else {
+                        n.to_string()
+                    }
+                };
+                let _ = writeln!(
+                    out,
+                    "    zones    zbd, emulated: zones of {} from empty, writes at each zone's \
+                     write pointer, a full zone reset (its write pointer back to its start, the \
+                     data kept) when written again; open at once: {} (a clone: {}); reads {} \
+                     (fio's zonemode=zbd on a regular file; a zoned device is refused)",
+                    crate::units::format_bytes(z.zone_bytes),
+                    limit(z.max_open),
+                    limit(z.job_max_open),
+                    if z.read_beyond_wp {
+                        "anywhere"
+                    } else {
+                        "below the write pointers only, none when nothing was written"
+                    }
+                );
+            }
             let options: Vec<String> = fio_options(&job.spec)
                 .into_iter()
                 .map(|(name, value)| format!("{name}={value}"))

@@ -352,6 +352,15 @@ impl SegmentRun {
         for (job, flow) in setup.jobs.iter().zip(flows) {
             let spec = &job.spec;
             let mut slot = JobSlot::new(id, spec);
+            // fio's zbd zones are shared by the clones on the job's file.
+            let zbd = spec.zbd.map(|zones| {
+                Arc::new(crate::bench::zbd::SharedZones::new(
+                    zones,
+                    spec.offset_bytes,
+                    job.working_set_bytes,
+                    spec.numjobs,
+                ))
+            });
             for worker in 0..spec.numjobs {
                 let (spare_tx, spare_rx) = mpsc::channel();
                 spare_txs.push(spare_tx);
@@ -381,6 +390,7 @@ impl SegmentRun {
                     tick,
                     verify: slot.progress.clone(),
                     flow: flow.clone(),
+                    zbd: zbd.clone(),
                 };
                 let links = WorkerLinks {
                     reports: report_tx.clone(),

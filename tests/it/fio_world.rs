@@ -778,9 +778,8 @@ fn strided_zones_are_shown_by_parse_only() {
     let out = parse_only("[a]\nzonemode=zbd\nzonesize=256m\nsize=1m\nfilename=f\n");
     assert_refused(
         &out,
-        "j.fio:2: zonemode=zbd: diskdash does not drive zoned block devices zone by zone (a \
-         zoned device shows host-managed or host-aware in /sys/block/DEV/queue/zoned) nor \
-         emulates zones on other targets; use zonemode=strided or leave zonemode out",
+        "j.fio:3: zonesize=256m: the job's size (1 MiB) holds no whole zone (fio refuses it \
+         too); lower zonesize or raise size",
     );
 }
 

@@ -402,7 +402,7 @@ fn an_engine_diskdash_does_not_run_is_refused_before_its_own_options() {
 }
 
 #[test]
-fn strided_zones_take_fios_defaults_and_refuse_zbd() {
+fn strided_zones_take_fios_defaults_and_zbd_zones_are_emulated() {
     use crate::bench::spec::StridedZones;
     let w = world()
         // disk-zone-profile.fio's shape: zonemode, zonesize and zoneskip; a bare write_bw_log.
@@ -423,6 +423,24 @@ fn strided_zones_take_fios_defaults_and_refuse_zbd() {
         .file(
             "b.fio",
             "[a]\nsize=1g\nzonemode=zbd\nzonesize=256m\nmax_open_zones=32\nread_beyond_wp=0\n",
+        )
+        .file(
+            "j.fio",
+            "[a]\nsize=1g\nzonemode=zbd\nzonesize=4m\njob_max_open_zones=2\nread_beyond_wp\n",
+        )
+        .file("e.fio", "[a]\nsize=1g\nzonemode=zbd\n")
+        .file("f.fio", "[a]\nsize=1g\nbs=3k\nzonemode=zbd\nzonesize=4m\n")
+        .file(
+            "g.fio",
+            "[a]\nsize=1g\nzonemode=zbd\nzonesize=4m\nzoneskip=4m\n",
+        )
+        .file(
+            "h.fio",
+            "[a]\nsize=1g\nzonemode=zbd\nzonesize=4m\nmax_open_zones=x\n",
+        )
+        .file(
+            "v.fio",
+            "[a]\nsize=1g\nrw=write\nverify=crc32c\nzonemode=zbd\nzonesize=4m\n",
         )
         .file("m.fio", "[a]\nsize=1g\nzonemode=strided\n")
         .file("q.fio", "[a]\nsize=1g\nzonemode=stripes\n")
@@ -457,11 +475,53 @@ fn strided_zones_take_fios_defaults_and_refuse_zbd() {
         "d.fio:3: zonesize=1m: zonesize needs zonemode=strided (fio: zonemode=none and \
          zonesize are not compatible); add zonemode=strided or drop zonesize"
     );
+    use crate::bench::zbd::ZbdZones;
+    let zbd = |file: &str| {
+        let inv = w.load(&[file]).unwrap();
+        let job = jobs(&inv)[0];
+        assert_eq!(job.spec.zones, None);
+        job.spec.zbd
+    };
     assert_eq!(
-        w.load(&["b.fio"]).unwrap_err(),
-        "b.fio:3: zonemode=zbd: diskdash does not drive zoned block devices zone by zone (a \
-         zoned device shows host-managed or host-aware in /sys/block/DEV/queue/zoned) nor \
-         emulates zones on other targets; use zonemode=strided or leave zonemode out"
+        zbd("b.fio"),
+        Some(ZbdZones {
+            zone_bytes: 256 << 20,
+            max_open: 32,
+            job_max_open: 0,
+            read_beyond_wp: false,
+        })
+    );
+    assert_eq!(
+        zbd("j.fio"),
+        Some(ZbdZones {
+            zone_bytes: 4 << 20,
+            max_open: 0,
+            job_max_open: 2,
+            read_beyond_wp: true,
+        })
+    );
+    assert_eq!(
+        w.load(&["e.fio"]).unwrap_err(),
+        "e.fio:3: zonemode=zbd: zonemode=zbd needs zonesize=SIZE on a target that is not a \
+         zoned device (diskdash emulates the zones), e.g. zonesize=256m"
+    );
+    assert_eq!(
+        w.load(&["f.fio"]).unwrap_err(),
+        "f.fio:5: zonesize=4m: the zone size is not a multiple of the block size (3 KiB) (fio \
+         refuses it too); choose a zonesize that is"
+    );
+    assert_eq!(
+        w.load(&["g.fio"]).unwrap_err(),
+        "g.fio:5: zoneskip=4m: it belongs to zonemode=strided; drop it with zonemode=zbd"
+    );
+    assert_eq!(
+        w.load(&["h.fio"]).unwrap_err(),
+        r#"h.fio:5: max_open_zones "x" is not a count of zones; use e.g. 32 (0: no limit)"#
+    );
+    assert!(
+        w.load(&["v.fio"])
+            .unwrap_err()
+            .contains("diskdash does not verify on emulated zones"),
     );
     assert_eq!(
         w.load(&["m.fio"]).unwrap_err(),
