@@ -78,7 +78,6 @@ impl Bitmap {
         if self.done >= self.blocks {
             return None;
         }
-        let words = self.words.len();
         let first = (from / 64) as usize;
         // The first word without the bits below `from`, then the words after it, wrapping.
         let masked = self.words[first] | ((1u64 << (from % 64)) - 1);
@@ -88,13 +87,23 @@ impl Bitmap {
                 return Some(block);
             }
         }
-        (1..=words).find_map(|step| {
-            let index = (first + step) % words;
-            let word = self.words[index];
+        // The words after `first`, then from the start up to `first` itself (whole), with
+        // no division per word: late in a pass this walk is most of the I/O's cost.
+        let blocks = self.blocks;
+        let free_in = |index: usize, word: u64| {
             (word != u64::MAX)
                 .then(|| index as u64 * 64 + u64::from((!word).trailing_zeros()))
-                .filter(|block| *block < self.blocks)
-        })
+                .filter(|block| *block < blocks)
+        };
+        let (head, tail) = self.words.split_at(first + 1);
+        tail.iter()
+            .enumerate()
+            .find_map(|(i, &word)| free_in(first + 1 + i, word))
+            .or_else(|| {
+                head.iter()
+                    .enumerate()
+                    .find_map(|(index, &word)| free_in(index, word))
+            })
     }
 
     /// Claims `want` blocks from `block` (or, when it is done, from the next free block),
@@ -309,6 +318,55 @@ mod tests {
                 // The next pass is the same permutation again.
                 let again: Vec<u64> = (0..blocks).map(|_| lfsr.next_block()).collect();
                 assert_eq!(order, again, "{blocks} {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn next_free_finds_what_a_wrapping_walk_finds() {
+        // The walk as first written: one modulo per word, wrapping back to `first`.
+        fn reference(map: &Bitmap, from: u64) -> Option<u64> {
+            if map.done >= map.blocks {
+                return None;
+            }
+            let words = map.words.len();
+            let first = (from / 64) as usize;
+            let masked = map.words[first] | ((1u64 << (from % 64)) - 1);
+            if masked != u64::MAX {
+                let block = first as u64 * 64 + u64::from((!masked).trailing_zeros());
+                if block < map.blocks {
+                    return Some(block);
+                }
+            }
+            (1..=words).find_map(|step| {
+                let index = (first + step) % words;
+                let word = map.words[index];
+                (word != u64::MAX)
+                    .then(|| index as u64 * 64 + u64::from((!word).trailing_zeros()))
+                    .filter(|block| *block < map.blocks)
+            })
+        }
+        let mut state = 7u64;
+        for blocks in [1u64, 5, 63, 64, 65, 130, 1000, 4096] {
+            let mut map = Bitmap::new(blocks);
+            while !map.is_full() {
+                for _ in 0..8 {
+                    let from = crate::bench::workload::splitmix64(&mut state) % blocks;
+                    assert_eq!(
+                        map.next_free(from),
+                        reference(&map, from),
+                        "{blocks} {from}"
+                    );
+                }
+                let block = crate::bench::workload::splitmix64(&mut state) % blocks;
+                map.claim(
+                    block,
+                    1 + crate::bench::workload::splitmix64(&mut state) % 3,
+                );
+            }
+            for from in 0..blocks {
+                assert_eq!(map.next_free(from), None);
+                assert_eq!(reference(&map, from), None);
             }
         }
     }
