@@ -73,8 +73,8 @@ impl FileSet {
 }
 
 /// The file of each next I/O, as fio's `get_next_file`: a set of `open` files receives I/O;
-/// a file whose bytes are done leaves it for the next unvisited one (once every file has been
-/// visited, a time-based job starts over from the first ones).
+/// a file whose bytes are done leaves it for the next unvisited one, and receives no more in
+/// this pass (once every file has had its bytes, a time-based job starts over).
 #[derive(Debug, Clone)]
 pub struct FilePicker {
     set: FileSet,
@@ -97,7 +97,7 @@ impl FilePicker {
         Self {
             set,
             open: (0..open).collect(),
-            next_new: open % set.count,
+            next_new: open,
             done: vec![0; set.count as usize],
             at: 0,
             left: set.batch,
@@ -128,24 +128,28 @@ impl FilePicker {
             return;
         }
         self.done[file] = 0;
-        if self.open.len() < self.set.count as usize {
-            // The next file not receiving I/O takes its place (after the last file, the
-            // first ones again: a time-based job goes on).
-            while self.open.contains(&self.next_new) {
-                self.next_new = (self.next_new + 1) % self.set.count;
-            }
+        let sequential = self.set.service == Service::Sequential;
+        if self.next_new < self.set.count {
+            // The next unvisited file takes its place.
             self.open[self.at] = self.next_new;
-            self.next_new = (self.next_new + 1) % self.set.count;
-        } else if self.set.service == Service::Sequential {
-            self.at = (self.at + 1) % self.open.len();
-        }
-        // A new choice for the next I/O; the sequential service goes on with the file now
-        // at its place.
-        self.left = if self.set.service == Service::Sequential {
-            self.set.batch
+            self.next_new += 1;
         } else {
-            0
-        };
+            self.open.remove(self.at);
+            if self.open.is_empty() {
+                // Every file has had its bytes: a new pass (a time-based job goes on).
+                let n = self.set.open.clamp(1, self.set.count);
+                self.open = (0..n).collect();
+                self.next_new = n;
+                self.at = if sequential { 0 } else { self.open.len() - 1 };
+            } else if sequential {
+                self.at %= self.open.len();
+            } else {
+                // The file that followed the finished one is next in turn.
+                self.at = (self.at + self.open.len() - 1) % self.open.len();
+            }
+        }
+        // The sequential service goes on with the file now at its place; the others choose.
+        self.left = if sequential { self.set.batch } else { 0 };
     }
 
     /// The files that receive I/O now.
@@ -206,8 +210,9 @@ mod tests {
     fn random_visits_every_file_and_gives_each_its_bytes() {
         let files = order(set(4, 4, Service::Random, 1), 400);
         for f in 0..4 {
+            // Four blocks each per pass.
             let n = files.iter().filter(|&&x| x == f).count();
-            assert!((50..150).contains(&n), "file {f}: {n} of 400");
+            assert_eq!(n, 100, "file {f}: {n} of 400");
         }
         // Not simply in turn.
         assert_ne!(files[..8], [0, 1, 2, 3, 0, 1, 2, 3]);
@@ -237,6 +242,12 @@ mod tests {
             assert!(seen[f as usize] <= 4, "{seen:?}");
             picker.account(4096);
         }
+        // The pass ends with every file's four blocks.
+        while seen.iter().sum::<u32>() < 20 {
+            seen[picker.pick() as usize] += 1;
+            picker.account(4096);
+        }
+        assert_eq!(seen, [4; 5]);
     }
 
     #[test]

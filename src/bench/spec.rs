@@ -316,6 +316,9 @@ pub struct JobSpec {
     pub block_align_bytes: Option<u64>,
     /// fio's `zonemode=strided` (`zonesize`, `zonerange`, `zoneskip`): `None` without zones.
     pub zones: Option<StridedZones>,
+    /// Several files per worker (fio's `nrfiles`, `openfiles`, `file_service_type`): `None`
+    /// with one.
+    pub files: Option<crate::bench::fileset::FileSet>,
     /// How the random map draws (fio's `random_generator`).
     pub random_generator: crate::bench::randmap::Generator,
     /// A buffered job drops its file's page cache at the start and, time-based, at each wrap
@@ -896,6 +899,7 @@ impl Default for JobSpec {
             random_map: true,
             block_align_bytes: None,
             zones: None,
+            files: None,
             random_generator: crate::bench::randmap::Generator::Tausworthe,
             invalidate: true,
             fadvise: Fadvise::ByPattern,
