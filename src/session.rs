@@ -597,8 +597,13 @@ fn open_clones(
     let names: Vec<String> = std::iter::once(targets[first].path.display().to_string())
         .chain(job.clones.iter().map(|p| p.display().to_string()))
         .collect();
+    let what = if job.spec.files.is_some() {
+        "its I/O goes to its"
+    } else {
+        "each of its clones runs on a file of its own,"
+    };
     targets[first].notes.push(format!(
-        "job {}: each of its {} clones runs on a file of its own: {}",
+        "job {}: {what} {} files: {}",
         job.name,
         names.len(),
         names.join(", ")

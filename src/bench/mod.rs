@@ -5,6 +5,7 @@
 pub mod blockdev;
 pub mod buffer;
 pub mod engine;
+pub mod fileset;
 pub mod fill;
 pub mod flow;
 pub mod latency;

@@ -1340,6 +1340,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         block_align_bytes: None,
         zones: None,
         zbd: None,
+        files: None,
         random_generator,
         invalidate,
         fadvise,
@@ -1601,13 +1602,7 @@ fn meta_files(
     };
     let (engine_text, engine_name) = opts.value(Key::IoEngine);
     if !ioengine.is_metadata() {
-        if count > 1 {
-            return Err(usage!(
-                "{name} {count}: diskdash runs one file per job with {engine_name} \
-                 {engine_text:?}; give each file its own job section, or use nrfiles=1 (many \
-                 files are for filecreate, filestat and filedelete)"
-            ));
-        }
+        // Several files for the other engines: fio's job files set them up (`fio::map`).
         return Ok(None);
     }
     if matches!(

@@ -613,6 +613,7 @@ mod tests {
                     len_bytes: 4096,
                     buf: buffers.slot_ptr(slot),
                     ioprio,
+                    fd: -1,
                 });
             }
             let mut out = Vec::new();

@@ -319,6 +319,9 @@ pub struct JobSpec {
     /// fio's `zonemode=zbd` emulated on the target (`zonesize`, `max_open_zones`,
     /// `job_max_open_zones`, `read_beyond_wp`): `None` without.
     pub zbd: Option<crate::bench::zbd::ZbdZones>,
+    /// Several files per worker (fio's `nrfiles`, `openfiles`, `file_service_type`): `None`
+    /// with one.
+    pub files: Option<crate::bench::fileset::FileSet>,
     /// How the random map draws (fio's `random_generator`).
     pub random_generator: crate::bench::randmap::Generator,
     /// A buffered job drops its file's page cache at the start and, time-based, at each wrap
@@ -1021,6 +1024,7 @@ impl Default for JobSpec {
             block_align_bytes: None,
             zones: None,
             zbd: None,
+            files: None,
             random_generator: crate::bench::randmap::Generator::Tausworthe,
             invalidate: true,
             fadvise: Fadvise::ByPattern,

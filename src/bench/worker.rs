@@ -54,6 +54,7 @@ impl Slot {
                 len_bytes: block_size,
                 buf,
                 ioprio: 0,
+                fd: -1,
             },
             offset_bytes: 0,
             len_bytes: block_size,
@@ -145,6 +146,8 @@ pub struct WorkerPlan {
     pub worker: u32,
     pub spec: Arc<JobSpec>,
     pub file: Arc<OwnedFd>,
+    /// Every file of a worker with several (fio's `nrfiles`), `file` first; empty with one.
+    pub files: Vec<Arc<OwnedFd>>,
     /// Its region is the whole working set, not its slice of a shared one: `file` is its own
     /// (a clone's, fio's `$jobnum`), or the job's clones each sweep the file as fio's do.
     pub whole_region: bool,
@@ -731,6 +734,8 @@ struct Loop<'a> {
     id: u32,
     worker: u32,
     fd: RawFd,
+    /// A worker's several files (fio's `nrfiles`): `fd` and `workload` are the current one's.
+    files: Option<Box<Files>>,
     /// Drop the file's page cache at each wrap (buffered, time-based, `invalidate=1`).
     invalidate_on_wrap: bool,
     depth: usize,
@@ -803,6 +808,7 @@ impl<'a> Loop<'a> {
             id: plan.id,
             worker: plan.worker,
             fd,
+            files: Files::of(plan),
             depth,
             invalidate_on_wrap: !plan.spec.direct
                 && plan.spec.invalidate
@@ -975,6 +981,9 @@ impl<'a> Loop<'a> {
             let Some(direction) = self.next_direction(flight) else {
                 break;
             };
+            if let Some(files) = self.files.as_mut() {
+                files.switch(&mut self.workload, &mut self.fd);
+            }
             let len = self.workload.len(direction);
             if u64::from(len) > self.budget_bytes {
                 flight.stopping = true;
@@ -1015,6 +1024,10 @@ impl<'a> Loop<'a> {
             entry.io.offset_bytes = offset_bytes;
             entry.io.len_bytes = len;
             entry.io.buf = buffers.slot_ptr(slot as usize);
+            if let Some(files) = self.files.as_mut() {
+                files.picker.account(len);
+                entry.io.fd = self.fd;
+            }
             if let Some(picker) = self.cmdprio.as_mut() {
                 entry.io.ioprio = picker.next(direction, len);
             }
@@ -1763,6 +1776,59 @@ impl<'a> Loop<'a> {
 /// Waits until the session has closed the device window or the segment is stopped. The
 /// session looks every 50 ms until every worker has ended, and every way out of a worker marks
 /// it measured, so the window closes once the last one's measured I/O is over.
+/// A worker's several files: which one each I/O goes to, and each one's own position (its
+/// sequential offset or random map), as fio keeps per file.
+struct Files {
+    picker: crate::bench::fileset::FilePicker,
+    fds: Vec<RawFd>,
+    /// Each file's workload; the current file's is in the loop (`None` here).
+    workloads: Vec<Option<Workload>>,
+    current: usize,
+}
+
+impl Files {
+    /// The files of `plan`, `None` with one.
+    fn of(plan: &WorkerPlan) -> Option<Box<Self>> {
+        let set = plan.spec.files?;
+        if plan.files.len() < 2 {
+            return None;
+        }
+        let workloads = (0..plan.files.len())
+            .map(|f| {
+                (f > 0).then(|| {
+                    Workload::sliced(
+                        &plan.spec,
+                        plan.working_set_bytes,
+                        plan.worker,
+                        plan.seed ^ (f as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                        (0, 1),
+                    )
+                })
+            })
+            .collect();
+        Some(Box::new(Self {
+            picker: crate::bench::fileset::FilePicker::new(set, plan.seed),
+            fds: plan.files.iter().map(|f| f.as_raw_fd()).collect(),
+            workloads,
+            current: 0,
+        }))
+    }
+
+    /// Moves `workload` and `fd` to the file of the next I/O.
+    fn switch(&mut self, workload: &mut Workload, fd: &mut RawFd) {
+        let next = self.picker.pick() as usize;
+        if next == self.current {
+            return;
+        }
+        let Some(incoming) = self.workloads[next].take() else {
+            return;
+        };
+        self.workloads[self.current] = Some(std::mem::replace(workload, incoming));
+        self.current = next;
+        *fd = self.fds[next];
+    }
+}
+
 fn wait_for_window_end(control: &SegmentControl) {
     while !control.window_closed.load(Ordering::Acquire) && !control.stop.load(Ordering::Relaxed) {
         std::thread::sleep(std::time::Duration::from_millis(1));
@@ -1894,6 +1960,7 @@ mod tests {
         let spec = Arc::new(spec);
         let file = Arc::new(OwnedFd::from(std::fs::File::open("/dev/null").unwrap()));
         let plan = WorkerPlan {
+            files: Vec::new(),
             id: 0,
             worker: 0,
             spec,

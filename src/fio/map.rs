@@ -1366,6 +1366,8 @@ fn job(
     let mut do_verify: Option<&Entry> = None;
     let mut wait_for: Option<&Entry> = None;
     let mut filename_format: Option<&Entry> = None;
+    let mut open_files: Option<&Entry> = None;
+    let mut file_service: Option<&Entry> = None;
     let mut blockalign: Option<&Entry> = None;
     let mut fill_device: Option<&Entry> = None;
     // fio's zonemode, zonesize, zonerange, zoneskip (by `ZoneOpt`).
@@ -1502,6 +1504,7 @@ fn job(
                 push(&mut options, Key::ContinueOnError, text, entry);
             }
             Opt::OpenFiles => {
+                open_files = Some(entry);
                 let text = value(entry);
                 if !text.parse::<u64>().is_ok_and(|n| n >= 1) {
                     return Err(usage!(
@@ -1511,6 +1514,7 @@ fn job(
                 }
             }
             Opt::FileServiceType => {
+                file_service = Some(entry);
                 let text = value(entry);
                 let (kind, arg) = text.split_once([':', '%']).unwrap_or((text, "1"));
                 let known = matches!(
@@ -1628,6 +1632,8 @@ fn job(
         (filename_format, None)
     };
     let dir = directory.map(|d| PathBuf::from(value(d)));
+    // The other files of a job over several (fio's ':' list in filename).
+    let mut listed: Vec<PathBuf> = Vec::new();
     let (target, found, target_entry) = match filename {
         Some(entry) if meta => {
             return Err(usage!(
@@ -1641,14 +1647,10 @@ fn job(
             ));
         }
         Some(entry) => {
-            let text = value(entry);
-            if text.contains(':') {
-                return Err(usage!(
-                    "{}: diskdash runs one file or device per job; give each its own job \
-                     section (fio's ':' list)",
-                    entry.located()
-                ));
-            }
+            // fio's ':' list: the job's files, the first one its target.
+            let mut names = value(entry).split(':').filter(|n| !n.is_empty());
+            let text = names.next().unwrap_or("");
+            listed = names.map(PathBuf::from).collect();
             let path = match &dir {
                 Some(dir) if Path::new(text).is_relative() => dir.join(text),
                 _ => PathBuf::from(text),
@@ -1811,7 +1813,28 @@ fn job(
             target.display()
         ));
     };
-    push(&mut options, Key::Size, size_text.clone(), size_entry);
+    let nrfiles = if meta {
+        1
+    } else if filename.is_some() {
+        listed.len() as u64 + 1
+    } else {
+        options
+            .iter()
+            .rfind(|o| o.key == Key::NrFiles)
+            .and_then(|o| o.value.trim().parse::<u64>().ok())
+            .unwrap_or(1)
+            .max(1)
+    };
+    // Several files: fio's size is the job's, each file its share; filesize is each file's.
+    let (size_text, file_size_text) = match crate::units::parse_size_bytes(&size_text) {
+        Some(bytes) if nrfiles > 1 && size_entry.option.replace('-', "_") == "filesize" => (
+            (bytes.saturating_mul(nrfiles)).to_string(),
+            bytes.to_string(),
+        ),
+        Some(bytes) if nrfiles > 1 => (size_text, (bytes / nrfiles).to_string()),
+        _ => (size_text.clone(), size_text),
+    };
+    push(&mut options, Key::Size, file_size_text, size_entry);
     match (time_based, io_size) {
         (None, Some(entry)) => push_io_size(&mut options, value(entry), entry, loops)?,
         (None, None) => push_io_size(&mut options, &size_text, size_entry, loops)?,
@@ -1839,6 +1862,16 @@ fn job(
     }
     trim_caps(&mut options, settings)?;
     let mut spec = validate(&options, machine)?;
+    if nrfiles > 1 {
+        spec.files = Some(file_set(
+            &spec,
+            nrfiles,
+            open_files,
+            file_service,
+            settings,
+            filename.or(target_entry),
+        )?);
+    }
     if let Some(files) = spec.meta.as_mut() {
         if let Some(format) = meta_format {
             files.format = value(format).to_string();
@@ -1872,7 +1905,25 @@ fn job(
     }
     // fio gives each clone a file of its own when the name has its number.
     let format_text = filename_format.map_or(DEFAULT_FILENAME_FORMAT, value);
-    let clones = if filename.is_none() && !meta && format_text.contains("$jobnum") {
+    let clones = if spec.files.is_some() && filename.is_some() {
+        listed
+    } else if spec.files.is_some() {
+        (1..nrfiles)
+            .map(|f| {
+                let path = file_path(
+                    &format_text.replace("$filenum", &f.to_string()),
+                    &name,
+                    0,
+                    dir.as_deref(),
+                );
+                match filename_format {
+                    Some(format) => named_file(&path, format, io.probe),
+                    None => named_file_of_job(&path, &name, io.probe),
+                }
+                .map(|_| path)
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?
+    } else if filename.is_none() && !meta && format_text.contains("$jobnum") {
         let mut clones = Vec::new();
         for clone in 1..spec.numjobs {
             let path = file_path(format_text, &name, clone, dir.as_deref());
@@ -1901,6 +1952,69 @@ fn job(
         stonewall,
         new_group,
         group_reporting,
+    })
+}
+
+/// A job's several files (fio's `nrfiles` or a ':' list): how its I/O moves between them
+/// (`openfiles`, `file_service_type`). One worker spreads over them; each file is `size`
+/// over their number (or `filesize`).
+fn file_set(
+    spec: &crate::bench::spec::JobSpec,
+    count: u64,
+    open_files: Option<&Entry>,
+    service: Option<&Entry>,
+    settings: &mut Settings,
+    at: Option<&Entry>,
+) -> anyhow::Result<crate::bench::fileset::FileSet> {
+    use crate::bench::fileset::{FileSet, Service};
+    let place = at.map_or_else(|| "nrfiles".to_string(), Entry::located);
+    if spec.numjobs > 1 {
+        return Err(usage!(
+            "{place}: {count} files and numjobs={}: diskdash spreads one worker over several \
+             files; give each clone its own job section, or use numjobs=1",
+            spec.numjobs
+        ));
+    }
+    if spec.verify.is_some() {
+        return Err(usage!(
+            "{place}: diskdash verifies one file per job; drop verify or use nrfiles=1"
+        ));
+    }
+    if spec.size_bytes < spec.block_size_bytes {
+        return Err(usage!(
+            "{place}: each of the {count} files gets {} bytes, less than one block; raise size \
+             or lower nrfiles",
+            spec.size_bytes
+        ));
+    }
+    let (service, batch) = match service {
+        Some(entry) => {
+            let (service, batch, note) = FileSet::parse_service(value(entry)).ok_or_else(|| {
+                usage!(
+                    "{} {:?} is not a file service type; use random, roundrobin or \
+                         sequential (each with an optional :N)",
+                    entry.name(),
+                    value(entry)
+                )
+            })?;
+            if let Some(note) = note {
+                settings.note(format!("{}: {note}", entry.located()));
+            }
+            (service, batch)
+        }
+        // fio's default.
+        None => (Service::RoundRobin, 1),
+    };
+    let open = open_files
+        .and_then(|e| value(e).parse::<u64>().ok())
+        .unwrap_or(count)
+        .clamp(1, count);
+    Ok(FileSet {
+        count: u32::try_from(count).unwrap_or(u32::MAX),
+        open: u32::try_from(open).unwrap_or(u32::MAX),
+        service,
+        batch,
+        file_bytes: spec.size_bytes,
     })
 }
 

@@ -377,12 +377,25 @@ impl SegmentRun {
                     0 => (!job.clone_files.is_empty()).then_some(&job.file),
                     n => job.clone_files.get(n as usize - 1),
                 };
+                // A job over several files: its worker has them all (the job's first).
+                let files = if spec.files.is_some() {
+                    std::iter::once(&job.file)
+                        .chain(&job.clone_files)
+                        .cloned()
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                let own_file = if files.is_empty() { own_file } else { None };
                 let plan = WorkerPlan {
                     id,
                     worker,
+                    files,
                     spec: spec.clone(),
                     file: own_file.unwrap_or(&job.file).clone(),
-                    whole_region: own_file.is_some() || (job.whole && spec.verify.is_none()),
+                    whole_region: own_file.is_some()
+                        || spec.files.is_some()
+                        || (job.whole && spec.verify.is_none()),
                     working_set_bytes: job.working_set_bytes,
                     seed: job.seed,
                     engine: job.engine,

@@ -110,8 +110,8 @@ fn metadata_engines_refuse_what_they_cannot_run() {
             "use directory=DIR",
         ),
         (
-            "ioengine=psync\nnrfiles=4\nsize=1m\n",
-            "diskdash runs one file per job",
+            "ioengine=psync\nnrfiles=4\nnumjobs=2\nsize=1m\n",
+            "4 files and numjobs=2",
         ),
     ] {
         let path = dir.path().join("j.fio");

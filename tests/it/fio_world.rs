@@ -165,19 +165,15 @@ fn engines_for_other_backends_are_refused_naming_the_engine() {
 }
 
 #[test]
-fn one_file_per_job_is_taken_and_more_are_refused() {
+fn one_named_file_is_one_file_and_a_bad_service_type_is_refused() {
     let out = parse_only(
         "[a]\nnrfiles=1\nopenfiles=1\nfile_service_type=roundrobin\nsize=1m\nfilename=f\n",
     );
     assert_success(&out);
     assert_eq!(stderr(&out), "");
+    // A named file is the job's one file, whatever nrfiles says (fio counts the names).
     let out = parse_only("[a]\nnrfiles=4\nsize=1m\nfilename=f\n");
-    assert_refused(
-        &out,
-        "j.fio:2: nrfiles 4: diskdash runs one file per job with ioengine (fio's default) \
-         \"psync\"; give each file its own job section, or use nrfiles=1 (many files are for \
-         filecreate, filestat and filedelete)",
-    );
+    assert_success(&out);
     let out = parse_only("[a]\nfile_service_type=bogus\nsize=1m\nfilename=f\n");
     assert_refused(
         &out,

@@ -25,6 +25,7 @@ mod fio_latency;
 mod fio_layout;
 mod fio_logs;
 mod fio_meta;
+mod fio_nrfiles;
 mod fio_options;
 mod fio_output;
 mod fio_parse;

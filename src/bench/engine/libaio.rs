@@ -222,7 +222,7 @@ impl LibaioEngine {
         self.pending.clear();
         for i in 0..self.trims.len() {
             let io = self.trims[i];
-            let result = super::psync::trim(self.fd, self.block_device, &io);
+            let result = super::psync::trim(io.fd_or(self.fd), self.block_device, &io);
             self.done.push(Completion {
                 slot: io.slot,
                 result,
@@ -322,7 +322,7 @@ impl Engine for LibaioEngine {
                 Direction::Write => IOCB_CMD_PWRITE,
                 _ => IOCB_CMD_PREAD,
             },
-            aio_fildes: u32::try_from(self.fd).unwrap_or(u32::MAX),
+            aio_fildes: u32::try_from(io.fd_or(self.fd)).unwrap_or(u32::MAX),
             aio_buf: io.buf as u64,
             aio_nbytes: u64::from(io.len_bytes),
             aio_offset: i64::try_from(io.offset_bytes).unwrap_or(i64::MAX),
@@ -407,6 +407,7 @@ mod tests {
             len_bytes: 4096,
             buf: buffers.slot_ptr(slot as usize),
             ioprio: 0,
+            fd: -1,
         }
     }
 

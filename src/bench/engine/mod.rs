@@ -10,6 +10,7 @@ pub mod psync;
 pub mod uring;
 
 use std::io;
+use std::os::fd::RawFd;
 
 use crate::bench::workload::Direction;
 
@@ -24,6 +25,18 @@ pub struct Io {
     /// The I/O's own priority (fio's cmdprio: class << 13 | level); 0: the thread's applies.
     /// io_uring sends it in the sqe, libaio with `IOCB_FLAG_IOPRIO`; psync has no place for it.
     pub ioprio: u16,
+    /// The file of a worker with several (fio's `nrfiles`); `-1`: the engine's own, the
+    /// worker's only file.
+    pub fd: RawFd,
+}
+
+impl Io {
+    /// The descriptor to use: the I/O's file, else `own`.
+    #[inline]
+    #[must_use]
+    pub fn fd_or(&self, own: RawFd) -> RawFd {
+        if self.fd < 0 { own } else { self.fd }
+    }
 }
 
 /// One completion: the slot and the syscall-style result (bytes done, or `-errno`).

@@ -57,8 +57,9 @@ impl PsyncEngine {
     fn run(&self, io: &Io) -> i32 {
         let offset = libc::off_t::try_from(io.offset_bytes).unwrap_or(libc::off_t::MAX);
         let len = io.len_bytes as usize;
+        let fd = io.fd_or(self.fd);
         let rc = match (self.calls, io.direction) {
-            (_, Direction::Trim) => return trim(self.fd, self.block_device, io),
+            (_, Direction::Trim) => return trim(fd, self.block_device, io),
             (Calls::ReadWrite, _) => None,
             (Calls::Falloc, direction) => {
                 let mode = if direction == Direction::Read {
@@ -67,13 +68,11 @@ impl PsyncEngine {
                     0
                 };
                 // SAFETY: fallocate takes plain integers; the fd is open for the run.
-                Some(unsafe {
-                    libc::fallocate(self.fd, mode, offset, libc::off_t::from(io.len_bytes))
-                })
+                Some(unsafe { libc::fallocate(fd, mode, offset, libc::off_t::from(io.len_bytes)) })
             }
             (Calls::Ftruncate, Direction::Write) => {
                 // SAFETY: ftruncate takes plain integers; the fd is open for the run.
-                Some(unsafe { libc::ftruncate(self.fd, offset) })
+                Some(unsafe { libc::ftruncate(fd, offset) })
             }
             (Calls::Ftruncate, _) => return -libc::EINVAL,
         };
@@ -90,9 +89,9 @@ impl PsyncEngine {
         let result = match io.direction {
             // SAFETY: io.buf points to at least len_bytes of the worker's buffers, which outlive
             // this call; the fd is open for the duration of the run.
-            Direction::Read => unsafe { libc::pread(self.fd, io.buf.cast(), len, offset) },
+            Direction::Read => unsafe { libc::pread(fd, io.buf.cast(), len, offset) },
             // SAFETY: as above; the buffer is only read.
-            Direction::Write => unsafe { libc::pwrite(self.fd, io.buf.cast(), len, offset) },
+            Direction::Write => unsafe { libc::pwrite(fd, io.buf.cast(), len, offset) },
             Direction::Trim => unreachable!("trims are handled above"),
         };
         if result < 0 {

@@ -257,10 +257,10 @@ impl UringEngine {
                     }
                 };
             }
-            let entry = if self.fixed_file {
+            let entry = if self.fixed_file && io.fd < 0 {
                 vectored!(types::Fixed(0))
             } else {
-                vectored!(types::Fd(self.fd))
+                vectored!(types::Fd(io.fd_or(self.fd)))
             };
             return entry.user_data(u64::from(io.slot));
         }
@@ -291,10 +291,10 @@ impl UringEngine {
                 }
             };
         }
-        let entry = if self.fixed_file {
+        let entry = if self.fixed_file && io.fd < 0 {
             build!(types::Fixed(0))
         } else {
-            build!(types::Fd(self.fd))
+            build!(types::Fd(io.fd_or(self.fd)))
         };
         entry.user_data(u64::from(io.slot))
     }

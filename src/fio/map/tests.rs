@@ -606,8 +606,9 @@ fn every_bad_input_names_itself_and_the_fix() {
         ),
         (
             &["--name=a", "--filename=a:b"],
-            "--filename=a:b: diskdash runs one file or device per job; give each its own job \
-             section (fio's ':' list)",
+            // fio's ':' list is two files; the first needs a size to be created.
+            "--filename a does not exist and no size to create it; add size=SIZE (e.g. \
+             size=10G) or create the file",
         ),
         (
             &["--name=a", "--filename=/dev/null"],

@@ -1,0 +1,174 @@
+//! Several files per job with the ordinary engines: `nrfiles` (names from `filename_format`),
+//! a `filename=a:b` list, `openfiles` and `file_service_type`. One worker spreads its I/O over
+//! the files; each file gets its share and keeps its own position.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::fio_run::fio;
+use crate::support::*;
+
+/// Runs `job` in `dir` (extra arguments first); the output and the record's only job.
+fn run_in(dir: &Path, job: &str, args: &[&str]) -> (Output, Value) {
+    std::fs::write(dir.join("j.fio"), job).unwrap();
+    let mut all = args.to_vec();
+    all.extend(["j.fio", "--json", "r.json"]);
+    let out = fio(dir, &all);
+    let record = read_json(&dir.join("r.json"));
+    (out, record["segments"][0]["jobs"][0].clone())
+}
+
+/// The regular files in `dir` but the job file and the record: (name, length), sorted.
+fn files(dir: &Path) -> Vec<(String, u64)> {
+    let mut found: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| {
+            (
+                e.file_name().into_string().unwrap(),
+                e.metadata().unwrap().len(),
+            )
+        })
+        .filter(|(name, _)| !name.ends_with(".fio") && !name.ends_with(".json"))
+        .collect();
+    found.sort();
+    found
+}
+
+/// Bytes allocated to `path` (a sparse file's holes take none).
+fn allocated(path: &Path) -> u64 {
+    std::fs::metadata(path).unwrap().blocks() * 512
+}
+
+#[test]
+fn every_file_gets_its_share_for_each_service_type() {
+    for service in [
+        "random",
+        "roundrobin",
+        "sequential",
+        "roundrobin:3",
+        "random:2",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        // Sparse files: a block is allocated only once the job writes it.
+        for f in 0..4 {
+            sparse_file(&dir.path().join(format!("w.0.{f}")), 256 << 10);
+        }
+        let (out, job) = run_in(
+            dir.path(),
+            &format!("[w]\nrw=randwrite\nbs=4k\nsize=1m\nnrfiles=4\nfile_service_type={service}\n"),
+            &["--allow-destructive"],
+        );
+        assert_success(&out);
+        assert_eq!(
+            job["write"]["io_bytes"],
+            1 << 20,
+            "{service}: the job's bytes"
+        );
+        for f in 0..4 {
+            let path = dir.path().join(format!("w.0.{f}"));
+            assert_eq!(allocated(&path), 256 << 10, "{service}: every block of {f}");
+        }
+    }
+}
+
+#[test]
+fn nrfiles_creates_its_files_named_by_filename_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, job) = run_in(
+        dir.path(),
+        "[seq]\nrw=write\nbs=64k\nsize=768k\nnrfiles=3\nopenfiles=2\n\
+         filename_format=$jobname-$filenum.dat\n",
+        &[],
+    );
+    assert_success(&out);
+    assert_eq!(job["write"]["io_bytes"], 768 << 10);
+    assert_eq!(
+        files(dir.path()),
+        [
+            ("seq-0.dat".to_string(), 256 << 10),
+            ("seq-1.dat".to_string(), 256 << 10),
+            ("seq-2.dat".to_string(), 256 << 10),
+        ]
+    );
+    // filesize is each file's: the job moves three of them.
+    let dir = tempfile::tempdir().unwrap();
+    let (out, job) = run_in(
+        dir.path(),
+        "[f]\nrw=write\nbs=4k\nfilesize=64k\nnrfiles=3\n",
+        &[],
+    );
+    assert_success(&out);
+    assert_eq!(job["write"]["io_bytes"], 192 << 10);
+    assert_eq!(files(dir.path()).len(), 3);
+}
+
+#[test]
+fn a_colon_list_in_filename_is_several_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, job) = run_in(
+        dir.path(),
+        "[l]\nrw=write\nbs=4k\nsize=128k\nfilename=a:b\n",
+        &[],
+    );
+    assert_success(&out);
+    assert_eq!(job["write"]["io_bytes"], 128 << 10);
+    assert_eq!(
+        files(dir.path()),
+        [("a".to_string(), 64 << 10), ("b".to_string(), 64 << 10)]
+    );
+}
+
+#[test]
+fn several_files_with_clones_or_verify_are_refused_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[w]\nsize=1m\nnrfiles=2\nnumjobs=2\n",
+    )
+    .unwrap();
+    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    assert_stderr_has(&out, "2 files and numjobs=2");
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[w]\nsize=1m\nnrfiles=2\nrw=write\nverify=crc32c\n",
+    )
+    .unwrap();
+    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_stderr_has(&out, "verifies one file per job");
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[w]\nsize=1m\nnrfiles=2\nfile_service_type=zipf:1.1\n",
+    )
+    .unwrap();
+    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    assert_success(&out);
+    assert_stderr_has(&out, "chooses each I/O's file uniformly at random");
+}
+
+#[test]
+#[ignore = "needs fio"]
+fn the_files_are_the_ones_fio_makes() {
+    let job = "[global]\nsize=1m\nbs=4k\nnrfiles=4\nfile_service_type=roundrobin\n\
+               [w]\nrw=write\n[r]\nrw=randwrite\nfilename_format=$jobname.f$filenum\n";
+    let ours = tempfile::tempdir().unwrap();
+    let (out, _) = run_in(ours.path(), job, &[]);
+    assert_success(&out);
+    let theirs = tempfile::tempdir().unwrap();
+    std::fs::write(theirs.path().join("j.fio"), job).unwrap();
+    let fio_out = std::process::Command::new("fio")
+        .args(["j.fio", "--output-format=json", "--output=r.json"])
+        .current_dir(theirs.path())
+        .output()
+        .unwrap();
+    assert!(fio_out.status.success(), "{}", stderr(&fio_out));
+    assert_eq!(files(ours.path()), files(theirs.path()));
+    assert_eq!(files(ours.path()).len(), 8);
+}
