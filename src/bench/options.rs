@@ -1349,6 +1349,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         numa_mem_policy: prio.numa_mem_policy,
         buffer_pattern,
         verify_pattern,
+        size_at_start: false,
         sg,
         fill_device,
         latency_target,
@@ -1966,7 +1967,8 @@ fn verify_option(
             name(Key::RandomDistribution)
         ));
     }
-    let bare = kind == crate::bench::verify::Kind::Pattern && opts.get(Key::VerifyPattern).is_some();
+    let bare =
+        kind == crate::bench::verify::Kind::Pattern && opts.get(Key::VerifyPattern).is_some();
     if !bare && block_size_bytes < crate::bench::verify::HEADER_LEN as u64 {
         return Err(usage!(
             "{verify} needs blocks of at least {} bytes for its header; raise {}",
@@ -1983,7 +1985,8 @@ fn verify_option(
                 .filter(|&b| b > 0 && b <= block_size_bytes && block_size_bytes % b == 0)
                 .ok_or_else(|| {
                     usage!(
-                        "{what} {text:?} does not divide the block size {block_size_bytes}; use a                          size that does, e.g. {what} 512"
+                        "{what} {text:?} does not divide the block size {block_size_bytes}; use a size \
+                         that does, e.g. 512"
                     )
                 })?;
             if !bare && bytes < crate::bench::verify::HEADER_LEN as u64 {
@@ -2025,12 +2028,14 @@ fn verify_pattern_option(
     let text = option.value.as_str();
     let pattern = crate::bench::verify::Pattern::parse(text).ok_or_else(|| {
         usage!(
-            "{what} {text:?} is not a pattern; use 0x and hex digits, and %o for the block's              offset (e.g. 0xaa555aa5)"
+            "{what} {text:?} is not a pattern; use 0x and hex digits, and %o for the block's \
+             offset (e.g. 0xaa555aa5)"
         )
     })?;
     if verify.is_none() {
         return Err(usage!(
-            "{what} {text:?} fills verify blocks; add verify (meta or pattern), or use              buffer_pattern for the data of a job that does not verify"
+            "{what} {text:?} fills verify blocks; add verify (meta or pattern), or use \
+             buffer_pattern for the data of a job that does not verify"
         ));
     }
     Ok(Some(pattern))

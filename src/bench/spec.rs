@@ -344,6 +344,9 @@ pub struct JobSpec {
     /// fio's `verify_pattern`: what a verifying job's blocks hold after their headers (with
     /// `verify=pattern`, the whole block).
     pub verify_pattern: Option<crate::bench::verify::Pattern>,
+    /// The job's size is its file's length when it starts (fio's size of a file an earlier,
+    /// stonewalled job writes into being); `size_bytes` is the most it can be.
+    pub size_at_start: bool,
     /// fio's sg engine on a block device, by its `sg_write_mode`.
     pub sg: Option<SgMode>,
     /// Writes until the filesystem or device is full (fio's `fill_device`): a write that
@@ -915,6 +918,7 @@ impl Default for JobSpec {
             numa_mem_policy: None,
             buffer_pattern: None,
             verify_pattern: None,
+            size_at_start: false,
             sg: None,
             fill_device: false,
             latency_target: None,

@@ -448,7 +448,8 @@ pub fn check_block(buf: &[u8], layout: &Layout<'_>, expected: &Expect) -> Result
                 mismatch.excerpt_at += start;
                 let _ = write!(
                     mismatch.what,
-                    " (in the verify_interval piece at byte {start})"
+                    " (in the verify_interval piece at byte {start}; byte {} of the block)",
+                    mismatch.at
                 );
             }
             return Err(mismatch);
@@ -1276,7 +1277,156 @@ mod tests {
         );
     }
 
+    fn layout(kind: Kind, pattern: Option<&Pattern>, interval: usize) -> Layout<'_> {
+        Layout {
+            kind,
+            pattern,
+            interval,
+        }
+    }
+
+    #[test]
+    fn a_bare_pattern_is_the_whole_block_and_a_changed_byte_is_named() {
+        let pattern = Pattern::parse("0xaa555aa5").unwrap();
+        let layout = layout(Kind::Pattern, Some(&pattern), 0);
+        let mut buf = vec![0u8; 4096];
+        fill_block(&mut buf, &layout, &id());
+        assert!(buf.chunks(4).all(|c| c == [0xaa, 0x55, 0x5a, 0xa5]));
+        check_block(&buf, &layout, &id().expect()).unwrap();
+        buf[1001] = 0;
+        let err = check_block(&buf, &layout, &id().expect()).unwrap_err();
+        assert_eq!(err.kind, MismatchKind::Data);
+        assert_eq!(err.at, 1001);
+        assert_eq!(err.what, "data: pattern byte 0x00 at 1001, expected 0x55");
+    }
+
+    #[test]
+    fn an_offset_in_the_pattern_is_the_blocks_offset() {
+        let pattern = Pattern::parse("0xff%o").unwrap();
+        assert_eq!(pattern.text(), "0xff%o");
+        let layout = layout(Kind::Pattern, Some(&pattern), 0);
+        let mut buf = vec![0u8; 18];
+        fill_block(&mut buf, &layout, &id());
+        let mut want = vec![0xff];
+        want.extend_from_slice(&4096u64.to_le_bytes());
+        want.extend_from_slice(&want.clone());
+        assert_eq!(buf, want);
+        // The same bytes read at another offset are not that block.
+        let elsewhere = Expect {
+            offset: 8192,
+            ..id().expect()
+        };
+        assert!(check_block(&buf, &layout, &elsewhere).is_err());
+    }
+
+    #[test]
+    fn headers_every_interval_then_the_pattern_from_the_blocks_start() {
+        let pattern = Pattern::parse("0xaa555aa5").unwrap();
+        let interval = layout(Kind::Crc32c, Some(&pattern), 512);
+        let mut buf = vec![0u8; 4096];
+        fill_block(&mut buf, &interval, &id());
+        for (i, piece) in buf.chunks(512).enumerate() {
+            assert_eq!(piece[..4], MAGIC);
+            assert_eq!(u64_at(piece, OFFSET_AT), 4096 + 512 * i as u64);
+            assert!(
+                piece[HEADER_LEN..]
+                    .chunks(4)
+                    .all(|c| c == [0xaa, 0x55, 0x5a, 0xa5])
+            );
+        }
+        check_block(&buf, &interval, &id().expect()).unwrap();
+        buf[1000] ^= 1;
+        let err = check_block(&buf, &interval, &id().expect()).unwrap_err();
+        assert_eq!(err.kind, MismatchKind::Data);
+        assert_eq!(err.at, 1000);
+        assert!(
+            err.what
+                .contains("piece at byte 512; byte 1000 of the block"),
+            "{}",
+            err.what
+        );
+        // A whole-block reader of interval-written blocks finds no header where it looks.
+        let whole = layout(Kind::Crc32c, Some(&pattern), 0);
+        let mut buf = vec![0u8; 4096];
+        fill_block(&mut buf, &interval, &id());
+        assert!(check_block(&buf, &whole, &id().expect()).is_err());
+    }
+
+    #[test]
+    fn an_interval_without_a_pattern_keys_each_piece_by_its_offset() {
+        let layout = layout(Kind::Xxhash, None, 1024);
+        let mut buf = vec![0u8; 4096];
+        fill_block(&mut buf, &layout, &id());
+        check_block(&buf, &layout, &id().expect()).unwrap();
+        buf.swap(1024 + 100, 3072 + 100);
+        buf[1024 + 100] ^= 0xff;
+        let err = check_block(&buf, &layout, &id().expect()).unwrap_err();
+        assert_eq!(err.at, 1124);
+    }
+
+    #[test]
+    fn stored_patterns_that_are_not_patterns() {
+        for text in [
+            "",
+            "aa",
+            "0x",
+            "0xabc",
+            "%",
+            "%x",
+            "0xzz",
+            &format!("0x{}", "ab".repeat(513)),
+        ] {
+            assert_eq!(Pattern::parse(text), None, "{text:?}");
+        }
+    }
+
     proptest! {
+        /// A pattern's stored text reads back as the same pattern.
+        #[test]
+        fn a_pattern_round_trips_through_its_text(
+            pieces in prop::collection::vec(
+                prop::option::of(prop::collection::vec(any::<u8>(), 1..16)),
+                1..8,
+            ),
+        ) {
+            let mut bytes = Vec::new();
+            let mut offsets = Vec::new();
+            for piece in pieces {
+                match piece {
+                    None => {
+                        offsets.push(bytes.len());
+                        bytes.extend_from_slice(&[0; 8]);
+                    }
+                    Some(part) => bytes.extend_from_slice(&part),
+                }
+            }
+            let pattern = Pattern::from_parts(bytes, offsets).unwrap();
+            prop_assert_eq!(Pattern::parse(&pattern.text()), Some(pattern));
+        }
+
+        /// Any byte changed in a block of any layout is found, at that byte.
+        #[test]
+        fn a_changed_byte_is_found_in_any_layout(
+            kind_index in 0..4usize,
+            with_pattern in any::<bool>(),
+            interval in prop::sample::select(vec![0usize, 512, 1024, 4096]),
+            pick in any::<usize>(),
+            flip in 1..=255u8,
+            offset in any::<u32>(),
+        ) {
+            let pattern = Pattern::parse("0x01%o0xfe").unwrap();
+            let kind = Kind::ALL[kind_index];
+            let layout = layout(kind, with_pattern.then_some(&pattern), interval);
+            let id = BlockId { offset: u64::from(offset) * 512, job: 0, generation: 0, seed: 9 };
+            let mut buf = vec![0u8; 4096];
+            fill_block(&mut buf, &layout, &id);
+            prop_assert!(check_block(&buf, &layout, &id.expect()).is_ok());
+            let at = pick % buf.len();
+            buf[at] ^= flip;
+            let err = check_block(&buf, &layout, &id.expect());
+            prop_assert!(err.is_err());
+        }
+
         /// A single flipped bit anywhere in the payload is bad data, found at its byte.
         #[test]
         fn a_flipped_payload_bit_is_found(

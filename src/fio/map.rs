@@ -1880,6 +1880,7 @@ fn job(
     }
     trim_caps(&mut options, settings)?;
     let mut spec = validate(&options, machine)?;
+    spec.size_at_start = sized_by.is_some();
     if let Some(files) = spec.meta.as_mut() {
         if let Some(format) = meta_format {
             files.format = value(format).to_string();
@@ -2352,7 +2353,11 @@ fn pattern_of(entry: &Entry) -> anyhow::Result<Vec<u8>> {
 
 /// fio's `verify` on a job that only reads: it checks the blocks it reads (`do_verify=1`,
 /// fio's default), as a `verify_only` job does here; with `do_verify=0` it checks nothing.
-fn read_job_verify(options: &mut Vec<JobOption>, do_verify: Option<&Entry>, settings: &mut Settings) {
+fn read_job_verify(
+    options: &mut Vec<JobOption>,
+    do_verify: Option<&Entry>,
+    settings: &mut Settings,
+) {
     let last = |options: &[JobOption], key: Key| {
         options
             .iter()
