@@ -31,6 +31,7 @@ mod fio_plot;
 mod fio_prio;
 mod fio_run;
 mod fio_sg;
+mod fio_surface;
 mod fio_world;
 mod fleet;
 mod generate;
