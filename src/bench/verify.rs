@@ -762,6 +762,9 @@ fn excerpt_start(at: usize, low: usize, high: usize) -> usize {
 
 /// The payload of a block, one 8-byte little-endian word after another (a payload that is
 /// not a multiple of 8 bytes ends with the first bytes of the next word).
+// A given pattern's period sits on the stack for one block's fill or check; boxing it would
+// allocate per block.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy)]
 enum Payload {
     /// Word `i` is splitmix64's output for the state `key + (i + 1) * GAMMA`: any word can be
