@@ -147,6 +147,10 @@ pub enum Key {
     NumaMemPolicy,
     /// fio's `buffer_pattern`: what the I/O buffers hold (fio's pattern, as hex here).
     BufferPattern,
+    /// fio's `verify_pattern` (fio's pattern, as hex and `%o` here).
+    VerifyPattern,
+    /// fio's `verify_interval`: a verify header every this many bytes within a block.
+    VerifyInterval,
     /// fio's sg engine's `sg_write_mode`, on a block device.
     SgWriteMode,
     /// fio's `fill_device` (`fill_fs`): a write job writes until the filesystem or device is
@@ -241,6 +245,8 @@ impl Key {
         Self::NumaCpuNodes,
         Self::NumaMemPolicy,
         Self::BufferPattern,
+        Self::VerifyPattern,
+        Self::VerifyInterval,
         Self::SgWriteMode,
         Self::FillDevice,
         Self::LatencyTarget,
@@ -796,6 +802,10 @@ pub static TABLE: [Row; 85] = [
         .commas(),
     Row::new(Key::BufferPattern, "--buffer-pattern", "buffer_pattern", FIO_ONLY)
         .help("The bytes every I/O buffer holds, repeated (fio's buffer_pattern; 0x and hex digits here)."),
+    Row::new(Key::VerifyPattern, "--verify-pattern", "verify_pattern", FIO_ONLY)
+        .help("What a verifying job's blocks hold after their headers, repeated from each block's start; with verify=pattern the whole block, no header (fio's verify_pattern; 0x and hex digits, %o for the block's offset)."),
+    Row::new(Key::VerifyInterval, "--verify-interval", "verify_interval", FIO_ONLY)
+        .help("A verify header every this many bytes within a block (fio's verify_interval); the block size divided by it."),
     // Set only by a job of fio's sg engine, which runs on a block device as psync.
     Row::new(Key::SgWriteMode, "--sg-write-mode", "sg_write_mode", FIO_ONLY)
         .help("What an sg job's writes do on the block device: write, write_and_verify, verify_bytchk_00 (read), verify_bytchk_01 (read and compare), verify_bytchk_11 (compare each block with the first), write_same, write_same_ndob (zeros)."),
@@ -1219,6 +1229,7 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         bssplit.is_some(),
         distribution,
     )?;
+    let verify_pattern = verify_pattern_option(&opts, verify.as_ref())?;
     if let Some(seq) = sequencer {
         let unit = bssplit
             .as_ref()
@@ -1354,6 +1365,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         numa_cpu_nodes: prio.numa_cpu_nodes,
         numa_mem_policy: prio.numa_mem_policy,
         buffer_pattern,
+        verify_pattern,
+        size_at_start: false,
         sg,
         fill_device,
         latency_target,
@@ -1989,19 +2002,78 @@ fn verify_option(
             name(Key::RandomDistribution)
         ));
     }
-    if block_size_bytes < crate::bench::verify::HEADER_LEN as u64 {
+    let bare =
+        kind == crate::bench::verify::Kind::Pattern && opts.get(Key::VerifyPattern).is_some();
+    if !bare && block_size_bytes < crate::bench::verify::HEADER_LEN as u64 {
         return Err(usage!(
             "{verify} needs blocks of at least {} bytes for its header; raise {}",
             crate::bench::verify::HEADER_LEN,
             name(Key::Bs)
         ));
     }
+    let interval = match opts.get(Key::VerifyInterval) {
+        None => 0,
+        Some(option) => {
+            let what = name(Key::VerifyInterval);
+            let text = option.value.as_str();
+            let bytes = crate::units::parse_size_bytes(text)
+                .filter(|&b| b > 0 && b <= block_size_bytes && block_size_bytes % b == 0)
+                .ok_or_else(|| {
+                    usage!(
+                        "{what} {text:?} does not divide the block size {block_size_bytes}; use a size \
+                         that does, e.g. 512"
+                    )
+                })?;
+            if !bare && bytes < crate::bench::verify::HEADER_LEN as u64 {
+                return Err(usage!(
+                    "{what} {text:?} is shorter than the {}-byte verify header; use at least {}",
+                    crate::bench::verify::HEADER_LEN,
+                    crate::bench::verify::HEADER_LEN
+                ));
+            }
+            if bytes == block_size_bytes {
+                0
+            } else {
+                u32::try_from(bytes).unwrap_or(0)
+            }
+        }
+    };
     Ok(Some(VerifySpec {
         kind,
         only,
         fatal,
         read_back,
+        interval,
     }))
+}
+
+/// fio's `verify_pattern`, kept as hex and `%o`; a verifying job only (fio fills the buffers
+/// of any job with it, which `buffer_pattern` does here).
+fn verify_pattern_option(
+    opts: &Options<'_>,
+    verify: Option<&VerifySpec>,
+) -> anyhow::Result<Option<crate::bench::verify::Pattern>> {
+    let Some(option) = opts.get(Key::VerifyPattern) else {
+        return Ok(None);
+    };
+    let what = Name {
+        key: Key::VerifyPattern,
+        origin: Some(&option.origin),
+    };
+    let text = option.value.as_str();
+    let pattern = crate::bench::verify::Pattern::parse(text).ok_or_else(|| {
+        usage!(
+            "{what} {text:?} is not a pattern; use 0x and hex digits, and %o for the block's \
+             offset (e.g. 0xaa555aa5)"
+        )
+    })?;
+    if verify.is_none() {
+        return Err(usage!(
+            "{what} {text:?} fills verify blocks; add verify (meta or pattern), or use \
+             buffer_pattern for the data of a job that does not verify"
+        ));
+    }
+    Ok(Some(pattern))
 }
 
 /// fio's io_uring options. Each asks for something only io_uring has, so another engine (or
@@ -2214,6 +2286,12 @@ impl JobSpec {
             }
         }
         self.prio_options(out);
+        if let Some(pattern) = &self.verify_pattern {
+            out.push((Key::VerifyPattern, pattern.text()));
+        }
+        if let Some(interval) = self.verify.map(|v| v.interval).filter(|&i| i > 0) {
+            out.push((Key::VerifyInterval, interval.to_string()));
+        }
         if let Some(pattern) = &self.buffer_pattern {
             out.push((Key::BufferPattern, hex_of(pattern)));
         }

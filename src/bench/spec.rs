@@ -350,6 +350,12 @@ pub struct JobSpec {
     pub numa_mem_policy: Option<crate::bench::prio::MemPolicy>,
     /// fio's `buffer_pattern`: the bytes every I/O buffer holds, repeated from its start.
     pub buffer_pattern: Option<Vec<u8>>,
+    /// fio's `verify_pattern`: what a verifying job's blocks hold after their headers (with
+    /// `verify=pattern`, the whole block).
+    pub verify_pattern: Option<crate::bench::verify::Pattern>,
+    /// The job's size is its file's length when it starts (fio's size of a file an earlier,
+    /// stonewalled job writes into being); `size_bytes` is the most it can be.
+    pub size_at_start: bool,
     /// fio's sg engine on a block device, by its `sg_write_mode`.
     pub sg: Option<SgMode>,
     /// Writes until the filesystem or device is full (fio's `fill_device`): a write that
@@ -826,6 +832,9 @@ pub struct VerifySpec {
     /// A write job reads back what it wrote after its run (fio's `do_verify`, default 1);
     /// `false` writes the verify headers only, for a later `verify_only` job.
     pub read_back: bool,
+    /// A header every this many bytes within a block (fio's `verify_interval`); 0: one per
+    /// block.
+    pub interval: u32,
 }
 
 /// fio's io_uring engine options. diskdash registers the file and the buffers by default
@@ -1038,6 +1047,8 @@ impl Default for JobSpec {
             numa_cpu_nodes: None,
             numa_mem_policy: None,
             buffer_pattern: None,
+            verify_pattern: None,
+            size_at_start: false,
             sg: None,
             fill_device: false,
             latency_target: None,

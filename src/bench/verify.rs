@@ -257,19 +257,227 @@ impl fmt::Display for Mismatch {
 
 impl std::error::Error for Mismatch {}
 
+/// The longest pattern fio takes (its `MAX_PATTERN_SIZE`), `%o` offsets included.
+pub const MAX_PATTERN: usize = 512;
+
+/// fio's `verify_pattern`: bytes repeated over the block from its first byte, with the
+/// block's offset (8 bytes, little-endian) wherever the pattern said `%o`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pattern {
+    /// The pattern's bytes, `%o` places included (8 bytes each, zero here).
+    bytes: Vec<u8>,
+    /// Where each `%o`'s 8 bytes start in `bytes`.
+    offsets: Vec<usize>,
+}
+
+impl Pattern {
+    /// The pattern stored as text: `0x` and hex digits and `%o`, one after the other
+    /// (`0xaa555aa5`, `0xff%o0x00`), as the option table keeps it; `None` when the text is
+    /// not that, is empty, or is longer than [`MAX_PATTERN`] bytes.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut bytes = Vec::new();
+        let mut offsets = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            if let Some(after) = rest.strip_prefix("%o") {
+                offsets.push(bytes.len());
+                bytes.extend_from_slice(&[0; 8]);
+                rest = after;
+            } else if let Some(hex) = rest.strip_prefix("0x") {
+                let end = hex
+                    .find(|c: char| !c.is_ascii_hexdigit())
+                    .unwrap_or(hex.len());
+                if end == 0 || end % 2 == 1 {
+                    return None;
+                }
+                for pair in hex.as_bytes()[..end].chunks(2) {
+                    let pair = std::str::from_utf8(pair).ok()?;
+                    bytes.push(u8::from_str_radix(pair, 16).ok()?);
+                }
+                rest = &hex[end..];
+            } else {
+                return None;
+            }
+            if bytes.len() > MAX_PATTERN {
+                return None;
+            }
+        }
+        (!bytes.is_empty()).then_some(Self { bytes, offsets })
+    }
+
+    /// The pattern's bytes and where `%o` goes, as [`Pattern::parse`] reads them.
+    #[must_use]
+    pub fn from_parts(bytes: Vec<u8>, offsets: Vec<usize>) -> Option<Self> {
+        let fits = !bytes.is_empty()
+            && bytes.len() <= MAX_PATTERN
+            && offsets.iter().all(|&at| at + 8 <= bytes.len());
+        fits.then_some(Self { bytes, offsets })
+    }
+
+    /// The text [`Pattern::parse`] reads back.
+    #[must_use]
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        let mut at = 0;
+        let mut places = self.offsets.iter().copied().peekable();
+        while at < self.bytes.len() {
+            if places.peek() == Some(&at) {
+                places.next();
+                out.push_str("%o");
+                at += 8;
+                continue;
+            }
+            let end = places.peek().copied().unwrap_or(self.bytes.len());
+            out.push_str("0x");
+            for byte in &self.bytes[at..end] {
+                let _ = write!(out, "{byte:02x}");
+            }
+            at = end;
+        }
+        out
+    }
+
+    /// The payload of the block at `offset` from block byte `phase` on.
+    fn payload(&self, offset: u64, phase: usize) -> Payload {
+        let mut period = [0u8; MAX_PATTERN];
+        period[..self.bytes.len()].copy_from_slice(&self.bytes);
+        for &at in &self.offsets {
+            period[at..at + 8].copy_from_slice(&offset.to_le_bytes());
+        }
+        Payload::Given {
+            period,
+            len: self.bytes.len(),
+            phase,
+        }
+    }
+}
+
+/// How a job lays its verify blocks out (fio's `verify`, `verify_pattern`, `verify_interval`).
+#[derive(Debug, Clone, Copy)]
+pub struct Layout<'a> {
+    pub kind: Kind,
+    /// The bytes that fill the block (fio's `verify_pattern`); `None`: the kind's own payload.
+    pub pattern: Option<&'a Pattern>,
+    /// A header every this many bytes within a block (fio's `verify_interval`); 0 or the block
+    /// size: one.
+    pub interval: usize,
+}
+
+impl Layout<'_> {
+    /// fio's `verify=pattern` with a given pattern: the whole block is the pattern, no header.
+    fn bare(&self) -> Option<&Pattern> {
+        self.pattern.filter(|_| self.kind == Kind::Pattern)
+    }
+
+    /// The block's pieces, each with a header of its own: `(start, length)`.
+    fn pieces(&self, len: usize) -> impl Iterator<Item = (usize, usize)> {
+        let step = if self.interval == 0 || self.interval >= len {
+            len.max(1)
+        } else {
+            self.interval
+        };
+        (0..len)
+            .step_by(step)
+            .map(move |start| (start, step.min(len - start)))
+    }
+}
+
+/// Writes a whole block as `layout` says: a header (every `interval` bytes) and the kind's
+/// payload or the pattern, or, for `verify=pattern` with a pattern, the pattern alone.
+///
+/// # Panics
+/// If a piece is shorter than [`HEADER_LEN`] where it carries a header (the job spec's
+/// validation keeps blocks and intervals at least that long).
+pub fn fill_block(buf: &mut [u8], layout: &Layout<'_>, id: &BlockId) {
+    if let Some(pattern) = layout.bare() {
+        pattern.payload(id.offset, 0).write(buf);
+        return;
+    }
+    for (start, len) in layout.pieces(buf.len()) {
+        let piece_id = BlockId {
+            offset: id.offset + start as u64,
+            ..*id
+        };
+        let given = layout
+            .pattern
+            .map(|pattern| pattern.payload(id.offset, start + HEADER_LEN));
+        fill_with(&mut buf[start..start + len], layout.kind, &piece_id, given);
+    }
+}
+
+/// Checks a block written by [`fill_block`] with the same layout: each piece's header and
+/// payload, or the bare pattern. The mismatch's byte positions count from the block's start.
+///
+/// # Errors
+/// What is wrong, the first thing found.
+pub fn check_block(buf: &[u8], layout: &Layout<'_>, expected: &Expect) -> Result<(), Mismatch> {
+    if let Some(pattern) = layout.bare() {
+        let source = pattern.payload(expected.offset, 0);
+        let Some(first) = source.first_difference(buf) else {
+            return Ok(());
+        };
+        let start = excerpt_start(first, 0, buf.len());
+        let end = (start + EXCERPT_LEN).min(buf.len());
+        return Err(Mismatch {
+            kind: MismatchKind::Data,
+            what: format!(
+                "data: pattern byte 0x{:02x} at {first}, expected 0x{:02x}",
+                buf[first],
+                source.byte(first)
+            ),
+            at: first,
+            excerpt_at: start,
+            expected_hex: hex_bytes((start..end).map(|i| source.byte(i))),
+            found_hex: hex_bytes(buf[start..end].iter().copied()),
+        });
+    }
+    for (start, len) in layout.pieces(buf.len()) {
+        let piece_expect = Expect {
+            offset: expected.offset + start as u64,
+            ..*expected
+        };
+        let given = layout
+            .pattern
+            .map(|pattern| pattern.payload(expected.offset, start + HEADER_LEN));
+        if let Err(mut mismatch) =
+            check_with(&buf[start..start + len], layout.kind, &piece_expect, given)
+        {
+            if start > 0 {
+                mismatch.at += start;
+                mismatch.excerpt_at += start;
+                let _ = write!(
+                    mismatch.what,
+                    " (in the verify_interval piece at byte {start}; byte {} of the block)",
+                    mismatch.at
+                );
+            }
+            return Err(mismatch);
+        }
+    }
+    Ok(())
+}
+
 /// Writes a whole block into `buf`: header, payload from `id` (see the module doc), checksum.
 /// Never allocates.
 ///
 /// # Panics
 /// If `buf` is shorter than [`HEADER_LEN`] (block sizes come from a validated job spec).
 pub fn fill(buf: &mut [u8], kind: Kind, id: &BlockId) {
+    fill_with(buf, kind, id, None);
+}
+
+/// [`fill`] with the payload `given` (a pattern) instead of the one from `id`.
+fn fill_with(buf: &mut [u8], kind: Kind, id: &BlockId, given: Option<Payload>) {
     assert!(
         buf.len() >= HEADER_LEN,
         "a verify block holds at least its {HEADER_LEN}-byte header, not {} bytes",
         buf.len()
     );
     let (header, payload) = buf.split_at_mut(HEADER_LEN);
-    Payload::of(kind, id.seed, id.offset, id.generation).write(payload);
+    given
+        .unwrap_or_else(|| Payload::of(kind, id.seed, id.offset, id.generation))
+        .write(payload);
     header.fill(0);
     header[..MAGIC.len()].copy_from_slice(&MAGIC);
     header[VERSION_AT] = VERSION;
@@ -295,6 +503,16 @@ pub fn fill(buf: &mut [u8], kind: Kind, id: &BlockId) {
 /// # Errors
 /// What is wrong, the first thing found.
 pub fn check(buf: &[u8], kind: Kind, expected: &Expect) -> Result<(), Mismatch> {
+    check_with(buf, kind, expected, None)
+}
+
+/// [`check`] of a block whose payload is `given` (a pattern), not the one its header keys.
+fn check_with(
+    buf: &[u8],
+    kind: Kind,
+    expected: &Expect,
+    given: Option<Payload>,
+) -> Result<(), Mismatch> {
     if buf.len() < HEADER_LEN {
         return Err(header_mismatch(
             buf,
@@ -363,12 +581,14 @@ pub fn check(buf: &[u8], kind: Kind, expected: &Expect) -> Result<(), Mismatch> 
     let (header, payload) = buf.split_at(HEADER_LEN);
     // The header's own fields key the payload: they match `expected` here, except the
     // generation when the reader does not know it.
-    let source = Payload::of(
-        kind,
-        u64_at(header, SEED_AT),
-        u64_at(header, OFFSET_AT),
-        u32_at(header, GENERATION_AT),
-    );
+    let source = given.unwrap_or_else(|| {
+        Payload::of(
+            kind,
+            u64_at(header, SEED_AT),
+            u64_at(header, OFFSET_AT),
+            u32_at(header, GENERATION_AT),
+        )
+    });
     let what = if kind == Kind::Pattern {
         match source.first_difference(payload) {
             None => return Ok(()),
@@ -542,6 +762,9 @@ fn excerpt_start(at: usize, low: usize, high: usize) -> usize {
 
 /// The payload of a block, one 8-byte little-endian word after another (a payload that is
 /// not a multiple of 8 bytes ends with the first bytes of the next word).
+// A given pattern's period sits on the stack for one block's fill or check; boxing it would
+// allocate per block.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy)]
 enum Payload {
     /// Word `i` is splitmix64's output for the state `key + (i + 1) * GAMMA`: any word can be
@@ -549,6 +772,12 @@ enum Payload {
     Stream { key: u64 },
     /// The same word everywhere.
     Pattern { word: u64 },
+    /// A given pattern (fio's `verify_pattern`): byte `i` is `period[(phase + i) % len]`.
+    Given {
+        period: [u8; MAX_PATTERN],
+        len: usize,
+        phase: usize,
+    },
 }
 
 /// splitmix64's increment (Steele, Lea, Flood 2014). Defined here, not shared with the
@@ -581,15 +810,36 @@ impl Payload {
         match *self {
             Self::Stream { key } => mix64(key.wrapping_add((index as u64 + 1).wrapping_mul(GAMMA))),
             Self::Pattern { word } => word,
+            Self::Given { .. } => {
+                let mut bytes = [0u8; 8];
+                for (k, byte) in bytes.iter_mut().enumerate() {
+                    *byte = self.byte(index * 8 + k);
+                }
+                u64::from_le_bytes(bytes)
+            }
         }
     }
 
     /// Byte `index` of the payload.
     fn byte(&self, index: usize) -> u8 {
-        self.word(index / 8).to_le_bytes()[index % 8]
+        match self {
+            Self::Given { period, len, phase } => period[(phase + index) % len],
+            _ => self.word(index / 8).to_le_bytes()[index % 8],
+        }
     }
 
     fn write(&self, payload: &mut [u8]) {
+        if let Self::Given { period, len, phase } = self {
+            let mut at = phase % len;
+            for byte in payload {
+                *byte = period[at];
+                at += 1;
+                if at == *len {
+                    at = 0;
+                }
+            }
+            return;
+        }
         let last = self.word(payload.len() / 8).to_le_bytes();
         let mut words = payload.chunks_exact_mut(8);
         match *self {
@@ -605,6 +855,8 @@ impl Payload {
                     chunk.copy_from_slice(&word.to_le_bytes());
                 }
             }
+            // Written byte by byte above.
+            Self::Given { .. } => {}
         }
         let tail = words.into_remainder();
         tail.copy_from_slice(&last[..tail.len()]);
@@ -612,10 +864,23 @@ impl Payload {
 
     /// The first byte of `payload` that is not this payload's.
     fn first_difference(&self, payload: &[u8]) -> Option<usize> {
+        if let Self::Given { period, len, phase } = self {
+            let mut at = phase % len;
+            for (i, byte) in payload.iter().enumerate() {
+                if *byte != period[at] {
+                    return Some(i);
+                }
+                at += 1;
+                if at == *len {
+                    at = 0;
+                }
+            }
+            return None;
+        }
         let mut words = payload.chunks_exact(8);
         let mut state = match *self {
             Self::Stream { key } => key,
-            Self::Pattern { .. } => 0,
+            Self::Pattern { .. } | Self::Given { .. } => 0,
         };
         for (index, chunk) in (&mut words).enumerate() {
             let want = match *self {
@@ -624,6 +889,7 @@ impl Payload {
                     mix64(state)
                 }
                 Self::Pattern { word } => word,
+                Self::Given { .. } => self.word(index),
             };
             let found = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
             if found != want {
@@ -1014,7 +1280,156 @@ mod tests {
         );
     }
 
+    fn layout(kind: Kind, pattern: Option<&Pattern>, interval: usize) -> Layout<'_> {
+        Layout {
+            kind,
+            pattern,
+            interval,
+        }
+    }
+
+    #[test]
+    fn a_bare_pattern_is_the_whole_block_and_a_changed_byte_is_named() {
+        let pattern = Pattern::parse("0xaa555aa5").unwrap();
+        let layout = layout(Kind::Pattern, Some(&pattern), 0);
+        let mut buf = vec![0u8; 4096];
+        fill_block(&mut buf, &layout, &id());
+        assert!(buf.chunks(4).all(|c| c == [0xaa, 0x55, 0x5a, 0xa5]));
+        check_block(&buf, &layout, &id().expect()).unwrap();
+        buf[1001] = 0;
+        let err = check_block(&buf, &layout, &id().expect()).unwrap_err();
+        assert_eq!(err.kind, MismatchKind::Data);
+        assert_eq!(err.at, 1001);
+        assert_eq!(err.what, "data: pattern byte 0x00 at 1001, expected 0x55");
+    }
+
+    #[test]
+    fn an_offset_in_the_pattern_is_the_blocks_offset() {
+        let pattern = Pattern::parse("0xff%o").unwrap();
+        assert_eq!(pattern.text(), "0xff%o");
+        let layout = layout(Kind::Pattern, Some(&pattern), 0);
+        let mut buf = vec![0u8; 18];
+        fill_block(&mut buf, &layout, &id());
+        let mut want = vec![0xff];
+        want.extend_from_slice(&4096u64.to_le_bytes());
+        want.extend_from_slice(&want.clone());
+        assert_eq!(buf, want);
+        // The same bytes read at another offset are not that block.
+        let elsewhere = Expect {
+            offset: 8192,
+            ..id().expect()
+        };
+        assert!(check_block(&buf, &layout, &elsewhere).is_err());
+    }
+
+    #[test]
+    fn headers_every_interval_then_the_pattern_from_the_blocks_start() {
+        let pattern = Pattern::parse("0xaa555aa5").unwrap();
+        let interval = layout(Kind::Crc32c, Some(&pattern), 512);
+        let mut buf = vec![0u8; 4096];
+        fill_block(&mut buf, &interval, &id());
+        for (i, piece) in buf.chunks(512).enumerate() {
+            assert_eq!(piece[..4], MAGIC);
+            assert_eq!(u64_at(piece, OFFSET_AT), 4096 + 512 * i as u64);
+            assert!(
+                piece[HEADER_LEN..]
+                    .chunks(4)
+                    .all(|c| c == [0xaa, 0x55, 0x5a, 0xa5])
+            );
+        }
+        check_block(&buf, &interval, &id().expect()).unwrap();
+        buf[1000] ^= 1;
+        let err = check_block(&buf, &interval, &id().expect()).unwrap_err();
+        assert_eq!(err.kind, MismatchKind::Data);
+        assert_eq!(err.at, 1000);
+        assert!(
+            err.what
+                .contains("piece at byte 512; byte 1000 of the block"),
+            "{}",
+            err.what
+        );
+        // A whole-block reader of interval-written blocks finds no header where it looks.
+        let whole = layout(Kind::Crc32c, Some(&pattern), 0);
+        let mut buf = vec![0u8; 4096];
+        fill_block(&mut buf, &interval, &id());
+        assert!(check_block(&buf, &whole, &id().expect()).is_err());
+    }
+
+    #[test]
+    fn an_interval_without_a_pattern_keys_each_piece_by_its_offset() {
+        let layout = layout(Kind::Xxhash, None, 1024);
+        let mut buf = vec![0u8; 4096];
+        fill_block(&mut buf, &layout, &id());
+        check_block(&buf, &layout, &id().expect()).unwrap();
+        buf.swap(1024 + 100, 3072 + 100);
+        buf[1024 + 100] ^= 0xff;
+        let err = check_block(&buf, &layout, &id().expect()).unwrap_err();
+        assert_eq!(err.at, 1124);
+    }
+
+    #[test]
+    fn stored_patterns_that_are_not_patterns() {
+        for text in [
+            "",
+            "aa",
+            "0x",
+            "0xabc",
+            "%",
+            "%x",
+            "0xzz",
+            &format!("0x{}", "ab".repeat(513)),
+        ] {
+            assert_eq!(Pattern::parse(text), None, "{text:?}");
+        }
+    }
+
     proptest! {
+        /// A pattern's stored text reads back as the same pattern.
+        #[test]
+        fn a_pattern_round_trips_through_its_text(
+            pieces in prop::collection::vec(
+                prop::option::of(prop::collection::vec(any::<u8>(), 1..16)),
+                1..8,
+            ),
+        ) {
+            let mut bytes = Vec::new();
+            let mut offsets = Vec::new();
+            for piece in pieces {
+                match piece {
+                    None => {
+                        offsets.push(bytes.len());
+                        bytes.extend_from_slice(&[0; 8]);
+                    }
+                    Some(part) => bytes.extend_from_slice(&part),
+                }
+            }
+            let pattern = Pattern::from_parts(bytes, offsets).unwrap();
+            prop_assert_eq!(Pattern::parse(&pattern.text()), Some(pattern));
+        }
+
+        /// Any byte changed in a block of any layout is found, at that byte.
+        #[test]
+        fn a_changed_byte_is_found_in_any_layout(
+            kind_index in 0..4usize,
+            with_pattern in any::<bool>(),
+            interval in prop::sample::select(vec![0usize, 512, 1024, 4096]),
+            pick in any::<usize>(),
+            flip in 1..=255u8,
+            offset in any::<u32>(),
+        ) {
+            let pattern = Pattern::parse("0x01%o0xfe").unwrap();
+            let kind = Kind::ALL[kind_index];
+            let layout = layout(kind, with_pattern.then_some(&pattern), interval);
+            let id = BlockId { offset: u64::from(offset) * 512, job: 0, generation: 0, seed: 9 };
+            let mut buf = vec![0u8; 4096];
+            fill_block(&mut buf, &layout, &id);
+            prop_assert!(check_block(&buf, &layout, &id.expect()).is_ok());
+            let at = pick % buf.len();
+            buf[at] ^= flip;
+            let err = check_block(&buf, &layout, &id.expect());
+            prop_assert!(err.is_err());
+        }
+
         /// A single flipped bit anywhere in the payload is bad data, found at its byte.
         #[test]
         fn a_flipped_payload_bit_is_found(

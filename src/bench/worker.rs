@@ -1112,9 +1112,13 @@ impl<'a> Loop<'a> {
             // `buffers`.
             let block =
                 unsafe { std::slice::from_raw_parts_mut(buffers.slot_ptr(slot), len as usize) };
-            crate::bench::verify::fill(
+            crate::bench::verify::fill_block(
                 block,
-                verify.kind,
+                &crate::bench::verify::Layout {
+                    kind: verify.kind,
+                    pattern: self.spec.verify_pattern.as_ref(),
+                    interval: verify.interval as usize,
+                },
                 &crate::bench::verify::BlockId {
                     offset: offset_bytes,
                     job: 0,
@@ -1446,7 +1450,12 @@ impl<'a> Loop<'a> {
             seed: self.verify_seed,
             generation: None,
         };
-        let Err(mismatch) = crate::bench::verify::check(block, verify.kind, &expect) else {
+        let layout = crate::bench::verify::Layout {
+            kind: verify.kind,
+            pattern: self.spec.verify_pattern.as_ref(),
+            interval: verify.interval as usize,
+        };
+        let Err(mismatch) = crate::bench::verify::check_block(block, &layout, &expect) else {
             return true;
         };
         self.verify_out.failed += 1;

@@ -1352,6 +1352,7 @@ mod tests {
                 only: false,
                 fatal: false,
                 read_back: true,
+                interval: 0,
             }),
             ..sequenced(RwMode::Write, Sequencer::Skip(3 * 4096))
         };

@@ -96,7 +96,7 @@ enum Opt {
     SubmitMode,
     /// `ignore_error`: errors each class continues past, with `continue_on_error` only.
     IgnoreError,
-    /// `verify_pattern`: fio's pattern syntax; diskdash cannot write a given pattern.
+    /// `verify_pattern`: fio's pattern syntax, `%o` (the block's offset) included.
     VerifyPattern,
     /// `bsrange`: a range of block sizes; one size when both ends agree.
     BsRange,
@@ -340,11 +340,7 @@ option_table! {
             Value,
             "accepted; diskdash runs every job of a step to its own end (see exitall)",
         ),
-        "verify_interval" => Opt::Accepted(
-            Value,
-            "accepted; diskdash's check covers each whole block (fio's verify_interval splits \
-             it into smaller checked pieces)",
-        ),
+        "verify_interval" => Opt::Job(Key::VerifyInterval),
         "io_submit_mode" => Opt::SubmitMode,
         "ignore_error" => Opt::IgnoreError,
         "log_prio" => Opt::Accepted(
@@ -830,6 +826,19 @@ struct Settings {
     noted: std::collections::HashSet<String>,
     /// Notes past [`MAX_NOTES`], counted (a repeat of one counts each time).
     unshown: usize,
+    /// Files a job so far creates by writing them: a later, stonewalled job that names one
+    /// without a size takes its size when it starts, as fio does.
+    laid_out: Vec<LaidOut>,
+}
+
+/// A file a job creates by writing it.
+struct LaidOut {
+    path: PathBuf,
+    /// The writer's planned size: the most the file can hold when a later job starts.
+    bytes: u64,
+    job: String,
+    /// The step the writer runs in.
+    step: usize,
 }
 
 /// Notes printed at most; the rest are counted in one more.
@@ -1006,6 +1015,25 @@ fn build(
         job.group = group.id;
         group.jobs.push(job.name.clone());
         settings.group_reporting |= mapped.group_reporting;
+        let step = steps.len() - 1;
+        if let Some((_, writer)) = mapped.sized_by.as_ref().filter(|(at, _)| *at == step) {
+            let file = job.target.as_deref().unwrap_or(Path::new("")).display();
+            let name = crate::error::one_line(&job.name);
+            return Err(usage!(
+                "job {name} reads {file} while job {writer} writes it into being, so it has no \
+                 size yet; add stonewall to job {name} to run it after, or give it size=SIZE"
+            ));
+        }
+        if let (Some(path), Missing::Create { .. }, true) =
+            (&job.target, job.missing, job.spec.writes())
+        {
+            settings.laid_out.push(LaidOut {
+                path: path.clone(),
+                bytes: job.spec.size_bytes,
+                job: job.name.clone(),
+                step,
+            });
+        }
         steps.last_mut().expect("a step was pushed").jobs.push(job);
     }
     let create_only = match (
@@ -1302,6 +1330,8 @@ struct Mapped {
     stonewall: bool,
     new_group: bool,
     group_reporting: bool,
+    /// The step of the earlier job whose file this job takes the size of when it starts.
+    sized_by: Option<(usize, String)>,
 }
 
 /// fio's defaults where they differ from `diskdash bench`'s (fio's HOWTO): a sequential read
@@ -1466,10 +1496,17 @@ fn job(
                 };
                 match ours {
                     Some(ours) => {
+                        let meta = if text.eq_ignore_ascii_case("meta") {
+                            " (offset, length, writer, generation, as fio's meta header \
+                             holds offset, length and write number), then verify_pattern \
+                             where one is given"
+                        } else {
+                            ""
+                        };
                         settings.note(format!(
                             "{}: verify={text} runs as diskdash's {ours} check; the blocks \
-                             carry diskdash's header, which fio's verify cannot read (nor \
-                             diskdash fio's)",
+                             carry diskdash's header{meta}, which fio's verify cannot read \
+                             (nor diskdash fio's)",
                             entry.located()
                         ));
                         push(&mut options, Key::Verify, ours, entry);
@@ -1559,15 +1596,8 @@ fn job(
                 }
             },
             Opt::VerifyPattern => {
-                let text = value(entry);
-                let bytes = pattern_of(entry)?;
-                return Err(usage!(
-                    "{} {text:?}: diskdash's verify writes a payload of its own (verify=pattern: \
-                     one word from the job's seed) and cannot write a given {}-byte pattern; \
-                     drop verify_pattern and keep verify to check every block",
-                    entry.name(),
-                    bytes.len()
-                ));
+                let stored = verify_pattern_of(entry)?;
+                push(&mut options, Key::VerifyPattern, stored, entry);
             }
             Opt::BufferPattern => {
                 push(
@@ -1780,7 +1810,34 @@ fn job(
         )),
         (size_option, ..) => size_option,
     };
+    // A file an earlier job writes into being: its size when this job starts, which the
+    // run takes from the file (a working set is lowered to the file's length); planned
+    // here as the writer's size, the most it can be.
+    let mut sized_by: Option<(usize, String)> = None;
+    let writer = settings
+        .laid_out
+        .iter()
+        .find(|w| w.path == target)
+        .map(|w| (w.step, w.job.clone(), w.bytes));
+    let size_option = match (size_option, found) {
+        (None, Found::Missing) => match writer {
+            Some((step, job, bytes)) => {
+                settings.note(format!(
+                    "job {name}: {} is the file job {} writes; its size is taken when this \
+                     job starts (at most {})",
+                    target.display(),
+                    job,
+                    crate::units::format_bytes(bytes)
+                ));
+                sized_by = Some((step, job));
+                target_entry.map(|entry| (bytes.to_string(), entry))
+            }
+            None => None,
+        },
+        (size_option, _) => size_option,
+    };
     let missing = match found {
+        Found::Missing if sized_by.is_some() => Missing::Refuse,
         Found::Missing => {
             if size_option.is_none()
                 && let Some(entry) =
@@ -1850,6 +1907,7 @@ fn job(
             entry.located()
         ));
     }
+    read_job_verify(&mut options, do_verify, settings);
     if let Some(entry) = do_verify
         && !options
             .iter()
@@ -1872,6 +1930,7 @@ fn job(
             filename.or(target_entry),
         )?);
     }
+    spec.size_at_start = sized_by.is_some();
     if let Some(files) = spec.meta.as_mut() {
         if let Some(format) = meta_format {
             files.format = value(format).to_string();
@@ -1952,6 +2011,7 @@ fn job(
         stonewall,
         new_group,
         group_reporting,
+        sized_by,
     })
 }
 
@@ -2392,6 +2452,119 @@ fn pattern_of(entry: &Entry) -> anyhow::Result<Vec<u8>> {
             entry.name()
         )
     })
+}
+
+/// fio's `verify` on a job that only reads: it checks the blocks it reads (`do_verify=1`,
+/// fio's default), as a `verify_only` job does here; with `do_verify=0` it checks nothing.
+fn read_job_verify(
+    options: &mut Vec<JobOption>,
+    do_verify: Option<&Entry>,
+    settings: &mut Settings,
+) {
+    let last = |options: &[JobOption], key: Key| {
+        options
+            .iter()
+            .rev()
+            .find(|o| o.key == key)
+            .map(|o| o.value.clone())
+    };
+    let reads_only = matches!(last(options, Key::Rw).as_deref(), Some("read" | "randread"));
+    let verifies = last(options, Key::Verify).is_some_and(|v| v != "0");
+    if !reads_only || !verifies || last(options, Key::VerifyOnly).is_some() {
+        return;
+    }
+    let Some(verify) = options.iter().rev().find(|o| o.key == Key::Verify).cloned() else {
+        return;
+    };
+    let checks = do_verify.is_none_or(|entry| value(entry) != "0");
+    let at = match &verify.origin {
+        Origin::File { path, line } => format!("{path}:{line}"),
+        _ => "verify".to_string(),
+    };
+    if checks {
+        settings.note(format!(
+            "{at}: this read job checks the blocks it reads (fio's do_verify on a read job), \
+             as verify_only=1"
+        ));
+        options.push(JobOption {
+            key: Key::VerifyOnly,
+            value: "1".to_string(),
+            origin: verify.origin,
+        });
+    } else {
+        settings.note(format!(
+            "{at}: ignored; do_verify=0 on a read job checks nothing"
+        ));
+        options.push(JobOption {
+            key: Key::Verify,
+            value: "0".to_string(),
+            origin: verify.origin,
+        });
+    }
+}
+
+/// A `verify_pattern` entry as the option table keeps it: hex, with `%o` (fio's format for
+/// the block's offset, 8 bytes) where the pattern has it outside quotes.
+fn verify_pattern_of(entry: &Entry) -> anyhow::Result<String> {
+    let text = value(entry);
+    let fail = |why: String| {
+        usage!(
+            "{} {text:?}: {why}; write 0x followed by hex digits, a quoted string, a decimal \
+             number or %o (the block's offset)",
+            entry.name()
+        )
+    };
+    let mut stored = String::new();
+    let mut bytes = 0usize;
+    for piece in split_offsets(text) {
+        match piece {
+            None => {
+                stored.push_str("%o");
+                bytes += 8;
+            }
+            Some(part) if part.trim().is_empty() => {}
+            Some(part) => {
+                let part = fio_pattern(part).map_err(fail)?;
+                bytes += part.len();
+                stored.push_str(&hex_of(&part));
+            }
+        }
+    }
+    if bytes == 0 {
+        return Err(fail("an empty pattern".to_string()));
+    }
+    if bytes > crate::bench::verify::MAX_PATTERN {
+        return Err(fail(format!(
+            "{bytes} bytes, longer than fio's {}",
+            crate::bench::verify::MAX_PATTERN
+        )));
+    }
+    Ok(stored)
+}
+
+/// A pattern's text split at each `%o` outside quotes: the text between them (`Some`) and the
+/// `%o`s (`None`), in order.
+fn split_offsets(text: &str) -> Vec<Option<&str>> {
+    let mut out = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '%') if chars.peek().is_some_and(|&(_, n)| n == 'o') => {
+                chars.next();
+                out.push(Some(&text[start..i]));
+                out.push(None);
+                start = i + 2;
+            }
+            (None, _) => {}
+        }
+    }
+    out.push(Some(&text[start..]));
+    out
 }
 
 /// fio's pattern syntax (`verify_pattern`, `buffer_pattern`): elements one after the other,

@@ -706,14 +706,14 @@ impl Runner {
                 .zip(targets)
                 .enumerate()
                 .map(|(j, (job, &t))| JobSetup {
-                    spec: Arc::new(job.spec.clone()),
+                    spec: Arc::new(sized_now(&job.spec, &self.targets[t]).0),
                     file: self.targets[t].file.clone(),
                     clone_files: self.clone_targets[self.step][j]
                         .iter()
                         .map(|&c| self.targets[c].file.clone())
                         .collect(),
                     whole: job.whole,
-                    working_set_bytes: self.targets[t].working_set_bytes,
+                    working_set_bytes: sized_now(&job.spec, &self.targets[t]).1,
                     engine: match job.spec.ioengine {
                         EngineKind::IoUring => self.engine_kind,
                         other => other,
@@ -1427,4 +1427,28 @@ pub fn drop_page_cache(knob: &Path) -> std::io::Result<()> {
         .write(true)
         .open(knob)?
         .write_all(b"1")
+}
+
+/// A job's spec as its workers get it: for a job sized when it starts (fio's size of a file
+/// an earlier job wrote), its size is the file's length now in whole blocks (never more than
+/// planned), and its I/O that many bytes per pass. With its working set.
+fn sized_now(
+    spec: &crate::bench::spec::JobSpec,
+    target: &target::Target,
+) -> (crate::bench::spec::JobSpec, u64) {
+    let mut spec = spec.clone();
+    let planned = target.working_set_bytes;
+    if !spec.size_at_start {
+        return (spec, planned);
+    }
+    let len = crate::pinned::fstat(&target.file)
+        .map_or(planned, |st| u64::try_from(st.st_size).unwrap_or(0));
+    let block = spec.block_size_bytes.max(1);
+    let bytes = planned.min(len - len % block);
+    let passes = spec
+        .io_size_bytes
+        .map(|io| (io / spec.size_bytes.max(1)).max(1));
+    spec.io_size_bytes = passes.map(|n| n.saturating_mul(bytes));
+    spec.size_bytes = bytes;
+    (spec, bytes)
 }

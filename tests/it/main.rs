@@ -34,6 +34,7 @@ mod fio_prio;
 mod fio_run;
 mod fio_seqrw;
 mod fio_sg;
+mod fio_surface;
 mod fio_world;
 mod fio_zbd;
 mod fleet;

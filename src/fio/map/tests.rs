@@ -1470,3 +1470,83 @@ fn fill_device_sizes_a_new_file_past_the_free_space() {
         "{err}"
     );
 }
+
+#[test]
+fn verify_pattern_and_interval_reach_the_job_as_fio_means_them() {
+    let inv = one(
+        "[a]\nsize=16m\nrw=write\nbs=64k\nverify=meta\nverify_pattern=0xaa555aa5\n\
+         verify_interval=512\n",
+    )
+    .unwrap();
+    let spec = &jobs(&inv)[0].spec;
+    assert_eq!(spec.verify.unwrap().kind.as_str(), "crc32c");
+    assert_eq!(spec.verify.unwrap().interval, 512);
+    assert_eq!(spec.verify_pattern.as_ref().unwrap().text(), "0xaa555aa5");
+    // Strings, numbers and %o (outside quotes only) as fio's pattern syntax has them.
+    let inv = one("[a]\nsize=16m\nrw=write\nverify=pattern\nverify_pattern=\"ab%o\"%o 0x01 17\n")
+        .unwrap();
+    let pattern = jobs(&inv)[0].spec.verify_pattern.clone().unwrap();
+    assert_eq!(pattern.text(), "0x6162256f%o0x0111");
+    for (text, want) in [
+        (
+            "verify_pattern=0xzz",
+            "j.fio:5: verify_pattern \"0xzz\": 0x with no hex digits; write 0x followed by hex \
+             digits, a quoted string, a decimal number or %o (the block's offset)",
+        ),
+        (
+            "verify_interval=1000",
+            "j.fio:5: verify_interval \"1000\" does not divide the block size 65536; use a size \
+             that does, e.g. 512",
+        ),
+        (
+            "verify_interval=64",
+            "j.fio:5: verify_interval \"64\" is shorter than the 80-byte verify header; use at \
+             least 80",
+        ),
+    ] {
+        let file = format!("[a]\nsize=16m\nrw=write\nbs=64k\n{text}\nverify=crc32c\n");
+        assert_eq!(one(&file).unwrap_err(), want, "{text}");
+    }
+    assert_eq!(
+        one("[a]\nsize=16m\nrw=write\nverify_pattern=0x01\n").unwrap_err(),
+        "j.fio:4: verify_pattern \"0x01\" fills verify blocks; add verify (meta or pattern), or \
+         use buffer_pattern for the data of a job that does not verify"
+    );
+}
+
+#[test]
+fn a_read_job_with_verify_checks_what_it_reads_unless_do_verify_is_0() {
+    let inv = one("[a]\nsize=16m\nrw=read\nverify=crc32c\n").unwrap();
+    assert!(jobs(&inv)[0].spec.verify.unwrap().only);
+    let inv = one("[a]\nsize=16m\nrw=read\nverify=crc32c\ndo_verify=0\n").unwrap();
+    assert!(jobs(&inv)[0].spec.verify.is_none());
+}
+
+#[test]
+fn a_file_an_earlier_job_writes_is_sized_when_the_reader_starts() {
+    let text = "[global]\nbs=64k\nverify=meta\nverify_pattern=0xaa555aa5\nverify_interval=512\n\
+                [w]\nfilename=data\nsize=8m\nrw=write\ndo_verify=0\n\
+                [r]\nstonewall\nfilename=data\nrw=read\ndo_verify=1\n";
+    let inv = one(text).unwrap();
+    let jobs = jobs(&inv);
+    assert!(!jobs[0].spec.size_at_start);
+    assert_eq!(jobs[1].missing, Missing::Refuse);
+    assert!(jobs[1].spec.size_at_start);
+    assert_eq!(
+        jobs[1].spec.size_bytes,
+        8 << 20,
+        "at most the writer's size"
+    );
+    assert!(jobs[1].spec.verify.unwrap().only);
+    assert!(
+        inv.notes
+            .iter()
+            .any(|n| n.contains("job r: data is the file job w writes"))
+    );
+    // Without stonewall it would read the file while it is being written.
+    assert_eq!(
+        one(&text.replace("stonewall\n", "")).unwrap_err(),
+        "job r reads data while job w writes it into being, so it has no size yet; add \
+         stonewall to job r to run it after, or give it size=SIZE"
+    );
+}
