@@ -440,8 +440,8 @@ fn fio_verify_reads_back_through_the_jobs_engine_at_its_depth() {
     let json: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("v.json")).unwrap()).unwrap();
     let job = &json["jobs"][0];
-    for dir in ["read", "write"] {
-        assert_eq!(job[dir]["io_bytes"], 4 << 20, "{dir}: {}", job[dir]);
-        assert_eq!(job[dir]["total_ios"], 1024, "{dir}: {}", job[dir]);
+    for side in ["read", "write"] {
+        assert_eq!(job[side]["io_bytes"], 4 << 20, "{side}: {}", job[side]);
+        assert_eq!(job[side]["total_ios"], 1024, "{side}: {}", job[side]);
     }
 }
