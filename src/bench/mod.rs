@@ -14,6 +14,7 @@ pub mod options;
 pub mod prio;
 pub mod randmap;
 pub mod rate;
+pub mod readback;
 pub mod sg;
 pub mod spec;
 pub mod target;

@@ -574,7 +574,7 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         && !control.stop.load(Ordering::Relaxed)
     {
         wait_for_window_end(&control);
-        state.verify_pass(&mut buffers, verify);
+        state.verify_pass(&buffers, plan.engine, verify);
     }
     state.verify_summary_fault();
     exit.fault = state.fault.take();
@@ -1489,51 +1489,70 @@ impl<'a> Loop<'a> {
         true
     }
 
-    /// A verifying write job's read-back: every block it wrote, once, in a plain `pread` per
-    /// block into its first buffer (the ring is gone by now), each checked and timed into
-    /// the outcome's `reads` (fio counts them in the job's read; the window is closed).
+    /// A verifying write job's read-back: every block it wrote, once, in the order written,
+    /// through a fresh engine of the job's kind with up to its iodepth reads in flight (as
+    /// fio's verify phase), each checked and timed into the outcome's `reads` (fio counts
+    /// them in the job's read; the window is closed).
     fn verify_pass(
         &mut self,
-        buffers: &mut AlignedBuffers,
+        buffers: &AlignedBuffers,
+        engine: EngineKind,
         verify: crate::bench::spec::VerifySpec,
     ) {
         let started = monotonic_ns();
-        let len = usize::try_from(self.spec.block_size_bytes).unwrap_or(usize::MAX);
+        let len = u32::try_from(self.spec.block_size_bytes).unwrap_or(u32::MAX);
         let offsets: Vec<u64> = self.workload.written_offsets().collect();
         self.verify_live.pass_blocks.fetch_add(
             u64::try_from(offsets.len()).unwrap_or(u64::MAX),
             Ordering::Relaxed,
         );
-        // SAFETY: the fd stays open for the whole run, past this pass.
-        let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(self.fd) };
-        for offset in offsets {
-            if self.control.stop.load(Ordering::Relaxed) {
-                break;
+        let (fd, depth, control, spec) = (self.fd, self.depth, self.control, self.spec.clone());
+        let mut seen = |block: &crate::bench::readback::Block<'_>| {
+            if block.result < 0 || block.data.len() != len as usize {
+                let errno = if block.result < 0 { -block.result } else { 0 };
+                self.fail_errno("read (verifying)", Some(block.offset), errno);
+                return false;
             }
-            let buf = &mut buffers.as_mut_slice()[..len];
-            let issued = monotonic_ns();
-            match nix::sys::uio::pread(fd, buf, i64::try_from(offset).unwrap_or(i64::MAX)) {
-                Ok(n) if n == len => {
-                    let latency = monotonic_ns().saturating_sub(issued);
-                    self.verify_out.reads.record(len as u64, latency);
-                }
-                Ok(_) => {
-                    self.fail_errno("read (verifying)", Some(offset), 0);
-                    break;
-                }
-                Err(errno) => {
-                    self.fail_errno("read (verifying)", Some(offset), errno as i32);
-                    break;
-                }
-            }
-            let block = &buffers.as_mut_slice()[..len];
-            let go_on = self.check_block(block, offset, verify);
+            self.verify_out
+                .reads
+                .record(u64::from(len), block.latency_ns);
+            let go_on = self.check_block(block.data, block.offset, verify);
             self.verify_live
                 .pass_checked
                 .fetch_add(1, Ordering::Relaxed);
-            if !go_on {
-                break;
+            go_on
+        };
+        let stop = &control.stop;
+        let ring = match engine {
+            EngineKind::IoUring => {
+                UringEngine::new(fd, depth as u32, buffers, len as usize, &spec.uring).ok()
             }
+            _ => None,
+        };
+        let result = match (engine, ring) {
+            (_, Some((mut ring, _))) => crate::bench::readback::read_back(
+                &mut ring, buffers, depth, len, &offsets, stop, &mut seen,
+            ),
+            (EngineKind::Libaio, _) => {
+                LibaioEngine::new(fd, depth as u32).and_then(|(mut aio, _)| {
+                    crate::bench::readback::read_back(
+                        &mut aio, buffers, depth, len, &offsets, stop, &mut seen,
+                    )
+                })
+            }
+            // psync and the rest (or io_uring that would not set up): one read at a time.
+            _ => crate::bench::readback::read_back(
+                &mut PsyncEngine::new(fd, 1),
+                buffers,
+                1,
+                len,
+                &offsets,
+                stop,
+                &mut seen,
+            ),
+        };
+        if let Err(err) = result {
+            self.fail("read (verifying)", None, &err);
         }
         self.verify_out.pass_ns = monotonic_ns().saturating_sub(started);
     }
