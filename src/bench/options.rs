@@ -165,7 +165,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Self; 85] = [
+    pub const ALL: [Self; 87] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -470,7 +470,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 85] = [
+pub static TABLE: [Row; 87] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -2259,9 +2259,22 @@ fn steady_options(
 }
 
 impl JobSpec {
-    /// The options only fio's job files and command line set (written blocks' contents,
+    /// The options mostly fio's job files and command line set (error classes, layout,
+    /// written blocks' contents,
     /// metadata files, priorities, buffer pattern, latency target, sg mode).
     fn fio_only_options(&self, out: &mut Vec<(Key, String)>) {
+        if self.errors.any() {
+            out.push((Key::ContinueOnError, self.errors.classes_text().to_string()));
+        }
+        if self.errors.lists.iter().any(|l| !l.is_empty()) {
+            out.push((Key::IgnoreError, self.errors.lists_text()));
+        }
+        if self.fallocate != Fallocate::Native {
+            out.push((Key::Fallocate, self.fallocate.as_str().to_string()));
+        }
+        if self.fill_device {
+            out.push((Key::FillDevice, "1".to_string()));
+        }
         if let crate::bench::spec::BufferData::Shaped(shape) = self.data {
             out.push((Key::DedupePercentage, shape.dedupe_pct.to_string()));
             if shape.dedupe_pct > 0 {
@@ -2436,18 +2449,6 @@ impl JobSpec {
         }
         if self.iomem != IoMem::Huge {
             out.push((Key::IoMem, self.iomem.as_str().to_string()));
-        }
-        if self.errors.any() {
-            out.push((Key::ContinueOnError, self.errors.classes_text().to_string()));
-        }
-        if self.errors.lists.iter().any(|l| !l.is_empty()) {
-            out.push((Key::IgnoreError, self.errors.lists_text()));
-        }
-        if self.fallocate != Fallocate::Native {
-            out.push((Key::Fallocate, self.fallocate.as_str().to_string()));
-        }
-        if self.fill_device {
-            out.push((Key::FillDevice, "1".to_string()));
         }
         self.fio_only_options(&mut out);
         if self.random_generator != Generator::Tausworthe {

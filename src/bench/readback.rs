@@ -57,6 +57,7 @@ pub fn read_back<E: Engine>(
                 len_bytes: len,
                 buf: buffers.slot_ptr(slot as usize),
                 ioprio: 0,
+                fd: -1,
             });
             at[slot as usize] = (offset, monotonic_ns());
             in_flight += 1;

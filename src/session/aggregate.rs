@@ -371,22 +371,7 @@ impl SegmentRun {
                         cpus.clone()
                     }
                 });
-                // A clone on a file of its own, when the job gives each one (clone 0's is
-                // the job's).
-                let own_file = match worker {
-                    0 => (!job.clone_files.is_empty()).then_some(&job.file),
-                    n => job.clone_files.get(n as usize - 1),
-                };
-                // A job over several files: its worker has them all (the job's first).
-                let files = if spec.files.is_some() {
-                    std::iter::once(&job.file)
-                        .chain(&job.clone_files)
-                        .cloned()
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                let own_file = if files.is_empty() { own_file } else { None };
+                let (own_file, files) = worker_files(job, worker);
                 let plan = WorkerPlan {
                     id,
                     worker,
@@ -980,6 +965,24 @@ type JobJoin = (
 /// in it), so it joins this one.
 fn takes_the_rest(runtime_ns: u64, measured_at_end_ns: u64, interval_ns: u64) -> bool {
     runtime_ns.saturating_sub(measured_at_end_ns) < interval_ns.div_ceil(2)
+}
+
+/// The files of one worker of `job`: a clone on a file of its own, when the job gives each
+/// one (clone 0's is the job's), or, for a job over several files, all of them (the job's
+/// first) and no own file.
+fn worker_files(job: &JobSetup, worker: u32) -> (Option<&Arc<OwnedFd>>, Vec<Arc<OwnedFd>>) {
+    if job.spec.files.is_some() {
+        let files = std::iter::once(&job.file)
+            .chain(&job.clone_files)
+            .cloned()
+            .collect();
+        return (None, files);
+    }
+    let own_file = match worker {
+        0 => (!job.clone_files.is_empty()).then_some(&job.file),
+        n => job.clone_files.get(n as usize - 1),
+    };
+    (own_file, Vec::new())
 }
 
 #[cfg(test)]

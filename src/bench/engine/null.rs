@@ -86,6 +86,7 @@ mod tests {
             len_bytes,
             buf: std::ptr::null_mut(),
             ioprio: 0,
+            fd: -1,
         }
     }
 

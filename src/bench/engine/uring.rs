@@ -523,6 +523,7 @@ mod tests {
                     len_bytes: 4096,
                     buf: buffers.slot_ptr(slot),
                     ioprio: 0,
+                    fd: -1,
                 });
                 next += 1;
             }
