@@ -1598,6 +1598,10 @@ fn job(
             Opt::VerifyPattern => {
                 let stored = verify_pattern_of(entry)?;
                 push(&mut options, Key::VerifyPattern, stored, entry);
+                // fio's verify_pattern alone turns on verify=pattern (a later verify= wins).
+                if !options.iter().any(|o| o.key == Key::Verify) {
+                    push(&mut options, Key::Verify, "pattern", entry);
+                }
             }
             Opt::BufferPattern => {
                 push(

@@ -110,7 +110,8 @@ fn each_clone_without_filename_has_a_kept_file_of_its_own() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|n| n == "job k: each of its 2 clones runs on a file of its own: k.0.0, k.1.0"),
+            .any(|n| n
+                == "job k: each of its clones runs on a file of its own, 2 files: k.0.0, k.1.0"),
         "{target}"
     );
     // The same job file again: its own files, no opt-in needed, nothing else made.

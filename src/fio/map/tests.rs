@@ -1507,11 +1507,12 @@ fn verify_pattern_and_interval_reach_the_job_as_fio_means_them() {
         let file = format!("[a]\nsize=16m\nrw=write\nbs=64k\n{text}\nverify=crc32c\n");
         assert_eq!(one(&file).unwrap_err(), want, "{text}");
     }
-    assert_eq!(
-        one("[a]\nsize=16m\nrw=write\nverify_pattern=0x01\n").unwrap_err(),
-        "j.fio:4: verify_pattern \"0x01\" fills verify blocks; add verify (meta or pattern), or \
-         use buffer_pattern for the data of a job that does not verify"
-    );
+    // verify_pattern alone is fio's verify=pattern; a verify= line after it wins.
+    let alone = one("[a]\nsize=16m\nrw=write\nverify_pattern=0x01\n").unwrap();
+    let verify = jobs(&alone)[0].spec.verify.unwrap();
+    assert_eq!(verify.kind.as_str(), "pattern");
+    let after = one("[a]\nsize=16m\nrw=write\nverify_pattern=0x01\nverify=crc32c\n").unwrap();
+    assert_eq!(jobs(&after)[0].spec.verify.unwrap().kind.as_str(), "crc32c");
 }
 
 #[test]
