@@ -632,7 +632,9 @@ impl Workload {
     /// The offset of an I/O of `len_bytes` without the bitmap.
     #[inline]
     fn offset_of(&mut self, len_bytes: u32) -> u64 {
-        if let Some(walk) = self.walk.as_mut() {
+        // A mixed verifying job's own reads go where its reads would without verify.
+        let writing = self.dir != Direction::Read as usize;
+        if let Some(walk) = self.walk.as_mut().filter(|_| writing) {
             let n = walk.slots;
             let slot = u64::try_from(
                 u128::from(walk.given % n) * u128::from(walk.scramble) % u128::from(n),
@@ -1252,6 +1254,7 @@ mod tests {
                 only: false,
                 fatal: false,
                 read_back: true,
+                backlog: None,
             }),
             ..sequenced(RwMode::Write, Sequencer::Skip(3 * 4096))
         };
