@@ -100,42 +100,65 @@ fn a_mixed_job_checks_each_block_it_wrote_and_not_its_own_reads() {
     }
 }
 
-/// A hole puncher races a mixed verifier on one file (enospc-pressure.fio's race, on
-/// purpose): a punched block that was written reads back as zeros. With verify_backlog the
-/// verifier checks among its writes and verify_fatal stops it at once; without, it would
-/// find the hole only after its 30 s.
+/// Holes punched in the file behind a mixed verifier's back (enospc-pressure.fio's race, on
+/// purpose): a written block punched before its check reads back as zeros. With
+/// verify_backlog the verifier checks among its writes and verify_fatal stops it at once;
+/// without, it would find the hole only after its 30 s.
 #[test]
 fn a_backlog_check_finds_a_punched_block_during_the_run() {
+    use std::os::fd::AsRawFd;
     let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("shared");
     let text = format!(
-        "[global]\nfilename={}\nsize=4m\nbs=4k\nioengine=psync\n\
-         [verifier]\nrw=randrw\nverify=crc32c\nverify_backlog=16\nverify_fatal=1\n\
-         runtime=30\ntime_based\n\
-         [puncher]\nrw=randtrim\nruntime=3\ntime_based\n",
-        dir.path().join("shared").display()
+        "[verifier]\nfilename={}\nsize=4m\nbs=4k\nioengine=psync\nrw=randrw\n\
+         verify=crc32c\nverify_backlog=16\nverify_fatal=1\nruntime=30\ntime_based\n",
+        data.display()
     );
     let file = job_file(dir.path(), &text);
     let record = dir.path().join("r.json");
     let started = std::time::Instant::now();
-    let out = fio(
-        dir.path(),
-        &[
-            "--output-format=json",
-            &file,
-            "--json",
-            record.to_str().unwrap(),
-        ],
-    );
-    let took = started.elapsed();
+    let mut child = Command::new(BIN)
+        .args(["fio", "--output-format=json", &file, "--json"])
+        .arg(&record)
+        .arg("--no-tui")
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !data.exists() && started.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let target = std::fs::OpenOptions::new().write(true).open(&data).unwrap();
+    // A hole every 10 ms, somewhere in the 1024 blocks, until the run ends or 20 s pass.
+    let mut at = 0u64;
+    let mut ended = None;
+    while ended.is_none() && started.elapsed().as_secs() < 20 {
+        at = (at + 389) % 1024;
+        let offset = libc::off_t::try_from(at * 4096).unwrap();
+        // SAFETY: fallocate on a descriptor this test owns; the mode only punches a hole.
+        unsafe {
+            libc::fallocate(
+                target.as_raw_fd(),
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                offset,
+                4096,
+            )
+        };
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        ended = child.try_wait().unwrap().map(|_| started.elapsed());
+    }
+    let out = child.wait_with_output().unwrap();
+    let took = ended.unwrap_or_else(|| started.elapsed());
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(took.as_secs() < 15, "it ran its 30 s: {took:?}");
+    assert!(took.as_secs() < 20, "it ran its 30 s: {took:?}");
     let record = read_json(&record);
     let verifier = &record["segments"][0]["jobs"][0];
     assert_eq!(verifier["error"]["operation"], "verify", "{verifier}");
     assert!(verifier["verify"]["blocks_failed"].as_u64().unwrap() >= 1);
     let failure = &verifier["verify"]["failures"][0];
     assert_eq!(failure["part"], "header", "zeros have no header: {failure}");
-    assert_stderr_has(&out, "verify_fatal");
+    assert_stderr_has(&out, "verify-fatal: stopped here");
 }
 
 /// The same invariant as fio's: reads are the job's own and its checks, one per write.
@@ -184,8 +207,9 @@ const ENOSPC_PRESSURE: &str = "[global]\nioengine=libaio\ndirectory=/scratch\nfi
     verify_dump=1\nverify_backlog=1024\nverify_async=4\ndirect=1\nbs=4k\nrw=randrw\n\
     filename=aio-dio-verifier\n";
 
-/// fio's examples/enospc-pressure.fio with its paths in a 40 MiB ext4, filesize=16m and
-/// runtime=2: all three jobs run, the verifier (randrw, verify_backlog=1024, verify_fatal)
+/// fio's examples/enospc-pressure.fio with its paths in a 64 MiB ext4, filesize=16m and
+/// runtime=2 (diskdash lays out the verifier's file, as it reads, where fio's create_on_open
+/// does not: 40 MiB cannot hold both files): all three jobs run, the verifier (randrw, verify_backlog=1024, verify_fatal)
 /// checks each block it wrote and finds none bad; ENOSPC writes are counted and gone past.
 #[test]
 #[ignore = "needs root"]
@@ -193,7 +217,7 @@ fn enospc_pressure_runs_whole_scaled_down() {
     require_root();
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("fs.img");
-    ext4_image(&image, 40 << 20);
+    ext4_image(&image, 64 << 20);
     let mnt = dir.path().join("mnt");
     let _mount = Mount::new(&["-o", "loop", image.to_str().unwrap()], &mnt);
     // fio's own file where a checkout is at hand, else its options as it sets them.
