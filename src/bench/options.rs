@@ -2447,17 +2447,7 @@ impl JobSpec {
             out.push((Key::SqThreadPollCpu, cpu.to_string()));
         }
         if let Some(verify) = &self.verify {
-            out.push((Key::Verify, verify.kind.as_str().to_string()));
-            if verify.only {
-                out.push((Key::VerifyOnly, "1".to_string()));
-            }
-            if verify.fatal {
-                out.push((Key::VerifyFatal, "1".to_string()));
-            }
-            if let Some(backlog) = verify.backlog {
-                out.push((Key::VerifyBacklog, backlog.every.to_string()));
-                out.push((Key::VerifyBacklogBatch, backlog.batch.to_string()));
-            }
+            verify_to_options(verify, &mut out);
         }
         if let Some(rate) = &self.rate {
             let key = match rate.unit {
@@ -2764,6 +2754,21 @@ fn bssplit_option(options: &[JobOption], bs: u64) -> anyhow::Result<Option<BsSpl
 }
 
 /// A byte offset: a size, or 0.
+/// A job's verification as the options that give it (see `JobSpec::to_options`).
+fn verify_to_options(verify: &VerifySpec, out: &mut Vec<(Key, String)>) {
+    out.push((Key::Verify, verify.kind.as_str().to_string()));
+    if verify.only {
+        out.push((Key::VerifyOnly, "1".to_string()));
+    }
+    if verify.fatal {
+        out.push((Key::VerifyFatal, "1".to_string()));
+    }
+    if let Some(backlog) = verify.backlog {
+        out.push((Key::VerifyBacklog, backlog.every.to_string()));
+        out.push((Key::VerifyBacklogBatch, backlog.batch.to_string()));
+    }
+}
+
 fn offset_option(name: Name<'_>, text: &str) -> anyhow::Result<u64> {
     if text.trim() == "0" {
         return Ok(0);

@@ -746,7 +746,7 @@ impl Backlog {
 
     /// The block the next I/O reads back and checks, while a batch is due and the log holds
     /// one (the oldest); `None`: the job's own next I/O.
-    pub fn next(&mut self) -> Option<u64> {
+    pub fn next_check(&mut self) -> Option<u64> {
         if self.due == 0 {
             return None;
         }
@@ -770,7 +770,7 @@ mod tests {
     const SIZES: [usize; 4] = [512, 4 << 10, 64 << 10, 1 << 20];
 
     fn drain(backlog: &mut Backlog) -> Vec<u64> {
-        std::iter::from_fn(|| backlog.next()).collect()
+        std::iter::from_fn(|| backlog.next_check()).collect()
     }
 
     #[test]
@@ -778,11 +778,11 @@ mod tests {
         let mut backlog = Backlog::new(BacklogSpec { every: 3, batch: 3 });
         backlog.logged(40);
         backlog.logged(10);
-        assert_eq!(backlog.next(), None, "nothing is due before 3 writes");
+        assert_eq!(backlog.next_check(), None, "nothing is due before 3 writes");
         backlog.logged(30);
         assert_eq!(drain(&mut backlog), [40, 10, 30]);
         backlog.logged(50);
-        assert_eq!(backlog.next(), None);
+        assert_eq!(backlog.next_check(), None);
         assert_eq!(backlog.rest(), [50]);
     }
 
@@ -795,11 +795,11 @@ mod tests {
         assert_eq!(drain(&mut backlog), [0, 1]);
         // The log holds 2: two more writes make it 4 again, and the next batch is due.
         backlog.logged(4);
-        assert_eq!(backlog.next(), None);
+        assert_eq!(backlog.next_check(), None);
         backlog.logged(5);
         assert_eq!(drain(&mut backlog), [2, 3]);
         assert_eq!(backlog.rest(), [4, 5]);
-        assert_eq!(backlog.next(), None);
+        assert_eq!(backlog.next_check(), None);
     }
 
     #[test]
@@ -810,12 +810,12 @@ mod tests {
         assert_eq!(drain(&mut backlog), [0, 1]);
         // Two checks of the batch are left: the next writes are read back at once.
         backlog.logged(2);
-        assert_eq!(backlog.next(), Some(2));
+        assert_eq!(backlog.next_check(), Some(2));
         backlog.logged(3);
-        assert_eq!(backlog.next(), Some(3));
+        assert_eq!(backlog.next_check(), Some(3));
         backlog.logged(4);
         assert_eq!(
-            backlog.next(),
+            backlog.next_check(),
             None,
             "the batch is spent and 1 block is logged"
         );

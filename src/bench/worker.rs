@@ -979,7 +979,7 @@ impl<'a> Loop<'a> {
                 }
                 break;
             }
-            if let Some(offset) = self.backlog.as_mut().and_then(|log| log.next()) {
+            if let Some(offset) = self.backlog.as_mut().and_then(|log| log.next_check()) {
                 // fio's verify_backlog: a read of a logged block takes this I/O's place; it is
                 // counted as a read and spends none of the job's size.
                 let Some(slot) = flight.free.pop() else { break };
