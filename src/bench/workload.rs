@@ -1267,6 +1267,35 @@ mod tests {
     }
 
     #[test]
+    fn a_mixed_verifying_job_logs_only_its_writes_and_reads_where_it_would() {
+        let spec = JobSpec {
+            verify: Some(crate::bench::spec::VerifySpec {
+                kind: crate::bench::verify::Kind::Crc32c,
+                only: false,
+                fatal: false,
+                read_back: true,
+                backlog: None,
+            }),
+            ..spec(RwMode::Rw, 1)
+        };
+        let mut w = Workload::new(&spec, 16 * 4096, 0, 1);
+        let mut writes = Vec::new();
+        let mut reads = Vec::new();
+        for _ in 0..12 {
+            match w.next_io() {
+                (Direction::Write, at) => writes.push(at / 4096),
+                (_, at) => reads.push(at / 4096),
+            }
+        }
+        assert!(!writes.is_empty() && !reads.is_empty());
+        // Each direction walks from the start by itself; only the writes are the written set.
+        assert_eq!(writes, (0..writes.len() as u64).collect::<Vec<_>>());
+        assert_eq!(reads, (0..reads.len() as u64).collect::<Vec<_>>());
+        let written: Vec<u64> = w.written_offsets().map(|o| o / 4096).collect();
+        assert_eq!(written, writes);
+    }
+
+    #[test]
     fn zoned_sends_each_share_of_the_io_to_its_zone() {
         let mut zones = crate::bench::spec::Zones {
             count: 3,
