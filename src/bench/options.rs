@@ -85,6 +85,10 @@ pub enum Key {
     VerifyFatal,
     /// fio's `do_verify`: a verifying write job reads back what it wrote (default 1).
     DoVerify,
+    /// fio's `verify_backlog`: a verifying job checks written blocks among its writes.
+    VerifyBacklog,
+    /// fio's `verify_backlog_batch`: how many of them each time (default `verify_backlog`).
+    VerifyBacklogBatch,
     /// fio's `number_ios`: each worker ends after this many I/Os at most.
     NumberIos,
     // fio's think time between I/Os (`thinktime`, `thinktime_spin`, `thinktime_blocks`,
@@ -165,7 +169,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Self; 87] = [
+    pub const ALL: [Self; 89] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -210,6 +214,8 @@ impl Key {
         Self::VerifyOnly,
         Self::VerifyFatal,
         Self::DoVerify,
+        Self::VerifyBacklog,
+        Self::VerifyBacklogBatch,
         Self::NumberIos,
         Self::ThinkTime,
         Self::ThinkTimeSpin,
@@ -470,7 +476,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 87] = [
+pub static TABLE: [Row; 89] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -661,7 +667,7 @@ pub static TABLE: [Row; 87] = [
         .default("30%")
         .on(BENCH | SWEEP),
     Row::new(Key::Verify, "--verify", "verify", VERIFICATION)
-        .help("Verify data (fio's verify): crc32c, xxhash, sha256 or pattern. A write job's blocks carry a header and checksum and are read back and checked after the run; a read job checks a set written so before, with --verify-only.")
+        .help("Verify data (fio's verify): crc32c, xxhash, sha256 or pattern. A write (or mixed: its own reads are not checked) job's blocks carry a header and checksum and are read back and checked after the run; a read job checks a set written so before, with --verify-only.")
         .default("0")
         .on(BENCH),
     Row::new(Key::VerifyOnly, "--verify-only", "verify_only", VERIFICATION)
@@ -675,6 +681,10 @@ pub static TABLE: [Row; 87] = [
     Row::new(Key::DoVerify, "--do-verify", "do_verify", FIO_ONLY)
         .help("A verifying write job reads back what it wrote.")
         .default("1"),
+    Row::new(Key::VerifyBacklog, "--verify-backlog", "verify_backlog", FIO_ONLY)
+        .help("A verifying job reads back and checks its oldest written blocks each time this many wait (0: only after the run)."),
+    Row::new(Key::VerifyBacklogBatch, "--verify-backlog-batch", "verify_backlog_batch", FIO_ONLY)
+        .help("Blocks checked each time verify_backlog is reached (default verify_backlog)."),
     Row::new(Key::NumberIos, "--number-ios", "number_ios", FIO_ONLY)
         .help("Each worker ends after this many I/Os at most."),
     Row::new(Key::ThinkTime, "--thinktime", "thinktime", FIO_ONLY)
@@ -1942,6 +1952,29 @@ fn verify_option(
         Some(option) => flag_option(name(Key::DoVerify), &option.value)?,
     };
     let fatal = flag(Key::VerifyFatal)?;
+    let count = |key: Key| -> anyhow::Result<u64> {
+        let Some(option) = opts.get(key) else {
+            return Ok(0);
+        };
+        let text = option.value.trim();
+        text.parse::<u64>()
+            .ok()
+            .or_else(|| parse_size_bytes(text))
+            .ok_or_else(|| {
+                usage!(
+                    "{} {text:?} is not a number of blocks; use e.g. 1024 (0: none)",
+                    name(key)
+                )
+            })
+    };
+    let backlog = match (count(Key::VerifyBacklog)?, count(Key::VerifyBacklogBatch)?) {
+        (0, _) => None,
+        (every, 0) => Some(crate::bench::verify::BacklogSpec {
+            every,
+            batch: every,
+        }),
+        (every, batch) => Some(crate::bench::verify::BacklogSpec { every, batch }),
+    };
     let (text, verify) = opts.value(Key::Verify);
     let kind = match text.trim() {
         "0" | "none" | "" => None,
@@ -1979,13 +2012,12 @@ fn verify_option(
             kind.as_str()
         ));
     }
-    if !only && (read_pct != 0 || rw.trims()) {
+    if !only && rw.trims() {
         return Err(usage!(
-            "{verify} needs a job that only writes ({rw_name} {} mixes in reads or trims, \
-             which a read-back cannot tell from its writes); use {rw_name} write or randwrite, \
-             then a {} 1 read",
-            rw.as_str(),
-            name(Key::VerifyOnly)
+            "{verify} needs a job that writes, or writes and reads ({rw_name} {} trims, which \
+             a read-back cannot tell from its writes); use {rw_name} write, randwrite or \
+             randrw",
+            rw.as_str()
         ));
     }
     if bssplit {
@@ -2011,19 +2043,37 @@ fn verify_option(
             name(Key::Bs)
         ));
     }
-    let interval = match opts.get(Key::VerifyInterval) {
+    let interval = verify_interval(opts, block_size_bytes, bare)?;
+    Ok(Some(VerifySpec {
+        kind,
+        only,
+        fatal,
+        read_back,
+        interval,
+        backlog: backlog.filter(|_| !only),
+    }))
+}
+
+/// fio's `verify_interval`: a header every this many bytes within a block (0: one per block).
+/// `bare` is `verify=pattern` with a pattern, whose pieces carry no header.
+fn verify_interval(opts: &Options<'_>, block_size_bytes: u64, bare: bool) -> anyhow::Result<u32> {
+    let name = |key: Key| Name {
+        key,
+        origin: opts.get(key).map(|o| &o.origin),
+    };
+    Ok(match opts.get(Key::VerifyInterval) {
         None => 0,
         Some(option) => {
             let what = name(Key::VerifyInterval);
             let text = option.value.as_str();
             let bytes = crate::units::parse_size_bytes(text)
-                .filter(|&b| b > 0 && b <= block_size_bytes && block_size_bytes % b == 0)
-                .ok_or_else(|| {
-                    usage!(
-                        "{what} {text:?} does not divide the block size {block_size_bytes}; use a size \
-                         that does, e.g. 512"
-                    )
-                })?;
+            .filter(|&b| b > 0 && b <= block_size_bytes && block_size_bytes % b == 0)
+            .ok_or_else(|| {
+                usage!(
+                    "{what} {text:?} does not divide the block size {block_size_bytes}; use a size \
+                     that does, e.g. 512"
+                )
+            })?;
             if !bare && bytes < crate::bench::verify::HEADER_LEN as u64 {
                 return Err(usage!(
                     "{what} {text:?} is shorter than the {}-byte verify header; use at least {}",
@@ -2037,14 +2087,7 @@ fn verify_option(
                 u32::try_from(bytes).unwrap_or(0)
             }
         }
-    };
-    Ok(Some(VerifySpec {
-        kind,
-        only,
-        fatal,
-        read_back,
-        interval,
-    }))
+    })
 }
 
 /// fio's `verify_pattern`, kept as hex and `%o`; a verifying job only (fio fills the buffers
@@ -2489,13 +2532,7 @@ impl JobSpec {
             out.push((Key::SqThreadPollCpu, cpu.to_string()));
         }
         if let Some(verify) = &self.verify {
-            out.push((Key::Verify, verify.kind.as_str().to_string()));
-            if verify.only {
-                out.push((Key::VerifyOnly, "1".to_string()));
-            }
-            if verify.fatal {
-                out.push((Key::VerifyFatal, "1".to_string()));
-            }
+            verify_to_options(verify, &mut out);
         }
         if let Some(rate) = &self.rate {
             let key = match rate.unit {
@@ -2802,6 +2839,21 @@ fn bssplit_option(options: &[JobOption], bs: u64) -> anyhow::Result<Option<BsSpl
 }
 
 /// A byte offset: a size, or 0.
+/// A job's verification as the options that give it (see `JobSpec::to_options`).
+fn verify_to_options(verify: &VerifySpec, out: &mut Vec<(Key, String)>) {
+    out.push((Key::Verify, verify.kind.as_str().to_string()));
+    if verify.only {
+        out.push((Key::VerifyOnly, "1".to_string()));
+    }
+    if verify.fatal {
+        out.push((Key::VerifyFatal, "1".to_string()));
+    }
+    if let Some(backlog) = verify.backlog {
+        out.push((Key::VerifyBacklog, backlog.every.to_string()));
+        out.push((Key::VerifyBacklogBatch, backlog.batch.to_string()));
+    }
+}
+
 fn offset_option(name: Name<'_>, text: &str) -> anyhow::Result<u64> {
     if text.trim() == "0" {
         return Ok(0);

@@ -819,9 +819,10 @@ pub struct RateMin {
     pub cycle: Duration,
 }
 
-/// Data verification: writes carry a header and checksum (`verify::fill`); a write job reads
-/// back what it wrote after its run, a `only` job reads a set written before, and each block
-/// read is checked (`verify::check`).
+/// Data verification: writes carry a header and checksum (`verify::fill`); a write job (or a
+/// mixed one, whose own reads are not checked, as fio's are not) reads back what it wrote
+/// after its run, and with a backlog among its writes too; a `only` job reads a set written
+/// before, and each block read back is checked (`verify::check`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VerifySpec {
     pub kind: crate::bench::verify::Kind,
@@ -835,6 +836,9 @@ pub struct VerifySpec {
     /// A header every this many bytes within a block (fio's `verify_interval`); 0: one per
     /// block.
     pub interval: u32,
+    /// Checks among the writes (`verify_backlog`, `verify_backlog_batch`); the read-back
+    /// after the run then reads only what they left.
+    pub backlog: Option<crate::bench::verify::BacklogSpec>,
 }
 
 /// fio's io_uring engine options. diskdash registers the file and the buffers by default
@@ -1200,6 +1204,12 @@ impl JobSpec {
             }
             if verify.fatal {
                 text += " verify_fatal=1";
+            }
+            if let Some(backlog) = verify.backlog {
+                text += &format!(" verify_backlog={}", backlog.every);
+                if backlog.batch != backlog.every {
+                    text += &format!(" verify_backlog_batch={}", backlog.batch);
+                }
             }
         }
         if let Some(rate) = &self.rate {

@@ -966,12 +966,128 @@ impl crate::record::VerifyRecord {
     }
 }
 
+/// fio's `verify_backlog` and `verify_backlog_batch`: each time the log of written blocks not
+/// yet checked holds a multiple of `every`, the job's next `batch` I/Os are reads of the
+/// oldest of them, among its own I/O (fio's `check_get_verify` on `io_hist_len`); what is
+/// still logged at the end is read back after the run, as without a backlog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BacklogSpec {
+    /// Blocks written between two batches of checks (`verify_backlog`).
+    pub every: u64,
+    /// Blocks checked in each batch (`verify_backlog_batch`, default `every`). Fewer keeps
+    /// `every - batch` blocks logged and checks a batch each `batch` writes; more checks later
+    /// writes as soon as they land.
+    pub batch: u64,
+}
+
+/// A worker's log of written blocks not yet checked, in the order their writes completed
+/// (fio's `io_hist` list: a block is logged when its write succeeds, a failed write is not),
+/// and the checks still due.
+#[derive(Debug)]
+pub struct Backlog {
+    spec: BacklogSpec,
+    log: std::collections::VecDeque<u64>,
+    /// Checks still to issue in the current batch.
+    due: u64,
+}
+
+impl Backlog {
+    #[must_use]
+    pub fn new(spec: BacklogSpec) -> Self {
+        Self {
+            spec,
+            log: std::collections::VecDeque::new(),
+            due: 0,
+        }
+    }
+
+    /// A write of the block at `offset` completed: logged, and a batch begins when none is
+    /// under way and the log holds a multiple of `every`.
+    pub fn logged(&mut self, offset: u64) {
+        self.log.push_back(offset);
+        if self.due == 0 && self.log.len() as u64 % self.spec.every.max(1) == 0 {
+            self.due = self.spec.batch;
+        }
+    }
+
+    /// The block the next I/O reads back and checks, while a batch is due and the log holds
+    /// one (the oldest); `None`: the job's own next I/O.
+    pub fn next_check(&mut self) -> Option<u64> {
+        if self.due == 0 {
+            return None;
+        }
+        let offset = self.log.pop_front()?;
+        self.due -= 1;
+        Some(offset)
+    }
+
+    /// What was logged and not checked, oldest first: the read-back after the run.
+    pub fn rest(&mut self) -> Vec<u64> {
+        self.due = 0;
+        self.log.drain(..).collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
     const SIZES: [usize; 4] = [512, 4 << 10, 64 << 10, 1 << 20];
+
+    fn drain(backlog: &mut Backlog) -> Vec<u64> {
+        std::iter::from_fn(|| backlog.next_check()).collect()
+    }
+
+    #[test]
+    fn backlog_checks_each_batch_after_every_n_writes_oldest_first() {
+        let mut backlog = Backlog::new(BacklogSpec { every: 3, batch: 3 });
+        backlog.logged(40);
+        backlog.logged(10);
+        assert_eq!(backlog.next_check(), None, "nothing is due before 3 writes");
+        backlog.logged(30);
+        assert_eq!(drain(&mut backlog), [40, 10, 30]);
+        backlog.logged(50);
+        assert_eq!(backlog.next_check(), None);
+        assert_eq!(backlog.rest(), [50]);
+    }
+
+    #[test]
+    fn a_smaller_batch_keeps_the_rest_logged_and_checks_each_batch_writes() {
+        let mut backlog = Backlog::new(BacklogSpec { every: 4, batch: 2 });
+        for offset in 0..4 {
+            backlog.logged(offset);
+        }
+        assert_eq!(drain(&mut backlog), [0, 1]);
+        // The log holds 2: two more writes make it 4 again, and the next batch is due.
+        backlog.logged(4);
+        assert_eq!(backlog.next_check(), None);
+        backlog.logged(5);
+        assert_eq!(drain(&mut backlog), [2, 3]);
+        assert_eq!(backlog.rest(), [4, 5]);
+        assert_eq!(backlog.next_check(), None);
+    }
+
+    #[test]
+    fn a_larger_batch_checks_later_writes_as_they_land() {
+        let mut backlog = Backlog::new(BacklogSpec { every: 2, batch: 4 });
+        backlog.logged(0);
+        backlog.logged(1);
+        assert_eq!(drain(&mut backlog), [0, 1]);
+        // Two checks of the batch are left: the next writes are read back at once.
+        backlog.logged(2);
+        assert_eq!(backlog.next_check(), Some(2));
+        backlog.logged(3);
+        assert_eq!(backlog.next_check(), Some(3));
+        backlog.logged(4);
+        assert_eq!(
+            backlog.next_check(),
+            None,
+            "the batch is spent and 1 block is logged"
+        );
+        backlog.logged(5);
+        assert_eq!(drain(&mut backlog), [4, 5]);
+    }
 
     fn id() -> BlockId {
         BlockId {

@@ -42,6 +42,8 @@ struct Slot {
     sched_ns: u64,
     /// Resubmissions after a transient error.
     retries: u16,
+    /// A read of a logged block (`verify_backlog`), checked; a mixed job's own reads are not.
+    verifying: bool,
 }
 
 impl Slot {
@@ -61,6 +63,7 @@ impl Slot {
             submit_ns: 0,
             sched_ns: 0,
             retries: 0,
+            verifying: false,
         }
     }
 }
@@ -763,6 +766,8 @@ struct Loop<'a> {
     /// The seed in every verified block's header (the job's `randseed`, else 0), the same in a
     /// later `--verify-only` run.
     verify_seed: u64,
+    /// Written blocks not yet checked, and when the next checks are due (`verify_backlog`).
+    backlog: Option<crate::bench::verify::Backlog>,
     /// The errno of this worker's first failed I/O gone on past (`continue_on_error`).
     first_error: i32,
     /// The pseudo-random stream that refills each write's buffer (`BufferData::Refill`).
@@ -845,6 +850,11 @@ impl<'a> Loop<'a> {
             verify_out: VerifyOutcome::default(),
             verify_live: plan.verify.clone(),
             verify_seed: plan.spec.randseed.unwrap_or(0),
+            backlog: plan
+                .spec
+                .verify
+                .and_then(|verify| verify.backlog)
+                .map(crate::bench::verify::Backlog::new),
             first_error: 0,
             refill_state: plan.seed ^ 0x5EED_F111_0000_0000,
             shaper: match plan.spec.data {
@@ -978,6 +988,13 @@ impl<'a> Loop<'a> {
                 }
                 break;
             }
+            if let Some(offset) = self.backlog.as_mut().and_then(|log| log.next_check()) {
+                // fio's verify_backlog: a read of a logged block takes this I/O's place; it is
+                // counted as a read and spends none of the job's size.
+                let Some(slot) = flight.free.pop() else { break };
+                self.prep_verify_read(engine, buffers, flight, slot, offset);
+                continue;
+            }
             let Some(direction) = self.next_direction(flight) else {
                 break;
             };
@@ -1032,6 +1049,7 @@ impl<'a> Loop<'a> {
                 entry.io.ioprio = picker.next(direction, len);
             }
             entry.retries = 0;
+            entry.verifying = false;
             engine.prep(&entry.io);
             flight.unstamped.push(slot);
             flight.queued += 1;
@@ -1093,6 +1111,32 @@ impl<'a> Loop<'a> {
                 None
             }
         }
+    }
+
+    /// Prepares a backlog check: a read of the logged block at `offset` into `slot`.
+    fn prep_verify_read<E: Engine>(
+        &mut self,
+        engine: &mut E,
+        buffers: &AlignedBuffers,
+        flight: &mut Flight,
+        slot: u32,
+        offset: u64,
+    ) {
+        let len = u32::try_from(self.spec.block_size_bytes).unwrap_or(u32::MAX);
+        let entry = &mut flight.slots[slot as usize];
+        entry.offset_bytes = offset;
+        entry.sched_ns = 0;
+        entry.len_bytes = len;
+        entry.io.direction = Direction::Read;
+        entry.io.offset_bytes = offset;
+        entry.io.len_bytes = len;
+        entry.io.buf = buffers.slot_ptr(slot as usize);
+        entry.io.ioprio = 0;
+        entry.retries = 0;
+        entry.verifying = true;
+        engine.prep(&entry.io);
+        flight.unstamped.push(slot);
+        flight.queued += 1;
     }
 
     /// Fills a write's buffer: the verify header and pattern (`--verify`), or fresh random
@@ -1264,6 +1308,7 @@ impl<'a> Loop<'a> {
                 };
                 if self.spec.errors.continues(class, errno) {
                     self.cur.errors += 1;
+                    self.cur.failed[io.direction as usize] += 1;
                     if self.first_error == 0 {
                         self.first_error = errno;
                         self.cur.first_error = errno;
@@ -1296,7 +1341,11 @@ impl<'a> Loop<'a> {
                 flight.queued += 1;
                 continue;
             }
-            if let (Some(verify), Direction::Read) = (self.spec.verify, io.direction) {
+            if let Some(verify) = self
+                .spec
+                .verify
+                .filter(|v| io.direction == Direction::Read && (v.only || entry.verifying))
+            {
                 // SAFETY: the read has completed, so nothing is in flight on this slot's
                 // buffer, which holds at least the I/O's issued length.
                 let block = unsafe {
@@ -1305,6 +1354,9 @@ impl<'a> Loop<'a> {
                 if !self.check_block(block, entry.offset_bytes, verify) {
                     flight.stopping = true;
                 }
+            }
+            if let (Some(backlog), Direction::Write) = (self.backlog.as_mut(), io.direction) {
+                backlog.logged(entry.offset_bytes);
             }
             if let Some(sg) = &mut self.sg {
                 let checked = if io.direction == Direction::Read {
@@ -1501,7 +1553,10 @@ impl<'a> Loop<'a> {
     ) {
         let started = monotonic_ns();
         let len = u32::try_from(self.spec.block_size_bytes).unwrap_or(u32::MAX);
-        let offsets: Vec<u64> = self.workload.written_offsets().collect();
+        let offsets: Vec<u64> = match self.backlog.as_mut() {
+            Some(backlog) => backlog.rest(),
+            None => self.workload.written_offsets().collect(),
+        };
         self.verify_live.pass_blocks.fetch_add(
             u64::try_from(offsets.len()).unwrap_or(u64::MAX),
             Ordering::Relaxed,

@@ -732,7 +732,9 @@ impl Workload {
     /// The offset of an I/O of `len_bytes` without the bitmap.
     #[inline]
     fn offset_of(&mut self, len_bytes: u32) -> u64 {
-        if let Some(walk) = self.walk.as_mut() {
+        // A mixed verifying job's own reads go where its reads would without verify.
+        let writing = self.dir != Direction::Read as usize;
+        if let Some(walk) = self.walk.as_mut().filter(|_| writing) {
             let n = walk.slots;
             let slot = u64::try_from(
                 u128::from(walk.given % n) * u128::from(walk.scramble) % u128::from(n),
@@ -1353,6 +1355,7 @@ mod tests {
                 fatal: false,
                 read_back: true,
                 interval: 0,
+                backlog: None,
             }),
             ..sequenced(RwMode::Write, Sequencer::Skip(3 * 4096))
         };
@@ -1362,6 +1365,36 @@ mod tests {
         assert_eq!(w.pass(), 1);
         let written: Vec<u64> = w.written_offsets().map(|o| o / 4096).collect();
         assert_eq!(written, [0, 4, 8, 12]);
+    }
+
+    #[test]
+    fn a_mixed_verifying_job_logs_only_its_writes_and_reads_where_it_would() {
+        let spec = JobSpec {
+            verify: Some(crate::bench::spec::VerifySpec {
+                kind: crate::bench::verify::Kind::Crc32c,
+                only: false,
+                fatal: false,
+                read_back: true,
+                interval: 0,
+                backlog: None,
+            }),
+            ..spec(RwMode::Rw, 1)
+        };
+        let mut w = Workload::new(&spec, 16 * 4096, 0, 1);
+        let mut writes = Vec::new();
+        let mut reads = Vec::new();
+        for _ in 0..12 {
+            match w.next_io() {
+                (Direction::Write, at) => writes.push(at / 4096),
+                (_, at) => reads.push(at / 4096),
+            }
+        }
+        assert!(!writes.is_empty() && !reads.is_empty());
+        // Each direction walks from the start by itself; only the writes are the written set.
+        assert_eq!(writes, (0..writes.len() as u64).collect::<Vec<_>>());
+        assert_eq!(reads, (0..reads.len() as u64).collect::<Vec<_>>());
+        let written: Vec<u64> = w.written_offsets().map(|o| o / 4096).collect();
+        assert_eq!(written, writes);
     }
 
     #[test]

@@ -309,11 +309,8 @@ option_table! {
             "accepted; diskdash runs every job of a step to its own end, where fio's exitall \
              stops them all when the first ends",
         ),
-        "verify_backlog" | "verify_backlog_batch" => Opt::Accepted(
-            Value,
-            "accepted; diskdash checks each block as its job's verify pass reads it back, after \
-             the writes, where fio's verify_backlog interleaves reads among the writes",
-        ),
+        "verify_backlog" => Opt::Job(Key::VerifyBacklog),
+        "verify_backlog_batch" => Opt::Job(Key::VerifyBacklogBatch),
         "error_dump" => Opt::Accepted(
             Flag,
             "accepted; diskdash reports a job's first error in one line and dumps nothing more",

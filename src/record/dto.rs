@@ -459,6 +459,14 @@ pub struct ContinuedErrorsRecord {
     pub total: u64,
     /// The errno of the first, 0 when none failed.
     pub first_errno: i32,
+    /// How many of them were reads, writes, trims (since format 6's later records; fio
+    /// counts them in each direction's `total_ios`).
+    #[serde(default)]
+    pub read: u64,
+    #[serde(default)]
+    pub write: u64,
+    #[serde(default)]
+    pub trim: u64,
 }
 
 /// Why the run failed.

@@ -147,6 +147,9 @@ impl Block<'_> {
                 } else {
                     b.first_errno
                 },
+                read: a.read + b.read,
+                write: a.write + b.write,
+                trim: a.trim + b.trim,
             })
     }
 
@@ -187,6 +190,13 @@ impl Direction {
             total_ios: dir.total_ios,
             lat: Latency::of(&dir.lat_ns),
         }
+    }
+
+    /// With the failed I/Os the job went on past (`continue_on_error`): fio counts them in
+    /// `total_ios`, not in the bytes or the rates.
+    fn failed(mut self, ios: u64) -> Self {
+        self.total_ios += ios;
+        self
     }
 
     /// `dirs`, each with its job's measured time, merged over the longest of the direction's
@@ -383,9 +393,9 @@ fn job_block(job: &SegmentJobRecord) -> Block<'_> {
         clone_intervals: &[],
         elapsed_ns: job.elapsed_ns,
         readback_ns: job.read.runtime_ns.unwrap_or(0),
-        read: Direction::of(&job.read),
-        write: Direction::of(&job.write),
-        trim: Direction::of(&job.trim),
+        read: Direction::of(&job.read).failed(job.continued.map_or(0, |c| c.read)),
+        write: Direction::of(&job.write).failed(job.continued.map_or(0, |c| c.write)),
+        trim: Direction::of(&job.trim).failed(job.continued.map_or(0, |c| c.trim)),
         sync_ios: job.sync.total_ios,
         sync_lat: Latency::of(&job.sync.lat_ns),
         usr_cpu: job.cpu.usr_cpu,
@@ -423,9 +433,24 @@ fn merged_block(group: u32, jobs: Vec<&SegmentJobRecord>) -> Block<'_> {
             .filter_map(|job| job.read.runtime_ns)
             .max()
             .unwrap_or(0),
-        read: Direction::merged(jobs.iter().map(|job| (&job.read, job.elapsed_ns))),
-        write: Direction::merged(jobs.iter().map(|job| (&job.write, job.elapsed_ns))),
-        trim: Direction::merged(jobs.iter().map(|job| (&job.trim, job.elapsed_ns))),
+        read: Direction::merged(jobs.iter().map(|job| (&job.read, job.elapsed_ns))).failed(
+            jobs.iter()
+                .filter_map(|job| job.continued)
+                .map(|c| c.read)
+                .sum(),
+        ),
+        write: Direction::merged(jobs.iter().map(|job| (&job.write, job.elapsed_ns))).failed(
+            jobs.iter()
+                .filter_map(|job| job.continued)
+                .map(|c| c.write)
+                .sum(),
+        ),
+        trim: Direction::merged(jobs.iter().map(|job| (&job.trim, job.elapsed_ns))).failed(
+            jobs.iter()
+                .filter_map(|job| job.continued)
+                .map(|c| c.trim)
+                .sum(),
+        ),
         sync_ios: jobs.iter().map(|job| job.sync.total_ios).sum(),
         sync_lat,
         usr_cpu: cpu_pct(jobs.iter().map(|job| job.cpu.usr_ns).sum()),

@@ -1195,6 +1195,9 @@ impl Runner {
                     .then_some(crate::record::ContinuedErrorsRecord {
                         total: job_end.total.errors,
                         first_errno: job_end.total.first_error,
+                        read: job_end.total.failed[0],
+                        write: job_end.total.failed[1],
+                        trim: job_end.total.failed[2],
                     }),
                 cpu: cpu_record((0, 0, 0), job_end.cpu, job_end.elapsed_ns),
                 steadystate: self.tracking.steady_record(j),

@@ -107,6 +107,9 @@ pub struct WorkerStats {
     pub retries: u64,
     /// Failed I/Os counted and gone on past (fio's `continue_on_error`).
     pub errors: u64,
+    /// The same by direction of the failed I/O: read, write, trim (fio counts them in the
+    /// direction's `total_ios`, not its bytes).
+    pub failed: [u64; 3],
     /// The errno of the first of them (fio's `first_error`), 0 when none.
     pub first_error: i32,
     /// The worker's last tick: its measured I/O ended at `end_ns`.
@@ -126,6 +129,7 @@ impl WorkerStats {
             trim: DirectionStats::new(),
             retries: 0,
             errors: 0,
+            failed: [0; 3],
             first_error: 0,
             last: false,
         }
@@ -155,6 +159,7 @@ impl WorkerStats {
         self.trim.reset();
         self.retries = 0;
         self.errors = 0;
+        self.failed = [0; 3];
         self.first_error = 0;
         self.last = false;
     }
@@ -189,6 +194,9 @@ impl WorkerStats {
         self.trim.add(&other.trim);
         self.retries += other.retries;
         self.errors += other.errors;
+        for (mine, theirs) in self.failed.iter_mut().zip(other.failed) {
+            *mine += theirs;
+        }
         if self.first_error == 0 {
             self.first_error = other.first_error;
         }

@@ -141,6 +141,14 @@ fn enospc_passed_by_ignore_error_is_counted_and_the_job_runs_on() {
     let runtime_ms = writer["job_runtime"].as_u64().unwrap();
     assert!(runtime_ms >= 900, "{runtime_ms} ms");
     assert!(writer["write"]["io_bytes"].as_u64().unwrap() > 0);
+    // fio counts the failed writes in total_ios, not in io_bytes: 128 KiB each that landed.
+    let good = writer["write"]["io_bytes"].as_u64().unwrap() / (128 << 10);
+    assert_eq!(
+        writer["write"]["total_ios"].as_u64().unwrap(),
+        good + writer["total_err"].as_u64().unwrap(),
+        "{writer}"
+    );
+    assert_eq!(writer["read"]["total_ios"], 0);
     assert!(
         std::fs::metadata(mnt.join("raicer")).unwrap().len() > 0,
         "what was written stays"
@@ -151,6 +159,8 @@ fn enospc_passed_by_ignore_error_is_counted_and_the_job_runs_on() {
     let job = &record["segments"][0]["jobs"][0];
     assert_eq!(job["continued"]["total"], writer["total_err"], "{job}");
     assert_eq!(job["continued"]["first_errno"], libc::ENOSPC);
+    assert_eq!(job["continued"]["write"], writer["total_err"], "{job}");
+    assert_eq!(job["continued"]["read"], 0, "{job}");
     assert_eq!(record["status"], "completed");
 }
 
@@ -194,4 +204,47 @@ fn enospc_outside_the_default_list_is_not_passed() {
     assert_usage_error(&out);
     assert_stderr_has(&out, "no room");
     assert!(!mnt.join("raicer").exists());
+}
+
+/// continue_on_error=write passes EIO by default (fio's default ignore list): a filesystem
+/// shut down under the writer fails every later write with EIO, and the job runs on to its
+/// runtime, counting them.
+#[test]
+#[ignore = "needs root"]
+fn eio_from_a_shut_down_filesystem_is_passed_by_continue_on_error_write() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let (_mount, mnt) = small_ext4(dir.path());
+    let text = format!(
+        "[global]\ndirectory={}\nfilesize=8m\ncontinue_on_error=write\n\
+         [writer]\nioengine=psync\nbs=4k\ndirect=1\nrw=randwrite\nruntime=2\n\
+         time_based\nfilename=eio\n",
+        mnt.display()
+    );
+    let file = job_file(dir.path(), &text);
+    let record = dir.path().join("r.json");
+    let child = Command::new(BIN)
+        .args(["fio", "--output-format=json", &file, "--json"])
+        .arg(&record)
+        .arg("--no-tui")
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    shutdown_ext4(&mnt);
+    let out = child.wait_with_output().unwrap();
+    assert_success(&out);
+    let doc: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(&out), stderr(&out)));
+    let writer = &doc["jobs"][0];
+    assert_eq!(writer["error"], libc::EIO, "{writer}");
+    assert_eq!(writer["first_error"], libc::EIO, "{writer}");
+    let failed = writer["total_err"].as_u64().unwrap();
+    assert!(failed > 0, "{writer}");
+    assert!(writer["job_runtime"].as_u64().unwrap() >= 1900, "{writer}");
+    let good = writer["write"]["io_bytes"].as_u64().unwrap() / 4096;
+    assert!(good > 0, "it wrote before the shutdown: {writer}");
+    assert_eq!(writer["write"]["total_ios"], good + failed, "{writer}");
 }

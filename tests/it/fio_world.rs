@@ -293,7 +293,7 @@ fn blockalign_places_a_runs_writes_on_its_boundary() {
 #[test]
 fn options_without_a_diskdash_equivalent_are_accepted_with_a_note() {
     let out = parse_only(
-        "[a]\nexitall\nexit_what=all\nverify_backlog=16\nverify_dump=1\n\
+        "[a]\nexitall\nexit_what=all\nverify_async=4\nverify_dump=1\n\
          size=1m\nfilename=f\n",
     );
     assert_success(&out);
@@ -301,7 +301,7 @@ fn options_without_a_diskdash_equivalent_are_accepted_with_a_note() {
     for (line, option) in [
         (2, "exitall"),
         (3, "exit_what=all"),
-        (4, "verify_backlog=16"),
+        (4, "verify_async=4"),
         (5, "verify_dump=1"),
     ] {
         assert!(

@@ -16,6 +16,7 @@ mod bench_session;
 mod compare;
 mod docs;
 mod drive;
+mod fio_backlog;
 mod fio_clones;
 mod fio_data;
 mod fio_defaults;

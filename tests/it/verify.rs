@@ -108,8 +108,8 @@ fn bad_verify_options_are_usage_errors_naming_the_fix() {
             "error: --verify on a read job checks what a --verify write left: add --verify-only 1, or write first (e.g. --rw write --verify crc32c)",
         ),
         (
-            "--rw randrw --verify crc32c",
-            "error: --verify needs a job that only writes (--rw randrw mixes in reads or trims, which a read-back cannot tell from its writes); use --rw write or randwrite, then a --verify-only 1 read",
+            "--rw trimwrite --verify crc32c",
+            "error: --verify needs a job that writes, or writes and reads (--rw trimwrite trims, which a read-back cannot tell from its writes); use --rw write, randwrite or randrw",
         ),
         (
             "--rw write --verify crc32c --verify-only",

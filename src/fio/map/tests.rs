@@ -1551,3 +1551,27 @@ fn a_file_an_earlier_job_writes_is_sized_when_the_reader_starts() {
          stonewall to job r to run it after, or give it size=SIZE"
     );
 }
+
+#[test]
+fn verify_backlog_takes_fios_default_batch_and_needs_verify() {
+    let backlog = |text: &str| {
+        let inv = one(text).unwrap();
+        jobs(&inv)[0].spec.verify.and_then(|v| v.backlog)
+    };
+    let got = backlog("[a]\nsize=16m\nrw=randrw\nverify=crc32c\nverify_backlog=1024\n").unwrap();
+    assert_eq!((got.every, got.batch), (1024, 1024));
+    let got = backlog(
+        "[a]\nsize=16m\nrw=write\nverify=crc32c\nverify_backlog=8\nverify_backlog_batch=2\n",
+    )
+    .unwrap();
+    assert_eq!((got.every, got.batch), (8, 2));
+    assert_eq!(
+        backlog("[a]\nsize=16m\nrw=write\nverify=crc32c\nverify_backlog=0\n"),
+        None
+    );
+    // Without verify fio has nothing to log, and so neither a backlog.
+    let inv = one("[a]\nsize=16m\nrw=randrw\nverify_backlog=16\n").unwrap();
+    assert!(jobs(&inv)[0].spec.verify.is_none());
+    let err = one("[a]\nsize=16m\nrw=write\nverify=crc32c\nverify_backlog=-3\n").unwrap_err();
+    assert!(err.contains("is not a number of blocks"), "{err}");
+}
