@@ -136,6 +136,10 @@ const MAX_IO_RETRIES: u16 = 1000;
 /// Spare stats objects per worker (allocated once, at setup).
 const SPARES: usize = 3;
 
+/// The longest a worker waits for an emulated zone held by another clone before it looks at
+/// the stop flag and the clock again.
+const ZONE_WAIT: Duration = Duration::from_millis(20);
+
 /// What one worker is to do.
 pub struct WorkerPlan {
     /// The worker's id in the segment (every job's workers counted together): its stats and
@@ -986,9 +990,26 @@ impl<'a> Loop<'a> {
             // The random map may cut the I/O short (never longer).
             let (offset_bytes, len) = self.workload.place(direction, len);
             if len == 0 {
-                // Emulated zones hold nothing (more) to read: the worker ends, as fio's.
                 flight.free.push(slot);
                 self.ios_left += 1;
+                if self.workload.zone_busy() {
+                    // Emulated zones: another clone's I/O holds the zone (fio's zone lock).
+                    // With I/O of its own in flight the worker completes it first, as fio's
+                    // io_u_quiesce; with none it waits for the zone, then places again.
+                    if flight.in_flight + flight.queued > 0 {
+                        break;
+                    }
+                    self.workload.wait_zone(ZONE_WAIT);
+                    let now = monotonic_ns();
+                    if self.control.stop.load(Ordering::Relaxed)
+                        || (now >= self.deadline_ns && self.runtime_over(now))
+                    {
+                        flight.stopping = true;
+                        break;
+                    }
+                    continue;
+                }
+                // Emulated zones hold nothing (more) to read: the worker ends, as fio's.
                 flight.stopping = true;
                 break;
             }
@@ -1238,6 +1259,7 @@ impl<'a> Loop<'a> {
                     flight.queued += 1;
                     continue;
                 }
+                self.workload.release(io.direction, entry.offset_bytes);
                 flight.free.push(completion.slot);
                 // fio's continue_on_error: a passable error is counted and the job goes on.
                 let class = if io.direction == Direction::Read {
@@ -1264,6 +1286,7 @@ impl<'a> Loop<'a> {
             let done = completion.result.unsigned_abs();
             if done < io.len_bytes {
                 if done == 0 {
+                    self.workload.release(io.direction, entry.offset_bytes);
                     flight.free.push(completion.slot);
                     self.fail_errno(direction_name(io.direction), Some(io.offset_bytes), 0);
                     flight.stopping = true;
@@ -1279,6 +1302,7 @@ impl<'a> Loop<'a> {
                 flight.queued += 1;
                 continue;
             }
+            self.workload.release(io.direction, entry.offset_bytes);
             if let (Some(verify), Direction::Read) = (self.spec.verify, io.direction) {
                 // SAFETY: the read has completed, so nothing is in flight on this slot's
                 // buffer, which holds at least the I/O's issued length.
@@ -1756,6 +1780,7 @@ impl<'a> Loop<'a> {
         self.cur.last = true;
         // fio's flow_exit_job: the weight leaves the group.
         self.flow = None;
+        self.workload.release_zones();
         std::mem::replace(&mut self.cur, Box::new(WorkerStats::new(self.id)))
     }
 }
