@@ -164,8 +164,8 @@ pub struct WorkerPlan {
     pub verify: Arc<VerifyProgress>,
     /// The job's flow group (fio's `flow`), shared with the jobs of its flow id.
     pub flow: Option<Arc<crate::bench::flow::FlowGroup>>,
-    /// The job's emulated zones (fio's `zonemode=zbd`), shared with its clones.
-    pub zbd: Option<Arc<crate::bench::zbd::SharedZones>>,
+    /// The job's emulated zones (fio's `zonemode=zbd`), shared per file.
+    pub zbd: Option<crate::bench::zbd::JobZones>,
 }
 
 /// A job's verification as it goes, for the dashboard: its workers add to it, the session
@@ -822,7 +822,7 @@ impl<'a> Loop<'a> {
                     (plan.worker, plan.spec.numjobs)
                 },
             )
-            .on_zones(&plan.spec, plan.zbd.clone(), plan.worker),
+            .on_zones(&plan.spec, plan.zbd.clone(), plan.id),
             cur,
             spares,
             tick_ns: u64::try_from(plan.tick.as_nanos())

@@ -5,7 +5,7 @@
 
 use crate::bench::randmap::{Bitmap, Generator, Lfsr};
 use crate::bench::spec::{Distribution, JobSpec, RwMode, Sequencer, StridedZones};
-use crate::bench::zbd::{Miss, SharedZones, ZbdZones};
+use crate::bench::zbd::{JobZones, Miss, SharedZones, ZbdZones};
 
 /// Direction of one I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -241,6 +241,8 @@ pub struct Workload {
 #[derive(Debug, Clone)]
 struct ZbdWalk {
     shared: std::sync::Arc<SharedZones>,
+    /// The zones of the job's region.
+    span: std::ops::Range<usize>,
     zones: ZbdZones,
     /// The clone's index in its job.
     worker: u32,
@@ -608,22 +610,19 @@ impl Workload {
     }
 
     /// Puts this worker on the emulated zones `shared` (fio's `zonemode=zbd`, the job's
-    /// `spec.zbd`), which the job's clones share: from here [`Self::place`] writes at the
+    /// `spec.zbd`), which the jobs on the file share (`worker`: this clone's number among
+    /// all their workers): from here [`Self::place`] writes at the
     /// zones' write pointers and reads below them, and gives a length of 0 when nothing is
     /// left to read (the worker ends, as fio's job does at its zones' end).
     #[must_use]
-    pub fn on_zones(
-        mut self,
-        spec: &JobSpec,
-        shared: Option<std::sync::Arc<SharedZones>>,
-        worker: u32,
-    ) -> Self {
-        let (Some(zones), Some(shared)) = (spec.zbd, shared) else {
+    pub fn on_zones(mut self, spec: &JobSpec, job: Option<JobZones>, worker: u32) -> Self {
+        let (Some(zones), Some(job)) = (spec.zbd, job) else {
             return self;
         };
         let span = self.region_blocks * self.unit_bytes;
         self.zbd = Some(ZbdWalk {
-            shared,
+            shared: job.shared,
+            span: job.span,
             zones,
             worker,
             cursor: self.region_start_bytes,
@@ -690,18 +689,19 @@ impl Workload {
         walk.busy = None;
         let aim = aim.unwrap_or(walk.cursor);
         let worker = walk.worker;
+        let span = &walk.span;
         let placed = walk.shared.with(|state| {
             if write {
-                state.write(worker, aim, len_bytes, unit)
+                state.write(worker, span, aim, len_bytes, unit)
             } else if walk.zones.read_beyond_wp {
                 Ok((aim, len_bytes))
             } else {
                 state
-                    .read(worker, aim, len_bytes, unit, random)
+                    .read(worker, span, aim, len_bytes, unit, random)
                     .or_else(|miss| {
                         // No data ahead: a time-based sequential reader starts over.
                         if miss == Miss::Nothing && walk.time_based && !random {
-                            state.read(worker, walk.region.0, len_bytes, unit, false)
+                            state.read(worker, span, walk.region.0, len_bytes, unit, false)
                         } else {
                             Err(miss)
                         }

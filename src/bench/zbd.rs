@@ -13,9 +13,12 @@
 //! holder's I/Os there have completed (fio's `zone_lock`: a sync job blocks, an async one first
 //! completes what it has in flight). So at most one clone writes a zone at a time.
 //!
-//! The zone state is shared by the clones of a job (fio shares it per file). A zoned device
+//! The zone state is shared per file, as fio's: by the clones of a job, by the jobs of a step
+//! on the same file, and by later steps (a stonewalled read job reads what a write job before
+//! it wrote). Each I/O stays in the zones wholly inside its own job's region. A zoned device
 //! (host-managed or host-aware) is refused: diskdash sends no zone commands.
 
+use std::ops::Range;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
@@ -41,7 +44,27 @@ pub struct ZbdZones {
     pub read_beyond_wp: bool,
 }
 
-/// The zones of one job's region and their write pointers, shared by its clones.
+/// A job's way into its file's zones: the state shared per file and the zones of its region.
+#[derive(Debug, Clone)]
+pub struct JobZones {
+    pub shared: std::sync::Arc<SharedZones>,
+    pub span: Range<usize>,
+}
+
+impl JobZones {
+    /// The job on `[start_bytes, start_bytes + len_bytes)` of the file whose zones `shared`
+    /// are (grown to hold the region).
+    #[must_use]
+    pub fn new(shared: std::sync::Arc<SharedZones>, start_bytes: u64, len_bytes: u64) -> Self {
+        let span = shared.with(|state| {
+            state.grow(start_bytes.saturating_add(len_bytes));
+            state.span(start_bytes, len_bytes)
+        });
+        Self { shared, span }
+    }
+}
+
+/// The zones of a file and their write pointers, shared by the jobs on it and their clones.
 #[derive(Debug)]
 pub struct SharedZones {
     state: Mutex<ZoneState>,
@@ -51,7 +74,7 @@ pub struct SharedZones {
 
 impl SharedZones {
     /// The zones wholly inside `[start_bytes, start_bytes + len_bytes)` (fio rounds the region
-    /// in to zone boundaries), for `workers` clones.
+    /// in to zone boundaries), for `workers` clones (more may come: see [`ZoneState::grow`]).
     #[must_use]
     pub fn new(zones: ZbdZones, start_bytes: u64, len_bytes: u64, workers: u32) -> Self {
         Self {
@@ -131,6 +154,35 @@ impl ZoneState {
             resets: 0,
             holders: vec![(0, 0); count],
         }
+    }
+
+    /// The zones now reach at least `end_bytes` (a later job on the file with a larger region);
+    /// the new zones start empty.
+    pub fn grow(&mut self, end_bytes: u64) {
+        let count = usize::try_from(
+            (end_bytes / self.zones.zone_bytes.max(1))
+                .saturating_sub(self.first_bytes / self.zones.zone_bytes.max(1)),
+        )
+        .unwrap_or(0);
+        if count > self.written.len() {
+            self.written.resize(count, 0);
+            self.holders.resize(count, (0, 0));
+        }
+    }
+
+    /// The zones wholly inside `[start_bytes, start_bytes + len_bytes)`: a job's, its I/O
+    /// stays in them (fio's `min_zone`..`max_zone`).
+    #[must_use]
+    pub fn span(&self, start_bytes: u64, len_bytes: u64) -> Range<usize> {
+        let size = self.zones.zone_bytes.max(1);
+        let zone = |bytes: u64| {
+            usize::try_from(bytes.saturating_sub(self.first_bytes) / size)
+                .unwrap_or(usize::MAX)
+                .min(self.count())
+        };
+        let first = zone(start_bytes.max(self.first_bytes).div_ceil(size) * size);
+        let end = zone(start_bytes.saturating_add(len_bytes));
+        first..end.max(first)
     }
 
     /// Whether clone `worker` may place an I/O in `zone` (nobody else holds it).
@@ -217,6 +269,11 @@ impl ZoneState {
             .min(self.count().saturating_sub(1))
     }
 
+    /// The zone of `at`, kept inside `span`.
+    fn zone_in(&self, span: &Range<usize>, at: u64) -> usize {
+        self.zone_of(at).clamp(span.start, span.end - 1)
+    }
+
     /// Opens `zone` for clone `worker` when the limits allow (an open zone stays open).
     fn try_open(&mut self, zone: usize, worker: u32) -> bool {
         let zone32 = u32::try_from(zone).unwrap_or(u32::MAX);
@@ -224,7 +281,10 @@ impl ZoneState {
             return true;
         }
         let max = self.zones.max_open as usize;
-        let held = self.held.get(worker as usize).copied().unwrap_or(0);
+        if self.held.len() <= worker as usize {
+            self.held.resize(worker as usize + 1, 0);
+        }
+        let held = self.held[worker as usize];
         if (max > 0 && self.open.len() >= max)
             || (self.zones.job_max_open > 0 && held >= self.zones.job_max_open)
         {
@@ -257,25 +317,33 @@ impl ZoneState {
     pub fn write(
         &mut self,
         worker: u32,
+        span: &Range<usize>,
         aim: u64,
         len: u32,
         min_bytes: u64,
     ) -> Result<(u64, u32), Miss> {
-        if self.written.is_empty() {
+        if span.is_empty() {
             return Err(Miss::Nothing);
         }
         let size = self.zones.zone_bytes;
         let len = u32::try_from(u64::from(len).min(size)).unwrap_or(len);
-        let mut zone = self.zone_of(aim);
+        let mut zone = self.zone_in(span, aim);
         if !self.free_for(zone, worker) {
             return Err(Miss::Busy(zone));
         }
         if !self.try_open(zone, worker) {
-            if self.open.is_empty() {
+            // An open zone of this job's region (fio's candidates skip other jobs' zones).
+            let mut open = self
+                .open
+                .iter()
+                .map(|&(z, _)| z as usize)
+                .filter(|z| span.contains(z));
+            let candidates = open.clone().count();
+            if candidates == 0 {
                 return Err(Miss::Nothing);
             }
-            let pick = (aim / min_bytes.max(1)) as usize % self.open.len();
-            zone = self.open[pick].0 as usize;
+            let pick = (aim / min_bytes.max(1)) as usize % candidates;
+            zone = open.nth(pick).expect("pick is below the count");
             if !self.free_for(zone, worker) {
                 return Err(Miss::Busy(zone));
             }
@@ -304,16 +372,17 @@ impl ZoneState {
     pub fn read(
         &mut self,
         worker: u32,
+        span: &Range<usize>,
         aim: u64,
         len: u32,
         min_bytes: u64,
         random: bool,
     ) -> Result<(u64, u32), Miss> {
-        if self.written.is_empty() {
+        if span.is_empty() {
             return Err(Miss::Nothing);
         }
         let min_bytes = min_bytes.max(1);
-        let aimed = self.zone_of(aim);
+        let aimed = self.zone_in(span, aim);
         if !self.free_for(aimed, worker) {
             return Err(Miss::Busy(aimed));
         }
@@ -323,7 +392,7 @@ impl ZoneState {
         if self.written[zone] < min_bytes || (!random && at + min_bytes > self.write_pointer(zone))
         {
             zone = self
-                .find_data(aimed, min_bytes, random)
+                .find_data(span, aimed, min_bytes, random)
                 .ok_or(Miss::Nothing)?;
             if !self.free_for(zone, worker) {
                 return Err(Miss::Busy(zone));
@@ -350,14 +419,21 @@ impl ZoneState {
         Ok((at, cut))
     }
 
-    /// The nearest zone after `from` (a random read: or before it) with `min_bytes` of data.
-    fn find_data(&self, from: usize, min_bytes: u64, random: bool) -> Option<usize> {
+    /// The nearest zone of `span` after `from` (a random read: or before it) with
+    /// `min_bytes` of data.
+    fn find_data(
+        &self,
+        span: &Range<usize>,
+        from: usize,
+        min_bytes: u64,
+        random: bool,
+    ) -> Option<usize> {
         let has = |z: usize| self.written[z] >= min_bytes;
-        for step in 1..self.count() {
-            if from + step < self.count() && has(from + step) {
+        for step in 1..span.len() {
+            if from + step < span.end && has(from + step) {
                 return Some(from + step);
             }
-            if random && step <= from && has(from - step) {
+            if random && from >= span.start + step && has(from - step) {
                 return Some(from - step);
             }
         }
@@ -410,7 +486,9 @@ mod tests {
         let mut written = 0u64;
         for i in 0..2000u32 {
             let aim = splitmix(&mut rng) % (64 * MIB);
-            let (at, len) = state.write(i % 4, aim, 512 << 10, 512 << 10).unwrap();
+            let (at, len) = state
+                .write(i % 4, &(0..state.count()), aim, 512 << 10, 512 << 10)
+                .unwrap();
             state.release(i % 4, at);
             assert!(state.open_zones() <= 4, "{} open", state.open_zones());
             let zone = (at / (4 * MIB)) as usize;
@@ -436,7 +514,9 @@ mod tests {
         let mut rng = 3u64;
         for _ in 0..500 {
             let aim = splitmix(&mut rng) % (64 * MIB);
-            let (at, _) = state.write(0, aim, 64 << 10, 64 << 10).unwrap();
+            let (at, _) = state
+                .write(0, &(0..state.count()), aim, 64 << 10, 64 << 10)
+                .unwrap();
             state.release(0, at);
             assert!(state.held[0] <= 2 && state.open_zones() <= 2);
         }
@@ -447,11 +527,20 @@ mod tests {
         // 1 MiB .. 19 MiB holds the zones at 4, 8 and 12 MiB.
         let mut state = ZoneState::new(zones(0, 0), MIB, 18 * MIB, 1);
         assert_eq!(state.count(), 3);
-        assert_eq!(state.write(0, 0, 4096, 4096), Ok((4 * MIB, 4096)));
-        assert_eq!(state.write(0, 20 * MIB, 4096, 4096), Ok((12 * MIB, 4096)));
+        assert_eq!(
+            state.write(0, &(0..state.count()), 0, 4096, 4096),
+            Ok((4 * MIB, 4096))
+        );
+        assert_eq!(
+            state.write(0, &(0..state.count()), 20 * MIB, 4096, 4096),
+            Ok((12 * MIB, 4096))
+        );
         let mut none = ZoneState::new(zones(0, 0), MIB, 4 * MIB, 1);
         assert_eq!(none.count(), 0);
-        assert_eq!(none.read(0, 0, 4096, 4096, false), Err(Miss::Nothing));
+        assert_eq!(
+            none.read(0, &(0..none.count()), 0, 4096, 4096, false),
+            Err(Miss::Nothing)
+        );
     }
 
     #[test]
@@ -459,41 +548,61 @@ mod tests {
         let mut state = ZoneState::new(zones(0, 0), 0, 16 * MIB, 1);
         // Nothing written: nothing to read, as fio's emulated zones start empty.
         assert_eq!(
-            state.read(0, 0, 256 << 10, 256 << 10, false),
+            state.read(0, &(0..state.count()), 0, 256 << 10, 256 << 10, false),
             Err(Miss::Nothing)
         );
         assert_eq!(
-            state.read(0, 5 * MIB, 256 << 10, 256 << 10, true),
+            state.read(0, &(0..state.count()), 5 * MIB, 256 << 10, 256 << 10, true),
             Err(Miss::Nothing)
         );
         // 1 MiB in zone 1, 512 KiB in zone 3.
         for _ in 0..4 {
-            state.write(0, 4 * MIB, 256 << 10, 256 << 10).unwrap();
+            state
+                .write(0, &(0..state.count()), 4 * MIB, 256 << 10, 256 << 10)
+                .unwrap();
         }
-        state.write(0, 12 * MIB, 512 << 10, 256 << 10).unwrap();
+        state
+            .write(0, &(0..state.count()), 12 * MIB, 512 << 10, 256 << 10)
+            .unwrap();
         // A sequential read from 0 moves to zone 1's start, is cut at its write pointer,
         // then goes on to zone 3.
         assert_eq!(
-            state.read(0, 0, 256 << 10, 256 << 10, false),
+            state.read(0, &(0..state.count()), 0, 256 << 10, 256 << 10, false),
             Ok((4 * MIB, 256 << 10))
         );
         assert_eq!(
-            state.read(0, 4 * MIB + (768 << 10), 512 << 10, 256 << 10, false),
+            state.read(
+                0,
+                &(0..state.count()),
+                4 * MIB + (768 << 10),
+                512 << 10,
+                256 << 10,
+                false
+            ),
             Ok((4 * MIB + (768 << 10), 256 << 10))
         );
         assert_eq!(
-            state.read(0, 5 * MIB, 256 << 10, 256 << 10, false),
+            state.read(0, &(0..state.count()), 5 * MIB, 256 << 10, 256 << 10, false),
             Ok((12 * MIB, 256 << 10))
         );
         assert_eq!(
-            state.read(0, 12 * MIB + (512 << 10), 256 << 10, 256 << 10, false),
+            state.read(
+                0,
+                &(0..state.count()),
+                12 * MIB + (512 << 10),
+                256 << 10,
+                256 << 10,
+                false
+            ),
             Err(Miss::Nothing)
         );
         // Random reads land below a write pointer, wherever they aim.
         let mut rng = 9u64;
         for _ in 0..500 {
             let aim = splitmix(&mut rng) % (16 * MIB) / 4096 * 4096;
-            let (at, len) = state.read(0, aim, 128 << 10, 4096, true).unwrap();
+            let (at, len) = state
+                .read(0, &(0..state.count()), aim, 128 << 10, 4096, true)
+                .unwrap();
             let zone = (at / (4 * MIB)) as usize;
             assert!(
                 at + u64::from(len) <= state.write_pointer(zone),
@@ -519,7 +628,7 @@ mod tests {
                 let aim = waiting[worker as usize]
                     .take()
                     .unwrap_or_else(|| splitmix(&mut rng) % (16 * MIB));
-                match state.write(worker, aim, 512 << 10, 512 << 10) {
+                match state.write(worker, &(0..state.count()), aim, 512 << 10, 512 << 10) {
                     Ok((at, _)) => {
                         let zone = (at / (4 * MIB)) as usize;
                         assert!(
@@ -567,28 +676,84 @@ mod tests {
         // fio's zone mutex is recursive: an async clone may queue more writes in a zone it
         // holds; the zone is free once the last of them completes.
         let mut state = ZoneState::new(zones(0, 0), 0, 8 * MIB, 2);
-        let a = state.write(0, 0, 4096, 4096).unwrap();
-        let b = state.write(0, 100, 4096, 4096).unwrap();
+        let a = state.write(0, &(0..state.count()), 0, 4096, 4096).unwrap();
+        let b = state
+            .write(0, &(0..state.count()), 100, 4096, 4096)
+            .unwrap();
         assert_eq!((a.0, b.0), (0, 4096));
         assert_eq!(state.holder(0), Some((0, 2)));
-        assert_eq!(state.write(1, 0, 4096, 4096), Err(Miss::Busy(0)));
-        assert_eq!(state.read(1, 0, 4096, 4096, false), Err(Miss::Busy(0)));
+        assert_eq!(
+            state.write(1, &(0..state.count()), 0, 4096, 4096),
+            Err(Miss::Busy(0))
+        );
+        assert_eq!(
+            state.read(1, &(0..state.count()), 0, 4096, 4096, false),
+            Err(Miss::Busy(0))
+        );
         // The other zone is free for clone 1.
-        assert_eq!(state.write(1, 5 * MIB, 4096, 4096), Ok((4 * MIB, 4096)));
+        assert_eq!(
+            state.write(1, &(0..state.count()), 5 * MIB, 4096, 4096),
+            Ok((4 * MIB, 4096))
+        );
         assert!(!state.release(0, a.0));
         assert!(state.release(0, b.0));
-        assert_eq!(state.write(1, 0, 4096, 4096), Ok((8192, 4096)));
+        assert_eq!(
+            state.write(1, &(0..state.count()), 0, 4096, 4096),
+            Ok((8192, 4096))
+        );
     }
 
     #[test]
     fn a_waiting_clone_wakes_when_the_zone_is_let_go() {
         let shared = std::sync::Arc::new(SharedZones::new(zones(0, 0), 0, 8 * MIB, 2));
-        let (at, _) = shared.with(|s| s.write(0, 0, 4096, 4096)).unwrap();
+        let (at, _) = shared
+            .with(|s| s.write(0, &(0..s.count()), 0, 4096, 4096))
+            .unwrap();
         assert!(!shared.wait_free(1, 0, Duration::from_millis(10)));
         let other = shared.clone();
         let waiter = std::thread::spawn(move || other.wait_free(1, 0, Duration::from_secs(10)));
         std::thread::sleep(Duration::from_millis(20));
         shared.release(0, at);
         assert!(waiter.join().unwrap());
+    }
+
+    #[test]
+    fn jobs_on_one_file_share_its_zones_each_in_its_region() {
+        // A write job on the first 8 MiB, then (a later step, the state grown) a read job on
+        // the whole 16 MiB: it reads what the writer wrote, and the writer never left its zones.
+        let mut state = ZoneState::new(zones(0, 0), 0, 8 * MIB, 1);
+        let writer = state.span(0, 8 * MIB);
+        assert_eq!(writer, 0..2);
+        let mut rng = 5u64;
+        for _ in 0..8 {
+            let aim = splitmix(&mut rng) % (16 * MIB);
+            let (at, _) = state.write(0, &writer, aim, 1 << 20, 4096).unwrap();
+            assert!(at < 8 * MIB, "{at}");
+            state.release(0, at);
+        }
+        state.grow(16 * MIB);
+        assert_eq!(state.count(), 4);
+        let reader = state.span(0, 16 * MIB);
+        let (mut at, mut read) = (0, 0u64);
+        while let Ok((got, len)) = state.read(3, &reader, at, 1 << 20, 4096, false) {
+            state.release(3, got);
+            read += u64::from(len);
+            at = got + u64::from(len);
+        }
+        let below: u64 = (0..2)
+            .map(|z| state.write_pointer(z) - z as u64 * 4 * MIB)
+            .sum();
+        assert!(below > 0);
+        assert_eq!(read, below);
+        // A job on zones 2..4 finds none of the writer's data in its own region.
+        let other = state.span(8 * MIB, 8 * MIB);
+        assert_eq!(other, 2..4);
+        assert_eq!(
+            state.read(4, &other, 8 * MIB, 4096, 4096, false),
+            Err(Miss::Nothing)
+        );
+        // A region off zone boundaries is rounded in.
+        assert_eq!(state.span(MIB, 9 * MIB), 1..2);
+        assert!(state.span(MIB, 4 * MIB).is_empty());
     }
 }

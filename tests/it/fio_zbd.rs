@@ -255,3 +255,28 @@ fn rand_write_has_one_write_in_flight_per_zone() {
     assert_eq!(most, 1, "two writes in flight in one zone");
     assert_zones_written_from_their_start(&std::fs::read(&file).unwrap(), 4);
 }
+
+/// fio keeps a file's zones for the whole run: a stonewalled read job (read_beyond_wp=0)
+/// reads what the write job before it wrote, and stops at the write pointers (fio 3.33: 12
+/// MiB written, 12 MiB read), where zones of its own would be empty and read nothing.
+#[test]
+fn a_stonewalled_read_job_reads_what_the_write_job_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sdj");
+    sparse_file(&file, 32 * MIB);
+    let text = format!(
+        "[global]\nzonemode=zbd\nzonesize=4M\ndirect=1\nfilename={}\nioengine=psync\n\
+         bs=256K\nsize=16M\n[write]\nrw=write\nio_size=12M\n[read]\nstonewall\nrw=read\n",
+        file.display()
+    );
+    let json = run_job(dir.path(), &text, &["--allow-destructive"]);
+    let jobs = json["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2, "{json}");
+    assert_eq!(jobs[0]["write"]["io_bytes"].as_u64(), Some(12 * MIB));
+    assert_eq!(
+        jobs[1]["read"]["io_bytes"].as_u64(),
+        Some(12 * MIB),
+        "{}",
+        jobs[1]
+    );
+}
