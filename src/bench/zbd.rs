@@ -42,6 +42,11 @@ pub struct ZbdZones {
     pub job_max_open: u32,
     /// fio's `read_beyond_wp`: reads may go above the write pointer (to data of earlier runs).
     pub read_beyond_wp: bool,
+    /// fio's `zone_reset_threshold`, millionths: once the zones hold this share of the job's
+    /// region in data, every `reset_every`-th write resets its zone first.
+    pub reset_threshold_ppm: u32,
+    /// fio's `zone_reset_frequency` as writes between resets (1 / frequency); 0: never.
+    pub reset_every: u32,
 }
 
 /// A job's way into its file's zones: the state shared per file and the zones of its region.
@@ -137,6 +142,10 @@ pub struct ZoneState {
     resets: u64,
     /// Per zone, the clone holding it (its index + 1, 0: free) and its I/Os in flight there.
     holders: Vec<(u32, u32)>,
+    /// Bytes below all the write pointers (fio's `wp_sectors_with_data`).
+    with_data: u64,
+    /// Writes left until the next reset `zone_reset_frequency` asks for.
+    writes_to_reset: u32,
 }
 
 impl ZoneState {
@@ -153,7 +162,30 @@ impl ZoneState {
             held: vec![0; workers.max(1) as usize],
             resets: 0,
             holders: vec![(0, 0); count],
+            with_data: 0,
+            writes_to_reset: zones.reset_every,
         }
+    }
+
+    /// fio's zone_reset_threshold and zone_reset_frequency before a write in `span`: whether
+    /// this write resets its zone first (the zones hold the threshold's share of the region
+    /// and this is the frequency's n-th write since the last).
+    fn reset_due(&mut self, span: &Range<usize>) -> bool {
+        if self.zones.reset_every == 0 {
+            return false;
+        }
+        let region = span.len() as u128 * u128::from(self.zones.zone_bytes);
+        if u128::from(self.with_data) * 1_000_000
+            < region * u128::from(self.zones.reset_threshold_ppm)
+        {
+            return false;
+        }
+        self.writes_to_reset = self.writes_to_reset.saturating_sub(1);
+        if self.writes_to_reset > 0 {
+            return false;
+        }
+        self.writes_to_reset = self.zones.reset_every;
+        true
     }
 
     /// The zones now reach at least `end_bytes` (a later job on the file with a larger region);
@@ -348,13 +380,15 @@ impl ZoneState {
                 return Err(Miss::Busy(zone));
             }
         }
-        if self.written[zone] + u64::from(len) > size {
+        if self.reset_due(span) || self.written[zone] + u64::from(len) > size {
             // fio's reset of an emulated zone: the write pointer goes back to the start.
+            self.with_data -= self.written[zone];
             self.written[zone] = 0;
             self.resets += 1;
         }
         let at = self.write_pointer(zone);
         self.written[zone] += u64::from(len);
+        self.with_data += u64::from(len);
         if self.written[zone] + min_bytes.max(1) > size {
             self.close(zone);
         }
@@ -469,6 +503,8 @@ mod tests {
             max_open,
             job_max_open,
             read_beyond_wp: false,
+            reset_threshold_ppm: 0,
+            reset_every: 0,
         }
     }
 
@@ -755,5 +791,33 @@ mod tests {
         // A region off zone boundaries is rounded in.
         assert_eq!(state.span(MIB, 9 * MIB), 1..2);
         assert!(state.span(MIB, 4 * MIB).is_empty());
+    }
+
+    #[test]
+    fn past_the_threshold_every_nth_write_resets_its_zone() {
+        // zone_reset_threshold=0.5, zone_reset_frequency=0.25 on 4 zones of 4 MiB: no reset
+        // while under 8 MiB of data, then one each 4th write.
+        let mut zbd = zones(0, 0);
+        zbd.reset_threshold_ppm = 500_000;
+        zbd.reset_every = 4;
+        let mut state = ZoneState::new(zbd, 0, 16 * MIB, 1);
+        let span = 0..4;
+        for i in 0..8u64 {
+            // Two zones filled in 1 MiB writes: 8 MiB, no reset.
+            let (at, _) = state
+                .write(0, &span, (i / 4) * 4 * MIB, 1 << 20, 4096)
+                .unwrap();
+            state.release(0, at);
+        }
+        assert_eq!(state.resets(), 0);
+        // From here each 4th write into zone 2 resets it first.
+        let mut starts = Vec::new();
+        for _ in 0..8 {
+            let (at, _) = state.write(0, &span, 8 * MIB, 1 << 20, 4096).unwrap();
+            state.release(0, at);
+            starts.push((at - 8 * MIB) >> 20);
+        }
+        assert_eq!(starts, [0, 1, 2, 0, 1, 2, 3, 0]);
+        assert_eq!(state.resets(), 2);
     }
 }

@@ -280,3 +280,48 @@ fn a_stonewalled_read_job_reads_what_the_write_job_wrote() {
         jobs[1]
     );
 }
+
+/// zone_reset_threshold=0.5 zone_reset_frequency=0.5, fio's meaning: once the zones hold half
+/// the region (8 of 16 MiB), each second write resets its zone first. A sequential writer
+/// fills zones 0 and 1, then stays at the start of zone 2 (fio 3.33: 16 zone resets in the
+/// 64 writes); --parse-only says so, and a value out of 0..1 is refused.
+#[test]
+fn zone_reset_threshold_and_frequency_reset_zones_as_fio() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sdj");
+    sparse_file(&file, 16 * MIB);
+    let text = |threshold: &str| {
+        format!(
+            "[w]\nzonemode=zbd\nzonesize=4M\ndirect=1\nfilename={}\nioengine=psync\nbs=256K\n\
+             size=16M\nrw=write\nzone_reset_threshold={threshold}\nzone_reset_frequency=0.5\n",
+            file.display()
+        )
+    };
+    let json = run_job(dir.path(), &text("0.5"), &["--allow-destructive"]);
+    assert_eq!(
+        json["jobs"][0]["write"]["io_bytes"].as_u64(),
+        Some(16 * MIB)
+    );
+    let data = std::fs::read(&file).unwrap();
+    let blocks: Vec<bool> = data
+        .chunks(256 << 10)
+        .map(|block| block.iter().step_by(4096).any(|&b| b != 0))
+        .collect();
+    assert!(blocks[..34].iter().all(|&b| b), "{blocks:?}");
+    assert!(blocks[34..].iter().all(|&b| !b), "{blocks:?}");
+
+    let out = crate::fio_run::fio(dir.path(), &["--parse-only", "job.fio"]);
+    assert_success(&out);
+    assert_stdout_has(
+        &out,
+        "and once the zones hold 50% of the region in data, one write in 2 resets its zone first",
+    );
+    std::fs::write(dir.path().join("job.fio"), text("1.5")).unwrap();
+    let out = crate::fio_run::fio(dir.path(), &["--parse-only", "job.fio"]);
+    assert_usage_error(&out);
+    assert!(
+        stderr(&out).contains("zone_reset_threshold \"1.5\" is not a fraction from 0 to 1"),
+        "{}",
+        stderr(&out)
+    );
+}
