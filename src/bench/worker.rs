@@ -140,6 +140,10 @@ const MAX_IO_RETRIES: u16 = 1000;
 /// Spare stats objects per worker (allocated once, at setup).
 const SPARES: usize = 3;
 
+/// The longest a worker waits for an emulated zone held by another clone before it looks at
+/// the stop flag and the clock again.
+const ZONE_WAIT: Duration = Duration::from_millis(20);
+
 /// What one worker is to do.
 pub struct WorkerPlan {
     /// The worker's id in the segment (every job's workers counted together): its stats and
@@ -166,8 +170,8 @@ pub struct WorkerPlan {
     pub verify: Arc<VerifyProgress>,
     /// The job's flow group (fio's `flow`), shared with the jobs of its flow id.
     pub flow: Option<Arc<crate::bench::flow::FlowGroup>>,
-    /// The job's emulated zones (fio's `zonemode=zbd`), shared with its clones.
-    pub zbd: Option<Arc<crate::bench::zbd::SharedZones>>,
+    /// The job's emulated zones (fio's `zonemode=zbd`), shared per file.
+    pub zbd: Option<crate::bench::zbd::JobZones>,
 }
 
 /// A job's verification as it goes, for the dashboard: its workers add to it, the session
@@ -829,7 +833,7 @@ impl<'a> Loop<'a> {
                     (plan.worker, plan.spec.numjobs)
                 },
             )
-            .on_zones(&plan.spec, plan.zbd.clone(), plan.worker),
+            .on_zones(&plan.spec, plan.zbd.clone(), plan.id),
             cur,
             spares,
             tick_ns: u64::try_from(plan.tick.as_nanos())
@@ -1012,9 +1016,26 @@ impl<'a> Loop<'a> {
             // The random map may cut the I/O short (never longer).
             let (offset_bytes, len) = self.workload.place(direction, len);
             if len == 0 {
-                // Emulated zones hold nothing (more) to read: the worker ends, as fio's.
                 flight.free.push(slot);
                 self.ios_left += 1;
+                if self.workload.zone_busy() {
+                    // Emulated zones: another clone's I/O holds the zone (fio's zone lock).
+                    // With I/O of its own in flight the worker completes it first, as fio's
+                    // io_u_quiesce; with none it waits for the zone, then places again.
+                    if flight.in_flight + flight.queued > 0 {
+                        break;
+                    }
+                    self.workload.wait_zone(ZONE_WAIT);
+                    let now = monotonic_ns();
+                    if self.control.stop.load(Ordering::Relaxed)
+                        || (now >= self.deadline_ns && self.runtime_over(now))
+                    {
+                        flight.stopping = true;
+                        break;
+                    }
+                    continue;
+                }
+                // Emulated zones hold nothing (more) to read: the worker ends, as fio's.
                 flight.stopping = true;
                 break;
             }
@@ -1299,6 +1320,7 @@ impl<'a> Loop<'a> {
                     flight.queued += 1;
                     continue;
                 }
+                self.workload.release(io.direction, entry.offset_bytes);
                 flight.free.push(completion.slot);
                 // fio's continue_on_error: a passable error is counted and the job goes on.
                 let class = if io.direction == Direction::Read {
@@ -1326,6 +1348,7 @@ impl<'a> Loop<'a> {
             let done = completion.result.unsigned_abs();
             if done < io.len_bytes {
                 if done == 0 {
+                    self.workload.release(io.direction, entry.offset_bytes);
                     flight.free.push(completion.slot);
                     self.fail_errno(direction_name(io.direction), Some(io.offset_bytes), 0);
                     flight.stopping = true;
@@ -1341,6 +1364,7 @@ impl<'a> Loop<'a> {
                 flight.queued += 1;
                 continue;
             }
+            self.workload.release(io.direction, entry.offset_bytes);
             if let Some(verify) = self
                 .spec
                 .verify
@@ -1852,6 +1876,7 @@ impl<'a> Loop<'a> {
         self.cur.last = true;
         // fio's flow_exit_job: the weight leaves the group.
         self.flow = None;
+        self.workload.release_zones();
         std::mem::replace(&mut self.cur, Box::new(WorkerStats::new(self.id)))
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::bench::randmap::{Bitmap, Generator, Lfsr};
 use crate::bench::spec::{Distribution, JobSpec, RwMode, Sequencer, StridedZones};
-use crate::bench::zbd::{SharedZones, ZbdZones};
+use crate::bench::zbd::{JobZones, Miss, SharedZones, ZbdZones};
 
 /// Direction of one I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -241,6 +241,8 @@ pub struct Workload {
 #[derive(Debug, Clone)]
 struct ZbdWalk {
     shared: std::sync::Arc<SharedZones>,
+    /// The zones of the job's region.
+    span: std::ops::Range<usize>,
     zones: ZbdZones,
     /// The clone's index in its job.
     worker: u32,
@@ -250,6 +252,10 @@ struct ZbdWalk {
     region: (u64, u64),
     /// A time-based job starts over at the region's start where a size-based one ends.
     time_based: bool,
+    /// The zone another clone held when this one last tried to place, and (random I/O) the
+    /// aim and length to try again once it is free, as fio waits on the zone it aimed at.
+    busy: Option<usize>,
+    retry: Option<(u64, u32)>,
 }
 
 /// A worker's way through strided zones (fio's `setup_strided_zone_mode`).
@@ -604,62 +610,114 @@ impl Workload {
     }
 
     /// Puts this worker on the emulated zones `shared` (fio's `zonemode=zbd`, the job's
-    /// `spec.zbd`), which the job's clones share: from here [`Self::place`] writes at the
+    /// `spec.zbd`), which the jobs on the file share (`worker`: this clone's number among
+    /// all their workers): from here [`Self::place`] writes at the
     /// zones' write pointers and reads below them, and gives a length of 0 when nothing is
     /// left to read (the worker ends, as fio's job does at its zones' end).
     #[must_use]
-    pub fn on_zones(
-        mut self,
-        spec: &JobSpec,
-        shared: Option<std::sync::Arc<SharedZones>>,
-        worker: u32,
-    ) -> Self {
-        let (Some(zones), Some(shared)) = (spec.zbd, shared) else {
+    pub fn on_zones(mut self, spec: &JobSpec, job: Option<JobZones>, worker: u32) -> Self {
+        let (Some(zones), Some(job)) = (spec.zbd, job) else {
             return self;
         };
         let span = self.region_blocks * self.unit_bytes;
         self.zbd = Some(ZbdWalk {
-            shared,
+            shared: job.shared,
+            span: job.span,
             zones,
             worker,
             cursor: self.region_start_bytes,
             region: (self.region_start_bytes, self.region_start_bytes + span),
             time_based: spec.io_size_bytes.is_none(),
+            busy: None,
+            retry: None,
         });
         self
+    }
+
+    /// Whether the last [`Self::place`] gave length 0 because its zone was held by another
+    /// clone (emulated zones), not because nothing is left: wait ([`Self::wait_zone`]) or
+    /// complete what is in flight, then place again.
+    #[must_use]
+    pub fn zone_busy(&self) -> bool {
+        self.zbd.as_ref().is_some_and(|walk| walk.busy.is_some())
+    }
+
+    /// Waits up to `timeout` for the zone [`Self::zone_busy`] found held.
+    pub fn wait_zone(&mut self, timeout: std::time::Duration) {
+        if let Some(walk) = self.zbd.as_mut()
+            && let Some(zone) = walk.busy.take()
+        {
+            walk.shared.wait_free(walk.worker, zone, timeout);
+        }
+    }
+
+    /// An I/O placed by [`Self::place`] at `at` has completed: on emulated zones its hold on
+    /// the zone is let go (reads above the write pointers hold none).
+    #[inline]
+    pub fn release(&self, direction: Direction, at: u64) {
+        if let Some(walk) = &self.zbd
+            && (direction != Direction::Read || !walk.zones.read_beyond_wp)
+        {
+            walk.shared.release(walk.worker, at);
+        }
+    }
+
+    /// The worker ends: the zones it still holds are let go.
+    pub fn release_zones(&self) {
+        if let Some(walk) = &self.zbd {
+            walk.shared.release_all(walk.worker);
+        }
     }
 
     /// [`Self::place`] on emulated zones: a random worker aims where its random offsets go, a
     /// sequential one where its last I/O ended; the zones' write pointers say where it lands.
     /// Length 0: nothing (more) to read.
     fn place_in_zones(&mut self, len_bytes: u32) -> (u64, u32) {
-        let (aim, len_bytes) = if self.random {
-            let (aim, len) = self.place_in_region(len_bytes);
-            (Some(aim), len)
-        } else {
-            (None, len_bytes)
+        let retry = self.zbd.as_mut().and_then(|walk| walk.retry.take());
+        let (aim, len_bytes) = match retry {
+            Some((aim, len)) => (Some(aim), len),
+            None if self.random => {
+                let (aim, len) = self.place_in_region(len_bytes);
+                (Some(aim), len)
+            }
+            None => (None, len_bytes),
         };
         let unit = self.unit_bytes;
         let random = self.random;
         let write = self.last_direction != Direction::Read;
         let walk = self.zbd.as_mut().expect("zbd was checked by place");
+        walk.busy = None;
         let aim = aim.unwrap_or(walk.cursor);
+        let worker = walk.worker;
+        let span = &walk.span;
         let placed = walk.shared.with(|state| {
             if write {
-                state.write(walk.worker, aim, len_bytes, unit)
+                state.write(worker, span, aim, len_bytes, unit)
             } else if walk.zones.read_beyond_wp {
-                Some((aim, len_bytes))
+                Ok((aim, len_bytes))
             } else {
-                state.read(aim, len_bytes, unit, random).or_else(|| {
-                    // No data ahead: a time-based sequential reader starts over.
-                    (walk.time_based && !random)
-                        .then(|| state.read(walk.region.0, len_bytes, unit, false))
-                        .flatten()
-                })
+                state
+                    .read(worker, span, aim, len_bytes, unit, random)
+                    .or_else(|miss| {
+                        // No data ahead: a time-based sequential reader starts over.
+                        if miss == Miss::Nothing && walk.time_based && !random {
+                            state.read(worker, span, walk.region.0, len_bytes, unit, false)
+                        } else {
+                            Err(miss)
+                        }
+                    })
             }
         });
-        let Some((at, len)) = placed else {
-            return (walk.cursor, 0);
+        let (at, len) = match placed {
+            Ok(placed) => placed,
+            Err(Miss::Busy(zone)) => {
+                walk.busy = Some(zone);
+                if random {
+                    walk.retry = Some((aim, len_bytes));
+                }
+                return (walk.cursor, 0);
+            }
+            Err(Miss::Nothing) => return (walk.cursor, 0),
         };
         if !random {
             walk.cursor = at + u64::from(len);

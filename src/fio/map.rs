@@ -39,6 +39,10 @@ enum ZoneOpt {
     JobMaxOpen,
     /// `read_beyond_wp` (zbd).
     ReadBeyondWp,
+    /// `zone_reset_threshold` (zbd).
+    ResetThreshold,
+    /// `zone_reset_frequency` (zbd).
+    ResetFrequency,
 }
 
 /// What an option does.
@@ -287,12 +291,8 @@ option_table! {
         "max_open_zones" => Opt::Zone(ZoneOpt::MaxOpen),
         "job_max_open_zones" => Opt::Zone(ZoneOpt::JobMaxOpen),
         "read_beyond_wp" => Opt::Zone(ZoneOpt::ReadBeyondWp),
-        "zone_reset_threshold" | "zone_reset_frequency" => Opt::Accepted(
-            Value,
-            "accepted; on emulated zones (zonemode=zbd) diskdash resets a zone only when a \
-             write finds it full, and a reset only moves the write pointer back, as fio's on \
-             a regular file",
-        ),
+        "zone_reset_threshold" => Opt::Zone(ZoneOpt::ResetThreshold),
+        "zone_reset_frequency" => Opt::Zone(ZoneOpt::ResetFrequency),
         "zonecapacity" => Opt::Accepted(
             Value,
             "accepted; diskdash's emulated zones (zonemode=zbd) are written to their whole \
@@ -1398,7 +1398,7 @@ fn job(
     let mut blockalign: Option<&Entry> = None;
     let mut fill_device: Option<&Entry> = None;
     // fio's zonemode, zonesize, zonerange, zoneskip (by `ZoneOpt`).
-    let mut zone: [Option<&Entry>; 7] = [None; 7];
+    let mut zone: [Option<&Entry>; 9] = [None; 9];
     // fio's sg engine (its `ioengine` entry), its `sg_write_mode` and `writefua`.
     let (mut sg, mut sg_mode, mut writefua): (Option<&Entry>, Option<&Entry>, bool) =
         (None, None, false);
@@ -2738,7 +2738,7 @@ fn wait_for(entry: &Entry, name: &str, steps: &[Step]) -> anyhow::Result<bool> {
 /// fio's `zonemode` (`none`, the default, `strided`, `zbd`), `zonesize`, `zonerange` (default
 /// `zonesize`) and `zoneskip`, by [`ZoneOpt`]: the strided zones, `None` without. As fio,
 /// `zonesize` needs a zone mode; `zonerange` and `zoneskip` mean nothing without one.
-fn strided_zones(zone: [Option<&Entry>; 7]) -> anyhow::Result<Option<StridedZones>> {
+fn strided_zones(zone: [Option<&Entry>; 9]) -> anyhow::Result<Option<StridedZones>> {
     let [mode, size, range, skip, ..] = zone;
     match mode.map(value) {
         // fio 3.33's default is none, and none with a zonesize is its error.
@@ -2790,10 +2790,20 @@ fn strided_zones(zone: [Option<&Entry>; 7]) -> anyhow::Result<Option<StridedZone
 /// zones (`zonesize`, `max_open_zones`, `job_max_open_zones`, `read_beyond_wp`). As fio, the zbd
 /// options mean nothing without `zonemode=zbd`.
 fn zone_mode(
-    zone: [Option<&Entry>; 7],
+    zone: [Option<&Entry>; 9],
     spec: &crate::bench::spec::JobSpec,
 ) -> anyhow::Result<(Option<StridedZones>, Option<crate::bench::zbd::ZbdZones>)> {
-    let [mode, size, range, skip, max_open, job_max_open, beyond] = zone;
+    let [
+        mode,
+        size,
+        range,
+        skip,
+        max_open,
+        job_max_open,
+        beyond,
+        threshold,
+        frequency,
+    ] = zone;
     if mode.map(value) != Some("zbd") {
         return Ok((strided_zones(zone)?, None));
     }
@@ -2864,6 +2874,22 @@ fn zone_mode(
             )
         })
     };
+    // fio's zone_reset_threshold and zone_reset_frequency: fractions from 0 to 1.
+    let fraction = |entry: Option<&Entry>| -> anyhow::Result<u32> {
+        let Some(entry) = entry else { return Ok(0) };
+        let text = value(entry);
+        text.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|f| (0.0..=1.0).contains(f))
+            .map(|f| (f * 1_000_000.0).round() as u32)
+            .ok_or_else(|| {
+                usage!(
+                    "{} {text:?} is not a fraction from 0 to 1; use e.g. 0.5",
+                    entry.name()
+                )
+            })
+    };
     Ok((
         None,
         Some(crate::bench::zbd::ZbdZones {
@@ -2871,6 +2897,12 @@ fn zone_mode(
             max_open: count(max_open)?,
             job_max_open: count(job_max_open)?,
             read_beyond_wp: beyond.map(flag).transpose()?.unwrap_or(false),
+            reset_threshold_ppm: fraction(threshold)?,
+            reset_every: match fraction(frequency)? {
+                0 => 0,
+                // fio: a reset after each 1 / zone_reset_frequency writes.
+                ppm => 1_000_000 / ppm,
+            },
         }),
     ))
 }

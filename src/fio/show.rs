@@ -66,9 +66,19 @@ pub fn plan(invocation: &FioInvocation) -> String {
                     out,
                     "    zones    zbd, emulated: zones of {} from empty, writes at each zone's \
                      write pointer, a full zone reset (its write pointer back to its start, the \
-                     data kept) when written again; open at once: {} (a clone: {}); reads {} \
+                     data kept) when written again{}; open at once: {} (a clone: {}); reads {} \
                      (fio's zonemode=zbd on a regular file; a zoned device is refused)",
                     crate::units::format_bytes(z.zone_bytes),
+                    if z.reset_every > 0 {
+                        format!(
+                            ", and once the zones hold {:.0}% of the region in data, one \
+                             write in {} resets its zone first",
+                            f64::from(z.reset_threshold_ppm) / 10_000.0,
+                            z.reset_every
+                        )
+                    } else {
+                        String::new()
+                    },
                     limit(z.max_open),
                     limit(z.job_max_open),
                     if z.read_beyond_wp {

@@ -48,6 +48,8 @@ pub struct JobSetup {
     pub working_set_bytes: u64,
     pub engine: EngineKind,
     pub seed: u64,
+    /// The emulated zones of the job's file (fio's `zonemode=zbd`), shared per file.
+    pub zbd: Option<Arc<crate::bench::zbd::SharedZones>>,
 }
 
 /// What a segment (a step of the plan) is to run: its jobs, at the same time, on one grid.
@@ -352,14 +354,10 @@ impl SegmentRun {
         for (job, flow) in setup.jobs.iter().zip(flows) {
             let spec = &job.spec;
             let mut slot = JobSlot::new(id, spec);
-            // fio's zbd zones are shared by the clones on the job's file.
-            let zbd = spec.zbd.map(|zones| {
-                Arc::new(crate::bench::zbd::SharedZones::new(
-                    zones,
-                    spec.offset_bytes,
-                    job.working_set_bytes,
-                    spec.numjobs,
-                ))
+            // fio's zbd zones are shared per file: by the job's clones, by the other jobs on
+            // it (of this step and the steps before).
+            let zbd = job.zbd.clone().map(|shared| {
+                crate::bench::zbd::JobZones::new(shared, spec.offset_bytes, job.working_set_bytes)
             });
             for worker in 0..spec.numjobs {
                 let (spare_tx, spare_rx) = mpsc::channel();

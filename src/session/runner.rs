@@ -57,6 +57,13 @@ pub struct Runner {
     step_targets: Vec<Vec<usize>>,
     /// For each step and job, its clones' own files in `targets`; empty: they share its target.
     clone_targets: Vec<Vec<Vec<usize>>>,
+    /// The emulated zones of each file zonemode=zbd jobs ran on, by file and zone size: fio
+    /// keeps a file's zones (their write pointers) for the whole run.
+    zbd_zones: Vec<(
+        crate::pinned::FileId,
+        u64,
+        Arc<crate::bench::zbd::SharedZones>,
+    )>,
     engine_kind: EngineKind,
     engine: EngineRecord,
     /// One watch per disk the plan touches.
@@ -275,6 +282,7 @@ impl Runner {
             targets,
             step_targets,
             clone_targets,
+            zbd_zones: Vec::new(),
             engine_kind,
             engine,
             devices,
@@ -699,7 +707,12 @@ impl Runner {
     }
 
     /// What each job's workers get: its spec, file, engine and seed.
-    fn worker_setup(&self, index: u32, jobs: &[Job], targets: &[usize]) -> SegmentSetup {
+    fn worker_setup(&mut self, index: u32, jobs: &[Job], targets: &[usize]) -> SegmentSetup {
+        let zbd: Vec<_> = jobs
+            .iter()
+            .zip(targets)
+            .map(|(job, &t)| self.file_zones(job, t))
+            .collect();
         SegmentSetup {
             jobs: jobs
                 .iter()
@@ -723,9 +736,32 @@ impl Runner {
                         .randseed
                         .unwrap_or(0xD15C_DA54_0000_0000 ^ u64::from(index))
                         ^ (j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                    zbd: zbd[j].clone(),
                 })
                 .collect(),
         }
+    }
+
+    /// The emulated zones of target `t`'s file for a zonemode=zbd job: the ones jobs before it
+    /// on the file used, else new ones (empty, as fio's emulated zones start).
+    fn file_zones(&mut self, job: &Job, t: usize) -> Option<Arc<crate::bench::zbd::SharedZones>> {
+        let zones = job.spec.zbd?;
+        let id = self.targets[t].id;
+        if let Some((.., shared)) = self
+            .zbd_zones
+            .iter()
+            .find(|(file, bytes, _)| *file == id && *bytes == zones.zone_bytes)
+        {
+            return Some(shared.clone());
+        }
+        let shared = Arc::new(crate::bench::zbd::SharedZones::new(
+            zones,
+            0,
+            self.targets[t].working_set_bytes,
+            job.spec.numjobs,
+        ));
+        self.zbd_zones.push((id, zones.zone_bytes, shared.clone()));
+        Some(shared)
     }
 
     /// Where a job runs unlike fio's defaults (bench's huge-page buffers, registered buffers

@@ -489,6 +489,8 @@ fn strided_zones_take_fios_defaults_and_zbd_zones_are_emulated() {
             max_open: 32,
             job_max_open: 0,
             read_beyond_wp: false,
+            reset_threshold_ppm: 0,
+            reset_every: 0,
         })
     );
     assert_eq!(
@@ -498,6 +500,8 @@ fn strided_zones_take_fios_defaults_and_zbd_zones_are_emulated() {
             max_open: 0,
             job_max_open: 2,
             read_beyond_wp: true,
+            reset_threshold_ppm: 0,
+            reset_every: 0,
         })
     );
     assert_eq!(
