@@ -1971,12 +1971,21 @@ fn job(
     let clones = if spec.files.is_some() && filename.is_some() {
         listed
     } else if spec.files.is_some() {
-        (1..nrfiles)
-            .map(|f| {
+        // Clone c's files are `$jobnum` c, `$filenum` 0 to nrfiles-1, clone by clone (the
+        // first is the target); a name without `$jobnum` is one set the clones share, as fio.
+        let sets = if format_text.contains("$jobnum") {
+            spec.numjobs
+        } else {
+            1
+        };
+        (0..sets)
+            .flat_map(|c| (0..nrfiles).map(move |f| (c, f)))
+            .skip(1)
+            .map(|(c, f)| {
                 let path = file_path(
                     &format_text.replace("$filenum", &f.to_string()),
                     &name,
-                    0,
+                    c,
                     dir.as_deref(),
                 );
                 match filename_format {
@@ -2032,13 +2041,6 @@ fn file_set(
 ) -> anyhow::Result<crate::bench::fileset::FileSet> {
     use crate::bench::fileset::{FileSet, Service};
     let place = at.map_or_else(|| "nrfiles".to_string(), Entry::located);
-    if spec.numjobs > 1 {
-        return Err(usage!(
-            "{place}: {count} files and numjobs={}: diskdash spreads one worker over several \
-             files; give each clone its own job section, or use numjobs=1",
-            spec.numjobs
-        ));
-    }
     if spec.verify.is_some() {
         return Err(usage!(
             "{place}: diskdash verifies one file per job; drop verify or use nrfiles=1"

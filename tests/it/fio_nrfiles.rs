@@ -124,17 +124,8 @@ fn a_colon_list_in_filename_is_several_files() {
 }
 
 #[test]
-fn several_files_with_clones_or_verify_are_refused_in_one_line() {
+fn several_files_with_verify_are_refused_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("j.fio"),
-        "[w]\nsize=1m\nnrfiles=2\nnumjobs=2\n",
-    )
-    .unwrap();
-    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
-    assert_stderr_has(&out, "2 files and numjobs=2");
     std::fs::write(
         dir.path().join("j.fio"),
         "[w]\nsize=1m\nnrfiles=2\nrw=write\nverify=crc32c\n",
@@ -171,4 +162,80 @@ fn the_files_are_the_ones_fio_makes() {
     assert!(fio_out.status.success(), "{}", stderr(&fio_out));
     assert_eq!(files(ours.path()), files(theirs.path()));
     assert_eq!(files(ours.path()).len(), 8);
+}
+
+#[test]
+fn each_clone_spreads_over_its_own_files() {
+    let dir = tempfile::tempdir().unwrap();
+    // Sparse files: a block is allocated only once a clone writes it.
+    for clone in 0..2 {
+        for f in 0..3 {
+            sparse_file(&dir.path().join(format!("w.{clone}.{f}")), 64 << 10);
+        }
+    }
+    let (out, _) = run_in(
+        dir.path(),
+        "[w]\nrw=randwrite\nbs=4k\nsize=192k\nnrfiles=3\nnumjobs=2\ngroup_reporting\n",
+        &["--allow-destructive"],
+    );
+    assert_success(&out);
+    let record = read_json(&dir.path().join("r.json"));
+    let job = &record["segments"][0]["jobs"][0];
+    assert_eq!(
+        job["write"]["io_bytes"],
+        2 * (192 << 10),
+        "both clones' bytes"
+    );
+    for clone in 0..2 {
+        for f in 0..3 {
+            let path = dir.path().join(format!("w.{clone}.{f}"));
+            assert_eq!(
+                allocated(&path),
+                64 << 10,
+                "every block of {}",
+                path.display()
+            );
+        }
+    }
+    assert_eq!(files(dir.path()).len(), 6, "{:?}", files(dir.path()));
+}
+
+#[test]
+fn clones_of_a_colon_list_share_its_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, job) = run_in(
+        dir.path(),
+        "[l]\nrw=write\nbs=4k\nsize=64k\nfilename=a:b\nnumjobs=2\ngroup_reporting\n",
+        &[],
+    );
+    assert_success(&out);
+    // Each clone moves the job's size over the two files.
+    assert_eq!(job["write"]["io_bytes"], 2 * (64 << 10));
+    assert_eq!(
+        files(dir.path()),
+        [("a".to_string(), 32 << 10), ("b".to_string(), 32 << 10)]
+    );
+}
+
+#[test]
+#[ignore = "needs fio"]
+fn the_clones_files_are_the_ones_fio_makes() {
+    let job = "[global]\nbs=4k\nnumjobs=2\n\
+               [w]\nrw=write\nsize=96k\nnrfiles=3\n\
+               [r]\nrw=randwrite\nsize=128k\nnrfiles=2\nfilename_format=$jobname.f$filenum.c$jobnum\n\
+               [l]\nrw=write\nsize=64k\nfilename=a:b\n";
+    let ours = tempfile::tempdir().unwrap();
+    let (out, _) = run_in(ours.path(), job, &[]);
+    assert_success(&out);
+    let theirs = tempfile::tempdir().unwrap();
+    std::fs::write(theirs.path().join("j.fio"), job).unwrap();
+    let fio_out = std::process::Command::new("fio")
+        .args(["j.fio", "--output-format=json", "--output=r.json"])
+        .current_dir(theirs.path())
+        .output()
+        .unwrap();
+    assert!(fio_out.status.success(), "{}", stderr(&fio_out));
+    assert_eq!(files(ours.path()), files(theirs.path()));
+    // w: 2 clones x 3, r: 2 x 2, l: a and b shared.
+    assert_eq!(files(ours.path()).len(), 12, "{:?}", files(ours.path()));
 }
