@@ -2041,11 +2041,6 @@ fn file_set(
 ) -> anyhow::Result<crate::bench::fileset::FileSet> {
     use crate::bench::fileset::{FileSet, Service};
     let place = at.map_or_else(|| "nrfiles".to_string(), Entry::located);
-    if spec.verify.is_some() {
-        return Err(usage!(
-            "{place}: diskdash verifies one file per job; drop verify or use nrfiles=1"
-        ));
-    }
     if spec.size_bytes < spec.block_size_bytes {
         return Err(usage!(
             "{place}: each of the {count} files gets {} bytes, less than one block; raise size \

@@ -124,16 +124,8 @@ fn a_colon_list_in_filename_is_several_files() {
 }
 
 #[test]
-fn several_files_with_verify_are_refused_in_one_line() {
+fn a_zipf_file_service_is_random_with_a_note() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("j.fio"),
-        "[w]\nsize=1m\nnrfiles=2\nrw=write\nverify=crc32c\n",
-    )
-    .unwrap();
-    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert_stderr_has(&out, "verifies one file per job");
     std::fs::write(
         dir.path().join("j.fio"),
         "[w]\nsize=1m\nnrfiles=2\nfile_service_type=zipf:1.1\n",
@@ -238,4 +230,32 @@ fn the_clones_files_are_the_ones_fio_makes() {
     assert_eq!(files(ours.path()), files(theirs.path()));
     // w: 2 clones x 3, r: 2 x 2, l: a and b shared.
     assert_eq!(files(ours.path()).len(), 12, "{:?}", files(ours.path()));
+}
+
+#[test]
+fn verify_reads_back_every_file_and_names_the_one_that_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = "[v]\nrw=randwrite\nbs=4k\nsize=192k\nnrfiles=3\nverify=crc32c\n";
+    let (out, _) = run_in(dir.path(), job, &[]);
+    assert_success(&out);
+    let record = read_json(&dir.path().join("r.json"));
+    let verify = &record["verify"];
+    // 48 blocks over three files, each read back on its own descriptor.
+    assert_eq!(verify["blocks_checked"], 48, "{verify}");
+    assert_eq!(verify["blocks_failed"], 0, "{verify}");
+
+    // One byte of the third file's block 5 changed: a later verify_only run finds it there.
+    let third = dir.path().join("v.0.2");
+    let mut bytes = std::fs::read(&third).unwrap();
+    bytes[5 * 4096 + 100] ^= 0x10;
+    std::fs::write(&third, bytes).unwrap();
+    let only = format!("{}verify_only=1\n", job.replace("randwrite", "read"));
+    let (out, _) = run_in(dir.path(), &only, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].contains("v.0.2"), "{err}");
+    assert!(lines[0].contains("offset 20480"), "{err}");
+    assert!(!err.contains("v.0.1:"), "{err}");
 }
