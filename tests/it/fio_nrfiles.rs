@@ -259,3 +259,35 @@ fn verify_reads_back_every_file_and_names_the_one_that_fails() {
     assert!(lines[0].contains("offset 20480"), "{err}");
     assert!(!err.contains("v.0.1:"), "{err}");
 }
+
+#[test]
+fn parse_only_shows_the_file_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let show = |job: &str| {
+        std::fs::write(dir.path().join("j.fio"), job).unwrap();
+        let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+        assert_success(&out);
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines()
+            .find(|l| l.trim_start().starts_with("files "))
+            .unwrap_or_else(|| panic!("no files line: {text}"))
+            .trim()
+            .to_string()
+    };
+    assert_eq!(
+        show(
+            "[j]\nrw=write\nbs=4k\nsize=96k\nnrfiles=3\nnumjobs=2\nopenfiles=2\nfile_service_type=random:2\n"
+        ),
+        "files    6 files of 32 KiB each, 3 for each of the 2 clones; \
+         file_service_type=random:2 openfiles=2: j.0.0, j.0.1, j.0.2 ... j.1.2 (6 in all)"
+    );
+    assert_eq!(
+        show("[l]\nrw=write\nbs=4k\nsize=64k\nfilename=a:b\nnumjobs=2\n"),
+        "files    2 files of 32 KiB each, shared by the 2 clones; \
+         file_service_type=roundrobin openfiles=2: a, b"
+    );
+    // One file: no files line.
+    std::fs::write(dir.path().join("j.fio"), "[o]\nrw=write\nsize=64k\n").unwrap();
+    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("    files "));
+}
