@@ -1870,9 +1870,14 @@ impl Files {
         let workloads = (0..plan.files.len())
             .map(|f| {
                 (f > 0).then(|| {
+                    // A filesize range: each file its own length (the first one's is the job's).
+                    let bytes = match set.sizes {
+                        Some(_) => set.bytes_of(f as u32),
+                        None => plan.working_set_bytes,
+                    };
                     Workload::sliced(
                         &plan.spec,
-                        plan.working_set_bytes,
+                        bytes,
                         plan.worker,
                         plan.seed ^ (f as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
                         (0, 1),

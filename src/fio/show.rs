@@ -170,10 +170,18 @@ fn files(job: &Job, set: crate::bench::fileset::FileSet) -> String {
     } else {
         names.join(", ")
     };
+    let each = match set.sizes {
+        Some(range) => format!(
+            "of {} to {} (each drawn in fio's filesize range, {}-aligned)",
+            format_bytes(range.low),
+            format_bytes(range.high),
+            format_bytes(range.align)
+        ),
+        None => format!("of {} each", format_bytes(set.file_bytes)),
+    };
     format!(
-        "{} of {} each{whose}; file_service_type={service}{batch} openfiles={}: {shown}",
+        "{} {each}{whose}; file_service_type={service}{batch} openfiles={}: {shown}",
         count(names.len(), "file", "files"),
-        format_bytes(set.file_bytes),
         set.open
     )
 }

@@ -291,3 +291,38 @@ fn parse_only_shows_the_file_set() {
     let out = fio(dir.path(), &["--parse-only", "j.fio"]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains("    files "));
 }
+
+#[test]
+fn a_filesize_range_draws_each_file_in_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = "[r]\nrw=write\nbs=4k\nfilesize=64k-256k\nnrfiles=3\nnumjobs=2\n";
+    std::fs::write(dir.path().join("j.fio"), job).unwrap();
+    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    assert_success(&out);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "files    6 files of 64 KiB to 256 KiB (each drawn in fio's filesize range, \
+             4 KiB-aligned), 3 for each of the 2 clones"
+        ),
+        "{text}"
+    );
+    let (out, _) = run_in(dir.path(), &format!("{job}group_reporting\n"), &[]);
+    assert_success(&out);
+    let made = files(dir.path());
+    assert_eq!(made.len(), 6, "{made:?}");
+    for (name, bytes) in &made {
+        assert!((64 << 10..256 << 10).contains(bytes), "{name}: {bytes}");
+        assert_eq!(bytes % 4096, 0, "{name}: {bytes}");
+    }
+    // Not all one length; each clone moves its files' bytes.
+    assert!(made.iter().any(|(_, b)| *b != made[0].1), "{made:?}");
+    let record = read_json(&dir.path().join("r.json"));
+    let total: u64 = made.iter().map(|(_, b)| b).sum();
+    assert_eq!(record["segments"][0]["jobs"][0]["write"]["io_bytes"], total);
+    // A range that is not one is refused in one line, naming it.
+    std::fs::write(dir.path().join("j.fio"), "[x]\nfilesize=1m-x\nnrfiles=2\n").unwrap();
+    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    assert_usage_error(&out);
+    assert_stderr_has(&out, "\"1m-x\" is not a size range");
+}
