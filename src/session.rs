@@ -584,13 +584,17 @@ fn open_clones(
     let first = targets.len() - 1;
     let unlink = matches!(job.missing, crate::plan::Missing::Create { unlink: true });
     let mut at = Vec::with_capacity(job.clones.len());
-    for path in &job.clones {
-        let clone = crate::plan::Job {
+    for (i, path) in job.clones.iter().enumerate() {
+        let mut clone = crate::plan::Job {
             target: Some(path.clone()),
             missing: crate::plan::Missing::Create { unlink },
             clones: Vec::new(),
             ..job.clone()
         };
+        // A filesize range: each file laid out at its own length.
+        if let Some(set) = job.spec.files.filter(|s| s.sizes.is_some()) {
+            clone.spec.size_bytes = set.bytes_of(((i + 1) % set.count as usize) as u32);
+        }
         targets.push(open_job_target(&clone, allow_destructive, true)?);
         at.push(targets.len() - 1);
     }

@@ -25,11 +25,45 @@ pub struct FileSet {
     pub service: Service,
     /// I/Os before the next choice of file (fio's `random:N`, `roundrobin:N`), at least 1.
     pub batch: u32,
-    /// Each file's length (fio's `filesize`, or the job's size over `nrfiles`).
+    /// Each file's length (fio's `filesize`, or the job's size over `nrfiles`); with a
+    /// `filesize` range, the largest a file can be.
     pub file_bytes: u64,
+    /// fio's `filesize=LOW-HIGH`: each file's length drawn in the range; `None`: all are
+    /// `file_bytes`.
+    pub sizes: Option<SizeRange>,
+}
+
+/// fio's `filesize` range: each file's length drawn between `low` and `high`, aligned down to
+/// `align` (the smallest block size), as fio's `get_rand_file_size`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SizeRange {
+    pub low: u64,
+    pub high: u64,
+    pub align: u64,
+    pub seed: u64,
+}
+
+impl SizeRange {
+    /// The length of file `file`: the same draw for the same seed and file.
+    #[must_use]
+    pub fn draw(&self, file: u32) -> u64 {
+        let mut state = self.seed ^ u64::from(file).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let r = splitmix64(&mut state);
+        let span = u128::from(self.high.saturating_sub(self.low));
+        // low + span * r / 2^64: in [low, high).
+        let bytes = self.low + ((span * u128::from(r)) >> 64) as u64;
+        let align = self.align.max(1);
+        (bytes - bytes % align).max(align)
+    }
 }
 
 impl FileSet {
+    /// The length of file `file` (0 to `count` - 1).
+    #[must_use]
+    pub fn bytes_of(&self, file: u32) -> u64 {
+        self.sizes.map_or(self.file_bytes, |range| range.draw(file))
+    }
+
     /// fio's `file_service_type` value: the service and its batch, with a note when a form
     /// is taken as another (`zipf`, `pareto`, `normal`, `gauss` choose files at random, a new
     /// choice every I/O). `None`: not a file service type.
@@ -124,7 +158,7 @@ impl FilePicker {
     pub fn account(&mut self, len: u32) {
         let file = self.open[self.at] as usize;
         self.done[file] += u64::from(len);
-        if self.done[file] < self.set.file_bytes {
+        if self.done[file] < self.set.bytes_of(file as u32) {
             return;
         }
         self.done[file] = 0;
@@ -170,6 +204,45 @@ mod tests {
             service,
             batch,
             file_bytes: 4 * 4096,
+            sizes: None,
+        }
+    }
+
+    #[test]
+    fn a_size_range_draws_each_file_in_it_aligned_to_the_block() {
+        let range = SizeRange {
+            low: 1 << 20,
+            high: 4 << 20,
+            align: 4096,
+            seed: 11,
+        };
+        let sizes: Vec<u64> = (0..64).map(|f| range.draw(f)).collect();
+        for &bytes in &sizes {
+            assert!((1 << 20..4 << 20).contains(&bytes), "{bytes}");
+            assert_eq!(bytes % 4096, 0, "{bytes}");
+        }
+        // Seeded: the same seed draws the same sizes, another seed others.
+        assert_eq!(sizes, (0..64).map(|f| range.draw(f)).collect::<Vec<_>>());
+        let other = SizeRange { seed: 12, ..range };
+        assert_ne!(sizes, (0..64).map(|f| other.draw(f)).collect::<Vec<_>>());
+        // Spread over the range, not bunched: both ends' thirds are drawn.
+        assert!(sizes.iter().any(|&b| b < 2 << 20) && sizes.iter().any(|&b| b >= 3 << 20));
+        // The picker gives each file its own length: file 1 of 2 blocks, file 0 of 3.
+        let set = FileSet {
+            file_bytes: 3 * 4096,
+            sizes: Some(SizeRange {
+                low: 2 * 4096,
+                high: 4 * 4096,
+                align: 4096,
+                seed: 5,
+            }),
+            ..set(2, 2, Service::Sequential, 1)
+        };
+        let lens = [set.bytes_of(0), set.bytes_of(1)];
+        let files = order(set, ((lens[0] + lens[1]) / 4096) as usize);
+        for f in 0..2 {
+            let n = files.iter().filter(|&&x| x == f).count() as u64;
+            assert_eq!(n * 4096, lens[f as usize], "{files:?} {lens:?}");
         }
     }
 

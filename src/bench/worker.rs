@@ -743,6 +743,8 @@ struct Loop<'a> {
     fd: RawFd,
     /// A worker's several files (fio's `nrfiles`): `fd` and `workload` are the current one's.
     files: Option<Box<Files>>,
+    /// The file of the block being checked, when a worker has several (-1: its one file).
+    checking_fd: RawFd,
     /// Drop the file's page cache at each wrap (buffered, time-based, `invalidate=1`).
     invalidate_on_wrap: bool,
     depth: usize,
@@ -818,6 +820,7 @@ impl<'a> Loop<'a> {
             worker: plan.worker,
             fd,
             files: Files::of(plan),
+            checking_fd: -1,
             depth,
             invalidate_on_wrap: !plan.spec.direct
                 && plan.spec.invalidate
@@ -1375,6 +1378,9 @@ impl<'a> Loop<'a> {
                 let block = unsafe {
                     std::slice::from_raw_parts(buffers.slot_ptr(slot), entry.len_bytes as usize)
                 };
+                if self.files.is_some() {
+                    self.checking_fd = io.fd;
+                }
                 if !self.check_block(block, entry.offset_bytes, verify) {
                     flight.stopping = true;
                 }
@@ -1539,11 +1545,17 @@ impl<'a> Loop<'a> {
         self.verify_live
             .first_failed
             .fetch_min(offset, Ordering::Relaxed);
+        // A worker over several files names the one that failed.
+        let what = if self.files.is_some() || self.checking_fd >= 0 {
+            format!("{}: {}", fd_path(self.checking_fd), mismatch.what)
+        } else {
+            mismatch.what.clone()
+        };
         let failure = VerifyFailure {
             offset,
             worker: self.worker,
             header: mismatch.kind == crate::bench::verify::MismatchKind::Header,
-            what: mismatch.what.clone(),
+            what: what.clone(),
             at: mismatch.at,
             expected_hex: mismatch.expected_hex.clone(),
             found_hex: mismatch.found_hex.clone(),
@@ -1557,7 +1569,7 @@ impl<'a> Loop<'a> {
                 operation: "verify",
                 offset_bytes: Some(offset),
                 errno: 0,
-                detail: Some(format!("{} (--verify-fatal: stopped here)", mismatch.what)),
+                detail: Some(format!("{what} (--verify-fatal: stopped here)")),
             });
             self.control.stop.store(true, Ordering::Relaxed);
             return false;
@@ -1576,16 +1588,52 @@ impl<'a> Loop<'a> {
         verify: crate::bench::spec::VerifySpec,
     ) {
         let started = monotonic_ns();
+        match self.files.take() {
+            None => {
+                // With a backlog, what its checks during the run left.
+                let offsets: Vec<u64> = match self.backlog.as_mut() {
+                    Some(backlog) => backlog.rest(),
+                    None => self.workload.written_offsets().collect(),
+                };
+                self.verify_file(buffers, engine, verify, self.fd, &offsets);
+            }
+            // Each file's written blocks, read back on its own descriptor.
+            Some(files) => {
+                for (f, &fd) in files.fds.iter().enumerate() {
+                    let offsets: Vec<u64> = files.workloads[f]
+                        .as_ref()
+                        .unwrap_or(&self.workload)
+                        .written_offsets()
+                        .collect();
+                    self.checking_fd = fd;
+                    self.verify_file(buffers, engine, verify, fd, &offsets);
+                    if self.control.stop.load(Ordering::Relaxed)
+                        || (verify.fatal && self.fault.is_some())
+                    {
+                        break;
+                    }
+                }
+                self.files = Some(files);
+            }
+        }
+        self.verify_out.pass_ns = monotonic_ns().saturating_sub(started);
+    }
+
+    /// Reads back and checks the blocks at `offsets` of the file at `fd`.
+    fn verify_file(
+        &mut self,
+        buffers: &AlignedBuffers,
+        engine: EngineKind,
+        verify: crate::bench::spec::VerifySpec,
+        fd: RawFd,
+        offsets: &[u64],
+    ) {
         let len = u32::try_from(self.spec.block_size_bytes).unwrap_or(u32::MAX);
-        let offsets: Vec<u64> = match self.backlog.as_mut() {
-            Some(backlog) => backlog.rest(),
-            None => self.workload.written_offsets().collect(),
-        };
         self.verify_live.pass_blocks.fetch_add(
             u64::try_from(offsets.len()).unwrap_or(u64::MAX),
             Ordering::Relaxed,
         );
-        let (fd, depth, control, spec) = (self.fd, self.depth, self.control, self.spec.clone());
+        let (depth, control, spec) = (self.depth, self.control, self.spec.clone());
         let mut seen = |block: &crate::bench::readback::Block<'_>| {
             if block.result < 0 || block.data.len() != len as usize {
                 let errno = if block.result < 0 { -block.result } else { 0 };
@@ -1610,12 +1658,12 @@ impl<'a> Loop<'a> {
         };
         let result = match (engine, ring) {
             (_, Some((mut ring, _))) => crate::bench::readback::read_back(
-                &mut ring, buffers, depth, len, &offsets, stop, &mut seen,
+                &mut ring, buffers, depth, len, offsets, stop, &mut seen,
             ),
             (EngineKind::Libaio, _) => {
                 LibaioEngine::new(fd, depth as u32).and_then(|(mut aio, _)| {
                     crate::bench::readback::read_back(
-                        &mut aio, buffers, depth, len, &offsets, stop, &mut seen,
+                        &mut aio, buffers, depth, len, offsets, stop, &mut seen,
                     )
                 })
             }
@@ -1625,7 +1673,7 @@ impl<'a> Loop<'a> {
                 buffers,
                 1,
                 len,
-                &offsets,
+                offsets,
                 stop,
                 &mut seen,
             ),
@@ -1633,7 +1681,6 @@ impl<'a> Loop<'a> {
         if let Err(err) = result {
             self.fail("read (verifying)", None, &err);
         }
-        self.verify_out.pass_ns = monotonic_ns().saturating_sub(started);
     }
 
     /// Blocks that failed without `--verify-fatal` still fail the run, once it is over: the
@@ -1904,9 +1951,14 @@ impl Files {
         let workloads = (0..plan.files.len())
             .map(|f| {
                 (f > 0).then(|| {
+                    // A filesize range: each file its own length (the first one's is the job's).
+                    let bytes = match set.sizes {
+                        Some(_) => set.bytes_of(f as u32),
+                        None => plan.working_set_bytes,
+                    };
                     Workload::sliced(
                         &plan.spec,
-                        plan.working_set_bytes,
+                        bytes,
                         plan.worker,
                         plan.seed ^ (f as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
                         (0, 1),
@@ -1935,6 +1987,12 @@ impl Files {
         self.current = next;
         *fd = self.fds[next];
     }
+}
+
+/// The path of the open file `fd`, as the kernel names it (its number where it cannot).
+fn fd_path(fd: RawFd) -> String {
+    std::fs::read_link(format!("/proc/self/fd/{fd}"))
+        .map_or_else(|_| format!("descriptor {fd}"), |p| p.display().to_string())
 }
 
 fn wait_for_window_end(control: &SegmentControl) {

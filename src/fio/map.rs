@@ -1753,6 +1753,11 @@ fn job(
         Found::File { bytes } | Found::Block { bytes } => Some(bytes),
         _ => None,
     };
+    // fio's filesize=LOW-HIGH: each file's length drawn in the range, aligned to the block.
+    let size_range = match filesize {
+        Some(entry) if !meta => size_range(entry, &options)?,
+        _ => None,
+    };
     // fio's filesize is the file's length whatever size says; size is then the job's I/O,
     // at most the file's length (fio caps it there).
     if let Some(file) = filesize {
@@ -1760,7 +1765,8 @@ fn job(
         if let Some(total) = size
             && !meta
             && io_size.is_none()
-            && matches!((bytes(total), bytes(file)), (Some(t), Some(f)) if t < f)
+            && (size_range.is_some()
+                || matches!((bytes(total), bytes(file)), (Some(t), Some(f)) if t < f))
         {
             io_size = Some(total);
         }
@@ -1885,6 +1891,13 @@ fn job(
     };
     // Several files: fio's size is the job's, each file its share; filesize is each file's.
     let (size_text, file_size_text) = match crate::units::parse_size_bytes(&size_text) {
+        // A range: the job moves the sum of its files' drawn lengths; the first file's is
+        // the job's size (each file is laid out at its own).
+        _ if size_range.is_some() => {
+            let range = size_range.expect("matched");
+            let all: u64 = (0..nrfiles as u32).map(|f| range.draw(f)).sum();
+            (all.to_string(), range.draw(0).to_string())
+        }
         Some(bytes) if nrfiles > 1 && size_entry.option.replace('-', "_") == "filesize" => (
             (bytes.saturating_mul(nrfiles)).to_string(),
             bytes.to_string(),
@@ -1931,6 +1944,12 @@ fn job(
             filename.or(target_entry),
         )?);
     }
+    if let Some(files) = spec.files.as_mut()
+        && let Some(range) = size_range
+    {
+        files.sizes = Some(range);
+        files.file_bytes = range.high;
+    }
     spec.size_at_start = sized_by.is_some();
     if let Some(files) = spec.meta.as_mut() {
         if let Some(format) = meta_format {
@@ -1968,12 +1987,21 @@ fn job(
     let clones = if spec.files.is_some() && filename.is_some() {
         listed
     } else if spec.files.is_some() {
-        (1..nrfiles)
-            .map(|f| {
+        // Clone c's files are `$jobnum` c, `$filenum` 0 to nrfiles-1, clone by clone (the
+        // first is the target); a name without `$jobnum` is one set the clones share, as fio.
+        let sets = if format_text.contains("$jobnum") {
+            spec.numjobs
+        } else {
+            1
+        };
+        (0..sets)
+            .flat_map(|c| (0..nrfiles).map(move |f| (c, f)))
+            .skip(1)
+            .map(|(c, f)| {
                 let path = file_path(
                     &format_text.replace("$filenum", &f.to_string()),
                     &name,
-                    0,
+                    c,
                     dir.as_deref(),
                 );
                 match filename_format {
@@ -2016,6 +2044,57 @@ fn job(
     })
 }
 
+/// fio's `filesize=LOW-HIGH` (`None` for one length): the range each file's length is drawn
+/// in, aligned down to the smallest block size, seeded by `randseed` (fio's draws repeat run
+/// to run as well).
+fn size_range(
+    entry: &Entry,
+    options: &[JobOption],
+) -> anyhow::Result<Option<crate::bench::fileset::SizeRange>> {
+    let text = value(entry);
+    let Some((low, high)) = text.split_once('-') else {
+        return Ok(None);
+    };
+    let bytes = |t: &str| crate::units::parse_size_bytes(t.trim()).filter(|&b| b > 0);
+    let (Some(low), Some(high)) = (bytes(low), bytes(high)) else {
+        return Err(usage!(
+            "{} {text:?} is not a size range; write LOW-HIGH, e.g. filesize=1m-4m",
+            entry.name()
+        ));
+    };
+    let (low, high) = (low.min(high), low.max(high));
+    let last = |key: Key| {
+        options
+            .iter()
+            .rfind(|o| o.key == key)
+            .map(|o| o.value.as_str())
+    };
+    let align = last(Key::Bs)
+        .map(|bs| {
+            bs.split([',', '-', ':'])
+                .filter_map(crate::units::parse_size_bytes)
+                .filter(|&b| b > 0)
+                .min()
+                .unwrap_or(4096)
+        })
+        .unwrap_or(4096);
+    if high < align {
+        return Err(usage!(
+            "{} {text}: files under one block of {align} bytes; raise the range",
+            entry.name()
+        ));
+    }
+    let seed = last(Key::RandSeed)
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or(0x6669_6c65_7369_7a65);
+    Ok(Some(crate::bench::fileset::SizeRange {
+        low,
+        high,
+        align,
+        seed,
+    }))
+}
+
 /// A job's several files (fio's `nrfiles` or a ':' list): how its I/O moves between them
 /// (`openfiles`, `file_service_type`). One worker spreads over them; each file is `size`
 /// over their number (or `filesize`).
@@ -2029,18 +2108,6 @@ fn file_set(
 ) -> anyhow::Result<crate::bench::fileset::FileSet> {
     use crate::bench::fileset::{FileSet, Service};
     let place = at.map_or_else(|| "nrfiles".to_string(), Entry::located);
-    if spec.numjobs > 1 {
-        return Err(usage!(
-            "{place}: {count} files and numjobs={}: diskdash spreads one worker over several \
-             files; give each clone its own job section, or use numjobs=1",
-            spec.numjobs
-        ));
-    }
-    if spec.verify.is_some() {
-        return Err(usage!(
-            "{place}: diskdash verifies one file per job; drop verify or use nrfiles=1"
-        ));
-    }
     if spec.size_bytes < spec.block_size_bytes {
         return Err(usage!(
             "{place}: each of the {count} files gets {} bytes, less than one block; raise size \
@@ -2076,6 +2143,7 @@ fn file_set(
         service,
         batch,
         file_bytes: spec.size_bytes,
+        sizes: None,
     })
 }
 

@@ -42,6 +42,9 @@ pub fn plan(invocation: &FioInvocation) -> String {
                 job.spec.describe()
             );
             let _ = writeln!(out, "    target   {}", target(job));
+            if let Some(set) = job.spec.files {
+                let _ = writeln!(out, "    files    {}", files(job, set));
+            }
             let _ = writeln!(out, "    run      {}", run(&job.spec));
             if let Some(z) = job.spec.zones {
                 let size = crate::units::format_bytes;
@@ -134,6 +137,63 @@ fn target(job: &Job) -> String {
         }
         Missing::Refuse => format!("{shown} (exists, kept)"),
     }
+}
+
+/// A job's several files (fio's `nrfiles` or a ':' list): how many, whose, how its I/O
+/// moves between them, and their names (the first few and a count).
+fn files(job: &Job, set: crate::bench::fileset::FileSet) -> String {
+    use crate::bench::fileset::Service;
+    const SHOWN: usize = 4;
+    let names: Vec<String> = job
+        .target
+        .iter()
+        .chain(&job.clones)
+        .map(|p| p.display().to_string())
+        .collect();
+    let whose = if job.spec.numjobs < 2 {
+        String::new()
+    } else if names.len() > set.count as usize {
+        format!(
+            ", {} for each of the {} clones",
+            set.count, job.spec.numjobs
+        )
+    } else {
+        format!(", shared by the {} clones", job.spec.numjobs)
+    };
+    let service = match set.service {
+        Service::Random => "random",
+        Service::RoundRobin => "roundrobin",
+        Service::Sequential => "sequential",
+    };
+    let batch = if set.batch > 1 {
+        format!(":{}", set.batch)
+    } else {
+        String::new()
+    };
+    let shown = if names.len() > SHOWN {
+        format!(
+            "{} ... {} ({} in all)",
+            names[..SHOWN - 1].join(", "),
+            names[names.len() - 1],
+            names.len()
+        )
+    } else {
+        names.join(", ")
+    };
+    let each = match set.sizes {
+        Some(range) => format!(
+            "of {} to {} (each drawn in fio's filesize range, {}-aligned)",
+            format_bytes(range.low),
+            format_bytes(range.high),
+            format_bytes(range.align)
+        ),
+        None => format!("of {} each", format_bytes(set.file_bytes)),
+    };
+    format!(
+        "{} {each}{whose}; file_service_type={service}{batch} openfiles={}: {shown}",
+        count(names.len(), "file", "files"),
+        set.open
+    )
 }
 
 /// Size-based or time-based, as fio.

@@ -969,12 +969,19 @@ fn takes_the_rest(runtime_ns: u64, measured_at_end_ns: u64, interval_ns: u64) ->
 /// one (clone 0's is the job's), or, for a job over several files, all of them (the job's
 /// first) and no own file.
 fn worker_files(job: &JobSetup, worker: u32) -> (Option<&Arc<OwnedFd>>, Vec<Arc<OwnedFd>>) {
-    if job.spec.files.is_some() {
-        let files = std::iter::once(&job.file)
-            .chain(&job.clone_files)
-            .cloned()
-            .collect();
-        return (None, files);
+    if let Some(set) = job.spec.files {
+        // Each clone's own files (fio's `$jobnum` in their names), clone by clone; or one
+        // set the clones share (a ':' list, a name without `$jobnum`).
+        let all = std::iter::once(&job.file).chain(&job.clone_files);
+        let count = set.count as usize;
+        let own = job.clone_files.len() + 1 >= count * (worker as usize + 1)
+            && job.clone_files.len() + 1 > count;
+        if !own {
+            return (None, all.cloned().collect());
+        }
+        let mine: Vec<&Arc<OwnedFd>> = all.skip(count * worker as usize).take(count).collect();
+        // The worker starts on the first of its own.
+        return (mine.first().copied(), mine.into_iter().cloned().collect());
     }
     let own_file = match worker {
         0 => (!job.clone_files.is_empty()).then_some(&job.file),

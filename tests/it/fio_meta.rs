@@ -109,10 +109,6 @@ fn metadata_engines_refuse_what_they_cannot_run() {
             "ioengine=filedelete\nnrfiles=4\nfilesize=4k\nfilename=x\n",
             "use directory=DIR",
         ),
-        (
-            "ioengine=psync\nnrfiles=4\nnumjobs=2\nsize=1m\n",
-            "4 files and numjobs=2",
-        ),
     ] {
         let path = dir.path().join("j.fio");
         std::fs::write(&path, format!("[a]\n{options}")).unwrap();

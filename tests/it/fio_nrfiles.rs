@@ -124,25 +124,8 @@ fn a_colon_list_in_filename_is_several_files() {
 }
 
 #[test]
-fn several_files_with_clones_or_verify_are_refused_in_one_line() {
+fn a_zipf_file_service_is_random_with_a_note() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("j.fio"),
-        "[w]\nsize=1m\nnrfiles=2\nnumjobs=2\n",
-    )
-    .unwrap();
-    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
-    assert_stderr_has(&out, "2 files and numjobs=2");
-    std::fs::write(
-        dir.path().join("j.fio"),
-        "[w]\nsize=1m\nnrfiles=2\nrw=write\nverify=crc32c\n",
-    )
-    .unwrap();
-    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert_stderr_has(&out, "verifies one file per job");
     std::fs::write(
         dir.path().join("j.fio"),
         "[w]\nsize=1m\nnrfiles=2\nfile_service_type=zipf:1.1\n",
@@ -171,4 +154,175 @@ fn the_files_are_the_ones_fio_makes() {
     assert!(fio_out.status.success(), "{}", stderr(&fio_out));
     assert_eq!(files(ours.path()), files(theirs.path()));
     assert_eq!(files(ours.path()).len(), 8);
+}
+
+#[test]
+fn each_clone_spreads_over_its_own_files() {
+    let dir = tempfile::tempdir().unwrap();
+    // Sparse files: a block is allocated only once a clone writes it.
+    for clone in 0..2 {
+        for f in 0..3 {
+            sparse_file(&dir.path().join(format!("w.{clone}.{f}")), 64 << 10);
+        }
+    }
+    let (out, _) = run_in(
+        dir.path(),
+        "[w]\nrw=randwrite\nbs=4k\nsize=192k\nnrfiles=3\nnumjobs=2\ngroup_reporting\n",
+        &["--allow-destructive"],
+    );
+    assert_success(&out);
+    let record = read_json(&dir.path().join("r.json"));
+    let job = &record["segments"][0]["jobs"][0];
+    assert_eq!(
+        job["write"]["io_bytes"],
+        2 * (192 << 10),
+        "both clones' bytes"
+    );
+    for clone in 0..2 {
+        for f in 0..3 {
+            let path = dir.path().join(format!("w.{clone}.{f}"));
+            assert_eq!(
+                allocated(&path),
+                64 << 10,
+                "every block of {}",
+                path.display()
+            );
+        }
+    }
+    assert_eq!(files(dir.path()).len(), 6, "{:?}", files(dir.path()));
+}
+
+#[test]
+fn clones_of_a_colon_list_share_its_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, job) = run_in(
+        dir.path(),
+        "[l]\nrw=write\nbs=4k\nsize=64k\nfilename=a:b\nnumjobs=2\ngroup_reporting\n",
+        &[],
+    );
+    assert_success(&out);
+    // Each clone moves the job's size over the two files.
+    assert_eq!(job["write"]["io_bytes"], 2 * (64 << 10));
+    assert_eq!(
+        files(dir.path()),
+        [("a".to_string(), 32 << 10), ("b".to_string(), 32 << 10)]
+    );
+}
+
+#[test]
+#[ignore = "needs fio"]
+fn the_clones_files_are_the_ones_fio_makes() {
+    let job = "[global]\nbs=4k\nnumjobs=2\n\
+               [w]\nrw=write\nsize=96k\nnrfiles=3\n\
+               [r]\nrw=randwrite\nsize=128k\nnrfiles=2\nfilename_format=$jobname.f$filenum.c$jobnum\n\
+               [l]\nrw=write\nsize=64k\nfilename=a:b\n";
+    let ours = tempfile::tempdir().unwrap();
+    let (out, _) = run_in(ours.path(), job, &[]);
+    assert_success(&out);
+    let theirs = tempfile::tempdir().unwrap();
+    std::fs::write(theirs.path().join("j.fio"), job).unwrap();
+    let fio_out = std::process::Command::new("fio")
+        .args(["j.fio", "--output-format=json", "--output=r.json"])
+        .current_dir(theirs.path())
+        .output()
+        .unwrap();
+    assert!(fio_out.status.success(), "{}", stderr(&fio_out));
+    assert_eq!(files(ours.path()), files(theirs.path()));
+    // w: 2 clones x 3, r: 2 x 2, l: a and b shared.
+    assert_eq!(files(ours.path()).len(), 12, "{:?}", files(ours.path()));
+}
+
+#[test]
+fn verify_reads_back_every_file_and_names_the_one_that_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = "[v]\nrw=randwrite\nbs=4k\nsize=192k\nnrfiles=3\nverify=crc32c\n";
+    let (out, _) = run_in(dir.path(), job, &[]);
+    assert_success(&out);
+    let record = read_json(&dir.path().join("r.json"));
+    let verify = &record["verify"];
+    // 48 blocks over three files, each read back on its own descriptor.
+    assert_eq!(verify["blocks_checked"], 48, "{verify}");
+    assert_eq!(verify["blocks_failed"], 0, "{verify}");
+
+    // One byte of the third file's block 5 changed: a later verify_only run finds it there.
+    let third = dir.path().join("v.0.2");
+    let mut bytes = std::fs::read(&third).unwrap();
+    bytes[5 * 4096 + 100] ^= 0x10;
+    std::fs::write(&third, bytes).unwrap();
+    let only = format!("{}verify_only=1\n", job.replace("randwrite", "read"));
+    let (out, _) = run_in(dir.path(), &only, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].contains("v.0.2"), "{err}");
+    assert!(lines[0].contains("offset 20480"), "{err}");
+    assert!(!err.contains("v.0.1:"), "{err}");
+}
+
+#[test]
+fn parse_only_shows_the_file_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let show = |job: &str| {
+        std::fs::write(dir.path().join("j.fio"), job).unwrap();
+        let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+        assert_success(&out);
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines()
+            .find(|l| l.trim_start().starts_with("files "))
+            .unwrap_or_else(|| panic!("no files line: {text}"))
+            .trim()
+            .to_string()
+    };
+    assert_eq!(
+        show(
+            "[j]\nrw=write\nbs=4k\nsize=96k\nnrfiles=3\nnumjobs=2\nopenfiles=2\nfile_service_type=random:2\n"
+        ),
+        "files    6 files of 32 KiB each, 3 for each of the 2 clones; \
+         file_service_type=random:2 openfiles=2: j.0.0, j.0.1, j.0.2 ... j.1.2 (6 in all)"
+    );
+    assert_eq!(
+        show("[l]\nrw=write\nbs=4k\nsize=64k\nfilename=a:b\nnumjobs=2\n"),
+        "files    2 files of 32 KiB each, shared by the 2 clones; \
+         file_service_type=roundrobin openfiles=2: a, b"
+    );
+    // One file: no files line.
+    std::fs::write(dir.path().join("j.fio"), "[o]\nrw=write\nsize=64k\n").unwrap();
+    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("    files "));
+}
+
+#[test]
+fn a_filesize_range_draws_each_file_in_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = "[r]\nrw=write\nbs=4k\nfilesize=64k-256k\nnrfiles=3\nnumjobs=2\n";
+    std::fs::write(dir.path().join("j.fio"), job).unwrap();
+    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    assert_success(&out);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "files    6 files of 64 KiB to 256 KiB (each drawn in fio's filesize range, \
+             4 KiB-aligned), 3 for each of the 2 clones"
+        ),
+        "{text}"
+    );
+    let (out, _) = run_in(dir.path(), &format!("{job}group_reporting\n"), &[]);
+    assert_success(&out);
+    let made = files(dir.path());
+    assert_eq!(made.len(), 6, "{made:?}");
+    for (name, bytes) in &made {
+        assert!((64 << 10..256 << 10).contains(bytes), "{name}: {bytes}");
+        assert_eq!(bytes % 4096, 0, "{name}: {bytes}");
+    }
+    // Not all one length; each clone moves its files' bytes.
+    assert!(made.iter().any(|(_, b)| *b != made[0].1), "{made:?}");
+    let record = read_json(&dir.path().join("r.json"));
+    let total: u64 = made.iter().map(|(_, b)| b).sum();
+    assert_eq!(record["segments"][0]["jobs"][0]["write"]["io_bytes"], total);
+    // A range that is not one is refused in one line, naming it.
+    std::fs::write(dir.path().join("j.fio"), "[x]\nfilesize=1m-x\nnrfiles=2\n").unwrap();
+    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    assert_usage_error(&out);
+    assert_stderr_has(&out, "\"1m-x\" is not a size range");
 }
