@@ -351,7 +351,18 @@ impl SegmentRun {
         let mut slots: Vec<JobSlot> = Vec::with_capacity(setup.jobs.len());
         let mut id = 0u32;
         let flows = crate::bench::flow::FlowGroup::for_jobs(setup.jobs.iter().map(|j| &*j.spec));
-        for (job, flow) in setup.jobs.iter().zip(flows) {
+        // Opened before any thread starts, so a refusal leaves nothing running.
+        let own_descriptors = setup
+            .jobs
+            .iter()
+            .map(clone_descriptors)
+            .collect::<std::io::Result<Vec<_>>>()
+            .map_err(|err| {
+                SpawnError::Failed(format!(
+                    "could not open the job's file again for its clones: {err}"
+                ))
+            })?;
+        for ((job, flow), own_descriptors) in setup.jobs.iter().zip(flows).zip(own_descriptors) {
             let spec = &job.spec;
             let mut slot = JobSlot::new(id, spec);
             // fio's zbd zones are shared per file: by the job's clones, by the other jobs on
@@ -370,12 +381,16 @@ impl SegmentRun {
                     }
                 });
                 let (own_file, files) = worker_files(job, worker);
+                let shared_file = own_descriptors
+                    .get(worker as usize)
+                    .cloned()
+                    .unwrap_or_else(|| job.file.clone());
                 let plan = WorkerPlan {
                     id,
                     worker,
                     files,
                     spec: spec.clone(),
-                    file: own_file.unwrap_or(&job.file).clone(),
+                    file: own_file.cloned().unwrap_or(shared_file),
                     whole_region: own_file.is_some()
                         || spec.files.is_some()
                         || (job.whole && spec.verify.is_none()),
@@ -990,9 +1005,82 @@ fn worker_files(job: &JobSetup, worker: u32) -> (Option<&Arc<OwnedFd>>, Vec<Arc<
     (own_file, Vec::new())
 }
 
+/// For a job whose clones share its file, one descriptor per clone (clone 0 keeps the job's),
+/// as each of fio's jobs opens the file itself: the kernel keeps the readahead window and the
+/// `posix_fadvise` pattern per open file, so clones reading at their own offsets through one
+/// descriptor would reset each other's readahead. Empty where the clones have files of their own
+/// or the job spreads over several files.
+fn clone_descriptors(job: &JobSetup) -> std::io::Result<Vec<Arc<OwnedFd>>> {
+    if job.spec.numjobs < 2 || job.spec.files.is_some() || !job.clone_files.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut fds = vec![job.file.clone()];
+    for _ in 1..job.spec.numjobs {
+        fds.push(Arc::new(reopen(&job.file)?));
+    }
+    Ok(fds)
+}
+
+/// `file` opened again, a new open file of the same inode (`/proc/self/fd/N` reopens the
+/// object, never a path), with its access mode and status flags (O_DIRECT, O_SYNC...).
+fn reopen(file: &OwnedFd) -> std::io::Result<OwnedFd> {
+    use std::os::fd::AsRawFd;
+    let flags = nix::fcntl::fcntl(file, nix::fcntl::FcntlArg::F_GETFL)?;
+    let keep = libc::O_ACCMODE
+        | libc::O_APPEND
+        | libc::O_DIRECT
+        | libc::O_SYNC
+        | libc::O_DSYNC
+        | libc::O_NOATIME
+        | libc::O_NONBLOCK;
+    let link = format!("/proc/self/fd/{}", file.as_raw_fd());
+    let fd = crate::pinned::open_at(
+        libc::AT_FDCWD,
+        link.as_bytes(),
+        (flags & keep) | libc::O_CLOEXEC,
+        0,
+    )?;
+    if crate::pinned::file_id(&fd)? != crate::pinned::file_id(file)? {
+        return Err(std::io::Error::other(
+            "/proc/self/fd reopened another file than the job's",
+        ));
+    }
+    Ok(fd)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reopened_file_is_a_new_open_file_of_the_same_inode_with_its_flags() {
+        use std::io::{Read, Seek, SeekFrom, Write};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, b"0123456789").unwrap();
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(&path)
+            .unwrap();
+        file.seek(SeekFrom::Start(4)).unwrap();
+        let owned = OwnedFd::from(file.try_clone().unwrap());
+        let again = reopen(&owned).unwrap();
+        assert_eq!(
+            crate::pinned::file_id(&again).unwrap(),
+            crate::pinned::file_id(&owned).unwrap()
+        );
+        let flags = nix::fcntl::fcntl(&again, nix::fcntl::FcntlArg::F_GETFL).unwrap();
+        assert_eq!(flags & libc::O_ACCMODE, libc::O_RDWR);
+        assert_ne!(flags & libc::O_APPEND, 0, "O_APPEND kept");
+        // Its own file position: a new open file, not a duplicate of the descriptor.
+        let mut again = std::fs::File::from(again);
+        let mut first = [0u8; 2];
+        again.read_exact(&mut first).unwrap();
+        assert_eq!(&first, b"01");
+        again.write_all(b"!").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"0123456789!");
+    }
 
     #[test]
     fn a_remainder_under_half_an_interval_joins_the_last_interval() {

@@ -58,3 +58,66 @@ fn fio_mixed_sequential_writes_walk_the_file_from_its_start_apart_from_the_reads
         "{writes} writes changed: {map}"
     );
 }
+
+/// The open files (not `O_PATH` pins) that process `pid` holds on `file`.
+fn open_files_on(pid: u32, file: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| std::fs::read_link(e.path()).is_ok_and(|target| target == file))
+        .filter(|e| {
+            let info = format!("/proc/{pid}/fdinfo/{}", e.file_name().to_string_lossy());
+            // fdinfo's flags are octal; O_PATH is 010000000.
+            std::fs::read_to_string(info).is_ok_and(|text| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix("flags:"))
+                    .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+                    .is_some_and(|flags| flags & 0o10_000_000 == 0)
+            })
+        })
+        .count()
+}
+
+#[test]
+fn fio_clones_on_one_file_each_open_it_as_fio_jobs_do() {
+    // fio's numjobs each open the named file: the kernel keeps readahead and the fadvise
+    // pattern per open file, so clones sharing one descriptor would share one readahead window.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::write(&file, vec![0xFF; 4 << 20]).unwrap();
+    let mut child = Command::new(BIN)
+        .args([
+            "fio",
+            "--name=mix",
+            "--filename=f",
+            "--rw=rw",
+            "--rwmixread=60",
+            "--bs=64k",
+            "--size=4M",
+            "--numjobs=4",
+            "--time_based",
+            "--runtime=2",
+            "--allow-destructive",
+            "--output-format=json",
+            "--no-tui",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("diskdash runs");
+    let file = std::fs::canonicalize(&file).unwrap();
+    let mut most = 0;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+        most = most.max(open_files_on(child.id(), &file));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_success(&out);
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(json["jobs"].as_array().map(Vec::len), Some(4), "{json}");
+    assert_eq!(most, 4, "open files on {} at once", file.display());
+}
