@@ -37,6 +37,8 @@ command -v python3 >/dev/null || { echo "needs python3 to read the JSON results"
 
 cargo build --release --quiet
 DD=$PWD/target/release/diskdash
+. benches/share.sh
+trap share_cleanup EXIT
 mkdir -p "$BENCH_DIR"
 FILE=$BENCH_DIR/data.bin
 OUT=$BENCH_DIR/results
@@ -85,7 +87,7 @@ run_fio() { # case pair
   read -r rw bs qd engine jobs <<<"$(params "$1")"
   local before after
   before=$(dev_ios)
-  fio --name="$1" --filename="$FILE" --size="$SIZE" --rw="$rw" --bs="$bs" --iodepth="$qd" \
+  share fio --name="$1" --filename="$FILE" --size="$SIZE" --rw="$rw" --bs="$bs" --iodepth="$qd" \
       --ioengine="$engine" --numjobs="$jobs" --group_reporting --direct=1 --runtime="$RUNTIME" --time_based --randrepeat=0 \
       --output-format=json --output="$OUT/$1.fio.$2.json"
   after=$(dev_ios)
@@ -96,7 +98,7 @@ run_dd() { # case pair
   read -r rw bs qd engine jobs <<<"$(params "$1")"
   local before after
   before=$(dev_ios)
-  "$DD" bench "$FILE" --rw "$rw" --bs "$bs" --iodepth "$qd" --ioengine "$engine" --numjobs "$jobs" \
+  share "$DD" bench "$FILE" --rw "$rw" --bs "$bs" --iodepth "$qd" --ioengine "$engine" --numjobs "$jobs" \
       --size "$SIZE" --runtime "${RUNTIME}s" --allow-destructive --no-tui \
       --json "$OUT/$1.dd.$2.json" >/dev/null 2>"$OUT/$1.dd.$2.err"
   after=$(dev_ios)
@@ -170,7 +172,7 @@ if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null; then
   echo
   echo "reconciliation on a dedicated loop device over $FILE (randread 4k QD32, ${RUNTIME}s):"
   LOOP=$(losetup -f --show --direct-io=on "$FILE")
-  trap 'losetup -d "$LOOP" 2>/dev/null || true' EXIT
+  trap 'losetup -d "$LOOP" 2>/dev/null || true; share_cleanup' EXIT
   L=$(basename "$LOOP")
   loop_ios() { awk -v d="$L" '$3 == d { print $4 + $8 }' /proc/diskstats; }
   b=$(loop_ios)
@@ -182,7 +184,7 @@ if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null; then
   "$DD" bench "$LOOP" --size "$SIZE" --runtime "${RUNTIME}s" --no-tui --json "$OUT/loop.dd.json" >/dev/null 2>&1
   a=$(loop_ios)
   echo $((a - b)) >"$OUT/loop.dd.dev"
-  losetup -d "$LOOP"; trap - EXIT
+  losetup -d "$LOOP"; trap share_cleanup EXIT
   python3 - "$OUT" <<'PY'
 import json, sys
 out = sys.argv[1]

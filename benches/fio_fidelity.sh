@@ -19,7 +19,8 @@
 #        randwrite  4k random write, io_uring QD32, O_DIRECT
 #
 # Environment: BENCH_DIR (default /var/tmp/diskdash-fidelity), PAIRS, RUNTIME (seconds), SIZE
-# (per file, default 256M), CASES, FIO (default fio on PATH, else the static fio 3.33), DISKDASH.
+# (per file, default 256M), CASES, FIO (default fio on PATH, else the static fio 3.33), DISKDASH,
+# SHARE (default cgroup: each run in one cpu cgroup, see benches/share.sh; session: as started).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -38,7 +39,8 @@ mkdir -p "$BENCH_DIR"
 OUT=$BENCH_DIR/results
 rm -rf "$OUT"; mkdir -p "$OUT"
 LOOP=""
-cleanup() { [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true; }
+. benches/share.sh
+cleanup() { [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null || true; share_cleanup; }
 trap cleanup EXIT
 
 # The job file of a case, on stdout.
@@ -105,10 +107,10 @@ for c in $CASES; do
     echo "$c: pair $p/$PAIRS" >&2
     # Every run starts from a cold page cache, for both tools alike.
     cold() { sync; echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true; }
-    run_fio() { cold; "$FIO" --output-format=json --output="$OUT/$c.fio.$p.json" "$OUT/$c.fio" >/dev/null; }
+    run_fio() { cold; share "$FIO" --output-format=json --output="$OUT/$c.fio.$p.json" "$OUT/$c.fio" >/dev/null; }
     run_dd() {
       cold
-      "$DD" fio --no-tui --allow-destructive --output-format=json --output="$OUT/$c.dd.$p.json" "$OUT/$c.fio" \
+      share "$DD" fio --no-tui --allow-destructive --output-format=json --output="$OUT/$c.dd.$p.json" "$OUT/$c.fio" \
           >/dev/null 2>"$OUT/$c.dd.$p.err"
     }
     if [ $((p % 2)) -eq 1 ]; then run_fio; run_dd; else run_dd; run_fio; fi
