@@ -134,7 +134,7 @@ pub enum Key {
     CompressPercentage,
     /// fio's `buffer_compress_chunk`: the compressible chunk's size.
     CompressChunk,
-    /// fio's `nrfiles`: files per job, more than one for the metadata engines only.
+    /// fio's `nrfiles`: files per job (each worker spreads its I/O over them).
     NrFiles,
     /// fio's `stat_type`: the call the `filestat` engine times (stat, lstat, statx).
     StatType,
@@ -952,9 +952,9 @@ pub fn unlike_fio_line(spec: &JobSpec) -> Option<String> {
 
 /// How an error names an option: `--bs`, `db.fio:14: bs`, `bs` (a dashboard key).
 #[derive(Debug, Clone, Copy)]
-struct Name<'a> {
-    key: Key,
-    origin: Option<&'a Origin>,
+pub(crate) struct Name<'a> {
+    pub(crate) key: Key,
+    pub(crate) origin: Option<&'a Origin>,
 }
 
 impl fmt::Display for Name<'_> {

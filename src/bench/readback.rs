@@ -26,8 +26,9 @@ pub struct Block<'a> {
 /// issuing (what is in flight still drains, unseen). Raising `stop` stops issuing too.
 ///
 /// # Errors
-/// The engine's submit or reap failing; what was in flight is then abandoned to the engine's
-/// drop, which waits for it.
+/// The engine's submit or reap failing; what was in flight is then left to the kernel, which
+/// cancels or ends it when the engine's ring or context is closed, so the caller keeps
+/// `buffers` alive past the engine's drop (the worker's buffers outlive its verify engine).
 pub fn read_back<E: Engine>(
     engine: &mut E,
     buffers: &AlignedBuffers,

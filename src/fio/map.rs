@@ -1549,18 +1549,10 @@ fn job(
             }
             Opt::FileServiceType => {
                 file_service = Some(entry);
+                // Checked here, where the option is; taken by `file_set`.
                 let text = value(entry);
-                let (kind, arg) = text.split_once([':', '%']).unwrap_or((text, "1"));
-                let known = matches!(
-                    kind,
-                    "random" | "roundrobin" | "sequential" | "zipf" | "pareto" | "normal" | "gauss"
-                );
-                if !known || arg.trim().parse::<f64>().is_err() {
-                    return Err(usage!(
-                        "{} {text:?} is not a file service type; use random, roundrobin, \
-                         sequential, zipf, pareto, normal or gauss (each with an optional :N)",
-                        entry.name()
-                    ));
+                if crate::bench::fileset::FileSet::parse_service(text).is_none() {
+                    return Err(not_a_service(entry));
                 }
             }
             Opt::FilenameFormat => filename_format = Some(entry),
@@ -1982,6 +1974,7 @@ fn job(
             mode_or_size.located()
         ));
     }
+    several_files_with(&spec, zone[0].or(zone[1]), nrfiles, &options)?;
     // fio gives each clone a file of its own when the name has its number.
     let format_text = filename_format.map_or(DEFAULT_FILENAME_FORMAT, value);
     let clones = if spec.files.is_some() && filename.is_some() {
@@ -2095,6 +2088,51 @@ fn size_range(
     }))
 }
 
+/// What several files per job do not run with here: emulated zones (one file's write pointers)
+/// and a verify backlog (its log keeps offsets, not their files).
+fn several_files_with(
+    spec: &crate::bench::spec::JobSpec,
+    zone: Option<&Entry>,
+    nrfiles: u64,
+    options: &[JobOption],
+) -> anyhow::Result<()> {
+    if spec.files.is_none() {
+        return Ok(());
+    }
+    if let (Some(_), Some(entry)) = (spec.zbd, zone) {
+        return Err(usage!(
+            "{}: diskdash emulates zonemode=zbd on one file, and this job has {nrfiles} \
+             (nrfiles or a ':' list); drop the zone mode or give the job one file",
+            entry.located()
+        ));
+    }
+    if spec.verify.and_then(|v| v.backlog).is_some() {
+        let name = crate::bench::options::Name {
+            key: Key::VerifyBacklog,
+            origin: options
+                .iter()
+                .rfind(|o| o.key == Key::VerifyBacklog)
+                .map(|o| &o.origin),
+        };
+        return Err(usage!(
+            "{name}: its checks find blocks by offset on one file, and this job has {nrfiles} \
+             (nrfiles or a ':' list); drop verify_backlog (the read-back after the run checks \
+             every file) or give the job one file"
+        ));
+    }
+    Ok(())
+}
+
+/// The one-line error of a `file_service_type` that is not one.
+fn not_a_service(entry: &Entry) -> anyhow::Error {
+    usage!(
+        "{} {:?} is not a file service type; use random, roundrobin, sequential, zipf, pareto, \
+         normal or gauss (random, roundrobin and sequential with an optional :N of 1 or more)",
+        entry.name(),
+        value(entry)
+    )
+}
+
 /// A job's several files (fio's `nrfiles` or a ':' list): how its I/O moves between them
 /// (`openfiles`, `file_service_type`). One worker spreads over them; each file is `size`
 /// over their number (or `filesize`).
@@ -2117,14 +2155,8 @@ fn file_set(
     }
     let (service, batch) = match service {
         Some(entry) => {
-            let (service, batch, note) = FileSet::parse_service(value(entry)).ok_or_else(|| {
-                usage!(
-                    "{} {:?} is not a file service type; use random, roundrobin or \
-                         sequential (each with an optional :N)",
-                    entry.name(),
-                    value(entry)
-                )
-            })?;
+            let (service, batch, note) =
+                FileSet::parse_service(value(entry)).ok_or_else(|| not_a_service(entry))?;
             if let Some(note) = note {
                 settings.note(format!("{}: {note}", entry.located()));
             }
@@ -2903,7 +2935,16 @@ fn zone_mode(
         .as_ref()
         .and_then(|split| split.sizes().max())
         .unwrap_or(spec.block_size_bytes);
-    if zone_bytes % spec.block_size_bytes != 0 || largest > zone_bytes {
+    if largest > zone_bytes {
+        return Err(usage!(
+            "{}: a {} block (bssplit) does not fit in a {} zone; raise zonesize or lower the \
+             largest block",
+            size.located(),
+            crate::units::format_bytes(largest),
+            crate::units::format_bytes(zone_bytes)
+        ));
+    }
+    if zone_bytes % spec.block_size_bytes != 0 {
         return Err(usage!(
             "{}: the zone size is not a multiple of the block size ({}) (fio refuses it \
              too); choose a zonesize that is",

@@ -326,3 +326,34 @@ fn a_filesize_range_draws_each_file_in_it() {
     assert_usage_error(&out);
     assert_stderr_has(&out, "\"1m-x\" is not a size range");
 }
+
+/// Emulated zones and a verify backlog keep one file's state; with several files each is
+/// refused in one line naming the option, and a service type that is none names the types.
+#[test]
+fn several_files_refuse_zones_a_verify_backlog_and_a_bad_service() {
+    let dir = tempfile::tempdir().unwrap();
+    for (job, want) in [
+        (
+            "[a]\nrw=randwrite\nnrfiles=4\nsize=4m\nverify=crc32c\nverify_backlog=16\n",
+            "error: j.fio:6: verify_backlog: its checks find blocks by offset on one file, and \
+             this job has 4 (nrfiles or a ':' list); drop verify_backlog (the read-back after \
+             the run checks every file) or give the job one file\n",
+        ),
+        (
+            "[a]\nrw=randwrite\nfilename=a:b\nsize=4m\nzonemode=zbd\nzonesize=1m\n",
+            "error: j.fio:5: zonemode=zbd: diskdash emulates zonemode=zbd on one file, and this \
+             job has 2 (nrfiles or a ':' list); drop the zone mode or give the job one file\n",
+        ),
+        (
+            "[a]\nrw=randwrite\nnrfiles=2\nfile_service_type=random:0\nsize=4m\n",
+            "error: j.fio:4: file_service_type \"random:0\" is not a file service type; use \
+             random, roundrobin, sequential, zipf, pareto, normal or gauss (random, roundrobin \
+             and sequential with an optional :N of 1 or more)\n",
+        ),
+    ] {
+        std::fs::write(dir.path().join("j.fio"), job).unwrap();
+        let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+        assert_usage_error(&out);
+        assert_eq!(stderr(&out), want, "{job}");
+    }
+}

@@ -178,7 +178,8 @@ fn one_named_file_is_one_file_and_a_bad_service_type_is_refused() {
     assert_refused(
         &out,
         "j.fio:2: file_service_type \"bogus\" is not a file service type; use random, \
-         roundrobin, sequential, zipf, pareto, normal or gauss (each with an optional :N)",
+         roundrobin, sequential, zipf, pareto, normal or gauss (random, roundrobin and \
+         sequential with an optional :N of 1 or more)",
     );
 }
 

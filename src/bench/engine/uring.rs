@@ -350,6 +350,9 @@ impl UringEngine {
         drop(sq);
         // SAFETY: io_uring_enter with no argument struct (null, size 0); `index` is this
         // ring's registered descriptor, which stays registered until the ring is dropped.
+        // Registered ring descriptors belong to the thread that registered them: the engine
+        // is made, used and dropped on its worker's thread (it holds raw iovec pointers, so
+        // it is not `Send` and cannot move to another).
         let done = unsafe {
             libc::syscall(
                 libc::SYS_io_uring_enter,
