@@ -233,8 +233,6 @@ pub struct Workload {
     zones: Option<ZoneWalk>,
     /// fio's `zonemode=zbd`: the offsets above only aim; the zones' write pointers place.
     zbd: Option<ZbdWalk>,
-    /// The last direction [`Self::direction`] gave.
-    last_direction: Direction,
 }
 
 /// A worker's I/O on emulated zones (fio's `zonemode=zbd`), see [`crate::bench::zbd`].
@@ -454,7 +452,6 @@ impl Workload {
             wrapped: false,
             zones,
             zbd: None,
-            last_direction: Direction::Read,
             rng: seed ^ (u64::from(worker) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         }
     }
@@ -549,9 +546,7 @@ impl Workload {
     /// write of the range just trimmed.
     #[inline]
     pub fn direction(&mut self) -> Direction {
-        let direction = self.pick_direction();
-        self.last_direction = direction;
-        direction
+        self.pick_direction()
     }
 
     #[inline]
@@ -684,7 +679,8 @@ impl Workload {
         };
         let unit = self.unit_bytes;
         let random = self.random;
-        let write = self.last_direction != Direction::Read;
+        // `place` set `dir` to this I/O's direction.
+        let write = self.dir != Direction::Read as usize;
         let walk = self.zbd.as_mut().expect("zbd was checked by place");
         walk.busy = None;
         let aim = aim.unwrap_or(walk.cursor);
