@@ -1070,8 +1070,17 @@ impl<'a> Loop<'a> {
 
     /// The next I/O's direction; None when a paced worker has none due yet (`wake_ns` then
     /// says when one is).
-    #[inline]
+    #[inline(always)]
     fn next_direction(&mut self, flight: &mut Flight) -> Option<Direction> {
+        if self.pacer.is_none() {
+            return Some(self.workload.direction());
+        }
+        self.next_paced_direction(flight)
+    }
+
+    /// [`Self::next_direction`] of a paced worker (out of line: the unpaced one is a call less).
+    #[inline(never)]
+    fn next_paced_direction(&mut self, flight: &mut Flight) -> Option<Direction> {
         let Some(pacer) = self.pacer.as_mut() else {
             return Some(self.workload.direction());
         };
