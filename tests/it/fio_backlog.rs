@@ -9,23 +9,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::fio_run::{fio, job_file};
 use crate::support::*;
-
-fn fio(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .arg("fio")
-        .args(args)
-        .arg("--no-tui")
-        .current_dir(dir)
-        .output()
-        .expect("diskdash runs")
-}
-
-fn job_file(dir: &Path, text: &str) -> String {
-    let path = dir.join("job.fio");
-    std::fs::write(&path, text).unwrap();
-    path.to_str().unwrap().to_string()
-}
 
 /// Runs `file` with fio's JSON on stdout and diskdash's record beside it: (output, fio's
 /// JSON, the record).

@@ -2,21 +2,12 @@
 //! `random_generator`), seen in the plan and in the sizes of a `bssplit` run.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 
+use crate::fio_run::fio;
 use crate::support::{BIN, assert_success, stdout};
-
-fn fio(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .arg("fio")
-        .args(args)
-        .arg("--no-tui")
-        .current_dir(dir)
-        .output()
-        .expect("diskdash runs")
-}
 
 fn options_line(text: &str, job: &str) -> String {
     let mut lines = text

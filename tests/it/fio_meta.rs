@@ -7,6 +7,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use crate::fio_run::fio;
 use crate::support::*;
 
 /// fio's filecreate example's options (16 jobs there; the jobs here are named below).
@@ -25,16 +26,6 @@ fn job_file(dir: &Path, name: &str, global: &str, jobs: &[&str]) -> std::path::P
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
     path
-}
-
-fn fio(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .arg("fio")
-        .args(args)
-        .arg("--no-tui")
-        .current_dir(dir)
-        .output()
-        .expect("diskdash runs")
 }
 
 /// The files in `dir` whose names begin with `prefix`.

@@ -56,6 +56,13 @@ pub fn fio(dir: &Path, args: &[&str]) -> Output {
         .expect("diskdash runs")
 }
 
+/// Writes `text` to `dir/job.fio`; its path.
+pub fn job_file(dir: &Path, text: &str) -> String {
+    let path = dir.join("job.fio");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
 /// The record at `dir/r.json`, checked against the schema.
 fn record(dir: &Path) -> Value {
     let record = read_json(&dir.join("r.json"));
