@@ -44,6 +44,19 @@ fn allocated(path: &Path) -> u64 {
     std::fs::metadata(path).unwrap().blocks() * 512
 }
 
+/// Runs `job` through real fio in a new directory; the directory, with fio's files in it.
+fn real_fio(job: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("j.fio"), job).unwrap();
+    let out = std::process::Command::new("fio")
+        .args(["j.fio", "--output-format=json", "--output=r.json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    dir
+}
+
 #[test]
 fn every_file_gets_its_share_for_each_service_type() {
     for service in [
@@ -144,14 +157,7 @@ fn the_files_are_the_ones_fio_makes() {
     let ours = tempfile::tempdir().unwrap();
     let (out, _) = run_in(ours.path(), job, &[]);
     assert_success(&out);
-    let theirs = tempfile::tempdir().unwrap();
-    std::fs::write(theirs.path().join("j.fio"), job).unwrap();
-    let fio_out = std::process::Command::new("fio")
-        .args(["j.fio", "--output-format=json", "--output=r.json"])
-        .current_dir(theirs.path())
-        .output()
-        .unwrap();
-    assert!(fio_out.status.success(), "{}", stderr(&fio_out));
+    let theirs = real_fio(job);
     assert_eq!(files(ours.path()), files(theirs.path()));
     assert_eq!(files(ours.path()).len(), 8);
 }
@@ -219,14 +225,7 @@ fn the_clones_files_are_the_ones_fio_makes() {
     let ours = tempfile::tempdir().unwrap();
     let (out, _) = run_in(ours.path(), job, &[]);
     assert_success(&out);
-    let theirs = tempfile::tempdir().unwrap();
-    std::fs::write(theirs.path().join("j.fio"), job).unwrap();
-    let fio_out = std::process::Command::new("fio")
-        .args(["j.fio", "--output-format=json", "--output=r.json"])
-        .current_dir(theirs.path())
-        .output()
-        .unwrap();
-    assert!(fio_out.status.success(), "{}", stderr(&fio_out));
+    let theirs = real_fio(job);
     assert_eq!(files(ours.path()), files(theirs.path()));
     // w: 2 clones x 3, r: 2 x 2, l: a and b shared.
     assert_eq!(files(ours.path()).len(), 12, "{:?}", files(ours.path()));
