@@ -2067,6 +2067,8 @@ fn verify_interval(opts: &Options<'_>, block_size_bytes: u64, bare: bool) -> any
             let what = name(Key::VerifyInterval);
             let text = option.value.as_str();
             let bytes = crate::units::parse_size_bytes(text)
+                .ok_or_else(|| usage!("{what} {text:?} is not a size; use e.g. 512 or 4k"))?;
+            let bytes = Some(bytes)
             .filter(|&b| b > 0 && b <= block_size_bytes && block_size_bytes % b == 0)
             .ok_or_else(|| {
                 usage!(

@@ -1503,6 +1503,10 @@ fn verify_pattern_and_interval_reach_the_job_as_fio_means_them() {
              that does, e.g. 512",
         ),
         (
+            "verify_interval=abc",
+            "j.fio:5: verify_interval \"abc\" is not a size; use e.g. 512 or 4k",
+        ),
+        (
             "verify_interval=64",
             "j.fio:5: verify_interval \"64\" is shorter than the 80-byte verify header; use at \
              least 80",
