@@ -10,9 +10,12 @@
 #
 # Environment: BENCH_DIR (default /var/tmp/diskdash-bench), PAIRS, RUNTIME (seconds), SIZE,
 # MEM_RUNTIME (diskdash duration, default 240s), MEM_INTERVAL (default 100ms), CASES (space-separated names to run),
-# EXTRAS (0: stop after the cases' table).
-# A case name may end in -jN: N workers (fio --numjobs=N --group_reporting; diskdash --numjobs N),
-#   CASES="randread-4k-qd32-j1 randread-4k-qd32-j4 randread-4k-qd32-j16 randwrite-4k-qd32-j4" benches/fio_compare.sh
+# EXTRAS (what runs after the cases' table: any of "loop null session mem", default all; 0 or "": none),
+# DISKDASH (a built diskdash binary: no cargo build), FIO (the fio binary, default fio from PATH),
+# JOBS (worker counts each case runs at, e.g. "1 4 16 64").
+# A case name is RW-BS-qdN[-ENGINE][-jN]: ENGINE io_uring (default), libaio, psync; -jN runs N workers
+# (fio --numjobs=N --group_reporting; diskdash --numjobs N),
+#   CASES="randread-4k-qd32-j1 randread-4k-qd64-j16 randwrite-4k-qd32-libaio-j4" benches/fio_compare.sh
 # NULL_JOBS (default "1 2"): worker counts of the null-engine pairs; SESSION_JOBS (default "1 16 64"):
 # worker counts of the session's own CPU per interval figure.
 set -euo pipefail
@@ -26,17 +29,33 @@ MEM_RUNTIME=${MEM_RUNTIME:-240s}
 MEM_INTERVAL=${MEM_INTERVAL:-100ms}
 BENCH_DIR=${BENCH_DIR:-/var/tmp/diskdash-bench}
 CASES=${CASES:-"randread-4k-qd32 randread-4k-qd32-libaio randread-4k-qd1-psync read-1m-qd8 randwrite-4k-qd32"}
-# EXTRAS=0: the cases' table only (no loop-device reconciliation, null engine or RSS run).
-EXTRAS=${EXTRAS:-1}
+# JOBS="1 4 16 64": every case without its own -jN runs once per worker count.
+if [ -n "${JOBS:-}" ]; then
+  expanded=""
+  for c in $CASES; do
+    if [[ $c =~ -j[0-9]+$ ]]; then expanded+=" $c"; else for j in $JOBS; do expanded+=" $c-j$j"; done; fi
+  done
+  CASES=${expanded# }
+fi
+EXTRAS=${EXTRAS-"loop null session mem"}
+[ "$EXTRAS" = 0 ] && EXTRAS=""
+extra() { [[ " $EXTRAS " == *" $1 "* ]]; }
 
-if ! command -v fio >/dev/null; then
+FIO=${FIO:-fio}
+if ! command -v "$FIO" >/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fio >/dev/null
 fi
+FIO=$(command -v "$FIO")
+fio() { "$FIO" "$@"; }
 command -v python3 >/dev/null || { echo "needs python3 to read the JSON results" >&2; exit 1; }
 
-cargo build --release --quiet
-DD=$PWD/target/release/diskdash
+if [ -n "${DISKDASH:-}" ]; then
+  DD=$(realpath "$DISKDASH")
+else
+  cargo build --release --quiet
+  DD=$PWD/target/release/diskdash
+fi
 . benches/share.sh
 trap share_cleanup EXIT
 mkdir -p "$BENCH_DIR"
@@ -72,22 +91,22 @@ params() {
   echo "$(base_params "$name") $jobs"
 }
 
+# RW-BS-qdN[-ENGINE] -> "rw bs iodepth engine"
 base_params() {
-  case $1 in
-    randread-4k-qd32) echo "randread 4k 32 io_uring" ;;
-    randread-4k-qd32-libaio) echo "randread 4k 32 libaio" ;;
-    randread-4k-qd1-psync) echo "randread 4k 1 psync" ;;
-    read-1m-qd8) echo "read 1M 8 io_uring" ;;
-    randwrite-4k-qd32) echo "randwrite 4k 32 io_uring" ;;
-    *) echo "unknown case $1" >&2; exit 1 ;;
-  esac
+  if [[ $1 =~ ^(read|write|randread|randwrite)-([0-9]+[kKmM]?)-qd([0-9]+)(-(io_uring|libaio|psync))?$ ]]; then
+    local bs=${BASH_REMATCH[2]}
+    echo "${BASH_REMATCH[1]} ${bs^^} ${BASH_REMATCH[3]} ${BASH_REMATCH[5]:-io_uring}"
+  else
+    echo "case $1: not RW-BS-qdN[-ENGINE][-jN] (e.g. randread-4k-qd32-libaio-j4)" >&2
+    exit 2
+  fi
 }
 
 run_fio() { # case pair
   read -r rw bs qd engine jobs <<<"$(params "$1")"
   local before after
   before=$(dev_ios)
-  share fio --name="$1" --filename="$FILE" --size="$SIZE" --rw="$rw" --bs="$bs" --iodepth="$qd" \
+  share "$FIO" --name="$1" --filename="$FILE" --size="$SIZE" --rw="$rw" --bs="$bs" --iodepth="$qd" \
       --ioengine="$engine" --numjobs="$jobs" --group_reporting --direct=1 --runtime="$RUNTIME" --time_based --randrepeat=0 \
       --output-format=json --output="$OUT/$1.fio.$2.json"
   after=$(dev_ios)
@@ -148,7 +167,7 @@ for case in cases:
     f = [fio(case, p) for p in range(1, pairs + 1)]
     d = [dd(case, p) for p in range(1, pairs + 1)]
     print(f"{case}: diskdash/fio over {pairs} alternated pairs")
-    key = "bw" if case.startswith("read-1m") else "iops"
+    key = "iops" if re.match(r"[a-z]+-4k", case) else "bw"
     show(f"{'bandwidth' if key == 'bw' else 'IOPS'} ratio", [b[key] / a[key] for a, b in zip(f, d)])
     show("CPU time per I/O ratio", [b["cpu_per_io"] / a["cpu_per_io"] for a, b in zip(f, d)])
     show("mean latency ratio (fio lat)", [b["lat"] / a["lat"] for a, b in zip(f, d)])
@@ -163,12 +182,11 @@ for case in cases:
             show("  same, diskdash's measured window", windows, "{:.4f}")
 PY
 
-[ "$EXTRAS" = 0 ] && exit 0
 
 # The disk under BENCH_DIR is shared with everything else on the machine, so its counters
 # carry other I/O. A loop device over the same file (direct I/O to the backing file) sees only
 # the benchmark: there the count must match.
-if [ "$(id -u)" = 0 ] && command -v losetup >/dev/null; then
+if extra loop && [ "$(id -u)" = 0 ] && command -v losetup >/dev/null; then
   echo
   echo "reconciliation on a dedicated loop device over $FILE (randread 4k QD32, ${RUNTIME}s):"
   LOOP=$(losetup -f --show --direct-io=on "$FILE")
@@ -200,6 +218,7 @@ print(f"  mean latency diskdash/fio: {d['read']['lat_ns']['mean'] / f['lat_ns'][
 PY
 fi
 
+if extra null; then
 echo
 NULL_JOBS=${NULL_JOBS:-"1 2"}
 echo "null engine, 4k randread QD32, diskdash/fio over $PAIRS alternated pairs of ${RUNTIME}s:"
@@ -227,9 +246,11 @@ for j in jobs:
     print(f"  {j} worker(s): ratio median {statistics.median(r):.2f} range {min(r):.2f}-{max(r):.2f}; "
           f"M I/Os per second fio/diskdash " + "  ".join(f"{a/1e6:.2f}/{b/1e6:.2f}" for a, b in zip(f, d)))
 PY
+fi
 
 # The session's own work (aggregator, sampler, status output: every thread but the bench-J-N
 # workers) per interval, at several worker counts. It must not grow with the I/O rate.
+if extra session; then
 SESSION_JOBS=${SESSION_JOBS:-"1 16 64"}
 echo
 echo "session CPU per 100ms interval (threads other than the workers), null engine, 4 s of 8 s runs:"
@@ -270,7 +291,9 @@ print(f"  {jobs:>3} workers: session {own / tick * 1e3 / intervals:.2f} ms CPU p
 PY
   wait "$pid" || true
 done
+fi
 
+extra mem || exit 0
 echo
 # At a 100 ms interval the bounded buffers (600-point live series and device history, the
 # record's 1024-point series) fill ten times sooner than at the default 1 s: this run reaches
