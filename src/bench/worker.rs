@@ -84,6 +84,12 @@ struct Flight {
     /// (`iodepth_batch_complete`).
     batch: usize,
     reap_max: usize,
+    /// The fewest completions a reap waits for (`iodepth_batch_complete_min`; 0: poll).
+    reap_min: usize,
+    /// Once full, the queue drains to this depth before filling again (`iodepth_low`).
+    low: usize,
+    /// Draining down to `low`: no fill until it gets there.
+    draining: bool,
     writes_since_sync: u32,
     sync_due: bool,
     stopping: bool,
@@ -109,6 +115,9 @@ impl Flight {
             queued: 0,
             batch: (spec.iodepth_batch as usize).clamp(1, depth),
             reap_max: (spec.iodepth_batch_complete as usize).clamp(1, depth),
+            reap_min: (spec.iodepth_batch_complete_min as usize).min(depth),
+            low: (spec.iodepth_low as usize).min(depth),
+            draining: false,
             writes_since_sync: 0,
             sync_due: false,
             stopping: false,
@@ -944,7 +953,8 @@ impl<'a> Loop<'a> {
                 && !flight.sync_due
                 && !flight.paused
                 && !flight.think_due
-                && !flight.flow_held;
+                && !flight.flow_held
+                && !flight.draining;
             if may_fill && self.fill(engine, buffers, &mut flight).is_break() {
                 return;
             }
@@ -955,11 +965,15 @@ impl<'a> Loop<'a> {
                     Next::Reap => {}
                 }
             }
+            // fio's iodepth_low: a full queue drains to it before the next fill (never, at
+            // the default, iodepth).
+            let full = flight.in_flight + flight.queued >= self.depth;
             let ControlFlow::Continue(reaped_ns) = self.reap(engine, &mut flight) else {
                 return;
             };
             self.complete(engine, buffers, &mut flight, reaped_ns);
             self.check_flags(&mut flight, reaped_ns);
+            flight.draining = (full || flight.draining) && flight.in_flight > flight.low;
         }
     }
 
@@ -1295,7 +1309,12 @@ impl<'a> Loop<'a> {
                 let wait_ns = self.wait_until(at, now).saturating_sub(now);
                 engine.reap_within(&mut flight.completions, flight.reap_max, wait_ns)
             }
-            None => engine.reap(&mut flight.completions, flight.reap_max),
+            None if flight.reap_min == 1 => engine.reap(&mut flight.completions, flight.reap_max),
+            None => engine.reap_min(
+                &mut flight.completions,
+                flight.reap_min.min(flight.in_flight + flight.queued),
+                flight.reap_max,
+            ),
         };
         if let Err(err) = reaped {
             self.fail("submit", None, &err);
