@@ -3118,6 +3118,49 @@ mod tests {
     }
 
     #[test]
+    fn completion_batching_keeps_fio_s_meaning() {
+        let spec = parse(&[]).unwrap();
+        assert_eq!((spec.iodepth_batch_complete_min, spec.iodepth_low), (1, 32));
+        // fio's maximum defaults to the minimum; 0 polls; iodepth_low 0 is iodepth.
+        let spec = parse(&["--iodepth-batch-complete-min", "8"]).unwrap();
+        assert_eq!(
+            (spec.iodepth_batch_complete_min, spec.iodepth_batch_complete),
+            (8, 8)
+        );
+        let spec = parse(&["--iodepth-batch-complete-min", "0", "--iodepth-low", "0"]).unwrap();
+        assert_eq!(
+            (spec.iodepth_batch_complete_min, spec.iodepth_batch_complete),
+            (0, 1)
+        );
+        assert_eq!(spec.iodepth_low, 32);
+        let spec = parse(&[
+            "--iodepth-batch-complete-min",
+            "4",
+            "--iodepth-batch-complete",
+            "16",
+            "--iodepth-low",
+            "8",
+        ])
+        .unwrap();
+        assert_eq!(
+            (
+                spec.iodepth_batch_complete_min,
+                spec.iodepth_batch_complete,
+                spec.iodepth_low
+            ),
+            (4, 16, 8)
+        );
+        // The job read back from its options is the same job.
+        let again = validate(&spec.to_options(&Origin::CommandLine), &machine()).unwrap();
+        assert_eq!(again, spec);
+        let record = crate::record::JobRecord::from(&spec);
+        assert_eq!(
+            (record.iodepth_batch_complete_min, record.iodepth_low),
+            (4, Some(8))
+        );
+    }
+
+    #[test]
     fn defaults_match_the_issue() {
         let spec = parse(&[]).unwrap();
         assert_eq!(spec, JobSpec::default());
@@ -3277,6 +3320,28 @@ mod tests {
             (
                 &["--iodepth-batch", "64"],
                 "--iodepth-batch 64 exceeds --iodepth 32; use 1 to 32",
+            ),
+            (
+                &["--iodepth-batch-complete-min", "33"],
+                "--iodepth-batch-complete-min 33 exceeds --iodepth 32; use 0 to 32",
+            ),
+            (
+                &["--iodepth-batch-complete-min", "few"],
+                r#"--iodepth-batch-complete-min "few" is not a number; use e.g. 0, 1 or 8"#,
+            ),
+            (
+                &[
+                    "--iodepth-batch-complete-min",
+                    "8",
+                    "--iodepth-batch-complete",
+                    "4",
+                ],
+                "--iodepth-batch-complete-min 8 exceeds --iodepth-batch-complete 4; raise \
+                 --iodepth-batch-complete or lower --iodepth-batch-complete-min",
+            ),
+            (
+                &["-q", "4", "--iodepth-low", "8"],
+                "--iodepth-low 8 exceeds --iodepth 4; use 0 to 4",
             ),
             (
                 &["--bs", "256M", "-q", "64"],
