@@ -1310,6 +1310,10 @@ impl<'a> Loop<'a> {
                 engine.reap_within(&mut flight.completions, flight.reap_max, wait_ns)
             }
             None if flight.reap_min == 1 => engine.reap(&mut flight.completions, flight.reap_max),
+            // Nothing of ours in flight: nothing to wait or poll for.
+            None if flight.in_flight + flight.queued == 0 => {
+                engine.reap(&mut flight.completions, flight.reap_max)
+            }
             None => engine.reap_min(
                 &mut flight.completions,
                 flight.reap_min.min(flight.in_flight + flight.queued),
