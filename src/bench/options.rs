@@ -47,6 +47,10 @@ pub enum Key {
     IoEngine,
     IoDepthBatch,
     IoDepthBatchComplete,
+    /// fio's `iodepth_batch_complete_min`: the fewest completions a reap waits for (0: poll).
+    IoDepthBatchCompleteMin,
+    /// fio's `iodepth_low`: once full, the queue drains to this depth before refilling.
+    IoDepthLow,
     /// `1`: O_DIRECT, `0`: through the page cache (`--direct` / `--buffered`).
     Direct,
     Fsync,
@@ -169,7 +173,7 @@ pub enum Key {
 }
 
 impl Key {
-    pub const ALL: [Self; 89] = [
+    pub const ALL: [Self; 91] = [
         Self::Rw,
         Self::RwMixRead,
         Self::Bs,
@@ -179,6 +183,8 @@ impl Key {
         Self::IoEngine,
         Self::IoDepthBatch,
         Self::IoDepthBatchComplete,
+        Self::IoDepthBatchCompleteMin,
+        Self::IoDepthLow,
         Self::Direct,
         Self::Fsync,
         Self::Fdatasync,
@@ -476,7 +482,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 89] = [
+pub static TABLE: [Row; 91] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -528,9 +534,20 @@ pub static TABLE: [Row; 89] = [
         .bounds(1, MAX_IODEPTH as u64)
         .on(BENCH | SWEEP),
     Row::new(Key::IoDepthBatchComplete, "--iodepth-batch-complete", "iodepth_batch_complete_max", ENGINE)
-        .help("Completions taken per wake-up before refilling (like fio's iodepth_batch_complete_max).")
+        .help("Completions taken per wake-up before refilling (like fio's iodepth_batch_complete_max; default: the minimum).")
         .default("1")
         .bounds(1, MAX_IODEPTH as u64)
+        .on(BENCH | SWEEP),
+    Row::new(Key::IoDepthBatchCompleteMin, "--iodepth-batch-complete-min", "iodepth_batch_complete_min", ENGINE)
+        .aliases(&["iodepth_batch_complete"])
+        .help("Completions each wake-up waits for at least, capped by what is in flight (0: poll without sleeping; like fio's iodepth_batch_complete_min).")
+        .default("1")
+        .bounds(0, MAX_IODEPTH as u64)
+        .on(BENCH | SWEEP),
+    Row::new(Key::IoDepthLow, "--iodepth-low", "iodepth_low", ENGINE)
+        .help("Once the queue is full, let it drain to this depth before filling it again (like fio's iodepth_low; 0: iodepth, keep it full).")
+        .default("0")
+        .bounds(0, MAX_IODEPTH as u64)
         .on(BENCH | SWEEP),
     Row::new(Key::Direct, "--direct", "direct", ENGINE)
         .help("Bypass the page cache with O_DIRECT (the default).")
@@ -1118,8 +1135,21 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
             "{name} {iodepth_batch} exceeds {depth_name} {iodepth}; use 1 to {iodepth}"
         ));
     }
-    let (text, name) = opts.value(Key::IoDepthBatchComplete);
-    let iodepth_batch_complete = count_option(name, text, MAX_IODEPTH, "1 or 32")?;
+    let (text, max_name) = opts.value(Key::IoDepthBatchComplete);
+    let mut iodepth_batch_complete = count_option(max_name, text, MAX_IODEPTH, "1 or 32")?;
+    let (iodepth_batch_complete_min, iodepth_low) =
+        batch_complete_options(&opts, iodepth, depth_name)?;
+    if iodepth_batch_complete_min > iodepth_batch_complete {
+        if opts.get(Key::IoDepthBatchComplete).is_some() {
+            let (_, min_name) = opts.value(Key::IoDepthBatchCompleteMin);
+            return Err(usage!(
+                "{min_name} {iodepth_batch_complete_min} exceeds {max_name} \
+                 {iodepth_batch_complete}; raise {max_name} or lower {min_name}"
+            ));
+        }
+        // fio's default maximum is the minimum.
+        iodepth_batch_complete = iodepth_batch_complete_min;
+    }
     // Every per-slot and per-worker cost, not the buffers alone (the session checks each
     // step against the memory available now: `memory::check_plan`). psync has one slot.
     let depth = if ioengine.one_at_a_time() { 1 } else { iodepth };
@@ -1327,6 +1357,8 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         ioengine,
         iodepth_batch,
         iodepth_batch_complete,
+        iodepth_batch_complete_min,
+        iodepth_low,
         direct,
         sync_every,
         open_sync,
@@ -2437,11 +2469,18 @@ impl JobSpec {
                 Key::IoDepthBatchComplete,
                 self.iodepth_batch_complete.to_string(),
             ),
+            (
+                Key::IoDepthBatchCompleteMin,
+                self.iodepth_batch_complete_min.to_string(),
+            ),
             (Key::Direct, u8::from(self.direct).to_string()),
             (Key::Runtime, us(self.runtime)),
             (Key::Ramp, us(self.ramp)),
             (Key::Interval, us(self.interval)),
         ];
+        if self.iodepth_low < self.iodepth {
+            out.push((Key::IoDepthLow, self.iodepth_low.to_string()));
+        }
         if self.size_explicit {
             out.push((Key::Size, self.size_bytes.to_string()));
         }
@@ -2881,6 +2920,35 @@ fn count_option(name: Name<'_>, text: &str, max: u32, examples: &str) -> anyhow:
     Ok(u32::try_from(value).unwrap_or(max))
 }
 
+/// fio's `iodepth_batch_complete_min` (0 to `iodepth`) and `iodepth_low` (0: `iodepth`; at
+/// most `iodepth`), where fio would lower either silently.
+fn batch_complete_options(
+    opts: &Options<'_>,
+    iodepth: u32,
+    depth_name: Name<'_>,
+) -> anyhow::Result<(u32, u32)> {
+    let count = |key: Key, examples: &str| -> anyhow::Result<u32> {
+        let (text, name) = opts.value(key);
+        let Ok(value) = text.trim().parse::<u64>() else {
+            return Err(usage!(
+                "{name} {text:?} is not a number; use e.g. {examples}"
+            ));
+        };
+        if value > u64::from(iodepth) {
+            return Err(usage!(
+                "{name} {text} exceeds {depth_name} {iodepth}; use 0 to {iodepth}"
+            ));
+        }
+        Ok(u32::try_from(value).unwrap_or(iodepth))
+    };
+    let min = count(Key::IoDepthBatchCompleteMin, "0, 1 or 8")?;
+    let low = match count(Key::IoDepthLow, "0, 4 or 16")? {
+        0 => iodepth,
+        low => low,
+    };
+    Ok((min, low))
+}
+
 fn sync_count(name: Name<'_>, text: &str) -> anyhow::Result<Option<u32>> {
     match text.trim().parse::<u32>() {
         Ok(0) => Ok(None),
@@ -3050,6 +3118,49 @@ mod tests {
     }
 
     #[test]
+    fn completion_batching_keeps_fio_s_meaning() {
+        let spec = parse(&[]).unwrap();
+        assert_eq!((spec.iodepth_batch_complete_min, spec.iodepth_low), (1, 32));
+        // fio's maximum defaults to the minimum; 0 polls; iodepth_low 0 is iodepth.
+        let spec = parse(&["--iodepth-batch-complete-min", "8"]).unwrap();
+        assert_eq!(
+            (spec.iodepth_batch_complete_min, spec.iodepth_batch_complete),
+            (8, 8)
+        );
+        let spec = parse(&["--iodepth-batch-complete-min", "0", "--iodepth-low", "0"]).unwrap();
+        assert_eq!(
+            (spec.iodepth_batch_complete_min, spec.iodepth_batch_complete),
+            (0, 1)
+        );
+        assert_eq!(spec.iodepth_low, 32);
+        let spec = parse(&[
+            "--iodepth-batch-complete-min",
+            "4",
+            "--iodepth-batch-complete",
+            "16",
+            "--iodepth-low",
+            "8",
+        ])
+        .unwrap();
+        assert_eq!(
+            (
+                spec.iodepth_batch_complete_min,
+                spec.iodepth_batch_complete,
+                spec.iodepth_low
+            ),
+            (4, 16, 8)
+        );
+        // The job read back from its options is the same job.
+        let again = validate(&spec.to_options(&Origin::CommandLine), &machine()).unwrap();
+        assert_eq!(again, spec);
+        let record = crate::record::JobRecord::from(&spec);
+        assert_eq!(
+            (record.iodepth_batch_complete_min, record.iodepth_low),
+            (4, Some(8))
+        );
+    }
+
+    #[test]
     fn defaults_match_the_issue() {
         let spec = parse(&[]).unwrap();
         assert_eq!(spec, JobSpec::default());
@@ -3209,6 +3320,28 @@ mod tests {
             (
                 &["--iodepth-batch", "64"],
                 "--iodepth-batch 64 exceeds --iodepth 32; use 1 to 32",
+            ),
+            (
+                &["--iodepth-batch-complete-min", "33"],
+                "--iodepth-batch-complete-min 33 exceeds --iodepth 32; use 0 to 32",
+            ),
+            (
+                &["--iodepth-batch-complete-min", "few"],
+                r#"--iodepth-batch-complete-min "few" is not a number; use e.g. 0, 1 or 8"#,
+            ),
+            (
+                &[
+                    "--iodepth-batch-complete-min",
+                    "8",
+                    "--iodepth-batch-complete",
+                    "4",
+                ],
+                "--iodepth-batch-complete-min 8 exceeds --iodepth-batch-complete 4; raise \
+                 --iodepth-batch-complete or lower --iodepth-batch-complete-min",
+            ),
+            (
+                &["-q", "4", "--iodepth-low", "8"],
+                "--iodepth-low 8 exceeds --iodepth 4; use 0 to 4",
             ),
             (
                 &["--bs", "256M", "-q", "64"],

@@ -250,6 +250,12 @@ pub struct JobSpec {
     pub iodepth_batch: u32,
     /// Completions taken per reap before refilling (fio's `iodepth_batch_complete_max`).
     pub iodepth_batch_complete: u32,
+    /// The fewest completions a reap waits for, capped by what is in flight (fio's
+    /// `iodepth_batch_complete_min`); 0: poll, never sleep, until one has completed.
+    pub iodepth_batch_complete_min: u32,
+    /// Once the queue is full, reap until no more than this many are in flight before
+    /// filling it again (fio's `iodepth_low`; `iodepth`: keep it full).
+    pub iodepth_low: u32,
     pub direct: bool,
     pub sync_every: Option<SyncEvery>,
     pub open_sync: Option<OpenSync>,
@@ -1006,6 +1012,8 @@ impl Default for JobSpec {
             ioengine: EngineKind::IoUring,
             iodepth_batch: 1,
             iodepth_batch_complete: 1,
+            iodepth_batch_complete_min: 1,
+            iodepth_low: 32,
             direct: true,
             sync_every: None,
             open_sync: None,
@@ -1314,6 +1322,8 @@ impl From<&JobSpec> for crate::record::JobRecord {
             ioengine: spec.ioengine.as_str().to_string(),
             iodepth_batch: spec.iodepth_batch,
             iodepth_batch_complete: spec.iodepth_batch_complete,
+            iodepth_batch_complete_min: spec.iodepth_batch_complete_min,
+            iodepth_low: (spec.iodepth_low < spec.iodepth).then_some(spec.iodepth_low),
             direct: spec.direct,
             fsync: match spec.sync_every {
                 Some(SyncEvery::Fsync(n)) => Some(n),

@@ -84,6 +84,12 @@ struct Flight {
     /// (`iodepth_batch_complete`).
     batch: usize,
     reap_max: usize,
+    /// The fewest completions a reap waits for (`iodepth_batch_complete_min`; 0: poll).
+    reap_min: usize,
+    /// Once full, the queue drains to this depth before filling again (`iodepth_low`).
+    low: usize,
+    /// Draining down to `low`: no fill until it gets there.
+    draining: bool,
     writes_since_sync: u32,
     sync_due: bool,
     stopping: bool,
@@ -109,6 +115,9 @@ impl Flight {
             queued: 0,
             batch: (spec.iodepth_batch as usize).clamp(1, depth),
             reap_max: (spec.iodepth_batch_complete as usize).clamp(1, depth),
+            reap_min: (spec.iodepth_batch_complete_min as usize).min(depth),
+            low: (spec.iodepth_low as usize).min(depth),
+            draining: false,
             writes_since_sync: 0,
             sync_due: false,
             stopping: false,
@@ -944,7 +953,8 @@ impl<'a> Loop<'a> {
                 && !flight.sync_due
                 && !flight.paused
                 && !flight.think_due
-                && !flight.flow_held;
+                && !flight.flow_held
+                && !flight.draining;
             if may_fill && self.fill(engine, buffers, &mut flight).is_break() {
                 return;
             }
@@ -955,11 +965,15 @@ impl<'a> Loop<'a> {
                     Next::Reap => {}
                 }
             }
+            // fio's iodepth_low: a full queue drains to it before the next fill (never, at
+            // the default, iodepth).
+            let full = flight.in_flight + flight.queued >= self.depth;
             let ControlFlow::Continue(reaped_ns) = self.reap(engine, &mut flight) else {
                 return;
             };
             self.complete(engine, buffers, &mut flight, reaped_ns);
             self.check_flags(&mut flight, reaped_ns);
+            flight.draining = (full || flight.draining) && flight.in_flight > flight.low;
         }
     }
 
@@ -1295,7 +1309,16 @@ impl<'a> Loop<'a> {
                 let wait_ns = self.wait_until(at, now).saturating_sub(now);
                 engine.reap_within(&mut flight.completions, flight.reap_max, wait_ns)
             }
-            None => engine.reap(&mut flight.completions, flight.reap_max),
+            None if flight.reap_min == 1 => engine.reap(&mut flight.completions, flight.reap_max),
+            // Nothing of ours in flight: nothing to wait or poll for.
+            None if flight.in_flight + flight.queued == 0 => {
+                engine.reap(&mut flight.completions, flight.reap_max)
+            }
+            None => engine.reap_min(
+                &mut flight.completions,
+                flight.reap_min.min(flight.in_flight + flight.queued),
+                flight.reap_max,
+            ),
         };
         if let Err(err) = reaped {
             self.fail("submit", None, &err);
@@ -2093,6 +2116,8 @@ mod tests {
         prios: Vec<u16>,
         /// Calls to `submit` (a full queue's I/Os go out with the reap instead).
         submits: usize,
+        /// Each reap: the I/Os the engine held and the fewest it was to wait for.
+        reaps: Vec<(usize, usize)>,
     }
 
     impl Engine for ScriptedEngine {
@@ -2107,6 +2132,15 @@ mod tests {
             Ok(())
         }
         fn reap(&mut self, out: &mut Vec<Completion>, max: usize) -> std::io::Result<()> {
+            self.reap_min(out, 1, max)
+        }
+        fn reap_min(
+            &mut self,
+            out: &mut Vec<Completion>,
+            min: usize,
+            max: usize,
+        ) -> std::io::Result<()> {
+            self.reaps.push((self.queued.len(), min));
             for _ in 0..max {
                 let Some(io) = self.queued.pop_front() else {
                     break;
@@ -2143,6 +2177,7 @@ mod tests {
         spec: JobSpec,
         script: &[i32],
     ) -> (ScriptedEngine, Box<WorkerStats>, Option<IoFault>, bool) {
+        let depth = spec.iodepth as usize;
         let spec = Arc::new(spec);
         let file = Arc::new(OwnedFd::from(std::fs::File::open("/dev/null").unwrap()));
         let plan = WorkerPlan {
@@ -2171,13 +2206,13 @@ mod tests {
             spares,
             ready,
         };
-        let buffers = AlignedBuffers::new(1, 4096, 1).unwrap();
+        let buffers = AlignedBuffers::new(depth, 4096, 1).unwrap();
         let mut state = Loop::new(
             &plan,
             &control,
             links,
             vec![Box::new(WorkerStats::new(0))],
-            1,
+            depth,
             0,
         );
         state.start(&EngineSetup::default());
@@ -2187,6 +2222,7 @@ mod tests {
             seen: Vec::new(),
             prios: Vec::new(),
             submits: 0,
+            reaps: Vec::new(),
         };
         state.drive(&mut engine, &buffers);
         let fault = state.fault.take();
@@ -2265,6 +2301,39 @@ mod tests {
         assert!(engine.seen.len() > 1, "the run issued I/O");
         assert_eq!(engine.submits, 0, "no submit call of its own");
         assert_eq!(stats.read.ios, engine.seen.len() as u64);
+    }
+
+    /// fio's iodepth_low: a full queue of 8 drains to 2 in flight, one completion a reap,
+    /// before it is filled again; iodepth_batch_complete_min: each reap waits for that many
+    /// (fewer when fewer are in flight), and takes as many by default.
+    #[test]
+    fn a_full_queue_drains_to_iodepth_low_and_reaps_wait_for_the_minimum() {
+        let job = |low, min| JobSpec {
+            rw: RwMode::Read,
+            iodepth: 8,
+            iodepth_low: low,
+            iodepth_batch_complete_min: min,
+            iodepth_batch_complete: min.max(1),
+            size_bytes: 64 << 10,
+            size_explicit: true,
+            runtime: Duration::from_millis(20),
+            ..JobSpec::default()
+        };
+        // Until the end, whose reaps take what is left.
+        let running = |reaps: &[(usize, usize)]| reaps[..reaps.len() - 8].to_vec();
+        let (engine, _, fault, _) = run_spec(job(8, 1), &[]);
+        assert_eq!(fault, None);
+        assert!(engine.reaps.len() > 20);
+        assert!(running(&engine.reaps).iter().all(|&r| r == (8, 1)));
+        let (engine, _, _, _) = run_spec(job(2, 1), &[]);
+        let depths: Vec<usize> = engine.reaps.iter().map(|r| r.0).collect();
+        assert_eq!(depths[..12], [8, 7, 6, 5, 4, 3, 8, 7, 6, 5, 4, 3]);
+        let (engine, _, _, _) = run_spec(job(8, 3), &[]);
+        assert!(running(&engine.reaps).iter().all(|&r| r == (8, 3)));
+        let (engine, _, _, _) = run_spec(job(2, 4), &[]);
+        assert_eq!(engine.reaps[..2], [(8, 4), (4, 4)]);
+        assert!(running(&engine.reaps).iter().all(|&(held, _)| held >= 3));
+        assert!(engine.reaps.iter().all(|&(held, min)| min <= held));
     }
 
     #[test]

@@ -269,6 +269,7 @@ const FIO_DEFAULTS: &[(&str, &str)] = &[
     ("ioengine", "psync"),
     ("iodepth_batch", "1"),
     ("iodepth_batch_complete_max", "1"),
+    ("iodepth_batch_complete_min", "1"),
     ("direct", "0"),
     ("iomem", "malloc"),
     ("fixedbufs", "0"),
@@ -413,6 +414,15 @@ fn bench(job: &Job) -> Result<Vec<String>, String> {
             "--iodepth-batch-complete",
             spec.iodepth_batch_complete.to_string(),
         );
+    }
+    if spec.iodepth_batch_complete_min != 1 {
+        flag(
+            "--iodepth-batch-complete-min",
+            spec.iodepth_batch_complete_min.to_string(),
+        );
+    }
+    if spec.iodepth_low < spec.iodepth {
+        flag("--iodepth-low", spec.iodepth_low.to_string());
     }
     match spec.sync_every {
         Some(SyncEvery::Fsync(n)) => flag("--fsync", n.to_string()),

@@ -503,6 +503,12 @@ pub struct JobRecord {
     pub ioengine: String,
     pub iodepth_batch: u32,
     pub iodepth_batch_complete: u32,
+    /// fio's `iodepth_batch_complete_min` (0: poll); absent: 1.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub iodepth_batch_complete_min: u32,
+    /// fio's `iodepth_low`; absent: `iodepth` (the queue is kept full).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iodepth_low: Option<u32>,
     pub direct: bool,
     pub fsync: Option<u32>,
     pub fdatasync: Option<u32>,
@@ -597,6 +603,15 @@ pub const DEFAULT_CLIFF_PCT: f64 = 30.0;
 
 fn cliff_pct() -> f64 {
     DEFAULT_CLIFF_PCT
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 fn yes() -> bool {

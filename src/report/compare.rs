@@ -406,6 +406,8 @@ mod tests {
             ioengine: "io_uring".into(),
             iodepth_batch: 1,
             iodepth_batch_complete: 1,
+            iodepth_batch_complete_min: 1,
+            iodepth_low: None,
             direct: true,
             fsync: None,
             fdatasync: None,

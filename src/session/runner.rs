@@ -557,14 +557,25 @@ impl Runner {
     fn changed_from(&mut self, spec: JobSpec, change: &Control) -> Option<JobSpec> {
         let key = |key, value: String| JobOption::dashboard(key, value);
         let changes = match *change {
-            Control::SetIodepth(n) => vec![
-                key(Key::IoDepth, n.to_string()),
-                // A shallower queue takes the batch down with it.
-                key(
-                    Key::IoDepthBatch,
-                    spec.iodepth_batch.min(n.max(1)).to_string(),
-                ),
-            ],
+            Control::SetIodepth(n) => {
+                let mut changes = vec![
+                    key(Key::IoDepth, n.to_string()),
+                    // A shallower queue takes the batch down with it.
+                    key(
+                        Key::IoDepthBatch,
+                        spec.iodepth_batch.min(n.max(1)).to_string(),
+                    ),
+                    key(
+                        Key::IoDepthBatchCompleteMin,
+                        spec.iodepth_batch_complete_min.min(n).to_string(),
+                    ),
+                ];
+                // A low watermark that was set stays at most the new depth.
+                if spec.iodepth_low < spec.iodepth {
+                    changes.push(key(Key::IoDepthLow, spec.iodepth_low.min(n).to_string()));
+                }
+                changes
+            }
             Control::SetNumjobs(n) => vec![key(Key::NumJobs, n.to_string())],
             Control::SetBlockSize(bs) => vec![key(Key::Bs, bs.to_string())],
             Control::SetRw(rw) => vec![key(Key::Rw, rw.as_str().to_string())],

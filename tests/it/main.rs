@@ -9,6 +9,7 @@
 mod support;
 
 mod architecture;
+mod batch;
 mod bench;
 mod bench_root;
 mod bench_serve;

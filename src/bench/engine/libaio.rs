@@ -276,10 +276,12 @@ impl LibaioEngine {
     }
 
     /// Submits, then takes up to `max`: first what completed outside the context, then the
-    /// context's, waiting (up to `timeout`) only when nothing at all is ready.
+    /// context's, waiting (up to `timeout`) until `min` in all are ready (fewer when fewer are
+    /// in flight). `min` 0 polls: `io_getevents` without waiting, again, until one is ready.
     fn reap_with(
         &mut self,
         out: &mut Vec<Completion>,
+        min: usize,
         max: usize,
         timeout: Option<&libc::timespec>,
     ) -> io::Result<()> {
@@ -287,8 +289,14 @@ impl LibaioEngine {
         let take = max.min(self.done.len());
         out.extend(self.done.drain(..take));
         if take < max && self.in_flight > 0 {
-            if take == 0 {
-                self.get_events(out, 1, max, timeout)?;
+            let want = min.saturating_sub(take).min(self.in_flight);
+            if want > 0 {
+                self.get_events(out, want, max - take, timeout)?;
+            } else if min == 0 && take == 0 {
+                let before = out.len();
+                while out.len() == before {
+                    self.get_events(out, 0, max, None)?;
+                }
             } else {
                 self.get_events(out, 0, max - take, None)?;
             }
@@ -341,7 +349,12 @@ impl Engine for LibaioEngine {
 
     #[inline]
     fn reap(&mut self, out: &mut Vec<Completion>, max: usize) -> io::Result<()> {
-        self.reap_with(out, max, None)
+        self.reap_with(out, 1, max, None)
+    }
+
+    #[inline]
+    fn reap_min(&mut self, out: &mut Vec<Completion>, min: usize, max: usize) -> io::Result<()> {
+        self.reap_with(out, min, max, None)
     }
 
     fn reap_within(
@@ -354,7 +367,7 @@ impl Engine for LibaioEngine {
             tv_sec: libc::time_t::try_from(wait_ns / 1_000_000_000).unwrap_or(libc::time_t::MAX),
             tv_nsec: libc::c_long::try_from(wait_ns % 1_000_000_000).unwrap_or(0),
         };
-        self.reap_with(out, max, Some(&timeout))
+        self.reap_with(out, 1, max, Some(&timeout))
     }
 }
 

@@ -54,6 +54,14 @@ pub trait Engine {
     fn submit(&mut self) -> io::Result<()>;
     /// Sends queued I/Os; appends up to `max` completions, waiting for one if none is ready.
     fn reap(&mut self, out: &mut Vec<Completion>, max: usize) -> io::Result<()>;
+    /// As [`reap`](Engine::reap), but waits for at least `min` completions (fio's
+    /// `iodepth_batch_complete_min`; the caller caps it by what is in flight); `min` 0 polls:
+    /// it checks for completions without sleeping, again and again, until one is there.
+    /// Engines that complete on reap (psync, null) have nothing to wait for: they reap.
+    fn reap_min(&mut self, out: &mut Vec<Completion>, min: usize, max: usize) -> io::Result<()> {
+        let _ = min;
+        self.reap(out, max)
+    }
     /// As [`reap`](Engine::reap), but waits at most `wait_ns` for a completion and may return
     /// none (a paced worker wakes when its next I/O is due). Engines that complete on reap
     /// (psync, null) never wait for anything else, so they simply reap.

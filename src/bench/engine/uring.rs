@@ -299,12 +299,31 @@ impl UringEngine {
         entry.user_data(u64::from(io.slot))
     }
 
+    #[inline]
     fn enter(&mut self, wait: bool) -> io::Result<()> {
+        self.enter_for(wait, u32::from(wait))
+    }
+
+    /// Sends what is queued; with `wait`, also takes the completions the kernel holds back
+    /// (GETEVENTS) and sleeps until `want` are posted (0: never sleeps).
+    fn enter_for(&mut self, wait: bool, want: u32) -> io::Result<()> {
         let mut retries = 0;
         loop {
             let result = match self.ring_index {
-                Some(index) => self.enter_registered(index, wait),
-                None if wait => self.ring.submit_and_wait(1),
+                Some(index) => self.enter_registered(index, wait, want),
+                None if want > 0 => self.ring.submit_and_wait(want as usize),
+                None if wait => {
+                    let to_submit = u32::try_from(self.ring.submission().len()).unwrap_or(u32::MAX);
+                    // SAFETY: no argument struct (None); the ring is live.
+                    unsafe {
+                        self.ring.submitter().enter::<libc::sigset_t>(
+                            to_submit,
+                            0,
+                            IORING_ENTER_GETEVENTS,
+                            None,
+                        )
+                    }
+                }
                 None => self.ring.submit(),
             };
             match result {
@@ -334,10 +353,11 @@ impl UringEngine {
 
 impl UringEngine {
     /// `io_uring_enter` through the registered ring descriptor: sends what is queued, and with
-    /// `wait` waits for one completion (GETEVENTS, which also posts deferred completions), as
-    /// the library's `submit_and_wait(1)` and `submit()` do for a ring without SQPOLL or IOPOLL.
+    /// `wait` waits for `want` completions (GETEVENTS, which also posts deferred completions;
+    /// `want` 0 only looks), as the library's `submit_and_wait(want)` and `submit()` do for a
+    /// ring without SQPOLL or IOPOLL.
     #[inline]
-    fn enter_registered(&mut self, index: u32, wait: bool) -> io::Result<usize> {
+    fn enter_registered(&mut self, index: u32, wait: bool, want: u32) -> io::Result<usize> {
         let sq = self.ring.submission();
         let to_submit = u32::try_from(sq.len()).unwrap_or(u32::MAX);
         // A completion queue that overflowed is flushed by an enter with GETEVENTS.
@@ -358,7 +378,7 @@ impl UringEngine {
                 libc::SYS_io_uring_enter,
                 index,
                 to_submit,
-                libc::c_uint::from(wait),
+                want,
                 flags,
                 std::ptr::null::<libc::c_void>(),
                 0usize,
@@ -421,6 +441,25 @@ impl Engine for UringEngine {
             // Nothing ready: send what is queued and wait for one (with DEFER_TASKRUN this
             // is also where the kernel posts the completions it has deferred).
             self.enter(true)?;
+        } else if !self.ring.submission().is_empty() {
+            self.enter(false)?;
+        }
+        self.take(out, max);
+        Ok(())
+    }
+
+    fn reap_min(&mut self, out: &mut Vec<Completion>, min: usize, max: usize) -> io::Result<()> {
+        if min == 0 {
+            // Poll: send what is queued, then look again and again, never sleeping.
+            if !self.ring.submission().is_empty() || self.ring.completion().is_empty() {
+                self.enter_for(true, 0)?;
+                while self.ring.completion().is_empty() {
+                    self.enter_for(true, 0)?;
+                }
+            }
+        } else if self.ring.completion().len() < min {
+            // The kernel counts what already waits in the completion queue toward `min`.
+            self.enter_for(true, u32::try_from(min).unwrap_or(u32::MAX))?;
         } else if !self.ring.submission().is_empty() {
             self.enter(false)?;
         }
