@@ -18,6 +18,9 @@
 #        randread   4k random read, io_uring QD32, O_DIRECT
 #        randwrite  4k random write, io_uring QD32, O_DIRECT
 #
+# Under each job a second line gives the median mean I/O size and mean latency of each tool:
+# the same sizes at a longer latency is a slower device or machine, not a different job.
+#
 # Environment: BENCH_DIR (default /var/tmp/diskdash-fidelity), PAIRS, RUNTIME (seconds), SIZE
 # (per file, default 256M), CASES, FIO (default fio on PATH, else the static fio 3.33), DISKDASH,
 # SHARE (default cgroup: each run in one cpu cgroup, see benches/share.sh; session: as started).
@@ -130,6 +133,18 @@ def totals(job):
     r, w = job["read"], job["write"]
     return r["iops"] + w["iops"], r["bw_bytes"] + w["bw_bytes"]
 
+def mean_kib(job):
+    r, w = job["read"], job["write"]
+    ios = r["total_ios"] + w["total_ios"]
+    return (r["io_bytes"] + w["io_bytes"]) / ios / 1024 if ios else 0.0
+
+def mean_lat_ms(job):
+    # Completion-weighted over both directions.
+    r, w = job["read"], job["write"]
+    ios = r["total_ios"] + w["total_ios"]
+    lat = r["lat_ns"]["mean"] * r["total_ios"] + w["lat_ns"]["mean"] * w["total_ios"]
+    return lat / ios / 1e6 if ios else 0.0
+
 failed = 0
 print(f"{'case':<10} {'job':<13} {'fio IOPS':>10} {'dd IOPS':>10} {'ratio':>6} {'fio MiB/s':>10} {'dd MiB/s':>10} {'ratio':>6}  range (IOPS)  verdict")
 for case in cases:
@@ -149,5 +164,11 @@ for case in cases:
         print(f"{case:<10} {name:<13} {statistics.median(a[0] for a in fi):>10.0f} {statistics.median(b[0] for b in di):>10.0f} {mi:>6.3f} "
               f"{statistics.median(a[1] for a in fi) / 2**20:>10.1f} {statistics.median(b[1] for b in di) / 2**20:>10.1f} {mb:>6.3f}  "
               f"{min(r_iops):.3f}-{max(r_iops):.3f}  {'PASS' if ok else 'FAIL'} (within {tol:.0%})")
+        # Why, independent of the load: a different mean I/O size (what the jobs ask of the
+        # device) or the same sizes taking longer each (the device or the machine was slower).
+        fs, ds = [mean_kib(run[name]) for run in f], [mean_kib(run[name]) for run in d]
+        fl, dl = [mean_lat_ms(run[name]) for run in f], [mean_lat_ms(run[name]) for run in d]
+        print(f"{'':<24} mean I/O KiB fio {statistics.median(fs):.2f} diskdash {statistics.median(ds):.2f}; "
+              f"mean latency ms fio {statistics.median(fl):.3f} diskdash {statistics.median(dl):.3f}")
 print(f"\n{failed} job(s) outside the tolerance")
 PY

@@ -793,10 +793,11 @@ impl Runner {
 
     /// Drops the page cache the step's jobs ask to start without. `Err`: the session fails.
     fn drop_caches(&mut self, jobs: &[Job], targets: &[usize]) -> Result<(), SegmentEnding> {
-        // Buffered jobs start from the device (fio's invalidate=1): the fill or an earlier
-        // step must not serve their reads from memory.
+        // Jobs start from the device (fio's invalidate=1): the fill or an earlier step must
+        // not serve their reads from memory. fio drops the cache of a direct job's file too
+        // (its `file_invalidate_cache` at open), so direct I/O finds no cached pages there.
         for (j, (job, &t)) in jobs.iter().zip(targets).enumerate() {
-            if job.spec.direct || !job.spec.invalidate {
+            if !job.spec.invalidate {
                 continue;
             }
             let clones = &self.clone_targets[self.step][j];

@@ -436,3 +436,44 @@ fn fio_verify_reads_back_through_the_jobs_engine_at_its_depth() {
         assert_eq!(job[side]["total_ios"], 1024, "{side}: {}", job[side]);
     }
 }
+
+/// Bytes of `path` in the page cache, by `fincore` (util-linux).
+fn cached_bytes(path: &Path) -> u64 {
+    let out = Command::new("fincore")
+        .args(["--bytes", "--noheadings", "--output", "RES"])
+        .arg(path)
+        .output()
+        .expect("fincore (util-linux) runs");
+    assert_success(&out);
+    stdout(&out).trim().parse().unwrap()
+}
+
+#[test]
+fn fio_direct_jobs_start_without_the_files_cached_pages_as_fio() {
+    // fio drops the cache of every job's file at open (invalidate=1), direct ones included;
+    // direct reads then add none, so the file leaves the run uncached.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::write(&data, vec![5u8; 4 << 20]).unwrap();
+    std::fs::File::open(&data).unwrap().sync_all().unwrap();
+    let run = |extra: &[&str]| {
+        let _ = std::fs::read(&data).unwrap();
+        assert_eq!(cached_bytes(&data), 4 << 20, "read whole: all cached");
+        let mut args = vec![
+            "--name=x",
+            "--filename=data",
+            "--size=4M",
+            "--rw=randread",
+            "--bs=64k",
+            "--ioengine=psync",
+            "--direct=1",
+            "--io_size=1M",
+        ];
+        args.extend_from_slice(extra);
+        assert_success(&fio(dir.path(), &args));
+        cached_bytes(&data)
+    };
+    assert_eq!(run(&[]), 0);
+    // invalidate=0 leaves the cache as it was.
+    assert_eq!(run(&["--invalidate=0"]), 4 << 20);
+}
