@@ -249,6 +249,16 @@ pub enum RunWarning {
         stalled_ns: u64,
         longest_ns: u64,
     },
+    /// The session's thread did not run for 1 s or more during a segment's measured window
+    /// while the workers did (their ticks came in during the gap): more busy threads than
+    /// CPUs, not a stopped process. That time is measured, like any other.
+    Starved {
+        /// 0-based, as in `segments`.
+        segment: u32,
+        gaps: u32,
+        starved_ns: u64,
+        longest_ns: u64,
+    },
     /// The device served under half of the bytes the run moved over the measured window: the
     /// page cache served the rest, and the results measure memory, not the disk.
     PageCache {
@@ -344,6 +354,25 @@ impl std::fmt::Display for RunWarning {
                     seconds(stalled_ns),
                     segment + 1,
                     if stalls == 1 { "" } else { "s" },
+                    seconds(longest_ns),
+                )
+            }
+            Self::Starved {
+                segment,
+                gaps,
+                starved_ns,
+                longest_ns,
+            } => {
+                let seconds = |ns: u64| ns as f64 / 1e9;
+                write!(
+                    f,
+                    "starved: the session's thread did not run for {:.2} s in segment {} while \
+                     the workers kept running ({gaps} gap{}, the longest {:.2} s; more busy \
+                     threads than CPUs): that time is measured and its I/O counted, but the \
+                     intervals of a gap hold its I/O unevenly and the live view lagged",
+                    seconds(starved_ns),
+                    segment + 1,
+                    if gaps == 1 { "" } else { "s" },
                     seconds(longest_ns),
                 )
             }
@@ -1148,6 +1177,31 @@ mod tests {
             let back: RunWarning = serde_json::from_value(json).unwrap();
             assert_eq!(back, warning);
         }
+    }
+
+    #[test]
+    fn a_starved_session_is_a_typed_warning_with_its_text() {
+        let warning = RunWarning::Starved {
+            segment: 1,
+            gaps: 2,
+            starved_ns: 2_950_000_000,
+            longest_ns: 1_700_000_000,
+        };
+        assert_eq!(
+            serde_json::to_value(&warning).unwrap(),
+            serde_json::json!({"kind": "starved", "segment": 1, "gaps": 2,
+                "starved_ns": 2_950_000_000u64, "longest_ns": 1_700_000_000u64})
+        );
+        assert_eq!(
+            warning.to_string(),
+            "starved: the session's thread did not run for 2.95 s in segment 2 while the \
+             workers kept running (2 gaps, the longest 1.70 s; more busy threads than CPUs): \
+             that time is measured and its I/O counted, but the intervals of a gap hold its \
+             I/O unevenly and the live view lagged"
+        );
+        let back: RunWarning =
+            serde_json::from_value(serde_json::to_value(&warning).unwrap()).unwrap();
+        assert_eq!(back, warning);
     }
 
     #[test]

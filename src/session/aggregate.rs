@@ -25,6 +25,8 @@ const EMIT_GRACE_NS: u64 = 20_000_000;
 const LATE_REPORT_NS: u64 = 1_000_000_000;
 /// Longest tick: workers hand over stats at least this often.
 const MAX_TICK: Duration = Duration::from_millis(250);
+/// The shortest sleep between looks at the workers' reports.
+const MIN_NAP: Duration = Duration::from_millis(1);
 /// How often the wait for the workers' setup looks at the interrupt.
 const SETUP_POLL: Duration = Duration::from_millis(50);
 
@@ -116,6 +118,9 @@ pub struct SegmentEnd {
     /// Measured time (ramp, pauses and stalls excluded), ns.
     pub elapsed_ns: u64,
     pub stall: Stall,
+    /// Gaps as long as a stall in which the session's thread did not run but the workers
+    /// did (see [`workers_ran_in_gap`]): measured time, reported apart.
+    pub starved: Stall,
     /// Each job's totals, in the step's order.
     pub jobs: Vec<JobEnd>,
 }
@@ -265,6 +270,17 @@ impl Stall {
     }
 }
 
+/// Whether a worker's tick that ended at `tick_end_ns` shows that the process ran during the
+/// session's gap `[from_ns, to_ns)` (it woke that much later than it asked): a tick handed
+/// over in the gap's first half was the workers running while the session's thread waited
+/// for a CPU (the workers' own load, on fewer CPUs than threads), not the process stopped,
+/// frozen or descheduled whole. Right after a stop the workers may run before the session
+/// does, so ticks near the gap's end prove nothing.
+#[must_use]
+pub fn workers_ran_in_gap(tick_end_ns: u64, from_ns: u64, to_ns: u64) -> bool {
+    tick_end_ns > from_ns && tick_end_ns < from_ns + to_ns.saturating_sub(from_ns) / 2
+}
+
 /// A running segment.
 pub struct SegmentRun {
     control: Arc<SegmentControl>,
@@ -276,6 +292,8 @@ pub struct SegmentRun {
     pub record_from_ns: u64,
     pub runtime_ns: u64,
     interval_ns: u64,
+    /// The workers' tick: they hand over their stats this often.
+    tick_ns: u64,
     cur_index: u64,
     total: WorkerStats,
     /// For each worker (global id), the end of the last tick it reported.
@@ -287,6 +305,7 @@ pub struct SegmentRun {
     awake_ns: u64,
     asked_ns: u64,
     stall: Stall,
+    starved: Stall,
     /// Interval stats handed back ([`SegmentRun::recycle`]), cleared, to close the next
     /// intervals into: no histogram is allocated and cleared whole per interval.
     spares: Vec<WorkerStats>,
@@ -476,6 +495,7 @@ impl SegmentRun {
             record_from_ns,
             runtime_ns,
             interval_ns: crate::record::nanos(first_spec.interval).max(1),
+            tick_ns: crate::record::nanos(tick),
             cur_index: 0,
             total: WorkerStats::new(0),
             reported_to: vec![0; workers_total as usize],
@@ -485,6 +505,7 @@ impl SegmentRun {
             awake_ns: start_ns,
             asked_ns: 0,
             stall: Stall::default(),
+            starved: Stall::default(),
             spares: Vec::new(),
         })
     }
@@ -533,7 +554,8 @@ impl SegmentRun {
     /// Notes a wake-up of the session at `now_ns`. One [`STALL_MIN_NS`] or more later than it
     /// asked for means the process did not run for that long: the part of the gap inside the
     /// measured window counts as stalled (not while paused: paused time is already left out).
-    /// The workers' deadline moves by it.
+    /// The workers' deadline moves by it. Unless the workers' reports show they ran in the
+    /// gap: then only the session's thread was starved, and the gap stays measured time.
     fn note_wake(&mut self, now_ns: u64) {
         let late_ns = now_ns
             .saturating_sub(self.awake_ns)
@@ -543,7 +565,9 @@ impl SegmentRun {
         if late_ns >= STALL_MIN_NS && self.paused_since_ns.is_none() {
             let from_ns = now_ns.saturating_sub(late_ns).max(self.record_from_ns);
             let stalled_ns = now_ns.saturating_sub(from_ns);
-            if stalled_ns > 0 {
+            if stalled_ns > 0 && self.drain_showing_work(now_ns - late_ns, now_ns) {
+                self.starved.add(stalled_ns);
+            } else if stalled_ns > 0 {
                 self.stall.add(stalled_ns);
                 self.control
                     .stalled_ns
@@ -578,10 +602,10 @@ impl SegmentRun {
             };
             let mut wake_ns = due_ns;
             if now >= due_ns {
+                // A worker counts as reported once its measured I/O is over, and it sends its
+                // last tick before that: take what is queued, so that tick is in.
+                self.drain();
                 if now >= due_ns.saturating_add(LATE_REPORT_NS) || self.all_reported(now) {
-                    // A worker counts as reported once its measured I/O is over, and it sends
-                    // its last tick before that: take what is queued, so that tick is in.
-                    self.drain();
                     closed.push(self.close_interval());
                     continue;
                 }
@@ -593,10 +617,24 @@ impl SegmentRun {
             }
             let wait = Duration::from_nanos(wake_ns.min(deadline_ns).saturating_sub(now).max(1));
             self.asked_ns = crate::record::nanos(wait);
-            match self.reports.recv_timeout(wait) {
-                Ok(report) => self.merge(report),
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => self.workers_done = true,
+            if due_ns == u64::MAX {
+                // The run's last interval: wake as soon as the workers are done.
+                match self.reports.recv_timeout(wait) {
+                    Ok(report) => self.merge(report),
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => self.workers_done = true,
+                }
+            } else {
+                // Reports are wanted when the interval is due, not as each comes: merge what
+                // is queued and sleep, so the session wakes a few times per interval whatever
+                // the number of workers, instead of once per report. At least every half
+                // tick, so each worker's spares come back before it needs them.
+                self.drain();
+                if !self.workers_done {
+                    let nap = wait.min(Duration::from_nanos(self.tick_ns / 2).max(MIN_NAP));
+                    self.asked_ns = crate::record::nanos(nap);
+                    std::thread::sleep(nap);
+                }
             }
         }
     }
@@ -642,6 +680,25 @@ impl SegmentRun {
             .saturating_add(EMIT_GRACE_NS)
     }
 
+    /// Merges every report already queued (as the next interval's close would), telling
+    /// whether one shows the workers ran in the session's gap `[from_ns, to_ns)`.
+    fn drain_showing_work(&mut self, from_ns: u64, to_ns: u64) -> bool {
+        let mut ran = false;
+        loop {
+            match self.reports.try_recv() {
+                Ok(report) => {
+                    ran |= workers_ran_in_gap(report.end_ns, from_ns, to_ns);
+                    self.merge(report);
+                }
+                Err(mpsc::TryRecvError::Empty) => return ran,
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    self.workers_done = true;
+                    return ran;
+                }
+            }
+        }
+    }
+
     /// Merges every report already queued.
     fn drain(&mut self) {
         loop {
@@ -664,9 +721,6 @@ impl SegmentRun {
         }
         let slot = self.slot_of(report.worker);
         let w = report.worker.wrapping_sub(slot.first) as usize;
-        if let Some(clone) = slot.clones.get_mut(w) {
-            clone.add(&report);
-        }
         let counts = if index <= cur_index {
             slot.clone_cur.get_mut(w)
         } else {
@@ -679,11 +733,13 @@ impl SegmentRun {
             slot.ended += 1;
             slot.ended_at_ns = slot.ended_at_ns.max(report.end_ns);
         }
-        if index <= cur_index {
-            slot.cur.add(&report);
+        // Into the interval and the clone's total in one pass over the report.
+        let interval = if index <= cur_index {
+            &mut slot.cur
         } else {
-            slot.next.add(&report);
-        }
+            &mut slot.next
+        };
+        report.add_into(interval, slot.clones.get_mut(w));
         if let Some(tx) = self.spare_txs.get(report.worker as usize) {
             let _ = tx.send(report);
         }
@@ -959,6 +1015,7 @@ impl SegmentRun {
             faults,
             elapsed_ns,
             stall: self.stall,
+            starved: self.starved,
             jobs,
         }
     }
@@ -1051,6 +1108,21 @@ fn reopen(file: &OwnedFd) -> std::io::Result<OwnedFd> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A gap of 1.7 s from 10 s: ticks in its first half prove the workers ran; ticks before
+    /// it, or right after a stop ends (the workers may run before the session), do not.
+    #[test]
+    fn only_ticks_in_the_first_half_of_a_gap_show_the_workers_ran() {
+        let (from, to) = (10_000_000_000, 11_700_000_000);
+        assert!(workers_ran_in_gap(from + 100_000_000, from, to));
+        assert!(workers_ran_in_gap(from + 849_000_000, from, to));
+        assert!(!workers_ran_in_gap(from + 850_000_000, from, to));
+        assert!(!workers_ran_in_gap(to - 1_000_000, from, to));
+        assert!(!workers_ran_in_gap(from, from, to));
+        assert!(!workers_ran_in_gap(from - 50_000_000, from, to));
+        assert!(!workers_ran_in_gap(to + 1, from, to));
+        assert!(!workers_ran_in_gap(from + 1, from, from));
+    }
 
     #[test]
     fn a_reopened_file_is_a_new_open_file_of_the_same_inode_with_its_flags() {

@@ -368,6 +368,17 @@ pub fn stall_warning(segment: u32, stall: &Stall) -> Option<RunWarning> {
     })
 }
 
+/// The warning for a step whose session's thread was starved while its workers ran, once
+/// per step.
+pub fn starved_warning(segment: u32, starved: &Stall) -> Option<RunWarning> {
+    (starved.stalls > 0).then_some(RunWarning::Starved {
+        segment,
+        gaps: starved.stalls,
+        starved_ns: starved.stalled_ns,
+        longest_ns: starved.longest_ns,
+    })
+}
+
 /// A worker's fault as the record holds it.
 pub fn error_record(fault: &IoFault) -> ErrorRecord {
     ErrorRecord {
@@ -658,6 +669,7 @@ mod tests {
             faults,
             elapsed_ns,
             stall: Stall::default(),
+            starved: Stall::default(),
             jobs: Vec::new(),
         }
     }
@@ -838,6 +850,25 @@ mod tests {
                 stalls: 3,
                 stalled_ns: 900_000_000,
                 longest_ns: 500_000_000,
+            })
+        );
+    }
+
+    #[test]
+    fn a_starved_session_warns_once_with_its_totals_and_not_as_a_stall() {
+        assert_eq!(starved_warning(0, &Stall::default()), None);
+        let starved = Stall {
+            stalled_ns: 1_700_000_000,
+            stalls: 1,
+            longest_ns: 1_700_000_000,
+        };
+        assert_eq!(
+            starved_warning(2, &starved),
+            Some(RunWarning::Starved {
+                segment: 2,
+                gaps: 1,
+                starved_ns: 1_700_000_000,
+                longest_ns: 1_700_000_000,
             })
         );
     }

@@ -1003,6 +1003,9 @@ impl Runner {
         if let Some(warning) = fold::stall_warning(index, &end.stall) {
             self.warn(warning);
         }
+        if let Some(warning) = fold::starved_warning(index, &end.starved) {
+            self.warn(warning);
+        }
         if let Some(last) = &end.last_interval
             && (last.duration_ns >= 1_000_000 || last.stats.ios() > 0)
         {

@@ -22,6 +22,8 @@ const EXACT_MASK: u64 = (1 << (HALF_BITS + 1)) - 1;
 const BUCKETS: usize = 27;
 /// Counters in all: the exact range (2048) and 1024 for each of the other 26 powers of two.
 const COUNTERS: usize = (BUCKETS + 1) << HALF_BITS;
+/// Counters a merge tests for counts at once (a 64-byte cache line's worth).
+const MERGE_CHUNK: usize = 8;
 
 /// Memory of one [`LatencyHistogram`]'s counters: 1024 sub-buckets per power of two (2048
 /// below the first), 27 of them up to [`MAX_TRACKED_NS`], a u64 each: 28 x 1024 x 8 bytes.
@@ -132,19 +134,34 @@ impl LatencyHistogram {
 
     /// Merges another histogram: only the counters it uses.
     pub fn add(&mut self, other: &Self) {
-        let (first, counts) = other.used();
+        other.add_into(self, None);
+    }
+
+    /// Merges this histogram into `into` and `also` in one pass over the counters it uses,
+    /// writing theirs only where it has counts: a run of [`MERGE_CHUNK`] empty counters (most
+    /// of the range a tick's latencies span) costs one test and leaves theirs untouched.
+    pub fn add_into(&self, into: &mut Self, mut also: Option<&mut Self>) {
+        let (first, counts) = self.used();
         if counts.is_empty() {
             return;
         }
-        for (mine, &theirs) in self.counts[first..first + counts.len()]
-            .iter_mut()
-            .zip(counts)
-        {
-            *mine = mine.saturating_add(theirs);
+        for (at, chunk) in counts.chunks(MERGE_CHUNK).enumerate() {
+            if chunk.iter().fold(0, |any, &count| any | count) == 0 {
+                continue;
+            }
+            let from = first + at * MERGE_CHUNK;
+            let to = from + chunk.len();
+            for dest in std::iter::once(&mut *into).chain(also.as_deref_mut()) {
+                for (mine, &theirs) in dest.counts[from..to].iter_mut().zip(chunk) {
+                    *mine = mine.saturating_add(theirs);
+                }
+            }
         }
-        self.total = self.total.saturating_add(other.total);
-        self.low = self.low.min(other.low);
-        self.high = self.high.max(other.high);
+        for dest in std::iter::once(into).chain(also) {
+            dest.total = dest.total.saturating_add(self.total);
+            dest.low = dest.low.min(self.low);
+            dest.high = dest.high.max(self.high);
+        }
     }
 
     /// Clears the counters in use (and only those).
@@ -476,6 +493,34 @@ mod tests {
             }
         }
         assert_eq!(mine.fine_buckets(), expected);
+    }
+
+    /// A tick's sparse latencies (a cluster and far outliers, runs of empty counters between)
+    /// merged into two histograms in one pass give each what recording them there gives.
+    #[test]
+    fn one_merge_into_two_histograms_is_two_merges() {
+        let tick: Vec<u64> = (0..2000)
+            .map(|i| 40 + i % 17)
+            .chain([9_000, 9_001, 2_500_000, 70_000_000, 1 << 37])
+            .collect();
+        let earlier = heavy_tail(7, 5_000);
+        let (mut interval, mut interval_ref) = both(earlier.iter().copied().take(100));
+        let (mut clone, mut clone_ref) = both(earlier.iter().copied());
+        let (report, _) = both(tick.iter().copied());
+        report.add_into(&mut interval, Some(&mut clone));
+        for (hist, theirs) in [(&interval, &mut interval_ref), (&clone, &mut clone_ref)] {
+            for &ns in &tick {
+                theirs.saturating_record(ns.max(1));
+            }
+            assert_same(hist, theirs);
+        }
+        // Into one, as `add`; an empty one changes nothing.
+        let mut alone = LatencyHistogram::new();
+        alone.add(&report);
+        alone.add(&LatencyHistogram::new());
+        assert_eq!(alone.counts[..], report.counts[..]);
+        assert_eq!((alone.low, alone.high), (report.low, report.high));
+        assert_eq!(alone.summary(), report.summary());
     }
 
     #[test]

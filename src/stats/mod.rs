@@ -63,14 +63,25 @@ impl DirectionStats {
     }
 
     pub fn add(&mut self, other: &Self) {
-        self.ios += other.ios;
-        self.bytes += other.bytes;
-        self.latency.add(&other.latency);
-        if let Some(theirs) = &other.sched {
+        other.add_into(self, None);
+    }
+
+    /// Adds these stats to `into` and `also`, reading each histogram once.
+    pub fn add_into(&self, into: &mut Self, mut also: Option<&mut Self>) {
+        for dest in std::iter::once(&mut *into).chain(also.as_deref_mut()) {
+            dest.ios += self.ios;
+            dest.bytes += self.bytes;
+        }
+        self.latency.add_into(
+            &mut into.latency,
+            also.as_deref_mut().map(|a| &mut a.latency),
+        );
+        if let Some(theirs) = &self.sched {
             // Allocated once, on the first paced stats merged in (never by a worker).
-            self.sched
-                .get_or_insert_with(LatencyHistogram::new)
-                .add(theirs);
+            theirs.add_into(
+                into.sched.get_or_insert_with(LatencyHistogram::new),
+                also.map(|a| a.sched.get_or_insert_with(LatencyHistogram::new)),
+            );
         }
     }
 
@@ -182,24 +193,36 @@ impl WorkerStats {
 
     /// Folds `other` in (same histogram bounds, so no allocation).
     pub fn add(&mut self, other: &Self) {
-        if self.ios() == 0 && self.sync.ios == 0 {
-            self.start_ns = other.start_ns;
-        } else {
-            self.start_ns = self.start_ns.min(other.start_ns);
+        other.add_into(self, None);
+    }
+
+    /// Folds these stats into `into` and `also` (a worker's tick into its job's interval and
+    /// its own total): one pass over each histogram for both.
+    pub fn add_into(&self, into: &mut Self, mut also: Option<&mut Self>) {
+        for dest in std::iter::once(&mut *into).chain(also.as_deref_mut()) {
+            if dest.ios() == 0 && dest.sync.ios == 0 {
+                dest.start_ns = self.start_ns;
+            } else {
+                dest.start_ns = dest.start_ns.min(self.start_ns);
+            }
+            dest.end_ns = dest.end_ns.max(self.end_ns);
+            dest.retries += self.retries;
+            dest.errors += self.errors;
+            for (mine, theirs) in dest.failed.iter_mut().zip(self.failed) {
+                *mine += theirs;
+            }
+            if dest.first_error == 0 {
+                dest.first_error = self.first_error;
+            }
         }
-        self.end_ns = self.end_ns.max(other.end_ns);
-        self.read.add(&other.read);
-        self.write.add(&other.write);
-        self.sync.add(&other.sync);
-        self.trim.add(&other.trim);
-        self.retries += other.retries;
-        self.errors += other.errors;
-        for (mine, theirs) in self.failed.iter_mut().zip(other.failed) {
-            *mine += theirs;
-        }
-        if self.first_error == 0 {
-            self.first_error = other.first_error;
-        }
+        self.read
+            .add_into(&mut into.read, also.as_deref_mut().map(|a| &mut a.read));
+        self.write
+            .add_into(&mut into.write, also.as_deref_mut().map(|a| &mut a.write));
+        self.sync
+            .add_into(&mut into.sync, also.as_deref_mut().map(|a| &mut a.sync));
+        self.trim
+            .add_into(&mut into.trim, also.map(|a| &mut a.trim));
     }
 
     #[must_use]
@@ -260,6 +283,60 @@ mod tests {
         a.reset(400);
         assert_eq!((a.ios(), a.start_ns), (0, 400));
         assert!(monotonic_ns() > 0);
+    }
+
+    /// A report folded into an interval and a clone's total at once leaves each as folding it
+    /// into each alone does: counters, times, errors and both histograms of a paced direction.
+    #[test]
+    fn one_fold_into_two_is_two_folds() {
+        let stats = |worker, start_ns, latencies: &[u64]| {
+            let mut s = WorkerStats::paced(worker, true, false);
+            s.reset(start_ns);
+            for &ns in latencies {
+                s.read.record_paced(4096, ns, ns + 10_000);
+                s.write.record(512, ns * 3);
+            }
+            s.sync.record(0, 700);
+            s.end_ns = start_ns + 1_000;
+            s
+        };
+        let mut report = stats(5, 50, &[60, 61, 9_000, 4_000_000]);
+        report.retries = 2;
+        report.errors = 1;
+        report.failed = [1, 0, 0];
+        report.first_error = libc::EIO;
+        let (mut interval, mut clone) = (WorkerStats::new(0), stats(5, 10, &[100, 200]));
+        let (mut interval_alone, mut clone_alone) = (interval.clone(), clone.clone());
+        report.add_into(&mut interval, Some(&mut clone));
+        interval_alone.add(&report);
+        clone_alone.add(&report);
+        for (got, want) in [(&interval, &interval_alone), (&clone, &clone_alone)] {
+            assert_eq!(
+                (got.start_ns, got.end_ns, got.retries, got.errors),
+                (want.start_ns, want.end_ns, want.retries, want.errors)
+            );
+            assert_eq!(
+                (got.failed, got.first_error),
+                (want.failed, want.first_error)
+            );
+            for (g, w) in [
+                (&got.read, &want.read),
+                (&got.write, &want.write),
+                (&got.sync, &want.sync),
+                (&got.trim, &want.trim),
+            ] {
+                assert_eq!((g.ios, g.bytes), (w.ios, w.bytes));
+                assert_eq!(g.latency.fine_buckets(), w.latency.fine_buckets());
+                assert_eq!(g.latency.summary(), w.latency.summary());
+                assert_eq!(
+                    g.sched.as_ref().map(LatencyHistogram::summary),
+                    w.sched.as_ref().map(LatencyHistogram::summary)
+                );
+            }
+        }
+        assert_eq!((interval.start_ns, clone.start_ns), (50, 10));
+        assert_eq!(clone.read.ios, 6);
+        assert!(interval.read.sched.is_some());
     }
 
     #[test]

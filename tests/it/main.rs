@@ -60,6 +60,7 @@ mod safety_signals;
 mod safety_stack;
 mod safety_target;
 mod serve;
+mod session_starved;
 mod steady;
 mod sweep;
 mod trim;
