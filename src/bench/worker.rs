@@ -122,9 +122,11 @@ impl Flight {
     /// The prepared slots' submit time: the clock read just before the submitting syscall.
     #[inline]
     fn stamp(&mut self, now_ns: u64) {
-        for slot in self.unstamped.drain(..) {
+        // By index, then one clear: a drain's setup and drop cost more than the few slots.
+        for &slot in &self.unstamped {
             self.slots[slot as usize].submit_ns = now_ns;
         }
+        self.unstamped.clear();
     }
 }
 
@@ -1353,7 +1355,9 @@ impl<'a> Loop<'a> {
         flight: &mut Flight,
         reaped_ns: u64,
     ) {
-        for completion in flight.completions.drain(..) {
+        // By index, then one clear (as `Flight::stamp`); nothing here adds completions.
+        for at in 0..flight.completions.len() {
+            let completion = flight.completions[at];
             flight.in_flight -= 1;
             let slot = completion.slot as usize;
             let entry = &mut flight.slots[slot];
@@ -1472,6 +1476,7 @@ impl<'a> Loop<'a> {
             }
             flight.free.push(completion.slot);
         }
+        flight.completions.clear();
     }
 
     /// One completed I/O into this tick's counters and histograms and the rate floor's cycle.
