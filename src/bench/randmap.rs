@@ -109,9 +109,9 @@ impl Bitmap {
     /// Claims `want` blocks from `block` (or, when it is done, from the next free block),
     /// stopping at the first done block or the region's end: returns the first block and how
     /// many were claimed (at least 1). A full map starts the next pass first.
-    #[inline]
+    #[inline(always)]
     pub fn claim(&mut self, block: u64, want: u64) -> (u64, u64) {
-        // One block on a free bit (most of a pass): set it, no walk.
+        // One block on a free bit (most of a pass): set it, no walk, no call.
         if want <= 1 && block < self.blocks {
             let (index, bit) = ((block / 64) as usize, 1u64 << (block % 64));
             let word = self.words[index];
@@ -121,6 +121,12 @@ impl Bitmap {
                 return (block, 1);
             }
         }
+        self.claim_walk(block, want)
+    }
+
+    /// [`Self::claim`] of several blocks, or from a done one: out of line.
+    #[inline(never)]
+    fn claim_walk(&mut self, block: u64, want: u64) -> (u64, u64) {
         let start = if self.is_set(block) {
             match self.next_free(block) {
                 Some(free) => free,

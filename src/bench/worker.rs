@@ -1321,7 +1321,7 @@ impl<'a> Loop<'a> {
     /// Submit times for what was prepared but not yet submitted, then the completions (for a
     /// paced worker only until its next I/O is due). Continue: the time they were reaped;
     /// Break: the engine failed.
-    #[inline]
+    #[inline(always)]
     fn reap<E: Engine>(&mut self, engine: &mut E, flight: &mut Flight) -> ControlFlow<(), u64> {
         if !flight.unstamped.is_empty() {
             flight.stamp(monotonic_ns());
