@@ -109,8 +109,24 @@ impl Bitmap {
     /// Claims `want` blocks from `block` (or, when it is done, from the next free block),
     /// stopping at the first done block or the region's end: returns the first block and how
     /// many were claimed (at least 1). A full map starts the next pass first.
-    #[inline]
+    #[inline(always)]
     pub fn claim(&mut self, block: u64, want: u64) -> (u64, u64) {
+        // One block on a free bit (most of a pass): set it, no walk, no call.
+        if want <= 1 && block < self.blocks {
+            let (index, bit) = ((block / 64) as usize, 1u64 << (block % 64));
+            let word = self.words[index];
+            if word & bit == 0 {
+                self.words[index] = word | bit;
+                self.done += 1;
+                return (block, 1);
+            }
+        }
+        self.claim_walk(block, want)
+    }
+
+    /// [`Self::claim`] of several blocks, or from a done one: out of line.
+    #[inline(never)]
+    fn claim_walk(&mut self, block: u64, want: u64) -> (u64, u64) {
         let start = if self.is_set(block) {
             match self.next_free(block) {
                 Some(free) => free,
@@ -383,6 +399,32 @@ mod tests {
         }
         assert!(seen.iter().all(|&n| n == 1), "{seen:?}");
         assert_eq!(map.claim(5, 1), (5, 1), "a full map starts the next pass");
+    }
+
+    #[test]
+    fn single_block_claims_follow_the_model_of_a_pass() {
+        // A model: one flag per block; a done block moves to the next free one (wrapping),
+        // a full map starts a new pass at the drawn block.
+        let blocks = 300u64;
+        let mut map = Bitmap::new(blocks);
+        let mut done = vec![false; blocks as usize];
+        let mut rng = 7u64;
+        for i in 0..2_000 {
+            let block = crate::bench::workload::splitmix64(&mut rng) % blocks;
+            let want = i % 2;
+            let expected = if !done[block as usize] {
+                block
+            } else if let Some(free) = (block..blocks).chain(0..block).find(|&b| !done[b as usize])
+            {
+                free
+            } else {
+                done.iter_mut().for_each(|d| *d = false);
+                block
+            };
+            done[expected as usize] = true;
+            assert_eq!(map.claim(block, want), (expected, 1), "draw {i} at {block}");
+            assert_eq!(map.is_full(), done.iter().all(|&d| d), "draw {i}");
+        }
     }
 
     #[test]

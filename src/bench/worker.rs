@@ -131,9 +131,11 @@ impl Flight {
     /// The prepared slots' submit time: the clock read just before the submitting syscall.
     #[inline]
     fn stamp(&mut self, now_ns: u64) {
-        for slot in self.unstamped.drain(..) {
+        // By index, then one clear: a drain's setup and drop cost more than the few slots.
+        for &slot in &self.unstamped {
             self.slots[slot as usize].submit_ns = now_ns;
         }
+        self.unstamped.clear();
     }
 }
 
@@ -947,6 +949,42 @@ impl<'a> Loop<'a> {
             self.depth = search.depth() as usize;
             self.latency = Some(search);
         }
+        if self.plain() {
+            self.run_loop::<E, true>(engine, buffers, &mut flight);
+        } else {
+            self.run_loop::<E, false>(engine, buffers, &mut flight);
+        }
+    }
+
+    /// Whether this worker uses none of the per-I/O extras (several files, a flow group,
+    /// `verify_backlog` and verification, emulated zones, pacing, priorities, think and sync
+    /// times, page-cache drops, sg compares, the latency search, a low watermark below
+    /// `iodepth`): its loop is then built
+    /// without their tests (`PLAIN`), the same steps in the same order without what would
+    /// find nothing to do.
+    fn plain(&self) -> bool {
+        self.files.is_none()
+            && self.flow.is_none()
+            && self.backlog.is_none()
+            && self.spec.verify.is_none()
+            && !self.workload.on_emulated_zones()
+            && self.pacer.is_none()
+            && self.cmdprio.is_none()
+            && self.spec.think.is_none()
+            && self.spec.sync_every.is_none()
+            && !self.invalidate_on_wrap
+            && self.sg.is_none()
+            && self.latency.is_none()
+            && self.spec.iodepth_low as usize >= self.depth
+    }
+
+    /// [`Self::drive`]'s loop; `PLAIN`: see [`Self::plain`].
+    fn run_loop<E: Engine, const PLAIN: bool>(
+        &mut self,
+        engine: &mut E,
+        buffers: &AlignedBuffers,
+        flight: &mut Flight,
+    ) {
         loop {
             flight.wake_ns = None;
             let may_fill = !flight.stopping
@@ -954,33 +992,35 @@ impl<'a> Loop<'a> {
                 && !flight.paused
                 && !flight.think_due
                 && !flight.flow_held
-                && !flight.draining;
-            if may_fill && self.fill(engine, buffers, &mut flight).is_break() {
+                && (PLAIN || !flight.draining);
+            if may_fill && self.fill::<E, PLAIN>(engine, buffers, flight).is_break() {
                 return;
             }
             if flight.in_flight + flight.queued == 0 {
-                match self.wait(&mut flight) {
+                match self.wait(flight) {
                     Next::Fill => continue,
                     Next::End => return,
                     Next::Reap => {}
                 }
             }
             // fio's iodepth_low: a full queue drains to it before the next fill (never, at
-            // the default, iodepth).
-            let full = flight.in_flight + flight.queued >= self.depth;
-            let ControlFlow::Continue(reaped_ns) = self.reap(engine, &mut flight) else {
+            // the default, iodepth: a plain loop has no low watermark).
+            let full = !PLAIN && flight.in_flight + flight.queued >= self.depth;
+            let ControlFlow::Continue(reaped_ns) = self.reap(engine, flight) else {
                 return;
             };
-            self.complete(engine, buffers, &mut flight, reaped_ns);
-            self.check_flags(&mut flight, reaped_ns);
-            flight.draining = (full || flight.draining) && flight.in_flight > flight.low;
+            self.complete::<E, PLAIN>(engine, buffers, flight, reaped_ns);
+            self.check_flags(flight, reaped_ns);
+            if !PLAIN {
+                flight.draining = (full || flight.draining) && flight.in_flight > flight.low;
+            }
         }
     }
 
     /// Prepares and submits I/Os until the queue is full, or the schedule has none due, or a
     /// sync, a think time or the end of the run comes first. Break: a submit failed.
     #[inline]
-    fn fill<E: Engine>(
+    fn fill<E: Engine, const PLAIN: bool>(
         &mut self,
         engine: &mut E,
         buffers: &AlignedBuffers,
@@ -997,7 +1037,8 @@ impl<'a> Loop<'a> {
             if flight.free.is_empty() {
                 break;
             }
-            if let Some(member) = self.flow.as_mut()
+            if !PLAIN
+                && let Some(member) = self.flow.as_mut()
                 && !member.admit()
             {
                 // fio's flow_threshold_exceeded: with flow_sleep, let the I/O in flight
@@ -1009,17 +1050,17 @@ impl<'a> Loop<'a> {
                 }
                 break;
             }
-            if let Some(offset) = self.backlog.as_mut().and_then(|log| log.next_check()) {
+            if !PLAIN && let Some(offset) = self.backlog.as_mut().and_then(|log| log.next_check()) {
                 // fio's verify_backlog: a read of a logged block takes this I/O's place; it is
                 // counted as a read and spends none of the job's size.
                 let Some(slot) = flight.free.pop() else { break };
                 self.prep_verify_read(engine, buffers, flight, slot, offset);
                 continue;
             }
-            let Some(direction) = self.next_direction(flight) else {
+            let Some(direction) = self.next_direction::<PLAIN>(flight) else {
                 break;
             };
-            if let Some(files) = self.files.as_mut() {
+            if !PLAIN && let Some(files) = self.files.as_mut() {
                 files.switch(&mut self.workload, &mut self.fd);
             }
             let len = self.workload.len(direction);
@@ -1029,7 +1070,7 @@ impl<'a> Loop<'a> {
             }
             let Some(slot) = flight.free.pop() else { break };
             self.ios_left -= 1;
-            let generation = self.workload.pass();
+            let generation = if PLAIN { 0 } else { self.workload.pass() };
             // The random map may cut the I/O short (never longer).
             let (offset_bytes, len) = self.workload.place(direction, len);
             if len == 0 {
@@ -1057,7 +1098,7 @@ impl<'a> Loop<'a> {
                 break;
             }
             self.budget_bytes -= u64::from(len);
-            if self.workload.take_wrap() && self.invalidate_on_wrap {
+            if !PLAIN && self.workload.take_wrap() && self.invalidate_on_wrap {
                 // fio's loop_cache_invalidate: each pass of a buffered time-based
                 // job reads the device, not what the last pass left in memory.
                 // SAFETY: posix_fadvise only advises the kernel about this
@@ -1069,21 +1110,20 @@ impl<'a> Loop<'a> {
             }
             let entry = &mut flight.slots[slot as usize];
             entry.offset_bytes = offset_bytes;
-            entry.sched_ns = self
-                .pacer
-                .as_mut()
-                .and_then(|pacer| pacer.take(direction, len))
-                .unwrap_or(0);
+            entry.sched_ns = match self.pacer.as_mut().filter(|_| !PLAIN) {
+                Some(pacer) => pacer.take(direction, len).unwrap_or(0),
+                None => 0,
+            };
             entry.len_bytes = len;
             entry.io.direction = direction;
             entry.io.offset_bytes = offset_bytes;
             entry.io.len_bytes = len;
             entry.io.buf = buffers.slot_ptr(slot as usize);
-            if let Some(files) = self.files.as_mut() {
+            if !PLAIN && let Some(files) = self.files.as_mut() {
                 files.picker.account(len);
                 entry.io.fd = self.fd;
             }
-            if let Some(picker) = self.cmdprio.as_mut() {
+            if !PLAIN && let Some(picker) = self.cmdprio.as_mut() {
                 entry.io.ioprio = picker.next(direction, len);
             }
             entry.retries = 0;
@@ -1091,7 +1131,7 @@ impl<'a> Loop<'a> {
             engine.prep(&entry.io);
             flight.unstamped.push(slot);
             flight.queued += 1;
-            if let Some(think) = think.filter(|t| t.on_issue) {
+            if !PLAIN && let Some(think) = think.filter(|t| t.on_issue) {
                 self.think_count += 1;
                 if self.think_count >= think.blocks {
                     self.think_count = 0;
@@ -1099,7 +1139,8 @@ impl<'a> Loop<'a> {
                     break;
                 }
             }
-            if direction == Direction::Write
+            if !PLAIN
+                && direction == Direction::Write
                 && let Some(every) = sync_every
             {
                 flight.writes_since_sync += 1;
@@ -1127,8 +1168,8 @@ impl<'a> Loop<'a> {
     /// The next I/O's direction; None when a paced worker has none due yet (`wake_ns` then
     /// says when one is).
     #[inline(always)]
-    fn next_direction(&mut self, flight: &mut Flight) -> Option<Direction> {
-        if self.pacer.is_none() {
+    fn next_direction<const PLAIN: bool>(&mut self, flight: &mut Flight) -> Option<Direction> {
+        if PLAIN || self.pacer.is_none() {
             return Some(self.workload.direction());
         }
         self.next_paced_direction(flight)
@@ -1298,7 +1339,7 @@ impl<'a> Loop<'a> {
     /// Submit times for what was prepared but not yet submitted, then the completions (for a
     /// paced worker only until its next I/O is due). Continue: the time they were reaped;
     /// Break: the engine failed.
-    #[inline]
+    #[inline(always)]
     fn reap<E: Engine>(&mut self, engine: &mut E, flight: &mut Flight) -> ControlFlow<(), u64> {
         if !flight.unstamped.is_empty() {
             flight.stamp(monotonic_ns());
@@ -1334,14 +1375,16 @@ impl<'a> Loop<'a> {
     /// Each reaped I/O: resubmitted (a transient error, a short transfer), failed, or checked
     /// (`--verify`) and counted; its slot freed.
     #[inline]
-    fn complete<E: Engine>(
+    fn complete<E: Engine, const PLAIN: bool>(
         &mut self,
         engine: &mut E,
         buffers: &AlignedBuffers,
         flight: &mut Flight,
         reaped_ns: u64,
     ) {
-        for completion in flight.completions.drain(..) {
+        // By index, then one clear (as `Flight::stamp`); nothing here adds completions.
+        for at in 0..flight.completions.len() {
+            let completion = flight.completions[at];
             flight.in_flight -= 1;
             let slot = completion.slot as usize;
             let entry = &mut flight.slots[slot];
@@ -1399,11 +1442,14 @@ impl<'a> Loop<'a> {
                 flight.queued += 1;
                 continue;
             }
-            self.workload.release(io.direction, entry.offset_bytes);
-            if let Some(verify) = self
-                .spec
-                .verify
-                .filter(|v| io.direction == Direction::Read && (v.only || entry.verifying))
+            if !PLAIN {
+                self.workload.release(io.direction, entry.offset_bytes);
+            }
+            if !PLAIN
+                && let Some(verify) = self
+                    .spec
+                    .verify
+                    .filter(|v| io.direction == Direction::Read && (v.only || entry.verifying))
             {
                 // SAFETY: the read has completed, so nothing is in flight on this slot's
                 // buffer, which holds at least the I/O's issued length.
@@ -1417,10 +1463,12 @@ impl<'a> Loop<'a> {
                     flight.stopping = true;
                 }
             }
-            if let (Some(backlog), Direction::Write) = (self.backlog.as_mut(), io.direction) {
+            if !PLAIN
+                && let (Some(backlog), Direction::Write) = (self.backlog.as_mut(), io.direction)
+            {
                 backlog.logged(entry.offset_bytes);
             }
-            if let Some(sg) = &mut self.sg {
+            if !PLAIN && let Some(sg) = &mut self.sg {
                 let checked = if io.direction == Direction::Read {
                     // SAFETY: as for --verify above: the read has completed on this slot.
                     let block = unsafe {
@@ -1443,7 +1491,7 @@ impl<'a> Loop<'a> {
                     continue;
                 }
             }
-            if let Some(think) = self.spec.think.filter(|t| !t.on_issue) {
+            if !PLAIN && let Some(think) = self.spec.think.filter(|t| !t.on_issue) {
                 self.think_count += 1;
                 if self.think_count >= think.blocks {
                     self.think_count = 0;
@@ -1451,16 +1499,17 @@ impl<'a> Loop<'a> {
                 }
             }
             if self.recording {
-                self.count(entry, reaped_ns);
+                self.count::<PLAIN>(entry, reaped_ns);
             }
             flight.free.push(completion.slot);
         }
+        flight.completions.clear();
     }
 
     /// One completed I/O into this tick's counters and histograms and the rate floor's cycle.
     /// Once per I/O, from one place: always inlined.
     #[inline(always)]
-    fn count(&mut self, entry: &Slot, reaped_ns: u64) {
+    fn count<const PLAIN: bool>(&mut self, entry: &Slot, reaped_ns: u64) {
         let side = usize::from(entry.io.direction != Direction::Read);
         self.cycle_bytes[side] += u64::from(entry.len_bytes);
         self.cycle_ios[side] += 1;
@@ -1470,7 +1519,7 @@ impl<'a> Loop<'a> {
             Direction::Write => &mut self.cur.write,
             Direction::Trim => &mut self.cur.trim,
         };
-        match entry.sched_ns {
+        match if PLAIN { 0 } else { entry.sched_ns } {
             0 => stats.record(u64::from(entry.len_bytes), latency_ns),
             due => stats.record_paced(
                 u64::from(entry.len_bytes),
@@ -1478,7 +1527,7 @@ impl<'a> Loop<'a> {
                 reaped_ns.saturating_sub(due),
             ),
         }
-        if let Some(search) = self.latency.as_mut() {
+        if !PLAIN && let Some(search) = self.latency.as_mut() {
             let step = search.observe(entry.submit_ns, latency_ns);
             self.latency_step(step);
         }
@@ -2228,6 +2277,89 @@ mod tests {
         let fault = state.fault.take();
         let stats = state.finish();
         (engine, stats, fault, control.stop.load(Ordering::Relaxed))
+    }
+
+    #[test]
+    fn the_plain_loop_issues_and_counts_what_the_general_one_does() {
+        // A random read under the random map, size-based; a sync for every write makes the
+        // general loop run (a read job never syncs), with the same I/O.
+        let job = |sync_every| JobSpec {
+            rw: RwMode::RandRead,
+            iodepth: 1,
+            size_bytes: 16 << 10,
+            size_explicit: true,
+            io_size_bytes: Some(64 << 10),
+            sync_every,
+            runtime: crate::units::parse_duration("5s").unwrap(),
+            ..JobSpec::default()
+        };
+        let (plain, plain_stats, fault, _) = run_spec(job(None), &[]);
+        assert_eq!(fault, None);
+        let (general, general_stats, _, _) = run_spec(job(Some(SyncEvery::Fsync(1))), &[]);
+        let placed = |engine: &ScriptedEngine| {
+            engine
+                .seen
+                .iter()
+                .map(|&(offset, len, _)| (offset, len))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(plain.seen.len(), 16);
+        assert_eq!(placed(&plain), placed(&general));
+        assert_eq!(plain_stats.read.ios, general_stats.read.ios);
+        assert_eq!(plain_stats.read.bytes, 64 << 10);
+        // Each pass covers the 4 blocks of the region once.
+        let mut offsets: Vec<u64> = plain.seen[..4].iter().map(|seen| seen.0).collect();
+        offsets.sort_unstable();
+        assert_eq!(offsets, [0, 4096, 8192, 12288]);
+    }
+
+    #[test]
+    fn a_job_with_an_extra_takes_the_general_loop() {
+        let file = Arc::new(OwnedFd::from(std::fs::File::open("/dev/null").unwrap()));
+        let plain = |spec: JobSpec| {
+            let plan = WorkerPlan {
+                files: Vec::new(),
+                id: 0,
+                worker: 0,
+                spec: Arc::new(spec),
+                file: file.clone(),
+                whole_region: false,
+                working_set_bytes: 16 << 10,
+                seed: 1,
+                engine: EngineKind::Null,
+                cpus: None,
+                tick: Duration::from_millis(250),
+                verify: Arc::default(),
+                flow: None,
+                zbd: None,
+            };
+            let control = SegmentControl::new(0);
+            let (reports, _reports_rx) = mpsc::sync_channel(4);
+            let (_spares_tx, spares) = mpsc::channel();
+            let (ready, _ready_rx) = mpsc::channel();
+            let links = WorkerLinks {
+                reports,
+                spares,
+                ready,
+            };
+            Loop::new(&plan, &control, links, Vec::new(), 1, 0).plain()
+        };
+        assert!(plain(JobSpec::default()));
+        let sync = Some(SyncEvery::Fdatasync(4));
+        assert!(!plain(JobSpec {
+            sync_every: sync,
+            ..JobSpec::default()
+        }));
+        let think = crate::bench::spec::ThinkTime {
+            pause: Duration::ZERO,
+            spin: Duration::ZERO,
+            blocks: 1,
+            on_issue: false,
+        };
+        assert!(!plain(JobSpec {
+            think: Some(think),
+            ..JobSpec::default()
+        }));
     }
 
     #[test]
