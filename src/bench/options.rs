@@ -1139,6 +1139,22 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     let mut iodepth_batch_complete = count_option(max_name, text, MAX_IODEPTH, "1 or 32")?;
     let (iodepth_batch_complete_min, iodepth_low) =
         batch_complete_options(&opts, iodepth, depth_name)?;
+    if iodepth_batch_complete_min == 0 && opts.get(Key::IoDepthBatchComplete).is_none() {
+        // fio's polling mode (both 0: a non-blocking reap after every queued I/O) is not
+        // diskdash's: say so rather than run another workload under its name.
+        let (_, min_name) = opts.value(Key::IoDepthBatchCompleteMin);
+        let max_fix = Name {
+            key: Key::IoDepthBatchComplete,
+            origin: opts.get(Key::IoDepthBatchCompleteMin).map(|o| &o.origin),
+        }
+        .bare();
+        let max_bare = max_fix.trim_end_matches(['=', ' ']);
+        return Err(usage!(
+            "{min_name} 0 without {max_bare}: fio's polling mode (a reap after every queued \
+             I/O) is not supported; set {max_fix}{iodepth} to poll with the queue kept full, \
+             or raise {min_name} to 1 or more"
+        ));
+    }
     if iodepth_batch_complete_min > iodepth_batch_complete {
         if opts.get(Key::IoDepthBatchComplete).is_some() {
             let (_, min_name) = opts.value(Key::IoDepthBatchCompleteMin);

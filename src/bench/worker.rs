@@ -1352,9 +1352,7 @@ impl<'a> Loop<'a> {
             }
             None if flight.reap_min == 1 => engine.reap(&mut flight.completions, flight.reap_max),
             // Nothing of ours in flight: nothing to wait or poll for.
-            None if flight.in_flight + flight.queued == 0 => {
-                engine.reap(&mut flight.completions, flight.reap_max)
-            }
+            None if flight.in_flight + flight.queued == 0 => Ok(()),
             None => engine.reap_min(
                 &mut flight.completions,
                 flight.reap_min.min(flight.in_flight + flight.queued),

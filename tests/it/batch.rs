@@ -144,6 +144,12 @@ fn batching_that_fio_would_lower_silently_is_refused_with_the_fix() {
              iodepth_batch_complete_min",
         ),
         (
+            "iodepth_batch_complete_min=0\n",
+            ":10: iodepth_batch_complete_min 0 without iodepth_batch_complete_max: fio's \
+             polling mode (a reap after every queued I/O) is not supported; set \
+             iodepth_batch_complete_max=32 to poll with the queue kept full, or raise {f}:10: iodepth_batch_complete_min to 1 or more",
+        ),
+        (
             "iodepth_low=33\n",
             ":10: iodepth_low 33 exceeds {f}:7: iodepth 32; use 0 to 32",
         ),

@@ -116,6 +116,7 @@ pub struct UringEngine {
 const IORING_REGISTER_RING_FDS: libc::c_uint = 20;
 const IORING_UNREGISTER_RING_FDS: libc::c_uint = 21;
 const IORING_ENTER_GETEVENTS: libc::c_uint = 1;
+const IORING_ENTER_SQ_WAKEUP: libc::c_uint = 2;
 const IORING_ENTER_REGISTERED_RING: libc::c_uint = 16;
 #[repr(C)]
 struct RsrcUpdate {
@@ -314,14 +315,18 @@ impl UringEngine {
                 None if want > 0 => self.ring.submit_and_wait(want as usize),
                 None if wait => {
                     let to_submit = u32::try_from(self.ring.submission().len()).unwrap_or(u32::MAX);
+                    // An idle SQPOLL thread submits nothing until woken: without the wake-up a
+                    // poll would look for completions of I/O never sent.
+                    let flags = if self.ring.submission().need_wakeup() {
+                        IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP
+                    } else {
+                        IORING_ENTER_GETEVENTS
+                    };
                     // SAFETY: no argument struct (None); the ring is live.
                     unsafe {
-                        self.ring.submitter().enter::<libc::sigset_t>(
-                            to_submit,
-                            0,
-                            IORING_ENTER_GETEVENTS,
-                            None,
-                        )
+                        self.ring
+                            .submitter()
+                            .enter::<libc::sigset_t>(to_submit, 0, flags, None)
                     }
                 }
                 None => self.ring.submit(),
