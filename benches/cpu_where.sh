@@ -45,16 +45,28 @@ profile() { # tool json-path command...
   "$@" >/dev/null 2>"$OUT/$tool.err" &
   local pid=$!
   sleep 2
-  python3 - "$tool" "$sample" "$(basename "$1")" >"$OUT/$tool.threads" <<'PY' &
+  python3 - "$tool" "$sample" "$pid" >"$OUT/$tool.threads" <<'PY' &
 import collections, os, re, sys, time
-tool, secs, comm = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+tool, secs, root = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 tick = os.sysconf("SC_CLK_TCK")
-def sample():
-    out = {}
+def tree():
+    # The tool's process and its descendants (fio's job processes), by parent pid.
+    parent = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if open(f"/proc/{pid}/comm").read().strip() != comm:
-                continue
+            parent[pid] = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1]
+        except OSError:
+            continue
+    pids, grew = {root}, True
+    while grew:
+        more = {p for p, pp in parent.items() if pp in pids} - pids
+        grew = bool(more)
+        pids |= more
+    return pids
+def sample():
+    out = {}
+    for pid in tree():
+        try:
             for t in os.listdir(f"/proc/{pid}/task"):
                 b = f"/proc/{pid}/task/{t}"
                 name = re.sub(r"[-0-9]+$", "", open(f"{b}/comm").read().strip())
@@ -78,10 +90,12 @@ for name, (n, usr, sys_, vol, invol, wait) in sorted(groups.items()):
 PY
   local sampler=$!
   if [ -n "$PERF" ]; then
-    $PERF record -g -F 999 -p "$(pgrep -d, -x "$(basename "$1")")" -o "$OUT/$tool.perf" -- sleep "$sample" >/dev/null 2>&1 || true
+    local pids
+    pids=$( (echo "$pid"; pgrep -P "$pid") | paste -sd,)
+    $PERF record -g -F 999 -p "$pids" -o "$OUT/$tool.perf" -- sleep "$sample" >/dev/null 2>&1 || true
   fi
   wait "$sampler"
-  wait "$pid"
+  wait "$pid" || { echo "$tool failed:" >&2; cat "$OUT/$tool.err" >&2; exit 1; }
   cp "$json" "$OUT/$tool.json"
 }
 

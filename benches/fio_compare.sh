@@ -38,8 +38,15 @@ if [ -n "${JOBS:-}" ]; then
   done
   CASES=${expanded# }
 fi
+for c in $CASES; do # every name checked before anything runs
+  [[ $c =~ ^(read|write|randread|randwrite)-[0-9]+[kKmM]?-qd[0-9]+(-(io_uring|libaio|psync))?(-j[0-9]+)?$ ]] || {
+    echo "case $c: not RW-BS-qdN[-ENGINE][-jN] (e.g. randread-4k-qd32-libaio-j4)" >&2
+    exit 2
+  }
+done
 EXTRAS=${EXTRAS-"loop null session mem"}
 [ "$EXTRAS" = 0 ] && EXTRAS=""
+[ "$EXTRAS" = 1 ] && EXTRAS="loop null session mem" # the former EXTRAS=1: all
 extra() { [[ " $EXTRAS " == *" $1 "* ]]; }
 
 FIO=${FIO:-fio}
