@@ -3137,18 +3137,29 @@ mod tests {
     fn completion_batching_keeps_fio_s_meaning() {
         let spec = parse(&[]).unwrap();
         assert_eq!((spec.iodepth_batch_complete_min, spec.iodepth_low), (1, 32));
-        // fio's maximum defaults to the minimum; 0 polls; iodepth_low 0 is iodepth.
+        // fio's maximum defaults to the minimum; 0 polls (with a maximum: fio's polling
+        // mode, both 0, is refused); iodepth_low 0 is iodepth.
         let spec = parse(&["--iodepth-batch-complete-min", "8"]).unwrap();
         assert_eq!(
             (spec.iodepth_batch_complete_min, spec.iodepth_batch_complete),
             (8, 8)
         );
-        let spec = parse(&["--iodepth-batch-complete-min", "0", "--iodepth-low", "0"]).unwrap();
+        let polls = [
+            "--iodepth-batch-complete-min",
+            "0",
+            "--iodepth-batch-complete",
+            "4",
+            "--iodepth-low",
+            "0",
+        ];
+        let spec = parse(&polls).unwrap();
         assert_eq!(
             (spec.iodepth_batch_complete_min, spec.iodepth_batch_complete),
-            (0, 1)
+            (0, 4)
         );
         assert_eq!(spec.iodepth_low, 32);
+        let refused = parse(&["--iodepth-batch-complete-min", "0"]).unwrap_err();
+        assert!(refused.contains("fio's polling mode"), "{refused}");
         let spec = parse(&[
             "--iodepth-batch-complete-min",
             "4",
