@@ -22,7 +22,9 @@ pub struct Block<'a> {
 }
 
 /// Reads `len` bytes at each of `offsets` through `engine`, up to `depth` at once (capped by
-/// the buffer slots), and hands each completed block to `seen`, which returns false to stop
+/// the buffer slots), taking at most `reap_max` completions per reap before refilling (the
+/// job's `iodepth_batch_complete_max`, 1 by default: fio's verify phase takes one at a time
+/// and sends one, never a burst), and hands each completed block to `seen`, which returns false to stop
 /// issuing (what is in flight still drains, unseen). Raising `stop` stops issuing too.
 ///
 /// # Errors
@@ -32,13 +34,14 @@ pub struct Block<'a> {
 pub fn read_back<E: Engine>(
     engine: &mut E,
     buffers: &AlignedBuffers,
-    depth: usize,
+    (depth, reap_max): (usize, usize),
     len: u32,
     offsets: &[u64],
     stop: &AtomicBool,
     mut seen: impl FnMut(&Block<'_>) -> bool,
 ) -> io::Result<()> {
     let depth = depth.clamp(1, buffers.slots());
+    let reap_max = reap_max.clamp(1, depth);
     let mut at = vec![(0_u64, 0_u64); depth];
     let mut free: Vec<u32> = (0..u32::try_from(depth).unwrap_or(u32::MAX))
         .rev()
@@ -67,7 +70,7 @@ pub fn read_back<E: Engine>(
             return Ok(());
         }
         done.clear();
-        engine.reap(&mut done, depth)?;
+        engine.reap(&mut done, reap_max)?;
         let now = monotonic_ns();
         for completion in &done {
             in_flight -= 1;
@@ -109,6 +112,7 @@ mod tests {
         inner: E,
         queued: usize,
         most: usize,
+        most_reaped: usize,
     }
 
     impl<E: Engine> Engine for Depth<E> {
@@ -124,6 +128,7 @@ mod tests {
             let before = out.len();
             self.inner.reap(out, max)?;
             self.queued -= out.len() - before;
+            self.most_reaped = self.most_reaped.max(out.len() - before);
             Ok(())
         }
     }
@@ -148,12 +153,13 @@ mod tests {
             inner: PsyncEngine::new(file.as_raw_fd(), 16),
             queued: 0,
             most: 0,
+            most_reaped: 0,
         };
         let mut seen = Vec::new();
         read_back(
             &mut engine,
             &buffers,
-            16,
+            (16, 1),
             4096,
             &offsets,
             &AtomicBool::new(false),
@@ -167,6 +173,10 @@ mod tests {
         .unwrap();
         assert_eq!(seen, offsets, "every block once, in the order given");
         assert_eq!(engine.most, 16, "reads in flight at once");
+        assert_eq!(
+            engine.most_reaped, 1,
+            "one completion taken per reap, as fio's verify"
+        );
     }
 
     /// A block the callback refuses stops the issuing: no block after it is read.
@@ -180,7 +190,7 @@ mod tests {
         read_back(
             &mut engine,
             &buffers,
-            8,
+            (8, 1),
             4096,
             &offsets,
             &AtomicBool::new(false),

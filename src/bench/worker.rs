@@ -1715,6 +1715,7 @@ impl<'a> Loop<'a> {
             Ordering::Relaxed,
         );
         let (depth, control, spec) = (self.depth, self.control, self.spec.clone());
+        let reap_max = spec.iodepth_batch_complete as usize;
         let mut seen = |block: &crate::bench::readback::Block<'_>| {
             if block.result < 0 || block.data.len() != len as usize {
                 let errno = if block.result < 0 { -block.result } else { 0 };
@@ -1739,12 +1740,24 @@ impl<'a> Loop<'a> {
         };
         let result = match (engine, ring) {
             (_, Some((mut ring, _))) => crate::bench::readback::read_back(
-                &mut ring, buffers, depth, len, offsets, stop, &mut seen,
+                &mut ring,
+                buffers,
+                (depth, reap_max),
+                len,
+                offsets,
+                stop,
+                &mut seen,
             ),
             (EngineKind::Libaio, _) => {
                 LibaioEngine::new(fd, depth as u32).and_then(|(mut aio, _)| {
                     crate::bench::readback::read_back(
-                        &mut aio, buffers, depth, len, offsets, stop, &mut seen,
+                        &mut aio,
+                        buffers,
+                        (depth, reap_max),
+                        len,
+                        offsets,
+                        stop,
+                        &mut seen,
                     )
                 })
             }
@@ -1752,7 +1765,7 @@ impl<'a> Loop<'a> {
             _ => crate::bench::readback::read_back(
                 &mut PsyncEngine::new(fd, 1),
                 buffers,
-                1,
+                (1, 1),
                 len,
                 offsets,
                 stop,
