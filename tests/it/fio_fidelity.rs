@@ -399,6 +399,7 @@ fn fio_io_uring_registers_buffers_and_file_only_when_asked_as_fio() {
 /// written by io_uring at iodepth 16, then read back without a single `pread64` (before, the
 /// read-back was one `pread64` per block, at depth 1: three times fio's read runtime at QD16).
 #[test]
+#[ignore = "needs strace"]
 fn fio_verify_reads_back_through_the_jobs_engine_at_its_depth() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
