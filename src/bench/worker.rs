@@ -2233,19 +2233,14 @@ mod tests {
         )
     }
 
-    fn run_spec(
-        spec: JobSpec,
-        script: &[i32],
-    ) -> (ScriptedEngine, Box<WorkerStats>, Option<IoFault>, bool) {
-        let depth = spec.iodepth as usize;
-        let spec = Arc::new(spec);
-        let file = Arc::new(OwnedFd::from(std::fs::File::open("/dev/null").unwrap()));
-        let plan = WorkerPlan {
+    /// One worker of `spec` on /dev/null through the null engine, over a 16 KiB working set.
+    fn null_plan(spec: Arc<JobSpec>) -> WorkerPlan {
+        WorkerPlan {
             files: Vec::new(),
             id: 0,
             worker: 0,
             spec,
-            file,
+            file: Arc::new(OwnedFd::from(std::fs::File::open("/dev/null").unwrap())),
             whole_region: false,
             working_set_bytes: 16 << 10,
             seed: 1,
@@ -2255,7 +2250,16 @@ mod tests {
             verify: Arc::default(),
             flow: None,
             zbd: None,
-        };
+        }
+    }
+
+    fn run_spec(
+        spec: JobSpec,
+        script: &[i32],
+    ) -> (ScriptedEngine, Box<WorkerStats>, Option<IoFault>, bool) {
+        let depth = spec.iodepth as usize;
+        let spec = Arc::new(spec);
+        let plan = null_plan(spec);
         let control = SegmentControl::new(0);
         control.start_ns.store(monotonic_ns(), Ordering::Release);
         let (reports, _reports_rx) = mpsc::sync_channel(4);
@@ -2326,24 +2330,8 @@ mod tests {
 
     #[test]
     fn a_job_with_an_extra_takes_the_general_loop() {
-        let file = Arc::new(OwnedFd::from(std::fs::File::open("/dev/null").unwrap()));
         let plain = |spec: JobSpec| {
-            let plan = WorkerPlan {
-                files: Vec::new(),
-                id: 0,
-                worker: 0,
-                spec: Arc::new(spec),
-                file: file.clone(),
-                whole_region: false,
-                working_set_bytes: 16 << 10,
-                seed: 1,
-                engine: EngineKind::Null,
-                cpus: None,
-                tick: Duration::from_millis(250),
-                verify: Arc::default(),
-                flow: None,
-                zbd: None,
-            };
+            let plan = null_plan(Arc::new(spec));
             let control = SegmentControl::new(0);
             let (reports, _reports_rx) = mpsc::sync_channel(4);
             let (_spares_tx, spares) = mpsc::channel();

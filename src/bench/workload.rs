@@ -1407,17 +1407,22 @@ mod tests {
         );
     }
 
+    /// `verify=crc32c` with the read-back after the run.
+    fn crc32c_read_back() -> crate::bench::spec::VerifySpec {
+        crate::bench::spec::VerifySpec {
+            kind: crate::bench::verify::Kind::Crc32c,
+            only: false,
+            fatal: false,
+            read_back: true,
+            interval: 0,
+            backlog: None,
+        }
+    }
+
     #[test]
     fn a_verifying_skip_writes_one_block_per_slot() {
         let spec = JobSpec {
-            verify: Some(crate::bench::spec::VerifySpec {
-                kind: crate::bench::verify::Kind::Crc32c,
-                only: false,
-                fatal: false,
-                read_back: true,
-                interval: 0,
-                backlog: None,
-            }),
+            verify: Some(crc32c_read_back()),
             ..sequenced(RwMode::Write, Sequencer::Skip(3 * 4096))
         };
         let mut w = Workload::new(&spec, 16 * 4096, 0, 1);
@@ -1431,14 +1436,7 @@ mod tests {
     #[test]
     fn a_mixed_verifying_job_logs_only_its_writes_and_reads_where_it_would() {
         let spec = JobSpec {
-            verify: Some(crate::bench::spec::VerifySpec {
-                kind: crate::bench::verify::Kind::Crc32c,
-                only: false,
-                fatal: false,
-                read_back: true,
-                interval: 0,
-                backlog: None,
-            }),
+            verify: Some(crc32c_read_back()),
             ..spec(RwMode::Rw, 1)
         };
         let mut w = Workload::new(&spec, 16 * 4096, 0, 1);
