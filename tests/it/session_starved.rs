@@ -117,13 +117,16 @@ fn a_session_starved_by_its_own_workers_is_not_a_stall() {
         .find(|w| w["kind"] == "starved")
         .unwrap_or_else(|| panic!("no starved warning in {typed:?}\n{stderr}"));
     let starved_ns = starved["starved_ns"].as_u64().unwrap();
-    assert!(starved_ns >= 1_000_000_000, "{starved}");
+    assert!(starved_ns >= 500_000_000, "{starved}");
     assert!(starved["longest_ns"].as_u64().unwrap() <= starved_ns);
     // The workers ran through the session's SCHED_IDLE window, so that window is starved
-    // time. Other tests' load on the pinned CPU can still hold the whole process (workers too)
-    // for a moment: that is a stall, rightly, and shorter than the window.
+    // time. Other tests' load on the pinned CPU can hold the whole process (workers too) for
+    // part of it: that part is a stall, rightly. Together they cover the window.
     let stalled_ns = record["stalled_ns"].as_u64().unwrap_or(0);
-    assert!(stalled_ns < starved_ns, "{typed:?}\n{stderr}");
+    assert!(
+        starved_ns + stalled_ns >= 1_500_000_000,
+        "{typed:?}\n{stderr}"
+    );
     // The starved time is measured: the 3 s runtime was not extended by it.
     let elapsed_s = record["elapsed_ns"].as_u64().unwrap() as f64 / 1e9;
     assert!((2.9..4.5).contains(&elapsed_s), "measured {elapsed_s} s");
