@@ -1,7 +1,6 @@
 //! Aligned I/O memory: one allocation per worker, `slots` buffers of `block_size` bytes each,
 //! aligned to 4 KiB so O_DIRECT accepts it on any device (logical blocks are at most 4 KiB).
 
-use std::alloc::{Layout, alloc, dealloc};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -25,8 +24,13 @@ pub enum Pages {
 
 /// `slots` contiguous buffers of `block_size_bytes`, each starting on a 4 KiB boundary.
 pub struct AlignedBuffers {
+    /// The first buffer: `base` rounded up to the pool's alignment.
     ptr: NonNull<u8>,
-    layout: Layout,
+    /// The mapping, unmapped on drop.
+    base: *mut u8,
+    map_bytes: usize,
+    /// Bytes from `ptr` owned by the buffers.
+    bytes: usize,
     stride_bytes: usize,
     slots: usize,
 }
@@ -36,17 +40,27 @@ pub struct AlignedBuffers {
 unsafe impl Send for AlignedBuffers {}
 
 impl AlignedBuffers {
-    /// Allocates zeroed buffers, then fills them with pseudo-random bytes so written data does
+    /// Maps zeroed buffers, then fills them with pseudo-random bytes so written data does
     /// not compress or deduplicate to nothing.
     pub fn new(slots: usize, block_size_bytes: usize, seed: u64) -> anyhow::Result<Self> {
-        let mut buffers = Self::zeroed(slots, block_size_bytes, Pages::Huge)?;
+        let mut buffers = Self::mapped(slots, block_size_bytes, Pages::Huge)?;
         fill_random(buffers.as_mut_slice(), seed);
         Ok(buffers)
     }
 
-    /// Zeroed buffers that stay zeros (fio's `zero_buffers`).
+    /// Zeroed buffers that stay zeros (fio's `zero_buffers`), written once so each is a page
+    /// of its own: an O_DIRECT write from a page never touched would send the kernel's one
+    /// shared zero page.
     pub fn new_zeroed(slots: usize, block_size_bytes: usize, pages: Pages) -> anyhow::Result<Self> {
-        Self::zeroed(slots, block_size_bytes, pages)
+        let mut buffers = Self::mapped(slots, block_size_bytes, pages)?;
+        buffers.as_mut_slice().fill(0);
+        Ok(buffers)
+    }
+
+    /// Buffers for a job that writes no data, left untouched as fio leaves its read buffers:
+    /// the first I/Os fault the pages in, in address order.
+    pub fn untouched(slots: usize, block_size_bytes: usize, pages: Pages) -> anyhow::Result<Self> {
+        Self::mapped(slots, block_size_bytes, pages)
     }
 
     /// Like [`AlignedBuffers::new`], but gives up (`None`) once `stop` is raised: filling
@@ -58,7 +72,7 @@ impl AlignedBuffers {
         pages: Pages,
         stop: &AtomicBool,
     ) -> anyhow::Result<Option<Self>> {
-        let mut buffers = Self::zeroed(slots, block_size_bytes, pages)?;
+        let mut buffers = Self::mapped(slots, block_size_bytes, pages)?;
         let mut state = seed;
         for step in buffers.as_mut_slice().chunks_mut(FILL_STEP_BYTES) {
             if stop.load(Ordering::Relaxed) {
@@ -69,7 +83,7 @@ impl AlignedBuffers {
         Ok(Some(buffers))
     }
 
-    fn zeroed(slots: usize, block_size_bytes: usize, pages: Pages) -> anyhow::Result<Self> {
+    fn mapped(slots: usize, block_size_bytes: usize, pages: Pages) -> anyhow::Result<Self> {
         let stride_bytes = block_size_bytes.div_ceil(BUFFER_ALIGN_BYTES) * BUFFER_ALIGN_BYTES;
         let total = stride_bytes.checked_mul(slots.max(1)).ok_or_else(|| {
             anyhow::anyhow!("I/O buffers of {slots} x {block_size_bytes} bytes overflow")
@@ -79,19 +93,43 @@ impl AlignedBuffers {
         // bvec per page, so a 1 MiB I/O over 4 KiB pages needs 256 segments and is split in
         // two on devices that take fewer (virtio: 254). Huge folios make it a few segments.
         // The advice must come before the first write: pages faulted in before it stay 4 KiB
-        // until khugepaged gets to them, if ever (an allocator that zeroes them, as
-        // `alloc_zeroed` does for this alignment, would do exactly that). Plain pages (fio's
-        // iomem=malloc) get neither the alignment nor the advice.
+        // until khugepaged gets to them, if ever. Plain pages (fio's iomem=malloc) get
+        // neither the alignment nor the advice.
         let align = if pages == Pages::Huge && total >= HUGE_PAGE_BYTES {
             HUGE_PAGE_BYTES
         } else {
             BUFFER_ALIGN_BYTES
         };
-        let layout = Layout::from_size_align(total, align)?;
-        // SAFETY: the layout has a non-zero size (slots >= 1, block size >= 1).
-        let raw = unsafe { alloc(layout) };
-        let ptr = NonNull::new(raw)
-            .ok_or_else(|| anyhow::anyhow!("cannot allocate {total} bytes of I/O buffers"))?;
+        // A mapping of its own, as glibc's malloc gives fio's buffers (anything over its mmap
+        // threshold): fresh zero pages, faulted in at first touch. Through the allocator the
+        // pool could land in a heap (glibc raises the threshold once a large block is freed),
+        // among pages other allocations touched and left.
+        let map_bytes = total
+            .checked_add(align - BUFFER_ALIGN_BYTES)
+            .ok_or_else(|| anyhow::anyhow!("I/O buffers of {total} bytes overflow"))?;
+        // SAFETY: an anonymous private mapping at an address of the kernel's choosing touches
+        // no existing memory; the result is checked before use.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_bytes,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            anyhow::bail!(
+                "cannot map {total} bytes of I/O buffers: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+        let offset = (base as usize).next_multiple_of(align) - base as usize;
+        // SAFETY: offset < align and map_bytes = total + align - 4 KiB with a page-aligned
+        // base, so offset + total stays inside the mapping.
+        let ptr = NonNull::new(unsafe { base.cast::<u8>().add(offset) })
+            .ok_or_else(|| anyhow::anyhow!("cannot map {total} bytes of I/O buffers"))?;
         if align == HUGE_PAGE_BYTES {
             // SAFETY: advice on a range this value owns; MADV_HUGEPAGE changes no contents, and
             // a refusal (THP off) only leaves the 4 KiB pages in place.
@@ -99,12 +137,11 @@ impl AlignedBuffers {
                 libc::madvise(ptr.as_ptr().cast(), total, libc::MADV_HUGEPAGE);
             }
         }
-        // SAFETY: ptr is a live allocation of `total` bytes owned here; zeroing initialises it
-        // (the first touch, after the advice).
-        unsafe { std::ptr::write_bytes(ptr.as_ptr(), 0, total) };
         Ok(Self {
             ptr,
-            layout,
+            base: base.cast(),
+            map_bytes,
+            bytes: total,
             stride_bytes,
             slots: slots.max(1),
         })
@@ -136,16 +173,19 @@ impl AlignedBuffers {
 
     /// The whole allocation.
     pub fn as_mut_slice(&mut self) -> &mut [u8] {
-        // SAFETY: ptr is a live allocation of layout.size() bytes owned by self, initialised
-        // (zeroed) when it was made, and &mut self guarantees exclusive access.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.layout.size()) }
+        // SAFETY: ptr starts `bytes` bytes of a live mapping owned by self, initialised (an
+        // anonymous mapping reads as zeros), and &mut self guarantees exclusive access.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.bytes) }
     }
 }
 
 impl Drop for AlignedBuffers {
     fn drop(&mut self) {
-        // SAFETY: ptr was allocated with exactly this layout and is freed once.
-        unsafe { dealloc(self.ptr.as_ptr(), self.layout) }
+        // SAFETY: base and map_bytes are exactly the mapping made in `zeroed`, unmapped once;
+        // nothing borrows from it past this value's life.
+        unsafe {
+            libc::munmap(self.base.cast(), self.map_bytes);
+        }
     }
 }
 
@@ -324,6 +364,35 @@ mod tests {
     fn vm_flags_at(addr: usize) -> Option<Vec<String>> {
         let flags = smaps_field_at(addr, "VmFlags:")?;
         Some(flags.split_whitespace().map(str::to_string).collect())
+    }
+
+    /// Resident pages of `len` bytes from `ptr` (mincore).
+    fn resident_pages(ptr: *mut u8, len: usize) -> usize {
+        let mut vec = vec![0u8; len.div_ceil(4096)];
+        // SAFETY: ptr is page-aligned and `len` bytes of it are mapped (a live buffer pool);
+        // vec has one byte per page of the range.
+        let rc = unsafe { libc::mincore(ptr.cast(), len, vec.as_mut_ptr()) };
+        assert_eq!(rc, 0, "mincore: {}", std::io::Error::last_os_error());
+        vec.iter().filter(|&&b| b & 1 == 1).count()
+    }
+
+    /// A job that writes no data leaves its pool to its first I/Os (as fio does); zero and
+    /// filled pools are written, so each page is its own (not the shared zero page).
+    #[test]
+    fn untouched_pools_have_no_pages_until_used_and_written_ones_have_all() {
+        let len = 8 << 20;
+        let untouched = AlignedBuffers::untouched(8, 1 << 20, Pages::Plain).unwrap();
+        assert_eq!(resident_pages(untouched.slot_ptr(0), len), 0);
+        let zeroed = AlignedBuffers::new_zeroed(8, 1 << 20, Pages::Plain).unwrap();
+        assert_eq!(resident_pages(zeroed.slot_ptr(0), len), len / 4096);
+        let filled = AlignedBuffers::new(8, 1 << 20, 3).unwrap();
+        assert!(resident_pages(filled.slot_ptr(0), len) > 0);
+        assert!(
+            filled.slot_ptr(0) as usize % HUGE_PAGE_BYTES == 0,
+            "a huge pool is 2 MiB-aligned"
+        );
+        let mut zeroed = zeroed;
+        assert!(zeroed.as_mut_slice().iter().all(|&b| b == 0));
     }
 
     /// fio's iomem=malloc: a large pool is not advised to huge pages (no `hg` in its

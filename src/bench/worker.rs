@@ -524,7 +524,11 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     } else {
         Pages::Plain
     };
-    let buffers = if plan.spec.data == BufferData::Zero {
+    // A job that writes no data leaves its buffers untouched, as fio does: no read needs
+    // pseudo-random bytes in them, and the first I/Os fault them in.
+    let buffers = if !plan.spec.writes_data() {
+        AlignedBuffers::untouched(depth, block_size, pages).map(Some)
+    } else if plan.spec.data == BufferData::Zero {
         AlignedBuffers::new_zeroed(depth, block_size, pages).map(Some)
     } else {
         AlignedBuffers::new_unless(depth, block_size, plan.seed, pages, &control.stop)
