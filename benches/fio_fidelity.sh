@@ -18,8 +18,10 @@
 #        randread   4k random read, io_uring QD32, O_DIRECT
 #        randwrite  4k random write, io_uring QD32, O_DIRECT
 #
-# Under each job a second line gives the median mean I/O size and mean latency of each tool:
-# the same sizes at a longer latency is a slower device or machine, not a different job.
+# Under each job a second line gives the median mean I/O size and mean latency of each tool,
+# and the KiB per request the disk saw over each tool's runs (the whole case: every job):
+# the same sizes at a longer latency is a slower device or machine, not a different job, and
+# the same I/Os in smaller requests were split more (an O_DIRECT buffer over scattered pages).
 #
 # Environment: BENCH_DIR (default /var/tmp/diskdash-fidelity), PAIRS, RUNTIME (seconds), SIZE
 # (per file, default 256M), CASES, FIO (default fio on PATH, else the static fio 3.33), DISKDASH,
@@ -102,6 +104,13 @@ if [[ " $CASES " == *" libaio "* ]] && [ "$(id -u)" != 0 ]; then
   echo "the libaio case needs root (a loop device)" >&2; exit 1
 fi
 
+# The whole disk holding BENCH_DIR: its requests over each run (a loop device's reach it too).
+SRC=$(df --output=source "$BENCH_DIR" | tail -1)
+DEV=$(lsblk -no pkname "$SRC" 2>/dev/null | head -1)
+[ -n "$DEV" ] || DEV=$(basename "$SRC")
+# Requests completed (reads + writes) and sectors moved on it so far, from /proc/diskstats.
+devstat() { awk -v d="$DEV" '$3 == d { printf "%.0f %.0f\n", $4 + $8, $6 + $10 }' /proc/diskstats; }
+
 for c in $CASES; do
   # The loop device exists only for its case: diskdash refuses to write a file that backs one.
   [ "$c" = libaio ] && LOOP=$(losetup -f --show --direct-io=on "$BENCH_DIR/data")
@@ -110,11 +119,18 @@ for c in $CASES; do
     echo "$c: pair $p/$PAIRS" >&2
     # Every run starts from a cold page cache, for both tools alike.
     cold() { sync; echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true; }
-    run_fio() { cold; share "$FIO" --output-format=json --output="$OUT/$c.fio.$p.json" "$OUT/$c.fio" >/dev/null; }
+    run_fio() {
+      cold
+      local before; before=$(devstat)
+      share "$FIO" --output-format=json --output="$OUT/$c.fio.$p.json" "$OUT/$c.fio" >/dev/null
+      echo "$before $(devstat)" >"$OUT/$c.fio.$p.dev"
+    }
     run_dd() {
       cold
+      local before; before=$(devstat)
       share "$DD" fio --no-tui --allow-destructive --output-format=json --output="$OUT/$c.dd.$p.json" "$OUT/$c.fio" \
           >/dev/null 2>"$OUT/$c.dd.$p.err"
+      echo "$before $(devstat)" >"$OUT/$c.dd.$p.dev"
     }
     if [ $((p % 2)) -eq 1 ]; then run_fio; run_dd; else run_dd; run_fio; fi
   done
@@ -145,6 +161,12 @@ def mean_lat_ms(job):
     lat = r["lat_ns"]["mean"] * r["total_ios"] + w["lat_ns"]["mean"] * w["total_ios"]
     return lat / ios / 1e6 if ios else 0.0
 
+def dev_kib(path):
+    # KiB per request the disk completed over a run: I/Os the block layer merged or split
+    # (a buffer's pages scattered in memory take more segments, so more requests).
+    ios0, sec0, ios1, sec1 = map(float, open(path).read().split())
+    return (sec1 - sec0) / 2 / (ios1 - ios0) if ios1 > ios0 else 0.0
+
 failed = 0
 print(f"{'case':<10} {'job':<13} {'fio IOPS':>10} {'dd IOPS':>10} {'ratio':>6} {'fio MiB/s':>10} {'dd MiB/s':>10} {'ratio':>6}  range (IOPS)  verdict")
 for case in cases:
@@ -168,7 +190,10 @@ for case in cases:
         # device) or the same sizes taking longer each (the device or the machine was slower).
         fs, ds = [mean_kib(run[name]) for run in f], [mean_kib(run[name]) for run in d]
         fl, dl = [mean_lat_ms(run[name]) for run in f], [mean_lat_ms(run[name]) for run in d]
+        fk = [dev_kib(f"{out}/{case}.fio.{p}.dev") for p in range(1, pairs + 1)]
+        dk = [dev_kib(f"{out}/{case}.dd.{p}.dev") for p in range(1, pairs + 1)]
         print(f"{'':<24} mean I/O KiB fio {statistics.median(fs):.2f} diskdash {statistics.median(ds):.2f}; "
-              f"mean latency ms fio {statistics.median(fl):.3f} diskdash {statistics.median(dl):.3f}")
+              f"mean latency ms fio {statistics.median(fl):.3f} diskdash {statistics.median(dl):.3f}; "
+              f"disk KiB/request fio {statistics.median(fk):.0f} diskdash {statistics.median(dk):.0f}")
 print(f"\n{failed} job(s) outside the tolerance")
 PY
