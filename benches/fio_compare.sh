@@ -2,7 +2,9 @@
 # diskdash bench against fio, side by side on the same preconditioned file and parameters,
 # alternated (fio first in odd pairs, diskdash first in even ones). Prints per case the ratio
 # diskdash/fio of IOPS or bandwidth, CPU time per I/O and mean latency (median and range), and
-# how each tool's completed I/Os compare with the device's /proc/diskstats count.
+# how each tool's completed I/Os compare with the device's /proc/diskstats count. CPU per I/O
+# twice: the job threads (fio's job processes, its usr_cpu + sys_cpu; diskdash's workers) and
+# the whole process tree over its life (fio's main process and diskdash's session included).
 # Then: the null engine's rate on one core, and RSS sampled over a long run.
 #
 #   benches/fio_compare.sh                      # 3 pairs x 10 s per case, 1 GiB file
@@ -110,11 +112,22 @@ base_params() {
   fi
 }
 
+# timed FILE CMD...: runs CMD; FILE gets the user and system CPU seconds of its whole process
+# tree over its life (bash's `time`: the rusage of the children waited for, fio's job
+# processes included). CMD's own stderr goes where the caller's does.
+timed() {
+  local out=$1 TIMEFORMAT='%3U %3S'
+  shift
+  exec 4>&2
+  { time "$@" 2>&4; } 2>"$out"
+  exec 4>&-
+}
+
 run_fio() { # case pair
   read -r rw bs qd engine jobs <<<"$(params "$1")"
   local before after
   before=$(dev_ios)
-  share "$FIO" --name="$1" --filename="$FILE" --size="$SIZE" --rw="$rw" --bs="$bs" --iodepth="$qd" \
+  timed "$OUT/$1.fio.$2.time" share "$FIO" --name="$1" --filename="$FILE" --size="$SIZE" --rw="$rw" --bs="$bs" --iodepth="$qd" \
       --ioengine="$engine" --numjobs="$jobs" --group_reporting --direct=1 --runtime="$RUNTIME" --time_based --randrepeat=0 \
       --output-format=json --output="$OUT/$1.fio.$2.json"
   after=$(dev_ios)
@@ -125,7 +138,7 @@ run_dd() { # case pair
   read -r rw bs qd engine jobs <<<"$(params "$1")"
   local before after
   before=$(dev_ios)
-  share "$DD" bench "$FILE" --rw "$rw" --bs "$bs" --iodepth "$qd" --ioengine "$engine" --numjobs "$jobs" \
+  timed "$OUT/$1.dd.$2.time" share "$DD" bench "$FILE" --rw "$rw" --bs "$bs" --iodepth "$qd" --ioengine "$engine" --numjobs "$jobs" \
       --size "$SIZE" --runtime "${RUNTIME}s" --allow-destructive --no-tui \
       --json "$OUT/$1.dd.$2.json" >/dev/null 2>"$OUT/$1.dd.$2.err"
   after=$(dev_ios)
@@ -154,18 +167,26 @@ def fio(case, p):
     jobs = int(case.rsplit("-j", 1)[1]) if re.search(r"-j[0-9]+$", case) else 1
     cpu_s = (job["usr_cpu"] + job["sys_cpu"]) / 100 * runtime_s * jobs
     return dict(iops=d["iops"], bw=d["bw_bytes"], lat=d["lat_ns"]["mean"], cpu_per_io=cpu_s / ios * 1e9,
+                tree_per_io=tree_cpu_ns(f"{out}/{case}.fio.{p}.time") / ios,
                 ios=ios, dev=int(open(f"{out}/{case}.fio.{p}.dev").read()))
+
+def tree_cpu_ns(path):
+    usr, sys_ = open(path).read().split()[-2:]
+    return (float(usr) + float(sys_)) * 1e9
 
 def dd(case, p):
     rec = json.load(open(f"{out}/{case}.dd.{p}.json"))
     d = rec["read"] if rec["read"]["total_ios"] else rec["write"]
     ios = d["total_ios"]
-    cpu_ns = rec["cpu"]["usr_ns"] + rec["cpu"]["sys_ns"]
+    # The workers' threads, as fio's usr_cpu/sys_cpu count its job processes (the session's
+    # thread is in the record's process-wide cpu, and in the tree's).
+    cpu_ns = sum(j["cpu"]["usr_ns"] + j["cpu"]["sys_ns"] for s in rec["segments"] for j in s["jobs"])
     dev_window = None
     if rec["device"]:
         r = rec["device"]["reconciliation"]
         dev_window = r["device_read_ios"] + r["device_write_ios"]
     return dict(iops=d["iops"], bw=d["bw_bytes"], lat=d["lat_ns"]["mean"], cpu_per_io=cpu_ns / ios,
+                tree_per_io=tree_cpu_ns(f"{out}/{case}.dd.{p}.time") / ios,
                 ios=ios, dev=int(open(f"{out}/{case}.dd.{p}.dev").read()), dev_window=dev_window)
 
 def show(label, values, fmt="{:.3f}"):
@@ -178,10 +199,12 @@ for case in cases:
     print(f"{case}: diskdash/fio over {pairs} alternated pairs")
     key = "iops" if re.match(r"[a-z]+-4k", case) else "bw"
     show(f"{'bandwidth' if key == 'bw' else 'IOPS'} ratio", [b[key] / a[key] for a, b in zip(f, d)])
-    show("CPU time per I/O ratio", [b["cpu_per_io"] / a["cpu_per_io"] for a, b in zip(f, d)])
+    show("CPU per I/O ratio, job threads", [b["cpu_per_io"] / a["cpu_per_io"] for a, b in zip(f, d)])
+    show("CPU per I/O ratio, process tree", [b["tree_per_io"] / a["tree_per_io"] for a, b in zip(f, d)])
     show("mean latency ratio (fio lat)", [b["lat"] / a["lat"] for a, b in zip(f, d)])
     print(f"  {'IOPS  fio / diskdash':<34} " + "  ".join(f"{a['iops']:.0f}/{b['iops']:.0f}" for a, b in zip(f, d)))
     print(f"  {'CPU ns per I/O  fio / diskdash':<34} " + "  ".join(f"{a['cpu_per_io']:.0f}/{b['cpu_per_io']:.0f}" for a, b in zip(f, d)))
+    print(f"  {'  whole process tree, its life':<34} " + "  ".join(f"{a['tree_per_io']:.0f}/{b['tree_per_io']:.0f}" for a, b in zip(f, d)))
     print(f"  {'mean lat us  fio / diskdash':<34} " + "  ".join(f"{a['lat']/1e3:.0f}/{b['lat']/1e3:.0f}" for a, b in zip(f, d)))
     if dev:
         show(f"device I/Os / app I/Os (fio, {dev})", [a["dev"] / a["ios"] for a in f], "{:.4f}")
