@@ -116,11 +116,9 @@ base_params() {
 # tree over its life (bash's `time`: the rusage of the children waited for, fio's job
 # processes included). CMD's own stderr goes where the caller's does.
 timed() {
-  local out=$1 TIMEFORMAT='%3U %3S'
+  local out=$1 TIMEFORMAT='%3U %3S' LC_ALL=C
   shift
-  exec 4>&2
-  { time "$@" 2>&4; } 2>"$out"
-  exec 4>&-
+  { time "$@" 2>&4 4>&-; } 4>&2 2>"$out"
 }
 
 run_fio() { # case pair

@@ -104,12 +104,19 @@ if [[ " $CASES " == *" libaio "* ]] && [ "$(id -u)" != 0 ]; then
   echo "the libaio case needs root (a loop device)" >&2; exit 1
 fi
 
-# The whole disk holding BENCH_DIR: its requests over each run (a loop device's reach it too).
-SRC=$(df --output=source "$BENCH_DIR" | tail -1)
-DEV=$(lsblk -no pkname "$SRC" 2>/dev/null | head -1)
-[ -n "$DEV" ] || DEV=$(basename "$SRC")
-# Requests completed (reads + writes) and sectors moved on it so far, from /proc/diskstats.
-devstat() { awk -v d="$DEV" '$3 == d { printf "%.0f %.0f\n", $4 + $8, $6 + $10 }' /proc/diskstats; }
+# The disk holding BENCH_DIR, as /proc/diskstats names it (a partition's disk counts there
+# too; a loop device's I/O reaches it). Empty where there is none (tmpfs, overlay, NFS).
+DEV=$(python3 - "$BENCH_DIR" <<'PY'
+import os, sys
+st = os.stat(sys.argv[1])
+path = f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+print(os.path.basename(os.path.realpath(path)) if os.path.exists(path) else "")
+PY
+)
+# Requests completed (reads + writes) and sectors moved on it so far ("0 0" without a disk).
+devstat() {
+  awk -v d="$DEV" '$3 == d { n++; printf "%.0f %.0f\n", $4 + $8, $6 + $10 } END { if (!n) print "0 0" }' /proc/diskstats
+}
 
 for c in $CASES; do
   # The loop device exists only for its case: diskdash refuses to write a file that backs one.
@@ -164,8 +171,11 @@ def mean_lat_ms(job):
 def dev_kib(path):
     # KiB per request the disk completed over a run: I/Os the block layer merged or split
     # (a buffer's pages scattered in memory take more segments, so more requests).
-    ios0, sec0, ios1, sec1 = map(float, open(path).read().split())
-    return (sec1 - sec0) / 2 / (ios1 - ios0) if ios1 > ios0 else 0.0
+    fields = open(path).read().split()
+    if len(fields) != 4:
+        return float("nan")
+    ios0, sec0, ios1, sec1 = map(float, fields)
+    return (sec1 - sec0) / 2 / (ios1 - ios0) if ios1 > ios0 else float("nan")
 
 failed = 0
 print(f"{'case':<10} {'job':<13} {'fio IOPS':>10} {'dd IOPS':>10} {'ratio':>6} {'fio MiB/s':>10} {'dd MiB/s':>10} {'ratio':>6}  range (IOPS)  verdict")

@@ -58,7 +58,7 @@ impl AlignedBuffers {
     }
 
     /// Buffers for a job that writes no data, left untouched as fio leaves its read buffers:
-    /// the first I/Os fault the pages in, in address order.
+    /// the first I/Os (or io_uring's buffer registration) fault the pages in.
     pub fn untouched(slots: usize, block_size_bytes: usize, pages: Pages) -> anyhow::Result<Self> {
         Self::mapped(slots, block_size_bytes, pages)
     }
@@ -181,7 +181,7 @@ impl AlignedBuffers {
 
 impl Drop for AlignedBuffers {
     fn drop(&mut self) {
-        // SAFETY: base and map_bytes are exactly the mapping made in `zeroed`, unmapped once;
+        // SAFETY: base and map_bytes are exactly the mapping made in `mapped`, unmapped once;
         // nothing borrows from it past this value's life.
         unsafe {
             libc::munmap(self.base.cast(), self.map_bytes);

@@ -477,8 +477,10 @@ pub struct WorkerExit {
 }
 
 /// Thread body. Always reaches the segment's start barrier, even when setup fails or is
-/// stopped. Setup looks at the stop flag while it fills the buffers and before it sets up the
-/// ring, so an interrupt acts within a fraction of a second even with gigabytes of buffers.
+/// stopped. Setup looks at the stop flag while it fills a writing job's buffers and before it
+/// sets up the ring, so an interrupt acts within a fraction of a second even with gigabytes of
+/// buffers to fill. (Registering buffers with io_uring faults them in without a look: a
+/// kernel zeroing pages, much faster than a fill.)
 pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -> WorkerExit {
     let measured = MeasuredOnDrop {
         control: &control,
@@ -525,8 +527,10 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         Pages::Plain
     };
     // A job that writes no data leaves its buffers untouched, as fio does: no read needs
-    // pseudo-random bytes in them, and the first I/Os fault them in.
-    let buffers = if !plan.spec.writes_data() {
+    // pseudo-random bytes in them; its first I/Os (or io_uring's registration) fault them in.
+    // Not an sg verify job: it runs as reads but compares them with its buffer's bytes (fio
+    // counts it a writer and fills it).
+    let buffers = if !plan.spec.writes_data() && plan.spec.sg.is_none() {
         AlignedBuffers::untouched(depth, block_size, pages).map(Some)
     } else if plan.spec.data == BufferData::Zero {
         AlignedBuffers::new_zeroed(depth, block_size, pages).map(Some)

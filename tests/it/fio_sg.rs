@@ -160,6 +160,31 @@ fn sg_verify_modes_pass_on_the_pattern_written_and_fail_past_it_naming_the_offse
     );
 }
 
+/// A verify job runs as reads but compares with its buffer: without `buffer_pattern` the
+/// buffer holds the job's pseudo-random bytes (as fio fills a writer's), never the zeros of a
+/// device nobody wrote, so the compare fails.
+#[test]
+#[ignore = "needs root"]
+fn an_sg_verify_without_a_pattern_compares_with_filled_buffers_not_zeros() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path());
+    let job = job_file(
+        dir.path(),
+        "z.fio",
+        "[z]\nfilename=DEV\nioengine=sg\nrw=write\nbs=4k\nnumber_ios=1\n\
+         sg_write_mode=verify_bytchk_01\n",
+        dev.path(),
+    );
+    let out = fio(dir.path(), &["--allow-destructive", &job]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("reads 0x00 where the job's buffer holds 0x"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 #[ignore = "needs root"]
 fn write_same_repeats_the_first_block_and_ndob_writes_zeros() {

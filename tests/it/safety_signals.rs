@@ -166,15 +166,16 @@ fn sighup_and_sigquit_end_a_headless_run_like_sigterm() {
     }
 }
 
-/// `--bs 64M -q 32`: 2 GiB of I/O buffers to fill before the first I/O, seconds of setup (tens
-/// of seconds in a debug build). SIGTERM during that setup acts within about a second, still
-/// with the record and without the scratch file.
+/// `--bs 64M -q 32`: 2 GiB of I/O buffers to fill before the first I/O (a job that writes:
+/// one that only reads leaves its buffers unfilled), seconds of setup (tens of seconds in a
+/// debug build). SIGTERM during that setup acts within about a second, still with the record
+/// and without the scratch file.
 #[test]
 fn sigterm_during_a_slow_setup_acts_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let mut run = GroupRun::start(
         dir.path(),
-        &opts("--bs 64M -q 32 --size 64M --runtime 30s --interval 100ms"),
+        &opts("--rw randrw --bs 64M -q 32 --size 64M --runtime 30s --interval 100ms"),
     );
     // The working set is written (a quick fill of 64 MiB); the worker fills its buffers now.
     // Signalled as soon as the fill says it is done: the buffers' setup has just begun.
@@ -191,6 +192,10 @@ fn sigterm_during_a_slow_setup_acts_at_once() {
         "the segment started: the signal waited for the setup ({took:?})"
     );
     assert_eq!(record["read"]["total_ios"], 0, "interrupted before any I/O");
+    assert_eq!(
+        record["write"]["total_ios"], 0,
+        "interrupted before any I/O"
+    );
     assert!(
         took < Duration::from_secs(20),
         "took {took:?} to act on SIGTERM during setup"
