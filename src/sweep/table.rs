@@ -1124,6 +1124,24 @@ mod tests {
     }
 
     #[test]
+    fn a_point_with_capped_batching_says_it_in_its_row_and_still_counts() {
+        let mut rows = rows();
+        for (row, depth) in rows.iter_mut().zip(["1", "32"]) {
+            row.point = vec![("iodepth".into(), depth.into())];
+            row.iodepth = depth.parse().unwrap();
+        }
+        let note = "iodepth_batch_complete_min 8 -> 1 at iodepth 1";
+        rows[0].notes = vec![note.to_string()];
+        let names = ["iodepth".to_string()];
+        let text = render(&rows, &names, Format::Table);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].ends_with(&format!("  {note}")), "{text}");
+        assert!(lines[2].ends_with("  best read"), "{text}");
+        // It ran at the depth its value names: it may be the best, a peak or a knee.
+        assert!(rows[0].counts());
+    }
+
+    #[test]
     fn a_point_run_at_another_depth_says_so_and_is_not_on_the_depth_curve() {
         let mut rows = rows();
         for (row, depth) in rows.iter_mut().zip(["1", "32"]) {
