@@ -850,6 +850,25 @@ fn a_batching_value_above_a_shallow_points_depth_is_capped_there_and_said() {
     assert_eq!(rows[0]["notes"], serde_json::json!([note]));
     assert!(rows[1].get("notes").is_none(), "{}", rows[1]);
     assert!(rows.iter().all(|r| r["status"] == "completed"), "{table}");
+    // The plan says it before anything runs.
+    let out = sweep(
+        dir.path(),
+        &[
+            "f",
+            "-q",
+            "2,8",
+            "--iodepth-batch",
+            "4",
+            "--iodepth-batch-complete-min",
+            "4",
+            "--points",
+        ],
+    );
+    assert_success(&out);
+    assert_eq!(
+        stdout(&out),
+        format!("   1  iodepth=2 ({note})\n   2  iodepth=8\n")
+    );
 }
 
 #[test]
