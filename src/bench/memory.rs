@@ -524,6 +524,7 @@ mod tests {
                         })
                         .collect(),
                     point: Vec::new(),
+                    notes: Vec::new(),
                 })
                 .collect(),
         }

@@ -1026,6 +1026,47 @@ impl<'a> Options<'a> {
     }
 }
 
+/// The batching options of `options` capped to its depth, for a point of a sweep: one value
+/// given for the whole sweep meets points of different depth, and a value above a point's
+/// depth is lowered to it there, as fio lowers it and the dashboard does when the depth
+/// changes live (a single job keeps refusing it: there the user contradicts themself). Returns
+/// the options to validate (each capped value added after the user's, with its origin, so it
+/// is the one that counts and errors name it as given) and, when any was capped, the one line
+/// that says so (`iodepth_batch_complete_min 8 -> 1 at iodepth 1`). A depth or value that is
+/// not a number is left to [`validate`] to refuse.
+#[must_use]
+pub fn cap_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
+    let opts = Options(options);
+    let mut capped = options.to_vec();
+    let mut changes = Vec::new();
+    let Ok(depth) = opts.value(Key::IoDepth).0.trim().parse::<u64>() else {
+        return (capped, None);
+    };
+    for key in [
+        Key::IoDepthBatch,
+        Key::IoDepthBatchComplete,
+        Key::IoDepthBatchCompleteMin,
+        Key::IoDepthLow,
+    ] {
+        let Some(given) = opts.get(key) else {
+            continue;
+        };
+        let Ok(value) = given.value.trim().parse::<u64>() else {
+            continue;
+        };
+        if value > depth {
+            changes.push(format!("{} {value} -> {depth}", key.row().fio));
+            capped.push(JobOption {
+                key,
+                value: depth.to_string(),
+                origin: given.origin.clone(),
+            });
+        }
+    }
+    let note = (!changes.is_empty()).then(|| format!("{} at iodepth {depth}", changes.join(", ")));
+    (capped, note)
+}
+
 /// Validates `options` (over the defaults of `diskdash bench`) into a job. Errors are usage
 /// errors (exit 2) naming the option, its value and the fix.
 pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Result<JobSpec> {
@@ -3185,6 +3226,67 @@ mod tests {
             (record.iodepth_batch_complete_min, record.iodepth_low),
             (4, Some(8))
         );
+    }
+
+    #[test]
+    fn batching_above_a_points_depth_is_capped_to_it_and_said_in_one_line() {
+        let given = flags(&[
+            "--iodepth",
+            "2",
+            "--iodepth-batch",
+            "8",
+            "--iodepth-batch-complete-min",
+            "4",
+            "--iodepth-batch-complete",
+            "16",
+            "--iodepth-low",
+            "1",
+        ]);
+        // A single job with the same options is the user's contradiction: refused.
+        let refused = validate(&given, &machine()).unwrap_err().to_string();
+        assert_eq!(refused, "--iodepth-batch 8 exceeds --iodepth 2; use 1 to 2");
+        let (capped, note) = cap_batching(&given);
+        assert_eq!(
+            note.as_deref(),
+            Some(
+                "iodepth_batch 8 -> 2, iodepth_batch_complete_max 16 -> 2, \
+                 iodepth_batch_complete_min 4 -> 2 at iodepth 2"
+            )
+        );
+        let spec = validate(&capped, &machine()).unwrap();
+        assert_eq!(
+            (
+                spec.iodepth_batch,
+                spec.iodepth_batch_complete,
+                spec.iodepth_batch_complete_min,
+                spec.iodepth_low
+            ),
+            (2, 2, 2, 1)
+        );
+        // The capped values keep their origin: later errors name them as the user did.
+        assert!(
+            capped[given.len()..]
+                .iter()
+                .all(|o| o.origin == Origin::CommandLine)
+        );
+        // A low watermark above the depth is at most the depth (the queue kept full).
+        let (capped, note) = cap_batching(&flags(&["-q", "4", "--iodepth-low", "16"]));
+        assert_eq!(note.as_deref(), Some("iodepth_low 16 -> 4 at iodepth 4"));
+        assert_eq!(validate(&capped, &machine()).unwrap().iodepth_low, 4);
+        // At or under the depth nothing changes and nothing is said.
+        let deep = flags(&["-q", "32", "--iodepth-batch-complete-min", "8"]);
+        assert_eq!(cap_batching(&deep), (deep.clone(), None));
+        // fio's polling mode stays refused: a 0 is never above a depth.
+        let polls = flags(&["-q", "1", "--iodepth-batch-complete-min", "0"]);
+        let (capped, note) = cap_batching(&polls);
+        assert_eq!(note, None);
+        let refused = validate(&capped, &machine()).unwrap_err().to_string();
+        assert!(refused.contains("fio's polling mode"), "{refused}");
+        // What is not a number is left to the validator's own error.
+        let bad = flags(&["-q", "deep", "--iodepth-batch", "8"]);
+        assert_eq!(cap_batching(&bad), (bad.clone(), None));
+        let bad = flags(&["-q", "2", "--iodepth-batch", "many"]);
+        assert_eq!(cap_batching(&bad).1, None);
     }
 
     #[test]

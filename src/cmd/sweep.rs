@@ -140,6 +140,14 @@ pub(crate) fn run_as(args: &SweepArgs, remote: Option<&Remote>) -> anyhow::Resul
                 }
                 _ => sweep::describe(point),
             };
+            // What the point runs otherwise than the options say (batching capped to its
+            // depth): its first step's notes, as its row will say.
+            let text = match sweep.plan.steps.get(i * sweep.loops as usize) {
+                Some(step) if !step.notes.is_empty() => {
+                    format!("{text} ({})", step.notes.join("; "))
+                }
+                _ => text,
+            };
             let _ = writeln!(out, "{:>4}  {}", i + 1, crate::text::escape(&text));
         }
         return Ok(ExitCode::SUCCESS);

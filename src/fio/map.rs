@@ -991,6 +991,7 @@ fn build(
             steps.push(Step {
                 jobs: Vec::new(),
                 point: Vec::new(),
+                notes: Vec::new(),
             });
         }
         if i > 0 && (mapped.stonewall || mapped.new_group) {

@@ -676,6 +676,7 @@ pub fn plan(
                     ("measure".to_string(), measure.as_str().to_string()),
                     ("test".to_string(), test.label()),
                 ],
+                notes: Vec::new(),
             });
         }
     }

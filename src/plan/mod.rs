@@ -70,6 +70,9 @@ pub struct Step {
     /// A sweep's point: the swept options and their values here, as written (`bs`, `2M`);
     /// empty for steps of other plans.
     pub point: Vec<(String, String)>,
+    /// What the step runs otherwise than the user's values say, one line each (a sweep's
+    /// batching value capped to its point's depth); empty for most steps.
+    pub notes: Vec<String>,
 }
 
 impl Step {
@@ -79,6 +82,7 @@ impl Step {
         Self {
             jobs: vec![job],
             point: Vec::new(),
+            notes: Vec::new(),
         }
     }
 }
@@ -150,6 +154,7 @@ mod tests {
             steps: vec![Step {
                 jobs: vec![job("a", None), job("b", None)],
                 point: Vec::new(),
+                notes: Vec::new(),
             }],
         };
         assert_eq!(

@@ -969,6 +969,11 @@ pub struct SegmentRecord {
     /// Why the segment ended (format 4; absent in older records).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<super::StopReason>,
+    /// What the step ran otherwise than the user's values say, one line each: a sweep's
+    /// batching value capped to the point's depth (`iodepth_batch 8 -> 1 at iodepth 1`;
+    /// `job` holds the value used). Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// One swept option's value at a sweep's point.

@@ -509,6 +509,7 @@ mod tests {
             jobs: Vec::new(),
             devices: Vec::new(),
             stop_reason: None,
+            notes: Vec::new(),
         }
     }
 

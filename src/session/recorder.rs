@@ -73,6 +73,8 @@ pub struct SegmentOutcome<'a> {
     pub targets: Vec<usize>,
     /// The step's point (a sweep's), empty otherwise.
     pub point: &'a [(String, String)],
+    /// The step's notes (a sweep point's capped batching values), empty otherwise.
+    pub notes: &'a [String],
     pub stop_reason: crate::record::StopReason,
 }
 
@@ -237,6 +239,7 @@ impl Recorder {
             jobs,
             targets,
             point,
+            notes,
             stop_reason,
         } = outcome;
         self.segment_targets.push(targets);
@@ -277,6 +280,7 @@ impl Recorder {
             jobs,
             devices,
             stop_reason: Some(stop_reason),
+            notes: notes.to_vec(),
         });
         if device.is_some() {
             self.device = device;

@@ -678,6 +678,7 @@ impl Runner {
         let devices = self.step_devices();
         let setup = self.worker_setup(index, &jobs, &targets);
         self.note_unlike_fio(&jobs);
+        self.note_step();
         self.drop_caches(&jobs, &targets)?;
         let cpu_start = rusage();
         for &d in &devices {
@@ -788,6 +789,24 @@ impl Runner {
                 .any(|n| n.starts_with(crate::bench::options::UNLIKE_FIO))
         {
             self.snap.notes.push(note);
+        }
+    }
+
+    /// The step's own notes (a sweep point's batching values capped to its depth), each once
+    /// (a point's loops repeat them), named by the point: `point iodepth=1: iodepth_batch 8 ->
+    /// 1 at iodepth 1`.
+    fn note_step(&mut self) {
+        let step = &self.plan.steps[self.step];
+        let point = crate::sweep::describe(&step.point);
+        for note in &step.notes {
+            let line = if point.is_empty() {
+                note.clone()
+            } else {
+                format!("point {point}: {note}")
+            };
+            if !self.snap.notes.contains(&line) {
+                self.snap.notes.push(line);
+            }
         }
     }
 
@@ -1085,6 +1104,7 @@ impl Runner {
             jobs: job_records,
             targets,
             point: &self.plan.steps[self.step].point,
+            notes: &self.plan.steps[self.step].notes,
             stop_reason,
         });
         // The step's final totals (its last, partial interval and its errors included) join

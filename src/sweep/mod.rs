@@ -14,7 +14,7 @@ pub mod table;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::bench::options::{JobOption, Key, validate};
+use crate::bench::options::{JobOption, Key, cap_batching, validate};
 use crate::bench::spec::{MachineLimits, RwMode};
 use crate::plan::{Job, Plan, Step};
 use crate::units::{format_duration, format_size_short, parse_size_bytes};
@@ -486,7 +486,8 @@ pub fn build(
         .map(|axis| (axis.dimension.name().to_string(), axis.values[0].clone()))
         .collect();
     let count = point_count(&axes);
-    let first_spec = validate(&point_options(base, &axes, &first), machine).map_err(|err| {
+    let (first_options, _) = cap_batching(&point_options(base, &axes, &first));
+    let first_spec = validate(&first_options, machine).map_err(|err| {
         if count > 1 {
             usage!("point {}: {err}", describe(&first))
         } else {
@@ -499,7 +500,10 @@ pub fn build(
     let mut per_step = Duration::ZERO;
     let mut size_based = false;
     for point in &points {
-        let options = point_options(base, &axes, point);
+        // One batching value for the whole sweep: capped to a shallower point's depth there,
+        // and said in the point's notes.
+        let (options, note) = cap_batching(&point_options(base, &axes, point));
+        let notes: Vec<String> = note.into_iter().collect();
         let spec = validate(&options, machine).map_err(|err| {
             if points.len() > 1 {
                 usage!("point {}: {err}", describe(point))
@@ -514,6 +518,7 @@ pub fn build(
             steps.push(Step {
                 jobs: vec![job.clone()],
                 point: point.clone(),
+                notes: notes.clone(),
             });
         }
     }
@@ -621,7 +626,8 @@ pub fn add_memory_baseline(
     check_memory_dir(dir, flag, need)?;
     let mut steps = Vec::new();
     for point in &sweep.points {
-        let mut options = point_options(base, &sweep.axes, point);
+        let (mut options, note) = cap_batching(&point_options(base, &sweep.axes, point));
+        let notes: Vec<String> = note.into_iter().collect();
         options.push(JobOption::flag(Key::Direct, "0"));
         let spec = validate(&options, machine)?;
         let job = Job::bench("memory", spec, Some(dir.to_path_buf()));
@@ -631,6 +637,7 @@ pub fn add_memory_baseline(
             steps.push(Step {
                 jobs: vec![job.clone()],
                 point: marked.clone(),
+                notes: notes.clone(),
             });
         }
     }
@@ -765,6 +772,45 @@ mod tests {
         assert_eq!(sweep.plan.steps[2].jobs[0].spec.block_size_bytes, 16384);
         assert_eq!(sweep.plan.steps[1].point, first.point);
         assert_eq!(sweep.estimate(), "2 points x 2 loops x 4s = 16s");
+    }
+
+    #[test]
+    fn one_batching_value_is_capped_at_the_shallow_points_only() {
+        let axes = vec![parse_axis(Dimension::IoDepth, "1,8,32").unwrap()];
+        let base = [
+            JobOption::flag(Key::IoDepthBatchCompleteMin, "8"),
+            JobOption::flag(Key::IoDepthBatch, "4"),
+        ];
+        let sweep = build(&base, axes, 2, None, &machine(), false).unwrap();
+        let ran: Vec<(u32, u32, u32)> = sweep
+            .plan
+            .steps
+            .iter()
+            .map(|s| {
+                let spec = &s.jobs[0].spec;
+                (
+                    spec.iodepth,
+                    spec.iodepth_batch,
+                    spec.iodepth_batch_complete_min,
+                )
+            })
+            .collect();
+        assert_eq!(
+            ran,
+            [
+                (1, 1, 1),
+                (1, 1, 1),
+                (8, 4, 8),
+                (8, 4, 8),
+                (32, 4, 8),
+                (32, 4, 8)
+            ]
+        );
+        // Each loop of the capped point says so; the others say nothing.
+        let note = "iodepth_batch 4 -> 1, iodepth_batch_complete_min 8 -> 1 at iodepth 1";
+        assert_eq!(sweep.plan.steps[0].notes, [note]);
+        assert_eq!(sweep.plan.steps[1].notes, [note]);
+        assert!(sweep.plan.steps[2..].iter().all(|s| s.notes.is_empty()));
     }
 
     #[test]

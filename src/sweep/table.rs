@@ -52,6 +52,10 @@ pub struct Row {
     /// What ran, when it is not what the point's values say: `ran psync at iodepth 1`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ran: Option<String>,
+    /// What the point ran otherwise than the sweep's options say, one line each: a batching
+    /// value capped to the point's depth (`iodepth_batch_complete_min 8 -> 1 at iodepth 1`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     pub read: Dir,
     pub write: Dir,
     /// The fsync/fdatasync calls (`--fsync N`, `--fdatasync N`), timed apart from the writes;
@@ -319,6 +323,7 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
             engine: engine.clone(),
             iodepth,
             ran: ran.clone(),
+            notes: first.notes.clone(),
             read: dir(&seg.read),
             write: dir(&seg.write),
             write_lat_includes_sync: if open_sync.is_some() {
@@ -616,6 +621,7 @@ fn ranked_header_and_cells(
                 if let Some(ran) = &r.ran {
                     marks.push(ran.as_str());
                 }
+                marks.extend(r.notes.iter().map(String::as_str));
                 cells.push(marks.join(", "));
             } else {
                 cells.push(escape(&r.engine));
@@ -957,6 +963,7 @@ mod tests {
             engine: "io_uring".into(),
             iodepth: 32,
             ran: None,
+            notes: Vec::new(),
             read,
             write: Dir::default(),
             sync: None,
@@ -1114,6 +1121,24 @@ mod tests {
             assert_eq!(json["best_read"], 0, "{json}");
             assert!(sentences(&analysis(&rows, &names))[0].contains("peaks at 4k"));
         }
+    }
+
+    #[test]
+    fn a_point_with_capped_batching_says_it_in_its_row_and_still_counts() {
+        let mut rows = rows();
+        for (row, depth) in rows.iter_mut().zip(["1", "32"]) {
+            row.point = vec![("iodepth".into(), depth.into())];
+            row.iodepth = depth.parse().unwrap();
+        }
+        let note = "iodepth_batch_complete_min 8 -> 1 at iodepth 1";
+        rows[0].notes = vec![note.to_string()];
+        let names = ["iodepth".to_string()];
+        let text = render(&rows, &names, Format::Table);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].ends_with(&format!("  {note}")), "{text}");
+        assert!(lines[2].ends_with("  best read"), "{text}");
+        // It ran at the depth its value names: it may be the best, a peak or a knee.
+        assert!(rows[0].counts());
     }
 
     #[test]

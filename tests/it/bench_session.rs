@@ -401,6 +401,7 @@ fn a_step_runs_its_jobs_at_once_each_with_its_own_totals() {
                 ),
             ],
             point: Vec::new(),
+            notes: Vec::new(),
         }],
     };
     let options = SessionOptions {
@@ -471,6 +472,7 @@ fn two_jobs_at_once_on_one_file_one_verifying_are_refused() {
                 job("b", &[(Key::Rw, "write"), (Key::Verify, "crc32c")]),
             ],
             point: Vec::new(),
+            notes: Vec::new(),
         }],
     };
     let options = SessionOptions {

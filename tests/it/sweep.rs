@@ -796,6 +796,82 @@ fn markdown_and_json_tables_have_a_row_per_point() {
 }
 
 #[test]
+fn a_batching_value_above_a_shallow_points_depth_is_capped_there_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::File::create(&file)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let out = sweep(
+        dir.path(),
+        &[
+            "f",
+            "--iodepth",
+            "2,8",
+            "--iodepth-batch",
+            "4",
+            "--iodepth-batch-complete-min",
+            "4",
+            "--runtime",
+            "300ms",
+            "--ramp",
+            "0s",
+            "--format",
+            "json",
+            "--json",
+            "r.json",
+        ],
+    );
+    // The sweep runs: the shallow point with the values capped to its depth, the deep one
+    // with the user's.
+    assert_success(&out);
+    let note = "iodepth_batch 4 -> 2, iodepth_batch_complete_min 4 -> 2 at iodepth 2";
+    assert_stderr_has(&out, &format!("note: point iodepth=2: {note}\n"));
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 2);
+    let used = |seg: &serde_json::Value| {
+        let job = &seg["job"];
+        (
+            job["iodepth"].as_u64().unwrap(),
+            job["iodepth_batch"].as_u64().unwrap(),
+            job["iodepth_batch_complete_min"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(used(&segments[0]), (2, 2, 2));
+    assert_eq!(segments[0]["notes"], serde_json::json!([note]));
+    assert_eq!(used(&segments[1]), (8, 4, 4));
+    assert!(segments[1].get("notes").is_none(), "{}", segments[1]);
+    // The table's rows say it too: the capped point's in one line, the other's not at all.
+    let table: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let rows = table["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["notes"], serde_json::json!([note]));
+    assert!(rows[1].get("notes").is_none(), "{}", rows[1]);
+    assert!(rows.iter().all(|r| r["status"] == "completed"), "{table}");
+    // The plan says it before anything runs.
+    let out = sweep(
+        dir.path(),
+        &[
+            "f",
+            "-q",
+            "2,8",
+            "--iodepth-batch",
+            "4",
+            "--iodepth-batch-complete-min",
+            "4",
+            "--points",
+        ],
+    );
+    assert_success(&out);
+    assert_eq!(
+        stdout(&out),
+        format!("   1  iodepth=2 ({note})\n   2  iodepth=8\n")
+    );
+}
+
+#[test]
 fn yes_lets_a_plan_over_the_limits_through() {
     let dir = tempfile::tempdir().unwrap();
     let args = [
