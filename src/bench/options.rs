@@ -1067,6 +1067,38 @@ pub fn cap_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
     (capped, note)
 }
 
+/// fio's own adjustments of a job's batching values (`fixup_options` in its init.c): those
+/// above the depth lowered to it ([`cap_batching`]), and a completion maximum the job set below
+/// its minimum raised to it. `diskdash fio` makes them, as fio does, and says so in one line
+/// (fio is silent), where `bench` refuses such values.
+pub fn fio_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
+    let (mut adjusted, capped) = cap_batching(options);
+    let mut changes: Vec<String> = capped.into_iter().collect();
+    // After the caps: a minimum lowered to the depth raises the maximum no higher than it.
+    let opts = Options(&adjusted);
+    let given = |key| {
+        opts.get(key)
+            .filter(|o| o.origin != Origin::FioDefault)
+            .and_then(|o| Some((o.origin.clone(), o.value.trim().parse::<u64>().ok()?)))
+    };
+    if let (Some((_, min)), Some((origin, max))) = (
+        given(Key::IoDepthBatchCompleteMin),
+        given(Key::IoDepthBatchComplete),
+    ) && min > max
+    {
+        changes.push(format!(
+            "iodepth_batch_complete_max {max} -> {min} (raised to the minimum)"
+        ));
+        adjusted.push(JobOption {
+            key: Key::IoDepthBatchComplete,
+            value: min.to_string(),
+            origin,
+        });
+    }
+    let note = (!changes.is_empty()).then(|| format!("{}, as fio does", changes.join("; ")));
+    (adjusted, note)
+}
+
 /// Validates `options` (over the defaults of `diskdash bench`) into a job. Errors are usage
 /// errors (exit 2) naming the option, its value and the fix.
 pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Result<JobSpec> {
@@ -3225,6 +3257,45 @@ mod tests {
         assert_eq!(
             (record.iodepth_batch_complete_min, record.iodepth_low),
             (4, Some(8))
+        );
+    }
+
+    /// fio's fixups: above the depth lowered, a maximum under the minimum raised (after the
+    /// caps, so never above the depth); fio's defaults alone change nothing.
+    #[test]
+    fn fio_batching_lowers_and_raises_as_fio_and_says_so() {
+        let option = |key, value: &str, origin: Origin| JobOption {
+            key,
+            value: value.to_string(),
+            origin,
+        };
+        let file = || Origin::File {
+            path: "j.fio".to_string(),
+            line: 3,
+        };
+        let used = |options: &[JobOption], key| Options(options).get(key).unwrap().value.clone();
+        let (adjusted, note) = fio_batching(&[
+            option(Key::IoDepth, "8", file()),
+            option(Key::IoDepthBatchCompleteMin, "16", file()),
+            option(Key::IoDepthBatchComplete, "4", file()),
+        ]);
+        assert_eq!(used(&adjusted, Key::IoDepthBatchCompleteMin), "8");
+        assert_eq!(used(&adjusted, Key::IoDepthBatchComplete), "8");
+        assert_eq!(
+            note.as_deref(),
+            Some(
+                "iodepth_batch_complete_min 16 -> 8 at iodepth 8; iodepth_batch_complete_max 4 \
+                 -> 8 (raised to the minimum), as fio does"
+            )
+        );
+        let (_, note) = fio_batching(&[
+            option(Key::IoDepth, "8", file()),
+            option(Key::IoDepthBatchCompleteMin, "4", file()),
+            option(Key::IoDepthBatchComplete, "1", Origin::FioDefault),
+        ]);
+        assert_eq!(
+            note, None,
+            "a default maximum follows the minimum without a word"
         );
     }
 

@@ -1924,6 +1924,10 @@ fn job(
         ));
     }
     trim_caps(&mut options, settings)?;
+    let (options, adjusted) = crate::bench::options::fio_batching(&options);
+    if let Some(adjusted) = adjusted {
+        settings.note(format!("job {}: {adjusted}", crate::error::one_line(&name)));
+    }
     let mut spec = validate(&options, machine)?;
     if nrfiles > 1 {
         spec.files = Some(file_set(

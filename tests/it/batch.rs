@@ -132,43 +132,89 @@ fn complete_min_0_polls_and_never_sleeps_in_the_kernel() {
     assert!(min_completes(&plain).contains(&1));
 }
 
+/// What fio adjusts at a job's start (init.c's `fixup_options`), `diskdash fio` adjusts too:
+/// values above the depth lowered to it, a completion maximum under the minimum raised to it.
+/// fio is silent; diskdash says it in one note line and records the values used. fio's
+/// polling mode (min 0 without a max) is not supported: refused with the fix.
 #[test]
-fn batching_that_fio_would_lower_silently_is_refused_with_the_fix() {
+fn batching_that_fio_adjusts_runs_adjusted_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
-    // A job file names each option by its line: iodepth is line 7, the extra lines 10 and 11.
-    for (extra, says) in [
+    for (extra, says, used) in [
         (
             "iodepth_batch_complete_min=64\n",
-            ":10: iodepth_batch_complete_min 64 exceeds {f}:7: iodepth 32; use 0 to 32",
+            "iodepth_batch_complete_min 64 -> 32 at iodepth 32, as fio does",
+            (32, 32, 32),
         ),
         (
             "iodepth_batch_complete_min=16\niodepth_batch_complete_max=8\n",
-            ":10: iodepth_batch_complete_min 16 exceeds {f}:11: iodepth_batch_complete_max 8; \
-             raise {f}:11: iodepth_batch_complete_max or lower {f}:10: \
-             iodepth_batch_complete_min",
-        ),
-        (
-            "iodepth_batch_complete_min=0\n",
-            ":10: iodepth_batch_complete_min 0 without iodepth_batch_complete_max: fio's \
-             polling mode (a reap after every queued I/O) is not supported; set \
-             iodepth_batch_complete_max=32 to poll with the queue kept full, or raise {f}:10: iodepth_batch_complete_min to 1 or more",
+            "iodepth_batch_complete_max 8 -> 16 (raised to the minimum), as fio does",
+            (16, 16, 32),
         ),
         (
             "iodepth_low=33\n",
-            ":10: iodepth_low 33 exceeds {f}:7: iodepth 32; use 0 to 32",
+            "iodepth_low 33 -> 32 at iodepth 32, as fio does",
+            (1, 1, 32),
         ),
     ] {
         let file = job(dir.path(), "io_uring", extra);
-        let says = format!("error: {file}{}", says.replace("{f}", &file));
         let out = Command::new(BIN)
-            .args(["fio", "--no-tui", "--output=o.json"])
+            .args([
+                "fio",
+                "--no-tui",
+                "--output-format=json",
+                "--output=o.json",
+                "--json=r.json",
+            ])
             .arg(&file)
             .current_dir(dir.path())
             .output()
             .unwrap();
-        assert_usage_error(&out);
-        assert_eq!(stderr(&out).trim(), says);
+        assert_success(&out);
+        let err = stderr(&out);
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with("note: ") && l.contains("job j: ") && l.ends_with(says)),
+            "{extra:?}: {err}"
+        );
+        // fio's JSON keeps the options as written (as fio's does); the run record has the
+        // values the job ran with.
+        let read = |name: &str| -> serde_json::Value {
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join(name)).unwrap()).unwrap()
+        };
+        let record = read("r.json");
+        let job = &record["segments"][0]["job"];
+        let (min, max, low) = used;
+        // Absent: the default (a minimum of 1; a low watermark at the depth).
+        let field = |name: &str, default: u64| job[name].as_u64().unwrap_or(default);
+        assert_eq!(
+            (
+                field("iodepth_batch_complete_min", 1),
+                field("iodepth_batch_complete", 1),
+                field("iodepth_low", 32)
+            ),
+            (min, max, low),
+            "{extra:?}: {job}"
+        );
+        let doc = read("o.json");
+        assert_eq!(doc["jobs"][0]["read"]["total_ios"], 2048, "{extra:?}");
     }
+    let file = job(dir.path(), "io_uring", "iodepth_batch_complete_min=0\n");
+    let out = Command::new(BIN)
+        .args(["fio", "--no-tui", "--output=o.json"])
+        .arg(&file)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_usage_error(&out);
+    assert_eq!(
+        stderr(&out).trim(),
+        format!(
+            "error: {file}:10: iodepth_batch_complete_min 0 without iodepth_batch_complete_max: \
+             fio's polling mode (a reap after every queued I/O) is not supported; set \
+             iodepth_batch_complete_max=32 to poll with the queue kept full, or raise {file}:10: \
+             iodepth_batch_complete_min to 1 or more"
+        )
+    );
 }
 
 /// Beside fio 3.33, same job file (2048 I/Os), by the calls' arguments and counts, which do
