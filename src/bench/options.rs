@@ -1072,7 +1072,30 @@ pub fn cap_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
 /// its minimum raised to it. `diskdash fio` makes them, as fio does, and says so in one line
 /// (fio is silent), where `bench` refuses such values.
 pub fn fio_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
-    let (mut adjusted, capped) = cap_batching(options);
+    // fio reads `iodepth_batch_submit=0` and `iodepth_low=0` as the depth (its HOWTO says
+    // so): the meaning of the value, not an adjustment, so without a note.
+    let mut options = options.to_vec();
+    if let Ok(depth) = Options(&options)
+        .value(Key::IoDepth)
+        .0
+        .trim()
+        .parse::<u64>()
+    {
+        for key in [Key::IoDepthBatch, Key::IoDepthLow] {
+            let zero = Options(&options)
+                .get(key)
+                .filter(|o| o.origin != Origin::FioDefault && o.value.trim() == "0")
+                .map(|o| o.origin.clone());
+            if let Some(origin) = zero {
+                options.push(JobOption {
+                    key,
+                    value: depth.to_string(),
+                    origin,
+                });
+            }
+        }
+    }
+    let (mut adjusted, capped) = cap_batching(&options);
     let mut changes: Vec<String> = capped.into_iter().collect();
     // After the caps: a minimum lowered to the depth raises the maximum no higher than it.
     let opts = Options(&adjusted);
@@ -3297,6 +3320,18 @@ mod tests {
             note, None,
             "a default maximum follows the minimum without a word"
         );
+        let (adjusted, note) = fio_batching(&[
+            option(Key::IoDepth, "8", file()),
+            option(Key::IoDepthBatch, "0", file()),
+            option(Key::IoDepthLow, "0", file()),
+        ]);
+        assert_eq!(
+            used(&adjusted, Key::IoDepthBatch),
+            "8",
+            "0 submits the depth at once"
+        );
+        assert_eq!(used(&adjusted, Key::IoDepthLow), "8", "0 is the depth");
+        assert_eq!(note, None);
     }
 
     #[test]
