@@ -124,8 +124,20 @@ for c in $CASES; do
   job "$c" >"$OUT/$c.fio"
   for p in $(seq 1 "$PAIRS"); do
     echo "$c: pair $p/$PAIRS" >&2
-    # Every run starts from a cold page cache, for both tools alike.
-    cold() { sync; echo 3 >/proc/sys/vm/drop_caches 2>/dev/null || true; }
+    # Every run starts with the jobs' files out of the page cache, for both tools alike. Only
+    # the files: dropping every cache (drop_caches) would make each run page its tool's binary
+    # back in first, and the freed and refilled page lists change where the run's buffers land.
+    cold() {
+      sync
+      python3 - "$BENCH_DIR" <<'PY'
+import os, sys
+for root, _, files in os.walk(sys.argv[1]):
+    for name in files:
+        fd = os.open(os.path.join(root, name), os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(fd)
+PY
+    }
     run_fio() {
       cold
       local before; before=$(devstat)
