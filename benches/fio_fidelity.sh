@@ -3,7 +3,8 @@
 # `diskdash fio`, alternated (fio first in odd pairs, diskdash first in even ones). For every
 # job of every case it prints fio's and diskdash's IOPS and bandwidth (medians over the pairs),
 # the ratio diskdash/fio, and PASS when the median ratio of both is within the tolerance:
-# 10%, 20% for the buffered LSM case whose writers share the disk with its readers.
+# 10%, 20% for the buffered LSM case whose writers share the disk with its readers. Every run
+# starts with the jobs' files out of the page cache (the tools' own binaries stay cached).
 #
 #   benches/fio_fidelity.sh                       # 3 pairs x 5 s per case
 #   PAIRS=5 RUNTIME=10 CASES="lsm bssplit" benches/fio_fidelity.sh
