@@ -1042,9 +1042,9 @@ pub fn cap_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
     let Ok(depth) = opts.value(Key::IoDepth).0.trim().parse::<u64>() else {
         return (capped, None);
     };
+    // Not the completion maximum: one above the depth is valid (it takes what is there).
     for key in [
         Key::IoDepthBatch,
-        Key::IoDepthBatchComplete,
         Key::IoDepthBatchCompleteMin,
         Key::IoDepthLow,
     ] {
@@ -1104,10 +1104,16 @@ pub fn fio_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
             .filter(|o| o.origin != Origin::FioDefault)
             .and_then(|o| Some((o.origin.clone(), o.value.trim().parse::<u64>().ok()?)))
     };
-    if let (Some((_, min)), Some((origin, max))) = (
-        given(Key::IoDepthBatchCompleteMin),
-        given(Key::IoDepthBatchComplete),
-    ) && min > max
+    // The minimum as the job runs it (fio's default 1 when not given); a maximum the job set
+    // below it, 0 included, is raised to it. Both 0 stays: fio's polling mode, refused.
+    let min = opts
+        .value(Key::IoDepthBatchCompleteMin)
+        .0
+        .trim()
+        .parse::<u64>()
+        .ok();
+    if let (Some(min), Some((origin, max))) = (min, given(Key::IoDepthBatchComplete))
+        && min > max
     {
         changes.push(format!(
             "iodepth_batch_complete_max {max} -> {min} (raised to the minimum)"
@@ -1118,7 +1124,7 @@ pub fn fio_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
             origin,
         });
     }
-    let note = (!changes.is_empty()).then(|| format!("{}, as fio does", changes.join("; ")));
+    let note = (!changes.is_empty()).then(|| format!("{}, as fio runs it", changes.join("; ")));
     (adjusted, note)
 }
 
@@ -3308,7 +3314,7 @@ mod tests {
             note.as_deref(),
             Some(
                 "iodepth_batch_complete_min 16 -> 8 at iodepth 8; iodepth_batch_complete_max 4 \
-                 -> 8 (raised to the minimum), as fio does"
+                 -> 8 (raised to the minimum), as fio runs it"
             )
         );
         let (_, note) = fio_batching(&[
@@ -3332,6 +3338,16 @@ mod tests {
         );
         assert_eq!(used(&adjusted, Key::IoDepthLow), "8", "0 is the depth");
         assert_eq!(note, None);
+        // fio's maximum has no default of its own: 0 given is raised to the minimum (1).
+        let (adjusted, note) = fio_batching(&[
+            option(Key::IoDepth, "8", file()),
+            option(Key::IoDepthBatchComplete, "0", file()),
+        ]);
+        assert_eq!(used(&adjusted, Key::IoDepthBatchComplete), "1");
+        assert_eq!(
+            note.as_deref(),
+            Some("iodepth_batch_complete_max 0 -> 1 (raised to the minimum), as fio runs it")
+        );
     }
 
     #[test]
@@ -3354,10 +3370,7 @@ mod tests {
         let (capped, note) = cap_batching(&given);
         assert_eq!(
             note.as_deref(),
-            Some(
-                "iodepth_batch 8 -> 2, iodepth_batch_complete_max 16 -> 2, \
-                 iodepth_batch_complete_min 4 -> 2 at iodepth 2"
-            )
+            Some("iodepth_batch 8 -> 2, iodepth_batch_complete_min 4 -> 2 at iodepth 2")
         );
         let spec = validate(&capped, &machine()).unwrap();
         assert_eq!(
@@ -3367,7 +3380,8 @@ mod tests {
                 spec.iodepth_batch_complete_min,
                 spec.iodepth_low
             ),
-            (2, 2, 2, 1)
+            (2, 16, 2, 1),
+            "a completion maximum above the depth is valid: it takes what is there"
         );
         // The capped values keep their origin: later errors name them as the user did.
         assert!(

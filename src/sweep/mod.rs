@@ -418,6 +418,18 @@ fn estimate_text(
     )
 }
 
+/// A point's options with the sweep's batching values capped to its depth ([`cap_batching`])
+/// when the sweep varies the depth: one value given for depths 1 to 32 cannot fit them all.
+/// Without a depth axis the value contradicts the one depth, and `validate` refuses it as
+/// `bench` does.
+fn point_batching(options: Vec<JobOption>, axes: &[Axis]) -> (Vec<JobOption>, Option<String>) {
+    if axes.iter().any(|axis| axis.dimension == Dimension::IoDepth) {
+        cap_batching(&options)
+    } else {
+        (options, None)
+    }
+}
+
 /// The options of one point: `base`, then each axis's value.
 fn point_options(base: &[JobOption], axes: &[Axis], point: &[(String, String)]) -> Vec<JobOption> {
     let mut options = base.to_vec();
@@ -486,7 +498,7 @@ pub fn build(
         .map(|axis| (axis.dimension.name().to_string(), axis.values[0].clone()))
         .collect();
     let count = point_count(&axes);
-    let (first_options, _) = cap_batching(&point_options(base, &axes, &first));
+    let (first_options, _) = point_batching(point_options(base, &axes, &first), &axes);
     let first_spec = validate(&first_options, machine).map_err(|err| {
         if count > 1 {
             usage!("point {}: {err}", describe(&first))
@@ -502,7 +514,7 @@ pub fn build(
     for point in &points {
         // One batching value for the whole sweep: capped to a shallower point's depth there,
         // and said in the point's notes.
-        let (options, note) = cap_batching(&point_options(base, &axes, point));
+        let (options, note) = point_batching(point_options(base, &axes, point), &axes);
         let notes: Vec<String> = note.into_iter().collect();
         let spec = validate(&options, machine).map_err(|err| {
             if points.len() > 1 {
@@ -626,7 +638,8 @@ pub fn add_memory_baseline(
     check_memory_dir(dir, flag, need)?;
     let mut steps = Vec::new();
     for point in &sweep.points {
-        let (mut options, note) = cap_batching(&point_options(base, &sweep.axes, point));
+        let (mut options, note) =
+            point_batching(point_options(base, &sweep.axes, point), &sweep.axes);
         let notes: Vec<String> = note.into_iter().collect();
         options.push(JobOption::flag(Key::Direct, "0"));
         let spec = validate(&options, machine)?;
@@ -811,6 +824,28 @@ mod tests {
         assert_eq!(sweep.plan.steps[0].notes, [note]);
         assert_eq!(sweep.plan.steps[1].notes, [note]);
         assert!(sweep.plan.steps[2..].iter().all(|s| s.notes.is_empty()));
+    }
+
+    /// Without a depth axis the one depth contradicts the value: refused, as `bench` does.
+    #[test]
+    fn a_batching_value_above_an_unswept_depth_is_refused() {
+        let base = [
+            JobOption::flag(Key::IoDepth, "2"),
+            JobOption::flag(Key::IoDepthBatch, "8"),
+        ];
+        for axes in [
+            vec![parse_axis(Dimension::Bs, "4k,8k").unwrap()],
+            Vec::new(),
+        ] {
+            let Err(err) = build(&base, axes, 1, None, &machine(), false) else {
+                panic!("a batching value above the one depth ran");
+            };
+            let err = err.to_string();
+            assert!(
+                err.contains("--iodepth-batch 8 exceeds --iodepth 2; use 1 to 2"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

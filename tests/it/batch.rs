@@ -142,17 +142,17 @@ fn batching_that_fio_adjusts_runs_adjusted_and_says_so() {
     for (extra, says, used) in [
         (
             "iodepth_batch_complete_min=64\n",
-            "iodepth_batch_complete_min 64 -> 32 at iodepth 32, as fio does",
+            "iodepth_batch_complete_min 64 -> 32 at iodepth 32, as fio runs it",
             (32, 32, 32),
         ),
         (
             "iodepth_batch_complete_min=16\niodepth_batch_complete_max=8\n",
-            "iodepth_batch_complete_max 8 -> 16 (raised to the minimum), as fio does",
+            "iodepth_batch_complete_max 8 -> 16 (raised to the minimum), as fio runs it",
             (16, 16, 32),
         ),
         (
             "iodepth_low=33\n",
-            "iodepth_low 33 -> 32 at iodepth 32, as fio does",
+            "iodepth_low 33 -> 32 at iodepth 32, as fio runs it",
             (1, 1, 32),
         ),
     ] {
