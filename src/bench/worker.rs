@@ -2261,6 +2261,26 @@ mod tests {
         }
     }
 
+    /// The far ends of a test worker's links, held while it runs (a dropped end fails its sends).
+    #[allow(dead_code)]
+    struct FarEnds(
+        mpsc::Receiver<Box<WorkerStats>>,
+        mpsc::Sender<Box<WorkerStats>>,
+        mpsc::Receiver<(u32, Result<EngineSetup, SetupError>)>,
+    );
+
+    fn test_links() -> (WorkerLinks, FarEnds) {
+        let (reports, reports_rx) = mpsc::sync_channel(4);
+        let (spares_tx, spares) = mpsc::channel();
+        let (ready, ready_rx) = mpsc::channel();
+        let links = WorkerLinks {
+            reports,
+            spares,
+            ready,
+        };
+        (links, FarEnds(reports_rx, spares_tx, ready_rx))
+    }
+
     fn run_spec(
         spec: JobSpec,
         script: &[i32],
@@ -2270,14 +2290,7 @@ mod tests {
         let plan = null_plan(spec);
         let control = SegmentControl::new(0);
         control.start_ns.store(monotonic_ns(), Ordering::Release);
-        let (reports, _reports_rx) = mpsc::sync_channel(4);
-        let (_spares_tx, spares) = mpsc::channel();
-        let (ready, _ready_rx) = mpsc::channel();
-        let links = WorkerLinks {
-            reports,
-            spares,
-            ready,
-        };
+        let (links, _ends) = test_links();
         let buffers = AlignedBuffers::new(depth, 4096, 1).unwrap();
         let mut state = Loop::new(
             &plan,
@@ -2341,14 +2354,7 @@ mod tests {
         let plain = |spec: JobSpec| {
             let plan = null_plan(Arc::new(spec));
             let control = SegmentControl::new(0);
-            let (reports, _reports_rx) = mpsc::sync_channel(4);
-            let (_spares_tx, spares) = mpsc::channel();
-            let (ready, _ready_rx) = mpsc::channel();
-            let links = WorkerLinks {
-                reports,
-                spares,
-                ready,
-            };
+            let (links, _ends) = test_links();
             Loop::new(&plan, &control, links, Vec::new(), 1, 0).plain()
         };
         assert!(plain(JobSpec::default()));
