@@ -569,10 +569,6 @@ impl Runner {
                         Key::IoDepthBatchCompleteMin,
                         spec.iodepth_batch_complete_min.min(n).to_string(),
                     ),
-                    key(
-                        Key::IoDepthBatchComplete,
-                        spec.iodepth_batch_complete.min(n.max(1)).to_string(),
-                    ),
                 ];
                 // A low watermark that was set stays at most the new depth.
                 if spec.iodepth_low < spec.iodepth {
