@@ -584,7 +584,9 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         }
         Err(std::sync::mpsc::SendError(last)) => last,
     };
-    let end = crate::stats::rusage(libc::RUSAGE_THREAD);
+    let end = state
+        .ended
+        .map_or_else(|| crate::stats::rusage(libc::RUSAGE_THREAD), |(_, cpu)| cpu);
     exit.cpu = (
         end.0.saturating_sub(state.cpu_at_start.0),
         end.1.saturating_sub(state.cpu_at_start.1),
@@ -780,6 +782,9 @@ struct Loop<'a> {
     budget_bytes: u64,
     /// This thread's CPU use when the segment started.
     cpu_at_start: (u64, u64, u64),
+    /// When the loop ended and this thread's CPU use then: the run's end, before the engine
+    /// is torn down (libaio's `io_destroy` waits tens of milliseconds for the kernel).
+    ended: Option<(u64, (u64, u64, u64))>,
     /// The schedule of a paced job (`--rate-iops`, `--rate`).
     pacer: Option<Pacer>,
     /// The session's stalled time already moved into the schedule.
@@ -868,6 +873,7 @@ impl<'a> Loop<'a> {
             fault: None,
             budget_bytes: plan.spec.io_size_bytes.unwrap_or(u64::MAX),
             cpu_at_start: (0, 0, 0),
+            ended: None,
             pacer: plan
                 .spec
                 .rate
@@ -962,6 +968,7 @@ impl<'a> Loop<'a> {
         } else {
             self.run_loop::<E, false>(engine, buffers, &mut flight);
         }
+        self.ended = Some((monotonic_ns(), crate::stats::rusage(libc::RUSAGE_THREAD)));
     }
 
     /// Whether this worker uses none of the per-I/O extras (several files, a flow group,
@@ -2026,7 +2033,7 @@ impl<'a> Loop<'a> {
     }
 
     fn finish(&mut self) -> Box<WorkerStats> {
-        let now = monotonic_ns();
+        let now = self.ended.map_or_else(monotonic_ns, |(ns, _)| ns);
         if !self.recording {
             self.cur.reset(now);
         }

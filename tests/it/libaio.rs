@@ -52,6 +52,27 @@ fn bench_runs_libaio_on_a_file_with_o_direct() {
 }
 
 #[test]
+fn the_measured_window_ends_with_the_last_io_not_the_engines_teardown() {
+    // io_destroy waits tens of milliseconds for the kernel (an RCU grace period): counted in,
+    // it would stretch every libaio run's window and lower its rates.
+    let dir = tempfile::tempdir().unwrap();
+    let file = data_file(dir.path(), "data", 16 << 20);
+    let (_, record) = bench_ok(
+        dir.path(),
+        &args(
+            &file,
+            "--ioengine libaio -q 4 --rw randread --runtime 500ms --no-tui",
+        ),
+    );
+    assert_libaio_ran(&record, 4);
+    let elapsed_ns = record["elapsed_ns"].as_u64().unwrap();
+    assert!(
+        (500_000_000..515_000_000).contains(&elapsed_ns),
+        "a 500 ms run measured {elapsed_ns} ns"
+    );
+}
+
+#[test]
 fn buffered_libaio_says_it_is_synchronous() {
     let dir = tempfile::tempdir().unwrap();
     let file = data_file(dir.path(), "data", 16 << 20);
