@@ -97,8 +97,9 @@ fn merged(heat: &HeatmapView, first: usize) -> Vec<LatencyBucket> {
 /// Whose percentiles the marks on the right are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Marks {
-    /// The newest interval's, read from the map.
-    Last,
+    /// The newest interval's p50/p99/p99.9 from its merged histogram (the latency table's
+    /// `last` column, the same numbers); `None` when that interval had no I/O of this direction.
+    Last(Option<[u64; 3]>),
     /// Given: p50/p99/p99.9 over a longer span (a finished run's segment), with the span's
     /// short and long names (`seg`, `this segment`).
     Over {
@@ -131,7 +132,7 @@ pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme, of: M
     let dir = heat.dir.label();
     let width = usize::from(area.width);
     let (marks_short, marks_long) = match of {
-        Marks::Last => ("last", "last interval"),
+        Marks::Last(_) => ("last", "last interval"),
         Marks::Over { short, long, .. } => (short, long),
     };
     let with_marks = format!(", shade = share of I/Os, marks = {marks_long}");
@@ -178,25 +179,12 @@ pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme, of: M
             cells[band_of(&edges, le_ns)][x] += count as f64 / sum as f64;
         }
     }
-    // The newest interval's percentiles, marked on the right.
-    let newest: Vec<LatencyBucket> = visible
-        .iter()
-        .rev()
-        .find(|c| !c.buckets.is_empty())
-        .map(|c| {
-            c.buckets
-                .iter()
-                .map(|&(le_ns, count)| LatencyBucket { le_ns, count })
-                .collect()
-        })
-        .unwrap_or_default();
     let mut marks = vec![String::new(); edges.len()];
     let values: Vec<(u64, &str)> = match of {
-        Marks::Last if newest.is_empty() => Vec::new(),
-        Marks::Last => [(50.0, "p50"), (99.0, "p99"), (99.9, "p99.9")]
-            .into_iter()
-            .map(|(pct, name)| (bucket_percentile_ns(&newest, pct), name))
-            .collect(),
+        Marks::Last(None) => Vec::new(),
+        Marks::Last(Some([p50_ns, p99_ns, p999_ns])) => {
+            vec![(p50_ns, "p50"), (p99_ns, "p99"), (p999_ns, "p99.9")]
+        }
         Marks::Over {
             p50_ns,
             p99_ns,

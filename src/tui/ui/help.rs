@@ -94,6 +94,8 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
             || (several && matches!(k, "up / down" | "tab"))
             // No disks table: nothing to select or sort there.
             || (view.mode == Mode::Fleet && matches!(k, "up / down" | "tab" | "o / O"))
+            // The monitor has no latency panel.
+            || (view.mode == Mode::Monitor && k == "h")
     };
     rows.extend(COMMON_KEYS.iter().filter(|(k, _)| !hidden(k)));
     let lines: Vec<Line> = rows

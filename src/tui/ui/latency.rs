@@ -163,19 +163,21 @@ fn percentile_lines(lat: &LatencyView, theme: Theme, both: bool, over: bool) -> 
 fn over(view: &View) -> bool {
     matches!(
         view.header.state,
-        Some(RunState::Finished | RunState::Stopped | RunState::Interrupted | RunState::Failed(_))
+        Some(
+            RunState::Finished
+                | RunState::Stopped
+                | RunState::Interrupted
+                | RunState::Failed(_)
+                | RunState::Recorded
+        )
     )
 }
 
 /// The heatmap's marks: the newest interval's while the run goes on; once it is over, the
 /// total of `dir` (the segment's, as the summary prints it).
 fn marks(lat: &LatencyView, dir: Direction, over: bool) -> heatmap::Marks {
-    let total = lat
-        .rows
-        .iter()
-        .find(|r| r.dir == dir && !r.from_schedule)
-        .and_then(|r| r.total);
-    match total {
+    let row = lat.rows.iter().find(|r| r.dir == dir && !r.from_schedule);
+    match row.and_then(|r| r.total) {
         Some(p) if over => heatmap::Marks::Over {
             p50_ns: p.p50_ns,
             p99_ns: p.p99_ns,
@@ -183,7 +185,10 @@ fn marks(lat: &LatencyView, dir: Direction, over: bool) -> heatmap::Marks {
             short: lat.columns.short().1,
             long: lat.columns.long().1,
         },
-        _ => heatmap::Marks::Last,
+        _ => heatmap::Marks::Last(
+            row.and_then(|r| r.interval)
+                .map(|p| [p.p50_ns, p.p99_ns, p.p999_ns]),
+        ),
     }
 }
 
@@ -383,5 +388,32 @@ mod tests {
             3,
             "{marks:?}"
         );
+    }
+
+    #[test]
+    fn heatmap_marks_are_the_tables_numbers_for_the_window_they_name() {
+        // Live: the last interval's percentiles, as the table's `last` column has them.
+        let mut view = crate::tui::ui::sample::bench();
+        let lat = view.latency.clone().unwrap();
+        let row = lat.rows[0].clone();
+        let last = row.interval.unwrap();
+        assert!(!over(&view));
+        assert_eq!(
+            marks(&lat, row.dir, over(&view)),
+            heatmap::Marks::Last(Some([last.p50_ns, last.p99_ns, last.p999_ns]))
+        );
+        // No I/O of the direction in the last interval: no marks, not an older column's.
+        let mut idle = lat.clone();
+        idle.rows[0].interval = None;
+        assert_eq!(marks(&idle, row.dir, false), heatmap::Marks::Last(None));
+        // A record shown after the fact is over: its marks are the longer span's.
+        view.header.state = Some(RunState::Recorded);
+        assert!(over(&view));
+        let total = row.total.unwrap();
+        assert!(matches!(
+            marks(&lat, row.dir, over(&view)),
+            heatmap::Marks::Over { p50_ns, p99_ns, p999_ns, .. }
+                if [p50_ns, p99_ns, p999_ns] == [total.p50_ns, total.p99_ns, total.p999_ns]
+        ));
     }
 }
