@@ -640,46 +640,64 @@ fn fio_hint(err: &clap::Error, argv: &[String]) -> Option<String> {
         None => argv.get(i + 1).map(String::as_str),
     });
     let arg = given.map_or(flag, |i| argv[i].as_str());
-    let command = argv.iter().skip(1).find(|w| !w.starts_with('-'));
-    if flag == "--buffered" && command.is_some_and(|c| c == "sweep") {
+    let command = subcommand(argv);
+    if flag == "--buffered" && command.as_deref() == Some("sweep") {
         return Some(
             "--buffered: sweep takes --direct yes|no (a list sweeps both): use --direct no for \
              buffered I/O"
                 .to_string(),
         );
     }
-    let hint = match flag {
+    // Only --filename's value is a target (--name's is a job's name).
+    let target = value.filter(|_| flag == "--filename").unwrap_or("FILE");
+    // The commands that run a job from their own flags; fio's own options belong to `diskdash
+    // fio`, which runs its command lines unchanged.
+    let runs = match command.as_deref() {
+        Some(name @ ("bench" | "mark" | "sweep")) => Some(name),
+        Some(_) if !matches!(flag, "--direct" | "--buffered") => return None,
+        _ => None,
+    };
+    let hint = match (flag, runs) {
         // clap names a switch given a value by its usage: `--direct`, `--buffered`.
-        "--direct" | "--buffered" => format!(
+        ("--direct" | "--buffered", _) => format!(
             "{flag} is a switch (no value): --direct (the default, O_DIRECT) or --buffered \
              (fio's --direct=0)"
         ),
-        "--name" => format!(
-            "{arg}: fio's --name starts a job; diskdash bench runs one job given by its flags: \
-             drop --name"
+        ("--name", Some(name)) => format!(
+            "{arg}: fio's --name starts a job; diskdash {name} runs the job its flags give: \
+             drop --name (or run fio's command line as diskdash fio {arg} ...)"
         ),
-        "--filename" => format!(
-            "{arg}: diskdash bench takes the target as its argument: diskdash bench {}",
-            value.unwrap_or("FILE")
+        ("--filename", Some(name)) => format!(
+            "{arg}: diskdash {name} takes the target as its argument: diskdash {name} {target}"
         ),
-        "--time_based" | "--time-based" => format!(
-            "{arg}: diskdash bench always runs for --runtime (fio's --time_based): drop {flag}"
+        ("--time_based" | "--time-based", Some("mark")) => format!(
+            "{arg}: diskdash mark times each loop by --runtime (fio's --time_based): drop {flag}"
+        ),
+        ("--time_based" | "--time-based", Some(name)) => format!(
+            "{arg}: diskdash {name} always runs for --runtime (fio's --time_based): drop {flag}"
+        ),
+        ("--name" | "--filename" | "--time_based" | "--time-based", None) => format!(
+            "{arg}: a fio option; fio's command lines run unchanged under diskdash fio \
+             (diskdash fio {arg} ...), or give a target to diskdash bench {target}"
         ),
         _ => return None,
     };
     Some(crate::error::one_line(&hint))
 }
 
-/// `diskdash iostat` when `argv` names a subcommand, else `diskdash`.
-fn command_line_prefix(argv: &[String]) -> String {
+/// The subcommand `argv` names (`iostat`), if any.
+fn subcommand(argv: &[String]) -> Option<String> {
     use clap::CommandFactory;
     let command = Cli::command();
-    let subcommand = argv
-        .iter()
+    argv.iter()
         .skip(1)
         .find_map(|word| command.find_subcommand(word))
-        .map(|sub| sub.get_name().to_owned());
-    match subcommand {
+        .map(|sub| sub.get_name().to_owned())
+}
+
+/// `diskdash iostat` when `argv` names a subcommand, else `diskdash`.
+fn command_line_prefix(argv: &[String]) -> String {
+    match subcommand(argv) {
         Some(name) => format!("diskdash {name}"),
         None => "diskdash".to_owned(),
     }
@@ -764,8 +782,33 @@ mod tests {
         );
         assert_eq!(
             one_line(&["bench", "--name=x"]),
-            "--name=x: fio's --name starts a job; diskdash bench runs one job given by its flags: \
-             drop --name"
+            "--name=x: fio's --name starts a job; diskdash bench runs the job its flags give: \
+             drop --name (or run fio's command line as diskdash fio --name=x ...)"
+        );
+        // Each command names itself, and without one the hint points at `diskdash fio`.
+        assert_eq!(
+            one_line(&["sweep", "--name=x"]),
+            "--name=x: fio's --name starts a job; diskdash sweep runs the job its flags give: \
+             drop --name (or run fio's command line as diskdash fio --name=x ...)"
+        );
+        assert_eq!(
+            one_line(&["mark", "--filename=x"]),
+            "--filename=x: diskdash mark takes the target as its argument: diskdash mark x"
+        );
+        assert_eq!(
+            one_line(&["mark", "--time_based"]),
+            "--time_based: diskdash mark times each loop by --runtime (fio's --time_based): drop \
+             --time_based"
+        );
+        assert_eq!(
+            one_line(&["--name=x"]),
+            "--name=x: a fio option; fio's command lines run unchanged under diskdash fio \
+             (diskdash fio --name=x ...), or give a target to diskdash bench FILE"
+        );
+        assert_eq!(
+            one_line(&["--filename", "/dev/sdb"]),
+            "--filename: a fio option; fio's command lines run unchanged under diskdash fio \
+             (diskdash fio --filename ...), or give a target to diskdash bench /dev/sdb"
         );
         assert_eq!(
             one_line(&["bench", "--filename=/dev/sdb"]),
