@@ -322,6 +322,12 @@ fn sweep_points(record: &RunRecord) -> Vec<(String, table::Row)> {
         .collect()
 }
 
+/// How many points a sweep's record holds (`None`: not a sweep).
+#[must_use]
+pub fn sweep_point_count(record: &RunRecord) -> Option<usize> {
+    record.sweep.as_ref().map(|_| sweep_points(record).len())
+}
+
 /// One direction of a point in both sweeps: IOPS, bandwidth and p99.
 #[allow(clippy::cast_precision_loss)] // a latency for a percentage
 fn point_direction(name: &'static str, base: &table::Dir, new: &table::Dir) -> DirectionComparison {

@@ -5,7 +5,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::analysis::compare::compare;
+use crate::analysis::compare::{compare, sweep_point_count};
 use crate::cli::CompareArgs;
 
 /// `--max-regression PCT`: a finite number, 0 or more.
@@ -32,6 +32,22 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let base = crate::fleet::view::load_run(&args.base)?;
     let new = crate::fleet::view::load_run(&args.new)?;
     let shown = |p: &Path| p.display().to_string();
+    // A sweep's totals mix its points: against one run they compare nothing in particular.
+    for (sweep, sweep_path, run, run_path) in [
+        (&base, &args.base, &new, &args.new),
+        (&new, &args.new, &base, &args.base),
+    ] {
+        if let Some(points) = sweep_point_count(sweep).filter(|&n| n > 1)
+            && run.sweep.is_none()
+        {
+            return Err(crate::usage!(
+                "{} is a sweep of {points} points and {} one run: the sweep's totals mix its \
+                 points; compare a sweep with a sweep (point by point) or a run with a run",
+                shown(sweep_path),
+                shown(run_path)
+            ));
+        }
+    }
     let mut comparison = compare(&shown(&args.base), &base, &shown(&args.new), &new);
     if let Some(max) = max {
         comparison.gate(max);

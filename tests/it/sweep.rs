@@ -467,6 +467,43 @@ fn the_memory_baseline_runs_each_point_again_on_dev_shm() {
 }
 
 #[test]
+fn compare_refuses_a_sweep_of_several_points_against_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let common = ["--ioengine", "null", "--size", "8M", "--runtime", "200ms"];
+    let out = sweep(
+        dir.path(),
+        &[
+            &common[..],
+            &["--bs", "4k,64k", "--ramp", "0s", "--json", "s.json"],
+        ]
+        .concat(),
+    );
+    assert_success(&out);
+    let out = Command::new(BIN)
+        .arg("bench")
+        .args(common)
+        .args(["--no-tui", "--json", "r.json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    for (base, new) in [("r.json", "s.json"), ("s.json", "r.json")] {
+        let out = Command::new(BIN)
+            .args(["compare", base, new])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            "error: s.json is a sweep of 2 points and r.json one run: the sweep's totals mix \
+             its points; compare a sweep with a sweep (point by point) or a run with a run\n"
+        );
+        assert!(stdout(&out).is_empty());
+    }
+}
+
+#[test]
 fn compare_matches_two_sweeps_point_by_point_and_gates_each_point() {
     let dir = tempfile::tempdir().unwrap();
     for (name, bs) in [("a.json", "4k,64k"), ("b.json", "64k,128k")] {
