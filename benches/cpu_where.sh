@@ -11,7 +11,8 @@
 # CASE is RW-BS-qdN[-ENGINE][-jN] as in benches/fio_compare.sh. Environment: RUNTIME (seconds per
 # run, default 8; the sample is its middle, RUNTIME-4 seconds), SIZE (default 1G), BENCH_DIR
 # (default /var/tmp/diskdash-bench), DISKDASH, FIO, PERF (a perf command; "" skips the profile),
-# PERF_MIN (default 0.7).
+# PERF_MIN (default 0.7), PERF_HZ (samples per second, default 999), PERF_ROWS (rows of the
+# per-I/O symbol table, default 25).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CASE=${CASE:-randread-4k-qd32-j1}
@@ -20,6 +21,8 @@ SIZE=${SIZE:-1G}
 BENCH_DIR=${BENCH_DIR:-/var/tmp/diskdash-bench}
 PERF=${PERF-perf}
 PERF_MIN=${PERF_MIN:-0.7}
+PERF_HZ=${PERF_HZ:-999}
+PERF_ROWS=${PERF_ROWS:-25}
 FIO=$(command -v "${FIO:-fio}") || { echo "fio not found: install it or set FIO=path" >&2; exit 1; }
 if [ -n "${DISKDASH:-}" ]; then DD=$(realpath "$DISKDASH"); else cargo build --release --quiet; DD=$PWD/target/release/diskdash; fi
 [ "$RUNTIME" -ge 6 ] || { echo "RUNTIME=$RUNTIME: needs at least 6 s (2 s warm-up, 2 s sample, 2 s after)" >&2; exit 2; }
@@ -91,8 +94,8 @@ PY
   local sampler=$!
   if [ -n "$PERF" ]; then
     local pids
-    pids=$( (echo "$pid"; pgrep -P "$pid") | paste -sd,)
-    $PERF record -g -F 999 -p "$pids" -o "$OUT/$tool.perf" -- sleep "$sample" >/dev/null 2>&1 || true
+    pids=$( (echo "$pid"; pgrep -P "$pid" || true) | paste -sd,)
+    $PERF record -g -F "$PERF_HZ" -p "$pids" -o "$OUT/$tool.perf" -- sleep "$sample" >/dev/null 2>&1 || true
   fi
   wait "$sampler"
   wait "$pid" || { echo "$tool failed:" >&2; cat "$OUT/$tool.err" >&2; exit 1; }
@@ -111,6 +114,7 @@ import json, sys
 out, rw = sys.argv[1], sys.argv[2].replace("rand", "")
 dd = json.load(open(f"{out}/diskdash.json"))[rw]["iops"]
 fio = json.load(open(f"{out}/fio.json"))["jobs"][0][rw]["iops"]
+per = {}
 for tool, iops in (("diskdash", dd), ("fio", fio)):
     rows = [l.split("\t") for l in open(f"{out}/{tool}.threads") if l.strip()]
     usr = sum(float(r[2]) for r in rows); sys_ = sum(float(r[3]) for r in rows)
@@ -119,6 +123,11 @@ for tool, iops in (("diskdash", dd), ("fio", fio)):
     for name, n, u, s, wait, vol, invol in rows:
         print(f"  {name:<12} {n:>3} threads  user {float(u):5.2f}  system {float(s):5.2f}  run-queue wait {float(wait):5.2f} CPUs"
               f"  context switches {float(vol) / iops:.3f} voluntary, {float(invol) / iops:.4f} involuntary per I/O")
+    per[tool] = ((usr + sys_) / iops, sys_ / iops)
+# The kernel's part alone sets a floor: were diskdash's user time zero, its CPU per I/O would
+# still be its system time per I/O, and no change to its own code can take the ratio below that.
+print(f"ratio diskdash/fio CPU per I/O: {per['diskdash'][0] / per['fio'][0]:.3f}; with no user time at all "
+      f"diskdash would be at {per['diskdash'][1] / per['fio'][0]:.3f} (its system time per I/O over fio's whole)")
 PY
 if [ -n "$PERF" ]; then
   for tool in diskdash fio; do
@@ -128,4 +137,31 @@ if [ -n "$PERF" ]; then
     $PERF report -i "$OUT/$tool.perf" --stdio --no-children --sort sym -g none --percent-limit "$PERF_MIN" 2>/dev/null \
       | grep -v '^#' | grep -v '^$' | head -30
   done
+  if [ -s "$OUT/diskdash.perf" ] && [ -s "$OUT/fio.perf" ]; then
+    # The same samples as time per I/O, symbol by symbol, the two tools side by side: samples
+    # over the sampling rate over the I/Os of the sampled seconds (the run's mean rate).
+    for tool in diskdash fio; do
+      $PERF report -i "$OUT/$tool.perf" --stdio --no-children --sort sym -g none -n 2>/dev/null \
+        | grep -v '^#' | grep -v '^$' >"$OUT/$tool.syms" || true
+    done
+    echo "ns per I/O by symbol, diskdash / fio / difference (the $PERF_ROWS largest differences):"
+    python3 - "$OUT" "$rw" "$sample" "$PERF_HZ" "$PERF_ROWS" <<'PY'
+import json, re, sys
+out, rw, secs, hz, rows = sys.argv[1], sys.argv[2].replace("rand", ""), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+ios = {"diskdash": json.load(open(f"{out}/diskdash.json"))[rw]["iops"] * secs,
+       "fio": json.load(open(f"{out}/fio.json"))["jobs"][0][rw]["iops"] * secs}
+ns = {}
+for tool in ios:
+    for line in open(f"{out}/{tool}.syms"):
+        m = re.match(r"\s*[\d.]+%\s+(\d+)\s+(\[.\])\s+(.*\S)", line)
+        if m:
+            ns.setdefault(f"{m.group(2)} {m.group(3)}", {})[tool] = int(m.group(1)) / hz / ios[tool] * 1e9
+for mark, what in (("[k]", "kernel"), ("[.]", "user")):
+    d, f = (sum(v.get(t, 0) for s, v in ns.items() if s.startswith(mark)) for t in ("diskdash", "fio"))
+    print(f"  {what:<6} {d:7.0f} {f:7.0f} {d - f:+7.0f}")
+for sym, v in sorted(ns.items(), key=lambda kv: -abs(kv[1].get("diskdash", 0) - kv[1].get("fio", 0)))[:rows]:
+    d, f = v.get("diskdash", 0), v.get("fio", 0)
+    print(f"  {d:7.0f} {f:7.0f} {d - f:+7.0f}  {sym[:72]}")
+PY
+  fi
 fi
