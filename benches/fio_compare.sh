@@ -21,6 +21,8 @@
 # NULL_JOBS (default "1 2"): worker counts of the null-engine pairs; SESSION_JOBS (default "1 16 64"):
 # worker counts of the session's own CPU per interval figure; SESSION_PACED (default 16, "" for
 # none): the worker count also run paced at a tenth of its unpaced rate.
+# BATCH="SUBMIT MIN MAX" (default: none, each tool's defaults, 1 1 1): both tools submit and reap
+# in batches, fio's iodepth_batch_submit, iodepth_batch_complete_min and _max, e.g. "16 8 32".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -51,6 +53,13 @@ EXTRAS=${EXTRAS-"loop null session mem"}
 [ "$EXTRAS" = 1 ] && EXTRAS="loop null session mem" # the former EXTRAS=1: all
 extra() { [[ " $EXTRAS " == *" $1 "* ]]; }
 
+FIO_BATCH=() DD_BATCH=()
+if [ -n "${BATCH:-}" ]; then
+  [[ $BATCH =~ ^([0-9]+)\ ([0-9]+)\ ([0-9]+)$ ]] || { echo "BATCH=$BATCH: not \"SUBMIT MIN MAX\" (e.g. \"16 8 32\")" >&2; exit 2; }
+  b=("${BASH_REMATCH[@]:1}")
+  FIO_BATCH=(--iodepth_batch_submit="${b[0]}" --iodepth_batch_complete_min="${b[1]}" --iodepth_batch_complete_max="${b[2]}")
+  DD_BATCH=(--iodepth-batch "${b[0]}" --iodepth-batch-complete-min "${b[1]}" --iodepth-batch-complete "${b[2]}")
+fi
 FIO=${FIO:-fio}
 if ! command -v "$FIO" >/dev/null; then
   apt-get update -qq
@@ -127,7 +136,7 @@ run_fio() { # case pair
   before=$(dev_ios)
   timed "$OUT/$1.fio.$2.time" share "$FIO" --name="$1" --filename="$FILE" --size="$SIZE" --rw="$rw" --bs="$bs" --iodepth="$qd" \
       --ioengine="$engine" --numjobs="$jobs" --group_reporting --direct=1 --runtime="$RUNTIME" --time_based --randrepeat=0 \
-      --output-format=json --output="$OUT/$1.fio.$2.json"
+      --output-format=json --output="$OUT/$1.fio.$2.json" "${FIO_BATCH[@]}"
   after=$(dev_ios)
   echo $((after - before)) >"$OUT/$1.fio.$2.dev"
 }
@@ -137,7 +146,7 @@ run_dd() { # case pair
   local before after
   before=$(dev_ios)
   timed "$OUT/$1.dd.$2.time" share "$DD" bench "$FILE" --rw "$rw" --bs "$bs" --iodepth "$qd" --ioengine "$engine" --numjobs "$jobs" \
-      --size "$SIZE" --runtime "${RUNTIME}s" --allow-destructive --no-tui \
+      --size "$SIZE" --runtime "${RUNTIME}s" --allow-destructive --no-tui "${DD_BATCH[@]}" \
       --json "$OUT/$1.dd.$2.json" >/dev/null 2>"$OUT/$1.dd.$2.err"
   after=$(dev_ios)
   echo $((after - before)) >"$OUT/$1.dd.$2.dev"
