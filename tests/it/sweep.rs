@@ -937,7 +937,7 @@ fn csv_names_its_units_leaves_absent_cells_empty_and_gives_the_sync_bytes_and_ti
         need=['rw','read_iops','read_mb_s','read_mib_s','read_mean_ns','read_p99_ns',\
         'write_iops','write_mb_s','write_mib_s','write_mean_ns','write_p99_ns','sync_mean_ns',\
         'sync_p99_ns','bytes','elapsed_ns','util_pct','aqu_sz','engine','ran_iodepth','status',\
-        'page_cache']\n\
+        'page_cache','notes']\n\
         print(r.fieldnames==need)\n\
         rd,wr=rows\n\
         print([rd[k] for k in need if k.startswith(('write_','sync_'))]==['']*7)\n\
@@ -946,7 +946,7 @@ fn csv_names_its_units_leaves_absent_cells_empty_and_gives_the_sync_bytes_and_ti
         int(rd['read_p99_ns'])>0)\n\
         print(int(wr['sync_mean_ns'])>0,int(wr['sync_p99_ns'])>0,int(wr['write_mean_ns'])>0)\n\
         print(int(rd['bytes']),int(wr['bytes']),int(rd['elapsed_ns'])>0,int(wr['elapsed_ns'])>0)\n\
-        print(int(wr['ran_iodepth']),wr['status'],wr['page_cache'])\n\
+        print(int(wr['ran_iodepth']),wr['status'],wr['page_cache'],repr(wr['notes']))\n\
         print(wr['sync_mean_ns'])";
     let parsed = python(script, &csv);
     let lines: Vec<&str> = parsed.lines().collect();
@@ -959,7 +959,7 @@ fn csv_names_its_units_leaves_absent_cells_empty_and_gives_the_sync_bytes_and_ti
             "True True True True",
             "True True True",
             "524288 524288 True True",
-            "32 completed false",
+            "32 completed false ''",
         ],
         "{csv}"
     );
