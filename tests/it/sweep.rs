@@ -850,6 +850,31 @@ fn a_batching_value_above_a_shallow_points_depth_is_capped_there_and_said() {
     assert_eq!(rows[0]["notes"], serde_json::json!([note]));
     assert!(rows[1].get("notes").is_none(), "{}", rows[1]);
     assert!(rows.iter().all(|r| r["status"] == "completed"), "{table}");
+    // The CSV's last column: quoted, as the note holds a comma; empty for the other point.
+    let out = sweep(
+        dir.path(),
+        &[
+            "f",
+            "--iodepth",
+            "2,8",
+            "--iodepth-batch",
+            "4",
+            "--iodepth-batch-complete-min",
+            "4",
+            "--runtime",
+            "300ms",
+            "--ramp",
+            "0s",
+            "--format",
+            "csv",
+        ],
+    );
+    assert_success(&out);
+    let csv = stdout(&out);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].ends_with(",page_cache,notes"), "{csv}");
+    assert!(lines[1].ends_with(&format!(",\"{note}\"")), "{csv}");
+    assert_eq!(lines[2].rsplit(',').next(), Some(""), "{csv}");
     // The plan says it before anything runs.
     let out = sweep(
         dir.path(),
