@@ -1238,10 +1238,14 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         ));
     }
     let (text, max_name) = opts.value(Key::IoDepthBatchComplete);
-    let mut iodepth_batch_complete = count_option(max_name, text, MAX_IODEPTH, "1 or 32")?;
     let (iodepth_batch_complete_min, iodepth_low) =
         batch_complete_options(&opts, iodepth, depth_name)?;
-    if iodepth_batch_complete_min == 0 && opts.get(Key::IoDepthBatchComplete).is_none() {
+    // fio's polling mode is both 0 (`io_in_polling` in its backend.c), a maximum not given
+    // being 0 there: checked before the maximum's own range, which a 0 is outside.
+    let max_zero = text.trim().parse::<u64>() == Ok(0);
+    if iodepth_batch_complete_min == 0
+        && (opts.get(Key::IoDepthBatchComplete).is_none() || max_zero)
+    {
         // fio's polling mode (both 0: a non-blocking reap after every queued I/O) is not
         // diskdash's: say so rather than run another workload under its name.
         let (_, min_name) = opts.value(Key::IoDepthBatchCompleteMin);
@@ -1251,12 +1255,18 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         }
         .bare();
         let max_bare = max_fix.trim_end_matches(['=', ' ']);
+        let with = if max_zero {
+            format!("with {max_name} 0")
+        } else {
+            format!("without {max_bare}")
+        };
         return Err(usage!(
-            "{min_name} 0 without {max_bare}: fio's polling mode (a reap after every queued \
-             I/O) is not supported; set {max_fix}{iodepth} to poll with the queue kept full, \
-             or raise {min_name} to 1 or more"
+            "{min_name} 0 {with}: fio's polling mode (a reap after every queued I/O) is not \
+             supported; set {max_fix}{iodepth} to poll with the queue kept full, or raise \
+             {min_name} to 1 or more"
         ));
     }
+    let mut iodepth_batch_complete = count_option(max_name, text, MAX_IODEPTH, "1 or 32")?;
     if iodepth_batch_complete_min > iodepth_batch_complete {
         if opts.get(Key::IoDepthBatchComplete).is_some() {
             let (_, min_name) = opts.value(Key::IoDepthBatchCompleteMin);
@@ -3262,6 +3272,18 @@ mod tests {
         assert_eq!(spec.iodepth_low, 32);
         let refused = parse(&["--iodepth-batch-complete-min", "0"]).unwrap_err();
         assert!(refused.contains("fio's polling mode"), "{refused}");
+        // Both given as 0 is the same mode, refused with the same sentence (not as a
+        // maximum under 1).
+        let refused = parse(&[
+            "--iodepth-batch-complete-min",
+            "0",
+            "--iodepth-batch-complete",
+            "0",
+        ])
+        .unwrap_err();
+        assert!(refused.contains(" 0 with "), "{refused}");
+        assert!(refused.contains("fio's polling mode"), "{refused}");
+        assert!(!refused.contains("at least 1"), "{refused}");
         let spec = parse(&[
             "--iodepth-batch-complete-min",
             "4",

@@ -865,6 +865,15 @@ pub struct UringOptions {
     pub nonvectored: bool,
 }
 
+impl UringOptions {
+    /// Whether the engine registers the buffers: asked for, and read and written by address
+    /// of a registered buffer (vectored I/O takes plain addresses).
+    #[must_use]
+    pub fn registers_buffers(&self) -> bool {
+        self.fixed_bufs && self.nonvectored
+    }
+}
+
 impl Default for UringOptions {
     fn default() -> Self {
         Self {

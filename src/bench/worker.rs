@@ -477,10 +477,10 @@ pub struct WorkerExit {
 }
 
 /// Thread body. Always reaches the segment's start barrier, even when setup fails or is
-/// stopped. Setup looks at the stop flag while it fills a writing job's buffers and before it
-/// sets up the ring, so an interrupt acts within a fraction of a second even with gigabytes of
-/// buffers to fill. (Registering buffers with io_uring faults them in without a look: a
-/// kernel zeroing pages, much faster than a fill.)
+/// stopped. Setup looks at the stop flag while it fills a writing job's buffers, while it
+/// faults in a reading job's buffers that io_uring will register (the registration would
+/// fault them in one call that cannot look) and before it sets up the ring, so an interrupt
+/// acts within a fraction of a second even with gigabytes of buffers.
 pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -> WorkerExit {
     let measured = MeasuredOnDrop {
         control: &control,
@@ -548,6 +548,13 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
             return exit;
         }
     };
+    if plan.engine == EngineKind::IoUring
+        && spec.uring.registers_buffers()
+        && !buffers.populate_unless(&control.stop)
+    {
+        not_ready(SetupError::Stopped);
+        return exit;
+    }
     // fio's buffer_pattern, and the sg engine's data and checks (`bench::sg`).
     let logical = if spec.sg.is_some() {
         crate::bench::blockdev::logical_block_bytes(plan.file.as_fd()).unwrap_or(512) as usize

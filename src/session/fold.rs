@@ -591,6 +591,7 @@ mod tests {
             record_path: None,
             jobs: (0..jobs).map(job_view).collect(),
             plan_points: Arc::new(Vec::new()),
+            plan_notes: Arc::new(Vec::new()),
             finished: Arc::new(Vec::new()),
             run: Arc::new(Vec::new()),
             plan: super::super::snapshot::PlanProgress {

@@ -248,6 +248,7 @@ impl Runner {
                 vec![job_view(&plan.steps[0].jobs[0], &targets[t].path, disk)]
             },
             plan_points: Arc::new(plan.steps.iter().map(|s| s.point.clone()).collect()),
+            plan_notes: Arc::new(plan.steps.iter().map(|s| s.notes.clone()).collect()),
             finished: Arc::new(Vec::new()),
             run: Arc::new(Vec::new()),
             plan: PlanProgress {

@@ -346,6 +346,9 @@ pub struct Snapshot {
     pub disks: Vec<DiskView>,
     /// Each step's point (a sweep's swept options and values; empty otherwise), in plan order.
     pub plan_points: Arc<Vec<Vec<(String, String)>>>,
+    /// Each step's notes (a sweep point's batching values capped to its depth: what it runs
+    /// otherwise than the sweep's options say), in plan order, as `plan_points`.
+    pub plan_notes: Arc<Vec<Vec<String>>>,
     /// The steps finished so far, in the order they ran.
     pub finished: Arc<Vec<StepResult>>,
     /// Each job's totals over the whole run (every step so far), as of the last interval

@@ -537,7 +537,7 @@ fn ranked_header_and_cells(
         ranks.push(rank::KEEP);
     } else {
         header.extend(
-            ["engine", "ran_iodepth", "status", "page_cache"]
+            ["engine", "ran_iodepth", "status", "page_cache", "notes"]
                 .into_iter()
                 .map(String::from),
         );
@@ -621,13 +621,24 @@ fn ranked_header_and_cells(
                 if let Some(ran) = &r.ran {
                     marks.push(ran.as_str());
                 }
-                marks.extend(r.notes.iter().map(String::as_str));
-                cells.push(marks.join(", "));
+                // A note is a sentence of its own (it may hold commas): "; " sets the notes
+                // apart from the marks and from each other, as a mark table's notes.
+                let mut text = marks.join(", ");
+                for note in &r.notes {
+                    if !text.is_empty() {
+                        text.push_str("; ");
+                    }
+                    text.push_str(note);
+                }
+                cells.push(text);
             } else {
                 cells.push(escape(&r.engine));
                 cells.push(r.iodepth.to_string());
                 cells.push(escape(&r.status));
                 cells.push(r.page_cache.to_string());
+                // Last, so the columns before keep their places; the CSV writer quotes it
+                // where it holds a comma.
+                cells.push(escape(&r.notes.join("; ")));
             }
             cells
         })
@@ -1087,11 +1098,11 @@ mod tests {
         assert_eq!(
             render(&rows(), &names, Format::Csv),
             "bs,read_iops,read_mb_s,read_mib_s,read_mean_ns,read_p99_ns,bytes,elapsed_ns,\
-             util_pct,aqu_sz,engine,ran_iodepth,status,page_cache\n\
+             util_pct,aqu_sz,engine,ran_iodepth,status,page_cache,notes\n\
              4k,24414,100.0,95.4,40000,120000,67108864,1250000000,87.3,3.50,io_uring,32,\
-             completed,false\n\
+             completed,false,\n\
              1M,1000,1048.6,1000.0,2000000,4500000,67108864,1250000000,100.0,31.97,io_uring,32,\
-             completed,false\n"
+             completed,false,\n"
         );
         assert_eq!(
             render(&rows(), &names, Format::Table),
@@ -1142,6 +1153,49 @@ mod tests {
     }
 
     #[test]
+    fn a_points_notes_stand_apart_from_its_marks_and_end_its_csv_row() {
+        let mut rows = rows();
+        for (row, depth) in rows.iter_mut().zip(["1", "32"]) {
+            row.point = vec![("iodepth".into(), depth.into())];
+            row.iodepth = depth.parse().unwrap();
+        }
+        // One note holds a comma (two values capped at once), as the sweep words it.
+        let capped = "iodepth_batch_complete_min 8 -> 1, iodepth_low 4 -> 1 at iodepth 1";
+        let other = "iodepth_batch 2 -> 1 at iodepth 1";
+        rows[0].notes = vec![capped.to_string(), other.to_string()];
+        rows[1].notes = vec![other.to_string()];
+        rows[1].status = "interrupted".into();
+        let names = ["iodepth".to_string()];
+        let text = render(&rows, &names, Format::Table);
+        let lines: Vec<&str> = text.lines().collect();
+        // Marks among themselves ", ", notes after them and between them "; ".
+        assert!(
+            lines[1].ends_with(&format!("  best read; {capped}; {other}")),
+            "{text}"
+        );
+        assert!(
+            lines[2].ends_with(&format!("  interrupted; {other}")),
+            "{text}"
+        );
+        let csv = render(&rows, &names, Format::Csv);
+        let csv: Vec<&str> = csv.lines().collect();
+        assert!(csv[0].ends_with(",status,page_cache,notes"), "{csv:?}");
+        // Quoted where the notes hold a comma, as RFC 4180 asks; plain where they need not be.
+        assert!(
+            csv[1].ends_with(&format!(",completed,false,\"{capped}; {other}\"")),
+            "{csv:?}"
+        );
+        assert!(
+            csv[2].ends_with(&format!(",interrupted,false,{other}")),
+            "{csv:?}"
+        );
+        // The columns before the notes keep their places.
+        let header: Vec<&str> = csv[0].split(',').collect();
+        assert_eq!(header.len(), 15, "{header:?}");
+        assert_eq!(header[13], "page_cache");
+    }
+
+    #[test]
     fn a_point_run_at_another_depth_says_so_and_is_not_on_the_depth_curve() {
         let mut rows = rows();
         for (row, depth) in rows.iter_mut().zip(["1", "32"]) {
@@ -1166,7 +1220,7 @@ mod tests {
             csv.lines()
                 .nth(2)
                 .unwrap()
-                .ends_with(",psync,1,completed,false"),
+                .ends_with(",psync,1,completed,false,"),
             "{csv}"
         );
     }
@@ -1274,7 +1328,7 @@ mod tests {
             "{text}"
         );
         let csv = render(&rows, &names, Format::Csv);
-        assert!(csv.lines().nth(2).unwrap().ends_with(",true"), "{csv}");
+        assert!(csv.lines().nth(2).unwrap().ends_with(",true,"), "{csv}");
         assert_eq!(
             page_cache_line(&rows).unwrap(),
             "PAGE CACHE: 1 of 2 points measured memory, not the disk (bs=1M): flagged in their \

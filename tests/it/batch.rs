@@ -215,6 +215,29 @@ fn batching_that_fio_adjusts_runs_adjusted_and_says_so() {
              iodepth_batch_complete_min to 1 or more"
         )
     );
+    // Both 0 written out is the same mode in fio (its `io_in_polling`): the same refusal,
+    // not a complaint about the maximum's range.
+    let file = job(
+        dir.path(),
+        "io_uring",
+        "iodepth_batch_complete_min=0\niodepth_batch_complete_max=0\n",
+    );
+    let out = Command::new(BIN)
+        .args(["fio", "--no-tui", "--output=o.json"])
+        .arg(&file)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_usage_error(&out);
+    assert_eq!(
+        stderr(&out).trim(),
+        format!(
+            "error: {file}:10: iodepth_batch_complete_min 0 with {file}:11: \
+             iodepth_batch_complete_max 0: fio's polling mode (a reap after every queued I/O) is \
+             not supported; set iodepth_batch_complete_max=32 to poll with the queue kept full, \
+             or raise {file}:10: iodepth_batch_complete_min to 1 or more"
+        )
+    );
 }
 
 /// Beside fio 3.33, same job file (2048 I/Os), by the calls' arguments and counts, which do

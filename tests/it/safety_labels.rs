@@ -122,11 +122,11 @@ fn a_sweep_without_io_uring_says_in_each_row_that_psync_ran_at_depth_1() {
         csv.lines()
             .next()
             .unwrap()
-            .ends_with(",engine,ran_iodepth,status,page_cache"),
+            .ends_with(",engine,ran_iodepth,status,page_cache,notes"),
         "{csv}"
     );
     assert!(
-        row(&csv, "32,").ends_with(",psync,1,completed,false"),
+        row(&csv, "32,").ends_with(",psync,1,completed,false,"),
         "{csv}"
     );
 }

@@ -103,6 +103,61 @@ impl GroupRun {
         self.seen.extend(self.lines.iter());
         (status, took, self.seen)
     }
+
+    /// Waits until the run holds `kib` KiB of memory or more (`VmRSS`); panics (after killing
+    /// the group) when it ends or a minute goes by first.
+    fn wait_resident(&self, kib: u64) {
+        let status = format!("/proc/{}/status", self.child.id());
+        let deadline = Instant::now() + END_WITHIN;
+        loop {
+            let rss = std::fs::read_to_string(&status).ok().and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("VmRSS:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            });
+            match rss {
+                Some(rss) if rss >= kib => return,
+                Some(_) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                _ => {
+                    self.signal(Signal::SIGKILL);
+                    panic!("never {kib} KiB resident; stderr so far: {:#?}", self.seen);
+                }
+            }
+        }
+    }
+
+    /// As [`GroupRun::finish`], with the run's peak resident memory in KiB (its `ru_maxrss`,
+    /// which `wait4` gives for this one process).
+    fn finish_with_peak(mut self) -> (ExitStatus, Duration, Vec<String>, u64) {
+        use std::os::unix::process::ExitStatusExt;
+
+        let started = Instant::now();
+        let pid = i32::try_from(self.child.id()).unwrap();
+        let (status, peak) = loop {
+            let mut status = 0;
+            // SAFETY: an all-zero rusage is a valid value for wait4 to fill in.
+            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+            // SAFETY: wait4 on our own child, writing only into the two locals.
+            let done = unsafe { libc::wait4(pid, &raw mut status, libc::WNOHANG, &raw mut usage) };
+            assert!(done >= 0, "wait4: {}", std::io::Error::last_os_error());
+            if done == pid {
+                break (status, u64::try_from(usage.ru_maxrss).unwrap());
+            }
+            if started.elapsed() > END_WITHIN {
+                self.signal(Signal::SIGKILL);
+                panic!(
+                    "still running after {END_WITHIN:?}; stderr: {:#?}",
+                    self.seen
+                );
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let took = started.elapsed();
+        self.seen.extend(self.lines.iter());
+        (ExitStatus::from_raw(status), took, self.seen, peak)
+    }
 }
 
 /// Asserts an interrupted run: exit 130, an `interrupted` record that validates, the scratch
@@ -201,6 +256,41 @@ fn sigterm_during_a_slow_setup_acts_at_once() {
         "took {took:?} to act on SIGTERM during setup"
     );
     assert_eq!(record["target"]["preconditioned"], true);
+}
+
+/// `--rw randread --bs 64M -q 32`: a job that only reads leaves its 2 GiB of buffers
+/// untouched, and io_uring's buffer registration (on by default) would fault them all in
+/// within one call that cannot look at the stop flag (seconds of it). The worker faults them
+/// in first, 64 MiB at a time, looking at the flag between steps: SIGTERM once a quarter of
+/// the pool is in memory ends the setup at once, with the record and without the scratch
+/// file, long before the rest is (the run's peak resident memory stays under three quarters
+/// of the pool; registration went on to all of it before it could stop).
+#[test]
+fn sigterm_while_a_read_pool_is_faulted_in_for_registration_acts_at_once() {
+    const POOL_KIB: u64 = 2 << 20;
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = GroupRun::start(
+        dir.path(),
+        &opts("--rw randread --bs 64M -q 32 --size 64M --runtime 30s --interval 100ms"),
+    );
+    run.wait_for(1, |l| l.starts_with("note: wrote the"));
+    run.wait_resident(POOL_KIB / 4);
+    run.signal(Signal::SIGTERM);
+    let (status, took, stderr, peak_kib) = run.finish_with_peak();
+    let record = assert_interrupted(dir.path(), status, &stderr, "registration setup");
+    assert!(
+        record["segments"].as_array().unwrap().is_empty(),
+        "the segment started: the signal waited for the setup ({took:?})"
+    );
+    assert_eq!(record["read"]["total_ios"], 0, "interrupted before any I/O");
+    assert!(
+        peak_kib < POOL_KIB * 3 / 4,
+        "peak resident {peak_kib} KiB: the 2 GiB pool was faulted in before the stop"
+    );
+    assert!(
+        took < Duration::from_secs(10),
+        "took {took:?} to act on SIGTERM during setup"
+    );
 }
 
 /// SIGSTOP for 2.5 s, then SIGCONT, in a 2 s run: the stopped time is reported as stalled (in

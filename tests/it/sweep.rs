@@ -887,6 +887,31 @@ fn a_batching_value_above_a_shallow_points_depth_is_capped_there_and_said() {
     assert_eq!(rows[0]["notes"], serde_json::json!([note]));
     assert!(rows[1].get("notes").is_none(), "{}", rows[1]);
     assert!(rows.iter().all(|r| r["status"] == "completed"), "{table}");
+    // The CSV's last column: quoted, as the note holds a comma; empty for the other point.
+    let out = sweep(
+        dir.path(),
+        &[
+            "f",
+            "--iodepth",
+            "2,8",
+            "--iodepth-batch",
+            "4",
+            "--iodepth-batch-complete-min",
+            "4",
+            "--runtime",
+            "300ms",
+            "--ramp",
+            "0s",
+            "--format",
+            "csv",
+        ],
+    );
+    assert_success(&out);
+    let csv = stdout(&out);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].ends_with(",page_cache,notes"), "{csv}");
+    assert!(lines[1].ends_with(&format!(",\"{note}\"")), "{csv}");
+    assert_eq!(lines[2].rsplit(',').next(), Some(""), "{csv}");
     // The plan says it before anything runs.
     let out = sweep(
         dir.path(),
@@ -974,7 +999,7 @@ fn csv_names_its_units_leaves_absent_cells_empty_and_gives_the_sync_bytes_and_ti
         need=['rw','read_iops','read_mb_s','read_mib_s','read_mean_ns','read_p99_ns',\
         'write_iops','write_mb_s','write_mib_s','write_mean_ns','write_p99_ns','sync_mean_ns',\
         'sync_p99_ns','bytes','elapsed_ns','util_pct','aqu_sz','engine','ran_iodepth','status',\
-        'page_cache']\n\
+        'page_cache','notes']\n\
         print(r.fieldnames==need)\n\
         rd,wr=rows\n\
         print([rd[k] for k in need if k.startswith(('write_','sync_'))]==['']*7)\n\
@@ -983,7 +1008,7 @@ fn csv_names_its_units_leaves_absent_cells_empty_and_gives_the_sync_bytes_and_ti
         int(rd['read_p99_ns'])>0)\n\
         print(int(wr['sync_mean_ns'])>0,int(wr['sync_p99_ns'])>0,int(wr['write_mean_ns'])>0)\n\
         print(int(rd['bytes']),int(wr['bytes']),int(rd['elapsed_ns'])>0,int(wr['elapsed_ns'])>0)\n\
-        print(int(wr['ran_iodepth']),wr['status'],wr['page_cache'])\n\
+        print(int(wr['ran_iodepth']),wr['status'],wr['page_cache'],repr(wr['notes']))\n\
         print(wr['sync_mean_ns'])";
     let parsed = python(script, &csv);
     let lines: Vec<&str> = parsed.lines().collect();
@@ -996,7 +1021,7 @@ fn csv_names_its_units_leaves_absent_cells_empty_and_gives_the_sync_bytes_and_ti
             "True True True True",
             "True True True",
             "524288 524288 True True",
-            "32 completed false",
+            "32 completed false ''",
         ],
         "{csv}"
     );

@@ -175,7 +175,7 @@ impl UringEngine {
             }
         }
         // Vectored reads and writes take addresses: registered buffers would go unused.
-        if options.fixed_bufs && options.nonvectored {
+        if options.registers_buffers() {
             let iovecs = buffers.iovecs(block_size_bytes);
             // SAFETY: the iovecs describe the worker's buffers, which the worker keeps alive
             // until after this engine (and its ring) is dropped.

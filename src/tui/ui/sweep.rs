@@ -15,7 +15,11 @@
 //! aqu-sz, MiB/s (the MB/s in binary units) goes first; the bottom border names those left
 //! out. A direction no finished point did has no columns. Rows that do not fit scroll:
 //! the running point stays in view, PgUp/PgDn move a page, Home/End to the first point and
-//! back to the running one; the bottom border says which rows are shown.
+//! back to the running one; the bottom border says which rows are shown. A point that runs
+//! otherwise than the sweep's options say (a batching value capped to its depth) has its
+//! notes in a last column, `; ` between them, cut with `…` where the panel is narrow; the
+//! column is there only when a point has notes, and it keeps room for a few characters before
+//! the numbers take the rest.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
@@ -160,6 +164,19 @@ fn fitting(room: u16, reads: bool, writes: bool) -> (Vec<&'static Column>, Vec<&
     )
 }
 
+/// The notes column's room kept from the numbers: enough to tell which value was capped.
+const NOTES_ROOM: u16 = 16;
+
+/// `text` in at most `width` characters: cut with `…` when longer.
+fn fit_text(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
 /// The first row on screen when `visible` of `count` rows fit: the `focus` row (the running
 /// point) kept in view, moved by the user's `scroll`, never past either end.
 fn first_row(count: usize, visible: usize, focus: Option<usize>, scroll: i32) -> usize {
@@ -275,16 +292,38 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let writes = !any || with_data().any(|r| r.write.is_some());
     // The mark column, then the parameters, each with its space.
     let fixed: u16 = 2 + param_widths.iter().map(|w| w + 1).sum::<u16>();
-    let (cols, left_out) = fitting(inner.width.saturating_sub(fixed), reads, writes);
+    // A point's notes, last: room for a few characters kept from the numbers when a point
+    // has any, all that the numbers leave otherwise.
+    let notes: Vec<String> = sweep.rows.iter().map(|r| r.notes.join("; ")).collect();
+    let longest = notes.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let keep = u16::try_from(longest).map_or(NOTES_ROOM, |l| l.min(NOTES_ROOM));
+    let (cols, left_out) = fitting(
+        inner.width.saturating_sub(fixed).saturating_sub(keep),
+        reads,
+        writes,
+    );
+    let notes_width = if longest == 0 {
+        0
+    } else {
+        let used = fixed + cols.iter().map(|c| c.width + 1).sum::<u16>();
+        inner
+            .width
+            .saturating_sub(used)
+            .min(u16::try_from(longest).unwrap_or(u16::MAX))
+    };
     let number = |text: String| Cell::from(Text::from(text).right_aligned());
 
     let mut header = vec![Cell::from("")];
     header.extend(sweep.params.iter().map(|p| Cell::from(p.clone())));
     header.extend(cols.iter().map(|c| number(c.name.to_string())));
+    if notes_width > 0 {
+        header.push(Cell::from(fit_text("notes", usize::from(notes_width))));
+    }
     let rows: Vec<Row> = sweep
         .rows
         .iter()
-        .map(|r| {
+        .zip(&notes)
+        .map(|(r, note)| {
             let (mark, style) = match r.state {
                 PointState::Running => (">", theme.selected()),
                 PointState::Pending => (" ", theme.dim()),
@@ -303,12 +342,18 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
                     (true, None) => "-".into(),
                 })
             }));
+            if notes_width > 0 {
+                cells.push(Cell::from(fit_text(note, usize::from(notes_width))));
+            }
             Row::new(cells).style(style)
         })
         .collect();
     let mut widths = vec![Constraint::Length(1)];
     widths.extend(param_widths.iter().map(|&w| Constraint::Length(w)));
     widths.extend(cols.iter().map(|c| Constraint::Length(c.width)));
+    if notes_width > 0 {
+        widths.push(Constraint::Length(notes_width));
+    }
     let table = Table::new(rows, widths)
         .header(Row::new(header).style(theme.label()))
         .column_spacing(1);

@@ -33,6 +33,7 @@ fn ten_points() -> View {
             write: None,
             util_pct: None,
             aqu_sz: None,
+            notes: Vec::new(),
         });
     }
     sweep.point.1 = 10;
@@ -164,4 +165,85 @@ fn the_monitors_throughput_chart_keeps_rows_to_read_at_80x24() {
     let chart = plan.throughput.expect("the throughput chart at 80x24");
     assert!(chart.height >= 8, "{chart:?}");
     assert!(plan.table.is_some() && plan.device.is_some(), "{plan:?}");
+}
+
+/// Two notes, one holding a comma, as a sweep words its capped batching values.
+const CAPPED: &str = "iodepth_batch_complete_min 8 -> 1, iodepth_low 4 -> 1 at iodepth 1";
+const OTHER: &str = "iodepth_batch 2 -> 1 at iodepth 1";
+
+/// The sample sweep with notes in its plan: two on the first point (finished), one on the
+/// last (pending), as a session publishes them.
+fn with_notes() -> View {
+    let mut snap = sample::sweep::snapshot();
+    let mut notes = vec![Vec::new(); snap.plan_points.len()];
+    notes[0] = vec![CAPPED.to_string(), OTHER.to_string()];
+    let last = notes.len() - 1;
+    notes[last] = vec![OTHER.to_string()];
+    snap.plan_notes = std::sync::Arc::new(notes);
+    sample::sweep::view(&snap, crate::tui::view::SweepMetric::Bandwidth)
+}
+
+/// The line of the results panel whose point is `rw bs`.
+fn row_of<'a>(screen: &'a str, point: &str) -> &'a str {
+    let (rw, bs) = point.split_once(' ').unwrap();
+    screen
+        .lines()
+        .find(|l| {
+            let mut words = l
+                .trim_start_matches('│')
+                .get(1..)
+                .unwrap_or_default()
+                .split_whitespace();
+            words.next() == Some(rw) && words.next() == Some(bs)
+        })
+        .unwrap_or_else(|| panic!("no row {point}:\n{screen}"))
+}
+
+#[test]
+fn a_points_notes_end_its_row_in_full_where_the_panel_is_wide() {
+    let view = with_notes();
+    let screen = screen(&view, 240, 50);
+    assert!(results_header(&screen).contains(" notes"), "{screen}");
+    let first = row_of(&screen, "write 1M");
+    assert!(
+        first
+            .trim_end_matches('│')
+            .trim_end()
+            .ends_with(&format!("{CAPPED}; {OTHER}")),
+        "{first}"
+    );
+    // A pending point's notes are the plan's: shown before it runs.
+    let last = row_of(&screen, "read 8M");
+    assert!(
+        last.trim_end_matches('│').trim_end().ends_with(OTHER),
+        "{last}"
+    );
+    // A point without notes has none, and every number column still fits.
+    assert!(!row_of(&screen, "write 2M").contains("iodepth"), "{screen}");
+    assert!(!screen.contains("columns:"), "{screen}");
+}
+
+#[test]
+fn a_points_notes_are_cut_with_an_ellipsis_where_the_panel_is_narrow() {
+    let view = with_notes();
+    let screen = screen(&view, 80, 24);
+    let first = row_of(&screen, "write 1M");
+    let body = first.trim_end_matches('│').trim_end();
+    assert!(body.ends_with('…'), "{first}");
+    let at = body
+        .find("iodepth")
+        .unwrap_or_else(|| panic!("no note in {first}"));
+    let cut = body[at..].trim_end_matches('…');
+    assert!(
+        cut.len() >= 8 && CAPPED.starts_with(cut),
+        "{cut:?} of {first}"
+    );
+    // The panel keeps its border: no line runs past the screen.
+    assert!(screen.lines().all(|l| l.chars().count() == 80), "{screen}");
+    assert!(first.ends_with('│'), "{first}");
+    // The key columns stay.
+    let header = results_header(&screen);
+    for kept in ["rIOPS", "wIOPS", "rMB/s", "wMB/s", "r p99", "w p99"] {
+        assert!(header.contains(kept), "{kept} in {header:?}:\n{screen}");
+    }
 }

@@ -766,6 +766,24 @@ mod tests {
         insta::assert_snapshot!(term.backend());
     }
 
+    /// `show` of a sweep: a point's notes (batching capped to its depth) are in its row.
+    #[test]
+    fn show_of_a_sweep_has_each_points_notes_in_its_row() {
+        let mut record = record();
+        let note = "iodepth_batch_complete_min 8 -> 1 at iodepth 1";
+        for (seg, depth) in record.segments.iter_mut().zip(["1", "32"]) {
+            seg.point = vec![crate::record::PointValue {
+                option: "iodepth".into(),
+                value: depth.into(),
+            }];
+        }
+        record.segments[0].notes = vec![note.to_string()];
+        let view = view(&record, UiState::default());
+        let sweep = view.sweep.expect("a sweep's record");
+        let notes: Vec<&[String]> = sweep.rows.iter().map(|r| r.notes.as_slice()).collect();
+        assert_eq!(notes, [&[note.to_string()][..], &[]]);
+    }
+
     /// A sweep with `--baseline memory`: its first point ran on vda, its last (the baseline)
     /// on tmpfs without a device. `show` says the last segment has no device and shows none
     /// of the first segment's numbers.

@@ -66,6 +66,10 @@ pub struct SweepRow {
     pub write: Option<PointRates>,
     pub util_pct: Option<f64>,
     pub aqu_sz: Option<f64>,
+    /// What the point runs otherwise than the sweep's options say (a batching value capped
+    /// to its depth: `iodepth_batch_complete_min 8 -> 1 at iodepth 1`); known from the plan,
+    /// so a pending point has them too.
+    pub notes: Vec<String>,
 }
 
 /// One line of the chart: a combination of the other swept parameters (and a direction when
@@ -158,6 +162,7 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
                         .map_or_else(|| "-".into(), |(_, v)| v.clone())
                 })
                 .collect();
+            let notes = snap.plan_notes.get(step).cloned().unwrap_or_default();
             // A step that ran twice shows its last run.
             if let Some(done) = snap.finished.iter().rev().find(|r| r.step == step) {
                 SweepRow {
@@ -167,6 +172,7 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
                     write: (done.write.ios > 0).then_some(done.write),
                     util_pct: done.util_pct,
                     aqu_sz: done.aqu_sz,
+                    notes,
                 }
             } else if running_step == Some(step) {
                 let (read, write) = so_far(&snap.cumulative);
@@ -182,6 +188,7 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
                     write,
                     util_pct: device.map(|d| d.util_pct),
                     aqu_sz: device.map(|d| d.queue_size),
+                    notes,
                 }
             } else {
                 SweepRow {
@@ -191,6 +198,7 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
                     write: None,
                     util_pct: None,
                     aqu_sz: None,
+                    notes,
                 }
             }
         })
@@ -262,6 +270,7 @@ pub fn recorded(record: &crate::record::RunRecord, metric: SweepMetric) -> Optio
             write: rates(&s.write),
             util_pct: s.device.as_ref().map(|d| d.iostat.util_pct),
             aqu_sz: s.device.as_ref().map(|d| d.iostat.queue_size),
+            notes: s.notes.clone(),
         })
         .collect();
     let n = rows.len();

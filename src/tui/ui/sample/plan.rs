@@ -248,6 +248,7 @@ pub fn snapshot() -> Snapshot {
         },
         disks,
         plan_points: Arc::new(vec![Vec::new(); 3]),
+        plan_notes: Arc::new(vec![Vec::new(); 3]),
         finished: Arc::new(Vec::new()),
         run: Arc::new(Vec::new()),
     }
