@@ -322,10 +322,59 @@ fn sweep_points(record: &RunRecord) -> Vec<(String, table::Row)> {
         .collect()
 }
 
-/// How many points a sweep's record holds (`None`: not a sweep).
-#[must_use]
-pub fn sweep_point_count(record: &RunRecord) -> Option<usize> {
-    record.sweep.as_ref().map(|_| sweep_points(record).len())
+/// What a record's totals add up: one job's run (a bench run's live changes included), or
+/// the different points of a plan whose segments carry them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Totals {
+    Run,
+    /// A sweep's distinct points, memory baselines counted (a point's loops are one).
+    Sweep {
+        points: usize,
+        baselines: bool,
+    },
+    /// `diskdash mark`'s distinct measurements (test and direction).
+    Mark {
+        measurements: usize,
+    },
+}
+
+impl Totals {
+    #[must_use]
+    pub fn of(record: &RunRecord) -> Self {
+        let mut points: Vec<&[crate::record::PointValue]> = Vec::new();
+        for segment in &record.segments {
+            if !points.contains(&segment.point.as_slice()) {
+                points.push(&segment.point);
+            }
+        }
+        let has = |option: &str| {
+            points
+                .iter()
+                .any(|point| point.iter().any(|v| v.option == option))
+        };
+        if has("test") {
+            Self::Mark {
+                measurements: points.len(),
+            }
+        } else if record.sweep.is_some() {
+            Self::Sweep {
+                points: points.len(),
+                baselines: has("baseline"),
+            }
+        } else {
+            Self::Run
+        }
+    }
+
+    /// Whether the totals mix different points.
+    #[must_use]
+    pub fn mixed(self) -> bool {
+        match self {
+            Self::Run => false,
+            Self::Sweep { points, .. } => points > 1,
+            Self::Mark { measurements } => measurements > 1,
+        }
+    }
 }
 
 /// One direction of a point in both sweeps: IOPS, bandwidth and p99.

@@ -5,7 +5,7 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::analysis::compare::{compare, sweep_point_count};
+use crate::analysis::compare::{Totals, compare};
 use crate::cli::CompareArgs;
 
 /// `--max-regression PCT`: a finite number, 0 or more.
@@ -16,6 +16,42 @@ fn parse_max_regression(text: &str) -> anyhow::Result<f64> {
             "--max-regression {text:?} is not a percentage; use a number of 0 or more, e.g. 5 or 2.5"
         )),
     }
+}
+
+/// A plan's totals mix its points: two sweeps are compared point by point, but a sweep against
+/// anything else, or a mark of several measurements, would compare nothing in particular.
+fn refuse_mixed_totals(base: (&str, Totals), new: (&str, Totals)) -> anyhow::Result<()> {
+    for ((path, totals), (other, other_totals)) in [(base, new), (new, base)] {
+        match (totals, other_totals) {
+            (Totals::Mark { measurements }, _) if totals.mixed() => {
+                return Err(crate::usage!(
+                    "{path} is a mark of {measurements} measurements: its totals mix them; \
+                     compare two sweeps point by point or two runs of one job"
+                ));
+            }
+            (Totals::Sweep { points, baselines }, Totals::Run | Totals::Mark { .. })
+                if totals.mixed() =>
+            {
+                let counted = if baselines {
+                    " (memory baselines counted)"
+                } else {
+                    ""
+                };
+                let other_is = if other_totals == Totals::Run {
+                    "one run"
+                } else {
+                    "a mark"
+                };
+                return Err(crate::usage!(
+                    "{path} is a sweep of {points} points{counted} and {other} {other_is}: the \
+                     sweep's totals mix its points; compare a sweep with a sweep (point by \
+                     point) or a run with a run"
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// `diskdash compare`: the text (or `--json`) on stdout; with `--max-regression`, each
@@ -32,22 +68,10 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let base = crate::fleet::view::load_run(&args.base)?;
     let new = crate::fleet::view::load_run(&args.new)?;
     let shown = |p: &Path| p.display().to_string();
-    // A sweep's totals mix its points: against one run they compare nothing in particular.
-    for (sweep, sweep_path, run, run_path) in [
-        (&base, &args.base, &new, &args.new),
-        (&new, &args.new, &base, &args.base),
-    ] {
-        if let Some(points) = sweep_point_count(sweep).filter(|&n| n > 1)
-            && run.sweep.is_none()
-        {
-            return Err(crate::usage!(
-                "{} is a sweep of {points} points and {} one run: the sweep's totals mix its \
-                 points; compare a sweep with a sweep (point by point) or a run with a run",
-                shown(sweep_path),
-                shown(run_path)
-            ));
-        }
-    }
+    refuse_mixed_totals(
+        (&shown(&args.base), Totals::of(&base)),
+        (&shown(&args.new), Totals::of(&new)),
+    )?;
     let mut comparison = compare(&shown(&args.base), &base, &shown(&args.new), &new);
     if let Some(max) = max {
         comparison.gate(max);
