@@ -654,14 +654,18 @@ fn fio_hint(err: &clap::Error, argv: &[String]) -> Option<String> {
     // fio`, which runs its command lines unchanged.
     let runs = match command.as_deref() {
         Some(name @ ("bench" | "mark" | "sweep")) => Some(name),
-        Some(_) if !matches!(flag, "--direct" | "--buffered") => return None,
-        _ => None,
+        Some(_) => return None,
+        None => None,
     };
     let hint = match (flag, runs) {
         // clap names a switch given a value by its usage: `--direct`, `--buffered`.
-        ("--direct" | "--buffered", _) => format!(
+        ("--direct" | "--buffered", Some("bench")) => format!(
             "{flag} is a switch (no value): --direct (the default, O_DIRECT) or --buffered \
              (fio's --direct=0)"
+        ),
+        ("--name", Some("mark")) => format!(
+            "{arg}: fio's --name starts a job; diskdash mark runs its profile's tests: drop \
+             --name (or run fio's command line as diskdash fio {arg} ...)"
         ),
         ("--name", Some(name)) => format!(
             "{arg}: fio's --name starts a job; diskdash {name} runs the job its flags give: \
@@ -671,10 +675,12 @@ fn fio_hint(err: &clap::Error, argv: &[String]) -> Option<String> {
             "{arg}: diskdash {name} takes the target as its argument: diskdash {name} {target}"
         ),
         ("--time_based" | "--time-based", Some("mark")) => format!(
-            "{arg}: diskdash mark times each loop by --runtime (fio's --time_based): drop {flag}"
+            "{arg}: diskdash mark's loops run for --runtime (under --like kdiskmark, for their \
+             size, capped by it): drop {flag}"
         ),
         ("--time_based" | "--time-based", Some(name)) => format!(
-            "{arg}: diskdash {name} always runs for --runtime (fio's --time_based): drop {flag}"
+            "{arg}: diskdash {name} runs for --runtime (fio's --time_based) unless --io-size \
+             makes it size-based: drop {flag}"
         ),
         ("--name" | "--filename" | "--time_based" | "--time-based", None) => format!(
             "{arg}: a fio option; fio's command lines run unchanged under diskdash fio \
@@ -797,8 +803,13 @@ mod tests {
         );
         assert_eq!(
             one_line(&["mark", "--time_based"]),
-            "--time_based: diskdash mark times each loop by --runtime (fio's --time_based): drop \
-             --time_based"
+            "--time_based: diskdash mark's loops run for --runtime (under --like kdiskmark, for \
+             their size, capped by it): drop --time_based"
+        );
+        assert_eq!(
+            one_line(&["mark", "--name=x"]),
+            "--name=x: fio's --name starts a job; diskdash mark runs its profile's tests: drop \
+             --name (or run fio's command line as diskdash fio --name=x ...)"
         );
         assert_eq!(
             one_line(&["--name=x"]),
@@ -817,9 +828,16 @@ mod tests {
         );
         assert_eq!(
             one_line(&["bench", "--time_based"]),
-            "--time_based: diskdash bench always runs for --runtime (fio's --time_based): drop \
-             --time_based"
+            "--time_based: diskdash bench runs for --runtime (fio's --time_based) unless \
+             --io-size makes it size-based: drop --time_based"
         );
+        // Commands that take neither switch get clap's own words.
+        for command in ["mark", "iostat"] {
+            assert!(
+                !one_line(&[command, "--direct=1"]).contains("is a switch"),
+                "{command}"
+            );
+        }
     }
 
     #[test]
