@@ -157,11 +157,18 @@ impl StatusPrinter {
                 .map(|p| crate::sweep::describe(p))
                 .unwrap_or_default();
             let ran = runs_on(&snap.engine.used, snap.job());
+            let [(at, points), (loop_at, loops)] =
+                crate::sweep::point_and_loop(&snap.plan_points, snap.plan.index);
+            let looped = if loops > 1 {
+                format!(" loop {loop_at}/{loops}")
+            } else {
+                String::new()
+            };
+            // A sweep of one point (with its memory baseline) names no options.
+            let point = if point.is_empty() { point } else { point + " " };
             let _ = writeln!(
                 err,
-                "point {}/{}: {point} ({}{ran})",
-                snap.plan.index + 1,
-                snap.plan.count,
+                "point {at}/{points}{looped}: {point}({}{ran})",
                 snap.job().describe()
             );
         }

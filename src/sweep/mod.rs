@@ -340,6 +340,30 @@ pub fn describe(point: &[(String, String)]) -> String {
         .join(" ")
 }
 
+/// Where step `index` of a plan whose steps carry `points` stands: its point among the
+/// distinct points (1-based, and how many) and its loop of that point (1-based, and how many
+/// loops the point has). A memory baseline's point is a point of its own.
+#[must_use]
+pub fn point_and_loop(points: &[Vec<(String, String)>], index: usize) -> [(usize, usize); 2] {
+    let mut distinct: Vec<&[(String, String)]> = Vec::new();
+    for point in points {
+        if !distinct.contains(&point.as_slice()) {
+            distinct.push(point);
+        }
+    }
+    let Some(this) = points.get(index) else {
+        return [(index + 1, points.len()), (1, 1)];
+    };
+    let at = distinct
+        .iter()
+        .position(|p| *p == this.as_slice())
+        .unwrap_or(0);
+    let same = |p: &&Vec<(String, String)>| *p == this;
+    let loop_at = points[..=index].iter().filter(same).count();
+    let loops = points.iter().filter(same).count();
+    [(at + 1, distinct.len()), (loop_at, loops)]
+}
+
 /// A sweep, ready to run.
 #[derive(Debug, Clone)]
 pub struct Sweep {
@@ -661,6 +685,20 @@ pub fn add_memory_baseline(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_steps_point_and_loop_count_distinct_points_and_their_repeats() {
+        let p = |bs: &str| vec![("bs".to_string(), bs.to_string())];
+        let plan = [p("4k"), p("4k"), p("8k"), p("8k")];
+        assert_eq!(point_and_loop(&plan, 0), [(1, 2), (1, 2)]);
+        assert_eq!(point_and_loop(&plan, 1), [(1, 2), (2, 2)]);
+        assert_eq!(point_and_loop(&plan, 3), [(2, 2), (2, 2)]);
+        let mut baseline = p("4k");
+        baseline.push(("baseline".into(), "memory".into()));
+        let plan = [p("4k"), baseline];
+        assert_eq!(point_and_loop(&plan, 1), [(2, 2), (1, 1)]);
+        assert_eq!(point_and_loop(&plan, 5), [(6, 2), (1, 1)]);
+    }
 
     #[test]
     fn sync_modes_and_fdatasync_are_dimensions() {

@@ -168,6 +168,9 @@ fn loops_are_picked_and_the_table_says_which_and_the_peak() {
         &out,
         "note: each point runs 2 times; the table shows the median",
     );
+    // The headless lines count points, and each point's loops.
+    assert_stderr_has(&out, "point 1/2 loop 2/2: bs=4k (");
+    assert_stderr_has(&out, "point 2/2 loop 1/2: bs=64k (");
     let table = stdout(&out);
     let lines: Vec<&str> = table.lines().collect();
     assert!(lines[0].starts_with("bs   read IOPS"), "{table}");
@@ -467,7 +470,7 @@ fn the_memory_baseline_runs_each_point_again_on_dev_shm() {
 }
 
 #[test]
-fn compare_refuses_a_sweep_of_several_points_against_one_run() {
+fn compare_refuses_totals_that_mix_a_plans_points() {
     let dir = tempfile::tempdir().unwrap();
     let common = ["--ioengine", "null", "--size", "8M", "--runtime", "200ms"];
     let out = sweep(
@@ -501,6 +504,58 @@ fn compare_refuses_a_sweep_of_several_points_against_one_run() {
         );
         assert!(stdout(&out).is_empty());
     }
+    // One point and its memory baseline are two points; a mark's measurements mix too, even
+    // against another mark (marks have no point-by-point comparison).
+    let out = sweep(
+        dir.path(),
+        &[
+            &common[..],
+            &["--baseline", "memory", "--ramp", "0s", "--json", "m.json"],
+        ]
+        .concat(),
+    );
+    assert_success(&out);
+    let out = Command::new(BIN)
+        .args(["mark", ".", "--no-tui", "--profile", "demo", "--loops", "1"])
+        .args(["--size", "8M", "--runtime", "200ms", "--json", "k.json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    for (args, want) in [
+        (
+            ["m.json", "r.json"],
+            "error: m.json is a sweep of 2 points (memory baselines counted) and r.json one run: \
+             the sweep's totals mix its points; compare a sweep with a sweep (point by point) or \
+             a run with a run\n",
+        ),
+        (
+            ["r.json", "k.json"],
+            "error: k.json is a mark of 2 measurements: its totals mix them; compare two sweeps \
+             point by point or two runs of one job\n",
+        ),
+        (
+            ["k.json", "k.json"],
+            "error: k.json is a mark of 2 measurements: its totals mix them; compare two sweeps \
+             point by point or two runs of one job\n",
+        ),
+    ] {
+        let out = Command::new(BIN)
+            .arg("compare")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(stderr(&out), want);
+    }
+    // Two sweeps, each with its baseline, still compare point by point.
+    let out = Command::new(BIN)
+        .args(["compare", "m.json", "m.json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
 }
 
 #[test]

@@ -30,14 +30,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         right.push_str(state.label());
     }
     if let Some((step, of)) = h.step {
-        // A sweep's steps are its points and a mark's its tests, as their results panel
-        // names them.
-        let word = match &view.sweep {
-            Some(sweep) if sweep.is_mark() => "test",
-            Some(_) => "point",
-            None => "step",
-        };
-        right.push_str(&format!(" {word} {step}/{of}"));
+        right.push_str(&format!(" step {step}/{of}"));
     } else if let Some((seg, of)) = h.segment {
         right.push_str(&format!(" seg {seg}/{of}"));
     }

@@ -1,7 +1,9 @@
 //! The latency heatmap: time on x (one column per interval, the newest on the right), latency
 //! on y (log-spaced bands over p0.1..p99 of the visible intervals, one more up to max), shade = the
 //! share of that interval's I/Os in the band. Drawn inside the latency panel (`h` toggles it
-//! with the histogram). The marks on the right are the newest interval's p50/p99/p99.9.
+//! with the histogram). The marks on the right are p50/p99/p99.9 from merged histograms: the
+//! last interval's while the run goes on (the latency table's `last` column), the segment's
+//! or the whole run's once it is over; the caption says whose.
 //! ```text
 //! read latency over time: shade = share of the interval's I/Os   h: histogram
 //! <=61ms  |                                  ⠂       ⠂ |

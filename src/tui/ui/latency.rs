@@ -91,7 +91,8 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         };
         if heat && !heatmap::fits(below) && inner.height >= 8 {
             // Narrow and too short for both: the heatmap takes the panel, its marks carry
-            // p50/p99/p99.9 of the newest interval (the percentile table is one `h` away).
+            // p50/p99/p99.9 (the last interval's live, the longer span's once the run is
+            // over; the percentile table is one `h` away).
             chart(f, inner, lat, view, theme);
             return;
         }

@@ -635,7 +635,7 @@ fn a_sweep_fills_its_results_in() {
             screen.contains("sweep: point 6 of 8  elapsed 2m33s  ETA 1m22s"),
             "{screen}"
         );
-        assert!(screen.contains("RUNNING point 6/8"), "{screen}");
+        assert!(screen.contains("RUNNING step 6/8"), "{screen}");
         assert!(screen.contains("throughput and IOPS"), "{screen}");
         for row in [
             "  write 1M      -    393       -   412.0",
