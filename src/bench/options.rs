@@ -540,7 +540,7 @@ pub static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP),
     Row::new(Key::IoDepthBatchCompleteMin, "--iodepth-batch-complete-min", "iodepth_batch_complete_min", ENGINE)
         .aliases(&["iodepth_batch_complete"])
-        .help("Completions each wake-up waits for at least, capped by what is in flight (0: poll without sleeping; like fio's iodepth_batch_complete_min).")
+        .help("Completions each wake-up waits for at least, capped by what is in flight (0, with --iodepth-batch-complete: poll without sleeping; like fio's iodepth_batch_complete_min).")
         .default("1")
         .bounds(0, MAX_IODEPTH as u64)
         .on(BENCH | SWEEP),

@@ -548,8 +548,11 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
             return exit;
         }
     };
+    // Only an untouched pool: a filled one is resident already.
     if plan.engine == EngineKind::IoUring
         && spec.uring.registers_buffers()
+        && !plan.spec.writes_data()
+        && plan.spec.sg.is_none()
         && !buffers.populate_unless(&control.stop)
     {
         not_ready(SetupError::Stopped);
@@ -962,6 +965,7 @@ impl<'a> Loop<'a> {
     fn drive<E: Engine>(&mut self, engine: &mut E, buffers: &AlignedBuffers) {
         let mut flight = Flight::new(&self.spec, self.depth, buffers);
         if self.control.stop.load(Ordering::Relaxed) {
+            self.ended = Some((monotonic_ns(), crate::stats::rusage(libc::RUSAGE_THREAD)));
             return;
         }
         if let Some(target) = self.spec.latency_target {
