@@ -124,8 +124,9 @@ for tool, iops in (("diskdash", dd), ("fio", fio)):
         print(f"  {name:<12} {n:>3} threads  user {float(u):5.2f}  system {float(s):5.2f}  run-queue wait {float(wait):5.2f} CPUs"
               f"  context switches {float(vol) / iops:.3f} voluntary, {float(invol) / iops:.4f} involuntary per I/O")
     per[tool] = ((usr + sys_) / iops, sys_ / iops)
-# The kernel's part alone sets a floor: were diskdash's user time zero, its CPU per I/O would
-# still be its system time per I/O, and no change to its own code can take the ratio below that.
+# The kernel's part sets a floor: were diskdash's user time zero, its CPU per I/O would still
+# be its system time per I/O; only doing less kernel work per I/O (fewer system calls, as with
+# batching) goes under it.
 print(f"ratio diskdash/fio CPU per I/O: {per['diskdash'][0] / per['fio'][0]:.3f}; with no user time at all "
       f"diskdash would be at {per['diskdash'][1] / per['fio'][0]:.3f} (its system time per I/O over fio's whole)")
 PY
@@ -139,7 +140,9 @@ if [ -n "$PERF" ]; then
   done
   if [ -s "$OUT/diskdash.perf" ] && [ -s "$OUT/fio.perf" ]; then
     # The same samples as time per I/O, symbol by symbol, the two tools side by side: samples
-    # over the sampling rate over the I/Os of the sampled seconds (the run's mean rate).
+    # over the sampling rate over the I/Os of the sampled seconds (the run's mean rate). perf
+    # lowers its rate when sampling costs too much (kernel.perf_event_max_sample_rate): the
+    # figures then come out low for both tools alike.
     for tool in diskdash fio; do
       $PERF report -i "$OUT/$tool.perf" --stdio --no-children --sort sym -g none -n 2>/dev/null \
         | grep -v '^#' | grep -v '^$' >"$OUT/$tool.syms" || true
@@ -155,7 +158,9 @@ for tool in ios:
     for line in open(f"{out}/{tool}.syms"):
         m = re.match(r"\s*[\d.]+%\s+(\d+)\s+(\[.\])\s+(.*\S)", line)
         if m:
-            ns.setdefault(f"{m.group(2)} {m.group(3)}", {})[tool] = int(m.group(1)) / hz / ios[tool] * 1e9
+            # The same name in two objects is one row: its samples add up.
+            row = ns.setdefault(f"{m.group(2)} {m.group(3)}", {})
+            row[tool] = row.get(tool, 0) + int(m.group(1)) / hz / ios[tool] * 1e9
 for mark, what in (("[k]", "kernel"), ("[.]", "user")):
     d, f = (sum(v.get(t, 0) for s, v in ns.items() if s.startswith(mark)) for t in ("diskdash", "fio"))
     print(f"  {what:<6} {d:7.0f} {f:7.0f} {d - f:+7.0f}")

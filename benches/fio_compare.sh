@@ -22,7 +22,8 @@
 # worker counts of the session's own CPU per interval figure; SESSION_PACED (default 16, "" for
 # none): the worker count also run paced at a tenth of its unpaced rate.
 # BATCH="SUBMIT MIN MAX" (default: none, each tool's defaults, 1 1 1): both tools submit and reap
-# in batches, fio's iodepth_batch_submit, iodepth_batch_complete_min and _max, e.g. "16 8 32".
+# in batches, fio's iodepth_batch_submit, iodepth_batch_complete_min and _max, e.g. "16 8 32";
+# a case of lower depth runs them capped to it, as fio does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -53,13 +54,22 @@ EXTRAS=${EXTRAS-"loop null session mem"}
 [ "$EXTRAS" = 1 ] && EXTRAS="loop null session mem" # the former EXTRAS=1: all
 extra() { [[ " $EXTRAS " == *" $1 "* ]]; }
 
-FIO_BATCH=() DD_BATCH=()
 if [ -n "${BATCH:-}" ]; then
   [[ $BATCH =~ ^([0-9]+)\ ([0-9]+)\ ([0-9]+)$ ]] || { echo "BATCH=$BATCH: not \"SUBMIT MIN MAX\" (e.g. \"16 8 32\")" >&2; exit 2; }
-  b=("${BASH_REMATCH[@]:1}")
-  FIO_BATCH=(--iodepth_batch_submit="${b[0]}" --iodepth_batch_complete_min="${b[1]}" --iodepth_batch_complete_max="${b[2]}")
-  DD_BATCH=(--iodepth-batch "${b[0]}" --iodepth-batch-complete-min "${b[1]}" --iodepth-batch-complete "${b[2]}")
+  [ "${BASH_REMATCH[1]}" -ge 1 ] && [ "${BASH_REMATCH[2]}" -ge 1 ] || { echo "BATCH=$BATCH: SUBMIT and MIN must be at least 1" >&2; exit 2; }
 fi
+# A case's batching, as fio runs it at the case's depth: submit and the completion minimum at
+# most the depth, the maximum at least the minimum (diskdash refuses values above one depth).
+batch_for() { # iodepth -> FIO_BATCH and DD_BATCH
+  FIO_BATCH=() DD_BATCH=()
+  [ -n "${BATCH:-}" ] || return 0
+  local s min max
+  read -r s min max <<<"$BATCH"
+  s=$((s < $1 ? s : $1)) min=$((min < $1 ? min : $1))
+  max=$((max > min ? max : min))
+  FIO_BATCH=(--iodepth_batch_submit="$s" --iodepth_batch_complete_min="$min" --iodepth_batch_complete_max="$max")
+  DD_BATCH=(--iodepth-batch "$s" --iodepth-batch-complete-min "$min" --iodepth-batch-complete "$max")
+}
 FIO=${FIO:-fio}
 if ! command -v "$FIO" >/dev/null; then
   apt-get update -qq
@@ -132,6 +142,7 @@ timed() {
 
 run_fio() { # case pair
   read -r rw bs qd engine jobs <<<"$(params "$1")"
+  batch_for "$qd"
   local before after
   before=$(dev_ios)
   timed "$OUT/$1.fio.$2.time" share "$FIO" --name="$1" --filename="$FILE" --size="$SIZE" --rw="$rw" --bs="$bs" --iodepth="$qd" \
@@ -143,6 +154,7 @@ run_fio() { # case pair
 
 run_dd() { # case pair
   read -r rw bs qd engine jobs <<<"$(params "$1")"
+  batch_for "$qd"
   local before after
   before=$(dev_ios)
   timed "$OUT/$1.dd.$2.time" share "$DD" bench "$FILE" --rw "$rw" --bs "$bs" --iodepth "$qd" --ioengine "$engine" --numjobs "$jobs" \
