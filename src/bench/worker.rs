@@ -577,7 +577,18 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     }
     let mut state = Loop::new(&plan, &control, links, stats, depth, fd);
     state.sg = sg;
-    if !run_engine(&plan, &mut state, &buffers, depth, &mut exit.setup) {
+    // A libaio context outlives the loop until the windows are closed (below): destroying it
+    // waits out the kernel's RCU grace period, tens of milliseconds of no I/O. Declared after
+    // the buffers, so dropped before them.
+    let mut aio_context = None;
+    if !run_engine(
+        &plan,
+        &mut state,
+        &buffers,
+        depth,
+        &mut exit.setup,
+        &mut aio_context,
+    ) {
         return exit;
     }
     // The last tick goes to the aggregator like every other, before the worker counts as
@@ -603,6 +614,7 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
         end.2.saturating_sub(state.cpu_at_start.2),
     );
     control.mark_measured(measured.id);
+    drop(aio_context);
     // A verifying write job reads back what it wrote, after its measured window (its time
     // and CPU are not the run's, nor its reads the device window's).
     if let Some(verify) = spec.verify
@@ -642,6 +654,7 @@ fn run_engine(
     buffers: &AlignedBuffers,
     depth: usize,
     setup: &mut EngineSetup,
+    aio_context: &mut Option<LibaioEngine>,
 ) -> bool {
     let spec = &plan.spec;
     let fd = state.fd;
@@ -694,6 +707,7 @@ fn run_engine(
                 *setup = ready;
                 state.start(setup);
                 state.drive(&mut engine, buffers);
+                *aio_context = Some(engine);
             }
             // libaio was asked for by name: no silent io_uring or psync instead.
             Err(err) => {
