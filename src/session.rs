@@ -622,6 +622,14 @@ fn open_job_target(
     allow_destructive: bool,
     named: bool,
 ) -> anyhow::Result<target::Target> {
+    // fio's null engine makes no file.
+    if let Some(path) = &job.target
+        && job.spec.ioengine == crate::bench::spec::EngineKind::Null
+        && std::fs::symlink_metadata(path).is_err()
+    {
+        return target::open_missing_diskless(&job.spec, path)
+            .with_context(|| format!("job {}", job.name));
+    }
     if let (Some(path), crate::plan::Missing::Create { unlink }) = (&job.target, job.missing)
         && std::fs::symlink_metadata(path).is_err()
     {

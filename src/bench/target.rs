@@ -375,6 +375,12 @@ pub fn open_as(
         ));
     }
     let mut target = match pinned.kind() {
+        // fio's null engine is diskless: nothing is made, filled or written.
+        ObjectKind::Directory | ObjectKind::RegularFile | ObjectKind::BlockDevice(_)
+            if spec.ioengine == crate::bench::spec::EngineKind::Null =>
+        {
+            open_diskless(spec, path, &pinned)?
+        }
         ObjectKind::Directory if spec.meta.is_some() => open_meta_dir(spec, path, &pinned)?,
         ObjectKind::Directory => open_scratch(spec, path, &pinned)?,
         ObjectKind::RegularFile => open_file(spec, path, &pinned, allow_destructive, job)?,
@@ -940,6 +946,56 @@ fn open_meta_dir(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<
     let id = pinned::file_id(&file)?;
     Ok(Target {
         path: dir.to_path_buf(),
+        kind: TargetKind::File,
+        id,
+        device_number: id.dev,
+        file: Arc::new(file),
+        writable: false,
+        working_set_bytes: spec.size_bytes,
+        dio_align_bytes: 1,
+        needs_fill: false,
+        extent_bytes: spec.size_bytes,
+        capacity_bytes: Some(spec.size_bytes),
+        created: false,
+        notes: Vec::new(),
+        warnings: Vec::new(),
+        scratch: None,
+        grown_from_bytes: None,
+        created_file: None,
+        layout: None,
+    })
+}
+
+/// A null-engine job's target that does not exist (fio's `filename` of a diskless job, or its
+/// default `jobname.0.0`): nothing is created; the directory it would be in is opened to stand
+/// for it, and the target keeps the name the job gave.
+pub fn open_missing_diskless(spec: &JobSpec, path: &Path) -> anyhow::Result<Target> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let pinned = Pinned::open(dir).map_err(|err| {
+        usage!(
+            "cannot use the directory of {} ({}): {err}",
+            path.display(),
+            dir.display()
+        )
+    })?;
+    let mut target = open_diskless(spec, dir, &pinned)?;
+    target.path = path.to_path_buf();
+    Ok(target)
+}
+
+/// The target of a null-engine job (fio's diskless I/O): its I/Os reach no file, so the target
+/// is only opened read-only, to name it; no scratch file is made and nothing is filled. The
+/// working set is the job's size.
+fn open_diskless(spec: &JobSpec, path: &Path, pinned: &Pinned) -> anyhow::Result<Target> {
+    let file = pinned
+        .reopen(libc::O_RDONLY)
+        .map_err(|err| usage!("cannot open {}: {err}", path.display()))?;
+    let id = pinned::file_id(&file)?;
+    Ok(Target {
+        path: path.to_path_buf(),
         kind: TargetKind::File,
         id,
         device_number: id.dev,

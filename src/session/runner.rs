@@ -156,12 +156,9 @@ fn opening_notes(
     if let Some(why) = device_absent {
         notes.push(format!("no device statistics: {why}"));
     }
-    if plan
-        .steps
-        .iter()
-        .flat_map(|s| &s.jobs)
-        .any(|j| !j.spec.direct && !j.spec.ioengine.is_metadata())
-    {
+    if plan.steps.iter().flat_map(|s| &s.jobs).any(|j| {
+        !j.spec.direct && !j.spec.ioengine.is_metadata() && j.spec.ioengine != EngineKind::Null
+    }) {
         warnings.push(RunWarning::Buffered);
     }
     (notes, warnings)

@@ -265,6 +265,42 @@ fn unlink_removes_the_files_the_run_created_and_only_those() {
 }
 
 #[test]
+fn the_null_engine_makes_fills_and_leaves_no_file_as_fios() {
+    // fio's null engine is diskless: its default file (job.0.0, one per clone) is never made.
+    let dir = tempfile::tempdir().unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--name=job",
+            "--ioengine=null",
+            "--rw=randwrite",
+            "--size=64M",
+            "--numjobs=2",
+            "--output-format=terse",
+        ],
+    );
+    assert_success(&out);
+    let err = stderr(&out);
+    for absent in ["created", "preparing", "buffered I/O"] {
+        assert!(!err.contains(absent), "{absent}: {err}");
+    }
+    assert_eq!(stdout(&out).lines().count(), 2, "{}", stdout(&out));
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+    // bench's null engine on a directory makes no scratch file either, nor fills one.
+    let out = Command::new(BIN)
+        .args(["bench", ".", "--ioengine", "null", "--size", "64M"])
+        .args(["--runtime", "200ms", "--no-tui"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_success(&out);
+    assert!(!stderr(&out).contains("preparing"), "{}", stderr(&out));
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
 fn stonewall_runs_steps_one_after_another() {
     let dir = tempfile::tempdir().unwrap();
     let out = fio(
