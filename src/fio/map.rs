@@ -500,6 +500,37 @@ pub fn resolve(written: &str) -> anyhow::Result<Option<(String, Arity)>> {
     }
 }
 
+/// The name fio gives an option in its reports: its own name for an alias (fio's JSON `job
+/// options` list each option by that name, `timeout=3` as `runtime`), `-` read as `_`.
+fn fio_name(written: &str) -> String {
+    let name = written.replace('-', "_");
+    let own = match name.as_str() {
+        "readwrite" => "rw",
+        "iodepth_batch_submit" => "iodepth_batch",
+        "iodepth_batch_complete" => "iodepth_batch_complete_min",
+        "io_limit" => "io_size",
+        "fill_fs" => "fill_device",
+        "fileoffset" => "offset",
+        "blocksize" => "bs",
+        "blockalign" => "ba",
+        "blocksize_range" => "bsrange",
+        "blocksize_unaligned" => "bs_unaligned",
+        "nr_files" => "nrfiles",
+        "timeout" => "runtime",
+        "iomem" => "mem",
+        "mem_align" => "iomem_align",
+        "ratemin" => "rate_min",
+        "ratecycle" => "rate_cycle",
+        "wait_for_previous" => "stonewall",
+        "disable_bw" => "disable_bw_measurement",
+        "ss" => "steadystate",
+        "ss_dur" => "steadystate_duration",
+        "ss_ramp" => "steadystate_ramp_time",
+        _ => return name,
+    };
+    own.to_string()
+}
+
 /// The fio option names honoured, accepted with a note, or only on the command line: for
 /// `diskdash fio --help`.
 #[must_use]
@@ -1069,14 +1100,14 @@ fn build(
     let mut given = GivenOptions::default();
     for (_, entry) in &globals {
         if let Some(value) = &entry.value {
-            GivenOptions::set(&mut given.global, &entry.option, value.trim());
+            GivenOptions::set(&mut given.global, &fio_name(&entry.option), value.trim());
         }
     }
     for draft in &drafts {
         let mut own = Vec::new();
         for (_, entry) in &draft.entries {
             if let Some(value) = &entry.value {
-                GivenOptions::set(&mut own, &entry.option, value.trim());
+                GivenOptions::set(&mut own, &fio_name(&entry.option), value.trim());
             }
         }
         given.jobs.push((draft.name.clone(), own));

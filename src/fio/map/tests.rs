@@ -1583,3 +1583,17 @@ fn verify_backlog_takes_fios_default_batch_and_needs_verify() {
     let err = one("[a]\nsize=16m\nrw=write\nverify=crc32c\nverify_backlog=-3\n").unwrap_err();
     assert!(err.contains("is not a number of blocks"), "{err}");
 }
+
+#[test]
+fn reports_name_an_alias_by_fios_own_name_for_it() {
+    assert_eq!(fio_name("timeout"), "runtime");
+    assert_eq!(fio_name("readwrite"), "rw");
+    assert_eq!(fio_name("iodepth_batch_submit"), "iodepth_batch");
+    assert_eq!(
+        fio_name("iodepth-batch-complete"),
+        "iodepth_batch_complete_min"
+    );
+    assert_eq!(fio_name("blocksize"), "bs");
+    assert_eq!(fio_name("bs"), "bs");
+    assert_eq!(fio_name("runtime"), "runtime");
+}
