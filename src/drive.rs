@@ -21,7 +21,7 @@ use crate::record::RunStatus;
 use crate::report::headless::{self, Headless};
 use crate::serve::run::RunServe;
 use crate::session::{
-    Annotate, IntervalSink, LatencyTarget, Session, SessionOptions, SessionOutcome,
+    Annotate, IntervalSink, LatencyTarget, Session, SessionOptions, SessionOutcome, StatusSink,
 };
 
 /// Where a run's results go.
@@ -56,6 +56,8 @@ pub struct Run<'a> {
     pub annotate: Option<Annotate>,
     /// fio's log files.
     pub interval_sink: Option<IntervalSink>,
+    /// fio's `--status-interval` reports: the run so far, each time intervals close.
+    pub status_sink: Option<StatusSink>,
 }
 
 /// Where the command's report goes: stdout, or stderr when stdout carries data (`--json -`,
@@ -109,6 +111,7 @@ pub fn drive(
         latency_target,
         annotate,
         interval_sink,
+        status_sink,
     } = run;
     let interrupt = if let Some(remote) = remote {
         outputs.jsonl = Some("-".into());
@@ -130,6 +133,7 @@ pub fn drive(
         annotate,
         start_gate: remote.map(Remote::gate),
         interval_sink,
+        status_sink,
     };
     let handle = Session::start(plan, options)?;
     // A server that cannot start ends the session first: its record, no scratch left.

@@ -98,6 +98,11 @@ pub struct SessionOptions {
     /// Called with each interval's record as it closes (once per interval, on the session's
     /// thread, never per I/O): fio's log files.
     pub interval_sink: Option<IntervalSink>,
+    /// Called with the run so far each time intervals close while a step runs (fio's
+    /// `--status-interval` reports): the finished steps and the running one up to its last
+    /// closed interval, each job's numbers from its start. On the session's thread, once per
+    /// interval, never per I/O.
+    pub status_sink: Option<StatusSink>,
 }
 
 /// What an [`IntervalSink`] calls.
@@ -110,6 +115,19 @@ pub struct IntervalSink(pub Arc<std::sync::Mutex<IntervalFn>>);
 impl std::fmt::Debug for IntervalSink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("IntervalSink")
+    }
+}
+
+/// What a [`StatusSink`] calls.
+pub type StatusFn = dyn FnMut(&RunRecord) + Send;
+
+/// Receives the run so far (see [`SessionOptions::status_sink`]).
+#[derive(Clone)]
+pub struct StatusSink(pub Arc<std::sync::Mutex<StatusFn>>);
+
+impl std::fmt::Debug for StatusSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StatusSink")
     }
 }
 

@@ -44,6 +44,7 @@ pub(crate) fn run_as(args: &BenchArgs, remote: Option<&Remote>) -> anyhow::Resul
         latency_target: None,
         annotate: None,
         interval_sink: None,
+        status_sink: None,
     };
     drive(run, |outcome, to| {
         let summary = crate::report::bench::summary(&outcome.record);

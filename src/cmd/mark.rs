@@ -81,6 +81,7 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
             record.notes.push(format!("diskdash mark: {}", rules_text));
         }))),
         interval_sink: None,
+        status_sink: None,
     };
     let settings = MarkSettings {
         profile: config.profile,

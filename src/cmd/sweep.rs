@@ -173,6 +173,7 @@ pub(crate) fn run_as(args: &SweepArgs, remote: Option<&Remote>) -> anyhow::Resul
             latency_target,
         )),
         interval_sink: None,
+        status_sink: None,
     };
     drive(run, |outcome, to| {
         let rows = table::with_memory(table::rows(&outcome.record, pick));

@@ -500,8 +500,8 @@ pub fn help() -> String {
          \x20 --output-format=FORMAT    normal, json, json+ (with fio's latency bins) or\n\
          \x20                           terse (fio's version 3 lines)\n\
          \x20 --minimal                 terse output (--terse-version=3, fio's default)\n\
-         \x20 --status-interval=TIME    the interval of the status lines and logs (fio also\n\
-         \x20                           prints a full report each TIME; diskdash one, at the end)\n\
+         \x20 --status-interval=TIME    the interval of the status lines and logs; also\n\
+         \x20                           prints the full report of the run so far each TIME\n\
          \x20 --section=NAME            run only job section NAME (repeatable)\n\
          \x20 --readonly                refuse jobs that write\n\n\
          diskdash's flags:\n\

@@ -773,6 +773,29 @@ impl SegmentRun {
         self.jobs.iter().map(|slot| &slot.total)
     }
 
+    /// Each job's clones (fio's, when it has several workers) so far, as their ends would
+    /// be were the step to end `elapsed_ns` into it: their stats as reported, the closed
+    /// intervals' parts. No CPU or read-back yet.
+    pub fn clones_so_far(&self, elapsed_ns: u64) -> Vec<Vec<CloneEnd>> {
+        self.jobs
+            .iter()
+            .map(|slot| {
+                slot.clones
+                    .iter()
+                    .zip(&slot.clone_intervals)
+                    .map(|(total, intervals)| CloneEnd {
+                        total: total.clone(),
+                        elapsed_ns,
+                        cpu: (0, 0, 0),
+                        verify_reads: crate::stats::DirectionStats::default(),
+                        verify_ns: 0,
+                        intervals: intervals.clone(),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     /// The job a worker belongs to.
     fn slot_of(&mut self, worker: u32) -> &mut JobSlot {
         let at = self

@@ -313,6 +313,30 @@ impl Recorder {
         self.segments.last().map(|s| s.status)
     }
 
+    /// The run's record so far: the finished segments and `running`, the segment that runs
+    /// (its numbers up to now), with the run's totals as if it had ended now. Nothing is
+    /// written and nothing kept.
+    #[must_use]
+    pub fn so_far(&self, running: SegmentOutcome<'_>, outcome: RunOutcome) -> RunRecord {
+        let mut now = Self {
+            jsonl: None,
+            started_at: self.started_at,
+            segments: self.segments.clone(),
+            series: self.series.clone(),
+            total: self.total.clone(),
+            elapsed_ns: self.elapsed_ns,
+            stalled_ns: self.stalled_ns,
+            cpu: self.cpu.clone(),
+            typed_warnings: self.typed_warnings.clone(),
+            warning_lines: false,
+            device: self.device.clone(),
+            segment_targets: self.segment_targets.clone(),
+            sink: None,
+        };
+        now.end_segment(running);
+        now.finish(outcome)
+    }
+
     /// The run's record.
     #[must_use]
     pub fn finish(self, outcome: RunOutcome) -> RunRecord {

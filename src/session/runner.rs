@@ -11,7 +11,9 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 
-use super::aggregate::{Interval, JobSetup, SegmentEnd, SegmentRun, SegmentSetup, SpawnError};
+use super::aggregate::{
+    Interval, JobEnd, JobSetup, SegmentEnd, SegmentRun, SegmentSetup, SpawnError, Stall,
+};
 use super::controls::{self, IdleStep, SegmentEnding, SegmentFold, Workers};
 use super::cpu::{cpu_record, rusage};
 use super::fold::{self, Tracking, size_goal};
@@ -899,6 +901,7 @@ impl Runner {
         };
         let intervals = run.seg.poll(wait);
         let emitted = !intervals.is_empty();
+        let closed_to_ns = intervals.last().map(|i| i.end_offset_ns);
         for interval in intervals {
             self.add_interval(run.index, &interval, &run.devices);
             run.seg.recycle(interval);
@@ -917,6 +920,9 @@ impl Runner {
                 span,
                 &self.run_base,
             );
+        }
+        if let Some(to_ns) = closed_to_ns {
+            self.report_status(run, to_ns);
         }
         let now = monotonic_ns();
         self.window_edges(run, now);
@@ -937,6 +943,70 @@ impl Runner {
             self.publish();
         }
         false
+    }
+
+    /// Hands the status sink (fio's `--status-interval`) the run so far: the finished steps
+    /// and this one up to its last closed interval (`to_ns` into it), each job's totals from
+    /// its start. The running step has no device window closed yet: it has no disk rows.
+    fn report_status(&mut self, run: &StepRun, to_ns: u64) {
+        let Some(sink) = self.options.status_sink.clone() else {
+            return;
+        };
+        let jobs = run
+            .seg
+            .job_totals()
+            .zip(run.seg.clones_so_far(to_ns))
+            .map(|(total, clones)| JobEnd {
+                total: total.clone(),
+                elapsed_ns: to_ns,
+                cpu: (0, 0, 0),
+                verify: crate::bench::worker::VerifyOutcome::default(),
+                clones,
+                latency_depth: None,
+            })
+            .collect();
+        let end = SegmentEnd {
+            total: run.seg.total().clone(),
+            last_interval: None,
+            faults: Vec::new(),
+            elapsed_ns: to_ns,
+            stall: Stall::default(),
+            starved: Stall::default(),
+            jobs,
+        };
+        let status = RunStatus::Completed;
+        let errors = vec![None; run.jobs.len()];
+        let job_records = self.job_records(&run.jobs, &run.targets, &end, errors, status);
+        let cpu_now = rusage();
+        let running = SegmentOutcome {
+            status,
+            job: &run.spec,
+            engine: &self.engine.used,
+            end: &end,
+            cpu: cpu_record(run.cpu_measure_start.unwrap_or(cpu_now), cpu_now, to_ns),
+            device: None,
+            devices: Vec::new(),
+            jobs: job_records,
+            targets: run.targets.clone(),
+            point: &self.plan.steps[self.step].point,
+            notes: &self.plan.steps[self.step].notes,
+            stop_reason: crate::record::StopReason::Runtime,
+        };
+        let outcome = RunOutcome {
+            status,
+            error: self.error.clone(),
+            job: self.spec.clone(),
+            engine: self.engine.clone(),
+            target: TargetRecord {
+                preconditioned: self.preconditioned,
+                ..self.target_record(0)
+            },
+            notes: self.snap.notes.clone(),
+        };
+        let record = self.recorder.so_far(running, outcome);
+        if let Ok(mut sink) = sink.0.lock() {
+            (*sink)(&record);
+        }
     }
 
     /// Opens the device windows when measuring starts (after the ramp) and closes them when

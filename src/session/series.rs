@@ -114,6 +114,7 @@ struct Point {
 }
 
 /// The thinned series of one segment.
+#[derive(Clone)]
 pub struct RecordSeries {
     points: Vec<Point>,
     len: usize,

@@ -419,3 +419,120 @@ fn diskdash_s_json_has_every_key_fio_s_has_for_the_same_job() {
         assert_eq!(a, b, "field {}: fio {fio_line}\ndiskdash {our_line}", i + 1);
     }
 }
+
+/// A 2 s null-engine job with `--status-interval` in `format`, two jobs.
+fn status_run(dir: &Path, format: &str) -> String {
+    let out = fio(
+        dir,
+        &[
+            "--json=r.json",
+            "--status-interval=500ms",
+            "--ioengine=null",
+            "--size=16M",
+            "--rw=randread",
+            "--bs=4k",
+            "--runtime=2",
+            "--time_based",
+            &format!("--output-format={format}"),
+            "--name=a",
+            "--name=b",
+        ],
+    );
+    assert_success(&out);
+    stdout(&out)
+}
+
+#[test]
+fn status_interval_prints_the_full_json_report_of_the_run_so_far_each_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = status_run(dir.path(), "json");
+    let docs: Vec<Value> = serde_json::Deserializer::from_str(&text)
+        .into_iter::<Value>()
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|e| panic!("{e}: {text}"));
+    // 0.5, 1.0 and 1.5 s into the run, then the final report.
+    assert!(docs.len() >= 4, "{} documents: {text}", docs.len());
+    let totals = |doc: &Value| -> Vec<u64> {
+        doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|job| job["read"]["total_ios"].as_u64().unwrap())
+            .collect()
+    };
+    for doc in &docs {
+        assert!(doc["fio version"].is_string(), "{doc}");
+        let names: Vec<&str> = doc["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|job| job["jobname"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["a", "b"], "{doc}");
+        assert!(
+            doc["jobs"][0]["read"]["clat_ns"]["percentile"].is_object(),
+            "{doc}"
+        );
+    }
+    for pair in docs.windows(2) {
+        let (before, after) = (totals(&pair[0]), totals(&pair[1]));
+        assert!(
+            before.iter().zip(&after).all(|(b, a)| b <= a),
+            "{before:?} then {after:?}"
+        );
+        let runtime = |doc: &Value| doc["jobs"][0]["job_runtime"].as_u64().unwrap();
+        assert!(runtime(&pair[0]) < runtime(&pair[1]), "{text}");
+    }
+    // Each report covers the run from its start: the first already counts I/Os, and the
+    // last, the final report, has the most.
+    assert!(totals(&docs[0]).iter().all(|&n| n > 0), "{text}");
+    assert!(totals(&docs[0]) < totals(docs.last().unwrap()), "{text}");
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    let recorded: Vec<u64> = record["segments"][0]["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|job| job["read"]["total_ios"].as_u64().unwrap())
+        .collect();
+    assert_eq!(totals(docs.last().unwrap()), recorded);
+}
+
+#[test]
+fn status_interval_prints_terse_lines_of_each_job_each_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = status_run(dir.path(), "terse");
+    for job in ["a", "b"] {
+        let ios: Vec<u64> = text
+            .lines()
+            .map(|line| line.split(';').collect::<Vec<_>>())
+            .filter(|fields| fields[2] == job)
+            // Field 6: read total I/O in KiB.
+            .map(|fields| fields[5].parse().unwrap())
+            .collect();
+        assert!(ios.len() >= 4, "{job}: {text}");
+        assert!(ios.windows(2).all(|w| w[0] <= w[1]), "{job}: {text}");
+    }
+}
+
+#[test]
+fn without_status_interval_one_report_is_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--ioengine=null",
+            "--size=16M",
+            "--rw=randread",
+            "--runtime=1",
+            "--time_based",
+            "--output-format=json",
+            "--name=a",
+        ],
+    );
+    assert_success(&out);
+    let docs = serde_json::Deserializer::from_str(&stdout(&out))
+        .into_iter::<Value>()
+        .count();
+    assert_eq!(docs, 1, "{}", stdout(&out));
+}

@@ -63,7 +63,7 @@ pub(super) fn run_as(
             ino: m.ino(),
         })
         .collect();
-    let mut out_file = match &output_path {
+    let out_file = match &output_path {
         Some(path) => {
             for (flag, other) in [("--json", &flags.json), ("--jsonl", &flags.jsonl)] {
                 if other
@@ -111,6 +111,42 @@ pub(super) fn run_as(
             },
         )))
     });
+    let outputs = Outputs {
+        json: flags.json.clone(),
+        jsonl: flags.jsonl.clone(),
+        allow_destructive: flags.allow_destructive,
+        force: flags.force,
+    };
+    let out_file = Arc::new(std::sync::Mutex::new(out_file));
+    let to = crate::drive::report_to(&outputs);
+    // fio's `--status-interval`: the full report of the run so far, each interval, where the
+    // final one goes; not on a dashboard's screen (a report in `--output FILE` still is).
+    let on_screen = output_path.is_none()
+        && crate::drive::wants_dashboard(
+            flags.no_tui,
+            &outputs,
+            crate::tui::terminal::is_interactive(),
+        );
+    let status_sink = (status_interval.is_some() && remote.is_none() && !on_screen).then(|| {
+        let out_file = out_file.clone();
+        let output_path = output_path.clone();
+        let given = given.clone();
+        let percentiles = percentiles.clone();
+        crate::session::StatusSink(Arc::new(std::sync::Mutex::new(
+            move |record: &RunRecord| {
+                let report = FioReport {
+                    group_reporting,
+                    percentiles: percentiles.as_deref(),
+                    bins: output_format == OutputFormat::JsonPlus,
+                    given: Some(&given),
+                };
+                // A failing write shows on the final report's.
+                if let Ok(text) = render(record, output_format, &report) {
+                    let _ = write_report(&out_file, output_path.as_deref(), to, &text);
+                }
+            },
+        )))
+    });
     let serve = RunServe::bind(
         flags.serve.as_deref(),
         flags.serve_linger.as_deref(),
@@ -118,12 +154,7 @@ pub(super) fn run_as(
     )?;
     let run = Run {
         plan,
-        outputs: Outputs {
-            json: flags.json.clone(),
-            jsonl: flags.jsonl.clone(),
-            allow_destructive: flags.allow_destructive,
-            force: flags.force,
-        },
+        outputs,
         no_tui: flags.no_tui,
         headless: Headless::Plan("diskdash fio"),
         serve,
@@ -131,6 +162,7 @@ pub(super) fn run_as(
         latency_target: None,
         annotate: None,
         interval_sink,
+        status_sink,
     };
     drive(run, |outcome, to| {
         // The logs hold every closed interval, also of a run that failed or was interrupted.
@@ -147,25 +179,42 @@ pub(super) fn run_as(
             given: Some(&given),
         };
         let text = render(&outcome.record, output_format, &report)?;
-        match (&mut out_file, &output_path, to) {
-            (Some(file), Some(path), _) => {
-                file.write_all(text.as_bytes())
-                    .and_then(|()| file.flush())
-                    .with_context(|| format!("writing --output {}", path.display()))?;
-            }
-            (_, _, ReportTo::Stderr) => {
-                // stdout carries the data: the report goes beside the status lines.
-                let mut err = std::io::stderr().lock();
-                let _ = err.write_all(text.as_bytes());
-            }
-            (_, _, ReportTo::Stdout) => {
-                let mut out = std::io::stdout().lock();
-                let _ = out.write_all(text.as_bytes());
-                let _ = out.flush();
-            }
-        }
+        write_report(&out_file, output_path.as_deref(), to, &text)?;
         Ok(())
     })
+}
+
+/// Writes a report to `--output FILE` when given, else where `to` says.
+///
+/// # Errors
+/// Writing `--output`.
+fn write_report(
+    out_file: &std::sync::Mutex<Option<std::fs::File>>,
+    output_path: Option<&std::path::Path>,
+    to: ReportTo,
+    text: &str,
+) -> anyhow::Result<()> {
+    let mut file = out_file
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match (file.as_mut(), output_path, to) {
+        (Some(file), Some(path), _) => {
+            file.write_all(text.as_bytes())
+                .and_then(|()| file.flush())
+                .with_context(|| format!("writing --output {}", path.display()))?;
+        }
+        (_, _, ReportTo::Stderr) => {
+            // stdout carries the data: the report goes beside the status lines.
+            let mut err = std::io::stderr().lock();
+            let _ = err.write_all(text.as_bytes());
+        }
+        (_, _, ReportTo::Stdout) => {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        }
+    }
+    Ok(())
 }
 
 /// Whether two output paths name the same place: the same name in the same directory (links
