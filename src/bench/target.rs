@@ -943,27 +943,7 @@ fn open_meta_dir(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<
     let file = pinned
         .reopen(libc::O_RDONLY | libc::O_DIRECTORY)
         .map_err(|err| usage!("cannot open the directory {}: {err}", dir.display()))?;
-    let id = pinned::file_id(&file)?;
-    Ok(Target {
-        path: dir.to_path_buf(),
-        kind: TargetKind::File,
-        id,
-        device_number: id.dev,
-        file: Arc::new(file),
-        writable: false,
-        working_set_bytes: spec.size_bytes,
-        dio_align_bytes: 1,
-        needs_fill: false,
-        extent_bytes: spec.size_bytes,
-        capacity_bytes: Some(spec.size_bytes),
-        created: false,
-        notes: Vec::new(),
-        warnings: Vec::new(),
-        scratch: None,
-        grown_from_bytes: None,
-        created_file: None,
-        layout: None,
-    })
+    read_only_target(spec, dir, file)
 }
 
 /// A null-engine job's target that does not exist (fio's `filename` of a diskless job, or its
@@ -993,6 +973,12 @@ fn open_diskless(spec: &JobSpec, path: &Path, pinned: &Pinned) -> anyhow::Result
     let file = pinned
         .reopen(libc::O_RDONLY)
         .map_err(|err| usage!("cannot open {}: {err}", path.display()))?;
+    read_only_target(spec, path, file)
+}
+
+/// A target opened only to name it (a metadata engine's directory, a null-engine job's
+/// target): never written or filled, its working set the job's size.
+fn read_only_target(spec: &JobSpec, path: &Path, file: OwnedFd) -> anyhow::Result<Target> {
     let id = pinned::file_id(&file)?;
     Ok(Target {
         path: path.to_path_buf(),

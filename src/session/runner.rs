@@ -945,6 +945,22 @@ impl Runner {
         false
     }
 
+    /// The run's outcome for its record, `status` and whether the scratch file is removed.
+    fn outcome(&self, status: RunStatus, scratch_removed: bool) -> RunOutcome {
+        RunOutcome {
+            status,
+            error: self.error.clone(),
+            job: self.spec.clone(),
+            engine: self.engine.clone(),
+            target: TargetRecord {
+                preconditioned: self.preconditioned,
+                scratch_removed,
+                ..self.target_record(0)
+            },
+            notes: self.snap.notes.clone(),
+        }
+    }
+
     /// Hands the status sink (fio's `--status-interval`) the run so far: the finished steps
     /// and this one up to its last closed interval (`to_ns` into it), each job's totals from
     /// its start. The running step has no device window closed yet: it has no disk rows.
@@ -992,18 +1008,7 @@ impl Runner {
             notes: &self.plan.steps[self.step].notes,
             stop_reason: crate::record::StopReason::Runtime,
         };
-        let outcome = RunOutcome {
-            status,
-            error: self.error.clone(),
-            job: self.spec.clone(),
-            engine: self.engine.clone(),
-            target: TargetRecord {
-                preconditioned: self.preconditioned,
-                ..self.target_record(0)
-            },
-            notes: self.snap.notes.clone(),
-        };
-        let record = self.recorder.so_far(running, outcome);
+        let record = self.recorder.so_far(running, self.outcome(status, false));
         if let Ok(mut sink) = sink.0.lock() {
             (*sink)(&record);
         }
@@ -1493,18 +1498,7 @@ impl Runner {
         }
         let scratch_removed = removed[0];
         self.recorder.targets_removed(&removed);
-        let outcome = RunOutcome {
-            status,
-            error: self.error.clone(),
-            job: self.spec.clone(),
-            engine: self.engine.clone(),
-            target: TargetRecord {
-                preconditioned: self.preconditioned,
-                scratch_removed,
-                ..self.target_record(0)
-            },
-            notes: self.snap.notes.clone(),
-        };
+        let outcome = self.outcome(status, scratch_removed);
         let recorder = std::mem::replace(&mut self.recorder, Recorder::new(None));
         let mut record = recorder.finish(outcome);
         if let Some(annotate) = &self.options.annotate {
