@@ -70,6 +70,10 @@ pub fn evaluate(text: &str, facts: &Facts) -> Result<Option<String>, String> {
     Ok(None)
 }
 
+/// How deep parentheses, unary minus and `^` may nest together: every level is a frame of the
+/// recursive descent, and a value is text anyone can hand us (a job file, a command line).
+const MAX_DEPTH: usize = 64;
+
 /// A recursive-descent parser over one value: `expr := term (('+'|'-') term)*`,
 /// `term := power (('*'|'/'|'%') power)*`, `power := unary ('^' power)?`,
 /// `unary := '-' unary | atom suffix?`, `atom := number | '(' expr ')'`.
@@ -150,8 +154,8 @@ impl<'a> Parser<'a> {
     }
 
     fn expr(&mut self, depth: usize) -> Result<Num, String> {
-        if depth > 64 {
-            return Err("nests parentheses deeper than 64".to_string());
+        if depth > MAX_DEPTH {
+            return Err(format!("nests parentheses deeper than {MAX_DEPTH}"));
         }
         let mut left = self.term(depth)?;
         while let Some(op @ (b'+' | b'-')) = self.peek() {
@@ -173,6 +177,9 @@ impl<'a> Parser<'a> {
     }
 
     fn power(&mut self, depth: usize) -> Result<Num, String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("chains '^' or unary '-' deeper than {MAX_DEPTH}"));
+        }
         let base = self.unary(depth)?;
         if self.peek() == Some(b'^') {
             self.at += 1;
@@ -183,6 +190,9 @@ impl<'a> Parser<'a> {
     }
 
     fn unary(&mut self, depth: usize) -> Result<Num, String> {
+        if depth > MAX_DEPTH {
+            return Err(format!("chains '^' or unary '-' deeper than {MAX_DEPTH}"));
+        }
         if self.peek() == Some(b'-') {
             self.at += 1;
             return match self.unary(depth + 1)? {
@@ -392,6 +402,28 @@ mod tests {
         );
         assert_eq!(eval("(-2*-3)").unwrap().as_deref(), Some("6"));
         assert_eq!(eval("(7%4) # rest").unwrap().as_deref(), Some("3"));
+    }
+
+    #[test]
+    fn long_chains_of_operators_are_refused_not_recursed_into() {
+        // Each would take a stack frame per operator: 50,000 of them overflowed the stack.
+        let minus = format!("({}1)", "-".repeat(50_000));
+        assert_eq!(
+            eval(&minus).unwrap_err(),
+            "chains '^' or unary '-' deeper than 64"
+        );
+        let power = format!("({}1)", "1^".repeat(50_000));
+        assert_eq!(
+            eval(&power).unwrap_err(),
+            "chains '^' or unary '-' deeper than 64"
+        );
+        let bc = format!("$ncpus+{}1", "-".repeat(50_000));
+        assert!(eval(&bc).unwrap_err().contains("deeper than 64"));
+        // Within the cap they still compute.
+        assert_eq!(
+            eval(&format!("({}1)", "-".repeat(10))).unwrap().as_deref(),
+            Some("1")
+        );
     }
 
     #[test]

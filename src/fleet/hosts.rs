@@ -7,14 +7,41 @@ use std::path::Path;
 /// More hosts than this in one list is a mistake (a range like `[1-100000]`).
 pub const MAX_HOSTS: usize = 4096;
 
-/// The hosts `spec` names, in order, each once. `read_file` reads an `@FILE`.
+/// The most bytes of a hosts file: [`MAX_HOSTS`] lines of long names and comments fit well
+/// within it.
+pub const MAX_HOSTS_FILE_BYTES: u64 = 1 << 20;
+
+/// The hosts `spec` names, in order, each once. An `@FILE` is read as a job file is: a regular
+/// file of storage only (never a FIFO, a device or `/dev/zero`, which would block or never
+/// end), at most [`MAX_HOSTS_FILE_BYTES`].
 ///
 /// # Errors
 /// A usage error naming the bad part of `spec` (or the file and line) and the fix.
 pub fn parse_hosts(spec: &str) -> anyhow::Result<Vec<String>> {
-    parse_with(spec, "HOSTS", &|path| {
-        std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
-    })
+    parse_with(spec, "HOSTS", &read_hosts_file)
+}
+
+/// One `@FILE`, bounded (see [`parse_hosts`]).
+fn read_hosts_file(path: &Path) -> Result<String, String> {
+    use crate::fio::parse::Unreadable;
+    let shown = path.display();
+    if path == Path::new("-") {
+        return Err(format!(
+            "{shown}: standard input is not a hosts file; give a file's name"
+        ));
+    }
+    match crate::fio::parse::read_job_file(path, MAX_HOSTS_FILE_BYTES) {
+        Ok(contents) => String::from_utf8(contents.bytes)
+            .map_err(|_| format!("{shown}: is not UTF-8 text; list one host a line")),
+        Err(Unreadable::Io(err)) => Err(format!("{shown}: {err}")),
+        Err(Unreadable::NotRegular(what)) => Err(format!(
+            "{shown}: is {what}, not a regular file; list the hosts in a file"
+        )),
+        Err(Unreadable::TooBig) => Err(format!(
+            "{shown}: holds more than {}; a hosts file lists at most {MAX_HOSTS} hosts",
+            crate::units::format_bytes(MAX_HOSTS_FILE_BYTES)
+        )),
+    }
 }
 
 type ReadFile<'a> = dyn Fn(&Path) -> Result<String, String> + 'a;
@@ -243,6 +270,43 @@ mod tests {
             )),
         })
         .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_hosts_file_is_a_bounded_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let big = dir.path().join("big");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(3 << 30)
+            .unwrap();
+        let good = dir.path().join("good");
+        std::fs::write(&good, "a\nb\n").unwrap();
+        let err = |path: &Path| {
+            parse_hosts(&format!("@{}", path.display()))
+                .unwrap_err()
+                .to_string()
+        };
+        // Neither blocks nor grows: each is refused before a byte is read.
+        assert!(err(Path::new("/dev/zero")).ends_with(
+            "/dev/zero: is a character device, not a regular file; list the hosts in a file"
+        ));
+        assert!(
+            err(&fifo).ends_with("is a FIFO, not a regular file; list the hosts in a file"),
+            "{}",
+            err(&fifo)
+        );
+        assert!(
+            err(&big).ends_with("holds more than 1 MiB; a hosts file lists at most 4096 hosts"),
+            "{}",
+            err(&big)
+        );
+        assert_eq!(
+            parse_hosts(&format!("@{}", good.display())).unwrap(),
+            ["a", "b"]
+        );
     }
 
     #[test]

@@ -111,7 +111,7 @@ pub fn summary(record: &RunRecord) -> String {
     let _ = writeln!(
         out,
         "  target  {} ({}, working set {}{}{})",
-        record.target.path,
+        crate::text::escape(&record.target.path),
         record.target.kind.replace('_', " "),
         format_bytes(record.target.working_set_bytes),
         if record.target.preconditioned {

@@ -121,9 +121,11 @@ fn latency(out: &mut String, lat: &LatencyJson) {
     );
 }
 
-/// A job name cannot split the line: `;` and line breaks become `_`.
+/// A job name cannot split the line or reach the terminal raw: the one escaping rule
+/// ([`crate::text::escape`]: controls, line breaks included, as `\n`, `\u{1b}`), and `;`, the
+/// field separator, becomes `_`.
 fn field(text: &str) -> String {
-    text.replace([';', '\n', '\r'], "_")
+    crate::text::escape(text).replace(';', "_")
 }
 
 #[cfg(test)]
@@ -158,6 +160,9 @@ mod tests {
 
     #[test]
     fn a_name_cannot_split_the_line() {
-        assert_eq!(field("a;b\nc"), "a_b_c");
+        assert_eq!(field("a;b\nc"), "a_b\\nc");
+        // ESC would clear the terminal; it is written as text.
+        assert_eq!(field("x\u{1b}[2Jy"), "x\\u{1b}[2Jy");
+        assert_eq!(field("\u{202e}evil\r"), "\\u{202e}evil\\r");
     }
 }

@@ -17,6 +17,7 @@
 //!   vda: ios=120000/25000, merge=20/400, ticks=18000/12500, in_queue=30600, util=98.50%
 //! ```
 
+use crate::text::escape;
 use std::fmt::Write as _;
 
 use super::{
@@ -68,8 +69,8 @@ fn job_block(out: &mut String, block: &Block<'_>, list: &[f64]) {
         .jobs
         .iter()
         .map(|job| match &job.device {
-            Some(device) => format!("{} on {device}", job.target.path),
-            None => job.target.path.clone(),
+            Some(device) => format!("{} on {}", escape(&job.target.path), escape(device)),
+            None => escape(&job.target.path).into_owned(),
         })
         .collect();
     let status = match block.status() {
@@ -80,14 +81,14 @@ fn job_block(out: &mut String, block: &Block<'_>, list: &[f64]) {
     let _ = writeln!(
         out,
         "{}: (groupid={}, jobs={}): err={:2}: {}{status}",
-        block.name,
+        escape(block.name),
         block.group,
         block.workers,
         block.error(),
         targets.join(", ")
     );
     for error in block.jobs.iter().filter_map(|job| job.error.as_ref()) {
-        let _ = writeln!(out, "  error: {}", error.message);
+        let _ = writeln!(out, "  error: {}", escape(&error.message));
     }
     for (name, dir) in [("read", &block.read), ("write", &block.write)] {
         if dir.total_ios > 0 {
