@@ -109,6 +109,10 @@ pub struct Lower {
     pub shown: String,
     /// The kernel name of a device (`loop0`, `sdb1`), for walking on down; `None` for a file.
     pub name: Option<String>,
+    /// How the device above uses it: a loop device's backing ([`Relation::Backs`]: not
+    /// claimed, so a mount can still take it) or a dm/md slave ([`Relation::HeldBy`]: claimed
+    /// exclusively by the device above already).
+    pub relation: Relation,
 }
 
 /// The storage stack as the safety rule sees it; sysfs in production, a table in tests.
@@ -201,8 +205,8 @@ fn down_reason(
     None
 }
 
-/// `it is mounted at /` -> `which is mounted at /`; `its disk ...` -> `whose disk ...`.
-fn relative(reason: &str) -> String {
+/// A reason said of a lower device: `it is mounted at /` -> `which is mounted at /`; `its disk ...` -> `whose disk ...`.
+pub fn relative(reason: &str) -> String {
     if let Some(rest) = reason.strip_prefix("its ") {
         format!("whose {rest}")
     } else if let Some(rest) = reason.strip_prefix("it ") {
@@ -301,6 +305,74 @@ fn describe_chain(chain: &[Upper]) -> String {
         text.push_str(&format!("{which}{verb} /dev/{}", upper.name));
     }
     text
+}
+
+/// The devices below `name` that nothing claims while this run writes through them: every
+/// loop device's backing device on the way down, to the bottom (a loop device does not claim
+/// what backs it; a dm/md slave is claimed by its device already, and is walked through).
+/// Not a partition's disk: a write to a partition does not land on its siblings.
+#[must_use]
+pub fn unclaimed_lowers(stack: &impl Stack, name: &str) -> Vec<Lower> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::from([name.to_string()]);
+    let mut next = vec![(name.to_string(), 0usize)];
+    while let Some((name, depth)) = next.pop() {
+        if depth >= MAX_STACK_DEPTH {
+            continue;
+        }
+        for lower in stack.lowers(&name) {
+            let Some(lower_name) = lower.name.clone() else {
+                continue;
+            };
+            if !seen.insert(lower_name.clone()) {
+                continue;
+            }
+            if lower.relation == Relation::Backs && matches!(lower.bottom, Bottom::Device(_)) {
+                out.push(lower);
+            }
+            next.push((lower_name, depth + 1));
+        }
+    }
+    out
+}
+
+/// Opens the device `lower` names with `O_EXCL` and keeps it open: while the descriptor lives,
+/// no mount (in any namespace), swapon or other exclusive opener can take the device, so a
+/// mount made after the safety check fails with EBUSY instead of winning the race.
+///
+/// # Errors
+/// The open's error: `EBUSY` when something holds the device exclusively already.
+pub fn hold_exclusively(lower: &Lower) -> std::io::Result<std::os::fd::OwnedFd> {
+    let (Bottom::Device(rdev), Some(name)) = (lower.bottom, lower.name.as_deref()) else {
+        return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+    };
+    // `/dev/NAME`, else udev's `/dev/block/M:m`; whichever it is must be this device.
+    for node in [
+        format!("/dev/{name}"),
+        format!("/dev/block/{}", dev_id(rdev)),
+    ] {
+        let Ok(meta) = fs::metadata(&node) else {
+            continue;
+        };
+        if !meta.file_type().is_block_device() || meta.rdev() != rdev {
+            continue;
+        }
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_EXCL | libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(&node)?;
+        // The node may have been replaced between the look and the open.
+        if file.metadata()?.rdev() != rdev {
+            return Err(std::io::Error::other(format!(
+                "{node} changed while being opened"
+            )));
+        }
+        return Ok(file.into());
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::NotFound,
+        format!("no device node for {} ({})", lower.shown, dev_id(rdev)),
+    ))
 }
 
 /// `struct loop_info64` of linux/loop.h, as `LOOP_GET_STATUS64` fills it.
@@ -413,9 +485,81 @@ struct Loop {
     backing_path: String,
 }
 
+/// One mount namespace's mount table.
+struct MountTable {
+    /// `None` for diskdash's own namespace; else whose it is, as a refusal names it:
+    /// `the mount namespace of pid 4242 (sleep)`.
+    owner: Option<String>,
+    mountinfo: String,
+}
+
+/// The mount table of every mount namespace on the machine, each read once through one of its
+/// processes (`/proc/PID/mountinfo`), deduplicated by the namespace's inode
+/// (`/proc/PID/ns/mnt`); diskdash's own first. A file system a container (or `unshare -m`)
+/// mounts is invisible in `/proc/self/mountinfo`, and `--allow-destructive` never consents to
+/// writing under it.
+fn mount_tables() -> Vec<MountTable> {
+    let ns_of = |pid: &str| -> Option<u64> {
+        fs::metadata(format!("/proc/{pid}/ns/mnt"))
+            .ok()
+            .map(|m| m.ino())
+    };
+    let own_ns = ns_of("self");
+    let mut seen: HashSet<u64> = own_ns.into_iter().collect();
+    let mut tables = vec![MountTable {
+        owner: None,
+        mountinfo: fs::read_to_string("/proc/self/mountinfo").unwrap_or_default(),
+    }];
+    let mut pids: Vec<u32> = fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .collect();
+    pids.sort_unstable();
+    for pid in pids {
+        let pid = pid.to_string();
+        // A process that exits meanwhile, or one whose namespace cannot be read, is skipped.
+        let Some(ns) = ns_of(&pid) else { continue };
+        if !seen.insert(ns) {
+            continue;
+        }
+        let Ok(mountinfo) = fs::read_to_string(format!("/proc/{pid}/mountinfo")) else {
+            continue;
+        };
+        let comm = fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        tables.push(MountTable {
+            owner: Some(format!(
+                "the mount namespace of pid {pid} ({})",
+                crate::text::escape(comm.trim_end())
+            )),
+            mountinfo,
+        });
+    }
+    tables
+}
+
+/// Mount points of any of `ids` in every table; a mount outside diskdash's own namespace says
+/// whose namespace it is in.
+fn mounts_in(tables: &[MountTable], ids: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for table in tables {
+        for point in mounts_of(&table.mountinfo, ids) {
+            let shown = match &table.owner {
+                None => point,
+                Some(owner) => format!("{point} in {owner}"),
+            };
+            if !out.contains(&shown) {
+                out.push(shown);
+            }
+        }
+    }
+    out
+}
+
 /// The stack read from sysfs, mountinfo and /proc/swaps once.
 pub struct SysfsStack {
-    mountinfo: String,
+    mount_tables: Vec<MountTable>,
     loops: Vec<Loop>,
     /// Active swap areas: their /proc/swaps name and what they are.
     swaps: Vec<(String, Bottom)>,
@@ -424,7 +568,7 @@ pub struct SysfsStack {
 impl SysfsStack {
     #[must_use]
     pub fn read() -> Self {
-        let mountinfo = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+        let mount_tables = mount_tables();
         let mut loops = Vec::new();
         for entry in fs::read_dir("/sys/block").into_iter().flatten().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -450,7 +594,7 @@ impl SysfsStack {
             .filter_map(|name| Some((name.clone(), bottom_of(&name)?)))
             .collect();
         Self {
-            mountinfo,
+            mount_tables,
             loops,
             swaps,
         }
@@ -520,12 +664,14 @@ impl Stack for SysfsStack {
                         bottom: lo.backing,
                         shown,
                         name: Some(name),
+                        relation: Relation::Backs,
                     }
                 }
                 Bottom::File(_) => Lower {
                     bottom: lo.backing,
                     shown: lo.backing_path.clone(),
                     name: None,
+                    relation: Relation::Backs,
                 },
             })
             .collect();
@@ -538,6 +684,7 @@ impl Stack for SysfsStack {
                     bottom: Bottom::Device(rdev),
                     shown: format!("/dev/{slave}"),
                     name: Some(slave),
+                    relation: Relation::HeldBy,
                 });
             }
         }
@@ -586,7 +733,7 @@ impl Stack for SysfsStack {
                 }),
         );
         Some(WholeDisk {
-            mounts: mounts_of(&self.mountinfo, &[id]),
+            mounts: mounts_in(&self.mount_tables, &[id]),
             name,
             uppers,
         })
@@ -600,7 +747,7 @@ impl Stack for SysfsStack {
             .into_iter()
             .map(|(id, _)| id)
             .collect();
-        mounts_of(&self.mountinfo, &ids)
+        mounts_in(&self.mount_tables, &ids)
     }
 }
 
@@ -670,21 +817,24 @@ mod tests {
         }
 
         fn lowers(&self, name: &str) -> Vec<Lower> {
-            let device = |minor, name: &str| Lower {
+            let lower = |minor, name: &str, relation| Lower {
                 bottom: Bottom::Device(libc::makedev(if minor == 1 { 8 } else { 7 }, minor)),
                 shown: format!("/dev/{name}"),
                 name: Some(name.into()),
+                relation,
             };
+            let device = |minor, name: &str| lower(minor, name, Relation::Backs);
             let file = |ino, shown: &str| Lower {
                 bottom: Bottom::File(FileId { dev: 1, ino }),
                 shown: shown.into(),
                 name: None,
+                relation: Relation::Backs,
             };
             match name {
                 "loop20" => vec![device(6, "loop6")],
                 "loop21" => vec![file(42, "/img")],
                 "loop22" => vec![file(44, "/img2")],
-                "dm-1" => vec![device(30, "sdc")],
+                "dm-1" => vec![lower(30, "sdc", Relation::HeldBy)],
                 "loop23" => vec![device(31, "sdd")],
                 "loop24" => vec![device(25, "loop25")],
                 "loop25" => vec![device(1, "sda1")],
@@ -741,6 +891,25 @@ mod tests {
                 _ => Vec::new(),
             }
         }
+    }
+
+    #[test]
+    fn the_devices_to_hold_are_the_loop_backings_all_the_way_down() {
+        let names = |name| -> Vec<String> {
+            unclaimed_lowers(&Table, name)
+                .into_iter()
+                .filter_map(|l| l.name)
+                .collect()
+        };
+        assert_eq!(names("loop20"), ["loop6"]);
+        assert_eq!(names("loop24"), ["loop25", "sda1"], "to the bottom");
+        assert!(names("loop21").is_empty(), "a backing file is not a device");
+        assert!(
+            names("dm-1").is_empty(),
+            "a dm slave is claimed by dm already"
+        );
+        assert_eq!(names("loop26"), ["loop27"], "a cycle ends");
+        assert!(names("sda").is_empty());
     }
 
     #[test]

@@ -81,6 +81,12 @@ pub struct Target {
     /// A pure write job's new file, still to be laid out this way ([`Target::lay_out`]),
     /// after the room check of all the run's targets.
     layout: Option<Fallocate>,
+    /// The devices below a written device that nothing else claims (a loop's backing
+    /// device, to the bottom), held open `O_EXCL` for as long as the target lives, so no
+    /// mount in any namespace can take them while the run writes through them. Never read:
+    /// the descriptors do their work by being open, and close with the target.
+    #[allow(dead_code)]
+    held: Vec<OwnedFd>,
 }
 
 impl Target {
@@ -933,6 +939,7 @@ fn open_scratch(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<T
         grown_from_bytes: Some(0),
         created_file: None,
         layout: None,
+        held: Vec::new(),
     })
 }
 
@@ -999,6 +1006,7 @@ fn read_only_target(spec: &JobSpec, path: &Path, file: OwnedFd) -> anyhow::Resul
         grown_from_bytes: None,
         created_file: None,
         layout: None,
+        held: Vec::new(),
     })
 }
 
@@ -1132,7 +1140,45 @@ fn open_file(
         grown_from_bytes: needs_fill.then_some(len),
         created_file: None,
         layout: None,
+        held: Vec::new(),
     })
+}
+
+/// Holds every device in `below` (see [`blockdev::hold_exclusively`]) for the run; a device
+/// something claimed since the check (a mount in another namespace, a holder) refuses the run,
+/// naming who holds it where the mount tables say.
+fn hold_below(path: &Path, below: &[blockdev::Lower]) -> anyhow::Result<Vec<OwnedFd>> {
+    let mut held = Vec::with_capacity(below.len());
+    for lower in below {
+        match blockdev::hold_exclusively(lower) {
+            Ok(fd) => held.push(fd),
+            Err(err) if err.raw_os_error() == Some(libc::EBUSY) => {
+                let stack = SysfsStack::read();
+                let who = blockdev::in_use_reason(&stack, lower.bottom, lower.name.as_deref())
+                    .unwrap_or_else(|| {
+                        "it is held exclusively (a mount, a holder or swap)".to_string()
+                    });
+                return Err(usage!(
+                    "refusing to write to {}: it is backed by {}, {}; unmount or release it \
+                     first",
+                    path.display(),
+                    lower.shown,
+                    blockdev::relative(&who)
+                ));
+            }
+            Err(err) => {
+                return Err(usage!(
+                    "refusing to write to {}: it is backed by {}, which cannot be held against \
+                     mounts while the run writes ({err}); detach the loop device or write to {} \
+                     itself",
+                    path.display(),
+                    lower.shown,
+                    lower.shown
+                ));
+            }
+        }
+    }
+    Ok(held)
 }
 
 /// Offset of the first hole (SEEK_HOLE); the file size when there is none.
@@ -1150,6 +1196,7 @@ fn open_block_device(
     allow_destructive: bool,
 ) -> anyhow::Result<Target> {
     let mut flags = open_flags(spec, spec.writes());
+    let mut below = Vec::new();
     if spec.writes() {
         if !allow_destructive {
             return Err(usage!(
@@ -1170,6 +1217,9 @@ fn open_block_device(
                 path.display()
             ));
         }
+        if let Some(name) = &name {
+            below = blockdev::unclaimed_lowers(&stack, name);
+        }
         flags |= libc::O_EXCL;
     }
     let file = match pinned.reopen(flags) {
@@ -1186,6 +1236,7 @@ fn open_block_device(
         }
         Err(err) => return Err(usage!("cannot open {}: {err}", path.display())),
     };
+    let held = hold_below(path, &below)?;
     let dio_align_bytes = blockdev::logical_block_bytes(file.as_fd()).unwrap_or(512);
     let device_bytes = blockdev::size_bytes(file.as_fd())
         .with_context(|| format!("reading the size of {}", path.display()))?;
@@ -1234,6 +1285,7 @@ fn open_block_device(
         grown_from_bytes: None,
         created_file: None,
         layout: None,
+        held,
     })
 }
 

@@ -437,3 +437,149 @@ fn a_file_created_by_a_run_that_hits_enospc_is_removed() {
         "record lacks the note: {text}"
     );
 }
+
+/// A process in a mount namespace of its own (`unshare -m`, as a container has) that mounts
+/// `device` at `at` and sleeps; killed (its namespace, and the mount, go with it) on drop.
+struct NamespaceMount {
+    child: std::process::Child,
+}
+
+impl NamespaceMount {
+    fn new(device: &Path, at: &Path) -> Self {
+        use std::io::BufRead;
+        std::fs::create_dir_all(at).unwrap();
+        let mut child = Command::new("unshare")
+            .args(["-m", "--propagation", "private", "sh", "-c"])
+            .arg(r#"mount "$1" "$2" && echo mounted && exec sleep 600"#)
+            .args(["sh", device.to_str().unwrap(), at.to_str().unwrap()])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("unshare");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line.trim(), "mounted", "the namespace's mount failed");
+        Self { child }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for NamespaceMount {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `fsck -n` passes on `device` and its file is still there (mounted in a namespace of this
+/// test's own for the look).
+fn assert_ext4_intact(device: &Path, dir: &Path) {
+    let fsck = Command::new("fsck.ext4")
+        .args(["-n", "-f"])
+        .arg(device)
+        .output()
+        .unwrap();
+    assert!(
+        fsck.status.success(),
+        "fsck -n found damage: {}{}",
+        stdout(&fsck),
+        stderr(&fsck)
+    );
+    let mount = Mount::new(&[device.to_str().unwrap()], &dir.join("look"));
+    assert_eq!(std::fs::read(mount.0.join("kept")).unwrap(), KEPT);
+}
+
+/// ext4 with a file in it, on a loop device (`lower`), unmounted again.
+fn ext4_on_loop(dir: &Path) -> LoopDevice {
+    let image = dir.join("ns.img");
+    ext4_image(&image, 32 << 20);
+    let lower = LoopDevice::attach(&image);
+    let mount = Mount::new(&[lower.path().to_str().unwrap()], &dir.join("fill"));
+    std::fs::write(mount.0.join("kept"), KEPT).unwrap();
+    drop(mount);
+    lower
+}
+
+/// A filesystem mounted only in another mount namespace (a container's, `unshare -m`) is seen
+/// under a loop device over its device: every writer refuses, naming the mount and whose
+/// namespace it is in, and the filesystem is left intact.
+#[test]
+#[ignore = "needs root"]
+fn a_mount_in_another_namespace_is_seen_below_a_loop_device() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let lower = ext4_on_loop(dir.path());
+    let mnt = dir.path().join("theirs");
+    let theirs = NamespaceMount::new(lower.path(), &mnt);
+    // Not in this namespace's table: only the walk over every namespace finds it.
+    let own = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(!own.contains(mnt.to_str().unwrap()));
+    let over = LoopDevice::attach(lower.path());
+    let chain = format!(
+        "it is backed by {}, which is mounted at {} in the mount namespace of pid {} (sleep)",
+        lower.path().display(),
+        mnt.display(),
+        theirs.pid()
+    );
+    every_writer_refused(dir.path(), over.path(), &chain);
+    drop(over);
+    drop(theirs);
+    assert_ext4_intact(lower.path(), dir.path());
+}
+
+/// While a run writes through a loop device, the device below it is held: a mount of it made
+/// in another namespace after the run's check fails (EBUSY) instead of landing under the
+/// writes; once the run ends, the device mounts again.
+#[test]
+#[ignore = "needs root"]
+fn a_mount_in_another_namespace_during_a_write_run_cannot_be_made() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let lower = ext4_on_loop(dir.path());
+    let over = LoopDevice::attach(lower.path());
+    let run = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["bench", over.path().to_str().unwrap(), "--rw", "write"])
+        .args(["--size", "4M", "--allow-destructive", "--runtime", "3s"])
+        .args(["--no-tui", "--json", "run.json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The run holds the device from its start; give it time to open its target.
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    let mnt = dir.path().join("late");
+    std::fs::create_dir_all(&mnt).unwrap();
+    let late = Command::new("unshare")
+        .args(["-m", "--propagation", "private", "mount"])
+        .arg(lower.path())
+        .arg(&mnt)
+        .output()
+        .unwrap();
+    let out = run.wait_with_output().unwrap();
+    assert_success(&out);
+    assert!(
+        !late.status.success(),
+        "a mount of {} was made while the run wrote through it",
+        lower.path().display()
+    );
+    let said = stderr(&late);
+    assert!(
+        said.contains("busy") || said.contains("Busy"),
+        "the mount did not fail as busy: {said}"
+    );
+    // Held only while the run lasts.
+    let after = Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-c"])
+        .arg(r#"mount "$1" "$2" && umount "$2""#)
+        .args(["sh", lower.path().to_str().unwrap(), mnt.to_str().unwrap()])
+        .output()
+        .unwrap();
+    // The run overwrote the start of the filesystem as allowed: mounting may fail for that
+    // reason, never for being busy.
+    assert!(!stderr(&after).contains("busy"), "{}", stderr(&after));
+}
