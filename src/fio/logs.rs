@@ -15,10 +15,10 @@
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 
 use crate::plan::Plan;
+use crate::record::output::Guard;
 use crate::record::{DirectionRecord, IntervalRecord};
 use crate::report::fio::GivenOptions;
 use crate::report::fio::plat::{PLAT_NR, plat_index};
@@ -123,29 +123,13 @@ pub struct LogWriter {
     pub files: Vec<PathBuf>,
 }
 
-/// Creates (or replaces) a log file: a regular file or nothing; never follows a link.
-fn create(path: &PathBuf) -> anyhow::Result<BufWriter<File>> {
-    if let Ok(meta) = std::fs::symlink_metadata(path)
-        && !meta.file_type().is_file()
-    {
-        return Err(crate::usage!(
-            "log file {}: exists and is not a regular file; give the log another name",
-            path.display()
-        ));
-    }
-    let file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .custom_flags(nix::libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(|e| {
-            crate::usage!(
-                "log file {}: {e}; give a writable place for the log",
-                path.display()
-            )
-        })?;
-    Ok(BufWriter::new(file))
+/// What fio's logs must not clobber: the checks every output gets ([`Guard`]: targets,
+/// `--output`, loop backing files, `--force`), the run's job files, and the places the run
+/// writes by name (its targets, made or not yet; its other outputs), each with what it is.
+pub struct LogGuard<'a> {
+    pub guard: Guard<'a>,
+    pub inputs: &'a [crate::pinned::FileId],
+    pub claimed: Vec<(String, PathBuf)>,
 }
 
 impl LogWriter {
@@ -159,7 +143,7 @@ impl LogWriter {
         plan: &mut Plan,
         given: &GivenOptions,
         fixed: bool,
-        protected: &[crate::pinned::FileId],
+        mut gate: LogGuard<'_>,
     ) -> anyhow::Result<(Option<Self>, Vec<String>)> {
         let mut jobs = Vec::new();
         let mut files = Vec::new();
@@ -223,22 +207,22 @@ impl LogWriter {
                         return Ok(None);
                     };
                     let path = name(prefix, kind);
-                    if let Ok(meta) = std::fs::metadata(&path) {
-                        use std::os::unix::fs::MetadataExt;
-                        let id = crate::pinned::FileId {
-                            dev: meta.dev(),
-                            ino: meta.ino(),
-                        };
-                        if protected.contains(&id) {
-                            return Err(crate::usage!(
-                                "log file {}: is a target or a job file of this run; give the log another name",
-                                path.display()
-                            ));
-                        }
+                    if let Some((what, _)) = gate
+                        .claimed
+                        .iter()
+                        .find(|(_, other)| crate::record::output::same_place(&path, other))
+                    {
+                        return Err(crate::usage!(
+                            "log file {} is also {what}; give the log another name",
+                            crate::text::escape(&path.display().to_string())
+                        ));
                     }
-                    let file = create(&path)?;
+                    let (file, _, _) =
+                        crate::record::output::open_log(&path, gate.guard, gate.inputs)?;
+                    gate.claimed
+                        .push((format!("job {}'s {kind} log", job.name), path.clone()));
                     files.push(path);
-                    Ok(Some(file))
+                    Ok(Some(BufWriter::new(file)))
                 };
                 let bw = open(&options.bw, "bw")?;
                 let iops = open(&options.iops, "iops")?;

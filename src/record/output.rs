@@ -233,33 +233,85 @@ pub fn open_report(
     guard: Guard<'_>,
     inputs: &[FileId],
 ) -> anyhow::Result<(std::fs::File, FileId, bool)> {
+    let shown = path.display();
+    open_replacing(flag, path, guard, &|existing, head, size_bytes| {
+        if inputs.contains(&existing.id) {
+            return Err(usage!(
+                "{flag} {shown} is a job file of this run; write the report elsewhere"
+            ));
+        }
+        let replaceable =
+            size_bytes == 0 || starts_as_our_record(head) || starts_as_fio_output(head);
+        if !replaceable && !guard.force {
+            return Err(usage!(
+                "{flag} {shown} exists and is neither a fio report nor a diskdash record \
+                 ({size_bytes} bytes); choose another name, or pass --force to replace it"
+            ));
+        }
+        Ok(())
+    })
+}
+
+/// Opens `path` for one of fio's log files (`write_bw_log` and the others): checked like
+/// [`check`] (a regular file or nothing, never a link, another name of a file, a loop's
+/// backing file, a target or another output), and an existing file is replaced only when it
+/// is empty or a fio log already (every line numbers separated by commas, as fio and
+/// `diskdash fio` write them), or with `guard.force`. A log that is one of `inputs` (the run's
+/// job files) is refused even with `force`.
+///
+/// # Errors
+/// As [`open_report`].
+pub fn open_log(
+    path: &Path,
+    guard: Guard<'_>,
+    inputs: &[FileId],
+) -> anyhow::Result<(std::fs::File, FileId, bool)> {
+    let flag = "log file";
+    let shown = path.display();
+    open_replacing(flag, path, guard, &|existing, head, size_bytes| {
+        if inputs.contains(&existing.id) {
+            return Err(usage!(
+                "{flag} {shown} is a job file of this run; give the log another name"
+            ));
+        }
+        if size_bytes > 0 && !starts_as_fio_log(head) && !guard.force {
+            return Err(usage!(
+                "{flag} {shown} exists and is not a fio log ({size_bytes} bytes); give the log \
+                 another name, or pass --force to replace it"
+            ));
+        }
+        Ok(())
+    })
+}
+
+/// What decides whether an existing, structurally checked file may be emptied: its identity,
+/// its first bytes and its size.
+type Accept<'a> = dyn Fn(&Existing, &[u8], u64) -> anyhow::Result<()> + 'a;
+
+/// The shared body of [`open_report`] and [`open_log`]: every check of [`check`] but the
+/// content's, which `accept` makes; then the checked file emptied through its descriptor, or a
+/// new one made `O_EXCL|O_NOFOLLOW` in the pinned directory (a name that appears meanwhile is
+/// checked again). Returns the file, its identity and whether it was made here.
+fn open_replacing(
+    flag: &str,
+    path: &Path,
+    guard: Guard<'_>,
+    accept: &Accept<'_>,
+) -> anyhow::Result<(std::fs::File, FileId, bool)> {
     let place = Place::pin(flag, path)?;
     let shown = path.display();
-    // Every check but the content's, which is this function's.
+    // Every check but the content's, which is `accept`'s.
     let structural = Guard {
         force: true,
         ..guard
     };
     for _ in 0..8 {
         if let Some(existing) = place.check(flag, path, structural)? {
-            if inputs.contains(&existing.id) {
-                return Err(usage!(
-                    "{flag} {shown} is a job file of this run; write the report elsewhere"
-                ));
-            }
             let mut head = [0u8; 4096];
             let n = nix::sys::uio::pread(&existing.file, &mut head, 0).unwrap_or(0);
             let size_bytes =
                 pinned::fstat(&existing.file).map_or(0, |st| st.st_size.unsigned_abs());
-            let replaceable = size_bytes == 0
-                || starts_as_our_record(&head[..n])
-                || starts_as_fio_output(&head[..n]);
-            if !replaceable && !guard.force {
-                return Err(usage!(
-                    "{flag} {shown} exists and is neither a fio report nor a diskdash record \
-                     ({size_bytes} bytes); choose another name, or pass --force to replace it"
-                ));
-            }
+            accept(&existing, &head[..n], size_bytes)?;
             let file = std::fs::File::from(existing.file);
             file.set_len(0)
                 .map_err(|err| usage!("{flag} {shown}: {err}"))?;
@@ -286,6 +338,27 @@ pub fn open_report(
     Err(usage!(
         "{flag} {shown}: the name keeps appearing and vanishing; write elsewhere"
     ))
+}
+
+/// Whether `head` (a file's first bytes) is a fio log: at least one whole line, and every
+/// whole line integers separated by commas (`time, value, direction, block size, offset[,
+/// priority]`, or a histogram log's `time, direction, block size, bin, ...`), at least four.
+/// Nothing else a user keeps looks like that.
+#[must_use]
+pub fn starts_as_fio_log(head: &[u8]) -> bool {
+    let Some(end) = head.iter().rposition(|&b| b == b'\n') else {
+        return false;
+    };
+    let Ok(text) = std::str::from_utf8(&head[..end]) else {
+        return false;
+    };
+    text.split('\n').all(|line| {
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        fields.len() >= 4
+            && fields
+                .iter()
+                .all(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
+    })
 }
 
 /// Whether `head` (a file's first bytes) begins like a report fio writes: its JSON
@@ -545,6 +618,18 @@ impl Drop for RecordDestination {
             );
         }
     }
+}
+
+/// Whether two paths name the same place: the same name in the same directory (links in the
+/// directories followed), whether or not a file is there yet. Another name of one file is
+/// refused by the outputs' checks (one name only).
+#[must_use]
+pub fn same_place(a: &Path, b: &Path) -> bool {
+    let place = |path: &Path| {
+        let dir = parent_dir(path).canonicalize().ok()?;
+        Some(dir.join(path.file_name()?))
+    };
+    a == b || place(a).is_some_and(|a| Some(a) == place(b))
 }
 
 /// The directory a path's last component lives in.

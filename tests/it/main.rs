@@ -51,6 +51,7 @@ mod mark;
 mod monitor_record;
 mod rate;
 mod safety_fleet;
+mod safety_gate;
 mod safety_input;
 mod safety_jobfile;
 mod safety_labels;

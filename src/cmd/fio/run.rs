@@ -63,38 +63,71 @@ pub(super) fn run_as(
             ino: m.ino(),
         })
         .collect();
+    // Every place the run writes by name, with what it is: a report, a record or a log at
+    // a job's file (made by the run later, or there now) would interleave with the I/O.
+    let mut claimed: Vec<(String, std::path::PathBuf)> = Vec::new();
+    for job in plan.steps.iter().flat_map(|s| &s.jobs) {
+        for path in job.target.iter().chain(&job.clones) {
+            claimed.push((format!("job {}'s file", job.name), path.clone()));
+        }
+    }
+    for (flag, path) in [
+        ("--json", &flags.json),
+        ("--jsonl", &flags.jsonl),
+        ("--output", &output_path),
+    ] {
+        let Some(path) = path.as_deref().filter(|p| p.as_os_str() != "-") else {
+            continue;
+        };
+        if let Some((what, _)) = claimed
+            .iter()
+            .find(|(_, other)| output::same_place(path, other))
+        {
+            return Err(crate::usage!(
+                "{flag} {} is also {what}; give them different files",
+                crate::text::escape(&path.display().to_string())
+            ));
+        }
+        claimed.push((format!("{flag}'s file"), path.to_path_buf()));
+    }
     let out_file = match &output_path {
         Some(path) => {
-            for (flag, other) in [("--json", &flags.json), ("--jsonl", &flags.jsonl)] {
-                if other
-                    .as_deref()
-                    .is_some_and(|other| same_place(path, other))
-                {
-                    return Err(crate::usage!(
-                        "--output {} is also {flag}'s file; give them different files",
-                        path.display()
-                    ));
-                }
-            }
             let guard = Guard {
                 targets: &target_ids,
                 other_output: None,
                 force: flags.force,
                 in_use: crate::bench::blockdev::file_in_use,
             };
-            Some(output::open_report("--output", path, guard, &inputs)?.0)
+            Some(output::open_report("--output", path, guard, &inputs)?)
         }
         None => None,
     };
+    let out_id = out_file.as_ref().map(|(_, id, _)| *id);
+    let out_made = out_file.as_ref().is_some_and(|(_, _, made)| *made);
+    let out_file = out_file.map(|(file, _, _)| file);
     // fio's log files: made now, so a bad name fails before anything runs.
-    let mut protected = target_ids.clone();
-    protected.extend(inputs.iter().cloned());
-    let (logs, log_notes) = crate::fio::logs::LogWriter::open(
-        &mut plan,
-        &given,
-        status_interval.is_some(),
-        &protected,
-    )?;
+    let log_gate = crate::fio::logs::LogGuard {
+        guard: Guard {
+            targets: &target_ids,
+            other_output: out_id,
+            force: flags.force,
+            in_use: crate::bench::blockdev::file_in_use,
+        },
+        inputs: &inputs,
+        claimed,
+    };
+    let (logs, log_notes) =
+        crate::fio::logs::LogWriter::open(&mut plan, &given, status_interval.is_some(), log_gate)
+            .inspect_err(|_| {
+            // A run refused before it starts leaves no empty report it made behind (only the
+            // file this run made: the same inode at the name).
+            if let (true, Some(path), Some(id)) = (out_made, &output_path, out_id)
+                && std::fs::symlink_metadata(path)
+                    .is_ok_and(|m| m.dev() == id.dev && m.ino() == id.ino)
+            {
+                let _ = std::fs::remove_file(path);
+            }
+        })?;
     {
         let mut err = std::io::stderr().lock();
         for note in &log_notes {
@@ -215,16 +248,6 @@ fn write_report(
         }
     }
     Ok(())
-}
-
-/// Whether two output paths name the same place: the same name in the same directory (links
-/// in the directories followed). Another name of one file is refused by the outputs' checks.
-fn same_place(a: &std::path::Path, b: &std::path::Path) -> bool {
-    let place = |path: &std::path::Path| {
-        let dir = output::parent_dir(path).canonicalize().ok()?;
-        Some(dir.join(path.file_name()?))
-    };
-    a == b || place(a).is_some_and(|a| Some(a) == place(b))
 }
 
 /// The report in the format asked for.

@@ -1,0 +1,149 @@
+//! The one gate every file diskdash writes passes (assets/doc/safety.md): fio's log files,
+//! `--output` and the records are made new or replace only diskdash's (or fio's) own output of
+//! the same kind; never a loop device's backing file, another name of a file, a job's file
+//! (there now or made by the run later) or another output of the run. Each foreign file is
+//! compared byte for byte before and after.
+
+use std::path::Path;
+
+use crate::fio_run::fio;
+use crate::support::*;
+
+/// A refused run: exit 2, one error line holding `want`, and nothing created but what was there.
+fn assert_refused(out: &std::process::Output, want: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "not refused: {}{}",
+        stdout(out),
+        stderr(out)
+    );
+    let err = stderr(out);
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(errors[0].contains(want), "{:?} lacks {want:?}", errors[0]);
+}
+
+/// A write job of 1 MiB on `target` logging bandwidth to `prefix`, plus `extra`.
+fn write_logging(dir: &Path, target: &str, prefix: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "--name=a".to_string(),
+        format!("--filename={target}"),
+        "--size=1M".into(),
+        "--rw=write".into(),
+        format!("--write_bw_log={prefix}"),
+    ];
+    args.extend(extra.iter().map(|s| (*s).to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    fio(dir, &args)
+}
+
+/// Someone's data at a log's name is never replaced without --force; a log of an earlier run
+/// is.
+#[test]
+fn a_foreign_file_at_a_logs_name_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let data: Vec<u8> = (0..1u32 << 20).map(|i| (i * 7 % 251) as u8).collect();
+    let log = dir.path().join("data_bw.1.log");
+    std::fs::write(&log, &data).unwrap();
+    let out = write_logging(dir.path(), "t", "data", &[]);
+    assert_refused(
+        &out,
+        "log file data_bw.1.log exists and is not a fio log (1048576 bytes); give the log \
+         another name, or pass --force to replace it",
+    );
+    assert_eq!(std::fs::read(&log).unwrap(), data);
+    assert!(
+        !dir.path().join("t").exists(),
+        "a refused run made its file"
+    );
+    // A log diskdash wrote is replaced by the next run, as fio replaces its own.
+    assert_success(&write_logging(dir.path(), "t", "ok", &[]));
+    let first = std::fs::read_to_string(dir.path().join("ok_bw.1.log")).unwrap();
+    assert!(!first.is_empty());
+    assert_success(&write_logging(
+        dir.path(),
+        "t",
+        "ok",
+        &["--allow-destructive"],
+    ));
+    // --force replaces anything that is a plain file of one name.
+    assert_success(&write_logging(dir.path(), "u", "data", &["--force"]));
+    assert_ne!(std::fs::read(&log).unwrap(), data);
+}
+
+/// A log, `--output` or `--json` at a job's file is refused before anything runs, whether the
+/// file is there or the run would make it.
+#[test]
+fn outputs_and_logs_never_share_a_jobs_file_or_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--name=a", "--filename=new_bw.1.log", "--write_bw_log=new"],
+            "log file new_bw.1.log is also job a's file; give the log another name",
+        ),
+        (
+            &["--name=a", "--filename=t7", "--output=t7"],
+            "--output t7 is also job a's file; give them different files",
+        ),
+        (
+            &["--name=a", "--filename=t8", "--json=t8"],
+            "--json t8 is also job a's file; give them different files",
+        ),
+        (
+            &[
+                "--name=a",
+                "--filename=t9",
+                "--output=x_bw.1.log",
+                "--write_bw_log=x",
+            ],
+            "log file x_bw.1.log is also --output's file; give the log another name",
+        ),
+    ];
+    for (args, want) in cases {
+        let mut all = args.to_vec();
+        all.extend(["--size=1M", "--rw=write"]);
+        let out = fio(dir.path(), &all);
+        assert_refused(&out, want);
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "refused runs left files: {left:?}");
+}
+
+/// A mounted filesystem's image at a log's name, by a second hard link or as the only name of
+/// a loop device's backing file: refused, the image unchanged and still mountable.
+#[test]
+#[ignore = "needs root"]
+fn a_mounted_image_at_a_logs_name_is_never_truncated() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("img1");
+    ext4_image(&image, 16 << 20);
+    let lower = LoopDevice::attach(&image);
+    let mount = Mount::new(&[lower.path().to_str().unwrap()], &dir.path().join("m"));
+    std::fs::write(mount.0.join("kept"), b"kept").unwrap();
+    run("sync", &[]);
+    let before = std::fs::read(&image).unwrap();
+    std::fs::hard_link(&image, dir.path().join("mimg_bw.1.log")).unwrap();
+    let out = write_logging(dir.path(), "t4", "mimg", &["--force"]);
+    assert_refused(
+        &out,
+        "log file mimg_bw.1.log has 2 names (hard links); the others would change too",
+    );
+    std::fs::remove_file(dir.path().join("mimg_bw.1.log")).unwrap();
+    // The image under its one name, as a log's name: the loop device it backs is named.
+    std::fs::rename(&image, dir.path().join("img_bw.1.log")).unwrap();
+    let out = write_logging(dir.path(), "t5", "img", &["--force"]);
+    assert_refused(
+        &out,
+        &format!(
+            "log file img_bw.1.log: it backs {}, mounted at",
+            lower.path().display()
+        ),
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("img_bw.1.log")).unwrap(),
+        before
+    );
+    assert_eq!(std::fs::read(mount.0.join("kept")).unwrap(), b"kept");
+}
