@@ -753,6 +753,10 @@ pub trait Probe {
     /// # Errors
     /// What `statvfs` said.
     fn free_bytes(&self, dir: &Path) -> std::io::Result<u64>;
+    /// Whether `path` itself is a symbolic link (not followed).
+    fn is_symlink(&self, path: &Path) -> bool {
+        std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+    }
 }
 
 /// The real filesystem.
@@ -2426,6 +2430,15 @@ fn named_file(path: &Path, format: &Entry, probe: &dyn Probe) -> anyhow::Result<
 /// What is at `path`, a file job `name` names by fio's default format: nothing yet or a
 /// regular file.
 fn named_file_of_job(path: &Path, name: &str, probe: &dyn Probe) -> anyhow::Result<Found> {
+    // The name is one fio makes up for the run (`name.1.0`): a link there would send the
+    // run's writes to a file nobody named.
+    if probe.is_symlink(path) {
+        return Err(usage!(
+            "job {name}: {} is a symbolic link, and fio's own file names are made by the run; \
+             remove the link, or give filename=FILE to use the file it leads to",
+            path.display()
+        ));
+    }
     let found = probe
         .find(path)
         .map_err(|e| usage!("job {name}: cannot look at {}: {e}", path.display()))?;

@@ -1050,6 +1050,10 @@ pub struct CloneRecord {
     /// `bw_*` and `iops_*` samples; absent in records written before it was kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub intervals: Vec<CloneIntervalRecord>,
+    /// This worker's own file, when each clone runs on one of its own (fio's `$jobnum` file
+    /// names); absent when the clones share the job's target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
 }
 
 /// One worker's part of one interval: what fio's per-clone bandwidth and IOPS samples are

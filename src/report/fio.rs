@@ -106,6 +106,8 @@ struct Block<'r> {
     /// its own intervals are `clone_intervals`.
     clone: bool,
     clone_intervals: &'r [crate::record::CloneIntervalRecord],
+    /// A clone's own file, where the job's target is clone 0's only.
+    clone_file: Option<&'r str>,
     /// Longest measured time of the merged jobs, ns.
     elapsed_ns: u64,
     /// Longest read-back of the merged jobs (a verifying write job's verify phase, after
@@ -370,6 +372,7 @@ fn clone_block<'r>(job: &'r SegmentJobRecord, clone: &'r crate::record::CloneRec
         jobs: vec![job],
         clone: true,
         clone_intervals: &clone.intervals,
+        clone_file: clone.file.as_deref(),
         elapsed_ns: clone.elapsed_ns,
         readback_ns: clone.read.runtime_ns.unwrap_or(0),
         read: Direction::of(&clone.read),
@@ -391,6 +394,7 @@ fn job_block(job: &SegmentJobRecord) -> Block<'_> {
         jobs: vec![job],
         clone: false,
         clone_intervals: &[],
+        clone_file: None,
         elapsed_ns: job.elapsed_ns,
         readback_ns: job.read.runtime_ns.unwrap_or(0),
         read: Direction::of(&job.read).failed(job.continued.map_or(0, |c| c.read)),
@@ -427,6 +431,7 @@ fn merged_block(group: u32, jobs: Vec<&SegmentJobRecord>) -> Block<'_> {
         workers: jobs.iter().map(|job| job.job.numjobs).sum(),
         clone: false,
         clone_intervals: &[],
+        clone_file: None,
         elapsed_ns,
         readback_ns: jobs
             .iter()

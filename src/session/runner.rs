@@ -1349,7 +1349,8 @@ impl Runner {
                 clones: job_end
                     .clones
                     .iter()
-                    .map(|clone| crate::record::CloneRecord {
+                    .enumerate()
+                    .map(|(c, clone)| crate::record::CloneRecord {
                         elapsed_ns: clone.elapsed_ns,
                         read: DirectionRecord::with_verify_reads(
                             &clone.total.read,
@@ -1365,11 +1366,27 @@ impl Runner {
                             .with_histogram(&clone.total.trim),
                         cpu: cpu_record((0, 0, 0), clone.cpu, clone.elapsed_ns),
                         intervals: clone.intervals.clone(),
+                        file: self.clone_file(j, t, c),
                     })
                     .collect(),
                 latency_depth: job_end.latency_depth,
             })
             .collect()
+    }
+
+    /// Clone `clone` of job `job` (of this step, whose target is `target`)'s own file, when
+    /// the job's clones each run on one.
+    fn clone_file(&self, job: usize, target: usize, clone: usize) -> Option<String> {
+        let own = self.clone_targets.get(self.step)?.get(job)?;
+        if own.is_empty() {
+            return None;
+        }
+        let at = if clone == 0 {
+            target
+        } else {
+            *own.get(clone - 1)?
+        };
+        Some(self.targets.get(at)?.path.display().to_string())
     }
 
     /// The record of target `at` as it stands (scratch removal is known at the end only).

@@ -147,3 +147,42 @@ fn a_mounted_image_at_a_logs_name_is_never_truncated() {
     );
     assert_eq!(std::fs::read(mount.0.join("kept")).unwrap(), b"kept");
 }
+
+/// fio names a clone's file itself (`k.1.0`): a link planted at that name is refused and the
+/// file it leads to left as it was; without it each clone is reported on its own file.
+#[test]
+fn a_link_at_a_clones_file_name_is_refused_and_each_clone_names_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("else")).unwrap();
+    let victim = dir.path().join("else/empty");
+    std::fs::write(&victim, b"").unwrap();
+    std::os::unix::fs::symlink("else/empty", dir.path().join("k.1.0")).unwrap();
+    let args = [
+        "--name=k",
+        "--numjobs=2",
+        "--size=1M",
+        "--rw=write",
+        "--json=r.json",
+    ];
+    let out = fio(dir.path(), &args);
+    assert_refused(
+        &out,
+        "job k: k.1.0 is a symbolic link, and fio's own file names are made by the run",
+    );
+    assert_eq!(std::fs::metadata(&victim).unwrap().len(), 0);
+    std::fs::remove_file(dir.path().join("k.1.0")).unwrap();
+    let out = fio(dir.path(), &args);
+    assert_success(&out);
+    let text = stdout(&out);
+    let heads: Vec<&str> = text.lines().filter(|l| l.contains("(groupid=")).collect();
+    assert_eq!(heads.len(), 2, "{text}");
+    assert!(heads[0].contains(": k.0.0 on "), "{}", heads[0]);
+    assert!(heads[1].contains(": k.1.0 on "), "{}", heads[1]);
+    let record = read_json(&dir.path().join("r.json"));
+    crate::support::record::assert_valid_record(&record);
+    let clones = record["segments"][0]["jobs"][0]["clones"]
+        .as_array()
+        .unwrap();
+    let files: Vec<&str> = clones.iter().map(|c| c["file"].as_str().unwrap()).collect();
+    assert_eq!(files, ["k.0.0", "k.1.0"]);
+}

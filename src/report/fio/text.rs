@@ -68,9 +68,12 @@ fn job_block(out: &mut String, block: &Block<'_>, list: &[f64]) {
     let targets: Vec<String> = block
         .jobs
         .iter()
-        .map(|job| match &job.device {
-            Some(device) => format!("{} on {}", escape(&job.target.path), escape(device)),
-            None => escape(&job.target.path).into_owned(),
+        .map(|job| {
+            let path = block.clone_file.unwrap_or(&job.target.path);
+            match &job.device {
+                Some(device) => format!("{} on {}", escape(path), escape(device)),
+                None => escape(path).into_owned(),
+            }
         })
         .collect();
     let status = match block.status() {
