@@ -87,6 +87,22 @@ pub struct Target {
     /// the descriptors do their work by being open, and close with the target.
     #[allow(dead_code)]
     held: Vec<OwnedFd>,
+    /// The job whose mark the file carries ([`MARK_XATTR`]): stamped again with the file's
+    /// state when the target closes, after the run's last write, so the next run of the job
+    /// finds the file as this one left it.
+    mark_job: Option<String>,
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        if let Some(job) = &self.mark_job
+            && self.writable
+        {
+            // A mark that cannot be written leaves the old one, which no longer matches: the
+            // next run asks for --allow-destructive, the safe side.
+            let _ = mark(&self.file, job);
+        }
+    }
 }
 
 impl Target {
@@ -564,7 +580,9 @@ pub fn create(spec: &JobSpec, path: &Path, unlink: bool, job: &str) -> anyhow::R
         ));
     }
     target.created = true;
+    target.mark_job = (!unlink).then(|| job.to_string());
     if !unlink && let Err(err) = mark(&target.file, job) {
+        target.mark_job = None;
         target.notes.push(format!(
             "could not mark {} as made by job {job} ({err}); a rerun over it needs \
              --allow-destructive",
@@ -661,15 +679,31 @@ fn extend(file: &OwnedFd, bytes: u64, mode: Fallocate) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The extended attribute that marks a file diskdash created for a job: it names the job,
-/// the file's path and its inode, so a copy, a replacement or another job's file never
-/// matches.
+/// The extended attribute that marks a file diskdash created for a job. It is bound to the
+/// file as diskdash last left it: its device, inode and generation (a restored copy, a file
+/// the inode number was reused for, or another file the value was copied onto differ), its
+/// size and modification time at diskdash's last write (a file anything else changed since
+/// differs), and the job's name with the file's path. A mark that does not match grants
+/// nothing; see assets/doc/safety.md for the threat model.
 pub const MARK_XATTR: &str = "user.diskdash";
 
-/// The mark of the file open as `file` made for `job`.
+/// `FS_IOC_GETVERSION` (linux/fs.h, `_IOR('v', 1, long)`): the inode's generation, where the
+/// filesystem keeps one (ext4, xfs, btrfs); it changes when an inode number is reused.
+const FS_IOC_GETVERSION: libc::c_ulong = 0x8008_7601;
+
+/// The inode's generation; `None` where the filesystem has none (tmpfs, overlayfs).
+fn generation(file: &OwnedFd) -> Option<u64> {
+    let mut generation: libc::c_long = 0;
+    // SAFETY: FS_IOC_GETVERSION writes one long through the pointer, which points to a live
+    // c_long; the descriptor is open.
+    let rc = unsafe { libc::ioctl(file.as_raw_fd(), FS_IOC_GETVERSION, &raw mut generation) };
+    (rc == 0).then(|| generation.unsigned_abs())
+}
+
+/// The mark of the file open as `file` made for `job`, as the file is now.
 fn mark_value(file: &OwnedFd, job: &str) -> std::io::Result<Vec<u8>> {
     let path = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
-    let ino = pinned::file_id(file)?.ino;
+    let st = pinned::fstat(file)?;
     // FNV-1a over the job's name and the file's path: a short, stable identity.
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in job
@@ -680,7 +714,12 @@ fn mark_value(file: &OwnedFd, job: &str) -> std::io::Result<Vec<u8>> {
     {
         hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
     }
-    Ok(format!("diskdash-1 ino={ino} job={hash:016x}").into_bytes())
+    let generation = generation(file).map_or_else(|| "none".to_string(), |g| g.to_string());
+    Ok(format!(
+        "diskdash-2 dev={} ino={} gen={generation} size={} mtime={}.{:09} job={hash:016x}",
+        st.st_dev, st.st_ino, st.st_size, st.st_mtime, st.st_mtime_nsec
+    )
+    .into_bytes())
 }
 
 /// Marks `file` as made by `job` (see [`MARK_XATTR`]).
@@ -704,14 +743,15 @@ fn mark(file: &OwnedFd, job: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Whether `file` carries the mark of `job` for this path and this inode: a file copied or
-/// moved in with another's mark, or replaced under its name, does not.
+/// Whether `file` carries the mark of `job` for this file as diskdash left it: a file copied
+/// or moved in with another's mark, replaced under its name, restored from a backup, or
+/// changed by anything since, does not.
 fn marked_for(file: &OwnedFd, job: &str) -> bool {
     let Ok(want) = mark_value(file, job) else {
         return false;
     };
     let name = std::ffi::CString::new(MARK_XATTR).expect("no NUL");
-    let mut have = [0u8; 128];
+    let mut have = [0u8; 256];
     // SAFETY: the name is NUL-terminated, the buffer is writable for its length, and the
     // descriptor is open.
     let rc = unsafe {
@@ -940,6 +980,7 @@ fn open_scratch(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<T
         created_file: None,
         layout: None,
         held: Vec::new(),
+        mark_job: None,
     })
 }
 
@@ -1007,6 +1048,7 @@ fn read_only_target(spec: &JobSpec, path: &Path, file: OwnedFd) -> anyhow::Resul
         created_file: None,
         layout: None,
         held: Vec::new(),
+        mark_job: None,
     })
 }
 
@@ -1141,6 +1183,7 @@ fn open_file(
         created_file: None,
         layout: None,
         held: Vec::new(),
+        mark_job: job.filter(|_| own).map(str::to_string),
     })
 }
 
@@ -1286,6 +1329,7 @@ fn open_block_device(
         created_file: None,
         layout: None,
         held,
+        mark_job: None,
     })
 }
 
@@ -1300,6 +1344,81 @@ mod tests {
             direct: false,
             ..JobSpec::default()
         }
+    }
+
+    fn xattr(path: &Path) -> Vec<u8> {
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        let name = std::ffi::CString::new(MARK_XATTR).unwrap();
+        let mut buf = [0u8; 256];
+        // SAFETY: both strings are NUL-terminated and the buffer is writable for its length.
+        let n = unsafe {
+            libc::getxattr(
+                c.as_ptr(),
+                name.as_ptr(),
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+            )
+        };
+        buf[..usize::try_from(n).unwrap()].to_vec()
+    }
+
+    fn set_xattr(path: &Path, value: &[u8]) {
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        let name = std::ffi::CString::new(MARK_XATTR).unwrap();
+        // SAFETY: both strings are NUL-terminated; the value's pointer and length are one slice.
+        let rc = unsafe {
+            libc::setxattr(
+                c.as_ptr(),
+                name.as_ptr(),
+                value.as_ptr().cast(),
+                value.len(),
+                0,
+            )
+        };
+        assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+    }
+
+    fn fd(path: &Path) -> OwnedFd {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .unwrap()
+            .into()
+    }
+
+    #[test]
+    fn a_mark_holds_only_for_the_file_as_diskdash_left_it() {
+        // The current directory's filesystem: tmpfs (a test's /tmp) may take no user xattrs.
+        let dir = tempfile::tempdir_in(".").unwrap();
+        let file = dir.path().join("f");
+        std::fs::write(&file, vec![1u8; 8192]).unwrap();
+        mark(&fd(&file), "job").expect("user xattrs on the checkout's filesystem (ext4)");
+        assert!(marked_for(&fd(&file), "job"));
+        assert!(!marked_for(&fd(&file), "other"), "another job's mark");
+        let value = xattr(&file);
+        // The same value copied onto another file (a copy, a restore, someone's data).
+        let copy = dir.path().join("copy");
+        std::fs::copy(&file, &copy).unwrap();
+        set_xattr(&copy, &value);
+        assert!(
+            !marked_for(&fd(&copy), "job"),
+            "a mark copied onto another file"
+        );
+        // The marked file changed by anything else since.
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, b"theirs"))
+            .unwrap();
+        assert!(!marked_for(&fd(&file), "job"), "a file changed since");
+        // Written again by diskdash, stamped again: its own once more.
+        mark(&fd(&file), "job").unwrap();
+        assert!(marked_for(&fd(&file), "job"));
+        // The old format's value (a recomputable hash of the name and path) grants nothing.
+        set_xattr(&file, b"diskdash-1 ino=1 job=0000000000000000");
+        assert!(!marked_for(&fd(&file), "job"));
     }
 
     #[test]

@@ -186,3 +186,51 @@ fn a_link_at_a_clones_file_name_is_refused_and_each_clone_names_its_file() {
     let files: Vec<&str> = clones.iter().map(|c| c["file"].as_str().unwrap()).collect();
     assert_eq!(files, ["k.0.0", "k.1.0"]);
 }
+
+/// The mark that lets a job's rerun write the file it made holds only for that file as the
+/// run left it: filled since with someone's data, or restored from a copy (`cp -a` keeps the
+/// xattr), it grants nothing and the data is left as it was.
+#[test]
+fn a_mark_that_outlives_its_file_grants_nothing() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let args = ["--name=m", "--filename=m.dat", "--size=1M", "--rw=write"];
+    assert_success(&fio(dir.path(), &args));
+    // Untouched: the same job's rerun writes it again without an opt-in, as fio does.
+    assert_success(&fio(dir.path(), &args));
+    let refused = "refusing to write to m.dat: it holds 1 MiB of data; pass --allow-destructive";
+    // Someone's data written into it since.
+    let file = dir.path().join("m.dat");
+    let theirs: Vec<u8> = (0..1u32 << 20).map(|i| (i % 253) as u8).collect();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, &theirs))
+        .unwrap();
+    assert_refused(&fio(dir.path(), &args), refused);
+    assert_eq!(std::fs::read(&file).unwrap(), theirs);
+    // A copy restored over the name, mark and all.
+    assert_success(&fio(
+        dir.path(),
+        &[&args[..], &["--allow-destructive"]].concat(),
+    ));
+    run(
+        "cp",
+        &[
+            "-a",
+            file.to_str().unwrap(),
+            dir.path().join("backup").to_str().unwrap(),
+        ],
+    );
+    std::fs::remove_file(&file).unwrap();
+    run(
+        "cp",
+        &[
+            "-a",
+            dir.path().join("backup").to_str().unwrap(),
+            file.to_str().unwrap(),
+        ],
+    );
+    let restored = std::fs::read(&file).unwrap();
+    assert_refused(&fio(dir.path(), &args), refused);
+    assert_eq!(std::fs::read(&file).unwrap(), restored);
+}
