@@ -217,6 +217,22 @@ impl Session {
             crate::bench::memory::check_plan(&plan, &budget)?;
         }
         let targets = open_targets(&plan, options.allow_destructive)?;
+        // The emulated zone tables, sized by the targets now open (a file or device sets the
+        // working set), before any is allocated.
+        if let Some(budget) = crate::bench::memory::Budget::detect() {
+            for (step, at) in plan.steps.iter().zip(&targets.step_targets) {
+                for (job, &t) in step.jobs.iter().zip(at) {
+                    if let Some(zones) = job.spec.zbd {
+                        crate::bench::memory::check_zone_table(
+                            &job.name,
+                            zones.zone_bytes,
+                            targets.targets[t].working_set_bytes,
+                            &budget,
+                        )?;
+                    }
+                }
+            }
+        }
         let spec = plan.steps[0].jobs[0].spec.clone();
         let target_ids: Vec<_> = targets.targets.iter().map(|t| t.id).collect();
         let mut guard = output::Guard {

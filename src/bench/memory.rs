@@ -320,6 +320,49 @@ const MAP_FIX: &str = "the random maps are most of it: pass --norandommap or --r
                        lfsr (norandommap=1 or random_generator=lfsr in a job file), or a \
                        smaller --size";
 
+/// Bytes of the emulated zone table of `zonemode=zbd` over `working_set_bytes` in zones of
+/// `zone_bytes`: each zone's write pointer (8 bytes) and its holder and I/Os in flight (8),
+/// see [`crate::bench::zbd::ZoneState`].
+#[must_use]
+pub fn zone_table_bytes(zone_bytes: u64, working_set_bytes: u64) -> u64 {
+    (working_set_bytes / zone_bytes.max(1)).saturating_mul(ZONE_BYTES)
+}
+
+/// Per zone of the emulated zone table.
+const ZONE_BYTES: u64 = 16;
+
+/// The zone table of a `zonemode=zbd` job named `job` over its target's working set (known
+/// once the target is open: a file or device sizes it) against the budget.
+///
+/// # Errors
+/// A usage error naming the job, the zones and the table's size, and the fix.
+pub fn check_zone_table(
+    job: &str,
+    zone_bytes: u64,
+    working_set_bytes: u64,
+    budget: &Budget,
+) -> anyhow::Result<()> {
+    let table = zone_table_bytes(zone_bytes, working_set_bytes);
+    let limit = budget.limit_bytes();
+    if table > limit {
+        return Err(crate::usage!(
+            "job {}: zonesize={} over {} is {} zones, a zone table of {}, more than {}/{} of \
+             the {} available ({}), {}; use a larger zonesize or a smaller size",
+            crate::text::escape(job),
+            format_bytes(zone_bytes),
+            format_bytes(working_set_bytes),
+            working_set_bytes / zone_bytes.max(1),
+            format_bytes(table),
+            SHARE.0,
+            SHARE.1,
+            format_bytes(budget.available_bytes),
+            budget.source,
+            format_bytes(limit),
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses a plan one of whose steps needs more memory than `budget` allows, before anything
 /// runs: a usage error stating the estimate by part, the limit and where it comes from, and
 /// the fix. A step's jobs run at once: their estimates add up.

@@ -234,3 +234,39 @@ fn a_mark_that_outlives_its_file_grants_nothing() {
     assert_refused(&fio(dir.path(), &args), refused);
     assert_eq!(std::fs::read(&file).unwrap(), restored);
 }
+
+/// An emulated zone table too large for memory (4 KiB zones over a 15 TiB sparse file) is
+/// refused before anything is allocated or created: exit 2 with the table's size, and the
+/// `unlink=1` job before it leaves no file behind.
+#[test]
+fn a_zone_table_past_memory_is_refused_before_it_is_allocated() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    sparse_file(&dir.path().join("big"), 15 << 40);
+    let out = fio(
+        dir.path(),
+        &[
+            "--name=u",
+            "--filename=u.dat",
+            "--size=1M",
+            "--rw=write",
+            "--unlink=1",
+            "--name=z",
+            "--stonewall",
+            "--filename=big",
+            "--zonemode=zbd",
+            "--zonesize=4k",
+            "--rw=write",
+            "--size=15T",
+            "--allow-destructive",
+        ],
+    );
+    assert_refused(
+        &out,
+        "job z: zonesize=4 KiB over 15 TiB is 4026531840 zones, a zone table of 60 GiB, more than",
+    );
+    assert!(stderr(&out).contains("use a larger zonesize or a smaller size"));
+    assert!(
+        !dir.path().join("u.dat").exists(),
+        "the unlink=1 job's file was left"
+    );
+}
