@@ -154,13 +154,14 @@ pub fn drive(
         let _ = writeln!(stdout);
         let _ = stdout.flush();
     }
-    if let Some(serving) = serving {
-        serving.finish(&interrupt);
-    }
+    let served = serving.map_or(Ok(()), |serving| serving.finish(&interrupt));
     if let Some(remote) = remote {
         remote.send_record(&outcome.record);
     }
-    exit_code(outcome)
+    let code = exit_code(outcome)?;
+    // An endpoint asked for that failed is the command's failure, after the run's report.
+    served?;
+    Ok(code)
 }
 
 /// The exit code of a finished session (every command that runs one ends here): 0

@@ -97,27 +97,50 @@ impl RunServe {
             .listener
             .local_addr()
             .context("reading the bound address")?;
-        eprintln!("{}: serving http://{bound}/metrics", self.command);
-        if !is_loopback(bound.ip()) {
-            eprintln!(
-                "note: {} is reachable from other hosts; anyone who can connect reads the run's \
-                 jobs, target paths and the disks' counters",
-                bound.ip()
-            );
-        }
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let exposition = Exposition::with_run(self.sampler, snapshots);
         let listener = self.listener;
+        // tokio's signal driver panics where it cannot make its socket pair (descriptors
+        // run out, `ulimit -n`): found here first, as an error.
+        // The runtime takes an epoll, an eventfd and that pair; 8 descriptors leave a margin.
+        drop((0..4).map(|_| std::os::unix::net::UnixStream::pair()).collect::<std::io::Result<Vec<_>>>().map_err(|err| {
+            anyhow::anyhow!(
+                "--serve {bound}: cannot serve: {err}; raise the descriptor limit (ulimit -n) or \
+                 drop --serve"
+            )
+        })?);
+        // The thread says when it serves (its runtime built, the listener registered): an
+        // endpoint that cannot start is the command's error, before the run goes on.
+        let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel::<Result<(), String>>(1);
         let thread = std::thread::Builder::new()
             .name("serve".into())
             .spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .context("starting the runtime")?;
+                let started = (|| {
+                    // No signal driver: the run's own handler takes the signals (and tokio's
+                    // panics where it cannot make its pipe, with few descriptors left).
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_io()
+                        .enable_time()
+                        .build()
+                        .context("starting the runtime")?;
+                    let listener = {
+                        let _entered = runtime.enter();
+                        tokio::net::TcpListener::from_std(listener)
+                            .context("registering the listener")?
+                    };
+                    anyhow::Ok((runtime, listener))
+                })();
+                let (runtime, listener) = match started {
+                    Ok(parts) => {
+                        let _ = ready_tx.send(Ok(()));
+                        parts
+                    }
+                    Err(err) => {
+                        let _ = ready_tx.send(Err(format!("{err:#}")));
+                        return Err(err);
+                    }
+                };
                 runtime.block_on(async move {
-                    let listener = tokio::net::TcpListener::from_std(listener)
-                        .context("registering the listener")?;
                     let stop = async move {
                         // A dropped sender stops it as well.
                         let _ = stop_rx.await;
@@ -126,6 +149,25 @@ impl RunServe {
                 })
             })
             .context("starting the serve thread")?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(err)) => {
+                let _ = thread.join();
+                anyhow::bail!("--serve {bound}: cannot serve: {err}");
+            }
+            Err(_) => {
+                let _ = thread.join();
+                anyhow::bail!("--serve {bound}: cannot serve: its thread stopped while starting");
+            }
+        }
+        eprintln!("{}: serving http://{bound}/metrics", self.command);
+        if !is_loopback(bound.ip()) {
+            eprintln!(
+                "note: {} is reachable from other hosts; anyone who can connect reads the run's \
+                 jobs, target paths and the disks' counters",
+                bound.ip()
+            );
+        }
         Ok(Serving {
             stop: stop_tx,
             thread,
@@ -145,9 +187,12 @@ pub struct Serving {
 
 impl Serving {
     /// After the run: serves the final values for `--serve-linger` (an interrupt cuts it
-    /// short), then stops. A server that failed while the run went on is reported on stderr;
-    /// the run's results stand.
-    pub fn finish(self, interrupt: &AtomicBool) {
+    /// short), then stops.
+    ///
+    /// # Errors
+    /// The server failed while the run went on (the run's results stand; the command then
+    /// exits 1 with this error after its report).
+    pub fn finish(self, interrupt: &AtomicBool) -> anyhow::Result<()> {
         if !self.linger.is_zero()
             && !self.thread.is_finished()
             && !interrupt.load(Ordering::Relaxed)
@@ -164,12 +209,14 @@ impl Serving {
         }
         let _ = self.stop.send(());
         match self.thread.join() {
-            Ok(Ok(())) => {}
-            Ok(Err(err)) => eprintln!(
-                "note: --serve stopped early: {}",
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(err)) => Err(anyhow::anyhow!(
+                "--serve stopped during the run: {}",
                 crate::error::one_line(&format!("{err:#}"))
-            ),
-            Err(_) => eprintln!("note: --serve stopped early: its thread panicked"),
+            )),
+            Err(_) => Err(anyhow::anyhow!(
+                "--serve stopped during the run: its thread panicked"
+            )),
         }
     }
 }

@@ -270,3 +270,50 @@ fn a_zone_table_past_memory_is_refused_before_it_is_allocated() {
         "the unlink=1 job's file was left"
     );
 }
+
+/// An endpoint the user asked for that cannot start (`ulimit -n 12`) is the command's error,
+/// exit 1, in one line; the run does not go on without it and leaves no scratch file.
+#[test]
+fn a_serve_endpoint_that_cannot_start_fails_the_command() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let mut cmd = std::process::Command::new(BIN);
+    cmd.current_dir(dir.path())
+        .args(["bench", "--size", "8M", "--runtime", "1s", "--no-tui"])
+        .args(["--serve", "127.0.0.1:0"]);
+    // SAFETY: setrlimit is async-signal-safe and touches only this child's limits.
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 12,
+                rlim_max: 12,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raw const limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(
+        errors[0].contains("cannot serve") && errors[0].contains("ulimit -n"),
+        "{}",
+        errors[0]
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "a scratch file was left"
+    );
+}
