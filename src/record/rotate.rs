@@ -302,9 +302,12 @@ impl RotatingLog {
         let keep = self.rotation.keep;
         let next = (keep > 1).then(|| rotated_name(&self.name, keep - 1));
         let moved_onto = next.is_none_or(|n| matches!(self.ours_at(&n), Ok(Some(_))));
-        moved_onto
+        let rotated = moved_onto
             && matches!(self.ours_at(&rotated_name(&self.name, keep)), Ok(Some(_)))
-            && self.try_rotate()
+            && self.try_rotate();
+        // A header alone now: no second file is removed for the same want of space.
+        self.fresh |= rotated;
+        rotated
     }
 
     /// The first rotation held back this run, once: the typed warning to show.
@@ -834,6 +837,37 @@ mod tests {
         assert_eq!(read(dir.path(), "rec.jsonl.3"), "H\nold\n");
         assert_eq!(read(dir.path(), "rec.jsonl.2"), "H\nline 002\nline 003\n");
         assert!(read(dir.path(), "rec.jsonl.1").starts_with("H\nline 004\n"));
+    }
+
+    #[test]
+    fn making_room_rotates_only_when_that_removes_an_own_oldest_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rec.jsonl");
+        let mut log = open_log(&path, 20, 2);
+        assert!(!log.make_room(), "a header alone");
+        log.write_line("line 000").unwrap();
+        assert!(!log.make_room(), "no FILE.2 to remove");
+        for i in 1..5 {
+            log.write_line(&format!("line {i:03}")).unwrap();
+        }
+        assert_eq!(log.rotations, 2);
+        assert_eq!(read(dir.path(), "rec.jsonl.2"), "H\nline 000\nline 001\n");
+        assert!(log.make_room());
+        assert_eq!(log.rotations, 3);
+        assert_eq!(read(dir.path(), "rec.jsonl.2"), "H\nline 002\nline 003\n");
+        assert_eq!(read(dir.path(), "rec.jsonl"), "H\n");
+        assert!(!log.make_room(), "once: the new file holds its header only");
+        // Never by removing a file that is not the recording's own.
+        log.write_line("line 005").unwrap();
+        replace(&dir.path().join("rec.jsonl.2"), "theirs");
+        assert!(!log.make_room());
+        assert_eq!(read(dir.path(), "rec.jsonl.2"), "theirs");
+    }
+
+    fn replace(path: &Path, text: &str) {
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, text).unwrap();
+        std::fs::rename(&tmp, path).unwrap();
     }
 
     #[test]
