@@ -83,6 +83,7 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
     }
     let first = sampler.sample()?;
     let mut cpu_prev = read_cpu(&config)?;
+    let mut told = crate::record::monitor_writer::Told::default();
     let mut recorder = match &record {
         Some(to) => {
             let disks = first
@@ -160,8 +161,12 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
                 step.cur,
                 |c| shown.contains(c.name.as_str()),
             ));
-            if let Some(err) = recorder.status().error {
+            let status = recorder.status();
+            if let Some(err) = status.error {
                 return Err(anyhow::anyhow!("--record: {err}"));
+            }
+            for news in status.untold(&mut told) {
+                eprintln!("warning: {news}");
             }
         }
         emit(&config, &mut text, &mut names, cpu, lines, reports == 0);
@@ -173,8 +178,11 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(recorder) = recorder {
         let status = recorder.finish()?;
-        if let Some(problem) = status.problem() {
-            eprintln!("note: {problem}");
+        for news in status.untold(&mut told) {
+            eprintln!("warning: {news}");
+        }
+        if let Some(note) = status.end_note() {
+            eprintln!("note: {note}");
         }
     }
     finish(&config, &mut out, &mut text, open)

@@ -8,6 +8,12 @@
 //!  "disks":[{"name":"vda","in_flight":0,"delta":{reads,..},"iostat":{"r/s":..,..}}]}
 //! ```
 //!
+//! A line `{"note":{"kind":..}}` marks what happened to the recording itself: `gap` (samples
+//! not recorded while the file system was full, with the time they cover) and
+//! `rotation_blocked` (a rotation held back by a file that is not the recording's own).
+//! Recordings written before notes existed have none; readers before them skip such a line with
+//! a note.
+//!
 //! A sample carries both the raw counter changes over its window (`delta`, the fields of
 //! `/proc/diskstats`, kernel `Documentation/admin-guide/iostats.rst`) and the `iostat -x`
 //! columns computed from them (sysstat's keys and formulas, `monitor::iostat`), so either can be
@@ -112,6 +118,82 @@ pub struct CounterDeltas {
     pub flush_ms: u64,
 }
 
+/// A line about the recording itself, between samples: `{"note":{"kind":"gap",..}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoteLine {
+    pub note: RecordingNote,
+}
+
+/// What happened to the recording, as a fact; `Display` is the sentence shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RecordingNote {
+    /// Samples not recorded: the file system under the recording had no space for them.
+    Gap(RecordingGap),
+    /// A rotation held back (said once a run): the file goes on past `--record-max`.
+    RotationBlocked(super::rotate::RotationBlocked),
+}
+
+/// Samples the writer could not write, from the first to the last, and the time they cover.
+/// Written when writing works again, just before the next sample (or at the end).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordingGap {
+    /// `seq` of the first and the last sample not recorded.
+    pub first_seq: u64,
+    pub last_seq: u64,
+    /// How many samples were not recorded (samples dropped from the queue meanwhile are gaps in
+    /// `seq` besides).
+    pub samples: u64,
+    /// From the start of the first missing sample's window to the end of the last's: RFC 3339
+    /// UTC and nanoseconds since the Unix epoch.
+    pub from: String,
+    pub from_unix_ns: u64,
+    pub to: String,
+    pub to_unix_ns: u64,
+    /// The gap's length, `to_unix_ns - from_unix_ns`.
+    pub gap_ns: u64,
+    /// Why: `no_space` (ENOSPC) or `quota` (EDQUOT).
+    pub reason: GapReason,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GapReason {
+    NoSpace,
+    Quota,
+}
+
+impl std::fmt::Display for GapReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::NoSpace => "no space left on the file system",
+            Self::Quota => "disk quota exceeded",
+        })
+    }
+}
+
+impl std::fmt::Display for RecordingGap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} samples not recorded over {:.1} s from {} ({})",
+            self.samples,
+            std::time::Duration::from_nanos(self.gap_ns).as_secs_f64(),
+            self.from.escape_debug(),
+            self.reason
+        )
+    }
+}
+
+impl std::fmt::Display for RecordingNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Gap(gap) => gap.fmt(f),
+            Self::RotationBlocked(blocked) => blocked.fmt(f),
+        }
+    }
+}
+
 /// Whether `head` (the first bytes of a file) is the start of a monitor recording as diskdash
 /// writes it (`format` first). What appending to a file and rotating over one ask.
 #[must_use]
@@ -154,6 +236,8 @@ pub struct Recording {
     pub header_of: Vec<usize>,
     /// Torn or unreadable lines skipped, samples missing: one line each, for the status bar.
     pub notes: Vec<String>,
+    /// The gaps the recording marks (samples not written while the file system was full).
+    pub gaps: Vec<RecordingGap>,
 }
 
 impl Recording {
@@ -213,6 +297,23 @@ impl Recording {
                      --record`"
                 ));
             }
+            if line.starts_with(br#"{"note":"#) {
+                match serde_json::from_slice::<NoteLine>(line) {
+                    Ok(NoteLine { note }) => {
+                        self.note(format!("{shown}: {note}"));
+                        if let RecordingNote::Gap(gap) = note {
+                            // The samples the gap names are accounted for.
+                            last_seq = Some(last_seq.map_or(gap.last_seq, |l| l.max(gap.last_seq)));
+                            self.gaps.push(gap);
+                        }
+                    }
+                    Err(_) if torn => self.note(format!(
+                        "{shown}: torn last line skipped (the writer stopped mid-line)"
+                    )),
+                    Err(e) => self.note(format!("{shown}:{number}: not a note, skipped ({e})")),
+                }
+                continue;
+            }
             match serde_json::from_slice::<MonitorSample>(line) {
                 Ok(sample) => {
                     let expected = last_seq.map_or(sample.seq, |last| last + 1);
@@ -244,5 +345,89 @@ impl Recording {
             );
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header() -> String {
+        serde_json::to_string(&MonitorHeader {
+            format: MONITOR_FORMAT.into(),
+            format_version: MONITOR_FORMAT_VERSION,
+            diskdash_version: "0".into(),
+            writer: "iostat".into(),
+            host: RecordedHost {
+                hostname: "h".into(),
+                kernel: "Linux 6".into(),
+                machine: "x86_64".into(),
+                online_cpus: 1,
+            },
+            started: "2026-11-29T04:00:00.000Z".into(),
+            started_monotonic_ns: 1,
+            interval_ns: 1_000_000_000,
+            disks: Vec::new(),
+        })
+        .unwrap()
+    }
+
+    fn sample(seq: u64) -> String {
+        serde_json::to_string(&MonitorSample {
+            seq,
+            time: format!("2026-11-29T04:00:{seq:02}.000Z"),
+            unix_ns: seq * 1_000_000_000,
+            monotonic_ns: seq,
+            window_ns: 1_000_000_000,
+            disks: Vec::new(),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_gap_note_is_read_as_a_gap_and_explains_the_samples_it_names() {
+        let gap = RecordingGap {
+            first_seq: 3,
+            last_seq: 7,
+            samples: 5,
+            from: "2026-11-29T04:00:02.000Z".into(),
+            from_unix_ns: 2_000_000_000,
+            to: "2026-11-29T04:00:07.000Z".into(),
+            to_unix_ns: 7_000_000_000,
+            gap_ns: 5_000_000_000,
+            reason: GapReason::NoSpace,
+        };
+        let note = serde_json::to_string(&NoteLine {
+            note: RecordingNote::Gap(gap.clone()),
+        })
+        .unwrap();
+        assert!(
+            note.starts_with(r#"{"note":{"kind":"gap","first_seq":3,"#),
+            "{note}"
+        );
+        let file = [header(), sample(1), sample(2), note, sample(8), sample(10)].join("\n") + "\n";
+        let mut recording = Recording::default();
+        recording.add_file("r.jsonl", file.as_bytes()).unwrap();
+        assert_eq!(recording.samples.len(), 4);
+        assert_eq!(recording.gaps, [gap]);
+        assert_eq!(
+            recording.notes,
+            [
+                "r.jsonl: 5 samples not recorded over 5.0 s from 2026-11-29T04:00:02.000Z (no \
+                 space left on the file system)",
+                "r.jsonl: 1 samples missing before 2026-11-29T04:00:10.000Z (dropped while the \
+                 disk written to stalled)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_recording_without_notes_reads_as_before() {
+        let file = [header(), sample(1), sample(3)].join("\n") + "\n";
+        let mut recording = Recording::default();
+        recording.add_file("r.jsonl", file.as_bytes()).unwrap();
+        assert_eq!(recording.samples.len(), 2);
+        assert!(recording.gaps.is_empty());
+        assert_eq!(recording.notes.len(), 1, "{:?}", recording.notes);
     }
 }

@@ -4,15 +4,26 @@
 //! line. So every file reads alone, and a line is never split or lost at a rotation.
 //!
 //! Each line goes out in one `write(2)` on an `O_APPEND` descriptor, with no buffering: a kill
-//! leaves whole lines, at worst a torn last one (which the reader skips with a note).
+//! leaves whole lines, at worst a torn last one (which the reader skips with a note). A write
+//! that fails part-way (the file system filled up) is cut back to the last whole line.
+//!
+//! Rotation replaces and moves only files that are provably its own: the log remembers the
+//! identity (device, inode), size and modification time of every file it knows to be a
+//! recording of its own (the current file, the files it rotated out, and the rotated names
+//! that passed the check at the start), and before each rotation every existing FILE.1 ..
+//! FILE.keep must be one of them, unchanged, a regular file with one name. Anything else holds
+//! the rotation back: lines go on into the current file past the limit, and
+//! [`RotatingLog::take_warning`] says so once.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 
-use crate::pinned;
+use serde::{Deserialize, Serialize};
+
+use crate::pinned::{self, FileId};
 use crate::usage;
 
 use super::output::{self, AppendTarget};
@@ -62,11 +73,100 @@ impl Rotation {
     }
 }
 
+/// A file the log knows to be its own, as it was when the log last had it in hand: a rotated
+/// file is replaced or moved only while it is still exactly this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Known {
+    id: FileId,
+    size_bytes: u64,
+    mtime: (i64, i64),
+}
+
+impl Known {
+    fn of(stat: &libc::stat) -> Self {
+        Self {
+            id: FileId {
+                dev: stat.st_dev,
+                ino: stat.st_ino,
+            },
+            size_bytes: stat.st_size.unsigned_abs(),
+            mtime: (stat.st_mtime, stat.st_mtime_nsec),
+        }
+    }
+
+    fn of_file(file: &std::fs::File) -> std::io::Result<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = file.metadata()?;
+        Ok(Self {
+            id: FileId {
+                dev: meta.dev(),
+                ino: meta.ino(),
+            },
+            size_bytes: meta.size(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+        })
+    }
+}
+
+/// Why rotation leaves a file at a rotated name alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotOurs {
+    /// Not a file this recording wrote or checked at its start: something else made it since.
+    Unknown,
+    /// One of ours, written, truncated or replaced by something else since.
+    Changed,
+    /// Not a regular file (a symbolic link, a directory, a device).
+    NotRegular,
+    /// A file with other names (hard links), which would change too.
+    Linked,
+}
+
+/// A rotation held back because it would replace or move a file that is not the recording's
+/// own: the lines go on into the current file, past the limit, and nothing is lost.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RotationBlocked {
+    /// The file left alone, as the user named the recording (`rot/rec.jsonl.1`).
+    pub file: String,
+    pub reason: NotOurs,
+    /// `--record-max`, which the current file now grows past.
+    pub max_bytes: u64,
+}
+
+impl std::fmt::Display for RotationBlocked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let why = match self.reason {
+            NotOurs::Unknown => "is not a file this recording wrote (it appeared after the start)",
+            NotOurs::Changed => "was changed by something else since this recording wrote it",
+            NotOurs::NotRegular => "is not a regular file",
+            NotOurs::Linked => "has other names (hard links)",
+        };
+        write!(
+            f,
+            "rotation held back: {} {why}; lines go on into the current file past --record-max \
+             {} until it is moved away",
+            self.file.escape_debug(),
+            crate::units::format_bytes(self.max_bytes)
+        )
+    }
+}
+
+/// How a rotation went, when no system call failed.
+enum Rotated {
+    Done,
+    Blocked(RotationBlocked),
+}
+
 /// An appending JSON Lines file that rotates by size.
 pub struct RotatingLog {
     dir: OwnedFd,
     name: OsString,
     file: std::fs::File,
+    /// What `file` is: rotation moves FILE only while FILE is still it.
+    current: FileId,
+    /// The recordings of our own that may sit at rotated names: files this run rotated out and
+    /// the ones that passed the check at the start, as they were then.
+    own: Vec<Known>,
     size_bytes: u64,
     rotation: Rotation,
     /// The header line (no newline), written first in every file.
@@ -77,6 +177,11 @@ pub struct RotatingLog {
     pub rotations: u64,
     /// Why the last rotation failed, if it did (lines then go on into the current file).
     pub rotation_error: Option<String>,
+    /// The rotation held back now, if one is (lines then go on into the current file).
+    pub rotation_blocked: Option<RotationBlocked>,
+    /// The first held-back rotation, until taken: said once a run.
+    warning: Option<RotationBlocked>,
+    warned: bool,
     line: Vec<u8>,
 }
 
@@ -84,7 +189,8 @@ impl RotatingLog {
     /// Opens `path` for `flag`: appended to when it is a recording `recognized` knows (a new
     /// header marks the restart), made when absent, refused otherwise unless `force` (then
     /// emptied). Rotated names that exist must be such recordings too, since rotation replaces
-    /// the oldest. Writes the header.
+    /// the oldest; they are remembered as they are now, and replaced later only while unchanged.
+    /// Writes the header.
     ///
     /// # Errors
     /// Usage errors for a refused path; the header could not be written.
@@ -103,13 +209,24 @@ impl RotatingLog {
             file,
             size_bytes,
         } = output::open_append(flag, path, force, recognized, in_use)?;
+        let mut own = Vec::new();
         for n in 1..=rotation.keep {
-            check_rotated(flag, &dir, &rotated_name(&name, n), path, force, recognized)?;
+            own.extend(check_rotated(
+                flag,
+                &dir,
+                &rotated_name(&name, n),
+                path,
+                force,
+                recognized,
+            )?);
         }
+        let current = Known::of_file(&file)?.id;
         let mut log = Self {
             dir,
             name,
             file,
+            current,
+            own,
             size_bytes,
             rotation,
             header,
@@ -117,6 +234,9 @@ impl RotatingLog {
             shown: path.display().to_string(),
             rotations: 0,
             rotation_error: None,
+            rotation_blocked: None,
+            warning: None,
+            warned: false,
             line: Vec::new(),
         };
         // The restart's header: on its own after whatever is there, or first in a new file when
@@ -127,15 +247,10 @@ impl RotatingLog {
             log.put(&header)?;
             log.fresh = true;
         } else if log.size_bytes + header_bytes > rotation.max_bytes {
-            match log.rotate() {
-                Ok(()) => {
-                    log.rotations += 1;
-                    log.fresh = true;
-                }
-                Err(err) => {
-                    log.rotation_error = Some(format!("rotating {}: {err}", log.shown));
-                    log.put(&header)?;
-                }
+            if log.try_rotate() {
+                log.fresh = true;
+            } else {
+                log.put(&header)?;
             }
         } else {
             // A torn last line (the writer killed mid-line) is ended first, so the header does
@@ -155,93 +270,264 @@ impl RotatingLog {
     /// Appends `line` (without its newline), rotating first when it would pass the limit.
     ///
     /// # Errors
-    /// The write failed (disk full, I/O error). A failed rotation is no error: the line goes
-    /// into the current file and [`RotatingLog::rotation_error`] says why.
+    /// The write failed (disk full, I/O error): nothing of the line stays in the file. A failed
+    /// or held-back rotation is no error: the line goes into the current file and
+    /// [`RotatingLog::rotation_error`] or [`RotatingLog::rotation_blocked`] says why.
     pub fn write_line(&mut self, line: &str) -> anyhow::Result<()> {
-        let len = line.len() as u64 + 1;
+        self.write_lines(&[line])
+    }
+
+    /// Appends `lines` (without their newlines) in one write, into one file: all of them or,
+    /// when the write fails, none.
+    ///
+    /// # Errors
+    /// As [`RotatingLog::write_line`].
+    pub fn write_lines(&mut self, lines: &[&str]) -> anyhow::Result<()> {
+        let len: u64 = lines.iter().map(|l| l.len() as u64 + 1).sum();
         if !self.fresh && self.size_bytes.saturating_add(len) > self.rotation.max_bytes {
-            match self.rotate() {
-                Ok(()) => {
-                    self.rotations += 1;
-                    self.rotation_error = None;
-                }
-                Err(err) => {
-                    self.rotation_error = Some(format!("rotating {}: {err}", self.shown));
-                }
-            }
+            self.try_rotate();
         }
-        self.put(line)?;
+        self.put_all(lines)?;
         self.fresh = false;
         Ok(())
     }
 
+    /// Rotates now when that frees space (the oldest file, one of ours, would be removed) and
+    /// the current file holds more than its header: what a recording on a full file system
+    /// tries before writing again. Whether it rotated.
+    pub fn make_room(&mut self) -> bool {
+        if self.fresh {
+            return false;
+        }
+        let keep = self.rotation.keep;
+        let next = (keep > 1).then(|| rotated_name(&self.name, keep - 1));
+        let moved_onto = next.is_none_or(|n| matches!(self.ours_at(&n), Ok(Some(_))));
+        let rotated = moved_onto
+            && matches!(self.ours_at(&rotated_name(&self.name, keep)), Ok(Some(_)))
+            && self.try_rotate();
+        // A header alone now: no second file is removed for the same want of space.
+        self.fresh |= rotated;
+        rotated
+    }
+
+    /// The first rotation held back this run, once: the typed warning to show.
+    pub fn take_warning(&mut self) -> Option<RotationBlocked> {
+        self.warning.take()
+    }
+
+    /// Rotates, keeping the outcome in `rotations`, `rotation_error` and `rotation_blocked`.
+    fn try_rotate(&mut self) -> bool {
+        match self.rotate() {
+            Ok(Rotated::Done) => {
+                self.rotations += 1;
+                self.rotation_error = None;
+                self.rotation_blocked = None;
+                true
+            }
+            Ok(Rotated::Blocked(blocked)) => {
+                if !self.warned {
+                    self.warned = true;
+                    self.warning = Some(blocked.clone());
+                }
+                self.rotation_blocked = Some(blocked);
+                false
+            }
+            Err(err) => {
+                self.rotation_error = Some(format!("rotating {}: {err}", self.shown));
+                false
+            }
+        }
+    }
+
+    /// Writes `line` and its newline whole, or leaves the file as it was.
     fn put(&mut self, line: &str) -> anyhow::Result<()> {
+        self.put_all(&[line])
+    }
+
+    /// Writes `lines`, each with its newline, whole, or leaves the file as it was: a write cut
+    /// short (no space left) is cut back to the size before it, so the file ends with a whole
+    /// line.
+    fn put_all(&mut self, lines: &[&str]) -> anyhow::Result<()> {
         use anyhow::Context;
         self.line.clear();
-        self.line.extend_from_slice(line.as_bytes());
-        self.line.push(b'\n');
-        self.file
-            .write_all(&self.line)
-            .with_context(|| format!("writing {}", self.shown))?;
+        for line in lines {
+            self.line.extend_from_slice(line.as_bytes());
+            self.line.push(b'\n');
+        }
+        if let Err(err) = self.file.write_all(&self.line) {
+            let grown = self
+                .file
+                .metadata()
+                .is_ok_and(|m| m.len() > self.size_bytes);
+            if grown {
+                // What a short write left: never more than these bytes, at the end.
+                let _ = self.file.set_len(self.size_bytes);
+            }
+            return Err(err).with_context(|| format!("writing {}", self.shown));
+        }
         self.size_bytes += self.line.len() as u64;
         Ok(())
     }
 
-    /// FILE.(k-1) -> FILE.k down to FILE -> FILE.1, then a new FILE with the header. The new
-    /// file is made (and its header written) under a temporary name first, so a directory that
-    /// takes no new file fails the rotation before anything is renamed; the current file keeps
-    /// its name and its lines then.
-    fn rotate(&mut self) -> anyhow::Result<()> {
+    /// What is at `name` now, when rotation may replace or move it: nothing (`None`), or a file
+    /// of ours exactly as the log knows it. `Err`: why it is not ours.
+    fn ours_at(&self, name: &OsStr) -> Result<Option<Known>, NotOurs> {
+        let stat = match nix::sys::stat::fstatat(
+            &self.dir,
+            name,
+            nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+        ) {
+            Ok(stat) => stat,
+            Err(nix::errno::Errno::ENOENT) => return Ok(None),
+            Err(_) => return Err(NotOurs::Unknown),
+        };
+        if stat.st_mode & libc::S_IFMT != libc::S_IFREG {
+            return Err(NotOurs::NotRegular);
+        }
+        if stat.st_nlink > 1 {
+            return Err(NotOurs::Linked);
+        }
+        let now = Known::of(&stat);
+        match self.own.iter().find(|k| k.id == now.id) {
+            Some(known) if *known == now => Ok(Some(now)),
+            Some(_) => Err(NotOurs::Changed),
+            None => Err(NotOurs::Unknown),
+        }
+    }
+
+    /// The held-back rotation for what is at `name`.
+    fn blocked(&self, name: &OsStr, reason: NotOurs) -> RotationBlocked {
+        RotationBlocked {
+            file: output::parent_dir(Path::new(&self.shown))
+                .join(name)
+                .display()
+                .to_string(),
+            reason,
+            max_bytes: self.rotation.max_bytes,
+        }
+    }
+
+    /// FILE.keep removed, FILE.(k-1) -> FILE.k down to FILE -> FILE.1, then a new FILE with the
+    /// header. Every existing rotated name must hold one of our own files, unchanged, checked
+    /// first (before anything is made) and again just before each name is removed or moved; every move is made with
+    /// `RENAME_NOREPLACE`, so a name that appears meanwhile is never replaced. Anything else
+    /// holds the rotation back. The new file is made under a temporary name first, so a
+    /// directory that takes no new file fails the rotation before anything is renamed; the
+    /// current file keeps its name and its lines then. The oldest file goes before the new
+    /// file's header is written, so a full file system gets that space back.
+    fn rotate(&mut self) -> anyhow::Result<Rotated> {
+        let names: Vec<OsString> = (1..=self.rotation.keep)
+            .map(|n| rotated_name(&self.name, n))
+            .collect();
+        let mut found = Vec::new();
+        for name in &names {
+            match self.ours_at(name) {
+                Ok(known) => found.extend(known),
+                Err(reason) => return Ok(Rotated::Blocked(self.blocked(name, reason))),
+            }
+        }
         let (tmp, fd) = super::writer::create_temp(&self.dir, &self.name.to_string_lossy())?;
-        let renamed = (|| -> anyhow::Result<std::fs::File> {
+        let renamed = (|| -> anyhow::Result<Result<std::fs::File, RotationBlocked>> {
+            let noreplace = nix::fcntl::RenameFlags::RENAME_NOREPLACE;
+            // The oldest goes when something moves onto it, as a rename over it would.
+            let oldest = &names[names.len() - 1];
+            let replaced = names.len() < 2 || self.ours_at(&names[names.len() - 2]) != Ok(None);
+            match if replaced {
+                self.ours_at(oldest)
+            } else {
+                Ok(None)
+            } {
+                Ok(Some(known)) => {
+                    found.retain(|k| k.id != known.id);
+                    nix::unistd::unlinkat(
+                        &self.dir,
+                        oldest.as_os_str(),
+                        nix::unistd::UnlinkatFlags::NoRemoveDir,
+                    )?;
+                }
+                Ok(None) => {}
+                Err(reason) => return Ok(Err(self.blocked(oldest, reason))),
+            }
             let flags = nix::fcntl::OFlag::O_APPEND;
             nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_SETFL(flags))?;
             let mut file = std::fs::File::from(fd);
             file.write_all(self.header.as_bytes())?;
             file.write_all(b"\n")?;
-            for n in (1..self.rotation.keep).rev() {
-                match nix::fcntl::renameat(
+            for n in (1..self.rotation.keep as usize).rev() {
+                let (from, to) = (&names[n - 1], &names[n]);
+                match self.ours_at(from) {
+                    Ok(Some(_)) => {}
+                    Ok(None) => continue,
+                    Err(reason) => return Ok(Err(self.blocked(from, reason))),
+                }
+                match nix::fcntl::renameat2(
                     &self.dir,
-                    rotated_name(&self.name, n).as_os_str(),
+                    from.as_os_str(),
                     &self.dir,
-                    rotated_name(&self.name, n + 1).as_os_str(),
+                    to.as_os_str(),
+                    noreplace,
                 ) {
                     Ok(()) | Err(nix::errno::Errno::ENOENT) => {}
+                    Err(nix::errno::Errno::EEXIST) => {
+                        return Ok(Err(self.blocked(to, NotOurs::Unknown)));
+                    }
                     Err(err) => return Err(err.into()),
                 }
             }
-            nix::fcntl::renameat(
+            let at_name = nix::sys::stat::fstatat(
+                &self.dir,
+                self.name.as_os_str(),
+                nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+            )?;
+            if Known::of(&at_name).id != self.current {
+                anyhow::bail!(
+                    "{} is no longer the file being recorded to (moved or replaced meanwhile)",
+                    self.shown.escape_debug()
+                );
+            }
+            match nix::fcntl::renameat2(
                 &self.dir,
                 self.name.as_os_str(),
                 &self.dir,
-                rotated_name(&self.name, 1).as_os_str(),
-            )?;
+                names[0].as_os_str(),
+                noreplace,
+            ) {
+                Ok(()) => {}
+                Err(nix::errno::Errno::EEXIST) => {
+                    return Ok(Err(self.blocked(&names[0], NotOurs::Unknown)));
+                }
+                Err(err) => return Err(err.into()),
+            }
             // Never over a file that took the name in the meantime.
             nix::fcntl::renameat2(
                 &self.dir,
                 tmp.as_str(),
                 &self.dir,
                 self.name.as_os_str(),
-                nix::fcntl::RenameFlags::RENAME_NOREPLACE,
+                noreplace,
             )?;
-            Ok(file)
+            self.own = found;
+            Ok(Ok(file))
         })();
-        match renamed {
-            Ok(file) => {
-                // The old descriptor now writes FILE.1; nothing more goes there.
-                self.file = file;
+        let outcome = match renamed {
+            Ok(Ok(file)) => {
+                // The old descriptor now writes FILE.1; nothing more goes there: it is ours as
+                // it is now.
+                let old = std::mem::replace(&mut self.file, file);
+                self.own.extend(Known::of_file(&old).ok());
+                self.current = Known::of_file(&self.file)?.id;
                 self.size_bytes = self.header.len() as u64 + 1;
-                Ok(())
+                return Ok(Rotated::Done);
             }
-            Err(err) => {
-                let _ = nix::unistd::unlinkat(
-                    &self.dir,
-                    tmp.as_str(),
-                    nix::unistd::UnlinkatFlags::NoRemoveDir,
-                );
-                Err(err)
-            }
-        }
+            Ok(Err(blocked)) => Ok(Rotated::Blocked(blocked)),
+            Err(err) => Err(err),
+        };
+        let _ = nix::unistd::unlinkat(
+            &self.dir,
+            tmp.as_str(),
+            nix::unistd::UnlinkatFlags::NoRemoveDir,
+        );
+        outcome
     }
 }
 
@@ -253,8 +539,8 @@ pub fn rotated_name(name: &std::ffi::OsStr, n: u32) -> OsString {
     OsString::from_vec(bytes)
 }
 
-/// A rotated name rotation would replace: absent, or a recording (`force` allows anything but
-/// what is no regular file).
+/// A rotated name rotation would replace: absent (`None`), or a recording with one name
+/// (`force` allows any content, never what is no regular file), returned as it is now.
 fn check_rotated(
     flag: &str,
     dir: &OwnedFd,
@@ -262,7 +548,7 @@ fn check_rotated(
     path: &Path,
     force: bool,
     recognized: fn(&[u8]) -> bool,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Option<Known>> {
     let shown = output::parent_dir(path).join(name);
     let shown = shown.display();
     let fd = match pinned::open_at(
@@ -272,7 +558,7 @@ fn check_rotated(
         0,
     ) {
         Ok(fd) => fd,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(err) if err.raw_os_error() == Some(libc::ELOOP) => {
             return Err(usage!(
                 "{flag}: {shown} is a symbolic link, and rotation would replace it; remove it \
@@ -288,6 +574,13 @@ fn check_rotated(
              record elsewhere"
         ));
     }
+    if stat.st_nlink > 1 {
+        return Err(usage!(
+            "{flag}: {shown} has {} names (hard links), and rotation would replace it; remove \
+             it or record elsewhere",
+            stat.st_nlink
+        ));
+    }
     let mut head = [0u8; 64];
     let n = nix::sys::uio::pread(&fd, &mut head, 0).unwrap_or(0);
     if stat.st_size > 0 && !recognized(&head[..n]) && !force {
@@ -296,7 +589,7 @@ fn check_rotated(
              replace it; move it away, or pass --force"
         ));
     }
-    Ok(())
+    Ok(Some(Known::of(&stat)))
 }
 
 #[cfg(test)]
@@ -434,44 +727,177 @@ mod tests {
         assert_eq!(read(dir.path(), "rec.jsonl"), "H\n");
     }
 
+    fn open_log(path: &Path, max_bytes: u64, keep: u32) -> RotatingLog {
+        let rotation = Rotation { max_bytes, keep };
+        RotatingLog::open("--record", path, false, rotation, "H".into(), ours, |_| {
+            None
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_rotated_name_made_after_the_start_is_never_replaced_and_said_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rec.jsonl");
+        let mut log = open_log(&path, 20, 2);
+        log.write_line("line 000").unwrap();
+        // Another program takes both rotated names after the start, one with a recording's
+        // first bytes: only what this log wrote or checked counts as its own.
+        std::fs::write(dir.path().join("rec.jsonl.1"), "theirs 1").unwrap();
+        std::fs::write(dir.path().join("rec.jsonl.2"), "H\ntheirs 2\n").unwrap();
+        for i in 1..6 {
+            log.write_line(&format!("line {i:03}")).unwrap();
+        }
+        assert_eq!(log.rotations, 0);
+        assert_eq!(read(dir.path(), "rec.jsonl.1"), "theirs 1");
+        assert_eq!(read(dir.path(), "rec.jsonl.2"), "H\ntheirs 2\n");
+        let all: String = (0..6).map(|i| format!("line {i:03}\n")).collect();
+        assert_eq!(
+            read(dir.path(), "rec.jsonl"),
+            format!("H\n{all}"),
+            "nothing lost"
+        );
+        let blocked = RotationBlocked {
+            file: dir.path().join("rec.jsonl.1").display().to_string(),
+            reason: NotOurs::Unknown,
+            max_bytes: 20,
+        };
+        assert_eq!(log.rotation_blocked, Some(blocked.clone()));
+        assert_eq!(log.rotation_error, None);
+        assert_eq!(log.take_warning(), Some(blocked.clone()), "said");
+        log.write_line("line 006").unwrap();
+        assert_eq!(log.take_warning(), None, "once");
+        assert_eq!(
+            blocked.to_string(),
+            format!(
+                "rotation held back: {}/rec.jsonl.1 is not a file this recording wrote (it \
+                 appeared after the start); lines go on into the current file past \
+                 --record-max 20 B until it is moved away",
+                dir.path().display()
+            )
+        );
+        // Moved away, the way is clear: rotation resumes with files of its own.
+        std::fs::remove_file(dir.path().join("rec.jsonl.1")).unwrap();
+        std::fs::remove_file(dir.path().join("rec.jsonl.2")).unwrap();
+        for i in 7..12 {
+            log.write_line(&format!("line {i:03}")).unwrap();
+        }
+        assert_eq!(log.rotation_blocked, None);
+        assert_eq!(log.rotations, 3);
+        assert_eq!(read(dir.path(), "rec.jsonl.2"), "H\nline 007\nline 008\n");
+        assert_eq!(read(dir.path(), "rec.jsonl.1"), "H\nline 009\nline 010\n");
+        assert_eq!(read(dir.path(), "rec.jsonl"), "H\nline 011\n");
+    }
+
+    #[test]
+    fn own_rotated_files_rotate_while_unchanged_and_a_changed_one_holds_rotation_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rec.jsonl");
+        // A recording at a rotated name before the start is checked, and ours as it is then.
+        std::fs::write(dir.path().join("rec.jsonl.1"), "H\nold\n").unwrap();
+        let mut log = open_log(&path, 20, 3);
+        for i in 0..6 {
+            log.write_line(&format!("line {i:03}")).unwrap();
+        }
+        assert_eq!(log.rotations, 2);
+        assert_eq!(read(dir.path(), "rec.jsonl.3"), "H\nold\n");
+        assert_eq!(read(dir.path(), "rec.jsonl.2"), "H\nline 000\nline 001\n");
+        // Something appends to a file this log rotated out: it is no longer the log's to move.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.path().join("rec.jsonl.2"))
+            .unwrap()
+            .write_all(b"theirs\n")
+            .unwrap();
+        for i in 6..9 {
+            log.write_line(&format!("line {i:03}")).unwrap();
+        }
+        assert_eq!(log.rotations, 2);
+        let blocked = log.rotation_blocked.clone().unwrap();
+        assert_eq!(blocked.reason, NotOurs::Changed);
+        assert!(blocked.file.ends_with("rec.jsonl.2"), "{blocked:?}");
+        assert_eq!(
+            read(dir.path(), "rec.jsonl.2"),
+            "H\nline 000\nline 001\ntheirs\n"
+        );
+        assert_eq!(read(dir.path(), "rec.jsonl.3"), "H\nold\n");
+        // A hard link to an own file is not replaced either.
+        std::fs::remove_file(dir.path().join("rec.jsonl.2")).unwrap();
+        std::fs::hard_link(dir.path().join("rec.jsonl.1"), dir.path().join("other")).unwrap();
+        log.write_line("line 009").unwrap();
+        assert_eq!(
+            log.rotation_blocked.clone().unwrap().reason,
+            NotOurs::Linked
+        );
+        std::fs::remove_file(dir.path().join("other")).unwrap();
+        log.write_line("line 010").unwrap();
+        assert_eq!(log.rotation_blocked, None);
+        assert_eq!(log.rotations, 3);
+        // FILE.2 was gone, so nothing moved onto FILE.3: it stays.
+        assert_eq!(read(dir.path(), "rec.jsonl.3"), "H\nold\n");
+        assert_eq!(read(dir.path(), "rec.jsonl.2"), "H\nline 002\nline 003\n");
+        assert!(read(dir.path(), "rec.jsonl.1").starts_with("H\nline 004\n"));
+    }
+
+    #[test]
+    fn making_room_rotates_only_when_that_removes_an_own_oldest_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rec.jsonl");
+        let mut log = open_log(&path, 20, 2);
+        assert!(!log.make_room(), "a header alone");
+        log.write_line("line 000").unwrap();
+        assert!(!log.make_room(), "no FILE.2 to remove");
+        for i in 1..5 {
+            log.write_line(&format!("line {i:03}")).unwrap();
+        }
+        assert_eq!(log.rotations, 2);
+        assert_eq!(read(dir.path(), "rec.jsonl.2"), "H\nline 000\nline 001\n");
+        assert!(log.make_room());
+        assert_eq!(log.rotations, 3);
+        assert_eq!(read(dir.path(), "rec.jsonl.2"), "H\nline 002\nline 003\n");
+        assert_eq!(read(dir.path(), "rec.jsonl"), "H\n");
+        assert!(!log.make_room(), "once: the new file holds its header only");
+        // Never by removing a file that is not the recording's own.
+        log.write_line("line 005").unwrap();
+        replace(&dir.path().join("rec.jsonl.2"), "theirs");
+        assert!(!log.make_room());
+        assert_eq!(read(dir.path(), "rec.jsonl.2"), "theirs");
+    }
+
+    fn replace(path: &Path, text: &str) {
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, text).unwrap();
+        std::fs::rename(&tmp, path).unwrap();
+    }
+
     #[test]
     fn a_failed_rotation_keeps_every_line_in_the_current_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("rec.jsonl");
-        let rotation = Rotation {
-            max_bytes: 20,
-            keep: 2,
-        };
-        let mut log =
-            RotatingLog::open("--record", &path, false, rotation, "H".into(), ours, |_| {
-                None
-            })
-            .unwrap();
-        // FILE.1 cannot move over FILE.2, a directory with something in it.
-        std::fs::write(dir.path().join("rec.jsonl.1"), "H\nold\n").unwrap();
-        std::fs::create_dir(dir.path().join("rec.jsonl.2")).unwrap();
-        std::fs::write(dir.path().join("rec.jsonl.2/x"), "").unwrap();
+        let mut log = open_log(&path, 20, 2);
+        // The current file moved away under its name: rotation does not move what took it.
+        std::fs::rename(&path, dir.path().join("moved")).unwrap();
+        std::fs::write(&path, "H\ntheirs\n").unwrap();
         for i in 0..4 {
             log.write_line(&format!("line {i:03}")).unwrap();
         }
         assert_eq!(
-            read(dir.path(), "rec.jsonl"),
+            read(dir.path(), "moved"),
             "H\nline 000\nline 001\nline 002\nline 003\n"
         );
-        assert_eq!(read(dir.path(), "rec.jsonl.1"), "H\nold\n");
+        assert_eq!(read(dir.path(), "rec.jsonl"), "H\ntheirs\n");
         let why = log.rotation_error.clone().unwrap();
-        assert!(
-            why.starts_with(&format!("rotating {}: ", path.display())),
-            "{why}"
+        assert_eq!(
+            why,
+            format!(
+                "rotating {0}: {0} is no longer the file being recorded to (moved or replaced \
+                 meanwhile)",
+                path.display()
+            )
         );
         assert_eq!(log.rotations, 0);
-        // No temporary file left behind; once the way is clear, rotation resumes.
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
-        std::fs::remove_dir_all(dir.path().join("rec.jsonl.2")).unwrap();
-        log.write_line("line 004").unwrap();
-        assert_eq!(read(dir.path(), "rec.jsonl"), "H\nline 004\n");
-        assert_eq!(read(dir.path(), "rec.jsonl.2"), "H\nold\n");
-        assert_eq!(log.rotation_error, None);
+        // No temporary file left behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     #[test]

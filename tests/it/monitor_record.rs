@@ -465,3 +465,196 @@ fn a_write_error_ends_iostat_with_exit_1_and_the_lines_before_it_stay() {
     let whole = String::from_utf8(kept).unwrap();
     assert!(whole.ends_with('\n') && json_lines(&whole).len() >= 3);
 }
+
+/// Puts `bytes` at `path` as another program would: a new file renamed over the name.
+fn replace_with(path: &Path, bytes: &[u8]) {
+    let tmp = path.with_extension("theirs.tmp");
+    std::fs::write(&tmp, bytes).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+/// The disk `CARGO_MANIFEST_DIR` is on: one disk keeps a sample line about 1.5 KiB.
+fn one_disk() -> String {
+    let disk = crate::support::run(BIN, &["info", "--json", env!("CARGO_MANIFEST_DIR")]);
+    let disk: Value = serde_json::from_str(&disk).unwrap();
+    disk["disks"][0]["disk"].as_str().unwrap().to_owned()
+}
+
+fn checksum(bytes: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    hasher.finish()
+}
+
+#[test]
+fn rotation_never_replaces_rotated_names_another_program_made_after_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("rot")).unwrap();
+    let disk = one_disk();
+    let child = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["iostat", "-d", &disk, "--record", "rot/rec.jsonl"])
+        .args(["--record-max", "8k", "--record-keep", "2", "0.05", "60"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    // The other program's files: one even starts like a recording.
+    let theirs_1 = b"{\"format\":\"diskdash-monitor\" but theirs\n".repeat(50);
+    let theirs_2: Vec<u8> = (0..20_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let (one, two) = (
+        dir.path().join("rot/rec.jsonl.1"),
+        dir.path().join("rot/rec.jsonl.2"),
+    );
+    replace_with(&one, &theirs_1);
+    replace_with(&two, &theirs_2);
+    let before = (checksum(&theirs_1), checksum(&theirs_2));
+    let out = child.wait_with_output().unwrap();
+    crate::support::assert_success(&out);
+    let after = (
+        checksum(&std::fs::read(&one).unwrap()),
+        checksum(&std::fs::read(&two).unwrap()),
+    );
+    assert_eq!(after, before, "the other program's files are untouched");
+    // Nothing lost: every sample after theirs appeared is in the current file, which grew
+    // past the limit, with the note saying why.
+    let lines = recorded(&dir.path().join("rot/rec.jsonl"));
+    let seqs: Vec<u64> = lines.iter().filter_map(|l| l["seq"].as_u64()).collect();
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "{seqs:?}");
+    assert_eq!(seqs.last(), Some(&59));
+    assert!(
+        std::fs::metadata(dir.path().join("rot/rec.jsonl"))
+            .unwrap()
+            .len()
+            > 8192
+    );
+    let notes: Vec<&Value> = lines.iter().filter(|l| l.get("note").is_some()).collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0]["note"]["kind"], "rotation_blocked");
+    assert_eq!(notes[0]["note"]["max_bytes"], 8192);
+    // Said once on stderr, naming the file and why.
+    let err = crate::support::stderr(&out);
+    let said: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("rotation held back"))
+        .collect();
+    assert_eq!(said.len(), 1, "{err}");
+    assert!(
+        said[0].starts_with("warning: recording: rotation held back: rot/rec.jsonl.")
+            && said[0].contains("is not a file this recording wrote")
+            && said[0].ends_with("past --record-max 8 KiB until it is moved away"),
+        "{err}"
+    );
+    let names: Vec<String> = std::fs::read_dir(dir.path().join("rot"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with("rec.jsonl"))
+        .collect();
+    assert!(names.is_empty(), "no temporary file left: {names:?}");
+}
+
+/// Fills `dir`'s file system: a file of zeros written until no byte more fits.
+fn fill(path: &Path) {
+    use std::io::Write;
+    let mut file = std::fs::File::create(path).unwrap();
+    let block = [0u8; 4096];
+    loop {
+        match file.write(&block) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(err) if err.raw_os_error() == Some(libc::ENOSPC) => break,
+            Err(err) => panic!("filling {}: {err}", path.display()),
+        }
+    }
+    // Bytes of a page tmpfs still had.
+    while let Ok(n) = file.write(&block[..1]) {
+        if n == 0 {
+            break;
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs root"]
+fn a_full_file_system_pauses_the_recording_without_a_torn_line_and_marks_the_gap() {
+    crate::support::require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let mnt = dir.path().join("mnt");
+    let mount = crate::support::Mount::new(&["-t", "tmpfs", "-o", "size=300k", "tmpfs"], &mnt);
+    let record = mount.0.join("r.jsonl");
+    let disk = one_disk();
+    let mut child = Command::new(BIN)
+        .args(["iostat", "-d", &disk, "--record"])
+        .arg(&record)
+        .args(["0.05", "100"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_lines(&record, 4, Duration::from_secs(10));
+    let filler = mount.0.join("filler");
+    fill(&filler);
+    // Full for a second: lines that do not fit are cut back, the file ends whole.
+    std::thread::sleep(Duration::from_secs(1));
+    let while_full = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        while_full.ends_with('\n'),
+        "torn: {:?}",
+        &while_full[while_full.len() - 80..]
+    );
+    let written_while_full = json_lines(&while_full).len();
+    std::fs::remove_file(&filler).unwrap();
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(status.success(), "{err}");
+    let lines = recorded(&record);
+    assert!(
+        lines.len() > written_while_full + 5,
+        "resumed after the space came back"
+    );
+    let gaps: Vec<&Value> = lines.iter().filter(|l| l.get("note").is_some()).collect();
+    assert_eq!(gaps.len(), 1, "{gaps:?}");
+    let gap = &gaps[0]["note"];
+    assert_eq!(gap["kind"], "gap");
+    assert_eq!(gap["reason"], "no_space");
+    let (first, last) = (
+        gap["first_seq"].as_u64().unwrap(),
+        gap["last_seq"].as_u64().unwrap(),
+    );
+    let missing = gap["samples"].as_u64().unwrap();
+    assert!(missing >= 10 && missing == last - first + 1, "{gap}");
+    let gap_ns = gap["gap_ns"].as_u64().unwrap();
+    assert!(gap_ns >= 500_000_000, "about a second of samples: {gap}");
+    assert_eq!(
+        gap_ns,
+        gap["to_unix_ns"].as_u64().unwrap() - gap["from_unix_ns"].as_u64().unwrap()
+    );
+    // Every sample is either in the file or in the gap, in order.
+    let mut seqs: Vec<u64> = lines.iter().filter_map(|l| l["seq"].as_u64()).collect();
+    seqs.extend(first..=last);
+    seqs.sort_unstable();
+    assert_eq!(seqs, (1..=99).collect::<Vec<_>>());
+    let said: Vec<&str> = err.lines().collect();
+    assert_eq!(
+        said[0],
+        "warning: recording paused: no space left on the file system; retrying, samples are \
+         not recorded meanwhile",
+        "{err}"
+    );
+    assert!(
+        said[1].starts_with(&format!(
+            "warning: recording resumed: {missing} samples not recorded over "
+        )) && said[1].ends_with("(no space left on the file system), marked as a gap"),
+        "{err}"
+    );
+    assert_eq!(said.len(), 2, "{err}");
+    drop(mount);
+}
