@@ -1135,7 +1135,10 @@ fn open_file(
     }
     // A read job opens data read-only; it writes only to fill an empty file, or holes it was
     // allowed to fill.
-    let writable = spec.writes() || needs_fill;
+    // fio's falloc engine allocates even for its reads (fallocate KEEP_SIZE, which changes
+    // no data but needs a descriptor open for writing), so its file is opened for writing.
+    let writable =
+        spec.writes() || needs_fill || spec.ioengine == crate::bench::spec::EngineKind::Falloc;
     if writable
         && let Some(reason) =
             blockdev::in_use_reason(&SysfsStack::read(), Bottom::File(pinned.id()), None)

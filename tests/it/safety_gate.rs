@@ -317,3 +317,27 @@ fn a_serve_endpoint_that_cannot_start_fails_the_command() {
         "a scratch file was left"
     );
 }
+
+/// fio's falloc engine on a read job allocates (fallocate KEEP_SIZE) and changes no data: it
+/// runs on a file of someone's data, which is left byte for byte as it was.
+#[test]
+fn a_falloc_read_job_runs_and_leaves_the_data_alone() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let data: Vec<u8> = (0..1u32 << 20).map(|i| (i % 241) as u8).collect();
+    let file = dir.path().join("d.dat");
+    std::fs::write(&file, &data).unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--name=f",
+            "--filename=d.dat",
+            "--size=1M",
+            "--ioengine=falloc",
+            "--rw=read",
+        ],
+    );
+    assert_success(&out);
+    assert!(!stderr(&out).contains("error"), "{}", stderr(&out));
+    assert!(stdout(&out).contains("read: IOPS="), "{}", stdout(&out));
+    assert_eq!(std::fs::read(&file).unwrap(), data);
+}
