@@ -537,7 +537,8 @@ fn job_map(job: &JobRecord) -> Vec<(String, serde_json::Value)> {
         .map(|e| e.0)
         .unwrap_or_default()
         .into_iter()
-        .filter(|(key, _)| key != "description")
+        // What ran is said apart (the engine's fallback), not as a job option.
+        .filter(|(key, _)| key != "description" && key != "ran_description")
         .collect()
 }
 

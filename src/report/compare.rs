@@ -397,6 +397,7 @@ mod tests {
                 "{rw} bs={} iodepth=32 numjobs=1 io_uring direct",
                 format_size_short(bs)
             ),
+            ran_description: None,
             rw: rw.into(),
             rwmixread: 50,
             bs,
