@@ -1,7 +1,7 @@
 //! io_uring denied to the process, as a container's seccomp profile denies it: what ran
 //! (psync, one I/O at a time) is what every output says, in fio's normal, JSON and terse
-//! reports, bench's summary and record, and a sweep, where a point that fell back is never
-//! the best. The filter is the child's own ([`deny_io_uring`]); nothing machine-wide changes.
+//! reports, bench's summary and record, a sweep, where a point that fell back is never the
+//! best, and mark. The filter is the child's own ([`deny_io_uring`]); nothing machine-wide changes.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -214,4 +214,59 @@ fn a_sweep_s_points_that_fell_back_are_never_best_and_say_why() {
             "{row}"
         );
     }
+}
+
+#[test]
+fn mark_s_table_and_record_say_psync() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = denied(
+        dir.path(),
+        "mark",
+        &[
+            "--profile",
+            "peak",
+            "--size",
+            "16M",
+            "--runtime",
+            "200ms",
+            "--loops",
+            "1",
+            "--json",
+            RECORD,
+        ],
+    );
+    assert_success(&out);
+    assert_stderr_has(&out, FELL_BACK);
+    let text = stdout(&out);
+    assert!(
+        text.contains("16 MiB working set, psync, O_DIRECT"),
+        "{text}"
+    );
+    assert!(!text.contains("io_uring, O_DIRECT"), "{text}");
+    let q32 = text
+        .lines()
+        .find(|l| l.starts_with("RND4K Q32T1"))
+        .unwrap_or_else(|| panic!("no RND4K Q32T1 row in:\n{text}"));
+    assert!(q32.ends_with("  ran psync at Q1T1"), "{text}");
+    let record = record_in(dir.path());
+    assert_eq!(record["engine"]["used"], "psync");
+    for segment in record["segments"].as_array().unwrap() {
+        assert_eq!(segment["engine"], "psync", "{segment}");
+        assert!(
+            segment["job"]["ran_description"]
+                .as_str()
+                .is_some_and(|d| d.contains(" iodepth=1 ") && d.contains(" psync ")),
+            "{}",
+            segment["job"]
+        );
+    }
+    assert!(
+        record["typed_warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["kind"] == "engine_fallback"),
+        "{}",
+        record["typed_warnings"]
+    );
 }
