@@ -46,7 +46,8 @@ const fn jump(code: u32, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
 }
 
 /// The filter: wrong architecture -> kill; `io_uring_setup` -> EPERM; anything else -> allow.
-fn filter() -> [libc::sock_filter; 7] {
+/// A static: the child reads it between fork and exec, where it may not allocate.
+static FILTER: [libc::sock_filter; 7] = {
     let load = libc::BPF_LD | libc::BPF_W | libc::BPF_ABS;
     let equal = libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K;
     let ret = libc::BPF_RET | libc::BPF_K;
@@ -59,29 +60,26 @@ fn filter() -> [libc::sock_filter; 7] {
         stmt(ret, SECCOMP_RET_ERRNO | libc::EPERM as u32),
         stmt(ret, SECCOMP_RET_ALLOW),
     ]
-}
+};
 
 /// Makes `command`'s process (and everything it starts) get EPERM from `io_uring_setup`.
 pub fn deny_io_uring(command: &mut Command) -> &mut Command {
-    // Built here, in the parent: between fork and exec the child may only make
-    // async-signal-safe calls (no allocation), and prctl is one.
-    let filter = Box::leak(Box::new(filter()));
-    let program = libc::sock_fprog {
-        len: filter.len() as u16,
-        filter: filter.as_mut_ptr(),
-    };
-    let program = SendProgram(program);
-    // SAFETY: the closure only calls prctl(2) with a program whose instructions are leaked,
-    // so they outlive the child's exec; it allocates nothing and takes no lock.
+    // SAFETY: between fork and exec the closure makes only async-signal-safe calls (prctl),
+    // allocates nothing and takes no lock; the program it passes points at a static.
     unsafe {
-        command.pre_exec(move || {
+        command.pre_exec(|| {
+            let program = libc::sock_fprog {
+                len: FILTER.len() as u16,
+                // The kernel only reads the instructions (it copies them in).
+                filter: FILTER.as_ptr().cast_mut(),
+            };
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                 return Err(io::Error::last_os_error());
             }
             if libc::prctl(
                 libc::PR_SET_SECCOMP,
                 libc::SECCOMP_MODE_FILTER,
-                program.as_ptr(),
+                &raw const program,
             ) != 0
             {
                 return Err(io::Error::last_os_error());
@@ -90,17 +88,3 @@ pub fn deny_io_uring(command: &mut Command) -> &mut Command {
         })
     }
 }
-
-/// The program for the child: its pointer is to leaked, never-written memory.
-struct SendProgram(libc::sock_fprog);
-
-impl SendProgram {
-    fn as_ptr(&self) -> *const libc::sock_fprog {
-        &raw const self.0
-    }
-}
-
-// SAFETY: the pointer inside is to a leaked array nobody writes after it is built.
-unsafe impl Send for SendProgram {}
-// SAFETY: as above; shared reads only.
-unsafe impl Sync for SendProgram {}
