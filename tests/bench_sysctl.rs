@@ -99,7 +99,14 @@ fn a_sweep_under_the_sysctl_says_psync_ran_each_point_at_depth_1() {
         .lines()
         .find(|l| l.starts_with("32 "))
         .unwrap_or_else(|| panic!("no iodepth=32 row: {text}"));
-    assert!(q32.ends_with("  ran psync at iodepth 1"), "{text}");
+    assert!(
+        q32.ends_with("  fell back to psync (io_uring unavailable), ran at iodepth 1"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("best read"),
+        "a point that fell back is never the best: {text}"
+    );
     assert!(
         text.contains("(EPERM: permission denied); fell back to psync: all 2 points ran on psync"),
         "{text}"

@@ -184,7 +184,12 @@ impl RunSummary {
     fn of(path: &str, record: &RunRecord) -> Self {
         Self {
             path: path.to_string(),
-            description: record.job.description.clone(),
+            // What ran: psync at depth 1 after a fallback (`engine_fallback` says why).
+            description: record
+                .job
+                .ran_description
+                .clone()
+                .unwrap_or_else(|| record.job.description.clone()),
             target: record.target.path.clone(),
             target_kind: record.target.kind.clone(),
             device: record.device.as_ref().map(|d| d.name.clone()),
@@ -537,7 +542,8 @@ fn job_map(job: &JobRecord) -> Vec<(String, serde_json::Value)> {
         .map(|e| e.0)
         .unwrap_or_default()
         .into_iter()
-        .filter(|(key, _)| key != "description")
+        // What ran is said apart (the engine's fallback), not as a job option.
+        .filter(|(key, _)| key != "description" && key != "ran_description")
         .collect()
 }
 

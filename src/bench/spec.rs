@@ -1317,11 +1317,29 @@ pub fn format_cpu_list(cpus: &[usize]) -> String {
     parts.join(",")
 }
 
+impl JobSpec {
+    /// The record's `job` section of this job as it ran on `engine`: where io_uring fell back
+    /// to psync, `ran_description` says so (psync at depth 1); `ioengine` and `iodepth` keep
+    /// what was asked.
+    #[must_use]
+    pub fn record_on(&self, engine: EngineKind) -> crate::record::JobRecord {
+        let mut record = crate::record::JobRecord::from(self);
+        if self.ioengine == EngineKind::IoUring && engine == EngineKind::Psync {
+            let mut ran = self.clone();
+            ran.ioengine = engine;
+            ran.iodepth = self.effective_iodepth_with(engine);
+            record.ran_description = Some(ran.describe());
+        }
+        record
+    }
+}
+
 /// The record's `job` section: fio's option names.
 impl From<&JobSpec> for crate::record::JobRecord {
     fn from(spec: &JobSpec) -> Self {
         Self {
             description: spec.describe(),
+            ran_description: None,
             rw: spec.rw.as_str().to_string(),
             rwmixread: spec.rwmixread_pct,
             bs: spec.block_size_bytes,

@@ -325,6 +325,20 @@ pub enum RunWarning {
         scratch: bool,
         error: String,
     },
+    /// The engine the jobs asked for could not be set up (io_uring denied by seccomp or
+    /// `kernel.io_uring_disabled`, or too little locked memory): they ran on `used`, one I/O
+    /// at a time per worker, and every report says what ran.
+    EngineFallback {
+        /// The engine asked for (`io_uring`).
+        requested: String,
+        /// The engine that ran (`psync`).
+        used: String,
+        /// I/Os in flight per worker as it ran (1 on psync).
+        iodepth: u32,
+        /// Why, as the engine's setup said it (`io_uring unavailable (EPERM: permission
+        /// denied); fell back to psync`).
+        why: String,
+    },
 }
 
 impl RunWarning {
@@ -477,6 +491,16 @@ impl std::fmt::Display for RunWarning {
                     "the created file"
                 }
             ),
+            Self::EngineFallback {
+                ref requested,
+                ref used,
+                iodepth,
+                ref why,
+            } => write!(
+                f,
+                "{why}: the jobs that asked for {requested} ran on {used} at iodepth {iodepth}, \
+                 and the results are {used}'s"
+            ),
         }
     }
 }
@@ -522,6 +546,11 @@ pub struct HostRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JobRecord {
     pub description: String,
+    /// The job as it ran, where that is not `description`: io_uring fell back to psync, one
+    /// I/O at a time (`randread bs=4k iodepth=1 numjobs=1 psync direct`). Absent when it ran
+    /// as described; `ioengine` and `iodepth` stay what was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ran_description: Option<String>,
     pub rw: String,
     pub rwmixread: u8,
     pub bs: u64,
@@ -716,6 +745,38 @@ pub struct EngineRecord {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub vectored: bool,
     pub notes: Vec<String>,
+}
+
+/// The engine and depth a job ran at where they are not the ones it asked for: io_uring
+/// fell back to psync, which runs one I/O at a time per worker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RanAs {
+    pub ioengine: String,
+    pub iodepth: u32,
+}
+
+impl RunRecord {
+    /// What a job that asked for io_uring ran as when io_uring fell back to psync (the only
+    /// engine that falls back: the others run as named or fail); `None` when it did not.
+    #[must_use]
+    pub fn uring_ran_as(&self) -> Option<RanAs> {
+        let engine = &self.engine;
+        let fell_back =
+            engine.fallback.is_some() || (engine.requested == "io_uring" && engine.used == "psync");
+        fell_back.then(|| RanAs {
+            ioengine: "psync".to_string(),
+            // psync issues one I/O at a time, whatever iodepth says.
+            iodepth: 1,
+        })
+    }
+
+    /// What `job` (one of this record's) ran as where it is not what it asked for.
+    #[must_use]
+    pub fn ran_as(&self, job: &JobRecord) -> Option<RanAs> {
+        (job.ioengine == "io_uring")
+            .then(|| self.uring_ran_as())
+            .flatten()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -107,7 +107,16 @@ pub fn status_line(point: &SeriesPoint, interval: Duration, shown: Shown) -> Str
 pub fn summary(record: &RunRecord) -> String {
     let mut out = String::new();
     let status = status_word(record.status);
-    let _ = writeln!(out, "diskdash bench: {}", record.job.description);
+    // What ran is the headline; what was asked follows when it differs (a fallback).
+    match &record.job.ran_description {
+        Some(ran) => {
+            let _ = writeln!(out, "diskdash bench: {ran}");
+            let _ = writeln!(out, "  asked   {}", record.job.description);
+        }
+        None => {
+            let _ = writeln!(out, "diskdash bench: {}", record.job.description);
+        }
+    }
     let _ = writeln!(
         out,
         "  target  {} ({}, working set {}{}{})",
@@ -145,7 +154,12 @@ pub fn summary(record: &RunRecord) -> String {
         }
     }
     let _ = writeln!(out, "  engine  {engine}");
-    if let Some(fallback) = &record.engine.fallback {
+    // A record that types the fallback says it among its warnings; older ones here.
+    let fallback_warned = record
+        .typed_warnings
+        .iter()
+        .any(|w| matches!(w, crate::record::RunWarning::EngineFallback { .. }));
+    if let Some(fallback) = record.engine.fallback.as_ref().filter(|_| !fallback_warned) {
         let _ = writeln!(out, "  NOTE    {fallback}");
     }
     for note in &record.engine.notes {
@@ -296,7 +310,11 @@ fn segment_line(out: &mut String, segment: &SegmentRecord) {
     let mut line = format!(
         "  seg {:<3} {}  {:.2}s",
         segment.index + 1, // 1-based on screen, as the dashboard counts them
-        segment.job.description,
+        segment
+            .job
+            .ran_description
+            .as_ref()
+            .unwrap_or(&segment.job.description),
         Duration::from_nanos(segment.elapsed_ns).as_secs_f64()
     );
     for (name, dir) in [("read", &segment.read), ("write", &segment.write)] {

@@ -397,6 +397,7 @@ mod tests {
                 "{rw} bs={} iodepth=32 numjobs=1 io_uring direct",
                 format_size_short(bs)
             ),
+            ran_description: None,
             rw: rw.into(),
             rwmixread: 50,
             bs,
@@ -565,6 +566,7 @@ read (100000 -> 104000 I/Os)
         });
         new.engine.used = "psync".into();
         new.engine.fallback = Some("io_uring denied (EPERM)".into());
+        new.job.ran_description = Some("randrw bs=64k iodepth=1 numjobs=1 psync direct".into());
         let cmp = compare("a.json", &base, "b.json", &new);
         assert!(!cmp.same_job && cmp.whole_run_totals);
         let text = text(&cmp);
@@ -575,7 +577,8 @@ read (100000 -> 104000 I/Os)
                 "diskdash compare: base a.json, new b.json",
                 "  base    randread bs=4k iodepth=32 numjobs=1 io_uring direct",
                 "          target /data/f (file), engine io_uring, completed after 2.00s in 3 segments",
-                "  new     randrw bs=64k iodepth=32 numjobs=1 io_uring direct",
+                // What ran, not what was asked.
+                "  new     randrw bs=64k iodepth=1 numjobs=1 psync direct",
                 "          target /data/f (file), engine psync, FAILED after 2.00s",
                 "  job     DIFFERENT: rw randread -> randrw, bs 4k -> 64k",
                 "  WARNING DIFFERENT JOBS (rw, bs): the table compares two workloads, not one \

@@ -78,7 +78,6 @@ struct StatusPrinter {
     next_seq: u64,
     notes: usize,
     warnings: usize,
-    fallback_shown: bool,
     last_fill_pct: Option<u64>,
     /// When the fill was first seen, for its rate and the time left.
     fill_started: Option<std::time::Instant>,
@@ -236,12 +235,6 @@ impl StatusPrinter {
             let _ = writeln!(err, "WARNING: {warning}");
         }
         self.warnings = snap.warnings.len();
-        if !self.fallback_shown
-            && let Some(fallback) = &snap.engine.fallback
-        {
-            self.fallback_shown = true;
-            let _ = writeln!(err, "note: {fallback}");
-        }
         if let (SessionState::Ramp, Some(left)) = (&snap.state, snap.ramp_remaining) {
             let left_s = left.as_secs();
             if self.last_ramp_s != Some(left_s) {

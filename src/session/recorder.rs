@@ -6,7 +6,7 @@
 use std::time::SystemTime;
 
 use super::aggregate::{Interval, SegmentEnd};
-use crate::bench::spec::JobSpec;
+use crate::bench::spec::{EngineKind, JobSpec};
 use crate::monitor::iostat::IostatRow;
 use crate::record::{
     CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
@@ -261,7 +261,12 @@ impl Recorder {
                 })
                 .collect(),
             status,
-            job: JobRecord::from(job),
+            // The segment's engine is its first job's as it ran.
+            job: job.record_on(if engine == EngineKind::Psync.as_str() {
+                EngineKind::Psync
+            } else {
+                job.ioengine
+            }),
             engine: engine.to_string(),
             elapsed_ns: end.elapsed_ns,
             stalled_ns: end.stall.stalled_ns,

@@ -34,8 +34,8 @@ use crate::monitor::iostat::IostatRow;
 use crate::plan::{Job, Plan, Step};
 use crate::record::output::RecordDestination;
 use crate::record::{
-    DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, JobRecord, JsonlWriter, RunStatus,
-    RunWarning, SegmentJobRecord, SyncRecord, TargetRecord,
+    DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, JsonlWriter, RunStatus, RunWarning,
+    SegmentJobRecord, SyncRecord, TargetRecord,
 };
 use crate::stats::monotonic_ns;
 use crate::units::format_size_short;
@@ -1313,7 +1313,7 @@ impl Runner {
                     .map(|v| crate::record::VerifyRecord::of(v.kind.as_str(), &job_end.verify)),
                 name: job.name.clone(),
                 group: job.group,
-                job: JobRecord::from(&job.spec),
+                job: job.spec.record_on(self.ran_engine(&job.spec)),
                 target: self.target_record(t),
                 device: self.target_device[t].map(|d| self.devices[d].chain.device.clone()),
                 status: fold::job_status(error.is_some(), status),
@@ -1406,6 +1406,15 @@ impl Runner {
         }
     }
 
+    /// The engine `spec` runs on: psync for an io_uring job once io_uring fell back.
+    fn ran_engine(&self, spec: &JobSpec) -> EngineKind {
+        if self.engine.fallback.is_some() && spec.ioengine == EngineKind::IoUring {
+            EngineKind::Psync
+        } else {
+            spec.ioengine
+        }
+    }
+
     /// A typed warning: its text for the front ends and `warnings`, the fact for the record.
     fn warn(&mut self, warning: RunWarning) {
         self.recorder.warn(warning.clone());
@@ -1430,6 +1439,23 @@ impl Runner {
             self.engine.fallback = first.notes.first().cloned();
         }
         self.snap.engine = self.engine.clone();
+        // What ran is the run's truth: one typed warning, once, where io_uring fell back
+        // (the probe's or a worker's ring setup); every io_uring job then runs on psync.
+        if let Some(why) = self.engine.fallback.clone()
+            && !self
+                .snap
+                .warnings
+                .iter()
+                .any(|w| matches!(w, RunWarning::EngineFallback { .. }))
+        {
+            let psync = EngineKind::Psync;
+            self.warn(RunWarning::EngineFallback {
+                requested: EngineKind::IoUring.as_str().to_string(),
+                used: psync.as_str().to_string(),
+                iodepth: self.spec.effective_iodepth_with(psync),
+                why,
+            });
+        }
     }
 
     /// Copies each verifying job's counts into its view.

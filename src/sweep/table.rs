@@ -49,9 +49,14 @@ pub struct Row {
     /// I/Os in flight per worker as it ran (psync issues one at a time, whatever the point's
     /// iodepth says).
     pub iodepth: u32,
-    /// What ran, when it is not what the point's values say: `ran psync at iodepth 1`.
+    /// What ran, when it is not what the point's values say: `ran psync at iodepth 1`, or
+    /// after a fallback `fell back to psync (io_uring unavailable), ran at iodepth 1`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ran: Option<String>,
+    /// The point asked for io_uring, which could not be set up, and ran on psync: it measured
+    /// another engine than the sweep's, so it is never the best, a peak or a knee.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fell_back: bool,
     /// What the point ran otherwise than the sweep's options say, one line each: a batching
     /// value capped to the point's depth (`iodepth_batch_complete_min 8 -> 1 at iodepth 1`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -86,12 +91,14 @@ pub struct Row {
 
 impl Row {
     /// Whether the point may be the best, a peak or a knee: it completed, it measured the
-    /// disk (not the page cache), and it ran the engine and the depth its values name (an
+    /// disk (not the page cache), it ran the engine it asked for (no fallback to psync), and
+    /// the engine and the depth its values name (an
     /// `iodepth=32` point that psync ran one I/O at a time measured depth 1, not 32).
     #[must_use]
     pub fn counts(&self) -> bool {
         self.status == "completed"
             && !self.page_cache
+            && !self.fell_back
             && self
                 .point
                 .iter()
@@ -303,7 +310,7 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
             s.device.as_ref().map(|d| d.iostat.queue_size),
         )
     };
-    let (engine, iodepth, ran) = ran_as(runs);
+    let (engine, iodepth, ran, fell_back) = ran_as(runs);
     let open_sync = first
         .job
         .sync
@@ -323,6 +330,7 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
             engine: engine.clone(),
             iodepth,
             ran: ran.clone(),
+            fell_back,
             notes: first.notes.clone(),
             read: dir(&seg.read),
             write: dir(&seg.write),
@@ -381,7 +389,7 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
 /// The engine the point's runs used and the depth they ran at (the first run that names an
 /// engine: records before engines were per segment name none), and the words for it when it is
 /// not what the point asked for (io_uring fell back to psync; psync runs one I/O at a time).
-fn ran_as(runs: &[&SegmentRecord]) -> (String, u32, Option<String>) {
+fn ran_as(runs: &[&SegmentRecord]) -> (String, u32, Option<String>, bool) {
     let first = runs
         .iter()
         .find(|s| !s.engine.is_empty())
@@ -395,14 +403,23 @@ fn ran_as(runs: &[&SegmentRecord]) -> (String, u32, Option<String>) {
     };
     let asked_depth = first.job.iodepth;
     let depth = if engine == "psync" { 1 } else { asked_depth };
-    let ran = (engine != asked_engine || depth != asked_depth).then(|| {
-        let mut words = format!("ran {engine}");
+    // Only io_uring falls back (the others run as named or fail), and only to psync.
+    let fell_back = engine != asked_engine;
+    let ran = (fell_back || depth != asked_depth).then(|| {
+        let mut words = if fell_back {
+            format!("fell back to {engine} ({asked_engine} unavailable)")
+        } else {
+            format!("ran {engine}")
+        };
         if depth != asked_depth {
-            words += &format!(" at iodepth {depth}");
+            words += &format!(
+                "{} at iodepth {depth}",
+                if fell_back { ", ran" } else { "" }
+            );
         }
         words
     });
-    (engine, depth, ran)
+    (engine, depth, ran, fell_back)
 }
 
 /// The line that says why points did not run as their values say: the engine's fallback
@@ -434,8 +451,14 @@ pub fn fallback_line(record: &RunRecord, rows: &[Row]) -> Option<String> {
         .fallback
         .as_ref()
         .map_or_else(String::new, |f| format!("{f}: "));
+    let never_best = if touched.iter().any(|r| r.fell_back) {
+        "; a point that fell back is never the best, a peak or a knee"
+    } else {
+        ""
+    };
     Some(format!(
-        "{why}{count} ran on {}{one_at_a_time}, not as their values say (the rows say what ran)",
+        "{why}{count} ran on {}{one_at_a_time}, not as their values say (the rows say what \
+         ran){never_best}",
         first.engine
     ))
 }
@@ -974,6 +997,7 @@ mod tests {
             engine: "io_uring".into(),
             iodepth: 32,
             ran: None,
+            fell_back: false,
             notes: Vec::new(),
             read,
             write: Dir::default(),
@@ -1197,23 +1221,23 @@ mod tests {
 
     #[test]
     fn a_point_run_at_another_depth_says_so_and_is_not_on_the_depth_curve() {
+        // psync asked for by name: the depth-32 point ran one I/O at a time.
         let mut rows = rows();
         for (row, depth) in rows.iter_mut().zip(["1", "32"]) {
             row.point = vec![("iodepth".into(), depth.into())];
             row.engine = "psync".into();
             row.iodepth = 1;
         }
-        rows[0].ran = Some("ran psync".into());
         rows[1].ran = Some("ran psync at iodepth 1".into());
         let names = ["iodepth".to_string()];
         let text = render(&rows, &names, Format::Table);
         let lines: Vec<&str> = text.lines().collect();
         // The faster point ran at depth 1, not 32: not the best at 32.
-        assert!(lines[1].ends_with("best read, ran psync"), "{text}");
+        assert!(lines[1].ends_with("  best read"), "{text}");
         assert!(lines[2].ends_with("  ran psync at iodepth 1"), "{text}");
         assert_eq!(
             sentences(&analysis(&rows, &names)),
-            ["read peaks at iodepth=1 (ran psync): 100 MB/s (95 MiB/s)"]
+            ["read peaks at iodepth=1: 100 MB/s (95 MiB/s)"]
         );
         let csv = render(&rows, &names, Format::Csv);
         assert!(
@@ -1222,6 +1246,80 @@ mod tests {
                 .unwrap()
                 .ends_with(",psync,1,completed,false,"),
             "{csv}"
+        );
+    }
+
+    /// A sweep's segments: io_uring asked at `depths`, run on `engine`.
+    fn segments_on(engine: &str, depths: &[u32]) -> Vec<SegmentRecord> {
+        let base = crate::stats::fixture::record().segments[0].clone();
+        depths
+            .iter()
+            .map(|&depth| {
+                let mut s = base.clone();
+                s.job.ioengine = "io_uring".into();
+                s.job.iodepth = depth;
+                s.engine = engine.into();
+                s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_point_that_fell_back_says_why_in_its_row_and_is_never_the_best() {
+        let segments = segments_on("psync", &[1, 32]);
+        let at_1 = ran_as(&[&segments[0]]);
+        assert_eq!(
+            at_1,
+            (
+                "psync".into(),
+                1,
+                Some("fell back to psync (io_uring unavailable)".into()),
+                true
+            )
+        );
+        let at_32 = ran_as(&[&segments[1]]);
+        assert_eq!(
+            at_32.2.as_deref(),
+            Some("fell back to psync (io_uring unavailable), ran at iodepth 1")
+        );
+        let segments = segments_on("io_uring", &[32]);
+        assert_eq!(
+            ran_as(&[&segments[0]]),
+            ("io_uring".into(), 32, None, false)
+        );
+
+        let mut rows = rows();
+        for (row, (depth, ran)) in rows.iter_mut().zip([("1", at_1), ("32", at_32)]) {
+            row.point = vec![("iodepth".into(), depth.into())];
+            (row.engine, row.iodepth, row.ran, row.fell_back) = ran;
+        }
+        let names = ["iodepth".to_string()];
+        let text = render(&rows, &names, Format::Table);
+        let lines: Vec<&str> = text.lines().collect();
+        // Even at depth 1, where psync's one I/O at a time is the depth asked for, the point
+        // measured psync, not the sweep's io_uring: no best, no peak, no knee.
+        assert!(
+            lines[1].ends_with("  fell back to psync (io_uring unavailable)"),
+            "{text}"
+        );
+        assert!(
+            lines[2].ends_with("  fell back to psync (io_uring unavailable), ran at iodepth 1"),
+            "{text}"
+        );
+        assert!(!text.contains("best"), "{text}");
+        assert!(analysis(&rows, &names).is_empty());
+        let json: serde_json::Value =
+            serde_json::from_str(&render(&rows, &names, Format::Json)).unwrap();
+        assert_eq!(json["best_read"], serde_json::Value::Null, "{json}");
+        assert_eq!(json["rows"][0]["fell_back"], true, "{json}");
+        let mut record = crate::stats::fixture::record();
+        record.engine.fallback =
+            Some("io_uring unavailable (EPERM: permission denied); fell back to psync".into());
+        assert_eq!(
+            fallback_line(&record, &rows).unwrap(),
+            "io_uring unavailable (EPERM: permission denied); fell back to psync: all 2 points \
+             ran on psync, one I/O at a time per worker, not as their values say (the rows say \
+             what ran); a point that fell back is never the best, a peak or a knee"
         );
     }
 

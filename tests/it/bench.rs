@@ -156,7 +156,7 @@ fn io_uring_denied_falls_back_to_psync_and_says_so() {
         .output()
         .unwrap();
     assert_success(&out);
-    assert_stderr_has(&out, "note: io_uring unavailable (EPERM");
+    assert_stderr_has(&out, "WARNING: io_uring unavailable (EPERM");
     assert_stdout_has(&out, "fell back to psync");
     let record = record_in(dir.path());
     assert_eq!(record["engine"]["requested"], "io_uring");

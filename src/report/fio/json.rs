@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use super::plat::{self, SampleStats};
 use super::{Block, Direction, FioReport, Latency, blocks, disk_totals, run_groups};
-use crate::record::{IntervalRecord, Percentiles, ReconciliationRecord, RunRecord, RunStatus};
+use crate::record::{
+    IntervalRecord, Percentiles, RanAs, ReconciliationRecord, RunRecord, RunStatus,
+};
 
 /// The fio release whose JSON layout the document follows: consumers check `fio version` for
 /// `fio-3.x`. diskdash's own version is in `diskdash version`.
@@ -245,6 +247,10 @@ pub struct DiskUtilJson {
 /// diskdash's own keys of a job.
 #[derive(Debug, Clone, Serialize)]
 pub struct JobNotesJson {
+    /// The job asked for io_uring, which could not be set up: what it asked and what ran
+    /// (`job options` and the depth tables say what ran). Absent when it ran as asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<FallbackJson>,
     /// Worst of the jobs reported: `completed`, `interrupted` or `failed`.
     pub status: RunStatus,
     /// Workers reported (fio's `jobs=` of the text).
@@ -253,6 +259,48 @@ pub struct JobNotesJson {
     pub errors: Vec<String>,
     /// One per job reported (several with `group_reporting`).
     pub targets: Vec<TargetJson>,
+}
+
+/// A job that ran on another engine than it asked for.
+#[derive(Debug, Clone, Serialize)]
+pub struct FallbackJson {
+    /// Asked for.
+    pub ioengine: String,
+    pub iodepth: u32,
+    /// Ran.
+    pub ran_ioengine: String,
+    pub ran_iodepth: u32,
+    /// Why, as the engine's setup said it.
+    pub why: String,
+}
+
+/// `options` with what ran in place of what was asked after a fallback: `ioengine` and
+/// `iodepth` replaced where they were given, added where they were not (a job's own options
+/// override the global ones, as in fio).
+fn as_ran(mut options: Vec<(String, String)>, ran: Option<&RanAs>) -> Vec<(String, String)> {
+    let Some(ran) = ran else { return options };
+    for (key, value) in [
+        ("ioengine", ran.ioengine.clone()),
+        ("iodepth", ran.iodepth.to_string()),
+    ] {
+        match options.iter_mut().find(|(k, _)| k == key) {
+            Some(given) => given.1 = value,
+            None => options.push((key.to_string(), value)),
+        }
+    }
+    options
+}
+
+/// The global options with io_uring, where it fell back, as the psync that ran.
+fn global_as_ran(mut options: Vec<(String, String)>, record: &RunRecord) -> Vec<(String, String)> {
+    if let Some(ran) = record.uring_ran_as() {
+        for (key, value) in &mut options {
+            if key == "ioengine" && value == "io_uring" {
+                value.clone_from(&ran.ioengine);
+            }
+        }
+    }
+    options
 }
 
 /// Where one job's I/O went.
@@ -323,7 +371,10 @@ pub(super) fn document(record: &RunRecord, opts: &FioReport<'_>) -> FioJson {
         timestamp: end_ms / 1000,
         timestamp_ms: end_ms,
         time: ctime(end_ms / 1000),
-        global_options: OptionsJson(opts.given.map(|g| g.global.clone()).unwrap_or_default()),
+        global_options: OptionsJson(global_as_ran(
+            opts.given.map(|g| g.global.clone()).unwrap_or_default(),
+            record,
+        )),
         jobs: blocks(record, opts)
             .iter()
             .map(|block| job(block, &context))
@@ -430,7 +481,11 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
     };
     let any_io = block.read.total_ios + block.write.total_ios > 0;
     let spec = first.map(|job| &job.job);
-    let depth = spec.map_or(1, |s| s.iodepth);
+    // What ran: psync at depth 1 where io_uring fell back, not the depth asked for.
+    let ran = spec.and_then(|s| context.record.ran_as(s));
+    let depth = ran
+        .as_ref()
+        .map_or_else(|| spec.map_or(1, |s| s.iodepth), |r| r.iodepth);
     let target = spec.and_then(|s| s.latency_target.as_ref());
     let submit = spec.map_or(1, |s| s.iodepth_batch.max(1));
     let complete = spec.map_or(1, |s| s.iodepth_batch_complete.max(1));
@@ -445,13 +500,14 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
         error: block.error(),
         eta: 0,
         elapsed: context.elapsed_s,
-        job_options: OptionsJson(
+        job_options: OptionsJson(as_ran(
             context
                 .opts
                 .given
                 .map(|g| g.job(block.name).to_vec())
                 .unwrap_or_default(),
-        ),
+            ran.as_ref(),
+        )),
         read: dir(&block.read, true),
         write: dir(&block.write, false),
         trim: direction(&block.trim, list, context.opts.bins),
@@ -484,6 +540,13 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
             _ => None,
         },
         diskdash: JobNotesJson {
+            fallback: ran.as_ref().zip(spec).map(|(ran, asked)| FallbackJson {
+                ioengine: asked.ioengine.clone(),
+                iodepth: asked.iodepth,
+                ran_ioengine: ran.ioengine.clone(),
+                ran_iodepth: ran.iodepth,
+                why: context.record.engine.fallback.clone().unwrap_or_default(),
+            }),
             status: block.status(),
             workers: block.workers,
             errors: block
@@ -929,6 +992,52 @@ mod tests {
         assert!(r["read"]["clat_ns"].get("bins").is_none());
         let bare = serde_json::to_value(document(&record(), &FioReport::default())).unwrap();
         assert!(bare.get("global options").is_none());
+    }
+
+    #[test]
+    fn after_a_fallback_the_job_options_and_depths_are_what_ran() {
+        let given = crate::report::fio::GivenOptions {
+            global: vec![("ioengine".into(), "io_uring".into())],
+            jobs: vec![(
+                "r".into(),
+                vec![
+                    ("rw".into(), "randread".into()),
+                    ("iodepth".into(), "8".into()),
+                ],
+            )],
+        };
+        let opts = FioReport {
+            given: Some(&given),
+            ..FioReport::default()
+        };
+        let mut record = record();
+        let why = "io_uring unavailable (EPERM: permission denied); fell back to psync";
+        record.engine.used = "psync".into();
+        record.engine.fallback = Some(why.into());
+        let doc = serde_json::to_value(document(&record, &opts)).unwrap();
+        assert_eq!(doc["global options"], json!({"ioengine": "psync"}));
+        let r = &doc["jobs"][0];
+        // Given options replaced in place, the others added: a job's own options win.
+        assert_eq!(
+            r["job options"],
+            json!({"rw": "randread", "iodepth": "1", "ioengine": "psync"})
+        );
+        assert_eq!(
+            doc["jobs"][1]["job options"],
+            json!({"ioengine": "psync", "iodepth": "1"})
+        );
+        assert_eq!(r["iodepth_level"]["1"], 100.0, "{r}");
+        assert_eq!(r["iodepth_level"]["8"], 0.0, "{r}");
+        assert_eq!(r["latency_depth"], 1);
+        assert_eq!(
+            r["diskdash"]["fallback"],
+            json!({"ioengine": "io_uring", "iodepth": 8, "ran_ioengine": "psync",
+                "ran_iodepth": 1, "why": why})
+        );
+        // A run that did not fall back has no such key and keeps its options.
+        let doc = serde_json::to_value(document(&crate::stats::fixture::record(), &opts)).unwrap();
+        assert!(doc["jobs"][0]["diskdash"].get("fallback").is_none());
+        assert_eq!(doc["global options"], json!({"ioengine": "io_uring"}));
     }
 
     #[test]

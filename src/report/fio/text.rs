@@ -30,7 +30,7 @@ pub(super) fn render(record: &RunRecord, opts: &FioReport<'_>) -> String {
     let mut out = String::new();
     let list = opts.percentile_list();
     for block in blocks(record, opts) {
-        job_block(&mut out, &block, list);
+        job_block(&mut out, record, &block, list);
         out.push('\n');
     }
     for group in run_groups(record) {
@@ -64,7 +64,32 @@ pub(super) fn render(record: &RunRecord, opts: &FioReport<'_>) -> String {
     out
 }
 
-fn job_block(out: &mut String, block: &Block<'_>, list: &[f64]) {
+/// What the job ran where io_uring fell back: fio's text has no engine line, so without it the
+/// numbers would read as io_uring's at the depth asked for.
+fn fallback_line(out: &mut String, record: &RunRecord, block: &Block<'_>) {
+    let Some(asked) = block.jobs.first().map(|job| &job.job) else {
+        return;
+    };
+    if let Some(ran) = record.ran_as(asked) {
+        let _ = writeln!(
+            out,
+            "  ran {} at iodepth {}, not {} at iodepth {}: {}",
+            ran.ioengine,
+            ran.iodepth,
+            asked.ioengine,
+            asked.iodepth,
+            escape(
+                record
+                    .engine
+                    .fallback
+                    .as_deref()
+                    .unwrap_or("io_uring unavailable")
+            )
+        );
+    }
+}
+
+fn job_block(out: &mut String, record: &RunRecord, block: &Block<'_>, list: &[f64]) {
     let targets: Vec<String> = block
         .jobs
         .iter()
@@ -93,6 +118,7 @@ fn job_block(out: &mut String, block: &Block<'_>, list: &[f64]) {
     for error in block.jobs.iter().filter_map(|job| job.error.as_ref()) {
         let _ = writeln!(out, "  error: {}", escape(&error.message));
     }
+    fallback_line(out, record, block);
     for (name, dir) in [("read", &block.read), ("write", &block.write)] {
         if dir.total_ios > 0 {
             direction(out, name, dir, list);
@@ -279,6 +305,27 @@ mod tests {
         assert_eq!(bytes_binary(20.0 * f64::from(1u32 << 30)), "20.0GiB");
         assert_eq!(num2str(5_910_300.0, 6, Base::Decimal, ""), "5910.3k");
         assert_eq!(bytes_binary(0.0), "0B");
+    }
+
+    #[test]
+    fn a_job_that_fell_back_says_what_ran_under_its_name() {
+        let mut record = record();
+        record.engine.used = "psync".into();
+        record.engine.fallback =
+            Some("io_uring unavailable (EPERM: permission denied); fell back to psync".into());
+        let text = render(&record, &FioReport::default());
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[..2],
+            [
+                "r: (groupid=0, jobs=1): err= 0: /data/r.dat on vda",
+                "  ran psync at iodepth 1, not io_uring at iodepth 8: io_uring unavailable \
+                 (EPERM: permission denied); fell back to psync",
+            ],
+            "{text}"
+        );
+        let plain = render(&crate::stats::fixture::record(), &FioReport::default());
+        assert!(!plain.contains("  ran "), "{plain}");
     }
 
     #[test]

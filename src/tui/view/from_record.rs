@@ -130,7 +130,11 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         if base_ns > 0 {
             marks.push(SegmentMark {
                 t_s: base_ns as f64 / NS,
-                label: seg.job.description.clone(),
+                label: seg
+                    .job
+                    .ran_description
+                    .clone()
+                    .unwrap_or_else(|| seg.job.description.clone()),
             });
         }
         for p in &seg.series {
@@ -268,8 +272,13 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         record.engine.used.clone()
     };
     // The description names the engine; the header shows it apart, once.
-    let description = last.map_or(&record.job.description, |s| &s.job.description);
-    let mut job = description.replacen(&format!(" {} ", record.job.ioengine), " ", 1);
+    // After a fallback, the job as it ran (psync at depth 1), which names the engine used.
+    let shown = last.map_or(&record.job, |s| &s.job);
+    let (description, named) = match &shown.ran_description {
+        Some(ran) => (ran, &record.engine.used),
+        None => (&shown.description, &record.job.ioengine),
+    };
+    let mut job = description.replacen(&format!(" {named} "), " ", 1);
     let mut target = record.target.path.clone();
     if let Some(seg) = last.filter(|s| s.jobs.len() > 1) {
         let names: Vec<&str> = seg.jobs.iter().map(|j| j.name.as_str()).collect();
@@ -672,6 +681,34 @@ mod tests {
                 Warning::new(WarningKind::Note, "a warning typed in no format"),
                 Warning::new(WarningKind::PageCache, page_cache().to_string()),
             ]
+        );
+    }
+
+    #[test]
+    fn after_a_fallback_the_header_and_the_marks_show_the_job_as_it_ran() {
+        let mut record = record();
+        record.engine.used = "psync".into();
+        record.engine.fallback =
+            Some("io_uring unavailable (EPERM: permission denied); fell back to psync".into());
+        for seg in &mut record.segments {
+            seg.job.ran_description =
+                Some("randread bs=4k iodepth=1 numjobs=1 psync direct".into());
+        }
+        let view = view(&record, UiState::default());
+        assert_eq!(
+            view.header.job.as_deref(),
+            Some("randread bs=4k iodepth=1 numjobs=1 direct")
+        );
+        let marks = view.throughput.expect("a throughput panel").segments;
+        assert_eq!(
+            marks[0].label,
+            "randread bs=4k iodepth=1 numjobs=1 psync direct"
+        );
+        // As asked, where it ran as asked.
+        let plain = super::view(&self::record(), UiState::default());
+        assert_eq!(
+            plain.header.job.as_deref(),
+            Some("randread bs=4k iodepth=64 numjobs=1 direct")
         );
     }
 

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 pub mod limited;
 pub mod record;
+pub mod seccomp;
 pub mod sshd;
 pub mod tmux;
 
