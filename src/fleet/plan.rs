@@ -64,12 +64,14 @@ impl Watch {
         quiet: Duration,
     ) -> Option<String> {
         let fmt = crate::units::format_duration;
+        // A measured time, rounded for reading (the limits are exact, as given).
+        let measured = |d: Duration| format!("{:.1} s", d.as_secs_f64());
         if let Some(deadline) = self.deadline
             && since > deadline
         {
             return Some(format!(
                 "still running {} after the start: past its deadline ({} planned + {} margin)",
-                fmt(since),
+                measured(since),
                 fmt(deadline.saturating_sub(DEADLINE_MARGIN)),
                 fmt(DEADLINE_MARGIN)
             ));
@@ -78,7 +80,7 @@ impl Watch {
         if self.heartbeat && quiet > self.silence() && planned.is_none_or(|p| went_quiet < p) {
             return Some(format!(
                 "sent nothing for {} while running (the limit: {}{} intervals of {}, at least {})",
-                fmt(quiet),
+                measured(quiet),
                 if self.ramp.is_zero() {
                     String::new()
                 } else {
@@ -90,5 +92,45 @@ impl Watch {
             ));
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_verdict_rounds_what_was_measured_and_keeps_the_limits_exact() {
+        let watch = Watch {
+            interval: Duration::from_secs(1),
+            ramp: Duration::ZERO,
+            heartbeat: true,
+            deadline: Some(Duration::from_secs(40)),
+        };
+        let quiet = Duration::from_micros(10_041_145);
+        assert_eq!(
+            watch
+                .verdict(
+                    Some(Duration::from_secs(30)),
+                    Duration::from_secs(15),
+                    quiet
+                )
+                .as_deref(),
+            Some(
+                "sent nothing for 10.0 s while running (the limit: 10 intervals of 1s, at least 5s)"
+            )
+        );
+        assert_eq!(
+            watch
+                .verdict(None, Duration::from_micros(41_250_000), Duration::ZERO)
+                .as_deref(),
+            Some(
+                "still running 41.2 s after the start: past its deadline (10s planned + 30s margin)"
+            )
+        );
+        assert_eq!(
+            watch.verdict(None, Duration::from_secs(3), Duration::from_secs(1)),
+            None
+        );
     }
 }

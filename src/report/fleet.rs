@@ -61,7 +61,19 @@ pub fn summary(record: &FleetRecord) -> String {
         util_pct: hosts.iter().filter_map(|r| r.util_pct).reduce(f64::max),
         ..row(
             "fleet",
-            format!("{} of {}", a.hosts, record.hosts.len()),
+            {
+                // Hosts that dropped mid-run are in the totals with what they sent: said so.
+                let partial = record
+                    .hosts
+                    .iter()
+                    .filter(|h| h.status == HostStatus::Failed && h.partial)
+                    .count();
+                if partial > 0 {
+                    format!("{} of {} ({partial} partial)", a.hosts, record.hosts.len())
+                } else {
+                    format!("{} of {}", a.hosts, record.hosts.len())
+                }
+            },
             [&a.read, &a.write, &a.trim],
         )
     };

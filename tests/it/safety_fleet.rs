@@ -139,6 +139,13 @@ fn a_host_silent_after_start_is_cut_off_within_the_heartbeat_and_the_others_are_
     assert!(took < Duration::from_secs(15), "{took:?}");
     let why = host(&r, "h2")["error"].as_str().unwrap().to_string();
     assert!(why.contains("its ssh was killed"), "{why}");
+    // The silence measured reads in seconds, rounded (it read "10041145us").
+    let quiet = why
+        .split("sent nothing for ")
+        .nth(1)
+        .and_then(|rest| rest.split(" s while running").next())
+        .unwrap_or_default();
+    assert!(quiet.parse::<f64>().is_ok() && quiet.contains('.'), "{why}");
     // The fleet is h1's: h2 measured nothing.
     assert_eq!(r["aggregate"]["hosts"], 1);
 }

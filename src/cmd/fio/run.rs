@@ -90,7 +90,14 @@ pub(super) fn run_as(
         }
         claimed.push((format!("{flag}'s file"), path.to_path_buf()));
     }
+    // `--output=/dev/null`, fio's idiom for a report nobody reads: the null device itself
+    // (checked as that character device), the one carve-out from the output gate.
+    let null_sink = match output_path.as_deref() {
+        Some(path) if path == std::path::Path::new("/dev/null") => Some(open_null()?),
+        _ => None,
+    };
     let out_file = match &output_path {
+        Some(_) if null_sink.is_some() => None,
         Some(path) => {
             let guard = Guard {
                 targets: &target_ids,
@@ -104,7 +111,7 @@ pub(super) fn run_as(
     };
     let out_id = out_file.as_ref().map(|(_, id, _)| *id);
     let out_made = out_file.as_ref().is_some_and(|(_, _, made)| *made);
-    let out_file = out_file.map(|(file, _, _)| file);
+    let out_file = out_file.map(|(file, _, _)| file).or(null_sink);
     // fio's log files: made now, so a bad name fails before anything runs.
     let log_gate = crate::fio::logs::LogGuard {
         guard: Guard {
@@ -248,6 +255,22 @@ fn write_report(
         }
     }
     Ok(())
+}
+
+/// `/dev/null` opened for writing, if it is the null device (character device 1:3).
+fn open_null() -> anyhow::Result<std::fs::File> {
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/null")
+        .context("opening /dev/null for --output")?;
+    let meta = file.metadata().context("reading /dev/null")?;
+    use std::os::unix::fs::FileTypeExt;
+    if !meta.file_type().is_char_device() || meta.rdev() != libc::makedev(1, 3) {
+        return Err(crate::usage!(
+            "--output /dev/null is not the null device here; give a file name"
+        ));
+    }
+    Ok(file)
 }
 
 /// The report in the format asked for.
