@@ -366,3 +366,65 @@ fn fio_output_to_dev_null_is_taken() {
     let null = std::fs::metadata("/dev/null").unwrap();
     assert!(null.file_type().is_char_device() && null.rdev() == libc::makedev(1, 3));
 }
+
+/// A newline in a job name or a target path is shown escaped: the fio report's job line and
+/// bench's target line stay one line each, and a name cannot forge a report line; terse output
+/// keeps one line per job and no ESC.
+#[test]
+fn a_newline_in_a_name_or_path_cannot_split_or_forge_a_report_line() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let forged = "x\nRun status group 9 (all jobs):\u{1b}[2J";
+    let target = "t\nu.dat";
+    let args = [
+        format!("--name={forged}"),
+        format!("--filename={target}"),
+        "--size=1M".into(),
+        "--rw=write".into(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = fio(dir.path(), &args);
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(
+        !text.lines().any(|l| l.starts_with("Run status group 9")),
+        "a job name forged a line: {text}"
+    );
+    let head = text.lines().find(|l| l.contains("(groupid=")).unwrap();
+    assert!(
+        head.starts_with(r"x\nRun status group 9 (all jobs):\u{1b}[2J: (groupid=0")
+            && head.contains(r"t\nu.dat"),
+        "{head}"
+    );
+    let terse = fio(
+        dir.path(),
+        &[&args[..], &["--minimal", "--allow-destructive"]].concat(),
+    );
+    assert_success(&terse);
+    let terse_text = stdout(&terse);
+    let lines: Vec<&str> = terse_text.lines().collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(!lines[0].contains('\u{1b}'), "{}", lines[0]);
+    // bench's summary: the target line holds the whole path.
+    let sub = dir.path().join("a\nb");
+    std::fs::create_dir(&sub).unwrap();
+    let bench = std::process::Command::new(BIN)
+        .current_dir(dir.path())
+        .args([
+            "bench",
+            sub.to_str().unwrap(),
+            "--size",
+            "4M",
+            "--runtime",
+            "300ms",
+        ])
+        .arg("--no-tui")
+        .output()
+        .unwrap();
+    assert_success(&bench);
+    let summary = stdout(&bench);
+    let target = summary
+        .lines()
+        .find(|l| l.trim_start().starts_with("target "))
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert!(target.contains(r"a\nb/.diskdash-scratch-"), "{target}");
+}
