@@ -47,17 +47,7 @@ impl MountedImage {
         let mount = self.mount.take().unwrap();
         run("umount", &[mount.0.to_str().unwrap()]);
         std::mem::forget(mount);
-        let fsck = Command::new("fsck.ext4")
-            .args(["-n", "-f"])
-            .arg(self.lower.path())
-            .output()
-            .unwrap();
-        assert!(
-            fsck.status.success(),
-            "fsck -n found damage: {}{}",
-            stdout(&fsck),
-            stderr(&fsck)
-        );
+        assert_fsck_clean(self.lower.path());
         let again = Mount::new(
             &[self.lower.path().to_str().unwrap()],
             &self.dir.join("mnt"),
@@ -65,6 +55,21 @@ impl MountedImage {
         assert_eq!(std::fs::read(again.0.join("kept")).unwrap(), KEPT);
         self.mount = Some(again);
     }
+}
+
+/// `fsck.ext4 -n -f` finds no damage on the (unmounted) `device`.
+fn assert_fsck_clean(device: &Path) {
+    let fsck = Command::new("fsck.ext4")
+        .args(["-n", "-f"])
+        .arg(device)
+        .output()
+        .unwrap();
+    assert!(
+        fsck.status.success(),
+        "fsck -n found damage: {}{}",
+        stdout(&fsck),
+        stderr(&fsck)
+    );
 }
 
 fn diskdash(dir: &Path, args: &[&str]) -> Output {
@@ -478,17 +483,7 @@ impl Drop for NamespaceMount {
 /// `fsck -n` passes on `device` and its file is still there (mounted in a namespace of this
 /// test's own for the look).
 fn assert_ext4_intact(device: &Path, dir: &Path) {
-    let fsck = Command::new("fsck.ext4")
-        .args(["-n", "-f"])
-        .arg(device)
-        .output()
-        .unwrap();
-    assert!(
-        fsck.status.success(),
-        "fsck -n found damage: {}{}",
-        stdout(&fsck),
-        stderr(&fsck)
-    );
+    assert_fsck_clean(device);
     let mount = Mount::new(&[device.to_str().unwrap()], &dir.join("look"));
     assert_eq!(std::fs::read(mount.0.join("kept")).unwrap(), KEPT);
 }
