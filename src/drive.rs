@@ -158,9 +158,15 @@ pub fn drive(
     if let Some(remote) = remote {
         remote.send_record(&outcome.record);
     }
+    let interrupted = outcome.status == RunStatus::Interrupted;
     let code = exit_code(outcome)?;
-    // An endpoint asked for that failed is the command's failure, after the run's report.
-    served?;
+    // An endpoint asked for that failed is the command's failure, after the run's report;
+    // an interrupted run still exits as interrupted (130).
+    if !interrupted {
+        served?;
+    } else if let Err(err) = served {
+        eprintln!("note: {}", crate::error::one_line(&format!("{err:#}")));
+    }
     Ok(code)
 }
 

@@ -52,6 +52,16 @@ impl Pinned {
         Ok(Self { fd, stat, fs_magic })
     }
 
+    /// Pins what an open descriptor (an `O_PATH` one included) refers to.
+    ///
+    /// # Errors
+    /// What `fstat`/`fstatfs` said.
+    pub fn from_fd(fd: OwnedFd) -> std::io::Result<Self> {
+        let stat = fstat(&fd)?;
+        let fs_magic = fstatfs_magic(&fd)?;
+        Ok(Self { fd, stat, fs_magic })
+    }
+
     #[must_use]
     pub fn kind(&self) -> ObjectKind {
         match self.stat.st_mode & libc::S_IFMT {

@@ -286,6 +286,8 @@ impl Session {
         } else {
             spec.ioengine
         };
+        let mut jsonl_made = None;
+        let mut jsonl_to_empty: Option<std::fs::File> = None;
         // JSON Lines first: the record's check then knows the file they write (two spellings
         // or two links of one file are one file).
         let jsonl = match options.jsonl.as_deref().map(Output::from_arg) {
@@ -294,8 +296,14 @@ impl Session {
                 Box::new(std::io::stdout()),
             )),
             Some(Output::File(path)) => {
-                let (file, id) = output::open_jsonl("--jsonl", &path, guard)?;
+                let (file, id, replacing) = output::open_jsonl("--jsonl", &path, guard)?;
                 guard.other_output = Some(id);
+                // An earlier record at the name is emptied once every check has passed; a file
+                // made here is removed if one fails.
+                match replacing {
+                    output::Replacing::Made(made) => jsonl_made = Some(made),
+                    output::Replacing::Existing => jsonl_to_empty = Some(file.try_clone()?),
+                }
                 Some(JsonlWriter::new(path.display().to_string(), Box::new(file)))
             }
             None => None,
@@ -346,6 +354,14 @@ impl Session {
                     ));
                 }
             }
+        }
+        // Every check has passed: the earlier --jsonl file gives way, a new one stays.
+        if let Some(file) = jsonl_to_empty {
+            file.set_len(0)
+                .context("emptying --jsonl's earlier record")?;
+        }
+        if let Some(made) = jsonl_made {
+            made.keep();
         }
         let (control_tx, control_rx) = mpsc::unbounded_channel();
         plan_notes.extend(targets.notes);

@@ -87,20 +87,18 @@ pub struct Target {
     /// the descriptors do their work by being open, and close with the target.
     #[allow(dead_code)]
     held: Vec<OwnedFd>,
-    /// The job whose mark the file carries ([`MARK_XATTR`]): stamped again with the file's
-    /// state when the target closes, after the run's last write, so the next run of the job
-    /// finds the file as this one left it.
-    mark_job: Option<String>,
+    /// The file carries diskdash's mark ([`MARK_XATTR`]): stamped again with the file's state
+    /// when the target closes, after the run's last write, so the next run finds the file as
+    /// this one left it.
+    marked: bool,
 }
 
 impl Drop for Target {
     fn drop(&mut self) {
-        if let Some(job) = &self.mark_job
-            && self.writable
-        {
+        if self.marked && self.writable {
             // A mark that cannot be written leaves the old one, which no longer matches: the
             // next run asks for --allow-destructive, the safe side.
-            let _ = mark(&self.file, job);
+            let _ = mark(&self.file);
         }
     }
 }
@@ -580,9 +578,9 @@ pub fn create(spec: &JobSpec, path: &Path, unlink: bool, job: &str) -> anyhow::R
         ));
     }
     target.created = true;
-    target.mark_job = (!unlink).then(|| job.to_string());
-    if !unlink && let Err(err) = mark(&target.file, job) {
-        target.mark_job = None;
+    target.marked = !unlink;
+    if !unlink && let Err(err) = mark(&target.file) {
+        target.marked = false;
         target.notes.push(format!(
             "could not mark {} as made by job {job} ({err}); a rerun over it needs \
              --allow-destructive",
@@ -679,12 +677,12 @@ fn extend(file: &OwnedFd, bytes: u64, mode: Fallocate) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The extended attribute that marks a file diskdash created for a job. It is bound to the
-/// file as diskdash last left it: its device, inode and generation (a restored copy, a file
-/// the inode number was reused for, or another file the value was copied onto differ), its
-/// size and modification time at diskdash's last write (a file anything else changed since
-/// differs), and the job's name with the file's path. A mark that does not match grants
-/// nothing; see assets/doc/safety.md for the threat model.
+/// The extended attribute that marks a file a `diskdash fio` job created. It is bound to the
+/// file as diskdash last left it, not to a name or a job: its device, inode and generation (a
+/// restored copy, a file the inode number was reused for, or another file the value was copied
+/// onto differ), and its size and modification time at diskdash's last write (a file anything
+/// else changed since differs). A mark that does not match grants nothing; see
+/// assets/doc/safety.md for the threat model.
 pub const MARK_XATTR: &str = "user.diskdash";
 
 /// `FS_IOC_GETVERSION` (linux/fs.h, `_IOR('v', 1, long)`): the inode's generation, where the
@@ -700,31 +698,20 @@ fn generation(file: &OwnedFd) -> Option<u64> {
     (rc == 0).then(|| generation.unsigned_abs())
 }
 
-/// The mark of the file open as `file` made for `job`, as the file is now.
-fn mark_value(file: &OwnedFd, job: &str) -> std::io::Result<Vec<u8>> {
-    let path = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))?;
+/// The mark of the file open as `file`, as the file is now.
+fn mark_value(file: &OwnedFd) -> std::io::Result<Vec<u8>> {
     let st = pinned::fstat(file)?;
-    // FNV-1a over the job's name and the file's path: a short, stable identity.
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in job
-        .as_bytes()
-        .iter()
-        .chain(&[0])
-        .chain(path.as_os_str().as_encoded_bytes())
-    {
-        hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
-    }
     let generation = generation(file).map_or_else(|| "none".to_string(), |g| g.to_string());
     Ok(format!(
-        "diskdash-2 dev={} ino={} gen={generation} size={} mtime={}.{:09} job={hash:016x}",
+        "diskdash-2 dev={} ino={} gen={generation} size={} mtime={}.{:09}",
         st.st_dev, st.st_ino, st.st_size, st.st_mtime, st.st_mtime_nsec
     )
     .into_bytes())
 }
 
-/// Marks `file` as made by `job` (see [`MARK_XATTR`]).
-fn mark(file: &OwnedFd, job: &str) -> std::io::Result<()> {
-    let value = mark_value(file, job)?;
+/// Marks `file` as diskdash left it (see [`MARK_XATTR`]).
+fn mark(file: &OwnedFd) -> std::io::Result<()> {
+    let value = mark_value(file)?;
     let name = std::ffi::CString::new(MARK_XATTR).expect("no NUL");
     // SAFETY: the name is NUL-terminated, the value's pointer and length describe one slice,
     // and the descriptor is open.
@@ -743,11 +730,11 @@ fn mark(file: &OwnedFd, job: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Whether `file` carries the mark of `job` for this file as diskdash left it: a file copied
-/// or moved in with another's mark, replaced under its name, restored from a backup, or
-/// changed by anything since, does not.
-fn marked_for(file: &OwnedFd, job: &str) -> bool {
-    let Ok(want) = mark_value(file, job) else {
+/// Whether `file` carries diskdash's mark for this file as diskdash left it: a file copied or
+/// moved in with another's mark, replaced under its name, restored from a backup, or changed
+/// by anything since, does not.
+fn marked(file: &OwnedFd) -> bool {
+    let Ok(want) = mark_value(file) else {
         return false;
     };
     let name = std::ffi::CString::new(MARK_XATTR).expect("no NUL");
@@ -980,7 +967,7 @@ fn open_scratch(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<T
         created_file: None,
         layout: None,
         held: Vec::new(),
-        mark_job: None,
+        marked: false,
     })
 }
 
@@ -1048,7 +1035,7 @@ fn read_only_target(spec: &JobSpec, path: &Path, file: OwnedFd) -> anyhow::Resul
         created_file: None,
         layout: None,
         held: Vec::new(),
-        mark_job: None,
+        marked: false,
     })
 }
 
@@ -1081,9 +1068,10 @@ fn open_file(
     job: Option<&str>,
 ) -> anyhow::Result<Target> {
     let len = pinned.size_bytes();
-    // A file this job made on an earlier run is its own to write again; only a file the
+    // A file a fio job made on an earlier run, unchanged since, is diskdash's own to write
+    // again (any job's: KDiskMark lays its file out in a job named `prepare`); only a file the
     // caller owns, so another user's mark grants nothing.
-    let own = job.is_some_and(|job| {
+    let own = job.is_some() && {
         len > 0
             && pinned::fstat(pinned.fd()).is_ok_and(|st| {
                 // SAFETY: geteuid cannot fail and touches no memory.
@@ -1091,8 +1079,8 @@ fn open_file(
             })
             && pinned
                 .reopen(libc::O_RDONLY)
-                .is_ok_and(|probe| marked_for(&probe, job))
-    });
+                .is_ok_and(|probe| marked(&probe))
+    };
     let allow_destructive = allow_destructive || own;
     if spec.writes() && len > 0 && !allow_destructive {
         return Err(usage!(
@@ -1186,7 +1174,7 @@ fn open_file(
         created_file: None,
         layout: None,
         held: Vec::new(),
-        mark_job: job.filter(|_| own).map(str::to_string),
+        marked: own,
     })
 }
 
@@ -1241,6 +1229,13 @@ fn open_block_device(
     rdev: u64,
     allow_destructive: bool,
 ) -> anyhow::Result<Target> {
+    if spec.ioengine == crate::bench::spec::EngineKind::Falloc {
+        return Err(usage!(
+            "ioengine=falloc on block device {}: fallocate allocates a file's blocks, and a \
+             device has no blocks to allocate; use it on a file, or another ioengine",
+            path.display()
+        ));
+    }
     let mut flags = open_flags(spec, spec.writes());
     let mut below = Vec::new();
     if spec.writes() {
@@ -1332,7 +1327,7 @@ fn open_block_device(
         created_file: None,
         layout: None,
         held,
-        mark_job: None,
+        marked: false,
     })
 }
 
@@ -1396,18 +1391,14 @@ mod tests {
         let dir = tempfile::tempdir_in(".").unwrap();
         let file = dir.path().join("f");
         std::fs::write(&file, vec![1u8; 8192]).unwrap();
-        mark(&fd(&file), "job").expect("user xattrs on the checkout's filesystem (ext4)");
-        assert!(marked_for(&fd(&file), "job"));
-        assert!(!marked_for(&fd(&file), "other"), "another job's mark");
+        mark(&fd(&file)).expect("user xattrs on the checkout's filesystem (ext4)");
+        assert!(marked(&fd(&file)));
         let value = xattr(&file);
         // The same value copied onto another file (a copy, a restore, someone's data).
         let copy = dir.path().join("copy");
         std::fs::copy(&file, &copy).unwrap();
         set_xattr(&copy, &value);
-        assert!(
-            !marked_for(&fd(&copy), "job"),
-            "a mark copied onto another file"
-        );
+        assert!(!marked(&fd(&copy)), "a mark copied onto another file");
         // The marked file changed by anything else since.
         std::thread::sleep(std::time::Duration::from_millis(10));
         std::fs::OpenOptions::new()
@@ -1415,13 +1406,13 @@ mod tests {
             .open(&file)
             .and_then(|mut f| std::io::Write::write_all(&mut f, b"theirs"))
             .unwrap();
-        assert!(!marked_for(&fd(&file), "job"), "a file changed since");
+        assert!(!marked(&fd(&file)), "a file changed since");
         // Written again by diskdash, stamped again: its own once more.
-        mark(&fd(&file), "job").unwrap();
-        assert!(marked_for(&fd(&file), "job"));
+        mark(&fd(&file)).unwrap();
+        assert!(marked(&fd(&file)));
         // The old format's value (a recomputable hash of the name and path) grants nothing.
         set_xattr(&file, b"diskdash-1 ino=1 job=0000000000000000");
-        assert!(!marked_for(&fd(&file), "job"));
+        assert!(!marked(&fd(&file)));
     }
 
     #[test]

@@ -121,6 +121,11 @@ pub struct LogWriter {
     error: Option<String>,
     /// Every file made.
     pub files: Vec<PathBuf>,
+    /// Files this run made: removed when the command fails before writing them.
+    made: Vec<crate::record::output::Made>,
+    /// Earlier logs at the names, emptied at the first write (a run refused before it starts
+    /// leaves them as they were).
+    to_empty: Vec<File>,
 }
 
 /// What fio's logs must not clobber: the checks every output gets ([`Guard`]: targets,
@@ -147,6 +152,8 @@ impl LogWriter {
     ) -> anyhow::Result<(Option<Self>, Vec<String>)> {
         let mut jobs = Vec::new();
         let mut files = Vec::new();
+        let mut made = Vec::new();
+        let mut to_empty = Vec::new();
         let mut notes = Vec::new();
         let mut thread = 1u64;
         for (segment, step) in plan.steps.iter_mut().enumerate() {
@@ -200,30 +207,39 @@ impl LogWriter {
                         format!("{prefix}_{kind}.log")
                     })
                 };
-                let mut open = |prefix: &Option<String>,
-                                kind: &str|
-                 -> anyhow::Result<Option<BufWriter<File>>> {
-                    let Some(prefix) = prefix else {
-                        return Ok(None);
+                let mut open =
+                    |prefix: &Option<String>,
+                     kind: &str|
+                     -> anyhow::Result<Option<BufWriter<File>>> {
+                        let Some(prefix) = prefix else {
+                            return Ok(None);
+                        };
+                        let path = name(prefix, kind);
+                        if let Some((what, _)) = gate
+                            .claimed
+                            .iter()
+                            .find(|(_, other)| crate::record::output::same_place(&path, other))
+                        {
+                            return Err(crate::usage!(
+                                "log file {} is also {what}; give the log another name",
+                                crate::text::escape(&path.display().to_string())
+                            ));
+                        }
+                        let (file, _, replacing) =
+                            crate::record::output::open_log(&path, gate.guard, gate.inputs)?;
+                        match replacing {
+                            crate::record::output::Replacing::Made(m) => made.push(m),
+                            crate::record::output::Replacing::Existing => {
+                                to_empty.push(file.try_clone().map_err(|e| {
+                                    crate::usage!("log file {}: {e}", path.display())
+                                })?);
+                            }
+                        }
+                        gate.claimed
+                            .push((format!("job {}'s {kind} log", job.name), path.clone()));
+                        files.push(path);
+                        Ok(Some(BufWriter::new(file)))
                     };
-                    let path = name(prefix, kind);
-                    if let Some((what, _)) = gate
-                        .claimed
-                        .iter()
-                        .find(|(_, other)| crate::record::output::same_place(&path, other))
-                    {
-                        return Err(crate::usage!(
-                            "log file {} is also {what}; give the log another name",
-                            crate::text::escape(&path.display().to_string())
-                        ));
-                    }
-                    let (file, _, _) =
-                        crate::record::output::open_log(&path, gate.guard, gate.inputs)?;
-                    gate.claimed
-                        .push((format!("job {}'s {kind} log", job.name), path.clone()));
-                    files.push(path);
-                    Ok(Some(BufWriter::new(file)))
-                };
                 let bw = open(&options.bw, "bw")?;
                 let iops = open(&options.iops, "iops")?;
                 let lat = open(&options.lat, "lat")?;
@@ -271,6 +287,8 @@ impl LogWriter {
                 jobs,
                 error: None,
                 files,
+                made,
+                to_empty,
             }),
             notes,
         ))
@@ -278,7 +296,26 @@ impl LogWriter {
 
     /// One interval's record: adds it to each of its jobs' windows and writes the windows it
     /// closes.
+    /// The run has started: the files it made stay.
+    pub fn keep_made(&mut self) {
+        self.made
+            .drain(..)
+            .for_each(crate::record::output::Made::keep);
+    }
+
+    /// Empties the earlier logs at the names, once, before the first line.
+    fn empty_earlier(&mut self) {
+        for file in self.to_empty.drain(..) {
+            if let Err(err) = file.set_len(0)
+                && self.error.is_none()
+            {
+                self.error = Some(err.to_string());
+            }
+        }
+    }
+
     pub fn interval(&mut self, record: &IntervalRecord) {
+        self.empty_earlier();
         let mut failed = None;
         for job in self.jobs.iter_mut().filter(|j| j.segment == record.segment) {
             let parts = match job.place {
@@ -302,6 +339,8 @@ impl LogWriter {
     /// # Errors
     /// The first failed write or flush.
     pub fn finish(&mut self) -> Result<(), String> {
+        self.empty_earlier();
+        self.keep_made();
         for job in &mut self.jobs {
             for file in [
                 &mut job.bw,

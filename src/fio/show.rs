@@ -510,7 +510,9 @@ pub fn help() -> String {
          \x20 --no-tui                  stay headless in a terminal\n\
          \x20 --json FILE               write the run record (JSON)\n\
          \x20 --jsonl FILE              write one JSON record per interval\n\
-         \x20 --force                   let --json/--jsonl replace a file that is not a record\n\
+         \x20 --force                   let --json/--jsonl, --output and fio's log files replace\n\
+         \x20                           a plain file of other content (never a link, a job file,\n\
+         \x20                           a file of other names or a loop device's backing file)\n\
          \x20 --serve ADDR              serve the run and the disks to Prometheus while it runs\n\
          \x20 --serve-linger TIME       keep serving the final values TIME after the run\n\n\
          Job options diskdash knows (others are errors):\n",

@@ -17,7 +17,7 @@ use anyhow::Context;
 
 use super::writer::create_temp;
 
-use crate::pinned::{self, FileId};
+use crate::pinned::{self, FileId, Pinned};
 use crate::usage;
 
 /// How an output is written.
@@ -86,6 +86,12 @@ impl Place {
                 dir_path.display()
             )
         })?;
+        if let Some(fs) = Pinned::from_fd(dir.try_clone()?)?.pseudo_filesystem() {
+            return Err(usage!(
+                "{flag} {shown} is in {}, a kernel interface ({fs}), not storage; write elsewhere",
+                dir_path.display()
+            ));
+        }
         Ok(Self { dir, name })
     }
 
@@ -108,6 +114,11 @@ impl Place {
             Err(err) => return Err(usage!("{flag} {shown}: {err}; write elsewhere")),
         };
         let stat = pinned::fstat(&pinned)?;
+        if let Some(fs) = Pinned::from_fd(pinned.try_clone()?)?.pseudo_filesystem() {
+            return Err(usage!(
+                "{flag} {shown} is a kernel file of {fs}, not storage; write elsewhere"
+            ));
+        }
         let what = match stat.st_mode & libc::S_IFMT {
             libc::S_IFREG => None,
             libc::S_IFLNK => Some("a symbolic link; give the path of a file, not of a link"),
@@ -185,38 +196,17 @@ pub fn open_jsonl(
     flag: &str,
     path: &Path,
     guard: Guard<'_>,
-) -> anyhow::Result<(std::fs::File, FileId)> {
-    let place = Place::pin(flag, path)?;
-    for _ in 0..8 {
-        if let Some(existing) = place.check(flag, path, guard)? {
-            let file = std::fs::File::from(existing.file);
-            file.set_len(0)
-                .map_err(|err| usage!("{flag} {}: {err}", path.display()))?;
-            return Ok((file, existing.id));
+) -> anyhow::Result<(std::fs::File, FileId, Replacing)> {
+    let shown = path.display();
+    open_replacing(flag, path, guard, &|_, head, size_bytes| {
+        if size_bytes > 0 && !guard.force && !starts_as_our_record(head) {
+            return Err(usage!(
+                "{flag} {shown} exists and is not a diskdash record ({size_bytes} bytes); choose \
+                 another name, or pass --force to replace it"
+            ));
         }
-        match pinned::open_at(
-            place.dir.as_raw_fd(),
-            place.name.as_bytes(),
-            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-            0o644,
-        ) {
-            Ok(fd) => {
-                let id = pinned::file_id(&fd)?;
-                return Ok((std::fs::File::from(fd), id));
-            }
-            Err(err) if err.raw_os_error() == Some(libc::EEXIST) => {}
-            Err(err) => {
-                return Err(usage!(
-                    "{flag} {}: cannot create it: {err}; write elsewhere",
-                    path.display()
-                ));
-            }
-        }
-    }
-    Err(usage!(
-        "{flag} {}: the name keeps appearing and vanishing; write elsewhere",
-        path.display()
-    ))
+        Ok(())
+    })
 }
 
 /// Opens `path` for `flag`, where a fio report goes (`diskdash fio --output`): checked like
@@ -232,7 +222,7 @@ pub fn open_report(
     path: &Path,
     guard: Guard<'_>,
     inputs: &[FileId],
-) -> anyhow::Result<(std::fs::File, FileId, bool)> {
+) -> anyhow::Result<(std::fs::File, FileId, Replacing)> {
     let shown = path.display();
     open_replacing(flag, path, guard, &|existing, head, size_bytes| {
         if inputs.contains(&existing.id) {
@@ -265,7 +255,7 @@ pub fn open_log(
     path: &Path,
     guard: Guard<'_>,
     inputs: &[FileId],
-) -> anyhow::Result<(std::fs::File, FileId, bool)> {
+) -> anyhow::Result<(std::fs::File, FileId, Replacing)> {
     let flag = "log file";
     let shown = path.display();
     open_replacing(flag, path, guard, &|existing, head, size_bytes| {
@@ -297,7 +287,7 @@ fn open_replacing(
     path: &Path,
     guard: Guard<'_>,
     accept: &Accept<'_>,
-) -> anyhow::Result<(std::fs::File, FileId, bool)> {
+) -> anyhow::Result<(std::fs::File, FileId, Replacing)> {
     let place = Place::pin(flag, path)?;
     let shown = path.display();
     // Every check but the content's, which is `accept`'s.
@@ -312,10 +302,10 @@ fn open_replacing(
             let size_bytes =
                 pinned::fstat(&existing.file).map_or(0, |st| st.st_size.unsigned_abs());
             accept(&existing, &head[..n], size_bytes)?;
+            // Emptied at the first write, not now: a run refused after this check leaves the
+            // earlier report or log as it was.
             let file = std::fs::File::from(existing.file);
-            file.set_len(0)
-                .map_err(|err| usage!("{flag} {shown}: {err}"))?;
-            return Ok((file, existing.id, false));
+            return Ok((file, existing.id, Replacing::Existing));
         }
         match pinned::open_at(
             place.dir.as_raw_fd(),
@@ -325,7 +315,13 @@ fn open_replacing(
         ) {
             Ok(fd) => {
                 let id = pinned::file_id(&fd)?;
-                return Ok((std::fs::File::from(fd), id, true));
+                let made = Made {
+                    dir: place.dir.try_clone()?,
+                    name: place.name.clone(),
+                    id,
+                    armed: true,
+                };
+                return Ok((std::fs::File::from(fd), id, Replacing::Made(made)));
             }
             Err(err) if err.raw_os_error() == Some(libc::EEXIST) => {}
             Err(err) => {
@@ -338,6 +334,62 @@ fn open_replacing(
     Err(usage!(
         "{flag} {shown}: the name keeps appearing and vanishing; write elsewhere"
     ))
+}
+
+/// What [`open_report`] and [`open_log`] opened: a file they made, or an existing one to be
+/// emptied by whoever writes it first ([`Replacing::empty_once`]).
+#[derive(Debug)]
+pub enum Replacing {
+    Made(Made),
+    Existing,
+}
+
+impl Replacing {
+    /// Whether the file was made by this run.
+    #[must_use]
+    pub fn made(&self) -> bool {
+        matches!(self, Self::Made(_))
+    }
+}
+
+/// A file an output check made new: removed again when dropped while still armed, empty and
+/// under its name, so a command that fails before writing it (a target refused, a port
+/// taken) leaves nothing behind. [`Made::keep`] disarms it once the run has started.
+#[derive(Debug)]
+pub struct Made {
+    dir: OwnedFd,
+    name: OsString,
+    id: FileId,
+    armed: bool,
+}
+
+impl Made {
+    /// The run has started: the file stays, whatever happens next.
+    pub fn keep(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Made {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let Ok(now) = nix::sys::stat::fstatat(
+            &self.dir,
+            self.name.as_os_str(),
+            nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+        ) else {
+            return;
+        };
+        if (now.st_dev, now.st_ino) == (self.id.dev, self.id.ino) && now.st_size == 0 {
+            let _ = nix::unistd::unlinkat(
+                &self.dir,
+                self.name.as_os_str(),
+                nix::unistd::UnlinkatFlags::NoRemoveDir,
+            );
+        }
+    }
 }
 
 /// Whether `head` (a file's first bytes) is a fio log: at least one whole line, and every
@@ -651,15 +703,18 @@ fn is_our_record(file: &OwnedFd) -> bool {
     starts_as_our_record(&head[..n])
 }
 
-/// Whether `head` (the first bytes of a file) begins like a record of ours.
+/// Whether `head` (the first bytes of a file) begins like a run's record of ours (a bench,
+/// fio, sweep, mark or fleet record, or their JSON Lines): never a monitor recording, which
+/// may hold weeks of samples and is replaced by nothing but its own rotation.
 fn starts_as_our_record(head: &[u8]) -> bool {
+    const MONITOR: &[u8] = b"monitor";
     let compact: Vec<u8> = head
         .iter()
         .copied()
         .filter(|b| !b.is_ascii_whitespace())
-        .take(OURS.len())
+        .take(OURS.len() + MONITOR.len())
         .collect();
-    compact == OURS
+    compact.starts_with(OURS) && !compact[OURS.len()..].starts_with(MONITOR)
 }
 
 #[cfg(test)]
@@ -702,7 +757,11 @@ mod tests {
             open_report("--output", &path, guard, inputs).map_err(|e| e.to_string())
         };
         let (_, made, created) = open(false, &[]).unwrap();
-        assert!(created);
+        assert!(created.made());
+        let Replacing::Made(created) = created else {
+            unreachable!()
+        };
+        created.keep();
         for replaceable in [
             &b"a: (g=0): rw=read, bs=(R) 4096B-4096B\nfio-3.33\n"[..],
             b"{\"format\": \"diskdash-run\"}",
@@ -710,8 +769,9 @@ mod tests {
         ] {
             std::fs::write(&path, replaceable).unwrap();
             let (_, id, created) = open(false, &[]).unwrap();
-            assert_eq!((id, created), (made, false));
-            assert_eq!(std::fs::read(&path).unwrap(), b"", "emptied");
+            assert_eq!((id, created.made()), (made, false));
+            // Taken, and emptied by its writer at the first write, not by the check.
+            assert_eq!(std::fs::read(&path).unwrap(), replaceable);
         }
         std::fs::write(&path, b"[a]\nrw=read\n").unwrap();
         assert_eq!(
@@ -733,8 +793,7 @@ mod tests {
             );
         }
         assert_eq!(std::fs::read(&path).unwrap(), b"[a]\nrw=read\n");
-        open(true, &[]).unwrap();
-        assert_eq!(std::fs::read(&path).unwrap(), b"", "replaced with --force");
+        assert!(!open(true, &[]).unwrap().2.made(), "taken with --force");
     }
 
     #[test]
@@ -834,16 +893,49 @@ mod tests {
     }
 
     #[test]
-    fn jsonl_empties_a_record_and_creates_new_files() {
+    fn jsonl_takes_a_record_and_creates_new_files_that_go_unless_kept() {
         let dir = tempfile::tempdir().unwrap();
         let old = dir.path().join("run.jsonl");
         std::fs::write(&old, b"{\"format\":\"diskdash-bench-interval\"}\n").unwrap();
-        let (file, id) = open_jsonl("--jsonl", &old, guard()).unwrap();
-        assert_eq!(file.metadata().unwrap().len(), 0);
+        let (file, id, replacing) = open_jsonl("--jsonl", &old, guard()).unwrap();
+        // Emptied by its writer once every check passed, not here.
+        assert!(matches!(replacing, Replacing::Existing));
+        assert!(file.metadata().unwrap().len() > 0);
         assert_eq!(Some(id), pinned::file_id(&OwnedFd::from(file)).ok());
+        // A monitor recording is not a run's record.
+        let rec = dir.path().join("mon.jsonl");
+        std::fs::write(
+            &rec,
+            b"{\"format\":\"diskdash-monitor\",\"format_version\":1}\n",
+        )
+        .unwrap();
+        let err = open_jsonl("--jsonl", &rec, guard())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is not a diskdash record"), "{err}");
+        // A new file is removed when the command fails before it is kept.
         let new = dir.path().join("new.jsonl");
-        open_jsonl("--jsonl", &new, guard()).unwrap();
+        let (_, _, made) = open_jsonl("--jsonl", &new, guard()).unwrap();
         assert!(new.is_file());
+        drop(made);
+        assert!(!new.exists(), "an unkept new file stayed");
+        let (_, _, made) = open_jsonl("--jsonl", &new, guard()).unwrap();
+        let Replacing::Made(made) = made else {
+            panic!("not made")
+        };
+        made.keep();
+        assert!(new.is_file());
+        // Kernel files are never outputs, --force or not.
+        let forced = Guard {
+            force: true,
+            ..guard()
+        };
+        for kernel in ["/proc/sys/kernel/hostname", "/sys/kernel/profiling"] {
+            let err = open_jsonl("--jsonl", Path::new(kernel), forced)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("kernel"), "{kernel}: {err}");
+        }
     }
 
     #[test]

@@ -146,6 +146,10 @@ fn a_mounted_image_at_a_logs_name_is_never_truncated() {
         before
     );
     assert_eq!(std::fs::read(mount.0.join("kept")).unwrap(), b"kept");
+    // Back under its name, so the loop device's drop knows it and detaches it.
+    drop(mount);
+    std::fs::rename(dir.path().join("img_bw.1.log"), &image).unwrap();
+    drop(lower);
 }
 
 /// fio names a clone's file itself (`k.1.0`): a link planted at that name is refused and the
@@ -427,4 +431,93 @@ fn a_newline_in_a_name_or_path_cannot_split_or_forge_a_report_line() {
         .find(|l| l.trim_start().starts_with("target "))
         .unwrap_or_else(|| panic!("{summary}"));
     assert!(target.contains(r"a\nb/.diskdash-scratch-"), "{target}");
+}
+
+/// A run refused after its outputs were checked (a target that needs the opt-in, a taken
+/// port, a foreign --json) leaves no file it made and every earlier report, log and record as
+/// it was; a monitor recording is never taken for a run's record; a job file is never an
+/// output, --force or not; a link at a job's file that leads to an output's name is refused.
+#[test]
+fn a_refused_run_leaves_what_was_there_and_makes_nothing() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let at = |name: &str| dir.path().join(name);
+    let data: Vec<u8> = (0..1u32 << 20).map(|i| (i % 239) as u8).collect();
+    std::fs::write(at("data"), &data).unwrap();
+    let report = b"a: (groupid=0, jobs=1): err= 0: data on vda\n  write: IOPS=1\n";
+    std::fs::write(at("old.txt"), report).unwrap();
+    std::fs::write(at("old_bw.1.log"), b"1000, 5, 1, 0, 0\n").unwrap();
+    let job = ["--name=a", "--filename=data", "--rw=write", "--size=1M"];
+    // The target needs --allow-destructive: new outputs go, earlier ones stay.
+    for extra in [
+        &["--output=rep.txt", "--write_bw_log=a"][..],
+        &["--output=old.txt", "--write_bw_log=old"][..],
+    ] {
+        let out = fio(dir.path(), &[&job[..], extra].concat());
+        assert_refused(&out, "refusing to write to data: it holds 1 MiB of data");
+    }
+    assert!(!at("rep.txt").exists() && !at("a_bw.1.log").exists());
+    assert_eq!(std::fs::read(at("old.txt")).unwrap(), report);
+    assert_eq!(
+        std::fs::read(at("old_bw.1.log")).unwrap(),
+        b"1000, 5, 1, 0, 0\n"
+    );
+    assert_eq!(std::fs::read(at("data")).unwrap(), data);
+    // An earlier --jsonl record stays when --json is refused.
+    let interval = b"{\"format\":\"diskdash-bench-interval\",\"seq\":1}\n";
+    std::fs::write(at("r.jsonl"), interval).unwrap();
+    std::fs::write(at("r.json"), b"someone's notes\n").unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--name=b",
+            "--filename=new",
+            "--rw=read",
+            "--size=1M",
+            "--jsonl=r.jsonl",
+            "--json=r.json",
+        ],
+    );
+    assert_refused(&out, "--json r.json exists and is not a diskdash record");
+    assert_eq!(std::fs::read(at("r.jsonl")).unwrap(), interval);
+    // A monitor recording is not a run's record.
+    let recording = b"{\"format\":\"diskdash-monitor\",\"format_version\":1}\n";
+    std::fs::write(at("mon.jsonl"), recording).unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--name=c",
+            "--filename=new",
+            "--rw=read",
+            "--size=1M",
+            "--json=mon.jsonl",
+        ],
+    );
+    assert_refused(&out, "--json mon.jsonl exists and is not a diskdash record");
+    assert_eq!(std::fs::read(at("mon.jsonl")).unwrap(), recording);
+    // A job file is never an output, even with --force.
+    std::fs::write(at("job.fio"), "[d]\nfilename=new\nrw=read\nsize=1M\n").unwrap();
+    for flag in ["--json=job.fio", "--jsonl=job.fio"] {
+        let out = fio(dir.path(), &["job.fio", flag, "--force"]);
+        assert_refused(
+            &out,
+            "job.fio is a job file of this run; write the record elsewhere",
+        );
+    }
+    // A link at a job's file that leads to where a log would go.
+    std::os::unix::fs::symlink("l_bw.1.log", at("lnk")).unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--name=l",
+            "--filename=lnk",
+            "--rw=write",
+            "--size=1M",
+            "--write_bw_log=l",
+        ],
+    );
+    assert_refused(
+        &out,
+        "log file l_bw.1.log is also job l's file (through the link lnk)",
+    );
+    assert!(!at("l_bw.1.log").exists());
 }

@@ -69,6 +69,17 @@ pub(super) fn run_as(
     for job in plan.steps.iter().flat_map(|s| &s.jobs) {
         for path in job.target.iter().chain(&job.clones) {
             claimed.push((format!("job {}'s file", job.name), path.clone()));
+            // A link (even one leading nowhere yet) writes where it leads.
+            if let Ok(to) = std::fs::read_link(path) {
+                claimed.push((
+                    format!(
+                        "job {}'s file (through the link {})",
+                        job.name,
+                        path.display()
+                    ),
+                    output::parent_dir(path).join(to),
+                ));
+            }
         }
     }
     for (flag, path) in [
@@ -85,6 +96,23 @@ pub(super) fn run_as(
         {
             return Err(crate::usage!(
                 "{flag} {} is also {what}; give them different files",
+                crate::text::escape(&path.display().to_string())
+            ));
+        }
+        // A job file of this run is never an output, --force or not.
+        if std::fs::metadata(path).is_ok_and(|m| {
+            inputs.contains(&FileId {
+                dev: m.dev(),
+                ino: m.ino(),
+            })
+        }) {
+            let what = if flag == "--output" {
+                "the report"
+            } else {
+                "the record"
+            };
+            return Err(crate::usage!(
+                "{flag} {} is a job file of this run; write {what} elsewhere",
                 crate::text::escape(&path.display().to_string())
             ));
         }
@@ -110,8 +138,13 @@ pub(super) fn run_as(
         None => None,
     };
     let out_id = out_file.as_ref().map(|(_, id, _)| *id);
-    let out_made = out_file.as_ref().is_some_and(|(_, _, made)| *made);
-    let out_file = out_file.map(|(file, _, _)| file).or(null_sink);
+    // An earlier report at the name is emptied at the first write; a report file this run
+    // made is removed if the command fails before writing it.
+    let (out_file, report_made) = match out_file {
+        Some((file, _, output::Replacing::Made(made))) => (Some((file, false)), Some(made)),
+        Some((file, _, output::Replacing::Existing)) => (Some((file, true)), None),
+        None => (null_sink.map(|file| (file, false)), None),
+    };
     // fio's log files: made now, so a bad name fails before anything runs.
     let log_gate = crate::fio::logs::LogGuard {
         guard: Guard {
@@ -124,17 +157,7 @@ pub(super) fn run_as(
         claimed,
     };
     let (logs, log_notes) =
-        crate::fio::logs::LogWriter::open(&mut plan, &given, status_interval.is_some(), log_gate)
-            .inspect_err(|_| {
-            // A run refused before it starts leaves no empty report it made behind (only the
-            // file this run made: the same inode at the name).
-            if let (true, Some(path), Some(id)) = (out_made, &output_path, out_id)
-                && std::fs::symlink_metadata(path)
-                    .is_ok_and(|m| m.dev() == id.dev && m.ino() == id.ino)
-            {
-                let _ = std::fs::remove_file(path);
-            }
-        })?;
+        crate::fio::logs::LogWriter::open(&mut plan, &given, status_interval.is_some(), log_gate)?;
     {
         let mut err = std::io::stderr().lock();
         for note in &log_notes {
@@ -220,6 +243,9 @@ pub(super) fn run_as(
         };
         let text = render(&outcome.record, output_format, &report)?;
         write_report(&out_file, output_path.as_deref(), to, &text)?;
+        if let Some(made) = report_made {
+            made.keep();
+        }
         Ok(())
     })
 }
@@ -229,7 +255,7 @@ pub(super) fn run_as(
 /// # Errors
 /// Writing `--output`.
 fn write_report(
-    out_file: &std::sync::Mutex<Option<std::fs::File>>,
+    out_file: &std::sync::Mutex<Option<(std::fs::File, bool)>>,
     output_path: Option<&std::path::Path>,
     to: ReportTo,
     text: &str,
@@ -238,7 +264,12 @@ fn write_report(
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     match (file.as_mut(), output_path, to) {
-        (Some(file), Some(path), _) => {
+        (Some((file, to_empty)), Some(path), _) => {
+            // The earlier report at the name goes at the first write, not before the run.
+            if std::mem::take(to_empty) {
+                file.set_len(0)
+                    .with_context(|| format!("writing --output {}", path.display()))?;
+            }
             file.write_all(text.as_bytes())
                 .and_then(|()| file.flush())
                 .with_context(|| format!("writing --output {}", path.display()))?;
