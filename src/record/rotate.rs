@@ -581,13 +581,27 @@ fn check_rotated(
             stat.st_nlink
         ));
     }
+    if let Some(reason) = crate::bench::blockdev::file_in_use(crate::pinned::FileId {
+        dev: stat.st_dev,
+        ino: stat.st_ino,
+    }) {
+        return Err(usage!(
+            "{flag}: {shown}: {reason}, and rotation would replace it; record elsewhere"
+        ));
+    }
     let mut head = [0u8; 64];
     let n = nix::sys::uio::pread(&fd, &mut head, 0).unwrap_or(0);
-    if stat.st_size > 0 && !recognized(&head[..n]) && !force {
-        return Err(usage!(
-            "{flag}: {shown} exists and is not a diskdash monitor recording, and rotation would \
-             replace it; move it away, or pass --force"
-        ));
+    if stat.st_size > 0 && !recognized(&head[..n]) {
+        if !force {
+            return Err(usage!(
+                "{flag}: {shown} exists and is not a diskdash monitor recording, and rotation \
+                 would replace it; move it away (with --force the recording goes on, and \
+                 rotation holds back while it is there)"
+            ));
+        }
+        // --force names FILE, not the rotated names beside it: a foreign one is never the
+        // recording's own, so rotation holds back over it (and says so) instead of removing it.
+        return Ok(None);
     }
     Ok(Some(Known::of(&stat)))
 }

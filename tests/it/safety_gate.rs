@@ -521,3 +521,28 @@ fn a_refused_run_leaves_what_was_there_and_makes_nothing() {
     );
     assert!(!at("l_bw.1.log").exists());
 }
+
+/// `--force` names the recording's file, never the rotated names beside it: a foreign
+/// `rec.1` survives a forced recording that rotates, which holds back instead and says so.
+#[test]
+fn force_never_lets_rotation_remove_a_foreign_rotated_file() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    std::fs::write(dir.path().join("rec"), b"notes\n").unwrap();
+    std::fs::write(dir.path().join("rec.1"), b"precious\n").unwrap();
+    let out = std::process::Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["iostat", "-d", "--record", "rec", "--record-max", "1k"])
+        .args(["--record-keep", "1", "--force", "0.05", "30"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    assert_eq!(
+        std::fs::read(dir.path().join("rec.1")).unwrap(),
+        b"precious\n"
+    );
+    assert!(
+        std::fs::metadata(dir.path().join("rec")).unwrap().len() > 1024,
+        "rotation held back: the lines went on into rec"
+    );
+    assert!(stderr(&out).contains("rec.1"), "{}", stderr(&out));
+}

@@ -228,13 +228,11 @@ pub(super) fn run_as(
         status_sink,
     };
     drive(run, |outcome, to| {
-        // The logs hold every closed interval, also of a run that failed or was interrupted.
-        if let Some(logs) = logs
-            && let Ok(mut writer) = logs.lock()
-            && let Err(why) = writer.finish()
-        {
-            let _ = writeln!(std::io::stderr(), "warning: writing fio's log files: {why}");
-        }
+        // The logs hold every closed interval, also of a run that failed or was interrupted;
+        // one that could not be written fails the command after the report (exit 1).
+        let log_error = logs
+            .and_then(|logs| logs.lock().ok().map(|mut writer| writer.finish()))
+            .and_then(Result::err);
         let report = FioReport {
             group_reporting,
             percentiles: percentiles.as_deref(),
@@ -245,6 +243,9 @@ pub(super) fn run_as(
         write_report(&out_file, output_path.as_deref(), to, &text)?;
         if let Some(made) = report_made {
             made.keep();
+        }
+        if let Some(why) = log_error {
+            anyhow::bail!("writing fio's log files: {why}");
         }
         Ok(())
     })
