@@ -395,7 +395,8 @@ impl Drop for Made {
 /// Whether `head` (a file's first bytes) is a fio log: at least one whole line, and every
 /// whole line integers separated by commas (`time, value, direction, block size, offset[,
 /// priority]`, or a histogram log's `time, direction, block size, bin, ...`), at least four.
-/// Nothing else a user keeps looks like that.
+/// A heuristic, at a name fio's own pattern makes (`PREFIX_bw.N.log`): other integer CSV there
+/// would be taken too; `--force` is needed for anything else.
 #[must_use]
 pub fn starts_as_fio_log(head: &[u8]) -> bool {
     let Some(end) = head.iter().rposition(|&b| b == b'\n') else {

@@ -209,6 +209,18 @@ impl RotatingLog {
             file,
             size_bytes,
         } = output::open_append(flag, path, force, recognized, in_use)?;
+        // One recorder a file: a second one would cut the first's lines back on a full disk
+        // and move its file at rotation.
+        lock_exclusively(&file).map_err(|err| {
+            if err == nix::errno::Errno::EWOULDBLOCK {
+                usage!(
+                    "{flag} {} is being recorded by another process; record elsewhere",
+                    path.display()
+                )
+            } else {
+                usage!("{flag} {}: locking it: {err}", path.display())
+            }
+        })?;
         let mut own = Vec::new();
         for n in 1..=rotation.keep {
             own.extend(check_rotated(
@@ -427,6 +439,8 @@ impl RotatingLog {
             }
         }
         let (tmp, fd) = super::writer::create_temp(&self.dir, &self.name.to_string_lossy())?;
+        // Locked before it takes the name, as the first file was.
+        let _ = lock_exclusively(&fd);
         let renamed = (|| -> anyhow::Result<Result<std::fs::File, RotationBlocked>> {
             let noreplace = nix::fcntl::RenameFlags::RENAME_NOREPLACE;
             // The oldest goes when something moves onto it, as a rename over it would.
@@ -529,6 +543,21 @@ impl RotatingLog {
         );
         outcome
     }
+}
+
+/// `flock(LOCK_EX | LOCK_NB)` on a recording's file, held while its descriptor is open.
+fn lock_exclusively(fd: &impl std::os::fd::AsFd) -> nix::Result<()> {
+    // SAFETY: flock takes a descriptor the caller keeps open and plain flags.
+    let rc = unsafe {
+        libc::flock(
+            std::os::fd::AsRawFd::as_raw_fd(&fd.as_fd()),
+            libc::LOCK_EX | libc::LOCK_NB,
+        )
+    };
+    if rc < 0 {
+        return Err(nix::errno::Errno::last());
+    }
+    Ok(())
 }
 
 /// `FILE.n`.

@@ -546,3 +546,26 @@ fn force_never_lets_rotation_remove_a_foreign_rotated_file() {
     );
     assert!(stderr(&out).contains("rec.1"), "{}", stderr(&out));
 }
+
+/// One recorder a file: a second `--record` of the same file is refused while the first runs.
+#[test]
+fn a_second_recorder_of_one_file_is_refused() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let record = |count: &str| {
+        std::process::Command::new(BIN)
+            .current_dir(dir.path())
+            .args(["iostat", "-d", "--record", "r.jsonl", "0.1", count])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let first = record("30");
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let second = record("2").wait_with_output().unwrap();
+    assert_refused(
+        &second,
+        "--record r.jsonl is being recorded by another process; record elsewhere",
+    );
+    assert_success(&first.wait_with_output().unwrap());
+}
