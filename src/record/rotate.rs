@@ -728,6 +728,8 @@ mod tests {
             .unwrap();
         log.write_line("new").unwrap();
         assert_eq!(read(dir.path(), "rec.jsonl"), "H\nold\nH\nnew\n");
+        // One recorder a file: the next one opens it once this one is done.
+        drop(log);
         // A torn last line is ended before the restart's header.
         std::fs::write(&path, "H\nto").unwrap();
         let mut log =
@@ -737,6 +739,7 @@ mod tests {
             .unwrap();
         log.write_line("new").unwrap();
         assert_eq!(read(dir.path(), "rec.jsonl"), "H\nto\nH\nnew\n");
+        drop(log);
 
         std::fs::write(&path, "precious").unwrap();
         let err = RotatingLog::open("--record", &path, false, rotation, "H".into(), ours, |_| {

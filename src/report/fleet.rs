@@ -45,6 +45,14 @@ pub fn summary(record: &FleetRecord) -> String {
                 HostStatus::Failed => "failed",
                 HostStatus::NotReady => "not ready",
             };
+            // A host that could not use io_uring ran psync one I/O at a time: said in its row,
+            // beside hosts that ran the plan as asked.
+            let fell_back = h
+                .record
+                .as_ref()
+                .and_then(|r| r.ran_as(&r.job))
+                .map(|ran| format!(" (ran {} at iodepth {})", ran.ioengine, ran.iodepth));
+            let state = format!("{state}{}", fell_back.unwrap_or_default());
             Row {
                 util_pct: h
                     .record
@@ -52,7 +60,7 @@ pub fn summary(record: &FleetRecord) -> String {
                     .and_then(|r| r.device.as_ref())
                     .map(|d| d.iostat.util_pct),
                 error: h.error.clone(),
-                ..row(&h.host, state.to_string(), [&h.read, &h.write, &h.trim])
+                ..row(&h.host, state, [&h.read, &h.write, &h.trim])
             }
         })
         .collect();
