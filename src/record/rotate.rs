@@ -230,6 +230,7 @@ impl RotatingLog {
                 path,
                 force,
                 recognized,
+                in_use,
             )?);
         }
         let current = Known::of_file(&file)?.id;
@@ -577,6 +578,7 @@ fn check_rotated(
     path: &Path,
     force: bool,
     recognized: fn(&[u8]) -> bool,
+    in_use: output::InUse,
 ) -> anyhow::Result<Option<Known>> {
     let shown = output::parent_dir(path).join(name);
     let shown = shown.display();
@@ -610,7 +612,7 @@ fn check_rotated(
             stat.st_nlink
         ));
     }
-    if let Some(reason) = crate::bench::blockdev::file_in_use(crate::pinned::FileId {
+    if let Some(reason) = in_use(crate::pinned::FileId {
         dev: stat.st_dev,
         ino: stat.st_ino,
     }) {
