@@ -6,8 +6,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod invoked;
 pub mod job_flags;
 
+pub use invoked::{Personality, invoked_as};
 pub use job_flags::JobFlags;
 
 /// Terminal dashboard for Linux disks: a fio-grade benchmark and an iostat-grade device
@@ -39,6 +41,9 @@ pub struct Cli {
     pub fleet_remote: bool,
     #[command(flatten)]
     pub record: RecordArgs,
+    /// Started as `diskdash`, or as `fio` through a link (`invoked_as`); not a flag.
+    #[arg(skip)]
+    pub personality: Personality,
 }
 
 /// `--record` of the monitor dashboard and of `iostat`: every sample to a JSON Lines file.
