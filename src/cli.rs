@@ -89,7 +89,8 @@ pub enum Command {
     /// names).
     Serve(ServeArgs),
     /// Run fio job files and fio command lines (`diskdash fio --help` for what it honours).
-    #[command(disable_help_flag = true)]
+    // fio's own `--help` and `--version` (`cmd::fio`), not clap's.
+    #[command(disable_help_flag = true, disable_version_flag = true)]
     Fio(FioArgs),
     /// Sweep workload options over lists and ranges (`--bs 4k..1M --rw read,write`): one
     /// point per combination, one table.
