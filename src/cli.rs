@@ -6,8 +6,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod invoked;
 pub mod job_flags;
 
+pub use invoked::{Personality, invoked_as};
 pub use job_flags::JobFlags;
 
 /// Terminal dashboard for Linux disks: a fio-grade benchmark and an iostat-grade device
@@ -39,6 +41,9 @@ pub struct Cli {
     pub fleet_remote: bool,
     #[command(flatten)]
     pub record: RecordArgs,
+    /// Started as `diskdash`, or as `fio` through a link (`invoked_as`); not a flag.
+    #[arg(skip)]
+    pub personality: Personality,
 }
 
 /// `--record` of the monitor dashboard and of `iostat`: every sample to a JSON Lines file.
@@ -84,7 +89,8 @@ pub enum Command {
     /// names).
     Serve(ServeArgs),
     /// Run fio job files and fio command lines (`diskdash fio --help` for what it honours).
-    #[command(disable_help_flag = true)]
+    // fio's own `--help` and `--version` (`cmd::fio`), not clap's.
+    #[command(disable_help_flag = true, disable_version_flag = true)]
     Fio(FioArgs),
     /// Sweep workload options over lists and ranges (`--bs 4k..1M --rw read,write`): one
     /// point per combination, one table.

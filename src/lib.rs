@@ -42,6 +42,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
              for iostat put it after: diskdash iostat INTERVAL --record FILE"
         ));
     }
+    let personality = cli.personality;
     match cli.command {
         None => cmd::monitor::run(&cli.interval, cli.all, &cli.record),
         Some(command) if cli.fleet_remote => cmd::fleet_remote(command),
@@ -51,7 +52,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Show(args)) => cmd::show::run(&args),
         Some(Command::Compare(args)) => cmd::compare::run(&args),
         Some(Command::Serve(args)) => cmd::serve::run(&args),
-        Some(Command::Fio(args)) => cmd::fio::run(&args),
+        Some(Command::Fio(args)) => cmd::fio::run(&args, personality),
         Some(Command::Sweep(args)) => cmd::sweep::run(&args),
         Some(Command::Mark(args)) => cmd::mark::run(&args),
         Some(Command::Fleet(args)) => cmd::fleet::run(&args),

@@ -1,6 +1,7 @@
 //! `diskdash fio ARGS...`: fio's job files and command line into a plan (`crate::fio`); the
-//! notes on stderr; `--help`, `--parse-only` and `--showcmd` print and exit 0, `create_only=1`
-//! lays out the jobs' files and exits 0, anything else runs (`run`).
+//! notes on stderr; `--help`, `--version`, `--parse-only` and `--showcmd` print and exit 0,
+//! `create_only=1` lays out the jobs' files and exits 0, anything else runs (`run`). Started as
+//! `fio` (a link, `Personality::Fio`) it is the same but headless, as fio is.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -11,7 +12,7 @@ use anyhow::Context;
 
 use crate::bench::fill::{FillOutcome, fill};
 use crate::bench::spec::MachineLimits;
-use crate::cli::FioArgs;
+use crate::cli::{FioArgs, Personality};
 use crate::fio::FioInvocation;
 use crate::fleet::remote::Remote;
 use crate::plan::Missing;
@@ -19,22 +20,73 @@ use crate::units::format_bytes;
 
 mod run;
 
-/// Loads the invocation and prints, or runs it.
+/// Loads the invocation and prints, or runs it; `personality` says whether the process was
+/// started as `diskdash` or as `fio`.
 ///
 /// # Errors
 /// The usage error of a bad job file or option (exit 2), or the run's error.
-pub fn run(args: &FioArgs) -> anyhow::Result<ExitCode> {
-    run_as(args, None)
+pub fn run(args: &FioArgs, personality: Personality) -> anyhow::Result<ExitCode> {
+    run_as(args, personality, None)
+}
+
+/// What fio prints instead of running: `--help`/`-h` or `--version`/`-v`, the first given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Display {
+    Help,
+    Version,
+}
+
+fn display(args: &[String]) -> Option<Display> {
+    args.iter().find_map(|a| match a.as_str() {
+        "--help" | "-h" => Some(Display::Help),
+        "--version" | "-v" => Some(Display::Version),
+        _ => None,
+    })
+}
+
+/// fio's `--version` line. As `fio` exactly fio's (`fio-3.33`: the fio whose behaviour is
+/// implemented), which fio-plot's bench-fio (`fio-3` in it) and KDiskMark (starts with
+/// `fio-`) check; as `diskdash fio` with diskdash's own version after it on the same line.
+#[must_use]
+pub fn version_line(personality: Personality) -> String {
+    let fio = crate::report::fio::FIO_LAYOUT_VERSION;
+    match personality {
+        Personality::Fio => format!("{fio}\n"),
+        Personality::Diskdash => format!("{fio} (diskdash {})\n", env!("CARGO_PKG_VERSION")),
+    }
 }
 
 /// `fio`, or `fio` as a fleet's remote side (see `crate::fleet::remote`).
-pub(crate) fn run_as(args: &FioArgs, remote: Option<&Remote>) -> anyhow::Result<ExitCode> {
-    if args.args.iter().any(|a| a == "--help" || a == "-h") {
+pub(crate) fn run_as(
+    args: &FioArgs,
+    personality: Personality,
+    remote: Option<&Remote>,
+) -> anyhow::Result<ExitCode> {
+    let as_fio = personality == Personality::Fio;
+    match display(&args.args) {
+        Some(Display::Help) => {
+            // fio's help starts with its version line.
+            if as_fio {
+                print(&version_line(personality));
+            }
+            print(&crate::fio::show::help());
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Display::Version) => {
+            print(&version_line(personality));
+            return Ok(ExitCode::SUCCESS);
+        }
+        None => {}
+    }
+    // fio alone prints its usage, then fails for want of a job (below).
+    if as_fio && args.args.is_empty() {
+        print(&version_line(personality));
         print(&crate::fio::show::help());
-        return Ok(ExitCode::SUCCESS);
     }
     let env = |name: &str| std::env::var(name).ok();
-    let invocation = crate::fio::load(&args.args, &env, &MachineLimits::detect())?;
+    let mut invocation = crate::fio::load(&args.args, &env, &MachineLimits::detect())?;
+    // fio has no dashboard: as `fio`, headless even in a terminal, as with `--no-tui`.
+    invocation.diskdash.no_tui |= as_fio;
     {
         let mut err = std::io::stderr().lock();
         for note in &invocation.notes {
@@ -131,4 +183,35 @@ fn print(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_line_is_fio_s_exactly_as_fio_and_names_diskdash_otherwise() {
+        assert_eq!(version_line(Personality::Fio), "fio-3.33\n");
+        assert_eq!(
+            version_line(Personality::Diskdash),
+            format!("fio-3.33 (diskdash {})\n", env!("CARGO_PKG_VERSION"))
+        );
+    }
+
+    #[test]
+    fn help_or_version_the_first_given_as_fio_reads_its_options_in_order() {
+        let words = |w: &[&str]| w.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let cases: [(&[&str], Option<Display>); 7] = [
+            (&["--version"], Some(Display::Version)),
+            (&["-v"], Some(Display::Version)),
+            (&["--name=a", "--version"], Some(Display::Version)),
+            (&["-h", "--version"], Some(Display::Help)),
+            (&["--version", "--help"], Some(Display::Version)),
+            (&["--name=a", "--rw=read"], None),
+            (&[], None),
+        ];
+        for (args, want) in cases {
+            assert_eq!(display(&words(args)), want, "{args:?}");
+        }
+    }
 }

@@ -19,7 +19,7 @@ pub mod sweep;
 
 use std::process::ExitCode;
 
-use crate::cli::Command;
+use crate::cli::{Command, Personality};
 use crate::fleet::remote::{Remote, refuse_stdout_outputs, send_error};
 
 /// `diskdash --fleet-remote bench|fio|sweep ...`: runs `command` as a fleet's remote side
@@ -41,7 +41,7 @@ fn fleet_remote_command(command: Command) -> anyhow::Result<ExitCode> {
             refuse_stdout_outputs(args.json.as_deref(), args.jsonl.as_deref())?;
             bench::run_as(&args, Some(&Remote::listen()?))
         }
-        Command::Fio(args) => fio::run_as(&args, Some(&Remote::listen()?)),
+        Command::Fio(args) => fio::run_as(&args, Personality::Diskdash, Some(&Remote::listen()?)),
         Command::Sweep(args) => {
             refuse_stdout_outputs(args.json.as_deref(), args.jsonl.as_deref())?;
             sweep::run_as(&args, Some(&Remote::listen()?))

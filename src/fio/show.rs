@@ -503,7 +503,9 @@ pub fn help() -> String {
          \x20 --status-interval=TIME    the interval of the status lines and logs; also\n\
          \x20                           prints the full report of the run so far each TIME\n\
          \x20 --section=NAME            run only job section NAME (repeatable)\n\
-         \x20 --readonly                refuse jobs that write\n\n\
+         \x20 --readonly                refuse jobs that write\n\
+         \x20 --version, -v             print fio's version, fio-3.33, and diskdash's\n\
+         \x20                           (only fio-3.33 when run as fio: a link named fio)\n\n\
          diskdash's flags:\n\
          \x20 --allow-destructive       allow writes to block devices and existing files\n\
          \x20                           (a job file cannot grant this)\n\

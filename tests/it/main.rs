@@ -26,6 +26,7 @@ mod fio_errors;
 mod fio_fidelity;
 mod fio_latency;
 mod fio_layout;
+mod fio_link;
 mod fio_logs;
 mod fio_meta;
 mod fio_nrfiles;

@@ -1,0 +1,105 @@
+//! Which program the process was started as. A link named `fio` to diskdash makes it fio for
+//! the tools that run `fio` from PATH (fio-plot's bench-fio, KDiskMark, PerfKitBenchmarker):
+//! `fio ARGS` is read as `diskdash fio ARGS`, with fio's version line and exit codes.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+/// The file name that makes the binary fio (`ln -s /usr/bin/diskdash /usr/local/bin/fio`).
+pub const FIO_NAME: &str = "fio";
+
+/// The program the process was started as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Personality {
+    /// `diskdash ...`: every subcommand, the project's exit codes.
+    #[default]
+    Diskdash,
+    /// Through a link named `fio`: `diskdash fio ARGS`, always headless (as fio), `--version`
+    /// exactly fio's line, and fio's exit code 1 for usage errors.
+    Fio,
+}
+
+impl Personality {
+    /// The process's exit code for what diskdash would exit with: fio exits 1 for a mistake on
+    /// its command line or in a job file, where diskdash exits 2; runtime failures (1) and
+    /// interrupts (130) are the same for both.
+    #[must_use]
+    pub fn exit_code(self, diskdash_code: u8) -> u8 {
+        match (self, diskdash_code) {
+            (Self::Fio, 2) => 1,
+            (_, code) => code,
+        }
+    }
+}
+
+/// `argv` as diskdash parses it, and the program it was started as. An `argv[0]` whose file
+/// name is exactly `fio` (a link to diskdash) turns `fio ARGS` into `diskdash fio ARGS`; any
+/// other name (`diskdash`, `fio-3.33`, `diskdash-fio`) leaves `argv` as it is.
+#[must_use]
+pub fn invoked_as(argv: Vec<OsString>) -> (Personality, Vec<OsString>) {
+    let is_fio = argv
+        .first()
+        .and_then(|arg0| Path::new(arg0).file_name())
+        .is_some_and(|name| name == FIO_NAME);
+    if !is_fio {
+        return (Personality::Diskdash, argv);
+    }
+    // clap names the program after argv[0] in its messages: they say `diskdash fio`, as the
+    // rest of diskdash's texts do.
+    let mut rewritten = Vec::with_capacity(argv.len() + 1);
+    rewritten.push(OsString::from("diskdash"));
+    rewritten.push(OsString::from(FIO_NAME));
+    rewritten.extend(argv.into_iter().skip(1));
+    (Personality::Fio, rewritten)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn os(words: &[&str]) -> Vec<OsString> {
+        words.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn only_a_program_named_fio_is_fio() {
+        // (argv, what follows `diskdash fio` when it is fio; None: unchanged, as diskdash).
+        let cases: [(&[&str], Option<&[&str]>); 11] = [
+            (&["/usr/bin/fio", "--version"], Some(&["--version"])),
+            (&["./fio", "job.fio"], Some(&["job.fio"])),
+            (
+                &["fio", "--name=a", "--rw=read"],
+                Some(&["--name=a", "--rw=read"]),
+            ),
+            (&["fio"], Some(&[])),
+            // `fio fio`: a job file named fio, as fio reads it.
+            (&["/opt/x/fio", "fio"], Some(&["fio"])),
+            (&["diskdash", "fio", "--version"], None),
+            (&["/usr/bin/diskdash"], None),
+            (&["fio-3.33", "--version"], None),
+            (&["/usr/bin/diskdash-fio"], None),
+            (&["FIO"], None),
+            (&["/usr/bin/fio/../diskdash"], None),
+        ];
+        for (argv, fio_args) in cases {
+            let want = match fio_args {
+                Some(rest) => {
+                    let mut words = vec!["diskdash", "fio"];
+                    words.extend_from_slice(rest);
+                    (Personality::Fio, os(&words))
+                }
+                None => (Personality::Diskdash, os(argv)),
+            };
+            assert_eq!(invoked_as(os(argv)), want, "{argv:?}");
+        }
+        assert_eq!(invoked_as(Vec::new()), (Personality::Diskdash, Vec::new()));
+    }
+
+    #[test]
+    fn usage_errors_exit_1_as_fio_and_2_as_diskdash() {
+        for (code, as_diskdash, as_fio) in [(0, 0, 0), (1, 1, 1), (2, 2, 1), (130, 130, 130)] {
+            assert_eq!(Personality::Diskdash.exit_code(code), as_diskdash);
+            assert_eq!(Personality::Fio.exit_code(code), as_fio);
+        }
+    }
+}
