@@ -52,16 +52,6 @@ impl Pinned {
         Ok(Self { fd, stat, fs_magic })
     }
 
-    /// Pins what an open descriptor (an `O_PATH` one included) refers to.
-    ///
-    /// # Errors
-    /// What `fstat`/`fstatfs` said.
-    pub fn from_fd(fd: OwnedFd) -> std::io::Result<Self> {
-        let stat = fstat(&fd)?;
-        let fs_magic = fstatfs_magic(&fd)?;
-        Ok(Self { fd, stat, fs_magic })
-    }
-
     #[must_use]
     pub fn kind(&self) -> ObjectKind {
         match self.stat.st_mode & libc::S_IFMT {
@@ -168,6 +158,15 @@ fn fstatfs_magic(fd: &OwnedFd) -> std::io::Result<u64> {
     // f_type is a signed word; the magic numbers are 32-bit patterns.
     #[allow(clippy::cast_sign_loss)]
     Ok(fs.f_type as u64 & 0xffff_ffff)
+}
+
+/// The kernel-interface filesystem an open descriptor (an `O_PATH` one included) lives on, if
+/// it is one (see [`Pinned::pseudo_filesystem`]).
+///
+/// # Errors
+/// What `fstatfs` said.
+pub fn pseudo_filesystem_of(fd: &OwnedFd) -> std::io::Result<Option<&'static str>> {
+    Ok(pseudo_filesystem_name(fstatfs_magic(fd)?))
 }
 
 /// Filesystems that are kernel interfaces, not storage: a "file" there is a knob or a view,

@@ -213,13 +213,14 @@ impl Session {
         let (plan, mut plan_notes) = one_window_per_step(plan)?;
         // Memory before anything is opened or created: a step that cannot fit is refused
         // with its estimate, not killed halfway with its scratch file left behind.
-        if let Some(budget) = crate::bench::memory::Budget::detect() {
-            crate::bench::memory::check_plan(&plan, &budget)?;
+        let budget = crate::bench::memory::Budget::detect();
+        if let Some(budget) = &budget {
+            crate::bench::memory::check_plan(&plan, budget)?;
         }
         let targets = open_targets(&plan, options.allow_destructive)?;
         // The emulated zone tables, sized by the targets now open (a file or device sets the
         // working set), before any is allocated.
-        if let Some(budget) = crate::bench::memory::Budget::detect() {
+        if let Some(budget) = &budget {
             for (step, at) in plan.steps.iter().zip(&targets.step_targets) {
                 for (job, &t) in step.jobs.iter().zip(at) {
                     if let Some(zones) = job.spec.zbd {
@@ -227,7 +228,7 @@ impl Session {
                             &job.name,
                             zones.zone_bytes,
                             targets.targets[t].working_set_bytes,
-                            &budget,
+                            budget,
                         )?;
                     }
                 }

@@ -166,7 +166,7 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
                 return Err(anyhow::anyhow!("--record: {err}"));
             }
             for news in status.untold(&mut told) {
-                eprintln!("warning: {news}");
+                eprintln!("warning: {}", crate::text::escape(&news));
             }
         }
         emit(&config, &mut text, &mut names, cpu, lines, reports == 0);
@@ -179,10 +179,10 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
     if let Some(recorder) = recorder {
         let status = recorder.finish()?;
         for news in status.untold(&mut told) {
-            eprintln!("warning: {news}");
+            eprintln!("warning: {}", crate::text::escape(&news));
         }
         if let Some(note) = status.end_note() {
-            eprintln!("note: {note}");
+            eprintln!("note: {}", crate::text::escape(&note));
         }
     }
     finish(&config, &mut out, &mut text, open)

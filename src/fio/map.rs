@@ -754,9 +754,7 @@ pub trait Probe {
     /// What `statvfs` said.
     fn free_bytes(&self, dir: &Path) -> std::io::Result<u64>;
     /// Whether `path` itself is a symbolic link (not followed).
-    fn is_symlink(&self, path: &Path) -> bool {
-        std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-    }
+    fn is_symlink(&self, path: &Path) -> bool;
 }
 
 /// The real filesystem.
@@ -787,6 +785,10 @@ impl Probe for Os {
     fn free_bytes(&self, dir: &Path) -> std::io::Result<u64> {
         let stat = nix::sys::statvfs::statvfs(dir).map_err(std::io::Error::from)?;
         Ok(stat.blocks_free().saturating_mul(stat.fragment_size()))
+    }
+
+    fn is_symlink(&self, path: &Path) -> bool {
+        std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
     }
 
     fn canonical(&self, path: &Path) -> PathBuf {

@@ -17,7 +17,7 @@ use anyhow::Context;
 
 use super::writer::create_temp;
 
-use crate::pinned::{self, FileId, Pinned};
+use crate::pinned::{self, FileId};
 use crate::usage;
 
 /// How an output is written.
@@ -86,7 +86,7 @@ impl Place {
                 dir_path.display()
             )
         })?;
-        if let Some(fs) = Pinned::from_fd(dir.try_clone()?)?.pseudo_filesystem() {
+        if let Some(fs) = pinned::pseudo_filesystem_of(&dir)? {
             return Err(usage!(
                 "{flag} {shown} is in {}, a kernel interface ({fs}), not storage; write elsewhere",
                 dir_path.display()
@@ -114,7 +114,7 @@ impl Place {
             Err(err) => return Err(usage!("{flag} {shown}: {err}; write elsewhere")),
         };
         let stat = pinned::fstat(&pinned)?;
-        if let Some(fs) = Pinned::from_fd(pinned.try_clone()?)?.pseudo_filesystem() {
+        if let Some(fs) = pinned::pseudo_filesystem_of(&pinned)? {
             return Err(usage!(
                 "{flag} {shown} is a kernel file of {fs}, not storage; write elsewhere"
             ));

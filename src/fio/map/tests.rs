@@ -57,6 +57,10 @@ impl Probe for World {
     fn free_bytes(&self, _dir: &Path) -> std::io::Result<u64> {
         Ok(self.free)
     }
+    fn is_symlink(&self, _path: &Path) -> bool {
+        false
+    }
+
     fn canonical(&self, path: &Path) -> PathBuf {
         Path::new("/cwd").join(path.strip_prefix("./").unwrap_or(path))
     }
