@@ -368,6 +368,8 @@ pub struct Row {
     /// `bench`'s switch that sets the opposite (`--buffered` for `--direct`): flag, value, help.
     pub negation: Option<(&'static str, &'static str, &'static str)>,
     pub offer: Offer,
+    /// How [`validate`] parses and bounds the value.
+    check: Check,
 }
 
 impl Row {
@@ -390,6 +392,7 @@ impl Row {
             form: Form::Value,
             negation: None,
             offer: 0,
+            check: Check::With(key),
         }
     }
     const fn help(mut self, help: &'static str) -> Self {
@@ -458,11 +461,31 @@ impl Row {
         self.per = per;
         self
     }
+    /// Parsed and bounded by `parse`.
+    const fn parse(mut self, parse: Parse) -> Self {
+        self.check = Check::Parse(parse);
+        self
+    }
+    /// Parsed with the row of `key`.
+    const fn with(mut self, key: Key) -> Self {
+        self.check = Check::With(key);
+        self
+    }
 
     /// Whether `command` (a bit of [`Offer`]) offers this key as a flag.
     #[must_use]
     pub const fn offered(&self, command: Offer) -> bool {
         self.offer & command != 0
+    }
+
+    /// The key whose row's function parses this one's value with its own (`ss_dur` with
+    /// `steadystate`); `None`: the row's own function does.
+    #[must_use]
+    pub const fn parsed_with(&self) -> Option<Key> {
+        match self.check {
+            Check::Parse(_) => None,
+            Check::With(key) => Some(key),
+        }
     }
 
     /// What `command` says otherwise of this key, if anything.
@@ -489,92 +512,108 @@ pub static TABLE: [Row; 91] = [
         .default("randread")
         .swept("read,write,randrw:75")
         .words()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(rw_row),
     Row::new(Key::RwMixRead, "--rwmixread", "rwmixread", WORKLOAD)
         .help("Percentage of reads in a mixed (rw, randrw) workload.")
         .default("50")
         .bounds(0, 100)
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(rwmixread_row),
     Row::new(Key::Bs, "--bs", "bs", WORKLOAD)
         .aliases(&["blocksize"])
         .help("Block size of each I/O (4k, 1M, 1MiB, 512).")
         .default("4k")
         .bounds(1, MAX_BLOCK_SIZE_BYTES)
         .swept("4k,64k,1M or 4k..1M")
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(bs_row),
     Row::new(Key::Size, "--size", "size", WORKLOAD)
         .help("Working set size, lowered with a note when free space is short.")
         .default("1G")
         .per(&[Per { command: MARK, default: "", note: "written once before the first test" }])
-        .on(BENCH | SWEEP | MARK),
+        .on(BENCH | SWEEP | MARK)
+        .parse(size_row),
     Row::new(Key::IoDepth, "--iodepth", "iodepth", WORKLOAD)
         .short('q')
         .help("I/Os in flight per worker.")
         .default("32")
         .bounds(1, MAX_IODEPTH as u64)
         .swept("1,32 or 1..256")
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(iodepth_row),
     Row::new(Key::NumJobs, "--numjobs", "numjobs", WORKLOAD)
         .short('j')
         .help("Worker threads.")
         .default("1")
         .bounds(1, MAX_NUMJOBS as u64)
         .swept("1,4 or 1..64")
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(numjobs_row),
     Row::new(Key::IoEngine, "--ioengine", "ioengine", ENGINE)
         .help("I/O engine: io_uring, libaio, psync, null.")
         .default("io_uring")
         .swept("io_uring,psync")
         .words()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(ioengine_row),
     Row::new(Key::IoDepthBatch, "--iodepth-batch", "iodepth_batch", ENGINE)
         .aliases(&["iodepth_batch_submit"])
         .help("I/Os submitted per io_uring_enter (like fio's iodepth_batch_submit).")
         .default("1")
         .bounds(1, MAX_IODEPTH as u64)
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(iodepth_batch_row),
     Row::new(Key::IoDepthBatchComplete, "--iodepth-batch-complete", "iodepth_batch_complete_max", ENGINE)
         .help("Completions taken per wake-up before refilling (like fio's iodepth_batch_complete_max; default: the minimum).")
         .default("1")
         .bounds(1, MAX_IODEPTH as u64)
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .with(Key::IoDepthBatchCompleteMin),
     Row::new(Key::IoDepthBatchCompleteMin, "--iodepth-batch-complete-min", "iodepth_batch_complete_min", ENGINE)
         .aliases(&["iodepth_batch_complete"])
         .help("Completions each wake-up waits for at least, capped by what is in flight (0, with --iodepth-batch-complete: poll without sleeping; like fio's iodepth_batch_complete_min).")
         .default("1")
         .bounds(0, MAX_IODEPTH as u64)
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(batch_complete_row),
     Row::new(Key::IoDepthLow, "--iodepth-low", "iodepth_low", ENGINE)
         .help("Once the queue is full, let it drain to this depth before filling it again (like fio's iodepth_low; 0: iodepth, keep it full).")
         .default("0")
         .bounds(0, MAX_IODEPTH as u64)
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(iodepth_low_row),
     Row::new(Key::Direct, "--direct", "direct", ENGINE)
         .help("Bypass the page cache with O_DIRECT (the default).")
         .default("1")
         .swept("yes,no")
         .switch()
         .negation("--buffered", "0", "Go through the page cache (results are labelled as buffered).")
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(direct_row),
     Row::new(Key::Fsync, "--fsync", "fsync", ENGINE)
         .help("Sync the file after every N writes (fsync).")
         .default("0")
         .swept("0,1")
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(sync_every_row),
     Row::new(Key::Fdatasync, "--fdatasync", "fdatasync", ENGINE)
         .help("Sync the file data after every N writes (fdatasync).")
         .default("0")
         .swept("0,1")
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .with(Key::Fsync),
     Row::new(Key::Sync, "--sync", "sync", ENGINE)
         .help("Open with O_DSYNC (dsync) or O_SYNC (sync).")
         .swept("none,dsync,sync")
         .words()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(sync_row),
     Row::new(Key::Cpus, "--cpus", "cpus_allowed", ENGINE)
         .help("Pin workers to these CPUs round-robin: worker i on the (i mod N)-th of the N listed, so 64 workers on 0-1 put 32 on each (e.g. 0-3,6).")
         .commas()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(cpus_row),
     Row::new(Key::Runtime, "--runtime", "runtime", TIMING)
         .help("Run time of the measured part (500ms, 10s, 2m).")
         .default("30s")
@@ -586,272 +625,347 @@ pub static TABLE: [Row; 91] = [
                 note: "of each loop (the first loop of each measurement warms up as long first)",
             },
         ])
-        .on(BENCH | SWEEP | MARK),
+        .on(BENCH | SWEEP | MARK)
+        .parse(runtime_row),
     Row::new(Key::Ramp, "--ramp", "ramp_time", TIMING)
         .help("Warm-up before measuring, excluded from the results.")
         .default("0s")
         .per(&[Per { command: SWEEP, default: "2s", note: "per point; none for --io-size points" }])
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(ramp_row),
     Row::new(Key::Interval, "--interval", "status_interval", TIMING)
         .help("Status and record interval.")
         .default("1s")
-        .on(BENCH | SWEEP | MARK),
+        .on(BENCH | SWEEP | MARK)
+        .parse(interval_row),
     Row::new(Key::Offset, "--offset", "offset", FIO_ONLY)
         .help("Where in the target the working set starts.")
-        .default("0"),
+        .default("0")
+        .parse(offset_row),
     Row::new(Key::OffsetIncrement, "--offset-increment", "offset_increment", FIO_ONLY)
         .help("Each clone's working set starts this much after the previous one's.")
-        .default("0"),
+        .default("0")
+        .parse(offset_increment_row),
     Row::new(Key::IoSize, "--io-size", "io_size", TIMING)
         .aliases(&["io_limit"])
         .help("A size-based run: each worker ends after moving SIZE bytes; --runtime caps it.")
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(io_size_row),
     Row::new(Key::StartDelay, "--startdelay", "startdelay", FIO_ONLY)
         .help("Time before the job starts.")
-        .default("0s"),
+        .default("0s")
+        .parse(startdelay_row),
     Row::new(Key::RandSeed, "--randseed", "randseed", FIO_ONLY)
-        .help("The seed of the random offsets."),
+        .help("The seed of the random offsets.")
+        .parse(randseed_row),
     Row::new(Key::EndFsync, "--end-fsync", "end_fsync", FIO_ONLY)
         .help("Sync the file when the job ends.")
-        .default("0"),
+        .default("0")
+        .parse(end_fsync_row),
     Row::new(Key::CpusPolicy, "--cpus-policy", "cpus_allowed_policy", FIO_ONLY)
         .help("shared or split: how cpus_allowed spreads over the clones.")
-        .default("split"),
+        .default("split")
+        .parse(cpus_policy_row),
     Row::new(Key::RandomDistribution, "--random-distribution", "random_distribution", WORKLOAD)
         .help("How random offsets spread (fio's random_distribution): random (uniform), zipf:THETA, pareto:H, normal:DEV (percent; hot data: a few blocks take most of the I/O).")
         .default("random")
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(distribution_row),
     Row::new(Key::RateIops, "--rate-iops", "rate_iops", PACING)
         .help("Pace each worker: READ[,WRITE] I/Os per second (fio's rate_iops; `,500` paces only writes). Latency is also measured from each I/O's scheduled time (lat_sched).")
         .commas()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(rate_row),
     Row::new(Key::Rate, "--rate", "rate", PACING)
         .help("Pace each worker: READ[,WRITE] bytes per second (fio's rate), e.g. 100M or 100M,20M.")
         .commas()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .with(Key::RateIops),
     Row::new(Key::RateProcess, "--rate-process", "rate_process", PACING)
         .help("How paced I/Os are spaced: linear (evenly) or poisson (random arrivals, mean 1/rate).")
         .default("linear")
         .words()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .with(Key::RateIops),
     Row::new(Key::BsSplit, "--bssplit", "bssplit", WORKLOAD)
         .help("Mixed block sizes with their shares (fio's bssplit), e.g. 4k/50:64k/30:1M/20, or READ,WRITE lists; replaces --bs. Offsets align to the smallest.")
         .commas()
-        .on(BENCH),
+        .on(BENCH)
+        .parse(bssplit_row),
     Row::new(Key::Hipri, "--hipri", "hipri", ENGINE)
         .help("Polled completions (fio's hipri: IORING_SETUP_IOPOLL); O_DIRECT on a device with poll queues (NVMe with poll_queues) to be truly polled.")
         .optional()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(uring_row),
     Row::new(Key::SqThreadPoll, "--sqthread-poll", "sqthread_poll", ENGINE)
         .help("A kernel thread submits (fio's sqthread_poll: IORING_SETUP_SQPOLL).")
         .optional()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .with(Key::Hipri),
     Row::new(Key::SqThreadPollCpu, "--sqthread-poll-cpu", "sqthread_poll_cpu", ENGINE)
         .help("The CPU the submission thread runs on (with --sqthread-poll).")
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .with(Key::Hipri),
     Row::new(Key::FixedBufs, "--fixedbufs", "fixedbufs", ENGINE)
         .help("Registered buffers, READ_FIXED/WRITE_FIXED (fio's fixedbufs; on by default here).")
         .optional()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .with(Key::Hipri),
     Row::new(Key::RegisterFiles, "--registerfiles", "registerfiles", ENGINE)
         .help("A registered file (fio's registerfiles; on by default here).")
         .optional()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .with(Key::Hipri),
     Row::new(Key::NonVectored, "--nonvectored", "nonvectored", ENGINE)
         .help("READ/WRITE rather than READV/WRITEV (fio's nonvectored; on by default here).")
         .optional()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .with(Key::Hipri),
     Row::new(Key::SteadyState, "--ss", "steadystate", STEADY)
         .aliases(&["ss"])
         .help("Stop once steady: iops, iops_slope, bw, bw_slope, lat or lat_slope and a limit, absolute or in percent of the window's mean (iops_slope:0.3%, bw:2%, lat:50us). Needs --ss-dur.")
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(steady_row),
     Row::new(Key::SsDur, "--ss-dur", "steadystate_duration", STEADY)
         .aliases(&["ss_dur"])
         .help("The window the criterion is judged over: the last N seconds of 1 s samples, whole seconds, at least 2 (e.g. 30s); without --ss, fio's criterion iops_slope:0.01%.")
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .with(Key::SteadyState),
     Row::new(Key::SsRamp, "--ss-ramp", "steadystate_ramp_time", STEADY)
         .aliases(&["ss_ramp"])
         .help("Time after the start of measuring before samples are collected.")
         .default("0s")
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .with(Key::SteadyState),
     Row::new(Key::SsKeepGoing, "--ss-keep-going", "ss_keep_going", STEADY)
         .help("Run to --runtime after attaining steady state, flagging every sample out of it.")
         .default("0")
         .switch()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .with(Key::SteadyState),
     Row::new(Key::Cliff, "--cliff", "cliff", STEADY)
         .help("Sustained writes: mark the cliff where write bandwidth falls more than this below its running level and stays down (30%).")
         .default("30%")
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .with(Key::SteadyState),
     Row::new(Key::Verify, "--verify", "verify", VERIFICATION)
         .help("Verify data (fio's verify): crc32c, xxhash, sha256 or pattern. A write (or mixed: its own reads are not checked) job's blocks carry a header and checksum and are read back and checked after the run; a read job checks a set written so before, with --verify-only.")
         .default("0")
-        .on(BENCH),
+        .on(BENCH)
+        .parse(verify_row),
     Row::new(Key::VerifyOnly, "--verify-only", "verify_only", VERIFICATION)
         .help("Read back and check a set an earlier --verify write left; write nothing.")
         .optional()
-        .on(BENCH),
+        .on(BENCH)
+        .with(Key::Verify),
     Row::new(Key::VerifyFatal, "--verify-fatal", "verify_fatal", VERIFICATION)
         .help("Stop at the first block that fails its check.")
         .optional()
-        .on(BENCH),
+        .on(BENCH)
+        .with(Key::Verify),
     Row::new(Key::DoVerify, "--do-verify", "do_verify", FIO_ONLY)
         .help("A verifying write job reads back what it wrote.")
-        .default("1"),
+        .default("1")
+        .with(Key::Verify),
     Row::new(Key::VerifyBacklog, "--verify-backlog", "verify_backlog", FIO_ONLY)
-        .help("A verifying job reads back and checks its oldest written blocks each time this many wait (0: only after the run)."),
+        .help("A verifying job reads back and checks its oldest written blocks each time this many wait (0: only after the run).")
+        .with(Key::Verify),
     Row::new(Key::VerifyBacklogBatch, "--verify-backlog-batch", "verify_backlog_batch", FIO_ONLY)
-        .help("Blocks checked each time verify_backlog is reached (default verify_backlog)."),
+        .help("Blocks checked each time verify_backlog is reached (default verify_backlog).")
+        .with(Key::Verify),
     Row::new(Key::NumberIos, "--number-ios", "number_ios", FIO_ONLY)
-        .help("Each worker ends after this many I/Os at most."),
+        .help("Each worker ends after this many I/Os at most.")
+        .parse(number_ios_row),
     Row::new(Key::ThinkTime, "--thinktime", "thinktime", FIO_ONLY)
         .help("Time to wait between I/Os.")
-        .default("0"),
+        .default("0")
+        .parse(think_row),
     Row::new(Key::ThinkTimeSpin, "--thinktime-spin", "thinktime_spin", FIO_ONLY)
         .help("The part of the think time spent spinning.")
-        .default("0"),
+        .default("0")
+        .with(Key::ThinkTime),
     Row::new(Key::ThinkTimeBlocks, "--thinktime-blocks", "thinktime_blocks", FIO_ONLY)
         .help("I/Os between think times.")
-        .default("1"),
+        .default("1")
+        .with(Key::ThinkTime),
     Row::new(Key::ThinkTimeBlocksType, "--thinktime-blocks-type", "thinktime_blocks_type", FIO_ONLY)
         .help("complete or issue: what thinktime_blocks counts.")
-        .default("complete"),
+        .default("complete")
+        .with(Key::ThinkTime),
     Row::new(Key::RateMin, "--rate-min", "rate_min", FIO_ONLY)
         .help("The job fails below this bandwidth.")
-        .commas(),
+        .commas()
+        .parse(rate_min_row),
     Row::new(Key::RateIopsMin, "--rate-iops-min", "rate_iops_min", FIO_ONLY)
         .help("The job fails below this rate of I/Os.")
-        .commas(),
+        .commas()
+        .with(Key::RateMin),
     Row::new(Key::RateCycle, "--rate-cycle", "rate_cycle", FIO_ONLY)
         .help("Milliseconds the floor under the rate is averaged over.")
-        .default("1000"),
+        .default("1000")
+        .with(Key::RateMin),
     Row::new(Key::Flow, "--flow", "flow", FIO_ONLY)
         .help("The job's weight in its flow group (fio's flow): 0 (no flow control) to 1000.")
-        .default("0"),
+        .default("0")
+        .parse(flow_row),
     Row::new(Key::FlowId, "--flow-id", "flow_id", FIO_ONLY)
         .help("The flow group the job's weight counts in.")
-        .default("0"),
+        .default("0")
+        .with(Key::Flow),
     Row::new(Key::FlowSleep, "--flow-sleep", "flow_sleep", FIO_ONLY)
         .help("How long a worker held by flow control sleeps before it tries again (microseconds).")
-        .default("0"),
+        .default("0")
+        .with(Key::Flow),
     Row::new(Key::NoRandomMap, "--norandommap", "norandommap", WORKLOAD)
         .help("Random offsets drawn with replacement (fio's norandommap). Default, as fio: each block of the working set once per pass, a long bssplit block cut where the pass has been.")
         .default("0")
         .optional()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(norandommap_row),
     Row::new(Key::RandomGenerator, "--random-generator", "random_generator", WORKLOAD)
         .help("How the random map draws (fio's random_generator): tausworthe (default: a map of the blocks done), lfsr (a maximal-length LFSR, no memory) or tausworthe64.")
         .default("tausworthe")
         .words()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(random_generator_row),
     Row::new(Key::Invalidate, "--invalidate", "invalidate", WORKLOAD)
         .help("A buffered job drops its file's page cache at the start and, time-based, at each wrap of its pass (fio's invalidate; default 1, as fio).")
         .default("1")
         .optional()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(invalidate_row),
     Row::new(Key::FadviseHint, "--fadvise-hint", "fadvise_hint", WORKLOAD)
         .help("posix_fadvise hint on the target (fio's fadvise_hint): 1 (default, as fio: random or sequential by the pattern), 0, sequential or random.")
         .default("1")
         .words()
-        .on(BENCH | SWEEP),
+        .on(BENCH | SWEEP)
+        .parse(fadvise_row),
     Row::new(Key::IoMem, "--iomem", "iomem", WORKLOAD)
         .aliases(&["mem"])
         .help("I/O buffer memory (fio's iomem): huge (default: 2 MiB pages asked for, so a large direct I/O is not split into 4 KiB segments) or malloc (4 KiB pages, fio's default).")
         .value_name("malloc|huge")
         .default("huge")
         .words()
-        .on(BENCH | SWEEP | MARK),
+        .on(BENCH | SWEEP | MARK)
+        .parse(iomem_row),
     // Only fio's jobs create the files they name; `bench` and `sweep` fill a scratch or empty
     // file, so a layout would change nothing there.
     Row::new(Key::Fallocate, "--fallocate", "fallocate", FIO_ONLY)
         .help("How a pure write job's new file is laid out before the run: native (default, as fio: allocated at its size), posix, keep (allocated, length 0), truncate (sized, sparse), none (empty, grows as written); 0 is none, 1 posix.")
-        .default("native"),
+        .default("native")
+        .parse(fallocate_row),
     // A failed I/O ends a job, in `bench` as in fio's default; fio's files may go on past some.
     Row::new(Key::ContinueOnError, "--continue-on-error", "continue_on_error", FIO_ONLY)
         .help("Failed I/Os the job counts and goes on past: none (default), read, write, io (read and write), verify, all; 0 is none, 1 all. Without ignore_error, only EIO and EILSEQ are passed.")
-        .default("none"),
+        .default("none")
+        .parse(errors_row),
     Row::new(Key::IgnoreError, "--ignore-error", "ignore_error", FIO_ONLY)
         .help("The errors continue_on_error passes, per class READ,WRITE,VERIFY: errno names or numbers joined by ':' (e.g. ,ENOSPC); a class left empty passes EIO and EILSEQ.")
-        .default(""),
+        .default("")
+        .with(Key::ContinueOnError),
     // What a write job's blocks hold. fio's job files and command line only: `bench` writes
     // pseudo-random blocks (neither dedupes nor compresses), as fio does by default.
     Row::new(Key::DedupePercentage, "--dedupe-percentage", "dedupe_percentage", FIO_ONLY)
         .help("Percent of written blocks that repeat an earlier block's bytes, for a device that deduplicates (0 to 100).")
-        .default("0"),
+        .default("0")
+        .parse(shape_row),
     Row::new(Key::DedupeMode, "--dedupe-mode", "dedupe_mode", FIO_ONLY)
         .help("Which earlier block a repeat copies: repeat (the last unique one, default) or working_set (any of the job's first dedupe_working_set_percentage of blocks).")
-        .default("repeat"),
+        .default("repeat")
+        .with(Key::DedupePercentage),
     Row::new(Key::DedupeWorkingSet, "--dedupe-working-set-percentage", "dedupe_working_set_percentage", FIO_ONLY)
         .help("The working set of dedupe_mode=working_set, in percent of the job's blocks (default 5).")
-        .default("5"),
+        .default("5")
+        .with(Key::DedupePercentage),
     Row::new(Key::CompressPercentage, "--buffer-compress-percentage", "buffer_compress_percentage", FIO_ONLY)
         .help("Percent of each chunk of a written block that is zeros, so a compressor removes about that much (0 to 100).")
-        .default("0"),
+        .default("0")
+        .with(Key::DedupePercentage),
     Row::new(Key::CompressChunk, "--buffer-compress-chunk", "buffer_compress_chunk", FIO_ONLY)
         .help("Size of the chunks buffer_compress_percentage applies to (default 512; 0: the whole block).")
-        .default("512"),
+        .default("512")
+        .with(Key::DedupePercentage),
     // fio's metadata engines (filecreate, filestat, filedelete) work on many files per job;
     // every other engine runs one.
     Row::new(Key::NrFiles, "--nrfiles", "nrfiles", FIO_ONLY)
         .aliases(&["nr_files"])
         .help("Files per job: each I/O of a filecreate, filestat or filedelete job is one of them; 1 for the other engines.")
         .default("1")
-        .bounds(1, MAX_NRFILES),
+        .bounds(1, MAX_NRFILES)
+        .parse(meta_row),
     Row::new(Key::StatType, "--stat-type", "stat_type", FIO_ONLY)
         .help("The call the filestat engine times: stat (default), lstat or statx.")
         .default("stat")
-        .words(),
+        .words()
+        .with(Key::NrFiles),
     Row::new(Key::Prio, "--prio", "prio", FIO_ONLY)
         .help("Each worker thread's I/O priority level, 0 (highest) to 7 (ioprio_set; class be unless prioclass says otherwise).")
-        .bounds(0, 7),
+        .bounds(0, 7)
+        .parse(prio_row),
     Row::new(Key::PrioClass, "--prioclass", "prioclass", FIO_ONLY)
         .help("Each worker thread's I/O priority class: 1 rt, 2 be, 3 idle (ioprio_set; rt needs root).")
-        .bounds(0, 3),
+        .bounds(0, 3)
+        .with(Key::Prio),
     Row::new(Key::CmdPrioPercentage, "--cmdprio-percentage", "cmdprio_percentage", FIO_ONLY)
         .help("READ[,WRITE] percent of the I/Os sent at cmdprio_class/cmdprio through the I/O itself (libaio, io_uring).")
-        .commas(),
+        .commas()
+        .with(Key::Prio),
     Row::new(Key::CmdPrioClass, "--cmdprio-class", "cmdprio_class", FIO_ONLY)
         .help("READ[,WRITE] class of the prioritized I/Os: 1 rt (default), 2 be, 3 idle.")
         .default("1")
-        .commas(),
+        .commas()
+        .with(Key::Prio),
     Row::new(Key::CmdPrio, "--cmdprio", "cmdprio", FIO_ONLY)
         .help("READ[,WRITE] level of the prioritized I/Os, 0 (default) to 7.")
         .default("0")
-        .commas(),
+        .commas()
+        .with(Key::Prio),
     Row::new(Key::CmdPrioBsSplit, "--cmdprio-bssplit", "cmdprio_bssplit", FIO_ONLY)
         .help("READ[,WRITE] per block size the percent of I/Os prioritized: 64k/25:1M/0, or 64k/25/CLASS/LEVEL per entry (libaio, io_uring).")
-        .commas(),
+        .commas()
+        .with(Key::Prio),
     Row::new(Key::NumaCpuNodes, "--numa-cpu-nodes", "numa_cpu_nodes", FIO_ONLY)
         .help("Run the workers on the CPUs of these NUMA nodes (0, 0-1; from /sys/devices/system/node).")
-        .commas(),
+        .commas()
+        .with(Key::Prio),
     Row::new(Key::NumaMemPolicy, "--numa-mem-policy", "numa_mem_policy", FIO_ONLY)
         .help("The workers' memory policy, set before their buffers: default, local, prefer:N, bind:NODES, interleave:NODES.")
-        .commas(),
+        .commas()
+        .with(Key::Prio),
     Row::new(Key::BufferPattern, "--buffer-pattern", "buffer_pattern", FIO_ONLY)
-        .help("The bytes every I/O buffer holds, repeated (fio's buffer_pattern; 0x and hex digits here)."),
+        .help("The bytes every I/O buffer holds, repeated (fio's buffer_pattern; 0x and hex digits here).")
+        .parse(buffer_pattern_row),
     Row::new(Key::VerifyPattern, "--verify-pattern", "verify_pattern", FIO_ONLY)
-        .help("What a verifying job's blocks hold after their headers, repeated from each block's start; with verify=pattern the whole block, no header (fio's verify_pattern; 0x and hex digits, %o for the block's offset)."),
+        .help("What a verifying job's blocks hold after their headers, repeated from each block's start; with verify=pattern the whole block, no header (fio's verify_pattern; 0x and hex digits, %o for the block's offset).")
+        .parse(verify_pattern_row),
     Row::new(Key::VerifyInterval, "--verify-interval", "verify_interval", FIO_ONLY)
-        .help("A verify header every this many bytes within a block (fio's verify_interval); the block size divided by it."),
+        .help("A verify header every this many bytes within a block (fio's verify_interval); the block size divided by it.")
+        .with(Key::Verify),
     // Set only by a job of fio's sg engine, which runs on a block device as psync.
     Row::new(Key::SgWriteMode, "--sg-write-mode", "sg_write_mode", FIO_ONLY)
-        .help("What an sg job's writes do on the block device: write, write_and_verify, verify_bytchk_00 (read), verify_bytchk_01 (read and compare), verify_bytchk_11 (compare each block with the first), write_same, write_same_ndob (zeros)."),
+        .help("What an sg job's writes do on the block device: write, write_and_verify, verify_bytchk_00 (read), verify_bytchk_01 (read and compare), verify_bytchk_11 (compare each block with the first), write_same, write_same_ndob (zeros).")
+        .with(Key::Rw),
     Row::new(Key::FillDevice, "--fill-device", "fill_device", FIO_ONLY)
         .help("A sequential write job writes until its filesystem (a new file sized to the free space) or device is full: ENOSPC or EDQUOT then ends it without an error (1), or not (0, default).")
-        .default("0"),
+        .default("0")
+        .parse(fill_device_row),
     // Only fio's job files and command line search: `sweep --latency-target` already finds
     // the deepest point within a target across whole runs, one depth per run.
     Row::new(Key::LatencyTarget, "--latency-target", "latency_target", FIO_ONLY)
-        .help("Search for the deepest queue (up to iodepth) whose I/Os complete within this latency (microseconds without a unit)."),
+        .help("Search for the deepest queue (up to iodepth) whose I/Os complete within this latency (microseconds without a unit).")
+        .parse(latency_row),
     Row::new(Key::LatencyWindow, "--latency-window", "latency_window", FIO_ONLY)
         .help("How long each depth of the latency_target search runs before it is judged (microseconds without a unit).")
-        .default("0"),
+        .default("0")
+        .with(Key::LatencyTarget),
     Row::new(Key::LatencyPercentile, "--latency-percentile", "latency_percentile", FIO_ONLY)
         .help("Percent of a window's I/Os that must complete within latency_target (default 100).")
-        .default("100"),
+        .default("100")
+        .with(Key::LatencyTarget),
     Row::new(Key::LatencyRun, "--latency-run", "latency_run", FIO_ONLY)
         .help("1: the latency_target search goes on for the whole run; 0 (default): the job ends once the depth settles.")
-        .default("0"),
+        .default("0")
+        .with(Key::LatencyTarget),
 ];
 
 /// The most files a metadata engine's job may name (per worker).
@@ -1013,6 +1127,12 @@ impl<'a> Options<'a> {
         self.text(key, key.default_text())
     }
 
+    /// The flag's value (`1`/`0`) given, or the key's default.
+    fn flag(&self, key: Key) -> anyhow::Result<bool> {
+        let (text, name) = self.value(key);
+        flag_option(name, text)
+    }
+
     /// The value given (or `default`) and how to name it.
     fn text(&self, key: Key, default: &'a str) -> (&'a str, Name<'a>) {
         let option = self.get(key);
@@ -1043,11 +1163,7 @@ pub fn cap_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
         return (capped, None);
     };
     // Not the completion maximum: one above the depth is valid (it takes what is there).
-    for key in [
-        Key::IoDepthBatch,
-        Key::IoDepthBatchCompleteMin,
-        Key::IoDepthLow,
-    ] {
+    for (key, _) in DEPTH_BOUND {
         let Some(given) = opts.get(key) else {
             continue;
         };
@@ -1130,8 +1246,172 @@ pub fn fio_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
 
 /// Validates `options` (over the defaults of `diskdash bench`) into a job. Errors are usage
 /// errors (exit 2) naming the option, its value and the fix.
+///
+/// Each row of [`TABLE`] parses and bounds its own value ([`Check::Parse`]; a row read with
+/// another's names it, [`Check::With`]), in the table's order, into the job; then
+/// [`cross_checks`] relates the options to each other.
 pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Result<JobSpec> {
     let opts = Options(options);
+    let mut spec = JobSpec::default();
+    for row in &TABLE {
+        if let Check::Parse(parse) = row.check {
+            parse(&mut spec, &opts, machine)?;
+        }
+    }
+    cross_checks(&spec, &opts, machine)?;
+    Ok(spec)
+}
+
+/// How a row's value is parsed and bounded by [`validate`].
+#[derive(Debug, Clone, Copy)]
+enum Check {
+    /// By its own function, into the job (it may read the rows before it, already parsed).
+    Parse(Parse),
+    /// With the row of this key, whose function reads both.
+    With(Key),
+}
+
+/// A row's parse-and-bound function: reads its option (or its default) from the options
+/// given, checks it, and sets the job's field.
+type Parse = for<'a> fn(&mut JobSpec, &Options<'a>, &MachineLimits) -> anyhow::Result<()>;
+
+/// The values bounded by the depth, and their least: a batch or watermark above the depth
+/// is refused by [`validate`], lowered to it by [`cap_batching`] (a sweep's point, a depth
+/// changed live, fio's own fixups), so the two cannot disagree on which.
+const DEPTH_BOUND: [(Key, u32); 3] = [
+    (Key::IoDepthBatch, 1),
+    (Key::IoDepthBatchCompleteMin, 0),
+    (Key::IoDepthLow, 0),
+];
+
+/// The checks that relate several options, after each row has parsed its own.
+fn cross_checks(spec: &JobSpec, opts: &Options<'_>, machine: &MachineLimits) -> anyhow::Result<()> {
+    let (rw_text, rw_name) = opts.value(Key::Rw);
+    if spec.ioengine == EngineKind::Ftruncate
+        && (spec.rw.read_pct(spec.rwmixread_pct) > 0 || spec.rw.trims())
+    {
+        let (engine_text, engine_name) = opts.text(Key::IoEngine, "");
+        return Err(usage!(
+            "{engine_name} {engine_text:?} only writes (each write truncates the file to its \
+             offset), but {rw_name} is {rw_text:?}; use rw=write or rw=randwrite"
+        ));
+    }
+    // A split's checks name the split.
+    let (bs_text, bs_name) = match (&spec.bssplit, opts.get(Key::BsSplit)) {
+        (Some(_), Some(option)) => (
+            option.value.as_str(),
+            Name {
+                key: Key::BsSplit,
+                origin: Some(&option.origin),
+            },
+        ),
+        _ => opts.value(Key::Bs),
+    };
+    let (size_text, size_name) = opts.value(Key::Size);
+    if spec.block_size_bytes > spec.size_bytes {
+        return Err(usage!(
+            "{bs_name} {bs_text} is larger than {size_name} {size_text}; raise {size_name} or \
+             lower {bs_name}"
+        ));
+    }
+    depth_bounds(spec, opts)?;
+    let (min, max) = (spec.iodepth_batch_complete_min, spec.iodepth_batch_complete);
+    if min > max {
+        let (_, min_name) = opts.value(Key::IoDepthBatchCompleteMin);
+        let (_, max_name) = opts.value(Key::IoDepthBatchComplete);
+        return Err(usage!(
+            "{min_name} {min} exceeds {max_name} {max}; raise {max_name} or lower {min_name}"
+        ));
+    }
+    // Every per-slot and per-worker cost, not the buffers alone (the session checks each
+    // step against the memory available now: `memory::check_plan`). psync has one slot.
+    let (_, depth_name) = opts.value(Key::IoDepth);
+    let (_, jobs_name) = opts.value(Key::NumJobs);
+    let (iodepth, numjobs) = (spec.iodepth, spec.numjobs);
+    let depth = if spec.ioengine.one_at_a_time() {
+        1
+    } else {
+        iodepth
+    };
+    let estimate =
+        crate::bench::memory::Estimate::of_parts(spec.block_size_bytes, depth, numjobs, 0);
+    if machine.memory_bytes > 0 && estimate.total() > machine.memory_bytes / 2 {
+        return Err(usage!(
+            "{bs_name} {bs_text} x {depth_name} {iodepth} x {jobs_name} {numjobs} needs an \
+             estimated {} of memory ({}), more than half of this machine's {}; lower \
+             {depth_name}, {jobs_name} or {bs_name}",
+            format_bytes(estimate.total()),
+            estimate.parts(),
+            format_bytes(machine.memory_bytes)
+        ));
+    }
+    sequencer_checks(spec, opts)
+}
+
+/// The batching values of [`DEPTH_BOUND`] at most the depth.
+fn depth_bounds(spec: &JobSpec, opts: &Options<'_>) -> anyhow::Result<()> {
+    let (_, depth_name) = opts.value(Key::IoDepth);
+    let iodepth = spec.iodepth;
+    for (key, least) in DEPTH_BOUND {
+        let value = match key {
+            Key::IoDepthBatch => spec.iodepth_batch,
+            Key::IoDepthBatchCompleteMin => spec.iodepth_batch_complete_min,
+            _ => spec.iodepth_low,
+        };
+        if value > iodepth {
+            let (text, name) = opts.value(key);
+            // The batch is named by its number, the others as written.
+            let shown = if key == Key::IoDepthBatch {
+                value.to_string()
+            } else {
+                text.to_string()
+            };
+            return Err(usage!(
+                "{name} {shown} exceeds {depth_name} {iodepth}; use {least} to {iodepth}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `rw=MODE:N` against the block size (a skip keeps every I/O aligned) and verify (which
+/// writes forwards).
+fn sequencer_checks(spec: &JobSpec, opts: &Options<'_>) -> anyhow::Result<()> {
+    let Some(seq) = spec.sequencer else {
+        return Ok(());
+    };
+    let (rw_text, rw_name) = opts.value(Key::Rw);
+    let unit = spec
+        .bssplit
+        .as_ref()
+        .and_then(|split| split.sizes().min())
+        .unwrap_or(spec.block_size_bytes);
+    if let Sequencer::Skip(skip) = seq
+        && skip.unsigned_abs() % unit != 0
+    {
+        return Err(usage!(
+            "{rw_name} {rw_text:?}: the skip must be a multiple of the block size ({}) so \
+             every I/O stays aligned; use e.g. {}:{}",
+            format_size_short(unit),
+            spec.rw.as_str(),
+            format_size_short(unit)
+        ));
+    }
+    let backwards_or_random = !matches!(seq, Sequencer::Skip(skip) if skip > 0);
+    if spec.verify.is_some() && backwards_or_random {
+        return Err(usage!(
+            "{rw_name} {rw_text:?}: a verifying job writes each block of its region once \
+             per pass, forwards; use a forward skip (e.g. write:8k) or drop verify"
+        ));
+    }
+    Ok(())
+}
+
+// The rows' parse-and-bound functions ([`Check::Parse`]), in the table's order. Each sets
+// its field of the job; one that reads another row's value reads it from the job, parsed
+// before it.
+
+fn rw_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
     let (rw_text, rw_name) = opts.value(Key::Rw);
     let (mode, modifier) = match rw_text.split_once(':') {
         Some((mode, modifier)) => (mode.trim(), Some(modifier.trim())),
@@ -1143,51 +1423,58 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
              randrw, trim, randtrim or trimwrite"
         )
     })?;
-    let (buffer_pattern, sg, rw) = sg_options(&opts, rw)?;
-    let sequencer = match modifier {
+    let (sg, rw) = sg_options(opts, rw)?;
+    spec.sg = sg;
+    spec.rw = rw;
+    spec.sequencer = match modifier {
         None => None,
         Some(text) => sequencer_option(rw_name, rw_text, rw, text)?,
     };
+    Ok(())
+}
+
+fn rwmixread_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
     let (text, name) = opts.value(Key::RwMixRead);
-    let rwmixread_pct = match text.parse::<u8>() {
+    spec.rwmixread_pct = match text.parse::<u8>() {
         Ok(pct) if pct <= 100 => pct,
         _ => return Err(usage!("{name} {text:?} is not a percentage; use 0 to 100")),
     };
-    let (bs_text, bs_name) = opts.value(Key::Bs);
-    let mut block_size_bytes = size_option(bs_name, bs_text, "4k, 1M or 512")?;
-    if block_size_bytes > MAX_BLOCK_SIZE_BYTES {
+    Ok(())
+}
+
+fn bs_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    let (text, name) = opts.value(Key::Bs);
+    let bytes = size_option(name, text, "4k, 1M or 512")?;
+    if bytes > MAX_BLOCK_SIZE_BYTES {
         return Err(usage!(
-            "{bs_name} {bs_text} is too large; use at most {}",
+            "{name} {text} is too large; use at most {}",
             format_size_short(MAX_BLOCK_SIZE_BYTES)
         ));
     }
-    let bssplit = bssplit_option(options, block_size_bytes)?;
-    let (bs_text, bs_name) = match (&bssplit, opts.get(Key::BsSplit)) {
-        (Some(split), Some(option)) => {
-            // Buffers hold the largest; the checks below name the split.
-            block_size_bytes = split.sizes().max().unwrap_or(block_size_bytes);
-            (
-                option.value.as_str(),
-                Name {
-                    key: Key::BsSplit,
-                    origin: Some(&option.origin),
-                },
-            )
-        }
-        _ => (bs_text, bs_name),
-    };
-    let (size_text, size_name) = opts.value(Key::Size);
-    let size_bytes = size_option(size_name, size_text, "16M, 1G or 10G")?;
-    if block_size_bytes > size_bytes {
-        return Err(usage!(
-            "{bs_name} {bs_text} is larger than {size_name} {size_text}; raise {size_name} or \
-             lower {bs_name}"
-        ));
-    }
-    let (text, depth_name) = opts.value(Key::IoDepth);
-    let iodepth = count_option(depth_name, text, MAX_IODEPTH, "1, 32 or 128")?;
-    let (text, jobs_name) = opts.value(Key::NumJobs);
-    let numjobs = count_option(jobs_name, text, MAX_NUMJOBS, "1, 2 or 4")?;
+    spec.block_size_bytes = bytes;
+    Ok(())
+}
+
+fn size_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    let (text, name) = opts.value(Key::Size);
+    spec.size_bytes = size_option(name, text, "16M, 1G or 10G")?;
+    spec.size_explicit = opts.get(Key::Size).is_some();
+    Ok(())
+}
+
+fn iodepth_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    let (text, name) = opts.value(Key::IoDepth);
+    spec.iodepth = count_option(name, text, MAX_IODEPTH, "1, 32 or 128")?;
+    Ok(())
+}
+
+fn numjobs_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    let (text, name) = opts.value(Key::NumJobs);
+    spec.numjobs = count_option(name, text, MAX_NUMJOBS, "1, 2 or 4")?;
+    Ok(())
+}
+
+fn ioengine_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
     let (text, name) = opts.value(Key::IoEngine);
     let ioengine = match text {
         "io_uring" => EngineKind::IoUring,
@@ -1218,37 +1505,41 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
     };
     // Trims are synchronous ioctls/fallocates (libaio has no iocb for them either): they run
     // on psync (said in the job's notes).
-    let ioengine = if rw.trims() && matches!(ioengine, EngineKind::IoUring | EngineKind::Libaio) {
-        EngineKind::Psync
-    } else {
-        ioengine
-    };
-    if ioengine == EngineKind::Ftruncate && (rw.read_pct(rwmixread_pct) > 0 || rw.trims()) {
-        let (engine_text, engine_name) = opts.text(Key::IoEngine, "");
-        return Err(usage!(
-            "{engine_name} {engine_text:?} only writes (each write truncates the file to its \
-             offset), but {rw_name} is {rw_text:?}; use rw=write or rw=randwrite"
-        ));
-    }
+    spec.ioengine =
+        if spec.rw.trims() && matches!(ioengine, EngineKind::IoUring | EngineKind::Libaio) {
+            EngineKind::Psync
+        } else {
+            ioengine
+        };
+    Ok(())
+}
+
+fn iodepth_batch_row(
+    spec: &mut JobSpec,
+    opts: &Options<'_>,
+    _: &MachineLimits,
+) -> anyhow::Result<()> {
     let (text, name) = opts.value(Key::IoDepthBatch);
-    let iodepth_batch = count_option(name, text, MAX_IODEPTH, "1 or 8")?;
-    if iodepth_batch > iodepth {
-        return Err(usage!(
-            "{name} {iodepth_batch} exceeds {depth_name} {iodepth}; use 1 to {iodepth}"
-        ));
-    }
+    spec.iodepth_batch = count_option(name, text, MAX_IODEPTH, "1 or 8")?;
+    Ok(())
+}
+
+/// fio's `iodepth_batch_complete_min` (0 to `iodepth`, checked with the others of
+/// [`DEPTH_BOUND`]) with `iodepth_batch_complete_max` (default: the minimum).
+fn batch_complete_row(
+    spec: &mut JobSpec,
+    opts: &Options<'_>,
+    _: &MachineLimits,
+) -> anyhow::Result<()> {
+    let (text, min_name) = opts.value(Key::IoDepthBatchCompleteMin);
+    let min = batch_number(min_name, text, "0, 1 or 8")?;
     let (text, max_name) = opts.value(Key::IoDepthBatchComplete);
-    let (iodepth_batch_complete_min, iodepth_low) =
-        batch_complete_options(&opts, iodepth, depth_name)?;
     // fio's polling mode is both 0 (`io_in_polling` in its backend.c), a maximum not given
     // being 0 there: checked before the maximum's own range, which a 0 is outside.
     let max_zero = text.trim().parse::<u64>() == Ok(0);
-    if iodepth_batch_complete_min == 0
-        && (opts.get(Key::IoDepthBatchComplete).is_none() || max_zero)
-    {
+    if min == 0 && (opts.get(Key::IoDepthBatchComplete).is_none() || max_zero) {
         // fio's polling mode (both 0: a non-blocking reap after every queued I/O) is not
         // diskdash's: say so rather than run another workload under its name.
-        let (_, min_name) = opts.value(Key::IoDepthBatchCompleteMin);
         let max_fix = Name {
             key: Key::IoDepthBatchComplete,
             origin: opts.get(Key::IoDepthBatchCompleteMin).map(|o| &o.origin),
@@ -1260,41 +1551,56 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         } else {
             format!("without {max_bare}")
         };
+        let iodepth = spec.iodepth;
         return Err(usage!(
             "{min_name} 0 {with}: fio's polling mode (a reap after every queued I/O) is not \
              supported; set {max_fix}{iodepth} to poll with the queue kept full, or raise \
              {min_name} to 1 or more"
         ));
     }
-    let mut iodepth_batch_complete = count_option(max_name, text, MAX_IODEPTH, "1 or 32")?;
-    if iodepth_batch_complete_min > iodepth_batch_complete {
-        if opts.get(Key::IoDepthBatchComplete).is_some() {
-            let (_, min_name) = opts.value(Key::IoDepthBatchCompleteMin);
-            return Err(usage!(
-                "{min_name} {iodepth_batch_complete_min} exceeds {max_name} \
-                 {iodepth_batch_complete}; raise {max_name} or lower {min_name}"
-            ));
-        }
-        // fio's default maximum is the minimum.
-        iodepth_batch_complete = iodepth_batch_complete_min;
+    let mut max = count_option(max_name, text, MAX_IODEPTH, "1 or 32")?;
+    // fio's default maximum is the minimum (one given below it: [`cross_checks`]).
+    if opts.get(Key::IoDepthBatchComplete).is_none() {
+        max = max.max(min);
     }
-    // Every per-slot and per-worker cost, not the buffers alone (the session checks each
-    // step against the memory available now: `memory::check_plan`). psync has one slot.
-    let depth = if ioengine.one_at_a_time() { 1 } else { iodepth };
-    let estimate = crate::bench::memory::Estimate::of_parts(block_size_bytes, depth, numjobs, 0);
-    if machine.memory_bytes > 0 && estimate.total() > machine.memory_bytes / 2 {
+    spec.iodepth_batch_complete_min = min;
+    spec.iodepth_batch_complete = max;
+    Ok(())
+}
+
+/// fio's `iodepth_low` (0: `iodepth`; at most `iodepth`, checked with the others of
+/// [`DEPTH_BOUND`]).
+fn iodepth_low_row(
+    spec: &mut JobSpec,
+    opts: &Options<'_>,
+    _: &MachineLimits,
+) -> anyhow::Result<()> {
+    let (text, name) = opts.value(Key::IoDepthLow);
+    spec.iodepth_low = match batch_number(name, text, "0, 4 or 16")? {
+        0 => spec.iodepth,
+        low => low,
+    };
+    Ok(())
+}
+
+/// A batching count of [`DEPTH_BOUND`], 0 allowed (too large a one exceeds the depth).
+fn batch_number(name: Name<'_>, text: &str, examples: &str) -> anyhow::Result<u32> {
+    let Ok(value) = text.trim().parse::<u64>() else {
         return Err(usage!(
-            "{bs_name} {bs_text} x {depth_name} {iodepth} x {jobs_name} {numjobs} needs an \
-             estimated {} of memory ({}), more than half of this machine's {}; lower \
-             {depth_name}, {jobs_name} or {bs_name}",
-            format_bytes(estimate.total()),
-            estimate.parts(),
-            format_bytes(machine.memory_bytes)
+            "{name} {text:?} is not a number; use e.g. {examples}"
         ));
-    }
-    let (text, name) = opts.value(Key::Direct);
-    let direct = flag_option(name, text)?;
-    let sync_every = match (opts.get(Key::Fsync), opts.get(Key::Fdatasync)) {
+    };
+    Ok(u32::try_from(value).unwrap_or(u32::MAX))
+}
+
+fn direct_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.direct = opts.flag(Key::Direct)?;
+    Ok(())
+}
+
+/// `fsync` or `fdatasync` (not both).
+fn sync_every_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.sync_every = match (opts.get(Key::Fsync), opts.get(Key::Fdatasync)) {
         (Some(fsync), Some(fdatasync)) => {
             let fsync = Name {
                 key: Key::Fsync,
@@ -1318,7 +1624,11 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
         }
         (None, None) => None,
     };
-    let open_sync = match opts.text(Key::Sync, "") {
+    Ok(())
+}
+
+fn sync_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.open_sync = match opts.text(Key::Sync, "") {
         ("" | "0" | "none", _) => None,
         ("dsync", _) => Some(OpenSync::Dsync),
         ("sync" | "1", _) => Some(OpenSync::Sync),
@@ -1328,53 +1638,75 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
             ));
         }
     };
-    let cpus = match opts.get(Key::Cpus) {
-        None => None,
-        Some(_) => {
-            let (text, name) = opts.text(Key::Cpus, "");
-            Some(cpu_list(name, text, &machine.available_cpus)?)
-        }
-    };
-    let cpus_split = match opts.value(Key::CpusPolicy) {
-        ("split", _) => true,
-        ("shared", _) => false,
-        (other, name) => {
-            return Err(usage!(
-                "{name} {other:?} is not a CPU policy; use shared or split"
-            ));
-        }
-    };
-    let (text, name) = opts.value(Key::RandomDistribution);
-    let distribution = distribution_option(name, text)?;
+    Ok(())
+}
+
+fn cpus_row(spec: &mut JobSpec, opts: &Options<'_>, machine: &MachineLimits) -> anyhow::Result<()> {
+    if opts.get(Key::Cpus).is_some() {
+        let (text, name) = opts.text(Key::Cpus, "");
+        spec.cpus = Some(cpu_list(name, text, &machine.available_cpus)?);
+    }
+    Ok(())
+}
+
+fn runtime_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
     let (text, name) = opts.value(Key::Runtime);
-    let runtime = duration_option(name, text, "e.g. 10m or 24h", MAX_RUN_TIME)?;
-    if runtime.is_zero() {
+    spec.runtime = duration_option(name, text, "e.g. 10m or 24h", MAX_RUN_TIME)?;
+    if spec.runtime.is_zero() {
         return Err(usage!(
             "{name} {text:?} must be greater than zero; use e.g. 10s"
         ));
     }
+    Ok(())
+}
+
+fn ramp_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
     let (text, name) = opts.value(Key::Ramp);
-    let ramp = duration_option(name, text, "e.g. 30s or 5m", MAX_RUN_TIME)?;
+    spec.ramp = duration_option(name, text, "e.g. 30s or 5m", MAX_RUN_TIME)?;
+    Ok(())
+}
+
+fn interval_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
     let (text, name) = opts.value(Key::Interval);
-    let interval = Interval::parse(text)
+    spec.interval = Interval::parse(text)
         .map_err(|e| usage!("{name} {text:?} {e}"))?
         .get();
+    Ok(())
+}
+
+fn offset_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
     let (text, name) = opts.value(Key::Offset);
-    let offset_bytes = offset_option(name, text)?;
+    spec.offset_bytes = offset_option(name, text)?;
+    Ok(())
+}
+
+fn offset_increment_row(
+    spec: &mut JobSpec,
+    opts: &Options<'_>,
+    _: &MachineLimits,
+) -> anyhow::Result<()> {
     let (text, name) = opts.value(Key::OffsetIncrement);
-    let offset_increment_bytes = offset_option(name, text)?;
-    let io_size_bytes = match opts.get(Key::IoSize) {
-        None => None,
-        Some(_) => {
-            let (text, name) = opts.text(Key::IoSize, "");
-            Some(size_option(name, text, "256M or 10G")?)
-        }
-    };
+    spec.offset_increment_bytes = offset_option(name, text)?;
+    Ok(())
+}
+
+fn io_size_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    if opts.get(Key::IoSize).is_some() {
+        let (text, name) = opts.text(Key::IoSize, "");
+        spec.io_size_bytes = Some(size_option(name, text, "256M or 10G")?);
+    }
+    Ok(())
+}
+
+fn startdelay_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
     let (text, name) = opts.value(Key::StartDelay);
-    let startdelay = duration_option(name, text, "e.g. 2s", MAX_RUN_TIME)?;
-    let randseed = match opts.get(Key::RandSeed) {
-        None => None,
-        Some(option) => Some(option.value.trim().parse::<u64>().map_err(|_| {
+    spec.startdelay = duration_option(name, text, "e.g. 2s", MAX_RUN_TIME)?;
+    Ok(())
+}
+
+fn randseed_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    if let Some(option) = opts.get(Key::RandSeed) {
+        spec.randseed = Some(option.value.trim().parse::<u64>().map_err(|_| {
             let name = Name {
                 key: Key::RandSeed,
                 origin: Some(&option.origin),
@@ -1383,164 +1715,234 @@ pub fn validate(options: &[JobOption], machine: &MachineLimits) -> anyhow::Resul
                 "{name} {:?} is not a seed; use a whole number, e.g. 1234",
                 option.value
             )
-        })?),
-    };
-    let (text, name) = opts.value(Key::EndFsync);
-    let end_fsync = flag_option(name, text)?;
-    let rate = rate_option(&opts, rw.read_pct(rwmixread_pct))?;
-    let uring = uring_options(&opts, ioengine, direct, &machine.available_cpus)?;
-    let verify = verify_option(
-        &opts,
-        rw,
-        rwmixread_pct,
-        block_size_bytes,
-        bssplit.is_some(),
-        distribution,
-    )?;
-    let verify_pattern = verify_pattern_option(&opts, verify.as_ref())?;
-    if let Some(seq) = sequencer {
-        let unit = bssplit
-            .as_ref()
-            .and_then(|split| split.sizes().min())
-            .unwrap_or(block_size_bytes);
-        if let Sequencer::Skip(skip) = seq
-            && skip.unsigned_abs() % unit != 0
-        {
-            return Err(usage!(
-                "{rw_name} {rw_text:?}: the skip must be a multiple of the block size ({}) so \
-                 every I/O stays aligned; use e.g. {}:{}",
-                format_size_short(unit),
-                rw.as_str(),
-                format_size_short(unit)
-            ));
-        }
-        let backwards_or_random = !matches!(seq, Sequencer::Skip(skip) if skip > 0);
-        if verify.is_some() && backwards_or_random {
-            return Err(usage!(
-                "{rw_name} {rw_text:?}: a verifying job writes each block of its region once \
-                 per pass, forwards; use a forward skip (e.g. write:8k) or drop verify"
-            ));
-        }
+        })?);
     }
-    let (steady, cliff_pct) = steady_options(&opts, runtime)?;
-    let number_ios = match opts.get(Key::NumberIos) {
-        None => None,
-        Some(_) => {
-            let (text, name) = opts.text(Key::NumberIos, "");
-            match text.trim().parse::<u64>() {
-                // fio's number_ios=0 is no limit.
-                Ok(0) => None,
-                Ok(n) => Some(n),
-                Err(_) => {
-                    return Err(usage!(
-                        "{name} {text:?} is not a number of I/Os; use e.g. 1000 (0: no limit)"
-                    ));
-                }
-            }
+    Ok(())
+}
+
+fn end_fsync_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.end_fsync = opts.flag(Key::EndFsync)?;
+    Ok(())
+}
+
+fn cpus_policy_row(
+    spec: &mut JobSpec,
+    opts: &Options<'_>,
+    _: &MachineLimits,
+) -> anyhow::Result<()> {
+    spec.cpus_split = match opts.value(Key::CpusPolicy) {
+        ("split", _) => true,
+        ("shared", _) => false,
+        (other, name) => {
+            return Err(usage!(
+                "{name} {other:?} is not a CPU policy; use shared or split"
+            ));
         }
     };
-    let think = think_options(&opts)?;
-    let rate_min = rate_min_options(&opts)?;
-    let flow = flow_options(&opts)?;
-    let (text, name) = opts.value(Key::NoRandomMap);
-    let random_map = !flag_option(name, text)?;
+    Ok(())
+}
+
+fn distribution_row(
+    spec: &mut JobSpec,
+    opts: &Options<'_>,
+    _: &MachineLimits,
+) -> anyhow::Result<()> {
+    let (text, name) = opts.value(Key::RandomDistribution);
+    spec.distribution = distribution_option(name, text)?;
+    Ok(())
+}
+
+fn rate_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.rate = rate_option(opts, spec.rw.read_pct(spec.rwmixread_pct))?;
+    Ok(())
+}
+
+/// A split replaces `bs`; the buffers hold its largest block.
+fn bssplit_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.bssplit = bssplit_option(opts.0, spec.block_size_bytes)?;
+    if let (Some(split), Some(_)) = (&spec.bssplit, opts.get(Key::BsSplit)) {
+        spec.block_size_bytes = split.sizes().max().unwrap_or(spec.block_size_bytes);
+    }
+    Ok(())
+}
+
+fn uring_row(
+    spec: &mut JobSpec,
+    opts: &Options<'_>,
+    machine: &MachineLimits,
+) -> anyhow::Result<()> {
+    spec.uring = uring_options(opts, spec.ioengine, spec.direct, &machine.available_cpus)?;
+    Ok(())
+}
+
+fn steady_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    (spec.steady, spec.cliff_pct) = steady_options(opts, spec.runtime)?;
+    Ok(())
+}
+
+fn verify_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.verify = verify_option(
+        opts,
+        spec.rw,
+        spec.rwmixread_pct,
+        spec.block_size_bytes,
+        spec.bssplit.is_some(),
+        spec.distribution,
+    )?;
+    Ok(())
+}
+
+fn number_ios_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    if opts.get(Key::NumberIos).is_some() {
+        let (text, name) = opts.text(Key::NumberIos, "");
+        spec.number_ios = match text.trim().parse::<u64>() {
+            // fio's number_ios=0 is no limit.
+            Ok(0) => None,
+            Ok(n) => Some(n),
+            Err(_) => {
+                return Err(usage!(
+                    "{name} {text:?} is not a number of I/Os; use e.g. 1000 (0: no limit)"
+                ));
+            }
+        };
+    }
+    Ok(())
+}
+
+fn think_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.think = think_options(opts)?;
+    Ok(())
+}
+
+fn rate_min_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.rate_min = rate_min_options(opts)?;
+    Ok(())
+}
+
+fn flow_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.flow = flow_options(opts)?;
+    Ok(())
+}
+
+fn norandommap_row(
+    spec: &mut JobSpec,
+    opts: &Options<'_>,
+    _: &MachineLimits,
+) -> anyhow::Result<()> {
+    spec.random_map = !opts.flag(Key::NoRandomMap)?;
+    Ok(())
+}
+
+fn random_generator_row(
+    spec: &mut JobSpec,
+    opts: &Options<'_>,
+    _: &MachineLimits,
+) -> anyhow::Result<()> {
     let (text, name) = opts.value(Key::RandomGenerator);
-    let random_generator = Generator::parse(text).ok_or_else(|| {
+    spec.random_generator = Generator::parse(text).ok_or_else(|| {
         usage!("{name} {text:?} is not a random generator; use tausworthe, lfsr or tausworthe64")
     })?;
-    let (text, name) = opts.value(Key::Invalidate);
-    let invalidate = flag_option(name, text)?;
+    Ok(())
+}
+
+fn invalidate_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.invalidate = opts.flag(Key::Invalidate)?;
+    Ok(())
+}
+
+fn fadvise_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
     let (text, name) = opts.value(Key::FadviseHint);
-    let fadvise = Fadvise::parse(text).ok_or_else(|| {
+    spec.fadvise = Fadvise::parse(text).ok_or_else(|| {
         usage!("{name} {text:?} is not an fadvise hint; use 0, 1, sequential or random")
     })?;
+    Ok(())
+}
+
+fn iomem_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
     let (text, name) = opts.value(Key::IoMem);
-    let iomem = IoMem::parse(text).ok_or_else(|| {
+    spec.iomem = IoMem::parse(text).ok_or_else(|| {
         usage!(
             "{name} {text:?} is not an I/O memory type; use malloc, mmap, shm (4 KiB pages), \
              huge, shmhuge or mmaphuge (huge pages)"
         )
     })?;
-    let (text, name) = opts.value(Key::FillDevice);
-    let fill_device = flag_option(name, text)?;
+    Ok(())
+}
+
+fn fallocate_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
     let (text, name) = opts.value(Key::Fallocate);
-    let fallocate = Fallocate::parse(text).ok_or_else(|| {
+    spec.fallocate = Fallocate::parse(text).ok_or_else(|| {
         usage!(
             "{name} {text:?} is not a way to preallocate; use none, native, posix, keep, \
              truncate, 0 or 1"
         )
     })?;
-    let errors = error_policy(&opts)?;
-    let meta = meta_files(&opts, ioengine, rw)?;
-    let prio = prio_options(&opts, ioengine)?;
-    let latency_target = latency_options(&opts)?;
-    Ok(JobSpec {
-        rw,
-        rwmixread_pct,
-        block_size_bytes,
-        size_bytes,
-        size_explicit: opts.get(Key::Size).is_some(),
-        iodepth,
-        numjobs,
-        ioengine,
-        iodepth_batch,
-        iodepth_batch_complete,
-        iodepth_batch_complete_min,
-        iodepth_low,
-        direct,
-        sync_every,
-        open_sync,
-        cpus,
-        cpus_split,
-        runtime,
-        ramp,
-        interval,
-        offset_bytes,
-        offset_increment_bytes,
-        io_size_bytes,
-        startdelay,
-        randseed,
-        end_fsync,
-        distribution,
-        steady,
-        cliff_pct,
-        rate,
-        bssplit,
-        uring,
-        verify,
-        number_ios,
-        think,
-        rate_min,
-        flow,
-        data: shape_option(&opts)?.map_or(
-            crate::bench::spec::BufferData::Random,
-            crate::bench::spec::BufferData::Shaped,
-        ),
-        drop_caches: false,
-        random_map,
-        block_align_bytes: None,
-        zones: None,
-        zbd: None,
-        files: None,
-        random_generator,
-        invalidate,
-        fadvise,
-        iomem,
-        sequencer,
-        fallocate,
-        errors,
-        meta,
-        ioprio: prio.ioprio,
-        cmdprio: prio.cmdprio,
-        numa_cpu_nodes: prio.numa_cpu_nodes,
-        numa_mem_policy: prio.numa_mem_policy,
-        buffer_pattern,
-        verify_pattern,
-        size_at_start: false,
-        sg,
-        fill_device,
-        latency_target,
-    })
+    Ok(())
+}
+
+fn errors_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.errors = error_policy(opts)?;
+    Ok(())
+}
+
+fn shape_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.data = shape_option(opts)?.map_or(
+        crate::bench::spec::BufferData::Random,
+        crate::bench::spec::BufferData::Shaped,
+    );
+    Ok(())
+}
+
+fn meta_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.meta = meta_files(opts, spec.ioengine, spec.rw)?;
+    Ok(())
+}
+
+fn prio_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    let prio = prio_options(opts, spec.ioengine)?;
+    spec.ioprio = prio.ioprio;
+    spec.cmdprio = prio.cmdprio;
+    spec.numa_cpu_nodes = prio.numa_cpu_nodes;
+    spec.numa_mem_policy = prio.numa_mem_policy;
+    Ok(())
+}
+
+/// `buffer_pattern` (hex).
+fn buffer_pattern_row(
+    spec: &mut JobSpec,
+    opts: &Options<'_>,
+    _: &MachineLimits,
+) -> anyhow::Result<()> {
+    if opts.get(Key::BufferPattern).is_some() {
+        let (text, name) = opts.value(Key::BufferPattern);
+        spec.buffer_pattern = Some(bytes_of_hex(text).ok_or_else(|| {
+            usage!("{name} {text:?} is not a byte pattern; use 0x and hex digits (e.g. 0xdeadbeef)")
+        })?);
+    }
+    Ok(())
+}
+
+fn verify_pattern_row(
+    spec: &mut JobSpec,
+    opts: &Options<'_>,
+    _: &MachineLimits,
+) -> anyhow::Result<()> {
+    spec.verify_pattern = verify_pattern_option(opts, spec.verify.as_ref())?;
+    Ok(())
+}
+
+fn fill_device_row(
+    spec: &mut JobSpec,
+    opts: &Options<'_>,
+    _: &MachineLimits,
+) -> anyhow::Result<()> {
+    spec.fill_device = opts.flag(Key::FillDevice)?;
+    Ok(())
+}
+
+fn latency_row(spec: &mut JobSpec, opts: &Options<'_>, _: &MachineLimits) -> anyhow::Result<()> {
+    spec.latency_target = latency_options(opts)?;
+    Ok(())
 }
 
 /// fio's `latency_target` (microseconds without a unit; 0: no search) with
@@ -1877,29 +2279,11 @@ fn time_in(name: Name<'_>, text: &str, unit: &str, examples: &str) -> anyhow::Re
     duration_option(name, &written, examples, MAX_RUN_TIME)
 }
 
-/// fio's `thinktime` with `thinktime_spin`, `thinktime_blocks` and `thinktime_blocks_type`;
-/// the companions without `thinktime` are refused (fio ignores them: they would do nothing).
-/// fio's `flow` (a weight, 1 to 1000; 0: no flow control), `flow_id` (the group, default 0)
-/// and `flow_sleep` (microseconds to wait when held back, default 0).
-/// `buffer_pattern` (hex) and `sg_write_mode`; an sg mode that verifies turns the job's writes
+/// `sg_write_mode`; an sg mode that verifies turns the job's writes
 /// into reads of the same blocks (`write` to `read`, `randwrite` to `randread`).
-fn sg_options(
-    opts: &Options<'_>,
-    rw: RwMode,
-) -> anyhow::Result<(Option<Vec<u8>>, Option<SgMode>, RwMode)> {
-    let pattern = match opts.get(Key::BufferPattern) {
-        None => None,
-        Some(_) => {
-            let (text, name) = opts.value(Key::BufferPattern);
-            Some(bytes_of_hex(text).ok_or_else(|| {
-                usage!(
-                    "{name} {text:?} is not a byte pattern; use 0x and hex digits (e.g. 0xdeadbeef)"
-                )
-            })?)
-        }
-    };
+fn sg_options(opts: &Options<'_>, rw: RwMode) -> anyhow::Result<(Option<SgMode>, RwMode)> {
     let Some(_) = opts.get(Key::SgWriteMode) else {
-        return Ok((pattern, None, rw));
+        return Ok((None, rw));
     };
     let (text, name) = opts.value(Key::SgWriteMode);
     let mode = SgMode::parse(text.trim()).ok_or_else(|| {
@@ -1926,7 +2310,7 @@ fn sg_options(
             "{name} {text:?} needs a writing job; use rw=write or rw=randwrite with it"
         ));
     }
-    Ok((pattern, Some(mode), rw))
+    Ok((Some(mode), rw))
 }
 
 /// `0x0102` as bytes (an odd count of digits gets a leading 0).
@@ -3048,35 +3432,6 @@ fn count_option(name: Name<'_>, text: &str, max: u32, examples: &str) -> anyhow:
     Ok(u32::try_from(value).unwrap_or(max))
 }
 
-/// fio's `iodepth_batch_complete_min` (0 to `iodepth`) and `iodepth_low` (0: `iodepth`; at
-/// most `iodepth`), where fio would lower either silently.
-fn batch_complete_options(
-    opts: &Options<'_>,
-    iodepth: u32,
-    depth_name: Name<'_>,
-) -> anyhow::Result<(u32, u32)> {
-    let count = |key: Key, examples: &str| -> anyhow::Result<u32> {
-        let (text, name) = opts.value(key);
-        let Ok(value) = text.trim().parse::<u64>() else {
-            return Err(usage!(
-                "{name} {text:?} is not a number; use e.g. {examples}"
-            ));
-        };
-        if value > u64::from(iodepth) {
-            return Err(usage!(
-                "{name} {text} exceeds {depth_name} {iodepth}; use 0 to {iodepth}"
-            ));
-        }
-        Ok(u32::try_from(value).unwrap_or(iodepth))
-    };
-    let min = count(Key::IoDepthBatchCompleteMin, "0, 1 or 8")?;
-    let low = match count(Key::IoDepthLow, "0, 4 or 16")? {
-        0 => iodepth,
-        low => low,
-    };
-    Ok((min, low))
-}
-
 fn sync_count(name: Name<'_>, text: &str) -> anyhow::Result<Option<u32>> {
     match text.trim().parse::<u32>() {
         Ok(0) => Ok(None),
@@ -3142,6 +3497,23 @@ mod tests {
         flags.dedup();
         names.dedup();
         assert_eq!((flags.len(), names.len()), (TABLE.len(), TABLE.len()));
+    }
+
+    /// Every row is parsed: by its own function, or with a row that has one.
+    #[test]
+    fn every_row_is_parsed_by_its_function_or_its_groups() {
+        for row in &TABLE {
+            if let Some(head) = row.parsed_with() {
+                assert_ne!(head, row.key, "{} has no function", row.flag);
+                assert_eq!(
+                    head.row().parsed_with(),
+                    None,
+                    "{} with {}",
+                    row.flag,
+                    head.flag()
+                );
+            }
+        }
     }
 
     #[test]
