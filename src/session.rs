@@ -218,25 +218,11 @@ impl Session {
             crate::bench::memory::check_plan(&plan, budget)?;
         }
         let targets = open_targets(&plan, options.allow_destructive)?;
-        // The emulated zone tables, sized by the targets now open (a file or device sets the
-        // working set), before any is allocated.
         if let Some(budget) = &budget {
-            for (step, at) in plan.steps.iter().zip(&targets.step_targets) {
-                for (job, &t) in step.jobs.iter().zip(at) {
-                    if let Some(zones) = job.spec.zbd {
-                        crate::bench::memory::check_zone_table(
-                            &job.name,
-                            zones.zone_bytes,
-                            targets.targets[t].working_set_bytes,
-                            budget,
-                        )?;
-                    }
-                }
-            }
+            check_zone_tables(&plan, &targets, budget)?;
         }
-        let spec = plan.steps[0].jobs[0].spec.clone();
         let target_ids: Vec<_> = targets.targets.iter().map(|t| t.id).collect();
-        let mut guard = output::Guard {
+        let guard = output::Guard {
             targets: &target_ids,
             other_output: None,
             force: options.force,
@@ -250,43 +236,103 @@ impl Session {
                 json.display()
             ));
         }
-        let uses_uring = plan
-            .steps
-            .iter()
-            .flat_map(|s| &s.jobs)
-            .any(|j| j.spec.ioengine == EngineKind::IoUring);
-        let (engine, fallback) = match (spec.ioengine, uses_uring) {
-            (_, true) => match uring::probe() {
-                Ok(()) => (EngineKind::IoUring, None),
-                // Polling was asked for: psync cannot poll, so no fallback.
-                Err(err)
-                    if plan
-                        .steps
-                        .iter()
-                        .flat_map(|s| &s.jobs)
-                        .any(|j| j.spec.uring.hipri || j.spec.uring.sqpoll) =>
-                {
-                    return Err(anyhow::anyhow!(
-                        "io_uring is unavailable ({}: {err}) and a job asks for polled I/O \
-                         (hipri or sqthread_poll), which only io_uring has; drop those options \
-                         to run on psync",
-                        crate::bench::engine::errno_name(err.raw_os_error().unwrap_or(0))
-                    ));
-                }
-                Err(err) if crate::bench::engine::uring_unavailable(&err) => (
-                    EngineKind::Psync,
-                    Some(crate::bench::engine::fallback_note(&err)),
-                ),
-                Err(err) => return Err(err).context("setting up io_uring"),
-            },
-            (other, false) => (other, None),
+        let (engine, fallback) = engine_for(&plan)?;
+        let outputs = Outputs::open(&options, guard)?;
+        let disks = Disks::watch(&targets.targets);
+        check_poll_queues(&plan, &targets, &disks)?;
+        let (jsonl, json) = outputs.keep()?;
+        let (control_tx, control_rx) = mpsc::unbounded_channel();
+        plan_notes.extend(targets.notes);
+        let prepared = runner::Prepared {
+            targets: targets.targets,
+            step_targets: targets.step_targets,
+            clone_targets: targets.clone_targets,
+            json,
+            engine,
+            fallback,
+            jsonl,
+            devices: disks.devices,
+            target_device: disks.target_device,
+            device_absent: disks.absent,
+            notes: plan_notes,
         };
-        // The engine decided for io_uring jobs; the others run as asked.
-        let engine = if spec.ioengine == EngineKind::IoUring {
-            engine
-        } else {
-            spec.ioengine
-        };
+        spawn(
+            runner::Runner::new(plan, options, prepared, control_rx),
+            control_tx,
+        )
+    }
+}
+
+/// The emulated zone tables, sized by the targets now open (a file or device sets the
+/// working set), checked before any is allocated.
+fn check_zone_tables(
+    plan: &Plan,
+    targets: &OpenedTargets,
+    budget: &crate::bench::memory::Budget,
+) -> anyhow::Result<()> {
+    for (step, at) in plan.steps.iter().zip(&targets.step_targets) {
+        for (job, &t) in step.jobs.iter().zip(at) {
+            if let Some(zones) = job.spec.zbd {
+                crate::bench::memory::check_zone_table(
+                    &job.name,
+                    zones.zone_bytes,
+                    targets.targets[t].working_set_bytes,
+                    budget,
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The engine the plan's first job runs on, and the note of a fallback: io_uring when it is
+/// available (probed when any job asks for it), psync when it is not and no job polls.
+fn engine_for(plan: &Plan) -> anyhow::Result<(EngineKind, Option<String>)> {
+    let spec = &plan.steps[0].jobs[0].spec;
+    let jobs = || plan.steps.iter().flat_map(|s| &s.jobs);
+    let uses_uring = jobs().any(|j| j.spec.ioengine == EngineKind::IoUring);
+    let (engine, fallback) = match (spec.ioengine, uses_uring) {
+        (_, true) => match uring::probe() {
+            Ok(()) => (EngineKind::IoUring, None),
+            // Polling was asked for: psync cannot poll, so no fallback.
+            Err(err) if jobs().any(|j| j.spec.uring.hipri || j.spec.uring.sqpoll) => {
+                return Err(anyhow::anyhow!(
+                    "io_uring is unavailable ({}: {err}) and a job asks for polled I/O \
+                     (hipri or sqthread_poll), which only io_uring has; drop those options \
+                     to run on psync",
+                    crate::bench::engine::errno_name(err.raw_os_error().unwrap_or(0))
+                ));
+            }
+            Err(err) if crate::bench::engine::uring_unavailable(&err) => (
+                EngineKind::Psync,
+                Some(crate::bench::engine::fallback_note(&err)),
+            ),
+            Err(err) => return Err(err).context("setting up io_uring"),
+        },
+        (other, false) => (other, None),
+    };
+    // The engine decided for io_uring jobs; the others run as asked.
+    let engine = if spec.ioengine == EngineKind::IoUring {
+        engine
+    } else {
+        spec.ioengine
+    };
+    Ok((engine, fallback))
+}
+
+/// The record's outputs, opened and checked; an earlier `--jsonl` file is emptied, and one
+/// made here kept, only once every check has passed ([`Outputs::keep`]).
+struct Outputs {
+    jsonl: Option<JsonlWriter>,
+    json: Option<output::RecordDestination>,
+    /// A `--jsonl` file made here: removed when dropped unless kept.
+    jsonl_made: Option<output::Made>,
+    /// An earlier record at `--jsonl`'s name, to empty.
+    jsonl_to_empty: Option<std::fs::File>,
+}
+
+impl Outputs {
+    fn open(options: &SessionOptions, mut guard: output::Guard<'_>) -> anyhow::Result<Self> {
         let mut jsonl_made = None;
         let mut jsonl_to_empty: Option<std::fs::File> = None;
         // JSON Lines first: the record's check then knows the file they write (two spellings
@@ -315,10 +361,42 @@ impl Session {
             }
             Some(Output::Stdout) | None => None,
         };
+        Ok(Self {
+            jsonl,
+            json,
+            jsonl_made,
+            jsonl_to_empty,
+        })
+    }
+
+    /// Every check has passed: the earlier `--jsonl` file gives way, a new one stays.
+    fn keep(self) -> anyhow::Result<(Option<JsonlWriter>, Option<output::RecordDestination>)> {
+        if let Some(file) = self.jsonl_to_empty {
+            file.set_len(0)
+                .context("emptying --jsonl's earlier record")?;
+        }
+        if let Some(made) = self.jsonl_made {
+            made.keep();
+        }
+        Ok((self.jsonl, self.json))
+    }
+}
+
+/// The disks under the targets, each watched once.
+struct Disks {
+    devices: Vec<window::DeviceWatch>,
+    /// For each target, its disk in `devices` (`None`: not watched).
+    target_device: Vec<Option<usize>>,
+    /// Why the first disk that could not be watched could not.
+    absent: Option<String>,
+}
+
+impl Disks {
+    fn watch(targets: &[target::Target]) -> Self {
         let mut devices: Vec<window::DeviceWatch> = Vec::new();
-        let mut target_device = Vec::with_capacity(targets.targets.len());
-        let mut device_absent = None;
-        for t in &targets.targets {
+        let mut target_device = Vec::with_capacity(targets.len());
+        let mut absent = None;
+        for t in targets {
             if let Some(at) = devices
                 .iter()
                 .position(|d| d.device_number == t.device_number)
@@ -332,86 +410,77 @@ impl Session {
                     target_device.push(Some(devices.len() - 1));
                 }
                 Err(why) => {
-                    device_absent.get_or_insert(why);
+                    absent.get_or_insert(why);
                     target_device.push(None);
                 }
             }
         }
-        // Polled I/O on a disk without poll queues fails at the first I/O (EOPNOTSUPP): say
-        // so before anything runs.
-        for (step, at) in plan.steps.iter().zip(&targets.step_targets) {
-            for (job, &t) in step.jobs.iter().zip(at) {
-                let disk = target_device[t].map(|d| &devices[d]);
-                if let Some(disk) = disk
-                    && job.spec.uring.hipri
-                    && disk.queue.io_poll == Some(false)
-                {
-                    return Err(crate::usage!(
-                        "hipri: {} has no poll queues (queue/io_poll is 0), so polled I/O on \
-                         {} would fail with EOPNOTSUPP; drop hipri (on NVMe, poll queues come \
-                         from the nvme module's poll_queues)",
-                        disk.chain.device,
-                        targets.targets[t].path.display()
-                    ));
-                }
-            }
-        }
-        // Every check has passed: the earlier --jsonl file gives way, a new one stays.
-        if let Some(file) = jsonl_to_empty {
-            file.set_len(0)
-                .context("emptying --jsonl's earlier record")?;
-        }
-        if let Some(made) = jsonl_made {
-            made.keep();
-        }
-        let (control_tx, control_rx) = mpsc::unbounded_channel();
-        plan_notes.extend(targets.notes);
-        let prepared = runner::Prepared {
-            targets: targets.targets,
-            step_targets: targets.step_targets,
-            clone_targets: targets.clone_targets,
-            json,
-            engine,
-            fallback,
-            jsonl,
+        Self {
             devices,
             target_device,
-            device_absent,
-            notes: plan_notes,
-        };
-        let runner = runner::Runner::new(plan, options, prepared, control_rx);
-        let snapshots = runner.subscribe();
-        let abort = runner.abort_reason();
-        // The runner is handed over once the thread exists: when it cannot be started (a
-        // pids limit, no memory for its stack), the runner is still here to write the record
-        // and remove the scratch file.
-        let (hand_over, take) = std::sync::mpsc::sync_channel::<runner::Runner>(1);
-        let thread = match std::thread::Builder::new()
-            .name("session".into())
-            .spawn(move || take.recv().map(runner::Runner::run).ok())
-        {
-            Ok(thread) => {
-                hand_over
-                    .send(runner)
-                    .map_err(|_| anyhow::anyhow!("the session thread ended before it started"))?;
-                thread
-            }
-            Err(err) => {
-                let message = format!("cannot start the session thread: {err}");
-                let outcome = runner.fail_unstarted(message.clone());
-                return Err(match outcome.record_error {
-                    Some(record_error) => anyhow::anyhow!("{message}; {record_error}"),
-                    None => anyhow::anyhow!("{message}"),
-                });
-            }
-        };
-        Ok(SessionHandle {
-            snapshots,
-            control: control_tx,
-            thread,
-            abort,
-        })
+            absent,
+        }
     }
+}
+
+/// Polled I/O on a disk without poll queues fails at the first I/O (EOPNOTSUPP): said before
+/// anything runs.
+fn check_poll_queues(plan: &Plan, targets: &OpenedTargets, disks: &Disks) -> anyhow::Result<()> {
+    for (step, at) in plan.steps.iter().zip(&targets.step_targets) {
+        for (job, &t) in step.jobs.iter().zip(at) {
+            let disk = disks.target_device[t].map(|d| &disks.devices[d]);
+            if let Some(disk) = disk
+                && job.spec.uring.hipri
+                && disk.queue.io_poll == Some(false)
+            {
+                return Err(crate::usage!(
+                    "hipri: {} has no poll queues (queue/io_poll is 0), so polled I/O on \
+                     {} would fail with EOPNOTSUPP; drop hipri (on NVMe, poll queues come \
+                     from the nvme module's poll_queues)",
+                    disk.chain.device,
+                    targets.targets[t].path.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Starts the session thread with `runner`. The runner is handed over once the thread
+/// exists: when it cannot be started (a pids limit, no memory for its stack), the runner is
+/// still here to write the record and remove the scratch file.
+fn spawn(
+    runner: runner::Runner,
+    control: mpsc::UnboundedSender<Control>,
+) -> anyhow::Result<SessionHandle> {
+    let snapshots = runner.subscribe();
+    let abort = runner.abort_reason();
+    let (hand_over, take) = std::sync::mpsc::sync_channel::<runner::Runner>(1);
+    let thread = match std::thread::Builder::new()
+        .name("session".into())
+        .spawn(move || take.recv().map(runner::Runner::run).ok())
+    {
+        Ok(thread) => {
+            hand_over
+                .send(runner)
+                .map_err(|_| anyhow::anyhow!("the session thread ended before it started"))?;
+            thread
+        }
+        Err(err) => {
+            let message = format!("cannot start the session thread: {err}");
+            let outcome = runner.fail_unstarted(message.clone());
+            return Err(match outcome.record_error {
+                Some(record_error) => anyhow::anyhow!("{message}; {record_error}"),
+                None => anyhow::anyhow!("{message}"),
+            });
+        }
+    };
+    Ok(SessionHandle {
+        snapshots,
+        control,
+        thread,
+        abort,
+    })
 }
 
 /// Every step runs its jobs in one measured window: the step's ramp is the longest ramp of its
@@ -463,26 +532,6 @@ struct OpenedTargets {
 /// two jobs of one step may not share a file or device when either writes.
 fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTargets> {
     let jobs = || plan.steps.iter().flat_map(|s| &s.jobs);
-    // The spec a target is opened with: `job`'s, made a writer when a job of the plan that can
-    // share the descriptor (same path, O_DIRECT, O_SYNC) writes, so a sweep's write points after
-    // its read points find it open for writing (and the write rules checked up front).
-    let open_spec = |job: &crate::plan::Job| {
-        let mut spec = job.spec.clone();
-        let shares = |other: &crate::plan::Job| {
-            other.target == job.target
-                && other.spec.direct == job.spec.direct
-                && other.spec.open_sync == job.spec.open_sync
-        };
-        if !spec.writes() && jobs().any(|other| shares(other) && other.spec.writes()) {
-            // Reads and writes: a file it creates is still filled for the reads.
-            spec.rw = crate::bench::spec::RwMode::Rw;
-            spec.rwmixread_pct = 50;
-        }
-        crate::plan::Job {
-            spec,
-            ..job.clone()
-        }
-    };
     let one_mode = plan
         .steps
         .first()
@@ -494,27 +543,7 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
         });
     let shared = jobs().all(|j| j.clones.is_empty());
     if let (Ok(job), true, true) = (plan.single_target_job(), one_mode, shared) {
-        let mut target = open_job_target(&open_spec(job), allow_destructive, false)?;
-        // Its room was checked as it opened: a new file of a pure write job is laid out now.
-        target.lay_out()?;
-        // Every step's block size fits the target, checked before anything runs.
-        for (i, step) in plan.steps.iter().enumerate().skip(1) {
-            for job in &step.jobs {
-                target::check_block_size(
-                    &job.spec,
-                    &format!("step {}: bs", i + 1),
-                    target.dio_align_bytes,
-                    target.working_set_bytes,
-                    &target.path,
-                )?;
-            }
-        }
-        return Ok(OpenedTargets {
-            targets: vec![target],
-            step_targets: vec![vec![0]; plan.steps.len()],
-            clone_targets: vec![vec![Vec::new()]; plan.steps.len()],
-            notes: Vec::new(),
-        });
+        return open_single_target(plan, job, allow_destructive);
     }
     let mut targets: Vec<target::Target> = Vec::new();
     // (path, direct, open_sync, writes) of each opened target.
@@ -554,7 +583,7 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
                 )?;
                 at
             } else {
-                let job = &open_spec(job);
+                let job = &open_spec(plan, job);
                 let key = (key.0.clone(), key.1, key.2, job.spec.writes());
                 let made_here = job.target.as_ref().is_some_and(|p| created.contains(p));
                 let target = if made_here {
@@ -585,25 +614,7 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
             here.push(index);
             here_clones.push(clones_of[index].clone());
         }
-        // Two jobs at once on one file or device, one writing: as fio does, unless either
-        // verifies (it would read the other's blocks as corrupt).
-        for (a, &ta) in here.iter().enumerate() {
-            for (b, &tb) in here.iter().enumerate().skip(a + 1) {
-                let (ja, jb) = (&step.jobs[a], &step.jobs[b]);
-                if targets[ta].id == targets[tb].id
-                    && (ja.spec.writes() || jb.spec.writes())
-                    && (ja.spec.verify.is_some() || jb.spec.verify.is_some())
-                {
-                    return Err(crate::usage!(
-                        "jobs {} and {} both use {} at the same time, one writes and one \
-                         verifies; give each its own file, or put stonewall before the second",
-                        ja.name,
-                        jb.name,
-                        targets[ta].path.display()
-                    ));
-                }
-            }
-        }
+        check_shared_in_step(step, &here, &targets)?;
         step_targets.push(here);
         clone_targets.push(here_clones);
     }
@@ -619,6 +630,85 @@ fn open_targets(plan: &Plan, allow_destructive: bool) -> anyhow::Result<OpenedTa
         clone_targets,
         notes: Vec::new(),
     })
+}
+
+/// The spec a target is opened with: `job`'s, made a writer when a job of the plan that can
+/// share the descriptor (same path, O_DIRECT, O_SYNC) writes, so a sweep's write points after
+/// its read points find it open for writing (and the write rules checked up front).
+fn open_spec(plan: &Plan, job: &crate::plan::Job) -> crate::plan::Job {
+    let mut spec = job.spec.clone();
+    let shares = |other: &crate::plan::Job| {
+        other.target == job.target
+            && other.spec.direct == job.spec.direct
+            && other.spec.open_sync == job.spec.open_sync
+    };
+    let jobs = || plan.steps.iter().flat_map(|s| &s.jobs);
+    if !spec.writes() && jobs().any(|other| shares(other) && other.spec.writes()) {
+        // Reads and writes: a file it creates is still filled for the reads.
+        spec.rw = crate::bench::spec::RwMode::Rw;
+        spec.rwmixread_pct = 50;
+    }
+    crate::plan::Job {
+        spec,
+        ..job.clone()
+    }
+}
+
+/// A plan of one target (`bench`, its live changes), opened once for every step.
+fn open_single_target(
+    plan: &Plan,
+    job: &crate::plan::Job,
+    allow_destructive: bool,
+) -> anyhow::Result<OpenedTargets> {
+    let mut target = open_job_target(&open_spec(plan, job), allow_destructive, false)?;
+    // Its room was checked as it opened: a new file of a pure write job is laid out now.
+    target.lay_out()?;
+    // Every step's block size fits the target, checked before anything runs.
+    for (i, step) in plan.steps.iter().enumerate().skip(1) {
+        for job in &step.jobs {
+            target::check_block_size(
+                &job.spec,
+                &format!("step {}: bs", i + 1),
+                target.dio_align_bytes,
+                target.working_set_bytes,
+                &target.path,
+            )?;
+        }
+    }
+    Ok(OpenedTargets {
+        targets: vec![target],
+        step_targets: vec![vec![0]; plan.steps.len()],
+        clone_targets: vec![vec![Vec::new()]; plan.steps.len()],
+        notes: Vec::new(),
+    })
+}
+
+/// Two jobs of `step` at once on one file or device (`here`: each job's target), one
+/// writing: as fio does, unless either verifies (it would read the other's blocks as
+/// corrupt).
+fn check_shared_in_step(
+    step: &crate::plan::Step,
+    here: &[usize],
+    targets: &[target::Target],
+) -> anyhow::Result<()> {
+    for (a, &ta) in here.iter().enumerate() {
+        for (b, &tb) in here.iter().enumerate().skip(a + 1) {
+            let (ja, jb) = (&step.jobs[a], &step.jobs[b]);
+            if targets[ta].id == targets[tb].id
+                && (ja.spec.writes() || jb.spec.writes())
+                && (ja.spec.verify.is_some() || jb.spec.verify.is_some())
+            {
+                return Err(crate::usage!(
+                    "jobs {} and {} both use {} at the same time, one writes and one \
+                     verifies; give each its own file, or put stonewall before the second",
+                    ja.name,
+                    jb.name,
+                    targets[ta].path.display()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Opens (or creates) the files of clones 1, 2, ... of a job whose clones each run on their
