@@ -3124,6 +3124,35 @@ impl JobSpec {
         options.extend(changes);
         validate(&options, machine)
     }
+
+    /// This job with its queue depth changed live to `depth`: the batching values of [`DEPTH_BOUND`]
+    /// as `given` set them (the job as its step was planned) capped to the new depth by
+    /// [`cap_batching`], as a sweep's point and fio cap them, so a shallower queue and back
+    /// restores them; then checked by the same rules as a new job.
+    ///
+    /// # Errors
+    /// The usage error of [`validate`] for the new depth (named as a key pressed).
+    pub fn at_depth(
+        &self,
+        given: &Self,
+        depth: u32,
+        machine: &MachineLimits,
+    ) -> anyhow::Result<Self> {
+        let bound = |o: &JobOption| DEPTH_BOUND.iter().any(|&(key, _)| key == o.key);
+        let mut options: Vec<JobOption> = self
+            .to_options(&Origin::CommandLine)
+            .into_iter()
+            .filter(|o| !bound(o))
+            .collect();
+        options.extend(
+            given
+                .to_options(&Origin::CommandLine)
+                .into_iter()
+                .filter(bound),
+        );
+        options.push(JobOption::dashboard(Key::IoDepth, depth.to_string()));
+        validate(&cap_batching(&options).0, machine)
+    }
 }
 
 fn size_option(name: Name<'_>, text: &str, examples: &str) -> anyhow::Result<u64> {
@@ -3601,6 +3630,52 @@ mod tests {
             out.push(JobOption::flag(key, value));
         }
         out
+    }
+
+    /// A depth changed live caps the batching values the job was given, as a sweep's point at
+    /// that depth does: a shallower queue and back restores them.
+    #[test]
+    fn a_depth_changed_live_caps_the_given_batching_as_a_sweep_point_does() {
+        let argv = [
+            "-q",
+            "32",
+            "--iodepth-batch",
+            "8",
+            "--iodepth-batch-complete-min",
+            "4",
+            "--iodepth-low",
+            "16",
+        ];
+        let given = parse(&argv).unwrap();
+        let batching = |s: &JobSpec| {
+            (
+                s.iodepth,
+                s.iodepth_batch,
+                s.iodepth_batch_complete_min,
+                s.iodepth_batch_complete,
+                s.iodepth_low,
+            )
+        };
+        let shallow = given.at_depth(&given, 2, &machine()).unwrap();
+        assert_eq!(batching(&shallow), (2, 2, 2, 4, 2));
+        let mut point = flags(&argv);
+        point.push(JobOption::flag(Key::IoDepth, "2"));
+        let point = validate(&cap_batching(&point).0, &machine()).unwrap();
+        assert_eq!(shallow, point);
+        assert_eq!(shallow.at_depth(&given, 32, &machine()).unwrap(), given);
+        let deeper = shallow.at_depth(&given, 64, &machine()).unwrap();
+        assert_eq!(batching(&deeper), (64, 8, 4, 4, 16));
+        let refused = given.at_depth(&given, 32_768, &machine()).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "iodepth \"32768\" is too large; use 1 to 16384"
+        );
+        // A watermark not set follows the depth: the queue is kept full.
+        let full = parse(&["-q", "8"]).unwrap();
+        assert_eq!(
+            full.at_depth(&full, 64, &machine()).unwrap().iodepth_low,
+            64
+        );
     }
 
     fn machine() -> MachineLimits {

@@ -557,25 +557,8 @@ impl Runner {
     fn changed_from(&mut self, spec: JobSpec, change: &Control) -> Option<JobSpec> {
         let key = |key, value: String| JobOption::dashboard(key, value);
         let changes = match *change {
-            Control::SetIodepth(n) => {
-                let mut changes = vec![
-                    key(Key::IoDepth, n.to_string()),
-                    // A shallower queue takes the batch down with it.
-                    key(
-                        Key::IoDepthBatch,
-                        spec.iodepth_batch.min(n.max(1)).to_string(),
-                    ),
-                    key(
-                        Key::IoDepthBatchCompleteMin,
-                        spec.iodepth_batch_complete_min.min(n).to_string(),
-                    ),
-                ];
-                // A low watermark that was set stays at most the new depth.
-                if spec.iodepth_low < spec.iodepth {
-                    changes.push(key(Key::IoDepthLow, spec.iodepth_low.min(n).to_string()));
-                }
-                changes
-            }
+            // The batching values follow: `JobSpec::at_depth`.
+            Control::SetIodepth(_) => Vec::new(),
             Control::SetNumjobs(n) => vec![key(Key::NumJobs, n.to_string())],
             Control::SetBlockSize(bs) => vec![key(Key::Bs, bs.to_string())],
             Control::SetRw(rw) => vec![key(Key::Rw, rw.as_str().to_string())],
@@ -586,7 +569,15 @@ impl Runner {
             return None;
         }
         let target = &self.targets[0];
-        let checked = spec.with(changes, &self.machine).and_then(|next| {
+        let next = match *change {
+            // The batching values as the step was given, capped to the new depth as a sweep's
+            // point caps them.
+            Control::SetIodepth(n) => {
+                spec.at_depth(&self.plan.steps[self.step].jobs[0].spec, n, &self.machine)
+            }
+            _ => spec.with(changes, &self.machine),
+        };
+        let checked = next.and_then(|next| {
             // The changed job must fit the memory available now (the running one's included:
             // it holds its memory until the change starts the next step).
             if let Some(budget) = crate::bench::memory::Budget::detect() {
