@@ -219,11 +219,6 @@ fn terminal_width() -> Option<usize> {
         .filter(|&w| w > 0)
 }
 
-/// The dimension a sweepable key is.
-fn dimension(key: Key) -> Option<Dimension> {
-    Dimension::ALL.into_iter().find(|d| d.flag() == key.flag())
-}
-
 /// The swept options (more than one value), in the order their flags were given, and the
 /// options of everything else.
 fn axes_and_base(args: &SweepArgs) -> anyhow::Result<(Vec<Axis>, Vec<JobOption>)> {
@@ -241,10 +236,15 @@ fn axes_and_base(args: &SweepArgs) -> anyhow::Result<(Vec<Axis>, Vec<JobOption>)
             sweep_default(Key::Ramp)
         });
     }
-    base.extend(given.iter().filter(|o| dimension(o.key).is_none()).cloned());
+    base.extend(
+        given
+            .iter()
+            .filter(|o| Dimension::of(o.key).is_none())
+            .cloned(),
+    );
     let mut axes = Vec::new();
     for option in given {
-        let Some(dimension) = dimension(option.key) else {
+        let Some(dimension) = Dimension::of(option.key) else {
             continue;
         };
         let axis = sweep::parse_axis(dimension, &option.value)?;
@@ -300,10 +300,11 @@ fn refuse_lists(args: &SweepArgs) -> anyhow::Result<()> {
         );
     if let Some((flag, text)) = lists.next() {
         let text = text.unwrap_or_default();
+        let swept: Vec<_> = Dimension::ALL.iter().map(|d| d.flag()).collect();
         return Err(usage!(
-            "{flag} {text:?}: only the workload options take lists and ranges (--rw, --bs, \
-             --iodepth, --numjobs, --ioengine, --direct, --fsync, --fdatasync, --sync); give \
-             {flag} one value"
+            "{flag} {text:?}: only the workload options take lists and ranges ({}); give \
+             {flag} one value",
+            swept.join(", ")
         ));
     }
     Ok(())
@@ -328,7 +329,7 @@ fn latency_target(
     };
     if !axes
         .iter()
-        .any(|a| matches!(a.dimension, Dimension::IoDepth | Dimension::NumJobs))
+        .any(|a| matches!(a.dimension.key(), Key::IoDepth | Key::NumJobs))
     {
         return Err(usage!(
             "--latency-target needs a sweep of --iodepth or --numjobs to walk up; add e.g. \

@@ -14,7 +14,7 @@ pub mod table;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::bench::options::{JobOption, Key, cap_batching, validate};
+use crate::bench::options::{JobOption, Key, TABLE, cap_batching, validate};
 use crate::bench::spec::{MachineLimits, RwMode};
 use crate::plan::{Job, Plan, Step};
 use crate::units::{format_duration, format_size_short, parse_size_bytes};
@@ -30,71 +30,50 @@ pub const HARD_MAX_STEPS: u64 = 100_000;
 /// The most values one range may expand to (2^40 bytes is 1 TiB: far beyond a block size).
 const MAX_RANGE_VALUES: usize = 64;
 
-/// An option a sweep may vary.
+/// An option a sweep may vary: a row of the option table that takes a list
+/// ([`Row::sweep_list`](crate::bench::options::Row::sweep_list)), named as the row is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dimension {
-    Rw,
-    Bs,
-    IoDepth,
-    NumJobs,
-    IoEngine,
-    Direct,
-    Fsync,
-    Fdatasync,
-    /// How the files are opened: O_DSYNC (`dsync`), O_SYNC (`sync`) or neither (`none`).
-    Sync,
-}
+pub struct Dimension(Key);
 
 impl Dimension {
-    pub const ALL: [Self; 9] = [
-        Self::Rw,
-        Self::Bs,
-        Self::IoDepth,
-        Self::NumJobs,
-        Self::IoEngine,
-        Self::Direct,
-        Self::Fsync,
-        Self::Fdatasync,
-        Self::Sync,
-    ];
+    /// Every option a sweep varies, in the table's order.
+    pub const ALL: [Self; 9] = swept_rows();
+
+    /// The dimension of `key`, when a sweep varies it.
+    #[must_use]
+    pub fn of(key: Key) -> Option<Self> {
+        key.row().sweep_list.map(|_| Self(key))
+    }
+
+    /// The option varied.
+    #[must_use]
+    pub const fn key(self) -> Key {
+        self.0
+    }
 
     /// The name in tables and records (`bench`'s flag without dashes).
     #[must_use]
     pub fn name(self) -> &'static str {
-        match self {
-            Self::Rw => "rw",
-            Self::Bs => "bs",
-            Self::IoDepth => "iodepth",
-            Self::NumJobs => "numjobs",
-            Self::IoEngine => "ioengine",
-            Self::Direct => "direct",
-            Self::Fsync => "fsync",
-            Self::Fdatasync => "fdatasync",
-            Self::Sync => "sync",
-        }
+        let flag = self.flag();
+        flag.strip_prefix("--").unwrap_or(flag)
     }
 
     /// The flag, for errors.
     #[must_use]
     pub fn flag(self) -> &'static str {
-        match self {
-            Self::Rw => "--rw",
-            Self::Bs => "--bs",
-            Self::IoDepth => "--iodepth",
-            Self::NumJobs => "--numjobs",
-            Self::IoEngine => "--ioengine",
-            Self::Direct => "--direct",
-            Self::Fsync => "--fsync",
-            Self::Fdatasync => "--fdatasync",
-            Self::Sync => "--sync",
-        }
+        self.0.flag()
+    }
+
+    /// Values as a sweep lists them, for errors (the row's example for help).
+    fn example(self) -> &'static str {
+        self.0.row().sweep_list.unwrap_or_default()
     }
 
     /// Whether `a..b` ranges apply (powers of two).
     fn ranges(self) -> Option<Range> {
-        match self {
-            Self::Bs => Some(Range::Size),
-            Self::IoDepth | Self::NumJobs => Some(Range::Count),
+        match self.0 {
+            Key::Bs => Some(Range::Size),
+            Key::IoDepth | Key::NumJobs => Some(Range::Count),
             _ => None,
         }
     }
@@ -103,18 +82,14 @@ impl Dimension {
     /// `yes` sets `direct=1`.
     #[must_use]
     pub fn options(self, value: &str) -> Vec<(Key, String)> {
-        match self {
-            Self::Rw => match value.split_once(':') {
+        match self.0 {
+            Key::Rw => match value.split_once(':') {
                 Some((rw, pct)) => {
                     vec![(Key::Rw, rw.to_string()), (Key::RwMixRead, pct.to_string())]
                 }
                 None => vec![(Key::Rw, value.to_string())],
             },
-            Self::Bs => vec![(Key::Bs, value.to_string())],
-            Self::IoDepth => vec![(Key::IoDepth, value.to_string())],
-            Self::NumJobs => vec![(Key::NumJobs, value.to_string())],
-            Self::IoEngine => vec![(Key::IoEngine, value.to_string())],
-            Self::Direct => vec![(
+            Key::Direct => vec![(
                 Key::Direct,
                 if matches!(value, "yes" | "1" | "true") {
                     "1"
@@ -123,22 +98,38 @@ impl Dimension {
                 }
                 .to_string(),
             )],
-            Self::Fsync => vec![(Key::Fsync, value.to_string())],
-            Self::Fdatasync => vec![(Key::Fdatasync, value.to_string())],
-            Self::Sync => vec![(Key::Sync, value.to_string())],
+            key => vec![(key, value.to_string())],
         }
     }
 
     /// The value as a number on a chart's x axis (bytes, a count), when it is one.
     #[must_use]
     pub fn x(self, value: &str) -> Option<f64> {
-        match self {
+        match self.0 {
             #[allow(clippy::cast_precision_loss)]
-            Self::Bs => parse_size_bytes(value).map(|b| b as f64),
-            Self::IoDepth | Self::NumJobs | Self::Fsync | Self::Fdatasync => value.parse().ok(),
+            Key::Bs => parse_size_bytes(value).map(|b| b as f64),
+            Key::IoDepth | Key::NumJobs | Key::Fsync | Key::Fdatasync => value.parse().ok(),
             _ => None,
         }
     }
+}
+
+/// The rows of the option table a sweep takes ([`Dimension::ALL`]).
+const fn swept_rows() -> [Dimension; 9] {
+    let mut out = [Dimension(Key::Rw); 9];
+    let (mut i, mut n) = (0, 0);
+    while i < TABLE.len() {
+        if TABLE[i].sweep_list.is_some() {
+            out[n] = Dimension(TABLE[i].key);
+            n += 1;
+        }
+        i += 1;
+    }
+    assert!(
+        n == out.len(),
+        "Dimension::ALL holds every row with a sweep list"
+    );
+    out
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,7 +158,7 @@ pub fn parse_axis(dimension: Dimension, text: &str) -> anyhow::Result<Axis> {
         if item.is_empty() {
             return Err(usage!(
                 "{flag} {text:?} has an empty value; list values like {}",
-                example(dimension)
+                dimension.example()
             ));
         }
         if let Some((lo, hi)) = item.split_once("..") {
@@ -175,7 +166,7 @@ pub fn parse_axis(dimension: Dimension, text: &str) -> anyhow::Result<Axis> {
                 return Err(usage!(
                     "{flag} {item:?}: {} takes no range; list the values, e.g. {}",
                     dimension.name(),
-                    example(dimension)
+                    dimension.example()
                 ));
             };
             values.extend(range(flag, item, lo, hi, kind)?);
@@ -196,20 +187,6 @@ pub fn parse_axis(dimension: Dimension, text: &str) -> anyhow::Result<Axis> {
         dimension,
         values: seen,
     })
-}
-
-fn example(dimension: Dimension) -> &'static str {
-    match dimension {
-        Dimension::Rw => "read,write,randrw:75",
-        Dimension::Bs => "4k,64k,1M or 4k..1M",
-        Dimension::IoDepth => "1,32 or 1..256",
-        Dimension::NumJobs => "1,4 or 1..64",
-        Dimension::IoEngine => "io_uring,psync",
-        Dimension::Direct => "yes,no",
-        Dimension::Fsync => "0,1",
-        Dimension::Fdatasync => "0,1",
-        Dimension::Sync => "none,dsync,sync",
-    }
 }
 
 /// The values of `lo..hi`: `lo`, `2 lo`, `4 lo`, ... up to `hi` (and `hi` itself when it is not
@@ -263,16 +240,16 @@ fn range(flag: &str, item: &str, lo: &str, hi: &str, kind: Range) -> anyhow::Res
 }
 
 fn check_value(dimension: Dimension, flag: &str, value: &str) -> anyhow::Result<()> {
-    let ok = match dimension {
-        Dimension::Rw => {
+    let ok = match dimension.key() {
+        Key::Rw => {
             let (rw, pct) = value
                 .split_once(':')
                 .map_or((value, None), |(r, p)| (r, Some(p)));
             RwMode::parse(rw).is_some()
                 && pct.is_none_or(|p| p.parse::<u8>().is_ok_and(|p| p <= 100))
         }
-        Dimension::Direct => matches!(value, "yes" | "no" | "1" | "0" | "true" | "false"),
-        Dimension::Sync => matches!(value, "none" | "0" | "dsync" | "sync" | "1"),
+        Key::Direct => matches!(value, "yes" | "no" | "1" | "0" | "true" | "false"),
+        Key::Sync => matches!(value, "none" | "0" | "dsync" | "sync" | "1"),
         // The validator checks the rest, naming the point.
         _ => true,
     };
@@ -282,7 +259,7 @@ fn check_value(dimension: Dimension, flag: &str, value: &str) -> anyhow::Result<
         Err(usage!(
             "{flag} {value:?} is not a value of {}; use e.g. {}",
             dimension.name(),
-            example(dimension)
+            dimension.example()
         ))
     }
 }
@@ -447,7 +424,7 @@ fn estimate_text(
 /// Without a depth axis the value contradicts the one depth, and `validate` refuses it as
 /// `bench` does.
 fn point_batching(options: Vec<JobOption>, axes: &[Axis]) -> (Vec<JobOption>, Option<String>) {
-    if axes.iter().any(|axis| axis.dimension == Dimension::IoDepth) {
+    if axes.iter().any(|axis| axis.dimension.key() == Key::IoDepth) {
         cap_batching(&options)
     } else {
         (options, None)
@@ -686,6 +663,37 @@ pub fn add_memory_baseline(
 mod tests {
     use super::*;
 
+    /// The dimension of a key a sweep varies.
+    fn dim(key: Key) -> Dimension {
+        Dimension::of(key).expect("a swept key")
+    }
+
+    /// The dimensions are the rows with a sweep list, named as their flags.
+    #[test]
+    fn the_dimensions_are_the_swept_rows() {
+        let names: Vec<_> = Dimension::ALL.iter().map(|d| d.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "rw",
+                "bs",
+                "iodepth",
+                "numjobs",
+                "ioengine",
+                "direct",
+                "fsync",
+                "fdatasync",
+                "sync"
+            ]
+        );
+        for key in Key::ALL {
+            assert_eq!(
+                Dimension::of(key).is_some(),
+                Dimension::ALL.iter().any(|d| d.key() == key)
+            );
+        }
+    }
+
     #[test]
     fn a_steps_point_and_loop_count_distinct_points_and_their_repeats() {
         let p = |bs: &str| vec![("bs".to_string(), bs.to_string())];
@@ -703,21 +711,21 @@ mod tests {
     #[test]
     fn sync_modes_and_fdatasync_are_dimensions() {
         assert_eq!(
-            axis(Dimension::Sync, "none,dsync,sync"),
+            axis(dim(Key::Sync), "none,dsync,sync"),
             ["none", "dsync", "sync"]
         );
         assert_eq!(
-            Dimension::Sync.options("dsync"),
+            dim(Key::Sync).options("dsync"),
             [(Key::Sync, "dsync".to_string())]
         );
         assert_eq!(
-            err(Dimension::Sync, "dsync,osync"),
+            err(dim(Key::Sync), "dsync,osync"),
             "--sync \"osync\" is not a value of sync; use e.g. none,dsync,sync"
         );
-        assert_eq!(axis(Dimension::Fdatasync, "0,1,8"), ["0", "1", "8"]);
-        assert_eq!(Dimension::Fdatasync.x("8"), Some(8.0));
+        assert_eq!(axis(dim(Key::Fdatasync), "0,1,8"), ["0", "1", "8"]);
+        assert_eq!(dim(Key::Fdatasync).x("8"), Some(8.0));
         assert_eq!(
-            Dimension::Fdatasync.options("1"),
+            dim(Key::Fdatasync).options("1"),
             [(Key::Fdatasync, "1".to_string())]
         );
     }
@@ -732,54 +740,54 @@ mod tests {
 
     #[test]
     fn lists_and_ranges_expand_in_order() {
-        assert_eq!(axis(Dimension::Bs, "1M,2M,4M"), ["1M", "2M", "4M"]);
-        assert_eq!(axis(Dimension::Bs, "4k..32k"), ["4k", "8k", "16k", "32k"]);
-        assert_eq!(axis(Dimension::IoDepth, "1..256").len(), 9);
+        assert_eq!(axis(dim(Key::Bs), "1M,2M,4M"), ["1M", "2M", "4M"]);
+        assert_eq!(axis(dim(Key::Bs), "4k..32k"), ["4k", "8k", "16k", "32k"]);
+        assert_eq!(axis(dim(Key::IoDepth), "1..256").len(), 9);
         // An end off the ladder is kept.
-        assert_eq!(axis(Dimension::NumJobs, "1..6"), ["1", "2", "4", "6"]);
-        assert_eq!(axis(Dimension::NumJobs, "1,2,4,8,16,32,64,120").len(), 8);
+        assert_eq!(axis(dim(Key::NumJobs), "1..6"), ["1", "2", "4", "6"]);
+        assert_eq!(axis(dim(Key::NumJobs), "1,2,4,8,16,32,64,120").len(), 8);
         assert_eq!(
-            axis(Dimension::Rw, "randread, randrw:75"),
+            axis(dim(Key::Rw), "randread, randrw:75"),
             ["randread", "randrw:75"]
         );
         // Repeats once.
-        assert_eq!(axis(Dimension::IoDepth, "1,1..2"), ["1", "2"]);
+        assert_eq!(axis(dim(Key::IoDepth), "1,1..2"), ["1", "2"]);
     }
 
     #[test]
     fn bad_lists_say_what_and_how() {
         assert_eq!(
-            err(Dimension::Bs, ","),
+            err(dim(Key::Bs), ","),
             "--bs \",\" has an empty value; list values like 4k,64k,1M or 4k..1M"
         );
         assert_eq!(
-            err(Dimension::Bs, "1M..4k"),
+            err(dim(Key::Bs), "1M..4k"),
             "--bs \"1M..4k\" runs downward; write it low to high: 4k..1M"
         );
         assert_eq!(
-            err(Dimension::Rw, "read..write"),
+            err(dim(Key::Rw), "read..write"),
             "--rw \"read..write\": rw takes no range; list the values, e.g. read,write,randrw:75"
         );
         assert_eq!(
-            err(Dimension::Rw, "randrw:101"),
+            err(dim(Key::Rw), "randrw:101"),
             "--rw \"randrw:101\" is not a value of rw; use e.g. read,write,randrw:75"
         );
         assert_eq!(
-            err(Dimension::IoDepth, "0..8"),
+            err(dim(Key::IoDepth), "0..8"),
             "--iodepth \"0..8\" reaches zero; its ends must be 1 or more"
         );
         assert_eq!(
-            err(Dimension::IoDepth, "1..0"),
+            err(dim(Key::IoDepth), "1..0"),
             "--iodepth \"1..0\" reaches zero; its ends must be 1 or more"
         );
-        assert!(err(Dimension::Bs, "1..1x").starts_with("--bs \"1..1x\" is not a range of sizes"));
+        assert!(err(dim(Key::Bs), "1..1x").starts_with("--bs \"1..1x\" is not a range of sizes"));
     }
 
     #[test]
     fn points_are_the_product_the_last_fastest() {
         let axes = [
-            parse_axis(Dimension::Rw, "write,read").unwrap(),
-            parse_axis(Dimension::Bs, "1M,2M").unwrap(),
+            parse_axis(dim(Key::Rw), "write,read").unwrap(),
+            parse_axis(dim(Key::Bs), "1M,2M").unwrap(),
         ];
         let points: Vec<String> = points(&axes).iter().map(|p| describe(p)).collect();
         assert_eq!(
@@ -808,8 +816,8 @@ mod tests {
     #[test]
     fn a_sweep_is_a_plan_of_a_step_per_point_and_loop() {
         let axes = vec![
-            parse_axis(Dimension::Rw, "randrw:75").unwrap(),
-            parse_axis(Dimension::Bs, "4k,16k").unwrap(),
+            parse_axis(dim(Key::Rw), "randrw:75").unwrap(),
+            parse_axis(dim(Key::Bs), "4k,16k").unwrap(),
         ];
         let base = [
             JobOption::flag(Key::Runtime, "3s"),
@@ -827,7 +835,7 @@ mod tests {
 
     #[test]
     fn one_batching_value_is_capped_at_the_shallow_points_only() {
-        let axes = vec![parse_axis(Dimension::IoDepth, "1,8,32").unwrap()];
+        let axes = vec![parse_axis(dim(Key::IoDepth), "1,8,32").unwrap()];
         let base = [
             JobOption::flag(Key::IoDepthBatchCompleteMin, "8"),
             JobOption::flag(Key::IoDepthBatch, "4"),
@@ -871,10 +879,7 @@ mod tests {
             JobOption::flag(Key::IoDepth, "2"),
             JobOption::flag(Key::IoDepthBatch, "8"),
         ];
-        for axes in [
-            vec![parse_axis(Dimension::Bs, "4k,8k").unwrap()],
-            Vec::new(),
-        ] {
+        for axes in [vec![parse_axis(dim(Key::Bs), "4k,8k").unwrap()], Vec::new()] {
             let Err(err) = build(&base, axes, 1, None, &machine(), false) else {
                 panic!("a batching value above the one depth ran");
             };
@@ -900,7 +905,7 @@ mod tests {
             sweep.estimate(),
             "1 point and its memory baseline x 4s = 8s"
         );
-        let axes = vec![parse_axis(Dimension::Bs, "4k,8k").unwrap()];
+        let axes = vec![parse_axis(dim(Key::Bs), "4k,8k").unwrap()];
         let mut sweep = build(&base, axes, 1, None, &machine(), false).unwrap();
         sweep.plan.steps.extend(sweep.plan.steps.clone());
         assert_eq!(
@@ -911,7 +916,7 @@ mod tests {
 
     #[test]
     fn an_invalid_point_and_an_absurd_plan_are_refused_up_front() {
-        let axes = vec![parse_axis(Dimension::Bs, "4k,64M").unwrap()];
+        let axes = vec![parse_axis(dim(Key::Bs), "4k,64M").unwrap()];
         let base = [JobOption::flag(Key::Size, "16M")];
         let err = build(&base, axes, 1, None, &machine(), false).unwrap_err();
         assert_eq!(
@@ -919,9 +924,9 @@ mod tests {
             "point bs=64M: --bs 64M is larger than --size 16M; raise --size or lower --bs"
         );
         let axes = vec![
-            parse_axis(Dimension::Bs, "512..1M").unwrap(),
-            parse_axis(Dimension::IoDepth, "1..256").unwrap(),
-            parse_axis(Dimension::NumJobs, "1..2").unwrap(),
+            parse_axis(dim(Key::Bs), "512..1M").unwrap(),
+            parse_axis(dim(Key::IoDepth), "1..256").unwrap(),
+            parse_axis(dim(Key::NumJobs), "1..2").unwrap(),
         ];
         let base = [
             JobOption::flag(Key::Runtime, "10s"),
@@ -939,7 +944,7 @@ mod tests {
         let big = |values: usize| {
             vec![
                 parse_axis(
-                    Dimension::IoDepth,
+                    dim(Key::IoDepth),
                     &(1..=values)
                         .map(|n| n.to_string())
                         .collect::<Vec<_>>()
@@ -947,7 +952,7 @@ mod tests {
                 )
                 .unwrap(),
                 parse_axis(
-                    Dimension::Bs,
+                    dim(Key::Bs),
                     &(1..=values)
                         .map(|n| format!("{}k", 4 * n))
                         .collect::<Vec<_>>()
