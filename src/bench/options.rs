@@ -3125,8 +3125,8 @@ impl JobSpec {
         validate(&options, machine)
     }
 
-    /// This job with its queue depth changed live to `depth`: the batching values of [`DEPTH_BOUND`]
-    /// as `given` set them (the job as its step was planned) capped to the new depth by
+    /// This job with its queue depth changed live to `depth`: the batching values as `given`
+    /// set them (the job as its step was planned) capped to the new depth by
     /// [`cap_batching`], as a sweep's point and fio cap them, so a shallower queue and back
     /// restores them; then checked by the same rules as a new job.
     ///
@@ -3138,17 +3138,22 @@ impl JobSpec {
         depth: u32,
         machine: &MachineLimits,
     ) -> anyhow::Result<Self> {
-        let bound = |o: &JobOption| DEPTH_BOUND.iter().any(|&(key, _)| key == o.key);
+        let batching = |o: &JobOption| {
+            o.key == Key::IoDepthBatchComplete || DEPTH_BOUND.iter().any(|&(key, _)| key == o.key)
+        };
+        // A completion maximum equal to the minimum is the default, which follows the
+        // minimum as capped.
+        let max_given = given.iodepth_batch_complete != given.iodepth_batch_complete_min;
         let mut options: Vec<JobOption> = self
             .to_options(&Origin::CommandLine)
             .into_iter()
-            .filter(|o| !bound(o))
+            .filter(|o| !batching(o))
             .collect();
         options.extend(
             given
                 .to_options(&Origin::CommandLine)
                 .into_iter()
-                .filter(bound),
+                .filter(|o| batching(o) && (max_given || o.key != Key::IoDepthBatchComplete)),
         );
         options.push(JobOption::dashboard(Key::IoDepth, depth.to_string()));
         validate(&cap_batching(&options).0, machine)
@@ -3657,7 +3662,7 @@ mod tests {
             )
         };
         let shallow = given.at_depth(&given, 2, &machine()).unwrap();
-        assert_eq!(batching(&shallow), (2, 2, 2, 4, 2));
+        assert_eq!(batching(&shallow), (2, 2, 2, 2, 2));
         let mut point = flags(&argv);
         point.push(JobOption::flag(Key::IoDepth, "2"));
         let point = validate(&cap_batching(&point).0, &machine()).unwrap();
