@@ -334,8 +334,9 @@ pub struct Per {
 }
 
 /// One job option as data: how the flag is spelled and shown, how fio names it, its default
-/// and bounds, and which commands offer it. The command line (`cli`) is built from these rows;
-/// the validator reads its defaults here.
+/// and bounds, which commands offer it, and the function that parses and bounds it. The
+/// command line (`cli`) and sweep's dimensions are built from these rows; the validator runs
+/// each row's function over its value or default.
 #[derive(Debug, Clone, Copy)]
 pub struct Row {
     pub key: Key,
@@ -3962,7 +3963,7 @@ mod tests {
     }
 
     #[test]
-    fn every_bad_value_names_itself_and_the_fix() {
+    fn every_bad_workload_value_names_itself_and_the_fix() {
         let cases: &[(&[&str], &str)] = &[
             (
                 &["--rw", "randomread"],
@@ -4076,6 +4077,15 @@ mod tests {
                 &["--bs", "512", "-q", "16384", "-j", "1024"],
                 "--bs 512 x --iodepth 16384 x --numjobs 1024 needs an estimated 71.9 GiB of memory (I/O buffers 64 GiB, 16777216 queue slots 4 GiB, 1024 workers 3.9 GiB), more than half of this machine's 24 GiB; lower --iodepth, --numjobs or --bs",
             ),
+        ];
+        for (extra, want) in cases {
+            assert_eq!(parse(extra).unwrap_err(), *want, "{extra:?}");
+        }
+    }
+
+    #[test]
+    fn every_bad_sync_placement_or_time_names_itself_and_the_fix() {
+        let cases: &[(&[&str], &str)] = &[
             (
                 &["--fsync", "1", "--fdatasync", "1"],
                 "--fsync and --fdatasync cannot be combined; pick one",
