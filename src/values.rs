@@ -2,7 +2,7 @@
 //! usage error: `sweep --pick` and `mark --pick` take the same words, `sweep --format` and
 //! `mark --format` the same formats.
 
-use crate::usage;
+use crate::error::usage;
 
 /// How a point's (or a test's) loops become its one number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -345,7 +345,7 @@ pub fn check_zone_table(
     let table = zone_table_bytes(zone_bytes, working_set_bytes);
     let limit = budget.limit_bytes();
     if table > limit {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "job {}: zonesize={} over {} is {} zones, a zone table of {}, more than {}/{} of \
              the {} available ({}), {}; use a larger zonesize or a smaller size",
             crate::text::escape(job),
@@ -384,7 +384,7 @@ pub fn check_plan(plan: &Plan, budget: &Budget) -> anyhow::Result<()> {
         let total = estimate.total();
         let limit = budget.limit_bytes();
         if total > limit {
-            return Err(crate::usage!(
+            return Err(crate::error::usage!(
                 "{what} an estimated {} of memory ({}), more than {}/{} of the {} \
                  available ({}), {}; {}",
                 format_bytes(total),
@@ -410,7 +410,7 @@ pub fn check_plan(plan: &Plan, budget: &Budget) -> anyhow::Result<()> {
                 .saturating_add(BASE_BYTES / 2);
             let left = limit.saturating_sub(mapped);
             if need > left {
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "{what} an estimated {} of address space ({}, and {threads} thread \
                      stacks of 2 MiB), more than the {} that ulimit -v (RLIMIT_AS, {}) leaves \
                      with {} mapped already; raise ulimit -v, or {FIX}",

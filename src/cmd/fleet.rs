@@ -70,21 +70,21 @@ pub fn plan_of(args: &FleetArgs) -> anyhow::Result<FleetPlan> {
             .iter()
             .find(|w| COMMANDS.contains(&w.as_str()))
             .map_or("bench", String::as_str);
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "{word:?}: the command goes after `--`: diskdash fleet {} -- {command} ...",
             args.hosts
         ));
     }
     let hosts = crate::fleet::parse_hosts(&args.hosts)?;
     let Some(first) = args.command.first() else {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "no command after `--`; give what each host runs: diskdash fleet {} -- bench \
                  /data --runtime 30s",
             args.hosts
         ));
     };
     if !COMMANDS.contains(&first.as_str()) {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "{first:?} after `--` is not a command fleet runs; give bench, fio or sweep"
         ));
     }
@@ -149,10 +149,10 @@ pub fn plan_of(args: &FleetArgs) -> anyhow::Result<FleetPlan> {
         },
         Err(err) => match crate::cli::parse_failure(&err, &argv) {
             crate::cli::ParseFailure::Usage(line) => {
-                return Err(crate::usage!("after `--`: {line}"));
+                return Err(crate::error::usage!("after `--`: {line}"));
             }
             crate::cli::ParseFailure::Display => {
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "after `--`: help and version print locally: run diskdash {} there",
                     command.join(" ")
                 ));
@@ -163,7 +163,7 @@ pub fn plan_of(args: &FleetArgs) -> anyhow::Result<FleetPlan> {
         .ok()
         .filter(|d| !d.is_zero())
         .ok_or_else(|| {
-            crate::usage!(
+            crate::error::usage!(
                 "--ready-timeout {:?} is not a duration; use e.g. 90s or 5m",
                 args.ready_timeout
             )

@@ -46,7 +46,7 @@ fn fleet_remote_command(command: Command) -> anyhow::Result<ExitCode> {
             refuse_stdout_outputs(args.json.as_deref(), args.jsonl.as_deref())?;
             sweep::run_as(&args, Some(&Remote::listen()?))
         }
-        _ => Err(crate::usage!(
+        _ => Err(crate::error::usage!(
             "--fleet-remote runs bench, fio or sweep; give one of them after it"
         )),
     }

@@ -46,12 +46,12 @@ pub fn refuse_stdout_outputs(
     jsonl: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     if jsonl.is_some() {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "--jsonl: fleet streams each host's intervals itself; drop --jsonl after `--`"
         ));
     }
     if json == Some(std::path::Path::new("-")) {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "--json -: fleet's own --json holds every host's record; give a file after `--`, \
              or --json before `--`"
         ));

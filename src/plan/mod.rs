@@ -113,17 +113,17 @@ impl Plan {
             .steps
             .first()
             .and_then(|s| s.jobs.first())
-            .ok_or_else(|| crate::usage!("the plan has no job; give at least one"))?;
+            .ok_or_else(|| crate::error::usage!("the plan has no job; give at least one"))?;
         for (i, step) in self.steps.iter().enumerate() {
             if step.jobs.len() != 1 {
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "step {} runs {} jobs at once; this session runs one job per step",
                     i + 1,
                     step.jobs.len()
                 ));
             }
             if step.jobs[0].target != first.target {
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "step {} runs on another target than step 1; one session runs on one target",
                     i + 1
                 ));

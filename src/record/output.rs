@@ -17,8 +17,8 @@ use anyhow::Context;
 
 use super::writer::create_temp;
 
+use crate::error::usage;
 use crate::pinned::{self, FileId};
-use crate::usage;
 
 /// How an output is written.
 #[derive(Debug, Clone, PartialEq, Eq)]

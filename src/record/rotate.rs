@@ -23,8 +23,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::usage;
 use crate::pinned::{self, FileId};
-use crate::usage;
 
 use super::output::{self, AppendTarget};
 

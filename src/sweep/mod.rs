@@ -16,9 +16,9 @@ use std::time::Duration;
 
 use crate::bench::options::{JobOption, Key, cap_batching, validate};
 use crate::bench::spec::{MachineLimits, RwMode};
+use crate::error::usage;
 use crate::plan::{Job, Plan, Step};
 use crate::units::{format_duration, format_size_short, parse_size_bytes};
-use crate::usage;
 
 /// Plans longer than this, or of more steps than [`MAX_STEPS`], need `--yes`.
 pub const MAX_TIME: Duration = Duration::from_secs(2 * 3600);
