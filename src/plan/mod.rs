@@ -11,6 +11,7 @@ pub mod mark;
 
 use std::path::PathBuf;
 
+use crate::bench::memory::JobSteps;
 use crate::bench::spec::JobSpec;
 
 /// One job: what runs, on what.
@@ -130,6 +131,16 @@ impl Plan {
             }
         }
         Ok(first)
+    }
+}
+
+/// What the memory check reads of a plan: each step's jobs' specs.
+impl JobSteps for Plan {
+    fn job_steps(&self) -> Vec<Vec<&JobSpec>> {
+        self.steps
+            .iter()
+            .map(|step| step.jobs.iter().map(|job| &job.spec).collect())
+            .collect()
     }
 }
 
