@@ -323,7 +323,7 @@ fn sweep_points(record: &RunRecord) -> Vec<(String, table::Row)> {
     table::rows(record, pick_of(record))
         .into_iter()
         .filter(|row| !row.point.is_empty())
-        .map(|row| (crate::sweep::describe(&row.point), row))
+        .map(|row| (crate::plan::describe(&row.point), row))
         .collect()
 }
 

@@ -33,13 +33,13 @@ use crate::fleet::live::{FleetState, HostState, LiveFleet};
 use crate::fleet::merge::{Rates, merge_direction, merge_sync, p50_p99};
 use crate::fleet::plan::{COMMANDS, DEADLINE_MARGIN, FleetPlan, UNKNOWN_RAMP, Watch};
 use crate::fleet::ssh::{self, SshOptions};
-use crate::fleet::table::{self, Row};
+use crate::fleet::table::Row;
 use crate::record::{
     DirectionRecord, ERROR_FORMAT, ErrorLine, FLEET_FORMAT, FORMAT_VERSION, FleetAggregate,
     FleetHostRecord, FleetRecord, HostStatus, INTERVAL_FORMAT, IntervalRecord, READY_FORMAT,
     RunRecord, RunStatus, RunWarning, SyncRecord, WARNING_FORMAT, WarningLine, rfc3339_utc,
 };
-use crate::report::fleet::{shown_command, summary};
+use crate::report::fleet::{shown_command, summary, table};
 
 /// How long a stopped host may take to drain and send its record before its ssh is killed (a
 /// run drains its queue in milliseconds; Ctrl-C ends the fleet in about this long). The remote

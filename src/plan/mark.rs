@@ -1066,7 +1066,7 @@ mod tests {
         let points: Vec<String> = plan
             .steps
             .iter()
-            .map(|s| crate::sweep::describe(&s.point))
+            .map(|s| crate::plan::describe(&s.point))
             .step_by(2)
             .collect();
         assert_eq!(

@@ -134,6 +134,16 @@ impl Plan {
     }
 }
 
+/// A step's point as it is shown: `bs=2M rw=write`.
+#[must_use]
+pub fn describe(point: &[(String, String)]) -> String {
+    point
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// What the memory check reads of a plan: each step's jobs' specs.
 impl JobSteps for Plan {
     fn job_steps(&self) -> Vec<Vec<&JobSpec>> {

@@ -330,15 +330,7 @@ pub fn points(axes: &[Axis]) -> Vec<Point> {
     out
 }
 
-/// `bs=2M rw=write`.
-#[must_use]
-pub fn describe(point: &[(String, String)]) -> String {
-    point
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+pub use crate::plan::describe;
 
 /// Where step `index` of a plan whose steps carry `points` stands: its point among the
 /// distinct points (1-based, and how many) and its loop of that point (1-based, and how many

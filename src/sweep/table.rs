@@ -716,7 +716,7 @@ pub fn page_cache_line(rows: &[Row]) -> Option<String> {
     let cached: Vec<String> = rows
         .iter()
         .filter(|r| r.page_cache)
-        .map(|r| super::describe(&r.point))
+        .map(|r| crate::plan::describe(&r.point))
         .collect();
     if cached.is_empty() {
         return None;
