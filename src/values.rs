@@ -74,6 +74,18 @@ impl TableFormat {
     }
 }
 
+/// A step's point (its swept options and values) as it is shown: `bs=2M rw=write`. The plan
+/// names it `plan::describe`; it lives here, below the plan, so that what reads recorded points
+/// (`analysis`) names it too.
+#[must_use]
+pub fn describe_point(point: &[(String, String)]) -> String {
+    point
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

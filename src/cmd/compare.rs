@@ -72,7 +72,13 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         (&shown(&args.base), Totals::of(&base)),
         (&shown(&args.new), Totals::of(&new)),
     )?;
-    let mut comparison = compare(&shown(&args.base), &base, &shown(&args.new), &new);
+    let mut comparison = compare(
+        &shown(&args.base),
+        &base,
+        &shown(&args.new),
+        &new,
+        &crate::report::sweep::table::sweep_x,
+    );
     if let Some(max) = max {
         comparison.gate(max);
     }

@@ -13,8 +13,8 @@ use crate::drive::{Outputs, ReportTo, Run, drive};
 use crate::error::usage;
 use crate::fleet::remote::Remote;
 use crate::report::headless::Headless;
+use crate::report::sweep::table::{self, Format, Pick};
 use crate::serve::run::RunServe;
-use crate::sweep::table::{self, Format, Pick};
 use crate::sweep::{self, Axis, Dimension};
 
 /// Runs the sweep and prints its table.

@@ -14,6 +14,9 @@ use std::path::PathBuf;
 use crate::bench::memory::JobSteps;
 use crate::bench::spec::JobSpec;
 
+/// A step's point as it is shown: `bs=2M rw=write`.
+pub use crate::values::describe_point as describe;
+
 /// One job: what runs, on what.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Job {
@@ -132,16 +135,6 @@ impl Plan {
         }
         Ok(first)
     }
-}
-
-/// A step's point as it is shown: `bs=2M rw=write`.
-#[must_use]
-pub fn describe(point: &[(String, String)]) -> String {
-    point
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// What the memory check reads of a plan: each step's jobs' specs.

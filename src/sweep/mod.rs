@@ -9,8 +9,6 @@
 //!   record segments ──table::rows (loops picked)──> table, csv, markdown, json; analysis
 //! ```
 
-pub mod table;
-
 use std::path::PathBuf;
 use std::time::Duration;
 
