@@ -74,7 +74,7 @@ struct JobSlot {
     total: WorkerStats,
     handles: Vec<JoinHandle<WorkerExit>>,
     /// What the job's workers' verification found, as they end.
-    verify: crate::bench::worker::VerifyOutcome,
+    verify: crate::bench::verify::VerifyOutcome,
     /// The same as it goes, shared with the job's workers.
     progress: Arc<crate::bench::worker::VerifyProgress>,
     /// Workers whose last tick has come in, and the latest end among them.
@@ -140,7 +140,7 @@ impl JobSlot {
             next: WorkerStats::new(0),
             total: WorkerStats::new(0),
             handles: Vec::new(),
-            verify: crate::bench::worker::VerifyOutcome::default(),
+            verify: crate::bench::verify::VerifyOutcome::default(),
             progress: Arc::default(),
             ended: 0,
             ended_at_ns: 0,

@@ -54,7 +54,7 @@ pub struct JobEnd {
     /// The job's worker threads' (user ns, system ns, context switches).
     pub cpu: (u64, u64, u64),
     /// What verification found (`--verify`), over the run and its read-back.
-    pub verify: crate::bench::worker::VerifyOutcome,
+    pub verify: crate::bench::verify::VerifyOutcome,
     /// Each worker's own part (fio's job clones), when the job has more than one.
     pub clones: Vec<CloneEnd>,
     /// The depth the job's `latency_target` search ended at (its last worker's).
