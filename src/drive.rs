@@ -21,7 +21,8 @@ use crate::record::RunStatus;
 use crate::report::headless::{self, Headless};
 use crate::serve::run::RunServe;
 use crate::session::{
-    Annotate, IntervalSink, LatencyTarget, Session, SessionOptions, SessionOutcome, StatusSink,
+    Annotate, IntervalSink, LatencyTarget, Session, SessionOptions, SessionOutcome, StartGate,
+    StatusSink,
 };
 
 /// Where a run's results go.
@@ -131,7 +132,7 @@ pub fn drive(
         interrupt: interrupt.clone(),
         latency_target,
         annotate,
-        start_gate: remote.map(Remote::gate),
+        start_gate: remote.map(|remote| StartGate(remote.gate())),
         interval_sink,
         status_sink,
     };

@@ -16,13 +16,15 @@ impl fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
-/// Shorthand: `return Err(usage!("--bs {bs:?} is not a size; use e.g. 4k or 1M"))`.
-#[macro_export]
+/// Shorthand: `return Err(usage!("--bs {bs:?} is not a size; use e.g. 4k or 1M"))`, with
+/// `use crate::error::usage;` (or `crate::error::usage!(...)`): the macro lives here, beside the
+/// error it makes, so naming it is no arrow to the crate root.
 macro_rules! usage {
     ($($arg:tt)*) => {
         anyhow::Error::new($crate::error::UsageError(format!($($arg)*)))
     };
 }
+pub(crate) use usage;
 
 /// Exit code of an interrupted run, whichever signal interrupted it (128 + SIGINT, as shells
 /// report Ctrl-C).

@@ -32,12 +32,15 @@ pub mod values;
 
 use std::process::ExitCode;
 
+/// `crate::error::usage!` as before, for code not yet naming [`error::usage`] where it lives.
+pub(crate) use error::usage;
+
 use cli::{Cli, Command};
 
 /// Runs one command line. Errors carry their exit code (see [`error::exit_code`]).
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if cli.command.is_some() && cli.record.record.is_some() {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "--record before the subcommand records the monitor dashboard, which does not run; \
              for iostat put it after: diskdash iostat INTERVAL --record FILE"
         ));

@@ -2,7 +2,7 @@
 //! usage error: `sweep --pick` and `mark --pick` take the same words, `sweep --format` and
 //! `mark --format` the same formats.
 
-use crate::usage;
+use crate::error::usage;
 
 /// How a point's (or a test's) loops become its one number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +72,18 @@ impl TableFormat {
             }
         })
     }
+}
+
+/// A step's point (its swept options and values) as it is shown: `bs=2M rw=write`. The plan
+/// names it `plan::describe`; it lives here, below the plan, so that what reads recorded points
+/// (`analysis`) names it too.
+#[must_use]
+pub fn describe_point(point: &[(String, String)]) -> String {
+    point
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]

@@ -7,11 +7,12 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::points;
 use crate::record::{DirectionRecord, JobRecord, LatencyRecord, RunRecord, RunStatus};
-use crate::sweep::table::{self, Pick};
 use crate::units::{
     format_bytes, format_duration, format_latency_ns, format_rate, format_size_short,
 };
+use crate::values::Pick;
 
 /// `format` of the `--json` object.
 pub const FORMAT: &str = "diskdash-compare";
@@ -319,11 +320,11 @@ fn pick_of(record: &RunRecord) -> Pick {
 
 /// The sweep points of a record, each its loops picked by the record's rule, labelled
 /// `bs=2M rw=write`.
-fn sweep_points(record: &RunRecord) -> Vec<(String, table::Row)> {
-    table::rows(record, pick_of(record))
+fn sweep_points(record: &RunRecord) -> Vec<(String, points::Row)> {
+    points::rows(record, pick_of(record))
         .into_iter()
         .filter(|row| !row.point.is_empty())
-        .map(|row| (crate::sweep::describe(&row.point), row))
+        .map(|row| (crate::values::describe_point(&row.point), row))
         .collect()
 }
 
@@ -384,7 +385,11 @@ impl Totals {
 
 /// One direction of a point in both sweeps: IOPS, bandwidth and p99.
 #[allow(clippy::cast_precision_loss)] // a latency for a percentage
-fn point_direction(name: &'static str, base: &table::Dir, new: &table::Dir) -> DirectionComparison {
+fn point_direction(
+    name: &'static str,
+    base: &points::Dir,
+    new: &points::Dir,
+) -> DirectionComparison {
     let both = base.ios > 0 && new.ios > 0;
     DirectionComparison {
         direction: name,
@@ -405,8 +410,8 @@ fn point_direction(name: &'static str, base: &table::Dir, new: &table::Dir) -> D
 
 /// Two sweeps' common points compared, and the labels of those only one has.
 fn compare_points(
-    base_points: &[(String, table::Row)],
-    new_points: &[(String, table::Row)],
+    base_points: &[(String, points::Row)],
+    new_points: &[(String, points::Row)],
 ) -> (Vec<PointComparison>, Vec<String>) {
     if base_points.is_empty() || new_points.is_empty() {
         return (Vec::new(), Vec::new());
@@ -442,8 +447,9 @@ fn compare_points(
 fn curves(
     base: &RunRecord,
     new: &RunRecord,
-    base_points: &[(String, table::Row)],
-    new_points: &[(String, table::Row)],
+    base_points: &[(String, points::Row)],
+    new_points: &[(String, points::Row)],
+    axis: AxisOf,
 ) -> Option<Curves> {
     let dimension = match (&base.sweep, &new.sweep) {
         (Some(b), Some(n)) if b.dimensions.len() == 1 && b.dimensions == n.dimensions => {
@@ -451,15 +457,12 @@ fn curves(
         }
         _ => return None,
     };
-    let axis = crate::sweep::Dimension::ALL
-        .into_iter()
-        .find(|d| d.name() == dimension);
     let metric = if dimension == "bs" {
         Metric::BwBytes
     } else {
         Metric::Iops
     };
-    let curve = |points: &[(String, table::Row)], pick: fn(&table::Row) -> &table::Dir| {
+    let curve = |points: &[(String, points::Row)], pick: fn(&points::Row) -> &points::Dir| {
         points
             .iter()
             .filter(|(_, row)| row.point.len() == 1 && pick(row).ios > 0)
@@ -467,7 +470,7 @@ fn curves(
                 let value = row.point[0].1.clone();
                 let dir = pick(row);
                 CurvePoint {
-                    x: axis.and_then(|a| a.x(&value)),
+                    x: axis(&dimension, &value),
                     value,
                     y: match metric {
                         Metric::BwBytes => dir.bytes_per_s,
@@ -478,7 +481,7 @@ fn curves(
             .collect::<Vec<_>>()
     };
     let directions: Vec<CurvePair> = [
-        ("read", (|r| &r.read) as fn(&table::Row) -> &table::Dir),
+        ("read", (|r| &r.read) as fn(&points::Row) -> &points::Dir),
         ("write", |r| &r.write),
     ]
     .into_iter()
@@ -742,9 +745,21 @@ fn notices(base: &RunSummary, new: &RunSummary, differences: &[JobDifference]) -
     out
 }
 
-/// Compares `new` (at `new_path`) with `base` (at `base_path`).
+/// Where a swept option's value lies on a curve's x axis, `(option, value) -> x`; `None`: not
+/// on a numeric axis. The sweep's dimensions know (`report::sweep::table::sweep_x`); the caller
+/// gives it, so this analysis names no sweep.
+pub type AxisOf<'a> = &'a dyn Fn(&str, &str) -> Option<f64>;
+
+/// Compares `new` (at `new_path`) with `base` (at `base_path`); a one-option sweep's curves
+/// placed on `axis`.
 #[must_use]
-pub fn compare(base_path: &str, base: &RunRecord, new_path: &str, new: &RunRecord) -> Comparison {
+pub fn compare(
+    base_path: &str,
+    base: &RunRecord,
+    new_path: &str,
+    new: &RunRecord,
+    axis: AxisOf,
+) -> Comparison {
     let base_run = RunSummary::of(base_path, base);
     let new_run = RunSummary::of(new_path, new);
     let job_differences = job_differences(&base.job, &new.job);
@@ -754,7 +769,7 @@ pub fn compare(base_path: &str, base: &RunRecord, new_path: &str, new: &RunRecor
     let sync_differs = sync_policy(&base.job) != sync_policy(&new.job);
     let (base_points, new_points) = (sweep_points(base), sweep_points(new));
     let (points, unmatched_points) = compare_points(&base_points, &new_points);
-    let curves = curves(base, new, &base_points, &new_points);
+    let curves = curves(base, new, &base_points, &new_points, axis);
     if let (Some(b), Some(n)) = (&base.sweep, &new.sweep)
         && b.pick != n.pick
         && (b.loops > 1 || n.loops > 1)
@@ -860,6 +875,15 @@ mod tests {
     use super::*;
     use crate::record::{PointValue, SweepRecord};
     use crate::stats::fixture;
+
+    /// The sweep's `bs` axis (its other options are not needed here).
+    #[allow(clippy::cast_precision_loss)]
+    fn bs_axis(option: &str, value: &str) -> Option<f64> {
+        (option == "bs")
+            .then(|| crate::units::parse_size_bytes(value))
+            .flatten()
+            .map(|b| b as f64)
+    }
 
     /// A sweep of `bs` with `loops` runs per point: each point's runs read at the given
     /// bandwidths (MB/s, one per loop), its IOPS that over 4 KiB.
@@ -1087,15 +1111,18 @@ mod tests {
         for (pick, want) in [("best", 400e6), ("mean", 250e6), ("median", 250e6)] {
             let base = sweep(&[("4k", runs)], pick);
             let new = sweep(&[("4k", &[200.0, 200.0, 200.0])], pick);
-            let cmp = compare("a.json", &base, "b.json", &new);
+            let cmp = compare("a.json", &base, "b.json", &new, &bs_axis);
             assert_eq!(read_bw(&cmp, "bs=4k"), (want, 200e6), "{pick}");
         }
         // The median of 100, 400, 300 is 300, their mean 266.7.
         let base = sweep(&[("4k", &[100.0, 400.0, 300.0])], "median");
-        let cmp = compare("a.json", &base, "b.json", &base);
+        let cmp = compare("a.json", &base, "b.json", &base, &bs_axis);
         assert_eq!(read_bw(&cmp, "bs=4k"), (300e6, 300e6));
         let base = sweep(&[("4k", &[100.0, 400.0, 300.0])], "mean");
-        let (b, _) = read_bw(&compare("a.json", &base, "b.json", &base), "bs=4k");
+        let (b, _) = read_bw(
+            &compare("a.json", &base, "b.json", &base, &bs_axis),
+            "bs=4k",
+        );
         assert!((b - 800e6 / 3.0).abs() < 1.0, "{b}");
     }
 
@@ -1104,7 +1131,7 @@ mod tests {
         let base = sweep(&[("4k", &[100.0, 400.0]), ("64k", &[500.0, 900.0])], "best");
         // 64k's best fell 900 -> 450; its first loop (500 -> 450) is within 10%.
         let new = sweep(&[("4k", &[400.0, 100.0]), ("64k", &[450.0, 300.0])], "best");
-        let mut cmp = compare("a.json", &base, "b.json", &new);
+        let mut cmp = compare("a.json", &base, "b.json", &new, &bs_axis);
         cmp.gate(10.0);
         let at: Vec<(Option<&str>, Metric)> = cmp
             .regressions
@@ -1125,7 +1152,7 @@ mod tests {
     fn different_pick_rules_are_noted_and_one_dimension_gives_curves() {
         let base = sweep(&[("4k", &[100.0, 200.0]), ("1M", &[300.0, 300.0])], "best");
         let new = sweep(&[("4k", &[100.0, 200.0]), ("64k", &[50.0, 50.0])], "mean");
-        let cmp = compare("a.json", &base, "b.json", &new);
+        let cmp = compare("a.json", &base, "b.json", &new, &bs_axis);
         assert!(
             cmp.notices.iter().any(|n| n
                 .text
@@ -1161,6 +1188,10 @@ mod tests {
         // Not one dimension in both: no curves.
         let mut two = new.clone();
         two.sweep.as_mut().unwrap().dimensions = vec!["bs".into(), "rw".into()];
-        assert!(compare("a.json", &base, "b.json", &two).curves.is_none());
+        assert!(
+            compare("a.json", &base, "b.json", &two, &bs_axis)
+                .curves
+                .is_none()
+        );
     }
 }

@@ -8,5 +8,7 @@
 
 pub mod cliff;
 pub mod compare;
+pub mod points;
+pub mod reconcile;
 pub mod steady;
 pub mod sweep;

@@ -235,7 +235,7 @@ pub fn fill_random(bytes: &mut [u8], seed: u64) {
 /// [`fill_random`] going on from `state` (a stream across calls).
 pub fn fill_random_from(bytes: &mut [u8], state: &mut u64) {
     for chunk in bytes.chunks_mut(8) {
-        let word = crate::bench::workload::splitmix64(state).to_le_bytes();
+        let word = crate::bench::kinds::splitmix64(state).to_le_bytes();
         chunk.copy_from_slice(&word[..chunk.len()]);
     }
 }
@@ -299,18 +299,18 @@ impl Shaper {
 
     fn unique(&self, index: u64) -> u64 {
         let mut state = self.base ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        crate::bench::workload::splitmix64(&mut state)
+        crate::bench::kinds::splitmix64(&mut state)
     }
 
     /// Fills `block` with the next write's bytes.
     pub fn fill(&mut self, block: &mut [u8]) {
-        let roll = crate::bench::workload::splitmix64(&mut self.draw) % 100;
+        let roll = crate::bench::kinds::splitmix64(&mut self.draw) % 100;
         let repeat = self.made > 0 && roll < u64::from(self.shape.dedupe_pct);
         let index = if repeat {
             match self.shape.mode {
                 DedupeMode::Repeat => self.made - 1,
                 DedupeMode::WorkingSet => {
-                    crate::bench::workload::splitmix64(&mut self.draw)
+                    crate::bench::kinds::splitmix64(&mut self.draw)
                         % self.working_set.min(self.made)
                 }
             }

@@ -2,7 +2,7 @@
 //! each I/O goes to. Each file keeps its own position (the worker keeps one workload per
 //! file); the picker only says which one is next.
 
-use crate::bench::workload::splitmix64;
+use crate::bench::kinds::splitmix64;
 
 /// fio's `file_service_type`: how a worker moves between its files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -33,7 +33,6 @@ use std::path::{Path, PathBuf};
 use crate::bench::buffer::BUFFER_ALIGN_BYTES;
 use crate::bench::randmap::{Bitmap, Generator};
 use crate::bench::spec::{Distribution, JobSpec};
-use crate::plan::Plan;
 use crate::stats::HISTOGRAM_BYTES;
 use crate::units::format_bytes;
 
@@ -345,7 +344,7 @@ pub fn check_zone_table(
     let table = zone_table_bytes(zone_bytes, working_set_bytes);
     let limit = budget.limit_bytes();
     if table > limit {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "job {}: zonesize={} over {} is {} zones, a zone table of {}, more than {}/{} of \
              the {} available ({}), {}; use a larger zonesize or a smaller size",
             crate::text::escape(job),
@@ -363,28 +362,82 @@ pub fn check_zone_table(
     Ok(())
 }
 
+/// What a job's memory comes to, in its own words (beside the estimate, so the spec need not
+/// name this module).
+impl JobSpec {
+    /// Memory of the I/O buffers (block size, rounded up to a whole 4 KiB page, x depth x
+    /// workers).
+    #[must_use]
+    pub fn buffer_bytes(&self) -> u64 {
+        Estimate::of(self).buffers
+    }
+
+    /// What the I/O buffers and the run take, said when it is more than a few hundred MiB.
+    #[must_use]
+    pub fn buffer_note(&self) -> Option<String> {
+        const SAY_FROM_BYTES: u64 = 256 << 20;
+        let estimate = Estimate::of(self);
+        let bytes = estimate.buffers;
+        (estimate.total() > SAY_FROM_BYTES).then(|| {
+            let page = BUFFER_ALIGN_BYTES as u64;
+            let bs = if self.block_size_bytes % page == 0 {
+                crate::units::format_size_short(self.block_size_bytes)
+            } else {
+                format!(
+                    "{} in {} of pages",
+                    crate::units::format_size_short(self.block_size_bytes),
+                    crate::units::format_bytes(self.block_size_bytes.div_ceil(page) * page)
+                )
+            };
+            format!(
+                "the I/O buffers take {} of memory (bs {bs} x iodepth {} x numjobs {}); the \
+                 run takes an estimated {} in all ({})",
+                crate::units::format_bytes(bytes),
+                self.effective_iodepth(),
+                self.numjobs,
+                crate::units::format_bytes(estimate.total()),
+                estimate.parts()
+            )
+        })
+    }
+}
+
+/// What [`check_plan`] reads of a plan: each step's jobs' specs, steps in order. The plan
+/// (`crate::plan::Plan`) provides it, so this core names no plan.
+pub trait JobSteps {
+    fn job_steps(&self) -> Vec<Vec<&JobSpec>>;
+}
+
+/// Steps given as their specs.
+impl JobSteps for [Vec<JobSpec>] {
+    fn job_steps(&self) -> Vec<Vec<&JobSpec>> {
+        self.iter().map(|step| step.iter().collect()).collect()
+    }
+}
+
 /// Refuses a plan one of whose steps needs more memory than `budget` allows, before anything
 /// runs: a usage error stating the estimate by part, the limit and where it comes from, and
 /// the fix. A step's jobs run at once: their estimates add up.
 ///
 /// # Errors
 /// The usage error, for the first step over the limit.
-pub fn check_plan(plan: &Plan, budget: &Budget) -> anyhow::Result<()> {
-    for (at, step) in plan.steps.iter().enumerate() {
+pub fn check_plan<P: JobSteps + ?Sized>(plan: &P, budget: &Budget) -> anyhow::Result<()> {
+    let steps = plan.job_steps();
+    for (at, step) in steps.iter().enumerate() {
         let mut estimate = Estimate::default();
-        for job in &step.jobs {
-            estimate.add(&Estimate::of(&job.spec));
+        for spec in step {
+            estimate.add(&Estimate::of(spec));
         }
-        let what = match (plan.steps.len(), step.jobs.len()) {
+        let what = match (steps.len(), step.len()) {
             (1, 1) => "the job needs".to_string(),
             (1, n) => format!("the {n} jobs, which run at once, need"),
-            (_, 1) => format!("step {} ({}) needs", at + 1, step.jobs[0].spec.describe()),
+            (_, 1) => format!("step {} ({}) needs", at + 1, step[0].describe()),
             (_, n) => format!("step {}'s {n} jobs, which run at once, need", at + 1),
         };
         let total = estimate.total();
         let limit = budget.limit_bytes();
         if total > limit {
-            return Err(crate::usage!(
+            return Err(crate::error::usage!(
                 "{what} an estimated {} of memory ({}), more than {}/{} of the {} \
                  available ({}), {}; {}",
                 format_bytes(total),
@@ -410,7 +463,7 @@ pub fn check_plan(plan: &Plan, budget: &Budget) -> anyhow::Result<()> {
                 .saturating_add(BASE_BYTES / 2);
             let left = limit.saturating_sub(mapped);
             if need > left {
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "{what} an estimated {} of address space ({}, and {threads} thread \
                      stacks of 2 MiB), more than the {} that ulimit -v (RLIMIT_AS, {}) leaves \
                      with {} mapped already; raise ulimit -v, or {FIX}",
@@ -430,7 +483,6 @@ pub fn check_plan(plan: &Plan, budget: &Budget) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use crate::bench::spec::EngineKind;
-    use crate::plan::{Job, Step};
 
     const MIB: u64 = 1 << 20;
 
@@ -492,8 +544,8 @@ mod tests {
         assert!(note.contains("random maps 512 MiB"), "{note}");
         // Where the maps are most of it, the fix names what shrinks them.
         let mut maps = plan(&[&[(4096, 32, 4)]]);
-        maps.steps[0].jobs[0].spec = big.clone();
-        let err = check_plan(&maps, &budget(512 * MIB))
+        maps[0][0] = big.clone();
+        let err = check_plan(maps.as_slice(), &budget(512 * MIB))
             .unwrap_err()
             .to_string();
         assert!(
@@ -549,35 +601,27 @@ mod tests {
         }
     }
 
-    fn plan(steps: &[&[(u64, u32, u32)]]) -> Plan {
-        Plan {
-            steps: steps
-                .iter()
-                .map(|jobs| Step {
-                    jobs: jobs
-                        .iter()
-                        .map(|&(bs, iodepth, numjobs)| {
-                            let spec = JobSpec {
-                                block_size_bytes: bs,
-                                iodepth,
-                                numjobs,
-                                ..JobSpec::default()
-                            };
-                            Job::bench("j", spec, None)
-                        })
-                        .collect(),
-                    point: Vec::new(),
-                    notes: Vec::new(),
-                })
-                .collect(),
-        }
+    fn plan(steps: &[&[(u64, u32, u32)]]) -> Vec<Vec<JobSpec>> {
+        steps
+            .iter()
+            .map(|jobs| {
+                jobs.iter()
+                    .map(|&(bs, iodepth, numjobs)| JobSpec {
+                        block_size_bytes: bs,
+                        iodepth,
+                        numjobs,
+                        ..JobSpec::default()
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     #[test]
     fn a_step_over_the_share_of_available_memory_is_refused_with_the_numbers() {
         let one = plan(&[&[(512, 16384, 64)]]);
-        assert!(check_plan(&one, &budget(8 << 30)).is_ok());
-        let err = check_plan(&one, &budget(4 << 30)).unwrap_err();
+        assert!(check_plan(one.as_slice(), &budget(8 << 30)).is_ok());
+        let err = check_plan(one.as_slice(), &budget(4 << 30)).unwrap_err();
         assert!(crate::error::exit_code(&err) == 2);
         assert_eq!(
             err.to_string(),
@@ -588,9 +632,9 @@ mod tests {
         );
         // Jobs of one step add up; steps one after another do not.
         let apart = plan(&[&[(4096, 1024, 16)], &[(4096, 1024, 16)]]);
-        assert!(check_plan(&apart, &budget(300 * MIB)).is_ok());
+        assert!(check_plan(apart.as_slice(), &budget(300 * MIB)).is_ok());
         let together = plan(&[&[(4096, 1024, 16), (4096, 1024, 16)]]);
-        let err = check_plan(&together, &budget(300 * MIB)).unwrap_err();
+        let err = check_plan(together.as_slice(), &budget(300 * MIB)).unwrap_err();
         assert!(
             err.to_string()
                 .starts_with("the 2 jobs, which run at once, need an estimated "),
@@ -603,11 +647,11 @@ mod tests {
         let one = plan(&[&[(4096, 32, 16)]]);
         let mut b = budget(16 << 30);
         b.address_space = Some((40 * MIB, 20 * MIB));
-        let err = check_plan(&one, &b).unwrap_err().to_string();
+        let err = check_plan(one.as_slice(), &b).unwrap_err().to_string();
         assert!(err.contains("18 thread stacks of 2 MiB"), "{err}");
         assert!(err.contains("more than the 20 MiB that ulimit -v"), "{err}");
         b.address_space = Some((4 << 30, 20 * MIB));
-        assert!(check_plan(&one, &b).is_ok());
+        assert!(check_plan(one.as_slice(), &b).is_ok());
     }
 
     #[test]

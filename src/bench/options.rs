@@ -15,10 +15,10 @@ use crate::bench::spec::{
     MachineLimits, OpenSync, RateMin, RwMode, Sequencer, SgMode, StatCall, SyncEvery, ThinkTime,
     UringOptions, VerifySpec, format_cpu_list, parse_cpu_list,
 };
+use crate::error::usage;
 use crate::units::{
     DurationError, Interval, format_bytes, format_size_short, parse_duration, parse_size_bytes,
 };
-use crate::usage;
 
 /// The deepest queue a worker may ask for (io_uring's `IORING_MAX_ENTRIES` is 32768; the
 /// completion queue is twice the submission queue).

@@ -4,7 +4,7 @@
 //! `ioprio`, libaio's `IOCB_FLAG_IOPRIO`), and `numa_cpu_nodes`/`numa_mem_policy` applied on
 //! the worker before its buffers are allocated.
 
-use crate::bench::workload::Direction;
+use crate::bench::kinds::Direction;
 use crate::units::parse_size_bytes;
 
 /// `IOPRIO_CLASS_SHIFT` of linux/ioprio.h.
@@ -379,7 +379,7 @@ pub fn parse_nodes(text: &str) -> Result<Vec<u32>, String> {
 #[must_use]
 pub fn format_nodes(nodes: &[u32]) -> String {
     let cpus: Vec<usize> = nodes.iter().map(|&n| n as usize).collect();
-    crate::bench::spec::format_cpu_list(&cpus)
+    crate::bench::kinds::format_cpu_list(&cpus)
 }
 
 /// Node `node`'s CPUs from /sys/devices/system/node/nodeN/cpulist; a node that is not there is
@@ -389,7 +389,7 @@ pub fn node_cpus(node: u32) -> Result<Vec<usize>, String> {
     let text = std::fs::read_to_string(&path).map_err(|_| {
         format!("NUMA node {node} does not exist on this machine (no {NODE_DIR}/node{node})")
     })?;
-    crate::bench::spec::parse_cpu_list(text.trim()).map_err(|e| format!("{path}: {e:?}"))
+    crate::bench::kinds::parse_cpu_list(text.trim()).map_err(|e| format!("{path}: {e:?}"))
 }
 
 /// Pins the calling thread to the CPUs of `nodes` (fio's `numa_cpu_nodes`).

@@ -367,18 +367,15 @@ mod tests {
             let mut map = Bitmap::new(blocks);
             while !map.is_full() {
                 for _ in 0..8 {
-                    let from = crate::bench::workload::splitmix64(&mut state) % blocks;
+                    let from = crate::bench::kinds::splitmix64(&mut state) % blocks;
                     assert_eq!(
                         map.next_free(from),
                         reference(&map, from),
                         "{blocks} {from}"
                     );
                 }
-                let block = crate::bench::workload::splitmix64(&mut state) % blocks;
-                map.claim(
-                    block,
-                    1 + crate::bench::workload::splitmix64(&mut state) % 3,
-                );
+                let block = crate::bench::kinds::splitmix64(&mut state) % blocks;
+                map.claim(block, 1 + crate::bench::kinds::splitmix64(&mut state) % 3);
             }
             for from in 0..blocks {
                 assert_eq!(map.next_free(from), None);
@@ -410,7 +407,7 @@ mod tests {
         let mut done = vec![false; blocks as usize];
         let mut rng = 7u64;
         for i in 0..2_000 {
-            let block = crate::bench::workload::splitmix64(&mut rng) % blocks;
+            let block = crate::bench::kinds::splitmix64(&mut rng) % blocks;
             let want = i % 2;
             let expected = if !done[block as usize] {
                 block

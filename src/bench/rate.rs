@@ -7,7 +7,7 @@
 //! The parsing of the option text is here too, so the validator's rules and the pacer's model
 //! sit side by side.
 
-use crate::bench::workload::{Direction, splitmix64};
+use crate::bench::kinds::{Direction, splitmix64};
 
 /// What one direction's cap counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::bench::buffer::AlignedBuffers;
 use crate::bench::engine::{Completion, Engine, Io};
-use crate::bench::workload::Direction;
+use crate::bench::kinds::Direction;
 use crate::stats::monotonic_ns;
 
 /// One block read back: where, the syscall-style result (bytes, or `-errno`), the bytes read

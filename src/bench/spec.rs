@@ -7,8 +7,8 @@ use std::time::Duration;
 use crate::bench::rate::RateLimit;
 use crate::units::format_size_short;
 
-/// The most CPUs `--cpus` may name: Linux's largest `CONFIG_NR_CPUS`.
-pub const MAX_CPUS: usize = 8192;
+pub use crate::bench::kinds::{CpuListError, MAX_CPUS, format_cpu_list, parse_cpu_list};
+pub use crate::monitor::host::MachineLimits;
 
 /// The I/O pattern, named as in fio's `--rw`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -975,37 +975,6 @@ impl Distribution {
     }
 }
 
-/// What validation needs to know about the machine (injected so the table test is exact).
-#[derive(Debug, Clone)]
-pub struct MachineLimits {
-    pub available_cpus: Vec<usize>,
-    pub memory_bytes: u64,
-}
-
-impl MachineLimits {
-    /// The CPUs this process may run on and the physical memory.
-    #[must_use]
-    pub fn detect() -> Self {
-        let available_cpus = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0))
-            .map(|set| {
-                (0..nix::sched::CpuSet::count())
-                    .filter(|&cpu| set.is_set(cpu).unwrap_or(false))
-                    .collect()
-            })
-            .unwrap_or_else(|_| vec![0]);
-        // SAFETY: sysconf has no memory-safety preconditions.
-        let pages = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) };
-        // SAFETY: as above.
-        let page_size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-        let memory_bytes =
-            u64::try_from(pages.max(0)).unwrap_or(0) * u64::try_from(page_size.max(0)).unwrap_or(0);
-        Self {
-            available_cpus,
-            memory_bytes,
-        }
-    }
-}
-
 impl Default for JobSpec {
     /// `diskdash bench` with no options: 30 s of randread 4k at depth 32 on 1 GiB, O_DIRECT,
     /// io_uring (what `options::validate` gives for an empty list; a test keeps them equal).
@@ -1129,42 +1098,6 @@ impl JobSpec {
         }
     }
 
-    /// Memory of the I/O buffers (block size, rounded up to a whole 4 KiB page, x depth x
-    /// workers).
-    #[must_use]
-    pub fn buffer_bytes(&self) -> u64 {
-        crate::bench::memory::Estimate::of(self).buffers
-    }
-
-    /// What the I/O buffers and the run take, said when it is more than a few hundred MiB.
-    #[must_use]
-    pub fn buffer_note(&self) -> Option<String> {
-        const SAY_FROM_BYTES: u64 = 256 << 20;
-        let estimate = crate::bench::memory::Estimate::of(self);
-        let bytes = estimate.buffers;
-        (estimate.total() > SAY_FROM_BYTES).then(|| {
-            let page = crate::bench::buffer::BUFFER_ALIGN_BYTES as u64;
-            let bs = if self.block_size_bytes % page == 0 {
-                format_size_short(self.block_size_bytes)
-            } else {
-                format!(
-                    "{} in {} of pages",
-                    format_size_short(self.block_size_bytes),
-                    crate::units::format_bytes(self.block_size_bytes.div_ceil(page) * page)
-                )
-            };
-            format!(
-                "the I/O buffers take {} of memory (bs {bs} x iodepth {} x numjobs {}); the \
-                 run takes an estimated {} in all ({})",
-                crate::units::format_bytes(bytes),
-                self.effective_iodepth(),
-                self.numjobs,
-                crate::units::format_bytes(estimate.total()),
-                estimate.parts()
-            )
-        })
-    }
-
     /// The note a psync job with a deeper `--iodepth` gets: the depth applies to io_uring only.
     #[must_use]
     pub fn depth_note(&self) -> Option<String> {
@@ -1256,65 +1189,6 @@ impl JobSpec {
         }
         text
     }
-}
-
-/// Why a text is not a CPU list (see [`parse_cpu_list`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CpuListError {
-    /// Not `N`, `N-M` (N <= M) or a comma-separated list of those.
-    Syntax,
-    /// A CPU at or above [`MAX_CPUS`], which no Linux kernel has.
-    OutOfRange(usize),
-}
-
-/// Parses a CPU list as in `taskset -c` and `/sys/devices/system/cpu/online`: `0-3,6`, spaces
-/// around numbers allowed. Returns the CPUs sorted, without repeats. Memory is bounded by
-/// [`MAX_CPUS`] whatever the text (`0-8191` repeated a thousand times is one set).
-///
-/// # Errors
-/// [`CpuListError`]: a word that is not a number or range, a range that runs backwards, or a
-/// CPU of [`MAX_CPUS`] or more.
-pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, CpuListError> {
-    let mut wanted = vec![false; MAX_CPUS];
-    for part in text.split(',') {
-        let (first, last) = match part.split_once('-') {
-            Some((a, b)) => (a.trim().parse::<usize>(), b.trim().parse::<usize>()),
-            None => (part.trim().parse::<usize>(), part.trim().parse::<usize>()),
-        };
-        let (Ok(first), Ok(last)) = (first, last) else {
-            return Err(CpuListError::Syntax);
-        };
-        if first > last {
-            return Err(CpuListError::Syntax);
-        }
-        if last >= MAX_CPUS {
-            return Err(CpuListError::OutOfRange(last));
-        }
-        wanted[first..=last].fill(true);
-    }
-    Ok((0..MAX_CPUS).filter(|&cpu| wanted[cpu]).collect())
-}
-
-/// `0-3,6` from a sorted list.
-#[must_use]
-pub fn format_cpu_list(cpus: &[usize]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let start = cpus[i];
-        let mut end = start;
-        while i + 1 < cpus.len() && cpus[i + 1] == end + 1 {
-            i += 1;
-            end = cpus[i];
-        }
-        parts.push(if start == end {
-            start.to_string()
-        } else {
-            format!("{start}-{end}")
-        });
-        i += 1;
-    }
-    parts.join(",")
 }
 
 impl JobSpec {

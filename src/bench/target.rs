@@ -22,10 +22,10 @@ use anyhow::Context;
 
 use crate::bench::blockdev::{self, Bottom, SysfsStack};
 use crate::bench::spec::{Fallocate, JobSpec, OpenSync};
+use crate::error::usage;
 use crate::pinned::{self, FileId, ObjectKind, Pinned};
 use crate::record::RunWarning;
 use crate::units::{format_bytes, format_size_short};
-use crate::usage;
 
 /// The smallest working set a scratch file is lowered to before giving up.
 const MIN_SCRATCH_BYTES: u64 = 1 << 20;

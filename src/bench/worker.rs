@@ -23,10 +23,13 @@ use crate::bench::engine::uring::UringEngine;
 use crate::bench::engine::{
     Completion, Engine, EngineSetup, Io, errno_name, is_transient, uring_unavailable,
 };
+use crate::bench::kinds::Direction;
 use crate::bench::latency::{DepthSearch, Step};
 use crate::bench::rate::Pacer;
 use crate::bench::spec::{BufferData, EngineKind, JobSpec, SyncEvery};
-use crate::bench::workload::{Direction, Workload};
+use crate::bench::workload::Workload;
+
+pub use crate::bench::verify::{VERIFY_FAILURES_KEPT, VerifyFailure, VerifyOutcome};
 use crate::stats::{WorkerStats, monotonic_ns};
 use crate::units::format_bytes;
 
@@ -414,52 +417,6 @@ impl std::fmt::Display for IoFault {
             let text = text.split(" (os error").next().unwrap_or(&text);
             write!(f, " failed: {text} ({})", errno_name(self.errno))
         }
-    }
-}
-
-/// One block that failed its check.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VerifyFailure {
-    pub offset: u64,
-    /// The worker's index in its job.
-    pub worker: u32,
-    /// The header was wrong (else the data).
-    pub header: bool,
-    /// One line: what differs.
-    pub what: String,
-    /// The first differing byte in the block (0 when it cannot be told).
-    pub at: usize,
-    pub expected_hex: String,
-    pub found_hex: String,
-}
-
-/// A worker's (or a job's) verification: blocks checked, failed, the first failures kept.
-#[derive(Debug, Clone, Default)]
-pub struct VerifyOutcome {
-    pub checked: u64,
-    pub failed: u64,
-    /// The first [`VERIFY_FAILURES_KEPT`] failures, by offset.
-    pub failures: Vec<VerifyFailure>,
-    /// Time spent reading back after the run (a write job's pass), ns.
-    pub pass_ns: u64,
-    /// The read-back's reads, each timed as the run's I/O is: outside the measured window,
-    /// so kept apart from the run's stats (fio counts them in the job's read).
-    pub reads: crate::stats::DirectionStats,
-}
-
-/// Failures kept in full per worker and per job; the rest are counted.
-pub const VERIFY_FAILURES_KEPT: usize = 16;
-
-impl VerifyOutcome {
-    /// Adds `other` (another worker of the job).
-    pub fn merge(&mut self, other: Self) {
-        self.checked += other.checked;
-        self.failed += other.failed;
-        self.pass_ns = self.pass_ns.max(other.pass_ns);
-        self.reads.add(&other.reads);
-        self.failures.extend(other.failures);
-        self.failures.sort_by_key(|f| f.offset);
-        self.failures.truncate(VERIFY_FAILURES_KEPT);
     }
 }
 

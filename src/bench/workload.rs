@@ -7,14 +7,7 @@ use crate::bench::randmap::{Bitmap, Generator, Lfsr};
 use crate::bench::spec::{Distribution, JobSpec, RwMode, Sequencer, StridedZones};
 use crate::bench::zbd::{JobZones, Miss, SharedZones, ZbdZones};
 
-/// Direction of one I/O.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    Read,
-    Write,
-    /// A discard: the range's data is dropped (BLKDISCARD, or a hole punched in a file).
-    Trim,
-}
+pub use crate::bench::kinds::{Direction, splitmix64};
 
 /// The offset and mix generator of one worker.
 /// Zipf's items summed exactly up to here; the rest of the harmonic sum by its integral.
@@ -875,16 +868,6 @@ impl Workload {
         self.next_bytes[self.dir] = at + len;
         at
     }
-}
-
-/// splitmix64 (Steele, Lea, Flood 2014): one multiply-xorshift step per draw.
-#[inline]
-pub fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 #[cfg(test)]

@@ -509,7 +509,7 @@ mod tests {
     }
 
     fn splitmix(state: &mut u64) -> u64 {
-        crate::bench::workload::splitmix64(state)
+        crate::bench::kinds::splitmix64(state)
     }
 
     #[test]

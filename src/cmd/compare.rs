@@ -12,7 +12,7 @@ use crate::cli::CompareArgs;
 fn parse_max_regression(text: &str) -> anyhow::Result<f64> {
     match text.trim().trim_end_matches('%').parse::<f64>() {
         Ok(pct) if pct.is_finite() && pct >= 0.0 => Ok(pct),
-        _ => Err(crate::usage!(
+        _ => Err(crate::error::usage!(
             "--max-regression {text:?} is not a percentage; use a number of 0 or more, e.g. 5 or 2.5"
         )),
     }
@@ -24,7 +24,7 @@ fn refuse_mixed_totals(base: (&str, Totals), new: (&str, Totals)) -> anyhow::Res
     for ((path, totals), (other, other_totals)) in [(base, new), (new, base)] {
         match (totals, other_totals) {
             (Totals::Mark { measurements }, _) if totals.mixed() => {
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "{path} is a mark of {measurements} measurements: its totals mix them; \
                      compare two sweeps point by point or two runs of one job"
                 ));
@@ -42,7 +42,7 @@ fn refuse_mixed_totals(base: (&str, Totals), new: (&str, Totals)) -> anyhow::Res
                 } else {
                     "a mark"
                 };
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "{path} is a sweep of {points} points{counted} and {other} {other_is}: the \
                      sweep's totals mix its points; compare a sweep with a sweep (point by \
                      point) or a run with a run"
@@ -72,7 +72,13 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         (&shown(&args.base), Totals::of(&base)),
         (&shown(&args.new), Totals::of(&new)),
     )?;
-    let mut comparison = compare(&shown(&args.base), &base, &shown(&args.new), &new);
+    let mut comparison = compare(
+        &shown(&args.base),
+        &base,
+        &shown(&args.new),
+        &new,
+        &crate::report::sweep::table::sweep_x,
+    );
     if let Some(max) = max {
         comparison.gate(max);
     }

@@ -104,7 +104,7 @@ pub(crate) fn run_as(
     }
     if invocation.create_only {
         if remote.is_some() {
-            return Err(crate::usage!(
+            return Err(crate::error::usage!(
                 "create_only=1 lays out files and measures nothing; run it without fleet"
             ));
         }
@@ -112,7 +112,7 @@ pub(crate) fn run_as(
     }
     if remote.is_some() {
         if invocation.parse_only || invocation.showcmd {
-            return Err(crate::usage!(
+            return Err(crate::error::usage!(
                 "--parse-only/--showcmd print and run nothing; run them without fleet"
             ));
         }

@@ -17,7 +17,7 @@ pub fn record_to(args: &RecordArgs) -> anyhow::Result<Option<RecordTo>> {
         return Ok(None);
     };
     if path.as_os_str() == "-" {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "--record - : a recording goes to a file (it is appended to and rotated); for JSON \
              on stdout use diskdash iostat -o JSON INTERVAL"
         ));

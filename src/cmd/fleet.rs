@@ -33,13 +33,13 @@ use crate::fleet::live::{FleetState, HostState, LiveFleet};
 use crate::fleet::merge::{Rates, merge_direction, merge_sync, p50_p99};
 use crate::fleet::plan::{COMMANDS, DEADLINE_MARGIN, FleetPlan, UNKNOWN_RAMP, Watch};
 use crate::fleet::ssh::{self, SshOptions};
-use crate::fleet::table::{self, Row};
+use crate::fleet::table::Row;
 use crate::record::{
     DirectionRecord, ERROR_FORMAT, ErrorLine, FLEET_FORMAT, FORMAT_VERSION, FleetAggregate,
     FleetHostRecord, FleetRecord, HostStatus, INTERVAL_FORMAT, IntervalRecord, READY_FORMAT,
     RunRecord, RunStatus, RunWarning, SyncRecord, WARNING_FORMAT, WarningLine, rfc3339_utc,
 };
-use crate::report::fleet::{shown_command, summary};
+use crate::report::fleet::{shown_command, summary, table};
 
 /// How long a stopped host may take to drain and send its record before its ssh is killed (a
 /// run drains its queue in milliseconds; Ctrl-C ends the fleet in about this long). The remote
@@ -70,21 +70,21 @@ pub fn plan_of(args: &FleetArgs) -> anyhow::Result<FleetPlan> {
             .iter()
             .find(|w| COMMANDS.contains(&w.as_str()))
             .map_or("bench", String::as_str);
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "{word:?}: the command goes after `--`: diskdash fleet {} -- {command} ...",
             args.hosts
         ));
     }
     let hosts = crate::fleet::parse_hosts(&args.hosts)?;
     let Some(first) = args.command.first() else {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "no command after `--`; give what each host runs: diskdash fleet {} -- bench \
                  /data --runtime 30s",
             args.hosts
         ));
     };
     if !COMMANDS.contains(&first.as_str()) {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "{first:?} after `--` is not a command fleet runs; give bench, fio or sweep"
         ));
     }
@@ -149,10 +149,10 @@ pub fn plan_of(args: &FleetArgs) -> anyhow::Result<FleetPlan> {
         },
         Err(err) => match crate::cli::parse_failure(&err, &argv) {
             crate::cli::ParseFailure::Usage(line) => {
-                return Err(crate::usage!("after `--`: {line}"));
+                return Err(crate::error::usage!("after `--`: {line}"));
             }
             crate::cli::ParseFailure::Display => {
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "after `--`: help and version print locally: run diskdash {} there",
                     command.join(" ")
                 ));
@@ -163,7 +163,7 @@ pub fn plan_of(args: &FleetArgs) -> anyhow::Result<FleetPlan> {
         .ok()
         .filter(|d| !d.is_zero())
         .ok_or_else(|| {
-            crate::usage!(
+            crate::error::usage!(
                 "--ready-timeout {:?} is not a duration; use e.g. 90s or 5m",
                 args.ready_timeout
             )

@@ -42,7 +42,7 @@ impl Generated {
 /// A usage error naming the value and what is taken instead.
 pub fn generate(args: &GenerateArgs) -> anyhow::Result<Vec<u8>> {
     let what = Generated::parse(&args.what).ok_or_else(|| {
-        crate::usage!(
+        crate::error::usage!(
             "generate {:?} is not something diskdash generates; use {}",
             args.what,
             GENERATED_NAMES.join(", ")
@@ -63,7 +63,7 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<Vec<u8>> {
                     .filter(|s| !s.is_hide_set())
                     .map(clap::Command::get_name)
                     .collect();
-                crate::usage!(
+                crate::error::usage!(
                     "generate man {name:?}: diskdash has no such subcommand; use one of {}",
                     names.join(", ")
                 )
@@ -76,7 +76,7 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<Vec<u8>> {
             clap_complete::generate(shell, &mut cmd, "diskdash", &mut out);
         }
         (Generated::Completion(_), Some(name)) => {
-            return Err(crate::usage!(
+            return Err(crate::error::usage!(
                 "generate {} {name:?}: a completion script covers every subcommand; drop \
                  {name:?} (only man takes a subcommand)",
                 args.what

@@ -71,7 +71,7 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
 
     let record = super::flags::record_to(&args.record)?;
     if record.is_some() && config.interval.is_none() {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "--record needs an INTERVAL: it records one line per interval; e.g. diskdash iostat \
              --record FILE 1"
         ));

@@ -21,6 +21,7 @@ use std::process::ExitCode;
 
 use crate::cli::{Command, Personality};
 use crate::fleet::remote::{Remote, refuse_stdout_outputs, send_error};
+use crate::session::signals::raise_on_interrupt;
 
 /// `diskdash --fleet-remote bench|fio|sweep ...`: runs `command` as a fleet's remote side
 /// (`crate::fleet::remote`); an error ends the stream with its error line.
@@ -39,14 +40,18 @@ fn fleet_remote_command(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Bench(args) => {
             refuse_stdout_outputs(args.json.as_deref(), args.jsonl.as_deref())?;
-            bench::run_as(&args, Some(&Remote::listen()?))
+            bench::run_as(&args, Some(&Remote::listen(raise_on_interrupt)?))
         }
-        Command::Fio(args) => fio::run_as(&args, Personality::Diskdash, Some(&Remote::listen()?)),
+        Command::Fio(args) => fio::run_as(
+            &args,
+            Personality::Diskdash,
+            Some(&Remote::listen(raise_on_interrupt)?),
+        ),
         Command::Sweep(args) => {
             refuse_stdout_outputs(args.json.as_deref(), args.jsonl.as_deref())?;
-            sweep::run_as(&args, Some(&Remote::listen()?))
+            sweep::run_as(&args, Some(&Remote::listen(raise_on_interrupt)?))
         }
-        _ => Err(crate::usage!(
+        _ => Err(crate::error::usage!(
             "--fleet-remote runs bench, fio or sweep; give one of them after it"
         )),
     }

@@ -24,7 +24,7 @@ pub fn run(interval: &str, show_idle: bool, record: &RecordArgs) -> anyhow::Resu
 pub fn parse_interval(text: &str) -> anyhow::Result<Duration> {
     Interval::parse(text)
         .map(Interval::get)
-        .map_err(|e| crate::usage!("--interval {text:?} {e}"))
+        .map_err(|e| crate::error::usage!("--interval {text:?} {e}"))
 }
 
 #[cfg(test)]

@@ -10,12 +10,12 @@ use crate::bench::options::{self, JobOption, Key};
 use crate::bench::spec::MachineLimits;
 use crate::cli::SweepArgs;
 use crate::drive::{Outputs, ReportTo, Run, drive};
+use crate::error::usage;
 use crate::fleet::remote::Remote;
 use crate::report::headless::Headless;
+use crate::report::sweep::table::{self, Format, Pick};
 use crate::serve::run::RunServe;
-use crate::sweep::table::{self, Format, Pick};
 use crate::sweep::{self, Axis, Dimension};
-use crate::usage;
 
 /// Runs the sweep and prints its table.
 ///

@@ -50,7 +50,7 @@ impl LogOptions {
         for (name, value) in global.iter().chain(own) {
             let number = |what: &str| -> anyhow::Result<u64> {
                 value.trim().parse::<u64>().map_err(|_| {
-                    crate::usage!(
+                    crate::error::usage!(
                         "{what}={value}: not a number of milliseconds; write e.g. {what}=1000"
                     )
                 })
@@ -207,39 +207,38 @@ impl LogWriter {
                         format!("{prefix}_{kind}.log")
                     })
                 };
-                let mut open =
-                    |prefix: &Option<String>,
-                     kind: &str|
-                     -> anyhow::Result<Option<BufWriter<File>>> {
-                        let Some(prefix) = prefix else {
-                            return Ok(None);
-                        };
-                        let path = name(prefix, kind);
-                        if let Some((what, _)) = gate
-                            .claimed
-                            .iter()
-                            .find(|(_, other)| crate::record::output::same_place(&path, other))
-                        {
-                            return Err(crate::usage!(
-                                "log file {} is also {what}; give the log another name",
-                                crate::text::escape(&path.display().to_string())
-                            ));
-                        }
-                        let (file, _, replacing) =
-                            crate::record::output::open_log(&path, gate.guard, gate.inputs)?;
-                        match replacing {
-                            crate::record::output::Replacing::Made(m) => made.push(m),
-                            crate::record::output::Replacing::Existing => {
-                                to_empty.push(file.try_clone().map_err(|e| {
-                                    crate::usage!("log file {}: {e}", path.display())
-                                })?);
-                            }
-                        }
-                        gate.claimed
-                            .push((format!("job {}'s {kind} log", job.name), path.clone()));
-                        files.push(path);
-                        Ok(Some(BufWriter::new(file)))
+                let mut open = |prefix: &Option<String>,
+                                kind: &str|
+                 -> anyhow::Result<Option<BufWriter<File>>> {
+                    let Some(prefix) = prefix else {
+                        return Ok(None);
                     };
+                    let path = name(prefix, kind);
+                    if let Some((what, _)) = gate
+                        .claimed
+                        .iter()
+                        .find(|(_, other)| crate::record::output::same_place(&path, other))
+                    {
+                        return Err(crate::error::usage!(
+                            "log file {} is also {what}; give the log another name",
+                            crate::text::escape(&path.display().to_string())
+                        ));
+                    }
+                    let (file, _, replacing) =
+                        crate::record::output::open_log(&path, gate.guard, gate.inputs)?;
+                    match replacing {
+                        crate::record::output::Replacing::Made(m) => made.push(m),
+                        crate::record::output::Replacing::Existing => {
+                            to_empty.push(file.try_clone().map_err(|e| {
+                                crate::error::usage!("log file {}: {e}", path.display())
+                            })?);
+                        }
+                    }
+                    gate.claimed
+                        .push((format!("job {}'s {kind} log", job.name), path.clone()));
+                    files.push(path);
+                    Ok(Some(BufWriter::new(file)))
+                };
                 let bw = open(&options.bw, "bw")?;
                 let iops = open(&options.iops, "iops")?;
                 let lat = open(&options.lat, "lat")?;

@@ -21,8 +21,8 @@ use std::io::Read as _;
 use std::path::{Component, Path, PathBuf};
 
 use crate::bench::options::Origin;
+use crate::error::usage;
 use crate::pinned::{FileId, Pinned};
-use crate::usage;
 
 /// The deepest `include` nesting; deeper is taken for a loop the path check did not see
 /// (through symlinks).

@@ -433,7 +433,7 @@ fn bench(job: &Job) -> Result<Vec<String>, String> {
         flag("--sync", sync.as_str().to_string());
     }
     if let Some(cpus) = &spec.cpus {
-        flag("--cpus", crate::bench::spec::format_cpu_list(cpus));
+        flag("--cpus", crate::bench::kinds::format_cpu_list(cpus));
     }
     flag("--runtime", duration(spec.runtime));
     if !spec.ramp.is_zero() {

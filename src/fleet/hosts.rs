@@ -50,12 +50,12 @@ fn parse_with(spec: &str, origin: &str, read_file: &ReadFile<'_>) -> anyhow::Res
     let mut hosts: Vec<String> = Vec::new();
     let mut add = |host: String, origin: &str| -> anyhow::Result<()> {
         if hosts.contains(&host) {
-            return Err(crate::usage!(
+            return Err(crate::error::usage!(
                 "{origin}: host {host:?} is given twice; name each host once"
             ));
         }
         if hosts.len() >= MAX_HOSTS {
-            return Err(crate::usage!(
+            return Err(crate::error::usage!(
                 "{origin}: more than {MAX_HOSTS} hosts; split the fleet"
             ));
         }
@@ -65,10 +65,12 @@ fn parse_with(spec: &str, origin: &str, read_file: &ReadFile<'_>) -> anyhow::Res
     for item in split_top_level(spec, origin)? {
         if let Some(file) = item.strip_prefix('@') {
             if file.is_empty() {
-                return Err(crate::usage!("{origin}: `@` needs a file name: @hosts.txt"));
+                return Err(crate::error::usage!(
+                    "{origin}: `@` needs a file name: @hosts.txt"
+                ));
             }
             let text = read_file(Path::new(file))
-                .map_err(|why| crate::usage!("{origin}: cannot read the host file {why}"))?;
+                .map_err(|why| crate::error::usage!("{origin}: cannot read the host file {why}"))?;
             for (n, line) in text.lines().enumerate() {
                 let line = line.split('#').next().unwrap_or("").trim();
                 if line.is_empty() {
@@ -77,7 +79,7 @@ fn parse_with(spec: &str, origin: &str, read_file: &ReadFile<'_>) -> anyhow::Res
                 let here = format!("{file}:{}", n + 1);
                 for part in split_top_level(line, &here)? {
                     if part.starts_with('@') {
-                        return Err(crate::usage!(
+                        return Err(crate::error::usage!(
                             "{here}: {part:?}: a host file cannot include another; list the hosts"
                         ));
                     }
@@ -93,7 +95,7 @@ fn parse_with(spec: &str, origin: &str, read_file: &ReadFile<'_>) -> anyhow::Res
         }
     }
     if hosts.is_empty() {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "{origin} {spec:?} names no host; give e.g. a,b or node[01-04] or @hosts.txt"
         ));
     }
@@ -109,7 +111,7 @@ fn split_top_level(spec: &str, origin: &str) -> anyhow::Result<Vec<String>> {
         match c {
             '[' => {
                 if depth > 0 {
-                    return Err(crate::usage!(
+                    return Err(crate::error::usage!(
                         "{origin} {spec:?}: brackets do not nest; write node[1-4] or a[1-2]b[1-2]"
                     ));
                 }
@@ -117,7 +119,7 @@ fn split_top_level(spec: &str, origin: &str) -> anyhow::Result<Vec<String>> {
             }
             ']' => {
                 if depth == 0 {
-                    return Err(crate::usage!(
+                    return Err(crate::error::usage!(
                         "{origin} {spec:?}: `]` without `[`; write e.g. node[01-16]"
                     ));
                 }
@@ -132,7 +134,7 @@ fn split_top_level(spec: &str, origin: &str) -> anyhow::Result<Vec<String>> {
         current.push(c);
     }
     if depth > 0 {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "{origin} {spec:?}: `[` is not closed; write e.g. node[01-16]"
         ));
     }
@@ -141,7 +143,7 @@ fn split_top_level(spec: &str, origin: &str) -> anyhow::Result<Vec<String>> {
     for part in parts {
         let part = part.trim();
         if part.is_empty() {
-            return Err(crate::usage!(
+            return Err(crate::error::usage!(
                 "{origin} {spec:?} has an empty host (two commas, or one at an end); write a,b,c"
             ));
         }
@@ -159,7 +161,7 @@ fn expand(item: &str, origin: &str) -> anyhow::Result<Vec<String>> {
     let close = open
         + item[open..]
             .find(']')
-            .ok_or_else(|| crate::usage!("{origin} {item:?}: `[` is not closed"))?;
+            .ok_or_else(|| crate::error::usage!("{origin} {item:?}: `[` is not closed"))?;
     let prefix = &item[..open];
     let numbers = range_list(&item[open + 1..close], item, origin)?;
     let rest = expand(&item[close + 1..], origin).or_else(|e| {
@@ -177,7 +179,7 @@ fn expand(item: &str, origin: &str) -> anyhow::Result<Vec<String>> {
             check_host(&host, origin)?;
             out.push(host);
             if out.len() > MAX_HOSTS {
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "{origin} {item:?} names more than {MAX_HOSTS} hosts; split the fleet"
                 ));
             }
@@ -190,7 +192,7 @@ fn expand(item: &str, origin: &str) -> anyhow::Result<Vec<String>> {
 /// first number when it starts with 0.
 fn range_list(inside: &str, item: &str, origin: &str) -> anyhow::Result<Vec<String>> {
     let bad = |part: &str, why: &str| {
-        crate::usage!(
+        crate::error::usage!(
             "{origin} {item:?}: [{part}] {why}; write a range of numbers like node[01-16] or \
              node[1-3,7]"
         )
@@ -233,17 +235,17 @@ fn range_list(inside: &str, item: &str, origin: &str) -> anyhow::Result<Vec<Stri
 /// as an option).
 fn check_host(host: &str, origin: &str) -> anyhow::Result<()> {
     if host.starts_with('-') {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "{origin}: host {host:?} starts with `-`; a host name cannot (ssh would read an option)"
         ));
     }
     if let Some(c) = host.chars().find(|c| c.is_whitespace() || c.is_control()) {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "{origin}: host {host:?} holds {c:?}; separate hosts with commas, no blanks"
         ));
     }
     if host.contains(['[', ']', '@']) && !is_user_at_host(host) {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "{origin}: host {host:?} is not a host name; write user@host, node[01-16] or @file"
         ));
     }

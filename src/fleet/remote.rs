@@ -16,7 +16,6 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::record::RunRecord;
-use crate::session::StartGate;
 
 /// The words on stdin.
 pub const START: &str = "start";
@@ -46,12 +45,12 @@ pub fn refuse_stdout_outputs(
     jsonl: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     if jsonl.is_some() {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "--jsonl: fleet streams each host's intervals itself; drop --jsonl after `--`"
         ));
     }
     if json == Some(std::path::Path::new("-")) {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "--json -: fleet's own --json holds every host's record; give a file after `--`, \
              or --json before `--`"
         ));
@@ -67,13 +66,16 @@ pub struct Remote {
 }
 
 impl Remote {
-    /// Installs the interrupt signals and starts reading stdin.
+    /// Installs the interrupt signals (`raise_on_interrupt`: the session's
+    /// `signals::raise_on_interrupt`, given by the caller) and starts reading stdin.
     ///
     /// # Errors
     /// A signal handler or the reader thread could not be set up.
-    pub fn listen() -> anyhow::Result<Self> {
+    pub fn listen(
+        raise_on_interrupt: fn(&Arc<AtomicBool>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Self> {
         let interrupt = Arc::new(AtomicBool::new(false));
-        crate::session::signals::raise_on_interrupt(&interrupt)?;
+        raise_on_interrupt(&interrupt)?;
         let start = Arc::new((Mutex::new(None), Condvar::new()));
         let (flag, said) = (interrupt.clone(), start.clone());
         std::thread::Builder::new()
@@ -101,11 +103,12 @@ impl Remote {
         Ok(Self { interrupt, start })
     }
 
-    /// The session's gate: waits for `start`; `false` on `stop`, end of input or a signal.
+    /// The session's gate (its `StartGate`): waits for `start`; `false` on `stop`, end of
+    /// input or a signal.
     #[must_use]
-    pub fn gate(&self) -> StartGate {
+    pub fn gate(&self) -> Arc<dyn Fn() -> bool + Send + Sync> {
         let (start, interrupt) = (self.start.clone(), self.interrupt.clone());
-        StartGate(Arc::new(move || {
+        Arc::new(move || {
             let (lock, cvar) = &*start;
             let mut state = lock
                 .lock()
@@ -122,7 +125,7 @@ impl Remote {
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .0;
             }
-        }))
+        })
     }
 
     /// Sends the run record as the stream's last line (the command's exit code follows it).

@@ -215,7 +215,7 @@ pub fn load_run(path: &std::path::Path) -> anyhow::Result<RunRecord> {
     match crate::record::load_any(path)? {
         crate::record::Loaded::Run(run) => Ok(*run),
         crate::record::Loaded::Fleet(fleet) => as_run(&fleet).ok_or_else(|| {
-            crate::usage!(
+            crate::error::usage!(
                 "{}: no host of this fleet record sent its run back; its aggregate of partial \
                  results is in the file's `aggregate`",
                 path.display()

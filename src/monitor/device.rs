@@ -114,12 +114,12 @@ pub fn resolve_arg(arg: &str) -> anyhow::Result<DeviceChain> {
     }
     let path = Path::new(arg);
     if !path.exists() {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "{arg:?} is neither a block device nor an existing path; use a name from \
              /proc/diskstats (e.g. vda), /dev/NAME, or a path on a disk"
         ));
     }
-    resolve(path).map_err(|e| crate::usage!("{arg:?}: {e:#}"))
+    resolve(path).map_err(|e| crate::error::usage!("{arg:?}: {e:#}"))
 }
 
 /// `(major, minor)` of a `dev_t`.

@@ -41,7 +41,7 @@ impl Host {
             machine: field(nix::sys::utsname::UtsName::machine),
             online_cpus,
             usable_cpus: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
-            memory_bytes: crate::bench::spec::MachineLimits::detect().memory_bytes,
+            memory_bytes: MachineLimits::detect().memory_bytes,
         }
     }
 
@@ -49,6 +49,37 @@ impl Host {
     #[must_use]
     pub fn kernel(&self) -> String {
         format!("{} {}", self.sysname, self.release)
+    }
+}
+
+/// What job validation needs to know about the machine (injected so the table test is exact).
+#[derive(Debug, Clone)]
+pub struct MachineLimits {
+    pub available_cpus: Vec<usize>,
+    pub memory_bytes: u64,
+}
+
+impl MachineLimits {
+    /// The CPUs this process may run on and the physical memory.
+    #[must_use]
+    pub fn detect() -> Self {
+        let available_cpus = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0))
+            .map(|set| {
+                (0..nix::sched::CpuSet::count())
+                    .filter(|&cpu| set.is_set(cpu).unwrap_or(false))
+                    .collect()
+            })
+            .unwrap_or_else(|_| vec![0]);
+        // SAFETY: sysconf has no memory-safety preconditions.
+        let pages = unsafe { libc::sysconf(libc::_SC_PHYS_PAGES) };
+        // SAFETY: as above.
+        let page_size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        let memory_bytes =
+            u64::try_from(pages.max(0)).unwrap_or(0) * u64::try_from(page_size.max(0)).unwrap_or(0);
+        Self {
+            available_cpus,
+            memory_bytes,
+        }
     }
 }
 

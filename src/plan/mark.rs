@@ -489,7 +489,7 @@ impl MarkConfig {
     /// A usage error naming the flag, its value and what it takes.
     pub fn from_raw(raw: RawMark<'_>) -> anyhow::Result<Self> {
         let profile = Profile::parse(raw.profile).ok_or_else(|| {
-            crate::usage!(
+            crate::error::usage!(
                 "--profile {:?} is not a profile; use {}",
                 raw.profile,
                 PROFILE_NAMES.join(", ")
@@ -500,7 +500,7 @@ impl MarkConfig {
             Some(text) => match text.parse::<u8>() {
                 Ok(pct) if pct <= 100 => Some(pct),
                 _ => {
-                    return Err(crate::usage!(
+                    return Err(crate::error::usage!(
                         "--mix {text:?} is not a percentage of reads; use 0 to 100 \
                          (CrystalDiskMark's default is 70)"
                     ));
@@ -510,7 +510,7 @@ impl MarkConfig {
         let loops = match raw.loops.parse::<u32>() {
             Ok(n) if (1..=MAX_LOOPS).contains(&n) => n,
             _ => {
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "--loops {:?} is not a number of loops; use 1 to {MAX_LOOPS} \
                      (CrystalDiskMark's default is 5)",
                     raw.loops
@@ -518,7 +518,7 @@ impl MarkConfig {
             }
         };
         let like = Like::parse(raw.like).ok_or_else(|| {
-            crate::usage!(
+            crate::error::usage!(
                 "--like {:?} is not a rule set; use {}",
                 raw.like,
                 LIKE_NAMES.join(" or ")
@@ -531,7 +531,7 @@ impl MarkConfig {
         }
         if let Some(text) = raw.pause {
             rules.pause = crate::units::parse_duration(text).map_err(|_| {
-                crate::usage!(
+                crate::error::usage!(
                     "--pause {text:?} is not a duration; use e.g. 5s, 500ms or 0 \
                      (KDiskMark's is 5s)"
                 )
@@ -541,7 +541,7 @@ impl MarkConfig {
             None | Some("random") => {}
             Some("zero" | "zeros") => rules.data = BufferData::Zero,
             Some(other) => {
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "--data {other:?} is not a kind of test data; use random or zero \
                      (KDiskMark's \"Random\" and \"Zeros\")"
                 ));
@@ -549,7 +549,7 @@ impl MarkConfig {
         }
         rules.flush = raw.flush;
         let mode = Mode::parse(raw.mode).ok_or_else(|| {
-            crate::usage!(
+            crate::error::usage!(
                 "--mode {:?} is not a mode; use all, read (reads and any --mix) or write \
                  (writes and any --mix)",
                 raw.mode
@@ -610,7 +610,7 @@ pub fn plan(
             .max_by_key(|(t, _)| t.block_size_bytes)
         && bytes < test.block_size_bytes
     {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "--size {size} is smaller than one block of {} ({}); use --size {} or more (the \
              default is 1G)",
             test.label(),
@@ -1066,7 +1066,7 @@ mod tests {
         let points: Vec<String> = plan
             .steps
             .iter()
-            .map(|s| crate::sweep::describe(&s.point))
+            .map(|s| crate::plan::describe(&s.point))
             .step_by(2)
             .collect();
         assert_eq!(

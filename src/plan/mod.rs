@@ -11,7 +11,11 @@ pub mod mark;
 
 use std::path::PathBuf;
 
+use crate::bench::memory::JobSteps;
 use crate::bench::spec::JobSpec;
+
+/// A step's point as it is shown: `bs=2M rw=write`.
+pub use crate::values::describe_point as describe;
 
 /// One job: what runs, on what.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,23 +117,33 @@ impl Plan {
             .steps
             .first()
             .and_then(|s| s.jobs.first())
-            .ok_or_else(|| crate::usage!("the plan has no job; give at least one"))?;
+            .ok_or_else(|| crate::error::usage!("the plan has no job; give at least one"))?;
         for (i, step) in self.steps.iter().enumerate() {
             if step.jobs.len() != 1 {
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "step {} runs {} jobs at once; this session runs one job per step",
                     i + 1,
                     step.jobs.len()
                 ));
             }
             if step.jobs[0].target != first.target {
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "step {} runs on another target than step 1; one session runs on one target",
                     i + 1
                 ));
             }
         }
         Ok(first)
+    }
+}
+
+/// What the memory check reads of a plan: each step's jobs' specs.
+impl JobSteps for Plan {
+    fn job_steps(&self) -> Vec<Vec<&JobSpec>> {
+        self.steps
+            .iter()
+            .map(|step| step.jobs.iter().map(|job| &job.spec).collect())
+            .collect()
     }
 }
 

@@ -44,7 +44,7 @@ pub const MAX_RECORD_BYTES: u64 = 256 << 20;
 pub fn load(path: &Path) -> anyhow::Result<RunRecord> {
     match load_any(path)? {
         Loaded::Run(record) => Ok(*record),
-        Loaded::Fleet(_) => Err(crate::usage!(
+        Loaded::Fleet(_) => Err(crate::error::usage!(
             "{} is a fleet record (diskdash fleet --json); {FIX}",
             path.display()
         )),
@@ -64,7 +64,7 @@ pub enum Loaded {
 /// As [`load`].
 pub fn load_any(path: &Path) -> anyhow::Result<Loaded> {
     let bytes = read_capped(path, MAX_RECORD_BYTES)?;
-    parse_any(&bytes).map_err(|why| crate::usage!("{} {why}", path.display()))
+    parse_any(&bytes).map_err(|why| crate::error::usage!("{} {why}", path.display()))
 }
 
 /// A run record only (the loader's tests).
@@ -132,10 +132,10 @@ pub fn load_recording(path: &Path) -> anyhow::Result<super::monitor::Recording> 
         let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
         recording
             .add_file(name.as_deref().unwrap_or(&shown), &bytes)
-            .map_err(|why| crate::usage!("{shown} {why}"))?;
+            .map_err(|why| crate::error::usage!("{shown} {why}"))?;
     }
     if recording.samples.is_empty() {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "{} holds no sample yet (only a header); record for longer than one interval",
             path.display()
         ));
@@ -176,7 +176,7 @@ fn check_set_size(path: &Path, files: &[&Path]) -> anyhow::Result<()> {
     } else {
         "record with a smaller --record-max (rotation keeps each file below it)".to_owned()
     };
-    Err(crate::usage!(
+    Err(crate::error::usage!(
         "{which}, more than show reads of a recording ({}); {fix}",
         format_bytes(MAX_RECORDING_BYTES)
     ))
@@ -189,7 +189,7 @@ pub(super) fn read_capped(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
     // Pinned without opening (O_PATH calls no driver's open: a watchdog is not armed, a tape
     // not rewound, a FIFO's writer not released), then opened only if it is a regular file.
     let pinned =
-        Pinned::open(path).map_err(|e| crate::usage!("cannot read {shown}: {e}; {FIX}"))?;
+        Pinned::open(path).map_err(|e| crate::error::usage!("cannot read {shown}: {e}; {FIX}"))?;
     let opened = || -> std::io::Result<File> {
         Ok(File::from(
             pinned.reopen(libc::O_RDONLY | libc::O_NONBLOCK)?,
@@ -203,12 +203,12 @@ pub(super) fn read_capped(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
         ObjectKind::Other(other) => Some(other),
     };
     if let Some(what) = what {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "{shown} is {what}, not a run record; {FIX} (a regular file)"
         ));
     }
     let too_large = |size: String| {
-        crate::usage!(
+        crate::error::usage!(
             "{shown} is {size}, larger than any run record (at most {}); {FIX}",
             format_bytes(limit)
         )
@@ -216,9 +216,9 @@ pub(super) fn read_capped(path: &Path, limit: u64) -> anyhow::Result<Vec<u8>> {
     if pinned.size_bytes() > limit {
         return Err(too_large(format_bytes(pinned.size_bytes())));
     }
-    let file = opened().map_err(|e| crate::usage!("cannot read {shown}: {e}; {FIX}"))?;
+    let file = opened().map_err(|e| crate::error::usage!("cannot read {shown}: {e}; {FIX}"))?;
     read_at_most(file, limit, pinned.size_bytes())
-        .map_err(|e| crate::usage!("cannot read {shown}: {e}; {FIX}"))?
+        .map_err(|e| crate::error::usage!("cannot read {shown}: {e}; {FIX}"))?
         .ok_or_else(|| too_large("growing past that".to_owned()))
 }
 

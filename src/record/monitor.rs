@@ -23,6 +23,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{IostatRow, QueueSettings};
 
+/// The most `show` reads of a recording (kept with the rotation, which bounds a set by it).
+pub use super::rotate::MAX_RECORDING_BYTES;
+
 /// `format` of a monitor recording's header line.
 pub const MONITOR_FORMAT: &str = "diskdash-monitor";
 /// Bumped on any incompatible change of the header or sample lines.
@@ -218,11 +221,6 @@ pub fn is_header_line(line: &[u8]) -> bool {
     }
     serde_json::from_slice::<Probe>(line).is_ok_and(|p| p.format.as_deref() == Some(MONITOR_FORMAT))
 }
-
-/// The most `show` reads of a recording, all files of a rotated set together: 256 MiB. Parsed
-/// samples take about twice their JSON in memory (200 MiB of lines: 415 MB resident), so this
-/// keeps a replay near half a GB; a default set (FILE and 3 rotated files of 64M) fits.
-pub const MAX_RECORDING_BYTES: u64 = 256 << 20;
 
 /// Notes kept about skipped lines; more are counted in the last one.
 const MAX_NOTES: usize = 8;

@@ -16,9 +16,10 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use super::writer::create_temp;
+pub use super::writer::parent_dir;
 
+use crate::error::usage;
 use crate::pinned::{self, FileId};
-use crate::usage;
 
 /// How an output is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -683,14 +684,6 @@ pub fn same_place(a: &Path, b: &Path) -> bool {
         Some(dir.join(path.file_name()?))
     };
     a == b || place(a).is_some_and(|a| Some(a) == place(b))
-}
-
-/// The directory a path's last component lives in.
-#[must_use]
-pub fn parent_dir(path: &Path) -> &Path {
-    path.parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or_else(|| Path::new("."))
 }
 
 fn reopen(pinned: &OwnedFd, flags: libc::c_int) -> std::io::Result<OwnedFd> {

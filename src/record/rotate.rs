@@ -23,10 +23,15 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::usage;
 use crate::pinned::{self, FileId};
-use crate::usage;
 
 use super::output::{self, AppendTarget};
+
+/// The most `show` reads of a recording, all files of a rotated set together: 256 MiB. Parsed
+/// samples take about twice their JSON in memory (200 MiB of lines: 415 MB resident), so this
+/// keeps a replay near half a GB; a default set (FILE and 3 rotated files of 64M) fits.
+pub const MAX_RECORDING_BYTES: u64 = 256 << 20;
 
 /// Rotation's limits, validated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +43,7 @@ pub struct Rotation {
 }
 
 /// The most rotated files kept: with `show` reading at most
-/// [`MAX_RECORDING_BYTES`](super::monitor::MAX_RECORDING_BYTES) of a set, more files than this
+/// [`MAX_RECORDING_BYTES`] of a set, more files than this
 /// could only be shown one at a time.
 pub const MAX_KEEP: u32 = 100;
 
@@ -66,7 +71,7 @@ impl Rotation {
                 usage!(
                     "--record-keep {keep:?} is not a number of files; use 1 to {MAX_KEEP} (`show` \
                      reads at most {} of a rotated set)",
-                    crate::units::format_bytes(super::monitor::MAX_RECORDING_BYTES)
+                    crate::units::format_bytes(MAX_RECORDING_BYTES)
                 )
             })?;
         Ok(Self { max_bytes, keep })

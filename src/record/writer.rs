@@ -16,7 +16,7 @@ static TEMP_COUNTER: AtomicU32 = AtomicU32::new(0);
 /// with O_CREAT|O_EXCL|O_NOFOLLOW relative to the directory's descriptor, so a name planted in
 /// advance (a link to a victim) is never opened, only stepped around.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir_path = super::output::parent_dir(path);
+    let dir_path = parent_dir(path);
     let name = path
         .file_name()
         .with_context(|| format!("{} is not a file path", path.display()))?;
@@ -39,6 +39,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         let _ = nix::unistd::unlinkat(&dir, tmp.as_str(), nix::unistd::UnlinkatFlags::NoRemoveDir);
     }
     result.with_context(|| format!("writing {}", path.display()))
+}
+
+/// The directory a path's last component lives in.
+#[must_use]
+pub fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| Path::new("."))
 }
 
 /// A new temporary file `.NAME.tmp-PID-N` in `dir`, trying further names past any in the way.

@@ -335,7 +335,7 @@ fn segment_line(out: &mut String, segment: &SegmentRecord) {
 
 /// How `--cpus` placed the workers: round-robin over the listed CPUs.
 fn cpu_mapping(cpus: &str, numjobs: u32) -> String {
-    let n = crate::bench::spec::parse_cpu_list(cpus).map_or(0, |list| list.len());
+    let n = crate::bench::kinds::parse_cpu_list(cpus).map_or(0, |list| list.len());
     let workers = if numjobs == 1 { "worker" } else { "workers" };
     if n == 0 {
         return format!("{numjobs} {workers} pinned to CPUs {cpus}");

@@ -351,6 +351,7 @@ mod tests {
         CpuRecord, EngineRecord, HostRecord, Percentiles, SegmentRecord, SyncRecord, TargetRecord,
     };
     use crate::record::{DirectionRecord, JobRecord, LatencyRecord, RunRecord, RunStatus};
+    use crate::report::sweep::table::sweep_x;
     use crate::units::format_size_short;
 
     /// Latency with p50 = mean, the tail above it, max 10x.
@@ -520,7 +521,7 @@ mod tests {
         let mut new = run(52_000.0, 500_000);
         new.read.lat_ns.percentile.0[2].1 = 3_000_000; // p99 rose from 2.40 ms
         new.job.runtime_ns = 10_000_000_000;
-        let cmp = compare("a.json", &base, "b.json", &new);
+        let cmp = compare("a.json", &base, "b.json", &new, &sweep_x);
         assert!(cmp.same_job);
         assert_eq!(
             text(&cmp),
@@ -567,7 +568,7 @@ read (100000 -> 104000 I/Os)
         new.engine.used = "psync".into();
         new.engine.fallback = Some("io_uring denied (EPERM)".into());
         new.job.ran_description = Some("randrw bs=64k iodepth=1 numjobs=1 psync direct".into());
-        let cmp = compare("a.json", &base, "b.json", &new);
+        let cmp = compare("a.json", &base, "b.json", &new, &sweep_x);
         assert!(!cmp.same_job && cmp.whole_run_totals);
         let text = text(&cmp);
         let head: Vec<&str> = text.lines().take(13).collect();
@@ -618,7 +619,7 @@ read (100000 -> 104000 I/Os)
             total_ios: 400,
             lat_ns: lat(400, 3_000_000),
         };
-        let cmp = compare("a.json", &base, "b.json", &new);
+        let cmp = compare("a.json", &base, "b.json", &new, &sweep_x);
         let text = text(&cmp);
         assert!(
             text.contains("  lat mean           2.00 ms      730.0 us       n/a\n"),
@@ -639,7 +640,7 @@ read (100000 -> 104000 I/Os)
         // The same policy on both sides: write latency compares as before.
         let mut same = new.clone();
         same.write = dir(200.0, 800_000);
-        let cmp = compare("a.json", &new, "b.json", &same);
+        let cmp = compare("a.json", &new, "b.json", &same, &sweep_x);
         let text = super::text(&cmp);
         assert!(!text.contains("durable"), "{text}");
         assert!(text.contains("  lat mean  "), "{text}");
@@ -654,7 +655,7 @@ read (100000 -> 104000 I/Os)
             total_ios: 10,
             lat_ns: lat(10, 1_000),
         };
-        let mut cmp = compare("a.json", &base, "b.json", &new);
+        let mut cmp = compare("a.json", &base, "b.json", &new, &sweep_x);
         cmp.gate(25.0);
         let named: Vec<String> = cmp.regressions.iter().map(ToString::to_string).collect();
         assert_eq!(named, ["read lat p99 rose 50.0% (2.40 ms -> 3.60 ms)"]);
@@ -686,7 +687,7 @@ read (100000 -> 104000 I/Os)
     fn the_json_object_keys() {
         let base = run(50_000.0, 600_000);
         let new = run(25_000.0, 600_000);
-        let mut cmp = compare("a.json", &base, "b.json", &new);
+        let mut cmp = compare("a.json", &base, "b.json", &new, &sweep_x);
         cmp.gate(5.0);
         let json = serde_json::to_value(&cmp).unwrap();
         assert_eq!(json["format"], "diskdash-compare");

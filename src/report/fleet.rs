@@ -1,9 +1,11 @@
 //! The fleet's closing table (`diskdash fleet`, and `show` of a fleet record): each host over
 //! its measured window, the fleet over the hosts', through the fleet's table.
 
+pub mod table;
+
 use crate::fleet::lines;
 use crate::fleet::merge::p50_p99;
-use crate::fleet::table::{self, Row};
+use crate::fleet::table::Row;
 use crate::record::{DirectionRecord, FleetRecord, HostStatus, RunStatus};
 
 /// A command as printed: its words joined by spaces, control characters escaped.

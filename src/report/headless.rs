@@ -153,7 +153,7 @@ impl StatusPrinter {
             let point = snap
                 .plan_points
                 .get(snap.plan.index)
-                .map(|p| crate::sweep::describe(p))
+                .map(|p| crate::plan::describe(p))
                 .unwrap_or_default();
             let ran = runs_on(&snap.engine.used, snap.job());
             let [(at, points), (loop_at, loops)] =

@@ -5,31 +5,8 @@ use std::fmt::Write as _;
 
 use crate::record::{RunRecord, SteadyStateRecord, SustainedWriteRecord};
 use crate::session::{SteadyView, SustainedView};
-use crate::stats::steady::{Criterion, Metric};
-use crate::units::{format_latency_ns, format_rate};
-
-/// A criterion's value in its unit: `0.21%`, `35 IOPS/s`, `1.2 MiB/s`, `3.1 us`.
-#[must_use]
-pub fn criterion_value(criterion: &Criterion, value: f64) -> String {
-    if criterion.pct {
-        return format!("{value:.2}%");
-    }
-    let per_s = if criterion.slope { "/s" } else { "" };
-    match criterion.metric {
-        Metric::Iops => format!("{} IOPS{per_s}", format_rate(value)),
-        Metric::Bw => format!("{}/s{per_s}", mib(value)),
-        Metric::Lat => format!("{}{per_s}", format_latency_ns(value)),
-    }
-}
-
-fn mib(bytes_per_s: f64) -> String {
-    let mib = bytes_per_s / f64::from(1u32 << 20);
-    if mib >= 1024.0 {
-        format!("{:.2} GiB", mib / 1024.0)
-    } else {
-        format!("{mib:.1} MiB")
-    }
-}
+pub use crate::stats::steady::criterion_value;
+use crate::stats::steady::mib;
 
 /// `steady state attained at 12.0s: iops_slope 0.21% < 0.3% over the last 30 s; stopping`.
 #[must_use]

@@ -1,6 +1,8 @@
 //! The sentences under the sweep table, rendered from the typed findings of
 //! `analysis::sweep` (the record keeps the findings, not the sentences).
 
+pub mod table;
+
 use crate::record::{PointValue, SweepFinding, SweptValue};
 use crate::units::{format_latency_ns, format_rate};
 

@@ -9,7 +9,7 @@
 
 use regex::Regex;
 
-use crate::usage;
+use crate::error::usage;
 
 /// node_exporter's `diskstatsDefaultIgnoredDevices`.
 pub const DEFAULT_EXCLUDE: &str = r"^(z?ram|loop|fd|(h|s|v|xv)d[a-z]|nvme\d+n\d+p)\d+$";

@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use tokio::sync::{oneshot, watch};
 
+use crate::error::usage;
 use crate::monitor::sampler::Sampler;
 use crate::serve::Exposition;
 use crate::serve::http::serve;
 use crate::session::Snapshot;
-use crate::usage;
 
 /// Parses an IP:PORT given to `flag`.
 pub(crate) fn parse_address(flag: &str, value: &str) -> anyhow::Result<SocketAddr> {

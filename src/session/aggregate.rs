@@ -17,6 +17,8 @@ use crate::bench::worker::{
 };
 use crate::stats::{WorkerStats, monotonic_ns};
 
+pub use super::fold::{CloneEnd, Interval, JobEnd, SegmentEnd, Stall};
+
 /// How long after an interval's end the aggregator waits for late reports before emitting.
 const EMIT_GRACE_NS: u64 = 20_000_000;
 /// How much longer it waits for a worker that has not yet reported past the interval's end (a
@@ -61,70 +63,6 @@ pub struct SegmentSetup {
     pub jobs: Vec<JobSetup>,
 }
 
-/// One closed interval.
-pub struct Interval {
-    pub index: u64,
-    pub duration_ns: u64,
-    /// End of the interval, ns since the segment's measurement start.
-    pub end_offset_ns: u64,
-    /// Every job together.
-    pub stats: WorkerStats,
-    /// Each job's part, in the step's order; empty when the step runs one job (`stats` is it).
-    pub jobs: Vec<WorkerStats>,
-    /// For each job, in the step's order (one also when the step runs one job), the part of
-    /// the interval it ran in, `(from, to)` in ns since the measurement start: from its start
-    /// (its start delay) to its end; `None` when it ran in no part of it. A job still running
-    /// runs to the interval's end.
-    pub spans: Vec<Option<(u64, u64)>>,
-}
-
-/// What one job of the segment left.
-pub struct JobEnd {
-    pub total: WorkerStats,
-    /// The job's measured time: from its start (after the ramp and its start delay) to its
-    /// last worker's end, pauses and stalls excluded, ns.
-    pub elapsed_ns: u64,
-    /// The job's worker threads' (user ns, system ns, context switches).
-    pub cpu: (u64, u64, u64),
-    /// What verification found (`--verify`), over the run and its read-back.
-    pub verify: crate::bench::worker::VerifyOutcome,
-    /// Each worker's own part (fio's job clones), when the job has more than one.
-    pub clones: Vec<CloneEnd>,
-    /// The depth the job's `latency_target` search ended at (its last worker's).
-    pub latency_depth: Option<u32>,
-}
-
-/// What one worker of a job of several (fio's job clone) left.
-pub struct CloneEnd {
-    pub total: WorkerStats,
-    /// From the job's start to this worker's end, pauses and stalls excluded, ns.
-    pub elapsed_ns: u64,
-    /// The worker thread's (user ns, system ns, context switches).
-    pub cpu: (u64, u64, u64),
-    /// Its verify read-back's reads and their time, ns (after the measured window).
-    pub verify_reads: crate::stats::DirectionStats,
-    pub verify_ns: u64,
-    /// Its bytes and I/Os in each interval of the step.
-    pub intervals: Vec<crate::record::CloneIntervalRecord>,
-}
-
-/// What the segment left when all workers ended.
-pub struct SegmentEnd {
-    pub total: WorkerStats,
-    /// The last, partial interval (if it holds any time).
-    pub last_interval: Option<Interval>,
-    /// Faults, each with the index of its job in the step.
-    pub faults: Vec<(usize, IoFault)>,
-    /// Measured time (ramp, pauses and stalls excluded), ns.
-    pub elapsed_ns: u64,
-    pub stall: Stall,
-    /// Gaps as long as a stall in which the session's thread did not run but the workers
-    /// did (see [`workers_ran_in_gap`]): measured time, reported apart.
-    pub starved: Stall,
-    /// Each job's totals, in the step's order.
-    pub jobs: Vec<JobEnd>,
-}
-
 /// One job's share of the aggregation.
 struct JobSlot {
     /// Global worker ids `first..first + workers`.
@@ -136,7 +74,7 @@ struct JobSlot {
     total: WorkerStats,
     handles: Vec<JoinHandle<WorkerExit>>,
     /// What the job's workers' verification found, as they end.
-    verify: crate::bench::worker::VerifyOutcome,
+    verify: crate::bench::verify::VerifyOutcome,
     /// The same as it goes, shared with the job's workers.
     progress: Arc<crate::bench::worker::VerifyProgress>,
     /// Workers whose last tick has come in, and the latest end among them.
@@ -202,7 +140,7 @@ impl JobSlot {
             next: WorkerStats::new(0),
             total: WorkerStats::new(0),
             handles: Vec::new(),
-            verify: crate::bench::worker::VerifyOutcome::default(),
+            verify: crate::bench::verify::VerifyOutcome::default(),
             progress: Arc::default(),
             ended: 0,
             ended_at_ns: 0,
@@ -249,25 +187,6 @@ pub fn job_span(
     let from = from_ns.max(job_start_ns);
     let to = job_end_ns.map_or(to_ns, |end| end.min(to_ns));
     (to > from).then_some((from, to))
-}
-
-/// Time the process did not run inside the measured window (see [`STALL_MIN_NS`]): left out
-/// of the measured time, so rates cover the time the workers could run, and added to the
-/// runtime, like a pause. Intervals stay on the wall-clock grid: those a stall covers show
-/// no I/O.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Stall {
-    pub stalled_ns: u64,
-    pub stalls: u32,
-    pub longest_ns: u64,
-}
-
-impl Stall {
-    fn add(&mut self, stalled_ns: u64) {
-        self.stalled_ns += stalled_ns;
-        self.stalls += 1;
-        self.longest_ns = self.longest_ns.max(stalled_ns);
-    }
 }
 
 /// Whether a worker's tick that ended at `tick_end_ns` shows that the process ran during the

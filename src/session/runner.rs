@@ -788,7 +788,7 @@ impl Runner {
     /// 1 at iodepth 1`.
     fn note_step(&mut self) {
         let step = &self.plan.steps[self.step];
-        let point = crate::sweep::describe(&step.point);
+        let point = crate::plan::describe(&step.point);
         for note in &step.notes {
             let line = if point.is_empty() {
                 note.clone()
@@ -1255,7 +1255,7 @@ impl Runner {
                     app_bytes: device.reconciliation.app_bytes,
                     device_bytes: device.reconciliation.device_bytes,
                     segment: Some(index),
-                    point: (!point.is_empty()).then(|| crate::sweep::describe(point)),
+                    point: (!point.is_empty()).then(|| crate::plan::describe(point)),
                 });
             }
         }

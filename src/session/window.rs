@@ -12,6 +12,8 @@ use crate::monitor::sampler::Sampler;
 use crate::monitor::sysfs::QueueSettings;
 use crate::record::{ReconciliationRecord, RunWarning};
 
+pub use crate::analysis::reconcile::{Verdict, byte_ratio};
+
 /// /proc/diskstats sectors are always 512 bytes (kernel Documentation/admin-guide/iostats.rst).
 const SECTOR_BYTES: u64 = 512;
 
@@ -125,47 +127,6 @@ impl DeviceWatch {
         reconcile_trims(&self.chain.device, &mut rec, app_trim_ios, discards);
         Some((row, rec))
     }
-}
-
-/// What a reconciliation found, decided by the numbers (bytes first: requests can be split or
-/// merged on the way down; bytes cannot).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// The run completed no I/O.
-    NoIo,
-    /// The device served under half of the run's bytes: the results measure memory.
-    PageCache,
-    /// The device served 50..98% of the bytes: part came from the page cache.
-    PartlyCached,
-    /// Every I/O reached the device once.
-    Match,
-    /// The bytes match; the request counts do not (merges, splits or other I/O: the counters
-    /// cannot tell which).
-    MatchInBytes,
-    /// The device did more than the run (other activity, metadata, journal).
-    MoreThanRun,
-}
-
-impl Verdict {
-    /// The verdict for a reconciliation's numbers.
-    #[must_use]
-    pub fn of(rec: &ReconciliationRecord) -> Self {
-        let app_ios = rec.app_read_ios + rec.app_write_ios;
-        let device_ios = rec.device_read_ios + rec.device_write_ios;
-        match byte_ratio(rec) {
-            None => Self::NoIo,
-            Some(r) if r < 0.5 => Self::PageCache,
-            Some(r) if r < 0.98 => Self::PartlyCached,
-            Some(r) if r <= 1.02 && device_ios == app_ios => Self::Match,
-            Some(r) if r <= 1.02 => Self::MatchInBytes,
-            Some(_) => Self::MoreThanRun,
-        }
-    }
-}
-
-#[allow(clippy::cast_precision_loss)] // a ratio for a verdict
-fn byte_ratio(rec: &ReconciliationRecord) -> Option<f64> {
-    (rec.app_bytes > 0).then(|| rec.device_bytes as f64 / rec.app_bytes as f64)
 }
 
 /// Compares what the run completed with what the device completed over the same window.

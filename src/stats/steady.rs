@@ -169,3 +169,28 @@ impl From<&SteadyState> for SteadyJobRecord {
         }
     }
 }
+
+/// A criterion's value in its unit: `0.21%`, `35 IOPS/s`, `1.2 MiB/s`, `3.1 us`.
+#[must_use]
+pub fn criterion_value(criterion: &Criterion, value: f64) -> String {
+    if criterion.pct {
+        return format!("{value:.2}%");
+    }
+    let per_s = if criterion.slope { "/s" } else { "" };
+    match criterion.metric {
+        Metric::Iops => format!("{} IOPS{per_s}", crate::units::format_rate(value)),
+        Metric::Bw => format!("{}/s{per_s}", mib(value)),
+        Metric::Lat => format!("{}{per_s}", crate::units::format_latency_ns(value)),
+    }
+}
+
+/// `1.2 MiB`, `3.40 GiB`: a rate in bytes per second, without the `/s`.
+#[must_use]
+pub fn mib(bytes_per_s: f64) -> String {
+    let mib = bytes_per_s / f64::from(1u32 << 20);
+    if mib >= 1024.0 {
+        format!("{:.2} GiB", mib / 1024.0)
+    } else {
+        format!("{mib:.1} MiB")
+    }
+}

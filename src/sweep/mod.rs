@@ -9,16 +9,14 @@
 //!   record segments ──table::rows (loops picked)──> table, csv, markdown, json; analysis
 //! ```
 
-pub mod table;
-
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::bench::options::{JobOption, Key, TABLE, cap_batching, validate};
 use crate::bench::spec::{MachineLimits, RwMode};
+use crate::error::usage;
 use crate::plan::{Job, Plan, Step};
 use crate::units::{format_duration, format_size_short, parse_size_bytes};
-use crate::usage;
 
 /// Plans longer than this, or of more steps than [`MAX_STEPS`], need `--yes`.
 pub const MAX_TIME: Duration = Duration::from_secs(2 * 3600);
@@ -307,15 +305,7 @@ pub fn points(axes: &[Axis]) -> Vec<Point> {
     out
 }
 
-/// `bs=2M rw=write`.
-#[must_use]
-pub fn describe(point: &[(String, String)]) -> String {
-    point
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+pub use crate::plan::describe;
 
 /// Where step `index` of a plan whose steps carry `points` stands: its point among the
 /// distinct points (1-based, and how many) and its loop of that point (1-based, and how many

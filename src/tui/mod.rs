@@ -49,7 +49,7 @@ fn require_terminal(alternative: &str) -> anyhow::Result<()> {
     if terminal::is_interactive() {
         Ok(())
     } else {
-        Err(crate::usage!(
+        Err(crate::error::usage!(
             "the dashboard needs a terminal on stdin and stdout; {alternative}"
         ))
     }

@@ -5,6 +5,7 @@
 //! command, a front end, the session or clap. The driver (`drive`) sits between the commands and
 //! the front ends; no command names another. Comments may mention anything.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
@@ -32,6 +33,26 @@ const ABOVE_CORES: &[&str] = &[
     "crate::analysis",
     "crate::sweep",
     "crate::fio",
+    "crate::plan",
+    "clap::",
+];
+
+/// What the cores below the load generator (`monitor`, `stats`, `record`) may not name: what
+/// the cores may not, and `bench` (the machine's limits are `monitor::host`'s).
+const BELOW_BENCH: &[&str] = &[
+    "crate::cli",
+    "crate::cmd",
+    "crate::drive",
+    "crate::tui",
+    "crate::report",
+    "crate::serve",
+    "crate::fleet",
+    "crate::session",
+    "crate::analysis",
+    "crate::sweep",
+    "crate::fio",
+    "crate::plan",
+    "crate::bench",
     "clap::",
 ];
 
@@ -77,7 +98,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     // Front ends.
     (
         "tui",
-        &["crate::cli", "crate::cmd", "crate::drive", "clap::"],
+        &[
+            "crate::cli",
+            "crate::cmd",
+            "crate::drive",
+            // A criterion's value is formatted in `stats::steady`, not in a report.
+            "crate::report::steady",
+            "clap::",
+        ],
     ),
     (
         "report",
@@ -87,6 +115,8 @@ const LAYERS: &[(&str, &[&str])] = &[
         "serve",
         &["crate::cli", "crate::cmd", "crate::drive", "clap::"],
     ),
+    // The fleet's data (hosts, lines, merge, rows); its table is rendered in `report`, its
+    // remote side is handed the session's gate and signal handler.
     (
         "fleet",
         &[
@@ -94,7 +124,9 @@ const LAYERS: &[(&str, &[&str])] = &[
             "crate::cmd",
             "crate::drive",
             "crate::tui",
+            "crate::report",
             "crate::serve",
+            "crate::session",
             "clap::",
         ],
     ),
@@ -110,6 +142,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "crate::serve",
             "crate::fleet",
             "crate::fio",
+            "crate::sweep",
             "clap::",
         ],
     ),
@@ -126,6 +159,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "crate::fio",
             "crate::session",
             "crate::analysis",
+            "crate::sweep",
             "clap::",
         ],
     ),
@@ -169,14 +203,15 @@ const LAYERS: &[(&str, &[&str])] = &[
             "crate::fleet",
             "crate::fio",
             "crate::plan",
+            "crate::sweep",
             "clap::",
         ],
     ),
     // The cores.
     ("bench", ABOVE_CORES),
-    ("monitor", ABOVE_CORES),
-    ("stats", ABOVE_CORES),
-    ("record", ABOVE_CORES),
+    ("monitor", BELOW_BENCH),
+    ("stats", BELOW_BENCH),
+    ("record", BELOW_BENCH),
     // The bottom.
     ("units", ABOVE_BOTTOM),
     ("error", ABOVE_BOTTOM),
@@ -186,8 +221,8 @@ const LAYERS: &[(&str, &[&str])] = &[
 ];
 
 /// The modules of the crate `record` may name: itself and the bottom row of the design
-/// (`units`, `error` with its `usage!` macro, `pinned`: the descriptors its writers open by).
-const RECORD_MAY_NAME: &[&str] = &["record", "units", "error", "usage", "pinned"];
+/// (`units`, `error` with its `usage!` macro (`crate::error::usage`), `pinned`: the descriptors its writers open by).
+const RECORD_MAY_NAME: &[&str] = &["record", "units", "error", "pinned"];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
@@ -348,9 +383,7 @@ fn record_is_a_leaf() {
 
 #[test]
 fn analysis_reads_records_and_statistics_only() {
-    let allowed = [
-        "analysis", "record", "stats", "units", "values", "sweep", "error", "usage",
-    ];
+    let allowed = ["analysis", "record", "stats", "units", "values", "error"];
     let mut found = Vec::new();
     for (file, n, code) in code_lines("analysis") {
         for module in crate_modules(&code) {
@@ -362,6 +395,39 @@ fn analysis_reads_records_and_statistics_only() {
     assert!(
         found.is_empty(),
         "analysis names a module it may not:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Files still naming `usage!` at the crate root (`crate::usage`, a re-export kept for them):
+/// the session's facade, being split; each names `crate::error::usage` when it is next changed.
+const USAGE_AT_ROOT_PENDING: &[&str] = &["session.rs"];
+
+#[test]
+fn usage_is_named_where_it_lives_not_at_the_crate_root() {
+    let mut files = Vec::new();
+    rust_files(Path::new(SRC), &mut files);
+    let mut found = Vec::new();
+    for file in files {
+        let relative = file
+            .strip_prefix(SRC)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if USAGE_AT_ROOT_PENDING.contains(&relative.as_str()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("crate::usage") {
+                found.push(format!("src/{relative}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "name the macro where it lives (`crate::error::usage`), not at the crate root:\n{}",
         found.join("\n")
     );
 }
@@ -673,5 +739,311 @@ fn no_function_on_the_io_path_is_over_150_lines() {
         long.is_empty(),
         "functions on the I/O path over {FN_LINES_MAX} lines (split them into named steps):\n{}",
         long.join("\n")
+    );
+}
+
+/// The most files an import circle may hold: two or three files that name each other are a
+/// module split for reading; more is a knot.
+const CYCLE_FILES_MAX: usize = 3;
+
+/// A source file's module path: `bench/spec.rs` is `bench::spec`, `bench/mod.rs` is `bench`,
+/// `lib.rs` the crate root (empty).
+fn module_path(relative: &str) -> Vec<String> {
+    let mut parts: Vec<String> = relative
+        .trim_end_matches(".rs")
+        .split('/')
+        .map(str::to_string)
+        .collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The paths of a `use` tree, `a::{b, c::{d as e}}` as `a::b` and `a::c::d`; a glob or
+/// `self` names its parent.
+fn use_paths(tree: &str) -> Vec<Vec<String>> {
+    fn expand(prefix: &[String], tree: &str, out: &mut Vec<Vec<String>>) {
+        let tree = tree.trim();
+        if let Some(inner) = tree.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+            let (mut depth, mut from) = (0usize, 0usize);
+            for (i, c) in inner.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        expand(prefix, &inner[from..i], out);
+                        from = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            expand(prefix, &inner[from..], out);
+        } else if let Some(at) = tree.find("::{") {
+            let mut longer = prefix.to_vec();
+            longer.extend(tree[..at].split("::").map(|s| s.trim().to_string()));
+            expand(&longer, &tree[at + 2..], out);
+        } else if !tree.is_empty() {
+            let name = tree.split(" as ").next().unwrap_or(tree);
+            let mut path = prefix.to_vec();
+            path.extend(
+                name.split("::")
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty() && *s != "*" && *s != "self")
+                    .map(str::to_string),
+            );
+            out.push(path);
+        }
+    }
+    let tree = tree.split_whitespace().collect::<Vec<_>>().join(" ");
+    let tree = tree
+        .replace(" ::", "::")
+        .replace(":: ", "::")
+        .replace("{ ", "{")
+        .replace(" }", "}");
+    let mut out = Vec::new();
+    expand(&[], &tree, &mut out);
+    out
+}
+
+/// Every path a file's shipped code names that may be the crate's: each path of its `use`
+/// items, and each `a::b` in its code.
+fn named_paths(code: &str) -> Vec<Vec<String>> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let before_ok = |at: usize| {
+        !code[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| is_word(c) || c == ':')
+    };
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("use ") {
+        if before_ok(at)
+            && let Some(end) = code[at..].find(';')
+        {
+            out.extend(use_paths(&code[at + 4..at + end]));
+        }
+    }
+    let mut rest = code;
+    let mut offset = 0;
+    while let Some(n) = rest.find("::") {
+        let at = offset + n;
+        let start = code[..at]
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| is_word(*c))
+            .last()
+            .map_or(at, |(i, _)| i);
+        if start < at && before_ok(start) {
+            let mut end = at;
+            while code[end..].starts_with("::") {
+                let word: usize = code[end + 2..]
+                    .chars()
+                    .take_while(|c| is_word(*c))
+                    .map(char::len_utf8)
+                    .sum();
+                if word == 0 {
+                    break;
+                }
+                end += 2 + word;
+            }
+            out.push(code[start..end].split("::").map(str::to_string).collect());
+            offset = end.max(at + 2);
+        } else {
+            offset = at + 2;
+        }
+        rest = &code[offset..];
+    }
+    out
+}
+
+/// The file-level import graph of `src/`: for each file (relative to `src/`), the files its
+/// shipped code names (test modules left out), each with one path that names it. A path
+/// names the file of its longest module prefix (`crate::bench::spec::JobSpec`: `bench/spec.rs`;
+/// `crate::usage`: `lib.rs`). A module's own file naming its submodules (declaring and
+/// re-exporting them: `record/mod.rs` -> `record/dto.rs`) is the module's face, not an arrow.
+fn import_graph() -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut paths = Vec::new();
+    rust_files(Path::new(SRC), &mut paths);
+    let files: BTreeMap<String, PathBuf> = paths
+        .into_iter()
+        .map(|p| {
+            let relative = p.strip_prefix(SRC).unwrap().to_string_lossy().into_owned();
+            (relative, p)
+        })
+        .filter(|(relative, _)| relative != "main.rs")
+        .collect();
+    let modules: BTreeMap<Vec<String>, String> = files
+        .keys()
+        .map(|relative| (module_path(relative), relative.clone()))
+        .collect();
+    let file_of = |path: &[String]| {
+        (0..=path.len())
+            .rev()
+            .find_map(|n| modules.get(&path[..n]))
+            .cloned()
+    };
+    let mut graph = BTreeMap::new();
+    for (relative, file) in &files {
+        let module = module_path(relative);
+        let children: Vec<&String> = modules
+            .keys()
+            .filter(|m| m.len() == module.len() + 1 && m.starts_with(&module))
+            .map(|m| &m[module.len()])
+            .collect();
+        let code = shipped_code(&std::fs::read_to_string(file).unwrap());
+        let code = String::from_utf8_lossy(&code);
+        let mut edges = BTreeMap::new();
+        for path in named_paths(&code) {
+            let absolute = match path.first().map(String::as_str) {
+                Some("crate") => path[1..].to_vec(),
+                Some("super" | "self") => {
+                    let mut base = module.clone();
+                    let mut rest = path.as_slice();
+                    while let Some(word) = rest.first() {
+                        match word.as_str() {
+                            "super" => _ = base.pop(),
+                            "self" => {}
+                            _ => break,
+                        }
+                        rest = &rest[1..];
+                    }
+                    base.extend(rest.iter().cloned());
+                    base
+                }
+                Some(first) if children.iter().any(|c| *c == first) => {
+                    let mut base = module.clone();
+                    base.extend(path.iter().cloned());
+                    base
+                }
+                _ => continue,
+            };
+            let Some(target) = file_of(&absolute) else {
+                continue;
+            };
+            let target_module = module_path(&target);
+            let own_submodule =
+                target_module.len() > module.len() && target_module.starts_with(&module);
+            if target != *relative && !own_submodule {
+                edges.entry(target).or_insert_with(|| path.join("::"));
+            }
+        }
+        graph.insert(relative.clone(), edges);
+    }
+    graph
+}
+
+/// The strongly connected components of `graph` (Tarjan's), each sorted.
+fn strongly_connected(graph: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<Vec<String>> {
+    struct Walk<'a> {
+        graph: &'a BTreeMap<String, BTreeMap<String, String>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    fn visit<'a>(walk: &mut Walk<'a>, node: &'a str) {
+        let n = walk.index.len();
+        walk.index.insert(node, n);
+        walk.low.insert(node, n);
+        walk.stack.push(node);
+        for next in walk.graph[node].keys() {
+            let next = next.as_str();
+            if !walk.index.contains_key(next) {
+                visit(walk, next);
+                let low = walk.low[node].min(walk.low[next]);
+                walk.low.insert(node, low);
+            } else if walk.stack.contains(&next) {
+                let low = walk.low[node].min(walk.index[next]);
+                walk.low.insert(node, low);
+            }
+        }
+        if walk.low[node] == walk.index[node] {
+            let mut component = Vec::new();
+            while let Some(top) = walk.stack.pop() {
+                component.push(top.to_string());
+                if top == node {
+                    break;
+                }
+            }
+            component.sort();
+            walk.found.push(component);
+        }
+    }
+    let mut walk = Walk {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        found: Vec::new(),
+    };
+    for node in graph.keys() {
+        if !walk.index.contains_key(node.as_str()) {
+            visit(&mut walk, node);
+        }
+    }
+    walk.found
+}
+
+#[test]
+fn use_trees_and_paths_name_the_modules_they_reach() {
+    assert_eq!(
+        use_paths("crate::bench::{spec::{self, JobSpec}, kinds::Direction as D, rate::*}"),
+        vec![
+            vec!["crate", "bench", "spec"],
+            vec!["crate", "bench", "spec", "JobSpec"],
+            vec!["crate", "bench", "kinds", "Direction"],
+            vec!["crate", "bench", "rate"],
+        ]
+    );
+    let code = "use super::fold::{\n    Interval,\n};\nlet x = crate::plan::describe(p); a::b;";
+    assert_eq!(
+        named_paths(code),
+        vec![
+            vec!["super", "fold", "Interval"],
+            vec!["super", "fold"],
+            vec!["crate", "plan", "describe"],
+            vec!["a", "b"],
+        ]
+    );
+    let graph = import_graph();
+    assert!(graph["bench/worker.rs"].contains_key("bench/spec.rs"));
+    assert!(graph["session/runner.rs"].contains_key("session/fold.rs"));
+    assert!(
+        !graph["bench/mod.rs"].contains_key("bench/spec.rs"),
+        "a module's face is no arrow"
+    );
+}
+
+#[test]
+fn no_import_circle_holds_more_than_three_files() {
+    let graph = import_graph();
+    let mut knots: Vec<String> = strongly_connected(&graph)
+        .into_iter()
+        .filter(|component| component.len() > CYCLE_FILES_MAX)
+        .map(|component| {
+            let arrows: Vec<String> = component
+                .iter()
+                .flat_map(|from| {
+                    graph[from]
+                        .iter()
+                        .filter(|(to, _)| component.contains(to))
+                        .map(move |(to, path)| format!("  {from} -> {to} ({path})"))
+                })
+                .collect();
+            format!(
+                "{} files: {}\n{}",
+                component.len(),
+                component.join(", "),
+                arrows.join("\n")
+            )
+        })
+        .collect();
+    knots.sort();
+    assert!(
+        knots.is_empty(),
+        "import circles of more than {CYCLE_FILES_MAX} files (put the types both sides name in a \
+         module below them):\n{}",
+        knots.join("\n")
     );
 }

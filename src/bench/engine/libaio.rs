@@ -17,7 +17,7 @@ use std::io;
 use std::os::fd::RawFd;
 
 use super::{Completion, Engine, EngineSetup, Io};
-use crate::bench::workload::Direction;
+use crate::bench::kinds::Direction;
 
 /// `aio_context_t`: the kernel's handle of a context (the address of its completion ring).
 type AioContext = libc::c_ulong;

@@ -12,7 +12,7 @@ pub mod uring;
 use std::io;
 use std::os::fd::RawFd;
 
-use crate::bench::workload::Direction;
+use crate::bench::kinds::Direction;
 
 /// One I/O to issue. `buf` points into the worker's aligned buffers (slot `slot`).
 #[derive(Debug, Clone, Copy)]

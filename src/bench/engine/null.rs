@@ -84,7 +84,7 @@ impl Engine for NullEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::workload::Direction;
+    use crate::bench::kinds::Direction;
 
     fn io(slot: u32, len_bytes: u32) -> Io {
         Io {

@@ -7,7 +7,7 @@ use std::io;
 use std::os::fd::RawFd;
 
 use super::{Completion, Engine, Io};
-use crate::bench::workload::Direction;
+use crate::bench::kinds::Direction;
 
 /// The system call a read or a write becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,8 +13,8 @@ use io_uring::{IoUring, opcode, types};
 
 use super::{Completion, Engine, EngineSetup, Io};
 use crate::bench::buffer::AlignedBuffers;
+use crate::bench::kinds::Direction;
 use crate::bench::spec::UringOptions;
-use crate::bench::workload::Direction;
 
 /// The environment variable that makes io_uring setup act as if the kernel said EPERM.
 pub const DISABLE_ENV: &str = "DISKDASH_URING_DISABLED";

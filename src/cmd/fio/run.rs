@@ -94,7 +94,7 @@ pub(super) fn run_as(
             .iter()
             .find(|(_, other)| output::same_place(path, other))
         {
-            return Err(crate::usage!(
+            return Err(crate::error::usage!(
                 "{flag} {} is also {what}; give them different files",
                 crate::text::escape(&path.display().to_string())
             ));
@@ -111,7 +111,7 @@ pub(super) fn run_as(
             } else {
                 "the record"
             };
-            return Err(crate::usage!(
+            return Err(crate::error::usage!(
                 "{flag} {} is a job file of this run; write {what} elsewhere",
                 crate::text::escape(&path.display().to_string())
             ));
@@ -298,7 +298,7 @@ fn open_null() -> anyhow::Result<std::fs::File> {
     let meta = file.metadata().context("reading /dev/null")?;
     use std::os::unix::fs::FileTypeExt;
     if !meta.file_type().is_char_device() || meta.rdev() != libc::makedev(1, 3) {
-        return Err(crate::usage!(
+        return Err(crate::error::usage!(
             "--output /dev/null is not the null device here; give a file name"
         ));
     }

@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cli::IostatArgs;
+use crate::error::usage;
 use crate::monitor::device;
 use crate::report::iostat::Layout;
 use crate::units::Interval;
-use crate::usage;
 
 /// Which partitions to show next to the devices.
 #[derive(Debug, Clone, PartialEq, Eq)]

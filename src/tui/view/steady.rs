@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use crate::analysis::steady::Phase;
 use crate::record::SegmentJobRecord;
-use crate::report::steady::criterion_value;
 use crate::session::{JobView, SteadyView, SustainedView};
 use crate::stats::steady::Criterion;
+use crate::stats::steady::criterion_value;
 
 /// Where a job is with its steady-state criterion.
 #[derive(Debug, Clone, PartialEq)]
