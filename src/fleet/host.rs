@@ -817,6 +817,27 @@ mod tests {
         assert_eq!(out.last(), Some(&Action::Kill));
     }
 
+    #[test]
+    fn a_warning_is_shown_as_it_comes_and_other_lines_pass() {
+        let t0 = Instant::now();
+        let mut host = running(t0);
+        let warning = crate::record::RunWarning::Holes {
+            path: "/srv/f".into(),
+        };
+        let out = host.on(Event::Line(Line::Warning(Box::new(warning.clone()))), t0);
+        assert_eq!(
+            out,
+            [Action::Show(format!(
+                "  h1: WARNING: {}",
+                crate::error::one_line(&warning.to_string())
+            ))]
+        );
+        // A sweep's point, and a second ready, change nothing.
+        assert!(host.on(Event::Line(Line::Other), t0).is_empty());
+        assert!(host.on(Event::Line(Line::Ready), t0).is_empty());
+        assert_eq!((host.phase, &host.verdict), (Phase::Running, &None));
+    }
+
     /// A stopped host has the grace to send its record; past it, its ssh is killed (once), and
     /// without a record it failed.
     #[test]
