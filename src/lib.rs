@@ -32,9 +32,6 @@ pub mod values;
 
 use std::process::ExitCode;
 
-/// `crate::error::usage!` as before, for code not yet naming [`error::usage`] where it lives.
-pub(crate) use error::usage;
-
 use cli::{Cli, Command};
 
 /// Runs one command line. Errors carry their exit code (see [`error::exit_code`]).

@@ -231,7 +231,7 @@ impl Session {
         if let (Some(json), Some(jsonl)) = (&options.json, &options.jsonl)
             && json == jsonl
         {
-            return Err(crate::usage!(
+            return Err(crate::error::usage!(
                 "--json and --jsonl are both {}; give them different files",
                 json.display()
             ));
@@ -433,7 +433,7 @@ fn check_poll_queues(plan: &Plan, targets: &OpenedTargets, disks: &Disks) -> any
                 && job.spec.uring.hipri
                 && disk.queue.io_poll == Some(false)
             {
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "hipri: {} has no poll queues (queue/io_poll is 0), so polled I/O on \
                      {} would fail with EOPNOTSUPP; drop hipri (on NVMe, poll queues come \
                      from the nvme module's poll_queues)",
@@ -487,7 +487,7 @@ fn spawn(
 /// jobs and its interval the first job's, given to every job (with a note when they differed).
 fn one_window_per_step(mut plan: Plan) -> anyhow::Result<(Plan, Vec<String>)> {
     if plan.steps.iter().all(|s| s.jobs.is_empty()) {
-        return Err(crate::usage!("the plan has no job; give at least one"));
+        return Err(crate::error::usage!("the plan has no job; give at least one"));
     }
     plan.steps.retain(|s| !s.jobs.is_empty());
     let mut notes = Vec::new();
@@ -698,7 +698,7 @@ fn check_shared_in_step(
                 && (ja.spec.writes() || jb.spec.writes())
                 && (ja.spec.verify.is_some() || jb.spec.verify.is_some())
             {
-                return Err(crate::usage!(
+                return Err(crate::error::usage!(
                     "jobs {} and {} both use {} at the same time, one writes and one \
                      verifies; give each its own file, or put stonewall before the second",
                     ja.name,

@@ -399,10 +399,6 @@ fn analysis_reads_records_and_statistics_only() {
     );
 }
 
-/// Files still naming `usage!` at the crate root (`crate::usage`, a re-export kept for them):
-/// the session's facade, being split; each names `crate::error::usage` when it is next changed.
-const USAGE_AT_ROOT_PENDING: &[&str] = &["session.rs"];
-
 #[test]
 fn usage_is_named_where_it_lives_not_at_the_crate_root() {
     let mut files = Vec::new();
@@ -414,9 +410,6 @@ fn usage_is_named_where_it_lives_not_at_the_crate_root() {
             .unwrap()
             .to_string_lossy()
             .into_owned();
-        if USAGE_AT_ROOT_PENDING.contains(&relative.as_str()) {
-            continue;
-        }
         let text = std::fs::read_to_string(&file).unwrap();
         for (n, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or("");
