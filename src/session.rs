@@ -487,7 +487,9 @@ fn spawn(
 /// jobs and its interval the first job's, given to every job (with a note when they differed).
 fn one_window_per_step(mut plan: Plan) -> anyhow::Result<(Plan, Vec<String>)> {
     if plan.steps.iter().all(|s| s.jobs.is_empty()) {
-        return Err(crate::error::usage!("the plan has no job; give at least one"));
+        return Err(crate::error::usage!(
+            "the plan has no job; give at least one"
+        ));
     }
     plan.steps.retain(|s| !s.jobs.is_empty());
     let mut notes = Vec::new();
