@@ -223,10 +223,56 @@ fn build(
     machine: &MachineLimits,
 ) -> anyhow::Result<FioInvocation> {
     let mut settings = Settings::default();
+    refuse_engines_first(&sections)?;
+    let facts = crate::fio::arith::Facts::of(machine);
+    let (globals, drafts) = drafts(sections, &facts, &mut settings)?;
+    let drafts = chosen(drafts, &settings)?;
+    let (steps, groups, create_only) = plan(&drafts, &globals, io, machine, &mut settings)?;
+    check_writers(&steps, io.probe)?;
+    if let Some(readonly) = &settings.readonly {
+        if let Some(writer) = steps.iter().flat_map(|s| &s.jobs).find(|j| j.spec.writes()) {
+            return Err(usage!(
+                "{}: job {} writes ({}); drop --readonly or make it a read job",
+                readonly.located(),
+                writer.name,
+                writer.spec.rw.as_str()
+            ));
+        }
+    }
+    if settings.unshown > 0 {
+        let more = format!(
+            "{} more notes like these are not shown (options accepted without effect)",
+            settings.unshown
+        );
+        settings.notes.push(more);
+    }
+    Ok(FioInvocation {
+        given: given_options(&globals, &drafts),
+        plan: Plan { steps },
+        output_format: settings.output_format,
+        output: settings.output,
+        status_interval: settings.status_interval,
+        group_reporting: settings.group_reporting,
+        percentiles: settings.percentiles,
+        parse_only: settings.parse_only,
+        create_only,
+        showcmd: settings.showcmd,
+        notes: settings.notes,
+        groups,
+        diskdash: settings.diskdash,
+        inputs: Vec::new(),
+    })
+}
+
+/// The sections' options looked up in the table: the invocation's own into `settings`, the
+/// `[global]` ones in order, and each job section's as a draft over the globals above it.
+fn drafts(
+    sections: Vec<Section>,
+    facts: &crate::fio::arith::Facts,
+    settings: &mut Settings,
+) -> anyhow::Result<(Vec<(Opt, Entry)>, Vec<Draft>)> {
     let mut globals: Vec<(Opt, Entry)> = Vec::new();
     let mut drafts: Vec<Draft> = Vec::new();
-    let facts = crate::fio::arith::Facts::of(machine);
-    refuse_engines_first(&sections)?;
     for section in sections {
         let global = section.is_global();
         let mut entries = Vec::new();
@@ -234,7 +280,7 @@ fn build(
             let Some(opt) = lookup(&entry.option) else {
                 return Err(unknown(&entry));
             };
-            arithmetic(opt, &mut entry, &facts)?;
+            arithmetic(opt, &mut entry, facts)?;
             // fio's write_bw_log (and the other three) alone: the job's name is the prefix.
             if opt == Opt::Log(Arity::Value)
                 && entry.value.is_none()
@@ -246,7 +292,7 @@ fn build(
                 return Err(needs_value(&entry));
             }
             if opt.command_line_only() {
-                invocation(opt, &entry, &mut settings)?;
+                invocation(opt, &entry, settings)?;
             } else if opt == Opt::PercentileList {
                 settings.percentiles = Some(percentiles(&entry)?);
             } else {
@@ -272,6 +318,11 @@ fn build(
             });
         }
     }
+    Ok((globals, drafts))
+}
+
+/// The jobs `--section` chooses (all without it): at least one, within [`MAX_JOB_OPTIONS`].
+fn chosen(mut drafts: Vec<Draft>, settings: &Settings) -> anyhow::Result<Vec<Draft>> {
     if !settings.sections.is_empty() {
         for wanted in &settings.sections {
             if !drafts.iter().any(|d| &d.name == wanted) {
@@ -299,6 +350,18 @@ fn build(
             drafts.len()
         ));
     }
+    Ok(drafts)
+}
+
+/// Each job mapped and placed: its step (`stonewall`, `wait_for`), its reporting group
+/// (`new_group`); and whether the whole command line only lays out files (`create_only`).
+fn plan(
+    drafts: &[Draft],
+    globals: &[(Opt, Entry)],
+    io: &Io<'_>,
+    machine: &MachineLimits,
+    settings: &mut Settings,
+) -> anyhow::Result<(Vec<Step>, Vec<GroupInfo>, bool)> {
     let mut steps: Vec<Step> = Vec::new();
     let mut groups: Vec<GroupInfo> = Vec::new();
     let mut workers: u64 = 0;
@@ -307,7 +370,7 @@ fn build(
     // The job whose wait_for began the last step, when one did.
     let mut waiter: Option<String> = None;
     for (i, draft) in drafts.iter().enumerate() {
-        let mapped = job(draft, &globals, io, machine, &mut settings)?;
+        let mapped = job(draft, globals, io, machine, settings)?;
         create_only.push((mapped.create_only, mapped.job.name.clone()));
         let waits = match &mapped.wait_for {
             Some(entry) => wait_for(entry, &mapped.job.name, &steps)?,
@@ -379,47 +442,36 @@ fn build(
         }
         steps.last_mut().expect("a step was pushed").jobs.push(job);
     }
-    let create_only = match (
+    Ok((steps, groups, only_create(&create_only)?))
+}
+
+/// Whether every job has `create_only=1`: a command line lays out its files or runs, not both.
+fn only_create(create_only: &[(bool, String)]) -> anyhow::Result<bool> {
+    match (
         create_only.iter().find(|(c, _)| *c),
         create_only.iter().find(|(c, _)| !*c),
     ) {
-        (Some((_, laid_out)), Some((_, run))) => {
-            return Err(usage!(
-                "job {} has create_only=1 but job {} runs: diskdash lays out the files of a \
-                 whole command line or runs it; give the create_only jobs their own command \
-                 line",
-                crate::error::one_line(laid_out),
-                crate::error::one_line(run)
-            ));
-        }
-        (Some(_), None) => true,
-        _ => false,
-    };
-    check_writers(&steps, io.probe)?;
-    if let Some(readonly) = &settings.readonly {
-        if let Some(writer) = steps.iter().flat_map(|s| &s.jobs).find(|j| j.spec.writes()) {
-            return Err(usage!(
-                "{}: job {} writes ({}); drop --readonly or make it a read job",
-                readonly.located(),
-                writer.name,
-                writer.spec.rw.as_str()
-            ));
-        }
+        (Some((_, laid_out)), Some((_, run))) => Err(usage!(
+            "job {} has create_only=1 but job {} runs: diskdash lays out the files of a whole \
+             command line or runs it; give the create_only jobs their own command line",
+            crate::error::one_line(laid_out),
+            crate::error::one_line(run)
+        )),
+        (Some(_), None) => Ok(true),
+        _ => Ok(false),
     }
-    if settings.unshown > 0 {
-        let more = format!(
-            "{} more notes like these are not shown (options accepted without effect)",
-            settings.unshown
-        );
-        settings.notes.push(more);
-    }
+}
+
+/// The options as written, by fio's own names, for the report's `global options` and `job
+/// options`.
+fn given_options(globals: &[(Opt, Entry)], drafts: &[Draft]) -> GivenOptions {
     let mut given = GivenOptions::default();
-    for (_, entry) in &globals {
+    for (_, entry) in globals {
         if let Some(value) = &entry.value {
             GivenOptions::set(&mut given.global, &fio_name(&entry.option), value.trim());
         }
     }
-    for draft in &drafts {
+    for draft in drafts {
         let mut own = Vec::new();
         for (_, entry) in &draft.entries {
             if let Some(value) = &entry.value {
@@ -428,22 +480,7 @@ fn build(
         }
         given.jobs.push((draft.name.clone(), own));
     }
-    Ok(FioInvocation {
-        given,
-        plan: Plan { steps },
-        output_format: settings.output_format,
-        output: settings.output,
-        status_interval: settings.status_interval,
-        group_reporting: settings.group_reporting,
-        percentiles: settings.percentiles,
-        parse_only: settings.parse_only,
-        create_only,
-        showcmd: settings.showcmd,
-        notes: settings.notes,
-        groups,
-        diskdash: settings.diskdash,
-        inputs: Vec::new(),
-    })
+    given
 }
 
 /// fio's keywords and arithmetic in a value (`size=$mb_memory/2`, `bs=(2*4k)`), done before
