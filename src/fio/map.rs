@@ -14,9 +14,8 @@ use std::path::{Path, PathBuf};
 use crate::bench::options::{JobOption, Key, Origin, hex_of, validate};
 use crate::bench::spec::{BufferData, MachineLimits, StridedZones};
 use crate::fio::parse::{self, Arity, Entry, Section};
-use crate::fio::{DiskdashFlags, FioInvocation, GroupInfo, OutputFormat};
+use crate::fio::{DiskdashFlags, FioInvocation, GivenOptions, GroupInfo, OutputFormat};
 use crate::plan::{Job, Missing, Plan, Step};
-use crate::report::fio::GivenOptions;
 use crate::usage;
 
 /// fio runs without a time limit unless given `runtime`; diskdash caps every job, at its
