@@ -577,3 +577,37 @@ pub fn command_line_options() -> Vec<String> {
         .map(|row| format!("--{}", row.fio().replace('_', "-")))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_lists_every_name_of_the_table() {
+        let help = crate::fio::show::help();
+        let (flags, jobs) = help.split_once("Job options diskdash knows").unwrap();
+        for flag in command_line_options() {
+            assert!(flags.contains(&flag), "{flag} is not in --help");
+        }
+        let words: Vec<&str> = jobs
+            .split_whitespace()
+            .map(|w| w.trim_end_matches('*'))
+            .collect();
+        for (name, _) in known_options() {
+            assert!(words.contains(&name), "{name} is not in --help");
+        }
+    }
+
+    #[test]
+    fn each_name_is_in_one_row_and_fio_s_own_name_first() {
+        assert_eq!(BY_NAME.len(), OPTION_NAMES.len());
+        assert_eq!(
+            fio_name("iodepth-batch-complete"),
+            "iodepth_batch_complete_min"
+        );
+        assert_eq!(fio_name("blockalign"), "ba");
+        assert_eq!(fio_name("iomem"), "mem");
+        assert_eq!(fio_name("filesize"), "filesize");
+        assert_eq!(fio_name("clat_percentiles"), "clat_percentiles");
+    }
+}
