@@ -263,13 +263,19 @@ fn build(
     })
 }
 
+/// Options looked up in the table: what each does, as written.
+type Looked = Vec<(Opt, Entry)>;
+
+/// A job's size as text, and the option it comes from.
+type SizeOption<'a> = Option<(String, &'a Entry)>;
+
 /// The sections' options looked up in the table: the invocation's own into `settings`, the
 /// `[global]` ones in order, and each job section's as a draft over the globals above it.
 fn drafts(
     sections: Vec<Section>,
     facts: &crate::fio::arith::Facts,
     settings: &mut Settings,
-) -> anyhow::Result<(Vec<(Opt, Entry)>, Vec<Draft>)> {
+) -> anyhow::Result<(Looked, Vec<Draft>)> {
     let mut globals: Vec<(Opt, Entry)> = Vec::new();
     let mut drafts: Vec<Draft> = Vec::new();
     for section in sections {
@@ -1370,7 +1376,7 @@ fn given_size<'a>(
     target: &Target<'a>,
     capacity: Option<u64>,
     settings: &mut Settings,
-) -> anyhow::Result<Option<(String, &'a Entry)>> {
+) -> anyhow::Result<SizeOption<'a>> {
     Ok(match g.size {
         _ if target.meta => meta_size(g.size, &mut g.options, &g.name, settings)?,
         Some(entry) if value(entry).ends_with('%') => {
@@ -1418,7 +1424,7 @@ fn written_size<'a>(
     target: &Target<'a>,
     name: &str,
     settings: &mut Settings,
-) -> (Option<(String, &'a Entry)>, Option<(usize, String)>) {
+) -> (SizeOption<'a>, Option<(usize, String)>) {
     let Some((step, job, bytes)) = settings
         .laid_out
         .iter()
