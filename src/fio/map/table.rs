@@ -1,7 +1,9 @@
 //! The option table: one row per fio option diskdash knows, fio's own name first, then the
 //! aliases it also takes, and what the option does ([`Opt`]). fio's lookup (exact, then an
 //! unambiguous prefix on the command line), the name fio reports an option by, and the list
-//! `diskdash fio --help` prints all read the rows; nothing else names an option.
+//! `diskdash fio --help` prints all read the rows. Adding an option is adding its row (and its
+//! handler in `map`, for a new [`Opt`]); the help's command-line section, written with each
+//! flag's own words, is checked against the rows by a test.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
