@@ -346,8 +346,6 @@ pub struct Row {
     pub short: Option<char>,
     /// fio's name: `bs`.
     pub fio: &'static str,
-    /// Other names fio knows it by.
-    pub aliases: &'static [&'static str],
     /// The value's name in help (`0|1`); empty: the flag's name in capitals (`IO_SIZE`).
     pub value_name: &'static str,
     pub heading: &'static str,
@@ -380,7 +378,6 @@ impl Row {
             flag,
             short: None,
             fio,
-            aliases: &[],
             value_name: "",
             heading,
             help: "",
@@ -406,10 +403,6 @@ impl Row {
     }
     const fn short(mut self, short: char) -> Self {
         self.short = Some(short);
-        self
-    }
-    const fn aliases(mut self, aliases: &'static [&'static str]) -> Self {
-        self.aliases = aliases;
         self
     }
     const fn value_name(mut self, name: &'static str) -> Self {
@@ -508,7 +501,6 @@ impl Row {
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
 pub static TABLE: [Row; 91] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
-        .aliases(&["readwrite"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
         .default("randread")
         .swept("read,write,randrw:75")
@@ -522,7 +514,6 @@ pub static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(rwmixread_row),
     Row::new(Key::Bs, "--bs", "bs", WORKLOAD)
-        .aliases(&["blocksize"])
         .help("Block size of each I/O (4k, 1M, 1MiB, 512).")
         .default("4k")
         .bounds(1, MAX_BLOCK_SIZE_BYTES)
@@ -559,7 +550,6 @@ pub static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(ioengine_row),
     Row::new(Key::IoDepthBatch, "--iodepth-batch", "iodepth_batch", ENGINE)
-        .aliases(&["iodepth_batch_submit"])
         .help("I/Os submitted per io_uring_enter (like fio's iodepth_batch_submit).")
         .default("1")
         .bounds(1, MAX_IODEPTH as u64)
@@ -572,7 +562,6 @@ pub static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .with(Key::IoDepthBatchCompleteMin),
     Row::new(Key::IoDepthBatchCompleteMin, "--iodepth-batch-complete-min", "iodepth_batch_complete_min", ENGINE)
-        .aliases(&["iodepth_batch_complete"])
         .help("Completions each wake-up waits for at least, capped by what is in flight (0, with --iodepth-batch-complete: poll without sleeping; like fio's iodepth_batch_complete_min).")
         .default("1")
         .bounds(0, MAX_IODEPTH as u64)
@@ -648,7 +637,6 @@ pub static TABLE: [Row; 91] = [
         .default("0")
         .parse(offset_increment_row),
     Row::new(Key::IoSize, "--io-size", "io_size", TIMING)
-        .aliases(&["io_limit"])
         .help("A size-based run: each worker ends after moving SIZE bytes; --runtime caps it.")
         .on(BENCH | SWEEP)
         .parse(io_size_row),
@@ -723,17 +711,14 @@ pub static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .with(Key::Hipri),
     Row::new(Key::SteadyState, "--ss", "steadystate", STEADY)
-        .aliases(&["ss"])
         .help("Stop once steady: iops, iops_slope, bw, bw_slope, lat or lat_slope and a limit, absolute or in percent of the window's mean (iops_slope:0.3%, bw:2%, lat:50us). Needs --ss-dur.")
         .on(BENCH | SWEEP)
         .parse(steady_row),
     Row::new(Key::SsDur, "--ss-dur", "steadystate_duration", STEADY)
-        .aliases(&["ss_dur"])
         .help("The window the criterion is judged over: the last N seconds of 1 s samples, whole seconds, at least 2 (e.g. 30s); without --ss, fio's criterion iops_slope:0.01%.")
         .on(BENCH | SWEEP)
         .with(Key::SteadyState),
     Row::new(Key::SsRamp, "--ss-ramp", "steadystate_ramp_time", STEADY)
-        .aliases(&["ss_ramp"])
         .help("Time after the start of measuring before samples are collected.")
         .default("0s")
         .on(BENCH | SWEEP)
@@ -842,7 +827,6 @@ pub static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(fadvise_row),
     Row::new(Key::IoMem, "--iomem", "iomem", WORKLOAD)
-        .aliases(&["mem"])
         .help("I/O buffer memory (fio's iomem): huge (default: 2 MiB pages asked for, so a large direct I/O is not split into 4 KiB segments) or malloc (4 KiB pages, fio's default).")
         .value_name("malloc|huge")
         .default("huge")
@@ -889,7 +873,6 @@ pub static TABLE: [Row; 91] = [
     // fio's metadata engines (filecreate, filestat, filedelete) work on many files per job;
     // every other engine runs one.
     Row::new(Key::NrFiles, "--nrfiles", "nrfiles", FIO_ONLY)
-        .aliases(&["nr_files"])
         .help("Files per job: each I/O of a filecreate, filestat or filedelete job is one of them; 1 for the other engines.")
         .default("1")
         .bounds(1, MAX_NRFILES)

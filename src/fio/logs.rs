@@ -17,12 +17,12 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
+use crate::fio::GivenOptions;
 use crate::plan::Plan;
 use crate::record::output::Guard;
 use crate::record::{DirectionRecord, IntervalRecord};
-use crate::report::fio::GivenOptions;
-use crate::report::fio::plat::{PLAT_NR, plat_index};
 use crate::stats::fine_bucket_ge_ns;
+use crate::stats::plat::{PLAT_NR, plat_index};
 
 /// One job's log settings, from its options as given.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -15,9 +15,8 @@ use crate::bench::options::{JobOption, Key, Origin, hex_of, validate};
 use crate::bench::spec::{BufferData, MachineLimits, StridedZones};
 use crate::error::usage;
 use crate::fio::parse::{self, Arity, Entry, Section};
-use crate::fio::{DiskdashFlags, FioInvocation, GroupInfo, OutputFormat};
+use crate::fio::{DiskdashFlags, FioInvocation, GivenOptions, GroupInfo, OutputFormat};
 use crate::plan::{Job, Missing, Plan, Step};
-use crate::report::fio::GivenOptions;
 
 /// fio runs without a time limit unless given `runtime`; diskdash caps every job, at its
 /// longest run time (`options::MAX_RUN_TIME`).
@@ -26,702 +25,12 @@ const UNLIMITED_RUNTIME: &str = "8760h";
 /// The most percentiles `percentile_list` may name (fio's `FIO_IO_U_LIST_MAX_LEN`).
 const MAX_PERCENTILES: usize = 20;
 
-/// The options of fio's `zonemode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ZoneOpt {
-    Mode,
-    Size,
-    Range,
-    Skip,
-    /// `max_open_zones` (zbd).
-    MaxOpen,
-    /// `job_max_open_zones` (zbd).
-    JobMaxOpen,
-    /// `read_beyond_wp` (zbd).
-    ReadBeyondWp,
-    /// `zone_reset_threshold` (zbd).
-    ResetThreshold,
-    /// `zone_reset_frequency` (zbd).
-    ResetFrequency,
-}
+mod table;
 
-/// What an option does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Opt {
-    /// The value goes to the validator as this key.
-    Job(Key),
-    /// A 1/0 key (`direct`, `end_fsync`); alone it means 1.
-    Bool(Key),
-    RwMixWrite,
-    Buffered,
-    RandRepeat,
-    IoEngine,
-    Size,
-    IoSize,
-    Runtime,
-    TimeBased,
-    Filename,
-    Directory,
-    Unlink,
-    Stonewall,
-    NewGroup,
-    GroupReporting,
-    AllowMountedWrite,
-    JobName,
-    /// Lay out the job's file and run nothing (`create_only=1`).
-    CreateOnly,
-    /// `zero_buffers`: write zeros (1) or random buffer contents (0, fio's default).
-    ZeroBuffers,
-    /// `refill_buffers`: fresh random contents before every write (1), or buffers filled once
-    /// and reused (0, fio's default).
-    RefillBuffers,
-    /// `loops`: the job's I/O N times over (size-based).
-    Loops,
-    /// `verify`: fio's kinds, some run as the nearest of diskdash's.
-    Verify,
-    /// `do_verify`: honoured with `verify`; alone it has nothing to do.
-    DoVerify,
-    /// `wait_for`: starts after the named job ends.
-    WaitFor,
-    ContinueOnError,
-    /// `fill_device` (`fill_fs`): write until the filesystem or device is full.
-    FillDevice,
-    /// `openfiles`: files open at once; with one file, 1.
-    OpenFiles,
-    /// `file_service_type`: how a job moves between its files; with one file, nothing to do.
-    FileServiceType,
-    /// `filename_format`: the name of a job's file in its directory.
-    FilenameFormat,
-    /// `blockalign`: the alignment of random offsets.
-    BlockAlign,
-    /// `zonemode`, `zonesize`, `zonerange`, `zoneskip`: fio's strided zones.
-    Zone(ZoneOpt),
-    /// `io_submit_mode`: `inline` or `offload` (the same I/O, submitted from another thread).
-    SubmitMode,
-    /// `ignore_error`: errors each class continues past, with `continue_on_error` only.
-    IgnoreError,
-    /// `verify_pattern`: fio's pattern syntax, `%o` (the block's offset) included.
-    VerifyPattern,
-    /// `bsrange`: a range of block sizes; one size when both ends agree.
-    BsRange,
-    /// `buffer_pattern`: fio's pattern syntax, the bytes every buffer holds.
-    BufferPattern,
-    /// `sg_write_mode`: the sg engine's writes, on a block device.
-    SgWriteMode,
-    /// `readfua` (false) and `writefua` (true): the sg engine's Force Unit Access.
-    Fua(bool),
-    /// Accepted; the note says what diskdash does instead.
-    Accepted(Arity, &'static str),
-    /// Tunes fio's own measurement or logs: accepted with a note.
-    Tuning(Arity),
-    /// fio's log files: written from the intervals after the plan is made (`fio::logs`).
-    Log(Arity),
-    PercentileList,
-    // Invocation options: fio's command line only.
-    OutputFormat,
-    Minimal,
-    TerseVersion,
-    Output,
-    StatusInterval,
-    ShowCmd,
-    ParseOnly,
-    Section,
-    Readonly,
-    // diskdash's own flags.
-    AllowDestructive,
-    NoTui,
-    Force,
-    Json,
-    Jsonl,
-    Serve,
-    ServeLinger,
-}
-
-impl Opt {
-    fn arity(self) -> Arity {
-        match self {
-            Self::Bool(_)
-            | Self::Buffered
-            | Self::RandRepeat
-            | Self::TimeBased
-            | Self::Unlink
-            | Self::Stonewall
-            | Self::NewGroup
-            | Self::GroupReporting
-            | Self::AllowMountedWrite
-            | Self::CreateOnly
-            | Self::ZeroBuffers
-            | Self::RefillBuffers
-            | Self::Minimal
-            | Self::ShowCmd
-            | Self::ParseOnly
-            | Self::Readonly
-            | Self::AllowDestructive
-            | Self::NoTui
-            | Self::Force
-            | Self::Zone(ZoneOpt::ReadBeyondWp) => Arity::Flag,
-            Self::Accepted(arity, _) | Self::Tuning(arity) | Self::Log(arity) => arity,
-            _ => Arity::Value,
-        }
-    }
-
-    /// Only on fio's command line (fio has no job-file form of these).
-    fn command_line_only(self) -> bool {
-        matches!(
-            self,
-            Self::OutputFormat
-                | Self::Minimal
-                | Self::TerseVersion
-                | Self::Output
-                | Self::StatusInterval
-                | Self::ShowCmd
-                | Self::ParseOnly
-                | Self::Section
-                | Self::Readonly
-                | Self::AllowDestructive
-                | Self::NoTui
-                | Self::Force
-                | Self::Json
-                | Self::Jsonl
-                | Self::Serve
-                | Self::ServeLinger
-        )
-    }
-}
-
-/// Makes the option table's two views from one list of arms: [`exact`] (a name -> what it
-/// does) and [`OPTION_NAMES`] (every name, for fio's unambiguous prefixes on the command line).
-macro_rules! option_table {
-    ($($($name:literal)|+ => $opt:expr,)*) => {
-        /// The option table: fio's name or alias, exactly -> what it does.
-        fn exact(name: &str) -> Option<Opt> {
-            use Arity::{Flag, Value};
-            Some(match name {
-                $($($name)|+ => $opt,)*
-                _ => return None,
-            })
-        }
-
-        /// Every name of [`exact`], in the table's order.
-        const OPTION_NAMES: &[&str] = &[$($($name,)+)*];
-    };
-}
-
-/// The option table: fio's name or alias (`-` read as `_`) -> what it does.
-fn lookup(option: &str) -> Option<Opt> {
-    exact(&option.replace('-', "_"))
-}
-
-option_table! {
-        "rw" | "readwrite" => Opt::Job(Key::Rw),
-        "rwmixread" => Opt::Job(Key::RwMixRead),
-        "rwmixwrite" => Opt::RwMixWrite,
-        "bs" | "blocksize" => Opt::Job(Key::Bs),
-        "size" | "filesize" => Opt::Size,
-        "io_size" | "io_limit" => Opt::IoSize,
-        "iodepth" => Opt::Job(Key::IoDepth),
-        "numjobs" => Opt::Job(Key::NumJobs),
-        "ioengine" => Opt::IoEngine,
-        "iodepth_batch" | "iodepth_batch_submit" => Opt::Job(Key::IoDepthBatch),
-        "iodepth_batch_complete_max" => Opt::Job(Key::IoDepthBatchComplete),
-        "iodepth_batch_complete" | "iodepth_batch_complete_min" => Opt::Job(Key::IoDepthBatchCompleteMin),
-        "iodepth_low" => Opt::Job(Key::IoDepthLow),
-        "direct" => Opt::Bool(Key::Direct),
-        "buffered" => Opt::Buffered,
-        "fsync" => Opt::Job(Key::Fsync),
-        "fdatasync" => Opt::Job(Key::Fdatasync),
-        "sync" => Opt::Job(Key::Sync),
-        "cpus_allowed" => Opt::Job(Key::Cpus),
-        "cpus_allowed_policy" => Opt::Job(Key::CpusPolicy),
-        "runtime" | "timeout" => Opt::Runtime,
-        "time_based" => Opt::TimeBased,
-        "ramp_time" => Opt::Job(Key::Ramp),
-        "startdelay" => Opt::Job(Key::StartDelay),
-        "offset" => Opt::Job(Key::Offset),
-        "offset_increment" => Opt::Job(Key::OffsetIncrement),
-        "randseed" => Opt::Job(Key::RandSeed),
-        "randrepeat" => Opt::RandRepeat,
-        "random_distribution" => Opt::Job(Key::RandomDistribution),
-        "bssplit" => Opt::Job(Key::BsSplit),
-        "verify" => Opt::Verify,
-        "do_verify" => Opt::DoVerify,
-        "loops" => Opt::Loops,
-        "number_ios" => Opt::Job(Key::NumberIos),
-        "thinktime" => Opt::Job(Key::ThinkTime),
-        "thinktime_spin" => Opt::Job(Key::ThinkTimeSpin),
-        "thinktime_blocks" => Opt::Job(Key::ThinkTimeBlocks),
-        "thinktime_blocks_type" => Opt::Job(Key::ThinkTimeBlocksType),
-        "rate_min" | "ratemin" => Opt::Job(Key::RateMin),
-        "rate_iops_min" => Opt::Job(Key::RateIopsMin),
-        "rate_cycle" | "ratecycle" => Opt::Job(Key::RateCycle),
-        "latency_target" => Opt::Job(Key::LatencyTarget),
-        "latency_window" => Opt::Job(Key::LatencyWindow),
-        "latency_percentile" => Opt::Job(Key::LatencyPercentile),
-        "latency_run" => Opt::Job(Key::LatencyRun),
-        "flow" => Opt::Job(Key::Flow),
-        "flow_id" => Opt::Job(Key::FlowId),
-        "flow_sleep" => Opt::Job(Key::FlowSleep),
-        "wait_for" => Opt::WaitFor,
-        "fallocate" => Opt::Job(Key::Fallocate),
-        "dedupe_percentage" => Opt::Job(Key::DedupePercentage),
-        "dedupe_mode" => Opt::Job(Key::DedupeMode),
-        "dedupe_working_set_percentage" => Opt::Job(Key::DedupeWorkingSet),
-        "dedupe_global" => Opt::Accepted(
-            Flag,
-            "accepted; each job repeats blocks of its own working set, where fio's \
-             dedupe_global draws the repeats from one set shared by all such jobs",
-        ),
-        "buffer_compress_percentage" => Opt::Job(Key::CompressPercentage),
-        "buffer_compress_chunk" => Opt::Job(Key::CompressChunk),
-        "continue_on_error" => Opt::ContinueOnError,
-        "nrfiles" | "nr_files" => Opt::Job(Key::NrFiles),
-        "stat_type" => Opt::Job(Key::StatType),
-        "fill_device" | "fill_fs" => Opt::FillDevice,
-        "openfiles" | "open_files" => Opt::OpenFiles,
-        "file_service_type" => Opt::FileServiceType,
-        "filename_format" => Opt::FilenameFormat,
-        "blockalign" | "ba" => Opt::BlockAlign,
-        "zonemode" => Opt::Zone(ZoneOpt::Mode),
-        "zonesize" => Opt::Zone(ZoneOpt::Size),
-        "zonerange" => Opt::Zone(ZoneOpt::Range),
-        "zoneskip" => Opt::Zone(ZoneOpt::Skip),
-        "max_open_zones" => Opt::Zone(ZoneOpt::MaxOpen),
-        "job_max_open_zones" => Opt::Zone(ZoneOpt::JobMaxOpen),
-        "read_beyond_wp" => Opt::Zone(ZoneOpt::ReadBeyondWp),
-        "zone_reset_threshold" => Opt::Zone(ZoneOpt::ResetThreshold),
-        "zone_reset_frequency" => Opt::Zone(ZoneOpt::ResetFrequency),
-        "zonecapacity" => Opt::Accepted(
-            Value,
-            "accepted; diskdash's emulated zones (zonemode=zbd) are written to their whole \
-             zonesize",
-        ),
-        "ignore_zone_limits" => Opt::Accepted(
-            Flag,
-            "accepted; diskdash's emulated zones (zonemode=zbd) have no limits but \
-             max_open_zones and job_max_open_zones",
-        ),
-        "bsrange" | "blocksize_range" => Opt::BsRange,
-        "exitall" => Opt::Accepted(
-            Flag,
-            "accepted; diskdash runs every job of a step to its own end, where fio's exitall \
-             stops them all when the first ends",
-        ),
-        "verify_backlog" => Opt::Job(Key::VerifyBacklog),
-        "verify_backlog_batch" => Opt::Job(Key::VerifyBacklogBatch),
-        "error_dump" => Opt::Accepted(
-            Flag,
-            "accepted; diskdash reports a job's first error in one line and dumps nothing more",
-        ),
-        "verify_async" => Opt::Accepted(
-            Value,
-            "accepted; diskdash checks blocks in the worker that reads them, where fio's \
-             verify_async hands the checks to that many threads",
-        ),
-        "verify_async_cpus" => Opt::Accepted(
-            Value,
-            "accepted; diskdash's checks run on the job's own CPUs (no verify_async threads)",
-        ),
-        "create_serialize" => Opt::Accepted(
-            Flag,
-            "accepted; diskdash lays out the jobs' new files one after another before any job \
-             starts, as fio's create_serialize=1 does",
-        ),
-        "verify_dump" => Opt::Accepted(
-            Flag,
-            "accepted; diskdash reports a failed check in its error and writes no dump files",
-        ),
-        "exit_what" => Opt::Accepted(
-            Value,
-            "accepted; diskdash runs every job of a step to its own end (see exitall)",
-        ),
-        "verify_interval" => Opt::Job(Key::VerifyInterval),
-        "io_submit_mode" => Opt::SubmitMode,
-        "ignore_error" => Opt::IgnoreError,
-        "log_prio" => Opt::Accepted(
-            Value,
-            "accepted; diskdash's logs are averaged over windows, so their priority column is 0 \
-             (as in fio's averaged logs), and its JSON has no per-priority latency (clat_prio)",
-        ),
-        "numa_cpu_nodes" => Opt::Job(Key::NumaCpuNodes),
-        "numa_mem_policy" => Opt::Job(Key::NumaMemPolicy),
-        "prio" => Opt::Job(Key::Prio),
-        "prioclass" => Opt::Job(Key::PrioClass),
-        "cmdprio_percentage" => Opt::Job(Key::CmdPrioPercentage),
-        "cmdprio_class" => Opt::Job(Key::CmdPrioClass),
-        "cmdprio" => Opt::Job(Key::CmdPrio),
-        "cmdprio_bssplit" => Opt::Job(Key::CmdPrioBsSplit),
-        "verify_pattern" => Opt::VerifyPattern,
-        "buffer_pattern" => Opt::BufferPattern,
-        "sg_write_mode" => Opt::SgWriteMode,
-        "readfua" => Opt::Fua(false),
-        "writefua" => Opt::Fua(true),
-        "verify_only" => Opt::Bool(Key::VerifyOnly),
-        "verify_fatal" => Opt::Bool(Key::VerifyFatal),
-        "hipri" => Opt::Bool(Key::Hipri),
-        "sqthread_poll" => Opt::Bool(Key::SqThreadPoll),
-        "sqthread_poll_cpu" => Opt::Job(Key::SqThreadPollCpu),
-        "fixedbufs" => Opt::Bool(Key::FixedBufs),
-        "registerfiles" => Opt::Bool(Key::RegisterFiles),
-        "nonvectored" => Opt::Bool(Key::NonVectored),
-        "rate_iops" => Opt::Job(Key::RateIops),
-        "rate" => Opt::Job(Key::Rate),
-        "rate_process" => Opt::Job(Key::RateProcess),
-        "end_fsync" => Opt::Bool(Key::EndFsync),
-        "steadystate" | "ss" => Opt::Job(Key::SteadyState),
-        "steadystate_duration" | "ss_dur" => Opt::Job(Key::SsDur),
-        "steadystate_ramp_time" | "ss_ramp" => Opt::Job(Key::SsRamp),
-        "ss_keep_going" => Opt::Bool(Key::SsKeepGoing),
-        "cliff" => Opt::Job(Key::Cliff),
-        "name" => Opt::JobName,
-        "filename" => Opt::Filename,
-        "directory" => Opt::Directory,
-        "unlink" => Opt::Unlink,
-        "stonewall" | "wait_for_previous" => Opt::Stonewall,
-        "new_group" => Opt::NewGroup,
-        "group_reporting" => Opt::GroupReporting,
-        "allow_mounted_write" => Opt::AllowMountedWrite,
-        "create_only" => Opt::CreateOnly,
-        "zero_buffers" => Opt::ZeroBuffers,
-        "refill_buffers" => Opt::RefillBuffers,
-        "thread" | "threads" => Opt::Accepted(Flag, "accepted; diskdash's workers are always threads"),
-        "userspace_reap" => Opt::Accepted(
-            Flag,
-            "accepted; diskdash's libaio always reaps with io_getevents",
-        ),
-        "norandommap" => Opt::Bool(Key::NoRandomMap),
-        "random_generator" => Opt::Job(Key::RandomGenerator),
-        "invalidate" => Opt::Bool(Key::Invalidate),
-        "fadvise_hint" => Opt::Job(Key::FadviseHint),
-        "iomem" | "mem" => Opt::Job(Key::IoMem),
-        "create_on_open" => Opt::Accepted(
-            Flag,
-            "accepted; diskdash creates a missing file before its step starts (filecreate \
-             creates its files during the run, one per I/O)",
-        ),
-        "description" => Opt::Accepted(Value, "accepted; diskdash keeps no job description"),
-        "gtod_reduce"
-        | "clat_percentiles"
-        | "lat_percentiles"
-        | "slat_percentiles"
-        | "disable_lat"
-        | "disable_clat"
-        | "disable_slat"
-        | "disable_bw_measurement"
-        | "log_offset"
-        | "log_unix_epoch"
-        | "log_store_compressed"
-        | "log_alternate_epoch"
-        | "stats" => Opt::Tuning(Flag),
-        "log_avg_msec"
-        | "log_hist_msec"
-        | "log_hist_coarseness"
-        | "write_bw_log"
-        | "write_lat_log"
-        | "write_iops_log"
-        | "write_hist_log" => Opt::Log(Value),
-        "per_job_logs" => Opt::Log(Flag),
-        "log_max_value"
-        | "log_compression"
-        | "log_compression_cpus"
-        | "bwavgtime"
-        | "iopsavgtime"
-        | "clocksource"
-        | "eta"
-        | "eta_newline"
-        | "eta_interval" => Opt::Tuning(Value),
-        "percentile_list" => Opt::PercentileList,
-        "output_format" => Opt::OutputFormat,
-        "minimal" => Opt::Minimal,
-        "terse_version" => Opt::TerseVersion,
-        "output" => Opt::Output,
-        "status_interval" => Opt::StatusInterval,
-        "showcmd" => Opt::ShowCmd,
-        "parse_only" => Opt::ParseOnly,
-        "section" => Opt::Section,
-        "readonly" => Opt::Readonly,
-        "allow_destructive" => Opt::AllowDestructive,
-        "no_tui" => Opt::NoTui,
-        "force" => Opt::Force,
-        "json" => Opt::Json,
-        "jsonl" => Opt::Jsonl,
-        "serve" => Opt::Serve,
-        "serve_linger" => Opt::ServeLinger,
-}
-
-/// Whether `option` (fio's spelling) takes a value on the command line (`--bs 4k`).
-#[must_use]
-pub fn arity(option: &str) -> Option<Arity> {
-    if option == "name" {
-        return Some(Arity::Value);
-    }
-    lookup(option).map(Opt::arity)
-}
-
-/// fio's command line naming an option (getopt_long): `written` (`-` read as `_`) exactly (kept
-/// as written), else the one option it is a prefix of (`group_report` -> `group_reporting`; aliases of one option
-/// count once; the tuning options share one meaning but are distinct options). `allow_destructive` is only ever taken spelled out: the opt-in to destroy data is
-/// never guessed from a prefix. Returns the option's name and what it takes; `None` when no
-/// option begins so.
-///
-/// # Errors
-/// A one-line usage error listing the options an ambiguous prefix begins.
-pub fn resolve(written: &str) -> anyhow::Result<Option<(String, Arity)>> {
-    let name = written.replace('-', "_");
-    if let Some(opt) = exact(&name) {
-        return Ok(Some((written.to_string(), opt.arity())));
-    }
-    if name.is_empty() {
-        return Ok(None);
-    }
-    let mut found: Vec<(&str, Opt)> = Vec::new();
-    for &candidate in OPTION_NAMES {
-        let Some(opt) = exact(candidate) else {
-            continue;
-        };
-        if candidate.starts_with(&name)
-            && opt != Opt::AllowDestructive
-            && !found
-                .iter()
-                .any(|&(_, seen)| seen == opt && !matches!(opt, Opt::Tuning(_) | Opt::Log(_)))
-        {
-            found.push((candidate, opt));
-        }
-    }
-    match found.as_slice() {
-        [] => Ok(None),
-        [(full, opt)] => Ok(Some(((*full).to_string(), opt.arity()))),
-        many => {
-            let names: Vec<&str> = many.iter().map(|(n, _)| *n).collect();
-            Err(usage!(
-                "--{written}: ambiguous, it begins the options {}; write more of the name",
-                names.join(", ")
-            ))
-        }
-    }
-}
-
-/// The name fio gives an option in its reports: its own name for an alias (fio's JSON `job
-/// options` list each option by that name, `timeout=3` as `runtime`), `-` read as `_`.
-fn fio_name(written: &str) -> String {
-    let name = written.replace('-', "_");
-    let own = match name.as_str() {
-        "readwrite" => "rw",
-        "iodepth_batch_submit" => "iodepth_batch",
-        "iodepth_batch_complete" => "iodepth_batch_complete_min",
-        "io_limit" => "io_size",
-        "fill_fs" => "fill_device",
-        "fileoffset" => "offset",
-        "blocksize" => "bs",
-        "blockalign" => "ba",
-        "blocksize_range" => "bsrange",
-        "blocksize_unaligned" => "bs_unaligned",
-        "nr_files" => "nrfiles",
-        "timeout" => "runtime",
-        "iomem" => "mem",
-        "mem_align" => "iomem_align",
-        "ratemin" => "rate_min",
-        "ratecycle" => "rate_cycle",
-        "wait_for_previous" => "stonewall",
-        "disable_bw" => "disable_bw_measurement",
-        "ss" => "steadystate",
-        "ss_dur" => "steadystate_duration",
-        "ss_ramp" => "steadystate_ramp_time",
-        _ => return name,
-    };
-    own.to_string()
-}
-
-/// The fio option names honoured, accepted with a note, or only on the command line: for
-/// `diskdash fio --help`.
-#[must_use]
-pub fn known_options() -> Vec<(&'static str, &'static str)> {
-    const NAMES: &[&str] = &[
-        "name",
-        "filename",
-        "directory",
-        "rw",
-        "readwrite",
-        "rwmixread",
-        "rwmixwrite",
-        "bs",
-        "blocksize",
-        "size",
-        "filesize",
-        "io_size",
-        "io_limit",
-        "iodepth",
-        "numjobs",
-        "ioengine",
-        "iodepth_batch",
-        "iodepth_batch_submit",
-        "iodepth_batch_complete_max",
-        "iodepth_batch_complete",
-        "iodepth_batch_complete_min",
-        "iodepth_low",
-        "direct",
-        "buffered",
-        "fsync",
-        "fdatasync",
-        "sync",
-        "cpus_allowed",
-        "cpus_allowed_policy",
-        "runtime",
-        "timeout",
-        "time_based",
-        "ramp_time",
-        "startdelay",
-        "offset",
-        "offset_increment",
-        "randseed",
-        "randrepeat",
-        "random_distribution",
-        "bssplit",
-        "verify",
-        "verify_only",
-        "verify_fatal",
-        "hipri",
-        "sqthread_poll",
-        "sqthread_poll_cpu",
-        "fixedbufs",
-        "registerfiles",
-        "nonvectored",
-        "rate_iops",
-        "rate",
-        "rate_process",
-        "end_fsync",
-        "steadystate",
-        "ss",
-        "steadystate_duration",
-        "ss_dur",
-        "steadystate_ramp_time",
-        "ss_ramp",
-        "ss_keep_going",
-        "cliff",
-        "unlink",
-        "stonewall",
-        "wait_for_previous",
-        "new_group",
-        "group_reporting",
-        "allow_mounted_write",
-        "percentile_list",
-        "loops",
-        "number_ios",
-        "thinktime",
-        "thinktime_spin",
-        "thinktime_blocks",
-        "thinktime_blocks_type",
-        "rate_min",
-        "ratemin",
-        "rate_iops_min",
-        "rate_cycle",
-        "latency_target",
-        "latency_window",
-        "latency_percentile",
-        "latency_run",
-        "flow",
-        "flow_id",
-        "flow_sleep",
-        "do_verify",
-        "wait_for",
-        "fallocate",
-        "fill_device",
-        "fill_fs",
-        "dedupe_percentage",
-        "dedupe_mode",
-        "dedupe_working_set_percentage",
-        "dedupe_global",
-        "buffer_compress_percentage",
-        "buffer_compress_chunk",
-        "continue_on_error",
-        "thread",
-        "threads",
-        "norandommap",
-        "random_generator",
-        "invalidate",
-        "fadvise_hint",
-        "iomem",
-        "buffer_pattern",
-        "sg_write_mode",
-        "readfua",
-        "writefua",
-        "create_on_open",
-        "create_only",
-        "zero_buffers",
-        "refill_buffers",
-        "description",
-        "gtod_reduce",
-        "clat_percentiles",
-        "lat_percentiles",
-        "slat_percentiles",
-        "disable_lat",
-        "disable_clat",
-        "disable_slat",
-        "disable_bw_measurement",
-        "stats",
-        "log_avg_msec",
-        "write_bw_log",
-        "write_lat_log",
-        "write_iops_log",
-        "write_hist_log",
-        "log_hist_msec",
-        "log_hist_coarseness",
-        "per_job_logs",
-        "eta",
-        "nrfiles",
-        "nr_files",
-        "stat_type",
-        "openfiles",
-        "open_files",
-        "file_service_type",
-        "filename_format",
-        "blockalign",
-        "ba",
-        "bsrange",
-        "blocksize_range",
-        "exitall",
-        "exit_what",
-        "verify_backlog",
-        "verify_backlog_batch",
-        "verify_interval",
-        "verify_dump",
-        "error_dump",
-        "verify_async",
-        "verify_async_cpus",
-        "create_serialize",
-        "random_generator",
-        "io_submit_mode",
-        "log_prio",
-        "numa_cpu_nodes",
-        "numa_mem_policy",
-        "prio",
-        "prioclass",
-        "cmdprio_percentage",
-        "cmdprio_class",
-        "cmdprio",
-        "cmdprio_bssplit",
-        "ignore_error",
-        "zonemode",
-        "zonesize",
-        "zonerange",
-        "zoneskip",
-        "max_open_zones",
-        "job_max_open_zones",
-        "read_beyond_wp",
-    ];
-    NAMES
-        .iter()
-        .map(|&name| {
-            let how = match lookup(name) {
-                Some(Opt::Accepted(..) | Opt::SubmitMode | Opt::IgnoreError) => {
-                    "accepted with a note"
-                }
-                Some(Opt::Tuning(_)) => "accepted with a note (tunes fio itself)",
-                _ => "honoured",
-            };
-            (name, how)
-        })
-        .collect()
-}
+#[cfg(test)]
+use self::table::{OPTION_NAMES, exact};
+use self::table::{Opt, fio_name, lookup};
+pub use self::table::{Shown, arity, command_line_options, known_options, resolve};
 
 /// What a target path is on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -913,10 +222,62 @@ fn build(
     machine: &MachineLimits,
 ) -> anyhow::Result<FioInvocation> {
     let mut settings = Settings::default();
+    refuse_engines_first(&sections)?;
+    let facts = crate::fio::arith::Facts::of(machine);
+    let (globals, drafts) = drafts(sections, &facts, &mut settings)?;
+    let drafts = chosen(drafts, &settings)?;
+    let (steps, groups, create_only) = plan(&drafts, &globals, io, machine, &mut settings)?;
+    check_writers(&steps, io.probe)?;
+    if let Some(readonly) = &settings.readonly {
+        if let Some(writer) = steps.iter().flat_map(|s| &s.jobs).find(|j| j.spec.writes()) {
+            return Err(usage!(
+                "{}: job {} writes ({}); drop --readonly or make it a read job",
+                readonly.located(),
+                writer.name,
+                writer.spec.rw.as_str()
+            ));
+        }
+    }
+    if settings.unshown > 0 {
+        let more = format!(
+            "{} more notes like these are not shown (options accepted without effect)",
+            settings.unshown
+        );
+        settings.notes.push(more);
+    }
+    Ok(FioInvocation {
+        given: given_options(&globals, &drafts),
+        plan: Plan { steps },
+        output_format: settings.output_format,
+        output: settings.output,
+        status_interval: settings.status_interval,
+        group_reporting: settings.group_reporting,
+        percentiles: settings.percentiles,
+        parse_only: settings.parse_only,
+        create_only,
+        showcmd: settings.showcmd,
+        notes: settings.notes,
+        groups,
+        diskdash: settings.diskdash,
+        inputs: Vec::new(),
+    })
+}
+
+/// Options looked up in the table: what each does, as written.
+type Looked = Vec<(Opt, Entry)>;
+
+/// A job's size as text, and the option it comes from.
+type SizeOption<'a> = Option<(String, &'a Entry)>;
+
+/// The sections' options looked up in the table: the invocation's own into `settings`, the
+/// `[global]` ones in order, and each job section's as a draft over the globals above it.
+fn drafts(
+    sections: Vec<Section>,
+    facts: &crate::fio::arith::Facts,
+    settings: &mut Settings,
+) -> anyhow::Result<(Looked, Vec<Draft>)> {
     let mut globals: Vec<(Opt, Entry)> = Vec::new();
     let mut drafts: Vec<Draft> = Vec::new();
-    let facts = crate::fio::arith::Facts::of(machine);
-    refuse_engines_first(&sections)?;
     for section in sections {
         let global = section.is_global();
         let mut entries = Vec::new();
@@ -924,7 +285,7 @@ fn build(
             let Some(opt) = lookup(&entry.option) else {
                 return Err(unknown(&entry));
             };
-            arithmetic(opt, &mut entry, &facts)?;
+            arithmetic(opt, &mut entry, facts)?;
             // fio's write_bw_log (and the other three) alone: the job's name is the prefix.
             if opt == Opt::Log(Arity::Value)
                 && entry.value.is_none()
@@ -936,7 +297,7 @@ fn build(
                 return Err(needs_value(&entry));
             }
             if opt.command_line_only() {
-                invocation(opt, &entry, &mut settings)?;
+                invocation(opt, &entry, settings)?;
             } else if opt == Opt::PercentileList {
                 settings.percentiles = Some(percentiles(&entry)?);
             } else {
@@ -962,6 +323,11 @@ fn build(
             });
         }
     }
+    Ok((globals, drafts))
+}
+
+/// The jobs `--section` chooses (all without it): at least one, within [`MAX_JOB_OPTIONS`].
+fn chosen(mut drafts: Vec<Draft>, settings: &Settings) -> anyhow::Result<Vec<Draft>> {
     if !settings.sections.is_empty() {
         for wanted in &settings.sections {
             if !drafts.iter().any(|d| &d.name == wanted) {
@@ -989,6 +355,18 @@ fn build(
             drafts.len()
         ));
     }
+    Ok(drafts)
+}
+
+/// Each job mapped and placed: its step (`stonewall`, `wait_for`), its reporting group
+/// (`new_group`); and whether the whole command line only lays out files (`create_only`).
+fn plan(
+    drafts: &[Draft],
+    globals: &[(Opt, Entry)],
+    io: &Io<'_>,
+    machine: &MachineLimits,
+    settings: &mut Settings,
+) -> anyhow::Result<(Vec<Step>, Vec<GroupInfo>, bool)> {
     let mut steps: Vec<Step> = Vec::new();
     let mut groups: Vec<GroupInfo> = Vec::new();
     let mut workers: u64 = 0;
@@ -997,7 +375,7 @@ fn build(
     // The job whose wait_for began the last step, when one did.
     let mut waiter: Option<String> = None;
     for (i, draft) in drafts.iter().enumerate() {
-        let mapped = job(draft, &globals, io, machine, &mut settings)?;
+        let mapped = job(draft, globals, io, machine, settings)?;
         create_only.push((mapped.create_only, mapped.job.name.clone()));
         let waits = match &mapped.wait_for {
             Some(entry) => wait_for(entry, &mapped.job.name, &steps)?,
@@ -1069,47 +447,36 @@ fn build(
         }
         steps.last_mut().expect("a step was pushed").jobs.push(job);
     }
-    let create_only = match (
+    Ok((steps, groups, only_create(&create_only)?))
+}
+
+/// Whether every job has `create_only=1`: a command line lays out its files or runs, not both.
+fn only_create(create_only: &[(bool, String)]) -> anyhow::Result<bool> {
+    match (
         create_only.iter().find(|(c, _)| *c),
         create_only.iter().find(|(c, _)| !*c),
     ) {
-        (Some((_, laid_out)), Some((_, run))) => {
-            return Err(usage!(
-                "job {} has create_only=1 but job {} runs: diskdash lays out the files of a \
-                 whole command line or runs it; give the create_only jobs their own command \
-                 line",
-                crate::error::one_line(laid_out),
-                crate::error::one_line(run)
-            ));
-        }
-        (Some(_), None) => true,
-        _ => false,
-    };
-    check_writers(&steps, io.probe)?;
-    if let Some(readonly) = &settings.readonly {
-        if let Some(writer) = steps.iter().flat_map(|s| &s.jobs).find(|j| j.spec.writes()) {
-            return Err(usage!(
-                "{}: job {} writes ({}); drop --readonly or make it a read job",
-                readonly.located(),
-                writer.name,
-                writer.spec.rw.as_str()
-            ));
-        }
+        (Some((_, laid_out)), Some((_, run))) => Err(usage!(
+            "job {} has create_only=1 but job {} runs: diskdash lays out the files of a whole \
+             command line or runs it; give the create_only jobs their own command line",
+            crate::error::one_line(laid_out),
+            crate::error::one_line(run)
+        )),
+        (Some(_), None) => Ok(true),
+        _ => Ok(false),
     }
-    if settings.unshown > 0 {
-        let more = format!(
-            "{} more notes like these are not shown (options accepted without effect)",
-            settings.unshown
-        );
-        settings.notes.push(more);
-    }
+}
+
+/// The options as written, by fio's own names, for the report's `global options` and `job
+/// options`.
+fn given_options(globals: &[(Opt, Entry)], drafts: &[Draft]) -> GivenOptions {
     let mut given = GivenOptions::default();
-    for (_, entry) in &globals {
+    for (_, entry) in globals {
         if let Some(value) = &entry.value {
             GivenOptions::set(&mut given.global, &fio_name(&entry.option), value.trim());
         }
     }
-    for draft in &drafts {
+    for draft in drafts {
         let mut own = Vec::new();
         for (_, entry) in &draft.entries {
             if let Some(value) = &entry.value {
@@ -1118,22 +485,7 @@ fn build(
         }
         given.jobs.push((draft.name.clone(), own));
     }
-    Ok(FioInvocation {
-        given,
-        plan: Plan { steps },
-        output_format: settings.output_format,
-        output: settings.output,
-        status_interval: settings.status_interval,
-        group_reporting: settings.group_reporting,
-        percentiles: settings.percentiles,
-        parse_only: settings.parse_only,
-        create_only,
-        showcmd: settings.showcmd,
-        notes: settings.notes,
-        groups,
-        diskdash: settings.diskdash,
-        inputs: Vec::new(),
-    })
+    given
 }
 
 /// fio's keywords and arithmetic in a value (`size=$mb_memory/2`, `bs=(2*4k)`), done before
@@ -1402,252 +754,156 @@ fn push(options: &mut Vec<JobOption>, key: Key, value: impl Into<String>, entry:
     });
 }
 
-#[allow(clippy::too_many_lines)] // one pass over the options, then the target: read in order
-fn job(
-    draft: &Draft,
-    globals: &[(Opt, Entry)],
-    io: &Io<'_>,
-    machine: &MachineLimits,
-    settings: &mut Settings,
-) -> anyhow::Result<Mapped> {
-    let mut name = draft.name.clone();
-    let mut options = fio_defaults();
-    let mut filename: Option<&Entry> = None;
-    let mut directory: Option<&Entry> = None;
-    let mut size: Option<&Entry> = None;
-    let mut io_size: Option<&Entry> = None;
-    let mut filesize: Option<&Entry> = None;
-    let mut runtime: Option<&Entry> = None;
-    let mut time_based: Option<&Entry> = None;
+/// A job's options as the loop over them leaves them: the validator's options so far, and the
+/// options whose meaning waits for the others (the target, the size, the time, the zones).
+struct Gathered<'a> {
+    name: String,
+    options: Vec<JobOption>,
+    filename: Option<&'a Entry>,
+    directory: Option<&'a Entry>,
+    size: Option<&'a Entry>,
+    io_size: Option<&'a Entry>,
+    filesize: Option<&'a Entry>,
+    runtime: Option<&'a Entry>,
+    time_based: Option<&'a Entry>,
+    unlink: bool,
+    stonewall: bool,
+    new_group: bool,
+    group_reporting: bool,
+    randrepeat: bool,
+    create_only: bool,
+    zero_buffers: bool,
+    refill_buffers: bool,
+    loops: Option<(u64, &'a Entry)>,
+    do_verify: Option<&'a Entry>,
+    wait_for: Option<&'a Entry>,
+    filename_format: Option<&'a Entry>,
+    open_files: Option<&'a Entry>,
+    file_service: Option<&'a Entry>,
+    blockalign: Option<&'a Entry>,
+    fill_device: Option<&'a Entry>,
+    /// fio's zonemode, zonesize, zonerange, zoneskip... (by `ZoneOpt`).
+    zone: [Option<&'a Entry>; 9],
+    /// fio's sg engine (its `ioengine` entry), its `sg_write_mode` and `writefua`.
+    sg: Option<&'a Entry>,
+    sg_mode: Option<&'a Entry>,
+    writefua: bool,
+}
 
-    let (mut unlink, mut stonewall, mut new_group, mut group_reporting) =
-        (false, false, false, false);
-    let mut randrepeat = true;
-    let mut create_only = false;
-    let (mut zero_buffers, mut refill_buffers) = (false, false);
-    let mut loops: Option<(u64, &Entry)> = None;
-    let mut do_verify: Option<&Entry> = None;
-    let mut wait_for: Option<&Entry> = None;
-    let mut filename_format: Option<&Entry> = None;
-    let mut open_files: Option<&Entry> = None;
-    let mut file_service: Option<&Entry> = None;
-    let mut blockalign: Option<&Entry> = None;
-    let mut fill_device: Option<&Entry> = None;
-    // fio's zonemode, zonesize, zonerange, zoneskip (by `ZoneOpt`).
-    let mut zone: [Option<&Entry>; 9] = [None; 9];
-    // fio's sg engine (its `ioengine` entry), its `sg_write_mode` and `writefua`.
-    let (mut sg, mut sg_mode, mut writefua): (Option<&Entry>, Option<&Entry>, bool) =
-        (None, None, false);
-    for (opt, entry) in draft.options(globals) {
-        let opt = *opt;
-        if matches!(
-            opt,
-            Opt::Size | Opt::IoSize | Opt::Job(Key::Offset | Key::OffsetIncrement)
-        ) {
-            refuse_zones(entry)?;
+impl<'a> Gathered<'a> {
+    fn new(name: String) -> Self {
+        Self {
+            name,
+            options: fio_defaults(),
+            filename: None,
+            directory: None,
+            size: None,
+            io_size: None,
+            filesize: None,
+            runtime: None,
+            time_based: None,
+            unlink: false,
+            stonewall: false,
+            new_group: false,
+            group_reporting: false,
+            randrepeat: true,
+            create_only: false,
+            zero_buffers: false,
+            refill_buffers: false,
+            loops: None,
+            do_verify: None,
+            wait_for: None,
+            filename_format: None,
+            open_files: None,
+            file_service: None,
+            blockalign: None,
+            fill_device: None,
+            zone: [None; 9],
+            sg: None,
+            sg_mode: None,
+            writefua: false,
         }
+    }
+
+    fn push(&mut self, key: Key, value: impl Into<String>, entry: &Entry) {
+        push(&mut self.options, key, value, entry);
+    }
+
+    /// One option: its value parsed, checked and put where the job takes it (an option to
+    /// the validator, or a setting the later steps read).
+    fn apply(&mut self, opt: Opt, entry: &'a Entry, settings: &mut Settings) -> anyhow::Result<()> {
         match opt {
-            Opt::Job(key) => push(&mut options, key, value(entry), entry),
-            Opt::Bool(key) => push(
-                &mut options,
-                key,
-                if flag(entry)? { "1" } else { "0" },
-                entry,
-            ),
-            Opt::RwMixWrite => {
-                let text = value(entry);
-                let pct = text
-                    .parse::<u8>()
-                    .ok()
-                    .filter(|p| *p <= 100)
-                    .ok_or_else(|| {
-                        usage!(
-                            "{} {text:?} is not a percentage; use 0 to 100",
-                            entry.name()
-                        )
-                    })?;
-                push(&mut options, Key::RwMixRead, (100 - pct).to_string(), entry);
-            }
-            Opt::Buffered => {
-                let direct = if flag(entry)? { "0" } else { "1" };
-                push(&mut options, Key::Direct, direct, entry);
-            }
-            Opt::RandRepeat => randrepeat = flag(entry)?,
+            Opt::Job(key) => self.push(key, value(entry), entry),
+            Opt::Bool(key) => self.push(key, if flag(entry)? { "1" } else { "0" }, entry),
+            Opt::RwMixWrite => self.push(Key::RwMixRead, rwmixread_of(entry)?, entry),
+            Opt::Buffered => self.push(Key::Direct, if flag(entry)? { "0" } else { "1" }, entry),
+            Opt::RandRepeat => self.randrepeat = flag(entry)?,
             Opt::IoEngine => {
                 let engine = engine(entry, settings)?;
-                sg = (value(entry) == "sg").then_some(entry);
-                push(&mut options, Key::IoEngine, engine, entry);
+                self.sg = (value(entry) == "sg").then_some(entry);
+                self.push(Key::IoEngine, engine, entry);
             }
-            Opt::Size if entry.option.replace('-', "_") == "filesize" => filesize = Some(entry),
-            Opt::Size => size = Some(entry),
-            Opt::IoSize => io_size = Some(entry),
-            Opt::Runtime => runtime = Some(entry),
-            Opt::TimeBased => time_based = flag(entry)?.then_some(entry),
-            Opt::Filename => filename = Some(entry),
-            Opt::Directory => directory = Some(entry),
-            Opt::Unlink => unlink = flag(entry)?,
-            Opt::Stonewall => stonewall = flag(entry)?,
-            Opt::NewGroup => new_group = flag(entry)?,
-            Opt::GroupReporting => group_reporting = flag(entry)?,
-            Opt::AllowMountedWrite => {
-                if flag(entry)? {
-                    return Err(usage!(
-                        "{}: diskdash never writes to a mounted device; unmount it, or run on \
-                         a file in its filesystem",
-                        entry.located()
-                    ));
-                }
+            Opt::Size if entry.option.replace('-', "_") == "filesize" => {
+                self.filesize = Some(entry);
             }
-            // fio names a job by its section: `name=` counts in the section itself, not
-            // in [global].
-            Opt::JobName if !draft.entries.iter().any(|(_, e)| std::ptr::eq(e, entry)) => {}
-            Opt::JobName => name = value(entry).to_string(),
-            Opt::CreateOnly => create_only = flag(entry)?,
-            Opt::ZeroBuffers => zero_buffers = flag(entry)?,
-            Opt::RefillBuffers => refill_buffers = flag(entry)?,
-            Opt::Loops => {
-                let text = value(entry);
-                let n = text
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|n| *n >= 1)
-                    .ok_or_else(|| {
-                        usage!(
-                            "{} {text:?} is not a number of loops; use 1 or more, e.g. loops=3",
-                            entry.name()
-                        )
-                    })?;
-                loops = Some((n, entry));
-            }
+            Opt::Size => self.size = Some(entry),
+            Opt::IoSize => self.io_size = Some(entry),
+            Opt::Runtime => self.runtime = Some(entry),
+            Opt::TimeBased => self.time_based = flag(entry)?.then_some(entry),
+            Opt::Filename => self.filename = Some(entry),
+            Opt::Directory => self.directory = Some(entry),
+            Opt::Unlink => self.unlink = flag(entry)?,
+            Opt::Stonewall => self.stonewall = flag(entry)?,
+            Opt::NewGroup => self.new_group = flag(entry)?,
+            Opt::GroupReporting => self.group_reporting = flag(entry)?,
+            Opt::AllowMountedWrite => allow_mounted_write(entry)?,
+            Opt::JobName => self.name = value(entry).to_string(),
+            Opt::CreateOnly => self.create_only = flag(entry)?,
+            Opt::ZeroBuffers => self.zero_buffers = flag(entry)?,
+            Opt::RefillBuffers => self.refill_buffers = flag(entry)?,
+            Opt::Loops => self.loops = Some((loops_of(entry)?, entry)),
             Opt::Verify => {
-                let text = value(entry);
-                let ours = match text.to_ascii_lowercase().as_str() {
-                    "md5" | "sha1" | "sha512" | "sha3-224" | "sha3-256" | "sha3-384"
-                    | "sha3-512" => Some("sha256"),
-                    "crc64" | "crc32" | "crc16" | "crc7" | "meta" => Some("crc32c"),
-                    _ => None,
-                };
-                match ours {
-                    Some(ours) => {
-                        let meta = if text.eq_ignore_ascii_case("meta") {
-                            " (offset, length, writer, generation, as fio's meta header \
-                             holds offset, length and write number), then verify_pattern \
-                             where one is given"
-                        } else {
-                            ""
-                        };
-                        settings.note(format!(
-                            "{}: verify={text} runs as diskdash's {ours} check; the blocks \
-                             carry diskdash's header{meta}, which fio's verify cannot read \
-                             (nor diskdash fio's)",
-                            entry.located()
-                        ));
-                        push(&mut options, Key::Verify, ours, entry);
-                    }
-                    None => push(&mut options, Key::Verify, text, entry),
-                }
+                let ours = verify_of(entry, settings);
+                self.push(Key::Verify, ours, entry);
             }
             Opt::DoVerify => {
-                flag(entry)?;
-                do_verify = Some(entry);
-                push(
-                    &mut options,
-                    Key::DoVerify,
-                    if flag(entry)? { "1" } else { "0" },
-                    entry,
-                );
+                self.do_verify = Some(entry);
+                self.push(Key::DoVerify, if flag(entry)? { "1" } else { "0" }, entry);
             }
-            Opt::WaitFor => wait_for = Some(entry),
+            Opt::WaitFor => self.wait_for = Some(entry),
             Opt::FillDevice => {
-                fill_device = flag(entry)?.then_some(entry);
-                push(&mut options, Key::FillDevice, value(entry), entry);
+                self.fill_device = flag(entry)?.then_some(entry);
+                self.push(Key::FillDevice, value(entry), entry);
             }
             Opt::ContinueOnError => {
-                let text = value(entry);
-                if crate::bench::spec::ErrorPolicy::classes_of(text).is_none() {
-                    return Err(usage!(
-                        "{} {text:?} is not an error class; use none, read, write, io, \
-                         verify, all, 0 or 1",
-                        entry.name()
-                    ));
-                }
-                push(&mut options, Key::ContinueOnError, text, entry);
+                continue_on_error(entry)?;
+                self.push(Key::ContinueOnError, value(entry), entry);
             }
-            Opt::OpenFiles => {
-                open_files = Some(entry);
-                let text = value(entry);
-                if !text.parse::<u64>().is_ok_and(|n| n >= 1) {
-                    return Err(usage!(
-                        "{} {text:?} is not a number of open files; use 1 or more",
-                        entry.name()
-                    ));
-                }
-            }
-            Opt::FileServiceType => {
-                file_service = Some(entry);
-                // Checked here, where the option is; taken by `file_set`.
-                let text = value(entry);
-                if crate::bench::fileset::FileSet::parse_service(text).is_none() {
-                    return Err(not_a_service(entry));
-                }
-            }
-            Opt::FilenameFormat => filename_format = Some(entry),
-            Opt::BlockAlign => blockalign = Some(entry),
-            Opt::Zone(which) => zone[which as usize] = Some(entry),
-            Opt::BsRange => bs_range(&mut options, entry)?,
+            Opt::OpenFiles => self.open_files = Some(open_files(entry)?),
+            Opt::FileServiceType => self.file_service = Some(file_service(entry)?),
+            Opt::FilenameFormat => self.filename_format = Some(entry),
+            Opt::BlockAlign => self.blockalign = Some(entry),
+            Opt::Zone(which) => self.zone[which as usize] = Some(entry),
+            Opt::BsRange => bs_range(&mut self.options, entry)?,
             Opt::IgnoreError => {
-                ignore_error(value(entry)).map_err(|word| {
-                    usage!(
-                        "{} {:?}: {word:?} is not an error; give READ,WRITE,VERIFY lists of \
-                         errno names or numbers joined by ':', e.g. ignore_error=,ENOSPC:EIO",
-                        entry.name(),
-                        value(entry)
-                    )
-                })?;
-                push(&mut options, Key::IgnoreError, value(entry), entry);
+                ignore_error_of(entry)?;
+                self.push(Key::IgnoreError, value(entry), entry);
             }
-            Opt::SubmitMode => match value(entry) {
-                "inline" | "0" => {}
-                "offload" | "1" => settings.note(format!(
-                    "{}: accepted; diskdash submits from each worker's own thread, the same \
-                     I/Os at the same rate, where fio's offload hands them to a submitting thread",
-                    entry.located()
-                )),
-                text => {
-                    return Err(usage!(
-                        "{} {text:?} is not a submit mode; use inline or offload",
-                        entry.name()
-                    ));
-                }
-            },
+            Opt::SubmitMode => submit_mode(entry, settings)?,
             Opt::VerifyPattern => {
                 let stored = verify_pattern_of(entry)?;
-                push(&mut options, Key::VerifyPattern, stored, entry);
+                self.push(Key::VerifyPattern, stored, entry);
                 // fio's verify_pattern alone turns on verify=pattern (a later verify= wins).
-                if !options.iter().any(|o| o.key == Key::Verify) {
-                    push(&mut options, Key::Verify, "pattern", entry);
+                if !self.options.iter().any(|o| o.key == Key::Verify) {
+                    self.push(Key::Verify, "pattern", entry);
                 }
             }
             Opt::BufferPattern => {
-                push(
-                    &mut options,
-                    Key::BufferPattern,
-                    hex_of(&pattern_of(entry)?),
-                    entry,
-                );
+                self.push(Key::BufferPattern, hex_of(&pattern_of(entry)?), entry);
             }
-            Opt::SgWriteMode => sg_mode = Some(entry),
-            Opt::Fua(true) => writefua = flag(entry)?,
-            Opt::Fua(false) => {
-                if flag(entry)? {
-                    settings.note(format!(
-                        "{}: accepted; an sg job's reads are O_DIRECT reads of the block \
-                         device, which the page cache does not serve (no FUA bit reaches the \
-                         device: its own cache may)",
-                        entry.located()
-                    ));
-                }
-            }
+            Opt::SgWriteMode => self.sg_mode = Some(entry),
+            Opt::Fua(true) => self.writefua = flag(entry)?,
+            Opt::Fua(false) => readfua(entry, settings)?,
             Opt::Accepted(_, note) => settings.note(format!("{}: {note}", entry.located())),
             // The log files are opened from the options as given, once the plan is made.
             Opt::Log(_) => {}
@@ -1658,101 +914,282 @@ fn job(
             )),
             _ => unreachable!("an invocation option in a job: {opt:?}"),
         }
+        Ok(())
     }
-    sg_job(&mut options, sg, sg_mode, writefua, settings)?;
-    if !randrepeat && !options.iter().any(|o| o.key == Key::RandSeed) {
-        options.push(JobOption::flag(Key::RandSeed, io.seed_now.to_string()));
-    }
+}
 
-    // Time-based or size-based, as fio: without time_based the job ends after its bytes.
-    if let (Some(tb), None) = (time_based, runtime) {
+/// fio's `rwmixwrite`: the read share it leaves.
+fn rwmixread_of(entry: &Entry) -> anyhow::Result<String> {
+    let text = value(entry);
+    let pct = text
+        .parse::<u8>()
+        .ok()
+        .filter(|p| *p <= 100)
+        .ok_or_else(|| {
+            usage!(
+                "{} {text:?} is not a percentage; use 0 to 100",
+                entry.name()
+            )
+        })?;
+    Ok((100 - pct).to_string())
+}
+
+/// fio's `allow_mounted_write=1` is refused: diskdash never writes to a mounted device.
+fn allow_mounted_write(entry: &Entry) -> anyhow::Result<()> {
+    if flag(entry)? {
+        return Err(usage!(
+            "{}: diskdash never writes to a mounted device; unmount it, or run on a file in \
+             its filesystem",
+            entry.located()
+        ));
+    }
+    Ok(())
+}
+
+/// fio's `loops`: 1 or more.
+fn loops_of(entry: &Entry) -> anyhow::Result<u64> {
+    let text = value(entry);
+    text.parse::<u64>().ok().filter(|n| *n >= 1).ok_or_else(|| {
+        usage!(
+            "{} {text:?} is not a number of loops; use 1 or more, e.g. loops=3",
+            entry.name()
+        )
+    })
+}
+
+/// fio's `verify` kind as diskdash runs it: a hash as sha256, a checksum (and `meta`) as
+/// crc32c, with a note; the others as written (the validator takes or refuses them).
+fn verify_of<'e>(entry: &'e Entry, settings: &mut Settings) -> &'e str {
+    let text = value(entry);
+    let ours = match text.to_ascii_lowercase().as_str() {
+        "md5" | "sha1" | "sha512" | "sha3-224" | "sha3-256" | "sha3-384" | "sha3-512" => "sha256",
+        "crc64" | "crc32" | "crc16" | "crc7" | "meta" => "crc32c",
+        _ => return text,
+    };
+    let meta = if text.eq_ignore_ascii_case("meta") {
+        " (offset, length, writer, generation, as fio's meta header holds offset, length and \
+         write number), then verify_pattern where one is given"
+    } else {
+        ""
+    };
+    settings.note(format!(
+        "{}: verify={text} runs as diskdash's {ours} check; the blocks carry diskdash's \
+         header{meta}, which fio's verify cannot read (nor diskdash fio's)",
+        entry.located()
+    ));
+    ours
+}
+
+/// fio's `continue_on_error`: an error class.
+fn continue_on_error(entry: &Entry) -> anyhow::Result<()> {
+    let text = value(entry);
+    if crate::bench::spec::ErrorPolicy::classes_of(text).is_none() {
+        return Err(usage!(
+            "{} {text:?} is not an error class; use none, read, write, io, verify, all, 0 or 1",
+            entry.name()
+        ));
+    }
+    Ok(())
+}
+
+/// fio's `openfiles`: 1 or more.
+fn open_files(entry: &Entry) -> anyhow::Result<&Entry> {
+    let text = value(entry);
+    if !text.parse::<u64>().is_ok_and(|n| n >= 1) {
+        return Err(usage!(
+            "{} {text:?} is not a number of open files; use 1 or more",
+            entry.name()
+        ));
+    }
+    Ok(entry)
+}
+
+/// fio's `file_service_type`: checked here, where the option is; taken by `file_set`.
+fn file_service(entry: &Entry) -> anyhow::Result<&Entry> {
+    if crate::bench::fileset::FileSet::parse_service(value(entry)).is_none() {
+        return Err(not_a_service(entry));
+    }
+    Ok(entry)
+}
+
+/// fio's `ignore_error` lists, checked.
+fn ignore_error_of(entry: &Entry) -> anyhow::Result<()> {
+    ignore_error(value(entry)).map_err(|word| {
+        usage!(
+            "{} {:?}: {word:?} is not an error; give READ,WRITE,VERIFY lists of errno names or \
+             numbers joined by ':', e.g. ignore_error=,ENOSPC:EIO",
+            entry.name(),
+            value(entry)
+        )
+    })?;
+    Ok(())
+}
+
+/// fio's `io_submit_mode`: inline, or offload (accepted with a note).
+fn submit_mode(entry: &Entry, settings: &mut Settings) -> anyhow::Result<()> {
+    match value(entry) {
+        "inline" | "0" => {}
+        "offload" | "1" => settings.note(format!(
+            "{}: accepted; diskdash submits from each worker's own thread, the same I/Os at \
+             the same rate, where fio's offload hands them to a submitting thread",
+            entry.located()
+        )),
+        text => {
+            return Err(usage!(
+                "{} {text:?} is not a submit mode; use inline or offload",
+                entry.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// fio's `readfua`: accepted with a note.
+fn readfua(entry: &Entry, settings: &mut Settings) -> anyhow::Result<()> {
+    if flag(entry)? {
+        settings.note(format!(
+            "{}: accepted; an sg job's reads are O_DIRECT reads of the block device, which the \
+             page cache does not serve (no FUA bit reaches the device: its own cache may)",
+            entry.located()
+        ));
+    }
+    Ok(())
+}
+
+/// The loop over a job's options, `[global]`'s above it first: each through its row's
+/// handler ([`Gathered::apply`]).
+fn gather<'a>(
+    draft: &'a Draft,
+    globals: &'a [(Opt, Entry)],
+    settings: &mut Settings,
+) -> anyhow::Result<Gathered<'a>> {
+    let mut gathered = Gathered::new(draft.name.clone());
+    for (opt, entry) in draft.options(globals) {
+        if matches!(
+            opt,
+            Opt::Size | Opt::IoSize | Opt::Job(Key::Offset | Key::OffsetIncrement)
+        ) {
+            refuse_zones(entry)?;
+        }
+        // fio names a job by its section: `name=` counts in the section itself, not in
+        // [global].
+        if *opt == Opt::JobName && !draft.entries.iter().any(|(_, e)| std::ptr::eq(e, entry)) {
+            continue;
+        }
+        gathered.apply(*opt, entry, settings)?;
+    }
+    Ok(gathered)
+}
+
+/// A job: its options through their rows ([`gather`]), then what needs several of them: the
+/// engine's sg settings, the seed, the time, the target, the size, the validated spec and the
+/// clones' files.
+fn job(
+    draft: &Draft,
+    globals: &[(Opt, Entry)],
+    io: &Io<'_>,
+    machine: &MachineLimits,
+    settings: &mut Settings,
+) -> anyhow::Result<Mapped> {
+    let mut g = gather(draft, globals, settings)?;
+    sg_job(&mut g.options, g.sg, g.sg_mode, g.writefua, settings)?;
+    if !g.randrepeat && !g.options.iter().any(|o| o.key == Key::RandSeed) {
+        g.options
+            .push(JobOption::flag(Key::RandSeed, io.seed_now.to_string()));
+    }
+    timing(&mut g, settings);
+    let target = target(&g, io)?;
+    let sized = sizes(&mut g, &target, io, settings)?;
+    let spec = spec_of(&mut g, &target, &sized, machine, settings)?;
+    let clones = clones(&g, &target, &spec, sized.nrfiles, io)?;
+    Ok(Mapped {
+        create_only: g.create_only,
+        wait_for: g.wait_for.cloned(),
+        job: Job {
+            name: g.name,
+            spec,
+            target: Some(target.path),
+            missing: sized.missing,
+            group: 0,
+            clones,
+            whole: true,
+        },
+        stonewall: g.stonewall,
+        new_group: g.new_group,
+        group_reporting: g.group_reporting,
+        sized_by: sized.sized_by,
+    })
+}
+
+/// Time-based or size-based, as fio: without time_based the job ends after its bytes.
+fn timing(g: &mut Gathered<'_>, settings: &mut Settings) {
+    if let (Some(tb), None) = (g.time_based, g.runtime) {
         // fio logs "time_based requires a runtime/timeout setting" and runs size-based.
         settings.note(format!(
             "{}: time_based needs a runtime; without one the job runs size-based, as fio \
              does (add runtime=60s for a timed run)",
             tb.located()
         ));
-        time_based = None;
+        g.time_based = None;
     }
-    match (time_based, runtime) {
+    match (g.time_based, g.runtime) {
         (Some(_), None) => unreachable!("time_based without a runtime became size-based"),
-        (Some(_), Some(rt)) => push(&mut options, Key::Runtime, value(rt), rt),
+        (Some(_), Some(rt)) => push(&mut g.options, Key::Runtime, value(rt), rt),
         // fio's runtime=0 is no limit: the cap stays.
-        (None, Some(rt)) if value(rt) != "0" => push(&mut options, Key::Runtime, value(rt), rt),
+        (None, Some(rt)) if value(rt) != "0" => push(&mut g.options, Key::Runtime, value(rt), rt),
         (None, _) => {}
     }
+}
 
-    // The target. A metadata engine's job works on nrfiles files in its directory, named
-    // by filename_format.
-    let meta = is_meta_engine(&options);
-    let (filename_format, meta_format) = if meta {
-        (None, filename_format)
+/// A job's target: its file, device or directory, and what is there.
+struct Target<'a> {
+    path: PathBuf,
+    found: Found,
+    /// The option that names it (filename, filename_format or directory).
+    entry: Option<&'a Entry>,
+    /// The other files of a job over several (fio's ':' list in filename).
+    listed: Vec<PathBuf>,
+    dir: Option<PathBuf>,
+    /// A metadata engine's job: nrfiles files in its directory.
+    meta: bool,
+    /// `filename_format` of a job on files (not a metadata engine's).
+    format: Option<&'a Entry>,
+    /// `filename_format` of a metadata engine's job: its files' names.
+    meta_format: Option<&'a Entry>,
+}
+
+/// The target. A metadata engine's job works on nrfiles files in its directory, named by
+/// filename_format.
+fn target<'a>(g: &Gathered<'a>, io: &Io<'_>) -> anyhow::Result<Target<'a>> {
+    let meta = is_meta_engine(&g.options);
+    let (format, meta_format) = if meta {
+        (None, g.filename_format)
     } else {
-        (filename_format, None)
+        (g.filename_format, None)
     };
-    let dir = directory.map(|d| PathBuf::from(value(d)));
-    // The other files of a job over several (fio's ':' list in filename).
+    let dir = g.directory.map(|d| PathBuf::from(value(d)));
+    let name = &g.name;
     let mut listed: Vec<PathBuf> = Vec::new();
-    let (target, found, target_entry) = match filename {
+    let (path, found, entry) = match g.filename {
         Some(entry) if meta => {
             return Err(usage!(
                 "{}: a {} job works on nrfiles files in its directory; use directory=DIR \
                  (and filename_format for their names) instead of filename",
                 entry.located(),
-                options
+                g.options
                     .iter()
                     .rfind(|o| o.key == Key::IoEngine)
                     .map_or("", |o| o.value.as_str())
             ));
         }
         Some(entry) => {
-            // fio's ':' list: the job's files, the first one its target.
-            let mut names = value(entry).split(':').filter(|n| !n.is_empty());
-            let text = names.next().unwrap_or("");
-            listed = names.map(PathBuf::from).collect();
-            let path = match &dir {
-                Some(dir) if Path::new(text).is_relative() => dir.join(text),
-                _ => PathBuf::from(text),
-            };
-            let found = io.probe.find(&path).map_err(|e| {
-                usage!(
-                    "{}: cannot look at {}: {e}",
-                    entry.located(),
-                    path.display()
-                )
-            })?;
-            match found {
-                Found::Dir => {
-                    return Err(usage!(
-                        "{}: {} is a directory; use directory={} for the job's files in it",
-                        entry.located(),
-                        path.display(),
-                        path.display()
-                    ));
-                }
-                Found::Other if options.iter().any(|o| o.key == Key::SgWriteMode) => {
-                    return Err(usage!(
-                        "{}: {} is not a block device: diskdash sends no SCSI commands through \
-                         /dev/sg*; name the disk's block device (e.g. /dev/sdb) for ioengine=sg",
-                        entry.located(),
-                        path.display()
-                    ));
-                }
-                Found::Other => {
-                    return Err(usage!(
-                        "{}: {} is neither a regular file nor a block device; name a file or a \
-                         disk",
-                        entry.located(),
-                        path.display()
-                    ));
-                }
-                _ => {}
-            }
+            let (path, found);
+            (path, found, listed) = named_target(entry, dir.as_deref(), &g.options, io.probe)?;
             (path, found, Some(entry))
         }
-        None if filename_format.is_some() => {
-            let format = filename_format.expect("matched");
-            let path = file_path(value(format), &name, 0, dir.as_deref());
+        None if format.is_some() => {
+            let format = format.expect("matched");
+            let path = file_path(value(format), name, 0, dir.as_deref());
             let found = named_file(&path, format, io.probe)?;
             (path, found, Some(format))
         }
@@ -1761,7 +1198,9 @@ fn job(
             // metadata engine's job works in the directory itself.
             let at = dir.clone().unwrap_or_else(|| PathBuf::from("."));
             if io.probe.find(&at).unwrap_or(Found::Missing) != Found::Dir {
-                let how = directory.map_or_else(String::new, |d| format!("{}: ", d.located()));
+                let how = g
+                    .directory
+                    .map_or_else(String::new, |d| format!("{}: ", d.located()));
                 return Err(usage!(
                     "{how}job {name} has no target: {} is not a directory; give filename=FILE \
                      or directory=DIR",
@@ -1769,40 +1208,177 @@ fn job(
                 ));
             }
             if meta {
-                (at, Found::Dir, directory)
+                (at, Found::Dir, g.directory)
             } else {
-                let path = file_path(DEFAULT_FILENAME_FORMAT, &name, 0, dir.as_deref());
-                let found = named_file_of_job(&path, &name, io.probe)?;
-                (path, found, directory)
+                let path = file_path(DEFAULT_FILENAME_FORMAT, name, 0, dir.as_deref());
+                let found = named_file_of_job(&path, name, io.probe)?;
+                (path, found, g.directory)
             }
         }
     };
-    let capacity = match found {
+    Ok(Target {
+        path,
+        found,
+        entry,
+        listed,
+        dir,
+        meta,
+        format,
+        meta_format,
+    })
+}
+
+/// fio's `filename`, a ':' list: the job's files, the first one its target (in `dir` when
+/// relative), and what is there; the others listed.
+fn named_target(
+    entry: &Entry,
+    dir: Option<&Path>,
+    options: &[JobOption],
+    probe: &dyn Probe,
+) -> anyhow::Result<(PathBuf, Found, Vec<PathBuf>)> {
+    let mut names = value(entry).split(':').filter(|n| !n.is_empty());
+    let text = names.next().unwrap_or("");
+    let listed = names.map(PathBuf::from).collect();
+    let path = match dir {
+        Some(dir) if Path::new(text).is_relative() => dir.join(text),
+        _ => PathBuf::from(text),
+    };
+    let found = probe.find(&path).map_err(|e| {
+        usage!(
+            "{}: cannot look at {}: {e}",
+            entry.located(),
+            path.display()
+        )
+    })?;
+    match found {
+        Found::Dir => Err(usage!(
+            "{}: {} is a directory; use directory={} for the job's files in it",
+            entry.located(),
+            path.display(),
+            path.display()
+        )),
+        Found::Other if options.iter().any(|o| o.key == Key::SgWriteMode) => Err(usage!(
+            "{}: {} is not a block device: diskdash sends no SCSI commands through \
+             /dev/sg*; name the disk's block device (e.g. /dev/sdb) for ioengine=sg",
+            entry.located(),
+            path.display()
+        )),
+        Found::Other => Err(usage!(
+            "{}: {} is neither a regular file nor a block device; name a file or a disk",
+            entry.located(),
+            path.display()
+        )),
+        _ => Ok((path, found, listed)),
+    }
+}
+
+/// A job's size and what it says of the target.
+struct Sized<'a> {
+    /// fio's `filesize=LOW-HIGH`: each file's length drawn in the range.
+    range: Option<crate::bench::fileset::SizeRange>,
+    /// The step and name of the earlier job whose file this job takes the size of.
+    sized_by: Option<(usize, String)>,
+    missing: Missing,
+    nrfiles: u64,
+    /// The size's text and the option it comes from.
+    text: String,
+    entry: &'a Entry,
+}
+
+/// The job's size (as given, a share of the target, the target's length, a filesystem to
+/// fill or an earlier job's file), pushed with each file's size and the bytes each worker
+/// moves; whether a missing target is created.
+fn sizes<'a>(
+    g: &mut Gathered<'a>,
+    target: &Target<'a>,
+    io: &Io<'_>,
+    settings: &mut Settings,
+) -> anyhow::Result<Sized<'a>> {
+    let capacity = match target.found {
         Found::File { bytes } | Found::Block { bytes } => Some(bytes),
         _ => None,
     };
     // fio's filesize=LOW-HIGH: each file's length drawn in the range, aligned to the block.
-    let size_range = match filesize {
-        Some(entry) if !meta => size_range(entry, &options)?,
+    let range = match g.filesize {
+        Some(entry) if !target.meta => size_range(entry, &g.options)?,
         _ => None,
     };
     // fio's filesize is the file's length whatever size says; size is then the job's I/O,
     // at most the file's length (fio caps it there).
-    if let Some(file) = filesize {
+    if let Some(file) = g.filesize {
         let bytes = |e: &Entry| crate::units::parse_size_bytes(value(e));
-        if let Some(total) = size
-            && !meta
-            && io_size.is_none()
-            && (size_range.is_some()
+        if let Some(total) = g.size
+            && !target.meta
+            && g.io_size.is_none()
+            && (range.is_some()
                 || matches!((bytes(total), bytes(file)), (Some(t), Some(f)) if t < f))
         {
-            io_size = Some(total);
+            g.io_size = Some(total);
         }
-        size = Some(file);
+        g.size = Some(file);
     }
-    // The job's size: as given, a percentage of the target, or the target's length.
-    let size_option: Option<(String, &Entry)> = match size {
-        _ if meta => meta_size(size, &mut options, &name, settings)?,
+    let size_option = given_size(g, target, capacity, settings)?;
+    let size_option = match (size_option, g.fill_device, target.found) {
+        (None, Some(entry), Found::Missing) => Some((
+            fill_size(io.probe, &target.path, &g.options, entry, settings)?,
+            entry,
+        )),
+        (size_option, ..) => size_option,
+    };
+    let (size_option, sized_by) = match (size_option, target.found) {
+        (None, Found::Missing) => written_size(target, &g.name, settings),
+        (size_option, _) => (size_option, None),
+    };
+    let missing = missing(
+        g,
+        target,
+        capacity,
+        size_option.is_some(),
+        sized_by.is_some(),
+        settings,
+    )?;
+    let Some((text, entry)) = size_option else {
+        return Err(usage!(
+            "job {} has no size: its new file {} needs one; add size=SIZE (e.g. size=1G) or \
+             filename=FILE",
+            g.name,
+            target.path.display()
+        ));
+    };
+    let nrfiles = if target.meta {
+        1
+    } else if g.filename.is_some() {
+        target.listed.len() as u64 + 1
+    } else {
+        g.options
+            .iter()
+            .rfind(|o| o.key == Key::NrFiles)
+            .and_then(|o| o.value.trim().parse::<u64>().ok())
+            .unwrap_or(1)
+            .max(1)
+    };
+    let sized = Sized {
+        range,
+        sized_by,
+        missing,
+        nrfiles,
+        text,
+        entry,
+    };
+    push_sizes(g, &sized, settings)?;
+    Ok(sized)
+}
+
+/// The job's size as given: a size, a percentage of the target, a metadata engine's files,
+/// else the target's length past the offset.
+fn given_size<'a>(
+    g: &mut Gathered<'a>,
+    target: &Target<'a>,
+    capacity: Option<u64>,
+    settings: &mut Settings,
+) -> anyhow::Result<SizeOption<'a>> {
+    Ok(match g.size {
+        _ if target.meta => meta_size(g.size, &mut g.options, &g.name, settings)?,
         Some(entry) if value(entry).ends_with('%') => {
             let text = value(entry);
             let pct = text
@@ -1828,130 +1404,143 @@ fn job(
         }
         Some(entry) => Some((value(entry).to_string(), entry)),
         None => capacity.and_then(|bytes| {
-            let offset = options
+            let offset = g
+                .options
                 .iter()
                 .rev()
                 .find(|o| o.key == Key::Offset)
                 .and_then(|o| crate::units::parse_size_bytes(&o.value))
                 .unwrap_or(0);
-            let entry = target_entry?;
+            let entry = target.entry?;
             Some((bytes.saturating_sub(offset).to_string(), entry))
         }),
-    };
-    let size_option = match (size_option, fill_device, found) {
-        (None, Some(entry), Found::Missing) => Some((
-            fill_size(io.probe, &target, &options, entry, settings)?,
-            entry,
-        )),
-        (size_option, ..) => size_option,
-    };
-    // A file an earlier job writes into being: its size when this job starts, which the
-    // run takes from the file (a working set is lowered to the file's length); planned
-    // here as the writer's size, the most it can be.
-    let mut sized_by: Option<(usize, String)> = None;
-    let writer = settings
+    })
+}
+
+/// A file an earlier job writes into being: its size when this job starts, which the run
+/// takes from the file (a working set is lowered to the file's length); planned here as the
+/// writer's size, the most it can be.
+fn written_size<'a>(
+    target: &Target<'a>,
+    name: &str,
+    settings: &mut Settings,
+) -> (SizeOption<'a>, Option<(usize, String)>) {
+    let Some((step, job, bytes)) = settings
         .laid_out
         .iter()
-        .find(|w| w.path == target)
-        .map(|w| (w.step, w.job.clone(), w.bytes));
-    let size_option = match (size_option, found) {
-        (None, Found::Missing) => match writer {
-            Some((step, job, bytes)) => {
-                settings.note(format!(
-                    "job {name}: {} is the file job {} writes; its size is taken when this \
-                     job starts (at most {})",
-                    target.display(),
-                    job,
-                    crate::units::format_bytes(bytes)
-                ));
-                sized_by = Some((step, job));
-                target_entry.map(|entry| (bytes.to_string(), entry))
-            }
-            None => None,
-        },
-        (size_option, _) => size_option,
+        .find(|w| w.path == target.path)
+        .map(|w| (w.step, w.job.clone(), w.bytes))
+    else {
+        return (None, None);
     };
-    let missing = match found {
-        Found::Missing if sized_by.is_some() => Missing::Refuse,
+    settings.note(format!(
+        "job {name}: {} is the file job {} writes; its size is taken when this job starts (at \
+         most {})",
+        target.path.display(),
+        job,
+        crate::units::format_bytes(bytes)
+    ));
+    (
+        target.entry.map(|entry| (bytes.to_string(), entry)),
+        Some((step, job)),
+    )
+}
+
+/// Whether a missing target is created (and unlinked after), or must be there.
+fn missing(
+    g: &Gathered<'_>,
+    target: &Target<'_>,
+    capacity: Option<u64>,
+    has_size: bool,
+    sized_by_writer: bool,
+    settings: &mut Settings,
+) -> anyhow::Result<Missing> {
+    Ok(match target.found {
+        Found::Missing if sized_by_writer => Missing::Refuse,
         Found::Missing => {
-            if size_option.is_none()
-                && let Some(entry) =
-                    target_entry.filter(|_| filename.is_some() || filename_format.is_some())
+            if !has_size
+                && let Some(entry) = target
+                    .entry
+                    .filter(|_| g.filename.is_some() || target.format.is_some())
             {
                 return Err(usage!(
                     "{} {} does not exist and no size to create it; add size=SIZE (e.g. \
                      size=10G) or create the file",
                     entry.name(),
-                    target.display()
+                    target.path.display()
                 ));
             }
-            Missing::Create { unlink }
+            Missing::Create { unlink: g.unlink }
         }
         _ => {
-            if unlink && capacity.is_some() {
+            if g.unlink && capacity.is_some() {
                 settings.note(format!(
-                    "job {name}: unlink=1: {} existed before the run; diskdash only removes \
-                     files it created",
-                    target.display()
+                    "job {}: unlink=1: {} existed before the run; diskdash only removes files \
+                     it created",
+                    g.name,
+                    target.path.display()
                 ));
             }
             Missing::Refuse
         }
-    };
-    let Some((size_text, size_entry)) = size_option else {
-        return Err(usage!(
-            "job {name} has no size: its new file {} needs one; add size=SIZE (e.g. \
-             size=1G) or filename=FILE",
-            target.display()
-        ));
-    };
-    let nrfiles = if meta {
-        1
-    } else if filename.is_some() {
-        listed.len() as u64 + 1
-    } else {
-        options
-            .iter()
-            .rfind(|o| o.key == Key::NrFiles)
-            .and_then(|o| o.value.trim().parse::<u64>().ok())
-            .unwrap_or(1)
-            .max(1)
-    };
-    // Several files: fio's size is the job's, each file its share; filesize is each file's.
-    let (size_text, file_size_text) = match crate::units::parse_size_bytes(&size_text) {
+    })
+}
+
+/// Several files: fio's size is the job's, each file its share; filesize is each file's.
+/// Pushes each file's size and the bytes each worker moves (`loops` times over).
+fn push_sizes(
+    g: &mut Gathered<'_>,
+    sized: &Sized<'_>,
+    settings: &mut Settings,
+) -> anyhow::Result<()> {
+    let nrfiles = sized.nrfiles;
+    let (size_text, file_size_text) = match crate::units::parse_size_bytes(&sized.text) {
         // A range: the job moves the sum of its files' drawn lengths; the first file's is
         // the job's size (each file is laid out at its own).
-        _ if size_range.is_some() => {
-            let range = size_range.expect("matched");
+        _ if sized.range.is_some() => {
+            let range = sized.range.expect("matched");
             let all: u64 = (0..nrfiles as u32).map(|f| range.draw(f)).sum();
             (all.to_string(), range.draw(0).to_string())
         }
-        Some(bytes) if nrfiles > 1 && size_entry.option.replace('-', "_") == "filesize" => (
+        Some(bytes) if nrfiles > 1 && sized.entry.option.replace('-', "_") == "filesize" => (
             (bytes.saturating_mul(nrfiles)).to_string(),
             bytes.to_string(),
         ),
-        Some(bytes) if nrfiles > 1 => (size_text, (bytes / nrfiles).to_string()),
-        _ => (size_text.clone(), size_text),
+        Some(bytes) if nrfiles > 1 => (sized.text.clone(), (bytes / nrfiles).to_string()),
+        _ => (sized.text.clone(), sized.text.clone()),
     };
-    push(&mut options, Key::Size, file_size_text, size_entry);
-    match (time_based, io_size) {
-        (None, Some(entry)) => push_io_size(&mut options, value(entry), entry, loops)?,
-        (None, None) => push_io_size(&mut options, &size_text, size_entry, loops)?,
+    push(&mut g.options, Key::Size, file_size_text, sized.entry);
+    match (g.time_based, g.io_size) {
+        (None, Some(entry)) => push_io_size(&mut g.options, value(entry), entry, g.loops)?,
+        (None, None) => push_io_size(&mut g.options, &size_text, sized.entry, g.loops)?,
         (Some(_), Some(entry)) => settings.note(format!(
             "{}: ignored; time_based runs for runtime",
             entry.located()
         )),
         (Some(_), None) => {}
     }
-    if let (Some(_), Some((_, entry))) = (time_based, loops) {
+    if let (Some(_), Some((_, entry))) = (g.time_based, g.loops) {
         settings.note(format!(
             "{}: ignored; time_based repeats the job until its runtime is over",
             entry.located()
         ));
     }
-    read_job_verify(&mut options, do_verify, settings);
-    if let Some(entry) = do_verify
-        && !options
+    Ok(())
+}
+
+/// The job's options through the validator, then what the spec takes from several of them:
+/// its files, the buffers' contents, the alignment and the zones.
+fn spec_of(
+    g: &mut Gathered<'_>,
+    target: &Target<'_>,
+    sized: &Sized<'_>,
+    machine: &MachineLimits,
+    settings: &mut Settings,
+) -> anyhow::Result<crate::bench::spec::JobSpec> {
+    read_job_verify(&mut g.options, g.do_verify, settings);
+    if let Some(entry) = g.do_verify
+        && !g
+            .options
             .iter()
             .any(|o| o.key == Key::Verify && o.value != "0")
     {
@@ -1960,52 +1549,56 @@ fn job(
             entry.located()
         ));
     }
-    trim_caps(&mut options, settings)?;
-    let (options, adjusted) = crate::bench::options::fio_batching(&options);
+    trim_caps(&mut g.options, settings)?;
+    let (options, adjusted) = crate::bench::options::fio_batching(&g.options);
     if let Some(adjusted) = adjusted {
-        settings.note(format!("job {}: {adjusted}", crate::error::one_line(&name)));
+        settings.note(format!(
+            "job {}: {adjusted}",
+            crate::error::one_line(&g.name)
+        ));
     }
     let mut spec = validate(&options, machine)?;
+    let nrfiles = sized.nrfiles;
     if nrfiles > 1 {
         spec.files = Some(file_set(
             &spec,
             nrfiles,
-            open_files,
-            file_service,
+            g.open_files,
+            g.file_service,
             settings,
-            filename.or(target_entry),
+            g.filename.or(target.entry),
         )?);
     }
     if let Some(files) = spec.files.as_mut()
-        && let Some(range) = size_range
+        && let Some(range) = sized.range
     {
         files.sizes = Some(range);
         files.file_bytes = range.high;
     }
-    spec.size_at_start = sized_by.is_some();
+    spec.size_at_start = sized.sized_by.is_some();
     if let Some(files) = spec.meta.as_mut() {
-        if let Some(format) = meta_format {
+        if let Some(format) = target.meta_format {
             files.format = value(format).to_string();
         }
-        files.format = files.format.replace("$jobname", &name);
-        files.unlink = unlink;
+        files.format = files.format.replace("$jobname", &g.name);
+        files.unlink = g.unlink;
     }
     // As fio fills a buffer: shaped contents (dedupe, compress) first, then zeros, then
     // refilling (`fill_io_buffer`).
     spec.data = if matches!(spec.data, BufferData::Shaped(_)) {
         spec.data
-    } else if zero_buffers {
+    } else if g.zero_buffers {
         BufferData::Zero
-    } else if refill_buffers {
+    } else if g.refill_buffers {
         BufferData::Refill
     } else {
         BufferData::Random
     };
-    if let Some(entry) = blockalign {
+    if let Some(entry) = g.blockalign {
         block_align(entry, &mut spec, settings)?;
     }
-    (spec.zones, spec.zbd) = zone_mode(zone, &spec)?;
-    if let (Some(_), Some(mode_or_size)) = (spec.zones, zone[0].or(zone[1]))
+    (spec.zones, spec.zbd) = zone_mode(g.zone, &spec)?;
+    if let (Some(_), Some(mode_or_size)) = (spec.zones, g.zone[0].or(g.zone[1]))
         && spec.verify.is_some()
     {
         return Err(usage!(
@@ -2014,12 +1607,30 @@ fn job(
             mode_or_size.located()
         ));
     }
-    several_files_with(&spec, zone[0].or(zone[1]), nrfiles, &options)?;
-    // fio gives each clone a file of its own when the name has its number.
-    let format_text = filename_format.map_or(DEFAULT_FILENAME_FORMAT, value);
-    let clones = if spec.files.is_some() && filename.is_some() {
-        listed
-    } else if spec.files.is_some() {
+    several_files_with(&spec, g.zone[0].or(g.zone[1]), nrfiles, &options)?;
+    Ok(spec)
+}
+
+/// fio gives each clone a file of its own when the name has its number: the clones' files
+/// (and a job's other files), each checked.
+fn clones(
+    g: &Gathered<'_>,
+    target: &Target<'_>,
+    spec: &crate::bench::spec::JobSpec,
+    nrfiles: u64,
+    io: &Io<'_>,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let name = &g.name;
+    let dir = target.dir.as_deref();
+    let format_text = target.format.map_or(DEFAULT_FILENAME_FORMAT, value);
+    let check = |path: &Path| match target.format {
+        Some(format) => named_file(path, format, io.probe),
+        None => named_file_of_job(path, name, io.probe),
+    };
+    if spec.files.is_some() && g.filename.is_some() {
+        return Ok(target.listed.clone());
+    }
+    if spec.files.is_some() {
         // Clone c's files are `$jobnum` c, `$filenum` 0 to nrfiles-1, clone by clone (the
         // first is the target); a name without `$jobnum` is one set the clones share, as fio.
         let sets = if format_text.contains("$jobnum") {
@@ -2027,54 +1638,30 @@ fn job(
         } else {
             1
         };
-        (0..sets)
+        return (0..sets)
             .flat_map(|c| (0..nrfiles).map(move |f| (c, f)))
             .skip(1)
             .map(|(c, f)| {
                 let path = file_path(
                     &format_text.replace("$filenum", &f.to_string()),
-                    &name,
+                    name,
                     c,
-                    dir.as_deref(),
+                    dir,
                 );
-                match filename_format {
-                    Some(format) => named_file(&path, format, io.probe),
-                    None => named_file_of_job(&path, &name, io.probe),
-                }
-                .map(|_| path)
+                check(&path).map(|_| path)
             })
-            .collect::<anyhow::Result<Vec<_>>>()?
-    } else if filename.is_none() && !meta && format_text.contains("$jobnum") {
+            .collect();
+    }
+    if g.filename.is_none() && !target.meta && format_text.contains("$jobnum") {
         let mut clones = Vec::new();
         for clone in 1..spec.numjobs {
-            let path = file_path(format_text, &name, clone, dir.as_deref());
-            match filename_format {
-                Some(format) => named_file(&path, format, io.probe)?,
-                None => named_file_of_job(&path, &name, io.probe)?,
-            };
+            let path = file_path(format_text, name, clone, dir);
+            check(&path)?;
             clones.push(path);
         }
-        clones
-    } else {
-        Vec::new()
-    };
-    Ok(Mapped {
-        create_only,
-        wait_for: wait_for.cloned(),
-        job: Job {
-            name,
-            spec,
-            target: Some(target),
-            missing,
-            group: 0,
-            clones,
-            whole: true,
-        },
-        stonewall,
-        new_group,
-        group_reporting,
-        sized_by,
-    })
+        return Ok(clones);
+    }
+    Ok(Vec::new())
 }
 
 /// fio's `filesize=LOW-HIGH` (`None` for one length): the range each file's length is drawn

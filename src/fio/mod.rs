@@ -83,7 +83,7 @@ pub struct FioInvocation {
     /// one.
     pub inputs: Vec<crate::pinned::FileId>,
     /// The options as written, for the JSON report's `global options` and `job options`.
-    pub given: crate::report::fio::GivenOptions,
+    pub given: GivenOptions,
 }
 
 /// Reads fio's arguments (job files through the filesystem, `-` from stdin, `${VAR}` from
@@ -108,4 +108,34 @@ pub fn load(
         seed_now: seed,
     };
     map::load_with(args, &io, machine)
+}
+
+/// The options a run was given, as written (name, value), for fio's `global options` (the
+/// `[global]` sections and the command line before the first `--name`) and `job options` (each
+/// job section's own). Like fio, an option written without a value is not listed, and a
+/// repeated one keeps its last value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GivenOptions {
+    pub global: Vec<(String, String)>,
+    /// Per job section, by name, in plan order.
+    pub jobs: Vec<(String, Vec<(String, String)>)>,
+}
+
+impl GivenOptions {
+    /// Adds `option=value` to `list`, replacing an earlier value of the same option.
+    pub fn set(list: &mut Vec<(String, String)>, option: &str, value: &str) {
+        match list.iter_mut().find(|(name, _)| name == option) {
+            Some(entry) => entry.1 = value.to_string(),
+            None => list.push((option.to_string(), value.to_string())),
+        }
+    }
+
+    /// The first job section named `name`'s own options.
+    #[must_use]
+    pub fn job(&self, name: &str) -> &[(String, String)] {
+        self.jobs
+            .iter()
+            .find(|(job, _)| job == name)
+            .map_or(&[], |(_, options)| options.as_slice())
+    }
 }

@@ -267,7 +267,13 @@ struct FileParser<'a> {
 impl FileParser<'_> {
     /// Reads `path` (`included_at`: the `file:line` of its include directive).
     #[allow(clippy::too_many_lines)] // one pass over the lines, each kind of line in order
-    fn file(&mut self, path: &Path, included_at: Option<&str>) -> anyhow::Result<()> {
+    /// Reads one job file (or stdin) within the limits: its key on the include stack and
+    /// its text.
+    fn read_text(
+        &mut self,
+        path: &Path,
+        included_at: Option<&str>,
+    ) -> anyhow::Result<(PathBuf, String)> {
         let shown = display(path);
         let at = included_at.map_or(String::new(), |at| format!("{at}: "));
         // Stdin's key is no path: a file named `-` is another file.
@@ -329,6 +335,45 @@ impl FileParser<'_> {
                 e.utf8_error().valid_up_to()
             )
         })?;
+        Ok((key, text))
+    }
+
+    /// A `[name]` line (`rest` past its `[`): a new section.
+    fn section(&mut self, here: &str, text: &str, rest: &str) -> anyhow::Result<()> {
+        let Some(name) = rest.strip_suffix(']') else {
+            return Err(usage!(
+                "{here}: {} is not a section header; write [name]",
+                short(text)
+            ));
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(usage!(
+                "{here}: [] has no name; write [global] or [jobname]"
+            ));
+        }
+        if name != "global" {
+            if self.jobs >= self.limits.jobs {
+                return Err(usage!(
+                    "{here}: [{}] would be job {}; the limit is {} jobs; split them \
+                     into several runs",
+                    short_name(name),
+                    self.jobs + 1,
+                    self.limits.jobs
+                ));
+            }
+            self.jobs += 1;
+        }
+        self.out.sections.push(Section {
+            name: name.to_string(),
+            entries: Vec::new(),
+        });
+        Ok(())
+    }
+
+    fn file(&mut self, path: &Path, included_at: Option<&str>) -> anyhow::Result<()> {
+        let shown = display(path);
+        let (key, text) = self.read_text(path, included_at)?;
         self.stack.push(key);
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         for (index, raw) in text.lines().enumerate() {
@@ -358,34 +403,7 @@ impl FileParser<'_> {
                 ));
             }
             if let Some(rest) = text.strip_prefix('[') {
-                let Some(name) = rest.strip_suffix(']') else {
-                    return Err(usage!(
-                        "{here}: {} is not a section header; write [name]",
-                        short(text)
-                    ));
-                };
-                let name = name.trim();
-                if name.is_empty() {
-                    return Err(usage!(
-                        "{here}: [] has no name; write [global] or [jobname]"
-                    ));
-                }
-                if name != "global" {
-                    if self.jobs >= self.limits.jobs {
-                        return Err(usage!(
-                            "{here}: [{}] would be job {}; the limit is {} jobs; split them \
-                             into several runs",
-                            short_name(name),
-                            self.jobs + 1,
-                            self.limits.jobs
-                        ));
-                    }
-                    self.jobs += 1;
-                }
-                self.out.sections.push(Section {
-                    name: name.to_string(),
-                    entries: Vec::new(),
-                });
+                self.section(&here, text, rest)?;
                 continue;
             }
             if let Some(target) = include_target(text) {

@@ -521,7 +521,7 @@ pub fn help() -> String {
     );
     let mut line = String::from(" ");
     for (name, how) in crate::fio::map::known_options() {
-        let word = if how == "honoured" {
+        let word = if how == crate::fio::map::Shown::Honoured {
             name.to_string()
         } else {
             format!("{name}*")

@@ -18,6 +18,7 @@ pub use json::{
     TargetJson,
 };
 
+use crate::fio::GivenOptions;
 use crate::record::{
     DirectionRecord, HistogramRecord, LatencyRecord, RunRecord, RunStatus, SegmentJobRecord,
 };
@@ -37,36 +38,6 @@ pub struct FioReport<'a> {
     pub bins: bool,
     /// The options as given, for fio's `global options` and `job options`.
     pub given: Option<&'a GivenOptions>,
-}
-
-/// The options a run was given, as written (name, value), for fio's `global options` (the
-/// `[global]` sections and the command line before the first `--name`) and `job options` (each
-/// job section's own). Like fio, an option written without a value is not listed, and a
-/// repeated one keeps its last value.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GivenOptions {
-    pub global: Vec<(String, String)>,
-    /// Per job section, by name, in plan order.
-    pub jobs: Vec<(String, Vec<(String, String)>)>,
-}
-
-impl GivenOptions {
-    /// Adds `option=value` to `list`, replacing an earlier value of the same option.
-    pub fn set(list: &mut Vec<(String, String)>, option: &str, value: &str) {
-        match list.iter_mut().find(|(name, _)| name == option) {
-            Some(entry) => entry.1 = value.to_string(),
-            None => list.push((option.to_string(), value.to_string())),
-        }
-    }
-
-    /// The first job section named `name`'s own options.
-    #[must_use]
-    pub fn job(&self, name: &str) -> &[(String, String)] {
-        self.jobs
-            .iter()
-            .find(|(job, _)| job == name)
-            .map_or(&[], |(_, options)| options.as_slice())
-    }
 }
 
 impl FioReport<'_> {

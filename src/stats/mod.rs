@@ -5,6 +5,7 @@
 #[cfg(test)]
 pub(crate) mod fixture;
 mod histogram;
+pub mod plat;
 mod record;
 pub mod steady;
 

@@ -20,6 +20,7 @@ mod drive;
 mod fallback;
 mod fio_backlog;
 mod fio_clones;
+mod fio_cmdhelp;
 mod fio_data;
 mod fio_defaults;
 mod fio_errors;

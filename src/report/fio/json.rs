@@ -938,7 +938,7 @@ mod tests {
 
     #[test]
     fn fio_s_job_keys_have_fio_s_meaning() {
-        let given = crate::report::fio::GivenOptions {
+        let given = crate::fio::GivenOptions {
             global: vec![("ioengine".into(), "io_uring".into())],
             jobs: vec![(
                 "r".into(),
@@ -996,7 +996,7 @@ mod tests {
 
     #[test]
     fn after_a_fallback_the_job_options_and_depths_are_what_ran() {
-        let given = crate::report::fio::GivenOptions {
+        let given = crate::fio::GivenOptions {
             global: vec![("ioengine".into(), "io_uring".into())],
             jobs: vec![(
                 "r".into(),
@@ -1054,7 +1054,7 @@ mod tests {
         for key in bins.keys() {
             let ns: u64 = key.parse().unwrap();
             assert_eq!(
-                plat::plat_value(plat::plat_index(ns)),
+                crate::stats::plat::plat_value(crate::stats::plat::plat_index(ns)),
                 ns,
                 "{key} is a bucket's value"
             );
