@@ -7,7 +7,7 @@ use diskdash::cli::{Parsed, failed, parse};
 
 fn main() -> ExitCode {
     let cli = match parse(std::env::args_os().collect()) {
-        Parsed::Run(cli) => cli,
+        Parsed::Run(cli) => *cli,
         Parsed::Display(err) => err.exit(),
         Parsed::Refused(line, code) => {
             eprintln!("error: {line}");

@@ -37,7 +37,7 @@ impl Personality {
 #[derive(Debug)]
 pub enum Parsed {
     /// A command line to run (`crate::run`), its personality set.
-    Run(super::Cli),
+    Run(Box<super::Cli>),
     /// `--help` or `--version`: clap prints it and exits 0 (`clap::Error::exit`).
     Display(clap::Error),
     /// A usage error: the line to print after `error: ` and the process's exit code.
@@ -50,7 +50,7 @@ pub enum Parsed {
 pub fn parse(argv: Vec<OsString>) -> Parsed {
     let (personality, argv) = invoked_as(argv);
     match <super::Cli as clap::Parser>::try_parse_from(&argv) {
-        Ok(cli) => Parsed::Run(super::Cli { personality, ..cli }),
+        Ok(cli) => Parsed::Run(Box::new(super::Cli { personality, ..cli })),
         Err(err) => {
             let lossy: Vec<String> = argv
                 .iter()

@@ -20,7 +20,7 @@ pub fn refused(args: &[&str]) -> (String, u8) {
         Parsed::Display(err) => panic!("diskdash {args:?} prints help or version: {err}"),
         Parsed::Run(cli) => {
             let personality = cli.personality;
-            match diskdash::run(cli) {
+            match diskdash::run(*cli) {
                 Ok(code) => panic!("diskdash {args:?} ran ({code:?}) where it is refused"),
                 Err(err) => {
                     let (line, code) = failed(&err, personality);
