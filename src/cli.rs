@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 pub mod invoked;
 pub mod job_flags;
 
-pub use invoked::{Personality, invoked_as};
+pub use invoked::{Parsed, Personality, failed, invoked_as, parse};
 pub use job_flags::JobFlags;
 
 /// Terminal dashboard for Linux disks: a fio-grade benchmark and an iostat-grade device

@@ -32,6 +32,47 @@ impl Personality {
     }
 }
 
+/// What the command line asks of the process before anything runs (`main`, and the in-process
+/// tests of usage errors).
+#[derive(Debug)]
+pub enum Parsed {
+    /// A command line to run (`crate::run`), its personality set.
+    Run(Box<super::Cli>),
+    /// `--help` or `--version`: clap prints it and exits 0 (`clap::Error::exit`).
+    Display(clap::Error),
+    /// A usage error: the line to print after `error: ` and the process's exit code.
+    Refused(String, u8),
+}
+
+/// Parses `argv` (program name first) as `main` does: [`invoked_as`], clap, and a mistake
+/// folded into one line ([`super::parse_failure`]).
+#[must_use]
+pub fn parse(argv: Vec<OsString>) -> Parsed {
+    let (personality, argv) = invoked_as(argv);
+    match <super::Cli as clap::Parser>::try_parse_from(&argv) {
+        Ok(cli) => Parsed::Run(Box::new(super::Cli { personality, ..cli })),
+        Err(err) => {
+            let lossy: Vec<String> = argv
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            match super::parse_failure(&err, &lossy) {
+                super::ParseFailure::Display => Parsed::Display(err),
+                super::ParseFailure::Usage(line) => Parsed::Refused(line, personality.exit_code(2)),
+            }
+        }
+    }
+}
+
+/// What a run that failed with `err` prints after `error: ` (one line) and exits with.
+#[must_use]
+pub fn failed(err: &anyhow::Error, personality: Personality) -> (String, u8) {
+    (
+        crate::error::one_line(&format!("{err:#}")),
+        personality.exit_code(crate::error::exit_code(err)),
+    )
+}
+
 /// `argv` as diskdash parses it, and the program it was started as. An `argv[0]` whose file
 /// name is exactly `fio` (a link to diskdash) turns `fio ARGS` into `diskdash fio ARGS`; any
 /// other name (`diskdash`, `fio-3.33`, `diskdash-fio`) leaves `argv` as it is.

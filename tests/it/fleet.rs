@@ -487,18 +487,19 @@ fn bad_command_lines_are_one_line_usage_errors() {
         ),
     ];
     for (args, want) in cases {
-        let out = Command::new(BIN).args(args).output().unwrap();
-        assert_usage_error(&out);
-        let err = stderr(&out);
+        let err = crate::support::inproc::usage_error(args);
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.starts_with(want), "{args:?}: {err}");
     }
-    let out = Command::new(BIN)
-        .args(["fleet", "a", "--", "bench", "--jsonl", "x"])
-        .output()
-        .unwrap();
+    let err = crate::support::inproc::usage_error(&["fleet", "a", "--", "bench", "--jsonl", "x"]);
+    assert!(err.contains("--jsonl: fleet streams each host's intervals itself"));
+    // End to end once: the binary's stderr is the one line, exit 2.
+    let (args, want) = cases[0];
+    let out = Command::new(BIN).args(args).output().unwrap();
     assert_usage_error(&out);
-    assert!(stderr(&out).contains("--jsonl: fleet streams each host's intervals itself"));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with(want), "{args:?}: {err}");
 }
 
 #[test]

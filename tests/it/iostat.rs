@@ -7,7 +7,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use crate::support::BIN;
+use crate::support::{BIN, Drained};
 use serde_json::Value;
 
 /// The `statistics` entries of sysstat's JSON document: `.sysstat.hosts[0].statistics[]`, the
@@ -361,23 +361,13 @@ fn layout(text: &str) -> Vec<String> {
 
 /// Runs sysstat's `iostat` and ours with the same arguments at the same moment.
 fn both(args: &[&str]) -> (Output, Output) {
-    let theirs = Command::new("iostat")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let ours = Command::new(BIN)
-        .arg("iostat")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    (
-        ours.wait_with_output().unwrap(),
-        theirs.wait_with_output().unwrap(),
-    )
+    let mut theirs = Command::new("iostat");
+    theirs.args(args);
+    let theirs = Drained::spawn(theirs);
+    let mut ours = Command::new(BIN);
+    ours.arg("iostat").args(args);
+    let ours = Drained::spawn(ours);
+    (ours.wait(), theirs.wait())
 }
 
 /// The same flags give sysstat's layout: the same header lines and column names, the avg-cpu
@@ -465,9 +455,10 @@ fn json_shape(doc: &str) -> Vec<String> {
 fn json_documents_match_sysstats_side_by_side() {
     require_sysstat();
     let dev = test_dir_device();
+    // One named device, not the machine's list (which may hold a thousand, coming and going).
     for args in [
-        &["-o", "JSON", "-t", "1", "2"][..],
-        &["-o", "JSON", "-dx", "-t", "1", "2"],
+        &["-o", "JSON", "-t", &dev, "1", "2"][..],
+        &["-o", "JSON", "-dx", "-t", &dev, "1", "2"],
         &["-o", "JSON", "-c", "1", "2"],
         &["-o", "JSON", "-d", "-m", &dev],
         &["-o", "JSON", "-dx", "-s", &dev],
@@ -538,16 +529,17 @@ fn dash_h_is_human_readable_and_help_is_long() {
 
 #[test]
 fn an_interrupted_json_run_still_closes_its_document() {
-    let child = Command::new(BIN)
-        .args(["iostat", "-o", "JSON", "-d", "0.1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(600));
+    // One named device, its output read while it runs.
+    let dev = test_dir_device();
+    let mut command = Command::new(BIN);
+    command.args(["iostat", "-o", "JSON", "-d", &dev, "0.1"]);
+    let child = Drained::spawn(command);
+    child.wait_for_stdout("3 reports", Duration::from_secs(30), |s| {
+        s.matches("\"disk\":").count() >= 3
+    });
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = child.wait();
     crate::support::assert_quiet_success(&out);
     let reports = statistics(&crate::support::stdout(&out));
     assert!(reports.len() >= 3, "{reports:?}");

@@ -210,11 +210,15 @@ fn bad_input_is_one_line_and_exit_2() {
         ),
     ];
     for (args, want) in cases {
-        let out = mark(dir.path(), &[args, &["--no-tui"]].concat());
-        assert_usage_error(&out);
-        assert_eq!(stderr(&out), want);
-        assert!(out.stdout.is_empty());
+        let all = [&["mark"], args, &["--no-tui"]].concat();
+        assert_eq!(inproc::usage_error(&all), want, "{args:?}");
     }
+    // End to end once: one line on stderr, nothing on stdout, exit 2.
+    let (args, want) = cases[0];
+    let out = mark(dir.path(), &[args, &["--no-tui"]].concat());
+    assert_usage_error(&out);
+    assert_eq!(stderr(&out), want);
+    assert!(out.stdout.is_empty());
     // A file with data is not written over without the opt-in, before anything runs.
     let file = dir.path().join("data.img");
     std::fs::write(&file, b"data").unwrap();

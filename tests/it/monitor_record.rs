@@ -236,7 +236,10 @@ fn an_existing_recording_is_appended_to_and_anything_else_refused() {
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("r.jsonl");
     for _ in 0..2 {
-        crate::support::assert_success(&iostat(dir.path(), &["--record", "r.jsonl", "0.05", "3"]));
+        crate::support::assert_success(&iostat(
+            dir.path(),
+            &[&one_disk(), "--record", "r.jsonl", "0.05", "3"],
+        ));
     }
     let lines = recorded(&record);
     let headers: Vec<usize> = (0..lines.len()).filter(|&i| is_header(&lines[i])).collect();
@@ -252,7 +255,10 @@ fn an_existing_recording_is_appended_to_and_anything_else_refused() {
          choose another name, or pass --force to replace it"
     );
     assert_eq!(std::fs::read_to_string(&record).unwrap(), "precious\n");
-    let out = iostat(dir.path(), &["--record", "r.jsonl", "--force", "0.05", "2"]);
+    let out = iostat(
+        dir.path(),
+        &[&one_disk(), "--record", "r.jsonl", "--force", "0.05", "2"],
+    );
     crate::support::assert_success(&out);
     assert_eq!(recorded(&record).len(), 2);
 
@@ -281,11 +287,26 @@ fn an_existing_recording_is_appended_to_and_anything_else_refused() {
              iostat --record FILE 1",
         ),
     ] {
-        let out = iostat(dir.path(), &args);
-        crate::support::assert_usage_error(&out);
-        assert_eq!(crate::support::stderr(&out).trim(), want, "{args:?}");
-        assert!(!dir.path().join("x").exists(), "{args:?}");
+        // In this process (`support::inproc`), "x" named by its path in the test's directory.
+        let x = dir.path().join("x");
+        let mut all = vec!["iostat"];
+        all.extend(
+            args.iter()
+                .map(|&a| if a == "x" { x.to_str().unwrap() } else { a }),
+        );
+        let err = crate::support::inproc::usage_error(&all);
+        assert_eq!(err.trim(), want, "{args:?}");
+        assert!(!x.exists(), "{args:?}");
     }
+    // End to end once: the binary's stderr is the one line, exit 2.
+    let out = iostat(dir.path(), &["--record", "x"]);
+    crate::support::assert_usage_error(&out);
+    assert_eq!(
+        crate::support::stderr(&out).trim(),
+        "error: --record needs an INTERVAL: it records one line per interval; e.g. diskdash \
+         iostat --record FILE 1"
+    );
+    assert!(!dir.path().join("x").exists());
     // Before the subcommand it would record the dashboard, which does not run.
     let out = Command::new(BIN)
         .current_dir(dir.path())
@@ -336,10 +357,11 @@ pub fn mounted_ext4(dir: &Path) -> (LoopDevice, crate::support::Mount) {
 fn a_frozen_disk_under_the_recording_delays_no_report_and_loses_no_sample() {
     crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
-    let (_device, mount) = mounted_ext4(dir.path());
+    let (device, mount) = mounted_ext4(dir.path());
     let record = mount.0.join("r.jsonl");
+    // Its own device only: a machine's thousand devices would not make 30 reports in time.
     let mut child = Command::new(BIN)
-        .args(["iostat", "-o", "JSON", "--record"])
+        .args(["iostat", "-o", "JSON", &device.name(), "--record"])
         .arg(&record)
         .args(["0.1", "30"])
         .stdout(Stdio::piped())
@@ -384,22 +406,47 @@ fn a_frozen_disk_under_the_recording_delays_no_report_and_loses_no_sample() {
 fn a_disk_frozen_longer_than_the_queue_drops_samples_and_says_so() {
     crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
-    let (_device, mount) = mounted_ext4(dir.path());
+    let (device, mount) = mounted_ext4(dir.path());
     let record = mount.0.join("r.jsonl");
+    // Its own device only: the queue and the 64 MiB file hold 400 samples of one device, not
+    // of a machine's thousand.
     let mut child = Command::new(BIN)
-        .args(["iostat", "--record"])
+        .args(["iostat", "-o", "JSON", &device.name(), "--record"])
         .arg(&record)
         .args(["0.01", "400"])
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // Its reports counted as they come (an avg-cpu line each): they go on while the disk is
+    // frozen.
+    let reports = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = {
+        let (reports, stdout) = (reports.clone(), child.stdout.take().unwrap());
+        std::thread::spawn(move || {
+            for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+                if line.unwrap().contains("\"avg-cpu\"") {
+                    reports.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        })
+    };
     wait_for_lines(&record, 1, Duration::from_secs(10));
     let frozen = Frozen(&mount.0);
     crate::support::run("fsfreeze", &["-f", mount.0.to_str().unwrap()]);
-    // 399 samples in 4 s: far more than the 256 that wait for the disk.
-    std::thread::sleep(Duration::from_secs(6));
+    // Frozen for 300 reports (or to the last): far more than the 256 samples that wait for the
+    // disk, however fast this machine samples.
+    let until = (reports.load(std::sync::atomic::Ordering::Relaxed) + 300).min(400);
+    let started = Instant::now();
+    while reports.load(std::sync::atomic::Ordering::Relaxed) < until {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "reports stopped"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     frozen.thaw();
+    counter.join().unwrap();
     let status = child.wait().unwrap();
     let mut err = String::new();
     child
@@ -439,10 +486,10 @@ fn a_disk_frozen_longer_than_the_queue_drops_samples_and_says_so() {
 fn a_write_error_ends_iostat_with_exit_1_and_the_lines_before_it_stay() {
     crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
-    let (_device, mount) = mounted_ext4(dir.path());
+    let (device, mount) = mounted_ext4(dir.path());
     let record = mount.0.join("r.jsonl");
     let child = Command::new(BIN)
-        .args(["iostat", "--record"])
+        .args(["iostat", &device.name(), "--record"])
         .arg(&record)
         .args(["0.1", "50"])
         .stdout(Stdio::null())

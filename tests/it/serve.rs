@@ -834,13 +834,8 @@ fn bad_device_filters_are_usage_errors() {
              (unclosed group)",
         ),
     ] {
-        let out = Command::new(BIN)
-            .args(["serve", "--listen", "127.0.0.1:0"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert_usage_error(&out);
-        let err = stderr(&out);
+        let all = [&["serve", "--listen", "127.0.0.1:0"], args].concat();
+        let err = crate::support::inproc::usage_error(&all);
         assert!(err.starts_with(want), "{err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }

@@ -102,22 +102,31 @@ fn a_vanishing_loop_device_is_shown_not_fatal() {
     std::fs::write(&image, vec![7u8; 4 << 20]).unwrap();
     let dev = LoopDevice::attach(&image);
     let name = dev.name();
-    // Read it once so the kernel counts I/O (devices that never did any are hidden).
-    let out = std::process::Command::new("dd")
-        .args([
-            &format!("if={}", dev.path().display()),
-            "of=/dev/null",
-            "bs=4k",
-            "iflag=direct",
-        ])
-        .output()
+    // Read while it is looked for (devices that never did I/O are hidden), the table sorted by
+    // r/s: it is on top however many devices the machine lists.
+    let stop = dir.path().join("stop");
+    let mut reader = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "while [ ! -e {} ]; do dd if={} of=/dev/null bs=4k iflag=direct status=none || exit 1; done",
+            stop.display(),
+            dev.path().display()
+        ))
+        .spawn()
         .unwrap();
-    crate::support::assert_success(&out);
 
     let t = Tmux::start("monitor-vanish", &["--interval", "200ms"], &[], 120, 40);
+    t.wait_for("the monitor", WAIT, |s| s.contains("disks, sorted by"));
+    t.send(&["o"]);
     t.wait_for("the loop device in the table", WAIT, |s| {
-        s.lines().any(|l| l.contains(&format!(" {name} ")))
+        s.contains("sorted by r/s descending")
+            && s.lines().any(|l| l.contains(&format!(" {name} ")))
     });
+    std::fs::write(&stop, b"").unwrap();
+    assert!(
+        reader.wait().unwrap().success(),
+        "the reads of {name} failed"
+    );
     // Detaching keeps /dev/loopN (and its line in /proc/diskstats); removing it makes it vanish.
     if !dev.detach_and_remove() {
         eprintln!("skipping the rest: {name} was taken again before it could be removed");

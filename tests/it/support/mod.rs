@@ -6,9 +6,12 @@
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub mod inproc;
 pub mod limited;
 pub mod record;
 pub mod seccomp;
@@ -378,4 +381,75 @@ pub fn peak_rss_since_exec(pid: libc::pid_t) -> Option<u64> {
         .parse()
         .ok()?;
     Some(kib * 1024)
+}
+
+/// A child whose stdout and stderr are read while it runs, each by a thread of its own: a
+/// child that writes more than a pipe holds (64 KiB; an iostat report of a machine with a
+/// thousand devices) never blocks on a test that would read only after it exits.
+pub struct Drained {
+    child: std::process::Child,
+    out: Arc<Mutex<Vec<u8>>>,
+    readers: [std::thread::JoinHandle<()>; 2],
+    err: Arc<Mutex<Vec<u8>>>,
+}
+
+impl Drained {
+    /// Spawns `command` with stdout and stderr piped (stdin as `command` sets it).
+    pub fn spawn(mut command: Command) -> Self {
+        let mut child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{command:?}: {e}"));
+        let read_all = |mut from: Box<dyn std::io::Read + Send>, into: Arc<Mutex<Vec<u8>>>| {
+            std::thread::spawn(move || {
+                let mut chunk = [0u8; 64 << 10];
+                while let Ok(n @ 1..) = from.read(&mut chunk) {
+                    into.lock().unwrap().extend_from_slice(&chunk[..n]);
+                }
+            })
+        };
+        let (out, err) = (Arc::default(), Arc::default());
+        let readers = [
+            read_all(Box::new(child.stdout.take().unwrap()), Arc::clone(&out)),
+            read_all(Box::new(child.stderr.take().unwrap()), Arc::clone(&err)),
+        ];
+        Self {
+            child,
+            out,
+            readers,
+            err,
+        }
+    }
+
+    pub fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits (at most `timeout`, else panics) until what it wrote on stdout so far satisfies
+    /// `ready`.
+    pub fn wait_for_stdout(&self, what: &str, timeout: Duration, ready: impl Fn(&str) -> bool) {
+        let start = Instant::now();
+        loop {
+            if ready(&String::from_utf8_lossy(&self.out.lock().unwrap())) {
+                return;
+            }
+            assert!(start.elapsed() < timeout, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits for the child and its two readers: what it wrote, as `Command::output` gives it.
+    pub fn wait(mut self) -> Output {
+        let status = self.child.wait().unwrap();
+        for reader in self.readers {
+            reader.join().unwrap();
+        }
+        let take = |bytes: &Mutex<Vec<u8>>| std::mem::take(&mut *bytes.lock().unwrap());
+        Output {
+            status,
+            stdout: take(&self.out),
+            stderr: take(&self.err),
+        }
+    }
 }
