@@ -199,14 +199,18 @@ impl Host {
                 self.banner.get_or_insert(shown);
                 if self.banner_lines > BANNER_LINES {
                     let why = format!(
-                        "sent {BANNER_LINES} lines that are not the fleet protocol, the                                  first: {}; its ssh was killed",
+                        "sent {BANNER_LINES} lines that are not the fleet protocol, the first: {}; its ssh was killed",
                         self.banner.as_deref().unwrap_or_default()
                     );
                     self.cut_off(why, now, out);
                 }
                 return;
             }
-            Line::Foreign(shown) => self.cut_off(format!("sent a line that is not the fleet protocol: {shown}; its ssh was                              killed"), now, out),
+            Line::Foreign(shown) => self.cut_off(
+                format!("sent a line that is not the fleet protocol: {shown}; its ssh was killed"),
+                now,
+                out,
+            ),
             Line::Broken(why) => self.refuse(
                 format!("sent a fleet protocol line that is wrong: {why}"),
                 now,
@@ -406,7 +410,7 @@ impl Host {
             && let Some(banner) = &self.banner
         {
             why = format!(
-                "sent a line that is not the fleet protocol: {banner} ({} line{} before                  anything of the protocol); {why}",
+                "sent a line that is not the fleet protocol: {banner} ({} line{} before anything of the protocol); {why}",
                 self.banner_lines,
                 if self.banner_lines == 1 { "" } else { "s" }
             );
@@ -719,19 +723,15 @@ mod tests {
         ends(&mut host, 127, t0);
         assert_eq!(
             host.why_no_record(),
-            format!(
-                "sent a line that is not the fleet protocol: motd 0 (2 lines before{}anything \
-                 of the protocol); diskdash: command not found",
-                " ".repeat(18)
-            )
+            "sent a line that is not the fleet protocol: motd 0 (2 lines before anything of \
+             the protocol); diskdash: command not found"
         );
         // More than a banner's lines: cut off.
         let mut host = Host::new("h1".into(), t0);
         assert!(banner(&mut host, BANNER_LINES).is_empty());
         let why = format!(
-            "sent {BANNER_LINES} lines that are not the fleet protocol, the{}first: motd 0; its \
-             ssh was killed",
-            " ".repeat(34)
+            "sent {BANNER_LINES} lines that are not the fleet protocol, the first: motd 0; its \
+             ssh was killed"
         );
         assert_eq!(
             banner(&mut host, 1),
@@ -746,10 +746,8 @@ mod tests {
         // After the protocol began, one foreign line is enough.
         let mut host = running(t0);
         let out = host.on(Event::Line(Line::Foreign("oops".into())), t0);
-        let why = format!(
-            "sent a line that is not the fleet protocol: oops; its ssh was{}killed",
-            " ".repeat(30)
-        );
+        let why =
+            "sent a line that is not the fleet protocol: oops; its ssh was killed".to_string();
         assert_eq!(out[0], Action::Show(format!("  h1: failed: {why}")));
         assert_eq!(
             out[1..],
