@@ -6,7 +6,8 @@
 //!   --bs 4k..1M --rw read,write ──parse_axis──> Axis ──points──> [[("bs","4k"),("rw","read")], ...]
 //!        (the order given; the last varies fastest)          │
 //!   bench options ─> JobOptions ──(+ the point's options, validated)──> Plan of steps ──> Session
-//!   record segments ──table::rows (loops picked)──> table, csv, markdown, json; analysis
+//!   record segments ──analysis::points::rows (loops picked)──> report::sweep::table (table,
+//!        csv, markdown, json); analysis
 //! ```
 
 use std::path::PathBuf;
