@@ -7,6 +7,7 @@
 //! terminal has no side effect.
 
 use std::ffi::CString;
+use std::io::Read as _;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -203,6 +204,86 @@ pub fn pseudo_filesystem_name(magic: u64) -> Option<&'static str> {
         .iter()
         .find(|(m, _)| *m == magic)
         .map(|(_, name)| *name)
+}
+
+/// A file's bytes (a job file, a hosts file), and which file they came from.
+#[derive(Debug)]
+pub struct Contents {
+    pub bytes: Vec<u8>,
+    /// `None` for a stream (stdin from a pipe).
+    pub id: Option<FileId>,
+}
+
+/// Why a file was not read.
+#[derive(Debug)]
+pub enum Unreadable {
+    Io(std::io::Error),
+    /// Not a regular file of storage: what it is (`a FIFO`, `a file of procfs`).
+    NotRegular(String),
+    /// Holds more than the bytes left to read.
+    TooBig,
+}
+
+/// Reads a small input file the user names (a job file, a hosts file): `-` from stdin, anything else only when it is a
+/// regular file of a storage filesystem. The path is pinned once (`O_PATH`, which opens no
+/// device and blocks on no FIFO), checked with `fstat`/`fstatfs`, and the checked inode itself
+/// is reopened `O_NONBLOCK` for reading; at most `max` bytes are taken.
+///
+/// # Errors
+/// [`Unreadable::NotRegular`] for anything but a regular file, [`Unreadable::TooBig`] past
+/// `max`, or the I/O error.
+pub fn read_bounded(path: &Path, max: u64) -> Result<Contents, Unreadable> {
+    if path == Path::new("-") {
+        let stdin = std::io::stdin();
+        let id = nix::sys::stat::fstat(&stdin)
+            .ok()
+            .filter(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG)
+            .map(|st| FileId {
+                dev: st.st_dev,
+                ino: st.st_ino,
+            });
+        let bytes = take(&mut stdin.lock(), max)?;
+        return Ok(Contents { bytes, id });
+    }
+    let pinned = Pinned::open(path).map_err(Unreadable::Io)?;
+    match pinned.kind() {
+        ObjectKind::RegularFile => {}
+        ObjectKind::Directory => {
+            return Err(Unreadable::NotRegular("a directory".into()));
+        }
+        ObjectKind::BlockDevice(_) => {
+            return Err(Unreadable::NotRegular("a block device".into()));
+        }
+        ObjectKind::Other(what) => {
+            return Err(Unreadable::NotRegular(what.into()));
+        }
+    }
+    if let Some(fs) = pinned.pseudo_filesystem() {
+        return Err(Unreadable::NotRegular(format!("a kernel file of {fs}")));
+    }
+    if pinned.size_bytes() > max {
+        return Err(Unreadable::TooBig);
+    }
+    let fd = pinned
+        .reopen(libc::O_RDONLY | libc::O_NONBLOCK)
+        .map_err(Unreadable::Io)?;
+    let bytes = take(&mut std::fs::File::from(fd), max)?;
+    Ok(Contents {
+        bytes,
+        id: Some(pinned.id()),
+    })
+}
+
+/// At most `max` bytes of `from`; [`Unreadable::TooBig`] when there are more.
+fn take(from: &mut dyn std::io::Read, max: u64) -> Result<Vec<u8>, Unreadable> {
+    let mut bytes = Vec::new();
+    from.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(Unreadable::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(Unreadable::TooBig);
+    }
+    Ok(bytes)
 }
 
 #[cfg(test)]

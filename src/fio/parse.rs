@@ -17,12 +17,12 @@
 //! [`Limits::line_bytes`] per line once `${VAR}`s are expanded. Each limit refuses with one line
 //! naming the file, the line and the limit.
 
-use std::io::Read as _;
 use std::path::{Component, Path, PathBuf};
 
 use crate::bench::options::Origin;
 use crate::error::usage;
-use crate::pinned::{FileId, Pinned};
+use crate::pinned::FileId;
+pub use crate::pinned::{Contents, Unreadable, read_bounded as read_job_file};
 
 /// The deepest `include` nesting; deeper is taken for a loop the path check did not see
 /// (through symlinks).
@@ -61,24 +61,6 @@ pub struct JobFiles {
     pub sections: Vec<Section>,
     /// Device and inode of every job file and include read (stdin when it is a file).
     pub inputs: Vec<FileId>,
-}
-
-/// A job file's bytes, and which file they came from.
-#[derive(Debug)]
-pub struct Contents {
-    pub bytes: Vec<u8>,
-    /// `None` for a stream (stdin from a pipe).
-    pub id: Option<FileId>,
-}
-
-/// Why a job file was not read.
-#[derive(Debug)]
-pub enum Unreadable {
-    Io(std::io::Error),
-    /// Not a regular file of storage: what it is (`a FIFO`, `a file of procfs`).
-    NotRegular(String),
-    /// Holds more than the bytes left to read.
-    TooBig,
 }
 
 /// One option as written: `bs=4k` is `("bs", Some("4k"))`, `time_based` is `("time_based",
@@ -147,68 +129,6 @@ pub enum Arity {
 pub type Reader<'a> = &'a dyn Fn(&Path, u64) -> Result<Contents, Unreadable>;
 /// Looks an environment variable up.
 pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
-
-/// Reads a job file as [`Reader`] does: `-` from stdin, anything else only when it is a
-/// regular file of a storage filesystem. The path is pinned once (`O_PATH`, which opens no
-/// device and blocks on no FIFO), checked with `fstat`/`fstatfs`, and the checked inode itself
-/// is reopened `O_NONBLOCK` for reading; at most `max` bytes are taken.
-///
-/// # Errors
-/// [`Unreadable::NotRegular`] for anything but a regular file, [`Unreadable::TooBig`] past
-/// `max`, or the I/O error.
-pub fn read_job_file(path: &Path, max: u64) -> Result<Contents, Unreadable> {
-    if path == Path::new("-") {
-        let stdin = std::io::stdin();
-        let id = nix::sys::stat::fstat(&stdin)
-            .ok()
-            .filter(|st| st.st_mode & libc::S_IFMT == libc::S_IFREG)
-            .map(|st| FileId {
-                dev: st.st_dev,
-                ino: st.st_ino,
-            });
-        let bytes = take(&mut stdin.lock(), max)?;
-        return Ok(Contents { bytes, id });
-    }
-    let pinned = Pinned::open(path).map_err(Unreadable::Io)?;
-    match pinned.kind() {
-        crate::pinned::ObjectKind::RegularFile => {}
-        crate::pinned::ObjectKind::Directory => {
-            return Err(Unreadable::NotRegular("a directory".into()));
-        }
-        crate::pinned::ObjectKind::BlockDevice(_) => {
-            return Err(Unreadable::NotRegular("a block device".into()));
-        }
-        crate::pinned::ObjectKind::Other(what) => {
-            return Err(Unreadable::NotRegular(what.into()));
-        }
-    }
-    if let Some(fs) = pinned.pseudo_filesystem() {
-        return Err(Unreadable::NotRegular(format!("a kernel file of {fs}")));
-    }
-    if pinned.size_bytes() > max {
-        return Err(Unreadable::TooBig);
-    }
-    let fd = pinned
-        .reopen(libc::O_RDONLY | libc::O_NONBLOCK)
-        .map_err(Unreadable::Io)?;
-    let bytes = take(&mut std::fs::File::from(fd), max)?;
-    Ok(Contents {
-        bytes,
-        id: Some(pinned.id()),
-    })
-}
-
-/// At most `max` bytes of `from`; [`Unreadable::TooBig`] when there are more.
-fn take(from: &mut dyn std::io::Read, max: u64) -> Result<Vec<u8>, Unreadable> {
-    let mut bytes = Vec::new();
-    from.take(max.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(Unreadable::Io)?;
-    if bytes.len() as u64 > max {
-        return Err(Unreadable::TooBig);
-    }
-    Ok(bytes)
-}
 
 /// Parses job files in order into sections, within [`Limits::FIO`].
 ///

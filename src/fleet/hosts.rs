@@ -23,14 +23,14 @@ pub fn parse_hosts(spec: &str) -> anyhow::Result<Vec<String>> {
 
 /// One `@FILE`, bounded (see [`parse_hosts`]).
 fn read_hosts_file(path: &Path) -> Result<String, String> {
-    use crate::fio::parse::Unreadable;
+    use crate::pinned::Unreadable;
     let shown = path.display();
     if path == Path::new("-") {
         return Err(format!(
             "{shown}: standard input is not a hosts file; give a file's name"
         ));
     }
-    match crate::fio::parse::read_job_file(path, MAX_HOSTS_FILE_BYTES) {
+    match crate::pinned::read_bounded(path, MAX_HOSTS_FILE_BYTES) {
         Ok(contents) => String::from_utf8(contents.bytes)
             .map_err(|_| format!("{shown}: is not UTF-8 text; list one host a line")),
         Err(Unreadable::Io(err)) => Err(format!("{shown}: {err}")),

@@ -127,6 +127,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "crate::report",
             "crate::serve",
             "crate::session",
+            "crate::fio",
             "clap::",
         ],
     ),
