@@ -448,11 +448,9 @@ impl std::fmt::Display for RunWarning {
                 if let Some(job) = job {
                     write!(f, "job {job}: ")?;
                 }
-                #[allow(clippy::cast_precision_loss)] // rates for people
                 let (asked, achieved) = (asked as f64, done as f64 / (elapsed_ns as f64 / 1e9));
                 let rate = |value: f64| {
                     if unit == "bytes" {
-                        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                         let bytes = value as u64;
                         format!("{}/s", crate::units::format_bytes(bytes))
                     } else {
@@ -667,7 +665,6 @@ fn one() -> u32 {
     1
 }
 
-#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
 fn is_one(n: &u32) -> bool {
     *n == 1
 }
@@ -827,7 +824,6 @@ pub struct ReconciliationRecord {
     pub device_discard_ios: u64,
 }
 
-#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
