@@ -706,15 +706,6 @@ pub struct RateRecord {
     pub process: String,
 }
 
-impl RateRecord {
-    /// The cap of reads (`read`) or writes for the whole job (`numjobs` workers), per second.
-    #[must_use]
-    pub fn job_cap(&self, read: bool, numjobs: u32) -> Option<u64> {
-        let cap = if read { self.read } else { self.write };
-        cap.map(|c| c.saturating_mul(u64::from(numjobs)))
-    }
-}
-
 fn uniform() -> String {
     "random".to_string()
 }

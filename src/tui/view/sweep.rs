@@ -39,12 +39,6 @@ impl SweepMetric {
             Self::P99Latency => "p99 latency",
         }
     }
-
-    /// Whether the values are latencies in nanoseconds.
-    #[must_use]
-    pub fn is_latency(self) -> bool {
-        matches!(self, Self::MeanLatency | Self::P99Latency)
-    }
 }
 
 /// Where a point of the plan is.
