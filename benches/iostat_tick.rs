@@ -42,7 +42,6 @@ impl Measurement for ThreadCpuTime {
     fn zero(&self) -> Duration {
         Duration::ZERO
     }
-    #[allow(clippy::cast_precision_loss)]
     fn to_f64(&self, value: &Duration) -> f64 {
         value.as_nanos() as f64
     }

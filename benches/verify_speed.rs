@@ -40,7 +40,6 @@ fn main() {
                 assert!(check(black_box(&buf), kind, &expected).is_ok());
             }
             let check_s = start.elapsed().as_secs_f64();
-            #[allow(clippy::cast_precision_loss)] // a rate for people
             let gb = (rounds * len) as f64 / 1e9;
             println!(
                 "{:8} {:>5} KiB: fill {:6.2} GB/s, check {:6.2} GB/s",

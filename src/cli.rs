@@ -67,8 +67,6 @@ pub struct RecordArgs {
     pub force: bool,
 }
 
-// Parsed once per process: the size difference between variants costs nothing.
-#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Benchmark a file, directory or block device (dashboard in a terminal, headless otherwise).
@@ -424,7 +422,6 @@ pub struct PublishArgs {
 }
 
 #[derive(Debug, Clone, Args)]
-#[allow(clippy::struct_excessive_bools)] // one switch per sysstat option
 pub struct IostatArgs {
     /// Print help (`-h` is sysstat's human-readable output).
     #[arg(long = "help", action = clap::ArgAction::Help)]

@@ -157,7 +157,6 @@ fn fstatfs_magic(fd: &OwnedFd) -> std::io::Result<u64> {
         return Err(std::io::Error::last_os_error());
     }
     // f_type is a signed word; the magic numbers are 32-bit patterns.
-    #[allow(clippy::cast_sign_loss)]
     Ok(fs.f_type as u64 & 0xffff_ffff)
 }
 

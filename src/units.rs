@@ -200,7 +200,6 @@ pub fn binary_scale(bytes: f64) -> (f64, &'static str) {
 /// `4 KiB`, `1.5 MiB`, `512 B`: binary units; exact multiples without decimals, others with
 /// one (so a rounded value shows that it is rounded: `931.0 GiB`).
 #[must_use]
-#[allow(clippy::cast_precision_loss)] // display only
 pub fn format_bytes(bytes: u64) -> String {
     let (value, unit) = binary_scale(bytes as f64);
     if unit == "B" || value.fract() == 0.0 {

@@ -97,7 +97,6 @@ impl Metric {
         }
     }
 
-    #[allow(clippy::cast_precision_loss)] // display and percentages only
     fn latency(self, lat: &LatencyRecord) -> f64 {
         let pct = |p: f64| lat.percentile_ns(p).unwrap_or(0) as f64;
         match self {
@@ -384,7 +383,6 @@ impl Totals {
 }
 
 /// One direction of a point in both sweeps: IOPS, bandwidth and p99.
-#[allow(clippy::cast_precision_loss)] // a latency for a percentage
 fn point_direction(
     name: &'static str,
     base: &points::Dir,
@@ -609,7 +607,6 @@ fn job_difference(key: String, base: serde_json::Value, new: serde_json::Value) 
     }
 }
 
-#[allow(clippy::cast_precision_loss)] // rates and percentages only
 fn direction(
     name: &'static str,
     base: &DirectionRecord,
@@ -644,7 +641,6 @@ fn sync_policy(job: &JobRecord) -> (Option<u32>, Option<u32>, Option<&str>) {
 
 /// A write's mean time to durability in `run`: its latency plus its share of the time in
 /// sync calls (with O_SYNC/O_DSYNC the write's latency already holds it).
-#[allow(clippy::cast_precision_loss)] // a mean for people
 fn durable_mean_ns(run: &RunRecord) -> f64 {
     let writes = run.write.total_ios;
     if writes == 0 {
@@ -877,7 +873,6 @@ mod tests {
     use crate::stats::fixture;
 
     /// The sweep's `bs` axis (its other options are not needed here).
-    #[allow(clippy::cast_precision_loss)]
     fn bs_axis(option: &str, value: &str) -> Option<f64> {
         (option == "bs")
             .then(|| crate::units::parse_size_bytes(value))

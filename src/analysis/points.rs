@@ -149,7 +149,6 @@ fn dir(d: &DirectionRecord) -> Dir {
     Dir {
         ios: d.total_ios,
         iops: d.iops,
-        #[allow(clippy::cast_precision_loss)]
         bytes_per_s: d.bw_bytes as f64,
         mean_ns: d.lat_ns.mean,
         p99_ns: d.lat_ns.percentile_ns(99.0).unwrap_or(0),
@@ -158,7 +157,6 @@ fn dir(d: &DirectionRecord) -> Dir {
 
 /// Rates averaged over `dirs`, the mean latency over all their I/Os, p99 from their merged
 /// histograms.
-#[allow(clippy::cast_precision_loss)]
 fn mean_dir(dirs: &[&DirectionRecord]) -> Dir {
     let n = dirs.len().max(1) as f64;
     let ios: u64 = dirs.iter().map(|d| d.total_ios).sum();
@@ -216,7 +214,6 @@ fn sync_of(sync: &SyncRecord) -> Option<Sync> {
 }
 
 /// The calls of every run: the mean over all of them, p99 from their merged histograms.
-#[allow(clippy::cast_precision_loss)]
 fn mean_sync(syncs: &[&SyncRecord]) -> Option<Sync> {
     let ios: u64 = syncs.iter().map(|s| s.total_ios).sum();
     if ios == 0 {
@@ -318,7 +315,6 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
             if row.open_sync.is_none() {
                 row.write_lat_includes_sync = row.sync.map(|_| false);
             }
-            #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
             let mean_u64 = |values: &mut dyn Iterator<Item = u64>| {
                 (values.map(|v| v as f64).sum::<f64>() / runs.len() as f64).round() as u64
             };
@@ -326,7 +322,6 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
             row.elapsed_ns = mean_u64(&mut runs.iter().map(|s| s.elapsed_ns));
             row.page_cache = runs.iter().any(|s| page_cache(s));
             let mean = |values: Vec<f64>| {
-                #[allow(clippy::cast_precision_loss)]
                 let n = values.len() as f64;
                 (!values.is_empty()).then(|| values.iter().sum::<f64>() / n)
             };

@@ -38,7 +38,6 @@ impl Verdict {
     }
 }
 
-#[allow(clippy::cast_precision_loss)] // a ratio for a verdict
 /// The device's bytes over the run's; `None` when the run moved none.
 #[must_use]
 pub fn byte_ratio(rec: &ReconciliationRecord) -> Option<f64> {

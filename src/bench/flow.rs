@@ -68,7 +68,6 @@ impl FlowMember {
         let counter = self.group.counter.load(Ordering::Relaxed);
         let weights = self.group.weights.load(Ordering::Relaxed);
         // As fio: 0/0 is NaN, and NaN > x is false, so the group's first I/O goes.
-        #[allow(clippy::cast_precision_loss)]
         let held =
             (self.mine as f64 / counter as f64) > (f64::from(self.flow.weight) / weights as f64);
         if held {

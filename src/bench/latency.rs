@@ -132,7 +132,6 @@ impl DepthSearch {
         if now_ns.saturating_sub(self.cycle_start_ns) < self.window_ns || self.ios == 0 {
             return Step::Keep;
         }
-        #[allow(clippy::cast_precision_loss)]
         let within_pct = (self.ios - self.missed) as f64 * 100.0 / self.ios as f64;
         if within_pct >= self.percentile {
             self.ramp_up(now_ns)

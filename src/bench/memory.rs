@@ -365,13 +365,6 @@ pub fn check_zone_table(
 /// What a job's memory comes to, in its own words (beside the estimate, so the spec need not
 /// name this module).
 impl JobSpec {
-    /// Memory of the I/O buffers (block size, rounded up to a whole 4 KiB page, x depth x
-    /// workers).
-    #[must_use]
-    pub fn buffer_bytes(&self) -> u64 {
-        Estimate::of(self).buffers
-    }
-
     /// What the I/O buffers and the run take, said when it is more than a few hundred MiB.
     #[must_use]
     pub fn buffer_note(&self) -> Option<String> {

@@ -61,10 +61,8 @@ impl RateLimit {
     /// `paced 20.0k read + 5.0k write IOPS`, `paced 100 MiB/s`.
     #[must_use]
     pub fn job_text(&self, numjobs: u32) -> String {
-        #[allow(clippy::cast_precision_loss)] // rates for people
         let total = |cap: u64| cap.saturating_mul(u64::from(numjobs));
         let one = |cap: u64| match self.unit {
-            #[allow(clippy::cast_precision_loss)]
             Unit::Iops => crate::units::format_rate(total(cap) as f64),
             Unit::Bytes => format!("{}/s", crate::units::format_bytes(total(cap))),
         };
@@ -188,7 +186,6 @@ impl Pacer {
     /// The schedule of one worker; `seed` makes a Poisson schedule repeatable.
     #[must_use]
     pub fn new(limit: &RateLimit, seed: u64) -> Self {
-        #[allow(clippy::cast_precision_loss)] // rates far below 2^53
         let lane = |cap: Option<u64>| {
             cap.map(|per_s| Lane {
                 ns_per_unit: 1e9 / per_s as f64,
@@ -226,7 +223,6 @@ impl Pacer {
 
     /// When `direction`'s next I/O is due (CLOCK_MONOTONIC ns); `None` if it is not paced.
     #[must_use]
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     pub fn due_ns(&self, direction: Direction) -> Option<u64> {
         self.lanes[lane_index(direction)]
             .map(|lane| self.start_ns.saturating_add(lane.next_ns as u64))
@@ -275,7 +271,6 @@ impl Pacer {
         };
         let scale = if self.poisson {
             // -ln(U) with U uniform in (0, 1]: an exponential draw of mean 1.
-            #[allow(clippy::cast_precision_loss)]
             let u = ((splitmix64(&mut self.rng) >> 11) + 1) as f64 / (1u64 << 53) as f64;
             -u.ln()
         } else {
@@ -307,7 +302,6 @@ pub fn shortfalls(
     if elapsed_ns == 0 {
         return out;
     }
-    #[allow(clippy::cast_precision_loss)] // rates for people
     let seconds = elapsed_ns as f64 / 1e9;
     for (direction, name, (ios, bytes)) in [
         (Direction::Read, "read", done[0]),
@@ -321,7 +315,6 @@ pub fn shortfalls(
             Unit::Iops => ios,
             Unit::Bytes => bytes,
         };
-        #[allow(clippy::cast_precision_loss)]
         let (asked_f, achieved) = (asked as f64, did as f64 / seconds);
         // A Poisson schedule's count over the window varies by its square root: allow three
         // of those before blaming the device.

@@ -47,12 +47,10 @@ enum Pick {
 /// the sampling noise of any run).
 fn zeta(n: u64, theta: f64) -> f64 {
     let exact = n.min(ZIPF_EXACT_ITEMS);
-    #[allow(clippy::cast_precision_loss)]
     let head: f64 = (1..=exact).map(|i| (i as f64).powf(-theta)).sum();
     if n <= exact {
         return head;
     }
-    #[allow(clippy::cast_precision_loss)]
     let (a, b) = (exact as f64 + 0.5, n as f64 + 0.5);
     head + (b.powf(1.0 - theta) - a.powf(1.0 - theta)) / (1.0 - theta)
 }
@@ -81,7 +79,6 @@ impl Pick {
             Distribution::Zipf(theta) => {
                 let zetan = zeta(n, theta);
                 let zeta2 = zeta(2.min(n), theta);
-                #[allow(clippy::cast_precision_loss)]
                 let nf = n as f64;
                 Self::Zipf {
                     alpha: 1.0 / (1.0 - theta),
@@ -95,7 +92,6 @@ impl Pick {
                 power: h.ln() / (1.0 - h).ln(),
                 scramble: scrambler(n),
             },
-            #[allow(clippy::cast_precision_loss)]
             Distribution::Normal(dev_pct) => Self::Normal {
                 sigma: (n as f64 * dev_pct / 100.0).max(1.0),
             },
@@ -119,11 +115,6 @@ impl Pick {
 
     /// A block in `0..n` from the random bits of `rng`.
     #[inline]
-    #[allow(
-        clippy::cast_precision_loss,
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss
-    )]
     fn block(&self, rng: &mut u64, n: u64) -> u64 {
         // A uniform in [0, 1) from the top 53 bits.
         let mut unit = || (splitmix64(rng) >> 11) as f64 / (1u64 << 53) as f64;

@@ -258,7 +258,6 @@ fn report_lines(
         let mut group_line = line(group.name.clone(), &p, &c, elapsed);
         // sysstat's group %util: the mean of its devices'.
         let n = pairs.len().max(1);
-        #[allow(clippy::cast_precision_loss)] // a handful of devices
         {
             group_line.row.util_pct = pairs
                 .iter()

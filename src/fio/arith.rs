@@ -92,7 +92,6 @@ enum Num {
 }
 
 impl Num {
-    #[allow(clippy::cast_precision_loss)]
     fn float(self) -> f64 {
         match self {
             Self::Int(i) => i as f64,
@@ -129,7 +128,6 @@ impl<'a> Parser<'a> {
         }
         let whole = match value {
             Num::Int(i) => i,
-            #[allow(clippy::cast_possible_truncation)]
             Num::Float(f) if f.is_finite() && f.abs() < 1e30 => f.trunc() as i128,
             Num::Float(_) => return Err(TOO_BIG.to_string()),
         };

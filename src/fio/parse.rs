@@ -186,7 +186,6 @@ struct FileParser<'a> {
 
 impl FileParser<'_> {
     /// Reads `path` (`included_at`: the `file:line` of its include directive).
-    #[allow(clippy::too_many_lines)] // one pass over the lines, each kind of line in order
     /// Reads one job file (or stdin) within the limits: its key on the include stack and
     /// its text.
     fn read_text(
@@ -766,7 +765,6 @@ mod tests {
         );
     }
 
-    #[allow(clippy::unnecessary_wraps)] // a Resolver
     fn arity(option: &str) -> anyhow::Result<Option<(String, Arity)>> {
         Ok(match option {
             "time_based" => Some((option.to_string(), Arity::Flag)),

@@ -353,7 +353,6 @@ fn interval_table(hosts: &[Host], fronts: &[(usize, IntervalRecord)]) -> (String
         if let Some((_, r)) = fronts.iter().find(|(at, _)| *at == i) {
             row.measured = true;
             row.iops = r.read.iops + r.write.iops + r.trim.iops;
-            #[allow(clippy::cast_precision_loss)]
             let bw = (r.read.bw_bytes + r.write.bw_bytes + r.trim.bw_bytes) as f64;
             row.bw_bytes_per_s = bw;
             (row.p50_ns, row.p99_ns) = p50_p99(&[&r.read, &r.write, &r.trim]);
@@ -374,7 +373,6 @@ fn interval_table(hosts: &[Host], fronts: &[(usize, IntervalRecord)]) -> (String
             .iter()
             .map(|(_, r)| r.read.iops + r.write.iops + r.trim.iops)
             .sum(),
-        #[allow(clippy::cast_precision_loss)]
         bw_bytes_per_s: fronts
             .iter()
             .map(|(_, r)| (r.read.bw_bytes + r.write.bw_bytes + r.trim.bw_bytes) as f64)
@@ -388,7 +386,6 @@ fn interval_table(hosts: &[Host], fronts: &[(usize, IntervalRecord)]) -> (String
         error: None,
     };
     let title = match fronts.first() {
-        #[allow(clippy::cast_precision_loss)]
         Some((_, r)) => format!(
             "[{:>7.1}s] {}interval {} (rates over each host's interval; fleet %util: the \
              busiest)",

@@ -111,7 +111,6 @@ pub struct Series {
 
 impl Series {
     /// Takes in the next interval.
-    #[allow(clippy::cast_precision_loss)]
     pub fn push(&mut self, interval: IntervalRecord) {
         if self.last.is_some() && interval.segment != self.step {
             self.base_ns += self.step_end_ns;

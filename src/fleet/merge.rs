@@ -73,9 +73,7 @@ pub fn merge_latency(parts: &[&LatencyRecord]) -> LatencyRecord {
     if n == 0 {
         return LatencyRecord::default();
     }
-    #[allow(clippy::cast_precision_loss)] // counts far below 2^52
     let weight = |p: &LatencyRecord| p.n as f64;
-    #[allow(clippy::cast_precision_loss)]
     let total = n as f64;
     let mean = measured.iter().map(|p| weight(p) * p.mean).sum::<f64>() / total;
     let variance = measured
@@ -122,9 +120,7 @@ pub fn merge_direction(parts: &[&DirectionRecord], rates: Rates) -> DirectionRec
             parts.iter().map(|p| p.runtime).max().unwrap_or(0),
         ),
         Rates::Over(elapsed_ns) => {
-            #[allow(clippy::cast_precision_loss)]
             let seconds = elapsed_ns as f64 / 1e9;
-            #[allow(clippy::cast_precision_loss)]
             let per_s = |x: u64| {
                 if seconds > 0.0 {
                     x as f64 / seconds
@@ -132,7 +128,6 @@ pub fn merge_direction(parts: &[&DirectionRecord], rates: Rates) -> DirectionRec
                     0.0
                 }
             };
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let bw = per_s(io_bytes).round() as u64;
             (bw, per_s(total_ios), elapsed_ns / 1_000_000)
         }

@@ -99,7 +99,6 @@ pub struct CpuPercent {
 impl CpuPercent {
     /// The shares between two readings; from boot when `prev` is `None`.
     #[must_use]
-    #[allow(clippy::cast_precision_loss)] // jiffies below 2^53
     pub fn between(prev: Option<&CpuCounters>, cur: &CpuCounters) -> Self {
         let zero = CpuCounters::default();
         let prev = prev.unwrap_or(&zero);

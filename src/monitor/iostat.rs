@@ -45,7 +45,6 @@ struct Deltas {
     weighted_io_ms: f64,
 }
 
-#[allow(clippy::cast_precision_loss)] // counters below 2^53 are exact; above, 1 ulp is noise
 fn deltas(prev: &DiskCounters, cur: &DiskCounters) -> Option<Deltas> {
     let d = |p: u64, c: u64| delta(p, c).map(|v| v as f64);
     Some(Deltas {

@@ -210,7 +210,6 @@ impl Pick {
         }
         let mut sorted = values.to_vec();
         sorted.sort_by(f64::total_cmp);
-        #[allow(clippy::cast_precision_loss)] // a handful of loops
         let n = sorted.len() as f64;
         Some(match self {
             Self::Best if higher_is_better => sorted[sorted.len() - 1],
@@ -277,7 +276,6 @@ impl MbUnit {
 
     /// MB/s from a rate: `bw_bytes` bytes/s, `bw_kib` fio's whole KiB/s of the same.
     #[must_use]
-    #[allow(clippy::cast_precision_loss)] // rates for people
     pub fn mb_s(self, bw_bytes: u64, bw_kib: u64) -> f64 {
         match self {
             Self::Decimal => bw_bytes as f64 / 1e6,

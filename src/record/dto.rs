@@ -448,11 +448,9 @@ impl std::fmt::Display for RunWarning {
                 if let Some(job) = job {
                     write!(f, "job {job}: ")?;
                 }
-                #[allow(clippy::cast_precision_loss)] // rates for people
                 let (asked, achieved) = (asked as f64, done as f64 / (elapsed_ns as f64 / 1e9));
                 let rate = |value: f64| {
                     if unit == "bytes" {
-                        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                         let bytes = value as u64;
                         format!("{}/s", crate::units::format_bytes(bytes))
                     } else {
@@ -667,7 +665,6 @@ fn one() -> u32 {
     1
 }
 
-#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
 fn is_one(n: &u32) -> bool {
     *n == 1
 }
@@ -707,15 +704,6 @@ pub struct RateRecord {
     pub write: Option<u64>,
     /// `linear` or `poisson`.
     pub process: String,
-}
-
-impl RateRecord {
-    /// The cap of reads (`read`) or writes for the whole job (`numjobs` workers), per second.
-    #[must_use]
-    pub fn job_cap(&self, read: bool, numjobs: u32) -> Option<u64> {
-        let cap = if read { self.read } else { self.write };
-        cap.map(|c| c.saturating_mul(u64::from(numjobs)))
-    }
 }
 
 fn uniform() -> String {
@@ -827,7 +815,6 @@ pub struct ReconciliationRecord {
     pub device_discard_ios: u64,
 }
 
-#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }

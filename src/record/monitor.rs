@@ -100,7 +100,6 @@ pub struct SampleDisk {
 
 /// How much each cumulative `/proc/diskstats` counter grew over a window. Names as
 /// [`DiskCounters`]; sectors are 512 bytes, times milliseconds.
-#[allow(clippy::struct_field_names)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CounterDeltas {
     pub reads: u64,

@@ -242,11 +242,6 @@ pub fn chart(
     if log {
         values.sort_by(|a, b| a.1.unwrap_or(0.0).total_cmp(&b.1.unwrap_or(0.0)));
     }
-    #[allow(
-        clippy::cast_precision_loss,
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss
-    )]
     let column = |i: usize| -> usize {
         let last = (width - 1) as f64;
         let at = if log {
@@ -271,11 +266,6 @@ pub fn chart(
         .chain(&pair.new)
         .map(|p| p.y)
         .fold(0.0_f64, f64::max);
-    #[allow(
-        clippy::cast_precision_loss,
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss
-    )]
     let row = |y: f64| -> usize {
         let from_bottom = if top > 0.0 {
             (y / top * (height - 1) as f64).round() as usize

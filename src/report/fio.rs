@@ -175,7 +175,6 @@ impl Direction {
     /// `dirs`, each with its job's measured time, merged over the longest of the direction's
     /// own times (as fio's group rates): the job's time, or the direction's `runtime_ns`
     /// where it has one (a verifying write job's read: its read-back).
-    #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
     fn merged<'d>(dirs: impl Iterator<Item = (&'d DirectionRecord, u64)>) -> Self {
         let mut out = Self::default();
         let mut elapsed_ns = 0;
@@ -224,7 +223,6 @@ impl Latency {
 
     /// Folds `other` in: exact min/max/mean, population stddev from the pooled moments
     /// (E[x^2] - mean^2), histograms merged bucket by bucket.
-    #[allow(clippy::cast_precision_loss)]
     fn add(&mut self, other: &Self) {
         if other.n == 0 {
             return;
@@ -381,7 +379,6 @@ fn job_block(job: &SegmentJobRecord) -> Block<'_> {
 
 /// `jobs` (at least one) merged as fio's `group_reporting`: counts add, rates over the
 /// longest job, CPU as fio's (CPU time over the jobs' summed run time).
-#[allow(clippy::cast_precision_loss)]
 fn merged_block(group: u32, jobs: Vec<&SegmentJobRecord>) -> Block<'_> {
     let elapsed_ns = jobs.iter().map(|job| job.elapsed_ns).max().unwrap_or(0);
     let summed_ns: u64 = jobs.iter().map(|job| job.elapsed_ns).sum();
@@ -452,7 +449,6 @@ struct GroupDirection {
 
 impl GroupDirection {
     /// Over the jobs with I/O in this direction; `None` when none had any.
-    #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
     fn of<'d>(dirs: impl Iterator<Item = (&'d DirectionRecord, u64)>) -> Option<Self> {
         let mut out: Option<Self> = None;
         let mut max_elapsed_ns = 0;
@@ -523,11 +519,6 @@ struct DiskTotals {
     window_s: f64,
 }
 
-#[allow(
-    clippy::cast_precision_loss,
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss
-)]
 fn disk_totals(record: &RunRecord) -> Vec<DiskTotals> {
     let mut out: Vec<DiskTotals> = Vec::new();
     let count = |v: f64| v.max(0.0).round() as u64;

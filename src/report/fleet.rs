@@ -23,7 +23,6 @@ pub fn shown_command(words: &[String]) -> String {
 pub fn summary(record: &FleetRecord) -> String {
     let row = |name: &str, state: String, dirs: [&DirectionRecord; 3]| {
         let (p50_ns, p99_ns) = p50_p99(&dirs);
-        #[allow(clippy::cast_precision_loss)]
         Row {
             name: name.to_string(),
             state,

@@ -311,11 +311,8 @@ fn fill_pace(started: Option<std::time::Instant>, done_bytes: u64, total_bytes: 
     if secs < 0.5 || done_bytes == 0 || done_bytes >= total_bytes {
         return String::new();
     }
-    #[allow(clippy::cast_precision_loss)] // a rate for people
     let rate = done_bytes as f64 / secs;
-    #[allow(clippy::cast_precision_loss)]
     let left_s = (total_bytes - done_bytes) as f64 / rate;
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let rate_bytes = rate as u64;
     format!(
         ", {}/s, about {left_s:.0}s left",

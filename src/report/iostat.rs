@@ -32,7 +32,6 @@ pub fn system_line(
 /// How the device and CPU reports are laid out: sysstat's `-x -s -m --human --pretty
 /// --compact --dec`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(clippy::struct_excessive_bools)] // one switch per sysstat option
 pub struct Layout {
     /// `-x`: the extended table, else the tps table.
     pub extended: bool,
@@ -249,7 +248,6 @@ impl Layout {
         let sectors_per = if self.mega && !self.human { 2048 } else { 2 };
         let total = |sectors: u64| {
             if self.human {
-                #[allow(clippy::cast_precision_loss)] // shown with one decimal
                 Value::F(sectors as f64 / 2.0)
             } else {
                 Value::U(sectors / sectors_per)
@@ -563,7 +561,6 @@ pub struct UtcTime {
 }
 
 impl From<SystemTime> for UtcTime {
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // all in range by construction
     fn from(time: SystemTime) -> Self {
         let since = time.duration_since(UNIX_EPOCH).unwrap_or_default();
         let secs = since.as_secs() as i64;

@@ -148,7 +148,6 @@ fn loop_result(segment: &SegmentRecord, measure: Measure, mb: MbUnit) -> LoopRes
         Measure::Write => direction(w, mb),
         Measure::Mix => {
             let ios = r.total_ios + w.total_ios;
-            #[allow(clippy::cast_precision_loss)]
             let lat_ns = if ios == 0 {
                 0.0
             } else {
@@ -633,7 +632,6 @@ mod tests {
     /// One loop: `rw` of a test, `mb` decimal MB/s in `bs` I/Os at `lat_us`.
     fn segment(index: u32, (rw, bs, q, t): (&str, u64, u32, u32), mb: u64, lat_us: f64) -> Value {
         let bw = mb * 1_000_000;
-        #[allow(clippy::cast_precision_loss)]
         let iops = bw as f64 / bs as f64;
         let d = direction(bw, iops, lat_us * 1000.0, bw / bs);
         let (read, write) = match rw {
@@ -894,7 +892,6 @@ mod tests {
 
     /// KDiskMark's MB/s of a fixture loop of `mb` decimal MB/s: fio's whole KiB/s / 1000.
     fn kdm(mb: u64) -> f64 {
-        #[allow(clippy::cast_precision_loss)]
         let kib = (mb * 1_000_000 / 1024) as f64;
         kib / 1000.0
     }

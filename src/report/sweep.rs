@@ -76,7 +76,6 @@ pub fn sentence(finding: &SweepFinding) -> Option<String> {
                 "bandwidth"
             },
         )),
-        #[allow(clippy::cast_precision_loss)] // display only
         SweepFinding::Knee {
             at,
             dimension,
@@ -136,7 +135,6 @@ pub fn sentence(finding: &SweepFinding) -> Option<String> {
 
 /// The line of `--latency-target`, its points named by all their values
 /// (`iodepth=16 bs=4k`).
-#[allow(clippy::cast_precision_loss)] // display only
 fn latency_target(
     percentile: f64,
     target_ns: u64,

@@ -33,7 +33,6 @@ pub struct RunScrape {
 /// The `le` bounds in seconds, `+Inf` last.
 #[must_use]
 pub fn le_seconds() -> Vec<f64> {
-    #[allow(clippy::cast_precision_loss)] // below 2^36: exact
     let mut bounds: Vec<f64> = le_bounds_ns()
         .into_iter()
         .map(|ns| ns as f64 / 1e9)
@@ -333,7 +332,6 @@ mod tests {
                     assert!(!om.contains(&ios), "{ios} of a job that does not {op}");
                     continue;
                 }
-                #[allow(clippy::cast_precision_loss)]
                 let twice = |n: u64| (2 * n) as f64;
                 assert_eq!(value(&om, &ios), twice(view.ios));
                 let bytes = format!("diskdash_bench_bytes_total{{{labels}}}");
@@ -346,7 +344,6 @@ mod tests {
                     &om,
                     &format!("diskdash_bench_latency_seconds_sum{{{labels}}}"),
                 );
-                #[allow(clippy::cast_precision_loss)]
                 let want = 2.0 * view.latency.mean_ns * latencies as f64 / 1e9;
                 assert!((sum - want).abs() <= want * 1e-9, "{sum} vs {want}");
                 // Cumulative, non-decreasing, one per bound, +Inf equal to the count.

@@ -399,7 +399,6 @@ impl Scrape {
                     // Multiplied by 1/1000 as node_exporter does (`secondsPerTick`), not
                     // divided: the two differ in the last bit for some counts (9653880 ms is
                     // 9653.880000000001 s there), and a drop-in serves the same float.
-                    #[allow(clippy::cast_precision_loss)] // exact below 2^53 ms (285,000 years)
                     (false, Scale::Millis) => {
                         ConstCounter::new(raw as f64 * SECONDS_PER_MILLI).encode(sample)?;
                     }

@@ -397,7 +397,6 @@ impl RunDirection {
     fn add(&mut self, view: &DirectionView) {
         self.ios += view.ios;
         self.bytes += view.bytes;
-        #[allow(clippy::cast_precision_loss)] // a count of I/Os, exact below 2^53
         let count = view.latency.count as f64;
         self.latency_sum_ns += view.latency.mean_ns * count;
         merge_buckets(&mut self.buckets, &view.buckets);

@@ -131,7 +131,6 @@ impl DeviceWatch {
 
 /// Compares what the run completed with what the device completed over the same window.
 #[must_use]
-#[allow(clippy::cast_precision_loss)] // ratios for people
 pub fn reconcile(device: &str, app: [u64; 3], dev: [u64; 4]) -> ReconciliationRecord {
     let [app_read_ios, app_write_ios, app_bytes] = app;
     let [device_read_ios, device_write_ios, device_bytes, merged] = dev;

@@ -195,7 +195,6 @@ impl LatencyHistogram {
     /// ascending order). The results are hdrhistogram's `min`, `max`, `mean`, `stdev` and
     /// `value_at_quantile` to the bit (same terms, same order).
     #[must_use]
-    #[allow(clippy::cast_precision_loss)]
     pub fn summary(&self) -> LatencySummary {
         if self.total == 0 {
             return LatencySummary::default();
@@ -220,11 +219,6 @@ impl LatencyHistogram {
 
     /// fio's percentiles in one ascending walk: for each, the highest value of the first
     /// counter at which the running count reaches `ceil(q * total)` (at least 1).
-    #[allow(
-        clippy::cast_precision_loss,
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss
-    )]
     fn percentiles(&self) -> Vec<(f64, u64)> {
         let (first, counts) = self.used();
         let mut seen = 0u64;
@@ -378,11 +372,6 @@ pub fn bucket_percentile_ns(buckets: &[LatencyBucket], pct: f64) -> u64 {
     if total == 0 {
         return 0;
     }
-    #[allow(
-        clippy::cast_precision_loss,
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss
-    )]
     let rank = ((pct / 100.0 * total as f64).ceil() as u64).clamp(1, total);
     let mut seen = 0;
     for b in buckets {
@@ -657,11 +646,6 @@ mod fine_tests {
     }
 
     fn exact_percentile(sorted: &[u64], pct: f64) -> u64 {
-        #[allow(
-            clippy::cast_precision_loss,
-            clippy::cast_possible_truncation,
-            clippy::cast_sign_loss
-        )]
         let rank = ((pct / 100.0 * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
         sorted[rank - 1]
     }
@@ -681,7 +665,6 @@ mod fine_tests {
         for pct in [0.1, 1.0, 10.0, 50.0, 90.0, 99.0, 99.5, 99.9, 99.99, 100.0] {
             let exact = exact_percentile(&sorted, pct);
             let fine = bucket_percentile_ns(&buckets, pct);
-            #[allow(clippy::cast_precision_loss)]
             let error = (fine as f64 - exact as f64).abs() / exact as f64;
             assert!(error <= 0.01, "p{pct}: exact {exact} ns, fine {fine} ns");
         }
@@ -703,7 +686,6 @@ mod fine_tests {
             let le = fine_bucket_le_ns(ns, 7);
             let ge = fine_bucket_ge_ns(le, 7);
             assert!(ge <= ns && ns <= le);
-            #[allow(clippy::cast_precision_loss)]
             let width = (le - ge + 1) as f64 / ge as f64;
             assert!(width <= 1.0 / 128.0 + 1e-12, "{ns}");
             // A coarser bucket holds the whole finer one.

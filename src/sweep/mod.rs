@@ -105,7 +105,6 @@ impl Dimension {
     #[must_use]
     pub fn x(self, value: &str) -> Option<f64> {
         match self.0 {
-            #[allow(clippy::cast_precision_loss)]
             Key::Bs => parse_size_bytes(value).map(|b| b as f64),
             Key::IoDepth | Key::NumJobs | Key::Fsync | Key::Fdatasync => value.parse().ok(),
             _ => None,

@@ -3,9 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::tui::view::{
-    DiskRow, DiskTableView, Focus, Mode, SortKey, UiState, natural_cmp, sort_rows,
-};
+use crate::tui::view::{DiskRow, DiskTableView, Focus, Mode, SortKey, UiState, sort_rows};
 
 /// A change the user asked of the running benchmark; the session turns it into a control.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -395,14 +393,6 @@ impl App {
             descending: self.descending,
             discards: self.discards_seen,
         }
-    }
-
-    /// The selected disk, or the first by name among `names`.
-    #[must_use]
-    pub fn selected_or_first(&self, names: &[String]) -> Option<String> {
-        self.selected
-            .clone()
-            .or_else(|| names.iter().min_by(|a, b| natural_cmp(a, b)).cloned())
     }
 }
 

@@ -151,7 +151,6 @@ fn histogram_quantile(q: f64, buckets: &[(f64, f64)]) -> f64 {
 }
 
 /// The record's p99 of reads, in seconds.
-#[allow(clippy::cast_precision_loss)]
 fn record_p99_s(direction: &Value) -> f64 {
     direction["lat_ns"]["percentile"]["99.000000"]
         .as_u64()
@@ -192,7 +191,6 @@ fn a_served_run_counts_what_its_record_counts_and_its_histogram_gives_the_same_p
 
     let record = record_in(dir.path());
     let read = &record["read"];
-    #[allow(clippy::cast_precision_loss)]
     let total = |key: &str| read[key].as_u64().unwrap() as f64;
     assert_eq!(
         sample(&body, &format!("diskdash_bench_ios_total{{{READS}}}")),
@@ -263,7 +261,6 @@ fn a_served_run_counts_what_its_record_counts_and_its_histogram_gives_the_same_p
     let mut matched = false;
     for interval in intervals {
         closed += interval["read"]["total_ios"].as_u64().unwrap();
-        #[allow(clippy::cast_precision_loss)]
         if closed as f64 == mid_ios {
             matched = true;
         }
@@ -298,7 +295,6 @@ fn a_trim_job_serves_its_trims() {
     let trims = record["trim"]["total_ios"].as_u64().unwrap();
     assert!(trims > 0, "{}", record["trim"]);
     let labels = "jobname=\"bench\",op=\"trim\"";
-    #[allow(clippy::cast_precision_loss)]
     {
         assert_eq!(
             sample(&body, &format!("diskdash_bench_ios_total{{{labels}}}")),
@@ -344,7 +340,6 @@ fn a_sweeps_counters_add_up_over_its_points() {
     let reads = "jobname=\"sweep\",op=\"read\"";
     let ios = |body: &str| sample(body, &format!("diskdash_bench_ios_total{{{reads}}}"));
     // The second point starts from the first's total: the counter never goes back.
-    #[allow(clippy::cast_precision_loss)]
     {
         assert!(ios(&during_second) >= first as f64, "{during_second}");
         assert_eq!(ios(&body), both as f64);
@@ -501,7 +496,6 @@ fn record_bucket(ns: u64, bits: u32) -> (u64, u64) {
 /// The p99 of reads over the record's first `k` intervals, in seconds: their histograms merged
 /// at the coarsest resolution among them, the rank interpolated inside its bucket (as
 /// `histogram_quantile` does inside its own).
-#[allow(clippy::cast_precision_loss)]
 fn record_intervals_p99_s(intervals: &[Value], k: usize) -> f64 {
     let histograms: Vec<&Value> = intervals[..k]
         .iter()
@@ -563,7 +557,6 @@ fn a_real_prometheus_gets_the_runs_p99_within_5_percent() {
     // The same window in the record: the intervals that make up that count, exactly.
     let intervals = record["segments"][0]["series"].as_array().unwrap();
     let mut closed = 0u64;
-    #[allow(clippy::cast_precision_loss)]
     let k = (1..=intervals.len())
         .find(|&k| {
             closed += intervals[k - 1]["read"]["total_ios"].as_u64().unwrap();
@@ -579,7 +572,6 @@ fn a_real_prometheus_gets_the_runs_p99_within_5_percent() {
         "while running: Prometheus p99 {running_p99} s, the record's first {k} intervals \
          {own_running_p99} s"
     );
-    #[allow(clippy::cast_precision_loss)]
     let reads = record["read"]["total_ios"].as_u64().unwrap() as f64;
     // Prometheus has the final values once a scrape after the run's end is stored.
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -617,7 +609,6 @@ fn a_real_prometheus_gets_the_runs_p99_within_5_percent() {
         "Prometheus write p99 {prometheus_p99} s, the record's {own_p99} s"
     );
     let bytes = url_encode(&format!("diskdash_bench_bytes_total{{{writes}}}"));
-    #[allow(clippy::cast_precision_loss)]
     let written = record["write"]["io_bytes"].as_u64().unwrap() as f64;
     assert_eq!(one_value(&prometheus.query(&bytes)), Some(written));
     // rate() works on the counters: the run's read IOPS over its last seconds is positive.

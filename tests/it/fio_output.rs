@@ -235,7 +235,6 @@ fn the_keys_fio_s_consumers_read_are_there_with_their_types() {
         read["bw_max"].as_u64().unwrap(),
         read["bw_mean"].as_f64().unwrap(),
     );
-    #[allow(clippy::cast_precision_loss)]
     let (min, max) = (min as f64, max as f64);
     assert!(min <= mean && mean <= max, "{read}");
     let bw = read["bw"].as_f64().unwrap();

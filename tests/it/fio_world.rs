@@ -696,7 +696,6 @@ fn flow_weights_share_the_ios_of_jobs_at_once() {
         let bytes = job_bytes(dir.path());
         assert_eq!(bytes.len(), 2);
         assert!(bytes[0] > 0, "{bytes:?}");
-        #[allow(clippy::cast_precision_loss)]
         let ratio = bytes[1] as f64 / bytes[0] as f64;
         assert!(
             (2.5..=3.5).contains(&ratio),

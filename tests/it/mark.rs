@@ -123,7 +123,6 @@ fn the_default_profile_prints_four_rows_and_records_every_loop() {
     assert!(segments[8..].iter().all(|s| bytes_per_s(s, "write") > 0));
     // The table's SEQ1M Q8T1 read is the best of its two loops, in decimal MB/s.
     let best = bytes_per_s(&segments[0], "read").max(bytes_per_s(&segments[1], "read"));
-    #[allow(clippy::cast_precision_loss)]
     let mb_s = format!("{:.2}", best as f64 / 1e6);
     assert!(rows[0].contains(&mb_s), "{mb_s} not in {}", rows[0]);
 }
@@ -281,7 +280,6 @@ fn an_existing_file_with_the_opt_in_is_read_then_written() {
 
 /// fio's whole KiB/s of a loop's one job in `dir`, over 1000: KDiskMark's MB/s.
 fn kdiskmark_mb_s(segment: &Value, dir: &str) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
     let kib = segment["jobs"][0][dir]["bw"].as_u64().unwrap() as f64;
     kib / 1000.0
 }

@@ -203,7 +203,6 @@ fn metrics_have_node_exporters_names_and_the_kernels_counters() {
     }
     // Each counter lies between the kernel's values read just before and just after the scrape
     // (the tolerance is what the disk did meanwhile); sectors are 512 bytes, ms become seconds.
-    #[allow(clippy::cast_precision_loss)]
     let check = |name: &str, field: usize, scale: f64| {
         let got = sample(body, name, &disk);
         let (lo, hi) = (before[field] as f64 * scale, after[field] as f64 * scale);

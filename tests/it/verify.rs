@@ -340,7 +340,6 @@ fn diskdash_fio_counts_the_read_back_in_the_jobs_read_as_fio_does() {
     );
     // The rate is over the read-back's time, not the writes'.
     let bw = read["bw_bytes"].as_f64().unwrap();
-    #[allow(clippy::cast_precision_loss)]
     let over_runtime = (16u64 << 20) as f64 * 1000.0 / runtime as f64;
     assert!(
         (bw / over_runtime - 1.0).abs() < 0.05,

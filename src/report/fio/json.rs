@@ -472,7 +472,6 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
             samples(&mut out, &parts, interval_ns);
             let agg = (context.agg_kib)(block.group, read);
             if agg > 0 {
-                #[allow(clippy::cast_precision_loss)]
                 let pct = out.bw_mean * 100.0 / agg as f64;
                 out.bw_agg = pct.min(100.0);
             }
@@ -597,11 +596,6 @@ fn block_series<'r>(record: &'r RunRecord, block: &Block<'_>) -> Option<&'r [Int
 /// it). `parts`: each interval's (duration ns, bytes, I/Os) in this direction. Samples are
 /// whole KiB/s and I/Os per second, as fio keeps them. A long run's series
 /// keeps every `series_stride`-th interval: the samples are those kept.
-#[allow(
-    clippy::cast_precision_loss,
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss
-)]
 fn samples(out: &mut DirectionJson, parts: &[(u64, u64, u64)], interval_ns: u64) {
     let mut bw = Vec::new();
     let mut iops = Vec::new();
@@ -816,11 +810,9 @@ mod tests {
         assert_eq!(read["runtime"], 2000);
         let p50 = read["clat_ns"]["percentile"]["50.000000"].as_u64().unwrap();
         let alone = doc_p50s();
-        #[allow(clippy::cast_precision_loss)]
         let average = (alone[0] + alone[1]) as f64 / 2.0;
         // The merged median is a 120 us read of job r; the jobs' own medians are 80 us and 1 ms.
         assert_eq!((p50, alone), (120_319, [80_383, 1_003_519]));
-        #[allow(clippy::cast_precision_loss)]
         let p50 = p50 as f64;
         assert!((p50 - average).abs() > 100_000.0, "{p50} vs {average}");
         assert_eq!(

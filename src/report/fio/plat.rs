@@ -45,7 +45,6 @@ pub struct LatencyTables {
 /// for it: it is at most 0.78% wide at the records' 7 bits, so only I/Os within that below an
 /// edge can land one range high.
 #[must_use]
-#[allow(clippy::cast_precision_loss)]
 pub fn latency_tables(buckets: &[(Vec<LatencyBucket>, u32)], total: u64) -> LatencyTables {
     let mut ns = [0u64; 10];
     let mut us = [0u64; 10];
@@ -146,7 +145,6 @@ pub struct SampleStats {
 impl SampleStats {
     /// Over `samples`; all zeros without any, as fio.
     #[must_use]
-    #[allow(clippy::cast_precision_loss)]
     pub fn of(samples: &[u64]) -> Self {
         let Some((&min, &max)) = samples.iter().min().zip(samples.iter().max()) else {
             return Self::default();

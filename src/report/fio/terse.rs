@@ -74,7 +74,6 @@ fn line(job: &JobJson, list: &[f64]) -> String {
     out
 }
 
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 fn direction(out: &mut String, dir: &DirectionJson, list: &[f64]) {
     let _ = write!(
         out,

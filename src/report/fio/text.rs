@@ -148,7 +148,6 @@ fn job_block(out: &mut String, record: &RunRecord, block: &Block<'_>, list: &[f6
 }
 
 /// `  read: IOPS=51.2k, BW=200MiB/s (210MB/s)(400MiB/2000msec)` and its latency.
-#[allow(clippy::cast_precision_loss)]
 fn direction(out: &mut String, name: &str, dir: &Direction, list: &[f64]) {
     let _ = writeln!(
         out,
@@ -164,7 +163,6 @@ fn direction(out: &mut String, name: &str, dir: &Direction, list: &[f64]) {
 
 /// fio's `display_lat` and `show_clat_percentiles`: the summary in the largest unit all four
 /// numbers exceed a thousand of, then the percentiles four to a row.
-#[allow(clippy::cast_precision_loss)]
 fn latency(out: &mut String, name: &str, lat: &Latency, list: &[f64]) {
     let (min, max, mean, dev) = (lat.min_ns, lat.max_ns, lat.mean_ns, lat.stddev_ns);
     let over = |limit: u64| min > limit && max > limit && mean > limit as f64 && dev > limit as f64;
@@ -215,7 +213,6 @@ fn latency(out: &mut String, name: &str, lat: &Latency, list: &[f64]) {
 }
 
 /// `   READ: bw=..., min-max, io=..., run=min-maxmsec` of a run-status group.
-#[allow(clippy::cast_precision_loss)]
 fn group_line(out: &mut String, name: &str, dir: &GroupDirection) {
     let (agg, min, max) = (
         dir.agg_bw_bytes as f64,
@@ -257,11 +254,6 @@ fn bytes_si(bytes: f64) -> String {
 /// fio's `num2str`: `value` as is when its integer part has at most `digits` digits, else
 /// scaled by 1000 (or 1024) until it does, with the decimals that still fit in `digits`
 /// (`49.1k`, `5910.3k`, `192Mi`), then `unit`.
-#[allow(
-    clippy::cast_precision_loss,
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss
-)]
 fn num2str(value: f64, digits: usize, base: Base, unit: &str) -> String {
     const DECIMAL: [&str; 6] = ["", "k", "M", "G", "T", "P"];
     const BINARY: [&str; 6] = ["", "Ki", "Mi", "Gi", "Ti", "Pi"];

@@ -21,7 +21,6 @@ pub fn render(title: &str, hosts: &[Row], fleet: &Row) -> String {
     grid.title = Some(crate::error::one_line(title));
     grid.indent = "  ".to_string();
     let measured = |row: &Row, text: String| if row.measured { text } else { "-".to_string() };
-    #[allow(clippy::cast_precision_loss)]
     let latency =
         |ns: Option<u64>| ns.map_or_else(|| "-".to_string(), |ns| format_latency_ns(ns as f64));
     for row in hosts.iter().chain([fleet]) {

@@ -223,7 +223,6 @@ fn ranked_header_and_cells(
                 cells.push(format!("{:.1}", d.bytes_per_s / 1e6));
                 cells.push(format!("{:.1}", d.bytes_per_s / f64::from(1 << 20)));
                 cells.push(lat(d.mean_ns));
-                #[allow(clippy::cast_precision_loss)]
                 cells.push(lat(d.p99_ns as f64));
             };
             if reads {
@@ -236,13 +235,11 @@ fn ranked_header_and_cells(
                 match &r.sync {
                     Some(s) => {
                         cells.push(lat(s.mean_ns));
-                        #[allow(clippy::cast_precision_loss)]
                         cells.push(lat(s.p99_ns as f64));
                     }
                     None => cells.extend([String::new(), String::new()]),
                 }
             }
-            #[allow(clippy::cast_precision_loss)]
             if human {
                 cells.push(crate::units::format_bytes(r.bytes));
                 cells.push(format!("{:.3} s", r.elapsed_ns as f64 / 1e9));

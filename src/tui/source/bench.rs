@@ -683,7 +683,6 @@ mod tests {
         for (job, own_s) in snap.jobs.iter_mut().zip([30.0, 21.4, 20.86, 26.5]) {
             let c = &mut job.cumulative;
             for d in [&mut c.read, &mut c.write] {
-                #[allow(clippy::cast_precision_loss)]
                 {
                     d.iops = d.ios as f64 / own_s;
                     d.bw_bytes_per_s = d.bytes as f64 / own_s;

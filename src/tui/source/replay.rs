@@ -42,9 +42,7 @@ impl ReplaySource {
     /// Seconds from the first sample to `s` (wall clock: comparable across restarts).
     fn offset_s(&self, s: &MonitorSample) -> f64 {
         let first = self.rec.samples[0].unix_ns;
-        #[allow(clippy::cast_precision_loss)] // nanoseconds of a recording: far below 2^53 s
-        let s = s.unix_ns.saturating_sub(first) as f64 / 1e9;
-        s
+        s.unix_ns.saturating_sub(first) as f64 / 1e9
     }
 
     /// The first sample at or after `unix_ns`, else the last.

@@ -53,7 +53,6 @@ pub fn bytes(v: f64) -> String {
 /// significant digits, so it fits the latency panel's columns; the report keeps `12.3 us`.
 #[must_use]
 pub fn latency_ns(ns: u64) -> String {
-    #[allow(clippy::cast_precision_loss)]
     let v = ns as f64;
     if ns < 1_000 {
         format!("{ns}ns")
@@ -205,7 +204,6 @@ pub fn sparkline(values: &[f64], width: usize, max: f64) -> String {
         if !(v.is_finite() && v > 0.0 && max > 0.0) {
             return 0;
         }
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let l = ((v / max) * 4.0).ceil() as usize;
         l.clamp(1, 4)
     };
@@ -252,11 +250,6 @@ pub fn bar(fraction: f64, width: usize) -> String {
     } else {
         0.0
     };
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        clippy::cast_precision_loss
-    )]
     let halves = (fraction * (width * 2) as f64).round() as usize;
     let mut out = String::with_capacity(width * 3);
     out.extend(std::iter::repeat_n('\u{28ff}', halves / 2));

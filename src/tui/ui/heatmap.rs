@@ -41,11 +41,6 @@ pub fn fits(area: Rect) -> bool {
 /// Upper bounds of `rows` bands spaced evenly on a log scale from `lo_ns` to `hi_ns`,
 /// ascending; the last is `hi_ns`.
 #[must_use]
-#[allow(
-    clippy::cast_precision_loss,
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss
-)]
 pub fn bands(lo_ns: u64, hi_ns: u64, rows: usize) -> Vec<u64> {
     let rows = rows.max(1);
     let lo = lo_ns.max(1) as f64;
@@ -113,7 +108,6 @@ pub enum Marks {
     },
 }
 
-#[allow(clippy::cast_precision_loss)]
 pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme, of: Marks) {
     if area.height < 3 || area.width < 20 {
         return;
@@ -246,7 +240,6 @@ fn shade(share: f64) -> char {
         .map_or('⣿', |&(_, c)| c)
 }
 
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 fn fmt_s(t_s: f64) -> String {
     format!("{}s", t_s.round() as u64)
 }

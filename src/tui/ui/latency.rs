@@ -256,7 +256,6 @@ fn percentile_marks(buckets: &[LatencyBucket], bands: &[LatencyBucket]) -> Vec<&
     marks
 }
 
-#[allow(clippy::cast_precision_loss)]
 fn histogram(f: &mut Frame, area: Rect, lat: &LatencyView, log: bool, theme: Theme) {
     if area.height < 2 || area.width < 20 {
         return;

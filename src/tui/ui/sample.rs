@@ -16,13 +16,11 @@ use crate::tui::view::{
     ThroughputView, UiState, View, Warning, WarningKind,
 };
 
-#[allow(clippy::cast_precision_loss)]
 fn wobble(i: usize) -> f64 {
     // A deterministic ripple of +-6%.
     [0.0, 0.03, 0.06, 0.02, -0.04, -0.06, -0.01, 0.04][i % 8]
 }
 
-#[allow(clippy::cast_precision_loss)]
 fn points(n: usize, split: usize) -> Vec<RatePoint> {
     (0..n)
         .map(|i| {
@@ -105,7 +103,6 @@ fn buckets() -> Vec<LatencyBucket> {
 }
 
 /// Sixty intervals of reads, the bulk moving up at the iodepth change.
-#[allow(clippy::cast_precision_loss)]
 fn heatmap() -> HeatmapView {
     HeatmapView {
         dir: Direction::Read,
@@ -286,7 +283,6 @@ pub fn bench_paced() -> View {
 /// A random trim of a raw device: trims in the throughput chart and the latency panel, the
 /// device's discards (`d/s`, `dMiB/s`, `d_await`) in its panel, one discard per trim.
 #[must_use]
-#[allow(clippy::cast_precision_loss)]
 pub fn bench_trim() -> View {
     let mut view = bench();
     view.header.target = Some("/dev/loop1".into());

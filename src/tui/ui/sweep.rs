@@ -50,7 +50,6 @@ fn mib(rates: PointRates) -> String {
     format!("{:.1}", rates.bytes_per_s / 1_048_576.0)
 }
 
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 fn mean(rates: PointRates) -> String {
     fmt::latency_ns(rates.mean_ns.max(0.0) as u64)
 }

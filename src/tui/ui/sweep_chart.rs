@@ -26,7 +26,6 @@ use crate::tui::view::sweep::SweepMetric;
 use crate::tui::view::{Focus, View};
 
 /// A value of `metric` for the axis labels.
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 fn format(metric: SweepMetric, v: f64) -> String {
     match metric {
         SweepMetric::Bandwidth if v >= 1e9 => format!("{:.2}GB/s", v / 1e9),
@@ -37,7 +36,6 @@ fn format(metric: SweepMetric, v: f64) -> String {
 }
 
 /// `log`: `l`, the y axis as log10(1 + v), as the throughput chart.
-#[allow(clippy::cast_precision_loss)]
 fn as_xy(points: &[(usize, f64)], log: bool) -> Vec<(f64, f64)> {
     points
         .iter()
@@ -123,7 +121,6 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         }
     }
     let n = chart.x_values.len();
-    #[allow(clippy::cast_precision_loss)]
     let x_max = n.saturating_sub(1).max(1) as f64;
     let y_labels = vec![
         Span::raw("0"),

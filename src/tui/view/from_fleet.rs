@@ -142,7 +142,6 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// Reads, writes and trims together over `interval`; p50/p99 from their histograms merged.
-#[allow(clippy::cast_precision_loss)]
 fn rates(interval: Option<&IntervalRecord>) -> JobRow {
     let Some(r) = interval else {
         return JobRow::default();

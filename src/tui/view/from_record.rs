@@ -71,7 +71,6 @@ fn buckets(record: &RunRecord, last: Option<&SegmentRecord>) -> Vec<LatencyBucke
 
 /// The recorded per-interval histograms of `dir`, every segment end to end. Format 2 records
 /// have none: the heatmap then says so.
-#[allow(clippy::cast_precision_loss)]
 fn heatmap(record: &RunRecord, dir: Direction) -> HeatmapView {
     let mut columns = Vec::new();
     let mut base_ns = 0u64;
@@ -120,7 +119,6 @@ fn iops(d: &DirectionRecord) -> f64 {
 
 /// The whole view of a record.
 #[must_use]
-#[allow(clippy::cast_precision_loss)]
 pub fn view(record: &RunRecord, ui: UiState) -> View {
     let mut points = Vec::new();
     let mut marks = Vec::new();

@@ -446,7 +446,6 @@ pub fn step(snap: &Snapshot) -> Option<(usize, usize)> {
 pub fn size_progress(snap: &Snapshot) -> Option<SizeProgress> {
     let (done_bytes, total_bytes) = snap.plan.bytes?;
     let seconds = snap.elapsed.as_secs_f64();
-    #[allow(clippy::cast_precision_loss)]
     let eta = (done_bytes > 0 && seconds > 0.0).then(|| {
         let rate = done_bytes as f64 / seconds;
         Duration::from_secs_f64(total_bytes.saturating_sub(done_bytes) as f64 / rate)

@@ -415,7 +415,6 @@ impl Reconciliation {
     /// Device I/Os per application I/O; `None` when the application did nothing.
     #[must_use]
     pub fn ratio(&self) -> Option<f64> {
-        #[allow(clippy::cast_precision_loss)]
         (self.app_ios > 0).then(|| self.device_ios as f64 / self.app_ios as f64)
     }
 }

@@ -39,12 +39,6 @@ impl SweepMetric {
             Self::P99Latency => "p99 latency",
         }
     }
-
-    /// Whether the values are latencies in nanoseconds.
-    #[must_use]
-    pub fn is_latency(self) -> bool {
-        matches!(self, Self::MeanLatency | Self::P99Latency)
-    }
 }
 
 /// Where a point of the plan is.
@@ -247,7 +241,6 @@ pub fn recorded(record: &crate::record::RunRecord, metric: SweepMetric) -> Optio
         (d.total_ios > 0).then(|| PointRates {
             ios: d.total_ios,
             iops: d.iops,
-            #[allow(clippy::cast_precision_loss)]
             bytes_per_s: d.bw_bytes as f64,
             mean_ns: d.lat_ns.mean,
             p99_ns: d.lat_ns.percentile_ns(99.0).unwrap_or(0),
@@ -416,7 +409,6 @@ fn chart(params: &[String], x_of: usize, rows: &[SweepRow], metric: SweepMetric)
                 ) else {
                     continue;
                 };
-                #[allow(clippy::cast_precision_loss)]
                 let value = match metric {
                     SweepMetric::Bandwidth => rates.bytes_per_s,
                     SweepMetric::Iops => rates.iops,
@@ -425,7 +417,6 @@ fn chart(params: &[String], x_of: usize, rows: &[SweepRow], metric: SweepMetric)
                 };
                 put(&mut points, x, value);
                 if metric == SweepMetric::MeanLatency {
-                    #[allow(clippy::cast_precision_loss)]
                     put(&mut p99, x, rates.p99_ns as f64);
                 }
             }

@@ -56,9 +56,7 @@ fn spec(rw: RwMode, block_size_bytes: u64, iodepth: u32, ramp: Duration) -> JobS
 
 /// The rates of a finished test over its 5 s.
 fn rates(bs: u64, bytes_per_s: f64, mean_ns: f64, p99_ns: u64) -> PointRates {
-    #[allow(clippy::cast_precision_loss)]
     let iops = bytes_per_s / bs as f64;
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     PointRates {
         ios: (iops * RUNTIME.as_secs_f64()) as u64,
         iops,

@@ -61,11 +61,6 @@ fn latencies(ios: u64, p50_ns: u64, seed: u64) -> LatencyHistogram {
 }
 
 /// One job's stats over `seconds` at `iops`, reads or writes.
-#[allow(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    clippy::cast_precision_loss
-)]
 pub(super) fn job_stats(
     rw: RwMode,
     bs: u64,
@@ -127,7 +122,6 @@ pub(super) fn iostat(name: &str, r_s: f64, w_s: f64, util_pct: f64) -> IostatRow
 
 /// The step after 30 s: every job with its last interval, its step so far and its series.
 #[must_use]
-#[allow(clippy::cast_precision_loss)]
 pub fn snapshot() -> Snapshot {
     let second = Duration::from_secs(1);
     let mut jobs = Vec::new();

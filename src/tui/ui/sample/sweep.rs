@@ -42,9 +42,7 @@ const WRITES: [(f64, f64, u64); 4] = [
 const READ_1M: (f64, f64, u64) = (598e6, 26_700_000.0, 39_500_000);
 
 fn rates(bs: u64, (bytes_per_s, mean_ns, p99_ns): (f64, f64, u64), seconds: u64) -> PointRates {
-    #[allow(clippy::cast_precision_loss)]
     let iops = bytes_per_s / bs as f64;
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     PointRates {
         ios: (iops * seconds as f64) as u64,
         iops,
