@@ -72,6 +72,7 @@ fn fios_dedupe_global_example_parses() {
                dedupe_global=1\ndedupe_percentage=50\nblocksize=4k\nrw=write\n\
                buffer_compress_percentage=50\ndedupe_working_set_percentage=50\n\n[a]\n\n[b]\n";
     std::fs::write(dir.path().join("dedupe-global.fio"), job).unwrap();
+    // By the binary, end to end; the others here run in this process.
     let out = fio(dir.path(), &["--parse-only", "dedupe-global.fio"]);
     assert_success(&out);
     let text = format!("{}{}", stdout(&out), stderr(&out));
@@ -107,7 +108,7 @@ fn bad_buffer_options_are_refused_by_line() {
     ] {
         let job = format!("[j]\nrw=write\nsize=1M\nfilename=f\n{line}\n");
         std::fs::write(dir.path().join("j.fio"), job).unwrap();
-        let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+        let out = inproc::fio_parse_only(dir.path(), &["--parse-only", "j.fio"]);
         assert_usage_error(&out);
         assert_stderr_has(&out, want);
     }
@@ -120,7 +121,7 @@ fn fill_device_is_shown_by_parse_only() {
     let dir = tempfile::tempdir().unwrap();
     let job = "[global]\nbs=64k\n\n[fill]\nfilename=datafile.tmp\nrw=write\nfill_device=1\n";
     std::fs::write(dir.path().join("j.fio"), job).unwrap();
-    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    let out = inproc::fio_parse_only(dir.path(), &["--parse-only", "j.fio"]);
     assert_success(&out);
     let text = format!("{}{}", stdout(&out), stderr(&out));
     for want in [
@@ -132,7 +133,7 @@ fn fill_device_is_shown_by_parse_only() {
     assert!(!dir.path().join("datafile.tmp").exists());
     let job = "[fill]\nfilename=datafile.tmp\nrw=read\nfill_device=1\n";
     std::fs::write(dir.path().join("j.fio"), job).unwrap();
-    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    let out = inproc::fio_parse_only(dir.path(), &["--parse-only", "j.fio"]);
     assert_usage_error(&out);
     assert_stderr_has(
         &out,

@@ -7,7 +7,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::fio_run::fio;
-use crate::support::{BIN, assert_success, stdout};
+use crate::support::{BIN, assert_success, inproc, stdout};
 
 fn options_line(text: &str, job: &str) -> String {
     let mut lines = text
@@ -22,6 +22,7 @@ fn options_line(text: &str, job: &str) -> String {
 #[test]
 fn fio_parse_only_shows_the_random_map_options() {
     let dir = tempfile::tempdir().unwrap();
+    // This test's two by the binary, end to end; the others here run in this process.
     let out = fio(
         dir.path(),
         &[
@@ -108,7 +109,7 @@ fn fio_bssplit_random_reads_shrink_under_the_random_map_as_fios_do() {
 #[test]
 fn fio_parse_only_shows_invalidate_and_fadvise_hint() {
     let dir = tempfile::tempdir().unwrap();
-    let out = fio(
+    let out = inproc::fio_parse_only(
         dir.path(),
         &[
             "--parse-only",
@@ -131,7 +132,7 @@ fn fio_parse_only_shows_invalidate_and_fadvise_hint() {
         kept.contains(" invalidate=0") && kept.contains(" fadvise_hint=sequential"),
         "{kept}"
     );
-    let out = fio(
+    let out = inproc::fio_parse_only(
         dir.path(),
         &[
             "--parse-only",
@@ -209,7 +210,7 @@ fn fio_buffered_time_based_reads_the_device_on_every_pass() {
 #[test]
 fn fio_parse_only_shows_iomem_malloc_by_default_and_huge_on_request() {
     let dir = tempfile::tempdir().unwrap();
-    let out = fio(
+    let out = inproc::fio_parse_only(
         dir.path(),
         &[
             "--parse-only",
@@ -235,7 +236,7 @@ fn fio_parse_only_shows_iomem_malloc_by_default_and_huge_on_request() {
         options_line(&text, "mm").contains(" iomem=mmaphuge"),
         "{text}"
     );
-    let out = fio(
+    let out = inproc::fio_parse_only(
         dir.path(),
         &[
             "--parse-only",
@@ -362,7 +363,7 @@ fn fio_io_uring_registers_buffers_and_file_only_when_asked_as_fio() {
         assert_eq!(engine["registered_file"], registered, "{extra:?}: {engine}");
     }
     // The plan says so, and --showcmd leaves fio's own defaults out of fio's command line.
-    let out = fio(
+    let out = inproc::fio_parse_only(
         dir.path(),
         &[
             "--parse-only",

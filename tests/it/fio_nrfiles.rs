@@ -144,6 +144,7 @@ fn a_zipf_file_service_is_random_with_a_note() {
         "[w]\nsize=1m\nnrfiles=2\nfile_service_type=zipf:1.1\n",
     )
     .unwrap();
+    // By the binary, end to end; the others here run in this process.
     let out = fio(dir.path(), &["--parse-only", "j.fio"]);
     assert_success(&out);
     assert_stderr_has(&out, "chooses each I/O's file uniformly at random");
@@ -264,7 +265,7 @@ fn parse_only_shows_the_file_set() {
     let dir = tempfile::tempdir().unwrap();
     let show = |job: &str| {
         std::fs::write(dir.path().join("j.fio"), job).unwrap();
-        let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+        let out = inproc::fio_parse_only(dir.path(), &["--parse-only", "j.fio"]);
         assert_success(&out);
         let text = String::from_utf8(out.stdout).unwrap();
         text.lines()
@@ -287,7 +288,7 @@ fn parse_only_shows_the_file_set() {
     );
     // One file: no files line.
     std::fs::write(dir.path().join("j.fio"), "[o]\nrw=write\nsize=64k\n").unwrap();
-    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    let out = inproc::fio_parse_only(dir.path(), &["--parse-only", "j.fio"]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains("    files "));
 }
 
@@ -296,7 +297,7 @@ fn a_filesize_range_draws_each_file_in_it() {
     let dir = tempfile::tempdir().unwrap();
     let job = "[r]\nrw=write\nbs=4k\nfilesize=64k-256k\nnrfiles=3\nnumjobs=2\n";
     std::fs::write(dir.path().join("j.fio"), job).unwrap();
-    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    let out = inproc::fio_parse_only(dir.path(), &["--parse-only", "j.fio"]);
     assert_success(&out);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -321,7 +322,7 @@ fn a_filesize_range_draws_each_file_in_it() {
     assert_eq!(record["segments"][0]["jobs"][0]["write"]["io_bytes"], total);
     // A range that is not one is refused in one line, naming it.
     std::fs::write(dir.path().join("j.fio"), "[x]\nfilesize=1m-x\nnrfiles=2\n").unwrap();
-    let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+    let out = inproc::fio_parse_only(dir.path(), &["--parse-only", "j.fio"]);
     assert_usage_error(&out);
     assert_stderr_has(&out, "\"1m-x\" is not a size range");
 }
@@ -351,7 +352,7 @@ fn several_files_refuse_zones_a_verify_backlog_and_a_bad_service() {
         ),
     ] {
         std::fs::write(dir.path().join("j.fio"), job).unwrap();
-        let out = fio(dir.path(), &["--parse-only", "j.fio"]);
+        let out = inproc::fio_parse_only(dir.path(), &["--parse-only", "j.fio"]);
         assert_usage_error(&out);
         assert_eq!(stderr(&out), want, "{job}");
     }

@@ -10,7 +10,15 @@ use std::time::{Duration, Instant};
 use crate::fio_run::fio;
 use crate::support::*;
 
+/// `diskdash fio --parse-only` on `job` written to `dir`, in this process
+/// (`inproc::fio_parse_only`, what the binary runs).
 fn parse_only(dir: &Path, job: &str) -> Output {
+    std::fs::write(dir.join("j.fio"), job).unwrap();
+    inproc::fio_parse_only(dir, &["--parse-only", "j.fio"])
+}
+
+/// As `parse_only`, by the binary: the end-to-end check beside the in-process ones.
+fn parse_only_spawned(dir: &Path, job: &str) -> Output {
     std::fs::write(dir.join("j.fio"), job).unwrap();
     fio(dir, &["--parse-only", "j.fio"])
 }
@@ -49,7 +57,7 @@ cmdprio_bssplit=64k/25/1/1:64k/75/3/2:1024k/0,1024k/0
 #[test]
 fn fios_priority_and_numa_examples_parse() {
     let dir = tempfile::tempdir().unwrap();
-    let out = parse_only(dir.path(), BSSPLIT_JOB);
+    let out = parse_only_spawned(dir.path(), BSSPLIT_JOB);
     assert_success(&out);
     let text = stdout(&out);
     assert!(
@@ -120,9 +128,14 @@ fn bad_priority_options_are_one_line() {
             "j.fio:3: numa_mem_policy \"prefer:0-1\": prefer takes one node, e.g. prefer:0",
         ),
     ];
-    for (lines, want) in cases {
+    for (i, (lines, want)) in cases.into_iter().enumerate() {
         let job = format!("[a]\nrw=read\n{lines}size=1m\nfilename=f\n");
-        let out = parse_only(dir.path(), &job);
+        // The first by the binary, end to end.
+        let out = if i == 0 {
+            parse_only_spawned(dir.path(), &job)
+        } else {
+            parse_only(dir.path(), &job)
+        };
         assert_eq!(out.status.code(), Some(2), "{job}: {}", stderr(&out));
         assert_eq!(stderr(&out), format!("error: {want}\n"), "{job}");
     }

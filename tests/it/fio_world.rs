@@ -13,8 +13,16 @@ use serde_json::Value;
 use crate::fio_run::fio;
 use crate::support::*;
 
-/// `diskdash fio --parse-only` on `job` (a job file) in a scratch directory.
+/// `diskdash fio --parse-only` on `job` (a job file) in a scratch directory, in this process
+/// (`inproc::fio_parse_only`, what the binary runs).
 fn parse_only(job: &str) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("j.fio"), job).unwrap();
+    inproc::fio_parse_only(dir.path(), &["--parse-only", "j.fio"])
+}
+
+/// As `parse_only`, by the binary: the end-to-end check beside the in-process ones.
+fn parse_only_spawned(job: &str) -> Output {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("j.fio"), job).unwrap();
     fio(dir.path(), &["--parse-only", "j.fio"])
@@ -37,7 +45,8 @@ fn assert_refused(out: &Output, want: &str) {
 
 #[test]
 fn fio_arithmetic_in_values_is_computed() {
-    let out = parse_only("[a]\nrw=read\nbs=$pagesize\nsize=(2*4m)\nnumjobs=(1+1)\nfilename=f\n");
+    let out =
+        parse_only_spawned("[a]\nrw=read\nbs=$pagesize\nsize=(2*4m)\nnumjobs=(1+1)\nfilename=f\n");
     assert_success(&out);
     let text = stdout(&out);
     let page = rustix_page_size();
