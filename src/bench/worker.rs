@@ -2450,7 +2450,9 @@ mod tests {
             iodepth_batch_complete: min.max(1),
             size_bytes: 64 << 10,
             size_explicit: true,
-            runtime: Duration::from_millis(20),
+            // Bounded by I/Os, not by time: a loaded machine reaps as often as an idle one.
+            number_ios: Some(400),
+            runtime: Duration::from_secs(30),
             ..JobSpec::default()
         };
         // Until the end, whose reaps take what is left.
