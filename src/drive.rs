@@ -162,7 +162,7 @@ pub fn drive(
     let interrupted = outcome.status == RunStatus::Interrupted;
     let code = exit_code(outcome)?;
     // An endpoint asked for that failed is the command's failure, after the run's report;
-    // an interrupted run still exits as interrupted (130).
+    // an interrupted run still exits as interrupted (128 + the signal).
     if !interrupted {
         served?;
     } else if let Err(err) = served {
@@ -172,7 +172,8 @@ pub fn drive(
 }
 
 /// The exit code of a finished session (every command that runs one ends here): 0
-/// completed, 130 interrupted, the run's error (exit 1) when it failed or its record could not
+/// completed or stopped (`q` in the dashboard), 128 + the signal when interrupted (130 for
+/// Ctrl-C, 143 for SIGTERM), the run's error (exit 1) when it failed or its record could not
 /// be written.
 ///
 /// # Errors
@@ -182,8 +183,10 @@ pub fn exit_code(outcome: SessionOutcome) -> anyhow::Result<ExitCode> {
         anyhow::bail!("{err}");
     }
     match outcome.status {
-        RunStatus::Completed => Ok(ExitCode::SUCCESS),
-        RunStatus::Interrupted => Ok(ExitCode::from(crate::error::EXIT_INTERRUPTED)),
+        RunStatus::Completed | RunStatus::Stopped => Ok(ExitCode::SUCCESS),
+        RunStatus::Interrupted => Ok(ExitCode::from(
+            crate::session::signals::interrupted_exit_code(),
+        )),
         RunStatus::Failed => Err(anyhow::anyhow!(
             "{}",
             outcome

@@ -7,13 +7,31 @@ use serde::{Deserialize, Serialize};
 
 use super::{IostatRow, QueueSettings};
 
-/// How the run ended.
+/// How the run ended (assets/doc/endings.md): `completed` ran its plan to the end,
+/// `stopped` was ended early by the user in the dashboard (`q`), `interrupted` by a signal
+/// (Ctrl-C, SIGTERM, ...), `failed` by an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
     Completed,
+    /// Ended by the user (`q` in the dashboard) before the plan's end; every segment it ran is
+    /// recorded as far as it went.
+    Stopped,
     Interrupted,
     Failed,
+}
+
+impl RunStatus {
+    /// The word the record uses.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::Stopped => "stopped",
+            Self::Interrupted => "interrupted",
+            Self::Failed => "failed",
+        }
+    }
 }
 
 /// The whole run (`--json`).

@@ -483,10 +483,7 @@ fn footer(summary: &MarkSummary) -> Vec<String> {
     if summary.status != RunStatus::Completed {
         lines.push(format!(
             "run {}: only completed loops are counted",
-            match summary.status {
-                RunStatus::Interrupted => "interrupted",
-                _ => "failed",
-            }
+            summary.status.as_str()
         ));
     }
     lines
