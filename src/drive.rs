@@ -17,7 +17,7 @@ use anyhow::Context;
 
 use crate::fleet::remote::Remote;
 use crate::plan::Plan;
-use crate::record::RunStatus;
+use crate::record::{RunRecord, RunStatus};
 use crate::report::headless::{self, Headless};
 use crate::serve::run::RunServe;
 use crate::session::{
@@ -142,11 +142,14 @@ pub fn drive(
         Ok(serving) => serving,
         Err(err) => return Err(handle.abandon(err)),
     };
-    let outcome = if dashboard {
+    let mut outcome = if dashboard {
         crate::tui::run_bench(handle, interrupt.clone())?
     } else {
         headless::run(handle, headless)?
     };
+    // The report reads the record as it was written (the file rounds some rates), so that
+    // `show --text` of the file prints the very same report.
+    outcome.record = as_written(outcome.record);
     report(&outcome, report_to(&outputs))?;
     if is_stdout(outputs.json.as_ref()) {
         let mut stdout = std::io::stdout().lock();
@@ -169,6 +172,14 @@ pub fn drive(
         eprintln!("note: {}", crate::error::one_line(&format!("{err:#}")));
     }
     Ok(code)
+}
+
+/// `record` as its file holds it: written and read back (rates with two decimals).
+fn as_written(record: Box<RunRecord>) -> Box<RunRecord> {
+    serde_json::to_vec(&record)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or(record)
 }
 
 /// The exit code of a finished session (every command that runs one ends here): 0

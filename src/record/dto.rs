@@ -83,6 +83,29 @@ pub struct RunRecord {
     /// Data verification over every job of every segment (`--verify`; format 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyRecord>,
+    /// `diskdash mark`'s flags as given, which lay out its window again (`show --text`);
+    /// absent for other runs and in records written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark: Option<MarkFlagsRecord>,
+}
+
+/// The flags of `diskdash mark` that shape its window, as typed (defaults filled in).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarkFlagsRecord {
+    pub profile: String,
+    pub like: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<String>,
+    pub mode: String,
+    pub loops: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    #[serde(default)]
+    pub flush_cache: bool,
 }
 
 /// What `--verify` found: blocks checked and failed, and the first failures in full.
