@@ -552,6 +552,11 @@ pub struct ServeArgs {
 pub struct ShowArgs {
     /// A run record written by `diskdash bench --json`, or a monitor recording (`--record`).
     pub record: PathBuf,
+    /// Print the run's report as its headless run printed it (the summary, fio's report, the
+    /// sweep table, the mark window) instead of the dashboard; also when stdout is not a
+    /// terminal.
+    #[arg(long)]
+    pub text: bool,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -17,7 +17,7 @@ use anyhow::Context;
 
 use crate::fleet::remote::Remote;
 use crate::plan::Plan;
-use crate::record::RunStatus;
+use crate::record::{RunRecord, RunStatus};
 use crate::report::headless::{self, Headless};
 use crate::serve::run::RunServe;
 use crate::session::{
@@ -142,11 +142,14 @@ pub fn drive(
         Ok(serving) => serving,
         Err(err) => return Err(handle.abandon(err)),
     };
-    let outcome = if dashboard {
+    let mut outcome = if dashboard {
         crate::tui::run_bench(handle, interrupt.clone())?
     } else {
         headless::run(handle, headless)?
     };
+    // The report reads the record as it was written (the file rounds some rates), so that
+    // `show --text` of the file prints the very same report.
+    outcome.record = as_written(outcome.record);
     report(&outcome, report_to(&outputs))?;
     if is_stdout(outputs.json.as_ref()) {
         let mut stdout = std::io::stdout().lock();
@@ -162,7 +165,7 @@ pub fn drive(
     let interrupted = outcome.status == RunStatus::Interrupted;
     let code = exit_code(outcome)?;
     // An endpoint asked for that failed is the command's failure, after the run's report;
-    // an interrupted run still exits as interrupted (130).
+    // an interrupted run still exits as interrupted (128 + the signal).
     if !interrupted {
         served?;
     } else if let Err(err) = served {
@@ -171,8 +174,17 @@ pub fn drive(
     Ok(code)
 }
 
+/// `record` as its file holds it: written and read back (rates with two decimals).
+fn as_written(record: Box<RunRecord>) -> Box<RunRecord> {
+    serde_json::to_vec(&record)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or(record)
+}
+
 /// The exit code of a finished session (every command that runs one ends here): 0
-/// completed, 130 interrupted, the run's error (exit 1) when it failed or its record could not
+/// completed or stopped (`q` in the dashboard), 128 + the signal when interrupted (130 for
+/// Ctrl-C, 143 for SIGTERM), the run's error (exit 1) when it failed or its record could not
 /// be written.
 ///
 /// # Errors
@@ -182,8 +194,10 @@ pub fn exit_code(outcome: SessionOutcome) -> anyhow::Result<ExitCode> {
         anyhow::bail!("{err}");
     }
     match outcome.status {
-        RunStatus::Completed => Ok(ExitCode::SUCCESS),
-        RunStatus::Interrupted => Ok(ExitCode::from(crate::error::EXIT_INTERRUPTED)),
+        RunStatus::Completed | RunStatus::Stopped => Ok(ExitCode::SUCCESS),
+        RunStatus::Interrupted => Ok(ExitCode::from(
+            crate::session::signals::interrupted_exit_code(),
+        )),
         RunStatus::Failed => Err(anyhow::anyhow!(
             "{}",
             outcome

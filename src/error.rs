@@ -26,8 +26,8 @@ macro_rules! usage {
 }
 pub(crate) use usage;
 
-/// Exit code of an interrupted run, whichever signal interrupted it (128 + SIGINT, as shells
-/// report Ctrl-C).
+/// Exit code of a run interrupted by Ctrl-C (128 + SIGINT, as shells report it); other
+/// signals give 128 + their number (`session::signals::interrupted_exit_code`).
 pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// The process exit code for an error: 2 when any cause is a [`UsageError`], else 1.

@@ -685,8 +685,9 @@ fn notices(base: &RunSummary, new: &RunSummary, differences: &[JobDifference]) -
     for (which, run) in [("base", base), ("new", new)] {
         match run.status {
             RunStatus::Completed => {}
-            RunStatus::Interrupted => warn(format!(
-                "{which} run was interrupted: its numbers cover part of the run"
+            RunStatus::Interrupted | RunStatus::Stopped => warn(format!(
+                "{which} run was {}: its numbers cover part of the run",
+                run.status.as_str()
             )),
             RunStatus::Failed => warn(format!(
                 "{which} run FAILED{}: its numbers cover part of the run",

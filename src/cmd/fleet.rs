@@ -281,8 +281,11 @@ pub fn run(args: &FleetArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("{err}");
     }
     match record.status {
-        RunStatus::Completed => Ok(ExitCode::SUCCESS),
-        RunStatus::Interrupted => Ok(ExitCode::from(crate::error::EXIT_INTERRUPTED)),
+        // The controller's record is never `stopped`: `q` in its dashboard interrupts.
+        RunStatus::Completed | RunStatus::Stopped => Ok(ExitCode::SUCCESS),
+        RunStatus::Interrupted => Ok(ExitCode::from(
+            crate::session::signals::interrupted_exit_code(),
+        )),
         RunStatus::Failed => {
             let failed: Vec<String> = record
                 .hosts

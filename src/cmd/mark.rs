@@ -11,6 +11,7 @@ use crate::bench::spec::MachineLimits;
 use crate::cli::MarkArgs;
 use crate::drive::{Outputs, ReportTo, Run, drive};
 use crate::plan::mark::{MarkConfig, MarkTiming, RawMark, plan};
+use crate::record::MarkFlagsRecord;
 use crate::report::headless::Headless;
 use crate::report::mark::{MarkFormat, MarkSettings, render, summarize};
 use crate::session::Annotate;
@@ -63,6 +64,17 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         &MachineLimits::detect(),
     )?;
     let rules_text = config.rules.describe();
+    let flags = MarkFlagsRecord {
+        profile: args.profile.clone(),
+        like: args.like.clone(),
+        mix: args.mix.clone(),
+        mode: args.mode.clone(),
+        loops: args.loops.clone(),
+        pick: args.pick.clone(),
+        pause: args.pause.clone(),
+        data: args.data.clone(),
+        flush_cache: args.flush_cache,
+    };
     let run = Run {
         plan,
         outputs: Outputs {
@@ -76,20 +88,16 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         serve: None,
         remote: None,
         latency_target: None,
-        // The record says whose rules its numbers are to be read by.
+        // The record says whose rules its numbers are to be read by, and the flags that lay
+        // out its window again (`show --text`).
         annotate: Some(Annotate(Arc::new(move |record| {
             record.notes.push(format!("diskdash mark: {}", rules_text));
+            record.mark = Some(flags.clone());
         }))),
         interval_sink: None,
         status_sink: None,
     };
-    let settings = MarkSettings {
-        profile: config.profile,
-        loops: config.loops,
-        rules: config.rules,
-        mode: config.mode,
-        mix_read_pct: config.mix_read_pct,
-    };
+    let settings = MarkSettings::of(&config);
     drive(run, |outcome, to| {
         let summary = summarize(&outcome.record, &settings);
         let text = render(&summary, format);

@@ -182,19 +182,8 @@ pub(crate) fn run_as(args: &SweepArgs, remote: Option<&Remote>) -> anyhow::Resul
         let fit = (format == Format::Table && !to_stderr)
             .then(terminal_width)
             .flatten();
-        let mut text = match fit {
-            Some(width) => table::render_fitted(&rows, &names, width),
-            None => table::render(&rows, &names, format),
-        };
-        if matches!(format, Format::Table | Format::Markdown) {
-            for line in foot(&outcome.record, &rows, &names, args.advice, latency_target) {
-                let line = crate::text::escape_layout(&line);
-                match fit {
-                    Some(width) => text.push_str(&table::wrap(&line, width)),
-                    None => text.push_str(&format!("{line}\n")),
-                }
-            }
-        }
+        let foot = foot(&outcome.record, &rows, &names, args.advice, latency_target);
+        let text = crate::report::sweep::report(&rows, &names, format, fit, &foot);
         if to_stderr {
             let mut err = std::io::stderr().lock();
             let _ = err.write_all(text.as_bytes());

@@ -479,7 +479,8 @@ impl Host {
             (Some(record), None) => (
                 match record.status {
                     RunStatus::Completed => HostStatus::Completed,
-                    RunStatus::Interrupted => HostStatus::Interrupted,
+                    // A remote side runs headless: never stopped with `q`.
+                    RunStatus::Interrupted | RunStatus::Stopped => HostStatus::Interrupted,
                     RunStatus::Failed => HostStatus::Failed,
                 },
                 record.error.as_ref().map(|e| e.message.clone()),

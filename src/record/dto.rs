@@ -7,13 +7,31 @@ use serde::{Deserialize, Serialize};
 
 use super::{IostatRow, QueueSettings};
 
-/// How the run ended.
+/// How the run ended (assets/doc/endings.md): `completed` ran its plan to the end,
+/// `stopped` was ended early by the user in the dashboard (`q`), `interrupted` by a signal
+/// (Ctrl-C, SIGTERM, ...), `failed` by an error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
     Completed,
+    /// Ended by the user (`q` in the dashboard) before the plan's end; every segment it ran is
+    /// recorded as far as it went.
+    Stopped,
     Interrupted,
     Failed,
+}
+
+impl RunStatus {
+    /// The word the record uses.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Completed => "completed",
+            Self::Stopped => "stopped",
+            Self::Interrupted => "interrupted",
+            Self::Failed => "failed",
+        }
+    }
 }
 
 /// The whole run (`--json`).
@@ -65,6 +83,29 @@ pub struct RunRecord {
     /// Data verification over every job of every segment (`--verify`; format 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyRecord>,
+    /// `diskdash mark`'s flags as given, which lay out its window again (`show --text`);
+    /// absent for other runs and in records written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark: Option<MarkFlagsRecord>,
+}
+
+/// The flags of `diskdash mark` that shape its window, as typed (defaults filled in).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarkFlagsRecord {
+    pub profile: String,
+    pub like: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<String>,
+    pub mode: String,
+    pub loops: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    #[serde(default)]
+    pub flush_cache: bool,
 }
 
 /// What `--verify` found: blocks checked and failed, and the first failures in full.

@@ -354,13 +354,12 @@ fn cpu_mapping(cpus: &str, numjobs: u32) -> String {
     )
 }
 
-/// `completed`, `interrupted`, `FAILED` (loud: the numbers cover part of a run).
+/// `completed`, `stopped`, `interrupted`, `FAILED` (loud: the numbers cover part of a run).
 #[must_use]
 pub fn status_word(status: RunStatus) -> &'static str {
     match status {
-        RunStatus::Completed => "completed",
-        RunStatus::Interrupted => "interrupted",
         RunStatus::Failed => "FAILED",
+        other => other.as_str(),
     }
 }
 

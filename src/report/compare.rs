@@ -477,6 +477,7 @@ mod tests {
             notes: Vec::new(),
             sweep: None,
             verify: None,
+            mark: None,
         }
     }
 

@@ -130,8 +130,9 @@ impl Block<'_> {
     fn status(&self) -> RunStatus {
         let rank = |s: RunStatus| match s {
             RunStatus::Completed => 0,
-            RunStatus::Interrupted => 1,
-            RunStatus::Failed => 2,
+            RunStatus::Stopped => 1,
+            RunStatus::Interrupted => 2,
+            RunStatus::Failed => 3,
         };
         self.jobs
             .iter()

@@ -6,7 +6,7 @@ pub mod table;
 use crate::fleet::lines;
 use crate::fleet::merge::p50_p99;
 use crate::fleet::table::Row;
-use crate::record::{DirectionRecord, FleetRecord, HostStatus, RunStatus};
+use crate::record::{DirectionRecord, FleetRecord, HostStatus};
 
 /// A command as printed: its words joined by spaces, control characters escaped.
 #[must_use]
@@ -86,11 +86,7 @@ pub fn summary(record: &FleetRecord) -> String {
             [&a.read, &a.write, &a.trim],
         )
     };
-    let status = match record.status {
-        RunStatus::Completed => "completed",
-        RunStatus::Interrupted => "interrupted",
-        RunStatus::Failed => "failed",
-    };
+    let status = record.status.as_str();
     let mut text = table::render(
         &format!(
             "fleet {status}: {} (each host over its measured window; fleet latency from the \

@@ -15,8 +15,10 @@
 
 use serde::Serialize;
 
-use crate::plan::mark::{MbUnit, Measure, MixReport, Mode, Pattern, Pick, Profile, Rules, label};
-use crate::record::{RunRecord, RunStatus, SegmentRecord};
+use crate::plan::mark::{
+    MarkConfig, MbUnit, Measure, MixReport, Mode, Pattern, Pick, Profile, RawMark, Rules, label,
+};
+use crate::record::{MarkFlagsRecord, RunRecord, RunStatus, SegmentRecord};
 use crate::report::export::{self, Column, Exporter as _, Grid, Group};
 use crate::units::format_bytes;
 
@@ -28,6 +30,40 @@ pub struct MarkSettings {
     pub rules: Rules,
     pub mode: Mode,
     pub mix_read_pct: Option<u8>,
+}
+
+impl MarkSettings {
+    /// The settings of a validated configuration.
+    #[must_use]
+    pub fn of(config: &MarkConfig) -> Self {
+        Self {
+            profile: config.profile,
+            loops: config.loops,
+            rules: config.rules,
+            mode: config.mode,
+            mix_read_pct: config.mix_read_pct,
+        }
+    }
+
+    /// The settings of the flags a record kept (`record.mark`), validated again as the
+    /// command validated them.
+    ///
+    /// # Errors
+    /// A flag that no longer validates (a usage error naming it).
+    pub fn from_flags(flags: &MarkFlagsRecord) -> anyhow::Result<Self> {
+        let config = MarkConfig::from_raw(RawMark {
+            profile: &flags.profile,
+            mix: flags.mix.as_deref(),
+            loops: &flags.loops,
+            like: &flags.like,
+            pick: flags.pick.as_deref(),
+            pause: flags.pause.as_deref(),
+            mode: &flags.mode,
+            data: flags.data.as_deref(),
+            flush: flags.flush_cache,
+        })?;
+        Ok(Self::of(&config))
+    }
 }
 
 /// One loop of one measurement.
@@ -483,10 +519,7 @@ fn footer(summary: &MarkSummary) -> Vec<String> {
     if summary.status != RunStatus::Completed {
         lines.push(format!(
             "run {}: only completed loops are counted",
-            match summary.status {
-                RunStatus::Interrupted => "interrupted",
-                _ => "failed",
-            }
+            summary.status.as_str()
         ));
     }
     lines

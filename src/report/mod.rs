@@ -10,5 +10,6 @@ pub mod headless;
 pub mod info;
 pub mod iostat;
 pub mod mark;
+pub mod replay;
 pub mod steady;
 pub mod sweep;

@@ -6,6 +6,32 @@ pub mod table;
 use crate::record::{PointValue, SweepFinding, SweptValue};
 use crate::units::{format_latency_ns, format_rate};
 
+/// The sweep's report as the command prints it: the table (fitted to `fit` columns, or whole
+/// for a pipe or a file) and, under a table or Markdown, the foot's lines (`table::foot`).
+#[must_use]
+pub fn report(
+    rows: &[table::Row],
+    names: &[String],
+    format: table::Format,
+    fit: Option<usize>,
+    foot: &[String],
+) -> String {
+    let mut text = match fit {
+        Some(width) => table::render_fitted(rows, names, width),
+        None => table::render(rows, names, format),
+    };
+    if matches!(format, table::Format::Table | table::Format::Markdown) {
+        for line in foot {
+            let line = crate::text::escape_layout(line);
+            match fit {
+                Some(width) => text.push_str(&table::wrap(&line, width)),
+                None => text.push_str(&format!("{line}\n")),
+            }
+        }
+    }
+    text
+}
+
 /// The sentence of a finding for the sweep table's foot; `None` for a best row (the table
 /// marks it in its row):
 /// - "write peaks at 2M: 4.20 GB/s (4005 MiB/s)";

@@ -396,6 +396,7 @@ impl Recorder {
             notes: outcome.notes,
             sweep: None,
             verify,
+            mark: None,
         }
     }
 }

@@ -366,6 +366,9 @@ impl Runner {
                 break;
             }
             start_now = false;
+            // A segment started after the plan's end (a change, `s`) is the run's end again
+            // only once it runs to its own.
+            self.snap.ran_to_end = false;
             match self.run_segment() {
                 SegmentEnding::Change(spec) => {
                     let running = &self.plan.steps[self.step].jobs[0];
@@ -1488,6 +1491,12 @@ impl Runner {
         }
     }
 
+    /// Whether the user ended the session (the dashboard's `q`) before the plan ran to its
+    /// end: a headless session ends only at the plan's end, a signal or an error.
+    fn stopped_early(&self) -> bool {
+        self.quit && !self.options.finish_when_done && !self.snap.ran_to_end
+    }
+
     fn finish(mut self) -> SessionOutcome {
         let aborted = self
             .abort
@@ -1501,7 +1510,11 @@ impl Runner {
         }
         let status = if self.error.is_some() {
             RunStatus::Failed
-        } else if self.interrupted || self.recorder.last_status() == Some(RunStatus::Interrupted) {
+        } else if self.interrupted {
+            RunStatus::Interrupted
+        } else if self.stopped_early() {
+            RunStatus::Stopped
+        } else if self.recorder.last_status() == Some(RunStatus::Interrupted) {
             RunStatus::Interrupted
         } else {
             RunStatus::Completed

@@ -92,8 +92,10 @@ pub enum Action {
     Redraw,
     /// Send this to the session, then redraw.
     Control(Intent),
-    /// Stop cleanly and leave.
+    /// Stop cleanly and leave (`q`).
     Quit,
+    /// Ctrl-C: in raw mode a key, not SIGINT, and the same ending as SIGINT.
+    Interrupt,
 }
 
 /// Screen state kept across frames.
@@ -179,7 +181,7 @@ impl App {
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if ctrl && matches!(key.code, KeyCode::Char('c' | 'C')) {
-            return Action::Quit;
+            return Action::Interrupt;
         }
         if self.ui.help {
             // Any key closes the help; `q` still quits.
@@ -542,9 +544,9 @@ mod tests {
     fn ctrl_c_and_q_quit_even_from_help() {
         let mut app = App::new(Mode::Bench, true);
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(app.on_key(ctrl_c, &[]), Action::Quit);
+        assert_eq!(app.on_key(ctrl_c, &[]), Action::Interrupt);
         app.ui.help = true;
-        assert_eq!(app.on_key(ctrl_c, &[]), Action::Quit);
+        assert_eq!(app.on_key(ctrl_c, &[]), Action::Interrupt);
         app.ui.help = true;
         assert_eq!(app.on_key(key(KeyCode::Char('x')), &[]), Action::Redraw);
         assert!(!app.ui.help);

@@ -3,7 +3,7 @@
 //! ```text
 //!   keys/resize --+
 //!   source.next --+--> dirty --(at most every FRAME)--> build View --> draw
-//!   SIGINT/TERM/HUP/QUIT ------------------------------> leave (guard restores)
+//!   SIGINT/TERM/HUP/QUIT, Ctrl-C ----------------------> leave (guard restores)
 //! ```
 //! Nothing is drawn unless something changed: an idle monitor draws once per sample.
 
@@ -38,9 +38,9 @@ pub trait Source {
 /// Why the loop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
-    /// `q` or Ctrl-C.
+    /// `q`.
     Quit,
-    /// One of [`INTERRUPT_SIGNALS`]: SIGINT, SIGTERM, SIGHUP or SIGQUIT.
+    /// One of [`INTERRUPT_SIGNALS`]: SIGINT (or the Ctrl-C key), SIGTERM, SIGHUP or SIGQUIT.
     Signal(i32),
     /// The terminal went away (input closed or output failed).
     TerminalLost,
@@ -72,6 +72,7 @@ pub async fn run<S: Source>(
                         dirty = true;
                     }
                     Action::Quit => return Ok(Exit::Quit),
+                    Action::Interrupt => return Ok(Exit::Signal(libc::SIGINT)),
                 },
                 Some(Ok(Event::Resize(..))) => dirty = true,
                 Some(Ok(_)) => {}

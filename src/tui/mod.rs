@@ -30,7 +30,8 @@ use crate::tui::event::Exit;
 use crate::tui::terminal::TerminalGuard;
 use crate::tui::view::Mode;
 
-/// The exit code for how the dashboard ended: 0 on quit, 128 + signal otherwise.
+/// The exit code for how the dashboard ended: 0 on `q`, 128 + signal otherwise (Ctrl-C is
+/// SIGINT: 130).
 fn exit_code(exit: Exit) -> ExitCode {
     match exit {
         Exit::Quit => ExitCode::SUCCESS,
@@ -104,13 +105,20 @@ pub fn run_bench(
                 exit
             })
         });
-    if matches!(shown, Ok(Exit::Quit)) {
-        // The user ended it: finish the running segment as stopped (a complete segment), then
-        // quit; the session acts on both in order (Stop while idle does nothing). A bare quit
-        // mid-segment would record it as interrupted.
-        let _ = handle.control.send(crate::session::Control::Stop);
-    } else {
-        interrupt.store(true, Ordering::SeqCst);
+    match shown {
+        Ok(Exit::Quit) => {
+            // `q`: finish the running segment as stopped (a complete segment), then quit; the
+            // session acts on both in order (Stop while idle does nothing) and records the run
+            // `stopped` when the plan had not run to its end, `completed` when it had. A bare
+            // quit mid-segment would record the segment as interrupted.
+            let _ = handle.control.send(crate::session::Control::Stop);
+        }
+        Ok(Exit::Signal(signal)) => {
+            // Also the Ctrl-C key: SIGINT, with SIGINT's status and exit code.
+            crate::session::signals::received(signal);
+            interrupt.store(true, Ordering::SeqCst);
+        }
+        Ok(Exit::TerminalLost) | Err(_) => interrupt.store(true, Ordering::SeqCst),
     }
     let _ = handle.control.send(crate::session::Control::Quit);
     let outcome = handle.wait()?;
@@ -140,6 +148,9 @@ pub fn run_fleet(
             exit
         })
     });
+    if let Ok(Exit::Signal(signal)) = shown {
+        crate::session::signals::received(signal);
+    }
     interrupt.store(true, Ordering::SeqCst);
     shown.map(|_| ())
 }

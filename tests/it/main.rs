@@ -17,6 +17,7 @@ mod bench_session;
 mod compare;
 mod docs;
 mod drive;
+mod endings;
 mod fallback;
 mod fio_backlog;
 mod fio_clones;

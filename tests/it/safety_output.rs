@@ -276,7 +276,7 @@ fn compare_and_show_escape_every_string_of_a_crafted_record() {
     ] {
         assert!(text.contains(shown), "compare lacks {shown:?}: {text}");
     }
-    // show is the dashboard; without a terminal it says so, naming the file escaped.
+    // show into a pipe prints the run's report as text, every name escaped.
     let out = diskdash(&["show", &crafted], tmp.path());
     assert_output_inert(&out, "show");
 }

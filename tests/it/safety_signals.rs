@@ -160,13 +160,18 @@ impl GroupRun {
     }
 }
 
-/// Asserts an interrupted run: exit 130, an `interrupted` record that validates, the scratch
-/// file removed (the record says so, and nothing but the record is left in `dir`; the null
-/// engine makes none).
-fn assert_interrupted(dir: &Path, status: ExitStatus, stderr: &[String], what: &str) -> Value {
+/// Asserts a run interrupted by `signal`: exit 128 + the signal, an `interrupted` record that
+/// validates, the scratch file removed (the record says so, and nothing but the record is left
+/// in `dir`; the null engine makes none).
+fn assert_interrupted(
+    dir: &Path,
+    (status, signal): (ExitStatus, Signal),
+    stderr: &[String],
+    what: &str,
+) -> Value {
     assert_eq!(
         status.code(),
-        Some(130),
+        Some(128 + signal as i32),
         "{what}: {status:?}, stderr: {stderr:#?}"
     );
     let record = record_in(dir);
@@ -183,7 +188,7 @@ fn assert_interrupted(dir: &Path, status: ExitStatus, stderr: &[String], what: &
 }
 
 /// `timeout` sends SIGTERM to the child and to its group: two signals in a row. Neither may
-/// cut the drain short: exit 130 with the record and without the scratch file, every time.
+/// cut the drain short: exit 143 with the record and without the scratch file, every time.
 #[test]
 fn a_double_sigterm_to_the_group_still_records_and_removes_the_scratch_file() {
     for engine in ["--ioengine io_uring", "--ioengine null -j 2"] {
@@ -200,7 +205,7 @@ fn a_double_sigterm_to_the_group_still_records_and_removes_the_scratch_file() {
             run.signal(Signal::SIGTERM);
             run.signal(Signal::SIGTERM);
             let (status, _, stderr) = run.finish();
-            let record = assert_interrupted(dir.path(), status, &stderr, &what);
+            let record = assert_interrupted(dir.path(), (status, Signal::SIGTERM), &stderr, &what);
             assert_eq!(record["segments"][0]["status"], "interrupted", "{what}");
             assert!(record["read"]["total_ios"].as_u64().unwrap() > 0, "{what}");
         }
@@ -219,7 +224,7 @@ fn sighup_and_sigquit_end_a_headless_run_like_sigterm() {
         run.wait_measuring(2);
         run.signal(signal);
         let (status, _, stderr) = run.finish();
-        let record = assert_interrupted(dir.path(), status, &stderr, signal.as_str());
+        let record = assert_interrupted(dir.path(), (status, signal), &stderr, signal.as_str());
         assert!(record["read"]["total_ios"].as_u64().unwrap() > 0);
     }
 }
@@ -240,7 +245,7 @@ fn sigterm_during_a_slow_setup_acts_at_once() {
     run.wait_for(1, |l| l.starts_with("note: wrote the"));
     run.signal(Signal::SIGTERM);
     let (status, took, stderr) = run.finish();
-    let record = assert_interrupted(dir.path(), status, &stderr, "slow setup");
+    let record = assert_interrupted(dir.path(), (status, Signal::SIGTERM), &stderr, "slow setup");
     // What "at once" means without a stopwatch: the setup was still running (seconds of it
     // left), so a signal that acts during setup leaves no segment and no I/O; one that waited
     // for the setup would have started the segment. The time bound only guards against the
@@ -280,7 +285,12 @@ fn sigterm_while_a_read_pool_is_faulted_in_for_registration_acts_at_once() {
     run.wait_resident(POOL_KIB / 4);
     run.signal(Signal::SIGTERM);
     let (status, took, stderr, peak_kib) = run.finish_with_peak();
-    let record = assert_interrupted(dir.path(), status, &stderr, "registration setup");
+    let record = assert_interrupted(
+        dir.path(),
+        (status, Signal::SIGTERM),
+        &stderr,
+        "registration setup",
+    );
     assert!(
         record["segments"].as_array().unwrap().is_empty(),
         "the segment started: the signal waited for the setup ({took:?})"

@@ -103,6 +103,7 @@ fn job_block(out: &mut String, record: &RunRecord, block: &Block<'_>, list: &[f6
         .collect();
     let status = match block.status() {
         RunStatus::Completed => "",
+        RunStatus::Stopped => " (stopped)",
         RunStatus::Interrupted => " (interrupted)",
         RunStatus::Failed => " (failed)",
     };

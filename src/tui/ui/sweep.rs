@@ -327,7 +327,9 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
                 PointState::Running => (">", theme.selected()),
                 PointState::Pending => (" ", theme.dim()),
                 PointState::Done(RunStatus::Completed) => (" ", ratatui::style::Style::default()),
-                PointState::Done(RunStatus::Interrupted) => ("!", ratatui::style::Style::default()),
+                PointState::Done(RunStatus::Interrupted | RunStatus::Stopped) => {
+                    ("!", ratatui::style::Style::default())
+                }
                 PointState::Done(RunStatus::Failed) => ("x", theme.error()),
             };
             let mut cells = vec![Cell::from(mark)];

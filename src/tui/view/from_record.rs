@@ -257,13 +257,9 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 .as_ref()
                 .map_or_else(|| "the run failed".into(), |e| e.message.clone()),
         ),
-        RunStatus::Completed | RunStatus::Interrupted => RunState::Recorded,
+        RunStatus::Completed | RunStatus::Stopped | RunStatus::Interrupted => RunState::Recorded,
     };
-    let status = match record.status {
-        RunStatus::Completed => "completed",
-        RunStatus::Interrupted => "interrupted",
-        RunStatus::Failed => "failed",
-    };
+    let status = record.status.as_str();
     let engine = if record.engine.fallback.is_some() {
         format!("{} (fallback)", record.engine.used)
     } else {

@@ -24,6 +24,7 @@ pub fn run_state(snap: &Snapshot) -> RunState {
         SessionState::Idle if snap.ran_to_end => RunState::Finished,
         SessionState::Idle => RunState::Stopped,
         SessionState::Finished(RunStatus::Completed) => RunState::Finished,
+        SessionState::Finished(RunStatus::Stopped) => RunState::Stopped,
         SessionState::Finished(RunStatus::Interrupted) => RunState::Interrupted,
         SessionState::Finished(RunStatus::Failed) => RunState::Failed(
             snap.error
