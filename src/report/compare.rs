@@ -446,6 +446,7 @@ mod tests {
                 cpus: 2,
                 memory_bytes: 1 << 34,
             },
+            machine: None,
             job: job("randread", 4096),
             engine: EngineRecord {
                 requested: "io_uring".into(),

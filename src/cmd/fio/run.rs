@@ -179,6 +179,8 @@ pub(super) fn run_as(
         jsonl: flags.jsonl.clone(),
         allow_destructive: flags.allow_destructive,
         force: flags.force,
+        redact: flags.redact,
+        record_serial: flags.record_serial,
     };
     let out_file = Arc::new(std::sync::Mutex::new(out_file));
     let to = crate::drive::report_to(&outputs);
