@@ -28,7 +28,9 @@ impl MachineRecord {
         let host = Host::detect();
         let existing = nearest_existing(query.target);
         let meta = existing.as_deref().and_then(|p| std::fs::metadata(p).ok());
-        let is_device = meta.as_ref().is_some_and(|m| m.file_type().is_block_device());
+        let is_device = meta
+            .as_ref()
+            .is_some_and(|m| m.file_type().is_block_device());
         let chain = query
             .disk
             .and_then(device::resolve_name)

@@ -129,7 +129,9 @@ fn walk(value: Value, f: &dyn Fn(&str) -> String) -> Value {
     match value {
         Value::String(s) => Value::String(f(&s)),
         Value::Array(items) => Value::Array(items.into_iter().map(|v| walk(v, f)).collect()),
-        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, walk(v, f))).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, walk(v, f))).collect())
+        }
         other => other,
     }
 }
@@ -145,32 +147,50 @@ fn continues_name(c: char) -> bool {
 pub fn redact_text(text: &str, host: Option<&str>, paths: &[&str]) -> String {
     let mut out = text.to_string();
     for path in paths.iter().filter(|p| !p.is_empty()) {
-        out = replace_bounded(&out, path, false);
+        // `/a/b` is a path wherever it starts; a relative `data` only as a name of its own.
+        let before = if path.starts_with('/') {
+            Before::Any
+        } else {
+            Before::NotName
+        };
+        out = replace_bounded(&out, path, before);
     }
     if let Some(host) = host.filter(|h| !h.is_empty() && *h != REDACTED) {
-        out = replace_bounded(&out, host, true);
+        out = replace_bounded(&out, host, Before::NotNameNorSlash);
     }
     out
 }
 
-/// Replaces `needle` where the next character does not continue a name (nor the one before,
-/// when `word`).
-fn replace_bounded(text: &str, needle: &str, word: bool) -> String {
+/// What may stand before a match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Before {
+    Any,
+    NotName,
+    NotNameNorSlash,
+}
+
+/// Replaces `needle` where the next character does not continue a name, and the one before
+/// is as `before` says.
+fn replace_bounded(text: &str, needle: &str, before: Before) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    let mut before: Option<char> = None;
+    let mut last: Option<char> = None;
     while let Some(at) = rest.find(needle) {
-        let prev = rest[..at].chars().next_back().or(before);
+        let prev = rest[..at].chars().next_back().or(last);
         let next = rest[at + needle.len()..].chars().next();
-        let bounded = !next.is_some_and(continues_name)
-            && !(word && prev.is_some_and(|c| continues_name(c) || c == '/'));
+        let prev_ok = match before {
+            Before::Any => true,
+            Before::NotName => !prev.is_some_and(continues_name),
+            Before::NotNameNorSlash => !prev.is_some_and(|c| continues_name(c) || c == '/'),
+        };
         out.push_str(&rest[..at]);
-        if bounded {
+        if prev_ok && !next.is_some_and(continues_name) {
             out.push_str(REDACTED);
+            last = Some('>');
         } else {
             out.push_str(needle);
+            last = needle.chars().next_back();
         }
-        before = needle.chars().next_back();
         rest = &rest[at + needle.len()..];
     }
     out.push_str(rest);
@@ -203,8 +223,7 @@ pub fn secrets_of(record: &RunRecord) -> Secrets {
                 .strip_prefix("--")
                 .and_then(|a| a.split_once('='))
                 .map_or(arg.as_str(), |(_, v)| v);
-            if value.len() >= 3 && (value.contains('/') || std::path::Path::new(value).exists())
-            {
+            if value.len() >= 3 && (value.contains('/') || std::path::Path::new(value).exists()) {
                 paths.push(value.to_string());
             }
         }
@@ -275,7 +294,10 @@ mod tests {
     fn paths_and_their_deep_ancestors_are_secrets() {
         let mut s = Secrets::default();
         s.add_path("/home/me/data/f.bin");
-        assert_eq!(s.paths, ["/home/me/data/f.bin", "/home/me/data", "/home/me"]);
+        assert_eq!(
+            s.paths,
+            ["/home/me/data/f.bin", "/home/me/data", "/home/me"]
+        );
         let mut s = Secrets::default();
         s.add_path("/dev/vdb");
         assert_eq!(s.paths, ["/dev/vdb"]);
@@ -303,6 +325,11 @@ mod tests {
         assert_eq!(
             redact_text("/home/meg and boxes, /dev/box", Some("box"), &paths),
             "/home/meg and boxes, /dev/box"
+        );
+        // A relative name only as a name of its own.
+        assert_eq!(
+            redact_text("sub, sub/f, ./sub, resub, subs", None, &["sub"]),
+            "<redacted>, <redacted>/f, ./<redacted>, resub, subs"
         );
     }
 
