@@ -197,44 +197,72 @@ fn replace_bounded(text: &str, needle: &str, before: Before) -> String {
     out
 }
 
-/// The secrets of `record`: its host name, every target path (as written and resolved, and
-/// their deep ancestors), the mount point of its file system, the command line's arguments
-/// that name paths, and the working directory.
+/// The secrets of this process: the host name, the arguments that name paths, and the
+/// working directory.
 #[must_use]
-pub fn secrets_of(record: &RunRecord) -> Secrets {
+pub fn process_secrets() -> Secrets {
     let mut secrets = Secrets {
-        host: Some(record.host.hostname.clone()).filter(|h| !h.is_empty()),
+        host: nix::unistd::gethostname()
+            .ok()
+            .map(|h| h.to_string_lossy().into_owned())
+            .filter(|h| !h.is_empty()),
         paths: Vec::new(),
     };
-    let mut paths: Vec<String> = vec![record.target.path.clone()];
-    for job in record.segments.iter().flat_map(|s| &s.jobs) {
-        paths.push(job.target.path.clone());
-        paths.extend(job.clones.iter().filter_map(|c| c.file.clone()));
-    }
-    if let Some(machine) = &record.machine {
-        if let Some(host) = Some(machine.host.clone()).filter(|h| !h.is_empty()) {
-            secrets.host.get_or_insert(host);
-        }
-        if let Some(fs) = machine.fs.as_ref().filter(|fs| fs.mount_point != "/") {
-            paths.push(fs.mount_point.clone());
-        }
-        for arg in machine.command_line.iter().flatten().skip(1) {
-            let value = arg
-                .strip_prefix("--")
-                .and_then(|a| a.split_once('='))
-                .map_or(arg.as_str(), |(_, v)| v);
-            if value.len() >= 3 && (value.contains('/') || std::path::Path::new(value).exists()) {
-                paths.push(value.to_string());
-            }
-        }
+    for arg in std::env::args_os().skip(1) {
+        secrets.add_argument(&arg.to_string_lossy());
     }
     if let Ok(cwd) = std::env::current_dir() {
-        paths.push(cwd.to_string_lossy().into_owned());
+        secrets.add_target(&cwd.to_string_lossy());
     }
-    for path in paths.iter().filter(|p| !p.is_empty() && p.as_str() != "-") {
-        secrets.add_path(path);
+    secrets
+}
+
+impl Secrets {
+    /// Adds `path` as written and resolved (see [`Secrets::add_path`]).
+    pub fn add_target(&mut self, path: &str) {
+        if path.is_empty() || path == "-" {
+            return;
+        }
+        self.add_path(path);
         if let Some(resolved) = resolved(std::path::Path::new(path)) {
-            secrets.add_path(&resolved);
+            self.add_path(&resolved);
+        }
+    }
+
+    /// Adds what a command-line argument names when it is a path: a value with a `/`, or the
+    /// name of an existing file (`--json=run.json`: `run.json`).
+    pub fn add_argument(&mut self, arg: &str) {
+        let value = arg
+            .strip_prefix("--")
+            .and_then(|a| a.split_once('='))
+            .map_or(arg, |(_, v)| v);
+        if value.len() >= 3 && (value.contains('/') || std::path::Path::new(value).exists()) {
+            self.add_target(value);
+        }
+    }
+}
+
+/// The secrets of `record` (its host name, every target path, the mount point of its file
+/// system, the command line's paths) and of this process ([`process_secrets`]).
+#[must_use]
+pub fn secrets_of(record: &RunRecord) -> Secrets {
+    let mut secrets = process_secrets();
+    if !record.host.hostname.is_empty() {
+        secrets.host = Some(record.host.hostname.clone());
+    }
+    secrets.add_target(&record.target.path);
+    for job in record.segments.iter().flat_map(|s| &s.jobs) {
+        secrets.add_target(&job.target.path);
+        for file in job.clones.iter().filter_map(|c| c.file.as_deref()) {
+            secrets.add_target(file);
+        }
+    }
+    if let Some(machine) = &record.machine {
+        if let Some(fs) = machine.fs.as_ref().filter(|fs| fs.mount_point != "/") {
+            secrets.add_target(&fs.mount_point);
+        }
+        for arg in machine.command_line.iter().flatten().skip(1) {
+            secrets.add_argument(arg);
         }
     }
     secrets

@@ -239,3 +239,30 @@ fn a_record_without_machine_still_loads_and_compares() {
     let text = stdout(&out);
     assert!(text.contains("not recorded in base"), "{text}");
 }
+
+#[test]
+fn fio_redact_leaves_no_path_in_the_json_report_nor_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("fio-data");
+    std::fs::create_dir(&data).unwrap();
+    let file = data.join("job-file-target");
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args(["fio", "--name=j", "--size=4M", "--runtime=200ms", "--rw=randread"])
+        .arg(format!("--filename={}", file.display()))
+        .args(["--output-format=json", "--redact", "--json", "rec.json"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let report = stdout(&out);
+    let record = std::fs::read_to_string(dir.path().join("rec.json")).unwrap();
+    let real = dir.path().canonicalize().unwrap();
+    for text in [&report, &record] {
+        for secret in [data.display().to_string(), real.display().to_string()] {
+            assert!(!text.contains(&secret), "{secret} is in:\n{text}");
+        }
+        assert!(text.contains("<redacted>"), "{text}");
+    }
+    let report: Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["jobs"][0]["jobname"], "j");
+}
