@@ -248,7 +248,13 @@ fn fio_redact_leaves_no_path_in_the_json_report_nor_the_record() {
     let file = data.join("job-file-target");
     let out = Command::new(BIN)
         .current_dir(dir.path())
-        .args(["fio", "--name=j", "--size=4M", "--runtime=200ms", "--rw=randread"])
+        .args([
+            "fio",
+            "--name=j",
+            "--size=4M",
+            "--runtime=200ms",
+            "--rw=randread",
+        ])
         .arg(format!("--filename={}", file.display()))
         .args(["--output-format=json", "--redact", "--json", "rec.json"])
         .output()
