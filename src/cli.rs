@@ -282,6 +282,9 @@ pub struct MarkArgs {
     /// Let --json replace an existing file that is not a diskdash record.
     #[arg(long, help_heading = "Safety")]
     pub force: bool,
+
+    #[command(flatten)]
+    pub share: ShareArgs,
 }
 
 /// `diskdash sweep`: `bench`'s options, where the workload ones take lists (`a,b,c`) and
@@ -362,6 +365,9 @@ pub struct SweepArgs {
     pub force: bool,
 
     #[command(flatten)]
+    pub share: ShareArgs,
+
+    #[command(flatten)]
     pub publish: PublishArgs,
 }
 
@@ -402,7 +408,25 @@ pub struct BenchArgs {
     pub force: bool,
 
     #[command(flatten)]
+    pub share: ShareArgs,
+
+    #[command(flatten)]
     pub publish: PublishArgs,
+}
+
+/// What a record keeps of the machine (`bench`, `sweep`, `mark`; `fio` takes the same two
+/// flags among fio's).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Sharing")]
+pub struct ShareArgs {
+    /// Leave the host name, every path (targets, files, mount points) and the command line out
+    /// of the record and of `--format json` (each replaced by `<redacted>`), to share them.
+    #[arg(long)]
+    pub redact: bool,
+    /// Keep the disk's serial number in the record (`machine.disk.serial`); otherwise only its
+    /// SHA-256 is kept.
+    #[arg(long)]
+    pub record_serial: bool,
 }
 
 /// `--serve`: the run for Prometheus while it runs (`bench`, `sweep`; `fio` reads the same

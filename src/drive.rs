@@ -36,6 +36,10 @@ pub struct Outputs {
     pub allow_destructive: bool,
     /// `--force`: replace output files that are not diskdash's.
     pub force: bool,
+    /// `--redact`: no host name, path or command line in the record.
+    pub redact: bool,
+    /// `--record-serial`: the disk's serial in the record beside its hash.
+    pub record_serial: bool,
 }
 
 /// One run of a plan: what it runs, where its results go, and the front end.
@@ -135,6 +139,8 @@ pub fn drive(
         start_gate: remote.map(|remote| StartGate(remote.gate())),
         interval_sink,
         status_sink,
+        redact: outputs.redact,
+        record_serial: outputs.record_serial,
     };
     let handle = Session::start(plan, options)?;
     // A server that cannot start ends the session first: its record, no scratch left.

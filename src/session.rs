@@ -103,6 +103,11 @@ pub struct SessionOptions {
     /// closed interval, each job's numbers from its start. On the session's thread, once per
     /// interval, never per I/O.
     pub status_sink: Option<StatusSink>,
+    /// `--redact`: the record without host name, paths and command line
+    /// (`crate::record::machine::redact_run`).
+    pub redact: bool,
+    /// `--record-serial`: the record's `machine.disk.serial` beside its hash.
+    pub record_serial: bool,
 }
 
 /// What an [`IntervalSink`] calls.

@@ -289,6 +289,8 @@ pub struct Comparison {
     /// No workload parameter differs (timing may).
     pub same_job: bool,
     pub job_differences: Vec<JobDifference>,
+    /// What differs between the two machines (shown before any number).
+    pub machines: super::machine::MachinesCompared,
     /// Either run has several segments: the table compares whole-run totals.
     pub whole_run_totals: bool,
     pub notices: Vec<Notice>,
@@ -820,6 +822,7 @@ pub fn compare(
         base: base_run,
         new: new_run,
         job_differences,
+        machines: super::machine::compare_machines(base, new),
         directions,
         max_regression_pct: None,
         regressions: Vec::new(),

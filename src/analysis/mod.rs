@@ -1,5 +1,5 @@
 //! What recorded points show, as pure functions returning typed results: a run against
-//! another ([`compare`]), a sweep's peaks, gain stops, knee and advice ([`sweep`]), steady
+//! another ([`compare`]) and their machines ([`machine`]), a sweep's peaks, gain stops, knee and advice ([`sweep`]), steady
 //! state ([`steady`]) and the sustained-write cliff ([`cliff`]). Front ends render the
 //! sentences; nothing here reads a file, a clock or the terminal.
 //!
@@ -8,6 +8,7 @@
 
 pub mod cliff;
 pub mod compare;
+pub mod machine;
 pub mod points;
 pub mod reconcile;
 pub mod steady;

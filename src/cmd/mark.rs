@@ -82,6 +82,8 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
             jsonl: None,
             allow_destructive: args.allow_destructive,
             force: args.force,
+            redact: args.share.redact,
+            record_serial: args.share.record_serial,
         },
         no_tui: args.no_tui,
         headless: Headless::Plan("diskdash mark"),

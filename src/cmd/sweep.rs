@@ -159,6 +159,8 @@ pub(crate) fn run_as(args: &SweepArgs, remote: Option<&Remote>) -> anyhow::Resul
             jsonl: args.jsonl.clone(),
             allow_destructive: args.allow_destructive,
             force: args.force,
+            redact: args.share.redact,
+            record_serial: args.share.record_serial,
         },
         no_tui: args.no_tui,
         headless: Headless::Sweep,

@@ -44,6 +44,10 @@ pub struct DiskdashFlags {
     pub jsonl: Option<PathBuf>,
     /// `--force`: let `--json`/`--jsonl` replace a file that is not a diskdash record.
     pub force: bool,
+    /// `--redact`: no host name, path or command line in the record.
+    pub redact: bool,
+    /// `--record-serial`: the disk's serial in the record beside its hash.
+    pub record_serial: bool,
     /// `--serve ADDR`: the run for Prometheus while it runs (checked when the run starts).
     pub serve: Option<String>,
     /// `--serve-linger DURATION`: how long the final values stay served.

@@ -515,6 +515,9 @@ pub fn help() -> String {
          \x20 --force                   let --json/--jsonl, --output and fio's log files replace\n\
          \x20                           a plain file of other content (never a link, a job file,\n\
          \x20                           a file of other names or a loop device's backing file)\n\
+         \x20 --redact                  no host name, path or command line in the run record\n\
+         \x20                           (each replaced by <redacted>) nor in --output-format=json\n\
+         \x20 --record-serial           keep the disk's serial in the record (else its SHA-256)\n\
          \x20 --serve ADDR              serve the run and the disks to Prometheus while it runs\n\
          \x20 --serve-linger TIME       keep serving the final values TIME after the run\n\n\
          Job options diskdash knows (others are errors):\n",

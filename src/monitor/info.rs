@@ -53,6 +53,9 @@ pub struct DiskInfo {
     pub model: Option<String>,
     pub vendor: Option<String>,
     pub serial: Option<String>,
+    /// Firmware revision: `device/firmware_rev` (NVMe, ATA) or `device/rev` (SCSI, virtio
+    /// has none).
+    pub firmware: Option<String>,
     pub size_bytes: Option<u64>,
     /// `nvme`, `virtio`, `sata`, `usb`, `scsi`, `loop`, `dm`, `md`, `mmc`, `zram`, `xen`,
     /// `nbd`, or `unknown`.
@@ -111,6 +114,7 @@ impl DiskInfo {
             serial: attr("serial")
                 .or_else(|| attr("device/serial"))
                 .or_else(|| attr("device/wwid")),
+            firmware: attr("device/firmware_rev").or_else(|| attr("device/rev")),
             size_bytes: attr("size")
                 .and_then(|s| s.parse::<u64>().ok())
                 .map(|sectors| sectors * 512),
@@ -288,7 +292,7 @@ fn stacks_on(name: &str, disk: &str, depth: usize) -> bool {
 }
 
 /// `rw`/`ro` first, then the other per-mount options sorted, then the superblock's.
-fn ordered_options(m: &procfs::process::MountInfo) -> Vec<String> {
+pub(crate) fn ordered_options(m: &procfs::process::MountInfo) -> Vec<String> {
     let render = |(k, v): (&String, &Option<String>)| match v {
         Some(v) => format!("{k}={v}"),
         None => k.clone(),

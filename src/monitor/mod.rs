@@ -7,6 +7,7 @@
 //! - [`device`]: the block device, whole disk and stack behind a path or name.
 //! - [`sysfs`]: queue settings and the `%util` note for parallel devices.
 //! - [`info`]: everything `diskdash info` reports about a disk.
+//! - [`machine`]: the record's `machine` (the disk's identity, file system, CPU, kernel).
 //!
 //! Counter meanings: the kernel's `Documentation/admin-guide/iostats.rst`. The headless front
 //! ends (`diskdash iostat`, `diskdash info`) are `crate::cmd` with the text in `crate::report`.
@@ -17,6 +18,7 @@ pub mod diskstats;
 pub mod host;
 pub mod info;
 pub mod iostat;
+pub mod machine;
 mod record;
 pub mod sampler;
 pub mod sysfs;

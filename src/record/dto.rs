@@ -45,6 +45,10 @@ pub struct RunRecord {
     pub started_at: String,
     pub ended_at: String,
     pub host: HostRecord,
+    /// The machine: disk, file system, kernel, CPU, memory, version and command line
+    /// (absent in records written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<super::MachineRecord>,
     /// The job of the first segment (headless runs have exactly one).
     pub job: JobRecord,
     pub engine: EngineRecord,

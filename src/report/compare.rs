@@ -1,10 +1,12 @@
-//! The text of `diskdash compare`: a header per run, the job line, the notices, then one
+//! The text of `diskdash compare`: a header per run, what differs between the machines, the
+//! job line, the notices, then one
 //! table per direction with the change and which way is better.
 
 use std::fmt::{self, Write as _};
 use std::time::Duration;
 
 use crate::analysis::compare::{Comparison, CurvePair, Metric, Regression, SAME_PCT, Verdict};
+use crate::analysis::machine::MachinesCompared;
 use crate::report::bench::status_word;
 use crate::report::export::{Column, Exporter, Grid, Text};
 
@@ -28,6 +30,36 @@ impl fmt::Display for Regression {
             self.metric.format(self.new),
         )
     }
+}
+
+/// The machines' line, before any number: what differs ("disk model A vs B"), "the same"
+/// when both records describe their machine and nothing differs, or which record does not
+/// (written before records kept it); nothing when neither does.
+fn machines(out: &mut String, m: &MachinesCompared) {
+    let missing = match (m.base_recorded, m.new_recorded) {
+        (false, false) if m.differences.is_empty() => return,
+        (true, true) => None,
+        (false, true) => Some("base"),
+        (true, false) => Some("new"),
+        (false, false) => Some("either run"),
+    };
+    let mut line = if m.differences.is_empty() {
+        "the same".to_string()
+    } else {
+        let listed: Vec<String> = m
+            .differences
+            .iter()
+            .map(|d| format!("{} {} vs {}", d.what, d.base, d.new))
+            .collect();
+        format!("DIFFERENT: {}", listed.join(", "))
+    };
+    if let Some(which) = missing {
+        let _ = write!(
+            line,
+            " (not recorded in {which}: only its kernel, CPUs, memory and host compared)"
+        );
+    }
+    let _ = writeln!(out, "  machine {line}");
 }
 
 /// The table a person reads.
@@ -59,6 +91,7 @@ pub fn text(cmp: &Comparison) -> String {
             },
         );
     }
+    machines(&mut out, &cmp.machines);
     let differences: Vec<String> = cmp
         .job_differences
         .iter()
@@ -446,6 +479,7 @@ mod tests {
                 cpus: 2,
                 memory_bytes: 1 << 34,
             },
+            machine: None,
             job: job("randread", 4096),
             engine: EngineRecord {
                 requested: "io_uring".into(),

@@ -57,6 +57,9 @@ fn disk_block(out: &mut String, d: &DiskInfo) {
     line(out, "model", &opt(d.model.as_ref()));
     line(out, "vendor", &opt(d.vendor.as_ref()));
     line(out, "serial", &opt(d.serial.as_ref()));
+    if let Some(firmware) = &d.firmware {
+        line(out, "firmware", firmware);
+    }
     let size = d.size_bytes.map_or_else(
         || ABSENT.to_owned(),
         |b| format!("{} ({b} bytes)", format_bytes(b)),
@@ -165,6 +168,7 @@ mod tests {
             model: Some("Samsung SSD 980 PRO 1TB".into()),
             vendor: None,
             serial: Some("S5GXNF0R123456".into()),
+            firmware: None,
             size_bytes: Some(1_000_204_886_016),
             transport: "nvme".into(),
             rotational: Some(false),

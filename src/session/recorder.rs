@@ -369,6 +369,7 @@ impl Recorder {
             started_at: rfc3339_utc(self.started_at),
             ended_at: rfc3339_utc(SystemTime::now()),
             host: HostRecord::detect(),
+            machine: None,
             job,
             engine: outcome.engine,
             target: outcome.target,

@@ -1497,6 +1497,21 @@ impl Runner {
         self.quit && !self.options.finish_when_done && !self.snap.ran_to_end
     }
 
+    /// The record's `machine`: the disk the run measured (its first job's, on a job file),
+    /// the file system of its target.
+    fn machine(&self, record: &crate::record::RunRecord) -> crate::record::MachineRecord {
+        let disk = record
+            .device
+            .as_ref()
+            .or_else(|| record.segments.first().and_then(|s| s.devices.first()))
+            .map(|d| d.disk.as_str());
+        crate::record::MachineRecord::gather(crate::monitor::machine::MachineQuery {
+            target: Path::new(&record.target.path),
+            disk,
+            record_serial: self.options.record_serial,
+        })
+    }
+
     fn finish(mut self) -> SessionOutcome {
         let aborted = self
             .abort
@@ -1548,10 +1563,21 @@ impl Runner {
         let outcome = self.outcome(status, scratch_removed);
         let recorder = std::mem::replace(&mut self.recorder, Recorder::new(None));
         let mut record = recorder.finish(outcome);
+        record.machine = Some(self.machine(&record));
         if let Some(annotate) = &self.options.annotate {
             (annotate.0)(&mut record);
         }
         let mut record_error = None;
+        if self.options.redact {
+            match crate::record::machine::redact_run(record.clone()) {
+                Ok(redacted) => record = redacted,
+                Err(err) => {
+                    // Nothing unredacted is written.
+                    self.json = None;
+                    record_error = Some(format!("redacting the record: {err}"));
+                }
+            }
+        }
         if let Some(destination) = self.json.take() {
             let written = serde_json::to_vec_pretty(&record)
                 .map_err(anyhow::Error::from)

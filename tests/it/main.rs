@@ -51,6 +51,7 @@ mod iostat;
 mod iostat_loop;
 mod job_windows;
 mod libaio;
+mod machine;
 mod mark;
 mod monitor_record;
 mod rate;

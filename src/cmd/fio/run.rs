@@ -14,6 +14,7 @@ use crate::fio::{FioInvocation, OutputFormat};
 use crate::fleet::remote::Remote;
 use crate::pinned::FileId;
 use crate::record::RunRecord;
+use crate::record::machine::{Secrets, redact_text, redact_value};
 use crate::record::output::{self, Guard};
 use crate::report::fio::FioReport;
 use crate::report::headless::Headless;
@@ -63,6 +64,17 @@ pub(super) fn run_as(
             ino: m.ino(),
         })
         .collect();
+    // `--redact`: the record is redacted by the session; the report also echoes the options as
+    // given (`job options`), so it loses the jobs' files and the job files too.
+    let secrets = flags.redact.then(|| {
+        let mut secrets = crate::record::machine::process_secrets();
+        for job in plan.steps.iter().flat_map(|s| &s.jobs) {
+            for path in job.target.iter().chain(&job.clones) {
+                secrets.add_target(&path.to_string_lossy());
+            }
+        }
+        secrets
+    });
     // Every place the run writes by name, with what it is: a report, a record or a log at
     // a job's file (made by the run later, or there now) would interleave with the I/O.
     let mut claimed: Vec<(String, std::path::PathBuf)> = Vec::new();
@@ -179,6 +191,8 @@ pub(super) fn run_as(
         jsonl: flags.jsonl.clone(),
         allow_destructive: flags.allow_destructive,
         force: flags.force,
+        redact: flags.redact,
+        record_serial: flags.record_serial,
     };
     let out_file = Arc::new(std::sync::Mutex::new(out_file));
     let to = crate::drive::report_to(&outputs);
@@ -195,6 +209,7 @@ pub(super) fn run_as(
         let output_path = output_path.clone();
         let given = given.clone();
         let percentiles = percentiles.clone();
+        let status_secrets = secrets.clone();
         crate::session::StatusSink(Arc::new(std::sync::Mutex::new(
             move |record: &RunRecord| {
                 let report = FioReport {
@@ -204,7 +219,7 @@ pub(super) fn run_as(
                     given: Some(&given),
                 };
                 // A failing write shows on the final report's.
-                if let Ok(text) = render(record, output_format, &report) {
+                if let Ok(text) = render(record, output_format, &report, status_secrets.as_ref()) {
                     let _ = write_report(&out_file, output_path.as_deref(), to, &text);
                 }
             },
@@ -239,7 +254,7 @@ pub(super) fn run_as(
             bins: output_format == OutputFormat::JsonPlus,
             given: Some(&given),
         };
-        let text = render(&outcome.record, output_format, &report)?;
+        let text = render(&outcome.record, output_format, &report, secrets.as_ref())?;
         write_report(&out_file, output_path.as_deref(), to, &text)?;
         if let Some(made) = report_made {
             made.keep();
@@ -310,13 +325,27 @@ fn render(
     record: &RunRecord,
     format: OutputFormat,
     report: &FioReport<'_>,
+    secrets: Option<&Secrets>,
 ) -> anyhow::Result<String> {
+    let text = |text: String| match secrets {
+        Some(secrets) => {
+            let mut paths: Vec<&str> = secrets.paths.iter().map(String::as_str).collect();
+            paths.sort_by_key(|p| std::cmp::Reverse(p.len()));
+            redact_text(&text, secrets.host.as_deref(), &paths)
+        }
+        None => text,
+    };
     Ok(match format {
-        OutputFormat::Normal => crate::report::fio::text(record, report),
-        OutputFormat::Terse => crate::report::fio::terse(record, report),
+        OutputFormat::Normal => text(crate::report::fio::text(record, report)),
+        OutputFormat::Terse => text(crate::report::fio::terse(record, report)),
         OutputFormat::Json | OutputFormat::JsonPlus => {
-            let mut text = serde_json::to_string_pretty(&crate::report::fio::json(record, report))
+            let mut document = serde_json::to_value(crate::report::fio::json(record, report))
                 .context("writing the JSON report")?;
+            if let Some(secrets) = secrets {
+                document = redact_value(document, secrets);
+            }
+            let mut text =
+                serde_json::to_string_pretty(&document).context("writing the JSON report")?;
             text.push('\n');
             text
         }

@@ -117,6 +117,8 @@ pub(super) enum Opt {
     AllowDestructive,
     NoTui,
     Force,
+    Redact,
+    RecordSerial,
     Json,
     Jsonl,
     Serve,
@@ -145,6 +147,8 @@ impl Opt {
             | Self::AllowDestructive
             | Self::NoTui
             | Self::Force
+            | Self::Redact
+            | Self::RecordSerial
             | Self::Zone(ZoneOpt::ReadBeyondWp) => Arity::Flag,
             Self::Accepted(arity, _) | Self::Tuning(arity) | Self::Log(arity) => arity,
             _ => Arity::Value,
@@ -167,6 +171,8 @@ impl Opt {
                 | Self::AllowDestructive
                 | Self::NoTui
                 | Self::Force
+                | Self::Redact
+                | Self::RecordSerial
                 | Self::Json
                 | Self::Jsonl
                 | Self::Serve
@@ -469,6 +475,8 @@ option_table! {
     "allow_destructive" => Opt::AllowDestructive,
     "no_tui" => Opt::NoTui,
     "force" => Opt::Force,
+    "redact" => Opt::Redact,
+    "record_serial" => Opt::RecordSerial,
     "json" => Opt::Json,
     "jsonl" => Opt::Jsonl,
     "serve" => Opt::Serve,

@@ -305,6 +305,8 @@ fn invocation_options_and_diskdash_flags() {
             "rec.json",
             "--jsonl=rec.jsonl",
             "--force",
+            "--redact",
+            "--record-serial",
             "--serve",
             "127.0.0.1:0",
             "--serve-linger=5s",
@@ -332,6 +334,8 @@ fn invocation_options_and_diskdash_flags() {
             json: Some("rec.json".into()),
             jsonl: Some("rec.jsonl".into()),
             force: true,
+            redact: true,
+            record_serial: true,
             serve: Some("127.0.0.1:0".into()),
             serve_linger: Some("5s".into()),
         }
