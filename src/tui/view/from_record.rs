@@ -907,6 +907,7 @@ mod tests {
                 trim: DirectionRecord::default(),
                 device: None,
                 jobs: Vec::new(),
+                merged: None,
             });
         let summary = crate::report::bench::summary(&record);
         assert!(summary.contains("read    IOPS 1.6k "), "{summary}");
