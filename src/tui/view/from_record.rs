@@ -7,14 +7,15 @@ use std::time::Duration;
 
 use crate::fleet::merge::{Rates, merge_direction, merge_sync};
 use crate::record::{
-    DirectionRecord, LatencyRecord, RunRecord, RunStatus, RunWarning, SegmentJobRecord,
-    SegmentRecord, TYPED_WARNINGS_FORMAT,
+    DirectionRecord, LatencyRecord, MergedRecord, RunRecord, RunStatus, RunWarning,
+    SegmentJobRecord, SegmentRecord, TYPED_WARNINGS_FORMAT,
 };
 use crate::tui::view::from_monitor;
 use crate::tui::view::{
     DeviceView, DeviceWindow, Direction, Header, HeatColumn, HeatmapView, JobRow, JobsSpan,
-    JobsView, LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode, Percentiles, RatePoint,
-    Reconciliation, RunState, SegmentMark, ThroughputView, UiState, View, Warning, WarningKind,
+    JobsView, LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode, Percentiles,
+    RateLevels, RatePoint, Reconciliation, RunState, SegmentMark, ThroughputView, UiState, View,
+    Warning, WarningKind,
 };
 
 const NS: f64 = 1e9;
@@ -117,6 +118,29 @@ fn iops(d: &DirectionRecord) -> f64 {
     d.iops
 }
 
+/// The lowest and highest rates of the intervals a series point merges.
+fn rate_range(merged: &MergedRecord) -> [RateLevels; 2] {
+    let (r, w, t) = (&merged.read, &merged.write, &merged.trim);
+    [
+        RateLevels {
+            read_iops: r.min_iops,
+            write_iops: w.min_iops,
+            read_bytes_per_s: r.min_bw_bytes as f64,
+            write_bytes_per_s: w.min_bw_bytes as f64,
+            trim_iops: t.min_iops,
+            trim_bytes_per_s: t.min_bw_bytes as f64,
+        },
+        RateLevels {
+            read_iops: r.max_iops,
+            write_iops: w.max_iops,
+            read_bytes_per_s: r.max_bw_bytes as f64,
+            write_bytes_per_s: w.max_bw_bytes as f64,
+            trim_iops: t.max_iops,
+            trim_bytes_per_s: t.max_bw_bytes as f64,
+        },
+    ]
+}
+
 /// The whole view of a record.
 #[must_use]
 pub fn view(record: &RunRecord, ui: UiState) -> View {
@@ -144,6 +168,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 write_bytes_per_s: p.write.bw_bytes as f64,
                 trim_iops: iops(&p.trim),
                 trim_bytes_per_s: p.trim.bw_bytes as f64,
+                range: p.merged.as_ref().map(rate_range),
             });
             if let Some(dev) = &p.device {
                 device_history.push(from_monitor::device_rates(dev));
@@ -322,6 +347,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 write_bytes_per_s: record.write.bw_bytes as f64,
                 trim_iops: record.trim.iops,
                 trim_bytes_per_s: record.trim.bw_bytes as f64,
+                range: None,
             }),
         }),
         latency: Some(LatencyView {
