@@ -112,6 +112,9 @@ pub struct Header {
     pub size_based: Option<SizeProgress>,
     /// Sampling interval of the all-disks table (the monitor's).
     pub interval: Option<Duration>,
+    /// The real length of the all-disks table's latest sample: longer than `interval` when the
+    /// process or the machine was frozen (the titles then say so); `None` when not known.
+    pub window: Option<Duration>,
     /// After the interval: the monitor's `--record` file, or a replay's position.
     pub note: Option<String>,
 }
