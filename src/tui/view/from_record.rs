@@ -804,6 +804,31 @@ mod tests {
     }
 
     #[test]
+    fn a_merged_point_keeps_its_low_and_high_on_the_chart() {
+        let mut record = record();
+        let mut point: crate::record::IntervalRecord = serde_json::from_value(serde_json::json!({
+            "format": "diskdash-bench-interval", "format_version": 7, "segment": 0, "index": 0,
+            "t_ns": 4_000_000_000u64, "duration_ns": 4_000_000_000u64,
+            "read": DirectionRecord::default(), "write": DirectionRecord::default(),
+            "sync": SyncRecord::default(),
+            "merged": {"intervals": 4, "shortest_ns": 1_000_000_000u64,
+                       "longest_ns": 1_000_000_000u64,
+                       "read": {"min_iops": 0.0, "max_iops": 900.0,
+                                "min_bw_bytes": 0, "max_bw_bytes": 3_686_400},
+                       "write": {"min_iops": 0.0, "max_iops": 0.0,
+                                 "min_bw_bytes": 0, "max_bw_bytes": 0}}}))
+        .unwrap();
+        point.read.iops = 600.0;
+        record.segments[0].series = vec![point];
+        let view = view(&record, UiState::default());
+        let points = &view.throughput.unwrap().points;
+        let [low, high] = points[0].range.unwrap();
+        assert_eq!((low.read_iops, high.read_iops), (0.0, 900.0));
+        assert_eq!(high.read_bytes_per_s, 3_686_400.0);
+        assert_eq!(points[0].read_iops, 600.0);
+    }
+
+    #[test]
     fn a_record_without_histograms_has_no_buckets() {
         let mut record = record();
         for lat in [&mut record.read.lat_ns, &mut record.write.lat_ns] {
