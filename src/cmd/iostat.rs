@@ -107,23 +107,39 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let mut deadline = first.cur.at;
     let mut reports = 0u64;
     if config.interval.is_none() || !config.omit_first {
         let lines = disk_lines(&[], &first.cur.disks, boottime(), &mut selector, true);
         let cpu = cpu_prev.map(|c| CpuPercent::between(None, &c));
-        emit(&config, &mut text, &mut names, cpu, lines, reports == 0);
+        let stamp = SystemTime::now();
+        emit(
+            &config,
+            &mut text,
+            &mut names,
+            (cpu, lines),
+            stamp,
+            reports == 0,
+        );
         reports += 1;
     }
     let mut open = write_out(&mut out, &mut text)?;
     let Some(interval) = config.interval.filter(|_| open) else {
         return finish(&config, &mut out, &mut text, open);
     };
+    // Like sysstat, which arms its first alarm once the first report is out: the schedule
+    // starts now, not at the first read. Each report is stamped with the wall-clock time of
+    // its slot on the schedule (sysstat's clock read just after its read, minus the
+    // oversleep), so at whole-second labels consecutive reports never share or skip a label
+    // for a late wake-up.
+    let mut deadline = monotonic_now();
+    let mut origin = (deadline, SystemTime::now());
 
     while config.count.is_none_or(|count| reports < count) {
         deadline += interval;
         if deadline <= monotonic_now() {
-            deadline = monotonic_now(); // fell behind (suspend, overload): restart the schedule
+            // Fell behind (suspend, overload): restart the schedule, and its clock.
+            deadline = monotonic_now();
+            origin = (deadline, SystemTime::now());
         }
         // In slices, so that an interrupt closes the JSON document within 50 ms.
         loop {
@@ -169,7 +185,15 @@ pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("warning: {}", crate::text::escape(&news));
             }
         }
-        emit(&config, &mut text, &mut names, cpu, lines, reports == 0);
+        let stamp = origin.1 + deadline.saturating_sub(origin.0);
+        emit(
+            &config,
+            &mut text,
+            &mut names,
+            (cpu, lines),
+            stamp,
+            reports == 0,
+        );
         reports += 1;
         open = write_out(&mut out, &mut text)?;
         if !open {
@@ -304,15 +328,18 @@ fn emit(
     config: &IostatConfig,
     text: &mut String,
     names: &mut Names<'_>,
-    cpu: Option<CpuPercent>,
-    pairs: Vec<(DiskCounters, DiskCounters, Duration)>,
+    (cpu, pairs): (
+        Option<CpuPercent>,
+        Vec<(DiskCounters, DiskCounters, Duration)>,
+    ),
+    stamp: SystemTime,
     first: bool,
 ) {
     let mut pairs = pairs;
     order_like_sysstat(config, &mut pairs);
     let lines = report_lines(config, names, &pairs);
     let report = Report {
-        time: config.timestamps.then(SystemTime::now),
+        time: config.timestamps.then_some(stamp),
         cpu: cpu.filter(|_| config.cpu),
         disks: config.disks.then_some(lines.as_slice()),
     };

@@ -1044,8 +1044,10 @@ pub struct SegmentRecord {
     pub trim: DirectionRecord,
     pub retries: u64,
     pub cpu: CpuRecord,
-    /// Each kept point covers one interval; after many intervals only every
-    /// `series_stride`-th is kept (the JSON Lines file has them all).
+    /// Intervals per series point. Past the series' cap neighbouring points merge and the
+    /// stride doubles: each point then merges up to `series_stride` intervals (and says so in
+    /// its `merged`). Records whose points have no `merged` kept every `series_stride`-th
+    /// interval instead (the JSON Lines file has them all).
     pub series_stride: u32,
     pub series: Vec<IntervalRecord>,
     /// The device over this segment's measured window, when known (the first job's disk;
@@ -1183,6 +1185,65 @@ pub struct IntervalRecord {
     /// lines only: a segment's `series` keeps the step's totals).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub jobs: Vec<IntervalJobRecord>,
+    /// A segment's series point that merges several intervals (a long run past the series'
+    /// cap): how many, and the lowest and highest of them, so a dip stays visible. Absent on a
+    /// point that is one interval, and on every `--jsonl` line.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub merged: Option<MergedRecord>,
+}
+
+/// What a merged series point keeps of the intervals it merges: their count and extremes.
+/// The point itself holds their sums (bytes, I/Os), their rates over its whole span
+/// (`duration_ns`), their latency merged (min, max, mean, stddev and the histogram, the
+/// percentiles read off the merged histogram).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MergedRecord {
+    /// Intervals merged: `index` is the first, `index + intervals - 1` the last.
+    pub intervals: u64,
+    /// The shortest and the longest of them, ns: an interval much longer than the others is a
+    /// stall or a frozen process.
+    pub shortest_ns: u64,
+    pub longest_ns: u64,
+    pub read: RateRangeRecord,
+    pub write: RateRangeRecord,
+    /// Discards, when any were issued.
+    #[serde(default, skip_serializing_if = "RateRangeRecord::is_zero")]
+    pub trim: RateRangeRecord,
+}
+
+/// The lowest and highest per-interval rates of one direction among merged intervals.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RateRangeRecord {
+    pub min_iops: f64,
+    pub max_iops: f64,
+    pub min_bw_bytes: u64,
+    pub max_bw_bytes: u64,
+}
+
+impl RateRangeRecord {
+    /// The range of one interval's `d`.
+    #[must_use]
+    pub fn of(d: &DirectionRecord) -> Self {
+        Self {
+            min_iops: d.iops,
+            max_iops: d.iops,
+            min_bw_bytes: d.bw_bytes,
+            max_bw_bytes: d.bw_bytes,
+        }
+    }
+
+    /// Widens to take `other` in.
+    pub fn widen(&mut self, other: &Self) {
+        self.min_iops = self.min_iops.min(other.min_iops);
+        self.max_iops = self.max_iops.max(other.max_iops);
+        self.min_bw_bytes = self.min_bw_bytes.min(other.min_bw_bytes);
+        self.max_bw_bytes = self.max_bw_bytes.max(other.max_bw_bytes);
+    }
+
+    #[must_use]
+    pub fn is_zero(&self) -> bool {
+        *self == Self::default()
+    }
 }
 
 /// One job's part of an interval.

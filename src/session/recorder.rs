@@ -169,6 +169,7 @@ impl Recorder {
                 .with_interval_histogram(&interval.stats.trim),
             device,
             jobs,
+            merged: None,
         };
         let mut written = Ok(());
         if let Some(jsonl) = &mut self.jsonl

@@ -24,6 +24,7 @@ pub fn read_interval(segment: u32, index: u64, stats: &DirectionStats) -> Interv
         trim: DirectionRecord::default(),
         device: None,
         jobs: Vec::new(),
+        merged: None,
     }
 }
 

@@ -132,6 +132,28 @@ fn json_document_carries_sysstats_keys_and_timestamps() {
 }
 
 /// 1 MiB-aligned O_DIRECT writes of `total` bytes to a new file in `dir`, synced.
+/// `-t` at a 1 s interval stamps consecutive reports exactly one second apart: the stamp is
+/// the report's slot on the schedule, so a late wake-up near a second's boundary neither
+/// repeats a label nor skips one (sysstat's stamps, whole seconds, move the same way).
+#[test]
+fn timestamps_at_one_second_advance_by_one_second() {
+    let dev = test_dir_device();
+    let text = stdout(&diskdash(&["-d", "-t", "-y", "-o", "JSON", &dev, "1", "3"]));
+    let seconds: Vec<u32> = statistics(&text)
+        .iter()
+        .map(|report| {
+            let stamp = report["timestamp"].as_str().unwrap();
+            // MM/DD/YY HH:MM:SS
+            let clock: Vec<u32> = stamp[9..].split(':').map(|v| v.parse().unwrap()).collect();
+            clock[0] * 3600 + clock[1] * 60 + clock[2]
+        })
+        .collect();
+    assert_eq!(seconds.len(), 3);
+    for pair in seconds.windows(2) {
+        assert_eq!((pair[1] + 86_400 - pair[0]) % 86_400, 1, "{seconds:?}");
+    }
+}
+
 fn direct_write(dir: &std::path::Path, total: usize) {
     const CHUNK: usize = 1 << 20;
     let mut storage = vec![0x5au8; CHUNK + 4096];

@@ -29,7 +29,13 @@ struct GroupRun {
 
 impl GroupRun {
     fn start(dir: &Path, args: &[&str]) -> Self {
+        Self::start_with(dir, args, &[])
+    }
+
+    /// As [`GroupRun::start`], with `env` set.
+    fn start_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = bench_cmd(dir, &[args, &["--json", RECORD]].concat())
+            .envs(env.iter().copied())
             .process_group(0)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -367,4 +373,67 @@ fn a_stopped_run_reports_the_stall_and_measures_only_running_time() {
         iops > busy_mean * 0.6,
         "run {iops:.0} IOPS against {busy_mean:.0} in the intervals with I/O"
     );
+}
+
+/// A run well past the series' cap (16 points here, through `DISKDASH_SERIES_CAP`: 2 s at
+/// 10 ms is over 200 intervals) stopped for 1.1 s by SIGSTOP: the thinned series keeps every
+/// I/O (neighbouring intervals merged, never dropped) and the stall, a stretch of points
+/// without I/O as long as the stop, each saying its intervals' highest rate was 0.
+#[test]
+fn a_series_past_its_cap_keeps_every_io_and_the_stall() {
+    const CAP: usize = 16;
+    const STOPPED: Duration = Duration::from_millis(1100);
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = GroupRun::start_with(
+        dir.path(),
+        &opts("--no-tui --runtime 2s --size 16M --interval 10ms --ioengine null"),
+        &[("DISKDASH_SERIES_CAP", "16")],
+    );
+    run.wait_measuring(1);
+    std::thread::sleep(Duration::from_millis(300));
+    run.signal(Signal::SIGSTOP);
+    std::thread::sleep(STOPPED);
+    run.signal(Signal::SIGCONT);
+    let (status, _, stderr) = run.finish();
+    assert_eq!(status.code(), Some(0), "{status:?}, stderr: {stderr:#?}");
+    let record = record_in(dir.path());
+    let segment = &record["segments"][0];
+    let n = |v: &Value| v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"));
+    let series = segment["series"].as_array().unwrap();
+    let stride = n(&segment["series_stride"]);
+    assert!(
+        series.len() <= CAP && stride >= 8,
+        "{} points of {stride}",
+        series.len()
+    );
+    // Nothing dropped: the points cover every interval once and hold every I/O.
+    let mut next = 0;
+    for p in series {
+        assert_eq!(n(&p["index"]), next, "{p}");
+        next += p["merged"]["intervals"].as_u64().unwrap_or(1);
+    }
+    let ios = |p: &Value| n(&p["read"]["total_ios"]);
+    assert_eq!(
+        series.iter().map(ios).sum::<u64>(),
+        n(&segment["read"]["total_ios"])
+    );
+    // The stop: the longest stretch of points without I/O lasts about as long.
+    let (mut best, mut run_ns, mut best_end) = (0, 0, 0);
+    for (i, p) in series.iter().enumerate() {
+        run_ns = if ios(p) == 0 {
+            run_ns + n(&p["duration_ns"])
+        } else {
+            0
+        };
+        if run_ns > best {
+            (best, best_end) = (run_ns, i);
+        }
+    }
+    assert!(
+        best >= 700_000_000,
+        "longest stretch without I/O {best} ns: {series:#?}"
+    );
+    // Each merged point says the range of its intervals: the stall's points went to zero.
+    let merged = &series[best_end]["merged"];
+    assert_eq!(merged["read"]["max_iops"], 0.0, "{merged}");
 }

@@ -595,7 +595,7 @@ fn block_series<'r>(record: &'r RunRecord, block: &Block<'_>) -> Option<&'r [Int
 /// by the run's end) is left out, as is one without I/O in this direction (fio logs none for
 /// it). `parts`: each interval's (duration ns, bytes, I/Os) in this direction. Samples are
 /// whole KiB/s and I/Os per second, as fio keeps them. A long run's series
-/// keeps every `series_stride`-th interval: the samples are those kept.
+/// merges neighbouring intervals past its cap: each merged point is one sample over its span.
 fn samples(out: &mut DirectionJson, parts: &[(u64, u64, u64)], interval_ns: u64) {
     let mut bw = Vec::new();
     let mut iops = Vec::new();

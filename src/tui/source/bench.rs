@@ -321,6 +321,7 @@ impl BenchSource {
                 )),
                 // The disks table's sampling interval.
                 interval: Some(DISKS_INTERVAL),
+                window: self.disks.window(),
                 step,
                 size_based,
                 note: None,

@@ -280,6 +280,15 @@ pub fn disk_panels(
 }
 
 impl MonitorSource {
+    /// The real length of the latest sample's window (`None` before the second sample).
+    #[must_use]
+    pub fn window(&self) -> Option<Duration> {
+        self.sampler
+            .last()
+            .filter(|step| step.prev.is_some())
+            .map(|step| step.elapsed())
+    }
+
     /// `rec FILE (N)`: where the samples go and how many are written.
     fn recording_note(&self, status: Option<&RecorderStatus>) -> Option<String> {
         let status = status?;
@@ -342,6 +351,7 @@ impl Source for MonitorSource {
                 note: self.recording_note(recording.as_ref()),
                 elapsed,
                 interval: Some(self.interval),
+                window: self.window(),
                 ..Header::default()
             },
             throughput,

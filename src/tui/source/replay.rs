@@ -155,6 +155,7 @@ impl Source for ReplaySource {
                 state: Some(RunState::Recorded),
                 elapsed: Duration::from_secs_f64(self.offset_s(sample)),
                 interval: Some(Duration::from_nanos(header.interval_ns)),
+                window: Some(window),
                 note: Some(format!(
                     "recorded {date} {} UTC  window {:.2} s  sample {}/{}",
                     clock(sample),

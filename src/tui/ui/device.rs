@@ -26,7 +26,7 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::fmt;
 use super::theme::Theme;
-use crate::tui::view::{DeviceRates, DeviceView, DeviceWindow, Reconciliation, View};
+use crate::tui::view::{DeviceRates, DeviceView, DeviceWindow, Header, Reconciliation, View};
 
 /// Below this device/app ratio the application saw I/O the device never did.
 const PAGE_CACHE_RATIO: f64 = 0.5;
@@ -156,12 +156,12 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let title = if dev.absent.is_some() {
         " device: none ".to_string()
     } else if several {
-        match window_label(dev.window) {
+        match window_label(dev.window, &view.header) {
             Some(window) => format!(" devices (iostat -x) {window} "),
             None => " devices (iostat -x) ".to_string(),
         }
     } else {
-        match window_label(dev.window) {
+        match window_label(dev.window, &view.header) {
             Some(window) => format!(" device {} (iostat -x) {window} ", dev.name),
             None => format!(" device {} (iostat -x) ", dev.name),
         }
@@ -309,10 +309,18 @@ fn cell(m: &Metric, dev: &DeviceView, width: usize, theme: Theme) -> Vec<Span<'s
 /// What the numbers cover, for the title: `now, last 1s`, `last 1s of seg 2, stopped`,
 /// `seg 2 avg over 30s`.
 #[must_use]
-pub fn window_label(window: DeviceWindow) -> Option<String> {
+/// After a stall (the all-disks sample's real window much longer than its interval, see
+/// `header`), the live numbers say their real window and a stall mark: `now, last 20.3s,
+/// STALLED`.
+pub fn window_label(window: DeviceWindow, header: &Header) -> Option<String> {
     match window {
         DeviceWindow::Unsaid => None,
-        DeviceWindow::Now { interval } => Some(format!("now, last {}", fmt::interval(interval))),
+        DeviceWindow::Now { interval } => {
+            let real = header
+                .window
+                .filter(|&w| header.interval.is_some_and(|i| fmt::stalled(i, w)));
+            Some(format!("now, {}", fmt::last_window(interval, real)))
+        }
         DeviceWindow::SegmentEnd {
             segment,
             interval,

@@ -109,6 +109,25 @@ pub fn interval(d: Duration) -> String {
     }
 }
 
+/// Whether a sample's real `window` ran much longer than the `interval` asked for (half as
+/// long again): the process or the machine was frozen, and its numbers are averages over all
+/// of it.
+#[must_use]
+pub fn stalled(interval: Duration, window: Duration) -> bool {
+    window > interval + interval / 2
+}
+
+/// What the latest sample covers, for a title: `last 1s`, or, when its real `window` ran much
+/// longer than the `interval` (see [`stalled`]), its real length with a stall mark:
+/// `last 20.3s, STALLED`.
+#[must_use]
+pub fn last_window(interval: Duration, window: Option<Duration>) -> String {
+    match window {
+        Some(w) if stalled(interval, w) => format!("last {}, STALLED", self::interval(w)),
+        _ => format!("last {}", self::interval(interval)),
+    }
+}
+
 /// A thousands-separated integer: `12,345,678`.
 #[must_use]
 pub fn count(n: u64) -> String {
@@ -262,6 +281,25 @@ pub fn bar(fraction: f64, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn a_window_much_longer_than_its_interval_is_a_stall() {
+        let s = Duration::from_secs(1);
+        assert_eq!(last_window(s, None), "last 1s");
+        assert_eq!(last_window(s, Some(Duration::from_millis(1003))), "last 1s");
+        assert_eq!(last_window(s, Some(Duration::from_millis(1500))), "last 1s");
+        assert_eq!(
+            last_window(s, Some(Duration::from_millis(20_300))),
+            "last 20.3s, STALLED"
+        );
+        assert!(stalled(
+            Duration::from_millis(500),
+            Duration::from_millis(751)
+        ));
+        assert!(!stalled(
+            Duration::from_millis(500),
+            Duration::from_millis(750)
+        ));
+    }
 
     #[test]
     fn rates_stay_short() {

@@ -139,7 +139,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     };
     // The rows are always the latest sample, unlike the device panel after a stop: say so.
     let window = view.header.interval.map_or(String::new(), |i| {
-        format!(", now: last {}", fmt::interval(i))
+        format!(", now: {}", fmt::last_window(i, view.header.window))
     });
     let block = Block::bordered()
         .title(format!(

@@ -167,6 +167,42 @@ fn frames_say_what_window_each_number_covers() {
 /// At 80x24 and 160x50 nothing is cut with `~`: the header keeps the target and its disk two
 /// columns from the state, the footer's message is whole, the reconciliation verdict and the
 /// scheduler list wrap, notes and warnings wrap in the device panel.
+/// After the process or the machine was frozen, the latest sample's window is far longer than
+/// the interval: the titles that said "last 1s" say its real length and a stall mark.
+#[test]
+fn a_frozen_window_is_labelled_with_its_length_and_a_stall_mark() {
+    let mut view = sample::bench_other_disk();
+    assert_eq!(
+        view.header.interval,
+        Some(std::time::Duration::from_secs(1))
+    );
+    // A window 20% long is jitter, not a stall.
+    view.header.window = Some(std::time::Duration::from_millis(1200));
+    let screen = text(&frame(&view, 160, 50));
+    assert!(
+        screen.contains("device vdb (iostat -x) now, last 1s "),
+        "{screen}"
+    );
+    assert!(screen.contains("now: last 1s "), "{screen}");
+    assert!(!screen.contains("STALLED"), "{screen}");
+    view.header.window = Some(std::time::Duration::from_millis(20_300));
+    for (w, h) in [(80, 24), (160, 50)] {
+        let term = frame(&view, w, h);
+        let screen = text(&term);
+        assert!(
+            screen.contains("device vdb (iostat -x) now, last 20.3s, STALLED"),
+            "{screen}"
+        );
+        if w == 160 {
+            assert!(
+                screen.contains("disks, sorted by %util descending, now: last 20.3s, STALLED"),
+                "{screen}"
+            );
+        }
+        check_cells(term.backend().buffer(), true);
+    }
+}
+
 #[test]
 fn nothing_important_is_cut() {
     let views = [

@@ -141,7 +141,9 @@ fn unscaled(v: f64, log: bool) -> f64 {
 
 /// Each point is a rate averaged over the interval that ends at its time, so it is drawn as a
 /// level from the previous point's time to its own, not as a slope from the previous value (a
-/// ramp that never happened). The first point has no known start: the chart starts there.
+/// ramp that never happened). The first point has no known start: the chart starts there. A
+/// point that merges several intervals (a long recorded run) adds a vertical stroke from the
+/// lowest to the highest of them in the middle of its level, so a dip (a stall) stays visible.
 fn step_series(points: &[RatePoint], get: fn(&RatePoint) -> f64, log: bool) -> Vec<(f64, f64)> {
     let mut out = Vec::with_capacity(points.len() * 2);
     let mut prev_t = None;
@@ -149,6 +151,15 @@ fn step_series(points: &[RatePoint], get: fn(&RatePoint) -> f64, log: bool) -> V
         let y = scaled(get(p), log);
         if let Some(t) = prev_t {
             out.push((t, y));
+        }
+        if let Some([low, high]) = &p.range {
+            let mid = prev_t.map_or(p.t_s, |t| (t + p.t_s) / 2.0);
+            out.extend([
+                (mid, y),
+                (mid, scaled(get(&p.at(low)), log)),
+                (mid, scaled(get(&p.at(high)), log)),
+                (mid, y),
+            ]);
         }
         out.push((p.t_s, y));
         prev_t = Some(p.t_s);
@@ -299,6 +310,7 @@ fn plot_chart(f: &mut Frame, plot: Rect, ctx: &Ctx, metric: &Metric) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::view::RateLevels;
 
     fn point(t_s: f64, read_iops: f64) -> RatePoint {
         RatePoint {
@@ -323,5 +335,30 @@ mod tests {
             ]
         );
         assert!(step_series(&[], |p| p.read_iops, false).is_empty());
+    }
+
+    #[test]
+    fn a_merged_point_draws_its_low_and_high() {
+        let level = |read_iops| RateLevels {
+            read_iops,
+            ..RateLevels::default()
+        };
+        let merged = RatePoint {
+            range: Some([level(0.0), level(400.0)]),
+            ..point(3.0, 200.0)
+        };
+        let steps = step_series(&[point(1.0, 100.0), merged], |p| p.read_iops, false);
+        assert_eq!(
+            steps,
+            [
+                (1.0, 100.0),
+                (1.0, 200.0),
+                (2.0, 200.0),
+                (2.0, 0.0),
+                (2.0, 400.0),
+                (2.0, 200.0),
+                (3.0, 200.0)
+            ]
+        );
     }
 }

@@ -172,6 +172,7 @@ pub fn throughput(name: &str, series: &Series) -> ThroughputView {
                 write_bytes_per_s: p.write_bytes_per_s,
                 trim_iops: p.trim_iops,
                 trim_bytes_per_s: p.trim_bytes_per_s,
+                range: None,
             })
             .collect(),
         segments: series

@@ -76,6 +76,7 @@ pub fn rate_point(t_s: f64, row: &IostatRow) -> RatePoint {
         write_bytes_per_s: row.write_kb_per_s * KIB,
         trim_iops: row.discards_per_s,
         trim_bytes_per_s: row.discard_kb_per_s * KIB,
+        range: None,
     }
 }
 

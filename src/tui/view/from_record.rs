@@ -7,14 +7,15 @@ use std::time::Duration;
 
 use crate::fleet::merge::{Rates, merge_direction, merge_sync};
 use crate::record::{
-    DirectionRecord, LatencyRecord, RunRecord, RunStatus, RunWarning, SegmentJobRecord,
-    SegmentRecord, TYPED_WARNINGS_FORMAT,
+    DirectionRecord, LatencyRecord, MergedRecord, RunRecord, RunStatus, RunWarning,
+    SegmentJobRecord, SegmentRecord, TYPED_WARNINGS_FORMAT,
 };
 use crate::tui::view::from_monitor;
 use crate::tui::view::{
     DeviceView, DeviceWindow, Direction, Header, HeatColumn, HeatmapView, JobRow, JobsSpan,
-    JobsView, LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode, Percentiles, RatePoint,
-    Reconciliation, RunState, SegmentMark, ThroughputView, UiState, View, Warning, WarningKind,
+    JobsView, LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode, Percentiles,
+    RateLevels, RatePoint, Reconciliation, RunState, SegmentMark, ThroughputView, UiState, View,
+    Warning, WarningKind,
 };
 
 const NS: f64 = 1e9;
@@ -117,6 +118,29 @@ fn iops(d: &DirectionRecord) -> f64 {
     d.iops
 }
 
+/// The lowest and highest rates of the intervals a series point merges.
+fn rate_range(merged: &MergedRecord) -> [RateLevels; 2] {
+    let (r, w, t) = (&merged.read, &merged.write, &merged.trim);
+    [
+        RateLevels {
+            read_iops: r.min_iops,
+            write_iops: w.min_iops,
+            read_bytes_per_s: r.min_bw_bytes as f64,
+            write_bytes_per_s: w.min_bw_bytes as f64,
+            trim_iops: t.min_iops,
+            trim_bytes_per_s: t.min_bw_bytes as f64,
+        },
+        RateLevels {
+            read_iops: r.max_iops,
+            write_iops: w.max_iops,
+            read_bytes_per_s: r.max_bw_bytes as f64,
+            write_bytes_per_s: w.max_bw_bytes as f64,
+            trim_iops: t.max_iops,
+            trim_bytes_per_s: t.max_bw_bytes as f64,
+        },
+    ]
+}
+
 /// The whole view of a record.
 #[must_use]
 pub fn view(record: &RunRecord, ui: UiState) -> View {
@@ -144,6 +168,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 write_bytes_per_s: p.write.bw_bytes as f64,
                 trim_iops: iops(&p.trim),
                 trim_bytes_per_s: p.trim.bw_bytes as f64,
+                range: p.merged.as_ref().map(rate_range),
             });
             if let Some(dev) = &p.device {
                 device_history.push(from_monitor::device_rates(dev));
@@ -318,6 +343,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 write_bytes_per_s: record.write.bw_bytes as f64,
                 trim_iops: record.trim.iops,
                 trim_bytes_per_s: record.trim.bw_bytes as f64,
+                range: None,
             }),
         }),
         latency: Some(LatencyView {
@@ -774,6 +800,31 @@ mod tests {
     }
 
     #[test]
+    fn a_merged_point_keeps_its_low_and_high_on_the_chart() {
+        let mut record = record();
+        let mut point: crate::record::IntervalRecord = serde_json::from_value(serde_json::json!({
+            "format": "diskdash-bench-interval", "format_version": 7, "segment": 0, "index": 0,
+            "t_ns": 4_000_000_000u64, "duration_ns": 4_000_000_000u64,
+            "read": DirectionRecord::default(), "write": DirectionRecord::default(),
+            "sync": SyncRecord::default(),
+            "merged": {"intervals": 4, "shortest_ns": 1_000_000_000u64,
+                       "longest_ns": 1_000_000_000u64,
+                       "read": {"min_iops": 0.0, "max_iops": 900.0,
+                                "min_bw_bytes": 0, "max_bw_bytes": 3_686_400},
+                       "write": {"min_iops": 0.0, "max_iops": 0.0,
+                                 "min_bw_bytes": 0, "max_bw_bytes": 0}}}))
+        .unwrap();
+        point.read.iops = 600.0;
+        record.segments[0].series = vec![point];
+        let view = view(&record, UiState::default());
+        let points = &view.throughput.unwrap().points;
+        let [low, high] = points[0].range.unwrap();
+        assert_eq!((low.read_iops, high.read_iops), (0.0, 900.0));
+        assert_eq!(high.read_bytes_per_s, 3_686_400.0);
+        assert_eq!(points[0].read_iops, 600.0);
+    }
+
+    #[test]
     fn a_record_without_histograms_has_no_buckets() {
         let mut record = record();
         for lat in [&mut record.read.lat_ns, &mut record.write.lat_ns] {
@@ -903,6 +954,7 @@ mod tests {
                 trim: DirectionRecord::default(),
                 device: None,
                 jobs: Vec::new(),
+                merged: None,
             });
         let summary = crate::report::bench::summary(&record);
         assert!(summary.contains("read    IOPS 1.6k "), "{summary}");

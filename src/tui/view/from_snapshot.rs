@@ -290,6 +290,7 @@ fn totals_point(v: &StatsView) -> RatePoint {
         write_bytes_per_s: v.write.bw_bytes_per_s,
         trim_iops: v.trim.iops,
         trim_bytes_per_s: v.trim.bw_bytes_per_s,
+        range: None,
     }
 }
 
@@ -312,6 +313,7 @@ fn rates_of(
                 write_bytes_per_s: p.write_bw_bytes_per_s,
                 trim_iops: p.trim_iops,
                 trim_bytes_per_s: p.trim_bw_bytes_per_s,
+                range: None,
             })
             .collect(),
         headline: None,

@@ -112,6 +112,9 @@ pub struct Header {
     pub size_based: Option<SizeProgress>,
     /// Sampling interval of the all-disks table (the monitor's).
     pub interval: Option<Duration>,
+    /// The real length of the all-disks table's latest sample: longer than `interval` when the
+    /// process or the machine was frozen (the titles then say so); `None` when not known.
+    pub window: Option<Duration>,
     /// After the interval: the monitor's `--record` file, or a replay's position.
     pub note: Option<String>,
 }
@@ -212,9 +215,38 @@ pub struct RatePoint {
     /// Trims (discards) of the run, or the device's discards in the monitor.
     pub trim_iops: f64,
     pub trim_bytes_per_s: f64,
+    /// A recorded point that merges several intervals (a long run's series past its cap):
+    /// the lowest and the highest of their rates, so the chart still shows a dip.
+    pub range: Option<[RateLevels; 2]>,
+}
+
+/// The rates of one interval, as the range of a merged [`RatePoint`] holds them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RateLevels {
+    pub read_iops: f64,
+    pub write_iops: f64,
+    pub read_bytes_per_s: f64,
+    pub write_bytes_per_s: f64,
+    pub trim_iops: f64,
+    pub trim_bytes_per_s: f64,
 }
 
 impl RatePoint {
+    /// This point's time with `levels` for its rates (one end of its range).
+    #[must_use]
+    pub fn at(&self, levels: &RateLevels) -> Self {
+        Self {
+            t_s: self.t_s,
+            read_iops: levels.read_iops,
+            write_iops: levels.write_iops,
+            read_bytes_per_s: levels.read_bytes_per_s,
+            write_bytes_per_s: levels.write_bytes_per_s,
+            trim_iops: levels.trim_iops,
+            trim_bytes_per_s: levels.trim_bytes_per_s,
+            range: None,
+        }
+    }
+
     /// Whether the point has any trim: the charts draw a trim series only then.
     #[must_use]
     pub fn trims(&self) -> bool {

@@ -40,6 +40,7 @@ fn interval(index: u64, iops: u64, base_ns: u64, tail_ns: u64, util: f64) -> Int
         trim: DirectionRecord::default(),
         device: Some(device),
         jobs: Vec::new(),
+        merged: None,
     }
 }
 
