@@ -41,7 +41,7 @@ job=(--no-tui --rw "$RW" --bs "$BS" --iodepth "$IODEPTH" --ioengine "$ENGINE" --
      --runtime "${RUNTIME}s" --interval "$INTERVAL")
 [[ $RW == *write* || $RW == *rw* || $RW == *trim* ]] && job+=(--allow-destructive)
 # One unmeasured run warms the path.
-"$DD" bench "$FILE" "${job[@]}" >/dev/null
+"$DD" bench "$FILE" "${job[@]}" >/dev/null 2>&1
 
 iops() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["read"]["iops"] + r["write"]["iops"])' "$1"; }
 verdict() { # the IOPS row's verdict of the first direction of `compare --json`

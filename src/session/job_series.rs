@@ -79,9 +79,11 @@ mod tests {
     use super::*;
 
     fn read(ios: u64) -> DirectionRecord {
-        let mut read = DirectionRecord::default();
-        read.total_ios = ios;
-        read.io_bytes = ios * 4096;
+        let mut read = DirectionRecord {
+            total_ios: ios,
+            io_bytes: ios * 4096,
+            ..DirectionRecord::default()
+        };
         read.lat_ns.n = ios;
         read.lat_ns.mean = 100.0;
         read
