@@ -592,10 +592,14 @@ pub struct CompareArgs {
     /// Print the comparison as one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Exit 1 when IOPS or bandwidth of a direction fell, or its p99 latency rose, by more than
-    /// PCT percent.
+    /// Exit 1 when a tested metric (IOPS, bandwidth, mean latency) of a job, group or point
+    /// got worse by more than PCT percent at the 95% interval's bound nearest zero.
     #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
     pub max_regression: Option<String>,
+    /// A change of PCT percent or less is "no change within noise", whatever its interval
+    /// (default 5).
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
+    pub noise_floor: Option<String>,
 }
 
 /// What a failed parse asks of the process: help and version print as clap prints them

@@ -21,6 +21,7 @@ mod fold;
 mod recorder;
 mod runner;
 pub use runner::{DROP_CACHES, drop_page_cache};
+mod job_series;
 mod series;
 pub mod signals;
 mod snapshot;

@@ -7,8 +7,13 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::analysis::change::Verdict;
+use crate::analysis::change::{self, Interval, Quantity, Samples, Unit};
 use crate::analysis::points;
-use crate::record::{DirectionRecord, JobRecord, LatencyRecord, RunRecord, RunStatus};
+use crate::record::{
+    DirectionRecord, JobIntervalRecord, JobRecord, LatencyRecord, RunRecord, RunStatus,
+    SegmentRecord,
+};
 use crate::units::{
     format_bytes, format_duration, format_latency_ns, format_rate, format_size_short,
 };
@@ -17,7 +22,7 @@ use crate::values::Pick;
 /// `format` of the `--json` object.
 pub const FORMAT: &str = "diskdash-compare";
 /// Bumped on any incompatible change of the `--json` object.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Changes smaller than this (in percent) are shown as `0.0%` and labelled neither way.
 pub const SAME_PCT: f64 = 0.05;
@@ -28,15 +33,6 @@ pub const SAME_PCT: f64 = 0.05;
 pub enum Better {
     Higher,
     Lower,
-}
-
-/// How the new run fares on one metric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Better,
-    Worse,
-    Same,
 }
 
 /// One row of the table.
@@ -81,6 +77,16 @@ impl Metric {
         }
     }
 
+    /// What a sample of it is, when it is tested (rates and the mean latency).
+    fn quantity(self) -> Option<Quantity> {
+        match self {
+            Self::Iops => Some(Quantity::Iops),
+            Self::BwBytes => Some(Quantity::BytesPerS),
+            Self::LatMeanNs => Some(Quantity::LatMeanNs),
+            _ => None,
+        }
+    }
+
     fn better(self) -> Better {
         match self {
             Self::Iops | Self::BwBytes => Better::Higher,
@@ -113,6 +119,17 @@ impl Metric {
     }
 }
 
+/// What a metric's interval rests on: the unit and how many samples each run gave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct SampleCounts {
+    pub unit: Unit,
+    pub base: usize,
+    pub new: usize,
+    /// Intervals each run recorded (batch means).
+    pub base_intervals: u64,
+    pub new_intervals: u64,
+}
+
 /// One metric of one direction in both runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
@@ -122,34 +139,119 @@ pub struct Row {
     /// `(new - base) / base` in percent; `None` when there is nothing to compare against.
     pub change_pct: Option<f64>,
     pub better: Better,
+    /// The change's 95% interval in percent of the base (Welch's t over the samples);
+    /// `None` when the metric is not tested or a run has too few samples.
+    pub interval: Option<Interval>,
+    /// What the interval rests on (tested metrics only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub samples: Option<SampleCounts>,
+    /// `None` when there is nothing to compare against.
     pub verdict: Option<Verdict>,
 }
 
 impl Row {
+    /// A row shown, not tested (until [`Row::judged`]).
     fn new(metric: Metric, base: f64, new: f64, comparable: bool) -> Self {
         let change_pct = (comparable && base > 0.0).then(|| (new - base) / base * 100.0);
-        let verdict = change_pct.map(|c| {
-            let up = match metric.better() {
-                Better::Higher => c,
-                Better::Lower => -c,
-            };
-            if c.abs() < SAME_PCT {
-                Verdict::Same
-            } else if up > 0.0 {
-                Verdict::Better
-            } else {
-                Verdict::Worse
-            }
-        });
         Self {
             metric,
             base,
             new,
             change_pct,
             better: metric.better(),
-            verdict,
+            interval: None,
+            samples: None,
+            verdict: change_pct.map(|_| Verdict::NotJudged),
         }
     }
+
+    /// Tested on the runs' samples of it, when it is a tested metric.
+    fn judged(mut self, samples: Option<(&Samples, &Samples)>, floor_pct: f64) -> Self {
+        let (Some(change), Some((b, n))) = (self.change_pct, samples) else {
+            return self;
+        };
+        let interval = change::welch(&b.values, &n.values);
+        self.interval = interval;
+        self.samples = Some(SampleCounts {
+            unit: b.unit,
+            base: b.values.len(),
+            new: n.values.len(),
+            base_intervals: b.intervals,
+            new_intervals: n.intervals,
+        });
+        self.verdict = Some(change::judge(
+            self.better == Better::Higher,
+            change,
+            interval,
+            floor_pct,
+        ));
+        self
+    }
+}
+
+/// Where a run's samples of a direction come from.
+#[derive(Debug, Clone, Default)]
+pub enum Source<'r> {
+    /// The job's intervals (batch means).
+    Series(Vec<JobIntervalRecord>),
+    /// One record per loop: read, write and trim.
+    Loops(Vec<[&'r DirectionRecord; 3]>),
+    #[default]
+    None,
+}
+
+impl Source<'_> {
+    /// Its samples of `metric` in direction `dir` (0 read, 1 write, 2 trim).
+    fn samples(&self, dir: usize, metric: Metric) -> Option<Samples> {
+        let quantity = metric.quantity()?;
+        match self {
+            Self::Series(series) => {
+                let d = [change::Dir::Read, change::Dir::Write, change::Dir::Trim][dir];
+                Some(change::batch_means(series, d, quantity))
+            }
+            Self::Loops(loops) => Some(Samples::loops(
+                loops
+                    .iter()
+                    .map(|l| l[dir])
+                    .filter(|d| quantity != Quantity::LatMeanNs || d.total_ios > 0)
+                    .map(|d| match quantity {
+                        Quantity::Iops => d.iops,
+                        Quantity::BytesPerS => d.bw_bytes as f64,
+                        Quantity::LatMeanNs => d.lat_ns.mean,
+                    })
+                    .collect(),
+            )),
+            Self::None => None,
+        }
+    }
+}
+
+/// A metric or a direction that only one run has: listed, not compared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OnlyIn {
+    /// The job it belongs to (`None`: the runs' totals).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
+    pub what: String,
+    /// `base` or `new`: the run that has it.
+    pub run: &'static str,
+}
+
+/// One job in both runs, matched by name: each direction compared.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JobComparison {
+    pub name: String,
+    pub group: u32,
+    pub directions: Vec<DirectionComparison>,
+}
+
+/// A reporting group's totals in both runs, as fio's `READ: bw=` line: the jobs' bytes and
+/// I/Os over the group's longest job.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupComparison {
+    pub group: u32,
+    pub jobs: Vec<String>,
+    pub directions: Vec<DirectionComparison>,
 }
 
 /// `read`, `write`, `trim` or `sync` (fsync/fdatasync calls: latency only).
@@ -266,17 +368,22 @@ pub struct Curves {
     pub directions: Vec<CurvePair>,
 }
 
-/// A metric that moved the wrong way by more than `--max-regression`.
+/// A metric whose interval's bound nearest zero is worse than `--max-regression`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Regression {
-    /// The sweep point it happened at (`None`: the runs' totals).
+    /// The sweep point it happened at.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub point: Option<String>,
+    /// The job (or `group N`) it happened in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
     pub direction: &'static str,
     pub metric: Metric,
     pub base: f64,
     pub new: f64,
     pub change_pct: f64,
+    /// The interval's bound nearest zero, percent.
+    pub bound_pct: f64,
 }
 
 /// Two runs compared: the `--json` object.
@@ -294,11 +401,30 @@ pub struct Comparison {
     /// Either run has several segments: the table compares whole-run totals.
     pub whole_run_totals: bool,
     pub notices: Vec<Notice>,
+    /// How each tested metric's interval is computed.
+    pub method: &'static str,
+    /// A change at or under this (percent) is "no change within noise" (`--noise-floor`).
+    pub noise_floor_pct: f64,
+    /// The runs' totals when each ran one job (empty otherwise: see `jobs` and `groups`).
     pub directions: Vec<DirectionComparison>,
+    /// Each job of both runs, matched by name (one for runs of one job, equal to the totals).
+    pub jobs: Vec<JobComparison>,
+    /// Jobs one run lacks: `name (base only)`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unmatched_jobs: Vec<String>,
+    /// Runs of several jobs: each reporting group's totals, as fio's group line.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupComparison>,
+    /// Directions and metrics only one run has: listed, not compared.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub only_in_one: Vec<OnlyIn>,
     /// `--max-regression`, when given.
     pub max_regression_pct: Option<f64>,
     /// What exceeded it (empty without `--max-regression`).
     pub regressions: Vec<Regression>,
+    /// Tested metrics the gate could not judge (too few samples), as `job direction metric`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ungated: Vec<String>,
     /// Two sweeps: their common points, compared one by one (empty otherwise).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub points: Vec<PointComparison>,
@@ -384,20 +510,32 @@ impl Totals {
     }
 }
 
-/// One direction of a point in both sweeps: IOPS, bandwidth and p99.
+/// One direction of a point in both sweeps: IOPS, bandwidth and p99 (`dir`: 0 read, 1 write).
 fn point_direction(
-    name: &'static str,
-    base: &points::Dir,
-    new: &points::Dir,
+    (name, dir): (&'static str, usize),
+    (base, new): (&points::Dir, &points::Dir),
+    (base_src, new_src): (&Source, &Source),
+    floor_pct: f64,
 ) -> DirectionComparison {
     let both = base.ios > 0 && new.ios > 0;
+    let tested = |row: Row| {
+        let samples = base_src
+            .samples(dir, row.metric)
+            .zip(new_src.samples(dir, row.metric));
+        row.judged(samples.as_ref().map(|(b, n)| (b, n)), floor_pct)
+    };
     DirectionComparison {
         direction: name,
         base_ios: base.ios,
         new_ios: new.ios,
         metrics: vec![
-            Row::new(Metric::Iops, base.iops, new.iops, true),
-            Row::new(Metric::BwBytes, base.bytes_per_s, new.bytes_per_s, true),
+            tested(Row::new(Metric::Iops, base.iops, new.iops, true)),
+            tested(Row::new(
+                Metric::BwBytes,
+                base.bytes_per_s,
+                new.bytes_per_s,
+                true,
+            )),
             Row::new(
                 Metric::LatP99Ns,
                 base.p99_ns as f64,
@@ -408,10 +546,42 @@ fn point_direction(
     }
 }
 
+/// A sweep point's samples: its loops when it ran 3 or more, else its intervals.
+fn point_source<'r>(record: &'r RunRecord, label: &str) -> Source<'r> {
+    let segments: Vec<&SegmentRecord> = record
+        .segments
+        .iter()
+        .filter(|seg| {
+            let point: Vec<(String, String)> = seg
+                .point
+                .iter()
+                .map(|v| (v.option.clone(), v.value.clone()))
+                .collect();
+            crate::values::describe_point(&point) == label
+        })
+        .collect();
+    if segments.len() >= change::MIN_LOOPS {
+        return Source::Loops(
+            segments
+                .iter()
+                .map(|seg| [&seg.read, &seg.write, &seg.trim])
+                .collect(),
+        );
+    }
+    Source::Series(
+        segments
+            .iter()
+            .flat_map(|seg| segment_series(seg))
+            .collect(),
+    )
+}
+
 /// Two sweeps' common points compared, and the labels of those only one has.
 fn compare_points(
+    (base, new): (&RunRecord, &RunRecord),
     base_points: &[(String, points::Row)],
     new_points: &[(String, points::Row)],
+    floor_pct: f64,
 ) -> (Vec<PointComparison>, Vec<String>) {
     if base_points.is_empty() || new_points.is_empty() {
         return (Vec::new(), Vec::new());
@@ -423,10 +593,19 @@ fn compare_points(
             unmatched.push(format!("{label} (base only)"));
             continue;
         };
+        let sources = (point_source(base, label), point_source(new, label));
         let mut directions = Vec::new();
-        for (name, bd, nd) in [("read", &b.read, &n.read), ("write", &b.write, &n.write)] {
+        for (name, dir, bd, nd) in [
+            ("read", 0, &b.read, &n.read),
+            ("write", 1, &b.write, &n.write),
+        ] {
             if bd.ios > 0 || nd.ios > 0 {
-                directions.push(point_direction(name, bd, nd));
+                directions.push(point_direction(
+                    (name, dir),
+                    (bd, nd),
+                    (&sources.0, &sources.1),
+                    floor_pct,
+                ));
             }
         }
         points.push(PointComparison {
@@ -609,25 +788,38 @@ fn job_difference(key: String, base: serde_json::Value, new: serde_json::Value) 
     }
 }
 
+/// One direction (`dir`: 0 read, 1 write, 2 trim) of a job or a run in both runs.
 fn direction(
-    name: &'static str,
-    base: &DirectionRecord,
-    new: &DirectionRecord,
+    (name, dir): (&'static str, usize),
+    (base, new): (&DirectionRecord, &DirectionRecord),
+    (base_src, new_src): (&Source, &Source),
     latency_comparable: bool,
+    floor_pct: f64,
 ) -> DirectionComparison {
     let both = base.total_ios > 0 && new.total_ios > 0 && latency_comparable;
+    let tested = |row: Row| {
+        let samples = base_src
+            .samples(dir, row.metric)
+            .zip(new_src.samples(dir, row.metric));
+        row.judged(samples.as_ref().map(|(b, n)| (b, n)), floor_pct)
+    };
     let mut metrics = vec![
-        Row::new(Metric::Iops, base.iops, new.iops, true),
-        Row::new(
+        tested(Row::new(Metric::Iops, base.iops, new.iops, true)),
+        tested(Row::new(
             Metric::BwBytes,
             base.bw_bytes as f64,
             new.bw_bytes as f64,
             true,
-        ),
+        )),
     ];
-    metrics.extend(
-        Metric::LATENCY.map(|m| Row::new(m, m.latency(&base.lat_ns), m.latency(&new.lat_ns), both)),
-    );
+    metrics.extend(Metric::LATENCY.map(|m| {
+        tested(Row::new(
+            m,
+            m.latency(&base.lat_ns),
+            m.latency(&new.lat_ns),
+            both,
+        ))
+    }));
     DirectionComparison {
         direction: name,
         base_ios: base.total_ios,
@@ -641,26 +833,33 @@ fn sync_policy(job: &JobRecord) -> (Option<u32>, Option<u32>, Option<&str>) {
     (job.fsync, job.fdatasync, job.sync.as_deref())
 }
 
-/// A write's mean time to durability in `run`: its latency plus its share of the time in
-/// sync calls (with O_SYNC/O_DSYNC the write's latency already holds it).
-fn durable_mean_ns(run: &RunRecord) -> f64 {
-    let writes = run.write.total_ios;
-    if writes == 0 {
-        return 0.0;
-    }
-    let sync_ns = run.sync.lat_ns.mean * run.sync.total_ios as f64;
-    run.write.lat_ns.mean + sync_ns / writes as f64
+/// Whether a job made its writes durable (sync calls, or files opened O_SYNC/O_DSYNC).
+fn makes_durable(job: &JobRecord) -> bool {
+    job.fsync.unwrap_or(0) > 0
+        || job.fdatasync.unwrap_or(0) > 0
+        || job
+            .sync
+            .as_deref()
+            .is_some_and(|s| !matches!(s, "" | "0" | "none"))
 }
 
-fn sync(base: &RunRecord, new: &RunRecord) -> DirectionComparison {
-    let (b, n) = (&base.sync, &new.sync);
-    let both = b.total_ios > 0 && n.total_ios > 0;
+/// A write's mean time to durability: its latency plus its share of the time in sync calls
+/// (with O_SYNC/O_DSYNC the write's latency already holds it).
+fn durable_mean_ns(write: &DirectionRecord, sync: &crate::record::SyncRecord) -> f64 {
+    if write.total_ios == 0 {
+        return 0.0;
+    }
+    let sync_ns = sync.lat_ns.mean * sync.total_ios as f64;
+    write.lat_ns.mean + sync_ns / write.total_ios as f64
+}
+
+fn sync(b: &crate::record::SyncRecord, n: &crate::record::SyncRecord) -> DirectionComparison {
     DirectionComparison {
         direction: "sync",
         base_ios: b.total_ios,
         new_ios: n.total_ios,
         metrics: Metric::LATENCY
-            .map(|m| Row::new(m, m.latency(&b.lat_ns), m.latency(&n.lat_ns), both))
+            .map(|m| Row::new(m, m.latency(&b.lat_ns), m.latency(&n.lat_ns), true))
             .to_vec(),
     }
 }
@@ -749,25 +948,315 @@ fn notices(base: &RunSummary, new: &RunSummary, differences: &[JobDifference]) -
 /// gives it, so this analysis names no sweep.
 pub type AxisOf<'a> = &'a dyn Fn(&str, &str) -> Option<f64>;
 
+/// A segment's intervals as one job's series: its job's own, else (records before each job
+/// kept its own, a step of one job) the step's series; empty for a step of several jobs
+/// without them.
+fn segment_series(seg: &SegmentRecord) -> Vec<JobIntervalRecord> {
+    match seg.jobs.as_slice() {
+        [only] if !only.series.is_empty() => only.series.clone(),
+        [] | [_] => seg
+            .series
+            .iter()
+            .map(|i| JobIntervalRecord {
+                t_ns: i.t_ns,
+                duration_ns: i.duration_ns,
+                intervals: 1,
+                read: crate::record::IntervalCounts::of(&i.read),
+                write: crate::record::IntervalCounts::of(&i.write),
+                trim: crate::record::IntervalCounts::of(&i.trim),
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The jobs of a record by name, each at its first appearance.
+fn jobs_of(record: &RunRecord) -> Vec<&crate::record::SegmentJobRecord> {
+    let mut out: Vec<&crate::record::SegmentJobRecord> = Vec::new();
+    for job in record.segments.iter().flat_map(|s| &s.jobs) {
+        if !out.iter().any(|j| j.name == job.name) {
+            out.push(job);
+        }
+    }
+    out
+}
+
+/// One job (or a whole run) of one record, as compared.
+struct Side<'r> {
+    job: &'r JobRecord,
+    dirs: [&'r DirectionRecord; 3],
+    sync: &'r crate::record::SyncRecord,
+    source: Source<'r>,
+}
+
+impl<'r> Side<'r> {
+    /// A run's totals, its samples from every segment's intervals.
+    fn run(r: &'r RunRecord) -> Self {
+        Self {
+            job: &r.job,
+            dirs: [&r.read, &r.write, &r.trim],
+            sync: &r.sync,
+            source: Source::Series(r.segments.iter().flat_map(segment_series).collect()),
+        }
+    }
+
+    /// One job of a step.
+    fn job(j: &'r crate::record::SegmentJobRecord) -> Self {
+        Self {
+            job: &j.job,
+            dirs: [&j.read, &j.write, &j.trim],
+            sync: &j.sync,
+            source: Source::Series(j.series.clone()),
+        }
+    }
+}
+
+/// What the comparison gathers beside the rows.
+struct Gathered<'a> {
+    only_in_one: &'a mut Vec<OnlyIn>,
+    notices: &'a mut Vec<Notice>,
+    floor_pct: f64,
+}
+
+impl Gathered<'_> {
+    fn only(&mut self, job: Option<&str>, what: &str, base_has: bool) {
+        self.only_in_one.push(OnlyIn {
+            job: job.map(str::to_string),
+            what: what.to_string(),
+            run: if base_has { "base" } else { "new" },
+        });
+    }
+
+    fn warn(&mut self, text: String) {
+        if !self.notices.iter().any(|n| n.text == text) {
+            self.notices.push(Notice {
+                level: "warning",
+                text,
+            });
+        }
+    }
+}
+
+/// Two sides compared direction by direction; what only one has is listed in `out`.
+fn compare_sides(
+    name: Option<&str>,
+    b: &Side,
+    n: &Side,
+    out: &mut Gathered,
+) -> Vec<DirectionComparison> {
+    // Sync time is reported apart from the writes': with different sync policies one run's
+    // write latency holds durability and the other's does not, so it is not compared.
+    let sync_differs = sync_policy(b.job) != sync_policy(n.job);
+    let mut dirs = Vec::new();
+    for (k, dir_name) in ["read", "write", "trim"].into_iter().enumerate() {
+        let (bd, nd) = (b.dirs[k], n.dirs[k]);
+        match (bd.total_ios > 0, nd.total_ios > 0) {
+            (true, true) => {}
+            (false, false) => continue,
+            (base_has, _) => {
+                out.only(name, dir_name, base_has);
+                continue;
+            }
+        }
+        let writes_differ = k == 1 && sync_differs;
+        let sources = (&b.source, &n.source);
+        let mut dir = direction(
+            (dir_name, k),
+            (bd, nd),
+            sources,
+            !writes_differ,
+            out.floor_pct,
+        );
+        if writes_differ {
+            let lead = "the runs make writes durable differently (fsync, fdatasync, sync): write \
+                        latency leaves sync calls out, so it is not compared; ";
+            match (makes_durable(b.job), makes_durable(n.job)) {
+                (true, true) => {
+                    dir.metrics.push(Row::new(
+                        Metric::DurableMeanNs,
+                        durable_mean_ns(bd, b.sync),
+                        durable_mean_ns(nd, n.sync),
+                        true,
+                    ));
+                    out.warn(format!(
+                        "{lead}`durable mean` is a write's latency plus its share of the sync time"
+                    ));
+                }
+                (false, false) => out.warn(lead.trim_end_matches("; ").to_string()),
+                (base_durable, _) => {
+                    let which = if base_durable { "base" } else { "new" };
+                    out.only(name, "durable mean (writes made durable)", base_durable);
+                    out.warn(format!(
+                        "{lead}only the {which} run made writes durable, so no durable latency \
+                         is compared"
+                    ));
+                }
+            }
+        }
+        dirs.push(dir);
+    }
+    match (b.sync.total_ios > 0, n.sync.total_ios > 0) {
+        (true, true) => dirs.push(sync(b.sync, n.sync)),
+        (false, false) => {}
+        (base_has, _) => out.only(name, "sync calls", base_has),
+    }
+    dirs
+}
+
+/// A reporting group's totals in one direction, as fio's group line: the jobs' bytes and
+/// I/Os over the group's longest job with I/O in it.
+fn group_direction(jobs: &[&crate::record::SegmentJobRecord], k: usize) -> DirectionRecord {
+    let mut out = DirectionRecord::default();
+    let mut longest_ns = 0;
+    for job in jobs {
+        let d = [&job.read, &job.write, &job.trim][k];
+        if d.total_ios == 0 {
+            continue;
+        }
+        out.total_ios += d.total_ios;
+        out.io_bytes += d.io_bytes;
+        longest_ns = longest_ns.max(d.runtime_ns.unwrap_or(job.elapsed_ns));
+    }
+    if longest_ns > 0 {
+        let secs = longest_ns as f64 / 1e9;
+        out.iops = out.total_ios as f64 / secs;
+        out.bw_bytes = (out.io_bytes as f64 / secs).round() as u64;
+    }
+    out
+}
+
+/// Runs of several jobs: the groups both have, each direction's IOPS and bandwidth.
+fn compare_groups(
+    base: &[&crate::record::SegmentJobRecord],
+    new: &[&crate::record::SegmentJobRecord],
+    out: &mut Gathered,
+) -> Vec<GroupComparison> {
+    let mut groups: Vec<u32> = base.iter().map(|j| j.group).collect();
+    groups.dedup();
+    groups.retain(|g| new.iter().any(|j| j.group == *g));
+    groups.sort_unstable();
+    groups.dedup();
+    fn members<'r>(
+        jobs: &[&'r crate::record::SegmentJobRecord],
+        g: u32,
+    ) -> Vec<&'r crate::record::SegmentJobRecord> {
+        jobs.iter().copied().filter(|j| j.group == g).collect()
+    }
+    let source = |jobs: &[&crate::record::SegmentJobRecord]| {
+        let series: Vec<&[JobIntervalRecord]> = jobs.iter().map(|j| j.series.as_slice()).collect();
+        Source::Series(change::summed(&series))
+    };
+    let mut comparisons = Vec::new();
+    for g in groups {
+        let (bj, nj) = (members(base, g), members(new, g));
+        let (bs, ns) = (source(&bj), source(&nj));
+        let label = format!("group {g}");
+        let mut directions = Vec::new();
+        for (k, name) in ["read", "write", "trim"].into_iter().enumerate() {
+            let (bd, nd) = (group_direction(&bj, k), group_direction(&nj, k));
+            match (bd.total_ios > 0, nd.total_ios > 0) {
+                (true, true) => {
+                    let mut dir =
+                        direction((name, k), (&bd, &nd), (&bs, &ns), false, out.floor_pct);
+                    dir.metrics.truncate(2);
+                    directions.push(dir);
+                }
+                (false, false) => {}
+                (base_has, _) => out.only(Some(&label), name, base_has),
+            }
+        }
+        let mut names: Vec<String> = bj.iter().map(|j| j.name.clone()).collect();
+        for j in &nj {
+            if !names.contains(&j.name) {
+                names.push(j.name.clone());
+            }
+        }
+        comparisons.push(GroupComparison {
+            group: g,
+            jobs: names,
+            directions,
+        });
+    }
+    comparisons
+}
+
+/// The runs' jobs, matched by name: each job's directions; for runs of several jobs also
+/// the groups' totals. Returns (totals, jobs, unmatched, groups).
+fn compare_jobs(
+    base: &RunRecord,
+    new: &RunRecord,
+    out: &mut Gathered,
+) -> (
+    Vec<DirectionComparison>,
+    Vec<JobComparison>,
+    Vec<String>,
+    Vec<GroupComparison>,
+) {
+    let (bj, nj) = (jobs_of(base), jobs_of(new));
+    if bj.len() <= 1 && nj.len() <= 1 {
+        // One job each: the runs' totals (a bench run's live changes included).
+        let (b, n) = (Side::run(base), Side::run(new));
+        let name = bj
+            .first()
+            .or(nj.first())
+            .map_or_else(|| "bench".to_string(), |j| j.name.clone());
+        let directions = compare_sides(None, &b, &n, out);
+        let job = JobComparison {
+            name,
+            group: bj.first().map_or(0, |j| j.group),
+            directions: directions.clone(),
+        };
+        return (directions, vec![job], Vec::new(), Vec::new());
+    }
+    out.notices.push(Notice {
+        level: "note",
+        text: format!(
+            "the runs have {} and {} jobs: compared job by job, matched by name, and each \
+             reporting group's totals as fio's group line (the jobs' bytes over the group's \
+             longest job)",
+            bj.len(),
+            nj.len()
+        ),
+    });
+    let side = Side::job;
+    let mut jobs = Vec::new();
+    let mut unmatched = Vec::new();
+    for b in &bj {
+        let Some(n) = nj.iter().find(|n| n.name == b.name) else {
+            unmatched.push(format!("{} (base only)", b.name));
+            continue;
+        };
+        jobs.push(JobComparison {
+            name: b.name.clone(),
+            group: b.group,
+            directions: compare_sides(Some(&b.name), &side(b), &side(n), out),
+        });
+    }
+    for n in &nj {
+        if !bj.iter().any(|b| b.name == n.name) {
+            unmatched.push(format!("{} (new only)", n.name));
+        }
+    }
+    let groups = compare_groups(&bj, &nj, out);
+    (Vec::new(), jobs, unmatched, groups)
+}
+
 /// Compares `new` (at `new_path`) with `base` (at `base_path`); a one-option sweep's curves
-/// placed on `axis`.
+/// placed on `axis`; a change at or under `floor_pct` percent is no change.
 #[must_use]
 pub fn compare(
-    base_path: &str,
-    base: &RunRecord,
-    new_path: &str,
-    new: &RunRecord,
+    (base_path, base): (&str, &RunRecord),
+    (new_path, new): (&str, &RunRecord),
     axis: AxisOf,
+    floor_pct: f64,
 ) -> Comparison {
     let base_run = RunSummary::of(base_path, base);
     let new_run = RunSummary::of(new_path, new);
     let job_differences = job_differences(&base.job, &new.job);
     let mut notices = notices(&base_run, &new_run, &job_differences);
-    // Sync time is reported apart from the writes': with different sync policies one run's
-    // write latency holds durability and the other's does not, so it gets no verdict.
-    let sync_differs = sync_policy(&base.job) != sync_policy(&new.job);
     let (base_points, new_points) = (sweep_points(base), sweep_points(new));
-    let (points, unmatched_points) = compare_points(&base_points, &new_points);
+    let (points, unmatched_points) =
+        compare_points((base, new), &base_points, &new_points, floor_pct);
     let curves = curves(base, new, &base_points, &new_points, axis);
     if let (Some(b), Some(n)) = (&base.sweep, &new.sweep)
         && b.pick != n.pick
@@ -782,50 +1271,33 @@ pub fn compare(
             ),
         });
     }
-    let mut directions = Vec::new();
-    for (name, b, n) in [
-        ("read", &base.read, &new.read),
-        ("write", &base.write, &new.write),
-        ("trim", &base.trim, &new.trim),
-    ] {
-        if b.total_ios > 0 || n.total_ios > 0 {
-            let writes_differ = name == "write" && sync_differs;
-            let mut dir = direction(name, b, n, !writes_differ);
-            if writes_differ {
-                let both = b.total_ios > 0 && n.total_ios > 0;
-                dir.metrics.push(Row::new(
-                    Metric::DurableMeanNs,
-                    durable_mean_ns(base),
-                    durable_mean_ns(new),
-                    both,
-                ));
-                notices.push(Notice {
-                    level: "warning",
-                    text: "the runs make writes durable differently (fsync, fdatasync, sync): \
-                           write latency leaves sync calls out, so it is not compared; \
-                           `durable mean` is a write's latency plus its share of the sync time"
-                        .to_string(),
-                });
-            }
-            directions.push(dir);
-        }
-    }
-    if base.sync.total_ios > 0 || new.sync.total_ios > 0 {
-        directions.push(sync(base, new));
-    }
+    let mut only_in_one = Vec::new();
+    let mut gathered = Gathered {
+        only_in_one: &mut only_in_one,
+        notices: &mut notices,
+        floor_pct,
+    };
+    let (directions, jobs, unmatched_jobs, groups) = compare_jobs(base, new, &mut gathered);
     Comparison {
         format: FORMAT,
         format_version: FORMAT_VERSION,
         notices,
         same_job: job_differences.iter().all(|d| !d.workload),
-        whole_run_totals: base_run.segments > 1 || new_run.segments > 1,
+        whole_run_totals: !directions.is_empty() && (base_run.segments > 1 || new_run.segments > 1),
         base: base_run,
         new: new_run,
         job_differences,
         machines: super::machine::compare_machines(base, new),
+        method: change::METHOD,
+        noise_floor_pct: floor_pct,
         directions,
+        jobs,
+        unmatched_jobs,
+        groups,
+        only_in_one,
         max_regression_pct: None,
         regressions: Vec::new(),
+        ungated: Vec::new(),
         points,
         unmatched_points,
         curves,
@@ -833,40 +1305,75 @@ pub fn compare(
 }
 
 impl Comparison {
-    /// Records `max_pct` and every drop of IOPS or bandwidth, and every rise of p99 latency,
-    /// of more than `max_pct` percent.
+    /// Every tested row with where it is: (point, job, direction, row).
+    fn tested_rows(&self) -> Vec<(Option<String>, Option<String>, &'static str, &Row)> {
+        let mut out = Vec::new();
+        let several = self.directions.is_empty();
+        for job in &self.jobs {
+            let name = several.then(|| job.name.clone());
+            for d in &job.directions {
+                for row in &d.metrics {
+                    out.push((None, name.clone(), d.direction, row));
+                }
+            }
+        }
+        for group in &self.groups {
+            for d in &group.directions {
+                for row in &d.metrics {
+                    out.push((
+                        None,
+                        Some(format!("group {}", group.group)),
+                        d.direction,
+                        row,
+                    ));
+                }
+            }
+        }
+        for p in &self.points {
+            for d in &p.directions {
+                for row in &d.metrics {
+                    out.push((Some(p.point.clone()), None, d.direction, row));
+                }
+            }
+        }
+        out.retain(|(_, _, _, row)| row.samples.is_some());
+        out
+    }
+
+    /// Records `max_pct` and every tested metric (IOPS, bandwidth, mean latency) whose 95%
+    /// interval's bound nearest zero is worse than `max_pct` percent; those with too few
+    /// samples go to `ungated`.
     pub fn gate(&mut self, max_pct: f64) {
         self.max_regression_pct = Some(max_pct);
-        let totals = self
-            .directions
-            .iter()
-            .flat_map(|d| d.metrics.iter().map(move |row| (None, d.direction, row)));
-        let points = self.points.iter().flat_map(|p| {
-            p.directions.iter().flat_map(move |d| {
-                d.metrics
-                    .iter()
-                    .map(move |row| (Some(p.point.clone()), d.direction, row))
-            })
-        });
-        self.regressions = totals
-            .chain(points)
-            .filter_map(|(point, direction, row)| {
-                let change = row.change_pct?;
-                let regressed = match row.metric {
-                    Metric::Iops | Metric::BwBytes => change < -max_pct,
-                    Metric::LatP99Ns => change > max_pct,
-                    _ => false,
-                };
-                regressed.then_some(Regression {
+        let mut regressions = Vec::new();
+        let mut ungated = Vec::new();
+        for (point, job, direction, row) in self.tested_rows() {
+            let (Some(change_pct), Some(interval)) = (row.change_pct, row.interval) else {
+                let at = [point.as_deref(), job.as_deref(), Some(direction)];
+                let at: Vec<&str> = at.into_iter().flatten().collect();
+                ungated.push(format!("{} {}", at.join(" "), row.metric.label()));
+                continue;
+            };
+            let bound = interval.nearest_zero();
+            let worse_by = match row.better {
+                Better::Higher => -bound,
+                Better::Lower => bound,
+            };
+            if worse_by > max_pct {
+                regressions.push(Regression {
                     point,
+                    job,
                     direction,
                     metric: row.metric,
                     base: row.base,
                     new: row.new,
-                    change_pct: change,
-                })
-            })
-            .collect();
+                    change_pct,
+                    bound_pct: bound,
+                });
+            }
+        }
+        self.regressions = regressions;
+        self.ungated = ungated;
     }
 }
 
@@ -1110,16 +1617,16 @@ mod tests {
         for (pick, want) in [("best", 400e6), ("mean", 250e6), ("median", 250e6)] {
             let base = sweep(&[("4k", runs)], pick);
             let new = sweep(&[("4k", &[200.0, 200.0, 200.0])], pick);
-            let cmp = compare("a.json", &base, "b.json", &new, &bs_axis);
+            let cmp = compare(("a.json", &base), ("b.json", &new), &bs_axis, 5.0);
             assert_eq!(read_bw(&cmp, "bs=4k"), (want, 200e6), "{pick}");
         }
         // The median of 100, 400, 300 is 300, their mean 266.7.
         let base = sweep(&[("4k", &[100.0, 400.0, 300.0])], "median");
-        let cmp = compare("a.json", &base, "b.json", &base, &bs_axis);
+        let cmp = compare(("a.json", &base), ("b.json", &base), &bs_axis, 5.0);
         assert_eq!(read_bw(&cmp, "bs=4k"), (300e6, 300e6));
         let base = sweep(&[("4k", &[100.0, 400.0, 300.0])], "mean");
         let (b, _) = read_bw(
-            &compare("a.json", &base, "b.json", &base, &bs_axis),
+            &compare(("a.json", &base), ("b.json", &base), &bs_axis, 5.0),
             "bs=4k",
         );
         assert!((b - 800e6 / 3.0).abs() < 1.0, "{b}");
@@ -1127,10 +1634,23 @@ mod tests {
 
     #[test]
     fn the_gate_names_the_point_whose_picked_run_regressed() {
-        let base = sweep(&[("4k", &[100.0, 400.0]), ("64k", &[500.0, 900.0])], "best");
-        // 64k's best fell 900 -> 450; its first loop (500 -> 450) is within 10%.
-        let new = sweep(&[("4k", &[400.0, 100.0]), ("64k", &[450.0, 300.0])], "best");
-        let mut cmp = compare("a.json", &base, "b.json", &new, &bs_axis);
+        // Three loops: the loops are the samples. 64k's fell by half, loop after loop; 4k's
+        // best is the same and its loops spread too widely to tell a change.
+        let base = sweep(
+            &[
+                ("4k", &[100.0, 400.0, 390.0]),
+                ("64k", &[880.0, 900.0, 890.0]),
+            ],
+            "best",
+        );
+        let new = sweep(
+            &[
+                ("4k", &[400.0, 100.0, 110.0]),
+                ("64k", &[450.0, 440.0, 460.0]),
+            ],
+            "best",
+        );
+        let mut cmp = compare(("a.json", &base), ("b.json", &new), &bs_axis, 5.0);
         cmp.gate(10.0);
         let at: Vec<(Option<&str>, Metric)> = cmp
             .regressions
@@ -1151,7 +1671,7 @@ mod tests {
     fn different_pick_rules_are_noted_and_one_dimension_gives_curves() {
         let base = sweep(&[("4k", &[100.0, 200.0]), ("1M", &[300.0, 300.0])], "best");
         let new = sweep(&[("4k", &[100.0, 200.0]), ("64k", &[50.0, 50.0])], "mean");
-        let cmp = compare("a.json", &base, "b.json", &new, &bs_axis);
+        let cmp = compare(("a.json", &base), ("b.json", &new), &bs_axis, 5.0);
         assert!(
             cmp.notices.iter().any(|n| n
                 .text
@@ -1188,7 +1708,7 @@ mod tests {
         let mut two = new.clone();
         two.sweep.as_mut().unwrap().dimensions = vec!["bs".into(), "rw".into()];
         assert!(
-            compare("a.json", &base, "b.json", &two, &bs_axis)
+            compare(("a.json", &base), ("b.json", &two), &bs_axis, 5.0)
                 .curves
                 .is_none()
         );

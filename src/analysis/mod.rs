@@ -6,6 +6,7 @@
 //! Below the session and the front ends, above the cores: it reads `record`, `stats`, `units`
 //! and `values`, never a command, a front end or clap.
 
+pub mod change;
 pub mod cliff;
 pub mod compare;
 pub mod machine;

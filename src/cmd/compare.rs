@@ -8,12 +8,12 @@ use std::process::ExitCode;
 use crate::analysis::compare::{Totals, compare};
 use crate::cli::CompareArgs;
 
-/// `--max-regression PCT`: a finite number, 0 or more.
-fn parse_max_regression(text: &str) -> anyhow::Result<f64> {
+/// `--max-regression PCT`, `--noise-floor PCT`: a finite number, 0 or more.
+fn parse_pct(flag: &str, text: &str) -> anyhow::Result<f64> {
     match text.trim().trim_end_matches('%').parse::<f64>() {
         Ok(pct) if pct.is_finite() && pct >= 0.0 => Ok(pct),
         _ => Err(crate::error::usage!(
-            "--max-regression {text:?} is not a percentage; use a number of 0 or more, e.g. 5 or 2.5"
+            "{flag} {text:?} is not a percentage; use a number of 0 or more, e.g. 5 or 2.5"
         )),
     }
 }
@@ -63,8 +63,14 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
     let max = args
         .max_regression
         .as_deref()
-        .map(parse_max_regression)
+        .map(|t| parse_pct("--max-regression", t))
         .transpose()?;
+    let floor = args
+        .noise_floor
+        .as_deref()
+        .map_or(Ok(crate::analysis::change::NOISE_FLOOR_PCT), |t| {
+            parse_pct("--noise-floor", t)
+        })?;
     let base = crate::fleet::view::load_run(&args.base)?;
     let new = crate::fleet::view::load_run(&args.new)?;
     let shown = |p: &Path| p.display().to_string();
@@ -73,11 +79,10 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         (&shown(&args.new), Totals::of(&new)),
     )?;
     let mut comparison = compare(
-        &shown(&args.base),
-        &base,
-        &shown(&args.new),
-        &new,
+        (&shown(&args.base), &base),
+        (&shown(&args.new), &new),
         &crate::report::sweep::table::sweep_x,
+        floor,
     );
     if let Some(max) = max {
         comparison.gate(max);
@@ -95,6 +100,18 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
             max.unwrap_or_default()
         );
     }
+    if !comparison.ungated.is_empty() {
+        eprintln!(
+            "note: --max-regression could not judge {} (insufficient data: a run needs 20 \
+             intervals or 3 loops; run longer or lower --interval): {}",
+            if comparison.ungated.len() == 1 {
+                "1 metric".to_string()
+            } else {
+                format!("{} metrics", comparison.ungated.len())
+            },
+            crate::text::escape(&comparison.ungated.join(", "))
+        );
+    }
     Ok(if comparison.regressions.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -108,9 +125,14 @@ mod tests {
 
     #[test]
     fn max_regression_takes_a_percentage_of_zero_or_more() {
+        let parse_max_regression = |t| parse_pct("--max-regression", t);
         assert_eq!(parse_max_regression("5").unwrap(), 5.0);
         assert_eq!(parse_max_regression("2.5%").unwrap(), 2.5);
         assert_eq!(parse_max_regression("0").unwrap(), 0.0);
+        assert_eq!(
+            parse_pct("--noise-floor", "x").unwrap_err().to_string(),
+            "--noise-floor \"x\" is not a percentage; use a number of 0 or more, e.g. 5 or 2.5"
+        );
         for bad in ["-1", "ten", "", "NaN", "inf"] {
             let err = parse_max_regression(bad).unwrap_err();
             assert_eq!(crate::error::exit_code(&err), 2);

@@ -177,6 +177,11 @@ fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
         sustained_write: first.and_then(|j| j.sustained_write.clone()),
         clones: Vec::new(),
         latency_depth: first.and_then(|j| j.latency_depth),
+        // The host's totals are its first job's only when it ran one.
+        series: match seg.jobs.as_slice() {
+            [only] => only.series.clone(),
+            _ => Vec::new(),
+        },
     }
 }
 

@@ -1127,6 +1127,71 @@ pub struct SegmentJobRecord {
     /// had a target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_depth: Option<u32>,
+    /// This job's part of each interval of its step, in order: what `compare` draws its
+    /// samples from. Past 1,024 intervals neighbours are merged (their counts and times
+    /// added), never dropped. Absent in records written before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<JobIntervalRecord>,
+}
+
+/// One job's part of one interval (or of `intervals` neighbouring intervals merged).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobIntervalRecord {
+    /// End of the (last merged) interval since the start of the measured window, ns.
+    pub t_ns: u64,
+    /// The merged intervals' summed length, ns.
+    pub duration_ns: u64,
+    /// How many intervals this entry holds (1 until the series reaches its cap).
+    pub intervals: u32,
+    pub read: IntervalCounts,
+    pub write: IntervalCounts,
+    #[serde(default, skip_serializing_if = "IntervalCounts::is_idle")]
+    pub trim: IntervalCounts,
+}
+
+/// One direction's completions in an interval: enough for its IOPS, bandwidth and mean
+/// latency, and exact when intervals are merged.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IntervalCounts {
+    pub ios: u64,
+    pub bytes: u64,
+    /// The completions' latencies added, ns (mean = `lat_sum_ns / ios`).
+    pub lat_sum_ns: u64,
+}
+
+impl IntervalCounts {
+    #[must_use]
+    pub fn is_idle(&self) -> bool {
+        self.ios == 0 && self.bytes == 0
+    }
+
+    /// Of a direction's interval record.
+    #[must_use]
+    pub fn of(dir: &DirectionRecord) -> Self {
+        Self {
+            ios: dir.total_ios,
+            bytes: dir.io_bytes,
+            lat_sum_ns: (dir.lat_ns.mean * dir.lat_ns.n as f64).round() as u64,
+        }
+    }
+
+    pub fn add(&mut self, other: &Self) {
+        self.ios += other.ios;
+        self.bytes += other.bytes;
+        self.lat_sum_ns += other.lat_sum_ns;
+    }
+}
+
+impl JobIntervalRecord {
+    /// `next` (the interval after this one) merged in.
+    pub fn merge(&mut self, next: &Self) {
+        self.t_ns = next.t_ns;
+        self.duration_ns += next.duration_ns;
+        self.intervals += next.intervals;
+        self.read.add(&next.read);
+        self.write.add(&next.write);
+        self.trim.add(&next.trim);
+    }
 }
 
 /// One worker of a job of several: what fio reports per job clone.

@@ -5,7 +5,9 @@
 use std::fmt::{self, Write as _};
 use std::time::Duration;
 
-use crate::analysis::compare::{Comparison, CurvePair, Metric, Regression, SAME_PCT, Verdict};
+use crate::analysis::compare::{
+    Comparison, CurvePair, DirectionComparison, Metric, Regression, Row, SAME_PCT, Verdict,
+};
 use crate::analysis::machine::MachinesCompared;
 use crate::report::bench::status_word;
 use crate::report::export::{Column, Exporter, Grid, Text};
@@ -15,9 +17,12 @@ impl fmt::Display for Regression {
         if let Some(point) = &self.point {
             write!(f, "at {point}: ")?;
         }
+        if let Some(job) = &self.job {
+            write!(f, "{job}: ")?;
+        }
         write!(
             f,
-            "{} {} {} {:.1}% ({} -> {})",
+            "{} {} {} {:.1}% ({} -> {}; 95% interval bound nearest zero {:+.1}%)",
             self.direction,
             self.metric.label(),
             if self.change_pct < 0.0 {
@@ -28,6 +33,7 @@ impl fmt::Display for Regression {
             self.change_pct.abs(),
             self.metric.format(self.base),
             self.metric.format(self.new),
+            self.bound_pct,
         )
     }
 }
@@ -62,10 +68,17 @@ fn machines(out: &mut String, m: &MachinesCompared) {
     let _ = writeln!(out, "  machine {line}");
 }
 
-/// The table a person reads.
+/// The table a person reads: the runs, the notices, then the numbers.
 #[must_use]
 pub fn text(cmp: &Comparison) -> String {
     let mut out = String::new();
+    header(&mut out, cmp);
+    numbers(&mut out, cmp);
+    crate::text::escape_layout(&out).into_owned()
+}
+
+/// Each run, the job line and the notices.
+fn header(out: &mut String, cmp: &Comparison) {
     let _ = writeln!(
         out,
         "diskdash compare: base {}, new {}",
@@ -91,7 +104,7 @@ pub fn text(cmp: &Comparison) -> String {
             },
         );
     }
-    machines(&mut out, &cmp.machines);
+    machines(out, &cmp.machines);
     let differences: Vec<String> = cmp
         .job_differences
         .iter()
@@ -114,10 +127,56 @@ pub fn text(cmp: &Comparison) -> String {
         };
         let _ = writeln!(out, "  {level:<7} {}", notice.text);
     }
+}
+
+/// How a change is judged, as one line.
+fn method_line(cmp: &Comparison) -> String {
+    format!(
+        "  tested  IOPS, bandwidth, lat mean: {} (samples: 3 or more loops, else means of \
+         batches of 10 or more intervals; 20 intervals at least); a change of {}% or less is \
+         no change within noise",
+        cmp.method, cmp.noise_floor_pct
+    )
+}
+
+/// The tables: the runs' totals (one job each), else job by job and group by group; what
+/// only one run has; the sweep points; the charts; the gate.
+fn numbers(out: &mut String, cmp: &Comparison) {
+    let _ = writeln!(out, "{}", method_line(cmp));
     let _ = writeln!(out);
-    out.push_str(&Text.render(&directions_grid(cmp)));
-    if cmp.directions.is_empty() {
-        let _ = writeln!(out, "no I/O in either run");
+    if cmp.directions.is_empty() && !cmp.jobs.is_empty() {
+        for job in &cmp.jobs {
+            let _ = writeln!(out, "job {} (group {}):", job.name, job.group);
+            out.push_str(&Text.render(&directions_grid(&job.directions)));
+        }
+        for group in &cmp.groups {
+            let _ = writeln!(
+                out,
+                "group {} totals ({}; fio's group line: the jobs' bytes over the longest job):",
+                group.group,
+                group.jobs.join(", ")
+            );
+            out.push_str(&Text.render(&directions_grid(&group.directions)));
+        }
+        for job in &cmp.unmatched_jobs {
+            let _ = writeln!(out, "job {job}: not in the other run, not compared");
+        }
+    } else {
+        out.push_str(&Text.render(&directions_grid(&cmp.directions)));
+    }
+    if cmp.directions.is_empty() && cmp.jobs.iter().all(|j| j.directions.is_empty()) {
+        let _ = writeln!(out, "no I/O in both runs to compare");
+    }
+    for only in &cmp.only_in_one {
+        let _ = writeln!(
+            out,
+            "only in {}: {}{} (listed, not compared)",
+            only.run,
+            only.job
+                .as_deref()
+                .map_or_else(String::new, |j| format!("{j} ")),
+            only.what
+        );
     }
     if !cmp.points.is_empty() {
         let _ = writeln!(out);
@@ -138,10 +197,12 @@ pub fn text(cmp: &Comparison) -> String {
                                 }
                             },
                         );
-                        let verdict = match row.verdict {
-                            Some(Verdict::Worse) => " WORSE",
-                            Some(Verdict::Better) => " better",
-                            _ => "",
+                        let verdict = match (row.verdict, row.interval) {
+                            (Some(Verdict::NotJudged) | None, _) => String::new(),
+                            (Some(v), Some(i)) => {
+                                format!(" {} [{:+.1}%, {:+.1}%]", v.label(), i.low_pct, i.high_pct)
+                            }
+                            (Some(v), None) => format!(" {}", v.label()),
                         };
                         format!(
                             "{} {} -> {} {change}{verdict}",
@@ -189,22 +250,57 @@ pub fn text(cmp: &Comparison) -> String {
                 format!("{} regression(s), see stderr", cmp.regressions.len())
             }
         );
+        if !cmp.ungated.is_empty() {
+            let _ = writeln!(
+                out,
+                "  not gated (insufficient data): {}",
+                cmp.ungated.join(", ")
+            );
+        }
     }
-    crate::text::escape_layout(&out).into_owned()
+}
+
+/// A row's interval cell: `[-12.3%, -7.7%]`, empty when untested.
+fn interval_cell(row: &Row) -> String {
+    row.interval.map_or_else(String::new, |i| {
+        format!("[{:+.1}%, {:+.1}%]", i.low_pct, i.high_pct)
+    })
+}
+
+/// A row's verdict after it: `better`, `WORSE`, `no change within noise`, `insufficient data
+/// (12 -> 30 intervals)`; nothing for a row shown untested.
+fn verdict_note(row: &Row) -> Option<String> {
+    let verdict = row.verdict?;
+    match verdict {
+        Verdict::NotJudged => None,
+        Verdict::InsufficientData => Some(row.samples.map_or_else(
+            || verdict.label().to_string(),
+            |s| {
+                format!(
+                    "{} ({} -> {} intervals)",
+                    verdict.label(),
+                    s.base_intervals,
+                    s.new_intervals
+                )
+            },
+        )),
+        _ => Some(verdict.label().to_string()),
+    }
 }
 
 /// The table of each direction's metrics: a line naming the direction and its I/Os, then a
-/// row a metric with base, new and the change, and the verdict after it.
-fn directions_grid(cmp: &Comparison) -> Grid {
+/// row a metric with base, new, the change and its interval, and the verdict after it.
+fn directions_grid(directions: &[DirectionComparison]) -> Grid {
     let mut grid = Grid::new(vec![
         Column::left("").min_width(12).gap(""),
         Column::right("base").min_width(14).gap(""),
         Column::right("new").min_width(14).gap(""),
         Column::right("change").min_width(10).gap(""),
+        Column::right("95% interval").min_width(20).gap(""),
     ]);
     grid.indent = "  ".to_string();
     grid.keys = 1;
-    for direction in &cmp.directions {
+    for direction in directions {
         grid.line(format!(
             "{} ({} -> {} {})",
             direction.direction,
@@ -227,19 +323,15 @@ fn directions_grid(cmp: &Comparison) -> Grid {
                     }
                 },
             );
-            let verdict = match row.verdict {
-                Some(Verdict::Better) => Some("better".to_string()),
-                Some(Verdict::Worse) => Some("WORSE".to_string()),
-                Some(Verdict::Same) | None => None,
-            };
             grid.row_with_note(
                 vec![
                     row.metric.label().to_string(),
                     row.metric.format(row.base),
                     row.metric.format(row.new),
                     change,
+                    interval_cell(row),
                 ],
-                verdict,
+                verdict_note(row),
             );
         }
     }
@@ -540,13 +632,67 @@ mod tests {
         }
     }
 
+    /// `record` with one segment of 40 intervals of 50 ms at its rates, each interval's I/Os
+    /// 1% under, then 1% over: every batch of 10 has the same mean, so the interval is the
+    /// change itself.
+    fn with_intervals(mut record: RunRecord) -> RunRecord {
+        let mut seg = segment(&record, 0);
+        let d = 50_000_000;
+        let part = |dir: &DirectionRecord, f: f64| {
+            let mut p = dir.clone();
+            let ios = (dir.iops * 0.05 * f).round() as u64;
+            p.total_ios = ios;
+            p.io_bytes = ios * 4096;
+            p.lat_ns.n = ios;
+            p
+        };
+        seg.series = (0..40u64)
+            .map(|i| {
+                let f = if i % 2 == 0 { 0.99 } else { 1.01 };
+                record::IntervalRecord {
+                    format: record::INTERVAL_FORMAT.into(),
+                    format_version: record::FORMAT_VERSION,
+                    segment: 0,
+                    index: i,
+                    t_ns: (i + 1) * d,
+                    duration_ns: d,
+                    read: part(&record.read, f),
+                    write: part(&record.write, f),
+                    sync: record.sync.clone(),
+                    trim: DirectionRecord::default(),
+                    device: None,
+                    jobs: Vec::new(),
+                    merged: None,
+                }
+            })
+            .collect();
+        record.segments = vec![seg];
+        record
+    }
+
     #[test]
-    fn the_same_job_reads_at_a_glance_with_better_and_worse_labelled() {
-        let base = run(50_000.0, 600_000);
-        let mut new = run(52_000.0, 500_000);
+    fn a_run_without_intervals_is_insufficient_data() {
+        let cmp = compare(
+            ("a.json", &run(50_000.0, 600_000)),
+            ("b.json", &run(25_000.0, 600_000)),
+            &sweep_x,
+            5.0,
+        );
+        let text = text(&cmp);
+        assert!(
+            text.contains("  IOPS                 50.0k         25.0k    -50.0%                      insufficient data (0 -> 0 intervals)\n"),
+            "{text}"
+        );
+        assert!(!text.contains("WORSE"), "{text}");
+    }
+
+    #[test]
+    fn the_same_job_reads_at_a_glance_with_intervals_and_verdicts() {
+        let base = with_intervals(run(50_000.0, 600_000));
+        let mut new = with_intervals(run(52_000.0, 500_000));
         new.read.lat_ns.percentile.0[2].1 = 3_000_000; // p99 rose from 2.40 ms
         new.job.runtime_ns = 10_000_000_000;
-        let cmp = compare("a.json", &base, "b.json", &new, &sweep_x);
+        let cmp = compare(("a.json", &base), ("b.json", &new), &sweep_x, 5.0);
         assert!(cmp.same_job);
         assert_eq!(
             text(&cmp),
@@ -557,17 +703,18 @@ diskdash compare: base a.json, new b.json
   new     randread bs=4k iodepth=32 numjobs=1 io_uring direct
           target /data/f (file), engine io_uring, completed after 2.00s
   job     the same workload; differs: runtime_ns 2s -> 10s
+  tested  IOPS, bandwidth, lat mean: 95% Welch's t interval of the difference of the runs' sample means (samples: 3 or more loops, else means of batches of 10 or more intervals; 20 intervals at least); a change of 5% or less is no change within noise
 
-                        base           new    change
+                        base           new    change        95% interval
 read (100000 -> 104000 I/Os)
-  IOPS                 50.0k         52.0k     +4.0%  better
-  bandwidth      195.3 MiB/s   203.1 MiB/s     +4.0%  better
-  lat mean          600.0 us      500.0 us    -16.7%  better
-  lat p50           600.0 us      500.0 us    -16.7%  better
-  lat p90            1.20 ms       1.00 ms    -16.7%  better
-  lat p99            2.40 ms       3.00 ms    +25.0%  WORSE
-  lat p99.9          4.80 ms       4.00 ms    -16.7%  better
-  lat max            6.00 ms       5.00 ms    -16.7%  better
+  IOPS                 50.0k         52.0k     +4.0%      [+4.0%, +4.0%]  no change within noise
+  bandwidth      195.3 MiB/s   203.1 MiB/s     +4.0%      [+4.0%, +4.0%]  no change within noise
+  lat mean          600.0 us      500.0 us    -16.7%    [-16.7%, -16.7%]  better
+  lat p50           600.0 us      500.0 us    -16.7%
+  lat p90            1.20 ms       1.00 ms    -16.7%
+  lat p99            2.40 ms       3.00 ms    +25.0%
+  lat p99.9          4.80 ms       4.00 ms    -16.7%
+  lat max            6.00 ms       5.00 ms    -16.7%
 "
         );
     }
@@ -593,10 +740,10 @@ read (100000 -> 104000 I/Os)
         new.engine.used = "psync".into();
         new.engine.fallback = Some("io_uring denied (EPERM)".into());
         new.job.ran_description = Some("randrw bs=64k iodepth=1 numjobs=1 psync direct".into());
-        let cmp = compare("a.json", &base, "b.json", &new, &sweep_x);
+        let cmp = compare(("a.json", &base), ("b.json", &new), &sweep_x, 5.0);
         assert!(!cmp.same_job && cmp.whole_run_totals);
         let text = text(&cmp);
-        let head: Vec<&str> = text.lines().take(13).collect();
+        let head: Vec<&str> = text.lines().take(12).collect();
         assert_eq!(
             head,
             [
@@ -615,18 +762,12 @@ read (100000 -> 104000 I/Os)
                 "  note    base run has 3 segments of 2 jobs (its job line is the first): the table \
                  compares whole-run totals",
                 "  note    the runs used different engines: io_uring -> psync",
-                "",
             ]
         );
-        // A direction only one run has: rates compare against nothing, latency is n/a.
+        // A direction only one run has is listed, not compared against nothing.
+        assert!(!text.contains("\nwrite ("), "{text}");
         assert!(
-            text.contains(
-                "write (0 -> 2000 I/Os)\n  IOPS                     0          1.0k       n/a\n"
-            ),
-            "{text}"
-        );
-        assert!(
-            text.contains("  lat p99               0 ns       4.00 ms       n/a\n"),
+            text.contains("only in new: write (listed, not compared)\n"),
             "{text}"
         );
     }
@@ -644,65 +785,85 @@ read (100000 -> 104000 I/Os)
             total_ios: 400,
             lat_ns: lat(400, 3_000_000),
         };
-        let cmp = compare("a.json", &base, "b.json", &new, &sweep_x);
+        let cmp = compare(("a.json", &base), ("b.json", &new), &sweep_x, 5.0);
         let text = text(&cmp);
         assert!(
             text.contains("  lat mean           2.00 ms      730.0 us       n/a\n"),
             "{text}"
         );
         assert!(!text.contains("better"), "{text}");
+        // The base made nothing durable: no durable latency to compare, no sync calls.
+        assert!(!text.contains("  durable mean"), "{text}");
+        for want in [
+            "  WARNING the runs make writes durable differently (fsync, fdatasync, sync): \
+             write latency leaves sync calls out, so it is not compared; only the new run made \
+             writes durable, so no durable latency is compared\n",
+            "only in new: durable mean (writes made durable) (listed, not compared)\n",
+            "only in new: sync calls (listed, not compared)\n",
+        ] {
+            assert!(text.contains(want), "no {want:?} in:\n{text}");
+        }
+        // Both durable, differently: the durable mean is compared (shown, not tested).
+        let mut every4 = new.clone();
+        every4.job.fsync = Some(4);
+        every4.sync.total_ios = 100;
+        let text = super::text(&compare(
+            ("a.json", &every4),
+            ("b.json", &new),
+            &sweep_x,
+            5.0,
+        ));
+        // 730 us + 100 x 3 ms / 400 writes = 1.48 ms; 730 us + 3 ms = 3.73 ms.
+        let durable = text
+            .lines()
+            .find(|l| l.starts_with("  durable mean"))
+            .unwrap();
         assert!(
-            text.contains("  durable mean       2.00 ms       3.73 ms    +86.5%  WORSE\n"),
-            "{text}"
-        );
-        assert!(
-            text.contains(
-                "  WARNING the runs make writes durable differently (fsync, fdatasync, sync): \
-                 write latency leaves sync calls out, so it is not compared"
-            ),
-            "{text}"
+            durable.contains(" 1.48 ms ") && durable.contains(" 3.73 ms   +152.0%"),
+            "{durable}"
         );
         // The same policy on both sides: write latency compares as before.
+        let new = with_intervals(new);
         let mut same = new.clone();
         same.write = dir(200.0, 800_000);
-        let cmp = compare("a.json", &new, "b.json", &same, &sweep_x);
+        let same = with_intervals(same);
+        let cmp = compare(("a.json", &new), ("b.json", &same), &sweep_x, 5.0);
         let text = super::text(&cmp);
         assert!(!text.contains("durable"), "{text}");
         assert!(text.contains("  lat mean  "), "{text}");
-        assert!(text.contains("+9.6%  WORSE"), "{text}");
+        assert!(text.contains("+9.6%      [+9.6%, +9.6%]  WORSE"), "{text}");
     }
 
     #[test]
-    fn the_gate_names_drops_of_rates_and_rises_of_p99_only() {
-        let base = run(50_000.0, 600_000);
-        let mut new = run(40_000.0, 900_000); // -20% IOPS and bandwidth, +50% latency
+    fn the_gate_judges_rates_and_mean_latency_by_their_interval() {
+        let base = with_intervals(run(50_000.0, 600_000));
+        // -20% IOPS and bandwidth, +50% latency.
+        let mut new = with_intervals(run(40_000.0, 900_000));
         new.sync = SyncRecord {
             total_ios: 10,
             lat_ns: lat(10, 1_000),
         };
-        let mut cmp = compare("a.json", &base, "b.json", &new, &sweep_x);
+        let mut cmp = compare(("a.json", &base), ("b.json", &new), &sweep_x, 5.0);
         cmp.gate(25.0);
-        let named: Vec<String> = cmp.regressions.iter().map(ToString::to_string).collect();
-        assert_eq!(named, ["read lat p99 rose 50.0% (2.40 ms -> 3.60 ms)"]);
-        cmp.gate(10.0);
         let named: Vec<String> = cmp.regressions.iter().map(ToString::to_string).collect();
         assert_eq!(
             named,
             [
-                "read IOPS fell 20.0% (50.0k -> 40.0k)",
-                "read bandwidth fell 20.0% (195.3 MiB/s -> 156.2 MiB/s)",
-                "read lat p99 rose 50.0% (2.40 ms -> 3.60 ms)",
+                "read lat mean rose 50.0% (600.0 us -> 900.0 us; 95% interval bound nearest zero \
+              +50.0%)"
             ]
         );
+        cmp.gate(10.0);
+        let named: Vec<String> = cmp
+            .regressions
+            .iter()
+            .map(|r| r.metric.label().to_string())
+            .collect();
+        assert_eq!(named, ["IOPS", "bandwidth", "lat mean"]);
         assert!(text(&cmp).ends_with("\nmax regression 10%: 3 regression(s), see stderr\n"));
-        // The sync row exists (only in new: n/a) and never gates on its own.
-        assert_eq!(cmp.directions[1].direction, "sync");
-        assert!(
-            cmp.directions[1]
-                .metrics
-                .iter()
-                .all(|r| r.change_pct.is_none())
-        );
+        // Sync calls only the new run made are listed, not compared, and never gate.
+        assert_eq!(cmp.directions.len(), 1);
+        assert_eq!(cmp.only_in_one[0].what, "sync calls");
         cmp.gate(50.0);
         assert!(cmp.regressions.is_empty());
         assert!(text(&cmp).ends_with("\nmax regression 50%: passed\n"));
@@ -710,23 +871,41 @@ read (100000 -> 104000 I/Os)
 
     #[test]
     fn the_json_object_keys() {
-        let base = run(50_000.0, 600_000);
-        let new = run(25_000.0, 600_000);
-        let mut cmp = compare("a.json", &base, "b.json", &new, &sweep_x);
+        let base = with_intervals(run(50_000.0, 600_000));
+        let new = with_intervals(run(25_000.0, 600_000));
+        let mut cmp = compare(("a.json", &base), ("b.json", &new), &sweep_x, 5.0);
         cmp.gate(5.0);
         let json = serde_json::to_value(&cmp).unwrap();
         assert_eq!(json["format"], "diskdash-compare");
         assert_eq!(json["base"]["status"], "completed");
         assert_eq!(json["same_job"], true);
         assert_eq!(json["job_differences"], serde_json::json!([]));
-        let iops = &json["directions"][0]["metrics"][0];
+        let mut iops = json["directions"][0]["metrics"][0].clone();
+        // Intervals' I/Os are rounded: 1,237.5 is 1,238.
+        let interval = iops["interval"].take();
+        for bound in ["low_pct", "high_pct"] {
+            assert!(
+                (interval[bound].as_f64().unwrap() + 50.0).abs() < 0.05,
+                "{interval}"
+            );
+        }
+        assert_eq!(interval["confidence"], 0.95);
         assert_eq!(
-            *iops,
+            iops,
             serde_json::json!({"metric": "iops", "base": 50_000.0, "new": 25_000.0,
-                "change_pct": -50.0, "better": "higher", "verdict": "worse"})
+                "change_pct": -50.0, "better": "higher", "interval": null,
+                "samples": {"unit": "batch_means", "base": 4, "new": 4, "base_intervals": 40,
+                    "new_intervals": 40},
+                "verdict": "worse"})
         );
         assert_eq!(json["directions"][0]["metrics"][5]["metric"], "lat_p99_ns");
-        assert_eq!(json["directions"][0]["metrics"][5]["verdict"], "same");
+        assert_eq!(json["directions"][0]["metrics"][5]["verdict"], "not_judged");
+        assert_eq!(
+            json["directions"][0]["metrics"][5]["interval"],
+            serde_json::Value::Null
+        );
+        assert_eq!(json["jobs"][0]["name"], "bench");
+        assert_eq!(json["noise_floor_pct"], 5.0);
         assert_eq!(json["max_regression_pct"], 5.0);
         assert_eq!(json["regressions"][1]["metric"], "bw_bytes");
     }

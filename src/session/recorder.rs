@@ -15,6 +15,7 @@ use crate::record::{
     SegmentJobRecord, SegmentRecord, SyncRecord, TargetRecord, WarningLine, rfc3339_utc,
 };
 use crate::session::cpu::cpu_totals;
+use crate::session::job_series::JobSeries;
 use crate::session::series::RecordSeries;
 use crate::stats::WorkerStats;
 
@@ -43,6 +44,8 @@ pub struct Recorder {
     segments: Vec<SegmentRecord>,
     /// The running segment's series, thinned to the record's bound.
     series: RecordSeries,
+    /// Each job's part of the running segment's intervals, bounded.
+    job_series: JobSeries,
     total: WorkerStats,
     elapsed_ns: u64,
     stalled_ns: u64,
@@ -97,6 +100,7 @@ impl Recorder {
             started_at: SystemTime::now(),
             segments: Vec::new(),
             series: RecordSeries::new(),
+            job_series: JobSeries::new(),
             total: WorkerStats::new(0),
             elapsed_ns: 0,
             stalled_ns: 0,
@@ -125,6 +129,7 @@ impl Recorder {
     /// A new segment starts: its series starts empty.
     pub fn start_segment(&mut self) {
         self.series = RecordSeries::new();
+        self.job_series = JobSeries::new();
     }
 
     /// One interval: its record (also written to `--jsonl`, when it still can be). `Err` says
@@ -184,6 +189,15 @@ impl Recorder {
             (*sink)(&record);
         }
         self.series.push(&record, record.device.as_ref());
+        // A step of one job: the interval's totals are its part.
+        let one = [[&record.read, &record.write, &record.trim]];
+        if record.jobs.is_empty() {
+            self.job_series
+                .push(record.t_ns, record.duration_ns, one.into_iter());
+        } else {
+            let parts = record.jobs.iter().map(|j| [&j.read, &j.write, &j.trim]);
+            self.job_series.push(record.t_ns, record.duration_ns, parts);
+        }
         (record, written)
     }
 
@@ -237,7 +251,7 @@ impl Recorder {
             cpu,
             device,
             devices,
-            jobs,
+            mut jobs,
             targets,
             point,
             notes,
@@ -252,6 +266,10 @@ impl Recorder {
         self.elapsed_ns += end.elapsed_ns;
         self.stalled_ns += end.stall.stalled_ns;
         let series = std::mem::take(&mut self.series);
+        for (i, job) in jobs.iter_mut().enumerate() {
+            job.series = self.job_series.take(i);
+        }
+        self.job_series = JobSeries::new();
         self.segments.push(SegmentRecord {
             index,
             point: point
@@ -329,6 +347,7 @@ impl Recorder {
             started_at: self.started_at,
             segments: self.segments.clone(),
             series: self.series.clone(),
+            job_series: self.job_series.clone(),
             total: self.total.clone(),
             elapsed_ns: self.elapsed_ns,
             stalled_ns: self.stalled_ns,

@@ -1364,6 +1364,8 @@ impl Runner {
                     })
                     .collect(),
                 latency_depth: job_end.latency_depth,
+                // The recorder adds the job's interval series at the segment's end.
+                series: Vec::new(),
             })
             .collect()
     }

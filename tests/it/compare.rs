@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::record::bench;
+use crate::support::record::{assert_valid_compare, assert_valid_record, bench};
 use crate::support::{BIN, assert_success, read_json, stderr, stdout};
 use serde_json::Value;
 
@@ -30,6 +30,48 @@ fn compare(args: &[&str]) -> Output {
 
 fn s(path: &Path) -> &str {
     path.to_str().unwrap()
+}
+
+/// Records a run of 1 s at 10 ms intervals (100 intervals, 10 batches) in `dir` as `name`.
+fn record_long(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+    let path = dir.join(name);
+    let shown = path.to_string_lossy().into_owned();
+    let mut all = vec![
+        "--no-tui",
+        "--size",
+        "32M",
+        "--runtime",
+        "1s",
+        "--interval",
+        "10ms",
+    ];
+    all.extend_from_slice(&["--json", &shown]);
+    all.extend_from_slice(args);
+    assert_success(&bench(dir, &all));
+    path
+}
+
+/// A copy of the record at `from` whose `dir` (read, write, trim) did `1/by` of the I/Os at
+/// the same latency: its totals and every job's interval series. A tenth, not a half: a
+/// shared VM's 100 ms batches can spread by tens of percent.
+fn cut(from: &Path, name: &str, dir: &str, by: u64) -> PathBuf {
+    edited(from, name, |r| {
+        let tenth = |v: &mut Value| *v = (v.as_u64().unwrap() / by).into();
+        let totals = &mut r[dir];
+        totals["iops"] = (totals["iops"].as_f64().unwrap() / by as f64).into();
+        tenth(&mut totals["bw_bytes"]);
+        for segment in r["segments"].as_array_mut().unwrap() {
+            for job in segment["jobs"].as_array_mut().unwrap() {
+                for entry in job["series"].as_array_mut().unwrap() {
+                    if let Some(counts) = entry.get_mut(dir) {
+                        tenth(&mut counts["ios"]);
+                        tenth(&mut counts["bytes"]);
+                        tenth(&mut counts["lat_sum_ns"]);
+                    }
+                }
+            }
+        }
+    })
 }
 
 /// A copy of `from` as `name` in the same directory, edited by `edit`.
@@ -100,75 +142,124 @@ fn a_pair_of_null_runs_is_one_job_compared_per_metric() {
         "{iops}"
     );
     assert_eq!(json["regressions"], serde_json::json!([]));
+    assert_valid_compare(&json);
+    // 300 ms at the default 1 s interval: too few intervals for a verdict either way.
+    assert_eq!(iops["verdict"], "insufficient_data", "{iops}");
+    assert_eq!(iops["interval"], Value::Null);
+    assert_eq!(json["jobs"][0]["name"], "bench");
+    assert!(
+        text.contains("insufficient data (1 -> 1 intervals)"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("better") && !text.contains("WORSE"),
+        "{text}"
+    );
 }
 
 #[test]
-fn max_regression_gates_on_a_halved_copy_of_a_real_io_uring_record() {
+fn max_regression_gates_on_the_interval_of_a_cut_copy_of_a_real_record() {
     let dir = tempfile::tempdir().unwrap();
-    let base = record(dir.path(), "base.json", &["--rw", "randread"]);
+    // The null engine: the batches' spread is the CPU's, not a shared disk's.
+    let base = record_long(
+        dir.path(),
+        "base.json",
+        &["--rw", "randread", "--ioengine", "null"],
+    );
     let recorded = read_json(&base);
-    assert_eq!(recorded["engine"]["used"], "io_uring");
+    assert_valid_record(&recorded);
+    let series = recorded["segments"][0]["jobs"][0]["series"]
+        .as_array()
+        .unwrap();
+    assert!(series.len() >= 90, "{} intervals", series.len());
 
     // The same record against itself: no change at all passes even a 0% gate.
     let out = compare(&["--max-regression", "0", s(&base), s(&base)]);
     assert_success(&out);
     assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.ends_with("max regression 0%: passed\n"), "{text}");
+    assert!(text.contains("no change within noise"), "{text}");
+
+    let cut = cut(&base, "cut.json", "read", 10);
+    let out = compare(&["--max-regression", "10", s(&base), s(&cut)]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    for (line, want) in lines.iter().zip([
+        "regression: read IOPS fell 90.0% (",
+        "regression: read bandwidth fell 90.0% (",
+    ]) {
+        assert!(line.starts_with(want), "{err}");
+        assert!(line.ends_with("more than the 10% allowed"), "{err}");
+    }
+    let text = stdout(&out);
+    assert!(text.contains("-90.0%"), "{text}");
+    assert!(text.contains("  WORSE"), "{text}");
+    // Percentiles are shown, not judged or gated.
+    let p99 = text.lines().find(|l| l.starts_with("  lat p99 ")).unwrap();
+    assert!(!p99.contains("WORSE") && !p99.contains('['), "{p99}");
+
+    let out = compare(&["--json", "--max-regression", "10", s(&base), s(&cut)]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_valid_compare(&json);
+    assert_eq!(json["max_regression_pct"], 10.0);
+    let regressions = json["regressions"].as_array().unwrap();
+    assert_eq!(regressions.len(), 2, "{json}");
+    for r in regressions {
+        // The bound nearest zero lies between zero and the change.
+        let (change, bound) = (
+            r["change_pct"].as_f64().unwrap(),
+            r["bound_pct"].as_f64().unwrap(),
+        );
+        assert!(bound < -10.0 && bound >= change - 1e-9, "{r}");
+    }
+    let iops = &json["directions"][0]["metrics"][0];
+    assert_eq!(iops["verdict"], "worse");
+    assert_eq!(iops["samples"]["unit"], "batch_means");
+    assert!(iops["samples"]["base"].as_u64().unwrap() >= 9, "{iops}");
     assert!(
-        stdout(&out).ends_with("max regression 0%: passed\n"),
+        iops["interval"]["high_pct"].as_f64().unwrap() < -10.0,
+        "{iops}"
+    );
+
+    // A gate wider than the change passes; the other way round it is an improvement.
+    assert_success(&compare(&["--max-regression", "95", s(&base), s(&cut)]));
+    let out = compare(&["--max-regression", "10", s(&cut), s(&base)]);
+    assert_success(&out);
+    assert!(stdout(&out).contains("+900.0%"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("  better"), "{}", stdout(&out));
+    // A noise floor above the change: no change within noise.
+    let out = compare(&["--noise-floor", "95", s(&base), s(&cut)]);
+    assert_success(&out);
+    let text = stdout(&out);
+    let iops = text.lines().find(|l| l.starts_with("  IOPS")).unwrap();
+    assert!(iops.ends_with("no change within noise"), "{iops}");
+}
+
+#[test]
+fn a_short_run_is_insufficient_data_and_the_gate_says_what_it_could_not_judge() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = record(dir.path(), "base.json", &["--ioengine", "null"]);
+    let cut = cut(&base, "cut.json", "read", 10);
+    let out = compare(&["--max-regression", "5", s(&base), s(&cut)]);
+    assert_success(&out);
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("note: --max-regression could not judge 3 metrics (insufficient data"),
+        "{err}"
+    );
+    assert!(
+        err.contains("read IOPS, read bandwidth, read lat mean"),
+        "{err}"
+    );
+    assert!(
+        stdout(&out).contains("insufficient data"),
         "{}",
         stdout(&out)
     );
-
-    let halved = edited(&base, "halved.json", |r| {
-        let read = &mut r["read"];
-        read["iops"] = (read["iops"].as_f64().unwrap() / 2.0).into();
-        read["bw_bytes"] = (read["bw_bytes"].as_u64().unwrap() / 2).into();
-        let p99 = &mut read["lat_ns"]["percentile"]["99.000000"];
-        *p99 = (p99.as_u64().unwrap() * 3).into();
-    });
-    let out = compare(&["--max-regression", "10", s(&base), s(&halved)]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let err = stderr(&out);
-    let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 3, "{err}");
-    assert!(
-        lines[0].starts_with("regression: read IOPS fell 50.0% ("),
-        "{err}"
-    );
-    assert!(
-        lines[1].starts_with("regression: read bandwidth fell 50.0% ("),
-        "{err}"
-    );
-    assert!(
-        lines[2].starts_with("regression: read lat p99 rose 200.0% ("),
-        "{err}"
-    );
-    assert!(
-        lines
-            .iter()
-            .all(|l| l.ends_with("more than the 10% allowed")),
-        "{err}"
-    );
-    let text = stdout(&out);
-    assert!(text.contains("-50.0%  WORSE"), "{text}");
-    assert!(text.contains("+200.0%  WORSE"), "{text}");
-
-    // Within a wider gate, and as JSON the regressions are listed the same.
-    let out = compare(&["--max-regression", "250", s(&base), s(&halved)]);
-    assert_success(&out);
-    let out = compare(&["--json", "--max-regression", "60", s(&base), s(&halved)]);
-    assert_eq!(out.status.code(), Some(1));
-    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_eq!(json["max_regression_pct"], 60.0);
-    let regressions = json["regressions"].as_array().unwrap();
-    assert_eq!(regressions.len(), 1, "{json}");
-    assert_eq!(regressions[0]["metric"], "lat_p99_ns");
-    assert_eq!(regressions[0]["change_pct"], 200.0);
-
-    // In the other direction the same numbers are improvements.
-    let out = compare(&["--max-regression", "10", s(&halved), s(&base)]);
-    assert_success(&out);
-    assert!(stdout(&out).contains("+100.0%  better"), "{}", stdout(&out));
 }
 
 #[test]
@@ -193,10 +284,15 @@ fn different_jobs_are_flagged_and_every_direction_is_compared() {
         "  note    the runs used different engines: null -> io_uring\n",
         "\nread (",
         "\nwrite (",
-        "\nsync (0 -> ",
+        // The first run made nothing durable: no durable latency, no sync calls compared.
+        "only the new run made writes durable, so no durable latency is compared",
+        "only in new: durable mean (writes made durable) (listed, not compared)\n",
+        "only in new: sync calls (listed, not compared)\n",
     ] {
         assert!(text.contains(want), "no {want:?} in:\n{text}");
     }
+    assert!(!text.contains("\n  durable mean"), "{text}");
+    assert!(!text.contains("\nsync ("), "{text}");
     let json: Value =
         serde_json::from_str(&stdout(&compare(&["--json", s(&base), s(&new)]))).unwrap();
     assert_eq!(json["same_job"], false);
@@ -221,7 +317,7 @@ fn files_that_are_not_records_and_bad_percentages_are_usage_errors() {
     let interval = edited(&good, "interval.json", |r| {
         r["format"] = "diskdash-bench-interval".into();
     });
-    let cases: [(Vec<&str>, String); 6] = [
+    let cases: [(Vec<&str>, String); 7] = [
         (
             vec![s(&good), s(&missing)],
             format!("error: cannot read {}: ", s(&missing)),
@@ -252,6 +348,10 @@ fn files_that_are_not_records_and_bad_percentages_are_usage_errors() {
             vec!["--max-regression", "-5", s(&good), s(&good)],
             "error: --max-regression \"-5\" is not a percentage; use a number of 0 or more".into(),
         ),
+        (
+            vec!["--noise-floor", "lots", s(&good), s(&good)],
+            "error: --noise-floor \"lots\" is not a percentage; use a number of 0 or more".into(),
+        ),
     ];
     for (args, want) in cases {
         let out = compare(&args);
@@ -266,7 +366,7 @@ fn files_that_are_not_records_and_bad_percentages_are_usage_errors() {
 #[test]
 fn trims_are_compared_and_gated_like_reads_and_writes() {
     let dir = tempfile::tempdir().unwrap();
-    let base = record(dir.path(), "base.json", &["--rw", "randtrim"]);
+    let base = record_long(dir.path(), "base.json", &["--rw", "randtrim"]);
     assert!(read_json(&base)["trim"]["total_ios"].as_u64().unwrap() > 0);
     let out = compare(&[s(&base), s(&base)]);
     assert_success(&out);
@@ -274,15 +374,110 @@ fn trims_are_compared_and_gated_like_reads_and_writes() {
     assert!(!text.contains("no I/O in either run"), "{text}");
     assert!(text.contains("trim"), "{text}");
 
-    let halved = edited(&base, "halved.json", |r| {
-        let trim = &mut r["trim"];
-        trim["iops"] = (trim["iops"].as_f64().unwrap() / 2.0).into();
-    });
-    let out = compare(&["--max-regression", "10", s(&base), s(&halved)]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let cut = cut(&base, "cut.json", "trim", 100);
+    let out = compare(&["--max-regression", "10", s(&base), s(&cut)]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(
-        stderr(&out).starts_with("regression: trim IOPS fell 50.0% ("),
+        stderr(&out).starts_with("regression: trim IOPS fell 99.0% ("),
         "{}",
         stderr(&out)
     );
+}
+
+/// Two jobs at once on the null engine, 300 ms, intervals of 10 ms.
+const TWO_JOBS: &str = "[global]\nioengine=null\nsize=16m\nbs=4k\ntime_based\nruntime=300ms\n\
+                        [a]\nrw=randread\n[b]\nrw=randwrite\n";
+
+#[test]
+fn a_two_job_record_is_compared_job_by_job_with_fio_group_totals() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("two.fio"), TWO_JOBS).unwrap();
+    let run = |name: &str| {
+        let out = Command::new(BIN)
+            .args([
+                "fio",
+                "two.fio",
+                "--status-interval",
+                "10ms",
+                "--no-tui",
+                "--json",
+                name,
+            ])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_success(&out);
+        dir.path().join(name)
+    };
+    let (base, new) = (run("a.json"), run("b.json"));
+    let record = read_json(&base);
+    assert_valid_record(&record);
+    let jobs = record["segments"][0]["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2);
+    assert!(
+        jobs.iter()
+            .all(|j| j["series"].as_array().unwrap().len() >= 20),
+        "{jobs:?}"
+    );
+
+    let out = compare(&["--json", s(&base), s(&new)]);
+    assert_success(&out);
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_valid_compare(&json);
+    assert_eq!(json["directions"], serde_json::json!([]));
+    let names: Vec<&str> = json["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a", "b"]);
+    // Job a read only, job b wrote only: each compared in its own direction.
+    assert_eq!(json["jobs"][0]["directions"][0]["direction"], "read");
+    assert_eq!(json["jobs"][1]["directions"][0]["direction"], "write");
+    let a_iops = &json["jobs"][0]["directions"][0]["metrics"][0];
+    assert_eq!(a_iops["base"], jobs[0]["read"]["iops"]);
+    assert_eq!(a_iops["samples"]["unit"], "batch_means");
+    assert!(a_iops["interval"]["low_pct"].is_number(), "{a_iops}");
+    // The group: fio's READ line, the jobs' bytes over the longest job.
+    let group = &json["groups"][0];
+    assert_eq!(group["jobs"], serde_json::json!(["a", "b"]));
+    let read_bw = &group["directions"][0]["metrics"][1];
+    // Over the jobs that read (fio's group line is per direction): job a alone here.
+    let longest = jobs
+        .iter()
+        .filter(|j| j["read"]["total_ios"].as_u64().unwrap() > 0)
+        .map(|j| {
+            j["read"]["runtime_ns"]
+                .as_u64()
+                .unwrap_or(j["elapsed_ns"].as_u64().unwrap())
+        })
+        .max()
+        .unwrap();
+    let bytes = jobs[0]["read"]["io_bytes"].as_f64().unwrap();
+    let want = (bytes * 1e9 / longest as f64).round();
+    assert_eq!(read_bw["base"].as_f64().unwrap(), want, "{group}");
+
+    let text = stdout(&compare(&[s(&base), s(&new)]));
+    for want in [
+        "job a (group 0):\n",
+        "job b (group 0):\n",
+        "group 0 totals (a, b; fio's group line: the jobs' bytes over the longest job):\n",
+        "compared job by job, matched by name",
+    ] {
+        assert!(text.contains(want), "no {want:?} in:\n{text}");
+    }
+
+    // A job renamed in the new run is listed, not compared.
+    let renamed = edited(&new, "renamed.json", |r| {
+        r["segments"][0]["jobs"][1]["name"] = "c".into()
+    });
+    let json: Value =
+        serde_json::from_str(&stdout(&compare(&["--json", s(&base), s(&renamed)]))).unwrap();
+    assert_valid_compare(&json);
+    assert_eq!(
+        json["unmatched_jobs"],
+        serde_json::json!(["b (base only)", "c (new only)"])
+    );
+    assert_eq!(json["jobs"].as_array().unwrap().len(), 1);
 }

@@ -139,6 +139,12 @@ fn check(schema: &Value, instance: &Value, what: &str) {
     );
 }
 
+/// Asserts a `diskdash compare --json` object matches assets/schema/compare.schema.json.
+pub fn assert_valid_compare(object: &Value) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/schema/compare.schema.json");
+    check(&read_json(&path), object, "compare --json");
+}
+
 /// Asserts `record` matches assets/schema/run-record.schema.json.
 pub fn assert_valid_record(record: &Value) {
     check(&schema(), record, "run record");

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# compare's verdicts on this machine: whether it tells run-to-run noise from a real change.
+#
+#   1. The same job run PAIRS times in pairs (A then B, same file, same flags): each pair
+#      compared, counting "no change within noise" on IOPS (the issue asks >= 9 of 10).
+#   2. Each pair's A against a run rate-limited to 80% of A's achieved IOPS: counting the
+#      times compare calls IOPS worse and `--max-regression 5` exits 1 (asks 10 of 10).
+#
+#   benches/compare_noise.sh                    # 10 pairs of 3 s randread runs, QD 16
+#   PAIRS=5 RUNTIME=2 RW=randwrite benches/compare_noise.sh
+#
+# Environment: BIN (a built diskdash; default: cargo build --release), BENCH_DIR (default
+# /var/tmp/diskdash-bench), PAIRS, RUNTIME (seconds), INTERVAL (default 50ms: 60 intervals
+# in 3 s, 6 batches of 10), RW, BS, IODEPTH, SIZE, ENGINE (default io_uring).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+PAIRS=${PAIRS:-10}
+RUNTIME=${RUNTIME:-3}
+INTERVAL=${INTERVAL:-50ms}
+RW=${RW:-randread}
+BS=${BS:-4k}
+IODEPTH=${IODEPTH:-16}
+SIZE=${SIZE:-256M}
+ENGINE=${ENGINE:-io_uring}
+BENCH_DIR=${BENCH_DIR:-/var/tmp/diskdash-bench}
+command -v python3 >/dev/null || { echo "needs python3 to read the JSON results" >&2; exit 1; }
+
+[ -n "${BIN:-}" ] || cargo build --release --quiet
+DD=${BIN:-$PWD/target/release/diskdash}
+OUT=$BENCH_DIR/compare-noise
+rm -rf "$OUT"; mkdir -p "$OUT"
+FILE=$BENCH_DIR/compare-noise.bin
+
+want=$(numfmt --from=iec "$SIZE")
+if [ ! -f "$FILE" ] || [ "$(stat -c %s "$FILE")" != "$want" ]; then
+  dd if=/dev/urandom of="$FILE" bs=1M count=$((want >> 20)) status=none conv=fsync
+fi
+job=(--no-tui --rw "$RW" --bs "$BS" --iodepth "$IODEPTH" --ioengine "$ENGINE" --size "$SIZE"
+     --runtime "${RUNTIME}s" --interval "$INTERVAL")
+[[ $RW == *write* || $RW == *rw* || $RW == *trim* ]] && job+=(--allow-destructive)
+# One unmeasured run warms the path.
+"$DD" bench "$FILE" "${job[@]}" >/dev/null 2>&1
+
+iops() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["read"]["iops"] + r["write"]["iops"])' "$1"; }
+verdict() { # the IOPS row's verdict of the first direction of `compare --json`
+  python3 -c 'import json,sys; c=json.load(sys.stdin); m=c["directions"][0]["metrics"][0]; i=m["interval"] or {}; print(m["verdict"], "%+.1f%%" % m["change_pct"], "[%+.1f%%, %+.1f%%]" % (i.get("low_pct", 0), i.get("high_pct", 0)))'
+}
+
+same=0; worse=0; gated=0
+printf '%-4s %-42s %-42s\n' pair "A vs B (same job)" "A vs 80% of A's rate (exit of --max-regression 5)"
+for i in $(seq 1 "$PAIRS"); do
+  a=$OUT/a$i.json; b=$OUT/b$i.json; c=$OUT/c$i.json
+  "$DD" bench "$FILE" "${job[@]}" --json "$a" >/dev/null 2>&1
+  "$DD" bench "$FILE" "${job[@]}" --json "$b" >/dev/null 2>&1
+  rate=$(python3 -c "print(max(1, int(float('$(iops "$a")') * 0.8)))")
+  "$DD" bench "$FILE" "${job[@]}" --rate-iops "$rate" --json "$c" >/dev/null 2>&1
+  v1=$("$DD" compare --json "$a" "$b" | verdict)
+  v2=$("$DD" compare --json "$a" "$c" | verdict)
+  set +e; "$DD" compare --max-regression 5 "$a" "$c" >/dev/null 2>&1; code=$?; set -e
+  [[ $v1 == no_change* ]] && same=$((same + 1))
+  [[ $v2 == worse* ]] && worse=$((worse + 1))
+  [ "$code" = 1 ] && gated=$((gated + 1))
+  printf '%-4s %-42s %-42s\n' "$i" "$v1" "$v2 (exit $code)"
+done
+echo
+echo "same job:        $same of $PAIRS pairs \"no change within noise\" (want >= $(( (PAIRS * 9 + 9) / 10 )))"
+echo "80% rate:        $worse of $PAIRS called worse, $gated of $PAIRS exit 1 under --max-regression 5 (want all)"
+echo "job: $RW bs=$BS iodepth=$IODEPTH $ENGINE size=$SIZE runtime=${RUNTIME}s interval=$INTERVAL on $FILE"
