@@ -103,6 +103,8 @@ pub struct SessionOptions {
     /// closed interval, each job's numbers from its start. On the session's thread, once per
     /// interval, never per I/O.
     pub status_sink: Option<StatusSink>,
+    /// The limits the trust marks (`short`, `shared`, `unstable`) are judged by.
+    pub trust: crate::analysis::trust::TrustLimits,
 }
 
 /// What an [`IntervalSink`] calls.

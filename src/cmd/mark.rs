@@ -82,6 +82,7 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         }))),
         interval_sink: None,
         status_sink: None,
+        trust: crate::cmd::flags::trust(&args.trust)?,
     };
     let settings = MarkSettings {
         profile: config.profile,

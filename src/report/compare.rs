@@ -477,6 +477,8 @@ mod tests {
             notes: Vec::new(),
             sweep: None,
             verify: None,
+            trust: None,
+            trust_limits: None,
         }
     }
 
@@ -502,6 +504,7 @@ mod tests {
             devices: Vec::new(),
             stop_reason: None,
             notes: Vec::new(),
+            trust: None,
         }
     }
 

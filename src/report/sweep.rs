@@ -326,14 +326,8 @@ mod tests {
     fn the_latency_target_names_points_by_all_their_values() {
         let at = |depth: &str| {
             Some(vec![
-                PointValue {
-                    option: "rw".into(),
-                    value: "randread".into(),
-                },
-                PointValue {
-                    option: "iodepth".into(),
-                    value: depth.into(),
-                },
+                PointValue::new("rw", "randread"),
+                PointValue::new("iodepth", depth),
             ])
         };
         let said = |met, first_miss| {

@@ -6,13 +6,15 @@
 use std::time::SystemTime;
 
 use super::aggregate::{Interval, SegmentEnd};
+use crate::analysis::trust::{self, TrustLimits};
 use crate::bench::spec::{EngineKind, JobSpec};
 use crate::monitor::iostat::IostatRow;
 use crate::record::{
     CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
-    HostRecord, INTERVAL_FORMAT, IntervalJobRecord, IntervalRecord, JobRecord, JsonlWriter,
-    LATENCY_DEFINITION, PointValue, ReadyRecord, RunRecord, RunStatus, RunWarning,
-    SegmentJobRecord, SegmentRecord, SyncRecord, TargetRecord, WarningLine, rfc3339_utc,
+    HostRecord, INTERVAL_FORMAT, IdleDiskRecord, IntervalJobRecord, IntervalRecord, JobRecord,
+    JsonlWriter, LATENCY_DEFINITION, PointValue, ReadyRecord, RunRecord, RunStatus, RunWarning,
+    SegmentJobRecord, SegmentRecord, SyncRecord, TargetRecord, TrustRecord, WarningLine,
+    rfc3339_utc,
 };
 use crate::session::cpu::cpu_totals;
 use crate::session::series::RecordSeries;
@@ -56,6 +58,17 @@ pub struct Recorder {
     segment_targets: Vec<Vec<usize>>,
     /// Gets each interval's record as it closes.
     sink: Option<crate::session::IntervalSink>,
+    /// The limits each segment's trust is judged by, and the idle baseline.
+    trust: TrustSetup,
+}
+
+/// What the trust of a run is judged by: the limits, and each disk's rate measured idle
+/// (for how long) before the run.
+#[derive(Debug, Clone, Default)]
+pub struct TrustSetup {
+    pub limits: TrustLimits,
+    pub idle_window_ns: u64,
+    pub idle: Vec<IdleDiskRecord>,
 }
 
 /// How a segment ended, for its record.
@@ -106,7 +119,13 @@ impl Recorder {
             device: None,
             segment_targets: Vec::new(),
             sink: None,
+            trust: TrustSetup::default(),
         }
+    }
+
+    /// Sets what the trust of each segment is judged by (before the first segment ends).
+    pub fn set_trust(&mut self, trust: TrustSetup) {
+        self.trust = trust;
     }
 
     /// Hands each interval's record to `sink` too.
@@ -255,10 +274,7 @@ impl Recorder {
             index,
             point: point
                 .iter()
-                .map(|(option, value)| PointValue {
-                    option: option.clone(),
-                    value: value.clone(),
-                })
+                .map(|(option, value)| PointValue::new(option, value))
                 .collect(),
             status,
             // The segment's engine is its first job's as it ran.
@@ -286,7 +302,12 @@ impl Recorder {
             devices,
             stop_reason: Some(stop_reason),
             notes: notes.to_vec(),
+            trust: None,
         });
+        if let Some(seg) = self.segments.last_mut() {
+            let trust = trust::of_segment(seg, &self.trust.limits, &self.trust.idle);
+            seg.trust = Some(trust);
+        }
         if device.is_some() {
             self.device = device;
         }
@@ -337,6 +358,7 @@ impl Recorder {
             device: self.device.clone(),
             segment_targets: self.segment_targets.clone(),
             sink: None,
+            trust: self.trust.clone(),
         };
         now.end_segment(running);
         now.finish(outcome)
@@ -360,6 +382,11 @@ impl Recorder {
                 }
             }
         }
+        let segment_trust: Vec<TrustRecord> = self
+            .segments
+            .iter()
+            .filter_map(|s| s.trust.clone())
+            .collect();
         RunRecord {
             format: FORMAT.to_string(),
             format_version: FORMAT_VERSION,
@@ -396,6 +423,12 @@ impl Recorder {
             notes: outcome.notes,
             sweep: None,
             verify,
+            trust: trust::of_run(&segment_trust),
+            trust_limits: Some(
+                self.trust
+                    .limits
+                    .record(self.trust.idle_window_ns, self.trust.idle),
+            ),
         }
     }
 }

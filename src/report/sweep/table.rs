@@ -480,10 +480,7 @@ pub fn analysis(rows: &[Row], names: &[String]) -> Vec<SweepFinding> {
     for (key, members) in &groups {
         let at: Vec<PointValue> = key
             .iter()
-            .map(|(option, value)| PointValue {
-                option: option.clone(),
-                value: value.clone(),
-            })
+            .map(|(option, value)| PointValue::new(option, value))
             .collect();
         for (direction, pick) in [("read", read_of as fn(&Row) -> &Dir), ("write", write_of)] {
             let samples: Vec<Sample> = members
@@ -503,10 +500,7 @@ pub fn analysis(rows: &[Row], names: &[String]) -> Vec<SweepFinding> {
                 point: row
                     .point
                     .iter()
-                    .map(|(option, value)| PointValue {
-                        option: option.clone(),
-                        value: value.clone(),
-                    })
+                    .map(|(option, value)| PointValue::new(option, value))
                     .collect(),
                 bytes_per_s: pick(row).bytes_per_s,
                 iops: pick(row).iops,
@@ -1176,10 +1170,7 @@ mod tests {
         for (bs, runs) in points {
             for &(mb, util) in *runs {
                 let mut seg = template.clone();
-                seg.point = vec![PointValue {
-                    option: "bs".into(),
-                    value: (*bs).into(),
-                }];
+                seg.point = vec![PointValue::new("bs", *bs)];
                 seg.read.total_ios = 1000;
                 seg.read.bw_bytes = (mb * 1e6) as u64;
                 let mut device = seg.devices[0].clone();
