@@ -435,18 +435,24 @@ mod tests {
     }
 
     fn device(name: &str, app: u64, dev: u64) -> DeviceRecord {
-        let mut d: DeviceRecord = serde_json::from_value(serde_json::json!({
-            "name": name, "disk": name, "queue": {}, "iostat": {"disk_device": name},
-            "reconciliation": {
-                "app_read_ios": 0, "app_write_ios": 0, "device_read_ios": 0,
-                "device_write_ios": 0, "app_bytes": 0, "device_bytes": 0,
-                "io_ratio": null, "verdict": ""
-            }
-        }))
-        .unwrap();
-        d.reconciliation.app_bytes = app;
-        d.reconciliation.device_bytes = dev;
-        d
+        DeviceRecord {
+            name: name.into(),
+            disk: name.into(),
+            queue: crate::record::QueueSettings::default(),
+            iostat: crate::record::IostatRow::idle(name),
+            reconciliation: crate::record::ReconciliationRecord {
+                app_read_ios: 0,
+                app_write_ios: 0,
+                device_read_ios: 0,
+                device_write_ios: 0,
+                app_bytes: app,
+                device_bytes: dev,
+                io_ratio: None,
+                verdict: String::new(),
+                app_trim_ios: 0,
+                device_discard_ios: 0,
+            },
+        }
     }
 
     #[test]

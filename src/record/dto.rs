@@ -321,6 +321,17 @@ pub enum SweepFinding {
         mixed: Vec<Vec<SweptValue>>,
         write_peak: SweptValue,
         read_peak: SweptValue,
+        /// Block sizes away from the write-heavy range whose write bandwidth ties with the
+        /// peak's: neither beats the other by more than both their spreads. Absent when none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        write_ties: Vec<SweptValue>,
+        /// The same for reads.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        read_ties: Vec<SweptValue>,
+        /// The trust marks of the points the advice rests on: when any, the advice is not
+        /// reliable and says what to change. Absent when none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        unreliable: Vec<TrustMark>,
     },
     /// `--advice` asked of a block-size sweep without a block size measured both reading and
     /// writing.
