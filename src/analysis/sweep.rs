@@ -358,12 +358,7 @@ pub fn advice(read: &[Sample], write: &[Sample]) -> Option<SweepFinding> {
     let side = |i: usize, writes: bool| if writes { pairs[i].1 } else { pairs[i].0 };
     let tied = |peak: usize, i: usize, writes: bool| {
         let (p, s) = (side(peak, writes), side(i, writes));
-        !beats(
-            bandwidth(p),
-            p.spread_pct,
-            bandwidth(s),
-            s.spread_pct,
-        )
+        !beats(bandwidth(p), p.spread_pct, bandwidth(s), s.spread_pct)
     };
     let heavy = |peak: usize, best: f64, writes: bool| {
         let value = |i: usize| if writes { points[i].2 } else { points[i].1 };

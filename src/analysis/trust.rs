@@ -119,13 +119,14 @@ pub fn batch_rates(intervals: &[(u64, u64)]) -> Vec<f64> {
 
 /// The result's bytes over the bytes its disks completed beyond their idle rate over
 /// `elapsed_ns` (each device's reconciliation against the idle rate of the disk of its name);
-/// `None` without a device or bytes.
+/// `None` without a device or bytes. With it: the share, the disks' idle rate (bytes/s) and
+/// the result's bytes on them.
 #[must_use]
 pub fn device_share(
     devices: &[&DeviceRecord],
     idle: &[IdleDiskRecord],
     elapsed_ns: u64,
-) -> Option<(f64, f64)> {
+) -> Option<(f64, f64, u64)> {
     if devices.is_empty() {
         return None;
     }
@@ -140,7 +141,7 @@ pub fn device_share(
         app += device.reconciliation.app_bytes as f64;
         beyond += (device.reconciliation.device_bytes as f64 - rate * seconds).max(0.0);
     }
-    (app > 0.0 && beyond > 0.0).then(|| (app / beyond, idle_rate))
+    (app > 0.0 && beyond > 0.0).then(|| (app / beyond, idle_rate, app as u64))
 }
 
 /// The marks of a result.
@@ -150,11 +151,20 @@ pub fn marks(trust: &TrustRecord, limits: &TrustLimits, fell_back: bool) -> Vec<
     if trust.elapsed_ns < limits.min_elapsed_ns || trust.ios < limits.min_ios {
         out.push(TrustMark::Short);
     }
-    // More than `shared_pct` more bytes than the result: share under 1 / (1 + pct).
-    if trust
+    // More than `shared_pct` more bytes than the result beyond the idle rate: share under
+    // 1 / (1 + pct). Or the disk was not idle before the run: its idle rate over the window
+    // is more than `shared_pct` of the result's bytes (a process writing steadily from
+    // before the run would otherwise pass as the idle rate).
+    let beyond_idle = trust
         .device_share
-        .is_some_and(|share| share < 1.0 / (1.0 + limits.shared_pct / 100.0))
-    {
+        .is_some_and(|share| share < 1.0 / (1.0 + limits.shared_pct / 100.0));
+    let busy_before = match (trust.idle_device_bytes_per_s, trust.device_app_bytes) {
+        (Some(rate), Some(bytes)) => {
+            rate * trust.elapsed_ns as f64 / 1e9 > bytes as f64 * limits.shared_pct / 100.0
+        }
+        _ => false,
+    };
+    if beyond_idle || busy_before {
         out.push(TrustMark::Shared);
     }
     if trust.spread_pct.is_some_and(|s| s > limits.unstable_pct) {
@@ -205,7 +215,13 @@ pub fn of_segment(
         })
         .collect();
     let rates = batch_rates(&intervals);
-    let share = device_share(&devices(seg), idle, seg.elapsed_ns);
+    // The null engine sends the disk nothing: it has no share of it.
+    let null = seg.engine == "null" || seg.job.ioengine == "null";
+    let share = if null {
+        None
+    } else {
+        device_share(&devices(seg), idle, seg.elapsed_ns)
+    };
     let mut trust = TrustRecord {
         samples: u32::try_from(rates.len()).unwrap_or(u32::MAX),
         spread_over: "intervals".to_string(),
@@ -214,6 +230,7 @@ pub fn of_segment(
         spread_pct: spread_pct(&rates),
         device_share: share.map(|s| s.0),
         idle_device_bytes_per_s: share.map(|s| s.1),
+        device_app_bytes: share.map(|s| s.2),
         marks: Vec::new(),
     };
     trust.marks = marks(&trust, limits, fell_back(seg));
@@ -252,10 +269,18 @@ pub fn of_point(runs: &[&SegmentRecord], limits: &TrustLimits) -> TrustRecord {
         elapsed_ns: shortest.elapsed_ns,
         spread_pct: spread_pct(&rates),
         device_share: lowest(|t| t.device_share),
-        idle_device_bytes_per_s: first.idle_device_bytes_per_s,
+        idle_device_bytes_per_s: shortest.idle_device_bytes_per_s,
+        device_app_bytes: shortest.device_app_bytes,
         marks: Vec::new(),
     };
     trust.marks = marks(&trust, limits, runs.iter().any(|s| fell_back(s)));
+    // A run that was shared makes the point shared, whichever run is the shortest.
+    if each.iter().any(|t| t.marks.contains(&TrustMark::Shared))
+        && !trust.marks.contains(&TrustMark::Shared)
+    {
+        trust.marks.push(TrustMark::Shared);
+        trust.marks.sort_unstable();
+    }
     trust
 }
 
@@ -284,6 +309,8 @@ pub fn of_run(segments: &[TrustRecord]) -> Option<TrustRecord> {
             .filter_map(|t| t.device_share)
             .reduce(f64::min),
         idle_device_bytes_per_s: first.idle_device_bytes_per_s,
+        device_app_bytes: Some(segments.iter().filter_map(|t| t.device_app_bytes).sum())
+            .filter(|b| *b > 0),
         marks,
     })
 }
@@ -317,13 +344,13 @@ pub fn beats(a: f64, a_spread_pct: Option<f64>, b: f64, b_spread_pct: Option<f64
     low > high
 }
 
-/// What to change for each mark, in words: "longer points (--runtime, --io-size)" for short,
+/// What to change for each mark, in words: "longer runs (--runtime or --io-size)" for short,
 /// "an idle disk" for shared, "more loops (--loops 3)" for unstable, "an engine that runs
 /// here" for a fallback.
 #[must_use]
 pub fn remedy(mark: TrustMark) -> &'static str {
     match mark {
-        TrustMark::Short => "longer points (--runtime or --io-size)",
+        TrustMark::Short => "longer runs (--runtime or --io-size)",
         TrustMark::Shared => "an idle disk",
         TrustMark::Unstable => "more loops (--loops 3 --pick median)",
         TrustMark::Fallback => "an engine that runs here (--ioengine psync)",
@@ -343,6 +370,7 @@ mod tests {
             spread_pct: spread,
             device_share: share,
             idle_device_bytes_per_s: None,
+            device_app_bytes: None,
             marks: Vec::new(),
         }
     }
@@ -382,6 +410,14 @@ mod tests {
         );
         // The page cache served part (share above 1): not shared.
         assert!(marks(&trust(2.0, 5000, None, Some(3.0)), &limits, false).is_empty());
+        // A disk busy before the run: its idle rate over the 2 s is 20% of the run's bytes.
+        let mut busy = trust(2.0, 5000, None, Some(1.0));
+        busy.idle_device_bytes_per_s = Some(1000.0);
+        busy.device_app_bytes = Some(10_000);
+        assert_eq!(marks(&busy, &limits, false), [TrustMark::Shared]);
+        // A journal's trickle: 1% of them.
+        busy.idle_device_bytes_per_s = Some(50.0);
+        assert!(marks(&busy, &limits, false).is_empty());
     }
 
     #[test]
@@ -463,11 +499,12 @@ mod tests {
         }];
         // 2 s: 2000 bytes of journal at the idle rate, the run's 10_000, nothing else.
         let d = device("vda", 10_000, 12_000);
-        let (share, rate) = device_share(&[&d], &idle, 2_000_000_000).unwrap();
+        let (share, rate, bytes) = device_share(&[&d], &idle, 2_000_000_000).unwrap();
         assert!((share - 1.0).abs() < 1e-9, "{share}");
         assert!((rate - 1000.0).abs() < 1e-9);
+        assert_eq!(bytes, 10_000);
         // Without the baseline the same window looks shared.
-        let (share, _) = device_share(&[&d], &[], 2_000_000_000).unwrap();
+        let (share, _, _) = device_share(&[&d], &[], 2_000_000_000).unwrap();
         assert!(share < 1.0 / 1.1, "{share}");
         assert_eq!(device_share(&[], &idle, 1), None);
         assert_eq!(device_share(&[&device("vda", 0, 100)], &idle, 1), None);

@@ -97,6 +97,9 @@ pub struct TrustRecord {
     /// (`trust_limits.idle_window_ns` long); absent without a disk.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_device_bytes_per_s: Option<f64>,
+    /// The result's bytes on its disks (what `device_share` is of); absent without a disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_app_bytes: Option<u64>,
     /// `short`, `shared`, `unstable`, `fallback`: why the result is not to be relied on.
     #[serde(default)]
     pub marks: Vec<TrustMark>,

@@ -149,7 +149,10 @@ pub fn sentence(finding: &SweepFinding) -> Option<String> {
                     .iter()
                     .map(|m| crate::analysis::trust::remedy(*m))
                     .collect();
-                format!("{said}; to rely on it, measure with {}", remedies.join(", "))
+                format!(
+                    "{said}; to rely on it, measure with {}",
+                    remedies.join(", ")
+                )
             })
         }
         SweepFinding::AdviceUnavailable => {

@@ -333,6 +333,16 @@ impl Recorder {
         }
     }
 
+    /// The trust marks of the last segment, if one ran.
+    #[must_use]
+    pub fn last_marks(&self) -> Vec<crate::record::TrustMark> {
+        self.segments
+            .last()
+            .and_then(|s| s.trust.as_ref())
+            .map(|t| t.marks.clone())
+            .unwrap_or_default()
+    }
+
     /// The status of the last segment, if one ran.
     #[must_use]
     pub fn last_status(&self) -> Option<RunStatus> {

@@ -1219,6 +1219,11 @@ impl Runner {
             notes: &self.plan.steps[self.step].notes,
             stop_reason,
         });
+        // The step's trust marks, once its record judged them.
+        let marks = self.recorder.last_marks();
+        if let Some(done) = Arc::make_mut(&mut self.snap.finished).last_mut() {
+            done.marks = marks;
+        }
         // The step's final totals (its last, partial interval and its errors included) join
         // the run's.
         add_to_run(&mut self.run_base, &self.snap.jobs);

@@ -204,8 +204,8 @@ fn ranked_header_and_cells(
                 "marks",
                 "notes",
             ]
-                .into_iter()
-                .map(String::from),
+            .into_iter()
+            .map(String::from),
         );
         ranks.resize(header.len(), rank::KEEP);
     }
@@ -903,7 +903,10 @@ mod tests {
         );
         let csv = render(&rows, &names, Format::Csv);
         let csv: Vec<&str> = csv.lines().collect();
-        assert!(csv[0].ends_with(",status,page_cache,spread_pct,marks,notes"), "{csv:?}");
+        assert!(
+            csv[0].ends_with(",status,page_cache,spread_pct,marks,notes"),
+            "{csv:?}"
+        );
         // Quoted where the notes hold a comma, as RFC 4180 asks; plain where they need not be.
         assert!(
             csv[1].ends_with(&format!(",completed,false,,,\"{capped}; {other}\"")),
@@ -938,7 +941,10 @@ mod tests {
         assert!(line("1M").ends_with("short, shared"), "{text}");
         let csv = render(&rows, &names, Format::Csv);
         assert!(
-            csv.lines().nth(2).unwrap().ends_with(",false,12.5,short shared,"),
+            csv.lines()
+                .nth(2)
+                .unwrap()
+                .ends_with(",false,12.5,short shared,"),
             "{csv}"
         );
         let findings = analysis(&rows, &names);
@@ -952,7 +958,7 @@ mod tests {
         assert_eq!(
             trust_line(&rows).unwrap(),
             "NOT RELIABLE: 1 of 2 points are marked (short 1, shared 1): never the best, a peak \
-             or a knee; to rely on them, measure with longer points (--runtime or --io-size), \
+             or a knee; to rely on them, measure with longer runs (--runtime or --io-size), \
              an idle disk"
         );
         assert_eq!(trust_line(&rows[..1]), None);
@@ -1271,7 +1277,7 @@ mod tests {
         for (bs, runs) in points {
             for &(mb, util) in *runs {
                 let mut seg = template.clone();
-                seg.point = vec![PointValue::new("bs", *bs)];
+                seg.point = vec![PointValue::new("bs", bs)];
                 seg.read.total_ios = 1000;
                 seg.read.bw_bytes = (mb * 1e6) as u64;
                 let mut device = seg.devices[0].clone();
