@@ -285,6 +285,9 @@ pub struct MarkArgs {
 
     #[command(flatten)]
     pub share: ShareArgs,
+
+    #[command(flatten)]
+    pub trust: TrustArgs,
 }
 
 /// `diskdash sweep`: `bench`'s options, where the workload ones take lists (`a,b,c`) and
@@ -368,6 +371,9 @@ pub struct SweepArgs {
     pub share: ShareArgs,
 
     #[command(flatten)]
+    pub trust: TrustArgs,
+
+    #[command(flatten)]
     pub publish: PublishArgs,
 }
 
@@ -411,6 +417,9 @@ pub struct BenchArgs {
     pub share: ShareArgs,
 
     #[command(flatten)]
+    pub trust: TrustArgs,
+
+    #[command(flatten)]
     pub publish: PublishArgs,
 }
 
@@ -427,6 +436,27 @@ pub struct ShareArgs {
     /// SHA-256 is kept.
     #[arg(long)]
     pub record_serial: bool,
+}
+
+/// The limits a result is marked by (`short`, `shared`, `unstable`): they judge, never stop
+/// a run (`bench`, `sweep`, `mark`).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Trust")]
+pub struct TrustArgs {
+    /// Mark a result measured for less than this `short` [default: 1s].
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub trust_min_time: Option<String>,
+    /// Mark a result of fewer I/Os than this `short` [default: 1000].
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub trust_min_ios: Option<String>,
+    /// Mark a result `shared` when its disk did more than PCT percent more bytes than it,
+    /// beyond the disk's rate measured idle just before the run [default: 10].
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
+    pub trust_shared_pct: Option<String>,
+    /// Mark a result `unstable` when its spread (over loops, or over batches of intervals)
+    /// is over PCT percent [default: 10].
+    #[arg(long, value_name = "PCT", allow_hyphen_values = true)]
+    pub trust_spread_pct: Option<String>,
 }
 
 /// `--serve`: the run for Prometheus while it runs (`bench`, `sweep`; `fio` reads the same

@@ -63,6 +63,8 @@ pub struct Run<'a> {
     pub interval_sink: Option<IntervalSink>,
     /// fio's `--status-interval` reports: the run so far, each time intervals close.
     pub status_sink: Option<StatusSink>,
+    /// The limits the trust marks are judged by (`--trust-*`).
+    pub trust: crate::analysis::trust::TrustLimits,
 }
 
 /// Where the command's report goes: stdout, or stderr when stdout carries data (`--json -`,
@@ -117,6 +119,7 @@ pub fn drive(
         annotate,
         interval_sink,
         status_sink,
+        trust,
     } = run;
     let interrupt = if let Some(remote) = remote {
         outputs.jsonl = Some("-".into());
@@ -141,6 +144,7 @@ pub fn drive(
         status_sink,
         redact: outputs.redact,
         record_serial: outputs.record_serial,
+        trust,
     };
     let handle = Session::start(plan, options)?;
     // A server that cannot start ends the session first: its record, no scratch left.

@@ -109,6 +109,8 @@ pub struct SessionOptions {
     pub redact: bool,
     /// `--record-serial`: the record's `machine.disk.serial` beside its hash.
     pub record_serial: bool,
+    /// The limits the trust marks (`short`, `shared`, `unstable`) are judged by.
+    pub trust: crate::analysis::trust::TrustLimits,
 }
 
 /// What an [`IntervalSink`] calls.

@@ -1401,10 +1401,7 @@ mod tests {
             for mb in *runs {
                 let mut seg = template.clone();
                 seg.index = u32::try_from(record.segments.len()).unwrap();
-                seg.point = vec![PointValue {
-                    option: "bs".into(),
-                    value: (*value).into(),
-                }];
+                seg.point = vec![PointValue::new("bs", value)];
                 seg.read.total_ios = 1000;
                 seg.read.bw_bytes = (mb * 1e6) as u64;
                 seg.read.iops = mb * 1e6 / 4096.0;

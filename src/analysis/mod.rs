@@ -1,6 +1,7 @@
 //! What recorded points show, as pure functions returning typed results: a run against
-//! another ([`compare`]) and their machines ([`machine`]), a sweep's peaks, gain stops, knee and advice ([`sweep`]), steady
-//! state ([`steady`]) and the sustained-write cliff ([`cliff`]). Front ends render the
+//! another ([`compare`]) and their machines ([`machine`]), a sweep's peaks, gain stops, knee and
+//! advice ([`sweep`]), steady state ([`steady`]), the sustained-write cliff ([`cliff`]) and how
+//! far a result can be trusted ([`trust`]). Front ends render the
 //! sentences; nothing here reads a file, a clock or the terminal.
 //!
 //! Below the session and the front ends, above the cores: it reads `record`, `stats`, `units`
@@ -14,3 +15,4 @@ pub mod points;
 pub mod reconcile;
 pub mod steady;
 pub mod sweep;
+pub mod trust;

@@ -6,7 +6,10 @@
 use serde::Serialize;
 
 use crate::analysis::reconcile::Verdict;
-use crate::record::{DirectionRecord, RunRecord, RunStatus, SegmentRecord, SyncRecord};
+use crate::analysis::trust::{self, TrustLimits};
+use crate::record::{
+    DirectionRecord, RunRecord, RunStatus, SegmentRecord, SyncRecord, TrustRecord,
+};
 use crate::stats::{LatencyBucket, bucket_percentile_ns, merge_buckets};
 use crate::values::Pick;
 
@@ -81,15 +84,28 @@ pub struct Row {
     /// The same point on memory (`--baseline memory`): read and write.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<(Dir, Dir)>,
+    /// How far the point can be trusted: its spread over its loops (over batches of its
+    /// intervals when it ran once), its I/Os, its share of the disk, its marks. A marked point
+    /// is never the best, a peak or a knee.
+    pub trust: TrustRecord,
 }
 
 impl Row {
-    /// Whether the point may be the best, a peak or a knee: it completed, it measured the
-    /// disk (not the page cache), it ran the engine it asked for (no fallback to psync), and
-    /// the engine and the depth its values name (an
-    /// `iodepth=32` point that psync ran one I/O at a time measured depth 1, not 32).
+    /// Whether the point may be the best, a peak or a knee: it [measured](Self::measured)
+    /// what its values say and carries no trust mark (`short`, `shared`, `unstable`,
+    /// `fallback`).
     #[must_use]
     pub fn counts(&self) -> bool {
+        self.measured() && self.trust.marks.is_empty()
+    }
+
+    /// Whether the point measured what its values say: it completed, it measured the disk
+    /// (not the page cache), it ran the engine it asked for (no fallback to psync), and the
+    /// engine and the depth its values name (an `iodepth=32` point that psync ran one I/O at
+    /// a time measured depth 1, not 32). `--advice` rests on these, and says when any of them
+    /// is marked.
+    #[must_use]
+    pub fn measured(&self) -> bool {
         self.status == "completed"
             && !self.page_cache
             && !self.fell_back
@@ -126,17 +142,18 @@ pub fn with_memory(rows: Vec<Row>) -> Vec<Row> {
 /// The points of a sweep's record, each from its consecutive segments (its loops), picked.
 #[must_use]
 pub fn rows(record: &RunRecord, pick: Pick) -> Vec<Row> {
+    let limits = TrustLimits::of(record.trust_limits.as_ref());
     let mut out: Vec<Row> = Vec::new();
     let mut group: Vec<&SegmentRecord> = Vec::new();
     for seg in &record.segments {
         if group.first().is_some_and(|g| g.point != seg.point) {
-            out.push(row(&group, pick));
+            out.push(row(&group, pick, &limits));
             group.clear();
         }
         group.push(seg);
     }
     if !group.is_empty() {
-        out.push(row(&group, pick));
+        out.push(row(&group, pick, &limits));
     }
     out
 }
@@ -241,8 +258,9 @@ fn mean_sync(syncs: &[&SyncRecord]) -> Option<Sync> {
     })
 }
 
-fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
+fn row(runs: &[&SegmentRecord], pick: Pick, limits: &TrustLimits) -> Row {
     let first = runs[0];
+    let point_trust = trust::of_point(runs, limits);
     let status = if runs.iter().all(|s| s.status == RunStatus::Completed) {
         "completed"
     } else if runs.iter().any(|s| s.status == RunStatus::Failed) {
@@ -295,6 +313,7 @@ fn row(runs: &[&SegmentRecord], pick: Pick) -> Row {
             util_pct,
             aqu_sz,
             memory: None,
+            trust: point_trust.clone(),
         }
     };
     match pick {

@@ -8,7 +8,8 @@
 //! zero where a ratio needs a divisor) are skipped by the rule that cannot use them, never a
 //! panic: a failed step must not make the analysis fail.
 
-use crate::record::{PointValue, SweepFinding, SweptValue};
+use crate::analysis::trust::beats;
+use crate::record::{PointValue, SweepFinding, SweptValue, TrustMark};
 
 /// Growth below this (percent) means "adding more stops paying" ([`gain_stop`]) and growth at
 /// or above it means "still growing" ([`knee`]). 5% sits above the +-3% run-to-run wobble of a
@@ -38,6 +39,11 @@ pub struct Sample {
     /// What ran when it is not what the label says (`ran psync at iodepth 1`): every
     /// statement that names the point says it too.
     pub ran: Option<String>,
+    /// The point's spread, percent (over its loops, or batches of its intervals): two points
+    /// within both their spreads tie.
+    pub spread_pct: Option<f64>,
+    /// The point's trust marks: the advice says it is not reliable when it rests on any.
+    pub marks: Vec<TrustMark>,
 }
 
 /// The point of highest bandwidth.
@@ -299,25 +305,30 @@ pub fn findings(
 ///    `read`. `None` when none of them has a read, or none a write, bandwidth above zero.
 /// 2. The peaks are the highest read and the highest write bandwidth among those (ties: the
 ///    earlier in sweep order). Write-heavy: the run of adjacent block sizes around the write
-///    peak whose write bandwidth is >= 95% of the peak (within noise of it), said "2M" or
-///    "2M-4M". Read-heavy: the same for reads.
+///    peak whose write bandwidth is >= 95% of the peak (within noise of it) or that the peak
+///    does not beat by more than both their spreads ([`beats`]), said "2M" or "2M-4M".
+///    Block sizes further away that tie with the peak by the spreads are `write_ties`: the
+///    advice names no single winner then. Read-heavy: the same for reads.
 /// 3. Mixed: the block sizes strictly between the write peak and the read peak whose read AND
 ///    write bandwidth are both >= 90% of their peaks (the peak itself when both peak at the
 ///    same block size), as runs of adjacent block sizes (said "4M-8M", "4M, 16M"); empty
 ///    when none qualifies, which the advice says.
+/// 4. `unreliable`: every trust mark of the points it rests on (the sentence says what to
+///    change).
 ///
 /// The result is [`SweepFinding::Advice`]; `report::sweep` says it as e.g. "use 2M for
 /// write-heavy, 16M-32M for read-heavy, 4M-8M for mixed".
 #[must_use]
 pub fn advice(read: &[Sample], write: &[Sample]) -> Option<SweepFinding> {
     let bandwidth = |s: &Sample| positive(s.bytes_per_s).unwrap_or(0.0);
-    // (label, read, write) per block size measured in both directions.
-    let points: Vec<(&str, f64, f64)> = read
+    // (label, read, write) per block size measured in both directions, and the pairs.
+    let pairs: Vec<(&Sample, &Sample)> = read
         .iter()
-        .filter_map(|r| {
-            let w = write.iter().find(|w| w.label == r.label)?;
-            Some((r.label.as_str(), bandwidth(r), bandwidth(w)))
-        })
+        .filter_map(|r| Some((r, write.iter().find(|w| w.label == r.label)?)))
+        .collect();
+    let points: Vec<(&str, f64, f64)> = pairs
+        .iter()
+        .map(|(r, w)| (r.label.as_str(), bandwidth(r), bandwidth(w)))
         .collect();
     let peak_at = |value: fn(&(&str, f64, f64)) -> f64| {
         // First index of the highest value (points are in sweep order: the smaller size).
@@ -341,16 +352,29 @@ pub fn advice(read: &[Sample], write: &[Sample]) -> Option<SweepFinding> {
             .take_while(|&i| keep(i))
             .last()
             .unwrap_or(peak);
-        (first..=last)
-            .map(|i| SweptValue::of(points[i].0))
-            .collect::<Vec<_>>()
+        (first, last)
     };
-    let write_heavy = around(write_peak, &|i| {
-        points[i].2 >= write_best * HEAVY_RANGE_FRACTION
-    });
-    let read_heavy = around(read_peak, &|i| {
-        points[i].1 >= read_best * HEAVY_RANGE_FRACTION
-    });
+    // Within 5% of the peak, or not beaten by it beyond both spreads.
+    let side = |i: usize, writes: bool| if writes { pairs[i].1 } else { pairs[i].0 };
+    let tied = |peak: usize, i: usize, writes: bool| {
+        let (p, s) = (side(peak, writes), side(i, writes));
+        !beats(bandwidth(p), p.spread_pct, bandwidth(s), s.spread_pct)
+    };
+    let heavy = |peak: usize, best: f64, writes: bool| {
+        let value = |i: usize| if writes { points[i].2 } else { points[i].1 };
+        let keep = |i: usize| value(i) >= best * HEAVY_RANGE_FRACTION || tied(peak, i, writes);
+        let (first, last) = around(peak, &keep);
+        let range: Vec<SweptValue> = (first..=last)
+            .map(|i| SweptValue::of(points[i].0))
+            .collect();
+        let ties: Vec<SweptValue> = (0..points.len())
+            .filter(|&i| (i < first || i > last) && tied(peak, i, writes))
+            .map(|i| SweptValue::of(points[i].0))
+            .collect();
+        (range, ties)
+    };
+    let (write_heavy, write_ties) = heavy(write_peak, write_best, true);
+    let (read_heavy, read_ties) = heavy(read_peak, read_best, false);
 
     let (low, high) = (read_peak.min(write_peak), read_peak.max(write_peak));
     let between: Vec<usize> = if low == high {
@@ -364,12 +388,21 @@ pub fn advice(read: &[Sample], write: &[Sample]) -> Option<SweepFinding> {
             points[i].1 >= read_best * MIXED_FRACTION && points[i].2 >= write_best * MIXED_FRACTION
         })
         .collect();
+    let mut unreliable: Vec<TrustMark> = pairs
+        .iter()
+        .flat_map(|(r, w)| r.marks.iter().chain(&w.marks).copied())
+        .collect();
+    unreliable.sort_unstable();
+    unreliable.dedup();
     Some(SweepFinding::Advice {
         write_heavy,
         read_heavy,
         mixed: runs(&points, &mixed),
         write_peak: SweptValue::of(points[write_peak].0),
         read_peak: SweptValue::of(points[read_peak].0),
+        write_ties,
+        read_ties,
+        unreliable,
     })
 }
 
@@ -409,6 +442,8 @@ pub(crate) mod curves {
             mean_ns,
             p99_ns,
             ran: None,
+            spread_pct: None,
+            marks: Vec::new(),
         }
     }
 
@@ -739,7 +774,53 @@ mod tests {
             mixed: mixed.iter().map(|run| values(run)).collect(),
             write_peak: SweptValue::of(peaks.0),
             read_peak: SweptValue::of(peaks.1),
+            write_ties: Vec::new(),
+            read_ties: Vec::new(),
+            unreliable: Vec::new(),
         }
+    }
+
+    #[test]
+    fn advice_names_no_winner_over_a_runner_up_within_both_spreads() {
+        let (mut read, mut write) = dd_study();
+        // Write: 2M 4200 peaks, over 5% above 4M 3900 and 8M 3850; with spreads of 5% each
+        // they tie (3850 * 1.05 = 4042 >= 4200 * 0.95 = 3990), 1M 3000 does not.
+        for s in &mut write {
+            s.spread_pct = Some(5.0);
+        }
+        // Read: 16M 5600 peaks, 32M 5500 is within 5%, 64M 5000 with a 15% spread ties
+        // (5750 >= 5600).
+        read[6].spread_pct = Some(15.0);
+        // 1M 2000 with a 200% spread ties too, far from the peak.
+        read[0].spread_pct = Some(200.0);
+        let Some(SweepFinding::Advice {
+            write_heavy,
+            write_ties,
+            read_heavy,
+            read_ties,
+            unreliable,
+            ..
+        }) = advice(&read, &write)
+        else {
+            panic!("no advice");
+        };
+        let said = |v: &[SweptValue]| v.iter().map(ToString::to_string).collect::<Vec<_>>();
+        assert_eq!(said(&write_heavy), ["2M", "4M", "8M"]);
+        assert!(write_ties.is_empty());
+        assert_eq!(said(&read_heavy), ["16M", "32M", "64M"]);
+        assert_eq!(said(&read_ties), ["1M"]);
+        assert!(unreliable.is_empty());
+    }
+
+    #[test]
+    fn advice_on_marked_points_says_which_marks() {
+        let (mut read, write) = dd_study();
+        read[2].marks = vec![TrustMark::Shared];
+        read[6].marks = vec![TrustMark::Short, TrustMark::Shared];
+        let Some(SweepFinding::Advice { unreliable, .. }) = advice(&read, &write) else {
+            panic!("no advice");
+        };
+        assert_eq!(unreliable, [TrustMark::Short, TrustMark::Shared]);
     }
 
     #[test]

@@ -47,6 +47,7 @@ pub(crate) fn run_as(args: &BenchArgs, remote: Option<&Remote>) -> anyhow::Resul
         annotate: None,
         interval_sink: None,
         status_sink: None,
+        trust: crate::cmd::flags::trust(&args.trust)?,
     };
     drive(run, |outcome, to| {
         let summary = crate::report::bench::summary(&outcome.record);

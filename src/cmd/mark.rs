@@ -98,6 +98,7 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         }))),
         interval_sink: None,
         status_sink: None,
+        trust: crate::cmd::flags::trust(&args.trust)?,
     };
     let settings = MarkSettings::of(&config);
     drive(run, |outcome, to| {

@@ -176,6 +176,7 @@ pub(crate) fn run_as(args: &SweepArgs, remote: Option<&Remote>) -> anyhow::Resul
         )),
         interval_sink: None,
         status_sink: None,
+        trust: crate::cmd::flags::trust(&args.trust)?,
     };
     drive(run, |outcome, to| {
         let rows = table::with_memory(table::rows(&outcome.record, pick));

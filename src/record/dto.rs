@@ -87,6 +87,13 @@ pub struct RunRecord {
     /// Data verification over every job of every segment (`--verify`; format 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyRecord>,
+    /// How far the run's numbers can be trusted: the union of its segments' marks, the widest
+    /// spread (absent in records written before there was one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<TrustRecord>,
+    /// The limits the marks were judged by, and the idle disks' rates measured before the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust_limits: Option<TrustLimitsRecord>,
     /// `diskdash mark`'s flags as given, which lay out its window again (`show --text`);
     /// absent for other runs and in records written before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -110,6 +117,97 @@ pub struct MarkFlagsRecord {
     pub data: Option<String>,
     #[serde(default)]
     pub flush_cache: bool,
+}
+
+
+/// How far a result (a run, a segment, a sweep point) can be trusted, under fixed names.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrustRecord {
+    /// What the spread rests on: loops, or batch means of intervals when one loop.
+    pub samples: u32,
+    /// `loops` or `intervals`: what `samples` counts.
+    pub spread_over: String,
+    /// I/Os the result rests on (every direction).
+    pub ios: u64,
+    /// Its measured time, ns.
+    pub elapsed_ns: u64,
+    /// Coefficient of variation of the bandwidth over the samples, percent; absent with fewer
+    /// than 2 samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread_pct: Option<f64>,
+    /// The result's bytes over the bytes its disks completed in the window beyond the idle
+    /// rate measured before the run (1.0: the disk did only this); absent without a disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_share: Option<f64>,
+    /// The disks' completed bytes per second measured on the idle disk just before the run
+    /// (`trust_limits.idle_window_ns` long); absent without a disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_device_bytes_per_s: Option<f64>,
+    /// The result's bytes on its disks (what `device_share` is of); absent without a disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_app_bytes: Option<u64>,
+    /// `short`, `shared`, `unstable`, `fallback`: why the result is not to be relied on.
+    #[serde(default)]
+    pub marks: Vec<TrustMark>,
+}
+
+/// Why a result is not to be relied on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TrustMark {
+    /// Under the shortest time or the fewest I/Os (`--trust-min-time`, `--trust-min-ios`).
+    Short,
+    /// The disk did more bytes than the run beyond its idle rate (`--trust-shared-pct`):
+    /// something else used it.
+    Shared,
+    /// The spread is over `--trust-spread-pct`.
+    Unstable,
+    /// Ran another engine than asked (io_uring unavailable: psync).
+    Fallback,
+}
+
+impl TrustMark {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Short => "short",
+            Self::Shared => "shared",
+            Self::Unstable => "unstable",
+            Self::Fallback => "fallback",
+        }
+    }
+}
+
+impl std::fmt::Display for TrustMark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The limits a run's marks were judged by, and its idle baseline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrustLimitsRecord {
+    /// `short` under this measured time, ns.
+    pub min_elapsed_ns: u64,
+    /// `short` under this many I/Os.
+    pub min_ios: u64,
+    /// `shared` when the disk did more than this percent more bytes than the run, beyond idle.
+    pub shared_pct: f64,
+    /// `unstable` when the spread is over this, percent.
+    pub unstable_pct: f64,
+    /// How long each disk was watched idle before the run, ns (0: not measured).
+    pub idle_window_ns: u64,
+    /// Each disk's completed bytes per second over that window.
+    #[serde(default)]
+    pub idle: Vec<IdleDiskRecord>,
+}
+
+/// One disk's rate while the run had not started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IdleDiskRecord {
+    /// Kernel name (`vda`, `nvme0n1`), as the devices' `name`.
+    pub name: String,
+    pub bytes_per_s: f64,
 }
 
 /// What `--verify` found: blocks checked and failed, and the first failures in full.
@@ -272,6 +370,17 @@ pub enum SweepFinding {
         mixed: Vec<Vec<SweptValue>>,
         write_peak: SweptValue,
         read_peak: SweptValue,
+        /// Block sizes away from the write-heavy range whose write bandwidth ties with the
+        /// peak's: neither beats the other by more than both their spreads. Absent when none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        write_ties: Vec<SweptValue>,
+        /// The same for reads.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        read_ties: Vec<SweptValue>,
+        /// The trust marks of the points the advice rests on: when any, the advice is not
+        /// reliable and says what to change. Absent when none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        unreliable: Vec<TrustMark>,
     },
     /// `--advice` asked of a block-size sweep without a block size measured both reading and
     /// writing.
@@ -1069,6 +1178,9 @@ pub struct SegmentRecord {
     /// `job` holds the value used). Absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// How far this segment's numbers can be trusted (absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<TrustRecord>,
 }
 
 /// One swept option's value at a sweep's point.
@@ -1078,6 +1190,30 @@ pub struct PointValue {
     pub option: String,
     /// As written (`2M`, `32`, `randrw:75`).
     pub value: String,
+    /// The value as a number: bytes for `bs` (`2M`: 2097152), the count for `iodepth`,
+    /// `numjobs`, `fsync`, `fdatasync`, `direct`, the read percentage for a mix
+    /// (`randrw:75`: 75); absent for a name (`randread`, `io_uring`) and in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number: Option<u64>,
+}
+
+impl PointValue {
+    /// `option` at `value`, with its [number](Self::number).
+    #[must_use]
+    pub fn new(option: &str, value: &str) -> Self {
+        let number = match option {
+            "bs" => crate::units::parse_size_bytes(value),
+            "rw" => value
+                .split_once(':')
+                .and_then(|(_, pct)| pct.parse::<u64>().ok()),
+            _ => value.parse::<u64>().ok(),
+        };
+        Self {
+            option: option.to_string(),
+            value: value.to_string(),
+            number,
+        }
+    }
 }
 
 /// One job of a segment: what it ran, on what, and what it measured.

@@ -102,6 +102,52 @@ pub fn status_line(point: &SeriesPoint, interval: Duration, shown: Shown) -> Str
     line
 }
 
+/// The summary's trust line of a marked result: its marks, the numbers they rest on, and
+/// what to change; `None` when it carries no mark.
+#[must_use]
+pub fn trust_line(trust: &crate::record::TrustRecord) -> Option<String> {
+    if trust.marks.is_empty() {
+        return None;
+    }
+    let marks: Vec<String> = trust
+        .marks
+        .iter()
+        .map(|m| m.as_str().to_uppercase())
+        .collect();
+    let mut facts = vec![
+        format!("{:.2}s measured", trust.elapsed_ns as f64 / 1e9),
+        format!("{} I/Os", trust.ios),
+    ];
+    if let Some(spread) = trust.spread_pct {
+        facts.push(format!(
+            "spread {spread:.1}% over {} {}",
+            trust.samples,
+            if trust.spread_over == "loops" {
+                "loops"
+            } else {
+                "batches of intervals"
+            }
+        ));
+    }
+    if let Some(share) = trust.device_share {
+        facts.push(format!(
+            "{:.0}% of the disk's bytes beyond its idle rate",
+            share * 100.0
+        ));
+    }
+    let remedies: Vec<&str> = trust
+        .marks
+        .iter()
+        .map(|m| crate::analysis::trust::remedy(*m))
+        .collect();
+    Some(format!(
+        "{} ({}): not reliable; to rely on it, measure with {}",
+        marks.join(", "),
+        facts.join(", "),
+        remedies.join(", ")
+    ))
+}
+
 /// The end-of-run summary.
 #[must_use]
 pub fn summary(record: &RunRecord) -> String {
@@ -191,6 +237,9 @@ pub fn summary(record: &RunRecord) -> String {
     );
     if let Some(error) = &record.error {
         let _ = writeln!(out, "  error   {}", error.message);
+    }
+    if let Some(line) = record.trust.as_ref().and_then(trust_line) {
+        let _ = writeln!(out, "  trust   {line}");
     }
     if segments > 1 {
         for segment in &record.segments {

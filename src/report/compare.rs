@@ -604,6 +604,8 @@ mod tests {
             sweep: None,
             verify: None,
             mark: None,
+            trust: None,
+            trust_limits: None,
         }
     }
 
@@ -629,6 +631,7 @@ mod tests {
             devices: Vec::new(),
             stop_reason: None,
             notes: Vec::new(),
+            trust: None,
         }
     }
 

@@ -3,7 +3,7 @@
 
 pub mod table;
 
-use crate::record::{PointValue, SweepFinding, SweptValue};
+use crate::record::{PointValue, SweepFinding, SweptValue, TrustMark};
 use crate::units::{format_latency_ns, format_rate};
 
 /// The sweep's report as the command prints it: the table (fitted to `fit` columns, or whole
@@ -137,13 +137,29 @@ pub fn sentence(finding: &SweepFinding) -> Option<String> {
             mixed,
             write_peak,
             read_peak,
+            write_ties,
+            read_ties,
+            unreliable,
         } => {
+            let heavy = |range: &[SweptValue], ties: &[SweptValue]| {
+                if ties.is_empty() {
+                    run(range)
+                } else {
+                    let others: Vec<String> = ties.iter().map(ToString::to_string).collect();
+                    format!(
+                        "{} (ties with {} within their spreads)",
+                        run(range),
+                        others.join(", ")
+                    )
+                }
+            };
             let head = format!(
-                "advice: use {} for write-heavy, {} for read-heavy",
-                run(write_heavy),
-                run(read_heavy)
+                "{}: use {} for write-heavy, {} for read-heavy",
+                advice_lead(unreliable),
+                heavy(write_heavy, write_ties),
+                heavy(read_heavy, read_ties)
             );
-            Some(if mixed.is_empty() {
+            let said = if mixed.is_empty() {
                 format!(
                     "{head}; for mixed, no block size between {write_peak} and {read_peak} keeps \
                      both read and write >= 90% of their peaks"
@@ -151,6 +167,18 @@ pub fn sentence(finding: &SweepFinding) -> Option<String> {
             } else {
                 let runs: Vec<String> = mixed.iter().map(|r| run(r)).collect();
                 format!("{head}, {} for mixed", runs.join(", "))
+            };
+            Some(if unreliable.is_empty() {
+                said
+            } else {
+                let remedies: Vec<&str> = unreliable
+                    .iter()
+                    .map(|m| crate::analysis::trust::remedy(*m))
+                    .collect();
+                format!(
+                    "{said}; to rely on it, measure with {}",
+                    remedies.join(", ")
+                )
             })
         }
         SweepFinding::AdviceUnavailable => {
@@ -184,6 +212,16 @@ fn latency_target(
             format!("latency target {bound}: missed from the first point, {miss}")
         }
         (None, None) => format!("latency target {bound}: no point measured any latency"),
+    }
+}
+
+/// "advice", or "advice, not reliable (short, shared points)" when it rests on marked points.
+fn advice_lead(marks: &[TrustMark]) -> String {
+    if marks.is_empty() {
+        "advice".to_string()
+    } else {
+        let words: Vec<&str> = marks.iter().map(|m| m.as_str()).collect();
+        format!("advice, not reliable ({} points)", words.join(", "))
     }
 }
 
@@ -352,14 +390,8 @@ mod tests {
     fn the_latency_target_names_points_by_all_their_values() {
         let at = |depth: &str| {
             Some(vec![
-                PointValue {
-                    option: "rw".into(),
-                    value: "randread".into(),
-                },
-                PointValue {
-                    option: "iodepth".into(),
-                    value: depth.into(),
-                },
+                PointValue::new("rw", "randread"),
+                PointValue::new("iodepth", depth),
             ])
         };
         let said = |met, first_miss| {

@@ -605,6 +605,7 @@ pub fn step_result(
         write: rates(&end.total.write, end.elapsed_ns),
         util_pct: device.map(|d| d.iostat.util_pct),
         aqu_sz: device.map(|d| d.iostat.queue_size),
+        marks: Vec::new(),
     }
 }
 

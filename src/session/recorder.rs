@@ -6,13 +6,15 @@
 use std::time::SystemTime;
 
 use super::aggregate::{Interval, SegmentEnd};
+use crate::analysis::trust::{self, TrustLimits};
 use crate::bench::spec::{EngineKind, JobSpec};
 use crate::monitor::iostat::IostatRow;
 use crate::record::{
     CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
-    HostRecord, INTERVAL_FORMAT, IntervalJobRecord, IntervalRecord, JobRecord, JsonlWriter,
-    LATENCY_DEFINITION, PointValue, ReadyRecord, RunRecord, RunStatus, RunWarning,
-    SegmentJobRecord, SegmentRecord, SyncRecord, TargetRecord, WarningLine, rfc3339_utc,
+    HostRecord, INTERVAL_FORMAT, IdleDiskRecord, IntervalJobRecord, IntervalRecord, JobRecord,
+    JsonlWriter, LATENCY_DEFINITION, PointValue, ReadyRecord, RunRecord, RunStatus, RunWarning,
+    SegmentJobRecord, SegmentRecord, SyncRecord, TargetRecord, TrustRecord, WarningLine,
+    rfc3339_utc,
 };
 use crate::session::cpu::cpu_totals;
 use crate::session::job_series::JobSeries;
@@ -59,6 +61,17 @@ pub struct Recorder {
     segment_targets: Vec<Vec<usize>>,
     /// Gets each interval's record as it closes.
     sink: Option<crate::session::IntervalSink>,
+    /// The limits each segment's trust is judged by, and the idle baseline.
+    trust: TrustSetup,
+}
+
+/// What the trust of a run is judged by: the limits, and each disk's rate measured idle
+/// (for how long) before the run.
+#[derive(Debug, Clone, Default)]
+pub struct TrustSetup {
+    pub limits: TrustLimits,
+    pub idle_window_ns: u64,
+    pub idle: Vec<IdleDiskRecord>,
 }
 
 /// How a segment ended, for its record.
@@ -110,7 +123,13 @@ impl Recorder {
             device: None,
             segment_targets: Vec::new(),
             sink: None,
+            trust: TrustSetup::default(),
         }
+    }
+
+    /// Sets what the trust of each segment is judged by (before the first segment ends).
+    pub fn set_trust(&mut self, trust: TrustSetup) {
+        self.trust = trust;
     }
 
     /// Hands each interval's record to `sink` too.
@@ -274,10 +293,7 @@ impl Recorder {
             index,
             point: point
                 .iter()
-                .map(|(option, value)| PointValue {
-                    option: option.clone(),
-                    value: value.clone(),
-                })
+                .map(|(option, value)| PointValue::new(option, value))
                 .collect(),
             status,
             // The segment's engine is its first job's as it ran.
@@ -305,7 +321,12 @@ impl Recorder {
             devices,
             stop_reason: Some(stop_reason),
             notes: notes.to_vec(),
+            trust: None,
         });
+        if let Some(seg) = self.segments.last_mut() {
+            let trust = trust::of_segment(seg, &self.trust.limits, &self.trust.idle);
+            seg.trust = Some(trust);
+        }
         if device.is_some() {
             self.device = device;
         }
@@ -329,6 +350,16 @@ impl Recorder {
                 self.jsonl = None;
             }
         }
+    }
+
+    /// The trust marks of the last segment, if one ran.
+    #[must_use]
+    pub fn last_marks(&self) -> Vec<crate::record::TrustMark> {
+        self.segments
+            .last()
+            .and_then(|s| s.trust.as_ref())
+            .map(|t| t.marks.clone())
+            .unwrap_or_default()
     }
 
     /// The status of the last segment, if one ran.
@@ -357,6 +388,7 @@ impl Recorder {
             device: self.device.clone(),
             segment_targets: self.segment_targets.clone(),
             sink: None,
+            trust: self.trust.clone(),
         };
         now.end_segment(running);
         now.finish(outcome)
@@ -380,6 +412,11 @@ impl Recorder {
                 }
             }
         }
+        let segment_trust: Vec<TrustRecord> = self
+            .segments
+            .iter()
+            .filter_map(|s| s.trust.clone())
+            .collect();
         RunRecord {
             format: FORMAT.to_string(),
             format_version: FORMAT_VERSION,
@@ -418,6 +455,12 @@ impl Recorder {
             sweep: None,
             verify,
             mark: None,
+            trust: trust::of_run(&segment_trust),
+            trust_limits: Some(
+                self.trust
+                    .limits
+                    .record(self.trust.idle_window_ns, self.trust.idle),
+            ),
         }
     }
 }

@@ -17,7 +17,7 @@ use super::aggregate::{
 use super::controls::{self, IdleStep, SegmentEnding, SegmentFold, Workers};
 use super::cpu::{cpu_record, rusage};
 use super::fold::{self, Tracking, size_goal};
-use super::recorder::{Recorder, RunOutcome, SegmentOutcome};
+use super::recorder::{Recorder, RunOutcome, SegmentOutcome, TrustSetup};
 use super::snapshot::{
     DiskView, JobView, PlanProgress, RunJobTotals, SERIES_POINTS, SegmentMark, SeriesPoint,
     SessionState, Snapshot, StatsView, TargetView, add_to_run,
@@ -34,8 +34,8 @@ use crate::monitor::iostat::IostatRow;
 use crate::plan::{Job, Plan, Step};
 use crate::record::output::RecordDestination;
 use crate::record::{
-    DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, JsonlWriter, RunStatus, RunWarning,
-    SegmentJobRecord, SyncRecord, TargetRecord,
+    DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, IdleDiskRecord, JsonlWriter,
+    RunStatus, RunWarning, SegmentJobRecord, SyncRecord, TargetRecord,
 };
 use crate::stats::monotonic_ns;
 use crate::units::format_size_short;
@@ -98,7 +98,13 @@ pub struct Runner {
     /// Why the front end gave up on the session (set before it sends `Quit`): the record
     /// says the run failed, with this message.
     abort: Arc<std::sync::Mutex<Option<String>>>,
+    /// Whether the disks' idle rate was measured (before the first step).
+    idle_measured: bool,
 }
+
+/// How long the disks are watched idle before the first step: long enough to see a
+/// journal's or a daemon's trickle, short enough not to lengthen a run by much.
+const IDLE_WINDOW: Duration = Duration::from_millis(250);
 
 /// A step as it runs: what [`Runner::start_step`] set up, [`Runner::tick`] moves on and
 /// [`Runner::end_step`] ends.
@@ -304,6 +310,7 @@ impl Runner {
             run_base: Vec::new(),
             tracking: Tracking::default(),
             abort: Arc::default(),
+            idle_measured: false,
         }
     }
 
@@ -674,6 +681,7 @@ impl Runner {
         self.note_unlike_fio(&jobs);
         self.note_step();
         self.drop_caches(&jobs, &targets)?;
+        self.measure_idle();
         let cpu_start = rusage();
         for &d in &devices {
             let device = &mut self.devices[d];
@@ -710,6 +718,46 @@ impl Runner {
             window_closed: false,
             cpu_measure_start,
         })
+    }
+
+    /// Once, before the first step: each disk's rate while nothing of the run touches it,
+    /// over [`IDLE_WINDOW`], so a journal commit or a daemon's trickle is not counted as
+    /// another process sharing the disk; and the limits the trust marks are judged by.
+    fn measure_idle(&mut self) {
+        if self.idle_measured {
+            return;
+        }
+        self.idle_measured = true;
+        let start: Vec<Option<(Duration, u64)>> = self
+            .devices
+            .iter_mut()
+            .map(DeviceWatch::completed_bytes)
+            .collect();
+        let window = if start.iter().any(Option::is_some) {
+            std::thread::sleep(IDLE_WINDOW);
+            IDLE_WINDOW
+        } else {
+            Duration::ZERO
+        };
+        let idle = self
+            .devices
+            .iter_mut()
+            .zip(start)
+            .filter_map(|(device, start)| {
+                let (t0, b0) = start?;
+                let (t1, b1) = device.completed_bytes()?;
+                let seconds = t1.saturating_sub(t0).as_secs_f64();
+                (seconds > 0.0).then(|| IdleDiskRecord {
+                    name: device.chain.device.clone(),
+                    bytes_per_s: b1.saturating_sub(b0) as f64 / seconds,
+                })
+            })
+            .collect();
+        self.recorder.set_trust(TrustSetup {
+            limits: self.options.trust,
+            idle_window_ns: crate::record::nanos(window),
+            idle,
+        });
     }
 
     /// What each job's workers get: its spec, file, engine and seed.
@@ -1174,6 +1222,11 @@ impl Runner {
             notes: &self.plan.steps[self.step].notes,
             stop_reason,
         });
+        // The step's trust marks, once its record judged them.
+        let marks = self.recorder.last_marks();
+        if let Some(done) = Arc::make_mut(&mut self.snap.finished).last_mut() {
+            done.marks = marks;
+        }
         // The step's final totals (its last, partial interval and its errors included) join
         // the run's.
         add_to_run(&mut self.run_base, &self.snap.jobs);

@@ -281,6 +281,8 @@ pub struct StepResult {
     pub write: PointRates,
     pub util_pct: Option<f64>,
     pub aqu_sz: Option<f64>,
+    /// Its trust marks (`short`, `shared`, `unstable`, `fallback`).
+    pub marks: Vec<crate::record::TrustMark>,
 }
 
 /// One disk of the running step: its `iostat -x` row over the last interval.

@@ -61,6 +61,13 @@ impl DeviceWatch {
             .map(|d| (step.cur.at, d.clone()))
     }
 
+    /// The bytes the device has completed (read and written) and when: two of these apart
+    /// give its rate, as the idle baseline before a run.
+    pub fn completed_bytes(&mut self) -> Option<(Duration, u64)> {
+        self.sample()
+            .map(|(at, c)| (at, (c.sectors_read + c.sectors_written) * SECTOR_BYTES))
+    }
+
     /// The `iostat -x` row since the previous call (up to the end of the measured I/O, once
     /// that is marked).
     pub fn interval_row(&mut self) -> Option<IostatRow> {

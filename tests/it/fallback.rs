@@ -163,7 +163,7 @@ fn bench_s_summary_and_record_say_what_ran() {
 #[test]
 fn a_sweep_s_points_that_fell_back_are_never_best_and_say_why() {
     let dir = tempfile::tempdir().unwrap();
-    let sweep = [
+    let mut sweep = vec![
         "--iodepth",
         "1,32",
         "--size",
@@ -173,6 +173,8 @@ fn a_sweep_s_points_that_fell_back_are_never_best_and_say_why() {
         "--ramp",
         "0s",
     ];
+    // What the rows say of the fallback alone: no other mark.
+    sweep.extend(TRUST_NOTHING);
     let out = denied(dir.path(), "sweep", &sweep);
     assert_success(&out);
     assert_stderr_has(&out, FELL_BACK);

@@ -52,7 +52,7 @@ fn a_sweep_without_io_uring_says_in_each_row_that_psync_ran_at_depth_1() {
     let out = without_uring(
         dir.path(),
         "sweep",
-        &[&sweep[..], &["--json", RECORD]].concat(),
+        &[&sweep[..], &["--json", RECORD], &TRUST_NOTHING[..]].concat(),
     );
     assert_success(&out);
     let text = stdout(&out);
@@ -116,7 +116,7 @@ fn a_sweep_without_io_uring_says_in_each_row_that_psync_ran_at_depth_1() {
     let out = without_uring(
         dir.path(),
         "sweep",
-        &[&sweep[..], &["--format", "csv"]].concat(),
+        &[&sweep[..], &["--format", "csv"], &TRUST_NOTHING[..]].concat(),
     );
     assert_success(&out);
     let csv = stdout(&out);
@@ -124,13 +124,13 @@ fn a_sweep_without_io_uring_says_in_each_row_that_psync_ran_at_depth_1() {
         csv.lines()
             .next()
             .unwrap()
-            .ends_with(",engine,ran_iodepth,status,page_cache,notes"),
+            .ends_with(",engine,ran_iodepth,status,page_cache,spread_pct,marks,notes"),
         "{csv}"
     );
-    assert!(
-        row(&csv, "32,").ends_with(",psync,1,completed,false,"),
-        "{csv}"
-    );
+    // Its trust marks say the fallback too.
+    let q32 = row(&csv, "32,");
+    assert!(q32.contains(",psync,1,completed,false,"), "{csv}");
+    assert!(q32.ends_with(",fallback,"), "{csv}");
 }
 
 #[test]
@@ -279,6 +279,8 @@ fn a_sweep_point_cut_short_by_sigint_is_never_the_best() {
             "--json",
             RECORD,
         ])
+        // Only the cut is judged here: no trust mark.
+        .args(TRUST_NOTHING)
         .current_dir(dir.path())
         .env_remove("DISKDASH_URING_DISABLED")
         .stdin(Stdio::null())

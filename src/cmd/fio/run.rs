@@ -241,6 +241,7 @@ pub(super) fn run_as(
         annotate: None,
         interval_sink,
         status_sink,
+        trust: crate::analysis::trust::TrustLimits::default(),
     };
     drive(run, |outcome, to| {
         // The logs hold every closed interval, also of a run that failed or was interrupted;

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::record::{PointValue, RunRecord, RunStatus, SweepFinding};
+use crate::record::{PointValue, RunRecord, RunStatus, SweepFinding, TrustMark};
 use crate::report::export::{self, Column, Exporter as _, Grid};
 use crate::stats::{LatencyBucket, bucket_percentile_ns, merge_buckets};
 use crate::units::format_latency_ns;
@@ -195,9 +195,17 @@ fn ranked_header_and_cells(
         ranks.push(rank::KEEP);
     } else {
         header.extend(
-            ["engine", "ran_iodepth", "status", "page_cache", "notes"]
-                .into_iter()
-                .map(String::from),
+            [
+                "engine",
+                "ran_iodepth",
+                "status",
+                "page_cache",
+                "spread_pct",
+                "marks",
+                "notes",
+            ]
+            .into_iter()
+            .map(String::from),
         );
         ranks.resize(header.len(), rank::KEEP);
     }
@@ -276,6 +284,14 @@ fn ranked_header_and_cells(
                 if let Some(ran) = &r.ran {
                     marks.push(ran.as_str());
                 }
+                // A fallback says what ran above; the other trust marks by name.
+                marks.extend(
+                    r.trust
+                        .marks
+                        .iter()
+                        .filter(|m| !(**m == TrustMark::Fallback && r.ran.is_some()))
+                        .map(|m| m.as_str()),
+                );
                 // A note is a sentence of its own (it may hold commas): "; " sets the notes
                 // apart from the marks and from each other, as a mark table's notes.
                 let mut text = marks.join(", ");
@@ -291,6 +307,13 @@ fn ranked_header_and_cells(
                 cells.push(r.iodepth.to_string());
                 cells.push(escape(&r.status));
                 cells.push(r.page_cache.to_string());
+                cells.push(
+                    r.trust
+                        .spread_pct
+                        .map_or_else(String::new, |s| format!("{s:.1}")),
+                );
+                let marks: Vec<&str> = r.trust.marks.iter().map(|m| m.as_str()).collect();
+                cells.push(marks.join(" "));
                 // Last, so the columns before keep their places; the CSV writer quotes it
                 // where it holds a comma.
                 cells.push(escape(&r.notes.join("; ")));
@@ -359,6 +382,41 @@ pub fn page_cache_line(rows: &[Row]) -> Option<String> {
         cached.len(),
         rows.len(),
         cached.join(", ")
+    ))
+}
+
+/// The line under the table for the points with trust marks: how many of each mark, that
+/// none of them is the best, a peak or a knee, and what to change to rely on them. `None`
+/// when no point is marked.
+#[must_use]
+pub fn trust_line(rows: &[Row]) -> Option<String> {
+    let marked = rows.iter().filter(|r| !r.trust.marks.is_empty()).count();
+    if marked == 0 {
+        return None;
+    }
+    let mut kinds: Vec<TrustMark> = rows
+        .iter()
+        .flat_map(|r| r.trust.marks.iter().copied())
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    let counts: Vec<String> = kinds
+        .iter()
+        .map(|kind| {
+            let n = rows.iter().filter(|r| r.trust.marks.contains(kind)).count();
+            format!("{kind} {n}")
+        })
+        .collect();
+    let remedies: Vec<&str> = kinds
+        .iter()
+        .map(|m| crate::analysis::trust::remedy(*m))
+        .collect();
+    Some(format!(
+        "NOT RELIABLE: {marked} of {} points are marked ({}): never the best, a peak or a \
+         knee; to rely on them, measure with {}",
+        rows.len(),
+        counts.join(", "),
+        remedies.join(", ")
     ))
 }
 
@@ -480,10 +538,7 @@ pub fn analysis(rows: &[Row], names: &[String]) -> Vec<SweepFinding> {
     for (key, members) in &groups {
         let at: Vec<PointValue> = key
             .iter()
-            .map(|(option, value)| PointValue {
-                option: option.clone(),
-                value: value.clone(),
-            })
+            .map(|(option, value)| PointValue::new(option, value))
             .collect();
         for (direction, pick) in [("read", read_of as fn(&Row) -> &Dir), ("write", write_of)] {
             let samples: Vec<Sample> = members
@@ -503,10 +558,7 @@ pub fn analysis(rows: &[Row], names: &[String]) -> Vec<SweepFinding> {
                 point: row
                     .point
                     .iter()
-                    .map(|(option, value)| PointValue {
-                        option: option.clone(),
-                        value: value.clone(),
-                    })
+                    .map(|(option, value)| PointValue::new(option, value))
                     .collect(),
                 bytes_per_s: pick(row).bytes_per_s,
                 iops: pick(row).iops,
@@ -541,6 +593,8 @@ fn sample(row: &Row, d: &Dir, last: &str) -> crate::analysis::sweep::Sample {
         mean_ns: d.mean_ns,
         p99_ns: d.p99_ns,
         ran: row.ran.clone(),
+        spread_pct: row.trust.spread_pct,
+        marks: row.trust.marks.clone(),
     }
 }
 
@@ -560,7 +614,7 @@ pub fn findings(
         // The read and write points of the block sizes, wherever `rw` put them.
         let of = |pick: fn(&Row) -> &Dir| -> Vec<crate::analysis::sweep::Sample> {
             rows.iter()
-                .filter(|r| r.counts() && pick(r).ios > 0)
+                .filter(|r| r.measured() && pick(r).ios > 0)
                 .map(|r| sample(r, pick(r), "bs"))
                 .collect()
         };
@@ -586,6 +640,7 @@ pub fn foot(record: &RunRecord, rows: &[Row], findings: &[SweepFinding]) -> Vec<
         .filter_map(sentence)
         .collect();
     lines.extend(fallback_line(record, rows));
+    lines.extend(trust_line(rows));
     lines.extend(page_cache_line(rows));
     lines.extend(sync_line(rows));
     lines.extend(
@@ -654,6 +709,7 @@ mod tests {
             util_pct: Some(util),
             aqu_sz: Some(aqu),
             memory: None,
+            trust: crate::record::TrustRecord::default(),
         };
         vec![
             // 100 MB/s is 95.4 MiB/s; 1000 MiB/s is 1048.6 MB/s.
@@ -766,11 +822,11 @@ mod tests {
         assert_eq!(
             render(&rows(), &names, Format::Csv),
             "bs,read_iops,read_mb_s,read_mib_s,read_mean_ns,read_p99_ns,bytes,elapsed_ns,\
-             util_pct,aqu_sz,engine,ran_iodepth,status,page_cache,notes\n\
+             util_pct,aqu_sz,engine,ran_iodepth,status,page_cache,spread_pct,marks,notes\n\
              4k,24414,100.0,95.4,40000,120000,67108864,1250000000,87.3,3.50,io_uring,32,\
-             completed,false,\n\
+             completed,false,,,\n\
              1M,1000,1048.6,1000.0,2000000,4500000,67108864,1250000000,100.0,31.97,io_uring,32,\
-             completed,false,\n"
+             completed,false,,,\n"
         );
         assert_eq!(
             render(&rows(), &names, Format::Table),
@@ -847,20 +903,65 @@ mod tests {
         );
         let csv = render(&rows, &names, Format::Csv);
         let csv: Vec<&str> = csv.lines().collect();
-        assert!(csv[0].ends_with(",status,page_cache,notes"), "{csv:?}");
+        assert!(
+            csv[0].ends_with(",status,page_cache,spread_pct,marks,notes"),
+            "{csv:?}"
+        );
         // Quoted where the notes hold a comma, as RFC 4180 asks; plain where they need not be.
         assert!(
-            csv[1].ends_with(&format!(",completed,false,\"{capped}; {other}\"")),
+            csv[1].ends_with(&format!(",completed,false,,,\"{capped}; {other}\"")),
             "{csv:?}"
         );
         assert!(
-            csv[2].ends_with(&format!(",interrupted,false,{other}")),
+            csv[2].ends_with(&format!(",interrupted,false,,,{other}")),
             "{csv:?}"
         );
         // The columns before the notes keep their places.
         let header: Vec<&str> = csv[0].split(',').collect();
-        assert_eq!(header.len(), 15, "{header:?}");
+        assert_eq!(header.len(), 17, "{header:?}");
         assert_eq!(header[13], "page_cache");
+    }
+
+    #[test]
+    fn a_marked_point_says_its_marks_and_is_never_the_best_nor_the_peak() {
+        let mut rows = rows();
+        // The faster 1M point ran 4 I/Os with the disk shared: marked, so the 4k row is best.
+        rows[1].trust.marks = vec![TrustMark::Short, TrustMark::Shared];
+        rows[1].trust.spread_pct = Some(12.5);
+        assert!(!rows[1].counts() && rows[1].measured());
+        let names = ["bs".to_string()];
+        let text = render(&rows, &names, Format::Table);
+        let line = |bs: &str| {
+            text.lines()
+                .find(|l| l.starts_with(bs))
+                .unwrap()
+                .to_string()
+        };
+        assert!(line("4k").ends_with("best read"), "{text}");
+        assert!(line("1M").ends_with("short, shared"), "{text}");
+        let csv = render(&rows, &names, Format::Csv);
+        assert!(
+            csv.lines()
+                .nth(2)
+                .unwrap()
+                .ends_with(",false,12.5,short shared,"),
+            "{csv}"
+        );
+        let findings = analysis(&rows, &names);
+        assert!(
+            findings.iter().all(|f| !matches!(
+                f,
+                SweepFinding::Peak { value, .. } if value.to_string() == "1M"
+            )),
+            "{findings:?}"
+        );
+        assert_eq!(
+            trust_line(&rows).unwrap(),
+            "NOT RELIABLE: 1 of 2 points are marked (short 1, shared 1): never the best, a peak \
+             or a knee; to rely on them, measure with longer runs (--runtime or --io-size), \
+             an idle disk"
+        );
+        assert_eq!(trust_line(&rows[..1]), None);
     }
 
     #[test]
@@ -888,7 +989,7 @@ mod tests {
             csv.lines()
                 .nth(2)
                 .unwrap()
-                .ends_with(",psync,1,completed,false,"),
+                .ends_with(",psync,1,completed,false,,,"),
             "{csv}"
         );
     }
@@ -1070,7 +1171,7 @@ mod tests {
             "{text}"
         );
         let csv = render(&rows, &names, Format::Csv);
-        assert!(csv.lines().nth(2).unwrap().ends_with(",true,"), "{csv}");
+        assert!(csv.lines().nth(2).unwrap().ends_with(",true,,,"), "{csv}");
         assert_eq!(
             page_cache_line(&rows).unwrap(),
             "PAGE CACHE: 1 of 2 points measured memory, not the disk (bs=1M): flagged in their \
@@ -1176,10 +1277,7 @@ mod tests {
         for (bs, runs) in points {
             for &(mb, util) in *runs {
                 let mut seg = template.clone();
-                seg.point = vec![PointValue {
-                    option: "bs".into(),
-                    value: (*bs).into(),
-                }];
+                seg.point = vec![PointValue::new("bs", bs)];
                 seg.read.total_ios = 1000;
                 seg.read.bw_bytes = (mb * 1e6) as u64;
                 let mut device = seg.devices[0].clone();

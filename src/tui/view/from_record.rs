@@ -854,10 +854,7 @@ mod tests {
         let mut record = record();
         let note = "iodepth_batch_complete_min 8 -> 1 at iodepth 1";
         for (seg, depth) in record.segments.iter_mut().zip(["1", "32"]) {
-            seg.point = vec![crate::record::PointValue {
-                option: "iodepth".into(),
-                value: depth.into(),
-            }];
+            seg.point = vec![crate::record::PointValue::new("iodepth", depth)];
         }
         record.segments[0].notes = vec![note.to_string()];
         let view = view(&record, UiState::default());

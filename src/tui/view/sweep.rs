@@ -159,6 +159,12 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
             let notes = snap.plan_notes.get(step).cloned().unwrap_or_default();
             // A step that ran twice shows its last run.
             if let Some(done) = snap.finished.iter().rev().find(|r| r.step == step) {
+                // Its trust marks lead its notes: a marked point is not to be relied on.
+                let mut notes = notes;
+                if !done.marks.is_empty() {
+                    let marks: Vec<&str> = done.marks.iter().map(|m| m.as_str()).collect();
+                    notes.insert(0, marks.join(", "));
+                }
                 SweepRow {
                     values,
                     state: PointState::Done(done.status),
@@ -508,6 +514,7 @@ mod tests {
             write: both,
             util_pct: None,
             aqu_sz: None,
+            marks: Vec::new(),
         };
         snap.plan_points = Arc::new(points);
         snap.finished = Arc::new(vec![result(0), result(1)]);
@@ -570,6 +577,7 @@ mod tests {
             write: PointRates::default(),
             util_pct: None,
             aqu_sz: None,
+            marks: Vec::new(),
         };
         snap.finished = Arc::new(
             [1.0, 2.0, 3.0, 4.0, 50.0, 60.0]

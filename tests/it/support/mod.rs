@@ -453,3 +453,17 @@ impl Drained {
         }
     }
 }
+
+/// `--trust-*` limits that mark nothing: for tests of what a sweep finds (best rows, peaks,
+/// advice) on points that are short, or on a disk other tests share; the marks have tests of
+/// their own (`sweep::a_4_io_point_is_short_and_never_the_best`).
+pub const TRUST_NOTHING: [&str; 8] = [
+    "--trust-min-time",
+    "0",
+    "--trust-min-ios",
+    "0",
+    "--trust-shared-pct",
+    "1e12",
+    "--trust-spread-pct",
+    "1e12",
+];

@@ -101,6 +101,7 @@ pub fn snapshot() -> Snapshot {
                 write,
                 util_pct: Some(util),
                 aqu_sz: Some(aqu),
+                marks: Vec::new(),
             }
         })
         .collect();

@@ -96,6 +96,7 @@ pub fn snapshot() -> Snapshot {
                 write: rates(bs, numbers, seconds),
                 util_pct: Some(97.1 + 0.6 * f64::from(u32::try_from(step).unwrap_or(0))),
                 aqu_sz: Some(15.6),
+                marks: Vec::new(),
             }
         })
         .collect();
@@ -107,6 +108,7 @@ pub fn snapshot() -> Snapshot {
         write: PointRates::default(),
         util_pct: Some(96.2),
         aqu_sz: Some(15.9),
+        marks: Vec::new(),
     });
 
     // The running point: read 2M at about 660 MB/s.
