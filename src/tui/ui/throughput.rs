@@ -64,6 +64,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         write: |p| p.write_iops,
         trim: |p| p.trim_iops,
         format: fmt::rate,
+        unit: "",
     };
     let bw = Metric {
         name: "MiB/s",
@@ -71,6 +72,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         write: |p| p.write_bytes_per_s,
         trim: |p| p.trim_bytes_per_s,
         format: fmt::bytes_rate,
+        unit: "B/s",
     };
     let ctx = Ctx {
         warming_up: view.header.state == Some(RunState::WarmingUp),
@@ -116,6 +118,8 @@ struct Metric {
     write: fn(&RatePoint) -> f64,
     trim: fn(&RatePoint) -> f64,
     format: fn(f64) -> String,
+    /// After a log axis's labels (`1MB/s`).
+    unit: &'static str,
 }
 
 struct Ctx<'a> {
@@ -233,7 +237,7 @@ fn plot_chart(f: &mut Frame, plot: Rect, ctx: &Ctx, metric: &Metric) {
         .map(|&(_, y)| y)
         .fold(0.0f64, f64::max);
     let y_max = if ctx.log {
-        peak.ceil().max(1.0)
+        fmt::log_axis_top(peak)
     } else {
         (peak * 1.1).max(1.0)
     };
@@ -269,10 +273,17 @@ fn plot_chart(f: &mut Frame, plot: Rect, ctx: &Ctx, metric: &Metric) {
             );
         }
     }
+    let label = |y: f64| {
+        if ctx.log {
+            fmt::log_tick(y, metric.unit)
+        } else {
+            (metric.format)(unscaled(y, false))
+        }
+    };
     let y_labels = vec![
         Span::raw("0"),
-        Span::raw((metric.format)(unscaled(y_max / 2.0, ctx.log))),
-        Span::raw((metric.format)(unscaled(y_max, ctx.log))),
+        Span::raw(label(y_max / 2.0)),
+        Span::raw(label(y_max)),
     ];
     let x_labels = vec![
         Span::raw(format!("{x0:.0}s")),
