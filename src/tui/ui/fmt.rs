@@ -125,6 +125,14 @@ pub fn duration(d: Duration) -> String {
     }
 }
 
+/// A time left, as [`duration`] but rounded up: shown beside an elapsed time (rounded down)
+/// the two add up to the whole run, as `elapsed 12s  remaining 18s` of 30 s at 12.6 s.
+#[must_use]
+pub fn duration_up(d: Duration) -> String {
+    let whole = d.as_secs() + u64::from(d.subsec_nanos() > 0);
+    duration(Duration::from_secs(whole))
+}
+
 /// A sampling interval: `1s`, `500ms`, `2.5s`.
 #[must_use]
 pub fn interval(d: Duration) -> String {
@@ -395,5 +403,20 @@ mod tests {
         assert_eq!(log_axis_top(4.2), 6.0);
         assert_eq!(log_axis_top(0.3), 2.0);
         assert_eq!(log_axis_top(f64::INFINITY), 2.0);
+    }
+
+    #[test]
+    fn elapsed_and_remaining_add_up_to_the_runtime() {
+        let runtime = Duration::from_secs(30);
+        for ms in [0, 1, 400, 999, 12_600, 29_001, 29_999, 30_000] {
+            let elapsed = Duration::from_millis(ms);
+            let secs = |s: String| s.trim_end_matches('s').parse::<u64>().unwrap();
+            assert_eq!(
+                secs(duration(elapsed)) + secs(duration_up(runtime - elapsed)),
+                30,
+                "{ms} ms"
+            );
+        }
+        assert_eq!(duration_up(Duration::from_millis(59_001)), "1m00s");
     }
 }
