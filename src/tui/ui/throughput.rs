@@ -31,11 +31,12 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let theme = Theme::new(view.ui.color);
     let scale = if view.ui.log_scale { " (log)" } else { "" };
     // Over: the numbers above the charts are the totals, not the last interval's; of the
-    // last segment only, which the title says where the run had several (the summary's
-    // figure is the whole run's).
-    let totals = match view.header.segment {
+    // last segment (or step) only, which the title says where the run had several (the
+    // summary's figure is the whole run's).
+    let totals = match (view.header.step, view.header.segment) {
         _ if tp.headline.is_none() || !over(view) => String::new(),
-        Some((segment, of)) if of > 1 => format!(", seg {segment} totals"),
+        (Some((step, of)), _) if of > 1 => format!(", step {step} totals"),
+        (None, Some((segment, of))) if of > 1 => format!(", seg {segment} totals"),
         _ => ", totals".to_string(),
     };
     let mut title = format!(" {}: throughput and IOPS{scale}{totals} ", tp.source);
