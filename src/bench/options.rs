@@ -827,9 +827,15 @@ pub static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(fadvise_row),
     Row::new(Key::IoMem, "--iomem", "iomem", WORKLOAD)
-        .help("I/O buffer memory (fio's iomem): huge (default: 2 MiB pages asked for, so a large direct I/O is not split into 4 KiB segments) or malloc (4 KiB pages, fio's default).")
+        .help("I/O buffer memory (fio's iomem): huge (2 MiB pages asked for, so a large direct I/O is not split into 4 KiB segments) or malloc (4 KiB pages, fio's default).")
         .value_name("malloc|huge")
         .default("huge")
+        // A sweep's advice and a mark's scores are read against other tools: their buffers
+        // are fio's, so a large block measures what fio and dd measure.
+        .per(&[
+            Per { command: SWEEP, default: "malloc", note: "as fio, so the advice holds for other tools" },
+            Per { command: MARK, default: "malloc", note: "as fio" },
+        ])
         .words()
         .on(BENCH | SWEEP | MARK)
         .parse(iomem_row),

@@ -220,6 +220,10 @@ fn axes_and_base(args: &SweepArgs) -> anyhow::Result<(Vec<Axis>, Vec<JobOption>)
     if args.job.get(Key::Runtime).is_none() {
         base.push(sweep_default(Key::Runtime));
     }
+    // fio's buffers: the advice must hold for what other tools measure.
+    if args.job.get(Key::IoMem).is_none() {
+        base.push(sweep_default(Key::IoMem));
+    }
     // A dd-style point times its bytes from the first: no warm-up unless asked for.
     if args.job.get(Key::Ramp).is_none() {
         base.push(if args.job.get(Key::IoSize).is_some() {

@@ -655,6 +655,11 @@ pub fn plan(
             if let (Measure::Mix, Some(pct)) = (measure, config.mix_read_pct) {
                 options.push(JobOption::flag(Key::RwMixRead, pct.to_string()));
             }
+            // fio's buffers, as KDiskMark's fio runs them; `--iomem` in `extra` still wins.
+            options.push(JobOption::flag(
+                Key::IoMem,
+                Key::IoMem.row().default_for(crate::bench::options::MARK),
+            ));
             options.extend(timing.extra.iter().cloned());
             let mut spec = validate(&options, machine)?;
             spec.data = rules.data;

@@ -101,6 +101,12 @@ impl Dimension {
         }
     }
 
+    /// Whether the option changes only what a write does: fsync, fdatasync, sync.
+    #[must_use]
+    pub fn writes_only(self) -> bool {
+        matches!(self.0, Key::Fsync | Key::Fdatasync | Key::Sync)
+    }
+
     /// The value as a number on a chart's x axis (bytes, a count), when it is one.
     #[must_use]
     pub fn x(self, value: &str) -> Option<f64> {
@@ -498,22 +504,42 @@ pub fn build(
         }
     })?;
     check_size(count, loops, false, &first_spec, yes)?;
-    let points = points(&axes);
-    let mut steps = Vec::with_capacity(points.len() * loops as usize);
+    let all = points(&axes);
+    let mut points = Vec::with_capacity(all.len());
+    let mut steps = Vec::with_capacity(all.len() * loops as usize);
     let mut per_step = Duration::ZERO;
     let mut size_based = false;
-    for point in &points {
+    for point in all {
         // One batching value for the whole sweep: capped to a shallower point's depth there,
         // and said in the point's notes.
-        let (options, note) = point_batching(point_options(base, &axes, point), &axes);
-        let notes: Vec<String> = note.into_iter().collect();
+        let (options, note) = point_batching(point_options(base, &axes, &point), &axes);
+        let mut notes: Vec<String> = note.into_iter().collect();
         let spec = validate(&options, machine).map_err(|err| {
-            if points.len() > 1 {
-                usage!("point {}: {err}", describe(point))
+            if count > 1 {
+                usage!("point {}: {err}", describe(&point))
             } else {
                 err
             }
         })?;
+        if !spec.writes() {
+            // A read-only point runs once over the options that change only writes: the
+            // values after the first would run it again unchanged.
+            let unchanged = write_only_axes(&axes);
+            if unchanged
+                .clone()
+                .any(|(i, axis)| point[i].1 != axis.values[0])
+            {
+                continue;
+            }
+            notes.extend(unchanged.map(|(_, axis)| {
+                format!(
+                    "{} applies only to writes: this read point ran once, at {}={}",
+                    axis.dimension.name(),
+                    axis.dimension.name(),
+                    axis.values[0]
+                )
+            }));
+        }
         per_step = spec.runtime + spec.ramp;
         size_based = spec.io_size_bytes.is_some();
         let job = Job::bench("sweep", spec, target.clone());
@@ -524,6 +550,7 @@ pub fn build(
                 notes: notes.clone(),
             });
         }
+        points.push(point);
     }
     Ok(Sweep {
         plan: Plan { steps },
@@ -533,6 +560,14 @@ pub fn build(
         per_step,
         size_based,
     })
+}
+
+/// The axes (with their index in a point) of options that change only what a write does
+/// (fsync, fdatasync, O_DSYNC/O_SYNC): a point that only reads runs the same at each value.
+fn write_only_axes(axes: &[Axis]) -> impl Iterator<Item = (usize, &Axis)> + Clone {
+    axes.iter()
+        .enumerate()
+        .filter(|(_, axis)| axis.dimension.writes_only())
 }
 
 /// Where `--baseline memory` runs unless `--baseline-dir` says otherwise: tmpfs, memory.
@@ -821,6 +856,46 @@ mod tests {
         assert_eq!(sweep.plan.steps[2].jobs[0].spec.block_size_bytes, 16384);
         assert_eq!(sweep.plan.steps[1].point, first.point);
         assert_eq!(sweep.estimate(), "2 points x 2 loops x 4s = 16s");
+    }
+
+    #[test]
+    fn a_read_point_runs_once_over_an_option_that_changes_only_writes() {
+        for key in [Key::Fsync, Key::Fdatasync, Key::Sync] {
+            let values = if key == Key::Sync {
+                "none,dsync"
+            } else {
+                "0,1"
+            };
+            let axes = vec![
+                parse_axis(dim(Key::Rw), "read,randrw:75,write").unwrap(),
+                parse_axis(dim(key), values).unwrap(),
+            ];
+            let base = [JobOption::flag(Key::Runtime, "3s")];
+            let sweep = build(&base, axes, 2, None, &machine(), false).unwrap();
+            let first = values.split(',').next().unwrap();
+            let name = dim(key).name();
+            let ran: Vec<String> = sweep.points.iter().map(|p| describe(p)).collect();
+            assert_eq!(sweep.points.len(), 5, "{key:?}: {ran:?}");
+            assert_eq!(sweep.points[0][1].1, first, "{key:?}: {ran:?}");
+            assert_eq!(sweep.points[0][0].1, "read");
+            assert!(sweep.points[1..].iter().all(|p| p[0].1 != "read"));
+            assert_eq!(sweep.plan.steps.len(), 10);
+            assert_eq!(
+                sweep.plan.steps[0].notes,
+                [format!(
+                    "{name} applies only to writes: this read point ran once, at {name}={first}"
+                )]
+            );
+            assert!(sweep.plan.steps[2].notes.is_empty(), "{key:?}");
+            assert_eq!(sweep.estimate(), "5 points x 2 loops x 3s = 30s");
+        }
+        // An option that changes reads too repeats them.
+        let axes = vec![
+            parse_axis(dim(Key::Rw), "read,write").unwrap(),
+            parse_axis(dim(Key::Direct), "yes,no").unwrap(),
+        ];
+        let sweep = build(&[], axes, 1, None, &machine(), false).unwrap();
+        assert_eq!(sweep.points.len(), 4);
     }
 
     #[test]

@@ -535,7 +535,15 @@ pub fn analysis(rows: &[Row], names: &[String]) -> Vec<SweepFinding> {
             None => groups.push((key, vec![row])),
         }
     }
+    // Along an option that changes only writes, points that only read ran the same at each
+    // value: no peak is claimed over them.
+    let writes_only = crate::sweep::Dimension::ALL
+        .into_iter()
+        .any(|d| d.name() == last.as_str() && d.writes_only());
     for (key, members) in &groups {
+        if writes_only && members.iter().all(|r| r.write.ios == 0) {
+            continue;
+        }
         let at: Vec<PointValue> = key
             .iter()
             .map(|(option, value)| PointValue::new(option, value))
@@ -1156,6 +1164,38 @@ mod tests {
         rows[1].open_sync = None;
         assert_eq!(sync_line(&rows), None);
         assert!(!render(&rows, &names, Format::Table).contains("sync mean"));
+    }
+
+    #[test]
+    fn no_read_peak_is_claimed_over_an_option_that_changes_only_writes() {
+        let mut out = Vec::new();
+        for (rw, fsync) in [("read", "0"), ("write", "0"), ("write", "1")] {
+            let mut row = rows().remove(0);
+            row.point = vec![("rw".into(), rw.into()), ("fsync".into(), fsync.into())];
+            if rw == "write" {
+                let slower = if fsync == "1" { 0.5 } else { 1.0 };
+                row.write = dir(24_414.0 * slower, 100e6 * slower, 40_000.0, 120_000);
+                row.read = Dir::default();
+            }
+            out.push(row);
+        }
+        let names = ["rw".to_string(), "fsync".to_string()];
+        let said = sentences(&analysis(&out, &names));
+        assert!(said.iter().all(|s| !s.contains("read peaks")), "{said:?}");
+        assert!(
+            said.iter()
+                .any(|s| s.starts_with("rw=write: write peaks at fsync=0")),
+            "{said:?}"
+        );
+        // Reads in a mixed point do change with fsync: their peak stays.
+        for row in &mut out[1..] {
+            row.read = dir(1000.0, 4e6, 40_000.0, 120_000);
+        }
+        let said = sentences(&analysis(&out, &names));
+        assert!(
+            said.iter().any(|s| s.contains("read peaks at fsync=")),
+            "{said:?}"
+        );
     }
 
     #[test]

@@ -799,7 +799,11 @@ mod tests {
                 "{screen}"
             );
             assert!(screen.contains("INTERRUPTED"), "{screen}");
-            assert!(screen.contains("throughput and IOPS, totals"), "{screen}");
+            // The last step's totals, named as the step it is.
+            assert!(
+                screen.contains("throughput and IOPS, step 6 totals"),
+                "{screen}"
+            );
             assert!(!screen.contains("ETA"), "{screen}");
             insta::assert_snapshot!(
                 format!("finished_sweep_{}x{}", size.0, size.1),

@@ -188,17 +188,14 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         f.render_widget(Paragraph::new(lines), inner);
         return;
     }
-    let tail_rows = u16::try_from(tail.len()).unwrap_or(u16::MAX);
-    let metric_rows = inner
-        .height
-        .saturating_sub(tail_rows)
-        .max(inner.height.min(4));
-    let metrics = shown_metrics(dev);
-    let columns = if usize::from(metric_rows) >= metrics.len() || inner.width < 40 {
+    let all = shown_metrics(dev);
+    let height = usize::from(inner.height);
+    let columns = if height >= all.len() + tail.len() || inner.width < 40 {
         1
     } else {
         2
     };
+    let (metric_rows, metrics) = fitted_metrics(all, height, columns, tail.len());
     let col_width = usize::from(inner.width) / columns;
 
     let mut lines: Vec<Line> = Vec::new();
@@ -212,9 +209,120 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         }
         lines.push(Line::from(spans));
     }
-    lines.truncate(usize::from(metric_rows));
-    lines.extend(tail);
+    lines.truncate(metric_rows);
+    let room = height.saturating_sub(lines.len());
+    if tail.len() > room {
+        lines.extend(short_tail(dev, theme, usize::from(inner.width), room));
+    } else {
+        lines.extend(tail);
+    }
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The metrics a short panel keeps when not all fit: throughput and `%util` first, then the
+/// queue and the waits (a rank per label; the panel shows them in `iostat -x`'s order).
+const PRIORITY: [&str; 11] = [
+    "r/s", "w/s", "d/s", "rMiB/s", "wMiB/s", "dMiB/s", "%util", "aqu-sz", "r_await", "w_await",
+    "d_await",
+];
+
+/// The metrics of [`PRIORITY`] before `aqu-sz`: never given up for a note.
+fn core_metrics(metrics: &[&Metric]) -> usize {
+    metrics
+        .iter()
+        .filter(|m| PRIORITY.iter().position(|p| *p == m.label) < Some(7))
+        .count()
+}
+
+/// How many rows the metrics take in a panel `height` rows high of `columns` columns over
+/// `tail` rows of notes, and which metrics they are (in `metrics`' order). The numbers come
+/// first: every metric while at least two rows (or the whole tail) are left for the notes,
+/// else as many rows as the notes leave but never fewer than the throughput and `%util` need;
+/// rows too few for every metric keep those of [`PRIORITY`] first.
+fn fitted_metrics(
+    metrics: Vec<&'static Metric>,
+    height: usize,
+    columns: usize,
+    tail: usize,
+) -> (usize, Vec<&'static Metric>) {
+    let needed = metrics.len().div_ceil(columns);
+    let core = core_metrics(&metrics).div_ceil(columns);
+    let rows = if height >= needed + tail.min(2) {
+        needed
+    } else {
+        height.saturating_sub(tail).max(core).min(height)
+    };
+    let capacity = rows * columns;
+    if capacity >= metrics.len() {
+        return (rows, metrics);
+    }
+    let rank = |m: &Metric| PRIORITY.iter().position(|p| *p == m.label);
+    let mut kept: Vec<&'static Metric> = metrics.clone();
+    kept.sort_by_key(|m| rank(m));
+    kept.truncate(capacity);
+    let order = metrics
+        .into_iter()
+        .filter(|m| kept.iter().any(|k| k.label == m.label))
+        .collect();
+    (rows, order)
+}
+
+/// The notes in `rows` rows where they do not fit whole: each (the reconciliation, every
+/// warning) in full, in order, while it fits (the reconciliation without its verdict when only
+/// that fits), nothing cut mid-line; a last line counts the notes left out.
+fn short_tail(dev: &DeviceView, theme: Theme, width: usize, rows: usize) -> Vec<Line<'static>> {
+    // Each note as its full lines and, for the reconciliation, its first line alone.
+    let mut notes: Vec<(Vec<Line<'static>>, Option<Line<'static>>)> = Vec::new();
+    if let Some(rec) = &dev.reconciliation {
+        let full = reconciliation_lines(rec, dev.reconciliation_of.as_deref(), theme, width);
+        let numbers = full.first().cloned();
+        notes.push((full, numbers));
+    }
+    for w in &dev.warnings {
+        let full = fmt::wrap(&w.text, width.saturating_sub(2))
+            .into_iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let mark = if i == 0 { "! " } else { "  " };
+                Line::styled(format!("{mark}{text}"), theme.warning(w.kind))
+            })
+            .collect();
+        notes.push((full, None));
+    }
+    let (lines, left_out) = pack(&notes, rows);
+    if left_out == 0 {
+        return lines;
+    }
+    let (mut lines, more) = pack(&notes, rows.saturating_sub(1));
+    if rows > 0 {
+        let s = if more == 1 { "" } else { "s" };
+        lines.push(Line::styled(
+            format!("! {more} more note{s}: a taller terminal shows them"),
+            theme.warn(),
+        ));
+    }
+    lines
+}
+
+/// The notes that fit `rows` rows in order, each whole or by its short form, and how many
+/// were left out.
+fn pack(
+    notes: &[(Vec<Line<'static>>, Option<Line<'static>>)],
+    rows: usize,
+) -> (Vec<Line<'static>>, usize) {
+    let mut lines = Vec::new();
+    let mut left_out = 0;
+    for (full, short) in notes {
+        let spare = rows - lines.len();
+        if full.len() <= spare {
+            lines.extend(full.iter().cloned());
+        } else if let Some(short) = short.as_ref().filter(|_| spare > 0) {
+            lines.push(short.clone());
+        } else {
+            left_out += 1;
+        }
+    }
+    (lines, left_out)
 }
 
 /// A header and one row per disk of the step, as many metric columns as fit `width`.

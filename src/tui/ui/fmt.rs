@@ -25,6 +25,35 @@ pub fn rate(v: f64) -> String {
     }
 }
 
+/// The top of a log axis (values drawn as log10(1 + v)) over a scaled `peak`: the next
+/// whole power of ten, made even so that the middle label is a power of ten too.
+#[must_use]
+pub fn log_axis_top(peak: f64) -> f64 {
+    let top = if peak.is_finite() { peak.ceil() } else { 0.0 }.max(2.0);
+    top + top % 2.0
+}
+
+/// A log axis's label at its scaled height `y` (a whole power of ten on [`log_axis_top`]'s
+/// axes): `0` at the bottom, else 10^y in SI prefixes, `1`, `10`, `100`, `1k`, ... `1M`, with
+/// `unit` after (`1MB/s`). The axis draws log10(1 + v), so the label is 10^y - 1 rounded to
+/// the power: never `999` or `1000.0k`.
+#[must_use]
+pub fn log_tick(y: f64, unit: &str) -> String {
+    if !y.is_finite() || y <= 0.0 {
+        return format!("0{unit}");
+    }
+    let exp = y.round() as i32;
+    let (prefix, rest) = match exp {
+        ..=2 => ("", exp),
+        3..=5 => ("k", exp - 3),
+        6..=8 => ("M", exp - 6),
+        9..=11 => ("G", exp - 9),
+        12..=14 => ("T", exp - 12),
+        _ => ("P", exp - 15),
+    };
+    format!("{}{prefix}{unit}", 10u64.pow(rest.clamp(0, 18) as u32))
+}
+
 /// Bytes per second in binary units: `812KiB/s`, `97.6MiB/s`, `1.20GiB/s`.
 #[must_use]
 pub fn bytes_rate(v: f64) -> String {
@@ -94,6 +123,14 @@ pub fn duration(d: Duration) -> String {
     } else {
         format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
     }
+}
+
+/// A time left, as [`duration`] but rounded up: shown beside an elapsed time (rounded down)
+/// the two add up to the whole run, as `elapsed 12s  remaining 18s` of 30 s at 12.6 s.
+#[must_use]
+pub fn duration_up(d: Duration) -> String {
+    let whole = d.as_secs() + u64::from(d.subsec_nanos() > 0);
+    duration(Duration::from_secs(whole))
 }
 
 /// A sampling interval: `1s`, `500ms`, `2.5s`.
@@ -376,5 +413,48 @@ mod tests {
         assert_eq!(bar(0.5, 3), "\u{28ff}\u{2847}");
         assert_eq!(bar(0.0, 3), "");
         assert_eq!(bar(f64::NAN, 3), "");
+    }
+
+    #[test]
+    fn log_ticks_are_powers_of_ten_never_999_or_1000k() {
+        let labels: Vec<String> = (0..=9).map(|e| log_tick(f64::from(e), "")).collect();
+        assert_eq!(
+            labels,
+            [
+                "0", "10", "100", "1k", "10k", "100k", "1M", "10M", "100M", "1G"
+            ]
+        );
+        assert_eq!(log_tick(6.0, "B/s"), "1MB/s");
+        assert_eq!(log_tick(f64::NAN, ""), "0");
+        // A peak of 999,999 (log10 of a million): the top is 10^6, the middle 10^3.
+        let top = log_axis_top((1.0f64 + 999_999.0).log10());
+        assert_eq!(top, 6.0);
+        assert_eq!(
+            [
+                log_tick(0.0, ""),
+                log_tick(top / 2.0, ""),
+                log_tick(top, "")
+            ],
+            ["0", "1k", "1M"]
+        );
+        // An odd power is rounded up to an even one so the middle is a power too.
+        assert_eq!(log_axis_top(4.2), 6.0);
+        assert_eq!(log_axis_top(0.3), 2.0);
+        assert_eq!(log_axis_top(f64::INFINITY), 2.0);
+    }
+
+    #[test]
+    fn elapsed_and_remaining_add_up_to_the_runtime() {
+        let runtime = Duration::from_secs(30);
+        for ms in [0, 1, 400, 999, 12_600, 29_001, 29_999, 30_000] {
+            let elapsed = Duration::from_millis(ms);
+            let secs = |s: String| s.trim_end_matches('s').parse::<u64>().unwrap();
+            assert_eq!(
+                secs(duration(elapsed)) + secs(duration_up(runtime - elapsed)),
+                30,
+                "{ms} ms"
+            );
+        }
+        assert_eq!(duration_up(Duration::from_millis(59_001)), "1m00s");
     }
 }

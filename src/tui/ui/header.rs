@@ -142,7 +142,7 @@ fn top_left(h: &Header, room: usize) -> String {
 /// `room` columns.
 fn times(h: &Header, room: usize) -> String {
     let elapsed = fmt::duration(h.elapsed);
-    let forms = match (h.size_based, h.remaining.map(fmt::duration)) {
+    let forms = match (h.size_based, h.remaining.map(fmt::duration_up)) {
         (Some(size), _) => {
             let pct = size.percent();
             match size.eta.map(fmt::duration) {

@@ -214,9 +214,7 @@ pub fn render(f: &mut Frame, area: Rect, heat: &HeatmapView, theme: Theme, of: M
         lines.push(Line::from(spans));
     }
     if let (Some(a), Some(b)) = (visible.first(), visible.last()) {
-        let (from, to) = (fmt_s(a.t_s), fmt_s(b.t_s));
-        let gap = visible.len().saturating_sub(from.len() + to.len());
-        let axis = format!("{from}{:gap$}{to}", "");
+        let axis = time_axis(&fmt_s(a.t_s), &fmt_s(b.t_s), visible.len());
         // Under the marks: whose they are.
         lines.push(Line::styled(
             format!(
@@ -240,6 +238,21 @@ fn shade(share: f64) -> char {
         .map_or('⣿', |&(_, c)| c)
 }
 
+/// The time axis under `columns` columns of the map: the first column's time at the left and
+/// the last's at the right with at least a space between them; only the last's where both do
+/// not fit (or they are the same), nothing where not even that fits.
+fn time_axis(from: &str, to: &str, columns: usize) -> String {
+    let (from_w, to_w) = (from.chars().count(), to.chars().count());
+    if from != to && from_w + 1 + to_w <= columns {
+        let gap = columns - from_w - to_w;
+        format!("{from}{:gap$}{to}", "")
+    } else if to_w <= columns {
+        format!("{to:>columns$}")
+    } else {
+        String::new()
+    }
+}
+
 fn fmt_s(t_s: f64) -> String {
     format!("{}s", t_s.round() as u64)
 }
@@ -258,6 +271,17 @@ mod tests {
         assert_eq!(band_of(&edges, 1_000_000), 1);
         assert_eq!(band_of(&edges, u64::MAX), 3);
         assert_eq!(bands(5, 5, 3).last(), Some(&6));
+    }
+
+    #[test]
+    fn time_labels_never_run_together() {
+        assert_eq!(time_axis("1s", "3s", 10), "1s      3s");
+        assert_eq!(time_axis("1s", "3s", 5), "1s 3s");
+        // "1s3s" was drawn here: the first label goes.
+        assert_eq!(time_axis("1s", "3s", 4), "  3s");
+        assert_eq!(time_axis("3s", "3s", 4), "  3s");
+        assert_eq!(time_axis("10s", "120s", 3), "");
+        assert_eq!(time_axis("1s", "3s", 0), "");
     }
 
     #[test]

@@ -102,11 +102,18 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         .flat_map(|(_, d)| d.iter().map(|&(_, y)| y))
         .fold(0.0f64, f64::max);
     let y_max = if log {
-        peak.ceil().max(1.0)
+        fmt::log_axis_top(peak)
     } else {
         (peak * 1.1).max(1.0)
     };
-    let unscaled = |v: f64| if log { 10f64.powf(v) - 1.0 } else { v };
+    // A log axis is labelled at powers of ten (`1k`, `1M`, `1.00ms`), never `999`.
+    let label = |y: f64| match (log, sweep.metric) {
+        (false, metric) => format(metric, y),
+        (true, SweepMetric::Iops) => fmt::log_tick(y, ""),
+        (true, SweepMetric::Bandwidth) => fmt::log_tick(y, "B/s"),
+        (true, metric) if y > 0.0 => format(metric, 10f64.powf(y.round())),
+        (true, _) => "0".to_string(),
+    };
     let mut datasets = Vec::new();
     for (i, data) in &series {
         // The line between the points, and the points themselves (a lone point has no line).
@@ -124,8 +131,8 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let x_max = n.saturating_sub(1).max(1) as f64;
     let y_labels = vec![
         Span::raw("0"),
-        Span::raw(format(sweep.metric, unscaled(y_max / 2.0))),
-        Span::raw(format(sweep.metric, unscaled(y_max))),
+        Span::raw(label(y_max / 2.0)),
+        Span::raw(label(y_max)),
     ];
     // The chart's own x labels are spread over equal slots that are not the points' places:
     // empty ones keep the axis and its row, the values go under their points below.

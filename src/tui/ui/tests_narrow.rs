@@ -247,3 +247,41 @@ fn a_points_notes_are_cut_with_an_ellipsis_where_the_panel_is_narrow() {
         assert!(header.contains(kept), "{kept} in {header:?}:\n{screen}");
     }
 }
+
+/// The device panel of a discarding disk with two notes, in the rows an 80x24 frame gives it
+/// and fewer: throughput and `%util` stay; the notes that do not fit are counted, never cut.
+#[test]
+fn the_device_panel_keeps_util_and_throughput_before_notes() {
+    let mut view = sample::bench_trim();
+    if let Some(dev) = &mut view.device {
+        dev.warnings.push(crate::tui::view::Warning::new(
+            crate::tui::view::WarningKind::UtilCaveat,
+            "%util is not saturation here (non-rotational, 2 hw queues); watch aqu-sz and the \
+             awaits instead",
+        ));
+    }
+    let full = screen(&view, 80, 24);
+    for label in [
+        "r/s", "w/s", "d/s", "rMiB/s", "wMiB/s", "dMiB/s", "%util", "aqu-sz", "r_await",
+    ] {
+        assert!(full.contains(label), "{label}:\n{full}");
+    }
+    assert!(full.contains("! 2 more notes"), "{full}");
+    assert!(!full.contains('~'), "{full}");
+    for h in [6, 7, 8] {
+        let mut term = Terminal::new(TestBackend::new(80, h)).expect("test backend");
+        term.draw(|f| super::device::render(f, f.area(), &view))
+            .expect("draw");
+        let text: String = term
+            .backend()
+            .buffer()
+            .content
+            .iter()
+            .map(ratatui::buffer::Cell::symbol)
+            .collect();
+        for label in ["w/s", "d/s", "rMiB/s", "wMiB/s", "dMiB/s", "%util"] {
+            assert!(text.contains(label), "80x{h}: {label}:\n{text}");
+        }
+        assert!(!text.contains('~'), "80x{h}: {text}");
+    }
+}

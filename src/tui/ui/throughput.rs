@@ -30,11 +30,14 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     };
     let theme = Theme::new(view.ui.color);
     let scale = if view.ui.log_scale { " (log)" } else { "" };
-    // Over: the numbers above the charts are the totals, not the last interval's.
-    let totals = if tp.headline.is_some() && over(view) {
-        ", totals"
-    } else {
-        ""
+    // Over: the numbers above the charts are the totals, not the last interval's; of the
+    // last segment (or step) only, which the title says where the run had several (the
+    // summary's figure is the whole run's).
+    let totals = match (view.header.step, view.header.segment) {
+        _ if tp.headline.is_none() || !over(view) => String::new(),
+        (Some((step, of)), _) if of > 1 => format!(", step {step} totals"),
+        (None, Some((segment, of))) if of > 1 => format!(", seg {segment} totals"),
+        _ => ", totals".to_string(),
     };
     let mut title = format!(" {}: throughput and IOPS{scale}{totals} ", tp.source);
     if let Some(pace) = &tp.pace {
@@ -64,6 +67,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         write: |p| p.write_iops,
         trim: |p| p.trim_iops,
         format: fmt::rate,
+        unit: "",
     };
     let bw = Metric {
         name: "MiB/s",
@@ -71,6 +75,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         write: |p| p.write_bytes_per_s,
         trim: |p| p.trim_bytes_per_s,
         format: fmt::bytes_rate,
+        unit: "B/s",
     };
     let ctx = Ctx {
         warming_up: view.header.state == Some(RunState::WarmingUp),
@@ -116,6 +121,8 @@ struct Metric {
     write: fn(&RatePoint) -> f64,
     trim: fn(&RatePoint) -> f64,
     format: fn(f64) -> String,
+    /// After a log axis's labels (`1MB/s`).
+    unit: &'static str,
 }
 
 struct Ctx<'a> {
@@ -244,7 +251,7 @@ fn plot_chart(f: &mut Frame, plot: Rect, ctx: &Ctx, metric: &Metric) {
         .map(|&(_, y)| y)
         .fold(0.0f64, f64::max);
     let y_max = if ctx.log {
-        peak.ceil().max(1.0)
+        fmt::log_axis_top(peak)
     } else {
         (peak * 1.1).max(1.0)
     };
@@ -280,10 +287,17 @@ fn plot_chart(f: &mut Frame, plot: Rect, ctx: &Ctx, metric: &Metric) {
             );
         }
     }
+    let label = |y: f64| {
+        if ctx.log {
+            fmt::log_tick(y, metric.unit)
+        } else {
+            (metric.format)(unscaled(y, false))
+        }
+    };
     let y_labels = vec![
         Span::raw("0"),
-        Span::raw((metric.format)(unscaled(y_max / 2.0, ctx.log))),
-        Span::raw((metric.format)(unscaled(y_max, ctx.log))),
+        Span::raw(label(y_max / 2.0)),
+        Span::raw(label(y_max)),
     ];
     let x_labels = vec![
         Span::raw(format!("{x0:.0}s")),
