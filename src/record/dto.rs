@@ -119,7 +119,6 @@ pub struct MarkFlagsRecord {
     pub flush_cache: bool,
 }
 
-
 /// How far a result (a run, a segment, a sweep point) can be trusted, under fixed names.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TrustRecord {
