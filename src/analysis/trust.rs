@@ -119,8 +119,8 @@ pub fn batch_rates(intervals: &[(u64, u64)]) -> Vec<f64> {
 
 /// The result's bytes over the bytes its disks completed beyond their idle rate over
 /// `elapsed_ns` (each device's reconciliation against the idle rate of the disk of its name);
-/// `None` without a device or bytes. With it: the share, the disks' idle rate (bytes/s) and
-/// the result's bytes on them.
+/// `None` without a device or the result's bytes. With it: the share (at most 1), the disks'
+/// idle rate (bytes/s) and the result's bytes on them.
 #[must_use]
 pub fn device_share(
     devices: &[&DeviceRecord],
@@ -141,7 +141,10 @@ pub fn device_share(
         app += device.reconciliation.app_bytes as f64;
         beyond += (device.reconciliation.device_bytes as f64 - rate * seconds).max(0.0);
     }
-    (app > 0.0 && beyond > 0.0).then(|| (app / beyond, idle_rate, app as u64))
+    // A disk that did no more beyond its idle rate than the result's own bytes (the other
+    // process slowed while the result ran) gave the result all of it: a share of 1, never
+    // more; `marks` still sees the idle rate (`busy_before`).
+    (app > 0.0).then(|| (app / beyond.max(app), idle_rate, app as u64))
 }
 
 /// The marks of a result.
@@ -508,6 +511,16 @@ mod tests {
         assert!(share < 1.0 / 1.1, "{share}");
         assert_eq!(device_share(&[], &idle, 1), None);
         assert_eq!(device_share(&[&device("vda", 0, 100)], &idle, 1), None);
+        // A disk busy before the run that did less during it than its idle rate: a share of 1
+        // with the idle rate kept, which marks it shared (busy before the run).
+        let busy = [IdleDiskRecord {
+            name: "vda".into(),
+            bytes_per_s: 1e9,
+        }];
+        let (share, rate, bytes) =
+            device_share(&[&device("vda", 10_000, 500_000_000)], &busy, 1_000_000_000).unwrap();
+        assert!((share - 1.0).abs() < 1e-9, "{share}");
+        assert_eq!((rate, bytes), (1e9, 10_000));
     }
 
     #[test]

@@ -208,8 +208,10 @@ fn mark_table_markdown_and_csv_escape_the_target() {
 
 /// `value` with the payload appended to every string but the enumerations a loader checks.
 fn poison(value: &mut Value, key: &str) {
-    const KEPT: [&str; 11] = [
+    const KEPT: [&str; 13] = [
         "format",
+        "marks",
+        "spread_over",
         "status",
         "started_at",
         "ended_at",

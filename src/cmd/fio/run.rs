@@ -340,13 +340,16 @@ fn render(
         OutputFormat::Normal => text(crate::report::fio::text(record, report)),
         OutputFormat::Terse => text(crate::report::fio::terse(record, report)),
         OutputFormat::Json | OutputFormat::JsonPlus => {
-            let mut document = serde_json::to_value(crate::report::fio::json(record, report))
-                .context("writing the JSON report")?;
-            if let Some(secrets) = secrets {
-                document = redact_value(document, secrets);
+            let document = crate::report::fio::json(record, report);
+            // Written as typed, in fio's key order ("fio version" first); only a redacted one
+            // goes through a `Value` (its keys then sorted).
+            let mut text = match secrets {
+                None => serde_json::to_string_pretty(&document),
+                Some(secrets) => serde_json::to_value(document)
+                    .map(|value| redact_value(value, secrets))
+                    .and_then(|value| serde_json::to_string_pretty(&value)),
             }
-            let mut text =
-                serde_json::to_string_pretty(&document).context("writing the JSON report")?;
+            .context("writing the JSON report")?;
             text.push('\n');
             text
         }
