@@ -199,7 +199,8 @@ fn three_hosts_start_together_and_the_fleet_p99_is_the_union_p99() {
     assert!((fleet["read"]["iops"].as_f64().unwrap() - iops).abs() < 1e-6);
     no_scratch_left(&dir);
 
-    // compare reads it: the fleet as one run, its totals the aggregate.
+    // compare reads it host by host (each host a job of the run, matched by name), then the
+    // fleet's group totals.
     let out = Command::new(BIN)
         .args(["compare", "--json"])
         .args([&record, &record])
@@ -209,10 +210,24 @@ fn three_hosts_start_together_and_the_fleet_p99_is_the_union_p99() {
     let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = cmp.to_string();
     assert!(text.contains("h1,h2,h3: "), "{text}");
-    let p99 = fleet["read"]["lat_ns"]["percentile"]["99.000000"]
-        .as_u64()
-        .unwrap();
-    assert!(text.contains(&p99.to_string()), "{text}");
+    let names: Vec<&str> = cmp["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["h1", "h2", "h3"], "{text}");
+    for h in hosts {
+        let p99 = h["read"]["lat_ns"]["percentile"]["99.000000"]
+            .as_u64()
+            .unwrap();
+        assert!(text.contains(&p99.to_string()), "{text}");
+    }
+    assert_eq!(
+        cmp["groups"][0]["jobs"].as_array().unwrap().len(),
+        3,
+        "{text}"
+    );
 }
 
 /// Lines of the child's stderr as they come, and everything at the end.
