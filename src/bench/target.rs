@@ -126,6 +126,12 @@ impl Target {
         })
     }
 
+    /// Marks the file as diskdash's when the target closes (after `create_only` laid it
+    /// out): a later job may write it again without the opt-in while it is unchanged.
+    pub fn mark_laid_out(&mut self) {
+        self.marked = self.writable;
+    }
+
     /// Whether a scratch file was made (and will be removed).
     #[must_use]
     pub fn is_scratch(&self) -> bool {
@@ -1081,15 +1087,27 @@ fn open_file(
                 .reopen(libc::O_RDONLY)
                 .is_ok_and(|probe| marked(&probe))
     };
-    let allow_destructive = allow_destructive || own;
-    if spec.writes() && len > 0 && !allow_destructive {
-        return Err(usage!(
-            "refusing to write to {}: it holds {} of data; pass --allow-destructive to overwrite it",
+    let mut notes = Vec::new();
+    // The environment's consent stands for --allow-destructive on a regular file that holds
+    // data (never on a block device), and says so in the run's notes.
+    let by_env = !allow_destructive && !own && len > 0 && spec.writes() && env_consent()?;
+    if by_env {
+        notes.push(format!(
+            "{ALLOW_DESTRUCTIVE_ENV}=1 (from the environment) allowed writing over {} ({} of \
+             data), as --allow-destructive would",
             path.display(),
             format_bytes(len)
         ));
     }
-    let mut notes = Vec::new();
+    let allow_destructive = allow_destructive || own || by_env;
+    if spec.writes() && len > 0 && !allow_destructive {
+        return Err(usage!(
+            "refusing to write to {}: it holds {} of data; pass --allow-destructive to overwrite \
+             it (or set {ALLOW_DESTRUCTIVE_ENV}=1 for the program that runs diskdash)",
+            path.display(),
+            format_bytes(len)
+        ));
+    }
     let mut warnings = Vec::new();
     let empty = len == 0;
     let mut size = spec.size_bytes;
@@ -1174,8 +1192,32 @@ fn open_file(
         created_file: None,
         layout: None,
         held: Vec::new(),
-        marked: own,
+        // A file this run writes stays diskdash's to write again: one it found marked, and
+        // one it found empty and fills or writes (a wrapper's `touch`ed file, KDiskMark's
+        // temporary file), the mark stamped when the target closes.
+        marked: job.is_some() && (own || (empty && writable)),
     })
+}
+
+/// The environment variable that stands for `--allow-destructive` on existing regular files
+/// (a wrapper that runs `fio` cannot add diskdash's flag); never on block devices.
+pub const ALLOW_DESTRUCTIVE_ENV: &str = "DISKDASH_ALLOW_DESTRUCTIVE";
+
+/// Whether [`ALLOW_DESTRUCTIVE_ENV`] is `1`.
+///
+/// # Errors
+/// A usage error for a value other than `1`, `0` or empty.
+fn env_consent() -> anyhow::Result<bool> {
+    match std::env::var_os(ALLOW_DESTRUCTIVE_ENV) {
+        None => Ok(false),
+        Some(value) if value == "1" => Ok(true),
+        Some(value) if value.is_empty() || value == "0" => Ok(false),
+        Some(value) => Err(usage!(
+            "{ALLOW_DESTRUCTIVE_ENV}={} (from the environment) is not 1 or 0; set it to 1 to \
+             allow writing over existing files, or unset it",
+            crate::text::escape(&value.to_string_lossy())
+        )),
+    }
 }
 
 /// Holds every device in `below` (see [`blockdev::hold_exclusively`]) for the run; a device

@@ -3,21 +3,14 @@
 //! `create_only=1` lays out the jobs' files and exits 0, anything else runs (`run`). Started as
 //! `fio` (a link, `Personality::Fio`) it is the same but headless, as fio is.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
-use anyhow::Context;
-
-use crate::bench::fill::{FillOutcome, fill};
 use crate::bench::spec::MachineLimits;
 use crate::cli::{FioArgs, Personality};
-use crate::fio::FioInvocation;
 use crate::fleet::remote::Remote;
-use crate::plan::Missing;
-use crate::units::format_bytes;
 
+mod layout;
 mod run;
 
 /// Loads the invocation and prints, or runs it; `personality` says whether the process was
@@ -87,7 +80,14 @@ pub(crate) fn run_as(
     let mut invocation = crate::fio::load(&args.args, &env, &MachineLimits::detect())?;
     // fio has no dashboard: as `fio`, headless even in a terminal, as with `--no-tui`.
     invocation.diskdash.no_tui |= as_fio;
-    {
+    // fio's stderr carries fio's errors only: diskdash's notes and status lines go into the
+    // report, and on stderr only on a terminal or when asked (a fleet's remote side keeps
+    // them on its stderr, which the fleet shows).
+    let notes_to = match remote {
+        Some(_) => NotesTo::Stderr,
+        None => notes_to(&env, std::io::stderr().is_terminal())?,
+    };
+    if notes_to == NotesTo::Stderr {
         let mut err = std::io::stderr().lock();
         for note in &invocation.notes {
             let _ = writeln!(err, "note: {}", crate::error::one_line(note));
@@ -108,7 +108,7 @@ pub(crate) fn run_as(
                 "create_only=1 lays out files and measures nothing; run it without fleet"
             ));
         }
-        return lay_out(&invocation);
+        return layout::lay_out(&invocation, notes_to);
     }
     if remote.is_some() {
         if invocation.parse_only || invocation.showcmd {
@@ -121,62 +121,46 @@ pub(crate) fn run_as(
             invocation.diskdash.jsonl.as_deref(),
         )?;
     }
-    run::run_as(invocation, remote)
+    run::run_as(invocation, remote, notes_to)
 }
 
-/// fio's `create_only=1`: the setup phase alone. Each job's missing file is created and
-/// written with data (as fio lays a file out before its job), the file stays, and nothing is
-/// measured; a file already there is left as it is. A layout that fails or is interrupted
-/// removes the file it created. One line per file on stderr.
-fn lay_out(invocation: &FioInvocation) -> anyhow::Result<ExitCode> {
-    let interrupt = Arc::new(AtomicBool::new(false));
-    crate::session::signals::raise_on_interrupt(&interrupt)?;
-    let mut err = std::io::stderr().lock();
-    for job in invocation.plan.steps.iter().flat_map(|s| &s.jobs) {
-        let Some(path) = &job.target else {
-            let _ = writeln!(err, "create_only: job {}: no file to lay out", job.name);
-            continue;
-        };
-        if !matches!(job.missing, Missing::Create { .. }) || std::fs::symlink_metadata(path).is_ok()
-        {
-            let _ = writeln!(
-                err,
-                "create_only: job {}: {} exists; left as it is",
-                job.name,
-                path.display()
-            );
-            continue;
-        }
-        let mut target = crate::bench::target::create(&job.spec, path, false, &job.name)
-            .with_context(|| format!("job {}", job.name))?;
-        target
-            .lay_out()
-            .with_context(|| format!("job {}", job.name))?;
-        match fill(&target, job.spec.direct, &interrupt, |_, _| {}) {
-            Ok(FillOutcome::Done) => {
-                // Laid out: from now on the file stays (until now a drop removes it).
-                target.keep_created();
-                let _ = writeln!(
-                    err,
-                    "create_only: job {}: laid out {} ({}) with data; nothing measured",
-                    job.name,
-                    path.display(),
-                    format_bytes(target.extent_bytes)
-                );
-            }
-            Ok(FillOutcome::Stopped) => {
-                anyhow::bail!(
-                    "job {}: interrupted while laying out {}; the partly written file was removed",
-                    job.name,
-                    path.display()
-                );
-            }
-            Err(fault) => {
-                anyhow::bail!("job {}: laying out {}: {fault}", job.name, path.display());
-            }
-        }
+/// Where `diskdash fio`'s own notes, warnings and status lines go besides the report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NotesTo {
+    /// On stderr as they come (and in the report).
+    Stderr,
+    /// Only in the report (the JSON's `diskdash` section, the end of the normal text), so
+    /// stderr carries what fio's would: its errors, nothing for a clean run.
+    Report,
+}
+
+/// The environment variable that says where the notes go: `stderr` or `report`.
+pub const NOTES_ENV: &str = "DISKDASH_NOTES";
+
+/// [`NOTES_ENV`] when set, else stderr on a terminal (a person reads them there, as fio
+/// shows its progress line only on a terminal) and the report otherwise (a program that runs
+/// fio reads anything on stderr as a failure).
+///
+/// # Errors
+/// A usage error for a value other than `stderr` or `report`.
+pub(crate) fn notes_to(
+    env: &dyn Fn(&str) -> Option<String>,
+    terminal: bool,
+) -> anyhow::Result<NotesTo> {
+    match env(NOTES_ENV).as_deref() {
+        None | Some("") => Ok(if terminal {
+            NotesTo::Stderr
+        } else {
+            NotesTo::Report
+        }),
+        Some("stderr") => Ok(NotesTo::Stderr),
+        Some("report") => Ok(NotesTo::Report),
+        Some(other) => Err(crate::error::usage!(
+            "{NOTES_ENV}={} (from the environment) is not a place for diskdash's notes; set it \
+             to stderr or report, or unset it",
+            crate::text::escape(other)
+        )),
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn print(text: &str) {

@@ -18,6 +18,9 @@ pub enum Headless {
     Plan(&'static str),
     /// A sweep: each point as it starts, then its intervals.
     Sweep,
+    /// Nothing on stderr (fio's contract when stderr is not a terminal): the notes and
+    /// warnings are in the record, and the command's report carries them.
+    Silent,
 }
 
 /// Status lines on stderr until the session finishes, then its outcome.
@@ -35,6 +38,10 @@ pub fn run(handle: SessionHandle, kind: Headless) -> anyhow::Result<SessionOutco
         },
         Headless::Sweep => StatusPrinter {
             sweep: true,
+            ..StatusPrinter::default()
+        },
+        Headless::Silent => StatusPrinter {
+            silent: true,
             ..StatusPrinter::default()
         },
     };
@@ -90,6 +97,8 @@ struct StatusPrinter {
     plan: bool,
     /// A sweep: each point is named as it starts.
     sweep: bool,
+    /// Prints nothing ([`Headless::Silent`]).
+    silent: bool,
     /// The command a plan's step lines name (`diskdash fio`).
     command: &'static str,
     /// Per job of the segment shown: attained reported, departures reported, cliff reported.
@@ -111,6 +120,9 @@ fn runs_on(used: &str, spec: &crate::bench::spec::JobSpec) -> String {
 
 impl StatusPrinter {
     fn show(&mut self, snap: &Snapshot) {
+        if self.silent {
+            return;
+        }
         // Names, paths, notes and points are the user's or a job file's: escaped on the way.
         let stderr = std::io::stderr();
         let tty = stderr.is_terminal();

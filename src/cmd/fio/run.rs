@@ -29,6 +29,7 @@ use crate::serve::run::RunServe;
 pub(super) fn run_as(
     invocation: FioInvocation,
     remote: Option<&Remote>,
+    notes_to: super::NotesTo,
 ) -> anyhow::Result<ExitCode> {
     let FioInvocation {
         mut plan,
@@ -40,8 +41,10 @@ pub(super) fn run_as(
         diskdash: mut flags,
         inputs,
         given,
+        notes: load_notes,
         ..
     } = invocation;
+    let silent = notes_to == super::NotesTo::Report;
     if remote.is_some() {
         flags.jsonl = Some("-".into());
     }
@@ -170,12 +173,26 @@ pub(super) fn run_as(
     };
     let (logs, log_notes) =
         crate::fio::logs::LogWriter::open(&mut plan, &given, status_interval.is_some(), log_gate)?;
-    {
+    // Notes made before the run: on stderr as they come, or first among the record's notes
+    // (the report shows the record's).
+    let early_notes: Vec<String> = if silent {
+        load_notes
+            .iter()
+            .chain(&log_notes)
+            .map(|note| crate::error::one_line(note))
+            .collect()
+    } else {
         let mut err = std::io::stderr().lock();
         for note in &log_notes {
             let _ = writeln!(err, "note: {}", crate::error::one_line(note));
         }
-    }
+        Vec::new()
+    };
+    let annotate = (!early_notes.is_empty()).then(|| {
+        crate::session::Annotate(Arc::new(move |record: &mut RunRecord| {
+            record.notes.splice(0..0, early_notes.iter().cloned());
+        }))
+    });
     let logs = logs.map(|writer| Arc::new(std::sync::Mutex::new(writer)));
     let interval_sink = logs.clone().map(|writer| {
         crate::session::IntervalSink(Arc::new(std::sync::Mutex::new(
@@ -234,11 +251,15 @@ pub(super) fn run_as(
         plan,
         outputs,
         no_tui: flags.no_tui,
-        headless: Headless::Plan("diskdash fio"),
+        headless: if silent {
+            Headless::Silent
+        } else {
+            Headless::Plan("diskdash fio")
+        },
         serve,
         remote,
         latency_target: None,
-        annotate: None,
+        annotate,
         interval_sink,
         status_sink,
         trust: crate::analysis::trust::TrustLimits::default(),
@@ -322,7 +343,7 @@ fn open_null() -> anyhow::Result<std::fs::File> {
 }
 
 /// The report in the format asked for.
-fn render(
+pub(super) fn render(
     record: &RunRecord,
     format: OutputFormat,
     report: &FioReport<'_>,

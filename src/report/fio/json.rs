@@ -330,6 +330,9 @@ pub struct RunNotesJson {
     pub settings: &'static str,
     pub reconciliation: Vec<DiskReconciliationJson>,
     pub warnings: Vec<String>,
+    /// The run's notes (the record's): what `diskdash fio` would say on stderr, which fio's
+    /// process contract keeps for fio's own errors.
+    pub notes: Vec<String>,
 }
 
 /// One disk of one step: the run's I/Os against the device's.
@@ -411,6 +414,7 @@ pub(super) fn document(record: &RunRecord, opts: &FioReport<'_>) -> FioJson {
                 })
                 .collect(),
             warnings: record.warnings.clone(),
+            notes: record.notes.clone(),
         },
     }
 }

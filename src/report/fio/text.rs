@@ -61,7 +61,24 @@ pub(super) fn render(record: &RunRecord, opts: &FioReport<'_>) -> String {
             );
         }
     }
+    diskdash_notes(&mut out, record);
     out
+}
+
+/// diskdash's own notes and warnings after fio's report (fio has none of these lines; a
+/// wrapper that parses fio's text stops at the disk stats): what stderr carries only on a
+/// terminal or when asked (`DISKDASH_NOTES`).
+fn diskdash_notes(out: &mut String, record: &RunRecord) {
+    if record.notes.is_empty() && record.warnings.is_empty() {
+        return;
+    }
+    out.push_str("\ndiskdash notes:\n");
+    for note in &record.notes {
+        let _ = writeln!(out, "  note: {note}");
+    }
+    for warning in &record.warnings {
+        let _ = writeln!(out, "  WARNING: {warning}");
+    }
 }
 
 /// What the job ran where io_uring fell back: fio's text has no engine line, so without it the
