@@ -80,12 +80,12 @@ pub(crate) fn run_as(
     let mut invocation = crate::fio::load(&args.args, &env, &MachineLimits::detect())?;
     // fio has no dashboard: as `fio`, headless even in a terminal, as with `--no-tui`.
     invocation.diskdash.no_tui |= as_fio;
-    // fio's stderr carries fio's errors only: diskdash's notes and status lines go into the
-    // report, and on stderr only on a terminal or when asked (a fleet's remote side keeps
+    // As fio, stderr carries fio's errors only: diskdash's notes and status lines go into
+    // the report, and on stderr only on a terminal or when asked (a fleet's remote side keeps
     // them on its stderr, which the fleet shows).
     let notes_to = match remote {
         Some(_) => NotesTo::Stderr,
-        None => notes_to(&env, std::io::stderr().is_terminal())?,
+        None => notes_to(&env, as_fio, std::io::stderr().is_terminal())?,
     };
     if notes_to == NotesTo::Stderr {
         let mut err = std::io::stderr().lock();
@@ -137,18 +137,20 @@ pub(crate) enum NotesTo {
 /// The environment variable that says where the notes go: `stderr` or `report`.
 pub const NOTES_ENV: &str = "DISKDASH_NOTES";
 
-/// [`NOTES_ENV`] when set, else stderr on a terminal (a person reads them there, as fio
-/// shows its progress line only on a terminal) and the report otherwise (a program that runs
-/// fio reads anything on stderr as a failure).
+/// [`NOTES_ENV`] when set; else, started as `fio`, stderr on a terminal (a person reads them
+/// there, as fio shows its progress line only on a terminal) and the report otherwise (a
+/// program that runs fio reads anything on stderr as a failure); as `diskdash fio`, stderr
+/// (the report has them too).
 ///
 /// # Errors
 /// A usage error for a value other than `stderr` or `report`.
 pub(crate) fn notes_to(
     env: &dyn Fn(&str) -> Option<String>,
+    as_fio: bool,
     terminal: bool,
 ) -> anyhow::Result<NotesTo> {
     match env(NOTES_ENV).as_deref() {
-        None | Some("") => Ok(if terminal {
+        None | Some("") => Ok(if terminal || !as_fio {
             NotesTo::Stderr
         } else {
             NotesTo::Report
@@ -179,6 +181,40 @@ mod tests {
         assert_eq!(
             version_line(Personality::Diskdash),
             format!("fio-3.33 (diskdash {})\n", env!("CARGO_PKG_VERSION"))
+        );
+    }
+
+    #[test]
+    fn notes_go_to_stderr_only_on_a_terminal_as_fio_unless_the_environment_says() {
+        let unset = |_: &str| None;
+        let say =
+            |value: &'static str| move |name: &str| (name == NOTES_ENV).then(|| value.to_string());
+        // (as fio, terminal, what the environment says, where they go)
+        for (as_fio, terminal, want) in [
+            (true, false, NotesTo::Report),
+            (true, true, NotesTo::Stderr),
+            (false, false, NotesTo::Stderr),
+            (false, true, NotesTo::Stderr),
+        ] {
+            assert_eq!(notes_to(&unset, as_fio, terminal).unwrap(), want);
+            assert_eq!(notes_to(&say(""), as_fio, terminal).unwrap(), want);
+        }
+        for as_fio in [true, false] {
+            for terminal in [true, false] {
+                assert_eq!(
+                    notes_to(&say("stderr"), as_fio, terminal).unwrap(),
+                    NotesTo::Stderr
+                );
+                assert_eq!(
+                    notes_to(&say("report"), as_fio, terminal).unwrap(),
+                    NotesTo::Report
+                );
+            }
+        }
+        assert_eq!(
+            notes_to(&say("yes"), true, false).unwrap_err().to_string(),
+            "DISKDASH_NOTES=yes (from the environment) is not a place for diskdash's notes; set \
+             it to stderr or report, or unset it"
         );
     }
 

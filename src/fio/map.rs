@@ -567,11 +567,58 @@ fn unknown(entry: &Entry) -> anyhow::Error {
             entry.located()
         );
     }
-    usage!(
-        "{}: not a fio option diskdash knows; see 'diskdash fio --help' for the options it \
-         honours",
-        entry.located()
-    )
+    match closest_option(&name) {
+        Some(near) => usage!(
+            "{}: not a fio option diskdash knows; did you mean {near}?",
+            entry.located()
+        ),
+        None => usage!(
+            "{}: not a fio option diskdash knows; see 'diskdash fio --help' for the options it \
+             honours",
+            entry.located()
+        ),
+    }
+}
+
+/// The option a mistyped name most likely meant (`iodepht` -> `iodepth`), in a job file as on
+/// the command line: the nearest name by edits (a swap of two neighbours is one), when it is
+/// near enough to be a typo (one edit in four letters). Never `allow_destructive`.
+fn closest_option(name: &str) -> Option<&'static str> {
+    let limit = (name.chars().count() / 4).max(1);
+    table::OPTION_NAMES
+        .iter()
+        .filter(|n| **n != "allow_destructive")
+        .map(|n| (edits(name, n), *n))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
+}
+
+/// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+/// neighbouring letters, each one edit.
+fn edits(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 fn needs_value(entry: &Entry) -> anyhow::Error {

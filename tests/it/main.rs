@@ -42,6 +42,7 @@ mod fio_seqrw;
 mod fio_sg;
 mod fio_surface;
 mod fio_world;
+mod fio_wrappers;
 mod fio_zbd;
 mod fleet;
 mod generate;

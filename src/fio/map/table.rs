@@ -238,8 +238,7 @@ macro_rules! option_table {
         /// The option table, in the order `--help` lists it and a prefix's candidates are named.
         pub(super) const ROWS: &[Row] = &[$(Row { names: &[$($name),+], opt: $opt },)*];
 
-        /// Every name of [`ROWS`], in order.
-        #[cfg(test)]
+        /// Every name of [`ROWS`], in order (a typo's suggestion is one of them).
         pub(super) const OPTION_NAMES: &[&str] = &[$($($name,)+)*];
     };
 }

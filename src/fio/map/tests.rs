@@ -1605,3 +1605,40 @@ fn reports_name_an_alias_by_fios_own_name_for_it() {
     assert_eq!(fio_name("bs"), "bs");
     assert_eq!(fio_name("runtime"), "runtime");
 }
+
+#[test]
+fn a_typo_in_a_job_file_or_on_the_command_line_gets_the_option_it_meant() {
+    let w = world().file("t.fio", "[a]\nsize=1M\niodepht=8\n");
+    assert_eq!(
+        w.load(&["t.fio"]).unwrap_err(),
+        "t.fio:3: iodepht=8: not a fio option diskdash knows; did you mean iodepth?"
+    );
+    assert_eq!(
+        world()
+            .load(&["--name=a", "--size=1M", "--runtmie=1"])
+            .unwrap_err(),
+        "--runtmie=1: not a fio option diskdash knows; did you mean runtime?"
+    );
+    // Nothing near: the pointer to the list; the opt-in to destroy data is never suggested.
+    for (args, shown) in [
+        (
+            &["--name=a", "--size=1M", "--frobnicate=1"][..],
+            "--frobnicate=1",
+        ),
+        (
+            &["--name=a", "--size=1M", "--allow-destructiv"][..],
+            "--allow-destructiv",
+        ),
+    ] {
+        assert_eq!(
+            world().load(args).unwrap_err(),
+            format!(
+                "{shown}: not a fio option diskdash knows; see 'diskdash fio --help' for the \
+                 options it honours"
+            )
+        );
+    }
+    assert_eq!(edits("iodepht", "iodepth"), 1);
+    assert_eq!(edits("", "bs"), 2);
+    assert_eq!(edits("size", "size"), 0);
+}
