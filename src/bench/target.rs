@@ -1102,8 +1102,7 @@ fn open_file(
     let allow_destructive = allow_destructive || own || by_env;
     if spec.writes() && len > 0 && !allow_destructive {
         return Err(usage!(
-            "refusing to write to {}: it holds {} of data; pass --allow-destructive to overwrite \
-             it (or set {ALLOW_DESTRUCTIVE_ENV}=1 for the program that runs diskdash)",
+            "refusing to write to {}: it holds {} of data; pass --allow-destructive to overwrite it",
             path.display(),
             format_bytes(len)
         ));
