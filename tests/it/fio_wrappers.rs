@@ -354,3 +354,40 @@ fn bench_fio_s_matrix_runs_through_the_link_as_under_fio() {
     // files: one per clone under fio; their count is fio's log writer's to match.)
     assert_eq!(json_files(&dir.path().join("out")), 8, "{said}");
 }
+
+#[test]
+fn create_only_lays_a_short_file_of_its_own_out_again_and_refuses_someone_s() {
+    let dir = tempfile::tempdir().unwrap();
+    let layout = |size: &str| {
+        fio(
+            dir.path(),
+            &[
+                "--create_only=1",
+                "--name=p",
+                "--filename=f",
+                &format!("--size={size}"),
+                "--output-format=json",
+            ],
+        )
+    };
+    clean_json(&layout("1M"), "a new file");
+    // diskdash's own file, shorter than the job's size: laid out again to it.
+    let doc = clean_json(&layout("2M"), "its own short file");
+    assert_eq!(
+        std::fs::metadata(dir.path().join("f")).unwrap().len(),
+        2 << 20
+    );
+    assert!(notes(&doc).iter().any(|n| n.contains("laid out")), "{doc}");
+    // Long enough: left as it is.
+    let doc = clean_json(&layout("1M"), "a file long enough");
+    assert!(
+        notes(&doc).iter().any(|n| n.contains("left as it is")),
+        "{doc}"
+    );
+    // Someone's data in a short file: refused, as any write over it.
+    std::fs::write(dir.path().join("f"), b"theirs").unwrap();
+    let out = layout("2M");
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert_stderr_has(&out, "refusing to write to f");
+    assert_eq!(std::fs::read(dir.path().join("f")).unwrap(), b"theirs");
+}

@@ -1,5 +1,6 @@
 //! fio's `create_only=1`: the setup phase alone. Each job's file is laid out (created when
-//! missing, written with data when empty, as fio lays a file out before its job), it stays,
+//! missing, written with data when empty or short, as fio lays a file out before its job),
+//! it stays,
 //! nothing is measured, and the report is fio's with zero I/O (KDiskMark's prepare step reads
 //! its `jobs`). A layout that fails or is interrupted removes a file it created.
 
@@ -37,11 +38,12 @@ pub(super) fn lay_out(invocation: &FioInvocation, notes_to: NotesTo) -> anyhow::
         .map(|n| crate::error::one_line(n))
         .collect();
     for job in invocation.plan.steps.iter().flat_map(|s| &s.jobs) {
-        let note = lay_out_job(job, invocation.diskdash.allow_destructive, &interrupt)?;
-        if notes_to == NotesTo::Stderr {
-            let _ = writeln!(std::io::stderr().lock(), "create_only: {note}");
+        for note in lay_out_job(job, invocation.diskdash.allow_destructive, &interrupt)? {
+            if notes_to == NotesTo::Stderr {
+                let _ = writeln!(std::io::stderr().lock(), "create_only: {note}");
+            }
+            notes.push(format!("create_only: {note}"));
         }
-        notes.push(format!("create_only: {note}"));
     }
     let record = laid_out_record(invocation, started, notes)?;
     let report = FioReport {
@@ -59,14 +61,14 @@ pub(super) fn lay_out(invocation: &FioInvocation, notes_to: NotesTo) -> anyhow::
     Ok(ExitCode::SUCCESS)
 }
 
-/// One job's file laid out: what was done, one line.
+/// One job's file laid out: what was done, and what opening it said, a line each.
 fn lay_out_job(
     job: &Job,
     allow_destructive: bool,
     interrupt: &AtomicBool,
-) -> anyhow::Result<String> {
+) -> anyhow::Result<Vec<String>> {
     let Some(path) = &job.target else {
-        return Ok(format!("job {}: no file to lay out", job.name));
+        return Ok(vec![format!("job {}: no file to lay out", job.name)]);
     };
     let existing = std::fs::symlink_metadata(path).ok();
     let mut target = match &existing {
@@ -78,23 +80,39 @@ fn lay_out_job(
                 .with_context(|| format!("job {}", job.name))?;
             target
         }
-        // An empty regular file (KDiskMark makes its file before it runs fio): written with
-        // data as a new one, and marked as diskdash's.
-        Some(meta) if meta.file_type().is_file() && meta.len() == 0 => {
+        // An empty regular file (KDiskMark makes its file before it runs fio) is written with
+        // data as a new one; a short one is laid out again to the job's size, as fio does,
+        // when it is diskdash's own (its mark) or the opt-in allows: data of someone else's
+        // is refused as for any write. Either is marked as diskdash's.
+        Some(meta) if meta.file_type().is_file() && meta.len() < job.spec.size_bytes => {
             let mut spec = job.spec.clone();
             spec.rw = crate::bench::spec::RwMode::Write;
-            crate::bench::target::open_as(&spec, Some(path), allow_destructive, Some(&job.name))
-                .with_context(|| format!("job {}", job.name))?
+            let mut target = crate::bench::target::open_as(
+                &spec,
+                Some(path),
+                allow_destructive,
+                Some(&job.name),
+            )
+            .with_context(|| format!("job {}", job.name))?;
+            target.working_set_bytes = job.spec.size_bytes;
+            target.extent_bytes = job.spec.size_bytes;
+            target
         }
         _ => {
-            return Ok(format!(
+            return Ok(vec![format!(
                 "job {}: {} exists; left as it is",
                 job.name,
                 path.display()
-            ));
+            )]);
         }
     };
-    fill_laid_out(job, path, &mut target, interrupt)
+    let mut said: Vec<String> = target
+        .notes
+        .iter()
+        .map(|note| format!("job {}: {note}", job.name))
+        .collect();
+    said.push(fill_laid_out(job, path, &mut target, interrupt)?);
+    Ok(said)
 }
 
 /// Writes the laid-out file with data; it stays from then on.
