@@ -173,26 +173,7 @@ pub(super) fn run_as(
     };
     let (logs, log_notes) =
         crate::fio::logs::LogWriter::open(&mut plan, &given, status_interval.is_some(), log_gate)?;
-    // Notes made before the run: on stderr as they come, or first among the record's notes
-    // (the report shows the record's).
-    let early_notes: Vec<String> = if silent {
-        load_notes
-            .iter()
-            .chain(&log_notes)
-            .map(|note| crate::error::one_line(note))
-            .collect()
-    } else {
-        let mut err = std::io::stderr().lock();
-        for note in &log_notes {
-            let _ = writeln!(err, "note: {}", crate::error::one_line(note));
-        }
-        Vec::new()
-    };
-    let annotate = (!early_notes.is_empty()).then(|| {
-        crate::session::Annotate(Arc::new(move |record: &mut RunRecord| {
-            record.notes.splice(0..0, early_notes.iter().cloned());
-        }))
-    });
+    let annotate = early_notes(silent, &load_notes, &log_notes);
     let logs = logs.map(|writer| Arc::new(std::sync::Mutex::new(writer)));
     let interval_sink = logs.clone().map(|writer| {
         crate::session::IntervalSink(Arc::new(std::sync::Mutex::new(
@@ -285,6 +266,33 @@ pub(super) fn run_as(
             anyhow::bail!("writing fio's log files: {why}");
         }
         Ok(())
+    })
+}
+
+/// The notes made before the run (loading the job files, opening the logs): on stderr as
+/// they come (the loading's are there already), or, silent, first among the record's notes,
+/// which the report shows.
+fn early_notes(
+    silent: bool,
+    load_notes: &[String],
+    log_notes: &[String],
+) -> Option<crate::session::Annotate> {
+    if !silent {
+        let mut err = std::io::stderr().lock();
+        for note in log_notes {
+            let _ = writeln!(err, "note: {}", crate::error::one_line(note));
+        }
+        return None;
+    }
+    let notes: Vec<String> = load_notes
+        .iter()
+        .chain(log_notes)
+        .map(|note| crate::error::one_line(note))
+        .collect();
+    (!notes.is_empty()).then(|| {
+        crate::session::Annotate(Arc::new(move |record: &mut RunRecord| {
+            record.notes.splice(0..0, notes.iter().cloned());
+        }))
     })
 }
 
