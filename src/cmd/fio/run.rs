@@ -168,24 +168,7 @@ pub(super) fn run_as(
         inputs: &inputs,
         claimed,
     };
-    let (logs, log_notes) =
-        crate::fio::logs::LogWriter::open(&mut plan, &given, status_interval.is_some(), log_gate)?;
-    {
-        let mut err = std::io::stderr().lock();
-        for note in &log_notes {
-            let _ = writeln!(err, "note: {}", crate::error::one_line(note));
-        }
-    }
-    let logs = logs.map(|writer| Arc::new(std::sync::Mutex::new(writer)));
-    let interval_sink = logs.clone().map(|writer| {
-        crate::session::IntervalSink(Arc::new(std::sync::Mutex::new(
-            move |record: &crate::record::IntervalRecord| {
-                if let Ok(mut writer) = writer.lock() {
-                    writer.interval(record);
-                }
-            },
-        )))
-    });
+    let logs = crate::fio::logs::LogWriter::open(&mut plan, &given, log_gate)?;
     let outputs = Outputs {
         json: flags.json.clone(),
         jsonl: flags.jsonl.clone(),
@@ -239,16 +222,14 @@ pub(super) fn run_as(
         remote,
         latency_target: None,
         annotate: None,
-        interval_sink,
+        interval_sink: None,
         status_sink,
         trust: crate::analysis::trust::TrustLimits::default(),
     };
     drive(run, |outcome, to| {
-        // The logs hold every closed interval, also of a run that failed or was interrupted;
+        // The workers have written their logs, also of a run that failed or was interrupted;
         // one that could not be written fails the command after the report (exit 1).
-        let log_error = logs
-            .and_then(|logs| logs.lock().ok().map(|mut writer| writer.finish()))
-            .and_then(Result::err);
+        let log_error = logs.and_then(|mut writer| writer.finish().err());
         let report = FioReport {
             group_reporting,
             percentiles: percentiles.as_deref(),
