@@ -232,9 +232,9 @@ impl IoLog {
         } else {
             self.rate_bytes[d] += u64::from(len_bytes);
             self.rate_ios[d] += 1;
-            for kind in LAT..=SLAT {
+            for (kind, &value) in values.iter().enumerate().skip(LAT) {
                 if self.files[kind].is_some() && (kind != SLAT || self.plan.slat) {
-                    self.average(kind, d, values[kind], ms);
+                    self.average(kind, d, value, ms);
                 }
             }
             if ms >= self.rate_next_ms {
