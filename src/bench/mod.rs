@@ -8,6 +8,7 @@ pub mod engine;
 pub mod fileset;
 pub mod fill;
 pub mod flow;
+pub mod iolog;
 pub mod kinds;
 pub mod latency;
 pub mod memory;

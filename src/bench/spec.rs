@@ -370,6 +370,8 @@ pub struct JobSpec {
     /// fio's `latency_target` search for the deepest queue within a latency (`None`: the
     /// job runs at its iodepth).
     pub latency_target: Option<crate::bench::latency::LatencyTarget>,
+    /// fio's log files, written by the job's workers (`bench::iolog`; `None`: no log).
+    pub io_log: Option<std::sync::Arc<crate::bench::iolog::IoLogPlan>>,
 }
 
 /// fio's sg engine's `sg_write_mode`, as the I/O on a block device with the same effect on
@@ -1042,6 +1044,7 @@ impl Default for JobSpec {
             sg: None,
             fill_device: false,
             latency_target: None,
+            io_log: None,
         }
     }
 }

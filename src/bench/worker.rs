@@ -804,6 +804,8 @@ struct Loop<'a> {
     latency: Option<DepthSearch>,
     /// The search settled (or failed): the worker ends.
     latency_done: bool,
+    /// fio's log files of this clone (`bench::iolog`).
+    iolog: Option<Box<crate::bench::iolog::IoLog>>,
 }
 
 impl<'a> Loop<'a> {
@@ -897,6 +899,11 @@ impl<'a> Loop<'a> {
             sg: None,
             latency: None,
             latency_done: false,
+            iolog: plan
+                .spec
+                .io_log
+                .as_ref()
+                .and_then(|logs| crate::bench::iolog::IoLog::new(logs, plan.worker)),
         }
     }
 
@@ -928,6 +935,9 @@ impl<'a> Loop<'a> {
             self.recording = true;
             self.cur.reset(start_ns);
             self.cycle_start_ns = start_ns;
+            if let Some(log) = self.iolog.as_mut() {
+                log.start(start_ns);
+            }
         }
     }
 
@@ -956,7 +966,7 @@ impl<'a> Loop<'a> {
     /// Whether this worker uses none of the per-I/O extras (several files, a flow group,
     /// `verify_backlog` and verification, emulated zones, pacing, priorities, think and sync
     /// times, page-cache drops, sg compares, the latency search, a low watermark below
-    /// `iodepth`): its loop is then built
+    /// `iodepth`, fio's log files): its loop is then built
     /// without their tests (`PLAIN`), the same steps in the same order without what would
     /// find nothing to do.
     fn plain(&self) -> bool {
@@ -972,6 +982,7 @@ impl<'a> Loop<'a> {
             && !self.invalidate_on_wrap
             && self.sg.is_none()
             && self.latency.is_none()
+            && self.iolog.is_none()
             && self.spec.iodepth_low as usize >= self.depth
     }
 
@@ -1526,6 +1537,18 @@ impl<'a> Loop<'a> {
             let step = search.observe(entry.submit_ns, latency_ns);
             self.latency_step(step);
         }
+        if !PLAIN && let Some(log) = self.iolog.as_mut() {
+            // The submission's own time is not taken apart yet: slat 0, clat = lat.
+            log.io(
+                entry.submit_ns,
+                0,
+                reaped_ns,
+                entry.io.direction,
+                entry.len_bytes,
+                entry.offset_bytes,
+                entry.io.ioprio,
+            );
+        }
     }
 
     /// The ramp is over at `now_ns`: counting starts.
@@ -1535,6 +1558,9 @@ impl<'a> Loop<'a> {
             self.recording = true;
             self.cur.reset(now_ns);
             self.cycle_start_ns = now_ns;
+            if let Some(log) = self.iolog.as_mut() {
+                log.start(now_ns);
+            }
             if let Some(search) = self.latency.as_mut() {
                 // fio's search starts over after the ramp.
                 search.restart(now_ns);
@@ -2021,6 +2047,9 @@ impl<'a> Loop<'a> {
         }
         self.cur.end_ns = now;
         self.cur.last = true;
+        if let Some(log) = self.iolog.as_mut() {
+            log.finish(now);
+        }
         // fio's flow_exit_job: the weight leaves the group.
         self.flow = None;
         self.workload.release_zones();

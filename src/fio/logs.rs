@@ -1,29 +1,20 @@
-//! fio's log files (`write_bw_log`, `write_iops_log`, `write_lat_log`, `write_hist_log`), in
-//! fio 3.33's formats and names, written from the session's interval records (never from the
-//! workers: nothing is done per I/O).
+//! fio's log files (`write_bw_log`, `write_iops_log`, `write_lat_log`, `write_hist_log`):
+//! their names, made before anything runs (so a bad name fails first, and a run refused
+//! later leaves none), and their settings for the workers, which write them
+//! (`bench::iolog`: formats, windows, per-I/O lines).
 //!
-//! Each line of a bw/iops/lat log is `time (ms), value, data direction, block size, priority`
-//! (fio's averaged entries: block size and priority 0); direction 0 read, 1 write, 2 trim.
-//! bw is KiB/s, iops per second, latencies in ns: the mean over the window. A window is
-//! `log_avg_msec` (the job's interval is set to it); without it, the job's interval, since
-//! diskdash keeps no per-I/O entries. A hist log line is `time, direction, block size`, then the
-//! window's completion-latency counts in fio's `plat` layout (1856 bins, fewer with
-//! `log_hist_coarseness`), over `log_hist_msec` windows. Names are fio's:
-//! `PREFIX_bw.N.log`, `PREFIX_iops.N.log`, `PREFIX_lat.N.log`, `PREFIX_clat.N.log`,
-//! `PREFIX_slat.N.log`, `PREFIX_clat_hist.N.log`, N the job's first thread number (fio numbers
-//! every worker of every job from 1); `per_job_logs=0` drops `.N`.
+//! Names are fio's: `PREFIX_bw.N.log`, `PREFIX_iops.N.log`, `PREFIX_lat.N.log`,
+//! `PREFIX_clat.N.log`, `PREFIX_slat.N.log`, `PREFIX_clat_hist.N.log`, one set per clone, N its
+//! thread number (fio numbers every clone of every job from 1); with `per_job_logs=0` a job's
+//! clones share `PREFIX_bw.log` (and the others), each adding its lines.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use crate::bench::iolog::{IoLogPlan, KINDS, LogFile};
 use crate::fio::GivenOptions;
 use crate::plan::Plan;
 use crate::record::output::Guard;
-use crate::record::{DirectionRecord, IntervalRecord};
-use crate::stats::fine_bucket_ge_ns;
-use crate::stats::plat::{PLAT_NR, plat_index};
-
 /// One job's log settings, from its options as given.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LogOptions {
@@ -35,6 +26,10 @@ pub struct LogOptions {
     pub hist_msec: Option<u64>,
     pub hist_coarseness: u32,
     pub per_job_logs: bool,
+    /// `log_offset`, `log_max_value`, `log_prio`.
+    pub offset: bool,
+    pub max_value: bool,
+    pub prio: bool,
 }
 
 impl LogOptions {
@@ -69,7 +64,10 @@ impl LogOptions {
                         .unwrap_or(u32::MAX)
                         .min(6);
                 }
-                "per_job_logs" => out.per_job_logs = !matches!(value.trim(), "0" | "false"),
+                "per_job_logs" => out.per_job_logs = flag(value),
+                "log_offset" => out.offset = flag(value),
+                "log_max_value" => out.max_value = flag(value),
+                "log_prio" => out.prio = flag(value),
                 _ => {}
             }
         }
@@ -83,49 +81,18 @@ impl LogOptions {
     }
 }
 
-/// What one window has gathered for one direction.
-#[derive(Debug, Clone, Default)]
-struct Window {
-    bytes: u64,
-    ios: u64,
-    lat_sum: f64,
-    lat_n: u64,
-    duration_ns: u64,
+/// A boolean option's value: set unless `0` or `false` (bare: set).
+fn flag(value: &str) -> bool {
+    !matches!(value.trim(), "0" | "false")
 }
 
-/// One job's open logs and windows.
-struct JobLogs {
-    segment: u32,
-    /// Its place in its step; `None` when it ran alone (the interval's totals are its own).
-    place: Option<usize>,
-    directions: [bool; 3],
-    block_size: u64,
-    avg_every: u64,
-    hist_every: u64,
-    coarseness: u32,
-    bw: Option<BufWriter<File>>,
-    iops: Option<BufWriter<File>>,
-    lat: Option<BufWriter<File>>,
-    clat: Option<BufWriter<File>>,
-    hist: Option<BufWriter<File>>,
-    avg_seen: u64,
-    hist_seen: u64,
-    windows: [Window; 3],
-    bins: [Vec<u64>; 3],
-}
-
-/// fio's log files of a run, written as intervals close.
+/// fio's log files of a run.
 pub struct LogWriter {
-    jobs: Vec<JobLogs>,
-    /// The first write that failed; later lines are dropped.
-    error: Option<String>,
-    /// Every file made.
-    pub files: Vec<PathBuf>,
-    /// Files this run made: removed when the command fails before writing them.
+    files: Vec<Arc<LogFile>>,
+    /// Every file's name.
+    pub paths: Vec<PathBuf>,
+    /// Files this run made: removed when the command fails before the run starts.
     made: Vec<crate::record::output::Made>,
-    /// Earlier logs at the names, emptied at the first write (a run refused before it starts
-    /// leaves them as they were).
-    to_empty: Vec<File>,
 }
 
 /// What fio's logs must not clobber: the checks every output gets ([`Guard`]: targets,
@@ -138,314 +105,132 @@ pub struct LogGuard<'a> {
 }
 
 impl LogWriter {
-    /// Opens every job's logs (before anything runs, so a bad name fails first) and sets the
-    /// interval of a job with `log_avg_msec` (else `log_hist_msec`) to it, unless `fixed`
-    /// (`--status-interval`) fixes it. Returns the writer and notes on what differs from fio.
+    /// Opens every clone's logs (before anything runs, so a bad name fails first) and gives
+    /// each job its [`IoLogPlan`]. `None`: no job asks for a log.
     ///
     /// # Errors
-    /// A usage error: a bad number, a file that cannot be made.
+    /// A usage error: a bad number, a file that cannot be made or may not be replaced.
     pub fn open(
         plan: &mut Plan,
         given: &GivenOptions,
-        fixed: bool,
         mut gate: LogGuard<'_>,
-    ) -> anyhow::Result<(Option<Self>, Vec<String>)> {
-        let mut jobs = Vec::new();
-        let mut files = Vec::new();
-        let mut made = Vec::new();
-        let mut to_empty = Vec::new();
-        let mut notes = Vec::new();
+    ) -> anyhow::Result<Option<Self>> {
+        let mut writer = Self {
+            files: Vec::new(),
+            paths: Vec::new(),
+            made: Vec::new(),
+        };
         let mut thread = 1u64;
-        for (segment, step) in plan.steps.iter_mut().enumerate() {
-            let alone = step.jobs.len() == 1;
-            for (place, job) in step.jobs.iter_mut().enumerate() {
-                let first_thread = thread;
-                thread += u64::from(job.spec.numjobs);
-                let options = LogOptions::of(&given.global, given.job(&job.name))?;
-                if !options.any() {
-                    continue;
-                }
-                if !fixed && let Some(ms) = options.avg_msec.or(options.hist_msec) {
-                    job.spec.interval = std::time::Duration::from_millis(ms.max(100));
-                    if ms < 100 {
-                        notes.push(format!(
-                            "job {}: log windows of {ms} ms are taken as 100 ms, diskdash's shortest interval",
-                            job.name
-                        ));
+        for job in plan.steps.iter_mut().flat_map(|s| &mut s.jobs) {
+            let first_thread = thread;
+            thread += u64::from(job.spec.numjobs);
+            let options = LogOptions::of(&given.global, given.job(&job.name))?;
+            if !options.any() {
+                continue;
+            }
+            let prefixes = [
+                &options.bw,
+                &options.iops,
+                &options.lat,
+                &options.lat,
+                &options.lat,
+                &options.hist,
+            ];
+            let mut clones = Vec::new();
+            for clone in 0..u64::from(job.spec.numjobs) {
+                let mut files: [Option<Arc<LogFile>>; 6] = Default::default();
+                for (kind, prefix) in prefixes.iter().enumerate() {
+                    let Some(prefix) = prefix else { continue };
+                    if !options.per_job_logs && clone > 0 {
+                        // fio's per_job_logs=0: the clones share the first one's file.
+                        files[kind] = clones
+                            .first()
+                            .and_then(|first: &[Option<Arc<LogFile>>; 6]| first[kind].clone());
+                        continue;
                     }
-                }
-                let interval_ms = u64::try_from(job.spec.interval.as_millis())
-                    .unwrap_or(u64::MAX)
-                    .max(1);
-                if options.avg_msec.is_none()
-                    && (options.bw.is_some() || options.iops.is_some() || options.lat.is_some())
-                {
-                    notes.push(format!(
-                        "job {}: without log_avg_msec fio logs every I/O; diskdash logs each {interval_ms} ms window's average",
-                        job.name
-                    ));
-                }
-                if job.spec.numjobs > 1 {
-                    notes.push(format!(
-                        "job {}: one log for its {} workers together, named after the first's thread number {first_thread}",
-                        job.name, job.spec.numjobs
-                    ));
-                }
-                let every = |ms: Option<u64>| {
-                    ms.map_or(1, |ms| (ms + interval_ms / 2) / interval_ms)
-                        .max(1)
-                };
-                let name = |prefix: &str, kind: &str| {
                     let prefix = if prefix.is_empty() {
                         job.name.as_str()
                     } else {
-                        prefix
+                        prefix.as_str()
                     };
-                    PathBuf::from(if options.per_job_logs {
-                        format!("{prefix}_{kind}.{first_thread}.log")
+                    let path = PathBuf::from(if options.per_job_logs {
+                        format!("{prefix}_{}.{}.log", KINDS[kind], first_thread + clone)
                     } else {
-                        format!("{prefix}_{kind}.log")
-                    })
-                };
-                let mut open = |prefix: &Option<String>,
-                                kind: &str|
-                 -> anyhow::Result<Option<BufWriter<File>>> {
-                    let Some(prefix) = prefix else {
-                        return Ok(None);
-                    };
-                    let path = name(prefix, kind);
-                    if let Some((what, _)) = gate
-                        .claimed
-                        .iter()
-                        .find(|(_, other)| crate::record::output::same_place(&path, other))
-                    {
-                        return Err(crate::error::usage!(
-                            "log file {} is also {what}; give the log another name",
-                            crate::text::escape(&path.display().to_string())
-                        ));
-                    }
-                    let (file, _, replacing) =
-                        crate::record::output::open_log(&path, gate.guard, gate.inputs)?;
-                    match replacing {
-                        crate::record::output::Replacing::Made(m) => made.push(m),
-                        crate::record::output::Replacing::Existing => {
-                            to_empty.push(file.try_clone().map_err(|e| {
-                                crate::error::usage!("log file {}: {e}", path.display())
-                            })?);
-                        }
-                    }
-                    gate.claimed
-                        .push((format!("job {}'s {kind} log", job.name), path.clone()));
-                    files.push(path);
-                    Ok(Some(BufWriter::new(file)))
-                };
-                let bw = open(&options.bw, "bw")?;
-                let iops = open(&options.iops, "iops")?;
-                let lat = open(&options.lat, "lat")?;
-                let clat = open(&options.lat, "clat")?;
-                if let Some(slat) = open(&options.lat, "slat")? {
-                    drop(slat);
-                    notes.push(format!(
-                        "job {}: its _slat log is empty, as fio's for a synchronous engine: diskdash measures submission to completion, written as _lat and _clat",
-                        job.name
-                    ));
+                        format!("{prefix}_{}.log", KINDS[kind])
+                    });
+                    let what = format!("job {}'s {} log", job.name, KINDS[kind]);
+                    files[kind] = Some(writer.open_one(&mut gate, path, what)?);
                 }
-                if options.hist.is_some() && options.hist_msec.is_none() {
-                    notes.push(format!(
-                        "job {}: write_hist_log without log_hist_msec: histograms of each {interval_ms} ms window",
-                        job.name
-                    ));
-                }
-                let hist = open(&options.hist, "clat_hist")?;
-                let spec = &job.spec;
-                jobs.push(JobLogs {
-                    segment: u32::try_from(segment).unwrap_or(u32::MAX),
-                    place: (!alone).then_some(place),
-                    directions: [spec.reads(), spec.writes_data(), spec.rw.trims()],
-                    block_size: spec.block_size_bytes,
-                    avg_every: every(options.avg_msec),
-                    hist_every: every(options.hist_msec),
-                    coarseness: options.hist_coarseness,
-                    bw,
-                    iops,
-                    lat,
-                    clat,
-                    hist,
-                    avg_seen: 0,
-                    hist_seen: 0,
-                    windows: Default::default(),
-                    bins: Default::default(),
-                });
+                clones.push(files);
             }
+            job.spec.io_log = Some(Arc::new(IoLogPlan {
+                avg_msec: options.avg_msec.unwrap_or(0),
+                hist_msec: options.hist_msec.unwrap_or(0),
+                hist_coarseness: options.hist_coarseness,
+                offset: options.offset,
+                max_value: options.max_value,
+                prio: options.prio,
+                // No engine times the submission apart yet: the _slat log stays empty, as
+                // fio's of a synchronous engine.
+                slat: false,
+                clones,
+            }));
         }
-        if jobs.is_empty() {
-            return Ok((None, notes));
-        }
-        Ok((
-            Some(Self {
-                jobs,
-                error: None,
-                files,
-                made,
-                to_empty,
-            }),
-            notes,
-        ))
+        Ok((!writer.files.is_empty()).then_some(writer))
     }
 
-    /// One interval's record: adds it to each of its jobs' windows and writes the windows it
-    /// closes.
-    /// The run has started: the files it made stay.
-    pub fn keep_made(&mut self) {
+    /// One log file, through the output gate.
+    fn open_one(
+        &mut self,
+        gate: &mut LogGuard<'_>,
+        path: PathBuf,
+        what: String,
+    ) -> anyhow::Result<Arc<LogFile>> {
+        if let Some((other, _)) = gate
+            .claimed
+            .iter()
+            .find(|(_, other)| crate::record::output::same_place(&path, other))
+        {
+            return Err(crate::error::usage!(
+                "log file {} is also {other}; give the log another name",
+                crate::text::escape(&path.display().to_string())
+            ));
+        }
+        let (file, _, replacing) = crate::record::output::open_log(&path, gate.guard, gate.inputs)?;
+        let earlier = match replacing {
+            crate::record::output::Replacing::Made(made) => {
+                self.made.push(made);
+                false
+            }
+            crate::record::output::Replacing::Existing => true,
+        };
+        let file = LogFile::new(file, earlier)
+            .map_err(|e| crate::error::usage!("log file {}: {e}", path.display()))?;
+        let file = Arc::new(file);
+        gate.claimed.push((what, path.clone()));
+        self.files.push(file.clone());
+        self.paths.push(path);
+        Ok(file)
+    }
+
+    /// The run has ended (its workers have written their lines): the files it made stay, an
+    /// earlier log no line replaced is emptied (as fio's). `Err` names the first write that
+    /// failed.
+    ///
+    /// # Errors
+    /// The first failed write.
+    pub fn finish(&mut self) -> Result<(), String> {
         self.made
             .drain(..)
             .for_each(crate::record::output::Made::keep);
-    }
-
-    /// Empties the earlier logs at the names, once, before the first line.
-    fn empty_earlier(&mut self) {
-        for file in self.to_empty.drain(..) {
-            if let Err(err) = file.set_len(0)
-                && self.error.is_none()
-            {
-                self.error = Some(err.to_string());
+        let mut first = None;
+        for file in &self.files {
+            file.start();
+            if first.is_none() {
+                first = file.error();
             }
         }
-    }
-
-    pub fn interval(&mut self, record: &IntervalRecord) {
-        self.empty_earlier();
-        let mut failed = None;
-        for job in self.jobs.iter_mut().filter(|j| j.segment == record.segment) {
-            let parts = match job.place {
-                None => [&record.read, &record.write, &record.trim],
-                Some(at) => match record.jobs.get(at) {
-                    Some(part) => [&part.read, &part.write, &part.trim],
-                    None => continue,
-                },
-            };
-            if let Err(err) = job.add(parts, record.t_ns, record.duration_ns) {
-                failed = Some(err.to_string());
-            }
-        }
-        if self.error.is_none() {
-            self.error = failed;
-        }
-    }
-
-    /// Flushes every log. `Err` names the first write that failed.
-    ///
-    /// # Errors
-    /// The first failed write or flush.
-    pub fn finish(&mut self) -> Result<(), String> {
-        self.empty_earlier();
-        self.keep_made();
-        for job in &mut self.jobs {
-            for file in [
-                &mut job.bw,
-                &mut job.iops,
-                &mut job.lat,
-                &mut job.clat,
-                &mut job.hist,
-            ]
-            .into_iter()
-            .flatten()
-            {
-                if let Err(err) = file.flush()
-                    && self.error.is_none()
-                {
-                    self.error = Some(err.to_string());
-                }
-            }
-        }
-        self.error.take().map_or(Ok(()), Err)
-    }
-}
-
-impl JobLogs {
-    fn add(
-        &mut self,
-        parts: [&DirectionRecord; 3],
-        t_ns: u64,
-        duration_ns: u64,
-    ) -> std::io::Result<()> {
-        let time_ms = t_ns / 1_000_000;
-        for (d, part) in parts.iter().enumerate() {
-            let w = &mut self.windows[d];
-            w.bytes += part.io_bytes;
-            w.ios += part.total_ios;
-            w.lat_sum += part.lat_ns.mean * part.lat_ns.n as f64;
-            w.lat_n += part.lat_ns.n;
-            w.duration_ns += duration_ns;
-            if self.hist.is_some() {
-                let bins = &mut self.bins[d];
-                if bins.is_empty() {
-                    *bins = vec![0; PLAT_NR as usize];
-                }
-                if let Some(h) = &part.lat_ns.histogram {
-                    let bits = h.sub_bucket_bits.unwrap_or(0);
-                    for (&le, &count) in h.le_ns.iter().zip(&h.count) {
-                        let at = plat_index(fine_bucket_ge_ns(le, bits));
-                        bins[usize::try_from(at).unwrap_or(0)] += count;
-                    }
-                }
-            }
-        }
-        self.avg_seen += 1;
-        self.hist_seen += 1;
-        if self.avg_seen >= self.avg_every {
-            self.avg_seen = 0;
-            for d in 0..3 {
-                let w = std::mem::take(&mut self.windows[d]);
-                if !self.directions[d] && w.ios == 0 {
-                    continue;
-                }
-                let per_s = |n: f64| {
-                    if w.duration_ns == 0 {
-                        0
-                    } else {
-                        (n * 1e9 / w.duration_ns as f64).round() as u64
-                    }
-                };
-                if let Some(f) = &mut self.bw {
-                    writeln!(
-                        f,
-                        "{time_ms}, {}, {d}, 0, 0",
-                        per_s(w.bytes as f64 / 1024.0)
-                    )?;
-                }
-                if let Some(f) = &mut self.iops {
-                    writeln!(f, "{time_ms}, {}, {d}, 0, 0", per_s(w.ios as f64))?;
-                }
-                if w.lat_n > 0 {
-                    let mean = (w.lat_sum / w.lat_n as f64).round() as u64;
-                    for f in [&mut self.lat, &mut self.clat].into_iter().flatten() {
-                        writeln!(f, "{time_ms}, {mean}, {d}, 0, 0")?;
-                    }
-                }
-            }
-        }
-        if self.hist_seen >= self.hist_every
-            && let Some(f) = &mut self.hist
-        {
-            self.hist_seen = 0;
-            for d in 0..3 {
-                let bins = &mut self.bins[d];
-                let any = bins.iter().any(|&c| c > 0);
-                if !self.directions[d] && !any {
-                    bins.iter_mut().for_each(|c| *c = 0);
-                    continue;
-                }
-                let mut line = format!("{time_ms}, {d}, {}", self.block_size);
-                for group in bins.chunks(1 << self.coarseness) {
-                    line.push_str(", ");
-                    line.push_str(&group.iter().sum::<u64>().to_string());
-                }
-                writeln!(f, "{line}")?;
-                bins.iter_mut().for_each(|c| *c = 0);
-            }
-        }
-        Ok(())
+        first.map_or(Ok(()), Err)
     }
 }
 

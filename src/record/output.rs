@@ -259,13 +259,13 @@ pub fn open_log(
 ) -> anyhow::Result<(std::fs::File, FileId, Replacing)> {
     let flag = "log file";
     let shown = path.display();
-    open_replacing(flag, path, guard, &|existing, head, size_bytes| {
+    open_replacing(flag, path, guard, &|existing, _head, size_bytes| {
         if inputs.contains(&existing.id) {
             return Err(usage!(
                 "{flag} {shown} is a job file of this run; give the log another name"
             ));
         }
-        if size_bytes > 0 && !starts_as_fio_log(head) && !guard.force {
+        if size_bytes > 0 && !guard.force && !is_fio_log(&existing.file) {
             return Err(usage!(
                 "{flag} {shown} exists and is not a fio log ({size_bytes} bytes); give the log \
                  another name, or pass --force to replace it"
@@ -406,13 +406,58 @@ pub fn starts_as_fio_log(head: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(&head[..end]) else {
         return false;
     };
-    text.split('\n').all(|line| {
-        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-        fields.len() >= 4
-            && fields
-                .iter()
-                .all(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
-    })
+    text.split('\n').all(|line| fio_log_line(line.as_bytes()))
+}
+
+/// Whether every line of `file` is a fio log's ([`starts_as_fio_log`]'s rule, the priority
+/// column also as `log_prio=1` writes it, `0x%04x`), its last line whole: read through in
+/// blocks, so a log of millions of lines costs no more memory than a short one.
+#[must_use]
+pub fn is_fio_log(file: &impl std::os::fd::AsFd) -> bool {
+    let mut block = vec![0u8; 1 << 16];
+    let mut line: Vec<u8> = Vec::new();
+    let mut at = 0i64;
+    let mut lines = 0u64;
+    loop {
+        let Ok(n) = nix::sys::uio::pread(file, &mut block, at) else {
+            return false;
+        };
+        if n == 0 {
+            return line.is_empty() && lines > 0;
+        }
+        at += n as i64;
+        for &byte in &block[..n] {
+            if byte != b'\n' {
+                line.push(byte);
+                continue;
+            }
+            if !fio_log_line(&line) {
+                return false;
+            }
+            lines += 1;
+            line.clear();
+        }
+    }
+}
+
+/// One line of a fio log: at least four comma-separated integers, the last one decimal or
+/// `0x` hexadecimal.
+fn fio_log_line(line: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return false;
+    };
+    let fields: Vec<&str> = text.split(',').map(str::trim).collect();
+    let last = fields.len().saturating_sub(1);
+    fields.len() >= 4
+        && fields.iter().enumerate().all(|(i, f)| {
+            let digits = match f.strip_prefix("0x") {
+                Some(hex) if i == last => {
+                    return !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit());
+                }
+                _ => f,
+            };
+            !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+        })
 }
 
 /// Whether `head` (a file's first bytes) begins like a report fio writes: its JSON
@@ -713,6 +758,24 @@ fn starts_as_our_record(head: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_fio_log_is_one_whose_every_line_parses() {
+        let dir = tempfile::tempdir().unwrap();
+        let check = |text: &str| {
+            let path = dir.path().join("log");
+            std::fs::write(&path, text).unwrap();
+            super::is_fio_log(&std::fs::File::open(&path).unwrap())
+        };
+        assert!(check("0, 1, 0, 4096, 0\n5, 1, 1, 4096, 8192, 0x2004\n"));
+        assert!(check("501, 0, 4096, 0, 0, 3, 0\n"));
+        let long = "1, 2, 0, 4096, 0\n".repeat(20_000);
+        assert!(check(&long));
+        assert!(!check(&(long.clone() + "not, a, log, line\n")));
+        assert!(!check(&(long + "1, 2, 0")));
+        assert!(!check(""));
+        assert!(!check("0x10, 1, 0, 4096\n"));
+    }
+
     use super::*;
 
     #[test]

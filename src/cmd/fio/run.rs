@@ -171,19 +171,8 @@ pub(super) fn run_as(
         inputs: &inputs,
         claimed,
     };
-    let (logs, log_notes) =
-        crate::fio::logs::LogWriter::open(&mut plan, &given, status_interval.is_some(), log_gate)?;
-    let annotate = early_notes(silent, &load_notes, &log_notes);
-    let logs = logs.map(|writer| Arc::new(std::sync::Mutex::new(writer)));
-    let interval_sink = logs.clone().map(|writer| {
-        crate::session::IntervalSink(Arc::new(std::sync::Mutex::new(
-            move |record: &crate::record::IntervalRecord| {
-                if let Ok(mut writer) = writer.lock() {
-                    writer.interval(record);
-                }
-            },
-        )))
-    });
+    let logs = crate::fio::logs::LogWriter::open(&mut plan, &given, log_gate)?;
+    let annotate = early_notes(silent, &load_notes);
     let outputs = Outputs {
         json: flags.json.clone(),
         jsonl: flags.jsonl.clone(),
@@ -241,16 +230,14 @@ pub(super) fn run_as(
         remote,
         latency_target: None,
         annotate,
-        interval_sink,
+        interval_sink: None,
         status_sink,
         trust: crate::analysis::trust::TrustLimits::default(),
     };
     drive(run, |outcome, to| {
-        // The logs hold every closed interval, also of a run that failed or was interrupted;
+        // The workers have written their logs, also of a run that failed or was interrupted;
         // one that could not be written fails the command after the report (exit 1).
-        let log_error = logs
-            .and_then(|logs| logs.lock().ok().map(|mut writer| writer.finish()))
-            .and_then(Result::err);
+        let log_error = logs.and_then(|mut writer| writer.finish().err());
         let report = FioReport {
             group_reporting,
             percentiles: percentiles.as_deref(),
@@ -272,21 +259,12 @@ pub(super) fn run_as(
 /// The notes made before the run (loading the job files, opening the logs): on stderr as
 /// they come (the loading's are there already), or, silent, first among the record's notes,
 /// which the report shows.
-fn early_notes(
-    silent: bool,
-    load_notes: &[String],
-    log_notes: &[String],
-) -> Option<crate::session::Annotate> {
+fn early_notes(silent: bool, load_notes: &[String]) -> Option<crate::session::Annotate> {
     if !silent {
-        let mut err = std::io::stderr().lock();
-        for note in log_notes {
-            let _ = writeln!(err, "note: {}", crate::error::one_line(note));
-        }
         return None;
     }
     let notes: Vec<String> = load_notes
         .iter()
-        .chain(log_notes)
         .map(|note| crate::error::one_line(note))
         .collect();
     (!notes.is_empty()).then(|| {
