@@ -12,6 +12,33 @@ pub mod job_flags;
 pub use invoked::{Parsed, Personality, failed, invoked_as, parse};
 pub use job_flags::JobFlags;
 
+/// A value parser that takes any text, as a `String` (its command validates it, with its own
+/// error texts), and names the values a shell's completion offers (`diskdash generate bash`).
+/// Help does not list them (`hide_possible_values`): each flag's help says them in words.
+#[derive(Debug, Clone, Copy)]
+pub struct Offered(pub &'static [&'static str]);
+
+impl clap::builder::TypedValueParser for Offered {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            self.0.iter().map(|v| clap::builder::PossibleValue::new(*v)),
+        ))
+    }
+}
+
 /// Terminal dashboard for Linux disks: a fio-grade benchmark and an iostat-grade device
 /// monitor side by side.
 #[derive(Debug, Parser)]
@@ -112,11 +139,15 @@ pub enum Command {
     Generate(GenerateArgs),
 }
 
+/// What `diskdash generate` prints, in the order its error lists them.
+pub const GENERATED_NAMES: [&str; 5] = ["man", "bash", "zsh", "fish", "powershell"];
+
 /// `diskdash generate`: what to print.
 #[derive(Debug, Clone, Args)]
 pub struct GenerateArgs {
     /// man (roff, for `man -l -`), bash, zsh, fish or powershell.
     #[arg(value_name = "WHAT")]
+    #[arg(value_parser = Offered(&GENERATED_NAMES), hide_possible_values = true)]
     pub what: String,
     /// With `man`: the page of this subcommand (`diskdash generate man mark`) instead of
     /// diskdash's own.
@@ -215,6 +246,7 @@ pub struct MarkArgs {
     /// KDiskMark's), nvme (SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1), peak-nvme
     /// (SEQ1M Q8T1, RND4K Q32T16: peak under the NVMe preset).
     #[arg(long, default_value = "default", help_heading = "Tests")]
+    #[arg(value_parser = Offered(&crate::plan::mark::PROFILE_NAMES), hide_possible_values = true)]
     pub profile: String,
     /// Whose rules to follow: crystaldiskmark (time-based loops, the first warmed up, the
     /// best loop, MB/s of 10^6 bytes, the mix as reads + writes) or kdiskmark (size-based
@@ -222,6 +254,7 @@ pub struct MarkArgs {
     /// for the default profile and the best for others, MB/s = fio's bw / 1000, the mix
     /// weighed by its read share). The window and the record say which.
     #[arg(long, default_value = "crystaldiskmark", help_heading = "Tests")]
+    #[arg(value_parser = Offered(&crate::plan::mark::LIKE_NAMES), hide_possible_values = true)]
     pub like: String,
     /// Also measure every test mixed, PCT percent reads (`--mix` alone: 70, CrystalDiskMark's
     /// and KDiskMark's default).
@@ -236,6 +269,7 @@ pub struct MarkArgs {
     /// Which directions run: all, read (reads, and the mix with --mix: writes nothing
     /// without --mix) or write (writes, and the mix), as KDiskMark's modes.
     #[arg(long, default_value = "all", help_heading = "Tests")]
+    #[arg(value_parser = Offered(&crate::plan::mark::MODE_NAMES), hide_possible_values = true)]
     pub mode: String,
     /// Loops of each measurement.
     #[arg(
@@ -248,19 +282,26 @@ pub struct MarkArgs {
     /// How the loops become one number, over --like's rule: best (CrystalDiskMark's), mean
     /// (KDiskMark's for its default profile), median.
     #[arg(long, help_heading = "Tests")]
+    #[arg(value_parser = Offered(&crate::values::PICK_NAMES), hide_possible_values = true)]
     pub pick: Option<String>,
     /// Idle time before each test but the first, over --like's (kdiskmark: 5s,
     /// crystaldiskmark: 0).
     #[arg(long, value_name = "DURATION", help_heading = "Tests")]
     pub pause: Option<String>,
-    /// Test data: random (kdiskmark: refilled before each write, fio's refill_buffers;
-    /// crystaldiskmark: filled once) or zero (fio's zero_buffers), as KDiskMark's "Test Data".
-    #[arg(long, value_name = "random|zero", help_heading = "Tests")]
+    /// Test data: random (filled once, as fio fills its buffers), refill (refilled before each
+    /// write, fio's refill_buffers: KDiskMark's "Continuous generation") or zero (fio's
+    /// zero_buffers), as KDiskMark's "Test Data".
+    #[arg(long, value_name = "random|refill|zero", help_heading = "Tests")]
+    #[arg(value_parser = Offered(&crate::plan::mark::DATA_NAMES), hide_possible_values = true)]
     pub data: Option<String>,
     /// Drop the kernel's page cache (write 1 to /proc/sys/vm/drop_caches, as KDiskMark's
-    /// "Flush Pagecache") before every loop of every test; needs root.
-    #[arg(long, help_heading = "Tests")]
+    /// "Flush Pagecache") before every loop of every test; needs root. --like kdiskmark does
+    /// by default where it can (as root), as KDiskMark does; the window says when it did not.
+    #[arg(long, help_heading = "Tests", overrides_with = "no_flush_cache")]
     pub flush_cache: bool,
+    /// Keep the page cache under --like kdiskmark (KDiskMark's "Flush Pagecache" off).
+    #[arg(long, help_heading = "Tests", overrides_with = "flush_cache")]
+    pub no_flush_cache: bool,
     /// The job flags mark takes (--size, --runtime, --interval), from the option table.
     #[command(flatten)]
     pub job: JobFlags<job_flags::Mark>,
@@ -270,6 +311,7 @@ pub struct MarkArgs {
     pub json: Option<PathBuf>,
     /// The result as table, markdown, csv or json.
     #[arg(long, default_value = "table", help_heading = "Output")]
+    #[arg(value_parser = Offered(&crate::values::TABLE_FORMAT_NAMES), hide_possible_values = true)]
     pub format: String,
     /// Stay headless even in a terminal.
     #[arg(long, help_heading = "Output")]
@@ -309,6 +351,7 @@ pub struct SweepArgs {
     pub loops: Option<String>,
     /// With `--loops`: best (CrystalDiskMark's rule), mean or median of the runs.
     #[arg(long, help_heading = "Timing")]
+    #[arg(value_parser = Offered(&crate::values::PICK_NAMES), hide_possible_values = true)]
     pub pick: Option<String>,
 
     /// On an iodepth or numjobs sweep: stop at the first point whose latency (at
@@ -325,6 +368,7 @@ pub struct SweepArgs {
     pub latency_percentile: String,
     /// `memory`: run the same points on /dev/shm (buffered) and add memory columns.
     #[arg(long, help_heading = "Plan")]
+    #[arg(value_parser = Offered(&["memory"]), hide_possible_values = true)]
     pub baseline: Option<String>,
     /// Where `--baseline memory` runs: a directory on tmpfs or ramfs (refused otherwise, so
     /// nothing baselines against a disk) [default: /dev/shm].
@@ -344,6 +388,7 @@ pub struct SweepArgs {
 
     /// The table: table, markdown, csv or json.
     #[arg(long, default_value = "table", help_heading = "Output")]
+    #[arg(value_parser = Offered(&crate::values::TABLE_FORMAT_NAMES), hide_possible_values = true)]
     pub format: String,
     /// One-line recommendations from the peaks of a block-size sweep.
     #[arg(long, help_heading = "Output")]
@@ -513,6 +558,7 @@ pub struct IostatArgs {
     pub compact: bool,
     /// Decimal places, 0 to 2 (default 2).
     #[arg(long = "dec", value_name = "0|1|2", allow_hyphen_values = true)]
+    #[arg(value_parser = Offered(&["0", "1", "2"]), hide_possible_values = true)]
     pub decimals: Option<String>,
     /// Device-mapper devices by their registered names (vg-lv for dm-0).
     #[arg(short = 'N')]
@@ -543,6 +589,7 @@ pub struct IostatArgs {
     pub omit_idle: bool,
     /// Output format: JSON (sysstat's document: .sysstat.hosts[0].statistics[]).
     #[arg(short = 'o', value_name = "JSON")]
+    #[arg(value_parser = Offered(&["JSON"]), hide_possible_values = true)]
     pub output: Option<String>,
     /// Devices (vda, /dev/vda, or a path on them), then INTERVAL [COUNT].
     // Negative numbers reach the operand checks, which say what is wrong with them.
@@ -663,7 +710,13 @@ pub fn parse_failure(err: &clap::Error, argv: &[String]) -> ParseFailure {
     }
     let rendered = err.render().to_string();
     let mut parts: Vec<String> = Vec::new();
-    for line in rendered.lines().map(str::trim).filter(|l| !l.is_empty()) {
+    // Values completion offers (`cli::Offered`) are not all a command takes: its own error
+    // names what it takes.
+    for line in rendered
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("[possible values: "))
+    {
         let part = if let Some(message) = line.strip_prefix("error: ") {
             message.to_owned()
         } else if let Some(usage) = line.strip_prefix("Usage: ") {

@@ -44,6 +44,12 @@ impl Pick {
     }
 }
 
+/// The names of [`Pick`]'s rules, as shells complete them.
+pub const PICK_NAMES: [&str; 3] = ["best", "mean", "median"];
+
+/// The names of [`TableFormat`]s, as shells complete them.
+pub const TABLE_FORMAT_NAMES: [&str; 4] = ["table", "markdown", "csv", "json"];
+
 /// How a results table is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TableFormat {
@@ -112,6 +118,12 @@ mod tests {
             ("json", TableFormat::Json),
         ] {
             assert_eq!(TableFormat::parse(text).unwrap(), format);
+        }
+        for name in PICK_NAMES {
+            assert_eq!(Pick::parse(name).unwrap().as_str(), name);
+        }
+        for name in TABLE_FORMAT_NAMES {
+            assert!(TableFormat::parse(name).is_ok(), "{name}");
         }
         let err = Pick::parse("worst").unwrap_err();
         assert_eq!(crate::error::exit_code(&err), 2);

@@ -367,6 +367,9 @@ pub struct Row {
     /// `bench`'s switch that sets the opposite (`--buffered` for `--direct`): flag, value, help.
     pub negation: Option<(&'static str, &'static str, &'static str)>,
     pub offer: Offer,
+    /// The words a shell's completion offers for the value (the validator still decides what
+    /// is taken, aliases included); empty: no fixed set.
+    pub choices: &'static [&'static str],
     /// How [`validate`] parses and bounds the value.
     check: Check,
 }
@@ -390,8 +393,14 @@ impl Row {
             form: Form::Value,
             negation: None,
             offer: 0,
+            choices: &[],
             check: Check::With(key),
         }
+    }
+    /// The values completion offers.
+    const fn choices(mut self, choices: &'static [&'static str]) -> Self {
+        self.choices = choices;
+        self
     }
     const fn help(mut self, help: &'static str) -> Self {
         self.help = help;
@@ -501,6 +510,7 @@ impl Row {
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
 pub static TABLE: [Row; 91] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
+        .choices(&["read", "write", "randread", "randwrite", "rw", "randrw"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
         .default("randread")
         .swept("read,write,randrw:75")
@@ -543,6 +553,7 @@ pub static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(numjobs_row),
     Row::new(Key::IoEngine, "--ioengine", "ioengine", ENGINE)
+        .choices(&["io_uring", "libaio", "psync", "null"])
         .help("I/O engine: io_uring, libaio, psync, null.")
         .default("io_uring")
         .swept("io_uring,psync")
@@ -594,6 +605,7 @@ pub static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .with(Key::Fsync),
     Row::new(Key::Sync, "--sync", "sync", ENGINE)
+        .choices(&["dsync", "sync"])
         .help("Open with O_DSYNC (dsync) or O_SYNC (sync).")
         .swept("none,dsync,sync")
         .words()
@@ -671,6 +683,7 @@ pub static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .with(Key::RateIops),
     Row::new(Key::RateProcess, "--rate-process", "rate_process", PACING)
+        .choices(&["linear", "poisson"])
         .help("How paced I/Os are spaced: linear (evenly) or poisson (random arrivals, mean 1/rate).")
         .default("linear")
         .words()
@@ -809,6 +822,7 @@ pub static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(norandommap_row),
     Row::new(Key::RandomGenerator, "--random-generator", "random_generator", WORKLOAD)
+        .choices(&["tausworthe", "lfsr", "tausworthe64"])
         .help("How the random map draws (fio's random_generator): tausworthe (default: a map of the blocks done), lfsr (a maximal-length LFSR, no memory) or tausworthe64.")
         .default("tausworthe")
         .words()
@@ -821,12 +835,14 @@ pub static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(invalidate_row),
     Row::new(Key::FadviseHint, "--fadvise-hint", "fadvise_hint", WORKLOAD)
+        .choices(&["1", "0", "sequential", "random"])
         .help("posix_fadvise hint on the target (fio's fadvise_hint): 1 (default, as fio: random or sequential by the pattern), 0, sequential or random.")
         .default("1")
         .words()
         .on(BENCH | SWEEP)
         .parse(fadvise_row),
     Row::new(Key::IoMem, "--iomem", "iomem", WORKLOAD)
+        .choices(&["huge", "malloc"])
         .help("I/O buffer memory (fio's iomem): huge (2 MiB pages asked for, so a large direct I/O is not split into 4 KiB segments) or malloc (4 KiB pages, fio's default).")
         .value_name("malloc|huge")
         .default("huge")
@@ -884,6 +900,7 @@ pub static TABLE: [Row; 91] = [
         .bounds(1, MAX_NRFILES)
         .parse(meta_row),
     Row::new(Key::StatType, "--stat-type", "stat_type", FIO_ONLY)
+        .choices(&["stat", "lstat", "statx"])
         .help("The call the filestat engine times: stat (default), lstat or statx.")
         .default("stat")
         .words()

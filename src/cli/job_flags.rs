@@ -119,6 +119,13 @@ fn arg(row: &Row, command: Offer) -> Arg {
                 .action(ArgAction::Set)
                 .value_name(name)
                 .allow_hyphen_values(row.hyphen_values);
+            // A sweep's list (`read,write`) is no single choice: completion offers none there.
+            let arg = if row.choices.is_empty() || sweep_list {
+                arg
+            } else {
+                arg.value_parser(super::Offered(row.choices))
+                    .hide_possible_values(true)
+            };
             match form {
                 Form::Optional(missing) => arg.num_args(0..=1).default_missing_value(missing),
                 _ => arg,

@@ -45,7 +45,9 @@ pub fn version_line(personality: Personality) -> String {
     let fio = crate::report::fio::FIO_LAYOUT_VERSION;
     match personality {
         Personality::Fio => format!("{fio}\n"),
-        Personality::Diskdash => format!("{fio} (diskdash {})\n", env!("CARGO_PKG_VERSION")),
+        Personality::Diskdash | Personality::Iostat => {
+            format!("{fio} (diskdash {})\n", env!("CARGO_PKG_VERSION"))
+        }
     }
 }
 

@@ -18,8 +18,7 @@ pub enum Generated {
     Completion(Shell),
 }
 
-/// The names `generate` takes, in the order the error lists them.
-pub const GENERATED_NAMES: [&str; 5] = ["man", "bash", "zsh", "fish", "powershell"];
+pub use crate::cli::GENERATED_NAMES;
 
 impl Generated {
     /// `None` for a name that is not one of [`GENERATED_NAMES`].
@@ -73,7 +72,8 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<Vec<u8>> {
                 .context("rendering the manual page")?;
         }
         (Generated::Completion(shell), None) => {
-            clap_complete::generate(shell, &mut cmd, "diskdash", &mut out);
+            let mut shown = visible(&cmd);
+            clap_complete::generate(shell, &mut shown, "diskdash", &mut out);
         }
         (Generated::Completion(_), Some(name)) => {
             return Err(crate::error::usage!(
@@ -84,6 +84,59 @@ pub fn generate(args: &GenerateArgs) -> anyhow::Result<Vec<u8>> {
         }
     }
     Ok(out)
+}
+
+/// `cmd` (built) without its hidden arguments and subcommands, for the completion scripts:
+/// clap_complete offers every argument a command has, hidden or not (`--fleet-remote` is the
+/// remote side's, no user's). The help and version flags and the `help` subcommand are copied
+/// as built, so none is added again.
+fn visible(cmd: &clap::Command) -> clap::Command {
+    let shown = |arg: &&clap::Arg| !arg.is_hide_set();
+    let mut out = clap::Command::new(cmd.get_name().to_owned())
+        .disable_help_flag(true)
+        .disable_version_flag(true)
+        .disable_help_subcommand(true)
+        .visible_aliases(cmd.get_visible_aliases().map(str::to_owned))
+        // Positionals are numbered again, in order, over the ones left.
+        .args(cmd.get_arguments().filter(shown).map(|arg| {
+            if arg.is_positional() {
+                arg.clone().index(None)
+            } else {
+                arg.clone()
+            }
+        }))
+        .subcommands(
+            cmd.get_subcommands()
+                .filter(|sub| !sub.is_hide_set())
+                .map(visible),
+        );
+    if let Some(about) = cmd.get_about() {
+        out = out.about(about.clone());
+    }
+    if let Some(about) = cmd.get_long_about() {
+        out = out.long_about(about.clone());
+    }
+    if let Some(version) = cmd.get_version() {
+        out = out.version(version.to_owned());
+    }
+    // The groups clap's derive makes of each struct of flags, less the hidden ones.
+    for group in cmd.get_groups() {
+        let ids: Vec<clap::Id> = group
+            .get_args()
+            .filter(|id| {
+                cmd.get_arguments()
+                    .any(|a| a.get_id() == *id && !a.is_hide_set())
+            })
+            .cloned()
+            .collect();
+        out = out.group(
+            clap::ArgGroup::new(group.get_id().clone())
+                .args(ids)
+                .multiple(group.clone().is_multiple())
+                .required(group.is_required_set()),
+        );
+    }
+    out
 }
 
 /// Prints what `args` asks for on stdout.
@@ -124,6 +177,63 @@ mod tests {
             for sub in &subcommands {
                 assert!(script.contains(sub), "{shell} lacks {sub}");
             }
+        }
+    }
+
+    /// The enumerated flags' values, each script as its shell lists them, and no hidden flag.
+    #[test]
+    fn scripts_offer_enumerated_values_and_no_hidden_flag() {
+        // (a flag, the values its completion offers).
+        let offered: [(&str, &[&str]); 8] = [
+            ("like", &crate::plan::mark::LIKE_NAMES),
+            ("pick", &crate::values::PICK_NAMES),
+            ("data", &crate::plan::mark::DATA_NAMES),
+            ("profile", &crate::plan::mark::PROFILE_NAMES),
+            ("mode", &crate::plan::mark::MODE_NAMES),
+            ("format", &crate::values::TABLE_FORMAT_NAMES),
+            (
+                "rw",
+                &["read", "write", "randread", "randwrite", "rw", "randrw"],
+            ),
+            ("ioengine", &["io_uring", "libaio", "psync", "null"]),
+        ];
+        for shell in ["bash", "zsh", "fish"] {
+            let script = text(shell, None);
+            for (flag, values) in offered {
+                // bash: `--like)` then `COMPREPLY=($(compgen -W "crystaldiskmark kdiskmark"`;
+                // zsh: `'--like=[...]:LIKE:(crystaldiskmark kdiskmark)'`; fish: `-l like ...
+                // -r -f -a "crystaldiskmark\t''` and `kdiskmark\t''"`, a line each.
+                let listed = match shell {
+                    "bash" => format!("\"{}\"", values.join(" ")),
+                    "zsh" => format!(":({})'", values.join(" ")),
+                    _ => format!(
+                        "-a \"{}\"",
+                        values
+                            .iter()
+                            .map(|v| format!("{v}\\t''"))
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    ),
+                };
+                assert!(
+                    script.contains(&listed),
+                    "{shell} does not offer {listed} for --{flag}"
+                );
+            }
+            // The shells of `generate` itself (fish completes no positional's values).
+            if shell != "fish" {
+                assert!(script.contains("man bash zsh fish powershell"), "{shell}");
+            }
+            for hidden in ["fleet-remote", "stray"] {
+                assert!(!script.contains(hidden), "{shell} offers hidden {hidden}");
+            }
+        }
+        // Each enumerated value still parses where the command validates it.
+        for name in crate::plan::mark::MODE_NAMES {
+            assert!(crate::plan::mark::Mode::parse(name).is_some(), "{name}");
+        }
+        for name in GENERATED_NAMES {
+            assert!(Generated::parse(name).is_some(), "{name}");
         }
     }
 

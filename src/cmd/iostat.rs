@@ -500,13 +500,14 @@ impl<'a> Selector<'a> {
         let disk = parent.as_deref().unwrap_or(&c.name);
         let named = config.devices.contains(&c.name);
         match &config.partitions {
-            // -g NAME ALL: every whole device, used or not.
-            Partitions::None if config.devices.is_empty() && config.group.is_some() => {
-                parent.is_none()
-            }
+            // ALL, -g NAME ALL: every whole device, used or not.
+            Partitions::None if config.all_devices => parent.is_none() || named,
+            // Named devices (none when none of them exists, as sysstat skips those).
+            Partitions::None if config.named => named,
+            // -g NAME alone: every whole device.
+            Partitions::None if config.group.is_some() => parent.is_none(),
             // The default listing: whole devices that ever did I/O.
-            Partitions::None if config.devices.is_empty() => parent.is_none() && c.ever_used(),
-            Partitions::None => named,
+            Partitions::None => parent.is_none() && c.ever_used(),
             // sysstat reads all of /proc/diskstats then: naming a device does not narrow it.
             Partitions::All { unused } => *unused || c.ever_used(),
             Partitions::Of(disks) => named || disks.iter().any(|d| d == disk),
@@ -534,6 +535,8 @@ mod tests {
     fn config(devices: &[&str], partitions: Partitions, omit_idle: bool) -> IostatConfig {
         IostatConfig {
             devices: devices.iter().map(|d| (*d).to_owned()).collect(),
+            named: !devices.is_empty(),
+            all_devices: false,
             partitions,
             omit_first: false,
             omit_idle,
@@ -661,6 +664,17 @@ mod tests {
             shown(&config(&["vda"], Of(vec!["sda".into()]), false)),
             ["sda", "sda1", "sda2", "vda"]
         );
+        // Devices named, none of them present (`iostat nosuchdisk`): none, not the default.
+        let mut missing = config(&[], None, false);
+        missing.named = true;
+        assert!(shown(&missing).is_empty());
+        // ALL: every whole device, used or not; ALL with a named partition shows it too.
+        let mut every = config(&[], None, false);
+        every.all_devices = true;
+        assert_eq!(shown(&every), ["loop0", "sda", "vda"]);
+        let mut with_partition = config(&["sda1"], None, false);
+        with_partition.all_devices = true;
+        assert_eq!(shown(&with_partition), ["loop0", "sda", "sda1", "vda"]);
     }
 
     fn counters(name: &str, reads: u64, io_ms: u64) -> DiskCounters {

@@ -14,13 +14,25 @@ use crate::plan::mark::{MarkConfig, MarkTiming, RawMark, plan};
 use crate::record::MarkFlagsRecord;
 use crate::report::headless::Headless;
 use crate::report::mark::{MarkFormat, MarkSettings, render, summarize};
-use crate::session::Annotate;
+use crate::session::{Annotate, DROP_CACHES};
+
+/// `--flush-cache` (`Some(true)`), `--no-flush-cache` (`Some(false)`), or neither: the rule
+/// set's.
+fn flush_flag(args: &MarkArgs) -> Option<bool> {
+    match (args.flush_cache, args.no_flush_cache) {
+        (true, _) => Some(true),
+        (false, true) => Some(false),
+        (false, false) => None,
+    }
+}
 
 /// Runs the profile and prints its table.
 ///
 /// # Errors
 /// A usage error before anything runs, or the run's failure (exit 1) after the table.
 pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
+    // Whether this process may drop the page cache: KDiskMark's rules do where they can.
+    let knob = std::fs::OpenOptions::new().write(true).open(DROP_CACHES);
     let config = MarkConfig::from_raw(RawMark {
         profile: &args.profile,
         mix: args.mix.as_deref(),
@@ -30,17 +42,17 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         pause: args.pause.as_deref(),
         mode: &args.mode,
         data: args.data.as_deref(),
-        flush: args.flush_cache,
+        flush: flush_flag(args),
+        can_flush: knob.is_ok(),
     })?;
-    if config.rules.flush {
+    if args.flush_cache
+        && let Err(err) = knob
+    {
         // Checked before anything is written, so a run without root fails at once.
-        let knob = crate::session::DROP_CACHES;
-        if let Err(err) = std::fs::OpenOptions::new().write(true).open(knob) {
-            anyhow::bail!(
-                "--flush-cache: cannot open {knob} for writing: {err}; run diskdash mark as \
-                 root, or drop --flush-cache"
-            );
-        }
+        anyhow::bail!(
+            "--flush-cache: cannot open {DROP_CACHES} for writing: {err}; run diskdash mark as \
+             root, or drop --flush-cache"
+        );
     }
     let format = MarkFormat::parse(&args.format)?;
     let given = |key: Key| args.job.get(key).map(str::to_string);
@@ -74,6 +86,8 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
         pause: args.pause.clone(),
         data: args.data.clone(),
         flush_cache: args.flush_cache,
+        no_flush_cache: args.no_flush_cache,
+        page_cache: Some(config.rules.flush.name().to_owned()),
     };
     let run = Run {
         plan,

@@ -14,7 +14,11 @@
 //! `startTest`/`sendResult`/`runBenchmark`, `src/helper.cpp`: size-based loops capped by the
 //! measuring time, no warm-up, a pause between tests, the mean of the loops for the default
 //! profile and the best for the others, MB/s as fio's `bw` / 1000, a mix reported as the
-//! read-weighted average of its reads and writes).
+//! read-weighted average of its reads and writes). KDiskMark's are those of its 3.3.0
+//! (`202c6a84`, and its master at `e78d3c75`): "Continuous generation" (fio's
+//! `--refill_buffers`) off by default (3.2 always passed `--refill_buffers`), and "Flush
+//! Pagecache" on by default: `Helper::flushPageCache` writes 1 to /proc/sys/vm/drop_caches
+//! before every loop of every test, which takes root.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -312,9 +316,49 @@ pub struct Rules {
     pub mix: MixReport,
     /// What the written blocks hold (`--data`).
     pub data: BufferData,
-    /// Drop the kernel's page cache before every loop (`--flush-cache`, KDiskMark's "Flush
-    /// Pagecache").
-    pub flush: bool,
+    /// Whether the kernel's page cache is dropped before every loop (`--flush-cache`,
+    /// KDiskMark's "Flush Pagecache"), and if not, why.
+    pub flush: Flush,
+}
+
+/// The page cache before each loop: dropped, or kept and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flush {
+    /// Dropped before every loop (`--flush-cache`, or KDiskMark's default as root).
+    EachLoop,
+    /// Kept: the rule set does not flush (CrystalDiskMark's) and it was not asked.
+    Off,
+    /// Kept: `--no-flush-cache` over a rule set that flushes.
+    Declined,
+    /// Kept: the rule set flushes (KDiskMark's), but dropping it takes root.
+    NotRoot,
+}
+
+impl Flush {
+    /// Whether the cache is dropped.
+    #[must_use]
+    pub fn drops(self) -> bool {
+        self == Self::EachLoop
+    }
+
+    /// The name the record keeps (`mark.page_cache`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::EachLoop => "dropped-each-loop",
+            Self::Off => "kept",
+            Self::Declined => "kept-no-flush-cache",
+            Self::NotRoot => "kept-not-root",
+        }
+    }
+
+    /// The inverse of [`Flush::name`].
+    #[must_use]
+    pub fn parse(name: &str) -> Option<Self> {
+        [Self::EachLoop, Self::Off, Self::Declined, Self::NotRoot]
+            .into_iter()
+            .find(|f| f.name() == name)
+    }
 }
 
 /// KDiskMark's "Interval Time" and "Measuring Time" defaults (`AppSettings`), seconds.
@@ -335,7 +379,7 @@ impl Rules {
                 pause: Duration::ZERO,
                 mix: MixReport::Total,
                 data: BufferData::Random,
-                flush: false,
+                flush: Flush::Off,
             },
             Like::KDiskMark => Self {
                 like,
@@ -352,9 +396,12 @@ impl Rules {
                 size_based: true,
                 pause: KDISKMARK_PAUSE,
                 mix: MixReport::Weighted,
-                // `Helper::startTest` passes `--refill_buffers` and `--zero_buffers=0`.
-                data: BufferData::Refill,
-                flush: false,
+                // KDiskMark 3.3's `Helper::startBenchmarkTest` passes `--refill_buffers=0`
+                // ("Continuous generation" off by default) and `--zero_buffers=0`: random
+                // buffers filled once, as fio fills them.
+                data: BufferData::Random,
+                // `AppSettings::defaultFlushingCacheState`: on.
+                flush: Flush::EachLoop,
             },
         }
     }
@@ -399,10 +446,14 @@ impl Rules {
             BufferData::Zero => "data zeros",
             BufferData::Shaped(_) => "data shaped to dedupe and compress",
         };
-        let flush = if self.flush {
-            "page cache dropped before each loop (1 > /proc/sys/vm/drop_caches)"
-        } else {
-            "page cache not flushed"
+        let flush = match self.flush {
+            Flush::EachLoop => "page cache dropped before each loop (1 > /proc/sys/vm/drop_caches)",
+            Flush::Off => "page cache not flushed",
+            Flush::Declined => "page cache NOT flushed (--no-flush-cache; KDiskMark flushes it)",
+            Flush::NotRoot => {
+                "page cache NOT flushed: dropping it takes root (KDiskMark flushes it before \
+                 each loop; run as root, or pass --no-flush-cache to say so)"
+            }
         };
         format!(
             "rules: {} ({runs}{warm_up}, {pause}, {pick}, {mb}, {mix}, {data}, {flush})",
@@ -410,6 +461,12 @@ impl Rules {
         )
     }
 }
+
+/// The names of [`Mode`]s, as shells complete them.
+pub const MODE_NAMES: [&str; 3] = ["all", "read", "write"];
+
+/// The kinds of `--data`, as shells complete them.
+pub const DATA_NAMES: [&str; 3] = ["random", "refill", "zero"];
 
 /// Which directions run (`--mode`, KDiskMark's "Read + Mix" and "Write + Mix"): the mix,
 /// when asked for, runs in every mode.
@@ -478,8 +535,12 @@ pub struct RawMark<'a> {
     pub mode: &'a str,
     /// `--data`: `None`: random, as the rule set fills it.
     pub data: Option<&'a str>,
-    /// `--flush-cache`.
-    pub flush: bool,
+    /// `--flush-cache` (`Some(true)`), `--no-flush-cache` (`Some(false)`), or the rule set's
+    /// (`None`).
+    pub flush: Option<bool>,
+    /// Whether this process may drop the page cache (root): the rule set's flush falls back
+    /// to [`Flush::NotRoot`] without.
+    pub can_flush: bool,
 }
 
 impl MarkConfig {
@@ -536,16 +597,24 @@ impl MarkConfig {
             })?;
         }
         match raw.data {
-            None | Some("random") => {}
+            None => {}
+            Some("random") => rules.data = BufferData::Random,
+            Some("refill") => rules.data = BufferData::Refill,
             Some("zero" | "zeros") => rules.data = BufferData::Zero,
             Some(other) => {
                 return Err(crate::error::usage!(
-                    "--data {other:?} is not a kind of test data; use random or zero \
-                     (KDiskMark's \"Random\" and \"Zeros\")"
+                    "--data {other:?} is not a kind of test data; use random, refill or zero \
+                     (KDiskMark's \"Random\", \"Continuous generation\" and \"Zeros\")"
                 ));
             }
         }
-        rules.flush = raw.flush;
+        rules.flush = match (raw.flush, rules.flush) {
+            (Some(true), _) => Flush::EachLoop,
+            (Some(false), Flush::EachLoop) => Flush::Declined,
+            (Some(false), _) => Flush::Off,
+            (None, Flush::EachLoop) if !raw.can_flush => Flush::NotRoot,
+            (None, flush) => flush,
+        };
         let mode = Mode::parse(raw.mode).ok_or_else(|| {
             crate::error::usage!(
                 "--mode {:?} is not a mode; use all, read (reads and any --mix) or write \
@@ -664,7 +733,7 @@ pub fn plan(
             let mut spec = validate(&options, machine)?;
             spec.data = rules.data;
             // KDiskMark's `Benchmark::startFIO` flushes before every loop of every test.
-            spec.drop_caches = rules.flush;
+            spec.drop_caches = rules.flush.drops();
             let name = format!(
                 "{} {} {lap}/{}",
                 test.label(),
@@ -739,7 +808,8 @@ mod tests {
             pause: None,
             mode: "all",
             data: None,
-            flush: false,
+            flush: None,
+            can_flush: true,
         })
         .map_or_else(|e| e.to_string(), |c| format!("{c:?}"))
     }
@@ -754,7 +824,8 @@ mod tests {
             pause,
             mode: "all",
             data: None,
-            flush: false,
+            flush: None,
+            can_flush: true,
         })
         .unwrap()
     }
@@ -826,7 +897,8 @@ mod tests {
             pause: None,
             mode: "both",
             data: None,
-            flush: false,
+            flush: None,
+            can_flush: true,
         })
         .unwrap_err();
         assert_eq!(
@@ -862,7 +934,8 @@ mod tests {
             "rules: kdiskmark (size-based loops (the working set once per thread, --runtime the \
              cap), no warm-up, 5s pause before each test, the best of the loops, MB/s = fio's bw \
              (KiB/s) / 1000, i.e. 1,024,000 bytes/s, mix = (read * p + write * (100 - p)) / 100, \
-             data random (refilled before each write), page cache not flushed)"
+             data random (filled once), page cache dropped before each loop (1 > \
+             /proc/sys/vm/drop_caches))"
         );
         assert_eq!(
             config("peak", "kdiskmark", None, Some("1500ms"))
@@ -937,7 +1010,8 @@ mod tests {
             pause: None,
             mode: "all",
             data: None,
-            flush: false,
+            flush: None,
+            can_flush: true,
         })
         .unwrap();
         let bad = |like, pause| {
@@ -950,7 +1024,8 @@ mod tests {
                 pause,
                 mode: "all",
                 data: None,
-                flush: false,
+                flush: None,
+                can_flush: true,
             })
             .unwrap_err()
             .to_string()
@@ -967,7 +1042,11 @@ mod tests {
         assert_eq!(ok.measurements().len(), 6);
     }
 
-    fn data_config(like: &str, data: Option<&str>, flush: bool) -> anyhow::Result<MarkConfig> {
+    fn data_config(
+        like: &str,
+        data: Option<&str>,
+        flush: Option<bool>,
+    ) -> anyhow::Result<MarkConfig> {
         MarkConfig::from_raw(RawMark {
             profile: "demo",
             mix: None,
@@ -978,28 +1057,69 @@ mod tests {
             mode: "all",
             data,
             flush,
+            can_flush: true,
         })
     }
 
     #[test]
     fn test_data_and_the_cache_flush_follow_kdiskmarks_helper() {
-        // KDiskMark's random data is fio's refill_buffers; its zeros are zero_buffers.
-        let k = data_config("kdiskmark", None, false).unwrap();
-        assert_eq!((k.rules.data, k.rules.flush), (BufferData::Refill, false));
-        let k = data_config("kdiskmark", Some("random"), false).unwrap();
-        assert_eq!(k.rules.data, BufferData::Refill);
-        let z = data_config("kdiskmark", Some("zero"), true).unwrap();
-        assert_eq!((z.rules.data, z.rules.flush), (BufferData::Zero, true));
-        // CrystalDiskMark's rules keep diskdash's buffers, filled once.
-        let c = data_config("crystaldiskmark", None, false).unwrap();
-        assert_eq!(c.rules.data, BufferData::Random);
+        // KDiskMark 3.3: random data filled once (`--refill_buffers=0`), the page cache
+        // dropped before each loop; "Continuous generation" is refill, zeros zero_buffers.
+        let k = data_config("kdiskmark", None, None).unwrap();
         assert_eq!(
-            data_config("kdiskmark", Some("ones"), false)
+            (k.rules.data, k.rules.flush),
+            (BufferData::Random, Flush::EachLoop)
+        );
+        let r = data_config("kdiskmark", Some("refill"), Some(false)).unwrap();
+        assert_eq!(
+            (r.rules.data, r.rules.flush),
+            (BufferData::Refill, Flush::Declined)
+        );
+        let z = data_config("kdiskmark", Some("zero"), Some(true)).unwrap();
+        assert_eq!(
+            (z.rules.data, z.rules.flush),
+            (BufferData::Zero, Flush::EachLoop)
+        );
+        // Without root KDiskMark's flush cannot be done: the rules say it is not.
+        let mut raw = RawMark {
+            profile: "demo",
+            mix: None,
+            loops: "2",
+            like: "kdiskmark",
+            pick: None,
+            pause: Some("0"),
+            mode: "all",
+            data: None,
+            flush: None,
+            can_flush: false,
+        };
+        let n = MarkConfig::from_raw(raw).unwrap();
+        assert_eq!(n.rules.flush, Flush::NotRoot);
+        assert!(
+            n.rules
+                .describe()
+                .contains("page cache NOT flushed: dropping it takes root"),
+            "{}",
+            n.rules.describe()
+        );
+        raw.like = "crystaldiskmark";
+        assert_eq!(MarkConfig::from_raw(raw).unwrap().rules.flush, Flush::Off);
+        // CrystalDiskMark's rules keep diskdash's buffers, filled once, and the cache.
+        let c = data_config("crystaldiskmark", None, None).unwrap();
+        assert_eq!(
+            (c.rules.data, c.rules.flush),
+            (BufferData::Random, Flush::Off)
+        );
+        assert_eq!(
+            data_config("kdiskmark", Some("ones"), None)
                 .unwrap_err()
                 .to_string(),
-            "--data \"ones\" is not a kind of test data; use random or zero (KDiskMark's \
-             \"Random\" and \"Zeros\")"
+            "--data \"ones\" is not a kind of test data; use random, refill or zero (KDiskMark's \
+             \"Random\", \"Continuous generation\" and \"Zeros\")"
         );
+        for name in [Flush::EachLoop, Flush::Off, Flush::Declined, Flush::NotRoot] {
+            assert_eq!(Flush::parse(name.name()), Some(name));
+        }
         // Every loop's job carries them: the flush comes before each loop, reads and writes.
         let timing = MarkTiming {
             size: Some("16M".into()),
@@ -1023,12 +1143,16 @@ mod tests {
             said.contains("page cache dropped before each loop (1 > /proc/sys/vm/drop_caches)"),
             "{said}"
         );
-        let said = k.rules.describe();
+        let said = r.rules.describe();
         assert!(
             said.contains("data random (refilled before each write)"),
             "{said}"
         );
-        assert!(said.contains("page cache not flushed"), "{said}");
+        assert!(
+            said.contains("page cache NOT flushed (--no-flush-cache"),
+            "{said}"
+        );
+        assert!(c.rules.describe().contains("page cache not flushed"));
     }
 
     #[test]

@@ -117,6 +117,15 @@ pub struct MarkFlagsRecord {
     pub data: Option<String>,
     #[serde(default)]
     pub flush_cache: bool,
+    /// `--no-flush-cache` was given.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_flush_cache: bool,
+    /// What became of the page cache before each loop: `dropped-each-loop`, `kept`,
+    /// `kept-no-flush-cache`, `kept-not-root` (KDiskMark's rules flush it, which takes root).
+    /// Absent in records of diskdash before KDiskMark 3.3's defaults (refilled data, no flush
+    /// unless asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_cache: Option<String>,
 }
 
 /// How far a result (a run, a segment, a sweep point) can be trusted, under fixed names.

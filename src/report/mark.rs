@@ -16,7 +16,8 @@
 use serde::Serialize;
 
 use crate::plan::mark::{
-    MarkConfig, MbUnit, Measure, MixReport, Mode, Pattern, Pick, Profile, RawMark, Rules, label,
+    Flush, Like, MarkConfig, MbUnit, Measure, MixReport, Mode, Pattern, Pick, Profile, RawMark,
+    Rules, label,
 };
 use crate::record::{MarkFlagsRecord, RunRecord, RunStatus, SegmentRecord};
 use crate::report::export::{self, Column, Exporter as _, Grid, Group};
@@ -51,6 +52,23 @@ impl MarkSettings {
     /// # Errors
     /// A flag that no longer validates (a usage error naming it).
     pub fn from_flags(flags: &MarkFlagsRecord) -> anyhow::Result<Self> {
+        let page_cache = flags.page_cache.as_deref().and_then(Flush::parse);
+        // A record made before KDiskMark 3.3's defaults were followed: its kdiskmark rules
+        // refilled the data and flushed only when asked.
+        let before_3_3 = flags.page_cache.is_none();
+        let data = match flags.data.as_deref() {
+            None if before_3_3 && Like::parse(&flags.like) == Some(Like::KDiskMark) => {
+                Some("refill")
+            }
+            given => given,
+        };
+        let flush = if before_3_3 || flags.flush_cache {
+            Some(flags.flush_cache)
+        } else if flags.no_flush_cache {
+            Some(false)
+        } else {
+            None
+        };
         let config = MarkConfig::from_raw(RawMark {
             profile: &flags.profile,
             mix: flags.mix.as_deref(),
@@ -59,8 +77,9 @@ impl MarkSettings {
             pick: flags.pick.as_deref(),
             pause: flags.pause.as_deref(),
             mode: &flags.mode,
-            data: flags.data.as_deref(),
-            flush: flags.flush_cache,
+            data,
+            flush,
+            can_flush: page_cache != Some(Flush::NotRoot),
         })?;
         Ok(Self::of(&config))
     }

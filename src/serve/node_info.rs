@@ -248,6 +248,96 @@ mod tests {
         assert!(text.contains("# TYPE node_disk info"), "{text}");
     }
 
+    /// node_exporter's label names of `node_disk_info`, in its order
+    /// (prometheus/node_exporter `collector/diskstats_linux.go`, `infoDesc`, at `a7dcc3a0`).
+    const NODE_EXPORTER_INFO_LABELS: [&str; 9] = [
+        "device",
+        "major",
+        "minor",
+        "path",
+        "wwn",
+        "model",
+        "serial",
+        "revision",
+        "rotational",
+    ];
+
+    /// `node_disk_info` lines of node_exporter's end-to-end fixture
+    /// (`collector/fixtures/e2e-output.txt` at `a7dcc3a0`), with the udev entries they come
+    /// from (`collector/fixtures/udev.ttar`: `b179:0`, `b11:0`, the `E:` lines that matter):
+    /// a serial from `ID_SERIAL` (mmc, virtio) and one from `ID_SERIAL_SHORT` over
+    /// `ID_SERIAL` (a USB CD-ROM).
+    const E2E: [(&str, u32, u32, &str, &str); 2] = [
+        (
+            "mmcblk0",
+            179,
+            0,
+            "E:ID_NAME=SC64G\nE:ID_SERIAL=0x83e36d93\nE:ID_PATH=platform-df2969f3.mmc\n\
+             E:ID_PATH_TAG=platform-df2969f3_mmc\nE:ID_PART_TABLE_UUID=1954c9df\n",
+            r#"node_disk_info{device="mmcblk0",major="179",minor="0",model="",path="platform-df2969f3.mmc",revision="",rotational="0",serial="0x83e36d93",wwn=""} 1"#,
+        ),
+        (
+            "sr0",
+            11,
+            0,
+            "E:ID_CDROM=1\nE:ID_VENDOR=AMI\nE:ID_MODEL=Virtual_CDROM0\nE:ID_REVISION=1.00\n\
+             E:ID_SERIAL=AMI_Virtual_CDROM0_AAAABBBBCCCC1-0:0\nE:ID_SERIAL_SHORT=AAAABBBBCCCC1\n\
+             E:ID_PATH=pci-0000:00:14.0-usb-0:1.1:1.0-scsi-0:0:0:0\nE:SCSI_MODEL=Virtual_CDROM0\n\
+             E:ID_FS_TYPE=\n",
+            r#"node_disk_info{device="sr0",major="11",minor="0",model="Virtual_CDROM0",path="pci-0000:00:14.0-usb-0:1.1:1.0-scsi-0:0:0:0",revision="1.00",rotational="0",serial="AAAABBBBCCCC1",wwn=""} 1"#,
+        ),
+    ];
+
+    /// The label names of a sample line, in order.
+    fn label_names(line: &str) -> Vec<String> {
+        let labels = line.split_once('{').unwrap().1.rsplit_once('}').unwrap().0;
+        labels
+            .split("\",")
+            .map(|pair| pair.split_once('=').unwrap().0.to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn node_disk_info_carries_node_exporters_labels_exactly() {
+        let identities: Vec<DiskIdentity> = E2E
+            .iter()
+            .map(|&(device, major, minor, udev, _)| DiskIdentity {
+                device: device.to_owned(),
+                major,
+                minor,
+                rotational: false,
+                udev: parse(udev),
+            })
+            .collect();
+        let text = openmetrics(Scrape {
+            identities: Arc::new(identities),
+            ..Scrape::default()
+        });
+        let mut want_names: Vec<String> = NODE_EXPORTER_INFO_LABELS
+            .iter()
+            .map(|&n| n.to_owned())
+            .collect();
+        want_names.sort();
+        for (device, _, _, _, theirs) in E2E {
+            let ours = text
+                .lines()
+                .find(|l| l.starts_with(&format!("node_disk_info{{device=\"{device}\"")))
+                .unwrap_or_else(|| panic!("no node_disk_info of {device}: {text}"));
+            // OpenMetrics writes the value as 1.0 where the text format writes 1.
+            assert_eq!(ours.replace("} 1.0", "} 1"), theirs);
+            // The same names, sorted as node_exporter's registry writes them; no extra.
+            assert_eq!(label_names(ours), want_names, "{ours}");
+        }
+        // Facts of diskdash's own are in diskdash's families, never node_exporter's.
+        for line in text.lines().filter(|l| l.starts_with("node_disk_info")) {
+            assert_eq!(
+                label_names(line).len(),
+                NODE_EXPORTER_INFO_LABELS.len(),
+                "{line}"
+            );
+        }
+    }
+
     #[test]
     fn no_node_metrics_drops_every_node_family() {
         let uname = Uname {

@@ -16,7 +16,8 @@ fn one_line_usage_error(dir: &tempfile::TempDir, args: &[&str]) -> String {
         .current_dir(dir.path())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    let code = i32::from(crate::support::usage_exit_code(args));
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
     assert!(out.stdout.is_empty(), "{args:?}: stdout written");
     let text = stderr(&out);
     let lines: Vec<&str> = text.lines().collect();

@@ -626,6 +626,7 @@ fn kdiskmark_write_pass(data: &str) -> (Output, Vec<Vec<u8>>) {
             "5s",
             "--pause",
             "0",
+            "--no-flush-cache",
             "--no-tui",
             "t.bin",
         ],
@@ -635,7 +636,7 @@ fn kdiskmark_write_pass(data: &str) -> (Output, Vec<Vec<u8>>) {
 }
 
 #[test]
-fn data_zero_writes_zeros_and_random_refills_every_write_as_kdiskmark_does() {
+fn data_zero_writes_zeros_and_refill_refills_every_write_as_kdiskmark_does() {
     let (out, blocks) = kdiskmark_write_pass("zero");
     assert_success(&out);
     assert_eq!(blocks.len(), 16);
@@ -645,13 +646,26 @@ fn data_zero_writes_zeros_and_random_refills_every_write_as_kdiskmark_does() {
     );
     let text = stdout(&out);
     assert!(
-        text.contains("data zeros, page cache not flushed)"),
+        text.contains(
+            "data zeros, page cache NOT flushed (--no-flush-cache; KDiskMark flushes it))"
+        ),
         "{text}"
     );
 
-    // Random data, refilled before each write: 16 writes through 8 buffers, no two alike (with
-    // buffers filled once, every buffer would be written twice).
+    // KDiskMark 3.3's default random data is filled once: 16 writes through 8 buffers write
+    // each buffer twice.
     let (out, blocks) = kdiskmark_write_pass("random");
+    assert_success(&out);
+    let distinct: std::collections::HashSet<&Vec<u8>> = blocks.iter().collect();
+    assert!(distinct.len() <= 8, "{} distinct blocks", distinct.len());
+    assert!(blocks.iter().all(|b| b.iter().any(|&x| x != 0)));
+    assert!(
+        stdout(&out).contains("data random (filled once)"),
+        "{}",
+        stdout(&out)
+    );
+    // Refilled before each write ("Continuous generation"): no two alike.
+    let (out, blocks) = kdiskmark_write_pass("refill");
     assert_success(&out);
     assert_eq!(blocks.len(), 16);
     let distinct: std::collections::HashSet<&Vec<u8>> = blocks.iter().collect();
@@ -670,8 +684,8 @@ fn data_zero_writes_zeros_and_random_refills_every_write_as_kdiskmark_does() {
     assert_usage_error(&bad);
     assert_eq!(
         stderr(&bad),
-        "error: --data \"ones\" is not a kind of test data; use random or zero (KDiskMark's \
-         \"Random\" and \"Zeros\")\n"
+        "error: --data \"ones\" is not a kind of test data; use random, refill or zero \
+         (KDiskMark's \"Random\", \"Continuous generation\" and \"Zeros\")\n"
     );
 }
 
@@ -722,14 +736,23 @@ fn flush_cache_drops_the_page_cache_before_each_loop_as_kdiskmark_does() {
             .concat(),
         )
     };
-    // Without the flag the cached file stays cached.
+    // --no-flush-cache keeps the cached file cached.
     assert!(resident_bytes(&cached) > 0);
-    let out = run(&[]);
+    let out = run(&["--no-flush-cache"]);
     assert_success(&out);
     assert!(
         resident_bytes(&cached) > 0,
-        "a run without --flush-cache dropped the cache"
+        "a run with --no-flush-cache dropped the cache"
     );
+    // KDiskMark's default, as root: dropped before each loop.
+    let out = run(&[]);
+    assert_success(&out);
+    assert_eq!(
+        resident_bytes(&cached),
+        0,
+        "kdiskmark's default kept the cache"
+    );
+    let _ = std::fs::read(&cached).unwrap();
     let out = run(&["--flush-cache"]);
     assert_success(&out);
     assert_eq!(

@@ -34,7 +34,8 @@ fn diskdash(args: &[&str]) -> Limited {
 /// Returns the line.
 fn assert_one_line_usage_error(args: &[&str], want: &[&str]) -> String {
     let out = diskdash(args);
-    assert_eq!(out.code, Some(2), "{args:?}: stderr: {}", out.stderr);
+    let code = i32::from(crate::support::usage_exit_code(args));
+    assert_eq!(out.code, Some(code), "{args:?}: stderr: {}", out.stderr);
     assert_eq!(out.stdout_bytes, 0, "{args:?}: stdout: {}", out.stdout);
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(lines.len(), 1, "{args:?}: stderr: {}", out.stderr);
@@ -180,7 +181,7 @@ fn clap_mistakes_are_one_line_usage_errors() {
         ),
         (
             &["iostat", "-x", "1", "2", "3"],
-            &["unexpected operand \"3\" after INTERVAL and COUNT"],
+            &["unexpected number \"3\" after INTERVAL and COUNT"],
         ),
         (&["iostat", "1", "-5"], &["count \"-5\" must be at least 1"]),
         (

@@ -28,8 +28,14 @@ pub enum Partitions {
 /// A validated `diskdash iostat` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IostatConfig {
-    /// Kernel names the user asked for, in order (empty: every device that was ever used).
+    /// Kernel names the user asked for, in order (empty: every device that was ever used,
+    /// unless `named`).
     pub devices: Vec<String>,
+    /// Devices were named on the command line (sysstat's "unfiltered" listing): only they are
+    /// shown, none when none of them exists.
+    pub named: bool,
+    /// `ALL` among the devices: every whole device, used or not, the named ones first.
+    pub all_devices: bool,
     pub partitions: Partitions,
     /// Skip the since-boot report (only meaningful with an interval).
     pub omit_first: bool,
@@ -80,33 +86,48 @@ pub fn parse_decimals(text: &str) -> anyhow::Result<usize> {
     }
 }
 
-/// The operands split into device words and the trailing INTERVAL [COUNT]. Pure.
+/// The operands split into device words and the trailing INTERVAL [COUNT]. Pure. As sysstat
+/// reads them, a word that is not a number is a device wherever it stands (`1 5 vda`), and an
+/// interval of 0 is one report since boot, as no interval is.
 ///
 /// # Errors
-/// Interval 0 or not a number, count 0 or not a whole number, a device after the numbers.
+/// A negative interval or not a number, count 0 or not a whole number, a count after an
+/// interval of 0, a third number.
 pub fn split_operands(
     operands: &[String],
 ) -> anyhow::Result<(Vec<String>, Option<Duration>, Option<u64>)> {
-    let first_number = operands
-        .iter()
-        .position(|o| looks_numeric(o))
-        .unwrap_or(operands.len());
-    let (devices, numbers) = operands.split_at(first_number);
-    let interval = match numbers.first() {
-        None => None,
-        Some(text) => Some(parse_interval(text)?),
-    };
+    let (numbers, devices): (Vec<&String>, Vec<&String>) =
+        operands.iter().partition(|o| looks_numeric(o));
+    if let Some(extra) = numbers.get(2) {
+        return Err(usage!(
+            "unexpected number {extra:?} after INTERVAL and COUNT; iostat takes at most two: \
+             diskdash iostat [DEVICE...] [INTERVAL [COUNT]]"
+        ));
+    }
     let count = match numbers.get(1) {
         None => None,
         Some(text) => Some(parse_count(text)?),
     };
-    if let Some(extra) = numbers.get(2) {
-        return Err(usage!(
-            "unexpected operand {extra:?} after INTERVAL and COUNT; devices come first: \
-             diskdash iostat [DEVICE...] [INTERVAL [COUNT]]"
-        ));
-    }
-    Ok((devices.to_vec(), interval, count))
+    let interval = match numbers.first() {
+        None => None,
+        // sysstat's `iostat 0`: the since-boot report once; `iostat 0 5` is a usage error.
+        Some(text) if is_zero(text) => match count {
+            None => None,
+            Some(_) => {
+                return Err(usage!(
+                    "interval {text:?} with a count: an interval of 0 is one report since boot, \
+                     which takes no count; use an interval of e.g. 1, or drop the count"
+                ));
+            }
+        },
+        Some(text) => Some(parse_interval(text)?),
+    };
+    Ok((devices.into_iter().cloned().collect(), interval, count))
+}
+
+/// `0`, `00`, `0.0`: sysstat's "no interval".
+fn is_zero(text: &str) -> bool {
+    !text.starts_with('-') && text.parse::<f64>().is_ok_and(|seconds| seconds == 0.0)
 }
 
 /// A word that the user meant as a number: starts with a digit, a dot or a minus sign before
@@ -118,12 +139,12 @@ fn looks_numeric(word: &str) -> bool {
         && !std::path::Path::new(word).exists()
 }
 
-/// INTERVAL as sysstat writes it (seconds, `0.5`) or with a unit (`500ms`): the one interval
-/// rule. Zero or a negative number gets iostat's own hint, as sysstat reads them as no interval.
+/// INTERVAL as sysstat writes it (seconds) or with a fraction or unit (`0.5`, `500ms`,
+/// diskdash's): the one interval rule. A negative number gets iostat's own hint.
 fn parse_interval(text: &str) -> anyhow::Result<Duration> {
     if text.parse::<f64>().is_ok_and(|seconds| seconds <= 0.0) {
         return Err(usage!(
-            "interval {text:?} must be more than 0 seconds; use e.g. 1, or omit it for one \
+            "interval {text:?} must be more than 0 seconds; use e.g. 1, or 0 (or none) for one \
              report since boot"
         ));
     }
@@ -143,6 +164,20 @@ fn parse_count(text: &str) -> anyhow::Result<u64> {
         )),
         Err(_) if text.parse::<i128>().is_ok() => Err(at_least_one()),
         Err(_) => Err(usage!("count {text:?} is not a whole number; use e.g. 5")),
+    }
+}
+
+/// A device word: a kernel name, `/dev/NAME` or (diskdash's own) a path on a disk. `None`
+/// for a word that is no device and no path, which sysstat skips without a word, in its
+/// listing and on stderr alike.
+///
+/// # Errors
+/// An existing path that no block device holds (`/proc`).
+fn named_device(word: &str) -> anyhow::Result<Option<device::DeviceChain>> {
+    match device::resolve_arg(word) {
+        Ok(chain) => Ok(Some(chain)),
+        Err(_) if std::path::Path::new(word).symlink_metadata().is_err() => Ok(None),
+        Err(err) => Err(err),
     }
 }
 
@@ -224,16 +259,23 @@ pub fn validate(args: &IostatArgs) -> anyhow::Result<IostatConfig> {
     };
     let (device_words, interval, count) = split_operands(&operands)?;
     let mut devices = Vec::new();
+    let mut all_devices = false;
+    let mut named = false;
     for word in &device_words {
-        if group.is_some() && word.eq_ignore_ascii_case("all") {
-            continue; // -g NAME ALL: every device shown
+        // sysstat's `ALL` (and `-g NAME all`): every whole device, used or not.
+        if word == "ALL" || (group.is_some() && word.eq_ignore_ascii_case("all")) {
+            all_devices = true;
+            continue;
         }
+        named = true;
         let by_persistent_name = persistent.as_ref().map(|dir| dir.join(word));
-        let name = match by_persistent_name.filter(|p| p.exists()) {
-            Some(path) => device::resolve_arg(&path.to_string_lossy())?.device,
-            None => device::resolve_arg(word)?.device,
+        let chain = match by_persistent_name.filter(|p| p.exists()) {
+            Some(path) => Some(device::resolve_arg(&path.to_string_lossy())?),
+            None => named_device(word)?,
         };
-        if !devices.contains(&name) {
+        if let Some(name) = chain.map(|c| c.device)
+            && !devices.contains(&name)
+        {
             devices.push(name);
         }
     }
@@ -247,16 +289,20 @@ pub fn validate(args: &IostatArgs) -> anyhow::Result<IostatConfig> {
         Some(list) => {
             let mut disks = Vec::new();
             for word in list.split(',').filter(|w| !w.is_empty()) {
-                let chain = device::resolve_arg(word)
-                    .map_err(|e| usage!("-p {list:?}: {e:#}; or use -p ALL"))?;
-                if !disks.contains(&chain.disk) {
-                    disks.push(chain.disk);
+                let chain =
+                    named_device(word).map_err(|e| usage!("-p {list:?}: {e:#}; or use -p ALL"))?;
+                if let Some(disk) = chain.map(|c| c.disk)
+                    && !disks.contains(&disk)
+                {
+                    disks.push(disk);
                 }
             }
             Partitions::Of(disks)
         }
     };
     Ok(IostatConfig {
+        named,
+        all_devices,
         devices,
         partitions,
         omit_first: args.omit_first,
@@ -337,6 +383,23 @@ mod tests {
         assert_eq!(ok("0.01"), (vec![], Some(MIN_INTERVAL), None));
         assert_eq!(ok("86400"), (vec![], Some(MAX_INTERVAL), None));
         assert_eq!(ok("0.3"), (vec![], Some(Duration::from_millis(300)), None));
+        // sysstat's: 0 is the since-boot report once; devices may follow the numbers.
+        for zero in ["0", "00", "0.0", "vda 0", "0 vda"] {
+            let devices = if zero.contains("vda") {
+                words("vda")
+            } else {
+                vec![]
+            };
+            assert_eq!(ok(zero), (devices, None, None), "{zero}");
+        }
+        assert_eq!(
+            ok("1 5 vda sdb"),
+            (words("vda sdb"), Some(Duration::from_secs(1)), Some(5))
+        );
+        assert_eq!(
+            ok("vda 2 sdb"),
+            (words("vda sdb"), Some(Duration::from_secs(2)), None)
+        );
     }
 
     mod properties {
@@ -441,8 +504,8 @@ mod tests {
     fn every_bad_operand_gets_its_own_message_and_exit_2() {
         let cases = [
             (
-                "0",
-                "interval \"0\" must be more than 0 seconds; use e.g. 1, or omit it for one report since boot",
+                "0 5",
+                "interval \"0\" with a count: an interval of 0 is one report since boot, which takes no count; use an interval of e.g. 1, or drop the count",
             ),
             (
                 "1x",
@@ -454,8 +517,8 @@ mod tests {
             ),
             ("1 2.5", "count \"2.5\" is not a whole number; use e.g. 5"),
             (
-                "1 2 vda",
-                "unexpected operand \"vda\" after INTERVAL and COUNT; devices come first: diskdash iostat [DEVICE...] [INTERVAL [COUNT]]",
+                "1 2 3",
+                "unexpected number \"3\" after INTERVAL and COUNT; iostat takes at most two: diskdash iostat [DEVICE...] [INTERVAL [COUNT]]",
             ),
             (
                 "1e999",
@@ -475,7 +538,7 @@ mod tests {
             ),
             (
                 "-1",
-                "interval \"-1\" must be more than 0 seconds; use e.g. 1, or omit it for one report since boot",
+                "interval \"-1\" must be more than 0 seconds; use e.g. 1, or 0 (or none) for one report since boot",
             ),
             (
                 "1 -5",
@@ -494,13 +557,19 @@ mod tests {
     }
 
     #[test]
-    fn unknown_devices_and_formats_are_usage_errors() {
-        let err = validate(&args("nosuchdisk 1")).unwrap_err();
+    fn unknown_devices_are_skipped_and_unknown_formats_are_usage_errors() {
+        // sysstat lists a device that does not exist nowhere, and says nothing of it.
+        let config = validate(&args("nosuchdisk 1")).unwrap();
+        assert!(config.devices.is_empty() && config.named && !config.all_devices);
+        let root = root_device();
+        let config = validate(&args(&format!("nosuchdisk {root} /no/such/path"))).unwrap();
+        assert_eq!(config.devices, vec![root]);
+        let config = validate(&args("ALL")).unwrap();
+        assert!(config.devices.is_empty() && !config.named && config.all_devices);
+        // An existing path with no block device behind it is still a mistake to name.
+        let err = validate(&args("/proc")).unwrap_err();
         assert_eq!(exit_code(&err), 2);
-        assert!(
-            err.to_string().starts_with("\"nosuchdisk\" is neither"),
-            "{err}"
-        );
+        assert!(err.to_string().starts_with("\"/proc\": "), "{err}");
         let mut xml = args("1");
         xml.output = Some("XML".into());
         let err = validate(&xml).unwrap_err();
@@ -508,10 +577,16 @@ mod tests {
             err.to_string(),
             "-o \"XML\" is not an output format; use -o JSON (or leave it out for text)"
         );
+        let mut missing_p = args("");
+        missing_p.partitions = Some("nosuch".into());
+        assert_eq!(
+            validate(&missing_p).unwrap().partitions,
+            Partitions::Of(vec![])
+        );
         let mut bad_p = args("");
-        bad_p.partitions = Some("nosuch".into());
+        bad_p.partitions = Some("/proc".into());
         let err = validate(&bad_p).unwrap_err();
-        assert!(err.to_string().starts_with("-p \"nosuch\": "), "{err}");
+        assert!(err.to_string().starts_with("-p \"/proc\": "), "{err}");
         assert!(err.to_string().ends_with("; or use -p ALL"), "{err}");
     }
 

@@ -35,10 +35,15 @@ pub fn refused(args: &[&str]) -> (String, u8) {
     }
 }
 
-/// Asserts `diskdash ARGS` is a usage error (exit 2) and returns its stderr.
+/// Asserts `diskdash ARGS` is a usage error (exit 2; `iostat`'s: 1, as sysstat's) and returns
+/// its stderr.
 pub fn usage_error(args: &[&str]) -> String {
     let (stderr, code) = refused(args);
-    assert_eq!(code, 2, "diskdash {args:?}: {stderr}");
+    assert_eq!(
+        code,
+        super::usage_exit_code(args),
+        "diskdash {args:?}: {stderr}"
+    );
     stderr
 }
 

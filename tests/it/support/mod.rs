@@ -70,6 +70,16 @@ pub fn assert_usage_error(out: &Output) {
     assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(out));
 }
 
+/// The exit code of a usage error of `diskdash ARGS`: 1 for `diskdash iostat`, as sysstat's
+/// iostat exits, 2 for the rest.
+pub fn usage_exit_code(args: &[&str]) -> u8 {
+    if args.first() == Some(&"iostat") {
+        1
+    } else {
+        2
+    }
+}
+
 /// Panics unless `out` succeeded without a word on stderr.
 pub fn assert_quiet_success(out: &Output) {
     assert_success(out);
