@@ -2382,6 +2382,55 @@ mod tests {
         assert_eq!(offsets, [0, 4096, 8192, 12288]);
     }
 
+    /// Runs `spec` on the null engine with the stats a worker of `plan.engine` starts with.
+    fn run_null(spec: JobSpec, engine_kind: EngineKind) -> Box<WorkerStats> {
+        let depth = spec.iodepth as usize;
+        let mut plan = null_plan(Arc::new(spec));
+        plan.engine = engine_kind;
+        let control = SegmentControl::new(0);
+        control.start_ns.store(monotonic_ns(), Ordering::Release);
+        let (links, _ends) = test_links();
+        let buffers = AlignedBuffers::new(depth, 4096, 1).unwrap();
+        let mut state = Loop::new(&plan, &control, links, vec![fresh_stats(&plan)], depth, 0);
+        state.start(&EngineSetup::default());
+        state.drive(&mut NullEngine::new(depth as u32), &buffers);
+        state.finish()
+    }
+
+    #[test]
+    fn an_engine_that_times_its_submit_call_splits_slat_and_clat() {
+        let job = JobSpec {
+            rw: RwMode::RandRead,
+            iodepth: 4,
+            size_bytes: 16 << 10,
+            size_explicit: true,
+            io_size_bytes: Some(256 << 10),
+            runtime: crate::units::parse_duration("5s").unwrap(),
+            ..JobSpec::default()
+        };
+        let stats = run_null(job.clone(), EngineKind::Null);
+        let split = stats.read.split.as_ref().expect("null keeps slat and clat");
+        let (slat, clat, lat) = (
+            split.slat.summary(),
+            split.clat.summary(),
+            stats.read.latency.summary(),
+        );
+        // Every I/O has its three latencies; lat is slat + clat for each, so for the means.
+        assert_eq!((slat.count, clat.count, lat.count), (64, 64, 64));
+        let sum = slat.mean_ns + clat.mean_ns;
+        assert!(
+            (sum - lat.mean_ns).abs() <= lat.mean_ns * 0.01 + 2.0,
+            "slat {} + clat {} against lat {}",
+            slat.mean_ns,
+            clat.mean_ns,
+            lat.mean_ns
+        );
+        // Writes were not issued: no split kept for them.
+        assert!(stats.write.split.is_none());
+        // A worker planned for psync keeps none.
+        assert!(run_null(job, EngineKind::Psync).read.split.is_none());
+    }
+
     #[test]
     fn a_job_with_an_extra_takes_the_general_loop() {
         let plain = |spec: JobSpec| {
