@@ -70,8 +70,9 @@ pub struct Estimate {
 }
 
 impl Estimate {
-    /// `workers` workers of `depth` slots of `block_size_bytes` each; `paced` directions keep
-    /// a second histogram (the latency from the schedule).
+    /// `workers` workers of `depth` slots of `block_size_bytes` each; `paced`: the histograms
+    /// kept besides the four latencies (the latency from the schedule of a paced direction,
+    /// slat and clat of an engine that times its submit call).
     #[must_use]
     pub fn of_parts(block_size_bytes: u64, depth: u32, workers: u32, paced: u64) -> Self {
         let stride =
@@ -100,13 +101,20 @@ impl Estimate {
         let paced = spec.rate.map_or(0, |rate| {
             u64::from(rate.read.is_some()) + u64::from(rate.write.is_some())
         });
+        // An engine that times its submit call keeps slat and clat apart: two more per
+        // direction issued.
+        let split = if spec.ioengine.times_submit() {
+            2 * spec.directions().iter().map(|&d| u64::from(d)).sum::<u64>()
+        } else {
+            0
+        };
         Self {
             random_map_bytes: random_map_bytes(spec),
             ..Self::of_parts(
                 spec.block_size_bytes,
                 spec.effective_iodepth_with(spec.ioengine),
                 spec.numjobs,
-                paced,
+                paced + split,
             )
         }
     }
@@ -526,7 +534,7 @@ mod tests {
         assert_eq!(estimate.random_map_bytes, 4 * 128 * MIB);
         assert_eq!(
             estimate.total(),
-            Estimate::of_parts(4096, 32, 4, 0).total() + 512 * MIB
+            Estimate::of_parts(4096, 32, 4, 2).total() + 512 * MIB
         );
         assert!(
             estimate.parts().ends_with(", random maps 512 MiB"),
@@ -618,8 +626,8 @@ mod tests {
         assert!(crate::error::exit_code(&err) == 2);
         assert_eq!(
             err.to_string(),
-            "the job needs an estimated 4.5 GiB of memory (I/O buffers 4 GiB, 1048576 queue \
-             slots 256 MiB, 64 workers 250.6 MiB, random maps 16 MiB), more than 3/4 of the \
+            "the job needs an estimated 4.6 GiB of memory (I/O buffers 4 GiB, 1048576 queue \
+             slots 256 MiB, 64 workers 363.9 MiB, random maps 16 MiB), more than 3/4 of the \
              4 GiB available (MemAvailable in /proc/meminfo), 3 GiB; lower --iodepth (-q), --numjobs (-j) or \
              --bs (iodepth=, numjobs=, bs= in a job file)"
         );

@@ -116,6 +116,10 @@ mod tests {
     }
 
     impl<E: Engine> Engine for Depth<E> {
+        fn times_submit(&self) -> bool {
+            self.inner.times_submit()
+        }
+
         fn prep(&mut self, io: &Io) {
             self.queued += 1;
             self.most = self.most.max(self.queued);

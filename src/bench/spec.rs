@@ -137,6 +137,13 @@ impl EngineKind {
         matches!(self, Self::FileCreate | Self::FileStat | Self::FileDelete)
     }
 
+    /// Engines that send an I/O in one call and complete it in another (io_uring, libaio,
+    /// null): fio's slat and clat are apart (`Engine::times_submit`).
+    #[must_use]
+    pub fn times_submit(self) -> bool {
+        matches!(self, Self::IoUring | Self::Libaio | Self::Null)
+    }
+
     /// Engines that issue one I/O at a time per worker.
     #[must_use]
     pub fn one_at_a_time(self) -> bool {
@@ -1079,6 +1086,16 @@ impl JobSpec {
     #[must_use]
     pub fn reads(&self) -> bool {
         self.rw.read_pct(self.rwmixread_pct) > 0
+    }
+
+    /// The directions `[read, write, trim]` this job issues (a verifying job reads too).
+    #[must_use]
+    pub fn directions(&self) -> [bool; 3] {
+        [
+            self.reads() || self.verify.is_some(),
+            self.writes_data(),
+            self.rw.trims(),
+        ]
     }
 
     /// I/Os in flight per worker: psync issues one at a time, like fio's sync engines.

@@ -40,8 +40,11 @@ struct Slot {
     /// Offset and length as issued (verification and the counts use these).
     offset_bytes: u64,
     len_bytes: u32,
-    /// When it was submitted, and when it was due by the schedule (0: not paced), ns.
+    /// When it was submitted (the clock read before the submit call: fio's start time), when
+    /// the submit call returned (fio's issue time; the same for a synchronous engine), and
+    /// when it was due by the schedule (0: not paced), ns.
     submit_ns: u64,
+    issued_ns: u64,
     sched_ns: u64,
     /// Resubmissions after a transient error.
     retries: u16,
@@ -64,6 +67,7 @@ impl Slot {
             offset_bytes: 0,
             len_bytes: block_size,
             submit_ns: 0,
+            issued_ns: 0,
             sched_ns: 0,
             retries: 0,
             verifying: false,
@@ -131,14 +135,33 @@ impl Flight {
         }
     }
 
-    /// The prepared slots' submit time: the clock read just before the submitting syscall.
+    /// The prepared slots' submit time (the clock read just before the submitting syscall)
+    /// and their issue time (the read after it returned; the same read for a synchronous
+    /// engine).
     #[inline]
-    fn stamp(&mut self, now_ns: u64) {
+    fn stamp(&mut self, submit_ns: u64, issued_ns: u64) {
         // By index, then one clear: a drain's setup and drop cost more than the few slots.
         for &slot in &self.unstamped {
-            self.slots[slot as usize].submit_ns = now_ns;
+            let slot = &mut self.slots[slot as usize];
+            slot.submit_ns = submit_ns;
+            slot.issued_ns = issued_ns;
         }
         self.unstamped.clear();
+    }
+
+    /// Sends what is queued with `engine.submit`, the slots stamped with the clock read
+    /// before the call and, for an engine that times its submit call, the one after it.
+    #[inline(always)]
+    fn submit<E: Engine>(&mut self, engine: &mut E) -> std::io::Result<()> {
+        let submit_ns = monotonic_ns();
+        let sent = engine.submit();
+        let issued_ns = if engine.times_submit() {
+            monotonic_ns()
+        } else {
+            submit_ns
+        };
+        self.stamp(submit_ns, issued_ns);
+        sent
     }
 }
 
@@ -725,9 +748,14 @@ fn run_engine(
 
 /// Empty stats for this worker; a paced worker's keep the latency from the schedule too.
 fn fresh_stats(plan: &WorkerPlan) -> Box<WorkerStats> {
-    Box::new(match &plan.spec.rate {
+    let stats = match &plan.spec.rate {
         Some(rate) => WorkerStats::paced(plan.id, rate.read.is_some(), rate.write.is_some()),
         None => WorkerStats::new(plan.id),
+    };
+    Box::new(if plan.engine.times_submit() {
+        stats.with_split(plan.spec.directions())
+    } else {
+        stats
     })
 }
 
@@ -1161,8 +1189,7 @@ impl<'a> Loop<'a> {
             // (submit and wait in one io_uring_enter): each I/O still goes out as soon as it
             // is ready, as fio's iodepth_batch_submit asks, without a syscall of its own.
             if flight.queued >= flight.batch && flight.in_flight + flight.queued < self.depth {
-                flight.stamp(monotonic_ns());
-                if let Err(err) = engine.submit() {
+                if let Err(err) = flight.submit(engine) {
                     self.fail("submit", None, &err);
                     return ControlFlow::Break(());
                 }
@@ -1346,11 +1373,21 @@ impl<'a> Loop<'a> {
 
     /// Submit times for what was prepared but not yet submitted, then the completions (for a
     /// paced worker only until its next I/O is due). Continue: the time they were reaped;
-    /// Break: the engine failed.
+    /// Break: the engine failed. An engine that times its submit call sends what is queued
+    /// first, on its own, as fio's commit before its getevents: the submit call's return is
+    /// the end of fio's slat and the start of its clat.
     #[inline(always)]
     fn reap<E: Engine>(&mut self, engine: &mut E, flight: &mut Flight) -> ControlFlow<(), u64> {
         if !flight.unstamped.is_empty() {
-            flight.stamp(monotonic_ns());
+            if engine.times_submit() {
+                if let Err(err) = flight.submit(engine) {
+                    self.fail("submit", None, &err);
+                    return ControlFlow::Break(());
+                }
+            } else {
+                let now = monotonic_ns();
+                flight.stamp(now, now);
+            }
         }
         let reaped = match flight.wake_ns {
             Some(at) => {
@@ -1505,7 +1542,7 @@ impl<'a> Loop<'a> {
                 }
             }
             if self.recording {
-                self.count::<PLAIN>(entry, reaped_ns);
+                self.count::<PLAIN>(entry, reaped_ns, engine.times_submit());
             }
             flight.free.push(completion.slot);
         }
@@ -1515,7 +1552,7 @@ impl<'a> Loop<'a> {
     /// One completed I/O into this tick's counters and histograms and the rate floor's cycle.
     /// Once per I/O, from one place: always inlined.
     #[inline(always)]
-    fn count<const PLAIN: bool>(&mut self, entry: &Slot, reaped_ns: u64) {
+    fn count<const PLAIN: bool>(&mut self, entry: &Slot, reaped_ns: u64, split: bool) {
         let side = usize::from(entry.io.direction != Direction::Read);
         self.cycle_bytes[side] += u64::from(entry.len_bytes);
         self.cycle_ios[side] += 1;
@@ -1532,6 +1569,13 @@ impl<'a> Loop<'a> {
                 latency_ns,
                 reaped_ns.saturating_sub(due),
             ),
+        }
+        if split {
+            // fio's slat and clat; `latency_ns` (fio's lat) is their sum.
+            stats.record_split(
+                entry.issued_ns.saturating_sub(entry.submit_ns),
+                reaped_ns.saturating_sub(entry.issued_ns),
+            );
         }
         if !PLAIN && let Some(search) = self.latency.as_mut() {
             let step = search.observe(entry.submit_ns, latency_ns);
@@ -2365,6 +2409,55 @@ mod tests {
         let mut offsets: Vec<u64> = plain.seen[..4].iter().map(|seen| seen.0).collect();
         offsets.sort_unstable();
         assert_eq!(offsets, [0, 4096, 8192, 12288]);
+    }
+
+    /// Runs `spec` on the null engine with the stats a worker of `plan.engine` starts with.
+    fn run_null(spec: JobSpec, engine_kind: EngineKind) -> Box<WorkerStats> {
+        let depth = spec.iodepth as usize;
+        let mut plan = null_plan(Arc::new(spec));
+        plan.engine = engine_kind;
+        let control = SegmentControl::new(0);
+        control.start_ns.store(monotonic_ns(), Ordering::Release);
+        let (links, _ends) = test_links();
+        let buffers = AlignedBuffers::new(depth, 4096, 1).unwrap();
+        let mut state = Loop::new(&plan, &control, links, vec![fresh_stats(&plan)], depth, 0);
+        state.start(&EngineSetup::default());
+        state.drive(&mut NullEngine::new(depth as u32), &buffers);
+        state.finish()
+    }
+
+    #[test]
+    fn an_engine_that_times_its_submit_call_splits_slat_and_clat() {
+        let job = JobSpec {
+            rw: RwMode::RandRead,
+            iodepth: 4,
+            size_bytes: 16 << 10,
+            size_explicit: true,
+            io_size_bytes: Some(256 << 10),
+            runtime: crate::units::parse_duration("5s").unwrap(),
+            ..JobSpec::default()
+        };
+        let stats = run_null(job.clone(), EngineKind::Null);
+        let split = stats.read.split.as_ref().expect("null keeps slat and clat");
+        let (slat, clat, lat) = (
+            split.slat.summary(),
+            split.clat.summary(),
+            stats.read.latency.summary(),
+        );
+        // Every I/O has its three latencies; lat is slat + clat for each, so for the means.
+        assert_eq!((slat.count, clat.count, lat.count), (64, 64, 64));
+        let sum = slat.mean_ns + clat.mean_ns;
+        assert!(
+            (sum - lat.mean_ns).abs() <= lat.mean_ns * 0.01 + 2.0,
+            "slat {} + clat {} against lat {}",
+            slat.mean_ns,
+            clat.mean_ns,
+            lat.mean_ns
+        );
+        // Writes were not issued: no split kept for them.
+        assert!(stats.write.split.is_none());
+        // A worker planned for psync keeps none.
+        assert!(run_null(job, EngineKind::Psync).read.split.is_none());
     }
 
     #[test]

@@ -137,7 +137,15 @@ pub fn merge_direction(parts: &[&DirectionRecord], rates: Rates) -> DirectionRec
         .iter()
         .filter_map(|p| p.lat_sched_ns.as_ref())
         .collect();
+    // slat and clat (an engine that times its submit call), where every part with I/O has them.
+    let split = |of: fn(&DirectionRecord) -> Option<&LatencyRecord>| {
+        let busy = parts.iter().filter(|p| p.total_ios > 0);
+        let split: Option<Vec<&LatencyRecord>> = busy.map(|p| of(p)).collect();
+        split.filter(|s| !s.is_empty()).map(|s| merge_latency(&s))
+    };
     DirectionRecord {
+        slat_ns: split(|p| p.slat_ns.as_ref()),
+        clat_ns: split(|p| p.clat_ns.as_ref()),
         lat_sched_ns: (!scheduled.is_empty()).then(|| merge_latency(&scheduled)),
         io_bytes,
         io_kbytes: io_bytes / 1024,

@@ -994,6 +994,15 @@ pub struct DirectionRecord {
     pub runtime: u64,
     pub total_ios: u64,
     pub lat_ns: LatencyRecord,
+    /// fio's `slat_ns` and `clat_ns` where the engine times its submit call (io_uring, libaio,
+    /// null): from the clock read before the submit call to the one after it returned, and
+    /// from then to the reap; `lat_ns` is their sum. In run totals, segments and clones, not
+    /// intervals; absent for a synchronous engine (psync: its clat is `lat_ns`, it has no
+    /// slat, as fio's) and in older records.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub slat_ns: Option<LatencyRecord>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub clat_ns: Option<LatencyRecord>,
     /// A paced direction (`rate_iops`, `rate`; format 5): latency from each I/O's scheduled
     /// issue time to its completion, so time spent behind schedule counts (no coordinated
     /// omission). Absent when the direction ran flat out.

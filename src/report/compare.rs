@@ -503,6 +503,8 @@ mod tests {
                 LatencyRecord::default()
             },
             lat_sched_ns: None,
+            slat_ns: None,
+            clat_ns: None,
             runtime_ns: None,
         }
     }

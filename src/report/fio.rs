@@ -151,7 +151,12 @@ struct Direction {
     /// ms; 0 without I/O in this direction, as fio.
     runtime_ms: u64,
     total_ios: u64,
+    /// fio's lat: submit to completion.
     lat: Latency,
+    /// fio's slat and clat where the engine timed its submit call apart (io_uring, libaio,
+    /// null); `None` for a synchronous engine, whose clat is `lat`.
+    slat: Option<Latency>,
+    clat: Option<Latency>,
 }
 
 impl Direction {
@@ -163,7 +168,14 @@ impl Direction {
             runtime_ms: if dir.total_ios > 0 { dir.runtime } else { 0 },
             total_ios: dir.total_ios,
             lat: Latency::of(&dir.lat_ns),
+            slat: dir.slat_ns.as_ref().map(Latency::of),
+            clat: dir.clat_ns.as_ref().map(Latency::of),
         }
+    }
+
+    /// fio's clat: the split's, else (a synchronous engine) the whole latency.
+    fn clat(&self) -> &Latency {
+        self.clat.as_ref().unwrap_or(&self.lat)
     }
 
     /// With the failed I/Os the job went on past (`continue_on_error`): fio counts them in
@@ -179,11 +191,28 @@ impl Direction {
     fn merged<'d>(dirs: impl Iterator<Item = (&'d DirectionRecord, u64)>) -> Self {
         let mut out = Self::default();
         let mut elapsed_ns = 0;
+        // The split only where every part with I/O has it.
+        let mut split = true;
         for (dir, job_elapsed_ns) in dirs {
             elapsed_ns = dir.runtime_ns.unwrap_or(job_elapsed_ns).max(elapsed_ns);
             out.io_bytes += dir.io_bytes;
             out.total_ios += dir.total_ios;
             out.lat.add(&Latency::of(&dir.lat_ns));
+            match (&dir.slat_ns, &dir.clat_ns) {
+                (Some(slat), Some(clat)) => {
+                    out.slat
+                        .get_or_insert_with(Latency::default)
+                        .add(&Latency::of(slat));
+                    out.clat
+                        .get_or_insert_with(Latency::default)
+                        .add(&Latency::of(clat));
+                }
+                _ => split &= dir.total_ios == 0,
+            }
+        }
+        if !split {
+            out.slat = None;
+            out.clat = None;
         }
         let seconds = elapsed_ns as f64 / 1e9;
         if out.total_ios > 0 && seconds > 0.0 {

@@ -112,6 +112,8 @@ impl DirPoint {
             total_ios: self.total_ios,
             lat_ns: self.latency(),
             lat_sched_ns: self.sched.as_ref().map(|sched| sched.latency()),
+            slat_ns: None,
+            clat_ns: None,
             runtime_ns: None,
         }
     }

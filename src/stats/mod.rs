@@ -24,6 +24,34 @@ pub struct DirectionStats {
     /// Latency from each I/O's scheduled time, for a paced direction (`--rate-iops`,
     /// `--rate`); `None` when the direction runs flat out.
     pub sched: Option<LatencyHistogram>,
+    /// fio's split of `latency` (its `lat`) for an engine that times its submit call apart
+    /// (io_uring, libaio, null): `slat` from the clock read before the submit call to the one
+    /// after it returned, `clat` from then to the reap. `None` for a synchronous engine, whose
+    /// whole latency is its clat, as fio's.
+    pub split: Option<Box<SplitLatency>>,
+}
+
+/// The submission and completion latencies of one direction (see [`DirectionStats::split`]).
+#[derive(Debug, Clone)]
+pub struct SplitLatency {
+    pub slat: LatencyHistogram,
+    pub clat: LatencyHistogram,
+}
+
+impl SplitLatency {
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            slat: LatencyHistogram::new(),
+            clat: LatencyHistogram::new(),
+        }
+    }
+}
+
+impl Default for SplitLatency {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl DirectionStats {
@@ -34,7 +62,15 @@ impl DirectionStats {
             bytes: 0,
             latency: LatencyHistogram::new(),
             sched: None,
+            split: None,
         }
+    }
+
+    /// These stats, also keeping slat and clat apart (see [`DirectionStats::split`]).
+    #[must_use]
+    pub fn with_split(mut self) -> Self {
+        self.split = Some(Box::new(SplitLatency::new()));
+        self
     }
 
     /// Stats that also keep the latency from the schedule.
@@ -52,6 +88,18 @@ impl DirectionStats {
         self.record(bytes, latency_ns);
         if let Some(sched) = self.sched.as_mut() {
             sched.record(sched_latency_ns);
+        }
+    }
+
+    /// The submission and completion latencies of one completed I/O already [`record`]ed
+    /// (`lat` = `slat` + `clat`); nothing where the stats keep no split.
+    ///
+    /// [`record`]: DirectionStats::record
+    #[inline]
+    pub fn record_split(&mut self, slat_ns: u64, clat_ns: u64) {
+        if let Some(split) = self.split.as_mut() {
+            split.slat.record(slat_ns);
+            split.clat.record(clat_ns);
         }
     }
 
@@ -81,8 +129,20 @@ impl DirectionStats {
             // Allocated once, on the first paced stats merged in (never by a worker).
             theirs.add_into(
                 into.sched.get_or_insert_with(LatencyHistogram::new),
-                also.map(|a| a.sched.get_or_insert_with(LatencyHistogram::new)),
+                also.as_deref_mut()
+                    .map(|a| a.sched.get_or_insert_with(LatencyHistogram::new)),
             );
+        }
+        if let Some(theirs) = &self.split {
+            // As `sched`: allocated once, on the first split stats merged in.
+            let mine = into.split.get_or_insert_with(Default::default);
+            let also = also.map(|a| a.split.get_or_insert_with(Default::default));
+            let (also_slat, also_clat) = match also {
+                Some(a) => (Some(&mut a.slat), Some(&mut a.clat)),
+                None => (None, None),
+            };
+            theirs.slat.add_into(&mut mine.slat, also_slat);
+            theirs.clat.add_into(&mut mine.clat, also_clat);
         }
     }
 
@@ -92,6 +152,10 @@ impl DirectionStats {
         self.latency.reset();
         if let Some(sched) = self.sched.as_mut() {
             sched.reset();
+        }
+        if let Some(split) = self.split.as_mut() {
+            split.slat.reset();
+            split.clat.reset();
         }
     }
 }
@@ -147,6 +211,21 @@ impl WorkerStats {
         }
     }
 
+    /// These stats with slat and clat kept apart (an engine that times its submit call: see
+    /// [`DirectionStats::split`]) in the directions `[read, write, trim]` the worker issues.
+    #[must_use]
+    pub fn with_split(mut self, directions: [bool; 3]) -> Self {
+        for (direction, used) in [&mut self.read, &mut self.write, &mut self.trim]
+            .into_iter()
+            .zip(directions)
+        {
+            if used {
+                direction.split = Some(Box::new(SplitLatency::new()));
+            }
+        }
+        self
+    }
+
     /// Stats of a worker whose reads and/or writes are paced: they keep the latency from the
     /// schedule too.
     #[must_use]
@@ -189,6 +268,7 @@ impl WorkerStats {
             &mut self.trim,
         ] {
             direction.sched = None;
+            direction.split = None;
         }
     }
 

@@ -31,6 +31,8 @@ impl DirectionRecord {
                 .sched
                 .as_ref()
                 .map(|sched| LatencyRecord::from(&sched.summary())),
+            slat_ns: None,
+            clat_ns: None,
             runtime_ns: None,
         }
     }
@@ -39,6 +41,17 @@ impl DirectionRecord {
     #[must_use]
     pub fn with_histogram(mut self, stats: &DirectionStats) -> Self {
         self.lat_ns.histogram = Some(HistogramRecord::of(stats));
+        if let Some(split) = stats.split.as_ref().filter(|s| s.clat.count() > 0) {
+            let of = |hist: &crate::stats::LatencyHistogram| LatencyRecord {
+                histogram: Some(HistogramRecord::from_buckets(
+                    &hist.fine_buckets(),
+                    FINE_SUB_BUCKET_BITS,
+                )),
+                ..LatencyRecord::from(&hist.summary())
+            };
+            self.slat_ns = Some(of(&split.slat));
+            self.clat_ns = Some(of(&split.clat));
+        }
         self
     }
 

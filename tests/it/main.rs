@@ -41,6 +41,7 @@ mod fio_run;
 mod fio_seqrw;
 mod fio_sg;
 mod fio_surface;
+mod fio_text;
 mod fio_world;
 mod fio_wrappers;
 mod fio_zbd;

@@ -316,6 +316,11 @@ impl Drop for LibaioEngine {
 }
 
 impl Engine for LibaioEngine {
+    #[inline(always)]
+    fn times_submit(&self) -> bool {
+        true
+    }
+
     #[inline]
     fn prep(&mut self, io: &Io) {
         if io.direction == Direction::Trim {

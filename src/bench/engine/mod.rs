@@ -1,7 +1,7 @@
 //! The engine contract, shaped like fio's: `prep` queues an I/O in a slot, `submit` sends the
 //! queued ones, `reap` sends what is still queued and takes up to `max` completions, waiting
-//! only when none is ready. Engines never time or count anything; the worker does (one clock
-//! read per submit call, one per reap).
+//! only when none is ready. Engines never time or count anything; the worker does (a clock
+//! read before and after each submit call, one per reap).
 
 pub mod libaio;
 pub mod meta;
@@ -48,6 +48,15 @@ pub struct Completion {
 
 /// The engine contract (see the module doc).
 pub trait Engine {
+    /// Whether `submit` only sends the I/Os, to complete later (io_uring, libaio, null): the
+    /// worker then reads the clock when the submit call returns, which splits each I/O's
+    /// latency into fio's slat (the submit call) and clat (from there to the reap). A
+    /// synchronous engine (psync) does the I/O in its reap: its whole latency is its clat,
+    /// with no slat, as fio's.
+    #[inline(always)]
+    fn times_submit(&self) -> bool {
+        false
+    }
     /// Queues `io`; nothing reaches the kernel until `submit`.
     fn prep(&mut self, io: &Io);
     /// Sends queued I/Os without waiting.

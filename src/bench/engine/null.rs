@@ -52,6 +52,11 @@ impl NullEngine {
 
 impl Engine for NullEngine {
     #[inline(always)]
+    fn times_submit(&self) -> bool {
+        true
+    }
+
+    #[inline(always)]
     fn prep(&mut self, io: &Io) {
         if self.tail - self.head == self.ring.len() {
             self.grow();

@@ -420,6 +420,11 @@ impl Drop for UringEngine {
 }
 
 impl Engine for UringEngine {
+    #[inline(always)]
+    fn times_submit(&self) -> bool {
+        true
+    }
+
     #[inline]
     fn prep(&mut self, io: &Io) {
         let entry = self.entry(io);

@@ -1,14 +1,25 @@
-//! The text of `diskdash fio`: fio's normal output, its quantities, units and key lines,
-//! without what diskdash does not measure (slat, the lat distribution, IO depths). Layout:
+//! The text of `diskdash fio`: fio's normal output, its quantities, units and lines in fio's
+//! order (fio 3.33's `show_thread_status_normal`). Layout:
 //!
 //! ```text
 //! r: (groupid=0, jobs=1): err= 0: /data/r.dat on vda
 //!   read: IOPS=51.2k, BW=200MiB/s (210MB/s)(400MiB/2000msec)
+//!     slat (usec): min=6, max=163, avg=17.40, stdev=12.26
 //!     clat (usec): min=75, max=2010, avg=118.80, stdev=190.00
+//!      lat (usec): min=81, max=2027, avg=136.20, stdev=191.10
 //!     clat percentiles (usec):
 //!      |  1.00th=[   81],  5.00th=[   81], 10.00th=[   81], 20.00th=[   81],
 //!      ...
-//!   cpu          : usr=5.00%, sys=30.00%, ctx=5000
+//!    bw (  KiB/s): min=204800, max=204800, per=100.00%, avg=204800.00, stdev= 0.00, samples=2
+//!    iops        : min=51200, max=51200, avg=51200.00, stdev= 0.00, samples=2
+//!   lat (usec)   : 100=90.00%, 250=9.00%, 500=0.50%, 750=0.10%, 1000=0.10%
+//!   lat (msec)   : 2=0.20%, 4=0.10%
+//!   cpu          : usr=5.00%, sys=30.00%, ctx=5000, majf=0, minf=0
+//!   IO depths    : 1=100.0%, 2=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, >=64=0.0%
+//!      submit    : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%
+//!      complete  : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%
+//!      issued rwts: total=102400,0,0,0 short=0,0,0,0 dropped=0,0,0,0
+//!      latency   : target=0, window=0, percentile=100.00%, depth=1
 //!
 //! Run status group 0 (all jobs):
 //!    READ: bw=250MiB/s (262MB/s), 100MiB/s-200MiB/s (105MB/s-210MB/s), io=500MiB (524MB), run=1000-2000msec
@@ -16,6 +27,9 @@
 //! Disk stats (read/write):
 //!   vda: ios=120000/25000, merge=20/400, ticks=18000/12500, in_queue=30600, util=98.50%
 //! ```
+//!
+//! `slat` only where the engine timed its submit call (fio leaves it out for a synchronous
+//! engine); the header names the job's files where fio names its pid and the time.
 
 use crate::text::escape;
 use std::fmt::Write as _;
@@ -29,8 +43,11 @@ use crate::record::{RunRecord, RunStatus};
 pub(super) fn render(record: &RunRecord, opts: &FioReport<'_>) -> String {
     let mut out = String::new();
     let list = opts.percentile_list();
-    for block in blocks(record, opts) {
-        job_block(&mut out, record, &block, list);
+    // fio prints its text and its JSON from the same numbers: the bw/iops samples, latency
+    // distribution and depth tables are the JSON's, job for job.
+    let doc = super::json::document(record, opts);
+    for (block, job) in blocks(record, opts).iter().zip(&doc.jobs) {
+        job_block(&mut out, record, block, job, list);
         out.push('\n');
     }
     for group in run_groups(record) {
@@ -106,7 +123,13 @@ fn fallback_line(out: &mut String, record: &RunRecord, block: &Block<'_>) {
     }
 }
 
-fn job_block(out: &mut String, record: &RunRecord, block: &Block<'_>, list: &[f64]) {
+fn job_block(
+    out: &mut String,
+    record: &RunRecord,
+    block: &Block<'_>,
+    job: &super::JobJson,
+    list: &[f64],
+) {
     let targets: Vec<String> = block
         .jobs
         .iter()
@@ -137,32 +160,110 @@ fn job_block(out: &mut String, record: &RunRecord, block: &Block<'_>, list: &[f6
         let _ = writeln!(out, "  error: {}", escape(&error.message));
     }
     fallback_line(out, record, block);
-    for (name, dir) in [("read", &block.read), ("write", &block.write)] {
+    for (name, dir, json) in [
+        ("read", &block.read, &job.read),
+        ("write", &block.write, &job.write),
+    ] {
         if dir.total_ios > 0 {
             direction(out, name, dir, list);
+            samples(out, json);
         }
     }
+    latency_distribution(out, job);
     if block.sync_ios > 0 {
         out.push_str("  fsync/fdatasync/sync_file_range:\n");
-        latency(out, "sync", &block.sync_lat, list);
+        latency(out, "sync", &block.sync_lat);
+        percentiles(out, "sync", &block.sync_lat, list);
     }
     let _ = writeln!(
         out,
-        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}",
-        block.usr_cpu, block.sys_cpu, block.ctx
-    ); // fio prints this line for every job; here only for a job with a latency_target.
-    if let Some(job) = block.jobs.first()
-        && let Some(t) = &job.job.latency_target
-    {
+        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
+        block.usr_cpu, block.sys_cpu, block.ctx, job.majf, job.minf
+    );
+    depths(out, "  IO depths    :", &job.iodepth_level);
+    depths(out, "     submit    :", &job.iodepth_submit);
+    depths(out, "     complete  :", &job.iodepth_complete);
+    let _ = writeln!(
+        out,
+        "     issued rwts: total={},{},{},0 short={},{},{},0 dropped={},{},{},0",
+        job.read.total_ios,
+        job.write.total_ios,
+        job.trim.total_ios,
+        job.read.short_ios,
+        job.write.short_ios,
+        job.trim.short_ios,
+        job.read.drop_ios,
+        job.write.drop_ios,
+        job.trim.drop_ios
+    );
+    if let (Some(total), Some(errno)) = (job.total_err, job.first_error) {
         let _ = writeln!(
             out,
-            "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
-            t.target_ns,
-            t.window_us,
-            t.percentile,
-            job.latency_depth.unwrap_or(job.job.iodepth)
+            "     errors    : total={total}, first_error={errno}/<{}>",
+            std::io::Error::from_raw_os_error(errno)
         );
     }
+    let _ = writeln!(
+        out,
+        "     latency   : target={}, window={}, percentile={:.2}%, depth={}",
+        job.latency_target, job.latency_window, job.latency_percentile, job.latency_depth
+    );
+}
+
+/// fio's `   bw (  KiB/s): ...` and `   iops        : ...` lines: the direction's interval
+/// samples, where it has any.
+fn samples(out: &mut String, dir: &super::DirectionJson) {
+    if dir.bw_samples > 0 {
+        let (mut min, mut max, mut mean, mut dev) =
+            (dir.bw_min, dir.bw_max, dir.bw_mean, dir.bw_dev);
+        let mut unit = "KiB";
+        if mean > 1024.0 * 1024.0 {
+            (min, max, mean, dev) = (min / 1024, max / 1024, mean / 1024.0, dev / 1024.0);
+            unit = "MiB";
+        }
+        let _ = writeln!(
+            out,
+            "   bw ({unit:>5}/s): min={min:5}, max={max:5}, per={:3.2}%, avg={mean:5.02}, \
+             stdev={dev:5.02}, samples={}",
+            dir.bw_agg, dir.bw_samples
+        );
+    }
+    if dir.iops_samples > 0 {
+        let _ = writeln!(
+            out,
+            "   iops        : min={:5}, max={:5}, avg={:5.02}, stdev={:5.02}, samples={}",
+            dir.iops_min, dir.iops_max, dir.iops_mean, dir.iops_stddev, dir.iops_samples
+        );
+    }
+}
+
+/// fio's `show_latencies`: each non-empty range of the clat distribution, five to a line.
+fn latency_distribution(out: &mut String, job: &super::JobJson) {
+    for (unit, table) in [
+        ("nsec", &job.latency_ns),
+        ("usec", &job.latency_us),
+        ("msec", &job.latency_ms),
+    ] {
+        let shown: Vec<String> = table
+            .0
+            .iter()
+            .filter(|(_, pct)| *pct > 0.0)
+            .map(|(key, pct)| format!("{key}={pct:3.2}%"))
+            .collect();
+        for line in shown.chunks(5) {
+            let _ = writeln!(out, "  lat ({unit})   : {}", line.join(", "));
+        }
+    }
+}
+
+/// `  IO depths    : 1=100.0%, 2=0.0%, ...`: one of fio's depth tables.
+fn depths(out: &mut String, lead: &str, table: &super::PercentJson) {
+    let cells: Vec<String> = table
+        .0
+        .iter()
+        .map(|(key, pct)| format!("{key}={pct:3.1}%"))
+        .collect();
+    let _ = writeln!(out, "{lead} {}", cells.join(", "));
 }
 
 /// `  read: IOPS=51.2k, BW=200MiB/s (210MB/s)(400MiB/2000msec)` and its latency.
@@ -176,12 +277,17 @@ fn direction(out: &mut String, name: &str, dir: &Direction, list: &[f64]) {
         bytes_binary(dir.io_bytes as f64),
         dir.runtime_ms
     );
-    latency(out, "clat", &dir.lat, list);
+    if let Some(slat) = dir.slat.as_ref().filter(|slat| slat.n > 0) {
+        latency(out, "slat", slat);
+    }
+    latency(out, "clat", dir.clat());
+    latency(out, " lat", &dir.lat);
+    percentiles(out, "clat", dir.clat(), list);
 }
 
 /// fio's `display_lat` and `show_clat_percentiles`: the summary in the largest unit all four
 /// numbers exceed a thousand of, then the percentiles four to a row.
-fn latency(out: &mut String, name: &str, lat: &Latency, list: &[f64]) {
+fn latency(out: &mut String, name: &str, lat: &Latency) {
     let (min, max, mean, dev) = (lat.min_ns, lat.max_ns, lat.mean_ns, lat.stddev_ns);
     let over = |limit: u64| min > limit && max > limit && mean > limit as f64 && dev > limit as f64;
     let (unit, div) = if over(1_000_000) {
@@ -199,6 +305,11 @@ fn latency(out: &mut String, name: &str, lat: &Latency, list: &[f64]) {
         mean / div as f64,
         dev / div as f64
     );
+}
+
+/// fio's `show_clat_percentiles`: the unit the lowest and highest fit, then the percentiles
+/// four to a row (three in nsec).
+fn percentiles(out: &mut String, name: &str, lat: &Latency, list: &[f64]) {
     let percentiles = lat.percentiles(list);
     let (Some(lowest), Some(highest)) = (
         percentiles.iter().map(|p| p.1).min(),
@@ -214,13 +325,17 @@ fn latency(out: &mut String, name: &str, lat: &Latency, list: &[f64]) {
         ("nsec", 1)
     };
     let _ = writeln!(out, "    {name} percentiles ({unit}):");
-    for (row, chunk) in percentiles.chunks(4).enumerate() {
+    // fio's widths: the highest value's digits (at least 5), as many to a row as fit 80
+    // columns (four at 5 digits, three at 8).
+    let width = (highest.div_ceil(div).max(1).ilog10() as usize + 1).max(5);
+    let per_line = (80 - 7) / (2 + 10 + width);
+    for (row, chunk) in percentiles.chunks(per_line).enumerate() {
         out.push_str("     |");
         for (i, &(pct, ns)) in chunk.iter().enumerate() {
-            let last = row * 4 + i + 1 == percentiles.len();
+            let last = row * per_line + i + 1 == percentiles.len();
             let _ = write!(
                 out,
-                " {:>5}th=[{:5}]{}",
+                " {:>5}th=[{:width$}]{}",
                 percent_label(pct),
                 ns.div_ceil(div),
                 if last { "" } else { "," }
@@ -346,13 +461,14 @@ mod tests {
             "r: (groupid=0, jobs=1): err= 0: /data/r.dat on vda",
             "  read: IOPS=51.2k, BW=200MiB/s (210MB/s)(400MiB/2000msec)",
             "    clat (usec): min=75, max=2010, avg=118.80, stdev=190.00",
+            "     lat (usec): min=75, max=2010, avg=118.80, stdev=190.00",
             "    clat percentiles (usec):",
             "     |  1.00th=[   81],  5.00th=[   81], 10.00th=[   81], 20.00th=[   81],",
             "     | 30.00th=[   81], 40.00th=[   81], 50.00th=[   81], 60.00th=[  121],",
             "     | 70.00th=[  121], 80.00th=[  121], 90.00th=[  121], 95.00th=[  121],",
             "     | 99.00th=[  121], 99.50th=[ 2008], 99.90th=[ 2008], 99.95th=[ 2008],",
             "     | 99.99th=[ 2008]",
-            "  cpu          : usr=5.00%, sys=30.00%, ctx=5000",
+            "  cpu          : usr=5.00%, sys=30.00%, ctx=5000, majf=0, minf=0",
             "w: (groupid=0, jobs=1): err= 0: /data/.diskdash-scratch-1-1 on vda",
             "  read: IOPS=25.6k, BW=100MiB/s (105MB/s)(100MiB/1000msec)",
             "    clat (usec): min=990, max=1010, avg=1000.00, stdev= 5.00",
@@ -370,10 +486,36 @@ mod tests {
         // Blocks in order: r, then w, then the group, then the disks.
         let at = |line: &str| lines.iter().position(|l| *l == line).unwrap();
         assert!(
-            at("  cpu          : usr=5.00%, sys=30.00%, ctx=5000")
+            at("  cpu          : usr=5.00%, sys=30.00%, ctx=5000, majf=0, minf=0")
                 < at("Run status group 0 (all jobs):")
         );
         assert!(at("Run status group 0 (all jobs):") < at("Disk stats (read/write):"));
+        // fio's lines after the percentiles, in fio's order: the clat distribution, CPU, the
+        // depth tables, the issued counts and the latency target line.
+        let block: Vec<&str> = lines
+            [..at("w: (groupid=0, jobs=1): err= 0: /data/.diskdash-scratch-1-1 on vda")]
+            .iter()
+            .map(|line| line.split(':').next().unwrap_or(""))
+            .skip_while(|lead| !lead.starts_with("  lat ("))
+            .collect();
+        assert_eq!(
+            block,
+            [
+                "  lat (usec)   ",
+                "  lat (msec)   ",
+                "  cpu          ",
+                "  IO depths    ",
+                "     submit    ",
+                "     complete  ",
+                "     issued rwts",
+                "     latency   ",
+                "",
+            ],
+            "{text}"
+        );
+        assert!(
+            lines.contains(&"     issued rwts: total=102400,0,0,0 short=0,0,0,0 dropped=0,0,0,0")
+        );
     }
 
     #[test]
@@ -386,20 +528,23 @@ mod tests {
         let text = render(&record(), &opts);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
-            lines[..4],
+            lines[..5],
             [
                 "r: (groupid=0, jobs=2): err= 0: /data/r.dat on vda, /data/.diskdash-scratch-1-1 on vda",
                 "  read: IOPS=64.0k, BW=250MiB/s (262MB/s)(500MiB/2000msec)",
                 "    clat (usec): min=75, max=2010, avg=295.04, stdev=391.31",
+                "     lat (usec): min=75, max=2010, avg=295.04, stdev=391.31",
                 "    clat percentiles (usec):",
             ]
         );
         // The merged histogram's median is a 120 us read; the mean of the two medians (80 us
         // and 1 ms) would be 540 us.
-        assert_eq!(lines[4], "     | 50.00th=[  121], 99.00th=[ 1004]");
+        assert_eq!(lines[5], "     | 50.00th=[  121], 99.00th=[ 1004]");
         assert_eq!(text.matches("(groupid=").count(), 1);
         // fio's CPU of a group: CPU time over the jobs' summed time.
-        assert!(text.contains("  cpu          : usr=4.67%, sys=26.67%, ctx=7000\n"));
+        assert!(
+            text.contains("  cpu          : usr=4.67%, sys=26.67%, ctx=7000, majf=0, minf=0\n")
+        );
     }
 
     #[test]
