@@ -1582,10 +1582,15 @@ impl<'a> Loop<'a> {
             self.latency_step(step);
         }
         if !PLAIN && let Some(log) = self.iolog.as_mut() {
-            // The submission's own time is not taken apart yet: slat 0, clat = lat.
+            // fio's slat where the engine times its submit call; 0 (and no _slat lines) else.
+            let slat_ns = if split {
+                entry.issued_ns.saturating_sub(entry.submit_ns)
+            } else {
+                0
+            };
             log.io(
                 entry.submit_ns,
-                0,
+                slat_ns,
                 reaped_ns,
                 entry.io.direction,
                 entry.len_bytes,

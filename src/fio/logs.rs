@@ -170,9 +170,14 @@ impl LogWriter {
                 offset: options.offset,
                 max_value: options.max_value,
                 prio: options.prio,
-                // No engine times the submission apart yet: the _slat log stays empty, as
-                // fio's of a synchronous engine.
-                slat: false,
+                // The engines that time their submit call apart (`Engine::times_submit`)
+                // fill the _slat log; a synchronous engine's stays empty, as fio's.
+                slat: matches!(
+                    job.spec.ioengine,
+                    crate::bench::spec::EngineKind::IoUring
+                        | crate::bench::spec::EngineKind::Libaio
+                        | crate::bench::spec::EngineKind::Null
+                ),
                 clones,
             }));
         }

@@ -468,3 +468,34 @@ fn a_refused_run_leaves_no_log_and_an_earlier_log_is_replaced_but_nothing_else()
     let rows = lines(&dir.path().join("w_bw.1.log"));
     assert_eq!(rows.len(), 16, "64k in 4k writes, the earlier line gone");
 }
+
+#[test]
+fn an_io_uring_job_fills_its_slat_log_and_its_clat_is_lat_less_slat() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fio(
+        dir.path(),
+        &[
+            "--name=job",
+            "--filename=data",
+            "--size=4m",
+            "--rw=randread",
+            "--bs=4k",
+            "--ioengine=io_uring",
+            "--iodepth=4",
+            "--number_ios=200",
+            "--write_lat_log=lg",
+            "--output-format=json",
+            "--output=out.json",
+        ],
+    );
+    assert_success(&out);
+    let slat = lines(&dir.path().join("lg_slat.1.log"));
+    let clat = lines(&dir.path().join("lg_clat.1.log"));
+    let lat = lines(&dir.path().join("lg_lat.1.log"));
+    // Every I/O a line in each, as fio's per-I/O logs; slat + clat = lat, I/O by I/O.
+    assert_eq!((slat.len(), clat.len(), lat.len()), (200, 200, 200));
+    assert!(slat.iter().all(|r| r[1] > 0), "{slat:?}");
+    for ((s, c), l) in slat.iter().zip(&clat).zip(&lat) {
+        assert_eq!(s[1] + c[1], l[1], "slat {s:?} clat {c:?} lat {l:?}");
+    }
+}
