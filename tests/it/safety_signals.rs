@@ -420,9 +420,10 @@ fn a_series_past_its_cap_keeps_every_io_and_the_stall() {
     );
     // The stop is not measured time (the runtime is extended by it) and no "starved" session:
     // the segment says how long it lasted, and so do the thinned series' points it covers.
+    // (At least the stop: a loaded machine may stall the process again on its own.)
     let stalled_ns = n(&segment["stalled_ns"]);
     assert!(
-        (1_000_000_000..2_000_000_000).contains(&stalled_ns),
+        stalled_ns >= 1_000_000_000,
         "stalled {stalled_ns} ns: {}",
         record["typed_warnings"]
     );
