@@ -202,6 +202,7 @@ pub fn merge_interval(points: &[&IntervalRecord]) -> IntervalRecord {
     out.trim = merge_direction(&trims, Rates::Summed);
     out.t_ns = points.iter().map(|p| p.t_ns).max().unwrap_or(0);
     out.duration_ns = points.iter().map(|p| p.duration_ns).max().unwrap_or(0);
+    out.stalled_ns = points.iter().map(|p| p.stalled_ns).max().unwrap_or(0);
     // %util of several devices is not one number: the busiest host's row stands for them.
     out.device = points
         .iter()

@@ -1390,6 +1390,11 @@ pub struct IntervalRecord {
     /// End of the interval since the start of the measured window, ns.
     pub t_ns: u64,
     pub duration_ns: u64,
+    /// The part of `duration_ns` the process did not run (stopped, frozen: a stall of a
+    /// second or more, left out of the measured time), ns; a merged point sums its
+    /// intervals'. Absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub stalled_ns: u64,
     pub read: DirectionRecord,
     pub write: DirectionRecord,
     pub sync: SyncRecord,

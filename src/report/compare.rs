@@ -661,6 +661,7 @@ mod tests {
                     index: i,
                     t_ns: (i + 1) * d,
                     duration_ns: d,
+                    stalled_ns: 0,
                     read: part(&record.read, f),
                     write: part(&record.write, f),
                     sync: record.sync.clone(),

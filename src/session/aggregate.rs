@@ -189,15 +189,35 @@ pub fn job_span(
     (to > from).then_some((from, to))
 }
 
-/// Whether a worker's tick that ended at `tick_end_ns` shows that the process ran during the
-/// session's gap `[from_ns, to_ns)` (it woke that much later than it asked): a tick handed
-/// over in the gap's first half was the workers running while the session's thread waited
-/// for a CPU (the workers' own load, on fewer CPUs than threads), not the process stopped,
-/// frozen or descheduled whole. Right after a stop the workers may run before the session
-/// does, so ticks near the gap's end prove nothing.
+/// How far into a gap a worker's tick must land to show the workers ran in it: the session
+/// may be due a little before a stop takes hold, and a tick may land in between.
+const RAN_INTO_GAP_NS: u64 = 20_000_000;
+
+/// Whether the workers' ticks that ended at `tick_ends_ns` (any order, any times) show that
+/// the process ran in the session's gap `[from_ns, to_ns)` (it woke that much later than it
+/// asked): then only the session's thread waited for a CPU (the workers' own load, on fewer
+/// CPUs than threads). A tick handed over in the gap's first half, at least
+/// [`RAN_INTO_GAP_NS`] into it, was the workers running (they tick only a few times while the
+/// session does not take their reports: later ticks may not come, and the first may come
+/// within one tick of the gap's start). A tick right after the
+/// session was due may come before a stop took hold, and right after a stop the workers may
+/// run before the session does: neither proves anything.
 #[must_use]
-pub fn workers_ran_in_gap(tick_end_ns: u64, from_ns: u64, to_ns: u64) -> bool {
-    tick_end_ns > from_ns && tick_end_ns < from_ns + to_ns.saturating_sub(from_ns) / 2
+pub fn workers_ran_in_gap(tick_ends_ns: &[u64], from_ns: u64, to_ns: u64) -> bool {
+    let half_ns = to_ns.saturating_sub(from_ns) / 2;
+    tick_ends_ns.iter().any(|&t| {
+        t >= from_ns.saturating_add(RAN_INTO_GAP_NS) && t < from_ns.saturating_add(half_ns)
+    })
+}
+
+/// The part of `[from_ns, to_ns)` that `spans` (each `[from, to)`) cover, ns (the spans do
+/// not overlap).
+#[must_use]
+pub fn covered_ns(spans: &[(u64, u64)], from_ns: u64, to_ns: u64) -> u64 {
+    spans
+        .iter()
+        .map(|&(a, b)| b.min(to_ns).saturating_sub(a.max(from_ns)))
+        .sum()
 }
 
 /// A running segment.
@@ -224,6 +244,8 @@ pub struct SegmentRun {
     awake_ns: u64,
     asked_ns: u64,
     stall: Stall,
+    /// Each stall, `[from, to)` in ns since `record_from_ns`: the intervals they cover say so.
+    stall_spans: Vec<(u64, u64)>,
     starved: Stall,
     /// Interval stats handed back ([`SegmentRun::recycle`]), cleared, to close the next
     /// intervals into: no histogram is allocated and cleared whole per interval.
@@ -424,6 +446,7 @@ impl SegmentRun {
             awake_ns: start_ns,
             asked_ns: 0,
             stall: Stall::default(),
+            stall_spans: Vec::new(),
             starved: Stall::default(),
             spares: Vec::new(),
         })
@@ -488,6 +511,10 @@ impl SegmentRun {
                 self.starved.add(stalled_ns);
             } else if stalled_ns > 0 {
                 self.stall.add(stalled_ns);
+                self.stall_spans.push((
+                    from_ns.saturating_sub(self.record_from_ns),
+                    now_ns.saturating_sub(self.record_from_ns),
+                ));
                 self.control
                     .stalled_ns
                     .store(self.stall.stalled_ns, Ordering::Relaxed);
@@ -600,22 +627,23 @@ impl SegmentRun {
     }
 
     /// Merges every report already queued (as the next interval's close would), telling
-    /// whether one shows the workers ran in the session's gap `[from_ns, to_ns)`.
+    /// whether they show the workers ran through the session's gap `[from_ns, to_ns)`.
     fn drain_showing_work(&mut self, from_ns: u64, to_ns: u64) -> bool {
-        let mut ran = false;
+        let mut ends = Vec::new();
         loop {
             match self.reports.try_recv() {
                 Ok(report) => {
-                    ran |= workers_ran_in_gap(report.end_ns, from_ns, to_ns);
+                    ends.push(report.end_ns);
                     self.merge(report);
                 }
-                Err(mpsc::TryRecvError::Empty) => return ran,
+                Err(mpsc::TryRecvError::Empty) => break,
                 Err(mpsc::TryRecvError::Disconnected) => {
                     self.workers_done = true;
-                    return ran;
+                    break;
                 }
             }
         }
+        workers_ran_in_gap(&ends, from_ns, to_ns)
     }
 
     /// Merges every report already queued.
@@ -789,13 +817,15 @@ impl SegmentRun {
         let (stats, jobs) = self.take_current(self.interval_ns);
         self.cur_index += 1;
         let end_offset_ns = (index + 1).saturating_mul(self.interval_ns);
+        let start_offset_ns = index.saturating_mul(self.interval_ns);
         Interval {
             index,
             duration_ns: self.interval_ns,
             end_offset_ns,
+            stalled_ns: covered_ns(&self.stall_spans, start_offset_ns, end_offset_ns),
             stats,
             jobs,
-            spans: self.spans(index.saturating_mul(self.interval_ns), end_offset_ns),
+            spans: self.spans(start_offset_ns, end_offset_ns),
         }
     }
 
@@ -897,6 +927,7 @@ impl SegmentRun {
             index: self.cur_index,
             duration_ns: end_ns - interval_start,
             end_offset_ns: end_ns - self.record_from_ns,
+            stalled_ns: covered_ns(&self.stall_spans, from_ns, to_ns),
             stats,
             jobs,
             spans,
@@ -1051,19 +1082,44 @@ fn reopen(file: &OwnedFd) -> std::io::Result<OwnedFd> {
 mod tests {
     use super::*;
 
-    /// A gap of 1.7 s from 10 s: ticks in its first half prove the workers ran; ticks before
-    /// it, or right after a stop ends (the workers may run before the session), do not.
+    /// A gap of 1.7 s from 10 s: a tick 20 ms or more into its first half proves the workers
+    /// ran; one right after the session was due (before a stop took hold), or right after a
+    /// stop ended (the workers may run before the session), does not.
     #[test]
-    fn only_ticks_in_the_first_half_of_a_gap_show_the_workers_ran() {
+    fn only_ticks_well_into_the_first_half_of_a_gap_show_the_workers_ran() {
         let (from, to) = (10_000_000_000, 11_700_000_000);
-        assert!(workers_ran_in_gap(from + 100_000_000, from, to));
-        assert!(workers_ran_in_gap(from + 849_000_000, from, to));
-        assert!(!workers_ran_in_gap(from + 850_000_000, from, to));
-        assert!(!workers_ran_in_gap(to - 1_000_000, from, to));
-        assert!(!workers_ran_in_gap(from, from, to));
-        assert!(!workers_ran_in_gap(from - 50_000_000, from, to));
-        assert!(!workers_ran_in_gap(to + 1, from, to));
-        assert!(!workers_ran_in_gap(from + 1, from, from));
+        assert!(workers_ran_in_gap(&[from + 20_000_000], from, to));
+        assert!(workers_ran_in_gap(
+            &[from + 3_000_000, from + 849_000_000],
+            from,
+            to
+        ));
+        assert!(!workers_ran_in_gap(&[from + 850_000_000], from, to));
+        // A tick just after the session was due, then the stop: a stall.
+        assert!(!workers_ran_in_gap(
+            &[from + 3_000_000, from + 19_000_000],
+            from,
+            to
+        ));
+        // Right after the stop, and outside the gap: nothing proves the workers ran.
+        assert!(!workers_ran_in_gap(&[to - 1_000_000], from, to));
+        assert!(!workers_ran_in_gap(
+            &[from, from - 50_000_000, to + 1],
+            from,
+            to
+        ));
+        assert!(!workers_ran_in_gap(&[], from, to));
+        assert!(!workers_ran_in_gap(&[from + 1], from, from));
+    }
+
+    #[test]
+    fn the_stalled_part_of_an_interval_is_its_overlap_with_the_stalls() {
+        let stalls = [(150, 420), (900, 950)];
+        assert_eq!(covered_ns(&stalls, 0, 100), 0);
+        assert_eq!(covered_ns(&stalls, 100, 200), 50);
+        assert_eq!(covered_ns(&stalls, 200, 300), 100);
+        assert_eq!(covered_ns(&stalls, 400, 1000), 70);
+        assert_eq!(covered_ns(&stalls, 0, 1000), 320);
     }
 
     #[test]

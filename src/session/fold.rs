@@ -34,6 +34,8 @@ pub struct Interval {
     pub duration_ns: u64,
     /// End of the interval, ns since the segment's measurement start.
     pub end_offset_ns: u64,
+    /// The part of the interval the process did not run (a stall, see [`Stall`]), ns.
+    pub stalled_ns: u64,
     /// Every job together.
     pub stats: WorkerStats,
     /// Each job's part, in the step's order; empty when the step runs one job (`stats` is it).
@@ -373,7 +375,8 @@ pub fn interval(
         push_bounded(Arc::make_mut(&mut snap.device_history), row.clone());
         snap.device = Some(row.clone());
     }
-    let point = series_point(seq, segment, at, duration, &view);
+    let mut point = series_point(seq, segment, at, duration, &view);
+    point.stalled = Duration::from_nanos(interval.stalled_ns);
     if !interval.jobs.is_empty() {
         for job in &mut snap.jobs {
             if let Some(job_view) = &job.interval {
@@ -417,6 +420,7 @@ fn series_point(
         segment,
         at,
         duration,
+        stalled: Duration::ZERO,
         read_iops: view.read.iops,
         read_bw_bytes_per_s: view.read.bw_bytes_per_s,
         read_lat_mean_ns: view.read.latency.mean_ns,
@@ -735,6 +739,7 @@ mod tests {
             index: 0,
             duration_ns: S,
             end_offset_ns,
+            stalled_ns: 0,
             stats,
             jobs,
             spans,

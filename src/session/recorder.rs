@@ -183,6 +183,7 @@ impl Recorder {
             index: interval.index,
             t_ns: interval.end_offset_ns,
             duration_ns: interval.duration_ns,
+            stalled_ns: interval.stalled_ns,
             read: DirectionRecord::from_stats(&interval.stats.read, interval.duration_ns)
                 .with_interval_histogram(&interval.stats.read),
             write: DirectionRecord::from_stats(&interval.stats.write, interval.duration_ns)

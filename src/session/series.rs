@@ -207,6 +207,8 @@ struct Point {
     duration_ns: u64,
     /// Intervals merged into this point (1 for one interval).
     intervals: u64,
+    /// The part of the span the process did not run, summed.
+    stalled_ns: u64,
     shortest_ns: u64,
     longest_ns: u64,
     /// Read, write and trim rates: the lowest and highest of the intervals.
@@ -227,6 +229,7 @@ impl Point {
         self.t_ns = record.t_ns;
         self.duration_ns = record.duration_ns;
         self.intervals = 1;
+        self.stalled_ns = record.stalled_ns;
         self.shortest_ns = record.duration_ns;
         self.longest_ns = record.duration_ns;
         self.ranges = [
@@ -265,6 +268,7 @@ impl Point {
         self.t_ns = next.t_ns;
         self.duration_ns += next.duration_ns;
         self.intervals += next.intervals;
+        self.stalled_ns += next.stalled_ns;
         self.shortest_ns = self.shortest_ns.min(next.shortest_ns);
         self.longest_ns = self.longest_ns.max(next.longest_ns);
         for (mine, theirs) in self.ranges.iter_mut().zip(&next.ranges) {
@@ -324,6 +328,7 @@ impl Point {
             index: self.index,
             t_ns: self.t_ns,
             duration_ns: self.duration_ns,
+            stalled_ns: self.stalled_ns,
             read: self.read.direction(),
             write: self.write.direction(),
             sync: SyncRecord {
@@ -601,6 +606,7 @@ mod tests {
             if i == 41 {
                 // The process did not run: one long interval without I/O.
                 record.duration_ns = 5_000_000_000;
+                record.stalled_ns = 4_000_000_000;
             }
             series.push(&record, None);
         }
@@ -616,8 +622,10 @@ mod tests {
         assert_eq!(merged.longest_ns, 5_000_000_000);
         assert_eq!(merged.shortest_ns, 1_000_000_000);
         assert_eq!(holding.duration_ns, 20_000_000_000);
+        assert_eq!(holding.stalled_ns, 4_000_000_000);
         // The other points did not stall.
         for p in kept.iter().filter(|p| p.index != holding.index) {
+            assert_eq!(p.stalled_ns, 0);
             assert_eq!(p.merged.as_ref().unwrap().longest_ns, 1_000_000_000);
             assert_eq!(p.merged.as_ref().unwrap().read.min_iops, 100.0);
         }

@@ -107,6 +107,8 @@ pub struct SeriesPoint {
     /// End of the interval, measured time since the session's first segment started.
     pub at: Duration,
     pub duration: Duration,
+    /// The part of the interval the process did not run (a stall).
+    pub stalled: Duration,
     pub read_iops: f64,
     pub read_bw_bytes_per_s: f64,
     pub read_lat_mean_ns: f64,

@@ -18,6 +18,7 @@ pub fn read_interval(segment: u32, index: u64, stats: &DirectionStats) -> Interv
         index,
         t_ns: (index + 1) * 1_000_000_000,
         duration_ns: 1_000_000_000,
+        stalled_ns: 0,
         read: DirectionRecord::from_stats(stats, 1_000_000_000).with_interval_histogram(stats),
         write: DirectionRecord::default(),
         sync: SyncRecord::default(),

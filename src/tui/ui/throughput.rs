@@ -174,6 +174,20 @@ fn step_series(points: &[RatePoint], get: fn(&RatePoint) -> f64, log: bool) -> V
     out
 }
 
+/// Where the chart marks a stall: the middle of each point whose span the process did not
+/// run in part (a stopped or frozen process: its rates are the running part's).
+fn stall_marks(points: &[RatePoint]) -> Vec<f64> {
+    let mut prev_t = None;
+    let mut out = Vec::new();
+    for p in points {
+        if p.stalled_s > 0.0 {
+            out.push(prev_t.map_or(p.t_s, |t: f64| (t + p.t_s) / 2.0));
+        }
+        prev_t = Some(p.t_s);
+    }
+    out
+}
+
 fn chart(f: &mut Frame, area: Rect, ctx: &Ctx, metric: &Metric) {
     if area.is_empty() {
         return;
@@ -228,6 +242,13 @@ fn rates_title(ctx: &Ctx, metric: &Metric, last: &RatePoint) -> Vec<Span<'static
             Span::styled((metric.format)((metric.trim)(&last)), theme.value()),
         ]);
     }
+    let stalled_s: f64 = ctx.points.iter().map(|p| p.stalled_s).sum();
+    if stalled_s > 0.0 {
+        title.push(Span::styled(
+            format!("  stalled {stalled_s:.1}s (|)"),
+            theme.warn(),
+        ));
+    }
     title
 }
 
@@ -261,6 +282,10 @@ fn plot_chart(f: &mut Frame, plot: Rect, ctx: &Ctx, metric: &Metric) {
         .filter(|s| s.t_s > x0 && s.t_s <= x1)
         .map(|s| [(s.t_s, 0.0), (s.t_s, y_max)])
         .collect();
+    let stalls: Vec<[(f64, f64); 2]> = stall_marks(ctx.points)
+        .into_iter()
+        .map(|t| [(t, 0.0), (t, y_max)])
+        .collect();
 
     let mut datasets = Vec::new();
     for mark in &marks {
@@ -270,6 +295,15 @@ fn plot_chart(f: &mut Frame, plot: Rect, ctx: &Ctx, metric: &Metric) {
                 .graph_type(GraphType::Line)
                 .style(theme.marker())
                 .data(mark),
+        );
+    }
+    for stall in &stalls {
+        datasets.push(
+            Dataset::default()
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(theme.warn())
+                .data(stall),
         );
     }
     for (data, style) in [
@@ -332,6 +366,16 @@ mod tests {
             read_iops,
             ..RatePoint::default()
         }
+    }
+
+    #[test]
+    fn a_stalled_point_is_marked_in_the_middle_of_its_span() {
+        let mut points = [point(1.0, 100.0), point(3.0, 0.0), point(4.0, 100.0)];
+        assert!(stall_marks(&points).is_empty());
+        points[1].stalled_s = 1.5;
+        assert_eq!(stall_marks(&points), [2.0]);
+        points[0].stalled_s = 0.2;
+        assert_eq!(stall_marks(&points), [1.0, 2.0]);
     }
 
     #[test]

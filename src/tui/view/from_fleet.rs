@@ -173,6 +173,7 @@ pub fn throughput(name: &str, series: &Series) -> ThroughputView {
                 trim_iops: p.trim_iops,
                 trim_bytes_per_s: p.trim_bytes_per_s,
                 range: None,
+                stalled_s: 0.0,
             })
             .collect(),
         segments: series

@@ -77,6 +77,7 @@ pub fn rate_point(t_s: f64, row: &IostatRow) -> RatePoint {
         trim_iops: row.discards_per_s,
         trim_bytes_per_s: row.discard_kb_per_s * KIB,
         range: None,
+        stalled_s: 0.0,
     }
 }
 

@@ -169,6 +169,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 trim_iops: iops(&p.trim),
                 trim_bytes_per_s: p.trim.bw_bytes as f64,
                 range: p.merged.as_ref().map(rate_range),
+                stalled_s: p.stalled_ns as f64 / NS,
             });
             if let Some(dev) = &p.device {
                 device_history.push(from_monitor::device_rates(dev));
@@ -344,6 +345,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 trim_iops: record.trim.iops,
                 trim_bytes_per_s: record.trim.bw_bytes as f64,
                 range: None,
+                stalled_s: 0.0,
             }),
         }),
         latency: Some(LatencyView {
@@ -945,6 +947,7 @@ mod tests {
                 index: 0,
                 t_ns: 1_000_000_000,
                 duration_ns: 100_000_000,
+                stalled_ns: 0,
                 read: DirectionRecord::from_stats(&fast, 100_000_000),
                 write: DirectionRecord::from_stats(&none, 100_000_000),
                 sync: crate::record::SyncRecord::from_stats(&none),

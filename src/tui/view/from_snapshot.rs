@@ -291,6 +291,7 @@ fn totals_point(v: &StatsView) -> RatePoint {
         trim_iops: v.trim.iops,
         trim_bytes_per_s: v.trim.bw_bytes_per_s,
         range: None,
+        stalled_s: 0.0,
     }
 }
 
@@ -314,6 +315,7 @@ fn rates_of(
                 trim_iops: p.trim_iops,
                 trim_bytes_per_s: p.trim_bw_bytes_per_s,
                 range: None,
+                stalled_s: p.stalled.as_secs_f64(),
             })
             .collect(),
         headline: None,

@@ -218,6 +218,8 @@ pub struct RatePoint {
     /// A recorded point that merges several intervals (a long run's series past its cap):
     /// the lowest and the highest of their rates, so the chart still shows a dip.
     pub range: Option<[RateLevels; 2]>,
+    /// Seconds of the point's span the process did not run (a stall): the chart marks it.
+    pub stalled_s: f64,
 }
 
 /// The rates of one interval, as the range of a merged [`RatePoint`] holds them.
@@ -244,6 +246,7 @@ impl RatePoint {
             trim_iops: levels.trim_iops,
             trim_bytes_per_s: levels.trim_bytes_per_s,
             range: None,
+            stalled_s: 0.0,
         }
     }
 

@@ -34,6 +34,7 @@ fn interval(index: u64, iops: u64, base_ns: u64, tail_ns: u64, util: f64) -> Int
         index,
         t_ns: (index + 1) * 1_000_000_000,
         duration_ns: 1_000_000_000,
+        stalled_ns: 0,
         read: DirectionRecord::from_stats(&stats, 1_000_000_000).with_interval_histogram(&stats),
         write: DirectionRecord::default(),
         sync: SyncRecord::default(),
