@@ -150,7 +150,7 @@ impl Tracer {
         instance
             .write("buffer_size_kb", &BUFFER_KB.to_string())
             .map_err(fail)?;
-        let page_layout = std::fs::read_to_string(root.join("events/header_page"))
+        let page_layout = read_at_once(&root.join("events/header_page"))
             .map_err(|e| e.to_string())
             .and_then(|t| PageLayout::parse(&t))
             .map_err(|e| TraceUnavailable(format!("events/header_page: {e}")))?;
@@ -269,6 +269,15 @@ impl Drop for Tracer {
         }
         // `_instance` is dropped now: tracing off, events off, the directory removed.
     }
+}
+
+/// A tracefs file that gives its text to the first `read` only (`events/header_page`
+/// answers a read past offset 0 with nothing, so a small first read would cut it).
+fn read_at_once(path: &Path) -> std::io::Result<String> {
+    let mut buf = vec![0u8; 64 << 10];
+    let n = File::open(path)?.read(&mut buf)?;
+    buf.truncate(n);
+    String::from_utf8(buf).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
 /// The tracepoints this kernel has, their layouts and names.
