@@ -612,6 +612,34 @@ mod tests {
     }
 
     #[test]
+    fn a_traced_record_says_what_the_block_layer_saw() {
+        let mut json = record_json();
+        let lat = |mean: f64, n: u64| {
+            serde_json::json!({"min": 1, "max": 2, "mean": mean, "stddev": 0.0, "N": n,
+              "percentile": {"50.000000": 200_000}})
+        };
+        let dir = |requests: u64| {
+            serde_json::json!({"requests": requests, "bytes": requests * 4096,
+              "wait_request": lat(0.0, 0), "scheduler": lat(2_000.0, requests),
+              "device": lat(300_000.0, requests), "whole": lat(310_000.0, requests),
+              "size": lat(4096.0, requests)})
+        };
+        json["device"]["block_trace"] = serde_json::json!({"disk": "vda", "scope": "request",
+            "lost_events": 0, "ambiguous_matches": 2, "requests": 1961,
+            "read": dir(1000), "write": dir(961)});
+        let text = summary(&serde_json::from_value(json).unwrap());
+        assert!(
+            text.contains(
+                "\n  trace   vda (request): 1961 requests, device p50 200.0 us mean 300.0 us, \
+                 whole mean 310.0 us; 0 lost, 2 ambiguous\n"
+            ),
+            "{text}"
+        );
+        // No job's CPU wait in a record without segments: the mean is not taken apart.
+        assert!(!text.contains("mean: app"), "{text}");
+    }
+
+    #[test]
     fn summary_reads_at_a_glance() {
         assert_eq!(
             summary(&record()),

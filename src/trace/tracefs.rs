@@ -22,8 +22,15 @@ pub fn root() -> Result<PathBuf, String> {
     let main = Path::new("/sys/kernel/tracing");
     let debug = Path::new("/sys/kernel/debug/tracing");
     for candidate in [main, debug] {
-        if candidate.join("instances").is_dir() {
-            return Ok(candidate.to_path_buf());
+        match fs::metadata(candidate.join("instances")) {
+            Ok(meta) if meta.is_dir() => return Ok(candidate.to_path_buf()),
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+                return Err(format!(
+                    "no permission to use tracefs at {} (tracing needs root)",
+                    candidate.display()
+                ));
+            }
+            _ => {}
         }
     }
     match nix::mount::mount(
