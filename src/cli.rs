@@ -450,6 +450,11 @@ pub struct BenchArgs {
     /// Stay headless even in a terminal.
     #[arg(long, help_heading = "Output")]
     pub no_tui: bool,
+    /// Trace the block layer (root, tracefs): the device's own latency split (waiting for a
+    /// request, scheduler, device, whole) and I/O by process, in the record's
+    /// `device.block_trace`; without tracefs or root, one note and the run goes on.
+    #[arg(long, help_heading = "Output")]
+    pub trace: bool,
 
     /// Allow writing to a block device or to an existing file that holds data.
     #[arg(long, help_heading = "Safety")]

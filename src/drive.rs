@@ -40,6 +40,8 @@ pub struct Outputs {
     pub redact: bool,
     /// `--record-serial`: the disk's serial in the record beside its hash.
     pub record_serial: bool,
+    /// `--trace`: the block layer's view of the disks in the record.
+    pub trace: bool,
 }
 
 /// One run of a plan: what it runs, where its results go, and the front end.
@@ -145,6 +147,7 @@ pub fn drive(
         redact: outputs.redact,
         record_serial: outputs.record_serial,
         trust,
+        trace: outputs.trace,
     };
     let handle = Session::start(plan, options)?;
     // A server that cannot start ends the session first: its record, no scratch left.

@@ -26,6 +26,7 @@ pub mod session;
 pub mod stats;
 pub mod sweep;
 pub mod text;
+pub mod trace;
 pub mod tui;
 pub mod units;
 pub mod values;

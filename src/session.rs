@@ -111,6 +111,9 @@ pub struct SessionOptions {
     pub record_serial: bool,
     /// The limits the trust marks (`short`, `shared`, `unstable`) are judged by.
     pub trust: crate::analysis::trust::TrustLimits,
+    /// `--trace`: the block layer's view of the disks (`crate::trace`), in the record's
+    /// `device.block_trace`.
+    pub trace: bool,
 }
 
 /// What an [`IntervalSink`] calls.

@@ -491,6 +491,7 @@ mod tests {
                 app_trim_ios: 0,
                 device_discard_ios: 0,
             },
+            block_trace: None,
         }
     }
 

@@ -38,6 +38,7 @@ pub(crate) fn run_as(args: &BenchArgs, remote: Option<&Remote>) -> anyhow::Resul
             force: args.force,
             redact: args.share.redact,
             record_serial: args.share.record_serial,
+            trace: args.trace,
         },
         no_tui: args.no_tui,
         headless: Headless::Bench,

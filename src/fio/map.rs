@@ -720,6 +720,7 @@ fn invocation(opt: Opt, entry: &Entry, settings: &mut Settings) -> anyhow::Resul
         Opt::Force => settings.diskdash.force = switch(entry)?,
         Opt::Redact => settings.diskdash.redact = switch(entry)?,
         Opt::RecordSerial => settings.diskdash.record_serial = switch(entry)?,
+        Opt::Trace => settings.diskdash.trace = switch(entry)?,
         Opt::Json => settings.diskdash.json = Some(path()),
         Opt::Jsonl => settings.diskdash.jsonl = Some(path()),
         Opt::Serve => settings.diskdash.serve = Some(value(entry).to_string()),

@@ -48,6 +48,8 @@ pub struct DiskdashFlags {
     pub redact: bool,
     /// `--record-serial`: the disk's serial in the record beside its hash.
     pub record_serial: bool,
+    /// `--trace`: the block layer's view of the disks in the record (`crate::trace`).
+    pub trace: bool,
     /// `--serve ADDR`: the run for Prometheus while it runs (checked when the run starts).
     pub serve: Option<String>,
     /// `--serve-linger DURATION`: how long the final values stay served.

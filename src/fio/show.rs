@@ -518,6 +518,8 @@ pub fn help() -> String {
          \x20 --redact                  no host name, path or command line in the run record\n\
          \x20                           (each replaced by <redacted>) nor in --output-format=json\n\
          \x20 --record-serial           keep the disk's serial in the record (else its SHA-256)\n\
+         \x20 --trace                   trace the block layer (root): the device's own latency\n\
+         \x20                           split and I/O by process, in the run record\n\
          \x20 --serve ADDR              serve the run and the disks to Prometheus while it runs\n\
          \x20 --serve-linger TIME       keep serving the final values TIME after the run\n\n\
          Job options diskdash knows (others are errors):\n",

@@ -172,6 +172,8 @@ fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
         trim: seg.trim.clone(),
         retries: seg.retries,
         continued: first.and_then(|j| j.continued),
+        cpu_wait_ns_per_io: first.and_then(|j| j.cpu_wait_ns_per_io),
+        unexplained_ns_per_io: first.and_then(|j| j.unexplained_ns_per_io),
         cpu: seg.cpu.clone(),
         steadystate: first.and_then(|j| j.steadystate.clone()),
         sustained_write: first.and_then(|j| j.sustained_write.clone()),

@@ -955,6 +955,94 @@ pub struct DeviceRecord {
     /// `iostat -x` metrics over the measured window (sysstat's JSON keys).
     pub iostat: IostatRow,
     pub reconciliation: ReconciliationRecord,
+    /// The block layer's own view of the disk over the window (`--trace`; absent without it
+    /// and in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_trace: Option<BlockTraceRecord>,
+}
+
+/// What the block tracer saw of one disk over a window (`--trace`; assets/doc/trace.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BlockTraceRecord {
+    /// The whole disk traced.
+    pub disk: String,
+    /// `request` (the full split), `bio` (the bio's whole time) or `none` (not traced).
+    pub scope: String,
+    /// Some `whole` times are from the nearest events (insert or issue -> complete): no
+    /// `block_io_start` on this kernel, or the queue's iostats off.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub whole_nearest: bool,
+    /// Events the kernel's trace buffers lost (the tracer's, all disks).
+    pub lost_events: u64,
+    /// Events with more than one request in flight on the same sector (the first was taken).
+    pub ambiguous_matches: u64,
+    /// Events with no request to belong to, and requests given up on.
+    #[serde(default)]
+    pub unmatched: u64,
+    /// Requests completed (read, write, trim).
+    pub requests: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<BlockDirectionRecord>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<BlockDirectionRecord>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<BlockDirectionRecord>,
+    /// By process, most I/Os first.
+    #[serde(default)]
+    pub by_process: Vec<BlockProcessRecord>,
+    /// The tracer's own cost over the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracer: Option<TracerCostRecord>,
+}
+
+/// One direction of a traced disk: fio's latency shape for each part of a request's time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BlockDirectionRecord {
+    pub requests: u64,
+    pub bytes: u64,
+    /// Bios merged into a request already there.
+    #[serde(default)]
+    pub merges: u64,
+    /// `block_bio_queue` -> `block_getrq`: waiting for a request (before diskstats' clock).
+    pub wait_request: LatencyRecord,
+    /// `block_rq_insert` (or `block_io_start`) -> `block_rq_issue`.
+    pub scheduler: LatencyRecord,
+    /// `block_rq_issue` -> `block_rq_complete`: driver and hardware.
+    pub device: LatencyRecord,
+    /// `block_io_start` -> `block_io_done` (what `await` averages); a bio-based disk's bio.
+    pub whole: LatencyRecord,
+    /// Request sizes in bytes, in the same shape.
+    pub size: LatencyRecord,
+}
+
+/// A process's I/O on a traced disk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockProcessRecord {
+    /// The process (tgid; its threads, io_uring's `iou-wrk` ones too, count for it).
+    pub pid: i32,
+    pub comm: String,
+    /// A kernel thread (writeback's flush workers).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub kernel: bool,
+    pub ios: u64,
+    pub bytes: u64,
+    pub device_time_ns: u64,
+}
+
+/// The tracer's own cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TracerCostRecord {
+    pub events: u64,
+    pub events_per_s: f64,
+    /// CPU time of the reader thread, ns.
+    pub cpu_ns: u64,
+    pub cpu_ns_per_event: f64,
+    /// Records that could not be decoded (counted, never used).
+    pub malformed: u64,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// I/Os the run completed against I/Os the device completed (/proc/diskstats).
@@ -1285,6 +1373,15 @@ pub struct SegmentJobRecord {
     /// added), never dropped. Absent in records written before it was kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub series: Vec<JobIntervalRecord>,
+    /// `--trace`: the job's workers' wait for a CPU over the window (run-queue delay from
+    /// `/proc/self/task/TID/schedstat`) divided by its I/Os, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_wait_ns_per_io: Option<f64>,
+    /// `--trace`: the job's mean latency less its disk's mean device, scheduler and
+    /// waiting-for-a-request times and `cpu_wait_ns_per_io`, ns: the time above the block
+    /// layer nothing measured. Absent when the measured parts add up to more than the mean.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unexplained_ns_per_io: Option<f64>,
 }
 
 /// One job's part of one interval (or of `intervals` neighbouring intervals merged).

@@ -4,7 +4,9 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::record::{DirectionRecord, LatencyRecord, RunRecord, RunStatus, SegmentRecord};
+use crate::record::{
+    BlockTraceRecord, DirectionRecord, LatencyRecord, RunRecord, RunStatus, SegmentRecord,
+};
 use crate::session::SeriesPoint;
 use crate::units::{format_bytes, format_latency_ns, format_rate};
 
@@ -346,12 +348,89 @@ pub fn summary(record: &RunRecord) -> String {
             rec.app_write_ios,
             rec.verdict
         );
+        if let Some(trace) = &device.block_trace {
+            trace_lines(&mut out, record, trace);
+        }
     }
     out += &super::steady::summary_lines(record);
     for warning in &record.warnings {
         let _ = writeln!(out, "  WARNING {warning}");
     }
     crate::text::escape_layout(&out).into_owned()
+}
+
+/// A part's mean over the directions the disk served (`None`: no sample).
+fn block_mean(
+    trace: &BlockTraceRecord,
+    part: impl Fn(&crate::record::BlockDirectionRecord) -> &LatencyRecord,
+) -> Option<f64> {
+    let (mut sum, mut n) = (0.0, 0u64);
+    for dir in [&trace.read, &trace.write, &trace.trim]
+        .into_iter()
+        .flatten()
+    {
+        let lat = part(dir);
+        sum += lat.mean * lat.n as f64;
+        n += lat.n;
+    }
+    (n > 0).then(|| sum / n as f64)
+}
+
+/// `--trace`: the block layer's view of the disk, and the app's mean taken apart:
+/// `  trace   loop1 (request): 3828 requests, device p50 218.5 us mean 3.35 ms, whole mean ...`
+/// `          mean: app 4.17 ms = device 3.35 ms + scheduler 1.0 us + waiting for a request ...`
+fn trace_lines(out: &mut String, record: &RunRecord, trace: &BlockTraceRecord) {
+    let ms = |ns: Option<f64>| ns.map_or_else(|| "-".to_string(), format_latency_ns);
+    let device_p50 = [&trace.read, &trace.write, &trace.trim]
+        .into_iter()
+        .flatten()
+        .max_by_key(|d| d.requests)
+        .and_then(|d| d.device.percentile_ns(50.0));
+    let _ = writeln!(
+        out,
+        "  trace   {} ({}): {} requests, device p50 {} mean {}, whole mean {}; {} lost, {} ambiguous",
+        trace.disk,
+        trace.scope,
+        trace.requests,
+        ms(device_p50.map(|ns| ns as f64)),
+        ms(block_mean(trace, |d| &d.device)),
+        ms(block_mean(trace, |d| &d.whole)),
+        trace.lost_events,
+        trace.ambiguous_matches,
+    );
+    let app_ios = record.read.total_ios + record.write.total_ios + record.trim.total_ios;
+    let job = record
+        .segments
+        .last()
+        .and_then(|s| match s.jobs.as_slice() {
+            [job] => Some(job),
+            _ => None,
+        });
+    let (Some(job), Some(device)) = (job, block_mean(trace, |d| &d.device)) else {
+        return;
+    };
+    if app_ios == 0 {
+        return;
+    }
+    let app = [&record.read, &record.write, &record.trim]
+        .iter()
+        .map(|d| d.lat_ns.mean * d.total_ios as f64)
+        .sum::<f64>()
+        / app_ios as f64;
+    let part = |ns: Option<f64>| ms(Some(ns.unwrap_or(0.0)));
+    let _ = writeln!(
+        out,
+        "          mean: app {} = device {} + scheduler {} + waiting for a request {} + waiting for a CPU {} + unexplained {}",
+        format_latency_ns(app),
+        format_latency_ns(device),
+        part(block_mean(trace, |d| &d.scheduler)),
+        part(block_mean(trace, |d| &d.wait_request)),
+        ms(job.cpu_wait_ns_per_io),
+        job.unexplained_ns_per_io.map_or_else(
+            || "- (the measured parts add up to more)".to_string(),
+            format_latency_ns
+        ),
+    );
 }
 
 /// `  seg 2   rw bs=4k iodepth=64 numjobs=1  3.01s  read 35.1k IOPS p99 750.0 us  write ...`
@@ -530,6 +609,34 @@ mod tests {
             "cpu": {"usr_cpu": 5.2, "sys_cpu": 39.7, "usr_ns": 104_000_000, "sys_ns": 794_000_000, "ctx": 2196},
             "segments": [], "warnings": ["the working set has holes: reading holes measures nothing"], "notes": []
         })
+    }
+
+    #[test]
+    fn a_traced_record_says_what_the_block_layer_saw() {
+        let mut json = record_json();
+        let lat = |mean: f64, n: u64| {
+            serde_json::json!({"min": 1, "max": 2, "mean": mean, "stddev": 0.0, "N": n,
+              "percentile": {"50.000000": 200_000}})
+        };
+        let dir = |requests: u64| {
+            serde_json::json!({"requests": requests, "bytes": requests * 4096,
+              "wait_request": lat(0.0, 0), "scheduler": lat(2_000.0, requests),
+              "device": lat(300_000.0, requests), "whole": lat(310_000.0, requests),
+              "size": lat(4096.0, requests)})
+        };
+        json["device"]["block_trace"] = serde_json::json!({"disk": "vda", "scope": "request",
+            "lost_events": 0, "ambiguous_matches": 2, "requests": 1961,
+            "read": dir(1000), "write": dir(961)});
+        let text = summary(&serde_json::from_value(json).unwrap());
+        assert!(
+            text.contains(
+                "\n  trace   vda (request): 1961 requests, device p50 200.0 us mean 300.0 us, \
+                 whole mean 310.0 us; 0 lost, 2 ambiguous\n"
+            ),
+            "{text}"
+        );
+        // No job's CPU wait in a record without segments: the mean is not taken apart.
+        assert!(!text.contains("mean: app"), "{text}");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! controls, publish snapshots, write JSON Lines as intervals close and the record at the end
 //! (on every path: completed, interrupted, failed). Owns the scratch file's removal.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -100,6 +100,14 @@ pub struct Runner {
     abort: Arc<std::sync::Mutex<Option<String>>>,
     /// Whether the disks' idle rate was measured (before the first step).
     idle_measured: bool,
+    /// `--trace`: the block tracer of the disks (dropped with the runner: its tracefs
+    /// instance goes on every ending, an interrupt's included).
+    tracer: Option<crate::trace::Tracer>,
+    /// What the tracer saw over the window that closed last.
+    trace_window: Option<crate::trace::TraceTake>,
+    /// The workers' run-queue delays when the window opened, and the latest reading (the
+    /// last before a worker ends), by worker id.
+    sched_delays: Option<(HashMap<u32, u64>, HashMap<u32, u64>)>,
 }
 
 /// How long the disks are watched idle before the first step: long enough to see a
@@ -311,6 +319,105 @@ impl Runner {
             tracking: Tracking::default(),
             abort: Arc::default(),
             idle_measured: false,
+            tracer: None,
+            trace_window: None,
+            sched_delays: None,
+        }
+    }
+
+    /// `--trace`: starts the block tracer on the disks watched; where it cannot run, one note
+    /// and the run goes on.
+    fn start_trace(&mut self) {
+        if !self.options.trace {
+            return;
+        }
+        let disks: Vec<crate::trace::DeviceId> = self
+            .devices
+            .iter()
+            .map(|d| crate::trace::DeviceId {
+                disk: d.chain.disk.clone(),
+            })
+            .collect();
+        if disks.is_empty() {
+            self.snap
+                .notes
+                .push("--trace: no disk to trace; the run goes on untraced".to_string());
+            return;
+        }
+        match crate::trace::Tracer::start(&disks) {
+            Ok(tracer) => {
+                self.snap.notes.extend(tracer.notes.iter().cloned());
+                self.tracer = Some(tracer);
+            }
+            Err(why) => self.snap.notes.push(why.to_string()),
+        }
+    }
+
+    /// The tracer's counts start again with a measured window.
+    fn trace_window_start(&mut self) {
+        if let Some(tracer) = &self.tracer {
+            let _ = tracer.take();
+            self.trace_window = None;
+            self.sched_delays = Some((crate::trace::sched::worker_delays(), HashMap::new()));
+        }
+    }
+
+    /// The workers' run-queue delays now, kept over the last reading (a worker that ended
+    /// keeps its last).
+    fn read_sched_delays(&mut self) {
+        if let Some((_, last)) = &mut self.sched_delays {
+            last.extend(crate::trace::sched::worker_delays());
+        }
+    }
+
+    /// `--trace`: each job's workers' wait for a CPU per I/O over the window, and what is
+    /// left of its mean latency after that and its disk's block-layer parts.
+    fn explain_jobs(
+        &self,
+        jobs: &[Job],
+        targets: &[usize],
+        end: &SegmentEnd,
+    ) -> Vec<(Option<f64>, Option<f64>)> {
+        let (Some(take), Some((start, last))) = (&self.trace_window, &self.sched_delays) else {
+            return vec![(None, None); jobs.len()];
+        };
+        let mut first = 0u32;
+        let mut out = Vec::with_capacity(jobs.len());
+        for ((job, &t), job_end) in jobs.iter().zip(targets).zip(&end.jobs) {
+            let workers = first..first + job.spec.numjobs;
+            first += job.spec.numjobs;
+            let total = &job_end.total;
+            let ios = total.read.ios + total.write.ios + total.trim.ios;
+            if ios == 0 {
+                out.push((None, None));
+                continue;
+            }
+            let cpu_wait =
+                crate::trace::sched::delay_between(start, last, workers) as f64 / ios as f64;
+            let app_mean = [&total.read, &total.write, &total.trim]
+                .iter()
+                .map(|d| d.latency.summary().mean_ns * d.ios as f64)
+                .sum::<f64>()
+                / ios as f64;
+            let block = self.target_device[t]
+                .and_then(|d| {
+                    take.disks
+                        .iter()
+                        .find(|b| b.disk == self.devices[d].chain.disk)
+                })
+                .and_then(crate::trace::explain::BlockMeans::of);
+            let unexplained =
+                block.and_then(|b| crate::trace::explain::unexplained_ns(app_mean, &b, cpu_wait));
+            out.push((Some(cpu_wait), unexplained));
+        }
+        out
+    }
+
+    /// What the tracer saw over the window that just closed.
+    fn trace_window_end(&mut self) {
+        if let Some(tracer) = &self.tracer {
+            self.trace_window = Some(tracer.take());
+            self.read_sched_delays();
         }
     }
 
@@ -353,6 +460,7 @@ impl Runner {
         for target in &mut self.targets {
             target.keep_created();
         }
+        self.start_trace();
         self.publish();
         if self.targets.iter().any(|t| t.needs_fill) {
             self.precondition();
@@ -691,6 +799,9 @@ impl Runner {
                 device.start_window();
             }
         }
+        if spec.ramp.is_zero() {
+            self.trace_window_start();
+        }
         let interrupt = self.options.interrupt.clone();
         let seg = match SegmentRun::spawn(&setup, &|| interrupt.load(Ordering::Relaxed)) {
             Ok(seg) => seg,
@@ -942,6 +1053,10 @@ impl Runner {
             POLL
         };
         let intervals = run.seg.poll(wait);
+        if run.cpu_measure_start.is_some() && !run.window_closed {
+            // A worker's CPU wait as late as it can be read (it is gone once it ends).
+            self.read_sched_delays();
+        }
         let emitted = !intervals.is_empty();
         let closed_to_ns = intervals.last().map(|i| i.end_offset_ns);
         for interval in intervals {
@@ -1066,6 +1181,7 @@ impl Runner {
                 for &d in &run.devices {
                     self.devices[d].start_window();
                 }
+                self.trace_window_start();
             }
         }
         if !run.window_closed && run.seg.measuring_over() {
@@ -1074,6 +1190,7 @@ impl Runner {
             for &d in &run.devices {
                 self.devices[d].end_measuring();
             }
+            self.trace_window_end();
             run.seg.window_closed();
         }
     }
@@ -1265,12 +1382,19 @@ impl Runner {
                 reconciliation.verdict =
                     "null engine: no I/O was sent to the device, nothing to reconcile".to_string();
             }
+            let block_trace = self.trace_window.as_ref().and_then(|take| {
+                take.disks
+                    .iter()
+                    .find(|t| t.disk == device.chain.disk)
+                    .map(|t| crate::trace::block_trace_record(t, Some(&take.cost)))
+            });
             device_records.push(DeviceRecord {
                 name: device.chain.device.clone(),
                 disk: device.chain.disk.clone(),
                 queue: device.queue.clone(),
                 iostat: row,
                 reconciliation,
+                block_trace,
             });
         }
         device_records
@@ -1348,12 +1472,15 @@ impl Runner {
         job_errors: Vec<Option<ErrorRecord>>,
         status: RunStatus,
     ) -> Vec<SegmentJobRecord> {
+        let explained = self.explain_jobs(jobs, targets, end);
         jobs.iter()
             .zip(targets)
             .zip(&end.jobs)
             .zip(job_errors)
             .enumerate()
             .map(|(j, (((job, &t), job_end), error))| SegmentJobRecord {
+                cpu_wait_ns_per_io: explained[j].0,
+                unexplained_ns_per_io: explained[j].1,
                 verify: job
                     .spec
                     .verify

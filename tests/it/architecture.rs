@@ -56,6 +56,26 @@ const BELOW_BENCH: &[&str] = &[
     "clap::",
 ];
 
+/// What the block tracer (`trace`) may not name: what the cores below the load generator
+/// may not, and `monitor` (the monitor and the session use it, not the other way).
+const BELOW_TRACE: &[&str] = &[
+    "crate::cli",
+    "crate::cmd",
+    "crate::drive",
+    "crate::tui",
+    "crate::report",
+    "crate::serve",
+    "crate::fleet",
+    "crate::session",
+    "crate::analysis",
+    "crate::sweep",
+    "crate::fio",
+    "crate::plan",
+    "crate::bench",
+    "crate::monitor",
+    "clap::",
+];
+
 /// What the bottom (`units`, `error`, `text`, `values`, `pinned`) may not name: every other module.
 const ABOVE_BOTTOM: &[&str] = &[
     "crate::cli",
@@ -74,6 +94,7 @@ const ABOVE_BOTTOM: &[&str] = &[
     "crate::monitor",
     "crate::stats",
     "crate::record",
+    "crate::trace",
     "clap::",
 ];
 
@@ -213,6 +234,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("monitor", BELOW_BENCH),
     ("stats", BELOW_BENCH),
     ("record", BELOW_BENCH),
+    // The block-layer tracer: below the session and the monitor, above stats and record.
+    ("trace", BELOW_TRACE),
     // The bottom.
     ("units", ABOVE_BOTTOM),
     ("error", ABOVE_BOTTOM),

@@ -71,6 +71,7 @@ mod serve;
 mod session_starved;
 mod steady;
 mod sweep;
+mod trace;
 mod trim;
 mod tui_bench;
 mod tui_guard;

@@ -180,6 +180,7 @@ pub(super) fn run_as(
         force: flags.force,
         redact: flags.redact,
         record_serial: flags.record_serial,
+        trace: flags.trace,
     };
     let out_file = Arc::new(std::sync::Mutex::new(out_file));
     let to = crate::drive::report_to(&outputs);

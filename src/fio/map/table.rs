@@ -119,6 +119,7 @@ pub(super) enum Opt {
     Force,
     Redact,
     RecordSerial,
+    Trace,
     Json,
     Jsonl,
     Serve,
@@ -149,6 +150,7 @@ impl Opt {
             | Self::Force
             | Self::Redact
             | Self::RecordSerial
+            | Self::Trace
             | Self::Zone(ZoneOpt::ReadBeyondWp) => Arity::Flag,
             Self::Accepted(arity, _) | Self::Tuning(arity) | Self::Log(arity) => arity,
             _ => Arity::Value,
@@ -173,6 +175,7 @@ impl Opt {
                 | Self::Force
                 | Self::Redact
                 | Self::RecordSerial
+                | Self::Trace
                 | Self::Json
                 | Self::Jsonl
                 | Self::Serve
@@ -472,6 +475,7 @@ option_table! {
     "force" => Opt::Force,
     "redact" => Opt::Redact,
     "record_serial" => Opt::RecordSerial,
+    "trace" => Opt::Trace,
     "json" => Opt::Json,
     "jsonl" => Opt::Jsonl,
     "serve" => Opt::Serve,

@@ -307,6 +307,7 @@ fn invocation_options_and_diskdash_flags() {
             "--force",
             "--redact",
             "--record-serial",
+            "--trace",
             "--serve",
             "127.0.0.1:0",
             "--serve-linger=5s",
@@ -336,6 +337,7 @@ fn invocation_options_and_diskdash_flags() {
             force: true,
             redact: true,
             record_serial: true,
+            trace: true,
             serve: Some("127.0.0.1:0".into()),
             serve_linger: Some("5s".into()),
         }

@@ -896,6 +896,7 @@ mod tests {
                 app_trim_ios: 0,
                 device_discard_ios: 0,
             },
+            block_trace: None,
         };
         record.segments[0].device = Some(vda.clone());
         record.segments[1].device = None;

@@ -1,0 +1,234 @@
+//! The block tracepoints diskdash enables, and one record of them decoded through its format.
+
+use super::format::{EventFormat, Field};
+
+/// The tracepoints read, in the order a request meets them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// `block_bio_queue`: a bio enters the block layer (the partition's dev).
+    BioQueue,
+    /// `block_bio_backmerge`/`block_bio_frontmerge`: a bio joined a request.
+    BioMerge,
+    /// `block_getrq`: the bio got a request (after waiting for a tag or a throttle).
+    GetRq,
+    /// `block_io_start` (6.5+): diskstats' clock starts.
+    IoStart,
+    /// `block_rq_insert`: a scheduler or software queue holds the request.
+    Insert,
+    /// `block_rq_issue`: handed to the driver.
+    Issue,
+    /// `block_rq_complete`: the driver says it is done.
+    Complete,
+    /// `block_io_done` (6.5+): diskstats' clock stops.
+    IoDone,
+    /// `block_bio_complete`: a bio-based device's bio ends.
+    BioComplete,
+}
+
+impl Kind {
+    /// Every kind and the tracepoints that give it.
+    pub const ALL: [(Self, &'static str); 10] = [
+        (Self::BioQueue, "block_bio_queue"),
+        (Self::BioMerge, "block_bio_backmerge"),
+        (Self::BioMerge, "block_bio_frontmerge"),
+        (Self::GetRq, "block_getrq"),
+        (Self::IoStart, "block_io_start"),
+        (Self::Insert, "block_rq_insert"),
+        (Self::Issue, "block_rq_issue"),
+        (Self::Complete, "block_rq_complete"),
+        (Self::IoDone, "block_io_done"),
+        (Self::BioComplete, "block_bio_complete"),
+    ];
+}
+
+/// Read, write or discard, from the event's `rwbs` (`R`, `W`, `D`, after a leading `F` for a
+/// preflush); flushes alone and anything else are `Other`, as diskstats leaves them out of
+/// its reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dir {
+    Read,
+    Write,
+    Trim,
+    Other,
+}
+
+impl Dir {
+    #[must_use]
+    pub fn of_rwbs(rwbs: &[u8]) -> Self {
+        let op = match rwbs {
+            [b'F', rest @ ..] => rest.first(),
+            _ => rwbs.first(),
+        };
+        match op {
+            Some(b'R') => Self::Read,
+            Some(b'W' | b'E') => Self::Write,
+            Some(b'D') => Self::Trim,
+            _ => Self::Other,
+        }
+    }
+
+    /// The index of read, write, trim in per-direction arrays; `None` for `Other`.
+    #[must_use]
+    pub fn index(self) -> Option<usize> {
+        match self {
+            Self::Read => Some(0),
+            Self::Write => Some(1),
+            Self::Trim => Some(2),
+            Self::Other => None,
+        }
+    }
+}
+
+/// One decoded event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    pub kind: Kind,
+    pub ts: u64,
+    pub pid: i32,
+    pub dev: u32,
+    pub sector: u64,
+    /// `bytes` where the event has it, else `nr_sector * 512`.
+    pub bytes: u64,
+    pub dir: Dir,
+}
+
+/// Where one tracepoint keeps what [`Event`] needs.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub kind: Kind,
+    pub id: u16,
+    pid: Field,
+    dev: Field,
+    sector: Field,
+    nr_sector: Option<Field>,
+    bytes: Option<Field>,
+    rwbs: Field,
+}
+
+impl Layout {
+    /// The layout of `format` for `kind`.
+    ///
+    /// # Errors
+    /// A field the decoder needs is missing, named.
+    pub fn new(kind: Kind, format: &EventFormat) -> Result<Self, String> {
+        let need = |name: &str| {
+            format
+                .field(name)
+                .ok_or_else(|| format!("{}: no `{name}` field", format.name))
+        };
+        Ok(Self {
+            kind,
+            id: format.id,
+            pid: need("common_pid")?,
+            dev: need("dev")?,
+            sector: need("sector")?,
+            nr_sector: format.field("nr_sector"),
+            bytes: format.field("bytes"),
+            rwbs: need("rwbs")?,
+        })
+    }
+
+    /// Decodes `record`; `None` when it is too short for a field (malformed).
+    #[must_use]
+    pub fn decode(&self, ts: u64, record: &[u8]) -> Option<Event> {
+        let bytes = match (self.bytes, self.nr_sector) {
+            (Some(bytes), _) => bytes.read(record)?,
+            (None, Some(sectors)) => sectors.read(record)? * 512,
+            (None, None) => 0,
+        };
+        Some(Event {
+            kind: self.kind,
+            ts,
+            pid: self.pid.read(record)? as i32,
+            dev: self.dev.read(record)? as u32,
+            sector: self.sector.read(record)?,
+            bytes,
+            dir: Dir::of_rwbs(self.rwbs.bytes(record)?),
+        })
+    }
+}
+
+/// Finds the layout of a record by its `common_type` (its first two bytes on every kernel
+/// with these tracepoints; checked against the format's `common_type` at start).
+#[derive(Debug, Clone, Default)]
+pub struct Layouts {
+    layouts: Vec<Layout>,
+    common_type: Option<Field>,
+}
+
+impl Layouts {
+    pub fn push(&mut self, layout: Layout, common_type: Field) {
+        self.common_type.get_or_insert(common_type);
+        self.layouts.push(layout);
+    }
+
+    /// Decodes one record: `None` when its id is not one of ours or it is too short.
+    #[must_use]
+    pub fn decode(&self, ts: u64, record: &[u8]) -> Option<Event> {
+        let id = self.common_type?.read(record)? as u16;
+        self.layouts.iter().find(|l| l.id == id)?.decode(ts, record)
+    }
+
+    #[must_use]
+    pub fn kinds(&self) -> Vec<Kind> {
+        self.layouts.iter().map(|l| l.kind).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_direction_is_the_op_letter_after_a_preflush() {
+        assert_eq!(Dir::of_rwbs(b"R\0\0"), Dir::Read);
+        assert_eq!(Dir::of_rwbs(b"WS"), Dir::Write);
+        assert_eq!(Dir::of_rwbs(b"FWS"), Dir::Write);
+        assert_eq!(Dir::of_rwbs(b"FN"), Dir::Other);
+        assert_eq!(Dir::of_rwbs(b"D"), Dir::Trim);
+        assert_eq!(Dir::of_rwbs(b"RA"), Dir::Read);
+        assert_eq!(Dir::of_rwbs(b""), Dir::Other);
+    }
+
+    #[test]
+    fn a_record_is_decoded_by_its_id_and_a_short_one_is_refused() {
+        let format = EventFormat::parse(
+            "name: block_rq_complete\nID: 9\n\
+             \tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\
+             \tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\
+             \tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n\
+             \tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n\
+             \tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n\
+             \tfield:char rwbs[10];\toffset:28;\tsize:10;\tsigned:0;\n",
+        )
+        .unwrap();
+        let mut layouts = Layouts::default();
+        layouts.push(
+            Layout::new(Kind::Complete, &format).unwrap(),
+            format.field("common_type").unwrap(),
+        );
+        let mut record = vec![0u8; 40];
+        record[0..2].copy_from_slice(&9u16.to_ne_bytes());
+        record[4..8].copy_from_slice(&321i32.to_ne_bytes());
+        record[8..12].copy_from_slice(&((7u32 << 20) | 3).to_ne_bytes());
+        record[16..24].copy_from_slice(&2048u64.to_ne_bytes());
+        record[24..28].copy_from_slice(&8u32.to_ne_bytes());
+        record[28] = b'W';
+        let event = layouts.decode(55, &record).unwrap();
+        assert_eq!(
+            event,
+            Event {
+                kind: Kind::Complete,
+                ts: 55,
+                pid: 321,
+                dev: (7 << 20) | 3,
+                sector: 2048,
+                bytes: 4096,
+                dir: Dir::Write
+            }
+        );
+        assert_eq!(layouts.decode(55, &record[..30]), None);
+        record[0] = 10;
+        assert_eq!(layouts.decode(55, &record), None, "not one of ours");
+    }
+}

@@ -1,0 +1,620 @@
+//! Events into per-disk, per-direction histograms: each request followed through its
+//! tracepoints, matched FIFO per (disk, sector). The events arrive in time order (the reader
+//! sorts the CPUs' events), so a request's events come in the order the kernel traced them.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::event::{Dir, Event, Kind};
+use super::scope::Scope;
+use crate::stats::LatencyHistogram;
+
+/// Requests (or bios) waiting for their next event, at most, per map; past it the oldest
+/// are dropped and counted unmatched.
+pub const MAX_PENDING: usize = 1 << 16;
+/// A pending request older than this (behind the newest event) when the map is full is given
+/// up on.
+const STALE_NS: u64 = 10_000_000_000;
+
+/// One direction's requests on one disk.
+#[derive(Debug, Clone, Default)]
+pub struct DirTrace {
+    /// Requests completed (diskstats' completed I/Os).
+    pub requests: u64,
+    pub bytes: u64,
+    /// Bios merged into a request already there.
+    pub merges: u64,
+    /// `block_bio_queue` -> `block_getrq`: waiting for a request (tags, wbt, iocost).
+    pub wait_request: LatencyHistogram,
+    /// `block_rq_insert` (or `block_io_start` where there is no insert) -> `block_rq_issue`.
+    pub scheduler: LatencyHistogram,
+    /// `block_rq_issue` -> `block_rq_complete`: driver and hardware.
+    pub device: LatencyHistogram,
+    /// `block_io_start` -> `block_io_done` (what diskstats' await averages); a bio-based
+    /// device's `block_bio_queue` -> `block_bio_complete`; see [`BlockTrace::whole_nearest`].
+    pub whole: LatencyHistogram,
+    /// Request sizes, bytes.
+    pub sizes: LatencyHistogram,
+}
+
+/// A process's I/O on a disk (threads counted for their process, `iou-wrk` ones included).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProcessIo {
+    /// The process (tgid).
+    pub pid: i32,
+    pub comm: String,
+    /// A kernel thread (writeback's flush workers, kblockd).
+    pub kernel: bool,
+    pub ios: u64,
+    pub bytes: u64,
+    pub device_time_ns: u64,
+}
+
+/// What the tracer saw of one disk since the last take.
+#[derive(Debug, Clone, Default)]
+pub struct BlockTrace {
+    /// The whole disk's kernel name.
+    pub disk: String,
+    pub scope: Scope,
+    /// Some `whole` times are from the nearest events (`block_rq_insert`/`issue` ->
+    /// `block_rq_complete`): the kernel has no `block_io_start`, or the queue's `iostats` is
+    /// off.
+    pub whole_nearest: bool,
+    /// Events the kernel's buffer lost (the whole tracer's, not only this disk's).
+    pub lost_events: u64,
+    /// Events that had more than one candidate (same disk and sector in flight twice); the
+    /// first in line was taken.
+    pub ambiguous_matches: u64,
+    /// Events with no request to belong to, and requests given up on.
+    pub unmatched: u64,
+    /// Read, write, trim.
+    pub dirs: [DirTrace; 3],
+    /// By process, most I/Os first.
+    pub by_process: Vec<ProcessIo>,
+}
+
+impl BlockTrace {
+    /// Requests completed, all directions.
+    #[must_use]
+    pub fn requests(&self) -> u64 {
+        self.dirs.iter().map(|d| d.requests).sum()
+    }
+
+    fn fresh(&self) -> Self {
+        Self {
+            disk: self.disk.clone(),
+            scope: self.scope,
+            ..Self::default()
+        }
+    }
+}
+
+/// Who a pid is: its process and name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proc {
+    pub tgid: i32,
+    pub comm: String,
+    pub kernel: bool,
+}
+
+/// Finds who a pid is (`/proc` in use, a table in tests).
+pub type Resolve = Box<dyn FnMut(i32) -> Proc + Send>;
+
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    first: u64,
+    start: Option<u64>,
+    insert: Option<u64>,
+    issue: Option<u64>,
+    complete: Option<u64>,
+    pid: i32,
+    dir: Dir,
+    bytes: u64,
+}
+
+impl Pending {
+    fn new(ts: u64, event: &Event) -> Self {
+        Self {
+            first: ts,
+            start: None,
+            insert: None,
+            issue: None,
+            complete: None,
+            pid: event.pid,
+            dir: event.dir,
+            bytes: event.bytes,
+        }
+    }
+}
+
+/// A FIFO map per (disk, sector) with a bound on what it holds.
+struct Fifo<T> {
+    map: HashMap<(usize, u64), VecDeque<T>>,
+    len: usize,
+}
+
+impl<T> Default for Fifo<T> {
+    fn default() -> Self {
+        Self {
+            map: HashMap::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T> Fifo<T> {
+    fn push(&mut self, key: (usize, u64), value: T) {
+        self.map.entry(key).or_default().push_back(value);
+        self.len += 1;
+    }
+
+    /// The first entry of `key` that `wanted` accepts, taken out, and whether another also
+    /// was a candidate.
+    fn take(&mut self, key: (usize, u64), wanted: impl Fn(&T) -> bool) -> Option<(T, bool)> {
+        let queue = self.map.get_mut(&key)?;
+        let at = queue.iter().position(&wanted)?;
+        let ambiguous = queue.iter().skip(at + 1).any(&wanted);
+        let value = queue.remove(at)?;
+        if queue.is_empty() {
+            self.map.remove(&key);
+        }
+        self.len -= 1;
+        Some((value, ambiguous))
+    }
+
+    /// The first entry of `key` that `wanted` accepts, left in place.
+    fn find(&mut self, key: (usize, u64), wanted: impl Fn(&T) -> bool) -> Option<(&mut T, bool)> {
+        let queue = self.map.get_mut(&key)?;
+        let at = queue.iter().position(&wanted)?;
+        let ambiguous = queue.iter().skip(at + 1).any(&wanted);
+        Some((&mut queue[at], ambiguous))
+    }
+
+    /// Drops entries older than `cutoff` (by `first`); everything when still over the bound.
+    /// Returns the dropped ones' disks.
+    fn bound(&mut self, cutoff: u64, first: impl Fn(&T) -> u64) -> Vec<usize> {
+        let mut dropped = Vec::new();
+        if self.len <= MAX_PENDING {
+            return dropped;
+        }
+        self.map.retain(|&(disk, _), queue| {
+            queue.retain(|v| {
+                let keep = first(v) >= cutoff;
+                if !keep {
+                    dropped.push(disk);
+                }
+                keep
+            });
+            !queue.is_empty()
+        });
+        if self.len - dropped.len() > MAX_PENDING {
+            for (&(disk, _), queue) in &self.map {
+                dropped.extend(std::iter::repeat_n(disk, queue.len()));
+            }
+            self.map.clear();
+        }
+        self.len = self.map.values().map(VecDeque::len).sum();
+        dropped
+    }
+}
+
+/// Follows requests from event to event and keeps the disks' histograms.
+pub struct Matcher {
+    disks: Vec<BlockTrace>,
+    by_process: Vec<HashMap<i32, ProcessIo>>,
+    dev_to_disk: HashMap<u32, usize>,
+    requests: Fifo<Pending>,
+    bios: Fifo<(u64, i32)>,
+    procs: HashMap<i32, Proc>,
+    resolve: Resolve,
+    newest: u64,
+}
+
+impl Matcher {
+    /// `disks`: each disk's name, scope and the device numbers (kernel encoding) that belong
+    /// to it (the disk's and its partitions').
+    #[must_use]
+    pub fn new(disks: &[(String, Scope, Vec<u32>)], resolve: Resolve) -> Self {
+        let mut dev_to_disk = HashMap::new();
+        for (at, (_, _, devs)) in disks.iter().enumerate() {
+            for &dev in devs {
+                dev_to_disk.insert(dev, at);
+            }
+        }
+        Self {
+            disks: disks
+                .iter()
+                .map(|(name, scope, _)| BlockTrace {
+                    disk: name.clone(),
+                    scope: *scope,
+                    ..BlockTrace::default()
+                })
+                .collect(),
+            by_process: vec![HashMap::new(); disks.len()],
+            dev_to_disk,
+            requests: Fifo::default(),
+            bios: Fifo::default(),
+            procs: HashMap::new(),
+            resolve,
+            newest: 0,
+        }
+    }
+
+    /// Adds events the buffer lost to every disk's count.
+    pub fn lost(&mut self, events: u64) {
+        for disk in &mut self.disks {
+            disk.lost_events += events;
+        }
+    }
+
+    /// One event, in time order.
+    pub fn event(&mut self, event: &Event) {
+        let Some(&disk) = self.dev_to_disk.get(&event.dev) else {
+            return;
+        };
+        self.newest = self.newest.max(event.ts);
+        let key = (disk, event.sector);
+        match event.kind {
+            Kind::BioQueue => {
+                self.bios.push(key, (event.ts, event.pid));
+                self.bound();
+            }
+            Kind::GetRq | Kind::BioMerge => {
+                let Some(((queued, _), ambiguous)) = self.bios.take(key, |_| true) else {
+                    return;
+                };
+                self.disks[disk].ambiguous_matches += u64::from(ambiguous);
+                if let Some(d) = event.dir.index() {
+                    let dir = &mut self.disks[disk].dirs[d];
+                    if event.kind == Kind::GetRq {
+                        dir.wait_request.record(event.ts.saturating_sub(queued));
+                    } else {
+                        dir.merges += 1;
+                    }
+                }
+            }
+            Kind::BioComplete => self.bio_complete(disk, key, event),
+            Kind::IoStart => {
+                let mut pending = Pending::new(event.ts, event);
+                pending.start = Some(event.ts);
+                self.requests.push(key, pending);
+                self.bound();
+            }
+            Kind::Insert => {
+                match self
+                    .requests
+                    .find(key, |p| p.insert.is_none() && p.issue.is_none())
+                {
+                    Some((p, ambiguous)) => {
+                        p.insert = Some(event.ts);
+                        self.disks[disk].ambiguous_matches += u64::from(ambiguous);
+                    }
+                    None => {
+                        let mut pending = Pending::new(event.ts, event);
+                        pending.insert = Some(event.ts);
+                        self.requests.push(key, pending);
+                    }
+                }
+            }
+            Kind::Issue => self.issue(disk, key, event),
+            Kind::Complete => self.complete(disk, key, event),
+            Kind::IoDone => match self.requests.take(key, |p| p.complete.is_some()) {
+                Some((p, ambiguous)) => {
+                    self.disks[disk].ambiguous_matches += u64::from(ambiguous);
+                    let whole = p.start.map(|s| event.ts.saturating_sub(s));
+                    self.finish(disk, &p, whole);
+                }
+                None => self.disks[disk].unmatched += 1,
+            },
+        }
+    }
+
+    fn issue(&mut self, disk: usize, key: (usize, u64), event: &Event) {
+        match self.requests.find(key, |p| p.issue.is_none()) {
+            Some((p, ambiguous)) => {
+                p.issue = Some(event.ts);
+                if p.bytes == 0 {
+                    p.bytes = event.bytes;
+                }
+                let queued = p.insert.or(p.start);
+                let dir = p.dir;
+                self.disks[disk].ambiguous_matches += u64::from(ambiguous);
+                if let (Some(queued), Some(d)) = (queued, dir.index()) {
+                    self.disks[disk].dirs[d]
+                        .scheduler
+                        .record(event.ts.saturating_sub(queued));
+                }
+            }
+            None => {
+                let mut pending = Pending::new(event.ts, event);
+                pending.issue = Some(event.ts);
+                self.requests.push(key, pending);
+                self.bound();
+            }
+        }
+    }
+
+    fn complete(&mut self, disk: usize, key: (usize, u64), event: &Event) {
+        let Some((p, ambiguous)) = self
+            .requests
+            .find(key, |p| p.issue.is_some() && p.complete.is_none())
+        else {
+            self.disks[disk].unmatched += 1;
+            return;
+        };
+        self.disks[disk].ambiguous_matches += u64::from(ambiguous);
+        p.complete = Some(event.ts);
+        let issued = p.issue.unwrap_or(event.ts);
+        let waits_for_done = p.start.is_some();
+        let dir = p.dir;
+        if let Some(d) = dir.index() {
+            self.disks[disk].dirs[d]
+                .device
+                .record(event.ts.saturating_sub(issued));
+        }
+        if !waits_for_done {
+            // No accounting events for this request: its whole time from the nearest ones.
+            let (p, _) = self
+                .requests
+                .take(key, |p| p.complete == Some(event.ts))
+                .expect("found above");
+            let from = p.insert.unwrap_or(issued);
+            self.disks[disk].whole_nearest = true;
+            self.finish(disk, &p, Some(event.ts.saturating_sub(from)));
+        }
+    }
+
+    fn bio_complete(&mut self, disk: usize, key: (usize, u64), event: &Event) {
+        if self.disks[disk].scope != Scope::Bio {
+            return;
+        }
+        let Some(((queued, pid), ambiguous)) = self.bios.take(key, |_| true) else {
+            self.disks[disk].unmatched += 1;
+            return;
+        };
+        self.disks[disk].ambiguous_matches += u64::from(ambiguous);
+        let pending = Pending {
+            first: queued,
+            start: Some(queued),
+            insert: None,
+            issue: None,
+            complete: Some(event.ts),
+            pid,
+            dir: event.dir,
+            bytes: event.bytes,
+        };
+        self.finish(disk, &pending, Some(event.ts.saturating_sub(queued)));
+    }
+
+    /// A request done: counted, its whole time, its size and its process.
+    fn finish(&mut self, disk: usize, p: &Pending, whole: Option<u64>) {
+        let Some(d) = p.dir.index() else {
+            return;
+        };
+        let dir = &mut self.disks[disk].dirs[d];
+        dir.requests += 1;
+        dir.bytes += p.bytes;
+        dir.sizes.record(p.bytes);
+        if let Some(whole) = whole {
+            dir.whole.record(whole);
+        }
+        let device_ns = match (p.issue, p.complete) {
+            (Some(issue), Some(complete)) => complete.saturating_sub(issue),
+            _ => whole.unwrap_or(0),
+        };
+        let resolve = &mut self.resolve;
+        let proc = self
+            .procs
+            .entry(p.pid)
+            .or_insert_with(|| resolve(p.pid))
+            .clone();
+        let entry = self.by_process[disk]
+            .entry(proc.tgid)
+            .or_insert_with(|| ProcessIo {
+                pid: proc.tgid,
+                comm: proc.comm,
+                kernel: proc.kernel,
+                ..ProcessIo::default()
+            });
+        entry.ios += 1;
+        entry.bytes += p.bytes;
+        entry.device_time_ns += device_ns;
+    }
+
+    /// Keeps the pending maps within [`MAX_PENDING`].
+    fn bound(&mut self) {
+        let cutoff = self.newest.saturating_sub(STALE_NS);
+        for disk in self.requests.bound(cutoff, |p| p.first) {
+            self.disks[disk].unmatched += 1;
+        }
+        for disk in self.bios.bound(cutoff, |b| b.0) {
+            self.disks[disk].unmatched += 1;
+        }
+    }
+
+    /// What was seen since the last take; the counts start again.
+    pub fn take(&mut self) -> Vec<BlockTrace> {
+        let mut out = Vec::with_capacity(self.disks.len());
+        for (disk, procs) in self.disks.iter_mut().zip(&mut self.by_process) {
+            let fresh = disk.fresh();
+            let mut taken = std::mem::replace(disk, fresh);
+            taken.by_process = procs.drain().map(|(_, p)| p).collect();
+            taken
+                .by_process
+                .sort_by(|a, b| b.ios.cmp(&a.ios).then(a.pid.cmp(&b.pid)));
+            out.push(taken);
+        }
+        // A pid seen again may be another process by then.
+        self.procs.clear();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DISK: u32 = (7 << 20) | 3;
+    const PART: u32 = (7 << 20) | 4;
+
+    fn matcher(scope: Scope) -> Matcher {
+        Matcher::new(
+            &[("loop3".to_string(), scope, vec![DISK, PART])],
+            Box::new(|pid| Proc {
+                tgid: pid / 10 * 10,
+                comm: format!("p{}", pid / 10 * 10),
+                kernel: pid < 10,
+            }),
+        )
+    }
+
+    /// `value` as the histogram holds it: within its 0.1% resolution.
+    fn close(got: u64, want: u64) {
+        assert!(got.abs_diff(want) * 1000 <= want, "{got} is not {want}");
+    }
+
+    fn ev(kind: Kind, ts: u64, sector: u64, dir: Dir, pid: i32) -> Event {
+        Event {
+            kind,
+            ts,
+            pid,
+            dev: DISK,
+            sector,
+            bytes: 4096,
+            dir,
+        }
+    }
+
+    /// A full request: bio queued at `t`, request at +1000, io_start +1100, insert +1200,
+    /// issue +5200, complete +105200, io_done +105300.
+    fn request(m: &mut Matcher, t: u64, sector: u64, dir: Dir, pid: i32) {
+        for (kind, at) in [
+            (Kind::BioQueue, 0),
+            (Kind::GetRq, 1_000),
+            (Kind::IoStart, 1_100),
+            (Kind::Insert, 1_200),
+            (Kind::Issue, 5_200),
+            (Kind::Complete, 105_200),
+            (Kind::IoDone, 105_300),
+        ] {
+            let mut e = ev(kind, t + at, sector, dir, pid);
+            if kind == Kind::BioQueue || kind == Kind::GetRq {
+                e.dev = PART;
+            }
+            m.event(&e);
+        }
+    }
+
+    #[test]
+    fn a_request_gives_each_part_of_its_time() {
+        let mut m = matcher(Scope::Request);
+        request(&mut m, 1_000_000, 80, Dir::Read, 41);
+        let t = m.take().remove(0);
+        let read = &t.dirs[0];
+        assert_eq!(read.requests, 1);
+        close(read.wait_request.summary().max_ns, 1_000);
+        close(read.scheduler.summary().max_ns, 4_000);
+        close(read.device.summary().max_ns, 100_000);
+        close(read.whole.summary().min_ns, 104_200);
+        close(read.sizes.summary().max_ns, 4096);
+        assert!(!t.whole_nearest);
+        assert_eq!(
+            t.by_process,
+            vec![ProcessIo {
+                pid: 40,
+                comm: "p40".into(),
+                kernel: false,
+                ios: 1,
+                bytes: 4096,
+                device_time_ns: 100_000
+            }]
+        );
+        assert_eq!((t.unmatched, t.ambiguous_matches), (0, 0));
+        // Taken: the next take starts from nothing.
+        assert_eq!(m.take()[0].requests(), 0);
+    }
+
+    #[test]
+    fn requests_on_the_same_sector_match_first_in_first_out_and_count_as_ambiguous() {
+        let mut m = matcher(Scope::Request);
+        // Two writes to sector 8 in flight: issued at 0 and 10, completed at 100 and 1000.
+        m.event(&ev(Kind::IoStart, 0, 8, Dir::Write, 20));
+        m.event(&ev(Kind::Issue, 0, 8, Dir::Write, 20));
+        m.event(&ev(Kind::IoStart, 10, 8, Dir::Write, 30));
+        m.event(&ev(Kind::Issue, 10, 8, Dir::Write, 30));
+        m.event(&ev(Kind::Complete, 100, 8, Dir::Write, 0));
+        m.event(&ev(Kind::IoDone, 100, 8, Dir::Write, 0));
+        m.event(&ev(Kind::Complete, 1_000, 8, Dir::Write, 0));
+        m.event(&ev(Kind::IoDone, 1_000, 8, Dir::Write, 0));
+        let t = m.take().remove(0);
+        let write = &t.dirs[1];
+        assert_eq!(write.requests, 2);
+        close(write.device.summary().min_ns, 100);
+        close(write.device.summary().max_ns, 990);
+        assert!(t.ambiguous_matches >= 1);
+        // Each request belongs to the process that started it.
+        assert_eq!(t.by_process.len(), 2);
+    }
+
+    #[test]
+    fn unmatched_events_are_counted_and_never_make_a_time() {
+        let mut m = matcher(Scope::Request);
+        m.event(&ev(Kind::Complete, 50, 16, Dir::Read, 0));
+        m.event(&ev(Kind::IoDone, 60, 16, Dir::Read, 0));
+        let t = m.take().remove(0);
+        assert_eq!(t.unmatched, 2);
+        assert_eq!(t.requests(), 0);
+        assert_eq!(t.dirs[0].device.count(), 0);
+    }
+
+    #[test]
+    fn without_accounting_events_the_whole_time_is_the_nearest_and_said_so() {
+        let mut m = matcher(Scope::Request);
+        m.event(&ev(Kind::Insert, 0, 24, Dir::Read, 11));
+        m.event(&ev(Kind::Issue, 300, 24, Dir::Read, 11));
+        m.event(&ev(Kind::Complete, 1_300, 24, Dir::Read, 0));
+        let t = m.take().remove(0);
+        assert_eq!(t.dirs[0].requests, 1);
+        close(t.dirs[0].whole.summary().max_ns, 1_300);
+        close(t.dirs[0].scheduler.summary().max_ns, 300);
+        assert!(t.whole_nearest);
+    }
+
+    #[test]
+    fn a_bio_based_disk_times_its_bios_and_merges_count() {
+        let mut m = matcher(Scope::Bio);
+        m.event(&ev(Kind::BioQueue, 0, 40, Dir::Write, 5));
+        m.event(&ev(Kind::BioComplete, 7_000, 40, Dir::Write, 0));
+        let t = m.take().remove(0);
+        assert_eq!(t.dirs[1].requests, 1);
+        close(t.dirs[1].whole.summary().max_ns, 7_000);
+        assert!(
+            t.by_process[0].kernel,
+            "a kernel thread's bio is shown as such"
+        );
+        let mut m = matcher(Scope::Request);
+        m.event(&ev(Kind::BioQueue, 0, 48, Dir::Write, 5));
+        m.event(&ev(Kind::BioMerge, 10, 48, Dir::Write, 5));
+        assert_eq!(m.take()[0].dirs[1].merges, 1);
+    }
+
+    #[test]
+    fn the_pending_requests_stay_bounded() {
+        let mut m = matcher(Scope::Request);
+        let n = MAX_PENDING as u64 + 10;
+        for i in 0..n {
+            m.event(&ev(Kind::IoStart, i, i * 8, Dir::Read, 20));
+        }
+        assert!(m.requests.len <= MAX_PENDING);
+        let t = m.take().remove(0);
+        assert!(t.unmatched > 0);
+    }
+
+    #[test]
+    fn events_of_other_disks_are_ignored() {
+        let mut m = matcher(Scope::Request);
+        let mut e = ev(Kind::IoStart, 0, 8, Dir::Read, 20);
+        e.dev = 99;
+        m.event(&e);
+        assert_eq!(m.requests.len, 0);
+    }
+}

@@ -1,0 +1,541 @@
+//! The block-layer tracer (`--trace`): the device's own latency split and who does the I/O,
+//! from the kernel's block tracepoints through tracefs, with no BPF and no compiler.
+//!
+//! [`Tracer::start`] makes the run's own tracefs instance (`tracefs`), enables the block
+//! tracepoints with a filter on the watched disks' device numbers, and starts a reader thread
+//! that drains the per-CPU raw ring buffers (`ring`), decodes each record through its
+//! tracepoint's `format` file read at start (`format`, `event`), sorts the CPUs' events by
+//! time and follows each request through them (`matcher`). [`Tracer::take`] hands over what
+//! was seen since the last take, per disk ([`BlockTrace`]), and the tracer's own cost; it is
+//! cheap enough to call every interval. Dropping the tracer stops the reader and removes the
+//! instance (the run's interrupt path ends the session normally, so the drop runs then too).
+//! Where tracefs or the permission is missing, `start` says so in one line
+//! ([`TraceUnavailable`]) and the run goes on without it. What is traced on which kind of
+//! device: `scope` and assets/doc/trace.md.
+
+pub mod event;
+pub mod explain;
+pub mod format;
+pub mod matcher;
+mod record;
+pub mod ring;
+pub mod sched;
+pub mod scope;
+pub mod tracefs;
+
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+pub use matcher::{BlockTrace, DirTrace, ProcessIo};
+pub use record::block_trace_record;
+pub use scope::Scope;
+
+use event::{Event, Kind, Layout, Layouts};
+use matcher::{Matcher, Proc};
+use ring::PageLayout;
+
+/// How often the reader drains the buffers when nobody asks.
+const DRAIN_EVERY: Duration = Duration::from_millis(100);
+/// Events this recent are left for the next drain: another CPU's earlier event may not be
+/// committed yet (events are sorted across CPUs before matching).
+const SLACK_NS: u64 = 2_000_000;
+/// Each CPU's buffer in the instance, KiB.
+const BUFFER_KB: u32 = 8192;
+
+/// A disk to trace, by its kernel name (`vda`, `loop3`, `dm-0`); its partitions come with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceId {
+    pub disk: String,
+}
+
+/// Why the run is not traced, in one line (the run goes on).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceUnavailable(pub String);
+
+impl std::fmt::Display for TraceUnavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "--trace: {}; the run goes on untraced", self.0)
+    }
+}
+
+/// The tracer's own cost over a take.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TraceCost {
+    /// Events read.
+    pub events: u64,
+    /// Records that could not be decoded (counted, never used).
+    pub malformed: u64,
+    /// Events the kernel's buffers lost.
+    pub lost_events: u64,
+    /// CPU time of the reader thread, ns.
+    pub cpu_ns: u64,
+    /// Wall time the take covers, ns.
+    pub elapsed_ns: u64,
+}
+
+impl TraceCost {
+    /// Events per second over the take.
+    #[must_use]
+    pub fn events_per_s(&self) -> f64 {
+        if self.elapsed_ns == 0 {
+            return 0.0;
+        }
+        self.events as f64 * 1e9 / self.elapsed_ns as f64
+    }
+
+    /// Adds `other` (a later take).
+    pub fn add(&mut self, other: &Self) {
+        self.events += other.events;
+        self.malformed += other.malformed;
+        self.lost_events += other.lost_events;
+        self.cpu_ns += other.cpu_ns;
+        self.elapsed_ns += other.elapsed_ns;
+    }
+}
+
+/// What a take hands over.
+#[derive(Debug, Clone, Default)]
+pub struct TraceTake {
+    /// One per disk, in the order given to [`Tracer::start`].
+    pub disks: Vec<BlockTrace>,
+    pub cost: TraceCost,
+}
+
+/// What the reader and the takers share.
+struct Shared {
+    matcher: Matcher,
+    cost: TraceCost,
+    /// Reader CPU time at the last take.
+    cpu_at_take: u64,
+    cpu_now: u64,
+    taken_at: Instant,
+    requested: u64,
+    served: u64,
+    stop: bool,
+}
+
+/// A running tracer; dropping it removes its instance.
+pub struct Tracer {
+    shared: Arc<(Mutex<Shared>, Condvar)>,
+    reader: Option<std::thread::JoinHandle<()>>,
+    /// Dropped after the reader has closed the buffers.
+    _instance: tracefs::Instance,
+    /// What start wants said (dead runs' instances removed, the nearest events used).
+    pub notes: Vec<String>,
+}
+
+impl Tracer {
+    /// Traces `disks`.
+    ///
+    /// # Errors
+    /// No tracefs, no permission, or no block tracepoints: one line.
+    pub fn start(disks: &[DeviceId]) -> Result<Self, TraceUnavailable> {
+        let root = tracefs::root().map_err(TraceUnavailable)?;
+        let mut notes: Vec<String> = tracefs::remove_dead(&root.join("instances"))
+            .into_iter()
+            .map(|name| format!("--trace: removed {name}, the instance of a run that is gone"))
+            .collect();
+        let instance = tracefs::Instance::create(&root, &tracefs::own_name()).map_err(|e| {
+            TraceUnavailable(format!(
+                "cannot make a tracefs instance in {}: {e} (tracing needs root)",
+                root.join("instances").display()
+            ))
+        })?;
+        let fail = |e: String| TraceUnavailable(e);
+        instance.write("trace_clock", "mono").map_err(fail)?;
+        instance
+            .write("buffer_size_kb", &BUFFER_KB.to_string())
+            .map_err(fail)?;
+        let page_layout = read_at_once(&root.join("events/header_page"))
+            .map_err(|e| e.to_string())
+            .and_then(|t| PageLayout::parse(&t))
+            .map_err(|e| TraceUnavailable(format!("events/header_page: {e}")))?;
+        let (layouts, names) = layouts(instance.path()).map_err(TraceUnavailable)?;
+        let targets = disk_devices(Path::new("/sys/block"), disks);
+        let filter = targets
+            .iter()
+            .flat_map(|(_, _, devs)| devs)
+            .map(|dev| format!("dev == {dev}"))
+            .collect::<Vec<_>>()
+            .join(" || ");
+        if filter.is_empty() {
+            return Err(TraceUnavailable("no disk to trace".to_string()));
+        }
+        for name in &names {
+            instance
+                .write(&format!("events/block/{name}/filter"), &filter)
+                .map_err(fail)?;
+            instance
+                .write(&format!("events/block/{name}/enable"), "1")
+                .map_err(fail)?;
+        }
+        if !layouts.kinds().contains(&Kind::IoStart) {
+            notes.push(
+                "--trace: this kernel has no block_io_start (6.5+): `whole` is from the nearest \
+                 events (insert or issue -> complete)"
+                    .to_string(),
+            );
+        }
+        let page_size = subbuf_bytes(instance.path());
+        let buffers = open_buffers(instance.path()).map_err(TraceUnavailable)?;
+        instance.write("tracing_on", "1").map_err(fail)?;
+        let matcher = Matcher::new(&targets, Box::new(resolve_pid));
+        let shared = Arc::new((
+            Mutex::new(Shared {
+                matcher,
+                cost: TraceCost::default(),
+                cpu_at_take: 0,
+                cpu_now: 0,
+                taken_at: Instant::now(),
+                requested: 0,
+                served: 0,
+                stop: false,
+            }),
+            Condvar::new(),
+        ));
+        let reader = Reader {
+            buffers,
+            page: vec![0; page_size],
+            page_layout,
+            layouts,
+            held: Vec::new(),
+            shared: shared.clone(),
+        };
+        let handle = std::thread::Builder::new()
+            .name("diskdash-trace".into())
+            .spawn(move || reader.run())
+            .map_err(|e| TraceUnavailable(format!("cannot start the reader thread: {e}")))?;
+        Ok(Self {
+            shared,
+            reader: Some(handle),
+            _instance: instance,
+            notes,
+        })
+    }
+
+    /// Everything seen since the last take (or the start), after draining the buffers up to
+    /// now.
+    #[must_use]
+    pub fn take(&self) -> TraceTake {
+        let (lock, cond) = &*self.shared;
+        let mut shared = lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        shared.requested += 1;
+        let want = shared.requested;
+        cond.notify_all();
+        while shared.served < want && !shared.stop {
+            let (next, _) = cond
+                .wait_timeout(shared, Duration::from_secs(2))
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            shared = next;
+            if self
+                .reader
+                .as_ref()
+                .is_none_or(std::thread::JoinHandle::is_finished)
+            {
+                break;
+            }
+        }
+        let mut cost = std::mem::take(&mut shared.cost);
+        cost.cpu_ns = shared.cpu_now.saturating_sub(shared.cpu_at_take);
+        shared.cpu_at_take = shared.cpu_now;
+        let now = Instant::now();
+        cost.elapsed_ns = u64::try_from((now - shared.taken_at).as_nanos()).unwrap_or(u64::MAX);
+        shared.taken_at = now;
+        TraceTake {
+            disks: shared.matcher.take(),
+            cost,
+        }
+    }
+}
+
+impl Drop for Tracer {
+    fn drop(&mut self) {
+        {
+            let (lock, cond) = &*self.shared;
+            let mut shared = lock
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            shared.stop = true;
+            cond.notify_all();
+        }
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+        // `_instance` is dropped now: tracing off, events off, the directory removed.
+    }
+}
+
+/// A tracefs file that gives its text to the first `read` only (`events/header_page`
+/// answers a read past offset 0 with nothing, so a small first read would cut it).
+fn read_at_once(path: &Path) -> std::io::Result<String> {
+    let mut buf = vec![0u8; 64 << 10];
+    let n = File::open(path)?.read(&mut buf)?;
+    buf.truncate(n);
+    String::from_utf8(buf).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
+/// The tracepoints this kernel has, their layouts and names.
+fn layouts(instance: &Path) -> Result<(Layouts, Vec<&'static str>), String> {
+    let mut layouts = Layouts::default();
+    let mut names = Vec::new();
+    for (kind, name) in Kind::ALL {
+        let path = instance.join(format!("events/block/{name}/format"));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let format =
+            format::EventFormat::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let common = format
+            .field("common_type")
+            .ok_or_else(|| format!("{}: no common_type", path.display()))?;
+        layouts.push(Layout::new(kind, &format)?, common);
+        names.push(name);
+    }
+    for needed in [Kind::Issue, Kind::Complete] {
+        if !layouts.kinds().contains(&needed) {
+            return Err("this kernel has no block_rq_issue/block_rq_complete tracepoints".into());
+        }
+    }
+    Ok((layouts, names))
+}
+
+/// Each disk's name, scope and device numbers in the kernel's encoding (major << 20 | minor):
+/// the disk's and its partitions'.
+fn disk_devices(sys_block: &Path, disks: &[DeviceId]) -> Vec<(String, Scope, Vec<u32>)> {
+    let mut out = Vec::new();
+    for id in disks {
+        if out.iter().any(|(name, _, _)| *name == id.disk) {
+            continue;
+        }
+        let dir = sys_block.join(&id.disk);
+        let mut devs: Vec<u32> = dev_of(&dir).into_iter().collect();
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            for entry in entries.flatten() {
+                if entry.path().join("partition").is_file() {
+                    devs.extend(dev_of(&entry.path()));
+                }
+            }
+        }
+        out.push((id.disk.clone(), scope::of_disk(sys_block, &id.disk), devs));
+    }
+    out
+}
+
+/// A sysfs block directory's `dev` (`M:m`) in the kernel's encoding.
+fn dev_of(dir: &Path) -> Option<u32> {
+    let text = std::fs::read_to_string(dir.join("dev")).ok()?;
+    let (major, minor) = text.trim().split_once(':')?;
+    Some((major.parse::<u32>().ok()? << 20) | minor.parse::<u32>().ok()?)
+}
+
+/// The size of one ring-buffer page as read (`buffer_subbuf_size_kb`, else 4 KiB).
+fn subbuf_bytes(instance: &Path) -> usize {
+    std::fs::read_to_string(instance.join("buffer_subbuf_size_kb"))
+        .ok()
+        .and_then(|t| t.trim().parse::<usize>().ok())
+        .map_or(4096, |kb| kb * 1024)
+        .max(4096)
+}
+
+/// Each CPU's raw buffer, non-blocking.
+fn open_buffers(instance: &Path) -> Result<Vec<File>, String> {
+    let dir = instance.join("per_cpu");
+    let mut files = Vec::new();
+    let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in entries.flatten() {
+        let path = entry.path().join("trace_pipe_raw");
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        files.push(file);
+    }
+    Ok(files)
+}
+
+/// Who `pid` is, from `/proc`: its process (`Tgid`), the process's name, and whether it is a
+/// kernel thread (no memory map: writeback's flush workers, kblockd).
+fn resolve_pid(pid: i32) -> Proc {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(|v| v.trim().to_string())
+    };
+    let tgid = field("Tgid:")
+        .and_then(|t| t.parse::<i32>().ok())
+        .unwrap_or(pid);
+    let kernel = !status.is_empty() && field("VmSize:").is_none();
+    let comm = std::fs::read_to_string(format!("/proc/{tgid}/comm"))
+        .map(|c| c.trim().to_string())
+        .ok()
+        .or_else(|| field("Name:"))
+        .unwrap_or_else(|| "(exited)".to_string());
+    Proc { tgid, comm, kernel }
+}
+
+/// The reader thread's side.
+struct Reader {
+    buffers: Vec<File>,
+    page: Vec<u8>,
+    page_layout: PageLayout,
+    layouts: Layouts,
+    /// Events newer than the last drain's cutoff, held for the next.
+    held: Vec<Event>,
+    shared: Arc<(Mutex<Shared>, Condvar)>,
+}
+
+fn monotonic_ns() -> u64 {
+    crate::stats::monotonic_ns()
+}
+
+fn thread_cpu_ns() -> u64 {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID).map_or(0, |t| {
+        u64::try_from(t.tv_sec()).unwrap_or(0) * 1_000_000_000
+            + u64::try_from(t.tv_nsec()).unwrap_or(0)
+    })
+}
+
+impl Reader {
+    fn run(mut self) {
+        loop {
+            let (want, stop) = {
+                let (lock, cond) = &*self.shared;
+                let mut shared = lock
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if shared.requested == shared.served && !shared.stop {
+                    shared = cond
+                        .wait_timeout(shared, DRAIN_EVERY)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .0;
+                }
+                (shared.requested, shared.stop)
+            };
+            let asked = monotonic_ns();
+            if stop {
+                // Everything up to now, nothing held back.
+                std::thread::sleep(Duration::from_nanos(SLACK_NS));
+                self.drain(u64::MAX, want);
+                return;
+            }
+            // A take waits out the slack so that its events up to now are all in.
+            let cutoff = if want > self.served() {
+                std::thread::sleep(Duration::from_nanos(SLACK_NS));
+                asked
+            } else {
+                asked.saturating_sub(SLACK_NS)
+            };
+            self.drain(cutoff, want);
+        }
+    }
+
+    fn served(&self) -> u64 {
+        let (lock, _) = &*self.shared;
+        lock.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .served
+    }
+
+    /// Reads every CPU's buffer, then matches the events up to `cutoff` in time order.
+    fn drain(&mut self, cutoff: u64, want: u64) {
+        let mut cost = TraceCost::default();
+        let mut events = std::mem::take(&mut self.held);
+        for file in &mut self.buffers {
+            loop {
+                match file.read(&mut self.page) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        let layouts = &self.layouts;
+                        let mut malformed = 0;
+                        let out = ring::decode_page(&self.page_layout, &self.page[..n], |ts, r| {
+                            match layouts.decode(ts, r) {
+                                Some(event) => events.push(event),
+                                None => malformed += 1,
+                            }
+                        });
+                        cost.events += out.events;
+                        cost.lost_events += out.lost;
+                        cost.malformed += out.malformed + malformed;
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        }
+        events.sort_by_key(|e| e.ts);
+        let split = events.partition_point(|e| e.ts <= cutoff);
+        self.held = events.split_off(split);
+        let cpu = thread_cpu_ns();
+        let (lock, cond) = &*self.shared;
+        let mut shared = lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for event in &events {
+            shared.matcher.event(event);
+        }
+        if cost.lost_events > 0 {
+            shared.matcher.lost(cost.lost_events);
+        }
+        shared.cost.add(&cost);
+        shared.cpu_now = cpu;
+        shared.served = shared.served.max(want);
+        cond.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_disk_is_traced_with_its_partitions_device_numbers() {
+        let root = tempfile::tempdir().unwrap();
+        let disk = root.path().join("vdb");
+        std::fs::create_dir_all(disk.join("queue")).unwrap();
+        std::fs::create_dir_all(disk.join("mq/0")).unwrap();
+        std::fs::write(disk.join("dev"), "252:16\n").unwrap();
+        std::fs::create_dir_all(disk.join("vdb1")).unwrap();
+        std::fs::write(disk.join("vdb1/partition"), "1\n").unwrap();
+        std::fs::write(disk.join("vdb1/dev"), "252:17\n").unwrap();
+        let got = disk_devices(
+            root.path(),
+            &[
+                DeviceId { disk: "vdb".into() },
+                DeviceId { disk: "vdb".into() },
+            ],
+        );
+        assert_eq!(got.len(), 1, "a disk named twice is traced once");
+        let (name, scope, mut devs) = got.into_iter().next().unwrap();
+        devs.sort_unstable();
+        assert_eq!(name, "vdb");
+        assert_eq!(scope, Scope::Request);
+        assert_eq!(devs, vec![(252 << 20) | 16, (252 << 20) | 17]);
+    }
+
+    #[test]
+    fn a_pid_resolves_to_its_process() {
+        let me = std::process::id() as i32;
+        let proc = resolve_pid(me);
+        assert_eq!(proc.tgid, me);
+        assert!(!proc.kernel);
+        assert!(!proc.comm.is_empty());
+    }
+
+    #[test]
+    fn the_unavailable_note_is_one_line_that_says_the_run_goes_on() {
+        let note = TraceUnavailable("cannot make a tracefs instance: Permission denied".into())
+            .to_string();
+        assert!(!note.contains('\n'));
+        assert!(note.starts_with("--trace: "));
+        assert!(note.ends_with("the run goes on untraced"));
+    }
+}

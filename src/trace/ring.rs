@@ -1,0 +1,403 @@
+//! The ring buffer's pages as `per_cpu/cpuN/trace_pipe_raw` hands them out, decoded in binary.
+//!
+//! A page starts with a header (`events/header_page`: `timestamp`, `commit`, then `data`); the
+//! commit word holds the bytes of data used and two flags (bit 31: events were lost before this
+//! page; bit 30: their number is stored after the data). The data is a run of events, each with
+//! a 32-bit header (`events/header_event`): `type_len` in the low 5 bits, a time delta in the
+//! other 27. `type_len` 1..=28: a record of `type_len * 4` bytes follows; 0: its length is in the
+//! next word; 29: padding (a time delta of 0: the rest of the page is unused); 30: a time
+//! extend (the next word holds the delta's high bits); 31: an absolute time stamp. This is the
+//! kernel's own reader (`kernel/trace/ring_buffer.c`, `rb_update_read_stamp`). Nothing in a
+//! page is trusted: an event that runs past the data ends the page and is counted.
+
+/// Bit of `commit`: events were lost before this page.
+const MISSED_EVENTS: u64 = 1 << 31;
+/// Bit of `commit`: the number lost is stored after the page's data.
+const MISSED_STORED: u64 = 1 << 30;
+/// Padding.
+const TYPE_PADDING: u32 = 29;
+/// A time extend: delta = next word << 27 | time_delta.
+const TYPE_TIME_EXTEND: u32 = 30;
+/// An absolute time stamp.
+const TYPE_TIME_STAMP: u32 = 31;
+/// The highest `type_len` of a data event.
+const TYPE_DATA_MAX: u32 = 28;
+/// Bits of a time delta in the event header.
+const TS_SHIFT: u32 = 27;
+/// The bits of a time stamp that an absolute stamp does not carry (`TS_MSB`).
+const TS_MSB: u64 = 0xf8 << 56;
+
+/// Where a page keeps its time stamp, its commit word and its data (`events/header_page`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageLayout {
+    pub timestamp: usize,
+    pub commit: usize,
+    pub commit_size: usize,
+    pub data: usize,
+}
+
+impl Default for PageLayout {
+    /// A 64-bit kernel's layout.
+    fn default() -> Self {
+        Self {
+            timestamp: 0,
+            commit: 8,
+            commit_size: 8,
+            data: 16,
+        }
+    }
+}
+
+impl PageLayout {
+    /// Parses `events/header_page` (the same `field:` lines as a format file).
+    ///
+    /// # Errors
+    /// A field is missing, said in words.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut found = [None; 3];
+        for line in text.lines() {
+            let line = line.trim();
+            let Some(rest) = line.strip_prefix("field:") else {
+                continue;
+            };
+            let mut parts = rest.split(';').map(str::trim);
+            let declaration = parts.next().unwrap_or("");
+            let name = declaration.split_whitespace().last().unwrap_or("");
+            let mut offset = None;
+            let mut size = None;
+            for part in parts {
+                match part.split_once(':') {
+                    Some(("offset", v)) => offset = v.trim().parse::<usize>().ok(),
+                    Some(("size", v)) => size = v.trim().parse::<usize>().ok(),
+                    _ => {}
+                }
+            }
+            let slot = match name {
+                "timestamp" => 0,
+                "commit" => 1,
+                "data" => 2,
+                _ => continue,
+            };
+            // `overwrite` shares commit's offset; the first `commit` line is the word.
+            if found[slot].is_none() {
+                found[slot] = offset.zip(size);
+            }
+        }
+        match found {
+            [
+                Some((timestamp, 8)),
+                Some((commit, commit_size)),
+                Some((data, _)),
+            ] if commit_size == 4 || commit_size == 8 => Ok(Self {
+                timestamp,
+                commit,
+                commit_size,
+                data,
+            }),
+            _ => Err("header_page lacks a timestamp, commit or data field".to_string()),
+        }
+    }
+}
+
+/// What one page held beside its events.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PageOutcome {
+    /// Data events handed on.
+    pub events: u64,
+    /// Events lost before this page (the number stored, or 1 when the page only says some
+    /// were).
+    pub lost: u64,
+    /// Malformed: a header or event that runs past the data (the rest of the page is skipped).
+    pub malformed: u64,
+}
+
+fn word(page: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_ne_bytes(page.get(at..at + 4)?.try_into().ok()?))
+}
+
+fn number(page: &[u8], at: usize, size: usize) -> Option<u64> {
+    let bytes = page.get(at..at.checked_add(size)?)?;
+    match size {
+        4 => Some(u64::from(u32::from_ne_bytes(bytes.try_into().ok()?))),
+        8 => Some(u64::from_ne_bytes(bytes.try_into().ok()?)),
+        _ => None,
+    }
+}
+
+/// Decodes one page, calling `event(timestamp_ns, record)` for each data event in order.
+pub fn decode_page(
+    layout: &PageLayout,
+    page: &[u8],
+    mut event: impl FnMut(u64, &[u8]),
+) -> PageOutcome {
+    let mut out = PageOutcome::default();
+    let (Some(mut ts), Some(commit)) = (
+        number(page, layout.timestamp, 8),
+        number(page, layout.commit, layout.commit_size),
+    ) else {
+        out.malformed += 1;
+        return out;
+    };
+    let used = (commit & !(MISSED_EVENTS | MISSED_STORED) & 0xffff_ffff) as usize;
+    // A page read short keeps its whole events; the one cut is counted below.
+    let Some(data) = page.get(layout.data..layout.data.saturating_add(used).min(page.len())) else {
+        out.malformed += 1;
+        return out;
+    };
+    if commit & MISSED_EVENTS != 0 {
+        out.lost = if commit & MISSED_STORED != 0 {
+            number(page, layout.data + used, layout.commit_size).unwrap_or(1)
+        } else {
+            1
+        };
+    }
+    let mut at = 0usize;
+    while at < data.len() {
+        let Some(header) = word(data, at) else {
+            out.malformed += 1;
+            break;
+        };
+        let type_len = header & 0x1f;
+        let delta = u64::from(header >> 5);
+        let (record, next) = match type_len {
+            TYPE_PADDING if delta == 0 => break,
+            TYPE_PADDING => match word(data, at + 4) {
+                Some(len) => (None, at + 4 + len as usize),
+                None => (None, usize::MAX),
+            },
+            TYPE_TIME_EXTEND | TYPE_TIME_STAMP => match word(data, at + 4) {
+                Some(high) => {
+                    let value = (u64::from(high) << TS_SHIFT) | delta;
+                    if type_len == TYPE_TIME_EXTEND {
+                        ts = ts.wrapping_add(value);
+                    } else {
+                        ts = fix_absolute(value, ts);
+                    }
+                    (None, at + 8)
+                }
+                None => (None, usize::MAX),
+            },
+            0 => match word(data, at + 4) {
+                Some(len) if len >= 4 => {
+                    ts = ts.wrapping_add(delta);
+                    (Some(at + 8..at + 4 + len as usize), at + 4 + len as usize)
+                }
+                _ => (None, usize::MAX),
+            },
+            1..=TYPE_DATA_MAX => {
+                ts = ts.wrapping_add(delta);
+                let end = at + 4 + 4 * type_len as usize;
+                (Some(at + 4..end), end)
+            }
+            _ => unreachable!("type_len has 5 bits"),
+        };
+        if next > data.len() || next <= at {
+            out.malformed += 1;
+            break;
+        }
+        if let Some(range) = record {
+            out.events += 1;
+            event(ts, &data[range]);
+        }
+        at = next;
+    }
+    out
+}
+
+/// An absolute stamp's missing high bits, from the time before it (`rb_fix_abs_ts`).
+fn fix_absolute(mut abs: u64, before: u64) -> u64 {
+    if before & TS_MSB != 0 {
+        abs |= before & TS_MSB;
+        if abs < before {
+            abs = abs.wrapping_add(1 << 59);
+        }
+    }
+    abs
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Builds a page in the default layout, event by event.
+    pub(crate) struct PageBuilder {
+        ts: u64,
+        data: Vec<u8>,
+        flags: u64,
+        stored_lost: Option<u64>,
+    }
+
+    impl PageBuilder {
+        pub(crate) fn new(ts: u64) -> Self {
+            Self {
+                ts,
+                data: Vec::new(),
+                flags: 0,
+                stored_lost: None,
+            }
+        }
+
+        fn header(&mut self, type_len: u32, delta: u32) {
+            self.data
+                .extend_from_slice(&(type_len | (delta << 5)).to_ne_bytes());
+        }
+
+        /// A data event `delta` ns after the previous one (a record padded to 4 bytes).
+        pub(crate) fn event(mut self, delta: u32, record: &[u8]) -> Self {
+            let mut record = record.to_vec();
+            record.resize(record.len().div_ceil(4) * 4, 0);
+            let words = record.len() / 4;
+            if (1..=TYPE_DATA_MAX as usize).contains(&words) {
+                self.header(words as u32, delta);
+            } else {
+                self.header(0, delta);
+                self.data
+                    .extend_from_slice(&(record.len() as u32 + 4).to_ne_bytes());
+            }
+            self.data.extend_from_slice(&record);
+            self
+        }
+
+        /// A time extend of `delta` ns.
+        pub(crate) fn extend(mut self, delta: u64) -> Self {
+            self.header(TYPE_TIME_EXTEND, (delta & ((1 << TS_SHIFT) - 1)) as u32);
+            self.data
+                .extend_from_slice(&((delta >> TS_SHIFT) as u32).to_ne_bytes());
+            self
+        }
+
+        /// A discarded event of `len` bytes.
+        pub(crate) fn discarded(mut self, len: u32) -> Self {
+            self.header(TYPE_PADDING, 1);
+            self.data.extend_from_slice(&len.to_ne_bytes());
+            self.data.extend(std::iter::repeat_n(0u8, len as usize - 4));
+            self
+        }
+
+        pub(crate) fn lost(mut self, stored: Option<u64>) -> Self {
+            self.flags |= MISSED_EVENTS;
+            if let Some(n) = stored {
+                self.flags |= MISSED_STORED;
+                self.stored_lost = Some(n);
+            }
+            self
+        }
+
+        /// The page, `size` bytes (the rest zero, as the kernel leaves it).
+        pub(crate) fn build(self, size: usize) -> Vec<u8> {
+            let mut page = Vec::with_capacity(size);
+            page.extend_from_slice(&self.ts.to_ne_bytes());
+            page.extend_from_slice(&(self.data.len() as u64 | self.flags).to_ne_bytes());
+            page.extend_from_slice(&self.data);
+            if let Some(n) = self.stored_lost {
+                page.extend_from_slice(&n.to_ne_bytes());
+            }
+            page.resize(size.max(page.len()), 0);
+            page
+        }
+    }
+
+    fn decode(page: &[u8]) -> (Vec<(u64, Vec<u8>)>, PageOutcome) {
+        let mut seen = Vec::new();
+        let out = decode_page(&PageLayout::default(), page, |ts, r| {
+            seen.push((ts, r.to_vec()));
+        });
+        (seen, out)
+    }
+
+    #[test]
+    fn the_header_page_of_this_kernel_gives_the_default_layout() {
+        let text = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;
+\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;
+\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;
+\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;
+";
+        assert_eq!(PageLayout::parse(text), Ok(PageLayout::default()));
+        assert!(PageLayout::parse("field: u64 timestamp;\toffset:0;\tsize:8;").is_err());
+    }
+
+    #[test]
+    fn events_get_the_page_time_plus_their_deltas_and_extends() {
+        let page = PageBuilder::new(1_000)
+            .event(5, &[1; 8])
+            .event(10, &[2; 12])
+            .extend(1 << 30)
+            .event(3, &[3; 4])
+            .discarded(16)
+            .event(2, &[4; 200])
+            .build(4096);
+        let (seen, out) = decode(&page);
+        let times: Vec<u64> = seen.iter().map(|(t, _)| *t).collect();
+        assert_eq!(
+            times,
+            vec![1_005, 1_015, 1_015 + (1 << 30) + 3, 1_015 + (1 << 30) + 5]
+        );
+        assert_eq!(seen[1].1, vec![2; 12]);
+        // A long record's length comes from its length word.
+        assert_eq!(seen[3].1, vec![4; 200]);
+        assert_eq!(
+            out,
+            PageOutcome {
+                events: 4,
+                lost: 0,
+                malformed: 0
+            }
+        );
+    }
+
+    #[test]
+    fn a_page_that_says_events_were_lost_is_counted() {
+        let page = PageBuilder::new(0)
+            .lost(Some(42))
+            .event(1, &[0; 8])
+            .build(4096);
+        assert_eq!(decode(&page).1.lost, 42);
+        let page = PageBuilder::new(0).lost(None).event(1, &[0; 8]).build(4096);
+        assert_eq!(decode(&page).1.lost, 1);
+    }
+
+    #[test]
+    fn a_truncated_page_gives_the_whole_events_and_counts_the_broken_one() {
+        let page = PageBuilder::new(0)
+            .event(1, &[7; 8])
+            .event(1, &[8; 40])
+            .build(0);
+        // Cut in the middle of the second event: the commit word still claims it.
+        let cut = &page[..16 + 12 + 20];
+        let (seen, out) = decode(cut);
+        assert_eq!(seen.len(), 1, "the whole first event is read");
+        assert_eq!(seen[0].1, vec![7; 8]);
+        assert_eq!(out.malformed, 1);
+        // The commit word shortened to cut the second event: the first is good, the
+        // second's header claims more than there is.
+        let mut page = page;
+        page[8..16].copy_from_slice(&(12u64 + 20).to_ne_bytes());
+        let (seen, out) = decode(&page);
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].1, vec![7; 8]);
+        assert_eq!(out.malformed, 1);
+        // Less than a page header.
+        assert_eq!(decode(&page[..10]).1.malformed, 1);
+    }
+
+    #[test]
+    fn zero_padding_ends_the_page() {
+        let mut page = PageBuilder::new(0).event(1, &[1; 4]).build(64);
+        // Claim the whole page as used: the zero word after the event is end-of-page padding
+        // (type 29, delta 0)... written as the kernel does.
+        page[16 + 8..16 + 12].copy_from_slice(&TYPE_PADDING.to_ne_bytes());
+        page[8..16].copy_from_slice(&48u64.to_ne_bytes());
+        let (seen, out) = decode(&page);
+        assert_eq!(seen.len(), 1);
+        assert_eq!(out.malformed, 0);
+    }
+
+    #[test]
+    fn an_absolute_stamp_keeps_the_high_bits_of_the_time_before() {
+        assert_eq!(fix_absolute(5, 0), 5);
+        let before = (1u64 << 60) | 100;
+        assert_eq!(fix_absolute(200, before), (1 << 60) | 200);
+        // Wrapped below the time before: the next 2^59.
+        assert_eq!(fix_absolute(50, before), (1 << 60) + (1 << 59) + 50);
+    }
+}

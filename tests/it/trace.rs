@@ -1,0 +1,216 @@
+//! `--trace` (the block-layer tracer, assets/doc/trace.md) end to end: a traced bench on a loop
+//! device agrees with /proc/diskstats, a killed run's tracefs instance is removed by the next
+//! start, two traced runs leave each other alone, and without the permission the run goes on
+//! with one note. Root and tracefs only (CI runs them).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::record::*;
+use crate::support::*;
+
+const INSTANCES: &str = "/sys/kernel/tracing/instances";
+
+/// A loop device over `dir/disk.img`, 64 MiB of data, that only this test uses.
+fn loop_device(dir: &Path, name: &str) -> LoopDevice {
+    let image = dir.join(name);
+    let data: Vec<u8> = (0..64usize << 20).map(|i| (i % 251) as u8 + 1).collect();
+    std::fs::write(&image, data).unwrap();
+    LoopDevice::attach_unique(&image)
+}
+
+/// diskdash's instances in tracefs now.
+fn instances() -> Vec<String> {
+    std::fs::read_dir(INSTANCES)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("diskdash-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn mean_of(dir: &Value, part: &str) -> f64 {
+    dir[part]["mean"].as_f64().unwrap()
+}
+
+/// The record's traced disk agrees with diskstats over the same window and sits below the app.
+fn assert_agrees_with_diskstats(record: &Value) {
+    let device = &record["device"];
+    let trace = &device["block_trace"];
+    assert_eq!(trace["scope"], "request", "{trace}");
+    let read = &trace["read"];
+    let requests = read["requests"].as_f64().unwrap();
+    let completed = device["reconciliation"]["device_read_ios"]
+        .as_f64()
+        .unwrap();
+    assert!(completed >= 1000.0, "too few I/Os to judge: {completed}");
+    assert!(
+        (requests - completed).abs() <= completed * 0.01,
+        "traced {requests} requests, diskstats completed {completed}"
+    );
+    let await_ns = device["iostat"]["r_await"].as_f64().unwrap() * 1e6;
+    let whole = mean_of(read, "whole");
+    assert!(
+        (whole - await_ns).abs() <= await_ns * 0.05 + 10_000.0,
+        "whole mean {whole} ns, r_await {await_ns} ns"
+    );
+    let app = &record["read"]["lat_ns"];
+    assert!(app["mean"].as_f64().unwrap() >= mean_of(read, "device"));
+    let p50 = |lat: &Value| lat["percentile"]["50.000000"].as_u64().unwrap();
+    assert!(
+        p50(app) >= p50(&read["device"]),
+        "app {app} device {}",
+        read["device"]
+    );
+    assert_eq!(trace["lost_events"], 0, "{trace}");
+    let me = &trace["by_process"][0];
+    assert_eq!(me["comm"], "diskdash", "{trace}");
+    assert!(me["ios"].as_f64().unwrap() >= requests * 0.99);
+    let job = &record["segments"][0]["jobs"][0];
+    assert!(job["cpu_wait_ns_per_io"].as_f64().unwrap() >= 0.0, "{job}");
+}
+
+#[test]
+#[ignore = "needs root and tracefs"]
+fn a_traced_run_on_a_loop_device_agrees_with_diskstats() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path(), "disk.img");
+    let before = instances();
+    let (out, record) = bench_ok(
+        dir.path(),
+        &args(
+            dev.path(),
+            "--rw randread --bs 4k --iodepth 8 --runtime 1s --trace",
+        ),
+    );
+    assert_agrees_with_diskstats(&record);
+    assert_stdout_has(&out, "mean: app ");
+    assert_eq!(instances(), before, "the run's instance is gone");
+}
+
+#[test]
+#[ignore = "needs root and tracefs"]
+fn a_killed_run_leaves_its_instance_for_the_next_start_to_remove() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path(), "disk.img");
+    let mut child = bench_cmd(
+        dir.path(),
+        &args(dev.path(), "--rw randread --runtime 30s --no-tui --trace"),
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    let name = format!("diskdash-{}-", child.id());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !instances().iter().any(|n| n.starts_with(&name)) {
+        assert!(Instant::now() < deadline, "no instance {name}* appeared");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        instances().iter().any(|n| n.starts_with(&name)),
+        "SIGKILL left it"
+    );
+    let (out, record) = bench_ok(
+        dir.path(),
+        &args(dev.path(), "--rw randread --runtime 300ms --trace"),
+    );
+    assert!(
+        !instances().iter().any(|n| n.starts_with(&name)),
+        "the next start removed {name}*"
+    );
+    assert_stderr_has(&out, &format!("--trace: removed {name}"));
+    assert!(record["device"]["block_trace"].is_object());
+    // The global buffer was never touched.
+    let global = std::fs::read_to_string("/sys/kernel/tracing/events/block/enable").unwrap();
+    assert_eq!(global.trim(), "0");
+}
+
+#[test]
+#[ignore = "needs root and tracefs"]
+fn two_traced_runs_at_once_leave_each_other_alone() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let dev_a = loop_device(dir.path(), "a.img");
+    let dev_b = loop_device(dir.path(), "b.img");
+    let start = |at: &Path, dev: &LoopDevice| {
+        bench_cmd(
+            at,
+            &[
+                args(
+                    dev.path(),
+                    "--rw randread --bs 4k --iodepth 8 --runtime 1500ms --trace",
+                ),
+                vec!["--json", RECORD],
+            ]
+            .concat(),
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+    };
+    let (run_a, run_b) = (start(&a, &dev_a), start(&b, &dev_b));
+    for (run, at) in [(run_a, &a), (run_b, &b)] {
+        let out = run.wait_with_output().unwrap();
+        assert_success(&out);
+        let record = record_in(at);
+        assert_agrees_with_diskstats(&record);
+    }
+}
+
+#[test]
+#[ignore = "needs root and tracefs"]
+fn without_the_permission_one_note_and_the_same_exit() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    let run = |trace: bool| {
+        let mut cmd = Command::new("setpriv");
+        cmd.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            BIN,
+            "bench",
+        ])
+        .args(["--size", "4M", "--runtime", "300ms", "--no-tui"])
+        .current_dir(dir.path());
+        if trace {
+            cmd.arg("--trace");
+        }
+        cmd.output().unwrap()
+    };
+    let plain = run(false);
+    let traced = run(true);
+    assert_eq!(
+        traced.status.code(),
+        plain.status.code(),
+        "{}",
+        stderr(&traced)
+    );
+    let notes: Vec<_> = stderr(&traced)
+        .lines()
+        .filter(|l| l.contains("--trace"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("the run goes on untraced"), "{notes:?}");
+}
