@@ -91,11 +91,15 @@ pub struct Target {
     /// when the target closes, after the run's last write, so the next run finds the file as
     /// this one left it.
     marked: bool,
+    /// The file was empty when opened: it gets the mark at close only if the run filled or
+    /// wrote it (a run refused before writing, e.g. for room, leaves it untouched).
+    marked_if_filled: bool,
 }
 
 impl Drop for Target {
     fn drop(&mut self) {
-        if self.marked && self.writable {
+        let filled = || nix::sys::stat::fstat(&*self.file).is_ok_and(|st| st.st_size > 0);
+        if (self.marked || (self.marked_if_filled && filled())) && self.writable {
             // A mark that cannot be written leaves the old one, which no longer matches: the
             // next run asks for --allow-destructive, the safe side.
             let _ = mark(&self.file);
@@ -974,6 +978,7 @@ fn open_scratch(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<T
         layout: None,
         held: Vec::new(),
         marked: false,
+        marked_if_filled: false,
     })
 }
 
@@ -1042,6 +1047,7 @@ fn read_only_target(spec: &JobSpec, path: &Path, file: OwnedFd) -> anyhow::Resul
         layout: None,
         held: Vec::new(),
         marked: false,
+        marked_if_filled: false,
     })
 }
 
@@ -1194,7 +1200,8 @@ fn open_file(
         // A file this run writes stays diskdash's to write again: one it found marked, and
         // one it found empty and fills or writes (a wrapper's `touch`ed file, KDiskMark's
         // temporary file), the mark stamped when the target closes.
-        marked: job.is_some() && (own || (empty && writable)),
+        marked: job.is_some() && own,
+        marked_if_filled: job.is_some() && empty && writable,
     })
 }
 
@@ -1369,6 +1376,7 @@ fn open_block_device(
         layout: None,
         held,
         marked: false,
+        marked_if_filled: false,
     })
 }
 

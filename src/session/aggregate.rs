@@ -296,6 +296,19 @@ fn await_setups(
     (setups, failure, interrupt)
 }
 
+/// The step runs until its longest job ends (start delay included).
+fn step_runtime_ns(setup: &SegmentSetup) -> u64 {
+    setup
+        .jobs
+        .iter()
+        .map(|j| {
+            crate::record::nanos(j.spec.startdelay)
+                .saturating_add(crate::record::nanos(j.spec.runtime))
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 impl SegmentRun {
     /// Spawns the workers and starts them together. On a setup failure, or when `interrupted()`
     /// turns true while they set up (buffers of gigabytes take seconds to fill), every worker
@@ -417,16 +430,7 @@ impl SegmentRun {
             return Err(failure.map_or(SpawnError::Interrupted, SpawnError::Failed));
         }
         let record_from_ns = start_ns.saturating_add(crate::record::nanos(first_spec.ramp));
-        // The step runs until its longest job ends (start delay included).
-        let runtime_ns = setup
-            .jobs
-            .iter()
-            .map(|j| {
-                crate::record::nanos(j.spec.startdelay)
-                    .saturating_add(crate::record::nanos(j.spec.runtime))
-            })
-            .max()
-            .unwrap_or(0);
+        let runtime_ns = step_runtime_ns(setup);
         Ok(Self {
             control,
             reports,

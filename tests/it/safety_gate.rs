@@ -11,9 +11,14 @@ use crate::support::*;
 
 /// A refused run: exit 2, one error line holding `want`, and nothing created but what was there.
 fn assert_refused(out: &std::process::Output, want: &str) {
+    assert_refused_with(out, 2, want);
+}
+
+/// [`assert_refused`] with the usage exit code of the command (`iostat`'s is sysstat's 1).
+fn assert_refused_with(out: &std::process::Output, code: i32, want: &str) {
     assert_eq!(
         out.status.code(),
-        Some(2),
+        Some(code),
         "not refused: {}{}",
         stdout(out),
         stderr(out)
@@ -563,8 +568,9 @@ fn a_second_recorder_of_one_file_is_refused() {
     let first = record("30");
     std::thread::sleep(std::time::Duration::from_millis(700));
     let second = record("2").wait_with_output().unwrap();
-    assert_refused(
+    assert_refused_with(
         &second,
+        1,
         "--record r.jsonl is being recorded by another process; record elsewhere",
     );
     assert_success(&first.wait_with_output().unwrap());

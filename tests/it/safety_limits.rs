@@ -349,7 +349,7 @@ fn a_memory_cgroup_limit_bounds_a_step_and_its_jobs_add_up() {
         dir.path(),
         &[
             "the job needs an estimated ",
-            "(I/O buffers 256 MiB, 65536 queue slots 16 MiB, 64 workers 250.6 MiB, random maps 32 KiB), more than 3/4",
+            "(I/O buffers 256 MiB, 65536 queue slots 16 MiB, 64 workers 363.9 MiB, random maps 32 KiB), more than 3/4",
             "the room under the cgroup /",
             "512 MiB limit",
         ],

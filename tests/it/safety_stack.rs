@@ -262,7 +262,12 @@ fn a_loop_devices_backing_file_is_never_an_output() {
         ),
     ] {
         let out = diskdash(dir.path(), &args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(i32::from(usage_exit_code(&args))),
+            "{args:?}: {}",
+            stderr(&out)
+        );
         assert_stderr_has(
             &out,
             &format!(
