@@ -287,19 +287,19 @@ fn create_only_lays_out_a_new_file_and_prints_the_normal_report() {
 }
 
 /// The JSON files a bench-fio matrix leaves under `out`.
-fn json_files(out: &Path) -> usize {
-    fn walk(dir: &Path, n: &mut usize) {
+fn files_ending(out: &Path, ext: &str) -> usize {
+    fn walk(dir: &Path, ext: &str, n: &mut usize) {
         for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let path = entry.path();
             if path.is_dir() {
-                walk(&path, n);
-            } else if path.extension().is_some_and(|e| e == "json") {
+                walk(&path, ext, n);
+            } else if path.extension().is_some_and(|e| e == ext) {
                 *n += 1;
             }
         }
     }
     let mut n = 0;
-    walk(out, &mut n);
+    walk(out, ext, &mut n);
     n
 }
 
@@ -350,9 +350,12 @@ fn bench_fio_s_matrix_runs_through_the_link_as_under_fio() {
     assert_eq!(out.status.code(), Some(0), "{said}");
     // bench-fio prints "An error occurred: stderr: ..." for anything fio writes on stderr.
     assert!(!said.contains("An error occurred"), "{said}");
-    // fio 3.33 leaves one JSON per benchmark: 2 modes x 2 depths x 2 job counts. (Its log
-    // files: one per clone under fio; their count is fio's log writer's to match.)
-    assert_eq!(json_files(&dir.path().join("out")), 8, "{said}");
+    // fio 3.33 leaves one JSON per benchmark: 2 modes x 2 depths x 2 job counts, and 100 log
+    // files (bw, iops, lat, clat, slat for each clone: 2 x 2 x (1 + 4) x 5; counted under
+    // fio 3.33 with the same command line).
+    let out = dir.path().join("out");
+    assert_eq!(files_ending(&out, "json"), 8, "{said}");
+    assert_eq!(files_ending(&out, "log"), 100, "{said}");
 }
 
 #[test]
