@@ -1570,24 +1570,21 @@ impl<'a> Loop<'a> {
                 reaped_ns.saturating_sub(due),
             ),
         }
+        // fio's slat where the engine times its submit call; 0 (and no _slat lines) else.
+        let slat_ns = if split {
+            entry.issued_ns.saturating_sub(entry.submit_ns)
+        } else {
+            0
+        };
         if split {
             // fio's slat and clat; `latency_ns` (fio's lat) is their sum.
-            stats.record_split(
-                entry.issued_ns.saturating_sub(entry.submit_ns),
-                reaped_ns.saturating_sub(entry.issued_ns),
-            );
+            stats.record_split(slat_ns, reaped_ns.saturating_sub(entry.issued_ns));
         }
         if !PLAIN && let Some(search) = self.latency.as_mut() {
             let step = search.observe(entry.submit_ns, latency_ns);
             self.latency_step(step);
         }
         if !PLAIN && let Some(log) = self.iolog.as_mut() {
-            // fio's slat where the engine times its submit call; 0 (and no _slat lines) else.
-            let slat_ns = if split {
-                entry.issued_ns.saturating_sub(entry.submit_ns)
-            } else {
-                0
-            };
             log.io(
                 entry.submit_ns,
                 slat_ns,

@@ -5,7 +5,6 @@
 //! its `jobs`). A layout that fails or is interrupted removes a file it created.
 
 use std::io::Write;
-use std::os::unix::fs::MetadataExt;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -18,7 +17,6 @@ use super::NotesTo;
 use crate::bench::fill::{FillOutcome, fill};
 use crate::bench::target::Target;
 use crate::fio::FioInvocation;
-use crate::pinned::FileId;
 use crate::plan::{Job, Missing};
 use crate::record::{CpuRecord, DirectionRecord, EngineRecord, JobRecord, RunRecord, SyncRecord};
 use crate::report::fio::FioReport;
@@ -149,18 +147,7 @@ fn write_output(
     path: &std::path::Path,
     text: &str,
 ) -> anyhow::Result<()> {
-    let targets: Vec<FileId> = invocation
-        .plan
-        .steps
-        .iter()
-        .flat_map(|s| &s.jobs)
-        .filter_map(|j| j.target.as_deref())
-        .filter_map(|p| std::fs::metadata(p).ok())
-        .map(|m| FileId {
-            dev: m.dev(),
-            ino: m.ino(),
-        })
-        .collect();
+    let targets = super::run::target_ids(&invocation.plan);
     let guard = crate::record::output::Guard {
         targets: &targets,
         other_output: None,

@@ -56,17 +56,7 @@ pub(super) fn run_as(
     // `--output FILE`: made before anything runs, like fio. It replaces an empty file, a fio
     // report or a diskdash record, anything else only with --force; never a link, a device,
     // another name of a file, a job's target, a job file of this run or the record's file.
-    let target_ids: Vec<FileId> = plan
-        .steps
-        .iter()
-        .flat_map(|s| &s.jobs)
-        .filter_map(|j| j.target.as_deref())
-        .filter_map(|p| std::fs::metadata(p).ok())
-        .map(|m| FileId {
-            dev: m.dev(),
-            ino: m.ino(),
-        })
-        .collect();
+    let target_ids = target_ids(&plan);
     // `--redact`: the record is redacted by the session; the report also echoes the options as
     // given (`job options`), so it loses the jobs' files and the job files too.
     let secrets = flags.redact.then(|| {
@@ -260,6 +250,20 @@ pub(super) fn run_as(
 /// The notes made before the run (loading the job files, opening the logs): on stderr as
 /// they come (the loading's are there already), or, silent, first among the record's notes,
 /// which the report shows.
+/// The files of the plan's jobs' targets that exist: what an output must not replace.
+pub(super) fn target_ids(plan: &crate::plan::Plan) -> Vec<FileId> {
+    plan.steps
+        .iter()
+        .flat_map(|s| &s.jobs)
+        .filter_map(|j| j.target.as_deref())
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| FileId {
+            dev: m.dev(),
+            ino: m.ino(),
+        })
+        .collect()
+}
+
 fn early_notes(silent: bool, load_notes: &[String]) -> Option<crate::session::Annotate> {
     if !silent {
         return None;
