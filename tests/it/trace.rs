@@ -14,6 +14,14 @@ use crate::support::*;
 
 const INSTANCES: &str = "/sys/kernel/tracing/instances";
 
+/// The tests that make instances take turns: a traced start removes every dead run's instance,
+/// so one test's killed run could be cleaned up by another's start before it looks.
+static TRACEFS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn tracefs_turn() -> std::sync::MutexGuard<'static, ()> {
+    TRACEFS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// A loop device over `dir/disk.img`, 64 MiB of data, that only this test uses.
 fn loop_device(dir: &Path, name: &str) -> LoopDevice {
     let image = dir.join(name);
@@ -80,6 +88,7 @@ fn assert_agrees_with_diskstats(record: &Value) {
 #[ignore = "needs root and tracefs"]
 fn a_traced_run_on_a_loop_device_agrees_with_diskstats() {
     require_root();
+    let _turn = tracefs_turn();
     let dir = tempfile::tempdir().unwrap();
     let dev = loop_device(dir.path(), "disk.img");
     let before = instances();
@@ -99,6 +108,7 @@ fn a_traced_run_on_a_loop_device_agrees_with_diskstats() {
 #[ignore = "needs root and tracefs"]
 fn a_killed_run_leaves_its_instance_for_the_next_start_to_remove() {
     require_root();
+    let _turn = tracefs_turn();
     let dir = tempfile::tempdir().unwrap();
     let dev = loop_device(dir.path(), "disk.img");
     let mut child = bench_cmd(
@@ -140,6 +150,7 @@ fn a_killed_run_leaves_its_instance_for_the_next_start_to_remove() {
 #[ignore = "needs root and tracefs"]
 fn two_traced_runs_at_once_leave_each_other_alone() {
     require_root();
+    let _turn = tracefs_turn();
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     std::fs::create_dir_all(&a).unwrap();
