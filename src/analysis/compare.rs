@@ -1105,7 +1105,8 @@ fn compare_sides(
 
 /// A reporting group's totals in one direction, as fio's group line: the jobs' bytes and
 /// I/Os over the group's longest job with I/O in it.
-fn group_direction(jobs: &[&crate::record::SegmentJobRecord], k: usize) -> DirectionRecord {
+#[must_use]
+pub fn group_direction(jobs: &[&crate::record::SegmentJobRecord], k: usize) -> DirectionRecord {
     let mut out = DirectionRecord::default();
     let mut longest_ns = 0;
     for job in jobs {
@@ -1123,6 +1124,29 @@ fn group_direction(jobs: &[&crate::record::SegmentJobRecord], k: usize) -> Direc
         out.bw_bytes = (out.io_bytes as f64 / secs).round() as u64;
     }
     out
+}
+
+/// A step of several jobs' totals in each direction (read, write, trim), as fio's group
+/// lines: each reporting group's bytes and I/Os over its longest job, the groups (which run at
+/// once) summed. The jobs' own rates add up to these when the jobs ran equally long.
+#[must_use]
+pub fn step_totals(jobs: &[&crate::record::SegmentJobRecord]) -> [DirectionRecord; 3] {
+    let mut groups: Vec<u32> = jobs.iter().map(|j| j.group).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    std::array::from_fn(|k| {
+        let mut total = DirectionRecord::default();
+        for &g in &groups {
+            let members: Vec<&crate::record::SegmentJobRecord> =
+                jobs.iter().copied().filter(|j| j.group == g).collect();
+            let d = group_direction(&members, k);
+            total.total_ios += d.total_ios;
+            total.io_bytes += d.io_bytes;
+            total.iops += d.iops;
+            total.bw_bytes += d.bw_bytes;
+        }
+        total
+    })
 }
 
 /// Runs of several jobs: the groups both have, each direction's IOPS and bandwidth.

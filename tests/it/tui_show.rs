@@ -254,3 +254,77 @@ fn a_recorded_steady_state_run_shows_its_line_and_write_curve() {
         "{screen}"
     );
 }
+
+/// fio's group line's bandwidth in MiB/s (`   READ: bw=125MiB/s (131MB/s), ...`), from the
+/// report's text; `None` when the report has no such line.
+fn group_line_mib(report: &str, dir: &str) -> Option<f64> {
+    let line = report
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{dir}: bw=")))?;
+    let bw = line.split("bw=").nth(1)?.split_whitespace().next()?;
+    let (number, unit) = bw.split_at(bw.find(|c: char| c.is_ascii_alphabetic())?);
+    let scale = match unit {
+        "KiB/s" => 1.0 / 1024.0,
+        "MiB/s" => 1.0,
+        "GiB/s" => 1024.0,
+        _ => return None,
+    };
+    Some(number.parse::<f64>().ok()? * scale)
+}
+
+/// `show` of a real step of three jobs, the writer running twice as long as the readers: the
+/// step total is fio's group lines (each direction's bytes over its longest job), so it agrees
+/// with the job rows above it and with the run's own `READ:`/`WRITE:` lines, instead of the
+/// readers' bytes spread over the writer's time.
+#[test]
+fn a_recorded_step_s_total_agrees_with_its_jobs_and_fio_s_group_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobfile = dir.path().join("three.fio");
+    std::fs::write(
+        &jobfile,
+        "[global]\nsize=4M\nbs=64k\nioengine=psync\ntime_based\n\
+         [r1]\nrw=read\nruntime=1\nrate=8m\n[r2]\nrw=read\nruntime=1\nrate=4m\n\
+         [w]\nrw=write\nruntime=2\nrate=4m\n",
+    )
+    .unwrap();
+    let record = dir.path().join("three.json");
+    let report = dir.path().join("three.txt");
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .arg("fio")
+        .arg(&jobfile)
+        .arg(format!("--output={}", report.display()))
+        .arg("--json")
+        .arg(&record)
+        .output()
+        .unwrap();
+    crate::support::assert_success(&out);
+    let report = std::fs::read_to_string(&report).unwrap();
+
+    let diskdash::record::Loaded::Run(run) = diskdash::record::load_any(&record).unwrap() else {
+        panic!("a run record");
+    };
+    let view = diskdash::tui::view::from_record::view_of_job(
+        &run,
+        diskdash::tui::view::UiState::default(),
+        None,
+    );
+    let jobs = view.jobs.expect("the step's jobs table");
+    assert_eq!(jobs.rows.len(), 3);
+    let mib = |bytes_per_s: f64| bytes_per_s / 1_048_576.0;
+    let rows: f64 = jobs.rows.iter().map(|r| mib(r.bytes_per_s)).sum();
+    let total = mib(jobs.total.bytes_per_s);
+    // Each row is over its own job's time, the total over each direction's longest job: equal
+    // but for the readers' few milliseconds apart.
+    assert!(
+        (total - rows).abs() <= 0.05 * rows,
+        "step total {total:.2} MiB/s beside rows adding up to {rows:.2} MiB/s"
+    );
+    let read = group_line_mib(&report, "READ").expect("a READ: line");
+    let write = group_line_mib(&report, "WRITE").expect("a WRITE: line");
+    // fio's lines keep three significant digits.
+    assert!(
+        (total - (read + write)).abs() <= 0.02 * (read + write),
+        "step total {total:.2} MiB/s; fio's group lines: READ {read} + WRITE {write}\n{report}"
+    );
+}

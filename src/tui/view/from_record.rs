@@ -538,11 +538,17 @@ fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
             ..rates(&job.read, &job.write, &job.trim)
         })
         .collect();
+    // The rates as fio's group lines (each group's bytes over its longest job), so they agree
+    // with the rows above; the latency is the step's, all I/Os merged.
+    let members: Vec<&SegmentJobRecord> = seg.jobs.iter().collect();
+    let [read, write, trim] = crate::analysis::compare::step_totals(&members);
     Some(JobsView {
         rows,
         total: JobRow {
             name: "step total".into(),
             errors: u32::from(seg.jobs.iter().any(|j| j.error.is_some())),
+            iops: read.iops + write.iops + trim.iops,
+            bytes_per_s: (read.bw_bytes + write.bw_bytes + trim.bw_bytes) as f64,
             ..rates(&seg.read, &seg.write, &seg.trim)
         },
         selected: None,
