@@ -371,7 +371,9 @@ pub fn interval(
             row = disk_row;
         }
     }
-    if let Some(row) = &row {
+    // While paused the device panel holds the segment's last interval, as its title says
+    // (`last 1s of seg 1, paused`); the disks table above keeps the disks' live rows.
+    if let Some(row) = row.as_ref().filter(|_| snap.state != SessionState::Paused) {
         push_bounded(Arc::make_mut(&mut snap.device_history), row.clone());
         snap.device = Some(row.clone());
     }

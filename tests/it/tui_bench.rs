@@ -338,3 +338,65 @@ fn a_verified_write_shows_its_read_back_and_the_final_count() {
     );
     assert!(screen.contains(&shown), "no {shown:?} in:\n{screen}");
 }
+
+/// The device panel's rows (its left column, title to bottom border) in a screen.
+fn device_panel(screen: &str) -> Vec<String> {
+    let mut rows = Vec::new();
+    let mut inside = false;
+    for line in screen.lines() {
+        let left = line.split("││").next().unwrap_or(line);
+        if left.contains("┌ device ") {
+            inside = true;
+        } else if inside && left.starts_with('└') {
+            break;
+        }
+        if inside {
+            rows.push(left.to_string());
+        }
+    }
+    rows
+}
+
+/// Paused, the device panel says it shows the segment's last interval: its numbers and
+/// sparklines hold still while another process keeps the disk busy.
+#[test]
+#[ignore = "needs tmux"]
+fn a_paused_run_s_device_panel_holds_its_last_interval() {
+    tmux::require();
+    let t = Tmux::start("paused", &LONG_RUN_RECORDED, &[], 120, 40);
+    t.wait_for("live non-zero IOPS", WAIT, |s| {
+        s.contains("RUNNING") && read_iops(s).is_some_and(|v| v > 0.0)
+    });
+    std::thread::sleep(Duration::from_millis(1500));
+    t.send(&["Space"]);
+    let screen = t.wait_for("paused", WAIT, |s| s.contains("PAUSED"));
+    if screen.contains("device: none") {
+        // No block device behind the scratch file (tmpfs): no device numbers to hold.
+        t.send(&["q"]);
+        assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+        return;
+    }
+    t.wait_for("the held device panel", WAIT, |s| {
+        s.contains("of seg 1, paused")
+    });
+    // Other I/O on the disk while the run is paused: the disks' live rows change, the held
+    // panel must not.
+    let busy = std::process::Command::new("dd")
+        .args(["if=/dev/zero", "bs=1M", "count=512", "oflag=direct"])
+        .arg(format!("of={}", t.path("busy").display()))
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("dd");
+    std::thread::sleep(Duration::from_millis(1200));
+    let first = device_panel(&t.capture());
+    std::thread::sleep(Duration::from_millis(1500));
+    let second = device_panel(&t.capture());
+    let mut busy = busy;
+    let _ = busy.kill();
+    let _ = busy.wait();
+    let _ = std::fs::remove_file(t.path("busy"));
+    assert!(first.len() > 3, "no device panel:\n{}", first.join("\n"));
+    assert_eq!(first, second, "the paused panel changed");
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+}
