@@ -85,3 +85,42 @@ fn fio_with_four_jobs_shows_the_jobs_table_and_tab_picks_the_job() {
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
     t.assert_restored();
 }
+
+/// A job file of two jobs at 80x24: beside the jobs table and the charts, the device panel
+/// as bench has it, its throughput and %util kept first.
+#[test]
+#[ignore = "needs tmux"]
+fn a_job_file_s_dashboard_at_80x24_has_the_device_panel() {
+    tmux::require();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("two.fio"),
+        "[global]\nsize=8M\nbs=4k\nrw=randread\nruntime=30\ntime_based\n[a]\nfilename=a\n\
+         [b]\nfilename=b\n",
+    )
+    .unwrap();
+    let jobfile = dir.path().join("two.fio");
+    let t = Tmux::start(
+        "fio-80x24",
+        &["fio", &jobfile.to_string_lossy()],
+        &[],
+        80,
+        24,
+    );
+    let screen = t.wait_for("the jobs and the device panel", WAIT, |s| {
+        s.contains("RUNNING") && job_row(s, "a").is_some() && s.contains("step total")
+    });
+    // The panel is on screen; its numbers where the files' file system has a block device.
+    assert!(
+        screen.contains("(iostat -x)") || screen.contains("device: none"),
+        "{screen}"
+    );
+    if !screen.contains("device: none") {
+        for metric in ["r/s", "w/s", "rMiB/s", "wMiB/s", "%util"] {
+            assert!(screen.contains(metric), "no {metric} in:\n{screen}");
+        }
+    }
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+    t.assert_restored();
+}

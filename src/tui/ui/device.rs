@@ -137,6 +137,18 @@ pub fn metric_rows(dev: &DeviceView) -> usize {
     shown_metrics(dev).len()
 }
 
+/// Rows inside the borders a short panel `width` columns wide (borders included) needs for
+/// the throughput and `%util` ([`core_metrics`], in two columns where [`render`] makes two), or
+/// for the header and a row per disk of a step over several disks.
+#[must_use]
+pub fn core_rows(dev: &DeviceView, width: u16) -> usize {
+    if dev.disks.len() > 1 {
+        return 1 + dev.disks.len();
+    }
+    let columns = if width.saturating_sub(2) < 40 { 1 } else { 2 };
+    core_metrics(&shown_metrics(dev)).div_ceil(columns)
+}
+
 /// A metric's colour: reads, writes and discards as the charts draw them.
 fn metric_style(m: &Metric, theme: Theme, other: Style) -> Style {
     match m.label.chars().next() {
@@ -252,19 +264,23 @@ fn fitted_metrics(
     } else {
         height.saturating_sub(tail).max(core).min(height)
     };
-    let capacity = rows * columns;
-    if capacity >= metrics.len() {
-        return (rows, metrics);
+    (rows, keep_first(metrics, rows * columns))
+}
+
+/// At most `room` of `metrics`, those of [`PRIORITY`] first (the throughput and `%util` before
+/// the waits), in `metrics`' order.
+fn keep_first(metrics: Vec<&'static Metric>, room: usize) -> Vec<&'static Metric> {
+    if metrics.len() <= room {
+        return metrics;
     }
     let rank = |m: &Metric| PRIORITY.iter().position(|p| *p == m.label);
     let mut kept: Vec<&'static Metric> = metrics.clone();
     kept.sort_by_key(|m| rank(m));
-    kept.truncate(capacity);
-    let order = metrics
+    kept.truncate(room);
+    metrics
         .into_iter()
         .filter(|m| kept.iter().any(|k| k.label == m.label))
-        .collect();
-    (rows, order)
+        .collect()
 }
 
 /// The notes in `rows` rows where they do not fit whole: each (the reconciliation, every
@@ -335,8 +351,7 @@ fn disk_lines(dev: &DeviceView, theme: Theme, width: usize) -> Vec<Line<'static>
         .max()
         .unwrap_or(4)
         .clamp(4, 16);
-    let mut metrics = shown_metrics(dev);
-    metrics.truncate(width.saturating_sub(name_w) / VALUE);
+    let metrics = keep_first(shown_metrics(dev), width.saturating_sub(name_w) / VALUE);
     let mut header = vec![Span::styled(format!("{:<name_w$}", "disk"), theme.label())];
     header.extend(
         metrics

@@ -109,12 +109,28 @@ struct Band {
     grows: bool,
 }
 
-fn min_height(mode: Mode, panel: Panel) -> u16 {
-    match (mode, panel) {
+/// `width`: the band's.
+fn min_height(view: &View, panel: Panel, width: u16) -> u16 {
+    match (view.mode, panel) {
         // A title, the plot and its axis: rows enough to read a trend at 80x24.
         (Mode::Monitor, Panel::Throughput) => 8,
+        // Under a jobs table and over a device panel (a job file's step at 80x24) the charts
+        // give up two rows so that every job, the charts and the device all fit.
+        (_, Panel::Throughput | Panel::Latency)
+            if view.jobs.is_some() && view.device.is_some() && view.mode != Mode::Fleet =>
+        {
+            8
+        }
         (_, Panel::Throughput) => 10,
         (_, Panel::Latency) => 9,
+        // Beside a jobs table the panel may shrink to its throughput and `%util` (two columns),
+        // so a job file's dashboard keeps it at 80x24 as bench's does.
+        (_, Panel::Device) if view.jobs.is_some() => view.device.as_ref().map_or(8, |d| {
+            u16::try_from(super::device::core_rows(d, width))
+                .unwrap_or(6)
+                .saturating_add(2)
+                .min(8)
+        }),
         (_, Panel::Device) => 8,
         (_, Panel::Queue) => 5,
         (_, Panel::Table) => 5,
@@ -289,7 +305,7 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
         .map(|panels| {
             let min = panels
                 .iter()
-                .map(|&p| min_height(view.mode, p))
+                .map(|&p| min_height(view, p, width))
                 .max()
                 .unwrap_or(0);
             // The left (main) panel sets the preferred height; its neighbour scrolls/cuts.
@@ -514,6 +530,16 @@ mod tests {
         assert_eq!(plan.jobs.map(|r| r.height), Some(7));
         assert!(plan.throughput.is_some() && plan.latency.is_some());
         assert!(plan.device.is_none() && plan.table.is_none());
+    }
+
+    #[test]
+    fn a_step_of_several_jobs_at_80x24_keeps_its_jobs_charts_and_device() {
+        let plan = plan(Rect::new(0, 0, 80, 24), &sample::plan(None));
+        assert!(plan.jobs.is_some() && plan.throughput.is_some() && plan.latency.is_some());
+        // Its four jobs, a header and the total; the two disks' header and rows.
+        assert_eq!(plan.jobs.map(|r| r.height), Some(8));
+        assert_eq!(plan.device.map(|r| r.height), Some(5));
+        assert!(plan.table.is_none() && plan.queue.is_none());
     }
 
     #[test]

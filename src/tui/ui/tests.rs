@@ -496,13 +496,15 @@ fn a_step_of_four_jobs() {
             "{screen}"
         );
         assert!(!screen.contains('~'), "{w}x{h}:\n{screen}");
-        if w == 160 {
-            assert!(
-                screen.contains("devices (iostat -x) now, last 1s"),
-                "{screen}"
-            );
-            assert!(screen.lines().any(|l| l.contains(" vdb ")), "{screen}");
+        // The device panel at both sizes, as bench's: each disk's throughput and %util.
+        assert!(
+            screen.contains("devices (iostat -x) now, last 1s"),
+            "{w}x{h}:\n{screen}"
+        );
+        for column in ["r/s", "w/s", "rMiB/s", "wMiB/s", "%util"] {
+            assert!(screen.contains(column), "no {column} at {w}x{h}:\n{screen}");
         }
+        assert!(screen.lines().any(|l| l.contains("│vdb ")), "{screen}");
         insta::assert_snapshot!(format!("frame_plan_{w}x{h}"), term.backend());
     }
 }
