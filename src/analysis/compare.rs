@@ -87,6 +87,17 @@ impl Metric {
         }
     }
 
+    /// The percentile it is, for the latency percentiles.
+    fn percentile(self) -> Option<f64> {
+        match self {
+            Self::LatP50Ns => Some(50.0),
+            Self::LatP90Ns => Some(90.0),
+            Self::LatP99Ns => Some(99.0),
+            Self::LatP999Ns => Some(99.9),
+            _ => None,
+        }
+    }
+
     fn better(self) -> Better {
         match self {
             Self::Iops | Self::BwBytes => Better::Higher,
@@ -201,8 +212,24 @@ pub enum Source<'r> {
 }
 
 impl Source<'_> {
-    /// Its samples of `metric` in direction `dir` (0 read, 1 write, 2 trim).
+    /// Its samples of `metric` in direction `dir` (0 read, 1 write, 2 trim). A percentile
+    /// has samples only where each sample keeps its own: loops (each loop's recorded
+    /// percentile); batches of intervals keep counts and latency sums, no histogram.
     fn samples(&self, dir: usize, metric: Metric) -> Option<Samples> {
+        if let Some(pct) = metric.percentile() {
+            let Self::Loops(loops) = self else {
+                return None;
+            };
+            return Some(Samples::loops(
+                loops
+                    .iter()
+                    .map(|l| l[dir])
+                    .filter(|d| d.total_ios > 0)
+                    .filter_map(|d| d.lat_ns.percentile_ns(pct))
+                    .map(|ns| ns as f64)
+                    .collect(),
+            ));
+        }
         let quantity = metric.quantity()?;
         match self {
             Self::Series(series) => {
@@ -536,12 +563,12 @@ fn point_direction(
                 new.bytes_per_s,
                 true,
             )),
-            Row::new(
+            tested(Row::new(
                 Metric::LatP99Ns,
                 base.p99_ns as f64,
                 new.p99_ns as f64,
                 both,
-            ),
+            )),
         ],
     }
 }
@@ -1629,6 +1656,84 @@ mod tests {
             .find(|m| m.metric == Metric::BwBytes)
             .unwrap();
         (row.base, row.new)
+    }
+
+    /// A sweep of three loops a point, each loop's read p99 in microseconds.
+    fn sweep_p99(points: &[(&str, &[f64])]) -> RunRecord {
+        let flat: Vec<(&str, Vec<f64>)> = points
+            .iter()
+            .map(|(v, r)| (*v, vec![300.0; r.len()]))
+            .collect();
+        let shaped: Vec<(&str, &[f64])> = flat.iter().map(|(v, r)| (*v, r.as_slice())).collect();
+        let mut record = sweep(&shaped, "median");
+        let p99s = points.iter().flat_map(|(_, runs)| runs.iter());
+        for (seg, us) in record.segments.iter_mut().zip(p99s) {
+            seg.read.lat_ns.percentile.0 = vec![(50.0, 100_000), (99.0, (us * 1e3) as u64)];
+        }
+        record
+    }
+
+    fn read_p99(cmp: &Comparison, point: &str) -> Row {
+        let p = cmp.points.iter().find(|p| p.point == point).unwrap();
+        p.directions[0]
+            .metrics
+            .iter()
+            .find(|m| m.metric == Metric::LatP99Ns)
+            .unwrap()
+            .clone()
+    }
+
+    /// p99 is judged as IOPS is, on the loops' own p99s: a doubling loop after loop is worse
+    /// (and gated), a 2% rise is under the noise floor, a rise the loops' spread holds is no
+    /// change; the interval is Welch's over the loops.
+    #[test]
+    fn a_p99_change_is_judged_by_the_interval_and_the_noise_floor() {
+        // The loops' bandwidths are equal: the median pick is the middle loop, listed second.
+        let base = sweep_p99(&[
+            ("4k", &[1000.0, 1020.0, 1040.0]),
+            ("64k", &[1000.0, 1005.0, 1010.0]),
+            ("1M", &[1000.0, 1005.0, 1010.0]),
+        ]);
+        let new = sweep_p99(&[
+            ("4k", &[2000.0, 2040.0, 2080.0]),
+            ("64k", &[1020.0, 1025.0, 1030.0]),
+            ("1M", &[500.0, 1300.0, 3000.0]),
+        ]);
+        let mut cmp = compare(("a.json", &base), ("b.json", &new), &bs_axis, 5.0);
+        let doubled = read_p99(&cmp, "bs=4k");
+        assert_eq!((doubled.base, doubled.new), (1_020_000.0, 2_040_000.0));
+        assert_eq!(doubled.verdict, Some(Verdict::Worse));
+        let interval = doubled.interval.expect("an interval over the loops");
+        assert!(
+            interval.low_pct > 90.0 && interval.high_pct < 110.0,
+            "{interval:?}"
+        );
+        assert_eq!(
+            doubled.samples.map(|s| (s.unit, s.base, s.new)),
+            Some((Unit::Loops, 3, 3))
+        );
+
+        // Clearly off zero, but 2% is under the 5% floor.
+        let slight = read_p99(&cmp, "bs=64k");
+        assert!(slight.interval.unwrap().excludes_zero());
+        assert_eq!(slight.verdict, Some(Verdict::NoChange));
+        // +29% at the picked loop, but the loops spread over it: the interval holds zero.
+        let spread = read_p99(&cmp, "bs=1M");
+        assert!(spread.change_pct.unwrap() > 25.0);
+        assert!(!spread.interval.unwrap().excludes_zero());
+        assert_eq!(spread.verdict, Some(Verdict::NoChange));
+        // A floor over the change turns the doubling into no change too.
+        let wide = compare(("a.json", &base), ("b.json", &new), &bs_axis, 150.0);
+        assert_eq!(read_p99(&wide, "bs=4k").verdict, Some(Verdict::NoChange));
+
+        // The gate counts a p99 regression as any other.
+        cmp.gate(50.0);
+        let at: Vec<(Option<&str>, Metric)> = cmp
+            .regressions
+            .iter()
+            .map(|r| (r.point.as_deref(), r.metric))
+            .collect();
+        assert_eq!(at, [(Some("bs=4k"), Metric::LatP99Ns)]);
     }
 
     #[test]
