@@ -15,11 +15,12 @@
 
 use serde::Serialize;
 
+use crate::analysis::trust::{self, TrustLimits};
 use crate::plan::mark::{
     Flush, Like, MarkConfig, MbUnit, Measure, MixReport, Mode, Pattern, Pick, Profile, RawMark,
     Rules, label,
 };
-use crate::record::{MarkFlagsRecord, RunRecord, RunStatus, SegmentRecord};
+use crate::record::{MarkFlagsRecord, RunRecord, RunStatus, SegmentRecord, TrustMark, TrustRecord};
 use crate::report::export::{self, Column, Exporter as _, Grid, Group};
 use crate::units::format_bytes;
 
@@ -101,6 +102,9 @@ pub struct MarkCell {
     pub iops: f64,
     pub lat_mean_us: f64,
     pub loops: Vec<LoopResult>,
+    /// How far the cell can be trusted, over its loops as a sweep point's (`marks`: `short`,
+    /// `shared`, `unstable`, `fallback`).
+    pub trust: TrustRecord,
 }
 
 /// One test: its row in the window.
@@ -262,6 +266,7 @@ fn weighted_cell(
             .zip(writes)
             .map(|(r, w)| weigh(r, w, read_pct))
             .collect(),
+        trust: TrustRecord::default(),
     })
 }
 
@@ -272,6 +277,7 @@ fn cell(loops: Vec<LoopResult>, pick: Pick) -> Option<MarkCell> {
         iops: pick.apply(&of(|l| l.iops), true)?,
         lat_mean_us: pick.apply(&of(|l| l.lat_mean_us), false)?,
         loops,
+        trust: TrustRecord::default(),
     })
 }
 
@@ -291,6 +297,8 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
     };
     // Per test: the engine and depth its loops ran at, and the numjobs to name them.
     let mut ran: Vec<(String, String, u32, u32)> = Vec::new();
+    // Each measurement's loops as recorded, for its trust.
+    let mut recorded: Vec<((String, Measure), Vec<&SegmentRecord>)> = Vec::new();
     for segment in &record.segments {
         if segment.status != RunStatus::Completed {
             continue;
@@ -298,6 +306,10 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
         let Some(key) = measured(segment) else {
             continue;
         };
+        match recorded.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, list)) => list.push(segment),
+            None => recorded.push((key.clone(), vec![segment])),
+        }
         if !tests.contains(&key.0) {
             tests.push(key.0.clone());
             let engine = if segment.engine.is_empty() {
@@ -330,17 +342,30 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
             None => loops.push((key, vec![result])),
         }
     }
+    let limits = TrustLimits::of(record.trust_limits.as_ref());
+    let trust_of = |test: &str, measure: Measure| {
+        let runs = recorded
+            .iter()
+            .find(|((t, m), _)| t == test && *m == measure)
+            .map_or(&[][..], |(_, runs)| runs.as_slice());
+        trust::of_point(runs, &limits)
+    };
     let mut take = |test: &str, measure: Measure| {
-        if let (Measure::Mix, Some(pct)) = (measure, weighted) {
-            return halves
+        let made = if let (Measure::Mix, Some(pct)) = (measure, weighted) {
+            halves
                 .iter()
                 .find(|(t, _, _)| t == test)
-                .and_then(|(_, reads, writes)| weighted_cell(reads, writes, pct, rules.pick));
-        }
-        loops
-            .iter()
-            .position(|((t, m), _)| t == test && *m == measure)
-            .and_then(|at| cell(loops.remove(at).1, rules.pick))
+                .and_then(|(_, reads, writes)| weighted_cell(reads, writes, pct, rules.pick))
+        } else {
+            loops
+                .iter()
+                .position(|((t, m), _)| t == test && *m == measure)
+                .and_then(|at| cell(loops.remove(at).1, rules.pick))
+        };
+        made.map(|mut c| {
+            c.trust = trust_of(test, measure);
+            c
+        })
     };
     let rows = tests
         .iter()
@@ -586,10 +611,32 @@ fn grid(summary: &MarkSummary) -> Grid {
                 None => cells.extend(["-".to_string(), "-".to_string(), "-".to_string()]),
             }
         }
-        let note = (!row.notes.is_empty()).then(|| row.notes.join("; "));
+        // Each direction's trust marks lead the row's notes, as a sweep table's do; a
+        // fallback the row's `ran psync at ...` says already is not said twice.
+        let ran = row.notes.iter().any(|n| n.starts_with("ran "));
+        let mut notes: Vec<String> = cols
+            .iter()
+            .filter_map(|(name, get)| {
+                let mut cell = get(row)?.clone();
+                cell.trust
+                    .marks
+                    .retain(|m| !(ran && *m == TrustMark::Fallback));
+                let marks = marks_text(&cell, ", ");
+                (!marks.is_empty()).then(|| format!("{name} {marks}"))
+            })
+            .collect();
+        notes.extend(row.notes.iter().cloned());
+        let note = (!notes.is_empty()).then(|| notes.join("; "));
         grid.row_with_note(cells, note);
     }
     grid
+}
+
+/// A cell's trust marks (`short`, `shared`, `unstable`, `fallback`) joined by `sep`; empty
+/// when it has none.
+fn marks_text(cell: &MarkCell, sep: &str) -> String {
+    let marks: Vec<&str> = cell.trust.marks.iter().map(|m| m.as_str()).collect();
+    marks.join(sep)
 }
 
 /// The window as text: a header of direction groups, then one line per test.
@@ -627,6 +674,10 @@ pub fn csv(summary: &MarkSummary) -> String {
     for name in ["profile", "loops", "pick", "engine", "ran_iodepth", "notes"] {
         columns.push(Column::left(name));
     }
+    // Last, so the columns before keep their places: each direction's trust marks.
+    for (name, _) in &cols {
+        columns.push(Column::left(format!("{}_marks", name.to_ascii_lowercase())));
+    }
     let mut grid = Grid::new(columns);
     for row in &summary.rows {
         let mut cells = vec![crate::text::escape(&row.test).into_owned()];
@@ -644,6 +695,9 @@ pub fn csv(summary: &MarkSummary) -> String {
             row.iodepth.to_string(),
             row.notes.join("; "),
         ]);
+        for (_, get) in &cols {
+            cells.push(get(row).map_or_else(String::new, |c| marks_text(c, " ")));
+        }
         grid.row(cells);
     }
     export::Csv.render(&grid)
@@ -811,6 +865,59 @@ mod tests {
         assert!(text.is_ascii());
     }
 
+    /// Each cell's trust over its loops, as a sweep point's: loops 25% apart are `unstable`,
+    /// a loop of half a second is `short`; the table's notes, the CSV's last columns and the
+    /// JSON say so, the steady cells carry no mark.
+    #[test]
+    fn each_cell_shows_its_trust_marks() {
+        let mut record = record(false);
+        // SEQ1M Q8T1's second read loop lasted half a second.
+        record.segments[1].elapsed_ns = 500_000_000;
+        let summary = summarize(&record, &settings(Pick::Best, None));
+        let marks = |c: &Option<MarkCell>| -> Vec<&str> {
+            c.as_ref()
+                .unwrap()
+                .trust
+                .marks
+                .iter()
+                .map(|m| m.as_str())
+                .collect()
+        };
+        let (seq, rnd) = (&summary.rows[0], &summary.rows[1]);
+        assert_eq!(marks(&seq.read), ["short"]);
+        // 1000 and 1200 MB/s: a spread of 12.9%; 953 I/Os of 1 MiB in the slower loop.
+        assert_eq!(marks(&seq.write), ["short", "unstable"]);
+        assert_eq!(marks(&rnd.read), ["unstable"]);
+        assert_eq!(seq.read.as_ref().unwrap().trust.samples, 2);
+        assert_eq!(seq.read.as_ref().unwrap().trust.spread_over, "loops");
+
+        let text = table(&summary);
+        assert!(
+            text.contains("Read short; Write short, unstable"),
+            "the SEQ1M row's notes in:\n{text}"
+        );
+        assert!(text.contains("Read unstable; Write unstable"), "{text}");
+
+        let csv = csv(&summary);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines[0].ends_with(",read_marks,write_marks"), "{csv}");
+        assert!(lines[1].ends_with(",short,short unstable"), "{csv}");
+
+        let json: Value = serde_json::from_str(&render(&summary, MarkFormat::Json)).unwrap();
+        assert_eq!(json["rows"][0]["read"]["trust"]["marks"], json!(["short"]));
+        assert_eq!(
+            json["rows"][0]["write"]["trust"]["marks"],
+            json!(["short", "unstable"])
+        );
+
+        // Steady loops: no mark, no note.
+        let mut steady = record.clone();
+        steady.segments[1].elapsed_ns = 5_000_000_000;
+        let summary = summarize(&steady, &settings(Pick::Best, None));
+        assert!(marks(&summary.rows[0].read).is_empty());
+        assert!(!table(&summary).contains("Read short"));
+    }
+
     #[test]
     fn the_mix_is_a_third_column() {
         let summary = summarize(&record(true), &settings(Pick::Median, Some(70)));
@@ -853,7 +960,9 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("\n                mix: 1 of 2 loops\n"),
+            text.contains(
+                "\n                Write short, unstable; Mix short; mix: 1 of 2 loops\n"
+            ),
             "{text}"
         );
         assert!(text.contains("mix: 70% reads / 30% writes"), "{text}");
@@ -861,8 +970,14 @@ mod tests {
         let two = summarize(&record(false), &settings(Pick::Best, None));
         let fitted = table_fitted(&two, 80);
         assert!(!fitted.contains("left out"), "{fitted}");
-        let rows = |t: &str| t.lines().take(6).map(str::to_owned).collect::<Vec<_>>();
-        assert_eq!(rows(&fitted), rows(&table(&two)));
+        // The rows as the whole table has them; their notes (the trust marks) go under them
+        // where a row and its notes are wider than the terminal.
+        for line in table(&two).lines().take(5) {
+            assert!(
+                fitted.contains(&line[..line.len().min(80)]),
+                "{line}\n{fitted}"
+            );
+        }
     }
 
     #[test]
@@ -886,9 +1001,13 @@ mod tests {
         assert_eq!(summary.rows[1].iodepth, 1);
         let text = table(&summary);
         let lines: Vec<&str> = text.lines().collect();
-        assert!(lines[3].ends_with("  ran psync at Q1T1"), "{text}");
+        // The trust marks lead the notes; the fallback is said once, by `ran psync`.
         assert!(
-            lines[4].ends_with("  ran psync at Q1T1; write: 1 of 2 loops"),
+            lines[3].ends_with("  Write short, unstable; ran psync at Q1T1"),
+            "{text}"
+        );
+        assert!(
+            lines[4].ends_with("  Read unstable; ran psync at Q1T1; write: 1 of 2 loops"),
             "{text}"
         );
         assert!(
@@ -901,15 +1020,14 @@ mod tests {
         );
         let md = markdown(&summary);
         assert!(
-            md.contains("| Ran |") && md.contains("| ran psync at Q1T1 |"),
+            md.contains("| Ran |") && md.contains("| Write short, unstable; ran psync at Q1T1 |"),
             "{md}"
         );
         let csv = csv(&summary);
         assert!(
-            csv.lines()
-                .nth(2)
-                .unwrap()
-                .ends_with(",psync,1,ran psync at Q1T1; write: 1 of 2 loops"),
+            csv.lines().nth(2).unwrap().ends_with(
+                ",psync,1,ran psync at Q1T1; write: 1 of 2 loops,unstable fallback,fallback"
+            ),
             "{csv}"
         );
         let json: Value = serde_json::from_str(&render(&summary, MarkFormat::Json)).unwrap();
@@ -926,11 +1044,14 @@ mod tests {
         assert_eq!(
             lines[0],
             "test,read_mb_s,read_iops,read_lat_mean_us,write_mb_s,write_iops,\
-             write_lat_mean_us,profile,loops,pick,engine,ran_iodepth,notes"
+             write_lat_mean_us,profile,loops,pick,engine,ran_iodepth,notes,read_marks,write_marks"
         );
         assert_eq!(lines.len(), 3);
         assert!(lines[1].starts_with("SEQ1M Q8T1,2100.000,"), "{text}");
-        assert!(lines[1].ends_with(",peak,2,best,io_uring,8,"), "{text}");
+        assert!(
+            lines[1].ends_with(",peak,2,best,io_uring,8,,,short unstable"),
+            "{text}"
+        );
         let md = markdown(&summary);
         assert!(md.starts_with("| Test | Read MB/s | Read IOPS |"), "{md}");
         assert!(md.contains("| RND4K Q32T1 | 400.00 |"), "{md}");
