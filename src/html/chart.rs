@@ -142,7 +142,7 @@ fn seconds(s: f64) -> String {
 /// Up to about `max` evenly spaced ticks of 1, 2 or 5 times a power of ten within `lo..=hi`.
 #[must_use]
 pub fn nice_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
-    if !(hi > lo) || !lo.is_finite() || !hi.is_finite() || max == 0 {
+    if hi <= lo || hi.is_nan() || lo.is_nan() || !lo.is_finite() || !hi.is_finite() || max == 0 {
         return vec![lo];
     }
     let rough = (hi - lo) / max as f64;

@@ -164,9 +164,9 @@ fn write_section(html: &mut String, section: &Section) {
         let _ = writeln!(html, "<p class=\"note\">{}</p>", escape(note));
     }
     for figure in &section.figures {
-        let _ = write!(
+        let _ = writeln!(
             html,
-            "<figure class=\"chart\" id=\"chart-{}\"><figcaption>{}</figcaption>\n",
+            "<figure class=\"chart\" id=\"chart-{}\"><figcaption>{}</figcaption>",
             escape(&figure.name),
             escape(&figure.title)
         );

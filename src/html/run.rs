@@ -425,8 +425,7 @@ fn app_and_device(record: &RunRecord) -> Figure {
         };
     };
     let mut lines = Vec::new();
-    let note;
-    match &device.block_trace {
+    let note = match &device.block_trace {
         Some(trace) => {
             for (name, app, part) in [
                 ("read", &record.read, &trace.read),
@@ -444,11 +443,15 @@ fn app_and_device(record: &RunRecord) -> Figure {
                     &part.whole,
                 ));
                 lines.push(percentile_line(&format!("{name}: device"), &part.device));
+                lines.push(percentile_line(
+                    &format!("{name}: scheduler"),
+                    &part.scheduler,
+                ));
             }
-            note = Some(format!(
+            Some(format!(
                 "block layer traced on {} ({} requests, {} events lost)",
                 trace.disk, trace.requests, trace.lost_events
-            ));
+            ))
         }
         None => {
             for (name, app, dev_ms) in [
@@ -467,11 +470,11 @@ fn app_and_device(record: &RunRecord) -> Figure {
                     points: vec![(nines(50.0), Some(dev_ms * 1e6)), (4.0, Some(dev_ms * 1e6))],
                 });
             }
-            note = Some(format!(
+            Some(format!(
                 "{}: no block trace in the record (run with --trace for the device's percentiles); the device's side is iostat's mean; {}",
                 device.name, device.reconciliation.verdict
-            ));
+            ))
         }
-    }
+    };
     super::lines("device", title, &percentile_chart(lines), note)
 }
