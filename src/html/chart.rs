@@ -18,8 +18,36 @@ pub const PALETTE: [RGBColor; 7] = [
     RGBColor(0x00, 0x00, 0x00),
 ];
 
-/// Dash length and gap (pixels) of the `i`-th line: solid first, then ever sparser dashes.
-const DASHES: [(u32, u32); 4] = [(0, 0), (8, 4), (3, 3), (12, 3)];
+/// The SVG dash pattern of the `i`-th line: solid first, then dashes, dots, long dashes.
+const DASHES: [&str; 4] = ["", "8 4", "2 3", "12 3 3 3"];
+
+/// The colour, width and dash pattern of the `i`-th line: no two lines of a chart share the
+/// colour and width (the dash pattern is set on the SVG by them, see [`dash_lines`]).
+fn line_style(i: usize) -> (RGBColor, u32, &'static str) {
+    (
+        PALETTE[i % PALETTE.len()],
+        2 + (i / PALETTE.len()) as u32,
+        DASHES[i % DASHES.len()],
+    )
+}
+
+/// Sets each line's dash pattern on the polylines of its colour and width: one SVG attribute,
+/// where plotters' dashed series would write a polyline per dash.
+fn dash_lines(svg: &str, count: usize) -> String {
+    let mut out = svg.to_string();
+    for i in 0..count {
+        let (c, width, dash) = line_style(i);
+        if dash.is_empty() {
+            continue;
+        }
+        let drawn = format!(
+            "stroke=\"#{:02X}{:02X}{:02X}\" stroke-width=\"{width}\" ",
+            c.0, c.1, c.2
+        );
+        out = out.replace(&drawn, &format!("{drawn}stroke-dasharray=\"{dash}\" "));
+    }
+    out
+}
 
 /// The drawing's size in pixels.
 pub const WIDTH: u32 = 860;
@@ -325,7 +353,7 @@ impl ValueFormatter<f64> for Axis {
 /// Ticks of bytes per second at powers of 1024 times 1, 2, 5: 256 MiB, 512 MiB, 1 GiB.
 fn binary_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
     let mut base = 1.0;
-    while base * 1024.0 <= (hi - lo) / 2.0 {
+    while base * 1024.0 <= hi.abs().max(lo.abs()) {
         base *= 1024.0;
     }
     let ticks = nice_ticks(lo / base, hi / base, max);
@@ -487,24 +515,20 @@ pub fn draw_lines(chart: &LineChart) -> Result<String, String> {
                 .map_err(|e| e.to_string())?;
         }
         for (i, line) in chart.lines.iter().enumerate() {
-            let style = PALETTE[i % PALETTE.len()].stroke_width(2);
-            let (dash, gap) = DASHES[i % DASHES.len()];
-            let colour = PALETTE[i % PALETTE.len()];
+            let (colour, width, _) = line_style(i);
+            let style = colour.stroke_width(width);
             for (n, run) in runs(line, &chart.x, &chart.y).into_iter().enumerate() {
                 if run.len() == 1 || chart.dots {
                     plot.draw_series(run.iter().map(|&p| Circle::new(p, 3, colour.filled())))
                         .map_err(|e| e.to_string())?;
                 }
-                let drawn = if dash == 0 || run.len() == 1 {
-                    plot.draw_series(LineSeries::new(run.iter().copied(), style))
-                } else {
-                    plot.draw_series(DashedLineSeries::new(run.iter().copied(), dash, gap, style))
-                }
-                .map_err(|e| e.to_string())?;
+                let drawn = plot
+                    .draw_series(LineSeries::new(run.iter().copied(), style))
+                    .map_err(|e| e.to_string())?;
                 if n == 0 {
-                    drawn.label(line.name.as_str()).legend(move |(x, y)| {
-                        PathElement::new([(x, y), (x + 18, y)], colour.stroke_width(2))
-                    });
+                    drawn
+                        .label(line.name.as_str())
+                        .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], style));
                 }
             }
         }
@@ -532,7 +556,7 @@ pub fn draw_lines(chart: &LineChart) -> Result<String, String> {
         }
         root.present().map_err(|e| e.to_string())?;
     }
-    Ok(svg)
+    Ok(dash_lines(&svg, chart.lines.len()))
 }
 
 /// One cell of a heat chart: its corners on the axes and its value (0..=1 of the scale).
@@ -820,6 +844,10 @@ mod tests {
         assert!(!svg.contains("<script>"));
         assert!(svg.contains("&lt;script&gt;"));
         assert!(svg.contains("knee"));
+        assert!(
+            svg.contains("stroke-dasharray=\"8 4\""),
+            "the second line is dashed"
+        );
         assert!(svg.contains(">\n1k\n<") || svg.contains(">1k<"), "{svg}");
     }
 }
