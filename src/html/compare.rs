@@ -31,9 +31,12 @@ pub fn section(runs: &[(&str, &RunRecord)], redact: bool) -> Section {
             (*path).to_string()
         };
         section.facts.push((
-            label(i),
-            format!("{shown}: {}; {machine}", record.job.description),
+            format!("{} record", label(i)),
+            format!("{shown}: {}", record.job.description),
         ));
+        section
+            .facts
+            .push((format!("{} machine", label(i)), machine));
         if let Some(command) = facts.iter().find(|f| f.0 == "command") {
             section
                 .facts
