@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub mod invoked;
 pub mod job_flags;
@@ -110,6 +110,9 @@ pub enum Command {
     Show(ShowArgs),
     /// Compare two recorded runs (JSON): a table, or JSON; a regression gate for CI.
     Compare(CompareArgs),
+    /// One self-contained HTML page (or one SVG chart) of recorded runs, sweeps, marks,
+    /// fleets, monitor recordings, or several runs compared.
+    Report(ReportArgs),
     /// Serve every disk's counters to Prometheus (OpenMetrics at /metrics, node_exporter's
     /// names).
     Serve(ServeArgs),
@@ -663,6 +666,37 @@ pub struct ShowArgs {
     /// terminal.
     #[arg(long)]
     pub text: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// Run records (`bench`, `fio`, `sweep`, `mark`, `fleet` with `--json`) or monitor
+    /// recordings (`--record`); several runs are compared, the first the base.
+    #[arg(required = true, value_name = "RECORD")]
+    pub records: Vec<PathBuf>,
+    /// Write to FILE (atomically: nothing is left half-written); without it the page goes
+    /// to stdout when stdout is not a terminal.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// html: the whole page; svg: one chart (`--chart NAME`).
+    #[arg(long, value_enum, default_value = "html")]
+    pub format: ReportFormat,
+    /// The chart `--format svg` writes (`--list-charts` names them).
+    #[arg(long, value_name = "NAME")]
+    pub chart: Option<String>,
+    /// Print the names of the charts the records can draw, one a line, and exit.
+    #[arg(long)]
+    pub list_charts: bool,
+    /// Leave host names, paths and command lines out of the page.
+    #[arg(long)]
+    pub redact: bool,
+}
+
+/// What `diskdash report` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Html,
+    Svg,
 }
 
 #[derive(Debug, Clone, Args)]

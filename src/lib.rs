@@ -16,6 +16,7 @@ pub mod drive;
 pub mod error;
 pub mod fio;
 pub mod fleet;
+pub mod html;
 pub mod monitor;
 pub mod pinned;
 pub mod plan;
@@ -52,6 +53,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Info(args)) => cmd::info::run(&args),
         Some(Command::Show(args)) => cmd::show::run(&args),
         Some(Command::Compare(args)) => cmd::compare::run(&args),
+        Some(Command::Report(args)) => cmd::report::run(&args),
         Some(Command::Serve(args)) => cmd::serve::run(&args),
         Some(Command::Fio(args)) => cmd::fio::run(&args, personality),
         Some(Command::Sweep(args)) => cmd::sweep::run(&args),

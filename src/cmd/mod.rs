@@ -13,6 +13,7 @@ pub mod info;
 pub mod iostat;
 pub mod mark;
 pub mod monitor;
+pub mod report;
 pub mod serve;
 pub mod show;
 pub mod sweep;

@@ -57,6 +57,7 @@ mod machine;
 mod mark;
 mod monitor_record;
 mod rate;
+mod report;
 mod safety_fleet;
 mod safety_gate;
 mod safety_input;

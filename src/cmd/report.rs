@@ -1,0 +1,144 @@
+//! `diskdash report RECORD... [-o FILE.html]`: one self-contained HTML page of the records
+//! (`crate::html`); `--format svg --chart NAME` one chart; `--list-charts` the charts' names.
+//! The records are read by `show`'s and `compare`'s loaders, with their one-line errors.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::cli::{ReportArgs, ReportFormat};
+use crate::html::{Input, Section};
+
+/// Loads every record, draws, and writes the page, the chart or the list.
+///
+/// # Errors
+/// A record that is not diskdash's, truncated or of a future format; a chart the records
+/// cannot draw; no `-o` with stdout a terminal (usage errors); the output not writable.
+pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    check_flags(args)?;
+    let inputs = args
+        .records
+        .iter()
+        .map(|p| load(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let sections = crate::html::sections(&inputs, args.redact);
+    if args.list_charts {
+        let mut out = String::new();
+        for (name, title) in crate::html::chart_names(&sections) {
+            out.push_str(&format!("{name}\t{title}\n"));
+        }
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(out.as_bytes())?;
+        stdout.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let text = match args.format {
+        ReportFormat::Html => crate::html::page(&title(&inputs), &sections),
+        ReportFormat::Svg => chart(&sections, args.chart.as_deref().unwrap_or_default())?,
+    };
+    match &args.output {
+        Some(path) => crate::record::write_atomic(path, text.as_bytes())?,
+        None => {
+            if std::io::stdout().is_terminal() {
+                return Err(crate::error::usage!(
+                    "report: stdout is a terminal; give -o FILE.{} to write the {}, or pipe it",
+                    if args.format == ReportFormat::Svg {
+                        "svg"
+                    } else {
+                        "html"
+                    },
+                    if args.format == ReportFormat::Svg {
+                        "chart"
+                    } else {
+                        "page"
+                    }
+                ));
+            }
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(text.as_bytes())?;
+            stdout.flush()?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check_flags(args: &ReportArgs) -> anyhow::Result<()> {
+    match (args.format, &args.chart) {
+        (ReportFormat::Svg, None) if !args.list_charts => Err(crate::error::usage!(
+            "report --format svg writes one chart: give --chart NAME (--list-charts names them)"
+        )),
+        (ReportFormat::Html, Some(name)) => Err(crate::error::usage!(
+            "report --chart {name:?} picks a chart for --format svg; add --format svg, or leave \
+             --chart out for the whole page"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A monitor recording by its header, anything else by the run loader (which names what is
+/// wrong with it).
+fn load(path: &Path) -> anyhow::Result<Input> {
+    let shown = path.display().to_string();
+    if crate::record::is_monitor_recording_file(path) {
+        let recording = crate::record::load_recording(path)?;
+        return Ok(Input::Monitor {
+            path: shown,
+            recording,
+        });
+    }
+    let record = crate::fleet::view::load_run(path)?;
+    Ok(Input::Run {
+        path: shown,
+        record: Box::new(record),
+    })
+}
+
+fn title(inputs: &[Input]) -> String {
+    let runs = inputs
+        .iter()
+        .filter(|i| matches!(i, Input::Run { .. }))
+        .count();
+    match inputs {
+        [Input::Run { record, .. }] => format!(
+            "diskdash report: {}",
+            record
+                .job
+                .ran_description
+                .as_deref()
+                .unwrap_or(&record.job.description)
+        ),
+        [Input::Monitor { recording, .. }] => format!(
+            "diskdash report: monitor recording of {} samples",
+            recording.samples.len()
+        ),
+        _ => format!(
+            "diskdash report: {runs} runs compared, {} recordings",
+            inputs.len() - runs
+        ),
+    }
+}
+
+/// The SVG of the chart named `name`.
+fn chart(sections: &[Section], name: &str) -> anyhow::Result<String> {
+    let figure = sections
+        .iter()
+        .flat_map(|s| s.figures.iter())
+        .find(|f| f.name == name);
+    match figure {
+        Some(f) => f
+            .svg
+            .clone()
+            .map_err(|why| crate::error::usage!("report --chart {name}: not drawn: {why}")),
+        None => {
+            let names: Vec<String> = crate::html::chart_names(sections)
+                .into_iter()
+                .map(|c| c.0)
+                .collect();
+            Err(crate::error::usage!(
+                "report --chart {:?}: the records draw no such chart; they draw {}",
+                crate::text::escape(name),
+                names.join(", ")
+            ))
+        }
+    }
+}

@@ -1,0 +1,444 @@
+//! A sweep's charts (bandwidth, IOPS and p99 against the swept value, the knee and the advice
+//! marked; two swept options as a heat grid) with every point's trust marks in a table, and a
+//! mark's CrystalDiskMark table as a picture.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::chart::{Axis, Cell, HeatChart, Line, LineChart, Mark, Unit};
+use super::{Figure, Section, escape};
+use crate::record::{PointValue, RunRecord, SegmentRecord, SweepFinding};
+
+/// Adds the sweep's or the mark's charts and tables to `section`.
+pub fn add(section: &mut Section, record: &RunRecord) {
+    if record.mark.is_some() {
+        add_mark(section, record);
+        return;
+    }
+    let Some(sweep) = &record.sweep else { return };
+    let points = points(record);
+    match sweep.dimensions.len() {
+        1 => section.figures.extend(one_axis(record, &sweep.dimensions[0], &points)),
+        2 => section.figures.extend(grid(&sweep.dimensions, &points)),
+        n => section.notes.push(format!("a sweep of {n} options: the table below has every point; charts are drawn for one or two")),
+    }
+    section.html.push_str(&points_table(&points));
+    for finding in &sweep.analysis {
+        if let Some(sentence) = crate::report::sweep::sentence(finding) {
+            section.notes.push(sentence);
+        }
+    }
+}
+
+/// A sweep point: its values and its runs' numbers (the mean of its loops).
+#[derive(Debug, Clone, Default)]
+struct Point {
+    values: Vec<PointValue>,
+    read_bw: f64,
+    write_bw: f64,
+    read_iops: f64,
+    write_iops: f64,
+    p99_ns: f64,
+    marks: Vec<String>,
+    runs: usize,
+}
+
+fn key(values: &[PointValue]) -> String {
+    values
+        .iter()
+        .map(|v| format!("{}={}", v.option, v.value))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn points(record: &RunRecord) -> Vec<Point> {
+    let mut order: Vec<String> = Vec::new();
+    let mut by: BTreeMap<String, Point> = BTreeMap::new();
+    for segment in &record.segments {
+        let k = key(&segment.point);
+        let point = by.entry(k.clone()).or_insert_with(|| {
+            order.push(k);
+            Point {
+                values: segment.point.clone(),
+                ..Point::default()
+            }
+        });
+        add_segment(point, segment);
+    }
+    order
+        .into_iter()
+        .filter_map(|k| by.remove(&k))
+        .map(|mut p| {
+            let n = p.runs.max(1) as f64;
+            for v in [
+                &mut p.read_bw,
+                &mut p.write_bw,
+                &mut p.read_iops,
+                &mut p.write_iops,
+                &mut p.p99_ns,
+            ] {
+                *v /= n;
+            }
+            p
+        })
+        .collect()
+}
+
+fn add_segment(point: &mut Point, segment: &SegmentRecord) {
+    point.runs += 1;
+    point.read_bw += segment.read.bw_bytes as f64;
+    point.write_bw += segment.write.bw_bytes as f64;
+    point.read_iops += segment.read.iops;
+    point.write_iops += segment.write.iops;
+    let p99 = [&segment.read, &segment.write]
+        .iter()
+        .filter(|d| d.total_ios > 0)
+        .filter_map(|d| d.lat_ns.percentile_ns(99.0))
+        .max()
+        .unwrap_or(0);
+    point.p99_ns += p99 as f64;
+    for mark in segment.trust.iter().flat_map(|t| t.marks.iter()) {
+        if !point.marks.contains(&mark.to_string()) {
+            point.marks.push(mark.to_string());
+        }
+    }
+}
+
+/// The x of each point along `dimension`: its number where every value is one, else its rank.
+fn xs(dimension: &str, points: &[Point]) -> (Vec<f64>, Option<Vec<String>>) {
+    let value = |p: &Point| {
+        p.values
+            .iter()
+            .find(|v| v.option == dimension)
+            .map(|v| v.value.clone())
+            .unwrap_or_default()
+    };
+    let numbers: Option<Vec<f64>> = points
+        .iter()
+        .map(|p| crate::report::sweep::table::sweep_x(dimension, &value(p)))
+        .collect();
+    match numbers {
+        Some(n) if n.iter().all(|x| *x > 0.0) => (n, None),
+        _ => (
+            (0..points.len()).map(|i| i as f64 + 0.5).collect(),
+            Some(points.iter().map(value).collect()),
+        ),
+    }
+}
+
+fn x_axis(dimension: &str, xs: &[f64], names: Option<Vec<String>>) -> Axis {
+    match names {
+        Some(names) => Axis::names(dimension, names),
+        None => {
+            let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = xs.iter().copied().fold(0.0, f64::max);
+            if hi / lo >= 8.0 {
+                let mut axis = Axis::log(&format!("{dimension} (log scale)"), Unit::Plain, lo, hi);
+                axis.unit = if dimension == "bs" {
+                    Unit::BytesPerS
+                } else {
+                    Unit::Plain
+                };
+                axis
+            } else {
+                Axis::linear(dimension, Unit::Plain, lo * 0.9, hi * 1.05)
+            }
+        }
+    }
+}
+
+/// The knee, the peaks and the advice along the chart's dimension, as marks.
+fn marks(record: &RunRecord, dimension: &str, points: &[Point], xs: &[f64]) -> Vec<Mark> {
+    let at = |value: &str| {
+        points
+            .iter()
+            .position(|p| {
+                p.values
+                    .iter()
+                    .any(|v| v.option == dimension && v.value == value)
+            })
+            .map(|i| xs[i])
+    };
+    let mut out = Vec::new();
+    for finding in record.sweep.iter().flat_map(|s| s.analysis.iter()) {
+        let (value, label) = match finding {
+            SweepFinding::Knee {
+                dimension: d,
+                value,
+                direction,
+                ..
+            } if d == dimension => (value.to_string(), format!("knee ({direction})")),
+            SweepFinding::Advice {
+                write_peak,
+                read_peak,
+                ..
+            } => {
+                if let Some(x) = at(&read_peak.to_string()) {
+                    out.push(Mark {
+                        x,
+                        label: "advice: read peak".into(),
+                    });
+                }
+                (write_peak.to_string(), "advice: write peak".into())
+            }
+            _ => continue,
+        };
+        if let Some(x) = at(&value) {
+            out.push(Mark { x, label });
+        }
+    }
+    out
+}
+
+fn one_axis(record: &RunRecord, dimension: &str, points: &[Point]) -> Vec<Figure> {
+    let (xs, names) = xs(dimension, points);
+    let x = x_axis(dimension, &xs, names);
+    let marks = marks(record, dimension, points, &xs);
+    let line = |name: &str, f: &dyn Fn(&Point) -> f64| Line {
+        name: name.into(),
+        points: points
+            .iter()
+            .zip(&xs)
+            .map(|(p, &x)| (x, Some(f(p))))
+            .collect(),
+    };
+    let keep = |lines: Vec<Line>| -> Vec<Line> {
+        lines
+            .into_iter()
+            .filter(|l| l.points.iter().any(|p| p.1.unwrap_or(0.0) > 0.0))
+            .collect()
+    };
+    let max = |lines: &[Line]| {
+        lines
+            .iter()
+            .flat_map(|l| l.points.iter().filter_map(|p| p.1))
+            .fold(0.0, f64::max)
+    };
+    let bw = keep(vec![
+        line("read", &|p| p.read_bw),
+        line("write", &|p| p.write_bw),
+    ]);
+    let iops = keep(vec![
+        line("read", &|p| p.read_iops),
+        line("write", &|p| p.write_iops),
+    ]);
+    let p99 = keep(vec![line("p99 latency", &|p| p.p99_ns)]);
+    let marked: Vec<String> = points
+        .iter()
+        .filter(|p| !p.marks.is_empty())
+        .map(|p| format!("{} ({})", key(&p.values), p.marks.join(", ")))
+        .collect();
+    let note = (!marked.is_empty()).then(|| format!("trust marks: {}", marked.join("; ")));
+    let chart = |y: Axis, lines: Vec<Line>| LineChart {
+        x: x.clone(),
+        y,
+        lines,
+        spans: Vec::new(),
+        marks: marks.clone(),
+        dots: true,
+    };
+    vec![
+        super::lines(
+            "sweep-bandwidth",
+            &format!("Bandwidth against {dimension}"),
+            &chart(
+                Axis::from_zero("bandwidth (per second)", Unit::BytesPerS, max(&bw)),
+                bw,
+            ),
+            note.clone(),
+        ),
+        super::lines(
+            "sweep-iops",
+            &format!("IOPS against {dimension}"),
+            &chart(
+                Axis::from_zero("IOPS (I/Os per second)", Unit::Iops, max(&iops)),
+                iops,
+            ),
+            note,
+        ),
+        super::lines(
+            "sweep-p99",
+            &format!("p99 latency against {dimension}"),
+            &chart(Axis::from_zero("p99 latency", Unit::Ns, max(&p99)), p99),
+            None,
+        ),
+    ]
+}
+
+/// Two swept options as a grid: rows the first option, columns the second, each cell the
+/// point's bandwidth (read and write added), its trust marks after a `!`.
+fn grid(dimensions: &[String], points: &[Point]) -> Vec<Figure> {
+    let value = |p: &Point, d: &str| {
+        p.values
+            .iter()
+            .find(|v| v.option == d)
+            .map(|v| v.value.clone())
+            .unwrap_or_default()
+    };
+    let mut rows: Vec<String> = Vec::new();
+    let mut cols: Vec<String> = Vec::new();
+    for p in points {
+        let (r, c) = (value(p, &dimensions[0]), value(p, &dimensions[1]));
+        if !rows.contains(&r) {
+            rows.push(r);
+        }
+        if !cols.contains(&c) {
+            cols.push(c);
+        }
+    }
+    let total = |p: &Point| p.read_bw + p.write_bw;
+    let most = points.iter().map(total).fold(0.0, f64::max).max(1.0);
+    let cells = points
+        .iter()
+        .map(|p| {
+            let r = rows
+                .iter()
+                .position(|r| *r == value(p, &dimensions[0]))
+                .unwrap_or(0) as f64;
+            let c = cols
+                .iter()
+                .position(|c| *c == value(p, &dimensions[1]))
+                .unwrap_or(0) as f64;
+            let mark = if p.marks.is_empty() {
+                String::new()
+            } else {
+                format!(" !{}", p.marks.join(","))
+            };
+            Cell {
+                x: (c, c + 1.0),
+                y: (r, r + 1.0),
+                value: total(p) / most,
+                text: Some(format!(
+                    "{}{mark}",
+                    super::chart::format(Unit::BytesPerS, total(p))
+                )),
+            }
+        })
+        .collect();
+    let height = (80 + 34 * rows.len() as u32).clamp(200, 700);
+    let chart = HeatChart {
+        x: Axis::names(&dimensions[1], cols),
+        y: Axis::names(&dimensions[0], rows),
+        cells,
+        height,
+    };
+    vec![Figure {
+        name: "sweep-grid".into(),
+        title: format!("Bandwidth (per second) over {} and {}", dimensions[0], dimensions[1]),
+        svg: super::chart::draw_heat(&chart),
+        note: Some("each cell: read and write bandwidth added, darker is more; `!` and a trust mark where the point is not to be trusted".into()),
+    }]
+}
+
+fn points_table(points: &[Point]) -> String {
+    let mut html = String::from(
+        "<table class=\"points\"><tr><th>point</th><th>read</th><th>write</th><th>p99</th><th>trust marks</th></tr>\n",
+    );
+    let f = |unit, v| super::chart::format(unit, v);
+    for p in points {
+        let _ = writeln!(
+            html,
+            "<tr><td>{}</td><td class=\"n\">{}/s, {} IOPS</td><td class=\"n\">{}/s, {} IOPS</td><td class=\"n\">{}</td><td class=\"mark\">{}</td></tr>",
+            escape(&key(&p.values)),
+            f(Unit::BytesPerS, p.read_bw),
+            f(Unit::Iops, p.read_iops),
+            f(Unit::BytesPerS, p.write_bw),
+            f(Unit::Iops, p.write_iops),
+            f(Unit::Ns, p.p99_ns),
+            escape(&p.marks.join(", "))
+        );
+    }
+    html.push_str("</table>\n");
+    html
+}
+
+/// CrystalDiskMark's window as a picture: a row per test, a column per direction, each cell
+/// its MB/s (and IOPS), shaded by its share of the column's best.
+fn add_mark(section: &mut Section, record: &RunRecord) {
+    let Some(flags) = &record.mark else { return };
+    let settings = match crate::report::mark::MarkSettings::from_flags(flags) {
+        Ok(s) => s,
+        Err(err) => {
+            section
+                .notes
+                .push(format!("the mark's flags no longer validate: {err}"));
+            return;
+        }
+    };
+    let summary = crate::report::mark::summarize(record, &settings);
+    let mut columns: Vec<&str> = Vec::new();
+    for row in &summary.rows {
+        for (name, cell) in [
+            ("Read", &row.read),
+            ("Write", &row.write),
+            ("Mix", &row.mix),
+        ] {
+            if cell.is_some() && !columns.contains(&name) {
+                columns.push(name);
+            }
+        }
+    }
+    let best: Vec<f64> = columns
+        .iter()
+        .map(|c| {
+            summary
+                .rows
+                .iter()
+                .filter_map(|r| cell(r, c))
+                .map(|c| c.mb_s)
+                .fold(0.0, f64::max)
+                .max(1e-9)
+        })
+        .collect();
+    let mut cells = Vec::new();
+    let n = summary.rows.len();
+    for (i, row) in summary.rows.iter().enumerate() {
+        let y = (n - 1 - i) as f64;
+        for (j, column) in columns.iter().enumerate() {
+            let Some(c) = cell(row, column) else { continue };
+            cells.push(Cell {
+                x: (j as f64, j as f64 + 1.0),
+                y: (y, y + 1.0),
+                value: 0.15 + 0.7 * c.mb_s / best[j],
+                text: Some(format!(
+                    "{:.2} MB/s  {} IOPS",
+                    c.mb_s,
+                    super::chart::si(c.iops.round())
+                )),
+            });
+        }
+    }
+    let names = summary.rows.iter().rev().map(|r| r.test.clone()).collect();
+    let chart = HeatChart {
+        x: Axis::names(
+            &format!(
+                "MB/s (1 MB = {} bytes), {} of {} loops",
+                summary.mb_bytes, summary.pick, summary.loops
+            ),
+            columns.iter().map(|c| (*c).to_string()).collect(),
+        ),
+        y: Axis::names("test", names),
+        cells,
+        height: (90 + 48 * n as u32).clamp(200, 600),
+    };
+    section.figures.push(Figure {
+        name: "mark".into(),
+        title: format!(
+            "{} ({} profile, {} rules)",
+            "CrystalDiskMark's table", summary.profile, summary.like
+        ),
+        svg: super::chart::draw_heat(&chart),
+        note: Some(summary.rules.clone()),
+    });
+}
+
+fn cell<'r>(
+    row: &'r crate::report::mark::MarkRow,
+    column: &str,
+) -> Option<&'r crate::report::mark::MarkCell> {
+    match column {
+        "Read" => row.read.as_ref(),
+        "Write" => row.write.as_ref(),
+        _ => row.mix.as_ref(),
+    }
+}
