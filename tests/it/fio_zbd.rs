@@ -117,6 +117,7 @@ fn rand_write_writes_each_zone_from_its_start() {
 /// written, each from its start (full zones are reset and written again).
 #[test]
 fn rand_write_time_based_reports_as_fio() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("sdj");
     sparse_file(&file, 64 * MIB);

@@ -21,6 +21,8 @@ const TINY: [&str; 7] = [
 
 /// `diskdash mark ARGS` in `dir`, headless, io_uring allowed.
 fn mark(dir: &Path, args: &[&str]) -> Output {
+    // As root, mark drops the page cache before each loop (KDiskMark's rules).
+    let _drops = crate::support::page_cache_drop_turn();
     Command::new(BIN)
         .arg("mark")
         .args(args)
@@ -703,6 +705,7 @@ fn resident_bytes(path: &Path) -> u64 {
 #[test]
 #[ignore = "needs root"]
 fn flush_cache_drops_the_page_cache_before_each_loop_as_kdiskmark_does() {
+    let _watch = crate::support::page_cache_watch();
     require_root();
     let dir = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/target")).unwrap();
     // A file in the page cache, clean (synced), that the run never touches.
