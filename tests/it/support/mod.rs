@@ -25,8 +25,8 @@ pub fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-/// The suite runs several tests at once (`.cargo/config.toml` sets `RUST_TEST_THREADS`), most
-/// of them waiting on short runs. A test whose check is a rate, a deadline, a count of intervals
+/// The suite runs several tests at once (one per CPU, or `RUST_TEST_THREADS`), most of them
+/// waiting on short runs. A test whose check is a rate, a deadline, a count of intervals
 /// or the page cache's state takes this turn first, so no two such tests run together; and
 /// the tests that drop the page cache machine-wide take it too, so a cache check never sees
 /// another test's drop. The others go on beside them.
