@@ -81,6 +81,7 @@ fn reads_a_raw_loop_device() {
 #[test]
 #[ignore = "needs root"]
 fn buffered_reads_warn_of_the_page_cache() {
+    let _watch = crate::support::page_cache_watch();
     crate::support::require_root();
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("disk.img");

@@ -532,6 +532,7 @@ fn record_intervals_p99_s(intervals: &[Value], k: usize) -> f64 {
 #[test]
 #[ignore = "needs prometheus"]
 fn a_real_prometheus_gets_the_runs_p99_within_5_percent() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     let mut run = ServedRun::start(
         dir.path(),

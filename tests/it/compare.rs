@@ -159,6 +159,7 @@ fn a_pair_of_null_runs_is_one_job_compared_per_metric() {
 
 #[test]
 fn max_regression_gates_on_the_interval_of_a_cut_copy_of_a_real_record() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     // The null engine: the batches' spread is the CPU's, not a shared disk's.
     let base = record_long(
@@ -365,6 +366,7 @@ fn files_that_are_not_records_and_bad_percentages_are_usage_errors() {
 
 #[test]
 fn trims_are_compared_and_gated_like_reads_and_writes() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     let base = record_long(dir.path(), "base.json", &["--rw", "randtrim"]);
     assert!(read_json(&base)["trim"]["total_ios"].as_u64().unwrap() > 0);

@@ -51,11 +51,17 @@ fn verify_backlog_is_taken_on_mixed_and_write_jobs() {
         "verify=crc32c verify_backlog=1024 verify_backlog_batch=16",
     );
     let text = mixed(dir.path(), "verify_backlog=many\n");
-    let out = fio(dir.path(), &["--parse-only", &job_file(dir.path(), &text)]);
+    let out = crate::support::inproc::fio_parse_only(
+        dir.path(),
+        &["--parse-only", &job_file(dir.path(), &text)],
+    );
     assert_usage_error(&out);
     assert_stderr_has(&out, r#"verify_backlog "many" is not a number of blocks"#);
     let text = mixed(dir.path(), "").replace("randrw", "randtrim");
-    let out = fio(dir.path(), &["--parse-only", &job_file(dir.path(), &text)]);
+    let out = crate::support::inproc::fio_parse_only(
+        dir.path(),
+        &["--parse-only", &job_file(dir.path(), &text)],
+    );
     assert_usage_error(&out);
     assert_stderr_has(&out, "rw randtrim trims");
 }

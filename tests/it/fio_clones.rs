@@ -9,6 +9,7 @@ use crate::support::*;
 /// own intervals (one every 250 ms here), not zero.
 #[test]
 fn each_clone_has_its_own_bandwidth_and_iops_samples() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     let out = crate::fio_run::fio(
         dir.path(),

@@ -56,7 +56,7 @@ fn continue_on_error_and_ignore_error_are_taken_and_checked() {
         ),
     ] {
         let file = job_file(dir.path(), &raicer(dir.path(), "64m", bad, false));
-        let out = fio(dir.path(), &["--parse-only", &file]);
+        let out = crate::support::inproc::fio_parse_only(dir.path(), &["--parse-only", &file]);
         assert_usage_error(&out);
         assert_stderr_has(&out, want);
     }

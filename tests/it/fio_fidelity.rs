@@ -162,6 +162,7 @@ fn sectors_read(dev: &str) -> u64 {
 #[test]
 #[ignore = "needs root"]
 fn fio_buffered_time_based_reads_the_device_on_every_pass() {
+    let _watch = crate::support::page_cache_watch();
     use crate::support::{LoopDevice, Mount, ext4_image, require_root};
     require_root();
     let dir = tempfile::tempdir().unwrap();

@@ -103,7 +103,10 @@ fn metadata_engines_refuse_what_they_cannot_run() {
     ] {
         let path = dir.path().join("j.fio");
         std::fs::write(&path, format!("[a]\n{options}")).unwrap();
-        let out = fio(dir.path(), &["--parse-only", path.to_str().unwrap()]);
+        let out = crate::support::inproc::fio_parse_only(
+            dir.path(),
+            &["--parse-only", path.to_str().unwrap()],
+        );
         assert_usage_error(&out);
         assert!(stderr(&out).contains(want), "{options}: {}", stderr(&out));
     }

@@ -34,6 +34,7 @@ fn number_ios_ends_the_job_after_that_many_ios() {
 
 #[test]
 fn thinktime_after_every_block_caps_the_iops() {
+    let _turn = crate::support::timing_turn();
     let (out, job) = run(
         "[t]\nrw=read\nsize=4m\nthinktime=10ms\nthinktime_blocks=1\ntime_based\nruntime=1s\n\
          filename=f\n",

@@ -499,6 +499,7 @@ fn status_interval_prints_the_full_json_report_of_the_run_so_far_each_interval()
 
 #[test]
 fn status_interval_prints_terse_lines_of_each_job_each_interval() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     let text = status_run(dir.path(), "terse");
     for job in ["a", "b"] {

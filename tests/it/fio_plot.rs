@@ -92,7 +92,7 @@ fn fio_plot_draws_its_bar_and_line_graphs_from_diskdash_output() {
                 "--ioengine=io_uring",
                 "--direct=1",
                 "--time_based",
-                "--runtime=2",
+                "--runtime=1",
                 "--log_avg_msec=250",
                 &format!("--write_bw_log={}", prefix.display()),
                 &format!("--write_iops_log={}", prefix.display()),

@@ -70,7 +70,7 @@ fn fios_sg_examples_are_accepted_by_parse_only_as_fio_accepts_them() {
         ("sg_write_same_ndob.fio", SG_WRITE_SAME_NDOB),
     ] {
         let file = job_file(dir.path(), name, text, &dev);
-        let out = fio(dir.path(), &["--parse-only", &file]);
+        let out = crate::support::inproc::fio_parse_only(dir.path(), &["--parse-only", &file]);
         assert_success(&out);
         let plan = crate::support::stdout(&out);
         assert!(plan.contains("sg_write_mode=write"), "{name}: {plan}");

@@ -683,6 +683,7 @@ fn job_bytes(dir: &Path) -> Vec<u64> {
 
 #[test]
 fn flow_weights_share_the_ios_of_jobs_at_once() {
+    let _turn = crate::support::timing_turn();
     // fio's flow: each job's share of the group's I/Os follows its weight (1:3 here), and
     // flow_sleep makes a held job drain and sleep rather than spin.
     for sleep in ["0", "100"] {

@@ -117,6 +117,7 @@ fn rand_write_writes_each_zone_from_its_start() {
 /// written, each from its start (full zones are reset and written again).
 #[test]
 fn rand_write_time_based_reports_as_fio() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("sdj");
     sparse_file(&file, 64 * MIB);
@@ -317,7 +318,7 @@ fn zone_reset_threshold_and_frequency_reset_zones_as_fio() {
         "and once the zones hold 50% of the region in data, one write in 2 resets its zone first",
     );
     std::fs::write(dir.path().join("job.fio"), text("1.5")).unwrap();
-    let out = crate::fio_run::fio(dir.path(), &["--parse-only", "job.fio"]);
+    let out = crate::support::inproc::fio_parse_only(dir.path(), &["--parse-only", "job.fio"]);
     assert_usage_error(&out);
     assert!(
         stderr(&out).contains("zone_reset_threshold \"1.5\" is not a fraction from 0 to 1"),

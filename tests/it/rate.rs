@@ -26,6 +26,7 @@ fn achieved_share(record: &Value, dir: &str, asked_per_s: f64) -> f64 {
 
 #[test]
 fn a_paced_run_reaches_its_rate_and_measures_latency_from_the_schedule() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     let (out, record) = bench_ok(
         dir.path(),
@@ -79,6 +80,7 @@ fn a_paced_run_reaches_its_rate_and_measures_latency_from_the_schedule() {
 
 #[test]
 fn a_rate_beyond_the_engine_is_warned_and_the_wait_is_latency() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     // One I/O in flight on the null engine cannot reach 100M per second: the run falls behind
     // its schedule from the start, and says so.
@@ -108,6 +110,7 @@ fn a_rate_beyond_the_engine_is_warned_and_the_wait_is_latency() {
 
 #[test]
 fn poisson_arrivals_reach_the_rate_and_paced_writes_leave_reads_free() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     let (_, record) = bench_ok(
         dir.path(),
@@ -139,6 +142,7 @@ fn poisson_arrivals_reach_the_rate_and_paced_writes_leave_reads_free() {
 
 #[test]
 fn bytes_per_second_pace_by_length() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     let (_, record) = bench_ok(
         dir.path(),
@@ -166,6 +170,7 @@ pub fn fio_record(dir: &Path, args: &[&str]) -> Value {
 
 #[test]
 fn fio_job_files_and_command_lines_pace_the_same_way() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("paced.fio"),

@@ -230,6 +230,7 @@ fn peak_kib_until_exit(pid: u32) -> std::thread::JoinHandle<u64> {
 #[test]
 #[ignore = "needs sshd"]
 fn a_line_without_end_fails_the_host_at_1_mib_in_bounded_memory() {
+    let _turn = crate::support::timing_turn();
     let sshd = Sshd::start(&HOSTS);
     let tmp = tempfile::tempdir().unwrap();
     // 256 MiB on one line (before: the controller held it all, and more).

@@ -138,6 +138,7 @@ fn dev_zero_as_the_job_file_or_on_stdin_is_refused_at_once() {
 
 #[test]
 fn a_hundred_thousand_lines_and_a_thousand_jobs_are_refused() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // The probe's 634 KB file: 100k bs= lines under [global], then 1000 jobs.

@@ -66,6 +66,7 @@ fn assert_refused_cheaply(out: &Limited, dir: &Path, want: &[&str]) {
 /// never built (it took 2.7 GB to say "pass --yes" to 1.15M points, and 11.5M aborted).
 #[test]
 fn a_sweep_of_millions_of_points_is_refused_from_its_counts() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     let sizes: Vec<String> = (1..=1000).map(|n| (n * 512).to_string()).collect();
     let sizes = sizes.join(",");

@@ -197,6 +197,7 @@ fn assert_interrupted(
 /// cut the drain short: exit 143 with the record and without the scratch file, every time.
 #[test]
 fn a_double_sigterm_to_the_group_still_records_and_removes_the_scratch_file() {
+    let _turn = crate::support::timing_turn();
     for engine in ["--ioengine io_uring", "--ioengine null -j 2"] {
         for round in 0..3 {
             let what = format!("{engine}, round {round}");
@@ -382,6 +383,7 @@ fn a_stopped_run_reports_the_stall_and_measures_only_running_time() {
 /// as long as the stop altogether, and I/O resumes after SIGCONT.
 #[test]
 fn a_series_past_its_cap_keeps_every_io_and_the_stall() {
+    let _turn = crate::support::timing_turn();
     const CAP: usize = 16;
     const STOPPED: Duration = Duration::from_millis(1100);
     let dir = tempfile::tempdir().unwrap();

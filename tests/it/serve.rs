@@ -350,6 +350,7 @@ pub(crate) fn free_port() -> u16 {
 #[test]
 #[ignore = "needs prometheus"]
 fn a_real_prometheus_scrapes_the_series() {
+    let _turn = crate::support::timing_turn();
     let server = Server::start();
     let prometheus = Prometheus::start(server.addr);
     let disk = real_disk();
@@ -425,6 +426,7 @@ fn prometheus_data(body: &str, what: &str) -> serde_json::Value {
 #[test]
 #[ignore = "needs prometheus"]
 fn node_exporter_fulls_disk_and_uname_queries_evaluate_through_a_real_prometheus() {
+    let _turn = crate::support::timing_turn();
     let server = Server::start();
     let prometheus = Prometheus::start(server.addr);
     let deadline = Instant::now() + Duration::from_secs(90);

@@ -68,6 +68,7 @@ fn some_cpu() -> usize {
 /// the summary says the session was starved, not that diskdash did not run.
 #[test]
 fn a_session_starved_by_its_own_workers_is_not_a_stall() {
+    let _turn = crate::support::timing_turn();
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("run.json");
     let child = Command::new(BIN)

@@ -1303,6 +1303,7 @@ fn data_file(path: &Path, bytes: usize) {
 #[test]
 #[ignore = "needs root"]
 fn a_page_cache_point_is_named_in_its_warning_flagged_in_its_row_and_never_the_best() {
+    let _watch = crate::support::page_cache_watch();
     require_root();
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("disk.img");

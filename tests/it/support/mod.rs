@@ -25,6 +25,57 @@ pub fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
+/// The suite runs several tests at once (one per CPU, or `RUST_TEST_THREADS`), most of them
+/// waiting on short runs. A test whose check is a rate, a deadline, a count of intervals
+/// or the page cache's state takes this turn first, so no two such tests run together; and
+/// the tests that drop the page cache machine-wide take it too, so a cache check never sees
+/// another test's drop. The others go on beside them.
+pub fn timing_turn() -> std::sync::MutexGuard<'static, ()> {
+    static TIMING: Mutex<()> = Mutex::new(());
+    TIMING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Held by a test that checks what the page cache holds (`page_cache_watch`): the others that
+/// drop it machine-wide (`mark`, as root, under KDiskMark's rules) wait for it to end.
+static PAGE_CACHE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+thread_local! {
+    /// Whether this thread holds `PAGE_CACHE` exclusively (its own drops go ahead).
+    static WATCHING_THE_CACHE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// A test that checks the page cache's state: no other test drops the cache until it ends.
+pub struct PageCacheWatch(#[allow(dead_code)] std::sync::RwLockWriteGuard<'static, ()>);
+
+impl Drop for PageCacheWatch {
+    fn drop(&mut self) {
+        WATCHING_THE_CACHE.with(|w| w.set(false));
+    }
+}
+
+pub fn page_cache_watch() -> PageCacheWatch {
+    let guard = PAGE_CACHE
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    WATCHING_THE_CACHE.with(|w| w.set(true));
+    PageCacheWatch(guard)
+}
+
+/// Taken around a command that may drop the page cache machine-wide: waits while another test
+/// watches the cache (none when this thread is the watcher).
+pub fn page_cache_drop_turn() -> Option<std::sync::RwLockReadGuard<'static, ()>> {
+    if WATCHING_THE_CACHE.with(std::cell::Cell::get) {
+        return None;
+    }
+    Some(
+        PAGE_CACHE
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()),
+    )
+}
+
 /// Fails a root-only test (marked `#[ignore = "needs root"]`) that was asked to run without
 /// root, saying so, instead of failing somewhere in losetup.
 pub fn require_root() {
