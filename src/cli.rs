@@ -592,6 +592,9 @@ pub struct IostatArgs {
     /// Omit devices with no activity during the interval.
     #[arg(short = 'z')]
     pub omit_idle: bool,
+    /// Print the sysstat version whose iostat this follows, and diskdash's, then exit.
+    #[arg(short = 'V')]
+    pub version: bool,
     /// Output format: JSON (sysstat's document: .sysstat.hosts[0].statistics[]).
     #[arg(short = 'o', value_name = "JSON")]
     #[arg(value_parser = Offered(&["JSON"]), hide_possible_values = true)]

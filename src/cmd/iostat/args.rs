@@ -352,6 +352,7 @@ mod tests {
             omit_first: false,
             partitions: None,
             omit_idle: false,
+            version: false,
             output: None,
             operands: words(operands),
             record: crate::cli::RecordArgs {
