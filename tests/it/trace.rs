@@ -19,7 +19,9 @@ const INSTANCES: &str = "/sys/kernel/tracing/instances";
 static TRACEFS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn tracefs_turn() -> std::sync::MutexGuard<'static, ()> {
-    TRACEFS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    TRACEFS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A loop device over `dir/disk.img`, 64 MiB of data, that only this test uses.
