@@ -50,7 +50,7 @@ pub fn version_text() -> String {
 /// # Errors
 /// Usage errors (exit 2) for bad arguments; runtime errors when /proc/diskstats fails.
 pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
-    if args.version {
+    if args.show_version {
         // sysstat prints its version and exits at -V, whatever else is asked.
         print!("{}", version_text());
         return Ok(ExitCode::SUCCESS);

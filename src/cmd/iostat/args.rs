@@ -352,7 +352,7 @@ mod tests {
             omit_first: false,
             partitions: None,
             omit_idle: false,
-            version: false,
+            show_version: false,
             output: None,
             operands: words(operands),
             record: crate::cli::RecordArgs {
