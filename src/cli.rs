@@ -871,7 +871,7 @@ mod tests {
             one_line(&["iostat", "-q"]),
             "unexpected argument '-q' found; tip: to pass '-q' as a value, use '-- -q'; \
              usage: diskdash iostat [-c] [-d] [-x] [-k|-m] [-s] [-h] [-t] [-y] [-z] [-N] \
-             [-p [DEVICES|ALL]] [-g NAME [-H]] [-o JSON] [DEVICE...] [INTERVAL [COUNT]]; \
+             [-p [DEVICES|ALL]] [-g NAME [-H]] [-o JSON] [-V] [DEVICE...] [INTERVAL [COUNT]]; \
              more: diskdash iostat --help"
         );
         assert_eq!(
