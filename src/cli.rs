@@ -100,8 +100,10 @@ pub enum Command {
     Bench(BenchArgs),
     /// CPU and device statistics like sysstat's `iostat`.
     #[command(
-        override_usage = "diskdash iostat [-c] [-d] [-x] [-k|-m] [-s] [-h] [-t] [-y] [-z] [-N] [-p [DEVICES|ALL]] [-g NAME [-H]] [-o JSON] [DEVICE...] [INTERVAL [COUNT]]",
-        disable_help_flag = true
+        override_usage = "diskdash iostat [-c] [-d] [-x] [-k|-m] [-s] [-h] [-t] [-y] [-z] [-N] [-p [DEVICES|ALL]] [-g NAME [-H]] [-o JSON] [-V] [DEVICE...] [INTERVAL [COUNT]]",
+        disable_help_flag = true,
+        // sysstat's -V (`IostatArgs::show_version`), not clap's.
+        disable_version_flag = true
     )]
     Iostat(IostatArgs),
     /// The disk behind a path or device: model, transport, mounts, queue settings.
@@ -595,6 +597,9 @@ pub struct IostatArgs {
     /// Omit devices with no activity during the interval.
     #[arg(short = 'z')]
     pub omit_idle: bool,
+    /// Print the sysstat version whose iostat this follows, and diskdash's, then exit.
+    #[arg(short = 'V')]
+    pub show_version: bool,
     /// Output format: JSON (sysstat's document: .sysstat.hosts[0].statistics[]).
     #[arg(short = 'o', value_name = "JSON")]
     #[arg(value_parser = Offered(&["JSON"]), hide_possible_values = true)]
@@ -900,7 +905,7 @@ mod tests {
             one_line(&["iostat", "-q"]),
             "unexpected argument '-q' found; tip: to pass '-q' as a value, use '-- -q'; \
              usage: diskdash iostat [-c] [-d] [-x] [-k|-m] [-s] [-h] [-t] [-y] [-z] [-N] \
-             [-p [DEVICES|ALL]] [-g NAME [-H]] [-o JSON] [DEVICE...] [INTERVAL [COUNT]]; \
+             [-p [DEVICES|ALL]] [-g NAME [-H]] [-o JSON] [-V] [DEVICE...] [INTERVAL [COUNT]]; \
              more: diskdash iostat --help"
         );
         assert_eq!(

@@ -446,8 +446,10 @@ impl std::fmt::Display for IoFault {
 /// What a worker returns when it ends: its last (unsent) stats, the fault if any, its setup.
 pub struct WorkerExit {
     pub stats: Box<WorkerStats>,
-    /// This thread's (user ns, system ns, context switches) from the start to the end.
-    pub cpu: (u64, u64, u64),
+    /// This thread's CPU time, context switches and page faults from the start to the end.
+    pub cpu: crate::stats::Usage,
+    /// This thread's id (`gettid`): fio's `pid=` of a job, which with `thread` is its tid.
+    pub tid: u32,
     pub fault: Option<IoFault>,
     pub setup: EngineSetup,
     /// What verification found (`--verify`).
@@ -484,7 +486,8 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     }
     let mut exit = WorkerExit {
         stats: fresh_stats(&plan),
-        cpu: (0, 0, 0),
+        cpu: crate::stats::Usage::default(),
+        tid: u32::try_from(nix::unistd::gettid().as_raw()).unwrap_or(0),
         fault: None,
         setup: EngineSetup::default(),
         verify: VerifyOutcome::default(),
@@ -588,11 +591,7 @@ pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -
     let end = state
         .ended
         .map_or_else(|| crate::stats::rusage(libc::RUSAGE_THREAD), |(_, cpu)| cpu);
-    exit.cpu = (
-        end.0.saturating_sub(state.cpu_at_start.0),
-        end.1.saturating_sub(state.cpu_at_start.1),
-        end.2.saturating_sub(state.cpu_at_start.2),
-    );
+    exit.cpu = end.since(&state.cpu_at_start);
     control.mark_measured(measured.id);
     drop(aio_context);
     // A verifying write job reads back what it wrote, after its measured window (its time
@@ -790,10 +789,10 @@ struct Loop<'a> {
     /// Bytes this worker may still submit in a size-based run (`u64::MAX`: time-based).
     budget_bytes: u64,
     /// This thread's CPU use when the segment started.
-    cpu_at_start: (u64, u64, u64),
+    cpu_at_start: crate::stats::Usage,
     /// When the loop ended and this thread's CPU use then: the run's end, before the engine
     /// is torn down (libaio's `io_destroy` waits tens of milliseconds for the kernel).
-    ended: Option<(u64, (u64, u64, u64))>,
+    ended: Option<(u64, crate::stats::Usage)>,
     /// The schedule of a paced job (`--rate-iops`, `--rate`).
     pacer: Option<Pacer>,
     /// The session's stalled time already moved into the schedule.
@@ -883,7 +882,7 @@ impl<'a> Loop<'a> {
             recording: false,
             fault: None,
             budget_bytes: plan.spec.io_size_bytes.unwrap_or(u64::MAX),
-            cpu_at_start: (0, 0, 0),
+            cpu_at_start: crate::stats::Usage::default(),
             ended: None,
             pacer: plan
                 .spec
@@ -1189,6 +1188,11 @@ impl<'a> Loop<'a> {
             // (submit and wait in one io_uring_enter): each I/O still goes out as soon as it
             // is ready, as fio's iodepth_batch_submit asks, without a syscall of its own.
             if flight.queued >= flight.batch && flight.in_flight + flight.queued < self.depth {
+                if self.recording {
+                    self.cur
+                        .depths
+                        .submitted(flight.in_flight + flight.queued, flight.queued);
+                }
                 if let Err(err) = flight.submit(engine) {
                     self.fail("submit", None, &err);
                     return ControlFlow::Break(());
@@ -1378,6 +1382,13 @@ impl<'a> Loop<'a> {
     /// the end of fio's slat and the start of its clat.
     #[inline(always)]
     fn reap<E: Engine>(&mut self, engine: &mut E, flight: &mut Flight) -> ControlFlow<(), u64> {
+        // What is queued goes out now (a submit of its own for an engine that times it, else
+        // with the reap's call): one submit call at the depth it makes, as fio's commit.
+        if self.recording && flight.queued > 0 {
+            self.cur
+                .depths
+                .submitted(flight.in_flight + flight.queued, flight.queued);
+        }
         if !flight.unstamped.is_empty() {
             if engine.times_submit() {
                 if let Err(err) = flight.submit(engine) {
@@ -1407,6 +1418,11 @@ impl<'a> Loop<'a> {
         if let Err(err) = reaped {
             self.fail("submit", None, &err);
             return ControlFlow::Break(());
+        }
+        // A reap call that took completions (a paced wait that timed out took none, and a
+        // polling reap returns only with one; fio's sleep and poll count none either).
+        if self.recording && !flight.completions.is_empty() {
+            self.cur.depths.reaped(flight.completions.len());
         }
         flight.in_flight += flight.queued;
         flight.queued = 0;

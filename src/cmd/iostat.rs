@@ -30,11 +30,36 @@ use crate::report::iostat::{
 };
 use args::{IostatConfig, Partitions, validate};
 
+/// The sysstat release whose `iostat` this one follows (its tables, switches, exit codes).
+pub const SYSSTAT_VERSION: &str = "12.6.1";
+
+/// `iostat -V`: sysstat's first line, with the version whose behaviour is implemented (what a
+/// script reads), then whose program this is, in diskdash's words (sysstat's second line is
+/// its author's copyright, which is not this program's).
+#[must_use]
+pub fn version_text() -> String {
+    format!(
+        "sysstat version {SYSSTAT_VERSION}\n(diskdash {}: iostat as sysstat {SYSSTAT_VERSION} \
+         behaves, not sysstat's code)\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 /// Runs `diskdash iostat`.
 ///
 /// # Errors
 /// Usage errors (exit 2) for bad arguments; runtime errors when /proc/diskstats fails.
 pub fn run(args: &IostatArgs) -> anyhow::Result<ExitCode> {
+    if args.show_version {
+        // sysstat prints its version and exits at -V, whatever else is asked.
+        print!("{}", version_text());
+        return Ok(ExitCode::SUCCESS);
+    }
+    report(args)
+}
+
+/// The reports `args` ask for.
+fn report(args: &IostatArgs) -> anyhow::Result<ExitCode> {
     let config = validate(args)?;
     let mut sampler = Sampler::open()?;
     let mut selector = Selector::new(&config);

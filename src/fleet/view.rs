@@ -175,6 +175,13 @@ fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
         cpu_wait_ns_per_io: first.and_then(|j| j.cpu_wait_ns_per_io),
         unexplained_ns_per_io: first.and_then(|j| j.unexplained_ns_per_io),
         cpu: seg.cpu.clone(),
+        // The host's threads are its own: no one thread id stands for them; its depth
+        // tables are its first job's only when it ran one.
+        pid: None,
+        io_depths: match seg.jobs.as_slice() {
+            [only] => only.io_depths,
+            _ => None,
+        },
         steadystate: first.and_then(|j| j.steadystate.clone()),
         sustained_write: first.and_then(|j| j.sustained_write.clone()),
         clones: Vec::new(),

@@ -1232,6 +1232,42 @@ pub struct CpuRecord {
     pub sys_ns: u64,
     /// Voluntary + involuntary context switches.
     pub ctx: u64,
+    /// Major and minor page faults (fio's `majf`, `minf`); absent in records written before
+    /// they were counted.
+    #[serde(default)]
+    pub majf: u64,
+    #[serde(default)]
+    pub minf: u64,
+}
+
+/// fio's I/O depth distributions as counts, in fio's seven slots (its `io_u_map`,
+/// `io_u_submit`, `io_u_complete`); fio's JSON gives each as percent of its total.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IoDepthsRecord {
+    /// I/Os by the depth at their submission (in flight, themselves included): 1, 2-3, 4-7,
+    /// 8-15, 16-31, 32-63, 64 up.
+    pub level: [u64; 7],
+    /// Submit calls by I/Os sent: 0, 1-4, 5-8, 9-16, 17-32, 33-64, over 64.
+    pub submit: [u64; 7],
+    /// Reap calls by completions taken, slots as `submit`.
+    pub complete: [u64; 7],
+}
+
+impl IoDepthsRecord {
+    /// `self` plus `other` (a reporting group's jobs).
+    #[must_use]
+    pub fn plus(mut self, other: &Self) -> Self {
+        for (mine, theirs) in [
+            (&mut self.level, &other.level),
+            (&mut self.submit, &other.submit),
+            (&mut self.complete, &other.complete),
+        ] {
+            for (m, t) in mine.iter_mut().zip(theirs) {
+                *m += t;
+            }
+        }
+        self
+    }
 }
 
 /// One segment: a stretch of the run with one job (a headless run is one segment).
@@ -1354,6 +1390,14 @@ pub struct SegmentJobRecord {
     pub continued: Option<ContinuedErrorsRecord>,
     /// CPU time of the job's worker threads (the session's own is in the segment's `cpu`).
     pub cpu: CpuRecord,
+    /// The thread id of the job's first worker: fio's `pid=` (fio's `thread` jobs print
+    /// their tid); absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// fio's I/O depth distributions as the job's workers counted them; absent in older
+    /// records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_depths: Option<IoDepthsRecord>,
     /// fio's `steadystate`, when the job had a criterion (format 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steadystate: Option<super::SteadyStateRecord>,
@@ -1456,6 +1500,12 @@ pub struct CloneRecord {
     pub trim: DirectionRecord,
     /// CPU time of this worker's thread.
     pub cpu: CpuRecord,
+    /// This worker's thread id (fio's `pid=` of a clone); absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// This worker's I/O depth distributions; absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_depths: Option<IoDepthsRecord>,
     /// This worker's bytes and I/Os in each interval of its step's series, for fio's per-clone
     /// `bw_*` and `iops_*` samples; absent in records written before it was kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -93,6 +93,13 @@ struct Block<'r> {
     usr_cpu: f64,
     sys_cpu: f64,
     ctx: u64,
+    /// Page faults of the block's workers, summed (fio's `majf`, `minf`).
+    majf: u64,
+    minf: u64,
+    /// fio's `pid=`: the (first) worker's thread id; none in an older record.
+    pid: Option<u32>,
+    /// The depth tables the workers counted, summed; none in an older record.
+    depths: Option<crate::record::IoDepthsRecord>,
 }
 
 impl Block<'_> {
@@ -382,6 +389,10 @@ fn clone_block<'r>(job: &'r SegmentJobRecord, clone: &'r crate::record::CloneRec
         usr_cpu: clone.cpu.usr_cpu,
         sys_cpu: clone.cpu.sys_cpu,
         ctx: clone.cpu.ctx,
+        majf: clone.cpu.majf,
+        minf: clone.cpu.minf,
+        pid: clone.pid,
+        depths: clone.io_depths,
     }
 }
 
@@ -404,6 +415,10 @@ fn job_block(job: &SegmentJobRecord) -> Block<'_> {
         usr_cpu: job.cpu.usr_cpu,
         sys_cpu: job.cpu.sys_cpu,
         ctx: job.cpu.ctx,
+        majf: job.cpu.majf,
+        minf: job.cpu.minf,
+        pid: job.pid,
+        depths: job.io_depths,
     }
 }
 
@@ -459,6 +474,21 @@ fn merged_block(group: u32, jobs: Vec<&SegmentJobRecord>) -> Block<'_> {
         usr_cpu: cpu_pct(jobs.iter().map(|job| job.cpu.usr_ns).sum()),
         sys_cpu: cpu_pct(jobs.iter().map(|job| job.cpu.sys_ns).sum()),
         ctx: jobs.iter().map(|job| job.cpu.ctx).sum(),
+        majf: jobs.iter().map(|job| job.cpu.majf).sum(),
+        minf: jobs.iter().map(|job| job.cpu.minf).sum(),
+        // fio's group takes the first job's pid.
+        pid: jobs.first().and_then(|job| job.pid),
+        // Every job's counts or none: a part would not be the group's distribution.
+        depths: jobs
+            .iter()
+            .map(|job| job.io_depths)
+            .collect::<Option<Vec<_>>>()
+            .map(|all| {
+                all.iter()
+                    .fold(crate::record::IoDepthsRecord::default(), |sum, d| {
+                        sum.plus(d)
+                    })
+            }),
         jobs,
     }
 }

@@ -737,7 +737,8 @@ impl SegmentRun {
                     .map(|(total, intervals)| CloneEnd {
                         total: total.clone(),
                         elapsed_ns,
-                        cpu: (0, 0, 0),
+                        cpu: crate::stats::Usage::default(),
+                        pid: 0,
                         verify_reads: crate::stats::DirectionStats::default(),
                         verify_ns: 0,
                         intervals: intervals.clone(),
@@ -841,7 +842,8 @@ impl SegmentRun {
         let mut job_ends = Vec::with_capacity(self.jobs.len());
         for (job, slot) in self.jobs.iter_mut().enumerate() {
             let mut job_end_ns = self.record_from_ns;
-            let mut cpu = (0, 0, 0);
+            // The workers' usage summed (as fio's), and the first's thread id.
+            let mut cpu = (crate::stats::Usage::default(), 0u32);
             let mut clone_ends = Vec::with_capacity(slot.clones.len());
             for (w, handle) in std::mem::take(&mut slot.handles).into_iter().enumerate() {
                 match handle.join() {
@@ -852,7 +854,7 @@ impl SegmentRun {
                         if let Some(clone) = slot.clones.get_mut(w) {
                             clone.add(&exit.stats);
                             let verify = (exit.verify.reads.clone(), exit.verify.pass_ns);
-                            clone_ends.push((exit.stats.end_ns, exit.cpu, verify));
+                            clone_ends.push((exit.stats.end_ns, (exit.cpu, exit.tid), verify));
                         }
                         job_end_ns = job_end_ns.max(exit.stats.end_ns);
                         if exit.stats.last {
@@ -860,9 +862,10 @@ impl SegmentRun {
                             slot.ended += 1;
                             slot.ended_at_ns = slot.ended_at_ns.max(exit.stats.end_ns);
                         }
-                        cpu.0 += exit.cpu.0;
-                        cpu.1 += exit.cpu.1;
-                        cpu.2 += exit.cpu.2;
+                        cpu.0.add(&exit.cpu);
+                        if cpu.1 == 0 {
+                            cpu.1 = exit.tid;
+                        }
                         slot.cur.add(&exit.stats);
                         slot.verify.merge(exit.verify);
                         slot.latency_depth = exit.latency_depth.or(slot.latency_depth);
@@ -941,7 +944,7 @@ impl SegmentRun {
             .jobs
             .iter_mut()
             .zip(job_ends)
-            .map(|(slot, (job_end_ns, cpu, clone_ends))| {
+            .map(|(slot, (job_end_ns, (cpu, pid), clone_ends))| {
                 let start_ns = self.record_from_ns.saturating_add(slot.startdelay_ns);
                 let clones = if clone_ends.len() == slot.clones.len() {
                     std::mem::take(&mut slot.clones)
@@ -949,7 +952,10 @@ impl SegmentRun {
                         .zip(clone_ends)
                         .zip(std::mem::take(&mut slot.clone_intervals))
                         .map(
-                            |((total, (end_ns, cpu, (verify_reads, verify_ns))), intervals)| {
+                            |(
+                                (total, (end_ns, (cpu, pid), (verify_reads, verify_ns))),
+                                intervals,
+                            )| {
                                 CloneEnd {
                                     intervals,
                                     total,
@@ -957,6 +963,7 @@ impl SegmentRun {
                                         .saturating_sub(start_ns)
                                         .saturating_sub(not_measured_ns),
                                     cpu,
+                                    pid,
                                     verify_reads,
                                     verify_ns,
                                 }
@@ -973,6 +980,7 @@ impl SegmentRun {
                         .saturating_sub(start_ns)
                         .saturating_sub(not_measured_ns),
                     cpu,
+                    pid,
                     verify: std::mem::take(&mut slot.verify),
                     clones,
                     latency_depth: slot.latency_depth.take(),
@@ -998,12 +1006,16 @@ impl SegmentRun {
     }
 }
 
-/// A joined job: its end, its workers' CPU (user ns, system ns, context switches), and each
-/// clone's end, CPU and verify reads.
+/// A joined job: its end, its workers' usage (CPU, context switches, page faults) and first
+/// thread id, and each clone's end, usage and thread id, and verify reads.
 type JobJoin = (
     u64,
-    (u64, u64, u64),
-    Vec<(u64, (u64, u64, u64), (crate::stats::DirectionStats, u64))>,
+    (crate::stats::Usage, u32),
+    Vec<(
+        u64,
+        (crate::stats::Usage, u32),
+        (crate::stats::DirectionStats, u64),
+    )>,
 );
 
 /// Whether an interval that ends when `measured_at_end_ns` of the `runtime_ns` have been

@@ -53,8 +53,10 @@ pub struct JobEnd {
     /// The job's measured time: from its start (after the ramp and its start delay) to its
     /// last worker's end, pauses and stalls excluded, ns.
     pub elapsed_ns: u64,
-    /// The job's worker threads' (user ns, system ns, context switches).
-    pub cpu: (u64, u64, u64),
+    /// The job's worker threads' usage summed (CPU, context switches, page faults).
+    pub cpu: crate::stats::Usage,
+    /// Its first worker's thread id (fio's `pid=` with `thread`); 0 when none joined.
+    pub pid: u32,
     /// What verification found (`--verify`), over the run and its read-back.
     pub verify: crate::bench::verify::VerifyOutcome,
     /// Each worker's own part (fio's job clones), when the job has more than one.
@@ -68,8 +70,10 @@ pub struct CloneEnd {
     pub total: WorkerStats,
     /// From the job's start to this worker's end, pauses and stalls excluded, ns.
     pub elapsed_ns: u64,
-    /// The worker thread's (user ns, system ns, context switches).
-    pub cpu: (u64, u64, u64),
+    /// The worker thread's usage (CPU, context switches, page faults).
+    pub cpu: crate::stats::Usage,
+    /// The worker's thread id.
+    pub pid: u32,
     /// Its verify read-back's reads and their time, ns (after the measured window).
     pub verify_reads: crate::stats::DirectionStats,
     pub verify_ns: u64,

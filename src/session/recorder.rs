@@ -282,6 +282,8 @@ impl Recorder {
         self.cpu.usr_ns += cpu.usr_ns;
         self.cpu.sys_ns += cpu.sys_ns;
         self.cpu.ctx += cpu.ctx;
+        self.cpu.majf += cpu.majf;
+        self.cpu.minf += cpu.minf;
         self.total.add(&end.total);
         self.elapsed_ns += end.elapsed_ns;
         self.stalled_ns += end.stall.stalled_ns;

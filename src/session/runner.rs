@@ -37,7 +37,7 @@ use crate::record::{
     DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, IdleDiskRecord, JsonlWriter,
     RunStatus, RunWarning, SegmentJobRecord, SyncRecord, TargetRecord,
 };
-use crate::stats::monotonic_ns;
+use crate::stats::{Usage, monotonic_ns};
 use crate::units::format_size_short;
 
 /// How often the session looks at controls and signals, and republishes at the latest.
@@ -129,7 +129,7 @@ struct StepRun {
     verify_progress: Vec<Arc<crate::bench::worker::VerifyProgress>>,
     window_closed: bool,
     /// The CPU counters when measuring started (at once without a ramp).
-    cpu_measure_start: Option<(u64, u64, u64)>,
+    cpu_measure_start: Option<Usage>,
 }
 
 /// What `Session::start` prepared on the caller's thread.
@@ -1132,7 +1132,8 @@ impl Runner {
             .map(|(total, clones)| JobEnd {
                 total: total.clone(),
                 elapsed_ns: to_ns,
-                cpu: (0, 0, 0),
+                cpu: Usage::default(),
+                pid: 0,
                 verify: crate::bench::worker::VerifyOutcome::default(),
                 clones,
                 latency_depth: None,
@@ -1517,7 +1518,9 @@ impl Runner {
                         write: job_end.total.failed[1],
                         trim: job_end.total.failed[2],
                     }),
-                cpu: cpu_record((0, 0, 0), job_end.cpu, job_end.elapsed_ns),
+                cpu: cpu_record(Usage::default(), job_end.cpu, job_end.elapsed_ns),
+                pid: (job_end.pid != 0).then_some(job_end.pid),
+                io_depths: io_depths(&job_end.total),
                 steadystate: self.tracking.steady_record(j),
                 sustained_write: self.tracking.sustained_record(j),
                 clones: job_end
@@ -1538,7 +1541,9 @@ impl Runner {
                             .with_histogram(&clone.total.sync),
                         trim: DirectionRecord::from_stats(&clone.total.trim, clone.elapsed_ns)
                             .with_histogram(&clone.total.trim),
-                        cpu: cpu_record((0, 0, 0), clone.cpu, clone.elapsed_ns),
+                        cpu: cpu_record(Usage::default(), clone.cpu, clone.elapsed_ns),
+                        pid: (clone.pid != 0).then_some(clone.pid),
+                        io_depths: io_depths(&clone.total),
                         intervals: clone.intervals.clone(),
                         file: self.clone_file(j, t, c),
                     })
@@ -1779,6 +1784,17 @@ impl Runner {
 }
 
 /// A job's view as its step opens: nothing measured yet.
+/// What a job's (or clone's) workers counted of fio's depth tables (all 0 when they
+/// submitted nothing in the measured window).
+fn io_depths(total: &crate::stats::WorkerStats) -> Option<crate::record::IoDepthsRecord> {
+    let depths = &total.depths;
+    Some(crate::record::IoDepthsRecord {
+        level: depths.level,
+        submit: depths.submit,
+        complete: depths.complete,
+    })
+}
+
 fn job_view(job: &Job, target: &Path, disk: Option<String>) -> JobView {
     JobView {
         name: job.name.clone(),

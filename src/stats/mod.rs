@@ -188,6 +188,8 @@ pub struct WorkerStats {
     pub failed: [u64; 3],
     /// The errno of the first of them (fio's `first_error`), 0 when none.
     pub first_error: i32,
+    /// fio's depth distributions of the I/Os submitted and the calls made in this tick.
+    pub depths: IoDepths,
     /// The worker's last tick: its measured I/O ended at `end_ns`.
     pub last: bool,
 }
@@ -207,6 +209,7 @@ impl WorkerStats {
             errors: 0,
             failed: [0; 3],
             first_error: 0,
+            depths: IoDepths::default(),
             last: false,
         }
     }
@@ -252,6 +255,7 @@ impl WorkerStats {
         self.errors = 0;
         self.failed = [0; 3];
         self.first_error = 0;
+        self.depths = IoDepths::default();
         self.last = false;
     }
 
@@ -295,6 +299,7 @@ impl WorkerStats {
             if dest.first_error == 0 {
                 dest.first_error = self.first_error;
             }
+            dest.depths.add(&self.depths);
         }
         self.read
             .add_into(&mut into.read, also.as_deref_mut().map(|a| &mut a.read));
@@ -325,10 +330,45 @@ pub fn monotonic_ns() -> u64 {
     u64::try_from(ts.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(ts.tv_nsec).unwrap_or(0)
 }
 
-/// (user ns, system ns, context switches) from `getrusage(who)`: `RUSAGE_SELF` for the process,
-/// `RUSAGE_THREAD` for the calling thread.
+/// What `getrusage` says of a process or a thread: CPU time, context switches (voluntary and
+/// involuntary) and page faults (major: read from disk; minor: without I/O), as fio's
+/// `usr_cpu`, `sys_cpu`, `ctx`, `majf` and `minf` count them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub usr_ns: u64,
+    pub sys_ns: u64,
+    pub ctx: u64,
+    pub majf: u64,
+    pub minf: u64,
+}
+
+impl Usage {
+    /// What was used from `start` to `self` (each counter only grows; never below 0).
+    #[must_use]
+    pub fn since(&self, start: &Self) -> Self {
+        Self {
+            usr_ns: self.usr_ns.saturating_sub(start.usr_ns),
+            sys_ns: self.sys_ns.saturating_sub(start.sys_ns),
+            ctx: self.ctx.saturating_sub(start.ctx),
+            majf: self.majf.saturating_sub(start.majf),
+            minf: self.minf.saturating_sub(start.minf),
+        }
+    }
+
+    /// Adds `other` (fio sums its threads' usage).
+    pub fn add(&mut self, other: &Self) {
+        self.usr_ns += other.usr_ns;
+        self.sys_ns += other.sys_ns;
+        self.ctx += other.ctx;
+        self.majf += other.majf;
+        self.minf += other.minf;
+    }
+}
+
+/// [`Usage`] from `getrusage(who)`: `RUSAGE_SELF` for the process, `RUSAGE_THREAD` for the
+/// calling thread.
 #[must_use]
-pub fn rusage(who: libc::c_int) -> (u64, u64, u64) {
+pub fn rusage(who: libc::c_int) -> Usage {
     // SAFETY: rusage is plain data; zeroed is valid.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: usage is a valid, writable rusage.
@@ -337,16 +377,124 @@ pub fn rusage(who: libc::c_int) -> (u64, u64, u64) {
         u64::try_from(tv.tv_sec).unwrap_or(0) * 1_000_000_000
             + u64::try_from(tv.tv_usec).unwrap_or(0) * 1000
     };
-    (
-        ns(usage.ru_utime),
-        ns(usage.ru_stime),
-        u64::try_from(usage.ru_nvcsw + usage.ru_nivcsw).unwrap_or(0),
-    )
+    let count = |n: libc::c_long| u64::try_from(n).unwrap_or(0);
+    Usage {
+        usr_ns: ns(usage.ru_utime),
+        sys_ns: ns(usage.ru_stime),
+        ctx: count(usage.ru_nvcsw) + count(usage.ru_nivcsw),
+        majf: count(usage.ru_majflt),
+        minf: count(usage.ru_minflt),
+    }
+}
+
+/// The slots of fio's depth tables (`FIO_IO_U_MAP_NR`).
+pub const DEPTH_SLOTS: usize = 7;
+
+/// fio's I/O depth distributions (io_u.c's `io_u_mark_depth`, `io_u_mark_submit`,
+/// `io_u_mark_complete`), counted by the worker as it submits and reaps: plain counters, no
+/// allocation, one add per call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IoDepths {
+    /// I/Os by the depth at their submission (those in flight, themselves included): 1, 2 to
+    /// 3, 4 to 7, 8 to 15, 16 to 31, 32 to 63, 64 up (fio's `io_u_map`).
+    pub level: [u64; DEPTH_SLOTS],
+    /// Submit calls by the I/Os each sent: 0, 1 to 4, 5 to 8, 9 to 16, 17 to 32, 33 to 64,
+    /// over 64 (fio's `io_u_submit`).
+    pub submit: [u64; DEPTH_SLOTS],
+    /// Reap calls by the completions each took, slots as `submit` (fio's `io_u_complete`).
+    pub complete: [u64; DEPTH_SLOTS],
+}
+
+impl IoDepths {
+    /// One submit call that sent `sent` I/Os, `depth` then in flight with them.
+    #[inline(always)]
+    pub fn submitted(&mut self, depth: usize, sent: usize) {
+        self.level[depth_slot(depth)] += sent as u64;
+        self.submit[batch_slot(sent)] += 1;
+    }
+
+    /// One reap call that took `reaped` completions.
+    #[inline(always)]
+    pub fn reaped(&mut self, reaped: usize) {
+        self.complete[batch_slot(reaped)] += 1;
+    }
+
+    pub fn add(&mut self, other: &Self) {
+        for (mine, theirs) in [
+            (&mut self.level, &other.level),
+            (&mut self.submit, &other.submit),
+            (&mut self.complete, &other.complete),
+        ] {
+            for (m, t) in mine.iter_mut().zip(theirs) {
+                *m += t;
+            }
+        }
+    }
+
+    /// Whether nothing was counted.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// fio's `io_u_mark_depth` slot of `depth`: 0 for 1 (and 0), else log2, at most 6.
+#[inline(always)]
+#[must_use]
+pub fn depth_slot(depth: usize) -> usize {
+    let bits = usize::BITS - 1 - (depth | 1).leading_zeros();
+    (bits as usize).min(DEPTH_SLOTS - 1)
+}
+
+/// fio's `__io_u_mark_map` slot of `n` I/Os per call: 0 for 0, 1 for 1 to 4, then one slot
+/// per doubling (5 to 8, ..., 33 to 64), 6 above 64.
+#[inline(always)]
+#[must_use]
+pub fn batch_slot(n: usize) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    // ceil(log2(n)) - 1, at least 1: 1..=4 -> 1, 5..=8 -> 2, 9..=16 -> 3.
+    let ceil_log2 = (usize::BITS - (n - 1).leading_zeros()) as usize;
+    ceil_log2.saturating_sub(1).clamp(1, DEPTH_SLOTS - 1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn depth_and_batch_slots_are_fio_s() {
+        // io_u.c: io_u_mark_depth's `case 1`, `2 ... 3`, `4 ... 7`, ..., `32 ... 63`, default.
+        let depth: Vec<usize> = [1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 1000]
+            .map(depth_slot)
+            .to_vec();
+        assert_eq!(depth, [0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]);
+        // __io_u_mark_map: `0`, `1 ... 4`, `5 ... 8`, `9 ... 16`, `17 ... 32`, `33 ... 64`.
+        let batch: Vec<usize> = [0, 1, 4, 5, 8, 9, 16, 17, 32, 33, 64, 65, 4096]
+            .map(batch_slot)
+            .to_vec();
+        assert_eq!(batch, [0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]);
+    }
+
+    #[test]
+    fn io_depths_count_ios_by_depth_and_calls_by_size() {
+        let mut a = IoDepths::default();
+        a.submitted(1, 1);
+        a.submitted(8, 3);
+        a.reaped(2);
+        a.reaped(0);
+        let mut b = IoDepths::default();
+        b.submitted(40, 33);
+        b.reaped(9);
+        a.add(&b);
+        assert_eq!(a.level, [1, 0, 0, 3, 0, 33, 0]);
+        assert_eq!(a.submit, [0, 2, 0, 0, 0, 1, 0]);
+        assert_eq!(a.submit.iter().sum::<u64>(), 3);
+        assert_eq!(a.complete, [1, 1, 0, 1, 0, 0, 0]);
+        assert!(!a.is_empty());
+        assert!(IoDepths::default().is_empty());
+    }
 
     #[test]
     fn worker_stats_merge_and_reset() {

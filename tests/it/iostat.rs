@@ -426,6 +426,59 @@ fn a_link_named_iostat_is_diskdash_iostat() {
     }
 }
 
+/// `-V` prints sysstat's version line (the release whose iostat this follows) and whose
+/// program this is, exits 0, whatever else is on the line, as sysstat's.
+#[test]
+fn dash_v_names_the_sysstat_release_it_follows() {
+    let dir = tempfile::tempdir().unwrap();
+    let link = dir.path().join("iostat");
+    std::os::unix::fs::symlink(BIN, &link).unwrap();
+    let want = format!(
+        "sysstat version 12.6.1\n(diskdash {}: iostat as sysstat 12.6.1 behaves, not sysstat's \
+         code)\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    for out in [
+        diskdash(&["-V"]),
+        diskdash(&["-x", "-V", "1", "3"]),
+        Command::new(&link).arg("-V").output().unwrap(),
+    ] {
+        crate::support::assert_quiet_success(&out);
+        assert_eq!(crate::support::stdout(&out), want);
+    }
+}
+
+/// `-V` beside sysstat's: the same exit, the same streams, the same first line where the
+/// installed sysstat is the release followed.
+#[test]
+#[ignore = "needs sysstat"]
+fn dash_v_matches_sysstat_side_by_side() {
+    require_sysstat();
+    for args in [&["-V"][..], &["-x", "-V"], &["-V", "1", "3"]] {
+        let (ours, theirs) = both(args);
+        assert_eq!(ours.status.code(), theirs.status.code(), "{args:?}");
+        assert_eq!(
+            (ours.stderr.is_empty(), theirs.stderr.is_empty()),
+            (true, true)
+        );
+        let first = |o: &Output| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string()
+        };
+        let (mine, sysstat) = (first(&ours), first(&theirs));
+        assert_eq!(mine, "sysstat version 12.6.1");
+        assert!(sysstat.starts_with("sysstat version "), "{sysstat}");
+        if sysstat.ends_with(" 12.6.1") {
+            assert_eq!(mine, sysstat);
+        }
+        assert_eq!(ours.stdout.iter().filter(|&&b| b == b'\n').count(), 2);
+        assert_eq!(theirs.stdout.iter().filter(|&&b| b == b'\n').count(), 2);
+    }
+}
+
 #[test]
 fn a_closed_pipe_ends_the_run_quietly() {
     let mut child = Command::new(BIN)

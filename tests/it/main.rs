@@ -24,6 +24,7 @@ mod fio_clones;
 mod fio_cmdhelp;
 mod fio_data;
 mod fio_defaults;
+mod fio_depths;
 mod fio_errors;
 mod fio_fidelity;
 mod fio_latency;

@@ -183,10 +183,16 @@ fn a_link_at_a_clones_file_name_is_refused_and_each_clone_names_its_file() {
     let out = fio(dir.path(), &args);
     assert_success(&out);
     let text = stdout(&out);
-    let heads: Vec<&str> = text.lines().filter(|l| l.contains("(groupid=")).collect();
-    assert_eq!(heads.len(), 2, "{text}");
-    assert!(heads[0].contains(": k.0.0 on "), "{}", heads[0]);
-    assert!(heads[1].contains(": k.1.0 on "), "{}", heads[1]);
+    let heads = text.lines().filter(|l| l.contains("(groupid=")).count();
+    assert_eq!(heads, 2, "{text}");
+    // Each clone's own file, under diskdash's notes after fio's report.
+    let files: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("  k (pid "))
+        .collect();
+    assert_eq!(files.len(), 2, "{text}");
+    assert!(files[0].contains(": k.0.0 on "), "{}", files[0]);
+    assert!(files[1].contains(": k.1.0 on "), "{}", files[1]);
     let record = read_json(&dir.path().join("r.json"));
     crate::support::record::assert_valid_record(&record);
     let clones = record["segments"][0]["jobs"][0]["clones"]
@@ -400,9 +406,14 @@ fn a_newline_in_a_name_or_path_cannot_split_or_forge_a_report_line() {
     );
     let head = text.lines().find(|l| l.contains("(groupid=")).unwrap();
     assert!(
-        head.starts_with(r"x\nRun status group 9 (all jobs):\u{1b}[2J: (groupid=0")
-            && head.contains(r"t\nu.dat"),
+        head.starts_with(r"x\nRun status group 9 (all jobs):\u{1b}[2J: (groupid=0"),
         "{head}"
+    );
+    // The job's file, named after fio's report among diskdash's notes, escaped too.
+    let note = text.lines().find(|l| l.contains(r"t\nu.dat")).unwrap();
+    assert!(
+        note.starts_with(r"  x\nRun status group 9 (all jobs):\u{1b}[2J (pid "),
+        "{note}"
     );
     let terse = fio(
         dir.path(),

@@ -1,8 +1,8 @@
 //! `diskdash iostat` arguments -> a validated [`IostatConfig`], in one place, with every error
 //! text tested. The grammar is sysstat's: `[-c] [-d] [-x] [-k|-m] [-s] [-h] [-N] [-y] [-z]
 //! [-p [DEVICES|ALL]] [-g NAME [-H]] [-j TYPE] [--human] [--pretty] [--compact] [--dec N]
-//! [-o JSON] [DEVICE...] [INTERVAL [COUNT]]`, where trailing numbers are the interval and the
-//! count.
+//! [-o JSON] [-V] [DEVICE...] [INTERVAL [COUNT]]`, where trailing numbers are the interval and
+//! the count.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -352,6 +352,7 @@ mod tests {
             omit_first: false,
             partitions: None,
             omit_idle: false,
+            show_version: false,
             output: None,
             operands: words(operands),
             record: crate::cli::RecordArgs {

@@ -15,12 +15,21 @@ use crate::record::{
 /// `fio-3.x`. diskdash's own version is in `diskdash version`.
 pub const FIO_LAYOUT_VERSION: &str = "fio-3.33";
 
-/// What the keys fio fills from counters diskdash does not keep are, said in the document.
-const SETTINGS_NOTE: &str = "iodepth_level, iodepth_submit and iodepth_complete put every I/O \
-    at the job's iodepth, iodepth_batch and iodepth_batch_complete_max (diskdash keeps iodepth \
-    I/Os in flight and does not sample the depth); majf and minf are 0 (page faults are not \
-    counted); bw_* and iops_* are over the job's intervals (the status interval, 1 s by default, \
-    not fio's 500 ms bwavgtime) and are 0 for a job that shared its step with others";
+/// How the keys fio fills from counters diskdash keeps otherwise are filled, said in the
+/// document.
+const SETTINGS_NOTE: &str = "bw_* and iops_* are over the job's intervals (the status \
+    interval, 1 s by default, not fio's 500 ms bwavgtime) and are 0 for a job that shared its \
+    step with others; iodepth_level counts each I/O at the depth its submit call made (those \
+    in flight and those it sent), iodepth_submit each submit call by the I/Os it sent, \
+    iodepth_complete each reap call that took completions by how many (a psync I/O is one of \
+    each, as fio's); the normal output's pid= is the job's first worker thread's id \
+    (diskdash runs its jobs as threads, as fio with thread=1)";
+
+/// Added to [`SETTINGS_NOTE`] for a record written before the depth tables and page faults
+/// were counted.
+const OLDER_RECORD_NOTE: &str = "; this record predates the counted depth tables and page \
+    faults: iodepth_level, iodepth_submit and iodepth_complete put every I/O at the job's \
+    iodepth, iodepth_batch and iodepth_batch_complete_max, and majf and minf are 0";
 
 /// What diskdash's latency is, said in the document.
 const LATENCY_NOTE: &str = "each I/O is timed from the clock read just before its submit call: \
@@ -83,7 +92,7 @@ pub struct JobJson {
     pub usr_cpu: f64,
     pub sys_cpu: f64,
     pub ctx: u64,
-    /// Major and minor page faults: not counted, 0.
+    /// Major and minor page faults of the job's worker threads (`getrusage`), summed.
     pub majf: u64,
     pub minf: u64,
     /// Percent of I/Os by depth in flight at submission (`1`, `2`, `4` .. `32`, `>=64`).
@@ -328,8 +337,8 @@ pub struct RunNotesJson {
     pub status: RunStatus,
     pub latency: &'static str,
     pub disk_util: &'static str,
-    /// How the keys fio fills from counters diskdash does not keep are filled.
-    pub settings: &'static str,
+    /// How the keys fio fills from counters diskdash keeps otherwise are filled.
+    pub settings: String,
     pub reconciliation: Vec<DiskReconciliationJson>,
     pub warnings: Vec<String>,
     /// The run's notes (the record's): what `diskdash fio` would say on stderr, which fio's
@@ -403,7 +412,16 @@ pub(super) fn document(record: &RunRecord, opts: &FioReport<'_>) -> FioJson {
             status: record.status,
             latency: LATENCY_NOTE,
             disk_util: DISK_UTIL_NOTE,
-            settings: SETTINGS_NOTE,
+            settings: if record
+                .segments
+                .iter()
+                .flat_map(|s| &s.jobs)
+                .any(|job| job.io_depths.is_none())
+            {
+                format!("{SETTINGS_NOTE}{OLDER_RECORD_NOTE}")
+            } else {
+                SETTINGS_NOTE.to_string()
+            },
             reconciliation: record
                 .segments
                 .iter()
@@ -492,8 +510,7 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
         .as_ref()
         .map_or_else(|| spec.map_or(1, |s| s.iodepth), |r| r.iodepth);
     let target = spec.and_then(|s| s.latency_target.as_ref());
-    let submit = spec.map_or(1, |s| s.iodepth_batch.max(1));
-    let complete = spec.map_or(1, |s| s.iodepth_batch_complete.max(1));
+    let [level, submitted, completed] = depth_tables(block, spec, depth, any_io);
     let buckets: Vec<(Vec<crate::stats::LatencyBucket>, u32)> = [&block.read, &block.write]
         .iter()
         .filter_map(|d| d.clat().buckets.clone())
@@ -525,11 +542,11 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
         usr_cpu: block.usr_cpu,
         sys_cpu: block.sys_cpu,
         ctx: block.ctx,
-        majf: 0,
-        minf: 0,
-        iodepth_level: plat::depth_table(depth, any_io).into(),
-        iodepth_submit: plat::batch_table(submit, any_io).into(),
-        iodepth_complete: plat::batch_table(complete, any_io).into(),
+        majf: block.majf,
+        minf: block.minf,
+        iodepth_level: level.into(),
+        iodepth_submit: submitted.into(),
+        iodepth_complete: completed.into(),
         latency_ns: PercentJson(tables.ns),
         latency_us: PercentJson(tables.us),
         latency_ms: PercentJson(tables.ms),
@@ -573,6 +590,28 @@ fn job(block: &Block<'_>, context: &Context<'_>) -> JobJson {
                 .collect(),
         },
     }
+}
+
+/// fio's `iodepth_level`, `iodepth_submit` and `iodepth_complete` of `block`: as its workers
+/// counted them; an older record's, every I/O at the job's `depth` and batch settings.
+fn depth_tables(
+    block: &Block<'_>,
+    spec: Option<&crate::record::JobRecord>,
+    depth: u32,
+    any_io: bool,
+) -> [Vec<(&'static str, f64)>; 3] {
+    block.depths.as_ref().map_or_else(
+        || {
+            let submit = spec.map_or(1, |s| s.iodepth_batch.max(1));
+            let complete = spec.map_or(1, |s| s.iodepth_batch_complete.max(1));
+            [
+                plat::depth_table(depth, any_io),
+                plat::batch_table(submit, any_io),
+                plat::batch_table(complete, any_io),
+            ]
+        },
+        plat::counted_tables,
+    )
 }
 
 /// The intervals of `block`: its step's series when the block is exactly that step's jobs (a
@@ -1038,6 +1077,72 @@ mod tests {
         assert!(r["read"]["clat_ns"].get("bins").is_none());
         let bare = serde_json::to_value(document(&record(), &FioReport::default())).unwrap();
         assert!(bare.get("global options").is_none());
+    }
+
+    #[test]
+    fn the_depth_tables_and_page_faults_are_what_the_workers_counted() {
+        let mut record = record();
+        for (job, depths) in record.segments[0].jobs.iter_mut().zip([
+            // r: at depth 4 to 7 a fifth of the time; submits of 1 and of 5 to 8.
+            (
+                [0, 0, 200, 800, 0, 0, 0],
+                [0, 300, 100, 0, 0, 0, 0],
+                [1, 2, 1, 0, 0, 0, 0],
+            ),
+            (
+                [3, 0, 0, 0, 0, 0, 0],
+                [0, 3, 0, 0, 0, 0, 0],
+                [0, 3, 0, 0, 0, 0, 0],
+            ),
+        ]) {
+            job.io_depths = Some(crate::record::IoDepthsRecord {
+                level: depths.0,
+                submit: depths.1,
+                complete: depths.2,
+            });
+            (job.cpu.majf, job.cpu.minf) = (1, 40);
+        }
+        let doc = serde_json::to_value(document(&record, &FioReport::default())).unwrap();
+        let r = &doc["jobs"][0];
+        assert_eq!(
+            r["iodepth_level"],
+            json!({"1": 0.0, "2": 0.0, "4": 20.0, "8": 80.0, "16": 0.0, "32": 0.0, ">=64": 0.0})
+        );
+        assert_eq!(
+            r["iodepth_submit"],
+            json!({"0": 0.0, "4": 75.0, "8": 25.0, "16": 0.0, "32": 0.0, "64": 0.0, ">=64": 0.0})
+        );
+        assert_eq!(
+            r["iodepth_complete"],
+            json!({"0": 25.0, "4": 50.0, "8": 25.0, "16": 0.0, "32": 0.0, "64": 0.0, ">=64": 0.0})
+        );
+        assert_eq!(
+            (r["majf"].as_u64(), r["minf"].as_u64()),
+            (Some(1), Some(40))
+        );
+        // With group_reporting the group's counts add.
+        let opts = FioReport {
+            group_reporting: true,
+            ..FioReport::default()
+        };
+        let doc = serde_json::to_value(document(&record, &opts)).unwrap();
+        let g = &doc["jobs"][0];
+        assert_eq!(g["minf"], 80);
+        // 3 of the group's 1003 I/Os at depth 1 (0.3%), 200 at 4 to 7.
+        let pct = |k: &str| g["iodepth_level"][k].as_f64().unwrap();
+        assert!((pct("1") - 300.0 / 1003.0).abs() < 1e-9, "{g}");
+        assert!((pct("4") - 20_000.0 / 1003.0).abs() < 1e-9, "{g}");
+        // A record with counts has no note that they are assumed.
+        let settings = doc["diskdash"]["settings"].as_str().unwrap();
+        assert!(!settings.contains("predates"), "{settings}");
+        let older =
+            serde_json::to_value(document(&crate::stats::fixture::record(), &opts)).unwrap();
+        assert!(
+            older["diskdash"]["settings"]
+                .as_str()
+                .unwrap()
+                .contains("this record predates the counted depth tables")
+        );
     }
 
     #[test]

@@ -124,6 +124,33 @@ pub fn batch_table(per_call: u32, any_io: bool) -> Vec<(&'static str, f64)> {
     one_hot(&BATCH_KEYS, slot, any_io)
 }
 
+/// The three depth tables of `counts` as fio's `stat_calc_dist` gives them: each slot as
+/// percent of its table's total (I/Os for `iodepth_level`, calls for the others), a slot with
+/// any count at least 0.1; all 0 without a total.
+#[must_use]
+pub fn counted_tables(counts: &crate::record::IoDepthsRecord) -> [Vec<(&'static str, f64)>; 3] {
+    let table = |keys: &[&'static str; 7], counts: &[u64; 7]| {
+        let total: u64 = counts.iter().sum();
+        keys.iter()
+            .zip(counts)
+            .map(|(&key, &n)| {
+                let pct = if total == 0 {
+                    0.0
+                } else {
+                    let pct = n as f64 * 100.0 / total as f64;
+                    if n > 0 && pct < 0.1 { 0.1 } else { pct }
+                };
+                (key, pct)
+            })
+            .collect()
+    };
+    [
+        table(&DEPTH_KEYS, &counts.level),
+        table(&BATCH_KEYS, &counts.submit),
+        table(&BATCH_KEYS, &counts.complete),
+    ]
+}
+
 fn one_hot(keys: &[&'static str], slot: usize, any_io: bool) -> Vec<(&'static str, f64)> {
     keys.iter()
         .enumerate()
@@ -172,6 +199,25 @@ mod tests {
     use super::*;
     use crate::stats::plat::PLAT_NR;
     use crate::stats::{FINE_SUB_BUCKET_BITS, fine_bucket_le_ns};
+
+    #[test]
+    fn counted_depth_tables_are_fio_s_percentages() {
+        let counts = crate::record::IoDepthsRecord {
+            level: [1, 0, 30, 1969, 0, 0, 0],
+            submit: [0, 2000, 0, 0, 0, 0, 0],
+            complete: [0, 1500, 500, 0, 0, 0, 0],
+        };
+        let [level, submit, complete] = counted_tables(&counts);
+        let pct = |t: &[(&str, f64)]| t.iter().map(|(_, p)| *p).collect::<Vec<_>>();
+        // stat_calc_dist: 1 of 2000 is 0.05%, shown as 0.1 (a slot with any count).
+        assert_eq!(pct(&level), [0.1, 0.0, 1.5, 98.45, 0.0, 0.0, 0.0]);
+        assert_eq!(level[3].0, "8");
+        assert_eq!(pct(&submit), [0.0, 100.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(pct(&complete), [0.0, 75.0, 25.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(complete[6].0, ">=64");
+        let [none, ..] = counted_tables(&crate::record::IoDepthsRecord::default());
+        assert!(pct(&none).iter().all(|&p| p == 0.0));
+    }
 
     #[test]
     fn plat_arithmetic_is_fio_s() {

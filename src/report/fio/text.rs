@@ -2,7 +2,7 @@
 //! order (fio 3.33's `show_thread_status_normal`). Layout:
 //!
 //! ```text
-//! r: (groupid=0, jobs=1): err= 0: /data/r.dat on vda
+//! r: (groupid=0, jobs=1): err= 0: pid=4242: Sun Nov 29 14:36:25 2026
 //!   read: IOPS=51.2k, BW=200MiB/s (210MB/s)(400MiB/2000msec)
 //!     slat (usec): min=6, max=163, avg=17.40, stdev=12.26
 //!     clat (usec): min=75, max=2010, avg=118.80, stdev=190.00
@@ -14,7 +14,7 @@
 //!    iops        : min=51200, max=51200, avg=51200.00, stdev= 0.00, samples=2
 //!   lat (usec)   : 100=90.00%, 250=9.00%, 500=0.50%, 750=0.10%, 1000=0.10%
 //!   lat (msec)   : 2=0.20%, 4=0.10%
-//!   cpu          : usr=5.00%, sys=30.00%, ctx=5000, majf=0, minf=0
+//!   cpu          : usr=5.00%, sys=30.00%, ctx=5000, majf=0, minf=12
 //!   IO depths    : 1=100.0%, 2=0.0%, 4=0.0%, 8=0.0%, 16=0.0%, 32=0.0%, >=64=0.0%
 //!      submit    : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%
 //!      complete  : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%
@@ -26,10 +26,15 @@
 //!
 //! Disk stats (read/write):
 //!   vda: ios=120000/25000, merge=20/400, ticks=18000/12500, in_queue=30600, util=98.50%
+//!
+//! diskdash notes:
+//!   r: /data/r.dat on vda
 //! ```
 //!
 //! `slat` only where the engine timed its submit call (fio leaves it out for a synchronous
-//! engine); the header names the job's files where fio names its pid and the time.
+//! engine). The header's `pid=` is the job's first worker thread's id (diskdash's workers are
+//! threads, as fio's with `thread`), its time the run's end (UTC); where each job's I/O went
+//! and how it ended follow fio's report, under `diskdash notes:`.
 
 use crate::text::escape;
 use std::fmt::Write as _;
@@ -46,8 +51,9 @@ pub(super) fn render(record: &RunRecord, opts: &FioReport<'_>) -> String {
     // fio prints its text and its JSON from the same numbers: the bw/iops samples, latency
     // distribution and depth tables are the JSON's, job for job.
     let doc = super::json::document(record, opts);
-    for (block, job) in blocks(record, opts).iter().zip(&doc.jobs) {
-        job_block(&mut out, record, block, job, list);
+    let blocks = blocks(record, opts);
+    for (block, job) in blocks.iter().zip(&doc.jobs) {
+        job_block(&mut out, record, block, job, (list, &doc.time));
         out.push('\n');
     }
     for group in run_groups(record) {
@@ -78,18 +84,45 @@ pub(super) fn render(record: &RunRecord, opts: &FioReport<'_>) -> String {
             );
         }
     }
-    diskdash_notes(&mut out, record);
+    diskdash_notes(&mut out, record, &blocks);
     out
 }
 
-/// diskdash's own notes and warnings after fio's report (fio has none of these lines; a
-/// wrapper that parses fio's text stops at the disk stats): what stderr carries only on a
-/// terminal or when asked (`DISKDASH_NOTES`).
-fn diskdash_notes(out: &mut String, record: &RunRecord) {
-    if record.notes.is_empty() && record.warnings.is_empty() {
+/// diskdash's own notes after fio's report (fio has none of these lines; a wrapper that
+/// parses fio's text stops at the disk stats): each block's files and the disks under them
+/// and how a job that did not complete ended (fio's header has its pid and time there), then
+/// what stderr carries only on a terminal or when asked (`DISKDASH_NOTES`).
+fn diskdash_notes(out: &mut String, record: &RunRecord, blocks: &[Block<'_>]) {
+    if blocks.is_empty() && record.notes.is_empty() && record.warnings.is_empty() {
         return;
     }
     out.push_str("\ndiskdash notes:\n");
+    for block in blocks {
+        let targets: Vec<String> = block
+            .jobs
+            .iter()
+            .map(|job| {
+                let path = block.clone_file.unwrap_or(&job.target.path);
+                match &job.device {
+                    Some(device) => format!("{} on {}", escape(path), escape(device)),
+                    None => escape(path).into_owned(),
+                }
+            })
+            .collect();
+        let status = match block.status() {
+            RunStatus::Completed => "",
+            RunStatus::Stopped => " (stopped)",
+            RunStatus::Interrupted => " (interrupted)",
+            RunStatus::Failed => " (failed)",
+        };
+        let _ = writeln!(
+            out,
+            "  {} (pid {}): {}{status}",
+            escape(block.name),
+            block.pid.unwrap_or(0),
+            targets.join(", ")
+        );
+    }
     for note in &record.notes {
         let _ = writeln!(out, "  note: {note}");
     }
@@ -128,33 +161,17 @@ fn job_block(
     record: &RunRecord,
     block: &Block<'_>,
     job: &super::JobJson,
-    list: &[f64],
+    (list, time): (&[f64], &str),
 ) {
-    let targets: Vec<String> = block
-        .jobs
-        .iter()
-        .map(|job| {
-            let path = block.clone_file.unwrap_or(&job.target.path);
-            match &job.device {
-                Some(device) => format!("{} on {}", escape(path), escape(device)),
-                None => escape(path).into_owned(),
-            }
-        })
-        .collect();
-    let status = match block.status() {
-        RunStatus::Completed => "",
-        RunStatus::Stopped => " (stopped)",
-        RunStatus::Interrupted => " (interrupted)",
-        RunStatus::Failed => " (failed)",
-    };
     let _ = writeln!(
         out,
-        "{}: (groupid={}, jobs={}): err={:2}: {}{status}",
+        "{}: (groupid={}, jobs={}): err={:2}: pid={}: {}",
         escape(block.name),
         block.group,
         block.workers,
         block.error(),
-        targets.join(", ")
+        block.pid.unwrap_or(0),
+        time
     );
     for error in block.jobs.iter().filter_map(|job| job.error.as_ref()) {
         let _ = writeln!(out, "  error: {}", escape(&error.message));
@@ -443,7 +460,7 @@ mod tests {
         assert_eq!(
             lines[..2],
             [
-                "r: (groupid=0, jobs=1): err= 0: /data/r.dat on vda",
+                "r: (groupid=0, jobs=1): err= 0: pid=0: Mon Nov 23 14:52:23 2026",
                 "  ran psync at iodepth 1, not io_uring at iodepth 8: io_uring unavailable \
                  (EPERM: permission denied); fell back to psync",
             ],
@@ -458,7 +475,7 @@ mod tests {
         let text = render(&record(), &FioReport::default());
         let lines: Vec<&str> = text.lines().collect();
         for want in [
-            "r: (groupid=0, jobs=1): err= 0: /data/r.dat on vda",
+            "r: (groupid=0, jobs=1): err= 0: pid=0: Mon Nov 23 14:52:23 2026",
             "  read: IOPS=51.2k, BW=200MiB/s (210MB/s)(400MiB/2000msec)",
             "    clat (usec): min=75, max=2010, avg=118.80, stdev=190.00",
             "     lat (usec): min=75, max=2010, avg=118.80, stdev=190.00",
@@ -469,7 +486,7 @@ mod tests {
             "     | 99.00th=[  121], 99.50th=[ 2008], 99.90th=[ 2008], 99.95th=[ 2008],",
             "     | 99.99th=[ 2008]",
             "  cpu          : usr=5.00%, sys=30.00%, ctx=5000, majf=0, minf=0",
-            "w: (groupid=0, jobs=1): err= 0: /data/.diskdash-scratch-1-1 on vda",
+            "w: (groupid=0, jobs=1): err= 0: pid=0: Mon Nov 23 14:52:23 2026",
             "  read: IOPS=25.6k, BW=100MiB/s (105MB/s)(100MiB/1000msec)",
             "    clat (usec): min=990, max=1010, avg=1000.00, stdev= 5.00",
             "  write: IOPS=25.6k, BW=100MiB/s (105MB/s)(100MiB/1000msec)",
@@ -493,7 +510,7 @@ mod tests {
         // fio's lines after the percentiles, in fio's order: the clat distribution, CPU, the
         // depth tables, the issued counts and the latency target line.
         let block: Vec<&str> = lines
-            [..at("w: (groupid=0, jobs=1): err= 0: /data/.diskdash-scratch-1-1 on vda")]
+            [..at("w: (groupid=0, jobs=1): err= 0: pid=0: Mon Nov 23 14:52:23 2026")]
             .iter()
             .map(|line| line.split(':').next().unwrap_or(""))
             .skip_while(|lead| !lead.starts_with("  lat ("))
@@ -530,7 +547,7 @@ mod tests {
         assert_eq!(
             lines[..5],
             [
-                "r: (groupid=0, jobs=2): err= 0: /data/r.dat on vda, /data/.diskdash-scratch-1-1 on vda",
+                "r: (groupid=0, jobs=2): err= 0: pid=0: Mon Nov 23 14:52:23 2026",
                 "  read: IOPS=64.0k, BW=250MiB/s (262MB/s)(500MiB/2000msec)",
                 "    clat (usec): min=75, max=2010, avg=295.04, stdev=391.31",
                 "     lat (usec): min=75, max=2010, avg=295.04, stdev=391.31",
@@ -540,11 +557,45 @@ mod tests {
         // The merged histogram's median is a 120 us read; the mean of the two medians (80 us
         // and 1 ms) would be 540 us.
         assert_eq!(lines[5], "     | 50.00th=[  121], 99.00th=[ 1004]");
+        // Where the group's I/O went: after fio's report, in diskdash's notes.
+        assert!(
+            lines.contains(&"  r (pid 0): /data/r.dat on vda, /data/.diskdash-scratch-1-1 on vda"),
+            "{text}"
+        );
         assert_eq!(text.matches("(groupid=").count(), 1);
         // fio's CPU of a group: CPU time over the jobs' summed time.
         assert!(
             text.contains("  cpu          : usr=4.67%, sys=26.67%, ctx=7000, majf=0, minf=0\n")
         );
+    }
+
+    #[test]
+    fn the_header_and_tables_show_what_the_workers_counted() {
+        let mut record = record();
+        let r = &mut record.segments[0].jobs[0];
+        r.pid = Some(4242);
+        (r.cpu.majf, r.cpu.minf) = (2, 310);
+        // Depth 8, ramping up through 1 to 7 once; one I/O per submit, 1 to 4 per reap.
+        r.io_depths = Some(crate::record::IoDepthsRecord {
+            level: [1, 2, 4, 102_393, 0, 0, 0],
+            submit: [0, 102_400, 0, 0, 0, 0, 0],
+            complete: [0, 60_000, 0, 0, 0, 0, 0],
+        });
+        let text = render(&record, &FioReport::default());
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "r: (groupid=0, jobs=1): err= 0: pid=4242: Mon Nov 23 14:52:23 2026"
+        );
+        for want in [
+            "  cpu          : usr=5.00%, sys=30.00%, ctx=5000, majf=2, minf=310",
+            "  IO depths    : 1=0.1%, 2=0.1%, 4=0.1%, 8=100.0%, 16=0.0%, 32=0.0%, >=64=0.0%",
+            "     submit    : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%",
+            "     complete  : 0=0.0%, 4=100.0%, 8=0.0%, 16=0.0%, 32=0.0%, 64=0.0%, >=64=0.0%",
+            "  r (pid 4242): /data/r.dat on vda",
+        ] {
+            assert!(lines.contains(&want), "missing {want:?} in\n{text}");
+        }
     }
 
     #[test]
@@ -557,9 +608,9 @@ mod tests {
         assert_eq!(
             heads,
             [
-                "r: (groupid=0, jobs=1): err= 0: /data/r.dat on vda",
-                "w: (groupid=0, jobs=1): err= 0: /data/.diskdash-scratch-1-1 on vda",
-                "seq: (groupid=1, jobs=1): err= 0: /data/r.dat on vda",
+                "r: (groupid=0, jobs=1): err= 0: pid=0: Mon Nov 23 14:52:23 2026",
+                "w: (groupid=0, jobs=1): err= 0: pid=0: Mon Nov 23 14:52:23 2026",
+                "seq: (groupid=1, jobs=1): err= 0: pid=0: Mon Nov 23 14:52:23 2026",
                 "Run status group 0 (all jobs):",
                 "Run status group 1 (all jobs):",
             ]
