@@ -61,6 +61,11 @@ pub struct Cli {
     /// `-a`).
     #[arg(short = 'a', long)]
     pub all: bool,
+    /// Monitor dashboard: trace the block layer of the disks shown (root, tracefs): each
+    /// disk's device-time percentiles, the selected disk's device-time heatmap and the
+    /// processes doing its I/O; `--record` keeps them. Without tracefs or root, one note.
+    #[arg(long)]
+    pub trace: bool,
     /// `diskdash fleet`'s remote side (before `bench`, `fio` or `sweep`): JSON Lines on stdout,
     /// a ready line once prepared, the measured window on `start` from stdin, `stop` or the end
     /// of stdin stops the run, the run record as the last line.
@@ -596,6 +601,11 @@ pub struct IostatArgs {
     #[arg(short = 'o', value_name = "JSON")]
     #[arg(value_parser = Offered(&["JSON"]), hide_possible_values = true)]
     pub output: Option<String>,
+    /// Trace the block layer (root, tracefs): r_p50 r_p99 w_p50 w_p99 (ms, each request's
+    /// whole time, what r_await/w_await average) after sysstat's columns, and in --record;
+    /// without tracefs or root, one note on stderr and sysstat's columns alone.
+    #[arg(long)]
+    pub trace: bool,
     /// Devices (vda, /dev/vda, or a path on them), then INTERVAL [COUNT].
     // Negative numbers reach the operand checks, which say what is wrong with them.
     #[arg(allow_negative_numbers = true)]

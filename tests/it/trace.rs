@@ -18,8 +18,10 @@ const INSTANCES: &str = "/sys/kernel/tracing/instances";
 /// so one test's killed run could be cleaned up by another's start before it looks.
 static TRACEFS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn tracefs_turn() -> std::sync::MutexGuard<'static, ()> {
-    TRACEFS.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+pub fn tracefs_turn() -> std::sync::MutexGuard<'static, ()> {
+    TRACEFS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A loop device over `dir/disk.img`, 64 MiB of data, that only this test uses.
