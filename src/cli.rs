@@ -321,6 +321,10 @@ pub struct MarkArgs {
     /// Stay headless even in a terminal.
     #[arg(long, help_heading = "Output")]
     pub no_tui: bool,
+    /// Trace the block layer (root, tracefs) during every test: each test's record carries
+    /// `device.block_trace`, as bench's; without tracefs or root, one note and the run goes on.
+    #[arg(long, help_heading = "Output")]
+    pub trace: bool,
 
     /// The opt-in for writing over an existing file that holds data, or a block device (every
     /// profile writes).
@@ -409,6 +413,10 @@ pub struct SweepArgs {
     /// Stay headless even in a terminal: status lines on stderr, the table at the end.
     #[arg(long, help_heading = "Output")]
     pub no_tui: bool,
+    /// Trace the block layer (root, tracefs) during every point: each point's record carries
+    /// `device.block_trace`, as bench's; without tracefs or root, one note and the run goes on.
+    #[arg(long, help_heading = "Output")]
+    pub trace: bool,
 
     /// Allow writing to a block device or to an existing file that holds data.
     #[arg(long, help_heading = "Safety")]
