@@ -657,6 +657,12 @@ pub struct ServeArgs {
     /// node_exporter serves them already.
     #[arg(long)]
     pub no_node_metrics: bool,
+    /// Trace the served disks' block layer (root, tracefs): histograms of device time per
+    /// disk and op (diskdash_disk_device_time_seconds) and I/O per process
+    /// (diskdash_process_io_total, at most 32 processes per disk); without tracefs or root,
+    /// one note and the rest is served unchanged.
+    #[arg(long)]
+    pub trace: bool,
     /// Where procfs is mounted (node_exporter's flag; /host/proc in a container).
     #[arg(long = "path.procfs", value_name = "DIR", default_value = "/proc")]
     pub procfs: PathBuf,

@@ -1,8 +1,8 @@
 //! `--trace` on the watching commands (assets/doc/trace.md, "where it shows"): the monitor's
 //! device-time columns, heatmap and processes on a loop device under a background fio, its
 //! recording, and the 3:1 test (two fio processes at 300 and 100 IOPS show at 3:1 by pid and
-//! comm in the monitor's top and in its record). Root, tracefs, tmux and fio only (CI runs
-//! them).
+//! comm in the monitor's top and in its record), and `serve --trace`'s histograms and
+//! process counters in a scrape. Root, tracefs, tmux and fio only (CI runs them).
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -71,8 +71,12 @@ fn monitor_on(name: &str, disk: &str, record: &Path) -> Tmux {
     let t = Tmux::start(name, &args, &[], 160, 60);
     t.wait_for("the monitor", WAIT, |s| s.contains("disks, sorted by"));
     t.send(&["o"]);
-    t.wait_for("sorted by r/s", WAIT, |s| s.contains("sorted by r/s"));
-    for _ in 0..8 {
+    // The first frame is since boot: the loop device tops the table from the first interval.
+    t.wait_for("the loop device on top", WAIT, |s| {
+        let mut lines = s.lines().skip_while(|l| !l.contains("Device"));
+        lines.nth(1).is_some_and(|first| first.contains(disk))
+    });
+    for _ in 0..16 {
         t.send(&["Up"]);
     }
     t.wait_for("the loop device picked", WAIT, |s| {
@@ -105,7 +109,7 @@ fn the_monitor_shows_device_percentiles_heatmap_and_processes_and_records_them()
     let dir = tempfile::tempdir().unwrap();
     let dev = loop_device(dir.path());
     let disk = dev.name();
-    let mut fio = fio_at(dev.path(), "bg", 400, 8);
+    let mut fio = fio_at(dev.path(), "bg", 400, 15);
     let record = dir.path().join("rec.jsonl");
     let t = monitor_on("monitor-trace", &disk, &record);
     let screen = t.wait_for("the traced panels", WAIT, |s| {
@@ -161,8 +165,8 @@ fn two_processes_at_three_to_one_show_at_three_to_one() {
     let dir = tempfile::tempdir().unwrap();
     let dev = loop_device(dir.path());
     let disk = dev.name();
-    let mut fast = fio_at(dev.path(), "fast", 300, 10);
-    let mut slow = fio_at(dev.path(), "slow", 100, 10);
+    let mut fast = fio_at(dev.path(), "fast", 300, 15);
+    let mut slow = fio_at(dev.path(), "slow", 100, 15);
     let (fast_pid, slow_pid) = (fast.id(), slow.id());
     let record = dir.path().join("rec.jsonl");
     let t = monitor_on("monitor-three-to-one", &disk, &record);
@@ -197,4 +201,47 @@ fn two_processes_at_three_to_one_show_at_three_to_one() {
     assert!(s >= 100, "too few I/Os to judge: {f} and {s}");
     let ratio = f as f64 / s as f64;
     assert!((ratio - 3.0).abs() <= 0.3, "{f} : {s} = {ratio:.2}");
+}
+
+#[test]
+#[ignore = "needs root, tracefs and fio"]
+fn serve_exposes_device_time_histograms_and_process_counters() {
+    require_root();
+    let _turn = crate::trace::tracefs_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path());
+    let disk = dev.name();
+    let include = format!("^{disk}$");
+    let server = crate::serve::Server::start_with(&["--trace", "--device-include", &include]);
+    let mut fio = fio_at(dev.path(), "served", 200, 2);
+    assert!(fio.wait().unwrap().success());
+    let body = server.get("/metrics", Some(crate::serve::OPENMETRICS)).body;
+    let count =
+        format!("diskdash_disk_device_time_seconds_count{{device=\"{disk}\",op=\"read\"}} ");
+    let n: f64 = body
+        .lines()
+        .find_map(|l| l.strip_prefix(&count))
+        .unwrap_or_else(|| panic!("no {count} in\n{body}"))
+        .parse()
+        .unwrap();
+    assert!(
+        (350.0..=450.0).contains(&n),
+        "{n} reads traced of about 400"
+    );
+    let inf = format!(
+        "diskdash_disk_device_time_seconds_bucket{{device=\"{disk}\",op=\"read\",le=\"+Inf\"}} {n}"
+    );
+    assert!(body.lines().any(|l| l == inf), "no {inf} in\n{body}");
+    let fio_pid = fio.id();
+    let ios =
+        format!("diskdash_process_io_total{{device=\"{disk}\",pid=\"{fio_pid}\",comm=\"fio\"}} ");
+    let by_fio: f64 = body
+        .lines()
+        .find_map(|l| l.strip_prefix(&ios))
+        .unwrap_or_else(|| panic!("no {ios} in\n{body}"))
+        .parse()
+        .unwrap();
+    assert!((by_fio - n).abs() <= n * 0.01, "fio {by_fio} of {n}");
+    let status = server.stop(nix::sys::signal::Signal::SIGTERM);
+    assert!(status.success());
 }

@@ -122,15 +122,15 @@ impl MonitorSource {
         Ok(())
     }
 
-    /// Starts tracing the disks shown now (`--trace`); where it cannot, one note on screen
-    /// and the monitor goes on as without it.
+    /// Starts tracing every whole disk there is now (`--trace`; one idle costs nothing, and
+    /// it is traced from its first I/O); where it cannot, one note on screen and the monitor
+    /// goes on as without it.
     pub fn trace(&mut self) {
-        let disks: Vec<DeviceId> = self
-            .rows
-            .iter()
-            .map(|(row, _)| DeviceId {
-                disk: row.device.clone(),
-            })
+        let mut names: Vec<&String> = self.whole.iter().collect();
+        names.sort();
+        let disks: Vec<DeviceId> = names
+            .into_iter()
+            .map(|disk| DeviceId { disk: disk.clone() })
             .collect();
         match Tracer::start(&disks) {
             Ok(tracer) => {
@@ -356,7 +356,9 @@ impl MonitorSource {
             return (None, None);
         };
         let Some(history) = self.traces.get(disk) else {
-            let top = from_trace::untraced_top(disk, "not traced: it came after --trace started");
+            let mut top =
+                from_trace::untraced_top(disk, "not traced: it came after --trace started");
+            top.window = self.window().unwrap_or(self.interval);
             return (None, Some(top));
         };
         let window = self.window().unwrap_or(self.interval);
