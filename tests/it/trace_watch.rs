@@ -114,8 +114,8 @@ fn the_monitor_shows_device_percentiles_heatmap_and_processes_and_records_them()
     let t = monitor_on("monitor-trace", &disk, &record);
     let screen = t.wait_for("the traced panels", WAIT, |s| {
         s.contains("dev_p99.9")
-            && s.contains(&format!("{disk}: device time, issue to complete"))
-            && s.contains("latency over time")
+            && s.contains("device time")
+            && s.contains("latency, shade = share")
             && s.lines()
                 .any(|l| l.contains(&fio.id().to_string()) && l.contains("fio"))
     });
@@ -128,6 +128,9 @@ fn the_monitor_shows_device_percentiles_heatmap_and_processes_and_records_them()
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
     t.assert_restored();
     fio.wait().unwrap();
+    for line in std::fs::read_to_string(&record).unwrap().lines() {
+        crate::support::record::assert_valid_monitor_line(&serde_json::from_str(line).unwrap());
+    }
     let samples = traced_samples(&record, &disk);
     assert!(samples.len() >= 2, "{} traced samples", samples.len());
     let busy = samples
@@ -228,10 +231,12 @@ fn serve_exposes_device_time_histograms_and_process_counters() {
         (350.0..=450.0).contains(&n),
         "{n} reads traced of about 400"
     );
-    let inf = format!(
-        "diskdash_disk_device_time_seconds_bucket{{device=\"{disk}\",op=\"read\",le=\"+Inf\"}} {n}"
-    );
-    assert!(body.lines().any(|l| l == inf), "no {inf} in\n{body}");
+    let inf = body
+        .lines()
+        .filter(|l| l.starts_with("diskdash_disk_device_time_seconds_bucket{"))
+        .find(|l| l.contains("le=\"+Inf\"") && l.contains(&format!("device=\"{disk}\"")))
+        .unwrap_or_else(|| panic!("no +Inf bucket in\n{body}"));
+    assert!(inf.ends_with(&format!(" {n}")), "{inf}");
     let fio_pid = fio.id();
     let ios =
         format!("diskdash_process_io_total{{device=\"{disk}\",pid=\"{fio_pid}\",comm=\"fio\"}} ");
