@@ -250,3 +250,37 @@ fn serve_exposes_device_time_histograms_and_process_counters() {
     let status = server.stop(nix::sys::signal::Signal::SIGTERM);
     assert!(status.success());
 }
+
+#[test]
+#[ignore = "needs root, tracefs and fio"]
+fn iostat_prints_the_latency_percentiles_after_sysstats_columns() {
+    require_root();
+    let _turn = crate::trace::tracefs_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path());
+    let disk = dev.name();
+    let mut fio = fio_at(dev.path(), "watched", 400, 4);
+    let out = Command::new(BIN)
+        .args(["iostat", "-dx", "-y", "--trace", &disk, "1", "2"])
+        .output()
+        .unwrap();
+    fio.wait().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let header = text.lines().find(|l| l.starts_with("Device")).unwrap();
+    assert!(
+        header.ends_with("%util    r_p50    r_p99    w_p50    w_p99"),
+        "{header}"
+    );
+    let line = text.lines().rfind(|l| l.starts_with(&disk)).unwrap();
+    let cells: Vec<&str> = line.split_whitespace().collect();
+    let r_s: f64 = cells[1].parse().unwrap();
+    assert!(r_s > 300.0, "{line}");
+    let (p50, p99): (f64, f64) = (cells[23].parse().unwrap(), cells[24].parse().unwrap());
+    assert!(p50 >= 0.0 && p99 >= p50, "{line}");
+    assert_eq!(&cells[25..], ["-", "-"], "no writes: {line}");
+}
