@@ -206,14 +206,13 @@ impl Collector for TraceScrape {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         self.encode_device_time(&mut encoder)?;
         self.encode_processes(&mut encoder)?;
-        let mut lost = encoder.encode_descriptor(
+        let lost = encoder.encode_descriptor(
             "diskdash_trace_lost_events",
             "Events the kernel's trace buffers lost since serving began (--trace).",
             None,
             ConstCounter::new(0u64).metric_type(),
         )?;
-        let none: [(&str, &str); 0] = [];
-        ConstCounter::new(self.totals.lost_events).encode(lost.encode_family(&none)?)
+        ConstCounter::new(self.totals.lost_events).encode(lost)
     }
 }
 
@@ -264,7 +263,7 @@ mod tests {
         for line in [
             "# TYPE diskdash_disk_device_time_seconds histogram",
             "diskdash_disk_device_time_seconds_count{device=\"loop0\",op=\"read\"} 4",
-            "diskdash_disk_device_time_seconds_bucket{device=\"loop0\",op=\"read\",le=\"+Inf\"} 4",
+            "diskdash_disk_device_time_seconds_bucket{le=\"+Inf\",device=\"loop0\",op=\"read\"} 4",
             "diskdash_process_io_total{device=\"loop0\",pid=\"10\",comm=\"p10\"} 600",
             "diskdash_process_io_total{device=\"loop0\",pid=\"11\",comm=\"p11\"} 100",
             "diskdash_process_io_bytes_total{device=\"loop0\",pid=\"10\",comm=\"p10\"} 2457600",
