@@ -61,6 +61,11 @@ pub struct Cli {
     /// `-a`).
     #[arg(short = 'a', long)]
     pub all: bool,
+    /// Monitor dashboard: trace the block layer of the disks shown (root, tracefs): each
+    /// disk's device-time percentiles, the selected disk's device-time heatmap and the
+    /// processes doing its I/O; `--record` keeps them. Without tracefs or root, one note.
+    #[arg(long)]
+    pub trace: bool,
     /// `diskdash fleet`'s remote side (before `bench`, `fio` or `sweep`): JSON Lines on stdout,
     /// a ready line once prepared, the measured window on `start` from stdin, `stop` or the end
     /// of stdin stops the run, the run record as the last line.
@@ -321,6 +326,10 @@ pub struct MarkArgs {
     /// Stay headless even in a terminal.
     #[arg(long, help_heading = "Output")]
     pub no_tui: bool,
+    /// Trace the block layer (root, tracefs) during every test: each test's record carries
+    /// `device.block_trace`, as bench's; without tracefs or root, one note and the run goes on.
+    #[arg(long, help_heading = "Output")]
+    pub trace: bool,
 
     /// The opt-in for writing over an existing file that holds data, or a block device (every
     /// profile writes).
@@ -409,6 +418,10 @@ pub struct SweepArgs {
     /// Stay headless even in a terminal: status lines on stderr, the table at the end.
     #[arg(long, help_heading = "Output")]
     pub no_tui: bool,
+    /// Trace the block layer (root, tracefs) during every point: each point's record carries
+    /// `device.block_trace`, as bench's; without tracefs or root, one note and the run goes on.
+    #[arg(long, help_heading = "Output")]
+    pub trace: bool,
 
     /// Allow writing to a block device or to an existing file that holds data.
     #[arg(long, help_heading = "Safety")]
@@ -604,6 +617,11 @@ pub struct IostatArgs {
     #[arg(short = 'o', value_name = "JSON")]
     #[arg(value_parser = Offered(&["JSON"]), hide_possible_values = true)]
     pub output: Option<String>,
+    /// Trace the block layer (root, tracefs): r_p50 r_p99 w_p50 w_p99 (ms, each request's
+    /// whole time, what r_await/w_await average) after sysstat's columns, and in --record;
+    /// without tracefs or root, one note on stderr and sysstat's columns alone.
+    #[arg(long)]
+    pub trace: bool,
     /// Devices (vda, /dev/vda, or a path on them), then INTERVAL [COUNT].
     // Negative numbers reach the operand checks, which say what is wrong with them.
     #[arg(allow_negative_numbers = true)]
@@ -647,6 +665,12 @@ pub struct ServeArgs {
     /// node_exporter serves them already.
     #[arg(long)]
     pub no_node_metrics: bool,
+    /// Trace the served disks' block layer (root, tracefs): histograms of device time per
+    /// disk and op (diskdash_disk_device_time_seconds) and I/O per process
+    /// (diskdash_process_io_total, at most 32 processes per disk); without tracefs or root,
+    /// one note and the rest is served unchanged.
+    #[arg(long)]
+    pub trace: bool,
     /// Where procfs is mounted (node_exporter's flag; /host/proc in a container).
     #[arg(long = "path.procfs", value_name = "DIR", default_value = "/proc")]
     pub procfs: PathBuf,

@@ -46,7 +46,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let personality = cli.personality;
     match cli.command {
-        None => cmd::monitor::run(&cli.interval, cli.all, &cli.record),
+        None => cmd::monitor::run(&cli.interval, cli.all, cli.trace, &cli.record),
         Some(command) if cli.fleet_remote => cmd::fleet_remote(command),
         Some(Command::Bench(args)) => cmd::bench::run(&args),
         Some(Command::Iostat(args)) => cmd::iostat::run(&args),

@@ -28,6 +28,7 @@ use crate::record::monitor_writer::MonitorRecorder;
 use crate::report::iostat::{
     DiskLine, JsonHost, Report, json_close, json_open, json_statistics, system_line, text_report,
 };
+use crate::trace::{DeviceId, TraceTake, Tracer};
 use args::{IostatConfig, Partitions, validate};
 
 /// The sysstat release whose `iostat` this one follows (its tables, switches, exit codes).
@@ -110,27 +111,18 @@ fn report(args: &IostatArgs) -> anyhow::Result<ExitCode> {
     let mut cpu_prev = read_cpu(&config)?;
     let mut told = crate::record::monitor_writer::Told::default();
     let mut recorder = match &record {
-        Some(to) => {
-            let disks = first
-                .cur
-                .disks
-                .iter()
-                .filter(|c| selector.shows(c, c.ever_used()))
-                .map(|c| RecordedDisk {
-                    name: c.name.clone(),
-                    queue: Path::new(SYS_BLOCK)
-                        .join(&c.name)
-                        .exists()
-                        .then(|| QueueSettings::read(&c.name)),
-                })
-                .collect();
-            let interval = config.interval.unwrap_or_default();
-            Some(MonitorRecorder::start(
-                to,
-                &MonitorHeader::new("iostat", interval, disks),
-            )?)
-        }
+        Some(to) => Some(start_recorder(
+            to,
+            &config,
+            &first.cur.disks,
+            &mut selector,
+        )?),
         None => None,
+    };
+    let tracer = if config.layout.trace && config.interval.is_some() {
+        start_tracer(&first.cur.disks, &mut selector)
+    } else {
+        None
     };
     let mut reports = 0u64;
     if config.interval.is_none() || !config.omit_first {
@@ -144,6 +136,7 @@ fn report(args: &IostatArgs) -> anyhow::Result<ExitCode> {
             (cpu, lines),
             stamp,
             reports == 0,
+            &HashMap::new(),
         );
         reports += 1;
     }
@@ -178,6 +171,8 @@ fn report(args: &IostatArgs) -> anyhow::Result<ExitCode> {
             break;
         }
         let step = sampler.sample()?;
+        // The block layer's interval ends with the counters' (taken right after them).
+        let take = tracer.as_ref().map(Tracer::take);
         let cpu_cur = read_cpu(&config)?;
         let cpu = cpu_cur.map(|c| CpuPercent::between(cpu_prev.as_ref(), &c));
         cpu_prev = cpu_cur;
@@ -195,13 +190,13 @@ fn report(args: &IostatArgs) -> anyhow::Result<ExitCode> {
             // The devices of the report, exactly.
             let shown: HashSet<&str> = lines.iter().map(|(_, c, _)| c.name.as_str()).collect();
             let seq = recorder.next_seq();
-            recorder.record(MonitorSample::between(
-                seq,
-                SystemTime::now(),
-                prev,
-                step.cur,
-                |c| shown.contains(c.name.as_str()),
-            ));
+            let mut sample = MonitorSample::between(seq, SystemTime::now(), prev, step.cur, |c| {
+                shown.contains(c.name.as_str())
+            });
+            if let Some(take) = &take {
+                sample.attach_traces(take);
+            }
+            recorder.record(sample);
             let status = recorder.status();
             if let Some(err) = status.error {
                 return Err(anyhow::anyhow!("--record: {err}"));
@@ -218,6 +213,7 @@ fn report(args: &IostatArgs) -> anyhow::Result<ExitCode> {
             (cpu, lines),
             stamp,
             reports == 0,
+            &take.as_ref().map(traced_columns).unwrap_or_default(),
         );
         reports += 1;
         open = write_out(&mut out, &mut text)?;
@@ -235,6 +231,74 @@ fn report(args: &IostatArgs) -> anyhow::Result<ExitCode> {
         }
     }
     finish(&config, &mut out, &mut text, open)
+}
+
+/// `--record`'s recorder, its header listing the devices of the first report.
+fn start_recorder(
+    to: &crate::record::monitor_writer::RecordTo,
+    config: &IostatConfig,
+    first: &[DiskCounters],
+    selector: &mut Selector<'_>,
+) -> anyhow::Result<MonitorRecorder> {
+    let disks = first
+        .iter()
+        .filter(|c| selector.shows(c, c.ever_used()))
+        .map(|c| RecordedDisk {
+            name: c.name.clone(),
+            queue: Path::new(SYS_BLOCK)
+                .join(&c.name)
+                .exists()
+                .then(|| QueueSettings::read(&c.name)),
+        })
+        .collect();
+    let interval = config.interval.unwrap_or_default();
+    MonitorRecorder::start(to, &MonitorHeader::new("iostat", interval, disks))
+}
+
+/// `--trace`: a tracer of the whole disks the report may show (those ever used, or named);
+/// where it cannot trace, the note on stderr and `None` (the report goes on as sysstat's).
+fn start_tracer(first: &[DiskCounters], selector: &mut Selector<'_>) -> Option<Tracer> {
+    let disks: Vec<DeviceId> = first
+        .iter()
+        .filter(|c| Path::new(SYS_BLOCK).join(&c.name).exists())
+        .filter(|c| selector.shows(c, c.ever_used()))
+        .map(|c| DeviceId {
+            disk: c.name.clone(),
+        })
+        .collect();
+    match Tracer::start(&disks) {
+        Ok(tracer) => {
+            for note in &tracer.notes {
+                eprintln!("note: {}", crate::text::escape(note));
+            }
+            Some(tracer)
+        }
+        Err(e) => {
+            eprintln!("note: {}", crate::text::escape(&e.to_string()));
+            None
+        }
+    }
+}
+
+/// Each traced disk's `--trace` columns over the take: the percentiles of its reads' and
+/// writes' whole time (what `r_await`/`w_await` average), ns.
+fn traced_columns(take: &TraceTake) -> HashMap<String, [Option<u64>; 4]> {
+    take.disks
+        .iter()
+        .map(|t| {
+            let pcts = |dir: &crate::trace::DirTrace| {
+                let s = dir.whole.summary();
+                if s.count == 0 {
+                    [None, None]
+                } else {
+                    [Some(s.percentile_ns(50.0)), Some(s.percentile_ns(99.0))]
+                }
+            };
+            let [r50, r99] = pcts(&t.dirs[0]);
+            let [w50, w99] = pcts(&t.dirs[1]);
+            (t.disk.clone(), [r50, r99, w50, w99])
+        })
+        .collect()
 }
 
 /// Closes the JSON document (when the reader is still there).
@@ -289,10 +353,13 @@ fn report_lines(
     config: &IostatConfig,
     names: &mut Names<'_>,
     pairs: &[(DiskCounters, DiskCounters, Duration)],
+    traced: &HashMap<String, [Option<u64>; 4]>,
 ) -> Vec<DiskLine> {
     let line = |name: String, p: &DiskCounters, c: &DiskCounters, elapsed: Duration| {
         let mut line = DiskLine::between(p, c, elapsed);
         line.row.device = name;
+        // A partition's or a group's requests are its disk's: not its own line's.
+        line.traced = traced.get(&c.name).copied().unwrap_or_default();
         line
     };
     let mut lines = Vec::new();
@@ -359,10 +426,11 @@ fn emit(
     ),
     stamp: SystemTime,
     first: bool,
+    traced: &HashMap<String, [Option<u64>; 4]>,
 ) {
     let mut pairs = pairs;
     order_like_sysstat(config, &mut pairs);
-    let lines = report_lines(config, names, &pairs);
+    let lines = report_lines(config, names, &pairs, traced);
     let report = Report {
         time: config.timestamps.then_some(stamp),
         cpu: cpu.filter(|_| config.cpu),
@@ -724,7 +792,7 @@ mod tests {
             only: false,
         });
         let mut names = Names::new(&c);
-        let lines = report_lines(&c, &mut names, &pairs);
+        let lines = report_lines(&c, &mut names, &pairs, &HashMap::new());
         let shown: Vec<&str> = lines.iter().map(|l| l.row.device.as_str()).collect();
         assert_eq!(shown, ["vda", "zram0", " grp"]);
         let group = &lines[2];
@@ -739,7 +807,7 @@ mod tests {
             only: true,
         });
         let mut names = Names::new(&c);
-        let lines = report_lines(&c, &mut names, &pairs);
+        let lines = report_lines(&c, &mut names, &pairs, &HashMap::new());
         assert_eq!(lines.len(), 1);
         assert_eq!(lines[0].row.device, " grp");
     }

@@ -98,7 +98,7 @@ pub fn run(args: &MarkArgs) -> anyhow::Result<ExitCode> {
             force: args.force,
             redact: args.share.redact,
             record_serial: args.share.record_serial,
-            trace: false,
+            trace: args.trace,
         },
         no_tui: args.no_tui,
         headless: Headless::Plan("diskdash mark"),

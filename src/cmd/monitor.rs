@@ -7,13 +7,19 @@ use std::time::Duration;
 use crate::cli::RecordArgs;
 use crate::units::Interval;
 
-/// Runs the monitor dashboard; `show_idle` lists the disks that never completed a request too.
+/// Runs the monitor dashboard; `show_idle` lists the disks that never completed a request too;
+/// `trace` traces the block layer of the disks shown (`--trace`).
 ///
 /// # Errors
 /// A bad `--interval` (usage error), no terminal, or no `/proc/diskstats`.
-pub fn run(interval: &str, show_idle: bool, record: &RecordArgs) -> anyhow::Result<ExitCode> {
+pub fn run(
+    interval: &str,
+    show_idle: bool,
+    trace: bool,
+    record: &RecordArgs,
+) -> anyhow::Result<ExitCode> {
     let interval = parse_interval(interval)?;
-    crate::tui::run_monitor(interval, show_idle, super::flags::record_to(record)?)
+    crate::tui::run_monitor(interval, show_idle, trace, super::flags::record_to(record)?)
 }
 
 /// Parses the monitor's `--interval` (`1s`, `500ms`, `2m`, `1.5s`, `1h` or bare seconds): the

@@ -35,6 +35,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             args.device_exclude.as_deref(),
         )?,
         no_node_metrics: args.no_node_metrics,
+        trace: args.trace,
         paths: HostPaths {
             procfs: args.procfs.clone(),
             sysfs: args.sysfs.clone(),
@@ -70,7 +71,12 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
                 _ = terminate.recv() => {}
             }
         };
-        serve(listener, Exposition::with_options(sampler, options), stop).await
+        let trace = options.trace;
+        let mut exposition = Exposition::with_options(sampler, options);
+        if trace && let Some(note) = exposition.start_trace() {
+            eprintln!("note: {}", crate::text::escape(&note));
+        }
+        serve(listener, exposition, stop).await
     })?;
     Ok(ExitCode::SUCCESS)
 }

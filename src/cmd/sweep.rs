@@ -161,7 +161,7 @@ pub(crate) fn run_as(args: &SweepArgs, remote: Option<&Remote>) -> anyhow::Resul
             force: args.force,
             redact: args.share.redact,
             record_serial: args.share.record_serial,
-            trace: false,
+            trace: args.trace,
         },
         no_tui: args.no_tui,
         headless: Headless::Sweep,

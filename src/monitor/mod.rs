@@ -20,5 +20,6 @@ pub mod info;
 pub mod iostat;
 pub mod machine;
 mod record;
+pub use record::sample_trace;
 pub mod sampler;
 pub mod sysfs;

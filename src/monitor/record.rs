@@ -8,6 +8,8 @@ use crate::record::monitor::{
     RecordedDisk, RecordedHost, SampleDisk,
 };
 use crate::record::nanos;
+use crate::record::{BlockTraceRecord, HistogramRecord};
+use crate::trace::{BlockTrace, TraceCost, TraceTake};
 
 use super::diskstats::{DiskCounters, DiskstatsSample};
 use super::iostat::{IostatRow, pair_with_previous};
@@ -61,6 +63,7 @@ impl MonitorSample {
                     in_flight: c.in_flight,
                     delta: CounterDeltas::between(p, c),
                     iostat: IostatRow::between(p, c, window),
+                    block_trace: None,
                 }
             })
             .collect();
@@ -71,6 +74,35 @@ impl MonitorSample {
             monotonic_ns: nanos(cur.at),
             window_ns: nanos(window),
             disks,
+        }
+    }
+}
+
+/// `trace` as a monitor sample (and `serve`) keeps it: the run record's `block_trace`, the
+/// tracer's `cost` over the same take, and each direction's `device` time with its histogram
+/// (bounded like a run's interval), so that a replay draws the heatmap and merges windows.
+#[must_use]
+pub fn sample_trace(trace: &BlockTrace, cost: Option<&TraceCost>) -> BlockTraceRecord {
+    let mut rec = crate::trace::block_trace_record(trace, cost);
+    let outs = [&mut rec.read, &mut rec.write, &mut rec.trim];
+    for (dir, out) in trace.dirs.iter().zip(outs) {
+        if let Some(out) = out {
+            let (buckets, bits) = crate::stats::bounded(dir.device.fine_buckets());
+            out.device.histogram = Some(HistogramRecord::from_buckets(&buckets, bits));
+        }
+    }
+    rec
+}
+
+impl MonitorSample {
+    /// Puts each disk's part of `take` on the sample's disk of that name.
+    pub fn attach_traces(&mut self, take: &TraceTake) {
+        for disk in &mut self.disks {
+            disk.block_trace = take
+                .disks
+                .iter()
+                .find(|t| t.disk == disk.name)
+                .map(|t| sample_trace(t, Some(&take.cost)));
         }
     }
 }

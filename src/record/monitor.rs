@@ -17,7 +17,7 @@
 //! A sample carries both the raw counter changes over its window (`delta`, the fields of
 //! `/proc/diskstats`, kernel `Documentation/admin-guide/iostats.rst`) and the `iostat -x`
 //! columns computed from them (sysstat's keys and formulas, `monitor::iostat`), so either can be
-//! checked against the other.
+//! checked against the other. With `--trace` each traced disk also carries `block_trace`.
 
 use serde::{Deserialize, Serialize};
 
@@ -96,6 +96,11 @@ pub struct SampleDisk {
     pub delta: Option<CounterDeltas>,
     /// The `iostat -x` columns over the window (sysstat's keys, two decimals).
     pub iostat: IostatRow,
+    /// `--trace`: what the block layer saw of the disk over about the same window (taken
+    /// when the sample was), as a run record's `device.block_trace`, each direction's
+    /// `device` with its histogram; absent untraced and in older recordings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_trace: Option<super::BlockTraceRecord>,
 }
 
 /// How much each cumulative `/proc/diskstats` counter grew over a window. Names as

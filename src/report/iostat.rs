@@ -47,6 +47,8 @@ pub struct Layout {
     pub compact: bool,
     /// `--dec`: decimal places, 0 to 2.
     pub decimals: usize,
+    /// `--trace`: the latency percentile columns after sysstat's ([`TRACE_COLUMNS`]).
+    pub trace: bool,
 }
 
 impl Default for Layout {
@@ -59,6 +61,7 @@ impl Default for Layout {
             pretty: false,
             compact: false,
             decimals: 2,
+            trace: false,
         }
     }
 }
@@ -69,7 +72,17 @@ impl Default for Layout {
 pub struct DiskLine {
     pub row: IostatRow,
     pub sectors: [u64; 3],
+    /// `--trace`: the block layer's percentiles of the interval, ns, in [`TRACE_COLUMNS`]'
+    /// order; `None` where nothing was traced (the first report, a partition, an idle
+    /// direction).
+    pub traced: [Option<u64>; 4],
 }
+
+/// `--trace`'s columns (text and JSON keys), after sysstat's: the percentiles of each
+/// request's whole time (`block_io_start` -> `block_io_done`, what `r_await`/`w_await`
+/// average), ms.
+pub const TRACE_COLUMNS: [&str; 4] = ["r_p50", "r_p99", "w_p50", "w_p99"];
+const TRACE_WIDTH: usize = 9;
 
 impl DiskLine {
     /// The line of a device between two readings `elapsed` apart (the same device).
@@ -85,6 +98,7 @@ impl DiskLine {
                 d(prev.sectors_written, cur.sectors_written),
                 d(prev.sectors_discarded, cur.sectors_discarded),
             ],
+            traced: [None; 4],
         }
     }
 }
@@ -392,8 +406,14 @@ pub fn text_report(out: &mut String, layout: &Layout, report: &Report<'_>) {
                 if !layout.pretty {
                     let _ = write!(out, "{:<NAME_WIDTH$}", "Device");
                 }
+                let last = i + 1 == layout.groups(columns.len()).len();
                 for c in &columns[group.clone()] {
                     let _ = write!(out, "{:>w$}", c.title, w = c.width);
+                }
+                if layout.trace && last {
+                    for title in TRACE_COLUMNS {
+                        let _ = write!(out, "{title:>TRACE_WIDTH$}");
+                    }
                 }
                 out.push_str(if layout.pretty { " Device\n" } else { "\n" });
                 for (line, values) in lines.iter().zip(&rows) {
@@ -402,6 +422,19 @@ pub fn text_report(out: &mut String, layout: &Layout, report: &Report<'_>) {
                     }
                     for (c, v) in columns[group.clone()].iter().zip(&values[group.clone()]) {
                         layout.cell(out, c.kind, c.width, *v);
+                    }
+                    if layout.trace && last {
+                        for ns in line.traced {
+                            match ns {
+                                Some(ns) => {
+                                    let ms = Value::F(ns as f64 / 1e6);
+                                    layout.cell(out, Kind::Plain, TRACE_WIDTH, ms);
+                                }
+                                None => {
+                                    let _ = write!(out, "{:>TRACE_WIDTH$}", "-");
+                                }
+                            }
+                        }
                     }
                     if layout.pretty {
                         out.push(' ');
@@ -518,8 +551,16 @@ pub fn json_statistics(out: &mut String, layout: &Layout, report: &Report<'_>, f
                         Value::U(v) => write!(entry, ", \"{}\": {v}", columns[i].key),
                     };
                 }
+                if plain.trace {
+                    for (key, ns) in TRACE_COLUMNS.iter().zip(line.traced) {
+                        let _ = match ns {
+                            Some(ns) => write!(entry, ", \"{key}\": {:.3}", ns as f64 / 1e6),
+                            None => write!(entry, ", \"{key}\": null"),
+                        };
+                    }
+                }
                 if line.row.counters_wrapped {
-                    // The only key beyond sysstat's: this interval's numbers are meaningless.
+                    // Beyond sysstat's keys: this interval's numbers are meaningless.
                     entry.push_str(", \"counters_wrapped\": true");
                 }
                 entry.push('}');
@@ -638,7 +679,40 @@ mod tests {
         DiskLine {
             row,
             sectors: [0; 3],
+            traced: [None; 4],
         }
+    }
+
+    /// `--trace` adds its columns after sysstat's, so a script reading sysstat's columns by
+    /// position (or key) reads the same; untraced cells are `-` (JSON: null).
+    #[test]
+    fn traced_columns_follow_sysstats() {
+        let mut row = IostatRow::idle("loop0");
+        row.reads_per_s = 300.0;
+        let mut traced = line(row.clone());
+        traced.traced = [Some(81_000), Some(1_250_000), None, None];
+        let layout = Layout {
+            trace: true,
+            ..extended()
+        };
+        let (mut plain, mut with) = (String::new(), String::new());
+        text_report(&mut plain, &extended(), &disks_only(&[line(row)], None));
+        text_report(&mut with, &layout, &disks_only(&[traced.clone()], None));
+        for (a, b) in plain.lines().zip(with.lines()).take(2) {
+            assert!(b.starts_with(a), "{a}\n{b}");
+        }
+        let header: Vec<&str> = with.lines().next().unwrap().split_whitespace().collect();
+        assert_eq!(&header[header.len() - 4..], TRACE_COLUMNS);
+        let cells: Vec<&str> = with.lines().nth(1).unwrap().split_whitespace().collect();
+        assert_eq!(&cells[cells.len() - 4..], ["0.08", "1.25", "-", "-"]);
+        let mut json = String::new();
+        json_statistics(&mut json, &layout, &disks_only(&[traced], None), true);
+        assert!(
+            json.contains(
+                r#""util": 0.00, "r_p50": 0.081, "r_p99": 1.250, "w_p50": null, "w_p99": null}"#
+            ),
+            "{json}"
+        );
     }
 
     fn extended() -> Layout {

@@ -10,6 +10,8 @@
 //! - [`node_info`], [`udev`]: node_exporter's `node_disk_info`, filesystem, device-mapper and
 //!   ATA families from udev's database, and `node_uname_info`.
 //! - [`filter`]: which devices, node_exporter's `--collector.diskstats.device-include/-exclude`.
+//! - [`trace`]: `--trace`, the block layer's device time per disk and op as histograms, and
+//!   I/O per process.
 //!
 //! Nothing runs between scrapes: each scrape samples `/proc/diskstats` through the one
 //! [`Sampler`], so the `iostat -x` window is the time since the previous scrape and an
@@ -25,6 +27,7 @@ pub mod http;
 pub mod metrics;
 pub mod node_info;
 pub mod run;
+pub mod trace;
 pub mod udev;
 
 use std::path::{Path, PathBuf};
@@ -78,6 +81,8 @@ pub struct ServeOptions {
     pub filter: DeviceFilter,
     /// Leave out the `node_*` families (`--no-node-metrics`).
     pub no_node_metrics: bool,
+    /// Trace the served whole disks' block layer (`--trace`).
+    pub trace: bool,
 }
 
 /// How long the queue settings are trusted before a scrape re-reads them. Reading ~10 sysfs
@@ -97,6 +102,8 @@ pub struct Exposition {
     options: ServeOptions,
     /// A running benchmark's snapshots.
     run: Option<RunSource>,
+    /// `--trace`: the tracer and what it saw since serving began.
+    tracer: Option<trace::Traced>,
 }
 
 /// Where a run's families come from: the session's snapshots, and the `le` bounds in seconds
@@ -123,6 +130,37 @@ impl Exposition {
             settings_of: None,
             options,
             run: None,
+            tracer: None,
+        }
+    }
+
+    /// Starts tracing the served whole disks (`--trace`); where it cannot, the note to say
+    /// (serving goes on without the traced families).
+    pub fn start_trace(&mut self) -> Option<String> {
+        let step = match self.sampler.sample() {
+            Ok(step) => step,
+            Err(e) => return Some(format!("--trace: {e:#}; serving goes on untraced")),
+        };
+        let sys_block = self.options.paths.sysfs.join("block");
+        let disks: Vec<crate::trace::DeviceId> = step
+            .cur
+            .disks
+            .iter()
+            .filter(|d| self.options.filter.serves(&d.name) && sys_block.join(&d.name).exists())
+            .map(|d| crate::trace::DeviceId {
+                disk: d.name.clone(),
+            })
+            .collect();
+        match crate::trace::Tracer::start(&disks) {
+            Ok(tracer) => {
+                let note = tracer.notes.first().cloned();
+                self.tracer = Some(trace::Traced {
+                    tracer,
+                    totals: trace::TraceTotals::default(),
+                });
+                note
+            }
+            Err(e) => Some(e.to_string()),
         }
     }
 
@@ -187,6 +225,13 @@ impl Exposition {
             scrape.uname = Some(Uname::now());
         }
         let mut collectors: Vec<Box<dyn Collector>> = vec![Box::new(scrape)];
+        if let Some(trace::Traced { tracer, totals }) = &mut self.tracer {
+            let procfs = &options.paths.procfs;
+            totals.add(&tracer.take(), |pid| procfs.join(pid.to_string()).exists());
+            collectors.push(Box::new(trace::TraceScrape {
+                totals: totals.clone(),
+            }));
+        }
         if let Some(RunSource {
             snapshots,
             le_seconds,

@@ -394,6 +394,7 @@ impl App {
             sort: self.sort,
             descending: self.descending,
             discards: self.discards_seen,
+            traced: false,
         }
     }
 }

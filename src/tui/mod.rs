@@ -63,11 +63,15 @@ fn require_terminal(alternative: &str) -> anyhow::Result<()> {
 pub fn run_monitor(
     interval: std::time::Duration,
     show_idle: bool,
+    trace: bool,
     record: Option<crate::record::monitor_writer::RecordTo>,
 ) -> anyhow::Result<ExitCode> {
     require_terminal("for plain text use `diskdash iostat -x 1`")?;
     runtime()?.block_on(async {
         let mut source = source::monitor::MonitorSource::open(interval, show_idle)?;
+        if trace {
+            source.trace();
+        }
         if let Some(to) = &record {
             source.record_to(to)?;
         }

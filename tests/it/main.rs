@@ -74,6 +74,7 @@ mod session_starved;
 mod steady;
 mod sweep;
 mod trace;
+mod trace_watch;
 mod trim;
 mod tui_bench;
 mod tui_guard;

@@ -17,7 +17,7 @@ pub(crate) const OPENMETRICS: &str = "application/openmetrics-text;version=1.0.0
                            text/plain;version=0.0.4;q=0.3,*/*;q=0.2";
 
 /// A `diskdash serve` on a port the kernel picked; killed on drop if still running.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     addr: SocketAddr,
 }
@@ -28,7 +28,7 @@ impl Server {
     }
 
     /// `diskdash serve` with more arguments.
-    fn start_with(args: &[&str]) -> Server {
+    pub(crate) fn start_with(args: &[&str]) -> Server {
         let mut child = Command::new(BIN)
             .args(["serve", "--listen", "127.0.0.1:0"])
             .args(args)
@@ -56,12 +56,12 @@ impl Server {
         Server { child, addr }
     }
 
-    fn get(&self, path: &str, accept: Option<&str>) -> Response {
+    pub(crate) fn get(&self, path: &str, accept: Option<&str>) -> Response {
         get(self.addr, path, accept)
     }
 
     /// Sends `signal` and returns the exit status.
-    fn stop(mut self, signal: Signal) -> std::process::ExitStatus {
+    pub(crate) fn stop(mut self, signal: Signal) -> std::process::ExitStatus {
         kill(
             Pid::from_raw(i32::try_from(self.child.id()).unwrap()),
             signal,

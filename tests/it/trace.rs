@@ -18,7 +18,7 @@ const INSTANCES: &str = "/sys/kernel/tracing/instances";
 /// so one test's killed run could be cleaned up by another's start before it looks.
 static TRACEFS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn tracefs_turn() -> std::sync::MutexGuard<'static, ()> {
+pub fn tracefs_turn() -> std::sync::MutexGuard<'static, ()> {
     TRACEFS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())

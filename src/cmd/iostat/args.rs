@@ -244,6 +244,7 @@ pub fn validate(args: &IostatArgs) -> anyhow::Result<IostatConfig> {
         pretty: args.pretty || args.human_pretty || persistent.is_some(),
         compact: args.compact,
         decimals,
+        trace: args.trace,
     };
     // sysstat: -c alone is the CPU block, -d alone the devices, -x adds the devices.
     let cpu = args.cpu_report || !args.device_report;
@@ -354,6 +355,7 @@ mod tests {
             omit_idle: false,
             show_version: false,
             output: None,
+            trace: false,
             operands: words(operands),
             record: crate::cli::RecordArgs {
                 record: None,

@@ -336,6 +336,7 @@ impl BenchSource {
             steady: shown_job.and_then(|j| crate::tui::view::steady::live(j, several, finished)),
             sustained: shown_job.and_then(|j| crate::tui::view::steady::live_chart(j, several)),
             verify: shown_job.and_then(|j| crate::tui::view::verify::live(j, several, finished)),
+            top: None,
             ui,
         }
     }

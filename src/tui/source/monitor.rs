@@ -12,17 +12,20 @@ use tokio::time::{Interval, MissedTickBehavior};
 use crate::monitor::diskstats::DiskstatsSample;
 use crate::monitor::info::all_disks;
 use crate::monitor::iostat::{self, IostatRow};
+use crate::monitor::sample_trace;
 use crate::monitor::sampler::Sampler;
 use crate::monitor::sysfs::QueueSettings;
 use crate::record::monitor::{MonitorHeader, MonitorSample, RecordedDisk};
 use crate::record::monitor_writer::{MonitorRecorder, RecordTo, RecorderStatus};
+use crate::trace::{DeviceId, Tracer};
 use crate::tui::app::{App, Intent};
 use crate::tui::event::Source;
-use crate::tui::view::from_monitor;
+use crate::tui::view::from_trace::{self, TraceHistory};
 use crate::tui::view::{
     DeviceView, DeviceWindow, DiskRow, Header, Mode, QueueView, RunState, ThroughputView, View,
     Warning, WarningKind,
 };
+use crate::tui::view::{LatencyView, TopView, from_monitor};
 
 /// Samples kept per disk: ten minutes at the default 1 s.
 pub const HISTORY: usize = 600;
@@ -52,6 +55,12 @@ pub struct MonitorSource {
     /// `--record`: every sample of the shown disks goes there.
     recorder: Option<MonitorRecorder>,
     record_path: Option<std::path::PathBuf>,
+    /// `--trace`: the block tracer of the disks shown when it started, and what it saw of
+    /// each, window by window (taken with each sample).
+    tracer: Option<Tracer>,
+    traces: HashMap<String, TraceHistory>,
+    /// What `--trace` has to say (unavailable, or a dead run's instance removed).
+    trace_note: Option<String>,
 }
 
 impl MonitorSource {
@@ -85,6 +94,9 @@ impl MonitorSource {
             show_idle,
             recorder: None,
             record_path: None,
+            tracer: None,
+            traces: HashMap::new(),
+            trace_note: None,
         };
         source.sample();
         Ok(source)
@@ -110,6 +122,29 @@ impl MonitorSource {
         Ok(())
     }
 
+    /// Starts tracing every whole disk there is now (`--trace`; one idle costs nothing, and
+    /// it is traced from its first I/O); where it cannot, one note on screen and the monitor
+    /// goes on as without it.
+    pub fn trace(&mut self) {
+        let mut names: Vec<&String> = self.whole.iter().collect();
+        names.sort();
+        let disks: Vec<DeviceId> = names
+            .into_iter()
+            .map(|disk| DeviceId { disk: disk.clone() })
+            .collect();
+        match Tracer::start(&disks) {
+            Ok(tracer) => {
+                self.trace_note = tracer.notes.first().cloned();
+                for d in &disks {
+                    self.traces
+                        .insert(d.disk.clone(), TraceHistory::new(&d.disk, HISTORY));
+                }
+                self.tracer = Some(tracer);
+            }
+            Err(e) => self.trace_note = Some(e.to_string()),
+        }
+    }
+
     fn sample(&mut self) {
         let step = match self.sampler.sample() {
             Ok(step) => step,
@@ -127,18 +162,27 @@ impl MonitorSource {
         }
         let whole = &self.whole;
         let show_idle = self.show_idle;
-        if let (Some(recorder), Some(prev)) = (&mut self.recorder, step.prev) {
-            let seq = recorder.next_seq();
-            recorder.record(MonitorSample::between(
-                seq,
-                SystemTime::now(),
-                prev,
-                cur,
-                |d| whole.contains(&d.name) && (show_idle || d.ever_used()),
-            ));
-        }
         let started = *self.started.get_or_insert(cur.at);
         let t_s = cur.at.saturating_sub(started).as_secs_f64();
+        // The block layer's window ends with the sample's (taken right after it).
+        let take = self.tracer.as_ref().map(Tracer::take);
+        if let Some(take) = &take {
+            for t in &take.disks {
+                if let Some(h) = self.traces.get_mut(&t.disk) {
+                    h.push(t_s, sample_trace(t, Some(&take.cost)));
+                }
+            }
+        }
+        if let (Some(recorder), Some(prev)) = (&mut self.recorder, step.prev) {
+            let seq = recorder.next_seq();
+            let mut sample = MonitorSample::between(seq, SystemTime::now(), prev, cur, |d| {
+                whole.contains(&d.name) && (show_idle || d.ever_used())
+            });
+            if let Some(take) = &take {
+                sample.attach_traces(take);
+            }
+            recorder.record(sample);
+        }
         let mut rows = Vec::new();
         for row in rows_for(step.prev, cur, whole, self.show_idle) {
             if step.prev.is_some() {
@@ -198,7 +242,15 @@ impl MonitorSource {
     pub fn table_rows(&self) -> Vec<crate::tui::view::DiskRow> {
         self.rows
             .iter()
-            .map(|(row, gone)| from_monitor::disk_row(row, *gone))
+            .map(|(row, gone)| {
+                let mut out = from_monitor::disk_row(row, *gone);
+                out.device_time = self
+                    .traces
+                    .get(&row.device)
+                    .and_then(TraceHistory::last)
+                    .and_then(from_trace::device_times);
+                out
+            })
             .collect()
     }
 }
@@ -297,6 +349,27 @@ impl MonitorSource {
     }
 }
 
+impl MonitorSource {
+    /// `--trace`'s latency panel and processes of `disk`: none untraced.
+    fn traced_panels(&self, disk: Option<&str>) -> (Option<LatencyView>, Option<TopView>) {
+        let (Some(_), Some(disk)) = (&self.tracer, disk) else {
+            return (None, None);
+        };
+        let Some(history) = self.traces.get(disk) else {
+            let mut top =
+                from_trace::untraced_top(disk, "not traced: it came after --trace started");
+            top.window = self.window().unwrap_or(self.interval);
+            return (None, Some(top));
+        };
+        let window = self.window().unwrap_or(self.interval);
+        let top = history.last().map_or_else(
+            || from_trace::untraced_top(disk, "tracing: the first window is not over yet"),
+            |rec| from_trace::top_view(disk, rec, window),
+        );
+        (Some(history.latency_view()), Some(top))
+    }
+}
+
 impl Source for MonitorSource {
     async fn next(&mut self) {
         self.ticker.tick().await;
@@ -321,8 +394,10 @@ impl Source for MonitorSource {
                         .map(|(r, _)| r.device.clone())
                 });
         }
-        let table = app.disk_table(self.table_rows());
+        let mut table = app.disk_table(self.table_rows());
+        table.traced = self.tracer.is_some();
         let selected = table.selected.map(|i| table.rows[i].clone());
+        let (latency, top) = self.traced_panels(selected.as_ref().map(|s| s.name.as_str()));
         let panels = selected.as_ref().map(|sel| self.disk_panels(sel));
         let (device, queue, throughput) = match panels {
             Some(p) => (Some(p.device), Some(p.queue), Some(p.throughput)),
@@ -340,6 +415,8 @@ impl Source for MonitorSource {
             ui.message = Some(problem);
         } else if self.rows.is_empty() {
             ui.message = Some("no disk has completed any I/O".into());
+        } else if ui.message.is_none() {
+            ui.message.clone_from(&self.trace_note);
         }
         View {
             mode: Mode::Monitor,
@@ -355,7 +432,7 @@ impl Source for MonitorSource {
                 ..Header::default()
             },
             throughput,
-            latency: None,
+            latency,
             device,
             queue,
             disks: Some(table),
@@ -364,6 +441,7 @@ impl Source for MonitorSource {
             steady: None,
             sustained: None,
             verify: None,
+            top,
             ui,
         }
     }

@@ -12,8 +12,9 @@ use crate::record::monitor::{MonitorSample, Recording};
 use crate::tui::app::{App, Intent, JumpTarget};
 use crate::tui::event::Source;
 use crate::tui::source::monitor::{DiskPanels, HISTORY, disk_panels};
-use crate::tui::view::from_monitor;
+use crate::tui::view::from_trace::{self, TraceHistory};
 use crate::tui::view::{Header, Mode, RunState, View};
+use crate::tui::view::{LatencyView, TopView, from_monitor};
 
 const NS_PER_S: u64 = 1_000_000_000;
 
@@ -21,6 +22,8 @@ pub struct ReplaySource {
     rec: Recording,
     /// The sample shown.
     at: usize,
+    /// A sample carries `block_trace` (`--trace`): the device-time columns and panels show.
+    traced: bool,
 }
 
 impl ReplaySource {
@@ -32,7 +35,37 @@ impl ReplaySource {
     #[must_use]
     pub fn new(rec: Recording) -> Self {
         let at = rec.samples.len().saturating_sub(1);
-        Self { rec, at }
+        let traced = rec
+            .samples
+            .iter()
+            .any(|s| s.disks.iter().any(|d| d.block_trace.is_some()));
+        Self { rec, at, traced }
+    }
+
+    /// `--trace`'s latency panel and processes of `disk` at the sample shown: its windows
+    /// since the recording's start (the heatmap the last [`HISTORY`]).
+    fn traced_panels(
+        &self,
+        disk: &str,
+        window: Duration,
+    ) -> (Option<LatencyView>, Option<TopView>) {
+        if !self.traced {
+            return (None, None);
+        }
+        let mut history = TraceHistory::new(disk, HISTORY);
+        for s in &self.rec.samples[..=self.at] {
+            let rec = s.disks.iter().find(|d| d.name == disk);
+            if let Some(trace) = rec.and_then(|d| d.block_trace.clone()) {
+                history.push(self.offset_s(s), trace);
+            }
+        }
+        let now = self.sample().disks.iter().find(|d| d.name == disk);
+        let top = match now.and_then(|d| d.block_trace.as_ref()) {
+            Some(rec) => from_trace::top_view(disk, rec, window),
+            None => from_trace::untraced_top(disk, "not traced in this sample"),
+        };
+        let latency = history.last().is_some().then(|| history.latency_view());
+        (latency, Some(top))
     }
 
     fn sample(&self) -> &MonitorSample {
@@ -111,10 +144,18 @@ impl Source for ReplaySource {
         let rows = sample
             .disks
             .iter()
-            .map(|d| from_monitor::disk_row(&d.iostat, false))
+            .map(|d| {
+                let mut row = from_monitor::disk_row(&d.iostat, false);
+                row.device_time = d.block_trace.as_ref().and_then(from_trace::device_times);
+                row
+            })
             .collect();
-        let table = app.disk_table(rows);
+        let mut table = app.disk_table(rows);
+        table.traced = self.traced;
         let selected = table.selected.map(|i| table.rows[i].clone());
+        let (latency, top) = selected
+            .as_ref()
+            .map_or((None, None), |s| self.traced_panels(&s.name, window));
         let panels = selected.as_ref().map(|disk| {
             let from = self.at.saturating_sub(HISTORY - 1);
             let history: Vec<_> = self.rec.samples[from..=self.at]
@@ -166,7 +207,7 @@ impl Source for ReplaySource {
                 ..Header::default()
             },
             throughput,
-            latency: None,
+            latency,
             device,
             queue,
             disks: Some(table),
@@ -175,6 +216,7 @@ impl Source for ReplaySource {
             steady: None,
             sustained: None,
             verify: None,
+            top,
             ui,
         }
     }

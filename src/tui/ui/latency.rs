@@ -40,7 +40,11 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         .of
         .as_ref()
         .map_or(String::new(), |of| format!("{of}: "));
-    let mut title = format!(" {of}latency, submit to completion{scale} ");
+    let what = lat
+        .what
+        .as_deref()
+        .unwrap_or("latency, submit to completion");
+    let mut title = format!(" {of}{what}{scale} ");
     if lat.of.is_some() && title.chars().count() + 2 > usize::from(area.width) {
         title = format!(" {of}latency{scale} ");
     }

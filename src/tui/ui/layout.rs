@@ -7,9 +7,11 @@
 //! | jobs (several jobs; fleet: hosts) |    |                                   |
 //! | throughput/IOPS   | latency       |    | all disks (iostat -x)             |
 //! | device            | queue         |    | device (selected) | queue         |
-//! | all disks (iostat -x)             |    | throughput/IOPS of that disk      |
-//! | footer (1 row)                    |    | footer (1 row)                    |
+//! | all disks (iostat -x)             |    | throughput/IOPS   | latency (1)   |
+//! | footer (1 row)                    |    | processes on the disk (1)         |
+//! |                                   |    | footer (1 row)                    |
 //! +-----------------------------------+    +-----------------------------------+
+//! (1) with `--trace`: the selected disk's device time and its processes.
 //!
 //! a sweep (bench)
 //! +-----------------------------------+
@@ -26,7 +28,7 @@
 //! bench: table, queue, latency, device, throughput; with several jobs: table, queue, device,
 //! latency, jobs, throughput (the jobs table and the charts it drives stay together); a sweep:
 //! queue, jobs, table, device, latency, sweep chart, results, throughput (at 80x24 the results
-//! and the running point's throughput stay); monitor: queue, throughput, device, table.
+//! and the running point's throughput stay); monitor: processes, latency, queue, throughput, device, table.
 //! Side-by-side pairs stack when the terminal is narrow. All arithmetic saturates; every rect
 //! lies inside the given area, so no size can make a render index out of bounds.
 
@@ -53,6 +55,8 @@ pub enum Panel {
     Verify,
     /// Write bandwidth against bytes written.
     Sustained,
+    /// The monitor's `--trace`: processes by I/O on the selected disk.
+    Top,
 }
 
 /// The rect of every panel on screen (`None`: folded or absent).
@@ -71,6 +75,7 @@ pub struct Plan {
     pub steady: Option<Rect>,
     pub verify: Option<Rect>,
     pub sustained: Option<Rect>,
+    pub top: Option<Rect>,
 }
 
 impl Plan {
@@ -87,6 +92,7 @@ impl Plan {
             Panel::Steady => &mut self.steady,
             Panel::Verify => &mut self.verify,
             Panel::Sustained => &mut self.sustained,
+            Panel::Top => &mut self.top,
         };
         *slot = Some(rect);
     }
@@ -141,6 +147,8 @@ fn min_height(view: &View, panel: Panel, width: u16) -> u16 {
         (_, Panel::SweepChart) => 10,
         (_, Panel::Steady | Panel::Verify) => 1,
         (_, Panel::Sustained) => 8,
+        // The title, the header and a process.
+        (_, Panel::Top) => 4,
     }
 }
 
@@ -167,6 +175,7 @@ fn pref_height(view: &View, panel: Panel, width: u16) -> u16 {
         Panel::SweepChart => 16,
         Panel::Steady | Panel::Verify => 1,
         Panel::Sustained => 14,
+        Panel::Top => super::top::rows_wanted(view).min(12),
     }
 }
 
@@ -191,6 +200,7 @@ fn priority(view: &View) -> Vec<Panel> {
             Panel::Throughput,
             Panel::Queue,
             Panel::Latency,
+            Panel::Top,
             Panel::Jobs,
         ],
         // Several jobs: the table that picks the job and the charts that show it stay together.
@@ -233,6 +243,7 @@ fn present(view: &View, panel: Panel) -> bool {
         Panel::Verify => view.verify.is_some(),
         // A sweep's points each write a little; its chart is the sweep's.
         Panel::Sustained => view.sustained.is_some() && view.sweep.is_none(),
+        Panel::Top => view.top.is_some(),
     }
 }
 
@@ -287,7 +298,16 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
             .collect()
     };
     let order = match view.mode {
-        Mode::Monitor => [jobs, table, device, charts, sweep, vec![], vec![], vec![]],
+        Mode::Monitor => [
+            jobs,
+            table,
+            device,
+            charts,
+            one(Panel::Top),
+            sweep,
+            vec![],
+            vec![],
+        ],
         Mode::Bench | Mode::Show | Mode::Fleet => [
             jobs,
             one(Panel::Steady),

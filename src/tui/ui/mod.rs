@@ -16,6 +16,7 @@
 //! |   history, reconciliation, warn |   settings                  |
 //! +--------------------------------+-----------------------------+
 //! | table.rs   all disks, iostat -x columns, select + sort        |
+//! | top.rs     the monitor's --trace: processes by I/O on the disk |
 //! +--------------------------------------------------------------+
 //! | a sweep: sweep.rs its points' results (under the charts) and  |
 //! |   sweep_chart.rs a metric against the swept parameter         |
@@ -45,6 +46,7 @@ pub mod sweep_chart;
 pub mod table;
 pub mod theme;
 pub mod throughput;
+pub mod top;
 pub mod verify;
 
 #[cfg(test)]
@@ -93,6 +95,9 @@ pub fn render(f: &mut Frame, view: &View) {
     }
     if let Some(r) = plan.sustained {
         sustained::render(f, r, view);
+    }
+    if let Some(r) = plan.top {
+        top::render(f, r, view);
     }
     footer::render(f, plan.footer, view);
     help::render(f, area, view);

@@ -147,6 +147,7 @@ fn disks() -> DiskTableView {
         sort: SortKey::Util,
         descending: true,
         discards: false,
+        traced: false,
     }
 }
 
@@ -218,6 +219,7 @@ pub fn bench() -> View {
             columns: LatencyColumns::IntervalSegment,
             heatmap: Some(heatmap()),
             of: None,
+            what: None,
         }),
         device: Some(DeviceView {
             name: "vda".into(),
@@ -250,6 +252,7 @@ pub fn bench() -> View {
         steady: None,
         sustained: None,
         verify: None,
+        top: None,
         ui: UiState {
             color: true,
             message: Some("iodepth 32 -> 64: segment 2".into()),

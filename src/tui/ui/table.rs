@@ -16,7 +16,7 @@ use ratatui::widgets::{Block, Cell, Row, Table, TableState};
 
 use super::fmt;
 use super::theme::Theme;
-use crate::tui::view::{DiskRow, Focus, View};
+use crate::tui::view::{DeviceTimes, DiskRow, Focus, View};
 
 struct Column {
     name: &'static str,
@@ -25,7 +25,14 @@ struct Column {
     decimals: usize,
 }
 
-const COLUMNS: [Column; 13] = [
+/// `--trace`'s device-time percentile, ms; NaN (shown `-`) when the row has none.
+fn device_ms(r: &DiskRow, pick: fn(&DeviceTimes) -> u64) -> f64 {
+    r.device_time
+        .as_ref()
+        .map_or(f64::NAN, |t| pick(t) as f64 / 1e6)
+}
+
+const COLUMNS: [Column; 16] = [
     Column {
         name: "r/s",
         width: 9,
@@ -104,16 +111,39 @@ const COLUMNS: [Column; 13] = [
         get: |r| r.util,
         decimals: 1,
     },
+    Column {
+        name: "dev_p50",
+        width: 8,
+        get: |r| device_ms(r, |t| t.p50_ns),
+        decimals: 3,
+    },
+    Column {
+        name: "dev_p99",
+        width: 8,
+        get: |r| device_ms(r, |t| t.p99_ns),
+        decimals: 3,
+    },
+    Column {
+        name: "dev_p99.9",
+        width: 9,
+        get: |r| device_ms(r, |t| t.p999_ns),
+        decimals: 3,
+    },
 ];
 
+/// The device-time columns (`--trace`).
+const TRACED: std::ops::RangeInclusive<usize> = 13..=15;
+
 /// Which columns fit: `%util` and `aqu-sz` are kept first, then the rest left to right (the
-/// discard columns only `with_discards`, each after its read and write kin).
-fn fitting(width: u16, name_w: u16, with_discards: bool) -> Vec<&'static Column> {
-    let keep_order = [12usize, 11, 0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7];
+/// discard columns only `with_discards`, each after its read and write kin; the device-time
+/// percentiles only `traced`, after the rates and before the awaits, on the right of
+/// sysstat's columns).
+fn fitting(width: u16, name_w: u16, with_discards: bool, traced: bool) -> Vec<&'static Column> {
+    let keep_order = [12usize, 11, 0, 4, 8, 13, 14, 15, 1, 5, 9, 2, 6, 10, 3, 7];
     let mut room = width.saturating_sub(name_w + 1);
     let mut chosen = Vec::new();
     for i in keep_order {
-        if !with_discards && (8..=10).contains(&i) {
+        if !with_discards && (8..=10).contains(&i) || !traced && TRACED.contains(&i) {
             continue;
         }
         let need = COLUMNS[i].width + 1;
@@ -160,7 +190,12 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         .unwrap_or(6)
         .clamp(6, 16)
         + 1;
-    let cols = fitting(inner.width.saturating_sub(1), name_w, table.discards);
+    let cols = fitting(
+        inner.width.saturating_sub(1),
+        name_w,
+        table.discards,
+        table.traced,
+    );
     let sort_mark = |name: &str| {
         if name == table.sort.column() {
             format!("{name}*")
@@ -182,7 +217,12 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         let mut cells = vec![Cell::from(fmt::fit(&name, usize::from(name_w)))];
         cells.extend(cols.iter().map(|c| {
             let v = (c.get)(r);
-            Cell::from(Text::from(format!("{v:.prec$}", prec = c.decimals)).right_aligned())
+            let text = if v.is_nan() {
+                "-".to_string()
+            } else {
+                format!("{v:.prec$}", prec = c.decimals)
+            };
+            Cell::from(Text::from(text).right_aligned())
         }));
         let style = if r.vanished {
             theme.dim()
@@ -216,17 +256,42 @@ mod tests {
 
     #[test]
     fn discard_columns_show_only_with_discards_and_follow_their_kin() {
-        let all = fitting(200, 8, true);
+        let all = fitting(250, 8, true, true);
         assert_eq!(all.len(), COLUMNS.len());
         assert!(
-            names(&fitting(200, 8, false))
+            names(&fitting(200, 8, false, false))
                 .iter()
                 .all(|n| !n.starts_with('d'))
         );
         // Narrow: %util, aqu-sz, then r/s, w/s and d/s before any kB/s column.
-        let narrow = names(&fitting(8 + 1 + 6 + 1 + 7 + 1 + 3 * 10, 8, true));
+        let narrow = names(&fitting(8 + 1 + 6 + 1 + 7 + 1 + 3 * 10, 8, true, false));
         assert_eq!(narrow, ["r/s", "w/s", "d/s", "aqu-sz", "%util"]);
-        let narrow = names(&fitting(8 + 1 + 6 + 1 + 7 + 1 + 3 * 10, 8, false));
+        let narrow = names(&fitting(8 + 1 + 6 + 1 + 7 + 1 + 3 * 10, 8, false, false));
         assert_eq!(narrow, ["r/s", "r_await", "w/s", "aqu-sz", "%util"]);
+    }
+
+    #[test]
+    fn device_time_columns_show_only_traced_right_of_sysstats() {
+        assert!(
+            names(&fitting(250, 8, true, false))
+                .iter()
+                .all(|n| !n.starts_with("dev_"))
+        );
+        let all = names(&fitting(250, 8, false, true));
+        assert_eq!(&all[all.len() - 3..], ["dev_p50", "dev_p99", "dev_p99.9"]);
+        // At 80 columns the percentiles come before the kB/s and await columns.
+        let eighty = names(&fitting(78, 8, false, true));
+        assert!(eighty.contains(&"dev_p99"), "{eighty:?}");
+        assert!(!eighty.contains(&"rkB/s"), "{eighty:?}");
+        let row = DiskRow {
+            device_time: Some(DeviceTimes {
+                p50_ns: 250_000,
+                p99_ns: 1_500_000,
+                p999_ns: 4_000_000,
+            }),
+            ..DiskRow::default()
+        };
+        assert_eq!((COLUMNS[14].get)(&row), 1.5);
+        assert!((COLUMNS[13].get)(&DiskRow::default()).is_nan());
     }
 }

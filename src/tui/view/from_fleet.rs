@@ -47,6 +47,7 @@ pub fn view(fleet: &LiveFleet, selected: Option<usize>, ui: UiState, elapsed: Du
         steady: None,
         sustained: None,
         verify: None,
+        top: None,
         ui,
     }
 }
@@ -266,6 +267,7 @@ pub fn latency(name: &str, series: &Series) -> LatencyView {
             missing: None,
         }),
         of: Some(name.to_string()),
+        what: None,
     }
 }
 

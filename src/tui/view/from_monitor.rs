@@ -26,6 +26,7 @@ pub fn disk_row(row: &IostatRow, vanished: bool) -> DiskRow {
         // Records written before %util was capped may hold a hair over 100.
         util: row.util_pct.min(100.0),
         vanished,
+        device_time: None,
     }
 }
 

@@ -355,6 +355,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             columns: LatencyColumns::SegmentRun,
             heatmap: Some(heatmap(record, heat_dir)),
             of: None,
+            what: None,
         }),
         device,
         queue,
@@ -377,6 +378,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 .iter()
                 .find_map(|j| super::verify::recorded(j, seg.jobs.len() > 1))
         }),
+        top: None,
         ui,
     }
 }

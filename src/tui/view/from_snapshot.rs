@@ -213,6 +213,7 @@ fn latency_over(
         columns: LatencyColumns::IntervalSegment,
         heatmap: None,
         of: None,
+        what: None,
     }
 }
 

@@ -8,6 +8,7 @@ pub mod from_fleet;
 pub mod from_monitor;
 pub mod from_record;
 pub mod from_snapshot;
+pub mod from_trace;
 pub mod steady;
 pub mod sweep;
 pub mod verify;
@@ -84,7 +85,36 @@ pub struct View {
     pub sustained: Option<steady::SustainedChart>,
     /// The shown job's verification, when it verifies.
     pub verify: Option<verify::VerifyLine>,
+    /// The monitor's `--trace`: the processes doing I/O on the selected disk.
+    pub top: Option<TopView>,
     pub ui: UiState,
+}
+
+/// The processes doing I/O on one disk over one window, busiest first (`--trace`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TopView {
+    pub disk: String,
+    /// The window the rates are of.
+    pub window: Duration,
+    pub rows: Vec<TopRow>,
+    /// Why there are no rows (the disk is not traced, nothing was traced yet).
+    pub missing: Option<String>,
+}
+
+/// A process's I/O on a disk: requests it started, per second of the window.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TopRow {
+    /// The process (tgid).
+    pub pid: i32,
+    pub comm: String,
+    /// A kernel thread (writeback's flush workers, kblockd).
+    pub kernel: bool,
+    pub iops: f64,
+    pub bytes_per_s: f64,
+    /// Its requests' mean device time (issue -> complete), ns.
+    pub device_ns_per_io: f64,
+    /// Its share of the disk's summed device time over the window, percent.
+    pub device_share_pct: f64,
 }
 
 /// Top two lines: where we are and what runs.
@@ -371,6 +401,9 @@ pub struct LatencyView {
     pub heatmap: Option<HeatmapView>,
     /// Whose latency it is (a job's name, `step total`), when the step runs several jobs.
     pub of: Option<String>,
+    /// What is measured, for the title, when it is not the app's submit to completion (the
+    /// monitor's `--trace`: the disk's device time).
+    pub what: Option<String>,
 }
 
 /// The latency heatmap: one column per interval, oldest first.
@@ -398,6 +431,9 @@ pub enum LatencyColumns {
     IntervalSegment,
     /// Recorded: the last segment and the whole run.
     SegmentRun,
+    /// The monitor's `--trace`: the last interval and every interval since the monitor (or
+    /// the recording) started.
+    IntervalWatched,
 }
 
 impl LatencyColumns {
@@ -407,6 +443,7 @@ impl LatencyColumns {
         match self {
             Self::IntervalSegment => ("last", "seg"),
             Self::SegmentRun => ("seg", "run"),
+            Self::IntervalWatched => ("last", "all"),
         }
     }
 
@@ -416,6 +453,7 @@ impl LatencyColumns {
         match self {
             Self::IntervalSegment => ("last interval", "this segment"),
             Self::SegmentRun => ("last segment", "whole run"),
+            Self::IntervalWatched => ("last interval", "since the start"),
         }
     }
 }
@@ -580,6 +618,17 @@ pub struct DiskRow {
     pub util: f64,
     /// Gone from /proc/diskstats since the last sample.
     pub vanished: bool,
+    /// `--trace`: the device time (issue -> complete) of the row's window, reads, writes and
+    /// trims together; `None` when the disk is not traced or completed nothing traced.
+    pub device_time: Option<DeviceTimes>,
+}
+
+/// Percentiles of a disk's device time (issue -> complete) over one window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DeviceTimes {
+    pub p50_ns: u64,
+    pub p99_ns: u64,
+    pub p999_ns: u64,
 }
 
 /// Column the disks table is sorted by.
@@ -634,6 +683,8 @@ pub struct DiskTableView {
     pub descending: bool,
     /// Show the discard columns: a disk of the table has discarded since the dashboard opened.
     pub discards: bool,
+    /// Show the device-time percentile columns (`--trace`).
+    pub traced: bool,
 }
 
 /// Puts `rows` in the order of `key`; ties (and names) sort by name so the order is stable.

@@ -1,0 +1,286 @@
+//! `--trace` on the watching commands (assets/doc/trace.md, "where it shows"): the monitor's
+//! device-time columns, heatmap and processes on a loop device under a background fio, its
+//! recording, and the 3:1 test (two fio processes at 300 and 100 IOPS show at 3:1 by pid and
+//! comm in the monitor's top and in its record), and `serve --trace`'s histograms and
+//! process counters in a scrape. Root, tracefs, tmux and fio only (CI runs them).
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::support::tmux::{self, Tmux};
+use crate::support::*;
+
+const WAIT: Duration = Duration::from_secs(30);
+const FIO: &str = "/usr/bin/fio";
+
+/// A loop device over `dir/disk.img` (16 MiB) that only this test uses.
+fn loop_device(dir: &Path) -> LoopDevice {
+    let image = dir.join("disk.img");
+    std::fs::write(&image, vec![5u8; 16 << 20]).unwrap();
+    LoopDevice::attach_unique(&image)
+}
+
+/// fio reading `dev` at `iops` (its jobs threads of the one process, so the process is the
+/// pid spawned) for `seconds`.
+fn fio_at(dev: &Path, name: &str, iops: u32, seconds: u32) -> Child {
+    Command::new(FIO)
+        .args([
+            &format!("--name={name}"),
+            &format!("--filename={}", dev.display()),
+            "--rw=randread",
+            "--bs=4k",
+            "--direct=1",
+            "--ioengine=psync",
+            "--thread",
+            &format!("--rate_iops={iops}"),
+            "--time_based",
+            &format!("--runtime={seconds}"),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("fio runs")
+}
+
+fn require() {
+    tmux::require();
+    require_root();
+    assert!(
+        Path::new(FIO).exists(),
+        "this test needs fio at {FIO} (.ci/run installs it)"
+    );
+}
+
+/// The line of the top that names `pid`, and its IOPS.
+fn top_iops(screen: &str, pid: u32) -> Option<f64> {
+    let line = screen
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some(&pid.to_string()))?;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let comm = words.iter().position(|w| *w == "fio")?;
+    words.get(comm + 1)?.parse().ok()
+}
+
+/// Opens the monitor with `--trace` and picks `disk` (sorted by r/s, it is the busiest).
+fn monitor_on(name: &str, disk: &str, record: &Path) -> Tmux {
+    let record = record.to_str().unwrap();
+    let args = ["--trace", "--interval", "500ms", "--record", record];
+    let t = Tmux::start(name, &args, &[], 160, 60);
+    t.wait_for("the monitor", WAIT, |s| s.contains("disks, sorted by"));
+    t.send(&["o"]);
+    // The first frame is since boot: the loop device tops the table from the first interval.
+    t.wait_for("the loop device on top", WAIT, |s| {
+        let mut lines = s.lines().skip_while(|l| !l.contains("Device"));
+        lines.nth(1).is_some_and(|first| first.contains(disk))
+    });
+    for _ in 0..16 {
+        t.send(&["Up"]);
+    }
+    t.wait_for("the loop device picked", WAIT, |s| {
+        s.contains(&format!("processes on {disk}"))
+    });
+    t
+}
+
+/// Each traced sample of `disk` in the recording at `path`.
+fn traced_samples(path: &Path, disk: &str) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| {
+            v["disks"]
+                .as_array()?
+                .iter()
+                .find(|d| d["name"] == disk)
+                .and_then(|d| d.get("block_trace").cloned())
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs root, tracefs, tmux and fio"]
+fn the_monitor_shows_device_percentiles_heatmap_and_processes_and_records_them() {
+    require();
+    let _turn = crate::trace::tracefs_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path());
+    let disk = dev.name();
+    let mut fio = fio_at(dev.path(), "bg", 400, 15);
+    let record = dir.path().join("rec.jsonl");
+    let t = monitor_on("monitor-trace", &disk, &record);
+    let screen = t.wait_for("the traced panels", WAIT, |s| {
+        s.contains("dev_p99.9")
+            && s.contains("device time")
+            && s.contains("latency, shade = share")
+            && s.lines()
+                .any(|l| l.contains(&fio.id().to_string()) && l.contains("fio"))
+    });
+    let row = screen
+        .lines()
+        .find(|l| l.contains(&format!(">{disk} ")) || l.contains(&format!(" {disk} ")))
+        .unwrap_or_else(|| panic!("no row of {disk}: {screen}"));
+    assert!(!row.trim_end().ends_with('-'), "no device time: {row}");
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+    t.assert_restored();
+    fio.wait().unwrap();
+    for line in std::fs::read_to_string(&record).unwrap().lines() {
+        crate::support::record::assert_valid_monitor_line(&serde_json::from_str(line).unwrap());
+    }
+    let samples = traced_samples(&record, &disk);
+    assert!(samples.len() >= 2, "{} traced samples", samples.len());
+    let busy = samples
+        .iter()
+        .find(|s| s["requests"].as_u64() > Some(50))
+        .expect("a busy sample");
+    assert_eq!(busy["scope"], "request");
+    let device = &busy["read"]["device"];
+    assert!(device["N"].as_u64().unwrap() > 0, "{device}");
+    assert!(
+        device["histogram"]["le_ns"].as_array().is_some(),
+        "{device}"
+    );
+    assert_eq!(busy["by_process"][0]["comm"], "fio", "{busy}");
+    // `show` replays it with the same panels.
+    let t = Tmux::start(
+        "monitor-trace-show",
+        &["show", record.to_str().unwrap()],
+        &[],
+        160,
+        60,
+    );
+    t.wait_for("the recorded traced panels", WAIT, |s| {
+        s.contains("dev_p99.9") && s.contains("device time, issue to complete")
+    });
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+}
+
+#[test]
+#[ignore = "needs root, tracefs, tmux and fio"]
+fn two_processes_at_three_to_one_show_at_three_to_one() {
+    require();
+    let _turn = crate::trace::tracefs_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path());
+    let disk = dev.name();
+    let mut fast = fio_at(dev.path(), "fast", 300, 15);
+    let mut slow = fio_at(dev.path(), "slow", 100, 15);
+    let (fast_pid, slow_pid) = (fast.id(), slow.id());
+    let record = dir.path().join("rec.jsonl");
+    let t = monitor_on("monitor-three-to-one", &disk, &record);
+    // On screen: a window's IOPS of each, by pid, 3:1 within 10%.
+    let screen = t.wait_for("both processes at 3:1", WAIT, |s| {
+        matches!(
+            (top_iops(s, fast_pid), top_iops(s, slow_pid)),
+            (Some(f), Some(s)) if s > 0.0 && (f / s - 3.0).abs() <= 0.3
+        )
+    });
+    assert!(screen.contains("fio"), "{screen}");
+    std::thread::sleep(Duration::from_secs(3));
+    t.send(&["q"]);
+    assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
+    fast.wait().unwrap();
+    slow.wait().unwrap();
+    // In the record: every traced window's I/Os by pid, summed.
+    let (mut f, mut s) = (0u64, 0u64);
+    for sample in traced_samples(&record, &disk) {
+        for p in sample["by_process"].as_array().unwrap() {
+            let pid = p["pid"].as_u64().unwrap();
+            let ios = p["ios"].as_u64().unwrap();
+            if pid == u64::from(fast_pid) {
+                assert_eq!(p["comm"], "fio", "{p}");
+                f += ios;
+            } else if pid == u64::from(slow_pid) {
+                assert_eq!(p["comm"], "fio", "{p}");
+                s += ios;
+            }
+        }
+    }
+    assert!(s >= 100, "too few I/Os to judge: {f} and {s}");
+    let ratio = f as f64 / s as f64;
+    assert!((ratio - 3.0).abs() <= 0.3, "{f} : {s} = {ratio:.2}");
+}
+
+#[test]
+#[ignore = "needs root, tracefs and fio"]
+fn serve_exposes_device_time_histograms_and_process_counters() {
+    require_root();
+    let _turn = crate::trace::tracefs_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path());
+    let disk = dev.name();
+    let include = format!("^{disk}$");
+    let server = crate::serve::Server::start_with(&["--trace", "--device-include", &include]);
+    let mut fio = fio_at(dev.path(), "served", 200, 2);
+    assert!(fio.wait().unwrap().success());
+    let body = server.get("/metrics", Some(crate::serve::OPENMETRICS)).body;
+    let count =
+        format!("diskdash_disk_device_time_seconds_count{{device=\"{disk}\",op=\"read\"}} ");
+    let n: f64 = body
+        .lines()
+        .find_map(|l| l.strip_prefix(&count))
+        .unwrap_or_else(|| panic!("no {count} in\n{body}"))
+        .parse()
+        .unwrap();
+    assert!(
+        (350.0..=450.0).contains(&n),
+        "{n} reads traced of about 400"
+    );
+    let inf = body
+        .lines()
+        .filter(|l| l.starts_with("diskdash_disk_device_time_seconds_bucket{"))
+        .find(|l| l.contains("le=\"+Inf\"") && l.contains(&format!("device=\"{disk}\"")))
+        .unwrap_or_else(|| panic!("no +Inf bucket in\n{body}"));
+    assert!(inf.ends_with(&format!(" {n}")), "{inf}");
+    let fio_pid = fio.id();
+    let ios =
+        format!("diskdash_process_io_total{{device=\"{disk}\",pid=\"{fio_pid}\",comm=\"fio\"}} ");
+    let by_fio: f64 = body
+        .lines()
+        .find_map(|l| l.strip_prefix(&ios))
+        .unwrap_or_else(|| panic!("no {ios} in\n{body}"))
+        .parse()
+        .unwrap();
+    assert!((by_fio - n).abs() <= n * 0.01, "fio {by_fio} of {n}");
+    let status = server.stop(nix::sys::signal::Signal::SIGTERM);
+    assert!(status.success());
+}
+
+#[test]
+#[ignore = "needs root, tracefs and fio"]
+fn iostat_prints_the_latency_percentiles_after_sysstats_columns() {
+    require_root();
+    let _turn = crate::trace::tracefs_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path());
+    let disk = dev.name();
+    let mut fio = fio_at(dev.path(), "watched", 400, 4);
+    let out = Command::new(BIN)
+        .args(["iostat", "-dx", "-y", "--trace", &disk, "1", "2"])
+        .output()
+        .unwrap();
+    fio.wait().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let header = text.lines().find(|l| l.starts_with("Device")).unwrap();
+    assert!(
+        header.ends_with("%util    r_p50    r_p99    w_p50    w_p99"),
+        "{header}"
+    );
+    let line = text.lines().rfind(|l| l.starts_with(&disk)).unwrap();
+    let cells: Vec<&str> = line.split_whitespace().collect();
+    let r_s: f64 = cells[1].parse().unwrap();
+    assert!(r_s > 300.0, "{line}");
+    let (p50, p99): (f64, f64) = (cells[23].parse().unwrap(), cells[24].parse().unwrap());
+    assert!(p50 >= 0.0 && p99 >= p50, "{line}");
+    assert_eq!(&cells[25..], ["-", "-"], "no writes: {line}");
+}
