@@ -360,8 +360,11 @@ fn event_filter(
         .join(" || ")
 }
 
+/// Tracepoints by kind and name.
+type Tracepoints = Vec<(Kind, &'static str)>;
+
 /// The tracepoints this kernel has, their layouts and names.
-fn layouts(instance: &Path) -> Result<(Layouts, Vec<(Kind, &'static str)>), String> {
+fn layouts(instance: &Path) -> Result<(Layouts, Tracepoints), String> {
     let mut layouts = Layouts::default();
     let mut names = Vec::new();
     for (kind, name) in Kind::ALL {
