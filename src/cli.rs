@@ -468,11 +468,20 @@ pub struct BenchArgs {
     /// Stay headless even in a terminal.
     #[arg(long, help_heading = "Output")]
     pub no_tui: bool,
-    /// Trace the block layer (root, tracefs): the device's own latency split (waiting for a
-    /// request, scheduler, device, whole) and I/O by process, in the record's
-    /// `device.block_trace`; without tracefs or root, one note and the run goes on.
-    #[arg(long, help_heading = "Output")]
-    pub trace: bool,
+    /// Trace the block layer (root, tracefs): the device's own latency split (scheduler,
+    /// device, whole) and I/O by process, in the record's `device.block_trace`; without
+    /// tracefs or root, one note and the run goes on. `--trace=full` also traces each bio's
+    /// wait for a request and the merges (about two more events per I/O).
+    #[arg(
+        long,
+        help_heading = "Output",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "requests",
+        value_name = "LEVEL",
+        value_parser = ["requests", "full"]
+    )]
+    pub trace: Option<String>,
 
     /// Allow writing to a block device or to an existing file that holds data.
     #[arg(long, help_heading = "Safety")]

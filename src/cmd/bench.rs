@@ -24,6 +24,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
 /// from stdin, the record as the last line).
 pub(crate) fn run_as(args: &BenchArgs, remote: Option<&Remote>) -> anyhow::Result<ExitCode> {
     let spec = super::flags::job(args, &MachineLimits::detect())?;
+    if args.trace.as_deref() == Some("full") {
+        crate::trace::set_detail(crate::trace::Detail::Full);
+    }
     let serve = RunServe::bind(
         args.publish.serve.as_deref(),
         args.publish.serve_linger.as_deref(),
@@ -38,7 +41,7 @@ pub(crate) fn run_as(args: &BenchArgs, remote: Option<&Remote>) -> anyhow::Resul
             force: args.force,
             redact: args.share.redact,
             record_serial: args.share.record_serial,
-            trace: args.trace,
+            trace: args.trace.is_some(),
         },
         no_tui: args.no_tui,
         headless: Headless::Bench,

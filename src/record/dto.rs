@@ -972,6 +972,10 @@ pub struct BlockTraceRecord {
     /// `block_io_start` on this kernel, or the queue's iostats off.
     #[serde(default, skip_serializing_if = "is_false")]
     pub whole_nearest: bool,
+    /// Whether `wait_request` and `merges` were traced (`--trace=full`); written only when
+    /// not (their zeros then mean "not measured"); older records traced them.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub wait_request_traced: bool,
     /// Events the kernel's trace buffers lost (the tracer's, all disks).
     pub lost_events: u64,
     /// Events with more than one request in flight on the same sector (the first was taken).
@@ -1043,6 +1047,10 @@ pub struct TracerCostRecord {
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// I/Os the run completed against I/Os the device completed (/proc/diskstats).

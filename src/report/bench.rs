@@ -417,20 +417,48 @@ fn trace_lines(out: &mut String, record: &RunRecord, trace: &BlockTraceRecord) {
         .map(|d| d.lat_ns.mean * d.total_ios as f64)
         .sum::<f64>()
         / app_ios as f64;
-    let part = |ns: Option<f64>| ms(Some(ns.unwrap_or(0.0)));
     let _ = writeln!(
         out,
-        "          mean: app {} = device {} + scheduler {} + waiting for a request {} + waiting for a CPU {} + unexplained {}",
-        format_latency_ns(app),
-        format_latency_ns(device),
+        "          {}",
+        mean_line(
+            trace,
+            app,
+            device,
+            job.cpu_wait_ns_per_io,
+            job.unexplained_ns_per_io
+        )
+    );
+}
+
+/// The app's mean taken apart (the summary's and the dashboard's line):
+/// `mean: app 4.17 ms = device 3.35 ms + scheduler 1.0 us + waiting for a request ...`;
+/// a part not measured says so, and `unexplained` is `-` when the measured parts add up to
+/// more than the app's mean.
+#[must_use]
+pub fn mean_line(
+    trace: &BlockTraceRecord,
+    app_ns: f64,
+    device_ns: f64,
+    cpu_wait_ns: Option<f64>,
+    unexplained_ns: Option<f64>,
+) -> String {
+    let part = |ns: Option<f64>| format_latency_ns(ns.unwrap_or(0.0));
+    format!(
+        "mean: app {} = device {} + scheduler {} + waiting for a request {} + waiting for a CPU {} + unexplained {}",
+        format_latency_ns(app_ns),
+        format_latency_ns(device_ns),
         part(block_mean(trace, |d| &d.scheduler)),
-        part(block_mean(trace, |d| &d.wait_request)),
-        ms(job.cpu_wait_ns_per_io),
-        job.unexplained_ns_per_io.map_or_else(
+        if trace.wait_request_traced {
+            part(block_mean(trace, |d| &d.wait_request))
+        } else {
+            "not measured (--trace=full)".to_string()
+        },
+        cpu_wait_ns.map_or_else(|| "-".to_string(), format_latency_ns),
+        unexplained_ns.map_or_else(
             || "- (the measured parts add up to more)".to_string(),
             format_latency_ns
         ),
-    );
+    )
 }
 
 /// `  seg 2   rw bs=4k iodepth=64 numjobs=1  3.01s  read 35.1k IOPS p99 750.0 us  write ...`
@@ -637,6 +665,39 @@ mod tests {
         );
         // No job's CPU wait in a record without segments: the mean is not taken apart.
         assert!(!text.contains("mean: app"), "{text}");
+    }
+
+    #[test]
+    fn a_trace_without_bios_says_the_wait_for_a_request_was_not_measured() {
+        let mut json = record_json();
+        let lat = |mean: f64, n: u64| {
+            serde_json::json!({"min": 1, "max": 2, "mean": mean, "stddev": 0.0, "N": n,
+              "percentile": {"50.000000": 200_000}})
+        };
+        let requests = 1961u64;
+        json["device"]["block_trace"] = serde_json::json!({"disk": "vda", "scope": "request",
+            "wait_request_traced": false, "lost_events": 0, "ambiguous_matches": 0,
+            "requests": requests,
+            "read": {"requests": requests, "bytes": requests * 4096,
+              "wait_request": lat(0.0, 0), "scheduler": lat(2_000.0, requests),
+              "device": lat(300_000.0, requests), "whole": lat(310_000.0, requests),
+              "size": lat(4096.0, requests)}});
+        let record: RunRecord = serde_json::from_value(json).unwrap();
+        let trace = record.device.as_ref().unwrap().block_trace.clone().unwrap();
+        assert!(!trace.wait_request_traced);
+        let line = mean_line(&trace, 400_000.0, 300_000.0, Some(10_000.0), Some(88_000.0));
+        assert_eq!(
+            line,
+            "mean: app 400.0 us = device 300.0 us + scheduler 2.0 us + waiting for a request \
+             not measured (--trace=full) + waiting for a CPU 10.0 us + unexplained 88.0 us"
+        );
+        let mut traced = trace;
+        traced.wait_request_traced = true;
+        let line = mean_line(&traced, 400_000.0, 300_000.0, None, None);
+        assert!(
+            line.contains("waiting for a request 0 ns + waiting for a CPU - + unexplained - (the"),
+            "{line}"
+        );
     }
 
     #[test]

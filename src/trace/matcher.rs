@@ -59,6 +59,9 @@ pub struct BlockTrace {
     /// `block_rq_complete`): the kernel has no `block_io_start`, or the queue's `iostats` is
     /// off.
     pub whole_nearest: bool,
+    /// Whether waiting for a request (`block_bio_queue` -> `block_getrq`) and merges were
+    /// traced ([`super::Detail::Full`]); when not, their zeros mean "not measured".
+    pub wait_request_traced: bool,
     /// Events the kernel's buffer lost (the whole tracer's, not only this disk's).
     pub lost_events: u64,
     /// Events that had more than one candidate (same disk and sector in flight twice); the
@@ -83,6 +86,7 @@ impl BlockTrace {
         Self {
             disk: self.disk.clone(),
             scope: self.scope,
+            wait_request_traced: self.wait_request_traced,
             ..Self::default()
         }
     }
@@ -126,16 +130,113 @@ impl Pending {
     }
 }
 
+/// A cheap hash for the pending maps' keys (disk index, sector): one multiply per word, where
+/// the standard SipHash would be most of an event's matching. The keys are the kernel's
+/// sectors, not input an attacker picks to collide.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn write_i32(&mut self, v: i32) {
+        self.write_u64(u64::from(v as u32));
+    }
+}
+
+pub(crate) type KeyMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<KeyHasher>>;
+
+/// The entries of one key, oldest first: almost always one, kept without an allocation.
+enum Queue<T> {
+    One(T),
+    Many(VecDeque<T>),
+}
+
+impl<T> Queue<T> {
+    fn len(&self) -> usize {
+        match self {
+            Self::One(_) => 1,
+            Self::Many(q) => q.len(),
+        }
+    }
+
+    fn position(&self, wanted: impl Fn(&T) -> bool) -> Option<usize> {
+        match self {
+            Self::One(v) => wanted(v).then_some(0),
+            Self::Many(q) => q.iter().position(wanted),
+        }
+    }
+
+    fn any_after(&self, at: usize, wanted: impl Fn(&T) -> bool) -> bool {
+        match self {
+            Self::One(_) => false,
+            Self::Many(q) => q.iter().skip(at + 1).any(wanted),
+        }
+    }
+
+    fn get_mut(&mut self, at: usize) -> Option<&mut T> {
+        match self {
+            Self::One(v) => (at == 0).then_some(v),
+            Self::Many(q) => q.get_mut(at),
+        }
+    }
+
+    fn push(&mut self, value: T) {
+        match self {
+            Self::Many(q) => q.push_back(value),
+            Self::One(_) => {
+                let mut q = VecDeque::with_capacity(2);
+                let Self::One(first) = std::mem::replace(self, Self::Many(VecDeque::new())) else {
+                    unreachable!("matched One above");
+                };
+                q.push_back(first);
+                q.push_back(value);
+                *self = Self::Many(q);
+            }
+        }
+    }
+
+    fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) -> bool {
+        match self {
+            Self::One(v) => keep(v),
+            Self::Many(q) => {
+                q.retain(|v| keep(v));
+                !q.is_empty()
+            }
+        }
+    }
+}
+
 /// A FIFO map per (disk, sector) with a bound on what it holds.
 struct Fifo<T> {
-    map: HashMap<(usize, u64), VecDeque<T>>,
+    map: KeyMap<(usize, u64), Queue<T>>,
     len: usize,
 }
 
 impl<T> Default for Fifo<T> {
     fn default() -> Self {
         Self {
-            map: HashMap::new(),
+            map: KeyMap::default(),
             len: 0,
         }
     }
@@ -143,7 +244,12 @@ impl<T> Default for Fifo<T> {
 
 impl<T> Fifo<T> {
     fn push(&mut self, key: (usize, u64), value: T) {
-        self.map.entry(key).or_default().push_back(value);
+        match self.map.entry(key) {
+            std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().push(value),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(Queue::One(value));
+            }
+        }
         self.len += 1;
     }
 
@@ -151,12 +257,15 @@ impl<T> Fifo<T> {
     /// was a candidate.
     fn take(&mut self, key: (usize, u64), wanted: impl Fn(&T) -> bool) -> Option<(T, bool)> {
         let queue = self.map.get_mut(&key)?;
-        let at = queue.iter().position(&wanted)?;
-        let ambiguous = queue.iter().skip(at + 1).any(&wanted);
-        let value = queue.remove(at)?;
-        if queue.is_empty() {
-            self.map.remove(&key);
-        }
+        let at = queue.position(&wanted)?;
+        let ambiguous = queue.any_after(at, &wanted);
+        let value = match queue {
+            Queue::Many(q) if q.len() > 1 => q.remove(at)?,
+            _ => match self.map.remove(&key)? {
+                Queue::One(v) => v,
+                Queue::Many(mut q) => q.remove(at)?,
+            },
+        };
         self.len -= 1;
         Some((value, ambiguous))
     }
@@ -164,9 +273,9 @@ impl<T> Fifo<T> {
     /// The first entry of `key` that `wanted` accepts, left in place.
     fn find(&mut self, key: (usize, u64), wanted: impl Fn(&T) -> bool) -> Option<(&mut T, bool)> {
         let queue = self.map.get_mut(&key)?;
-        let at = queue.iter().position(&wanted)?;
-        let ambiguous = queue.iter().skip(at + 1).any(&wanted);
-        Some((&mut queue[at], ambiguous))
+        let at = queue.position(&wanted)?;
+        let ambiguous = queue.any_after(at, &wanted);
+        Some((queue.get_mut(at)?, ambiguous))
     }
 
     /// Drops entries older than `cutoff` (by `first`); everything when still over the bound.
@@ -183,8 +292,7 @@ impl<T> Fifo<T> {
                     dropped.push(disk);
                 }
                 keep
-            });
-            !queue.is_empty()
+            })
         });
         if self.len - dropped.len() > MAX_PENDING {
             for (&(disk, _), queue) in &self.map {
@@ -192,7 +300,7 @@ impl<T> Fifo<T> {
             }
             self.map.clear();
         }
-        self.len = self.map.values().map(VecDeque::len).sum();
+        self.len = self.map.values().map(Queue::len).sum();
         dropped
     }
 }
@@ -200,11 +308,11 @@ impl<T> Fifo<T> {
 /// Follows requests from event to event and keeps the disks' histograms.
 pub struct Matcher {
     disks: Vec<BlockTrace>,
-    by_process: Vec<HashMap<i32, ProcessIo>>,
-    dev_to_disk: HashMap<u32, usize>,
+    by_process: Vec<KeyMap<i32, ProcessIo>>,
+    dev_to_disk: KeyMap<u32, usize>,
     requests: Fifo<Pending>,
     bios: Fifo<(u64, i32)>,
-    procs: HashMap<i32, Proc>,
+    procs: KeyMap<i32, Proc>,
     resolve: Resolve,
     newest: u64,
 }
@@ -214,7 +322,7 @@ impl Matcher {
     /// to it (the disk's and its partitions').
     #[must_use]
     pub fn new(disks: &[(String, Scope, Vec<u32>)], resolve: Resolve) -> Self {
-        let mut dev_to_disk = HashMap::new();
+        let mut dev_to_disk = KeyMap::default();
         for (at, (_, _, devs)) in disks.iter().enumerate() {
             for &dev in devs {
                 dev_to_disk.insert(dev, at);
@@ -229,13 +337,20 @@ impl Matcher {
                     ..BlockTrace::default()
                 })
                 .collect(),
-            by_process: vec![HashMap::new(); disks.len()],
+            by_process: vec![KeyMap::default(); disks.len()],
             dev_to_disk,
             requests: Fifo::default(),
             bios: Fifo::default(),
-            procs: HashMap::new(),
+            procs: KeyMap::default(),
             resolve,
             newest: 0,
+        }
+    }
+
+    /// Says whether waiting for a request is traced (every disk; off until said).
+    pub fn set_wait_request_traced(&mut self, traced: bool) {
+        for disk in &mut self.disks {
+            disk.wait_request_traced = traced;
         }
     }
 
@@ -402,16 +517,13 @@ impl Matcher {
             _ => whole.unwrap_or(0),
         };
         let resolve = &mut self.resolve;
-        let proc = self
-            .procs
-            .entry(p.pid)
-            .or_insert_with(|| resolve(p.pid))
-            .clone();
+        let proc = self.procs.entry(p.pid).or_insert_with(|| resolve(p.pid));
+        // The name is copied once per process and take, not per request.
         let entry = self.by_process[disk]
             .entry(proc.tgid)
             .or_insert_with(|| ProcessIo {
                 pid: proc.tgid,
-                comm: proc.comm,
+                comm: proc.comm.clone(),
                 kernel: proc.kernel,
                 ..ProcessIo::default()
             });

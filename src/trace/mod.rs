@@ -46,6 +46,40 @@ const SLACK_NS: u64 = 2_000_000;
 /// Each CPU's buffer in the instance, KiB.
 const BUFFER_KB: u32 = 8192;
 
+/// How much of a request the tracer follows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Detail {
+    /// What the split needs past the bio: `block_io_start`, `block_rq_insert` (where a disk
+    /// has a scheduler), `block_rq_issue`, `block_rq_complete`, `block_io_done`; bio-based
+    /// disks' `block_bio_queue` and `block_bio_complete`. Waiting for a request and merges
+    /// are not measured (said so where they would show).
+    #[default]
+    Requests,
+    /// Every block tracepoint read: `block_bio_queue` and `block_getrq` on request-based
+    /// disks too (waiting for a request), and the bio merges. About two more events per
+    /// I/O (`--trace=full`).
+    Full,
+}
+
+/// The detail [`Tracer::start`] traces in: the command line's (`--trace=full`), said once
+/// at start for the whole process.
+static DETAIL_FULL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Sets the detail every later [`Tracer::start`] in this process traces in.
+pub fn set_detail(detail: Detail) {
+    DETAIL_FULL.store(detail == Detail::Full, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The detail set by [`set_detail`] ([`Detail::Requests`] unless said).
+#[must_use]
+pub fn detail() -> Detail {
+    if DETAIL_FULL.load(std::sync::atomic::Ordering::Relaxed) {
+        Detail::Full
+    } else {
+        Detail::Requests
+    }
+}
+
 /// A disk to trace, by its kernel name (`vda`, `loop3`, `dm-0`); its partitions come with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceId {
@@ -129,11 +163,19 @@ pub struct Tracer {
 }
 
 impl Tracer {
-    /// Traces `disks`.
+    /// Traces `disks` in the process's [`detail`].
     ///
     /// # Errors
     /// No tracefs, no permission, or no block tracepoints: one line.
     pub fn start(disks: &[DeviceId]) -> Result<Self, TraceUnavailable> {
+        Self::start_with(disks, detail())
+    }
+
+    /// Traces `disks` in `detail`.
+    ///
+    /// # Errors
+    /// No tracefs, no permission, or no block tracepoints: one line.
+    pub fn start_with(disks: &[DeviceId], detail: Detail) -> Result<Self, TraceUnavailable> {
         let root = tracefs::root().map_err(TraceUnavailable)?;
         let mut notes: Vec<String> = tracefs::remove_dead(&root.join("instances"))
             .into_iter()
@@ -156,16 +198,18 @@ impl Tracer {
             .map_err(|e| TraceUnavailable(format!("events/header_page: {e}")))?;
         let (layouts, names) = layouts(instance.path()).map_err(TraceUnavailable)?;
         let targets = disk_devices(Path::new("/sys/block"), disks);
-        let filter = targets
-            .iter()
-            .flat_map(|(_, _, devs)| devs)
-            .map(|dev| format!("dev == {dev}"))
-            .collect::<Vec<_>>()
-            .join(" || ");
-        if filter.is_empty() {
+        if targets.iter().all(|(_, _, devs)| devs.is_empty()) {
             return Err(TraceUnavailable("no disk to trace".to_string()));
         }
-        for name in &names {
+        let schedulers: Vec<bool> = targets
+            .iter()
+            .map(|(disk, _, _)| has_scheduler(Path::new("/sys/block"), disk))
+            .collect();
+        for (kind, name) in &names {
+            let filter = event_filter(*kind, detail, &targets, &schedulers);
+            if filter.is_empty() {
+                continue;
+            }
             instance
                 .write(&format!("events/block/{name}/filter"), &filter)
                 .map_err(fail)?;
@@ -183,7 +227,8 @@ impl Tracer {
         let page_size = subbuf_bytes(instance.path());
         let buffers = open_buffers(instance.path()).map_err(TraceUnavailable)?;
         instance.write("tracing_on", "1").map_err(fail)?;
-        let matcher = Matcher::new(&targets, Box::new(resolve_pid));
+        let mut matcher = Matcher::new(&targets, Box::new(resolve_pid));
+        matcher.set_wait_request_traced(detail == Detail::Full);
         let shared = Arc::new((
             Mutex::new(Shared {
                 matcher,
@@ -280,8 +325,46 @@ fn read_at_once(path: &Path) -> std::io::Result<String> {
     String::from_utf8(buf).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
+/// Whether disk `disk` under `sys_block` queues requests in a scheduler (`queue/scheduler`
+/// names one other than `none` in brackets): only then does `block_rq_insert` say more than
+/// `block_io_start`.
+fn has_scheduler(sys_block: &Path, disk: &str) -> bool {
+    std::fs::read_to_string(sys_block.join(disk).join("queue/scheduler")).is_ok_and(|t| {
+        t.split_whitespace()
+            .find_map(|w| w.strip_prefix('[')?.strip_suffix(']'))
+            .is_some_and(|active| active != "none")
+    })
+}
+
+/// The filter of tracepoint `kind` in `detail`: the device numbers of the disks that need it
+/// (`dev == A || dev == B`), empty when none does (the tracepoint stays off).
+fn event_filter(
+    kind: Kind,
+    detail: Detail,
+    targets: &[(String, Scope, Vec<u32>)],
+    schedulers: &[bool],
+) -> String {
+    let full = detail == Detail::Full;
+    targets
+        .iter()
+        .zip(schedulers)
+        .filter(|((_, scope, _), scheduler)| match kind {
+            Kind::IoStart | Kind::Issue | Kind::Complete | Kind::IoDone => true,
+            Kind::Insert => **scheduler || full,
+            Kind::BioQueue | Kind::BioComplete => *scope == Scope::Bio || full,
+            Kind::GetRq | Kind::BioMerge => full,
+        })
+        .flat_map(|((_, _, devs), _)| devs)
+        .map(|dev| format!("dev == {dev}"))
+        .collect::<Vec<_>>()
+        .join(" || ")
+}
+
+/// Tracepoints by kind and name.
+type Tracepoints = Vec<(Kind, &'static str)>;
+
 /// The tracepoints this kernel has, their layouts and names.
-fn layouts(instance: &Path) -> Result<(Layouts, Vec<&'static str>), String> {
+fn layouts(instance: &Path) -> Result<(Layouts, Tracepoints), String> {
     let mut layouts = Layouts::default();
     let mut names = Vec::new();
     for (kind, name) in Kind::ALL {
@@ -295,7 +378,7 @@ fn layouts(instance: &Path) -> Result<(Layouts, Vec<&'static str>), String> {
             .field("common_type")
             .ok_or_else(|| format!("{}: no common_type", path.display()))?;
         layouts.push(Layout::new(kind, &format)?, common);
-        names.push(name);
+        names.push((kind, name));
     }
     for needed in [Kind::Issue, Kind::Complete] {
         if !layouts.kinds().contains(&needed) {
@@ -519,6 +602,53 @@ mod tests {
         assert_eq!(name, "vdb");
         assert_eq!(scope, Scope::Request);
         assert_eq!(devs, vec![(252 << 20) | 16, (252 << 20) | 17]);
+    }
+
+    #[test]
+    fn by_default_only_the_request_events_are_on_and_bios_only_for_bio_based_disks() {
+        let targets = vec![
+            ("vda".to_string(), Scope::Request, vec![1, 2]),
+            ("loop0".to_string(), Scope::Request, vec![3]),
+            ("dm-0".to_string(), Scope::Bio, vec![4]),
+        ];
+        // vda has a scheduler, loop0 none.
+        let schedulers = [true, false, false];
+        let filter = |kind, detail| event_filter(kind, detail, &targets, &schedulers);
+        for kind in [Kind::IoStart, Kind::Issue, Kind::Complete, Kind::IoDone] {
+            assert_eq!(
+                filter(kind, Detail::Requests),
+                "dev == 1 || dev == 2 || dev == 3 || dev == 4"
+            );
+        }
+        assert_eq!(
+            filter(Kind::Insert, Detail::Requests),
+            "dev == 1 || dev == 2"
+        );
+        assert_eq!(filter(Kind::BioQueue, Detail::Requests), "dev == 4");
+        assert_eq!(filter(Kind::BioComplete, Detail::Requests), "dev == 4");
+        assert_eq!(filter(Kind::GetRq, Detail::Requests), "", "off");
+        assert_eq!(filter(Kind::BioMerge, Detail::Requests), "", "off");
+        let all = "dev == 1 || dev == 2 || dev == 3 || dev == 4";
+        for (kind, _) in Kind::ALL {
+            assert_eq!(filter(kind, Detail::Full), all, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn a_scheduler_is_the_bracketed_name_unless_it_is_none() {
+        let root = tempfile::tempdir().unwrap();
+        for (disk, text) in [
+            ("vda", "none [mq-deadline] kyber bfq\n"),
+            ("vdb", "[none] mq-deadline\n"),
+            ("nvme0n1", "[none]\n"),
+        ] {
+            std::fs::create_dir_all(root.path().join(disk).join("queue")).unwrap();
+            std::fs::write(root.path().join(disk).join("queue/scheduler"), text).unwrap();
+        }
+        assert!(has_scheduler(root.path(), "vda"));
+        assert!(!has_scheduler(root.path(), "vdb"));
+        assert!(!has_scheduler(root.path(), "nvme0n1"));
+        assert!(!has_scheduler(root.path(), "gone"));
     }
 
     #[test]

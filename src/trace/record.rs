@@ -28,6 +28,7 @@ pub fn block_trace_record(trace: &BlockTrace, cost: Option<&TraceCost>) -> Block
         disk: trace.disk.clone(),
         scope: trace.scope.as_str().to_string(),
         whole_nearest: trace.whole_nearest,
+        wait_request_traced: trace.wait_request_traced,
         lost_events: trace.lost_events,
         ambiguous_matches: trace.ambiguous_matches,
         unmatched: trace.unmatched,

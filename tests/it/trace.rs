@@ -103,7 +103,39 @@ fn a_traced_run_on_a_loop_device_agrees_with_diskstats() {
     );
     assert_agrees_with_diskstats(&record);
     assert_stdout_has(&out, "mean: app ");
+    // Plain --trace leaves the bios out: the wait for a request is said not to be measured.
+    assert_eq!(
+        record["device"]["block_trace"]["wait_request_traced"],
+        false
+    );
+    assert_stdout_has(&out, "waiting for a request not measured (--trace=full)");
     assert_eq!(instances(), before, "the run's instance is gone");
+}
+
+#[test]
+#[ignore = "needs root and tracefs"]
+fn trace_full_measures_each_bios_wait_for_a_request() {
+    require_root();
+    let _turn = tracefs_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path(), "disk.img");
+    let (out, record) = bench_ok(
+        dir.path(),
+        &args(
+            dev.path(),
+            "--rw randread --bs 4k --iodepth 8 --runtime 1s --trace=full",
+        ),
+    );
+    let trace = &record["device"]["block_trace"];
+    assert!(trace.get("wait_request_traced").is_none(), "{trace}");
+    let read = &trace["read"];
+    let waited = read["wait_request"]["N"].as_f64().unwrap();
+    let requests = read["requests"].as_f64().unwrap();
+    assert!(
+        waited >= requests * 0.99,
+        "{waited} bios got a request, {requests} requests"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("not measured"));
 }
 
 #[test]
