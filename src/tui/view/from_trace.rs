@@ -289,6 +289,7 @@ mod tests {
             disk: "loop0".into(),
             scope: "request".into(),
             whole_nearest: false,
+            wait_request_traced: true,
             lost_events: 0,
             ambiguous_matches: 0,
             unmatched: 0,
