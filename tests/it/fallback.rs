@@ -249,7 +249,7 @@ fn mark_s_table_and_record_say_psync() {
         .lines()
         .find(|l| l.starts_with("RND4K Q32T1"))
         .unwrap_or_else(|| panic!("no RND4K Q32T1 row in:\n{text}"));
-    assert!(q32.ends_with("  ran psync at Q1T1"), "{text}");
+    assert!(q32.ends_with("ran psync at Q1T1"), "{text}");
     let record = record_in(dir.path());
     assert_eq!(record["engine"]["used"], "psync");
     for segment in record["segments"].as_array().unwrap() {

@@ -150,11 +150,11 @@ fn mark_without_io_uring_says_its_q32_tests_ran_at_q1() {
     assert_success(&out);
     let text = stdout(&out);
     assert!(
-        row(&text, "RND4K Q32T1").ends_with("  ran psync at Q1T1"),
+        row(&text, "RND4K Q32T1").ends_with("ran psync at Q1T1"),
         "{text}"
     );
     assert!(
-        row(&text, "SEQ1M Q8T1").ends_with("  ran psync at Q1T1"),
+        row(&text, "SEQ1M Q8T1").ends_with("ran psync at Q1T1"),
         "{text}"
     );
     assert!(

@@ -69,6 +69,51 @@ fn some_cpu() -> usize {
 #[test]
 fn a_session_starved_by_its_own_workers_is_not_a_stall() {
     let _turn = crate::support::timing_turn();
+    // Other tests' load on the pinned CPU can hold the whole process, workers too, through the
+    // window: that is rightly a stall, and no starving is left to see. Up to three tries for
+    // one where the workers ran; each try's record is judged by the same rules.
+    let mut tries = Vec::new();
+    let (record, stdout, stderr, typed) = loop {
+        let (record, stdout, stderr) = starve_once();
+        let typed = record["typed_warnings"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if typed.iter().any(|w| w["kind"] == "starved") || tries.len() == 2 {
+            break (record, stdout, stderr, typed);
+        }
+        tries.push(format!("{typed:?}"));
+    };
+    let starved = typed
+        .iter()
+        .find(|w| w["kind"] == "starved")
+        .unwrap_or_else(|| panic!("no starved warning in 3 tries: {tries:?}, {typed:?}\n{stderr}"));
+    let starved_ns = starved["starved_ns"].as_u64().unwrap();
+    assert!(starved_ns >= 500_000_000, "{starved}");
+    assert!(starved["longest_ns"].as_u64().unwrap() <= starved_ns);
+    // The workers ran through the session's SCHED_IDLE window, so that window is starved
+    // time. Other tests' load on the pinned CPU can hold the whole process (workers too) for
+    // part of it: that part is a stall, rightly. Together they cover the window.
+    let stalled_ns = record["stalled_ns"].as_u64().unwrap_or(0);
+    assert!(
+        starved_ns + stalled_ns >= 1_500_000_000,
+        "{typed:?}\n{stderr}"
+    );
+    // The starved time is measured: the 3 s runtime was not extended by it.
+    let elapsed_s = record["elapsed_ns"].as_u64().unwrap() as f64 / 1e9;
+    assert!((2.9..4.5).contains(&elapsed_s), "measured {elapsed_s} s");
+    assert!(
+        stderr.contains("WARNING: starved: the session's thread did not run for"),
+        "{stderr}"
+    );
+    if stalled_ns == 0 {
+        assert!(!stdout.contains("stalled"), "{stdout}");
+    }
+}
+
+/// One run whose session thread is held at SCHED_IDLE beside its pinned workers for 2.5 s: its
+/// record, stdout and stderr.
+fn starve_once() -> (serde_json::Value, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("run.json");
     let child = Command::new(BIN)
@@ -104,38 +149,9 @@ fn a_session_starved_by_its_own_workers_is_not_a_stall() {
     set_policy(session, libc::SCHED_OTHER);
     let out = child.wait_with_output().unwrap();
     let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
     );
     assert!(out.status.success(), "{stderr}");
-    let record = read_json(Path::new(&record));
-    let typed = record["typed_warnings"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let starved = typed
-        .iter()
-        .find(|w| w["kind"] == "starved")
-        .unwrap_or_else(|| panic!("no starved warning in {typed:?}\n{stderr}"));
-    let starved_ns = starved["starved_ns"].as_u64().unwrap();
-    assert!(starved_ns >= 500_000_000, "{starved}");
-    assert!(starved["longest_ns"].as_u64().unwrap() <= starved_ns);
-    // The workers ran through the session's SCHED_IDLE window, so that window is starved
-    // time. Other tests' load on the pinned CPU can hold the whole process (workers too) for
-    // part of it: that part is a stall, rightly. Together they cover the window.
-    let stalled_ns = record["stalled_ns"].as_u64().unwrap_or(0);
-    assert!(
-        starved_ns + stalled_ns >= 1_500_000_000,
-        "{typed:?}\n{stderr}"
-    );
-    // The starved time is measured: the 3 s runtime was not extended by it.
-    let elapsed_s = record["elapsed_ns"].as_u64().unwrap() as f64 / 1e9;
-    assert!((2.9..4.5).contains(&elapsed_s), "measured {elapsed_s} s");
-    assert!(
-        stderr.contains("WARNING: starved: the session's thread did not run for"),
-        "{stderr}"
-    );
-    if stalled_ns == 0 {
-        assert!(!stdout.contains("stalled"), "{stdout}");
-    }
+    (read_json(Path::new(&record)), stdout, stderr)
 }

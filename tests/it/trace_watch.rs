@@ -124,6 +124,11 @@ fn the_monitor_shows_device_percentiles_heatmap_and_processes_and_records_them()
         .find(|l| l.contains(&format!(">{disk} ")) || l.contains(&format!(" {disk} ")))
         .unwrap_or_else(|| panic!("no row of {disk}: {screen}"));
     assert!(!row.trim_end().ends_with('-'), "no device time: {row}");
+    // The screen can be ready after one sample: let the recording hold two before leaving.
+    let deadline = std::time::Instant::now() + WAIT;
+    while traced_samples(&record, &disk).len() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
     t.assert_restored();
