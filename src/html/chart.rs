@@ -465,13 +465,14 @@ fn runs(line: &Line, x: &Axis, y: &Axis) -> Vec<Vec<(f64, f64)>> {
 type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 type Plot<'a> = ChartContext<'a, SVGBackend<'a>, Cartesian2d<Axis, Axis>>;
 
-/// The chart's frame: the axes with their ticks and labels and a light grid.
-fn frame<'a>(root: &Area<'a>, x: &Axis, y: &Axis) -> Result<Plot<'a>, String> {
+/// The chart's frame: the axes with their ticks and labels and a light grid; `y_area`: the
+/// width left of the plot for the y axis' labels.
+fn frame<'a>(root: &Area<'a>, x: &Axis, y: &Axis, y_area: u32) -> Result<Plot<'a>, String> {
     let mut chart = ChartBuilder::on(root)
         .margin(12)
         .margin_right(24)
         .x_label_area_size(40)
-        .y_label_area_size(78)
+        .y_label_area_size(y_area)
         .build_cartesian_2d(x.range(), y.range())
         .map_err(|e| e.to_string())?;
     let xf = |v: &f64| x.tick_text(*v);
@@ -500,7 +501,7 @@ pub fn draw_lines(chart: &LineChart) -> Result<String, String> {
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let mut plot = frame(&root, &chart.x, &chart.y)?;
+        let mut plot = frame(&root, &chart.x, &chart.y, 78)?;
         let (ylo, yhi) = (chart.y.lo, chart.y.hi);
         for span in &chart.spans {
             let (Some(a), Some(b)) = (chart.x.place(span.from), chart.x.place(span.to)) else {
@@ -606,7 +607,7 @@ pub fn draw_heat(chart: &HeatChart) -> Result<String, String> {
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, chart.height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let mut plot = frame(&root, &chart.x, &chart.y)?;
+        let mut plot = frame(&root, &chart.x, &chart.y, 78)?;
         plot.draw_series(chart.cells.iter().map(|c| {
             Rectangle::new(
                 [(c.x.0, c.y.0), (c.x.1, c.y.1)],
@@ -674,25 +675,7 @@ pub fn draw_intervals(rows: &[IntervalRow]) -> Result<String, String> {
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let mut chart = ChartBuilder::on(&root)
-            .margin(12)
-            .margin_right(24)
-            .x_label_area_size(40)
-            .y_label_area_size(250)
-            .build_cartesian_2d(x.range(), y.range())
-            .map_err(|e| e.to_string())?;
-        let xf = |v: &f64| x.tick_text(*v);
-        let yf = |v: &f64| y.tick_text(*v);
-        chart
-            .configure_mesh()
-            .x_desc(x.label.as_str())
-            .x_label_formatter(&xf)
-            .y_label_formatter(&yf)
-            .label_style(("sans-serif", 12))
-            .light_line_style(WHITE.mix(0.0))
-            .bold_line_style(BLACK.mix(0.12))
-            .draw()
-            .map_err(|e| e.to_string())?;
+        let mut chart = frame(&root, &x, &y, 250)?;
         chart
             .draw_series(LineSeries::new(
                 [(0.0, y.lo), (0.0, y.hi)],
