@@ -728,6 +728,9 @@ pub struct ReportArgs {
     /// Leave host names, paths and command lines out of the page.
     #[arg(long)]
     pub redact: bool,
+    /// Replace a file at -o that is not a diskdash report or record.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// What `diskdash report` writes.

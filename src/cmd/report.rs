@@ -34,10 +34,26 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     let text = match args.format {
         ReportFormat::Html => crate::html::page(&title(&inputs), &sections),
-        ReportFormat::Svg => chart(&sections, args.chart.as_deref().unwrap_or_default())?,
+        // The comment names the file as diskdash's, so the output gate lets a rerun replace it.
+        ReportFormat::Svg => format!(
+            "<!-- diskdash report -->\n{}",
+            chart(&sections, args.chart.as_deref().unwrap_or_default())?
+        ),
     };
     match &args.output {
-        Some(path) => crate::record::write_atomic(path, text.as_bytes())?,
+        // The one output gate: an existing file is replaced only when it is diskdash's (a
+        // report or a record) or with --force, never a device, a hard link or a file in use.
+        Some(path) => crate::record::output::RecordDestination::prepare(
+            "-o",
+            path,
+            crate::record::output::Guard {
+                targets: &[],
+                other_output: None,
+                force: args.force,
+                in_use: crate::bench::blockdev::file_in_use,
+            },
+        )?
+        .commit(text.as_bytes())?,
         None => {
             if std::io::stdout().is_terminal() {
                 return Err(crate::error::usage!(

@@ -128,7 +128,7 @@ pub fn page(title: &str, sections: &[Section]) -> String {
     let _ = write!(
         html,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src \
+         <meta name=\"generator\" content=\"diskdash report\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src \
          'unsafe-inline'; img-src data:\">\n<meta name=\"viewport\" \
          content=\"width=device-width\">\n<title>{}</title>\n<style>{STYLE}</style></head>\n\
          <body>\n<h1>{}</h1>\n",

@@ -60,6 +60,13 @@ pub struct Guard<'a> {
 /// Prefix (whitespace removed) of every record diskdash writes.
 const OURS: &[u8] = br#"{"format":"diskdash-"#;
 
+/// Prefix (whitespace removed) of every page `diskdash report` writes.
+const OUR_PAGE: &[u8] =
+    br#"<!DOCTYPEhtml><htmllang="en"><head><metacharset="utf-8"><metaname="generator"content="diskdashreport">"#;
+
+/// Prefix (whitespace removed) of every chart `diskdash report --format svg` writes.
+const OUR_SVG: &[u8] = b"<!--diskdashreport-->";
+
 /// An output path resolved once: its directory pinned, its last name inside it.
 struct Place {
     dir: OwnedFd,
@@ -743,7 +750,7 @@ fn is_our_record(file: &OwnedFd) -> bool {
 }
 
 /// Whether `head` (the first bytes of a file) begins like a run's record of ours (a bench,
-/// fio, sweep, mark or fleet record, or their JSON Lines): never a monitor recording, which
+/// fio, sweep, mark or fleet record, or their JSON Lines) or a report's page: never a monitor recording, which
 /// may hold weeks of samples and is replaced by nothing but its own rotation.
 fn starts_as_our_record(head: &[u8]) -> bool {
     const MONITOR: &[u8] = b"monitor";
@@ -751,9 +758,11 @@ fn starts_as_our_record(head: &[u8]) -> bool {
         .iter()
         .copied()
         .filter(|b| !b.is_ascii_whitespace())
-        .take(OURS.len() + MONITOR.len())
+        .take(OUR_PAGE.len().max(OURS.len() + MONITOR.len()))
         .collect();
-    compact.starts_with(OURS) && !compact[OURS.len()..].starts_with(MONITOR)
+    (compact.starts_with(OURS) && !compact[OURS.len()..].starts_with(MONITOR))
+        || compact.starts_with(OUR_PAGE)
+        || compact.starts_with(OUR_SVG)
 }
 
 #[cfg(test)]
@@ -862,6 +871,13 @@ mod tests {
             b"{\"format\":\"diskdash-bench-interval\",\"seq\":0}\n"
         ));
         assert!(!starts_as_our_record(b"{\"format\":\"other\"}"));
+        assert!(starts_as_our_record(
+            b"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta name=\"generator\" content=\"diskdash report\">"
+        ));
+        assert!(starts_as_our_record(b"<!-- diskdash report -->\n<svg"));
+        assert!(!starts_as_our_record(
+            b"<!DOCTYPE html>\n<html lang=\"en\"><head>"
+        ));
         assert!(!starts_as_our_record(b"\x7fELF\x02\x01\x01"));
         assert!(!starts_as_our_record(b""));
     }

@@ -332,7 +332,7 @@ fn names_with_markup_are_drawn_escaped() {
         &["report", s(&run), "--format", "svg", "--chart", "iops"],
     );
     assert_success(&svg);
-    assert!(stdout(&svg).starts_with("<svg"));
+    assert!(stdout(&svg).starts_with("<!-- diskdash report -->\n<svg"));
     let list = diskdash(dir.path(), &["report", s(&run), "--list-charts"]);
     assert!(stdout(&list).lines().any(|l| l.starts_with("heatmap\t")));
 }
@@ -380,4 +380,64 @@ fn bad_input_is_one_line_and_leaves_the_output_alone() {
     let (line, code) = refused(&["report", s(&d.join("fio.json")), "--format", "svg"]);
     assert_eq!(code, 2, "{line}");
     assert!(line.contains("--chart NAME"), "{line}");
+}
+
+/// `-o` goes through the output gate: a file that is not diskdash's is refused (exit 2, left as
+/// it was) unless `--force`; the report's own page and chart are replaced by a rerun.
+#[test]
+fn the_output_is_gated_and_a_rerun_replaces_its_own_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let record = d.join("run.json");
+    let run = diskdash(
+        d,
+        &[
+            "bench",
+            s(d),
+            "--ioengine",
+            "null",
+            "--size",
+            "4M",
+            "--runtime",
+            "300ms",
+            "--no-tui",
+            "--json",
+            s(&record),
+        ],
+    );
+    assert_success(&run);
+    let page = d.join("notes.html");
+    std::fs::write(&page, "my notes").unwrap();
+    let (line, code) = refused(&["report", s(&record), "-o", s(&page)]);
+    assert_eq!(code, 2, "{line}");
+    assert!(line.contains("--force"), "{line}");
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), "my notes");
+    assert_success(&diskdash(
+        d,
+        &["report", s(&record), "-o", s(&page), "--force"],
+    ));
+    assert!(
+        std::fs::read_to_string(&page)
+            .unwrap()
+            .starts_with("<!DOCTYPE html>")
+    );
+    assert_success(&diskdash(d, &["report", s(&record), "-o", s(&page)]));
+    let svg = d.join("iops.svg");
+    for _ in 0..2 {
+        let out = diskdash(
+            d,
+            &[
+                "report",
+                s(&record),
+                "--format",
+                "svg",
+                "--chart",
+                "iops",
+                "-o",
+                s(&svg),
+            ],
+        );
+        assert_success(&out);
+    }
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
 }
