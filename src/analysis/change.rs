@@ -9,7 +9,10 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::record::JobIntervalRecord;
+use crate::record::{HistogramRecord, JobIntervalRecord, LatencyRecord};
+use crate::stats::{
+    FINE_SUB_BUCKET_BITS, LatencyBucket, bucket_percentile_ns, coarsen, merge_buckets,
+};
 
 /// `--noise-floor`'s default, percent: a smaller change is never better or worse.
 pub const NOISE_FLOOR_PCT: f64 = 5.0;
@@ -34,6 +37,9 @@ pub enum Unit {
     Loops,
     /// The mean of a batch of consecutive intervals.
     BatchMeans,
+    /// A latency percentile of a batch of consecutive intervals, read off their histograms
+    /// merged.
+    BatchPercentiles,
 }
 
 /// The samples a run's number rests on.
@@ -213,7 +219,17 @@ pub fn judge(
 /// fewer than [`MIN_SAMPLES`] batches gives none.
 #[must_use]
 pub fn batches(series: &[JobIntervalRecord]) -> Vec<Range<usize>> {
-    let total: u64 = series.iter().map(|e| u64::from(e.intervals.max(1))).sum();
+    let intervals: Vec<u64> = series
+        .iter()
+        .map(|e| u64::from(e.intervals.max(1)))
+        .collect();
+    batches_of(&intervals)
+}
+
+/// [`batches`] of entries holding `intervals[i]` intervals each (at least 1 counted).
+#[must_use]
+pub fn batches_of(intervals: &[u64]) -> Vec<Range<usize>> {
+    let total: u64 = intervals.iter().map(|&n| n.max(1)).sum();
     let k = (total / BATCH_INTERVALS).min(MAX_BATCHES);
     if k < MIN_SAMPLES as u64 {
         return Vec::new();
@@ -221,20 +237,20 @@ pub fn batches(series: &[JobIntervalRecord]) -> Vec<Range<usize>> {
     let target = total / k;
     let mut out: Vec<Range<usize>> = Vec::new();
     let (mut start, mut acc) = (0, 0);
-    for (i, e) in series.iter().enumerate() {
-        acc += u64::from(e.intervals.max(1));
+    for (i, &n) in intervals.iter().enumerate() {
+        acc += n.max(1);
         if acc >= target && (out.len() as u64) < k - 1 {
             out.push(start..i + 1);
             start = i + 1;
             acc = 0;
         }
     }
-    if start < series.len() {
+    if start < intervals.len() {
         if acc >= BATCH_INTERVALS {
-            out.push(start..series.len());
+            out.push(start..intervals.len());
         } else if let Some(last) = out.last_mut() {
             // A short tail joins the batch before it.
-            last.end = series.len();
+            last.end = intervals.len();
         }
     }
     if out.len() < MIN_SAMPLES {
@@ -293,6 +309,66 @@ pub fn batch_means(series: &[JobIntervalRecord], dir: Dir, quantity: Quantity) -
         values,
         intervals,
     }
+}
+
+/// One entry of a series' latency: how many intervals it holds and each direction's
+/// latency (read, write, trim), its histogram with it (a segment's `series`, format 3 on).
+#[derive(Debug, Clone, Copy)]
+pub struct LatencyEntry<'r> {
+    pub intervals: u64,
+    pub dirs: [&'r LatencyRecord; 3],
+}
+
+/// The percentile `pct` of `dir` in each batch of `entries` (the batches of [`batches_of`]):
+/// the batch's interval histograms merged (at the coarsest resolution among them, exactly)
+/// and the percentile read off the merged one, within the batch's fastest and slowest I/O,
+/// never an average of the intervals' percentiles. A batch without I/O gives no sample.
+/// `None` when an entry with I/O has no histogram (a record older than format 3): no
+/// percentile of a batch can be read.
+#[must_use]
+pub fn batch_percentiles<'r>(entries: &[LatencyEntry<'r>], dir: Dir, pct: f64) -> Option<Samples> {
+    let k = dir as usize;
+    let lat = |e: &LatencyEntry<'r>| -> &'r LatencyRecord { e.dirs[k] };
+    if entries
+        .iter()
+        .any(|e| lat(e).n > 0 && lat(e).histogram.is_none())
+    {
+        return None;
+    }
+    let counts: Vec<u64> = entries.iter().map(|e| e.intervals).collect();
+    let values = batches_of(&counts)
+        .into_iter()
+        .filter_map(|range| {
+            let part: Vec<&LatencyRecord> =
+                entries[range].iter().map(lat).filter(|l| l.n > 0).collect();
+            let histograms: Vec<&HistogramRecord> =
+                part.iter().filter_map(|l| l.histogram.as_ref()).collect();
+            let bits = histograms
+                .iter()
+                .map(|h| h.sub_bucket_bits.unwrap_or(FINE_SUB_BUCKET_BITS))
+                .min()?;
+            let mut merged: Vec<LatencyBucket> = Vec::new();
+            for h in histograms {
+                let buckets: Vec<LatencyBucket> = h.buckets().collect();
+                let at = h.sub_bucket_bits.unwrap_or(FINE_SUB_BUCKET_BITS);
+                let buckets = if at > bits {
+                    coarsen(&buckets, bits)
+                } else {
+                    buckets
+                };
+                merge_buckets(&mut merged, &buckets);
+            }
+            let min = part.iter().map(|l| l.min).min()?;
+            let max = part.iter().map(|l| l.max).max()?;
+            (!merged.is_empty())
+                .then(|| bucket_percentile_ns(&merged, pct).clamp(min, max.max(min)) as f64)
+        })
+        .collect();
+    Some(Samples {
+        unit: Unit::BatchPercentiles,
+        values,
+        intervals: counts.iter().map(|&n| n.max(1)).sum(),
+    })
 }
 
 /// Series of jobs that ran side by side (a reporting group in one step), added entry by
@@ -435,6 +511,90 @@ mod tests {
         let short = batch_means(&series[..15], Dir::Read, Quantity::Iops);
         assert!(short.values.is_empty());
         assert_eq!(short.intervals, 15);
+    }
+
+    /// An interval's latency: `n` I/Os, `fast` of them at 100 us, the rest at `slow_ns`.
+    fn latency(n: u64, fast: u64, slow_ns: u64) -> LatencyRecord {
+        let le = |ns| crate::stats::fine_bucket_le_ns(ns, 7);
+        let mut buckets = vec![LatencyBucket {
+            le_ns: le(100_000),
+            count: fast,
+        }];
+        if n > fast {
+            buckets.push(LatencyBucket {
+                le_ns: le(slow_ns),
+                count: n - fast,
+            });
+        }
+        LatencyRecord {
+            min: 100_000,
+            max: if n > fast { slow_ns } else { 100_000 },
+            mean: 0.0,
+            n,
+            histogram: Some(HistogramRecord::from_buckets(&buckets, 7)),
+            ..LatencyRecord::default()
+        }
+    }
+
+    #[test]
+    fn a_batch_percentile_is_read_off_the_batch_histograms_merged() {
+        // 20 intervals of 100 I/Os: in each, 98 at 100 us and 2 slow. The first batch's slow
+        // ones take 1 ms, the second's 2 ms: p99 of each batch's 1,000 I/Os is its slow ones,
+        // p50 the fast ones.
+        let mut lats: Vec<LatencyRecord> = (0..10).map(|_| latency(100, 98, 1_000_000)).collect();
+        lats.extend((0..10).map(|_| latency(100, 98, 2_000_000)));
+        let idle = LatencyRecord::default();
+        let entries: Vec<LatencyEntry> = lats
+            .iter()
+            .map(|l| LatencyEntry {
+                intervals: 1,
+                dirs: [l, &idle, &idle],
+            })
+            .collect();
+        let p99 = batch_percentiles(&entries, Dir::Read, 99.0).unwrap();
+        assert_eq!(p99.unit, Unit::BatchPercentiles);
+        assert_eq!(p99.intervals, 20);
+        assert_eq!(p99.values.len(), 2);
+        // Within the bucket's 0.78%, and never past the slowest I/O.
+        assert!(p99.values[0] <= 1e6 && p99.values[0] > 0.99e6, "{p99:?}");
+        assert!(p99.values[1] <= 2e6 && p99.values[1] > 1.98e6, "{p99:?}");
+        let p50 = batch_percentiles(&entries, Dir::Read, 50.0).unwrap();
+        assert!(p50.values.iter().all(|&v| (v - 100_000.0).abs() < 1000.0));
+        // No writes: no samples, but histograms (none needed).
+        let none = batch_percentiles(&entries, Dir::Write, 99.0).unwrap();
+        assert!(none.values.is_empty());
+        // Too few intervals for two batches: no samples.
+        let short = batch_percentiles(&entries[..15], Dir::Read, 99.0).unwrap();
+        assert!(short.values.is_empty());
+        // An interval with I/O but no histogram (an older record): nothing can be read.
+        let mut old = lats[3].clone();
+        old.histogram = None;
+        let mut older = entries.clone();
+        older[3].dirs[0] = &old;
+        assert!(batch_percentiles(&older, Dir::Read, 99.0).is_none());
+        // Coarser intervals merge at their resolution: a 4-bit bucket holds the 7-bit ones.
+        let coarse = LatencyRecord {
+            histogram: Some(HistogramRecord::from_buckets(
+                &crate::stats::coarsen(
+                    &lats[0]
+                        .histogram
+                        .as_ref()
+                        .unwrap()
+                        .buckets()
+                        .collect::<Vec<_>>(),
+                    4,
+                ),
+                4,
+            )),
+            ..lats[0].clone()
+        };
+        older[3].dirs[0] = &coarse;
+        let mixed = batch_percentiles(&older, Dir::Read, 99.0).unwrap();
+        assert_eq!(mixed.values.len(), 2);
+        assert!(
+            mixed.values[0] <= 1e6 && mixed.values[0] > 0.9e6,
+            "{mixed:?}"
+        );
     }
 
     #[test]

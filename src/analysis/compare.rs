@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 pub use crate::analysis::change::Verdict;
-use crate::analysis::change::{self, Interval, Quantity, Samples, Unit};
+use crate::analysis::change::{self, Interval, LatencyEntry, Quantity, Samples, Unit};
 use crate::analysis::points;
 use crate::record::{
     DirectionRecord, JobIntervalRecord, JobRecord, LatencyRecord, RunRecord, RunStatus,
@@ -26,6 +26,9 @@ pub const FORMAT_VERSION: u32 = 2;
 
 /// Changes smaller than this (in percent) are shown as `0.0%` and labelled neither way.
 pub const SAME_PCT: f64 = 0.05;
+
+/// Why a percentile over intervals is not judged: they keep no latency histogram.
+pub const NO_HISTOGRAMS: &str = "no histograms";
 
 /// Which way of a metric is the good one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -158,6 +161,10 @@ pub struct Row {
     pub samples: Option<SampleCounts>,
     /// `None` when there is nothing to compare against.
     pub verdict: Option<Verdict>,
+    /// Why a metric tested elsewhere is not judged here: `no histograms` for a percentile
+    /// over intervals that keep none (older records, a job sharing its step with others).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why_not_judged: Option<&'static str>,
 }
 
 impl Row {
@@ -173,12 +180,16 @@ impl Row {
             interval: None,
             samples: None,
             verdict: change_pct.map(|_| Verdict::NotJudged),
+            why_not_judged: None,
         }
     }
 
     /// Tested on the runs' samples of it, when it is a tested metric.
     fn judged(mut self, samples: Option<(&Samples, &Samples)>, floor_pct: f64) -> Self {
         let (Some(change), Some((b, n))) = (self.change_pct, samples) else {
+            if self.change_pct.is_some() && self.metric.percentile().is_some() {
+                self.why_not_judged = Some(NO_HISTOGRAMS);
+            }
             return self;
         };
         let interval = change::welch(&b.values, &n.values);
@@ -203,8 +214,9 @@ impl Row {
 /// Where a run's samples of a direction come from.
 #[derive(Debug, Clone, Default)]
 pub enum Source<'r> {
-    /// The job's intervals (batch means).
-    Series(Vec<JobIntervalRecord>),
+    /// The job's intervals (batch means) and, where its step's series has them, each
+    /// interval's latency with its histogram (batch percentiles; `None`: no histograms).
+    Series(Vec<JobIntervalRecord>, Option<Vec<LatencyEntry<'r>>>),
     /// One record per loop: read, write and trim.
     Loops(Vec<[&'r DirectionRecord; 3]>),
     #[default]
@@ -213,12 +225,18 @@ pub enum Source<'r> {
 
 impl Source<'_> {
     /// Its samples of `metric` in direction `dir` (0 read, 1 write, 2 trim). A percentile
-    /// has samples only where each sample keeps its own: loops (each loop's recorded
-    /// percentile); batches of intervals keep counts and latency sums, no histogram.
+    /// has samples where each sample has its own: loops (each loop's recorded percentile), or
+    /// batches of intervals with histograms (read off each batch's histograms merged); none
+    /// over a series without histograms (older records, several jobs in a step).
     fn samples(&self, dir: usize, metric: Metric) -> Option<Samples> {
+        let d = [change::Dir::Read, change::Dir::Write, change::Dir::Trim][dir];
         if let Some(pct) = metric.percentile() {
-            let Self::Loops(loops) = self else {
-                return None;
+            let loops = match self {
+                Self::Loops(loops) => loops,
+                Self::Series(_, Some(latency)) => {
+                    return change::batch_percentiles(latency, d, pct);
+                }
+                Self::Series(_, None) | Self::None => return None,
             };
             return Some(Samples::loops(
                 loops
@@ -232,10 +250,7 @@ impl Source<'_> {
         }
         let quantity = metric.quantity()?;
         match self {
-            Self::Series(series) => {
-                let d = [change::Dir::Read, change::Dir::Write, change::Dir::Trim][dir];
-                Some(change::batch_means(series, d, quantity))
-            }
+            Self::Series(series, _) => Some(change::batch_means(series, d, quantity)),
             Self::Loops(loops) => Some(Samples::loops(
                 loops
                     .iter()
@@ -600,6 +615,7 @@ fn point_source<'r>(record: &'r RunRecord, label: &str) -> Source<'r> {
             .iter()
             .flat_map(|seg| segment_series(seg))
             .collect(),
+        segments_latency(segments.iter().copied()),
     )
 }
 
@@ -997,6 +1013,29 @@ fn segment_series(seg: &SegmentRecord) -> Vec<JobIntervalRecord> {
     }
 }
 
+/// A segment's intervals' latency with their histograms, when its step's series is one
+/// job's (a step of one job: the series a percentile of a batch is read from); `None` for a
+/// step of several jobs, whose series is their sum (their own series keep no histogram).
+fn segment_latency(seg: &SegmentRecord) -> Option<Vec<LatencyEntry<'_>>> {
+    (seg.jobs.len() <= 1).then(|| {
+        seg.series
+            .iter()
+            .map(|i| LatencyEntry {
+                intervals: i.merged.as_ref().map_or(1, |m| m.intervals),
+                dirs: [&i.read.lat_ns, &i.write.lat_ns, &i.trim.lat_ns],
+            })
+            .collect()
+    })
+}
+
+/// [`segment_latency`] of several segments one after another; `None` when one has none.
+fn segments_latency<'r>(
+    segments: impl Iterator<Item = &'r SegmentRecord>,
+) -> Option<Vec<LatencyEntry<'r>>> {
+    let parts: Option<Vec<Vec<LatencyEntry<'r>>>> = segments.map(segment_latency).collect();
+    parts.map(|p| p.into_iter().flatten().collect())
+}
+
 /// The jobs of a record by name, each at its first appearance.
 fn jobs_of(record: &RunRecord) -> Vec<&crate::record::SegmentJobRecord> {
     let mut out: Vec<&crate::record::SegmentJobRecord> = Vec::new();
@@ -1023,17 +1062,25 @@ impl<'r> Side<'r> {
             job: &r.job,
             dirs: [&r.read, &r.write, &r.trim],
             sync: &r.sync,
-            source: Source::Series(r.segments.iter().flat_map(segment_series).collect()),
+            source: Source::Series(
+                r.segments.iter().flat_map(segment_series).collect(),
+                segments_latency(r.segments.iter()),
+            ),
         }
     }
 
-    /// One job of a step.
-    fn job(j: &'r crate::record::SegmentJobRecord) -> Self {
+    /// One job of a step of `r`: its latency histograms from the step's series when it ran
+    /// alone in its step.
+    fn job(r: &'r RunRecord, j: &'r crate::record::SegmentJobRecord) -> Self {
+        let alone = r
+            .segments
+            .iter()
+            .find(|seg| matches!(seg.jobs.as_slice(), [only] if std::ptr::eq(only, j)));
         Self {
             job: &j.job,
             dirs: [&j.read, &j.write, &j.trim],
             sync: &j.sync,
-            source: Source::Series(j.series.clone()),
+            source: Source::Series(j.series.clone(), alone.and_then(segment_latency)),
         }
     }
 }
@@ -1195,7 +1242,7 @@ fn compare_groups(
     }
     let source = |jobs: &[&crate::record::SegmentJobRecord]| {
         let series: Vec<&[JobIntervalRecord]> = jobs.iter().map(|j| j.series.as_slice()).collect();
-        Source::Series(change::summed(&series))
+        Source::Series(change::summed(&series), None)
     };
     let mut comparisons = Vec::new();
     for g in groups {
@@ -1269,7 +1316,6 @@ fn compare_jobs(
             nj.len()
         ),
     });
-    let side = Side::job;
     let mut jobs = Vec::new();
     let mut unmatched = Vec::new();
     for b in &bj {
@@ -1280,7 +1326,7 @@ fn compare_jobs(
         jobs.push(JobComparison {
             name: b.name.clone(),
             group: b.group,
-            directions: compare_sides(Some(&b.name), &side(b), &side(n), out),
+            directions: compare_sides(Some(&b.name), &Side::job(base, b), &Side::job(new, n), out),
         });
     }
     for n in &nj {
@@ -1734,6 +1780,148 @@ mod tests {
             .map(|r| (r.point.as_deref(), r.metric))
             .collect();
         assert_eq!(at, [(Some("bs=4k"), Metric::LatP99Ns)]);
+    }
+
+    /// `n` intervals of 10 ms, each 100 reads of 4 KiB: 98 at 100 us and 2 at `p99_us`, give
+    /// or take 1% from interval to interval; and their totals.
+    fn p99_intervals(p99_us: f64, n: u64) -> (Vec<crate::record::IntervalRecord>, DirectionRecord) {
+        let mut total = crate::stats::DirectionStats::new();
+        let series = (0..n)
+            .map(|i| {
+                let mut stats = crate::stats::DirectionStats::new();
+                let slow = (p99_us * 1e3 * (1.0 + 0.01 * ((i % 3) as f64 - 1.0))) as u64;
+                for k in 0..100 {
+                    stats.record(4096, if k < 98 { 100_000 } else { slow });
+                }
+                total.add(&stats);
+                let mut interval = fixture::read_interval(0, i, &stats);
+                interval.t_ns = (i + 1) * 10_000_000;
+                interval.duration_ns = 10_000_000;
+                interval
+            })
+            .collect();
+        let totals = DirectionRecord::from_stats(&total, n * 10_000_000).with_histogram(&total);
+        (series, totals)
+    }
+
+    /// A run of one job over [`p99_intervals`]: its step's series, no series of the job's own.
+    fn run_p99(p99_us: f64, n: u64) -> RunRecord {
+        let mut record = fixture::record();
+        let seg = &mut record.segments[0];
+        seg.jobs.truncate(1);
+        seg.jobs[0].series.clear();
+        let (series, totals) = p99_intervals(p99_us, n);
+        seg.series = series;
+        record.read = totals;
+        record
+    }
+
+    fn read_row(cmp: &Comparison, job: usize, metric: Metric) -> Row {
+        cmp.jobs[job].directions[0]
+            .metrics
+            .iter()
+            .find(|m| m.metric == metric)
+            .unwrap()
+            .clone()
+    }
+
+    /// Over batches of intervals, each batch's p99 read off its intervals' histograms merged:
+    /// a doubled p99 is worse (and gated), +2% is within noise, too few intervals for two
+    /// batches is insufficient data, and intervals without histograms are not judged.
+    #[test]
+    fn a_p99_over_interval_batches_is_judged_from_their_histograms() {
+        let base = run_p99(1000.0, 100);
+        let mut cmp = compare(
+            ("a.json", &base),
+            ("b.json", &run_p99(2000.0, 100)),
+            &bs_axis,
+            5.0,
+        );
+        let doubled = read_row(&cmp, 0, Metric::LatP99Ns);
+        assert!(doubled.change_pct.unwrap() > 90.0, "{doubled:?}");
+        assert_eq!(doubled.verdict, Some(Verdict::Worse), "{doubled:?}");
+        assert_eq!(
+            doubled
+                .samples
+                .map(|s| (s.unit, s.base, s.new, s.base_intervals)),
+            Some((Unit::BatchPercentiles, 10, 10, 100))
+        );
+        let interval = doubled.interval.unwrap();
+        assert!(
+            interval.low_pct > 90.0 && interval.high_pct < 110.0,
+            "{interval:?}"
+        );
+        // p50 and p99.9 are judged the same way (p50 stayed at 100 us).
+        assert_eq!(
+            read_row(&cmp, 0, Metric::LatP50Ns).verdict,
+            Some(Verdict::NoChange)
+        );
+        assert_eq!(
+            read_row(&cmp, 0, Metric::LatP999Ns).verdict,
+            Some(Verdict::Worse)
+        );
+        cmp.gate(50.0);
+        let gated: Vec<Metric> = cmp.regressions.iter().map(|r| r.metric).collect();
+        assert!(gated.contains(&Metric::LatP99Ns), "{gated:?}");
+
+        let cmp = compare(
+            ("a.json", &base),
+            ("b.json", &run_p99(1020.0, 100)),
+            &bs_axis,
+            5.0,
+        );
+        let slight = read_row(&cmp, 0, Metric::LatP99Ns);
+        assert!(slight.change_pct.unwrap() > 1.0, "{slight:?}");
+        assert_eq!(slight.verdict, Some(Verdict::NoChange), "{slight:?}");
+
+        let short = run_p99(2000.0, 15);
+        let cmp = compare(("a.json", &base), ("b.json", &short), &bs_axis, 5.0);
+        let few = read_row(&cmp, 0, Metric::LatP99Ns);
+        assert_eq!(few.verdict, Some(Verdict::InsufficientData), "{few:?}");
+        assert_eq!(few.samples.map(|s| s.new_intervals), Some(15));
+
+        // A record without interval histograms (before format 3): shown, not judged.
+        let mut old = run_p99(2000.0, 100);
+        for interval in &mut old.segments[0].series {
+            interval.read.lat_ns.histogram = None;
+        }
+        let cmp = compare(("a.json", &base), ("b.json", &old), &bs_axis, 5.0);
+        let not = read_row(&cmp, 0, Metric::LatP99Ns);
+        assert_eq!(not.verdict, Some(Verdict::NotJudged));
+        assert_eq!(not.why_not_judged, Some(NO_HISTOGRAMS));
+        assert!(not.samples.is_none() && not.interval.is_none());
+        // Its IOPS are still judged from the same intervals' counts.
+        assert_eq!(
+            read_row(&cmp, 0, Metric::Iops).verdict,
+            Some(Verdict::NoChange)
+        );
+    }
+
+    /// A job alone in its step has the step's histograms; jobs sharing a step have none of
+    /// their own.
+    #[test]
+    fn a_job_alone_in_its_step_is_judged_from_the_step_s_histograms() {
+        let two = |p99_us: f64| {
+            let mut record = fixture::two_step_record();
+            let (series, totals) = p99_intervals(p99_us, 100);
+            record.segments[1].series = series;
+            record.segments[1].jobs[0].read = totals.clone();
+            record.segments[0].jobs[0].read = totals;
+            record
+        };
+        let cmp = compare(
+            ("a.json", &two(1000.0)),
+            ("b.json", &two(2000.0)),
+            &bs_axis,
+            5.0,
+        );
+        let names: Vec<&str> = cmp.jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(names, ["r", "w", "seq"]);
+        let shared = read_row(&cmp, 0, Metric::LatP99Ns);
+        assert_eq!(shared.verdict, Some(Verdict::NotJudged));
+        assert_eq!(shared.why_not_judged, Some(NO_HISTOGRAMS));
+        let alone = read_row(&cmp, 2, Metric::LatP99Ns);
+        assert_eq!(alone.verdict, Some(Verdict::Worse), "{alone:?}");
     }
 
     #[test]

@@ -132,9 +132,10 @@ fn header(out: &mut String, cmp: &Comparison) {
 /// How a change is judged, as one line.
 fn method_line(cmp: &Comparison) -> String {
     format!(
-        "  tested  IOPS, bandwidth, lat mean: {} (samples: 3 or more loops, else means of \
-         batches of 10 or more intervals; 20 intervals at least); a change of {}% or less is \
-         no change within noise",
+        "  tested  IOPS, bandwidth, lat mean and percentiles: {} (samples: 3 or more loops, \
+         else batches of 10 or more intervals, their means or their merged histograms' \
+         percentiles; 20 intervals at least); a change of {}% or less is no change within \
+         noise",
         cmp.method, cmp.noise_floor_pct
     )
 }
@@ -198,7 +199,10 @@ fn numbers(out: &mut String, cmp: &Comparison) {
                             },
                         );
                         let verdict = match (row.verdict, row.interval) {
-                            (Some(Verdict::NotJudged) | None, _) => String::new(),
+                            (Some(Verdict::NotJudged), _) => row
+                                .why_not_judged
+                                .map_or_else(String::new, |why| format!(" not judged: {why}")),
+                            (None, _) => String::new(),
                             (Some(v), Some(i)) => {
                                 format!(" {} [{:+.1}%, {:+.1}%]", v.label(), i.low_pct, i.high_pct)
                             }
@@ -272,7 +276,7 @@ fn interval_cell(row: &Row) -> String {
 fn verdict_note(row: &Row) -> Option<String> {
     let verdict = row.verdict?;
     match verdict {
-        Verdict::NotJudged => None,
+        Verdict::NotJudged => row.why_not_judged.map(|why| format!("not judged: {why}")),
         Verdict::InsufficientData => Some(row.samples.map_or_else(
             || verdict.label().to_string(),
             |s| {
@@ -709,17 +713,17 @@ diskdash compare: base a.json, new b.json
   new     randread bs=4k iodepth=32 numjobs=1 io_uring direct
           target /data/f (file), engine io_uring, completed after 2.00s
   job     the same workload; differs: runtime_ns 2s -> 10s
-  tested  IOPS, bandwidth, lat mean: 95% Welch's t interval of the difference of the runs' sample means (samples: 3 or more loops, else means of batches of 10 or more intervals; 20 intervals at least); a change of 5% or less is no change within noise
+  tested  IOPS, bandwidth, lat mean and percentiles: 95% Welch's t interval of the difference of the runs' sample means (samples: 3 or more loops, else batches of 10 or more intervals, their means or their merged histograms' percentiles; 20 intervals at least); a change of 5% or less is no change within noise
 
                         base           new    change        95% interval
 read (100000 -> 104000 I/Os)
   IOPS                 50.0k         52.0k     +4.0%      [+4.0%, +4.0%]  no change within noise
   bandwidth      195.3 MiB/s   203.1 MiB/s     +4.0%      [+4.0%, +4.0%]  no change within noise
   lat mean          600.0 us      500.0 us    -16.7%    [-16.7%, -16.7%]  better
-  lat p50           600.0 us      500.0 us    -16.7%
-  lat p90            1.20 ms       1.00 ms    -16.7%
-  lat p99            2.40 ms       3.00 ms    +25.0%
-  lat p99.9          4.80 ms       4.00 ms    -16.7%
+  lat p50           600.0 us      500.0 us    -16.7%                      not judged: no histograms
+  lat p90            1.20 ms       1.00 ms    -16.7%                      not judged: no histograms
+  lat p99            2.40 ms       3.00 ms    +25.0%                      not judged: no histograms
+  lat p99.9          4.80 ms       4.00 ms    -16.7%                      not judged: no histograms
   lat max            6.00 ms       5.00 ms    -16.7%
 "
         );

@@ -74,6 +74,32 @@ fn cut(from: &Path, name: &str, dir: &str, by: u64) -> PathBuf {
     })
 }
 
+/// A copy of the record at `from` whose reads each took `by` times as long, as far as
+/// percentiles go: each interval's histogram, fastest and slowest read in the step's series,
+/// and the totals' percentiles.
+fn slowed(from: &Path, name: &str, by: u64) -> PathBuf {
+    edited(from, name, |r| {
+        let times = |v: &mut Value| *v = (v.as_u64().unwrap() * by).into();
+        let slow = |lat: &mut Value| {
+            for key in ["min", "max"] {
+                times(&mut lat[key]);
+            }
+            if let Some(percentiles) = lat["percentile"].as_object_mut() {
+                percentiles.values_mut().for_each(times);
+            }
+            if let Some(le) = lat["histogram"]["le_ns"].as_array_mut() {
+                le.iter_mut().for_each(times);
+            }
+        };
+        slow(&mut r["read"]["lat_ns"]);
+        for segment in r["segments"].as_array_mut().unwrap() {
+            for interval in segment["series"].as_array_mut().unwrap() {
+                slow(&mut interval["read"]["lat_ns"]);
+            }
+        }
+    })
+}
+
 /// A copy of `from` as `name` in the same directory, edited by `edit`.
 fn edited(from: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> PathBuf {
     let mut json = read_json(from);
@@ -198,9 +224,9 @@ fn max_regression_gates_on_the_interval_of_a_cut_copy_of_a_real_record() {
     let text = stdout(&out);
     assert!(text.contains("-90.0%"), "{text}");
     assert!(text.contains("  WORSE"), "{text}");
-    // Percentiles are shown, not judged or gated.
+    // Percentiles are judged over the batches' histograms, which the cut left as they were.
     let p99 = text.lines().find(|l| l.starts_with("  lat p99 ")).unwrap();
-    assert!(!p99.contains("WORSE") && !p99.contains('['), "{p99}");
+    assert!(p99.ends_with("no change within noise"), "{p99}");
 
     let out = compare(&["--json", "--max-regression", "10", s(&base), s(&cut)]);
     assert_eq!(out.status.code(), Some(1));
@@ -240,6 +266,50 @@ fn max_regression_gates_on_the_interval_of_a_cut_copy_of_a_real_record() {
     assert!(iops.ends_with("no change within noise"), "{iops}");
 }
 
+/// Two real runs of 100 intervals: each percentile is judged over 10 batches, each batch's
+/// percentile read off its intervals' histograms merged; a copy whose reads took twice as
+/// long is worse at p99 and fails the gate.
+#[test]
+fn percentiles_are_judged_over_interval_batches_of_two_real_runs() {
+    let _turn = crate::support::timing_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--rw", "randread", "--ioengine", "null"];
+    let a = record_long(dir.path(), "a.json", &args);
+    let b = record_long(dir.path(), "b.json", &args);
+    let out = compare(&["--json", s(&a), s(&b)]);
+    assert_success(&out);
+    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_valid_compare(&json);
+    let metrics = json["directions"][0]["metrics"].as_array().unwrap();
+    for name in ["lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p999_ns"] {
+        let m = metrics.iter().find(|m| m["metric"] == name).unwrap();
+        assert_eq!(m["samples"]["unit"], "batch_percentiles", "{m}");
+        assert!(m["samples"]["base"].as_u64().unwrap() >= 9, "{m}");
+        assert!(m["samples"]["new"].as_u64().unwrap() >= 9, "{m}");
+        assert!(m["interval"]["low_pct"].is_number(), "{m}");
+        let verdict = m["verdict"].as_str().unwrap();
+        assert!(["better", "worse", "no_change"].contains(&verdict), "{m}");
+    }
+    // The maximum stays shown, not tested.
+    let max = metrics
+        .iter()
+        .find(|m| m["metric"] == "lat_max_ns")
+        .unwrap();
+    assert_eq!(max["verdict"], "not_judged", "{max}");
+
+    let slow = slowed(&a, "slow.json", 2);
+    let out = compare(&["--max-regression", "50", s(&a), s(&slow)]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("regression: read lat p99 rose 100.0% ("),
+        "{}",
+        stderr(&out)
+    );
+    let text = stdout(&out);
+    let p99 = text.lines().find(|l| l.starts_with("  lat p99 ")).unwrap();
+    assert!(p99.contains("+100.0%") && p99.ends_with("WORSE"), "{p99}");
+}
+
 #[test]
 fn a_short_run_is_insufficient_data_and_the_gate_says_what_it_could_not_judge() {
     let dir = tempfile::tempdir().unwrap();
@@ -249,11 +319,11 @@ fn a_short_run_is_insufficient_data_and_the_gate_says_what_it_could_not_judge() 
     assert_success(&out);
     let err = stderr(&out);
     assert!(
-        err.starts_with("note: --max-regression could not judge 3 metrics (insufficient data"),
+        err.starts_with("note: --max-regression could not judge 7 metrics (insufficient data"),
         "{err}"
     );
     assert!(
-        err.contains("read IOPS, read bandwidth, read lat mean"),
+        err.contains("read IOPS, read bandwidth, read lat mean, read lat p50, read lat p90"),
         "{err}"
     );
     assert!(
@@ -441,6 +511,15 @@ fn a_two_job_record_is_compared_job_by_job_with_fio_group_totals() {
     assert_eq!(a_iops["base"], jobs[0]["read"]["iops"]);
     assert_eq!(a_iops["samples"]["unit"], "batch_means");
     assert!(a_iops["interval"]["low_pct"].is_number(), "{a_iops}");
+    // Jobs sharing a step keep no histograms of their own: their percentiles are shown only.
+    let a_p99 = json["jobs"][0]["directions"][0]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == "lat_p99_ns")
+        .unwrap();
+    assert_eq!(a_p99["verdict"], "not_judged", "{a_p99}");
+    assert_eq!(a_p99["why_not_judged"], "no histograms", "{a_p99}");
     // The group: fio's READ line, the jobs' bytes over the longest job.
     let group = &json["groups"][0];
     assert_eq!(group["jobs"], serde_json::json!(["a", "b"]));
