@@ -91,7 +91,7 @@ registered() {
   local on=() off=()
   for pair in 1 2 3; do
     "$DISKDASH" "${job[@]}" --json "$DOCS_OUT/reg-on.json" >/dev/null 2>&1 || return 1
-    "$DISKDASH" "${job[@]}" --fixedbufs 0 --registerfiles 0 --json "$DOCS_OUT/reg-off.json" >/dev/null 2>&1 || return 1
+    "$DISKDASH" "${job[@]}" --fixedbufs=0 --registerfiles=0 --json "$DOCS_OUT/reg-off.json" >/dev/null 2>&1 || return 1
     on+=("$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["read"]["iops"])' "$DOCS_OUT/reg-on.json")")
     off+=("$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["read"]["iops"])' "$DOCS_OUT/reg-off.json")")
     echo "pair $pair: registered ${on[-1]} IOPS, unregistered ${off[-1]} IOPS"

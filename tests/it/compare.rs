@@ -74,21 +74,25 @@ fn cut(from: &Path, name: &str, dir: &str, by: u64) -> PathBuf {
     })
 }
 
-/// A copy of the record at `from` whose reads each took `by` times as long, as far as
-/// percentiles go: each interval's histogram, fastest and slowest read in the step's series,
-/// and the totals' percentiles.
-fn slowed(from: &Path, name: &str, by: u64) -> PathBuf {
+/// A copy of the record at `from` whose reads each took `add_ns` longer, as far as percentiles
+/// go: each interval's histogram, fastest and slowest read in the step's series, and the
+/// totals' percentiles. A shift, not a factor: the batches' spread stays what the run had, so
+/// a shift well above it is a change whatever the machine's load made of the run.
+fn slowed(from: &Path, name: &str, add_ns: u64) -> PathBuf {
     edited(from, name, |r| {
-        let times = |v: &mut Value| *v = (v.as_u64().unwrap() * by).into();
+        let later = |v: &mut Value| *v = (v.as_u64().unwrap() + add_ns).into();
         let slow = |lat: &mut Value| {
+            if lat["N"].as_u64().unwrap_or(0) == 0 {
+                return;
+            }
             for key in ["min", "max"] {
-                times(&mut lat[key]);
+                later(&mut lat[key]);
             }
             if let Some(percentiles) = lat["percentile"].as_object_mut() {
-                percentiles.values_mut().for_each(times);
+                percentiles.values_mut().for_each(later);
             }
             if let Some(le) = lat["histogram"]["le_ns"].as_array_mut() {
-                le.iter_mut().for_each(times);
+                le.iter_mut().for_each(later);
             }
         };
         slow(&mut r["read"]["lat_ns"]);
@@ -266,9 +270,9 @@ fn max_regression_gates_on_the_interval_of_a_cut_copy_of_a_real_record() {
     assert!(iops.ends_with("no change within noise"), "{iops}");
 }
 
-/// Two real runs of 100 intervals: each percentile is judged over 10 batches, each batch's
-/// percentile read off its intervals' histograms merged; a copy whose reads took twice as
-/// long is worse at p99 and fails the gate.
+/// Two real runs of 100 intervals: each percentile is judged over their 10 batches, each
+/// batch's percentile read off its intervals' histograms merged; a copy whose reads each took
+/// a second longer is worse at p99 and fails the gate.
 #[test]
 fn percentiles_are_judged_over_interval_batches_of_two_real_runs() {
     let _turn = crate::support::timing_turn();
@@ -284,8 +288,14 @@ fn percentiles_are_judged_over_interval_batches_of_two_real_runs() {
     for name in ["lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p999_ns"] {
         let m = metrics.iter().find(|m| m["metric"] == name).unwrap();
         assert_eq!(m["samples"]["unit"], "batch_percentiles", "{m}");
-        assert!(m["samples"]["base"].as_u64().unwrap() >= 9, "{m}");
-        assert!(m["samples"]["new"].as_u64().unwrap() >= 9, "{m}");
+        // A batch whose intervals completed nothing has no percentile (a worker hands its
+        // counts over every 250 ms at most, so some 10 ms intervals are empty).
+        assert!(m["samples"]["base"].as_u64().unwrap() >= 2, "{m}");
+        assert!(m["samples"]["new"].as_u64().unwrap() >= 2, "{m}");
+        assert!(
+            m["samples"]["base_intervals"].as_u64().unwrap() >= 90,
+            "{m}"
+        );
         assert!(m["interval"]["low_pct"].is_number(), "{m}");
         let verdict = m["verdict"].as_str().unwrap();
         assert!(["better", "worse", "no_change"].contains(&verdict), "{m}");
@@ -297,17 +307,18 @@ fn percentiles_are_judged_over_interval_batches_of_two_real_runs() {
         .unwrap();
     assert_eq!(max["verdict"], "not_judged", "{max}");
 
-    let slow = slowed(&a, "slow.json", 2);
+    // Every read a second later: far above any batch's spread.
+    let slow = slowed(&a, "slow.json", 1_000_000_000);
     let out = compare(&["--max-regression", "50", s(&a), s(&slow)]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(
-        stderr(&out).contains("regression: read lat p99 rose 100.0% ("),
+        stderr(&out).contains("regression: read lat p99 rose "),
         "{}",
         stderr(&out)
     );
     let text = stdout(&out);
     let p99 = text.lines().find(|l| l.starts_with("  lat p99 ")).unwrap();
-    assert!(p99.contains("+100.0%") && p99.ends_with("WORSE"), "{p99}");
+    assert!(p99.ends_with("WORSE"), "{p99}");
 }
 
 #[test]
