@@ -5,7 +5,7 @@
 # assets/doc/performance.md (each names its build, command and machine) are not re-run: they
 # say what was measured then, not what holds now.
 #
-#   benches/docs_claims.sh                    # every claim, about 15-20 minutes on the 2-core VM
+#   benches/docs_claims.sh                    # every claim: 15-30 min on the 2-core VM (cargo bench builds included)
 #   CLAIMS="render serve" benches/docs_claims.sh
 #
 # Short settings (a pair or two, seconds per run) make each figure one sample of the claim, not
