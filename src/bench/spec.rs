@@ -7,7 +7,9 @@ use std::time::Duration;
 use crate::bench::rate::RateLimit;
 use crate::units::format_size_short;
 
-pub use crate::bench::kinds::{CpuListError, MAX_CPUS, format_cpu_list, parse_cpu_list};
+#[cfg(test)]
+use crate::bench::kinds::MAX_CPUS;
+pub use crate::bench::kinds::{CpuListError, format_cpu_list, parse_cpu_list};
 pub use crate::monitor::host::MachineLimits;
 
 /// The I/O pattern, named as in fio's `--rw`.
