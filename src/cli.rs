@@ -6,11 +6,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-pub mod invoked;
-pub mod job_flags;
+pub(crate) mod invoked;
+pub(crate) mod job_flags;
 
-pub use invoked::{Parsed, Personality, failed, invoked_as, parse};
-pub use job_flags::JobFlags;
+pub use invoked::{Parsed, Personality, failed, parse};
+pub(crate) use job_flags::JobFlags;
 
 /// A value parser that takes any text, as a `String` (its command validates it, with its own
 /// error texts), and names the values a shell's completion offers (`diskdash generate bash`).

@@ -6,7 +6,7 @@ use std::fmt;
 ///
 /// The message names the value and the fix, on one line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UsageError(pub String);
+pub(crate) struct UsageError(pub String);
 
 impl fmt::Display for UsageError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -28,7 +28,7 @@ pub(crate) use usage;
 
 /// Exit code of a run interrupted by Ctrl-C (128 + SIGINT, as shells report it); other
 /// signals give 128 + their number (`session::signals::interrupted_exit_code`).
-pub const EXIT_INTERRUPTED: u8 = 130;
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 /// The process exit code for an error: 2 when any cause is a [`UsageError`], else 1.
 #[must_use]

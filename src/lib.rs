@@ -8,29 +8,29 @@
 //! sysfs), [`stats`] (histograms, counters), [`record`] (the JSON contract, a leaf). Above the
 //! cores and below the session, [`analysis`] reads recorded points and returns typed results.
 
-pub mod analysis;
+mod analysis;
 pub mod bench;
 pub mod cli;
-pub mod cmd;
-pub mod drive;
+mod cmd;
+mod drive;
 pub mod error;
 pub mod fio;
-pub mod fleet;
-pub mod html;
+mod fleet;
+mod html;
 pub mod monitor;
-pub mod pinned;
+mod pinned;
 pub mod plan;
 pub mod record;
-pub mod report;
+mod report;
 pub mod serve;
 pub mod session;
-pub mod stats;
-pub mod sweep;
-pub mod text;
-pub mod trace;
+mod stats;
+mod sweep;
+mod text;
+mod trace;
 pub mod tui;
-pub mod units;
-pub mod values;
+mod units;
+mod values;
 
 use std::process::ExitCode;
 

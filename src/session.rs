@@ -20,12 +20,12 @@ mod cpu;
 mod fold;
 mod recorder;
 mod runner;
-pub use runner::{DROP_CACHES, drop_page_cache};
+pub(crate) use runner::DROP_CACHES;
 mod job_series;
 mod series;
-pub mod signals;
+pub(crate) mod signals;
 mod snapshot;
-pub mod window;
+pub(crate) mod window;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -35,11 +35,13 @@ use std::thread::JoinHandle;
 use anyhow::Context;
 use tokio::sync::{mpsc, watch};
 
-pub use snapshot::{
-    DirectionView, DiskView, IntervalLatency, JobView, PlanProgress, PointRates, RunDirection,
-    RunJobTotals, SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, Snapshot, StatsView,
-    SteadyView, StepResult, SustainedView, TargetView, add_to_run,
+pub(crate) use snapshot::{
+    DirectionView, JobView, PointRates, RunDirection, RunJobTotals, SegmentMark, SeriesPoint,
+    StatsView, SteadyView, SustainedView,
 };
+#[cfg(any(test, feature = "fixtures"))]
+pub(crate) use snapshot::{DiskView, IntervalLatency, PlanProgress, StepResult, TargetView};
+pub use snapshot::{SessionState, Snapshot, add_to_run};
 
 use crate::bench::engine::uring;
 use crate::bench::spec::{EngineKind, RwMode};
@@ -117,7 +119,7 @@ pub struct SessionOptions {
 }
 
 /// What an [`IntervalSink`] calls.
-pub type IntervalFn = dyn FnMut(&crate::record::IntervalRecord) + Send;
+pub(crate) type IntervalFn = dyn FnMut(&crate::record::IntervalRecord) + Send;
 
 /// Receives each interval's record (see [`SessionOptions::interval_sink`]).
 #[derive(Clone)]
@@ -130,7 +132,7 @@ impl std::fmt::Debug for IntervalSink {
 }
 
 /// What a [`StatusSink`] calls.
-pub type StatusFn = dyn FnMut(&RunRecord) + Send;
+pub(crate) type StatusFn = dyn FnMut(&RunRecord) + Send;
 
 /// Receives the run so far (see [`SessionOptions::status_sink`]).
 #[derive(Clone)]
@@ -201,7 +203,7 @@ impl SessionHandle {
     /// the `--serve` thread could not start): quits it, waits for its record and the scratch
     /// file's removal, and returns `err`.
     #[must_use]
-    pub fn abandon(self, err: anyhow::Error) -> anyhow::Error {
+    pub(crate) fn abandon(self, err: anyhow::Error) -> anyhow::Error {
         *self
             .abort
             .lock()

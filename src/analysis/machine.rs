@@ -29,6 +29,7 @@ pub struct MachinesCompared {
 
 impl MachinesCompared {
     /// Both records describe their machine and nothing differs.
+    #[cfg(test)]
     #[must_use]
     pub fn same(&self) -> bool {
         self.base_recorded && self.new_recorded && self.differences.is_empty()

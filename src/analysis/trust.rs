@@ -8,8 +8,7 @@
 //! (coefficient of variation) over 10%.
 
 use crate::record::{
-    DeviceRecord, IdleDiskRecord, RunRecord, SegmentRecord, TrustLimitsRecord, TrustMark,
-    TrustRecord,
+    DeviceRecord, IdleDiskRecord, SegmentRecord, TrustLimitsRecord, TrustMark, TrustRecord,
 };
 
 /// At most this many batches of intervals when one loop is all there is: a batch mean of
@@ -316,26 +315,6 @@ pub fn of_run(segments: &[TrustRecord]) -> Option<TrustRecord> {
             .filter(|b| *b > 0),
         marks,
     })
-}
-
-/// Puts the trust of every segment and of the run into `record`, judged by `limits`, the idle
-/// disks' rates measured for `idle_window_ns` before the run.
-pub fn annotate(
-    record: &mut RunRecord,
-    limits: &TrustLimits,
-    idle_window_ns: u64,
-    idle: Vec<IdleDiskRecord>,
-) {
-    for seg in &mut record.segments {
-        seg.trust = Some(of_segment(seg, limits, &idle));
-    }
-    let each: Vec<TrustRecord> = record
-        .segments
-        .iter()
-        .filter_map(|s| s.trust.clone())
-        .collect();
-    record.trust = of_run(&each);
-    record.trust_limits = Some(limits.record(idle_window_ns, idle));
 }
 
 /// Whether `a` beats `b` by more than both spreads: `a`'s value less its spread is above `b`'s

@@ -187,6 +187,7 @@ impl FilePicker {
     }
 
     /// The files that receive I/O now.
+    #[cfg(test)]
     #[must_use]
     pub fn open_files(&self) -> &[u32] {
         &self.open

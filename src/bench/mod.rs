@@ -2,25 +2,25 @@
 //! safety checks (`target`, `blockdev`, on descriptors from `crate::pinned`), engines, workers. No front end here: the
 //! `bench` command is `cmd::bench`.
 
-pub mod blockdev;
-pub mod buffer;
-pub mod engine;
-pub mod fileset;
-pub mod fill;
-pub mod flow;
-pub mod iolog;
-pub mod kinds;
-pub mod latency;
-pub mod memory;
+pub(crate) mod blockdev;
+pub(crate) mod buffer;
+pub(crate) mod engine;
+pub(crate) mod fileset;
+pub(crate) mod fill;
+pub(crate) mod flow;
+pub(crate) mod iolog;
+pub(crate) mod kinds;
+pub(crate) mod latency;
+pub(crate) mod memory;
 pub mod options;
-pub mod prio;
-pub mod randmap;
-pub mod rate;
-pub mod readback;
-pub mod sg;
+pub(crate) mod prio;
+pub(crate) mod randmap;
+pub(crate) mod rate;
+pub(crate) mod readback;
+pub(crate) mod sg;
 pub mod spec;
-pub mod target;
+pub(crate) mod target;
 pub mod verify;
-pub mod worker;
-pub mod workload;
-pub mod zbd;
+pub(crate) mod worker;
+pub(crate) mod workload;
+pub(crate) mod zbd;

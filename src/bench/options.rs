@@ -22,16 +22,16 @@ use crate::units::{
 
 /// The deepest queue a worker may ask for (io_uring's `IORING_MAX_ENTRIES` is 32768; the
 /// completion queue is twice the submission queue).
-pub const MAX_IODEPTH: u32 = 16_384;
+pub(crate) const MAX_IODEPTH: u32 = 16_384;
 /// The most worker threads.
-pub const MAX_NUMJOBS: u32 = 1024;
+pub(crate) const MAX_NUMJOBS: u32 = 1024;
 /// The largest block size (a single io_uring SQE carries a `u32` length).
-pub const MAX_BLOCK_SIZE_BYTES: u64 = 256 << 20;
+pub(crate) const MAX_BLOCK_SIZE_BYTES: u64 = 256 << 20;
 pub use crate::units::{MAX_INTERVAL, MIN_INTERVAL};
 /// The longest `--runtime` and the longest `--ramp`: 365 days, far beyond any soak test, and
 /// small enough that `CLOCK_MONOTONIC` nanoseconds + ramp + runtime stay well inside `u64`
 /// (584 years), so the session's deadline arithmetic cannot overflow.
-pub const MAX_RUN_TIME: Duration = Duration::from_secs(365 * 24 * 3600);
+pub(crate) const MAX_RUN_TIME: Duration = Duration::from_secs(365 * 24 * 3600);
 /// [`MAX_RUN_TIME`] as users write it (`parse_duration` has no day unit).
 const MAX_RUN_TIME_TEXT: &str = "8760h (365 days)";
 
@@ -281,25 +281,25 @@ impl Key {
 
     /// The fio option name (the record's `job` key where it differs is noted there).
     #[must_use]
-    pub fn fio_name(self) -> &'static str {
+    pub(crate) fn fio_name(self) -> &'static str {
         self.row().fio
     }
 
     /// The value the validator takes when no option of this key is given.
     #[must_use]
-    pub fn default_text(self) -> &'static str {
+    pub(crate) fn default_text(self) -> &'static str {
         self.row().default
     }
 }
 
 /// The commands whose flags a [`Row`] is offered as (a set of bits).
-pub type Offer = u8;
+pub(crate) type Offer = u8;
 /// `diskdash bench`.
-pub const BENCH: Offer = 1;
+pub(crate) const BENCH: Offer = 1;
 /// `diskdash sweep`.
-pub const SWEEP: Offer = 2;
+pub(crate) const SWEEP: Offer = 2;
 /// `diskdash mark`.
-pub const MARK: Offer = 4;
+pub(crate) const MARK: Offer = 4;
 
 /// How a flag takes its value on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -313,14 +313,14 @@ pub enum Form {
 }
 
 /// Help headings of the job flags.
-pub const WORKLOAD: &str = "Workload";
-pub const ENGINE: &str = "Engine";
-pub const TIMING: &str = "Timing";
-pub const PACING: &str = "Pacing";
-pub const VERIFICATION: &str = "Verification";
-pub const STEADY: &str = "Steady state";
+pub(crate) const WORKLOAD: &str = "Workload";
+pub(crate) const ENGINE: &str = "Engine";
+pub(crate) const TIMING: &str = "Timing";
+pub(crate) const PACING: &str = "Pacing";
+pub(crate) const VERIFICATION: &str = "Verification";
+pub(crate) const STEADY: &str = "Steady state";
 /// Keys only job files and fio's command line set.
-pub const FIO_ONLY: &str = "fio";
+pub(crate) const FIO_ONLY: &str = "fio";
 
 /// A command's own word on a key: `sweep` runs 10 s per point, `mark` 5 s per loop.
 #[derive(Debug, Clone, Copy)]
@@ -477,14 +477,15 @@ impl Row {
 
     /// Whether `command` (a bit of [`Offer`]) offers this key as a flag.
     #[must_use]
-    pub const fn offered(&self, command: Offer) -> bool {
+    pub(crate) const fn offered(&self, command: Offer) -> bool {
         self.offer & command != 0
     }
 
     /// The key whose row's function parses this one's value with its own (`ss_dur` with
     /// `steadystate`); `None`: the row's own function does.
+    #[cfg(test)]
     #[must_use]
-    pub const fn parsed_with(&self) -> Option<Key> {
+    pub(crate) const fn parsed_with(&self) -> Option<Key> {
         match self.check {
             Check::Parse(_) => None,
             Check::With(key) => Some(key),
@@ -493,13 +494,13 @@ impl Row {
 
     /// What `command` says otherwise of this key, if anything.
     #[must_use]
-    pub fn per_command(&self, command: Offer) -> Option<&'static Per> {
+    pub(crate) fn per_command(&self, command: Offer) -> Option<&'static Per> {
         self.per.iter().find(|p| p.command == command)
     }
 
     /// The default `command` shows and uses.
     #[must_use]
-    pub fn default_for(&self, command: Offer) -> &'static str {
+    pub(crate) fn default_for(&self, command: Offer) -> &'static str {
         self.per_command(command)
             .map(|p| p.default)
             .filter(|d| !d.is_empty())
@@ -508,7 +509,7 @@ impl Row {
 }
 
 /// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
-pub static TABLE: [Row; 91] = [
+pub(crate) static TABLE: [Row; 91] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .choices(&["read", "write", "randread", "randwrite", "rw", "randrw"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -976,7 +977,7 @@ pub static TABLE: [Row; 91] = [
 ];
 
 /// The most files a metadata engine's job may name (per worker).
-pub const MAX_NRFILES: u64 = 10_000_000;
+pub(crate) const MAX_NRFILES: u64 = 10_000_000;
 
 /// Where an option came from; errors name the option this way.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1026,7 +1027,7 @@ impl JobOption {
 /// runs (pattern, size, depth, engine, `--direct`) stays each command's: a fio command line
 /// names those. fio's random map, `invalidate` and `fadvise_hint` are already every command's
 /// defaults.
-pub const FIO_DEFAULTS: [(Key, &str); 4] = [
+pub(crate) const FIO_DEFAULTS: [(Key, &str); 4] = [
     (Key::IoMem, "malloc"),
     (Key::FixedBufs, "0"),
     (Key::RegisterFiles, "0"),
@@ -1035,7 +1036,7 @@ pub const FIO_DEFAULTS: [(Key, &str); 4] = [
 
 /// [`FIO_DEFAULTS`] as options, named as fio's defaults in errors.
 #[must_use]
-pub fn fio_defaults() -> Vec<JobOption> {
+pub(crate) fn fio_defaults() -> Vec<JobOption> {
     FIO_DEFAULTS
         .iter()
         .map(|&(key, value)| JobOption {
@@ -1049,7 +1050,7 @@ pub fn fio_defaults() -> Vec<JobOption> {
 /// The settings of `spec` that differ from fio's defaults in [`FIO_DEFAULTS`] and change
 /// what it measures, as `key=value (fio's value)`: none where it runs as fio would.
 #[must_use]
-pub fn unlike_fio(spec: &JobSpec) -> Vec<String> {
+pub(crate) fn unlike_fio(spec: &JobSpec) -> Vec<String> {
     let mut out = Vec::new();
     if spec.iomem.huge() {
         out.push(format!("iomem={} (fio: malloc)", spec.iomem.as_str()));
@@ -1069,11 +1070,11 @@ pub fn unlike_fio(spec: &JobSpec) -> Vec<String> {
 }
 
 /// How [`unlike_fio_line`] starts.
-pub const UNLIKE_FIO: &str = "settings unlike fio's defaults:";
+pub(crate) const UNLIKE_FIO: &str = "settings unlike fio's defaults:";
 
 /// The one line a summary and a record carry when `spec` runs unlike fio's defaults.
 #[must_use]
-pub fn unlike_fio_line(spec: &JobSpec) -> Option<String> {
+pub(crate) fn unlike_fio_line(spec: &JobSpec) -> Option<String> {
     let settings = unlike_fio(spec);
     let why = if spec.iomem.huge() {
         " (huge pages keep a large direct I/O whole on virtio, where fio's 4 KiB pages split it)"
@@ -1162,7 +1163,7 @@ impl<'a> Options<'a> {
 /// that says so (`iodepth_batch_complete_min 8 -> 1 at iodepth 1`). A depth or value that is
 /// not a number is left to [`validate`] to refuse.
 #[must_use]
-pub fn cap_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
+pub(crate) fn cap_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
     let opts = Options(options);
     let mut capped = options.to_vec();
     let mut changes = Vec::new();
@@ -1194,7 +1195,7 @@ pub fn cap_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
 /// above the depth lowered to it ([`cap_batching`]), and a completion maximum the job set below
 /// its minimum raised to it. `diskdash fio` makes them, as fio does, and says so in one line
 /// (fio is silent), where `bench` refuses such values.
-pub fn fio_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
+pub(crate) fn fio_batching(options: &[JobOption]) -> (Vec<JobOption>, Option<String>) {
     // fio reads `iodepth_batch_submit=0` and `iodepth_low=0` as the depth (its HOWTO says
     // so): the meaning of the value, not an adjustment, so without a note.
     let mut options = options.to_vec();
@@ -1275,6 +1276,10 @@ enum Check {
     /// By its own function, into the job (it may read the rows before it, already parsed).
     Parse(Parse),
     /// With the row of this key, whose function reads both.
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the table's test reads the key")
+    )]
     With(Key),
 }
 
@@ -2340,7 +2345,7 @@ fn bytes_of_hex(text: &str) -> Option<Vec<u8>> {
 
 /// Bytes as `0x` and hex digits, as [`bytes_of_hex`] reads them.
 #[must_use]
-pub fn hex_of(bytes: &[u8]) -> String {
+pub(crate) fn hex_of(bytes: &[u8]) -> String {
     let mut out = String::from("0x");
     for byte in bytes {
         out.push_str(&format!("{byte:02x}"));
@@ -2974,7 +2979,7 @@ impl JobSpec {
 
     /// The job as options, each as [`validate`] reads it back exactly; `origin` names them.
     #[must_use]
-    pub fn to_options(&self, origin: &Origin) -> Vec<JobOption> {
+    pub(crate) fn to_options(&self, origin: &Origin) -> Vec<JobOption> {
         let us = |d: Duration| format!("{}us", d.as_micros());
         let mut out = vec![
             (Key::Rw, self.rw_text()),
@@ -3139,7 +3144,7 @@ impl JobSpec {
     ///
     /// # Errors
     /// The usage error of [`validate`] for the new depth (named as a key pressed).
-    pub fn at_depth(
+    pub(crate) fn at_depth(
         &self,
         given: &Self,
         depth: u32,

@@ -261,6 +261,7 @@ pub fn set_thread_ioprio(ioprio: u16) -> Result<(), String> {
 }
 
 /// The calling thread's I/O priority (ioprio_get).
+#[cfg(test)]
 #[must_use]
 pub fn thread_ioprio() -> Option<u16> {
     // SAFETY: ioprio_get reads its two integer arguments only.
@@ -443,6 +444,7 @@ pub fn set_mem_policy(policy: &MemPolicy) -> Result<(), String> {
 }
 
 /// The calling thread's memory policy mode (get_mempolicy), for tests and notes.
+#[cfg(test)]
 #[must_use]
 pub fn mem_policy_mode() -> Option<i32> {
     let mut mode: libc::c_int = -1;

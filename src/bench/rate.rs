@@ -215,12 +215,6 @@ impl Pacer {
         self.start_ns = self.start_ns.saturating_add(ns);
     }
 
-    /// Whether `direction` is paced.
-    #[must_use]
-    pub fn paces(&self, direction: Direction) -> bool {
-        self.lanes[lane_index(direction)].is_some()
-    }
-
     /// When `direction`'s next I/O is due (CLOCK_MONOTONIC ns); `None` if it is not paced.
     #[must_use]
     pub fn due_ns(&self, direction: Direction) -> Option<u64> {

@@ -7,7 +7,9 @@ use std::time::Duration;
 use crate::bench::rate::RateLimit;
 use crate::units::format_size_short;
 
-pub use crate::bench::kinds::{CpuListError, MAX_CPUS, format_cpu_list, parse_cpu_list};
+#[cfg(test)]
+use crate::bench::kinds::MAX_CPUS;
+pub use crate::bench::kinds::{CpuListError, format_cpu_list, parse_cpu_list};
 pub use crate::monitor::host::MachineLimits;
 
 /// The I/O pattern, named as in fio's `--rw`.
@@ -63,7 +65,7 @@ impl RwMode {
     }
 
     #[must_use]
-    pub fn is_random(self) -> bool {
+    pub(crate) fn is_random(self) -> bool {
         matches!(
             self,
             Self::RandRead | Self::RandWrite | Self::RandRw | Self::RandTrim
@@ -72,14 +74,14 @@ impl RwMode {
 
     /// Whether the mode discards blocks (destructive, like a write).
     #[must_use]
-    pub fn trims(self) -> bool {
+    pub(crate) fn trims(self) -> bool {
         matches!(self, Self::Trim | Self::RandTrim | Self::TrimWrite)
     }
 
     /// Share of reads in percent, given the mix setting for mixed modes (trims count as
     /// writes: they change the data).
     #[must_use]
-    pub fn read_pct(self, rwmixread_pct: u8) -> u8 {
+    pub(crate) fn read_pct(self, rwmixread_pct: u8) -> u8 {
         match self {
             Self::Read | Self::RandRead => 100,
             Self::Write | Self::RandWrite | Self::Trim | Self::RandTrim | Self::TrimWrite => 0,
@@ -133,20 +135,20 @@ impl EngineKind {
     /// fio's metadata engines: each I/O is an operation on one of the job's files (see
     /// [`MetaFiles`]), no data moves.
     #[must_use]
-    pub fn is_metadata(self) -> bool {
+    pub(crate) fn is_metadata(self) -> bool {
         matches!(self, Self::FileCreate | Self::FileStat | Self::FileDelete)
     }
 
     /// Engines that send an I/O in one call and complete it in another (io_uring, libaio,
     /// null): fio's slat and clat are apart (`Engine::times_submit`).
     #[must_use]
-    pub fn times_submit(self) -> bool {
+    pub(crate) fn times_submit(self) -> bool {
         matches!(self, Self::IoUring | Self::Libaio | Self::Null)
     }
 
     /// Engines that issue one I/O at a time per worker.
     #[must_use]
-    pub fn one_at_a_time(self) -> bool {
+    pub(crate) fn one_at_a_time(self) -> bool {
         matches!(self, Self::Psync | Self::Falloc | Self::Ftruncate) || self.is_metadata()
     }
 }
@@ -215,7 +217,7 @@ pub enum SyncEvery {
 
 impl SyncEvery {
     #[must_use]
-    pub fn every_writes(self) -> u32 {
+    pub(crate) fn every_writes(self) -> u32 {
         match self {
             Self::Fsync(n) | Self::Fdatasync(n) => n,
         }
@@ -434,7 +436,7 @@ impl SgMode {
 
     /// The mode's "writes" are reads of the medium (the SCSI VERIFY commands).
     #[must_use]
-    pub fn reads_instead(self) -> bool {
+    pub(crate) fn reads_instead(self) -> bool {
         matches!(
             self,
             Self::VerifyMedium | Self::VerifyCompare | Self::VerifyEachBlock
@@ -446,7 +448,7 @@ impl SgMode {
 /// holds: `each` compares every `each` bytes with `expect`'s first `each` (the sg engine's
 /// `verify_bytchk_11`), else the whole block with `expect` (`verify_bytchk_01`). `None`: equal.
 #[must_use]
-pub fn sg_mismatch(block: &[u8], expect: &[u8], each: Option<usize>) -> Option<usize> {
+pub(crate) fn sg_mismatch(block: &[u8], expect: &[u8], each: Option<usize>) -> Option<usize> {
     let first_diff = |got: &[u8], want: &[u8]| got.iter().zip(want).position(|(a, b)| a != b);
     match each {
         Some(each) if each > 0 && each <= expect.len() => {
@@ -459,7 +461,7 @@ pub fn sg_mismatch(block: &[u8], expect: &[u8], each: Option<usize>) -> Option<u
 }
 
 /// Fills `buf` with `pattern` repeated from its start (fio's `buffer_pattern`).
-pub fn fill_pattern(buf: &mut [u8], pattern: &[u8]) {
+pub(crate) fn fill_pattern(buf: &mut [u8], pattern: &[u8]) {
     if pattern.is_empty() {
         return;
     }
@@ -515,7 +517,7 @@ impl IoMem {
 
     /// Whether the buffers ask for huge pages.
     #[must_use]
-    pub fn huge(self) -> bool {
+    pub(crate) fn huge(self) -> bool {
         matches!(self, Self::Huge | Self::ShmHuge | Self::MmapHuge)
     }
 }
@@ -579,16 +581,17 @@ pub struct ErrorPolicy {
 
 /// A failed I/O's class, fio's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorClass {
+pub(crate) enum ErrorClass {
     Read = 0,
     Write = 1,
+    #[cfg(test)]
     Verify = 2,
 }
 
 impl ErrorPolicy {
     /// fio's `continue_on_error` words: the classes they name, or `None` for another word.
     #[must_use]
-    pub fn classes_of(text: &str) -> Option<u8> {
+    pub(crate) fn classes_of(text: &str) -> Option<u8> {
         match text.trim() {
             "none" | "0" => Some(0),
             "read" => Some(0b001),
@@ -602,7 +605,7 @@ impl ErrorPolicy {
 
     /// Whether the job goes on past `errno` in `class` (fio's `td_non_fatal_error`).
     #[must_use]
-    pub fn continues(&self, class: ErrorClass, errno: i32) -> bool {
+    pub(crate) fn continues(&self, class: ErrorClass, errno: i32) -> bool {
         let i = class as usize;
         if self.classes & (1 << i) == 0 {
             return false;
@@ -618,7 +621,7 @@ impl ErrorPolicy {
     /// fio's word for the classes (`none`, `read`, `write`, `io`, `verify`, `all`; verify
     /// with read or write spelled as all).
     #[must_use]
-    pub fn classes_text(&self) -> &'static str {
+    pub(crate) fn classes_text(&self) -> &'static str {
         match self.classes {
             0 => "none",
             0b001 => "read",
@@ -631,7 +634,7 @@ impl ErrorPolicy {
 
     /// `ignore_error`'s lists as fio reads them: errno names joined by ':', classes by ','.
     #[must_use]
-    pub fn lists_text(&self) -> String {
+    pub(crate) fn lists_text(&self) -> String {
         let name = |n: &i32| format!("{:?}", nix::errno::Errno::from_raw(*n));
         let mut lists: Vec<String> = self
             .lists
@@ -654,7 +657,7 @@ impl ErrorPolicy {
 /// fio's `ignore_error=READ,WRITE,VERIFY`: up to three lists, each errno names (`ENOSPC`) or
 /// numbers (`28`, or `-28`) joined by ':'. Returns the errno numbers per class; the word that
 /// is not an error, if any.
-pub fn ignore_lists(text: &str) -> Result<Vec<Vec<i32>>, String> {
+pub(crate) fn ignore_lists(text: &str) -> Result<Vec<Vec<i32>>, String> {
     let classes: Vec<&str> = text.split(',').collect();
     if classes.len() > 3 {
         return Err(text.to_string());
@@ -764,7 +767,7 @@ impl Fadvise {
 
     /// The `posix_fadvise` advice for a job of `random` offsets, if any.
     #[must_use]
-    pub fn advice(self, random: bool) -> Option<libc::c_int> {
+    pub(crate) fn advice(self, random: bool) -> Option<libc::c_int> {
         match (self, random) {
             (Self::Off, _) => None,
             (Self::Random, _) | (Self::ByPattern, true) => Some(libc::POSIX_FADV_RANDOM),
@@ -787,7 +790,7 @@ pub enum Sequencer {
 impl Sequencer {
     /// The modifier as fio writes it after `rw=MODE:`.
     #[must_use]
-    pub fn suffix(self) -> String {
+    pub(crate) fn suffix(self) -> String {
         match self {
             Self::Skip(bytes) if bytes < 0 => {
                 format!("-{}", crate::units::format_size_short(bytes.unsigned_abs()))
@@ -878,7 +881,7 @@ impl UringOptions {
     /// Whether the engine registers the buffers: asked for, and read and written by address
     /// of a registered buffer (vectored I/O takes plain addresses).
     #[must_use]
-    pub fn registers_buffers(&self) -> bool {
+    pub(crate) fn registers_buffers(&self) -> bool {
         self.fixed_bufs && self.nonvectored
     }
 }
@@ -907,7 +910,7 @@ pub struct BsSplit {
 impl BsSplit {
     /// fio's spelling: `4k/50:64k/30:1M/20`, or `READ,WRITE` when the sides differ.
     #[must_use]
-    pub fn as_text(&self) -> String {
+    pub(crate) fn as_text(&self) -> String {
         let side = |entries: &[(u64, u8)]| {
             entries
                 .iter()
@@ -923,7 +926,7 @@ impl BsSplit {
     }
 
     /// Every size named, either side.
-    pub fn sizes(&self) -> impl Iterator<Item = u64> + '_ {
+    pub(crate) fn sizes(&self) -> impl Iterator<Item = u64> + '_ {
         self.read.iter().chain(&self.write).map(|&(bytes, _)| bytes)
     }
 }
@@ -945,7 +948,7 @@ pub enum Distribution {
 }
 
 /// The most zones a `zoned` distribution may have.
-pub const MAX_ZONES: usize = 16;
+pub(crate) const MAX_ZONES: usize = 16;
 
 /// fio's `zoned` zones, in order from the start of the working set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -966,7 +969,7 @@ impl Zones {
 impl Distribution {
     /// fio's spelling: `random`, `zipf:1.2`, `pareto:0.3`, `normal:10`.
     #[must_use]
-    pub fn as_text(self) -> String {
+    pub(crate) fn as_text(self) -> String {
         match self {
             Self::Uniform => "random".to_string(),
             Self::Zipf(theta) => format!("zipf:{theta}"),
@@ -1057,12 +1060,12 @@ impl Default for JobSpec {
 }
 
 /// `--cliff` when not given: a drop of more than 30 % that stays down.
-pub const DEFAULT_CLIFF_PCT: f64 = crate::record::DEFAULT_CLIFF_PCT;
+pub(crate) const DEFAULT_CLIFF_PCT: f64 = crate::record::DEFAULT_CLIFF_PCT;
 
 impl JobSpec {
     /// fio's `rw` value: the mode, with its `:N` modifier when there is one.
     #[must_use]
-    pub fn rw_text(&self) -> String {
+    pub(crate) fn rw_text(&self) -> String {
         match self.sequencer {
             Some(seq) => format!("{}:{}", self.rw.as_str(), seq.suffix()),
             None => self.rw.as_str().to_string(),
@@ -1078,7 +1081,7 @@ impl JobSpec {
     /// Whether this job writes data: a trim job only discards, though the interlocks count it
     /// as a writer ([`Self::writes`]).
     #[must_use]
-    pub fn writes_data(&self) -> bool {
+    pub(crate) fn writes_data(&self) -> bool {
         self.writes() && !matches!(self.rw, RwMode::Trim | RwMode::RandTrim)
     }
 
@@ -1090,7 +1093,7 @@ impl JobSpec {
 
     /// The directions `[read, write, trim]` this job issues (a verifying job reads too).
     #[must_use]
-    pub fn directions(&self) -> [bool; 3] {
+    pub(crate) fn directions(&self) -> [bool; 3] {
         [
             self.reads() || self.verify.is_some(),
             self.writes_data(),
@@ -1100,13 +1103,13 @@ impl JobSpec {
 
     /// I/Os in flight per worker: psync issues one at a time, like fio's sync engines.
     #[must_use]
-    pub fn effective_iodepth(&self) -> u32 {
+    pub(crate) fn effective_iodepth(&self) -> u32 {
         self.effective_iodepth_with(self.ioengine)
     }
 
     /// I/Os in flight per worker when `engine` runs the job (the session may fall back).
     #[must_use]
-    pub fn effective_iodepth_with(&self, engine: EngineKind) -> u32 {
+    pub(crate) fn effective_iodepth_with(&self, engine: EngineKind) -> u32 {
         match engine {
             EngineKind::Psync
             | EngineKind::Falloc
@@ -1120,7 +1123,7 @@ impl JobSpec {
 
     /// The note a psync job with a deeper `--iodepth` gets: the depth applies to io_uring only.
     #[must_use]
-    pub fn depth_note(&self) -> Option<String> {
+    pub(crate) fn depth_note(&self) -> Option<String> {
         if self.rw.trims() {
             return Some(
                 "trims are synchronous (BLKDISCARD on a device, a punched hole in a file), one \
@@ -1140,7 +1143,7 @@ impl JobSpec {
 
     /// fio-style one-line description: `randread bs=4k iodepth=32 numjobs=1 io_uring direct`.
     #[must_use]
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let bs = match &self.bssplit {
             Some(split) => format!("bssplit={}", split.as_text()),
             None => format!("bs={}", format_size_short(self.block_size_bytes)),
@@ -1216,7 +1219,7 @@ impl JobSpec {
     /// to psync, `ran_description` says so (psync at depth 1); `ioengine` and `iodepth` keep
     /// what was asked.
     #[must_use]
-    pub fn record_on(&self, engine: EngineKind) -> crate::record::JobRecord {
+    pub(crate) fn record_on(&self, engine: EngineKind) -> crate::record::JobRecord {
         let mut record = crate::record::JobRecord::from(self);
         if self.ioengine == EngineKind::IoUring && engine == EngineKind::Psync {
             let mut ran = self.clone();

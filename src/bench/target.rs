@@ -137,6 +137,7 @@ impl Target {
     }
 
     /// Whether a scratch file was made (and will be removed).
+    #[cfg(test)]
     #[must_use]
     pub fn is_scratch(&self) -> bool {
         self.scratch.is_some()

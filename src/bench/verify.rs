@@ -69,11 +69,11 @@ pub struct VerifyOutcome {
 }
 
 /// Failures kept in full per worker and per job; the rest are counted.
-pub const VERIFY_FAILURES_KEPT: usize = 16;
+pub(crate) const VERIFY_FAILURES_KEPT: usize = 16;
 
 impl VerifyOutcome {
     /// Adds `other` (another worker of the job).
-    pub fn merge(&mut self, other: Self) {
+    pub(crate) fn merge(&mut self, other: Self) {
         self.checked += other.checked;
         self.failed += other.failed;
         self.pass_ns = self.pass_ns.max(other.pass_ns);
@@ -85,7 +85,7 @@ impl VerifyOutcome {
 }
 
 /// Bytes of header at the start of every block; a block is at least this long.
-pub const HEADER_LEN: usize = 80;
+pub(crate) const HEADER_LEN: usize = 80;
 
 /// The magic at byte 0 of every block.
 const MAGIC: [u8; 4] = *b"DDVF";
@@ -304,7 +304,7 @@ impl fmt::Display for Mismatch {
 impl std::error::Error for Mismatch {}
 
 /// The longest pattern fio takes (its `MAX_PATTERN_SIZE`), `%o` offsets included.
-pub const MAX_PATTERN: usize = 512;
+pub(crate) const MAX_PATTERN: usize = 512;
 
 /// fio's `verify_pattern`: bytes repeated over the block from its first byte, with the
 /// block's offset (8 bytes, little-endian) wherever the pattern said `%o`.
@@ -353,8 +353,9 @@ impl Pattern {
     }
 
     /// The pattern's bytes and where `%o` goes, as [`Pattern::parse`] reads them.
+    #[cfg(test)]
     #[must_use]
-    pub fn from_parts(bytes: Vec<u8>, offsets: Vec<usize>) -> Option<Self> {
+    pub(crate) fn from_parts(bytes: Vec<u8>, offsets: Vec<usize>) -> Option<Self> {
         let fits = !bytes.is_empty()
             && bytes.len() <= MAX_PATTERN
             && offsets.iter().all(|&at| at + 8 <= bytes.len());
@@ -401,7 +402,7 @@ impl Pattern {
 
 /// How a job lays its verify blocks out (fio's `verify`, `verify_pattern`, `verify_interval`).
 #[derive(Debug, Clone, Copy)]
-pub struct Layout<'a> {
+pub(crate) struct Layout<'a> {
     pub kind: Kind,
     /// The bytes that fill the block (fio's `verify_pattern`); `None`: the kind's own payload.
     pub pattern: Option<&'a Pattern>,
@@ -435,7 +436,7 @@ impl Layout<'_> {
 /// # Panics
 /// If a piece is shorter than [`HEADER_LEN`] where it carries a header (the job spec's
 /// validation keeps blocks and intervals at least that long).
-pub fn fill_block(buf: &mut [u8], layout: &Layout<'_>, id: &BlockId) {
+pub(crate) fn fill_block(buf: &mut [u8], layout: &Layout<'_>, id: &BlockId) {
     if let Some(pattern) = layout.bare() {
         pattern.payload(id.offset, 0).write(buf);
         return;
@@ -457,7 +458,11 @@ pub fn fill_block(buf: &mut [u8], layout: &Layout<'_>, id: &BlockId) {
 ///
 /// # Errors
 /// What is wrong, the first thing found.
-pub fn check_block(buf: &[u8], layout: &Layout<'_>, expected: &Expect) -> Result<(), Mismatch> {
+pub(crate) fn check_block(
+    buf: &[u8],
+    layout: &Layout<'_>,
+    expected: &Expect,
+) -> Result<(), Mismatch> {
     if let Some(pattern) = layout.bare() {
         let source = pattern.payload(expected.offset, 0);
         let Some(first) = source.first_difference(buf) else {
@@ -1030,7 +1035,7 @@ pub struct BacklogSpec {
 /// (fio's `io_hist` list: a block is logged when its write succeeds, a failed write is not),
 /// and the checks still due.
 #[derive(Debug)]
-pub struct Backlog {
+pub(crate) struct Backlog {
     spec: BacklogSpec,
     log: std::collections::VecDeque<u64>,
     /// Checks still to issue in the current batch.
@@ -1049,7 +1054,7 @@ impl Backlog {
 
     /// A write of the block at `offset` completed: logged, and a batch begins when none is
     /// under way and the log holds a multiple of `every`.
-    pub fn logged(&mut self, offset: u64) {
+    pub(crate) fn logged(&mut self, offset: u64) {
         self.log.push_back(offset);
         if self.due == 0 && self.log.len() as u64 % self.spec.every.max(1) == 0 {
             self.due = self.spec.batch;
@@ -1058,7 +1063,7 @@ impl Backlog {
 
     /// The block the next I/O reads back and checks, while a batch is due and the log holds
     /// one (the oldest); `None`: the job's own next I/O.
-    pub fn next_check(&mut self) -> Option<u64> {
+    pub(crate) fn next_check(&mut self) -> Option<u64> {
         if self.due == 0 {
             return None;
         }

@@ -29,7 +29,7 @@ use crate::bench::rate::Pacer;
 use crate::bench::spec::{BufferData, EngineKind, JobSpec, SyncEvery};
 use crate::bench::workload::Workload;
 
-pub use crate::bench::verify::{VERIFY_FAILURES_KEPT, VerifyFailure, VerifyOutcome};
+pub(crate) use crate::bench::verify::{VERIFY_FAILURES_KEPT, VerifyFailure, VerifyOutcome};
 use crate::stats::{WorkerStats, monotonic_ns};
 use crate::units::format_bytes;
 

@@ -286,6 +286,7 @@ enum Trims {
 
 impl Workload {
     /// Worker `worker` of `spec.numjobs` over a working set of `size_bytes`.
+    #[cfg(test)]
     #[must_use]
     pub fn new(spec: &JobSpec, size_bytes: u64, worker: u32, seed: u64) -> Self {
         Self::sliced(spec, size_bytes, worker, seed, (worker, spec.numjobs))
@@ -449,6 +450,7 @@ impl Workload {
     }
 
     /// The next I/O: direction and byte offset.
+    #[cfg(test)]
     #[inline]
     pub fn next_io(&mut self) -> (Direction, u64) {
         let direction = self.direction();
@@ -500,12 +502,6 @@ impl Workload {
                 u64::try_from(u128::from(rank) * u128::from(scramble) % u128::from(n)).unwrap_or(0);
             self.region_start_bytes + slot * step * self.unit_bytes
         })
-    }
-
-    /// The alignment of offsets, bytes.
-    #[must_use]
-    pub fn unit_bytes(&self) -> u64 {
-        self.unit_bytes
     }
 
     /// The shortest I/O, bytes.
@@ -562,6 +558,7 @@ impl Workload {
 
     /// The byte offset of the next I/O of `direction`, `len_bytes` long: aligned to the unit
     /// and wholly inside the region (see [`Self::place`], which may also shorten it).
+    #[cfg(test)]
     #[inline]
     pub fn offset(&mut self, direction: Direction, len_bytes: u32) -> u64 {
         self.place(direction, len_bytes).0

@@ -226,6 +226,7 @@ impl ZoneState {
     }
 
     /// The clone holding `zone`, with its I/Os in flight there.
+    #[cfg(test)]
     #[must_use]
     pub fn holder(&self, zone: usize) -> Option<(u32, u32)> {
         let (holder, count) = self.holders[zone];
@@ -279,12 +280,14 @@ impl ZoneState {
     }
 
     /// The zones open now.
+    #[cfg(test)]
     #[must_use]
     pub fn open_zones(&self) -> usize {
         self.open.len()
     }
 
     /// Zones reset so far.
+    #[cfg(test)]
     #[must_use]
     pub fn resets(&self) -> u64 {
         self.resets

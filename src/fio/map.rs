@@ -30,7 +30,7 @@ mod table;
 #[cfg(test)]
 use self::table::{OPTION_NAMES, exact};
 use self::table::{Opt, fio_name, lookup};
-pub use self::table::{Shown, arity, command_line_options, known_options, resolve};
+pub use self::table::{Shown, known_options, resolve};
 
 /// What a target path is on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,10 +5,10 @@
 //! (`bench::options::validate`), [`show`] prints `--parse-only` and `--showcmd`. Running the
 //! plan is the session's business.
 
-pub mod arith;
-pub mod logs;
-pub mod map;
-pub mod parse;
+pub(crate) mod arith;
+pub(crate) mod logs;
+pub(crate) mod map;
+pub(crate) mod parse;
 pub mod show;
 
 use std::path::PathBuf;

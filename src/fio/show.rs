@@ -299,7 +299,7 @@ fn shell(word: &str) -> String {
 /// Each job as an equivalent `fio` command line and `diskdash bench` command (or why there
 /// is none), as `--showcmd` prints them.
 #[must_use]
-pub fn commands(invocation: &FioInvocation) -> String {
+pub(crate) fn commands(invocation: &FioInvocation) -> String {
     let mut out = String::new();
     let mut previous_group = None;
     for (i, step) in invocation.plan.steps.iter().enumerate() {

@@ -97,6 +97,7 @@ impl Control {
         }
     }
 
+    #[cfg(test)]
     #[must_use]
     pub fn ending(&self) -> Ending {
         self.ending

@@ -372,7 +372,6 @@ pub struct Line {
 pub struct Span {
     pub from: f64,
     pub to: f64,
-    pub label: String,
     /// Stalls are hatched red-orange, windows pale blue.
     pub alarm: bool,
 }
@@ -813,7 +812,6 @@ mod tests {
             spans: vec![Span {
                 from: 2.0,
                 to: 3.0,
-                label: "stall".into(),
                 alarm: true,
             }],
             marks: vec![Mark {

@@ -109,7 +109,6 @@ pub fn section(path: &str, recording: &Recording, redact: bool) -> Section {
         spans.push(Span {
             from: secs(gap.from_unix_ns),
             to: secs(gap.to_unix_ns),
-            label: "gap".into(),
             alarm: true,
         });
         section.notes.push(format!("gap: {gap}"));
@@ -189,7 +188,6 @@ fn breaks(recording: &Recording, secs: &dyn Fn(u64) -> f64) -> (Vec<usize>, Vec<
                 spans.push(Span {
                     from: secs(a.unix_ns),
                     to: secs(start),
-                    label: "missing".into(),
                     alarm: true,
                 });
             }

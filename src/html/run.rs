@@ -150,7 +150,6 @@ fn spans(record: &RunRecord) -> (Vec<Span>, Vec<String>) {
             spans.push(Span {
                 from: end - p.duration_ns as f64 / 1e9,
                 to: end,
-                label: "stall".into(),
                 alarm: true,
             });
             notes.push(format!(
@@ -166,7 +165,6 @@ fn spans(record: &RunRecord) -> (Vec<Span>, Vec<String>) {
                     spans.push(Span {
                         from,
                         to,
-                        label: "steady".into(),
                         alarm: false,
                     });
                     notes.push(format!(

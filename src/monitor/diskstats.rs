@@ -22,7 +22,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 /// Where the kernel publishes the counters.
-pub const PROC_DISKSTATS: &str = "/proc/diskstats";
+pub(crate) const PROC_DISKSTATS: &str = "/proc/diskstats";
 
 /// Which generation of the line format a device was reported in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -86,7 +86,7 @@ impl DiskCounters {
     /// The counters of a line, in /proc/diskstats order from field 4 (reads completed) to
     /// field 20 (time flushing); those the format lacks are zero.
     #[must_use]
-    pub fn from_fields(
+    pub(crate) fn from_fields(
         major: u32,
         minor: u32,
         name: String,
@@ -120,7 +120,7 @@ impl DiskCounters {
 
     /// All counters 0: the state "at boot", the base of a since-boot report.
     #[must_use]
-    pub fn zeroed(name: &str) -> Self {
+    pub(crate) fn zeroed(name: &str) -> Self {
         Self {
             major: 0,
             minor: 0,
@@ -149,7 +149,7 @@ impl DiskCounters {
     /// Whether the device ever completed a request of any kind (sysstat hides those that
     /// never did unless asked for by name).
     #[must_use]
-    pub fn ever_used(&self) -> bool {
+    pub(crate) fn ever_used(&self) -> bool {
         self.reads + self.writes + self.discards + self.flushes > 0
     }
 }
@@ -166,7 +166,7 @@ pub struct DiskstatsSample {
 impl DiskstatsSample {
     /// The counters of one device by name.
     #[must_use]
-    pub fn get(&self, name: &str) -> Option<&DiskCounters> {
+    pub(crate) fn get(&self, name: &str) -> Option<&DiskCounters> {
         self.disks.iter().find(|d| d.name == name)
     }
 }
@@ -174,7 +174,7 @@ impl DiskstatsSample {
 /// A malformed line: its 1-based number and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line}: {reason}")]
-pub struct ParseError {
+pub(crate) struct ParseError {
     pub line: usize,
     pub reason: String,
 }
@@ -183,7 +183,7 @@ pub struct ParseError {
 ///
 /// # Errors
 /// Fewer than 14 fields, 15-17 or 19 fields, or a field that is not a decimal number.
-pub fn parse_line(line: &[u8]) -> Result<DiskCounters, String> {
+pub(crate) fn parse_line(line: &[u8]) -> Result<DiskCounters, String> {
     let mut fields = line
         .split(|b| *b == b' ' || *b == b'\t')
         .filter(|f| !f.is_empty());
@@ -243,7 +243,7 @@ fn number(field: &[u8], what: &str) -> Result<u64, String> {
 ///
 /// # Errors
 /// The first malformed line, with its 1-based number.
-pub fn parse_diskstats(text: &[u8], out: &mut Vec<DiskCounters>) -> Result<(), ParseError> {
+pub(crate) fn parse_diskstats(text: &[u8], out: &mut Vec<DiskCounters>) -> Result<(), ParseError> {
     out.clear();
     for (i, line) in text.split(|b| *b == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -259,7 +259,7 @@ pub fn parse_diskstats(text: &[u8], out: &mut Vec<DiskCounters>) -> Result<(), P
 
 /// CLOCK_MONOTONIC now.
 #[must_use]
-pub fn monotonic_now() -> Duration {
+pub(crate) fn monotonic_now() -> Duration {
     nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
         .map_or(Duration::ZERO, Duration::from)
 }

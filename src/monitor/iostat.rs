@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use super::diskstats::{DiskCounters, DiskstatsSample};
 
-pub use crate::record::IostatRow;
+pub(crate) use crate::record::IostatRow;
 
 /// The change of one counter, or `None` when it went backwards.
 fn delta(prev: u64, cur: u64) -> Option<u64> {
@@ -80,7 +80,7 @@ impl IostatRow {
     ///
     /// A zero `elapsed` gives rates of 0 (never infinity or NaN).
     #[must_use]
-    pub fn between(prev: &DiskCounters, cur: &DiskCounters, elapsed: Duration) -> IostatRow {
+    pub(crate) fn between(prev: &DiskCounters, cur: &DiskCounters, elapsed: Duration) -> IostatRow {
         let mut row = IostatRow::idle(&cur.name);
         row.in_flight = cur.in_flight;
         let Some(d) = deltas(prev, cur) else {
@@ -119,7 +119,7 @@ impl IostatRow {
 
     /// The since-boot report of sysstat's first line: from all-zero counters over `uptime`.
     #[must_use]
-    pub fn since_boot(cur: &DiskCounters, uptime: Duration) -> IostatRow {
+    pub(crate) fn since_boot(cur: &DiskCounters, uptime: Duration) -> IostatRow {
         IostatRow::between(&DiskCounters::zeroed(&cur.name), cur, uptime)
     }
 
@@ -157,7 +157,7 @@ impl IostatRow {
 
     /// Whether any request completed in the interval (what `iostat -z` keeps).
     #[must_use]
-    pub fn is_active(&self) -> bool {
+    pub(crate) fn is_active(&self) -> bool {
         self.reads_per_s + self.writes_per_s + self.discards_per_s + self.flushes_per_s > 0.0
     }
 }
@@ -165,7 +165,7 @@ impl IostatRow {
 /// The counters of each device of `cur` in `prev`: same position when the device list did not
 /// change (the common case, no lookup), else by name. `None` for a device new since `prev`.
 #[must_use]
-pub fn pair_with_previous<'a>(
+pub(crate) fn pair_with_previous<'a>(
     prev: &'a [DiskCounters],
     cur: &[DiskCounters],
 ) -> Vec<Option<&'a DiskCounters>> {

@@ -12,14 +12,14 @@
 //! Counter meanings: the kernel's `Documentation/admin-guide/iostats.rst`. The headless front
 //! ends (`diskdash iostat`, `diskdash info`) are `crate::cmd` with the text in `crate::report`.
 
-pub mod cpu;
-pub mod device;
+pub(crate) mod cpu;
+pub(crate) mod device;
 pub mod diskstats;
-pub mod host;
-pub mod info;
+pub(crate) mod host;
+pub(crate) mod info;
 pub mod iostat;
-pub mod machine;
+pub(crate) mod machine;
 mod record;
-pub use record::sample_trace;
+pub(crate) use record::sample_trace;
 pub mod sampler;
 pub mod sysfs;

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Where the kernel lists whole disks.
-pub const SYS_BLOCK: &str = "/sys/block";
+pub(crate) const SYS_BLOCK: &str = "/sys/block";
 
 pub use crate::record::QueueSettings;
 
@@ -21,7 +21,7 @@ impl QueueSettings {
 
     /// Reads from a disk's sysfs directory (`/sys/block/vda` or a test copy of one).
     #[must_use]
-    pub fn read_from(disk_dir: &Path) -> QueueSettings {
+    pub(crate) fn read_from(disk_dir: &Path) -> QueueSettings {
         let queue = disk_dir.join("queue");
         let text = |attr: &str| read_attr(&queue.join(attr));
         let number = |attr: &str| text(attr).and_then(|s| s.parse::<u64>().ok());
@@ -57,14 +57,14 @@ impl QueueSettings {
     /// Whether the device serves requests in parallel: not rotational, or more than one
     /// hardware queue. On such devices `%util` = 100 does not mean saturated.
     #[must_use]
-    pub fn serves_in_parallel(&self) -> bool {
+    pub(crate) fn serves_in_parallel(&self) -> bool {
         self.rotational == Some(false) || self.hw_queues.is_some_and(|n| n > 1)
     }
 }
 
 /// Splits `none [mq-deadline] kyber` into the active one and all of them.
 #[must_use]
-pub fn parse_scheduler(text: &str) -> (Option<String>, Option<Vec<String>>) {
+pub(crate) fn parse_scheduler(text: &str) -> (Option<String>, Option<Vec<String>>) {
     let mut active = None;
     let mut all = Vec::new();
     for word in text.split_whitespace() {
@@ -84,14 +84,14 @@ pub fn parse_scheduler(text: &str) -> (Option<String>, Option<Vec<String>>) {
 }
 
 /// The note shown next to `%util` on devices that serve requests in parallel.
-pub const PARALLEL_UTIL_NOTE: &str = "%util is the share of time with at least one request in \
+pub(crate) const PARALLEL_UTIL_NOTE: &str = "%util is the share of time with at least one request in \
      flight, not saturation: this device serves requests in parallel (non-rotational or several \
      hardware queues), so it can show 100% with capacity to spare; watch aqu-sz and the \
      in-flight requests (/sys/block/<dev>/inflight) instead";
 
 /// [`PARALLEL_UTIL_NOTE`] with the device's name, when it applies to these settings.
 #[must_use]
-pub fn parallel_util_note(disk: &str, queue: &QueueSettings) -> Option<String> {
+pub(crate) fn parallel_util_note(disk: &str, queue: &QueueSettings) -> Option<String> {
     queue
         .serves_in_parallel()
         .then(|| PARALLEL_UTIL_NOTE.replace("<dev>", disk))
@@ -99,7 +99,7 @@ pub fn parallel_util_note(disk: &str, queue: &QueueSettings) -> Option<String> {
 
 /// Requests in flight now, reads and writes (`/sys/block/<disk>/inflight`).
 #[must_use]
-pub fn read_inflight(disk: &str) -> Option<(u64, u64)> {
+pub(crate) fn read_inflight(disk: &str) -> Option<(u64, u64)> {
     let text = read_attr(&Path::new(SYS_BLOCK).join(disk).join("inflight"))?;
     let mut it = text.split_whitespace().map(str::parse::<u64>);
     match (it.next(), it.next()) {
@@ -110,7 +110,7 @@ pub fn read_inflight(disk: &str) -> Option<(u64, u64)> {
 
 /// A sysfs attribute's trimmed text; `None` when absent, unreadable or empty.
 #[must_use]
-pub fn read_attr(path: &Path) -> Option<String> {
+pub(crate) fn read_attr(path: &Path) -> Option<String> {
     let text = fs::read_to_string(path).ok()?;
     let text = text.trim();
     (!text.is_empty()).then(|| text.to_owned())

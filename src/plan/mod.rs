@@ -7,7 +7,7 @@
 //! compile to steps too; jobs that share a step arrive with job files. Plans are data: built
 //! and checked before anything runs, then handed to `Session::start`.
 
-pub mod mark;
+pub(crate) mod mark;
 
 use std::path::PathBuf;
 
@@ -15,7 +15,7 @@ use crate::bench::memory::JobSteps;
 use crate::bench::spec::JobSpec;
 
 /// A step's point as it is shown: `bs=2M rw=write`.
-pub use crate::values::describe_point as describe;
+pub(crate) use crate::values::describe_point as describe;
 
 /// One job: what runs, on what.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,7 +112,7 @@ impl Plan {
     ///
     /// # Errors
     /// A usage error naming the step that runs several jobs, or the step whose target differs.
-    pub fn single_target_job(&self) -> anyhow::Result<&Job> {
+    pub(crate) fn single_target_job(&self) -> anyhow::Result<&Job> {
         let first = self
             .steps
             .first()

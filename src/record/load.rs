@@ -35,22 +35,6 @@ const FIX: &str = "give a file written by `diskdash bench --json`";
 /// parsing within a few hundred MiB of memory.
 pub const MAX_RECORD_BYTES: u64 = 256 << 20;
 
-/// The run record in `path`. Every failure is a usage error (exit 2) naming the file, the
-/// reason and the fix, on one line.
-///
-/// # Errors
-/// The file cannot be opened, is not a regular file, is larger than [`MAX_RECORD_BYTES`], or
-/// is not a run record of this format version.
-pub fn load(path: &Path) -> anyhow::Result<RunRecord> {
-    match load_any(path)? {
-        Loaded::Run(record) => Ok(*record),
-        Loaded::Fleet(_) => Err(crate::error::usage!(
-            "{} is a fleet record (diskdash fleet --json); {FIX}",
-            path.display()
-        )),
-    }
-}
-
 /// A record of one run, or of a fleet of runs.
 #[derive(Debug)]
 pub enum Loaded {

@@ -11,35 +11,37 @@ mod device;
 mod dto;
 mod fleet;
 mod load;
-pub mod machine;
-pub mod monitor;
-pub mod monitor_writer;
-pub mod output;
-pub mod rotate;
+pub(crate) mod machine;
+pub(crate) mod monitor;
+pub(crate) mod monitor_writer;
+pub(crate) mod output;
+pub(crate) mod rotate;
 mod steady;
 mod time;
 mod writer;
 
-pub use device::{IostatRow, QueueSettings};
+pub(crate) use device::IostatRow;
+pub use device::QueueSettings;
 pub use dto::*;
-pub use fleet::*;
-pub use load::{Loaded, is_monitor_recording_file, load, load_any, load_recording};
-pub use machine::{FsRecord, MachineDiskRecord, MachineRecord};
-pub use steady::*;
-pub use time::rfc3339_utc;
-pub use writer::{JsonlWriter, write_atomic};
+pub(crate) use fleet::*;
+pub use load::{Loaded, load_any};
+pub(crate) use load::{is_monitor_recording_file, load_recording};
+pub(crate) use machine::{FsRecord, MachineDiskRecord, MachineRecord};
+pub(crate) use steady::*;
+pub(crate) use time::rfc3339_utc;
+pub(crate) use writer::JsonlWriter;
 
 /// `format` of a run record.
-pub const FORMAT: &str = "diskdash-bench";
+pub(crate) const FORMAT: &str = "diskdash-bench";
 /// `format` of one JSON Lines interval record.
-pub const INTERVAL_FORMAT: &str = "diskdash-bench-interval";
+pub(crate) const INTERVAL_FORMAT: &str = "diskdash-bench-interval";
 /// Bumped on any incompatible change of either format.
-pub const FORMAT_VERSION: u32 = 7;
+pub(crate) const FORMAT_VERSION: u32 = 7;
 /// The first format whose `typed_warnings` holds every warning (the buffered run aside).
-pub const TYPED_WARNINGS_FORMAT: u32 = 6;
+pub(crate) const TYPED_WARNINGS_FORMAT: u32 = 6;
 
 /// What `lat_ns` measures, stated in every record.
-pub const LATENCY_DEFINITION: &str = "lat_ns of an I/O runs from the CLOCK_MONOTONIC read just \
+pub(crate) const LATENCY_DEFINITION: &str = "lat_ns of an I/O runs from the CLOCK_MONOTONIC read just \
 before the syscall that submitted it (io_uring_enter, pread, pwrite) to the read just after it \
 was reaped: kernel, queue and device time, and time waiting in the completion ring until taken \
 (one completion is taken per reap by default, like fio's iodepth_batch_complete_max=1), but \

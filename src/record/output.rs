@@ -189,6 +189,7 @@ struct Existing {
 ///
 /// # Errors
 /// A usage error naming the flag, the path, what is there and the fix.
+#[cfg(test)]
 pub fn check(flag: &str, path: &Path, guard: Guard<'_>) -> anyhow::Result<Option<OwnedFd>> {
     let place = Place::pin(flag, path)?;
     Ok(place.check(flag, path, guard)?.map(|e| e.file))
@@ -354,6 +355,7 @@ pub enum Replacing {
 
 impl Replacing {
     /// Whether the file was made by this run.
+    #[cfg(test)]
     #[must_use]
     pub fn made(&self) -> bool {
         matches!(self, Self::Made(_))
@@ -400,25 +402,13 @@ impl Drop for Made {
     }
 }
 
-/// Whether `head` (a file's first bytes) is a fio log: at least one whole line, and every
-/// whole line integers separated by commas (`time, value, direction, block size, offset[,
-/// priority]`, or a histogram log's `time, direction, block size, bin, ...`), at least four.
-/// A heuristic, at a name fio's own pattern makes (`PREFIX_bw.N.log`): other integer CSV there
-/// would be taken too; `--force` is needed for anything else.
-#[must_use]
-pub fn starts_as_fio_log(head: &[u8]) -> bool {
-    let Some(end) = head.iter().rposition(|&b| b == b'\n') else {
-        return false;
-    };
-    let Ok(text) = std::str::from_utf8(&head[..end]) else {
-        return false;
-    };
-    text.split('\n').all(|line| fio_log_line(line.as_bytes()))
-}
-
-/// Whether every line of `file` is a fio log's ([`starts_as_fio_log`]'s rule, the priority
-/// column also as `log_prio=1` writes it, `0x%04x`), its last line whole: read through in
-/// blocks, so a log of millions of lines costs no more memory than a short one.
+/// Whether every line of `file` is a fio log's (integers separated by commas, at least four:
+/// `time, value, direction, block size, offset[, priority]`, or a histogram log's `time,
+/// direction, block size, bin, ...`; the priority column also as `log_prio=1` writes it,
+/// `0x%04x`), its last line whole: read through in blocks, so a log of millions of lines costs
+/// no more memory than a short one. A heuristic, at a name fio's own pattern makes
+/// (`PREFIX_bw.N.log`): other integer CSV there would be taken too; `--force` is needed for
+/// anything else.
 #[must_use]
 pub fn is_fio_log(file: &impl std::os::fd::AsFd) -> bool {
     let mut block = vec![0u8; 1 << 16];

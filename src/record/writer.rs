@@ -1,5 +1,5 @@
-//! Writers: the final record atomically (a new temporary file in the destination's directory,
-//! fsync, rename), so a reader never sees half a record; JSON Lines flushed per interval.
+//! Writers: the temporary sibling a final record is written to before its rename
+//! (`record::output`), so a reader never sees half a record; JSON Lines flushed per interval.
 
 use std::io::{BufWriter, Write};
 use std::os::fd::AsRawFd;
@@ -11,35 +11,6 @@ use anyhow::Context;
 use crate::pinned;
 
 static TEMP_COUNTER: AtomicU32 = AtomicU32::new(0);
-
-/// Writes `bytes` to `path` via a temporary sibling and a rename. The temporary file is made
-/// with O_CREAT|O_EXCL|O_NOFOLLOW relative to the directory's descriptor, so a name planted in
-/// advance (a link to a victim) is never opened, only stepped around.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir_path = parent_dir(path);
-    let name = path
-        .file_name()
-        .with_context(|| format!("{} is not a file path", path.display()))?;
-    let dir = pinned::open_at(
-        libc::AT_FDCWD,
-        std::os::unix::ffi::OsStrExt::as_bytes(dir_path.as_os_str()),
-        libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        0,
-    )
-    .with_context(|| format!("writing {}: opening {}", path.display(), dir_path.display()))?;
-    let (tmp, file) = create_temp(&dir, &name.to_string_lossy())
-        .with_context(|| format!("writing {}", path.display()))?;
-    let result = (|| {
-        let mut file = std::fs::File::from(file);
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        nix::fcntl::renameat(&dir, tmp.as_str(), &dir, name).map_err(std::io::Error::from)
-    })();
-    if result.is_err() {
-        let _ = nix::unistd::unlinkat(&dir, tmp.as_str(), nix::unistd::UnlinkatFlags::NoRemoveDir);
-    }
-    result.with_context(|| format!("writing {}", path.display()))
-}
 
 /// The directory a path's last component lives in.
 #[must_use]
@@ -105,13 +76,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn atomic_write_replaces_and_leaves_no_temp() {
+    fn jsonl_writes_one_whole_object_a_line() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("run.json");
-        write_atomic(&path, b"{}").unwrap();
-        write_atomic(&path, b"{\"a\":1}").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\":1}");
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         let file = std::fs::File::create(dir.path().join("run.jsonl")).unwrap();
         let mut jsonl = JsonlWriter::new("run.jsonl".into(), Box::new(file));
         jsonl.write(&serde_json::json!({"i": 1})).unwrap();
@@ -132,9 +98,16 @@ mod tests {
                 .join(format!(".run.json.tmp-{}-{n}", std::process::id()));
             std::os::unix::fs::symlink(&victim, planted).unwrap();
         }
-        let path = dir.path().join("run.json");
-        write_atomic(&path, b"{}").unwrap();
+        let dir_fd = pinned::open_at(
+            libc::AT_FDCWD,
+            std::os::unix::ffi::OsStrExt::as_bytes(dir.path().as_os_str()),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            0,
+        )
+        .unwrap();
+        let (tmp, file) = create_temp(&dir_fd, "run.json").unwrap();
+        std::fs::File::from(file).write_all(b"{}").unwrap();
         assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
-        assert_eq!(std::fs::read(&path).unwrap(), b"{}");
+        assert_eq!(std::fs::read(dir.path().join(tmp)).unwrap(), b"{}");
     }
 }

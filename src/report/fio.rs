@@ -12,11 +12,7 @@ pub(crate) mod plat;
 mod terse;
 mod text;
 
-pub use json::{
-    BinsJson, DirectionJson, DiskReconciliationJson, DiskUtilJson, FIO_LAYOUT_VERSION, FioJson,
-    JobJson, JobNotesJson, LatencyJson, OptionsJson, PercentJson, RunNotesJson, SyncJson,
-    TargetJson,
-};
+pub use json::{DirectionJson, FIO_LAYOUT_VERSION, FioJson, JobJson, PercentJson};
 
 use crate::fio::GivenOptions;
 use crate::record::{

@@ -630,6 +630,7 @@ impl From<SystemTime> for UtcTime {
 
 impl UtcTime {
     /// `2026-11-21T08:10:00.123Z`.
+    #[cfg(test)]
     #[must_use]
     pub fn rfc3339(&self) -> String {
         format!(

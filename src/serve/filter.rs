@@ -12,7 +12,7 @@ use regex::Regex;
 use crate::error::usage;
 
 /// node_exporter's `diskstatsDefaultIgnoredDevices`.
-pub const DEFAULT_EXCLUDE: &str = r"^(z?ram|loop|fd|(h|s|v|xv)d[a-z]|nvme\d+n\d+p)\d+$";
+pub(crate) const DEFAULT_EXCLUDE: &str = r"^(z?ram|loop|fd|(h|s|v|xv)d[a-z]|nvme\d+n\d+p)\d+$";
 
 /// The device-name filter of one server.
 #[derive(Debug, Clone)]
@@ -77,7 +77,7 @@ impl DeviceFilter {
 
     /// Whether `device` (a `/proc/diskstats` name) is served.
     #[must_use]
-    pub fn serves(&self, device: &str) -> bool {
+    pub(crate) fn serves(&self, device: &str) -> bool {
         !self.exclude.as_ref().is_some_and(|re| re.is_match(device))
             && self.include.as_ref().is_none_or(|re| re.is_match(device))
     }

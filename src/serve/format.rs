@@ -10,7 +10,7 @@
 
 /// An exposition format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// OpenMetrics 1.0 text.
     OpenMetrics,
     /// Prometheus text format 0.0.4.
@@ -20,7 +20,7 @@ pub enum Format {
 impl Format {
     /// The `Content-Type` of a response in this format.
     #[must_use]
-    pub fn content_type(self) -> &'static str {
+    pub(crate) fn content_type(self) -> &'static str {
         match self {
             Format::OpenMetrics => "application/openmetrics-text; version=1.0.0; charset=utf-8",
             Format::Text => "text/plain; version=0.0.4; charset=utf-8",
@@ -30,7 +30,7 @@ impl Format {
     /// The format an `Accept` header asks for: OpenMetrics when it lists
     /// `application/openmetrics-text` with a quality above 0, else text 0.0.4.
     #[must_use]
-    pub fn negotiate(accept: Option<&str>) -> Format {
+    pub(crate) fn negotiate(accept: Option<&str>) -> Format {
         let wants_openmetrics = accept.is_some_and(|accept| {
             accept.split(',').any(|range| {
                 let mut params = range.split(';').map(str::trim);

@@ -21,14 +21,14 @@
 
 pub mod bench;
 pub mod filter;
-pub mod fold;
+pub(crate) mod fold;
 pub mod format;
-pub mod http;
+pub(crate) mod http;
 pub mod metrics;
-pub mod node_info;
-pub mod run;
-pub mod trace;
-pub mod udev;
+pub(crate) mod node_info;
+pub(crate) mod run;
+pub(crate) mod trace;
+pub(crate) mod udev;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -50,7 +50,7 @@ use udev::UdevProperties;
 /// Where the host's kernel and udev state are read: node_exporter's `--path.procfs`,
 /// `--path.sysfs`, `--path.udev.data`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HostPaths {
+pub(crate) struct HostPaths {
     pub procfs: PathBuf,
     pub sysfs: PathBuf,
     pub udev_data: PathBuf,
@@ -76,7 +76,7 @@ impl HostPaths {
 
 /// How `diskdash serve` was asked to serve.
 #[derive(Debug, Clone, Default)]
-pub struct ServeOptions {
+pub(crate) struct ServeOptions {
     pub paths: HostPaths,
     pub filter: DeviceFilter,
     /// Leave out the `node_*` families (`--no-node-metrics`).
@@ -87,12 +87,12 @@ pub struct ServeOptions {
 
 /// How long the queue settings are trusted before a scrape re-reads them. Reading ~10 sysfs
 /// files per disk on every scrape would cost more than the whole scrape does otherwise.
-pub const SETTINGS_MAX_AGE: Duration = Duration::from_secs(60);
+pub(crate) const SETTINGS_MAX_AGE: Duration = Duration::from_secs(60);
 
 /// What serving keeps between scrapes: the sampler (and so the previous sample) and the queue
 /// settings last read; with a run, the session's snapshots.
 #[derive(Debug)]
-pub struct Exposition {
+pub(crate) struct Exposition {
     sampler: Sampler,
     settings: Arc<Vec<DiskSettings>>,
     /// The served devices' udev identities, read with the settings.
@@ -122,7 +122,7 @@ impl Exposition {
 
     /// `diskdash serve` with its flags: where the host is read, which devices, which families.
     #[must_use]
-    pub fn with_options(sampler: Sampler, options: ServeOptions) -> Self {
+    pub(crate) fn with_options(sampler: Sampler, options: ServeOptions) -> Self {
         Self {
             sampler,
             settings: Arc::default(),
@@ -136,7 +136,7 @@ impl Exposition {
 
     /// Starts tracing the served whole disks (`--trace`); where it cannot, the note to say
     /// (serving goes on without the traced families).
-    pub fn start_trace(&mut self) -> Option<String> {
+    pub(crate) fn start_trace(&mut self) -> Option<String> {
         let step = match self.sampler.sample() {
             Ok(step) => step,
             Err(e) => return Some(format!("--trace: {e:#}; serving goes on untraced")),
@@ -166,7 +166,7 @@ impl Exposition {
 
     /// The disks and the run whose snapshots `snapshots` receives (`bench|fio|sweep --serve`).
     #[must_use]
-    pub fn with_run(sampler: Sampler, snapshots: watch::Receiver<Arc<Snapshot>>) -> Self {
+    pub(crate) fn with_run(sampler: Sampler, snapshots: watch::Receiver<Arc<Snapshot>>) -> Self {
         Self {
             run: Some(RunSource {
                 snapshots,
@@ -178,7 +178,7 @@ impl Exposition {
 
     /// The page at `/`.
     #[must_use]
-    pub fn index(&self) -> &'static str {
+    pub(crate) fn index(&self) -> &'static str {
         if self.run.is_some() {
             http::RUN_INDEX
         } else {

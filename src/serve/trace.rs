@@ -220,7 +220,8 @@ impl Collector for TraceScrape {
 mod tests {
     use super::*;
     use crate::serve::metrics::openmetrics_of;
-    use crate::trace::{BlockTrace, ProcessIo, Scope, TraceCost};
+    use crate::trace::matcher::ProcessIo;
+    use crate::trace::{BlockTrace, Scope, TraceCost};
 
     fn take(pids: &[(i32, u64)], device_ns: &[u64]) -> TraceTake {
         let mut trace = BlockTrace {

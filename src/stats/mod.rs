@@ -67,6 +67,7 @@ impl DirectionStats {
     }
 
     /// These stats, also keeping slat and clat apart (see [`DirectionStats::split`]).
+    #[cfg(test)]
     #[must_use]
     pub fn with_split(mut self) -> Self {
         self.split = Some(Box::new(SplitLatency::new()));
@@ -432,6 +433,7 @@ impl IoDepths {
     }
 
     /// Whether nothing was counted.
+    #[cfg(test)]
     #[must_use]
     pub fn is_empty(&self) -> bool {
         *self == Self::default()

@@ -311,7 +311,7 @@ pub fn points(axes: &[Axis]) -> Vec<Point> {
     out
 }
 
-pub use crate::plan::describe;
+pub(crate) use crate::plan::describe;
 
 /// Where step `index` of a plan whose steps carry `points` stands: its point among the
 /// distinct points (1-based, and how many) and its loop of that point (1-based, and how many

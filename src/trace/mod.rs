@@ -30,7 +30,7 @@ use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-pub use matcher::{BlockTrace, DirTrace, ProcessIo};
+pub use matcher::{BlockTrace, DirTrace};
 pub use record::block_trace_record;
 pub use scope::Scope;
 

@@ -14,9 +14,9 @@
 //! ui/          pure render functions, one per panel
 //! ```
 
-pub mod app;
-pub mod event;
-pub mod source;
+pub(crate) mod app;
+pub(crate) mod event;
+pub(crate) mod source;
 pub mod terminal;
 pub mod ui;
 pub mod view;
@@ -60,7 +60,7 @@ fn require_terminal(alternative: &str) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// No terminal, no `/proc/diskstats`, or `--record`'s file refused.
-pub fn run_monitor(
+pub(crate) fn run_monitor(
     interval: std::time::Duration,
     show_idle: bool,
     trace: bool,
@@ -91,7 +91,7 @@ pub fn run_monitor(
 /// # Errors
 /// The terminal could not be set up, or the session thread panicked. The session has been
 /// told to quit and has ended (and written its record) either way.
-pub fn run_bench(
+pub(crate) fn run_bench(
     handle: crate::session::SessionHandle,
     interrupt: Arc<AtomicBool>,
 ) -> anyhow::Result<crate::session::SessionOutcome> {
@@ -138,7 +138,7 @@ pub fn run_bench(
 ///
 /// # Errors
 /// The terminal could not be set up.
-pub fn run_fleet(
+pub(crate) fn run_fleet(
     live: tokio::sync::watch::Receiver<crate::fleet::live::LiveFleet>,
     interrupt: &AtomicBool,
 ) -> anyhow::Result<()> {
@@ -163,7 +163,7 @@ pub fn run_fleet(
 ///
 /// # Errors
 /// No terminal.
-pub fn run_show(record: crate::record::RunRecord) -> anyhow::Result<ExitCode> {
+pub(crate) fn run_show(record: crate::record::RunRecord) -> anyhow::Result<ExitCode> {
     require_terminal("for a text summary read the JSON record itself")?;
     runtime()?.block_on(async {
         let mut source = source::record::ShowSource::new(record);
@@ -179,7 +179,7 @@ pub fn run_show(record: crate::record::RunRecord) -> anyhow::Result<ExitCode> {
 ///
 /// # Errors
 /// No terminal.
-pub fn run_replay(recording: crate::record::monitor::Recording) -> anyhow::Result<ExitCode> {
+pub(crate) fn run_replay(recording: crate::record::monitor::Recording) -> anyhow::Result<ExitCode> {
     require_terminal("for the numbers read the JSON Lines file itself")?;
     runtime()?.block_on(async {
         let mut source = source::replay::ReplaySource::new(recording);

@@ -47,7 +47,7 @@ impl Write for GuardedStdout {
     }
 }
 
-pub type Tui = Terminal<CrosstermBackend<BufWriter<GuardedStdout>>>;
+pub(crate) type Tui = Terminal<CrosstermBackend<BufWriter<GuardedStdout>>>;
 
 /// Owns the terminal while the dashboard runs; dropping it restores the terminal.
 pub struct TerminalGuard {
@@ -107,7 +107,7 @@ impl Drop for TerminalGuard {
 
 /// Leaves the alternate screen, shows the cursor and leaves raw mode, once. Errors are ignored:
 /// after a hang-up there is no terminal to restore.
-pub fn restore() {
+pub(crate) fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let mut out = io::stdout();
         let _ = execute!(out, EndSynchronizedUpdate, LeaveAlternateScreen, Show);
@@ -118,13 +118,13 @@ pub fn restore() {
 
 /// Whether the dashboard can run here: stdin and stdout are terminals.
 #[must_use]
-pub fn is_interactive() -> bool {
+pub(crate) fn is_interactive() -> bool {
     use std::io::IsTerminal;
     io::stdout().is_terminal() && io::stdin().is_terminal()
 }
 
 /// `NO_COLOR` set to anything non-empty turns colour off (the NO_COLOR convention).
 #[must_use]
-pub fn color_enabled() -> bool {
+pub(crate) fn color_enabled() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }

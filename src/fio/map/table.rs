@@ -222,19 +222,6 @@ pub enum Shown {
     CommandLine,
 }
 
-impl Shown {
-    /// The words of the status.
-    #[must_use]
-    pub fn words(self) -> &'static str {
-        match self {
-            Self::Honoured => "honoured",
-            Self::Noted => "accepted with a note",
-            Self::Tuning => "accepted with a note (tunes fio itself)",
-            Self::CommandLine => "command line only",
-        }
-    }
-}
-
 /// Makes [`ROWS`] from arms `"fio's name" | "alias" => Opt`.
 macro_rules! option_table {
     ($($($name:literal)|+ => $opt:expr,)*) => {
@@ -504,12 +491,6 @@ pub(super) fn lookup(option: &str) -> Option<Opt> {
     exact(&option.replace('-', "_")).map(|row| row.opt)
 }
 
-/// Whether `option` (fio's spelling) takes a value on the command line (`--bs 4k`).
-#[must_use]
-pub fn arity(option: &str) -> Option<Arity> {
-    lookup(option).map(Opt::arity)
-}
-
 /// The name a prefix `name` reaches in `row`, if it begins one: an alias the prefix begins and
 /// that begins fio's own name (`iodepth_batch_complete` of `iodepth_batch_complete_min`), else
 /// the first of the row's names it begins.
@@ -579,6 +560,7 @@ pub fn known_options() -> Vec<(&'static str, Shown)> {
 
 /// The names of fio's command line and diskdash's own flags, as `--help` writes them
 /// (`--parse-only`).
+#[cfg(test)]
 #[must_use]
 pub fn command_line_options() -> Vec<String> {
     ROWS.iter()

@@ -15,15 +15,18 @@
 //! ```
 
 mod csv;
+#[cfg(test)]
 mod json;
 mod markdown;
 mod text;
 
 pub use self::csv::Csv;
+#[cfg(test)]
 pub use self::json::Json;
 pub use self::markdown::Markdown;
 pub use self::text::{Fitted, Text};
 
+#[cfg(test)]
 use crate::values::TableFormat;
 
 /// Where a column's cells sit within its width in text (and, when the grid says so, Markdown).
@@ -229,6 +232,7 @@ pub trait Exporter {
 }
 
 /// The renderer of `format`.
+#[cfg(test)]
 #[must_use]
 pub fn exporter(format: TableFormat) -> Box<dyn Exporter> {
     match format {
@@ -240,6 +244,7 @@ pub fn exporter(format: TableFormat) -> Box<dyn Exporter> {
 }
 
 /// `grid` in `format`.
+#[cfg(test)]
 #[must_use]
 pub fn render(grid: &Grid, format: TableFormat) -> String {
     exporter(format).render(grid)

@@ -12,7 +12,9 @@ use crate::report::export::{self, Column, Exporter as _, Grid};
 use crate::stats::{LatencyBucket, bucket_percentile_ns, merge_buckets};
 use crate::units::format_latency_ns;
 
-pub use crate::analysis::points::{Dir, Row, Sync, rows, with_memory};
+#[cfg(test)]
+use crate::analysis::points::Sync;
+pub use crate::analysis::points::{Dir, Row, rows, with_memory};
 pub use crate::values::{Pick, TableFormat as Format};
 
 /// `--latency-target` as a finding: the deepest point that met it and the first that

@@ -98,20 +98,6 @@ pub fn latency_ns(ns: u64) -> String {
     }
 }
 
-/// A short bucket bound: `1us`, `128us`, `2ms`, `1s` (rounded, for labels).
-#[must_use]
-pub fn bound_ns(ns: u64) -> String {
-    if ns < 1_000 {
-        format!("{ns}ns")
-    } else if ns < 1_000_000 {
-        format!("{}us", ns / 1_000)
-    } else if ns < 1_000_000_000 {
-        format!("{}ms", ns / 1_000_000)
-    } else {
-        format!("{}s", ns / 1_000_000_000)
-    }
-}
-
 /// Elapsed time: `42s`, `3m07s`, `1h02m`.
 #[must_use]
 pub fn duration(d: Duration) -> String {
@@ -353,7 +339,6 @@ mod tests {
         assert_eq!(latency_ns(12_345), "12.3us");
         assert_eq!(latency_ns(1_234_567), "1.23ms");
         assert_eq!(latency_ns(1_200_000_000), "1.20s");
-        assert_eq!(bound_ns(131_072), "131us");
     }
 
     #[test]

@@ -26,28 +26,28 @@
 //! ```
 //! [`layout`] decides which panels fit and where.
 
-pub mod device;
-pub mod fmt;
-pub mod footer;
-pub mod header;
-pub mod heatmap;
-pub mod help;
-pub mod jobs;
-pub mod latency;
-pub mod layout;
-pub mod queue;
+pub(crate) mod device;
+pub(crate) mod fmt;
+pub(crate) mod footer;
+pub(crate) mod header;
+pub(crate) mod heatmap;
+pub(crate) mod help;
+pub(crate) mod jobs;
+pub(crate) mod latency;
+pub(crate) mod layout;
+pub(crate) mod queue;
 /// Fixture snapshots for the snapshot tests, integration tests and benches.
 #[cfg(any(test, feature = "fixtures"))]
 pub mod sample;
-pub mod steady;
-pub mod sustained;
-pub mod sweep;
-pub mod sweep_chart;
-pub mod table;
-pub mod theme;
-pub mod throughput;
-pub mod top;
-pub mod verify;
+pub(crate) mod steady;
+pub(crate) mod sustained;
+pub(crate) mod sweep;
+pub(crate) mod sweep_chart;
+pub(crate) mod table;
+pub(crate) mod theme;
+pub(crate) mod throughput;
+pub(crate) mod top;
+pub(crate) mod verify;
 
 #[cfg(test)]
 mod tests;

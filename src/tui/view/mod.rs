@@ -4,18 +4,18 @@
 //! [`View`]; the render functions in [`super::ui`] only read it. Keeping this boundary plain
 //! makes every panel testable with fixed data (see the insta snapshots in `ui/tests.rs`).
 
-pub mod from_fleet;
-pub mod from_monitor;
+pub(crate) mod from_fleet;
+pub(crate) mod from_monitor;
 pub mod from_record;
-pub mod from_snapshot;
-pub mod from_trace;
-pub mod steady;
-pub mod sweep;
-pub mod verify;
+pub(crate) mod from_snapshot;
+pub(crate) mod from_trace;
+pub(crate) mod steady;
+pub(crate) mod sweep;
+pub(crate) mod verify;
 
 use std::time::Duration;
 
-pub use sweep::{SweepMetric, SweepView};
+pub(crate) use sweep::{SweepMetric, SweepView};
 
 /// Which front end the dashboard serves; decides the panel order and what folds first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +49,7 @@ pub enum RunState {
 impl RunState {
     /// Short upper-case word for the header.
     #[must_use]
-    pub fn label(&self) -> &'static str {
+    pub(crate) fn label(&self) -> &'static str {
         match self {
             Self::Monitoring => "MONITOR",
             Self::Preparing => "PREPARING",
@@ -162,7 +162,7 @@ pub struct SizeProgress {
 impl SizeProgress {
     /// Whole percent done, 0 to 100.
     #[must_use]
-    pub fn percent(&self) -> u64 {
+    pub(crate) fn percent(&self) -> u64 {
         if self.total_bytes == 0 {
             return 100;
         }
@@ -282,7 +282,7 @@ impl RatePoint {
 
     /// Whether the point has any trim: the charts draw a trim series only then.
     #[must_use]
-    pub fn trims(&self) -> bool {
+    pub(crate) fn trims(&self) -> bool {
         self.trim_iops > 0.0 || self.trim_bytes_per_s > 0.0
     }
 }
@@ -320,7 +320,7 @@ pub enum Direction {
 
 impl Direction {
     #[must_use]
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Self::Read => "read",
             Self::Write => "write",
@@ -377,7 +377,7 @@ pub struct LatencyBucket {
 impl LatencyBucket {
     /// Buckets from counts by upper bound: (the interval's or last segment's, the total's).
     #[must_use]
-    pub fn from_counts(counts: std::collections::BTreeMap<u64, (u64, u64)>) -> Vec<Self> {
+    pub(crate) fn from_counts(counts: std::collections::BTreeMap<u64, (u64, u64)>) -> Vec<Self> {
         counts
             .into_iter()
             .map(|(upper_ns, (interval, total))| Self {
@@ -487,7 +487,7 @@ pub struct Reconciliation {
 impl Reconciliation {
     /// Device I/Os per application I/O; `None` when the application did nothing.
     #[must_use]
-    pub fn ratio(&self) -> Option<f64> {
+    pub(crate) fn ratio(&self) -> Option<f64> {
         (self.app_ios > 0).then(|| self.device_ios as f64 / self.app_ios as f64)
     }
 }
@@ -554,7 +554,7 @@ pub enum Frozen {
 
 impl Frozen {
     #[must_use]
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Self::Paused => "paused",
             Self::Stopped => "stopped",
@@ -661,7 +661,7 @@ impl SortKey {
 
     /// The column header this key sorts by.
     #[must_use]
-    pub fn column(self) -> &'static str {
+    pub(crate) fn column(self) -> &'static str {
         match self {
             Self::Name => "Device",
             Self::ReadIops => "r/s",
@@ -688,7 +688,7 @@ pub struct DiskTableView {
 }
 
 /// Puts `rows` in the order of `key`; ties (and names) sort by name so the order is stable.
-pub fn sort_rows(rows: &mut [DiskRow], key: SortKey, descending: bool) {
+pub(crate) fn sort_rows(rows: &mut [DiskRow], key: SortKey, descending: bool) {
     let metric = |r: &DiskRow| match key {
         SortKey::Name => 0.0,
         SortKey::ReadIops => r.r_s,
@@ -717,7 +717,7 @@ pub fn sort_rows(rows: &mut [DiskRow], key: SortKey, descending: bool) {
 
 /// Compares device names so that `vda2` < `vda10` and `loop2` < `loop10`.
 #[must_use]
-pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+pub(crate) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     fn split(s: &str) -> (&str, Option<u64>) {
         let digits = s.len() - s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
         let (head, tail) = s.split_at(s.len() - digits);
