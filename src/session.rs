@@ -38,7 +38,7 @@ use tokio::sync::{mpsc, watch};
 pub use snapshot::{
     DirectionView, DiskView, IntervalLatency, JobView, PlanProgress, PointRates, RunDirection,
     RunJobTotals, SERIES_POINTS, SegmentMark, SeriesPoint, SessionState, Snapshot, StatsView,
-    SteadyView, StepResult, SustainedView, TargetView, add_to_run,
+    SteadyView, StepResult, SustainedView, TargetView, TraceLive, add_to_run,
 };
 
 use crate::bench::engine::uring;

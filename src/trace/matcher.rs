@@ -82,6 +82,38 @@ impl BlockTrace {
         self.dirs.iter().map(|d| d.requests).sum()
     }
 
+    /// Adds `other` (a later take of the same disk): the two windows as one take over both
+    /// would have them (the matching state lives in the matcher, not in a take).
+    pub fn add(&mut self, other: &Self) {
+        self.whole_nearest |= other.whole_nearest;
+        self.wait_request_traced |= other.wait_request_traced;
+        self.lost_events += other.lost_events;
+        self.ambiguous_matches += other.ambiguous_matches;
+        self.unmatched += other.unmatched;
+        for (dir, more) in self.dirs.iter_mut().zip(&other.dirs) {
+            dir.requests += more.requests;
+            dir.bytes += more.bytes;
+            dir.merges += more.merges;
+            dir.wait_request.add(&more.wait_request);
+            dir.scheduler.add(&more.scheduler);
+            dir.device.add(&more.device);
+            dir.whole.add(&more.whole);
+            dir.sizes.add(&more.sizes);
+        }
+        for p in &other.by_process {
+            match self.by_process.iter_mut().find(|q| q.pid == p.pid) {
+                Some(q) => {
+                    q.ios += p.ios;
+                    q.bytes += p.bytes;
+                    q.device_time_ns += p.device_time_ns;
+                }
+                None => self.by_process.push(p.clone()),
+            }
+        }
+        self.by_process
+            .sort_by(|a, b| b.ios.cmp(&a.ios).then(a.pid.cmp(&b.pid)));
+    }
+
     fn fresh(&self) -> Self {
         Self {
             disk: self.disk.clone(),
@@ -614,6 +646,41 @@ mod tests {
             }
             m.event(&e);
         }
+    }
+
+    #[test]
+    fn takes_added_are_the_take_over_both_windows() {
+        let run = |split: bool| {
+            let mut m = matcher(Scope::Request);
+            request(&mut m, 1_000_000, 80, Dir::Read, 41);
+            request(&mut m, 2_000_000, 96, Dir::Write, 52);
+            let mut first = if split {
+                m.take().remove(0)
+            } else {
+                BlockTrace::default()
+            };
+            request(&mut m, 3_000_000, 80, Dir::Read, 43);
+            let second = m.take().remove(0);
+            if split {
+                first.add(&second);
+                first
+            } else {
+                second
+            }
+        };
+        let (added, whole) = (run(true), run(false));
+        assert_eq!(added.requests(), 3);
+        assert_eq!(added.requests(), whole.requests());
+        for (a, w) in added.dirs.iter().zip(&whole.dirs) {
+            assert_eq!(a.requests, w.requests);
+            assert_eq!(a.bytes, w.bytes);
+            assert_eq!(a.device.summary(), w.device.summary());
+            assert_eq!(a.whole.summary(), w.whole.summary());
+        }
+        // Pids 41 and 43 are one process (tgid 40): one row with both reads.
+        assert_eq!(added.by_process, whole.by_process);
+        assert_eq!(added.by_process[0].pid, 40);
+        assert_eq!(added.by_process[0].ios, 2);
     }
 
     #[test]

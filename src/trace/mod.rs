@@ -139,6 +139,19 @@ pub struct TraceTake {
     pub cost: TraceCost,
 }
 
+impl TraceTake {
+    /// Adds `other` (a later take): its disks to this one's, by name, and its cost.
+    pub fn add(&mut self, other: &Self) {
+        for disk in &other.disks {
+            match self.disks.iter_mut().find(|d| d.disk == disk.disk) {
+                Some(mine) => mine.add(disk),
+                None => self.disks.push(disk.clone()),
+            }
+        }
+        self.cost.add(&other.cost);
+    }
+}
+
 /// What the reader and the takers share.
 struct Shared {
     matcher: Matcher,
