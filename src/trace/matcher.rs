@@ -132,8 +132,8 @@ pub struct Proc {
     pub kernel: bool,
 }
 
-/// Finds who a pid is (`/proc` in use, a table in tests).
-pub type Resolve = Box<dyn FnMut(i32) -> Proc + Send>;
+/// Finds who a pid is (`/proc` in use, a table in tests); `None`: the pid is gone.
+pub type Resolve = Box<dyn FnMut(i32) -> Option<Proc> + Send>;
 
 #[derive(Debug, Clone, Copy)]
 struct Pending {
@@ -345,6 +345,9 @@ pub struct Matcher {
     requests: Fifo<Pending>,
     bios: Fifo<(u64, i32)>,
     procs: KeyMap<i32, Proc>,
+    /// `procs` before the last take: who a pid was while it lived, for its requests that
+    /// finish after it is gone (a worker's last ones, drained after it ended).
+    procs_before: KeyMap<i32, Proc>,
     resolve: Resolve,
     newest: u64,
 }
@@ -374,6 +377,7 @@ impl Matcher {
             requests: Fifo::default(),
             bios: Fifo::default(),
             procs: KeyMap::default(),
+            procs_before: KeyMap::default(),
             resolve,
             newest: 0,
         }
@@ -549,7 +553,16 @@ impl Matcher {
             _ => whole.unwrap_or(0),
         };
         let resolve = &mut self.resolve;
-        let proc = self.procs.entry(p.pid).or_insert_with(|| resolve(p.pid));
+        let before = &self.procs_before;
+        let proc = self.procs.entry(p.pid).or_insert_with(|| {
+            resolve(p.pid)
+                .or_else(|| before.get(&p.pid).cloned())
+                .unwrap_or_else(|| Proc {
+                    tgid: p.pid,
+                    comm: "(exited)".to_string(),
+                    kernel: false,
+                })
+        });
         // The name is copied once per process and take, not per request.
         let entry = self.by_process[disk]
             .entry(proc.tgid)
@@ -587,8 +600,9 @@ impl Matcher {
                 .sort_by(|a, b| b.ios.cmp(&a.ios).then(a.pid.cmp(&b.pid)));
             out.push(taken);
         }
-        // A pid seen again may be another process by then.
-        self.procs.clear();
+        // A pid seen again may be another process by then; who it was stays at hand for
+        // when it is gone.
+        self.procs_before = std::mem::take(&mut self.procs);
         out
     }
 }
@@ -603,10 +617,12 @@ mod tests {
     fn matcher(scope: Scope) -> Matcher {
         Matcher::new(
             &[("loop3".to_string(), scope, vec![DISK, PART])],
-            Box::new(|pid| Proc {
-                tgid: pid / 10 * 10,
-                comm: format!("p{}", pid / 10 * 10),
-                kernel: pid < 10,
+            Box::new(|pid| {
+                Some(Proc {
+                    tgid: pid / 10 * 10,
+                    comm: format!("p{}", pid / 10 * 10),
+                    kernel: pid < 10,
+                })
             }),
         )
     }
@@ -646,6 +662,35 @@ mod tests {
             }
             m.event(&e);
         }
+    }
+
+    #[test]
+    fn a_thread_gone_before_its_last_request_is_drained_counts_for_its_process() {
+        let gone = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let is_gone = gone.clone();
+        let mut m = Matcher::new(
+            &[("loop3".to_string(), Scope::Request, vec![DISK, PART])],
+            Box::new(move |pid| {
+                (!is_gone.load(std::sync::atomic::Ordering::Relaxed)).then(|| Proc {
+                    tgid: 40,
+                    comm: format!("w{pid}"),
+                    kernel: false,
+                })
+            }),
+        );
+        request(&mut m, 1_000_000, 80, Dir::Read, 41);
+        let _ = m.take();
+        // The worker ends; its last request is matched after the take.
+        gone.store(true, std::sync::atomic::Ordering::Relaxed);
+        request(&mut m, 2_000_000, 88, Dir::Read, 41);
+        request(&mut m, 3_000_000, 96, Dir::Read, 77);
+        let t = m.take().remove(0);
+        let by_pid: Vec<(i32, &str, u64)> = t
+            .by_process
+            .iter()
+            .map(|p| (p.pid, p.comm.as_str(), p.ios))
+            .collect();
+        assert_eq!(by_pid, [(40, "w41", 1), (77, "(exited)", 1)]);
     }
 
     #[test]
