@@ -259,3 +259,23 @@ fn without_the_permission_one_note_and_the_same_exit() {
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].contains("the run goes on untraced"), "{notes:?}");
 }
+
+/// The top-level `--trace` is the monitor dashboard's: before a subcommand it would trace
+/// nothing, so it is refused with the fix (after the subcommand, where it has one).
+#[test]
+fn a_top_level_trace_before_a_subcommand_is_a_usage_error_naming_the_fix() {
+    let err = crate::support::inproc::usage_error(&["--trace", "bench", "--size", "4M"]);
+    assert_eq!(
+        err,
+        "error: --trace before the subcommand traces the monitor dashboard, which does not \
+         run; put it after: diskdash bench --trace ...\n"
+    );
+    let err = crate::support::inproc::usage_error(&["--trace", "show", "run.json"]);
+    assert!(err.ends_with("; diskdash show has no --trace\n"), "{err}");
+    // Where it belongs it is no error (the monitor alone runs with it; `bench --trace` below).
+    let out = Command::new(BIN)
+        .args(["--trace", "--help"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+}
