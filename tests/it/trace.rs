@@ -279,3 +279,48 @@ fn a_top_level_trace_before_a_subcommand_is_a_usage_error_naming_the_fix() {
         .unwrap();
     assert_success(&out);
 }
+
+/// Each segment's traced disk against diskstats over the same window: the requests traced are
+/// the I/Os the disk completed, within 1% (or 3, for a short segment's few).
+fn assert_segments_agree_with_diskstats(record: &Value) {
+    let segments = record["segments"].as_array().unwrap();
+    assert!(!segments.is_empty(), "{record}");
+    for segment in segments {
+        let device = &segment["devices"][0];
+        let trace = &device["block_trace"];
+        assert_eq!(trace["scope"], "request", "{trace}");
+        assert_eq!(trace["lost_events"], 0, "{trace}");
+        let requests = trace["requests"].as_f64().unwrap();
+        let rec = &device["reconciliation"];
+        let completed =
+            rec["device_read_ios"].as_f64().unwrap() + rec["device_write_ios"].as_f64().unwrap();
+        assert!(completed > 0.0, "{segment}");
+        assert!(
+            (requests - completed).abs() <= (completed * 0.01).max(3.0),
+            "point {}: traced {requests} requests, diskstats completed {completed}",
+            segment["point"]
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs root and tracefs"]
+fn sweep_trace_gives_each_point_the_block_trace_of_its_window() {
+    require_root();
+    let _turn = tracefs_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path(), "disk.img");
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .arg("sweep")
+        .arg(dev.path())
+        .args(["--rw", "randread", "--bs", "4k", "--iodepth", "1,8"])
+        .args(["--runtime", "500ms", "--ramp", "0s", "--trace", "--no-tui"])
+        .args(["--json", "r.json"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let record = read_json(&dir.path().join("r.json"));
+    assert_eq!(record["segments"].as_array().unwrap().len(), 2);
+    assert_segments_agree_with_diskstats(&record);
+}
