@@ -324,3 +324,40 @@ fn sweep_trace_gives_each_point_the_block_trace_of_its_window() {
     assert_eq!(record["segments"].as_array().unwrap().len(), 2);
     assert_segments_agree_with_diskstats(&record);
 }
+
+/// `iostat --trace` as a user without tracefs: one note, the same exit status, and sysstat's
+/// columns alone, as without `--trace` (no `-` columns of a tracer that never ran).
+#[test]
+#[ignore = "needs root and tracefs"]
+fn iostat_without_the_permission_notes_once_and_keeps_sysstats_columns() {
+    require_root();
+    let run = |trace: bool| {
+        let mut cmd = Command::new("setpriv");
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN])
+            .args(["iostat", "-d", "-x"]);
+        if trace {
+            cmd.arg("--trace");
+        }
+        cmd.args(["1", "2"]).output().unwrap()
+    };
+    let (plain, traced) = (run(false), run(true));
+    assert_eq!(
+        traced.status.code(),
+        plain.status.code(),
+        "{}",
+        stderr(&traced)
+    );
+    let notes: Vec<String> = stderr(&traced).lines().map(str::to_string).collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("--trace: ") && notes[0].contains("the run goes on untraced"));
+    let headers = |out: &std::process::Output| -> Vec<String> {
+        stdout(out)
+            .lines()
+            .filter(|l| l.starts_with("Device"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(headers(&traced), headers(&plain));
+    assert_eq!(headers(&plain).len(), 2, "{}", stdout(&plain));
+    assert!(!headers(&traced)[0].contains("r_p50"));
+}
