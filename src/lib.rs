@@ -44,6 +44,11 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
              for iostat put it after: diskdash iostat INTERVAL --record FILE"
         ));
     }
+    if cli.trace
+        && let Some(command) = &cli.command
+    {
+        return Err(crate::error::usage!("{}", trace_before(command)));
+    }
     let personality = cli.personality;
     match cli.command {
         None => cmd::monitor::run(&cli.interval, cli.all, cli.trace, &cli.record),
@@ -61,4 +66,29 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Fleet(args)) => cmd::fleet::run(&args),
         Some(Command::Generate(args)) => cmd::generate::run(&args),
     }
+}
+
+/// Why `diskdash --trace SUBCOMMAND` is refused, and the fix: the top-level `--trace` is the
+/// monitor dashboard's, which does not run with a subcommand.
+fn trace_before(command: &Command) -> String {
+    let (name, traces) = match command {
+        Command::Bench(_) => ("bench", true),
+        Command::Fio(_) => ("fio", true),
+        Command::Sweep(_) => ("sweep", true),
+        Command::Mark(_) => ("mark", true),
+        Command::Iostat(_) => ("iostat", true),
+        Command::Serve(_) => ("serve", true),
+        Command::Info(_) => ("info", false),
+        Command::Show(_) => ("show", false),
+        Command::Compare(_) => ("compare", false),
+        Command::Report(_) => ("report", false),
+        Command::Fleet(_) => ("fleet", false),
+        Command::Generate(_) => ("generate", false),
+    };
+    let fix = if traces {
+        format!("put it after: diskdash {name} --trace ...")
+    } else {
+        format!("diskdash {name} has no --trace")
+    };
+    format!("--trace before the subcommand traces the monitor dashboard, which does not run; {fix}")
 }

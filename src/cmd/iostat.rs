@@ -124,6 +124,15 @@ fn report(args: &IostatArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
+    // Tracing asked for and refused (no root, no tracefs): sysstat's columns alone, as
+    // without --trace, after the note.
+    let config = if config.layout.trace && config.interval.is_some() && tracer.is_none() {
+        let mut untraced = config.clone();
+        untraced.layout.trace = false;
+        untraced
+    } else {
+        config.clone()
+    };
     let mut reports = 0u64;
     if config.interval.is_none() || !config.omit_first {
         let lines = disk_lines(&[], &first.cur.disks, boottime(), &mut selector, true);

@@ -442,23 +442,44 @@ pub fn mean_line(
     cpu_wait_ns: Option<f64>,
     unexplained_ns: Option<f64>,
 ) -> String {
+    mean_parts(trace, app_ns, device_ns, cpu_wait_ns, unexplained_ns).join(" ")
+}
+
+/// [`mean_line`]'s parts, each with its operator (`mean: app 4.17 ms`, `= device 3.35 ms`,
+/// `+ scheduler 1.0 us`, ...): where the dashboard may break the line.
+#[must_use]
+pub fn mean_parts(
+    trace: &BlockTraceRecord,
+    app_ns: f64,
+    device_ns: f64,
+    cpu_wait_ns: Option<f64>,
+    unexplained_ns: Option<f64>,
+) -> Vec<String> {
     let part = |ns: Option<f64>| format_latency_ns(ns.unwrap_or(0.0));
-    format!(
-        "mean: app {} = device {} + scheduler {} + waiting for a request {} + waiting for a CPU {} + unexplained {}",
-        format_latency_ns(app_ns),
-        format_latency_ns(device_ns),
-        part(block_mean(trace, |d| &d.scheduler)),
-        if trace.wait_request_traced {
-            part(block_mean(trace, |d| &d.wait_request))
-        } else {
-            "not measured (--trace=full)".to_string()
-        },
-        cpu_wait_ns.map_or_else(|| "-".to_string(), format_latency_ns),
-        unexplained_ns.map_or_else(
-            || "- (the measured parts add up to more)".to_string(),
-            format_latency_ns
+    vec![
+        format!("mean: app {}", format_latency_ns(app_ns)),
+        format!("= device {}", format_latency_ns(device_ns)),
+        format!("+ scheduler {}", part(block_mean(trace, |d| &d.scheduler))),
+        format!(
+            "+ waiting for a request {}",
+            if trace.wait_request_traced {
+                part(block_mean(trace, |d| &d.wait_request))
+            } else {
+                "not measured (--trace=full)".to_string()
+            }
         ),
-    )
+        format!(
+            "+ waiting for a CPU {}",
+            cpu_wait_ns.map_or_else(|| "-".to_string(), format_latency_ns)
+        ),
+        format!(
+            "+ unexplained {}",
+            unexplained_ns.map_or_else(
+                || "- (the measured parts add up to more)".to_string(),
+                format_latency_ns
+            )
+        ),
+    ]
 }
 
 /// `  seg 2   rw bs=4k iodepth=64 numjobs=1  3.01s  read 35.1k IOPS p99 750.0 us  write ...`

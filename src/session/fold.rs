@@ -696,6 +696,7 @@ mod tests {
                 bytes: None,
             },
             disks: Vec::new(),
+            trace: None,
         }
     }
 

@@ -108,6 +108,13 @@ pub struct Runner {
     /// The workers' run-queue delays when the window opened, and the latest reading (the
     /// last before a worker ends), by worker id.
     sched_delays: Option<(HashMap<u32, u64>, HashMap<u32, u64>)>,
+    /// The tracer's takes over the measured window so far (`Some` while it is open): the
+    /// window's total, what the record keeps, is their sum.
+    trace_acc: Option<crate::trace::TraceTake>,
+    /// The tracer's takes since the last interval shown.
+    trace_shown: Option<crate::trace::TraceTake>,
+    /// The workers' run-queue delays at the last interval shown, and the latest reading.
+    interval_delays: (HashMap<u32, u64>, HashMap<u32, u64>),
 }
 
 /// How long the disks are watched idle before the first step: long enough to see a
@@ -276,6 +283,7 @@ impl Runner {
                 })
                 .into_iter()
                 .collect(),
+            trace: None,
         };
         let (tx, _) = watch::channel(Arc::new(snap.clone()));
         // A fleet's remote run (it waits for the start word) sends its warnings typed on its
@@ -322,6 +330,9 @@ impl Runner {
             tracer: None,
             trace_window: None,
             sched_delays: None,
+            trace_acc: None,
+            trace_shown: None,
+            interval_delays: (HashMap::new(), HashMap::new()),
         }
     }
 
@@ -353,20 +364,119 @@ impl Runner {
         }
     }
 
-    /// The tracer's counts start again with a measured window.
-    fn trace_window_start(&mut self) {
+    /// A step starts: what the tracer saw before it (between steps) is dropped, and the
+    /// dashboard's last interval with it.
+    fn trace_step_start(&mut self) {
         if let Some(tracer) = &self.tracer {
             let _ = tracer.take();
+            self.trace_shown = None;
+            self.snap.trace = None;
+            self.interval_delays = (HashMap::new(), HashMap::new());
+        }
+    }
+
+    /// The tracer's counts start again with a measured window (what came before it is the
+    /// dashboard's, with the interval it falls in).
+    fn trace_window_start(&mut self) {
+        if let Some(tracer) = &self.tracer {
+            let before = tracer.take();
+            self.trace_shown.get_or_insert_default().add(&before);
             self.trace_window = None;
+            self.trace_acc = Some(crate::trace::TraceTake::default());
             self.sched_delays = Some((crate::trace::sched::worker_delays(), HashMap::new()));
         }
     }
 
     /// The workers' run-queue delays now, kept over the last reading (a worker that ended
-    /// keeps its last).
-    fn read_sched_delays(&mut self) {
-        if let Some((_, last)) = &mut self.sched_delays {
-            last.extend(crate::trace::sched::worker_delays());
+    /// keeps its last): the interval's, and the measured window's while it is open.
+    fn read_sched_delays(&mut self, window_open: bool) {
+        if self.tracer.is_none() {
+            return;
+        }
+        let now = crate::trace::sched::worker_delays();
+        if window_open && let Some((_, last)) = &mut self.sched_delays {
+            last.extend(now.iter().map(|(&id, &ns)| (id, ns)));
+        }
+        self.interval_delays.1.extend(now);
+    }
+
+    /// `--trace`: the intervals that just closed, on the dashboard: the tracer's take since
+    /// the last one (added to the measured window's while it is open), `app` (the latency
+    /// of the jobs on the step's first disk over the same intervals) and those jobs' workers'
+    /// wait for a CPU.
+    fn trace_interval(&mut self, run: &StepRun, app: &crate::stats::LatencyHistogram) {
+        let Some(tracer) = &self.tracer else {
+            return;
+        };
+        let take = tracer.take();
+        if let Some(acc) = &mut self.trace_acc {
+            acc.add(&take);
+        }
+        let mut shown = self.trace_shown.take().unwrap_or_default();
+        shown.add(&take);
+        let Some(&d) = run.devices.first() else {
+            return;
+        };
+        let latest = self.interval_delays.1.clone();
+        let mut first = 0u32;
+        let mut waited = 0u64;
+        for (job, &t) in run.jobs.iter().zip(&run.targets) {
+            let workers = first..first + job.spec.numjobs;
+            first += job.spec.numjobs;
+            if self.target_device[t] == Some(d) {
+                waited +=
+                    crate::trace::sched::delay_between(&self.interval_delays.0, &latest, workers);
+            }
+        }
+        self.interval_delays.0 = latest;
+        let app = app.summary();
+        let disk = &self.devices[d].chain.disk;
+        let Some(trace) = shown.disks.into_iter().find(|t| t.disk == *disk) else {
+            return;
+        };
+        self.snap.trace = Some(Arc::new(super::snapshot::TraceLive {
+            trace,
+            duration: Duration::from_nanos(shown.cost.elapsed_ns),
+            cpu_wait_ns_per_io: (app.count > 0).then(|| waited as f64 / app.count as f64),
+            app,
+            lost_events: shown.cost.lost_events,
+        }));
+    }
+
+    /// Adds the latency of the jobs of `run` on its first disk over `interval` to `into`.
+    fn app_on_disk(
+        &self,
+        run: &StepRun,
+        interval: &Interval,
+        into: &mut crate::stats::LatencyHistogram,
+    ) {
+        let Some(&d) = run.devices.first() else {
+            return;
+        };
+        let on_disk = |j: usize| {
+            run.targets
+                .get(j)
+                .is_some_and(|&t| self.target_device[t] == Some(d))
+        };
+        let parts: Vec<&crate::stats::WorkerStats> = if interval.jobs.is_empty() {
+            if on_disk(0) {
+                vec![&interval.stats]
+            } else {
+                Vec::new()
+            }
+        } else {
+            interval
+                .jobs
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| on_disk(*j))
+                .map(|(_, s)| s)
+                .collect()
+        };
+        for stats in parts {
+            for dir in [&stats.read, &stats.write, &stats.trim] {
+                into.add(&dir.latency);
+            }
         }
     }
 
@@ -413,11 +523,16 @@ impl Runner {
         out
     }
 
-    /// What the tracer saw over the window that just closed.
+    /// What the tracer saw over the window that just closed: the takes of its intervals and
+    /// the rest.
     fn trace_window_end(&mut self) {
         if let Some(tracer) = &self.tracer {
-            self.trace_window = Some(tracer.take());
-            self.read_sched_delays();
+            let last = tracer.take();
+            self.trace_shown.get_or_insert_default().add(&last);
+            let mut window = self.trace_acc.take().unwrap_or_default();
+            window.add(&last);
+            self.trace_window = Some(window);
+            self.read_sched_delays(true);
         }
     }
 
@@ -799,6 +914,7 @@ impl Runner {
                 device.start_window();
             }
         }
+        self.trace_step_start();
         if spec.ramp.is_zero() {
             self.trace_window_start();
         }
@@ -1053,15 +1169,23 @@ impl Runner {
             POLL
         };
         let intervals = run.seg.poll(wait);
-        if run.cpu_measure_start.is_some() && !run.window_closed {
-            // A worker's CPU wait as late as it can be read (it is gone once it ends).
-            self.read_sched_delays();
-        }
+        // A worker's CPU wait as late as it can be read (it is gone once it ends).
+        self.read_sched_delays(run.cpu_measure_start.is_some() && !run.window_closed);
         let emitted = !intervals.is_empty();
         let closed_to_ns = intervals.last().map(|i| i.end_offset_ns);
+        let mut app = self
+            .tracer
+            .as_ref()
+            .map(|_| crate::stats::LatencyHistogram::new());
         for interval in intervals {
+            if let Some(app) = &mut app {
+                self.app_on_disk(run, &interval, app);
+            }
             self.add_interval(run.index, &interval, &run.devices);
             run.seg.recycle(interval);
+        }
+        if emitted && let Some(app) = &app {
+            self.trace_interval(run, app);
         }
         if !self.tracking.stop && self.tracking.attained() {
             self.tracking.stop = true;

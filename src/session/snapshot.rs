@@ -287,6 +287,23 @@ pub struct StepResult {
     pub marks: Vec<crate::record::TrustMark>,
 }
 
+/// `--trace`: the block layer under the app over the last interval, live: what the tracer saw
+/// of the step's first disk, and the app's I/O on it over the same interval.
+#[derive(Debug, Clone)]
+pub struct TraceLive {
+    /// The disk's requests over the interval (the tracer's take since the one before).
+    pub trace: crate::trace::BlockTrace,
+    /// The span the take covers (the interval, up to the session's poll later).
+    pub duration: Duration,
+    /// The latency of the jobs on the disk over the interval, reads, writes and trims together.
+    pub app: LatencySummary,
+    /// Their workers' wait for a CPU over the interval per I/O, ns (`None`: no I/O, or the
+    /// workers' `schedstat` could not be read).
+    pub cpu_wait_ns_per_io: Option<f64>,
+    /// Events the kernel's buffers lost over the interval (the whole tracer's).
+    pub lost_events: u64,
+}
+
 /// One disk of the running step: its `iostat -x` row over the last interval.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiskView {
@@ -358,6 +375,9 @@ pub struct Snapshot {
     /// Each job's totals over the whole run (every step so far), as of the last interval
     /// close: counters that only grow, for `--serve`.
     pub run: Arc<Vec<RunJobTotals>>,
+    /// `--trace`: the block layer under the app over the last interval (`None`: not traced,
+    /// or no interval of the step closed yet).
+    pub trace: Option<Arc<TraceLive>>,
 }
 
 impl Snapshot {

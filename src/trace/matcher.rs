@@ -82,6 +82,38 @@ impl BlockTrace {
         self.dirs.iter().map(|d| d.requests).sum()
     }
 
+    /// Adds `other` (a later take of the same disk): the two windows as one take over both
+    /// would have them (the matching state lives in the matcher, not in a take).
+    pub fn add(&mut self, other: &Self) {
+        self.whole_nearest |= other.whole_nearest;
+        self.wait_request_traced |= other.wait_request_traced;
+        self.lost_events += other.lost_events;
+        self.ambiguous_matches += other.ambiguous_matches;
+        self.unmatched += other.unmatched;
+        for (dir, more) in self.dirs.iter_mut().zip(&other.dirs) {
+            dir.requests += more.requests;
+            dir.bytes += more.bytes;
+            dir.merges += more.merges;
+            dir.wait_request.add(&more.wait_request);
+            dir.scheduler.add(&more.scheduler);
+            dir.device.add(&more.device);
+            dir.whole.add(&more.whole);
+            dir.sizes.add(&more.sizes);
+        }
+        for p in &other.by_process {
+            match self.by_process.iter_mut().find(|q| q.pid == p.pid) {
+                Some(q) => {
+                    q.ios += p.ios;
+                    q.bytes += p.bytes;
+                    q.device_time_ns += p.device_time_ns;
+                }
+                None => self.by_process.push(p.clone()),
+            }
+        }
+        self.by_process
+            .sort_by(|a, b| b.ios.cmp(&a.ios).then(a.pid.cmp(&b.pid)));
+    }
+
     fn fresh(&self) -> Self {
         Self {
             disk: self.disk.clone(),
@@ -100,8 +132,8 @@ pub struct Proc {
     pub kernel: bool,
 }
 
-/// Finds who a pid is (`/proc` in use, a table in tests).
-pub type Resolve = Box<dyn FnMut(i32) -> Proc + Send>;
+/// Finds who a pid is (`/proc` in use, a table in tests); `None`: the pid is gone.
+pub type Resolve = Box<dyn FnMut(i32) -> Option<Proc> + Send>;
 
 #[derive(Debug, Clone, Copy)]
 struct Pending {
@@ -313,6 +345,9 @@ pub struct Matcher {
     requests: Fifo<Pending>,
     bios: Fifo<(u64, i32)>,
     procs: KeyMap<i32, Proc>,
+    /// `procs` before the last take: who a pid was while it lived, for its requests that
+    /// finish after it is gone (a worker's last ones, drained after it ended).
+    procs_before: KeyMap<i32, Proc>,
     resolve: Resolve,
     newest: u64,
 }
@@ -342,6 +377,7 @@ impl Matcher {
             requests: Fifo::default(),
             bios: Fifo::default(),
             procs: KeyMap::default(),
+            procs_before: KeyMap::default(),
             resolve,
             newest: 0,
         }
@@ -517,7 +553,16 @@ impl Matcher {
             _ => whole.unwrap_or(0),
         };
         let resolve = &mut self.resolve;
-        let proc = self.procs.entry(p.pid).or_insert_with(|| resolve(p.pid));
+        let before = &self.procs_before;
+        let proc = self.procs.entry(p.pid).or_insert_with(|| {
+            resolve(p.pid)
+                .or_else(|| before.get(&p.pid).cloned())
+                .unwrap_or_else(|| Proc {
+                    tgid: p.pid,
+                    comm: "(exited)".to_string(),
+                    kernel: false,
+                })
+        });
         // The name is copied once per process and take, not per request.
         let entry = self.by_process[disk]
             .entry(proc.tgid)
@@ -555,8 +600,9 @@ impl Matcher {
                 .sort_by(|a, b| b.ios.cmp(&a.ios).then(a.pid.cmp(&b.pid)));
             out.push(taken);
         }
-        // A pid seen again may be another process by then.
-        self.procs.clear();
+        // A pid seen again may be another process by then; who it was stays at hand for
+        // when it is gone.
+        self.procs_before = std::mem::take(&mut self.procs);
         out
     }
 }
@@ -571,10 +617,12 @@ mod tests {
     fn matcher(scope: Scope) -> Matcher {
         Matcher::new(
             &[("loop3".to_string(), scope, vec![DISK, PART])],
-            Box::new(|pid| Proc {
-                tgid: pid / 10 * 10,
-                comm: format!("p{}", pid / 10 * 10),
-                kernel: pid < 10,
+            Box::new(|pid| {
+                Some(Proc {
+                    tgid: pid / 10 * 10,
+                    comm: format!("p{}", pid / 10 * 10),
+                    kernel: pid < 10,
+                })
             }),
         )
     }
@@ -614,6 +662,70 @@ mod tests {
             }
             m.event(&e);
         }
+    }
+
+    #[test]
+    fn a_thread_gone_before_its_last_request_is_drained_counts_for_its_process() {
+        let gone = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let is_gone = gone.clone();
+        let mut m = Matcher::new(
+            &[("loop3".to_string(), Scope::Request, vec![DISK, PART])],
+            Box::new(move |pid| {
+                (!is_gone.load(std::sync::atomic::Ordering::Relaxed)).then(|| Proc {
+                    tgid: 40,
+                    comm: format!("w{pid}"),
+                    kernel: false,
+                })
+            }),
+        );
+        request(&mut m, 1_000_000, 80, Dir::Read, 41);
+        let _ = m.take();
+        // The worker ends; its last request is matched after the take.
+        gone.store(true, std::sync::atomic::Ordering::Relaxed);
+        request(&mut m, 2_000_000, 88, Dir::Read, 41);
+        request(&mut m, 3_000_000, 96, Dir::Read, 77);
+        let t = m.take().remove(0);
+        let by_pid: Vec<(i32, &str, u64)> = t
+            .by_process
+            .iter()
+            .map(|p| (p.pid, p.comm.as_str(), p.ios))
+            .collect();
+        assert_eq!(by_pid, [(40, "w41", 1), (77, "(exited)", 1)]);
+    }
+
+    #[test]
+    fn takes_added_are_the_take_over_both_windows() {
+        let run = |split: bool| {
+            let mut m = matcher(Scope::Request);
+            request(&mut m, 1_000_000, 80, Dir::Read, 41);
+            request(&mut m, 2_000_000, 96, Dir::Write, 52);
+            let mut first = if split {
+                m.take().remove(0)
+            } else {
+                BlockTrace::default()
+            };
+            request(&mut m, 3_000_000, 80, Dir::Read, 43);
+            let second = m.take().remove(0);
+            if split {
+                first.add(&second);
+                first
+            } else {
+                second
+            }
+        };
+        let (added, whole) = (run(true), run(false));
+        assert_eq!(added.requests(), 3);
+        assert_eq!(added.requests(), whole.requests());
+        for (a, w) in added.dirs.iter().zip(&whole.dirs) {
+            assert_eq!(a.requests, w.requests);
+            assert_eq!(a.bytes, w.bytes);
+            assert_eq!(a.device.summary(), w.device.summary());
+            assert_eq!(a.whole.summary(), w.whole.summary());
+        }
+        // Pids 41 and 43 are one process (tgid 40): one row with both reads.
+        assert_eq!(added.by_process, whole.by_process);
+        assert_eq!(added.by_process[0].pid, 40);
+        assert_eq!(added.by_process[0].ios, 2);
     }
 
     #[test]

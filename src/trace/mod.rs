@@ -139,6 +139,19 @@ pub struct TraceTake {
     pub cost: TraceCost,
 }
 
+impl TraceTake {
+    /// Adds `other` (a later take): its disks to this one's, by name, and its cost.
+    pub fn add(&mut self, other: &Self) {
+        for disk in &other.disks {
+            match self.disks.iter_mut().find(|d| d.disk == disk.disk) {
+                Some(mine) => mine.add(disk),
+                None => self.disks.push(disk.clone()),
+            }
+        }
+        self.cost.add(&other.cost);
+    }
+}
+
 /// What the reader and the takers share.
 struct Shared {
     matcher: Matcher,
@@ -444,9 +457,9 @@ fn open_buffers(instance: &Path) -> Result<Vec<File>, String> {
 }
 
 /// Who `pid` is, from `/proc`: its process (`Tgid`), the process's name, and whether it is a
-/// kernel thread (no memory map: writeback's flush workers, kblockd).
-fn resolve_pid(pid: i32) -> Proc {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+/// kernel thread (no memory map: writeback's flush workers, kblockd); `None` when it is gone.
+fn resolve_pid(pid: i32) -> Option<Proc> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let field = |key: &str| {
         status
             .lines()
@@ -456,13 +469,13 @@ fn resolve_pid(pid: i32) -> Proc {
     let tgid = field("Tgid:")
         .and_then(|t| t.parse::<i32>().ok())
         .unwrap_or(pid);
-    let kernel = !status.is_empty() && field("VmSize:").is_none();
+    let kernel = field("VmSize:").is_none();
     let comm = std::fs::read_to_string(format!("/proc/{tgid}/comm"))
         .map(|c| c.trim().to_string())
         .ok()
         .or_else(|| field("Name:"))
         .unwrap_or_else(|| "(exited)".to_string());
-    Proc { tgid, comm, kernel }
+    Some(Proc { tgid, comm, kernel })
 }
 
 /// The reader thread's side.
@@ -654,7 +667,7 @@ mod tests {
     #[test]
     fn a_pid_resolves_to_its_process() {
         let me = std::process::id() as i32;
-        let proc = resolve_pid(me);
+        let proc = resolve_pid(me).unwrap();
         assert_eq!(proc.tgid, me);
         assert!(!proc.kernel);
         assert!(!proc.comm.is_empty());

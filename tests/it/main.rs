@@ -84,5 +84,6 @@ mod tui_plan;
 mod tui_record;
 mod tui_show;
 mod tui_sweep;
+mod tui_trace;
 mod uring_options;
 mod verify;

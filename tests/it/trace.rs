@@ -259,3 +259,105 @@ fn without_the_permission_one_note_and_the_same_exit() {
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].contains("the run goes on untraced"), "{notes:?}");
 }
+
+/// The top-level `--trace` is the monitor dashboard's: before a subcommand it would trace
+/// nothing, so it is refused with the fix (after the subcommand, where it has one).
+#[test]
+fn a_top_level_trace_before_a_subcommand_is_a_usage_error_naming_the_fix() {
+    let err = crate::support::inproc::usage_error(&["--trace", "bench", "--size", "4M"]);
+    assert_eq!(
+        err,
+        "error: --trace before the subcommand traces the monitor dashboard, which does not \
+         run; put it after: diskdash bench --trace ...\n"
+    );
+    let err = crate::support::inproc::usage_error(&["--trace", "show", "run.json"]);
+    assert!(err.ends_with("; diskdash show has no --trace\n"), "{err}");
+    // Where it belongs it is no error (the monitor alone runs with it; `bench --trace` below).
+    let out = Command::new(BIN)
+        .args(["--trace", "--help"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+}
+
+/// Each segment's traced disk against diskstats over the same window: the requests traced are
+/// the I/Os the disk completed, within 1% (or 3, for a short segment's few).
+fn assert_segments_agree_with_diskstats(record: &Value) {
+    let segments = record["segments"].as_array().unwrap();
+    assert!(!segments.is_empty(), "{record}");
+    for segment in segments {
+        let device = &segment["devices"][0];
+        let trace = &device["block_trace"];
+        assert_eq!(trace["scope"], "request", "{trace}");
+        assert_eq!(trace["lost_events"], 0, "{trace}");
+        let requests = trace["requests"].as_f64().unwrap();
+        let rec = &device["reconciliation"];
+        let completed =
+            rec["device_read_ios"].as_f64().unwrap() + rec["device_write_ios"].as_f64().unwrap();
+        assert!(completed > 0.0, "{segment}");
+        assert!(
+            (requests - completed).abs() <= (completed * 0.01).max(3.0),
+            "point {}: traced {requests} requests, diskstats completed {completed}",
+            segment["point"]
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs root and tracefs"]
+fn sweep_trace_gives_each_point_the_block_trace_of_its_window() {
+    require_root();
+    let _turn = tracefs_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path(), "disk.img");
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .arg("sweep")
+        .arg(dev.path())
+        .args(["--rw", "randread", "--bs", "4k", "--iodepth", "1,8"])
+        .args(["--runtime", "500ms", "--ramp", "0s", "--trace", "--no-tui"])
+        .args(["--json", "r.json"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let record = read_json(&dir.path().join("r.json"));
+    assert_eq!(record["segments"].as_array().unwrap().len(), 2);
+    assert_segments_agree_with_diskstats(&record);
+}
+
+/// `iostat --trace` as a user without tracefs: one note, the same exit status, and sysstat's
+/// columns alone, as without `--trace` (no `-` columns of a tracer that never ran).
+#[test]
+#[ignore = "needs root and tracefs"]
+fn iostat_without_the_permission_notes_once_and_keeps_sysstats_columns() {
+    require_root();
+    let run = |trace: bool| {
+        let mut cmd = Command::new("setpriv");
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN])
+            .args(["iostat", "-d", "-x"]);
+        if trace {
+            cmd.arg("--trace");
+        }
+        cmd.args(["1", "2"]).output().unwrap()
+    };
+    let (plain, traced) = (run(false), run(true));
+    assert_eq!(
+        traced.status.code(),
+        plain.status.code(),
+        "{}",
+        stderr(&traced)
+    );
+    let notes: Vec<String> = stderr(&traced).lines().map(str::to_string).collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("--trace: ") && notes[0].contains("the run goes on untraced"));
+    let headers = |out: &std::process::Output| -> Vec<String> {
+        stdout(out)
+            .lines()
+            .filter(|l| l.starts_with("Device"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(headers(&traced), headers(&plain));
+    assert_eq!(headers(&plain).len(), 2, "{}", stdout(&plain));
+    assert!(!headers(&traced)[0].contains("r_p50"));
+}

@@ -337,6 +337,7 @@ impl BenchSource {
             sustained: shown_job.and_then(|j| crate::tui::view::steady::live_chart(j, several)),
             verify: shown_job.and_then(|j| crate::tui::view::verify::live(j, several, finished)),
             top: None,
+            trace: snap.trace.as_deref().map(snap_view::trace),
             ui,
         }
     }

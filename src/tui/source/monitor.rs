@@ -442,6 +442,7 @@ impl Source for MonitorSource {
             sustained: None,
             verify: None,
             top,
+            trace: None,
             ui,
         }
     }

@@ -217,6 +217,7 @@ impl Source for ReplaySource {
             sustained: None,
             verify: None,
             top,
+            trace: None,
             ui,
         }
     }

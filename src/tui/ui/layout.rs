@@ -6,12 +6,15 @@
 //! | header (2 rows)                   |    | header (2 rows)                   |
 //! | jobs (several jobs; fleet: hosts) |    |                                   |
 //! | throughput/IOPS   | latency       |    | all disks (iostat -x)             |
+//! | trace (2)                         |    |                                   |
 //! | device            | queue         |    | device (selected) | queue         |
 //! | all disks (iostat -x)             |    | throughput/IOPS   | latency (1)   |
 //! | footer (1 row)                    |    | processes on the disk (1)         |
 //! |                                   |    | footer (1 row)                    |
 //! +-----------------------------------+    +-----------------------------------+
 //! (1) with `--trace`: the selected disk's device time and its processes.
+//! (2) with `--trace`: the app's mean taken apart, the block layer's percentiles beside the
+//! app's (a few rows, no border); the device panel then keeps its metrics at 80x24.
 //!
 //! a sweep (bench)
 //! +-----------------------------------+
@@ -57,6 +60,8 @@ pub enum Panel {
     Sustained,
     /// The monitor's `--trace`: processes by I/O on the selected disk.
     Top,
+    /// The bench dashboard's `--trace`: the app's mean taken apart (a few rows).
+    Trace,
 }
 
 /// The rect of every panel on screen (`None`: folded or absent).
@@ -76,6 +81,7 @@ pub struct Plan {
     pub verify: Option<Rect>,
     pub sustained: Option<Rect>,
     pub top: Option<Rect>,
+    pub trace: Option<Rect>,
 }
 
 impl Plan {
@@ -93,6 +99,7 @@ impl Plan {
             Panel::Verify => &mut self.verify,
             Panel::Sustained => &mut self.sustained,
             Panel::Top => &mut self.top,
+            Panel::Trace => &mut self.trace,
         };
         *slot = Some(rect);
     }
@@ -137,6 +144,9 @@ fn min_height(view: &View, panel: Panel, width: u16) -> u16 {
                 .saturating_add(2)
                 .min(8)
         }),
+        // Beside the trace band the panel may keep its metrics only (two columns, four rows)
+        // so that both fit at 80x24.
+        (_, Panel::Device) if view.trace.is_some() => 6,
         (_, Panel::Device) => 8,
         (_, Panel::Queue) => 5,
         (_, Panel::Table) => 5,
@@ -149,6 +159,8 @@ fn min_height(view: &View, panel: Panel, width: u16) -> u16 {
         (_, Panel::Sustained) => 8,
         // The title, the header and a process.
         (_, Panel::Top) => 4,
+        // Every line: a cut decomposition would not add up.
+        (_, Panel::Trace) => super::trace::rows_wanted(view, width),
     }
 }
 
@@ -176,6 +188,7 @@ fn pref_height(view: &View, panel: Panel, width: u16) -> u16 {
         Panel::Steady | Panel::Verify => 1,
         Panel::Sustained => 14,
         Panel::Top => super::top::rows_wanted(view).min(12),
+        Panel::Trace => super::trace::rows_wanted(view, width),
     }
 }
 
@@ -186,6 +199,7 @@ fn priority(view: &View) -> Vec<Panel> {
             Panel::Throughput,
             Panel::Steady,
             Panel::Verify,
+            Panel::Trace,
             Panel::Sweep,
             Panel::SweepChart,
             Panel::Latency,
@@ -208,6 +222,7 @@ fn priority(view: &View) -> Vec<Panel> {
             Panel::Throughput,
             Panel::Steady,
             Panel::Verify,
+            Panel::Trace,
             Panel::Jobs,
             Panel::Latency,
             Panel::Device,
@@ -219,6 +234,7 @@ fn priority(view: &View) -> Vec<Panel> {
             Panel::Throughput,
             Panel::Steady,
             Panel::Verify,
+            Panel::Trace,
             Panel::Device,
             Panel::Latency,
             Panel::Sustained,
@@ -244,6 +260,7 @@ fn present(view: &View, panel: Panel) -> bool {
         // A sweep's points each write a little; its chart is the sweep's.
         Panel::Sustained => view.sustained.is_some() && view.sweep.is_none(),
         Panel::Top => view.top.is_some(),
+        Panel::Trace => view.trace.is_some(),
     }
 }
 
@@ -307,6 +324,7 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
             sweep,
             vec![],
             vec![],
+            vec![],
         ],
         Mode::Bench | Mode::Show | Mode::Fleet => [
             jobs,
@@ -314,6 +332,7 @@ fn make_bands(view: &View, shown: &[Panel], width: u16) -> Vec<Band> {
             one(Panel::Verify),
             charts,
             one(Panel::Sustained),
+            one(Panel::Trace),
             sweep,
             device,
             table,
@@ -481,6 +500,8 @@ mod tests {
             p.sweep_chart,
             p.steady,
             p.sustained,
+            p.top,
+            p.trace,
         ]
         .into_iter()
         .flatten()
@@ -498,6 +519,7 @@ mod tests {
             sample::plan(None),
             sample::sweep(),
             sample::fleet(None),
+            sample::bench_traced(),
         ] {
             for w in 0..=130u16 {
                 for h in 0..=45u16 {
@@ -560,6 +582,19 @@ mod tests {
         assert_eq!(plan.jobs.map(|r| r.height), Some(8));
         assert_eq!(plan.device.map(|r| r.height), Some(5));
         assert!(plan.table.is_none() && plan.queue.is_none());
+    }
+
+    #[test]
+    fn a_traced_bench_at_80x24_keeps_the_charts_the_trace_band_and_the_device_metrics() {
+        let view = sample::bench_traced();
+        let plan = plan(Rect::new(0, 0, 80, 24), &view);
+        assert!(plan.throughput.is_some() && plan.latency.is_some());
+        let trace = plan.trace.expect("the trace band");
+        assert_eq!(trace.height, super::super::trace::rows_wanted(&view, 80));
+        // The device panel's four rows of metrics in two columns, inside its borders.
+        assert!(plan.device.is_some_and(|r| r.height >= 6));
+        let large = super::plan(Rect::new(0, 0, 160, 50), &view);
+        assert!(large.trace.is_some() && large.table.is_some() && large.queue.is_some());
     }
 
     #[test]

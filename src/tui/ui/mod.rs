@@ -11,6 +11,8 @@
 //! | throughput.rs  IOPS + MiB/s     | latency.rs  percentiles +   |
 //! |   over time, segment markers    |   log-bucket histogram      |
 //! | sustained.rs  write MiB/s against GiB written, the cliff      |
+//! | trace.rs   bench --trace: the app's mean taken apart, the     |
+//! |   app's, device's and whole request's percentiles             |
 //! +--------------------------------+-----------------------------+
 //! | device.rs  iostat -x metrics,   | queue.rs  sysfs queue       |
 //! |   history, reconciliation, warn |   settings                  |
@@ -47,6 +49,7 @@ pub(crate) mod table;
 pub(crate) mod theme;
 pub(crate) mod throughput;
 pub(crate) mod top;
+pub(crate) mod trace;
 pub(crate) mod verify;
 
 #[cfg(test)]
@@ -98,6 +101,9 @@ pub fn render(f: &mut Frame, view: &View) {
     }
     if let Some(r) = plan.top {
         top::render(f, r, view);
+    }
+    if let Some(r) = plan.trace {
+        trace::render(f, r, view);
     }
     footer::render(f, plan.footer, view);
     help::render(f, area, view);

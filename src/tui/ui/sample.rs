@@ -253,12 +253,71 @@ pub fn bench() -> View {
         sustained: None,
         verify: None,
         top: None,
+        trace: None,
         ui: UiState {
             color: true,
             message: Some("iodepth 32 -> 64: segment 2".into()),
             ..UiState::default()
         },
     }
+}
+
+/// `n` latencies spread deterministically around `mean_ns` (half to one and a half of it),
+/// with one in a hundred `tail` times longer.
+fn spread(n: u64, mean_ns: u64, tail: u64) -> crate::stats::LatencyHistogram {
+    let mut hist = crate::stats::LatencyHistogram::new();
+    for i in 0..n {
+        let at = mean_ns / 2 + mean_ns * ((i * 7_919) % 1_000) / 1_000;
+        hist.record(if i % 100 == 99 { at * tail } else { at });
+    }
+    hist
+}
+
+/// The `--trace` band of a synthetic session snapshot shaped like 16 jobs x QD64 on a loop
+/// device with 2 CPUs: the app's time mostly above the block layer, the workers waiting for
+/// a CPU most of it.
+#[must_use]
+pub fn trace_live() -> crate::session::TraceLive {
+    let n = 28_000;
+    let mut trace = crate::trace::BlockTrace {
+        disk: "loop0".into(),
+        ..crate::trace::BlockTrace::default()
+    };
+    let read = &mut trace.dirs[0];
+    read.requests = n;
+    read.bytes = n * 4096;
+    read.scheduler = spread(n, 4_000, 3);
+    read.device = spread(n, 370_000, 2);
+    read.whole = spread(n, 380_000, 2);
+    crate::session::TraceLive {
+        trace,
+        duration: Duration::from_secs(1),
+        app: spread(n, 3_550_000, 3).summary(),
+        cpu_wait_ns_per_io: Some(2_100_000.0),
+        lost_events: 0,
+    }
+}
+
+/// [`bench`] under `--trace` (16 jobs x QD64 on a loop device): the trace band of
+/// [`trace_live`] under the charts.
+#[must_use]
+pub fn bench_traced() -> View {
+    let mut view = bench();
+    view.header.disk = Some("loop0".into());
+    view.header.job = Some("randread bs=4k iodepth=64 numjobs=16 direct".into());
+    if let Some(device) = &mut view.device {
+        device.name = "loop0".into();
+    }
+    if let Some(queue) = &mut view.queue {
+        queue.disk = "loop0".into();
+    }
+    let live = trace_live();
+    // The latency panel's last interval is the band's.
+    if let Some(row) = view.latency.as_mut().and_then(|l| l.rows.first_mut()) {
+        row.interval = Some(crate::tui::view::from_snapshot::percentiles(&live.app));
+    }
+    view.trace = Some(crate::tui::view::from_snapshot::trace(&live));
+    view
 }
 
 /// Every warning at once: buffered run served by the page cache, io_uring fallback, the device

@@ -70,6 +70,7 @@ fn whole_frames() {
         ("monitor", sample::monitor()),
         ("show", sample::show()),
         ("bench_no_device", sample::bench_no_device()),
+        ("bench_traced", sample::bench_traced()),
     ];
     for (name, view) in &cases {
         for (w, h) in [(80, 24), (160, 50)] {
@@ -92,6 +93,32 @@ fn text(term: &Terminal<TestBackend>) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `--trace`: at both sizes the band names its disk and window, takes the app's mean apart
+/// with the CPU wait measured and `unexplained` the rest, and puts the device's and the whole
+/// request's percentiles beside the app's; the device panel keeps its metrics.
+#[test]
+fn the_trace_band_takes_the_mean_apart_at_both_sizes() {
+    let view = sample::bench_traced();
+    for (w, h) in [(80, 24), (160, 50)] {
+        let screen = text(&frame(&view, w, h));
+        let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+        for want in [
+            "loop0, last 1s: mean: app 3.6",
+            "= device 37",
+            "+ waiting for a CPU 2.10 ms",
+            "+ unexplained ",
+            "p50 p99 p99.9, last 1s:",
+            "app 3.",
+            "device 3",
+            "whole 3",
+            "r/s",
+            "%util",
+        ] {
+            assert!(flat.contains(want), "no {want:?} at {w}x{h}:\n{screen}");
+        }
+    }
 }
 
 /// Steady state: the line under the header says the criterion, the window, the value against

@@ -48,6 +48,7 @@ pub fn view(fleet: &LiveFleet, selected: Option<usize>, ui: UiState, elapsed: Du
         sustained: None,
         verify: None,
         top: None,
+        trace: None,
         ui,
     }
 }

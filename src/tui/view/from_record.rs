@@ -379,6 +379,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 .find_map(|j| super::verify::recorded(j, seg.jobs.len() > 1))
         }),
         top: None,
+        trace: None,
         ui,
     }
 }

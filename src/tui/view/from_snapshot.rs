@@ -5,12 +5,12 @@ use std::time::Duration;
 
 use crate::bench::spec::{JobSpec, RwMode};
 use crate::record::RunStatus;
-use crate::session::{DirectionView, SeriesPoint, SessionState, Snapshot, StatsView};
+use crate::session::{DirectionView, SeriesPoint, SessionState, Snapshot, StatsView, TraceLive};
 use crate::stats::LatencySummary;
 use crate::tui::view::{
     Direction, DiskRates, HeatColumn, HeatmapView, JobRow, JobsView, LatencyBucket, LatencyColumns,
     LatencyRow, LatencyView, Percentiles, RatePoint, Reconciliation, RunState, SegmentMark,
-    SizeProgress, ThroughputView, Warning, WarningKind,
+    SizeProgress, ThroughputView, TraceView, Warning, WarningKind,
 };
 use crate::units::format_size_short;
 
@@ -128,6 +128,63 @@ pub fn latency_for(snap: &Snapshot, selected: Option<usize>) -> LatencyView {
                 ..latency_over(&dirs, snap.interval.as_ref(), &snap.cumulative)
             }
         }
+    }
+}
+
+/// `--trace` on the bench dashboard, over the last interval: the app's mean taken apart
+/// (the summary's `mean:` line, in parts) and the percentiles of the app, the device and the
+/// whole request.
+#[must_use]
+pub fn trace(live: &TraceLive) -> TraceView {
+    use crate::trace::explain::{BlockMeans, unexplained_ns};
+    let merged = |part: fn(&crate::trace::DirTrace) -> &crate::stats::LatencyHistogram| {
+        let mut all = crate::stats::LatencyHistogram::new();
+        for dir in &live.trace.dirs {
+            all.add(part(dir));
+        }
+        all.summary()
+    };
+    let device = merged(|d| &d.device);
+    let whole = merged(|d| &d.whole);
+    let pct = |s: &LatencySummary| (s.count > 0).then(|| percentiles(s));
+    let block = BlockMeans::of(&live.trace);
+    let mean_parts = match block {
+        Some(block) if live.app.count > 0 => {
+            let unexplained = live
+                .cpu_wait_ns_per_io
+                .and_then(|cpu| unexplained_ns(live.app.mean_ns, &block, cpu));
+            crate::report::bench::mean_parts(
+                &crate::trace::block_trace_record(&live.trace, None),
+                live.app.mean_ns,
+                block.device_ns,
+                live.cpu_wait_ns_per_io,
+                unexplained,
+            )
+        }
+        _ => Vec::new(),
+    };
+    let note = if live.trace.requests() == 0 {
+        Some("no request traced on the disk in the interval".to_string())
+    } else if live.app.count == 0 {
+        Some("no app I/O on the disk in the interval".to_string())
+    } else if live.lost_events > 0 {
+        Some(format!(
+            "{} events lost: requests are missing",
+            live.lost_events
+        ))
+    } else {
+        None
+    };
+    TraceView {
+        disk: live.trace.disk.clone(),
+        window: live.duration,
+        mean_parts,
+        rows: vec![
+            ("app", pct(&live.app)),
+            ("device", pct(&device)),
+            ("whole", pct(&whole)),
+        ],
+        note,
     }
 }
 

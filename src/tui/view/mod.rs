@@ -87,7 +87,26 @@ pub struct View {
     pub verify: Option<verify::VerifyLine>,
     /// The monitor's `--trace`: the processes doing I/O on the selected disk.
     pub top: Option<TopView>,
+    /// The bench dashboard's `--trace`: the app's mean taken apart and the block layer's
+    /// percentiles beside the app's.
+    pub trace: Option<TraceView>,
     pub ui: UiState,
+}
+
+/// `--trace` under a benchmark: one disk over one window (the last interval), the app's mean
+/// taken apart as the summary's `mean:` line does, and the percentiles of the app, the
+/// device (issue -> complete) and the whole request side by side.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TraceView {
+    pub disk: String,
+    /// The span the numbers cover.
+    pub window: Duration,
+    /// `mean: app X`, `= device Y`, `+ scheduler Z`, ... (empty: nothing to take apart).
+    pub mean_parts: Vec<String>,
+    /// `app`, `device`, `whole`, each with its percentiles (`None`: no I/O in the window).
+    pub rows: Vec<(&'static str, Option<Percentiles>)>,
+    /// What else to know about the window (nothing traced, events lost).
+    pub note: Option<String>,
 }
 
 /// The processes doing I/O on one disk over one window, busiest first (`--trace`).

@@ -245,6 +245,7 @@ pub fn snapshot() -> Snapshot {
         plan_notes: Arc::new(vec![Vec::new(); 3]),
         finished: Arc::new(Vec::new()),
         run: Arc::new(Vec::new()),
+        trace: None,
     }
 }
 
