@@ -96,7 +96,8 @@ fn segments_iomem(dir: &std::path::Path, command: &str, args: &str) -> Vec<Strin
 fn sweep_and_mark_default_to_fio_buffers_and_take_iomem() {
     let dir = tempfile::tempdir().unwrap();
     let sweep = "--size 8M --runtime 100ms --ramp 0s -q 1,4";
-    let mark = "--size 8M --runtime 100ms --loops 1";
+    // One test of one block size: every segment's buffers are the run's.
+    let mark = "--profile demo --size 8M --runtime 100ms --loops 1";
     let all = |v: Vec<String>, want: &str| {
         assert!(
             !v.is_empty() && v.iter().all(|m| m == want),

@@ -162,7 +162,10 @@ fn a_window_without_a_target_is_refused_by_line() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("w.fio");
     std::fs::write(&path, "[a]\nsize=1m\nlatency_window=5s\n").unwrap();
-    let out = diskdash(dir.path(), &["--parse-only", path.to_str().unwrap()]);
+    let out = crate::support::inproc::fio_parse_only(
+        dir.path(),
+        &["--parse-only", path.to_str().unwrap()],
+    );
     assert_usage_error(&out);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains(

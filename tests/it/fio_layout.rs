@@ -266,7 +266,8 @@ fn fio_parse_only_shows_fallocate() {
     };
     assert!(!line("plain").contains("fallocate"), "{text}");
     assert!(line("grows").contains(" fallocate=none"), "{text}");
-    let out = fio(
+    // The refusal in this process (`main`'s own steps): the spawn above keeps the binary honest.
+    let out = crate::support::inproc::fio_parse_only(
         dir.path(),
         &[
             "--parse-only",

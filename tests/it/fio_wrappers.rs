@@ -340,7 +340,7 @@ fn bench_fio_s_matrix_runs_through_the_link_as_under_fio() {
             "1",
             "4",
             "--runtime",
-            "2",
+            "1",
         ])
         .arg("--create")
         .current_dir(dir.path())

@@ -311,7 +311,7 @@ fn zone_reset_threshold_and_frequency_reset_zones_as_fio() {
     assert!(blocks[..34].iter().all(|&b| b), "{blocks:?}");
     assert!(blocks[34..].iter().all(|&b| !b), "{blocks:?}");
 
-    let out = crate::fio_run::fio(dir.path(), &["--parse-only", "job.fio"]);
+    let out = crate::support::inproc::fio_parse_only(dir.path(), &["--parse-only", "job.fio"]);
     assert_success(&out);
     assert_stdout_has(
         &out,

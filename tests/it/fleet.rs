@@ -523,7 +523,7 @@ fn a_host_not_ready_in_time_is_left_out_and_the_others_run() {
     let sshd = Sshd::start(&HOSTS[..2]);
     let tmp = tempfile::tempdir().unwrap();
     let record = tmp.path().join("fleet.json");
-    // `slow` is h2 reached through a jump that waits 60 s first: it cannot be ready in 10 s.
+    // `slow` is h2 reached through a jump that waits 60 s first: it cannot be ready in 4 s.
     let mut config = std::fs::read_to_string(sshd.ssh_config()).unwrap();
     let config_path = tmp.path().join("ssh_config");
     config.insert_str(
@@ -539,7 +539,7 @@ fn a_host_not_ready_in_time_is_left_out_and_the_others_run() {
     let out = Command::new(BIN)
         .args(["fleet", "h1,slow", "-F"])
         .arg(&config_path)
-        .args(["--remote-binary", BIN, "--ready-timeout", "10s", "--json"])
+        .args(["--remote-binary", BIN, "--ready-timeout", "4s", "--json"])
         .arg(&record)
         .args(["--", "bench"])
         .arg(tmp.path())
@@ -553,7 +553,7 @@ fn a_host_not_ready_in_time_is_left_out_and_the_others_run() {
         err.lines()
             .last()
             .unwrap()
-            .starts_with("error: 1 of 2 hosts failed (slow: not ready within --ready-timeout 10s)"),
+            .starts_with("error: 1 of 2 hosts failed (slow: not ready within --ready-timeout 4s)"),
         "{err}"
     );
     let r = fleet_record(&record);

@@ -13,7 +13,7 @@ const TINY: [&str; 7] = [
     "--size",
     "16M",
     "--runtime",
-    "300ms",
+    "100ms",
     "--loops",
     "2",
     "--no-tui",
@@ -52,7 +52,7 @@ fn the_default_profile_prints_four_rows_and_records_every_loop() {
     }
     assert!(
         text.contains(
-            "profile default: 2 loops of 300ms per measurement (the first after a 300ms \
+            "profile default: 2 loops of 100ms per measurement (the first after a 100ms \
              warm-up), the best of them"
         ),
         "{text}"
@@ -254,7 +254,7 @@ fn an_existing_file_with_the_opt_in_is_read_then_written() {
             "--size",
             "16M",
             "--runtime",
-            "300ms",
+            "100ms",
             "--loops",
             "1",
             "--json",
@@ -298,13 +298,13 @@ fn like_kdiskmark_runs_its_rules_and_says_so_in_the_window_and_the_record() {
             "kdiskmark",
             "--mix",
             "--size",
-            "4M",
+            "2M",
             "--runtime",
-            "500ms",
+            "300ms",
             "--loops",
             "2",
             "--pause",
-            "200ms",
+            "100ms",
             "--no-tui",
             "--json",
             "r.json",
@@ -323,7 +323,7 @@ fn like_kdiskmark_runs_its_rules_and_says_so_in_the_window_and_the_record() {
         summary["rules"]
             .as_str()
             .unwrap()
-            .contains("200ms pause before each test")
+            .contains("100ms pause before each test")
     );
     let record = read_json(&dir.path().join("r.json"));
     assert_valid_record(&record);
@@ -347,7 +347,7 @@ fn like_kdiskmark_runs_its_rules_and_says_so_in_the_window_and_the_record() {
         .iter()
         .map(|s| s["job"]["startdelay_ns"].as_u64().unwrap_or(0) / 1_000_000)
         .collect();
-    assert_eq!(delays, [0, 0, 200, 0, 200, 0, 200, 0, 200, 0, 200, 0]);
+    assert_eq!(delays, [0, 0, 100, 0, 100, 0, 100, 0, 100, 0, 100, 0]);
     // The pause is not measured time: a paused loop's own rates are its job's, as fio's
     // group runtime leaves the start delay out.
     for s in segments {
@@ -356,13 +356,13 @@ fn like_kdiskmark_runs_its_rules_and_says_so_in_the_window_and_the_record() {
         }
         assert_eq!(s["elapsed_ns"], s["jobs"][0]["elapsed_ns"]);
     }
-    // Size-based: each loop moves the 4 MiB working set (or stops at the 500ms cap).
+    // Size-based: each loop moves the 2 MiB working set (or stops at the 300ms cap).
     for s in segments {
         let moved = s["jobs"][0]["read"]["io_bytes"].as_u64().unwrap()
             + s["jobs"][0]["write"]["io_bytes"].as_u64().unwrap();
         let elapsed = s["jobs"][0]["elapsed_ns"].as_u64().unwrap();
         assert!(
-            moved == 4 << 20 || elapsed >= 500_000_000,
+            moved == 2 << 20 || elapsed >= 300_000_000,
             "{moved} bytes in {elapsed} ns"
         );
     }
@@ -567,7 +567,7 @@ fn read_mode_reads_a_file_with_data_without_the_opt_in() {
             "--profile",
             "realworld",
             "--runtime",
-            "300ms",
+            "100ms",
             "--loops",
             "1",
             "--no-tui",

@@ -269,10 +269,17 @@ impl LoopDevice {
     /// A loop device that exists only for this test: a number far above the ones
     /// `losetup -f` hands out, created (LOOP_CTL_ADD) just before attaching and removed
     /// (LOOP_CTL_REMOVE) on drop, so no other test's I/O can show under its name before or
-    /// after. The number is derived from the pid and probed upwards until one is free.
+    /// after. The number is derived from the pid and probed upwards until one is free; this
+    /// process never hands out a number twice, so a test that still watches a device it
+    /// removed (an iostat running on) never sees another test's device come back under its
+    /// name.
     pub fn attach_unique(file: &Path) -> Self {
+        static TAKEN: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
         let base = 100_000 + (std::process::id() % 100_000) * 4;
-        for number in base..base + 64 {
+        loop {
+            let offset = TAKEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            assert!(offset < 4096, "no free loop device number from {base} on");
+            let number = base + offset;
             match loop_control(LOOP_CTL_ADD, number) {
                 Ok(()) => {}
                 Err(e) if e.raw_os_error() == Some(libc::EEXIST) => continue,
@@ -293,7 +300,6 @@ impl LoopDevice {
             }
             // Taken by someone else between adding and attaching: leave it to them.
         }
-        panic!("no free loop device number from {base} on");
     }
 
     pub fn path(&self) -> &Path {
