@@ -377,9 +377,11 @@ impl Runner {
 
     /// The tracer's counts start again with a measured window (what came before it is the
     /// dashboard's, with the interval it falls in).
-    fn trace_window_start(&mut self) {
+    /// `until`: when the devices' windows were opened (their diskstats read), so the take
+    /// splits the tracer's events where diskstats' window starts.
+    fn trace_window_start(&mut self, until: Option<u64>) {
         if let Some(tracer) = &self.tracer {
-            let before = tracer.take();
+            let before = tracer.take_until(until);
             self.trace_shown.get_or_insert_default().add(&before);
             self.trace_window = None;
             self.trace_acc = Some(crate::trace::TraceTake::default());
@@ -525,9 +527,10 @@ impl Runner {
 
     /// What the tracer saw over the window that just closed: the takes of its intervals and
     /// the rest.
-    fn trace_window_end(&mut self) {
+    /// `until` as [`Self::trace_window_start`]'s: where the devices' windows closed.
+    fn trace_window_end(&mut self, until: Option<u64>) {
         if let Some(tracer) = &self.tracer {
-            let last = tracer.take();
+            let last = tracer.take_until(until);
             self.trace_shown.get_or_insert_default().add(&last);
             let mut window = self.trace_acc.take().unwrap_or_default();
             window.add(&last);
@@ -916,7 +919,7 @@ impl Runner {
         }
         self.trace_step_start();
         if spec.ramp.is_zero() {
-            self.trace_window_start();
+            self.trace_window_start(None);
         }
         let interrupt = self.options.interrupt.clone();
         let seg = match SegmentRun::spawn(&setup, &|| interrupt.load(Ordering::Relaxed)) {
@@ -1303,19 +1306,21 @@ impl Runner {
             run.cpu_measure_start = Some(rusage());
             // Measuring that ended within the ramp has no window (a read-back may run).
             if !run.window_closed {
+                let at = crate::stats::monotonic_ns();
                 for &d in &run.devices {
                     self.devices[d].start_window();
                 }
-                self.trace_window_start();
+                self.trace_window_start(Some(at));
             }
         }
         if !run.window_closed && run.seg.measuring_over() {
             // The device window ends with the measured I/O; read-backs wait for this.
             run.window_closed = true;
+            let at = crate::stats::monotonic_ns();
             for &d in &run.devices {
                 self.devices[d].end_measuring();
             }
-            self.trace_window_end();
+            self.trace_window_end(Some(at));
             run.seg.window_closed();
         }
     }

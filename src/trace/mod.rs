@@ -163,6 +163,9 @@ struct Shared {
     requested: u64,
     served: u64,
     stop: bool,
+    /// The instant (CLOCK_MONOTONIC, the trace clock) the pending take ends at, when its
+    /// caller named one: the edge of a window another counter (diskstats) was read at.
+    until: Option<u64>,
 }
 
 /// A running tracer; dropping it removes its instance.
@@ -252,6 +255,7 @@ impl Tracer {
                 requested: 0,
                 served: 0,
                 stop: false,
+                until: None,
             }),
             Condvar::new(),
         ));
@@ -279,10 +283,20 @@ impl Tracer {
     /// now.
     #[must_use]
     pub fn take(&self) -> TraceTake {
+        self.take_until(None)
+    }
+
+    /// Everything seen up to `until` (a `stats::monotonic_ns()` instant, not in the
+    /// future), or up to now when `None`: a window's edge read elsewhere at `until` (the
+    /// diskstats sample that opens or closes it) then counts the same requests as the take.
+    /// Events after it stay for the next take.
+    #[must_use]
+    pub fn take_until(&self, until: Option<u64>) -> TraceTake {
         let (lock, cond) = &*self.shared;
         let mut shared = lock
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        shared.until = until;
         shared.requested += 1;
         let want = shared.requested;
         cond.notify_all();
@@ -503,7 +517,7 @@ fn thread_cpu_ns() -> u64 {
 impl Reader {
     fn run(mut self) {
         loop {
-            let (want, stop) = {
+            let (want, stop, until) = {
                 let (lock, cond) = &*self.shared;
                 let mut shared = lock
                     .lock()
@@ -514,7 +528,8 @@ impl Reader {
                         .unwrap_or_else(std::sync::PoisonError::into_inner)
                         .0;
                 }
-                (shared.requested, shared.stop)
+                let until = shared.until.take();
+                (shared.requested, shared.stop, until)
             };
             let asked = monotonic_ns();
             if stop {
@@ -526,7 +541,7 @@ impl Reader {
             // A take waits out the slack so that its events up to now are all in.
             let cutoff = if want > self.served() {
                 std::thread::sleep(Duration::from_nanos(SLACK_NS));
-                asked
+                until.map_or(asked, |at| at.min(asked))
             } else {
                 asked.saturating_sub(SLACK_NS)
             };

@@ -112,6 +112,28 @@ fn a_traced_run_on_a_loop_device_agrees_with_diskstats() {
     assert_eq!(instances(), before, "the run's instance is gone");
 }
 
+/// After a warm-up the measured window opens mid-run: the tracer's take is split where the
+/// devices' diskstats were read, so both count the same requests (before, the take ended when
+/// the reader woke, and up to 18% of the window's requests fell before it).
+#[test]
+#[ignore = "needs root and tracefs"]
+fn a_traced_run_after_a_warm_up_agrees_with_diskstats() {
+    require_root();
+    let _turn = tracefs_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path(), "disk.img");
+    for _ in 0..2 {
+        let (_, record) = bench_ok(
+            dir.path(),
+            &args(
+                dev.path(),
+                "--rw randread --bs 4k --iodepth 32 --ramp 300ms --runtime 500ms --trace",
+            ),
+        );
+        assert_agrees_with_diskstats(&record);
+    }
+}
+
 #[test]
 #[ignore = "needs root and tracefs"]
 fn trace_full_measures_each_bios_wait_for_a_request() {
