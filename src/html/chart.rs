@@ -492,16 +492,117 @@ fn frame<'a>(root: &Area<'a>, x: &Axis, y: &Axis, y_area: u32) -> Result<Plot<'a
     Ok(chart)
 }
 
-/// The SVG of a line chart.
+/// The legend's rows below a chart: each row's entries (index and name) and their x in pixels.
+type LegendRows = Vec<Vec<(usize, i32)>>;
+
+/// Height of a legend row, pixels.
+const LEGEND_ROW: u32 = 18;
+
+/// The width a 12-pixel sans-serif text takes, estimated (no font is loaded to measure it).
+fn text_width(text: &str) -> i32 {
+    7 * text.chars().count() as i32
+}
+
+/// The entries of a legend of `names` laid out in rows across the chart's width.
+fn legend_rows(names: &[&str]) -> LegendRows {
+    let (left, right) = (90, WIDTH as i32 - 24);
+    let mut rows: LegendRows = vec![Vec::new()];
+    let mut x = left;
+    for (i, name) in names.iter().enumerate() {
+        let width = 30 + text_width(name) + 18;
+        if x + width > right && x > left {
+            rows.push(Vec::new());
+            x = left;
+        }
+        rows.last_mut().expect("a row").push((i, x));
+        x += width;
+    }
+    rows
+}
+
+/// The legend below the plot: each line's sample (its colour, width and, once the dashes
+/// are set, its pattern) and its name, so no line of the plot is covered.
+fn draw_legend(area: &Area<'_>, names: &[&str], rows: &LegendRows) -> Result<(), String> {
+    for (r, row) in rows.iter().enumerate() {
+        let y = 4 + (r as u32 * LEGEND_ROW + LEGEND_ROW / 2) as i32;
+        for &(i, x) in row {
+            let (colour, width, _) = line_style(i);
+            area.draw(&PathElement::new(
+                [(x, y), (x + 24, y)],
+                colour.stroke_width(width),
+            ))
+            .map_err(|e| e.to_string())?;
+            area.draw(&Text::new(
+                names[i].to_string(),
+                (x + 30, y),
+                ("sans-serif", 12).into_font().color(&BLACK).pos(
+                    plotters::style::text_anchor::Pos::new(
+                        plotters::style::text_anchor::HPos::Left,
+                        plotters::style::text_anchor::VPos::Center,
+                    ),
+                ),
+            ))
+            .map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// The vertical marks (a knee, an advice's peaks, a write cliff) and their labels, each label
+/// a row lower than the one before so marks at one x stay readable, and turned to the left of
+/// its mark where it would leave the plot on the right.
+fn draw_marks(plot: &mut Plot<'_>, area: &Area<'_>, chart: &LineChart) -> Result<(), String> {
+    let (ylo, yhi) = (chart.y.lo, chart.y.hi);
+    let right = plot.plotting_area().get_x_axis_pixel_range().end;
+    for (k, mark) in chart.marks.iter().enumerate() {
+        let Some(x) = chart.x.place(mark.x) else {
+            continue;
+        };
+        plot.draw_series(LineSeries::new([(x, ylo), (x, yhi)], BLACK.stroke_width(1)))
+            .map_err(|e| e.to_string())?;
+        let (px, py) = plot.backend_coord(&(x, yhi));
+        let y = py + 3 + 15 * (k % 6) as i32;
+        let (at, h) = if px + 4 + text_width(&mark.label) > right {
+            (px - 4, plotters::style::text_anchor::HPos::Right)
+        } else {
+            (px + 4, plotters::style::text_anchor::HPos::Left)
+        };
+        area.draw(&Text::new(
+            mark.label.clone(),
+            (at, y),
+            ("sans-serif", 12).into_font().color(&BLACK).pos(
+                plotters::style::text_anchor::Pos::new(h, plotters::style::text_anchor::VPos::Top),
+            ),
+        ))
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// The height of a line chart's drawing: the plot, and its legend's rows below when it has
+/// more than one line.
+#[must_use]
+pub fn lines_height(chart: &LineChart) -> u32 {
+    if chart.lines.len() > 1 {
+        let names: Vec<&str> = chart.lines.iter().map(|l| l.name.as_str()).collect();
+        HEIGHT + 8 + LEGEND_ROW * legend_rows(&names).len() as u32
+    } else {
+        HEIGHT
+    }
+}
+
+/// The SVG of a line chart: the plot, and below it the legend (never over the lines).
 ///
 /// # Errors
 /// plotters failed to draw (it draws into a string: it should not).
 pub fn draw_lines(chart: &LineChart) -> Result<String, String> {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let height = lines_height(chart);
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let mut plot = frame(&root, &chart.x, &chart.y, 78)?;
+        let (top, bottom) = root.split_vertically(HEIGHT);
+        let mut plot = frame(&top, &chart.x, &chart.y, 78)?;
         let (ylo, yhi) = (chart.y.lo, chart.y.hi);
         for span in &chart.spans {
             let (Some(a), Some(b)) = (chart.x.place(span.from), chart.x.place(span.to)) else {
@@ -518,42 +619,19 @@ pub fn draw_lines(chart: &LineChart) -> Result<String, String> {
         for (i, line) in chart.lines.iter().enumerate() {
             let (colour, width, _) = line_style(i);
             let style = colour.stroke_width(width);
-            for (n, run) in runs(line, &chart.x, &chart.y).into_iter().enumerate() {
+            for run in runs(line, &chart.x, &chart.y) {
                 if run.len() == 1 || chart.dots {
                     plot.draw_series(run.iter().map(|&p| Circle::new(p, 3, colour.filled())))
                         .map_err(|e| e.to_string())?;
                 }
-                let drawn = plot
-                    .draw_series(LineSeries::new(run.iter().copied(), style))
+                plot.draw_series(LineSeries::new(run.iter().copied(), style))
                     .map_err(|e| e.to_string())?;
-                if n == 0 {
-                    drawn
-                        .label(line.name.as_str())
-                        .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], style));
-                }
             }
         }
-        for mark in &chart.marks {
-            let Some(x) = chart.x.place(mark.x) else {
-                continue;
-            };
-            plot.draw_series(LineSeries::new([(x, ylo), (x, yhi)], BLACK.stroke_width(1)))
-                .map_err(|e| e.to_string())?;
-            plot.draw_series([Text::new(
-                mark.label.clone(),
-                (x, yhi),
-                ("sans-serif", 12).into_font().color(&BLACK),
-            )])
-            .map_err(|e| e.to_string())?;
-        }
+        draw_marks(&mut plot, &top, chart)?;
         if chart.lines.len() > 1 {
-            plot.configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.3))
-                .label_font(("sans-serif", 12))
-                .position(SeriesLabelPosition::UpperRight)
-                .draw()
-                .map_err(|e| e.to_string())?;
+            let names: Vec<&str> = chart.lines.iter().map(|l| l.name.as_str()).collect();
+            draw_legend(&bottom, &names, &legend_rows(&names))?;
         }
         root.present().map_err(|e| e.to_string())?;
     }
