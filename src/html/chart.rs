@@ -70,6 +70,8 @@ pub enum Unit {
     Plain,
     /// A percentile placed by its nines (p90 at 1, p99 at 2), shown as `p99.9`.
     Nines,
+    /// A whole number as it is (a swept iodepth of 1024, not 1.02k), else as [`Unit::Plain`].
+    Whole,
 }
 
 /// A number in a few characters: 950, 1k, 1.5k, 10k, 1M, 2.5G (no "1000.0k").
@@ -117,6 +119,14 @@ fn trim(v: f64) -> String {
 pub fn format(unit: Unit, v: f64) -> String {
     match unit {
         Unit::Iops | Unit::Plain => si(v),
+        Unit::Whole => {
+            let whole = v.round();
+            if (v - whole).abs() <= 1e-6 * whole.abs().max(1.0) && whole.abs() < 1e6 {
+                format!("{whole:.0}")
+            } else {
+                si(v)
+            }
+        }
         Unit::BytesPerS => bytes(v),
         Unit::Ns => latency(v),
         Unit::Seconds => seconds(v),
@@ -300,7 +310,9 @@ impl Axis {
         }
     }
 
-    fn tick_text(&self, v: f64) -> String {
+    /// The text of the tick at `v` (on the axis: the log10 of the value on a log axis).
+    #[must_use]
+    pub fn tick_text(&self, v: f64) -> String {
         if !self.names.is_empty() {
             let i = (v - 0.5).round();
             return self
@@ -910,5 +922,54 @@ mod tests {
             "the second line is dashed"
         );
         assert!(svg.contains(">\n1k\n<") || svg.contains(">1k<"), "{svg}");
+    }
+
+    /// Ten lines' legend goes below the plot, in rows within the drawing: no name is drawn
+    /// over the plotting area, whatever the lines' values.
+    #[test]
+    fn the_legend_is_below_the_plot() {
+        let names: Vec<String> = (0..10)
+            .map(|i| format!("disk-with-a-long-name-{i}"))
+            .collect();
+        let chart = LineChart {
+            x: Axis::linear("time (s)", Unit::Seconds, 0.0, 10.0),
+            y: Axis::from_zero("IOPS", Unit::Iops, 100.0),
+            lines: names
+                .iter()
+                .map(|n| Line {
+                    name: n.clone(),
+                    points: (0..10).map(|i| (f64::from(i), Some(99.0))).collect(),
+                })
+                .collect(),
+            spans: Vec::new(),
+            marks: Vec::new(),
+            dots: false,
+        };
+        let svg = draw_lines(&chart).unwrap();
+        let height = lines_height(&chart);
+        assert!(height > HEIGHT + 2 * LEGEND_ROW, "{height}: rows of names");
+        assert!(svg.starts_with(&format!("<svg width=\"{WIDTH}\" height=\"{height}\"")));
+        for name in &names {
+            let at = svg.find(&format!("\n{name}\n")).expect(name);
+            let tag = &svg[svg[..at].rfind("<text").unwrap()..at];
+            let y: i64 = tag
+                .split(" y=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(
+                y > i64::from(HEIGHT) && y < i64::from(height),
+                "{name} at {y}"
+            );
+        }
+        let single = LineChart {
+            lines: chart.lines[..1].to_vec(),
+            ..chart
+        };
+        assert_eq!(lines_height(&single), HEIGHT, "one line needs no legend");
     }
 }
