@@ -2,7 +2,7 @@
 //! a unit on every axis), lines decimated by min/max per pixel column, shaded spans (a
 //! steady-state window, a stall), vertical marks (a knee), heat cells. Colours are Okabe-Ito's,
 //! which stay apart under colour-blindness; every line after the first is dashed, so they stay
-//! apart in greyscale too.
+//! apart in greyscale too (but for lines too dense for a dash to show: [`DENSE_POINTS`]).
 
 use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
 use plotters::prelude::*;
@@ -31,11 +31,12 @@ fn line_style(i: usize) -> (RGBColor, u32, &'static str) {
     )
 }
 
-/// Sets each line's dash pattern on the polylines of its colour and width: one SVG attribute,
-/// where plotters' dashed series would write a polyline per dash.
-fn dash_lines(svg: &str, count: usize) -> String {
+/// Sets each dashed line's dash pattern on the polylines of its colour and width (its runs
+/// and its legend's sample): one SVG attribute, where plotters' dashed series would write a
+/// polyline per dash. `dashed[i]`: whether line `i` gets its pattern (see [`DENSE_POINTS`]).
+fn dash_lines(svg: &str, dashed: &[bool]) -> String {
     let mut out = svg.to_string();
-    for i in 0..count {
+    for (i, _) in dashed.iter().enumerate().filter(|(_, d)| **d) {
         let (c, width, dash) = line_style(i);
         if dash.is_empty() {
             continue;
@@ -48,6 +49,12 @@ fn dash_lines(svg: &str, count: usize) -> String {
     }
     out
 }
+
+/// A line drawn with more points than this is drawn solid: its min/max per pixel column runs
+/// up and down each column, and a browser cuts a dash pattern along all of that length (on a
+/// monitor page of 3,600 intervals x 10 disks, seconds of Chromium's time for dashes no one
+/// can see on a line that dense). Its colour tells it apart.
+pub const DENSE_POINTS: usize = COLUMNS / 2;
 
 /// The drawing's size in pixels.
 pub const WIDTH: u32 = 860;
@@ -609,6 +616,7 @@ pub fn lines_height(chart: &LineChart) -> u32 {
 /// plotters failed to draw (it draws into a string: it should not).
 pub fn draw_lines(chart: &LineChart) -> Result<String, String> {
     let mut svg = String::new();
+    let mut dashed = Vec::with_capacity(chart.lines.len());
     {
         let height = lines_height(chart);
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
@@ -631,7 +639,9 @@ pub fn draw_lines(chart: &LineChart) -> Result<String, String> {
         for (i, line) in chart.lines.iter().enumerate() {
             let (colour, width, _) = line_style(i);
             let style = colour.stroke_width(width);
-            for run in runs(line, &chart.x, &chart.y) {
+            let runs = runs(line, &chart.x, &chart.y);
+            dashed.push(runs.iter().map(Vec::len).sum::<usize>() <= DENSE_POINTS);
+            for run in runs {
                 if run.len() == 1 || chart.dots {
                     plot.draw_series(run.iter().map(|&p| Circle::new(p, 3, colour.filled())))
                         .map_err(|e| e.to_string())?;
@@ -647,7 +657,7 @@ pub fn draw_lines(chart: &LineChart) -> Result<String, String> {
         }
         root.present().map_err(|e| e.to_string())?;
     }
-    Ok(dash_lines(&svg, chart.lines.len()))
+    Ok(dash_lines(&svg, &dashed))
 }
 
 /// One cell of a heat chart: its corners on the axes and its value (0..=1 of the scale).
@@ -971,5 +981,33 @@ mod tests {
             ..chart
         };
         assert_eq!(lines_height(&single), HEIGHT, "one line needs no legend");
+    }
+
+    /// A second line of a few points is dashed; one of 3,600 noisy points is drawn solid, its
+    /// legend's sample too.
+    #[test]
+    fn a_dense_line_is_drawn_solid() {
+        let line = |name: &str, n: i32| Line {
+            name: name.into(),
+            points: (0..n)
+                .map(|i| (f64::from(i), Some(f64::from(i % 7) * 10.0)))
+                .collect(),
+        };
+        let chart = |n: i32| LineChart {
+            x: Axis::linear("time (s)", Unit::Seconds, 0.0, f64::from(n)),
+            y: Axis::from_zero("IOPS", Unit::Iops, 60.0),
+            lines: vec![line("a", n), line("b", n)],
+            spans: Vec::new(),
+            marks: Vec::new(),
+            dots: false,
+        };
+        let sparse = draw_lines(&chart(60)).unwrap();
+        assert_eq!(
+            sparse.matches("stroke-dasharray=\"8 4\"").count(),
+            2,
+            "the line and its sample"
+        );
+        let dense = draw_lines(&chart(3600)).unwrap();
+        assert!(!dense.contains("stroke-dasharray"), "dense lines are solid");
     }
 }
