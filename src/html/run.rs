@@ -65,7 +65,7 @@ fn counts(c: &crate::record::JobIntervalRecord, name: &str) -> IntervalCounts {
 }
 
 /// Where each segment starts on the run's time axis (segments run one after another).
-fn offsets(record: &RunRecord) -> Vec<f64> {
+pub fn offsets(record: &RunRecord) -> Vec<f64> {
     let mut at = 0.0;
     record
         .segments
