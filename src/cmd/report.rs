@@ -19,7 +19,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let inputs = args
         .records
         .iter()
-        .map(|p| load(p))
+        .map(|p| load(p, args.redact))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let sections = crate::html::sections(&inputs, args.redact);
     if args.list_charts {
@@ -92,21 +92,92 @@ fn check_flags(args: &ReportArgs) -> anyhow::Result<()> {
 }
 
 /// A monitor recording by its header, anything else by the run loader (which names what is
-/// wrong with it).
-fn load(path: &Path) -> anyhow::Result<Input> {
+/// wrong with it). `redact`: the record as `--redact` would have written it (host names,
+/// paths and the command line gone; a fleet's hosts renamed `host 1`, `host 2`...), so that
+/// nothing drawn from it (titles, legends, notes) shows them.
+fn load(path: &Path, redact: bool) -> anyhow::Result<Input> {
     let shown = path.display().to_string();
     if crate::record::is_monitor_recording_file(path) {
-        let recording = crate::record::load_recording(path)?;
+        let mut recording = crate::record::load_recording(path)?;
+        if redact {
+            redact_recording(&mut recording);
+        }
         return Ok(Input::Monitor {
             path: shown,
             recording,
         });
     }
-    let record = crate::fleet::view::load_run(path)?;
+    let record = if redact {
+        load_redacted(path)?
+    } else {
+        crate::fleet::view::load_run(path)?
+    };
     Ok(Input::Run {
         path: shown,
         record: Box::new(record),
     })
+}
+
+/// The run (or fleet, as one run) in `path`, redacted.
+fn load_redacted(path: &Path) -> anyhow::Result<crate::record::RunRecord> {
+    use crate::record::machine::{redact_run, redact_value, secrets_of};
+    let run = match crate::record::load_any(path)? {
+        crate::record::Loaded::Run(run) => *run,
+        crate::record::Loaded::Fleet(fleet) => {
+            // Each host's name and its record's secrets, out of the whole fleet record.
+            let mut value = serde_json::to_value(&*fleet)?;
+            for host in &fleet.hosts {
+                let mut secrets = host.record.as_deref().map(secrets_of).unwrap_or_default();
+                for name in [
+                    Some(&host.host),
+                    host.record.as_ref().map(|r| &r.host.hostname),
+                ]
+                .into_iter()
+                .flatten()
+                {
+                    secrets.host = Some(name.clone());
+                    value = redact_value(value, &secrets);
+                }
+            }
+            let mut fleet: crate::record::FleetRecord = serde_json::from_value(value)?;
+            for (i, host) in fleet.hosts.iter_mut().enumerate() {
+                host.host = format!("host {}", i + 1);
+                if let Some(record) = host.record.take() {
+                    host.record = Some(Box::new(redact_run(*record)?));
+                }
+            }
+            match crate::fleet::view::as_run(&fleet) {
+                Some(run) => run,
+                // The loader's own error: no host sent its record back.
+                None => return crate::fleet::view::load_run(path),
+            }
+        }
+    };
+    Ok(redact_run(run)?)
+}
+
+/// A monitor recording's host name and the paths of this command out of what is drawn.
+fn redact_recording(recording: &mut crate::record::monitor::Recording) {
+    let mut secrets = crate::record::machine::process_secrets();
+    let mut paths: Vec<&str> = secrets.paths.iter().map(String::as_str).collect();
+    paths.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    let hosts: Vec<String> = recording
+        .headers
+        .iter()
+        .map(|h| h.host.hostname.clone())
+        .chain(secrets.host.take())
+        .collect();
+    let redact = |text: &str| {
+        hosts.iter().fold(text.to_string(), |t, host| {
+            crate::record::machine::redact_text(&t, Some(host), &paths)
+        })
+    };
+    for note in &mut recording.notes {
+        *note = redact(note);
+    }
+    for header in &mut recording.headers {
+        crate::record::machine::REDACTED.clone_into(&mut header.host.hostname);
+    }
 }
 
 fn title(inputs: &[Input]) -> String {

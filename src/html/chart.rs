@@ -2,7 +2,7 @@
 //! a unit on every axis), lines decimated by min/max per pixel column, shaded spans (a
 //! steady-state window, a stall), vertical marks (a knee), heat cells. Colours are Okabe-Ito's,
 //! which stay apart under colour-blindness; every line after the first is dashed, so they stay
-//! apart in greyscale too.
+//! apart in greyscale too (but for lines too dense for a dash to show: [`DENSE_POINTS`]).
 
 use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
 use plotters::prelude::*;
@@ -31,11 +31,12 @@ fn line_style(i: usize) -> (RGBColor, u32, &'static str) {
     )
 }
 
-/// Sets each line's dash pattern on the polylines of its colour and width: one SVG attribute,
-/// where plotters' dashed series would write a polyline per dash.
-fn dash_lines(svg: &str, count: usize) -> String {
+/// Sets each dashed line's dash pattern on the polylines of its colour and width (its runs
+/// and its legend's sample): one SVG attribute, where plotters' dashed series would write a
+/// polyline per dash. `dashed[i]`: whether line `i` gets its pattern (see [`DENSE_POINTS`]).
+fn dash_lines(svg: &str, dashed: &[bool]) -> String {
     let mut out = svg.to_string();
-    for i in 0..count {
+    for (i, _) in dashed.iter().enumerate().filter(|(_, d)| **d) {
         let (c, width, dash) = line_style(i);
         if dash.is_empty() {
             continue;
@@ -48,6 +49,12 @@ fn dash_lines(svg: &str, count: usize) -> String {
     }
     out
 }
+
+/// A line drawn with more points than this is drawn solid: its min/max per pixel column runs
+/// up and down each column, and a browser cuts a dash pattern along all of that length (on a
+/// monitor page of 3,600 intervals x 10 disks, seconds of Chromium's time for dashes no one
+/// can see on a line that dense). Its colour tells it apart.
+pub const DENSE_POINTS: usize = COLUMNS / 2;
 
 /// The drawing's size in pixels.
 pub const WIDTH: u32 = 860;
@@ -70,6 +77,8 @@ pub enum Unit {
     Plain,
     /// A percentile placed by its nines (p90 at 1, p99 at 2), shown as `p99.9`.
     Nines,
+    /// A whole number as it is (a swept iodepth of 1024, not 1.02k), else as [`Unit::Plain`].
+    Whole,
 }
 
 /// A number in a few characters: 950, 1k, 1.5k, 10k, 1M, 2.5G (no "1000.0k").
@@ -117,6 +126,14 @@ fn trim(v: f64) -> String {
 pub fn format(unit: Unit, v: f64) -> String {
     match unit {
         Unit::Iops | Unit::Plain => si(v),
+        Unit::Whole => {
+            let whole = v.round();
+            if (v - whole).abs() <= 1e-6 * whole.abs().max(1.0) && whole.abs() < 1e6 {
+                format!("{whole:.0}")
+            } else {
+                si(v)
+            }
+        }
         Unit::BytesPerS => bytes(v),
         Unit::Ns => latency(v),
         Unit::Seconds => seconds(v),
@@ -300,7 +317,9 @@ impl Axis {
         }
     }
 
-    fn tick_text(&self, v: f64) -> String {
+    /// The text of the tick at `v` (on the axis: the log10 of the value on a log axis).
+    #[must_use]
+    pub fn tick_text(&self, v: f64) -> String {
         if !self.names.is_empty() {
             let i = (v - 0.5).round();
             return self
@@ -491,16 +510,118 @@ fn frame<'a>(root: &Area<'a>, x: &Axis, y: &Axis, y_area: u32) -> Result<Plot<'a
     Ok(chart)
 }
 
-/// The SVG of a line chart.
+/// The legend's rows below a chart: each row's entries (index and name) and their x in pixels.
+type LegendRows = Vec<Vec<(usize, i32)>>;
+
+/// Height of a legend row, pixels.
+const LEGEND_ROW: u32 = 18;
+
+/// The width a 12-pixel sans-serif text takes, estimated (no font is loaded to measure it).
+fn text_width(text: &str) -> i32 {
+    7 * text.chars().count() as i32
+}
+
+/// The entries of a legend of `names` laid out in rows across the chart's width.
+fn legend_rows(names: &[&str]) -> LegendRows {
+    let (left, right) = (90, WIDTH as i32 - 24);
+    let mut rows: LegendRows = vec![Vec::new()];
+    let mut x = left;
+    for (i, name) in names.iter().enumerate() {
+        let width = 30 + text_width(name) + 18;
+        if x + width > right && x > left {
+            rows.push(Vec::new());
+            x = left;
+        }
+        rows.last_mut().expect("a row").push((i, x));
+        x += width;
+    }
+    rows
+}
+
+/// The legend below the plot: each line's sample (its colour, width and, once the dashes
+/// are set, its pattern) and its name, so no line of the plot is covered.
+fn draw_legend(area: &Area<'_>, names: &[&str], rows: &LegendRows) -> Result<(), String> {
+    for (r, row) in rows.iter().enumerate() {
+        let y = 4 + (r as u32 * LEGEND_ROW + LEGEND_ROW / 2) as i32;
+        for &(i, x) in row {
+            let (colour, width, _) = line_style(i);
+            area.draw(&PathElement::new(
+                [(x, y), (x + 24, y)],
+                colour.stroke_width(width),
+            ))
+            .map_err(|e| e.to_string())?;
+            area.draw(&Text::new(
+                names[i].to_string(),
+                (x + 30, y),
+                ("sans-serif", 12).into_font().color(&BLACK).pos(
+                    plotters::style::text_anchor::Pos::new(
+                        plotters::style::text_anchor::HPos::Left,
+                        plotters::style::text_anchor::VPos::Center,
+                    ),
+                ),
+            ))
+            .map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// The vertical marks (a knee, an advice's peaks, a write cliff) and their labels, each label
+/// a row lower than the one before so marks at one x stay readable, and turned to the left of
+/// its mark where it would leave the plot on the right.
+fn draw_marks(plot: &mut Plot<'_>, area: &Area<'_>, chart: &LineChart) -> Result<(), String> {
+    let (ylo, yhi) = (chart.y.lo, chart.y.hi);
+    let right = plot.plotting_area().get_x_axis_pixel_range().end;
+    for (k, mark) in chart.marks.iter().enumerate() {
+        let Some(x) = chart.x.place(mark.x) else {
+            continue;
+        };
+        plot.draw_series(LineSeries::new([(x, ylo), (x, yhi)], BLACK.stroke_width(1)))
+            .map_err(|e| e.to_string())?;
+        let (px, py) = plot.backend_coord(&(x, yhi));
+        let y = py + 3 + 15 * (k % 6) as i32;
+        let (at, h) = if px + 4 + text_width(&mark.label) > right {
+            (px - 4, plotters::style::text_anchor::HPos::Right)
+        } else {
+            (px + 4, plotters::style::text_anchor::HPos::Left)
+        };
+        area.draw(&Text::new(
+            mark.label.clone(),
+            (at, y),
+            ("sans-serif", 12).into_font().color(&BLACK).pos(
+                plotters::style::text_anchor::Pos::new(h, plotters::style::text_anchor::VPos::Top),
+            ),
+        ))
+        .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// The height of a line chart's drawing: the plot, and its legend's rows below when it has
+/// more than one line.
+#[must_use]
+pub fn lines_height(chart: &LineChart) -> u32 {
+    if chart.lines.len() > 1 {
+        let names: Vec<&str> = chart.lines.iter().map(|l| l.name.as_str()).collect();
+        HEIGHT + 8 + LEGEND_ROW * legend_rows(&names).len() as u32
+    } else {
+        HEIGHT
+    }
+}
+
+/// The SVG of a line chart: the plot, and below it the legend (never over the lines).
 ///
 /// # Errors
 /// plotters failed to draw (it draws into a string: it should not).
 pub fn draw_lines(chart: &LineChart) -> Result<String, String> {
     let mut svg = String::new();
+    let mut dashed = Vec::with_capacity(chart.lines.len());
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let height = lines_height(chart);
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
-        let mut plot = frame(&root, &chart.x, &chart.y, 78)?;
+        let (top, bottom) = root.split_vertically(HEIGHT);
+        let mut plot = frame(&top, &chart.x, &chart.y, 78)?;
         let (ylo, yhi) = (chart.y.lo, chart.y.hi);
         for span in &chart.spans {
             let (Some(a), Some(b)) = (chart.x.place(span.from), chart.x.place(span.to)) else {
@@ -517,46 +638,25 @@ pub fn draw_lines(chart: &LineChart) -> Result<String, String> {
         for (i, line) in chart.lines.iter().enumerate() {
             let (colour, width, _) = line_style(i);
             let style = colour.stroke_width(width);
-            for (n, run) in runs(line, &chart.x, &chart.y).into_iter().enumerate() {
+            let runs = runs(line, &chart.x, &chart.y);
+            dashed.push(runs.iter().map(Vec::len).sum::<usize>() <= DENSE_POINTS);
+            for run in runs {
                 if run.len() == 1 || chart.dots {
                     plot.draw_series(run.iter().map(|&p| Circle::new(p, 3, colour.filled())))
                         .map_err(|e| e.to_string())?;
                 }
-                let drawn = plot
-                    .draw_series(LineSeries::new(run.iter().copied(), style))
+                plot.draw_series(LineSeries::new(run.iter().copied(), style))
                     .map_err(|e| e.to_string())?;
-                if n == 0 {
-                    drawn
-                        .label(line.name.as_str())
-                        .legend(move |(x, y)| PathElement::new([(x, y), (x + 24, y)], style));
-                }
             }
         }
-        for mark in &chart.marks {
-            let Some(x) = chart.x.place(mark.x) else {
-                continue;
-            };
-            plot.draw_series(LineSeries::new([(x, ylo), (x, yhi)], BLACK.stroke_width(1)))
-                .map_err(|e| e.to_string())?;
-            plot.draw_series([Text::new(
-                mark.label.clone(),
-                (x, yhi),
-                ("sans-serif", 12).into_font().color(&BLACK),
-            )])
-            .map_err(|e| e.to_string())?;
-        }
+        draw_marks(&mut plot, &top, chart)?;
         if chart.lines.len() > 1 {
-            plot.configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.3))
-                .label_font(("sans-serif", 12))
-                .position(SeriesLabelPosition::UpperRight)
-                .draw()
-                .map_err(|e| e.to_string())?;
+            let names: Vec<&str> = chart.lines.iter().map(|l| l.name.as_str()).collect();
+            draw_legend(&bottom, &names, &legend_rows(&names))?;
         }
         root.present().map_err(|e| e.to_string())?;
     }
-    Ok(dash_lines(&svg, chart.lines.len()))
+    Ok(dash_lines(&svg, &dashed))
 }
 
 /// One cell of a heat chart: its corners on the axes and its value (0..=1 of the scale).
@@ -830,5 +930,82 @@ mod tests {
             "the second line is dashed"
         );
         assert!(svg.contains(">\n1k\n<") || svg.contains(">1k<"), "{svg}");
+    }
+
+    /// Ten lines' legend goes below the plot, in rows within the drawing: no name is drawn
+    /// over the plotting area, whatever the lines' values.
+    #[test]
+    fn the_legend_is_below_the_plot() {
+        let names: Vec<String> = (0..10)
+            .map(|i| format!("disk-with-a-long-name-{i}"))
+            .collect();
+        let chart = LineChart {
+            x: Axis::linear("time (s)", Unit::Seconds, 0.0, 10.0),
+            y: Axis::from_zero("IOPS", Unit::Iops, 100.0),
+            lines: names
+                .iter()
+                .map(|n| Line {
+                    name: n.clone(),
+                    points: (0..10).map(|i| (f64::from(i), Some(99.0))).collect(),
+                })
+                .collect(),
+            spans: Vec::new(),
+            marks: Vec::new(),
+            dots: false,
+        };
+        let svg = draw_lines(&chart).unwrap();
+        let height = lines_height(&chart);
+        assert!(height > HEIGHT + 2 * LEGEND_ROW, "{height}: rows of names");
+        assert!(svg.starts_with(&format!("<svg width=\"{WIDTH}\" height=\"{height}\"")));
+        for name in &names {
+            let at = svg.find(&format!("\n{name}\n")).expect(name);
+            let tag = &svg[svg[..at].rfind("<text").unwrap()..at];
+            let y: i64 = tag
+                .split(" y=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(
+                y > i64::from(HEIGHT) && y < i64::from(height),
+                "{name} at {y}"
+            );
+        }
+        let single = LineChart {
+            lines: chart.lines[..1].to_vec(),
+            ..chart
+        };
+        assert_eq!(lines_height(&single), HEIGHT, "one line needs no legend");
+    }
+
+    /// A second line of a few points is dashed; one of 3,600 noisy points is drawn solid, its
+    /// legend's sample too.
+    #[test]
+    fn a_dense_line_is_drawn_solid() {
+        let line = |name: &str, n: i32| Line {
+            name: name.into(),
+            points: (0..n)
+                .map(|i| (f64::from(i), Some(f64::from(i % 7) * 10.0)))
+                .collect(),
+        };
+        let chart = |n: i32| LineChart {
+            x: Axis::linear("time (s)", Unit::Seconds, 0.0, f64::from(n)),
+            y: Axis::from_zero("IOPS", Unit::Iops, 60.0),
+            lines: vec![line("a", n), line("b", n)],
+            spans: Vec::new(),
+            marks: Vec::new(),
+            dots: false,
+        };
+        let sparse = draw_lines(&chart(60)).unwrap();
+        assert_eq!(
+            sparse.matches("stroke-dasharray=\"8 4\"").count(),
+            2,
+            "the line and its sample"
+        );
+        let dense = draw_lines(&chart(3600)).unwrap();
+        assert!(!dense.contains("stroke-dasharray"), "dense lines are solid");
     }
 }

@@ -54,15 +54,19 @@ pub fn section(runs: &[(&str, &RunRecord)], redact: bool) -> Section {
         }
         iops.push(Line {
             name: format!("{} IOPS", label(i)),
+            // Segments (a sweep's points, a plan's steps) one after another, as a run's own
+            // chart draws them.
             points: record
                 .segments
                 .iter()
-                .flat_map(|s| s.series.iter())
-                .map(|p| {
-                    (
-                        p.t_ns as f64 / 1e9,
-                        Some(p.read.iops + p.write.iops + p.trim.iops),
-                    )
+                .zip(super::run::offsets(record))
+                .flat_map(|(s, start)| {
+                    s.series.iter().map(move |p| {
+                        (
+                            start + p.t_ns as f64 / 1e9,
+                            Some(p.read.iops + p.write.iops + p.trim.iops),
+                        )
+                    })
                 })
                 .collect(),
         });

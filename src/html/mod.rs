@@ -50,6 +50,23 @@ pub struct Section {
     pub figures: Vec<Figure>,
     pub html: String,
     pub notes: Vec<String>,
+    /// Drawn folded under a `<details>` (a run's own charts after a comparison of runs).
+    pub folded: bool,
+}
+
+impl Section {
+    /// The section as the `n`-th of several records: its heading and its charts' names take
+    /// the record's number (`#2`, `run2-iops`, as the comparison numbers them), and it is
+    /// folded under the comparison.
+    #[must_use]
+    pub fn numbered(mut self, n: usize) -> Self {
+        self.heading = format!("#{n}: {}", self.heading);
+        for figure in &mut self.figures {
+            figure.name = format!("run{n}-{}", figure.name);
+        }
+        self.folded = true;
+        self
+    }
 }
 
 /// `text` safe inside HTML text and attribute values.
@@ -72,8 +89,9 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// The sections of the report of `inputs`: several runs are compared, one input drawn alone.
-/// `redact` takes host names, paths and command lines out of what is shown.
+/// The sections of the report of `inputs`: several runs are compared, then each drawn alone
+/// (folded); one input drawn alone. `redact` takes host names, paths and command lines out of
+/// what is shown.
 #[must_use]
 pub fn sections(inputs: &[Input], redact: bool) -> Vec<Section> {
     let runs: Vec<(&str, &RunRecord)> = inputs
@@ -87,12 +105,16 @@ pub fn sections(inputs: &[Input], redact: bool) -> Vec<Section> {
     if runs.len() > 1 {
         out.push(compare::section(&runs, redact));
     }
+    let mut n = 0;
     for input in inputs {
         match input {
             Input::Run { path, record } if runs.len() == 1 => {
-                out.push(run::section(path, record, redact))
+                out.push(run::section(path, record, redact));
             }
-            Input::Run { .. } => {}
+            Input::Run { path, record } => {
+                n += 1;
+                out.push(run::section(path, record, redact).numbered(n));
+            }
             Input::Monitor { path, recording } => {
                 out.push(monitor::section(path, recording, redact))
             }
@@ -118,7 +140,8 @@ td,th{border:1px solid #bbb;padding:.15em .5em;text-align:left;vertical-align:to
 th{background:#eee}td.n{text-align:right}figure{margin:1em 0;page-break-inside:avoid;\
 break-inside:avoid}figcaption{font-weight:bold;margin-bottom:.3em}figure svg{max-width:100%;\
 height:auto}p.note{font-size:.85em;color:#333;margin:.2em 0}code{font-size:.9em}\
-.mark{font-weight:bold;color:#a33}@media print{body{margin:0;max-width:none}\
+.mark{font-weight:bold;color:#a33}details.run summary{cursor:pointer;margin-top:1.6em}\
+details.run summary h2{display:inline;border:none}@media print{body{margin:0;max-width:none}\
 h2{page-break-after:avoid}}";
 
 /// The whole page.
@@ -147,7 +170,16 @@ pub fn page(title: &str, sections: &[Section]) -> String {
 }
 
 fn write_section(html: &mut String, section: &Section) {
-    let _ = write!(html, "<section>\n<h2>{}</h2>\n", escape(&section.heading));
+    if section.folded {
+        let _ = write!(
+            html,
+            "<section>\n<details class=\"run\"><summary><h2>{}</h2> (its own charts: open to see \
+             them)</summary>\n",
+            escape(&section.heading)
+        );
+    } else {
+        let _ = write!(html, "<section>\n<h2>{}</h2>\n", escape(&section.heading));
+    }
     if !section.facts.is_empty() {
         html.push_str("<table class=\"header\">\n");
         for (key, value) in &section.facts {
@@ -182,6 +214,9 @@ fn write_section(html: &mut String, section: &Section) {
         html.push_str("</figure>\n");
     }
     html.push_str(&section.html);
+    if section.folded {
+        html.push_str("</details>\n");
+    }
     html.push_str("</section>\n");
 }
 
@@ -303,6 +338,7 @@ mod tests {
             }],
             html: String::new(),
             notes: vec!["<note>".into()],
+            folded: false,
         };
         let html = page("<title>", &[section]);
         for raw in [

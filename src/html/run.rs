@@ -27,6 +27,7 @@ pub fn section(path: &str, record: &RunRecord, redact: bool) -> Section {
     if record.sweep.is_some() || record.mark.is_some() {
         super::sweep::add(&mut section, record);
         section.figures.push(percentiles(record));
+        section.notes.extend(record.notes.iter().cloned());
         return section;
     }
     section.figures.extend(over_time(record));
@@ -36,6 +37,7 @@ pub fn section(path: &str, record: &RunRecord, redact: bool) -> Section {
     for warning in &record.warnings {
         section.notes.push(format!("warning: {warning}"));
     }
+    section.notes.extend(record.notes.iter().cloned());
     section
 }
 
@@ -63,7 +65,7 @@ fn counts(c: &crate::record::JobIntervalRecord, name: &str) -> IntervalCounts {
 }
 
 /// Where each segment starts on the run's time axis (segments run one after another).
-fn offsets(record: &RunRecord) -> Vec<f64> {
+pub fn offsets(record: &RunRecord) -> Vec<f64> {
     let mut at = 0.0;
     record
         .segments
@@ -80,12 +82,21 @@ fn offsets(record: &RunRecord) -> Vec<f64> {
         .collect()
 }
 
+/// The IOPS and bandwidth lines of a run over time, and what they lack.
+struct RateLines {
+    iops: Vec<Line>,
+    bandwidth: Vec<Line>,
+    /// What the record does not keep for them (jobs without series of their own).
+    lacks: Vec<String>,
+}
+
 /// IOPS and bandwidth lines over time: per job and direction where jobs kept their series,
-/// else the run's per direction.
-fn rate_lines(record: &RunRecord) -> (Vec<Line>, Vec<Line>) {
+/// else the run's per direction (and the page says which jobs kept none).
+fn rate_lines(record: &RunRecord) -> RateLines {
     let starts = offsets(record);
     let mut iops: BTreeMap<String, Line> = BTreeMap::new();
     let mut bw: BTreeMap<String, Line> = BTreeMap::new();
+    let mut lacks = Vec::new();
     let several = record
         .segments
         .iter()
@@ -94,7 +105,21 @@ fn rate_lines(record: &RunRecord) -> (Vec<Line>, Vec<Line>) {
         .unwrap_or(0)
         > 1;
     for (segment, start) in record.segments.iter().zip(&starts) {
-        if several && segment.jobs.iter().any(|j| !j.series.is_empty()) {
+        let without: Vec<&str> = segment
+            .jobs
+            .iter()
+            .filter(|j| j.series.is_empty())
+            .map(|j| j.name.as_str())
+            .collect();
+        if several && without.len() < segment.jobs.len() {
+            if !without.is_empty() {
+                lacks.push(format!(
+                    "{} kept no interval series of {} own: no line for {}",
+                    without.join(", "),
+                    if without.len() == 1 { "its" } else { "their" },
+                    if without.len() == 1 { "it" } else { "them" }
+                ));
+            }
             for job in &segment.jobs {
                 for name in DIRECTIONS {
                     let key = format!("{} {name}", job.name);
@@ -112,6 +137,18 @@ fn rate_lines(record: &RunRecord) -> (Vec<Line>, Vec<Line>) {
             }
             continue;
         }
+        if several && segment.jobs.len() > 1 {
+            lacks.push(format!(
+                "{} kept no interval series of their own (a fleet's host keeps one only when it \
+                 ran one job): the lines are the run's totals per direction, not per job",
+                segment
+                    .jobs
+                    .iter()
+                    .map(|j| j.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
         for p in &segment.series {
             let t = start + p.t_ns as f64 / 1e9;
             for name in DIRECTIONS {
@@ -126,7 +163,12 @@ fn rate_lines(record: &RunRecord) -> (Vec<Line>, Vec<Line>) {
             }
         }
     }
-    (iops.into_values().collect(), bw.into_values().collect())
+    lacks.dedup();
+    RateLines {
+        iops: iops.into_values().collect(),
+        bandwidth: bw.into_values().collect(),
+        lacks,
+    }
 }
 
 fn push(lines: &mut BTreeMap<String, Line>, key: &str, t: f64, v: f64) {
@@ -200,7 +242,11 @@ fn spans(record: &RunRecord) -> (Vec<Span>, Vec<String>) {
 }
 
 fn over_time(record: &RunRecord) -> Vec<Figure> {
-    let (iops, bw) = rate_lines(record);
+    let RateLines {
+        iops,
+        bandwidth: bw,
+        lacks,
+    } = rate_lines(record);
     let end = offsets(record).last().copied().unwrap_or(0.0)
         + record.segments.last().map_or(0.0, |s| {
             s.series.last().map_or(s.elapsed_ns, |p| p.t_ns) as f64 / 1e9
@@ -223,6 +269,7 @@ fn over_time(record: &RunRecord) -> Vec<Figure> {
     if iops.iter().all(|l| l.points.is_empty()) {
         notes.push("the record keeps no interval series".into());
     }
+    notes.extend(lacks);
     let max = |lines: &[Line]| {
         lines
             .iter()
@@ -422,6 +469,25 @@ fn app_and_device(record: &RunRecord) -> Figure {
             note: None,
         };
     };
+    let mut names: Vec<&str> = Vec::new();
+    for d in record.device.iter().chain(
+        record
+            .segments
+            .iter()
+            .flat_map(|s| s.device.iter().chain(&s.devices)),
+    ) {
+        if !names.contains(&d.name.as_str()) {
+            names.push(&d.name);
+        }
+    }
+    let others = (names.len() > 1).then(|| {
+        format!(
+            "; the record has {} devices ({}): drawn is {} only",
+            names.len(),
+            names.join(", "),
+            device.name
+        )
+    });
     let mut lines = Vec::new();
     let note = match &device.block_trace {
         Some(trace) => {
@@ -474,5 +540,6 @@ fn app_and_device(record: &RunRecord) -> Figure {
             ))
         }
     };
+    let note = note.map(|n| n + others.as_deref().unwrap_or_default());
     super::lines("device", title, &percentile_chart(lines), note)
 }

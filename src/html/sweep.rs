@@ -133,11 +133,21 @@ fn x_axis(dimension: &str, xs: &[f64], names: Option<Vec<String>>) -> Axis {
             let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = xs.iter().copied().fold(0.0, f64::max);
             if hi / lo >= 8.0 {
+                // The ticks are the swept values (4 KiB, 64 KiB, 1 MiB; iodepth 1, 4, 16),
+                // not the decades between them (1000 B, 9.77 KiB).
                 let mut axis = Axis::log(&format!("{dimension} (log scale)"), Unit::Plain, lo, hi);
+                let margin = 0.06 * (hi / lo).log10();
+                axis.lo = lo.log10() - margin;
+                axis.hi = hi.log10() + margin;
+                let mut ticks: Vec<f64> = xs.iter().map(|x| x.log10()).collect();
+                ticks.sort_by(f64::total_cmp);
+                ticks.dedup();
+                let every = ticks.len().div_ceil(12);
+                axis.ticks = ticks.into_iter().step_by(every).collect();
                 axis.unit = if dimension == "bs" {
                     Unit::BytesPerS
                 } else {
-                    Unit::Plain
+                    Unit::Whole
                 };
                 axis
             } else {
@@ -440,5 +450,26 @@ fn cell<'r>(
         "Read" => row.read.as_ref(),
         "Write" => row.write.as_ref(),
         _ => row.mix.as_ref(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_log_sweep_axis_ticks_at_the_swept_values() {
+        let xs = [4096.0, 65536.0, 262_144.0, 1_048_576.0];
+        let axis = x_axis("bs", &xs, None);
+        let shown: Vec<String> = axis.ticks.iter().map(|&t| axis.tick_text(t)).collect();
+        assert_eq!(shown, ["4 KiB", "64 KiB", "256 KiB", "1 MiB"]);
+        assert!(axis.lo < 4096f64.log10() && axis.hi > 1_048_576f64.log10());
+        let depths: Vec<f64> = (0..16).map(|i| f64::from(1u32 << i)).collect();
+        let axis = x_axis("iodepth", &depths, None);
+        let shown: Vec<String> = axis.ticks.iter().map(|&t| axis.tick_text(t)).collect();
+        assert_eq!(
+            shown,
+            ["1", "4", "16", "64", "256", "1024", "4096", "16384"]
+        );
     }
 }

@@ -107,8 +107,9 @@ fn chromium(html: &Path) -> Rendered {
     }
 }
 
-/// Marks plotted in a chart's SVG: dots, cells (the background rectangle aside) and lines of
-/// three points or more (an axis or a tick has two).
+/// Marks plotted in a chart's SVG: dots, cells (the background rectangle aside) and lines:
+/// of three points or more, or of two in a series' colour within the plot (an axis or a tick
+/// has two points in black; a legend's sample is below the plot's 300 pixels).
 fn plotted(figure: &str) -> usize {
     let circles = figure.matches("<circle").count();
     let rects = figure.matches("<rect").count().saturating_sub(1);
@@ -121,7 +122,16 @@ fn plotted(figure: &str) -> usize {
                 .nth(1)
                 .and_then(|r| r.split('"').next())
                 .unwrap_or("");
-            points.split_whitespace().count() >= 3
+            let in_plot = points.split_whitespace().all(|xy| {
+                xy.split_once(',')
+                    .and_then(|(_, y)| y.parse::<f64>().ok())
+                    .is_some_and(|y| y < 300.0)
+            });
+            let drawn = p
+                .split('>')
+                .next()
+                .is_some_and(|tag| !tag.contains("stroke=\"#000000\""));
+            points.split_whitespace().count() >= 3 || (drawn && in_plot)
         })
         .count();
     circles + rects + lines
@@ -301,7 +311,13 @@ fn three_runs_compare_with_verdicts() {
     assert!(page.contains("3 records compared"));
     check_rendered(
         &html,
-        &["compare-percentiles", "compare-iops", "compare-verdicts"],
+        &[
+            "compare-percentiles",
+            "compare-iops",
+            "compare-verdicts",
+            "run1-iops",
+            "run3-percentiles",
+        ],
         "diskdash report: 3 runs compared",
     );
 }
@@ -440,4 +456,487 @@ fn the_output_is_gated_and_a_rerun_replaces_its_own_page() {
         assert_success(&out);
     }
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+}
+
+/// The words of a page: runs of letters, digits, `-`, `_` and `.` (a host name is one).
+fn words(page: &str) -> Vec<&str> {
+    page.split(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// The figure of chart `name` in a page (from its `id` to its `</figure>`).
+fn figure<'p>(page: &'p str, name: &str) -> &'p str {
+    let at = page
+        .find(&format!("id=\"chart-{name}\""))
+        .unwrap_or_else(|| panic!("no chart {name}"));
+    &page[at..at + page[at..].find("</figure>").expect("a closed figure")]
+}
+
+/// The texts an SVG draws: `(x, y, text)`.
+fn texts(figure: &str) -> Vec<(f64, f64, String)> {
+    figure
+        .split("<text ")
+        .skip(1)
+        .filter_map(|t| {
+            let t = format!(" {t}");
+            let at = |key: &str| -> Option<f64> {
+                t.split(&format!(" {key}=\""))
+                    .nth(1)?
+                    .split('"')
+                    .next()?
+                    .parse()
+                    .ok()
+            };
+            let (x, y) = (at("x")?, at("y")?);
+            let text = t.split('>').nth(1)?.split('<').next()?.trim();
+            Some((x, y, text.to_string()))
+        })
+        .collect()
+}
+
+/// The legend's names of a chart: the texts drawn below its plot (the plot is
+/// `chart::HEIGHT`, 300 pixels, high; the legend's rows come after it).
+fn legend(figure: &str) -> Vec<String> {
+    texts(figure)
+        .into_iter()
+        .filter(|t| t.1 > 300.0)
+        .map(|t| t.2)
+        .collect()
+}
+
+/// The lines of three points or more a figure plots.
+fn polylines(figure: &str) -> usize {
+    figure
+        .split("<polyline")
+        .skip(1)
+        .filter(|p| {
+            p.split("points=\"")
+                .nth(1)
+                .and_then(|r| r.split('"').next())
+                .is_some_and(|pts| pts.split_whitespace().count() >= 3)
+        })
+        .count()
+}
+
+/// A traced bench run on a loop device (root, tracefs): the `device` chart draws the
+/// application's percentiles beside the block layer's parts, each a line of its own.
+#[test]
+#[ignore = "needs root and tracefs"]
+fn a_traced_run_draws_the_block_layers_parts() {
+    crate::support::require_root();
+    let _turn = crate::trace::tracefs_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("disk.img");
+    let data: Vec<u8> = (0..32usize << 20).map(|i| (i % 251) as u8 + 1).collect();
+    std::fs::write(&image, data).unwrap();
+    let dev = crate::support::LoopDevice::attach_unique(&image);
+    let record = dir.path().join("traced.json");
+    let args = [
+        "bench",
+        s(dev.path()),
+        "--no-tui",
+        "--rw",
+        "randread",
+        "--iodepth",
+        "8",
+        "--runtime",
+        "1s",
+        "--interval",
+        "100ms",
+        "--trace",
+        "--json",
+        s(&record),
+    ];
+    assert_success(&diskdash(dir.path(), &args));
+    let html = dir.path().join("traced.html");
+    let page = report(dir.path(), &[&record], &html);
+    let device = figure(&page, "device");
+    assert!(device.contains("block layer traced on "), "{device:.2000}");
+    let names = legend(device);
+    for part in [
+        "read: application",
+        "read: block layer, whole",
+        "read: device",
+        "read: scheduler",
+    ] {
+        assert!(names.iter().any(|n| n == part), "{part} not in {names:?}");
+    }
+    assert!(
+        polylines(device) >= 4,
+        "a curve per part: {}",
+        polylines(device)
+    );
+    assert!(!device.contains("no block trace in the record"));
+}
+
+fn sweep(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    let path = dir.join(name);
+    let mut args = vec![
+        "sweep",
+        s(dir),
+        "--no-tui",
+        "--size",
+        "8M",
+        "--runtime",
+        "300ms",
+        "--ramp",
+        "0s",
+        "--json",
+        s(&path),
+    ];
+    args.extend_from_slice(extra);
+    assert_success(&diskdash(dir, &args));
+    path
+}
+
+/// The x of each vertical line (two points, one x) a figure draws.
+fn verticals(figure: &str) -> Vec<f64> {
+    figure
+        .split("<polyline")
+        .skip(1)
+        .filter_map(|p| {
+            let points: Vec<(f64, f64)> = p
+                .split("points=\"")
+                .nth(1)?
+                .split('"')
+                .next()?
+                .split_whitespace()
+                .filter_map(|xy| {
+                    let (x, y) = xy.split_once(',')?;
+                    Some((x.parse().ok()?, y.parse().ok()?))
+                })
+                .collect();
+            match points[..] {
+                [(x0, y0), (x1, y1)] if x0 == x1 && (y0 - y1).abs() > 100.0 => Some(x0),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// The x of each vertical mark's label in a figure: `(label, x)`.
+fn mark_labels(figure: &str) -> Vec<(String, f64)> {
+    texts(figure)
+        .into_iter()
+        .filter(|t| t.2.starts_with("knee") || t.2.starts_with("advice"))
+        .map(|t| (t.2, t.0))
+        .collect()
+}
+
+/// One-axis sweeps: an iodepth sweep's knee and a block-size sweep's advice (its read and
+/// write peaks) are marked on the charts against the swept value, at the points the record's
+/// analysis names.
+#[test]
+fn a_one_axis_sweep_marks_its_knee_and_its_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    let depth = sweep(
+        dir.path(),
+        "depth.json",
+        &[
+            "--rw",
+            "randread",
+            "--ioengine",
+            "null",
+            "--iodepth",
+            "1,4,16",
+            // Points this short are otherwise marked `short`, and a marked point is never the
+            // knee.
+            "--trust-min-time",
+            "100ms",
+        ],
+    );
+    let record = crate::support::read_json(&depth);
+    let knee = record["sweep"]["analysis"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "knee")
+        .unwrap_or_else(|| panic!("no knee: {}", record["sweep"]["analysis"]))
+        .clone();
+    let html = dir.path().join("depth.html");
+    let page = report(dir.path(), &[&depth], &html);
+    for chart in ["sweep-bandwidth", "sweep-iops", "sweep-p99"] {
+        let f = figure(&page, chart);
+        let marks = mark_labels(f);
+        let (_, x) = marks
+            .iter()
+            .find(|(l, _)| l.starts_with("knee ("))
+            .unwrap_or_else(|| panic!("{chart}: {marks:?}"));
+        assert!(
+            verticals(f).iter().any(|v| (v - x).abs() <= 5.0),
+            "{chart}: no line at the knee's label ({x}): {:?}",
+            verticals(f)
+        );
+        assert!(polylines(f) >= 1 && f.contains("<circle"), "{chart}");
+    }
+    let table = page.split("class=\"points\"").nth(1).unwrap();
+    assert!(
+        table.contains(&format!("iodepth={}", knee["value"])),
+        "the knee's point is in the table"
+    );
+
+    let bs = sweep(
+        dir.path(),
+        "bs.json",
+        &["--rw", "randrw", "--bs", "4k,64k,256k", "--advice"],
+    );
+    let record = crate::support::read_json(&bs);
+    assert!(
+        record["sweep"]["analysis"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["kind"] == "advice"),
+        "{}",
+        record["sweep"]["analysis"]
+    );
+    let html = dir.path().join("bs.html");
+    let page = report(dir.path(), &[&bs], &html);
+    let marks = mark_labels(figure(&page, "sweep-bandwidth"));
+    for label in ["advice: read peak", "advice: write peak"] {
+        let (_, x) = marks
+            .iter()
+            .find(|(l, _)| l == label)
+            .unwrap_or_else(|| panic!("{label}: {marks:?}"));
+        let lines = verticals(figure(&page, "sweep-bandwidth"));
+        assert!(lines.iter().any(|v| (v - x).abs() <= 5.0), "{label}");
+    }
+    // Marks at one x are drawn a row apart, not over each other.
+    let ys: Vec<f64> = texts(figure(&page, "sweep-bandwidth"))
+        .into_iter()
+        .filter(|t| t.2.starts_with("advice"))
+        .map(|t| t.1)
+        .collect();
+    assert_eq!(ys.len(), 2, "{ys:?}");
+    assert_ne!(ys[0], ys[1], "the two labels share a row");
+}
+
+/// An ssh that runs the remote command here: its options and the host are read past, the
+/// command is handed to `sh` (as sshd hands it to the user's shell).
+fn local_ssh(dir: &Path) -> PathBuf {
+    let path = dir.join("local-ssh");
+    std::fs::write(
+        &path,
+        "#!/bin/sh\nwhile [ \"$#\" -gt 0 ]; do\n  if [ \"$1\" = -- ]; then shift; break; fi\n  \
+         shift\ndone\nshift\nexec sh -c \"$1\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    path
+}
+
+/// A fleet record of hosts `n1` and `n2` (both this machine, through [`local_ssh`]) running
+/// `command`.
+fn fleet(dir: &Path, name: &str, command: &[&str]) -> PathBuf {
+    let record = dir.join(name);
+    let ssh = local_ssh(dir);
+    let mut args = vec![
+        "fleet",
+        "n1,n2",
+        "--no-tui",
+        "--ssh",
+        s(&ssh),
+        "--remote-binary",
+        BIN,
+        "--json",
+        s(&record),
+        "--",
+    ];
+    args.extend_from_slice(command);
+    assert_success(&diskdash(dir, &args));
+    record
+}
+
+/// A fleet record (two hosts through a real fleet run): a line per host and direction over
+/// time, the fleet's notes on the page; with `--redact`, the hosts are `host 1` and `host 2`.
+#[test]
+fn a_fleet_record_draws_a_line_per_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let record = fleet(
+        d,
+        "fleet.json",
+        &[
+            "bench",
+            s(d),
+            "--rw",
+            "randread",
+            "--size",
+            "4M",
+            "--runtime",
+            "600ms",
+            "--interval",
+            "100ms",
+        ],
+    );
+    let html = d.join("fleet.html");
+    let page = report(d, &[&record], &html);
+    let iops = figure(&page, "iops");
+    assert_eq!(legend(iops), ["n1 read", "n2 read"], "{iops:.3000}");
+    assert!(polylines(iops) >= 2, "a line per host");
+    assert!(page.contains("fleet of 2 hosts"), "the fleet's note");
+    assert!(!page.contains("kept no interval series"));
+
+    let shared = d.join("shared.html");
+    let run = diskdash(d, &["report", s(&record), "--redact", "-o", s(&shared)]);
+    assert_success(&run);
+    let page = std::fs::read_to_string(&shared).unwrap();
+    assert_eq!(
+        legend(figure(&page, "iops")),
+        ["host 1 read", "host 2 read"]
+    );
+    let words = words(&page);
+    for secret in ["n1", "n2"] {
+        assert!(!words.contains(&secret), "{secret} in the redacted page");
+    }
+}
+
+/// A fleet whose hosts ran a plan of two jobs keeps no series per host (a host's job series
+/// are its jobs'): the page says so under the charts, which draw the fleet's totals.
+#[test]
+fn a_fleet_without_series_per_host_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let jobs = d.join("two.fio");
+    std::fs::write(
+        &jobs,
+        "[global]\nioengine=null\nsize=4m\nbs=4k\ntime_based\nruntime=500ms\n\
+         [a]\nrw=randread\n[b]\nrw=randwrite\n",
+    )
+    .unwrap();
+    let record = fleet(
+        d,
+        "fleet.json",
+        &["fio", s(&jobs), "--status-interval", "100ms"],
+    );
+    let html = d.join("fleet.html");
+    let page = report(d, &[&record], &html);
+    let iops = figure(&page, "iops");
+    assert!(
+        iops.contains("n1, n2 kept no interval series of their own"),
+        "{iops:.3000}"
+    );
+    assert_eq!(legend(iops), ["read", "write"], "the fleet's totals");
+    assert!(polylines(iops) >= 2);
+}
+
+/// A job file of two jobs: a line per job and direction over time.
+#[test]
+fn a_plan_of_two_jobs_draws_a_line_per_job_and_direction() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("two.fio"),
+        "[global]\nsize=4m\nbs=4k\ntime_based\nruntime=600ms\n\
+         [a]\nrw=randrw\nfilename=a.dat\n[b]\nrw=randwrite\nfilename=b.dat\n",
+    )
+    .unwrap();
+    let record = d.join("two.json");
+    assert_success(&diskdash(
+        d,
+        &[
+            "fio",
+            "two.fio",
+            "--no-tui",
+            "--status-interval",
+            "100ms",
+            "--json",
+            s(&record),
+        ],
+    ));
+    let html = d.join("two.html");
+    let page = report(d, &[&record], &html);
+    for chart in ["iops", "bandwidth"] {
+        let f = figure(&page, chart);
+        assert_eq!(legend(f), ["a read", "a write", "b write"], "{chart}");
+        assert!(polylines(f) >= 3, "{chart}: {}", polylines(f));
+    }
+}
+
+/// `--redact`: the page of a record written without it shows no host name, no path and no
+/// command line, and still its charts.
+#[test]
+fn redact_leaves_no_host_path_or_command_line_on_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = bench(d, "run.json", &["--rw", "randrw", "--runtime", "400ms"]);
+    let record = crate::support::read_json(&run);
+    let host = record["machine"]["host"].as_str().unwrap().to_string();
+    let command: Vec<&str> = record["machine"]["command_line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let html = d.join("shared.html");
+    assert_success(&diskdash(
+        d,
+        &["report", s(&run), "--redact", "-o", s(&html)],
+    ));
+    let page = std::fs::read_to_string(&html).unwrap();
+    let shown = report(d, &[&run], &d.join("plain.html"));
+    // What the plain page shows and the redacted one must not.
+    let dir_name = d.file_name().unwrap().to_str().unwrap();
+    assert!(shown.contains(dir_name) && shown.contains(&command.join(" ")));
+    assert!(shown.contains(&format!("<th>machine</th><td>{host}: ")));
+    assert!(page.contains("<th>machine</th><td>&lt;redacted&gt;: "));
+    assert!(
+        !words(&page).contains(&host.as_str()),
+        "the host {host} is shown"
+    );
+    assert!(
+        !page.contains(dir_name),
+        "the directory {dir_name} is shown"
+    );
+    assert!(!page.contains(s(&run)), "the record's path is shown");
+    assert!(
+        !page.contains(&command.join(" ")),
+        "the command line is shown"
+    );
+    assert!(page.contains("&lt;redacted&gt;"));
+    for chart in ["iops", "bandwidth", "percentiles"] {
+        assert!(figure(&page, chart).contains("<svg"), "{chart} drawn");
+    }
+}
+
+/// Several records: after the comparison, each run's own charts, folded under `<details>`
+/// (no script), named by the record's number.
+#[test]
+fn several_records_draw_each_runs_own_charts_after_the_comparison() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let runs: Vec<PathBuf> = ["randread", "randwrite"]
+        .iter()
+        .map(|rw| {
+            bench(
+                d,
+                &format!("{rw}.json"),
+                &["--rw", rw, "--ioengine", "null", "--runtime", "300ms"],
+            )
+        })
+        .collect();
+    let html = d.join("cmp.html");
+    let page = report(d, &[&runs[0], &runs[1]], &html);
+    let compared = page.find("id=\"chart-compare-verdicts\"").unwrap();
+    for n in 1..=2 {
+        let details = page
+            .find(&format!("<details class=\"run\"><summary><h2>#{n}: "))
+            .unwrap_or_else(|| panic!("run {n} not folded"));
+        assert!(details > compared, "run {n} before the comparison");
+        for chart in ["iops", "bandwidth", "percentiles", "heatmap"] {
+            assert!(
+                figure(&page[details..], &format!("run{n}-{chart}")).contains("<svg"),
+                "run {n}: {chart}"
+            );
+        }
+    }
+    assert_eq!(page.matches("</details>").count(), 2);
+    assert!(!page.contains("<script"));
+    let list = diskdash(d, &["report", s(&runs[0]), s(&runs[1]), "--list-charts"]);
+    assert!(
+        stdout(&list)
+            .lines()
+            .any(|l| l.starts_with("run2-heatmap\t"))
+    );
 }
