@@ -17,10 +17,14 @@ command -v iostat >/dev/null || need+=(sysstat)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
 fi
-cargo build --release --quiet
-BIN=$PWD/target/release/diskdash
+BIN=${DISKDASH:-${BIN:-}}
+if [ -z "$BIN" ]; then
+  cargo build --release --quiet
+  BIN=$PWD/target/release/diskdash
+fi
 WORK=$(mktemp -d)
-trap 'tmux -S "$WORK/dash.sock" kill-server 2>/dev/null; tmux -S "$WORK/iostat.sock" kill-server 2>/dev/null; rm -rf "$WORK"' EXIT
+# (`|| true`: under `set -e` a server already gone would make the script's status 1.)
+trap 'tmux -S "$WORK/dash.sock" kill-server 2>/dev/null || true; tmux -S "$WORK/iostat.sock" kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT
 cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }'; }
 # The pid of the command tmux runs in the pane (exec'd, so it is the pane's pid).
 start() { # socket command...

@@ -18,8 +18,11 @@ command -v jq >/dev/null || need+=(jq)
 if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
 fi
-cargo build --release --quiet
-BIN=$PWD/target/release/diskdash
+BIN=${DISKDASH:-${BIN:-}}
+if [ -z "$BIN" ]; then
+  cargo build --release --quiet
+  BIN=$PWD/target/release/diskdash
+fi
 WORK=$(mktemp -d "$PWD/.bench-render-XXXXXX")
 trap 'tmux -S "$WORK/tmux.sock" kill-server 2>/dev/null || true; rm -rf "$WORK"' EXIT
 FILE=$WORK/data
@@ -36,8 +39,8 @@ dashboard() {
   rm -f "$WORK/d.json" "$WORK/d.status"
   tmux -S "$WORK/tmux.sock" -f /dev/null new-session -d -x 160 -y 50 \
     "$BIN bench $FILE $JOB --runtime $RUNTIME --json $WORK/d.json; echo \$? > $WORK/d.status"
-  # The dashboard stays open after the runtime (STOPPED); then quit.
-  until tmux -S "$WORK/tmux.sock" capture-pane -p 2>/dev/null | grep -q STOPPED; do sleep 0.5; done
+  # The dashboard stays open after the runtime (FINISHED; STOPPED before stop 42); then quit.
+  until tmux -S "$WORK/tmux.sock" capture-pane -p 2>/dev/null | grep -Eq 'FINISHED|STOPPED'; do sleep 0.5; done
   tmux -S "$WORK/tmux.sock" send-keys q
   until [ -s "$WORK/d.status" ]; do sleep 0.2; done
   tmux -S "$WORK/tmux.sock" kill-server 2>/dev/null || true
