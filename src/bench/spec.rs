@@ -584,7 +584,7 @@ pub struct ErrorPolicy {
 pub(crate) enum ErrorClass {
     Read = 0,
     Write = 1,
-    #[cfg(test)]
+    /// A block read back that failed its check (fio's EILSEQ in a verify).
     Verify = 2,
 }
 

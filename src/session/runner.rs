@@ -1640,13 +1640,7 @@ impl Runner {
                     .spec
                     .errors
                     .any()
-                    .then_some(crate::record::ContinuedErrorsRecord {
-                        total: job_end.total.errors,
-                        first_errno: job_end.total.first_error,
-                        read: job_end.total.failed[0],
-                        write: job_end.total.failed[1],
-                        trim: job_end.total.failed[2],
-                    }),
+                    .then(|| fold::continued_errors(&job_end.total, &job_end.verify)),
                 cpu: cpu_record(Usage::default(), job_end.cpu, job_end.elapsed_ns),
                 pid: (job_end.pid != 0).then_some(job_end.pid),
                 io_depths: io_depths(&job_end.total),
