@@ -584,7 +584,7 @@ pub struct ErrorPolicy {
 pub(crate) enum ErrorClass {
     Read = 0,
     Write = 1,
-    #[cfg(test)]
+    /// A block read back that failed its check (fio's EILSEQ in a verify).
     Verify = 2,
 }
 
@@ -1063,6 +1063,13 @@ impl Default for JobSpec {
 pub(crate) const DEFAULT_CLIFF_PCT: f64 = crate::record::DEFAULT_CLIFF_PCT;
 
 impl JobSpec {
+    /// Whether the workers sleep between I/Os by a schedule (fio's `rate`, `rate_iops`,
+    /// `thinktime`): a paced worker's wake-ups wait for a CPU with nothing in flight.
+    #[must_use]
+    pub fn paced(&self) -> bool {
+        self.rate.is_some() || self.think.is_some()
+    }
+
     /// fio's `rw` value: the mode, with its `:N` modifier when there is one.
     #[must_use]
     pub(crate) fn rw_text(&self) -> String {

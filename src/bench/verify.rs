@@ -59,6 +59,10 @@ pub struct VerifyFailure {
 pub struct VerifyOutcome {
     pub checked: u64,
     pub failed: u64,
+    /// Of `failed`, those the job went on past (fio's `continue_on_error=verify`): each one
+    /// is a failed I/O of the job's `continued` count, as fio's `total_err`, and none fails
+    /// the run.
+    pub passed: u64,
     /// The first [`VERIFY_FAILURES_KEPT`] failures, by offset.
     pub failures: Vec<VerifyFailure>,
     /// Time spent reading back after the run (a write job's pass), ns.
@@ -76,6 +80,7 @@ impl VerifyOutcome {
     pub(crate) fn merge(&mut self, other: Self) {
         self.checked += other.checked;
         self.failed += other.failed;
+        self.passed += other.passed;
         self.pass_ns = self.pass_ns.max(other.pass_ns);
         self.reads.add(&other.reads);
         self.failures.extend(other.failures);

@@ -1729,6 +1729,18 @@ impl<'a> Loop<'a> {
         if self.verify_out.failures.len() < VERIFY_FAILURES_KEPT {
             self.verify_out.failures.push(failure);
         }
+        // fio's continue_on_error=verify: a mismatch is a failed I/O of class verify (errno
+        // EILSEQ), counted, and the job goes on; --verify-fatal still stops it (fio's
+        // verify_fatal ends the job whatever continue_on_error says).
+        if !verify.fatal
+            && self
+                .spec
+                .errors
+                .continues(crate::bench::spec::ErrorClass::Verify, libc::EILSEQ)
+        {
+            self.verify_out.passed += 1;
+            return true;
+        }
         if verify.fatal && self.fault.is_none() {
             self.fault = Some(IoFault {
                 worker: self.worker,
@@ -1866,7 +1878,8 @@ impl<'a> Loop<'a> {
     /// first of them is its fault, with the count.
     fn verify_summary_fault(&mut self) {
         let out = &self.verify_out;
-        if out.failed == 0 || self.fault.is_some() {
+        // Failures the job went on past (continue_on_error=verify) are its counted errors.
+        if out.failed <= out.passed || self.fault.is_some() {
             return;
         }
         let Some(first) = out.failures.first() else {

@@ -173,6 +173,7 @@ fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
         retries: seg.retries,
         continued: first.and_then(|j| j.continued),
         cpu_wait_ns_per_io: first.and_then(|j| j.cpu_wait_ns_per_io),
+        cpu_wait_incl_pacing: first.is_some_and(|j| j.cpu_wait_incl_pacing),
         unexplained_ns_per_io: first.and_then(|j| j.unexplained_ns_per_io),
         cpu: seg.cpu.clone(),
         // The host's threads are its own: no one thread id stands for them; its depth

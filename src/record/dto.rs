@@ -1429,9 +1429,15 @@ pub struct SegmentJobRecord {
     /// `/proc/self/task/TID/schedstat`) divided by its I/Os, ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_wait_ns_per_io: Option<f64>,
+    /// `--trace`, a paced job (`rate`, `rate_iops`, `thinktime`): `cpu_wait_ns_per_io`
+    /// includes the workers' wake-ups after a paced sleep, with nothing in flight, so it is
+    /// not subtracted in `unexplained_ns_per_io`. Absent (false) otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cpu_wait_incl_pacing: bool,
     /// `--trace`: the job's mean latency less its disk's mean device, scheduler and
-    /// waiting-for-a-request times and `cpu_wait_ns_per_io`, ns: the time above the block
-    /// layer nothing measured. Absent when the measured parts add up to more than the mean.
+    /// waiting-for-a-request times and `cpu_wait_ns_per_io` (not a paced job's), ns: the
+    /// time above the block layer nothing measured. Absent when the measured parts add up
+    /// to more than the mean.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unexplained_ns_per_io: Option<f64>,
 }

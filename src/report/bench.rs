@@ -425,6 +425,7 @@ fn trace_lines(out: &mut String, record: &RunRecord, trace: &BlockTraceRecord) {
             app,
             device,
             job.cpu_wait_ns_per_io,
+            job.cpu_wait_incl_pacing,
             job.unexplained_ns_per_io
         )
     );
@@ -433,16 +434,26 @@ fn trace_lines(out: &mut String, record: &RunRecord, trace: &BlockTraceRecord) {
 /// The app's mean taken apart (the summary's and the dashboard's line):
 /// `mean: app 4.17 ms = device 3.35 ms + scheduler 1.0 us + waiting for a request ...`;
 /// a part not measured says so, and `unexplained` is `-` when the measured parts add up to
-/// more than the app's mean.
+/// more than the app's mean. A paced job's CPU wait (`incl_pacing`) is said after the sum,
+/// not in it (`crate::trace::explain::cpu_wait_in_sum`).
 #[must_use]
 pub fn mean_line(
     trace: &BlockTraceRecord,
     app_ns: f64,
     device_ns: f64,
     cpu_wait_ns: Option<f64>,
+    incl_pacing: bool,
     unexplained_ns: Option<f64>,
 ) -> String {
-    mean_parts(trace, app_ns, device_ns, cpu_wait_ns, unexplained_ns).join(" ")
+    mean_parts(
+        trace,
+        app_ns,
+        device_ns,
+        cpu_wait_ns,
+        incl_pacing,
+        unexplained_ns,
+    )
+    .join(" ")
 }
 
 /// [`mean_line`]'s parts, each with its operator (`mean: app 4.17 ms`, `= device 3.35 ms`,
@@ -453,10 +464,12 @@ pub fn mean_parts(
     app_ns: f64,
     device_ns: f64,
     cpu_wait_ns: Option<f64>,
+    incl_pacing: bool,
     unexplained_ns: Option<f64>,
 ) -> Vec<String> {
     let part = |ns: Option<f64>| format_latency_ns(ns.unwrap_or(0.0));
-    vec![
+    let cpu_wait = cpu_wait_ns.map_or_else(|| "-".to_string(), format_latency_ns);
+    let mut parts = vec![
         format!("mean: app {}", format_latency_ns(app_ns)),
         format!("= device {}", format_latency_ns(device_ns)),
         format!("+ scheduler {}", part(block_mean(trace, |d| &d.scheduler))),
@@ -468,18 +481,23 @@ pub fn mean_parts(
                 "not measured (--trace=full)".to_string()
             }
         ),
-        format!(
-            "+ waiting for a CPU {}",
-            cpu_wait_ns.map_or_else(|| "-".to_string(), format_latency_ns)
-        ),
-        format!(
-            "+ unexplained {}",
-            unexplained_ns.map_or_else(
-                || "- (the measured parts add up to more)".to_string(),
-                format_latency_ns
-            )
-        ),
-    ]
+    ];
+    if !incl_pacing {
+        parts.push(format!("+ waiting for a CPU {cpu_wait}"));
+    }
+    parts.push(format!(
+        "+ unexplained {}",
+        unexplained_ns.map_or_else(
+            || "- (the measured parts add up to more)".to_string(),
+            format_latency_ns
+        )
+    ));
+    if incl_pacing {
+        parts.push(format!(
+            "(waiting for a CPU {cpu_wait} incl. pacing wake-ups: not in the sum)"
+        ));
+    }
+    parts
 }
 
 /// `  seg 2   rw bs=4k iodepth=64 numjobs=1  3.01s  read 35.1k IOPS p99 750.0 us  write ...`
@@ -706,15 +724,37 @@ mod tests {
         let record: RunRecord = serde_json::from_value(json).unwrap();
         let trace = record.device.as_ref().unwrap().block_trace.clone().unwrap();
         assert!(!trace.wait_request_traced);
-        let line = mean_line(&trace, 400_000.0, 300_000.0, Some(10_000.0), Some(88_000.0));
+        let line = mean_line(
+            &trace,
+            400_000.0,
+            300_000.0,
+            Some(10_000.0),
+            false,
+            Some(88_000.0),
+        );
         assert_eq!(
             line,
             "mean: app 400.0 us = device 300.0 us + scheduler 2.0 us + waiting for a request \
              not measured (--trace=full) + waiting for a CPU 10.0 us + unexplained 88.0 us"
         );
+        // Paced: the CPU wait (most of it after the job's sleeps) is said, not summed.
+        let line = mean_line(
+            &trace,
+            400_000.0,
+            300_000.0,
+            Some(500_000.0),
+            true,
+            Some(98_000.0),
+        );
+        assert_eq!(
+            line,
+            "mean: app 400.0 us = device 300.0 us + scheduler 2.0 us + waiting for a request \
+             not measured (--trace=full) + unexplained 98.0 us (waiting for a CPU 500.0 us \
+             incl. pacing wake-ups: not in the sum)"
+        );
         let mut traced = trace;
         traced.wait_request_traced = true;
-        let line = mean_line(&traced, 400_000.0, 300_000.0, None, None);
+        let line = mean_line(&traced, 400_000.0, 300_000.0, None, false, None);
         assert!(
             line.contains("waiting for a request 0 ns + waiting for a CPU - + unexplained - (the"),
             "{line}"

@@ -135,15 +135,20 @@ impl Exposition {
     }
 
     /// Starts tracing the served whole disks (`--trace`); where it cannot, the note to say
-    /// (serving goes on without the traced families).
+    /// (serving goes on without the traced families). The disks are read apart from the
+    /// scrapes' sampler: the first scrape is the same with `--trace` as without (no window
+    /// opened here).
     pub(crate) fn start_trace(&mut self) -> Option<String> {
-        let step = match self.sampler.sample() {
-            Ok(step) => step,
+        let sample = match crate::monitor::diskstats::DiskstatsReader::open_path(
+            &self.options.paths.diskstats(),
+        )
+        .and_then(|mut reader| reader.sample())
+        {
+            Ok(sample) => sample,
             Err(e) => return Some(format!("--trace: {e:#}; serving goes on untraced")),
         };
         let sys_block = self.options.paths.sysfs.join("block");
-        let disks: Vec<crate::trace::DeviceId> = step
-            .cur
+        let disks: Vec<crate::trace::DeviceId> = sample
             .disks
             .iter()
             .filter(|d| self.options.filter.serves(&d.name) && sys_block.join(&d.name).exists())

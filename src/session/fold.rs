@@ -547,6 +547,28 @@ pub fn job_status(error: bool, step: RunStatus) -> RunStatus {
     }
 }
 
+/// The failed I/Os a job with `continue_on_error` went on past (fio's `total_err`,
+/// `first_error`): those of its reads, writes and trims, and the blocks whose check it went
+/// on past (class verify, EILSEQ: fio counts them in `total_err`, not in a direction's I/Os,
+/// where the read is counted already). The first errno is the I/Os' when one failed, else
+/// EILSEQ.
+pub fn continued_errors(
+    total: &WorkerStats,
+    verify: &crate::bench::verify::VerifyOutcome,
+) -> crate::record::ContinuedErrorsRecord {
+    let first_errno = match (total.first_error, verify.passed) {
+        (0, 1..) => libc::EILSEQ,
+        (errno, _) => errno,
+    };
+    crate::record::ContinuedErrorsRecord {
+        total: total.errors + verify.passed,
+        first_errno,
+        read: total.failed[0],
+        write: total.failed[1],
+        trim: total.failed[2],
+    }
+}
+
 /// The step's final totals: each over its own measured time.
 pub fn end_totals(snap: &mut Snapshot, end: &SegmentEnd) {
     // A step that ended before its first interval still moved its bytes.
@@ -623,6 +645,30 @@ pub fn step_result(
 mod tests {
     use super::*;
     use crate::bench::spec::{JobSpec, RwMode};
+
+    #[test]
+    fn verify_failures_gone_past_count_as_errors_after_the_ios() {
+        let mut total = WorkerStats::new(0);
+        let verify = crate::bench::verify::VerifyOutcome {
+            checked: 10,
+            failed: 3,
+            passed: 3,
+            ..Default::default()
+        };
+        let only_verify = continued_errors(&total, &verify);
+        assert_eq!(
+            (only_verify.total, only_verify.first_errno),
+            (3, libc::EILSEQ)
+        );
+        assert_eq!((only_verify.read, only_verify.write), (0, 0));
+        total.errors = 2;
+        total.failed[0] = 2;
+        total.first_error = libc::EIO;
+        let both = continued_errors(&total, &verify);
+        assert_eq!((both.total, both.first_errno, both.read), (5, libc::EIO, 2));
+        let none = continued_errors(&WorkerStats::new(0), &Default::default());
+        assert_eq!((none.total, none.first_errno), (0, 0));
+    }
 
     const S: u64 = 1_000_000_000;
 

@@ -422,12 +422,14 @@ impl Runner {
         let latest = self.interval_delays.1.clone();
         let mut first = 0u32;
         let mut waited = 0u64;
+        let mut paced = false;
         for (job, &t) in run.jobs.iter().zip(&run.targets) {
             let workers = first..first + job.spec.numjobs;
             first += job.spec.numjobs;
             if self.target_device[t] == Some(d) {
                 waited +=
                     crate::trace::sched::delay_between(&self.interval_delays.0, &latest, workers);
+                paced |= job.spec.paced();
             }
         }
         self.interval_delays.0 = latest;
@@ -440,6 +442,7 @@ impl Runner {
             trace,
             duration: Duration::from_nanos(shown.cost.elapsed_ns),
             cpu_wait_ns_per_io: (app.count > 0).then(|| waited as f64 / app.count as f64),
+            cpu_wait_incl_pacing: paced,
             app,
             lost_events: shown.cost.lost_events,
         }));
@@ -483,7 +486,10 @@ impl Runner {
     }
 
     /// `--trace`: each job's workers' wait for a CPU per I/O over the window, and what is
-    /// left of its mean latency after that and its disk's block-layer parts.
+    /// left of its mean latency after that (not for a paced job: [`cpu_wait_in_sum`]) and
+    /// its disk's block-layer parts.
+    ///
+    /// [`cpu_wait_in_sum`]: crate::trace::explain::cpu_wait_in_sum
     fn explain_jobs(
         &self,
         jobs: &[Job],
@@ -518,8 +524,9 @@ impl Runner {
                         .find(|b| b.disk == self.devices[d].chain.disk)
                 })
                 .and_then(crate::trace::explain::BlockMeans::of);
+            let in_sum = crate::trace::explain::cpu_wait_in_sum(cpu_wait, job.spec.paced());
             let unexplained =
-                block.and_then(|b| crate::trace::explain::unexplained_ns(app_mean, &b, cpu_wait));
+                block.and_then(|b| crate::trace::explain::unexplained_ns(app_mean, &b, in_sum));
             out.push((Some(cpu_wait), unexplained));
         }
         out
@@ -1610,6 +1617,7 @@ impl Runner {
             .enumerate()
             .map(|(j, (((job, &t), job_end), error))| SegmentJobRecord {
                 cpu_wait_ns_per_io: explained[j].0,
+                cpu_wait_incl_pacing: explained[j].0.is_some() && job.spec.paced(),
                 unexplained_ns_per_io: explained[j].1,
                 verify: job
                     .spec
@@ -1640,13 +1648,7 @@ impl Runner {
                     .spec
                     .errors
                     .any()
-                    .then_some(crate::record::ContinuedErrorsRecord {
-                        total: job_end.total.errors,
-                        first_errno: job_end.total.first_error,
-                        read: job_end.total.failed[0],
-                        write: job_end.total.failed[1],
-                        trim: job_end.total.failed[2],
-                    }),
+                    .then(|| fold::continued_errors(&job_end.total, &job_end.verify)),
                 cpu: cpu_record(Usage::default(), job_end.cpu, job_end.elapsed_ns),
                 pid: (job_end.pid != 0).then_some(job_end.pid),
                 io_depths: io_depths(&job_end.total),

@@ -300,6 +300,9 @@ pub struct TraceLive {
     /// Their workers' wait for a CPU over the interval per I/O, ns (`None`: no I/O, or the
     /// workers' `schedstat` could not be read).
     pub cpu_wait_ns_per_io: Option<f64>,
+    /// A job on the disk is paced (`rate`, `thinktime`): the CPU wait includes its workers'
+    /// wake-ups after a paced sleep and stays out of the mean's sum.
+    pub cpu_wait_incl_pacing: bool,
     /// Events the kernel's buffers lost over the interval (the whole tracer's).
     pub lost_events: u64,
 }

@@ -39,6 +39,17 @@ impl BlockMeans {
     }
 }
 
+/// The CPU wait a job's mean latency is taken apart with, ns per I/O: the workers' run-queue
+/// delay, or 0 where the job is paced (`rate`, `rate_iops`, `thinktime`). A paced worker
+/// sleeps with nothing in flight and its wake-up waits for a CPU too; schedstat counts that
+/// delay with the rest and cannot say which part fell while an I/O was in flight, so a paced
+/// job's CPU wait (shown as "incl. pacing wake-ups") stays out of the sum and `unexplained`
+/// keeps whatever CPU wait the I/Os did see.
+#[must_use]
+pub fn cpu_wait_in_sum(cpu_wait_ns: f64, paced: bool) -> f64 {
+    if paced { 0.0 } else { cpu_wait_ns }
+}
+
 /// What is left of `app_mean_ns` after the block layer's parts and the CPU wait, ns; `None`
 /// when the measured parts add up to more than the app's mean (they overlap or cover other
 /// I/O on the disk): nothing is invented to make the sum come out.
@@ -74,6 +85,21 @@ mod tests {
         assert!((left - 250.0).abs() < 2.0, "{left}");
         // Parts that add up to more than the app's mean leave nothing to name.
         assert_eq!(unexplained_ns(600.0, &block, 250.0), None);
+    }
+
+    #[test]
+    fn a_paced_jobs_cpu_wait_is_left_out_of_the_sum() {
+        let block = BlockMeans::of(&trace(&[300, 500], &[100])).unwrap();
+        // A paced job's 2 us of run-queue delay per I/O, most of it after its sleeps, would
+        // leave nothing of a 1 us mean: out of the sum, the rest is what the block layer
+        // leaves.
+        let paced = unexplained_ns(1_000.0, &block, cpu_wait_in_sum(2_000.0, true)).unwrap();
+        assert!((paced - 500.0).abs() < 2.0, "{paced}");
+        assert_eq!(cpu_wait_in_sum(250.0, false), 250.0);
+        assert_eq!(
+            unexplained_ns(1_000.0, &block, cpu_wait_in_sum(2_000.0, false)),
+            None
+        );
     }
 
     #[test]

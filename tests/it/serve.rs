@@ -29,7 +29,21 @@ impl Server {
 
     /// `diskdash serve` with more arguments.
     pub(crate) fn start_with(args: &[&str]) -> Server {
-        let mut child = Command::new(BIN)
+        Server::start_as(&[], args)
+    }
+
+    /// `diskdash serve ARGS` run through `wrapper` (`setpriv --reuid=65534 ...`; none: as
+    /// is).
+    pub(crate) fn start_as(wrapper: &[&str], args: &[&str]) -> Server {
+        let mut cmd = match wrapper {
+            [] => Command::new(BIN),
+            [first, rest @ ..] => {
+                let mut cmd = Command::new(first);
+                cmd.args(rest).arg(BIN);
+                cmd
+            }
+        };
+        let mut child = cmd
             .args(["serve", "--listen", "127.0.0.1:0"])
             .args(args)
             .stdout(Stdio::piped())
@@ -58,6 +72,15 @@ impl Server {
 
     pub(crate) fn get(&self, path: &str, accept: Option<&str>) -> Response {
         get(self.addr, path, accept)
+    }
+
+    /// Sends `signal` and returns the exit status and what it wrote on stderr.
+    pub(crate) fn stop_with_stderr(mut self, signal: Signal) -> (std::process::ExitStatus, String) {
+        let mut pipe = self.child.stderr.take().expect("stderr is piped");
+        let status = self.stop(signal);
+        let mut text = String::new();
+        pipe.read_to_string(&mut text).unwrap();
+        (status, text)
     }
 
     /// Sends `signal` and returns the exit status.

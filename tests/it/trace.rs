@@ -347,6 +347,85 @@ fn sweep_trace_gives_each_point_the_block_trace_of_its_window() {
     assert_segments_agree_with_diskstats(&record);
 }
 
+/// A paced traced run (`--rate-iops`): the workers' CPU wait includes their wake-ups after
+/// each paced sleep, with nothing in flight, so it is recorded as such and said after the
+/// mean's sum, not in it; `unexplained` is the app's mean less the block layer's parts.
+#[test]
+#[ignore = "needs root and tracefs"]
+fn a_paced_runs_cpu_wait_is_said_apart_from_the_sum() {
+    require_root();
+    let _turn = tracefs_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path(), "disk.img");
+    let (out, record) = bench_ok(
+        dir.path(),
+        &args(
+            dev.path(),
+            "--rw randread --bs 4k --iodepth 1 --rate-iops 500 --runtime 1s --trace",
+        ),
+    );
+    let job = &record["segments"][0]["jobs"][0];
+    assert_eq!(job["cpu_wait_incl_pacing"], true, "{job}");
+    assert!(job["cpu_wait_ns_per_io"].as_f64().unwrap() >= 0.0, "{job}");
+    let read = &record["device"]["block_trace"]["read"];
+    let app = record["read"]["lat_ns"]["mean"].as_f64().unwrap();
+    let block = mean_of(read, "device") + mean_of(read, "scheduler");
+    let unexplained = job["unexplained_ns_per_io"].as_f64().unwrap();
+    // The block layer's parts over every direction are the read's here (a read-only job).
+    assert!(
+        (unexplained - (app - block)).abs() <= 1_000.0,
+        "unexplained {unexplained} ns, app {app} less block {block}"
+    );
+    assert_stdout_has(&out, "incl. pacing wake-ups: not in the sum)");
+    assert!(
+        !stdout(&out).contains("+ waiting for a CPU"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// `mark --trace`: each step (a loop of a test) carries the block trace of its own window,
+/// agreeing with diskstats over it, below the app's latency, and the I/O is diskdash's.
+#[test]
+#[ignore = "needs root and tracefs"]
+fn mark_trace_gives_each_step_the_block_trace_of_its_window() {
+    require_root();
+    let _turn = tracefs_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path(), "disk.img");
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .arg("mark")
+        .arg(dev.path())
+        .args(["--profile", "demo", "--mode", "read", "--size", "16M"])
+        .args(["--runtime", "300ms", "--loops", "2", "--pause", "0"])
+        .args(["--trace", "--no-tui", "--json", "r.json"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    assert!(!stderr(&out).contains("--trace:"), "{}", stderr(&out));
+    let record = read_json(&dir.path().join("r.json"));
+    assert_valid_record(&record);
+    let segments = record["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 2, "one step per loop");
+    assert_segments_agree_with_diskstats(&record);
+    for segment in segments {
+        let trace = &segment["devices"][0]["block_trace"];
+        let read = &trace["read"];
+        assert!(read["requests"].as_u64().unwrap() > 0, "{trace}");
+        let app = segment["read"]["lat_ns"]["mean"].as_f64().unwrap();
+        let device = mean_of(read, "device");
+        assert!(app >= device, "app mean {app} ns, device mean {device} ns");
+        assert_eq!(trace["by_process"][0]["comm"], "diskdash", "{trace}");
+        let job = &segment["jobs"][0];
+        assert!(job["cpu_wait_ns_per_io"].as_f64().unwrap() >= 0.0, "{job}");
+        assert!(
+            job.get("cpu_wait_incl_pacing").is_none(),
+            "not paced: {job}"
+        );
+    }
+}
+
 /// `iostat --trace` as a user without tracefs: one note, the same exit status, and sysstat's
 /// columns alone, as without `--trace` (no `-` columns of a tracer that never ran).
 #[test]

@@ -289,3 +289,148 @@ fn iostat_prints_the_latency_percentiles_after_sysstats_columns() {
     assert!(p50 >= 0.0 && p99 >= p50, "{line}");
     assert_eq!(&cells[25..], ["-", "-"], "no writes: {line}");
 }
+
+/// `setpriv` as nobody: what a user without root runs.
+const NOBODY: [&str; 4] = [
+    "setpriv",
+    "--reuid=65534",
+    "--regid=65534",
+    "--clear-groups",
+];
+
+/// The one note of a run that could not trace, from its lines: exactly one names `--trace`,
+/// and it says the run goes on.
+fn assert_one_note(lines: &str) {
+    let notes: Vec<&str> = lines.lines().filter(|l| l.contains("--trace")).collect();
+    assert_eq!(notes.len(), 1, "{lines}");
+    assert!(
+        notes[0].contains("--trace: ") && notes[0].contains("goes on untraced"),
+        "{notes:?}"
+    );
+}
+
+/// A scrape's series without their values (`name{labels}`), and its families' `# TYPE`
+/// lines.
+fn series_of(body: &str) -> (Vec<String>, Vec<String>) {
+    let families = body
+        .lines()
+        .filter(|l| l.starts_with("# TYPE "))
+        .map(str::to_string)
+        .collect();
+    let mut series: Vec<String> = body
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .filter_map(|l| l.rsplit_once(' ').map(|(key, _)| key.to_string()))
+        .collect();
+    series.sort();
+    (series, families)
+}
+
+/// `serve --trace` as a user without tracefs: one note on stderr, the same exit, and the
+/// scrape serves every family and series it serves without `--trace` (none of the traced
+/// ones, not even empty).
+#[test]
+#[ignore = "needs root"]
+fn serve_without_the_permission_notes_once_and_serves_every_other_family() {
+    require_root();
+    let scrape = |args: &[&str]| {
+        let server = crate::serve::Server::start_as(&NOBODY, args);
+        let body = server.get("/metrics", Some(crate::serve::OPENMETRICS)).body;
+        let (status, stderr) = server.stop_with_stderr(nix::sys::signal::Signal::SIGTERM);
+        (body, status, stderr)
+    };
+    let (plain, plain_status, plain_err) = scrape(&[]);
+    let (traced, traced_status, traced_err) = scrape(&["--trace"]);
+    assert_eq!(traced_status.code(), plain_status.code(), "{traced_err}");
+    assert_eq!(plain_err, "", "without --trace, nothing on stderr");
+    assert_one_note(&traced_err);
+    assert_eq!(traced_err.lines().count(), 1, "{traced_err}");
+    let (plain_series, plain_families) = series_of(&plain);
+    let (traced_series, traced_families) = series_of(&traced);
+    assert!(
+        plain_families
+            .iter()
+            .any(|f| f.contains("node_disk_reads_completed")),
+        "{plain}"
+    );
+    assert_eq!(traced_families, plain_families);
+    assert_eq!(traced_series, plain_series);
+    assert!(
+        !traced.contains("diskdash_disk_device_time_seconds"),
+        "{traced}"
+    );
+}
+
+/// The monitor with `--trace` as a user without tracefs: one note on screen, the same exit
+/// (0 on `q`), nothing on stderr, no traced columns, and a recording with the same keys as
+/// without `--trace` (no `block_trace` of a tracer that never ran).
+#[test]
+#[ignore = "needs root and tmux"]
+fn the_monitor_without_the_permission_notes_once_and_records_as_untraced() {
+    tmux::require();
+    require_root();
+    let run = |name: &str, trace: bool| {
+        let mut cmd = format!("chmod 777 .; {} '{BIN}'", NOBODY.join(" "));
+        cmd.push_str(" --interval 200ms --record rec.jsonl");
+        if trace {
+            cmd.push_str(" --trace");
+        }
+        let t = Tmux::start_shell(
+            name,
+            &format!("{cmd} 2>stderr; echo $? > status; sleep 600"),
+            160,
+            50,
+        );
+        t.wait_for("the monitor", WAIT, |s| s.contains("disks, sorted by"));
+        let record = t.path("rec.jsonl");
+        let deadline = std::time::Instant::now() + WAIT;
+        let samples = || {
+            std::fs::read_to_string(&record)
+                .map(|text| text.lines().count())
+                .unwrap_or(0)
+        };
+        while samples() < 4 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let screen = t.capture();
+        t.send(&["q"]);
+        let status = t.exit_status(WAIT);
+        t.assert_restored();
+        let lines: Vec<Value> = std::fs::read_to_string(&record)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        (screen, status, t.stderr(), lines)
+    };
+    let (plain_screen, plain_status, plain_err, plain_rec) = run("monitor-untraced", false);
+    let (screen, status, err, rec) = run("monitor-trace-denied", true);
+    assert_eq!(status, plain_status, "stderr: {err}");
+    assert_eq!((plain_err.as_str(), err.as_str()), ("", ""));
+    assert!(!plain_screen.contains("--trace"), "{plain_screen}");
+    assert_one_note(&screen);
+    assert!(!screen.contains("dev_p99"), "{screen}");
+    assert!(!screen.contains("processes on"), "{screen}");
+    // The same keys in the header and in each disk of each sample.
+    let keys = |v: &Value| -> Vec<String> {
+        let mut keys: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        keys.sort();
+        keys
+    };
+    assert!(rec.len() >= 4 && plain_rec.len() >= 4, "{rec:?}");
+    assert_eq!(keys(&rec[0]), keys(&plain_rec[0]), "the header");
+    let disk_keys = |lines: &[Value]| -> Vec<Vec<String>> {
+        let mut all: Vec<Vec<String>> = lines[1..]
+            .iter()
+            .flat_map(|s| s["disks"].as_array().unwrap().iter().map(keys))
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    };
+    assert_eq!(disk_keys(&rec), disk_keys(&plain_rec));
+    for line in &rec {
+        crate::support::record::assert_valid_monitor_line(line);
+        assert!(!line.to_string().contains("block_trace"), "{line}");
+    }
+}

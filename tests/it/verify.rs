@@ -393,3 +393,76 @@ fn a_verifying_jobs_runtime_is_its_write_and_its_read_back_as_fios() {
         );
     }
 }
+
+/// fio's `continue_on_error=verify`: a block that fails its check is a failed I/O of class
+/// verify (EILSEQ), counted in `total_err` with `first_error` 84 (not in `total_ios`: its read
+/// is counted), and the job goes on and passes; without the class, or with a `VERIFY` list of
+/// `ignore_error` that leaves EILSEQ out, the run fails on it as before. (fio 3.33, the same
+/// steps on its own file, two blocks flipped: exit 0, `error` 84, `total_err` 2,
+/// `first_error` 84, read `total_ios` 1024.)
+#[test]
+fn continue_on_error_verify_counts_a_failed_check_and_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = |rw: &str, extra: &[&str]| -> Vec<String> {
+        let mut args: Vec<String> = [
+            "--name=v",
+            "--filename=v.dat",
+            "--verify=crc32c",
+            "--size=4M",
+            "--bs=4k",
+            "--ioengine=psync",
+            "--output-format=json",
+        ]
+        .iter()
+        .map(|s| (*s).to_string())
+        .collect();
+        args.push(format!("--rw={rw}"));
+        args.extend(extra.iter().map(|s| (*s).to_string()));
+        args
+    };
+    let run = |args: &[String]| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        crate::fio_run::fio(dir.path(), &args)
+    };
+    assert_success(&run(&job("write", &[])));
+    flip(&dir.path().join("v.dat"), 3 * 4096 + 100, 0x01);
+    flip(&dir.path().join("v.dat"), 9 * 4096 + 2000, 0x10);
+    let record = dir.path().join("r.json");
+    let record_arg = ["--json", record.to_str().unwrap()];
+    let out = run(&job(
+        "read",
+        &[
+            &["--verify_only=1", "--continue_on_error=verify"][..],
+            &record_arg,
+        ]
+        .concat(),
+    ));
+    assert_success(&out);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let v = &doc["jobs"][0];
+    assert_eq!(v["error"], libc::EILSEQ, "{v}");
+    assert_eq!(v["total_err"], 2, "{v}");
+    assert_eq!(v["first_error"], libc::EILSEQ, "{v}");
+    assert_eq!(v["read"]["total_ios"], 1024, "every block read: {v}");
+    let record = read_json(&record);
+    assert_valid_record(&record);
+    assert_eq!(record["status"], "completed");
+    assert_eq!(record["verify"]["blocks_failed"], 2);
+    let continued = &record["segments"][0]["jobs"][0]["continued"];
+    assert_eq!(continued["total"], 2, "{continued}");
+    assert_eq!(continued["first_errno"], libc::EILSEQ, "{continued}");
+    assert_eq!(continued["read"], 0, "{continued}");
+
+    for extra in [
+        &["--continue_on_error=read"][..],
+        &["--continue_on_error=verify", "--ignore_error=,,EIO"][..],
+    ] {
+        let out = run(&job("read", &[&["--verify_only=1"][..], extra].concat()));
+        assert!(!out.status.success(), "{extra:?}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains("2 of 1024 blocks failed their check"),
+            "{extra:?}: {}",
+            stderr(&out)
+        );
+    }
+}

@@ -294,6 +294,7 @@ pub fn trace_live() -> crate::session::TraceLive {
         duration: Duration::from_secs(1),
         app: spread(n, 3_550_000, 3).summary(),
         cpu_wait_ns_per_io: Some(2_100_000.0),
+        cpu_wait_incl_pacing: false,
         lost_events: 0,
     }
 }

@@ -136,7 +136,7 @@ pub fn latency_for(snap: &Snapshot, selected: Option<usize>) -> LatencyView {
 /// whole request.
 #[must_use]
 pub fn trace(live: &TraceLive) -> TraceView {
-    use crate::trace::explain::{BlockMeans, unexplained_ns};
+    use crate::trace::explain::{BlockMeans, cpu_wait_in_sum, unexplained_ns};
     let merged = |part: fn(&crate::trace::DirTrace) -> &crate::stats::LatencyHistogram| {
         let mut all = crate::stats::LatencyHistogram::new();
         for dir in &live.trace.dirs {
@@ -152,12 +152,14 @@ pub fn trace(live: &TraceLive) -> TraceView {
         Some(block) if live.app.count > 0 => {
             let unexplained = live
                 .cpu_wait_ns_per_io
+                .map(|cpu| cpu_wait_in_sum(cpu, live.cpu_wait_incl_pacing))
                 .and_then(|cpu| unexplained_ns(live.app.mean_ns, &block, cpu));
             crate::report::bench::mean_parts(
                 &crate::trace::block_trace_record(&live.trace, None),
                 live.app.mean_ns,
                 block.device_ns,
                 live.cpu_wait_ns_per_io,
+                live.cpu_wait_incl_pacing,
                 unexplained,
             )
         }
