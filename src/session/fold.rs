@@ -377,9 +377,10 @@ pub fn interval(
     }
     // While paused the device panel holds the segment's last interval, as its title says
     // (`last 1s of seg 1, paused`); the disks table above keeps the disks' live rows.
-    if let Some(row) = row.as_ref().filter(|_| snap.state != SessionState::Paused) {
-        push_bounded(Arc::make_mut(&mut snap.device_history), row.clone());
-        snap.device = Some(row.clone());
+    let paused = snap.state == SessionState::Paused;
+    if let Some((row, first)) = row.as_ref().filter(|_| !paused).zip(snap.disks.first_mut()) {
+        push_bounded(Arc::make_mut(&mut first.history), row.clone());
+        first.last = Some(row.clone());
     }
     let mut point = series_point(seq, segment, at, duration, &view);
     point.stalled = Duration::from_nanos(interval.stalled_ns);
@@ -673,10 +674,7 @@ mod tests {
             cumulative: StatsView::default(),
             series: Arc::new(VecDeque::new()),
             segments: Vec::new(),
-            device: None,
-            device_history: Arc::new(VecDeque::new()),
             latency_history: Arc::new(VecDeque::new()),
-            queue: None,
             reconciliation: None,
             warnings: Vec::new(),
             notes: Vec::new(),
@@ -709,10 +707,7 @@ mod tests {
         assert_eq!(snap.job().iodepth, 7);
         assert_eq!(snap.disk(), None, "no disk known");
         snap.disks = ["vdb", "vda"]
-            .map(|name| DiskView {
-                name: name.into(),
-                row: None,
-            })
+            .map(|name| DiskView::new(name.into(), None))
             .into();
         assert_eq!(snap.disk(), Some("vdb"));
         assert!(!snap.step_opened(), "the plan's first job, waiting");

@@ -250,10 +250,7 @@ impl Runner {
             cumulative: StatsView::default(),
             series: Arc::new(resident_deque(SeriesPoint::default())),
             segments: Vec::new(),
-            device: None,
-            device_history: Arc::new(resident_deque(IostatRow::idle(""))),
             latency_history: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
-            queue: device.map(|d| d.queue.clone()),
             reconciliation: None,
             warnings,
             notes,
@@ -278,8 +275,8 @@ impl Runner {
             },
             disks: device
                 .map(|d| DiskView {
-                    name: d.chain.device.clone(),
-                    row: None,
+                    history: Arc::new(resident_deque(IostatRow::idle(""))),
+                    ..DiskView::new(d.chain.device.clone(), Some(d.queue.clone()))
                 })
                 .into_iter()
                 .collect(),
@@ -1133,11 +1130,19 @@ impl Runner {
             .collect();
         self.tracking = Tracking::for_jobs(jobs);
         self.tracking.publish(&mut self.snap.jobs);
+        let mut before = std::mem::take(&mut self.snap.disks);
         self.snap.disks = devices
             .iter()
-            .map(|&d| DiskView {
-                name: self.devices[d].chain.device.clone(),
-                row: None,
+            .map(|&d| {
+                let device = &self.devices[d];
+                let mut view =
+                    DiskView::new(device.chain.device.clone(), Some(device.queue.clone()));
+                // A disk of the step before keeps its device panel's row and history.
+                if let Some(was) = before.iter_mut().find(|b| b.name == view.name) {
+                    view.last = was.last.take();
+                    view.history = std::mem::take(&mut was.history);
+                }
+                view
             })
             .collect();
         self.snap.segments.push(SegmentMark {

@@ -151,7 +151,6 @@ pub fn snapshot() -> Snapshot {
     snap.series = Arc::new(series);
     snap.segments = segments;
     snap.latency_history = Arc::new(VecDeque::new());
-    snap.device = Some(vda.clone());
     snap.engine.requested = "io_uring".into();
     snap.engine.used = "io_uring".into();
     snap.target.path = "/srv/bench/.diskdash-scratch".into();
@@ -171,8 +170,9 @@ pub fn snapshot() -> Snapshot {
         verify: None,
     }];
     snap.disks = vec![DiskView {
-        name: "vda".into(),
-        row: Some(vda),
+        row: Some(vda.clone()),
+        last: Some(vda),
+        ..DiskView::new("vda".into(), None)
     }];
     snap.plan = PlanProgress {
         index: 5,

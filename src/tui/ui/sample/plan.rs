@@ -180,14 +180,16 @@ pub fn snapshot() -> Snapshot {
             ..IntervalLatency::default()
         }));
     }
+    let vda = iostat("vda", 962.0, 641.0, 71.4);
     let disks = vec![
         DiskView {
-            name: "vda".into(),
-            row: Some(iostat("vda", 962.0, 641.0, 71.4)),
+            row: Some(vda.clone()),
+            last: Some(vda),
+            ..DiskView::new("vda".into(), None)
         },
         DiskView {
-            name: "vdb".into(),
             row: Some(iostat("vdb", 968.0, 629.0, 70.8)),
+            ..DiskView::new("vdb".into(), None)
         },
     ];
     Snapshot {
@@ -223,9 +225,6 @@ pub fn snapshot() -> Snapshot {
             engine: "psync".into(),
         }],
         latency_history: Arc::new(heat),
-        device: disks[0].row.clone(),
-        device_history: Arc::new(VecDeque::new()),
-        queue: None,
         reconciliation: None,
         warnings: Vec::new(),
         notes: Vec::new(),

@@ -163,7 +163,6 @@ pub fn snapshot() -> Snapshot {
     snap.series = Arc::new(series);
     snap.segments = segments;
     snap.latency_history = Arc::new(VecDeque::new());
-    snap.device = Some(vda.clone());
     snap.engine.requested = "io_uring".into();
     snap.engine.used = "io_uring".into();
     snap.target.path = "/srv/bench/.diskdash-scratch".into();
@@ -183,8 +182,9 @@ pub fn snapshot() -> Snapshot {
         verify: None,
     }];
     snap.disks = vec![DiskView {
-        name: "vda".into(),
-        row: Some(vda),
+        row: Some(vda.clone()),
+        last: Some(vda),
+        ..DiskView::new("vda".into(), None)
     }];
     snap.plan = PlanProgress {
         index: 5,
@@ -212,7 +212,7 @@ pub fn view(snap: &Snapshot, metric: SweepMetric) -> View {
             interval: Duration::from_secs(1),
         };
         dev.disks = snap_view::disks(snap);
-        if let Some(row) = &snap.device {
+        if let Some(row) = snap.first_disk().and_then(|d| d.last.as_ref()) {
             dev.now = from_monitor::device_rates(row);
             dev.history = vec![dev.now; 40];
         }
