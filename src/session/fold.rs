@@ -310,7 +310,7 @@ pub fn totals<'a>(
     span: Duration,
     run_base: &[RunJobTotals],
 ) {
-    snap.cumulative = StatsView::from_stats(total, span);
+    snap.total.cumulative = StatsView::from_stats(total, span);
     for (view, job_total) in snap.jobs.iter_mut().zip(job_totals) {
         view.cumulative = StatsView::from_stats(job_total, span);
     }
@@ -402,7 +402,7 @@ pub fn interval(
         trim: bounded(&interval.stats.trim),
     });
     push_bounded(Arc::make_mut(&mut snap.latency_history), latency);
-    snap.interval = Some(view);
+    snap.total.interval = Some(view);
     row
 }
 
@@ -552,7 +552,7 @@ pub fn job_status(error: bool, step: RunStatus) -> RunStatus {
 pub fn end_totals(snap: &mut Snapshot, end: &SegmentEnd) {
     // A step that ended before its first interval still moved its bytes.
     snap.plan.bytes = moved(snap.plan.bytes, &end.total);
-    snap.cumulative = StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
+    snap.total.cumulative = StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
     for (view, job_end) in snap.jobs.iter_mut().zip(&end.jobs) {
         view.cumulative =
             StatsView::from_stats(&job_end.total, Duration::from_nanos(job_end.elapsed_ns));
@@ -670,8 +670,7 @@ mod tests {
             segment: 0,
             elapsed: Duration::ZERO,
             remaining: Duration::from_secs(10),
-            interval: None,
-            cumulative: StatsView::default(),
+            total: super::super::snapshot::StepTotal::default(),
             series: Arc::new(VecDeque::new()),
             segments: Vec::new(),
             latency_history: Arc::new(VecDeque::new()),
@@ -861,8 +860,8 @@ mod tests {
         let mut snap = snapshot(4);
         end_totals(&mut snap, &end);
         assert_eq!(snap.elapsed, Duration::from_millis(1500));
-        assert_eq!(snap.cumulative.read.ios, 300);
-        assert!((snap.cumulative.read.iops - 200.0).abs() < 1e-9);
+        assert_eq!(snap.total.cumulative.read.ios, 300);
+        assert!((snap.total.cumulative.read.iops - 200.0).abs() < 1e-9);
         let result = step_result(0, 1, step_status(&ending), &end, None);
         assert_eq!(result.read.ios, 300);
         assert!((result.read.iops - 200.0).abs() < 1e-9);
@@ -997,6 +996,9 @@ mod tests {
             assert_eq!(job.series.back().unwrap().seq, SERIES_POINTS as u64);
             assert_eq!(job.interval.as_ref().unwrap().write.ios, 2);
         }
-        assert_eq!(snap.interval.as_ref().unwrap().write.ios, 2 * jobs as u64);
+        assert_eq!(
+            snap.total.interval.as_ref().unwrap().write.ios,
+            2 * jobs as u64
+        );
     }
 }

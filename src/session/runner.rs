@@ -20,7 +20,7 @@ use super::fold::{self, Tracking, size_goal};
 use super::recorder::{Recorder, RunOutcome, SegmentOutcome, TrustSetup};
 use super::snapshot::{
     DiskView, JobView, PlanProgress, RunJobTotals, SERIES_POINTS, SegmentMark, SeriesPoint,
-    SessionState, Snapshot, StatsView, TargetView, add_to_run,
+    SessionState, Snapshot, StatsView, StepTotal, TargetView, add_to_run,
 };
 use super::window::{DeviceWatch, Verdict};
 use super::{Control, SessionOptions, SessionOutcome};
@@ -246,8 +246,7 @@ impl Runner {
             segment: 0,
             elapsed: Duration::ZERO,
             remaining: spec.runtime,
-            interval: None,
-            cumulative: StatsView::default(),
+            total: StepTotal::default(),
             series: Arc::new(resident_deque(SeriesPoint::default())),
             segments: Vec::new(),
             latency_history: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
@@ -1113,8 +1112,7 @@ impl Runner {
     /// The snapshot of a step starting: its jobs, disks, trackers and mark on the series.
     fn open_views(&mut self, index: u32, jobs: &[Job], targets: &[usize], devices: &[usize]) {
         self.snap.segment = index;
-        self.snap.interval = None;
-        self.snap.cumulative = StatsView::default();
+        self.snap.total = StepTotal::default();
         self.snap.plan = PlanProgress {
             index: self.step,
             count: self.plan.steps.len(),

@@ -304,6 +304,17 @@ pub struct TraceLive {
     pub lost_events: u64,
 }
 
+/// The running (or last) step's jobs together: the jobs table's `step total` row, and what
+/// the panels show of a one-job step (its job's). Its series is the session's,
+/// [`Snapshot::series`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepTotal {
+    /// The last complete interval.
+    pub interval: Option<StatsView>,
+    /// The step so far.
+    pub cumulative: StatsView,
+}
+
 /// One disk of the running step: its `iostat -x` row over the last interval, and for the
 /// first disk (the device panel's) what the panel draws.
 #[derive(Debug, Clone, PartialEq)]
@@ -351,11 +362,9 @@ pub struct Snapshot {
     /// Measured time of the current segment (ramp and pauses excluded).
     pub elapsed: Duration,
     pub remaining: Duration,
-    /// The last complete interval.
-    pub interval: Option<StatsView>,
-    /// The current segment so far.
-    pub cumulative: StatsView,
-    /// The last [`SERIES_POINTS`] intervals of the session.
+    /// Every job of the step together.
+    pub total: StepTotal,
+    /// The last [`SERIES_POINTS`] intervals of the session: every job of each step together.
     pub series: Arc<VecDeque<SeriesPoint>>,
     pub segments: Vec<SegmentMark>,
     /// The latency histograms of the intervals of [`Snapshot::series`].

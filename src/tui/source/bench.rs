@@ -747,8 +747,8 @@ mod tests {
         snap.jobs = vec![job];
         snap.disks.truncate(1);
         let job = &snap.jobs[0];
-        snap.interval.clone_from(&job.interval);
-        snap.cumulative = job.cumulative.clone();
+        snap.total.interval.clone_from(&job.interval);
+        snap.total.cumulative = job.cumulative.clone();
         snap.series = job.series.clone();
         snap.plan = crate::session::PlanProgress {
             index: 0,
@@ -761,8 +761,8 @@ mod tests {
         let p99 = |v: &crate::session::StatsView| {
             fmt::latency_ns(snap_view::percentiles(&v.read.latency).p99_ns)
         };
-        let run = p99(&snap.cumulative);
-        let last = p99(snap.interval.as_ref().unwrap());
+        let run = p99(&snap.total.cumulative);
+        let last = p99(snap.total.interval.as_ref().unwrap());
         assert_ne!(run, last, "the sample's last interval differs from its run");
         for size in SIZES {
             let (_, screen, term) = dashboard(snap.clone(), &table_rows(), size);

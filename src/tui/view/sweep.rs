@@ -175,7 +175,7 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
                     notes,
                 }
             } else if running_step == Some(step) {
-                let (read, write) = so_far(&snap.cumulative);
+                let (read, write) = so_far(&snap.total.cumulative);
                 // The disk's last interval, once it is this point's (it has measured I/O).
                 let device = snap
                     .first_disk()

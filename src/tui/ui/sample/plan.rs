@@ -14,7 +14,7 @@ use crate::monitor::iostat::IostatRow;
 use crate::record::EngineRecord;
 use crate::session::{
     DiskView, IntervalLatency, JobView, PlanProgress, SegmentMark, SeriesPoint, SessionState,
-    Snapshot, StatsView, TargetView,
+    Snapshot, StatsView, StepTotal, TargetView,
 };
 use crate::stats::{LatencyHistogram, WorkerStats};
 use crate::tui::view::from_snapshot as snap_view;
@@ -215,8 +215,10 @@ pub fn snapshot() -> Snapshot {
         segment: 0,
         elapsed: Duration::from_secs(ELAPSED_S),
         remaining: Duration::from_secs(ELAPSED_S),
-        interval: Some(StatsView::from_stats(&total_interval, second)),
-        cumulative: StatsView::from_stats(&total_cumulative, Duration::from_secs(ELAPSED_S)),
+        total: StepTotal {
+            interval: Some(StatsView::from_stats(&total_interval, second)),
+            cumulative: StatsView::from_stats(&total_cumulative, Duration::from_secs(ELAPSED_S)),
+        },
         series: Arc::new(series_total),
         segments: vec![SegmentMark {
             index: 0,

@@ -12,7 +12,7 @@ use crate::monitor::iostat::IostatRow;
 use crate::record::RunStatus;
 use crate::session::{
     DiskView, JobView, PlanProgress, PointRates, SegmentMark, SessionState, Snapshot, StatsView,
-    StepResult,
+    StepResult, StepTotal,
 };
 use crate::tui::view::from_monitor;
 use crate::tui::view::from_snapshot as snap_view;
@@ -158,8 +158,10 @@ pub fn snapshot() -> Snapshot {
     snap.segment = 5;
     snap.elapsed = Duration::from_secs(ELAPSED_S);
     snap.remaining = RUNTIME - Duration::from_secs(ELAPSED_S);
-    snap.interval = last;
-    snap.cumulative = cumulative.clone();
+    snap.total = StepTotal {
+        interval: last,
+        cumulative: cumulative.clone(),
+    };
     snap.series = Arc::new(series);
     snap.segments = segments;
     snap.latency_history = Arc::new(VecDeque::new());
@@ -173,7 +175,7 @@ pub fn snapshot() -> Snapshot {
         spec: job,
         target: snap.target.path.clone(),
         disk: Some("vda".into()),
-        interval: snap.interval.clone(),
+        interval: snap.total.interval.clone(),
         cumulative,
         errors: 0,
         series: Arc::new(VecDeque::new()),
