@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use super::controls::SegmentEnding;
 use super::snapshot::{
-    DirectionView, IntervalLatency, JobView, PointRates, RunJobTotals, SERIES_POINTS, SeriesPoint,
-    SessionState, Snapshot, StatsView, SteadyView, StepResult, SustainedView, add_to_run,
+    DirectionView, DiskView, IntervalLatency, JobView, PointRates, RunJobTotals, SERIES_POINTS,
+    SeriesPoint, SessionState, Snapshot, StatsView, SteadyView, StepResult, SustainedView,
+    add_to_run,
 };
 use crate::analysis::cliff::Cliff;
 use crate::analysis::steady::Tracker;
@@ -406,6 +407,17 @@ pub fn interval(
     row
 }
 
+/// A step's disks (`disks`) take their device panel's row and history from the step before's
+/// (`before`), by name: a disk the steps share keeps its history.
+pub fn keep_panels(mut before: Vec<DiskView>, disks: &mut [DiskView]) {
+    for disk in disks {
+        if let Some(was) = before.iter_mut().find(|b| b.name == disk.name) {
+            disk.last = was.last.take();
+            disk.history = std::mem::take(&mut was.history);
+        }
+    }
+}
+
 /// Appends to a series of at most `SERIES_POINTS`, dropping the oldest.
 fn push_bounded<T>(series: &mut VecDeque<T>, item: T) {
     if series.len() == SERIES_POINTS {
@@ -699,7 +711,7 @@ mod tests {
 
     #[test]
     fn the_current_job_and_disk_are_the_first_job_s_and_disk_s_and_a_step_opens_with_a_mark() {
-        use super::super::snapshot::{DiskView, SegmentMark};
+        use super::super::snapshot::SegmentMark;
         let mut snap = snapshot(2);
         snap.jobs[0].spec.iodepth = 7;
         snap.jobs[1].spec.iodepth = 9;
@@ -717,6 +729,51 @@ mod tests {
             engine: "psync".into(),
         });
         assert!(snap.step_opened());
+    }
+
+    #[test]
+    fn a_disk_the_steps_share_keeps_its_panel_and_a_new_one_starts_empty() {
+        let mut snap = snapshot(1);
+        snap.disks = vec![DiskView::new("vda".into(), None)];
+        for seq in 0..3 {
+            let row = IostatRow::idle("vda");
+            let at = Duration::from_secs(seq);
+            super::interval(
+                &mut snap,
+                0,
+                &interval(S, vec![], vec![]),
+                vec![Some(row)],
+                seq,
+                at,
+            );
+        }
+        assert_eq!(snap.disks[0].history.len(), 3);
+        assert!(snap.disks[0].last.is_some());
+        // Paused: the panel holds the last interval, the disks table's row goes on.
+        snap.state = SessionState::Paused;
+        let mut busy = IostatRow::idle("vda");
+        busy.util_pct = 50.0;
+        super::interval(
+            &mut snap,
+            0,
+            &interval(S, vec![], vec![]),
+            vec![Some(busy)],
+            3,
+            Duration::from_secs(4),
+        );
+        assert_eq!(snap.disks[0].history.len(), 3);
+        assert_eq!(snap.disks[0].last.as_ref().map(|r| r.util_pct), Some(0.0));
+        assert_eq!(snap.disks[0].row.as_ref().map(|r| r.util_pct), Some(50.0));
+        // The next step runs on vdb and vda: vda keeps its history, vdb starts with none.
+        let before = std::mem::take(&mut snap.disks);
+        let mut disks = vec![
+            DiskView::new("vdb".into(), None),
+            DiskView::new("vda".into(), None),
+        ];
+        keep_panels(before, &mut disks);
+        assert!(disks[0].history.is_empty() && disks[0].last.is_none());
+        assert_eq!(disks[1].history.len(), 3);
+        assert!(disks[1].last.is_some() && disks[1].row.is_none());
     }
 
     fn writes(bytes: u64) -> WorkerStats {

@@ -1128,21 +1128,15 @@ impl Runner {
             .collect();
         self.tracking = Tracking::for_jobs(jobs);
         self.tracking.publish(&mut self.snap.jobs);
-        let mut before = std::mem::take(&mut self.snap.disks);
+        let before = std::mem::take(&mut self.snap.disks);
         self.snap.disks = devices
             .iter()
             .map(|&d| {
                 let device = &self.devices[d];
-                let mut view =
-                    DiskView::new(device.chain.device.clone(), Some(device.queue.clone()));
-                // A disk of the step before keeps its device panel's row and history.
-                if let Some(was) = before.iter_mut().find(|b| b.name == view.name) {
-                    view.last = was.last.take();
-                    view.history = std::mem::take(&mut was.history);
-                }
-                view
+                DiskView::new(device.chain.device.clone(), Some(device.queue.clone()))
             })
             .collect();
+        fold::keep_panels(before, &mut self.snap.disks);
         self.snap.segments.push(SegmentMark {
             index,
             job: if jobs.len() == 1 {
