@@ -37,7 +37,7 @@ use tokio::sync::{mpsc, watch};
 
 pub(crate) use snapshot::{
     DirectionView, JobView, PointRates, RunDirection, RunJobTotals, SegmentMark, SeriesPoint,
-    StatsView, SteadyView, SustainedView, TraceLive,
+    StatsView, SteadyView, StepTotal, SustainedView, TraceLive,
 };
 #[cfg(any(test, feature = "fixtures"))]
 pub(crate) use snapshot::{DiskView, IntervalLatency, PlanProgress, StepResult, TargetView};

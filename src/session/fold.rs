@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use super::controls::SegmentEnding;
 use super::snapshot::{
-    DirectionView, IntervalLatency, JobView, PointRates, RunJobTotals, SERIES_POINTS, SeriesPoint,
-    SessionState, Snapshot, StatsView, SteadyView, StepResult, SustainedView, add_to_run,
+    DirectionView, DiskView, IntervalLatency, JobView, PointRates, RunJobTotals, SERIES_POINTS,
+    SeriesPoint, SessionState, Snapshot, StatsView, SteadyView, StepResult, SustainedView,
+    add_to_run,
 };
 use crate::analysis::cliff::Cliff;
 use crate::analysis::steady::Tracker;
@@ -310,7 +311,7 @@ pub fn totals<'a>(
     span: Duration,
     run_base: &[RunJobTotals],
 ) {
-    snap.cumulative = StatsView::from_stats(total, span);
+    snap.total.cumulative = StatsView::from_stats(total, span);
     for (view, job_total) in snap.jobs.iter_mut().zip(job_totals) {
         view.cumulative = StatsView::from_stats(job_total, span);
     }
@@ -377,9 +378,10 @@ pub fn interval(
     }
     // While paused the device panel holds the segment's last interval, as its title says
     // (`last 1s of seg 1, paused`); the disks table above keeps the disks' live rows.
-    if let Some(row) = row.as_ref().filter(|_| snap.state != SessionState::Paused) {
-        push_bounded(Arc::make_mut(&mut snap.device_history), row.clone());
-        snap.device = Some(row.clone());
+    let paused = snap.state == SessionState::Paused;
+    if let Some((row, first)) = row.as_ref().filter(|_| !paused).zip(snap.disks.first_mut()) {
+        push_bounded(Arc::make_mut(&mut first.history), row.clone());
+        first.last = Some(row.clone());
     }
     let mut point = series_point(seq, segment, at, duration, &view);
     point.stalled = Duration::from_nanos(interval.stalled_ns);
@@ -401,8 +403,19 @@ pub fn interval(
         trim: bounded(&interval.stats.trim),
     });
     push_bounded(Arc::make_mut(&mut snap.latency_history), latency);
-    snap.interval = Some(view);
+    snap.total.interval = Some(view);
     row
+}
+
+/// A step's disks (`disks`) take their device panel's row and history from the step before's
+/// (`before`), by name: a disk the steps share keeps its history.
+pub fn keep_panels(mut before: Vec<DiskView>, disks: &mut [DiskView]) {
+    for disk in disks {
+        if let Some(was) = before.iter_mut().find(|b| b.name == disk.name) {
+            disk.last = was.last.take();
+            disk.history = std::mem::take(&mut was.history);
+        }
+    }
 }
 
 /// Appends to a series of at most `SERIES_POINTS`, dropping the oldest.
@@ -573,7 +586,7 @@ pub fn continued_errors(
 pub fn end_totals(snap: &mut Snapshot, end: &SegmentEnd) {
     // A step that ended before its first interval still moved its bytes.
     snap.plan.bytes = moved(snap.plan.bytes, &end.total);
-    snap.cumulative = StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
+    snap.total.cumulative = StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
     for (view, job_end) in snap.jobs.iter_mut().zip(&end.jobs) {
         view.cumulative =
             StatsView::from_stats(&job_end.total, Duration::from_nanos(job_end.elapsed_ns));
@@ -715,14 +728,10 @@ mod tests {
             segment: 0,
             elapsed: Duration::ZERO,
             remaining: Duration::from_secs(10),
-            interval: None,
-            cumulative: StatsView::default(),
+            total: super::super::snapshot::StepTotal::default(),
             series: Arc::new(VecDeque::new()),
             segments: Vec::new(),
-            device: None,
-            device_history: Arc::new(VecDeque::new()),
             latency_history: Arc::new(VecDeque::new()),
-            queue: None,
             reconciliation: None,
             warnings: Vec::new(),
             notes: Vec::new(),
@@ -748,17 +757,14 @@ mod tests {
 
     #[test]
     fn the_current_job_and_disk_are_the_first_job_s_and_disk_s_and_a_step_opens_with_a_mark() {
-        use super::super::snapshot::{DiskView, SegmentMark};
+        use super::super::snapshot::SegmentMark;
         let mut snap = snapshot(2);
         snap.jobs[0].spec.iodepth = 7;
         snap.jobs[1].spec.iodepth = 9;
         assert_eq!(snap.job().iodepth, 7);
         assert_eq!(snap.disk(), None, "no disk known");
         snap.disks = ["vdb", "vda"]
-            .map(|name| DiskView {
-                name: name.into(),
-                row: None,
-            })
+            .map(|name| DiskView::new(name.into(), None))
             .into();
         assert_eq!(snap.disk(), Some("vdb"));
         assert!(!snap.step_opened(), "the plan's first job, waiting");
@@ -769,6 +775,51 @@ mod tests {
             engine: "psync".into(),
         });
         assert!(snap.step_opened());
+    }
+
+    #[test]
+    fn a_disk_the_steps_share_keeps_its_panel_and_a_new_one_starts_empty() {
+        let mut snap = snapshot(1);
+        snap.disks = vec![DiskView::new("vda".into(), None)];
+        for seq in 0..3 {
+            let row = IostatRow::idle("vda");
+            let at = Duration::from_secs(seq);
+            super::interval(
+                &mut snap,
+                0,
+                &interval(S, vec![], vec![]),
+                vec![Some(row)],
+                seq,
+                at,
+            );
+        }
+        assert_eq!(snap.disks[0].history.len(), 3);
+        assert!(snap.disks[0].last.is_some());
+        // Paused: the panel holds the last interval, the disks table's row goes on.
+        snap.state = SessionState::Paused;
+        let mut busy = IostatRow::idle("vda");
+        busy.util_pct = 50.0;
+        super::interval(
+            &mut snap,
+            0,
+            &interval(S, vec![], vec![]),
+            vec![Some(busy)],
+            3,
+            Duration::from_secs(4),
+        );
+        assert_eq!(snap.disks[0].history.len(), 3);
+        assert_eq!(snap.disks[0].last.as_ref().map(|r| r.util_pct), Some(0.0));
+        assert_eq!(snap.disks[0].row.as_ref().map(|r| r.util_pct), Some(50.0));
+        // The next step runs on vdb and vda: vda keeps its history, vdb starts with none.
+        let before = std::mem::take(&mut snap.disks);
+        let mut disks = vec![
+            DiskView::new("vdb".into(), None),
+            DiskView::new("vda".into(), None),
+        ];
+        keep_panels(before, &mut disks);
+        assert!(disks[0].history.is_empty() && disks[0].last.is_none());
+        assert_eq!(disks[1].history.len(), 3);
+        assert!(disks[1].last.is_some() && disks[1].row.is_none());
     }
 
     fn writes(bytes: u64) -> WorkerStats {
@@ -912,8 +963,8 @@ mod tests {
         let mut snap = snapshot(4);
         end_totals(&mut snap, &end);
         assert_eq!(snap.elapsed, Duration::from_millis(1500));
-        assert_eq!(snap.cumulative.read.ios, 300);
-        assert!((snap.cumulative.read.iops - 200.0).abs() < 1e-9);
+        assert_eq!(snap.total.cumulative.read.ios, 300);
+        assert!((snap.total.cumulative.read.iops - 200.0).abs() < 1e-9);
         let result = step_result(0, 1, step_status(&ending), &end, None);
         assert_eq!(result.read.ios, 300);
         assert!((result.read.iops - 200.0).abs() < 1e-9);
@@ -1048,6 +1099,9 @@ mod tests {
             assert_eq!(job.series.back().unwrap().seq, SERIES_POINTS as u64);
             assert_eq!(job.interval.as_ref().unwrap().write.ios, 2);
         }
-        assert_eq!(snap.interval.as_ref().unwrap().write.ios, 2 * jobs as u64);
+        assert_eq!(
+            snap.total.interval.as_ref().unwrap().write.ios,
+            2 * jobs as u64
+        );
     }
 }

@@ -20,7 +20,7 @@ use super::fold::{self, Tracking, size_goal};
 use super::recorder::{Recorder, RunOutcome, SegmentOutcome, TrustSetup};
 use super::snapshot::{
     DiskView, JobView, PlanProgress, RunJobTotals, SERIES_POINTS, SegmentMark, SeriesPoint,
-    SessionState, Snapshot, StatsView, TargetView, add_to_run,
+    SessionState, Snapshot, StatsView, StepTotal, TargetView, add_to_run,
 };
 use super::window::{DeviceWatch, Verdict};
 use super::{Control, SessionOptions, SessionOutcome};
@@ -246,14 +246,10 @@ impl Runner {
             segment: 0,
             elapsed: Duration::ZERO,
             remaining: spec.runtime,
-            interval: None,
-            cumulative: StatsView::default(),
+            total: StepTotal::default(),
             series: Arc::new(resident_deque(SeriesPoint::default())),
             segments: Vec::new(),
-            device: None,
-            device_history: Arc::new(resident_deque(IostatRow::idle(""))),
             latency_history: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
-            queue: device.map(|d| d.queue.clone()),
             reconciliation: None,
             warnings,
             notes,
@@ -278,8 +274,8 @@ impl Runner {
             },
             disks: device
                 .map(|d| DiskView {
-                    name: d.chain.device.clone(),
-                    row: None,
+                    history: Arc::new(resident_deque(IostatRow::idle(""))),
+                    ..DiskView::new(d.chain.device.clone(), Some(d.queue.clone()))
                 })
                 .into_iter()
                 .collect(),
@@ -1123,8 +1119,7 @@ impl Runner {
     /// The snapshot of a step starting: its jobs, disks, trackers and mark on the series.
     fn open_views(&mut self, index: u32, jobs: &[Job], targets: &[usize], devices: &[usize]) {
         self.snap.segment = index;
-        self.snap.interval = None;
-        self.snap.cumulative = StatsView::default();
+        self.snap.total = StepTotal::default();
         self.snap.plan = PlanProgress {
             index: self.step,
             count: self.plan.steps.len(),
@@ -1140,13 +1135,15 @@ impl Runner {
             .collect();
         self.tracking = Tracking::for_jobs(jobs);
         self.tracking.publish(&mut self.snap.jobs);
+        let before = std::mem::take(&mut self.snap.disks);
         self.snap.disks = devices
             .iter()
-            .map(|&d| DiskView {
-                name: self.devices[d].chain.device.clone(),
-                row: None,
+            .map(|&d| {
+                let device = &self.devices[d];
+                DiskView::new(device.chain.device.clone(), Some(device.queue.clone()))
             })
             .collect();
+        fold::keep_panels(before, &mut self.snap.disks);
         self.snap.segments.push(SegmentMark {
             index,
             job: if jobs.len() == 1 {

@@ -307,11 +307,45 @@ pub struct TraceLive {
     pub lost_events: u64,
 }
 
-/// One disk of the running step: its `iostat -x` row over the last interval.
+/// The running (or last) step's jobs together: the jobs table's `step total` row, and what
+/// the panels show of a one-job step (its job's). Its series is the session's,
+/// [`Snapshot::series`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepTotal {
+    /// The last complete interval.
+    pub interval: Option<StatsView>,
+    /// The step so far.
+    pub cumulative: StatsView,
+}
+
+/// One disk of the running step: its `iostat -x` row over the last interval, and for the
+/// first disk (the device panel's) what the panel draws.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiskView {
     pub name: String,
     pub row: Option<IostatRow>,
+    /// The device panel's row, when known: the last interval's, held while the step is paused
+    /// (the panel then shows the segment's last interval). Kept for the first disk only.
+    pub last: Option<IostatRow>,
+    /// The last [`SERIES_POINTS`] rows of `last`, across steps on this disk. Kept for the
+    /// first disk only.
+    pub history: Arc<VecDeque<IostatRow>>,
+    /// The disk's queue settings, when known.
+    pub queue: Option<QueueSettings>,
+}
+
+impl DiskView {
+    /// A disk of a step before its first interval (`queue`: its settings, when read).
+    #[must_use]
+    pub fn new(name: String, queue: Option<QueueSettings>) -> Self {
+        Self {
+            name,
+            row: None,
+            last: None,
+            history: Arc::default(),
+            queue,
+        }
+    }
 }
 
 /// Everything a front end draws, at one moment.
@@ -331,21 +365,13 @@ pub struct Snapshot {
     /// Measured time of the current segment (ramp and pauses excluded).
     pub elapsed: Duration,
     pub remaining: Duration,
-    /// The last complete interval.
-    pub interval: Option<StatsView>,
-    /// The current segment so far.
-    pub cumulative: StatsView,
-    /// The last [`SERIES_POINTS`] intervals of the session.
+    /// Every job of the step together.
+    pub total: StepTotal,
+    /// The last [`SERIES_POINTS`] intervals of the session: every job of each step together.
     pub series: Arc<VecDeque<SeriesPoint>>,
     pub segments: Vec<SegmentMark>,
     /// The latency histograms of the intervals of [`Snapshot::series`].
     pub latency_history: Arc<VecDeque<Arc<IntervalLatency>>>,
-    /// The device's `iostat -x` row over the last interval, when known.
-    pub device: Option<IostatRow>,
-    /// The last [`SERIES_POINTS`] interval rows of the device.
-    pub device_history: Arc<VecDeque<IostatRow>>,
-    /// The disk's queue settings, when known.
-    pub queue: Option<QueueSettings>,
     /// App I/Os against device I/Os over the last finished segment, when known.
     pub reconciliation: Option<ReconciliationRecord>,
     pub warnings: Vec<RunWarning>,
@@ -366,7 +392,7 @@ pub struct Snapshot {
     pub jobs: Vec<JobView>,
     pub plan: PlanProgress,
     /// Every disk of the running step (before the first step opens, the target's); the
-    /// first is [`Snapshot::disk`].
+    /// first is [`Snapshot::first_disk`], named by [`Snapshot::disk`].
     pub disks: Vec<DiskView>,
     /// Each step's point (a sweep's swept options and values; empty otherwise), in plan order.
     pub plan_points: Arc<Vec<Vec<(String, String)>>>,
@@ -397,6 +423,12 @@ impl Snapshot {
     #[must_use]
     pub fn disk(&self) -> Option<&str> {
         self.disks.first().map(|d| d.name.as_str())
+    }
+
+    /// The first disk: the target's, the one the device and queue panels show.
+    #[must_use]
+    pub fn first_disk(&self) -> Option<&DiskView> {
+        self.disks.first()
     }
 
     /// A step has opened: the jobs are the running (or last) step's, not the plan's first

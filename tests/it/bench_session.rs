@@ -103,7 +103,7 @@ fn controls_end_segments_and_the_record_keeps_each() {
     // A parameter change ends segment 0 and starts segment 1 at once.
     handle.control.send(Control::SetIodepth(4)).unwrap();
     let snap = wait_for(&mut rx, |s| {
-        s.segment == 1 && s.state == SessionState::Running && s.interval.is_some()
+        s.segment == 1 && s.state == SessionState::Running && s.total.interval.is_some()
     });
     assert_eq!(snap.job().iodepth, 4);
     assert_eq!(snap.segments.len(), 2);

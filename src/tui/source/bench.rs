@@ -31,7 +31,8 @@ pub struct BenchSource {
     /// The session thread is gone (sender dropped): stop polling it.
     closed: bool,
     disks: MonitorSource,
-    had_device: bool,
+    /// The disk the session has shown a row of (its row is never dropped afterwards).
+    had_device: Option<String>,
     started: bool,
     /// The job the next key changes: ahead of the snapshot while a change is in flight.
     next_job: crate::bench::spec::JobSpec,
@@ -53,7 +54,7 @@ impl BenchSource {
             snap,
             closed: false,
             disks: MonitorSource::open(DISKS_INTERVAL, false)?,
-            had_device: false,
+            had_device: None,
             started: false,
             host,
             kernel,
@@ -68,8 +69,10 @@ impl BenchSource {
         if snap.job() != self.snap.job() || snap.warnings.len() != self.snap.warnings.len() {
             self.next_job = snap.job().clone();
         }
-        if snap.device.is_some() {
-            self.had_device = true;
+        if let Some(disk) = snap.first_disk().filter(|d| d.last.is_some())
+            && self.had_device.as_deref() != Some(disk.name.as_str())
+        {
+            self.had_device = Some(disk.name.clone());
         }
         self.snap = snap;
         self.auto_start();
@@ -200,7 +203,12 @@ impl BenchSource {
         let table = app.disk_table(rows);
         let disk = snap.disk().map(str::to_owned);
         let mut warnings = snap_view::warnings(snap);
-        if self.had_device && snap.device.is_none() {
+        let first_disk = snap.first_disk();
+        let last_row = first_disk.and_then(|d| d.last.as_ref());
+        let gone = first_disk.is_some_and(|d| {
+            d.last.is_none() && self.had_device.as_deref() == Some(d.name.as_str())
+        });
+        if gone {
             warnings.push(Warning::new(
                 WarningKind::DeviceGone,
                 format!(
@@ -240,7 +248,8 @@ impl BenchSource {
                 .map(|of| format!("target {}, {of}", target_disk.as_deref().unwrap_or("-")));
             (Some(device), Some(panels.queue))
         } else {
-            if let Some(note) = snap.queue.as_ref().and_then(from_monitor::util_caveat) {
+            let queue = first_disk.and_then(|d| d.queue.as_ref());
+            if let Some(note) = queue.and_then(from_monitor::util_caveat) {
                 warnings.push(Warning::new(WarningKind::UtilCaveat, note));
             }
             // Without a block device (tmpfs, ...) the panel says why and still shows warnings.
@@ -254,17 +263,11 @@ impl BenchSource {
                 });
             let mut device = DeviceView {
                 name: disk.clone().unwrap_or_else(|| "-".into()),
-                now: snap
-                    .device
-                    .as_ref()
-                    .map(from_monitor::device_rates)
-                    .unwrap_or_default(),
+                now: last_row.map(from_monitor::device_rates).unwrap_or_default(),
                 window: device_window(&snap.state, segment, snap.series.back().map(|p| p.duration)),
-                history: snap
-                    .device_history
-                    .iter()
-                    .map(from_monitor::device_rates)
-                    .collect(),
+                history: first_disk
+                    .map(|d| d.history.iter().map(from_monitor::device_rates).collect())
+                    .unwrap_or_default(),
                 reconciliation: snap_view::reconciliation(snap),
                 reconciliation_of,
                 warnings,
@@ -272,7 +275,7 @@ impl BenchSource {
                 disks: snap_view::disks(snap),
             };
             same_sample(&mut device, &table.rows);
-            let queue: Option<QueueView> = match (&disk, &snap.queue) {
+            let queue: Option<QueueView> = match (&disk, queue) {
                 (Some(d), Some(q)) => Some(from_monitor::queue_view(&whole_disk(d), q)),
                 _ => None,
             };
@@ -548,7 +551,7 @@ mod tests {
             snap,
             closed: false,
             disks: MonitorSource::open(DISKS_INTERVAL, false).expect("/proc/diskstats"),
-            had_device: false,
+            had_device: None,
             started: true,
             host: String::new(),
             kernel: String::new(),
@@ -614,6 +617,7 @@ mod tests {
             .expect("runtime");
         let _entered = runtime.enter();
         let snap = Arc::new(snap);
+        let had_device = snap.disk().map(str::to_owned);
         let (_publish, snapshots) = watch::channel(snap.clone());
         let (control, _controls) = mpsc::unbounded_channel();
         let mut source = BenchSource {
@@ -623,7 +627,7 @@ mod tests {
             snap,
             closed: false,
             disks: MonitorSource::open(DISKS_INTERVAL, false).expect("/proc/diskstats"),
-            had_device: true,
+            had_device,
             started: true,
             host: "db-07".into(),
             kernel: "Linux 6.18.0".into(),
@@ -743,8 +747,8 @@ mod tests {
         snap.jobs = vec![job];
         snap.disks.truncate(1);
         let job = &snap.jobs[0];
-        snap.interval.clone_from(&job.interval);
-        snap.cumulative = job.cumulative.clone();
+        snap.total.interval.clone_from(&job.interval);
+        snap.total.cumulative = job.cumulative.clone();
         snap.series = job.series.clone();
         snap.plan = crate::session::PlanProgress {
             index: 0,
@@ -757,8 +761,8 @@ mod tests {
         let p99 = |v: &crate::session::StatsView| {
             fmt::latency_ns(snap_view::percentiles(&v.read.latency).p99_ns)
         };
-        let run = p99(&snap.cumulative);
-        let last = p99(snap.interval.as_ref().unwrap());
+        let run = p99(&snap.total.cumulative);
+        let last = p99(snap.total.interval.as_ref().unwrap());
         assert_ne!(run, last, "the sample's last interval differs from its run");
         for size in SIZES {
             let (_, screen, term) = dashboard(snap.clone(), &table_rows(), size);

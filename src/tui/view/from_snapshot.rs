@@ -83,10 +83,10 @@ fn pick(dir: Direction, v: &StatsView) -> &DirectionView {
 
 #[must_use]
 pub fn latency(snap: &Snapshot) -> LatencyView {
-    let dirs = shown_directions(snap.job(), &snap.cumulative);
+    let dirs = shown_directions(snap.job(), &snap.total.cumulative);
     LatencyView {
         heatmap: Some(heatmap(snap, heat_direction(&dirs))),
-        ..latency_over(&dirs, snap.interval.as_ref(), &snap.cumulative)
+        ..latency_over(&dirs, snap.total.interval.as_ref(), &snap.total.cumulative)
     }
 }
 
@@ -125,7 +125,7 @@ pub fn latency_for(snap: &Snapshot, selected: Option<usize>) -> LatencyView {
             LatencyView {
                 heatmap: Some(heatmap(snap, heat_direction(&dirs))),
                 of: Some(STEP_TOTAL.into()),
-                ..latency_over(&dirs, snap.interval.as_ref(), &snap.cumulative)
+                ..latency_over(&dirs, snap.total.interval.as_ref(), &snap.total.cumulative)
             }
         }
     }
@@ -334,7 +334,7 @@ pub fn throughput_for(snap: &Snapshot, selected: Option<usize>) -> ThroughputVie
     };
     if over(snap) {
         view.headline = Some(totals_point(
-            job.map_or(&snap.cumulative, |j| &j.cumulative),
+            job.map_or(&snap.total.cumulative, |j| &j.cumulative),
         ));
     }
     view
@@ -446,7 +446,7 @@ pub fn jobs(snap: &Snapshot, selected: Option<usize>) -> Option<JobsView> {
         total: JobRow {
             name: STEP_TOTAL.into(),
             errors: snap.jobs.iter().map(|j| j.errors).sum(),
-            ..of(snap.interval.as_ref(), &snap.cumulative)
+            ..of(snap.total.interval.as_ref(), &snap.total.cumulative)
         },
         selected: selected.filter(|&i| i < snap.jobs.len()),
         span,

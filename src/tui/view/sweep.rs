@@ -175,11 +175,11 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
                     notes,
                 }
             } else if running_step == Some(step) {
-                let (read, write) = so_far(&snap.cumulative);
+                let (read, write) = so_far(&snap.total.cumulative);
                 // The disk's last interval, once it is this point's (it has measured I/O).
                 let device = snap
-                    .device
-                    .as_ref()
+                    .first_disk()
+                    .and_then(|d| d.last.as_ref())
                     .filter(|_| read.is_some() || write.is_some());
                 SweepRow {
                     values,

@@ -13,7 +13,7 @@ use crate::monitor::iostat::IostatRow;
 use crate::record::RunStatus;
 use crate::session::{
     DiskView, JobView, PlanProgress, PointRates, SegmentMark, SessionState, Snapshot, StatsView,
-    StepResult,
+    StepResult, StepTotal,
 };
 use crate::tui::view::{SweepMetric, View};
 
@@ -146,12 +146,13 @@ pub fn snapshot() -> Snapshot {
     snap.elapsed = Duration::from_secs(ELAPSED_S);
     snap.remaining = RUNTIME - Duration::from_secs(ELAPSED_S);
     snap.ramp_remaining = None;
-    snap.interval = last;
-    snap.cumulative = cumulative.clone();
+    snap.total = StepTotal {
+        interval: last,
+        cumulative: cumulative.clone(),
+    };
     snap.series = Arc::new(series);
     snap.segments = segments;
     snap.latency_history = Arc::new(VecDeque::new());
-    snap.device = Some(vda.clone());
     snap.engine.requested = "io_uring".into();
     snap.engine.used = "io_uring".into();
     snap.target.path = "/srv/bench/.diskdash-scratch".into();
@@ -162,7 +163,7 @@ pub fn snapshot() -> Snapshot {
         spec: job,
         target: snap.target.path.clone(),
         disk: Some("vda".into()),
-        interval: snap.interval.clone(),
+        interval: snap.total.interval.clone(),
         cumulative,
         errors: 0,
         series: Arc::new(VecDeque::new()),
@@ -171,8 +172,9 @@ pub fn snapshot() -> Snapshot {
         verify: None,
     }];
     snap.disks = vec![DiskView {
-        name: "vda".into(),
-        row: Some(vda),
+        row: Some(vda.clone()),
+        last: Some(vda),
+        ..DiskView::new("vda".into(), None)
     }];
     snap.plan = PlanProgress {
         index: 5,

@@ -14,7 +14,7 @@ use crate::monitor::iostat::IostatRow;
 use crate::record::EngineRecord;
 use crate::session::{
     DiskView, IntervalLatency, JobView, PlanProgress, SegmentMark, SeriesPoint, SessionState,
-    Snapshot, StatsView, TargetView,
+    Snapshot, StatsView, StepTotal, TargetView,
 };
 use crate::stats::{LatencyHistogram, WorkerStats};
 use crate::tui::view::from_snapshot as snap_view;
@@ -180,14 +180,16 @@ pub fn snapshot() -> Snapshot {
             ..IntervalLatency::default()
         }));
     }
+    let vda = iostat("vda", 962.0, 641.0, 71.4);
     let disks = vec![
         DiskView {
-            name: "vda".into(),
-            row: Some(iostat("vda", 962.0, 641.0, 71.4)),
+            row: Some(vda.clone()),
+            last: Some(vda),
+            ..DiskView::new("vda".into(), None)
         },
         DiskView {
-            name: "vdb".into(),
             row: Some(iostat("vdb", 968.0, 629.0, 70.8)),
+            ..DiskView::new("vdb".into(), None)
         },
     ];
     Snapshot {
@@ -213,8 +215,10 @@ pub fn snapshot() -> Snapshot {
         segment: 0,
         elapsed: Duration::from_secs(ELAPSED_S),
         remaining: Duration::from_secs(ELAPSED_S),
-        interval: Some(StatsView::from_stats(&total_interval, second)),
-        cumulative: StatsView::from_stats(&total_cumulative, Duration::from_secs(ELAPSED_S)),
+        total: StepTotal {
+            interval: Some(StatsView::from_stats(&total_interval, second)),
+            cumulative: StatsView::from_stats(&total_cumulative, Duration::from_secs(ELAPSED_S)),
+        },
         series: Arc::new(series_total),
         segments: vec![SegmentMark {
             index: 0,
@@ -223,9 +227,6 @@ pub fn snapshot() -> Snapshot {
             engine: "psync".into(),
         }],
         latency_history: Arc::new(heat),
-        device: disks[0].row.clone(),
-        device_history: Arc::new(VecDeque::new()),
-        queue: None,
         reconciliation: None,
         warnings: Vec::new(),
         notes: Vec::new(),

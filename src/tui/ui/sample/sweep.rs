@@ -12,7 +12,7 @@ use crate::monitor::iostat::IostatRow;
 use crate::record::RunStatus;
 use crate::session::{
     DiskView, JobView, PlanProgress, PointRates, SegmentMark, SessionState, Snapshot, StatsView,
-    StepResult,
+    StepResult, StepTotal,
 };
 use crate::tui::view::from_monitor;
 use crate::tui::view::from_snapshot as snap_view;
@@ -158,12 +158,13 @@ pub fn snapshot() -> Snapshot {
     snap.segment = 5;
     snap.elapsed = Duration::from_secs(ELAPSED_S);
     snap.remaining = RUNTIME - Duration::from_secs(ELAPSED_S);
-    snap.interval = last;
-    snap.cumulative = cumulative.clone();
+    snap.total = StepTotal {
+        interval: last,
+        cumulative: cumulative.clone(),
+    };
     snap.series = Arc::new(series);
     snap.segments = segments;
     snap.latency_history = Arc::new(VecDeque::new());
-    snap.device = Some(vda.clone());
     snap.engine.requested = "io_uring".into();
     snap.engine.used = "io_uring".into();
     snap.target.path = "/srv/bench/.diskdash-scratch".into();
@@ -174,7 +175,7 @@ pub fn snapshot() -> Snapshot {
         spec: job,
         target: snap.target.path.clone(),
         disk: Some("vda".into()),
-        interval: snap.interval.clone(),
+        interval: snap.total.interval.clone(),
         cumulative,
         errors: 0,
         series: Arc::new(VecDeque::new()),
@@ -183,8 +184,9 @@ pub fn snapshot() -> Snapshot {
         verify: None,
     }];
     snap.disks = vec![DiskView {
-        name: "vda".into(),
-        row: Some(vda),
+        row: Some(vda.clone()),
+        last: Some(vda),
+        ..DiskView::new("vda".into(), None)
     }];
     snap.plan = PlanProgress {
         index: 5,
@@ -212,7 +214,7 @@ pub fn view(snap: &Snapshot, metric: SweepMetric) -> View {
             interval: Duration::from_secs(1),
         };
         dev.disks = snap_view::disks(snap);
-        if let Some(row) = &snap.device {
+        if let Some(row) = snap.first_disk().and_then(|d| d.last.as_ref()) {
             dev.now = from_monitor::device_rates(row);
             dev.history = vec![dev.now; 40];
         }
