@@ -16,17 +16,13 @@ pub const DIRECTIONS: [&str; 3] = ["read", "write", "trim"];
 #[must_use]
 pub fn section(path: &str, record: &RunRecord, redact: bool) -> Section {
     let mut section = Section {
-        heading: record
-            .job
-            .ran_description
-            .clone()
-            .unwrap_or_else(|| record.job.description.clone()),
+        heading: super::title::describe(record, None),
         facts: super::run_facts(path, record, redact),
         ..Section::default()
     };
     if record.sweep.is_some() || record.mark.is_some() {
         super::sweep::add(&mut section, record);
-        section.figures.push(percentiles(record));
+        section.figures.push(super::sweep::percentiles(record));
         section.notes.extend(record.notes.iter().cloned());
         return section;
     }
@@ -139,8 +135,8 @@ fn rate_lines(record: &RunRecord) -> RateLines {
         }
         if several && segment.jobs.len() > 1 {
             lacks.push(format!(
-                "{} kept no interval series of their own (a fleet's host keeps one only when it \
-                 ran one job): the lines are the run's totals per direction, not per job",
+                "{} kept no interval series of their own (the record predates them): the lines \
+                 are the run's totals per direction, not per job",
                 segment
                     .jobs
                     .iter()
@@ -358,18 +354,75 @@ pub fn percentile_chart(lines: Vec<Line>) -> LineChart {
     }
 }
 
-fn percentiles(record: &RunRecord) -> Figure {
-    let lines: Vec<Line> = DIRECTIONS
+/// Percentile curves drawn one by one (per job, per sweep point, per mark test) where they
+/// fit one chart; past this many, the whole record's curve per direction.
+pub const MOST_CURVES: usize = 12;
+
+/// `parts` as one latency record: the one itself, else their histograms merged.
+#[must_use]
+pub fn merged(parts: &[&LatencyRecord]) -> LatencyRecord {
+    match parts {
+        [one] => (*one).clone(),
+        _ => crate::fleet::merge::merge_latency(parts),
+    }
+}
+
+/// The whole record's percentile curve per direction.
+#[must_use]
+pub fn whole_percentiles(record: &RunRecord) -> Vec<Line> {
+    DIRECTIONS
         .iter()
         .map(|&d| (d, direction(&record.read, &record.write, &record.trim, d)))
         .filter(|(_, d)| d.total_ios > 0)
         .map(|(name, d)| percentile_line(name, &d.lat_ns))
-        .collect();
+        .collect()
+}
+
+/// Per job and direction (each job's segments merged) in a run of several jobs where the
+/// curves fit, else the whole run's per direction, saying that its jobs are together.
+fn percentiles(record: &RunRecord) -> Figure {
+    let mut names: Vec<&str> = Vec::new();
+    for job in record.segments.iter().flat_map(|s| &s.jobs) {
+        if !names.contains(&job.name.as_str()) {
+            names.push(&job.name);
+        }
+    }
+    if names.len() > 1 {
+        let mut curves = Vec::new();
+        for name in &names {
+            for d in DIRECTIONS {
+                let parts: Vec<&LatencyRecord> = record
+                    .segments
+                    .iter()
+                    .flat_map(|s| &s.jobs)
+                    .filter(|j| j.name == *name)
+                    .map(|j| &direction(&j.read, &j.write, &j.trim, d).lat_ns)
+                    .filter(|l| l.n > 0)
+                    .collect();
+                if !parts.is_empty() {
+                    curves.push(percentile_line(&format!("{name} {d}"), &merged(&parts)));
+                }
+            }
+        }
+        if !curves.is_empty() && curves.len() <= MOST_CURVES {
+            return super::lines(
+                "percentiles",
+                "Latency percentiles per job (whole run)",
+                &percentile_chart(curves),
+                None,
+            );
+        }
+    }
+    let together = names.len() > 1;
     super::lines(
         "percentiles",
-        "Latency percentiles (whole run)",
-        &percentile_chart(lines),
-        None,
+        if together {
+            "Latency percentiles (whole run, its jobs together)"
+        } else {
+            "Latency percentiles (whole run)"
+        },
+        &percentile_chart(whole_percentiles(record)),
+        together.then(|| format!("the {} jobs' latencies together", names.len())),
     )
 }
 
@@ -444,7 +497,13 @@ fn heatmap(record: &RunRecord) -> Figure {
         title: title.into(),
         svg: super::chart::draw_heat(&chart),
         note: Some(format!(
-            "colour: I/Os in the band on a log scale, pale 1 to dark {most}; reads, writes and trims together"
+            "colour: I/Os in the band on a log scale, pale 1 to dark {most}; reads, writes and \
+             trims together{}",
+            if record.segments.iter().any(|s| s.jobs.len() > 1) {
+                ", and the jobs of a step"
+            } else {
+                ""
+            }
         )),
     }
 }

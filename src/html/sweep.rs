@@ -126,35 +126,40 @@ fn xs(dimension: &str, points: &[Point]) -> (Vec<f64>, Option<Vec<String>>) {
     }
 }
 
+/// The axis of the swept values: log scale where they span 8x or more; either way ticked at
+/// the swept values themselves (4 KiB, 64 KiB, 1 MiB; iodepth 1, 2, 3), not at round numbers
+/// between them (1000 B, 9.77 KiB; an iodepth of 1.25), bytes for `bs`.
 fn x_axis(dimension: &str, xs: &[f64], names: Option<Vec<String>>) -> Axis {
-    match names {
-        Some(names) => Axis::names(dimension, names),
-        None => {
-            let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = xs.iter().copied().fold(0.0, f64::max);
-            if hi / lo >= 8.0 {
-                // The ticks are the swept values (4 KiB, 64 KiB, 1 MiB; iodepth 1, 4, 16),
-                // not the decades between them (1000 B, 9.77 KiB).
-                let mut axis = Axis::log(&format!("{dimension} (log scale)"), Unit::Plain, lo, hi);
-                let margin = 0.06 * (hi / lo).log10();
-                axis.lo = lo.log10() - margin;
-                axis.hi = hi.log10() + margin;
-                let mut ticks: Vec<f64> = xs.iter().map(|x| x.log10()).collect();
-                ticks.sort_by(f64::total_cmp);
-                ticks.dedup();
-                let every = ticks.len().div_ceil(12);
-                axis.ticks = ticks.into_iter().step_by(every).collect();
-                axis.unit = if dimension == "bs" {
-                    Unit::BytesPerS
-                } else {
-                    Unit::Whole
-                };
-                axis
-            } else {
-                Axis::linear(dimension, Unit::Plain, lo * 0.9, hi * 1.05)
-            }
-        }
+    if let Some(names) = names {
+        return Axis::names(dimension, names);
     }
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = xs.iter().copied().fold(0.0, f64::max);
+    let unit = if dimension == "bs" {
+        Unit::BytesPerS
+    } else {
+        Unit::Whole
+    };
+    let log = hi / lo >= 8.0;
+    let mut axis = if log {
+        let mut axis = Axis::log(&format!("{dimension} (log scale)"), unit, lo, hi);
+        let margin = 0.06 * (hi / lo).log10();
+        axis.lo = lo.log10() - margin;
+        axis.hi = hi.log10() + margin;
+        axis
+    } else {
+        let margin = 0.06 * (hi - lo).max(hi * 0.1);
+        Axis::linear(dimension, unit, lo - margin, hi + margin)
+    };
+    let mut ticks: Vec<f64> = xs
+        .iter()
+        .map(|&x| if log { x.log10() } else { x })
+        .collect();
+    ticks.sort_by(f64::total_cmp);
+    ticks.dedup();
+    let every = ticks.len().div_ceil(12);
+    axis.ticks = ticks.into_iter().step_by(every).collect();
+    axis
 }
 
 /// The knee, the peaks and the advice along the chart's dimension, as marks.
@@ -232,6 +237,10 @@ fn one_axis(record: &RunRecord, dimension: &str, points: &[Point]) -> Vec<Figure
         line("read", &|p| p.read_iops),
         line("write", &|p| p.write_iops),
     ]);
+    // A point's p99 is its slower direction's where it both read and wrote.
+    let both = points
+        .iter()
+        .any(|p| p.read_iops > 0.0 && p.write_iops > 0.0);
     let p99 = keep(vec![line("p99 latency", &|p| p.p99_ns)]);
     let marked: Vec<String> = points
         .iter()
@@ -268,7 +277,14 @@ fn one_axis(record: &RunRecord, dimension: &str, points: &[Point]) -> Vec<Figure
         ),
         super::lines(
             "sweep-p99",
-            &format!("p99 latency against {dimension}"),
+            &format!(
+                "p99 latency against {dimension}{}",
+                if both {
+                    " (of the slower direction)"
+                } else {
+                    ""
+                }
+            ),
             &chart(Axis::from_zero("p99 latency", Unit::Ns, max(&p99)), p99),
             None,
         ),
@@ -341,8 +357,12 @@ fn grid(dimensions: &[String], points: &[Point]) -> Vec<Figure> {
 }
 
 fn points_table(points: &[Point]) -> String {
-    let mut html = String::from(
-        "<table class=\"points\"><tr><th>point</th><th>read</th><th>write</th><th>p99</th><th>trust marks</th></tr>\n",
+    let both = points
+        .iter()
+        .any(|p| p.read_iops > 0.0 && p.write_iops > 0.0);
+    let mut html = format!(
+        "<table class=\"points\"><tr><th>point</th><th>read</th><th>write</th><th>p99{}</th><th>trust marks</th></tr>\n",
+        if both { " (the slower direction)" } else { "" }
     );
     let f = |unit, v| super::chart::format(unit, v);
     for p in points {
@@ -442,6 +462,68 @@ fn add_mark(section: &mut Section, record: &RunRecord) {
     });
 }
 
+/// The latency percentile curves of each point (its loops merged) and direction: a sweep's
+/// points by their values, a mark's by their test. Where there are more than
+/// [`super::run::MOST_CURVES`]
+/// the whole record's curve per direction, titled and noted as every point merged.
+#[must_use]
+pub fn percentiles(record: &RunRecord) -> Figure {
+    let mut order: Vec<String> = Vec::new();
+    let mut by: BTreeMap<String, Vec<&SegmentRecord>> = BTreeMap::new();
+    for segment in &record.segments {
+        let name = if record.mark.is_some() {
+            crate::report::mark::test_of(segment).unwrap_or_else(|| key(&segment.point))
+        } else {
+            key(&segment.point)
+        };
+        if !by.contains_key(&name) {
+            order.push(name.clone());
+        }
+        by.entry(name).or_default().push(segment);
+    }
+    let mut curves = Vec::new();
+    for name in &order {
+        for direction in super::run::DIRECTIONS {
+            let parts: Vec<&crate::record::LatencyRecord> = by[name]
+                .iter()
+                .map(|s| &super::run::direction(&s.read, &s.write, &s.trim, direction).lat_ns)
+                .filter(|l| l.n > 0)
+                .collect();
+            if parts.is_empty() {
+                continue;
+            }
+            curves.push(super::run::percentile_line(
+                &format!("{name} {direction}"),
+                &super::run::merged(&parts),
+            ));
+        }
+    }
+    let what = if record.mark.is_some() {
+        "test"
+    } else {
+        "point"
+    };
+    if curves.len() <= super::run::MOST_CURVES && !curves.is_empty() {
+        return super::lines(
+            "percentiles",
+            &format!("Latency percentiles per {what}"),
+            &super::run::percentile_chart(curves),
+            (record.segments.len() > order.len()).then(|| format!("each {what}'s loops merged")),
+        );
+    }
+    super::lines(
+        "percentiles",
+        &format!("Latency percentiles, every {what} merged"),
+        &super::run::percentile_chart(super::run::whole_percentiles(record)),
+        Some(format!(
+            "the {} {what}s' latencies together: one by one they would be {} curves, more than \
+             a chart keeps apart",
+            order.len(),
+            curves.len()
+        )),
+    )
+}
+
 fn cell<'r>(
     row: &'r crate::report::mark::MarkRow,
     column: &str,
@@ -464,6 +546,15 @@ mod tests {
         let shown: Vec<String> = axis.ticks.iter().map(|&t| axis.tick_text(t)).collect();
         assert_eq!(shown, ["4 KiB", "64 KiB", "256 KiB", "1 MiB"]);
         assert!(axis.lo < 4096f64.log10() && axis.hi > 1_048_576f64.log10());
+        // A linear axis too: iodepth 1, 2, 3 (no 1.25), 4 KiB and 8 KiB (no 5k).
+        let axis = x_axis("iodepth", &[1.0, 2.0, 3.0], None);
+        assert!(!axis.log);
+        let shown: Vec<String> = axis.ticks.iter().map(|&t| axis.tick_text(t)).collect();
+        assert_eq!(shown, ["1", "2", "3"]);
+        assert!(axis.lo < 1.0 && axis.hi > 3.0);
+        let axis = x_axis("bs", &[4096.0, 8192.0], None);
+        let shown: Vec<String> = axis.ticks.iter().map(|&t| axis.tick_text(t)).collect();
+        assert_eq!(shown, ["4 KiB", "8 KiB"]);
         let depths: Vec<f64> = (0..16).map(|i| f64::from(1u32 << i)).collect();
         let axis = x_axis("iodepth", &depths, None);
         let shown: Vec<String> = axis.ticks.iter().map(|&t| axis.tick_text(t)).collect();
