@@ -118,7 +118,7 @@ fn load(path: &Path, redact: bool) -> anyhow::Result<Input> {
             crate::record::Loaded::Run(run) => (*run, None),
             crate::record::Loaded::Fleet(fleet) => {
                 match crate::fleet::view::as_run_by_job(&fleet) {
-                    Some(run) => (run, Some(host_names(&fleet))),
+                    Some(run) => (run, Some(fleet_facts(&fleet))),
                     // The loader's own error: no host sent its record back.
                     None => (crate::fleet::view::load_run(path)?, None),
                 }
@@ -132,13 +132,18 @@ fn load(path: &Path, redact: bool) -> anyhow::Result<Input> {
     })
 }
 
-fn host_names(fleet: &crate::record::FleetRecord) -> Vec<String> {
-    fleet.hosts.iter().map(|h| h.host.clone()).collect()
+fn fleet_facts(fleet: &crate::record::FleetRecord) -> crate::html::Fleet {
+    crate::html::Fleet {
+        hosts: fleet.hosts.iter().map(|h| h.host.clone()).collect(),
+        command: fleet.command.clone(),
+    }
 }
 
 /// The run (or fleet, as one run of a job per host and job, and its hosts' names) in `path`,
 /// redacted.
-fn load_redacted(path: &Path) -> anyhow::Result<(crate::record::RunRecord, Option<Vec<String>>)> {
+fn load_redacted(
+    path: &Path,
+) -> anyhow::Result<(crate::record::RunRecord, Option<crate::html::Fleet>)> {
     use crate::record::machine::{redact_run, redact_value, secrets_of};
     let (run, hosts) = match crate::record::load_any(path)? {
         crate::record::Loaded::Run(run) => (*run, None),
@@ -166,7 +171,7 @@ fn load_redacted(path: &Path) -> anyhow::Result<(crate::record::RunRecord, Optio
                 }
             }
             match crate::fleet::view::as_run_by_job(&fleet) {
-                Some(run) => (run, Some(host_names(&fleet))),
+                Some(run) => (run, Some(fleet_facts(&fleet))),
                 // The loader's own error: no host sent its record back.
                 None => return Ok((crate::fleet::view::load_run(path)?, None)),
             }
@@ -209,7 +214,7 @@ fn title(inputs: &[Input]) -> String {
     let recordings = inputs.len() - runs;
     let what = match inputs {
         [Input::Run { record, fleet, .. }] => {
-            crate::html::title::describe(record, fleet.as_deref())
+            crate::html::title::describe(record, fleet.as_ref().map(|f| f.hosts.as_slice()))
         }
         [Input::Monitor { recording, .. }] => monitor_title(recording),
         _ => {

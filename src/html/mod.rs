@@ -27,11 +27,18 @@ pub enum Input {
     Run {
         path: String,
         record: Box<RunRecord>,
-        /// The hosts' names, when the record is a fleet's.
-        fleet: Option<Vec<String>>,
+        /// What a fleet's record says beyond its run, when the record is a fleet's.
+        fleet: Option<Fleet>,
     },
     /// A monitor recording (`--record`).
     Monitor { path: String, recording: Recording },
+}
+
+/// A fleet record's own facts: its hosts' names and what each host ran (`bench ...`).
+#[derive(Debug, Clone)]
+pub struct Fleet {
+    pub hosts: Vec<String>,
+    pub command: Vec<String>,
 }
 
 /// One chart: its name (`--chart`), its title, and the SVG (or why there is none).
@@ -107,7 +114,7 @@ pub fn sections(inputs: &[Input], redact: bool) -> Vec<Section> {
             } => Some((
                 path.as_str(),
                 record.as_ref(),
-                title::describe(record, fleet.as_deref()),
+                title::describe(record, fleet.as_ref().map(|f| f.hosts.as_slice())),
             )),
             Input::Monitor { .. } => None,
         })
@@ -125,7 +132,10 @@ pub fn sections(inputs: &[Input], redact: bool) -> Vec<Section> {
                 fleet,
             } => {
                 let mut section = run::section(path, record, redact);
-                section.heading = title::describe(record, fleet.as_deref());
+                if let Some(fleet) = fleet {
+                    section.heading = title::describe(record, Some(&fleet.hosts));
+                    fleet_command(&mut section.facts, fleet, redact);
+                }
                 if runs.len() > 1 {
                     n += 1;
                     section = section.numbered(n);
@@ -138,6 +148,18 @@ pub fn sections(inputs: &[Input], redact: bool) -> Vec<Section> {
         }
     }
     out
+}
+
+/// A fleet's command in its header: what each host ran, not the first host's own command
+/// line (diskdash's remote side, `--fleet-remote ...`); left as it is where it is redacted.
+fn fleet_command(facts: &mut [(String, String)], fleet: &Fleet, redact: bool) {
+    let hidden = crate::record::machine::REDACTED;
+    for (key, value) in facts.iter_mut().filter(|f| f.0 == "command") {
+        if !redact && !value.starts_with(hidden) {
+            "each host ran".clone_into(key);
+            *value = format!("diskdash {}", fleet.command.join(" "));
+        }
+    }
 }
 
 /// The names and titles of the charts of `sections` that are drawn (`--chart` writes each).

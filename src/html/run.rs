@@ -119,9 +119,17 @@ fn rate_lines(record: &RunRecord) -> RateLines {
             for job in &segment.jobs {
                 for name in DIRECTIONS {
                     let key = format!("{} {name}", job.name);
-                    for p in &job.series {
+                    // From the job's first I/O in this direction to its last: an interval
+                    // without I/O between them is a stall, drawn at zero; before and after
+                    // (a start delay, a job that ended first) the job was not running.
+                    let busy = |p: &&crate::record::JobIntervalRecord| !counts(p, name).is_idle();
+                    let Some(first) = job.series.iter().position(|p| busy(&p)) else {
+                        continue;
+                    };
+                    let last = job.series.iter().rposition(|p| busy(&p)).unwrap_or(first);
+                    for p in &job.series[first..=last] {
                         let c = counts(p, name);
-                        if c.is_idle() || p.duration_ns == 0 {
+                        if p.duration_ns == 0 {
                             continue;
                         }
                         let secs = p.duration_ns as f64 / 1e9;
@@ -601,4 +609,49 @@ fn app_and_device(record: &RunRecord) -> Figure {
     };
     let note = note.map(|n| n + others.as_deref().unwrap_or_default());
     super::lines("device", title, &percentile_chart(lines), note)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::JobIntervalRecord;
+
+    fn point(t_s: u64, read_ios: u64) -> JobIntervalRecord {
+        JobIntervalRecord {
+            t_ns: t_s * 1_000_000_000,
+            duration_ns: 1_000_000_000,
+            intervals: 1,
+            read: IntervalCounts {
+                ios: read_ios,
+                bytes: read_ios * 4096,
+                lat_sum_ns: read_ios * 100_000,
+            },
+            write: IntervalCounts::default(),
+            trim: IntervalCounts::default(),
+        }
+    }
+
+    /// A job's interval without I/O between its first and its last is a stall, drawn at zero;
+    /// idle intervals before its first I/O and after its last are not drawn, nor a direction
+    /// it never went.
+    #[test]
+    fn a_jobs_stall_is_drawn_at_zero_and_its_idle_ends_are_not() {
+        let mut record = crate::stats::fixture::record();
+        record.segments[0].jobs[0].series = vec![
+            point(1, 0),
+            point(2, 100),
+            point(3, 0),
+            point(4, 200),
+            point(5, 0),
+        ];
+        record.segments[0].jobs[1].series = vec![point(1, 50), point(2, 50)];
+        let lines = rate_lines(&record);
+        let names: Vec<&str> = lines.iops.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["r read", "w read"]);
+        assert_eq!(
+            lines.iops[0].points,
+            [(2.0, Some(100.0)), (3.0, Some(0.0)), (4.0, Some(200.0))]
+        );
+        assert!(lines.lacks.is_empty(), "{:?}", lines.lacks);
+    }
 }

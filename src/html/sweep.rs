@@ -356,24 +356,43 @@ fn grid(dimensions: &[String], points: &[Point]) -> Vec<Figure> {
     }]
 }
 
+/// Every point's numbers and trust marks; a direction no point went in has no column.
 fn points_table(points: &[Point]) -> String {
+    let reads = points.iter().any(|p| p.read_iops > 0.0);
+    let writes = points.iter().any(|p| p.write_iops > 0.0);
     let both = points
         .iter()
         .any(|p| p.read_iops > 0.0 && p.write_iops > 0.0);
-    let mut html = format!(
-        "<table class=\"points\"><tr><th>point</th><th>read</th><th>write</th><th>p99{}</th><th>trust marks</th></tr>\n",
+    let mut html = String::from("<table class=\"points\"><tr><th>point</th>");
+    for (shown, name) in [(reads || !writes, "read"), (writes, "write")] {
+        if shown {
+            let _ = write!(html, "<th>{name}</th>");
+        }
+    }
+    let _ = writeln!(
+        html,
+        "<th>p99{}</th><th>trust marks</th></tr>",
         if both { " (the slower direction)" } else { "" }
     );
     let f = |unit, v| super::chart::format(unit, v);
     for p in points {
+        let _ = write!(html, "<tr><td>{}</td>", escape(&key(&p.values)));
+        for (shown, bw, iops) in [
+            (reads || !writes, p.read_bw, p.read_iops),
+            (writes, p.write_bw, p.write_iops),
+        ] {
+            if shown {
+                let _ = write!(
+                    html,
+                    "<td class=\"n\">{}/s, {} IOPS</td>",
+                    f(Unit::BytesPerS, bw),
+                    f(Unit::Iops, iops)
+                );
+            }
+        }
         let _ = writeln!(
             html,
-            "<tr><td>{}</td><td class=\"n\">{}/s, {} IOPS</td><td class=\"n\">{}/s, {} IOPS</td><td class=\"n\">{}</td><td class=\"mark\">{}</td></tr>",
-            escape(&key(&p.values)),
-            f(Unit::BytesPerS, p.read_bw),
-            f(Unit::Iops, p.read_iops),
-            f(Unit::BytesPerS, p.write_bw),
-            f(Unit::Iops, p.write_iops),
+            "<td class=\"n\">{}</td><td class=\"mark\">{}</td></tr>",
             f(Unit::Ns, p.p99_ns),
             escape(&p.marks.join(", "))
         );
@@ -442,8 +461,11 @@ fn add_mark(section: &mut Section, record: &RunRecord) {
     let chart = HeatChart {
         x: Axis::names(
             &format!(
-                "MB/s (1 MB = {} bytes), {} of {} loops",
-                summary.mb_bytes, summary.pick, summary.loops
+                "MB/s (1 MB = {} bytes), {} of {} loop{}",
+                summary.mb_bytes,
+                summary.pick,
+                summary.loops,
+                if summary.loops == 1 { "" } else { "s" }
             ),
             columns.iter().map(|c| (*c).to_string()).collect(),
         ),
@@ -482,6 +504,7 @@ pub fn percentiles(record: &RunRecord) -> Figure {
         by.entry(name).or_default().push(segment);
     }
     let mut curves = Vec::new();
+    let mut loops_merged = false;
     for name in &order {
         for direction in super::run::DIRECTIONS {
             let parts: Vec<&crate::record::LatencyRecord> = by[name]
@@ -492,6 +515,7 @@ pub fn percentiles(record: &RunRecord) -> Figure {
             if parts.is_empty() {
                 continue;
             }
+            loops_merged |= parts.len() > 1;
             curves.push(super::run::percentile_line(
                 &format!("{name} {direction}"),
                 &super::run::merged(&parts),
@@ -508,7 +532,7 @@ pub fn percentiles(record: &RunRecord) -> Figure {
             "percentiles",
             &format!("Latency percentiles per {what}"),
             &super::run::percentile_chart(curves),
-            (record.segments.len() > order.len()).then(|| format!("each {what}'s loops merged")),
+            loops_merged.then(|| format!("each {what}'s loops merged")),
         );
     }
     super::lines(
@@ -538,6 +562,42 @@ fn cell<'r>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A sweep of reads has no write column; one that read and wrote has both, and its p99
+    /// says it is the slower direction's.
+    #[test]
+    fn the_points_table_has_a_column_per_direction_gone_in() {
+        let point = |read_iops: f64, write_iops: f64| Point {
+            values: vec![PointValue::new("bs", "4k")],
+            read_iops,
+            write_iops,
+            read_bw: read_iops * 4096.0,
+            write_bw: write_iops * 4096.0,
+            p99_ns: 1e6,
+            marks: vec!["short".into()],
+            runs: 1,
+        };
+        let reads = points_table(&[point(1000.0, 0.0)]);
+        assert!(reads.contains("<th>read</th><th>p99</th>"), "{reads}");
+        assert!(
+            !reads.contains("write") && !reads.contains("0 IOPS"),
+            "{reads}"
+        );
+        assert!(
+            reads.contains("<td class=\"n\">3.91 MiB/s, 1k IOPS</td>"),
+            "{reads}"
+        );
+        let mixed = points_table(&[point(1000.0, 500.0)]);
+        assert!(
+            mixed.contains("<th>read</th><th>write</th><th>p99 (the slower direction)</th>"),
+            "{mixed}"
+        );
+        let writes = points_table(&[point(0.0, 500.0)]);
+        assert!(
+            writes.contains("<th>point</th><th>write</th><th>p99</th>"),
+            "{writes}"
+        );
+    }
 
     #[test]
     fn a_log_sweep_axis_ticks_at_the_swept_values() {

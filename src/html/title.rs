@@ -16,7 +16,7 @@ pub fn describe(record: &RunRecord, fleet: Option<&[String]>) -> String {
     } else if record.sweep.is_some() {
         sweep(record)
     } else {
-        run(record)
+        run(record, fleet.unwrap_or_default())
     };
     match fleet {
         Some(hosts) => format!(
@@ -46,8 +46,9 @@ fn on(record: &RunRecord) -> String {
     disk.map(|d| format!(" on {d}")).unwrap_or_default()
 }
 
-/// A run: its job (as it ran); a plan of several jobs or steps: how many, and their names.
-fn run(record: &RunRecord) -> String {
+/// A run: its job (as it ran); a plan of several jobs or steps: how many, and their names (a
+/// fleet's `HOST: JOB` by the job's name: what each host ran).
+fn run(record: &RunRecord, hosts: &[String]) -> String {
     let job = record
         .job
         .ran_description
@@ -55,8 +56,12 @@ fn run(record: &RunRecord) -> String {
         .unwrap_or(&record.job.description);
     let mut names: Vec<&str> = Vec::new();
     for job in record.segments.iter().flat_map(|s| &s.jobs) {
-        if !names.contains(&job.name.as_str()) {
-            names.push(&job.name);
+        let name = hosts
+            .iter()
+            .find_map(|h| job.name.strip_prefix(h.as_str())?.strip_prefix(": "))
+            .unwrap_or(&job.name);
+        if !names.contains(&name) {
+            names.push(name);
         }
     }
     let steps = record.segments.len();
@@ -170,7 +175,7 @@ fn unswept(description: &str, dimensions: &[String]) -> String {
 /// `mark: peak profile, KDiskMark's rules, 5 loops on vda`.
 fn mark(record: &RunRecord) -> String {
     let Some(flags) = &record.mark else {
-        return run(record);
+        return run(record, &[]);
     };
     format!(
         "mark: {} profile, {} rules, {} loop{}{}",
@@ -223,6 +228,23 @@ mod tests {
         assert_eq!(
             describe(&one, Some(&hosts)),
             "fleet of 2 hosts (n1, n2): randread on /data/r.dat"
+        );
+        // A fleet's hosts of two jobs: what each host ran.
+        let mut fleet = plan.clone();
+        let jobs = fleet.segments[0].jobs.clone();
+        fleet.segments[0].jobs = hosts
+            .iter()
+            .flat_map(|h| {
+                jobs.iter().map(move |j| {
+                    let mut j = j.clone();
+                    j.name = format!("{h}: {}", j.name);
+                    j
+                })
+            })
+            .collect();
+        assert_eq!(
+            describe(&fleet, Some(&hosts)),
+            "fleet of 2 hosts (n1, n2): 2 jobs (r, w) on /data/r.dat"
         );
     }
 

@@ -850,13 +850,21 @@ fn a_fleet_of_two_jobs_draws_a_line_per_host_and_job() {
             ["n1: a read", "n1: b write", "n2: a read", "n2: b write"],
             "{chart}: {f:.3000}"
         );
-        assert!(polylines(f) >= 4, "{chart}: {}", polylines(f));
+        // A line each (a line of one or two points, from a host slowed by the others, counts).
+        assert!(plotted(f) >= 4, "{chart}: {}", plotted(f));
         assert!(!f.contains("kept no interval series"), "{f:.3000}");
     }
     assert!(
         page.contains("n1, n2 ran several jobs each"),
         "the page says so"
     );
+    // What each host ran, not the first host's remote command line.
+    assert!(
+        page.contains("<th>each host ran</th><td>diskdash fio "),
+        "{:.2000}",
+        &page[page.find("<table class=\"header\">").unwrap()..]
+    );
+    assert!(!page.contains("--fleet-remote"));
     assert!(
         page.contains("<title>diskdash report: fleet of 2 hosts (n1, n2): 2 jobs (a, b)"),
         "{:.600}",
