@@ -30,6 +30,10 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         let mut stdout = std::io::stdout().lock();
         stdout.write_all(out.as_bytes())?;
         stdout.flush()?;
+        // What the page would say in the chart's place, so the list holds only what draws.
+        for (name, why) in crate::html::charts_not_drawn(&sections) {
+            eprintln!("report: {name} not drawn: {why}");
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let text = match args.format {
@@ -107,22 +111,42 @@ fn load(path: &Path, redact: bool) -> anyhow::Result<Input> {
             recording,
         });
     }
-    let record = if redact {
+    let (record, fleet) = if redact {
         load_redacted(path)?
     } else {
-        crate::fleet::view::load_run(path)?
+        match crate::record::load_any(path)? {
+            crate::record::Loaded::Run(run) => (*run, None),
+            crate::record::Loaded::Fleet(fleet) => {
+                match crate::fleet::view::as_run_by_job(&fleet) {
+                    Some(run) => (run, Some(fleet_facts(&fleet))),
+                    // The loader's own error: no host sent its record back.
+                    None => (crate::fleet::view::load_run(path)?, None),
+                }
+            }
+        }
     };
     Ok(Input::Run {
         path: shown,
         record: Box::new(record),
+        fleet,
     })
 }
 
-/// The run (or fleet, as one run) in `path`, redacted.
-fn load_redacted(path: &Path) -> anyhow::Result<crate::record::RunRecord> {
+fn fleet_facts(fleet: &crate::record::FleetRecord) -> crate::html::Fleet {
+    crate::html::Fleet {
+        hosts: fleet.hosts.iter().map(|h| h.host.clone()).collect(),
+        command: fleet.command.clone(),
+    }
+}
+
+/// The run (or fleet, as one run of a job per host and job, and its hosts' names) in `path`,
+/// redacted.
+fn load_redacted(
+    path: &Path,
+) -> anyhow::Result<(crate::record::RunRecord, Option<crate::html::Fleet>)> {
     use crate::record::machine::{redact_run, redact_value, secrets_of};
-    let run = match crate::record::load_any(path)? {
-        crate::record::Loaded::Run(run) => *run,
+    let (run, hosts) = match crate::record::load_any(path)? {
+        crate::record::Loaded::Run(run) => (*run, None),
         crate::record::Loaded::Fleet(fleet) => {
             // Each host's name and its record's secrets, out of the whole fleet record.
             let mut value = serde_json::to_value(&*fleet)?;
@@ -146,14 +170,14 @@ fn load_redacted(path: &Path) -> anyhow::Result<crate::record::RunRecord> {
                     host.record = Some(Box::new(redact_run(*record)?));
                 }
             }
-            match crate::fleet::view::as_run(&fleet) {
-                Some(run) => run,
+            match crate::fleet::view::as_run_by_job(&fleet) {
+                Some(run) => (run, Some(fleet_facts(&fleet))),
                 // The loader's own error: no host sent its record back.
-                None => return crate::fleet::view::load_run(path),
+                None => return Ok((crate::fleet::view::load_run(path)?, None)),
             }
         }
     };
-    Ok(redact_run(run)?)
+    Ok((redact_run(run)?, hosts))
 }
 
 /// A monitor recording's host name and the paths of this command out of what is drawn.
@@ -180,29 +204,78 @@ fn redact_recording(recording: &mut crate::record::monitor::Recording) {
     }
 }
 
+/// The page's title: the record in one line; several: how many runs are compared and how
+/// many monitor recordings are drawn.
 fn title(inputs: &[Input]) -> String {
     let runs = inputs
         .iter()
         .filter(|i| matches!(i, Input::Run { .. }))
         .count();
-    match inputs {
-        [Input::Run { record, .. }] => format!(
-            "diskdash report: {}",
-            record
-                .job
-                .ran_description
-                .as_deref()
-                .unwrap_or(&record.job.description)
-        ),
-        [Input::Monitor { recording, .. }] => format!(
-            "diskdash report: monitor recording of {} samples",
-            recording.samples.len()
-        ),
-        _ => format!(
-            "diskdash report: {runs} runs compared, {} recordings",
-            inputs.len() - runs
-        ),
+    let recordings = inputs.len() - runs;
+    let what = match inputs {
+        [Input::Run { record, fleet, .. }] => {
+            crate::html::title::describe(record, fleet.as_ref().map(|f| f.hosts.as_slice()))
+        }
+        [Input::Monitor { recording, .. }] => monitor_title(recording),
+        _ => {
+            let runs = match runs {
+                0 => String::new(),
+                1 => "1 run".to_string(),
+                n => format!("{n} runs compared"),
+            };
+            let recordings = match recordings {
+                0 => String::new(),
+                1 => "1 monitor recording".to_string(),
+                n => format!("{n} monitor recordings"),
+            };
+            [runs, recordings]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        }
+    };
+    format!("diskdash report: {what}")
+}
+
+/// `monitor recording of 3600 samples of 10 disks over 1:00:00`: the time from the first
+/// sample's window's start to the last's end.
+fn monitor_title(recording: &crate::record::monitor::Recording) -> String {
+    let mut disks: Vec<&str> = Vec::new();
+    for disk in recording.samples.iter().flat_map(|s| &s.disks) {
+        if !disks.contains(&disk.name.as_str()) {
+            disks.push(&disk.name);
+        }
     }
+    let span = match (recording.samples.first(), recording.samples.last()) {
+        (Some(first), Some(last)) => {
+            let ns = last
+                .unix_ns
+                .saturating_sub(first.unix_ns.saturating_sub(first.window_ns));
+            let secs = ns as f64 / 1e9;
+            let secs = if secs >= 10.0 {
+                secs.round()
+            } else {
+                (secs * 10.0).round() / 10.0
+            };
+            format!(
+                " over {}",
+                crate::html::chart::format(crate::html::chart::Unit::Seconds, secs)
+            )
+        }
+        _ => String::new(),
+    };
+    format!(
+        "monitor recording of {} sample{} of {} disk{}{span}",
+        recording.samples.len(),
+        if recording.samples.len() == 1 {
+            ""
+        } else {
+            "s"
+        },
+        disks.len(),
+        if disks.len() == 1 { "" } else { "s" }
+    )
 }
 
 /// The SVG of the chart named `name`.

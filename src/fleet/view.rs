@@ -84,6 +84,52 @@ pub fn as_run(fleet: &FleetRecord) -> Option<RunRecord> {
     Some(run)
 }
 
+/// The fleet as one run whose jobs are each host's jobs: a host that ran one job is the job
+/// named by the host (as [`as_run`] has it), a host that ran several is one job per job, named
+/// `HOST: JOB`, each with its own interval series, steady state and write cliff (`report`
+/// draws a line per host and job). The totals, the series and the devices are [`as_run`]'s.
+#[must_use]
+pub fn as_run_by_job(fleet: &FleetRecord) -> Option<RunRecord> {
+    let mut run = as_run(fleet)?;
+    let mut split = Vec::new();
+    for (s, segment) in run.segments.iter_mut().enumerate() {
+        segment.jobs = fleet
+            .hosts
+            .iter()
+            .filter_map(|h| {
+                let seg = h.record.as_ref()?.segments.get(s)?;
+                Some((h.host.as_str(), seg))
+            })
+            .zip(std::mem::take(&mut segment.jobs))
+            .flat_map(|((host, seg), host_job)| {
+                if seg.jobs.len() < 2 {
+                    return vec![host_job];
+                }
+                if !split.contains(&host) {
+                    split.push(host);
+                }
+                seg.jobs
+                    .iter()
+                    .map(|job| {
+                        let mut job = job.clone();
+                        job.name = format!("{host}: {}", job.name);
+                        job.device = job.device.map(|d| format!("{host}:{d}"));
+                        job
+                    })
+                    .collect()
+            })
+            .collect();
+    }
+    if !split.is_empty() {
+        run.notes.push(format!(
+            "{} ran several jobs each: a host's jobs are named HOST: JOB, each with its own \
+             series",
+            split.join(", ")
+        ));
+    }
+    Some(run)
+}
+
 /// Segment `s` of every host that has it, as one.
 fn segment(s: usize, hosts: &[(&str, &RunRecord)]) -> SegmentRecord {
     let parts: Vec<(&str, &SegmentRecord)> = hosts

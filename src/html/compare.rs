@@ -10,9 +10,11 @@ use crate::analysis::change::Verdict;
 use crate::analysis::compare::{Comparison, DirectionComparison, Row, compare};
 use crate::record::RunRecord;
 
-/// The section comparing `runs` (the first the base).
+/// The section comparing `runs` (the first the base), each with its path and what it is in
+/// one line.
 #[must_use]
-pub fn section(runs: &[(&str, &RunRecord)], redact: bool) -> Section {
+pub fn section(described: &[(&str, &RunRecord, String)], redact: bool) -> Section {
+    let runs: Vec<(&str, &RunRecord)> = described.iter().map(|r| (r.0, r.1)).collect();
     let label = |i: usize| format!("#{}", i + 1);
     let mut section = Section {
         heading: format!("{} records compared (#1 the base)", runs.len()),
@@ -32,7 +34,7 @@ pub fn section(runs: &[(&str, &RunRecord)], redact: bool) -> Section {
         };
         section.facts.push((
             format!("{} record", label(i)),
-            format!("{shown}: {}", record.job.description),
+            format!("{shown}: {}", described[i].2),
         ));
         section
             .facts
@@ -148,7 +150,12 @@ pub fn section(runs: &[(&str, &RunRecord)], redact: bool) -> Section {
         Figure {
             name: "compare-verdicts".into(),
             title: "Changes with their 95% intervals".into(),
-            svg: Err("no metric could be tested (a run needs 20 intervals or 3 loops)".into()),
+            svg: Err(format!(
+                "no metric could be tested (a run needs {} intervals or {} loops)",
+                crate::analysis::change::MIN_SAMPLES as u64
+                    * crate::analysis::change::BATCH_INTERVALS,
+                crate::analysis::change::MIN_LOOPS
+            )),
             note: None,
         }
     } else {

@@ -12,6 +12,7 @@ mod compare;
 mod monitor;
 mod run;
 mod sweep;
+pub mod title;
 
 use std::fmt::Write as _;
 
@@ -26,9 +27,18 @@ pub enum Input {
     Run {
         path: String,
         record: Box<RunRecord>,
+        /// What a fleet's record says beyond its run, when the record is a fleet's.
+        fleet: Option<Fleet>,
     },
     /// A monitor recording (`--record`).
     Monitor { path: String, recording: Recording },
+}
+
+/// A fleet record's own facts: its hosts' names and what each host ran (`bench ...`).
+#[derive(Debug, Clone)]
+pub struct Fleet {
+    pub hosts: Vec<String>,
+    pub command: Vec<String>,
 }
 
 /// One chart: its name (`--chart`), its title, and the SVG (or why there is none).
@@ -94,10 +104,18 @@ pub fn escape(text: &str) -> String {
 /// what is shown.
 #[must_use]
 pub fn sections(inputs: &[Input], redact: bool) -> Vec<Section> {
-    let runs: Vec<(&str, &RunRecord)> = inputs
+    let runs: Vec<(&str, &RunRecord, String)> = inputs
         .iter()
         .filter_map(|i| match i {
-            Input::Run { path, record } => Some((path.as_str(), record.as_ref())),
+            Input::Run {
+                path,
+                record,
+                fleet,
+            } => Some((
+                path.as_str(),
+                record.as_ref(),
+                title::describe(record, fleet.as_ref().map(|f| f.hosts.as_slice())),
+            )),
             Input::Monitor { .. } => None,
         })
         .collect();
@@ -108,12 +126,21 @@ pub fn sections(inputs: &[Input], redact: bool) -> Vec<Section> {
     let mut n = 0;
     for input in inputs {
         match input {
-            Input::Run { path, record } if runs.len() == 1 => {
-                out.push(run::section(path, record, redact));
-            }
-            Input::Run { path, record } => {
-                n += 1;
-                out.push(run::section(path, record, redact).numbered(n));
+            Input::Run {
+                path,
+                record,
+                fleet,
+            } => {
+                let mut section = run::section(path, record, redact);
+                if let Some(fleet) = fleet {
+                    section.heading = title::describe(record, Some(&fleet.hosts));
+                    fleet_command(&mut section.facts, fleet, redact);
+                }
+                if runs.len() > 1 {
+                    n += 1;
+                    section = section.numbered(n);
+                }
+                out.push(section);
             }
             Input::Monitor { path, recording } => {
                 out.push(monitor::section(path, recording, redact))
@@ -123,13 +150,36 @@ pub fn sections(inputs: &[Input], redact: bool) -> Vec<Section> {
     out
 }
 
-/// The names and titles of the charts of `sections`.
+/// A fleet's command in its header: what each host ran, not the first host's own command
+/// line (diskdash's remote side, `--fleet-remote ...`); left as it is where it is redacted.
+fn fleet_command(facts: &mut [(String, String)], fleet: &Fleet, redact: bool) {
+    let hidden = crate::record::machine::REDACTED;
+    for (key, value) in facts.iter_mut().filter(|f| f.0 == "command") {
+        if !redact && !value.starts_with(hidden) {
+            "each host ran".clone_into(key);
+            *value = format!("diskdash {}", fleet.command.join(" "));
+        }
+    }
+}
+
+/// The names and titles of the charts of `sections` that are drawn (`--chart` writes each).
 #[must_use]
 pub fn chart_names(sections: &[Section]) -> Vec<(String, String)> {
     sections
         .iter()
         .flat_map(|s| s.figures.iter())
+        .filter(|f| f.svg.is_ok())
         .map(|f| (f.name.clone(), f.title.clone()))
+        .collect()
+}
+
+/// The names of the charts of `sections` the records cannot draw, and why.
+#[must_use]
+pub fn charts_not_drawn(sections: &[Section]) -> Vec<(String, String)> {
+    sections
+        .iter()
+        .flat_map(|s| s.figures.iter())
+        .filter_map(|f| Some((f.name.clone(), f.svg.as_ref().err()?.clone())))
         .collect()
 }
 

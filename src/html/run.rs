@@ -16,17 +16,13 @@ pub const DIRECTIONS: [&str; 3] = ["read", "write", "trim"];
 #[must_use]
 pub fn section(path: &str, record: &RunRecord, redact: bool) -> Section {
     let mut section = Section {
-        heading: record
-            .job
-            .ran_description
-            .clone()
-            .unwrap_or_else(|| record.job.description.clone()),
+        heading: super::title::describe(record, None),
         facts: super::run_facts(path, record, redact),
         ..Section::default()
     };
     if record.sweep.is_some() || record.mark.is_some() {
         super::sweep::add(&mut section, record);
-        section.figures.push(percentiles(record));
+        section.figures.push(super::sweep::percentiles(record));
         section.notes.extend(record.notes.iter().cloned());
         return section;
     }
@@ -123,9 +119,17 @@ fn rate_lines(record: &RunRecord) -> RateLines {
             for job in &segment.jobs {
                 for name in DIRECTIONS {
                     let key = format!("{} {name}", job.name);
-                    for p in &job.series {
+                    // From the job's first I/O in this direction to its last: an interval
+                    // without I/O between them is a stall, drawn at zero; before and after
+                    // (a start delay, a job that ended first) the job was not running.
+                    let busy = |p: &&crate::record::JobIntervalRecord| !counts(p, name).is_idle();
+                    let Some(first) = job.series.iter().position(|p| busy(&p)) else {
+                        continue;
+                    };
+                    let last = job.series.iter().rposition(|p| busy(&p)).unwrap_or(first);
+                    for p in &job.series[first..=last] {
                         let c = counts(p, name);
-                        if c.is_idle() || p.duration_ns == 0 {
+                        if p.duration_ns == 0 {
                             continue;
                         }
                         let secs = p.duration_ns as f64 / 1e9;
@@ -139,8 +143,8 @@ fn rate_lines(record: &RunRecord) -> RateLines {
         }
         if several && segment.jobs.len() > 1 {
             lacks.push(format!(
-                "{} kept no interval series of their own (a fleet's host keeps one only when it \
-                 ran one job): the lines are the run's totals per direction, not per job",
+                "{} kept no interval series of their own (the record predates them): the lines \
+                 are the run's totals per direction, not per job",
                 segment
                     .jobs
                     .iter()
@@ -358,18 +362,75 @@ pub fn percentile_chart(lines: Vec<Line>) -> LineChart {
     }
 }
 
-fn percentiles(record: &RunRecord) -> Figure {
-    let lines: Vec<Line> = DIRECTIONS
+/// Percentile curves drawn one by one (per job, per sweep point, per mark test) where they
+/// fit one chart; past this many, the whole record's curve per direction.
+pub const MOST_CURVES: usize = 12;
+
+/// `parts` as one latency record: the one itself, else their histograms merged.
+#[must_use]
+pub fn merged(parts: &[&LatencyRecord]) -> LatencyRecord {
+    match parts {
+        [one] => (*one).clone(),
+        _ => crate::fleet::merge::merge_latency(parts),
+    }
+}
+
+/// The whole record's percentile curve per direction.
+#[must_use]
+pub fn whole_percentiles(record: &RunRecord) -> Vec<Line> {
+    DIRECTIONS
         .iter()
         .map(|&d| (d, direction(&record.read, &record.write, &record.trim, d)))
         .filter(|(_, d)| d.total_ios > 0)
         .map(|(name, d)| percentile_line(name, &d.lat_ns))
-        .collect();
+        .collect()
+}
+
+/// Per job and direction (each job's segments merged) in a run of several jobs where the
+/// curves fit, else the whole run's per direction, saying that its jobs are together.
+fn percentiles(record: &RunRecord) -> Figure {
+    let mut names: Vec<&str> = Vec::new();
+    for job in record.segments.iter().flat_map(|s| &s.jobs) {
+        if !names.contains(&job.name.as_str()) {
+            names.push(&job.name);
+        }
+    }
+    if names.len() > 1 {
+        let mut curves = Vec::new();
+        for name in &names {
+            for d in DIRECTIONS {
+                let parts: Vec<&LatencyRecord> = record
+                    .segments
+                    .iter()
+                    .flat_map(|s| &s.jobs)
+                    .filter(|j| j.name == *name)
+                    .map(|j| &direction(&j.read, &j.write, &j.trim, d).lat_ns)
+                    .filter(|l| l.n > 0)
+                    .collect();
+                if !parts.is_empty() {
+                    curves.push(percentile_line(&format!("{name} {d}"), &merged(&parts)));
+                }
+            }
+        }
+        if !curves.is_empty() && curves.len() <= MOST_CURVES {
+            return super::lines(
+                "percentiles",
+                "Latency percentiles per job (whole run)",
+                &percentile_chart(curves),
+                None,
+            );
+        }
+    }
+    let together = names.len() > 1;
     super::lines(
         "percentiles",
-        "Latency percentiles (whole run)",
-        &percentile_chart(lines),
-        None,
+        if together {
+            "Latency percentiles (whole run, its jobs together)"
+        } else {
+            "Latency percentiles (whole run)"
+        },
+        &percentile_chart(whole_percentiles(record)),
+        together.then(|| format!("the {} jobs' latencies together", names.len())),
     )
 }
 
@@ -444,7 +505,13 @@ fn heatmap(record: &RunRecord) -> Figure {
         title: title.into(),
         svg: super::chart::draw_heat(&chart),
         note: Some(format!(
-            "colour: I/Os in the band on a log scale, pale 1 to dark {most}; reads, writes and trims together"
+            "colour: I/Os in the band on a log scale, pale 1 to dark {most}; reads, writes and \
+             trims together{}",
+            if record.segments.iter().any(|s| s.jobs.len() > 1) {
+                ", and the jobs of a step"
+            } else {
+                ""
+            }
         )),
     }
 }
@@ -542,4 +609,49 @@ fn app_and_device(record: &RunRecord) -> Figure {
     };
     let note = note.map(|n| n + others.as_deref().unwrap_or_default());
     super::lines("device", title, &percentile_chart(lines), note)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::JobIntervalRecord;
+
+    fn point(t_s: u64, read_ios: u64) -> JobIntervalRecord {
+        JobIntervalRecord {
+            t_ns: t_s * 1_000_000_000,
+            duration_ns: 1_000_000_000,
+            intervals: 1,
+            read: IntervalCounts {
+                ios: read_ios,
+                bytes: read_ios * 4096,
+                lat_sum_ns: read_ios * 100_000,
+            },
+            write: IntervalCounts::default(),
+            trim: IntervalCounts::default(),
+        }
+    }
+
+    /// A job's interval without I/O between its first and its last is a stall, drawn at zero;
+    /// idle intervals before its first I/O and after its last are not drawn, nor a direction
+    /// it never went.
+    #[test]
+    fn a_jobs_stall_is_drawn_at_zero_and_its_idle_ends_are_not() {
+        let mut record = crate::stats::fixture::record();
+        record.segments[0].jobs[0].series = vec![
+            point(1, 0),
+            point(2, 100),
+            point(3, 0),
+            point(4, 200),
+            point(5, 0),
+        ];
+        record.segments[0].jobs[1].series = vec![point(1, 50), point(2, 50)];
+        let lines = rate_lines(&record);
+        let names: Vec<&str> = lines.iops.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["r read", "w read"]);
+        assert_eq!(
+            lines.iops[0].points,
+            [(2.0, Some(100.0)), (3.0, Some(0.0)), (4.0, Some(200.0))]
+        );
+        assert!(lines.lacks.is_empty(), "{:?}", lines.lacks);
+    }
 }

@@ -126,35 +126,40 @@ fn xs(dimension: &str, points: &[Point]) -> (Vec<f64>, Option<Vec<String>>) {
     }
 }
 
+/// The axis of the swept values: log scale where they span 8x or more; either way ticked at
+/// the swept values themselves (4 KiB, 64 KiB, 1 MiB; iodepth 1, 2, 3), not at round numbers
+/// between them (1000 B, 9.77 KiB; an iodepth of 1.25), bytes for `bs`.
 fn x_axis(dimension: &str, xs: &[f64], names: Option<Vec<String>>) -> Axis {
-    match names {
-        Some(names) => Axis::names(dimension, names),
-        None => {
-            let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = xs.iter().copied().fold(0.0, f64::max);
-            if hi / lo >= 8.0 {
-                // The ticks are the swept values (4 KiB, 64 KiB, 1 MiB; iodepth 1, 4, 16),
-                // not the decades between them (1000 B, 9.77 KiB).
-                let mut axis = Axis::log(&format!("{dimension} (log scale)"), Unit::Plain, lo, hi);
-                let margin = 0.06 * (hi / lo).log10();
-                axis.lo = lo.log10() - margin;
-                axis.hi = hi.log10() + margin;
-                let mut ticks: Vec<f64> = xs.iter().map(|x| x.log10()).collect();
-                ticks.sort_by(f64::total_cmp);
-                ticks.dedup();
-                let every = ticks.len().div_ceil(12);
-                axis.ticks = ticks.into_iter().step_by(every).collect();
-                axis.unit = if dimension == "bs" {
-                    Unit::BytesPerS
-                } else {
-                    Unit::Whole
-                };
-                axis
-            } else {
-                Axis::linear(dimension, Unit::Plain, lo * 0.9, hi * 1.05)
-            }
-        }
+    if let Some(names) = names {
+        return Axis::names(dimension, names);
     }
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = xs.iter().copied().fold(0.0, f64::max);
+    let unit = if dimension == "bs" {
+        Unit::BytesPerS
+    } else {
+        Unit::Whole
+    };
+    let log = hi / lo >= 8.0;
+    let mut axis = if log {
+        let mut axis = Axis::log(&format!("{dimension} (log scale)"), unit, lo, hi);
+        let margin = 0.06 * (hi / lo).log10();
+        axis.lo = lo.log10() - margin;
+        axis.hi = hi.log10() + margin;
+        axis
+    } else {
+        let margin = 0.06 * (hi - lo).max(hi * 0.1);
+        Axis::linear(dimension, unit, lo - margin, hi + margin)
+    };
+    let mut ticks: Vec<f64> = xs
+        .iter()
+        .map(|&x| if log { x.log10() } else { x })
+        .collect();
+    ticks.sort_by(f64::total_cmp);
+    ticks.dedup();
+    let every = ticks.len().div_ceil(12);
+    axis.ticks = ticks.into_iter().step_by(every).collect();
+    axis
 }
 
 /// The knee, the peaks and the advice along the chart's dimension, as marks.
@@ -232,6 +237,10 @@ fn one_axis(record: &RunRecord, dimension: &str, points: &[Point]) -> Vec<Figure
         line("read", &|p| p.read_iops),
         line("write", &|p| p.write_iops),
     ]);
+    // A point's p99 is its slower direction's where it both read and wrote.
+    let both = points
+        .iter()
+        .any(|p| p.read_iops > 0.0 && p.write_iops > 0.0);
     let p99 = keep(vec![line("p99 latency", &|p| p.p99_ns)]);
     let marked: Vec<String> = points
         .iter()
@@ -268,7 +277,14 @@ fn one_axis(record: &RunRecord, dimension: &str, points: &[Point]) -> Vec<Figure
         ),
         super::lines(
             "sweep-p99",
-            &format!("p99 latency against {dimension}"),
+            &format!(
+                "p99 latency against {dimension}{}",
+                if both {
+                    " (of the slower direction)"
+                } else {
+                    ""
+                }
+            ),
             &chart(Axis::from_zero("p99 latency", Unit::Ns, max(&p99)), p99),
             None,
         ),
@@ -340,20 +356,43 @@ fn grid(dimensions: &[String], points: &[Point]) -> Vec<Figure> {
     }]
 }
 
+/// Every point's numbers and trust marks; a direction no point went in has no column.
 fn points_table(points: &[Point]) -> String {
-    let mut html = String::from(
-        "<table class=\"points\"><tr><th>point</th><th>read</th><th>write</th><th>p99</th><th>trust marks</th></tr>\n",
+    let reads = points.iter().any(|p| p.read_iops > 0.0);
+    let writes = points.iter().any(|p| p.write_iops > 0.0);
+    let both = points
+        .iter()
+        .any(|p| p.read_iops > 0.0 && p.write_iops > 0.0);
+    let mut html = String::from("<table class=\"points\"><tr><th>point</th>");
+    for (shown, name) in [(reads || !writes, "read"), (writes, "write")] {
+        if shown {
+            let _ = write!(html, "<th>{name}</th>");
+        }
+    }
+    let _ = writeln!(
+        html,
+        "<th>p99{}</th><th>trust marks</th></tr>",
+        if both { " (the slower direction)" } else { "" }
     );
     let f = |unit, v| super::chart::format(unit, v);
     for p in points {
+        let _ = write!(html, "<tr><td>{}</td>", escape(&key(&p.values)));
+        for (shown, bw, iops) in [
+            (reads || !writes, p.read_bw, p.read_iops),
+            (writes, p.write_bw, p.write_iops),
+        ] {
+            if shown {
+                let _ = write!(
+                    html,
+                    "<td class=\"n\">{}/s, {} IOPS</td>",
+                    f(Unit::BytesPerS, bw),
+                    f(Unit::Iops, iops)
+                );
+            }
+        }
         let _ = writeln!(
             html,
-            "<tr><td>{}</td><td class=\"n\">{}/s, {} IOPS</td><td class=\"n\">{}/s, {} IOPS</td><td class=\"n\">{}</td><td class=\"mark\">{}</td></tr>",
-            escape(&key(&p.values)),
-            f(Unit::BytesPerS, p.read_bw),
-            f(Unit::Iops, p.read_iops),
-            f(Unit::BytesPerS, p.write_bw),
-            f(Unit::Iops, p.write_iops),
+            "<td class=\"n\">{}</td><td class=\"mark\">{}</td></tr>",
             f(Unit::Ns, p.p99_ns),
             escape(&p.marks.join(", "))
         );
@@ -422,8 +461,11 @@ fn add_mark(section: &mut Section, record: &RunRecord) {
     let chart = HeatChart {
         x: Axis::names(
             &format!(
-                "MB/s (1 MB = {} bytes), {} of {} loops",
-                summary.mb_bytes, summary.pick, summary.loops
+                "MB/s (1 MB = {} bytes), {} of {} loop{}",
+                summary.mb_bytes,
+                summary.pick,
+                summary.loops,
+                if summary.loops == 1 { "" } else { "s" }
             ),
             columns.iter().map(|c| (*c).to_string()).collect(),
         ),
@@ -442,6 +484,70 @@ fn add_mark(section: &mut Section, record: &RunRecord) {
     });
 }
 
+/// The latency percentile curves of each point (its loops merged) and direction: a sweep's
+/// points by their values, a mark's by their test. Where there are more than
+/// [`super::run::MOST_CURVES`]
+/// the whole record's curve per direction, titled and noted as every point merged.
+#[must_use]
+pub fn percentiles(record: &RunRecord) -> Figure {
+    let mut order: Vec<String> = Vec::new();
+    let mut by: BTreeMap<String, Vec<&SegmentRecord>> = BTreeMap::new();
+    for segment in &record.segments {
+        let name = if record.mark.is_some() {
+            crate::report::mark::test_of(segment).unwrap_or_else(|| key(&segment.point))
+        } else {
+            key(&segment.point)
+        };
+        if !by.contains_key(&name) {
+            order.push(name.clone());
+        }
+        by.entry(name).or_default().push(segment);
+    }
+    let mut curves = Vec::new();
+    let mut loops_merged = false;
+    for name in &order {
+        for direction in super::run::DIRECTIONS {
+            let parts: Vec<&crate::record::LatencyRecord> = by[name]
+                .iter()
+                .map(|s| &super::run::direction(&s.read, &s.write, &s.trim, direction).lat_ns)
+                .filter(|l| l.n > 0)
+                .collect();
+            if parts.is_empty() {
+                continue;
+            }
+            loops_merged |= parts.len() > 1;
+            curves.push(super::run::percentile_line(
+                &format!("{name} {direction}"),
+                &super::run::merged(&parts),
+            ));
+        }
+    }
+    let what = if record.mark.is_some() {
+        "test"
+    } else {
+        "point"
+    };
+    if curves.len() <= super::run::MOST_CURVES && !curves.is_empty() {
+        return super::lines(
+            "percentiles",
+            &format!("Latency percentiles per {what}"),
+            &super::run::percentile_chart(curves),
+            loops_merged.then(|| format!("each {what}'s loops merged")),
+        );
+    }
+    super::lines(
+        "percentiles",
+        &format!("Latency percentiles, every {what} merged"),
+        &super::run::percentile_chart(super::run::whole_percentiles(record)),
+        Some(format!(
+            "the {} {what}s' latencies together: one by one they would be {} curves, more than \
+             a chart keeps apart",
+            order.len(),
+            curves.len()
+        )),
+    )
+}
+
 fn cell<'r>(
     row: &'r crate::report::mark::MarkRow,
     column: &str,
@@ -457,6 +563,42 @@ fn cell<'r>(
 mod tests {
     use super::*;
 
+    /// A sweep of reads has no write column; one that read and wrote has both, and its p99
+    /// says it is the slower direction's.
+    #[test]
+    fn the_points_table_has_a_column_per_direction_gone_in() {
+        let point = |read_iops: f64, write_iops: f64| Point {
+            values: vec![PointValue::new("bs", "4k")],
+            read_iops,
+            write_iops,
+            read_bw: read_iops * 4096.0,
+            write_bw: write_iops * 4096.0,
+            p99_ns: 1e6,
+            marks: vec!["short".into()],
+            runs: 1,
+        };
+        let reads = points_table(&[point(1000.0, 0.0)]);
+        assert!(reads.contains("<th>read</th><th>p99</th>"), "{reads}");
+        assert!(
+            !reads.contains("write") && !reads.contains("0 IOPS"),
+            "{reads}"
+        );
+        assert!(
+            reads.contains("<td class=\"n\">3.91 MiB/s, 1k IOPS</td>"),
+            "{reads}"
+        );
+        let mixed = points_table(&[point(1000.0, 500.0)]);
+        assert!(
+            mixed.contains("<th>read</th><th>write</th><th>p99 (the slower direction)</th>"),
+            "{mixed}"
+        );
+        let writes = points_table(&[point(0.0, 500.0)]);
+        assert!(
+            writes.contains("<th>point</th><th>write</th><th>p99</th>"),
+            "{writes}"
+        );
+    }
+
     #[test]
     fn a_log_sweep_axis_ticks_at_the_swept_values() {
         let xs = [4096.0, 65536.0, 262_144.0, 1_048_576.0];
@@ -464,6 +606,15 @@ mod tests {
         let shown: Vec<String> = axis.ticks.iter().map(|&t| axis.tick_text(t)).collect();
         assert_eq!(shown, ["4 KiB", "64 KiB", "256 KiB", "1 MiB"]);
         assert!(axis.lo < 4096f64.log10() && axis.hi > 1_048_576f64.log10());
+        // A linear axis too: iodepth 1, 2, 3 (no 1.25), 4 KiB and 8 KiB (no 5k).
+        let axis = x_axis("iodepth", &[1.0, 2.0, 3.0], None);
+        assert!(!axis.log);
+        let shown: Vec<String> = axis.ticks.iter().map(|&t| axis.tick_text(t)).collect();
+        assert_eq!(shown, ["1", "2", "3"]);
+        assert!(axis.lo < 1.0 && axis.hi > 3.0);
+        let axis = x_axis("bs", &[4096.0, 8192.0], None);
+        let shown: Vec<String> = axis.ticks.iter().map(|&t| axis.tick_text(t)).collect();
+        assert_eq!(shown, ["4 KiB", "8 KiB"]);
         let depths: Vec<f64> = (0..16).map(|i| f64::from(1u32 << i)).collect();
         let axis = x_axis("iodepth", &depths, None);
         let shown: Vec<String> = axis.ticks.iter().map(|&t| axis.tick_text(t)).collect();

@@ -156,6 +156,12 @@ pub struct MarkSummary {
 }
 
 /// The direction and test a segment measured: `None` for a job `mark` does not make.
+/// The test a segment of a mark measured (`SEQ1M Q8T1`), as the table names its row.
+#[must_use]
+pub fn test_of(segment: &SegmentRecord) -> Option<String> {
+    measured(segment).map(|(test, _)| test)
+}
+
 fn measured(segment: &SegmentRecord) -> Option<(String, Measure)> {
     let (pattern, measure) = match segment.job.rw.as_str() {
         "read" => (Pattern::Seq, Measure::Read),

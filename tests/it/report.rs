@@ -242,7 +242,11 @@ fn a_two_axis_sweep_renders_as_a_heat_grid() {
     let html = dir.path().join("sweep.html");
     let page = report(dir.path(), &[&path], &html);
     assert!(page.contains("<th>trust marks</th>"));
-    check_rendered(&html, &["sweep-grid", "percentiles"], "diskdash report: ");
+    check_rendered(
+        &html,
+        &["sweep-grid", "percentiles"],
+        "diskdash report: sweep: bs 4k,64k x iodepth 1,4 on ",
+    );
 }
 
 #[test]
@@ -271,7 +275,11 @@ fn a_mark_renders_as_its_table() {
     let html = dir.path().join("mark.html");
     let page = report(dir.path(), &[&path], &html);
     assert!(page.contains("SEQ1M Q8T1") && page.contains("RND4K Q32T1"));
-    check_rendered(&html, &["mark"], "diskdash report: ");
+    check_rendered(
+        &html,
+        &["mark", "percentiles"],
+        "diskdash report: mark: peak profile, ",
+    );
 }
 
 #[test]
@@ -656,6 +664,19 @@ fn a_one_axis_sweep_marks_its_knee_and_its_advice() {
         .clone();
     let html = dir.path().join("depth.html");
     let page = report(dir.path(), &[&depth], &html);
+    // The sweep, not its first point, in the title and the heading.
+    let what = "sweep: iodepth 1,4,16 on ";
+    assert!(
+        page.contains(&format!("<title>diskdash report: {what}"))
+            && page.contains(&format!("<h2>{what}")),
+        "{:.1200}",
+        &page[page.find("<title>").unwrap()..]
+    );
+    assert!(
+        page.contains(" (randread bs=4k numjobs=1 null "),
+        "what stayed fixed, less the swept iodepth: {:.1200}",
+        &page[page.find("<title>").unwrap()..]
+    );
     for chart in ["sweep-bandwidth", "sweep-iops", "sweep-p99"] {
         let f = figure(&page, chart);
         let marks = mark_labels(f);
@@ -670,6 +691,16 @@ fn a_one_axis_sweep_marks_its_knee_and_its_advice() {
         );
         assert!(polylines(f) >= 1 && f.contains("<circle"), "{chart}");
     }
+    // Each point's own latency curve, not the points' latencies together.
+    let curves = figure(&page, "percentiles");
+    assert!(
+        curves.contains("Latency percentiles per point"),
+        "{curves:.300}"
+    );
+    assert_eq!(
+        legend(curves),
+        ["iodepth=1 read", "iodepth=4 read", "iodepth=16 read"]
+    );
     let table = page.split("class=\"points\"").nth(1).unwrap();
     assert!(
         table.contains(&format!("iodepth={}", knee["value"])),
@@ -792,10 +823,10 @@ fn a_fleet_record_draws_a_line_per_host() {
     }
 }
 
-/// A fleet whose hosts ran a plan of two jobs keeps no series per host (a host's job series
-/// are its jobs'): the page says so under the charts, which draw the fleet's totals.
+/// A fleet whose hosts ran a plan of two jobs: a line per host, job and direction (each job's
+/// own series from its host's record), the page saying how the jobs are named.
 #[test]
-fn a_fleet_without_series_per_host_says_so() {
+fn a_fleet_of_two_jobs_draws_a_line_per_host_and_job() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let jobs = d.join("two.fio");
@@ -812,13 +843,33 @@ fn a_fleet_without_series_per_host_says_so() {
     );
     let html = d.join("fleet.html");
     let page = report(d, &[&record], &html);
-    let iops = figure(&page, "iops");
+    for chart in ["iops", "bandwidth"] {
+        let f = figure(&page, chart);
+        assert_eq!(
+            legend(f),
+            ["n1: a read", "n1: b write", "n2: a read", "n2: b write"],
+            "{chart}: {f:.3000}"
+        );
+        // A line each (a line of one or two points, from a host slowed by the others, counts).
+        assert!(plotted(f) >= 4, "{chart}: {}", plotted(f));
+        assert!(!f.contains("kept no interval series"), "{f:.3000}");
+    }
     assert!(
-        iops.contains("n1, n2 kept no interval series of their own"),
-        "{iops:.3000}"
+        page.contains("n1, n2 ran several jobs each"),
+        "the page says so"
     );
-    assert_eq!(legend(iops), ["read", "write"], "the fleet's totals");
-    assert!(polylines(iops) >= 2);
+    // What each host ran, not the first host's remote command line.
+    assert!(
+        page.contains("<th>each host ran</th><td>diskdash fio "),
+        "{:.2000}",
+        &page[page.find("<table class=\"header\">").unwrap()..]
+    );
+    assert!(!page.contains("--fleet-remote"));
+    assert!(
+        page.contains("<title>diskdash report: fleet of 2 hosts (n1, n2): 2 jobs (a, b)"),
+        "{:.600}",
+        &page[page.find("<title>").unwrap()..]
+    );
 }
 
 /// A job file of two jobs: a line per job and direction over time.
@@ -847,7 +898,8 @@ fn a_plan_of_two_jobs_draws_a_line_per_job_and_direction() {
     ));
     let html = d.join("two.html");
     let page = report(d, &[&record], &html);
-    for chart in ["iops", "bandwidth"] {
+    // The percentile curves too: a job's own latency, not the two jobs' writes together.
+    for chart in ["iops", "bandwidth", "percentiles"] {
         let f = figure(&page, chart);
         assert_eq!(legend(f), ["a read", "a write", "b write"], "{chart}");
         assert!(polylines(f) >= 3, "{chart}: {}", polylines(f));
@@ -939,4 +991,166 @@ fn several_records_draw_each_runs_own_charts_after_the_comparison() {
             .lines()
             .any(|l| l.starts_with("run2-heatmap\t"))
     );
+}
+
+/// The `id`s of a page's charts, in order.
+fn chart_ids(page: &str) -> Vec<String> {
+    page.split("id=\"chart-")
+        .skip(1)
+        .filter_map(|r| r.split('"').next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every kind of record (a bench run, a plan of two jobs, sweeps of one and two options, a
+/// mark, a monitor recording, a fleet, two runs compared): each chart `--list-charts` names is
+/// written by `--format svg --chart NAME` with marks plotted; each chart of the page it leaves
+/// out is said on stderr with why, and `--chart` refuses it (exit 2). The list and those lines
+/// are the page's charts.
+#[test]
+fn every_listed_chart_draws_for_every_record_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let null = ["--ioengine", "null", "--runtime", "300ms"];
+    let run = bench(d, "bench.json", &["--rw", "randrw", "--runtime", "500ms"]);
+    let other = bench(d, "null.json", &[&["--rw", "randread"][..], &null].concat());
+    std::fs::write(
+        d.join("two.fio"),
+        "[global]\nioengine=null\nsize=4m\nbs=4k\ntime_based\nruntime=300ms\n\
+         [a]\nrw=randrw\n[b]\nrw=randwrite\n",
+    )
+    .unwrap();
+    let plan = d.join("plan.json");
+    assert_success(&diskdash(
+        d,
+        &[
+            "fio",
+            "two.fio",
+            "--no-tui",
+            "--status-interval",
+            "100ms",
+            "--json",
+            s(&plan),
+        ],
+    ));
+    let depth = sweep(
+        d,
+        "depth.json",
+        &["--rw", "randread", "--ioengine", "null", "--iodepth", "1,4"],
+    );
+    let grid = sweep(
+        d,
+        "grid.json",
+        &[
+            "--rw",
+            "randread",
+            "--ioengine",
+            "null",
+            "--bs",
+            "4k,64k",
+            "--iodepth",
+            "1,4",
+        ],
+    );
+    let mark = d.join("mark.json");
+    assert_success(&diskdash(
+        d,
+        &[
+            "mark",
+            s(d),
+            "--no-tui",
+            "--profile",
+            "peak",
+            "--loops",
+            "1",
+            "--size",
+            "8M",
+            "--runtime",
+            "200ms",
+            "--interval",
+            "100ms",
+            "--json",
+            s(&mark),
+        ],
+    ));
+    let monitor = d.join("mon.jsonl");
+    assert_success(&diskdash(
+        d,
+        &["iostat", "0.3", "3", "--record", s(&monitor)],
+    ));
+    let fleet = fleet(
+        d,
+        "fleet.json",
+        &[
+            &[
+                "bench",
+                s(d),
+                "--rw",
+                "randread",
+                "--size",
+                "4M",
+                "--interval",
+                "100ms",
+            ][..],
+            &null,
+        ]
+        .concat(),
+    );
+    let kinds: [(&str, Vec<&Path>); 8] = [
+        ("bench", vec![&run]),
+        ("plan", vec![&plan]),
+        ("sweep", vec![&depth]),
+        ("grid", vec![&grid]),
+        ("mark", vec![&mark]),
+        ("monitor", vec![&monitor]),
+        ("fleet", vec![&fleet]),
+        ("compare", vec![&run, &other]),
+    ];
+    for (kind, records) in kinds {
+        let mut args = vec!["report"];
+        args.extend(records.iter().map(|p| s(p)));
+        let page = report(d, &records, &d.join(format!("{kind}.html")));
+        let list = diskdash(d, &[&args[..], &["--list-charts"]].concat());
+        assert_success(&list);
+        let listed: Vec<String> = stdout(&list)
+            .lines()
+            .map(|l| l.split('\t').next().unwrap().to_string())
+            .collect();
+        let left_out: Vec<String> = stderr(&list)
+            .lines()
+            .filter_map(|l| l.strip_prefix("report: "))
+            .filter_map(|l| l.split_once(" not drawn: "))
+            .map(|(name, _)| name.to_string())
+            .collect();
+        assert!(!listed.is_empty(), "{kind}: no chart listed");
+        let mut said = [listed.clone(), left_out.clone()].concat();
+        let mut on_page = chart_ids(&page);
+        said.sort();
+        on_page.sort();
+        assert_eq!(said, on_page, "{kind}: {}", stderr(&list));
+        for name in &listed {
+            let out = d.join(format!("{kind}-{name}.svg"));
+            let svg = diskdash(
+                d,
+                &[
+                    &args[..],
+                    &["--format", "svg", "--chart", name, "-o", s(&out)],
+                ]
+                .concat(),
+            );
+            assert_success(&svg);
+            let svg = std::fs::read_to_string(&out).unwrap();
+            assert!(
+                svg.starts_with("<!-- diskdash report -->\n<svg"),
+                "{kind} {name}: {svg:.200}"
+            );
+            assert!(plotted(&svg) > 0, "{kind} {name}: axes only");
+        }
+        for name in &left_out {
+            let (line, code) =
+                refused(&[&args[..], &["--format", "svg", "--chart", name]].concat());
+            assert_eq!(code, 2, "{kind} {name}: {line}");
+            assert!(line.contains("not drawn"), "{kind} {name}: {line}");
+        }
+    }
 }
