@@ -117,10 +117,6 @@ pub struct Runner {
     interval_delays: (HashMap<u32, u64>, HashMap<u32, u64>),
 }
 
-/// How long the disks are watched idle before the first step: long enough to see a
-/// journal's or a daemon's trickle, short enough not to lengthen a run by much.
-const IDLE_WINDOW: Duration = Duration::from_millis(250);
-
 /// A step as it runs: what [`Runner::start_step`] set up, [`Runner::tick`] moves on and
 /// [`Runner::end_step`] ends.
 struct StepRun {
@@ -954,21 +950,29 @@ impl Runner {
     }
 
     /// Once, before the first step: each disk's rate while nothing of the run touches it,
-    /// over [`IDLE_WINDOW`], so a journal commit or a daemon's trickle is not counted as
-    /// another process sharing the disk; and the limits the trust marks are judged by.
+    /// over the idle window (`window::IDLE_WINDOW`), so a journal commit or a daemon's trickle
+    /// is not counted as another process sharing the disk; and the limits the trust marks are
+    /// judged by.
     fn measure_idle(&mut self) {
         if self.idle_measured {
             return;
         }
         self.idle_measured = true;
+        let idle_window = super::window::idle_window();
         let start: Vec<Option<(Duration, u64)>> = self
             .devices
             .iter_mut()
-            .map(DeviceWatch::completed_bytes)
+            .map(|device| {
+                if idle_window.is_zero() {
+                    None
+                } else {
+                    device.completed_bytes()
+                }
+            })
             .collect();
         let window = if start.iter().any(Option::is_some) {
-            std::thread::sleep(IDLE_WINDOW);
-            IDLE_WINDOW
+            std::thread::sleep(idle_window);
+            idle_window
         } else {
             Duration::ZERO
         };

@@ -17,6 +17,30 @@ pub use crate::analysis::reconcile::{Verdict, byte_ratio};
 /// /proc/diskstats sectors are always 512 bytes (kernel Documentation/admin-guide/iostats.rst).
 const SECTOR_BYTES: u64 = 512;
 
+/// How long the disks are watched idle before a run's first step (the baseline of the trust
+/// marks' `device_share`): long enough to see a journal's or a daemon's trickle, short enough
+/// not to lengthen a run by much.
+pub const IDLE_WINDOW: Duration = Duration::from_millis(250);
+
+/// A shorter idle window in milliseconds (0: none, so the run has no idle baseline, as a run
+/// without a disk): the integration tests set it for every run they make (most do not check
+/// the baseline, and 250 ms per run added up); the tests of the baseline remove it. Not a
+/// flag: a user's run always watches [`IDLE_WINDOW`].
+pub const IDLE_WINDOW_ENV: &str = "DISKDASH_IDLE_WINDOW_MS";
+
+/// The idle window of this run: [`IDLE_WINDOW`], or a shorter one from [`IDLE_WINDOW_ENV`].
+pub fn idle_window() -> Duration {
+    idle_window_from(std::env::var(IDLE_WINDOW_ENV).ok().as_deref())
+}
+
+/// [`idle_window`] given the variable's value: whole milliseconds, never longer than
+/// [`IDLE_WINDOW`]; anything else leaves [`IDLE_WINDOW`].
+fn idle_window_from(value: Option<&str>) -> Duration {
+    value
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(IDLE_WINDOW, |ms| Duration::from_millis(ms).min(IDLE_WINDOW))
+}
+
 /// The device behind the target and its sampler.
 pub struct DeviceWatch {
     /// The device number it was opened for (a device's own, or a file's `st_dev`).
@@ -240,6 +264,18 @@ fn request_difference(device_ios: u64, app_ios: u64, merged: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_idle_window_is_250_ms_unless_the_variable_shortens_it() {
+        assert_eq!(idle_window_from(None), Duration::from_millis(250));
+        assert_eq!(idle_window_from(Some("0")), Duration::ZERO);
+        assert_eq!(idle_window_from(Some(" 40 ")), Duration::from_millis(40));
+        // Never longer than the default, and nothing but whole milliseconds.
+        assert_eq!(idle_window_from(Some("9000")), IDLE_WINDOW);
+        for odd in ["", "-1", "1.5", "250ms", "lots"] {
+            assert_eq!(idle_window_from(Some(odd)), IDLE_WINDOW, "{odd:?}");
+        }
+    }
 
     #[test]
     fn verdicts() {

@@ -68,40 +68,31 @@ fn chromium(html: &Path) -> Rendered {
     let net = dir.join("net.json");
     let shot = dir.join("shot.png");
     let url = format!("file://{}", s(html));
-    let base = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-pings",
-        "--enable-logging=stderr",
-        "--v=0",
-    ];
-    let dump = Command::new("chromium")
-        .args(base)
+    // One start does both: the DOM on stdout, the screenshot to its file.
+    let run = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-pings",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--window-size=1000,1400",
+        ])
         .arg(format!("--log-net-log={}", s(&net)))
-        .arg(format!("--user-data-dir={}", s(&dir.join("profile-dom"))))
+        .arg(format!("--user-data-dir={}", s(&dir.join("profile"))))
+        .arg(format!("--screenshot={}", s(&shot)))
         .args(["--dump-dom", &url])
         .output()
         .expect("running chromium");
-    assert!(dump.status.success(), "chromium: {}", stderr(&dump));
-    let shot_run = Command::new("chromium")
-        .args(base)
-        .arg(format!("--user-data-dir={}", s(&dir.join("profile-shot"))))
-        .args([
-            "--window-size=1000,1400",
-            &format!("--screenshot={}", s(&shot)),
-            &url,
-        ])
-        .output()
-        .expect("running chromium");
-    assert!(shot_run.status.success(), "chromium: {}", stderr(&shot_run));
+    assert!(run.status.success(), "chromium: {}", stderr(&run));
     Rendered {
-        dom: stdout(&dump),
-        log: format!("{}{}", stderr(&dump), stderr(&shot_run)),
+        dom: stdout(&run),
+        log: stderr(&run),
         net_log: std::fs::read_to_string(&net).unwrap_or_default(),
         png: std::fs::read(&shot).expect("the screenshot"),
     }

@@ -1400,9 +1400,11 @@ fn pick_and_format_take_marks_spellings() {
     assert_stdout_has(&out, "read IOPS");
 }
 
-/// `diskdash sweep ARGS --no-tui` judged by the default trust limits (or those in `args`).
+/// `diskdash sweep ARGS --no-tui` judged by the default trust limits (or those in `args`),
+/// after the default idle baseline (the suite's runs skip it: `support::IDLE_WINDOW_ENV`).
 fn sweep_judged(dir: &Path, args: &[&str]) -> Output {
     Command::new(BIN)
+        .env_remove(IDLE_WINDOW_ENV)
         .arg("sweep")
         .args(args)
         .arg("--no-tui")
@@ -1579,4 +1581,8 @@ fn a_sweep_on_a_disk_a_background_fio_writes_to_is_marked_shared() {
         record["trust"]
     );
     assert_eq!(record["trust_limits"]["idle_window_ns"], 250_000_000);
+    // The baseline is the disk's own rate over that window.
+    let idle = record["trust_limits"]["idle"].as_array().unwrap();
+    assert_eq!(idle.len(), 1, "{}", record["trust_limits"]);
+    assert!(idle[0]["bytes_per_s"].as_f64().is_some(), "{}", idle[0]);
 }

@@ -20,6 +20,30 @@ pub mod tmux;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_diskdash");
 
+/// The variable that shortens a run's idle baseline (`session::window::IDLE_WINDOW_ENV`).
+pub const IDLE_WINDOW_ENV: &str = "DISKDASH_IDLE_WINDOW_MS";
+
+/// Every run this test binary makes, spawned (and in tmux) or in this process, skips the
+/// disks' 250 ms idle baseline: most tests check something else, and the suite makes hundreds
+/// of runs on a disk. The tests of the baseline remove the variable for their run
+/// (`sweep::a_sweep_on_a_disk_a_background_fio_writes_to_is_marked_shared`); a value already
+/// in the environment is kept (`DISKDASH_IDLE_WINDOW_MS=250 cargo test` runs the suite with
+/// the baseline). Set from `.init_array`, before `main`: the one moment no other thread can
+/// read the environment while it changes.
+extern "C" fn without_idle_baseline() {
+    if std::env::var_os(IDLE_WINDOW_ENV).is_none() {
+        // SAFETY: this runs from .init_array before main, while the process has one thread:
+        // nothing reads or writes the environment concurrently.
+        unsafe { std::env::set_var(IDLE_WINDOW_ENV, "0") };
+    }
+}
+
+// SAFETY: .init_array holds pointers to functions the loader calls before main with no
+// arguments the function reads; `without_idle_baseline` takes none and does not unwind.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static WITHOUT_IDLE_BASELINE: extern "C" fn() = without_idle_baseline;
+
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
