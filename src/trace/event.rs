@@ -154,11 +154,18 @@ impl Layout {
 pub struct Layouts {
     layouts: Vec<Layout>,
     common_type: Option<Field>,
+    /// A layout's place in `layouts` by its id (one look-up per record, not a search).
+    by_id: Vec<Option<u8>>,
 }
 
 impl Layouts {
     pub fn push(&mut self, layout: Layout, common_type: Field) {
         self.common_type.get_or_insert(common_type);
+        let id = usize::from(layout.id);
+        if self.by_id.len() <= id {
+            self.by_id.resize(id + 1, None);
+        }
+        self.by_id[id] = u8::try_from(self.layouts.len()).ok();
         self.layouts.push(layout);
     }
 
@@ -166,7 +173,8 @@ impl Layouts {
     #[must_use]
     pub fn decode(&self, ts: u64, record: &[u8]) -> Option<Event> {
         let id = self.common_type?.read(record)? as u16;
-        self.layouts.iter().find(|l| l.id == id)?.decode(ts, record)
+        let at = (*self.by_id.get(usize::from(id))?)?;
+        self.layouts[usize::from(at)].decode(ts, record)
     }
 
     #[must_use]

@@ -2,6 +2,7 @@
 //! tracepoints, matched FIFO per (disk, sector). The events arrive in time order (the reader
 //! sorts the CPUs' events), so a request's events come in the order the kernel traced them.
 
+use std::collections::hash_map::Entry::{Occupied, Vacant};
 use std::collections::{HashMap, VecDeque};
 
 use super::event::{Dir, Event, Kind};
@@ -11,9 +12,9 @@ use crate::stats::LatencyHistogram;
 /// Requests (or bios) waiting for their next event, at most, per map; past it the oldest
 /// are dropped and counted unmatched.
 pub const MAX_PENDING: usize = 1 << 16;
-/// A pending request older than this (behind the newest event) when the map is full is given
-/// up on.
-const STALE_NS: u64 = 10_000_000_000;
+/// A pending request older than this (behind the newest event) is given up on: the block
+/// layer's own default request timeout (30 s) would have ended it, so its next event was lost.
+const STALE_NS: u64 = 30_000_000_000;
 
 /// One direction's requests on one disk.
 #[derive(Debug, Clone, Default)]
@@ -198,42 +199,48 @@ impl std::hash::Hasher for KeyHasher {
 
 pub(crate) type KeyMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<KeyHasher>>;
 
+/// A pending entry and its place in the push order.
+struct Entry<T> {
+    seq: u64,
+    value: T,
+}
+
 /// The entries of one key, oldest first: almost always one, kept without an allocation.
 enum Queue<T> {
-    One(T),
-    Many(VecDeque<T>),
+    One(Entry<T>),
+    Many(VecDeque<Entry<T>>),
 }
 
 impl<T> Queue<T> {
-    fn len(&self) -> usize {
-        match self {
-            Self::One(_) => 1,
-            Self::Many(q) => q.len(),
-        }
-    }
-
-    fn position(&self, wanted: impl Fn(&T) -> bool) -> Option<usize> {
+    fn position(&self, wanted: impl Fn(&Entry<T>) -> bool) -> Option<usize> {
         match self {
             Self::One(v) => wanted(v).then_some(0),
             Self::Many(q) => q.iter().position(wanted),
         }
     }
 
-    fn any_after(&self, at: usize, wanted: impl Fn(&T) -> bool) -> bool {
+    fn any_after(&self, at: usize, wanted: impl Fn(&Entry<T>) -> bool) -> bool {
         match self {
             Self::One(_) => false,
             Self::Many(q) => q.iter().skip(at + 1).any(wanted),
         }
     }
 
-    fn get_mut(&mut self, at: usize) -> Option<&mut T> {
+    fn get(&self, at: usize) -> Option<&Entry<T>> {
+        match self {
+            Self::One(v) => (at == 0).then_some(v),
+            Self::Many(q) => q.get(at),
+        }
+    }
+
+    fn get_mut(&mut self, at: usize) -> Option<&mut Entry<T>> {
         match self {
             Self::One(v) => (at == 0).then_some(v),
             Self::Many(q) => q.get_mut(at),
         }
     }
 
-    fn push(&mut self, value: T) {
+    fn push(&mut self, value: Entry<T>) {
         match self {
             Self::Many(q) => q.push_back(value),
             Self::One(_) => {
@@ -247,21 +254,19 @@ impl<T> Queue<T> {
             }
         }
     }
-
-    fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) -> bool {
-        match self {
-            Self::One(v) => keep(v),
-            Self::Many(q) => {
-                q.retain(|v| keep(v));
-                !q.is_empty()
-            }
-        }
-    }
 }
 
-/// A FIFO map per (disk, sector) with a bound on what it holds.
+/// One key's place in a [`Fifo`]'s map.
+type Slot<'a, T> = std::collections::hash_map::OccupiedEntry<'a, (usize, u64), Queue<T>>;
+
+/// A FIFO map per (disk, sector) with a bound on what it holds. Every push is also queued in
+/// `order` (its key and sequence number), so the oldest pending entry is found at the front
+/// without a scan: an entry taken since leaves its place behind, skipped when the front
+/// reaches it, and `order` is compacted when such places outnumber the live ones.
 struct Fifo<T> {
     map: KeyMap<(usize, u64), Queue<T>>,
+    order: VecDeque<((usize, u64), u64)>,
+    next_seq: u64,
     len: usize,
 }
 
@@ -269,6 +274,8 @@ impl<T> Default for Fifo<T> {
     fn default() -> Self {
         Self {
             map: KeyMap::default(),
+            order: VecDeque::new(),
+            next_seq: 0,
             len: 0,
         }
     }
@@ -276,28 +283,52 @@ impl<T> Default for Fifo<T> {
 
 impl<T> Fifo<T> {
     fn push(&mut self, key: (usize, u64), value: T) {
+        let entry = Entry {
+            seq: self.next_seq,
+            value,
+        };
         match self.map.entry(key) {
-            std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().push(value),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(Queue::One(value));
+            Occupied(mut e) => e.get_mut().push(entry),
+            Vacant(e) => {
+                e.insert(Queue::One(entry));
             }
         }
+        self.order.push_back((key, self.next_seq));
+        self.next_seq += 1;
         self.len += 1;
+        if self.order.len() > 4 * self.len + 4096 {
+            let map = &self.map;
+            self.order.retain(|(key, seq)| {
+                map.get(key)
+                    .and_then(|q| q.position(|e| e.seq == *seq))
+                    .is_some()
+            });
+        }
+    }
+
+    /// Removes the entry at `at` of `slot`'s queue (the key too when it was the last); the
+    /// caller counts it out of `len`.
+    fn remove(mut slot: Slot<'_, T>, at: usize) -> Option<T> {
+        let entry = match slot.get_mut() {
+            Queue::Many(q) if q.len() > 1 => q.remove(at)?,
+            _ => match slot.remove() {
+                Queue::One(v) => v,
+                Queue::Many(mut q) => q.remove(at)?,
+            },
+        };
+        Some(entry.value)
     }
 
     /// The first entry of `key` that `wanted` accepts, taken out, and whether another also
     /// was a candidate.
     fn take(&mut self, key: (usize, u64), wanted: impl Fn(&T) -> bool) -> Option<(T, bool)> {
-        let queue = self.map.get_mut(&key)?;
-        let at = queue.position(&wanted)?;
-        let ambiguous = queue.any_after(at, &wanted);
-        let value = match queue {
-            Queue::Many(q) if q.len() > 1 => q.remove(at)?,
-            _ => match self.map.remove(&key)? {
-                Queue::One(v) => v,
-                Queue::Many(mut q) => q.remove(at)?,
-            },
+        let Occupied(slot) = self.map.entry(key) else {
+            return None;
         };
+        let queue = slot.get();
+        let at = queue.position(|e| wanted(&e.value))?;
+        let ambiguous = queue.any_after(at, |e| wanted(&e.value));
+        let value = Self::remove(slot, at)?;
         self.len -= 1;
         Some((value, ambiguous))
     }
@@ -305,35 +336,38 @@ impl<T> Fifo<T> {
     /// The first entry of `key` that `wanted` accepts, left in place.
     fn find(&mut self, key: (usize, u64), wanted: impl Fn(&T) -> bool) -> Option<(&mut T, bool)> {
         let queue = self.map.get_mut(&key)?;
-        let at = queue.position(&wanted)?;
-        let ambiguous = queue.any_after(at, &wanted);
-        Some((queue.get_mut(at)?, ambiguous))
+        let at = queue.position(|e| wanted(&e.value))?;
+        let ambiguous = queue.any_after(at, |e| wanted(&e.value));
+        Some((&mut queue.get_mut(at)?.value, ambiguous))
     }
 
-    /// Drops entries older than `cutoff` (by `first`); everything when still over the bound.
-    /// Returns the dropped ones' disks.
-    fn bound(&mut self, cutoff: u64, first: impl Fn(&T) -> u64) -> Vec<usize> {
-        let mut dropped = Vec::new();
-        if self.len <= MAX_PENDING {
-            return dropped;
-        }
-        self.map.retain(|&(disk, _), queue| {
-            queue.retain(|v| {
-                let keep = first(v) >= cutoff;
-                if !keep {
-                    dropped.push(disk);
-                }
-                keep
-            })
-        });
-        if self.len - dropped.len() > MAX_PENDING {
-            for (&(disk, _), queue) in &self.map {
-                dropped.extend(std::iter::repeat_n(disk, queue.len()));
+    /// Gives up on the oldest entries while there are more than [`MAX_PENDING`], and on those
+    /// older than `cutoff` (by `first`), calling `dropped` with each one's disk: O(1) per
+    /// entry, from the front of the push order.
+    fn bound(&mut self, cutoff: u64, first: impl Fn(&T) -> u64, mut dropped: impl FnMut(usize)) {
+        while let Some(&(key, seq)) = self.order.front() {
+            let live = match self.map.entry(key) {
+                Occupied(slot) => slot.get().position(|e| e.seq == seq).map(|at| (slot, at)),
+                Vacant(_) => None,
+            };
+            let Some((slot, at)) = live else {
+                // Taken already: its place is skipped.
+                self.order.pop_front();
+                continue;
+            };
+            let young = slot
+                .get()
+                .get(at)
+                .is_some_and(|e| first(&e.value) >= cutoff);
+            if young && self.len <= MAX_PENDING {
+                break;
             }
-            self.map.clear();
+            self.order.pop_front();
+            if Self::remove(slot, at).is_some() {
+                self.len -= 1;
+                dropped(key.0);
+            }
         }
-        self.len = self.map.values().map(Queue::len).sum();
-        dropped
     }
 }
 
@@ -443,6 +477,7 @@ impl Matcher {
                         let mut pending = Pending::new(event.ts, event);
                         pending.insert = Some(event.ts);
                         self.requests.push(key, pending);
+                        self.bound();
                     }
                 }
             }
@@ -580,12 +615,11 @@ impl Matcher {
     /// Keeps the pending maps within [`MAX_PENDING`].
     fn bound(&mut self) {
         let cutoff = self.newest.saturating_sub(STALE_NS);
-        for disk in self.requests.bound(cutoff, |p| p.first) {
-            self.disks[disk].unmatched += 1;
-        }
-        for disk in self.bios.bound(cutoff, |b| b.0) {
-            self.disks[disk].unmatched += 1;
-        }
+        let disks = &mut self.disks;
+        self.requests
+            .bound(cutoff, |p| p.first, |disk| disks[disk].unmatched += 1);
+        self.bios
+            .bound(cutoff, |b| b.0, |disk| disks[disk].unmatched += 1);
     }
 
     /// What was seen since the last take; the counts start again.
@@ -822,15 +856,57 @@ mod tests {
     }
 
     #[test]
-    fn the_pending_requests_stay_bounded() {
+    fn past_the_bound_the_oldest_pending_requests_are_given_up_and_the_rest_still_match() {
         let mut m = matcher(Scope::Request);
         let n = MAX_PENDING as u64 + 10;
         for i in 0..n {
             m.event(&ev(Kind::IoStart, i, i * 8, Dir::Read, 20));
         }
-        assert!(m.requests.len <= MAX_PENDING);
+        assert_eq!(m.requests.len, MAX_PENDING);
+        // The ten oldest went; the eleventh and the newest are still followed.
+        for sector in [10 * 8, (n - 1) * 8] {
+            m.event(&ev(Kind::Issue, n, sector, Dir::Read, 20));
+            m.event(&ev(Kind::Complete, n + 100, sector, Dir::Read, 0));
+            m.event(&ev(Kind::IoDone, n + 100, sector, Dir::Read, 0));
+        }
+        m.event(&ev(Kind::Issue, n, 9 * 8, Dir::Read, 20));
+        m.event(&ev(Kind::Complete, n + 100, 9 * 8, Dir::Read, 0));
         let t = m.take().remove(0);
-        assert!(t.unmatched > 0);
+        // The tenth's issue starts a request of its own (its io_start was given up) that ends
+        // at its completion, its whole time from the nearest events.
+        assert_eq!(t.dirs[0].requests, 3);
+        assert!(t.whole_nearest);
+        assert_eq!(t.unmatched, 10, "the ten given up, no more");
+    }
+
+    #[test]
+    fn a_request_left_pending_past_the_block_layers_timeout_is_given_up() {
+        let mut m = matcher(Scope::Request);
+        m.event(&ev(Kind::IoStart, 0, 8, Dir::Read, 20));
+        m.event(&ev(Kind::IoStart, STALE_NS - 1, 16, Dir::Read, 20));
+        assert_eq!(m.requests.len, 2, "not stale yet");
+        m.event(&ev(Kind::IoStart, STALE_NS + 1, 24, Dir::Read, 20));
+        assert_eq!(m.requests.len, 2);
+        assert_eq!(m.take()[0].unmatched, 1);
+    }
+
+    #[test]
+    fn the_push_order_stays_as_small_as_what_is_pending_behind_a_request_that_never_ends() {
+        let mut m = matcher(Scope::Request);
+        // Its completion lost: it stays at the front of the push order.
+        m.event(&ev(Kind::IoStart, 0, 1 << 40, Dir::Read, 20));
+        for i in 0..200_000u64 {
+            let sector = (i % 4096) * 8;
+            m.event(&ev(Kind::IoStart, i * 10, sector, Dir::Read, 20));
+            m.event(&ev(Kind::Issue, i * 10 + 1, sector, Dir::Read, 20));
+            m.event(&ev(Kind::Complete, i * 10 + 5, sector, Dir::Read, 0));
+            m.event(&ev(Kind::IoDone, i * 10 + 6, sector, Dir::Read, 0));
+            // Compacted at a push past 4 places per pending entry (and 4096).
+            assert!(m.requests.order.len() <= 8 * m.requests.len + 4097);
+        }
+        assert_eq!(m.requests.len, 1);
+        let t = m.take().remove(0);
+        assert_eq!((t.dirs[0].requests, t.unmatched), (200_000, 0));
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod event;
 pub mod explain;
 pub mod format;
 pub mod matcher;
+mod merge;
 mod record;
 pub mod ring;
 pub mod sched;
@@ -40,6 +41,11 @@ use ring::PageLayout;
 
 /// How often the reader drains the buffers when nobody asks.
 const DRAIN_EVERY: Duration = Duration::from_millis(100);
+/// How often, while a CPU's buffer fills by more than [`BUSY_SHARE`] of itself between two
+/// drains: smaller batches, read long before the buffer wraps.
+const DRAIN_BUSY: Duration = Duration::from_millis(20);
+/// The share of a CPU's buffer read in one drain that makes the next come sooner.
+const BUSY_SHARE: usize = 32;
 /// Events this recent are left for the next drain: another CPU's earlier event may not be
 /// committed yet (events are sorted across CPUs before matching).
 const SLACK_NS: u64 = 2_000_000;
@@ -260,11 +266,12 @@ impl Tracer {
             Condvar::new(),
         ));
         let reader = Reader {
+            runs: vec![Vec::new(); buffers.len()],
             buffers,
             page: vec![0; page_size],
             page_layout,
             layouts,
-            held: Vec::new(),
+            busy: false,
             shared: shared.clone(),
         };
         let handle = std::thread::Builder::new()
@@ -498,8 +505,13 @@ struct Reader {
     page: Vec<u8>,
     page_layout: PageLayout,
     layouts: Layouts,
-    /// Events newer than the last drain's cutoff, held for the next.
-    held: Vec<Event>,
+    /// Each CPU's events not matched yet, in time order: those newer than the last drain's
+    /// cutoff, held for the next, then what the next reads (the vectors are kept, so a drain
+    /// allocates nothing once they have grown).
+    runs: Vec<Vec<Event>>,
+    /// The last drain read more than [`BUSY_SHARE`] of a CPU's buffer: the next comes after
+    /// [`DRAIN_BUSY`].
+    busy: bool,
     shared: Arc<(Mutex<Shared>, Condvar)>,
 }
 
@@ -523,8 +535,9 @@ impl Reader {
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
                 if shared.requested == shared.served && !shared.stop {
+                    let every = if self.busy { DRAIN_BUSY } else { DRAIN_EVERY };
                     shared = cond
-                        .wait_timeout(shared, DRAIN_EVERY)
+                        .wait_timeout(shared, every)
                         .unwrap_or_else(std::sync::PoisonError::into_inner)
                         .0;
                 }
@@ -559,45 +572,54 @@ impl Reader {
     /// Reads every CPU's buffer, then matches the events up to `cutoff` in time order.
     fn drain(&mut self, cutoff: u64, want: u64) {
         let mut cost = TraceCost::default();
-        let mut events = std::mem::take(&mut self.held);
-        for file in &mut self.buffers {
+        let mut busiest = 0usize;
+        let capacity = self.page.len().saturating_sub(self.page_layout.data);
+        for (file, run) in self.buffers.iter_mut().zip(&mut self.runs) {
+            let (mut reads, mut bytes) = (0u32, 0usize);
             loop {
                 match file.read(&mut self.page) {
                     Ok(0) => break,
                     Ok(n) => {
+                        reads += 1;
                         let layouts = &self.layouts;
                         let mut malformed = 0;
                         let out = ring::decode_page(&self.page_layout, &self.page[..n], |ts, r| {
                             match layouts.decode(ts, r) {
-                                Some(event) => events.push(event),
+                                Some(event) => run.push(event),
                                 None => malformed += 1,
                             }
                         });
                         cost.events += out.events;
                         cost.lost_events += out.lost;
                         cost.malformed += out.malformed + malformed;
+                        bytes += out.used;
+                        // Less than half a page after the first (which may be the rest of
+                        // a page the last drain read part of): the kernel was writing it,
+                        // so this CPU's events up to now are in; another read would give
+                        // only the few written since (a system call each), and the next
+                        // drain has them.
+                        if reads > 1 && out.used < capacity / 2 {
+                            break;
+                        }
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(_) => break,
                 }
             }
+            busiest = busiest.max(bytes);
         }
-        events.sort_by_key(|e| e.ts);
-        let split = events.partition_point(|e| e.ts <= cutoff);
-        self.held = events.split_off(split);
-        let cpu = thread_cpu_ns();
+        self.busy = busiest > BUFFER_KB as usize * 1024 / BUSY_SHARE;
         let (lock, cond) = &*self.shared;
         let mut shared = lock
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        for event in &events {
-            shared.matcher.event(event);
-        }
+        let matcher = &mut shared.matcher;
+        merge::merge(&mut self.runs, cutoff, |event| matcher.event(event));
         if cost.lost_events > 0 {
             shared.matcher.lost(cost.lost_events);
         }
         shared.cost.add(&cost);
-        shared.cpu_now = cpu;
+        shared.cpu_now = thread_cpu_ns();
         shared.served = shared.served.max(want);
         cond.notify_all();
     }

@@ -109,6 +109,9 @@ pub struct PageOutcome {
     pub lost: u64,
     /// Malformed: a header or event that runs past the data (the rest of the page is skipped).
     pub malformed: u64,
+    /// Bytes of data the page holds (its commit word's count): a page read while the kernel
+    /// was still writing it holds less than a page.
+    pub used: usize,
 }
 
 fn word(page: &[u8], at: usize) -> Option<u32> {
@@ -139,6 +142,7 @@ pub fn decode_page(
         return out;
     };
     let used = (commit & !(MISSED_EVENTS | MISSED_STORED) & 0xffff_ffff) as usize;
+    out.used = used;
     // A page read short keeps its whole events; the one cut is counted below.
     let Some(data) = page.get(layout.data..layout.data.saturating_add(used).min(page.len())) else {
         out.malformed += 1;
@@ -340,9 +344,14 @@ pub(crate) mod tests {
             PageOutcome {
                 events: 4,
                 lost: 0,
-                malformed: 0
+                malformed: 0,
+                used: page_data_len(&page),
             }
         );
+    }
+
+    fn page_data_len(page: &[u8]) -> usize {
+        u64::from_ne_bytes(page[8..16].try_into().unwrap()) as usize
     }
 
     #[test]
