@@ -120,6 +120,15 @@ impl Bitmap {
                 self.done += 1;
                 return (block, 1);
             }
+            // A done block with a free one after it in its word (what `next_free` finds
+            // first): that one, still without the walk's call.
+            let free = !(word | (bit - 1));
+            let found = index as u64 * 64 + u64::from(free.trailing_zeros());
+            if free != 0 && found < self.blocks {
+                self.words[index] = word | (free & free.wrapping_neg());
+                self.done += 1;
+                return (found, 1);
+            }
         }
         self.claim_walk(block, want)
     }

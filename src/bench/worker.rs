@@ -1578,24 +1578,20 @@ impl<'a> Loop<'a> {
             Direction::Write => &mut self.cur.write,
             Direction::Trim => &mut self.cur.trim,
         };
-        match if PLAIN { 0 } else { entry.sched_ns } {
-            0 => stats.record(u64::from(entry.len_bytes), latency_ns),
-            due => stats.record_paced(
-                u64::from(entry.len_bytes),
-                latency_ns,
-                reaped_ns.saturating_sub(due),
-            ),
-        }
+        let sched_ns = match if PLAIN { 0 } else { entry.sched_ns } {
+            0 => None,
+            due => Some(reaped_ns.saturating_sub(due)),
+        };
         // fio's slat where the engine times its submit call; 0 (and no _slat lines) else.
         let slat_ns = if split {
             entry.issued_ns.saturating_sub(entry.submit_ns)
         } else {
             0
         };
-        if split {
-            // fio's slat and clat; `latency_ns` (fio's lat) is their sum.
-            stats.record_split(slat_ns, reaped_ns.saturating_sub(entry.issued_ns));
-        }
+        // fio's slat and clat; `latency_ns` (fio's lat) is their sum.
+        let split_ns = split.then(|| (slat_ns, reaped_ns.saturating_sub(entry.issued_ns)));
+        // Settled when the tick is handed over (`hand_off`, `finish`).
+        stats.record_unsettled(u64::from(entry.len_bytes), latency_ns, sched_ns, split_ns);
         if !PLAIN && let Some(search) = self.latency.as_mut() {
             let step = search.observe(entry.submit_ns, latency_ns);
             self.latency_step(step);
@@ -2093,6 +2089,7 @@ impl<'a> Loop<'a> {
     /// stats when the queue is full or no spare has come back yet.
     fn hand_off(&mut self, now_ns: u64) {
         self.cur.end_ns = now_ns;
+        self.cur.settle();
         while self.spares.len() < self.spares.capacity() {
             match self.links.spares.try_recv() {
                 Ok(spare) => self.spares.push(spare),
@@ -2122,6 +2119,7 @@ impl<'a> Loop<'a> {
         }
         self.cur.end_ns = now;
         self.cur.last = true;
+        self.cur.settle();
         if let Some(log) = self.iolog.as_mut() {
             log.finish(now);
         }

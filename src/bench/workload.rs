@@ -752,7 +752,12 @@ impl Workload {
             }
         }
         if let Cover::Map(map) = &mut self.cover {
-            let want = u64::from(len_bytes).div_ceil(self.unit_bytes);
+            // One unit (every I/O of a job without bssplit) without the division.
+            let want = if u64::from(len_bytes) == self.unit_bytes {
+                1
+            } else {
+                u64::from(len_bytes).div_ceil(self.unit_bytes)
+            };
             let block = ((u128::from(splitmix64(&mut self.rng)) * u128::from(self.region_blocks))
                 >> 64) as u64;
             self.wrapped |= map.is_full();

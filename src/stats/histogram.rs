@@ -42,6 +42,17 @@ fn index_of(value: u64) -> usize {
     ((bucket as usize) << HALF_BITS) + (value >> bucket) as usize
 }
 
+/// The counters of power of two `bucket` (0: the exact range): `from..to`.
+#[inline]
+fn bucket_span(bucket: u32) -> (usize, usize) {
+    let bucket = bucket as usize;
+    if bucket == 0 {
+        (0, 2 << HALF_BITS)
+    } else {
+        ((bucket + 1) << HALF_BITS, (bucket + 2) << HALF_BITS)
+    }
+}
+
 /// The power of two of counter `index`.
 #[inline]
 fn bucket_of_index(index: usize) -> u32 {
@@ -80,13 +91,18 @@ pub struct LatencyHistogram {
     /// Lowest and highest counter in use; `low > high` when empty.
     low: usize,
     high: usize,
+    /// The powers of two (bit `b`: [`bucket_of`] `b`) counted into by
+    /// [`LatencyHistogram::record_unsettled`] since the last [`LatencyHistogram::settle`]:
+    /// `low` and `high` leave them out until then. 0: settled.
+    pending: u64,
 }
 
 impl std::fmt::Debug for LatencyHistogram {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LatencyHistogram")
             .field("total", &self.total)
-            .field("used", &self.used())
+            .field("used", &self.range())
+            .field("pending", &self.pending)
             .finish()
     }
 }
@@ -106,12 +122,20 @@ impl LatencyHistogram {
             total: 0,
             low: COUNTERS,
             high: 0,
+            pending: 0,
         }
     }
 
     /// The counters in use, and the index of the first.
     #[inline]
     fn used(&self) -> (usize, &[u64]) {
+        self.check_settled();
+        self.range()
+    }
+
+    /// [`Self::used`], settled or not (for `Debug`).
+    #[inline]
+    fn range(&self) -> (usize, &[u64]) {
         if self.low > self.high {
             (0, &[])
         } else {
@@ -130,6 +154,58 @@ impl LatencyHistogram {
         self.total += 1;
         self.low = self.low.min(index);
         self.high = self.high.max(index);
+    }
+
+    /// [`Self::record`] for the worker's hot path: the count, the total and the power of two
+    /// it falls in, not the range in use (a compare and a store less for each end, on each
+    /// of an I/O's three records). Until [`Self::settle`] the range leaves these counts out:
+    /// read, merge or summarize the histogram only after it (debug builds check).
+    #[inline]
+    pub fn record_unsettled(&mut self, latency_ns: u64) {
+        // No `max(1)`: a 0 lands on counter 0, which `record` never uses; `settle` moves it
+        // to counter 1, where `record` counts a 0.
+        let bucket = bucket_of(latency_ns);
+        let mut index = ((bucket as usize) << HALF_BITS) + (latency_ns >> bucket) as usize;
+        if index >= COUNTERS {
+            index = index_of(MAX_TRACKED_NS);
+        }
+        self.counts[index] += 1;
+        self.total += 1;
+        // `bucket` is at most 53 (past the tracked range: those count in the last one, which
+        // `settle` reads such a bit as).
+        self.pending |= 1 << bucket;
+    }
+
+    /// Takes the counts of [`Self::record_unsettled`] into the range in use, a scan of the
+    /// lowest and of the highest power of two they fell in (at most 2,048 counters each):
+    /// the histogram then reads as if each had been [`Self::record`]ed.
+    pub fn settle(&mut self) {
+        if self.pending == 0 {
+            return;
+        }
+        let zeros = std::mem::take(&mut self.counts[0]);
+        self.counts[1] += zeros;
+        let last = BUCKETS as u32 - 1;
+        let lowest = self.pending.trailing_zeros().min(last);
+        let highest = (u64::BITS - 1 - self.pending.leading_zeros()).min(last);
+        self.pending = 0;
+        let (from, to) = bucket_span(lowest);
+        if let Some(at) = self.counts[from..to].iter().position(|&count| count != 0) {
+            self.low = self.low.min(from + at);
+        }
+        let (from, to) = bucket_span(highest);
+        if let Some(at) = self.counts[from..to].iter().rposition(|&count| count != 0) {
+            self.high = self.high.max(from + at);
+        }
+    }
+
+    /// Debug builds: the histogram holds no unsettled counts (see [`Self::record_unsettled`]).
+    #[inline]
+    fn check_settled(&self) {
+        debug_assert!(
+            self.pending == 0,
+            "a histogram recorded with record_unsettled is read before settle"
+        );
     }
 
     /// Merges another histogram: only the counters it uses.
@@ -166,6 +242,7 @@ impl LatencyHistogram {
 
     /// Clears the counters in use (and only those).
     pub fn reset(&mut self) {
+        self.settle();
         if self.low <= self.high {
             self.counts[self.low..=self.high].fill(0);
         }
@@ -196,6 +273,7 @@ impl LatencyHistogram {
     /// `value_at_quantile` to the bit (same terms, same order).
     #[must_use]
     pub fn summary(&self) -> LatencySummary {
+        self.check_settled();
         if self.total == 0 {
             return LatencySummary::default();
         }
@@ -605,6 +683,69 @@ mod tests {
         total.record(6_000);
         assert_same(&total, &theirs);
         assert_eq!(total.summary(), fresh.summary());
+    }
+
+    /// Counted unsettled then settled, a histogram is the one `record` makes, to the bit
+    /// (0, the edges of the range and past it included), also when some of its counts were
+    /// recorded settled, when it is settled twice in a run, and when it is reset unsettled.
+    #[test]
+    fn unsettled_counts_once_settled_are_recorded_ones() {
+        let mut edges = vec![0, 1, 2, 2047, 2048, 2049, 4095, 4096];
+        edges.extend([MAX_TRACKED_NS, MAX_TRACKED_NS + 1]);
+        let past = [1 << 37, u64::MAX, 130_000_000_000];
+        let cases: [Vec<u64>; 5] = [
+            heavy_tail(0x9E37_79B9_7F4A_7C15, 20_000),
+            edges,
+            past.to_vec(),
+            vec![0, 0, 5],
+            heavy_tail(11, 3_000).iter().map(|ns| ns / 1000).collect(),
+        ];
+        for values in cases {
+            let (recorded, theirs) = both(values.iter().copied());
+            let mut unsettled = LatencyHistogram::new();
+            for (i, &ns) in values.iter().enumerate() {
+                // Every third settled, and a settle part way: as the worker's sync records
+                // and a tick's hand-off that could not send.
+                if i % 3 == 0 {
+                    unsettled.record(ns);
+                } else {
+                    unsettled.record_unsettled(ns);
+                }
+                if i == values.len() / 2 {
+                    unsettled.settle();
+                }
+            }
+            assert_eq!(unsettled.count(), values.len() as u64);
+            unsettled.settle();
+            assert_same(&unsettled, &theirs);
+            assert_eq!(unsettled.counts[..], recorded.counts[..]);
+            assert_eq!(
+                (unsettled.low, unsettled.high),
+                (recorded.low, recorded.high)
+            );
+            // Merged, it gives what the recorded one gives.
+            let (mut a, mut b) = (LatencyHistogram::new(), LatencyHistogram::new());
+            a.add(&unsettled);
+            b.add(&recorded);
+            assert_eq!(a.summary(), b.summary());
+        }
+        // A reset of unsettled counts leaves none behind.
+        let mut hist = LatencyHistogram::new();
+        for ns in [0, 3, 70_000, 9_000_000_000, u64::MAX] {
+            hist.record_unsettled(ns);
+        }
+        hist.reset();
+        assert!(hist.counts.iter().all(|&c| c == 0));
+        assert_eq!(hist.summary(), LatencySummary::default());
+    }
+
+    #[test]
+    #[should_panic(expected = "read before settle")]
+    #[cfg(debug_assertions)]
+    fn an_unsettled_histogram_is_not_read() {
+        let mut hist = LatencyHistogram::new();
+        hist.record_unsettled(500);
+        let _ = hist.summary();
     }
 
     #[test]

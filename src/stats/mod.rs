@@ -112,6 +112,42 @@ impl DirectionStats {
         self.latency.record(latency_ns);
     }
 
+    /// [`Self::record`], [`Self::record_paced`] (with `sched_latency_ns`, when the stats keep
+    /// it) and [`Self::record_split`] in one, for the worker's hot path: each histogram's
+    /// count is [`LatencyHistogram::record_unsettled`], so the stats are read only after
+    /// [`Self::settle`].
+    #[inline(always)]
+    pub fn record_unsettled(
+        &mut self,
+        bytes: u64,
+        latency_ns: u64,
+        sched_latency_ns: Option<u64>,
+        split: Option<(u64, u64)>,
+    ) {
+        self.ios += 1;
+        self.bytes += bytes;
+        self.latency.record_unsettled(latency_ns);
+        if let (Some(ns), Some(sched)) = (sched_latency_ns, self.sched.as_mut()) {
+            sched.record_unsettled(ns);
+        }
+        if let (Some((slat_ns, clat_ns)), Some(split)) = (split, self.split.as_mut()) {
+            split.slat.record_unsettled(slat_ns);
+            split.clat.record_unsettled(clat_ns);
+        }
+    }
+
+    /// Settles every histogram (see [`LatencyHistogram::settle`]).
+    pub fn settle(&mut self) {
+        self.latency.settle();
+        if let Some(sched) = self.sched.as_mut() {
+            sched.settle();
+        }
+        if let Some(split) = self.split.as_mut() {
+            split.slat.settle();
+            split.clat.settle();
+        }
+    }
+
     pub fn add(&mut self, other: &Self) {
         other.add_into(self, None);
     }
@@ -315,6 +351,19 @@ impl WorkerStats {
     #[must_use]
     pub fn ios(&self) -> u64 {
         self.read.ios + self.write.ios + self.trim.ios
+    }
+
+    /// Settles the histograms of every direction (see [`LatencyHistogram::settle`]): a
+    /// worker does before it hands its stats over.
+    pub fn settle(&mut self) {
+        for direction in [
+            &mut self.read,
+            &mut self.write,
+            &mut self.sync,
+            &mut self.trim,
+        ] {
+            direction.settle();
+        }
     }
 }
 
