@@ -10,7 +10,8 @@
 # file, preconditioned once with O_DIRECT writes (mark runs on it with --allow-destructive; its
 # write tests come after its reads and rewrite it with data).
 #
-# Buffers: diskdash's are 2 MiB-aligned and get transparent huge pages (madvise), so a 1 MiB
+# Buffers: with `--iomem huge` (which the script passes under FIO_IOMEM=shmhuge; mark's default
+# is malloc, as fio's) diskdash's are 2 MiB-aligned and get transparent huge pages (madvise), so a 1 MiB
 # O_DIRECT read is a few physical segments; fio's malloc'd buffers are 4 KiB pages and a 1 MiB
 # read can exceed the queue's max_segments and split. FIO_IOMEM=shmhuge (the default) gives fio
 # huge pages too (`iomem=shmhuge`, with vm.nr_hugepages raised for the run as root and
@@ -36,8 +37,10 @@ if ! command -v fio >/dev/null; then
 fi
 command -v python3 >/dev/null || { echo "needs python3 to read the JSON results" >&2; exit 1; }
 
-cargo build --release --quiet
-DD=$PWD/target/release/diskdash
+if [ -n "${DISKDASH:-}" ]; then DD=$(realpath "$DISKDASH"); else
+  cargo build --release --quiet
+  DD=$PWD/target/release/diskdash
+fi
 mkdir -p "$BENCH_DIR"
 FILE=$BENCH_DIR/fio-data.bin
 OUT=$BENCH_DIR/results
@@ -69,7 +72,11 @@ run_fio() { # pair
 }
 
 run_mark() { # pair
-  "$DD" mark "$FILE" --profile peak --loops 1 --size "$SIZE" --allow-destructive \
+  # Like for like: mark's own default is malloc'd buffers (fio's); with fio on huge pages,
+  # mark gets its huge-page buffers too.
+  local iomem=()
+  [ "$FIO_IOMEM" = shmhuge ] && iomem=(--iomem huge)
+  "$DD" mark "$FILE" --profile peak --loops 1 --size "$SIZE" --allow-destructive "${iomem[@]}" \
       --runtime "${RUNTIME}s" --no-tui --json "$OUT/mark.$1.json" \
       >"$OUT/mark.$1.txt" 2>"$OUT/mark.$1.err"
 }

@@ -37,10 +37,12 @@ use tokio::sync::{mpsc, watch};
 
 pub(crate) use snapshot::{
     DirectionView, JobView, PointRates, RunDirection, RunJobTotals, SegmentMark, SeriesPoint,
-    StatsView, SteadyView, StepTotal, SustainedView, TraceLive,
+    StatsView, SteadyView, SustainedView, TraceLive,
 };
 #[cfg(any(test, feature = "fixtures"))]
-pub(crate) use snapshot::{DiskView, IntervalLatency, PlanProgress, StepResult, TargetView};
+pub(crate) use snapshot::{
+    DiskView, IntervalLatency, PlanProgress, StepResult, StepTotal, TargetView,
+};
 pub use snapshot::{SessionState, Snapshot, add_to_run};
 
 use crate::bench::engine::uring;
