@@ -386,20 +386,38 @@ fn a_series_past_its_cap_keeps_every_io_and_the_stall() {
     let _turn = crate::support::timing_turn();
     const CAP: usize = 16;
     const STOPPED: Duration = Duration::from_millis(1100);
-    let dir = tempfile::tempdir().unwrap();
-    let mut run = GroupRun::start_with(
-        dir.path(),
-        &opts("--no-tui --runtime 2s --size 16M --interval 10ms --ioengine null"),
-        &[("DISKDASH_SERIES_CAP", "16")],
-    );
-    run.wait_measuring(1);
-    std::thread::sleep(Duration::from_millis(300));
-    run.signal(Signal::SIGSTOP);
-    std::thread::sleep(STOPPED);
-    run.signal(Signal::SIGCONT);
-    let (status, _, stderr) = run.finish();
-    assert_eq!(status.code(), Some(0), "{status:?}, stderr: {stderr:#?}");
-    let record = record_in(dir.path());
+    // A session thread kept off the CPU by the suite's other tests for over 20 ms just
+    // before the stop sees the workers tick in the gap and reads it as starved, not stopped
+    // (`aggregate::workers_ran_in_gap`, unit-tested): the run is tried again then, up to
+    // three times; the thinning checked below is the point here.
+    let mut attempt = 0;
+    let (_dir, record) = loop {
+        attempt += 1;
+        let dir = tempfile::tempdir().unwrap();
+        let mut run = GroupRun::start_with(
+            dir.path(),
+            &opts("--no-tui --runtime 2s --size 16M --interval 10ms --ioengine null"),
+            &[("DISKDASH_SERIES_CAP", "16")],
+        );
+        run.wait_measuring(1);
+        std::thread::sleep(Duration::from_millis(300));
+        run.signal(Signal::SIGSTOP);
+        std::thread::sleep(STOPPED);
+        run.signal(Signal::SIGCONT);
+        let (status, _, stderr) = run.finish();
+        assert_eq!(status.code(), Some(0), "{status:?}, stderr: {stderr:#?}");
+        let record = record_in(dir.path());
+        let read_as_starved = record["segments"][0]["stalled_ns"].as_u64() == Some(0)
+            && record["typed_warnings"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|w| w["kind"] == "starved");
+        if !read_as_starved || attempt == 3 {
+            break (dir, record);
+        }
+        eprintln!("attempt {attempt}: the stop read as a starved session; again");
+    };
     let segment = &record["segments"][0];
     let n = |v: &Value| v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"));
     let series = segment["series"].as_array().unwrap();
