@@ -53,23 +53,34 @@ fn bench_runs_libaio_on_a_file_with_o_direct() {
 
 #[test]
 fn the_measured_window_ends_with_the_last_io_not_the_engines_teardown() {
-    // io_destroy waits tens of milliseconds for the kernel (an RCU grace period): counted in,
-    // it would stretch every libaio run's window and lower its rates.
+    // io_destroy waits for the kernel (an RCU grace period: 28-30 ms each time on this VM,
+    // `strace -T -e io_destroy`): counted in, it would stretch every libaio run's window and
+    // lower its rates. Idle, a 500 ms run measures 500.4-500.6 ms; on a loaded machine the
+    // worker can be kept off the CPU past its deadline for over 15 ms, so the shortest of up
+    // to three runs is judged: a teardown counted in would be in every one of them.
     let dir = tempfile::tempdir().unwrap();
     let file = data_file(dir.path(), "data", 16 << 20);
-    let (_, record) = bench_ok(
-        dir.path(),
-        &args(
-            &file,
-            "--ioengine libaio -q 4 --rw randread --runtime 500ms --no-tui",
-        ),
-    );
-    assert_libaio_ran(&record, 4);
-    let elapsed_ns = record["elapsed_ns"].as_u64().unwrap();
-    assert!(
-        (500_000_000..515_000_000).contains(&elapsed_ns),
-        "a 500 ms run measured {elapsed_ns} ns"
-    );
+    let mut measured = Vec::new();
+    for _ in 0..3 {
+        let (_, record) = bench_ok(
+            dir.path(),
+            &args(
+                &file,
+                "--ioengine libaio -q 4 --rw randread --runtime 500ms --no-tui",
+            ),
+        );
+        assert_libaio_ran(&record, 4);
+        let elapsed_ns = record["elapsed_ns"].as_u64().unwrap();
+        assert!(
+            elapsed_ns >= 500_000_000,
+            "a 500 ms run measured {elapsed_ns} ns"
+        );
+        measured.push(elapsed_ns);
+        if elapsed_ns < 520_000_000 {
+            return;
+        }
+    }
+    panic!("three 500 ms runs measured {measured:?} ns: the teardown is in the window");
 }
 
 #[test]
