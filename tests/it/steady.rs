@@ -302,6 +302,9 @@ fn each_sweep_point_runs_until_steady() {
             "4",
             "--runtime",
             "30s",
+            // No 2 s warm-up per point: the criterion is judged from the point's start.
+            "--ramp",
+            "0s",
         ])
         .args(["--ss", LOOSE, "--ss-dur", "2s", "--json", RECORD])
         .output()
