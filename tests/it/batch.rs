@@ -216,18 +216,13 @@ fn batching_that_fio_adjusts_runs_adjusted_and_says_so() {
         )
     );
     // Both 0 written out is the same mode in fio (its `io_in_polling`): the same refusal,
-    // not a complaint about the maximum's range.
+    // not a complaint about the maximum's range. Loaded in this process (`support::inproc`).
     let file = job(
         dir.path(),
         "io_uring",
         "iodepth_batch_complete_min=0\niodepth_batch_complete_max=0\n",
     );
-    let out = Command::new(BIN)
-        .args(["fio", "--no-tui", "--output=o.json"])
-        .arg(&file)
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let out = crate::support::inproc::fio_parse_only(dir.path(), &["--parse-only", &file]);
     assert_usage_error(&out);
     assert_eq!(
         stderr(&out).trim(),

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::serve::{OPENMETRICS, Prometheus, get};
 use crate::support::read_json;
 use crate::support::record::{RECORD, bench_cmd, record_in};
-use crate::support::{BIN, assert_usage_error, stderr};
+use crate::support::{BIN, assert_usage_error, inproc, stderr};
 
 /// A `diskdash bench ... --serve 127.0.0.1:0 --json r.json` in the background, its stderr
 /// read line by line.
@@ -369,17 +369,25 @@ fn bad_serve_flags_are_usage_errors_and_a_taken_port_fails_before_any_io() {
         "error: --serve \"localhost:9977\" is not an address; use IP:PORT, e.g. 127.0.0.1:9977, \
          [::1]:9977 or 0.0.0.0:9977 (every interface)\n"
     );
-    let out = run(&["--serve-linger", "5s"]);
-    assert_usage_error(&out);
+    // The others in this process (`support::inproc`).
+    let refused = |args: &[&str]| {
+        let mut all = vec![
+            "bench",
+            dir.path().to_str().unwrap(),
+            "--size",
+            "4M",
+            "--no-tui",
+        ];
+        all.extend(args);
+        inproc::usage_error(&all)
+    };
     assert_eq!(
-        stderr(&out),
+        refused(&["--serve-linger", "5s"]),
         "error: --serve-linger needs --serve ADDR: there is nothing to keep serving; add e.g. \
          --serve 127.0.0.1:9977\n"
     );
-    let out = run(&["--serve", "127.0.0.1:0", "--serve-linger", "soon"]);
-    assert_usage_error(&out);
     assert_eq!(
-        stderr(&out),
+        refused(&["--serve", "127.0.0.1:0", "--serve-linger", "soon"]),
         "error: --serve-linger \"soon\" is not a duration; use 0s to 1h, e.g. 15s (one scrape \
          interval)\n"
     );
@@ -404,39 +412,37 @@ fn bad_serve_flags_are_usage_errors_and_a_taken_port_fails_before_any_io() {
 
 #[test]
 fn fio_and_sweep_take_serve_too() {
+    // In this process (`support::inproc`); `bench`'s refusals have their end-to-end case.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("f");
-    let out = std::process::Command::new(BIN)
-        .current_dir(dir.path())
-        .args([
-            "fio",
-            "--name=a",
-            &format!("--filename={}", file.display()),
-            "--size=4M",
-            "--rw=read",
-            "--runtime=1s",
-            "--no-tui",
-            "--serve=localhost",
-        ])
-        .output()
-        .unwrap();
-    assert_usage_error(&out);
+    let err = inproc::usage_error(&[
+        "fio",
+        "--name=a",
+        &format!("--filename={}", file.display()),
+        "--size=4M",
+        "--rw=read",
+        "--runtime=1s",
+        "--no-tui",
+        "--serve=localhost",
+    ]);
     assert!(
-        stderr(&out).starts_with("error: --serve \"localhost\" is not an address"),
-        "{}",
-        stderr(&out)
+        err.starts_with("error: --serve \"localhost\" is not an address"),
+        "{err}"
     );
-    let out = std::process::Command::new(BIN)
-        .current_dir(dir.path())
-        .args(["sweep", "--bs", "4k,8k", "--serve-linger", "1s"])
-        .output()
-        .unwrap();
-    assert_usage_error(&out);
+    let err = inproc::usage_error(&[
+        "sweep",
+        dir.path().to_str().unwrap(),
+        "--bs",
+        "4k,8k",
+        "--serve-linger",
+        "1s",
+        "--no-tui",
+    ]);
     assert!(
-        stderr(&out).starts_with("error: --serve-linger needs --serve ADDR"),
-        "{}",
-        stderr(&out)
+        err.starts_with("error: --serve-linger needs --serve ADDR"),
+        "{err}"
     );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
 
 /// `promtool check metrics` on a text-format scrape: no problem reported.

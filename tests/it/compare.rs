@@ -435,14 +435,20 @@ fn files_that_are_not_records_and_bad_percentages_are_usage_errors() {
             "error: --noise-floor \"lots\" is not a percentage; use a number of 0 or more".into(),
         ),
     ];
-    for (args, want) in cases {
-        let out = compare(&args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
-        let err = stderr(&out);
-        assert!(err.starts_with(&want), "{args:?}: {err}");
+    // In this process (`support::inproc`): exit 2 and the one line.
+    for (args, want) in &cases {
+        let err = crate::support::inproc::usage_error(&[&["compare"][..], args].concat());
+        assert!(err.starts_with(want), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(stdout(&out).is_empty());
     }
+    // End to end once: the binary's stderr, its exit code, nothing on stdout.
+    let (args, want) = &cases[0];
+    let out = compare(args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.starts_with(want), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(stdout(&out).is_empty());
 }
 
 #[test]

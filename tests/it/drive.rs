@@ -71,6 +71,9 @@ fn bench_fio_sweep_and_mark_open_the_dashboard_with_the_record_on_stdout() {
             "8M",
             "--runtime",
             "30s",
+            // Measuring at once, not after the default 2 s warm-up.
+            "--ramp",
+            "0s",
             "--json",
             "-",
         ],

@@ -55,7 +55,7 @@ fn long_run(command: &str) -> Vec<&'static str> {
             "--loops",
             "9",
             "--runtime",
-            "2s",
+            "1s",
             "--size",
             "8M",
         ],

@@ -8,6 +8,28 @@ use std::time::Duration;
 use crate::support::tmux::{self, Tmux};
 use crate::support::{BIN, stderr};
 
+/// `diskdash ARGS` refused in this process (`support::inproc`), the file `F` named by its path
+/// in `dir`: its one-line usage error, after checking it exited 2 (iostat: 1) and created no
+/// file in `dir`.
+fn refused(dir: &tempfile::TempDir, args: &[&str]) -> String {
+    let file = dir.path().join("F").display().to_string();
+    let filename = format!("--filename={file}");
+    let args: Vec<&str> = args
+        .iter()
+        .map(|&arg| match arg {
+            "F" => file.as_str(),
+            "--filename=F" => filename.as_str(),
+            arg => arg,
+        })
+        .collect();
+    let text = crate::support::inproc::usage_error(&args);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1, "{args:?}: {text}");
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(names.is_empty(), "{args:?} created {names:?}");
+    lines[0].to_owned()
+}
+
 /// Runs `diskdash ARGS` in `dir` and returns its one-line usage error, after checking it exited
 /// 2, wrote nothing on stdout and created no file in `dir`.
 fn one_line_usage_error(dir: &tempfile::TempDir, args: &[&str]) -> String {
@@ -35,7 +57,8 @@ fn status_interval_1ms_is_refused_like_bench_interval_1ms() {
         bench,
         r#"error: --interval "1ms" is too short; use 10ms to 24h, e.g. 1s"#
     );
-    let fio = one_line_usage_error(
+    // The binary end to end for bench; the others in this process.
+    let fio = refused(
         &dir,
         &[
             "fio",
@@ -55,7 +78,7 @@ fn status_interval_1ms_is_refused_like_bench_interval_1ms() {
         ("86400.000001", "too long"),
         ("25h", "too long"),
     ] {
-        let fio = one_line_usage_error(
+        let fio = refused(
             &dir,
             &[
                 "fio",
@@ -91,7 +114,7 @@ fn the_same_range_is_accepted_by_every_command_in_its_own_grammar() {
         &["iostat", "24h", "0"][..],
         &["iostat", "86400", "0"][..],
     ] {
-        let line = one_line_usage_error(&dir, args);
+        let line = refused(&dir, args);
         assert!(!line.contains("interval"), "{args:?}: {line}");
     }
 }

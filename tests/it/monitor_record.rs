@@ -312,15 +312,13 @@ fn an_existing_recording_is_appended_to_and_anything_else_refused() {
          iostat --record FILE 1"
     );
     assert!(!dir.path().join("x").exists());
-    // Before the subcommand it would record the dashboard, which does not run.
-    let out = Command::new(BIN)
-        .current_dir(dir.path())
-        .args(["--record", "x", "iostat", "1", "2"])
-        .output()
-        .unwrap();
-    crate::support::assert_usage_error(&out);
+    // Before the subcommand it would record the dashboard, which does not run (in this
+    // process, exit 2).
+    let x = dir.path().join("x");
+    let err =
+        crate::support::inproc::usage_error(&["--record", x.to_str().unwrap(), "iostat", "1", "2"]);
     assert_eq!(
-        crate::support::stderr(&out).trim(),
+        err.trim(),
         "error: --record before the subcommand records the monitor dashboard, which does not \
          run; for iostat put it after: diskdash iostat INTERVAL --record FILE"
     );

@@ -226,6 +226,8 @@ fn a_two_axis_sweep_renders_as_a_heat_grid() {
         "8M",
         "--runtime",
         "200ms",
+        "--ramp",
+        "0s",
         "--json",
         s(&path),
     ];

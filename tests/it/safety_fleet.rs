@@ -236,7 +236,7 @@ fn a_line_without_end_fails_the_host_at_1_mib_in_bounded_memory() {
     // 256 MiB on one line (before: the controller held it all, and more).
     let fake = remote(tmp.path(), "head -c 268435456 /dev/zero | tr '\\0' x; echo");
     let record = tmp.path().join("fleet.json");
-    let child = fleet(&sshd, &fake, &record, &bench(tmp.path(), "1s"))
+    let child = fleet(&sshd, &fake, &record, &bench(tmp.path(), "400ms"))
         .spawn()
         .unwrap();
     let peak = peak_kib_until_exit(child.id());
@@ -255,7 +255,7 @@ fn a_host_sending_garbage_is_failed_with_the_line_escaped() {
     let tmp = tempfile::tempdir().unwrap();
     let fake = remote(tmp.path(), "printf 'oops \\033]0;PWNED\\007 not json\\n'");
     let record = tmp.path().join("fleet.json");
-    let child = fleet(&sshd, &fake, &record, &bench(tmp.path(), "1s"))
+    let child = fleet(&sshd, &fake, &record, &bench(tmp.path(), "400ms"))
         .spawn()
         .unwrap();
     let (out, took) = wait_output(child, Duration::from_secs(40));
@@ -303,7 +303,8 @@ fn a_host_killed_by_a_signal_or_exiting_early_says_so() {
         let fake = remote(tmp.path(), after_start);
         let record = tmp.path().join("fleet.json");
         let _ = std::fs::remove_file(&record);
-        let child = fleet(&sshd, &fake, &record, &bench(tmp.path(), "1s"))
+        // h1's run only has to complete beside the failing h2: two intervals of 200 ms.
+        let child = fleet(&sshd, &fake, &record, &bench(tmp.path(), "400ms"))
             .spawn()
             .unwrap();
         let (out, _) = wait_output(child, Duration::from_secs(40));
@@ -345,7 +346,7 @@ fn a_host_sending_histograms_that_do_not_add_up_has_its_data_refused() {
     .unwrap();
     let fake = remote(tmp.path(), &format!("cat '{}'", line.display()));
     let record = tmp.path().join("fleet.json");
-    let child = fleet(&sshd, &fake, &record, &bench(tmp.path(), "1s"))
+    let child = fleet(&sshd, &fake, &record, &bench(tmp.path(), "400ms"))
         .spawn()
         .unwrap();
     let (out, _) = wait_output(child, Duration::from_secs(40));

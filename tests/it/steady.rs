@@ -170,10 +170,19 @@ fn bad_settings_are_one_line_usage_errors() {
         ("--cliff 0", r#"--cliff "0" is not a drop in percent"#),
         ("--cliff 120%", r#"--cliff "120%" is not a drop in percent"#),
     ];
+    // In this process (`support::inproc`): exit 2 and the one line.
     for (opts, want) in cases {
-        let out = bench(dir.path(), &args(dir.path(), &format!("{opts} --no-tui")));
-        assert_one_line(&out, want, opts);
+        let opts_tui = format!("{opts} --no-tui");
+        let err = inproc::usage_error(&[&["bench"][..], &args(dir.path(), &opts_tui)].concat());
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 1, "{opts}: {err}");
+        assert!(lines[0].starts_with("error: "), "{opts}: {err}");
+        assert!(lines[0].contains(want), "{opts}: {err}\nwant: {want}");
     }
+    // End to end once, by the binary.
+    let (opts, want) = cases[0];
+    let out = bench(dir.path(), &args(dir.path(), &format!("{opts} --no-tui")));
+    assert_one_line(&out, want, opts);
     // Nothing ran: no scratch file, no record.
     assert!(!dir.path().join(RECORD).exists());
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
@@ -302,6 +311,9 @@ fn each_sweep_point_runs_until_steady() {
             "4",
             "--runtime",
             "30s",
+            // No 2 s warm-up per point: the criterion is judged from the point's start.
+            "--ramp",
+            "0s",
         ])
         .args(["--ss", LOOSE, "--ss-dur", "2s", "--json", RECORD])
         .output()

@@ -79,19 +79,29 @@ fn files_that_are_not_records_are_usage_errors() {
     let missing = dir.path().join("missing.json");
     let not_record = dir.path().join("other.json");
     std::fs::write(&not_record, "{\"hello\": 1}").unwrap();
-    for (path, says) in [
+    let cases = [
         (&missing, "cannot read"),
         (&not_record, "is not a diskdash run record"),
-    ] {
-        let out = Command::new(BIN).arg("show").arg(path).output().unwrap();
-        assert_eq!(out.status.code(), Some(2));
-        let err = String::from_utf8_lossy(&out.stderr);
+    ];
+    // In this process (`support::inproc`): exit 2 and the one line.
+    for (path, says) in cases {
+        let err = crate::support::inproc::usage_error(&["show", path.to_str().unwrap()]);
         assert!(
             err.contains(says) && err.contains("diskdash bench --json"),
             "{err}"
         );
         assert_eq!(err.lines().count(), 1, "{err}");
     }
+    // End to end once, by the binary.
+    let (path, says) = cases[0];
+    let out = Command::new(BIN).arg("show").arg(path).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(says) && err.contains("diskdash bench --json"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
 }
 
 /// A record of four jobs at once (`diskdash fio`) opens with its jobs table: one row per job
