@@ -21,7 +21,8 @@
 # Both cases: direct=1, time_based, runtime=RUNTIME, size=SIZE per job.
 #
 # Environment: BENCH_DIR (default /var/tmp/diskdash-bench-jobs), PAIRS, RUNTIME (seconds),
-# SIZE (per job file), CASES (space-separated names to run).
+# SIZE (per job file), CASES (space-separated names to run), DISKDASH (a built diskdash to use
+# as it is; default: cargo build --release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -38,8 +39,7 @@ if ! command -v fio >/dev/null; then
 fi
 command -v python3 >/dev/null || { echo "needs python3 to measure CPU and read the JSON results" >&2; exit 1; }
 
-cargo build --release --quiet
-DD=$PWD/target/release/diskdash
+if [ -n "${DISKDASH:-}" ]; then DD=$(realpath "$DISKDASH"); else cargo build --release --quiet; DD=$PWD/target/release/diskdash; fi
 mkdir -p "$BENCH_DIR"
 OUT=$BENCH_DIR/results
 rm -rf "$OUT"; mkdir -p "$OUT"

@@ -13,6 +13,7 @@
 #
 # Usage: benches/iostat_compare.sh [DIR]   (DIR: where the scratch file goes; default: here)
 # Knobs: ROUNDS=3 PARITY_SECONDS=10 CPU_SECONDS=30 READ_IOPS=400 WRITE_IOPS=150 BS=16k
+# DISKDASH: a built diskdash to use as it is (default: cargo build --release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,8 +34,7 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-cargo build --release --quiet --bin diskdash
-DD=$PWD/target/release/diskdash
+if [ -n "${DISKDASH:-}" ]; then DD=$(realpath "$DISKDASH"); else cargo build --release --quiet --bin diskdash; DD=$PWD/target/release/diskdash; fi
 DEV=$("$DD" info --json "$DIR" | sed -n 's/^ *"device": "\(.*\)",$/\1/p' | head -n1)
 [ -n "$DEV" ] || { echo "error: no block device found behind $DIR" >&2; exit 1; }
 

@@ -16,7 +16,8 @@
 # Both: direct=1, time_based, runtime=RUNTIME, one preconditioned SIZE file.
 #
 # Environment: BENCH_DIR (default /var/tmp/diskdash-bench-ss), PAIRS, SS_DUR (seconds),
-# RUNTIME (seconds), SIZE, CASES, READ_SS, WRITE_SS.
+# RUNTIME (seconds), SIZE, CASES, READ_SS, WRITE_SS, DISKDASH (a built diskdash to use as it
+# is; default: cargo build --release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -36,8 +37,7 @@ if ! command -v fio >/dev/null; then
 fi
 command -v python3 >/dev/null || { echo "needs python3 to read the JSON results" >&2; exit 1; }
 
-cargo build --release --quiet
-DD=$PWD/target/release/diskdash
+if [ -n "${DISKDASH:-}" ]; then DD=$(realpath "$DISKDASH"); else cargo build --release --quiet; DD=$PWD/target/release/diskdash; fi
 mkdir -p "$BENCH_DIR"
 OUT=$BENCH_DIR/results
 rm -rf "$OUT"; mkdir -p "$OUT"

@@ -588,6 +588,19 @@ pub(crate) enum ErrorClass {
     Verify = 2,
 }
 
+impl ErrorClass {
+    /// fio's `td_error_type`: a failed I/O with EILSEQ (a check that failed: a verify's, or
+    /// the sg engine's compare) is of class verify whatever its direction; any other errno
+    /// is its direction's class (a trim's is write's).
+    pub(crate) fn of(read: bool, errno: i32) -> Self {
+        match (errno, read) {
+            (libc::EILSEQ, _) => Self::Verify,
+            (_, true) => Self::Read,
+            (_, false) => Self::Write,
+        }
+    }
+}
+
 impl ErrorPolicy {
     /// fio's `continue_on_error` words: the classes they name, or `None` for another word.
     #[must_use]
@@ -1349,6 +1362,32 @@ mod tests {
         assert_eq!(policy("1", "EIO:28").lists_text(), "EIO:ENOSPC");
         assert_eq!(policy("1", "").classes_text(), "all");
         assert_eq!(super::ErrorPolicy::classes_of("sometimes"), None);
+    }
+
+    /// fio's `td_error_type`: EILSEQ is class verify whatever the I/O (so the sg engine's
+    /// failed compare, a read or a write's read-back, passes with `continue_on_error=verify`,
+    /// not with `read`); another errno is the I/O's direction's.
+    #[test]
+    fn a_failed_io_s_class_is_verify_for_eilseq_else_its_direction_s() {
+        use super::ErrorClass::{self, Read, Verify, Write};
+        assert_eq!(ErrorClass::of(true, libc::EILSEQ), Verify);
+        assert_eq!(ErrorClass::of(false, libc::EILSEQ), Verify);
+        assert_eq!(ErrorClass::of(true, libc::EIO), Read);
+        assert_eq!(ErrorClass::of(false, libc::EIO), Write);
+        assert_eq!(ErrorClass::of(false, libc::ENOSPC), Write);
+        let policy = |classes: &str| super::ErrorPolicy {
+            classes: super::ErrorPolicy::classes_of(classes).unwrap(),
+            lists: Default::default(),
+        };
+        let miscompare = ErrorClass::of(true, libc::EILSEQ);
+        assert!(policy("verify").continues(miscompare, libc::EILSEQ));
+        assert!(policy("all").continues(miscompare, libc::EILSEQ));
+        for other in ["read", "io", "none"] {
+            assert!(
+                !policy(other).continues(miscompare, libc::EILSEQ),
+                "{other}"
+            );
+        }
     }
 
     use super::*;

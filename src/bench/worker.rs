@@ -1459,19 +1459,7 @@ impl<'a> Loop<'a> {
                 }
                 self.workload.release(io.direction, entry.offset_bytes);
                 flight.free.push(completion.slot);
-                // fio's continue_on_error: a passable error is counted and the job goes on.
-                let class = if io.direction == Direction::Read {
-                    crate::bench::spec::ErrorClass::Read
-                } else {
-                    crate::bench::spec::ErrorClass::Write
-                };
-                if self.spec.errors.continues(class, errno) {
-                    self.cur.errors += 1;
-                    self.cur.failed[io.direction as usize] += 1;
-                    if self.first_error == 0 {
-                        self.first_error = errno;
-                        self.cur.first_error = errno;
-                    }
+                if self.goes_on_past(io.direction, errno) {
                     continue;
                 }
                 // fio's fill_device: a full filesystem or device is the end of the job.
@@ -1539,13 +1527,19 @@ impl<'a> Loop<'a> {
                     sg.check_write(self.fd, entry.offset_bytes, entry.len_bytes as usize)
                 };
                 if let Err((errno, detail)) = checked {
+                    flight.free.push(completion.slot);
+                    // A failed compare is a failed I/O of class verify (EILSEQ), as fio
+                    // classes it: with continue_on_error=verify it is counted and the job
+                    // goes on, as the other engines' failed checks.
+                    if self.goes_on_past(io.direction, errno) {
+                        continue;
+                    }
                     let first = self.fault.is_none();
                     let operation = direction_name(io.direction);
                     self.fail_errno(operation, Some(entry.offset_bytes), errno);
                     if let Some(fault) = self.fault.as_mut().filter(|_| first) {
                         fault.detail = Some(detail);
                     }
-                    flight.free.push(completion.slot);
                     flight.stopping = true;
                     continue;
                 }
@@ -2068,6 +2062,24 @@ impl<'a> Loop<'a> {
     fn fail(&mut self, operation: &'static str, offset_bytes: Option<u64>, err: &std::io::Error) {
         let errno = err.raw_os_error().unwrap_or(libc::EIO);
         self.fail_errno(operation, offset_bytes, errno);
+    }
+
+    /// fio's continue_on_error: whether the job goes on past a failed I/O in `direction` with
+    /// `errno`, its class as fio's (EILSEQ is verify's, else the direction's); one it goes on
+    /// past is counted (fio's `total_err`, `first_error`, the direction's failed I/Os).
+    #[cold]
+    fn goes_on_past(&mut self, direction: Direction, errno: i32) -> bool {
+        let class = crate::bench::spec::ErrorClass::of(direction == Direction::Read, errno);
+        if !self.spec.errors.continues(class, errno) {
+            return false;
+        }
+        self.cur.errors += 1;
+        self.cur.failed[direction as usize] += 1;
+        if self.first_error == 0 {
+            self.first_error = errno;
+            self.cur.first_error = errno;
+        }
+        true
     }
 
     /// Keeps the first fault of this worker (`errno` 0: an unexpected end of file or device)

@@ -71,8 +71,9 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         .map_or(Ok(crate::analysis::change::NOISE_FLOOR_PCT), |t| {
             parse_pct("--noise-floor", t)
         })?;
-    let base = crate::fleet::view::load_run(&args.base)?;
-    let new = crate::fleet::view::load_run(&args.new)?;
+    // A fleet by host and job, as `report` compares and draws it.
+    let base = crate::fleet::view::load_run_by_job(&args.base)?;
+    let new = crate::fleet::view::load_run_by_job(&args.new)?;
     let shown = |p: &Path| p.display().to_string();
     refuse_mixed_totals(
         (&shown(&args.base), Totals::of(&base)),

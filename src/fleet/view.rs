@@ -274,9 +274,26 @@ pub fn merge_interval(points: &[&IntervalRecord]) -> IntervalRecord {
 /// # Errors
 /// As `record::load`, or a fleet record none of whose hosts sent its record back.
 pub fn load_run(path: &std::path::Path) -> anyhow::Result<RunRecord> {
+    load_with(path, as_run)
+}
+
+/// As [`load_run`], a fleet record as one run of a job per host and job ([`as_run_by_job`]):
+/// what `compare` matches by name, so that a host that ran several jobs is compared job by
+/// job, each on its own series, as `report` draws it.
+///
+/// # Errors
+/// As [`load_run`].
+pub fn load_run_by_job(path: &std::path::Path) -> anyhow::Result<RunRecord> {
+    load_with(path, as_run_by_job)
+}
+
+fn load_with(
+    path: &std::path::Path,
+    view: fn(&FleetRecord) -> Option<RunRecord>,
+) -> anyhow::Result<RunRecord> {
     match crate::record::load_any(path)? {
         crate::record::Loaded::Run(run) => Ok(*run),
-        crate::record::Loaded::Fleet(fleet) => as_run(&fleet).ok_or_else(|| {
+        crate::record::Loaded::Fleet(fleet) => view(&fleet).ok_or_else(|| {
             crate::error::usage!(
                 "{}: no host of this fleet record sent its run back; its aggregate of partial \
                  results is in the file's `aggregate`",

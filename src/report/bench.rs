@@ -424,11 +424,21 @@ fn trace_lines(out: &mut String, record: &RunRecord, trace: &BlockTraceRecord) {
             trace,
             app,
             device,
-            job.cpu_wait_ns_per_io,
-            job.cpu_wait_incl_pacing,
+            CpuWait {
+                ns_per_io: job.cpu_wait_ns_per_io,
+                incl_pacing: job.cpu_wait_incl_pacing,
+            },
             job.unexplained_ns_per_io
         )
     );
+}
+
+/// A job's wait for a CPU per I/O (`None`: not measured) and whether it includes a paced
+/// job's wake-ups after its sleeps (then it is said after the sum, not in it).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CpuWait {
+    pub ns_per_io: Option<f64>,
+    pub incl_pacing: bool,
 }
 
 /// The app's mean taken apart (the summary's and the dashboard's line):
@@ -441,19 +451,10 @@ pub fn mean_line(
     trace: &BlockTraceRecord,
     app_ns: f64,
     device_ns: f64,
-    cpu_wait_ns: Option<f64>,
-    incl_pacing: bool,
+    cpu_wait: CpuWait,
     unexplained_ns: Option<f64>,
 ) -> String {
-    mean_parts(
-        trace,
-        app_ns,
-        device_ns,
-        cpu_wait_ns,
-        incl_pacing,
-        unexplained_ns,
-    )
-    .join(" ")
+    mean_parts(trace, app_ns, device_ns, cpu_wait, unexplained_ns).join(" ")
 }
 
 /// [`mean_line`]'s parts, each with its operator (`mean: app 4.17 ms`, `= device 3.35 ms`,
@@ -463,12 +464,14 @@ pub fn mean_parts(
     trace: &BlockTraceRecord,
     app_ns: f64,
     device_ns: f64,
-    cpu_wait_ns: Option<f64>,
-    incl_pacing: bool,
+    cpu_wait: CpuWait,
     unexplained_ns: Option<f64>,
 ) -> Vec<String> {
     let part = |ns: Option<f64>| format_latency_ns(ns.unwrap_or(0.0));
-    let cpu_wait = cpu_wait_ns.map_or_else(|| "-".to_string(), format_latency_ns);
+    let incl_pacing = cpu_wait.incl_pacing;
+    let cpu_wait = cpu_wait
+        .ns_per_io
+        .map_or_else(|| "-".to_string(), format_latency_ns);
     let mut parts = vec![
         format!("mean: app {}", format_latency_ns(app_ns)),
         format!("= device {}", format_latency_ns(device_ns)),
@@ -728,8 +731,10 @@ mod tests {
             &trace,
             400_000.0,
             300_000.0,
-            Some(10_000.0),
-            false,
+            CpuWait {
+                ns_per_io: Some(10_000.0),
+                incl_pacing: false,
+            },
             Some(88_000.0),
         );
         assert_eq!(
@@ -742,8 +747,10 @@ mod tests {
             &trace,
             400_000.0,
             300_000.0,
-            Some(500_000.0),
-            true,
+            CpuWait {
+                ns_per_io: Some(500_000.0),
+                incl_pacing: true,
+            },
             Some(98_000.0),
         );
         assert_eq!(
@@ -754,7 +761,7 @@ mod tests {
         );
         let mut traced = trace;
         traced.wait_request_traced = true;
-        let line = mean_line(&traced, 400_000.0, 300_000.0, None, false, None);
+        let line = mean_line(&traced, 400_000.0, 300_000.0, CpuWait::default(), None);
         assert!(
             line.contains("waiting for a request 0 ns + waiting for a CPU - + unexplained - (the"),
             "{line}"

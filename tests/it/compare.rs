@@ -579,3 +579,70 @@ fn a_two_job_record_is_compared_job_by_job_with_fio_group_totals() {
     );
     assert_eq!(json["jobs"].as_array().unwrap().len(), 1);
 }
+
+/// A fleet whose hosts each ran a job file of two jobs (hosts `n1` and `n2`, both this
+/// machine through a local ssh), compared with itself: `compare` matches it per host and job
+/// (`n1: a`...), each judged on its own interval series (before: per host, with no series to
+/// judge), as the report's comparison of the same records does.
+#[test]
+fn fleet_records_of_several_jobs_compare_per_host_and_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let jobs = d.join("two.fio");
+    std::fs::write(
+        &jobs,
+        "[global]\nioengine=null\nsize=4m\nbs=4k\ntime_based\nruntime=600ms\n\
+         [a]\nrw=randread\n[b]\nrw=randwrite\n",
+    )
+    .unwrap();
+    let record = crate::report::fleet(
+        d,
+        "fleet.json",
+        &["fio", s(&jobs), "--status-interval", "10ms"],
+    );
+    let out = compare(&["--json", s(&record), s(&record)]);
+    assert_success(&out);
+    let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_valid_compare(&cmp);
+    let names: Vec<&str> = cmp["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["n1: a", "n1: b", "n2: a", "n2: b"], "{cmp}");
+    for (job, direction) in cmp["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(["read", "write", "read", "write"])
+    {
+        let dirs = job["directions"].as_array().unwrap();
+        assert_eq!(dirs.len(), 1, "{job}");
+        assert_eq!(dirs[0]["direction"], direction, "{job}");
+        let iops = &dirs[0]["metrics"][0];
+        assert_eq!(iops["metric"], "iops", "{job}");
+        assert!(
+            iops["samples"]["base"].as_u64().unwrap() >= 2 && iops["interval"].is_object(),
+            "judged on the job's own series: {job}"
+        );
+    }
+
+    let html = d.join("compare.html");
+    let run = Command::new(BIN)
+        .args(["report", s(&record), s(&record), "-o", s(&html)])
+        .output()
+        .unwrap();
+    assert_success(&run);
+    let page = std::fs::read_to_string(&html).unwrap();
+    for row in ["#2 n1: a read IOPS", "#2 n2: b write IOPS"] {
+        let at = page
+            .find(&format!("<tr><td>{row}</td>"))
+            .unwrap_or_else(|| panic!("{row}: {page:.3000}"));
+        let line = page[at..].lines().next().unwrap();
+        assert!(
+            line.contains(" .. "),
+            "{row}: judged, with its interval: {line}"
+        );
+    }
+}

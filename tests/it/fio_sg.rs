@@ -6,7 +6,8 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::support::{
-    BIN, LoopDevice, assert_success, assert_usage_error, require_root, sparse_file, stderr,
+    BIN, LoopDevice, assert_success, assert_usage_error, read_json, require_root, sparse_file,
+    stderr, stdout,
 };
 
 /// The job files of fio's examples `sg_verify.fio`, `sg_verify-fail.fio` and
@@ -261,4 +262,73 @@ fn write_and_verify_writes_the_buffer_and_reads_it_back() {
     let bytes = device_bytes(&dev, 128 << 10);
     assert!(bytes[..64 << 10].iter().all(|&b| b == 0x5a));
     assert!(bytes[64 << 10..].iter().all(|&b| b == 0));
+}
+
+/// A failed compare is a failed I/O of class verify (EILSEQ, as fio classes an EILSEQ), as
+/// the other engines' failed checks: with `continue_on_error=verify` it is counted in
+/// `total_err` (`first_error` 84) and the record's `continued`, not in `io_bytes`, and the
+/// job goes on over every block and passes; `continue_on_error=read` does not pass it.
+#[test]
+#[ignore = "needs root"]
+fn continue_on_error_verify_counts_an_sg_miscompare_and_goes_on() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path());
+    // 20 blocks of 0x01, then a compare of 24: the last 4 read zeros.
+    let precon = job_file(
+        dir.path(),
+        "p.fio",
+        "[p]\nfilename=DEV\nioengine=sg\nbuffer_pattern=0x01\nrw=write\nbs=512\nnumber_ios=20\n",
+        dev.path(),
+    );
+    assert_success(&fio(dir.path(), &["--allow-destructive", &precon]));
+    let check = |name: &str, class: &str| {
+        job_file(
+            dir.path(),
+            name,
+            &format!(
+                "[c]\nfilename=DEV\nioengine=sg\nbuffer_pattern=0x01\nrw=write\nbs=512\n\
+                 number_ios=24\nsg_write_mode=verify_bytchk_01\ncontinue_on_error={class}\n"
+            ),
+            dev.path(),
+        )
+    };
+    let job = check("c.fio", "verify");
+    let record = dir.path().join("r.json");
+    let out = fio(
+        dir.path(),
+        &[
+            "--allow-destructive",
+            "--output-format=json",
+            "--json",
+            record.to_str().unwrap(),
+            &job,
+        ],
+    );
+    assert_success(&out);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let c = &doc["jobs"][0];
+    assert_eq!(c["error"], libc::EILSEQ, "{c}");
+    assert_eq!(c["total_err"], 4, "{c}");
+    assert_eq!(c["first_error"], libc::EILSEQ, "{c}");
+    assert_eq!(
+        c["read"]["total_ios"], 24,
+        "every block, the failed too: {c}"
+    );
+    assert_eq!(c["read"]["io_bytes"], 20 * 512, "{c}");
+    let record = read_json(&record);
+    assert_eq!(record["status"], "completed");
+    let continued = &record["segments"][0]["jobs"][0]["continued"];
+    assert_eq!(continued["total"], 4, "{continued}");
+    assert_eq!(continued["first_errno"], libc::EILSEQ, "{continued}");
+    assert_eq!(continued["read"], 4, "{continued}");
+
+    let job = check("r.fio", "read");
+    let out = fio(dir.path(), &["--allow-destructive", &job]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("error: read at offset 10240 (10 KiB): sg_write_mode="),
+        "{}",
+        stderr(&out)
+    );
 }

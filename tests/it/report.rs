@@ -752,7 +752,7 @@ fn local_ssh(dir: &Path) -> PathBuf {
 
 /// A fleet record of hosts `n1` and `n2` (both this machine, through [`local_ssh`]) running
 /// `command`.
-fn fleet(dir: &Path, name: &str, command: &[&str]) -> PathBuf {
+pub(crate) fn fleet(dir: &Path, name: &str, command: &[&str]) -> PathBuf {
     let record = dir.join(name);
     let ssh = local_ssh(dir);
     let mut args = vec![

@@ -158,8 +158,10 @@ pub fn trace(live: &TraceLive) -> TraceView {
                 &crate::trace::block_trace_record(&live.trace, None),
                 live.app.mean_ns,
                 block.device_ns,
-                live.cpu_wait_ns_per_io,
-                live.cpu_wait_incl_pacing,
+                crate::report::bench::CpuWait {
+                    ns_per_io: live.cpu_wait_ns_per_io,
+                    incl_pacing: live.cpu_wait_incl_pacing,
+                },
                 unexplained,
             )
         }
