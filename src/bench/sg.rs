@@ -10,6 +10,11 @@ use crate::bench::buffer::{AlignedBuffers, Pages};
 use crate::bench::spec::{JobSpec, SgMode, fill_pattern, sg_mismatch};
 
 /// What an sg job checks after each I/O.
+/// The errno of a failed compare: fio's sg engine reads the device's CHECK CONDITION
+/// (MISCOMPARE) as EIO on the command's direction, a write (the verifying modes go out on
+/// `rw=write`), so `continue_on_error=write`, `io` or `all` pass it and `verify` does not.
+pub const MISCOMPARE_ERRNO: i32 = libc::EIO;
+
 pub struct SgData {
     mode: SgMode,
     /// The job's buffer as it was before any I/O: what a compare expects.
@@ -129,7 +134,7 @@ impl SgData {
         let got = unsafe { std::slice::from_raw_parts(scratch.slot_ptr(0), len) };
         match sg_mismatch(got, &self.expect, None) {
             None => Ok(()),
-            Some(at) => Err((libc::EILSEQ, self.miscompare(got[at], at, offset))),
+            Some(at) => Err((MISCOMPARE_ERRNO, self.miscompare(got[at], at, offset))),
         }
     }
 

@@ -1522,16 +1522,17 @@ impl<'a> Loop<'a> {
                         std::slice::from_raw_parts(buffers.slot_ptr(slot), entry.len_bytes as usize)
                     };
                     sg.check_read(block, entry.offset_bytes)
-                        .map_err(|detail| (libc::EILSEQ, detail))
+                        .map_err(|detail| (crate::bench::sg::MISCOMPARE_ERRNO, detail))
                 } else {
                     sg.check_write(self.fd, entry.offset_bytes, entry.len_bytes as usize)
                 };
                 if let Err((errno, detail)) = checked {
                     flight.free.push(completion.slot);
-                    // A failed compare is a failed I/O of class verify (EILSEQ), as fio
-                    // classes it: with continue_on_error=verify it is counted and the job
-                    // goes on, as the other engines' failed checks.
-                    if self.goes_on_past(io.direction, errno) {
+                    // A failed compare (or read-back) is the verifying command's error: in
+                    // fio an EIO of class write whatever this emulation's direction, so
+                    // continue_on_error=write, io or all count it and the job goes on.
+                    let class = crate::bench::spec::ErrorClass::Write;
+                    if self.goes_on_past_as(class, io.direction, errno) {
                         continue;
                     }
                     let first = self.fault.is_none();
@@ -2070,6 +2071,17 @@ impl<'a> Loop<'a> {
     #[cold]
     fn goes_on_past(&mut self, direction: Direction, errno: i32) -> bool {
         let class = crate::bench::spec::ErrorClass::of(direction == Direction::Read, errno);
+        self.goes_on_past_as(class, direction, errno)
+    }
+
+    /// [`Self::goes_on_past`] for a failed I/O whose class is known (the sg engine's checks).
+    #[cold]
+    fn goes_on_past_as(
+        &mut self,
+        class: crate::bench::spec::ErrorClass,
+        direction: Direction,
+        errno: i32,
+    ) -> bool {
         if !self.spec.errors.continues(class, errno) {
             return false;
         }

@@ -264,13 +264,14 @@ fn write_and_verify_writes_the_buffer_and_reads_it_back() {
     assert!(bytes[64 << 10..].iter().all(|&b| b == 0));
 }
 
-/// A failed compare is a failed I/O of class verify (EILSEQ, as fio classes an EILSEQ), as
-/// the other engines' failed checks: with `continue_on_error=verify` it is counted in
-/// `total_err` (`first_error` 84) and the record's `continued`, not in `io_bytes`, and the
-/// job goes on over every block and passes; `continue_on_error=read` does not pass it.
+/// A failed compare is the verifying command's error, as fio's sg engine reads the device's
+/// MISCOMPARE: EIO of class write (the command's direction). With `continue_on_error=write` it
+/// is counted in `total_err` (`first_error` 5) and the record's `continued`, not in
+/// `io_bytes`, and the job goes on over every block and passes; `continue_on_error=verify`
+/// (fio's class of EILSEQ, which a device's CHECK CONDITION is not) does not pass it.
 #[test]
 #[ignore = "needs root"]
-fn continue_on_error_verify_counts_an_sg_miscompare_and_goes_on() {
+fn continue_on_error_write_counts_an_sg_miscompare_and_goes_on() {
     require_root();
     let dir = tempfile::tempdir().unwrap();
     let dev = loop_device(dir.path());
@@ -293,7 +294,7 @@ fn continue_on_error_verify_counts_an_sg_miscompare_and_goes_on() {
             dev.path(),
         )
     };
-    let job = check("c.fio", "verify");
+    let job = check("c.fio", "write");
     let record = dir.path().join("r.json");
     let out = fio(
         dir.path(),
@@ -308,9 +309,9 @@ fn continue_on_error_verify_counts_an_sg_miscompare_and_goes_on() {
     assert_success(&out);
     let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     let c = &doc["jobs"][0];
-    assert_eq!(c["error"], libc::EILSEQ, "{c}");
+    assert_eq!(c["error"], libc::EIO, "{c}");
     assert_eq!(c["total_err"], 4, "{c}");
-    assert_eq!(c["first_error"], libc::EILSEQ, "{c}");
+    assert_eq!(c["first_error"], libc::EIO, "{c}");
     assert_eq!(
         c["read"]["total_ios"], 24,
         "every block, the failed too: {c}"
@@ -320,10 +321,10 @@ fn continue_on_error_verify_counts_an_sg_miscompare_and_goes_on() {
     assert_eq!(record["status"], "completed");
     let continued = &record["segments"][0]["jobs"][0]["continued"];
     assert_eq!(continued["total"], 4, "{continued}");
-    assert_eq!(continued["first_errno"], libc::EILSEQ, "{continued}");
+    assert_eq!(continued["first_errno"], libc::EIO, "{continued}");
     assert_eq!(continued["read"], 4, "{continued}");
 
-    let job = check("r.fio", "read");
+    let job = check("v.fio", "verify");
     let out = fio(dir.path(), &["--allow-destructive", &job]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
