@@ -132,6 +132,10 @@ impl Layout {
 
     /// Decodes `record`; `None` when it is too short for a field (malformed).
     #[must_use]
+    #[allow(
+        clippy::question_mark,
+        reason = "runs for every event: each `?` is a call in the unoptimised test build"
+    )]
     pub fn decode(&self, ts: u64, record: &[u8]) -> Option<Event> {
         // Plain matches, not `?`: this runs for every event, and each `?` is a call in the
         // test suite's unoptimised build.
@@ -192,6 +196,10 @@ impl Layouts {
 
     /// Decodes one record: `None` when its id is not one of ours or it is too short.
     #[must_use]
+    #[allow(
+        clippy::question_mark,
+        reason = "runs for every event: each `?` is a call in the unoptimised test build"
+    )]
     pub fn decode(&self, ts: u64, record: &[u8]) -> Option<Event> {
         let Some(id) = self.common_type.and_then(|f| f.read(record)) else {
             return None;
