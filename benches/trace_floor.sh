@@ -38,9 +38,10 @@ trap '[ -d "$INST" ] && { echo 0 > "$INST/tracing_on"; rmdir "$INST"; } 2>/dev/n
 declare -A SETS=(
   [all]="block_bio_queue block_bio_backmerge block_bio_frontmerge block_getrq block_io_start block_rq_insert block_rq_issue block_rq_complete block_io_done block_bio_complete"
   [default]="block_io_start block_rq_insert block_rq_issue block_rq_complete block_io_done"
+  [no_insert]="block_io_start block_rq_issue block_rq_complete block_io_done"
   [issue_complete]="block_rq_issue block_rq_complete"
 )
-ORDER=(plain all default issue_complete)
+ORDER=(plain all default no_insert issue_complete)
 
 iops() { # set
   local set=$1

@@ -55,14 +55,16 @@ pub enum Dir {
 impl Dir {
     #[must_use]
     pub fn of_rwbs(rwbs: &[u8]) -> Self {
-        let op = match rwbs {
-            [b'F', rest @ ..] => rest.first(),
-            _ => rwbs.first(),
-        };
-        match op {
-            Some(b'R') => Self::Read,
-            Some(b'W' | b'E') => Self::Write,
-            Some(b'D') => Self::Trim,
+        // Plain indexing: once per event, and cheap in an unoptimised build too.
+        let n = rwbs.len();
+        let at = usize::from(n > 0 && rwbs[0] == b'F');
+        if at >= n {
+            return Self::Other;
+        }
+        match rwbs[at] {
+            b'R' => Self::Read,
+            b'W' | b'E' => Self::Write,
+            b'D' => Self::Trim,
             _ => Self::Other,
         }
     }
@@ -130,20 +132,43 @@ impl Layout {
 
     /// Decodes `record`; `None` when it is too short for a field (malformed).
     #[must_use]
+    #[allow(
+        clippy::question_mark,
+        reason = "runs for every event: each `?` is a call in the unoptimised test build"
+    )]
     pub fn decode(&self, ts: u64, record: &[u8]) -> Option<Event> {
+        // Plain matches, not `?`: this runs for every event, and each `?` is a call in the
+        // test suite's unoptimised build.
         let bytes = match (self.bytes, self.nr_sector) {
-            (Some(bytes), _) => bytes.read(record)?,
-            (None, Some(sectors)) => sectors.read(record)? * 512,
+            (Some(bytes), _) => match bytes.read(record) {
+                Some(v) => v,
+                None => return None,
+            },
+            (None, Some(sectors)) => match sectors.read(record) {
+                Some(v) => v * 512,
+                None => return None,
+            },
             (None, None) => 0,
         };
+        let (Some(pid), Some(dev), Some(sector)) = (
+            self.pid.read(record),
+            self.dev.read(record),
+            self.sector.read(record),
+        ) else {
+            return None;
+        };
+        let (at, size) = (self.rwbs.offset, self.rwbs.size);
+        if at > record.len() || record.len() - at < size {
+            return None;
+        }
         Some(Event {
             kind: self.kind,
             ts,
-            pid: self.pid.read(record)? as i32,
-            dev: self.dev.read(record)? as u32,
-            sector: self.sector.read(record)?,
+            pid: pid as i32,
+            dev: dev as u32,
+            sector,
             bytes,
-            dir: Dir::of_rwbs(self.rwbs.bytes(record)?),
+            dir: Dir::of_rwbs(&record[at..at + size]),
         })
     }
 }
@@ -171,10 +196,22 @@ impl Layouts {
 
     /// Decodes one record: `None` when its id is not one of ours or it is too short.
     #[must_use]
+    #[allow(
+        clippy::question_mark,
+        reason = "runs for every event: each `?` is a call in the unoptimised test build"
+    )]
     pub fn decode(&self, ts: u64, record: &[u8]) -> Option<Event> {
-        let id = self.common_type?.read(record)? as u16;
-        let at = (*self.by_id.get(usize::from(id))?)?;
-        self.layouts[usize::from(at)].decode(ts, record)
+        let Some(id) = self.common_type.and_then(|f| f.read(record)) else {
+            return None;
+        };
+        let id = (id & 0xffff) as usize;
+        if id >= self.by_id.len() {
+            return None;
+        }
+        match self.by_id[id] {
+            Some(at) => self.layouts[at as usize].decode(ts, record),
+            None => None,
+        }
     }
 
     #[must_use]

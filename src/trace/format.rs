@@ -14,28 +14,41 @@ pub struct Field {
 impl Field {
     /// The field as an unsigned number (1, 2, 4 or 8 bytes; a signed one sign-extended);
     /// `None` when the record is too short or the size is not a number's.
+    #[inline(always)]
     #[must_use]
     pub fn read(&self, record: &[u8]) -> Option<u64> {
-        let bytes = record.get(self.offset..self.offset.checked_add(self.size)?)?;
-        let value = match self.size {
-            1 => u64::from(bytes[0]),
-            2 => u64::from(u16::from_ne_bytes(bytes.try_into().ok()?)),
-            4 => u64::from(u32::from_ne_bytes(bytes.try_into().ok()?)),
-            8 => u64::from_ne_bytes(bytes.try_into().ok()?),
-            _ => return None,
-        };
+        let value = read_ne(record, self.offset, self.size)?;
         if self.signed && self.size < 8 {
             let shift = 64 - 8 * self.size as u32;
             return Some((((value << shift) as i64) >> shift) as u64);
         }
         Some(value)
     }
+}
 
-    /// The field's bytes (a `char name[N]` array); `None` when the record is too short.
-    #[must_use]
-    pub fn bytes<'a>(&self, record: &'a [u8]) -> Option<&'a [u8]> {
-        record.get(self.offset..self.offset.checked_add(self.size)?)
+/// The number of `size` bytes (1, 2, 4 or 8) at `at` in `bytes`, in the machine's byte order;
+/// `None` when they run past the end or the size is not a number's. Every event's fields go
+/// through here, so it is written with plain indexing and shifts, no calls: the test suite's
+/// unoptimised build would otherwise spend most of the reader's time in the slice and
+/// conversion helpers (`get`, `try_into`, `from_ne_bytes`).
+#[inline(always)]
+#[must_use]
+pub fn read_ne(bytes: &[u8], at: usize, size: usize) -> Option<u64> {
+    if !matches!(size, 1 | 2 | 4 | 8) || at > bytes.len() || bytes.len() - at < size {
+        return None;
     }
+    let mut value = 0u64;
+    let mut i = 0;
+    while i < size {
+        let byte = bytes[at + i] as u64;
+        if cfg!(target_endian = "little") {
+            value |= byte << (8 * i);
+        } else {
+            value = (value << 8) | byte;
+        }
+        i += 1;
+    }
+    Some(value)
 }
 
 /// A tracepoint's id (the record's `common_type`) and its fields by name.
@@ -198,9 +211,10 @@ format:
         assert_eq!(read("dev"), Some((8 << 20) | 16));
         assert_eq!(read("bytes"), Some(4096));
         assert_eq!(read("common_pid"), Some(-5i64 as u64));
+        let rwbs = format.field("rwbs").unwrap();
         assert_eq!(
-            format.field("rwbs").unwrap().bytes(&record),
-            Some(&b"WS\0\0\0\0\0\0"[..])
+            &record[rwbs.offset..rwbs.offset + rwbs.size],
+            &b"WS\0\0\0\0\0\0"[..]
         );
         // A record cut short reads nothing rather than garbage.
         assert_eq!(format.field("bytes").unwrap().read(&record[..26]), None);

@@ -138,7 +138,6 @@ pub type Resolve = Box<dyn FnMut(i32) -> Option<Proc> + Send>;
 
 #[derive(Debug, Clone, Copy)]
 struct Pending {
-    first: u64,
     start: Option<u64>,
     insert: Option<u64>,
     issue: Option<u64>,
@@ -149,9 +148,8 @@ struct Pending {
 }
 
 impl Pending {
-    fn new(ts: u64, event: &Event) -> Self {
+    fn new(event: &Event) -> Self {
         Self {
-            first: ts,
             start: None,
             insert: None,
             issue: None,
@@ -226,13 +224,6 @@ impl<T> Queue<T> {
         }
     }
 
-    fn get(&self, at: usize) -> Option<&Entry<T>> {
-        match self {
-            Self::One(v) => (at == 0).then_some(v),
-            Self::Many(q) => q.get(at),
-        }
-    }
-
     fn get_mut(&mut self, at: usize) -> Option<&mut Entry<T>> {
         match self {
             Self::One(v) => (at == 0).then_some(v),
@@ -260,12 +251,15 @@ impl<T> Queue<T> {
 type Slot<'a, T> = std::collections::hash_map::OccupiedEntry<'a, (usize, u64), Queue<T>>;
 
 /// A FIFO map per (disk, sector) with a bound on what it holds. Every push is also queued in
-/// `order` (its key and sequence number), so the oldest pending entry is found at the front
-/// without a scan: an entry taken since leaves its place behind, skipped when the front
-/// reaches it, and `order` is compacted when such places outnumber the live ones.
+/// `order` (its key, sequence number and time), so the oldest pending entry is found at the
+/// front without a scan, and whether anything needs giving up on is seen there without a
+/// look-up: an entry taken since leaves its place behind, skipped when the front reaches it,
+/// and `order` is compacted when such places outnumber the live ones.
 struct Fifo<T> {
     map: KeyMap<(usize, u64), Queue<T>>,
-    order: VecDeque<((usize, u64), u64)>,
+    /// Key, sequence number and the time of the push (events come in time order, so the
+    /// times rise from front to back).
+    order: VecDeque<((usize, u64), u64, u64)>,
     next_seq: u64,
     len: usize,
 }
@@ -282,7 +276,8 @@ impl<T> Default for Fifo<T> {
 }
 
 impl<T> Fifo<T> {
-    fn push(&mut self, key: (usize, u64), value: T) {
+    /// Adds `value` under `key`, pushed at `at` (ns).
+    fn push(&mut self, key: (usize, u64), value: T, at: u64) {
         let entry = Entry {
             seq: self.next_seq,
             value,
@@ -293,12 +288,12 @@ impl<T> Fifo<T> {
                 e.insert(Queue::One(entry));
             }
         }
-        self.order.push_back((key, self.next_seq));
+        self.order.push_back((key, self.next_seq, at));
         self.next_seq += 1;
         self.len += 1;
         if self.order.len() > 4 * self.len + 4096 {
             let map = &self.map;
-            self.order.retain(|(key, seq)| {
+            self.order.retain(|(key, seq, _)| {
                 map.get(key)
                     .and_then(|q| q.position(|e| e.seq == *seq))
                     .is_some()
@@ -342,10 +337,14 @@ impl<T> Fifo<T> {
     }
 
     /// Gives up on the oldest entries while there are more than [`MAX_PENDING`], and on those
-    /// older than `cutoff` (by `first`), calling `dropped` with each one's disk: O(1) per
-    /// entry, from the front of the push order.
-    fn bound(&mut self, cutoff: u64, first: impl Fn(&T) -> u64, mut dropped: impl FnMut(usize)) {
-        while let Some(&(key, seq)) = self.order.front() {
+    /// pushed before `cutoff`, calling `dropped` with each one's disk: O(1) per entry, from
+    /// the front of the push order; nothing is looked up while the front is young and the
+    /// bound holds (a place already taken is skipped later).
+    fn bound(&mut self, cutoff: u64, mut dropped: impl FnMut(usize)) {
+        while let Some(&(key, seq, at)) = self.order.front() {
+            if at >= cutoff && self.len <= MAX_PENDING {
+                break;
+            }
             let live = match self.map.entry(key) {
                 Occupied(slot) => slot.get().position(|e| e.seq == seq).map(|at| (slot, at)),
                 Vacant(_) => None,
@@ -355,13 +354,6 @@ impl<T> Fifo<T> {
                 self.order.pop_front();
                 continue;
             };
-            let young = slot
-                .get()
-                .get(at)
-                .is_some_and(|e| first(&e.value) >= cutoff);
-            if young && self.len <= MAX_PENDING {
-                break;
-            }
             self.order.pop_front();
             if Self::remove(slot, at).is_some() {
                 self.len -= 1;
@@ -440,7 +432,7 @@ impl Matcher {
         let key = (disk, event.sector);
         match event.kind {
             Kind::BioQueue => {
-                self.bios.push(key, (event.ts, event.pid));
+                self.bios.push(key, (event.ts, event.pid), event.ts);
                 self.bound();
             }
             Kind::GetRq | Kind::BioMerge => {
@@ -459,9 +451,9 @@ impl Matcher {
             }
             Kind::BioComplete => self.bio_complete(disk, key, event),
             Kind::IoStart => {
-                let mut pending = Pending::new(event.ts, event);
+                let mut pending = Pending::new(event);
                 pending.start = Some(event.ts);
-                self.requests.push(key, pending);
+                self.requests.push(key, pending, event.ts);
                 self.bound();
             }
             Kind::Insert => {
@@ -474,9 +466,9 @@ impl Matcher {
                         self.disks[disk].ambiguous_matches += u64::from(ambiguous);
                     }
                     None => {
-                        let mut pending = Pending::new(event.ts, event);
+                        let mut pending = Pending::new(event);
                         pending.insert = Some(event.ts);
-                        self.requests.push(key, pending);
+                        self.requests.push(key, pending, event.ts);
                         self.bound();
                     }
                 }
@@ -511,9 +503,9 @@ impl Matcher {
                 }
             }
             None => {
-                let mut pending = Pending::new(event.ts, event);
+                let mut pending = Pending::new(event);
                 pending.issue = Some(event.ts);
-                self.requests.push(key, pending);
+                self.requests.push(key, pending, event.ts);
                 self.bound();
             }
         }
@@ -559,7 +551,6 @@ impl Matcher {
         };
         self.disks[disk].ambiguous_matches += u64::from(ambiguous);
         let pending = Pending {
-            first: queued,
             start: Some(queued),
             insert: None,
             issue: None,
@@ -617,9 +608,8 @@ impl Matcher {
         let cutoff = self.newest.saturating_sub(STALE_NS);
         let disks = &mut self.disks;
         self.requests
-            .bound(cutoff, |p| p.first, |disk| disks[disk].unmatched += 1);
-        self.bios
-            .bound(cutoff, |b| b.0, |disk| disks[disk].unmatched += 1);
+            .bound(cutoff, |disk| disks[disk].unmatched += 1);
+        self.bios.bound(cutoff, |disk| disks[disk].unmatched += 1);
     }
 
     /// What was seen since the last take; the counts start again.

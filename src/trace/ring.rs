@@ -2,7 +2,12 @@
 //!
 //! A page starts with a header (`events/header_page`: `timestamp`, `commit`, then `data`); the
 //! commit word holds the bytes of data used and two flags (bit 31: events were lost before this
-//! page; bit 30: their number is stored after the data). The data is a run of events, each with
+//! page; bit 30: their number is stored after the data). The kernel sets them when it hands the
+//! page out (`ring_buffer_read_page`): the number is the events overwritten since the reader's
+//! last page (`lost_events`, cleared by that read, so a page never repeats an earlier page's
+//! loss), stored as an `unsigned long` right after the data when it fits in the page, else
+//! only flagged (a full page: the number is not there). The kernel adds bit 31 as an `int`,
+//! which sign-extends into a 64-bit commit word: only its low 30 bits are the size. The data is a run of events, each with
 //! a 32-bit header (`events/header_event`): `type_len` in the low 5 bits, a time delta in the
 //! other 27. `type_len` 1..=28: a record of `type_len * 4` bytes follows; 0: its length is in the
 //! next word; 29: padding (a time delta of 0: the rest of the page is unused); 30: a time
@@ -10,10 +15,14 @@
 //! kernel's own reader (`kernel/trace/ring_buffer.c`, `rb_update_read_stamp`). Nothing in a
 //! page is trusted: an event that runs past the data ends the page and is counted.
 
+use super::format::read_ne;
+
 /// Bit of `commit`: events were lost before this page.
 const MISSED_EVENTS: u64 = 1 << 31;
 /// Bit of `commit`: the number lost is stored after the page's data.
 const MISSED_STORED: u64 = 1 << 30;
+/// The bits of `commit` that hold the bytes of data used (below both flags).
+const SIZE_MASK: u64 = MISSED_STORED - 1;
 /// Padding.
 const TYPE_PADDING: u32 = 29;
 /// A time extend: delta = next word << 27 | time_delta.
@@ -99,14 +108,37 @@ impl PageLayout {
     }
 }
 
+/// What a page says of the events lost before it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Missed {
+    /// None lost.
+    #[default]
+    None,
+    /// This many, stored after the page's data.
+    Count(u64),
+    /// Some, without a number (the page was too full to store it).
+    Unknown,
+}
+
+impl Missed {
+    /// The number lost, at least: 1 where the page gives no number.
+    #[must_use]
+    pub fn at_least(self) -> u64 {
+        match self {
+            Self::None => 0,
+            Self::Count(n) => n,
+            Self::Unknown => 1,
+        }
+    }
+}
+
 /// What one page held beside its events.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PageOutcome {
     /// Data events handed on.
     pub events: u64,
-    /// Events lost before this page (the number stored, or 1 when the page only says some
-    /// were).
-    pub lost: u64,
+    /// What the page says was lost before it.
+    pub missed: Missed,
     /// Malformed: a header or event that runs past the data (the rest of the page is skipped).
     pub malformed: u64,
     /// Bytes of data the page holds (its commit word's count): a page read while the kernel
@@ -115,14 +147,12 @@ pub struct PageOutcome {
 }
 
 fn word(page: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_ne_bytes(page.get(at..at + 4)?.try_into().ok()?))
+    read_ne(page, at, 4).map(|w| w as u32)
 }
 
 fn number(page: &[u8], at: usize, size: usize) -> Option<u64> {
-    let bytes = page.get(at..at.checked_add(size)?)?;
     match size {
-        4 => Some(u64::from(u32::from_ne_bytes(bytes.try_into().ok()?))),
-        8 => Some(u64::from_ne_bytes(bytes.try_into().ok()?)),
+        4 | 8 => read_ne(page, at, size),
         _ => None,
     }
 }
@@ -141,7 +171,7 @@ pub fn decode_page(
         out.malformed += 1;
         return out;
     };
-    let used = (commit & !(MISSED_EVENTS | MISSED_STORED) & 0xffff_ffff) as usize;
+    let used = (commit & SIZE_MASK) as usize;
     out.used = used;
     // A page read short keeps its whole events; the one cut is counted below.
     let Some(data) = page.get(layout.data..layout.data.saturating_add(used).min(page.len())) else {
@@ -149,10 +179,14 @@ pub fn decode_page(
         return out;
     };
     if commit & MISSED_EVENTS != 0 {
-        out.lost = if commit & MISSED_STORED != 0 {
-            number(page, layout.data + used, layout.commit_size).unwrap_or(1)
-        } else {
-            1
+        // The count is an `unsigned long`, the commit word's size; a page cut before it
+        // says only that some were lost.
+        out.missed = match (commit & MISSED_STORED != 0)
+            .then(|| number(page, layout.data + used, layout.commit_size))
+            .flatten()
+        {
+            Some(n) => Missed::Count(n),
+            None => Missed::Unknown,
         };
     }
     let mut at = 0usize;
@@ -278,6 +312,7 @@ pub(crate) mod tests {
             self
         }
 
+        /// Events lost before the page: their number stored after the data, or not.
         pub(crate) fn lost(mut self, stored: Option<u64>) -> Self {
             self.flags |= MISSED_EVENTS;
             if let Some(n) = stored {
@@ -291,7 +326,13 @@ pub(crate) mod tests {
         pub(crate) fn build(self, size: usize) -> Vec<u8> {
             let mut page = Vec::with_capacity(size);
             page.extend_from_slice(&self.ts.to_ne_bytes());
-            page.extend_from_slice(&(self.data.len() as u64 | self.flags).to_ne_bytes());
+            // As the kernel does it: `local_add(RB_MISSED_STORED)`, then
+            // `local_add(RB_MISSED_EVENTS)` with `(1 << 31)` an `int`, sign-extended.
+            let mut commit = self.data.len() as u64 | (self.flags & MISSED_STORED);
+            if self.flags & MISSED_EVENTS != 0 {
+                commit = commit.wrapping_add(i64::from(i32::MIN) as u64);
+            }
+            page.extend_from_slice(&commit.to_ne_bytes());
             page.extend_from_slice(&self.data);
             if let Some(n) = self.stored_lost {
                 page.extend_from_slice(&n.to_ne_bytes());
@@ -343,7 +384,7 @@ pub(crate) mod tests {
             out,
             PageOutcome {
                 events: 4,
-                lost: 0,
+                missed: Missed::None,
                 malformed: 0,
                 used: page_data_len(&page),
             }
@@ -355,14 +396,47 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_page_that_says_events_were_lost_is_counted() {
+    fn a_page_that_stores_the_number_lost_gives_it_and_its_events_whole() {
         let page = PageBuilder::new(0)
             .lost(Some(42))
-            .event(1, &[0; 8])
+            .event(1, &[5; 8])
+            .event(1, &[6; 8])
             .build(4096);
-        assert_eq!(decode(&page).1.lost, 42);
+        // The kernel's sign extension sets the commit word's high half: not part of the size.
+        let commit = u64::from_ne_bytes(page[8..16].try_into().unwrap());
+        assert_eq!(commit >> 32, 0xffff_ffff);
+        let (seen, out) = decode(&page);
+        assert_eq!(out.missed, Missed::Count(42));
+        assert_eq!(out.missed.at_least(), 42);
+        assert_eq!(out.used, 24, "the size is the low bits only");
+        assert_eq!(seen.len(), 2, "the stored count is not read as an event");
+        assert_eq!(out.malformed, 0);
+    }
+
+    #[test]
+    fn a_page_that_only_flags_a_loss_says_so_without_a_number() {
+        // A full page has no room for the count: bit 31 alone.
         let page = PageBuilder::new(0).lost(None).event(1, &[0; 8]).build(4096);
-        assert_eq!(decode(&page).1.lost, 1);
+        let out = decode(&page).1;
+        assert_eq!(out.missed, Missed::Unknown);
+        assert_eq!(out.missed.at_least(), 1);
+        assert_eq!(out.events, 1);
+        // Stored, but the page read stops before the count: no number either, never garbage.
+        let page = PageBuilder::new(0).lost(Some(7)).event(1, &[0; 8]).build(0);
+        assert_eq!(decode(&page[..page.len() - 4]).1.missed, Missed::Unknown);
+    }
+
+    #[test]
+    fn a_page_without_the_flag_lost_nothing_whatever_follows_its_data() {
+        // Bit 30 without bit 31 (the kernel never writes it) and a word after the data that
+        // looks like a count: nothing lost.
+        let mut page = PageBuilder::new(0).event(1, &[0; 8]).build(4096);
+        page[8..16].copy_from_slice(&(12u64 | MISSED_STORED).to_ne_bytes());
+        page[16 + 12..16 + 20].copy_from_slice(&1_000_000u64.to_ne_bytes());
+        let out = decode(&page).1;
+        assert_eq!(out.missed, Missed::None);
+        assert_eq!(out.used, 12);
+        assert_eq!(out.events, 1);
     }
 
     #[test]

@@ -124,3 +124,41 @@ fn a_traced_bench_takes_the_mean_apart_live_and_keeps_the_segments_record() {
     );
     assert_eq!(trace["by_process"][0]["comm"], "diskdash", "{trace}");
 }
+
+/// The case: 16 jobs x QD64 on a loop device (on a machine of few CPUs most of the
+/// app's time is above the block layer). The band shows the workers' wait for a CPU as a
+/// number of its own, and `unexplained` is what the app's mean leaves after the measured
+/// parts (or says they add up to more). The debug build's reader keeps up there since it
+/// runs above the jobs' priority and decodes with plain indexing (assets/doc/trace.md).
+#[test]
+#[ignore = "needs root, tmux and tracefs"]
+fn sixteen_jobs_at_qd64_show_the_cpu_wait_measured_and_the_rest_unexplained() {
+    crate::support::require_root();
+    tmux::require();
+    let _turn = crate::trace::tracefs_turn();
+    let dir = tempfile::tempdir().unwrap();
+    let dev = loop_device(dir.path());
+    let (screen, stderr, record) = traced_run(
+        "bench-trace-16x64",
+        &dev,
+        // 4 s: on a loaded machine the first interval (the 16 workers' start with it) can
+        // close only at the end of a 2 s run, leaving no live band to judge.
+        "--rw randread --bs 4k --iodepth 64 --numjobs 16 --runtime 4s",
+        |s| decomposition(s).is_some_and(|d| d[3].is_some()),
+    );
+    let [app, device, scheduler, cpu, unexplained] = decomposition(&screen).unwrap();
+    let (app, device, cpu) = (app.unwrap(), device.unwrap(), cpu.unwrap());
+    assert!(cpu > 0.0, "the CPU wait is measured: {screen}\n{stderr}");
+    let text = flat(&screen);
+    // The app's time holds the device's: what is left is a number, and the parts add up to
+    // the app's mean (to the shown digits, three significant ones each).
+    let rest = unexplained.unwrap_or_else(|| panic!("no unexplained time: {text}"));
+    let sum = device + scheduler.unwrap_or(0.0) + cpu + rest;
+    assert!(
+        (sum - app).abs() <= app * 0.02 + 1_000.0,
+        "app {app} != parts {sum}: {text}"
+    );
+    // The record's per-job numbers are the segment's.
+    let job = &record["segments"][0]["jobs"][0];
+    assert!(job["cpu_wait_ns_per_io"].as_f64().unwrap() > 0.0, "{job}");
+}
