@@ -173,10 +173,12 @@ def perf(name):
     return got
 
 def rings(name):
+    # The rings the run created, and the requests of those rings punted to io-wq workers
+    # (another process's rings on the machine are left out).
     text = open(f"{out}/{name}.trace").read()
-    punts = text.count("io_uring_queue_async_work:")
-    flags = sorted(set(re.findall(r"io_uring_create: .*?flags (0x[0-9a-f]+)", text)))
-    return punts, ",".join(flags)
+    created = dict(re.findall(r"io_uring_create: ring (\S+), .*?flags (0x[0-9a-f]+)", text))
+    punted = re.findall(r"io_uring_queue_async_work: ring (\S+),", text)
+    return sum(ring in created for ring in punted), ",".join(sorted(set(created.values())))
 
 def rate(case, tool, p):
     doc = json.load(open(f"{out}/{case}.{tool}.{p}.json"))
