@@ -23,6 +23,11 @@
 # and the KiB per request the disk saw over each tool's runs (the whole case: every job):
 # the same sizes at a longer latency is a slower device or machine, not a different job, and
 # the same I/Os in smaller requests were split more (an O_DIRECT buffer over scattered pages).
+# A third line gives each tool's CPU time per I/O (its process tree over its life) and the
+# mean number of requests in flight at the disk beside the jobs' own (Little's law on the
+# tool's report): where the disk holds under half of them, the I/Os wait on the CPU and the
+# rates follow CPU per I/O; a failing job says so in a `why:` line. Counts to look at one run
+# closer (requests, offsets, in flight, system calls per I/O): benches/io_counts.sh.
 #
 # Environment: BENCH_DIR (default /var/tmp/diskdash-fidelity), PAIRS, RUNTIME (seconds), SIZE
 # (per file, default 256M), CASES, FIO (default fio on PATH, else the static fio 3.33), DISKDASH,
@@ -114,9 +119,19 @@ path = f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
 print(os.path.basename(os.path.realpath(path)) if os.path.exists(path) else "")
 PY
 )
-# Requests completed (reads + writes) and sectors moved on it so far ("0 0" without a disk).
+# Requests completed (reads + writes), sectors moved, and the milliseconds requests spent in
+# flight (weighted time in queue: its delta over the run's is the mean number in flight) on it
+# so far, then the clock in ms ("0 0 0 ms" without a disk).
 devstat() {
-  awk -v d="$DEV" '$3 == d { n++; printf "%.0f %.0f\n", $4 + $8, $6 + $10 } END { if (!n) print "0 0" }' /proc/diskstats
+  awk -v d="$DEV" -v now="$(date +%s%3N)" '$3 == d { n++; printf "%.0f %.0f %.0f %s\n", $4 + $8, $6 + $10, $14, now }
+      END { if (!n) print "0 0 0 " now }' /proc/diskstats
+}
+# CMD's CPU time, its whole process tree over its life (bash's `time`: user and system of the
+# children waited for), in OUT.
+timed() {
+  local out=$1 TIMEFORMAT='%3U %3S' LC_ALL=C
+  shift
+  { time "$@" 2>&4 4>&-; } 4>&2 2>"$out"
 }
 
 for c in $CASES; do
@@ -142,13 +157,13 @@ PY
     run_fio() {
       cold
       local before; before=$(devstat)
-      share "$FIO" --output-format=json --output="$OUT/$c.fio.$p.json" "$OUT/$c.fio" >/dev/null
+      timed "$OUT/$c.fio.$p.time" share "$FIO" --output-format=json --output="$OUT/$c.fio.$p.json" "$OUT/$c.fio" >/dev/null
       echo "$before $(devstat)" >"$OUT/$c.fio.$p.dev"
     }
     run_dd() {
       cold
       local before; before=$(devstat)
-      share "$DD" fio --no-tui --allow-destructive --output-format=json --output="$OUT/$c.dd.$p.json" "$OUT/$c.fio" \
+      timed "$OUT/$c.dd.$p.time" share "$DD" fio --no-tui --allow-destructive --output-format=json --output="$OUT/$c.dd.$p.json" "$OUT/$c.fio" \
           >/dev/null 2>"$OUT/$c.dd.$p.err"
       echo "$before $(devstat)" >"$OUT/$c.dd.$p.dev"
     }
@@ -181,14 +196,40 @@ def mean_lat_ms(job):
     lat = r["lat_ns"]["mean"] * r["total_ios"] + w["lat_ns"]["mean"] * w["total_ios"]
     return lat / ios / 1e6 if ios else 0.0
 
+def dev_fields(path):
+    fields = open(path).read().split()
+    return list(map(float, fields)) if len(fields) == 8 else None
+
 def dev_kib(path):
     # KiB per request the disk completed over a run: I/Os the block layer merged or split
     # (a buffer's pages scattered in memory take more segments, so more requests).
-    fields = open(path).read().split()
-    if len(fields) != 4:
+    f = dev_fields(path)
+    if not f:
         return float("nan")
-    ios0, sec0, ios1, sec1 = map(float, fields)
+    ios0, sec0, _, _, ios1, sec1, _, _ = f
     return (sec1 - sec0) / 2 / (ios1 - ios0) if ios1 > ios0 else float("nan")
+
+def dev_in_flight(path):
+    # The disk's mean number of requests in flight over the run (its weighted time in queue
+    # over the run's time): far below the jobs' own, the disk waited on the machine.
+    f = dev_fields(path)
+    if not f or f[7] <= f[3]:
+        return float("nan")
+    return (f[6] - f[2]) / (f[7] - f[3])
+
+def app_in_flight(run):
+    # The jobs' own mean number in flight (Little's law: completions per second x mean latency).
+    return sum((j["read"]["iops"] * j["read"]["lat_ns"]["mean"] + j["write"]["iops"] * j["write"]["lat_ns"]["mean"]) / 1e9
+               for j in run.values())
+
+def cpu_us_per_io(path, run):
+    # CPU time of the tool's whole process tree over its life, per I/O of every job.
+    try:
+        user, system = map(float, open(path).read().split()[-2:])
+    except (OSError, ValueError):
+        return float("nan")
+    ios = sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in run.values())
+    return (user + system) * 1e6 / ios if ios else float("nan")
 
 failed = 0
 print(f"{'case':<10} {'job':<13} {'fio IOPS':>10} {'dd IOPS':>10} {'ratio':>6} {'fio MiB/s':>10} {'dd MiB/s':>10} {'ratio':>6}  range (IOPS)  verdict")
@@ -219,11 +260,30 @@ for case in cases:
         print(f"{'':<24} mean I/O KiB fio {statistics.median(fs):.2f} diskdash {statistics.median(ds):.2f}; "
               f"mean latency ms fio {statistics.median(fl):.3f} diskdash {statistics.median(dl):.3f}; "
               f"disk KiB/request fio {fkm:.0f} diskdash {dkm:.0f}")
+        # Where the I/Os waited: the disk's mean in flight against the jobs' own, and the CPU
+        # each tool spent per I/O (the case's every job together).
+        fc = [cpu_us_per_io(f"{out}/{case}.fio.{p}.time", f[p - 1]) for p in range(1, pairs + 1)]
+        dc = [cpu_us_per_io(f"{out}/{case}.dd.{p}.time", d[p - 1]) for p in range(1, pairs + 1)]
+        fq = [dev_in_flight(f"{out}/{case}.fio.{p}.dev") for p in range(1, pairs + 1)]
+        dq = [dev_in_flight(f"{out}/{case}.dd.{p}.dev") for p in range(1, pairs + 1)]
+        fa, da = [app_in_flight(run) for run in f], [app_in_flight(run) for run in d]
+        fcm, dcm = statistics.median(fc), statistics.median(dc)
+        fqm, dqm, fam, dam = (statistics.median(x) for x in (fq, dq, fa, da))
+        print(f"{'':<24} CPU us per I/O fio {fcm:.2f} diskdash {dcm:.2f} (ratio {dcm / fcm:.3f}); "
+              f"in flight, the disk / the jobs: fio {fqm:.1f} / {fam:.1f}, diskdash {dqm:.1f} / {dam:.1f}")
         # The same I/O sizes reaching the disk as requests of another size: split or merged
         # differently below the tools (for O_DIRECT, by where the buffer's pages lie).
-        if not ok and fkm > 0 and dkm > 0 and abs(dkm / fkm - 1) > 0.15 \
-                and abs(statistics.median(ds) / statistics.median(fs) - 1) < 0.02:
+        same_sizes = abs(statistics.median(ds) / statistics.median(fs) - 1) < 0.02
+        if not ok and fkm > 0 and dkm > 0 and abs(dkm / fkm - 1) > 0.15 and same_sizes:
             print(f"{'':<24} why: the same I/Os reached the disk as requests of {dkm:.0f} KiB against fio's "
                   f"{fkm:.0f}: more segments per I/O, the buffer's 4 KiB pages less often adjacent in memory")
+        # The same requests, but the disk held under half of what the jobs kept in flight: the
+        # I/Os waited on the CPU (submitting, completing, the tool's own work), so the tool
+        # with the lower CPU per I/O runs faster: the machine's limit, not the disk's.
+        elif not ok and same_sizes and fkm > 0 and abs(dkm / fkm - 1) <= 0.15 \
+                and fqm < fam / 2 and dqm < dam / 2 and (mi - 1) * (fcm - dcm) > 0:
+            print(f"{'':<24} why: the same requests ({dkm:.0f} KiB); the disk held {fqm:.1f} and {dqm:.1f} of the "
+                  f"jobs' {fam:.0f} and {dam:.0f} in flight: bound by the CPU, not the disk, and "
+                  f"{'diskdash' if dcm < fcm else 'fio'} spends less per I/O ({dcm / fcm:.2f}x fio's)")
 print(f"\n{failed} job(s) outside the tolerance")
 PY
