@@ -1071,7 +1071,6 @@ impl<'a> Loop<'a> {
         let think = self.spec.think;
         let sync_every = self.spec.sync_every;
         while flight.in_flight + flight.queued < self.depth {
-            // A plain loop has no I/O count to spend (fio's number_ios).
             if self.budget_bytes < self.workload.shortest_bytes() || (!PLAIN && self.ios_left == 0)
             {
                 // A size-based run has submitted its bytes: drain and end.
@@ -1113,17 +1112,13 @@ impl<'a> Loop<'a> {
                 break;
             }
             let Some(slot) = flight.free.pop() else { break };
-            if !PLAIN {
-                self.ios_left -= 1;
-            }
+            self.ios_left -= u64::from(!PLAIN); // a plain loop counts none (fio's number_ios)
             let generation = if PLAIN { 0 } else { self.workload.pass() };
             // The random map may cut the I/O short (never longer).
             let (offset_bytes, len) = self.workload.place(direction, len);
             if len == 0 {
                 flight.free.push(slot);
-                if !PLAIN {
-                    self.ios_left += 1;
-                }
+                self.ios_left += u64::from(!PLAIN);
                 if self.workload.zone_busy() {
                     // Emulated zones: another clone's I/O holds the zone (fio's zone lock).
                     // With I/O of its own in flight the worker completes it first, as fio's
