@@ -47,6 +47,8 @@ pub struct Bitmap {
     blocks: u64,
     /// Blocks set this pass.
     done: u64,
+    /// A claim found the map full and started a new pass (see [`Self::take_wrap`]).
+    wrapped: bool,
 }
 
 impl Bitmap {
@@ -58,6 +60,7 @@ impl Bitmap {
             words: vec![0; usize::try_from(blocks.div_ceil(64)).unwrap_or(usize::MAX)],
             blocks,
             done: 0,
+            wrapped: false,
         }
     }
 
@@ -141,6 +144,7 @@ impl Bitmap {
                 Some(free) => free,
                 None => {
                     self.reset();
+                    self.wrapped = true;
                     block
                 }
             }
@@ -159,9 +163,16 @@ impl Bitmap {
     }
 
     /// Every block is done: the next claim starts a new pass.
+    #[cfg(test)]
     #[must_use]
     pub fn is_full(&self) -> bool {
         self.done >= self.blocks
+    }
+
+    /// Whether a claim started a new pass (found every block done) since the last call:
+    /// kept off the claim's fast path, which never finds the map full.
+    pub fn take_wrap(&mut self) -> bool {
+        std::mem::take(&mut self.wrapped)
     }
 
     /// A new pass: every block free again.
@@ -404,7 +415,13 @@ mod tests {
             seen[block as usize] += 1;
         }
         assert!(seen.iter().all(|&n| n == 1), "{seen:?}");
+        assert!(!map.take_wrap(), "the first pass began no new one");
         assert_eq!(map.claim(5, 1), (5, 1), "a full map starts the next pass");
+        assert!(
+            map.take_wrap(),
+            "the claim that found the map full began a pass"
+        );
+        assert!(!map.take_wrap(), "said once");
     }
 
     #[test]

@@ -991,9 +991,10 @@ impl<'a> Loop<'a> {
     }
 
     /// Whether this worker uses none of the per-I/O extras (several files, a flow group,
-    /// `verify_backlog` and verification, emulated zones, pacing, priorities, think and sync
-    /// times, page-cache drops, sg compares, the latency search, a low watermark below
-    /// `iodepth`, fio's log files): its loop is then built
+    /// `verify_backlog` and verification, emulated zones, pacing, a rate floor, an I/O count
+    /// (`number_ios`), priorities, think and sync times, page-cache drops, sg compares, the
+    /// latency search, a low watermark below `iodepth`, fio's log files): its loop is then
+    /// built
     /// without their tests (`PLAIN`), the same steps in the same order without what would
     /// find nothing to do.
     fn plain(&self) -> bool {
@@ -1003,6 +1004,8 @@ impl<'a> Loop<'a> {
             && self.spec.verify.is_none()
             && !self.workload.on_emulated_zones()
             && self.pacer.is_none()
+            && self.spec.rate_min.is_none()
+            && self.spec.number_ios.is_none()
             && self.cmdprio.is_none()
             && self.spec.think.is_none()
             && self.spec.sync_every.is_none()
@@ -1021,13 +1024,17 @@ impl<'a> Loop<'a> {
         flight: &mut Flight,
     ) {
         loop {
-            flight.wake_ns = None;
+            // A plain loop never sets a wake-up, a sync, a think time, a flow hold or a drain.
+            if !PLAIN {
+                flight.wake_ns = None;
+            }
             let may_fill = !flight.stopping
-                && !flight.sync_due
                 && !flight.paused
-                && !flight.think_due
-                && !flight.flow_held
-                && (PLAIN || !flight.draining);
+                && (PLAIN
+                    || (!flight.sync_due
+                        && !flight.think_due
+                        && !flight.flow_held
+                        && !flight.draining));
             if may_fill && self.fill::<E, PLAIN>(engine, buffers, flight).is_break() {
                 return;
             }
@@ -1041,11 +1048,11 @@ impl<'a> Loop<'a> {
             // fio's iodepth_low: a full queue drains to it before the next fill (never, at
             // the default, iodepth: a plain loop has no low watermark).
             let full = !PLAIN && flight.in_flight + flight.queued >= self.depth;
-            let ControlFlow::Continue(reaped_ns) = self.reap(engine, flight) else {
+            let ControlFlow::Continue(reaped_ns) = self.reap::<E, PLAIN>(engine, flight) else {
                 return;
             };
             self.complete::<E, PLAIN>(engine, buffers, flight, reaped_ns);
-            self.check_flags(flight, reaped_ns);
+            self.check_flags::<PLAIN>(flight, reaped_ns);
             if !PLAIN {
                 flight.draining = (full || flight.draining) && flight.in_flight > flight.low;
             }
@@ -1064,7 +1071,8 @@ impl<'a> Loop<'a> {
         let think = self.spec.think;
         let sync_every = self.spec.sync_every;
         while flight.in_flight + flight.queued < self.depth {
-            if self.budget_bytes < self.workload.shortest_bytes() || self.ios_left == 0 {
+            if self.budget_bytes < self.workload.shortest_bytes() || (!PLAIN && self.ios_left == 0)
+            {
                 // A size-based run has submitted its bytes: drain and end.
                 flight.stopping = true;
                 break;
@@ -1104,13 +1112,13 @@ impl<'a> Loop<'a> {
                 break;
             }
             let Some(slot) = flight.free.pop() else { break };
-            self.ios_left -= 1;
+            self.ios_left -= u64::from(!PLAIN); // a plain loop counts none (fio's number_ios)
             let generation = if PLAIN { 0 } else { self.workload.pass() };
             // The random map may cut the I/O short (never longer).
             let (offset_bytes, len) = self.workload.place(direction, len);
             if len == 0 {
                 flight.free.push(slot);
-                self.ios_left += 1;
+                self.ios_left += u64::from(!PLAIN);
                 if self.workload.zone_busy() {
                     // Emulated zones: another clone's I/O holds the zone (fio's zone lock).
                     // With I/O of its own in flight the worker completes it first, as fio's
@@ -1371,7 +1379,7 @@ impl<'a> Loop<'a> {
         }
         let now = monotonic_ns();
         self.start_recording_at(now);
-        self.check_flags(flight, now);
+        self.check_flags::<false>(flight, now);
         Next::Fill
     }
 
@@ -1381,7 +1389,11 @@ impl<'a> Loop<'a> {
     /// first, on its own, as fio's commit before its getevents: the submit call's return is
     /// the end of fio's slat and the start of its clat.
     #[inline(always)]
-    fn reap<E: Engine>(&mut self, engine: &mut E, flight: &mut Flight) -> ControlFlow<(), u64> {
+    fn reap<E: Engine, const PLAIN: bool>(
+        &mut self,
+        engine: &mut E,
+        flight: &mut Flight,
+    ) -> ControlFlow<(), u64> {
         // What is queued goes out now (a submit of its own for an engine that times it, else
         // with the reap's call): one submit call at the depth it makes, as fio's commit.
         if self.recording && flight.queued > 0 {
@@ -1400,7 +1412,8 @@ impl<'a> Loop<'a> {
                 flight.stamp(now, now);
             }
         }
-        let reaped = match flight.wake_ns {
+        // A plain loop is never paced: no wake-up to reap within.
+        let reaped = match flight.wake_ns.filter(|_| !PLAIN) {
             Some(at) => {
                 let now = monotonic_ns();
                 let wait_ns = self.wait_until(at, now).saturating_sub(now);
@@ -1564,9 +1577,12 @@ impl<'a> Loop<'a> {
     /// Once per I/O, from one place: always inlined.
     #[inline(always)]
     fn count<const PLAIN: bool>(&mut self, entry: &Slot, reaped_ns: u64, split: bool) {
-        let side = usize::from(entry.io.direction != Direction::Read);
-        self.cycle_bytes[side] += u64::from(entry.len_bytes);
-        self.cycle_ios[side] += 1;
+        if !PLAIN {
+            // The rate floor's cycle (a plain loop has no floor).
+            let side = usize::from(entry.io.direction != Direction::Read);
+            self.cycle_bytes[side] += u64::from(entry.len_bytes);
+            self.cycle_ios[side] += 1;
+        }
         let latency_ns = reaped_ns.saturating_sub(entry.submit_ns);
         let stats = match entry.io.direction {
             Direction::Read => &mut self.cur.read,
@@ -1647,16 +1663,16 @@ impl<'a> Loop<'a> {
 
     /// After a reap or a paced sleep: the tick's hand-off, then whether the rate floor, the
     /// deadline or the stop flag ends the run, or the pause flag pauses it. Once per reap:
-    /// always inlined.
+    /// always inlined. `PLAIN`: see [`Self::plain`] (no rate floor, no latency search).
     #[inline(always)]
-    fn check_flags(&mut self, flight: &mut Flight, now_ns: u64) {
+    fn check_flags<const PLAIN: bool>(&mut self, flight: &mut Flight, now_ns: u64) {
         if self.recording && now_ns >= self.next_tick_ns {
             self.hand_off(now_ns);
         }
-        if self.check_rate_min(now_ns) {
+        if !PLAIN && self.check_rate_min(now_ns) {
             flight.stopping = true;
         }
-        if let Some(search) = self.latency.as_mut().filter(|_| self.recording) {
+        if !PLAIN && let Some(search) = self.latency.as_mut().filter(|_| self.recording) {
             let step = search.check(now_ns);
             self.latency_step(step);
             flight.stopping |= self.latency_done;
@@ -2535,6 +2551,20 @@ mod tests {
         };
         assert!(!plain(JobSpec {
             think: Some(think),
+            ..JobSpec::default()
+        }));
+        assert!(!plain(JobSpec {
+            number_ios: Some(10),
+            ..JobSpec::default()
+        }));
+        // A rate floor counts each cycle's I/O: the general loop.
+        let floor = crate::bench::spec::RateMin {
+            bytes_per_sec: None,
+            iops: Some(1),
+            cycle: Duration::from_secs(1),
+        };
+        assert!(!plain(JobSpec {
+            rate_min: Some(floor),
             ..JobSpec::default()
         }));
     }

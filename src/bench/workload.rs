@@ -446,7 +446,12 @@ impl Workload {
     /// page cache there.
     #[inline]
     pub fn take_wrap(&mut self) -> bool {
-        std::mem::take(&mut self.wrapped)
+        // The random map says itself when a claim began a pass (off the hot path).
+        let map = match &mut self.cover {
+            Cover::Map(map) => map.take_wrap(),
+            _ => false,
+        };
+        std::mem::take(&mut self.wrapped) | map
     }
 
     /// The next I/O: direction and byte offset.
@@ -760,7 +765,6 @@ impl Workload {
             };
             let block = ((u128::from(splitmix64(&mut self.rng)) * u128::from(self.region_blocks))
                 >> 64) as u64;
-            self.wrapped |= map.is_full();
             let (block, blocks) = map.claim(block, want);
             let len = if blocks >= want {
                 len_bytes
