@@ -9,8 +9,12 @@
 # --separate-threads=yes`, once with N1 and once with N2 I/Os. Per I/O is (Ir(N2) - Ir(N1)) /
 # (N2 - N1), so the setup and teardown cancel: for the whole process and for the worker
 # thread alone (the session thread's share is a cost per second of a slowed-down run). The
-# interval is 60 s, longer than a run: the worker hands no tick over, which would cost
-# instructions per second, not per I/O.
+# interval is 60 s, longer than a run, but the worker still hands its stats over every 250 ms
+# (session::aggregate's MAX_TICK), about 174,000 instructions each (mostly clearing histogram
+# memory): a cost per second of the run under callgrind, not per I/O, so a run slowed down
+# more by a loaded machine makes more hand-offs and the figure moves with them (13 per I/O
+# at 6 hand-offs, 4 at 3). Compare the worker's `Loop::hand_off` counts of both sides with
+# ANNOTATE=1 before reading a few instructions of difference as the loop's.
 #
 #   benches/null_callgrind.sh b1ff161               # b1ff161 against the work tree as it is
 #   benches/null_callgrind.sh b1ff161 HEAD          # two commits
