@@ -589,9 +589,10 @@ pub(crate) enum ErrorClass {
 }
 
 impl ErrorClass {
-    /// fio's `td_error_type`: a failed I/O with EILSEQ (a check that failed: a verify's, or
-    /// the sg engine's compare) is of class verify whatever its direction; any other errno
-    /// is its direction's class (a trim's is write's).
+    /// fio's `td_error_type`: a failed I/O with EILSEQ (a verify's check that failed) is of
+    /// class verify whatever its direction; any other errno is its direction's class (a
+    /// trim's is write's). The sg engine's failed compare is not EILSEQ but the verifying
+    /// command's EIO, of class write (`sg::MISCOMPARE_ERRNO`), as in fio.
     pub(crate) fn of(read: bool, errno: i32) -> Self {
         match (errno, read) {
             (libc::EILSEQ, _) => Self::Verify,
@@ -1364,9 +1365,9 @@ mod tests {
         assert_eq!(super::ErrorPolicy::classes_of("sometimes"), None);
     }
 
-    /// fio's `td_error_type`: EILSEQ is class verify whatever the I/O (so the sg engine's
-    /// failed compare, a read or a write's read-back, passes with `continue_on_error=verify`,
-    /// not with `read`); another errno is the I/O's direction's.
+    /// fio's `td_error_type`: EILSEQ is class verify whatever the I/O (so a verify's failed
+    /// check, on a read or a write's read-back, passes with `continue_on_error=verify`, not
+    /// with `read`); another errno is the I/O's direction's.
     #[test]
     fn a_failed_io_s_class_is_verify_for_eilseq_else_its_direction_s() {
         use super::ErrorClass::{self, Read, Verify, Write};
@@ -1379,7 +1380,7 @@ mod tests {
             classes: super::ErrorPolicy::classes_of(classes).unwrap(),
             lists: Default::default(),
         };
-        let miscompare = ErrorClass::of(true, libc::EILSEQ);
+        let miscompare = ErrorClass::of(true, libc::EILSEQ); // a verify's failed check
         assert!(policy("verify").continues(miscompare, libc::EILSEQ));
         assert!(policy("all").continues(miscompare, libc::EILSEQ));
         for other in ["read", "io", "none"] {

@@ -494,7 +494,8 @@ fn lost_in_stats(text: &str) -> Option<u64> {
         if matches!(key.trim(), "overrun" | "commit overrun" | "dropped events")
             && let Ok(n) = value.trim().parse::<u64>()
         {
-            *found.get_or_insert(0) += n;
+            let sum = found.get_or_insert(0u64);
+            *sum = sum.saturating_add(n);
         }
     }
     found
@@ -776,6 +777,27 @@ mod tests {
         // gives no number (the pages' flags count then).
         assert_eq!(lost_in_stats("entries: 10\nread events: 7\n"), None);
         assert_eq!(lost_in_stats("overrun: 0\n"), Some(0));
+    }
+
+    mod properties {
+        use super::super::lost_in_stats;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// Whatever the kernel's `stats` holds, the count is read or absent, never a panic;
+            /// the three counters add up (saturating) whatever else is around them.
+            #[test]
+            fn any_stats_text_gives_a_count_or_none(
+                junk in "[ -~\n]{0,200}",
+                overrun in any::<u64>(),
+                dropped in any::<u64>(),
+            ) {
+                let _ = lost_in_stats(&junk);
+                let text = format!("entries: 1\noverrun: {overrun}\n{}\ndropped events: {dropped}\n",
+                    junk.lines().filter(|l| !l.contains("overrun") && !l.contains("dropped events")).collect::<Vec<_>>().join("\n"));
+                prop_assert_eq!(lost_in_stats(&text), Some(overrun.saturating_add(dropped)));
+            }
+        }
     }
 
     #[test]
