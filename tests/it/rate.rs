@@ -243,22 +243,7 @@ fn bad_paces_are_usage_errors_naming_the_value_and_the_fix() {
             r#"error: --rate "0M/s": a rate of 0 paces nothing; leave the direction empty (e.g. ,5000) or drop --rate"#,
         ),
     ];
-    // In this process (`support::inproc`), the directory as the target the scratch file
-    // would go in.
-    for (args, want) in cases {
-        let opts = format!("{args} --size 16M --runtime 1s");
-        let err = inproc::usage_error(&[&["bench"][..], &record::args(dir.path(), &opts)].concat());
-        assert_eq!(err.trim_end(), *want, "{args}");
-    }
-    // End to end once: the binary in the directory, one line on stderr, exit 2.
-    let (args, want) = cases[0];
-    let out = bench(
-        dir.path(),
-        &opts(&format!("{args} --size 16M --runtime 1s")),
-    );
-    assert_usage_error(&out);
-    assert_eq!(stderr(&out).trim_end(), want);
-    assert!(leftovers(dir.path(), &[]).is_empty());
+    assert_bench_refuses(dir.path(), cases, Line::Whole);
 }
 
 #[test]

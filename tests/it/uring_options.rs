@@ -120,24 +120,7 @@ fn io_uring_options_on_other_engines_or_the_page_cache_are_usage_errors() {
             r#"error: --fixedbufs "maybe" is not 1 or 0"#,
         ),
     ];
-    // In this process (`support::inproc`), the directory as the target the scratch file
-    // would go in: refused before anything is made there.
-    for (args, want) in cases {
-        let opts = format!("{args} --size 16M --runtime 1s");
-        let err = inproc::usage_error(&[&["bench"][..], &record::args(dir.path(), &opts)].concat());
-        assert!(err.starts_with(want), "{args}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    }
-    // End to end once: the binary in the directory, one line on stderr, exit 2.
-    let (args, want) = cases[0];
-    let out = bench(
-        dir.path(),
-        &opts(&format!("{args} --size 16M --runtime 1s")),
-    );
-    assert_usage_error(&out);
-    assert!(stderr(&out).starts_with(want), "{}", stderr(&out));
-    assert_eq!(stderr(&out).trim_end().lines().count(), 1);
-    assert!(leftovers(dir.path(), &[]).is_empty(), "nothing was made");
+    assert_bench_refuses(dir.path(), cases, Line::Start);
 }
 
 #[test]

@@ -128,22 +128,7 @@ fn bad_verify_options_are_usage_errors_naming_the_fix() {
             "error: --verify writes each block once per pass, so --random-distribution does not apply; drop one",
         ),
     ];
-    // In this process (`support::inproc`), the directory as the target the scratch file
-    // would go in.
-    for (args, want) in cases {
-        let opts = format!("{args} --size 16M --runtime 1s");
-        let err = inproc::usage_error(&[&["bench"][..], &record::args(dir.path(), &opts)].concat());
-        assert_eq!(err.trim_end(), *want, "{args}");
-    }
-    // End to end once: the binary in the directory, one line on stderr, exit 2.
-    let (args, want) = cases[0];
-    let out = bench(
-        dir.path(),
-        &opts(&format!("{args} --size 16M --runtime 1s")),
-    );
-    assert_usage_error(&out);
-    assert_eq!(stderr(&out).trim_end(), want);
-    assert!(leftovers(dir.path(), &[]).is_empty(), "nothing was made");
+    assert_bench_refuses(dir.path(), cases, Line::Whole);
 }
 
 /// fio's verify on the same job reads back as many blocks as it wrote; so does diskdash's.

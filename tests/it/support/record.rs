@@ -190,3 +190,38 @@ pub fn assert_valid_monitor_line(line: &Value) {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/schema/monitor-record.schema.json");
     check(&read_json(&path), line, "monitor recording line");
 }
+
+/// How a refusal's one line is matched against a case's expected text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Line {
+    /// The whole line.
+    Whole,
+    /// Its start (the rest names values of this machine).
+    Start,
+}
+
+/// Each `(OPTS, LINE)` case of `diskdash bench DIR OPTS --size 16M --runtime 1s` is a usage
+/// error whose one line is LINE (or starts with it): in this process (`support::inproc`) for
+/// every case, and end to end through the binary for the first (one line on stderr, exit 2);
+/// nothing is made in `dir`, the directory the scratch file would go in.
+pub fn assert_bench_refuses(dir: &Path, cases: &[(&str, &str)], line: Line) {
+    let matches = |err: &str, want: &str| {
+        let err = err.trim_end();
+        err.lines().count() == 1
+            && match line {
+                Line::Whole => err == want,
+                Line::Start => err.starts_with(want),
+            }
+    };
+    for (args, want) in cases {
+        let opts = format!("{args} --size 16M --runtime 1s");
+        let err = super::inproc::usage_error(&[&["bench"][..], &self::args(dir, &opts)].concat());
+        assert!(matches(&err, want), "{args}: {err}\nwanted: {want}");
+    }
+    let (args, want) = cases[0];
+    let out = bench(dir, &opts(&format!("{args} --size 16M --runtime 1s")));
+    super::assert_usage_error(&out);
+    let err = super::stderr(&out);
+    assert!(matches(&err, want), "{args}: {err}\nwanted: {want}");
+    assert!(leftovers(dir, &[]).is_empty(), "nothing was made");
+}
