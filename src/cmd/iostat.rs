@@ -179,9 +179,15 @@ fn report(args: &IostatArgs) -> anyhow::Result<ExitCode> {
         if interrupted.load(Ordering::Relaxed) {
             break;
         }
+        if let Some(tracer) = &tracer {
+            tracer.hold();
+        }
         let step = sampler.sample()?;
-        // The block layer's interval ends with the counters' (taken right after them).
-        let take = tracer.as_ref().map(Tracer::take);
+        // The block layer's interval ends where the counters' does: split at the instant
+        // /proc/diskstats was read (the same clock), so both count the same requests.
+        let take = tracer
+            .as_ref()
+            .map(|tracer| tracer.take_until(Some(crate::trace::instant_ns(step.cur.at))));
         let cpu_cur = read_cpu(&config)?;
         let cpu = cpu_cur.map(|c| CpuPercent::between(cpu_prev.as_ref(), &c));
         cpu_prev = cpu_cur;

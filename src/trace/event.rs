@@ -7,8 +7,14 @@ use super::format::{EventFormat, Field};
 pub enum Kind {
     /// `block_bio_queue`: a bio enters the block layer (the partition's dev).
     BioQueue,
-    /// `block_bio_backmerge`/`block_bio_frontmerge`: a bio joined a request.
+    /// `block_bio_backmerge`: a bio joined the end of a request.
     BioMerge,
+    /// `block_bio_frontmerge`: a bio joined the front of a request, which now starts at the
+    /// bio's sector (its later events carry that sector, its `block_io_start` the old one).
+    BioFrontMerge,
+    /// `block_rq_merge`: a request not yet issued was merged into the one before it and ends
+    /// without `block_rq_issue` or `block_io_done` of its own (a scheduler's merge).
+    RqMerge,
     /// `block_getrq`: the bio got a request (after waiting for a tag or a throttle).
     GetRq,
     /// `block_io_start` (6.5+): diskstats' clock starts.
@@ -27,10 +33,11 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind and the tracepoints that give it.
-    pub const ALL: [(Self, &'static str); 10] = [
+    pub const ALL: [(Self, &'static str); 11] = [
         (Self::BioQueue, "block_bio_queue"),
         (Self::BioMerge, "block_bio_backmerge"),
-        (Self::BioMerge, "block_bio_frontmerge"),
+        (Self::BioFrontMerge, "block_bio_frontmerge"),
+        (Self::RqMerge, "block_rq_merge"),
         (Self::GetRq, "block_getrq"),
         (Self::IoStart, "block_io_start"),
         (Self::Insert, "block_rq_insert"),

@@ -429,13 +429,29 @@ impl Matcher {
             return;
         };
         self.newest = self.newest.max(event.ts);
-        let key = (disk, event.sector);
+        // A request without a sector (a flush) is at sector 0 in the accounting and issue
+        // events and at -1 in `block_rq_complete` (the raw position): one key for both.
+        let sector = if event.sector == u64::MAX {
+            0
+        } else {
+            event.sector
+        };
+        let key = (disk, sector);
         match event.kind {
             Kind::BioQueue => {
                 self.bios.push(key, (event.ts, event.pid), event.ts);
                 self.bound();
             }
-            Kind::GetRq | Kind::BioMerge => {
+            Kind::RqMerge => {
+                // The merged request ends here: a later one on its sector is not it.
+                if let Some((_, ambiguous)) = self.requests.take(key, |p| p.issue.is_none()) {
+                    self.disks[disk].ambiguous_matches += u64::from(ambiguous);
+                }
+            }
+            Kind::GetRq | Kind::BioMerge | Kind::BioFrontMerge => {
+                if event.kind == Kind::BioFrontMerge {
+                    self.front_merge(disk, event);
+                }
                 let Some(((queued, _), ambiguous)) = self.bios.take(key, |_| true) else {
                     return;
                 };
@@ -483,6 +499,19 @@ impl Matcher {
                 }
                 None => self.disks[disk].unmatched += 1,
             },
+        }
+    }
+
+    /// A bio joined the front of a request not yet issued: the request, pending at the
+    /// sector after the bio's, now starts at the bio's sector, where its later events are.
+    fn front_merge(&mut self, disk: usize, event: &Event) {
+        let sectors = event.bytes / 512;
+        let from = (disk, event.sector.saturating_add(sectors));
+        if let Some((mut p, ambiguous)) = self.requests.take(from, |p| p.issue.is_none()) {
+            self.disks[disk].ambiguous_matches += u64::from(ambiguous);
+            p.bytes += event.bytes;
+            let at = p.start.or(p.insert).unwrap_or(event.ts);
+            self.requests.push((disk, event.sector), p, at);
         }
     }
 
@@ -843,6 +872,87 @@ mod tests {
         m.event(&ev(Kind::BioQueue, 0, 48, Dir::Write, 5));
         m.event(&ev(Kind::BioMerge, 10, 48, Dir::Write, 5));
         assert_eq!(m.take()[0].dirs[1].merges, 1);
+    }
+
+    /// A flush has no sector: 0 in its accounting and issue events, -1 in its completion.
+    /// It is one request, not an issue left waiting and a completion unmatched.
+    #[test]
+    fn a_flush_completing_at_sector_minus_one_is_the_flush_at_sector_0() {
+        let mut m = matcher(Scope::Request);
+        for (kind, t, sector) in [
+            (Kind::IoStart, 0, 0),
+            (Kind::Issue, 10, 0),
+            (Kind::Complete, 100, u64::MAX),
+            (Kind::IoDone, 110, 0),
+        ] {
+            m.event(&ev(kind, t, sector, Dir::Other, 20));
+        }
+        let t = m.take().remove(0);
+        assert_eq!((t.ambiguous_matches, t.unmatched), (0, 0));
+        assert_eq!(m.requests.len, 0, "nothing left waiting at sector 0");
+    }
+
+    /// A scheduler merged a request into the one before it: the merged one's `io_start` is
+    /// not left waiting for the next request on its sector (which would take its start and
+    /// read a whole time of seconds).
+    #[test]
+    fn a_request_merged_by_the_scheduler_is_not_the_next_on_its_sector() {
+        let mut m = matcher(Scope::Request);
+        m.event(&ev(Kind::IoStart, 0, 0, Dir::Write, 20));
+        m.event(&ev(Kind::IoStart, 10, 8, Dir::Write, 20));
+        m.event(&ev(Kind::RqMerge, 20, 8, Dir::Write, 20));
+        for (kind, t) in [
+            (Kind::Issue, 30),
+            (Kind::Complete, 130),
+            (Kind::IoDone, 140),
+        ] {
+            m.event(&ev(kind, t, 0, Dir::Write, 0));
+        }
+        // A second later, a new request on the merged one's sector.
+        let later = 1_000_000_000;
+        m.event(&ev(Kind::IoStart, later, 8, Dir::Write, 20));
+        for (kind, t) in [
+            (Kind::Issue, 10),
+            (Kind::Complete, 110),
+            (Kind::IoDone, 120),
+        ] {
+            m.event(&ev(kind, later + t, 8, Dir::Write, 0));
+        }
+        let t = m.take().remove(0);
+        assert_eq!(t.dirs[1].requests, 2);
+        assert_eq!(
+            t.dirs[1].whole.summary().max_ns,
+            140,
+            "no whole time of a second"
+        );
+        assert_eq!((t.ambiguous_matches, t.unmatched), (0, 0));
+    }
+
+    /// A bio joined the front of a request after its `io_start`: the request's later events
+    /// carry the bio's sector, and are matched to it there, with its start.
+    #[test]
+    fn a_front_merge_moves_the_request_to_the_bios_sector() {
+        let mut m = matcher(Scope::Request);
+        m.event(&ev(Kind::IoStart, 0, 16, Dir::Read, 20));
+        // `ev` gives 4 KiB: the bio covers sectors 8..16.
+        m.event(&ev(Kind::BioFrontMerge, 5, 8, Dir::Read, 20));
+        for (kind, t) in [
+            (Kind::Issue, 30),
+            (Kind::Complete, 130),
+            (Kind::IoDone, 140),
+        ] {
+            m.event(&ev(kind, t, 8, Dir::Read, 0));
+        }
+        let t = m.take().remove(0);
+        assert_eq!(t.dirs[0].requests, 1);
+        assert_eq!(
+            t.dirs[0].whole.summary().max_ns,
+            140,
+            "timed from its io_start"
+        );
+        assert_eq!(t.dirs[0].bytes, 8192, "the request and the bio");
+        assert_eq!((t.ambiguous_matches, t.unmatched), (0, 0));
+        assert_eq!(m.requests.len, 0, "nothing left waiting at the old sector");
     }
 
     #[test]

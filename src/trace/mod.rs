@@ -86,6 +86,13 @@ pub fn detail() -> Detail {
     }
 }
 
+/// A CLOCK_MONOTONIC instant (as `/proc/diskstats` samples stamp their reads) in the
+/// nanoseconds [`Tracer::take_until`] takes: the tracer's clock is the same (`mono`).
+#[must_use]
+pub fn instant_ns(at: std::time::Duration) -> u64 {
+    u64::try_from(at.as_nanos()).unwrap_or(u64::MAX)
+}
+
 /// A disk to trace, by its kernel name (`vda`, `loop3`, `dm-0`); its partitions come with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceId {
@@ -172,6 +179,10 @@ struct Shared {
     /// The instant (CLOCK_MONOTONIC, the trace clock) the pending take ends at, when its
     /// caller named one: the edge of a window another counter (diskstats) was read at.
     until: Option<u64>,
+    /// Set by [`Tracer::hold`] just before the caller reads the counters a take's edge is
+    /// read from: drains in the background match no event after it until that take, so
+    /// the take (up to the edge, after the hold) splits the events where the counters do.
+    hold: Option<u64>,
 }
 
 /// A running tracer; dropping it removes its instance.
@@ -262,6 +273,7 @@ impl Tracer {
                 served: 0,
                 stop: false,
                 until: None,
+                hold: None,
             }),
             Condvar::new(),
         ));
@@ -295,6 +307,17 @@ impl Tracer {
         self.take_until(None)
     }
 
+    /// The counters that the next [`Tracer::take_until`] splits at are about to be read:
+    /// until that take, the reader's own drains match no event after now (they keep
+    /// reading the buffers, so nothing is lost), and the take then splits the events at
+    /// its edge however long the caller took to ask for it.
+    pub fn hold(&self) {
+        let (lock, _) = &*self.shared;
+        lock.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .hold = Some(monotonic_ns());
+    }
+
     /// Everything seen up to `until` (a `stats::monotonic_ns()` instant, not in the
     /// future), or up to now when `None`: a window's edge read elsewhere at `until` (the
     /// diskstats sample that opens or closes it) then counts the same requests as the take.
@@ -322,6 +345,7 @@ impl Tracer {
                 break;
             }
         }
+        shared.hold = None;
         let mut cost = std::mem::take(&mut shared.cost);
         cost.cpu_ns = shared.cpu_now.saturating_sub(shared.cpu_at_take);
         shared.cpu_at_take = shared.cpu_now;
@@ -389,6 +413,11 @@ fn event_filter(
             Kind::Insert => **scheduler || full,
             Kind::BioQueue | Kind::BioComplete => *scope == Scope::Bio || full,
             Kind::GetRq | Kind::BioMerge => full,
+            // A request's sector moves with a front merge, and a scheduler's merge ends a
+            // request without the events that close it: followed on every disk (they fire
+            // only when requests merge), else a later request on the sector would be matched
+            // to the stale one.
+            Kind::BioFrontMerge | Kind::RqMerge => true,
         })
         .flat_map(|((_, _, devs), _)| devs)
         .map(|dev| format!("dev == {dev}"))
@@ -583,7 +612,7 @@ impl Reader {
     fn run(mut self) {
         raise_priority();
         loop {
-            let (want, stop, until) = {
+            let (want, stop, until, hold) = {
                 let (lock, cond) = &*self.shared;
                 let mut shared = lock
                     .lock()
@@ -596,7 +625,7 @@ impl Reader {
                         .0;
                 }
                 let until = shared.until.take();
-                (shared.requested, shared.stop, until)
+                (shared.requested, shared.stop, until, shared.hold)
             };
             let asked = monotonic_ns();
             if stop {
@@ -610,7 +639,7 @@ impl Reader {
                 std::thread::sleep(Duration::from_nanos(SLACK_NS));
                 until.map_or(asked, |at| at.min(asked))
             } else {
-                asked.saturating_sub(SLACK_NS)
+                asked.saturating_sub(SLACK_NS).min(hold.unwrap_or(u64::MAX))
             };
             self.drain(cutoff, want);
         }
@@ -743,6 +772,13 @@ mod tests {
         assert_eq!(filter(Kind::BioComplete, Detail::Requests), "dev == 4");
         assert_eq!(filter(Kind::GetRq, Detail::Requests), "", "off");
         assert_eq!(filter(Kind::BioMerge, Detail::Requests), "", "off");
+        for kind in [Kind::BioFrontMerge, Kind::RqMerge] {
+            assert_eq!(
+                filter(kind, Detail::Requests),
+                "dev == 1 || dev == 2 || dev == 3 || dev == 4",
+                "{kind:?} is always followed"
+            );
+        }
         let all = "dev == 1 || dev == 2 || dev == 3 || dev == 4";
         for (kind, _) in Kind::ALL {
             assert_eq!(filter(kind, Detail::Full), all, "{kind:?}");

@@ -146,6 +146,9 @@ impl MonitorSource {
     }
 
     fn sample(&mut self) {
+        if let Some(tracer) = &self.tracer {
+            tracer.hold();
+        }
         let step = match self.sampler.sample() {
             Ok(step) => step,
             Err(e) => {
@@ -164,8 +167,12 @@ impl MonitorSource {
         let show_idle = self.show_idle;
         let started = *self.started.get_or_insert(cur.at);
         let t_s = cur.at.saturating_sub(started).as_secs_f64();
-        // The block layer's window ends with the sample's (taken right after it).
-        let take = self.tracer.as_ref().map(Tracer::take);
+        // The block layer's window ends where the sample's does: split at the instant
+        // /proc/diskstats was read (the same clock), so both count the same requests.
+        let take = self
+            .tracer
+            .as_ref()
+            .map(|tracer| tracer.take_until(Some(crate::trace::instant_ns(cur.at))));
         if let Some(take) = &take {
             for t in &take.disks {
                 if let Some(h) = self.traces.get_mut(&t.disk) {
