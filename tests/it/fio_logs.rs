@@ -2,7 +2,8 @@
 //! `log_avg_msec`, `log_hist_msec`, `log_offset`, `log_max_value`, `per_job_logs`): fio
 //! 3.33's names and line formats, side by side with fio itself, their numbers against the
 //! run's own report, and fio's own readers (`fiologparser.py`, `fiologparser_hist.py`, from
-//! Debian's fio package) on them.
+//! Debian's fio package) and plot scripts (`fio_generate_plots`, `fio2gnuplot`, with gnuplot)
+//! on them.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -275,6 +276,100 @@ fn fio_s_log_parsers_read_the_logs() {
         .unwrap()
         / 1000.0;
     assert!(rows.iter().any(|r| r[7] > 0.0) && p99 > 0.0);
+}
+
+/// The points of the data line in an SVG that `fio_generate_plots` drew: the `L` steps of the
+/// first path in gnuplot's first plot group (its key's own segment is one of them); 0 when that
+/// group has no path and the first one after it is the graph's closed border (axes only).
+fn svg_plot_points(svg: &str) -> usize {
+    let Some((_, plot)) = svg.split_once("id=\"gnuplot_plot_1\"") else {
+        return 0;
+    };
+    let path = plot
+        .split("d='")
+        .nth(1)
+        .and_then(|d| d.split('\'').next())
+        .unwrap_or("");
+    if path.contains('Z') {
+        return 0;
+    }
+    path.matches('L').count()
+}
+
+#[test]
+#[ignore = "needs fio (its fio_generate_plots and fio2gnuplot) and gnuplot"]
+fn fio_s_plot_scripts_draw_the_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    // io_uring, so that the submission latency log has lines too (fio_generate_plots stops at
+    // the first of lat, iops, slat, clat, bw that has no log file).
+    let out = fio(
+        dir.path(),
+        &[
+            "--name=job",
+            "--filename=data",
+            "--size=16m",
+            "--rw=randread",
+            "--bs=4k",
+            "--ioengine=io_uring",
+            "--direct=1",
+            "--iodepth=4",
+            "--runtime=1",
+            "--time_based",
+            "--log_avg_msec=100",
+            "--write_bw_log=dd-iodepth-4",
+            "--write_iops_log=dd-iodepth-4",
+            "--write_lat_log=dd-iodepth-4",
+            "--output=/dev/null",
+        ],
+    );
+    assert_success(&out);
+    let plots = Command::new("fio_generate_plots")
+        .arg("diskdash")
+        .current_dir(dir.path())
+        .output()
+        .expect("fio's package installs fio_generate_plots");
+    assert_success(&plots);
+    for kind in ["lat", "iops", "slat", "clat", "bw"] {
+        let rows = lines(&dir.path().join(format!("dd-iodepth-4_{kind}.1.log"))).len();
+        let svg_path = dir.path().join(format!("diskdash-{kind}.svg"));
+        let svg = std::fs::read_to_string(&svg_path)
+            .unwrap_or_else(|e| panic!("{}: {e}: {}", svg_path.display(), stdout(&plots)));
+        // A line through every window of the log, not only the axes.
+        let points = svg_plot_points(&svg);
+        assert!(
+            rows >= 5 && points >= rows - 1,
+            "{kind}: {points} points drawn for {rows} log lines"
+        );
+    }
+
+    // fio2gnuplot: the bandwidth log read (its kept data file and summary) and drawn.
+    let drawn = dir.path().join("f2g");
+    std::fs::create_dir_all(&drawn).unwrap();
+    let out = Command::new("fio2gnuplot")
+        .args(["-b", "-g", "-k", "-d", "f2g"])
+        .current_dir(dir.path())
+        .output()
+        .expect("fio's package installs fio2gnuplot");
+    assert_success(&out);
+    let bw = lines(&dir.path().join("dd-iodepth-4_bw.1.log"));
+    let summary = std::fs::read_to_string(drawn.join("result.global")).unwrap();
+    let field = |key: &str| -> f64 {
+        summary
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .unwrap_or_else(|| panic!("{key} in {summary}"))
+            .parse()
+            .unwrap()
+    };
+    let mean = bw.iter().map(|r| r[1] as f64).sum::<f64>() / bw.len() as f64;
+    assert_eq!(field("values_count=") as usize, bw.len(), "{summary}");
+    assert!((field("avg=") - mean).abs() < 1.0, "{summary} vs {mean}");
+    let png = std::fs::read(drawn.join("dd-iodepth-4_bw.1-2Draw.png")).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 5_000,
+        "{} bytes",
+        png.len()
+    );
 }
 
 /// The names of the `*.log` files in `dir`, sorted.
