@@ -2,7 +2,8 @@
 //! `log_avg_msec`, `log_hist_msec`, `log_offset`, `log_max_value`, `per_job_logs`): fio
 //! 3.33's names and line formats, side by side with fio itself, their numbers against the
 //! run's own report, and fio's own readers (`fiologparser.py`, `fiologparser_hist.py`, from
-//! Debian's fio package) on them.
+//! Debian's fio package) and plot scripts (`fio_generate_plots`, `fio2gnuplot`, with gnuplot)
+//! on them.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -277,6 +278,100 @@ fn fio_s_log_parsers_read_the_logs() {
     assert!(rows.iter().any(|r| r[7] > 0.0) && p99 > 0.0);
 }
 
+/// The points of the data line in an SVG that `fio_generate_plots` drew: the `L` steps of the
+/// first path in gnuplot's first plot group (its key's own segment is one of them); 0 when that
+/// group has no path and the first one after it is the graph's closed border (axes only).
+fn svg_plot_points(svg: &str) -> usize {
+    let Some((_, plot)) = svg.split_once("id=\"gnuplot_plot_1\"") else {
+        return 0;
+    };
+    let path = plot
+        .split("d='")
+        .nth(1)
+        .and_then(|d| d.split('\'').next())
+        .unwrap_or("");
+    if path.contains('Z') {
+        return 0;
+    }
+    path.matches('L').count()
+}
+
+#[test]
+#[ignore = "needs fio (its fio_generate_plots and fio2gnuplot) and gnuplot"]
+fn fio_s_plot_scripts_draw_the_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    // io_uring, so that the submission latency log has lines too (fio_generate_plots stops at
+    // the first of lat, iops, slat, clat, bw that has no log file).
+    let out = fio(
+        dir.path(),
+        &[
+            "--name=job",
+            "--filename=data",
+            "--size=16m",
+            "--rw=randread",
+            "--bs=4k",
+            "--ioengine=io_uring",
+            "--direct=1",
+            "--iodepth=4",
+            "--runtime=1",
+            "--time_based",
+            "--log_avg_msec=100",
+            "--write_bw_log=dd-iodepth-4",
+            "--write_iops_log=dd-iodepth-4",
+            "--write_lat_log=dd-iodepth-4",
+            "--output=/dev/null",
+        ],
+    );
+    assert_success(&out);
+    let plots = Command::new("fio_generate_plots")
+        .arg("diskdash")
+        .current_dir(dir.path())
+        .output()
+        .expect("fio's package installs fio_generate_plots");
+    assert_success(&plots);
+    for kind in ["lat", "iops", "slat", "clat", "bw"] {
+        let rows = lines(&dir.path().join(format!("dd-iodepth-4_{kind}.1.log"))).len();
+        let svg_path = dir.path().join(format!("diskdash-{kind}.svg"));
+        let svg = std::fs::read_to_string(&svg_path)
+            .unwrap_or_else(|e| panic!("{}: {e}: {}", svg_path.display(), stdout(&plots)));
+        // A line through every window of the log, not only the axes.
+        let points = svg_plot_points(&svg);
+        assert!(
+            rows >= 5 && points >= rows - 1,
+            "{kind}: {points} points drawn for {rows} log lines"
+        );
+    }
+
+    // fio2gnuplot: the bandwidth log read (its kept data file and summary) and drawn.
+    let drawn = dir.path().join("f2g");
+    std::fs::create_dir_all(&drawn).unwrap();
+    let out = Command::new("fio2gnuplot")
+        .args(["-b", "-g", "-k", "-d", "f2g"])
+        .current_dir(dir.path())
+        .output()
+        .expect("fio's package installs fio2gnuplot");
+    assert_success(&out);
+    let bw = lines(&dir.path().join("dd-iodepth-4_bw.1.log"));
+    let summary = std::fs::read_to_string(drawn.join("result.global")).unwrap();
+    let field = |key: &str| -> f64 {
+        summary
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .unwrap_or_else(|| panic!("{key} in {summary}"))
+            .parse()
+            .unwrap()
+    };
+    let mean = bw.iter().map(|r| r[1] as f64).sum::<f64>() / bw.len() as f64;
+    assert_eq!(field("values_count=") as usize, bw.len(), "{summary}");
+    assert!((field("avg=") - mean).abs() < 1.0, "{summary} vs {mean}");
+    let png = std::fs::read(drawn.join("dd-iodepth-4_bw.1-2Draw.png")).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 5_000,
+        "{} bytes",
+        png.len()
+    );
+}
+
 /// The names of the `*.log` files in `dir`, sorted.
 fn log_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -471,8 +566,12 @@ fn a_refused_run_leaves_no_log_and_an_earlier_log_is_replaced_but_nothing_else()
     assert_eq!(rows.len(), 16, "64k in 4k writes, the earlier line gone");
 }
 
-#[test]
-fn an_io_uring_job_fills_its_slat_log_and_its_clat_is_lat_less_slat() {
+/// A 200-I/O direct randread at depth 4 on `engine` with a per-I/O latency log: its JSON report
+/// and the slat, clat and lat logs' rows. Every I/O is a line in each (fio's per-I/O logs) and
+/// slat + clat = lat, I/O by I/O. From the JSON: the submit call's time (`slat_ns.mean`) above
+/// 0.2 us (a syscall on this VM takes longer: a clock read alone would not), and the completion's
+/// time below the whole, as fio measures them.
+fn slat_split(engine: &str) -> (Value, Vec<Vec<u64>>) {
     let dir = tempfile::tempdir().unwrap();
     let out = fio(
         dir.path(),
@@ -482,7 +581,8 @@ fn an_io_uring_job_fills_its_slat_log_and_its_clat_is_lat_less_slat() {
             "--size=4m",
             "--rw=randread",
             "--bs=4k",
-            "--ioengine=io_uring",
+            &format!("--ioengine={engine}"),
+            "--direct=1",
             "--iodepth=4",
             "--number_ios=200",
             "--write_lat_log=lg",
@@ -494,10 +594,46 @@ fn an_io_uring_job_fills_its_slat_log_and_its_clat_is_lat_less_slat() {
     let slat = lines(&dir.path().join("lg_slat.1.log"));
     let clat = lines(&dir.path().join("lg_clat.1.log"));
     let lat = lines(&dir.path().join("lg_lat.1.log"));
-    // Every I/O a line in each, as fio's per-I/O logs; slat + clat = lat, I/O by I/O.
-    assert_eq!((slat.len(), clat.len(), lat.len()), (200, 200, 200));
-    assert!(slat.iter().all(|r| r[1] > 0), "{slat:?}");
+    assert_eq!(
+        (slat.len(), clat.len(), lat.len()),
+        (200, 200, 200),
+        "{engine}"
+    );
+    assert!(slat.iter().all(|r| r[1] > 0), "{engine}: {slat:?}");
     for ((s, c), l) in slat.iter().zip(&clat).zip(&lat) {
-        assert_eq!(s[1] + c[1], l[1], "slat {s:?} clat {c:?} lat {l:?}");
+        assert_eq!(
+            s[1] + c[1],
+            l[1],
+            "{engine}: slat {s:?} clat {c:?} lat {l:?}"
+        );
     }
+    let doc = read_json(&dir.path().join("out.json"));
+    let read = &doc["jobs"][0]["read"];
+    let mean = |key: &str| read[key]["mean"].as_f64().unwrap();
+    assert!(
+        mean("slat_ns") > 200.0,
+        "{engine}: slat_ns.mean {} ns",
+        mean("slat_ns")
+    );
+    assert!(
+        mean("clat_ns") < mean("lat_ns"),
+        "{engine}: clat_ns.mean {} not below lat_ns.mean {}",
+        mean("clat_ns"),
+        mean("lat_ns")
+    );
+    (doc, slat)
+}
+
+#[test]
+fn an_io_uring_job_fills_its_slat_log_and_its_clat_is_lat_less_slat() {
+    let (doc, slat) = slat_split("io_uring");
+    assert_eq!(doc["jobs"][0]["job options"]["ioengine"], "io_uring");
+    assert_eq!(doc["jobs"][0]["read"]["slat_ns"]["N"], slat.len());
+}
+
+#[test]
+fn a_libaio_job_splits_slat_from_clat_as_io_uring_does() {
+    let (doc, slat) = slat_split("libaio");
+    assert_eq!(doc["jobs"][0]["job options"]["ioengine"], "libaio");
+    assert_eq!(doc["jobs"][0]["read"]["slat_ns"]["N"], slat.len());
 }

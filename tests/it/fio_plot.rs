@@ -1,7 +1,8 @@
 //! fio-plot (the PyPI package bench-fio users graph with) drawing its graphs from `diskdash fio`
 //! output, unchanged: the 2D bar chart of IOPS and latency per queue depth from a directory of
-//! JSON results, and the line graph from fio's bandwidth, IOPS and latency logs. CI installs it
-//! into a virtual environment at `/opt/fio-plot` (`.ci/run`); `FIO_PLOT` names another binary.
+//! JSON results, and the line graphs from fio's bandwidth, IOPS and latency logs and from the
+//! submission and completion latency logs (`-t slat clat`). CI installs it into a virtual
+//! environment at `/opt/fio-plot` (`.ci/run`); `FIO_PLOT` names another binary.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -125,6 +126,21 @@ fn fio_plot_draws_its_bar_and_line_graphs_from_diskdash_output() {
         &[
             "-i", &logs_arg, "-T", "diskdash", "-g", "-r", "randread", "-d", "1", "4", "-n", "1",
             "-t", "bw", "iops", "lat",
+        ],
+    );
+    for png in &pngs {
+        assert_png(png);
+    }
+
+    // The submission and completion latencies (io_uring's `_slat` and `_clat` logs): a graph of
+    // their own, as fio-plot draws at most three metrics in one (a fourth has no axis and fails).
+    let split = dir.path().join("split");
+    std::fs::create_dir_all(&split).unwrap();
+    let pngs = run_plot(
+        &split,
+        &[
+            "-i", &logs_arg, "-T", "diskdash", "-g", "-r", "randread", "-d", "1", "4", "-n", "1",
+            "-t", "slat", "clat",
         ],
     );
     for png in &pngs {
