@@ -1,10 +1,12 @@
 //! The integration tests that need the machine to themselves, one at a time: an achieved rate
 //! (`rate`), a thread starved of its CPU (`session_starved`), 16 jobs x QD64 traced live in a
 //! terminal (`tui_trace`), every AIO event of the system (`libaio`), a machine-wide sysctl
-//! (`sysctl`), and a rate compared with fio's on the same disk (`fio_json`). Cargo runs test
-//! binaries one after another, so nothing of `it` (two tests per CPU) runs beside them; this
-//! binary runs one test at a time unless `RUST_TEST_THREADS` or `--test-threads` says
-//! otherwise. The same support module as `it`; the same `#[ignore = "needs ..."]` marks.
+//! (`sysctl`), a rate compared with fio's on the same disk (`fio_json`), the spread of a real
+//! run's interval batches (`compare`) and what the page cache holds (`page_cache`). Cargo runs
+//! test binaries one after another, so nothing of `it` (two tests per CPU) runs beside them;
+//! this binary runs one test at a time unless `RUST_TEST_THREADS` or `--test-threads` says
+//! otherwise. The same support module as `it`; the same `#[ignore = "needs ..."]` marks. A test
+//! belongs here when its check is a rate, a spread or a state that other tests' load changes.
 
 #[path = "../it/support/mod.rs"]
 mod support;
@@ -20,8 +22,10 @@ extern "C" fn test_binary_defaults() {
 #[unsafe(link_section = ".init_array")]
 static TEST_BINARY_DEFAULTS: extern "C" fn() = test_binary_defaults;
 
+mod compare;
 mod fio_json;
 mod libaio;
+mod page_cache;
 mod rate;
 mod session_starved;
 mod sysctl;
