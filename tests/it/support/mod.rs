@@ -216,6 +216,17 @@ pub fn run(cmd: &str, args: &[&str]) -> String {
     stdout(&out).trim().to_string()
 }
 
+/// `diskdash fio ARGS` in `dir`, headless.
+pub fn fio(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("fio")
+        .args(args)
+        .arg("--no-tui")
+        .current_dir(dir)
+        .output()
+        .expect("diskdash runs")
+}
+
 pub fn read_json(path: &Path) -> Value {
     let text =
         std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
