@@ -3,8 +3,9 @@
 //! record) and the errors for files that are not records.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
+use crate::support::compare::{compare, cut, edited, s};
 use crate::support::record::{assert_valid_compare, assert_valid_record, bench};
 use crate::support::{BIN, assert_success, read_json, stderr, stdout};
 use serde_json::Value;
@@ -17,99 +18,6 @@ fn record(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
     all.push(&shown);
     all.extend_from_slice(args);
     assert_success(&bench(dir, &all));
-    path
-}
-
-fn compare(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .arg("compare")
-        .args(args)
-        .output()
-        .expect("running diskdash")
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-/// Records a run of 1 s at 10 ms intervals (100 intervals, 10 batches) in `dir` as `name`.
-fn record_long(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
-    let path = dir.join(name);
-    let shown = path.to_string_lossy().into_owned();
-    let mut all = vec![
-        "--no-tui",
-        "--size",
-        "32M",
-        "--runtime",
-        "1s",
-        "--interval",
-        "10ms",
-    ];
-    all.extend_from_slice(&["--json", &shown]);
-    all.extend_from_slice(args);
-    assert_success(&bench(dir, &all));
-    path
-}
-
-/// A copy of the record at `from` whose `dir` (read, write, trim) did `1/by` of the I/Os at
-/// the same latency: its totals and every job's interval series. A tenth, not a half: a
-/// shared VM's 100 ms batches can spread by tens of percent.
-fn cut(from: &Path, name: &str, dir: &str, by: u64) -> PathBuf {
-    edited(from, name, |r| {
-        let tenth = |v: &mut Value| *v = (v.as_u64().unwrap() / by).into();
-        let totals = &mut r[dir];
-        totals["iops"] = (totals["iops"].as_f64().unwrap() / by as f64).into();
-        tenth(&mut totals["bw_bytes"]);
-        for segment in r["segments"].as_array_mut().unwrap() {
-            for job in segment["jobs"].as_array_mut().unwrap() {
-                for entry in job["series"].as_array_mut().unwrap() {
-                    if let Some(counts) = entry.get_mut(dir) {
-                        tenth(&mut counts["ios"]);
-                        tenth(&mut counts["bytes"]);
-                        tenth(&mut counts["lat_sum_ns"]);
-                    }
-                }
-            }
-        }
-    })
-}
-
-/// A copy of the record at `from` whose reads each took `add_ns` longer, as far as percentiles
-/// go: each interval's histogram, fastest and slowest read in the step's series, and the
-/// totals' percentiles. A shift, not a factor: the batches' spread stays what the run had, so
-/// a shift well above it is a change whatever the machine's load made of the run.
-fn slowed(from: &Path, name: &str, add_ns: u64) -> PathBuf {
-    edited(from, name, |r| {
-        let later = |v: &mut Value| *v = (v.as_u64().unwrap() + add_ns).into();
-        let slow = |lat: &mut Value| {
-            if lat["N"].as_u64().unwrap_or(0) == 0 {
-                return;
-            }
-            for key in ["min", "max"] {
-                later(&mut lat[key]);
-            }
-            if let Some(percentiles) = lat["percentile"].as_object_mut() {
-                percentiles.values_mut().for_each(later);
-            }
-            if let Some(le) = lat["histogram"]["le_ns"].as_array_mut() {
-                le.iter_mut().for_each(later);
-            }
-        };
-        slow(&mut r["read"]["lat_ns"]);
-        for segment in r["segments"].as_array_mut().unwrap() {
-            for interval in segment["series"].as_array_mut().unwrap() {
-                slow(&mut interval["read"]["lat_ns"]);
-            }
-        }
-    })
-}
-
-/// A copy of `from` as `name` in the same directory, edited by `edit`.
-fn edited(from: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> PathBuf {
-    let mut json = read_json(from);
-    edit(&mut json);
-    let path = from.with_file_name(name);
-    std::fs::write(&path, serde_json::to_string(&json).unwrap()).unwrap();
     path
 }
 
@@ -185,140 +93,6 @@ fn a_pair_of_null_runs_is_one_job_compared_per_metric() {
         !text.contains("better") && !text.contains("WORSE"),
         "{text}"
     );
-}
-
-#[test]
-fn max_regression_gates_on_the_interval_of_a_cut_copy_of_a_real_record() {
-    let _turn = crate::support::timing_turn();
-    let dir = tempfile::tempdir().unwrap();
-    // The null engine: the batches' spread is the CPU's, not a shared disk's.
-    let base = record_long(
-        dir.path(),
-        "base.json",
-        &["--rw", "randread", "--ioengine", "null"],
-    );
-    let recorded = read_json(&base);
-    assert_valid_record(&recorded);
-    let series = recorded["segments"][0]["jobs"][0]["series"]
-        .as_array()
-        .unwrap();
-    assert!(series.len() >= 90, "{} intervals", series.len());
-
-    // The same record against itself: no change at all passes even a 0% gate.
-    let out = compare(&["--max-regression", "0", s(&base), s(&base)]);
-    assert_success(&out);
-    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
-    let text = stdout(&out);
-    assert!(text.ends_with("max regression 0%: passed\n"), "{text}");
-    assert!(text.contains("no change within noise"), "{text}");
-
-    let cut = cut(&base, "cut.json", "read", 10);
-    let out = compare(&["--max-regression", "10", s(&base), s(&cut)]);
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    let err = stderr(&out);
-    let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 2, "{err}");
-    for (line, want) in lines.iter().zip([
-        "regression: read IOPS fell 90.0% (",
-        "regression: read bandwidth fell 90.0% (",
-    ]) {
-        assert!(line.starts_with(want), "{err}");
-        assert!(line.ends_with("more than the 10% allowed"), "{err}");
-    }
-    let text = stdout(&out);
-    assert!(text.contains("-90.0%"), "{text}");
-    assert!(text.contains("  WORSE"), "{text}");
-    // Percentiles are judged over the batches' histograms, which the cut left as they were.
-    let p99 = text.lines().find(|l| l.starts_with("  lat p99 ")).unwrap();
-    assert!(p99.ends_with("no change within noise"), "{p99}");
-
-    let out = compare(&["--json", "--max-regression", "10", s(&base), s(&cut)]);
-    assert_eq!(out.status.code(), Some(1));
-    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_valid_compare(&json);
-    assert_eq!(json["max_regression_pct"], 10.0);
-    let regressions = json["regressions"].as_array().unwrap();
-    assert_eq!(regressions.len(), 2, "{json}");
-    for r in regressions {
-        // The bound nearest zero lies between zero and the change.
-        let (change, bound) = (
-            r["change_pct"].as_f64().unwrap(),
-            r["bound_pct"].as_f64().unwrap(),
-        );
-        assert!(bound < -10.0 && bound >= change - 1e-9, "{r}");
-    }
-    let iops = &json["directions"][0]["metrics"][0];
-    assert_eq!(iops["verdict"], "worse");
-    assert_eq!(iops["samples"]["unit"], "batch_means");
-    assert!(iops["samples"]["base"].as_u64().unwrap() >= 9, "{iops}");
-    assert!(
-        iops["interval"]["high_pct"].as_f64().unwrap() < -10.0,
-        "{iops}"
-    );
-
-    // A gate wider than the change passes; the other way round it is an improvement.
-    assert_success(&compare(&["--max-regression", "95", s(&base), s(&cut)]));
-    let out = compare(&["--max-regression", "10", s(&cut), s(&base)]);
-    assert_success(&out);
-    assert!(stdout(&out).contains("+900.0%"), "{}", stdout(&out));
-    assert!(stdout(&out).contains("  better"), "{}", stdout(&out));
-    // A noise floor above the change: no change within noise.
-    let out = compare(&["--noise-floor", "95", s(&base), s(&cut)]);
-    assert_success(&out);
-    let text = stdout(&out);
-    let iops = text.lines().find(|l| l.starts_with("  IOPS")).unwrap();
-    assert!(iops.ends_with("no change within noise"), "{iops}");
-}
-
-/// Two real runs of 100 intervals: each percentile is judged over their 10 batches, each
-/// batch's percentile read off its intervals' histograms merged; a copy whose reads each took
-/// a second longer is worse at p99 and fails the gate.
-#[test]
-fn percentiles_are_judged_over_interval_batches_of_two_real_runs() {
-    let _turn = crate::support::timing_turn();
-    let dir = tempfile::tempdir().unwrap();
-    let args = ["--rw", "randread", "--ioengine", "null"];
-    let a = record_long(dir.path(), "a.json", &args);
-    let b = record_long(dir.path(), "b.json", &args);
-    let out = compare(&["--json", s(&a), s(&b)]);
-    assert_success(&out);
-    let json: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_valid_compare(&json);
-    let metrics = json["directions"][0]["metrics"].as_array().unwrap();
-    for name in ["lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p999_ns"] {
-        let m = metrics.iter().find(|m| m["metric"] == name).unwrap();
-        assert_eq!(m["samples"]["unit"], "batch_percentiles", "{m}");
-        // A batch whose intervals completed nothing has no percentile (a worker hands its
-        // counts over every 250 ms at most, so some 10 ms intervals are empty).
-        assert!(m["samples"]["base"].as_u64().unwrap() >= 2, "{m}");
-        assert!(m["samples"]["new"].as_u64().unwrap() >= 2, "{m}");
-        assert!(
-            m["samples"]["base_intervals"].as_u64().unwrap() >= 90,
-            "{m}"
-        );
-        assert!(m["interval"]["low_pct"].is_number(), "{m}");
-        let verdict = m["verdict"].as_str().unwrap();
-        assert!(["better", "worse", "no_change"].contains(&verdict), "{m}");
-    }
-    // The maximum stays shown, not tested.
-    let max = metrics
-        .iter()
-        .find(|m| m["metric"] == "lat_max_ns")
-        .unwrap();
-    assert_eq!(max["verdict"], "not_judged", "{max}");
-
-    // Every read a second later: far above any batch's spread.
-    let slow = slowed(&a, "slow.json", 1_000_000_000);
-    let out = compare(&["--max-regression", "50", s(&a), s(&slow)]);
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(
-        stderr(&out).contains("regression: read lat p99 rose "),
-        "{}",
-        stderr(&out)
-    );
-    let text = stdout(&out);
-    let p99 = text.lines().find(|l| l.starts_with("  lat p99 ")).unwrap();
-    assert!(p99.ends_with("WORSE"), "{p99}");
 }
 
 #[test]
@@ -449,28 +223,6 @@ fn files_that_are_not_records_and_bad_percentages_are_usage_errors() {
     assert!(err.starts_with(want), "{args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(stdout(&out).is_empty());
-}
-
-#[test]
-fn trims_are_compared_and_gated_like_reads_and_writes() {
-    let _turn = crate::support::timing_turn();
-    let dir = tempfile::tempdir().unwrap();
-    let base = record_long(dir.path(), "base.json", &["--rw", "randtrim"]);
-    assert!(read_json(&base)["trim"]["total_ios"].as_u64().unwrap() > 0);
-    let out = compare(&[s(&base), s(&base)]);
-    assert_success(&out);
-    let text = stdout(&out);
-    assert!(!text.contains("no I/O in either run"), "{text}");
-    assert!(text.contains("trim"), "{text}");
-
-    let cut = cut(&base, "cut.json", "trim", 100);
-    let out = compare(&["--max-regression", "10", s(&base), s(&cut)]);
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
-    assert!(
-        stderr(&out).starts_with("regression: trim IOPS fell 99.0% ("),
-        "{}",
-        stderr(&out)
-    );
 }
 
 /// Two jobs at once on the null engine, 300 ms, intervals of 10 ms.

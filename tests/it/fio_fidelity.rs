@@ -355,7 +355,7 @@ fn fio_io_uring_registers_buffers_and_file_only_when_asked_as_fio() {
                ioengine=io_uring\niodepth=8\n";
     for (extra, registered) in [("", false), ("fixedbufs\nregisterfiles\n", true)] {
         std::fs::write(dir.path().join("ring.fio"), format!("{job}{extra}")).unwrap();
-        let record = crate::rate::fio_record(dir.path(), &["ring.fio"]);
+        let record = crate::support::record::fio_record(dir.path(), &["ring.fio"]);
         let engine = &record["engine"];
         assert_eq!(
             engine["registered_buffers"], registered,

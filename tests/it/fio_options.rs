@@ -1,5 +1,6 @@
 //! fio's job options that shape the I/O, run for real on small files: `loops`, `number_ios`,
-//! `thinktime` and `rate_min`.
+//! `thinktime`'s parsing and `rate_min` (thinktime's cap on the IOPS, a count of a second's
+//! I/Os, is in the `alone` binary's `fio_intervals.rs`).
 
 use std::path::Path;
 
@@ -30,19 +31,6 @@ fn number_ios_ends_the_job_after_that_many_ios() {
     let (out, job) = run("[n]\nrw=randread\nsize=16m\nnumber_ios=100\nfilename=f\n");
     assert_success(&out);
     assert_eq!(job["read"]["total_ios"], 100);
-}
-
-#[test]
-fn thinktime_after_every_block_caps_the_iops() {
-    let _turn = crate::support::timing_turn();
-    let (out, job) = run(
-        "[t]\nrw=read\nsize=4m\nthinktime=10ms\nthinktime_blocks=1\ntime_based\nruntime=1s\n\
-         filename=f\n",
-    );
-    assert_success(&out);
-    let ios = job["read"]["total_ios"].as_u64().unwrap();
-    // One I/O, then 10 ms asleep: at most 100 in a second; a page-cache read costs little.
-    assert!((60..=101).contains(&ios), "{ios} reads in 1 s");
 }
 
 #[test]

@@ -498,24 +498,6 @@ fn status_interval_prints_the_full_json_report_of_the_run_so_far_each_interval()
 }
 
 #[test]
-fn status_interval_prints_terse_lines_of_each_job_each_interval() {
-    let _turn = crate::support::timing_turn();
-    let dir = tempfile::tempdir().unwrap();
-    let text = status_run(dir.path(), "terse");
-    for job in ["a", "b"] {
-        let ios: Vec<u64> = text
-            .lines()
-            .map(|line| line.split(';').collect::<Vec<_>>())
-            .filter(|fields| fields[2] == job)
-            // Field 6: read total I/O in KiB.
-            .map(|fields| fields[5].parse().unwrap())
-            .collect();
-        assert!(ios.len() >= 4, "{job}: {text}");
-        assert!(ios.windows(2).all(|w| w[0] <= w[1]), "{job}: {text}");
-    }
-}
-
-#[test]
 fn without_status_interval_one_report_is_printed() {
     let dir = tempfile::tempdir().unwrap();
     let out = fio(

@@ -3,7 +3,7 @@
 //! job that fails mid-step.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -45,16 +45,7 @@ filename=db-randread256
 
 const NAMES: [&str; 4] = ["write128", "randread128", "write256", "randread256"];
 
-/// `diskdash fio ARGS` in `dir`, headless.
-pub fn fio(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .arg("fio")
-        .args(args)
-        .arg("--no-tui")
-        .current_dir(dir)
-        .output()
-        .expect("diskdash runs")
-}
+pub use crate::support::fio;
 
 /// Writes `text` to `dir/job.fio`; its path.
 pub fn job_file(dir: &Path, text: &str) -> String {

@@ -1,21 +1,14 @@
 //! The libaio engine end to end: `bench --ioengine libaio` on a file with O_DIRECT and
 //! buffered, `diskdash fio` with `ioengine=libaio` (libaio, not io_uring), a sweep over both
-//! engines, the refusal when the system's AIO events run out, and a raw loop device at high
-//! depth (root).
+//! engines, and a raw loop device at high depth (root). The refusal when the system's AIO
+//! events run out is in the `alone` test binary: it takes them all, so no other test may run
+//! libaio beside it.
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::support::record::*;
 use crate::support::*;
-
-/// A file of `bytes` of data in `dir`.
-fn data_file(dir: &Path, name: &str, bytes: usize) -> std::path::PathBuf {
-    let path = dir.join(name);
-    let data: Vec<u8> = (0..bytes).map(|i| (i % 251) as u8 + 1).collect();
-    std::fs::write(&path, data).unwrap();
-    path
-}
 
 fn assert_libaio_ran(record: &serde_json::Value, depth: u64) {
     assert_eq!(record["status"], "completed", "{record}");
@@ -225,33 +218,6 @@ fn a_sweep_compares_io_uring_and_libaio() {
         stderr(&out)
     );
     assert!(segments[1]["read"]["total_ios"].as_u64().unwrap() > 0);
-}
-
-/// More AIO events than /proc/sys/fs/aio-max-nr allows: the run fails in one line naming the
-/// limit and the fix.
-#[test]
-fn running_out_of_aio_events_names_aio_max_nr_and_the_fix() {
-    let max: u64 = std::fs::read_to_string("/proc/sys/fs/aio-max-nr")
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    const DEPTH: u64 = 16_384;
-    let jobs = max / DEPTH + 1;
-    assert!(
-        jobs <= 8,
-        "fs.aio-max-nr is {max}: this test needs it at most 131072 (the default is 65536)"
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let file = data_file(dir.path(), "data", 16 << 20);
-    let opts = format!(
-        "--ioengine libaio -q {DEPTH} --numjobs {jobs} --rw randread --runtime 300ms --no-tui"
-    );
-    let (out, _) = bench_fails(dir.path(), &args(&file, &opts));
-    let err = stderr(&out);
-    assert!(err.contains("(EAGAIN)"), "{err}");
-    assert!(err.contains("/proc/sys/fs/aio-max-nr"), "{err}");
-    assert!(err.contains("sysctl -w fs.aio-max-nr="), "{err}");
 }
 
 /// A raw loop device at depth 256 x 4 jobs: every I/O the run counts reached the device.

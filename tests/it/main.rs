@@ -3,10 +3,24 @@
 //! Prometheus server are `#[ignore = "needs ..."]`; CI runs them with `--include-ignored` as root
 //! with tmux and prometheus installed, and elsewhere they show as ignored instead of passing
 //! without running.
-//! (`tests/bench_sysctl.rs` stays a crate of its own: it turns io_uring off machine-wide, so no
-//! other test may run beside it.)
+//!
+//! `it` runs two tests per CPU (see `support::set_test_binary_defaults`); the tests that need
+//! the machine to themselves are in `tests/alone/`, which cargo runs after or before this
+//! binary, never beside it.
 
 mod support;
+
+extern "C" fn test_binary_defaults() {
+    // SAFETY: called from .init_array (below), before main, while the process has one thread.
+    unsafe { support::set_test_binary_defaults(support::TestsAtOnce::TwoPerCpu) }
+}
+
+// SAFETY: .init_array holds pointers to functions the loader calls before main with no
+// arguments the function reads; `test_binary_defaults` takes none and does not unwind (an
+// error of `available_parallelism` is mapped, `set_var` of a valid name and value cannot fail).
+#[used]
+#[unsafe(link_section = ".init_array")]
+static TEST_BINARY_DEFAULTS: extern "C" fn() = test_binary_defaults;
 
 mod architecture;
 mod batch;
@@ -70,7 +84,6 @@ mod safety_signals;
 mod safety_stack;
 mod safety_target;
 mod serve;
-mod session_starved;
 mod steady;
 mod sweep;
 mod trace;
@@ -84,6 +97,5 @@ mod tui_plan;
 mod tui_record;
 mod tui_show;
 mod tui_sweep;
-mod tui_trace;
 mod uring_options;
 mod verify;

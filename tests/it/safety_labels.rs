@@ -2,7 +2,7 @@
 //!
 //! io_uring is denied here with `DISKDASH_URING_DISABLED=1`, which makes ring setup fail with
 //! EPERM exactly as `kernel.io_uring_disabled=2` does (the sysctl itself is flipped only in
-//! tests/bench_sysctl.rs, alone); the memory-lock limit is a real `ulimit -l` on the child.
+//! tests/alone/sysctl.rs, alone); the memory-lock limit is a real `ulimit -l` on the child.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

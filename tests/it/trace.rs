@@ -14,15 +14,7 @@ use crate::support::*;
 
 const INSTANCES: &str = "/sys/kernel/tracing/instances";
 
-/// The tests that make instances take turns: a traced start removes every dead run's instance,
-/// so one test's killed run could be cleaned up by another's start before it looks.
-static TRACEFS: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-pub fn tracefs_turn() -> std::sync::MutexGuard<'static, ()> {
-    TRACEFS
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
+pub use crate::support::tracefs_turn;
 
 /// A loop device over `dir/disk.img`, 64 MiB of data, that only this test uses.
 fn loop_device(dir: &Path, name: &str) -> LoopDevice {

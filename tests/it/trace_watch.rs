@@ -45,6 +45,13 @@ fn fio_at(dev: &Path, name: &str, iops: u32, seconds: u32) -> Child {
         .expect("fio runs")
 }
 
+/// Ends a background fio once the test has what it needs from it (its runtime outlasts any
+/// wait for a screen, so waiting for its end would only idle).
+fn end(mut fio: Child) {
+    let _ = fio.kill();
+    fio.wait().unwrap();
+}
+
 fn require() {
     tmux::require();
     require_root();
@@ -109,7 +116,7 @@ fn the_monitor_shows_device_percentiles_heatmap_and_processes_and_records_them()
     let dir = tempfile::tempdir().unwrap();
     let dev = loop_device(dir.path());
     let disk = dev.name();
-    let mut fio = fio_at(dev.path(), "bg", 400, 15);
+    let fio = fio_at(dev.path(), "bg", 400, 15);
     let record = dir.path().join("rec.jsonl");
     let t = monitor_on("monitor-trace", &disk, &record);
     let screen = t.wait_for("the traced panels", WAIT, |s| {
@@ -132,7 +139,7 @@ fn the_monitor_shows_device_percentiles_heatmap_and_processes_and_records_them()
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
     t.assert_restored();
-    fio.wait().unwrap();
+    end(fio);
     for line in std::fs::read_to_string(&record).unwrap().lines() {
         crate::support::record::assert_valid_monitor_line(&serde_json::from_str(line).unwrap());
     }
@@ -173,8 +180,8 @@ fn two_processes_at_three_to_one_show_at_three_to_one() {
     let dir = tempfile::tempdir().unwrap();
     let dev = loop_device(dir.path());
     let disk = dev.name();
-    let mut fast = fio_at(dev.path(), "fast", 300, 15);
-    let mut slow = fio_at(dev.path(), "slow", 100, 15);
+    let fast = fio_at(dev.path(), "fast", 300, 15);
+    let slow = fio_at(dev.path(), "slow", 100, 15);
     let (fast_pid, slow_pid) = (fast.id(), slow.id());
     let record = dir.path().join("rec.jsonl");
     let t = monitor_on("monitor-three-to-one", &disk, &record);
@@ -189,8 +196,8 @@ fn two_processes_at_three_to_one_show_at_three_to_one() {
     std::thread::sleep(Duration::from_secs(3));
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
-    fast.wait().unwrap();
-    slow.wait().unwrap();
+    end(fast);
+    end(slow);
     // In the record: every traced window's I/Os by pid, summed.
     let (mut f, mut s) = (0u64, 0u64);
     for sample in traced_samples(&record, &disk) {

@@ -132,7 +132,7 @@ fn fio_job_files_set_the_ring() {
          ioengine=io_uring\nsqthread_poll=1\nfixedbufs=0\nregisterfiles\n",
     )
     .unwrap();
-    let record = crate::rate::fio_record(dir.path(), &["ring.fio"]);
+    let record = crate::support::record::fio_record(dir.path(), &["ring.fio"]);
     let engine = &record["engine"];
     assert!(
         engine["ring_flags"]

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub mod compare;
 pub mod inproc;
 pub mod limited;
 pub mod record;
@@ -23,45 +24,80 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_diskdash");
 /// The variable that shortens a run's idle baseline (`session::window::IDLE_WINDOW_ENV`).
 pub const IDLE_WINDOW_ENV: &str = "DISKDASH_IDLE_WINDOW_MS";
 
-/// Every run this test binary makes, spawned (and in tmux) or in this process, skips the
-/// disks' 250 ms idle baseline: most tests check something else, and the suite makes hundreds
-/// of runs on a disk. The tests of the baseline remove the variable for their run
-/// (`sweep::a_sweep_on_a_disk_a_background_fio_writes_to_is_marked_shared`); a value already
-/// in the environment is kept (`DISKDASH_IDLE_WINDOW_MS=250 cargo test` runs the suite with
-/// the baseline). Set from `.init_array`, before `main`: the one moment no other thread can
-/// read the environment while it changes.
-///
-/// The suite keeps libtest's one test per CPU: at two per CPU it took 298 s against 436 s on
-/// 2 CPUs, but one full run in three failed four tests that share the machine (the system's
-/// AIO events used up by the test that exhausts them, a paced rate, a starved session, the
-/// 16x64 traced dashboard).
-extern "C" fn without_idle_baseline() {
-    if std::env::var_os(IDLE_WINDOW_ENV).is_none() {
-        // SAFETY: this runs from .init_array before main, while the process has one thread:
-        // nothing reads or writes the environment concurrently.
-        unsafe { std::env::set_var(IDLE_WINDOW_ENV, "0") };
-    }
+/// How many tests a test binary runs at once when neither `RUST_TEST_THREADS` nor
+/// `--test-threads` says.
+#[derive(Clone, Copy)]
+pub enum TestsAtOnce {
+    /// Two per CPU (at most [`MAX_TEST_THREADS`]): `it`, whose tests mostly wait on short
+    /// runs, timers and child processes, not on a CPU.
+    TwoPerCpu,
+    /// One: `alone`, whose tests need the machine to themselves (an achieved rate, a
+    /// starved thread, every AIO event of the system, a machine-wide sysctl).
+    One,
 }
 
-// SAFETY: .init_array holds pointers to functions the loader calls before main with no
-// arguments the function reads; `without_idle_baseline` takes none and does not unwind.
-#[used]
-#[unsafe(link_section = ".init_array")]
-static WITHOUT_IDLE_BASELINE: extern "C" fn() = without_idle_baseline;
+/// The most tests `it` runs at once by default: the suite shares loop devices, tracefs and
+/// the page cache between its tests, and was measured only up to 4 at once.
+pub const MAX_TEST_THREADS: usize = 8;
+
+/// A test binary's defaults, set before `main` (from the binary's `.init_array`; see
+/// `tests/it/main.rs`).
+///
+/// Every run the binary makes, spawned (and in tmux) or in this process, skips the disks'
+/// 250 ms idle baseline: most tests check something else, and the suite makes hundreds of runs
+/// on a disk. The tests of the baseline remove the variable for their run
+/// (`sweep::a_sweep_on_a_disk_a_background_fio_writes_to_is_marked_shared`); a value already
+/// in the environment is kept (`DISKDASH_IDLE_WINDOW_MS=250 cargo test` runs the suite with
+/// the baseline).
+///
+/// And libtest runs `at_once` tests together where it would run one per CPU:
+/// `RUST_TEST_THREADS` or `--test-threads` still decide where given. Cargo runs the test
+/// binaries one after another, so `alone`'s tests (one at a time) never meet `it`'s (two per
+/// CPU; on 2 CPUs its tests took 298 s at 4 threads against 436 s at 2).
+///
+/// # Safety
+///
+/// Call it only from `.init_array`, before `main`, while the process has one thread: nothing
+/// may read or write the environment concurrently.
+pub unsafe fn set_test_binary_defaults(at_once: TestsAtOnce) {
+    if std::env::var_os(IDLE_WINDOW_ENV).is_none() {
+        // SAFETY: the caller runs this before main with one thread (this fn's contract).
+        unsafe { std::env::set_var(IDLE_WINDOW_ENV, "0") };
+    }
+    if std::env::var_os("RUST_TEST_THREADS").is_none() {
+        let threads = match at_once {
+            TestsAtOnce::TwoPerCpu => (std::thread::available_parallelism().map_or(1, usize::from)
+                * 2)
+            .clamp(2, MAX_TEST_THREADS),
+            TestsAtOnce::One => 1,
+        };
+        // SAFETY: as above, before main with one thread.
+        unsafe { std::env::set_var("RUST_TEST_THREADS", threads.to_string()) };
+    }
+}
 
 pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
 }
 
-/// The suite runs several tests at once (one per CPU, or `RUST_TEST_THREADS`), most of them
-/// waiting on short runs. A test whose check is a rate, a deadline, a count of intervals
-/// or the page cache's state takes this turn first, so no two such tests run together; and
-/// the tests that drop the page cache machine-wide take it too, so a cache check never sees
-/// another test's drop. The others go on beside them.
+/// `it` runs several tests at once (two per CPU, or `RUST_TEST_THREADS`), most of them
+/// waiting on short runs. A test whose check is a count of intervals, a deadline with room
+/// or the page cache's state takes this turn first, so no two such tests run together; the
+/// others go on beside them. A test that needs the machine to itself (an achieved rate, a
+/// starved thread, a resource of the whole system) goes in the `alone` binary instead.
 pub fn timing_turn() -> std::sync::MutexGuard<'static, ()> {
     static TIMING: Mutex<()> = Mutex::new(());
     TIMING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The tests that make tracefs instances take turns: a traced start removes every dead run's
+/// instance, so one test's killed run could be cleaned up by another's start before it looks.
+pub fn tracefs_turn() -> std::sync::MutexGuard<'static, ()> {
+    static TRACEFS: Mutex<()> = Mutex::new(());
+    TRACEFS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
@@ -180,6 +216,17 @@ pub fn run(cmd: &str, args: &[&str]) -> String {
     stdout(&out).trim().to_string()
 }
 
+/// `diskdash fio ARGS` in `dir`, headless.
+pub fn fio(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("fio")
+        .args(args)
+        .arg("--no-tui")
+        .current_dir(dir)
+        .output()
+        .expect("diskdash runs")
+}
+
 pub fn read_json(path: &Path) -> Value {
     let text =
         std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
@@ -191,6 +238,14 @@ pub fn json_lines(text: &str) -> Vec<Value> {
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
+}
+
+/// A file `name` of `bytes` of data (no zeros) in `dir`; its path.
+pub fn data_file(dir: &Path, name: &str, bytes: usize) -> std::path::PathBuf {
+    let path = dir.join(name);
+    let data: Vec<u8> = (0..bytes).map(|i| (i % 251) as u8 + 1).collect();
+    std::fs::write(&path, data).unwrap();
+    path
 }
 
 /// A sparse file of `bytes` (an image for a loop device).

@@ -34,6 +34,22 @@ pub fn opts(opts: &str) -> Vec<&str> {
     opts.split_whitespace().collect()
 }
 
+/// `diskdash fio ARGS --json r.json --no-tui` in `dir`, successful: its record, checked
+/// against the schema.
+pub fn fio_record(dir: &Path, args: &[&str]) -> Value {
+    let out = Command::new(BIN)
+        .arg("fio")
+        .args(args)
+        .args(["--json", "r.json", "--no-tui"])
+        .current_dir(dir)
+        .output()
+        .expect("diskdash runs");
+    super::assert_success(&out);
+    let record = read_json(&dir.join("r.json"));
+    assert_valid_record(&record);
+    record
+}
+
 /// The record file the helpers below ask for with `--json`.
 pub const RECORD: &str = "r.json";
 

@@ -1,7 +1,7 @@
 //! io_uring denied to one process, as a container runtime's seccomp profile denies it: a
 //! classic BPF filter, installed in the child between fork and exec, that answers
 //! `io_uring_setup` with EPERM and allows every other call. Nothing machine-wide changes
-//! (`kernel.io_uring_disabled` is flipped only in tests/bench_sysctl.rs), so these tests run
+//! (`kernel.io_uring_disabled` is flipped only in tests/alone/sysctl.rs), so these tests run
 //! beside the others and without root (PR_SET_NO_NEW_PRIVS is what lets an unprivileged
 //! process install a filter; see the kernel's Documentation/userspace-api/seccomp_filter.rst).
 

@@ -1,19 +1,17 @@
 //! The io_uring fallback under a real denial: `kernel.io_uring_disabled=2` (root only).
 //!
-//! The sysctl is machine-wide, so these tests live alone in their own test binary: `cargo
-//! test` runs test binaries one after another, so no other diskdash test is using io_uring
-//! while it is set. Within this binary the tests take turns (one lock), each setting the
-//! sysctl only for its own run; the old value is restored on every path, panics included.
-
-#[path = "it/support/mod.rs"]
-mod support;
+//! The sysctl is machine-wide, so these tests live in the `alone` test binary: `cargo test`
+//! runs test binaries one after another, so no test of `it` is using io_uring while it is
+//! set. Within this binary the tests take turns (one lock, for a run with more than one test
+//! thread), each setting the sysctl only for its own run; the old value is restored on every
+//! path, panics included.
 
 use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
 
-use support::record::*;
-use support::*;
+use crate::support::record::*;
+use crate::support::*;
 
 /// One test at a time sets the sysctl: two at once would restore each other's value.
 static KNOB: Mutex<()> = Mutex::new(());

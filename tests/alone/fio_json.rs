@@ -2,18 +2,16 @@
 //! same script (`tests/fio_json_reader.py`): the script finds the same keys in both, and the
 //! rates agree within 15%. Needs fio (and python3); CI installs it.
 //!
-//! Rates of the same disk are compared, so this test lives alone in its own test binary
-//! (`cargo test` runs test binaries one after another): no other test moves the disk under it.
+//! Rates of the same disk are compared, so this test lives in the `alone` test binary (`cargo
+//! test` runs test binaries one after another, and `alone` one test at a time): no other test
+//! moves the disk under it.
 
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-#[path = "it/support/mod.rs"]
-mod support;
-
-use support::{BIN, assert_success, stdout};
+use crate::support::{BIN, assert_success, stdout};
 
 const READER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fio_json_reader.py");
 

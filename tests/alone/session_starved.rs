@@ -1,6 +1,8 @@
 //! The session's thread starved by the run's own busy workers is told apart from a stopped
 //! process: the workers kept running, so the gap is measured time and a `starved` warning, not
-//! a stall.
+//! a stall. The window is made of the CPU's time, so this test runs in the `alone` binary
+//! with nothing of the suite beside it (at two tests per CPU, `it`'s load held the whole
+//! process and saw stalls, no starving).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -68,9 +70,8 @@ fn some_cpu() -> usize {
 /// the summary says the session was starved, not that diskdash did not run.
 #[test]
 fn a_session_starved_by_its_own_workers_is_not_a_stall() {
-    let _turn = crate::support::timing_turn();
-    // Other tests' load on the pinned CPU can hold the whole process, workers too, through the
-    // window: that is rightly a stall, and no starving is left to see. Up to three tries for
+    // Load from outside the suite on the pinned CPU can hold the whole process, workers too,
+    // through the window: that is rightly a stall, and no starving is left to see. Up to three tries for
     // one where the workers ran; each try's record is judged by the same rules.
     let mut tries = Vec::new();
     let (record, stdout, stderr, typed) = loop {
@@ -92,7 +93,7 @@ fn a_session_starved_by_its_own_workers_is_not_a_stall() {
     assert!(starved_ns >= 500_000_000, "{starved}");
     assert!(starved["longest_ns"].as_u64().unwrap() <= starved_ns);
     // The workers ran through the session's SCHED_IDLE window, so that window is starved
-    // time. Other tests' load on the pinned CPU can hold the whole process (workers too) for
+    // time. Load from outside the suite on the pinned CPU can hold the whole process (workers too) for
     // part of it: that part is a stall, rightly. Together they cover the window.
     let stalled_ns = record["stalled_ns"].as_u64().unwrap_or(0);
     assert!(

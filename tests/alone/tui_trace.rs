@@ -90,7 +90,7 @@ fn traced_run(
 fn a_traced_bench_takes_the_mean_apart_live_and_keeps_the_segments_record() {
     crate::support::require_root();
     tmux::require();
-    let _turn = crate::trace::tracefs_turn();
+    let _turn = crate::support::tracefs_turn();
     let dir = tempfile::tempdir().unwrap();
     let dev = loop_device(dir.path());
     let name = dev.name();
@@ -135,7 +135,7 @@ fn a_traced_bench_takes_the_mean_apart_live_and_keeps_the_segments_record() {
 fn sixteen_jobs_at_qd64_show_the_cpu_wait_measured_and_the_rest_unexplained() {
     crate::support::require_root();
     tmux::require();
-    let _turn = crate::trace::tracefs_turn();
+    let _turn = crate::support::tracefs_turn();
     let dir = tempfile::tempdir().unwrap();
     let dev = loop_device(dir.path());
     let (screen, stderr, record) = traced_run(
