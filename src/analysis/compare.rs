@@ -1028,6 +1028,24 @@ fn segment_latency(seg: &SegmentRecord) -> Option<Vec<LatencyEntry<'_>>> {
     })
 }
 
+/// The latency with its histograms of the job `name` in each interval of a step of several
+/// jobs, from the series points' job parts (a fleet's host jobs, `fleet::view`); `None` when
+/// the points have none of it (a record's series keeps only the step's sum).
+fn job_latency<'r>(seg: &'r SegmentRecord, name: &str) -> Option<Vec<LatencyEntry<'r>>> {
+    let entries: Vec<LatencyEntry<'r>> = seg
+        .series
+        .iter()
+        .filter_map(|i| {
+            let part = i.jobs.iter().find(|p| p.name == name)?;
+            Some(LatencyEntry {
+                intervals: i.merged.as_ref().map_or(1, |m| m.intervals),
+                dirs: [&part.read.lat_ns, &part.write.lat_ns, &part.trim.lat_ns],
+            })
+        })
+        .collect();
+    (!entries.is_empty()).then_some(entries)
+}
+
 /// [`segment_latency`] of several segments one after another; `None` when one has none.
 fn segments_latency<'r>(
     segments: impl Iterator<Item = &'r SegmentRecord>,
@@ -1070,17 +1088,22 @@ impl<'r> Side<'r> {
     }
 
     /// One job of a step of `r`: its latency histograms from the step's series when it ran
-    /// alone in its step.
+    /// alone in its step, or from the series' job parts named as it is (a fleet's host job
+    /// that ran alone on its host: `fleet::view`).
     fn job(r: &'r RunRecord, j: &'r crate::record::SegmentJobRecord) -> Self {
-        let alone = r
+        let step = r
             .segments
             .iter()
-            .find(|seg| matches!(seg.jobs.as_slice(), [only] if std::ptr::eq(only, j)));
+            .find(|seg| seg.jobs.iter().any(|job| std::ptr::eq(job, j)));
+        let latency = step.and_then(|seg| match seg.jobs.as_slice() {
+            [_] => segment_latency(seg),
+            _ => job_latency(seg, &j.name),
+        });
         Self {
             job: &j.job,
             dirs: [&j.read, &j.write, &j.trim],
             sync: &j.sync,
-            source: Source::Series(j.series.clone(), alone.and_then(segment_latency)),
+            source: Source::Series(j.series.clone(), latency),
         }
     }
 }
@@ -1090,6 +1113,29 @@ struct Gathered<'a> {
     only_in_one: &'a mut Vec<OnlyIn>,
     notices: &'a mut Vec<Notice>,
     floor_pct: f64,
+    /// Jobs (`None`: the runs' totals) whose percentiles are shown, not judged, and why.
+    without_histograms: Vec<(Option<String>, NoHistograms)>,
+}
+
+/// Why a job's percentiles over intervals cannot be judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NoHistograms {
+    /// It shared its step with other jobs: the step's series sums them, and the record keeps
+    /// no interval histogram of each job.
+    SharedStep,
+    /// Its intervals keep no histogram (records before format 3).
+    OlderRecord,
+}
+
+impl NoHistograms {
+    /// Why, when a side's source gives no percentile samples.
+    fn of(source: &Source) -> Option<Self> {
+        match source {
+            Source::Series(_, None) => Some(Self::SharedStep),
+            Source::Series(_, Some(_)) => Some(Self::OlderRecord),
+            Source::Loops(_) | Source::None => None,
+        }
+    }
 }
 
 impl Gathered<'_> {
@@ -1099,6 +1145,39 @@ impl Gathered<'_> {
             what: what.to_string(),
             run: if base_has { "base" } else { "new" },
         });
+    }
+
+    /// A note for each reason a job's percentiles were shown, not judged (`no histograms`),
+    /// naming the jobs.
+    fn say_why_not_judged(&mut self) {
+        for why in [NoHistograms::SharedStep, NoHistograms::OlderRecord] {
+            let names: Vec<&str> = self
+                .without_histograms
+                .iter()
+                .filter(|(_, w)| *w == why)
+                .map(|(name, _)| name.as_deref().unwrap_or("the runs' totals"))
+                .collect();
+            if names.is_empty() {
+                continue;
+            }
+            let text = match why {
+                NoHistograms::SharedStep => format!(
+                    "percentiles of {} are shown, not judged (no histograms): each shared its \
+                     step with other jobs, whose series holds their sum; the record keeps each \
+                     interval's latency histogram for the whole step, none for each job",
+                    names.join(", ")
+                ),
+                NoHistograms::OlderRecord => format!(
+                    "percentiles of {} are shown, not judged (no histograms): a record's \
+                     intervals keep no latency histogram before format 3",
+                    names.join(", ")
+                ),
+            };
+            self.notices.push(Notice {
+                level: "note",
+                text,
+            });
+        }
     }
 
     fn warn(&mut self, text: String) {
@@ -1165,6 +1244,19 @@ fn compare_sides(
                          is compared"
                     ));
                 }
+            }
+        }
+        let unjudged = dir
+            .metrics
+            .iter()
+            .any(|r| r.why_not_judged == Some(NO_HISTOGRAMS));
+        let why = NoHistograms::of(&b.source)
+            .filter(|_| b.source.samples(k, Metric::LatP99Ns).is_none())
+            .or_else(|| NoHistograms::of(&n.source));
+        if let (true, Some(why)) = (unjudged, why) {
+            let entry = (name.map(str::to_string), why);
+            if !out.without_histograms.contains(&entry) {
+                out.without_histograms.push(entry);
             }
         }
         dirs.push(dir);
@@ -1373,8 +1465,10 @@ pub fn compare(
         only_in_one: &mut only_in_one,
         notices: &mut notices,
         floor_pct,
+        without_histograms: Vec::new(),
     };
     let (directions, jobs, unmatched_jobs, groups) = compare_jobs(base, new, &mut gathered);
+    gathered.say_why_not_judged();
     Comparison {
         format: FORMAT,
         format_version: FORMAT_VERSION,

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use super::merge::{Rates, merge_direction, merge_sync};
 use crate::record::{
-    DirectionRecord, FleetRecord, HostStatus, IntervalRecord, RunRecord, RunStatus,
-    SegmentJobRecord, SegmentRecord, SyncRecord,
+    DirectionRecord, FleetRecord, HostStatus, IntervalJobRecord, IntervalRecord, RunRecord,
+    RunStatus, SegmentJobRecord, SegmentRecord, SyncRecord,
 };
 
 /// The fleet as one run; `None` when no host sent its record back (nothing to show but the
@@ -85,28 +85,38 @@ pub fn as_run(fleet: &FleetRecord) -> Option<RunRecord> {
 }
 
 /// The fleet as one run whose jobs are each host's jobs: a host that ran one job is the job
-/// named by the host (as [`as_run`] has it), a host that ran several is one job per job, named
+/// named by the host (as [`as_run`] has it), a host that ran several (in one step, or one a
+/// step as a job file's `stonewall` runs them) is one job per job and step, named
 /// `HOST: JOB`, each with its own interval series, steady state and write cliff (`report`
-/// draws a line per host and job). The totals, the series and the devices are [`as_run`]'s.
+/// draws a line per host and job, `compare` matches them by name as it matches a plain
+/// record's jobs). A host's job that ran alone in its step keeps the step's interval
+/// histograms, as the step series' job parts (`jobs` of each point, named as the job): its
+/// percentiles are judged batch by batch as a plain record's lone job's are. The totals, the
+/// series and the devices are [`as_run`]'s.
 #[must_use]
 pub fn as_run_by_job(fleet: &FleetRecord) -> Option<RunRecord> {
     let mut run = as_run(fleet)?;
-    let mut split = Vec::new();
+    let split: Vec<&str> = fleet
+        .hosts
+        .iter()
+        .filter(|h| h.record.as_deref().is_some_and(several_jobs))
+        .map(|h| h.host.as_str())
+        .collect();
     for (s, segment) in run.segments.iter_mut().enumerate() {
-        segment.jobs = fleet
+        let hosts: Vec<(&str, &SegmentRecord)> = fleet
             .hosts
             .iter()
             .filter_map(|h| {
                 let seg = h.record.as_ref()?.segments.get(s)?;
                 Some((h.host.as_str(), seg))
             })
+            .collect();
+        segment.jobs = hosts
+            .iter()
             .zip(std::mem::take(&mut segment.jobs))
-            .flat_map(|((host, seg), host_job)| {
-                if seg.jobs.len() < 2 {
-                    return vec![host_job];
-                }
+            .flat_map(|(&(host, seg), host_job)| {
                 if !split.contains(&host) {
-                    split.push(host);
+                    return vec![host_job];
                 }
                 seg.jobs
                     .iter()
@@ -119,6 +129,7 @@ pub fn as_run_by_job(fleet: &FleetRecord) -> Option<RunRecord> {
                     .collect()
             })
             .collect();
+        lone_jobs_latency(segment, &hosts, &split);
     }
     if !split.is_empty() {
         run.notes.push(format!(
@@ -128,6 +139,55 @@ pub fn as_run_by_job(fleet: &FleetRecord) -> Option<RunRecord> {
         ));
     }
     Some(run)
+}
+
+/// A host's record of several jobs: in one step, or in steps one after another under
+/// different names (a job file's `stonewall`); a job run again (loops, a sweep's points) is
+/// one job.
+fn several_jobs(record: &RunRecord) -> bool {
+    let mut names = record
+        .segments
+        .iter()
+        .flat_map(|s| &s.jobs)
+        .map(|j| &j.name);
+    let first = names.next();
+    record.segments.iter().any(|s| s.jobs.len() > 1) || names.any(|n| Some(n) != first)
+}
+
+/// Each host's job that ran alone in its step, as a job part of the fleet step's series
+/// points of the same index: its latency with its histograms (its host's step series),
+/// named as the fleet's job is (`HOST` or `HOST: JOB`). A host's step of several jobs has
+/// none: its series holds their sum, and the record no histogram of each job.
+fn lone_jobs_latency(
+    segment: &mut SegmentRecord,
+    hosts: &[(&str, &SegmentRecord)],
+    split: &[&str],
+) {
+    for &(host, seg) in hosts {
+        let [job] = seg.jobs.as_slice() else {
+            continue;
+        };
+        let name = if split.contains(&host) {
+            format!("{host}: {}", job.name)
+        } else {
+            host.to_string()
+        };
+        for point in &seg.series {
+            let Ok(at) = segment
+                .series
+                .binary_search_by_key(&point.index, |p| p.index)
+            else {
+                continue;
+            };
+            segment.series[at].jobs.push(IntervalJobRecord {
+                name: name.clone(),
+                read: point.read.clone(),
+                write: point.write.clone(),
+                sync: point.sync.clone(),
+                trim: point.trim.clone(),
+            });
+        }
+    }
 }
 
 /// Segment `s` of every host that has it, as one.
@@ -300,5 +360,30 @@ fn load_with(
                 path.display()
             )
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::fixture;
+
+    /// A host's record is of several jobs when a step runs several, or steps run jobs of
+    /// different names (a stonewalled job file); one job run again (loops) is one.
+    #[test]
+    fn a_host_ran_several_jobs_in_one_step_or_in_steps_of_different_names() {
+        let mut record = fixture::record();
+        assert_eq!(record.segments.len(), 1);
+        assert!(several_jobs(&record), "the fixture's step of two jobs");
+        record.segments[0].jobs.truncate(1);
+        assert!(!several_jobs(&record));
+        let again = record.segments[0].clone();
+        record.segments.push(again.clone());
+        assert!(!several_jobs(&record), "a loop of the same job");
+        record.segments[1].jobs[0].name = "b".into();
+        assert!(several_jobs(&record), "a stonewalled second job");
+        record.segments.truncate(1);
+        record.segments[0].jobs.push(again.jobs[0].clone());
+        assert!(several_jobs(&record), "two jobs in one step");
     }
 }

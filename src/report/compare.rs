@@ -713,6 +713,7 @@ diskdash compare: base a.json, new b.json
   new     randread bs=4k iodepth=32 numjobs=1 io_uring direct
           target /data/f (file), engine io_uring, completed after 2.00s
   job     the same workload; differs: runtime_ns 2s -> 10s
+  note    percentiles of the runs' totals are shown, not judged (no histograms): a record's intervals keep no latency histogram before format 3
   tested  IOPS, bandwidth, lat mean and percentiles: 95% Welch's t interval of the difference of the runs' sample means (samples: 3 or more loops, else batches of 10 or more intervals, their means or their merged histograms' percentiles; 20 intervals at least); a change of 5% or less is no change within noise
 
                         base           new    change        95% interval

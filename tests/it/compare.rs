@@ -289,6 +289,17 @@ fn a_two_job_record_is_compared_job_by_job_with_fio_group_totals() {
         .unwrap();
     assert_eq!(a_p99["verdict"], "not_judged", "{a_p99}");
     assert_eq!(a_p99["why_not_judged"], "no histograms", "{a_p99}");
+    // And the comparison says exactly why, once, naming the jobs.
+    assert!(
+        json["notices"].as_array().unwrap().iter().any(|n| n["text"]
+            .as_str()
+            .unwrap()
+            .starts_with(
+                "percentiles of a, b are shown, not judged (no histograms): each shared its step"
+            )),
+        "{}",
+        json["notices"]
+    );
     // The group: fio's READ line, the jobs' bytes over the longest job.
     let group = &json["groups"][0];
     assert_eq!(group["jobs"], serde_json::json!(["a", "b"]));
@@ -378,7 +389,21 @@ fn fleet_records_of_several_jobs_compare_per_host_and_job() {
             iops["samples"]["base"].as_u64().unwrap() >= 2 && iops["interval"].is_object(),
             "judged on the job's own series: {job}"
         );
+        // A host's jobs shared its step: the record keeps no histogram of each.
+        let p99 = metric(job, "lat_p99_ns");
+        assert_eq!(p99["why_not_judged"], "no histograms", "{job}");
     }
+    let why = cmp["notices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["text"].as_str())
+        .find(|t| t.contains("not judged"))
+        .unwrap_or_else(|| panic!("{}", cmp["notices"]));
+    assert!(
+        why.starts_with("percentiles of n1: a, n1: b, n2: a, n2: b are shown, not judged"),
+        "{why}"
+    );
 
     let html = d.join("compare.html");
     let run = Command::new(BIN)
@@ -388,6 +413,96 @@ fn fleet_records_of_several_jobs_compare_per_host_and_job() {
     assert_success(&run);
     let page = std::fs::read_to_string(&html).unwrap();
     for row in ["#2 n1: a read IOPS", "#2 n2: b write IOPS"] {
+        let at = page
+            .find(&format!("<tr><td>{row}</td>"))
+            .unwrap_or_else(|| panic!("{row}: {page:.3000}"));
+        let line = page[at..].lines().next().unwrap();
+        assert!(
+            line.contains(" .. "),
+            "{row}: judged, with its interval: {line}"
+        );
+    }
+}
+
+/// The metric `metric` of the first direction of `job` in a `compare --json` object.
+fn metric<'v>(job: &'v Value, metric: &str) -> &'v Value {
+    job["directions"][0]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["metric"] == metric)
+        .unwrap_or_else(|| panic!("no {metric} in {job}"))
+}
+
+/// A fleet whose hosts each ran a stonewalled job file (`a`, then `b` alone in its step),
+/// compared with itself: every step's jobs are compared, named `HOST: JOB` as a plain
+/// record's jobs are named by theirs (before: each host's jobs were named by the host in
+/// every step, and only the first step's were compared), each judged on its own series, its
+/// percentiles too (the host's step series keeps their histograms; before: "no histograms"),
+/// in the text, the JSON and the report's comparison.
+#[test]
+fn a_stonewalled_fleet_compares_every_steps_jobs_with_their_percentiles() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let jobs = d.join("steps.fio");
+    std::fs::write(
+        &jobs,
+        "[global]\nioengine=null\nsize=4m\nbs=4k\ntime_based\nruntime=400ms\n\
+         [a]\nrw=randread\n[b]\nstonewall\nrw=randwrite\n",
+    )
+    .unwrap();
+    let record = crate::report::fleet(
+        d,
+        "fleet.json",
+        &["fio", s(&jobs), "--status-interval", "10ms"],
+    );
+    let out = compare(&["--json", s(&record), s(&record)]);
+    assert_success(&out);
+    let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_valid_compare(&cmp);
+    let all = cmp["jobs"].as_array().unwrap();
+    let names: Vec<&str> = all.iter().map(|j| j["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["n1: a", "n2: a", "n1: b", "n2: b"], "{cmp}");
+    assert_eq!(cmp["unmatched_jobs"], Value::Null, "{cmp}");
+    for (job, direction) in all.iter().zip(["read", "read", "write", "write"]) {
+        let dirs = job["directions"].as_array().unwrap();
+        assert_eq!(dirs.len(), 1, "{job}");
+        assert_eq!(dirs[0]["direction"], direction, "{job}");
+        let iops = metric(job, "iops");
+        assert!(
+            iops["samples"]["base"].as_u64().unwrap() >= 2 && iops["interval"].is_object(),
+            "judged on the job's own series: {job}"
+        );
+        let p99 = metric(job, "lat_p99_ns");
+        assert_eq!(p99["samples"]["unit"], "batch_percentiles", "{job}");
+        assert!(p99["interval"].is_object(), "{job}");
+        assert_eq!(p99["verdict"], "no_change", "{job}");
+        assert_eq!(p99.get("why_not_judged"), None, "{job}");
+    }
+    assert!(
+        !cmp["notices"].to_string().contains("not judged"),
+        "{}",
+        cmp["notices"]
+    );
+
+    let text = stdout(&compare(&[s(&record), s(&record)]));
+    for want in ["job n1: b (group 1):\n", "job n2: b (group 1):\n"] {
+        assert!(text.contains(want), "no {want:?} in:\n{text}");
+    }
+    assert!(!text.contains("not judged: no histograms"), "{text}");
+
+    let html = d.join("compare.html");
+    let run = Command::new(BIN)
+        .args(["report", s(&record), s(&record), "-o", s(&html)])
+        .output()
+        .unwrap();
+    assert_success(&run);
+    let page = std::fs::read_to_string(&html).unwrap();
+    for row in [
+        "#2 n1: b write IOPS",
+        "#2 n2: b write lat p99",
+        "#2 n1: a read lat p99",
+    ] {
         let at = page
             .find(&format!("<tr><td>{row}</td>"))
             .unwrap_or_else(|| panic!("{row}: {page:.3000}"));
