@@ -10,11 +10,13 @@
 # (N2 - N1), so the setup and teardown cancel: for the whole process and for the worker
 # thread alone (the session thread's share is a cost per second of a slowed-down run). The
 # interval is 60 s, longer than a run, but the worker still hands its stats over every 250 ms
-# (session::aggregate's MAX_TICK), about 174,000 instructions each (mostly clearing histogram
-# memory): a cost per second of the run under callgrind, not per I/O, so a run slowed down
-# more by a loaded machine makes more hand-offs and the figure moves with them (13 per I/O
-# at 6 hand-offs, 4 at 3). Compare the worker's `Loop::hand_off` counts of both sides with
-# ANNOTATE=1 before reading a few instructions of difference as the loop's.
+# (session::aggregate's MAX_TICK): a cost per second of the run under callgrind (slowed down
+# 50 times, more on a loaded machine), not per I/O of a real run. So the worker's figure is
+# also given without its hand-offs: the inclusive cost of `Loop::hand_off` (its own lines and
+# all it calls, read from callgrind's file of the worker thread) taken out of each run, with
+# how many hand-offs each run made. That column, "loop", is the per-I/O measure to compare
+# across commits (#35's target); "worker" is the thread's whole count as callgrind saw it.
+# A build where `hand_off` is inlined shows no hand-offs: "loop" is then "worker".
 #
 #   benches/null_callgrind.sh b1ff161               # b1ff161 against the work tree as it is
 #   benches/null_callgrind.sh b1ff161 HEAD          # two commits
@@ -137,6 +139,29 @@ def totals(prefix):
             worker += ir
     return whole, worker
 
+def hand_offs(prefix):
+    """The worker thread's `Loop::hand_off`: calls and inclusive instructions (every cost
+    line of its blocks in callgrind's file: its own lines and, after each `calls=`, the
+    inclusive cost of the call)."""
+    calls = cost = 0
+    for path in glob.glob(prefix + ".*-*"):
+        text = open(path, errors="replace").read()
+        if not re.search(r"^c?fn=\(\d+\) .*bench::worker::run$", text, re.M):
+            continue
+        ids = set(re.findall(r"^c?fn=\((\d+)\) .*bench::worker::Loop::hand_off$", text, re.M))
+        inside = into = False
+        for line in text.splitlines():
+            if line.startswith("fn="):
+                inside = re.match(r"fn=\((\d+)\)", line).group(1) in ids
+            elif line.startswith("cfn="):
+                into = re.match(r"cfn=\((\d+)\)", line).group(1) in ids
+            elif line.startswith("calls="):
+                if into and not inside:
+                    calls += int(line[6:].split()[0])
+            elif inside and line and line[0] in "0123456789+-*":
+                cost += int(line.split()[-1])
+    return calls, cost
+
 def ios(prefix):
     doc = json.load(open(prefix + ".json"))
     return doc["read"]["total_ios"] + doc["write"]["total_ios"]
@@ -150,12 +175,16 @@ for side in sides:
     (wa, ka), (wb, kb) = totals(a), totals(b)
     if not ka or not kb:
         sys.exit(f"{side}: no thread ran bench::worker::run in {a} or {b}")
-    rows.append((side, (wb - wa) / (n2 - n1), (kb - ka) / (n2 - n1)))
+    (ca, ha), (cb, hb) = hand_offs(a), hand_offs(b)
+    n = n2 - n1
+    rows.append((side, (wb - wa) / n, (kb - ka) / n, (kb - hb - ka + ha) / n, ca, cb,
+                 (ha + hb) / max(ca + cb, 1)))
 
 print(f"null engine, {n2} minus {n1} I/Os under callgrind: instructions per I/O")
-print(f"{'build':<12} {'process':>9} {'worker':>9}")
-for side, whole, worker in rows:
-    print(f"{side:<12} {whole:>9.1f} {worker:>9.1f}")
-(_, bw, bk), (_, hw, hk) = rows
-print(f"{sides[1]} / {sides[0]}: process {hw / bw:.3f}x, worker {hk / bk:.3f}x")
+print(f"{'build':<12} {'process':>9} {'worker':>9} {'loop':>9}  hand-offs (runs; each)")
+for side, whole, worker, loop, ca, cb, each in rows:
+    print(f"{side:<12} {whole:>9.1f} {worker:>9.1f} {loop:>9.1f}  {ca} and {cb}; {each:,.0f}")
+(_, bw, bk, bl, *_), (_, hw, hk, hl, *_) = rows
+print(f"{sides[1]} / {sides[0]}: process {hw / bw:.3f}x, worker {hk / bk:.3f}x, loop {hl / bl:.3f}x")
+print("loop: the worker less its hand-offs (a cost per second of callgrind's slowed-down run)")
 PY

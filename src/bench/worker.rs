@@ -30,7 +30,7 @@ use crate::bench::spec::{BufferData, EngineKind, JobSpec, SyncEvery};
 use crate::bench::workload::Workload;
 
 pub(crate) use crate::bench::verify::{VERIFY_FAILURES_KEPT, VerifyFailure, VerifyOutcome};
-use crate::stats::{WorkerStats, monotonic_ns};
+use crate::stats::{RawDepths, WorkerStats, monotonic_ns};
 use crate::units::format_bytes;
 
 /// One queue slot of a worker: the I/O as the engine sees it (a short transfer's resubmission
@@ -779,6 +779,8 @@ struct Loop<'a> {
     depth: usize,
     workload: Workload,
     cur: Box<WorkerStats>,
+    /// `cur`'s depth tables as counted per call, folded into it at each hand-off.
+    depths: RawDepths,
     spares: Vec<Box<WorkerStats>>,
     tick_ns: u64,
     next_tick_ns: u64,
@@ -872,6 +874,7 @@ impl<'a> Loop<'a> {
             )
             .on_zones(&plan.spec, plan.zbd.clone(), plan.id),
             cur,
+            depths: RawDepths::default(),
             spares,
             tick_ns: u64::try_from(plan.tick.as_nanos())
                 .unwrap_or(u64::MAX)
@@ -1196,11 +1199,10 @@ impl<'a> Loop<'a> {
             // (submit and wait in one io_uring_enter): each I/O still goes out as soon as it
             // is ready, as fio's iodepth_batch_submit asks, without a syscall of its own.
             if flight.queued >= flight.batch && flight.in_flight + flight.queued < self.depth {
-                if self.recording {
-                    self.cur
-                        .depths
-                        .submitted(flight.in_flight + flight.queued, flight.queued);
-                }
+                // Counted during a ramp too, and dropped when recording starts: no test of
+                // `recording` per call.
+                self.depths
+                    .submitted(flight.in_flight + flight.queued, flight.queued);
                 if let Err(err) = flight.submit(engine) {
                     self.fail("submit", None, &err);
                     return ControlFlow::Break(());
@@ -1396,9 +1398,8 @@ impl<'a> Loop<'a> {
     ) -> ControlFlow<(), u64> {
         // What is queued goes out now (a submit of its own for an engine that times it, else
         // with the reap's call): one submit call at the depth it makes, as fio's commit.
-        if self.recording && flight.queued > 0 {
-            self.cur
-                .depths
+        if flight.queued > 0 {
+            self.depths
                 .submitted(flight.in_flight + flight.queued, flight.queued);
         }
         if !flight.unstamped.is_empty() {
@@ -1434,8 +1435,8 @@ impl<'a> Loop<'a> {
         }
         // A reap call that took completions (a paced wait that timed out took none, and a
         // polling reap returns only with one; fio's sleep and poll count none either).
-        if self.recording && !flight.completions.is_empty() {
-            self.cur.depths.reaped(flight.completions.len());
+        if !flight.completions.is_empty() {
+            self.depths.reaped(flight.completions.len());
         }
         flight.in_flight += flight.queued;
         flight.queued = 0;
@@ -1626,6 +1627,8 @@ impl<'a> Loop<'a> {
         if !self.recording && now_ns >= self.record_from_ns {
             self.recording = true;
             self.cur.reset(now_ns);
+            // What the ramp's calls counted.
+            self.depths = RawDepths::default();
             self.cycle_start_ns = now_ns;
             if let Some(log) = self.iolog.as_mut() {
                 log.start(now_ns);
@@ -1666,7 +1669,8 @@ impl<'a> Loop<'a> {
     /// always inlined. `PLAIN`: see [`Self::plain`] (no rate floor, no latency search).
     #[inline(always)]
     fn check_flags<const PLAIN: bool>(&mut self, flight: &mut Flight, now_ns: u64) {
-        if self.recording && now_ns >= self.next_tick_ns {
+        // The clock first: `recording` is tested only at a tick's end.
+        if now_ns >= self.next_tick_ns && self.recording {
             self.hand_off(now_ns);
         }
         if !PLAIN && self.check_rate_min(now_ns) {
@@ -1929,6 +1933,7 @@ impl<'a> Loop<'a> {
             if !self.recording && now >= self.record_from_ns {
                 self.recording = true;
                 self.cur.reset(now);
+                self.depths = RawDepths::default();
                 self.cycle_start_ns = now;
             }
             if self.recording && now >= self.next_tick_ns {
@@ -2126,9 +2131,14 @@ impl<'a> Loop<'a> {
     }
 
     /// Sends the tick's stats and starts a new tick on a spare; keeps recording into the same
-    /// stats when the queue is full or no spare has come back yet.
+    /// stats when the queue is full or no spare has come back yet. Once per tick: out of the
+    /// loop's line (and a function of its own in a profile, as `benches/null_callgrind.sh`
+    /// counts it).
+    #[cold]
+    #[inline(never)]
     fn hand_off(&mut self, now_ns: u64) {
         self.cur.end_ns = now_ns;
+        self.depths.drain_into(&mut self.cur.depths);
         self.cur.settle();
         while self.spares.len() < self.spares.capacity() {
             match self.links.spares.try_recv() {
@@ -2156,9 +2166,11 @@ impl<'a> Loop<'a> {
         let now = self.ended.map_or_else(monotonic_ns, |(ns, _)| ns);
         if !self.recording {
             self.cur.reset(now);
+            self.depths = RawDepths::default();
         }
         self.cur.end_ns = now;
         self.cur.last = true;
+        self.depths.drain_into(&mut self.cur.depths);
         self.cur.settle();
         if let Some(log) = self.iolog.as_mut() {
             log.finish(now);

@@ -664,7 +664,7 @@ impl SegmentRun {
         }
     }
 
-    fn merge(&mut self, report: Box<WorkerStats>) {
+    fn merge(&mut self, mut report: Box<WorkerStats>) {
         let index = report.start_ns.saturating_sub(self.record_from_ns) / self.interval_ns;
         let cur_index = self.cur_index;
         if let Some(to) = self.reported_to.get_mut(report.worker as usize) {
@@ -692,6 +692,9 @@ impl SegmentRun {
         };
         report.add_into(interval, slot.clones.get_mut(w));
         if let Some(tx) = self.spare_txs.get(report.worker as usize) {
+            // Cleared here, while its counters are in this thread's cache, so the worker's
+            // hand-off takes an empty spare and clears nothing on its own hot path.
+            report.reset(0);
             let _ = tx.send(report);
         }
     }

@@ -492,6 +492,65 @@ impl IoDepths {
     }
 }
 
+/// Depths and per-call counts [`RawDepths`] keeps apart: 0 to 64, and 65 for all above (fio's
+/// last slot of both tables starts above 64).
+const RAW_DEPTHS: usize = 66;
+
+/// [`IoDepths`] as the worker counts them per call: by the exact depth and number of I/Os
+/// (all above 64 together), one add each with no logarithm, folded into fio's slots once
+/// per tick ([`RawDepths::drain_into`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawDepths {
+    level: [u64; RAW_DEPTHS],
+    submit: [u64; RAW_DEPTHS],
+    complete: [u64; RAW_DEPTHS],
+}
+
+impl Default for RawDepths {
+    fn default() -> Self {
+        Self {
+            level: [0; RAW_DEPTHS],
+            submit: [0; RAW_DEPTHS],
+            complete: [0; RAW_DEPTHS],
+        }
+    }
+}
+
+impl RawDepths {
+    /// [`IoDepths::submitted`], counted raw.
+    #[inline(always)]
+    pub fn submitted(&mut self, depth: usize, sent: usize) {
+        self.level[depth.min(RAW_DEPTHS - 1)] += sent as u64;
+        self.submit[sent.min(RAW_DEPTHS - 1)] += 1;
+    }
+
+    /// [`IoDepths::reaped`], counted raw.
+    #[inline(always)]
+    pub fn reaped(&mut self, reaped: usize) {
+        self.complete[reaped.min(RAW_DEPTHS - 1)] += 1;
+    }
+
+    /// Adds what was counted to `into`, in fio's slots, and starts again from nothing.
+    pub fn drain_into(&mut self, into: &mut IoDepths) {
+        fold_raw(&mut self.level, &mut into.level, depth_slot);
+        fold_raw(&mut self.submit, &mut into.submit, batch_slot);
+        fold_raw(&mut self.complete, &mut into.complete, batch_slot);
+    }
+}
+
+/// Moves the raw counts of one table into fio's slots (`slot_of` each count's place).
+fn fold_raw(
+    raw: &mut [u64; RAW_DEPTHS],
+    slots: &mut [u64; DEPTH_SLOTS],
+    slot_of: fn(usize) -> usize,
+) {
+    for (n, count) in raw.iter_mut().enumerate() {
+        if *count != 0 {
+            slots[slot_of(n)] += std::mem::take(count);
+        }
+    }
+}
+
 /// fio's `io_u_mark_depth` slot of `depth`: 0 for 1 (and 0), else log2, at most 6.
 #[inline(always)]
 #[must_use]
@@ -549,6 +608,33 @@ mod tests {
         assert_eq!(a.complete, [1, 1, 0, 1, 0, 0, 0]);
         assert!(!a.is_empty());
         assert!(IoDepths::default().is_empty());
+    }
+
+    /// Counted raw and folded at the tick, the tables are those counted into fio's slots
+    /// call by call, for depths and batches on both sides of every slot's bounds.
+    #[test]
+    fn raw_depths_fold_into_fio_s_slots() {
+        let mut direct = IoDepths::default();
+        let mut raw = RawDepths::default();
+        let mut folded = IoDepths::default();
+        let sizes = [
+            0, 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33, 63, 64, 65, 66, 200, 4096,
+        ];
+        for (round, &depth) in sizes.iter().enumerate() {
+            for &sent in &sizes[..=round] {
+                direct.submitted(depth, sent);
+                raw.submitted(depth, sent);
+                direct.reaped(sent);
+                raw.reaped(sent);
+            }
+            if round % 7 == 6 {
+                raw.drain_into(&mut folded);
+                assert_eq!(raw, RawDepths::default());
+            }
+        }
+        raw.drain_into(&mut folded);
+        assert_eq!(folded, direct);
+        assert!(folded.level[6] > 0 && folded.submit[6] > 0 && folded.complete[0] > 0);
     }
 
     #[test]
