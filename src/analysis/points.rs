@@ -7,9 +7,7 @@ use serde::Serialize;
 
 use crate::analysis::reconcile::Verdict;
 use crate::analysis::trust::{self, TrustLimits};
-use crate::record::{
-    DirectionRecord, RunRecord, RunStatus, SegmentRecord, SyncRecord, TrustRecord,
-};
+use crate::record::{DirectionRecord, RunRecord, RunStatus, StepRecord, SyncRecord, TrustRecord};
 use crate::stats::{LatencyBucket, bucket_percentile_ns, merge_buckets};
 use crate::values::Pick;
 
@@ -144,13 +142,13 @@ pub fn with_memory(rows: Vec<Row>) -> Vec<Row> {
 pub fn rows(record: &RunRecord, pick: Pick) -> Vec<Row> {
     let limits = TrustLimits::of(record.trust_limits.as_ref());
     let mut out: Vec<Row> = Vec::new();
-    let mut group: Vec<&SegmentRecord> = Vec::new();
-    for seg in &record.segments {
-        if group.first().is_some_and(|g| g.point != seg.point) {
+    let mut group: Vec<&StepRecord> = Vec::new();
+    for step in &record.steps {
+        if group.first().is_some_and(|g| g.point != step.point) {
             out.push(row(&group, pick, &limits));
             group.clear();
         }
-        group.push(seg);
+        group.push(step);
     }
     if !group.is_empty() {
         out.push(row(&group, pick, &limits));
@@ -158,8 +156,8 @@ pub fn rows(record: &RunRecord, pick: Pick) -> Vec<Row> {
     out
 }
 
-fn bandwidth(seg: &SegmentRecord) -> u64 {
-    seg.read.bw_bytes + seg.write.bw_bytes
+fn bandwidth(step: &StepRecord) -> u64 {
+    step.read.bw_bytes + step.write.bw_bytes
 }
 
 fn dir(d: &DirectionRecord) -> Dir {
@@ -205,20 +203,20 @@ fn mean_dir(dirs: &[&DirectionRecord]) -> Dir {
 }
 
 /// The bytes a segment moved in its measured window, every direction.
-fn moved(seg: &SegmentRecord) -> u64 {
-    seg.read.io_bytes + seg.write.io_bytes + seg.trim.io_bytes
+fn moved(step: &StepRecord) -> u64 {
+    step.read.io_bytes + step.write.io_bytes + step.trim.io_bytes
 }
 
 /// Whether a device of the segment served under half of its bytes (the page cache served the
 /// rest), as the run's `PAGE CACHE` warning says; never on the null engine, which sends the
 /// device nothing.
-fn page_cache(seg: &SegmentRecord) -> bool {
-    seg.engine != "null"
-        && seg.job.ioengine != "null"
-        && seg
+fn page_cache(step: &StepRecord) -> bool {
+    step.engine != "null"
+        && step.job.ioengine != "null"
+        && step
             .devices
             .iter()
-            .chain(seg.device.iter())
+            .chain(step.device.iter())
             .any(|d| Verdict::of(&d.reconciliation) == Verdict::PageCache)
 }
 
@@ -258,7 +256,7 @@ fn mean_sync(syncs: &[&SyncRecord]) -> Option<Sync> {
     })
 }
 
-fn row(runs: &[&SegmentRecord], pick: Pick, limits: &TrustLimits) -> Row {
+fn row(runs: &[&StepRecord], pick: Pick, limits: &TrustLimits) -> Row {
     let first = runs[0];
     let point_trust = trust::of_point(runs, limits);
     let status = if runs.iter().all(|s| s.status == RunStatus::Completed) {
@@ -270,7 +268,7 @@ fn row(runs: &[&SegmentRecord], pick: Pick, limits: &TrustLimits) -> Row {
     };
     // %util over 100 is the kernel's counters jittering against the interval's clock:
     // clamped, as sysstat's iostat does.
-    let device = |s: &SegmentRecord| {
+    let device = |s: &StepRecord| {
         (
             s.device.as_ref().map(|d| d.iostat.util_pct.min(100.0)),
             s.device.as_ref().map(|d| d.iostat.queue_size),
@@ -282,9 +280,9 @@ fn row(runs: &[&SegmentRecord], pick: Pick, limits: &TrustLimits) -> Row {
         .sync
         .clone()
         .filter(|s| !matches!(s.as_str(), "" | "0" | "none"));
-    let picked = |seg: &SegmentRecord| {
-        let (util_pct, aqu_sz) = device(seg);
-        let sync = sync_of(&seg.sync);
+    let picked = |step: &StepRecord| {
+        let (util_pct, aqu_sz) = device(step);
+        let sync = sync_of(&step.sync);
         Row {
             point: first
                 .point
@@ -298,8 +296,8 @@ fn row(runs: &[&SegmentRecord], pick: Pick, limits: &TrustLimits) -> Row {
             ran: ran.clone(),
             fell_back,
             notes: first.notes.clone(),
-            read: dir(&seg.read),
-            write: dir(&seg.write),
+            read: dir(&step.read),
+            write: dir(&step.write),
             write_lat_includes_sync: if open_sync.is_some() {
                 Some(true)
             } else {
@@ -307,9 +305,9 @@ fn row(runs: &[&SegmentRecord], pick: Pick, limits: &TrustLimits) -> Row {
             },
             sync,
             open_sync: open_sync.clone(),
-            bytes: moved(seg),
-            elapsed_ns: seg.elapsed_ns,
-            page_cache: page_cache(seg),
+            bytes: moved(step),
+            elapsed_ns: step.elapsed_ns,
+            page_cache: page_cache(step),
             util_pct,
             aqu_sz,
             memory: None,
@@ -354,7 +352,7 @@ fn row(runs: &[&SegmentRecord], pick: Pick, limits: &TrustLimits) -> Row {
 /// The engine the point's runs used and the depth they ran at (the first run that names an
 /// engine: records before engines were per segment name none), and the words for it when it is
 /// not what the point asked for (io_uring fell back to psync; psync runs one I/O at a time).
-pub(crate) fn ran_as(runs: &[&SegmentRecord]) -> (String, u32, Option<String>, bool) {
+pub(crate) fn ran_as(runs: &[&StepRecord]) -> (String, u32, Option<String>, bool) {
     let first = runs
         .iter()
         .find(|s| !s.engine.is_empty())

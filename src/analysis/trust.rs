@@ -8,7 +8,7 @@
 //! (coefficient of variation) over 10%.
 
 use crate::record::{
-    DeviceRecord, IdleDiskRecord, SegmentRecord, TrustLimitsRecord, TrustMark, TrustRecord,
+    DeviceRecord, IdleDiskRecord, StepRecord, TrustLimitsRecord, TrustMark, TrustRecord,
 };
 
 /// At most this many batches of intervals when one loop is all there is: a batch mean of
@@ -178,35 +178,31 @@ pub fn marks(trust: &TrustRecord, limits: &TrustLimits, fell_back: bool) -> Vec<
     out
 }
 
-fn ios(seg: &SegmentRecord) -> u64 {
-    seg.read.total_ios + seg.write.total_ios + seg.trim.total_ios
+fn ios(step: &StepRecord) -> u64 {
+    step.read.total_ios + step.write.total_ios + step.trim.total_ios
 }
 
-fn bandwidth(seg: &SegmentRecord) -> f64 {
-    (seg.read.bw_bytes + seg.write.bw_bytes + seg.trim.bw_bytes) as f64
+fn bandwidth(step: &StepRecord) -> f64 {
+    (step.read.bw_bytes + step.write.bw_bytes + step.trim.bw_bytes) as f64
 }
 
-fn devices(seg: &SegmentRecord) -> Vec<&DeviceRecord> {
-    if seg.devices.is_empty() {
-        seg.device.iter().collect()
+fn devices(step: &StepRecord) -> Vec<&DeviceRecord> {
+    if step.devices.is_empty() {
+        step.device.iter().collect()
     } else {
-        seg.devices.iter().collect()
+        step.devices.iter().collect()
     }
 }
 
 /// Whether the segment ran another engine than its job asked (io_uring fell back to psync).
-fn fell_back(seg: &SegmentRecord) -> bool {
-    !seg.engine.is_empty() && seg.engine != seg.job.ioengine
+fn fell_back(step: &StepRecord) -> bool {
+    !step.engine.is_empty() && step.engine != step.job.ioengine
 }
 
 /// One segment's trust: its spread over batch means of its intervals.
 #[must_use]
-pub fn of_segment(
-    seg: &SegmentRecord,
-    limits: &TrustLimits,
-    idle: &[IdleDiskRecord],
-) -> TrustRecord {
-    let intervals: Vec<(u64, u64)> = seg
+pub fn of_step(step: &StepRecord, limits: &TrustLimits, idle: &[IdleDiskRecord]) -> TrustRecord {
+    let intervals: Vec<(u64, u64)> = step
         .series
         .iter()
         .map(|i| {
@@ -218,24 +214,24 @@ pub fn of_segment(
         .collect();
     let rates = batch_rates(&intervals);
     // The null engine sends the disk nothing: it has no share of it.
-    let null = seg.engine == "null" || seg.job.ioengine == "null";
+    let null = step.engine == "null" || step.job.ioengine == "null";
     let share = if null {
         None
     } else {
-        device_share(&devices(seg), idle, seg.elapsed_ns)
+        device_share(&devices(step), idle, step.elapsed_ns)
     };
     let mut trust = TrustRecord {
         samples: u32::try_from(rates.len()).unwrap_or(u32::MAX),
         spread_over: "intervals".to_string(),
-        ios: ios(seg),
-        elapsed_ns: seg.elapsed_ns,
+        ios: ios(step),
+        elapsed_ns: step.elapsed_ns,
         spread_pct: spread_pct(&rates),
         device_share: share.map(|s| s.0),
         idle_device_bytes_per_s: share.map(|s| s.1),
         device_app_bytes: share.map(|s| s.2),
         marks: Vec::new(),
     };
-    trust.marks = marks(&trust, limits, fell_back(seg));
+    trust.marks = marks(&trust, limits, fell_back(step));
     trust
 }
 
@@ -243,14 +239,10 @@ pub fn of_segment(
 /// bandwidths; with one, that run's. Short when its shortest run is; shared when any run
 /// was; the device share is the lowest of the runs'.
 #[must_use]
-pub fn of_point(runs: &[&SegmentRecord], limits: &TrustLimits) -> TrustRecord {
+pub fn of_point(runs: &[&StepRecord], limits: &TrustLimits) -> TrustRecord {
     let each: Vec<TrustRecord> = runs
         .iter()
-        .map(|s| {
-            s.trust
-                .clone()
-                .unwrap_or_else(|| of_segment(s, limits, &[]))
-        })
+        .map(|s| s.trust.clone().unwrap_or_else(|| of_step(s, limits, &[])))
         .collect();
     let Some(first) = each.first() else {
         return TrustRecord::default();
@@ -289,29 +281,23 @@ pub fn of_point(runs: &[&SegmentRecord], limits: &TrustLimits) -> TrustRecord {
 /// The run's trust from its segments': one segment's as it is; of several, the union of their
 /// marks, the widest spread, the lowest device share, their I/Os and time summed.
 #[must_use]
-pub fn of_run(segments: &[TrustRecord]) -> Option<TrustRecord> {
-    let (first, rest) = segments.split_first()?;
+pub fn of_run(steps: &[TrustRecord]) -> Option<TrustRecord> {
+    let (first, rest) = steps.split_first()?;
     if rest.is_empty() {
         return Some(first.clone());
     }
-    let mut marks: Vec<TrustMark> = segments.iter().flat_map(|t| t.marks.clone()).collect();
+    let mut marks: Vec<TrustMark> = steps.iter().flat_map(|t| t.marks.clone()).collect();
     marks.sort_unstable();
     marks.dedup();
     Some(TrustRecord {
-        samples: segments.iter().map(|t| t.samples).min().unwrap_or(0),
+        samples: steps.iter().map(|t| t.samples).min().unwrap_or(0),
         spread_over: first.spread_over.clone(),
-        ios: segments.iter().map(|t| t.ios).sum(),
-        elapsed_ns: segments.iter().map(|t| t.elapsed_ns).sum(),
-        spread_pct: segments
-            .iter()
-            .filter_map(|t| t.spread_pct)
-            .reduce(f64::max),
-        device_share: segments
-            .iter()
-            .filter_map(|t| t.device_share)
-            .reduce(f64::min),
+        ios: steps.iter().map(|t| t.ios).sum(),
+        elapsed_ns: steps.iter().map(|t| t.elapsed_ns).sum(),
+        spread_pct: steps.iter().filter_map(|t| t.spread_pct).reduce(f64::max),
+        device_share: steps.iter().filter_map(|t| t.device_share).reduce(f64::min),
         idle_device_bytes_per_s: first.idle_device_bytes_per_s,
-        device_app_bytes: Some(segments.iter().filter_map(|t| t.device_app_bytes).sum())
+        device_app_bytes: Some(steps.iter().filter_map(|t| t.device_app_bytes).sum())
             .filter(|b| *b > 0),
         marks,
     })

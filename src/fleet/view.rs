@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use super::merge::{Rates, merge_direction, merge_sync};
 use crate::record::{
     DirectionRecord, FleetRecord, HostStatus, IntervalJobRecord, IntervalRecord, RunRecord,
-    RunStatus, SegmentJobRecord, SegmentRecord, SyncRecord,
+    RunStatus, StepJobRecord, StepRecord, SyncRecord,
 };
 
 /// The fleet as one run; `None` when no host sent its record back (nothing to show but the
@@ -78,8 +78,8 @@ pub fn as_run(fleet: &FleetRecord) -> Option<RunRecord> {
             )),
         }
     }
-    run.segments = (0..first.segments.len())
-        .map(|s| segment(s, &with_records))
+    run.steps = (0..first.steps.len())
+        .map(|s| step(s, &with_records))
         .collect();
     Some(run)
 }
@@ -102,23 +102,24 @@ pub fn as_run_by_job(fleet: &FleetRecord) -> Option<RunRecord> {
         .filter(|h| h.record.as_deref().is_some_and(several_jobs))
         .map(|h| h.host.as_str())
         .collect();
-    for (s, segment) in run.segments.iter_mut().enumerate() {
-        let hosts: Vec<(&str, &SegmentRecord)> = fleet
+    for (s, step) in run.steps.iter_mut().enumerate() {
+        let hosts: Vec<(&str, &StepRecord)> = fleet
             .hosts
             .iter()
             .filter_map(|h| {
-                let seg = h.record.as_ref()?.segments.get(s)?;
-                Some((h.host.as_str(), seg))
+                let host_step = h.record.as_ref()?.steps.get(s)?;
+                Some((h.host.as_str(), host_step))
             })
             .collect();
-        segment.jobs = hosts
+        step.jobs = hosts
             .iter()
-            .zip(std::mem::take(&mut segment.jobs))
-            .flat_map(|(&(host, seg), host_job)| {
+            .zip(std::mem::take(&mut step.jobs))
+            .flat_map(|(&(host, host_step), host_job)| {
                 if !split.contains(&host) {
                     return vec![host_job];
                 }
-                seg.jobs
+                host_step
+                    .jobs
                     .iter()
                     .map(|job| {
                         let mut job = job.clone();
@@ -129,7 +130,7 @@ pub fn as_run_by_job(fleet: &FleetRecord) -> Option<RunRecord> {
                     .collect()
             })
             .collect();
-        lone_jobs_latency(segment, &hosts, &split);
+        lone_jobs_latency(step, &hosts, &split);
     }
     if !split.is_empty() {
         run.notes.push(format!(
@@ -145,24 +146,16 @@ pub fn as_run_by_job(fleet: &FleetRecord) -> Option<RunRecord> {
 /// different names (a job file's `stonewall`); a job run again (loops, a sweep's points) is
 /// one job.
 fn several_jobs(record: &RunRecord) -> bool {
-    let mut names = record
-        .segments
-        .iter()
-        .flat_map(|s| &s.jobs)
-        .map(|j| &j.name);
+    let mut names = record.steps.iter().flat_map(|s| &s.jobs).map(|j| &j.name);
     let first = names.next();
-    record.segments.iter().any(|s| s.jobs.len() > 1) || names.any(|n| Some(n) != first)
+    record.steps.iter().any(|s| s.jobs.len() > 1) || names.any(|n| Some(n) != first)
 }
 
 /// Each host's job that ran alone in its step, as a job part of the fleet step's series
 /// points of the same index: its latency with its histograms (its host's step series),
 /// named as the fleet's job is (`HOST` or `HOST: JOB`). A host's step of several jobs has
 /// none: its series holds their sum, and the record no histogram of each job.
-fn lone_jobs_latency(
-    segment: &mut SegmentRecord,
-    hosts: &[(&str, &SegmentRecord)],
-    split: &[&str],
-) {
+fn lone_jobs_latency(step: &mut StepRecord, hosts: &[(&str, &StepRecord)], split: &[&str]) {
     for &(host, seg) in hosts {
         let [job] = seg.jobs.as_slice() else {
             continue;
@@ -173,13 +166,10 @@ fn lone_jobs_latency(
             host.to_string()
         };
         for point in &seg.series {
-            let Ok(at) = segment
-                .series
-                .binary_search_by_key(&point.index, |p| p.index)
-            else {
+            let Ok(at) = step.series.binary_search_by_key(&point.index, |p| p.index) else {
                 continue;
             };
-            segment.series[at].jobs.push(IntervalJobRecord {
+            step.series[at].jobs.push(IntervalJobRecord {
                 name: name.clone(),
                 read: point.read.clone(),
                 write: point.write.clone(),
@@ -191,31 +181,31 @@ fn lone_jobs_latency(
 }
 
 /// Segment `s` of every host that has it, as one.
-fn segment(s: usize, hosts: &[(&str, &RunRecord)]) -> SegmentRecord {
-    let parts: Vec<(&str, &SegmentRecord)> = hosts
+fn step(s: usize, hosts: &[(&str, &RunRecord)]) -> StepRecord {
+    let parts: Vec<(&str, &StepRecord)> = hosts
         .iter()
-        .filter_map(|(name, r)| r.segments.get(s).map(|seg| (*name, seg)))
+        .filter_map(|(name, r)| r.steps.get(s).map(|own| (*name, own)))
         .collect();
-    let mut seg = parts[0].1.clone();
+    let mut merged = parts[0].1.clone();
     let reads: Vec<&DirectionRecord> = parts.iter().map(|(_, p)| &p.read).collect();
     let writes: Vec<&DirectionRecord> = parts.iter().map(|(_, p)| &p.write).collect();
     let syncs: Vec<&SyncRecord> = parts.iter().map(|(_, p)| &p.sync).collect();
     let trims: Vec<&DirectionRecord> = parts.iter().map(|(_, p)| &p.trim).collect();
-    seg.read = merge_direction(&reads, Rates::Summed);
-    seg.write = merge_direction(&writes, Rates::Summed);
-    seg.trim = merge_direction(&trims, Rates::Summed);
-    seg.sync = merge_sync(&syncs);
-    seg.elapsed_ns = parts.iter().map(|(_, p)| p.elapsed_ns).max().unwrap_or(0);
-    seg.retries = parts.iter().map(|(_, p)| p.retries).sum();
-    seg.status = if parts.iter().all(|(_, p)| p.status == RunStatus::Completed) {
+    merged.read = merge_direction(&reads, Rates::Summed);
+    merged.write = merge_direction(&writes, Rates::Summed);
+    merged.trim = merge_direction(&trims, Rates::Summed);
+    merged.sync = merge_sync(&syncs);
+    merged.elapsed_ns = parts.iter().map(|(_, p)| p.elapsed_ns).max().unwrap_or(0);
+    merged.retries = parts.iter().map(|(_, p)| p.retries).sum();
+    merged.status = if parts.iter().all(|(_, p)| p.status == RunStatus::Completed) {
         RunStatus::Completed
     } else if parts.iter().any(|(_, p)| p.status == RunStatus::Failed) {
         RunStatus::Failed
     } else {
         RunStatus::Interrupted
     };
-    seg.device = None;
-    seg.devices = parts
+    merged.device = None;
+    merged.devices = parts
         .iter()
         .flat_map(|(name, p)| {
             p.devices.iter().map(move |d| {
@@ -226,7 +216,7 @@ fn segment(s: usize, hosts: &[(&str, &RunRecord)]) -> SegmentRecord {
             })
         })
         .collect();
-    seg.jobs = parts.iter().map(|(name, p)| host_job(name, p)).collect();
+    merged.jobs = parts.iter().map(|(name, p)| host_job(name, p)).collect();
     // Interval points of the same index, merged.
     let mut by_index: BTreeMap<u64, Vec<&IntervalRecord>> = BTreeMap::new();
     for (_, p) in &parts {
@@ -234,26 +224,26 @@ fn segment(s: usize, hosts: &[(&str, &RunRecord)]) -> SegmentRecord {
             by_index.entry(point.index).or_default().push(point);
         }
     }
-    seg.series = by_index
+    merged.series = by_index
         .into_values()
         .map(|points| merge_interval(&points))
         .collect();
-    seg.series_stride = parts
+    merged.series_stride = parts
         .iter()
         .map(|(_, p)| p.series_stride)
         .max()
         .unwrap_or(1);
-    seg
+    merged
 }
 
 /// A host's share of a segment, as a job named by the host.
-fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
-    let first = seg.jobs.first();
-    SegmentJobRecord {
+fn host_job(host: &str, step: &StepRecord) -> StepJobRecord {
+    let first = step.jobs.first();
+    StepJobRecord {
         verify: first.and_then(|j| j.verify.clone()),
         name: host.to_string(),
         group: 0,
-        job: seg.job.clone(),
+        job: step.job.clone(),
         target: first.map_or_else(
             || crate::record::TargetRecord {
                 path: String::new(),
@@ -269,23 +259,23 @@ fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
         device: first
             .and_then(|j| j.device.as_ref())
             .map(|d| format!("{host}:{d}")),
-        status: seg.status,
+        status: step.status,
         error: first.and_then(|j| j.error.clone()),
-        elapsed_ns: seg.elapsed_ns,
-        read: seg.read.clone(),
-        write: seg.write.clone(),
-        sync: seg.sync.clone(),
-        trim: seg.trim.clone(),
-        retries: seg.retries,
+        elapsed_ns: step.elapsed_ns,
+        read: step.read.clone(),
+        write: step.write.clone(),
+        sync: step.sync.clone(),
+        trim: step.trim.clone(),
+        retries: step.retries,
         continued: first.and_then(|j| j.continued),
         cpu_wait_ns_per_io: first.and_then(|j| j.cpu_wait_ns_per_io),
         cpu_wait_incl_pacing: first.is_some_and(|j| j.cpu_wait_incl_pacing),
         unexplained_ns_per_io: first.and_then(|j| j.unexplained_ns_per_io),
-        cpu: seg.cpu.clone(),
+        cpu: step.cpu.clone(),
         // The host's threads are its own: no one thread id stands for them; its depth
         // tables are its first job's only when it ran one.
         pid: None,
-        io_depths: match seg.jobs.as_slice() {
+        io_depths: match step.jobs.as_slice() {
             [only] => only.io_depths,
             _ => None,
         },
@@ -294,7 +284,7 @@ fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
         clones: Vec::new(),
         latency_depth: first.and_then(|j| j.latency_depth),
         // The host's totals are its first job's only when it ran one.
-        series: match seg.jobs.as_slice() {
+        series: match step.jobs.as_slice() {
             [only] => only.series.clone(),
             _ => Vec::new(),
         },
@@ -373,17 +363,17 @@ mod tests {
     #[test]
     fn a_host_ran_several_jobs_in_one_step_or_in_steps_of_different_names() {
         let mut record = fixture::record();
-        assert_eq!(record.segments.len(), 1);
+        assert_eq!(record.steps.len(), 1);
         assert!(several_jobs(&record), "the fixture's step of two jobs");
-        record.segments[0].jobs.truncate(1);
+        record.steps[0].jobs.truncate(1);
         assert!(!several_jobs(&record));
-        let again = record.segments[0].clone();
-        record.segments.push(again.clone());
+        let again = record.steps[0].clone();
+        record.steps.push(again.clone());
         assert!(!several_jobs(&record), "a loop of the same job");
-        record.segments[1].jobs[0].name = "b".into();
+        record.steps[1].jobs[0].name = "b".into();
         assert!(several_jobs(&record), "a stonewalled second job");
-        record.segments.truncate(1);
-        record.segments[0].jobs.push(again.jobs[0].clone());
+        record.steps.truncate(1);
+        record.steps[0].jobs.push(again.jobs[0].clone());
         assert!(several_jobs(&record), "two jobs in one step");
     }
 }

@@ -36,13 +36,13 @@ pub fn latency_target(record: &RunRecord, target: crate::session::LatencyTarget)
             samples.push((point, at));
         }
     };
-    for seg in &record.segments {
-        if current.as_ref().is_some_and(|(p, _, _)| *p != seg.point) {
+    for step in &record.steps {
+        if current.as_ref().is_some_and(|(p, _, _)| *p != step.point) {
             flush(current.take(), &mut samples);
         }
-        let entry = current.get_or_insert_with(|| (seg.point.clone(), Vec::new(), true));
-        entry.2 &= seg.status == RunStatus::Completed;
-        for lat in [&seg.read.lat_ns, &seg.write.lat_ns] {
+        let entry = current.get_or_insert_with(|| (step.point.clone(), Vec::new(), true));
+        entry.2 &= step.status == RunStatus::Completed;
+        for lat in [&step.read.lat_ns, &step.write.lat_ns] {
             if let Some(h) = &lat.histogram {
                 let theirs: Vec<LatencyBucket> = h.buckets().collect();
                 merge_buckets(&mut entry.1, &theirs);
@@ -677,7 +677,7 @@ mod tests {
     use super::*;
     use crate::analysis::points::ran_as;
     use crate::record::PointValue;
-    use crate::record::SegmentRecord;
+    use crate::record::StepRecord;
     use crate::stats::fixture;
 
     /// The sentences of `findings`, in order.
@@ -1005,8 +1005,8 @@ mod tests {
     }
 
     /// A sweep's segments: io_uring asked at `depths`, run on `engine`.
-    fn segments_on(engine: &str, depths: &[u32]) -> Vec<SegmentRecord> {
-        let base = crate::stats::fixture::record().segments[0].clone();
+    fn steps_on(engine: &str, depths: &[u32]) -> Vec<StepRecord> {
+        let base = crate::stats::fixture::record().steps[0].clone();
         depths
             .iter()
             .map(|&depth| {
@@ -1021,8 +1021,8 @@ mod tests {
 
     #[test]
     fn a_point_that_fell_back_says_why_in_its_row_and_is_never_the_best() {
-        let segments = segments_on("psync", &[1, 32]);
-        let at_1 = ran_as(&[&segments[0]]);
+        let steps = steps_on("psync", &[1, 32]);
+        let at_1 = ran_as(&[&steps[0]]);
         assert_eq!(
             at_1,
             (
@@ -1032,16 +1032,13 @@ mod tests {
                 true
             )
         );
-        let at_32 = ran_as(&[&segments[1]]);
+        let at_32 = ran_as(&[&steps[1]]);
         assert_eq!(
             at_32.2.as_deref(),
             Some("fell back to psync (io_uring unavailable), ran at iodepth 1")
         );
-        let segments = segments_on("io_uring", &[32]);
-        assert_eq!(
-            ran_as(&[&segments[0]]),
-            ("io_uring".into(), 32, None, false)
-        );
+        let steps = steps_on("io_uring", &[32]);
+        assert_eq!(ran_as(&[&steps[0]]), ("io_uring".into(), 32, None, false));
 
         let mut rows = rows();
         for (row, (depth, ran)) in rows.iter_mut().zip([("1", at_1), ("32", at_32)]) {
@@ -1314,18 +1311,18 @@ mod tests {
     /// A record of one point per `(bs, %util)` and loop, read at `mb` MB/s.
     fn record(points: &[(&str, &[(f64, f64)])]) -> RunRecord {
         let mut record = fixture::record();
-        let template = record.segments[0].clone();
-        record.segments.clear();
+        let template = record.steps[0].clone();
+        record.steps.clear();
         for (bs, runs) in points {
             for &(mb, util) in *runs {
-                let mut seg = template.clone();
-                seg.point = vec![PointValue::new("bs", bs)];
-                seg.read.total_ios = 1000;
-                seg.read.bw_bytes = (mb * 1e6) as u64;
-                let mut device = seg.devices[0].clone();
+                let mut step = template.clone();
+                step.point = vec![PointValue::new("bs", bs)];
+                step.read.total_ios = 1000;
+                step.read.bw_bytes = (mb * 1e6) as u64;
+                let mut device = step.devices[0].clone();
                 device.iostat.util_pct = util;
-                seg.device = Some(device);
-                record.segments.push(seg);
+                step.device = Some(device);
+                record.steps.push(step);
             }
         }
         record
@@ -1353,19 +1350,19 @@ mod tests {
             ("4k", &[(100.0, 50.0)]),
             ("64k", &[(200.0, 60.0), (300.0, 70.0)]),
         ]);
-        let seg = &mut record.segments[0];
-        seg.read.io_bytes = 1 << 20;
-        seg.elapsed_ns = 500_000_000;
-        seg.sync.total_ios = 10;
-        seg.sync.lat_ns.mean = 2000.0;
-        seg.job.sync = Some("dsync".into());
+        let step = &mut record.steps[0];
+        step.read.io_bytes = 1 << 20;
+        step.elapsed_ns = 500_000_000;
+        step.sync.total_ios = 10;
+        step.sync.lat_ns.mean = 2000.0;
+        step.job.sync = Some("dsync".into());
         // The device served a tenth of the bytes: the page cache served the rest.
-        let reconciliation = &mut seg.device.as_mut().unwrap().reconciliation;
+        let reconciliation = &mut step.device.as_mut().unwrap().reconciliation;
         reconciliation.app_bytes = 1000;
         reconciliation.device_bytes = 100;
-        for (seg, mib) in record.segments[1..].iter_mut().zip([2u64, 4]) {
-            seg.read.io_bytes = mib << 20;
-            seg.elapsed_ns = mib * 500_000_000;
+        for (step, mib) in record.steps[1..].iter_mut().zip([2u64, 4]) {
+            step.read.io_bytes = mib << 20;
+            step.elapsed_ns = mib * 500_000_000;
         }
         let rows = super::rows(&record, Pick::Mean);
         let r = &rows[0];
@@ -1388,7 +1385,7 @@ mod tests {
         let r = &super::rows(&record, Pick::Best)[1];
         assert_eq!((r.bytes, r.elapsed_ns), (4 << 20, 2_000_000_000));
         // The null engine sends the device nothing: never the page cache.
-        record.segments[0].engine = "null".into();
+        record.steps[0].engine = "null".into();
         assert!(!super::rows(&record, Pick::Best)[0].page_cache);
     }
 

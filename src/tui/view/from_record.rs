@@ -7,14 +7,14 @@ use std::time::Duration;
 
 use crate::fleet::merge::{Rates, merge_direction, merge_sync};
 use crate::record::{
-    DirectionRecord, LatencyRecord, MergedRecord, RunRecord, RunStatus, RunWarning,
-    SegmentJobRecord, SegmentRecord, TYPED_WARNINGS_FORMAT,
+    DirectionRecord, LatencyRecord, MergedRecord, RunRecord, RunStatus, RunWarning, StepJobRecord,
+    StepRecord, TYPED_WARNINGS_FORMAT,
 };
 use crate::tui::view::from_monitor;
 use crate::tui::view::{
     DeviceView, DeviceWindow, Direction, Header, HeatColumn, HeatmapView, JobRow, JobsSpan,
     JobsView, LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode, Percentiles,
-    RateLevels, RatePoint, Reconciliation, RunState, SegmentMark, ThroughputView, UiState, View,
+    RateLevels, RatePoint, Reconciliation, RunState, StepMark, ThroughputView, UiState, View,
     Warning, WarningKind,
 };
 
@@ -52,17 +52,17 @@ pub(super) fn percentiles(lat: &LatencyRecord) -> Option<Percentiles> {
 /// The recorded histograms as the latency panel's buckets: reads and writes summed (sync calls
 /// are another kind of latency), the last segment and the whole run side by side, sparse like
 /// the record's (the panel spreads them over the rows it has).
-fn buckets(record: &RunRecord, last: Option<&SegmentRecord>) -> Vec<LatencyBucket> {
+fn buckets(record: &RunRecord, last: Option<&StepRecord>) -> Vec<LatencyBucket> {
     let mut counts: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
     let mut add = |lat: &LatencyRecord, pick: fn(&mut (u64, u64)) -> &mut u64| {
         for b in lat.histogram.iter().flat_map(|h| h.buckets()) {
             *pick(counts.entry(b.le_ns).or_default()) += b.count;
         }
     };
-    if let Some(seg) = last {
-        add(&seg.read.lat_ns, |c| &mut c.0);
-        add(&seg.write.lat_ns, |c| &mut c.0);
-        add(&seg.trim.lat_ns, |c| &mut c.0);
+    if let Some(step) = last {
+        add(&step.read.lat_ns, |c| &mut c.0);
+        add(&step.write.lat_ns, |c| &mut c.0);
+        add(&step.trim.lat_ns, |c| &mut c.0);
     }
     add(&record.read.lat_ns, |c| &mut c.1);
     add(&record.write.lat_ns, |c| &mut c.1);
@@ -76,8 +76,8 @@ fn heatmap(record: &RunRecord, dir: Direction) -> HeatmapView {
     let mut columns = Vec::new();
     let mut base_ns = 0u64;
     let mut without = false;
-    for seg in &record.segments {
-        for p in &seg.series {
+    for step in &record.steps {
+        for p in &step.series {
             let lat = match dir {
                 Direction::Read => &p.read.lat_ns,
                 Direction::Write => &p.write.lat_ns,
@@ -95,7 +95,7 @@ fn heatmap(record: &RunRecord, dir: Direction) -> HeatmapView {
                     .collect(),
             });
         }
-        base_ns += seg.elapsed_ns;
+        base_ns += step.elapsed_ns;
     }
     let missing = (without && columns.iter().all(|c| c.buckets.is_empty())).then(|| {
         format!(
@@ -148,18 +148,18 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     let mut marks = Vec::new();
     let mut device_history = Vec::new();
     let mut base_ns = 0u64;
-    for seg in &record.segments {
+    for step in &record.steps {
         if base_ns > 0 {
-            marks.push(SegmentMark {
+            marks.push(StepMark {
                 t_s: base_ns as f64 / NS,
-                label: seg
+                label: step
                     .job
                     .ran_description
                     .clone()
-                    .unwrap_or_else(|| seg.job.description.clone()),
+                    .unwrap_or_else(|| step.job.description.clone()),
             });
         }
-        for p in &seg.series {
+        for p in &step.series {
             points.push(RatePoint {
                 t_s: (base_ns + p.t_ns) as f64 / NS,
                 read_iops: iops(&p.read),
@@ -175,10 +175,10 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 device_history.push(from_monitor::device_rates(dev));
             }
         }
-        base_ns += seg.elapsed_ns;
+        base_ns += step.elapsed_ns;
     }
 
-    let last = record.segments.last();
+    let last = record.steps.last();
     let dirs = by_direction(
         [
             &record.read.lat_ns,
@@ -200,16 +200,16 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         .find(|(_, total, _)| total.n > 0)
         .map_or(Direction::Read, |(dir, _, _)| *dir);
     let mut rows = Vec::new();
-    for (dir, total, seg) in dirs.iter().filter(|(_, total, _)| total.n > 0) {
+    for (dir, total, step) in dirs.iter().filter(|(_, total, _)| total.n > 0) {
         rows.push(LatencyRow {
             dir: *dir,
-            interval: seg.and_then(percentiles),
+            interval: step.and_then(percentiles),
             total: percentiles(total),
             from_schedule: false,
         });
         // A paced direction: its latency from the schedule beside it.
         let sched = |d: &crate::record::DirectionRecord| d.lat_sched_ns.clone();
-        let (total, seg) = match dir {
+        let (total, step) = match dir {
             Direction::Read => (sched(&record.read), last.and_then(|s| sched(&s.read))),
             Direction::Write => (sched(&record.write), last.and_then(|s| sched(&s.write))),
             Direction::Sync | Direction::Trim => (None, None),
@@ -217,7 +217,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         if let Some(total) = total {
             rows.push(LatencyRow {
                 dir: *dir,
-                interval: seg.as_ref().and_then(percentiles),
+                interval: step.as_ref().and_then(percentiles),
                 total: percentiles(&total),
                 from_schedule: true,
             });
@@ -236,7 +236,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     // tmpfs) says so rather than show another segment's numbers. Records without segments
     // keep the run's device.
     let last_device = match last {
-        Some(seg) => seg.device.as_ref(),
+        Some(step) => step.device.as_ref(),
         None => record.device.as_ref(),
     };
     let no_device = last_device.is_none() && record.device.is_some();
@@ -256,11 +256,11 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         warnings: warnings.clone(),
         absent: None,
         // `device` covers the measured window of the last segment.
-        window: DeviceWindow::SegmentAverage {
-            segment: record.segments.len(),
-            elapsed: Duration::from_nanos(record.segments.last().map_or(0, |s| s.elapsed_ns)),
+        window: DeviceWindow::StepAverage {
+            step: record.steps.len(),
+            elapsed: Duration::from_nanos(record.steps.last().map_or(0, |s| s.elapsed_ns)),
         },
-        reconciliation_of: Some(format!("seg {}", record.segments.len())),
+        reconciliation_of: Some(format!("seg {}", record.steps.len())),
         disks: Vec::new(),
     });
     let device = device.or_else(|| {
@@ -268,7 +268,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             name: "-".into(),
             absent: Some(format!(
                 "no device: seg {} ran without a block device (e.g. a memory baseline on tmpfs)",
-                record.segments.len()
+                record.steps.len()
             )),
             warnings,
             ..DeviceView::default()
@@ -300,15 +300,15 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     };
     let mut job = description.replacen(&format!(" {named} "), " ", 1);
     let mut target = record.target.path.clone();
-    if let Some(seg) = last.filter(|s| s.jobs.len() > 1) {
-        let names: Vec<&str> = seg.jobs.iter().map(|j| j.name.as_str()).collect();
+    if let Some(step) = last.filter(|s| s.jobs.len() > 1) {
+        let names: Vec<&str> = step.jobs.iter().map(|j| j.name.as_str()).collect();
         job = format!("{} jobs: {}", names.len(), names.join(", "));
-        let paths: Vec<&str> = seg.jobs.iter().map(|j| j.target.path.as_str()).collect();
+        let paths: Vec<&str> = step.jobs.iter().map(|j| j.target.path.as_str()).collect();
         target = format!("{{{}}}", paths.join(","));
     }
     let mut ui = ui;
     ui.message = Some(format!("recorded {} ({status})", record.started_at));
-    let n = record.segments.len();
+    let n = record.steps.len();
     View {
         mode: Mode::Show,
         header: Header {
@@ -321,14 +321,14 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             state: Some(state),
             elapsed: Duration::from_nanos(record.elapsed_ns),
             remaining: None,
-            segment: (n > 0).then_some((n, n)),
+            record_step: (n > 0).then_some((n, n)),
             interval: None,
             ..Header::default()
         },
         throughput: Some(ThroughputView {
             source: "app".into(),
             points,
-            segments: marks,
+            steps: marks,
             pace: record
                 .job
                 .rate
@@ -352,7 +352,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             rows,
             // Records before format 2 kept percentiles only: no buckets.
             buckets: buckets(record, last),
-            columns: LatencyColumns::SegmentRun,
+            columns: LatencyColumns::StepRun,
             heatmap: Some(heatmap(record, heat_dir)),
             of: None,
             what: None,
@@ -363,20 +363,20 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         jobs: last.and_then(jobs),
         sweep: super::sweep::recorded(record, ui.sweep_metric),
         // The last step's first job with one.
-        steady: last.and_then(|seg| {
-            seg.jobs
+        steady: last.and_then(|step| {
+            step.jobs
                 .iter()
-                .find_map(|j| super::steady::recorded(j, seg.jobs.len() > 1))
+                .find_map(|j| super::steady::recorded(j, step.jobs.len() > 1))
         }),
-        sustained: last.and_then(|seg| {
-            seg.jobs
+        sustained: last.and_then(|step| {
+            step.jobs
                 .iter()
-                .find_map(|j| super::steady::recorded_chart(j, seg.jobs.len() > 1))
+                .find_map(|j| super::steady::recorded_chart(j, step.jobs.len() > 1))
         }),
-        verify: last.and_then(|seg| {
-            seg.jobs
+        verify: last.and_then(|step| {
+            step.jobs
                 .iter()
-                .find_map(|j| super::verify::recorded(j, seg.jobs.len() > 1))
+                .find_map(|j| super::verify::recorded(j, step.jobs.len() > 1))
         }),
         top: None,
         trace: None,
@@ -389,7 +389,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
 /// `name` is `None` or not a job of that step.
 #[must_use]
 pub fn view_of_job(record: &RunRecord, ui: UiState, name: Option<&str>) -> View {
-    let Some(last) = record.segments.last() else {
+    let Some(last) = record.steps.last() else {
         return view(record, ui);
     };
     let selected = name.and_then(|n| last.jobs.iter().position(|j| j.name == n));
@@ -404,24 +404,24 @@ pub fn view_of_job(record: &RunRecord, ui: UiState, name: Option<&str>) -> View 
     let mut elapsed_ns = 0u64;
     // Records keep per-job parts of their intervals only where the session wrote them.
     let mut job_series = true;
-    for seg in &mut mine.segments {
-        let Some(at) = seg.jobs.iter().position(|j| j.name == name) else {
+    for step in &mut mine.steps {
+        let Some(at) = step.jobs.iter().position(|j| j.name == name) else {
             continue;
         };
-        let job = seg.jobs.remove(at);
+        let job = step.jobs.remove(at);
         elapsed_ns += job.elapsed_ns;
-        seg.read = job.read.clone();
-        seg.write = job.write.clone();
-        seg.sync = job.sync.clone();
-        seg.trim = job.trim.clone();
+        step.read = job.read.clone();
+        step.write = job.write.clone();
+        step.sync = job.sync.clone();
+        step.trim = job.trim.clone();
         // Its steady state, written data and verification, not another job's.
-        for other in &mut seg.jobs {
+        for other in &mut step.jobs {
             other.steadystate = None;
             other.sustained_write = None;
             other.verify = None;
         }
-        seg.jobs.insert(0, job);
-        for point in &mut seg.series {
+        step.jobs.insert(0, job);
+        for point in &mut step.series {
             if let Some(part) = point.jobs.iter().find(|j| j.name == name) {
                 point.read = part.read.clone();
                 point.write = part.write.clone();
@@ -433,8 +433,8 @@ pub fn view_of_job(record: &RunRecord, ui: UiState, name: Option<&str>) -> View 
         }
     }
     // The whole-run column: the job over the segments it ran in.
-    let parts: Vec<&SegmentJobRecord> = record
-        .segments
+    let parts: Vec<&StepJobRecord> = record
+        .steps
         .iter()
         .filter_map(|s| s.jobs.iter().find(|j| j.name == name))
         .collect();
@@ -483,8 +483,8 @@ fn name_the_charts(view: &mut View, whose: &str) {
 
 /// The jobs of the record's last step, when it ran several: each over its own measured time
 /// (its totals), and the step's.
-fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
-    if seg.jobs.len() < 2 {
+fn jobs(step: &StepRecord) -> Option<JobsView> {
+    if step.jobs.len() < 2 {
         return None;
     }
     let rates = |read: &DirectionRecord, write: &DirectionRecord, trim: &DirectionRecord| {
@@ -525,7 +525,7 @@ fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
             ..JobRow::default()
         }
     };
-    let rows = seg
+    let rows = step
         .jobs
         .iter()
         .map(|job| JobRow {
@@ -543,16 +543,16 @@ fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
         .collect();
     // The rates as fio's group lines (each group's bytes over its longest job), so they agree
     // with the rows above; the latency is the step's, all I/Os merged.
-    let members: Vec<&SegmentJobRecord> = seg.jobs.iter().collect();
+    let members: Vec<&StepJobRecord> = step.jobs.iter().collect();
     let [read, write, trim] = crate::analysis::compare::step_totals(&members);
     Some(JobsView {
         rows,
         total: JobRow {
             name: "step total".into(),
-            errors: u32::from(seg.jobs.iter().any(|j| j.error.is_some())),
+            errors: u32::from(step.jobs.iter().any(|j| j.error.is_some())),
             iops: read.iops + write.iops + trim.iops,
             bytes_per_s: (read.bw_bytes + write.bw_bytes + trim.bw_bytes) as f64,
-            ..rates(&seg.read, &seg.write, &seg.trim)
+            ..rates(&step.read, &step.write, &step.trim)
         },
         selected: None,
         span: JobsSpan::WholeStep,
@@ -632,7 +632,7 @@ mod tests {
         };
         let cpu =
             serde_json::json!({"usr_cpu": 1.0, "sys_cpu": 9.0, "usr_ns": 1, "sys_ns": 9, "ctx": 5});
-        let segment = |index: u32, s: &DirectionStats, iodepth: u32| {
+        let step = |index: u32, s: &DirectionStats, iodepth: u32| {
             serde_json::json!({"index": index, "status": "completed", "job": job(iodepth),
                 "engine": "io_uring", "elapsed_ns": 1_000_000_000u64, "read": dir(s), "write": dir(&none),
                 "sync": sync, "retries": 0, "cpu": cpu, "series_stride": 1, "series": [], "device": null})
@@ -649,7 +649,7 @@ mod tests {
                        "dio_align_bytes": 512, "preconditioned": true, "scratch_removed": true, "notes": []},
             "device": null, "latency_definition": "...", "elapsed_ns": 2_000_000_000u64,
             "read": dir(&run), "write": dir(&none), "sync": sync, "retries": 0, "cpu": cpu,
-            "segments": [segment(0, &first, 32), segment(1, &second, 64)],
+            "segments": [step(0, &first, 32), step(1, &second, 64)],
             "warnings": [], "notes": []
         }))
         .unwrap()
@@ -666,7 +666,7 @@ mod tests {
             device: "vda".into(),
             app_bytes: 1 << 30,
             device_bytes: 1 << 20,
-            segment: Some(0),
+            step: Some(0),
             point: None,
         }
     }
@@ -721,8 +721,8 @@ mod tests {
         record.engine.used = "psync".into();
         record.engine.fallback =
             Some("io_uring unavailable (EPERM: permission denied); fell back to psync".into());
-        for seg in &mut record.segments {
-            seg.job.ran_description =
+        for step in &mut record.steps {
+            step.job.ran_description =
                 Some("randread bs=4k iodepth=1 numjobs=1 psync direct".into());
         }
         let view = view(&record, UiState::default());
@@ -730,7 +730,7 @@ mod tests {
             view.header.job.as_deref(),
             Some("randread bs=4k iodepth=1 numjobs=1 direct")
         );
-        let marks = view.throughput.expect("a throughput panel").segments;
+        let marks = view.throughput.expect("a throughput panel").steps;
         assert_eq!(
             marks[0].label,
             "randread bs=4k iodepth=1 numjobs=1 psync direct"
@@ -744,10 +744,10 @@ mod tests {
     }
 
     #[test]
-    fn the_recorded_histogram_is_the_last_segment_beside_the_whole_run() {
+    fn the_recorded_histogram_is_the_last_step_beside_the_whole_run() {
         let view = view(&record(), UiState::default());
         let lat = view.latency.expect("a latency panel");
-        assert_eq!(lat.columns, LatencyColumns::SegmentRun);
+        assert_eq!(lat.columns, LatencyColumns::StepRun);
         // Sparse fine buckets, as recorded: the panel folds them over the range they hold.
         assert!(
             lat.buckets
@@ -796,7 +796,7 @@ mod tests {
             "write": DirectionRecord::default(), "sync": SyncRecord::default()}))
         .unwrap();
         point.read = point.read.with_interval_histogram(&stats);
-        record.segments[1].series.push(point);
+        record.steps[1].series.push(point);
         let heat = view(&record, UiState::default())
             .latency
             .unwrap()
@@ -826,7 +826,7 @@ mod tests {
                                  "min_bw_bytes": 0, "max_bw_bytes": 0}}}))
         .unwrap();
         point.read.iops = 600.0;
-        record.segments[0].series = vec![point];
+        record.steps[0].series = vec![point];
         let view = view(&record, UiState::default());
         let points = &view.throughput.unwrap().points;
         let [low, high] = points[0].range.unwrap();
@@ -841,9 +841,9 @@ mod tests {
         for lat in [&mut record.read.lat_ns, &mut record.write.lat_ns] {
             lat.histogram = None;
         }
-        for seg in &mut record.segments {
-            seg.read.lat_ns.histogram = None;
-            seg.write.lat_ns.histogram = None;
+        for step in &mut record.steps {
+            step.read.lat_ns.histogram = None;
+            step.write.lat_ns.histogram = None;
         }
         let lat = view(&record, UiState::default()).latency.unwrap();
         assert!(lat.buckets.is_empty());
@@ -864,10 +864,10 @@ mod tests {
     fn show_of_a_sweep_has_each_points_notes_in_its_row() {
         let mut record = record();
         let note = "iodepth_batch_complete_min 8 -> 1 at iodepth 1";
-        for (seg, depth) in record.segments.iter_mut().zip(["1", "32"]) {
-            seg.point = vec![crate::record::PointValue::new("iodepth", depth)];
+        for (step, depth) in record.steps.iter_mut().zip(["1", "32"]) {
+            step.point = vec![crate::record::PointValue::new("iodepth", depth)];
         }
-        record.segments[0].notes = vec![note.to_string()];
+        record.steps[0].notes = vec![note.to_string()];
         let view = view(&record, UiState::default());
         let sweep = view.sweep.expect("a sweep's record");
         let notes: Vec<&[String]> = sweep.rows.iter().map(|r| r.notes.as_slice()).collect();
@@ -878,7 +878,7 @@ mod tests {
     /// on tmpfs without a device. `show` says the last segment has no device and shows none
     /// of the first segment's numbers.
     #[test]
-    fn show_of_a_memory_baseline_says_its_last_segment_has_no_device() {
+    fn show_of_a_memory_baseline_says_its_last_step_has_no_device() {
         use crate::monitor::iostat::IostatRow;
         use crate::record::{DeviceRecord, ReconciliationRecord};
 
@@ -907,8 +907,8 @@ mod tests {
             },
             block_trace: None,
         };
-        record.segments[0].device = Some(vda.clone());
-        record.segments[1].device = None;
+        record.steps[0].device = Some(vda.clone());
+        record.steps[1].device = None;
         // The run's device is the last one any segment had, as the recorder keeps it.
         record.device = Some(vda);
         let view = view(&record, UiState::default());
@@ -935,7 +935,7 @@ mod tests {
         insta::assert_snapshot!(term.backend());
 
         // The first segment alone: its own device, as before.
-        record.segments.truncate(1);
+        record.steps.truncate(1);
         let view = super::view(&record, UiState::default());
         let dev = view.device.unwrap();
         assert_eq!((dev.name.as_str(), dev.absent), ("vda", None));
@@ -948,24 +948,22 @@ mod tests {
         // The last interval was fast (a burst of completions); the run as a whole was not.
         let fast = stats(&[(90_000, 4_000)]);
         let none = DirectionStats::new();
-        record.segments[1]
-            .series
-            .push(crate::record::IntervalRecord {
-                format: "diskdash-bench-interval".into(),
-                format_version: 2,
-                segment: 1,
-                index: 0,
-                t_ns: 1_000_000_000,
-                duration_ns: 100_000_000,
-                stalled_ns: 0,
-                read: DirectionRecord::from_stats(&fast, 100_000_000),
-                write: DirectionRecord::from_stats(&none, 100_000_000),
-                sync: crate::record::SyncRecord::from_stats(&none),
-                trim: DirectionRecord::default(),
-                device: None,
-                jobs: Vec::new(),
-                merged: None,
-            });
+        record.steps[1].series.push(crate::record::IntervalRecord {
+            format: "diskdash-bench-interval".into(),
+            format_version: 2,
+            step: 1,
+            index: 0,
+            t_ns: 1_000_000_000,
+            duration_ns: 100_000_000,
+            stalled_ns: 0,
+            read: DirectionRecord::from_stats(&fast, 100_000_000),
+            write: DirectionRecord::from_stats(&none, 100_000_000),
+            sync: crate::record::SyncRecord::from_stats(&none),
+            trim: DirectionRecord::default(),
+            device: None,
+            jobs: Vec::new(),
+            merged: None,
+        });
         let summary = crate::report::bench::summary(&record);
         assert!(summary.contains("read    IOPS 1.6k "), "{summary}");
         let view = view(&record, UiState::default());
