@@ -1,5 +1,5 @@
 //! A fleet record read as one run (`diskdash show`, `diskdash compare`): the hosts ran at the
-//! same time, so each host is a job of the run's segments (as the jobs of one fio step are),
+//! same time, so each host is a job of the run's steps (as the jobs of one fio step are),
 //! the totals are the fleet's aggregate, and each interval point merges the hosts' points of
 //! the same index (rates added, histograms merged bucket by bucket).
 
@@ -180,7 +180,7 @@ fn lone_jobs_latency(step: &mut StepRecord, hosts: &[(&str, &StepRecord)], split
     }
 }
 
-/// Segment `s` of every host that has it, as one.
+/// Step `s` of every host that has it, as one.
 fn step(s: usize, hosts: &[(&str, &RunRecord)]) -> StepRecord {
     let parts: Vec<(&str, &StepRecord)> = hosts
         .iter()
@@ -236,7 +236,7 @@ fn step(s: usize, hosts: &[(&str, &RunRecord)]) -> StepRecord {
     merged
 }
 
-/// A host's share of a segment, as a job named by the host.
+/// A host's share of a step, as a job named by the host.
 fn host_job(host: &str, step: &StepRecord) -> StepJobRecord {
     let first = step.jobs.first();
     StepJobRecord {

@@ -3,7 +3,7 @@
 //! validated [`JobSpec`] and its own target.
 //!
 //! A plain `diskdash bench` is a plan of one step of one job; a live change in the dashboard
-//! appends a step (the record calls each step a segment). fio's `stonewall`, sweeps and loops
+//! appends a step (the record calls each step a step). fio's `stonewall`, sweeps and loops
 //! compile to steps too; jobs that share a step arrive with job files. Plans are data: built
 //! and checked before anything runs, then handed to `Session::start`.
 

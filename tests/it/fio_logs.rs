@@ -279,7 +279,7 @@ fn fio_s_log_parsers_read_the_logs() {
 }
 
 /// The points of the data line in an SVG that `fio_generate_plots` drew: the `L` steps of the
-/// first path in gnuplot's first plot group (its key's own segment is one of them); 0 when that
+/// first path in gnuplot's first plot group (its key's own step is one of them); 0 when that
 /// group has no path and the first one after it is the graph's closed border (axes only).
 fn svg_plot_points(svg: &str) -> usize {
     let Some((_, plot)) = svg.split_once("id=\"gnuplot_plot_1\"") else {
