@@ -36,8 +36,8 @@ use anyhow::Context;
 use tokio::sync::{mpsc, watch};
 
 pub(crate) use snapshot::{
-    DirectionView, JobView, PointRates, RunDirection, RunJobTotals, SegmentMark, SeriesPoint,
-    StatsView, SteadyView, SustainedView, TraceLive,
+    DirectionView, JobView, PointRates, RunDirection, RunJobTotals, SeriesPoint, StatsView,
+    SteadyView, StepMark, SustainedView, TraceLive,
 };
 #[cfg(any(test, feature = "fixtures"))]
 pub(crate) use snapshot::{

@@ -11,8 +11,7 @@ pub use crate::analysis::change::Verdict;
 use crate::analysis::change::{self, Interval, LatencyEntry, Quantity, Samples, Unit};
 use crate::analysis::points;
 use crate::record::{
-    DirectionRecord, JobIntervalRecord, JobRecord, LatencyRecord, RunRecord, RunStatus,
-    SegmentRecord,
+    DirectionRecord, JobIntervalRecord, JobRecord, LatencyRecord, RunRecord, RunStatus, StepRecord,
 };
 use crate::units::{
     format_bytes, format_duration, format_latency_ns, format_rate, format_size_short,
@@ -318,9 +317,11 @@ pub struct RunSummary {
     pub status: RunStatus,
     pub error: Option<String>,
     pub elapsed_ns: u64,
-    pub segments: usize,
+    #[serde(rename = "segments")]
+    pub steps: usize,
     /// Distinct jobs among the segments (the description is the first segment's).
-    pub segment_jobs: usize,
+    #[serde(rename = "segment_jobs")]
+    pub step_jobs: usize,
     pub warnings: Vec<String>,
 }
 
@@ -342,12 +343,12 @@ impl RunSummary {
             status: record.status,
             error: record.error.as_ref().map(|e| e.message.clone()),
             elapsed_ns: record.elapsed_ns,
-            segments: record.segments.len(),
-            segment_jobs: record
-                .segments
+            steps: record.steps.len(),
+            step_jobs: record
+                .steps
                 .iter()
                 .enumerate()
-                .filter(|(i, seg)| record.segments[..*i].iter().all(|s| s.job != seg.job))
+                .filter(|(i, seg)| record.steps[..*i].iter().all(|s| s.job != seg.job))
                 .count(),
             warnings: record.warnings.clone(),
         }
@@ -517,9 +518,9 @@ impl Totals {
     #[must_use]
     pub fn of(record: &RunRecord) -> Self {
         let mut points: Vec<&[crate::record::PointValue]> = Vec::new();
-        for segment in &record.segments {
-            if !points.contains(&segment.point.as_slice()) {
-                points.push(&segment.point);
+        for step in &record.steps {
+            if !points.contains(&step.point.as_slice()) {
+                points.push(&step.point);
             }
         }
         let has = |option: &str| {
@@ -590,8 +591,8 @@ fn point_direction(
 
 /// A sweep point's samples: its loops when it ran 3 or more, else its intervals.
 fn point_source<'r>(record: &'r RunRecord, label: &str) -> Source<'r> {
-    let segments: Vec<&SegmentRecord> = record
-        .segments
+    let steps: Vec<&StepRecord> = record
+        .steps
         .iter()
         .filter(|seg| {
             let point: Vec<(String, String)> = seg
@@ -602,20 +603,17 @@ fn point_source<'r>(record: &'r RunRecord, label: &str) -> Source<'r> {
             crate::values::describe_point(&point) == label
         })
         .collect();
-    if segments.len() >= change::MIN_LOOPS {
+    if steps.len() >= change::MIN_LOOPS {
         return Source::Loops(
-            segments
+            steps
                 .iter()
                 .map(|seg| [&seg.read, &seg.write, &seg.trim])
                 .collect(),
         );
     }
     Source::Series(
-        segments
-            .iter()
-            .flat_map(|seg| segment_series(seg))
-            .collect(),
-        segments_latency(segments.iter().copied()),
+        steps.iter().flat_map(|seg| step_series(seg)).collect(),
+        steps_latency(steps.iter().copied()),
     )
 }
 
@@ -957,12 +955,12 @@ fn notices(base: &RunSummary, new: &RunSummary, differences: &[JobDifference]) -
         })
     };
     for (which, run) in [("base", base), ("new", new)] {
-        if run.segments > 1 {
+        if run.steps > 1 {
             note(format!(
                 "{which} run has {} segments{}: the table compares whole-run totals",
-                run.segments,
-                if run.segment_jobs > 1 {
-                    format!(" of {} jobs (its job line is the first)", run.segment_jobs)
+                run.steps,
+                if run.step_jobs > 1 {
+                    format!(" of {} jobs (its job line is the first)", run.step_jobs)
                 } else {
                     String::new()
                 }
@@ -994,7 +992,7 @@ pub type AxisOf<'a> = &'a dyn Fn(&str, &str) -> Option<f64>;
 /// A segment's intervals as one job's series: its job's own, else (records before each job
 /// kept its own, a step of one job) the step's series; empty for a step of several jobs
 /// without them.
-fn segment_series(seg: &SegmentRecord) -> Vec<JobIntervalRecord> {
+fn step_series(seg: &StepRecord) -> Vec<JobIntervalRecord> {
     match seg.jobs.as_slice() {
         [only] if !only.series.is_empty() => only.series.clone(),
         [] | [_] => seg
@@ -1016,7 +1014,7 @@ fn segment_series(seg: &SegmentRecord) -> Vec<JobIntervalRecord> {
 /// A segment's intervals' latency with their histograms, when its step's series is one
 /// job's (a step of one job: the series a percentile of a batch is read from); `None` for a
 /// step of several jobs, whose series is their sum (their own series keep no histogram).
-fn segment_latency(seg: &SegmentRecord) -> Option<Vec<LatencyEntry<'_>>> {
+fn step_latency(seg: &StepRecord) -> Option<Vec<LatencyEntry<'_>>> {
     (seg.jobs.len() <= 1).then(|| {
         seg.series
             .iter()
@@ -1028,18 +1026,16 @@ fn segment_latency(seg: &SegmentRecord) -> Option<Vec<LatencyEntry<'_>>> {
     })
 }
 
-/// [`segment_latency`] of several segments one after another; `None` when one has none.
-fn segments_latency<'r>(
-    segments: impl Iterator<Item = &'r SegmentRecord>,
-) -> Option<Vec<LatencyEntry<'r>>> {
-    let parts: Option<Vec<Vec<LatencyEntry<'r>>>> = segments.map(segment_latency).collect();
+/// [`step_latency`] of several segments one after another; `None` when one has none.
+fn steps_latency<'r>(steps: impl Iterator<Item = &'r StepRecord>) -> Option<Vec<LatencyEntry<'r>>> {
+    let parts: Option<Vec<Vec<LatencyEntry<'r>>>> = steps.map(step_latency).collect();
     parts.map(|p| p.into_iter().flatten().collect())
 }
 
 /// The jobs of a record by name, each at its first appearance.
-fn jobs_of(record: &RunRecord) -> Vec<&crate::record::SegmentJobRecord> {
-    let mut out: Vec<&crate::record::SegmentJobRecord> = Vec::new();
-    for job in record.segments.iter().flat_map(|s| &s.jobs) {
+fn jobs_of(record: &RunRecord) -> Vec<&crate::record::StepJobRecord> {
+    let mut out: Vec<&crate::record::StepJobRecord> = Vec::new();
+    for job in record.steps.iter().flat_map(|s| &s.jobs) {
         if !out.iter().any(|j| j.name == job.name) {
             out.push(job);
         }
@@ -1063,24 +1059,24 @@ impl<'r> Side<'r> {
             dirs: [&r.read, &r.write, &r.trim],
             sync: &r.sync,
             source: Source::Series(
-                r.segments.iter().flat_map(segment_series).collect(),
-                segments_latency(r.segments.iter()),
+                r.steps.iter().flat_map(step_series).collect(),
+                steps_latency(r.steps.iter()),
             ),
         }
     }
 
     /// One job of a step of `r`: its latency histograms from the step's series when it ran
     /// alone in its step.
-    fn job(r: &'r RunRecord, j: &'r crate::record::SegmentJobRecord) -> Self {
+    fn job(r: &'r RunRecord, j: &'r crate::record::StepJobRecord) -> Self {
         let alone = r
-            .segments
+            .steps
             .iter()
             .find(|seg| matches!(seg.jobs.as_slice(), [only] if std::ptr::eq(only, j)));
         Self {
             job: &j.job,
             dirs: [&j.read, &j.write, &j.trim],
             sync: &j.sync,
-            source: Source::Series(j.series.clone(), alone.and_then(segment_latency)),
+            source: Source::Series(j.series.clone(), alone.and_then(step_latency)),
         }
     }
 }
@@ -1180,7 +1176,7 @@ fn compare_sides(
 /// A reporting group's totals in one direction, as fio's group line: the jobs' bytes and
 /// I/Os over the group's longest job with I/O in it.
 #[must_use]
-pub fn group_direction(jobs: &[&crate::record::SegmentJobRecord], k: usize) -> DirectionRecord {
+pub fn group_direction(jobs: &[&crate::record::StepJobRecord], k: usize) -> DirectionRecord {
     let mut out = DirectionRecord::default();
     let mut longest_ns = 0;
     for job in jobs {
@@ -1204,14 +1200,14 @@ pub fn group_direction(jobs: &[&crate::record::SegmentJobRecord], k: usize) -> D
 /// lines: each reporting group's bytes and I/Os over its longest job, the groups (which run at
 /// once) summed. The jobs' own rates add up to these when the jobs ran equally long.
 #[must_use]
-pub fn step_totals(jobs: &[&crate::record::SegmentJobRecord]) -> [DirectionRecord; 3] {
+pub fn step_totals(jobs: &[&crate::record::StepJobRecord]) -> [DirectionRecord; 3] {
     let mut groups: Vec<u32> = jobs.iter().map(|j| j.group).collect();
     groups.sort_unstable();
     groups.dedup();
     std::array::from_fn(|k| {
         let mut total = DirectionRecord::default();
         for &g in &groups {
-            let members: Vec<&crate::record::SegmentJobRecord> =
+            let members: Vec<&crate::record::StepJobRecord> =
                 jobs.iter().copied().filter(|j| j.group == g).collect();
             let d = group_direction(&members, k);
             total.total_ios += d.total_ios;
@@ -1225,8 +1221,8 @@ pub fn step_totals(jobs: &[&crate::record::SegmentJobRecord]) -> [DirectionRecor
 
 /// Runs of several jobs: the groups both have, each direction's IOPS and bandwidth.
 fn compare_groups(
-    base: &[&crate::record::SegmentJobRecord],
-    new: &[&crate::record::SegmentJobRecord],
+    base: &[&crate::record::StepJobRecord],
+    new: &[&crate::record::StepJobRecord],
     out: &mut Gathered,
 ) -> Vec<GroupComparison> {
     let mut groups: Vec<u32> = base.iter().map(|j| j.group).collect();
@@ -1235,12 +1231,12 @@ fn compare_groups(
     groups.sort_unstable();
     groups.dedup();
     fn members<'r>(
-        jobs: &[&'r crate::record::SegmentJobRecord],
+        jobs: &[&'r crate::record::StepJobRecord],
         g: u32,
-    ) -> Vec<&'r crate::record::SegmentJobRecord> {
+    ) -> Vec<&'r crate::record::StepJobRecord> {
         jobs.iter().copied().filter(|j| j.group == g).collect()
     }
-    let source = |jobs: &[&crate::record::SegmentJobRecord]| {
+    let source = |jobs: &[&crate::record::StepJobRecord]| {
         let series: Vec<&[JobIntervalRecord]> = jobs.iter().map(|j| j.series.as_slice()).collect();
         Source::Series(change::summed(&series), None)
     };
@@ -1380,7 +1376,7 @@ pub fn compare(
         format_version: FORMAT_VERSION,
         notices,
         same_job: job_differences.iter().all(|d| !d.workload),
-        whole_run_totals: !directions.is_empty() && (base_run.segments > 1 || new_run.segments > 1),
+        whole_run_totals: !directions.is_empty() && (base_run.steps > 1 || new_run.steps > 1),
         base: base_run,
         new: new_run,
         job_differences,
@@ -1492,17 +1488,17 @@ mod tests {
     /// bandwidths (MB/s, one per loop), its IOPS that over 4 KiB.
     fn sweep(points: &[(&str, &[f64])], pick: &str) -> RunRecord {
         let mut record = fixture::record();
-        let template = record.segments[0].clone();
-        record.segments.clear();
+        let template = record.steps[0].clone();
+        record.steps.clear();
         for (value, runs) in points {
             for mb in *runs {
                 let mut seg = template.clone();
-                seg.index = u32::try_from(record.segments.len()).unwrap();
+                seg.index = u32::try_from(record.steps.len()).unwrap();
                 seg.point = vec![PointValue::new("bs", value)];
                 seg.read.total_ios = 1000;
                 seg.read.bw_bytes = (mb * 1e6) as u64;
                 seg.read.iops = mb * 1e6 / 4096.0;
-                record.segments.push(seg);
+                record.steps.push(seg);
             }
         }
         record.sweep = Some(SweepRecord {
@@ -1713,7 +1709,7 @@ mod tests {
         let shaped: Vec<(&str, &[f64])> = flat.iter().map(|(v, r)| (*v, r.as_slice())).collect();
         let mut record = sweep(&shaped, "median");
         let p99s = points.iter().flat_map(|(_, runs)| runs.iter());
-        for (seg, us) in record.segments.iter_mut().zip(p99s) {
+        for (seg, us) in record.steps.iter_mut().zip(p99s) {
             seg.read.lat_ns.percentile.0 = vec![(50.0, 100_000), (99.0, (us * 1e3) as u64)];
         }
         record
@@ -1807,7 +1803,7 @@ mod tests {
     /// A run of one job over [`p99_intervals`]: its step's series, no series of the job's own.
     fn run_p99(p99_us: f64, n: u64) -> RunRecord {
         let mut record = fixture::record();
-        let seg = &mut record.segments[0];
+        let seg = &mut record.steps[0];
         seg.jobs.truncate(1);
         seg.jobs[0].series.clear();
         let (series, totals) = p99_intervals(p99_us, n);
@@ -1882,7 +1878,7 @@ mod tests {
 
         // A record without interval histograms (before format 3): shown, not judged.
         let mut old = run_p99(2000.0, 100);
-        for interval in &mut old.segments[0].series {
+        for interval in &mut old.steps[0].series {
             interval.read.lat_ns.histogram = None;
         }
         let cmp = compare(("a.json", &base), ("b.json", &old), &bs_axis, 5.0);
@@ -1904,9 +1900,9 @@ mod tests {
         let two = |p99_us: f64| {
             let mut record = fixture::two_step_record();
             let (series, totals) = p99_intervals(p99_us, 100);
-            record.segments[1].series = series;
-            record.segments[1].jobs[0].read = totals.clone();
-            record.segments[0].jobs[0].read = totals;
+            record.steps[1].series = series;
+            record.steps[1].jobs[0].read = totals.clone();
+            record.steps[0].jobs[0].read = totals;
             record
         };
         let cmp = compare(

@@ -50,7 +50,7 @@ fn properties(record: &RunRecord) -> Vec<(&'static str, Option<String>)> {
     let queue: Option<&QueueSettings> = record
         .device
         .as_ref()
-        .or_else(|| record.segments.first().and_then(|s| s.devices.first()))
+        .or_else(|| record.steps.first().and_then(|s| s.devices.first()))
         .map(|d| &d.queue);
     let host = machine.map_or(record.host.hostname.as_str(), |m| m.host.as_str());
     let mut props: Vec<(&'static str, Option<String>)> = Vec::new();

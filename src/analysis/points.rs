@@ -7,9 +7,7 @@ use serde::Serialize;
 
 use crate::analysis::reconcile::Verdict;
 use crate::analysis::trust::{self, TrustLimits};
-use crate::record::{
-    DirectionRecord, RunRecord, RunStatus, SegmentRecord, SyncRecord, TrustRecord,
-};
+use crate::record::{DirectionRecord, RunRecord, RunStatus, StepRecord, SyncRecord, TrustRecord};
 use crate::stats::{LatencyBucket, bucket_percentile_ns, merge_buckets};
 use crate::values::Pick;
 
@@ -144,8 +142,8 @@ pub fn with_memory(rows: Vec<Row>) -> Vec<Row> {
 pub fn rows(record: &RunRecord, pick: Pick) -> Vec<Row> {
     let limits = TrustLimits::of(record.trust_limits.as_ref());
     let mut out: Vec<Row> = Vec::new();
-    let mut group: Vec<&SegmentRecord> = Vec::new();
-    for seg in &record.segments {
+    let mut group: Vec<&StepRecord> = Vec::new();
+    for seg in &record.steps {
         if group.first().is_some_and(|g| g.point != seg.point) {
             out.push(row(&group, pick, &limits));
             group.clear();
@@ -158,7 +156,7 @@ pub fn rows(record: &RunRecord, pick: Pick) -> Vec<Row> {
     out
 }
 
-fn bandwidth(seg: &SegmentRecord) -> u64 {
+fn bandwidth(seg: &StepRecord) -> u64 {
     seg.read.bw_bytes + seg.write.bw_bytes
 }
 
@@ -205,14 +203,14 @@ fn mean_dir(dirs: &[&DirectionRecord]) -> Dir {
 }
 
 /// The bytes a segment moved in its measured window, every direction.
-fn moved(seg: &SegmentRecord) -> u64 {
+fn moved(seg: &StepRecord) -> u64 {
     seg.read.io_bytes + seg.write.io_bytes + seg.trim.io_bytes
 }
 
 /// Whether a device of the segment served under half of its bytes (the page cache served the
 /// rest), as the run's `PAGE CACHE` warning says; never on the null engine, which sends the
 /// device nothing.
-fn page_cache(seg: &SegmentRecord) -> bool {
+fn page_cache(seg: &StepRecord) -> bool {
     seg.engine != "null"
         && seg.job.ioengine != "null"
         && seg
@@ -258,7 +256,7 @@ fn mean_sync(syncs: &[&SyncRecord]) -> Option<Sync> {
     })
 }
 
-fn row(runs: &[&SegmentRecord], pick: Pick, limits: &TrustLimits) -> Row {
+fn row(runs: &[&StepRecord], pick: Pick, limits: &TrustLimits) -> Row {
     let first = runs[0];
     let point_trust = trust::of_point(runs, limits);
     let status = if runs.iter().all(|s| s.status == RunStatus::Completed) {
@@ -270,7 +268,7 @@ fn row(runs: &[&SegmentRecord], pick: Pick, limits: &TrustLimits) -> Row {
     };
     // %util over 100 is the kernel's counters jittering against the interval's clock:
     // clamped, as sysstat's iostat does.
-    let device = |s: &SegmentRecord| {
+    let device = |s: &StepRecord| {
         (
             s.device.as_ref().map(|d| d.iostat.util_pct.min(100.0)),
             s.device.as_ref().map(|d| d.iostat.queue_size),
@@ -282,7 +280,7 @@ fn row(runs: &[&SegmentRecord], pick: Pick, limits: &TrustLimits) -> Row {
         .sync
         .clone()
         .filter(|s| !matches!(s.as_str(), "" | "0" | "none"));
-    let picked = |seg: &SegmentRecord| {
+    let picked = |seg: &StepRecord| {
         let (util_pct, aqu_sz) = device(seg);
         let sync = sync_of(&seg.sync);
         Row {
@@ -354,7 +352,7 @@ fn row(runs: &[&SegmentRecord], pick: Pick, limits: &TrustLimits) -> Row {
 /// The engine the point's runs used and the depth they ran at (the first run that names an
 /// engine: records before engines were per segment name none), and the words for it when it is
 /// not what the point asked for (io_uring fell back to psync; psync runs one I/O at a time).
-pub(crate) fn ran_as(runs: &[&SegmentRecord]) -> (String, u32, Option<String>, bool) {
+pub(crate) fn ran_as(runs: &[&StepRecord]) -> (String, u32, Option<String>, bool) {
     let first = runs
         .iter()
         .find(|s| !s.engine.is_empty())

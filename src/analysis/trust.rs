@@ -8,7 +8,7 @@
 //! (coefficient of variation) over 10%.
 
 use crate::record::{
-    DeviceRecord, IdleDiskRecord, SegmentRecord, TrustLimitsRecord, TrustMark, TrustRecord,
+    DeviceRecord, IdleDiskRecord, StepRecord, TrustLimitsRecord, TrustMark, TrustRecord,
 };
 
 /// At most this many batches of intervals when one loop is all there is: a batch mean of
@@ -178,15 +178,15 @@ pub fn marks(trust: &TrustRecord, limits: &TrustLimits, fell_back: bool) -> Vec<
     out
 }
 
-fn ios(seg: &SegmentRecord) -> u64 {
+fn ios(seg: &StepRecord) -> u64 {
     seg.read.total_ios + seg.write.total_ios + seg.trim.total_ios
 }
 
-fn bandwidth(seg: &SegmentRecord) -> f64 {
+fn bandwidth(seg: &StepRecord) -> f64 {
     (seg.read.bw_bytes + seg.write.bw_bytes + seg.trim.bw_bytes) as f64
 }
 
-fn devices(seg: &SegmentRecord) -> Vec<&DeviceRecord> {
+fn devices(seg: &StepRecord) -> Vec<&DeviceRecord> {
     if seg.devices.is_empty() {
         seg.device.iter().collect()
     } else {
@@ -195,17 +195,13 @@ fn devices(seg: &SegmentRecord) -> Vec<&DeviceRecord> {
 }
 
 /// Whether the segment ran another engine than its job asked (io_uring fell back to psync).
-fn fell_back(seg: &SegmentRecord) -> bool {
+fn fell_back(seg: &StepRecord) -> bool {
     !seg.engine.is_empty() && seg.engine != seg.job.ioengine
 }
 
 /// One segment's trust: its spread over batch means of its intervals.
 #[must_use]
-pub fn of_segment(
-    seg: &SegmentRecord,
-    limits: &TrustLimits,
-    idle: &[IdleDiskRecord],
-) -> TrustRecord {
+pub fn of_step(seg: &StepRecord, limits: &TrustLimits, idle: &[IdleDiskRecord]) -> TrustRecord {
     let intervals: Vec<(u64, u64)> = seg
         .series
         .iter()
@@ -243,14 +239,10 @@ pub fn of_segment(
 /// bandwidths; with one, that run's. Short when its shortest run is; shared when any run
 /// was; the device share is the lowest of the runs'.
 #[must_use]
-pub fn of_point(runs: &[&SegmentRecord], limits: &TrustLimits) -> TrustRecord {
+pub fn of_point(runs: &[&StepRecord], limits: &TrustLimits) -> TrustRecord {
     let each: Vec<TrustRecord> = runs
         .iter()
-        .map(|s| {
-            s.trust
-                .clone()
-                .unwrap_or_else(|| of_segment(s, limits, &[]))
-        })
+        .map(|s| s.trust.clone().unwrap_or_else(|| of_step(s, limits, &[])))
         .collect();
     let Some(first) = each.first() else {
         return TrustRecord::default();
@@ -289,29 +281,23 @@ pub fn of_point(runs: &[&SegmentRecord], limits: &TrustLimits) -> TrustRecord {
 /// The run's trust from its segments': one segment's as it is; of several, the union of their
 /// marks, the widest spread, the lowest device share, their I/Os and time summed.
 #[must_use]
-pub fn of_run(segments: &[TrustRecord]) -> Option<TrustRecord> {
-    let (first, rest) = segments.split_first()?;
+pub fn of_run(steps: &[TrustRecord]) -> Option<TrustRecord> {
+    let (first, rest) = steps.split_first()?;
     if rest.is_empty() {
         return Some(first.clone());
     }
-    let mut marks: Vec<TrustMark> = segments.iter().flat_map(|t| t.marks.clone()).collect();
+    let mut marks: Vec<TrustMark> = steps.iter().flat_map(|t| t.marks.clone()).collect();
     marks.sort_unstable();
     marks.dedup();
     Some(TrustRecord {
-        samples: segments.iter().map(|t| t.samples).min().unwrap_or(0),
+        samples: steps.iter().map(|t| t.samples).min().unwrap_or(0),
         spread_over: first.spread_over.clone(),
-        ios: segments.iter().map(|t| t.ios).sum(),
-        elapsed_ns: segments.iter().map(|t| t.elapsed_ns).sum(),
-        spread_pct: segments
-            .iter()
-            .filter_map(|t| t.spread_pct)
-            .reduce(f64::max),
-        device_share: segments
-            .iter()
-            .filter_map(|t| t.device_share)
-            .reduce(f64::min),
+        ios: steps.iter().map(|t| t.ios).sum(),
+        elapsed_ns: steps.iter().map(|t| t.elapsed_ns).sum(),
+        spread_pct: steps.iter().filter_map(|t| t.spread_pct).reduce(f64::max),
+        device_share: steps.iter().filter_map(|t| t.device_share).reduce(f64::min),
         idle_device_bytes_per_s: first.idle_device_bytes_per_s,
-        device_app_bytes: Some(segments.iter().filter_map(|t| t.device_app_bytes).sum())
+        device_app_bytes: Some(steps.iter().filter_map(|t| t.device_app_bytes).sum())
             .filter(|b| *b > 0),
         marks,
     })

@@ -316,7 +316,7 @@ impl StartBarrier {
 }
 
 /// State shared by the workers of one segment and the session. Read once per reap batch.
-pub struct SegmentControl {
+pub struct StepControl {
     pub stop: AtomicBool,
     pub paused: AtomicBool,
     /// CLOCK_MONOTONIC ns when the segment started (set before the start barrier).
@@ -336,7 +336,7 @@ pub struct SegmentControl {
     pub window_closed: AtomicBool,
 }
 
-impl SegmentControl {
+impl StepControl {
     #[must_use]
     pub fn new(workers: u32) -> Self {
         Self {
@@ -375,7 +375,7 @@ impl SegmentControl {
 /// Marks its worker's measured I/O over when dropped: on every way out of [`run`], panics
 /// included, so no read-back waits on a worker that will never say so.
 struct MeasuredOnDrop<'a> {
-    control: &'a SegmentControl,
+    control: &'a StepControl,
     id: u32,
 }
 
@@ -463,7 +463,7 @@ pub struct WorkerExit {
 /// faults in a reading job's buffers that io_uring will register (the registration would
 /// fault them in one call that cannot look) and before it sets up the ring, so an interrupt
 /// acts within a fraction of a second even with gigabytes of buffers.
-pub fn run(plan: WorkerPlan, control: Arc<SegmentControl>, links: WorkerLinks) -> WorkerExit {
+pub fn run(plan: WorkerPlan, control: Arc<StepControl>, links: WorkerLinks) -> WorkerExit {
     let measured = MeasuredOnDrop {
         control: &control,
         id: plan.id,
@@ -765,7 +765,7 @@ const PACED_WAIT_MAX_NS: u64 = 20_000_000;
 #[allow(clippy::vec_box)]
 struct Loop<'a> {
     spec: Arc<JobSpec>,
-    control: &'a SegmentControl,
+    control: &'a StepControl,
     links: WorkerLinks,
     id: u32,
     worker: u32,
@@ -839,7 +839,7 @@ impl<'a> Loop<'a> {
     #[allow(clippy::vec_box)]
     fn new(
         plan: &WorkerPlan,
-        control: &'a SegmentControl,
+        control: &'a StepControl,
         links: WorkerLinks,
         mut spares: Vec<Box<WorkerStats>>,
         depth: usize,
@@ -2237,7 +2237,7 @@ fn fd_path(fd: RawFd) -> String {
         .map_or_else(|_| format!("descriptor {fd}"), |p| p.display().to_string())
 }
 
-fn wait_for_window_end(control: &SegmentControl) {
+fn wait_for_window_end(control: &StepControl) {
     while !control.window_closed.load(Ordering::Acquire) && !control.stop.load(Ordering::Relaxed) {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
@@ -2419,7 +2419,7 @@ mod tests {
         let depth = spec.iodepth as usize;
         let spec = Arc::new(spec);
         let plan = null_plan(spec);
-        let control = SegmentControl::new(0);
+        let control = StepControl::new(0);
         control.start_ns.store(monotonic_ns(), Ordering::Release);
         let (links, _ends) = test_links();
         let buffers = AlignedBuffers::new(depth, 4096, 1).unwrap();
@@ -2485,7 +2485,7 @@ mod tests {
         let depth = spec.iodepth as usize;
         let mut plan = null_plan(Arc::new(spec));
         plan.engine = engine_kind;
-        let control = SegmentControl::new(0);
+        let control = StepControl::new(0);
         control.start_ns.store(monotonic_ns(), Ordering::Release);
         let (links, _ends) = test_links();
         let buffers = AlignedBuffers::new(depth, 4096, 1).unwrap();
@@ -2533,7 +2533,7 @@ mod tests {
     fn a_job_with_an_extra_takes_the_general_loop() {
         let plain = |spec: JobSpec| {
             let plan = null_plan(Arc::new(spec));
-            let control = SegmentControl::new(0);
+            let control = StepControl::new(0);
             let (links, _ends) = test_links();
             Loop::new(&plan, &control, links, Vec::new(), 1, 0).plain()
         };
@@ -2678,7 +2678,7 @@ mod tests {
     }
 
     #[test]
-    fn an_error_stops_the_segment_with_the_offset() {
+    fn an_error_stops_the_step_with_the_offset() {
         let (engine, stats, fault, stopped) = run(&[4096, -libc::EIO], "10s");
         let fault = fault.expect("a fault");
         assert_eq!(fault.errno, libc::EIO);

@@ -391,8 +391,8 @@ fn interval_table(hosts: &[Host], fronts: &[(usize, IntervalRecord)]) -> (String
             "[{:>7.1}s] {}interval {} (rates over each host's interval; fleet %util: the \
              busiest)",
             r.t_ns as f64 / 1e9,
-            if fronts.iter().any(|(_, f)| f.segment > 0) {
-                format!("step {} ", r.segment + 1)
+            if fronts.iter().any(|(_, f)| f.step > 0) {
+                format!("step {} ", r.step + 1)
             } else {
                 String::new()
             },

@@ -112,17 +112,16 @@ pub struct Series {
 impl Series {
     /// Takes in the next interval.
     pub fn push(&mut self, interval: IntervalRecord) {
-        if self.last.is_some() && interval.segment != self.step {
+        if self.last.is_some() && interval.step != self.step {
             self.base_ns += self.step_end_ns;
-            self.steps
-                .push((self.base_ns as f64 / 1e9, interval.segment));
+            self.steps.push((self.base_ns as f64 / 1e9, interval.step));
             self.step_read = DirectionRecord::default();
             self.step_write = DirectionRecord::default();
             self.step_sync = SyncRecord::default();
             self.step_trim = DirectionRecord::default();
             self.step_elapsed_ns = 0;
         }
-        self.step = interval.segment;
+        self.step = interval.step;
         self.step_end_ns = interval.t_ns;
         self.step_elapsed_ns += interval.duration_ns;
         let over = Rates::Over(self.step_elapsed_ns);
@@ -259,12 +258,12 @@ impl LiveFleet {
 mod tests {
     use super::*;
 
-    fn interval(segment: u32, index: u64, ios: u64) -> IntervalRecord {
+    fn interval(step: u32, index: u64, ios: u64) -> IntervalRecord {
         let mut stats = crate::stats::DirectionStats::new();
         for _ in 0..ios {
             stats.record(4096, 100_000);
         }
-        crate::stats::fixture::read_interval(segment, index, &stats)
+        crate::stats::fixture::read_interval(step, index, &stats)
     }
 
     #[test]

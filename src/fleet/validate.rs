@@ -35,13 +35,13 @@ pub fn run_record(record: &RunRecord) -> Result<(), String> {
         &record.sync,
         "run record",
     )?;
-    for segment in &record.segments {
+    for step in &record.steps {
         directions(
-            &segment.read,
-            &segment.write,
-            &segment.trim,
-            &segment.sync,
-            &format!("run record segment {}", segment.index),
+            &step.read,
+            &step.write,
+            &step.trim,
+            &step.sync,
+            &format!("run record segment {}", step.index),
         )?;
     }
     Ok(())

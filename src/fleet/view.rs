@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use super::merge::{Rates, merge_direction, merge_sync};
 use crate::record::{
-    DirectionRecord, FleetRecord, HostStatus, IntervalRecord, RunRecord, RunStatus,
-    SegmentJobRecord, SegmentRecord, SyncRecord,
+    DirectionRecord, FleetRecord, HostStatus, IntervalRecord, RunRecord, RunStatus, StepJobRecord,
+    StepRecord, SyncRecord,
 };
 
 /// The fleet as one run; `None` when no host sent its record back (nothing to show but the
@@ -78,8 +78,8 @@ pub fn as_run(fleet: &FleetRecord) -> Option<RunRecord> {
             )),
         }
     }
-    run.segments = (0..first.segments.len())
-        .map(|s| segment(s, &with_records))
+    run.steps = (0..first.steps.len())
+        .map(|s| step(s, &with_records))
         .collect();
     Some(run)
 }
@@ -92,15 +92,15 @@ pub fn as_run(fleet: &FleetRecord) -> Option<RunRecord> {
 pub fn as_run_by_job(fleet: &FleetRecord) -> Option<RunRecord> {
     let mut run = as_run(fleet)?;
     let mut split = Vec::new();
-    for (s, segment) in run.segments.iter_mut().enumerate() {
-        segment.jobs = fleet
+    for (s, step) in run.steps.iter_mut().enumerate() {
+        step.jobs = fleet
             .hosts
             .iter()
             .filter_map(|h| {
-                let seg = h.record.as_ref()?.segments.get(s)?;
+                let seg = h.record.as_ref()?.steps.get(s)?;
                 Some((h.host.as_str(), seg))
             })
-            .zip(std::mem::take(&mut segment.jobs))
+            .zip(std::mem::take(&mut step.jobs))
             .flat_map(|((host, seg), host_job)| {
                 if seg.jobs.len() < 2 {
                     return vec![host_job];
@@ -131,10 +131,10 @@ pub fn as_run_by_job(fleet: &FleetRecord) -> Option<RunRecord> {
 }
 
 /// Segment `s` of every host that has it, as one.
-fn segment(s: usize, hosts: &[(&str, &RunRecord)]) -> SegmentRecord {
-    let parts: Vec<(&str, &SegmentRecord)> = hosts
+fn step(s: usize, hosts: &[(&str, &RunRecord)]) -> StepRecord {
+    let parts: Vec<(&str, &StepRecord)> = hosts
         .iter()
-        .filter_map(|(name, r)| r.segments.get(s).map(|seg| (*name, seg)))
+        .filter_map(|(name, r)| r.steps.get(s).map(|seg| (*name, seg)))
         .collect();
     let mut seg = parts[0].1.clone();
     let reads: Vec<&DirectionRecord> = parts.iter().map(|(_, p)| &p.read).collect();
@@ -187,9 +187,9 @@ fn segment(s: usize, hosts: &[(&str, &RunRecord)]) -> SegmentRecord {
 }
 
 /// A host's share of a segment, as a job named by the host.
-fn host_job(host: &str, seg: &SegmentRecord) -> SegmentJobRecord {
+fn host_job(host: &str, seg: &StepRecord) -> StepJobRecord {
     let first = seg.jobs.first();
-    SegmentJobRecord {
+    StepJobRecord {
         verify: first.and_then(|j| j.verify.clone()),
         name: host.to_string(),
         group: 0,

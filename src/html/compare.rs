@@ -59,7 +59,7 @@ pub fn section(described: &[(&str, &RunRecord, String)], redact: bool) -> Sectio
             // Segments (a sweep's points, a plan's steps) one after another, as a run's own
             // chart draws them.
             points: record
-                .segments
+                .steps
                 .iter()
                 .zip(super::run::offsets(record))
                 .flat_map(|(s, start)| {

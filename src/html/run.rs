@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::chart::{Axis, Cell, HeatChart, Line, LineChart, Span, Unit};
 use super::{Figure, Section};
-use crate::record::{DirectionRecord, IntervalCounts, LatencyRecord, RunRecord, SegmentRecord};
+use crate::record::{DirectionRecord, IntervalCounts, LatencyRecord, RunRecord, StepRecord};
 
 /// The directions a record's numbers come in.
 pub const DIRECTIONS: [&str; 3] = ["read", "write", "trim"];
@@ -64,7 +64,7 @@ fn counts(c: &crate::record::JobIntervalRecord, name: &str) -> IntervalCounts {
 pub fn offsets(record: &RunRecord) -> Vec<f64> {
     let mut at = 0.0;
     record
-        .segments
+        .steps
         .iter()
         .map(|s| {
             let start = at;
@@ -93,21 +93,15 @@ fn rate_lines(record: &RunRecord) -> RateLines {
     let mut iops: BTreeMap<String, Line> = BTreeMap::new();
     let mut bw: BTreeMap<String, Line> = BTreeMap::new();
     let mut lacks = Vec::new();
-    let several = record
-        .segments
-        .iter()
-        .map(|s| s.jobs.len())
-        .max()
-        .unwrap_or(0)
-        > 1;
-    for (segment, start) in record.segments.iter().zip(&starts) {
-        let without: Vec<&str> = segment
+    let several = record.steps.iter().map(|s| s.jobs.len()).max().unwrap_or(0) > 1;
+    for (step, start) in record.steps.iter().zip(&starts) {
+        let without: Vec<&str> = step
             .jobs
             .iter()
             .filter(|j| j.series.is_empty())
             .map(|j| j.name.as_str())
             .collect();
-        if several && without.len() < segment.jobs.len() {
+        if several && without.len() < step.jobs.len() {
             if !without.is_empty() {
                 lacks.push(format!(
                     "{} kept no interval series of {} own: no line for {}",
@@ -116,7 +110,7 @@ fn rate_lines(record: &RunRecord) -> RateLines {
                     if without.len() == 1 { "it" } else { "them" }
                 ));
             }
-            for job in &segment.jobs {
+            for job in &step.jobs {
                 for name in DIRECTIONS {
                     let key = format!("{} {name}", job.name);
                     // From the job's first I/O in this direction to its last: an interval
@@ -141,24 +135,23 @@ fn rate_lines(record: &RunRecord) -> RateLines {
             }
             continue;
         }
-        if several && segment.jobs.len() > 1 {
+        if several && step.jobs.len() > 1 {
             lacks.push(format!(
                 "{} kept no interval series of their own (the record predates them): the lines \
                  are the run's totals per direction, not per job",
-                segment
-                    .jobs
+                step.jobs
                     .iter()
                     .map(|j| j.name.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
             ));
         }
-        for p in &segment.series {
+        for p in &step.series {
             let t = start + p.t_ns as f64 / 1e9;
             for name in DIRECTIONS {
                 let d = direction(&p.read, &p.write, &p.trim, name);
                 if d.total_ios == 0
-                    && direction(&segment.read, &segment.write, &segment.trim, name).total_ios == 0
+                    && direction(&step.read, &step.write, &step.trim, name).total_ios == 0
                 {
                     continue;
                 }
@@ -190,8 +183,8 @@ fn push(lines: &mut BTreeMap<String, Line>, key: &str, t: f64, v: f64) {
 fn spans(record: &RunRecord) -> (Vec<Span>, Vec<String>) {
     let mut spans = Vec::new();
     let mut notes = Vec::new();
-    for (segment, start) in record.segments.iter().zip(offsets(record)) {
-        for p in segment.series.iter().filter(|p| p.stalled_ns > 0) {
+    for (step, start) in record.steps.iter().zip(offsets(record)) {
+        for p in step.series.iter().filter(|p| p.stalled_ns > 0) {
             let end = start + p.t_ns as f64 / 1e9;
             spans.push(Span {
                 from: end - p.duration_ns as f64 / 1e9,
@@ -203,7 +196,7 @@ fn spans(record: &RunRecord) -> (Vec<Span>, Vec<String>) {
                 p.stalled_ns as f64 / 1e9
             ));
         }
-        for job in &segment.jobs {
+        for job in &step.jobs {
             if let Some(ss) = &job.steadystate {
                 if let Some(at) = ss.attained_at_ns {
                     let to = start + at as f64 / 1e9;
@@ -252,12 +245,12 @@ fn over_time(record: &RunRecord) -> Vec<Figure> {
         lacks,
     } = rate_lines(record);
     let end = offsets(record).last().copied().unwrap_or(0.0)
-        + record.segments.last().map_or(0.0, |s| {
+        + record.steps.last().map_or(0.0, |s| {
             s.series.last().map_or(s.elapsed_ns, |p| p.t_ns) as f64 / 1e9
         });
     let (spans, mut notes) = spans(record);
     let cliffs: Vec<super::chart::Mark> = record
-        .segments
+        .steps
         .iter()
         .zip(offsets(record))
         .flat_map(|(s, start)| {
@@ -390,7 +383,7 @@ pub fn whole_percentiles(record: &RunRecord) -> Vec<Line> {
 /// curves fit, else the whole run's per direction, saying that its jobs are together.
 fn percentiles(record: &RunRecord) -> Figure {
     let mut names: Vec<&str> = Vec::new();
-    for job in record.segments.iter().flat_map(|s| &s.jobs) {
+    for job in record.steps.iter().flat_map(|s| &s.jobs) {
         if !names.contains(&job.name.as_str()) {
             names.push(&job.name);
         }
@@ -400,7 +393,7 @@ fn percentiles(record: &RunRecord) -> Figure {
         for name in &names {
             for d in DIRECTIONS {
                 let parts: Vec<&LatencyRecord> = record
-                    .segments
+                    .steps
                     .iter()
                     .flat_map(|s| &s.jobs)
                     .filter(|j| j.name == *name)
@@ -438,8 +431,8 @@ fn percentiles(record: &RunRecord) -> Figure {
 fn heat_cells(record: &RunRecord) -> (Vec<(f64, f64, i32, u64)>, u64) {
     let mut cells = Vec::new();
     let mut most = 0;
-    for (segment, start) in record.segments.iter().zip(offsets(record)) {
-        for p in &segment.series {
+    for (step, start) in record.steps.iter().zip(offsets(record)) {
+        for p in &step.series {
             let end = start + p.t_ns as f64 / 1e9;
             let from = end - p.duration_ns as f64 / 1e9;
             let mut bins: BTreeMap<i32, u64> = BTreeMap::new();
@@ -507,7 +500,7 @@ fn heatmap(record: &RunRecord) -> Figure {
         note: Some(format!(
             "colour: I/Os in the band on a log scale, pale 1 to dark {most}; reads, writes and \
              trims together{}",
-            if record.segments.iter().any(|s| s.jobs.len() > 1) {
+            if record.steps.iter().any(|s| s.jobs.len() > 1) {
                 ", and the jobs of a step"
             } else {
                 ""
@@ -516,8 +509,8 @@ fn heatmap(record: &RunRecord) -> Figure {
     }
 }
 
-fn segment_device(segment: &SegmentRecord) -> Option<&crate::record::DeviceRecord> {
-    segment.device.as_ref().or(segment.devices.first())
+fn step_device(step: &StepRecord) -> Option<&crate::record::DeviceRecord> {
+    step.device.as_ref().or(step.devices.first())
 }
 
 /// The application's latency curve beside the block layer's parts (`--trace`), or the
@@ -527,7 +520,7 @@ fn app_and_device(record: &RunRecord) -> Figure {
     let device = record
         .device
         .as_ref()
-        .or_else(|| record.segments.iter().find_map(segment_device));
+        .or_else(|| record.steps.iter().find_map(step_device));
     let Some(device) = device else {
         return Figure {
             name: "device".into(),
@@ -539,7 +532,7 @@ fn app_and_device(record: &RunRecord) -> Figure {
     let mut names: Vec<&str> = Vec::new();
     for d in record.device.iter().chain(
         record
-            .segments
+            .steps
             .iter()
             .flat_map(|s| s.device.iter().chain(&s.devices)),
     ) {
@@ -637,14 +630,14 @@ mod tests {
     #[test]
     fn a_jobs_stall_is_drawn_at_zero_and_its_idle_ends_are_not() {
         let mut record = crate::stats::fixture::record();
-        record.segments[0].jobs[0].series = vec![
+        record.steps[0].jobs[0].series = vec![
             point(1, 0),
             point(2, 100),
             point(3, 0),
             point(4, 200),
             point(5, 0),
         ];
-        record.segments[0].jobs[1].series = vec![point(1, 50), point(2, 50)];
+        record.steps[0].jobs[1].series = vec![point(1, 50), point(2, 50)];
         let lines = rate_lines(&record);
         let names: Vec<&str> = lines.iops.iter().map(|l| l.name.as_str()).collect();
         assert_eq!(names, ["r read", "w read"]);

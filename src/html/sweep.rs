@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::chart::{Axis, Cell, HeatChart, Line, LineChart, Mark, Unit};
 use super::{Figure, Section, escape};
-use crate::record::{PointValue, RunRecord, SegmentRecord, SweepFinding};
+use crate::record::{PointValue, RunRecord, StepRecord, SweepFinding};
 
 /// Adds the sweep's or the mark's charts and tables to `section`.
 pub fn add(section: &mut Section, record: &RunRecord) {
@@ -54,16 +54,16 @@ fn key(values: &[PointValue]) -> String {
 fn points(record: &RunRecord) -> Vec<Point> {
     let mut order: Vec<String> = Vec::new();
     let mut by: BTreeMap<String, Point> = BTreeMap::new();
-    for segment in &record.segments {
-        let k = key(&segment.point);
+    for step in &record.steps {
+        let k = key(&step.point);
         let point = by.entry(k.clone()).or_insert_with(|| {
             order.push(k);
             Point {
-                values: segment.point.clone(),
+                values: step.point.clone(),
                 ..Point::default()
             }
         });
-        add_segment(point, segment);
+        add_step(point, step);
     }
     order
         .into_iter()
@@ -84,20 +84,20 @@ fn points(record: &RunRecord) -> Vec<Point> {
         .collect()
 }
 
-fn add_segment(point: &mut Point, segment: &SegmentRecord) {
+fn add_step(point: &mut Point, step: &StepRecord) {
     point.runs += 1;
-    point.read_bw += segment.read.bw_bytes as f64;
-    point.write_bw += segment.write.bw_bytes as f64;
-    point.read_iops += segment.read.iops;
-    point.write_iops += segment.write.iops;
-    let p99 = [&segment.read, &segment.write]
+    point.read_bw += step.read.bw_bytes as f64;
+    point.write_bw += step.write.bw_bytes as f64;
+    point.read_iops += step.read.iops;
+    point.write_iops += step.write.iops;
+    let p99 = [&step.read, &step.write]
         .iter()
         .filter(|d| d.total_ios > 0)
         .filter_map(|d| d.lat_ns.percentile_ns(99.0))
         .max()
         .unwrap_or(0);
     point.p99_ns += p99 as f64;
-    for mark in segment.trust.iter().flat_map(|t| t.marks.iter()) {
+    for mark in step.trust.iter().flat_map(|t| t.marks.iter()) {
         if !point.marks.contains(&mark.to_string()) {
             point.marks.push(mark.to_string());
         }
@@ -491,17 +491,17 @@ fn add_mark(section: &mut Section, record: &RunRecord) {
 #[must_use]
 pub fn percentiles(record: &RunRecord) -> Figure {
     let mut order: Vec<String> = Vec::new();
-    let mut by: BTreeMap<String, Vec<&SegmentRecord>> = BTreeMap::new();
-    for segment in &record.segments {
+    let mut by: BTreeMap<String, Vec<&StepRecord>> = BTreeMap::new();
+    for step in &record.steps {
         let name = if record.mark.is_some() {
-            crate::report::mark::test_of(segment).unwrap_or_else(|| key(&segment.point))
+            crate::report::mark::test_of(step).unwrap_or_else(|| key(&step.point))
         } else {
-            key(&segment.point)
+            key(&step.point)
         };
         if !by.contains_key(&name) {
             order.push(name.clone());
         }
-        by.entry(name).or_default().push(segment);
+        by.entry(name).or_default().push(step);
     }
     let mut curves = Vec::new();
     let mut loops_merged = false;

@@ -55,7 +55,7 @@ fn run(record: &RunRecord, hosts: &[String]) -> String {
         .as_deref()
         .unwrap_or(&record.job.description);
     let mut names: Vec<&str> = Vec::new();
-    for job in record.segments.iter().flat_map(|s| &s.jobs) {
+    for job in record.steps.iter().flat_map(|s| &s.jobs) {
         let name = hosts
             .iter()
             .find_map(|h| job.name.strip_prefix(h.as_str())?.strip_prefix(": "))
@@ -64,7 +64,7 @@ fn run(record: &RunRecord, hosts: &[String]) -> String {
             names.push(name);
         }
     }
-    let steps = record.segments.len();
+    let steps = record.steps.len();
     if names.len() < 2 {
         let changes = if steps > 1 {
             format!(
@@ -116,7 +116,7 @@ fn sweep(record: &RunRecord) -> String {
         .map(|d| {
             let mut values: Vec<&str> = Vec::new();
             for v in record
-                .segments
+                .steps
                 .iter()
                 .flat_map(|s| &s.point)
                 .filter(|v| v.option == *d)
@@ -222,7 +222,7 @@ mod tests {
             "3 jobs (r, w, seq) in 2 steps on /data/r.dat"
         );
         let mut one = plan.clone();
-        one.segments[0].jobs.truncate(1);
+        one.steps[0].jobs.truncate(1);
         assert_eq!(describe(&one, None), "randread on /data/r.dat");
         let hosts = ["n1".to_string(), "n2".to_string()];
         assert_eq!(
@@ -231,8 +231,8 @@ mod tests {
         );
         // A fleet's hosts of two jobs: what each host ran.
         let mut fleet = plan.clone();
-        let jobs = fleet.segments[0].jobs.clone();
-        fleet.segments[0].jobs = hosts
+        let jobs = fleet.steps[0].jobs.clone();
+        fleet.steps[0].jobs = hosts
             .iter()
             .flat_map(|h| {
                 jobs.iter().map(move |j| {

@@ -72,7 +72,8 @@ pub struct RunRecord {
     /// I/Os resubmitted (EINTR/EAGAIN/EBUSY, short transfers).
     pub retries: u64,
     pub cpu: CpuRecord,
-    pub segments: Vec<SegmentRecord>,
+    #[serde(rename = "segments")]
+    pub steps: Vec<StepRecord>,
     /// Every warning, as text.
     pub warnings: Vec<String>,
     /// The warnings typed, each with its numbers (their text is in `warnings` too, in the same
@@ -406,7 +407,8 @@ pub enum RunWarning {
     /// time and the rates, and the runtime was extended by it.
     Stalled {
         /// 0-based, as in `segments`.
-        segment: u32,
+        #[serde(rename = "segment")]
+        step: u32,
         stalls: u32,
         stalled_ns: u64,
         longest_ns: u64,
@@ -416,7 +418,8 @@ pub enum RunWarning {
     /// CPUs, not a stopped process. That time is measured, like any other.
     Starved {
         /// 0-based, as in `segments`.
-        segment: u32,
+        #[serde(rename = "segment")]
+        step: u32,
         gaps: u32,
         starved_ns: u64,
         longest_ns: u64,
@@ -430,7 +433,8 @@ pub enum RunWarning {
         /// 0-based, as in `segments`; absent where no segment is meant (a verdict's text) and
         /// in records written before warnings named it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        segment: Option<u32>,
+        #[serde(rename = "segment")]
+        step: Option<u32>,
         /// The sweep's point the segment ran (`bs=4M`); absent outside a sweep.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         point: Option<String>,
@@ -440,7 +444,8 @@ pub enum RunWarning {
     /// rate measures that, not the disk.
     TrimsRepeated {
         /// 0-based, as in `segments`.
-        segment: u32,
+        #[serde(rename = "segment")]
+        step: u32,
         job: String,
         trimmed_bytes: u64,
         working_set_bytes: u64,
@@ -515,7 +520,7 @@ impl std::fmt::Display for RunWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match *self {
             Self::Stalled {
-                segment,
+                step,
                 stalls,
                 stalled_ns,
                 longest_ns,
@@ -528,13 +533,13 @@ impl std::fmt::Display for RunWarning {
                      measured, rates cover the time the workers ran; I/Os in flight across a \
                      stall carry it in their latency",
                     seconds(stalled_ns),
-                    segment + 1,
+                    step + 1,
                     if stalls == 1 { "" } else { "s" },
                     seconds(longest_ns),
                 )
             }
             Self::Starved {
-                segment,
+                step,
                 gaps,
                 starved_ns,
                 longest_ns,
@@ -547,7 +552,7 @@ impl std::fmt::Display for RunWarning {
                      threads than CPUs): that time is measured and its I/O counted, but the \
                      intervals of a gap hold its I/O unevenly and the live view lagged",
                     seconds(starved_ns),
-                    segment + 1,
+                    step + 1,
                     if gaps == 1 { "" } else { "s" },
                     seconds(longest_ns),
                 )
@@ -569,7 +574,7 @@ impl std::fmt::Display for RunWarning {
                 crate::units::format_bytes(device_bytes)
             ),
             Self::TrimsRepeated {
-                segment,
+                step,
                 ref job,
                 trimmed_bytes,
                 working_set_bytes,
@@ -581,7 +586,7 @@ impl std::fmt::Display for RunWarning {
                  --io-size at most the working set divided by numjobs, measures one pass)",
                 crate::units::format_bytes(trimmed_bytes),
                 crate::units::format_bytes(working_set_bytes),
-                segment + 1
+                step + 1
             ),
             Self::SmallWorkingSet {
                 working_set_bytes,
@@ -1280,7 +1285,7 @@ impl IoDepthsRecord {
 
 /// One segment: a stretch of the run with one job (a headless run is one segment).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SegmentRecord {
+pub struct StepRecord {
     pub index: u32,
     /// A sweep's point: the swept options and their values at this step, in the sweep's
     /// order (format 4; absent for other runs).
@@ -1314,7 +1319,7 @@ pub struct SegmentRecord {
     /// The jobs that ran at the same time in this segment (a step of the plan), each with its
     /// own totals. Since format 4; a one-job segment has one, equal to the segment's totals.
     #[serde(default)]
-    pub jobs: Vec<SegmentJobRecord>,
+    pub jobs: Vec<StepJobRecord>,
     /// Every disk any job of the step touched, over the step's measured window, each
     /// reconciled against the jobs on it. Since format 4.
     #[serde(default)]
@@ -1367,7 +1372,7 @@ impl PointValue {
 
 /// One job of a segment: what it ran, on what, and what it measured.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SegmentJobRecord {
+pub struct StepJobRecord {
     /// What `--verify` found in this job (format 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyRecord>,
@@ -1546,7 +1551,8 @@ pub struct CloneIntervalRecord {
 pub struct IntervalRecord {
     pub format: String,
     pub format_version: u32,
-    pub segment: u32,
+    #[serde(rename = "segment")]
+    pub step: u32,
     pub index: u64,
     /// End of the interval since the start of the measured window, ns.
     pub t_ns: u64,
@@ -1729,7 +1735,7 @@ mod tests {
     #[test]
     fn a_starved_session_is_a_typed_warning_with_its_text() {
         let warning = RunWarning::Starved {
-            segment: 1,
+            step: 1,
             gaps: 2,
             starved_ns: 2_950_000_000,
             longest_ns: 1_700_000_000,
@@ -1754,7 +1760,7 @@ mod tests {
     #[test]
     fn a_stall_is_a_typed_warning_with_its_text() {
         let warning = RunWarning::Stalled {
-            segment: 0,
+            step: 0,
             stalls: 1,
             stalled_ns: 10_020_000_000,
             longest_ns: 10_020_000_000,
@@ -1781,7 +1787,7 @@ mod tests {
             device: "vda".into(),
             app_bytes: 8 << 30,
             device_bytes: 16 << 20,
-            segment: Some(3),
+            step: Some(3),
             point: Some("bs=4M".into()),
         };
         assert_eq!(

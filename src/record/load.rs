@@ -510,7 +510,7 @@ mod tests {
     fn a_real_record_loads() {
         let record = parse(RECORD.as_bytes()).unwrap();
         assert_eq!(record.format, FORMAT);
-        assert!(!record.segments.is_empty());
+        assert!(!record.steps.is_empty());
     }
 
     #[test]

@@ -251,7 +251,7 @@ pub fn secrets_of(record: &RunRecord) -> Secrets {
         secrets.host = Some(record.host.hostname.clone());
     }
     secrets.add_target(&record.target.path);
-    for job in record.segments.iter().flat_map(|s| &s.jobs) {
+    for job in record.steps.iter().flat_map(|s| &s.jobs) {
         secrets.add_target(&job.target.path);
         for file in job.clones.iter().filter_map(|c| c.file.as_deref()) {
             secrets.add_target(file);

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::record::{
-    BlockTraceRecord, DirectionRecord, LatencyRecord, RunRecord, RunStatus, SegmentRecord,
+    BlockTraceRecord, DirectionRecord, LatencyRecord, RunRecord, RunStatus, StepRecord,
 };
 use crate::session::SeriesPoint;
 use crate::units::{format_bytes, format_latency_ns, format_rate};
@@ -218,7 +218,7 @@ pub fn summary(record: &RunRecord) -> String {
     if let Some(cpus) = &record.job.cpus {
         let _ = writeln!(out, "  cpus    {}", cpu_mapping(cpus, record.job.numjobs));
     }
-    let segments = record.segments.len();
+    let steps = record.steps.len();
     let _ = writeln!(
         out,
         "  status  {status} after {:.2}s measured{}{}",
@@ -231,8 +231,8 @@ pub fn summary(record: &RunRecord) -> String {
         } else {
             String::new()
         },
-        if segments > 1 {
-            format!(" in {segments} segments (totals below cover them all)")
+        if steps > 1 {
+            format!(" in {steps} segments (totals below cover them all)")
         } else {
             String::new()
         }
@@ -243,9 +243,9 @@ pub fn summary(record: &RunRecord) -> String {
     if let Some(line) = record.trust.as_ref().and_then(trust_line) {
         let _ = writeln!(out, "  trust   {line}");
     }
-    if segments > 1 {
-        for segment in &record.segments {
-            segment_line(&mut out, segment);
+    if steps > 1 {
+        for step in &record.steps {
+            step_line(&mut out, step);
         }
     }
     for (name, dir) in [
@@ -312,8 +312,8 @@ pub fn summary(record: &RunRecord) -> String {
     if let Some(device) = &record.device {
         let io = &device.iostat;
         let scheduler = device.queue.scheduler.as_deref().unwrap_or("?");
-        let window = if segments > 1 {
-            format!(" over segment {segments}")
+        let window = if steps > 1 {
+            format!(" over segment {steps}")
         } else {
             String::new()
         };
@@ -399,13 +399,10 @@ fn trace_lines(out: &mut String, record: &RunRecord, trace: &BlockTraceRecord) {
         trace.ambiguous_matches,
     );
     let app_ios = record.read.total_ios + record.write.total_ios + record.trim.total_ios;
-    let job = record
-        .segments
-        .last()
-        .and_then(|s| match s.jobs.as_slice() {
-            [job] => Some(job),
-            _ => None,
-        });
+    let job = record.steps.last().and_then(|s| match s.jobs.as_slice() {
+        [job] => Some(job),
+        _ => None,
+    });
     let (Some(job), Some(device)) = (job, block_mean(trace, |d| &d.device)) else {
         return;
     };
@@ -504,18 +501,17 @@ pub fn mean_parts(
 }
 
 /// `  seg 2   rw bs=4k iodepth=64 numjobs=1  3.01s  read 35.1k IOPS p99 750.0 us  write ...`
-fn segment_line(out: &mut String, segment: &SegmentRecord) {
+fn step_line(out: &mut String, step: &StepRecord) {
     let mut line = format!(
         "  seg {:<3} {}  {:.2}s",
-        segment.index + 1, // 1-based on screen, as the dashboard counts them
-        segment
-            .job
+        step.index + 1, // 1-based on screen, as the dashboard counts them
+        step.job
             .ran_description
             .as_ref()
-            .unwrap_or(&segment.job.description),
-        Duration::from_nanos(segment.elapsed_ns).as_secs_f64()
+            .unwrap_or(&step.job.description),
+        Duration::from_nanos(step.elapsed_ns).as_secs_f64()
     );
-    for (name, dir) in [("read", &segment.read), ("write", &segment.write)] {
+    for (name, dir) in [("read", &step.read), ("write", &step.write)] {
         if dir.total_ios > 0 {
             let _ = write!(
                 line,
@@ -525,8 +521,8 @@ fn segment_line(out: &mut String, segment: &SegmentRecord) {
             );
         }
     }
-    if segment.status != RunStatus::Completed {
-        let _ = write!(line, "  ({})", status_word(segment.status));
+    if step.status != RunStatus::Completed {
+        let _ = write!(line, "  ({})", status_word(step.status));
     }
     let _ = writeln!(out, "{line}");
 }
@@ -795,9 +791,9 @@ diskdash bench: randrw bs=4k iodepth=32 numjobs=1 io_uring direct rwmixread=50 f
     }
 
     #[test]
-    fn a_run_of_several_segments_lists_each_and_says_what_the_totals_cover() {
+    fn a_run_of_several_steps_lists_each_and_says_what_the_totals_cover() {
         let mut json = record_json();
-        let segment = |index: u32, status: &str, description: &str, iodepth: u32| {
+        let step = |index: u32, status: &str, description: &str, iodepth: u32| {
             let mut job = json["job"].clone();
             job["description"] = description.into();
             job["iodepth"] = iodepth.into();
@@ -806,11 +802,11 @@ diskdash bench: randrw bs=4k iodepth=32 numjobs=1 io_uring direct rwmixread=50 f
                 "sync": json["sync"].clone(), "retries": 0, "cpu": json["cpu"].clone(),
                 "series_stride": 1, "series": [], "device": json["device"].clone()})
         };
-        let segments = vec![
-            segment(0, "completed", "randrw bs=4k iodepth=32 numjobs=1", 32),
-            segment(1, "interrupted", "randrw bs=4k iodepth=64 numjobs=1", 64),
+        let steps = vec![
+            step(0, "completed", "randrw bs=4k iodepth=32 numjobs=1", 32),
+            step(1, "interrupted", "randrw bs=4k iodepth=64 numjobs=1", 64),
         ];
-        json["segments"] = segments.into();
+        json["segments"] = steps.into();
         json["status"] = "interrupted".into();
         json["error"] = serde_json::Value::Null;
         let text = summary(&serde_json::from_value(json).unwrap());
@@ -838,7 +834,7 @@ diskdash bench: randrw bs=4k iodepth=32 numjobs=1 io_uring direct rwmixread=50 f
         let mut json = record_json();
         json["stalled_ns"] = 10_020_000_000u64.into();
         let warning = crate::record::RunWarning::Stalled {
-            segment: 0,
+            step: 0,
             stalls: 1,
             stalled_ns: 10_020_000_000,
             longest_ns: 10_020_000_000,

@@ -97,8 +97,8 @@ fn header(out: &mut String, cmp: &Comparison) {
             run.engine,
             status_word(run.status),
             Duration::from_nanos(run.elapsed_ns).as_secs_f64(),
-            if run.segments > 1 {
-                format!(" in {} segments", run.segments)
+            if run.steps > 1 {
+                format!(" in {} segments", run.steps)
             } else {
                 String::new()
             },
@@ -467,7 +467,7 @@ mod tests {
     use crate::analysis::compare::compare;
     use crate::record;
     use crate::record::{
-        CpuRecord, EngineRecord, HostRecord, Percentiles, SegmentRecord, SyncRecord, TargetRecord,
+        CpuRecord, EngineRecord, HostRecord, Percentiles, StepRecord, SyncRecord, TargetRecord,
     };
     use crate::record::{DirectionRecord, JobRecord, LatencyRecord, RunRecord, RunStatus};
     use crate::report::sweep::table::sweep_x;
@@ -603,7 +603,7 @@ mod tests {
             trim: DirectionRecord::default(),
             retries: 0,
             cpu: CpuRecord::default(),
-            segments: Vec::new(),
+            steps: Vec::new(),
             warnings: Vec::new(),
             typed_warnings: Vec::new(),
             notes: Vec::new(),
@@ -615,8 +615,8 @@ mod tests {
         }
     }
 
-    fn segment(record: &RunRecord, index: u32) -> SegmentRecord {
-        SegmentRecord {
+    fn step(record: &RunRecord, index: u32) -> StepRecord {
+        StepRecord {
             index,
             point: Vec::new(),
             status: RunStatus::Completed,
@@ -645,7 +645,7 @@ mod tests {
     /// 1% under, then 1% over: every batch of 10 has the same mean, so the interval is the
     /// change itself.
     fn with_intervals(mut record: RunRecord) -> RunRecord {
-        let mut seg = segment(&record, 0);
+        let mut seg = step(&record, 0);
         let d = 50_000_000;
         let part = |dir: &DirectionRecord, f: f64| {
             let mut p = dir.clone();
@@ -661,7 +661,7 @@ mod tests {
                 record::IntervalRecord {
                     format: record::INTERVAL_FORMAT.into(),
                     format_version: record::FORMAT_VERSION,
-                    segment: 0,
+                    step: 0,
                     index: i,
                     t_ns: (i + 1) * d,
                     duration_ns: d,
@@ -676,7 +676,7 @@ mod tests {
                 }
             })
             .collect();
-        record.segments = vec![seg];
+        record.steps = vec![seg];
         record
     }
 
@@ -730,10 +730,10 @@ read (100000 -> 104000 I/Os)
     }
 
     #[test]
-    fn different_jobs_failures_fallbacks_and_segments_are_flagged() {
+    fn different_jobs_failures_fallbacks_and_steps_are_flagged() {
         let mut base = run(50_000.0, 600_000);
-        base.segments = vec![segment(&base, 0), segment(&base, 1), segment(&base, 2)];
-        base.segments[1].job.iodepth = 64;
+        base.steps = vec![step(&base, 0), step(&base, 1), step(&base, 2)];
+        base.steps[1].job.iodepth = 64;
         base.warnings = vec!["PAGE CACHE: these results measure memory".into()];
         let mut new = run(50_000.0, 600_000);
         new.job = job("randrw", 65536);

@@ -16,7 +16,7 @@ pub use json::{DirectionJson, FIO_LAYOUT_VERSION, FioJson, JobJson, PercentJson}
 
 use crate::fio::GivenOptions;
 use crate::record::{
-    DirectionRecord, HistogramRecord, LatencyRecord, RunRecord, RunStatus, SegmentJobRecord,
+    DirectionRecord, HistogramRecord, LatencyRecord, RunRecord, RunStatus, StepJobRecord,
 };
 use crate::stats::{
     FINE_SUB_BUCKET_BITS, FIO_PERCENTILES, LatencyBucket, bucket_percentile_ns, coarsen,
@@ -68,7 +68,7 @@ struct Block<'r> {
     group: u32,
     /// Workers reported (`numjobs` summed over the merged jobs): fio's `jobs=`.
     workers: u32,
-    jobs: Vec<&'r SegmentJobRecord>,
+    jobs: Vec<&'r StepJobRecord>,
     /// One worker of a job of several (fio's job clone): the step's series are not its own;
     /// its own intervals are `clone_intervals`.
     clone: bool,
@@ -325,17 +325,17 @@ fn histogram_buckets(histogram: &HistogramRecord) -> (Vec<LatencyBucket>, u32) {
 }
 
 /// Every job of the record, steps in order, each with its step's index.
-fn all_jobs(record: &RunRecord) -> impl Iterator<Item = (u32, &SegmentJobRecord)> {
+fn all_jobs(record: &RunRecord) -> impl Iterator<Item = (u32, &StepJobRecord)> {
     record
-        .segments
+        .steps
         .iter()
-        .flat_map(|segment| segment.jobs.iter().map(move |job| (segment.index, job)))
+        .flat_map(|step| step.jobs.iter().map(move |job| (step.index, job)))
 }
 
 /// The jobs of `record` grouped by reporting group, groups in order of first appearance
 /// (fio numbers groups globally, so steps in order give groups in order).
-fn groups(record: &RunRecord) -> Vec<(u32, Vec<&SegmentJobRecord>)> {
-    let mut out: Vec<(u32, Vec<&SegmentJobRecord>)> = Vec::new();
+fn groups(record: &RunRecord) -> Vec<(u32, Vec<&StepJobRecord>)> {
+    let mut out: Vec<(u32, Vec<&StepJobRecord>)> = Vec::new();
     for (_, job) in all_jobs(record) {
         match out.iter_mut().find(|(group, _)| *group == job.group) {
             Some((_, jobs)) => jobs.push(job),
@@ -366,7 +366,7 @@ fn blocks<'r>(record: &'r RunRecord, opts: &FioReport<'_>) -> Vec<Block<'r>> {
     }
 }
 
-fn clone_block<'r>(job: &'r SegmentJobRecord, clone: &'r crate::record::CloneRecord) -> Block<'r> {
+fn clone_block<'r>(job: &'r StepJobRecord, clone: &'r crate::record::CloneRecord) -> Block<'r> {
     Block {
         name: &job.name,
         group: job.group,
@@ -392,7 +392,7 @@ fn clone_block<'r>(job: &'r SegmentJobRecord, clone: &'r crate::record::CloneRec
     }
 }
 
-fn job_block(job: &SegmentJobRecord) -> Block<'_> {
+fn job_block(job: &StepJobRecord) -> Block<'_> {
     Block {
         name: &job.name,
         group: job.group,
@@ -420,7 +420,7 @@ fn job_block(job: &SegmentJobRecord) -> Block<'_> {
 
 /// `jobs` (at least one) merged as fio's `group_reporting`: counts add, rates over the
 /// longest job, CPU as fio's (CPU time over the jobs' summed run time).
-fn merged_block(group: u32, jobs: Vec<&SegmentJobRecord>) -> Block<'_> {
+fn merged_block(group: u32, jobs: Vec<&StepJobRecord>) -> Block<'_> {
     let elapsed_ns = jobs.iter().map(|job| job.elapsed_ns).max().unwrap_or(0);
     let summed_ns: u64 = jobs.iter().map(|job| job.elapsed_ns).sum();
     let cpu_pct = |ns: u64| {
@@ -578,8 +578,8 @@ struct DiskTotals {
 fn disk_totals(record: &RunRecord) -> Vec<DiskTotals> {
     let mut out: Vec<DiskTotals> = Vec::new();
     let count = |v: f64| v.max(0.0).round() as u64;
-    for segment in &record.segments {
-        for device in &segment.devices {
+    for step in &record.steps {
+        for device in &step.devices {
             let row = &device.iostat;
             let rec = &device.reconciliation;
             let window_s = if row.reads_per_s > 0.0 {
@@ -587,7 +587,7 @@ fn disk_totals(record: &RunRecord) -> Vec<DiskTotals> {
             } else if row.writes_per_s > 0.0 {
                 rec.device_write_ios as f64 / row.writes_per_s
             } else {
-                segment.elapsed_ns as f64 / 1e9
+                step.elapsed_ns as f64 / 1e9
             };
             let i = match out.iter().position(|d| d.name == device.name) {
                 Some(i) => i,

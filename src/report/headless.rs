@@ -103,7 +103,7 @@ struct StatusPrinter {
     command: &'static str,
     /// Per job of the segment shown: attained reported, departures reported, cliff reported.
     steady_shown: Vec<(bool, u64, bool)>,
-    steady_segment: u32,
+    steady_step: u32,
     /// The width of the terminal stderr writes to, once asked (`None` inside: no terminal).
     width: Option<Option<usize>>,
 }
@@ -130,11 +130,9 @@ impl StatusPrinter {
             .width
             .get_or_insert_with(|| crate::report::fit::terminal_width(&stderr));
         let mut err = crate::text::Escaped(crate::report::fit::Lines::new(stderr.lock(), width));
-        if self.plan
-            && snap.step_opened()
-            && self.step_shown != Some((snap.segment, snap.plan.index))
+        if self.plan && snap.step_opened() && self.step_shown != Some((snap.step, snap.plan.index))
         {
-            self.step_shown = Some((snap.segment, snap.plan.index));
+            self.step_shown = Some((snap.step, snap.plan.index));
             self.header_shown = true;
             let _ = writeln!(
                 err,
@@ -156,11 +154,9 @@ impl StatusPrinter {
                 );
             }
         }
-        if self.sweep
-            && snap.step_opened()
-            && self.step_shown != Some((snap.segment, snap.plan.index))
+        if self.sweep && snap.step_opened() && self.step_shown != Some((snap.step, snap.plan.index))
         {
-            self.step_shown = Some((snap.segment, snap.plan.index));
+            self.step_shown = Some((snap.step, snap.plan.index));
             self.header_shown = true;
             let point = snap
                 .plan_points
@@ -281,8 +277,8 @@ impl StatusPrinter {
     /// when its writes fall off a cliff.
     fn show_steady(&mut self, snap: &Snapshot, err: &mut impl Write) {
         use crate::report::steady;
-        if self.steady_segment != snap.segment || self.steady_shown.len() != snap.jobs.len() {
-            self.steady_segment = snap.segment;
+        if self.steady_step != snap.step || self.steady_shown.len() != snap.jobs.len() {
+            self.steady_step = snap.step;
             self.steady_shown = vec![(false, 0, false); snap.jobs.len()];
         }
         for (job, shown) in snap.jobs.iter().zip(&mut self.steady_shown) {

@@ -20,7 +20,7 @@ use crate::plan::mark::{
     Flush, Like, MarkConfig, MbUnit, Measure, MixReport, Mode, Pattern, Pick, Profile, RawMark,
     Rules, label,
 };
-use crate::record::{MarkFlagsRecord, RunRecord, RunStatus, SegmentRecord, TrustMark, TrustRecord};
+use crate::record::{MarkFlagsRecord, RunRecord, RunStatus, StepRecord, TrustMark, TrustRecord};
 use crate::report::export::{self, Column, Exporter as _, Grid, Group};
 use crate::units::format_bytes;
 
@@ -158,12 +158,12 @@ pub struct MarkSummary {
 /// The direction and test a segment measured: `None` for a job `mark` does not make.
 /// The test a segment of a mark measured (`SEQ1M Q8T1`), as the table names its row.
 #[must_use]
-pub fn test_of(segment: &SegmentRecord) -> Option<String> {
-    measured(segment).map(|(test, _)| test)
+pub fn test_of(step: &StepRecord) -> Option<String> {
+    measured(step).map(|(test, _)| test)
 }
 
-fn measured(segment: &SegmentRecord) -> Option<(String, Measure)> {
-    let (pattern, measure) = match segment.job.rw.as_str() {
+fn measured(step: &StepRecord) -> Option<(String, Measure)> {
+    let (pattern, measure) = match step.job.rw.as_str() {
         "read" => (Pattern::Seq, Measure::Read),
         "write" => (Pattern::Seq, Measure::Write),
         "rw" => (Pattern::Seq, Measure::Mix),
@@ -172,12 +172,7 @@ fn measured(segment: &SegmentRecord) -> Option<(String, Measure)> {
         "randrw" => (Pattern::Rnd, Measure::Mix),
         _ => return None,
     };
-    let test = label(
-        pattern,
-        segment.job.bs,
-        segment.job.iodepth,
-        segment.job.numjobs,
-    );
+    let test = label(pattern, step.job.bs, step.job.iodepth, step.job.numjobs);
     Some((test, measure))
 }
 
@@ -193,21 +188,21 @@ fn direction(d: &crate::record::DirectionRecord, mb: MbUnit) -> LoopResult {
 /// A segment's reads and writes: its one job's own (measured from the job's start, so a
 /// start delay before it does not count), else the segment's.
 fn directions(
-    segment: &SegmentRecord,
+    step: &StepRecord,
 ) -> (
     &crate::record::DirectionRecord,
     &crate::record::DirectionRecord,
 ) {
-    match segment.jobs.as_slice() {
+    match step.jobs.as_slice() {
         [job] => (&job.read, &job.write),
-        _ => (&segment.read, &segment.write),
+        _ => (&step.read, &step.write),
     }
 }
 
 /// A segment's numbers for its direction (a mix: reads and writes together, latency over all
 /// its I/Os).
-fn loop_result(segment: &SegmentRecord, measure: Measure, mb: MbUnit) -> LoopResult {
-    let (r, w) = directions(segment);
+fn loop_result(step: &StepRecord, measure: Measure, mb: MbUnit) -> LoopResult {
+    let (r, w) = directions(step);
     match measure {
         Measure::Read => direction(r, mb),
         Measure::Write => direction(w, mb),
@@ -304,34 +299,34 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
     // Per test: the engine and depth its loops ran at, and the numjobs to name them.
     let mut ran: Vec<(String, String, u32, u32)> = Vec::new();
     // Each measurement's loops as recorded, for its trust.
-    let mut recorded: Vec<((String, Measure), Vec<&SegmentRecord>)> = Vec::new();
-    for segment in &record.segments {
-        if segment.status != RunStatus::Completed {
+    let mut recorded: Vec<((String, Measure), Vec<&StepRecord>)> = Vec::new();
+    for step in &record.steps {
+        if step.status != RunStatus::Completed {
             continue;
         }
-        let Some(key) = measured(segment) else {
+        let Some(key) = measured(step) else {
             continue;
         };
         match recorded.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, list)) => list.push(segment),
-            None => recorded.push((key.clone(), vec![segment])),
+            Some((_, list)) => list.push(step),
+            None => recorded.push((key.clone(), vec![step])),
         }
         if !tests.contains(&key.0) {
             tests.push(key.0.clone());
-            let engine = if segment.engine.is_empty() {
-                segment.job.ioengine.clone()
+            let engine = if step.engine.is_empty() {
+                step.job.ioengine.clone()
             } else {
-                segment.engine.clone()
+                step.engine.clone()
             };
             let depth = if engine == "psync" {
                 1
             } else {
-                segment.job.iodepth
+                step.job.iodepth
             };
-            ran.push((key.0.clone(), engine, depth, segment.job.numjobs));
+            ran.push((key.0.clone(), engine, depth, step.job.numjobs));
         }
         if let (Measure::Mix, Some(_)) = (key.1, weighted) {
-            let (r, w) = directions(segment);
+            let (r, w) = directions(step);
             let (r, w) = (direction(r, rules.mb), direction(w, rules.mb));
             match halves.iter_mut().find(|(t, _, _)| *t == key.0) {
                 Some((_, reads, writes)) => {
@@ -342,7 +337,7 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
             }
             continue;
         }
-        let result = loop_result(segment, key.1, rules.mb);
+        let result = loop_result(step, key.1, rules.mb);
         match loops.iter_mut().find(|(k, _)| *k == key) {
             Some((_, list)) => list.push(result),
             None => loops.push((key, vec![result])),
@@ -422,8 +417,8 @@ pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {
         target: record.target.path.clone(),
         target_kind: record.target.kind.clone(),
         size_bytes: record.target.working_set_bytes,
-        runtime_ns: record.segments.first().map_or(0, |s| s.job.runtime_ns),
-        ramp_ns: record.segments.first().map_or(0, |s| s.job.ramp_ns),
+        runtime_ns: record.steps.first().map_or(0, |s| s.job.runtime_ns),
+        ramp_ns: record.steps.first().map_or(0, |s| s.job.ramp_ns),
         status: record.status,
         engine: record.engine.used.clone(),
         engine_fallback: record.engine.fallback.clone(),
@@ -742,7 +737,7 @@ mod tests {
     }
 
     /// One loop: `rw` of a test, `mb` decimal MB/s in `bs` I/Os at `lat_us`.
-    fn segment(index: u32, (rw, bs, q, t): (&str, u64, u32, u32), mb: u64, lat_us: f64) -> Value {
+    fn step(index: u32, (rw, bs, q, t): (&str, u64, u32, u32), mb: u64, lat_us: f64) -> Value {
         let bw = mb * 1_000_000;
         let iops = bw as f64 / bs as f64;
         let d = direction(bw, iops, lat_us * 1000.0, bw / bs);
@@ -762,19 +757,19 @@ mod tests {
     fn record(mix: bool) -> RunRecord {
         let seq = |rw| (rw, 1u64 << 20, 8u32, 1u32);
         let rnd = |rw| (rw, 4096u64, 32u32, 1u32);
-        let mut segments = vec![
-            segment(0, seq("read"), 2000, 4000.0),
-            segment(1, seq("read"), 2100, 3900.0),
-            segment(2, rnd("randread"), 400, 320.0),
-            segment(3, rnd("randread"), 300, 300.0),
-            segment(4, seq("write"), 1000, 8000.0),
-            segment(5, seq("write"), 1200, 7000.0),
-            segment(6, rnd("randwrite"), 200, 640.0),
-            segment(7, rnd("randwrite"), 250, 600.0),
+        let mut steps = vec![
+            step(0, seq("read"), 2000, 4000.0),
+            step(1, seq("read"), 2100, 3900.0),
+            step(2, rnd("randread"), 400, 320.0),
+            step(3, rnd("randread"), 300, 300.0),
+            step(4, seq("write"), 1000, 8000.0),
+            step(5, seq("write"), 1200, 7000.0),
+            step(6, rnd("randwrite"), 200, 640.0),
+            step(7, rnd("randwrite"), 250, 600.0),
         ];
         if mix {
-            segments.push(segment(8, seq("rw"), 500, 100.0));
-            segments.push(segment(9, rnd("randrw"), 100, 50.0));
+            steps.push(step(8, seq("rw"), 500, 100.0));
+            steps.push(step(9, rnd("randrw"), 100, 50.0));
         }
         let target = json!({"path": "/data/.diskdash-scratch-1-1", "kind": "scratch",
             "working_set_bytes": 1u64 << 30, "dio_align_bytes": 512, "preconditioned": true,
@@ -792,7 +787,7 @@ mod tests {
             "elapsed_ns": 40_000_000_000u64, "read": idle(), "write": idle(),
             "sync": idle_sync(), "retries": 0,
             "cpu": {"usr_cpu": 0.0, "sys_cpu": 0.0, "usr_ns": 0, "sys_ns": 0, "ctx": 0},
-            "segments": segments, "warnings": [], "notes": []
+            "segments": steps, "warnings": [], "notes": []
         }))
         .unwrap()
     }
@@ -878,7 +873,7 @@ mod tests {
     fn each_cell_shows_its_trust_marks() {
         let mut record = record(false);
         // SEQ1M Q8T1's second read loop lasted half a second.
-        record.segments[1].elapsed_ns = 500_000_000;
+        record.steps[1].elapsed_ns = 500_000_000;
         let summary = summarize(&record, &settings(Pick::Best, None));
         let marks = |c: &Option<MarkCell>| -> Vec<&str> {
             c.as_ref()
@@ -918,7 +913,7 @@ mod tests {
 
         // Steady loops: no mark, no note.
         let mut steady = record.clone();
-        steady.segments[1].elapsed_ns = 5_000_000_000;
+        steady.steps[1].elapsed_ns = 5_000_000_000;
         let summary = summarize(&steady, &settings(Pick::Best, None));
         assert!(marks(&summary.rows[0].read).is_empty());
         assert!(!table(&summary).contains("Read short"));
@@ -989,14 +984,14 @@ mod tests {
     #[test]
     fn a_fallback_and_lost_loops_are_said_in_the_rows() {
         let mut record = record(false);
-        for segment in &mut record.segments {
-            segment.engine = "psync".into();
+        for step in &mut record.steps {
+            step.engine = "psync".into();
         }
         record.engine.used = "psync".into();
         record.engine.fallback =
             Some("io_uring unavailable (EPERM: permission denied); fell back to psync".into());
         // The second loop of RND4K Q32T1's write was cut short.
-        record.segments[7].status = RunStatus::Interrupted;
+        record.steps[7].status = RunStatus::Interrupted;
         record.status = RunStatus::Interrupted;
         let summary = summarize(&record, &settings(Pick::Best, None));
         assert_eq!(summary.rows[0].notes, ["ran psync at Q1T1"]);

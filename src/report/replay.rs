@@ -50,9 +50,9 @@ pub fn made_by(record: &RunRecord) -> Made {
     {
         return Made::Mark;
     }
-    let bench = !record.segments.is_empty()
+    let bench = !record.steps.is_empty()
         && record
-            .segments
+            .steps
             .iter()
             .all(|s| s.jobs.len() <= 1 && s.jobs.iter().all(|j| j.name == "bench"));
     if bench { Made::Bench } else { Made::Fio }
@@ -136,12 +136,12 @@ mod tests {
     #[test]
     fn the_record_names_the_command_that_reports_it() {
         let mut record = crate::stats::fixture::record();
-        for segment in &mut record.segments {
-            segment.jobs.truncate(1);
-            segment.jobs[0].name = "bench".into();
+        for step in &mut record.steps {
+            step.jobs.truncate(1);
+            step.jobs[0].name = "bench".into();
         }
         assert_eq!(made_by(&record), Made::Bench);
-        record.segments[0].jobs[0].name = "seq-read".into();
+        record.steps[0].jobs[0].name = "seq-read".into();
         assert_eq!(made_by(&record), Made::Fio);
         let two_jobs = crate::stats::fixture::record();
         assert_eq!(made_by(&two_jobs), Made::Fio);
@@ -161,9 +161,9 @@ mod tests {
     #[test]
     fn a_bench_record_gets_the_bench_summary_and_its_record_line() {
         let mut record = crate::stats::fixture::record();
-        for segment in &mut record.segments {
-            segment.jobs.truncate(1);
-            segment.jobs[0].name = "bench".into();
+        for step in &mut record.steps {
+            step.jobs.truncate(1);
+            step.jobs[0].name = "bench".into();
         }
         let shown = run_text(&record, "run.json").unwrap();
         let mut want = crate::report::bench::summary(&record);

@@ -70,11 +70,11 @@ fn change_pct(before: f64, after: f64) -> f64 {
 #[must_use]
 pub fn summary_lines(record: &RunRecord) -> String {
     let mut out = String::new();
-    let many = record.segments.len() > 1 || record.segments.iter().any(|s| s.jobs.len() > 1);
-    for segment in &record.segments {
-        for job in &segment.jobs {
+    let many = record.steps.len() > 1 || record.steps.iter().any(|s| s.jobs.len() > 1);
+    for step in &record.steps {
+        for job in &step.jobs {
             let who = if many {
-                format!("seg {} {}: ", segment.index + 1, job.name)
+                format!("seg {} {}: ", step.index + 1, job.name)
             } else {
                 String::new()
             };

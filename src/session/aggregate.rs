@@ -13,11 +13,11 @@ use std::time::Duration;
 use crate::bench::engine::EngineSetup;
 use crate::bench::spec::{EngineKind, JobSpec};
 use crate::bench::worker::{
-    self, IoFault, STALL_MIN_NS, SegmentControl, SetupError, WorkerExit, WorkerLinks, WorkerPlan,
+    self, IoFault, STALL_MIN_NS, SetupError, StepControl, WorkerExit, WorkerLinks, WorkerPlan,
 };
 use crate::stats::{WorkerStats, monotonic_ns};
 
-pub use super::fold::{CloneEnd, Interval, JobEnd, SegmentEnd, Stall};
+pub use super::fold::{CloneEnd, Interval, JobEnd, Stall, StepEnd};
 
 /// How long after an interval's end the aggregator waits for late reports before emitting.
 const EMIT_GRACE_NS: u64 = 20_000_000;
@@ -59,7 +59,7 @@ pub struct JobSetup {
 /// What a segment (a step of the plan) is to run: its jobs, at the same time, on one grid.
 /// The first job's interval is the step's; every job's ramp is the step's (the runner makes
 /// them equal), so one measured window covers them all and one device window matches it.
-pub struct SegmentSetup {
+pub struct StepSetup {
     pub jobs: Vec<JobSetup>,
 }
 
@@ -221,8 +221,8 @@ pub fn covered_ns(spans: &[(u64, u64)], from_ns: u64, to_ns: u64) -> u64 {
 }
 
 /// A running segment.
-pub struct SegmentRun {
-    control: Arc<SegmentControl>,
+pub struct StepWorkers {
+    control: Arc<StepControl>,
     reports: Receiver<Box<WorkerStats>>,
     spare_txs: Vec<Sender<Box<WorkerStats>>>,
     jobs: Vec<JobSlot>,
@@ -247,7 +247,7 @@ pub struct SegmentRun {
     /// Each stall, `[from, to)` in ns since `record_from_ns`: the intervals they cover say so.
     stall_spans: Vec<(u64, u64)>,
     starved: Stall,
-    /// Interval stats handed back ([`SegmentRun::recycle`]), cleared, to close the next
+    /// Interval stats handed back ([`StepWorkers::recycle`]), cleared, to close the next
     /// intervals into: no histogram is allocated and cleared whole per interval.
     spares: Vec<WorkerStats>,
 }
@@ -264,7 +264,7 @@ fn tick_for(interval: Duration) -> Duration {
 /// the run was interrupted.
 fn await_setups(
     ready_rx: &mpsc::Receiver<(u32, Result<EngineSetup, SetupError>)>,
-    control: &SegmentControl,
+    control: &StepControl,
     jobs: u32,
     interrupted: &dyn Fn() -> bool,
 ) -> (Vec<EngineSetup>, Option<String>, bool) {
@@ -297,7 +297,7 @@ fn await_setups(
 }
 
 /// The step runs until its longest job ends (start delay included).
-fn step_runtime_ns(setup: &SegmentSetup) -> u64 {
+fn step_runtime_ns(setup: &StepSetup) -> u64 {
     setup
         .jobs
         .iter()
@@ -309,14 +309,14 @@ fn step_runtime_ns(setup: &SegmentSetup) -> u64 {
         .unwrap_or(0)
 }
 
-impl SegmentRun {
+impl StepWorkers {
     /// Spawns the workers and starts them together. On a setup failure, or when `interrupted()`
     /// turns true while they set up (buffers of gigabytes take seconds to fill), every worker
     /// is stopped and joined before any I/O, and the reason returned.
-    pub fn spawn(setup: &SegmentSetup, interrupted: &dyn Fn() -> bool) -> Result<Self, SpawnError> {
+    pub fn spawn(setup: &StepSetup, interrupted: &dyn Fn() -> bool) -> Result<Self, SpawnError> {
         let first_spec = &setup.jobs[0].spec;
         let workers_total: u32 = setup.jobs.iter().map(|j| j.spec.numjobs).sum();
-        let control = Arc::new(SegmentControl::new(workers_total));
+        let control = Arc::new(StepControl::new(workers_total));
         let (report_tx, reports) = mpsc::sync_channel(workers_total as usize * 4);
         let (ready_tx, ready_rx) = mpsc::channel();
         let tick = tick_for(first_spec.interval);
@@ -900,7 +900,7 @@ impl SegmentRun {
 
     /// Joins the workers (call once `workers_done()`, or after `stop()`), folds their last
     /// stats into a final partial interval and the total.
-    pub fn finish(mut self) -> SegmentEnd {
+    pub fn finish(mut self) -> StepEnd {
         self.stop();
         self.resume();
         while !self.workers_done {
@@ -994,7 +994,7 @@ impl SegmentRun {
                 .saturating_sub(self.record_from_ns)
                 .saturating_sub(not_measured_ns)
         });
-        SegmentEnd {
+        StepEnd {
             total: std::mem::replace(&mut self.total, WorkerStats::new(0)),
             last_interval,
             faults,

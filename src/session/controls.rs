@@ -16,7 +16,7 @@ use crate::session::Control;
 
 /// Why a segment ended.
 #[derive(Debug, Clone, PartialEq)]
-pub enum SegmentEnding {
+pub enum StepEnding {
     /// The runtime was over.
     Runtime,
     Stop,
@@ -40,9 +40,9 @@ pub enum Workers {
 
 /// The controls of one segment, folded into how it ends.
 #[derive(Debug, Default)]
-pub struct SegmentFold {
+pub struct StepFold {
     /// How the segment ends, once decided.
-    pub ending: Option<SegmentEnding>,
+    pub ending: Option<StepEnding>,
     /// Quit once this segment has ended.
     pub quit: bool,
     /// The job to keep when the session goes idle (a change, then Stop before it started).
@@ -51,7 +51,7 @@ pub struct SegmentFold {
     pub held: Vec<Control>,
 }
 
-impl SegmentFold {
+impl StepFold {
     /// A control that arrives while the segment runs or ends. `change` checks a parameter change
     /// against a job (`None`: refused; it has said why).
     pub fn control(
@@ -69,11 +69,11 @@ impl SegmentFold {
             Control::Pause => Workers::Pause,
             Control::Resume => Workers::Resume,
             Control::Start => Workers::Continue,
-            Control::Stop => self.end_with(SegmentEnding::Stop),
-            Control::Quit => self.end_with(SegmentEnding::Quit),
-            Control::Next => self.end_with(SegmentEnding::Next),
+            Control::Stop => self.end_with(StepEnding::Stop),
+            Control::Quit => self.end_with(StepEnding::Quit),
+            Control::Next => self.end_with(StepEnding::Next),
             change_control => match change(current, &change_control) {
-                Some(next) => self.end_with(SegmentEnding::Change(Box::new(next))),
+                Some(next) => self.end_with(StepEnding::Change(Box::new(next))),
                 None => Workers::Continue,
             },
         }
@@ -81,7 +81,7 @@ impl SegmentFold {
 
     /// The session ends the segment itself (interrupt, a worker's fault), unless a control
     /// already did. Returns what the workers must do.
-    pub fn end(&mut self, ending: SegmentEnding) -> Workers {
+    pub fn end(&mut self, ending: StepEnding) -> Workers {
         if self.ending.is_some() {
             Workers::Continue
         } else {
@@ -89,7 +89,7 @@ impl SegmentFold {
         }
     }
 
-    fn end_with(&mut self, ending: SegmentEnding) -> Workers {
+    fn end_with(&mut self, ending: StepEnding) -> Workers {
         self.ending = Some(ending);
         Workers::Stop
     }
@@ -98,28 +98,28 @@ impl SegmentFold {
     /// after a change keeps the change and goes idle; the rest waits for the next state.
     fn while_ending(
         &mut self,
-        ending: SegmentEnding,
+        ending: StepEnding,
         control: Control,
         change: &mut impl FnMut(&JobSpec, &Control) -> Option<JobSpec>,
-    ) -> SegmentEnding {
+    ) -> StepEnding {
         match (ending, control) {
             (ending, Control::Quit) => {
                 self.quit = true;
                 ending
             }
-            (SegmentEnding::Change(next), Control::Stop) => {
+            (StepEnding::Change(next), Control::Stop) => {
                 self.adopt = Some(*next);
-                SegmentEnding::Stop
+                StepEnding::Stop
             }
             (
-                SegmentEnding::Change(next),
+                StepEnding::Change(next),
                 change_control @ (Control::SetIodepth(_)
                 | Control::SetNumjobs(_)
                 | Control::SetBlockSize(_)
                 | Control::SetRw(_)),
             ) => {
                 let folded = change(&next, &change_control);
-                SegmentEnding::Change(folded.map_or(next, Box::new))
+                StepEnding::Change(folded.map_or(next, Box::new))
             }
             (ending, control) => {
                 self.held.push(control);
@@ -182,9 +182,9 @@ mod tests {
     }
 
     /// Feeds `controls` to a fresh fold of a running segment; the workers' orders and the fold.
-    fn run(controls: &[Control]) -> (Vec<Workers>, SegmentFold, u32) {
+    fn run(controls: &[Control]) -> (Vec<Workers>, StepFold, u32) {
         let mut refused = 0;
-        let mut fold = SegmentFold::default();
+        let mut fold = StepFold::default();
         let job = JobSpec::default();
         let orders = {
             let mut check = checker(&mut refused);
@@ -196,9 +196,9 @@ mod tests {
         (orders, fold, refused)
     }
 
-    fn depth(ending: Option<&SegmentEnding>) -> Option<u32> {
+    fn depth(ending: Option<&StepEnding>) -> Option<u32> {
         match ending {
-            Some(SegmentEnding::Change(job)) => Some(job.iodepth),
+            Some(StepEnding::Change(job)) => Some(job.iodepth),
             _ => None,
         }
     }
@@ -207,7 +207,7 @@ mod tests {
     fn next_ends_the_running_step_and_waits_when_idle() {
         let (orders, fold, _) = run(&[Control::Next, Control::Next]);
         assert_eq!(orders, [Workers::Stop, Workers::Continue]);
-        assert_eq!(fold.ending, Some(SegmentEnding::Next));
+        assert_eq!(fold.ending, Some(StepEnding::Next));
         // The second waits for the next step.
         assert_eq!(fold.held, [Control::Next]);
         let job = JobSpec::default();
@@ -226,15 +226,15 @@ mod tests {
     fn stop_then_quit_stops_once_and_quits_after() {
         let (orders, fold, _) = run(&[Control::Stop, Control::Quit]);
         assert_eq!(orders, [Workers::Stop, Workers::Continue]);
-        assert_eq!(fold.ending, Some(SegmentEnding::Stop));
+        assert_eq!(fold.ending, Some(StepEnding::Stop));
         assert!(fold.quit);
     }
 
     #[test]
-    fn quit_while_running_ends_the_segment_as_quit() {
+    fn quit_while_running_ends_the_step_as_quit() {
         let (orders, fold, _) = run(&[Control::Quit]);
         assert_eq!(orders, [Workers::Stop]);
-        assert_eq!(fold.ending, Some(SegmentEnding::Quit));
+        assert_eq!(fold.ending, Some(StepEnding::Quit));
     }
 
     #[test]
@@ -248,7 +248,7 @@ mod tests {
             orders,
             [Workers::Stop, Workers::Continue, Workers::Continue]
         );
-        let Some(SegmentEnding::Change(job)) = &fold.ending else {
+        let Some(StepEnding::Change(job)) = &fold.ending else {
             panic!("{:?}", fold.ending)
         };
         assert_eq!((job.iodepth, job.numjobs), (8, 2));
@@ -267,7 +267,7 @@ mod tests {
     #[test]
     fn a_change_then_stop_keeps_the_change_and_goes_idle() {
         let (_, fold, _) = run(&[Control::SetIodepth(16), Control::Stop]);
-        assert_eq!(fold.ending, Some(SegmentEnding::Stop));
+        assert_eq!(fold.ending, Some(StepEnding::Stop));
         assert_eq!(fold.adopt.map(|j| j.iodepth), Some(16));
     }
 
@@ -279,7 +279,7 @@ mod tests {
             Control::Pause,
             Control::SetIodepth(4),
         ]);
-        assert_eq!(fold.ending, Some(SegmentEnding::Stop));
+        assert_eq!(fold.ending, Some(StepEnding::Stop));
         assert_eq!(
             fold.held,
             [Control::Start, Control::Pause, Control::SetIodepth(4)]
@@ -287,14 +287,14 @@ mod tests {
     }
 
     #[test]
-    fn interrupts_and_faults_end_only_a_segment_nothing_ended_yet() {
-        let mut fold = SegmentFold::default();
-        assert_eq!(fold.end(SegmentEnding::Interrupt), Workers::Stop);
-        assert_eq!(fold.end(SegmentEnding::Fault), Workers::Continue);
-        assert_eq!(fold.ending, Some(SegmentEnding::Interrupt));
+    fn interrupts_and_faults_end_only_a_step_nothing_ended_yet() {
+        let mut fold = StepFold::default();
+        assert_eq!(fold.end(StepEnding::Interrupt), Workers::Stop);
+        assert_eq!(fold.end(StepEnding::Fault), Workers::Continue);
+        assert_eq!(fold.ending, Some(StepEnding::Interrupt));
         let (_, mut stopped, _) = run(&[Control::Stop]);
-        assert_eq!(stopped.end(SegmentEnding::Interrupt), Workers::Continue);
-        assert_eq!(stopped.ending, Some(SegmentEnding::Stop));
+        assert_eq!(stopped.end(StepEnding::Interrupt), Workers::Continue);
+        assert_eq!(stopped.ending, Some(StepEnding::Stop));
         // A quit after an interrupt still quits.
         let mut refused = 0;
         let job = JobSpec::default();

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::controls::SegmentEnding;
+use super::controls::StepEnding;
 use super::snapshot::{
     DirectionView, DiskView, IntervalLatency, JobView, PointRates, RunJobTotals, SERIES_POINTS,
     SeriesPoint, SessionState, Snapshot, StatsView, SteadyView, StepResult, SustainedView,
@@ -83,7 +83,7 @@ pub struct CloneEnd {
 }
 
 /// What the segment left when all workers ended.
-pub struct SegmentEnd {
+pub struct StepEnd {
     pub total: WorkerStats,
     /// The last, partial interval (if it holds any time).
     pub last_interval: Option<Interval>,
@@ -350,7 +350,7 @@ pub fn clock(
 /// (point `seq`, at `at` on the session's time axis). Returns the first disk's row.
 pub fn interval(
     snap: &mut Snapshot,
-    segment: u32,
+    step: u32,
     interval: &Interval,
     disk_rows: Vec<Option<IostatRow>>,
     seq: u64,
@@ -383,12 +383,12 @@ pub fn interval(
         push_bounded(Arc::make_mut(&mut first.history), row.clone());
         first.last = Some(row.clone());
     }
-    let mut point = series_point(seq, segment, at, duration, &view);
+    let mut point = series_point(seq, step, at, duration, &view);
     point.stalled = Duration::from_nanos(interval.stalled_ns);
     if !interval.jobs.is_empty() {
         for job in &mut snap.jobs {
             if let Some(job_view) = &job.interval {
-                let job_point = series_point(seq, segment, at, duration, job_view);
+                let job_point = series_point(seq, step, at, duration, job_view);
                 push_bounded(Arc::make_mut(&mut job.series), job_point);
             }
         }
@@ -429,14 +429,14 @@ fn push_bounded<T>(series: &mut VecDeque<T>, item: T) {
 /// One point of a series from an interval's view.
 fn series_point(
     seq: u64,
-    segment: u32,
+    step: u32,
     at: Duration,
     duration: Duration,
     view: &StatsView,
 ) -> SeriesPoint {
     SeriesPoint {
         seq,
-        segment,
+        step,
         at,
         duration,
         stalled: Duration::ZERO,
@@ -467,9 +467,9 @@ fn series_point(
 }
 
 /// The warning for a step the process stalled in, once per step.
-pub fn stall_warning(segment: u32, stall: &Stall) -> Option<RunWarning> {
+pub fn stall_warning(step: u32, stall: &Stall) -> Option<RunWarning> {
     (stall.stalls > 0).then_some(RunWarning::Stalled {
-        segment,
+        step,
         stalls: stall.stalls,
         stalled_ns: stall.stalled_ns,
         longest_ns: stall.longest_ns,
@@ -478,9 +478,9 @@ pub fn stall_warning(segment: u32, stall: &Stall) -> Option<RunWarning> {
 
 /// The warning for a step whose session's thread was starved while its workers ran, once
 /// per step.
-pub fn starved_warning(segment: u32, starved: &Stall) -> Option<RunWarning> {
+pub fn starved_warning(step: u32, starved: &Stall) -> Option<RunWarning> {
     (starved.stalls > 0).then_some(RunWarning::Starved {
-        segment,
+        step,
         gaps: starved.stalls,
         starved_ns: starved.stalled_ns,
         longest_ns: starved.longest_ns,
@@ -513,39 +513,35 @@ pub fn job_errors(faults: &[(usize, IoFault)], jobs: usize) -> Vec<Option<ErrorR
 /// How the step ended: a fault ends it as failed whatever the controls said; a fault the
 /// workers reported without leaving one (`decided` Fault, none in `faulted`) does not;
 /// otherwise as the controls decided, or at its runtime.
-pub fn settle_ending(decided: Option<SegmentEnding>, faulted: bool) -> SegmentEnding {
+pub fn settle_ending(decided: Option<StepEnding>, faulted: bool) -> StepEnding {
     if faulted {
-        return SegmentEnding::Fault;
+        return StepEnding::Fault;
     }
     match decided {
-        None | Some(SegmentEnding::Fault) => SegmentEnding::Runtime,
+        None | Some(StepEnding::Fault) => StepEnding::Runtime,
         Some(ending) => ending,
     }
 }
 
 /// Why the step stopped, as the record says it.
-pub fn stop_reason(ending: &SegmentEnding, steady_stop: bool, size_based: bool) -> StopReason {
+pub fn stop_reason(ending: &StepEnding, steady_stop: bool, size_based: bool) -> StopReason {
     match ending {
-        SegmentEnding::Runtime if steady_stop => StopReason::SteadyState,
-        SegmentEnding::Runtime if size_based => StopReason::IoSize,
-        SegmentEnding::Runtime => StopReason::Runtime,
-        SegmentEnding::Stop => StopReason::Stopped,
-        SegmentEnding::Change(_) => StopReason::Changed,
-        SegmentEnding::Next | SegmentEnding::Quit | SegmentEnding::Interrupt => {
-            StopReason::Interrupted
-        }
-        SegmentEnding::Fault => StopReason::Failed,
+        StepEnding::Runtime if steady_stop => StopReason::SteadyState,
+        StepEnding::Runtime if size_based => StopReason::IoSize,
+        StepEnding::Runtime => StopReason::Runtime,
+        StepEnding::Stop => StopReason::Stopped,
+        StepEnding::Change(_) => StopReason::Changed,
+        StepEnding::Next | StepEnding::Quit | StepEnding::Interrupt => StopReason::Interrupted,
+        StepEnding::Fault => StopReason::Failed,
     }
 }
 
 /// The step's status: a fault fails it, an interrupt, a quit or a skip to the next step cut it
 /// short; a stop or a change completes it with what it ran.
-pub fn step_status(ending: &SegmentEnding) -> RunStatus {
+pub fn step_status(ending: &StepEnding) -> RunStatus {
     match ending {
-        SegmentEnding::Fault => RunStatus::Failed,
-        SegmentEnding::Interrupt | SegmentEnding::Quit | SegmentEnding::Next => {
-            RunStatus::Interrupted
-        }
+        StepEnding::Fault => RunStatus::Failed,
+        StepEnding::Interrupt | StepEnding::Quit | StepEnding::Next => RunStatus::Interrupted,
         _ => RunStatus::Completed,
     }
 }
@@ -583,7 +579,7 @@ pub fn continued_errors(
 }
 
 /// The step's final totals: each over its own measured time.
-pub fn end_totals(snap: &mut Snapshot, end: &SegmentEnd) {
+pub fn end_totals(snap: &mut Snapshot, end: &StepEnd) {
     // A step that ended before its first interval still moved its bytes.
     snap.plan.bytes = moved(snap.plan.bytes, &end.total);
     snap.total.cumulative = StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
@@ -627,9 +623,9 @@ pub fn rate_shortfalls(jobs: &[Job], ends: &[JobEnd], status: RunStatus) -> Vec<
 /// The finished step's line in the plan's results.
 pub fn step_result(
     step: usize,
-    segment: u32,
+    record_step: u32,
     status: RunStatus,
-    end: &SegmentEnd,
+    end: &StepEnd,
     device: Option<&DeviceRecord>,
 ) -> StepResult {
     let rates = |d: &DirectionStats, elapsed_ns: u64| {
@@ -644,7 +640,7 @@ pub fn step_result(
     };
     StepResult {
         step,
-        segment,
+        record_step,
         status,
         read: rates(&end.total.read, end.elapsed_ns),
         write: rates(&end.total.write, end.elapsed_ns),
@@ -725,12 +721,12 @@ mod tests {
                 dio_align_bytes: 512,
             },
             engine: crate::record::EngineRecord::default(),
-            segment: 0,
+            step: 0,
             elapsed: Duration::ZERO,
             remaining: Duration::from_secs(10),
             total: super::super::snapshot::StepTotal::default(),
             series: Arc::new(VecDeque::new()),
-            segments: Vec::new(),
+            steps: Vec::new(),
             latency_history: Arc::new(VecDeque::new()),
             reconciliation: None,
             warnings: Vec::new(),
@@ -757,7 +753,7 @@ mod tests {
 
     #[test]
     fn the_current_job_and_disk_are_the_first_job_s_and_disk_s_and_a_step_opens_with_a_mark() {
-        use super::super::snapshot::SegmentMark;
+        use super::super::snapshot::StepMark;
         let mut snap = snapshot(2);
         snap.jobs[0].spec.iodepth = 7;
         snap.jobs[1].spec.iodepth = 9;
@@ -768,7 +764,7 @@ mod tests {
             .into();
         assert_eq!(snap.disk(), Some("vdb"));
         assert!(!snap.step_opened(), "the plan's first job, waiting");
-        snap.segments.push(SegmentMark {
+        snap.steps.push(StepMark {
             index: 0,
             job: "2 jobs: job0, job1".into(),
             at: Duration::ZERO,
@@ -854,12 +850,12 @@ mod tests {
         tracking.cliffs[j].as_ref().map_or(0, |c| c.curve().len())
     }
 
-    fn end(ios: u64, elapsed_ns: u64, faults: Vec<(usize, IoFault)>) -> SegmentEnd {
+    fn end(ios: u64, elapsed_ns: u64, faults: Vec<(usize, IoFault)>) -> StepEnd {
         let mut total = WorkerStats::new(0);
         for _ in 0..ios {
             total.read.record(4096, 50_000);
         }
-        SegmentEnd {
+        StepEnd {
             total,
             last_interval: None,
             faults,
@@ -954,8 +950,8 @@ mod tests {
 
     #[test]
     fn a_stop_mid_step_ends_it_stopped_with_its_partial_totals() {
-        let ending = settle_ending(Some(SegmentEnding::Stop), false);
-        assert_eq!(ending, SegmentEnding::Stop);
+        let ending = settle_ending(Some(StepEnding::Stop), false);
+        assert_eq!(ending, StepEnding::Stop);
         assert_eq!(stop_reason(&ending, false, false), StopReason::Stopped);
         assert_eq!(step_status(&ending), RunStatus::Completed);
         // 300 reads over 1.5 s of measured time, of a 10 s runtime.
@@ -972,11 +968,7 @@ mod tests {
 
     #[test]
     fn an_interrupt_quit_or_skip_cuts_the_step_short() {
-        for decided in [
-            SegmentEnding::Interrupt,
-            SegmentEnding::Quit,
-            SegmentEnding::Next,
-        ] {
+        for decided in [StepEnding::Interrupt, StepEnding::Quit, StepEnding::Next] {
             let ending = settle_ending(Some(decided.clone()), false);
             assert_eq!(ending, decided);
             assert_eq!(step_status(&ending), RunStatus::Interrupted);
@@ -987,7 +979,7 @@ mod tests {
     #[test]
     fn a_step_that_runs_out_says_why() {
         let ending = settle_ending(None, false);
-        assert_eq!(ending, SegmentEnding::Runtime);
+        assert_eq!(ending, StepEnding::Runtime);
         assert_eq!(stop_reason(&ending, false, false), StopReason::Runtime);
         assert_eq!(stop_reason(&ending, false, true), StopReason::IoSize);
         assert_eq!(stop_reason(&ending, true, true), StopReason::SteadyState);
@@ -996,14 +988,14 @@ mod tests {
 
     #[test]
     fn a_fault_fails_the_step_whatever_the_controls_said() {
-        let ending = settle_ending(Some(SegmentEnding::Stop), true);
-        assert_eq!(ending, SegmentEnding::Fault);
+        let ending = settle_ending(Some(StepEnding::Stop), true);
+        assert_eq!(ending, StepEnding::Fault);
         assert_eq!(step_status(&ending), RunStatus::Failed);
         assert_eq!(stop_reason(&ending, false, false), StopReason::Failed);
         // The workers stopped for a fault that none of them left: the step ran to its end.
         assert_eq!(
-            settle_ending(Some(SegmentEnding::Fault), false),
-            SegmentEnding::Runtime
+            settle_ending(Some(StepEnding::Fault), false),
+            StepEnding::Runtime
         );
         // A job another job's fault stopped was cut short; its own fault fails it.
         assert_eq!(job_status(false, RunStatus::Failed), RunStatus::Interrupted);
@@ -1042,7 +1034,7 @@ mod tests {
         assert_eq!(
             stall_warning(3, &stall),
             Some(RunWarning::Stalled {
-                segment: 3,
+                step: 3,
                 stalls: 3,
                 stalled_ns: 900_000_000,
                 longest_ns: 500_000_000,
@@ -1061,7 +1053,7 @@ mod tests {
         assert_eq!(
             starved_warning(2, &starved),
             Some(RunWarning::Starved {
-                segment: 2,
+                step: 2,
                 gaps: 1,
                 starved_ns: 1_700_000_000,
                 longest_ns: 1_700_000_000,

@@ -1,4 +1,4 @@
-//! Each job's part of a step's intervals for the record (`SegmentJobRecord::series`), in
+//! Each job's part of a step's intervals for the record (`StepJobRecord::series`), in
 //! bounded memory: at most [`MAX_POINTS`] entries per job; when full, neighbouring entries
 //! are merged pairwise (counts and times added), so nothing measured is dropped.
 

@@ -5,7 +5,7 @@
 
 use std::time::SystemTime;
 
-use super::aggregate::{Interval, SegmentEnd};
+use super::aggregate::{Interval, StepEnd};
 use crate::analysis::trust::{self, TrustLimits};
 use crate::bench::spec::{EngineKind, JobSpec};
 use crate::monitor::iostat::IostatRow;
@@ -13,8 +13,7 @@ use crate::record::{
     CpuRecord, DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, FORMAT, FORMAT_VERSION,
     HostRecord, INTERVAL_FORMAT, IdleDiskRecord, IntervalJobRecord, IntervalRecord, JobRecord,
     JsonlWriter, LATENCY_DEFINITION, PointValue, ReadyRecord, RunRecord, RunStatus, RunWarning,
-    SegmentJobRecord, SegmentRecord, SyncRecord, TargetRecord, TrustRecord, WarningLine,
-    rfc3339_utc,
+    StepJobRecord, StepRecord, SyncRecord, TargetRecord, TrustRecord, WarningLine, rfc3339_utc,
 };
 use crate::session::cpu::cpu_totals;
 use crate::session::job_series::JobSeries;
@@ -30,7 +29,8 @@ pub const POINT_FORMAT: &str = "diskdash-sweep-point";
 struct PointLine<'a> {
     format: &'static str,
     format_version: u32,
-    segment: u32,
+    #[serde(rename = "segment")]
+    step: u32,
     point: &'a [PointValue],
     status: RunStatus,
     elapsed_ns: u64,
@@ -43,7 +43,7 @@ struct PointLine<'a> {
 pub struct Recorder {
     jsonl: Option<JsonlWriter>,
     started_at: SystemTime,
-    segments: Vec<SegmentRecord>,
+    steps: Vec<StepRecord>,
     /// The running segment's series, thinned to the record's bound.
     series: RecordSeries,
     /// Each job's part of the running segment's intervals, bounded.
@@ -58,7 +58,7 @@ pub struct Recorder {
     /// The device over the last measured window that had one.
     device: Option<DeviceRecord>,
     /// For each segment, its jobs' target indices (to note removals at the end).
-    segment_targets: Vec<Vec<usize>>,
+    step_targets: Vec<Vec<usize>>,
     /// Gets each interval's record as it closes.
     sink: Option<crate::session::IntervalSink>,
     /// The limits each segment's trust is judged by, and the idle baseline.
@@ -75,16 +75,16 @@ pub struct TrustSetup {
 }
 
 /// How a segment ended, for its record.
-pub struct SegmentOutcome<'a> {
+pub struct StepOutcome<'a> {
     pub status: RunStatus,
     pub job: &'a JobSpec,
     pub engine: &'a str,
-    pub end: &'a SegmentEnd,
+    pub end: &'a StepEnd,
     pub cpu: CpuRecord,
     pub device: Option<DeviceRecord>,
     /// Every disk of the step.
     pub devices: Vec<DeviceRecord>,
-    pub jobs: Vec<SegmentJobRecord>,
+    pub jobs: Vec<StepJobRecord>,
     /// Each job's target index (see [`Recorder::targets_removed`]).
     pub targets: Vec<usize>,
     /// The step's point (a sweep's), empty otherwise.
@@ -111,7 +111,7 @@ impl Recorder {
         Self {
             jsonl,
             started_at: SystemTime::now(),
-            segments: Vec::new(),
+            steps: Vec::new(),
             series: RecordSeries::new(),
             job_series: JobSeries::new(),
             total: WorkerStats::new(0),
@@ -121,7 +121,7 @@ impl Recorder {
             typed_warnings: Vec::new(),
             warning_lines: false,
             device: None,
-            segment_targets: Vec::new(),
+            step_targets: Vec::new(),
             sink: None,
             trust: TrustSetup::default(),
         }
@@ -141,12 +141,12 @@ impl Recorder {
 
     /// The index the next segment gets.
     #[must_use]
-    pub fn next_segment(&self) -> u32 {
-        u32::try_from(self.segments.len()).unwrap_or(u32::MAX)
+    pub fn next_step(&self) -> u32 {
+        u32::try_from(self.steps.len()).unwrap_or(u32::MAX)
     }
 
     /// A new segment starts: its series starts empty.
-    pub fn start_segment(&mut self) {
+    pub fn start_step(&mut self) {
         self.series = RecordSeries::new();
         self.job_series = JobSeries::new();
     }
@@ -155,7 +155,7 @@ impl Recorder {
     /// why `--jsonl` stopped; the record is kept either way.
     pub fn interval(
         &mut self,
-        segment: u32,
+        step: u32,
         interval: &Interval,
         device: Option<IostatRow>,
         names: &[String],
@@ -179,7 +179,7 @@ impl Recorder {
         let record = IntervalRecord {
             format: INTERVAL_FORMAT.to_string(),
             format_version: FORMAT_VERSION,
-            segment,
+            step,
             index: interval.index,
             t_ns: interval.end_offset_ns,
             duration_ns: interval.duration_ns,
@@ -236,8 +236,8 @@ impl Recorder {
     /// Notes which targets were removed at the end (`removed[i]` for target `i`) in every job
     /// record.
     pub fn targets_removed(&mut self, removed: &[bool]) {
-        for (segment, targets) in self.segments.iter_mut().zip(&self.segment_targets) {
-            for (job, &t) in segment.jobs.iter_mut().zip(targets) {
+        for (step, targets) in self.steps.iter_mut().zip(&self.step_targets) {
+            for (job, &t) in step.jobs.iter_mut().zip(targets) {
                 job.target.scratch_removed = removed.get(t).copied().unwrap_or(false);
             }
         }
@@ -262,8 +262,8 @@ impl Recorder {
     }
 
     /// The segment has ended: its record, and its share of the run's totals.
-    pub fn end_segment(&mut self, outcome: SegmentOutcome<'_>) {
-        let SegmentOutcome {
+    pub fn end_step(&mut self, outcome: StepOutcome<'_>) {
+        let StepOutcome {
             status,
             job,
             engine,
@@ -277,8 +277,8 @@ impl Recorder {
             notes,
             stop_reason,
         } = outcome;
-        self.segment_targets.push(targets);
-        let index = self.next_segment();
+        self.step_targets.push(targets);
+        let index = self.next_step();
         self.cpu.usr_ns += cpu.usr_ns;
         self.cpu.sys_ns += cpu.sys_ns;
         self.cpu.ctx += cpu.ctx;
@@ -292,7 +292,7 @@ impl Recorder {
             job.series = self.job_series.take(i);
         }
         self.job_series = JobSeries::new();
-        self.segments.push(SegmentRecord {
+        self.steps.push(StepRecord {
             index,
             point: point
                 .iter()
@@ -326,21 +326,21 @@ impl Recorder {
             notes: notes.to_vec(),
             trust: None,
         });
-        if let Some(seg) = self.segments.last_mut() {
-            let trust = trust::of_segment(seg, &self.trust.limits, &self.trust.idle);
+        if let Some(seg) = self.steps.last_mut() {
+            let trust = trust::of_step(seg, &self.trust.limits, &self.trust.idle);
             seg.trust = Some(trust);
         }
         if device.is_some() {
             self.device = device;
         }
         // A sweep's point: one line for it on `--jsonl` as it finishes.
-        if let (Some(seg), Some(jsonl)) = (self.segments.last(), &mut self.jsonl)
+        if let (Some(seg), Some(jsonl)) = (self.steps.last(), &mut self.jsonl)
             && !seg.point.is_empty()
         {
             let line = PointLine {
                 format: POINT_FORMAT,
                 format_version: FORMAT_VERSION,
-                segment: seg.index,
+                step: seg.index,
                 point: &seg.point,
                 status: seg.status,
                 elapsed_ns: seg.elapsed_ns,
@@ -358,7 +358,7 @@ impl Recorder {
     /// The trust marks of the last segment, if one ran.
     #[must_use]
     pub fn last_marks(&self) -> Vec<crate::record::TrustMark> {
-        self.segments
+        self.steps
             .last()
             .and_then(|s| s.trust.as_ref())
             .map(|t| t.marks.clone())
@@ -368,18 +368,18 @@ impl Recorder {
     /// The status of the last segment, if one ran.
     #[must_use]
     pub fn last_status(&self) -> Option<RunStatus> {
-        self.segments.last().map(|s| s.status)
+        self.steps.last().map(|s| s.status)
     }
 
     /// The run's record so far: the finished segments and `running`, the segment that runs
     /// (its numbers up to now), with the run's totals as if it had ended now. Nothing is
     /// written and nothing kept.
     #[must_use]
-    pub fn so_far(&self, running: SegmentOutcome<'_>, outcome: RunOutcome) -> RunRecord {
+    pub fn so_far(&self, running: StepOutcome<'_>, outcome: RunOutcome) -> RunRecord {
         let mut now = Self {
             jsonl: None,
             started_at: self.started_at,
-            segments: self.segments.clone(),
+            steps: self.steps.clone(),
             series: self.series.clone(),
             job_series: self.job_series.clone(),
             total: self.total.clone(),
@@ -389,11 +389,11 @@ impl Recorder {
             typed_warnings: self.typed_warnings.clone(),
             warning_lines: false,
             device: self.device.clone(),
-            segment_targets: self.segment_targets.clone(),
+            step_targets: self.step_targets.clone(),
             sink: None,
             trust: self.trust.clone(),
         };
-        now.end_segment(running);
+        now.end_step(running);
         now.finish(outcome)
     }
 
@@ -401,13 +401,13 @@ impl Recorder {
     #[must_use]
     pub fn finish(self, outcome: RunOutcome) -> RunRecord {
         let job = self
-            .segments
+            .steps
             .first()
             .map_or_else(|| JobRecord::from(&outcome.job), |s| s.job.clone());
         let elapsed_ns = self.elapsed_ns;
         // Verification over every job of every segment.
         let mut verify: Option<crate::record::VerifyRecord> = None;
-        for job in self.segments.iter().flat_map(|s| &s.jobs) {
+        for job in self.steps.iter().flat_map(|s| &s.jobs) {
             if let Some(v) = &job.verify {
                 match verify.as_mut() {
                     Some(all) => all.add(v),
@@ -415,11 +415,8 @@ impl Recorder {
                 }
             }
         }
-        let segment_trust: Vec<TrustRecord> = self
-            .segments
-            .iter()
-            .filter_map(|s| s.trust.clone())
-            .collect();
+        let step_trust: Vec<TrustRecord> =
+            self.steps.iter().filter_map(|s| s.trust.clone()).collect();
         RunRecord {
             format: FORMAT.to_string(),
             format_version: FORMAT_VERSION,
@@ -446,7 +443,7 @@ impl Recorder {
                 .with_histogram(&self.total.trim),
             retries: self.total.retries,
             cpu: cpu_totals(&self.cpu, elapsed_ns),
-            segments: self.segments,
+            steps: self.steps,
             // The text of each, for readers of the text.
             warnings: self
                 .typed_warnings
@@ -458,7 +455,7 @@ impl Recorder {
             sweep: None,
             verify,
             mark: None,
-            trust: trust::of_run(&segment_trust),
+            trust: trust::of_run(&step_trust),
             trust_limits: Some(
                 self.trust
                     .limits

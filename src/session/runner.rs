@@ -12,15 +12,15 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
 use super::aggregate::{
-    Interval, JobEnd, JobSetup, SegmentEnd, SegmentRun, SegmentSetup, SpawnError, Stall,
+    Interval, JobEnd, JobSetup, SpawnError, Stall, StepEnd, StepSetup, StepWorkers,
 };
-use super::controls::{self, IdleStep, SegmentEnding, SegmentFold, Workers};
+use super::controls::{self, IdleStep, StepEnding, StepFold, Workers};
 use super::cpu::{cpu_record, rusage};
 use super::fold::{self, Tracking, size_goal};
-use super::recorder::{Recorder, RunOutcome, SegmentOutcome, TrustSetup};
+use super::recorder::{Recorder, RunOutcome, StepOutcome, TrustSetup};
 use super::snapshot::{
-    DiskView, JobView, PlanProgress, RunJobTotals, SERIES_POINTS, SegmentMark, SeriesPoint,
-    SessionState, Snapshot, StatsView, StepTotal, TargetView, add_to_run,
+    DiskView, JobView, PlanProgress, RunJobTotals, SERIES_POINTS, SeriesPoint, SessionState,
+    Snapshot, StatsView, StepMark, StepTotal, TargetView, add_to_run,
 };
 use super::window::{DeviceWatch, Verdict};
 use super::{Control, SessionOptions, SessionOutcome};
@@ -35,7 +35,7 @@ use crate::plan::{Job, Plan, Step};
 use crate::record::output::RecordDestination;
 use crate::record::{
     DeviceRecord, DirectionRecord, EngineRecord, ErrorRecord, IdleDiskRecord, JsonlWriter,
-    RunStatus, RunWarning, SegmentJobRecord, SyncRecord, TargetRecord,
+    RunStatus, RunWarning, StepJobRecord, SyncRecord, TargetRecord,
 };
 use crate::stats::{Usage, monotonic_ns};
 use crate::units::format_size_short;
@@ -126,8 +126,8 @@ struct StepRun {
     /// Each job's index in `Runner::targets`, and the step's disks in `Runner::devices`.
     targets: Vec<usize>,
     devices: Vec<usize>,
-    seg: SegmentRun,
-    fold: SegmentFold,
+    seg: StepWorkers,
+    fold: StepFold,
     time_goal_ns: u64,
     verify_progress: Vec<Arc<crate::bench::worker::VerifyProgress>>,
     window_closed: bool,
@@ -239,12 +239,12 @@ impl Runner {
                 dio_align_bytes: target.dio_align_bytes,
             },
             engine: engine.clone(),
-            segment: 0,
+            step: 0,
             elapsed: Duration::ZERO,
             remaining: spec.runtime,
             total: StepTotal::default(),
             series: Arc::new(resident_deque(SeriesPoint::default())),
-            segments: Vec::new(),
+            steps: Vec::new(),
             latency_history: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
             reconciliation: None,
             warnings,
@@ -486,7 +486,7 @@ impl Runner {
         &self,
         jobs: &[Job],
         targets: &[usize],
-        end: &SegmentEnd,
+        end: &StepEnd,
     ) -> Vec<(Option<f64>, Option<f64>)> {
         let (Some(take), Some((start, last))) = (&self.trace_window, &self.sched_delays) else {
             return vec![(None, None); jobs.len()];
@@ -601,8 +601,8 @@ impl Runner {
             // A segment started after the plan's end (a change, `s`) is the run's end again
             // only once it runs to its own.
             self.snap.ran_to_end = false;
-            match self.run_segment() {
-                SegmentEnding::Change(spec) => {
+            match self.run_step() {
+                StepEnding::Change(spec) => {
                     let running = &self.plan.steps[self.step].jobs[0];
                     let changed = Job {
                         name: running.name.clone(),
@@ -618,7 +618,7 @@ impl Runner {
                     start_now = true;
                 }
                 // The next step of the plan, when there is one.
-                SegmentEnding::Runtime | SegmentEnding::Next
+                StepEnding::Runtime | StepEnding::Next
                     if self.step + 1 < self.plan.steps.len() && !self.target_missed =>
                 {
                     self.step += 1;
@@ -626,15 +626,15 @@ impl Runner {
                     self.snap.jobs[0].spec = self.spec.clone();
                     start_now = true;
                 }
-                SegmentEnding::Runtime | SegmentEnding::Next if self.options.finish_when_done => {
+                StepEnding::Runtime | StepEnding::Next if self.options.finish_when_done => {
                     break;
                 }
                 // `n` on the last point cuts it short: not run to its end.
-                SegmentEnding::Runtime => self.snap.ran_to_end = true,
-                SegmentEnding::Next | SegmentEnding::Stop => {}
-                SegmentEnding::Quit => self.quit = true,
-                SegmentEnding::Interrupt => self.interrupted = true,
-                SegmentEnding::Fault => {}
+                StepEnding::Runtime => self.snap.ran_to_end = true,
+                StepEnding::Next | StepEnding::Stop => {}
+                StepEnding::Quit => self.quit = true,
+                StepEnding::Interrupt => self.interrupted = true,
+                StepEnding::Fault => {}
             }
         }
         self.finish()
@@ -884,7 +884,7 @@ impl Runner {
     }
 
     /// Runs the current step: sets it up, ticks until its workers end, ends it.
-    fn run_segment(&mut self) -> SegmentEnding {
+    fn run_step(&mut self) -> StepEnding {
         let mut run = match self.start_step() {
             Ok(run) => run,
             Err(ending) => return ending,
@@ -895,9 +895,9 @@ impl Runner {
 
     /// Sets the step up: caches dropped, device windows restarted, workers spawned, the
     /// snapshot's views opened. `Err`: nothing ran (interrupted, or the setup failed).
-    fn start_step(&mut self) -> Result<StepRun, SegmentEnding> {
+    fn start_step(&mut self) -> Result<StepRun, StepEnding> {
         self.snap.ran_to_end = false;
-        let index = self.recorder.next_segment();
+        let index = self.recorder.next_step();
         let jobs = self.step_jobs();
         let spec = Arc::new(jobs[0].spec.clone());
         let targets: Vec<usize> = self.step_targets[self.step].clone();
@@ -921,18 +921,18 @@ impl Runner {
             self.trace_window_start(None);
         }
         let interrupt = self.options.interrupt.clone();
-        let seg = match SegmentRun::spawn(&setup, &|| interrupt.load(Ordering::Relaxed)) {
+        let seg = match StepWorkers::spawn(&setup, &|| interrupt.load(Ordering::Relaxed)) {
             Ok(seg) => seg,
             // Nothing ran: no segment to record.
-            Err(SpawnError::Interrupted) => return Err(SegmentEnding::Interrupt),
+            Err(SpawnError::Interrupted) => return Err(StepEnding::Interrupt),
             Err(SpawnError::Failed(message)) => {
                 self.fail_message(format!("setting up the workers failed: {message}"));
-                return Err(SegmentEnding::Fault);
+                return Err(StepEnding::Fault);
             }
         };
         self.note_engine(&seg.setups);
         self.open_views(index, &jobs, &targets, &devices);
-        self.recorder.start_segment();
+        self.recorder.start_step();
         let cpu_measure_start = spec.ramp.is_zero().then_some(cpu_start);
         Ok(StepRun {
             index,
@@ -943,7 +943,7 @@ impl Runner {
             targets,
             devices,
             seg,
-            fold: SegmentFold::default(),
+            fold: StepFold::default(),
             window_closed: false,
             cpu_measure_start,
         })
@@ -998,13 +998,13 @@ impl Runner {
     }
 
     /// What each job's workers get: its spec, file, engine and seed.
-    fn worker_setup(&mut self, index: u32, jobs: &[Job], targets: &[usize]) -> SegmentSetup {
+    fn worker_setup(&mut self, index: u32, jobs: &[Job], targets: &[usize]) -> StepSetup {
         let zbd: Vec<_> = jobs
             .iter()
             .zip(targets)
             .map(|(job, &t)| self.file_zones(job, t))
             .collect();
-        SegmentSetup {
+        StepSetup {
             jobs: jobs
                 .iter()
                 .zip(targets)
@@ -1090,7 +1090,7 @@ impl Runner {
     }
 
     /// Drops the page cache the step's jobs ask to start without. `Err`: the session fails.
-    fn drop_caches(&mut self, jobs: &[Job], targets: &[usize]) -> Result<(), SegmentEnding> {
+    fn drop_caches(&mut self, jobs: &[Job], targets: &[usize]) -> Result<(), StepEnding> {
         // Jobs start from the device (fio's invalidate=1): the fill or an earlier step must
         // not serve their reads from memory. fio drops the cache of a direct job's file too
         // (its `file_invalidate_cache` at open), so direct I/O finds no cached pages there.
@@ -1115,14 +1115,14 @@ impl Runner {
             self.fail_message(format!(
                 "could not drop the page cache ({DROP_CACHES}): {err}; dropping it takes root"
             ));
-            return Err(SegmentEnding::Fault);
+            return Err(StepEnding::Fault);
         }
         Ok(())
     }
 
     /// The snapshot of a step starting: its jobs, disks, trackers and mark on the series.
     fn open_views(&mut self, index: u32, jobs: &[Job], targets: &[usize], devices: &[usize]) {
-        self.snap.segment = index;
+        self.snap.step = index;
         self.snap.total = StepTotal::default();
         self.snap.plan = PlanProgress {
             index: self.step,
@@ -1148,7 +1148,7 @@ impl Runner {
             })
             .collect();
         fold::keep_panels(before, &mut self.snap.disks);
-        self.snap.segments.push(SegmentMark {
+        self.snap.steps.push(StepMark {
             index,
             job: if jobs.len() == 1 {
                 jobs[0].spec.describe()
@@ -1274,7 +1274,7 @@ impl Runner {
                 latency_depth: None,
             })
             .collect();
-        let end = SegmentEnd {
+        let end = StepEnd {
             total: run.seg.total().clone(),
             last_interval: None,
             faults: Vec::new(),
@@ -1287,7 +1287,7 @@ impl Runner {
         let errors = vec![None; run.jobs.len()];
         let job_records = self.job_records(&run.jobs, &run.targets, &end, errors, status);
         let cpu_now = rusage();
-        let running = SegmentOutcome {
+        let running = StepOutcome {
             status,
             job: &run.spec,
             engine: &self.engine.used,
@@ -1339,9 +1339,9 @@ impl Runner {
         let fold = &mut run.fold;
         let mut orders = Vec::new();
         if self.interrupt_raised() {
-            orders.push(fold.end(SegmentEnding::Interrupt));
+            orders.push(fold.end(StepEnding::Interrupt));
         } else if run.seg.stop_requested() {
-            orders.push(fold.end(SegmentEnding::Fault));
+            orders.push(fold.end(StepEnding::Fault));
         }
         let arrived: Vec<Control> = std::iter::from_fn(|| self.next_control()).collect();
         for control in arrived {
@@ -1371,7 +1371,7 @@ impl Runner {
 
     /// The step's workers have ended: its last interval, device windows, warnings, faults,
     /// status and record.
-    fn end_step(&mut self, run: StepRun) -> SegmentEnding {
+    fn end_step(&mut self, run: StepRun) -> StepEnding {
         let StepRun {
             index,
             jobs,
@@ -1463,7 +1463,7 @@ impl Runner {
             device_record.as_ref(),
         ));
         let job_records = self.job_records(&jobs, &targets, &end, job_errors, status);
-        self.recorder.end_segment(SegmentOutcome {
+        self.recorder.end_step(StepOutcome {
             status,
             job: &spec,
             engine: &self.engine.used,
@@ -1496,7 +1496,7 @@ impl Runner {
         &mut self,
         devices: &[usize],
         targets: &[usize],
-        end: &SegmentEnd,
+        end: &StepEnd,
         null_engine: bool,
     ) -> Vec<DeviceRecord> {
         let mut device_records = Vec::with_capacity(devices.len());
@@ -1545,7 +1545,7 @@ impl Runner {
         index: u32,
         jobs: &[Job],
         targets: &[usize],
-        end: &SegmentEnd,
+        end: &StepEnd,
         device_records: &[DeviceRecord],
         null_engine: bool,
     ) {
@@ -1558,7 +1558,7 @@ impl Runner {
                 && job_end.total.trim.bytes > target.working_set_bytes
             {
                 self.warn(RunWarning::TrimsRepeated {
-                    segment: index,
+                    step: index,
                     job: job.name.clone(),
                     trimmed_bytes: job_end.total.trim.bytes,
                     working_set_bytes: target.working_set_bytes,
@@ -1572,7 +1572,7 @@ impl Runner {
                     device: device.name.clone(),
                     app_bytes: device.reconciliation.app_bytes,
                     device_bytes: device.reconciliation.device_bytes,
-                    segment: Some(index),
+                    step: Some(index),
                     point: (!point.is_empty()).then(|| crate::plan::describe(point)),
                 });
             }
@@ -1580,7 +1580,7 @@ impl Runner {
     }
 
     /// A sweep's latency target (`--latency-target`): a step over it ends the plan after it.
-    fn check_latency_target(&mut self, end: &SegmentEnd) {
+    fn check_latency_target(&mut self, end: &StepEnd) {
         let Some(target) = self.options.latency_target else {
             return;
         };
@@ -1606,17 +1606,17 @@ impl Runner {
         &self,
         jobs: &[Job],
         targets: &[usize],
-        end: &SegmentEnd,
+        end: &StepEnd,
         job_errors: Vec<Option<ErrorRecord>>,
         status: RunStatus,
-    ) -> Vec<SegmentJobRecord> {
+    ) -> Vec<StepJobRecord> {
         let explained = self.explain_jobs(jobs, targets, end);
         jobs.iter()
             .zip(targets)
             .zip(&end.jobs)
             .zip(job_errors)
             .enumerate()
-            .map(|(j, (((job, &t), job_end), error))| SegmentJobRecord {
+            .map(|(j, (((job, &t), job_end), error))| StepJobRecord {
                 cpu_wait_ns_per_io: explained[j].0,
                 cpu_wait_incl_pacing: explained[j].0.is_some() && job.spec.paced(),
                 unexplained_ns_per_io: explained[j].1,
@@ -1781,7 +1781,7 @@ impl Runner {
     }
 
     /// An interval closed: each job's trackers, the snapshot, the JSON Lines line.
-    fn add_interval(&mut self, segment: u32, interval: &Interval, devices: &[usize]) {
+    fn add_interval(&mut self, step: u32, interval: &Interval, devices: &[usize]) {
         let interval_ns = crate::record::nanos(self.snap.job().interval);
         self.tracking.interval(interval, interval_ns);
         self.tracking.publish(&mut self.snap.jobs);
@@ -1792,7 +1792,7 @@ impl Runner {
         let at = self.series_base + Duration::from_nanos(interval.end_offset_ns);
         let row = fold::interval(
             &mut self.snap,
-            segment,
+            step,
             interval,
             disk_rows,
             self.series_seq,
@@ -1804,7 +1804,7 @@ impl Runner {
         } else {
             self.snap.jobs.iter().map(|j| j.name.clone()).collect()
         };
-        let (_, written) = self.recorder.interval(segment, interval, row, &names);
+        let (_, written) = self.recorder.interval(step, interval, row, &names);
         if let Err(why) = written {
             self.warn(RunWarning::JsonlStopped { error: why });
         }
@@ -1822,7 +1822,7 @@ impl Runner {
         let disk = record
             .device
             .as_ref()
-            .or_else(|| record.segments.first().and_then(|s| s.devices.first()))
+            .or_else(|| record.steps.first().and_then(|s| s.devices.first()))
             .map(|d| d.disk.as_str());
         crate::record::MachineRecord::gather(crate::monitor::machine::MachineQuery {
             target: Path::new(&record.target.path),

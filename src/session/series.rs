@@ -320,11 +320,11 @@ impl Point {
         };
     }
 
-    fn record(&self, segment: u32) -> IntervalRecord {
+    fn record(&self, step: u32) -> IntervalRecord {
         let mut record = IntervalRecord {
             format: INTERVAL_FORMAT.to_string(),
             format_version: FORMAT_VERSION,
-            segment,
+            step,
             index: self.index,
             t_ns: self.t_ns,
             duration_ns: self.duration_ns,
@@ -517,10 +517,10 @@ impl RecordSeries {
 
     /// The points as records: one interval each, or merged.
     #[must_use]
-    pub fn records(&self, segment: u32) -> Vec<IntervalRecord> {
+    pub fn records(&self, step: u32) -> Vec<IntervalRecord> {
         self.points[..self.len]
             .iter()
-            .map(|p| p.record(segment))
+            .map(|p| p.record(step))
             .collect()
     }
 }
@@ -560,7 +560,7 @@ mod tests {
         let back = series.records(3);
         assert_eq!(back.len(), 1);
         assert_eq!(back[0].read, interval(0).read);
-        assert_eq!(back[0].segment, 3);
+        assert_eq!(back[0].step, 3);
         assert_eq!(back[0].merged, None);
         assert_eq!(series.stride(), 1);
     }

@@ -103,7 +103,7 @@ impl StatsView {
 pub struct SeriesPoint {
     /// Counts every interval of the session (0, 1, 2, ...).
     pub seq: u64,
-    pub segment: u32,
+    pub step: u32,
     /// End of the interval, measured time since the session's first segment started.
     pub at: Duration,
     pub duration: Duration,
@@ -142,7 +142,7 @@ pub struct IntervalLatency {
 
 /// Where a segment starts in the series.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SegmentMark {
+pub struct StepMark {
     pub index: u32,
     /// `randread bs=4k iodepth=32 ...`
     pub job: String,
@@ -277,7 +277,7 @@ pub struct StepResult {
     /// The plan's step (its point is `Snapshot::plan_points[step]`).
     pub step: usize,
     /// The record's segment.
-    pub segment: u32,
+    pub record_step: u32,
     pub status: RunStatus,
     pub read: PointRates,
     pub write: PointRates,
@@ -361,7 +361,7 @@ pub struct Snapshot {
     /// Engine in use; `fallback` says why it differs from the one asked for.
     pub engine: EngineRecord,
     /// Index of the current (or last) segment.
-    pub segment: u32,
+    pub step: u32,
     /// Measured time of the current segment (ramp and pauses excluded).
     pub elapsed: Duration,
     pub remaining: Duration,
@@ -369,7 +369,7 @@ pub struct Snapshot {
     pub total: StepTotal,
     /// The last [`SERIES_POINTS`] intervals of the session: every job of each step together.
     pub series: Arc<VecDeque<SeriesPoint>>,
-    pub segments: Vec<SegmentMark>,
+    pub steps: Vec<StepMark>,
     /// The latency histograms of the intervals of [`Snapshot::series`].
     pub latency_history: Arc<VecDeque<Arc<IntervalLatency>>>,
     /// App I/Os against device I/Os over the last finished segment, when known.
@@ -435,7 +435,7 @@ impl Snapshot {
     /// job waiting.
     #[must_use]
     pub fn step_opened(&self) -> bool {
-        !self.segments.is_empty()
+        !self.steps.is_empty()
     }
 }
 

@@ -186,7 +186,7 @@ pub fn reconcile(device: &str, app: [u64; 3], dev: [u64; 4]) -> ReconciliationRe
             device: device.to_string(),
             app_bytes,
             device_bytes,
-            segment: None,
+            step: None,
             point: None,
         }
         .to_string(),

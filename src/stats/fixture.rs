@@ -10,11 +10,11 @@ use crate::record::{
 use crate::stats::{DirectionStats, fine_bucket_le_ns};
 
 /// Interval `index` of step `segment`: 1 s of the 4 KiB reads in `stats`, nothing else.
-pub fn read_interval(segment: u32, index: u64, stats: &DirectionStats) -> IntervalRecord {
+pub fn read_interval(step: u32, index: u64, stats: &DirectionStats) -> IntervalRecord {
     IntervalRecord {
         format: INTERVAL_FORMAT.to_string(),
         format_version: FORMAT_VERSION,
-        segment,
+        step,
         index,
         t_ns: (index + 1) * 1_000_000_000,
         duration_ns: 1_000_000_000,
@@ -121,7 +121,7 @@ fn vda() -> Value {
             "verdict": "vda served 94% of the run's bytes: part came from the page cache"}})
 }
 
-fn segment(index: u32, jobs: Vec<Value>) -> Value {
+fn step(index: u32, jobs: Vec<Value>) -> Value {
     json!({"index": index, "status": "completed", "job": job_options("randread"),
         "engine": "io_uring", "elapsed_ns": 2_000_000_000u64, "read": idle(), "write": idle(),
         "sync": idle_sync(), "retries": 0,
@@ -129,7 +129,7 @@ fn segment(index: u32, jobs: Vec<Value>) -> Value {
         "series_stride": 1, "series": [], "device": null, "jobs": jobs, "devices": [vda()]})
 }
 
-fn run(segments: Vec<Value>) -> RunRecord {
+fn run(steps: Vec<Value>) -> RunRecord {
     serde_json::from_value(json!({
         "format": "diskdash-bench", "format_version": 5, "diskdash_version": "0.1.0",
         "status": "completed", "error": null,
@@ -142,22 +142,19 @@ fn run(segments: Vec<Value>) -> RunRecord {
         "latency_definition": "...", "elapsed_ns": 2_000_000_000u64,
         "read": idle(), "write": idle(), "sync": idle_sync(), "retries": 0,
         "cpu": {"usr_cpu": 0.0, "sys_cpu": 0.0, "usr_ns": 0, "sys_ns": 0, "ctx": 0},
-        "segments": segments, "warnings": ["vda served 94% of the run's bytes"], "notes": []
+        "segments": steps, "warnings": ["vda served 94% of the run's bytes"], "notes": []
     }))
     .unwrap()
 }
 
 /// One step: jobs `r` and `w` in group 0 on `vda`.
 pub fn record() -> RunRecord {
-    run(vec![segment(0, vec![job_r(0), job_w(0)])])
+    run(vec![step(0, vec![job_r(0), job_w(0)])])
 }
 
 /// Two steps: `r` and `w` (group 0), then `seq` (group 1, `r`'s numbers).
 pub fn two_step_record() -> RunRecord {
     let mut seq = job_r(1);
     seq["name"] = json!("seq");
-    run(vec![
-        segment(0, vec![job_r(0), job_w(0)]),
-        segment(1, vec![seq]),
-    ])
+    run(vec![step(0, vec![job_r(0), job_w(0)]), step(1, vec![seq])])
 }

@@ -329,10 +329,10 @@ fn a_sweeps_counters_add_up_over_its_points() {
     let body = run.scrape();
     drop(run);
     let record = read_json(&dir.path().join(RECORD));
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 2);
-    let first = segments[0]["read"]["total_ios"].as_u64().unwrap();
-    let both: u64 = segments
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    let first = steps[0]["read"]["total_ios"].as_u64().unwrap();
+    let both: u64 = steps
         .iter()
         .map(|s| s["read"]["total_ios"].as_u64().unwrap())
         .sum();

@@ -42,7 +42,7 @@ fn wait_for(
             Instant::now() < deadline,
             "timed out; last state {:?}, segment {}, iodepth {}, warnings {:?}",
             snap.state,
-            snap.segment,
+            snap.step,
             snap.job().iodepth,
             snap.warnings
         );
@@ -92,7 +92,7 @@ fn running_session(dir: &std::path::Path) -> diskdash::session::SessionHandle {
 }
 
 #[test]
-fn controls_end_segments_and_the_record_keeps_each() {
+fn controls_end_steps_and_the_record_keeps_each() {
     let dir = tempfile::tempdir().unwrap();
     let handle = running_session(dir.path());
     let mut rx = handle.snapshots.clone();
@@ -103,17 +103,15 @@ fn controls_end_segments_and_the_record_keeps_each() {
     // A parameter change ends segment 0 and starts segment 1 at once.
     handle.control.send(Control::SetIodepth(4)).unwrap();
     let snap = wait_for(&mut rx, |s| {
-        s.segment == 1 && s.state == SessionState::Running && s.total.interval.is_some()
+        s.step == 1 && s.state == SessionState::Running && s.total.interval.is_some()
     });
     assert_eq!(snap.job().iodepth, 4);
-    assert_eq!(snap.segments.len(), 2);
+    assert_eq!(snap.steps.len(), 2);
     handle
         .control
         .send(Control::SetRw(RwMode::RandWrite))
         .unwrap();
-    wait_for(&mut rx, |s| {
-        s.segment == 2 && s.state == SessionState::Running
-    });
+    wait_for(&mut rx, |s| s.step == 2 && s.state == SessionState::Running);
     // An invalid change is refused with a warning and changes nothing.
     handle.control.send(Control::SetBlockSize(1000)).unwrap();
     wait_for(&mut rx, |s| {
@@ -125,26 +123,24 @@ fn controls_end_segments_and_the_record_keeps_each() {
     wait_for(&mut rx, |s| s.state == SessionState::Idle);
     handle.control.send(Control::SetBlockSize(8192)).unwrap();
     handle.control.send(Control::Start).unwrap();
-    wait_for(&mut rx, |s| {
-        s.segment == 3 && s.state == SessionState::Running
-    });
+    wait_for(&mut rx, |s| s.step == 3 && s.state == SessionState::Running);
     handle.control.send(Control::Quit).unwrap();
     let outcome = handle.wait().unwrap();
     assert_eq!(outcome.status, RunStatus::Stopped, "quit while running");
     let record = read_json(&dir.path().join("r.json"));
     assert_valid_record(&record);
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 4);
-    assert_eq!(segments[0]["job"]["iodepth"], 32);
-    assert_eq!(segments[1]["job"]["iodepth"], 4);
-    assert_eq!(segments[2]["job"]["rw"], "randwrite");
-    assert_eq!(segments[3]["job"]["bs"], 8192);
-    assert_eq!(segments[0]["status"], "completed");
-    assert_eq!(segments[3]["status"], "interrupted");
-    assert!(segments[0]["read"]["total_ios"].as_u64().unwrap() > 0);
-    assert!(segments[2]["write"]["total_ios"].as_u64().unwrap() > 0);
-    assert_eq!(segments[2]["read"]["total_ios"], 0);
-    let total: u64 = segments
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 4);
+    assert_eq!(steps[0]["job"]["iodepth"], 32);
+    assert_eq!(steps[1]["job"]["iodepth"], 4);
+    assert_eq!(steps[2]["job"]["rw"], "randwrite");
+    assert_eq!(steps[3]["job"]["bs"], 8192);
+    assert_eq!(steps[0]["status"], "completed");
+    assert_eq!(steps[3]["status"], "interrupted");
+    assert!(steps[0]["read"]["total_ios"].as_u64().unwrap() > 0);
+    assert!(steps[2]["write"]["total_ios"].as_u64().unwrap() > 0);
+    assert_eq!(steps[2]["read"]["total_ios"], 0);
+    let total: u64 = steps
         .iter()
         .map(|s| s["read"]["total_ios"].as_u64().unwrap())
         .sum();
@@ -157,21 +153,21 @@ fn controls_end_segments_and_the_record_keeps_each() {
 
 /// Asserts the session ended with `status` and wrote a valid record of one segment with that
 /// status that did I/O, and removed the scratch file.
-fn assert_one_segment_recorded(
+fn assert_one_step_recorded(
     dir: &std::path::Path,
     outcome: &diskdash::session::SessionOutcome,
     status: RunStatus,
-    segment_status: &str,
+    step_status: &str,
 ) {
     assert_eq!(outcome.status, status);
     let status = serde_json::to_value(status).unwrap();
     let record = read_json(&dir.join("r.json"));
     assert_valid_record(&record);
     assert_eq!(record["status"], status);
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 1, "{segments:#?}");
-    assert_eq!(segments[0]["status"], segment_status);
-    assert!(segments[0]["read"]["total_ios"].as_u64().unwrap() > 0);
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 1, "{steps:#?}");
+    assert_eq!(steps[0]["status"], step_status);
+    assert!(steps[0]["read"]["total_ios"].as_u64().unwrap() > 0);
     assert!(leftovers(dir, &["r.json"]).is_empty());
 }
 
@@ -184,7 +180,7 @@ fn stop_then_quit_back_to_back_ends_the_session_with_the_record() {
     handle.control.send(Control::Quit).unwrap();
     // Stopped first, so the segment is complete; nothing starts after the stop. The user
     // ended the plan before its end: the run is `stopped`.
-    assert_one_segment_recorded(
+    assert_one_step_recorded(
         dir.path(),
         &wait_ended(handle),
         RunStatus::Stopped,
@@ -193,11 +189,11 @@ fn stop_then_quit_back_to_back_ends_the_session_with_the_record() {
 }
 
 #[test]
-fn quit_during_a_running_segment_ends_the_session_with_the_record() {
+fn quit_during_a_running_step_ends_the_session_with_the_record() {
     let dir = tempfile::tempdir().unwrap();
     let handle = running_session(dir.path());
     handle.control.send(Control::Quit).unwrap();
-    assert_one_segment_recorded(
+    assert_one_step_recorded(
         dir.path(),
         &wait_ended(handle),
         RunStatus::Stopped,
@@ -206,7 +202,7 @@ fn quit_during_a_running_segment_ends_the_session_with_the_record() {
 }
 
 #[test]
-fn changes_while_a_segment_ends_fold_into_the_next_job_and_stop_keeps_them() {
+fn changes_while_a_step_ends_fold_into_the_next_job_and_stop_keeps_them() {
     let dir = tempfile::tempdir().unwrap();
     let handle = running_session(dir.path());
     let mut rx = handle.snapshots.clone();
@@ -215,17 +211,15 @@ fn changes_while_a_segment_ends_fold_into_the_next_job_and_stop_keeps_them() {
     handle.control.send(Control::SetIodepth(8)).unwrap();
     handle.control.send(Control::Stop).unwrap();
     handle.control.send(Control::Start).unwrap();
-    let snap = wait_for(&mut rx, |s| {
-        s.segment == 1 && s.state == SessionState::Running
-    });
+    let snap = wait_for(&mut rx, |s| s.step == 1 && s.state == SessionState::Running);
     assert_eq!(snap.job().iodepth, 8);
     handle.control.send(Control::Quit).unwrap();
     wait_ended(handle);
     let record = read_json(&dir.path().join("r.json"));
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 2);
-    assert_eq!(segments[0]["status"], "completed");
-    assert_eq!(segments[1]["job"]["iodepth"], 8);
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    assert_eq!(steps[0]["status"], "completed");
+    assert_eq!(steps[1]["job"]["iodepth"], 8);
 }
 
 /// Before its first step opens, a session's snapshot holds the plan's first job, waiting, and
@@ -298,13 +292,13 @@ fn a_plan_runs_its_steps_in_order() {
     let outcome = Session::start(plan, options).unwrap().wait().unwrap();
     assert_eq!(outcome.status, RunStatus::Completed);
     let record = record_in(dir.path());
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 2);
-    assert_eq!(segments[0]["job"]["iodepth"], 4);
-    assert_eq!(segments[1]["job"]["iodepth"], 8);
-    for segment in segments {
-        assert_eq!(segment["status"], "completed");
-        assert!(segment["read"]["total_ios"].as_u64().unwrap() > 0);
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    assert_eq!(steps[0]["job"]["iodepth"], 4);
+    assert_eq!(steps[1]["job"]["iodepth"], 8);
+    for step in steps {
+        assert_eq!(step["status"], "completed");
+        assert!(step["read"]["total_ios"].as_u64().unwrap() > 0);
     }
 }
 
@@ -428,8 +422,8 @@ fn a_step_runs_its_jobs_at_once_each_with_its_own_totals() {
     // The size-based job does not hold the step past the time-based one.
     assert!(started.elapsed() < Duration::from_secs(20));
     let record = record_in(dir.path());
-    let segment = &record["segments"][0];
-    let jobs = segment["jobs"].as_array().unwrap();
+    let step = &record["segments"][0];
+    let jobs = step["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 2);
     assert_eq!(jobs[0]["name"], "reader");
     assert_eq!(jobs[1]["name"], "writer");
@@ -441,17 +435,17 @@ fn a_step_runs_its_jobs_at_once_each_with_its_own_totals() {
     assert_eq!(jobs[1]["read"]["total_ios"], 0);
     // The step's totals are the jobs' sums.
     assert_eq!(
-        segment["read"]["total_ios"],
+        step["read"]["total_ios"],
         jobs[0]["read"]["total_ios"].as_u64().unwrap()
     );
-    assert_eq!(segment["write"]["io_bytes"], 4 << 20);
+    assert_eq!(step["write"]["io_bytes"], 4 << 20);
     // The created file stays (fio's way); the scratch file goes.
     assert!(writer.exists());
     assert_eq!(jobs[1]["target"]["scratch_removed"], false);
     assert_eq!(jobs[0]["target"]["kind"], "scratch");
     assert_eq!(jobs[0]["target"]["scratch_removed"], true);
     // One disk, reconciled against both jobs.
-    let devices = segment["devices"].as_array().unwrap();
+    let devices = step["devices"].as_array().unwrap();
     assert_eq!(devices.len(), 1, "{devices:?}");
     let reconciliation = &devices[0]["reconciliation"];
     assert_eq!(

@@ -60,8 +60,8 @@ fn cut(from: &Path, name: &str, dir: &str, by: u64) -> PathBuf {
         let totals = &mut r[dir];
         totals["iops"] = (totals["iops"].as_f64().unwrap() / by as f64).into();
         tenth(&mut totals["bw_bytes"]);
-        for segment in r["segments"].as_array_mut().unwrap() {
-            for job in segment["jobs"].as_array_mut().unwrap() {
+        for step in r["segments"].as_array_mut().unwrap() {
+            for job in step["jobs"].as_array_mut().unwrap() {
                 for entry in job["series"].as_array_mut().unwrap() {
                     if let Some(counts) = entry.get_mut(dir) {
                         tenth(&mut counts["ios"]);
@@ -96,8 +96,8 @@ fn slowed(from: &Path, name: &str, add_ns: u64) -> PathBuf {
             }
         };
         slow(&mut r["read"]["lat_ns"]);
-        for segment in r["segments"].as_array_mut().unwrap() {
-            for interval in segment["series"].as_array_mut().unwrap() {
+        for step in r["segments"].as_array_mut().unwrap() {
+            for interval in step["series"].as_array_mut().unwrap() {
                 slow(&mut interval["read"]["lat_ns"]);
             }
         }

@@ -252,14 +252,14 @@ fn mark_s_table_and_record_say_psync() {
     assert!(q32.ends_with("ran psync at Q1T1"), "{text}");
     let record = record_in(dir.path());
     assert_eq!(record["engine"]["used"], "psync");
-    for segment in record["segments"].as_array().unwrap() {
-        assert_eq!(segment["engine"], "psync", "{segment}");
+    for step in record["segments"].as_array().unwrap() {
+        assert_eq!(step["engine"], "psync", "{step}");
         assert!(
-            segment["job"]["ran_description"]
+            step["job"]["ran_description"]
                 .as_str()
                 .is_some_and(|d| d.contains(" iodepth=1 ") && d.contains(" psync ")),
             "{}",
-            segment["job"]
+            step["job"]
         );
     }
     assert!(

@@ -265,13 +265,13 @@ fn enospc_pressure_runs_whole_scaled_down() {
         verifier["read"]["total_ios"].as_u64().unwrap() > 0,
         "{verifier}"
     );
-    let segment = &record["segments"][0]["jobs"][2];
-    let verify = &segment["verify"];
+    let step = &record["segments"][0]["jobs"][2];
+    let verify = &step["verify"];
     assert_eq!(verify["blocks_failed"], 0, "{verify}");
     // Each write that succeeded was logged and checked once; a failed one was not.
     let good_writes = verifier["write"]["io_bytes"].as_u64().unwrap() / 4096;
     assert_eq!(verify["blocks_checked"], good_writes, "{verify}");
-    let failed_writes = segment["continued"]["write"].as_u64().unwrap();
+    let failed_writes = step["continued"]["write"].as_u64().unwrap();
     assert_eq!(
         verifier["write"]["total_ios"].as_u64().unwrap(),
         good_writes + failed_writes,

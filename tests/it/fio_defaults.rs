@@ -73,7 +73,7 @@ fn psync_with_malloc_buffers_runs_as_fio_and_says_nothing() {
 }
 
 /// `diskdash sweep|mark ARGS --json r.json` in `dir`: each segment's buffer memory.
-fn segments_iomem(dir: &std::path::Path, command: &str, args: &str) -> Vec<String> {
+fn steps_iomem(dir: &std::path::Path, command: &str, args: &str) -> Vec<String> {
     let out = std::process::Command::new(BIN)
         .arg(command)
         .args(opts(args))
@@ -105,22 +105,22 @@ fn sweep_and_mark_default_to_fio_buffers_and_take_iomem() {
         );
     };
     // fio's buffers by default: a sweep's advice and a mark's scores hold for other tools.
-    all(segments_iomem(dir.path(), "sweep", sweep), "malloc");
+    all(steps_iomem(dir.path(), "sweep", sweep), "malloc");
     all(
-        segments_iomem(dir.path(), "sweep", &format!("{sweep} --iomem huge")),
+        steps_iomem(dir.path(), "sweep", &format!("{sweep} --iomem huge")),
         "huge",
     );
     all(
-        segments_iomem(dir.path(), "sweep", &format!("{sweep} --fio-defaults")),
+        steps_iomem(dir.path(), "sweep", &format!("{sweep} --fio-defaults")),
         "malloc",
     );
-    all(segments_iomem(dir.path(), "mark", mark), "malloc");
+    all(steps_iomem(dir.path(), "mark", mark), "malloc");
     all(
-        segments_iomem(dir.path(), "mark", &format!("{mark} --iomem huge")),
+        steps_iomem(dir.path(), "mark", &format!("{mark} --iomem huge")),
         "huge",
     );
     all(
-        segments_iomem(dir.path(), "mark", &format!("{mark} --fio-defaults")),
+        steps_iomem(dir.path(), "mark", &format!("{mark} --fio-defaults")),
         "malloc",
     );
 }

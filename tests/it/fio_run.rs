@@ -72,9 +72,9 @@ fn record(dir: &Path) -> Value {
 
 /// Four jobs, one step, each with its bytes; one device window over the disk they share.
 fn assert_lsm(record: &Value) {
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 1, "one step");
-    let jobs = segments[0]["jobs"].as_array().unwrap();
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 1, "one step");
+    let jobs = steps[0]["jobs"].as_array().unwrap();
     let names: Vec<&str> = jobs.iter().map(|j| j["name"].as_str().unwrap()).collect();
     assert_eq!(names, NAMES);
     for job in jobs {
@@ -95,9 +95,9 @@ fn assert_lsm(record: &Value) {
     // fdatasync=1: one sync per write.
     assert_eq!(jobs[0]["sync"]["total_ios"], 128);
     assert_eq!(jobs[2]["sync"]["total_ios"], 64);
-    let step_read: u64 = segments[0]["read"]["io_bytes"].as_u64().unwrap();
+    let step_read: u64 = steps[0]["read"]["io_bytes"].as_u64().unwrap();
     assert_eq!(step_read, 32 << 20, "the step's totals are its jobs' sums");
-    let devices = segments[0]["devices"].as_array().unwrap();
+    let devices = steps[0]["devices"].as_array().unwrap();
     assert_eq!(devices.len(), 1, "one disk, one window: {devices:?}");
     assert_eq!(
         devices[0]["reconciliation"]["app_write_ios"],
@@ -154,8 +154,8 @@ fn the_job_file_at_256m_runs_within_its_runtime_and_reports_like_fio() {
         "jobs, then group, then disks:\n{text}"
     );
     let record = record(dir.path());
-    let segment = &record["segments"][0];
-    let jobs = segment["jobs"].as_array().unwrap();
+    let step = &record["segments"][0];
+    let jobs = step["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 4);
     for job in jobs {
         assert_eq!(job["status"], "completed", "{}", job["name"]);
@@ -173,7 +173,7 @@ fn the_job_file_at_256m_runs_within_its_runtime_and_reports_like_fio() {
             job["name"]
         );
     }
-    assert_eq!(segment["devices"].as_array().unwrap().len(), 1);
+    assert_eq!(step["devices"].as_array().unwrap().len(), 1);
 }
 
 #[test]
@@ -320,12 +320,12 @@ fn stonewall_runs_steps_one_after_another() {
     );
     assert_success(&out);
     let record = record(dir.path());
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 2);
-    assert_eq!(segments[0]["jobs"][0]["name"], "fill");
-    assert_eq!(segments[1]["jobs"][0]["name"], "read");
-    assert_eq!(segments[1]["jobs"][0]["group"], 1);
-    assert_eq!(segments[1]["jobs"][0]["read"]["io_bytes"], 2 << 20);
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    assert_eq!(steps[0]["jobs"][0]["name"], "fill");
+    assert_eq!(steps[1]["jobs"][0]["name"], "read");
+    assert_eq!(steps[1]["jobs"][0]["group"], 1);
+    assert_eq!(steps[1]["jobs"][0]["read"]["io_bytes"], 2 << 20);
 }
 
 /// A job that fails stops its step; the others drain, and the record says which job and why.

@@ -82,14 +82,14 @@ fn check_windows(engine: &str, extra: &str) -> String {
     assert_success(&out);
     let record = read_json(&dir.path().join("r.json"));
     assert_valid_record(&record);
-    let segment = &record["segments"][0];
-    let jobs = segment["jobs"].as_array().unwrap();
+    let step = &record["segments"][0];
+    let jobs = step["jobs"].as_array().unwrap();
     let names: Vec<&str> = jobs.iter().map(|j| j["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["short400", "short640", "long-read", "long-write"]);
     assert_eq!(ios(&jobs[0]["read"]), 400, "short400 moves its io_size");
     assert_eq!(ios(&jobs[1]["read"]), 640, "short640 moves its io_size");
     let lines = interval_lines(dir.path());
-    let series = segment["series"].as_array().unwrap();
+    let series = step["series"].as_array().unwrap();
     assert_eq!(
         series.len(),
         lines.len(),

@@ -208,8 +208,8 @@ fn a_sweep_compares_io_uring_and_libaio() {
     );
     assert_success(&out);
     let record = read_json(&dir.path().join("s.json"));
-    let segments = record["segments"].as_array().unwrap();
-    let engines: Vec<(&str, &str)> = segments
+    let steps = record["segments"].as_array().unwrap();
+    let engines: Vec<(&str, &str)> = steps
         .iter()
         .map(|s| {
             (
@@ -224,7 +224,7 @@ fn a_sweep_compares_io_uring_and_libaio() {
         "{}",
         stderr(&out)
     );
-    assert!(segments[1]["read"]["total_ios"].as_u64().unwrap() > 0);
+    assert!(steps[1]["read"]["total_ios"].as_u64().unwrap() > 0);
 }
 
 /// More AIO events than /proc/sys/fs/aio-max-nr allows: the run fails in one line naming the

@@ -63,10 +63,10 @@ fn the_default_profile_prints_four_rows_and_records_every_loop() {
     let record = read_json(&dir.path().join("r.json"));
     assert_valid_record(&record);
     assert_eq!(record["status"], "completed");
-    let segments = record["segments"].as_array().unwrap();
+    let steps = record["segments"].as_array().unwrap();
     // 4 tests x (read, write) x 2 loops, reads of every test first (CrystalDiskMark's order).
-    assert_eq!(segments.len(), 16);
-    let rw: Vec<&str> = segments
+    assert_eq!(steps.len(), 16);
+    let rw: Vec<&str> = steps
         .iter()
         .map(|s| s["job"]["rw"].as_str().unwrap())
         .collect();
@@ -91,7 +91,7 @@ fn the_default_profile_prints_four_rows_and_records_every_loop() {
             "randwrite"
         ]
     );
-    let names: Vec<&str> = segments
+    let names: Vec<&str> = steps
         .iter()
         .map(|s| s["jobs"][0]["name"].as_str().unwrap())
         .collect();
@@ -99,20 +99,20 @@ fn the_default_profile_prints_four_rows_and_records_every_loop() {
     assert_eq!(names[15], "RND4K Q1T1 write 2/2");
     // Each step is a point, as a sweep's: the dashboard's results panel and `show` name it.
     assert_eq!(
-        segments[0]["point"],
+        steps[0]["point"],
         serde_json::json!([
             {"option": "measure", "value": "read"},
             {"option": "test", "value": "SEQ1M Q8T1"}
         ])
     );
-    assert_eq!(segments[15]["point"][0]["value"], "write");
-    assert_eq!(segments[15]["point"][1]["value"], "RND4K Q1T1");
-    let seq_q8 = &segments[0]["job"];
+    assert_eq!(steps[15]["point"][0]["value"], "write");
+    assert_eq!(steps[15]["point"][1]["value"], "RND4K Q1T1");
+    let seq_q8 = &steps[0]["job"];
     assert_eq!(
         (seq_q8["bs"].as_u64(), seq_q8["iodepth"].as_u64()),
         (Some(1 << 20), Some(8))
     );
-    assert_eq!(segments[0]["job"]["direct"], true);
+    assert_eq!(steps[0]["job"]["direct"], true);
     // One working set, filled once and removed.
     assert_eq!(record["target"]["kind"], "scratch");
     assert_eq!(record["target"]["scratch_removed"], true);
@@ -121,10 +121,10 @@ fn the_default_profile_prints_four_rows_and_records_every_loop() {
         Some(16 << 20)
     );
     let bytes_per_s = |s: &Value, dir: &str| s[dir]["bw_bytes"].as_u64().unwrap();
-    assert!(segments[..8].iter().all(|s| bytes_per_s(s, "read") > 0));
-    assert!(segments[8..].iter().all(|s| bytes_per_s(s, "write") > 0));
+    assert!(steps[..8].iter().all(|s| bytes_per_s(s, "read") > 0));
+    assert!(steps[8..].iter().all(|s| bytes_per_s(s, "write") > 0));
     // The table's SEQ1M Q8T1 read is the best of its two loops, in decimal MB/s.
-    let best = bytes_per_s(&segments[0], "read").max(bytes_per_s(&segments[1], "read"));
+    let best = bytes_per_s(&steps[0], "read").max(bytes_per_s(&steps[1], "read"));
     let mb_s = format!("{:.2}", best as f64 / 1e6);
     assert!(rows[0].contains(&mb_s), "{mb_s} not in {}", rows[0]);
 }
@@ -264,25 +264,25 @@ fn an_existing_file_with_the_opt_in_is_read_then_written() {
     );
     assert_success(&out);
     let record = read_json(&dir.path().join("r.json"));
-    let segments = record["segments"].as_array().unwrap();
+    let steps = record["segments"].as_array().unwrap();
     assert!(
-        segments
+        steps
             .iter()
             .any(|s| s["read"]["total_ios"].as_u64().unwrap() > 0)
     );
     assert!(
-        segments
+        steps
             .iter()
             .any(|s| s["write"]["total_ios"].as_u64().unwrap() > 0)
     );
-    assert!(segments.iter().all(|s| s["status"] == "completed"));
+    assert!(steps.iter().all(|s| s["status"] == "completed"));
     // The file stays (it was not diskdash's to remove).
     assert!(file.exists());
 }
 
 /// fio's whole KiB/s of a loop's one job in `dir`, over 1000: KDiskMark's MB/s.
-fn kdiskmark_mb_s(segment: &Value, dir: &str) -> f64 {
-    let kib = segment["jobs"][0][dir]["bw"].as_u64().unwrap() as f64;
+fn kdiskmark_mb_s(step: &Value, dir: &str) -> f64 {
+    let kib = step["jobs"][0][dir]["bw"].as_u64().unwrap() as f64;
     kib / 1000.0
 }
 
@@ -339,25 +339,25 @@ fn like_kdiskmark_runs_its_rules_and_says_so_in_the_window_and_the_record() {
             .any(|n| n.starts_with("diskdash mark: rules: kdiskmark (size-based loops")),
         "{notes:?}"
     );
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 12);
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 12);
     // No warm-up; a pause before the first loop of each test but the very first.
-    assert!(segments.iter().all(|s| s["job"]["ramp_ns"] == 0));
-    let delays: Vec<u64> = segments
+    assert!(steps.iter().all(|s| s["job"]["ramp_ns"] == 0));
+    let delays: Vec<u64> = steps
         .iter()
         .map(|s| s["job"]["startdelay_ns"].as_u64().unwrap_or(0) / 1_000_000)
         .collect();
     assert_eq!(delays, [0, 0, 100, 0, 100, 0, 100, 0, 100, 0, 100, 0]);
     // The pause is not measured time: a paused loop's own rates are its job's, as fio's
     // group runtime leaves the start delay out.
-    for s in segments {
+    for s in steps {
         for dir in ["read", "write"] {
             assert_eq!(s[dir]["bw"], s["jobs"][0][dir]["bw"], "{dir}: {s}");
         }
         assert_eq!(s["elapsed_ns"], s["jobs"][0]["elapsed_ns"]);
     }
     // Size-based: each loop moves the 2 MiB working set (or stops at the 300ms cap).
-    for s in segments {
+    for s in steps {
         let moved = s["jobs"][0]["read"]["io_bytes"].as_u64().unwrap()
             + s["jobs"][0]["write"]["io_bytes"].as_u64().unwrap();
         let elapsed = s["jobs"][0]["elapsed_ns"].as_u64().unwrap();
@@ -370,17 +370,17 @@ fn like_kdiskmark_runs_its_rules_and_says_so_in_the_window_and_the_record() {
     let rows = summary["rows"].as_array().unwrap();
     let best = |a: f64, b: f64| a.max(b);
     let seq_read = best(
-        kdiskmark_mb_s(&segments[0], "read"),
-        kdiskmark_mb_s(&segments[1], "read"),
+        kdiskmark_mb_s(&steps[0], "read"),
+        kdiskmark_mb_s(&steps[1], "read"),
     );
     assert!((rows[0]["read"]["mb_s"].as_f64().unwrap() - seq_read).abs() < 1e-9);
     let mix_read = best(
-        kdiskmark_mb_s(&segments[8], "read"),
-        kdiskmark_mb_s(&segments[9], "read"),
+        kdiskmark_mb_s(&steps[8], "read"),
+        kdiskmark_mb_s(&steps[9], "read"),
     );
     let mix_write = best(
-        kdiskmark_mb_s(&segments[8], "write"),
-        kdiskmark_mb_s(&segments[9], "write"),
+        kdiskmark_mb_s(&steps[8], "write"),
+        kdiskmark_mb_s(&steps[9], "write"),
     );
     let mix = rows[0]["mix"]["mb_s"].as_f64().unwrap();
     assert!(

@@ -326,12 +326,12 @@ fn a_sweep_point_cut_short_by_sigint_is_never_the_best() {
     assert!(text.contains("read peaks at 4k: "), "{text}");
     let record = record_in(dir.path());
     assert_eq!(record["status"], "interrupted");
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 2, "{seen:#?}");
-    assert_eq!(segments[1]["status"], "interrupted");
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "{seen:#?}");
+    assert_eq!(steps[1]["status"], "interrupted");
     let bw = |s: &Value| s["read"]["bw_bytes"].as_u64().unwrap();
     // What made the old table call it best: more bandwidth than the completed point.
-    assert!(bw(&segments[1]) > bw(&segments[0]), "{segments:#?}");
+    assert!(bw(&steps[1]) > bw(&steps[0]), "{steps:#?}");
     // No finding names the interrupted point.
     let analysis = record["sweep"]["analysis"].to_string();
     assert!(!analysis.contains("1M"), "{analysis}");

@@ -418,10 +418,10 @@ fn a_series_past_its_cap_keeps_every_io_and_the_stall() {
         }
         eprintln!("attempt {attempt}: the stop read as a starved session; again");
     };
-    let segment = &record["segments"][0];
+    let step = &record["segments"][0];
     let n = |v: &Value| v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"));
-    let series = segment["series"].as_array().unwrap();
-    let stride = n(&segment["series_stride"]);
+    let series = step["series"].as_array().unwrap();
+    let stride = n(&step["series_stride"]);
     assert!(
         series.len() <= CAP && stride >= 8,
         "{} points of {stride}",
@@ -436,12 +436,12 @@ fn a_series_past_its_cap_keeps_every_io_and_the_stall() {
     let ios = |p: &Value| n(&p["read"]["total_ios"]);
     assert_eq!(
         series.iter().map(ios).sum::<u64>(),
-        n(&segment["read"]["total_ios"])
+        n(&step["read"]["total_ios"])
     );
     // The stop is not measured time (the runtime is extended by it) and no "starved" session:
     // the segment says how long it lasted, and so do the thinned series' points it covers.
     // (At least the stop: a loaded machine may stall the process again on its own.)
-    let stalled_ns = n(&segment["stalled_ns"]);
+    let stalled_ns = n(&step["stalled_ns"]);
     assert!(
         stalled_ns >= 1_000_000_000,
         "stalled {stalled_ns} ns: {}",

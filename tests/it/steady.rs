@@ -14,9 +14,9 @@ use crate::support::*;
 const LOOSE: &str = "iops:60%";
 
 fn only_job(record: &Value) -> &Value {
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 1, "one segment");
-    &segments[0]["jobs"][0]
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 1, "one segment");
+    &steps[0]["jobs"][0]
 }
 
 fn secs(ns: &Value) -> f64 {
@@ -30,8 +30,8 @@ fn a_stable_read_attains_steady_state_and_stops_before_its_runtime() {
         "--rw randread --bs 4k -q 4 --size 16M --runtime 30s --ss {LOOSE} --ss-dur 3s --no-tui"
     );
     let (out, record) = bench_ok(dir.path(), &args(dir.path(), &opts));
-    let segment = &record["segments"][0];
-    assert_eq!(segment["stop_reason"], "steady_state", "{segment:#}");
+    let step = &record["segments"][0];
+    assert_eq!(step["stop_reason"], "steady_state", "{step:#}");
     assert_eq!(record["status"], "completed");
     let elapsed = secs(&record["elapsed_ns"]);
     assert!(elapsed < 30.0, "stopped before the runtime: {elapsed}s");
@@ -320,12 +320,12 @@ fn each_sweep_point_runs_until_steady() {
         .unwrap();
     assert_success(&out);
     let record = record_in(dir.path());
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 2);
-    for segment in segments {
-        assert_eq!(segment["stop_reason"], "steady_state", "{segment:#}");
-        assert_eq!(segment["jobs"][0]["steadystate"]["attained"], 1);
-        assert!(secs(&segment["elapsed_ns"]) < 30.0);
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    for step in steps {
+        assert_eq!(step["stop_reason"], "steady_state", "{step:#}");
+        assert_eq!(step["jobs"][0]["steadystate"]["attained"], 1);
+        assert!(secs(&step["elapsed_ns"]) < 30.0);
     }
     assert_eq!(stderr(&out).matches("steady state attained at").count(), 2);
 }
@@ -359,9 +359,9 @@ rw=randwrite
     let out = fio(dir.path(), &["two.fio", "--json", RECORD]);
     assert_success(&out);
     let record = record_in(dir.path());
-    let segment = &record["segments"][0];
-    assert_eq!(segment["stop_reason"], "steady_state");
-    let jobs = segment["jobs"].as_array().unwrap();
+    let step = &record["segments"][0];
+    assert_eq!(step["stop_reason"], "steady_state");
+    let jobs = step["jobs"].as_array().unwrap();
     assert_eq!(jobs[0]["name"], "judged");
     assert_eq!(jobs[0]["steadystate"]["attained"], 1);
     assert!(jobs[0].get("sustained_write").is_none(), "it only reads");

@@ -114,17 +114,17 @@ fn a_matrix_is_one_table_and_its_csv_has_a_row_per_point() {
     );
     let record = read_json(&dir.path().join("r.json"));
     assert_valid_record(&record);
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 4);
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 4);
     assert_eq!(
-        segments[1]["point"],
+        steps[1]["point"],
         serde_json::json!([
             {"option": "rw", "value": "randread"},
             {"option": "bs", "value": "64k", "number": 65536}
         ])
     );
-    assert_eq!(segments[3]["job"]["rw"], "randwrite");
-    assert_eq!(segments[3]["job"]["bs"], 65536);
+    assert_eq!(steps[3]["job"]["rw"], "randwrite");
+    assert_eq!(steps[3]["job"]["bs"], 65536);
     // --jsonl: the intervals, and a line per point as it finishes.
     let lines = json_lines(&std::fs::read_to_string(dir.path().join("j.jsonl")).unwrap());
     let points: Vec<&serde_json::Value> = lines
@@ -146,10 +146,10 @@ fn a_matrix_is_one_table_and_its_csv_has_a_row_per_point() {
         std::panic::catch_unwind(|| assert_valid_sweep_point(&broken)).is_err(),
         "a point line with an empty point passed the schema"
     );
-    assert_eq!(points[3]["point"], segments[3]["point"]);
+    assert_eq!(points[3]["point"], steps[3]["point"]);
     assert_eq!(
         points[3]["write"]["total_ios"],
-        segments[3]["write"]["total_ios"]
+        steps[3]["write"]["total_ios"]
     );
 }
 
@@ -471,15 +471,15 @@ fn the_memory_baseline_runs_each_point_again_on_dev_shm() {
         table.contains(&format!("advice: use {run} for write-heavy, ")),
         "{table}"
     );
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 8);
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 8);
     assert_eq!(
-        segments[4]["point"][2],
+        steps[4]["point"][2],
         serde_json::json!({"option": "baseline", "value": "memory"})
     );
-    assert_eq!(segments[4]["jobs"][0]["job"]["direct"], false);
+    assert_eq!(steps[4]["jobs"][0]["job"]["direct"], false);
     assert!(
-        segments[4]["jobs"][0]["target"]["path"]
+        steps[4]["jobs"][0]["target"]["path"]
             .as_str()
             .unwrap()
             .starts_with("/dev/shm/")
@@ -753,15 +753,15 @@ fn a_baseline_tmpfs_too_small_for_the_working_set_says_how_big_it_must_be() {
     assert_success(&out);
     let record = read_json(&dir.path().join("r.json"));
     assert_valid_record(&record);
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 4);
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 4);
     assert!(
-        segments[3]["jobs"][0]["target"]["path"]
+        steps[3]["jobs"][0]["target"]["path"]
             .as_str()
             .unwrap()
             .starts_with(&format!("{shm_arg}/")),
         "{}",
-        segments[3]
+        steps[3]
     );
     // The scratch file is gone: the tmpfs unmounts clean.
     assert_eq!(std::fs::read_dir(&shm).unwrap().count(), 0);
@@ -974,8 +974,8 @@ fn a_batching_value_above_a_shallow_points_depth_is_capped_there_and_said() {
     assert_stderr_has(&out, &format!("note: point iodepth=2: {note}\n"));
     let record = read_json(&dir.path().join("r.json"));
     assert_valid_record(&record);
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 2);
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
     let used = |seg: &serde_json::Value| {
         let job = &seg["job"];
         (
@@ -984,10 +984,10 @@ fn a_batching_value_above_a_shallow_points_depth_is_capped_there_and_said() {
             job["iodepth_batch_complete_min"].as_u64().unwrap(),
         )
     };
-    assert_eq!(used(&segments[0]), (2, 2, 2));
-    assert_eq!(segments[0]["notes"], serde_json::json!([note]));
-    assert_eq!(used(&segments[1]), (8, 4, 4));
-    assert!(segments[1].get("notes").is_none(), "{}", segments[1]);
+    assert_eq!(used(&steps[0]), (2, 2, 2));
+    assert_eq!(steps[0]["notes"], serde_json::json!([note]));
+    assert_eq!(used(&steps[1]), (8, 4, 4));
+    assert!(steps[1].get("notes").is_none(), "{}", steps[1]);
     // The table's rows say it too: the capped point's in one line, the other's not at all.
     let table: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     let rows = table["rows"].as_array().unwrap();
@@ -1201,15 +1201,15 @@ fn sync_modes_are_swept_and_the_foot_says_whether_write_latency_includes_the_syn
     );
     let record = read_json(&dir.path().join("r.json"));
     assert_valid_record(&record);
-    let segments = record["segments"].as_array().unwrap();
+    let steps = record["segments"].as_array().unwrap();
     assert_eq!(
-        segments[1]["point"],
+        steps[1]["point"],
         serde_json::json!([{"option": "sync", "value": "dsync"}])
     );
-    assert_eq!(segments[1]["job"]["sync"], "dsync");
-    assert_eq!(segments[0]["job"]["sync"], serde_json::Value::Null);
+    assert_eq!(steps[1]["job"]["sync"], "dsync");
+    assert_eq!(steps[0]["job"]["sync"], serde_json::Value::Null);
     // An option set once applies to every point.
-    for seg in segments {
+    for seg in steps {
         assert_eq!(seg["job"]["fsync"], 1, "{seg}");
         assert!(seg["job"]["rate"].is_object(), "{seg}");
     }
@@ -1458,13 +1458,13 @@ fn a_4_io_point_is_short_and_never_the_best() {
     assert_eq!(table["best_read"], 0, "{table}");
     let record = read_json(&dir.path().join("r.json"));
     assert_valid_record(&record);
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments[1]["trust"]["marks"], serde_json::json!(["short"]));
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps[1]["trust"]["marks"], serde_json::json!(["short"]));
     assert_eq!(record["trust"]["marks"], serde_json::json!(["short"]));
     assert_eq!(record["trust_limits"]["min_ios"], 1000);
     // The swept value stays as written, its number beside it.
     assert_eq!(
-        segments[1]["point"][0],
+        steps[1]["point"][0],
         serde_json::json!({"option": "bs", "value": "1M", "number": 1_048_576})
     );
     let analysis = record["sweep"]["analysis"].as_array().unwrap();

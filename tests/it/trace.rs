@@ -304,11 +304,11 @@ fn a_top_level_trace_before_a_subcommand_is_a_usage_error_naming_the_fix() {
 
 /// Each segment's traced disk against diskstats over the same window: the requests traced are
 /// the I/Os the disk completed, within 1% (or 3, for a short segment's few).
-fn assert_segments_agree_with_diskstats(record: &Value) {
-    let segments = record["segments"].as_array().unwrap();
-    assert!(!segments.is_empty(), "{record}");
-    for segment in segments {
-        let device = &segment["devices"][0];
+fn assert_steps_agree_with_diskstats(record: &Value) {
+    let steps = record["segments"].as_array().unwrap();
+    assert!(!steps.is_empty(), "{record}");
+    for step in steps {
+        let device = &step["devices"][0];
         let trace = &device["block_trace"];
         assert_eq!(trace["scope"], "request", "{trace}");
         assert_eq!(trace["lost_events"], 0, "{trace}");
@@ -316,11 +316,11 @@ fn assert_segments_agree_with_diskstats(record: &Value) {
         let rec = &device["reconciliation"];
         let completed =
             rec["device_read_ios"].as_f64().unwrap() + rec["device_write_ios"].as_f64().unwrap();
-        assert!(completed > 0.0, "{segment}");
+        assert!(completed > 0.0, "{step}");
         assert!(
             (requests - completed).abs() <= (completed * 0.01).max(3.0),
             "point {}: traced {requests} requests, diskstats completed {completed}",
-            segment["point"]
+            step["point"]
         );
     }
 }
@@ -344,7 +344,7 @@ fn sweep_trace_gives_each_point_the_block_trace_of_its_window() {
     assert_success(&out);
     let record = read_json(&dir.path().join("r.json"));
     assert_eq!(record["segments"].as_array().unwrap().len(), 2);
-    assert_segments_agree_with_diskstats(&record);
+    assert_steps_agree_with_diskstats(&record);
 }
 
 /// A paced traced run (`--rate-iops`): the workers' CPU wait includes their wake-ups after
@@ -406,18 +406,18 @@ fn mark_trace_gives_each_step_the_block_trace_of_its_window() {
     assert!(!stderr(&out).contains("--trace:"), "{}", stderr(&out));
     let record = read_json(&dir.path().join("r.json"));
     assert_valid_record(&record);
-    let segments = record["segments"].as_array().unwrap();
-    assert_eq!(segments.len(), 2, "one step per loop");
-    assert_segments_agree_with_diskstats(&record);
-    for segment in segments {
-        let trace = &segment["devices"][0]["block_trace"];
+    let steps = record["segments"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "one step per loop");
+    assert_steps_agree_with_diskstats(&record);
+    for step in steps {
+        let trace = &step["devices"][0]["block_trace"];
         let read = &trace["read"];
         assert!(read["requests"].as_u64().unwrap() > 0, "{trace}");
-        let app = segment["read"]["lat_ns"]["mean"].as_f64().unwrap();
+        let app = step["read"]["lat_ns"]["mean"].as_f64().unwrap();
         let device = mean_of(read, "device");
         assert!(app >= device, "app mean {app} ns, device mean {device} ns");
         assert_eq!(trace["by_process"][0]["comm"], "diskdash", "{trace}");
-        let job = &segment["jobs"][0];
+        let job = &step["jobs"][0];
         assert!(job["cpu_wait_ns_per_io"].as_f64().unwrap() >= 0.0, "{job}");
         assert!(
             job.get("cpu_wait_incl_pacing").is_none(),

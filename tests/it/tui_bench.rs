@@ -25,7 +25,7 @@ fn read_iops(screen: &str) -> Option<f64> {
 
 #[test]
 #[ignore = "needs tmux"]
-fn bench_dashboard_runs_changes_iodepth_and_quits_with_both_segments_recorded() {
+fn bench_dashboard_runs_changes_iodepth_and_quits_with_both_steps_recorded() {
     tmux::require();
     let args = [
         "bench",
@@ -79,11 +79,11 @@ fn bench_dashboard_runs_changes_iodepth_and_quits_with_both_segments_recorded() 
     let record = crate::support::read_json(&t.path("run.json"));
     // `q` before the runtime's end: the run is `stopped`, every segment kept.
     assert_eq!(record["status"], "stopped", "{record:#}");
-    let segments = record["segments"].as_array().expect("segments");
-    assert_eq!(segments.len(), 2, "{record:#}");
-    assert_eq!(segments[0]["job"]["iodepth"], 8);
-    assert_eq!(segments[1]["job"]["iodepth"], 16);
-    for s in segments {
+    let steps = record["segments"].as_array().expect("segments");
+    assert_eq!(steps.len(), 2, "{record:#}");
+    assert_eq!(steps[0]["job"]["iodepth"], 8);
+    assert_eq!(steps[1]["job"]["iodepth"], 16);
+    for s in steps {
         assert!(s["read"]["total_ios"].as_u64().unwrap_or(0) > 0, "{s:#}");
     }
     // Only what the test put there is left: no scratch file.
@@ -205,9 +205,9 @@ fn steady_state_shows_its_window_and_stops_the_run_when_attained() {
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
     t.assert_restored();
     let record = crate::support::read_json(&t.path("run.json"));
-    let segment = &record["segments"][0];
-    assert_eq!(segment["stop_reason"], "steady_state", "{record:#}");
-    assert_eq!(segment["jobs"][0]["steadystate"]["attained"], 1);
+    let step = &record["segments"][0];
+    assert_eq!(step["stop_reason"], "steady_state", "{record:#}");
+    assert_eq!(step["jobs"][0]["steadystate"]["attained"], 1);
     assert!(record["elapsed_ns"].as_u64().unwrap() < 60_000_000_000);
 }
 

@@ -87,7 +87,7 @@ fn traced_run(
 
 #[test]
 #[ignore = "needs root, tmux and tracefs"]
-fn a_traced_bench_takes_the_mean_apart_live_and_keeps_the_segments_record() {
+fn a_traced_bench_takes_the_mean_apart_live_and_keeps_the_steps_record() {
     crate::support::require_root();
     tmux::require();
     let _turn = crate::trace::tracefs_turn();

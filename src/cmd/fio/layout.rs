@@ -182,7 +182,7 @@ fn laid_out_record(
             "kind": "file", "working_set_bytes": job.spec.size_bytes, "dio_align_bytes": 0,
             "preconditioned": true, "scratch_removed": false, "notes": []})
     };
-    let segment_jobs: Vec<serde_json::Value> = jobs
+    let step_jobs: Vec<serde_json::Value> = jobs
         .iter()
         .map(|job| {
             json!({"name": job.name, "group": job.group, "job": JobRecord::from(&job.spec),
@@ -192,10 +192,10 @@ fn laid_out_record(
         })
         .collect();
     let first_job = JobRecord::from(&first.spec);
-    let segment = json!({"index": 0, "status": "completed", "job": first_job,
+    let step = json!({"index": 0, "status": "completed", "job": first_job,
         "engine": first.spec.ioengine.as_str(), "elapsed_ns": 0, "read": idle, "write": idle,
         "sync": sync, "retries": 0, "cpu": cpu, "series_stride": 1, "series": [],
-        "device": null, "jobs": segment_jobs, "devices": []});
+        "device": null, "jobs": step_jobs, "devices": []});
     let record = json!({"format": crate::record::FORMAT,
         "format_version": crate::record::FORMAT_VERSION,
         "diskdash_version": env!("CARGO_PKG_VERSION"), "status": "completed", "error": null,
@@ -205,6 +205,6 @@ fn laid_out_record(
         "job": first_job, "engine": EngineRecord::default(), "target": target(first),
         "device": null, "latency_definition": crate::record::LATENCY_DEFINITION,
         "elapsed_ns": 0, "read": idle, "write": idle, "sync": sync, "retries": 0, "cpu": cpu,
-        "segments": [segment], "warnings": [], "notes": notes});
+        "segments": [step], "warnings": [], "notes": notes});
     serde_json::from_value(record).context("the record of a layout")
 }

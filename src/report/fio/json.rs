@@ -413,7 +413,7 @@ pub(super) fn document(record: &RunRecord, opts: &FioReport<'_>) -> FioJson {
             latency: LATENCY_NOTE,
             disk_util: DISK_UTIL_NOTE,
             settings: if record
-                .segments
+                .steps
                 .iter()
                 .flat_map(|s| &s.jobs)
                 .any(|job| job.io_depths.is_none())
@@ -423,11 +423,11 @@ pub(super) fn document(record: &RunRecord, opts: &FioReport<'_>) -> FioJson {
                 SETTINGS_NOTE.to_string()
             },
             reconciliation: record
-                .segments
+                .steps
                 .iter()
-                .flat_map(|segment| {
-                    segment.devices.iter().map(|device| DiskReconciliationJson {
-                        step: segment.index,
+                .flat_map(|step| {
+                    step.devices.iter().map(|device| DiskReconciliationJson {
+                        step: step.index,
                         disk: device.name.clone(),
                         reconciliation: device.reconciliation.clone(),
                     })
@@ -622,16 +622,16 @@ fn block_series<'r>(record: &'r RunRecord, block: &Block<'_>) -> Option<&'r [Int
         return None;
     }
     let first = block.jobs.first()?;
-    let segment = record
-        .segments
+    let step = record
+        .steps
         .iter()
         .find(|s| s.jobs.iter().any(|job| std::ptr::eq(job, *first)))?;
-    let all_in = segment.jobs.len() == block.jobs.len()
+    let all_in = step.jobs.len() == block.jobs.len()
         && block
             .jobs
             .iter()
-            .all(|b| segment.jobs.iter().any(|job| std::ptr::eq(job, *b)));
-    all_in.then_some(segment.series.as_slice())
+            .all(|b| step.jobs.iter().any(|job| std::ptr::eq(job, *b)));
+    all_in.then_some(step.series.as_slice())
 }
 
 /// fio's bw and iops statistics from per-interval samples. fio averages bandwidth over
@@ -862,7 +862,7 @@ mod tests {
             stats.record_split(3_000, 47_000);
         }
         let mut record = record();
-        record.segments[0].jobs[0].read =
+        record.steps[0].jobs[0].read =
             crate::record::DirectionRecord::from_stats(&stats, 1_000_000_000)
                 .with_histogram(&stats);
         record
@@ -986,7 +986,7 @@ mod tests {
             interval.read.total_ios = (mib << 20) / 4096;
             series.push(interval);
         }
-        record.segments[1].series = series;
+        record.steps[1].series = series;
         record
     }
 
@@ -1082,7 +1082,7 @@ mod tests {
     #[test]
     fn the_depth_tables_and_page_faults_are_what_the_workers_counted() {
         let mut record = record();
-        for (job, depths) in record.segments[0].jobs.iter_mut().zip([
+        for (job, depths) in record.steps[0].jobs.iter_mut().zip([
             // r: at depth 4 to 7 a fifth of the time; submits of 1 and of 5 to 8.
             (
                 [0, 0, 200, 800, 0, 0, 0],

@@ -572,7 +572,7 @@ mod tests {
     #[test]
     fn the_header_and_tables_show_what_the_workers_counted() {
         let mut record = record();
-        let r = &mut record.segments[0].jobs[0];
+        let r = &mut record.steps[0].jobs[0];
         r.pid = Some(4242);
         (r.cpu.majf, r.cpu.minf) = (2, 310);
         // Depth 8, ramping up through 1 to 7 once; one I/O per submit, 1 to 4 per reap.

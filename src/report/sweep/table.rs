@@ -36,7 +36,7 @@ pub fn latency_target(record: &RunRecord, target: crate::session::LatencyTarget)
             samples.push((point, at));
         }
     };
-    for seg in &record.segments {
+    for seg in &record.steps {
         if current.as_ref().is_some_and(|(p, _, _)| *p != seg.point) {
             flush(current.take(), &mut samples);
         }
@@ -677,7 +677,7 @@ mod tests {
     use super::*;
     use crate::analysis::points::ran_as;
     use crate::record::PointValue;
-    use crate::record::SegmentRecord;
+    use crate::record::StepRecord;
     use crate::stats::fixture;
 
     /// The sentences of `findings`, in order.
@@ -1005,8 +1005,8 @@ mod tests {
     }
 
     /// A sweep's segments: io_uring asked at `depths`, run on `engine`.
-    fn segments_on(engine: &str, depths: &[u32]) -> Vec<SegmentRecord> {
-        let base = crate::stats::fixture::record().segments[0].clone();
+    fn steps_on(engine: &str, depths: &[u32]) -> Vec<StepRecord> {
+        let base = crate::stats::fixture::record().steps[0].clone();
         depths
             .iter()
             .map(|&depth| {
@@ -1021,8 +1021,8 @@ mod tests {
 
     #[test]
     fn a_point_that_fell_back_says_why_in_its_row_and_is_never_the_best() {
-        let segments = segments_on("psync", &[1, 32]);
-        let at_1 = ran_as(&[&segments[0]]);
+        let steps = steps_on("psync", &[1, 32]);
+        let at_1 = ran_as(&[&steps[0]]);
         assert_eq!(
             at_1,
             (
@@ -1032,16 +1032,13 @@ mod tests {
                 true
             )
         );
-        let at_32 = ran_as(&[&segments[1]]);
+        let at_32 = ran_as(&[&steps[1]]);
         assert_eq!(
             at_32.2.as_deref(),
             Some("fell back to psync (io_uring unavailable), ran at iodepth 1")
         );
-        let segments = segments_on("io_uring", &[32]);
-        assert_eq!(
-            ran_as(&[&segments[0]]),
-            ("io_uring".into(), 32, None, false)
-        );
+        let steps = steps_on("io_uring", &[32]);
+        assert_eq!(ran_as(&[&steps[0]]), ("io_uring".into(), 32, None, false));
 
         let mut rows = rows();
         for (row, (depth, ran)) in rows.iter_mut().zip([("1", at_1), ("32", at_32)]) {
@@ -1314,8 +1311,8 @@ mod tests {
     /// A record of one point per `(bs, %util)` and loop, read at `mb` MB/s.
     fn record(points: &[(&str, &[(f64, f64)])]) -> RunRecord {
         let mut record = fixture::record();
-        let template = record.segments[0].clone();
-        record.segments.clear();
+        let template = record.steps[0].clone();
+        record.steps.clear();
         for (bs, runs) in points {
             for &(mb, util) in *runs {
                 let mut seg = template.clone();
@@ -1325,7 +1322,7 @@ mod tests {
                 let mut device = seg.devices[0].clone();
                 device.iostat.util_pct = util;
                 seg.device = Some(device);
-                record.segments.push(seg);
+                record.steps.push(seg);
             }
         }
         record
@@ -1353,7 +1350,7 @@ mod tests {
             ("4k", &[(100.0, 50.0)]),
             ("64k", &[(200.0, 60.0), (300.0, 70.0)]),
         ]);
-        let seg = &mut record.segments[0];
+        let seg = &mut record.steps[0];
         seg.read.io_bytes = 1 << 20;
         seg.elapsed_ns = 500_000_000;
         seg.sync.total_ios = 10;
@@ -1363,7 +1360,7 @@ mod tests {
         let reconciliation = &mut seg.device.as_mut().unwrap().reconciliation;
         reconciliation.app_bytes = 1000;
         reconciliation.device_bytes = 100;
-        for (seg, mib) in record.segments[1..].iter_mut().zip([2u64, 4]) {
+        for (seg, mib) in record.steps[1..].iter_mut().zip([2u64, 4]) {
             seg.read.io_bytes = mib << 20;
             seg.elapsed_ns = mib * 500_000_000;
         }
@@ -1388,7 +1385,7 @@ mod tests {
         let r = &super::rows(&record, Pick::Best)[1];
         assert_eq!((r.bytes, r.elapsed_ns), (4 << 20, 2_000_000_000));
         // The null engine sends the device nothing: never the page cache.
-        record.segments[0].engine = "null".into();
+        record.steps[0].engine = "null".into();
         assert!(!super::rows(&record, Pick::Best)[0].page_cache);
     }
 

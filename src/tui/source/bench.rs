@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
 use crate::bench::options::{MAX_BLOCK_SIZE_BYTES, MAX_IODEPTH, MAX_NUMJOBS};
-use crate::session::{Control, SegmentMark, SessionHandle, SessionState, Snapshot};
+use crate::session::{Control, SessionHandle, SessionState, Snapshot, StepMark};
 use crate::tui::app::{App, Intent};
 use crate::tui::event::Source;
 use crate::tui::source::monitor::MonitorSource;
@@ -81,7 +81,7 @@ impl BenchSource {
     /// The session waits idle until told to start; start the first segment once it is ready
     /// (controls sent while it prepares the working set are not kept).
     fn auto_start(&mut self) {
-        if !self.started && self.snap.state == SessionState::Idle && self.snap.segments.is_empty() {
+        if !self.started && self.snap.state == SessionState::Idle && self.snap.steps.is_empty() {
             self.started = self.control.send(Control::Start).is_ok();
         }
     }
@@ -99,7 +99,7 @@ impl BenchSource {
 
 /// What the device panel's numbers of the target's disk cover: the session's last interval,
 /// live while the segment runs, frozen once it is paused, stopped or over.
-fn device_window(state: &SessionState, segment: usize, last: Option<Duration>) -> DeviceWindow {
+fn device_window(state: &SessionState, step: usize, last: Option<Duration>) -> DeviceWindow {
     let interval = last.unwrap_or(DISKS_INTERVAL);
     let why = match state {
         SessionState::Paused => Frozen::Paused,
@@ -109,8 +109,8 @@ fn device_window(state: &SessionState, segment: usize, last: Option<Duration>) -
             return DeviceWindow::Now { interval };
         }
     };
-    DeviceWindow::SegmentEnd {
-        segment,
+    DeviceWindow::StepEnd {
+        step,
         interval,
         why,
     }
@@ -120,16 +120,12 @@ fn device_window(state: &SessionState, segment: usize, last: Option<Duration>) -
 /// last one): the last finished one, with its measured length, e.g. `seg 1 (30s)`.
 fn reconciliation_of(
     state: &SessionState,
-    segment: usize,
+    step: usize,
     elapsed: Duration,
-    marks: &[SegmentMark],
+    marks: &[StepMark],
 ) -> Option<String> {
     let finished = matches!(state, SessionState::Idle | SessionState::Finished(_));
-    let of = if finished {
-        segment
-    } else {
-        segment.checked_sub(1)?
-    };
+    let of = if finished { step } else { step.checked_sub(1)? };
     if of == 0 {
         return None;
     }
@@ -139,7 +135,7 @@ fn reconciliation_of(
             .find(|m| usize::try_from(m.index).is_ok_and(|i| i + 1 == seg))
             .map(|m| m.at)
     };
-    let length = if of == segment {
+    let length = if of == step {
         Some(elapsed)
     } else {
         start(of + 1)
@@ -228,9 +224,9 @@ impl BenchSource {
                 warnings.push(Warning::new(WarningKind::Note, note.clone()));
             }
         }
-        let segment = usize::try_from(snap.segment).unwrap_or(0) + 1;
+        let record_step = usize::try_from(snap.step).unwrap_or(0) + 1;
         let reconciliation_of =
-            reconciliation_of(&snap.state, segment, snap.elapsed, &snap.segments);
+            reconciliation_of(&snap.state, record_step, snap.elapsed, &snap.steps);
         // Another disk picked in the table: the device and queue panels follow it with its live
         // rates; the reconciliation stays, as it is of the target's disk, and says so.
         let target_disk = disk.as_deref().map(whole_disk);
@@ -264,7 +260,11 @@ impl BenchSource {
             let mut device = DeviceView {
                 name: disk.clone().unwrap_or_else(|| "-".into()),
                 now: last_row.map(from_monitor::device_rates).unwrap_or_default(),
-                window: device_window(&snap.state, segment, snap.series.back().map(|p| p.duration)),
+                window: device_window(
+                    &snap.state,
+                    record_step,
+                    snap.series.back().map(|p| p.duration),
+                ),
                 history: first_disk
                     .map(|d| d.history.iter().map(from_monitor::device_rates).collect())
                     .unwrap_or_default(),
@@ -318,9 +318,9 @@ impl BenchSource {
                 state: Some(snap_view::run_state(snap)),
                 elapsed: snap.elapsed,
                 remaining: (running && size_based.is_none()).then_some(snap.remaining),
-                segment: Some((
-                    usize::try_from(snap.segment).unwrap_or(0) + 1,
-                    snap.segments.len().max(1),
+                record_step: Some((
+                    usize::try_from(snap.step).unwrap_or(0) + 1,
+                    snap.steps.len().max(1),
                 )),
                 // The disks table's sampling interval.
                 interval: Some(DISKS_INTERVAL),
@@ -520,8 +520,8 @@ mod tests {
     use super::*;
     use crate::record::RunStatus;
 
-    fn mark(index: u32, at_s: u64) -> SegmentMark {
-        SegmentMark {
+    fn mark(index: u32, at_s: u64) -> StepMark {
+        StepMark {
             index,
             job: "randread".into(),
             at: Duration::from_secs(at_s),
@@ -824,7 +824,7 @@ mod tests {
     fn a_sweep_is_over_only_when_its_plan_is() {
         let mut starting = crate::tui::ui::sample::sweep::snapshot();
         starting.state = SessionState::Idle;
-        starting.segments.clear();
+        starting.steps.clear();
         let mut stopped = crate::tui::ui::sample::sweep::snapshot();
         stopped.state = SessionState::Idle;
         for size in SIZES {
@@ -943,8 +943,8 @@ mod tests {
             }
         );
         // Frozen: the segment's last interval stays, labelled as such.
-        let frozen_window = DeviceWindow::SegmentEnd {
-            segment: 2,
+        let frozen_window = DeviceWindow::StepEnd {
+            step: 2,
             interval: Duration::from_millis(400),
             why: Frozen::Ended,
         };
@@ -988,8 +988,8 @@ mod tests {
         ] {
             assert_eq!(
                 device_window(&state, 2, Some(Duration::from_millis(400))),
-                DeviceWindow::SegmentEnd {
-                    segment: 2,
+                DeviceWindow::StepEnd {
+                    step: 2,
                     interval: Duration::from_millis(400),
                     why
                 }
@@ -998,7 +998,7 @@ mod tests {
     }
 
     #[test]
-    fn the_reconciliation_names_the_finished_segment_it_covers() {
+    fn the_reconciliation_names_the_finished_step_it_covers() {
         let marks = [mark(0, 0), mark(1, 30)];
         let elapsed = Duration::from_secs(12);
         // Segment 2 runs: the reconciliation is segment 1's, 30 s long.

@@ -325,7 +325,7 @@ pub fn disk_panels(
                 .iter()
                 .map(|(t, r)| from_monitor::rate_point(*t, r))
                 .collect(),
-            segments: Vec::new(),
+            steps: Vec::new(),
             headline: None,
         },
     }

@@ -24,7 +24,7 @@ impl Source for ShowSource {
     }
 
     fn view(&mut self, app: &mut App) -> View {
-        let names = self.record.segments.last().map(|s| &s.jobs);
+        let names = self.record.steps.last().map(|s| &s.jobs);
         app.set_jobs(names.into_iter().flatten().map(|j| j.name.as_str()));
         from_record::view_of_job(&self.record, app.ui.clone(), app.job.as_deref())
     }

@@ -444,17 +444,17 @@ pub fn window_label(window: DeviceWindow, header: &Header) -> Option<String> {
                 .filter(|&w| header.interval.is_some_and(|i| fmt::stalled(i, w)));
             Some(format!("now, {}", fmt::last_window(interval, real)))
         }
-        DeviceWindow::SegmentEnd {
-            segment,
+        DeviceWindow::StepEnd {
+            step,
             interval,
             why,
         } => Some(format!(
-            "last {} of seg {segment}, {}",
+            "last {} of seg {step}, {}",
             fmt::interval(interval),
             why.label()
         )),
-        DeviceWindow::SegmentAverage { segment, elapsed } => {
-            Some(format!("seg {segment} avg over {}", fmt::duration(elapsed)))
+        DeviceWindow::StepAverage { step, elapsed } => {
+            Some(format!("seg {step} avg over {}", fmt::duration(elapsed)))
         }
     }
 }

@@ -31,7 +31,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     }
     if let Some((step, of)) = h.step {
         right.push_str(&format!(" step {step}/{of}"));
-    } else if let Some((seg, of)) = h.segment {
+    } else if let Some((seg, of)) = h.record_step {
         right.push_str(&format!(" seg {seg}/{of}"));
     }
     right.push(' ');

@@ -12,8 +12,8 @@ use crate::tui::view::verify::VerifyLine;
 use crate::tui::view::{
     DeviceRates, DeviceView, DeviceWindow, Direction, DiskRow, DiskTableView, Frozen, Header,
     HeatColumn, HeatmapView, LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode,
-    Percentiles, QueueView, RatePoint, Reconciliation, RunState, SegmentMark, SortKey,
-    ThroughputView, UiState, View, Warning, WarningKind,
+    Percentiles, QueueView, RatePoint, Reconciliation, RunState, SortKey, StepMark, ThroughputView,
+    UiState, View, Warning, WarningKind,
 };
 
 fn wobble(i: usize) -> f64 {
@@ -194,14 +194,14 @@ pub fn bench() -> View {
             state: Some(RunState::Running),
             elapsed: Duration::from_secs(60),
             remaining: Some(Duration::from_secs(30)),
-            segment: Some((2, 2)),
+            record_step: Some((2, 2)),
             interval: Some(Duration::from_secs(1)),
             ..Header::default()
         },
         throughput: Some(ThroughputView {
             source: "app".into(),
             points: points(60, 30),
-            segments: vec![SegmentMark {
+            steps: vec![StepMark {
                 t_s: 30.5,
                 label: "iodepth=64".into(),
             }],
@@ -216,7 +216,7 @@ pub fn bench() -> View {
                 from_schedule: false,
             }],
             buckets: buckets(),
-            columns: LatencyColumns::IntervalSegment,
+            columns: LatencyColumns::IntervalStep,
             heatmap: Some(heatmap()),
             of: None,
             what: None,
@@ -352,10 +352,10 @@ pub fn bench_trim() -> View {
     view.header.disk = Some("loop1".into());
     view.header.engine = Some("psync".into());
     view.header.job = Some("randtrim bs=64k iodepth=1 numjobs=1 direct".into());
-    view.header.segment = Some((1, 1));
+    view.header.record_step = Some((1, 1));
     view.ui.message = None;
     if let Some(tp) = &mut view.throughput {
-        tp.segments.clear();
+        tp.steps.clear();
         for (i, p) in tp.points.iter_mut().enumerate() {
             let trims = 1_900.0 * (1.0 + wobble(i));
             *p = RatePoint {
@@ -506,12 +506,12 @@ pub fn monitor() -> View {
     view.header.job = None;
     view.header.state = Some(RunState::Monitoring);
     view.header.remaining = None;
-    view.header.segment = None;
+    view.header.record_step = None;
     view.header.interval = Some(Duration::from_secs(1));
     view.latency = None;
     if let Some(tp) = &mut view.throughput {
         tp.source = "vda".into();
-        tp.segments.clear();
+        tp.steps.clear();
     }
     if let Some(dev) = &mut view.device {
         dev.reconciliation = None;
@@ -529,11 +529,11 @@ pub fn show() -> View {
     view.mode = Mode::Show;
     view.header.state = Some(RunState::Recorded);
     if let Some(lat) = &mut view.latency {
-        lat.columns = LatencyColumns::SegmentRun;
+        lat.columns = LatencyColumns::StepRun;
     }
     if let Some(dev) = &mut view.device {
-        dev.window = DeviceWindow::SegmentAverage {
-            segment: 2,
+        dev.window = DeviceWindow::StepAverage {
+            step: 2,
             elapsed: Duration::from_secs(30),
         };
         dev.reconciliation_of = Some("seg 2".into());
@@ -574,8 +574,8 @@ pub fn bench_stopped() -> View {
     view.header.remaining = None;
     view.header.elapsed = Duration::from_secs(30);
     if let Some(dev) = &mut view.device {
-        dev.window = DeviceWindow::SegmentEnd {
-            segment: 2,
+        dev.window = DeviceWindow::StepEnd {
+            step: 2,
             interval: Duration::from_secs(1),
             why: Frozen::Stopped,
         };

@@ -904,7 +904,7 @@ fn the_help_of_a_sweep() {
 /// Once over, the numbers above the charts are the last segment's totals: the title says so
 /// where the run had several segments (the summary's figure is the whole run's).
 #[test]
-fn the_finished_headline_names_the_segment_it_shows() {
+fn the_finished_headline_names_the_step_it_shows() {
     let mut view = sample::bench();
     view.header.state = Some(crate::tui::view::RunState::Finished);
     if let Some(tp) = &mut view.throughput {
@@ -914,13 +914,13 @@ fn the_finished_headline_names_the_segment_it_shows() {
         let term = panel(view, 110, 10, super::throughput::render);
         text(&term).lines().next().unwrap_or_default().to_string()
     };
-    view.header.segment = Some((1, 1));
+    view.header.record_step = Some((1, 1));
     assert!(
         title(&view).contains("throughput and IOPS, totals "),
         "{}",
         title(&view)
     );
-    view.header.segment = Some((3, 3));
+    view.header.record_step = Some((3, 3));
     assert!(
         title(&view).contains("throughput and IOPS, seg 3 totals "),
         "{}",

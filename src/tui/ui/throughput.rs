@@ -22,7 +22,7 @@ use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph};
 
 use super::fmt;
 use super::theme::Theme;
-use crate::tui::view::{Focus, RatePoint, RunState, SegmentMark, View};
+use crate::tui::view::{Focus, RatePoint, RunState, StepMark, View};
 
 pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let Some(tp) = &view.throughput else {
@@ -33,10 +33,10 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     // Over: the numbers above the charts are the totals, not the last interval's; of the
     // last segment (or step) only, which the title says where the run had several (the
     // summary's figure is the whole run's).
-    let totals = match (view.header.step, view.header.segment) {
+    let totals = match (view.header.step, view.header.record_step) {
         _ if tp.headline.is_none() || !over(view) => String::new(),
         (Some((step, of)), _) if of > 1 => format!(", step {step} totals"),
-        (None, Some((segment, of))) if of > 1 => format!(", seg {segment} totals"),
+        (None, Some((step, of))) if of > 1 => format!(", seg {step} totals"),
         _ => ", totals".to_string(),
     };
     let mut title = format!(" {}: throughput and IOPS{scale}{totals} ", tp.source);
@@ -82,7 +82,7 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
         theme,
         log: view.ui.log_scale,
         points: &tp.points,
-        segments: &tp.segments,
+        steps: &tp.steps,
         headline: tp.headline,
         trims: tp.points.iter().chain(&tp.headline).any(RatePoint::trims),
     };
@@ -131,7 +131,7 @@ struct Ctx<'a> {
     theme: Theme,
     log: bool,
     points: &'a [RatePoint],
-    segments: &'a [SegmentMark],
+    steps: &'a [StepMark],
     headline: Option<RatePoint>,
     /// Whether the run trims: the title and the chart add a trim series.
     trims: bool,
@@ -277,7 +277,7 @@ fn plot_chart(f: &mut Frame, plot: Rect, ctx: &Ctx, metric: &Metric) {
         (peak * 1.1).max(1.0)
     };
     let marks: Vec<[(f64, f64); 2]> = ctx
-        .segments
+        .steps
         .iter()
         .filter(|s| s.t_s > x0 && s.t_s <= x1)
         .map(|s| [(s.t_s, 0.0), (s.t_s, y_max)])

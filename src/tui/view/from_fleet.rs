@@ -14,7 +14,7 @@ use crate::fleet::merge::p50_p99;
 use crate::record::{IntervalRecord, LatencyRecord};
 use crate::tui::view::{
     Direction, Header, HeatColumn, HeatmapView, HostCells, JobRow, JobsSpan, JobsView,
-    LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode, RatePoint, RunState, SegmentMark,
+    LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode, RatePoint, RunState, StepMark,
     ThroughputView, UiState, View,
 };
 
@@ -92,7 +92,7 @@ pub fn jobs(fleet: &LiveFleet, selected: Option<usize>) -> JobsView {
         span: JobsSpan::Hosts {
             interval: window.map_or(0, |w| w.index + 1),
             step: match window {
-                Some(w) if w.segment > 0 || !fleet.fleet.steps.is_empty() => w.segment + 1,
+                Some(w) if w.step > 0 || !fleet.fleet.steps.is_empty() => w.step + 1,
                 _ => 0,
             },
         },
@@ -178,10 +178,10 @@ pub fn throughput(name: &str, series: &Series) -> ThroughputView {
                 stalled_s: 0.0,
             })
             .collect(),
-        segments: series
+        steps: series
             .steps
             .iter()
-            .map(|&(t_s, step)| SegmentMark {
+            .map(|&(t_s, step)| StepMark {
                 t_s,
                 label: format!("step {}", step + 1),
             })
@@ -249,7 +249,7 @@ pub fn latency(name: &str, series: &Series) -> LatencyView {
     LatencyView {
         rows,
         buckets: LatencyBucket::from_counts(counts),
-        columns: LatencyColumns::IntervalSegment,
+        columns: LatencyColumns::IntervalStep,
         heatmap: Some(HeatmapView {
             dir: heat_dir,
             columns: series

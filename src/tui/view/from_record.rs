@@ -7,14 +7,14 @@ use std::time::Duration;
 
 use crate::fleet::merge::{Rates, merge_direction, merge_sync};
 use crate::record::{
-    DirectionRecord, LatencyRecord, MergedRecord, RunRecord, RunStatus, RunWarning,
-    SegmentJobRecord, SegmentRecord, TYPED_WARNINGS_FORMAT,
+    DirectionRecord, LatencyRecord, MergedRecord, RunRecord, RunStatus, RunWarning, StepJobRecord,
+    StepRecord, TYPED_WARNINGS_FORMAT,
 };
 use crate::tui::view::from_monitor;
 use crate::tui::view::{
     DeviceView, DeviceWindow, Direction, Header, HeatColumn, HeatmapView, JobRow, JobsSpan,
     JobsView, LatencyBucket, LatencyColumns, LatencyRow, LatencyView, Mode, Percentiles,
-    RateLevels, RatePoint, Reconciliation, RunState, SegmentMark, ThroughputView, UiState, View,
+    RateLevels, RatePoint, Reconciliation, RunState, StepMark, ThroughputView, UiState, View,
     Warning, WarningKind,
 };
 
@@ -52,7 +52,7 @@ pub(super) fn percentiles(lat: &LatencyRecord) -> Option<Percentiles> {
 /// The recorded histograms as the latency panel's buckets: reads and writes summed (sync calls
 /// are another kind of latency), the last segment and the whole run side by side, sparse like
 /// the record's (the panel spreads them over the rows it has).
-fn buckets(record: &RunRecord, last: Option<&SegmentRecord>) -> Vec<LatencyBucket> {
+fn buckets(record: &RunRecord, last: Option<&StepRecord>) -> Vec<LatencyBucket> {
     let mut counts: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
     let mut add = |lat: &LatencyRecord, pick: fn(&mut (u64, u64)) -> &mut u64| {
         for b in lat.histogram.iter().flat_map(|h| h.buckets()) {
@@ -76,7 +76,7 @@ fn heatmap(record: &RunRecord, dir: Direction) -> HeatmapView {
     let mut columns = Vec::new();
     let mut base_ns = 0u64;
     let mut without = false;
-    for seg in &record.segments {
+    for seg in &record.steps {
         for p in &seg.series {
             let lat = match dir {
                 Direction::Read => &p.read.lat_ns,
@@ -148,9 +148,9 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     let mut marks = Vec::new();
     let mut device_history = Vec::new();
     let mut base_ns = 0u64;
-    for seg in &record.segments {
+    for seg in &record.steps {
         if base_ns > 0 {
-            marks.push(SegmentMark {
+            marks.push(StepMark {
                 t_s: base_ns as f64 / NS,
                 label: seg
                     .job
@@ -178,7 +178,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         base_ns += seg.elapsed_ns;
     }
 
-    let last = record.segments.last();
+    let last = record.steps.last();
     let dirs = by_direction(
         [
             &record.read.lat_ns,
@@ -256,11 +256,11 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         warnings: warnings.clone(),
         absent: None,
         // `device` covers the measured window of the last segment.
-        window: DeviceWindow::SegmentAverage {
-            segment: record.segments.len(),
-            elapsed: Duration::from_nanos(record.segments.last().map_or(0, |s| s.elapsed_ns)),
+        window: DeviceWindow::StepAverage {
+            step: record.steps.len(),
+            elapsed: Duration::from_nanos(record.steps.last().map_or(0, |s| s.elapsed_ns)),
         },
-        reconciliation_of: Some(format!("seg {}", record.segments.len())),
+        reconciliation_of: Some(format!("seg {}", record.steps.len())),
         disks: Vec::new(),
     });
     let device = device.or_else(|| {
@@ -268,7 +268,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             name: "-".into(),
             absent: Some(format!(
                 "no device: seg {} ran without a block device (e.g. a memory baseline on tmpfs)",
-                record.segments.len()
+                record.steps.len()
             )),
             warnings,
             ..DeviceView::default()
@@ -308,7 +308,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     }
     let mut ui = ui;
     ui.message = Some(format!("recorded {} ({status})", record.started_at));
-    let n = record.segments.len();
+    let n = record.steps.len();
     View {
         mode: Mode::Show,
         header: Header {
@@ -321,14 +321,14 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             state: Some(state),
             elapsed: Duration::from_nanos(record.elapsed_ns),
             remaining: None,
-            segment: (n > 0).then_some((n, n)),
+            record_step: (n > 0).then_some((n, n)),
             interval: None,
             ..Header::default()
         },
         throughput: Some(ThroughputView {
             source: "app".into(),
             points,
-            segments: marks,
+            steps: marks,
             pace: record
                 .job
                 .rate
@@ -352,7 +352,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
             rows,
             // Records before format 2 kept percentiles only: no buckets.
             buckets: buckets(record, last),
-            columns: LatencyColumns::SegmentRun,
+            columns: LatencyColumns::StepRun,
             heatmap: Some(heatmap(record, heat_dir)),
             of: None,
             what: None,
@@ -389,7 +389,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
 /// `name` is `None` or not a job of that step.
 #[must_use]
 pub fn view_of_job(record: &RunRecord, ui: UiState, name: Option<&str>) -> View {
-    let Some(last) = record.segments.last() else {
+    let Some(last) = record.steps.last() else {
         return view(record, ui);
     };
     let selected = name.and_then(|n| last.jobs.iter().position(|j| j.name == n));
@@ -404,7 +404,7 @@ pub fn view_of_job(record: &RunRecord, ui: UiState, name: Option<&str>) -> View 
     let mut elapsed_ns = 0u64;
     // Records keep per-job parts of their intervals only where the session wrote them.
     let mut job_series = true;
-    for seg in &mut mine.segments {
+    for seg in &mut mine.steps {
         let Some(at) = seg.jobs.iter().position(|j| j.name == name) else {
             continue;
         };
@@ -433,8 +433,8 @@ pub fn view_of_job(record: &RunRecord, ui: UiState, name: Option<&str>) -> View 
         }
     }
     // The whole-run column: the job over the segments it ran in.
-    let parts: Vec<&SegmentJobRecord> = record
-        .segments
+    let parts: Vec<&StepJobRecord> = record
+        .steps
         .iter()
         .filter_map(|s| s.jobs.iter().find(|j| j.name == name))
         .collect();
@@ -483,7 +483,7 @@ fn name_the_charts(view: &mut View, whose: &str) {
 
 /// The jobs of the record's last step, when it ran several: each over its own measured time
 /// (its totals), and the step's.
-fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
+fn jobs(seg: &StepRecord) -> Option<JobsView> {
     if seg.jobs.len() < 2 {
         return None;
     }
@@ -543,7 +543,7 @@ fn jobs(seg: &SegmentRecord) -> Option<JobsView> {
         .collect();
     // The rates as fio's group lines (each group's bytes over its longest job), so they agree
     // with the rows above; the latency is the step's, all I/Os merged.
-    let members: Vec<&SegmentJobRecord> = seg.jobs.iter().collect();
+    let members: Vec<&StepJobRecord> = seg.jobs.iter().collect();
     let [read, write, trim] = crate::analysis::compare::step_totals(&members);
     Some(JobsView {
         rows,
@@ -632,7 +632,7 @@ mod tests {
         };
         let cpu =
             serde_json::json!({"usr_cpu": 1.0, "sys_cpu": 9.0, "usr_ns": 1, "sys_ns": 9, "ctx": 5});
-        let segment = |index: u32, s: &DirectionStats, iodepth: u32| {
+        let step = |index: u32, s: &DirectionStats, iodepth: u32| {
             serde_json::json!({"index": index, "status": "completed", "job": job(iodepth),
                 "engine": "io_uring", "elapsed_ns": 1_000_000_000u64, "read": dir(s), "write": dir(&none),
                 "sync": sync, "retries": 0, "cpu": cpu, "series_stride": 1, "series": [], "device": null})
@@ -649,7 +649,7 @@ mod tests {
                        "dio_align_bytes": 512, "preconditioned": true, "scratch_removed": true, "notes": []},
             "device": null, "latency_definition": "...", "elapsed_ns": 2_000_000_000u64,
             "read": dir(&run), "write": dir(&none), "sync": sync, "retries": 0, "cpu": cpu,
-            "segments": [segment(0, &first, 32), segment(1, &second, 64)],
+            "segments": [step(0, &first, 32), step(1, &second, 64)],
             "warnings": [], "notes": []
         }))
         .unwrap()
@@ -666,7 +666,7 @@ mod tests {
             device: "vda".into(),
             app_bytes: 1 << 30,
             device_bytes: 1 << 20,
-            segment: Some(0),
+            step: Some(0),
             point: None,
         }
     }
@@ -721,7 +721,7 @@ mod tests {
         record.engine.used = "psync".into();
         record.engine.fallback =
             Some("io_uring unavailable (EPERM: permission denied); fell back to psync".into());
-        for seg in &mut record.segments {
+        for seg in &mut record.steps {
             seg.job.ran_description =
                 Some("randread bs=4k iodepth=1 numjobs=1 psync direct".into());
         }
@@ -730,7 +730,7 @@ mod tests {
             view.header.job.as_deref(),
             Some("randread bs=4k iodepth=1 numjobs=1 direct")
         );
-        let marks = view.throughput.expect("a throughput panel").segments;
+        let marks = view.throughput.expect("a throughput panel").steps;
         assert_eq!(
             marks[0].label,
             "randread bs=4k iodepth=1 numjobs=1 psync direct"
@@ -744,10 +744,10 @@ mod tests {
     }
 
     #[test]
-    fn the_recorded_histogram_is_the_last_segment_beside_the_whole_run() {
+    fn the_recorded_histogram_is_the_last_step_beside_the_whole_run() {
         let view = view(&record(), UiState::default());
         let lat = view.latency.expect("a latency panel");
-        assert_eq!(lat.columns, LatencyColumns::SegmentRun);
+        assert_eq!(lat.columns, LatencyColumns::StepRun);
         // Sparse fine buckets, as recorded: the panel folds them over the range they hold.
         assert!(
             lat.buckets
@@ -796,7 +796,7 @@ mod tests {
             "write": DirectionRecord::default(), "sync": SyncRecord::default()}))
         .unwrap();
         point.read = point.read.with_interval_histogram(&stats);
-        record.segments[1].series.push(point);
+        record.steps[1].series.push(point);
         let heat = view(&record, UiState::default())
             .latency
             .unwrap()
@@ -826,7 +826,7 @@ mod tests {
                                  "min_bw_bytes": 0, "max_bw_bytes": 0}}}))
         .unwrap();
         point.read.iops = 600.0;
-        record.segments[0].series = vec![point];
+        record.steps[0].series = vec![point];
         let view = view(&record, UiState::default());
         let points = &view.throughput.unwrap().points;
         let [low, high] = points[0].range.unwrap();
@@ -841,7 +841,7 @@ mod tests {
         for lat in [&mut record.read.lat_ns, &mut record.write.lat_ns] {
             lat.histogram = None;
         }
-        for seg in &mut record.segments {
+        for seg in &mut record.steps {
             seg.read.lat_ns.histogram = None;
             seg.write.lat_ns.histogram = None;
         }
@@ -864,10 +864,10 @@ mod tests {
     fn show_of_a_sweep_has_each_points_notes_in_its_row() {
         let mut record = record();
         let note = "iodepth_batch_complete_min 8 -> 1 at iodepth 1";
-        for (seg, depth) in record.segments.iter_mut().zip(["1", "32"]) {
+        for (seg, depth) in record.steps.iter_mut().zip(["1", "32"]) {
             seg.point = vec![crate::record::PointValue::new("iodepth", depth)];
         }
-        record.segments[0].notes = vec![note.to_string()];
+        record.steps[0].notes = vec![note.to_string()];
         let view = view(&record, UiState::default());
         let sweep = view.sweep.expect("a sweep's record");
         let notes: Vec<&[String]> = sweep.rows.iter().map(|r| r.notes.as_slice()).collect();
@@ -878,7 +878,7 @@ mod tests {
     /// on tmpfs without a device. `show` says the last segment has no device and shows none
     /// of the first segment's numbers.
     #[test]
-    fn show_of_a_memory_baseline_says_its_last_segment_has_no_device() {
+    fn show_of_a_memory_baseline_says_its_last_step_has_no_device() {
         use crate::monitor::iostat::IostatRow;
         use crate::record::{DeviceRecord, ReconciliationRecord};
 
@@ -907,8 +907,8 @@ mod tests {
             },
             block_trace: None,
         };
-        record.segments[0].device = Some(vda.clone());
-        record.segments[1].device = None;
+        record.steps[0].device = Some(vda.clone());
+        record.steps[1].device = None;
         // The run's device is the last one any segment had, as the recorder keeps it.
         record.device = Some(vda);
         let view = view(&record, UiState::default());
@@ -935,7 +935,7 @@ mod tests {
         insta::assert_snapshot!(term.backend());
 
         // The first segment alone: its own device, as before.
-        record.segments.truncate(1);
+        record.steps.truncate(1);
         let view = super::view(&record, UiState::default());
         let dev = view.device.unwrap();
         assert_eq!((dev.name.as_str(), dev.absent), ("vda", None));
@@ -948,24 +948,22 @@ mod tests {
         // The last interval was fast (a burst of completions); the run as a whole was not.
         let fast = stats(&[(90_000, 4_000)]);
         let none = DirectionStats::new();
-        record.segments[1]
-            .series
-            .push(crate::record::IntervalRecord {
-                format: "diskdash-bench-interval".into(),
-                format_version: 2,
-                segment: 1,
-                index: 0,
-                t_ns: 1_000_000_000,
-                duration_ns: 100_000_000,
-                stalled_ns: 0,
-                read: DirectionRecord::from_stats(&fast, 100_000_000),
-                write: DirectionRecord::from_stats(&none, 100_000_000),
-                sync: crate::record::SyncRecord::from_stats(&none),
-                trim: DirectionRecord::default(),
-                device: None,
-                jobs: Vec::new(),
-                merged: None,
-            });
+        record.steps[1].series.push(crate::record::IntervalRecord {
+            format: "diskdash-bench-interval".into(),
+            format_version: 2,
+            step: 1,
+            index: 0,
+            t_ns: 1_000_000_000,
+            duration_ns: 100_000_000,
+            stalled_ns: 0,
+            read: DirectionRecord::from_stats(&fast, 100_000_000),
+            write: DirectionRecord::from_stats(&none, 100_000_000),
+            sync: crate::record::SyncRecord::from_stats(&none),
+            trim: DirectionRecord::default(),
+            device: None,
+            jobs: Vec::new(),
+            merged: None,
+        });
         let summary = crate::report::bench::summary(&record);
         assert!(summary.contains("read    IOPS 1.6k "), "{summary}");
         let view = view(&record, UiState::default());

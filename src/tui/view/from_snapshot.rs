@@ -9,8 +9,8 @@ use crate::session::{DirectionView, SeriesPoint, SessionState, Snapshot, StatsVi
 use crate::stats::LatencySummary;
 use crate::tui::view::{
     Direction, DiskRates, HeatColumn, HeatmapView, JobRow, JobsView, LatencyBucket, LatencyColumns,
-    LatencyRow, LatencyView, Percentiles, RatePoint, Reconciliation, RunState, SegmentMark,
-    SizeProgress, ThroughputView, TraceView, Warning, WarningKind,
+    LatencyRow, LatencyView, Percentiles, RatePoint, Reconciliation, RunState, SizeProgress,
+    StepMark, ThroughputView, TraceView, Warning, WarningKind,
 };
 use crate::units::format_size_short;
 
@@ -271,7 +271,7 @@ fn latency_over(
                 total,
             })
             .collect(),
-        columns: LatencyColumns::IntervalSegment,
+        columns: LatencyColumns::IntervalStep,
         heatmap: None,
         of: None,
         what: None,
@@ -381,11 +381,11 @@ fn rates_of(
             })
             .collect(),
         headline: None,
-        segments: snap
-            .segments
+        steps: snap
+            .steps
             .iter()
             .filter(|s| s.at.as_secs_f64() > 0.0)
-            .map(|s| SegmentMark {
+            .map(|s| StepMark {
                 t_s: s.at.as_secs_f64(),
                 label: s.job.clone(),
             })
@@ -413,7 +413,7 @@ pub fn jobs(snap: &Snapshot, selected: Option<usize>) -> Option<JobsView> {
     let over = over(snap);
     let span = match over {
         false => super::JobsSpan::LastInterval,
-        true if snap.plan.count <= 1 && snap.segments.len() <= 1 => super::JobsSpan::WholeRun,
+        true if snap.plan.count <= 1 && snap.steps.len() <= 1 => super::JobsSpan::WholeRun,
         true => super::JobsSpan::WholeStep,
     };
     let of = |interval: Option<&StatsView>, cumulative: &StatsView| {

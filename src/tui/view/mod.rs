@@ -153,7 +153,7 @@ pub struct Header {
     pub elapsed: Duration,
     pub remaining: Option<Duration>,
     /// Current segment number (1-based) and how many there are.
-    pub segment: Option<(usize, usize)>,
+    pub record_step: Option<(usize, usize)>,
     /// Current step of the plan (1-based) and how many there are; said instead of the segment
     /// when the plan has several steps or the step several jobs.
     pub step: Option<(usize, usize)>,
@@ -308,7 +308,7 @@ impl RatePoint {
 
 /// Where a segment starts on the time axis.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SegmentMark {
+pub struct StepMark {
     pub t_s: f64,
     pub label: String,
 }
@@ -319,7 +319,7 @@ pub struct ThroughputView {
     /// What the rates are of: `app` (the benchmark) or a disk name.
     pub source: String,
     pub points: Vec<RatePoint>,
-    pub segments: Vec<SegmentMark>,
+    pub steps: Vec<StepMark>,
     /// The rates the panel's title shows when they are not the last point's: a recorded run
     /// shows its totals over its measured time, as the summary does.
     pub headline: Option<RatePoint>,
@@ -447,9 +447,9 @@ pub struct HeatColumn {
 pub enum LatencyColumns {
     /// Live: the last interval and the current segment so far.
     #[default]
-    IntervalSegment,
+    IntervalStep,
     /// Recorded: the last segment and the whole run.
-    SegmentRun,
+    StepRun,
     /// The monitor's `--trace`: the last interval and every interval since the monitor (or
     /// the recording) started.
     IntervalWatched,
@@ -460,8 +460,8 @@ impl LatencyColumns {
     #[must_use]
     pub fn short(self) -> (&'static str, &'static str) {
         match self {
-            Self::IntervalSegment => ("last", "seg"),
-            Self::SegmentRun => ("seg", "run"),
+            Self::IntervalStep => ("last", "seg"),
+            Self::StepRun => ("seg", "run"),
             Self::IntervalWatched => ("last", "all"),
         }
     }
@@ -470,8 +470,8 @@ impl LatencyColumns {
     #[must_use]
     pub fn long(self) -> (&'static str, &'static str) {
         match self {
-            Self::IntervalSegment => ("last interval", "this segment"),
-            Self::SegmentRun => ("last segment", "whole run"),
+            Self::IntervalStep => ("last interval", "this segment"),
+            Self::StepRun => ("last segment", "whole run"),
             Self::IntervalWatched => ("last interval", "since the start"),
         }
     }
@@ -554,13 +554,13 @@ pub enum DeviceWindow {
     /// Live: the latest sample, over the last `interval`.
     Now { interval: Duration },
     /// Frozen: the last interval of `segment` (1-based), which is paused, stopped or over.
-    SegmentEnd {
-        segment: usize,
+    StepEnd {
+        step: usize,
         interval: Duration,
         why: Frozen,
     },
     /// The average over a whole segment's measured window (1-based `segment`).
-    SegmentAverage { segment: usize, elapsed: Duration },
+    StepAverage { step: usize, elapsed: Duration },
 }
 
 /// Why the device panel's numbers no longer move.

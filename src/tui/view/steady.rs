@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::analysis::steady::Phase;
-use crate::record::SegmentJobRecord;
+use crate::record::StepJobRecord;
 use crate::session::{JobView, SteadyView, SustainedView};
 use crate::stats::steady::Criterion;
 use crate::stats::steady::criterion_value;
@@ -110,7 +110,7 @@ pub fn line(view: &SteadyView, job: Option<String>, finished: bool) -> SteadyLin
 
 /// The line of a recorded job's criterion.
 #[must_use]
-pub fn recorded(job: &SegmentJobRecord, several: bool) -> Option<SteadyLine> {
+pub fn recorded(job: &StepJobRecord, several: bool) -> Option<SteadyLine> {
     let ss = job.steadystate.as_ref()?;
     let c = Criterion::parse(&job.job.steadystate.as_ref()?.criterion).ok()?;
     let mut line = line_of(several.then(|| job.name.clone()), &c, ss.duration);
@@ -159,7 +159,7 @@ pub fn chart(view: &SustainedView, job: Option<String>) -> SustainedChart {
 
 /// The chart of a recorded job's writes.
 #[must_use]
-pub fn recorded_chart(job: &SegmentJobRecord, several: bool) -> Option<SustainedChart> {
+pub fn recorded_chart(job: &StepJobRecord, several: bool) -> Option<SustainedChart> {
     let w = job.sustained_write.as_ref()?;
     Some(SustainedChart {
         job: several.then(|| job.name.clone()),

@@ -139,7 +139,7 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
             | SessionState::Ramp
             | SessionState::Running
             | SessionState::Paused
-    ) || (snap.state == SessionState::Idle && snap.segments.is_empty());
+    ) || (snap.state == SessionState::Idle && snap.steps.is_empty());
     // Between two points the step that ended is among the finished before the next starts.
     let running_step = (running && !snap.finished.iter().any(|r| r.step == snap.plan.index))
         .then_some(snap.plan.index);
@@ -224,21 +224,21 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
 /// ended; `None` when the record is not a sweep's.
 #[must_use]
 pub fn recorded(record: &crate::record::RunRecord, metric: SweepMetric) -> Option<SweepView> {
-    let segments: Vec<&crate::record::SegmentRecord> = record
-        .segments
+    let steps: Vec<&crate::record::StepRecord> = record
+        .steps
         .iter()
         .filter(|s| !s.point.is_empty())
         .collect();
-    if segments.is_empty() {
+    if steps.is_empty() {
         return None;
     }
     let mut params: Vec<String> = Vec::new();
-    for p in segments.iter().flat_map(|s| &s.point) {
+    for p in steps.iter().flat_map(|s| &s.point) {
         if !params.contains(&p.option) {
             params.push(p.option.clone());
         }
     }
-    let x_of = segments[0]
+    let x_of = steps[0]
         .point
         .last()
         .and_then(|p| params.iter().position(|n| *n == p.option))
@@ -252,7 +252,7 @@ pub fn recorded(record: &crate::record::RunRecord, metric: SweepMetric) -> Optio
             p99_ns: d.lat_ns.percentile_ns(99.0).unwrap_or(0),
         })
     };
-    let rows: Vec<SweepRow> = segments
+    let rows: Vec<SweepRow> = steps
         .iter()
         .map(|s| SweepRow {
             values: params
@@ -303,7 +303,7 @@ fn so_far(v: &StatsView) -> (Option<PointRates>, Option<PointRates>) {
 /// The sweep so far: the measured time of its segments (the series' clock) and the ramps of
 /// the points started.
 fn elapsed(snap: &Snapshot) -> Duration {
-    let measured = snap.segments.last().map_or(Duration::ZERO, |m| m.at) + snap.elapsed;
+    let measured = snap.steps.last().map_or(Duration::ZERO, |m| m.at) + snap.elapsed;
     let ramp = snap.job().ramp;
     let started = u32::try_from(snap.plan.index).unwrap_or(u32::MAX);
     let this_ramp = snap
@@ -329,7 +329,7 @@ fn eta(snap: &Snapshot) -> Option<Duration> {
         return Some(this);
     }
     let before = u32::try_from(snap.plan.index).ok().filter(|&n| n > 0)?;
-    let measured = snap.segments.last()?.at;
+    let measured = snap.steps.last()?.at;
     Some(this + (measured / before).saturating_mul(after))
 }
 
@@ -508,7 +508,7 @@ mod tests {
         };
         let result = |step| StepResult {
             step,
-            segment: 0,
+            record_step: 0,
             status: RunStatus::Completed,
             read: both,
             write: both,
@@ -535,7 +535,7 @@ mod tests {
         let mut finished = (*snap.finished).clone();
         finished.push(StepResult {
             step: 5,
-            segment: 5,
+            record_step: 5,
             ..finished[4].clone()
         });
         snap.finished = Arc::new(finished);
@@ -571,7 +571,7 @@ mod tests {
         };
         let result = |step, bytes_per_s| StepResult {
             step,
-            segment: 0,
+            record_step: 0,
             status: RunStatus::Completed,
             read: rates(bytes_per_s),
             write: PointRates::default(),

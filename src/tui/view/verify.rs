@@ -1,7 +1,7 @@
 //! The verification line, as the dashboard shows it: from the session's job views (live, also
 //! while a write job reads back after its measured window) or from a record's job (`show`).
 
-use crate::record::SegmentJobRecord;
+use crate::record::StepJobRecord;
 use crate::session::JobView;
 
 /// Where a job is with `--verify`.
@@ -45,7 +45,7 @@ pub fn live(job: &JobView, several: bool, finished: bool) -> Option<VerifyLine> 
 
 /// The line of a recorded job that verified.
 #[must_use]
-pub fn recorded(job: &SegmentJobRecord, several: bool) -> Option<VerifyLine> {
+pub fn recorded(job: &StepJobRecord, several: bool) -> Option<VerifyLine> {
     let v = job.verify.as_ref()?;
     Some(VerifyLine {
         job: several.then(|| job.name.clone()),

@@ -30,7 +30,7 @@ fn interval(index: u64, iops: u64, base_ns: u64, tail_ns: u64, util: f64) -> Int
     IntervalRecord {
         format: crate::record::INTERVAL_FORMAT.into(),
         format_version: crate::record::FORMAT_VERSION,
-        segment: 0,
+        step: 0,
         index,
         t_ns: (index + 1) * 1_000_000_000,
         duration_ns: 1_000_000_000,

@@ -12,7 +12,7 @@ use crate::bench::spec::{EngineKind, JobSpec, RwMode};
 use crate::monitor::iostat::IostatRow;
 use crate::record::RunStatus;
 use crate::session::{
-    DiskView, JobView, PlanProgress, PointRates, SegmentMark, SessionState, Snapshot, StatsView,
+    DiskView, JobView, PlanProgress, PointRates, SessionState, Snapshot, StatsView, StepMark,
     StepResult, StepTotal,
 };
 use crate::tui::view::{SweepMetric, View};
@@ -95,7 +95,7 @@ pub fn snapshot() -> Snapshot {
             };
             StepResult {
                 step,
-                segment: u32::try_from(step).unwrap_or(0),
+                record_step: u32::try_from(step).unwrap_or(0),
                 status: RunStatus::Completed,
                 read,
                 write,
@@ -115,7 +115,7 @@ pub fn snapshot() -> Snapshot {
         let stats = job_stats(RwMode::Write, bs, 1_810.0, 540_000, 1, i);
         let view = StatsView::from_stats(&stats, second);
         let mut p = point(i, &view);
-        p.segment = 5;
+        p.step = 5;
         p.at += Duration::from_secs(25);
         series.push_back(p);
         last = Some(view);
@@ -125,11 +125,11 @@ pub fn snapshot() -> Snapshot {
         Duration::from_secs(ELAPSED_S),
     );
     let job = spec(RwMode::Write, bs, 1, RUNTIME);
-    let segments = points
+    let steps = points
         .iter()
         .take(6)
         .enumerate()
-        .map(|(index, point)| SegmentMark {
+        .map(|(index, point)| StepMark {
             index: u32::try_from(index).unwrap_or(0),
             job: format!("{} {} 1/1", point[1].1, point[0].1),
             at: Duration::from_secs(5 * index as u64),
@@ -142,7 +142,7 @@ pub fn snapshot() -> Snapshot {
         write_await_ms: 0.54,
         ..iostat("vda", 0.0, 1_812.0, 93.5)
     };
-    snap.segment = 5;
+    snap.step = 5;
     snap.elapsed = Duration::from_secs(ELAPSED_S);
     snap.remaining = RUNTIME - Duration::from_secs(ELAPSED_S);
     snap.ramp_remaining = None;
@@ -151,7 +151,7 @@ pub fn snapshot() -> Snapshot {
         cumulative: cumulative.clone(),
     };
     snap.series = Arc::new(series);
-    snap.segments = segments;
+    snap.steps = steps;
     snap.latency_history = Arc::new(VecDeque::new());
     snap.engine.requested = "io_uring".into();
     snap.engine.used = "io_uring".into();

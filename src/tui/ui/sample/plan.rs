@@ -13,8 +13,8 @@ use crate::bench::target::TargetKind;
 use crate::monitor::iostat::IostatRow;
 use crate::record::EngineRecord;
 use crate::session::{
-    DiskView, IntervalLatency, JobView, PlanProgress, SegmentMark, SeriesPoint, SessionState,
-    Snapshot, StatsView, StepTotal, TargetView,
+    DiskView, IntervalLatency, JobView, PlanProgress, SeriesPoint, SessionState, Snapshot,
+    StatsView, StepMark, StepTotal, TargetView,
 };
 use crate::stats::{LatencyHistogram, WorkerStats};
 use crate::tui::view::from_snapshot as snap_view;
@@ -85,7 +85,7 @@ pub(super) fn job_stats(
 pub(super) fn point(seq: u64, view: &StatsView) -> SeriesPoint {
     SeriesPoint {
         seq,
-        segment: 0,
+        step: 0,
         at: Duration::from_secs(seq + 1),
         duration: Duration::from_secs(1),
         read_iops: view.read.iops,
@@ -212,7 +212,7 @@ pub fn snapshot() -> Snapshot {
             vectored: false,
             notes: Vec::new(),
         },
-        segment: 0,
+        step: 0,
         elapsed: Duration::from_secs(ELAPSED_S),
         remaining: Duration::from_secs(ELAPSED_S),
         total: StepTotal {
@@ -220,7 +220,7 @@ pub fn snapshot() -> Snapshot {
             cumulative: StatsView::from_stats(&total_cumulative, Duration::from_secs(ELAPSED_S)),
         },
         series: Arc::new(series_total),
-        segments: vec![SegmentMark {
+        steps: vec![StepMark {
             index: 0,
             job: "4 jobs: write128, randread128, write256, randread256".into(),
             at: Duration::ZERO,
@@ -264,7 +264,7 @@ pub fn view(snap: &Snapshot, selected: Option<usize>) -> View {
     h.step = snap_view::step(snap);
     h.size_based = h.step.and_then(|_| snap_view::size_progress(snap));
     h.remaining = h.size_based.is_none().then_some(snap.remaining);
-    h.segment = Some((1, 1));
+    h.record_step = Some((1, 1));
     view.throughput = Some(snap_view::throughput_for(snap, selected));
     view.latency = Some(snap_view::latency_for(snap, selected));
     view.jobs = snap_view::jobs(snap, selected);

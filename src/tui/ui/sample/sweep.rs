@@ -11,7 +11,7 @@ use crate::bench::spec::{EngineKind, JobSpec, RwMode};
 use crate::monitor::iostat::IostatRow;
 use crate::record::RunStatus;
 use crate::session::{
-    DiskView, JobView, PlanProgress, PointRates, SegmentMark, SessionState, Snapshot, StatsView,
+    DiskView, JobView, PlanProgress, PointRates, SessionState, Snapshot, StatsView, StepMark,
     StepResult, StepTotal,
 };
 use crate::tui::view::from_monitor;
@@ -90,7 +90,7 @@ pub fn snapshot() -> Snapshot {
             };
             StepResult {
                 step,
-                segment: u32::try_from(step).unwrap_or(0),
+                record_step: u32::try_from(step).unwrap_or(0),
                 status,
                 read: PointRates::default(),
                 write: rates(bs, numbers, seconds),
@@ -102,7 +102,7 @@ pub fn snapshot() -> Snapshot {
         .collect();
     finished.push(StepResult {
         step: 4,
-        segment: 4,
+        record_step: 4,
         status: RunStatus::Completed,
         read: rates(1 << 20, READ_1M, 30),
         write: PointRates::default(),
@@ -129,11 +129,11 @@ pub fn snapshot() -> Snapshot {
     let job = spec(RwMode::Read, bs);
     // The series' clock is measured time: 3 full points, 9 s of the fourth, 2 more full ones.
     let starts = [0, 30, 60, 90, 99, 129];
-    let segments = starts
+    let steps = starts
         .iter()
         .zip(&points)
         .enumerate()
-        .map(|(index, (&at, point))| SegmentMark {
+        .map(|(index, (&at, point))| StepMark {
             index: u32::try_from(index).unwrap_or(0),
             job: format!("{} bs={} iodepth=16", point[0].1, point[1].1),
             at: Duration::from_secs(at),
@@ -143,7 +143,7 @@ pub fn snapshot() -> Snapshot {
     let series = series
         .into_iter()
         .map(|mut p| {
-            p.segment = 5;
+            p.step = 5;
             p.at += Duration::from_secs(129);
             p
         })
@@ -155,7 +155,7 @@ pub fn snapshot() -> Snapshot {
         write_await_ms: 0.0,
         ..iostat("vda", 316.0, 0.0, 96.8)
     };
-    snap.segment = 5;
+    snap.step = 5;
     snap.elapsed = Duration::from_secs(ELAPSED_S);
     snap.remaining = RUNTIME - Duration::from_secs(ELAPSED_S);
     snap.total = StepTotal {
@@ -163,7 +163,7 @@ pub fn snapshot() -> Snapshot {
         cumulative: cumulative.clone(),
     };
     snap.series = Arc::new(series);
-    snap.segments = segments;
+    snap.steps = steps;
     snap.latency_history = Arc::new(VecDeque::new());
     snap.engine.requested = "io_uring".into();
     snap.engine.used = "io_uring".into();
@@ -206,7 +206,7 @@ pub fn view(snap: &Snapshot, metric: SweepMetric) -> View {
     let h = &mut view.header;
     view.sweep = crate::tui::view::sweep::sweep(snap, metric);
     h.step = view.sweep.as_ref().map(|s| s.point);
-    h.segment = Some((6, 6));
+    h.record_step = Some((6, 6));
     view.jobs = None;
     view.ui.sweep_metric = metric;
     if let Some(dev) = &mut view.device {
