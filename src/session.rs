@@ -11,8 +11,9 @@
 //!   aggregate.rs one step's workers and intervals         window.rs    the device window
 //! ```
 //!
-//! Each step runs as a segment of the record. A change of job parameters in the dashboard ends
-//! the running step and appends one with the changed job.
+//! Each step of the plan runs as a step of the record (an entry of its `segments`). A change
+//! of job parameters in the dashboard ends the running step and appends one with the changed
+//! job.
 
 mod aggregate;
 mod controls;
@@ -52,15 +53,15 @@ use crate::plan::Plan;
 use crate::record::output::{self, Output};
 use crate::record::{JsonlWriter, RunRecord, RunStatus};
 
-/// Commands from a front end. Parameter changes end the running segment and start a new one
+/// Commands from a front end. Parameter changes end the running step and start a new one
 /// (or, when idle, apply to the next `Start`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Control {
     Pause,
     Resume,
-    /// End the running segment and go idle.
+    /// End the running step and go idle.
     Stop,
-    /// Start a new segment with the current job (when idle).
+    /// Start a new step with the current job (when idle).
     Start,
     SetIodepth(u32),
     SetNumjobs(u32),
@@ -84,7 +85,7 @@ pub struct SessionOptions {
     pub json: Option<PathBuf>,
     /// One interval record per line, written as the run goes.
     pub jsonl: Option<PathBuf>,
-    /// Finish when the segment's runtime is over (headless). Otherwise go idle and wait for
+    /// Finish when the step's runtime is over (headless). Otherwise go idle and wait for
     /// `Control`s until `Quit`.
     pub finish_when_done: bool,
     /// Raised by the interrupt signals ([`signals::INTERRUPT_SIGNALS`]): stop, drain, record

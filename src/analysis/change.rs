@@ -312,7 +312,7 @@ pub fn batch_means(series: &[JobIntervalRecord], dir: Dir, quantity: Quantity) -
 }
 
 /// One entry of a series' latency: how many intervals it holds and each direction's
-/// latency (read, write, trim), its histogram with it (a segment's `series`, format 3 on).
+/// latency (read, write, trim), its histogram with it (a step's `series`, format 3 on).
 #[derive(Debug, Clone, Copy)]
 pub struct LatencyEntry<'r> {
     pub intervals: u64,

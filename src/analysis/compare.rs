@@ -319,7 +319,7 @@ pub struct RunSummary {
     pub elapsed_ns: u64,
     #[serde(rename = "segments")]
     pub steps: usize,
-    /// Distinct jobs among the segments (the description is the first segment's).
+    /// Distinct jobs among the steps (the description is the first step's).
     #[serde(rename = "segment_jobs")]
     pub step_jobs: usize,
     pub warnings: Vec<String>,
@@ -441,7 +441,7 @@ pub struct Comparison {
     pub job_differences: Vec<JobDifference>,
     /// What differs between the two machines (shown before any number).
     pub machines: super::machine::MachinesCompared,
-    /// Either run has several segments: the table compares whole-run totals.
+    /// Either run has several steps: the table compares whole-run totals.
     pub whole_run_totals: bool,
     pub notices: Vec<Notice>,
     /// How each tested metric's interval is computed.
@@ -499,7 +499,7 @@ fn sweep_points(record: &RunRecord) -> Vec<(String, points::Row)> {
 }
 
 /// What a record's totals add up: one job's run (a bench run's live changes included), or
-/// the different points of a plan whose segments carry them.
+/// the different points of a plan whose steps carry them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Totals {
     Run,
@@ -989,7 +989,7 @@ fn notices(base: &RunSummary, new: &RunSummary, differences: &[JobDifference]) -
 /// gives it, so this analysis names no sweep.
 pub type AxisOf<'a> = &'a dyn Fn(&str, &str) -> Option<f64>;
 
-/// A segment's intervals as one job's series: its job's own, else (records before each job
+/// A step's intervals as one job's series: its job's own, else (records before each job
 /// kept its own, a step of one job) the step's series; empty for a step of several jobs
 /// without them.
 fn step_series(seg: &StepRecord) -> Vec<JobIntervalRecord> {
@@ -1011,7 +1011,7 @@ fn step_series(seg: &StepRecord) -> Vec<JobIntervalRecord> {
     }
 }
 
-/// A segment's intervals' latency with their histograms, when its step's series is one
+/// A step's intervals' latency with their histograms, when its step's series is one
 /// job's (a step of one job: the series a percentile of a batch is read from); `None` for a
 /// step of several jobs, whose series is their sum (their own series keep no histogram).
 fn step_latency(seg: &StepRecord) -> Option<Vec<LatencyEntry<'_>>> {
@@ -1026,7 +1026,7 @@ fn step_latency(seg: &StepRecord) -> Option<Vec<LatencyEntry<'_>>> {
     })
 }
 
-/// [`step_latency`] of several segments one after another; `None` when one has none.
+/// [`step_latency`] of several steps one after another; `None` when one has none.
 fn steps_latency<'r>(steps: impl Iterator<Item = &'r StepRecord>) -> Option<Vec<LatencyEntry<'r>>> {
     let parts: Option<Vec<Vec<LatencyEntry<'r>>>> = steps.map(step_latency).collect();
     parts.map(|p| p.into_iter().flatten().collect())
@@ -1052,7 +1052,7 @@ struct Side<'r> {
 }
 
 impl<'r> Side<'r> {
-    /// A run's totals, its samples from every segment's intervals.
+    /// A run's totals, its samples from every step's intervals.
     fn run(r: &'r RunRecord) -> Self {
         Self {
             job: &r.job,

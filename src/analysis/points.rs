@@ -137,7 +137,7 @@ pub fn with_memory(rows: Vec<Row>) -> Vec<Row> {
     disk
 }
 
-/// The points of a sweep's record, each from its consecutive segments (its loops), picked.
+/// The points of a sweep's record, each from its consecutive steps (its loops), picked.
 #[must_use]
 pub fn rows(record: &RunRecord, pick: Pick) -> Vec<Row> {
     let limits = TrustLimits::of(record.trust_limits.as_ref());
@@ -202,12 +202,12 @@ fn mean_dir(dirs: &[&DirectionRecord]) -> Dir {
     }
 }
 
-/// The bytes a segment moved in its measured window, every direction.
+/// The bytes a step moved in its measured window, every direction.
 fn moved(seg: &StepRecord) -> u64 {
     seg.read.io_bytes + seg.write.io_bytes + seg.trim.io_bytes
 }
 
-/// Whether a device of the segment served under half of its bytes (the page cache served the
+/// Whether a device of the step served under half of its bytes (the page cache served the
 /// rest), as the run's `PAGE CACHE` warning says; never on the null engine, which sends the
 /// device nothing.
 fn page_cache(seg: &StepRecord) -> bool {
@@ -350,7 +350,7 @@ fn row(runs: &[&StepRecord], pick: Pick, limits: &TrustLimits) -> Row {
 }
 
 /// The engine the point's runs used and the depth they ran at (the first run that names an
-/// engine: records before engines were per segment name none), and the words for it when it is
+/// engine: records before engines were per step name none), and the words for it when it is
 /// not what the point asked for (io_uring fell back to psync; psync runs one I/O at a time).
 pub(crate) fn ran_as(runs: &[&StepRecord]) -> (String, u32, Option<String>, bool) {
     let first = runs

@@ -1,7 +1,7 @@
 //! How far a result can be trusted: what its spread rests on, its I/Os, its spread, its share of
 //! the disk's bytes beyond the idle rate, and the marks (`short`, `shared`, `unstable`,
 //! `fallback`) a result gets when it is not to be relied on. Pure functions of recorded
-//! segments: the idle rate is measured by the session before the run and handed in.
+//! steps: the idle rate is measured by the session before the run and handed in.
 //!
 //! The limits (each a flag, `--trust-*`): short = under 1 s or under 1,000 I/Os; shared = the
 //! disk did more than 10% more bytes than the result beyond its idle rate; unstable = a spread
@@ -194,12 +194,12 @@ fn devices(seg: &StepRecord) -> Vec<&DeviceRecord> {
     }
 }
 
-/// Whether the segment ran another engine than its job asked (io_uring fell back to psync).
+/// Whether the step ran another engine than its job asked (io_uring fell back to psync).
 fn fell_back(seg: &StepRecord) -> bool {
     !seg.engine.is_empty() && seg.engine != seg.job.ioengine
 }
 
-/// One segment's trust: its spread over batch means of its intervals.
+/// One step's trust: its spread over batch means of its intervals.
 #[must_use]
 pub fn of_step(seg: &StepRecord, limits: &TrustLimits, idle: &[IdleDiskRecord]) -> TrustRecord {
     let intervals: Vec<(u64, u64)> = seg
@@ -278,7 +278,7 @@ pub fn of_point(runs: &[&StepRecord], limits: &TrustLimits) -> TrustRecord {
     trust
 }
 
-/// The run's trust from its segments': one segment's as it is; of several, the union of their
+/// The run's trust from its steps': one step's as it is; of several, the union of their
 /// marks, the widest spread, the lowest device share, their I/Os and time summed.
 #[must_use]
 pub fn of_run(steps: &[TrustRecord]) -> Option<TrustRecord> {

@@ -319,7 +319,7 @@ pub struct JobSpec {
     pub flow: Option<Flow>,
     /// What the written blocks hold (fio's `zero_buffers`, `refill_buffers`).
     pub data: BufferData,
-    /// Before this job's segment starts, drop the kernel's clean page cache by writing `1` to
+    /// Before this job's step starts, drop the kernel's clean page cache by writing `1` to
     /// `/proc/sys/vm/drop_caches` (KDiskMark's "Flush Pagecache"; root only).
     pub drop_caches: bool,
     /// Uniform random offsets visit each block once per pass (fio's default; `norandommap`

@@ -183,7 +183,7 @@ const ZONE_WAIT: Duration = Duration::from_millis(20);
 
 /// What one worker is to do.
 pub struct WorkerPlan {
-    /// The worker's id in the segment (every job's workers counted together): its stats and
+    /// The worker's id in the step (every job's workers counted together): its stats and
     /// readiness carry it.
     pub id: u32,
     /// The worker's index in its job: its slice of the working set, its faults.
@@ -270,7 +270,7 @@ impl VerifyProgress {
 /// Shorter gaps count as measured time.
 pub const STALL_MIN_NS: u64 = 1_000_000_000;
 
-/// The segment's common start: each of `parties` waits once, and all go on when the last
+/// The step's common start: each of `parties` waits once, and all go on when the last
 /// arrives. Unlike `std::sync::Barrier`, parties that will never come (a worker thread that
 /// could not be started) can be given up on with [`StartBarrier::forfeit`], so those that
 /// started are released without starting a thread for each missing one, which is what fails.
@@ -315,11 +315,11 @@ impl StartBarrier {
     }
 }
 
-/// State shared by the workers of one segment and the session. Read once per reap batch.
+/// State shared by the workers of one step and the session. Read once per reap batch.
 pub struct StepControl {
     pub stop: AtomicBool,
     pub paused: AtomicBool,
-    /// CLOCK_MONOTONIC ns when the segment started (set before the start barrier).
+    /// CLOCK_MONOTONIC ns when the step started (set before the start barrier).
     pub start_ns: AtomicU64,
     pub barrier: StartBarrier,
     /// Measured time the session found the process stalled, ns: like a pause, it moves the
@@ -395,7 +395,7 @@ pub struct WorkerLinks {
 /// Why a worker did not get ready to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SetupError {
-    /// The segment was stopped (an interrupt) while the worker was setting up.
+    /// The step was stopped (an interrupt) while the worker was setting up.
     Stopped,
     /// Buffers or the ring could not be set up.
     Failed(String),
@@ -458,7 +458,7 @@ pub struct WorkerExit {
     pub latency_depth: Option<u32>,
 }
 
-/// Thread body. Always reaches the segment's start barrier, even when setup fails or is
+/// Thread body. Always reaches the step's start barrier, even when setup fails or is
 /// stopped. Setup looks at the stop flag while it fills a writing job's buffers, while it
 /// faults in a reading job's buffers that io_uring will register (the registration would
 /// fault them in one call that cannot look) and before it sets up the ring, so an interrupt
@@ -575,7 +575,7 @@ pub fn run(plan: WorkerPlan, control: Arc<StepControl>, links: WorkerLinks) -> W
         return exit;
     }
     // The last tick goes to the aggregator like every other, before the worker counts as
-    // measured: it then lands in the interval its I/Os completed in, not in the segment's last.
+    // measured: it then lands in the interval its I/Os completed in, not in the step's last.
     // Only when the aggregator is gone does the exit carry it.
     let last = state.finish();
     exit.latency_depth = state.latency.as_ref().map(DepthSearch::depth);
@@ -788,7 +788,7 @@ struct Loop<'a> {
     fault: Option<IoFault>,
     /// Bytes this worker may still submit in a size-based run (`u64::MAX`: time-based).
     budget_bytes: u64,
-    /// This thread's CPU use when the segment started.
+    /// This thread's CPU use when the step started.
     cpu_at_start: crate::stats::Usage,
     /// When the loop ended and this thread's CPU use then: the run's end, before the engine
     /// is torn down (libaio's `io_destroy` waits tens of milliseconds for the kernel).
@@ -2170,7 +2170,7 @@ impl<'a> Loop<'a> {
     }
 }
 
-/// Waits until the session has closed the device window or the segment is stopped. The
+/// Waits until the session has closed the device window or the step is stopped. The
 /// session looks every 50 ms until every worker has ended, and every way out of a worker marks
 /// it measured, so the window closes once the last one's measured I/O is over.
 /// A worker's several files: which one each I/O goes to, and each one's own position (its

@@ -1,7 +1,7 @@
 //! Which I/O comes next: offsets and the read/write mix of one worker.
 //!
 //! Sequential workers walk their own disjoint slice of the working set and wrap around;
-//! random workers draw a deterministic stream (seeded by worker and segment) over all of it.
+//! random workers draw a deterministic stream (seeded by worker and step) over all of it.
 
 use crate::bench::randmap::{Bitmap, Generator, Lfsr};
 use crate::bench::spec::{Distribution, JobSpec, RwMode, Sequencer, StridedZones};

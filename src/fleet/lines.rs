@@ -4,7 +4,7 @@
 use std::io::{BufRead, ErrorKind};
 
 /// The longest line of the fleet protocol a host may send: its run record, with every
-/// segment's histograms, is far below it.
+/// step's histograms, is far below it.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// What one read gave.

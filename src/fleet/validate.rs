@@ -23,7 +23,7 @@ pub fn interval(record: &IntervalRecord) -> Result<(), String> {
     )
 }
 
-/// Checks a run record's totals and each segment's.
+/// Checks a run record's totals and each step's.
 ///
 /// # Errors
 /// What is wrong, naming where.

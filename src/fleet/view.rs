@@ -1,5 +1,5 @@
 //! A fleet record read as one run (`diskdash show`, `diskdash compare`): the hosts ran at the
-//! same time, so each host is a job of the run's segments (as the jobs of one fio step are),
+//! same time, so each host is a job of the run's steps (as the jobs of one fio step are),
 //! the totals are the fleet's aggregate, and each interval point merges the hosts' points of
 //! the same index (rates added, histograms merged bucket by bucket).
 
@@ -130,7 +130,7 @@ pub fn as_run_by_job(fleet: &FleetRecord) -> Option<RunRecord> {
     Some(run)
 }
 
-/// Segment `s` of every host that has it, as one.
+/// Step `s` of every host that has it, as one.
 fn step(s: usize, hosts: &[(&str, &RunRecord)]) -> StepRecord {
     let parts: Vec<(&str, &StepRecord)> = hosts
         .iter()
@@ -186,7 +186,7 @@ fn step(s: usize, hosts: &[(&str, &RunRecord)]) -> StepRecord {
     seg
 }
 
-/// A host's share of a segment, as a job named by the host.
+/// A host's share of a step, as a job named by the host.
 fn host_job(host: &str, seg: &StepRecord) -> StepJobRecord {
     let first = seg.jobs.first();
     StepJobRecord {

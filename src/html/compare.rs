@@ -56,7 +56,7 @@ pub fn section(described: &[(&str, &RunRecord, String)], redact: bool) -> Sectio
         }
         iops.push(Line {
             name: format!("{} IOPS", label(i)),
-            // Segments (a sweep's points, a plan's steps) one after another, as a run's own
+            // Steps (a sweep's points, a plan's steps) one after another, as a run's own
             // chart draws them.
             points: record
                 .steps

@@ -60,7 +60,7 @@ fn counts(c: &crate::record::JobIntervalRecord, name: &str) -> IntervalCounts {
     }
 }
 
-/// Where each segment starts on the run's time axis (segments run one after another).
+/// Where each step starts on the run's time axis (steps run one after another).
 pub fn offsets(record: &RunRecord) -> Vec<f64> {
     let mut at = 0.0;
     record
@@ -379,7 +379,7 @@ pub fn whole_percentiles(record: &RunRecord) -> Vec<Line> {
         .collect()
 }
 
-/// Per job and direction (each job's segments merged) in a run of several jobs where the
+/// Per job and direction (each job's steps merged) in a run of several jobs where the
 /// curves fit, else the whole run's per direction, saying that its jobs are together.
 fn percentiles(record: &RunRecord) -> Figure {
     let mut names: Vec<&str> = Vec::new();
@@ -427,7 +427,7 @@ fn percentiles(record: &RunRecord) -> Figure {
     )
 }
 
-/// Latency buckets per quarter decade, per interval, of a segment's series.
+/// Latency buckets per quarter decade, per interval, of a step's series.
 fn heat_cells(record: &RunRecord) -> (Vec<(f64, f64, i32, u64)>, u64) {
     let mut cells = Vec::new();
     let mut most = 0;

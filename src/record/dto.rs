@@ -14,7 +14,7 @@ use super::{IostatRow, QueueSettings};
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
     Completed,
-    /// Ended by the user (`q` in the dashboard) before the plan's end; every segment it ran is
+    /// Ended by the user (`q` in the dashboard) before the plan's end; every step it ran is
     /// recorded as far as it went.
     Stopped,
     Interrupted,
@@ -49,20 +49,20 @@ pub struct RunRecord {
     /// (absent in records written before it was kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<super::MachineRecord>,
-    /// The job of the first segment (headless runs have exactly one).
+    /// The job of the first step (headless runs have exactly one).
     pub job: JobRecord,
     pub engine: EngineRecord,
     pub target: TargetRecord,
     pub device: Option<DeviceRecord>,
     pub latency_definition: String,
-    /// Measured time summed over segments (ramp, pauses and stalls excluded), ns.
+    /// Measured time summed over steps (ramp, pauses and stalls excluded), ns.
     pub elapsed_ns: u64,
-    /// Time the process did not run inside the measured windows, summed over segments, ns:
+    /// Time the process did not run inside the measured windows, summed over steps, ns:
     /// not in `elapsed_ns`, nor in the rates (see [`RunWarning::Stalled`]). 0 in records
     /// written before stalls were detected.
     #[serde(default)]
     pub stalled_ns: u64,
-    /// Totals over all segments.
+    /// Totals over all steps.
     pub read: DirectionRecord,
     pub write: DirectionRecord,
     pub sync: SyncRecord,
@@ -85,10 +85,10 @@ pub struct RunRecord {
     /// A sweep's shape and what its points show (format 4; absent for other runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepRecord>,
-    /// Data verification over every job of every segment (`--verify`; format 5).
+    /// Data verification over every job of every step (`--verify`; format 5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyRecord>,
-    /// How far the run's numbers can be trusted: the union of its segments' marks, the widest
+    /// How far the run's numbers can be trusted: the union of its steps' marks, the widest
     /// spread (absent in records written before there was one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trust: Option<TrustRecord>,
@@ -129,7 +129,7 @@ pub struct MarkFlagsRecord {
     pub page_cache: Option<String>,
 }
 
-/// How far a result (a run, a segment, a sweep point) can be trusted, under fixed names.
+/// How far a result (a run, a step, a sweep point) can be trusted, under fixed names.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TrustRecord {
     /// What the spread rests on: loops, or batch means of intervals when one loop.
@@ -250,7 +250,7 @@ pub struct VerifyFailureRecord {
 }
 
 impl VerifyRecord {
-    /// Adds another job's or segment's.
+    /// Adds another job's or step's.
     pub fn add(&mut self, other: &Self) {
         self.blocks_checked += other.blocks_checked;
         self.blocks_failed += other.blocks_failed;
@@ -269,7 +269,7 @@ pub struct SweepRecord {
     pub pick: String,
     /// The peaks, gain stops, knees, best rows, the latency target and the advice, typed: the
     /// sentences under the table are rendered from these (the lines on fallbacks, the page
-    /// cache and syncs from the segments). Empty in records written before there was a typed
+    /// cache and syncs from the steps). Empty in records written before there was a typed
     /// analysis; their `statements` (the sentences as text, up to format version 6) are not
     /// read.
     #[serde(default)]
@@ -401,7 +401,7 @@ pub enum SweepFinding {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RunWarning {
-    /// The process did not run for a while during a segment's measured window (SIGSTOP or
+    /// The process did not run for a while during a step's measured window (SIGSTOP or
     /// Ctrl-Z, a frozen cgroup, a suspended VM, a machine too loaded to measure): a wake-up of
     /// the session 1 s or more later than it asked for. That time is left out of the measured
     /// time and the rates, and the runtime was extended by it.
@@ -413,7 +413,7 @@ pub enum RunWarning {
         stalled_ns: u64,
         longest_ns: u64,
     },
-    /// The session's thread did not run for 1 s or more during a segment's measured window
+    /// The session's thread did not run for 1 s or more during a step's measured window
     /// while the workers did (their ticks came in during the gap): more busy threads than
     /// CPUs, not a stopped process. That time is measured, like any other.
     Starved {
@@ -430,12 +430,12 @@ pub enum RunWarning {
         device: String,
         app_bytes: u64,
         device_bytes: u64,
-        /// 0-based, as in `segments`; absent where no segment is meant (a verdict's text) and
+        /// 0-based, as in `segments`; absent where no step is meant (a verdict's text) and
         /// in records written before warnings named it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[serde(rename = "segment")]
         step: Option<u32>,
-        /// The sweep's point the segment ran (`bs=4M`); absent outside a sweep.
+        /// The sweep's point the step ran (`bs=4M`); absent outside a sweep.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         point: Option<String>,
     },
@@ -1097,7 +1097,7 @@ pub struct DirectionRecord {
     pub lat_ns: LatencyRecord,
     /// fio's `slat_ns` and `clat_ns` where the engine times its submit call (io_uring, libaio,
     /// null): from the clock read before the submit call to the one after it returned, and
-    /// from then to the reap; `lat_ns` is their sum. In run totals, segments and clones, not
+    /// from then to the reap; `lat_ns` is their sum. In run totals, steps and clones, not
     /// intervals; absent for a synchronous engine (psync: its clat is `lat_ns`, it has no
     /// slat, as fio's) and in older records.
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -1135,7 +1135,7 @@ pub struct LatencyRecord {
     pub n: u64,
     /// `"99.000000": ns` for fio's default percentile list (absent when no I/O).
     pub percentile: Percentiles,
-    /// Fine bucket counts (run totals, segments and, since format 3, each interval).
+    /// Fine bucket counts (run totals, steps and, since format 3, each interval).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub histogram: Option<HistogramRecord>,
 }
@@ -1151,7 +1151,7 @@ pub struct LatencyBucket {
 /// A latency histogram, sparse: only buckets with I/Os, ascending. `count[i]` I/Os took at
 /// most `le_ns[i]` and at least the lower bound of that bucket under the rule named by
 /// `sub_bucket_bits` (`stats::fine_bucket_le_ns`: log-linear, `2^sub_bucket_bits` buckets per
-/// power of two, each at most 1/128 = 0.78% of its lower bound wide at 7 bits). Segments and run
+/// power of two, each at most 1/128 = 0.78% of its lower bound wide at 7 bits). Steps and run
 /// totals are always at 7 bits; an interval is coarsened (fewer bits) when it would hold more
 /// than `stats::MAX_INTERVAL_BUCKETS` buckets. Format 2 records had no `sub_bucket_bits`: their
 /// buckets were powers of two from 1 us up.
@@ -1283,7 +1283,7 @@ impl IoDepthsRecord {
     }
 }
 
-/// One segment: a stretch of the run with one job (a headless run is one segment).
+/// One step: a stretch of the run with one job (a headless run is one step).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepRecord {
     pub index: u32,
@@ -1296,7 +1296,7 @@ pub struct StepRecord {
     pub engine: String,
     /// Measured time (ramp, pauses and stalls excluded), ns.
     pub elapsed_ns: u64,
-    /// Time the process did not run inside this segment's measured window, ns.
+    /// Time the process did not run inside this step's measured window, ns.
     #[serde(default)]
     pub stalled_ns: u64,
     pub read: DirectionRecord,
@@ -1313,18 +1313,18 @@ pub struct StepRecord {
     /// interval instead (the JSON Lines file has them all).
     pub series_stride: u32,
     pub series: Vec<IntervalRecord>,
-    /// The device over this segment's measured window, when known (the first job's disk;
+    /// The device over this step's measured window, when known (the first job's disk;
     /// `devices` has every disk of the step).
     pub device: Option<DeviceRecord>,
-    /// The jobs that ran at the same time in this segment (a step of the plan), each with its
-    /// own totals. Since format 4; a one-job segment has one, equal to the segment's totals.
+    /// The jobs that ran at the same time in this step, each with its
+    /// own totals. Since format 4; a one-job step has one, equal to the step's totals.
     #[serde(default)]
     pub jobs: Vec<StepJobRecord>,
     /// Every disk any job of the step touched, over the step's measured window, each
     /// reconciled against the jobs on it. Since format 4.
     #[serde(default)]
     pub devices: Vec<DeviceRecord>,
-    /// Why the segment ended (format 4; absent in older records).
+    /// Why the step ended (format 4; absent in older records).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<super::StopReason>,
     /// What the step ran otherwise than the user's values say, one line each: a sweep's
@@ -1332,7 +1332,7 @@ pub struct StepRecord {
     /// `job` holds the value used). Absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
-    /// How far this segment's numbers can be trusted (absent in older records).
+    /// How far this step's numbers can be trusted (absent in older records).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trust: Option<TrustRecord>,
 }
@@ -1370,7 +1370,7 @@ impl PointValue {
     }
 }
 
-/// One job of a segment: what it ran, on what, and what it measured.
+/// One job of a step: what it ran, on what, and what it measured.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepJobRecord {
     /// What `--verify` found in this job (format 5).
@@ -1401,7 +1401,7 @@ pub struct StepJobRecord {
     /// a job that stops at its first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub continued: Option<ContinuedErrorsRecord>,
-    /// CPU time of the job's worker threads (the session's own is in the segment's `cpu`).
+    /// CPU time of the job's worker threads (the session's own is in the step's `cpu`).
     pub cpu: CpuRecord,
     /// The thread id of the job's first worker: fio's `pid=` (fio's `thread` jobs print
     /// their tid); absent in older records.
@@ -1546,7 +1546,7 @@ pub struct CloneIntervalRecord {
     pub write_ios: u64,
 }
 
-/// One interval: a line of `--jsonl`, and a point of a segment's series.
+/// One interval: a line of `--jsonl`, and a point of a step's series.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct IntervalRecord {
     pub format: String,
@@ -1572,10 +1572,10 @@ pub struct IntervalRecord {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub device: Option<IostatRow>,
     /// Each job's part of the interval when the step runs several jobs (format 4; `--jsonl`
-    /// lines only: a segment's `series` keeps the step's totals).
+    /// lines only: a step's `series` keeps the step's totals).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub jobs: Vec<IntervalJobRecord>,
-    /// A segment's series point that merges several intervals (a long run past the series'
+    /// A step's series point that merges several intervals (a long run past the series'
     /// cap): how many, and the lowest and highest of them, so a dip stays visible. Absent on a
     /// point that is one interval, and on every `--jsonl` line.
     #[serde(skip_serializing_if = "Option::is_none", default)]

@@ -27,11 +27,11 @@ const FIX: &str = "give a file written by `diskdash bench --json`";
 
 /// The largest run record read: 256 MiB.
 ///
-/// How big records get: a segment keeps at most `session::series::MAX_POINTS` (1024) interval
-/// points, thinning older ones, so a 24-hour run of one segment holds at most 1024 points. A
+/// How big records get: a step keeps at most `session::series::MAX_POINTS` (1024) interval
+/// points, thinning older ones, so a 24-hour run of one step holds at most 1024 points. A
 /// point of a mixed read/write job with a device row is about 4 KiB of JSON (measured: 3.9 KiB
 /// per point for `--rw randrw`), so such a record is about 4-8 MiB, whatever its length. 256 MiB
-/// leaves room for some 30 segments with full series and multi-device targets, and still keeps
+/// leaves room for some 30 steps with full series and multi-device targets, and still keeps
 /// parsing within a few hundred MiB of memory.
 pub const MAX_RECORD_BYTES: u64 = 256 << 20;
 

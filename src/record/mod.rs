@@ -4,7 +4,7 @@
 //!
 //! Per direction the names are fio's (`read`/`write` with `iops`, `bw_bytes`, `io_bytes`,
 //! `total_ios`, `lat_ns` {`min`, `max`, `mean`, `stddev`, `percentile` {"99.000000": ns}}).
-//! Segments and run totals add `lat_ns.histogram` {`le_ns`: [..], `count`: [..]}: the
+//! Steps and run totals add `lat_ns.histogram` {`le_ns`: [..], `count`: [..]}: the
 //! dashboard's log buckets, empty ones left out.
 
 mod device;

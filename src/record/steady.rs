@@ -89,7 +89,7 @@ pub struct CliffRecord {
     pub after_mib_s: f64,
 }
 
-/// Why a segment ended.
+/// Why a step ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
@@ -101,7 +101,7 @@ pub enum StopReason {
     SteadyState,
     /// Stopped from the dashboard.
     Stopped,
-    /// A live change started the next segment.
+    /// A live change started the next step.
     Changed,
     Interrupted,
     Failed,

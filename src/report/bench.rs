@@ -701,7 +701,7 @@ mod tests {
             ),
             "{text}"
         );
-        // No job's CPU wait in a record without segments: the mean is not taken apart.
+        // No job's CPU wait in a record without steps: the mean is not taken apart.
         assert!(!text.contains("mean: app"), "{text}");
     }
 

@@ -641,7 +641,7 @@ mod tests {
         }
     }
 
-    /// `record` with one segment of 40 intervals of 50 ms at its rates, each interval's I/Os
+    /// `record` with one step of 40 intervals of 50 ms at its rates, each interval's I/Os
     /// 1% under, then 1% over: every batch of 10 has the same mean, so the interval is the
     /// change itself.
     fn with_intervals(mut record: RunRecord) -> RunRecord {

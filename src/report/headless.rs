@@ -101,7 +101,7 @@ struct StatusPrinter {
     silent: bool,
     /// The command a plan's step lines name (`diskdash fio`).
     command: &'static str,
-    /// Per job of the segment shown: attained reported, departures reported, cliff reported.
+    /// Per job of the step shown: attained reported, departures reported, cliff reported.
     steady_shown: Vec<(bool, u64, bool)>,
     steady_step: u32,
     /// The width of the terminal stderr writes to, once asked (`None` inside: no terminal).

@@ -4,7 +4,7 @@
 //! KDiskMark), with IOPS and mean latency beside each, and a footer naming the rules, the
 //! profile, the loops and their pick rule, the target and its size.
 //!
-//! The numbers come from the record alone: each segment is one loop of one measurement, and its
+//! The numbers come from the record alone: each step is one loop of one measurement, and its
 //! job says which test (pattern, block size, queue depth, threads) and which direction.
 //!
 //! ```text
@@ -155,8 +155,8 @@ pub struct MarkSummary {
     pub rows: Vec<MarkRow>,
 }
 
-/// The direction and test a segment measured: `None` for a job `mark` does not make.
-/// The test a segment of a mark measured (`SEQ1M Q8T1`), as the table names its row.
+/// The direction and test a step measured: `None` for a job `mark` does not make.
+/// The test a step of a mark measured (`SEQ1M Q8T1`), as the table names its row.
 #[must_use]
 pub fn test_of(step: &StepRecord) -> Option<String> {
     measured(step).map(|(test, _)| test)
@@ -185,8 +185,8 @@ fn direction(d: &crate::record::DirectionRecord, mb: MbUnit) -> LoopResult {
     }
 }
 
-/// A segment's reads and writes: its one job's own (measured from the job's start, so a
-/// start delay before it does not count), else the segment's.
+/// A step's reads and writes: its one job's own (measured from the job's start, so a
+/// start delay before it does not count), else the step's.
 fn directions(
     step: &StepRecord,
 ) -> (
@@ -199,7 +199,7 @@ fn directions(
     }
 }
 
-/// A segment's numbers for its direction (a mix: reads and writes together, latency over all
+/// A step's numbers for its direction (a mix: reads and writes together, latency over all
 /// its I/Os).
 fn loop_result(step: &StepRecord, measure: Measure, mb: MbUnit) -> LoopResult {
     let (r, w) = directions(step);
@@ -282,7 +282,7 @@ fn cell(loops: Vec<LoopResult>, pick: Pick) -> Option<MarkCell> {
     })
 }
 
-/// The rows from the record's completed segments, in the order the tests first ran (every
+/// The rows from the record's completed steps, in the order the tests first ran (every
 /// test's reads come first, so that is the profile's order).
 #[must_use]
 pub fn summarize(record: &RunRecord, settings: &MarkSettings) -> MarkSummary {

@@ -6,7 +6,7 @@
 //! | a sweep (`sweep` present)               | the sweep table and its foot (`--format table`) |
 //! | a mark (`mark` present)                 | the CrystalDiskMark window (`--format table`)  |
 //! | a mark written before `mark` was kept   | fio's report of its loops, with a note        |
-//! | one job named `bench` in every segment  | `diskdash bench`'s summary                    |
+//! | one job named `bench` in every step     | `diskdash bench`'s summary                    |
 //! | any other run (`diskdash fio`)          | fio's normal report (no `group_reporting`)    |
 //! | a fleet record                          | the fleet's summary                           |
 //!

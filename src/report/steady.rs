@@ -66,7 +66,7 @@ fn change_pct(before: f64, after: f64) -> f64 {
     }
 }
 
-/// The summary's lines: per segment and job, its steady state and its sustained writes.
+/// The summary's lines: per step and job, its steady state and its sustained writes.
 #[must_use]
 pub fn summary_lines(record: &RunRecord) -> String {
     let mut out = String::new();

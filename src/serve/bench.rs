@@ -4,7 +4,7 @@
 //!
 //! Values are as of the last interval close (the session publishes each job's run totals when
 //! an interval closes; nothing is read from the workers), cumulative over the whole run: the
-//! steps of a plan or sweep and the segments of live changes add up, so the counters only grow.
+//! steps of a plan or sweep, and those live changes append, add up, so the counters only grow.
 //! Series are per job (`jobname`, the plan's job name; `bench` for `diskdash bench`) and `op`
 //! (`read`, `write`, `sync` for fsync/fdatasync calls); an op appears once the job does it.
 

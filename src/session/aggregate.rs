@@ -1,6 +1,6 @@
-//! One segment's workers and their aggregation: spawn `bench-N` threads, wait until every
+//! One step's workers and their aggregation: spawn `bench-N` threads, wait until every
 //! ring and buffer is set up, start them together, then merge their per-tick reports into
-//! intervals on a common grid (measurement start + k * interval) and into the segment total.
+//! intervals on a common grid (measurement start + k * interval) and into the step total.
 //! Reports are handed back as spares after merging, so steady state allocates nothing.
 
 use std::os::fd::OwnedFd;
@@ -32,7 +32,7 @@ const MIN_NAP: Duration = Duration::from_millis(1);
 /// How often the wait for the workers' setup looks at the interrupt.
 const SETUP_POLL: Duration = Duration::from_millis(50);
 
-/// Why a segment did not start.
+/// Why a step did not start.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SpawnError {
     /// Interrupted while the workers were setting up: they stopped before any I/O.
@@ -40,7 +40,7 @@ pub enum SpawnError {
     Failed(String),
 }
 
-/// One job of a segment: what its workers run, on what.
+/// One job of a step: what its workers run, on what.
 pub struct JobSetup {
     pub spec: Arc<JobSpec>,
     pub file: Arc<OwnedFd>,
@@ -56,7 +56,7 @@ pub struct JobSetup {
     pub zbd: Option<Arc<crate::bench::zbd::SharedZones>>,
 }
 
-/// What a segment (a step of the plan) is to run: its jobs, at the same time, on one grid.
+/// What a step of the plan is to run: its jobs, at the same time, on one grid.
 /// The first job's interval is the step's; every job's ramp is the step's (the runner makes
 /// them equal), so one measured window covers them all and one device window matches it.
 pub struct StepSetup {
@@ -80,7 +80,7 @@ struct JobSlot {
     /// Workers whose last tick has come in, and the latest end among them.
     ended: u32,
     ended_at_ns: u64,
-    /// Each worker's stats over the segment, when the job has more than one (fio reports
+    /// Each worker's stats over the step, when the job has more than one (fio reports
     /// each clone without group_reporting): added as reports come in, off the I/O path.
     clones: Vec<WorkerStats>,
     /// Each clone's part of the current and the next interval, and of the closed ones:
@@ -220,7 +220,7 @@ pub fn covered_ns(spans: &[(u64, u64)], from_ns: u64, to_ns: u64) -> u64 {
         .sum()
 }
 
-/// A running segment.
+/// A running step.
 pub struct StepWorkers {
     control: Arc<StepControl>,
     reports: Receiver<Box<WorkerStats>>,
@@ -529,7 +529,7 @@ impl StepWorkers {
             .store(now_ns, Ordering::Release);
     }
 
-    /// The segment total so far (closed intervals only).
+    /// The step total so far (closed intervals only).
     #[must_use]
     pub fn total(&self) -> &WorkerStats {
         &self.total
@@ -835,7 +835,7 @@ impl StepWorkers {
     }
 
     /// Joins every job's workers, adding what their last ticks did not hand over: the faults,
-    /// the segment's end, and each job's end, CPU and clones' ends.
+    /// the step's end, and each job's end, CPU and clones' ends.
     fn join_workers(&mut self) -> (Vec<(usize, IoFault)>, u64, Vec<JobJoin>) {
         let mut faults = Vec::new();
         let mut end_ns = self.record_from_ns;
@@ -987,7 +987,7 @@ impl StepWorkers {
                 }
             })
             .collect();
-        // The segment's time is its longest job's, each from its own start (fio's group
+        // The step's time is its longest job's, each from its own start (fio's group
         // runtime): a start delay every job waits out is not measured time.
         let elapsed_ns = jobs.iter().map(|j| j.elapsed_ns).max().unwrap_or_else(|| {
             end_ns

@@ -1,26 +1,26 @@
 //! The session's state machine for controls, pure: what a control does while idle, while a
-//! segment runs, and while it is already ending (a Stop then a Quit, two changes in a row, a
+//! step runs, and while it is already ending (a Stop then a Quit, two changes in a row, a
 //! change then Stop). The runner feeds it controls in arrival order and does what it says to
 //! the workers; parameter changes are checked by a function it is given (the job validator and
 //! the target's rules), so every ordering is unit-tested here without threads or devices.
 //!
 //! ```text
 //!            Start                      Stop | Quit | valid change | runtime | interrupt | fault
-//!   Idle ───────────> Running(segment) ──────────────────────────────────────> Ending ──> Idle
-//!    ^  change: new job    │ Pause/Resume                                        │  (or next segment,
+//!   Idle ───────────> Running(step) ─────────────────────────────────────────> Ending ──> Idle
+//!    ^  change: new job    │ Pause/Resume                                        │  (or next step,
 //!    └─────────────────────┘ (workers)            Quit: quit after; change: fold │   or quit)
 //! ```
 
 use crate::bench::spec::JobSpec;
 use crate::session::Control;
 
-/// Why a segment ended.
+/// Why a step ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StepEnding {
     /// The runtime was over.
     Runtime,
     Stop,
-    /// A parameter change: the next segment runs this job.
+    /// A parameter change: the next step runs this job.
     Change(Box<JobSpec>),
     Quit,
     Interrupt,
@@ -29,7 +29,7 @@ pub enum StepEnding {
     Next,
 }
 
-/// What the workers of the running segment must do.
+/// What the workers of the running step must do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Workers {
     Continue,
@@ -38,21 +38,21 @@ pub enum Workers {
     Stop,
 }
 
-/// The controls of one segment, folded into how it ends.
+/// The controls of one step, folded into how it ends.
 #[derive(Debug, Default)]
 pub struct StepFold {
-    /// How the segment ends, once decided.
+    /// How the step ends, once decided.
     pub ending: Option<StepEnding>,
-    /// Quit once this segment has ended.
+    /// Quit once this step has ended.
     pub quit: bool,
     /// The job to keep when the session goes idle (a change, then Stop before it started).
     pub adopt: Option<JobSpec>,
-    /// Controls for the next state (idle or the next segment), in arrival order.
+    /// Controls for the next state (idle or the next step), in arrival order.
     pub held: Vec<Control>,
 }
 
 impl StepFold {
-    /// A control that arrives while the segment runs or ends. `change` checks a parameter change
+    /// A control that arrives while the step runs or ends. `change` checks a parameter change
     /// against a job (`None`: refused; it has said why).
     pub fn control(
         &mut self,
@@ -79,7 +79,7 @@ impl StepFold {
         }
     }
 
-    /// The session ends the segment itself (interrupt, a worker's fault), unless a control
+    /// The session ends the step itself (interrupt, a worker's fault), unless a control
     /// already did. Returns what the workers must do.
     pub fn end(&mut self, ending: StepEnding) -> Workers {
         if self.ending.is_some() {
@@ -94,7 +94,7 @@ impl StepFold {
         Workers::Stop
     }
 
-    /// Quit ends the session after this segment, further changes fold into the next job, Stop
+    /// Quit ends the session after this step, further changes fold into the next job, Stop
     /// after a change keeps the change and goes idle; the rest waits for the next state.
     fn while_ending(
         &mut self,
@@ -136,11 +136,11 @@ pub enum IdleStep {
     Quit,
     /// Nothing runs to pause, resume or stop; a refused change changes nothing.
     Wait,
-    /// The next segment runs this job.
+    /// The next step runs this job.
     Changed(Box<JobSpec>),
 }
 
-/// A control while no segment runs.
+/// A control while no step runs.
 pub fn idle(
     control: Control,
     current: &JobSpec,
@@ -181,7 +181,7 @@ mod tests {
         }
     }
 
-    /// Feeds `controls` to a fresh fold of a running segment; the workers' orders and the fold.
+    /// Feeds `controls` to a fresh fold of a running step; the workers' orders and the fold.
     fn run(controls: &[Control]) -> (Vec<Workers>, StepFold, u32) {
         let mut refused = 0;
         let mut fold = StepFold::default();

@@ -33,7 +33,7 @@ use crate::stats::{DirectionStats, WorkerStats};
 pub struct Interval {
     pub index: u64,
     pub duration_ns: u64,
-    /// End of the interval, ns since the segment's measurement start.
+    /// End of the interval, ns since the step's measurement start.
     pub end_offset_ns: u64,
     /// The part of the interval the process did not run (a stall, see [`Stall`]), ns.
     pub stalled_ns: u64,
@@ -48,7 +48,7 @@ pub struct Interval {
     pub spans: Vec<Option<(u64, u64)>>,
 }
 
-/// What one job of the segment left.
+/// What one job of the step left.
 pub struct JobEnd {
     pub total: WorkerStats,
     /// The job's measured time: from its start (after the ramp and its start delay) to its
@@ -82,7 +82,7 @@ pub struct CloneEnd {
     pub intervals: Vec<crate::record::CloneIntervalRecord>,
 }
 
-/// What the segment left when all workers ended.
+/// What the step left when all workers ended.
 pub struct StepEnd {
     pub total: WorkerStats,
     /// The last, partial interval (if it holds any time).
@@ -376,7 +376,7 @@ pub fn interval(
             row = disk_row;
         }
     }
-    // While paused the device panel holds the segment's last interval, as its title says
+    // While paused the device panel holds the step's last interval, as its title says
     // (`last 1s of seg 1, paused`); the disks table above keeps the disks' live rows.
     let paused = snap.state == SessionState::Paused;
     if let Some((row, first)) = row.as_ref().filter(|_| !paused).zip(snap.disks.first_mut()) {

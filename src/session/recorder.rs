@@ -1,5 +1,5 @@
 //! The record of a session, built as it runs: one interval record per interval (written to
-//! `--jsonl` as it comes), one segment record per segment, the run's totals, and the final
+//! `--jsonl` as it comes), one step record per step, the run's totals, and the final
 //! [`RunRecord`] (written atomically to `--json`). The runner hands it what happened and
 //! publishes; the recorder never sees the runner.
 
@@ -24,7 +24,7 @@ use crate::stats::WorkerStats;
 /// `format` of a `--jsonl` line for a finished sweep point.
 pub const POINT_FORMAT: &str = "diskdash-sweep-point";
 
-/// A finished sweep point on `--jsonl`: the segment's point and totals.
+/// A finished sweep point on `--jsonl`: the step's point and totals.
 #[derive(serde::Serialize)]
 struct PointLine<'a> {
     format: &'static str,
@@ -44,9 +44,9 @@ pub struct Recorder {
     jsonl: Option<JsonlWriter>,
     started_at: SystemTime,
     steps: Vec<StepRecord>,
-    /// The running segment's series, thinned to the record's bound.
+    /// The running step's series, thinned to the record's bound.
     series: RecordSeries,
-    /// Each job's part of the running segment's intervals, bounded.
+    /// Each job's part of the running step's intervals, bounded.
     job_series: JobSeries,
     total: WorkerStats,
     elapsed_ns: u64,
@@ -57,11 +57,11 @@ pub struct Recorder {
     warning_lines: bool,
     /// The device over the last measured window that had one.
     device: Option<DeviceRecord>,
-    /// For each segment, its jobs' target indices (to note removals at the end).
+    /// For each step, its jobs' target indices (to note removals at the end).
     step_targets: Vec<Vec<usize>>,
     /// Gets each interval's record as it closes.
     sink: Option<crate::session::IntervalSink>,
-    /// The limits each segment's trust is judged by, and the idle baseline.
+    /// The limits each step's trust is judged by, and the idle baseline.
     trust: TrustSetup,
 }
 
@@ -74,7 +74,7 @@ pub struct TrustSetup {
     pub idle: Vec<IdleDiskRecord>,
 }
 
-/// How a segment ended, for its record.
+/// How a step ended, for its record.
 pub struct StepOutcome<'a> {
     pub status: RunStatus,
     pub job: &'a JobSpec,
@@ -98,7 +98,7 @@ pub struct StepOutcome<'a> {
 pub struct RunOutcome {
     pub status: RunStatus,
     pub error: Option<ErrorRecord>,
-    /// The job when no segment ran.
+    /// The job when no step ran.
     pub job: JobSpec,
     pub engine: EngineRecord,
     pub target: TargetRecord,
@@ -127,7 +127,7 @@ impl Recorder {
         }
     }
 
-    /// Sets what the trust of each segment is judged by (before the first segment ends).
+    /// Sets what the trust of each step is judged by (before the first step ends).
     pub fn set_trust(&mut self, trust: TrustSetup) {
         self.trust = trust;
     }
@@ -139,13 +139,13 @@ impl Recorder {
         self
     }
 
-    /// The index the next segment gets.
+    /// The index the next step gets.
     #[must_use]
     pub fn next_step(&self) -> u32 {
         u32::try_from(self.steps.len()).unwrap_or(u32::MAX)
     }
 
-    /// A new segment starts: its series starts empty.
+    /// A new step starts: its series starts empty.
     pub fn start_step(&mut self) {
         self.series = RecordSeries::new();
         self.job_series = JobSeries::new();
@@ -261,7 +261,7 @@ impl Recorder {
         self
     }
 
-    /// The segment has ended: its record, and its share of the run's totals.
+    /// The step has ended: its record, and its share of the run's totals.
     pub fn end_step(&mut self, outcome: StepOutcome<'_>) {
         let StepOutcome {
             status,
@@ -299,7 +299,7 @@ impl Recorder {
                 .map(|(option, value)| PointValue::new(option, value))
                 .collect(),
             status,
-            // The segment's engine is its first job's as it ran.
+            // The step's engine is its first job's as it ran.
             job: job.record_on(if engine == EngineKind::Psync.as_str() {
                 EngineKind::Psync
             } else {
@@ -355,7 +355,7 @@ impl Recorder {
         }
     }
 
-    /// The trust marks of the last segment, if one ran.
+    /// The trust marks of the last step, if one ran.
     #[must_use]
     pub fn last_marks(&self) -> Vec<crate::record::TrustMark> {
         self.steps
@@ -365,13 +365,13 @@ impl Recorder {
             .unwrap_or_default()
     }
 
-    /// The status of the last segment, if one ran.
+    /// The status of the last step, if one ran.
     #[must_use]
     pub fn last_status(&self) -> Option<RunStatus> {
         self.steps.last().map(|s| s.status)
     }
 
-    /// The run's record so far: the finished segments and `running`, the segment that runs
+    /// The run's record so far: the finished steps and `running`, the step that runs
     /// (its numbers up to now), with the run's totals as if it had ended now. Nothing is
     /// written and nothing kept.
     #[must_use]
@@ -405,7 +405,7 @@ impl Recorder {
             .first()
             .map_or_else(|| JobRecord::from(&outcome.job), |s| s.job.clone());
         let elapsed_ns = self.elapsed_ns;
-        // Verification over every job of every segment.
+        // Verification over every job of every step.
         let mut verify: Option<crate::record::VerifyRecord> = None;
         for job in self.steps.iter().flat_map(|s| &s.jobs) {
             if let Some(v) = &job.verify {

@@ -1,4 +1,4 @@
-//! The session thread: precondition the target, run segments one after another, apply
+//! The session thread: precondition the target, run steps one after another, apply
 //! controls, publish snapshots, write JSON Lines as intervals close and the record at the end
 //! (on every path: completed, interrupted, failed). Owns the scratch file's removal.
 
@@ -78,7 +78,7 @@ pub struct Runner {
     json: Option<RecordDestination>,
     controls: mpsc::UnboundedReceiver<Control>,
     /// Controls that arrived while they could not act yet (during preparation, or while a
-    /// segment was ending); taken before the channel, in order. Nothing is dropped.
+    /// step was ending); taken before the channel, in order. Nothing is dropped.
     pending: VecDeque<Control>,
     tx: watch::Sender<Arc<Snapshot>>,
     snap: Snapshot,
@@ -598,7 +598,7 @@ impl Runner {
                 break;
             }
             start_now = false;
-            // A segment started after the plan's end (a change, `s`) is the run's end again
+            // A step started after the plan's end (a change, `s`) is the run's end again
             // only once it runs to its own.
             self.snap.ran_to_end = false;
             match self.run_step() {
@@ -754,7 +754,7 @@ impl Runner {
         });
     }
 
-    /// Waits between segments. Returns whether to start a segment.
+    /// Waits between steps. Returns whether to start a step.
     fn idle(&mut self) -> bool {
         self.snap.state = SessionState::Idle;
         self.publish();
@@ -923,7 +923,7 @@ impl Runner {
         let interrupt = self.options.interrupt.clone();
         let seg = match StepWorkers::spawn(&setup, &|| interrupt.load(Ordering::Relaxed)) {
             Ok(seg) => seg,
-            // Nothing ran: no segment to record.
+            // Nothing ran: no step to record.
             Err(SpawnError::Interrupted) => return Err(StepEnding::Interrupt),
             Err(SpawnError::Failed(message)) => {
                 self.fail_message(format!("setting up the workers failed: {message}"));
@@ -1412,7 +1412,7 @@ impl Runner {
         });
         let device_records = self.end_devices(&devices, &targets, &end, null_engine);
         self.end_warnings(index, &jobs, &targets, &end, &device_records, null_engine);
-        // The first job's disk is the segment's `device`, as a one-job record has it.
+        // The first job's disk is the step's `device`, as a one-job record has it.
         let first_disk =
             self.target_device[targets[0]].map(|d| self.devices[d].chain.device.clone());
         let device_record = device_records
@@ -1681,7 +1681,7 @@ impl Runner {
                     })
                     .collect(),
                 latency_depth: job_end.latency_depth,
-                // The recorder adds the job's interval series at the segment's end.
+                // The recorder adds the job's interval series at the step's end.
                 series: Vec::new(),
             })
             .collect()

@@ -1,4 +1,4 @@
-//! A segment's per-interval series for the record, in bounded memory: every point is a plain
+//! A step's per-interval series for the record, in bounded memory: every point is a plain
 //! struct in a vector allocated (and touched) once, plus each direction's sparse latency
 //! histogram, at most `stats::MAX_INTERVAL_BUCKETS` buckets, whose vectors are reused in place
 //! (at most 1024 points x 4 directions x 256 buckets x 16 bytes = 16 MiB, a few KiB in
@@ -19,7 +19,7 @@ use crate::stats::{
     bucket_percentile_ns, coarsen, merge_buckets,
 };
 
-/// Points kept per segment before neighbouring points merge.
+/// Points kept per step before neighbouring points merge.
 pub const MAX_POINTS: usize = 1024;
 
 /// Sets a smaller cap than [`MAX_POINTS`] (at least 2): tests pass it in a short run.
@@ -442,7 +442,7 @@ fn merge_rows(a: &mut IostatRow, a_ns: u64, b: &IostatRow, b_ns: u64) {
     a.counters_wrapped |= b.counters_wrapped;
 }
 
-/// The series of one segment, merged past its cap.
+/// The series of one step, merged past its cap.
 #[derive(Clone)]
 pub struct RecordSeries {
     points: Vec<Point>,

@@ -28,7 +28,7 @@ pub enum SessionState {
     Ramp,
     Running,
     Paused,
-    /// Between segments, waiting for `Control::Start` or a parameter change.
+    /// Between steps, waiting for `Control::Start` or a parameter change.
     Idle,
     Finished(RunStatus),
 }
@@ -73,7 +73,7 @@ impl DirectionView {
     }
 }
 
-/// Read, write and sync over one span (an interval, or a segment so far).
+/// Read, write and sync over one span (an interval, or a step so far).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StatsView {
     pub duration: Duration,
@@ -104,7 +104,7 @@ pub struct SeriesPoint {
     /// Counts every interval of the session (0, 1, 2, ...).
     pub seq: u64,
     pub step: u32,
-    /// End of the interval, measured time since the session's first segment started.
+    /// End of the interval, measured time since the session's first step started.
     pub at: Duration,
     pub duration: Duration,
     /// The part of the interval the process did not run (a stall).
@@ -132,7 +132,7 @@ pub struct SeriesPoint {
 /// (`stats::bounded`), shared between snapshots.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct IntervalLatency {
-    /// End of the interval, measured time since the session's first segment started.
+    /// End of the interval, measured time since the session's first step started.
     pub at: Duration,
     pub read: Vec<LatencyBucket>,
     pub write: Vec<LatencyBucket>,
@@ -140,7 +140,7 @@ pub struct IntervalLatency {
     pub trim: Vec<LatencyBucket>,
 }
 
-/// Where a segment starts in the series.
+/// Where a step starts in the series.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepMark {
     pub index: u32,
@@ -276,7 +276,7 @@ pub struct PointRates {
 pub struct StepResult {
     /// The plan's step (its point is `Snapshot::plan_points[step]`).
     pub step: usize,
-    /// The record's segment.
+    /// The record's step.
     pub record_step: u32,
     pub status: RunStatus,
     pub read: PointRates,
@@ -325,7 +325,7 @@ pub struct DiskView {
     pub name: String,
     pub row: Option<IostatRow>,
     /// The device panel's row, when known: the last interval's, held while the step is paused
-    /// (the panel then shows the segment's last interval). Kept for the first disk only.
+    /// (the panel then shows the step's last interval). Kept for the first disk only.
     pub last: Option<IostatRow>,
     /// The last [`SERIES_POINTS`] rows of `last`, across steps on this disk. Kept for the
     /// first disk only.
@@ -354,15 +354,15 @@ pub struct Snapshot {
     /// Increases with every published snapshot.
     pub seq: u64,
     pub state: SessionState,
-    /// The last segment ran to its end (its runtime, size or steady state; the plan's last
+    /// The last step ran to its end (its runtime, size or steady state; the plan's last
     /// step): idle then means done, not stopped.
     pub ran_to_end: bool,
     pub target: TargetView,
     /// Engine in use; `fallback` says why it differs from the one asked for.
     pub engine: EngineRecord,
-    /// Index of the current (or last) segment.
+    /// Index of the current (or last) step.
     pub step: u32,
-    /// Measured time of the current segment (ramp and pauses excluded).
+    /// Measured time of the current step (ramp and pauses excluded).
     pub elapsed: Duration,
     pub remaining: Duration,
     /// Every job of the step together.
@@ -372,7 +372,7 @@ pub struct Snapshot {
     pub steps: Vec<StepMark>,
     /// The latency histograms of the intervals of [`Snapshot::series`].
     pub latency_history: Arc<VecDeque<Arc<IntervalLatency>>>,
-    /// App I/Os against device I/Os over the last finished segment, when known.
+    /// App I/Os against device I/Os over the last finished step, when known.
     pub reconciliation: Option<ReconciliationRecord>,
     pub warnings: Vec<RunWarning>,
     pub notes: Vec<String>,
@@ -388,7 +388,7 @@ pub struct Snapshot {
     pub record_path: Option<PathBuf>,
     /// The jobs of the running (or last) step, never empty: one for `diskdash bench`, and
     /// before the first step opens, the plan's first job. The first one's spec is the
-    /// current job (the next segment's when idle).
+    /// current job (the next step's when idle).
     pub jobs: Vec<JobView>,
     pub plan: PlanProgress,
     /// Every disk of the running step (before the first step opens, the target's); the
@@ -410,7 +410,7 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// The current job: the first job's (the next segment's when idle).
+    /// The current job: the first job's (the next step's when idle).
     ///
     /// # Panics
     /// When `jobs` is empty, which the session never publishes.

@@ -1,5 +1,5 @@
 //! The device window: the target's block device during a session, /proc/diskstats samples
-//! (through the shared sampler) per interval and over each segment's measured window, the `iostat -x` row of each,
+//! (through the shared sampler) per interval and over each step's measured window, the `iostat -x` row of each,
 //! and the reconciliation of I/Os the run completed against I/Os the device completed.
 
 use std::path::Path;
@@ -109,7 +109,7 @@ impl DeviceWatch {
         row
     }
 
-    /// A fresh baseline for interval rows, at a segment's start.
+    /// A fresh baseline for interval rows, at a step's start.
     pub fn restart_intervals(&mut self) {
         self.window_end = None;
         self.last = self.sample();

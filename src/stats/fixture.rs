@@ -9,7 +9,7 @@ use crate::record::{
 };
 use crate::stats::{DirectionStats, fine_bucket_le_ns};
 
-/// Interval `index` of step `segment`: 1 s of the 4 KiB reads in `stats`, nothing else.
+/// Interval `index` of step `step`: 1 s of the 4 KiB reads in `stats`, nothing else.
 pub fn read_interval(step: u32, index: u64, stats: &DirectionStats) -> IntervalRecord {
     IntervalRecord {
         format: INTERVAL_FORMAT.to_string(),

@@ -37,7 +37,7 @@ impl DirectionRecord {
         }
     }
 
-    /// Adds the latency histogram of `stats` (segments and run totals).
+    /// Adds the latency histogram of `stats` (steps and run totals).
     #[must_use]
     pub fn with_histogram(mut self, stats: &DirectionStats) -> Self {
         self.lat_ns.histogram = Some(HistogramRecord::of(stats));
@@ -136,7 +136,7 @@ impl SyncRecord {
         }
     }
 
-    /// Adds the latency histogram of `stats` (segments and run totals).
+    /// Adds the latency histogram of `stats` (steps and run totals).
     #[must_use]
     pub fn with_histogram(mut self, stats: &DirectionStats) -> Self {
         self.lat_ns.histogram = Some(HistogramRecord::of(stats));

@@ -1,12 +1,12 @@
 //! Sweeps: workload options given as lists and ranges (`--bs 4k..1M --rw read,write`) become
 //! the points of a plan, one step per point (and per loop), run on one target; the table and
-//! the typed findings under it come from the record's segments afterwards.
+//! the typed findings under it come from the record's steps afterwards.
 //!
 //! ```text
 //!   --bs 4k..1M --rw read,write ──parse_axis──> Axis ──points──> [[("bs","4k"),("rw","read")], ...]
 //!        (the order given; the last varies fastest)          │
 //!   bench options ─> JobOptions ──(+ the point's options, validated)──> Plan of steps ──> Session
-//!   record segments ──analysis::points::rows (loops picked)──> report::sweep::table (table,
+//!   record steps ──analysis::points::rows (loops picked)──> report::sweep::table (table,
 //!        csv, markdown, json); analysis
 //! ```
 

@@ -111,10 +111,10 @@ pub(crate) fn run_bench(
         });
     match shown {
         Ok(Exit::Quit) => {
-            // `q`: finish the running segment as stopped (a complete segment), then quit; the
+            // `q`: finish the running step as stopped (a complete step), then quit; the
             // session acts on both in order (Stop while idle does nothing) and records the run
             // `stopped` when the plan had not run to its end, `completed` when it had. A bare
-            // quit mid-segment would record the segment as interrupted.
+            // quit mid-step would record the step as interrupted.
             let _ = handle.control.send(crate::session::Control::Stop);
         }
         Ok(Exit::Signal(signal)) => {

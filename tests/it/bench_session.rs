@@ -1,5 +1,5 @@
-//! The session API the dashboard drives: live controls end segments and start new ones, and
-//! the record keeps each segment with its own job and results.
+//! The session API the dashboard drives: live controls end steps and start new ones, and
+//! the record keeps each step with its own job and results.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -100,7 +100,7 @@ fn controls_end_steps_and_the_record_keeps_each() {
     wait_for(&mut rx, |s| s.state == SessionState::Paused);
     handle.control.send(Control::Resume).unwrap();
     wait_for(&mut rx, |s| s.state == SessionState::Running);
-    // A parameter change ends segment 0 and starts segment 1 at once.
+    // A parameter change ends step 0 and starts step 1 at once.
     handle.control.send(Control::SetIodepth(4)).unwrap();
     let snap = wait_for(&mut rx, |s| {
         s.step == 1 && s.state == SessionState::Running && s.total.interval.is_some()
@@ -151,7 +151,7 @@ fn controls_end_steps_and_the_record_keeps_each() {
     );
 }
 
-/// Asserts the session ended with `status` and wrote a valid record of one segment with that
+/// Asserts the session ended with `status` and wrote a valid record of one step with that
 /// status that did I/O, and removed the scratch file.
 fn assert_one_step_recorded(
     dir: &std::path::Path,
@@ -175,10 +175,10 @@ fn assert_one_step_recorded(
 fn stop_then_quit_back_to_back_ends_the_session_with_the_record() {
     let dir = tempfile::tempdir().unwrap();
     let handle = running_session(dir.path());
-    // Quit arrives while the segment is still ending after Stop; it must not be lost.
+    // Quit arrives while the step is still ending after Stop; it must not be lost.
     handle.control.send(Control::Stop).unwrap();
     handle.control.send(Control::Quit).unwrap();
-    // Stopped first, so the segment is complete; nothing starts after the stop. The user
+    // Stopped first, so the step is complete; nothing starts after the stop. The user
     // ended the plan before its end: the run is `stopped`.
     assert_one_step_recorded(
         dir.path(),
@@ -206,7 +206,7 @@ fn changes_while_a_step_ends_fold_into_the_next_job_and_stop_keeps_them() {
     let dir = tempfile::tempdir().unwrap();
     let handle = running_session(dir.path());
     let mut rx = handle.snapshots.clone();
-    // All four arrive before the segment has ended: one ending, no short segment at iodepth 4.
+    // All four arrive before the step has ended: one ending, no short step at iodepth 4.
     handle.control.send(Control::SetIodepth(4)).unwrap();
     handle.control.send(Control::SetIodepth(8)).unwrap();
     handle.control.send(Control::Stop).unwrap();
@@ -260,7 +260,7 @@ fn before_the_first_step_the_snapshot_holds_the_first_job_and_changes_apply_to_i
     wait_ended(handle);
 }
 
-/// A plan of two steps runs them one after another, each a segment of the record with its own
+/// A plan of two steps runs them one after another, each a step of the record with its own
 /// job; nothing needs a control.
 #[test]
 fn a_plan_runs_its_steps_in_order() {

@@ -72,7 +72,7 @@ fn psync_with_malloc_buffers_runs_as_fio_and_says_nothing() {
     assert_eq!(unlike_lines(&out, &record), (0, 0));
 }
 
-/// `diskdash sweep|mark ARGS --json r.json` in `dir`: each segment's buffer memory.
+/// `diskdash sweep|mark ARGS --json r.json` in `dir`: each step's buffer memory.
 fn steps_iomem(dir: &std::path::Path, command: &str, args: &str) -> Vec<String> {
     let out = std::process::Command::new(BIN)
         .arg(command)
@@ -96,7 +96,7 @@ fn steps_iomem(dir: &std::path::Path, command: &str, args: &str) -> Vec<String> 
 fn sweep_and_mark_default_to_fio_buffers_and_take_iomem() {
     let dir = tempfile::tempdir().unwrap();
     let sweep = "--size 8M --runtime 100ms --ramp 0s -q 1,4";
-    // One test of one block size: every segment's buffers are the run's.
+    // One test of one block size: every step's buffers are the run's.
     let mark = "--profile demo --size 8M --runtime 100ms --loops 1";
     let all = |v: Vec<String>, want: &str| {
         assert!(

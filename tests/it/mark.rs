@@ -1,5 +1,5 @@
 //! `diskdash mark` on a real scratch file with tiny settings: the table's rows, the record (one
-//! segment per loop of each measurement, valid against the schema), the CSV, and bad input.
+//! step per loop of each measurement, valid against the schema), the CSV, and bad input.
 
 use std::path::Path;
 use std::process::{Command, Output};

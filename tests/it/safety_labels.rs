@@ -81,7 +81,7 @@ fn a_sweep_without_io_uring_says_in_each_row_that_psync_ran_at_depth_1() {
         "point 2/2: iodepth=32 (randread bs=4k iodepth=32 numjobs=1 io_uring direct; runs on \
          psync at iodepth 1)",
     );
-    // The foot's fallback line above is said from the segments; the record keeps no text of
+    // The foot's fallback line above is said from the steps; the record keeps no text of
     // it, only what ran.
     let record = record_in(dir.path());
     assert!(record["sweep"].get("statements").is_none(), "{record}");

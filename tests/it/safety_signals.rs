@@ -254,8 +254,8 @@ fn sigterm_during_a_slow_setup_acts_at_once() {
     let (status, took, stderr) = run.finish();
     let record = assert_interrupted(dir.path(), (status, Signal::SIGTERM), &stderr, "slow setup");
     // What "at once" means without a stopwatch: the setup was still running (seconds of it
-    // left), so a signal that acts during setup leaves no segment and no I/O; one that waited
-    // for the setup would have started the segment. The time bound only guards against the
+    // left), so a signal that acts during setup leaves no step and no I/O; one that waited
+    // for the setup would have started the step. The time bound only guards against the
     // wait for the whole setup seen before (12 s on a quiet machine), with room for a loaded one.
     assert!(
         record["segments"].as_array().unwrap().is_empty(),
@@ -439,7 +439,7 @@ fn a_series_past_its_cap_keeps_every_io_and_the_stall() {
         n(&step["read"]["total_ios"])
     );
     // The stop is not measured time (the runtime is extended by it) and no "starved" session:
-    // the segment says how long it lasted, and so do the thinned series' points it covers.
+    // the step says how long it lasted, and so do the thinned series' points it covers.
     // (At least the stop: a loaded machine may stall the process again on its own.)
     let stalled_ns = n(&step["stalled_ns"]);
     assert!(

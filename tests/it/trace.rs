@@ -302,8 +302,8 @@ fn a_top_level_trace_before_a_subcommand_is_a_usage_error_naming_the_fix() {
     assert_success(&out);
 }
 
-/// Each segment's traced disk against diskstats over the same window: the requests traced are
-/// the I/Os the disk completed, within 1% (or 3, for a short segment's few).
+/// Each step's traced disk against diskstats over the same window: the requests traced are
+/// the I/Os the disk completed, within 1% (or 3, for a short step's few).
 fn assert_steps_agree_with_diskstats(record: &Value) {
     let steps = record["segments"].as_array().unwrap();
     assert!(!steps.is_empty(), "{record}");

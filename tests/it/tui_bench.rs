@@ -1,5 +1,5 @@
 //! `diskdash bench` with the dashboard, driven in a real terminal (tmux): live numbers, a
-//! queue-depth change that starts a second segment, a clean quit with the record written.
+//! queue-depth change that starts a second step, a clean quit with the record written.
 
 use std::time::Duration;
 
@@ -77,7 +77,7 @@ fn bench_dashboard_runs_changes_iodepth_and_quits_with_both_steps_recorded() {
     );
 
     let record = crate::support::read_json(&t.path("run.json"));
-    // `q` before the runtime's end: the run is `stopped`, every segment kept.
+    // `q` before the runtime's end: the run is `stopped`, every step kept.
     assert_eq!(record["status"], "stopped", "{record:#}");
     let steps = record["segments"].as_array().expect("segments");
     assert_eq!(steps.len(), 2, "{record:#}");
@@ -165,7 +165,7 @@ fn a_running_benchmark_draws_at_most_ten_frames_a_second() {
 
 /// Steady state in the dashboard: the line under the header fills its window, says
 /// `ATTAINED` and the run stops; the sustained-write chart is drawn for a write job. The
-/// record says why the segment ended.
+/// record says why the step ended.
 #[test]
 #[ignore = "needs tmux"]
 fn steady_state_shows_its_window_and_stops_the_run_when_attained() {
@@ -357,7 +357,7 @@ fn device_panel(screen: &str) -> Vec<String> {
     rows
 }
 
-/// Paused, the device panel says it shows the segment's last interval: its numbers and
+/// Paused, the device panel says it shows the step's last interval: its numbers and
 /// sparklines hold still while another process keeps the disk busy.
 #[test]
 #[ignore = "needs tmux"]

@@ -42,7 +42,7 @@ fn a_recorded_run_opens_with_its_charts_latency_and_device() {
     let recorded: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
     // The histogram as recorded: every read counted in the run's buckets, and the panel draws
-    // them (last segment beside the whole run) instead of saying there are none.
+    // them (last segment beside the whole run, as the screen says) instead of saying there are none.
     let histogram = &recorded["read"]["lat_ns"]["histogram"];
     let counted: u64 = histogram["count"]
         .as_array()

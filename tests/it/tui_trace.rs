@@ -1,7 +1,7 @@
 //! `bench --trace` in a real terminal: the dashboard's trace band takes the app's mean apart
 //! live (the device, the scheduler, the workers' wait for a CPU measured from their
 //! `schedstat`, and the rest named `unexplained`) with the device's and the whole request's
-//! percentiles beside the app's; the record's segment window is what it was. Root, tmux and
+//! percentiles beside the app's; the record's step window is what it was. Root, tmux and
 //! tracefs only (CI runs them).
 
 use std::time::Duration;
@@ -158,7 +158,7 @@ fn sixteen_jobs_at_qd64_show_the_cpu_wait_measured_and_the_rest_unexplained() {
         (sum - app).abs() <= app * 0.02 + 1_000.0,
         "app {app} != parts {sum}: {text}"
     );
-    // The record's per-job numbers are the segment's.
+    // The record's per-job numbers are the step's.
     let job = &record["segments"][0]["jobs"][0];
     assert!(job["cpu_wait_ns_per_io"].as_f64().unwrap() > 0.0, "{job}");
 }

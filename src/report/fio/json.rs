@@ -349,7 +349,7 @@ pub struct RunNotesJson {
 /// One disk of one step: the run's I/Os against the device's.
 #[derive(Debug, Clone, Serialize)]
 pub struct DiskReconciliationJson {
-    /// 0-based step (the record's segment).
+    /// 0-based step (its index in the record's `segments`).
     pub step: u32,
     pub disk: String,
     #[serde(flatten)]

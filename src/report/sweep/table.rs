@@ -638,7 +638,7 @@ pub fn findings(
 }
 
 /// The lines under the table: the latency target's, what ran where it is not what the points
-/// say, the page cache and syncs (from the record's segments and the rows), then the
+/// say, the page cache and syncs (from the record's steps and the rows), then the
 /// sentences of the other `findings` in their order.
 #[must_use]
 pub fn foot(record: &RunRecord, rows: &[Row], findings: &[SweepFinding]) -> Vec<String> {
@@ -1004,7 +1004,7 @@ mod tests {
         );
     }
 
-    /// A sweep's segments: io_uring asked at `depths`, run on `engine`.
+    /// A sweep's steps: io_uring asked at `depths`, run on `engine`.
     fn steps_on(engine: &str, depths: &[u32]) -> Vec<StepRecord> {
         let base = crate::stats::fixture::record().steps[0].clone();
         depths

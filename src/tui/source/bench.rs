@@ -1,6 +1,6 @@
 //! The live benchmark source: session snapshots for every panel but the disks table, which
 //! comes from the monitor (all disks, 1 s). Keys become [`Control`]s; each parameter change
-//! starts a new segment in the session.
+//! starts a new step in the session.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -78,7 +78,7 @@ impl BenchSource {
         self.auto_start();
     }
 
-    /// The session waits idle until told to start; start the first segment once it is ready
+    /// The session waits idle until told to start; start the first step once it is ready
     /// (controls sent while it prepares the working set are not kept).
     fn auto_start(&mut self) {
         if !self.started && self.snap.state == SessionState::Idle && self.snap.steps.is_empty() {
@@ -98,7 +98,7 @@ impl BenchSource {
 }
 
 /// What the device panel's numbers of the target's disk cover: the session's last interval,
-/// live while the segment runs, frozen once it is paused, stopped or over.
+/// live while the step runs, frozen once it is paused, stopped or over.
 fn device_window(state: &SessionState, step: usize, last: Option<Duration>) -> DeviceWindow {
     let interval = last.unwrap_or(DISKS_INTERVAL);
     let why = match state {
@@ -116,7 +116,7 @@ fn device_window(state: &SessionState, step: usize, last: Option<Duration>) -> D
     }
 }
 
-/// Which segment the session's reconciliation covers (1-based `segment` is the current or
+/// Which step the session's reconciliation covers (1-based `step` is the current or
 /// last one): the last finished one, with its measured length, e.g. `seg 1 (30s)`.
 fn reconciliation_of(
     state: &SessionState,
@@ -151,7 +151,7 @@ fn reconciliation_of(
 /// While the numbers are live, the device panel takes the target's disks from the disks
 /// table's rows: both then show the same sample pair (the monitor's last two reads of
 /// /proc/diskstats), not two windows that merely have the same length. A disk the table has
-/// no row for keeps the session's numbers; frozen numbers (a segment's last interval) keep
+/// no row for keeps the session's numbers; frozen numbers (a step's last interval) keep
 /// theirs, and the title says which interval they are.
 fn same_sample(device: &mut DeviceView, rows: &[crate::tui::view::DiskRow]) {
     let DeviceWindow::Now { .. } = device.window else {
@@ -738,7 +738,7 @@ mod tests {
         }
     }
 
-    /// A one-job bench, over: at 80x24 the latency marks are the segment's p99 (the
+    /// A one-job bench, over: at 80x24 the latency marks are the step's p99 (the
     /// summary's), not the last interval's.
     #[test]
     fn a_finished_bench_shows_the_run_s_p99() {
@@ -942,7 +942,7 @@ mod tests {
                 interval: DISKS_INTERVAL
             }
         );
-        // Frozen: the segment's last interval stays, labelled as such.
+        // Frozen: the step's last interval stays, labelled as such.
         let frozen_window = DeviceWindow::StepEnd {
             step: 2,
             interval: Duration::from_millis(400),
@@ -1001,17 +1001,17 @@ mod tests {
     fn the_reconciliation_names_the_finished_step_it_covers() {
         let marks = [mark(0, 0), mark(1, 30)];
         let elapsed = Duration::from_secs(12);
-        // Segment 2 runs: the reconciliation is segment 1's, 30 s long.
+        // Step 2 runs: the reconciliation is step 1's, 30 s long.
         assert_eq!(
             reconciliation_of(&SessionState::Running, 2, elapsed, &marks).as_deref(),
             Some("seg 1 (30s)")
         );
-        // Segment 2 stopped: its own, over its measured 12 s.
+        // Step 2 stopped: its own, over its measured 12 s.
         assert_eq!(
             reconciliation_of(&SessionState::Idle, 2, elapsed, &marks).as_deref(),
             Some("seg 2 (12s)")
         );
-        // The first segment runs: nothing finished yet.
+        // The first step runs: nothing finished yet.
         assert_eq!(
             reconciliation_of(&SessionState::Running, 1, elapsed, &marks[..1]),
             None

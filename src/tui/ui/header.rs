@@ -5,8 +5,9 @@
 //!  diskdash  host  Linux 6.18  target /srv/f (vda)                      RUNNING seg 2/2
 //!  io_uring  randread bs=4k iodepth=32 numjobs=1          elapsed 12s  remaining 18s
 //! ```
-//! A plan of several steps, or a step of several jobs, says `step i/N` instead of the segment;
-//! a size-based step shows `size-based: 43% (ETA 12s)` instead of the remaining time.
+//! A plan of several steps, or a step of several jobs, says `step i/N` instead of the record's
+//! `seg i/N`; a size-based step shows `size-based: 43% (ETA 12s)` instead of the remaining
+//! time.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;

@@ -2,7 +2,7 @@
 //! on y (log-spaced bands over p0.1..p99 of the visible intervals, one more up to max), shade = the
 //! share of that interval's I/Os in the band. Drawn inside the latency panel (`h` toggles it
 //! with the histogram). The marks on the right are p50/p99/p99.9 from merged histograms: the
-//! last interval's while the run goes on (the latency table's `last` column), the segment's
+//! last interval's while the run goes on (the latency table's `last` column), the step's
 //! or the whole run's once it is over; the caption says whose.
 //! ```text
 //! read latency over time: shade = share of the interval's I/Os   h: histogram
@@ -97,7 +97,7 @@ pub enum Marks {
     /// The newest interval's p50/p99/p99.9 from its merged histogram (the latency table's
     /// `last` column, the same numbers); `None` when that interval had no I/O of this direction.
     Last(Option<[u64; 3]>),
-    /// Given: p50/p99/p99.9 over a longer span (a finished run's segment), with the span's
+    /// Given: p50/p99/p99.9 over a longer span (a finished run's step), with the span's
     /// short and long names (`seg`, `this segment`).
     Over {
         p50_ns: u64,

@@ -1,5 +1,5 @@
-//! Latency: percentiles over two spans (live: the last interval and the segment so far; recorded:
-//! the last segment and the whole run), and beside or below them the heatmap (latency over
+//! Latency: percentiles over two spans (live: the last interval and the step so far; recorded:
+//! the last step and the whole run), and beside or below them the heatmap (latency over
 //! time, `heatmap.rs`) where it fits, else (or after `h`) the histogram: log-spaced bands over
 //! the range the data holds (p0.1 to max), folded from the fine buckets, with the p50/p99/p99.9
 //! of the second span marked.
@@ -179,7 +179,7 @@ fn over(view: &View) -> bool {
 }
 
 /// The heatmap's marks: the newest interval's while the run goes on; once it is over, the
-/// total of `dir` (the segment's, as the summary prints it).
+/// total of `dir` (the step's, as the summary prints it).
 fn marks(lat: &LatencyView, dir: Direction, over: bool) -> heatmap::Marks {
     let row = lat.rows.iter().find(|r| r.dir == dir && !r.from_schedule);
     match row.and_then(|r| r.total) {

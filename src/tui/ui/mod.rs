@@ -9,7 +9,7 @@
 //! | steady.rs, verify.rs  one line each: steady state, --verify   |
 //! +--------------------------------+-----------------------------+
 //! | throughput.rs  IOPS + MiB/s     | latency.rs  percentiles +   |
-//! |   over time, segment markers    |   log-bucket histogram      |
+//! |   over time, step markers       |   log-bucket histogram      |
 //! | sustained.rs  write MiB/s against GiB written, the cliff      |
 //! | trace.rs   bench --trace: the app's mean taken apart, the     |
 //! |   app's, device's and whole request's percentiles             |

@@ -176,7 +176,7 @@ fn util_caveat() -> Warning {
     )
 }
 
-/// A live benchmark, second segment, O_DIRECT, device and app agree.
+/// A live benchmark, second step, O_DIRECT, device and app agree.
 #[must_use]
 pub fn bench() -> View {
     let history: Vec<DeviceRates> = (0..60)
@@ -565,7 +565,7 @@ pub fn bench_no_device() -> View {
     view
 }
 
-/// The benchmark after `s`: segment 2 stopped, the device panel frozen on its last interval
+/// The benchmark after `s`: step 2 stopped, the device panel frozen on its last interval
 /// while the disks table shows the disk idle now.
 #[must_use]
 pub fn bench_stopped() -> View {

@@ -157,7 +157,7 @@ fn steady_state_and_the_write_cliff() {
     }
 }
 
-/// After a stop the device panel's numbers are the segment's last interval and the table's are
+/// After a stop the device panel's numbers are the step's last interval and the table's are
 /// now; another disk picked in the table takes the device panel, the reconciliation stays the
 /// target's. Each says which it is.
 #[test]
@@ -901,8 +901,8 @@ fn the_help_of_a_sweep() {
     );
 }
 
-/// Once over, the numbers above the charts are the last segment's totals: the title says so
-/// where the run had several segments (the summary's figure is the whole run's).
+/// Once over, the numbers above the charts are the last step's totals: the title says so
+/// where the run had several steps (the summary's figure is the whole run's).
 #[test]
 fn the_finished_headline_names_the_step_it_shows() {
     let mut view = sample::bench();

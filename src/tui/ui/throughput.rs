@@ -1,4 +1,4 @@
-//! Throughput and IOPS over time, read and write (and trim when the run discards), with segment
+//! Throughput and IOPS over time, read and write (and trim when the run discards), with step
 //! boundaries as vertical lines.
 //! ```text
 //! +- app: throughput and IOPS ----------------------------+
@@ -31,8 +31,8 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     let theme = Theme::new(view.ui.color);
     let scale = if view.ui.log_scale { " (log)" } else { "" };
     // Over: the numbers above the charts are the totals, not the last interval's; of the
-    // last segment (or step) only, which the title says where the run had several (the
-    // summary's figure is the whole run's).
+    // last step (the record's, or the plan's) only, which the title says where the run had
+    // several (the summary's figure is the whole run's).
     let totals = match (view.header.step, view.header.record_step) {
         _ if tp.headline.is_none() || !over(view) => String::new(),
         (Some((step, of)), _) if of > 1 => format!(", step {step} totals"),

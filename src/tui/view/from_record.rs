@@ -1,5 +1,5 @@
 //! A recorded run (`diskdash bench --json`) as the view model, for `diskdash show`: the
-//! series of every segment end to end, the latency of the last segment and of the whole run,
+//! series of every step end to end, the latency of the last step and of the whole run,
 //! the device as recorded. Pure: the record in, a view out.
 
 use std::collections::BTreeMap;
@@ -21,7 +21,7 @@ use crate::tui::view::{
 const NS: f64 = 1e9;
 
 /// Read, write, sync and trim latency, each as a total and, when there is one, a part of it
-/// (the last interval, the last segment).
+/// (the last interval, the last step).
 pub(super) fn by_direction<'a>(
     total: [&'a LatencyRecord; 4],
     part: Option<[&'a LatencyRecord; 4]>,
@@ -50,7 +50,7 @@ pub(super) fn percentiles(lat: &LatencyRecord) -> Option<Percentiles> {
 }
 
 /// The recorded histograms as the latency panel's buckets: reads and writes summed (sync calls
-/// are another kind of latency), the last segment and the whole run side by side, sparse like
+/// are another kind of latency), the last step and the whole run side by side, sparse like
 /// the record's (the panel spreads them over the rows it has).
 fn buckets(record: &RunRecord, last: Option<&StepRecord>) -> Vec<LatencyBucket> {
     let mut counts: BTreeMap<u64, (u64, u64)> = BTreeMap::new();
@@ -70,7 +70,7 @@ fn buckets(record: &RunRecord, last: Option<&StepRecord>) -> Vec<LatencyBucket> 
     LatencyBucket::from_counts(counts)
 }
 
-/// The recorded per-interval histograms of `dir`, every segment end to end. Format 2 records
+/// The recorded per-interval histograms of `dir`, every step end to end. Format 2 records
 /// have none: the heatmap then says so.
 fn heatmap(record: &RunRecord, dir: Direction) -> HeatmapView {
     let mut columns = Vec::new();
@@ -232,8 +232,8 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     if let Some(fallback) = &record.engine.fallback {
         warnings.push(Warning::new(WarningKind::FallbackEngine, fallback.clone()));
     }
-    // The panel is the last segment's: a segment without a device (a memory baseline's, on
-    // tmpfs) says so rather than show another segment's numbers. Records without segments
+    // The panel is the last step's: a step without a device (a memory baseline's, on
+    // tmpfs) says so rather than show another step's numbers. Records without steps
     // keep the run's device.
     let last_device = match last {
         Some(seg) => seg.device.as_ref(),
@@ -255,7 +255,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         }),
         warnings: warnings.clone(),
         absent: None,
-        // `device` covers the measured window of the last segment.
+        // `device` covers the measured window of the last step.
         window: DeviceWindow::StepAverage {
             step: record.steps.len(),
             elapsed: Duration::from_nanos(record.steps.last().map_or(0, |s| s.elapsed_ns)),
@@ -432,7 +432,7 @@ pub fn view_of_job(record: &RunRecord, ui: UiState, name: Option<&str>) -> View 
             }
         }
     }
-    // The whole-run column: the job over the segments it ran in.
+    // The whole-run column: the job over the steps it ran in.
     let parts: Vec<&StepJobRecord> = record
         .steps
         .iter()
@@ -610,7 +610,7 @@ mod tests {
         stats
     }
 
-    /// A format 2 record of two randread segments (the second slower), histograms included.
+    /// A format 2 record of two randread steps (the second slower), histograms included.
     fn record() -> RunRecord {
         let first = stats(&[(90_000, 300), (180_000, 500), (700_000, 20)]);
         let second = stats(&[(300_000, 400), (600_000, 350), (3_000_000, 10)]);
@@ -804,7 +804,7 @@ mod tests {
             .unwrap();
         assert_eq!(heat.dir, Direction::Read);
         assert_eq!(heat.columns.len(), 1);
-        // The second segment starts after the first's 1 s.
+        // The second step starts after the first's 1 s.
         assert!((heat.columns[0].t_s - 2.0).abs() < 1e-9);
         let counts: Vec<u64> = heat.columns[0].buckets.iter().map(|b| b.1).collect();
         assert_eq!(counts, [2, 1]);
@@ -875,8 +875,8 @@ mod tests {
     }
 
     /// A sweep with `--baseline memory`: its first point ran on vda, its last (the baseline)
-    /// on tmpfs without a device. `show` says the last segment has no device and shows none
-    /// of the first segment's numbers.
+    /// on tmpfs without a device. `show` says the last step has no device and shows none
+    /// of the first step's numbers.
     #[test]
     fn show_of_a_memory_baseline_says_its_last_step_has_no_device() {
         use crate::monitor::iostat::IostatRow;
@@ -909,7 +909,7 @@ mod tests {
         };
         record.steps[0].device = Some(vda.clone());
         record.steps[1].device = None;
-        // The run's device is the last one any segment had, as the recorder keeps it.
+        // The run's device is the last one any step had, as the recorder keeps it.
         record.device = Some(vda);
         let view = view(&record, UiState::default());
         let dev = view
@@ -934,7 +934,7 @@ mod tests {
         }
         insta::assert_snapshot!(term.backend());
 
-        // The first segment alone: its own device, as before.
+        // The first step alone: its own device, as before.
         record.steps.truncate(1);
         let view = super::view(&record, UiState::default());
         let dev = view.device.unwrap();

@@ -34,7 +34,7 @@ pub fn run_state(snap: &Snapshot) -> RunState {
     }
 }
 
-/// Whether the run (or the segment) is over: stopped, done or ended. Every panel then shows
+/// Whether the run (or the step) is over: stopped, done or ended. Every panel then shows
 /// its totals, not its last interval.
 #[must_use]
 pub fn over(snap: &Snapshot) -> bool {
@@ -212,7 +212,7 @@ fn shown_directions(job: &JobSpec, cumulative: &StatsView) -> [(Direction, bool)
 }
 
 /// Percentile rows and the histogram of the directions shown, over the last interval and the
-/// segment so far; no heatmap.
+/// step so far; no heatmap.
 fn latency_over(
     dirs: &[(Direction, bool)],
     interval: Option<&StatsView>,
@@ -495,9 +495,9 @@ fn job_rates(interval: Option<&StatsView>) -> JobRow {
     }
 }
 
-/// Step i of N (1-based), when the step runs several jobs. A one-job step keeps saying its
-/// segment, as `diskdash bench` always has: there a live change appends a step, so steps and
-/// segments are the same count.
+/// Step i of N (1-based), when the step runs several jobs. A one-job step keeps saying the
+/// record's step (`seg i/N`), as `diskdash bench` always has: there a live change appends a
+/// step, so the plan's steps and the record's are the same count.
 #[must_use]
 pub fn step(snap: &Snapshot) -> Option<(usize, usize)> {
     (snap.jobs.len() > 1).then(|| {
@@ -728,7 +728,7 @@ mod tests {
     }
 
     /// One job looks as it always has: no jobs table, no step, the app's series and latency;
-    /// a live change of `diskdash bench` (a step appended) still reads as a segment.
+    /// a live change of `diskdash bench` (a step appended) still reads as the record's (`seg`).
     #[test]
     fn one_job_keeps_the_one_job_dashboard() {
         let mut snap = crate::tui::ui::sample::plan::snapshot();

@@ -152,10 +152,10 @@ pub struct Header {
     pub state: Option<RunState>,
     pub elapsed: Duration,
     pub remaining: Option<Duration>,
-    /// Current segment number (1-based) and how many there are.
+    /// The record's current step (1-based) and how many there are (`seg i/N`).
     pub record_step: Option<(usize, usize)>,
-    /// Current step of the plan (1-based) and how many there are; said instead of the segment
-    /// when the plan has several steps or the step several jobs.
+    /// Current step of the plan (1-based) and how many there are; said instead of the
+    /// record's when the plan has several steps or the step several jobs.
     pub step: Option<(usize, usize)>,
     /// How far a size-based step is; it replaces the remaining time, which it does not have.
     pub size_based: Option<SizeProgress>,
@@ -306,7 +306,7 @@ impl RatePoint {
     }
 }
 
-/// Where a segment starts on the time axis.
+/// Where a step starts on the time axis.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StepMark {
     pub t_s: f64,
@@ -394,7 +394,7 @@ pub struct LatencyBucket {
 }
 
 impl LatencyBucket {
-    /// Buckets from counts by upper bound: (the interval's or last segment's, the total's).
+    /// Buckets from counts by upper bound: (the interval's or last step's, the total's).
     #[must_use]
     pub(crate) fn from_counts(counts: std::collections::BTreeMap<u64, (u64, u64)>) -> Vec<Self> {
         counts
@@ -437,7 +437,7 @@ pub struct HeatmapView {
 /// One interval of the heatmap: sparse `(upper_ns, count)` buckets, ascending.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HeatColumn {
-    /// End of the interval, seconds since the first segment started.
+    /// End of the interval, seconds since the first step started.
     pub t_s: f64,
     pub buckets: Vec<(u64, u64)>,
 }
@@ -445,10 +445,10 @@ pub struct HeatColumn {
 /// The spans the two latency columns cover.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LatencyColumns {
-    /// Live: the last interval and the current segment so far.
+    /// Live: the last interval and the current step so far.
     #[default]
     IntervalStep,
-    /// Recorded: the last segment and the whole run.
+    /// Recorded: the last step and the whole run.
     StepRun,
     /// The monitor's `--trace`: the last interval and every interval since the monitor (or
     /// the recording) started.
@@ -553,13 +553,13 @@ pub enum DeviceWindow {
     Unsaid,
     /// Live: the latest sample, over the last `interval`.
     Now { interval: Duration },
-    /// Frozen: the last interval of `segment` (1-based), which is paused, stopped or over.
+    /// Frozen: the last interval of `step` (1-based), which is paused, stopped or over.
     StepEnd {
         step: usize,
         interval: Duration,
         why: Frozen,
     },
-    /// The average over a whole segment's measured window (1-based `segment`).
+    /// The average over a whole step's measured window (1-based `step`).
     StepAverage { step: usize, elapsed: Duration },
 }
 
@@ -593,7 +593,7 @@ pub struct DeviceView {
     pub history: Vec<DeviceRates>,
     pub reconciliation: Option<Reconciliation>,
     /// What the reconciliation covers, e.g. `seg 1 (30s)`, or `target vda, seg 1 (30s)` when
-    /// the panel shows another disk: it is always of the target's disk and a finished segment.
+    /// the panel shows another disk: it is always of the target's disk and a finished step.
     pub reconciliation_of: Option<String>,
     pub warnings: Vec<Warning>,
     /// Why there are no device numbers (e.g. the target is on tmpfs); metrics are not drawn.

@@ -132,7 +132,7 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
         .last()
         .and_then(|(x, _)| params.iter().position(|p| p == x))
         .unwrap_or(0);
-    // Idle before its first segment, the sweep is about to start: not over.
+    // Idle before its first step, the sweep is about to start: not over.
     let running = matches!(
         snap.state,
         SessionState::Preparing { .. }
@@ -220,7 +220,7 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
     })
 }
 
-/// The sweep of a record (`diskdash show`): a row per segment that has a point, each as it
+/// The sweep of a record (`diskdash show`): a row per step that has a point, each as it
 /// ended; `None` when the record is not a sweep's.
 #[must_use]
 pub fn recorded(record: &crate::record::RunRecord, metric: SweepMetric) -> Option<SweepView> {
@@ -286,7 +286,7 @@ pub fn recorded(record: &crate::record::RunRecord, metric: SweepMetric) -> Optio
     })
 }
 
-/// The running point's rates over its segment so far.
+/// The running point's rates over its step so far.
 fn so_far(v: &StatsView) -> (Option<PointRates>, Option<PointRates>) {
     let rates = |d: &crate::session::DirectionView| {
         (d.ios > 0).then(|| PointRates {
@@ -300,7 +300,7 @@ fn so_far(v: &StatsView) -> (Option<PointRates>, Option<PointRates>) {
     (rates(&v.read), rates(&v.write))
 }
 
-/// The sweep so far: the measured time of its segments (the series' clock) and the ramps of
+/// The sweep so far: the measured time of its steps (the series' clock) and the ramps of
 /// the points started.
 fn elapsed(snap: &Snapshot) -> Duration {
     let measured = snap.steps.last().map_or(Duration::ZERO, |m| m.at) + snap.elapsed;
