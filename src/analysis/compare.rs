@@ -348,7 +348,7 @@ impl RunSummary {
                 .steps
                 .iter()
                 .enumerate()
-                .filter(|(i, seg)| record.steps[..*i].iter().all(|s| s.job != seg.job))
+                .filter(|(i, step)| record.steps[..*i].iter().all(|s| s.job != step.job))
                 .count(),
             warnings: record.warnings.clone(),
         }
@@ -594,8 +594,8 @@ fn point_source<'r>(record: &'r RunRecord, label: &str) -> Source<'r> {
     let steps: Vec<&StepRecord> = record
         .steps
         .iter()
-        .filter(|seg| {
-            let point: Vec<(String, String)> = seg
+        .filter(|step| {
+            let point: Vec<(String, String)> = step
                 .point
                 .iter()
                 .map(|v| (v.option.clone(), v.value.clone()))
@@ -607,12 +607,12 @@ fn point_source<'r>(record: &'r RunRecord, label: &str) -> Source<'r> {
         return Source::Loops(
             steps
                 .iter()
-                .map(|seg| [&seg.read, &seg.write, &seg.trim])
+                .map(|step| [&step.read, &step.write, &step.trim])
                 .collect(),
         );
     }
     Source::Series(
-        steps.iter().flat_map(|seg| step_series(seg)).collect(),
+        steps.iter().flat_map(|step| step_series(step)).collect(),
         steps_latency(steps.iter().copied()),
     )
 }
@@ -992,10 +992,10 @@ pub type AxisOf<'a> = &'a dyn Fn(&str, &str) -> Option<f64>;
 /// A step's intervals as one job's series: its job's own, else (records before each job
 /// kept its own, a step of one job) the step's series; empty for a step of several jobs
 /// without them.
-fn step_series(seg: &StepRecord) -> Vec<JobIntervalRecord> {
-    match seg.jobs.as_slice() {
+fn step_series(step: &StepRecord) -> Vec<JobIntervalRecord> {
+    match step.jobs.as_slice() {
         [only] if !only.series.is_empty() => only.series.clone(),
-        [] | [_] => seg
+        [] | [_] => step
             .series
             .iter()
             .map(|i| JobIntervalRecord {
@@ -1014,9 +1014,9 @@ fn step_series(seg: &StepRecord) -> Vec<JobIntervalRecord> {
 /// A step's intervals' latency with their histograms, when its step's series is one
 /// job's (a step of one job: the series a percentile of a batch is read from); `None` for a
 /// step of several jobs, whose series is their sum (their own series keep no histogram).
-fn step_latency(seg: &StepRecord) -> Option<Vec<LatencyEntry<'_>>> {
-    (seg.jobs.len() <= 1).then(|| {
-        seg.series
+fn step_latency(step: &StepRecord) -> Option<Vec<LatencyEntry<'_>>> {
+    (step.jobs.len() <= 1).then(|| {
+        step.series
             .iter()
             .map(|i| LatencyEntry {
                 intervals: i.merged.as_ref().map_or(1, |m| m.intervals),
@@ -1071,7 +1071,7 @@ impl<'r> Side<'r> {
         let alone = r
             .steps
             .iter()
-            .find(|seg| matches!(seg.jobs.as_slice(), [only] if std::ptr::eq(only, j)));
+            .find(|step| matches!(step.jobs.as_slice(), [only] if std::ptr::eq(only, j)));
         Self {
             job: &j.job,
             dirs: [&j.read, &j.write, &j.trim],
@@ -1492,13 +1492,13 @@ mod tests {
         record.steps.clear();
         for (value, runs) in points {
             for mb in *runs {
-                let mut seg = template.clone();
-                seg.index = u32::try_from(record.steps.len()).unwrap();
-                seg.point = vec![PointValue::new("bs", value)];
-                seg.read.total_ios = 1000;
-                seg.read.bw_bytes = (mb * 1e6) as u64;
-                seg.read.iops = mb * 1e6 / 4096.0;
-                record.steps.push(seg);
+                let mut step = template.clone();
+                step.index = u32::try_from(record.steps.len()).unwrap();
+                step.point = vec![PointValue::new("bs", value)];
+                step.read.total_ios = 1000;
+                step.read.bw_bytes = (mb * 1e6) as u64;
+                step.read.iops = mb * 1e6 / 4096.0;
+                record.steps.push(step);
             }
         }
         record.sweep = Some(SweepRecord {
@@ -1709,8 +1709,8 @@ mod tests {
         let shaped: Vec<(&str, &[f64])> = flat.iter().map(|(v, r)| (*v, r.as_slice())).collect();
         let mut record = sweep(&shaped, "median");
         let p99s = points.iter().flat_map(|(_, runs)| runs.iter());
-        for (seg, us) in record.steps.iter_mut().zip(p99s) {
-            seg.read.lat_ns.percentile.0 = vec![(50.0, 100_000), (99.0, (us * 1e3) as u64)];
+        for (step, us) in record.steps.iter_mut().zip(p99s) {
+            step.read.lat_ns.percentile.0 = vec![(50.0, 100_000), (99.0, (us * 1e3) as u64)];
         }
         record
     }
@@ -1803,11 +1803,11 @@ mod tests {
     /// A run of one job over [`p99_intervals`]: its step's series, no series of the job's own.
     fn run_p99(p99_us: f64, n: u64) -> RunRecord {
         let mut record = fixture::record();
-        let seg = &mut record.steps[0];
-        seg.jobs.truncate(1);
-        seg.jobs[0].series.clear();
+        let step = &mut record.steps[0];
+        step.jobs.truncate(1);
+        step.jobs[0].series.clear();
         let (series, totals) = p99_intervals(p99_us, n);
-        seg.series = series;
+        step.series = series;
         record.read = totals;
         record
     }

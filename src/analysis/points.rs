@@ -143,12 +143,12 @@ pub fn rows(record: &RunRecord, pick: Pick) -> Vec<Row> {
     let limits = TrustLimits::of(record.trust_limits.as_ref());
     let mut out: Vec<Row> = Vec::new();
     let mut group: Vec<&StepRecord> = Vec::new();
-    for seg in &record.steps {
-        if group.first().is_some_and(|g| g.point != seg.point) {
+    for step in &record.steps {
+        if group.first().is_some_and(|g| g.point != step.point) {
             out.push(row(&group, pick, &limits));
             group.clear();
         }
-        group.push(seg);
+        group.push(step);
     }
     if !group.is_empty() {
         out.push(row(&group, pick, &limits));
@@ -156,8 +156,8 @@ pub fn rows(record: &RunRecord, pick: Pick) -> Vec<Row> {
     out
 }
 
-fn bandwidth(seg: &StepRecord) -> u64 {
-    seg.read.bw_bytes + seg.write.bw_bytes
+fn bandwidth(step: &StepRecord) -> u64 {
+    step.read.bw_bytes + step.write.bw_bytes
 }
 
 fn dir(d: &DirectionRecord) -> Dir {
@@ -203,20 +203,20 @@ fn mean_dir(dirs: &[&DirectionRecord]) -> Dir {
 }
 
 /// The bytes a step moved in its measured window, every direction.
-fn moved(seg: &StepRecord) -> u64 {
-    seg.read.io_bytes + seg.write.io_bytes + seg.trim.io_bytes
+fn moved(step: &StepRecord) -> u64 {
+    step.read.io_bytes + step.write.io_bytes + step.trim.io_bytes
 }
 
 /// Whether a device of the step served under half of its bytes (the page cache served the
 /// rest), as the run's `PAGE CACHE` warning says; never on the null engine, which sends the
 /// device nothing.
-fn page_cache(seg: &StepRecord) -> bool {
-    seg.engine != "null"
-        && seg.job.ioengine != "null"
-        && seg
+fn page_cache(step: &StepRecord) -> bool {
+    step.engine != "null"
+        && step.job.ioengine != "null"
+        && step
             .devices
             .iter()
-            .chain(seg.device.iter())
+            .chain(step.device.iter())
             .any(|d| Verdict::of(&d.reconciliation) == Verdict::PageCache)
 }
 
@@ -280,9 +280,9 @@ fn row(runs: &[&StepRecord], pick: Pick, limits: &TrustLimits) -> Row {
         .sync
         .clone()
         .filter(|s| !matches!(s.as_str(), "" | "0" | "none"));
-    let picked = |seg: &StepRecord| {
-        let (util_pct, aqu_sz) = device(seg);
-        let sync = sync_of(&seg.sync);
+    let picked = |step: &StepRecord| {
+        let (util_pct, aqu_sz) = device(step);
+        let sync = sync_of(&step.sync);
         Row {
             point: first
                 .point
@@ -296,8 +296,8 @@ fn row(runs: &[&StepRecord], pick: Pick, limits: &TrustLimits) -> Row {
             ran: ran.clone(),
             fell_back,
             notes: first.notes.clone(),
-            read: dir(&seg.read),
-            write: dir(&seg.write),
+            read: dir(&step.read),
+            write: dir(&step.write),
             write_lat_includes_sync: if open_sync.is_some() {
                 Some(true)
             } else {
@@ -305,9 +305,9 @@ fn row(runs: &[&StepRecord], pick: Pick, limits: &TrustLimits) -> Row {
             },
             sync,
             open_sync: open_sync.clone(),
-            bytes: moved(seg),
-            elapsed_ns: seg.elapsed_ns,
-            page_cache: page_cache(seg),
+            bytes: moved(step),
+            elapsed_ns: step.elapsed_ns,
+            page_cache: page_cache(step),
             util_pct,
             aqu_sz,
             memory: None,

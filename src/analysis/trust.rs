@@ -178,31 +178,31 @@ pub fn marks(trust: &TrustRecord, limits: &TrustLimits, fell_back: bool) -> Vec<
     out
 }
 
-fn ios(seg: &StepRecord) -> u64 {
-    seg.read.total_ios + seg.write.total_ios + seg.trim.total_ios
+fn ios(step: &StepRecord) -> u64 {
+    step.read.total_ios + step.write.total_ios + step.trim.total_ios
 }
 
-fn bandwidth(seg: &StepRecord) -> f64 {
-    (seg.read.bw_bytes + seg.write.bw_bytes + seg.trim.bw_bytes) as f64
+fn bandwidth(step: &StepRecord) -> f64 {
+    (step.read.bw_bytes + step.write.bw_bytes + step.trim.bw_bytes) as f64
 }
 
-fn devices(seg: &StepRecord) -> Vec<&DeviceRecord> {
-    if seg.devices.is_empty() {
-        seg.device.iter().collect()
+fn devices(step: &StepRecord) -> Vec<&DeviceRecord> {
+    if step.devices.is_empty() {
+        step.device.iter().collect()
     } else {
-        seg.devices.iter().collect()
+        step.devices.iter().collect()
     }
 }
 
 /// Whether the step ran another engine than its job asked (io_uring fell back to psync).
-fn fell_back(seg: &StepRecord) -> bool {
-    !seg.engine.is_empty() && seg.engine != seg.job.ioengine
+fn fell_back(step: &StepRecord) -> bool {
+    !step.engine.is_empty() && step.engine != step.job.ioengine
 }
 
 /// One step's trust: its spread over batch means of its intervals.
 #[must_use]
-pub fn of_step(seg: &StepRecord, limits: &TrustLimits, idle: &[IdleDiskRecord]) -> TrustRecord {
-    let intervals: Vec<(u64, u64)> = seg
+pub fn of_step(step: &StepRecord, limits: &TrustLimits, idle: &[IdleDiskRecord]) -> TrustRecord {
+    let intervals: Vec<(u64, u64)> = step
         .series
         .iter()
         .map(|i| {
@@ -214,24 +214,24 @@ pub fn of_step(seg: &StepRecord, limits: &TrustLimits, idle: &[IdleDiskRecord]) 
         .collect();
     let rates = batch_rates(&intervals);
     // The null engine sends the disk nothing: it has no share of it.
-    let null = seg.engine == "null" || seg.job.ioengine == "null";
+    let null = step.engine == "null" || step.job.ioengine == "null";
     let share = if null {
         None
     } else {
-        device_share(&devices(seg), idle, seg.elapsed_ns)
+        device_share(&devices(step), idle, step.elapsed_ns)
     };
     let mut trust = TrustRecord {
         samples: u32::try_from(rates.len()).unwrap_or(u32::MAX),
         spread_over: "intervals".to_string(),
-        ios: ios(seg),
-        elapsed_ns: seg.elapsed_ns,
+        ios: ios(step),
+        elapsed_ns: step.elapsed_ns,
         spread_pct: spread_pct(&rates),
         device_share: share.map(|s| s.0),
         idle_device_bytes_per_s: share.map(|s| s.1),
         device_app_bytes: share.map(|s| s.2),
         marks: Vec::new(),
     };
-    trust.marks = marks(&trust, limits, fell_back(seg));
+    trust.marks = marks(&trust, limits, fell_back(step));
     trust
 }
 

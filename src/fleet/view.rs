@@ -97,18 +97,19 @@ pub fn as_run_by_job(fleet: &FleetRecord) -> Option<RunRecord> {
             .hosts
             .iter()
             .filter_map(|h| {
-                let seg = h.record.as_ref()?.steps.get(s)?;
-                Some((h.host.as_str(), seg))
+                let host_step = h.record.as_ref()?.steps.get(s)?;
+                Some((h.host.as_str(), host_step))
             })
             .zip(std::mem::take(&mut step.jobs))
-            .flat_map(|((host, seg), host_job)| {
-                if seg.jobs.len() < 2 {
+            .flat_map(|((host, host_step), host_job)| {
+                if host_step.jobs.len() < 2 {
                     return vec![host_job];
                 }
                 if !split.contains(&host) {
                     split.push(host);
                 }
-                seg.jobs
+                host_step
+                    .jobs
                     .iter()
                     .map(|job| {
                         let mut job = job.clone();
@@ -134,28 +135,28 @@ pub fn as_run_by_job(fleet: &FleetRecord) -> Option<RunRecord> {
 fn step(s: usize, hosts: &[(&str, &RunRecord)]) -> StepRecord {
     let parts: Vec<(&str, &StepRecord)> = hosts
         .iter()
-        .filter_map(|(name, r)| r.steps.get(s).map(|seg| (*name, seg)))
+        .filter_map(|(name, r)| r.steps.get(s).map(|own| (*name, own)))
         .collect();
-    let mut seg = parts[0].1.clone();
+    let mut merged = parts[0].1.clone();
     let reads: Vec<&DirectionRecord> = parts.iter().map(|(_, p)| &p.read).collect();
     let writes: Vec<&DirectionRecord> = parts.iter().map(|(_, p)| &p.write).collect();
     let syncs: Vec<&SyncRecord> = parts.iter().map(|(_, p)| &p.sync).collect();
     let trims: Vec<&DirectionRecord> = parts.iter().map(|(_, p)| &p.trim).collect();
-    seg.read = merge_direction(&reads, Rates::Summed);
-    seg.write = merge_direction(&writes, Rates::Summed);
-    seg.trim = merge_direction(&trims, Rates::Summed);
-    seg.sync = merge_sync(&syncs);
-    seg.elapsed_ns = parts.iter().map(|(_, p)| p.elapsed_ns).max().unwrap_or(0);
-    seg.retries = parts.iter().map(|(_, p)| p.retries).sum();
-    seg.status = if parts.iter().all(|(_, p)| p.status == RunStatus::Completed) {
+    merged.read = merge_direction(&reads, Rates::Summed);
+    merged.write = merge_direction(&writes, Rates::Summed);
+    merged.trim = merge_direction(&trims, Rates::Summed);
+    merged.sync = merge_sync(&syncs);
+    merged.elapsed_ns = parts.iter().map(|(_, p)| p.elapsed_ns).max().unwrap_or(0);
+    merged.retries = parts.iter().map(|(_, p)| p.retries).sum();
+    merged.status = if parts.iter().all(|(_, p)| p.status == RunStatus::Completed) {
         RunStatus::Completed
     } else if parts.iter().any(|(_, p)| p.status == RunStatus::Failed) {
         RunStatus::Failed
     } else {
         RunStatus::Interrupted
     };
-    seg.device = None;
-    seg.devices = parts
+    merged.device = None;
+    merged.devices = parts
         .iter()
         .flat_map(|(name, p)| {
             p.devices.iter().map(move |d| {
@@ -166,7 +167,7 @@ fn step(s: usize, hosts: &[(&str, &RunRecord)]) -> StepRecord {
             })
         })
         .collect();
-    seg.jobs = parts.iter().map(|(name, p)| host_job(name, p)).collect();
+    merged.jobs = parts.iter().map(|(name, p)| host_job(name, p)).collect();
     // Interval points of the same index, merged.
     let mut by_index: BTreeMap<u64, Vec<&IntervalRecord>> = BTreeMap::new();
     for (_, p) in &parts {
@@ -174,26 +175,26 @@ fn step(s: usize, hosts: &[(&str, &RunRecord)]) -> StepRecord {
             by_index.entry(point.index).or_default().push(point);
         }
     }
-    seg.series = by_index
+    merged.series = by_index
         .into_values()
         .map(|points| merge_interval(&points))
         .collect();
-    seg.series_stride = parts
+    merged.series_stride = parts
         .iter()
         .map(|(_, p)| p.series_stride)
         .max()
         .unwrap_or(1);
-    seg
+    merged
 }
 
 /// A host's share of a step, as a job named by the host.
-fn host_job(host: &str, seg: &StepRecord) -> StepJobRecord {
-    let first = seg.jobs.first();
+fn host_job(host: &str, step: &StepRecord) -> StepJobRecord {
+    let first = step.jobs.first();
     StepJobRecord {
         verify: first.and_then(|j| j.verify.clone()),
         name: host.to_string(),
         group: 0,
-        job: seg.job.clone(),
+        job: step.job.clone(),
         target: first.map_or_else(
             || crate::record::TargetRecord {
                 path: String::new(),
@@ -209,23 +210,23 @@ fn host_job(host: &str, seg: &StepRecord) -> StepJobRecord {
         device: first
             .and_then(|j| j.device.as_ref())
             .map(|d| format!("{host}:{d}")),
-        status: seg.status,
+        status: step.status,
         error: first.and_then(|j| j.error.clone()),
-        elapsed_ns: seg.elapsed_ns,
-        read: seg.read.clone(),
-        write: seg.write.clone(),
-        sync: seg.sync.clone(),
-        trim: seg.trim.clone(),
-        retries: seg.retries,
+        elapsed_ns: step.elapsed_ns,
+        read: step.read.clone(),
+        write: step.write.clone(),
+        sync: step.sync.clone(),
+        trim: step.trim.clone(),
+        retries: step.retries,
         continued: first.and_then(|j| j.continued),
         cpu_wait_ns_per_io: first.and_then(|j| j.cpu_wait_ns_per_io),
         cpu_wait_incl_pacing: first.is_some_and(|j| j.cpu_wait_incl_pacing),
         unexplained_ns_per_io: first.and_then(|j| j.unexplained_ns_per_io),
-        cpu: seg.cpu.clone(),
+        cpu: step.cpu.clone(),
         // The host's threads are its own: no one thread id stands for them; its depth
         // tables are its first job's only when it ran one.
         pid: None,
-        io_depths: match seg.jobs.as_slice() {
+        io_depths: match step.jobs.as_slice() {
             [only] => only.io_depths,
             _ => None,
         },
@@ -234,7 +235,7 @@ fn host_job(host: &str, seg: &StepRecord) -> StepJobRecord {
         clones: Vec::new(),
         latency_depth: first.and_then(|j| j.latency_depth),
         // The host's totals are its first job's only when it ran one.
-        series: match seg.jobs.as_slice() {
+        series: match step.jobs.as_slice() {
             [only] => only.series.clone(),
             _ => Vec::new(),
         },

@@ -645,7 +645,7 @@ mod tests {
     /// 1% under, then 1% over: every batch of 10 has the same mean, so the interval is the
     /// change itself.
     fn with_intervals(mut record: RunRecord) -> RunRecord {
-        let mut seg = step(&record, 0);
+        let mut step = step(&record, 0);
         let d = 50_000_000;
         let part = |dir: &DirectionRecord, f: f64| {
             let mut p = dir.clone();
@@ -655,7 +655,7 @@ mod tests {
             p.lat_ns.n = ios;
             p
         };
-        seg.series = (0..40u64)
+        step.series = (0..40u64)
             .map(|i| {
                 let f = if i % 2 == 0 { 0.99 } else { 1.01 };
                 record::IntervalRecord {
@@ -676,7 +676,7 @@ mod tests {
                 }
             })
             .collect();
-        record.steps = vec![seg];
+        record.steps = vec![step];
         record
     }
 

@@ -326,28 +326,28 @@ impl Recorder {
             notes: notes.to_vec(),
             trust: None,
         });
-        if let Some(seg) = self.steps.last_mut() {
-            let trust = trust::of_step(seg, &self.trust.limits, &self.trust.idle);
-            seg.trust = Some(trust);
+        if let Some(step) = self.steps.last_mut() {
+            let trust = trust::of_step(step, &self.trust.limits, &self.trust.idle);
+            step.trust = Some(trust);
         }
         if device.is_some() {
             self.device = device;
         }
         // A sweep's point: one line for it on `--jsonl` as it finishes.
-        if let (Some(seg), Some(jsonl)) = (self.steps.last(), &mut self.jsonl)
-            && !seg.point.is_empty()
+        if let (Some(step), Some(jsonl)) = (self.steps.last(), &mut self.jsonl)
+            && !step.point.is_empty()
         {
             let line = PointLine {
                 format: POINT_FORMAT,
                 format_version: FORMAT_VERSION,
-                step: seg.index,
-                point: &seg.point,
-                status: seg.status,
-                elapsed_ns: seg.elapsed_ns,
-                read: &seg.read,
-                write: &seg.write,
-                sync: &seg.sync,
-                device: seg.device.as_ref(),
+                step: step.index,
+                point: &step.point,
+                status: step.status,
+                elapsed_ns: step.elapsed_ns,
+                read: &step.read,
+                write: &step.write,
+                sync: &step.sync,
+                device: step.device.as_ref(),
             };
             if jsonl.write(&line).is_err() {
                 self.jsonl = None;

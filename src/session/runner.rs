@@ -126,7 +126,7 @@ struct StepRun {
     /// Each job's index in `Runner::targets`, and the step's disks in `Runner::devices`.
     targets: Vec<usize>,
     devices: Vec<usize>,
-    seg: StepWorkers,
+    workers: StepWorkers,
     fold: StepFold,
     time_goal_ns: u64,
     verify_progress: Vec<Arc<crate::bench::worker::VerifyProgress>>,
@@ -921,8 +921,8 @@ impl Runner {
             self.trace_window_start(None);
         }
         let interrupt = self.options.interrupt.clone();
-        let seg = match StepWorkers::spawn(&setup, &|| interrupt.load(Ordering::Relaxed)) {
-            Ok(seg) => seg,
+        let workers = match StepWorkers::spawn(&setup, &|| interrupt.load(Ordering::Relaxed)) {
+            Ok(workers) => workers,
             // Nothing ran: no step to record.
             Err(SpawnError::Interrupted) => return Err(StepEnding::Interrupt),
             Err(SpawnError::Failed(message)) => {
@@ -930,19 +930,19 @@ impl Runner {
                 return Err(StepEnding::Fault);
             }
         };
-        self.note_engine(&seg.setups);
+        self.note_engine(&workers.setups);
         self.open_views(index, &jobs, &targets, &devices);
         self.recorder.start_step();
         let cpu_measure_start = spec.ramp.is_zero().then_some(cpu_start);
         Ok(StepRun {
             index,
-            time_goal_ns: fold::time_goal_ns(&jobs, seg.runtime_ns),
-            verify_progress: seg.verify_progress(),
+            time_goal_ns: fold::time_goal_ns(&jobs, workers.runtime_ns),
+            verify_progress: workers.verify_progress(),
             jobs,
             spec,
             targets,
             devices,
-            seg,
+            workers,
             fold: StepFold::default(),
             window_closed: false,
             cpu_measure_start,
@@ -1174,12 +1174,12 @@ impl Runner {
         // to a poll later (the workers count from that instant).
         let wait = if run.cpu_measure_start.is_none() {
             POLL.min(Duration::from_nanos(
-                run.seg.record_from_ns.saturating_sub(monotonic_ns()),
+                run.workers.record_from_ns.saturating_sub(monotonic_ns()),
             ))
         } else {
             POLL
         };
-        let intervals = run.seg.poll(wait);
+        let intervals = run.workers.poll(wait);
         // A worker's CPU wait as late as it can be read (it is gone once it ends).
         self.read_sched_delays(run.cpu_measure_start.is_some() && !run.window_closed);
         let emitted = !intervals.is_empty();
@@ -1193,7 +1193,7 @@ impl Runner {
                 self.app_on_disk(run, &interval, app);
             }
             self.add_interval(run.index, &interval, &run.devices);
-            run.seg.recycle(interval);
+            run.workers.recycle(interval);
         }
         if emitted && let Some(app) = &app {
             self.trace_interval(run, app);
@@ -1201,14 +1201,14 @@ impl Runner {
         if !self.tracking.stop && self.tracking.attained() {
             self.tracking.stop = true;
             self.tracking.publish(&mut self.snap.jobs);
-            run.seg.stop();
+            run.workers.stop();
         }
         if emitted {
-            let span = Duration::from_nanos(run.seg.elapsed_ns(monotonic_ns()));
+            let span = Duration::from_nanos(run.workers.elapsed_ns(monotonic_ns()));
             fold::totals(
                 &mut self.snap,
-                run.seg.total(),
-                run.seg.job_totals(),
+                run.workers.total(),
+                run.workers.job_totals(),
                 span,
                 &self.run_base,
             );
@@ -1222,13 +1222,13 @@ impl Runner {
         fold::clock(
             &mut self.snap,
             now,
-            run.seg.elapsed_ns(now),
-            run.seg.record_from_ns,
+            run.workers.elapsed_ns(now),
+            run.workers.record_from_ns,
             run.time_goal_ns,
-            run.seg.is_paused(),
+            run.workers.is_paused(),
         );
         self.copy_verify(&run.verify_progress);
-        if run.seg.workers_done() {
+        if run.workers.workers_done() {
             return true;
         }
         if emitted || now - self.last_publish_ns >= PUBLISH_EVERY_NS {
@@ -1261,9 +1261,9 @@ impl Runner {
             return;
         };
         let jobs = run
-            .seg
+            .workers
             .job_totals()
-            .zip(run.seg.clones_so_far(to_ns))
+            .zip(run.workers.clones_so_far(to_ns))
             .map(|(total, clones)| JobEnd {
                 total: total.clone(),
                 elapsed_ns: to_ns,
@@ -1275,7 +1275,7 @@ impl Runner {
             })
             .collect();
         let end = StepEnd {
-            total: run.seg.total().clone(),
+            total: run.workers.total().clone(),
             last_interval: None,
             faults: Vec::new(),
             elapsed_ns: to_ns,
@@ -1310,7 +1310,7 @@ impl Runner {
     /// Opens the device windows when measuring starts (after the ramp) and closes them when
     /// the measured I/O ends.
     fn window_edges(&mut self, run: &mut StepRun, now: u64) {
-        if run.cpu_measure_start.is_none() && now >= run.seg.record_from_ns {
+        if run.cpu_measure_start.is_none() && now >= run.workers.record_from_ns {
             run.cpu_measure_start = Some(rusage());
             // Measuring that ended within the ramp has no window (a read-back may run).
             if !run.window_closed {
@@ -1321,7 +1321,7 @@ impl Runner {
                 self.trace_window_start(Some(at));
             }
         }
-        if !run.window_closed && run.seg.measuring_over() {
+        if !run.window_closed && run.workers.measuring_over() {
             // The device window ends with the measured I/O; read-backs wait for this.
             run.window_closed = true;
             let at = crate::stats::monotonic_ns();
@@ -1329,7 +1329,7 @@ impl Runner {
                 self.devices[d].end_measuring();
             }
             self.trace_window_end(Some(at));
-            run.seg.window_closed();
+            run.workers.window_closed();
         }
     }
 
@@ -1340,7 +1340,7 @@ impl Runner {
         let mut orders = Vec::new();
         if self.interrupt_raised() {
             orders.push(fold.end(StepEnding::Interrupt));
-        } else if run.seg.stop_requested() {
+        } else if run.workers.stop_requested() {
             orders.push(fold.end(StepEnding::Fault));
         }
         let arrived: Vec<Control> = std::iter::from_fn(|| self.next_control()).collect();
@@ -1353,9 +1353,9 @@ impl Runner {
         for order in orders {
             match order {
                 Workers::Continue => {}
-                Workers::Pause => run.seg.pause(),
-                Workers::Resume => run.seg.resume(),
-                Workers::Stop => run.seg.stop(),
+                Workers::Pause => run.workers.pause(),
+                Workers::Resume => run.workers.resume(),
+                Workers::Stop => run.workers.stop(),
             }
         }
         // Held back for the next state (taken out of `pending` first so the loop ends).
@@ -1378,13 +1378,13 @@ impl Runner {
             spec,
             targets,
             devices,
-            seg,
+            workers,
             fold,
             verify_progress,
             cpu_measure_start,
             ..
         } = run;
-        let end = seg.finish();
+        let end = workers.finish();
         // The workers have ended: the counts are final (a read-back may have ended after the
         // loop's last look).
         self.copy_verify(&verify_progress);

@@ -976,8 +976,8 @@ fn a_batching_value_above_a_shallow_points_depth_is_capped_there_and_said() {
     assert_valid_record(&record);
     let steps = record["segments"].as_array().unwrap();
     assert_eq!(steps.len(), 2);
-    let used = |seg: &serde_json::Value| {
-        let job = &seg["job"];
+    let used = |step: &serde_json::Value| {
+        let job = &step["job"];
         (
             job["iodepth"].as_u64().unwrap(),
             job["iodepth_batch"].as_u64().unwrap(),
@@ -1209,9 +1209,9 @@ fn sync_modes_are_swept_and_the_foot_says_whether_write_latency_includes_the_syn
     assert_eq!(steps[1]["job"]["sync"], "dsync");
     assert_eq!(steps[0]["job"]["sync"], serde_json::Value::Null);
     // An option set once applies to every point.
-    for seg in steps {
-        assert_eq!(seg["job"]["fsync"], 1, "{seg}");
-        assert!(seg["job"]["rate"].is_object(), "{seg}");
+    for step in steps {
+        assert_eq!(step["job"]["fsync"], 1, "{step}");
+        assert!(step["job"]["rate"].is_object(), "{step}");
     }
 }
 

@@ -36,13 +36,13 @@ pub fn latency_target(record: &RunRecord, target: crate::session::LatencyTarget)
             samples.push((point, at));
         }
     };
-    for seg in &record.steps {
-        if current.as_ref().is_some_and(|(p, _, _)| *p != seg.point) {
+    for step in &record.steps {
+        if current.as_ref().is_some_and(|(p, _, _)| *p != step.point) {
             flush(current.take(), &mut samples);
         }
-        let entry = current.get_or_insert_with(|| (seg.point.clone(), Vec::new(), true));
-        entry.2 &= seg.status == RunStatus::Completed;
-        for lat in [&seg.read.lat_ns, &seg.write.lat_ns] {
+        let entry = current.get_or_insert_with(|| (step.point.clone(), Vec::new(), true));
+        entry.2 &= step.status == RunStatus::Completed;
+        for lat in [&step.read.lat_ns, &step.write.lat_ns] {
             if let Some(h) = &lat.histogram {
                 let theirs: Vec<LatencyBucket> = h.buckets().collect();
                 merge_buckets(&mut entry.1, &theirs);
@@ -1315,14 +1315,14 @@ mod tests {
         record.steps.clear();
         for (bs, runs) in points {
             for &(mb, util) in *runs {
-                let mut seg = template.clone();
-                seg.point = vec![PointValue::new("bs", bs)];
-                seg.read.total_ios = 1000;
-                seg.read.bw_bytes = (mb * 1e6) as u64;
-                let mut device = seg.devices[0].clone();
+                let mut step = template.clone();
+                step.point = vec![PointValue::new("bs", bs)];
+                step.read.total_ios = 1000;
+                step.read.bw_bytes = (mb * 1e6) as u64;
+                let mut device = step.devices[0].clone();
                 device.iostat.util_pct = util;
-                seg.device = Some(device);
-                record.steps.push(seg);
+                step.device = Some(device);
+                record.steps.push(step);
             }
         }
         record
@@ -1350,19 +1350,19 @@ mod tests {
             ("4k", &[(100.0, 50.0)]),
             ("64k", &[(200.0, 60.0), (300.0, 70.0)]),
         ]);
-        let seg = &mut record.steps[0];
-        seg.read.io_bytes = 1 << 20;
-        seg.elapsed_ns = 500_000_000;
-        seg.sync.total_ios = 10;
-        seg.sync.lat_ns.mean = 2000.0;
-        seg.job.sync = Some("dsync".into());
+        let step = &mut record.steps[0];
+        step.read.io_bytes = 1 << 20;
+        step.elapsed_ns = 500_000_000;
+        step.sync.total_ios = 10;
+        step.sync.lat_ns.mean = 2000.0;
+        step.job.sync = Some("dsync".into());
         // The device served a tenth of the bytes: the page cache served the rest.
-        let reconciliation = &mut seg.device.as_mut().unwrap().reconciliation;
+        let reconciliation = &mut step.device.as_mut().unwrap().reconciliation;
         reconciliation.app_bytes = 1000;
         reconciliation.device_bytes = 100;
-        for (seg, mib) in record.steps[1..].iter_mut().zip([2u64, 4]) {
-            seg.read.io_bytes = mib << 20;
-            seg.elapsed_ns = mib * 500_000_000;
+        for (step, mib) in record.steps[1..].iter_mut().zip([2u64, 4]) {
+            step.read.io_bytes = mib << 20;
+            step.elapsed_ns = mib * 500_000_000;
         }
         let rows = super::rows(&record, Pick::Mean);
         let r = &rows[0];

@@ -129,10 +129,10 @@ fn reconciliation_of(
     if of == 0 {
         return None;
     }
-    let start = |seg: usize| {
+    let start = |nth: usize| {
         marks
             .iter()
-            .find(|m| usize::try_from(m.index).is_ok_and(|i| i + 1 == seg))
+            .find(|m| usize::try_from(m.index).is_ok_and(|i| i + 1 == nth))
             .map(|m| m.at)
     };
     let length = if of == step {

@@ -32,8 +32,8 @@ pub fn render(f: &mut Frame, area: Rect, view: &View) {
     }
     if let Some((step, of)) = h.step {
         right.push_str(&format!(" step {step}/{of}"));
-    } else if let Some((seg, of)) = h.record_step {
-        right.push_str(&format!(" seg {seg}/{of}"));
+    } else if let Some((record_step, of)) = h.record_step {
+        right.push_str(&format!(" seg {record_step}/{of}"));
     }
     right.push(' ');
     let state_style = match &h.state {

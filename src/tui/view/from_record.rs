@@ -59,10 +59,10 @@ fn buckets(record: &RunRecord, last: Option<&StepRecord>) -> Vec<LatencyBucket> 
             *pick(counts.entry(b.le_ns).or_default()) += b.count;
         }
     };
-    if let Some(seg) = last {
-        add(&seg.read.lat_ns, |c| &mut c.0);
-        add(&seg.write.lat_ns, |c| &mut c.0);
-        add(&seg.trim.lat_ns, |c| &mut c.0);
+    if let Some(step) = last {
+        add(&step.read.lat_ns, |c| &mut c.0);
+        add(&step.write.lat_ns, |c| &mut c.0);
+        add(&step.trim.lat_ns, |c| &mut c.0);
     }
     add(&record.read.lat_ns, |c| &mut c.1);
     add(&record.write.lat_ns, |c| &mut c.1);
@@ -76,8 +76,8 @@ fn heatmap(record: &RunRecord, dir: Direction) -> HeatmapView {
     let mut columns = Vec::new();
     let mut base_ns = 0u64;
     let mut without = false;
-    for seg in &record.steps {
-        for p in &seg.series {
+    for step in &record.steps {
+        for p in &step.series {
             let lat = match dir {
                 Direction::Read => &p.read.lat_ns,
                 Direction::Write => &p.write.lat_ns,
@@ -95,7 +95,7 @@ fn heatmap(record: &RunRecord, dir: Direction) -> HeatmapView {
                     .collect(),
             });
         }
-        base_ns += seg.elapsed_ns;
+        base_ns += step.elapsed_ns;
     }
     let missing = (without && columns.iter().all(|c| c.buckets.is_empty())).then(|| {
         format!(
@@ -148,18 +148,18 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     let mut marks = Vec::new();
     let mut device_history = Vec::new();
     let mut base_ns = 0u64;
-    for seg in &record.steps {
+    for step in &record.steps {
         if base_ns > 0 {
             marks.push(StepMark {
                 t_s: base_ns as f64 / NS,
-                label: seg
+                label: step
                     .job
                     .ran_description
                     .clone()
-                    .unwrap_or_else(|| seg.job.description.clone()),
+                    .unwrap_or_else(|| step.job.description.clone()),
             });
         }
-        for p in &seg.series {
+        for p in &step.series {
             points.push(RatePoint {
                 t_s: (base_ns + p.t_ns) as f64 / NS,
                 read_iops: iops(&p.read),
@@ -175,7 +175,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
                 device_history.push(from_monitor::device_rates(dev));
             }
         }
-        base_ns += seg.elapsed_ns;
+        base_ns += step.elapsed_ns;
     }
 
     let last = record.steps.last();
@@ -200,16 +200,16 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         .find(|(_, total, _)| total.n > 0)
         .map_or(Direction::Read, |(dir, _, _)| *dir);
     let mut rows = Vec::new();
-    for (dir, total, seg) in dirs.iter().filter(|(_, total, _)| total.n > 0) {
+    for (dir, total, step) in dirs.iter().filter(|(_, total, _)| total.n > 0) {
         rows.push(LatencyRow {
             dir: *dir,
-            interval: seg.and_then(percentiles),
+            interval: step.and_then(percentiles),
             total: percentiles(total),
             from_schedule: false,
         });
         // A paced direction: its latency from the schedule beside it.
         let sched = |d: &crate::record::DirectionRecord| d.lat_sched_ns.clone();
-        let (total, seg) = match dir {
+        let (total, step) = match dir {
             Direction::Read => (sched(&record.read), last.and_then(|s| sched(&s.read))),
             Direction::Write => (sched(&record.write), last.and_then(|s| sched(&s.write))),
             Direction::Sync | Direction::Trim => (None, None),
@@ -217,7 +217,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         if let Some(total) = total {
             rows.push(LatencyRow {
                 dir: *dir,
-                interval: seg.as_ref().and_then(percentiles),
+                interval: step.as_ref().and_then(percentiles),
                 total: percentiles(&total),
                 from_schedule: true,
             });
@@ -236,7 +236,7 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     // tmpfs) says so rather than show another step's numbers. Records without steps
     // keep the run's device.
     let last_device = match last {
-        Some(seg) => seg.device.as_ref(),
+        Some(step) => step.device.as_ref(),
         None => record.device.as_ref(),
     };
     let no_device = last_device.is_none() && record.device.is_some();
@@ -300,10 +300,10 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
     };
     let mut job = description.replacen(&format!(" {named} "), " ", 1);
     let mut target = record.target.path.clone();
-    if let Some(seg) = last.filter(|s| s.jobs.len() > 1) {
-        let names: Vec<&str> = seg.jobs.iter().map(|j| j.name.as_str()).collect();
+    if let Some(step) = last.filter(|s| s.jobs.len() > 1) {
+        let names: Vec<&str> = step.jobs.iter().map(|j| j.name.as_str()).collect();
         job = format!("{} jobs: {}", names.len(), names.join(", "));
-        let paths: Vec<&str> = seg.jobs.iter().map(|j| j.target.path.as_str()).collect();
+        let paths: Vec<&str> = step.jobs.iter().map(|j| j.target.path.as_str()).collect();
         target = format!("{{{}}}", paths.join(","));
     }
     let mut ui = ui;
@@ -363,20 +363,20 @@ pub fn view(record: &RunRecord, ui: UiState) -> View {
         jobs: last.and_then(jobs),
         sweep: super::sweep::recorded(record, ui.sweep_metric),
         // The last step's first job with one.
-        steady: last.and_then(|seg| {
-            seg.jobs
+        steady: last.and_then(|step| {
+            step.jobs
                 .iter()
-                .find_map(|j| super::steady::recorded(j, seg.jobs.len() > 1))
+                .find_map(|j| super::steady::recorded(j, step.jobs.len() > 1))
         }),
-        sustained: last.and_then(|seg| {
-            seg.jobs
+        sustained: last.and_then(|step| {
+            step.jobs
                 .iter()
-                .find_map(|j| super::steady::recorded_chart(j, seg.jobs.len() > 1))
+                .find_map(|j| super::steady::recorded_chart(j, step.jobs.len() > 1))
         }),
-        verify: last.and_then(|seg| {
-            seg.jobs
+        verify: last.and_then(|step| {
+            step.jobs
                 .iter()
-                .find_map(|j| super::verify::recorded(j, seg.jobs.len() > 1))
+                .find_map(|j| super::verify::recorded(j, step.jobs.len() > 1))
         }),
         top: None,
         trace: None,
@@ -404,24 +404,24 @@ pub fn view_of_job(record: &RunRecord, ui: UiState, name: Option<&str>) -> View 
     let mut elapsed_ns = 0u64;
     // Records keep per-job parts of their intervals only where the session wrote them.
     let mut job_series = true;
-    for seg in &mut mine.steps {
-        let Some(at) = seg.jobs.iter().position(|j| j.name == name) else {
+    for step in &mut mine.steps {
+        let Some(at) = step.jobs.iter().position(|j| j.name == name) else {
             continue;
         };
-        let job = seg.jobs.remove(at);
+        let job = step.jobs.remove(at);
         elapsed_ns += job.elapsed_ns;
-        seg.read = job.read.clone();
-        seg.write = job.write.clone();
-        seg.sync = job.sync.clone();
-        seg.trim = job.trim.clone();
+        step.read = job.read.clone();
+        step.write = job.write.clone();
+        step.sync = job.sync.clone();
+        step.trim = job.trim.clone();
         // Its steady state, written data and verification, not another job's.
-        for other in &mut seg.jobs {
+        for other in &mut step.jobs {
             other.steadystate = None;
             other.sustained_write = None;
             other.verify = None;
         }
-        seg.jobs.insert(0, job);
-        for point in &mut seg.series {
+        step.jobs.insert(0, job);
+        for point in &mut step.series {
             if let Some(part) = point.jobs.iter().find(|j| j.name == name) {
                 point.read = part.read.clone();
                 point.write = part.write.clone();
@@ -483,8 +483,8 @@ fn name_the_charts(view: &mut View, whose: &str) {
 
 /// The jobs of the record's last step, when it ran several: each over its own measured time
 /// (its totals), and the step's.
-fn jobs(seg: &StepRecord) -> Option<JobsView> {
-    if seg.jobs.len() < 2 {
+fn jobs(step: &StepRecord) -> Option<JobsView> {
+    if step.jobs.len() < 2 {
         return None;
     }
     let rates = |read: &DirectionRecord, write: &DirectionRecord, trim: &DirectionRecord| {
@@ -525,7 +525,7 @@ fn jobs(seg: &StepRecord) -> Option<JobsView> {
             ..JobRow::default()
         }
     };
-    let rows = seg
+    let rows = step
         .jobs
         .iter()
         .map(|job| JobRow {
@@ -543,16 +543,16 @@ fn jobs(seg: &StepRecord) -> Option<JobsView> {
         .collect();
     // The rates as fio's group lines (each group's bytes over its longest job), so they agree
     // with the rows above; the latency is the step's, all I/Os merged.
-    let members: Vec<&StepJobRecord> = seg.jobs.iter().collect();
+    let members: Vec<&StepJobRecord> = step.jobs.iter().collect();
     let [read, write, trim] = crate::analysis::compare::step_totals(&members);
     Some(JobsView {
         rows,
         total: JobRow {
             name: "step total".into(),
-            errors: u32::from(seg.jobs.iter().any(|j| j.error.is_some())),
+            errors: u32::from(step.jobs.iter().any(|j| j.error.is_some())),
             iops: read.iops + write.iops + trim.iops,
             bytes_per_s: (read.bw_bytes + write.bw_bytes + trim.bw_bytes) as f64,
-            ..rates(&seg.read, &seg.write, &seg.trim)
+            ..rates(&step.read, &step.write, &step.trim)
         },
         selected: None,
         span: JobsSpan::WholeStep,
@@ -721,8 +721,8 @@ mod tests {
         record.engine.used = "psync".into();
         record.engine.fallback =
             Some("io_uring unavailable (EPERM: permission denied); fell back to psync".into());
-        for seg in &mut record.steps {
-            seg.job.ran_description =
+        for step in &mut record.steps {
+            step.job.ran_description =
                 Some("randread bs=4k iodepth=1 numjobs=1 psync direct".into());
         }
         let view = view(&record, UiState::default());
@@ -841,9 +841,9 @@ mod tests {
         for lat in [&mut record.read.lat_ns, &mut record.write.lat_ns] {
             lat.histogram = None;
         }
-        for seg in &mut record.steps {
-            seg.read.lat_ns.histogram = None;
-            seg.write.lat_ns.histogram = None;
+        for step in &mut record.steps {
+            step.read.lat_ns.histogram = None;
+            step.write.lat_ns.histogram = None;
         }
         let lat = view(&record, UiState::default()).latency.unwrap();
         assert!(lat.buckets.is_empty());
@@ -864,8 +864,8 @@ mod tests {
     fn show_of_a_sweep_has_each_points_notes_in_its_row() {
         let mut record = record();
         let note = "iodepth_batch_complete_min 8 -> 1 at iodepth 1";
-        for (seg, depth) in record.steps.iter_mut().zip(["1", "32"]) {
-            seg.point = vec![crate::record::PointValue::new("iodepth", depth)];
+        for (step, depth) in record.steps.iter_mut().zip(["1", "32"]) {
+            step.point = vec![crate::record::PointValue::new("iodepth", depth)];
         }
         record.steps[0].notes = vec![note.to_string()];
         let view = view(&record, UiState::default());
