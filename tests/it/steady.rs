@@ -15,7 +15,7 @@ const LOOSE: &str = "iops:60%";
 
 fn only_job(record: &Value) -> &Value {
     let steps = record["segments"].as_array().unwrap();
-    assert_eq!(steps.len(), 1, "one segment");
+    assert_eq!(steps.len(), 1, "one step");
     &steps[0]["jobs"][0]
 }
 
