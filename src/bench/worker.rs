@@ -2634,7 +2634,7 @@ mod tests {
                 .contains("below rate_iops_min"),
             "{fault:?}"
         );
-        assert!(stopped, "the segment is stopped");
+        assert!(stopped, "the step is stopped");
         assert!(started.elapsed() < Duration::from_millis(250));
         // One I/O per second is met by every cycle: the job runs its time and ends clean.
         let (_, stats, fault, stopped) = floored(1);

@@ -40,7 +40,7 @@ fn wait_for(
         }
         assert!(
             Instant::now() < deadline,
-            "timed out; last state {:?}, segment {}, iodepth {}, warnings {:?}",
+            "timed out; last state {:?}, step {}, iodepth {}, warnings {:?}",
             snap.state,
             snap.step,
             snap.job().iodepth,

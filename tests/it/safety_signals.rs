@@ -259,7 +259,7 @@ fn sigterm_during_a_slow_setup_acts_at_once() {
     // wait for the whole setup seen before (12 s on a quiet machine), with room for a loaded one.
     assert!(
         record["segments"].as_array().unwrap().is_empty(),
-        "the segment started: the signal waited for the setup ({took:?})"
+        "the step started: the signal waited for the setup ({took:?})"
     );
     assert_eq!(record["read"]["total_ios"], 0, "interrupted before any I/O");
     assert_eq!(
@@ -300,7 +300,7 @@ fn sigterm_while_a_read_pool_is_faulted_in_for_registration_acts_at_once() {
     );
     assert!(
         record["segments"].as_array().unwrap().is_empty(),
-        "the segment started: the signal waited for the setup ({took:?})"
+        "the step started: the signal waited for the setup ({took:?})"
     );
     assert_eq!(record["read"]["total_ios"], 0, "interrupted before any I/O");
     assert!(

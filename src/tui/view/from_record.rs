@@ -760,9 +760,9 @@ mod tests {
             let b = lat.buckets.iter().find(|b| b.upper_ns == le).unwrap();
             (b.interval, b.total)
         };
-        assert_eq!(at(90_000), (0, 300), "90 us: first segment only");
+        assert_eq!(at(90_000), (0, 300), "90 us: first step only");
         assert_eq!(at(180_000), (0, 500), "180 us");
-        assert_eq!(at(300_000), (400, 400), "300 us: second segment");
+        assert_eq!(at(300_000), (400, 400), "300 us: second step");
         let (a, b) = (at(600_000), at(700_000));
         assert_eq!((a.0 + b.0, a.1 + b.1), (350, 370), "600 us and 700 us");
         assert_eq!(at(3_000_000), (10, 10), "3 ms");
