@@ -581,10 +581,11 @@ struct Reader {
     shared: Arc<(Mutex<Shared>, Condvar)>,
 }
 
-/// The reader thread's nice value: above the jobs it traces (nice 0), so that a run that fills
-/// every CPU (16 jobs x QD64 on 2 CPUs) does not starve it into losing events; it takes the
-/// CPU its events need either way, only sooner.
-const READER_NICE: i32 = -10;
+/// The reader thread's nice value: well above the jobs it traces (nice 0), so that a run that
+/// fills every CPU (16 jobs x QD64 on 2 CPUs: at -10 its weight was about that of the 16
+/// workers together, and the debug build lost events) does not starve it into losing events;
+/// it takes the CPU its events need either way, only sooner, and sleeps between drains.
+const READER_NICE: i32 = -20;
 
 /// Sets the calling thread's nice value to [`READER_NICE`] where it may (tracing runs as root;
 /// without the permission the thread keeps its nice value and the run goes on).
