@@ -343,21 +343,13 @@ fn a_two_job_record_is_compared_job_by_job_with_fio_group_totals() {
     assert_eq!(json["jobs"].as_array().unwrap().len(), 1);
 }
 
-/// A fleet whose hosts each ran a job file of two jobs (hosts `n1` and `n2`, both this
-/// machine through a local ssh), compared with itself: `compare` matches it per host and job
-/// (`n1: a`...), each judged on its own interval series (before: per host, with no series to
-/// judge), as the report's comparison of the same records does.
-#[test]
-fn fleet_records_of_several_jobs_compare_per_host_and_job() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let jobs = d.join("two.fio");
-    std::fs::write(
-        &jobs,
-        "[global]\nioengine=null\nsize=4m\nbs=4k\ntime_based\nruntime=600ms\n\
-         [a]\nrw=randread\n[b]\nrw=randwrite\n",
-    )
-    .unwrap();
+/// A real fleet run (hosts `n1` and `n2`, both this machine through a local ssh) of a job
+/// file of null-engine jobs, `rest` after its `[global]` section's common lines, and its
+/// record compared with itself as JSON (checked against the schema).
+fn fleet_compared_with_itself(d: &Path, name: &str, rest: &str) -> (PathBuf, Value) {
+    let jobs = d.join(name);
+    let text = format!("[global]\nioengine=null\nsize=4m\nbs=4k\ntime_based\n{rest}");
+    std::fs::write(&jobs, text).unwrap();
     let record = crate::report::fleet(
         d,
         "fleet.json",
@@ -367,6 +359,22 @@ fn fleet_records_of_several_jobs_compare_per_host_and_job() {
     assert_success(&out);
     let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_valid_compare(&cmp);
+    (record, cmp)
+}
+
+/// A fleet whose hosts each ran a job file of two jobs (hosts `n1` and `n2`, both this
+/// machine through a local ssh), compared with itself: `compare` matches it per host and job
+/// (`n1: a`...), each judged on its own interval series (before: per host, with no series to
+/// judge), as the report's comparison of the same records does.
+#[test]
+fn fleet_records_of_several_jobs_compare_per_host_and_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (record, cmp) = fleet_compared_with_itself(
+        d,
+        "two.fio",
+        "runtime=600ms\n[a]\nrw=randread\n[b]\nrw=randwrite\n",
+    );
     let names: Vec<&str> = cmp["jobs"]
         .as_array()
         .unwrap()
@@ -444,22 +452,11 @@ fn metric<'v>(job: &'v Value, metric: &str) -> &'v Value {
 fn a_stonewalled_fleet_compares_every_steps_jobs_with_their_percentiles() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let jobs = d.join("steps.fio");
-    std::fs::write(
-        &jobs,
-        "[global]\nioengine=null\nsize=4m\nbs=4k\ntime_based\nruntime=400ms\n\
-         [a]\nrw=randread\n[b]\nstonewall\nrw=randwrite\n",
-    )
-    .unwrap();
-    let record = crate::report::fleet(
+    let (record, cmp) = fleet_compared_with_itself(
         d,
-        "fleet.json",
-        &["fio", s(&jobs), "--status-interval", "10ms"],
+        "steps.fio",
+        "runtime=400ms\n[a]\nrw=randread\n[b]\nstonewall\nrw=randwrite\n",
     );
-    let out = compare(&["--json", s(&record), s(&record)]);
-    assert_success(&out);
-    let cmp: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_valid_compare(&cmp);
     let all = cmp["jobs"].as_array().unwrap();
     let names: Vec<&str> = all.iter().map(|j| j["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["n1: a", "n2: a", "n1: b", "n2: b"], "{cmp}");

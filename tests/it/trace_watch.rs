@@ -23,26 +23,34 @@ fn loop_device(dir: &Path) -> LoopDevice {
     LoopDevice::attach_unique(&image)
 }
 
-/// fio reading `dev` at `iops` (its jobs threads of the one process, so the process is the
-/// pid spawned) for `seconds`.
-fn fio_at(dev: &Path, name: &str, iops: u32, seconds: u32) -> Child {
+/// fio on `path`, time-based for `seconds`, 4 KiB direct I/O with `job`'s options.
+fn fio(path: &Path, name: &str, seconds: u32, job: &[&str]) -> Child {
     Command::new(FIO)
         .args([
             &format!("--name={name}"),
-            &format!("--filename={}", dev.display()),
-            "--rw=randread",
+            &format!("--filename={}", path.display()),
             "--bs=4k",
             "--direct=1",
-            "--ioengine=psync",
-            "--thread",
-            &format!("--rate_iops={iops}"),
             "--time_based",
             &format!("--runtime={seconds}"),
         ])
+        .args(job)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .expect("fio runs")
+}
+
+/// fio reading `dev` at `iops` (its jobs threads of the one process, so the process is the
+/// pid spawned) for `seconds`.
+fn fio_at(dev: &Path, name: &str, iops: u32, seconds: u32) -> Child {
+    let rate = format!("--rate_iops={iops}");
+    fio(
+        dev,
+        name,
+        seconds,
+        &["--rw=randread", "--ioengine=psync", "--thread", &rate],
+    )
 }
 
 /// Ends a background fio once the test has what it needs from it (its runtime outlasts any
@@ -94,17 +102,9 @@ fn monitor_on(name: &str, disk: &str, record: &Path) -> Tmux {
 
 /// Each traced sample of `disk` in the recording at `path`.
 fn traced_samples(path: &Path, disk: &str) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter_map(|v| {
-            v["disks"]
-                .as_array()?
-                .iter()
-                .find(|d| d["name"] == disk)
-                .and_then(|d| d.get("block_trace").cloned())
-        })
+    traced_disk_samples(path, disk)
+        .into_iter()
+        .map(|d| d["block_trace"].clone())
         .collect()
 }
 
@@ -442,25 +442,14 @@ fn the_monitor_without_the_permission_notes_once_and_records_as_untraced() {
     }
 }
 
-/// fio reading and writing `path` at random, half and half, as fast as it goes (direct, QD8).
-fn fio_randrw(path: &Path, name: &str, extra: &[&str], seconds: u32) -> Child {
-    Command::new(FIO)
-        .args([
-            &format!("--name={name}"),
-            &format!("--filename={}", path.display()),
-            "--rw=randrw",
-            "--bs=4k",
-            "--direct=1",
-            "--ioengine=io_uring",
-            "--iodepth=8",
-            "--time_based",
-            &format!("--runtime={seconds}"),
-        ])
-        .args(extra)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("fio runs")
+/// fio reading and writing `path` at random, half and half, as fast as it goes (QD8).
+fn fio_randrw(path: &Path, name: &str, seconds: u32) -> Child {
+    fio(
+        path,
+        name,
+        seconds,
+        &["--rw=randrw", "--ioengine=io_uring", "--iodepth=8"],
+    )
 }
 
 /// Each recorded sample of `disk` that carries a block trace: the whole disk entry (its
@@ -535,7 +524,7 @@ fn every_busy_interval_agrees_with_diskstats_per_direction() {
     let dir = tempfile::tempdir().unwrap();
     let dev = loop_device(dir.path());
     let disk = dev.name();
-    let mut fio = fio_randrw(dev.path(), "loop", &[], 8);
+    let fio = fio_randrw(dev.path(), "loop", 8);
     let record = dir.path().join("rec.jsonl");
     let args = [
         "--trace",
@@ -556,8 +545,7 @@ fn every_busy_interval_agrees_with_diskstats_per_direction() {
     }
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
-    let _ = fio.kill();
-    fio.wait().unwrap();
+    end(fio);
     let samples = traced_disk_samples(&record, &disk);
     for dir in ["read", "write"] {
         let busy = busy_in(&samples, dir);
