@@ -91,12 +91,15 @@ fn monitor_on(name: &str, disk: &str, record: &Path) -> Tmux {
         let mut lines = s.lines().skip_while(|l| !l.contains("Device"));
         lines.nth(1).is_some_and(|first| first.contains(disk))
     });
-    for _ in 0..16 {
-        t.send(&["Up"]);
+    // Up to the top row, the busiest: while other tests' I/O can put another disk there for
+    // an interval, the selection follows that disk's name, so go up again until it is this one.
+    let picked = format!("processes on {disk}");
+    let deadline = std::time::Instant::now() + WAIT;
+    while !t.capture().contains(&picked) && std::time::Instant::now() < deadline {
+        t.send(&["Up"; 32]);
+        std::thread::sleep(Duration::from_millis(300));
     }
-    t.wait_for("the loop device picked", WAIT, |s| {
-        s.contains(&format!("processes on {disk}"))
-    });
+    t.wait_for("the loop device picked", WAIT, |s| s.contains(&picked));
     t
 }
 
