@@ -187,7 +187,7 @@ fn report(args: &IostatArgs) -> anyhow::Result<ExitCode> {
         // /proc/diskstats was read (the same clock), so both count the same requests.
         let take = tracer
             .as_ref()
-            .map(|tracer| tracer.take_until(Some(crate::trace::instant_ns(step.cur.at))));
+            .map(|tracer| tracer.take_until(Some(crate::record::nanos(step.cur.at))));
         let cpu_cur = read_cpu(&config)?;
         let cpu = cpu_cur.map(|c| CpuPercent::between(cpu_prev.as_ref(), &c));
         cpu_prev = cpu_cur;

@@ -86,13 +86,6 @@ pub fn detail() -> Detail {
     }
 }
 
-/// A CLOCK_MONOTONIC instant (as `/proc/diskstats` samples stamp their reads) in the
-/// nanoseconds [`Tracer::take_until`] takes: the tracer's clock is the same (`mono`).
-#[must_use]
-pub fn instant_ns(at: std::time::Duration) -> u64 {
-    u64::try_from(at.as_nanos()).unwrap_or(u64::MAX)
-}
-
 /// A disk to trace, by its kernel name (`vda`, `loop3`, `dm-0`); its partitions come with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceId {

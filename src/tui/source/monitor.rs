@@ -172,7 +172,7 @@ impl MonitorSource {
         let take = self
             .tracer
             .as_ref()
-            .map(|tracer| tracer.take_until(Some(crate::trace::instant_ns(cur.at))));
+            .map(|tracer| tracer.take_until(Some(crate::record::nanos(cur.at))));
         if let Some(take) = &take {
             for t in &take.disks {
                 if let Some(h) = self.traces.get_mut(&t.disk) {
