@@ -149,6 +149,13 @@ fn report(args: &IostatArgs) -> anyhow::Result<ExitCode> {
         );
         reports += 1;
     }
+    if let Some(tracer) = &tracer {
+        // The first interval starts once the tracer is on: a baseline read now, its events
+        // dropped (from the first read, the tracer would see only the interval's end).
+        tracer.hold();
+        let base = sampler.sample()?;
+        let _ = tracer.take_until(Some(crate::record::nanos(base.cur.at)));
+    }
     let mut open = write_out(&mut out, &mut text)?;
     let Some(interval) = config.interval.filter(|_| open) else {
         return finish(&config, &mut out, &mut text, open);

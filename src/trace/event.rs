@@ -23,6 +23,9 @@ pub enum Kind {
     Insert,
     /// `block_rq_issue`: handed to the driver.
     Issue,
+    /// `block_rq_requeue`: the driver could not take the request (its queue was full, or a
+    /// resource ran out): it is issued again later, with another `block_rq_issue`.
+    Requeue,
     /// `block_rq_complete`: the driver says it is done.
     Complete,
     /// `block_io_done` (6.5+): diskstats' clock stops.
@@ -33,7 +36,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind and the tracepoints that give it.
-    pub const ALL: [(Self, &'static str); 11] = [
+    pub const ALL: [(Self, &'static str); 12] = [
         (Self::BioQueue, "block_bio_queue"),
         (Self::BioMerge, "block_bio_backmerge"),
         (Self::BioFrontMerge, "block_bio_frontmerge"),
@@ -42,6 +45,7 @@ impl Kind {
         (Self::IoStart, "block_io_start"),
         (Self::Insert, "block_rq_insert"),
         (Self::Issue, "block_rq_issue"),
+        (Self::Requeue, "block_rq_requeue"),
         (Self::Complete, "block_rq_complete"),
         (Self::IoDone, "block_io_done"),
         (Self::BioComplete, "block_bio_complete"),

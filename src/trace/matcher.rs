@@ -142,6 +142,9 @@ struct Pending {
     insert: Option<u64>,
     issue: Option<u64>,
     complete: Option<u64>,
+    /// The driver handed it back once at least (`block_rq_requeue`): its `issue` was cleared
+    /// for the issue again, and a second `block_rq_insert` is its own, not a new request's.
+    requeued: bool,
     pid: i32,
     dir: Dir,
     bytes: u64,
@@ -154,6 +157,7 @@ impl Pending {
             insert: None,
             issue: None,
             complete: None,
+            requeued: false,
             pid: event.pid,
             dir: event.dir,
             bytes: event.bytes,
@@ -336,6 +340,21 @@ impl<T> Fifo<T> {
         Some((&mut queue.get_mut(at)?.value, ambiguous))
     }
 
+    /// Gives up on every entry, calling `dropped` with each one's disk.
+    fn clear(&mut self, mut dropped: impl FnMut(usize)) {
+        for ((disk, _), queue) in self.map.drain() {
+            let n = match queue {
+                Queue::One(_) => 1,
+                Queue::Many(q) => q.len(),
+            };
+            for _ in 0..n {
+                dropped(disk);
+            }
+        }
+        self.order.clear();
+        self.len = 0;
+    }
+
     /// Gives up on the oldest entries while there are more than [`MAX_PENDING`], and on those
     /// pushed before `cutoff`, calling `dropped` with each one's disk: O(1) per entry, from
     /// the front of the push order; nothing is looked up while the front is young and the
@@ -416,11 +435,20 @@ impl Matcher {
         }
     }
 
-    /// Adds events the buffer lost to every disk's count.
+    /// Adds events the buffer lost to every disk's count, and gives up on every request and
+    /// bio waiting for its next event (counted unmatched): a lost event may have been any of
+    /// theirs, and one left waiting would be matched to the next request on its sector,
+    /// seconds later. Called before the events read after the loss.
     pub fn lost(&mut self, events: u64) {
-        for disk in &mut self.disks {
+        if events == 0 {
+            return;
+        }
+        let disks = &mut self.disks;
+        for disk in disks.iter_mut() {
             disk.lost_events += events;
         }
+        self.requests.clear(|disk| disks[disk].unmatched += 1);
+        self.bios.clear(|disk| disks[disk].unmatched += 1);
     }
 
     /// One event, in time order.
@@ -473,12 +501,13 @@ impl Matcher {
                 self.bound();
             }
             Kind::Insert => {
-                match self
-                    .requests
-                    .find(key, |p| p.insert.is_none() && p.issue.is_none())
-                {
+                // A requeued request inserted again keeps its first insert: its time in the
+                // scheduler runs to the issue that reached the device.
+                match self.requests.find(key, |p| {
+                    (p.insert.is_none() || p.requeued) && p.issue.is_none()
+                }) {
                     Some((p, ambiguous)) => {
-                        p.insert = Some(event.ts);
+                        p.insert = p.insert.or(Some(event.ts));
                         self.disks[disk].ambiguous_matches += u64::from(ambiguous);
                     }
                     None => {
@@ -490,6 +519,22 @@ impl Matcher {
                 }
             }
             Kind::Issue => self.issue(disk, key, event),
+            Kind::Requeue => {
+                // Issued, then handed back by the driver: its next `block_rq_issue` is its
+                // own (left set, that issue would start a request of its own, waiting for
+                // the next completion on the sector, maybe seconds later).
+                match self
+                    .requests
+                    .find(key, |p| p.issue.is_some() && p.complete.is_none())
+                {
+                    Some((p, ambiguous)) => {
+                        p.issue = None;
+                        p.requeued = true;
+                        self.disks[disk].ambiguous_matches += u64::from(ambiguous);
+                    }
+                    None => self.disks[disk].unmatched += 1,
+                }
+            }
             Kind::Complete => self.complete(disk, key, event),
             Kind::IoDone => match self.requests.take(key, |p| p.complete.is_some()) {
                 Some((p, ambiguous)) => {
@@ -522,14 +567,7 @@ impl Matcher {
                 if p.bytes == 0 {
                     p.bytes = event.bytes;
                 }
-                let queued = p.insert.or(p.start);
-                let dir = p.dir;
                 self.disks[disk].ambiguous_matches += u64::from(ambiguous);
-                if let (Some(queued), Some(d)) = (queued, dir.index()) {
-                    self.disks[disk].dirs[d]
-                        .scheduler
-                        .record(event.ts.saturating_sub(queued));
-                }
             }
             None => {
                 let mut pending = Pending::new(event);
@@ -552,11 +590,16 @@ impl Matcher {
         p.complete = Some(event.ts);
         let issued = p.issue.unwrap_or(event.ts);
         let waits_for_done = p.start.is_some();
+        let queued = p.insert.or(p.start);
         let dir = p.dir;
         if let Some(d) = dir.index() {
-            self.disks[disk].dirs[d]
-                .device
-                .record(event.ts.saturating_sub(issued));
+            // Both parts when it completes: a requeued request's scheduler time runs to the
+            // issue that reached the device, once.
+            let dir = &mut self.disks[disk].dirs[d];
+            if let Some(queued) = queued {
+                dir.scheduler.record(issued.saturating_sub(queued));
+            }
+            dir.device.record(event.ts.saturating_sub(issued));
         }
         if !waits_for_done {
             // No accounting events for this request: its whole time from the nearest ones.
@@ -584,6 +627,7 @@ impl Matcher {
             insert: None,
             issue: None,
             complete: Some(event.ts),
+            requeued: false,
             pid,
             dir: event.dir,
             bytes: event.bytes,
@@ -926,6 +970,77 @@ mod tests {
             "no whole time of a second"
         );
         assert_eq!((t.ambiguous_matches, t.unmatched), (0, 0));
+    }
+
+    /// Events were lost: the requests waiting then are given up (counted), and a later
+    /// request on one of their sectors is timed from its own events, not theirs.
+    #[test]
+    fn after_a_loss_the_requests_waiting_are_given_up_not_matched_to_later_ones() {
+        let mut m = matcher(Scope::Request);
+        // Started and inserted; its issue and completion are among the events lost.
+        m.event(&ev(Kind::IoStart, 0, 72, Dir::Read, 20));
+        m.event(&ev(Kind::Insert, 10, 72, Dir::Read, 20));
+        m.lost(3);
+        // A request on the same sector after the loss.
+        request(&mut m, 1_000_000_000, 72, Dir::Read, 20);
+        let t = m.take().remove(0);
+        assert_eq!(t.lost_events, 3);
+        assert_eq!(t.unmatched, 1, "the request given up");
+        assert_eq!(t.dirs[0].requests, 1);
+        close(t.dirs[0].whole.summary().max_ns, 104_200);
+        assert_eq!(m.requests.len, 0);
+    }
+
+    /// The driver handed a request back (its queue was full) and it was issued again: one
+    /// request, its device time from the issue that reached the device, its scheduler time
+    /// from its first insert to that issue; no issue left waiting for the next request on the
+    /// sector (which read a whole time of seconds on vda beside a second writer).
+    #[test]
+    fn a_requeued_request_is_issued_again_not_twice() {
+        for reinserted in [false, true] {
+            let mut m = matcher(Scope::Request);
+            let mut events = vec![
+                (Kind::IoStart, 0),
+                (Kind::Insert, 10),
+                (Kind::Issue, 20),
+                (Kind::Requeue, 25),
+            ];
+            if reinserted {
+                events.push((Kind::Insert, 500));
+            }
+            events.extend([
+                (Kind::Issue, 1_000),
+                (Kind::Complete, 1_100),
+                (Kind::IoDone, 1_110),
+            ]);
+            let later = 1_000_000_000;
+            for (kind, t) in [
+                (Kind::IoStart, 0),
+                (Kind::Insert, 10),
+                (Kind::Issue, 20),
+                (Kind::Complete, 220),
+                (Kind::IoDone, 230),
+            ] {
+                events.push((kind, later + t));
+            }
+            for (kind, t) in events {
+                m.event(&ev(kind, t, 64, Dir::Write, 20));
+            }
+            let t = m.take().remove(0);
+            let write = &t.dirs[1];
+            assert_eq!(write.requests, 2, "reinserted: {reinserted}");
+            assert_eq!(
+                write.whole.summary().max_ns,
+                1_110,
+                "no whole time of a second"
+            );
+            assert_eq!(write.scheduler.count(), 2, "once per request");
+            close(write.scheduler.summary().max_ns, 990);
+            close(write.device.summary().min_ns, 100);
+            close(write.device.summary().max_ns, 200);
+            assert_eq!((t.ambiguous_matches, t.unmatched), (0, 0));
+            assert_eq!(m.requests.len, 0, "nothing left waiting");
+        }
     }
 
     /// A bio joined the front of a request after its `io_start`: the request's later events

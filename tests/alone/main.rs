@@ -31,4 +31,5 @@ mod page_cache;
 mod rate;
 mod session_starved;
 mod sysctl;
+mod trace_root;
 mod tui_trace;

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::support::block_trace;
 use crate::support::tmux::{self, Tmux};
 use crate::support::*;
 
@@ -105,7 +106,7 @@ fn monitor_on(name: &str, disk: &str, record: &Path) -> Tmux {
 
 /// Each traced sample of `disk` in the recording at `path`.
 fn traced_samples(path: &Path, disk: &str) -> Vec<Value> {
-    traced_disk_samples(path, disk)
+    block_trace::traced_disk_samples(path, disk)
         .into_iter()
         .map(|d| d["block_trace"].clone())
         .collect()
@@ -455,63 +456,6 @@ fn fio_randrw(path: &Path, name: &str, seconds: u32) -> Child {
     )
 }
 
-/// Each recorded sample of `disk` that carries a block trace: the whole disk entry (its
-/// diskstats delta beside the trace).
-fn traced_disk_samples(path: &Path, disk: &str) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter_map(|v| {
-            v["disks"]
-                .as_array()?
-                .iter()
-                .find(|d| d["name"] == disk && d.get("block_trace").is_some())
-                .cloned()
-        })
-        .collect()
-}
-
-/// The samples of `disk` whose `dir` (`read`, `write`) had at least 1,000 completed I/Os.
-fn busy_in(samples: &[Value], dir: &str) -> Vec<Value> {
-    let ios = if dir == "read" { "reads" } else { "writes" };
-    samples
-        .iter()
-        .filter(|s| s["delta"][ios].as_u64().unwrap_or(0) >= 1000)
-        .cloned()
-        .collect()
-}
-
-/// One monitor interval of one disk and direction against diskstats' delta over the same
-/// interval: the requests traced are the I/Os completed, within 1%, and the mean of `whole`
-/// (io_start -> io_done) is the interval's await (its time over its I/Os) within 5%.
-fn assert_interval_agrees(sample: &Value, dir: &str) {
-    let (ios, ms) = if dir == "read" {
-        ("reads", "read_ms")
-    } else {
-        ("writes", "write_ms")
-    };
-    let delta = &sample["delta"];
-    let completed = delta[ios].as_f64().unwrap();
-    let trace = &sample["block_trace"];
-    assert_eq!(trace["scope"], "request", "{trace}");
-    assert_eq!(trace["lost_events"], 0, "{trace}");
-    let requests = trace[dir]["requests"].as_f64().unwrap();
-    assert!(
-        (requests - completed).abs() <= completed * 0.01,
-        "{} {dir}: traced {requests} requests, diskstats completed {completed}",
-        sample["name"]
-    );
-    // diskstats' time is whole milliseconds over the interval: at most 1 ms off in all.
-    let await_ns = delta[ms].as_f64().unwrap() * 1e6 / completed;
-    let whole = trace[dir]["whole"]["mean"].as_f64().unwrap();
-    assert!(
-        (whole - await_ns).abs() <= await_ns * 0.05 + 1e6 / completed,
-        "{} {dir}: whole mean {whole:.0} ns, await {await_ns:.0} ns",
-        sample["name"]
-    );
-}
-
 /// The check per interval and direction, on a loop device while fio reads and writes
 /// it: every monitor interval of at least 1,000 I/Os in a direction has the tracer's requests
 /// equal to diskstats' completed I/Os within 1%, and `whole`'s mean equal to the interval's
@@ -539,8 +483,9 @@ fn every_busy_interval_agrees_with_diskstats_per_direction() {
     let t = Tmux::start("monitor-trace-intervals", &args, &[], 160, 60);
     t.wait_for("the monitor", WAIT, |s| s.contains("disks, sorted by"));
     let enough = || {
-        let samples = traced_disk_samples(&record, &disk);
-        busy_in(&samples, "read").len() >= 3 && busy_in(&samples, "write").len() >= 3
+        let samples = block_trace::traced_disk_samples(&record, &disk);
+        block_trace::busy_in(&samples, "read").len() >= 3
+            && block_trace::busy_in(&samples, "write").len() >= 3
     };
     let deadline = std::time::Instant::now() + WAIT;
     while !enough() && std::time::Instant::now() < deadline {
@@ -549,9 +494,9 @@ fn every_busy_interval_agrees_with_diskstats_per_direction() {
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
     end(fio);
-    let samples = traced_disk_samples(&record, &disk);
+    let samples = block_trace::traced_disk_samples(&record, &disk);
     for dir in ["read", "write"] {
-        let busy = busy_in(&samples, dir);
+        let busy = block_trace::busy_in(&samples, dir);
         assert!(
             busy.len() >= 3,
             "{disk} {dir}: {} intervals of 1,000 I/Os or more in {} traced",
@@ -559,7 +504,7 @@ fn every_busy_interval_agrees_with_diskstats_per_direction() {
             samples.len()
         );
         for sample in &busy {
-            assert_interval_agrees(sample, dir);
+            block_trace::assert_interval_agrees(sample, dir);
         }
     }
 }

@@ -139,6 +139,13 @@ impl MonitorSource {
                     self.traces
                         .insert(d.disk.clone(), TraceHistory::new(&d.disk, HISTORY));
                 }
+                // The first traced interval starts once the tracer is on: a baseline read
+                // now, its events dropped. From the read before, the tracer would have seen
+                // only the end of the interval (11% of a busy vda's requests were missing).
+                tracer.hold();
+                if let Ok(step) = self.sampler.sample() {
+                    let _ = tracer.take_until(Some(crate::record::nanos(step.cur.at)));
+                }
                 self.tracer = Some(tracer);
             }
             Err(e) => self.trace_note = Some(e.to_string()),

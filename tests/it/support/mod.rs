@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+pub mod block_trace;
 pub mod compare;
 pub mod inproc;
 pub mod limited;
