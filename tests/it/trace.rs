@@ -1,7 +1,8 @@
 //! `--trace` (the block-layer tracer, assets/doc/trace.md) end to end: a traced bench on a loop
 //! device agrees with /proc/diskstats, a killed run's tracefs instance is removed by the next
-//! start, two traced runs leave each other alone, and without the permission the run goes on
-//! with one note. Root and tracefs only (CI runs them).
+//! start, two traced runs leave each other alone, and without the permission or without
+//! tracefs the run goes on with one note, its lines and record fields as without `--trace`.
+//! Root and tracefs only (CI runs them).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -231,34 +232,55 @@ fn two_traced_runs_at_once_leave_each_other_alone() {
     }
 }
 
-#[test]
-#[ignore = "needs root and tracefs"]
-fn without_the_permission_one_note_and_the_same_exit() {
-    require_root();
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(
-        dir.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o777),
-    )
-    .unwrap();
-    let run = |trace: bool| {
-        let mut cmd = Command::new("setpriv");
-        cmd.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
+/// Every key path of `v` (`jobs[].read.lat_ns.mean`), an array's elements together.
+fn key_paths(v: &Value, at: &str, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        Value::Object(map) => {
+            for (key, value) in map {
+                let path = format!("{at}.{key}");
+                out.insert(path.clone());
+                key_paths(value, &path, out);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                key_paths(item, &format!("{at}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A bench run made `how` (a wrapper and its arguments before diskdash's), with `--trace`
+/// or not, in `dir`: its output and record.
+fn bench_as(dir: &Path, how: &[&str], trace: bool) -> (std::process::Output, Value) {
+    let json = "r.json";
+    let mut cmd = Command::new(how[0]);
+    cmd.args(&how[1..])
+        .args([
             BIN,
             "bench",
+            "--size",
+            "4M",
+            "--runtime",
+            "300ms",
+            "--no-tui",
         ])
-        .args(["--size", "4M", "--runtime", "300ms", "--no-tui"])
-        .current_dir(dir.path());
-        if trace {
-            cmd.arg("--trace");
-        }
-        cmd.output().unwrap()
-    };
-    let plain = run(false);
-    let traced = run(true);
+        .args(["--json", json])
+        .current_dir(dir);
+    if trace {
+        cmd.arg("--trace");
+    }
+    let out = cmd.output().unwrap();
+    let record = read_json(&dir.join(json));
+    (out, record)
+}
+
+/// `--trace` refused: one note, the exit status of the same run without it, the same lines
+/// (their numbers aside) and the same record fields.
+fn assert_untraced_as_without(dir: &Path, how: &[&str]) {
+    let (plain, plain_rec) = bench_as(dir, how, false);
+    let (traced, rec) = bench_as(dir, how, true);
     assert_eq!(
         traced.status.code(),
         plain.status.code(),
@@ -272,6 +294,65 @@ fn without_the_permission_one_note_and_the_same_exit() {
         .collect();
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].contains("the run goes on untraced"), "{notes:?}");
+    // Each line's words, its numbers (and their units) aside.
+    let number = regex::Regex::new(r"[0-9][0-9.,]*( ?(k|ns|us|ms|s)\b)?").unwrap();
+    let shape = |text: String| -> Vec<String> {
+        text.lines()
+            .map(|l| number.replace_all(l, "#").into_owned())
+            .collect()
+    };
+    assert_eq!(shape(stdout(&traced)), shape(stdout(&plain)));
+    let (mut want, mut got) = (Default::default(), Default::default());
+    key_paths(&plain_rec, "", &mut want);
+    key_paths(&rec, "", &mut got);
+    assert_eq!(got, want);
+    // The one value that says it was asked for: the command line.
+    assert_ne!(
+        rec["machine"]["command_line"],
+        plain_rec["machine"]["command_line"]
+    );
+}
+
+#[test]
+#[ignore = "needs root and tracefs"]
+fn without_the_permission_one_note_and_the_same_exit() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    let how = [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+    ];
+    assert_untraced_as_without(dir.path(), &how);
+}
+
+/// No tracefs at all: in a mount namespace where /sys/kernel is an empty tmpfs, neither
+/// tracefs path is there and mounting one fails.
+#[test]
+#[ignore = "needs root"]
+fn without_tracefs_one_note_and_the_same_exit() {
+    require_root();
+    let dir = tempfile::tempdir().unwrap();
+    let how = [
+        "unshare",
+        "-m",
+        "sh",
+        "-c",
+        "mount -t tmpfs none /sys/kernel && exec \"$0\" \"$@\"",
+    ];
+    assert_untraced_as_without(dir.path(), &how);
+    let (traced, _) = bench_as(dir.path(), &how, true);
+    assert!(
+        stderr(&traced).contains("tracefs is not mounted"),
+        "{}",
+        stderr(&traced)
+    );
 }
 
 /// The top-level `--trace` is the monitor dashboard's: before a subcommand it would trace
