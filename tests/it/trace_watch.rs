@@ -494,17 +494,5 @@ fn every_busy_interval_agrees_with_diskstats_per_direction() {
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
     end(fio);
-    let samples = block_trace::traced_disk_samples(&record, &disk);
-    for dir in ["read", "write"] {
-        let busy = block_trace::busy_in(&samples, dir);
-        assert!(
-            busy.len() >= 3,
-            "{disk} {dir}: {} intervals of 1,000 I/Os or more in {} traced",
-            busy.len(),
-            samples.len()
-        );
-        for sample in &busy {
-            block_trace::assert_interval_agrees(sample, dir);
-        }
-    }
+    block_trace::assert_busy_intervals_agree(&record, &disk);
 }

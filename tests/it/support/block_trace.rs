@@ -77,3 +77,21 @@ pub fn assert_interval_agrees(sample: &Value, dir: &str) {
         sample["name"]
     );
 }
+
+/// In the recording at `record`, `disk` had at least 3 intervals of 1,000 I/Os or more in each
+/// direction, and each agrees with diskstats ([`assert_interval_agrees`]).
+pub fn assert_busy_intervals_agree(record: &Path, disk: &str) {
+    let samples = traced_disk_samples(record, disk);
+    for dir in ["read", "write"] {
+        let busy = busy_in(&samples, dir);
+        assert!(
+            busy.len() >= 3,
+            "{disk} {dir}: {} intervals of 1,000 I/Os or more in {} traced",
+            busy.len(),
+            samples.len()
+        );
+        for sample in &busy {
+            assert_interval_agrees(sample, dir);
+        }
+    }
+}
