@@ -345,9 +345,10 @@ pub fn clock(
     };
 }
 
-/// An interval closed: each job's and the step's interval view, each disk's row
-/// (`disk_rows`, in the step's disk order), the device and latency histories and the series
-/// (point `seq`, at `at` on the session's time axis). Returns the first disk's row.
+/// An interval closed: each job's and the step's interval view and series point, each disk's
+/// row and, unless paused, its device panel's row and history (`disk_rows`, in the step's
+/// disk order), the latency history and the step's series (point `seq`, at `at` on the
+/// session's time axis). Returns the first disk's row.
 pub fn interval(
     snap: &mut Snapshot,
     step: u32,
@@ -358,41 +359,39 @@ pub fn interval(
 ) -> Option<IostatRow> {
     let duration = Duration::from_nanos(interval.duration_ns);
     let view = StatsView::from_stats(&interval.stats, duration);
-    if interval.jobs.is_empty() {
-        if let Some(job) = snap.jobs.first_mut() {
-            job.interval = Some(view.clone());
-        }
+    // A one-job step's interval carries no per-job part: its job's is the step's.
+    let job_views: Vec<StatsView> = if interval.jobs.is_empty() {
+        vec![view.clone()]
     } else {
-        for (job, stats) in snap.jobs.iter_mut().zip(&interval.jobs) {
-            job.interval = Some(StatsView::from_stats(stats, duration));
-        }
-    }
-    let mut row = None;
-    for (i, disk_row) in disk_rows.into_iter().enumerate() {
-        if let Some(view) = snap.disks.get_mut(i) {
-            view.row.clone_from(&disk_row);
-        }
-        if i == 0 {
-            row = disk_row;
-        }
+        interval
+            .jobs
+            .iter()
+            .map(|stats| StatsView::from_stats(stats, duration))
+            .collect()
+    };
+    for (job, job_view) in snap.jobs.iter_mut().zip(job_views) {
+        let job_point = series_point(seq, step, at, duration, &job_view);
+        push_bounded(Arc::make_mut(&mut job.series), job_point);
+        job.interval = Some(job_view);
     }
     // While paused the device panel holds the step's last interval, as its title says
     // (`last 1s of seg 1, paused`); the disks table above keeps the disks' live rows.
     let paused = snap.state == SessionState::Paused;
-    if let Some((row, first)) = row.as_ref().filter(|_| !paused).zip(snap.disks.first_mut()) {
-        push_bounded(Arc::make_mut(&mut first.history), row.clone());
-        first.last = Some(row.clone());
+    let mut first_row = None;
+    for (i, disk_row) in disk_rows.into_iter().enumerate() {
+        if let Some(disk) = snap.disks.get_mut(i) {
+            if let Some(row) = disk_row.as_ref().filter(|_| !paused) {
+                push_bounded(Arc::make_mut(&mut disk.history), row.clone());
+                disk.last = Some(row.clone());
+            }
+            disk.row.clone_from(&disk_row);
+        }
+        if i == 0 {
+            first_row = disk_row;
+        }
     }
     let mut point = series_point(seq, step, at, duration, &view);
     point.stalled = Duration::from_nanos(interval.stalled_ns);
-    if !interval.jobs.is_empty() {
-        for job in &mut snap.jobs {
-            if let Some(job_view) = &job.interval {
-                let job_point = series_point(seq, step, at, duration, job_view);
-                push_bounded(Arc::make_mut(&mut job.series), job_point);
-            }
-        }
-    }
     push_bounded(Arc::make_mut(&mut snap.series), point);
     let bounded = |d: &DirectionStats| crate::stats::bounded(d.latency.fine_buckets()).0;
     let latency = Arc::new(IntervalLatency {
@@ -404,7 +403,7 @@ pub fn interval(
     });
     push_bounded(Arc::make_mut(&mut snap.latency_history), latency);
     snap.total.interval = Some(view);
-    row
+    first_row
 }
 
 /// A step's disks (`disks`) take their device panel's row and history from the step before's
@@ -816,6 +815,86 @@ mod tests {
         assert!(disks[0].history.is_empty() && disks[0].last.is_none());
         assert_eq!(disks[1].history.len(), 3);
         assert!(disks[1].last.is_some() && disks[1].row.is_none());
+    }
+
+    #[test]
+    fn every_disk_of_a_step_keeps_its_panel_and_history() {
+        let mut snap = snapshot(2);
+        snap.disks = vec![
+            DiskView::new("vda".into(), None),
+            DiskView::new("vdb".into(), None),
+        ];
+        let rows = |util: f64| {
+            ["vda", "vdb"]
+                .map(|name| {
+                    let mut row = IostatRow::idle(name);
+                    row.util_pct = util;
+                    Some(row)
+                })
+                .to_vec()
+        };
+        let parts = || vec![writes(4096), writes(8192)];
+        for seq in 0..2 {
+            let at = Duration::from_secs(seq + 1);
+            let first = super::interval(
+                &mut snap,
+                0,
+                &interval(S, parts(), vec![]),
+                rows(10.0),
+                seq,
+                at,
+            );
+            assert_eq!(first.map(|r| r.device), Some("vda".to_string()));
+        }
+        snap.state = SessionState::Paused;
+        super::interval(
+            &mut snap,
+            0,
+            &interval(S, parts(), vec![]),
+            rows(50.0),
+            2,
+            Duration::from_secs(3),
+        );
+        for (disk, name) in snap.disks.iter().zip(["vda", "vdb"]) {
+            assert_eq!(disk.history.len(), 2, "{name}");
+            assert!(
+                disk.history
+                    .iter()
+                    .all(|r| r.device == name && r.util_pct == 10.0)
+            );
+            assert_eq!(disk.last.as_ref().map(|r| r.util_pct), Some(10.0), "{name}");
+            assert_eq!(disk.row.as_ref().map(|r| r.util_pct), Some(50.0), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_one_job_step_s_job_has_its_intervals_as_a_step_of_several_does() {
+        let mut snap = snapshot(1);
+        for seq in 0..3 {
+            let mut one = interval(S, vec![], vec![]);
+            one.stats = writes(4096 * (seq + 1));
+            one.stalled_ns = 1_000;
+            let at = Duration::from_secs(seq + 1);
+            super::interval(&mut snap, 0, &one, vec![], seq, at);
+        }
+        let job = &snap.jobs[0];
+        assert_eq!(job.series.len(), 3);
+        assert_eq!(job.interval, snap.total.interval);
+        for (mine, step) in job.series.iter().zip(snap.series.iter()) {
+            // The stall is the process's: the step's point has it, the job's does not.
+            assert_eq!(step.stalled, Duration::from_nanos(1_000));
+            assert_eq!(
+                *mine,
+                SeriesPoint {
+                    stalled: Duration::ZERO,
+                    ..*step
+                }
+            );
+        }
+        assert_eq!(
+            job.series.iter().map(|p| p.write_iops).collect::<Vec<_>>(),
+            [1.0, 2.0, 3.0]
+        );
     }
 
     fn writes(bytes: u64) -> WorkerStats {

@@ -177,8 +177,8 @@ pub struct JobView {
     pub cumulative: StatsView,
     /// Failed I/Os (its failure stops the step).
     pub errors: u32,
-    /// This job's intervals of the step, when the step runs several jobs (a one-job step's
-    /// are [`Snapshot::series`]).
+    /// This job's intervals of the step, the last [`SERIES_POINTS`] (a one-job step's job
+    /// has them too: the step's, without the stalls, which are the process's).
     pub series: Arc<VecDeque<SeriesPoint>>,
     /// Its steady-state criterion as it stands, when it has one.
     pub steady: Option<SteadyView>,
@@ -318,17 +318,16 @@ pub struct StepTotal {
     pub cumulative: StatsView,
 }
 
-/// One disk of the running step: its `iostat -x` row over the last interval, and for the
-/// first disk (the device panel's) what the panel draws.
+/// One disk of the running step: its `iostat -x` row over the last interval, and what a
+/// device panel draws of it (the first disk's is the one shown).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiskView {
     pub name: String,
     pub row: Option<IostatRow>,
     /// The device panel's row, when known: the last interval's, held while the step is paused
-    /// (the panel then shows the step's last interval). Kept for the first disk only.
+    /// (the panel then shows the step's last interval).
     pub last: Option<IostatRow>,
-    /// The last [`SERIES_POINTS`] rows of `last`, across steps on this disk. Kept for the
-    /// first disk only.
+    /// The last [`SERIES_POINTS`] rows of `last`, across the steps that had this disk.
     pub history: Arc<VecDeque<IostatRow>>,
     /// The disk's queue settings, when known.
     pub queue: Option<QueueSettings>,

@@ -166,7 +166,8 @@ pub fn snapshot() -> Snapshot {
         interval: snap.total.interval.clone(),
         cumulative,
         errors: 0,
-        series: Arc::new(VecDeque::new()),
+        // The running step's points are its one job's.
+        series: Arc::clone(&snap.series),
         steady: None,
         sustained: None,
         verify: None,
