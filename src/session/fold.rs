@@ -311,7 +311,7 @@ pub fn totals<'a>(
     span: Duration,
     run_base: &[RunJobTotals],
 ) {
-    snap.total.cumulative = StatsView::from_stats(total, span);
+    snap.step.cumulative = StatsView::from_stats(total, span);
     for (view, job_total) in snap.jobs.iter_mut().zip(job_totals) {
         view.cumulative = StatsView::from_stats(job_total, span);
     }
@@ -332,9 +332,9 @@ pub fn clock(
     time_goal_ns: u64,
     paused: bool,
 ) {
-    snap.elapsed = Duration::from_nanos(elapsed_ns);
-    snap.remaining = Duration::from_nanos(time_goal_ns.saturating_sub(elapsed_ns));
-    snap.ramp_remaining =
+    snap.step.elapsed = Duration::from_nanos(elapsed_ns);
+    snap.step.remaining = Duration::from_nanos(time_goal_ns.saturating_sub(elapsed_ns));
+    snap.step.ramp_remaining =
         (now_ns < record_from_ns).then(|| Duration::from_nanos(record_from_ns - now_ns));
     snap.state = if now_ns < record_from_ns {
         SessionState::Ramp
@@ -392,7 +392,7 @@ pub fn interval(
     }
     let mut point = series_point(seq, step, at, duration, &view);
     point.stalled = Duration::from_nanos(interval.stalled_ns);
-    push_bounded(Arc::make_mut(&mut snap.series), point);
+    push_bounded(Arc::make_mut(&mut snap.step.series), point);
     let bounded = |d: &DirectionStats| crate::stats::bounded(d.latency.fine_buckets()).0;
     let latency = Arc::new(IntervalLatency {
         at: point.at,
@@ -401,8 +401,8 @@ pub fn interval(
         sync: bounded(&interval.stats.sync),
         trim: bounded(&interval.stats.trim),
     });
-    push_bounded(Arc::make_mut(&mut snap.latency_history), latency);
-    snap.total.interval = Some(view);
+    push_bounded(Arc::make_mut(&mut snap.step.latency_history), latency);
+    snap.step.interval = Some(view);
     first_row
 }
 
@@ -581,12 +581,12 @@ pub fn continued_errors(
 pub fn end_totals(snap: &mut Snapshot, end: &StepEnd) {
     // A step that ended before its first interval still moved its bytes.
     snap.plan.bytes = moved(snap.plan.bytes, &end.total);
-    snap.total.cumulative = StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
+    snap.step.cumulative = StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
     for (view, job_end) in snap.jobs.iter_mut().zip(&end.jobs) {
         view.cumulative =
             StatsView::from_stats(&job_end.total, Duration::from_nanos(job_end.elapsed_ns));
     }
-    snap.elapsed = Duration::from_nanos(end.elapsed_ns);
+    snap.step.elapsed = Duration::from_nanos(end.elapsed_ns);
 }
 
 /// The paced jobs of a completed step that could not keep their pace, each with what it
@@ -720,19 +720,10 @@ mod tests {
                 dio_align_bytes: 512,
             },
             engine: crate::record::EngineRecord::default(),
-            step: 0,
-            elapsed: Duration::ZERO,
-            remaining: Duration::from_secs(10),
-            total: super::super::snapshot::StepTotal::default(),
-            series: Arc::new(VecDeque::new()),
-            steps: Vec::new(),
-            latency_history: Arc::new(VecDeque::new()),
-            reconciliation: None,
             warnings: Vec::new(),
             notes: Vec::new(),
             device_absent: None,
             filled: false,
-            ramp_remaining: None,
             error: None,
             record_path: None,
             jobs: (0..jobs).map(job_view).collect(),
@@ -745,8 +736,11 @@ mod tests {
                 count: 1,
                 bytes: None,
             },
+            step: super::super::snapshot::StepView {
+                remaining: Duration::from_secs(10),
+                ..super::super::snapshot::StepView::default()
+            },
             disks: Vec::new(),
-            trace: None,
         }
     }
 
@@ -763,7 +757,7 @@ mod tests {
             .into();
         assert_eq!(snap.disk(), Some("vdb"));
         assert!(!snap.step_opened(), "the plan's first job, waiting");
-        snap.steps.push(StepMark {
+        Arc::make_mut(&mut snap.step.marks).push(StepMark {
             index: 0,
             job: "2 jobs: job0, job1".into(),
             at: Duration::ZERO,
@@ -879,8 +873,8 @@ mod tests {
         }
         let job = &snap.jobs[0];
         assert_eq!(job.series.len(), 3);
-        assert_eq!(job.interval, snap.total.interval);
-        for (mine, step) in job.series.iter().zip(snap.series.iter()) {
+        assert_eq!(job.interval, snap.step.interval);
+        for (mine, step) in job.series.iter().zip(snap.step.series.iter()) {
             // The stall is the process's: the step's point has it, the job's does not.
             assert_eq!(step.stalled, Duration::from_nanos(1_000));
             assert_eq!(
@@ -1017,12 +1011,12 @@ mod tests {
         // 9 s after start, 2 s ramp, 4 s measured (3 s paused): 6 s of a 10 s goal left.
         clock(&mut snap, 9 * S, 4 * S, 2 * S, 10 * S, true);
         assert_eq!(snap.state, SessionState::Paused);
-        assert_eq!(snap.elapsed, Duration::from_secs(4));
-        assert_eq!(snap.remaining, Duration::from_secs(6));
-        assert_eq!(snap.ramp_remaining, None);
+        assert_eq!(snap.step.elapsed, Duration::from_secs(4));
+        assert_eq!(snap.step.remaining, Duration::from_secs(6));
+        assert_eq!(snap.step.ramp_remaining, None);
         clock(&mut snap, S, 0, 2 * S, 10 * S, false);
         assert_eq!(snap.state, SessionState::Ramp);
-        assert_eq!(snap.ramp_remaining, Some(Duration::from_secs(1)));
+        assert_eq!(snap.step.ramp_remaining, Some(Duration::from_secs(1)));
         clock(&mut snap, 3 * S, S, 2 * S, 10 * S, false);
         assert_eq!(snap.state, SessionState::Running);
     }
@@ -1037,9 +1031,9 @@ mod tests {
         let end = end(300, 3 * S / 2, Vec::new());
         let mut snap = snapshot(4);
         end_totals(&mut snap, &end);
-        assert_eq!(snap.elapsed, Duration::from_millis(1500));
-        assert_eq!(snap.total.cumulative.read.ios, 300);
-        assert!((snap.total.cumulative.read.iops - 200.0).abs() < 1e-9);
+        assert_eq!(snap.step.elapsed, Duration::from_millis(1500));
+        assert_eq!(snap.step.cumulative.read.ios, 300);
+        assert!((snap.step.cumulative.read.iops - 200.0).abs() < 1e-9);
         let result = step_result(0, 1, step_status(&ending), &end, None);
         assert_eq!(result.read.ios, 300);
         assert!((result.read.iops - 200.0).abs() < 1e-9);
@@ -1162,16 +1156,16 @@ mod tests {
             let at = Duration::from_secs(seq);
             super::interval(&mut snap, 1, &interval(S, parts, spans), vec![], seq, at);
         }
-        assert_eq!(snap.series.len(), SERIES_POINTS);
-        assert_eq!(snap.series.front().unwrap().seq, 1);
-        assert_eq!(snap.series.back().unwrap().seq, SERIES_POINTS as u64);
-        assert_eq!(snap.latency_history.len(), SERIES_POINTS);
+        assert_eq!(snap.step.series.len(), SERIES_POINTS);
+        assert_eq!(snap.step.series.front().unwrap().seq, 1);
+        assert_eq!(snap.step.series.back().unwrap().seq, SERIES_POINTS as u64);
+        assert_eq!(snap.step.latency_history.len(), SERIES_POINTS);
         for job in &snap.jobs {
             assert_eq!(job.series.back().unwrap().seq, SERIES_POINTS as u64);
             assert_eq!(job.interval.as_ref().unwrap().write.ios, 2);
         }
         assert_eq!(
-            snap.total.interval.as_ref().unwrap().write.ios,
+            snap.step.interval.as_ref().unwrap().write.ios,
             2 * jobs as u64
         );
     }
