@@ -1,5 +1,8 @@
 //! What front ends see: an immutable [`Snapshot`] behind an `Arc`, replaced (never mutated)
-//! by the session. Cheap to clone; the series is shared between consecutive snapshots.
+//! by the session. One shape whatever the step runs: the run's facts, the plan, the step as a
+//! whole ([`StepView`]), and `jobs[]` and `disks[]`, each job with its own intervals and each
+//! disk with its own history. Cheap to clone: the series, histories and marks are shared
+//! (`Arc`) between consecutive snapshots, copied when an interval or a step adds to them.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
