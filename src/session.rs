@@ -37,12 +37,10 @@ use tokio::sync::{mpsc, watch};
 
 pub(crate) use snapshot::{
     DirectionView, JobView, PointRates, RunDirection, RunJobTotals, SeriesPoint, StatsView,
-    SteadyView, StepMark, SustainedView, TraceLive,
+    SteadyView, StepMark, StepView, SustainedView, TraceLive,
 };
 #[cfg(any(test, feature = "fixtures"))]
-pub(crate) use snapshot::{
-    DiskView, IntervalLatency, PlanProgress, StepResult, StepTotal, TargetView,
-};
+pub(crate) use snapshot::{DiskView, IntervalLatency, PlanProgress, StepResult, TargetView};
 pub use snapshot::{SessionState, Snapshot, add_to_run};
 
 use crate::bench::engine::uring;

@@ -130,9 +130,11 @@ impl StatusPrinter {
             .width
             .get_or_insert_with(|| crate::report::fit::terminal_width(&stderr));
         let mut err = crate::text::Escaped(crate::report::fit::Lines::new(stderr.lock(), width));
-        if self.plan && snap.step_opened() && self.step_shown != Some((snap.step, snap.plan.index))
+        if self.plan
+            && snap.step_opened()
+            && self.step_shown != Some((snap.step.index, snap.plan.index))
         {
-            self.step_shown = Some((snap.step, snap.plan.index));
+            self.step_shown = Some((snap.step.index, snap.plan.index));
             self.header_shown = true;
             let _ = writeln!(
                 err,
@@ -154,9 +156,11 @@ impl StatusPrinter {
                 );
             }
         }
-        if self.sweep && snap.step_opened() && self.step_shown != Some((snap.step, snap.plan.index))
+        if self.sweep
+            && snap.step_opened()
+            && self.step_shown != Some((snap.step.index, snap.plan.index))
         {
-            self.step_shown = Some((snap.step, snap.plan.index));
+            self.step_shown = Some((snap.step.index, snap.plan.index));
             self.header_shown = true;
             let point = snap
                 .plan_points
@@ -243,7 +247,7 @@ impl StatusPrinter {
             let _ = writeln!(err, "WARNING: {warning}");
         }
         self.warnings = snap.warnings.len();
-        if let (SessionState::Ramp, Some(left)) = (&snap.state, snap.ramp_remaining) {
+        if let (SessionState::Ramp, Some(left)) = (&snap.state, snap.step.ramp_remaining) {
             let left_s = left.as_secs();
             if self.last_ramp_s != Some(left_s) {
                 self.last_ramp_s = Some(left_s);
@@ -255,7 +259,7 @@ impl StatusPrinter {
             }
         }
         let first = self.next_seq;
-        for point in snap.series.iter().filter(|p| p.seq >= first) {
+        for point in snap.step.series.iter().filter(|p| p.seq >= first) {
             let specs: Vec<&crate::bench::spec::JobSpec> =
                 snap.jobs.iter().map(|j| &j.spec).collect();
             let shown = crate::report::bench::Shown {
@@ -277,8 +281,8 @@ impl StatusPrinter {
     /// when its writes fall off a cliff.
     fn show_steady(&mut self, snap: &Snapshot, err: &mut impl Write) {
         use crate::report::steady;
-        if self.steady_step != snap.step || self.steady_shown.len() != snap.jobs.len() {
-            self.steady_step = snap.step;
+        if self.steady_step != snap.step.index || self.steady_shown.len() != snap.jobs.len() {
+            self.steady_step = snap.step.index;
             self.steady_shown = vec![(false, 0, false); snap.jobs.len()];
         }
         for (job, shown) in snap.jobs.iter().zip(&mut self.steady_shown) {

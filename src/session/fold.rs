@@ -311,7 +311,7 @@ pub fn totals<'a>(
     span: Duration,
     run_base: &[RunJobTotals],
 ) {
-    snap.total.cumulative = StatsView::from_stats(total, span);
+    snap.step.cumulative = StatsView::from_stats(total, span);
     for (view, job_total) in snap.jobs.iter_mut().zip(job_totals) {
         view.cumulative = StatsView::from_stats(job_total, span);
     }
@@ -332,9 +332,9 @@ pub fn clock(
     time_goal_ns: u64,
     paused: bool,
 ) {
-    snap.elapsed = Duration::from_nanos(elapsed_ns);
-    snap.remaining = Duration::from_nanos(time_goal_ns.saturating_sub(elapsed_ns));
-    snap.ramp_remaining =
+    snap.step.elapsed = Duration::from_nanos(elapsed_ns);
+    snap.step.remaining = Duration::from_nanos(time_goal_ns.saturating_sub(elapsed_ns));
+    snap.step.ramp_remaining =
         (now_ns < record_from_ns).then(|| Duration::from_nanos(record_from_ns - now_ns));
     snap.state = if now_ns < record_from_ns {
         SessionState::Ramp
@@ -345,9 +345,10 @@ pub fn clock(
     };
 }
 
-/// An interval closed: each job's and the step's interval view, each disk's row
-/// (`disk_rows`, in the step's disk order), the device and latency histories and the series
-/// (point `seq`, at `at` on the session's time axis). Returns the first disk's row.
+/// An interval closed: each job's and the step's interval view and series point, each disk's
+/// row and, unless paused, its device panel's row and history (`disk_rows`, in the step's
+/// disk order), the latency history and the step's series (point `seq`, at `at` on the
+/// session's time axis). Returns the first disk's row.
 pub fn interval(
     snap: &mut Snapshot,
     step: u32,
@@ -358,42 +359,40 @@ pub fn interval(
 ) -> Option<IostatRow> {
     let duration = Duration::from_nanos(interval.duration_ns);
     let view = StatsView::from_stats(&interval.stats, duration);
-    if interval.jobs.is_empty() {
-        if let Some(job) = snap.jobs.first_mut() {
-            job.interval = Some(view.clone());
-        }
+    // A one-job step's interval carries no per-job part: its job's is the step's.
+    let job_views: Vec<StatsView> = if interval.jobs.is_empty() {
+        vec![view.clone()]
     } else {
-        for (job, stats) in snap.jobs.iter_mut().zip(&interval.jobs) {
-            job.interval = Some(StatsView::from_stats(stats, duration));
-        }
-    }
-    let mut row = None;
-    for (i, disk_row) in disk_rows.into_iter().enumerate() {
-        if let Some(view) = snap.disks.get_mut(i) {
-            view.row.clone_from(&disk_row);
-        }
-        if i == 0 {
-            row = disk_row;
-        }
+        interval
+            .jobs
+            .iter()
+            .map(|stats| StatsView::from_stats(stats, duration))
+            .collect()
+    };
+    for (job, job_view) in snap.jobs.iter_mut().zip(job_views) {
+        let job_point = series_point(seq, step, at, duration, &job_view);
+        push_bounded(Arc::make_mut(&mut job.series), job_point);
+        job.interval = Some(job_view);
     }
     // While paused the device panel holds the step's last interval, as its title says
     // (`last 1s of seg 1, paused`); the disks table above keeps the disks' live rows.
     let paused = snap.state == SessionState::Paused;
-    if let Some((row, first)) = row.as_ref().filter(|_| !paused).zip(snap.disks.first_mut()) {
-        push_bounded(Arc::make_mut(&mut first.history), row.clone());
-        first.last = Some(row.clone());
+    let mut first_row = None;
+    for (i, disk_row) in disk_rows.into_iter().enumerate() {
+        if let Some(disk) = snap.disks.get_mut(i) {
+            if let Some(row) = disk_row.as_ref().filter(|_| !paused) {
+                push_bounded(Arc::make_mut(&mut disk.history), row.clone());
+                disk.last = Some(row.clone());
+            }
+            disk.row.clone_from(&disk_row);
+        }
+        if i == 0 {
+            first_row = disk_row;
+        }
     }
     let mut point = series_point(seq, step, at, duration, &view);
     point.stalled = Duration::from_nanos(interval.stalled_ns);
-    if !interval.jobs.is_empty() {
-        for job in &mut snap.jobs {
-            if let Some(job_view) = &job.interval {
-                let job_point = series_point(seq, step, at, duration, job_view);
-                push_bounded(Arc::make_mut(&mut job.series), job_point);
-            }
-        }
-    }
-    push_bounded(Arc::make_mut(&mut snap.series), point);
+    push_bounded(Arc::make_mut(&mut snap.step.series), point);
     let bounded = |d: &DirectionStats| crate::stats::bounded(d.latency.fine_buckets()).0;
     let latency = Arc::new(IntervalLatency {
         at: point.at,
@@ -402,9 +401,9 @@ pub fn interval(
         sync: bounded(&interval.stats.sync),
         trim: bounded(&interval.stats.trim),
     });
-    push_bounded(Arc::make_mut(&mut snap.latency_history), latency);
-    snap.total.interval = Some(view);
-    row
+    push_bounded(Arc::make_mut(&mut snap.step.latency_history), latency);
+    snap.step.interval = Some(view);
+    first_row
 }
 
 /// A step's disks (`disks`) take their device panel's row and history from the step before's
@@ -582,12 +581,12 @@ pub fn continued_errors(
 pub fn end_totals(snap: &mut Snapshot, end: &StepEnd) {
     // A step that ended before its first interval still moved its bytes.
     snap.plan.bytes = moved(snap.plan.bytes, &end.total);
-    snap.total.cumulative = StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
+    snap.step.cumulative = StatsView::from_stats(&end.total, Duration::from_nanos(end.elapsed_ns));
     for (view, job_end) in snap.jobs.iter_mut().zip(&end.jobs) {
         view.cumulative =
             StatsView::from_stats(&job_end.total, Duration::from_nanos(job_end.elapsed_ns));
     }
-    snap.elapsed = Duration::from_nanos(end.elapsed_ns);
+    snap.step.elapsed = Duration::from_nanos(end.elapsed_ns);
 }
 
 /// The paced jobs of a completed step that could not keep their pace, each with what it
@@ -721,19 +720,10 @@ mod tests {
                 dio_align_bytes: 512,
             },
             engine: crate::record::EngineRecord::default(),
-            step: 0,
-            elapsed: Duration::ZERO,
-            remaining: Duration::from_secs(10),
-            total: super::super::snapshot::StepTotal::default(),
-            series: Arc::new(VecDeque::new()),
-            steps: Vec::new(),
-            latency_history: Arc::new(VecDeque::new()),
-            reconciliation: None,
             warnings: Vec::new(),
             notes: Vec::new(),
             device_absent: None,
             filled: false,
-            ramp_remaining: None,
             error: None,
             record_path: None,
             jobs: (0..jobs).map(job_view).collect(),
@@ -746,8 +736,11 @@ mod tests {
                 count: 1,
                 bytes: None,
             },
+            step: super::super::snapshot::StepView {
+                remaining: Duration::from_secs(10),
+                ..super::super::snapshot::StepView::default()
+            },
             disks: Vec::new(),
-            trace: None,
         }
     }
 
@@ -764,7 +757,7 @@ mod tests {
             .into();
         assert_eq!(snap.disk(), Some("vdb"));
         assert!(!snap.step_opened(), "the plan's first job, waiting");
-        snap.steps.push(StepMark {
+        Arc::make_mut(&mut snap.step.marks).push(StepMark {
             index: 0,
             job: "2 jobs: job0, job1".into(),
             at: Duration::ZERO,
@@ -816,6 +809,86 @@ mod tests {
         assert!(disks[0].history.is_empty() && disks[0].last.is_none());
         assert_eq!(disks[1].history.len(), 3);
         assert!(disks[1].last.is_some() && disks[1].row.is_none());
+    }
+
+    #[test]
+    fn every_disk_of_a_step_keeps_its_panel_and_history() {
+        let mut snap = snapshot(2);
+        snap.disks = vec![
+            DiskView::new("vda".into(), None),
+            DiskView::new("vdb".into(), None),
+        ];
+        let rows = |util: f64| {
+            ["vda", "vdb"]
+                .map(|name| {
+                    let mut row = IostatRow::idle(name);
+                    row.util_pct = util;
+                    Some(row)
+                })
+                .to_vec()
+        };
+        let parts = || vec![writes(4096), writes(8192)];
+        for seq in 0..2 {
+            let at = Duration::from_secs(seq + 1);
+            let first = super::interval(
+                &mut snap,
+                0,
+                &interval(S, parts(), vec![]),
+                rows(10.0),
+                seq,
+                at,
+            );
+            assert_eq!(first.map(|r| r.device), Some("vda".to_string()));
+        }
+        snap.state = SessionState::Paused;
+        super::interval(
+            &mut snap,
+            0,
+            &interval(S, parts(), vec![]),
+            rows(50.0),
+            2,
+            Duration::from_secs(3),
+        );
+        for (disk, name) in snap.disks.iter().zip(["vda", "vdb"]) {
+            assert_eq!(disk.history.len(), 2, "{name}");
+            assert!(
+                disk.history
+                    .iter()
+                    .all(|r| r.device == name && r.util_pct == 10.0)
+            );
+            assert_eq!(disk.last.as_ref().map(|r| r.util_pct), Some(10.0), "{name}");
+            assert_eq!(disk.row.as_ref().map(|r| r.util_pct), Some(50.0), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_one_job_step_s_job_has_its_intervals_as_a_step_of_several_does() {
+        let mut snap = snapshot(1);
+        for seq in 0..3 {
+            let mut one = interval(S, vec![], vec![]);
+            one.stats = writes(4096 * (seq + 1));
+            one.stalled_ns = 1_000;
+            let at = Duration::from_secs(seq + 1);
+            super::interval(&mut snap, 0, &one, vec![], seq, at);
+        }
+        let job = &snap.jobs[0];
+        assert_eq!(job.series.len(), 3);
+        assert_eq!(job.interval, snap.step.interval);
+        for (mine, step) in job.series.iter().zip(snap.step.series.iter()) {
+            // The stall is the process's: the step's point has it, the job's does not.
+            assert_eq!(step.stalled, Duration::from_nanos(1_000));
+            assert_eq!(
+                *mine,
+                SeriesPoint {
+                    stalled: Duration::ZERO,
+                    ..*step
+                }
+            );
+        }
+        assert_eq!(
+            job.series.iter().map(|p| p.write_iops).collect::<Vec<_>>(),
+            [1.0, 2.0, 3.0]
+        );
     }
 
     fn writes(bytes: u64) -> WorkerStats {
@@ -938,12 +1011,12 @@ mod tests {
         // 9 s after start, 2 s ramp, 4 s measured (3 s paused): 6 s of a 10 s goal left.
         clock(&mut snap, 9 * S, 4 * S, 2 * S, 10 * S, true);
         assert_eq!(snap.state, SessionState::Paused);
-        assert_eq!(snap.elapsed, Duration::from_secs(4));
-        assert_eq!(snap.remaining, Duration::from_secs(6));
-        assert_eq!(snap.ramp_remaining, None);
+        assert_eq!(snap.step.elapsed, Duration::from_secs(4));
+        assert_eq!(snap.step.remaining, Duration::from_secs(6));
+        assert_eq!(snap.step.ramp_remaining, None);
         clock(&mut snap, S, 0, 2 * S, 10 * S, false);
         assert_eq!(snap.state, SessionState::Ramp);
-        assert_eq!(snap.ramp_remaining, Some(Duration::from_secs(1)));
+        assert_eq!(snap.step.ramp_remaining, Some(Duration::from_secs(1)));
         clock(&mut snap, 3 * S, S, 2 * S, 10 * S, false);
         assert_eq!(snap.state, SessionState::Running);
     }
@@ -958,9 +1031,9 @@ mod tests {
         let end = end(300, 3 * S / 2, Vec::new());
         let mut snap = snapshot(4);
         end_totals(&mut snap, &end);
-        assert_eq!(snap.elapsed, Duration::from_millis(1500));
-        assert_eq!(snap.total.cumulative.read.ios, 300);
-        assert!((snap.total.cumulative.read.iops - 200.0).abs() < 1e-9);
+        assert_eq!(snap.step.elapsed, Duration::from_millis(1500));
+        assert_eq!(snap.step.cumulative.read.ios, 300);
+        assert!((snap.step.cumulative.read.iops - 200.0).abs() < 1e-9);
         let result = step_result(0, 1, step_status(&ending), &end, None);
         assert_eq!(result.read.ios, 300);
         assert!((result.read.iops - 200.0).abs() < 1e-9);
@@ -1083,16 +1156,16 @@ mod tests {
             let at = Duration::from_secs(seq);
             super::interval(&mut snap, 1, &interval(S, parts, spans), vec![], seq, at);
         }
-        assert_eq!(snap.series.len(), SERIES_POINTS);
-        assert_eq!(snap.series.front().unwrap().seq, 1);
-        assert_eq!(snap.series.back().unwrap().seq, SERIES_POINTS as u64);
-        assert_eq!(snap.latency_history.len(), SERIES_POINTS);
+        assert_eq!(snap.step.series.len(), SERIES_POINTS);
+        assert_eq!(snap.step.series.front().unwrap().seq, 1);
+        assert_eq!(snap.step.series.back().unwrap().seq, SERIES_POINTS as u64);
+        assert_eq!(snap.step.latency_history.len(), SERIES_POINTS);
         for job in &snap.jobs {
             assert_eq!(job.series.back().unwrap().seq, SERIES_POINTS as u64);
             assert_eq!(job.interval.as_ref().unwrap().write.ios, 2);
         }
         assert_eq!(
-            snap.total.interval.as_ref().unwrap().write.ios,
+            snap.step.interval.as_ref().unwrap().write.ios,
             2 * jobs as u64
         );
     }

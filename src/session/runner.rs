@@ -20,7 +20,7 @@ use super::fold::{self, Tracking, size_goal};
 use super::recorder::{Recorder, RunOutcome, StepOutcome, TrustSetup};
 use super::snapshot::{
     DiskView, JobView, PlanProgress, RunJobTotals, SERIES_POINTS, SeriesPoint, SessionState,
-    Snapshot, StatsView, StepMark, StepTotal, TargetView, add_to_run,
+    Snapshot, StatsView, StepMark, StepView, TargetView, add_to_run,
 };
 use super::window::{DeviceWatch, Verdict};
 use super::{Control, SessionOptions, SessionOutcome};
@@ -239,19 +239,10 @@ impl Runner {
                 dio_align_bytes: target.dio_align_bytes,
             },
             engine: engine.clone(),
-            step: 0,
-            elapsed: Duration::ZERO,
-            remaining: spec.runtime,
-            total: StepTotal::default(),
-            series: Arc::new(resident_deque(SeriesPoint::default())),
-            steps: Vec::new(),
-            latency_history: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
-            reconciliation: None,
             warnings,
             notes,
             device_absent,
             filled: false,
-            ramp_remaining: None,
             error: None,
             record_path: options.json.clone(),
             jobs: {
@@ -268,6 +259,12 @@ impl Runner {
                 count: plan.steps.len(),
                 bytes: None,
             },
+            step: StepView {
+                remaining: spec.runtime,
+                series: Arc::new(resident_deque(SeriesPoint::default())),
+                latency_history: Arc::new(VecDeque::with_capacity(SERIES_POINTS)),
+                ..StepView::default()
+            },
             disks: device
                 .map(|d| DiskView {
                     history: Arc::new(resident_deque(IostatRow::idle(""))),
@@ -275,7 +272,6 @@ impl Runner {
                 })
                 .into_iter()
                 .collect(),
-            trace: None,
         };
         let (tx, _) = watch::channel(Arc::new(snap.clone()));
         // A fleet's remote run (it waits for the start word) sends its warnings typed on its
@@ -362,7 +358,7 @@ impl Runner {
         if let Some(tracer) = &self.tracer {
             let _ = tracer.take();
             self.trace_shown = None;
-            self.snap.trace = None;
+            self.snap.step.trace = None;
             self.interval_delays = (HashMap::new(), HashMap::new());
         }
     }
@@ -430,7 +426,7 @@ impl Runner {
         let Some(trace) = shown.disks.into_iter().find(|t| t.disk == *disk) else {
             return;
         };
-        self.snap.trace = Some(Arc::new(super::snapshot::TraceLive {
+        self.snap.step.trace = Some(Arc::new(super::snapshot::TraceLive {
             trace,
             duration: Duration::from_nanos(shown.cost.elapsed_ns),
             cpu_wait_ns_per_io: (app.count > 0).then(|| waited as f64 / app.count as f64),
@@ -1122,8 +1118,9 @@ impl Runner {
 
     /// The snapshot of a step starting: its jobs, disks, trackers and mark on the series.
     fn open_views(&mut self, index: u32, jobs: &[Job], targets: &[usize], devices: &[usize]) {
-        self.snap.step = index;
-        self.snap.total = StepTotal::default();
+        self.snap.step.index = index;
+        self.snap.step.interval = None;
+        self.snap.step.cumulative = StatsView::default();
         self.snap.plan = PlanProgress {
             index: self.step,
             count: self.plan.steps.len(),
@@ -1148,7 +1145,7 @@ impl Runner {
             })
             .collect();
         fold::keep_panels(before, &mut self.snap.disks);
-        self.snap.steps.push(StepMark {
+        Arc::make_mut(&mut self.snap.step.marks).push(StepMark {
             index,
             job: if jobs.len() == 1 {
                 jobs[0].spec.describe()
@@ -1420,7 +1417,7 @@ impl Runner {
             .find(|r| Some(&r.name) == first_disk.as_ref())
             .cloned();
         if let Some(device) = &device_record {
-            self.snap.reconciliation = Some(device.reconciliation.clone());
+            self.snap.step.reconciliation = Some(device.reconciliation.clone());
         }
         let job_errors = fold::job_errors(&end.faults, jobs.len());
         for (view, error) in self.snap.jobs.iter_mut().zip(&job_errors) {

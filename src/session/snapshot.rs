@@ -1,5 +1,8 @@
 //! What front ends see: an immutable [`Snapshot`] behind an `Arc`, replaced (never mutated)
-//! by the session. Cheap to clone; the series is shared between consecutive snapshots.
+//! by the session. One shape whatever the step runs: the run's facts, the plan, the step as a
+//! whole ([`StepView`]), and `jobs[]` and `disks[]`, each job with its own intervals and each
+//! disk with its own history. Cheap to clone: the series, histories and marks are shared
+//! (`Arc`) between consecutive snapshots, copied when an interval or a step adds to them.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -13,7 +16,7 @@ use crate::monitor::sysfs::QueueSettings;
 use crate::record::{EngineRecord, ReconciliationRecord, RunStatus, RunWarning};
 use crate::stats::{DirectionStats, LatencyBucket, LatencySummary, WorkerStats, merge_buckets};
 
-/// Points kept in [`Snapshot::series`] (10 minutes at the default 1 s interval).
+/// Points kept in [`StepView::series`] (10 minutes at the default 1 s interval).
 pub const SERIES_POINTS: usize = 600;
 
 /// Where the session is.
@@ -177,8 +180,8 @@ pub struct JobView {
     pub cumulative: StatsView,
     /// Failed I/Os (its failure stops the step).
     pub errors: u32,
-    /// This job's intervals of the step, when the step runs several jobs (a one-job step's
-    /// are [`Snapshot::series`]).
+    /// This job's intervals of the step, the last [`SERIES_POINTS`] (a one-job step's job
+    /// has them too: the step's, without the stalls, which are the process's).
     pub series: Arc<VecDeque<SeriesPoint>>,
     /// Its steady-state criterion as it stands, when it has one.
     pub steady: Option<SteadyView>,
@@ -307,28 +310,45 @@ pub struct TraceLive {
     pub lost_events: u64,
 }
 
-/// The running (or last) step's jobs together: the jobs table's `step total` row, and what
-/// the panels show of a one-job step (its job's). Its series is the session's,
-/// [`Snapshot::series`].
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct StepTotal {
-    /// The last complete interval.
+/// The running (or last) step as a whole: its clock, its jobs together (the jobs table's
+/// `step total` row, and what the panels show of a one-job step), and what the charts draw of
+/// the session up to it (the series, the latency history, the steps' marks).
+#[derive(Debug, Clone, Default)]
+pub struct StepView {
+    /// The record's index of the step.
+    pub index: u32,
+    /// Measured time of the step (ramp and pauses excluded).
+    pub elapsed: Duration,
+    pub remaining: Duration,
+    /// Warm-up left before measuring, while the ramp runs.
+    pub ramp_remaining: Option<Duration>,
+    /// Every job of the step together over the last complete interval.
     pub interval: Option<StatsView>,
-    /// The step so far.
+    /// Every job of the step together so far.
     pub cumulative: StatsView,
+    /// The last [`SERIES_POINTS`] intervals of the session: every job of each step together.
+    pub series: Arc<VecDeque<SeriesPoint>>,
+    /// The latency histograms of the intervals of `series`.
+    pub latency_history: Arc<VecDeque<Arc<IntervalLatency>>>,
+    /// Where each step so far starts in `series`.
+    pub marks: Arc<Vec<StepMark>>,
+    /// App I/Os against device I/Os over the last finished step, when known.
+    pub reconciliation: Option<ReconciliationRecord>,
+    /// `--trace`: the block layer under the app over the last interval (`None`: not traced,
+    /// or no interval of the step closed yet).
+    pub trace: Option<Arc<TraceLive>>,
 }
 
-/// One disk of the running step: its `iostat -x` row over the last interval, and for the
-/// first disk (the device panel's) what the panel draws.
+/// One disk of the running step: its `iostat -x` row over the last interval, and what a
+/// device panel draws of it (the first disk's is the one shown).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiskView {
     pub name: String,
     pub row: Option<IostatRow>,
     /// The device panel's row, when known: the last interval's, held while the step is paused
-    /// (the panel then shows the step's last interval). Kept for the first disk only.
+    /// (the panel then shows the step's last interval).
     pub last: Option<IostatRow>,
-    /// The last [`SERIES_POINTS`] rows of `last`, across steps on this disk. Kept for the
-    /// first disk only.
+    /// The last [`SERIES_POINTS`] rows of `last`, across the steps that had this disk.
     pub history: Arc<VecDeque<IostatRow>>,
     /// The disk's queue settings, when known.
     pub queue: Option<QueueSettings>,
@@ -348,7 +368,8 @@ impl DiskView {
     }
 }
 
-/// Everything a front end draws, at one moment.
+/// Everything a front end draws, at one moment: the run's facts, the plan, the step, and
+/// the step's jobs and disks.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
     /// Increases with every published snapshot.
@@ -360,40 +381,17 @@ pub struct Snapshot {
     pub target: TargetView,
     /// Engine in use; `fallback` says why it differs from the one asked for.
     pub engine: EngineRecord,
-    /// Index of the current (or last) step.
-    pub step: u32,
-    /// Measured time of the current step (ramp and pauses excluded).
-    pub elapsed: Duration,
-    pub remaining: Duration,
-    /// Every job of the step together.
-    pub total: StepTotal,
-    /// The last [`SERIES_POINTS`] intervals of the session: every job of each step together.
-    pub series: Arc<VecDeque<SeriesPoint>>,
-    pub steps: Vec<StepMark>,
-    /// The latency histograms of the intervals of [`Snapshot::series`].
-    pub latency_history: Arc<VecDeque<Arc<IntervalLatency>>>,
-    /// App I/Os against device I/Os over the last finished step, when known.
-    pub reconciliation: Option<ReconciliationRecord>,
     pub warnings: Vec<RunWarning>,
     pub notes: Vec<String>,
     /// Why the target has no device statistics (tmpfs, ...), when it has none.
     pub device_absent: Option<String>,
     /// The working set was written with data before the run (a fill finished).
     pub filled: bool,
-    /// Warm-up left before measuring, while the ramp runs.
-    pub ramp_remaining: Option<Duration>,
     /// Set when the run failed.
     pub error: Option<String>,
     /// Where the record is written (at the end).
     pub record_path: Option<PathBuf>,
-    /// The jobs of the running (or last) step, never empty: one for `diskdash bench`, and
-    /// before the first step opens, the plan's first job. The first one's spec is the
-    /// current job (the next step's when idle).
-    pub jobs: Vec<JobView>,
     pub plan: PlanProgress,
-    /// Every disk of the running step (before the first step opens, the target's); the
-    /// first is [`Snapshot::first_disk`], named by [`Snapshot::disk`].
-    pub disks: Vec<DiskView>,
     /// Each step's point (a sweep's swept options and values; empty otherwise), in plan order.
     pub plan_points: Arc<Vec<Vec<(String, String)>>>,
     /// Each step's notes (a sweep point's batching values capped to its depth: what it runs
@@ -404,9 +402,15 @@ pub struct Snapshot {
     /// Each job's totals over the whole run (every step so far), as of the last interval
     /// close: counters that only grow, for `--serve`.
     pub run: Arc<Vec<RunJobTotals>>,
-    /// `--trace`: the block layer under the app over the last interval (`None`: not traced,
-    /// or no interval of the step closed yet).
-    pub trace: Option<Arc<TraceLive>>,
+    /// The current (or last) step as a whole.
+    pub step: StepView,
+    /// The jobs of the running (or last) step, never empty: one for `diskdash bench`, and
+    /// before the first step opens, the plan's first job. The first one's spec is the
+    /// current job (the next step's when idle).
+    pub jobs: Vec<JobView>,
+    /// Every disk of the running step (before the first step opens, the target's); the
+    /// first is [`Snapshot::first_disk`], named by [`Snapshot::disk`].
+    pub disks: Vec<DiskView>,
 }
 
 impl Snapshot {
@@ -435,7 +439,7 @@ impl Snapshot {
     /// job waiting.
     #[must_use]
     pub fn step_opened(&self) -> bool {
-        !self.steps.is_empty()
+        !self.step.marks.is_empty()
     }
 }
 

@@ -42,7 +42,7 @@ fn wait_for(
             Instant::now() < deadline,
             "timed out; last state {:?}, step {}, iodepth {}, warnings {:?}",
             snap.state,
-            snap.step,
+            snap.step.index,
             snap.job().iodepth,
             snap.warnings
         );
@@ -86,7 +86,7 @@ fn running_session(dir: &std::path::Path) -> diskdash::session::SessionHandle {
     wait_for(&mut rx, |s| s.state == SessionState::Idle);
     handle.control.send(Control::Start).unwrap();
     wait_for(&mut rx, |s| {
-        s.state == SessionState::Running && s.series.len() >= 2
+        s.state == SessionState::Running && s.step.series.len() >= 2
     });
     handle
 }
@@ -103,15 +103,17 @@ fn controls_end_steps_and_the_record_keeps_each() {
     // A parameter change ends step 0 and starts step 1 at once.
     handle.control.send(Control::SetIodepth(4)).unwrap();
     let snap = wait_for(&mut rx, |s| {
-        s.step == 1 && s.state == SessionState::Running && s.total.interval.is_some()
+        s.step.index == 1 && s.state == SessionState::Running && s.step.interval.is_some()
     });
     assert_eq!(snap.job().iodepth, 4);
-    assert_eq!(snap.steps.len(), 2);
+    assert_eq!(snap.step.marks.len(), 2);
     handle
         .control
         .send(Control::SetRw(RwMode::RandWrite))
         .unwrap();
-    wait_for(&mut rx, |s| s.step == 2 && s.state == SessionState::Running);
+    wait_for(&mut rx, |s| {
+        s.step.index == 2 && s.state == SessionState::Running
+    });
     // An invalid change is refused with a warning and changes nothing.
     handle.control.send(Control::SetBlockSize(1000)).unwrap();
     wait_for(&mut rx, |s| {
@@ -123,7 +125,9 @@ fn controls_end_steps_and_the_record_keeps_each() {
     wait_for(&mut rx, |s| s.state == SessionState::Idle);
     handle.control.send(Control::SetBlockSize(8192)).unwrap();
     handle.control.send(Control::Start).unwrap();
-    wait_for(&mut rx, |s| s.step == 3 && s.state == SessionState::Running);
+    wait_for(&mut rx, |s| {
+        s.step.index == 3 && s.state == SessionState::Running
+    });
     handle.control.send(Control::Quit).unwrap();
     let outcome = handle.wait().unwrap();
     assert_eq!(outcome.status, RunStatus::Stopped, "quit while running");
@@ -211,7 +215,9 @@ fn changes_while_a_step_ends_fold_into_the_next_job_and_stop_keeps_them() {
     handle.control.send(Control::SetIodepth(8)).unwrap();
     handle.control.send(Control::Stop).unwrap();
     handle.control.send(Control::Start).unwrap();
-    let snap = wait_for(&mut rx, |s| s.step == 1 && s.state == SessionState::Running);
+    let snap = wait_for(&mut rx, |s| {
+        s.step.index == 1 && s.state == SessionState::Running
+    });
     assert_eq!(snap.job().iodepth, 8);
     handle.control.send(Control::Quit).unwrap();
     wait_ended(handle);

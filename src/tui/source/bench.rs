@@ -81,7 +81,8 @@ impl BenchSource {
     /// The session waits idle until told to start; start the first step once it is ready
     /// (controls sent while it prepares the working set are not kept).
     fn auto_start(&mut self) {
-        if !self.started && self.snap.state == SessionState::Idle && self.snap.steps.is_empty() {
+        if !self.started && self.snap.state == SessionState::Idle && self.snap.step.marks.is_empty()
+        {
             self.started = self.control.send(Control::Start).is_ok();
         }
     }
@@ -224,9 +225,13 @@ impl BenchSource {
                 warnings.push(Warning::new(WarningKind::Note, note.clone()));
             }
         }
-        let record_step = usize::try_from(snap.step).unwrap_or(0) + 1;
-        let reconciliation_of =
-            reconciliation_of(&snap.state, record_step, snap.elapsed, &snap.steps);
+        let record_step = usize::try_from(snap.step.index).unwrap_or(0) + 1;
+        let reconciliation_of = reconciliation_of(
+            &snap.state,
+            record_step,
+            snap.step.elapsed,
+            &snap.step.marks,
+        );
         // Another disk picked in the table: the device and queue panels follow it with its live
         // rates; the reconciliation stays, as it is of the target's disk, and says so.
         let target_disk = disk.as_deref().map(whole_disk);
@@ -263,7 +268,7 @@ impl BenchSource {
                 window: device_window(
                     &snap.state,
                     record_step,
-                    snap.series.back().map(|p| p.duration),
+                    snap.step.series.back().map(|p| p.duration),
                 ),
                 history: first_disk
                     .map(|d| d.history.iter().map(from_monitor::device_rates).collect())
@@ -316,11 +321,11 @@ impl BenchSource {
                 engine: Some(snap_view::engine_label(snap)),
                 job: Some(snap_view::job_label(snap)),
                 state: Some(snap_view::run_state(snap)),
-                elapsed: snap.elapsed,
-                remaining: (running && size_based.is_none()).then_some(snap.remaining),
+                elapsed: snap.step.elapsed,
+                remaining: (running && size_based.is_none()).then_some(snap.step.remaining),
                 record_step: Some((
-                    usize::try_from(snap.step).unwrap_or(0) + 1,
-                    snap.steps.len().max(1),
+                    usize::try_from(snap.step.index).unwrap_or(0) + 1,
+                    snap.step.marks.len().max(1),
                 )),
                 // The disks table's sampling interval.
                 interval: Some(DISKS_INTERVAL),
@@ -340,7 +345,7 @@ impl BenchSource {
             sustained: shown_job.and_then(|j| crate::tui::view::steady::live_chart(j, several)),
             verify: shown_job.and_then(|j| crate::tui::view::verify::live(j, several, finished)),
             top: None,
-            trace: snap.trace.as_deref().map(snap_view::trace),
+            trace: snap.step.trace.as_deref().map(snap_view::trace),
             ui,
         }
     }
@@ -747,9 +752,9 @@ mod tests {
         snap.jobs = vec![job];
         snap.disks.truncate(1);
         let job = &snap.jobs[0];
-        snap.total.interval.clone_from(&job.interval);
-        snap.total.cumulative = job.cumulative.clone();
-        snap.series = job.series.clone();
+        snap.step.interval.clone_from(&job.interval);
+        snap.step.cumulative = job.cumulative.clone();
+        snap.step.series = job.series.clone();
         snap.plan = crate::session::PlanProgress {
             index: 0,
             count: 1,
@@ -761,8 +766,8 @@ mod tests {
         let p99 = |v: &crate::session::StatsView| {
             fmt::latency_ns(snap_view::percentiles(&v.read.latency).p99_ns)
         };
-        let run = p99(&snap.total.cumulative);
-        let last = p99(snap.total.interval.as_ref().unwrap());
+        let run = p99(&snap.step.cumulative);
+        let last = p99(snap.step.interval.as_ref().unwrap());
         assert_ne!(run, last, "the sample's last interval differs from its run");
         for size in SIZES {
             let (_, screen, term) = dashboard(snap.clone(), &table_rows(), size);
@@ -824,7 +829,7 @@ mod tests {
     fn a_sweep_is_over_only_when_its_plan_is() {
         let mut starting = crate::tui::ui::sample::sweep::snapshot();
         starting.state = SessionState::Idle;
-        starting.steps.clear();
+        starting.step.marks = Arc::default();
         let mut stopped = crate::tui::ui::sample::sweep::snapshot();
         stopped.state = SessionState::Idle;
         for size in SIZES {
@@ -873,8 +878,9 @@ mod tests {
     fn a_mark_warming_up_shows_no_stale_rate() {
         let mut snap = crate::tui::ui::sample::mark::snapshot();
         snap.state = SessionState::Ramp;
-        snap.ramp_remaining = Some(Duration::from_secs(2));
+        snap.step.ramp_remaining = Some(Duration::from_secs(2));
         let previous = snap
+            .step
             .series
             .back()
             .copied()

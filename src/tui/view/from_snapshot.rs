@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use crate::bench::spec::{JobSpec, RwMode};
 use crate::record::RunStatus;
-use crate::session::{DirectionView, SeriesPoint, SessionState, Snapshot, StatsView, TraceLive};
+use crate::session::{
+    DirectionView, SeriesPoint, SessionState, Snapshot, StatsView, StepView, TraceLive,
+};
 use crate::stats::LatencySummary;
 use crate::tui::view::{
     Direction, DiskRates, HeatColumn, HeatmapView, JobRow, JobsView, LatencyBucket, LatencyColumns,
@@ -83,10 +85,10 @@ fn pick(dir: Direction, v: &StatsView) -> &DirectionView {
 
 #[must_use]
 pub fn latency(snap: &Snapshot) -> LatencyView {
-    let dirs = shown_directions(snap.job(), &snap.total.cumulative);
+    let dirs = shown_directions(snap.job(), &snap.step.cumulative);
     LatencyView {
-        heatmap: Some(heatmap(snap, heat_direction(&dirs))),
-        ..latency_over(&dirs, snap.total.interval.as_ref(), &snap.total.cumulative)
+        heatmap: Some(heatmap(&snap.step, heat_direction(&dirs))),
+        ..latency_over(&dirs, snap.step.interval.as_ref(), &snap.step.cumulative)
     }
 }
 
@@ -123,9 +125,9 @@ pub fn latency_for(snap: &Snapshot, selected: Option<usize>) -> LatencyView {
                 }
             }
             LatencyView {
-                heatmap: Some(heatmap(snap, heat_direction(&dirs))),
+                heatmap: Some(heatmap(&snap.step, heat_direction(&dirs))),
                 of: Some(STEP_TOTAL.into()),
-                ..latency_over(&dirs, snap.total.interval.as_ref(), &snap.total.cumulative)
+                ..latency_over(&dirs, snap.step.interval.as_ref(), &snap.step.cumulative)
             }
         }
     }
@@ -288,10 +290,10 @@ pub fn heat_direction(shown: &[(Direction, bool)]) -> Direction {
 
 /// One column per interval of the session's latency history, for `dir`.
 #[must_use]
-pub fn heatmap(snap: &Snapshot, dir: Direction) -> HeatmapView {
+pub fn heatmap(step: &StepView, dir: Direction) -> HeatmapView {
     HeatmapView {
         dir,
-        columns: snap
+        columns: step
             .latency_history
             .iter()
             .map(|interval| HeatColumn {
@@ -313,7 +315,12 @@ pub fn heatmap(snap: &Snapshot, dir: Direction) -> HeatmapView {
 
 #[must_use]
 pub fn throughput(snap: &Snapshot) -> ThroughputView {
-    rates_of("app".into(), &snap.series, snap, pace(snap.job()))
+    rates_of(
+        "app".into(),
+        &snap.step.series,
+        &snap.step.marks,
+        pace(snap.job()),
+    )
 }
 
 /// A paced job's asked rate, in words.
@@ -331,12 +338,17 @@ pub fn throughput_for(snap: &Snapshot, selected: Option<usize>) -> ThroughputVie
         .filter(|_| snap.jobs.len() > 1);
     let mut view = match job {
         _ if snap.jobs.len() < 2 => throughput(snap),
-        Some(job) => rates_of(job.name.clone(), &job.series, snap, pace(&job.spec)),
-        None => rates_of(STEP_TOTAL.into(), &snap.series, snap, None),
+        Some(job) => rates_of(
+            job.name.clone(),
+            &job.series,
+            &snap.step.marks,
+            pace(&job.spec),
+        ),
+        None => rates_of(STEP_TOTAL.into(), &snap.step.series, &snap.step.marks, None),
     };
     if over(snap) {
         view.headline = Some(totals_point(
-            job.map_or(&snap.total.cumulative, |j| &j.cumulative),
+            job.map_or(&snap.step.cumulative, |j| &j.cumulative),
         ));
     }
     view
@@ -360,7 +372,7 @@ fn totals_point(v: &StatsView) -> RatePoint {
 fn rates_of(
     source: String,
     series: &VecDeque<SeriesPoint>,
-    snap: &Snapshot,
+    marks: &[crate::session::StepMark],
     pace: Option<String>,
 ) -> ThroughputView {
     ThroughputView {
@@ -381,8 +393,7 @@ fn rates_of(
             })
             .collect(),
         headline: None,
-        steps: snap
-            .steps
+        steps: marks
             .iter()
             .filter(|s| s.at.as_secs_f64() > 0.0)
             .map(|s| StepMark {
@@ -413,7 +424,7 @@ pub fn jobs(snap: &Snapshot, selected: Option<usize>) -> Option<JobsView> {
     let over = over(snap);
     let span = match over {
         false => super::JobsSpan::LastInterval,
-        true if snap.plan.count <= 1 && snap.steps.len() <= 1 => super::JobsSpan::WholeRun,
+        true if snap.plan.count <= 1 && snap.step.marks.len() <= 1 => super::JobsSpan::WholeRun,
         true => super::JobsSpan::WholeStep,
     };
     let of = |interval: Option<&StatsView>, cumulative: &StatsView| {
@@ -448,7 +459,7 @@ pub fn jobs(snap: &Snapshot, selected: Option<usize>) -> Option<JobsView> {
         total: JobRow {
             name: STEP_TOTAL.into(),
             errors: snap.jobs.iter().map(|j| j.errors).sum(),
-            ..of(snap.total.interval.as_ref(), &snap.total.cumulative)
+            ..of(snap.step.interval.as_ref(), &snap.step.cumulative)
         },
         selected: selected.filter(|&i| i < snap.jobs.len()),
         span,
@@ -512,7 +523,7 @@ pub fn step(snap: &Snapshot) -> Option<(usize, usize)> {
 #[must_use]
 pub fn size_progress(snap: &Snapshot) -> Option<SizeProgress> {
     let (done_bytes, total_bytes) = snap.plan.bytes?;
-    let seconds = snap.elapsed.as_secs_f64();
+    let seconds = snap.step.elapsed.as_secs_f64();
     let eta = (done_bytes > 0 && seconds > 0.0).then(|| {
         let rate = done_bytes as f64 / seconds;
         Duration::from_secs_f64(total_bytes.saturating_sub(done_bytes) as f64 / rate)
@@ -601,7 +612,7 @@ pub fn disk_label(snap: &Snapshot) -> Option<String> {
 
 #[must_use]
 pub fn reconciliation(snap: &Snapshot) -> Option<Reconciliation> {
-    snap.reconciliation.as_ref().map(|r| Reconciliation {
+    snap.step.reconciliation.as_ref().map(|r| Reconciliation {
         // Trims and discards are I/Os of the run and of the device too.
         app_ios: r.app_read_ios + r.app_write_ios + r.app_trim_ios,
         device_ios: r.device_read_ios + r.device_write_ios + r.device_discard_ios,

@@ -139,7 +139,7 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
             | SessionState::Ramp
             | SessionState::Running
             | SessionState::Paused
-    ) || (snap.state == SessionState::Idle && snap.steps.is_empty());
+    ) || (snap.state == SessionState::Idle && snap.step.marks.is_empty());
     // Between two points the step that ended is among the finished before the next starts.
     let running_step = (running && !snap.finished.iter().any(|r| r.step == snap.plan.index))
         .then_some(snap.plan.index);
@@ -175,7 +175,7 @@ pub fn sweep(snap: &Snapshot, metric: SweepMetric) -> Option<SweepView> {
                     notes,
                 }
             } else if running_step == Some(step) {
-                let (read, write) = so_far(&snap.total.cumulative);
+                let (read, write) = so_far(&snap.step.cumulative);
                 // The disk's last interval, once it is this point's (it has measured I/O).
                 let device = snap
                     .first_disk()
@@ -303,10 +303,11 @@ fn so_far(v: &StatsView) -> (Option<PointRates>, Option<PointRates>) {
 /// The sweep so far: the measured time of its steps (the series' clock) and the ramps of
 /// the points started.
 fn elapsed(snap: &Snapshot) -> Duration {
-    let measured = snap.steps.last().map_or(Duration::ZERO, |m| m.at) + snap.elapsed;
+    let measured = snap.step.marks.last().map_or(Duration::ZERO, |m| m.at) + snap.step.elapsed;
     let ramp = snap.job().ramp;
     let started = u32::try_from(snap.plan.index).unwrap_or(u32::MAX);
     let this_ramp = snap
+        .step
         .ramp_remaining
         .map_or(ramp, |left| ramp.saturating_sub(left));
     measured + ramp.saturating_mul(started) + this_ramp
@@ -321,7 +322,7 @@ fn eta(snap: &Snapshot) -> Option<Duration> {
     let after = u32::try_from(count.saturating_sub(snap.plan.index + 1)).unwrap_or(u32::MAX);
     if snap.plan.bytes.is_none() {
         let per_point = snap.job().runtime + snap.job().ramp;
-        let this = snap.remaining + snap.ramp_remaining.unwrap_or(Duration::ZERO);
+        let this = snap.step.remaining + snap.step.ramp_remaining.unwrap_or(Duration::ZERO);
         return Some(this + per_point.saturating_mul(after));
     }
     let this = super::from_snapshot::size_progress(snap)?.eta?;
@@ -329,7 +330,7 @@ fn eta(snap: &Snapshot) -> Option<Duration> {
         return Some(this);
     }
     let before = u32::try_from(snap.plan.index).ok().filter(|&n| n > 0)?;
-    let measured = snap.steps.last()?.at;
+    let measured = snap.step.marks.last()?.at;
     Some(this + (measured / before).saturating_mul(after))
 }
 

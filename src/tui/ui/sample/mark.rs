@@ -13,7 +13,7 @@ use crate::monitor::iostat::IostatRow;
 use crate::record::RunStatus;
 use crate::session::{
     DiskView, JobView, PlanProgress, PointRates, SessionState, Snapshot, StatsView, StepMark,
-    StepResult, StepTotal,
+    StepResult,
 };
 use crate::tui::view::{SweepMetric, View};
 
@@ -142,17 +142,15 @@ pub fn snapshot() -> Snapshot {
         write_await_ms: 0.54,
         ..iostat("vda", 0.0, 1_812.0, 93.5)
     };
-    snap.step = 5;
-    snap.elapsed = Duration::from_secs(ELAPSED_S);
-    snap.remaining = RUNTIME - Duration::from_secs(ELAPSED_S);
-    snap.ramp_remaining = None;
-    snap.total = StepTotal {
-        interval: last,
-        cumulative: cumulative.clone(),
-    };
-    snap.series = Arc::new(series);
-    snap.steps = steps;
-    snap.latency_history = Arc::new(VecDeque::new());
+    snap.step.index = 5;
+    snap.step.elapsed = Duration::from_secs(ELAPSED_S);
+    snap.step.remaining = RUNTIME - Duration::from_secs(ELAPSED_S);
+    snap.step.ramp_remaining = None;
+    snap.step.interval = last;
+    snap.step.cumulative = cumulative.clone();
+    snap.step.series = Arc::new(series);
+    snap.step.marks = Arc::new(steps);
+    snap.step.latency_history = Arc::new(VecDeque::new());
     snap.engine.requested = "io_uring".into();
     snap.engine.used = "io_uring".into();
     snap.target.path = "/srv/bench/.diskdash-scratch".into();
@@ -163,10 +161,11 @@ pub fn snapshot() -> Snapshot {
         spec: job,
         target: snap.target.path.clone(),
         disk: Some("vda".into()),
-        interval: snap.total.interval.clone(),
+        interval: snap.step.interval.clone(),
         cumulative,
         errors: 0,
-        series: Arc::new(VecDeque::new()),
+        // The running step's points are its one job's.
+        series: Arc::clone(&snap.step.series),
         steady: None,
         sustained: None,
         verify: None,

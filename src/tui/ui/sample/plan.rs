@@ -14,7 +14,7 @@ use crate::monitor::iostat::IostatRow;
 use crate::record::EngineRecord;
 use crate::session::{
     DiskView, IntervalLatency, JobView, PlanProgress, SeriesPoint, SessionState, Snapshot,
-    StatsView, StepMark, StepTotal, TargetView,
+    StatsView, StepMark, StepView, TargetView,
 };
 use crate::stats::{LatencyHistogram, WorkerStats};
 use crate::tui::view::from_snapshot as snap_view;
@@ -181,6 +181,7 @@ pub fn snapshot() -> Snapshot {
         }));
     }
     let vda = iostat("vda", 962.0, 641.0, 71.4);
+    let vdb = iostat("vdb", 968.0, 629.0, 70.8);
     let disks = vec![
         DiskView {
             row: Some(vda.clone()),
@@ -188,7 +189,8 @@ pub fn snapshot() -> Snapshot {
             ..DiskView::new("vda".into(), None)
         },
         DiskView {
-            row: Some(iostat("vdb", 968.0, 629.0, 70.8)),
+            row: Some(vdb.clone()),
+            last: Some(vdb),
             ..DiskView::new("vdb".into(), None)
         },
     ];
@@ -212,41 +214,41 @@ pub fn snapshot() -> Snapshot {
             vectored: false,
             notes: Vec::new(),
         },
-        step: 0,
-        elapsed: Duration::from_secs(ELAPSED_S),
-        remaining: Duration::from_secs(ELAPSED_S),
-        total: StepTotal {
-            interval: Some(StatsView::from_stats(&total_interval, second)),
-            cumulative: StatsView::from_stats(&total_cumulative, Duration::from_secs(ELAPSED_S)),
-        },
-        series: Arc::new(series_total),
-        steps: vec![StepMark {
-            index: 0,
-            job: "4 jobs: write128, randread128, write256, randread256".into(),
-            at: Duration::ZERO,
-            engine: "psync".into(),
-        }],
-        latency_history: Arc::new(heat),
-        reconciliation: None,
         warnings: Vec::new(),
         notes: Vec::new(),
         device_absent: None,
         filled: false,
-        ramp_remaining: None,
         error: None,
         record_path: None,
-        jobs,
         plan: PlanProgress {
             index: 0,
             count: 3,
             bytes: None,
         },
-        disks,
         plan_points: Arc::new(vec![Vec::new(); 3]),
         plan_notes: Arc::new(vec![Vec::new(); 3]),
         finished: Arc::new(Vec::new()),
         run: Arc::new(Vec::new()),
-        trace: None,
+        step: StepView {
+            index: 0,
+            elapsed: Duration::from_secs(ELAPSED_S),
+            remaining: Duration::from_secs(ELAPSED_S),
+            ramp_remaining: None,
+            interval: Some(StatsView::from_stats(&total_interval, second)),
+            cumulative: StatsView::from_stats(&total_cumulative, Duration::from_secs(ELAPSED_S)),
+            series: Arc::new(series_total),
+            latency_history: Arc::new(heat),
+            marks: Arc::new(vec![StepMark {
+                index: 0,
+                job: "4 jobs: write128, randread128, write256, randread256".into(),
+                at: Duration::ZERO,
+                engine: "psync".into(),
+            }]),
+            reconciliation: None,
+            trace: None,
+        },
+        jobs,
+        disks,
     }
 }
 
@@ -260,10 +262,10 @@ pub fn view(snap: &Snapshot, selected: Option<usize>) -> View {
     h.disk = snap_view::disk_label(snap);
     h.engine = Some(snap_view::engine_label(snap));
     h.job = Some(snap_view::job_label(snap));
-    h.elapsed = snap.elapsed;
+    h.elapsed = snap.step.elapsed;
     h.step = snap_view::step(snap);
     h.size_based = h.step.and_then(|_| snap_view::size_progress(snap));
-    h.remaining = h.size_based.is_none().then_some(snap.remaining);
+    h.remaining = h.size_based.is_none().then_some(snap.step.remaining);
     h.record_step = Some((1, 1));
     view.throughput = Some(snap_view::throughput_for(snap, selected));
     view.latency = Some(snap_view::latency_for(snap, selected));

@@ -12,7 +12,7 @@ use crate::monitor::iostat::IostatRow;
 use crate::record::RunStatus;
 use crate::session::{
     DiskView, JobView, PlanProgress, PointRates, SessionState, Snapshot, StatsView, StepMark,
-    StepResult, StepTotal,
+    StepResult,
 };
 use crate::tui::view::from_monitor;
 use crate::tui::view::from_snapshot as snap_view;
@@ -155,16 +155,14 @@ pub fn snapshot() -> Snapshot {
         write_await_ms: 0.0,
         ..iostat("vda", 316.0, 0.0, 96.8)
     };
-    snap.step = 5;
-    snap.elapsed = Duration::from_secs(ELAPSED_S);
-    snap.remaining = RUNTIME - Duration::from_secs(ELAPSED_S);
-    snap.total = StepTotal {
-        interval: last,
-        cumulative: cumulative.clone(),
-    };
-    snap.series = Arc::new(series);
-    snap.steps = steps;
-    snap.latency_history = Arc::new(VecDeque::new());
+    snap.step.index = 5;
+    snap.step.elapsed = Duration::from_secs(ELAPSED_S);
+    snap.step.remaining = RUNTIME - Duration::from_secs(ELAPSED_S);
+    snap.step.interval = last;
+    snap.step.cumulative = cumulative.clone();
+    snap.step.series = Arc::new(series);
+    snap.step.marks = Arc::new(steps);
+    snap.step.latency_history = Arc::new(VecDeque::new());
     snap.engine.requested = "io_uring".into();
     snap.engine.used = "io_uring".into();
     snap.target.path = "/srv/bench/.diskdash-scratch".into();
@@ -175,10 +173,11 @@ pub fn snapshot() -> Snapshot {
         spec: job,
         target: snap.target.path.clone(),
         disk: Some("vda".into()),
-        interval: snap.total.interval.clone(),
+        interval: snap.step.interval.clone(),
         cumulative,
         errors: 0,
-        series: Arc::new(VecDeque::new()),
+        // The running step's points are its one job's.
+        series: Arc::clone(&snap.step.series),
         steady: None,
         sustained: None,
         verify: None,
