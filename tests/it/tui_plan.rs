@@ -107,8 +107,16 @@ fn a_job_file_s_dashboard_at_80x24_has_the_device_panel() {
         80,
         24,
     );
+    // The whole of one frame: a capture can catch the terminal between two frames (the
+    // header of the running one, the footer of the idle one before it).
     let screen = t.wait_for("the jobs and the device panel", WAIT, |s| {
-        s.contains("RUNNING") && job_row(s, "a").is_some() && s.contains("step total")
+        s.contains("RUNNING")
+            && job_row(s, "a").is_some()
+            && s.contains("step total")
+            && (s.contains("device: none")
+                || ["(iostat -x)", "r/s", "w/s", "rMiB/s", "wMiB/s", "%util"]
+                    .iter()
+                    .all(|m| s.contains(m)))
     });
     // The panel is on screen; its numbers where the files' file system has a block device.
     assert!(
