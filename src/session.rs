@@ -35,6 +35,8 @@ use std::thread::JoinHandle;
 use anyhow::Context;
 use tokio::sync::{mpsc, watch};
 
+#[cfg(any(test, feature = "fixtures"))]
+pub use snapshot::add_to_run;
 pub(crate) use snapshot::{
     DirectionView, JobView, PointRates, RunDirection, RunJobTotals, SeriesPoint, StatsView,
     SteadyView, StepMark, SustainedView, TraceLive,
@@ -43,7 +45,7 @@ pub(crate) use snapshot::{
 pub(crate) use snapshot::{
     DiskView, IntervalLatency, PlanProgress, StepResult, StepTotal, TargetView,
 };
-pub use snapshot::{SessionState, Snapshot, add_to_run};
+pub use snapshot::{SessionState, Snapshot};
 
 use crate::bench::engine::uring;
 use crate::bench::spec::{EngineKind, RwMode};

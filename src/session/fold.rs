@@ -735,7 +735,6 @@ mod tests {
             filled: false,
             ramp_remaining: None,
             error: None,
-            record_path: None,
             jobs: (0..jobs).map(job_view).collect(),
             plan_points: Arc::new(Vec::new()),
             plan_notes: Arc::new(Vec::new()),

@@ -253,7 +253,6 @@ impl Runner {
             filled: false,
             ramp_remaining: None,
             error: None,
-            record_path: options.json.clone(),
             jobs: {
                 let t = step_targets[0][0];
                 let disk = target_device[t].map(|d| devices[d].chain.device.clone());

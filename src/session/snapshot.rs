@@ -384,8 +384,6 @@ pub struct Snapshot {
     pub ramp_remaining: Option<Duration>,
     /// Set when the run failed.
     pub error: Option<String>,
-    /// Where the record is written (at the end).
-    pub record_path: Option<PathBuf>,
     /// The jobs of the running (or last) step, never empty: one for `diskdash bench`, and
     /// before the first step opens, the plan's first job. The first one's spec is the
     /// current job (the next step's when idle).

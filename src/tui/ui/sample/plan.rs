@@ -234,7 +234,6 @@ pub fn snapshot() -> Snapshot {
         filled: false,
         ramp_remaining: None,
         error: None,
-        record_path: None,
         jobs,
         plan: PlanProgress {
             index: 0,
