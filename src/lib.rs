@@ -8,11 +8,12 @@
 //! sysfs), [`stats`] (histograms, counters), [`record`] (the JSON contract, a leaf). Above the
 //! cores and below the session, [`analysis`] reads recorded points and returns typed results.
 //!
-//! The public surface is [`run`] and the command-line steps `main` takes ([`parse`], [`failed`]);
-//! every module is private, so the compiler's `dead_code` lint (warn by default, an error under
-//! CI's `clippy -D warnings`) sees the whole crate: an item nothing calls is reported, `pub` or
-//! not. The `fixtures` feature (on only for the crate's own tests and benches, through its
-//! dev-dependency on itself) adds [`testing`], the few insides they reach.
+//! The public surface is [`run`] and the steps `main` takes ([`parse`], [`failed`]). Every
+//! module is private, so `dead_code` (warned below; an error under CI's `clippy -D warnings`)
+//! sees the whole crate: an item nothing calls is reported, `pub` or not. The `fixtures` feature
+//! (on only for the crate's own tests and benches, through its dev-dependency on itself) adds
+//! `testing`, the few insides they reach; what its types reach then counts as used, so CI also
+//! lints the library without it (`cargo clippy --lib --bins`).
 
 #![warn(dead_code)]
 
