@@ -12,8 +12,7 @@ use std::time::Duration;
 
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use diskdash::monitor::diskstats::DiskstatsReader;
-use diskdash::monitor::iostat::rows_between;
+use diskdash::testing::monitor::{DiskstatsReader, rows_between};
 
 const DEVICES: usize = 10_000;
 

@@ -7,7 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use diskdash::tui::ui::{self, sample};
+use diskdash::testing::tui::{render, sample};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -27,7 +27,7 @@ fn frames(c: &mut Criterion) {
                     let mut v = view.clone();
                     flip = !flip;
                     v.ui.log_scale = flip;
-                    term.draw(|f| ui::render(f, black_box(&v))).expect("draw");
+                    term.draw(|f| render(f, black_box(&v))).expect("draw");
                 });
             });
         }

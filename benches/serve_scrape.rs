@@ -13,15 +13,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use diskdash::monitor::diskstats::DiskstatsReader;
-use diskdash::monitor::sampler::Sampler;
-use diskdash::monitor::sysfs::QueueSettings;
-use diskdash::serve::bench::{RunScrape, le_seconds};
-use diskdash::serve::filter::DeviceFilter;
-use diskdash::serve::format::openmetrics_to_text;
-use diskdash::serve::metrics::{DiskSettings, openmetrics, openmetrics_of};
-use diskdash::serve::scrape_of;
-use diskdash::session::add_to_run;
+use diskdash::testing::monitor::{DiskstatsReader, QueueSettings, Sampler};
+use diskdash::testing::serve::{
+    DeviceFilter, DiskSettings, RunScrape, le_seconds, openmetrics, openmetrics_of,
+    openmetrics_to_text, scrape_of,
+};
+use diskdash::testing::session::add_to_run;
 
 const DISKS: usize = 100;
 
@@ -111,7 +108,7 @@ fn scrape(c: &mut Criterion) {
         });
     }
     // A run of four jobs that has closed its intervals: the sample plan's step, its totals.
-    let mut snapshot = diskdash::tui::ui::sample::plan::snapshot();
+    let mut snapshot = diskdash::testing::tui::sample::plan::snapshot();
     let mut run = Vec::new();
     add_to_run(&mut run, &snapshot.jobs);
     snapshot.run = Arc::new(run);

@@ -6,7 +6,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use diskdash::bench::verify::{BlockId, Expect, Kind, check, fill};
+use diskdash::testing::bench::verify::{BlockId, Expect, Kind, check, fill};
 
 fn main() {
     let bytes_per_cell: usize = std::env::var("VERIFY_MIB")

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use diskdash::cli::{Parsed, failed, parse};
+use diskdash::{Parsed, failed, parse};
 
 fn main() -> ExitCode {
     let cli = match parse(std::env::args_os().collect()) {

@@ -35,13 +35,15 @@ use std::thread::JoinHandle;
 use anyhow::Context;
 use tokio::sync::{mpsc, watch};
 
+#[cfg(any(test, feature = "fixtures"))]
+pub use snapshot::add_to_run;
 pub(crate) use snapshot::{
     DirectionView, JobView, PointRates, RunDirection, RunJobTotals, SeriesPoint, StatsView,
     SteadyView, StepMark, StepView, SustainedView, TraceLive,
 };
 #[cfg(any(test, feature = "fixtures"))]
 pub(crate) use snapshot::{DiskView, IntervalLatency, PlanProgress, StepResult, TargetView};
-pub use snapshot::{SessionState, Snapshot, add_to_run};
+pub use snapshot::{SessionState, Snapshot};
 
 use crate::bench::engine::uring;
 use crate::bench::spec::{EngineKind, RwMode};

@@ -107,6 +107,7 @@ impl Cliff {
 
     /// One closed interval: its end (ns since the window opened), length and bytes written.
     /// Returns the cliff when this interval confirms it.
+    #[cfg(any(test, feature = "fixtures"))]
     pub fn interval(&mut self, end_ns: u64, duration_ns: u64, bytes: u64) -> Option<CliffPoint> {
         self.point(end_ns, duration_ns, bytes, true)
     }

@@ -27,7 +27,7 @@ pub(crate) const MAX_IODEPTH: u32 = 16_384;
 pub(crate) const MAX_NUMJOBS: u32 = 1024;
 /// The largest block size (a single io_uring SQE carries a `u32` length).
 pub(crate) const MAX_BLOCK_SIZE_BYTES: u64 = 256 << 20;
-pub use crate::units::{MAX_INTERVAL, MIN_INTERVAL};
+pub use crate::units::MIN_INTERVAL;
 /// The longest `--runtime` and the longest `--ramp`: 365 days, far beyond any soak test, and
 /// small enough that `CLOCK_MONOTONIC` nanoseconds + ramp + runtime stay well inside `u64`
 /// (584 years), so the session's deadline arithmetic cannot overflow.
@@ -173,6 +173,8 @@ pub enum Key {
 }
 
 impl Key {
+    /// Every key, in the table's order (the tests walk it).
+    #[cfg(test)]
     pub const ALL: [Self; 91] = [
         Self::Rw,
         Self::RwMixRead,
@@ -508,7 +510,7 @@ impl Row {
     }
 }
 
-/// Every job option, one row per key, in the order of [`Key::ALL`] (a test checks).
+/// Every job option, one row per key, in the order of `Key::ALL` (a test checks).
 pub(crate) static TABLE: [Row; 91] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
         .choices(&["read", "write", "randread", "randwrite", "rw", "randrw"])
@@ -3529,6 +3531,7 @@ fn cpu_list(name: Name<'_>, text: &str, available: &[usize]) -> anyhow::Result<V
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::MAX_INTERVAL;
 
     #[test]
     fn the_table_has_one_row_per_key_in_key_order() {

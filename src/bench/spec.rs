@@ -538,22 +538,6 @@ pub enum BufferData {
     Shaped(crate::bench::buffer::Shape),
 }
 
-impl BufferData {
-    /// fio's option for it, as a name for people.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Random => "random (filled once, fio's default)",
-            Self::Refill => "random, refilled before each write (fio's refill_buffers)",
-            Self::Zero => "zeros (fio's zero_buffers)",
-            Self::Shaped(_) => {
-                "made to deduplicate and compress as asked (fio's dedupe_percentage, \
-                 buffer_compress_percentage)"
-            }
-        }
-    }
-}
-
 /// fio's `zonemode=strided`: each worker's I/O stays in one zone of `range_bytes` (from the
 /// zone's start again at its end) until `size_bytes` have moved there, then moves
 /// `range_bytes + skip_bytes` on, back to the region's start past its end. The job's size still

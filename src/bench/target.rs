@@ -85,8 +85,7 @@ pub struct Target {
     /// device, to the bottom), held open `O_EXCL` for as long as the target lives, so no
     /// mount in any namespace can take them while the run writes through them. Never read:
     /// the descriptors do their work by being open, and close with the target.
-    #[allow(dead_code)]
-    held: Vec<OwnedFd>,
+    _held: Vec<OwnedFd>,
     /// The file carries diskdash's mark ([`MARK_XATTR`]): stamped again with the file's state
     /// when the target closes, after the run's last write, so the next run finds the file as
     /// this one left it.
@@ -977,7 +976,7 @@ fn open_scratch(spec: &JobSpec, dir: &Path, pinned: &Pinned) -> anyhow::Result<T
         grown_from_bytes: Some(0),
         created_file: None,
         layout: None,
-        held: Vec::new(),
+        _held: Vec::new(),
         marked: false,
         marked_if_filled: false,
     })
@@ -1046,7 +1045,7 @@ fn read_only_target(spec: &JobSpec, path: &Path, file: OwnedFd) -> anyhow::Resul
         grown_from_bytes: None,
         created_file: None,
         layout: None,
-        held: Vec::new(),
+        _held: Vec::new(),
         marked: false,
         marked_if_filled: false,
     })
@@ -1197,7 +1196,7 @@ fn open_file(
         grown_from_bytes: needs_fill.then_some(len),
         created_file: None,
         layout: None,
-        held: Vec::new(),
+        _held: Vec::new(),
         // A file this run writes stays diskdash's to write again: one it found marked, and
         // one it found empty and fills or writes (a wrapper's `touch`ed file, KDiskMark's
         // temporary file), the mark stamped when the target closes.
@@ -1375,7 +1374,7 @@ fn open_block_device(
         grown_from_bytes: None,
         created_file: None,
         layout: None,
-        held,
+        _held: held,
         marked: false,
         marked_if_filled: false,
     })

@@ -239,6 +239,7 @@ pub struct BlockId {
 
 impl BlockId {
     /// What a reader that knows everything about this block expects of it.
+    #[cfg(test)]
     #[must_use]
     pub fn expect(&self) -> Expect {
         Expect {
@@ -519,6 +520,7 @@ pub(crate) fn check_block(
 ///
 /// # Panics
 /// If `buf` is shorter than [`HEADER_LEN`] (block sizes come from a validated job spec).
+#[cfg(any(test, feature = "fixtures"))]
 pub fn fill(buf: &mut [u8], kind: Kind, id: &BlockId) {
     fill_with(buf, kind, id, None);
 }
@@ -558,6 +560,7 @@ fn fill_with(buf: &mut [u8], kind: Kind, id: &BlockId, given: Option<Payload>) {
 ///
 /// # Errors
 /// What is wrong, the first thing found.
+#[cfg(any(test, feature = "fixtures"))]
 pub fn check(buf: &[u8], kind: Kind, expected: &Expect) -> Result<(), Mismatch> {
     check_with(buf, kind, expected, None)
 }

@@ -2405,8 +2405,7 @@ mod tests {
     }
 
     /// The far ends of a test worker's links, held while it runs (a dropped end fails its sends).
-    #[allow(dead_code)]
-    struct FarEnds(
+    type FarEnds = (
         mpsc::Receiver<Box<WorkerStats>>,
         mpsc::Sender<Box<WorkerStats>>,
         mpsc::Receiver<(u32, Result<EngineSetup, SetupError>)>,
@@ -2421,7 +2420,7 @@ mod tests {
             spares,
             ready,
         };
-        (links, FarEnds(reports_rx, spares_tx, ready_rx))
+        (links, (reports_rx, spares_tx, ready_rx))
     }
 
     fn run_spec(

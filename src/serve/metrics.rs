@@ -70,6 +70,7 @@ pub struct Scrape {
 }
 
 /// The scrape as OpenMetrics text, `# EOF` included.
+#[cfg(any(test, feature = "fixtures"))]
 #[must_use]
 pub fn openmetrics(scrape: Scrape) -> String {
     openmetrics_of(vec![Box::new(scrape)])

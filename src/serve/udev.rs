@@ -34,6 +34,7 @@ impl UdevProperties {
     }
 
     /// Whether the property is there at all (an empty value counts).
+    #[cfg(test)]
     #[must_use]
     pub fn has(&self, name: &str) -> bool {
         self.0.contains_key(name)

@@ -725,7 +725,6 @@ mod tests {
             device_absent: None,
             filled: false,
             error: None,
-            record_path: None,
             jobs: (0..jobs).map(job_view).collect(),
             plan_points: Arc::new(Vec::new()),
             plan_notes: Arc::new(Vec::new()),

@@ -244,7 +244,6 @@ impl Runner {
             device_absent,
             filled: false,
             error: None,
-            record_path: options.json.clone(),
             jobs: {
                 let t = step_targets[0][0];
                 let disk = target_device[t].map(|d| devices[d].chain.device.clone());

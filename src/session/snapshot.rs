@@ -389,8 +389,6 @@ pub struct Snapshot {
     pub filled: bool,
     /// Set when the run failed.
     pub error: Option<String>,
-    /// Where the record is written (at the end).
-    pub record_path: Option<PathBuf>,
     pub plan: PlanProgress,
     /// Each step's point (a sweep's swept options and values; empty otherwise), in plan order.
     pub plan_points: Arc<Vec<Vec<(String, String)>>>,

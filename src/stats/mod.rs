@@ -84,7 +84,7 @@ impl DirectionStats {
     }
 
     /// One completed paced I/O: its latency from the submit and from its scheduled time.
-    #[inline]
+    #[cfg(test)]
     pub fn record_paced(&mut self, bytes: u64, latency_ns: u64, sched_latency_ns: u64) {
         self.record(bytes, latency_ns);
         if let Some(sched) = self.sched.as_mut() {
@@ -96,7 +96,7 @@ impl DirectionStats {
     /// (`lat` = `slat` + `clat`); nothing where the stats keep no split.
     ///
     /// [`record`]: DirectionStats::record
-    #[inline]
+    #[cfg(test)]
     pub fn record_split(&mut self, slat_ns: u64, clat_ns: u64) {
         if let Some(split) = self.split.as_mut() {
             split.slat.record(slat_ns);
@@ -460,14 +460,14 @@ pub struct IoDepths {
 
 impl IoDepths {
     /// One submit call that sent `sent` I/Os, `depth` then in flight with them.
-    #[inline(always)]
+    #[cfg(test)]
     pub fn submitted(&mut self, depth: usize, sent: usize) {
         self.level[depth_slot(depth)] += sent as u64;
         self.submit[batch_slot(sent)] += 1;
     }
 
     /// One reap call that took `reaped` completions.
-    #[inline(always)]
+    #[cfg(test)]
     pub fn reaped(&mut self, reaped: usize) {
         self.complete[batch_slot(reaped)] += 1;
     }

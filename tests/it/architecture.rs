@@ -269,6 +269,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("text", ABOVE_BOTTOM),
     ("values", ABOVE_BOTTOM),
     ("pinned", ABOVE_BOTTOM),
+    // The tests' and benches' window into the crate (only with the `fixtures` feature): it
+    // re-exports from any layer and nothing imports it.
+    ("testing", &[]),
 ];
 
 /// The modules of the crate `record` may name: itself and the bottom row of the design
@@ -1090,5 +1093,77 @@ fn no_import_circle_holds_more_than_three_files() {
         "import circles of more than {CYCLE_FILES_MAX} files (put the types both sides name in a \
          module below them):\n{}",
         knots.join("\n")
+    );
+}
+
+/// `src/lib.rs`'s code lines, comments blanked, numbered from 1.
+fn lib_lines() -> Vec<(usize, String)> {
+    let lib = std::fs::read_to_string(Path::new(SRC).join("lib.rs")).unwrap();
+    lib.lines()
+        .enumerate()
+        .map(|(n, line)| {
+            (
+                n + 1,
+                line.split("//").next().unwrap_or("").trim().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The lint stays reachable: with every module private, `dead_code` sees the whole crate (a
+/// `pub` item in a `pub mod` of a library counts as used, however dead). `src/lib.rs` declares
+/// one public module, `testing`, and only under the `fixtures` feature (the tests' and benches'
+/// dev-dependency on the crate; never a release build).
+#[test]
+fn lib_declares_no_public_module_but_the_fixtures_surface() {
+    let lines = lib_lines();
+    let mut found = Vec::new();
+    for (i, (n, code)) in lines.iter().enumerate() {
+        let Some(name) = code.strip_prefix("pub mod ") else {
+            continue;
+        };
+        let name = name.trim_end_matches([';', '{', ' ']);
+        let attribute = lines[..i]
+            .iter()
+            .rev()
+            .map(|(_, code)| code.as_str())
+            .find(|code| !code.is_empty());
+        if name != "testing" || attribute != Some("#[cfg(feature = \"fixtures\")]") {
+            found.push(format!("src/lib.rs:{n}: {code}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "public modules outside `#[cfg(feature = \"fixtures\")] pub mod testing` (make them \
+         `mod`; re-export what main needs with `pub use`, what tests need from `testing`):\n{}",
+        found.join("\n")
+    );
+    assert!(
+        lines.iter().any(|(_, code)| code == "#![warn(dead_code)]"),
+        "src/lib.rs states #![warn(dead_code)]"
+    );
+}
+
+/// `testing` re-exports items, never a whole top-level module or a glob: either would make
+/// everything below it public again, and dead code invisible to the lint in tests' builds.
+#[test]
+fn the_fixtures_surface_re_exports_items_not_modules() {
+    let code = shipped_code(&std::fs::read_to_string(Path::new(SRC).join("testing.rs")).unwrap());
+    let code = String::from_utf8_lossy(&code);
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("pub use ") {
+        let Some(end) = code[at..].find(';') else {
+            continue;
+        };
+        let tree = &code[at + 8..at + end];
+        for path in use_paths(tree) {
+            if tree.contains('*') || path.len() < 3 || path[0] != "crate" {
+                found.push(path.join("::"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "src/testing.rs re-exports a module or glob: {found:?}"
     );
 }

@@ -7,11 +7,10 @@ use std::time::{Duration, Instant};
 
 use crate::support::record::*;
 use crate::support::*;
-use diskdash::bench::options::{JobOption, Key, validate};
-use diskdash::bench::spec::{JobSpec, MachineLimits, RwMode};
-use diskdash::plan::{Job, Missing, Plan, Step};
-use diskdash::record::RunStatus;
-use diskdash::session::{Control, Session, SessionOptions, SessionState, Snapshot};
+use diskdash::testing::bench::{JobOption, JobSpec, Key, MachineLimits, RwMode, validate};
+use diskdash::testing::plan::{Job, Missing, Plan, Step};
+use diskdash::testing::record::RunStatus;
+use diskdash::testing::session::{Control, Session, SessionOptions, SessionState, Snapshot};
 
 /// A job from fio-style options, through the one validator (no command line involved).
 fn spec(options: &[(Key, &str)]) -> JobSpec {
@@ -51,7 +50,9 @@ fn wait_for(
 }
 
 /// Waits for the session to end, failing (instead of hanging) if it does not within 20 s.
-fn wait_ended(handle: diskdash::session::SessionHandle) -> diskdash::session::SessionOutcome {
+fn wait_ended(
+    handle: diskdash::testing::session::SessionHandle,
+) -> diskdash::testing::session::SessionOutcome {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let _ = tx.send(handle.wait());
@@ -63,7 +64,7 @@ fn wait_ended(handle: diskdash::session::SessionHandle) -> diskdash::session::Se
 
 /// An interactive session over a 16 MiB scratch file (record `r.json`): idle after
 /// preconditioning, then started and measuring a little.
-fn running_session(dir: &std::path::Path) -> diskdash::session::SessionHandle {
+fn running_session(dir: &std::path::Path) -> diskdash::testing::session::SessionHandle {
     let options = SessionOptions {
         json: Some(dir.join("r.json")),
         finish_when_done: false,
@@ -159,7 +160,7 @@ fn controls_end_steps_and_the_record_keeps_each() {
 /// status that did I/O, and removed the scratch file.
 fn assert_one_step_recorded(
     dir: &std::path::Path,
-    outcome: &diskdash::session::SessionOutcome,
+    outcome: &diskdash::testing::session::SessionOutcome,
     status: RunStatus,
     step_status: &str,
 ) {
@@ -361,7 +362,7 @@ fn a_step_that_does_not_fit_the_target_is_refused_before_anything_runs() {
     let Err(err) = Session::start(plan, SessionOptions::default()) else {
         panic!("a 2M block on a 1M file must be refused")
     };
-    assert_eq!(diskdash::error::exit_code(&err), 2);
+    assert_eq!(diskdash::testing::error::exit_code(&err), 2);
     assert!(
         err.to_string()
             .starts_with("step 2: bs 2M is larger than the working set of"),
@@ -494,7 +495,7 @@ fn two_jobs_at_once_on_one_file_one_verifying_are_refused() {
     let Err(err) = Session::start(plan, options) else {
         panic!("two jobs at once on one file, one verifying, must be refused")
     };
-    assert_eq!(diskdash::error::exit_code(&err), 2);
+    assert_eq!(diskdash::testing::error::exit_code(&err), 2);
     assert_eq!(
         err.to_string(),
         format!(

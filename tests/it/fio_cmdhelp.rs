@@ -1,13 +1,13 @@
 //! fio 3.33's own option list (`fio --cmdhelp=all`) against `diskdash fio`: each option, given
 //! a plausible value in a minimal job, is either accepted and listed in `diskdash fio --help`,
 //! or refused with a one-line usage error (exit 2) that names it. The names run through the
-//! parse in-process (`diskdash::fio::load`, what `--parse-only` runs), one job file each.
+//! parse in-process (`diskdash::testing::fio::load`, what `--parse-only` runs), one job file each.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use diskdash::bench::spec::MachineLimits;
+use diskdash::testing::bench::MachineLimits;
 
 use crate::support::{BIN, assert_success, stdout};
 
@@ -167,12 +167,12 @@ fn every_option_of_fio_is_listed_in_help_or_refused_naming_itself() {
         let job = d.join(format!("{name}.fio"));
         std::fs::write(&job, format!("[a]\nfilename=f\nsize=1m\n{name}={value}\n")).unwrap();
         let args = vec![job.display().to_string(), "--parse-only".to_string()];
-        match diskdash::fio::load(&args, &env, &machine) {
+        match diskdash::testing::fio::load(&args, &env, &machine) {
             Ok(_) if listed.contains(name) => accepted.push(name.clone()),
             Ok(_) => wrong.push(format!("{name}={value}: accepted, not in --help")),
             Err(err) => {
                 let text = format!("{err:#}");
-                let code = diskdash::error::exit_code(&err);
+                let code = diskdash::testing::error::exit_code(&err);
                 if code != 2 || text.contains('\n') || !text.contains(name.as_str()) {
                     wrong.push(format!("{name}={value}: exit {code}: {text}"));
                 }

@@ -6,8 +6,7 @@ use std::time::Duration;
 
 use crate::support::tmux;
 
-use diskdash::tui::terminal::TerminalGuard;
-use diskdash::tui::ui::sample;
+use diskdash::testing::tui::{TerminalGuard, sample};
 
 const CHILD: &str = "DISKDASH_GUARD_TEST_CHILD";
 

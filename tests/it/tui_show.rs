@@ -311,14 +311,13 @@ fn a_recorded_step_s_total_agrees_with_its_jobs_and_fio_s_group_lines() {
     crate::support::assert_success(&out);
     let report = std::fs::read_to_string(&report).unwrap();
 
-    let diskdash::record::Loaded::Run(run) = diskdash::record::load_any(&record).unwrap() else {
+    let diskdash::testing::record::Loaded::Run(run) =
+        diskdash::testing::record::load_any(&record).unwrap()
+    else {
         panic!("a run record");
     };
-    let view = diskdash::tui::view::from_record::view_of_job(
-        &run,
-        diskdash::tui::view::UiState::default(),
-        None,
-    );
+    let view =
+        diskdash::testing::tui::view_of_job(&run, diskdash::testing::tui::UiState::default(), None);
     let jobs = view.jobs.expect("the step's jobs table");
     assert_eq!(jobs.rows.len(), 3);
     let mib = |bytes_per_s: f64| bytes_per_s / 1_048_576.0;

@@ -1,5 +1,5 @@
 //! Usage errors checked in this process, not by spawning the binary: the command line goes
-//! through `main`'s own steps (`diskdash::cli::parse`, `diskdash::run`, `diskdash::cli::failed`)
+//! through `main`'s own steps (`diskdash::parse`, `diskdash::run`, `diskdash::failed`)
 //! and must be refused before anything runs. What `main` would print on stderr and exit with
 //! comes back. A few end-to-end checks per command (the binary spawned) keep `main` itself
 //! and the one-line stderr honest.
@@ -9,8 +9,9 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{ExitStatus, Output};
 
-use diskdash::bench::spec::MachineLimits;
-use diskdash::cli::{Parsed, Personality, failed, parse};
+use diskdash::testing::bench::MachineLimits;
+use diskdash::testing::{error, fio};
+use diskdash::{Parsed, Personality, failed, parse};
 
 /// `diskdash ARGS`, refused: the stderr `main` prints (`error: LINE\n`) and its exit code.
 /// Panics if the command line would print help or run.
@@ -48,7 +49,7 @@ pub fn usage_error(args: &[&str]) -> String {
 }
 
 /// `diskdash fio ARGS --no-tui` as run in `dir`, where ARGS carries `--parse-only`: the
-/// invocation is loaded in this process with `diskdash::fio::load` (what the binary runs) and
+/// invocation is loaded in this process with `testing::fio::load` (what the binary runs) and
 /// comes back as the binary's output would: the plan on stdout, `note:` lines and any
 /// `error:` line on stderr, the exit code. A job file named relative to `dir` is passed as
 /// its absolute path (this process cannot change its working directory while other tests
@@ -84,15 +85,15 @@ pub fn fio_parse_only(dir: &Path, args: &[&str]) -> Output {
             .into_bytes()
     };
     let env = |name: &str| std::env::var(name).ok();
-    let (stdout, stderr, code) = match diskdash::fio::load(&args, &env, &MachineLimits::detect()) {
+    let (stdout, stderr, code) = match fio::load(&args, &env, &MachineLimits::detect()) {
         Ok(invocation) => {
             assert!(invocation.parse_only, "{args:?} would run");
             let notes: String = invocation
                 .notes
                 .iter()
-                .map(|note| format!("note: {}\n", diskdash::error::one_line(note)))
+                .map(|note| format!("note: {}\n", error::one_line(note)))
                 .collect();
-            (diskdash::fio::show::plan(&invocation), notes, 0)
+            (fio::plan(&invocation), notes, 0)
         }
         Err(err) => {
             let (line, code) = failed(&err, Personality::Diskdash);

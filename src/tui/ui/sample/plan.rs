@@ -219,7 +219,6 @@ pub fn snapshot() -> Snapshot {
         device_absent: None,
         filled: false,
         error: None,
-        record_path: None,
         plan: PlanProgress {
             index: 0,
             count: 3,
