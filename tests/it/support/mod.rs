@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 pub mod compare;
+pub mod group;
 pub mod inproc;
 pub mod limited;
 pub mod record;
