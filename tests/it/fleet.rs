@@ -69,11 +69,8 @@ fn union_percentile(histograms: &[&Value], pct: f64) -> u64 {
 fn fleet_record(path: &Path) -> Value {
     let record = read_json(path);
     let schema = read_json(&schema_path("fleet-record.schema.json"));
-    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(&record)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect();
+    let validator = crate::support::schema::validator_for(&schema).expect("the schema compiles");
+    let errors = validator.errors(&record);
     assert!(errors.is_empty(), "{}", errors.join("\n"));
     record
 }

@@ -222,4 +222,3 @@ fn a_stopped_run_reports_the_stall_and_measures_only_running_time() {
         "run {iops:.0} IOPS against {busy_mean:.0} in the intervals with I/O"
     );
 }
-

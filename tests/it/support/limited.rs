@@ -75,6 +75,8 @@ pub fn run(mut command: Command, address_space_bytes: Option<u64>, timeout: Dura
         }
     }
     let started = Instant::now();
+    // Reaped by `try_wait4` below (wait4, for its rusage), not by `Child::wait`.
+    #[allow(clippy::zombie_processes)]
     let mut child = command.spawn().expect("spawning the command");
     let pid = libc::pid_t::try_from(child.id()).unwrap();
     let out = drain(child.stdout.take().unwrap());

@@ -16,6 +16,7 @@ pub mod group;
 pub mod inproc;
 pub mod limited;
 pub mod record;
+pub mod schema;
 pub mod seccomp;
 pub mod sshd;
 pub mod tmux;
