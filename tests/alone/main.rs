@@ -2,8 +2,9 @@
 //! (`rate`), a thread starved of its CPU (`session_starved`), 16 jobs x QD64 traced live in a
 //! terminal (`tui_trace`), every AIO event of the system (`libaio`), a machine-wide sysctl
 //! (`sysctl`), a rate compared with fio's on the same disk (`fio_json`), the spread of a real
-//! run's interval batches (`compare`), the reports a run's timers make (`fio_intervals`) and
-//! what the page cache holds (`page_cache`). Cargo runs test binaries one after another, so
+//! run's interval batches (`compare`), the reports a run's timers make (`fio_intervals`),
+//! what the page cache holds (`page_cache`) and a stop told from a starved session in a
+//! thinned series (`safety_signals`). Cargo runs test binaries one after another, so
 //! nothing of `it` (two tests per CPU) runs beside them; this binary runs one test at a time
 //! unless `RUST_TEST_THREADS` or `--test-threads` says otherwise. The same support module as
 //! `it`; the same `#[ignore = "needs ..."]` marks. A test belongs here when its check is a
@@ -29,6 +30,7 @@ mod fio_json;
 mod libaio;
 mod page_cache;
 mod rate;
+mod safety_signals;
 mod session_starved;
 mod sysctl;
 mod trace_root;

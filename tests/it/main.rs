@@ -83,6 +83,7 @@ mod safety_output;
 mod safety_signals;
 mod safety_stack;
 mod safety_target;
+mod schema;
 mod serve;
 mod steady;
 mod sweep;

@@ -1225,11 +1225,8 @@ fn assert_valid_finding(finding: &serde_json::Value) -> Result<(), String> {
         "$defs": full["$defs"],
         "$ref": "#/$defs/sweep_finding",
     });
-    let validator = jsonschema::validator_for(&wrapper).expect("the schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(finding)
-        .map(|e| e.to_string())
-        .collect();
+    let validator = crate::support::schema::validator_for(&wrapper).expect("the schema compiles");
+    let errors = validator.errors(finding);
     if errors.is_empty() {
         Ok(())
     } else {

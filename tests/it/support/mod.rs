@@ -13,9 +13,11 @@ use serde_json::Value;
 
 pub mod block_trace;
 pub mod compare;
+pub mod group;
 pub mod inproc;
 pub mod limited;
 pub mod record;
+pub mod schema;
 pub mod seccomp;
 pub mod sshd;
 pub mod tmux;

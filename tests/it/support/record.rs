@@ -142,12 +142,33 @@ fn schema() -> Value {
     read_json(&path)
 }
 
-fn check(schema: &Value, instance: &Value, what: &str) {
-    let validator = jsonschema::validator_for(schema).expect("the schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
+/// The run schema's `$defs/DEF` as a schema of its own.
+fn wrapper(def: &str) -> Value {
+    let full = schema();
+    serde_json::json!({
+        "$schema": full["$schema"],
+        "$defs": full["$defs"],
+        "$ref": format!("#/$defs/{def}"),
+    })
+}
+
+/// Asserts `instance` matches the schema `what` names: made by `schema` the first time, kept
+/// for the test binary's life (a record is checked in hundreds of tests, its patterns
+/// compiled once).
+fn check(schema: impl FnOnce() -> Value, instance: &Value, what: &'static str) {
+    type Kept = std::collections::HashMap<&'static str, &'static super::schema::Validator>;
+    static KEPT: std::sync::Mutex<Option<Kept>> = std::sync::Mutex::new(None);
+    let validator = *KEPT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get_or_insert_with(Kept::new)
+        .entry(what)
+        .or_insert_with(|| {
+            Box::leak(Box::new(
+                super::schema::validator_for(&schema()).expect("the schema compiles"),
+            ))
+        });
+    let errors = validator.errors(instance);
     assert!(
         errors.is_empty(),
         "{what} does not match the schema:\n{}",
@@ -158,35 +179,23 @@ fn check(schema: &Value, instance: &Value, what: &str) {
 /// Asserts a `diskdash compare --json` object matches assets/schema/compare.schema.json.
 pub fn assert_valid_compare(object: &Value) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/schema/compare.schema.json");
-    check(&read_json(&path), object, "compare --json");
+    check(|| read_json(&path), object, "compare --json");
 }
 
 /// Asserts `record` matches assets/schema/run-record.schema.json.
 pub fn assert_valid_record(record: &Value) {
-    check(&schema(), record, "run record");
+    check(schema, record, "run record");
 }
 
 /// Asserts one JSON Lines record matches the schema's `$defs/interval`.
 pub fn assert_valid_interval(line: &Value) {
-    let full = schema();
-    let wrapper = serde_json::json!({
-        "$schema": full["$schema"],
-        "$defs": full["$defs"],
-        "$ref": "#/$defs/interval",
-    });
-    check(&wrapper, line, "interval record");
+    check(|| wrapper("interval"), line, "interval record");
 }
 
 /// Asserts one `--jsonl` line of a finished sweep point matches the schema's
 /// `$defs/sweep_point`.
 pub fn assert_valid_sweep_point(line: &Value) {
-    let full = schema();
-    let wrapper = serde_json::json!({
-        "$schema": full["$schema"],
-        "$defs": full["$defs"],
-        "$ref": "#/$defs/sweep_point",
-    });
-    check(&wrapper, line, "sweep point line");
+    check(|| wrapper("sweep_point"), line, "sweep point line");
 }
 
 /// Files left in `dir` other than `keep` (scratch files must be gone).
@@ -204,7 +213,7 @@ pub fn leftovers(dir: &Path, keep: &[&str]) -> Vec<PathBuf> {
 pub fn assert_valid_monitor_line(line: &Value) {
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/schema/monitor-record.schema.json");
-    check(&read_json(&path), line, "monitor recording line");
+    check(|| read_json(&path), line, "monitor recording line");
 }
 
 /// How a refusal's one line is matched against a case's expected text.
