@@ -1073,14 +1073,17 @@ impl<'a> Loop<'a> {
     ) -> ControlFlow<()> {
         let think = self.spec.think;
         let sync_every = self.spec.sync_every;
-        while flight.in_flight + flight.queued < self.depth {
-            if self.budget_bytes < self.workload.shortest_bytes() || (!PLAIN && self.ios_left == 0)
+        // The depth is tested once per fill: `room` is what is left of it, one less for each
+        // I/O queued here (nothing else in a fill moves the depth or what is in flight), and
+        // the free slots are never fewer (a slot is free unless queued or in flight).
+        let mut room = self.depth.saturating_sub(flight.in_flight + flight.queued);
+        while room > 0 {
+            // A plain loop leaves the bytes to the test of the I/O's length below (the
+            // shortest I/O is never longer than it).
+            if !PLAIN && (self.budget_bytes < self.workload.shortest_bytes() || self.ios_left == 0)
             {
                 // A size-based run has submitted its bytes: drain and end.
                 flight.stopping = true;
-                break;
-            }
-            if flight.free.is_empty() {
                 break;
             }
             if !PLAIN
@@ -1101,6 +1104,7 @@ impl<'a> Loop<'a> {
                 // counted as a read and spends none of the job's size.
                 let Some(slot) = flight.free.pop() else { break };
                 self.prep_verify_read(engine, buffers, flight, slot, offset);
+                room -= 1;
                 continue;
             }
             let Some(direction) = self.next_direction::<PLAIN>(flight) else {
@@ -1177,6 +1181,7 @@ impl<'a> Loop<'a> {
             engine.prep(&entry.io);
             flight.unstamped.push(slot);
             flight.queued += 1;
+            room -= 1;
             if !PLAIN && let Some(think) = think.filter(|t| t.on_issue) {
                 self.think_count += 1;
                 if self.think_count >= think.blocks {
@@ -1198,7 +1203,7 @@ impl<'a> Loop<'a> {
             // A full queue goes on to reap, whose one syscall sends what is queued and waits
             // (submit and wait in one io_uring_enter): each I/O still goes out as soon as it
             // is ready, as fio's iodepth_batch_submit asks, without a syscall of its own.
-            if flight.queued >= flight.batch && flight.in_flight + flight.queued < self.depth {
+            if flight.queued >= flight.batch && room > 0 {
                 // Counted during a ramp too, and dropped when recording starts: no test of
                 // `recording` per call.
                 self.depths

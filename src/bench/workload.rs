@@ -172,6 +172,12 @@ pub struct Workload {
     pick: Pick,
     random: bool,
     read_pct: u8,
+    /// The one direction of a job that has one (a read, write or trim job, not `trimwrite`):
+    /// [`Self::direction`] without a draw or a test of the mode.
+    only: Option<Direction>,
+    /// The one length of every I/O of a job without `bssplit` (or with one size) that is not
+    /// `trimwrite`: [`Self::len`] without a test of the sizes.
+    one_len: Option<u32>,
     /// Offsets are multiples of this: the block size, the smallest of a `bssplit`, or a
     /// random job's `blockalign`.
     unit_bytes: u64,
@@ -333,6 +339,25 @@ impl Workload {
             }
             _ => shortest_bytes,
         };
+        let trims = match spec.rw {
+            RwMode::Trim | RwMode::RandTrim => Trims::Only,
+            RwMode::TrimWrite => Trims::ThenWrite,
+            _ => Trims::No,
+        };
+        let read_pct = spec.rw.read_pct(spec.rwmixread_pct);
+        let only = match (trims, read_pct) {
+            (Trims::Only, _) => Some(Direction::Trim),
+            (Trims::No, 100) => Some(Direction::Read),
+            (Trims::No, 0) => Some(Direction::Write),
+            _ => None,
+        };
+        // What `len` gives either direction when it draws nothing (see `one_len`).
+        let one_len = match (&sizes[0][..], &sizes[1][..]) {
+            _ if trims == Trims::ThenWrite => None,
+            ([], []) => Some(u32::try_from(unit_bytes).unwrap_or(u32::MAX)),
+            ([(read, _)], [(write, _)]) if read == write => Some(*read),
+            _ => None,
+        };
         let total_blocks = (size_bytes / unit_bytes).max(1);
         // A verifying worker keeps to its own slice, random or not (see `walk`).
         let (region_start_block, region_blocks) = if spec.rw.is_random() && spec.verify.is_none() {
@@ -370,7 +395,9 @@ impl Workload {
                 Pick::Uniform
             },
             random: spec.rw.is_random(),
-            read_pct: spec.rw.read_pct(spec.rwmixread_pct),
+            read_pct,
+            only,
+            one_len,
             unit_bytes,
             shortest_bytes,
             sizes,
@@ -387,11 +414,7 @@ impl Workload {
                 _ => 1,
             },
             given: 0,
-            trims: match spec.rw {
-                RwMode::Trim | RwMode::RandTrim => Trims::Only,
-                RwMode::TrimWrite => Trims::ThenWrite,
-                _ => Trims::No,
-            },
+            trims,
             pending_write: None,
             writing_pending: false,
             walk: spec.verify.map(|_| {
@@ -467,6 +490,9 @@ impl Workload {
     /// `bssplit` by the shares.
     #[inline]
     pub fn len(&mut self, direction: Direction) -> u32 {
+        if let Some(len) = self.one_len {
+            return len;
+        }
         if let (true, Some((_, len))) = (self.writing_pending, self.pending_write) {
             return len;
         }
@@ -536,6 +562,9 @@ impl Workload {
 
     #[inline]
     fn pick_direction(&mut self) -> Direction {
+        if let Some(direction) = self.only {
+            return direction;
+        }
         match self.trims {
             Trims::No => {}
             Trims::Only => return Direction::Trim,
@@ -757,19 +786,21 @@ impl Workload {
             }
         }
         if let Cover::Map(map) = &mut self.cover {
-            // One unit (every I/O of a job without bssplit) without the division.
-            let want = if u64::from(len_bytes) == self.unit_bytes {
-                1
-            } else {
-                u64::from(len_bytes).div_ceil(self.unit_bytes)
-            };
             let block = ((u128::from(splitmix64(&mut self.rng)) * u128::from(self.region_blocks))
                 >> 64) as u64;
-            let (block, blocks) = map.claim(block, want);
-            let len = if blocks >= want {
-                len_bytes
+            let (block, len) = if u64::from(len_bytes) == self.unit_bytes {
+                // One unit (every I/O of a job without bssplit): no division, and a claim of
+                // one block is never cut.
+                (map.claim(block, 1).0, len_bytes)
             } else {
-                u32::try_from(blocks * self.unit_bytes).unwrap_or(len_bytes)
+                let want = u64::from(len_bytes).div_ceil(self.unit_bytes);
+                let (block, blocks) = map.claim(block, want);
+                let len = if blocks >= want {
+                    len_bytes
+                } else {
+                    u32::try_from(blocks * self.unit_bytes).unwrap_or(len_bytes)
+                };
+                (block, len)
             };
             let at = self.region_start_bytes + block * self.unit_bytes;
             if self.trims == Trims::ThenWrite {
