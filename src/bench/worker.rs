@@ -1124,27 +1124,9 @@ impl<'a> Loop<'a> {
             // The random map may cut the I/O short (never longer).
             let (offset_bytes, len) = self.workload.place(direction, len);
             if len == 0 {
-                flight.free.push(slot);
-                self.ios_left += u64::from(!PLAIN);
-                if self.workload.zone_busy() {
-                    // Emulated zones: another clone's I/O holds the zone (fio's zone lock).
-                    // With I/O of its own in flight the worker completes it first, as fio's
-                    // io_u_quiesce; with none it waits for the zone, then places again.
-                    if flight.in_flight + flight.queued > 0 {
-                        break;
-                    }
-                    self.workload.wait_zone(ZONE_WAIT);
-                    let now = monotonic_ns();
-                    if self.control.stop.load(Ordering::Relaxed)
-                        || (now >= self.deadline_ns && self.runtime_over(now))
-                    {
-                        flight.stopping = true;
-                        break;
-                    }
+                if self.placed_nothing::<PLAIN>(flight, slot) {
                     continue;
                 }
-                // Emulated zones hold nothing (more) to read: the worker ends, as fio's.
-                flight.stopping = true;
                 break;
             }
             self.budget_bytes -= u64::from(len);
@@ -1217,6 +1199,35 @@ impl<'a> Loop<'a> {
             }
         }
         ControlFlow::Continue(())
+    }
+
+    /// The I/O of `slot` was placed nowhere (the random map or the emulated zones had no
+    /// room): the slot and its count go back. True when the fill places again (a zone came
+    /// free), false when it stops (for the I/O in flight, or at the end).
+    #[cold]
+    fn placed_nothing<const PLAIN: bool>(&mut self, flight: &mut Flight, slot: u32) -> bool {
+        flight.free.push(slot);
+        self.ios_left += u64::from(!PLAIN);
+        if self.workload.zone_busy() {
+            // Emulated zones: another clone's I/O holds the zone (fio's zone lock). With I/O
+            // of its own in flight the worker completes it first, as fio's io_u_quiesce; with
+            // none it waits for the zone, then places again.
+            if flight.in_flight + flight.queued > 0 {
+                return false;
+            }
+            self.workload.wait_zone(ZONE_WAIT);
+            let now = monotonic_ns();
+            if self.control.stop.load(Ordering::Relaxed)
+                || (now >= self.deadline_ns && self.runtime_over(now))
+            {
+                flight.stopping = true;
+                return false;
+            }
+            return true;
+        }
+        // Emulated zones hold nothing (more) to read: the worker ends, as fio's.
+        flight.stopping = true;
+        false
     }
 
     /// The next I/O's direction; None when a paced worker has none due yet (`wake_ns` then

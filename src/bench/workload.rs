@@ -345,33 +345,13 @@ impl Workload {
             _ => Trims::No,
         };
         let read_pct = spec.rw.read_pct(spec.rwmixread_pct);
-        let only = match (trims, read_pct) {
-            (Trims::Only, _) => Some(Direction::Trim),
-            (Trims::No, 100) => Some(Direction::Read),
-            (Trims::No, 0) => Some(Direction::Write),
-            _ => None,
-        };
-        // What `len` gives either direction when it draws nothing (see `one_len`).
-        let one_len = match (&sizes[0][..], &sizes[1][..]) {
-            _ if trims == Trims::ThenWrite => None,
-            ([], []) => Some(u32::try_from(unit_bytes).unwrap_or(u32::MAX)),
-            ([(read, _)], [(write, _)]) if read == write => Some(*read),
-            _ => None,
-        };
+        let (only, one_len) = Self::one_of_each(trims, read_pct, &sizes, unit_bytes);
         let total_blocks = (size_bytes / unit_bytes).max(1);
         // A verifying worker keeps to its own slice, random or not (see `walk`).
         let (region_start_block, region_blocks) = if spec.rw.is_random() && spec.verify.is_none() {
             (0, total_blocks)
         } else {
-            let (part, jobs) = (u64::from(slice.0), u64::from(slice.1.max(1)));
-            let per_job = (total_blocks / jobs).max(1);
-            let start = (part * per_job).min(total_blocks - 1);
-            let blocks = if part + 1 == jobs {
-                total_blocks - start
-            } else {
-                per_job.min(total_blocks - start)
-            };
-            (start, blocks.max(1))
+            Self::slice_of(total_blocks, slice)
         };
         // Strided zones: the offsets walk one zone, which `place` moves along the region.
         let zones = spec.zones.map(|zones| ZoneWalk {
@@ -462,6 +442,43 @@ impl Workload {
             zbd: None,
             rng: seed ^ (u64::from(worker) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         }
+    }
+
+    /// The one direction a job has and the one I/O length either direction gives when it
+    /// draws nothing, where it has just one (`only`, `one_len`).
+    fn one_of_each(
+        trims: Trims,
+        read_pct: u8,
+        sizes: &[Vec<(u32, u8)>; 2],
+        unit_bytes: u64,
+    ) -> (Option<Direction>, Option<u32>) {
+        let only = match (trims, read_pct) {
+            (Trims::Only, _) => Some(Direction::Trim),
+            (Trims::No, 100) => Some(Direction::Read),
+            (Trims::No, 0) => Some(Direction::Write),
+            _ => None,
+        };
+        let one_len = match (&sizes[0][..], &sizes[1][..]) {
+            _ if trims == Trims::ThenWrite => None,
+            ([], []) => Some(u32::try_from(unit_bytes).unwrap_or(u32::MAX)),
+            ([(read, _)], [(write, _)]) if read == write => Some(*read),
+            _ => None,
+        };
+        (only, one_len)
+    }
+
+    /// Part `slice.0` of `slice.1` equal parts of `total_blocks` (the last takes the rest):
+    /// its first block and its length, at least one block.
+    fn slice_of(total_blocks: u64, slice: (u32, u32)) -> (u64, u64) {
+        let (part, jobs) = (u64::from(slice.0), u64::from(slice.1.max(1)));
+        let per_job = (total_blocks / jobs).max(1);
+        let start = (part * per_job).min(total_blocks - 1);
+        let blocks = if part + 1 == jobs {
+            total_blocks - start
+        } else {
+            per_job.min(total_blocks - start)
+        };
+        (start, blocks.max(1))
     }
 
     /// Whether a new pass over the region began since the last call (a sequential walk back

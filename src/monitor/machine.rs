@@ -76,19 +76,30 @@ impl MachineRecord {
 
 /// `path` or its nearest ancestor that exists, resolved.
 fn nearest_existing(path: &Path) -> Option<PathBuf> {
+    nearest_resolved(path, |at| std::fs::canonicalize(at))
+}
+
+/// `path` or its nearest ancestor that `resolve` resolves; a relative path ends at `.`, whose
+/// resolution fails when the working directory was removed (then `None`, not another try of
+/// `.`: a run whose directory was removed under it looped here when it wrote its record).
+fn nearest_resolved(
+    path: &Path,
+    resolve: impl Fn(&Path) -> std::io::Result<PathBuf>,
+) -> Option<PathBuf> {
+    let dot = Path::new(".");
     let mut at = if path.as_os_str().is_empty() {
-        Path::new(".")
+        dot
     } else {
         path
     };
     loop {
-        if let Ok(real) = std::fs::canonicalize(at) {
+        if let Ok(real) = resolve(at) {
             return Some(real);
         }
         at = match at.parent() {
-            Some(p) if p.as_os_str().is_empty() => Path::new("."),
-            Some(p) => p,
-            None => return None,
+            Some(p) if !p.as_os_str().is_empty() => p,
+            Some(_) if at != dot => dot,
+            _ => return None,
         };
     }
 }
@@ -131,6 +142,41 @@ fn cpu_model(cpuinfo: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A relative path in a working directory that was removed resolves to nothing, once:
+    /// `.` is tried once, not forever.
+    #[test]
+    fn a_relative_path_under_a_removed_working_directory_resolves_to_none() {
+        let tried = std::cell::RefCell::new(Vec::new());
+        let fail = |at: &Path| {
+            tried.borrow_mut().push(at.to_path_buf());
+            Err(std::io::Error::from(std::io::ErrorKind::NotFound))
+        };
+        for (path, want) in [
+            ("a", vec!["a", "."]),
+            ("x/y", vec!["x/y", "x", "."]),
+            ("./a", vec!["./a", "."]),
+            ("", vec!["."]),
+            ("/gone/file", vec!["/gone/file", "/gone", "/"]),
+        ] {
+            tried.borrow_mut().clear();
+            assert_eq!(nearest_resolved(Path::new(path), fail), None, "{path}");
+            let want: Vec<PathBuf> = want.iter().map(PathBuf::from).collect();
+            assert_eq!(*tried.borrow(), want, "{path}");
+        }
+        // The nearest ancestor that resolves is the answer.
+        let only_x = |at: &Path| {
+            if at == Path::new("x") {
+                Ok(PathBuf::from("/real/x"))
+            } else {
+                Err(std::io::Error::from(std::io::ErrorKind::NotFound))
+            }
+        };
+        assert_eq!(
+            nearest_resolved(Path::new("x/y/z"), only_x),
+            Some(PathBuf::from("/real/x"))
+        );
+    }
 
     #[test]
     fn the_cpu_model_is_read_as_each_platform_names_it() {

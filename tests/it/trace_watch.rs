@@ -494,5 +494,5 @@ fn every_busy_interval_agrees_with_diskstats_per_direction() {
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
     end(fio);
-    block_trace::assert_busy_intervals_agree(&record, &disk);
+    block_trace::assert_busy_intervals_agree(&record, &disk, false);
 }

@@ -79,9 +79,15 @@ pub fn assert_interval_agrees(sample: &Value, dir: &str) {
 }
 
 /// In the recording at `record`, `disk` had at least 3 intervals of 1,000 I/Os or more in each
-/// direction, and each agrees with diskstats ([`assert_interval_agrees`]).
-pub fn assert_busy_intervals_agree(record: &Path, disk: &str) {
-    let samples = traced_disk_samples(record, disk);
+/// direction, and each agrees with diskstats ([`assert_interval_agrees`], which also wants no
+/// event lost). `lost_allowed`: intervals whose events the kernel's buffer lost are left out
+/// instead (their counts are said untrustworthy; a loaded CI machine's debug build can lose
+/// some at the root disk's rate), and 3 without a loss are still wanted.
+pub fn assert_busy_intervals_agree(record: &Path, disk: &str, lost_allowed: bool) {
+    let samples: Vec<Value> = traced_disk_samples(record, disk)
+        .into_iter()
+        .filter(|s| !lost_allowed || s["block_trace"]["lost_events"] == 0)
+        .collect();
     for dir in ["read", "write"] {
         let busy = busy_in(&samples, dir);
         assert!(
