@@ -22,6 +22,8 @@ fn fio(file: &Path, rw: &str, depth: u32, seconds: u32) -> Child {
             "--bs=4k",
             "--direct=1",
             "--ioengine=io_uring",
+            // Its job a thread of the one process: killing the process ends its I/O.
+            "--thread",
             &format!("--iodepth={depth}"),
             "--time_based",
             &format!("--runtime={seconds}"),
