@@ -348,6 +348,11 @@ pub struct Row {
     pub short: Option<char>,
     /// fio's name: `bs`.
     pub fio: &'static str,
+    /// The other names fio takes for the option (`blocksize`), in a job file and on its
+    /// command line.
+    pub fio_aliases: &'static [&'static str],
+    /// In fio's job files and command line, a 1/0 option that alone means 1 (`direct`).
+    pub fio_bool: bool,
     /// The value's name in help (`0|1`); empty: the flag's name in capitals (`IO_SIZE`).
     pub value_name: &'static str,
     pub heading: &'static str,
@@ -383,6 +388,8 @@ impl Row {
             flag,
             short: None,
             fio,
+            fio_aliases: &[],
+            fio_bool: false,
             value_name: "",
             heading,
             help: "",
@@ -398,6 +405,16 @@ impl Row {
             choices: &[],
             check: Check::With(key),
         }
+    }
+    /// fio's other names of the option.
+    const fn fio_aliases(mut self, aliases: &'static [&'static str]) -> Self {
+        self.fio_aliases = aliases;
+        self
+    }
+    /// A 1/0 option that, given alone in fio's syntax, means 1.
+    const fn fio_bool(mut self) -> Self {
+        self.fio_bool = true;
+        self
     }
     /// The values completion offers.
     const fn choices(mut self, choices: &'static [&'static str]) -> Self {
@@ -513,6 +530,7 @@ impl Row {
 /// Every job option, one row per key, in the order of `Key::ALL` (a test checks).
 pub(crate) static TABLE: [Row; 91] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
+        .fio_aliases(&["readwrite"])
         .choices(&["read", "write", "randread", "randwrite", "rw", "randrw"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
         .default("randread")
@@ -527,6 +545,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(rwmixread_row),
     Row::new(Key::Bs, "--bs", "bs", WORKLOAD)
+        .fio_aliases(&["blocksize"])
         .help("Block size of each I/O (4k, 1M, 1MiB, 512).")
         .default("4k")
         .bounds(1, MAX_BLOCK_SIZE_BYTES)
@@ -564,6 +583,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(ioengine_row),
     Row::new(Key::IoDepthBatch, "--iodepth-batch", "iodepth_batch", ENGINE)
+        .fio_aliases(&["iodepth_batch_submit"])
         .help("I/Os submitted per io_uring_enter (like fio's iodepth_batch_submit).")
         .default("1")
         .bounds(1, MAX_IODEPTH as u64)
@@ -576,6 +596,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .with(Key::IoDepthBatchCompleteMin),
     Row::new(Key::IoDepthBatchCompleteMin, "--iodepth-batch-complete-min", "iodepth_batch_complete_min", ENGINE)
+        .fio_aliases(&["iodepth_batch_complete"])
         .help("Completions each wake-up waits for at least, capped by what is in flight (0, with --iodepth-batch-complete: poll without sleeping; like fio's iodepth_batch_complete_min).")
         .default("1")
         .bounds(0, MAX_IODEPTH as u64)
@@ -588,6 +609,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(iodepth_low_row),
     Row::new(Key::Direct, "--direct", "direct", ENGINE)
+        .fio_bool()
         .help("Bypass the page cache with O_DIRECT (the default).")
         .default("1")
         .swept("yes,no")
@@ -620,6 +642,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(cpus_row),
     Row::new(Key::Runtime, "--runtime", "runtime", TIMING)
+        .fio_aliases(&["timeout"])
         .help("Run time of the measured part (500ms, 10s, 2m).")
         .default("30s")
         .per(&[
@@ -652,6 +675,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .default("0")
         .parse(offset_increment_row),
     Row::new(Key::IoSize, "--io-size", "io_size", TIMING)
+        .fio_aliases(&["io_limit"])
         .help("A size-based run: each worker ends after moving SIZE bytes; --runtime caps it.")
         .on(BENCH | SWEEP)
         .parse(io_size_row),
@@ -663,6 +687,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .help("The seed of the random offsets.")
         .parse(randseed_row),
     Row::new(Key::EndFsync, "--end-fsync", "end_fsync", FIO_ONLY)
+        .fio_bool()
         .help("Sync the file when the job ends.")
         .default("0")
         .parse(end_fsync_row),
@@ -698,11 +723,13 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH)
         .parse(bssplit_row),
     Row::new(Key::Hipri, "--hipri", "hipri", ENGINE)
+        .fio_bool()
         .help("Polled completions (fio's hipri: IORING_SETUP_IOPOLL); O_DIRECT on a device with poll queues (NVMe with poll_queues) to be truly polled.")
         .optional()
         .on(BENCH | SWEEP)
         .parse(uring_row),
     Row::new(Key::SqThreadPoll, "--sqthread-poll", "sqthread_poll", ENGINE)
+        .fio_bool()
         .help("A kernel thread submits (fio's sqthread_poll: IORING_SETUP_SQPOLL).")
         .optional()
         .on(BENCH | SWEEP)
@@ -712,34 +739,41 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .with(Key::Hipri),
     Row::new(Key::FixedBufs, "--fixedbufs", "fixedbufs", ENGINE)
+        .fio_bool()
         .help("Registered buffers, READ_FIXED/WRITE_FIXED (fio's fixedbufs; on by default here).")
         .optional()
         .on(BENCH | SWEEP)
         .with(Key::Hipri),
     Row::new(Key::RegisterFiles, "--registerfiles", "registerfiles", ENGINE)
+        .fio_bool()
         .help("A registered file (fio's registerfiles; on by default here).")
         .optional()
         .on(BENCH | SWEEP)
         .with(Key::Hipri),
     Row::new(Key::NonVectored, "--nonvectored", "nonvectored", ENGINE)
+        .fio_bool()
         .help("READ/WRITE rather than READV/WRITEV (fio's nonvectored; on by default here).")
         .optional()
         .on(BENCH | SWEEP)
         .with(Key::Hipri),
     Row::new(Key::SteadyState, "--ss", "steadystate", STEADY)
+        .fio_aliases(&["ss"])
         .help("Stop once steady: iops, iops_slope, bw, bw_slope, lat or lat_slope and a limit, absolute or in percent of the window's mean (iops_slope:0.3%, bw:2%, lat:50us). Needs --ss-dur.")
         .on(BENCH | SWEEP)
         .parse(steady_row),
     Row::new(Key::SsDur, "--ss-dur", "steadystate_duration", STEADY)
+        .fio_aliases(&["ss_dur"])
         .help("The window the criterion is judged over: the last N seconds of 1 s samples, whole seconds, at least 2 (e.g. 30s); without --ss, fio's criterion iops_slope:0.01%.")
         .on(BENCH | SWEEP)
         .with(Key::SteadyState),
     Row::new(Key::SsRamp, "--ss-ramp", "steadystate_ramp_time", STEADY)
+        .fio_aliases(&["ss_ramp"])
         .help("Time after the start of measuring before samples are collected.")
         .default("0s")
         .on(BENCH | SWEEP)
         .with(Key::SteadyState),
     Row::new(Key::SsKeepGoing, "--ss-keep-going", "ss_keep_going", STEADY)
+        .fio_bool()
         .help("Run to --runtime after attaining steady state, flagging every sample out of it.")
         .default("0")
         .switch()
@@ -756,11 +790,13 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH)
         .parse(verify_row),
     Row::new(Key::VerifyOnly, "--verify-only", "verify_only", VERIFICATION)
+        .fio_bool()
         .help("Read back and check a set an earlier --verify write left; write nothing.")
         .optional()
         .on(BENCH)
         .with(Key::Verify),
     Row::new(Key::VerifyFatal, "--verify-fatal", "verify_fatal", VERIFICATION)
+        .fio_bool()
         .help("Stop at the first block that fails its check.")
         .optional()
         .on(BENCH)
@@ -795,6 +831,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .default("complete")
         .with(Key::ThinkTime),
     Row::new(Key::RateMin, "--rate-min", "rate_min", FIO_ONLY)
+        .fio_aliases(&["ratemin"])
         .help("The job fails below this bandwidth.")
         .commas()
         .parse(rate_min_row),
@@ -803,6 +840,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .commas()
         .with(Key::RateMin),
     Row::new(Key::RateCycle, "--rate-cycle", "rate_cycle", FIO_ONLY)
+        .fio_aliases(&["ratecycle"])
         .help("Milliseconds the floor under the rate is averaged over.")
         .default("1000")
         .with(Key::RateMin),
@@ -819,6 +857,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .default("0")
         .with(Key::Flow),
     Row::new(Key::NoRandomMap, "--norandommap", "norandommap", WORKLOAD)
+        .fio_bool()
         .help("Random offsets drawn with replacement (fio's norandommap). Default, as fio: each block of the working set once per pass, a long bssplit block cut where the pass has been.")
         .default("0")
         .optional()
@@ -832,6 +871,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(random_generator_row),
     Row::new(Key::Invalidate, "--invalidate", "invalidate", WORKLOAD)
+        .fio_bool()
         .help("A buffered job drops its file's page cache at the start and, time-based, at each wrap of its pass (fio's invalidate; default 1, as fio).")
         .default("1")
         .optional()
@@ -844,7 +884,8 @@ pub(crate) static TABLE: [Row; 91] = [
         .words()
         .on(BENCH | SWEEP)
         .parse(fadvise_row),
-    Row::new(Key::IoMem, "--iomem", "iomem", WORKLOAD)
+    Row::new(Key::IoMem, "--iomem", "mem", WORKLOAD)
+        .fio_aliases(&["iomem"])
         .choices(&["huge", "malloc"])
         .help("I/O buffer memory (fio's iomem): huge (2 MiB pages asked for, so a large direct I/O is not split into 4 KiB segments) or malloc (4 KiB pages, fio's default).")
         .value_name("malloc|huge")
@@ -898,6 +939,7 @@ pub(crate) static TABLE: [Row; 91] = [
     // fio's metadata engines (filecreate, filestat, filedelete) work on many files per job;
     // every other engine runs one.
     Row::new(Key::NrFiles, "--nrfiles", "nrfiles", FIO_ONLY)
+        .fio_aliases(&["nr_files"])
         .help("Files per job: each I/O of a filecreate, filestat or filedelete job is one of them; 1 for the other engines.")
         .default("1")
         .bounds(1, MAX_NRFILES)
@@ -956,6 +998,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .help("What an sg job's writes do on the block device: write, write_and_verify, verify_bytchk_00 (read), verify_bytchk_01 (read and compare), verify_bytchk_11 (compare each block with the first), write_same, write_same_ndob (zeros).")
         .with(Key::Rw),
     Row::new(Key::FillDevice, "--fill-device", "fill_device", FIO_ONLY)
+        .fio_aliases(&["fill_fs"])
         .help("A sequential write job writes until its filesystem (a new file sized to the free space) or device is full: ENOSPC or EDQUOT then ends it without an error (1), or not (0, default).")
         .default("0")
         .parse(fill_device_row),

@@ -271,7 +271,7 @@ const FIO_DEFAULTS: &[(&str, &str)] = &[
     ("iodepth_batch_complete_max", "1"),
     ("iodepth_batch_complete_min", "1"),
     ("direct", "0"),
-    ("iomem", "malloc"),
+    ("mem", "malloc"),
     ("fixedbufs", "0"),
     ("registerfiles", "0"),
     ("ramp_time", "0s"),

@@ -158,7 +158,9 @@ fn diskdash_and_fio_move_the_same_bytes() {
         if tool == BIN {
             cmd.arg("fio");
         }
+        // fio writes its verify state (`local-<job>-0-verify.state`) where it runs.
         let out = cmd
+            .current_dir(dir.path())
             .args(["--output-format=json", file.to_str().unwrap()])
             .output()
             .unwrap();

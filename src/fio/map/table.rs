@@ -1,14 +1,18 @@
-//! The option table: one row per fio option diskdash knows, fio's own name first, then the
-//! aliases it also takes, and what the option does ([`Opt`]). fio's lookup (exact, then an
-//! unambiguous prefix on the command line), the name fio reports an option by, and the list
-//! `diskdash fio --help` prints all read the rows. Adding an option is adding its row (and its
+//! fio's option table: one row per fio option diskdash knows, fio's own name, the aliases it
+//! also takes, and what the option does ([`Opt`]). A job option (a [`Key`]) is defined once,
+//! in the job table ([`TABLE`]: its fio name and aliases, whether it is a 1/0 option, its
+//! parse-and-bound function); its row here is made from that row, read by [`rule`] where fio's
+//! syntax needs one of its own. The rows written here are fio's alone ([`FIO_ROWS`]). fio's
+//! lookup (exact, then an unambiguous prefix on the command line), the name fio reports an
+//! option by, and the list `diskdash fio --help` prints all read the rows. Adding a job option
+//! is adding its row to [`TABLE`]; adding one of fio's alone is adding its row here (and its
 //! handler in `map`, for a new [`Opt`]); the help's command-line section, written with each
 //! flag's own words, is checked against the rows by a test.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use crate::bench::options::Key;
+use crate::bench::options::{Key, TABLE};
 use crate::error::usage;
 use crate::fio::parse::Arity::{self, Flag, Value};
 
@@ -184,18 +188,24 @@ impl Opt {
     }
 }
 
-/// One fio option: its names (fio's own first, then the aliases diskdash also takes, `_`
-/// between words) and what it does.
+/// One fio option: fio's own name, the aliases diskdash also takes (`_` between words), and
+/// what it does.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Row {
-    pub names: &'static [&'static str],
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
     pub opt: Opt,
 }
 
 impl Row {
     /// fio's own name of the option: the one its reports use.
     pub fn fio(&self) -> &'static str {
-        self.names[0]
+        self.name
+    }
+
+    /// fio's own name, then the aliases.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> {
+        std::iter::once(self.name).chain(self.aliases.iter().copied())
     }
 
     /// How `diskdash fio --help` lists the option.
@@ -222,83 +232,75 @@ pub enum Shown {
     CommandLine,
 }
 
-/// Makes [`ROWS`] from arms `"fio's name" | "alias" => Opt`.
+/// Makes [`FIO_ROWS`] from arms `"fio's name" | "alias" => Opt`.
 macro_rules! option_table {
-    ($($($name:literal)|+ => $opt:expr,)*) => {
-        /// The option table, in the order `--help` lists it and a prefix's candidates are named.
-        pub(super) const ROWS: &[Row] = &[$(Row { names: &[$($name),+], opt: $opt },)*];
-
-        /// Every name of [`ROWS`], in order (a typo's suggestion is one of them).
-        pub(super) const OPTION_NAMES: &[&str] = &[$($($name,)+)*];
+    ($($name:literal $(| $alias:literal)* => $opt:expr,)*) => {
+        /// fio's options that are not rows of the job table ([`TABLE`]): fio's own syntax
+        /// (`name`, `filename`, `stonewall`), options that map onto several keys or none
+        /// (`rwmixwrite`, `thread`), fio's logs and measurement tuning, and its command line.
+        const FIO_ROWS: &[Row] = &[$(Row { name: $name, aliases: &[$($alias),*], opt: $opt },)*];
     };
 }
 
+/// How fio's syntax reads a job option of [`TABLE`] that is not given to the validator as
+/// written (`Opt::Job`, or `Opt::Bool` for a 1/0 option): by a rule of its own.
+const fn rule(key: Key) -> Option<Opt> {
+    Some(match key {
+        Key::Size => Opt::Size,
+        Key::IoSize => Opt::IoSize,
+        Key::IoEngine => Opt::IoEngine,
+        Key::Runtime => Opt::Runtime,
+        Key::Verify => Opt::Verify,
+        Key::DoVerify => Opt::DoVerify,
+        Key::ContinueOnError => Opt::ContinueOnError,
+        Key::FillDevice => Opt::FillDevice,
+        Key::IgnoreError => Opt::IgnoreError,
+        Key::VerifyPattern => Opt::VerifyPattern,
+        Key::BufferPattern => Opt::BufferPattern,
+        Key::SgWriteMode => Opt::SgWriteMode,
+        Key::Interval => Opt::StatusInterval,
+        _ => return None,
+    })
+}
+
+/// The option table, by fio's name (the order `--help` lists it and a prefix's candidates are
+/// named): a row per job option of [`TABLE`] (its names are that row's, fio's own first),
+/// and [`FIO_ROWS`].
+pub(super) static ROWS: LazyLock<Vec<Row>> = LazyLock::new(|| {
+    let job = TABLE.iter().map(|row| {
+        let opt = rule(row.key).unwrap_or(if row.fio_bool {
+            Opt::Bool(row.key)
+        } else {
+            Opt::Job(row.key)
+        });
+        Row {
+            name: row.fio,
+            aliases: row.fio_aliases,
+            opt,
+        }
+    });
+    let mut rows: Vec<Row> = job.chain(FIO_ROWS.iter().copied()).collect();
+    rows.sort_unstable_by_key(|row| row.name);
+    rows
+});
+
+/// Every name of [`ROWS`], in order (a typo's suggestion is one of them).
+pub(super) static OPTION_NAMES: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| ROWS.iter().flat_map(Row::names).collect());
+
 option_table! {
-    "rw" | "readwrite" => Opt::Job(Key::Rw),
-    "rwmixread" => Opt::Job(Key::RwMixRead),
     "rwmixwrite" => Opt::RwMixWrite,
-    "bs" | "blocksize" => Opt::Job(Key::Bs),
-    "size" => Opt::Size,
     "filesize" => Opt::Size,
-    "io_size" | "io_limit" => Opt::IoSize,
-    "iodepth" => Opt::Job(Key::IoDepth),
-    "numjobs" => Opt::Job(Key::NumJobs),
-    "ioengine" => Opt::IoEngine,
-    "iodepth_batch" | "iodepth_batch_submit" => Opt::Job(Key::IoDepthBatch),
-    "iodepth_batch_complete_max" => Opt::Job(Key::IoDepthBatchComplete),
-    "iodepth_batch_complete_min" | "iodepth_batch_complete" => Opt::Job(Key::IoDepthBatchCompleteMin),
-    "iodepth_low" => Opt::Job(Key::IoDepthLow),
-    "direct" => Opt::Bool(Key::Direct),
     "buffered" => Opt::Buffered,
-    "fsync" => Opt::Job(Key::Fsync),
-    "fdatasync" => Opt::Job(Key::Fdatasync),
-    "sync" => Opt::Job(Key::Sync),
-    "cpus_allowed" => Opt::Job(Key::Cpus),
-    "cpus_allowed_policy" => Opt::Job(Key::CpusPolicy),
-    "runtime" | "timeout" => Opt::Runtime,
     "time_based" => Opt::TimeBased,
-    "ramp_time" => Opt::Job(Key::Ramp),
-    "startdelay" => Opt::Job(Key::StartDelay),
-    "offset" => Opt::Job(Key::Offset),
-    "offset_increment" => Opt::Job(Key::OffsetIncrement),
-    "randseed" => Opt::Job(Key::RandSeed),
     "randrepeat" => Opt::RandRepeat,
-    "random_distribution" => Opt::Job(Key::RandomDistribution),
-    "bssplit" => Opt::Job(Key::BsSplit),
-    "verify" => Opt::Verify,
-    "do_verify" => Opt::DoVerify,
     "loops" => Opt::Loops,
-    "number_ios" => Opt::Job(Key::NumberIos),
-    "thinktime" => Opt::Job(Key::ThinkTime),
-    "thinktime_spin" => Opt::Job(Key::ThinkTimeSpin),
-    "thinktime_blocks" => Opt::Job(Key::ThinkTimeBlocks),
-    "thinktime_blocks_type" => Opt::Job(Key::ThinkTimeBlocksType),
-    "rate_min" | "ratemin" => Opt::Job(Key::RateMin),
-    "rate_iops_min" => Opt::Job(Key::RateIopsMin),
-    "rate_cycle" | "ratecycle" => Opt::Job(Key::RateCycle),
-    "latency_target" => Opt::Job(Key::LatencyTarget),
-    "latency_window" => Opt::Job(Key::LatencyWindow),
-    "latency_percentile" => Opt::Job(Key::LatencyPercentile),
-    "latency_run" => Opt::Job(Key::LatencyRun),
-    "flow" => Opt::Job(Key::Flow),
-    "flow_id" => Opt::Job(Key::FlowId),
-    "flow_sleep" => Opt::Job(Key::FlowSleep),
     "wait_for" => Opt::WaitFor,
-    "fallocate" => Opt::Job(Key::Fallocate),
-    "dedupe_percentage" => Opt::Job(Key::DedupePercentage),
-    "dedupe_mode" => Opt::Job(Key::DedupeMode),
-    "dedupe_working_set_percentage" => Opt::Job(Key::DedupeWorkingSet),
     "dedupe_global" => Opt::Accepted(
         Flag,
         "accepted; each job repeats blocks of its own working set, where fio's \
          dedupe_global draws the repeats from one set shared by all such jobs",
     ),
-    "buffer_compress_percentage" => Opt::Job(Key::CompressPercentage),
-    "buffer_compress_chunk" => Opt::Job(Key::CompressChunk),
-    "continue_on_error" => Opt::ContinueOnError,
-    "nrfiles" | "nr_files" => Opt::Job(Key::NrFiles),
-    "stat_type" => Opt::Job(Key::StatType),
-    "fill_device" | "fill_fs" => Opt::FillDevice,
     "openfiles" | "open_files" => Opt::OpenFiles,
     "file_service_type" => Opt::FileServiceType,
     "filename_format" => Opt::FilenameFormat,
@@ -328,8 +330,6 @@ option_table! {
         "accepted; diskdash runs every job of a step to its own end, where fio's exitall \
          stops them all when the first ends",
     ),
-    "verify_backlog" => Opt::Job(Key::VerifyBacklog),
-    "verify_backlog_batch" => Opt::Job(Key::VerifyBacklogBatch),
     "error_dump" => Opt::Accepted(
         Flag,
         "accepted; diskdash reports a job's first error in one line and dumps nothing more",
@@ -356,40 +356,10 @@ option_table! {
         Value,
         "accepted; diskdash runs every job of a step to its own end (see exitall)",
     ),
-    "verify_interval" => Opt::Job(Key::VerifyInterval),
     "io_submit_mode" => Opt::SubmitMode,
-    "ignore_error" => Opt::IgnoreError,
     "log_prio" => Opt::Log(Flag),
-    "numa_cpu_nodes" => Opt::Job(Key::NumaCpuNodes),
-    "numa_mem_policy" => Opt::Job(Key::NumaMemPolicy),
-    "prio" => Opt::Job(Key::Prio),
-    "prioclass" => Opt::Job(Key::PrioClass),
-    "cmdprio_percentage" => Opt::Job(Key::CmdPrioPercentage),
-    "cmdprio_class" => Opt::Job(Key::CmdPrioClass),
-    "cmdprio" => Opt::Job(Key::CmdPrio),
-    "cmdprio_bssplit" => Opt::Job(Key::CmdPrioBsSplit),
-    "verify_pattern" => Opt::VerifyPattern,
-    "buffer_pattern" => Opt::BufferPattern,
-    "sg_write_mode" => Opt::SgWriteMode,
     "readfua" => Opt::Fua(false),
     "writefua" => Opt::Fua(true),
-    "verify_only" => Opt::Bool(Key::VerifyOnly),
-    "verify_fatal" => Opt::Bool(Key::VerifyFatal),
-    "hipri" => Opt::Bool(Key::Hipri),
-    "sqthread_poll" => Opt::Bool(Key::SqThreadPoll),
-    "sqthread_poll_cpu" => Opt::Job(Key::SqThreadPollCpu),
-    "fixedbufs" => Opt::Bool(Key::FixedBufs),
-    "registerfiles" => Opt::Bool(Key::RegisterFiles),
-    "nonvectored" => Opt::Bool(Key::NonVectored),
-    "rate_iops" => Opt::Job(Key::RateIops),
-    "rate" => Opt::Job(Key::Rate),
-    "rate_process" => Opt::Job(Key::RateProcess),
-    "end_fsync" => Opt::Bool(Key::EndFsync),
-    "steadystate" | "ss" => Opt::Job(Key::SteadyState),
-    "steadystate_duration" | "ss_dur" => Opt::Job(Key::SsDur),
-    "steadystate_ramp_time" | "ss_ramp" => Opt::Job(Key::SsRamp),
-    "ss_keep_going" => Opt::Bool(Key::SsKeepGoing),
-    "cliff" => Opt::Job(Key::Cliff),
     "name" => Opt::JobName,
     "filename" => Opt::Filename,
     "directory" => Opt::Directory,
@@ -406,11 +376,6 @@ option_table! {
         Flag,
         "accepted; diskdash's libaio always reaps with io_getevents",
     ),
-    "norandommap" => Opt::Bool(Key::NoRandomMap),
-    "random_generator" => Opt::Job(Key::RandomGenerator),
-    "invalidate" => Opt::Bool(Key::Invalidate),
-    "fadvise_hint" => Opt::Job(Key::FadviseHint),
-    "mem" | "iomem" => Opt::Job(Key::IoMem),
     "create_on_open" => Opt::Accepted(
         Flag,
         "accepted; diskdash creates a missing file before its step starts (filecreate \
@@ -452,7 +417,6 @@ option_table! {
     "minimal" => Opt::Minimal,
     "terse_version" => Opt::TerseVersion,
     "output" => Opt::Output,
-    "status_interval" => Opt::StatusInterval,
     "showcmd" => Opt::ShowCmd,
     "parse_only" => Opt::ParseOnly,
     "section" => Opt::Section,
@@ -473,7 +437,7 @@ option_table! {
 static BY_NAME: LazyLock<HashMap<&'static str, usize>> = LazyLock::new(|| {
     let mut map = HashMap::new();
     for (i, row) in ROWS.iter().enumerate() {
-        for &name in row.names {
+        for name in row.names() {
             let earlier = map.insert(name, i);
             debug_assert!(earlier.is_none(), "{name} is in two rows");
         }
@@ -495,7 +459,7 @@ pub(super) fn lookup(option: &str) -> Option<Opt> {
 /// that begins fio's own name (`iodepth_batch_complete` of `iodepth_batch_complete_min`), else
 /// the first of the row's names it begins.
 fn reached(row: &Row, name: &str) -> Option<&'static str> {
-    let mut matching = row.names.iter().copied().filter(|n| n.starts_with(name));
+    let mut matching = row.names().filter(|n| n.starts_with(name));
     let first = matching.next()?;
     Some(
         matching
@@ -554,7 +518,7 @@ pub(super) fn fio_name(written: &str) -> String {
 pub fn known_options() -> Vec<(&'static str, Shown)> {
     ROWS.iter()
         .filter(|row| row.shown() != Shown::CommandLine)
-        .flat_map(|row| row.names.iter().map(|&name| (name, row.shown())))
+        .flat_map(|row| row.names().map(|name| (name, row.shown())))
         .collect()
 }
 
@@ -598,7 +562,42 @@ mod tests {
         );
         assert_eq!(fio_name("blockalign"), "ba");
         assert_eq!(fio_name("iomem"), "mem");
+        assert_eq!(fio_name("timeout"), "runtime");
+        assert_eq!(fio_name("fill_fs"), "fill_device");
         assert_eq!(fio_name("filesize"), "filesize");
         assert_eq!(fio_name("clat_percentiles"), "clat_percentiles");
+    }
+
+    /// A job option is defined once, in the job table: fio takes it under that row's names,
+    /// as a 1/0 option where the row says so, by [`rule`] where fio's syntax has one; and no
+    /// row written here takes a name of the job table's.
+    #[test]
+    fn every_job_option_is_fio_s_under_the_job_table_s_names_only() {
+        for job in &TABLE {
+            let row = exact(job.fio).unwrap_or_else(|| panic!("{} is not fio's", job.fio));
+            assert_eq!((row.name, row.aliases), (job.fio, job.fio_aliases));
+            let expected = rule(job.key).unwrap_or(if job.fio_bool {
+                Opt::Bool(job.key)
+            } else {
+                Opt::Job(job.key)
+            });
+            assert_eq!(row.opt, expected, "{}", job.fio);
+        }
+        for row in FIO_ROWS {
+            for name in row.names() {
+                assert!(
+                    TABLE
+                        .iter()
+                        .all(|job| job.fio != name && !job.fio_aliases.contains(&name)),
+                    "{name} is a job option's: its row belongs in the job table"
+                );
+            }
+            assert!(
+                !matches!(row.opt, Opt::Job(_) | Opt::Bool(_)),
+                "{}: a key's option is the job table's row",
+                row.name
+            );
+        }
+        assert!(ROWS.is_sorted_by_key(|row| row.name));
     }
 }

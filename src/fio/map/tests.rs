@@ -959,7 +959,7 @@ fn prefixes_and_single_dashes_name_fio_s_options_as_getopt_long_only() {
 
 #[test]
 fn every_name_of_the_table_is_an_option() {
-    for name in OPTION_NAMES {
+    for name in OPTION_NAMES.iter() {
         assert!(exact(name).is_some(), "{name}");
         assert_eq!(resolve(name).unwrap().unwrap().0, *name);
         assert_eq!(
