@@ -1029,14 +1029,40 @@ pub(crate) const MAX_NRFILES: u64 = 10_000_000;
 pub enum Origin {
     /// A `diskdash bench` flag.
     CommandLine,
-    /// A line of a job file.
-    File { path: String, line: u32 },
+    /// A line of a job file; `alias`: the other name of fio's the line gave the option by
+    /// (`blocksize=` for `bs`), which errors name it by as fio does.
+    File {
+        path: String,
+        line: u32,
+        alias: Option<&'static str>,
+    },
     /// A change made in the dashboard while the job runs.
     Dashboard,
-    /// fio's command line (`diskdash fio --bs=4k`): named `--bs`, fio's spelling.
-    FioFlag,
+    /// fio's command line (`diskdash fio --bs=4k`): named `--bs`, fio's spelling, or by the
+    /// `alias` it was given as (`--blocksize`).
+    FioFlag { alias: Option<&'static str> },
     /// fio's default for an option the job does not set.
     FioDefault,
+}
+
+impl Origin {
+    /// The alias of fio's the option was given by, if any.
+    #[must_use]
+    pub(crate) fn alias(&self) -> Option<&'static str> {
+        match self {
+            Self::File { alias, .. } | Self::FioFlag { alias } => *alias,
+            _ => None,
+        }
+    }
+
+    /// The same origin, the option given by `alias` (fio's syntax only).
+    #[must_use]
+    pub(crate) fn with_alias(mut self, given: Option<&'static str>) -> Self {
+        if let Self::File { alias, .. } | Self::FioFlag { alias } = &mut self {
+            *alias = given;
+        }
+        self
+    }
 }
 
 /// One option: a key, its value as written, and where it came from.
@@ -1143,26 +1169,32 @@ pub(crate) struct Name<'a> {
 
 impl fmt::Display for Name<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let fio = self.fio();
         match self.origin {
             None | Some(Origin::CommandLine) => f.write_str(self.key.flag()),
-            Some(Origin::File { path, line }) => {
-                write!(f, "{path}:{line}: {}", self.key.fio_name())
-            }
-            Some(Origin::Dashboard) => f.write_str(self.key.fio_name()),
-            Some(Origin::FioFlag) => write!(f, "--{}", self.key.fio_name()),
-            Some(Origin::FioDefault) => write!(f, "{} (fio's default)", self.key.fio_name()),
+            Some(Origin::File { path, line, .. }) => write!(f, "{path}:{line}: {fio}"),
+            Some(Origin::Dashboard) => f.write_str(fio),
+            Some(Origin::FioFlag { .. }) => write!(f, "--{fio}"),
+            Some(Origin::FioDefault) => write!(f, "{fio} (fio's default)"),
         }
     }
 }
 
 impl Name<'_> {
+    /// fio's name of the option, or the alias it was given by (`blocksize`), as fio names it.
+    fn fio(&self) -> &'static str {
+        self.origin
+            .and_then(Origin::alias)
+            .unwrap_or(self.key.fio_name())
+    }
+
     /// The option as its origin spells it before a value, without a file location:
     /// `--runtime ` (a flag), `runtime=` (a job file, the dashboard), `--runtime=` (fio's line).
     fn bare(self) -> String {
         match self.origin {
             None | Some(Origin::CommandLine) => format!("{} ", self.key.flag()),
-            Some(Origin::FioFlag) => format!("--{}=", self.key.fio_name()),
-            Some(_) => format!("{}=", self.key.fio_name()),
+            Some(Origin::FioFlag { .. }) => format!("--{}=", self.fio()),
+            Some(_) => format!("{}=", self.fio()),
         }
     }
 }
@@ -3833,6 +3865,7 @@ mod tests {
         let file = || Origin::File {
             path: "j.fio".to_string(),
             line: 3,
+            alias: None,
         };
         let used = |options: &[JobOption], key| Options(options).get(key).unwrap().value.clone();
         let (adjusted, note) = fio_batching(&[
@@ -4332,6 +4365,7 @@ mod tests {
             origin: Origin::File {
                 path: "ss.fio".into(),
                 line: 3,
+                alias: None,
             },
         };
         assert_eq!(
@@ -4429,6 +4463,7 @@ mod tests {
             origin: Origin::File {
                 path: "db.fio".into(),
                 line: 14,
+                alias: None,
             },
         };
         assert_eq!(
@@ -4647,6 +4682,7 @@ mod tests {
                     origin: Origin::File {
                         path: "j.fio".to_string(),
                         line: 3,
+                        alias: None,
                     },
                 })
                 .collect();

@@ -797,10 +797,18 @@ fn fio_defaults() -> Vec<JobOption> {
 }
 
 fn push(options: &mut Vec<JobOption>, key: Key, value: impl Into<String>, entry: &Entry) {
+    // Given by one of the key's aliases (`blocksize=`): errors name it so, as fio does.
+    let written = entry.option.replace('-', "_");
+    let alias = key
+        .row()
+        .fio_aliases
+        .iter()
+        .copied()
+        .find(|a| *a == written);
     options.push(JobOption {
         key,
         value: value.into(),
-        origin: entry.origin.clone(),
+        origin: entry.origin.clone().with_alias(alias),
     });
 }
 
@@ -2152,9 +2160,9 @@ fn trim_caps(options: &mut [JobOption], settings: &mut Settings) -> anyhow::Resu
         if trim.is_empty() {
             continue;
         }
-        let fio_name = option.key.fio_name();
+        let fio_name = option.origin.alias().unwrap_or(option.key.fio_name());
         let name = match &option.origin {
-            Origin::File { path, line } => format!("{path}:{line}: {fio_name}"),
+            Origin::File { path, line, .. } => format!("{path}:{line}: {fio_name}"),
             _ => format!("--{fio_name}"),
         };
         let text = option.value.clone();
@@ -2265,7 +2273,7 @@ fn read_job_verify(
     };
     let checks = do_verify.is_none_or(|entry| value(entry) != "0");
     let at = match &verify.origin {
-        Origin::File { path, line } => format!("{path}:{line}"),
+        Origin::File { path, line, .. } => format!("{path}:{line}"),
         _ => "verify".to_string(),
     };
     if checks {

@@ -86,7 +86,7 @@ impl Entry {
     #[must_use]
     pub fn located(&self) -> String {
         match &self.origin {
-            Origin::File { path, line } => format!("{path}:{line}: {}", self.written()),
+            Origin::File { path, line, .. } => format!("{path}:{line}: {}", self.written()),
             _ => format!("--{}", self.written()),
         }
     }
@@ -95,7 +95,7 @@ impl Entry {
     #[must_use]
     pub fn name(&self) -> String {
         match &self.origin {
-            Origin::File { path, line } => format!("{path}:{line}: {}", self.option),
+            Origin::File { path, line, .. } => format!("{path}:{line}: {}", self.option),
             _ => format!("--{}", self.option),
         }
     }
@@ -354,6 +354,7 @@ impl FileParser<'_> {
                 origin: Origin::File {
                     path: shown.clone(),
                     line,
+                    alias: None,
                 },
             };
             match self.out.sections.last_mut() {
@@ -570,7 +571,7 @@ pub fn command_line(args: &[String], resolve: Resolver<'_>) -> anyhow::Result<Co
         let entry = Entry {
             option,
             value,
-            origin: Origin::FioFlag,
+            origin: Origin::FioFlag { alias: None },
         };
         out.sections
             .last_mut()
@@ -636,6 +637,7 @@ mod tests {
         Origin::File {
             path: "db.fio".into(),
             line,
+            alias: None,
         }
     }
 
@@ -683,7 +685,8 @@ mod tests {
             sections[0].entries[0].origin,
             Origin::File {
                 path: "jobs/common.fio".into(),
-                line: 1
+                line: 1,
+                alias: None,
             }
         );
         assert_eq!(sections[1].entries[0].value.as_deref(), Some("8k"));

@@ -209,7 +209,7 @@ fn fio_buffered_time_based_reads_the_device_on_every_pass() {
 }
 
 #[test]
-fn fio_parse_only_shows_iomem_malloc_by_default_and_huge_on_request() {
+fn fio_parse_only_shows_mem_malloc_by_default_and_huge_on_request() {
     let dir = tempfile::tempdir().unwrap();
     let out = inproc::fio_parse_only(
         dir.path(),
@@ -226,15 +226,15 @@ fn fio_parse_only_shows_iomem_malloc_by_default_and_huge_on_request() {
     assert_success(&out);
     let text = stdout(&out);
     assert!(
-        options_line(&text, "plain").contains(" iomem=malloc"),
+        options_line(&text, "plain").contains(" mem=malloc"),
         "{text}"
     );
     assert!(
-        options_line(&text, "shm").contains(" iomem=shmhuge"),
+        options_line(&text, "shm").contains(" mem=shmhuge"),
         "{text}"
     );
     assert!(
-        options_line(&text, "mm").contains(" iomem=mmaphuge"),
+        options_line(&text, "mm").contains(" mem=mmaphuge"),
         "{text}"
     );
     let out = inproc::fio_parse_only(

@@ -1608,6 +1608,42 @@ fn reports_name_an_alias_by_fios_own_name_for_it() {
     assert_eq!(fio_name("runtime"), "runtime");
 }
 
+/// An error names an option by the alias it was given as (fio: `failed parsing blocksize=zz`),
+/// and by fio's own name otherwise.
+#[test]
+fn errors_name_an_option_as_it_was_given() {
+    let cases: &[(&str, &str)] = &[
+        ("blocksize=zz", r#"j.fio:3: blocksize "zz" is not a size"#),
+        ("bs=zz", r#"j.fio:3: bs "zz" is not a size"#),
+        (
+            "iomem=bogus",
+            r#"j.fio:3: iomem "bogus" is not an I/O memory type"#,
+        ),
+        (
+            "mem=bogus",
+            r#"j.fio:3: mem "bogus" is not an I/O memory type"#,
+        ),
+    ];
+    for (line, error) in cases {
+        let text = format!("[a]\nsize=1M\n{line}\n");
+        let got = world().file("j.fio", &text).load(&["j.fio"]).unwrap_err();
+        assert!(got.starts_with(error), "{line}: {got}");
+    }
+    let cases: &[(&str, &str)] = &[
+        ("--timeout=zz", r#"--timeout "zz" is not a duration"#),
+        ("--runtime=zz", r#"--runtime "zz" is not a duration"#),
+        ("--readwrite=zz", r#"--readwrite "zz" is not a workload"#),
+        (
+            "--iomem=cudamalloc",
+            r#"--iomem "cudamalloc" is not an I/O memory type"#,
+        ),
+    ];
+    for (flag, error) in cases {
+        let got = world().load(&["--name=a", "--size=1M", flag]).unwrap_err();
+        assert!(got.starts_with(error), "{flag}: {got}");
+    }
+}
+
 #[test]
 fn a_typo_in_a_job_file_or_on_the_command_line_gets_the_option_it_meant() {
     let w = world().file("t.fio", "[a]\nsize=1M\niodepht=8\n");
