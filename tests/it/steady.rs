@@ -263,8 +263,9 @@ fn job_files_and_sweeps_refuse_what_bench_refuses() {
     let out = fio(dir.path(), &["nocap.fio"]);
     assert_one_line(
         &out,
-        "nocap.fio:12: steadystate_duration needs a runtime cap to stop at when steady state is \
-         not reached; add runtime=10m",
+        // Named as the line gives it (ss_dur, fio's alias of steadystate_duration).
+        "nocap.fio:12: ss_dur needs a runtime cap to stop at when steady state is not reached; \
+         add runtime=10m",
         "no runtime",
     );
     let file = JOB_FILE.replace("ss_dur=3\n", "");
@@ -281,7 +282,8 @@ fn job_files_and_sweeps_refuse_what_bench_refuses() {
     );
     assert_one_line(
         &out,
-        r#"--steadystate "bogus:1" is not a criterion"#,
+        // Named as given (--ss, fio's alias of --steadystate).
+        r#"--ss "bogus:1" is not a criterion"#,
         "fio line",
     );
     let out = Command::new(BIN)
