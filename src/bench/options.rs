@@ -353,6 +353,11 @@ pub struct Row {
     pub fio_aliases: &'static [&'static str],
     /// In fio's job files and command line, a 1/0 option that alone means 1 (`direct`).
     pub fio_bool: bool,
+    /// fio's default as fio's command line writes it (`4k`, `0s`), which `--showcmd` leaves
+    /// out; empty: none said.
+    pub fio_default: &'static str,
+    /// diskdash's own job option: fio has no such key, so a fio command line leaves it out.
+    pub diskdash_only: bool,
     /// The value's name in help (`0|1`); empty: the flag's name in capitals (`IO_SIZE`).
     pub value_name: &'static str,
     pub heading: &'static str,
@@ -390,6 +395,8 @@ impl Row {
             fio,
             fio_aliases: &[],
             fio_bool: false,
+            fio_default: "",
+            diskdash_only: false,
             value_name: "",
             heading,
             help: "",
@@ -414,6 +421,16 @@ impl Row {
     /// A 1/0 option that, given alone in fio's syntax, means 1.
     const fn fio_bool(mut self) -> Self {
         self.fio_bool = true;
+        self
+    }
+    /// fio's default, as fio's command line writes it.
+    const fn fio_default(mut self, default: &'static str) -> Self {
+        self.fio_default = default;
+        self
+    }
+    /// Not one of fio's options.
+    const fn diskdash_only(mut self) -> Self {
+        self.diskdash_only = true;
         self
     }
     /// The values completion offers.
@@ -530,6 +547,7 @@ impl Row {
 /// Every job option, one row per key, in the order of `Key::ALL` (a test checks).
 pub(crate) static TABLE: [Row; 91] = [
     Row::new(Key::Rw, "--rw", "rw", WORKLOAD)
+        .fio_default("read")
         .fio_aliases(&["readwrite"])
         .choices(&["read", "write", "randread", "randwrite", "rw", "randrw"])
         .help("I/O pattern: read, write, randread, randwrite, rw, randrw.")
@@ -539,12 +557,14 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(rw_row),
     Row::new(Key::RwMixRead, "--rwmixread", "rwmixread", WORKLOAD)
+        .fio_default("50")
         .help("Percentage of reads in a mixed (rw, randrw) workload.")
         .default("50")
         .bounds(0, 100)
         .on(BENCH | SWEEP)
         .parse(rwmixread_row),
     Row::new(Key::Bs, "--bs", "bs", WORKLOAD)
+        .fio_default("4k")
         .fio_aliases(&["blocksize"])
         .help("Block size of each I/O (4k, 1M, 1MiB, 512).")
         .default("4k")
@@ -559,6 +579,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP | MARK)
         .parse(size_row),
     Row::new(Key::IoDepth, "--iodepth", "iodepth", WORKLOAD)
+        .fio_default("1")
         .short('q')
         .help("I/Os in flight per worker.")
         .default("32")
@@ -567,6 +588,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(iodepth_row),
     Row::new(Key::NumJobs, "--numjobs", "numjobs", WORKLOAD)
+        .fio_default("1")
         .short('j')
         .help("Worker threads.")
         .default("1")
@@ -575,6 +597,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(numjobs_row),
     Row::new(Key::IoEngine, "--ioengine", "ioengine", ENGINE)
+        .fio_default("psync")
         .choices(&["io_uring", "libaio", "psync", "null"])
         .help("I/O engine: io_uring, libaio, psync, null.")
         .default("io_uring")
@@ -583,6 +606,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(ioengine_row),
     Row::new(Key::IoDepthBatch, "--iodepth-batch", "iodepth_batch", ENGINE)
+        .fio_default("1")
         .fio_aliases(&["iodepth_batch_submit"])
         .help("I/Os submitted per io_uring_enter (like fio's iodepth_batch_submit).")
         .default("1")
@@ -590,12 +614,14 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(iodepth_batch_row),
     Row::new(Key::IoDepthBatchComplete, "--iodepth-batch-complete", "iodepth_batch_complete_max", ENGINE)
+        .fio_default("1")
         .help("Completions taken per wake-up before refilling (like fio's iodepth_batch_complete_max; default: the minimum).")
         .default("1")
         .bounds(1, MAX_IODEPTH as u64)
         .on(BENCH | SWEEP)
         .with(Key::IoDepthBatchCompleteMin),
     Row::new(Key::IoDepthBatchCompleteMin, "--iodepth-batch-complete-min", "iodepth_batch_complete_min", ENGINE)
+        .fio_default("1")
         .fio_aliases(&["iodepth_batch_complete"])
         .help("Completions each wake-up waits for at least, capped by what is in flight (0, with --iodepth-batch-complete: poll without sleeping; like fio's iodepth_batch_complete_min).")
         .default("1")
@@ -609,6 +635,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(iodepth_low_row),
     Row::new(Key::Direct, "--direct", "direct", ENGINE)
+        .fio_default("0")
         .fio_bool()
         .help("Bypass the page cache with O_DIRECT (the default).")
         .default("1")
@@ -656,6 +683,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP | MARK)
         .parse(runtime_row),
     Row::new(Key::Ramp, "--ramp", "ramp_time", TIMING)
+        .fio_default("0s")
         .help("Warm-up before measuring, excluded from the results.")
         .default("0s")
         .per(&[Per { command: SWEEP, default: "2s", note: "per point; none for --io-size points" }])
@@ -692,6 +720,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .default("0")
         .parse(end_fsync_row),
     Row::new(Key::CpusPolicy, "--cpus-policy", "cpus_allowed_policy", FIO_ONLY)
+        .fio_default("shared")
         .help("shared or split: how cpus_allowed spreads over the clones.")
         .default("split")
         .parse(cpus_policy_row),
@@ -739,12 +768,14 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .with(Key::Hipri),
     Row::new(Key::FixedBufs, "--fixedbufs", "fixedbufs", ENGINE)
+        .fio_default("0")
         .fio_bool()
         .help("Registered buffers, READ_FIXED/WRITE_FIXED (fio's fixedbufs; on by default here).")
         .optional()
         .on(BENCH | SWEEP)
         .with(Key::Hipri),
     Row::new(Key::RegisterFiles, "--registerfiles", "registerfiles", ENGINE)
+        .fio_default("0")
         .fio_bool()
         .help("A registered file (fio's registerfiles; on by default here).")
         .optional()
@@ -767,12 +798,15 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .with(Key::SteadyState),
     Row::new(Key::SsRamp, "--ss-ramp", "steadystate_ramp_time", STEADY)
+        .fio_default("0s")
         .fio_aliases(&["ss_ramp"])
         .help("Time after the start of measuring before samples are collected.")
         .default("0s")
         .on(BENCH | SWEEP)
         .with(Key::SteadyState),
     Row::new(Key::SsKeepGoing, "--ss-keep-going", "ss_keep_going", STEADY)
+        .diskdash_only()
+        .fio_default("0")
         .fio_bool()
         .help("Run to --runtime after attaining steady state, flagging every sample out of it.")
         .default("0")
@@ -780,6 +814,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .with(Key::SteadyState),
     Row::new(Key::Cliff, "--cliff", "cliff", STEADY)
+        .diskdash_only()
         .help("Sustained writes: mark the cliff where write bandwidth falls more than this below its running level and stays down (30%).")
         .default("30%")
         .on(BENCH | SWEEP)
@@ -885,6 +920,7 @@ pub(crate) static TABLE: [Row; 91] = [
         .on(BENCH | SWEEP)
         .parse(fadvise_row),
     Row::new(Key::IoMem, "--iomem", "mem", WORKLOAD)
+        .fio_default("malloc")
         .fio_aliases(&["iomem"])
         .choices(&["huge", "malloc"])
         .help("I/O buffer memory (fio's iomem): huge (2 MiB pages asked for, so a large direct I/O is not split into 4 KiB segments) or malloc (4 KiB pages, fio's default).")
@@ -3621,6 +3657,28 @@ mod tests {
         flags.dedup();
         names.dedup();
         assert_eq!((flags.len(), names.len()), (TABLE.len(), TABLE.len()));
+    }
+
+    /// fio's defaults, written as fio's command line writes them, are values the options take
+    /// (so `--showcmd` leaves out only what fio would assume anyway): one job of all of them,
+    /// with the steady-state window `steadystate_ramp_time` needs.
+    #[test]
+    fn fio_s_defaults_are_values_the_options_take() {
+        let mut options: Vec<JobOption> = TABLE
+            .iter()
+            .filter(|row| !row.fio_default.is_empty())
+            .map(|row| JobOption::flag(row.key, row.fio_default))
+            .collect();
+        assert!(options.len() >= 15, "{options:?}");
+        for (key, value) in [
+            (Key::SteadyState, "iops:1%"),
+            (Key::SsDur, "30s"),
+            (Key::Runtime, "60s"),
+        ] {
+            options.push(JobOption::flag(key, value));
+        }
+        let spec = validate(&options, &MachineLimits::detect());
+        assert!(spec.is_ok(), "{:?}", spec.err());
     }
 
     /// Every row is parsed: by its own function, or with a row that has one.

@@ -93,7 +93,7 @@ pub fn plan(invocation: &FioInvocation) -> String {
             }
             let options: Vec<String> = fio_options(&job.spec)
                 .into_iter()
-                .map(|(name, value)| format!("{name}={value}"))
+                .map(|(key, value)| format!("{}={value}", key.fio_name()))
                 .collect();
             let _ = writeln!(out, "    options  {}", options.join(" "));
         }
@@ -234,8 +234,8 @@ fn duration(d: Duration) -> String {
     }
 }
 
-/// The job's options with fio's names and compact values (`bs=128k`, `runtime=60s`).
-fn fio_options(spec: &JobSpec) -> Vec<(&'static str, String)> {
+/// The job's options (fio names them by [`Key::fio_name`]) with compact values (`bs=128k`, `runtime=60s`).
+fn fio_options(spec: &JobSpec) -> Vec<(Key, String)> {
     spec.to_options(&Origin::CommandLine)
         .into_iter()
         .map(|o| {
@@ -254,34 +254,10 @@ fn fio_options(spec: &JobSpec) -> Vec<(&'static str, String)> {
                 }
                 _ => o.value.clone(),
             };
-            (o.key.fio_name(), value)
+            (o.key, value)
         })
         .collect()
 }
-
-/// fio's defaults as `fio_options` writes them, left out of `--showcmd`'s fio lines.
-const FIO_DEFAULTS: &[(&str, &str)] = &[
-    ("rw", "read"),
-    ("rwmixread", "50"),
-    ("bs", "4k"),
-    ("iodepth", "1"),
-    ("numjobs", "1"),
-    ("ioengine", "psync"),
-    ("iodepth_batch", "1"),
-    ("iodepth_batch_complete_max", "1"),
-    ("iodepth_batch_complete_min", "1"),
-    ("direct", "0"),
-    ("mem", "malloc"),
-    ("fixedbufs", "0"),
-    ("registerfiles", "0"),
-    ("ramp_time", "0s"),
-    ("cpus_allowed_policy", "shared"),
-    ("steadystate_ramp_time", "0s"),
-    ("ss_keep_going", "0"),
-];
-
-/// diskdash's own job options: fio has no such keys, so its command line leaves them out.
-const DISKDASH_ONLY: &[&str] = &["ss_keep_going", "cliff"];
 
 /// Quotes a word for a POSIX shell when it needs it.
 fn shell(word: &str) -> String {
@@ -327,21 +303,22 @@ pub(crate) fn commands(invocation: &FioInvocation) -> String {
             if !size_based {
                 fio.push("--time_based".into());
             }
-            for (name, value) in fio_options(&job.spec) {
+            for (key, value) in fio_options(&job.spec) {
                 // The cap of a size-based run without runtime, the status interval (a
                 // command-line option of fio) and fio's defaults go without saying.
-                let default = FIO_DEFAULTS.contains(&(name, value.as_str()))
-                    || (name == "io_size" && job.spec.io_size_bytes == Some(job.spec.size_bytes));
+                let row = key.row();
+                let default = row.fio_default == value
+                    || (key == Key::IoSize && job.spec.io_size_bytes == Some(job.spec.size_bytes));
                 if default
-                    || (name == "runtime"
+                    || (key == Key::Runtime
                         && size_based
                         && job.spec.runtime == crate::bench::options::MAX_RUN_TIME)
-                    || name == "status_interval"
-                    || DISKDASH_ONLY.contains(&name)
+                    || key == Key::Interval
+                    || row.diskdash_only
                 {
                     continue;
                 }
-                fio.push(format!("--{name}={value}"));
+                fio.push(format!("--{}={value}", row.fio));
             }
             let fio: Vec<String> = fio.iter().map(|w| shell(w)).collect();
             let _ = writeln!(out, "{}:", job.name);
