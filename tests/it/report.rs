@@ -529,8 +529,7 @@ fn a_traced_run_draws_the_block_layers_parts() {
     let _turn = crate::trace::tracefs_turn();
     let dir = tempfile::tempdir().unwrap();
     let image = dir.path().join("disk.img");
-    let data: Vec<u8> = (0..32usize << 20).map(|i| (i % 251) as u8 + 1).collect();
-    std::fs::write(&image, data).unwrap();
+    std::fs::write(&image, crate::support::pattern(32 << 20, 1)).unwrap();
     let dev = crate::support::LoopDevice::attach_unique(&image);
     let record = dir.path().join("traced.json");
     let args = [

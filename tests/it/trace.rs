@@ -20,8 +20,7 @@ pub use crate::support::tracefs_turn;
 /// A loop device over `dir/disk.img`, 64 MiB of data, that only this test uses.
 fn loop_device(dir: &Path, name: &str) -> LoopDevice {
     let image = dir.join(name);
-    let data: Vec<u8> = (0..64usize << 20).map(|i| (i % 251) as u8 + 1).collect();
-    std::fs::write(&image, data).unwrap();
+    std::fs::write(&image, pattern(64 << 20, 1)).unwrap();
     LoopDevice::attach_unique(&image)
 }
 
