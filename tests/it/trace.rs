@@ -90,7 +90,7 @@ fn a_traced_run_on_a_loop_device_agrees_with_diskstats() {
         dir.path(),
         &args(
             dev.path(),
-            "--rw randread --bs 4k --iodepth 8 --runtime 1s --trace",
+            "--rw randread --bs 4k --iodepth 8 --runtime 500ms --trace",
         ),
     );
     assert_agrees_with_diskstats(&record);
@@ -137,7 +137,7 @@ fn trace_full_measures_each_bios_wait_for_a_request() {
         dir.path(),
         &args(
             dev.path(),
-            "--rw randread --bs 4k --iodepth 8 --runtime 1s --trace=full",
+            "--rw randread --bs 4k --iodepth 8 --runtime 500ms --trace=full",
         ),
     );
     let trace = &record["device"]["block_trace"];
@@ -211,7 +211,7 @@ fn two_traced_runs_at_once_leave_each_other_alone() {
             &[
                 args(
                     dev.path(),
-                    "--rw randread --bs 4k --iodepth 8 --runtime 1500ms --trace",
+                    "--rw randread --bs 4k --iodepth 8 --runtime 800ms --trace",
                 ),
                 vec!["--json", RECORD],
             ]
