@@ -1,7 +1,7 @@
 //! The integration tests that need the machine to themselves, one at a time: an achieved rate
 //! (`rate`), a thread starved of its CPU (`session_starved`), 16 jobs x QD64 traced live in a
 //! terminal (`tui_trace`), every AIO event of the system (`libaio`), a machine-wide sysctl
-//! (`sysctl`), a rate compared with fio's on the same disk (`fio_json`), the spread of a real
+//! (`sysctl`), the spread of a real
 //! run's interval batches (`compare`), the reports a run's timers make (`fio_intervals`),
 //! what the page cache holds (`page_cache`) and a stop told from a starved session in a
 //! thinned series (`safety_signals`). Cargo runs test binaries one after another, so
@@ -26,7 +26,6 @@ static TEST_BINARY_DEFAULTS: extern "C" fn() = test_binary_defaults;
 
 mod compare;
 mod fio_intervals;
-mod fio_json;
 mod libaio;
 mod page_cache;
 mod rate;

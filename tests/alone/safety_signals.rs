@@ -11,8 +11,8 @@ use serde_json::Value;
 use crate::support::group::GroupRun;
 use crate::support::record::{opts, record_in};
 
-/// A run well past the series' cap (16 points here, through `DISKDASH_SERIES_CAP`: 2 s at
-/// 10 ms is over 200 intervals) stopped for 1.1 s by SIGSTOP: the thinned series keeps every
+/// A run well past the series' cap (16 points here, through `DISKDASH_SERIES_CAP`: 1 s at
+/// 10 ms is 100 intervals, past the 64 that take a stride of 8) stopped for 1.1 s by SIGSTOP: the thinned series keeps every
 /// I/O (neighbouring intervals merged, never dropped) and the stall: the points it covers
 /// say how much of their span the process did not run (`stalled_ns`, summed when merged),
 /// as long as the stop altogether, and I/O resumes after SIGCONT.
@@ -30,7 +30,7 @@ fn a_series_past_its_cap_keeps_every_io_and_the_stall() {
         let dir = tempfile::tempdir().unwrap();
         let mut run = GroupRun::start_with(
             dir.path(),
-            &opts("--no-tui --runtime 2s --size 16M --interval 10ms --ioengine null"),
+            &opts("--no-tui --runtime 1s --size 16M --interval 10ms --ioengine null"),
             &[("DISKDASH_SERIES_CAP", "16")],
         );
         run.wait_measuring(1);

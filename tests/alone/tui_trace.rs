@@ -13,8 +13,7 @@ const WAIT: Duration = Duration::from_secs(40);
 /// A loop device over `dir/disk.img`, 64 MiB of data, that only this test uses.
 fn loop_device(dir: &std::path::Path) -> crate::support::LoopDevice {
     let image = dir.join("disk.img");
-    let data: Vec<u8> = (0..64usize << 20).map(|i| (i % 251) as u8 + 1).collect();
-    std::fs::write(&image, data).unwrap();
+    std::fs::write(&image, crate::support::pattern(64 << 20, 1)).unwrap();
     crate::support::LoopDevice::attach_unique(&image)
 }
 

@@ -264,7 +264,7 @@ fn bad_input_is_a_usage_error_naming_the_value_and_the_fix() {
 #[test]
 fn reading_an_existing_file_keeps_its_data() {
     let dir = tempfile::tempdir().unwrap();
-    let data: Vec<u8> = (0..(4u32 << 20)).map(|i| (i % 251) as u8).collect();
+    let data = crate::support::pattern(4 << 20, 0);
     std::fs::write(dir.path().join("data.bin"), &data).unwrap();
     let (_, record) = bench_ok(dir.path(), &opts("data.bin --runtime 200ms"));
     assert_eq!(record["target"]["kind"], "file");

@@ -11,8 +11,7 @@ use crate::support::record::*;
 use crate::support::*;
 
 fn data_file(path: &Path, bytes: usize) {
-    let data: Vec<u8> = (0..bytes).map(|i| (i % 251) as u8 + 1).collect();
-    std::fs::write(path, data).unwrap();
+    std::fs::write(path, pattern(bytes, 1)).unwrap();
 }
 
 /// A loop device over `dir/disk.img`, `bytes` of data (no filesystem).

@@ -41,6 +41,7 @@ mod fio_defaults;
 mod fio_depths;
 mod fio_errors;
 mod fio_fidelity;
+mod fio_json;
 mod fio_latency;
 mod fio_layout;
 mod fio_link;

@@ -552,7 +552,7 @@ fn kdiskmarks_own_fio_command_lines_run_under_diskdash_fio() {
 fn read_mode_reads_a_file_with_data_without_the_opt_in() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("data.img");
-    let data: Vec<u8> = (0..16u32 << 20).map(|i| (i % 251) as u8).collect();
+    let data = crate::support::pattern(16 << 20, 0);
     std::fs::write(&file, &data).unwrap();
     let out = mark(
         dir.path(),

@@ -1292,8 +1292,7 @@ fn the_json_table_and_the_record_carry_the_analysis_typed() {
 }
 
 fn data_file(path: &Path, bytes: usize) {
-    let data: Vec<u8> = (0..bytes).map(|i| (i % 251) as u8 + 1).collect();
-    std::fs::write(path, data).unwrap();
+    std::fs::write(path, crate::support::pattern(bytes, 1)).unwrap();
 }
 
 #[test]

@@ -20,8 +20,7 @@ pub use crate::support::tracefs_turn;
 /// A loop device over `dir/disk.img`, 64 MiB of data, that only this test uses.
 fn loop_device(dir: &Path, name: &str) -> LoopDevice {
     let image = dir.join(name);
-    let data: Vec<u8> = (0..64usize << 20).map(|i| (i % 251) as u8 + 1).collect();
-    std::fs::write(&image, data).unwrap();
+    std::fs::write(&image, pattern(64 << 20, 1)).unwrap();
     LoopDevice::attach_unique(&image)
 }
 
@@ -91,7 +90,7 @@ fn a_traced_run_on_a_loop_device_agrees_with_diskstats() {
         dir.path(),
         &args(
             dev.path(),
-            "--rw randread --bs 4k --iodepth 8 --runtime 1s --trace",
+            "--rw randread --bs 4k --iodepth 8 --runtime 500ms --trace",
         ),
     );
     assert_agrees_with_diskstats(&record);
@@ -138,7 +137,7 @@ fn trace_full_measures_each_bios_wait_for_a_request() {
         dir.path(),
         &args(
             dev.path(),
-            "--rw randread --bs 4k --iodepth 8 --runtime 1s --trace=full",
+            "--rw randread --bs 4k --iodepth 8 --runtime 500ms --trace=full",
         ),
     );
     let trace = &record["device"]["block_trace"];
@@ -212,7 +211,7 @@ fn two_traced_runs_at_once_leave_each_other_alone() {
             &[
                 args(
                     dev.path(),
-                    "--rw randread --bs 4k --iodepth 8 --runtime 1500ms --trace",
+                    "--rw randread --bs 4k --iodepth 8 --runtime 800ms --trace",
                 ),
                 vec!["--json", RECORD],
             ]

@@ -197,7 +197,8 @@ fn two_processes_at_three_to_one_show_at_three_to_one() {
         )
     });
     assert!(screen.contains("fio"), "{screen}");
-    std::thread::sleep(Duration::from_secs(3));
+    // Three more 500 ms windows into the record (the slow one's 100 IOPS: 150 I/Os more).
+    std::thread::sleep(Duration::from_millis(1500));
     t.send(&["q"]);
     assert_eq!(t.exit_status(WAIT), 0, "stderr: {}", t.stderr());
     end(fast);
