@@ -1,10 +1,9 @@
 //! The integration tests that need the machine to themselves, one at a time: an achieved rate
 //! (`rate`), a thread starved of its CPU (`session_starved`), 16 jobs x QD64 traced live in a
 //! terminal (`tui_trace`), every AIO event of the system (`libaio`), a machine-wide sysctl
-//! (`sysctl`), the spread of a real
-//! run's interval batches (`compare`), the reports a run's timers make (`fio_intervals`),
-//! what the page cache holds (`page_cache`) and a stop told from a starved session in a
-//! thinned series (`safety_signals`). Cargo runs test binaries one after another, so
+//! (`sysctl`), the spread of a real run's interval batches (`compare`), the reports a run's
+//! timers make (`fio_intervals`), what the page cache holds (`page_cache`) and a stop told
+//! from a starved session in a thinned series (`safety_signals`). Cargo runs test binaries one after another, so
 //! nothing of `it` (two tests per CPU) runs beside them; this binary runs one test at a time
 //! unless `RUST_TEST_THREADS` or `--test-threads` says otherwise. The same support module as
 //! `it`; the same `#[ignore = "needs ..."]` marks. A test belongs here when its check is a
