@@ -234,6 +234,20 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// The report reads the record as written: a float the file holds is read back as
+        /// the number it was written from (a sweep's findings, kept in the record, are
+        /// compared with the same findings printed from the read-back record).
+        #[test]
+        fn a_record_s_floats_read_back_exactly(bits in proptest::prelude::any::<u64>()) {
+            let x = f64::from_bits(bits);
+            proptest::prop_assume!(x.is_finite());
+            let text = serde_json::to_string(&x).unwrap();
+            let back: f64 = serde_json::from_str(&text).unwrap();
+            proptest::prop_assert_eq!(back.to_bits(), x.to_bits(), "{}", text);
+        }
+    }
+
     #[test]
     fn the_dashboard_opens_in_a_terminal_unless_stdout_streams_intervals_or_no_tui() {
         assert!(wants_dashboard(false, &outputs(None, None), true));

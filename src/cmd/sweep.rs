@@ -186,8 +186,14 @@ pub(crate) fn run_as(args: &SweepArgs, remote: Option<&Remote>) -> anyhow::Resul
         let fit = (format == Format::Table && !to_stderr)
             .then(terminal_width)
             .flatten();
-        let foot = foot(&outcome.record, &rows, &names, args.advice, latency_target);
-        let text = crate::report::sweep::report(&rows, &names, format, fit, &foot);
+        // The findings the record holds (those of the run as measured), not recomputed from
+        // the record as written, whose rates are rounded.
+        let findings = match &outcome.record.sweep {
+            Some(sweep) => sweep.analysis.clone(),
+            None => table::findings(&outcome.record, &rows, &names, args.advice, latency_target),
+        };
+        let foot = table::foot(&outcome.record, &rows, &findings);
+        let text = crate::report::sweep::report(&rows, &names, format, fit, &findings, &foot);
         if to_stderr {
             let mut err = std::io::stderr().lock();
             let _ = err.write_all(text.as_bytes());
@@ -354,25 +360,6 @@ fn latency_target(
             )
         })?;
     Ok(Some(crate::session::LatencyTarget { percentile, ns }))
-}
-
-/// The lines under the table, rendered from the findings the record keeps (found again for
-/// a record the run did not annotate).
-fn foot(
-    record: &crate::record::RunRecord,
-    rows: &[table::Row],
-    names: &[String],
-    advice: bool,
-    target: Option<crate::session::LatencyTarget>,
-) -> Vec<String> {
-    match &record.sweep {
-        Some(sweep) => table::foot(record, rows, &sweep.analysis),
-        None => table::foot(
-            record,
-            rows,
-            &table::findings(record, rows, names, advice, target),
-        ),
-    }
 }
 
 /// Puts the sweep's shape and the typed findings the foot is rendered from into its

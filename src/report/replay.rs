@@ -125,6 +125,7 @@ fn sweep_text(record: &RunRecord) -> anyhow::Result<String> {
         &sweep.dimensions,
         super::sweep::table::Format::Table,
         None,
+        &sweep.analysis,
         &foot,
     ))
 }

@@ -7,18 +7,20 @@ use crate::record::{PointValue, SweepFinding, SweptValue, TrustMark};
 use crate::units::{format_latency_ns, format_rate};
 
 /// The sweep's report as the command prints it: the table (fitted to `fit` columns, or whole
-/// for a pipe or a file) and, under a table or Markdown, the foot's lines (`table::foot`).
+/// for a pipe or a file; JSON with the record's `findings`) and, under a table or Markdown,
+/// the foot's lines (`table::foot`).
 #[must_use]
 pub fn report(
     rows: &[table::Row],
     names: &[String],
     format: table::Format,
     fit: Option<usize>,
+    findings: &[SweepFinding],
     foot: &[String],
 ) -> String {
     let mut text = match fit {
         Some(width) => table::render_fitted(rows, names, width),
-        None => table::render(rows, names, format),
+        None => table::render(rows, names, format, findings),
     };
     if matches!(format, table::Format::Table | table::Format::Markdown) {
         for line in foot {

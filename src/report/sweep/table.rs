@@ -429,13 +429,15 @@ struct JsonTable<'a> {
     rows: &'a [Row],
     best_read: Option<usize>,
     best_write: Option<usize>,
-    /// The peaks, gain stops, knees and best rows, typed, as the record's `sweep.analysis`.
-    analysis: Vec<SweepFinding>,
+    /// The record's `sweep.analysis`: peaks, gain stops, knees, best rows (and advice and a
+    /// latency target's verdict where asked), typed.
+    analysis: &'a [SweepFinding],
 }
 
-/// The table in `format`; `names` are the swept options, in order.
+/// The table in `format`; `names` are the swept options, in order; `findings` the record's
+/// analysis, which the JSON form carries.
 #[must_use]
-pub fn render(rows: &[Row], names: &[String], format: Format) -> String {
+pub fn render(rows: &[Row], names: &[String], format: Format, findings: &[SweepFinding]) -> String {
     let text = match format {
         Format::Json => {
             let table = JsonTable {
@@ -443,7 +445,7 @@ pub fn render(rows: &[Row], names: &[String], format: Format) -> String {
                 rows,
                 best_read: best(rows, |r| &r.read),
                 best_write: best(rows, |r| &r.write),
-                analysis: analysis(rows, names),
+                analysis: findings,
             };
             let mut text = serde_json::to_string_pretty(&table).unwrap_or_default();
             text.push('\n');
@@ -762,7 +764,7 @@ mod tests {
     fn fitted_to_80_columns_keeps_rates_and_latency_and_names_what_it_left_out() {
         let rows = ten_rw_points();
         let names = vec!["rw".to_string(), "bs".to_string()];
-        let full = render(&rows, &names, Format::Table);
+        let full = render(&rows, &names, Format::Table, &analysis(&rows, &names));
         assert!(full.lines().any(|l| l.chars().count() > 80), "{full}");
         let text = render_fitted(&rows, &names, 80);
         for line in text.lines() {
@@ -815,7 +817,7 @@ mod tests {
         let rows = ten_rw_points();
         assert_eq!(
             render_fitted(&rows, &names, 400),
-            render(&rows, &names, Format::Table)
+            render(&rows, &names, Format::Table, &analysis(&rows, &names))
         );
     }
 
@@ -830,7 +832,7 @@ mod tests {
     fn the_columns_are_the_point_then_mb_and_mib_latency_util_and_queue() {
         let names = ["bs".to_string()];
         assert_eq!(
-            render(&rows(), &names, Format::Csv),
+            render(&rows(), &names, Format::Csv, &analysis(&rows(), &names)),
             "bs,read_iops,read_mb_s,read_mib_s,read_mean_ns,read_p99_ns,bytes,elapsed_ns,\
              util_pct,aqu_sz,engine,ran_iodepth,status,page_cache,spread_pct,marks,notes\n\
              4k,24414,100.0,95.4,40000,120000,67108864,1250000000,87.3,3.50,io_uring,32,\
@@ -839,13 +841,15 @@ mod tests {
              completed,false,,,\n"
         );
         assert_eq!(
-            render(&rows(), &names, Format::Table),
+            render(&rows(), &names, Format::Table, &analysis(&rows(), &names)),
             "bs  read IOPS  read MB/s  read MiB/s  read mean  read p99   bytes  elapsed  %util  aqu-sz\n\
              4k      24414      100.0        95.4    40.0 us  120.0 us  64 MiB  1.250 s   87.3    3.50\n\
              1M       1000     1048.6      1000.0    2.00 ms   4.50 ms  64 MiB  1.250 s  100.0   31.97  best read\n"
         );
         // A direction no point ran has no columns.
-        assert!(!render(&rows(), &names, Format::Csv).contains("write"));
+        assert!(
+            !render(&rows(), &names, Format::Csv, &analysis(&rows(), &names)).contains("write")
+        );
     }
 
     #[test]
@@ -854,15 +858,20 @@ mod tests {
         for status in ["interrupted", "failed"] {
             let mut rows = rows();
             rows[1].status = status.into();
-            let text = render(&rows, &names, Format::Table);
+            let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
             let lines: Vec<&str> = text.lines().collect();
             assert!(lines[1].ends_with("best read"), "{text}");
             assert!(
                 lines[2].ends_with(status) && !lines[2].contains("best"),
                 "{text}"
             );
-            let json: serde_json::Value =
-                serde_json::from_str(&render(&rows, &names, Format::Json)).unwrap();
+            let json: serde_json::Value = serde_json::from_str(&render(
+                &rows,
+                &names,
+                Format::Json,
+                &analysis(&rows, &names),
+            ))
+            .unwrap();
             assert_eq!(json["best_read"], 0, "{json}");
             assert!(sentences(&analysis(&rows, &names))[0].contains("peaks at 4k"));
         }
@@ -878,7 +887,7 @@ mod tests {
         let note = "iodepth_batch_complete_min 8 -> 1 at iodepth 1";
         rows[0].notes = vec![note.to_string()];
         let names = ["iodepth".to_string()];
-        let text = render(&rows, &names, Format::Table);
+        let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[1].ends_with(&format!("  {note}")), "{text}");
         assert!(lines[2].ends_with("  best read"), "{text}");
@@ -900,7 +909,7 @@ mod tests {
         rows[1].notes = vec![other.to_string()];
         rows[1].status = "interrupted".into();
         let names = ["iodepth".to_string()];
-        let text = render(&rows, &names, Format::Table);
+        let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
         let lines: Vec<&str> = text.lines().collect();
         // Marks among themselves ", ", notes after them and between them "; ".
         assert!(
@@ -911,7 +920,7 @@ mod tests {
             lines[2].ends_with(&format!("  interrupted; {other}")),
             "{text}"
         );
-        let csv = render(&rows, &names, Format::Csv);
+        let csv = render(&rows, &names, Format::Csv, &analysis(&rows, &names));
         let csv: Vec<&str> = csv.lines().collect();
         assert!(
             csv[0].ends_with(",status,page_cache,spread_pct,marks,notes"),
@@ -940,7 +949,7 @@ mod tests {
         rows[1].trust.spread_pct = Some(12.5);
         assert!(!rows[1].counts() && rows[1].measured());
         let names = ["bs".to_string()];
-        let text = render(&rows, &names, Format::Table);
+        let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
         let line = |bs: &str| {
             text.lines()
                 .find(|l| l.starts_with(bs))
@@ -949,7 +958,7 @@ mod tests {
         };
         assert!(line("4k").ends_with("best read"), "{text}");
         assert!(line("1M").ends_with("short, shared"), "{text}");
-        let csv = render(&rows, &names, Format::Csv);
+        let csv = render(&rows, &names, Format::Csv, &analysis(&rows, &names));
         assert!(
             csv.lines()
                 .nth(2)
@@ -985,7 +994,7 @@ mod tests {
         }
         rows[1].ran = Some("ran psync at iodepth 1".into());
         let names = ["iodepth".to_string()];
-        let text = render(&rows, &names, Format::Table);
+        let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
         let lines: Vec<&str> = text.lines().collect();
         // The faster point ran at depth 1, not 32: not the best at 32.
         assert!(lines[1].ends_with("  best read"), "{text}");
@@ -994,7 +1003,7 @@ mod tests {
             sentences(&analysis(&rows, &names)),
             ["read peaks at iodepth=1: 100 MB/s (95 MiB/s)"]
         );
-        let csv = render(&rows, &names, Format::Csv);
+        let csv = render(&rows, &names, Format::Csv, &analysis(&rows, &names));
         assert!(
             csv.lines()
                 .nth(2)
@@ -1046,7 +1055,7 @@ mod tests {
             (row.engine, row.iodepth, row.ran, row.fell_back) = ran;
         }
         let names = ["iodepth".to_string()];
-        let text = render(&rows, &names, Format::Table);
+        let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
         let lines: Vec<&str> = text.lines().collect();
         // Even at depth 1, where psync's one I/O at a time is the depth asked for, the point
         // measured psync, not the sweep's io_uring: no best, no peak, no knee.
@@ -1060,8 +1069,13 @@ mod tests {
         );
         assert!(!text.contains("best"), "{text}");
         assert!(analysis(&rows, &names).is_empty());
-        let json: serde_json::Value =
-            serde_json::from_str(&render(&rows, &names, Format::Json)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&render(
+            &rows,
+            &names,
+            Format::Json,
+            &analysis(&rows, &names),
+        ))
+        .unwrap();
         assert_eq!(json["best_read"], serde_json::Value::Null, "{json}");
         assert_eq!(json["rows"][0]["fell_back"], true, "{json}");
         let mut record = crate::stats::fixture::record();
@@ -1081,7 +1095,7 @@ mod tests {
         rows[1].read = Dir::default();
         rows[1].write = dir(1000.0, 1e6, 3000.0, 9000);
         rows[0].util_pct = None;
-        let csv = render(&rows, &["bs".to_string()], Format::Csv);
+        let csv = render(&rows, &["bs".to_string()], Format::Csv, &[]);
         let lines: Vec<&str> = csv.lines().collect();
         assert!(
             lines[0].starts_with(
@@ -1120,7 +1134,7 @@ mod tests {
             row.point = vec![("fsync".into(), "1".into())];
         }
         rows[1].point = vec![("fsync".into(), "0".into())];
-        let text = render(&rows, &names, Format::Table);
+        let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
         let lines: Vec<&str> = text.lines().collect();
         assert!(
             lines[0].contains("write p99  sync mean  sync p99  "),
@@ -1135,7 +1149,7 @@ mod tests {
             lines[2].contains(" 4.50 ms                       64 MiB"),
             "{text}"
         );
-        let csv = render(&rows, &names, Format::Csv);
+        let csv = render(&rows, &names, Format::Csv, &analysis(&rows, &names));
         assert!(
             csv.contains(",write_p99_ns,sync_mean_ns,sync_p99_ns,bytes,"),
             "{csv}"
@@ -1153,8 +1167,13 @@ mod tests {
                 .unwrap()
                 .starts_with("write latency includes the sync where files were opened O_DSYNC"),
         );
-        let json: serde_json::Value =
-            serde_json::from_str(&render(&rows, &names, Format::Json)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&render(
+            &rows,
+            &names,
+            Format::Json,
+            &analysis(&rows, &names),
+        ))
+        .unwrap();
         assert_eq!(json["rows"][0]["sync"]["mean_ns"], 108_000.0);
         assert_eq!(json["rows"][0]["write_lat_includes_sync"], false);
         assert_eq!(json["rows"][1]["sync"], serde_json::Value::Null);
@@ -1162,7 +1181,9 @@ mod tests {
         rows[0].sync = None;
         rows[1].open_sync = None;
         assert_eq!(sync_line(&rows), None);
-        assert!(!render(&rows, &names, Format::Table).contains("sync mean"));
+        assert!(
+            !render(&rows, &names, Format::Table, &analysis(&rows, &names)).contains("sync mean")
+        );
     }
 
     #[test]
@@ -1202,14 +1223,14 @@ mod tests {
         let mut rows = rows();
         rows[1].page_cache = true;
         let names = ["bs".to_string()];
-        let text = render(&rows, &names, Format::Table);
+        let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[1].ends_with("best read"), "{text}");
         assert!(
             lines[2].ends_with("  PAGE CACHE: measures memory"),
             "{text}"
         );
-        let csv = render(&rows, &names, Format::Csv);
+        let csv = render(&rows, &names, Format::Csv, &analysis(&rows, &names));
         assert!(csv.lines().nth(2).unwrap().ends_with(",true,,,"), "{csv}");
         assert_eq!(
             page_cache_line(&rows).unwrap(),
@@ -1217,8 +1238,13 @@ mod tests {
              rows, never the best, a peak or a knee"
         );
         assert_eq!(page_cache_line(&rows[..1]), None);
-        let json: serde_json::Value =
-            serde_json::from_str(&render(&rows, &names, Format::Json)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&render(
+            &rows,
+            &names,
+            Format::Json,
+            &analysis(&rows, &names),
+        ))
+        .unwrap();
         assert_eq!(json["best_read"], 0);
         assert_eq!(json["rows"][1]["page_cache"], true);
         assert_eq!(
@@ -1304,7 +1330,7 @@ mod tests {
             ]
         );
         let table: serde_json::Value =
-            serde_json::from_str(&render(&rows, &names, Format::Json)).unwrap();
+            serde_json::from_str(&render(&rows, &names, Format::Json, &analysis)).unwrap();
         assert_eq!(table["analysis"], json);
     }
 
@@ -1340,6 +1366,7 @@ mod tests {
             &super::rows(&record, Pick::Mean),
             &["bs".into()],
             Format::Table,
+            &[],
         );
         assert!(!text.contains("101"), "{text}");
     }
