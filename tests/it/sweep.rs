@@ -1525,6 +1525,8 @@ fn a_sweep_on_a_disk_a_background_fio_writes_to_is_marked_shared() {
     let mut fio = Command::new("fio")
         .args([
             "--name=other",
+            // A thread of the one process: killing fio ends its I/O.
+            "--thread",
             "--filename=other.dat",
             "--rw=write",
             "--bs=1M",

@@ -24,7 +24,9 @@ fn loop_device(dir: &Path) -> LoopDevice {
     LoopDevice::attach_unique(&image)
 }
 
-/// fio on `path`, time-based for `seconds`, 4 KiB direct I/O with `job`'s options.
+/// fio on `path`, time-based for `seconds`, 4 KiB direct I/O with `job`'s options; its jobs
+/// threads of the one process, so the process is the pid spawned and killing it ends the I/O
+/// (a forked job outlives its killed parent until its runtime ends).
 fn fio(path: &Path, name: &str, seconds: u32, job: &[&str]) -> Child {
     Command::new(FIO)
         .args([
@@ -32,6 +34,7 @@ fn fio(path: &Path, name: &str, seconds: u32, job: &[&str]) -> Child {
             &format!("--filename={}", path.display()),
             "--bs=4k",
             "--direct=1",
+            "--thread",
             "--time_based",
             &format!("--runtime={seconds}"),
         ])
@@ -42,15 +45,14 @@ fn fio(path: &Path, name: &str, seconds: u32, job: &[&str]) -> Child {
         .expect("fio runs")
 }
 
-/// fio reading `dev` at `iops` (its jobs threads of the one process, so the process is the
-/// pid spawned) for `seconds`.
+/// fio reading `dev` at `iops` for `seconds`.
 fn fio_at(dev: &Path, name: &str, iops: u32, seconds: u32) -> Child {
     let rate = format!("--rate_iops={iops}");
     fio(
         dev,
         name,
         seconds,
-        &["--rw=randread", "--ioengine=psync", "--thread", &rate],
+        &["--rw=randread", "--ioengine=psync", &rate],
     )
 }
 
