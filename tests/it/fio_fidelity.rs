@@ -454,7 +454,9 @@ fn cached_bytes(path: &Path) -> u64 {
 #[test]
 fn fio_direct_jobs_start_without_the_files_cached_pages_as_fio() {
     // fio drops the cache of every job's file at open (invalidate=1), direct ones included;
-    // direct reads then add none, so the file leaves the run uncached.
+    // direct reads then add none, so the file leaves the run uncached. What the cache holds is
+    // the check: no other test drops it machine-wide meanwhile.
+    let _watch = crate::support::page_cache_watch();
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     std::fs::write(&data, vec![5u8; 4 << 20]).unwrap();
