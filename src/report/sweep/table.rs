@@ -677,6 +677,11 @@ pub fn sweep_x(option: &str, value: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The JSON table of `rows`, carrying their findings.
+    fn table_json(rows: &[Row], names: &[String]) -> serde_json::Value {
+        serde_json::from_str(&render(rows, names, Format::Json, &analysis(rows, names))).unwrap()
+    }
     use crate::analysis::points::ran_as;
     use crate::record::PointValue;
     use crate::record::StepRecord;
@@ -764,7 +769,7 @@ mod tests {
     fn fitted_to_80_columns_keeps_rates_and_latency_and_names_what_it_left_out() {
         let rows = ten_rw_points();
         let names = vec!["rw".to_string(), "bs".to_string()];
-        let full = render(&rows, &names, Format::Table, &analysis(&rows, &names));
+        let full = render(&rows, &names, Format::Table, &[]);
         assert!(full.lines().any(|l| l.chars().count() > 80), "{full}");
         let text = render_fitted(&rows, &names, 80);
         for line in text.lines() {
@@ -817,7 +822,7 @@ mod tests {
         let rows = ten_rw_points();
         assert_eq!(
             render_fitted(&rows, &names, 400),
-            render(&rows, &names, Format::Table, &analysis(&rows, &names))
+            render(&rows, &names, Format::Table, &[])
         );
     }
 
@@ -832,7 +837,7 @@ mod tests {
     fn the_columns_are_the_point_then_mb_and_mib_latency_util_and_queue() {
         let names = ["bs".to_string()];
         assert_eq!(
-            render(&rows(), &names, Format::Csv, &analysis(&rows(), &names)),
+            render(&rows(), &names, Format::Csv, &[]),
             "bs,read_iops,read_mb_s,read_mib_s,read_mean_ns,read_p99_ns,bytes,elapsed_ns,\
              util_pct,aqu_sz,engine,ran_iodepth,status,page_cache,spread_pct,marks,notes\n\
              4k,24414,100.0,95.4,40000,120000,67108864,1250000000,87.3,3.50,io_uring,32,\
@@ -841,15 +846,13 @@ mod tests {
              completed,false,,,\n"
         );
         assert_eq!(
-            render(&rows(), &names, Format::Table, &analysis(&rows(), &names)),
+            render(&rows(), &names, Format::Table, &[]),
             "bs  read IOPS  read MB/s  read MiB/s  read mean  read p99   bytes  elapsed  %util  aqu-sz\n\
              4k      24414      100.0        95.4    40.0 us  120.0 us  64 MiB  1.250 s   87.3    3.50\n\
              1M       1000     1048.6      1000.0    2.00 ms   4.50 ms  64 MiB  1.250 s  100.0   31.97  best read\n"
         );
         // A direction no point ran has no columns.
-        assert!(
-            !render(&rows(), &names, Format::Csv, &analysis(&rows(), &names)).contains("write")
-        );
+        assert!(!render(&rows(), &names, Format::Csv, &[]).contains("write"));
     }
 
     #[test]
@@ -858,20 +861,14 @@ mod tests {
         for status in ["interrupted", "failed"] {
             let mut rows = rows();
             rows[1].status = status.into();
-            let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
+            let text = render(&rows, &names, Format::Table, &[]);
             let lines: Vec<&str> = text.lines().collect();
             assert!(lines[1].ends_with("best read"), "{text}");
             assert!(
                 lines[2].ends_with(status) && !lines[2].contains("best"),
                 "{text}"
             );
-            let json: serde_json::Value = serde_json::from_str(&render(
-                &rows,
-                &names,
-                Format::Json,
-                &analysis(&rows, &names),
-            ))
-            .unwrap();
+            let json: serde_json::Value = table_json(&rows, &names);
             assert_eq!(json["best_read"], 0, "{json}");
             assert!(sentences(&analysis(&rows, &names))[0].contains("peaks at 4k"));
         }
@@ -887,7 +884,7 @@ mod tests {
         let note = "iodepth_batch_complete_min 8 -> 1 at iodepth 1";
         rows[0].notes = vec![note.to_string()];
         let names = ["iodepth".to_string()];
-        let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
+        let text = render(&rows, &names, Format::Table, &[]);
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[1].ends_with(&format!("  {note}")), "{text}");
         assert!(lines[2].ends_with("  best read"), "{text}");
@@ -909,7 +906,7 @@ mod tests {
         rows[1].notes = vec![other.to_string()];
         rows[1].status = "interrupted".into();
         let names = ["iodepth".to_string()];
-        let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
+        let text = render(&rows, &names, Format::Table, &[]);
         let lines: Vec<&str> = text.lines().collect();
         // Marks among themselves ", ", notes after them and between them "; ".
         assert!(
@@ -920,7 +917,7 @@ mod tests {
             lines[2].ends_with(&format!("  interrupted; {other}")),
             "{text}"
         );
-        let csv = render(&rows, &names, Format::Csv, &analysis(&rows, &names));
+        let csv = render(&rows, &names, Format::Csv, &[]);
         let csv: Vec<&str> = csv.lines().collect();
         assert!(
             csv[0].ends_with(",status,page_cache,spread_pct,marks,notes"),
@@ -949,7 +946,7 @@ mod tests {
         rows[1].trust.spread_pct = Some(12.5);
         assert!(!rows[1].counts() && rows[1].measured());
         let names = ["bs".to_string()];
-        let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
+        let text = render(&rows, &names, Format::Table, &[]);
         let line = |bs: &str| {
             text.lines()
                 .find(|l| l.starts_with(bs))
@@ -958,7 +955,7 @@ mod tests {
         };
         assert!(line("4k").ends_with("best read"), "{text}");
         assert!(line("1M").ends_with("short, shared"), "{text}");
-        let csv = render(&rows, &names, Format::Csv, &analysis(&rows, &names));
+        let csv = render(&rows, &names, Format::Csv, &[]);
         assert!(
             csv.lines()
                 .nth(2)
@@ -994,7 +991,7 @@ mod tests {
         }
         rows[1].ran = Some("ran psync at iodepth 1".into());
         let names = ["iodepth".to_string()];
-        let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
+        let text = render(&rows, &names, Format::Table, &[]);
         let lines: Vec<&str> = text.lines().collect();
         // The faster point ran at depth 1, not 32: not the best at 32.
         assert!(lines[1].ends_with("  best read"), "{text}");
@@ -1003,7 +1000,7 @@ mod tests {
             sentences(&analysis(&rows, &names)),
             ["read peaks at iodepth=1: 100 MB/s (95 MiB/s)"]
         );
-        let csv = render(&rows, &names, Format::Csv, &analysis(&rows, &names));
+        let csv = render(&rows, &names, Format::Csv, &[]);
         assert!(
             csv.lines()
                 .nth(2)
@@ -1055,7 +1052,7 @@ mod tests {
             (row.engine, row.iodepth, row.ran, row.fell_back) = ran;
         }
         let names = ["iodepth".to_string()];
-        let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
+        let text = render(&rows, &names, Format::Table, &[]);
         let lines: Vec<&str> = text.lines().collect();
         // Even at depth 1, where psync's one I/O at a time is the depth asked for, the point
         // measured psync, not the sweep's io_uring: no best, no peak, no knee.
@@ -1069,13 +1066,7 @@ mod tests {
         );
         assert!(!text.contains("best"), "{text}");
         assert!(analysis(&rows, &names).is_empty());
-        let json: serde_json::Value = serde_json::from_str(&render(
-            &rows,
-            &names,
-            Format::Json,
-            &analysis(&rows, &names),
-        ))
-        .unwrap();
+        let json: serde_json::Value = table_json(&rows, &names);
         assert_eq!(json["best_read"], serde_json::Value::Null, "{json}");
         assert_eq!(json["rows"][0]["fell_back"], true, "{json}");
         let mut record = crate::stats::fixture::record();
@@ -1134,7 +1125,7 @@ mod tests {
             row.point = vec![("fsync".into(), "1".into())];
         }
         rows[1].point = vec![("fsync".into(), "0".into())];
-        let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
+        let text = render(&rows, &names, Format::Table, &[]);
         let lines: Vec<&str> = text.lines().collect();
         assert!(
             lines[0].contains("write p99  sync mean  sync p99  "),
@@ -1149,7 +1140,7 @@ mod tests {
             lines[2].contains(" 4.50 ms                       64 MiB"),
             "{text}"
         );
-        let csv = render(&rows, &names, Format::Csv, &analysis(&rows, &names));
+        let csv = render(&rows, &names, Format::Csv, &[]);
         assert!(
             csv.contains(",write_p99_ns,sync_mean_ns,sync_p99_ns,bytes,"),
             "{csv}"
@@ -1167,13 +1158,7 @@ mod tests {
                 .unwrap()
                 .starts_with("write latency includes the sync where files were opened O_DSYNC"),
         );
-        let json: serde_json::Value = serde_json::from_str(&render(
-            &rows,
-            &names,
-            Format::Json,
-            &analysis(&rows, &names),
-        ))
-        .unwrap();
+        let json: serde_json::Value = table_json(&rows, &names);
         assert_eq!(json["rows"][0]["sync"]["mean_ns"], 108_000.0);
         assert_eq!(json["rows"][0]["write_lat_includes_sync"], false);
         assert_eq!(json["rows"][1]["sync"], serde_json::Value::Null);
@@ -1181,9 +1166,7 @@ mod tests {
         rows[0].sync = None;
         rows[1].open_sync = None;
         assert_eq!(sync_line(&rows), None);
-        assert!(
-            !render(&rows, &names, Format::Table, &analysis(&rows, &names)).contains("sync mean")
-        );
+        assert!(!render(&rows, &names, Format::Table, &[]).contains("sync mean"));
     }
 
     #[test]
@@ -1223,14 +1206,14 @@ mod tests {
         let mut rows = rows();
         rows[1].page_cache = true;
         let names = ["bs".to_string()];
-        let text = render(&rows, &names, Format::Table, &analysis(&rows, &names));
+        let text = render(&rows, &names, Format::Table, &[]);
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[1].ends_with("best read"), "{text}");
         assert!(
             lines[2].ends_with("  PAGE CACHE: measures memory"),
             "{text}"
         );
-        let csv = render(&rows, &names, Format::Csv, &analysis(&rows, &names));
+        let csv = render(&rows, &names, Format::Csv, &[]);
         assert!(csv.lines().nth(2).unwrap().ends_with(",true,,,"), "{csv}");
         assert_eq!(
             page_cache_line(&rows).unwrap(),
@@ -1238,13 +1221,7 @@ mod tests {
              rows, never the best, a peak or a knee"
         );
         assert_eq!(page_cache_line(&rows[..1]), None);
-        let json: serde_json::Value = serde_json::from_str(&render(
-            &rows,
-            &names,
-            Format::Json,
-            &analysis(&rows, &names),
-        ))
-        .unwrap();
+        let json: serde_json::Value = table_json(&rows, &names);
         assert_eq!(json["best_read"], 0);
         assert_eq!(json["rows"][1]["page_cache"], true);
         assert_eq!(
