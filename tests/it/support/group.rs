@@ -88,24 +88,9 @@ impl GroupRun {
 
     /// Waits for the exit (killing the group after [`END_WITHIN`]); returns the status, the
     /// time it took and every stderr line.
-    pub fn finish(mut self) -> (ExitStatus, Duration, Vec<String>) {
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            if started.elapsed() > END_WITHIN {
-                self.signal(Signal::SIGKILL);
-                panic!(
-                    "still running after {END_WITHIN:?}; stderr: {:#?}",
-                    self.seen
-                );
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        };
-        let took = started.elapsed();
-        self.seen.extend(self.lines.iter());
-        (status, took, self.seen)
+    pub fn finish(self) -> (ExitStatus, Duration, Vec<String>) {
+        let (status, took, seen, _) = self.finish_with_peak();
+        (status, took, seen)
     }
 
     /// Waits until the run holds `kib` KiB of memory or more (`VmRSS`); panics (after killing
